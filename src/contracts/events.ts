@@ -1,0 +1,141 @@
+// Dispatch-log events (DESIGN §7): one JSON object per line in dispatch-log/<UTC date>.ndjson.
+// The seed's five events keep their field names; everything else is additive. Pure.
+import * as z from 'zod';
+import { IsoTimestamp } from './time.js';
+
+const Envelope = {
+  timestamp_utc: IsoTimestamp,
+  epic_id: z.string(),
+  run_id: z.string(),
+};
+/** Fields of a line about one task (`agent_id` is the seed's name for the task/agent id). */
+const TaskFields = {
+  ticket_id: z.string(),
+  task_id: z.string(),
+  agent_id: z.string(),
+};
+const Exemption = z.enum(['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call']);
+const ActionKind = z.enum(['cancel', 'redispatch', 'escalate']);
+
+const ev = <E extends string, S extends z.core.$ZodLooseShape>(event: E, shape: S, description: string) =>
+  z.looseObject({ event: z.literal(event), ...Envelope, ...shape }).meta({ title: event, description });
+
+export const WatchdogStarted = ev('watchdog_started', {
+  pid: z.number().int(),
+  version: z.string(),
+  action: z.string(),
+  timeout_seconds: z.number(),
+  check_interval_seconds: z.number(),
+  max_redispatches: z.number().int(),
+  adapter: z.string().optional(),
+}, 'The watchdog began watching an epic.');
+
+export const WatchdogStopped = ev('watchdog_stopped', {
+  reason: z.enum(['wave_complete', 'signal', 'once', 'error']),
+  signal: z.string().optional(),
+  checks: z.number().int().optional(),
+}, 'The watchdog stopped watching an epic.');
+
+export const Healthy = ev('healthy', {
+  ...TaskFields,
+  idle_seconds: z.number(),
+  effective_timeout_seconds: z.number().optional(),
+  recovered: z.boolean().optional(),
+}, 'A task was first seen healthy, or recovered (not written every tick).');
+
+export const StallDetected = ev('stall_detected', {
+  ...TaskFields,
+  stall_reason: z.string(),
+  idle_seconds: z.number(),
+  bash_timeout_exemption: z.boolean(),
+  redispatch_attempt: z.number().int(),
+  max_redispatches: z.number().int(),
+  action_taken: z.string(),
+  effective_timeout_seconds: z.number().optional(),
+  exemptions: z.array(Exemption).optional(),
+  reason: z.string().optional(),
+}, 'A task crossed its effective stall window.');
+
+export const TruthInconsistent = ev('truth_inconsistent', { ...TaskFields, reason: z.string() }, 'Evidence contradicts itself; reported, never acted on.');
+export const LoopingDetected = ev('looping_detected', { ...TaskFields, reason: z.string() }, 'An agent repeats the same call or error.');
+export const WaitingHuman = ev('waiting_human', { ...TaskFields, reason: z.string() }, 'An agent waits on a permission prompt or a question.');
+export const UnknownTask = ev('task_unknown', { ...TaskFields, reason: z.string() }, 'A task cannot be judged (no evidence, unknown status, unreadable source).');
+
+export const MassStall = ev('mass_stall', {
+  stalled: z.number().int(),
+  in_flight: z.number().int(),
+  task_ids: z.array(z.string()),
+}, 'Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.');
+
+export const InputErrorEvent = ev('input_error', {
+  code: z.string(),
+  message: z.string(),
+  file: z.string().optional(),
+}, 'A file could not be used; logged once per distinct problem.');
+
+export const ActionStarted = ev('action_started', {
+  ...TaskFields,
+  key: z.string().describe('Idempotency key <epic>:<task_id>:<action>.'),
+  action: ActionKind,
+  adapter: z.string().optional(),
+  redispatch_attempt: z.number().int().optional(),
+  recovery_task_id: z.string().optional(),
+}, 'Write-ahead record of a destructive action (DESIGN §8).');
+
+export const AgentKilled = ev('agent_killed', {
+  ...TaskFields,
+  key: z.string(),
+  adapter: z.string().optional(),
+  was_forced: z.boolean().optional(),
+  detail: z.string().optional(),
+}, 'The stalled agent was stopped (or a stop was requested).');
+
+export const Redispatch = ev('redispatch', {
+  ...TaskFields,
+  key: z.string(),
+  redispatch_attempt: z.number().int(),
+  max_redispatches: z.number().int().optional(),
+  recovery_task_id: z.string(),
+  checkpoint_path: z.string().optional(),
+  remaining_tasks: z.array(z.string()).optional(),
+  adapter: z.string().optional(),
+  pid: z.number().int().optional(),
+}, 'A fresh agent was launched (or requested) with only the remaining work.');
+
+export const EscalatedToBlocked = ev('escalated_to_blocked', {
+  ...TaskFields,
+  key: z.string().optional(),
+  attempt_count: z.number().int(),
+  friction_path: z.string(),
+  tracker: z.enum(['updated', 'already_blocked', 'skipped', 'failed']).optional(),
+  tracker_detail: z.string().optional(),
+}, 'The ticket hit the redispatch cap and was moved to Blocked.');
+
+export const ActionFailed = ev('action_failed', {
+  ...TaskFields,
+  key: z.string(),
+  action: ActionKind,
+  error: z.string(),
+  retryable: z.boolean(),
+}, 'A destructive action failed; the key stays open for recovery.');
+
+export const RecoverySummary = ev('recovery_summary', {
+  done: z.array(z.string()),
+  finished: z.array(z.string()),
+  orphans: z.array(z.string()),
+  orphan_count: z.number().int(),
+  friction_path: z.string().optional(),
+}, 'Start-up classification of every action started but not finished.');
+
+export const DispatchEventSchema = z
+  .discriminatedUnion('event', [
+    WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
+    UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
+    ActionFailed, RecoverySummary,
+  ])
+  .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (DESIGN §7).' });
+export type DispatchEvent = z.output<typeof DispatchEventSchema>;
+export type EventName = DispatchEvent['event'];
+export type EventOf<E extends EventName> = Extract<DispatchEvent, { event: E }>;
+/** An event before the journal stamps the envelope on it. */
+export type EventBody<E extends EventName = EventName> = E extends EventName ? Omit<EventOf<E>, 'timestamp_utc' | 'epic_id' | 'run_id'> : never;

@@ -1,0 +1,14 @@
+// Identifiers that become path parts (epic, ticket, task, agent ids). Pure.
+import * as z from 'zod';
+
+/** DESIGN §2: `@` is allowed because teammate ids look like `name@team`. */
+export const SAFE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+
+export const SAFE_ID_RULE = '1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
+
+export const SafeId = z.string().regex(SAFE_ID_PATTERN, { message: `expected an id of ${SAFE_ID_RULE}` });
+
+/** True when `id` can be used as one path segment under the state dir (never `.`, `..` or a `/`). */
+export function isSafeId(id: string): boolean {
+  return SAFE_ID_PATTERN.test(id);
+}

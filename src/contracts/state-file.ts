@@ -1,0 +1,178 @@
+// The epic state file (DESIGN §3): three accepted shapes, normalised to one Wave of Tasks.
+// Pure: parseStateFile takes the text the shell read.
+import * as z from 'zod';
+import { InputError } from '../errors.js';
+import { SafeId } from './ids.js';
+import { parseYaml, type ParseResult } from './parse-yaml.js';
+import { IsoTimestamp, isoToMs } from './time.js';
+
+const opt = <T extends z.ZodType>(t: T) => t.nullish();
+
+/** One task row as an orchestrator writes it. Unknown keys are kept (forward compatibility). */
+export const TaskRowSchema = z
+  .looseObject({
+    task_id: opt(SafeId).describe('Task id; defaults to ticket_id. `id` is an alias.'),
+    id: opt(SafeId),
+    ticket_id: SafeId.describe('Tracker ticket, e.g. PROJ-1001 (the only required field).'),
+    team_name: opt(z.string()),
+    status: opt(z.string()).describe('in_progress/running/dispatched are in flight; completed/merged/failed/cancelled/timeout are terminal; blocked.'),
+    dispatched_at: opt(IsoTimestamp).describe('When this attempt started (falls back to the wave).'),
+    last_activity_ts: opt(IsoTimestamp),
+    last_activity: opt(IsoTimestamp).describe('Alias of last_activity_ts.'),
+    last_tool_name: opt(z.string()),
+    last_tool_timeout_ms: opt(z.number().int().min(0).max(86_400_000)),
+    last_tool_command: opt(z.string()),
+    last_output: opt(z.string()),
+    agent_id: opt(SafeId),
+    agent_name: opt(z.string()),
+    session_id: opt(SafeId),
+    transcript_path: opt(z.string().min(1)),
+    pid: opt(z.number().int().min(1).max(4_194_304)),
+    redispatch_count: opt(z.number().int().min(0)),
+  })
+  .meta({ title: 'TaskRow', description: 'One dispatched task in an epic state file (DESIGN §3).' });
+export type TaskRow = z.output<typeof TaskRowSchema>;
+
+const WaveSchema = z.looseObject({
+  wave_id: opt(z.union([z.number(), z.string()])),
+  dispatched_at: opt(IsoTimestamp),
+  completed_at: opt(IsoTimestamp),
+  tasks: z.array(TaskRowSchema).default([]),
+});
+
+/** The epic state file: `current_wave` (A), `wave_tasks` (B) or `waves` (C). */
+export const StateFileSchema = z
+  .looseObject({
+    epic_id: opt(z.string()),
+    current_wave: opt(WaveSchema),
+    wave_tasks: opt(z.array(TaskRowSchema)),
+    dispatched_at: opt(IsoTimestamp),
+    waves: opt(z.array(WaveSchema)),
+  })
+  .meta({ title: 'EpicStateFile', description: 'epics/<epic_id>/state.yaml as written by an orchestrator (DESIGN §3).' });
+export type StateFile = z.output<typeof StateFileSchema>;
+
+export type StatusClass = 'in_flight' | 'terminal' | 'blocked' | 'unknown';
+
+const IN_FLIGHT = new Set(['in_progress', 'running', 'dispatched']);
+const TERMINAL = new Set(['completed', 'merged', 'failed', 'cancelled', 'canceled', 'timeout']);
+
+/** Classify a raw status string; a missing status means the task was dispatched. */
+export function classifyStatus(status: string | undefined | null): StatusClass {
+  const s = (status ?? 'dispatched').trim().toLowerCase();
+  if (IN_FLIGHT.has(s)) return 'in_flight';
+  if (TERMINAL.has(s)) return 'terminal';
+  if (s === 'blocked') return 'blocked';
+  return 'unknown';
+}
+
+/** A task row after normalisation: camelCase, times in epoch ms. */
+export interface Task {
+  taskId: string;
+  ticketId: string;
+  teamName?: string;
+  /** The raw status as written (or `dispatched` when absent). */
+  status: string;
+  statusClass: StatusClass;
+  /** Start of this attempt: the row's dispatched_at, else the wave's. */
+  dispatchedAtMs?: number;
+  lastActivityMs?: number;
+  lastToolName?: string;
+  lastToolTimeoutMs?: number;
+  lastToolCommand?: string;
+  lastOutput?: string;
+  agentId?: string;
+  agentName?: string;
+  sessionId?: string;
+  transcriptPath?: string;
+  pid?: number;
+  redispatchCount?: number;
+}
+
+export interface Wave {
+  shape: 'current_wave' | 'wave_tasks' | 'waves';
+  waveId?: string;
+  dispatchedAtMs?: number;
+  tasks: Task[];
+}
+
+const ms = (iso: string | null | undefined) => (iso ? isoToMs(iso) : undefined);
+const und = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** Normalise one row; `waveDispatchedAtMs` is the fallback start time. */
+export function normalizeTask(row: TaskRow, waveDispatchedAtMs: number | undefined): Task {
+  const status = row.status ?? 'dispatched';
+  return {
+    taskId: row.task_id ?? row.id ?? row.ticket_id,
+    ticketId: row.ticket_id,
+    teamName: und(row.team_name),
+    status,
+    statusClass: classifyStatus(status),
+    dispatchedAtMs: ms(row.dispatched_at) ?? waveDispatchedAtMs,
+    lastActivityMs: ms(row.last_activity_ts) ?? ms(row.last_activity),
+    lastToolName: und(row.last_tool_name),
+    lastToolTimeoutMs: und(row.last_tool_timeout_ms),
+    lastToolCommand: und(row.last_tool_command),
+    lastOutput: und(row.last_output),
+    agentId: und(row.agent_id),
+    agentName: und(row.agent_name),
+    sessionId: und(row.session_id),
+    transcriptPath: und(row.transcript_path),
+    pid: und(row.pid),
+    redispatchCount: und(row.redispatch_count),
+  };
+}
+
+/** Pick the current wave of a validated state file, or explain why there is none. */
+export function normalizeStateFile(file: StateFile, fileName: string): ParseResult<Wave> {
+  let wave: Wave;
+  if (file.current_wave) {
+    const w = file.current_wave;
+    const at = ms(w.dispatched_at);
+    wave = { shape: 'current_wave', waveId: w.wave_id == null ? undefined : String(w.wave_id), dispatchedAtMs: at, tasks: w.tasks.map((t) => normalizeTask(t, at)) };
+  } else if (file.wave_tasks) {
+    const at = ms(file.dispatched_at);
+    wave = { shape: 'wave_tasks', dispatchedAtMs: at, tasks: file.wave_tasks.map((t) => normalizeTask(t, at)) };
+  } else if (file.waves) {
+    // epic-team: the current wave is the last one without completed_at; none means the epic is done.
+    const open = [...file.waves].reverse().find((w) => !w.completed_at);
+    const at = ms(open?.dispatched_at);
+    wave = {
+      shape: 'waves',
+      waveId: open?.wave_id == null ? undefined : String(open.wave_id),
+      dispatchedAtMs: at,
+      tasks: open ? open.tasks.map((t) => normalizeTask(t, at)) : [],
+    };
+  } else {
+    return {
+      ok: false,
+      error: new InputError('no_wave', 'no wave found: expected a `current_wave`, `wave_tasks` or `waves` key.', {
+        location: { file: fileName },
+        hint: 'Write the dispatched tasks under one of those keys (docs/state-files.md shows each shape).',
+      }),
+    };
+  }
+  const seen = new Set<string>();
+  for (const [i, t] of wave.tasks.entries()) {
+    if (seen.has(t.taskId)) {
+      return {
+        ok: false,
+        error: new InputError('wrong_type', `task id ${JSON.stringify(t.taskId)} appears twice in the wave (task ${i + 1}).`, {
+          location: { file: fileName },
+          hint: 'Give every dispatched task its own task_id (a replacement is usually "<id>-r1").',
+        }),
+      };
+    }
+    seen.add(t.taskId);
+  }
+  return { ok: true, value: wave };
+}
+
+/** Parse and normalise the text of an epic state file. */
+export function parseStateFile(text: string, fileName: string): ParseResult<Wave> {
+  const parsed = parseYaml(text, StateFileSchema, {
+    file: fileName,
+    typeHint: 'Fix that field in the state file (docs/state-files.md lists every field and its type).',
+  });
+  return parsed.ok ? normalizeStateFile(parsed.value, fileName) : parsed;
+}

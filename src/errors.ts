@@ -1,0 +1,78 @@
+// The WatchdogError family: one base class with a code, a hint (the fix) and a location.
+// cli.ts maps each family to an exit code; nothing branches on message text.
+
+export interface ErrorLocation {
+  file: string;
+  line?: number;
+  column?: number;
+  /** Dotted field path inside the file, e.g. `current_wave.tasks[2].status`. */
+  path?: string;
+}
+
+export type ErrorCode =
+  | 'yaml_syntax'
+  | 'yaml_alias'
+  | 'wrong_type'
+  | 'missing_file'
+  | 'unreadable_file'
+  | 'unsafe_id'
+  | 'unknown_config_key'
+  | 'bad_config'
+  | 'bad_flag'
+  | 'no_wave'
+  | 'lock_held'
+  | 'action_refused'
+  | 'tracker_auth'
+  | 'tracker_input'
+  | 'tracker_not_found'
+  | 'tracker_unavailable'
+  | 'internal';
+
+export class WatchdogError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  readonly location?: ErrorLocation;
+
+  constructor(code: ErrorCode, message: string, opts: { hint?: string; location?: ErrorLocation; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = opts.hint;
+    this.location = opts.location;
+  }
+
+  /** The full user-facing text: `<where> <message> <hint>`. */
+  describe(): string {
+    const where = this.location ? formatLocation(this.location) + ' ' : '';
+    return `${where}${this.message}${this.hint ? ' ' + this.hint : ''}`;
+  }
+}
+
+/** The user fixes a file or a flag. Exit code 2. */
+export class InputError extends WatchdogError {}
+
+/** The world refused (EPERM, ESRCH, HTTP 401/429/5xx); `isRetryable` says whether trying again is safe. */
+export class ActionError extends WatchdogError {
+  readonly isRetryable: boolean;
+  constructor(code: ErrorCode, message: string, opts: { hint?: string; isRetryable?: boolean; cause?: unknown } = {}) {
+    super(code, message, opts);
+    this.isRetryable = opts.isRetryable ?? false;
+  }
+}
+
+/** Our bug: should never happen. */
+export class InternalError extends WatchdogError {
+  constructor(message: string, cause?: unknown) {
+    super('internal', message, { cause, hint: 'This is a dispatch-watchdog bug; please report it with the command you ran.' });
+  }
+}
+
+/** `file:line:col path:` prefix of a message. */
+export function formatLocation(loc: ErrorLocation): string {
+  let s = loc.file;
+  if (loc.line !== undefined) s += `:${loc.line}`;
+  if (loc.line !== undefined && loc.column !== undefined) s += `:${loc.column}`;
+  if (loc.path) s += ` ${loc.path}:`;
+  else s += ':';
+  return s;
+}

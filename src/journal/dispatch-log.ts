@@ -1,0 +1,129 @@
+// The dispatch log (DESIGN §7): append-only NDJSON, one file per UTC day, all epics.
+// Appends are one write() of a complete line; readers read every day, skip a torn last
+// line and report (never crash on) a corrupt line with its file and line number.
+import { createReadStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../contracts/events.js';
+import { msToIso, utcDate } from '../contracts/time.js';
+import { appendLine } from './atomic-write.js';
+import type { StatePaths } from './paths.js';
+
+export interface LogDiagnostic {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface LogReadResult {
+  events: DispatchEvent[];
+  diagnostics: LogDiagnostic[];
+}
+
+/** Writes events for one epic and one run, stamping the envelope. */
+export class DispatchLog {
+  constructor(
+    private readonly paths: StatePaths,
+    private readonly epicId: string,
+    readonly runId: string,
+    private readonly nowMs: () => number,
+  ) {}
+
+  /** Append one event; returns the full line as written. */
+  async append<E extends EventBody>(body: E): Promise<DispatchEvent> {
+    const now = this.nowMs();
+    const { event, ...rest } = body as { event: string };
+    const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
+    await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
+    return full;
+  }
+}
+
+/** Parse one file's text. Pure. `isComplete` is false when the last line has no newline yet. */
+export function parseLogText(text: string, file: string): LogReadResult {
+  const events: DispatchEvent[] = [];
+  const diagnostics: LogDiagnostic[] = [];
+  const lines = text.split('\n');
+  const tornTail = !text.endsWith('\n');
+  lines.forEach((line, i) => {
+    const isLast = i === lines.length - 1;
+    if (isLast && (line === '' || tornTail)) return; // trailing newline or a torn last line still being written
+    if (line.trim() === '') return;
+    const parsed = parseLogLine(line);
+    if (parsed.ok) events.push(parsed.event);
+    else if (parsed.message) diagnostics.push({ file, line: i + 1, message: parsed.message });
+  });
+  return { events, diagnostics };
+}
+
+/** One line → an event we know; lines of other tools' events are skipped silently. */
+export function parseLogLine(line: string): { ok: true; event: DispatchEvent } | { ok: false; message?: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return { ok: false, message: 'not valid JSON (corrupt line); skipped' };
+  }
+  const r = DispatchEventSchema.safeParse(json);
+  if (r.success) return { ok: true, event: r.data };
+  const ev = (json as { event?: unknown } | null)?.event;
+  const known = DispatchEventSchema.options.some((o) => o.shape.event.value === ev);
+  if (!known) return { ok: false }; // a line from another writer (the seed skill, a newer version): not ours to judge
+  const issue = r.error.issues[0]!;
+  return { ok: false, message: `event "${String(ev)}": ${issue.path.join('.') || '(line)'}: ${issue.message}; skipped` };
+}
+
+/** Read every day's file under dispatch-log/, oldest first. */
+export async function readDispatchLog(paths: StatePaths, filter?: (e: DispatchEvent) => boolean): Promise<LogReadResult> {
+  const dir = paths.dispatchLogDir();
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], diagnostics: [] };
+    throw e;
+  }
+  const out: LogReadResult = { events: [], diagnostics: [] };
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const r = await readLogFile(file);
+    for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
+    out.diagnostics.push(...r.diagnostics);
+  }
+  return out;
+}
+
+/** Stream one file line by line (bounded memory), with the same rules as parseLogText. */
+async function readLogFile(file: string): Promise<LogReadResult> {
+  const out: LogReadResult = { events: [], diagnostics: [] };
+  const stat = await fs.stat(file);
+  // Read only up to the size seen now; a line being appended meanwhile is the next reader's.
+  const stream = createReadStream(file, { encoding: 'utf8', start: 0, end: Math.max(0, stat.size - 1) });
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  let pending: { line: string; n: number } | undefined;
+  const take = (line: string, at: number) => {
+    if (line.trim() === '') return;
+    const parsed = parseLogLine(line);
+    if (parsed.ok) out.events.push(parsed.event);
+    else if (parsed.message) out.diagnostics.push({ file, line: at, message: parsed.message });
+  };
+  if (stat.size === 0) return out;
+  for await (const line of rl) {
+    n++;
+    if (pending) take(pending.line, pending.n);
+    pending = { line, n };
+  }
+  // readline cannot tell whether the last line ended with "\n": check the last byte.
+  if (pending) {
+    const h = await fs.open(file, 'r');
+    try {
+      const b = Buffer.alloc(1);
+      await h.read(b, 0, 1, stat.size - 1);
+      if (b[0] === 0x0a) take(pending.line, pending.n);
+    } finally {
+      await h.close();
+    }
+  }
+  return out;
+}

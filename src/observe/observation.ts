@@ -1,0 +1,97 @@
+// What the watchdog knows about one agent, merged from every source (DESIGN §4). Pure types + merge.
+
+/** Where a piece of evidence came from. */
+export type SourceName = 'row' | 'hooks' | 'transcript';
+
+/** A tool call as seen in a transcript or hook events. */
+export interface ToolCall {
+  name: string;
+  /** Stable summary of the input: used for display and loop detection. */
+  inputSummary?: string;
+  /** Bash `command`, when the tool is Bash. */
+  command?: string;
+  /** Bash `timeout` (ms), when given. */
+  timeoutMs?: number;
+  startedAtMs?: number;
+  /** No result yet. */
+  isOpen: boolean;
+  toolUseId?: string;
+  /** The result was an error; its text, shortened. */
+  error?: string;
+  /** Runs in the background (Bash run_in_background); its silence is not ours to judge. */
+  isBackground?: boolean;
+}
+
+export interface Observation {
+  /** Sources that contributed at least one fact. */
+  sources: SourceName[];
+  /** Newest progress of any kind: tool call or result, output growth, hook event, API retry. */
+  lastProgressMs?: number;
+  /** The newest tool call. */
+  lastTool?: ToolCall;
+  /** The last text the agent wrote (assistant text or the row's last_output). */
+  lastOutput?: string;
+  /** When the agent's output (transcript size or last_output) last grew. */
+  outputGrewAtMs?: number;
+  /** The agent is backing off after API errors (transcript `system/api_error` records). */
+  isApiRetrying?: boolean;
+  /** A permission prompt or AskUserQuestion is open. */
+  waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'notification'; sinceMs?: number; detail?: string };
+  /** The agent has finished (final result, SubagentStop, task-notification completed). */
+  finished?: { kind: string; atMs?: number };
+  /** Recent tool calls, oldest first, for loop detection. */
+  recentCalls: ToolCall[];
+  /** Evidence that contradicts itself (e.g. a transcript of another agent). */
+  contradictions: string[];
+  /** Sources that should exist but could not be read, with why (never silently healthy). */
+  missing: { source: SourceName; reason: string }[];
+}
+
+/** What one source knows; merged by `mergeObservations`. */
+export type PartialObservation = Partial<Omit<Observation, 'sources'>> & { source: SourceName };
+
+const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+
+/** Merge evidence from several sources: newest wins for each fact; lists are concatenated. */
+export function mergeObservations(parts: readonly PartialObservation[]): Observation {
+  const out: Observation = { sources: [], recentCalls: [], contradictions: [], missing: [] };
+  let toolAt = -Infinity;
+  let outputAt = -Infinity;
+  let recentAt = -Infinity;
+  for (const p of parts) {
+    const hasFact =
+      p.lastProgressMs !== undefined || p.lastTool !== undefined || p.lastOutput !== undefined || p.finished !== undefined ||
+      p.waitingHuman !== undefined || p.isApiRetrying !== undefined || (p.recentCalls?.length ?? 0) > 0;
+    if (hasFact && !out.sources.includes(p.source)) out.sources.push(p.source);
+    out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
+    out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
+    if (p.lastTool) {
+      const at = p.lastTool.startedAtMs ?? p.lastProgressMs ?? -Infinity;
+      if (!out.lastTool || at >= toolAt) {
+        out.lastTool = p.lastTool;
+        toolAt = at;
+      }
+    }
+    if (p.lastOutput !== undefined) {
+      const at = p.outputGrewAtMs ?? p.lastProgressMs ?? -Infinity;
+      if (out.lastOutput === undefined || at >= outputAt) {
+        out.lastOutput = p.lastOutput;
+        outputAt = at;
+      }
+    }
+    if (p.recentCalls && p.recentCalls.length > 0) {
+      // The richest sequence wins rather than interleaving two views of the same calls.
+      const at = p.lastProgressMs ?? -Infinity;
+      if (out.recentCalls.length === 0 || p.recentCalls.length > out.recentCalls.length || at > recentAt) {
+        out.recentCalls = p.recentCalls;
+        recentAt = at;
+      }
+    }
+    if (p.isApiRetrying) out.isApiRetrying = true;
+    if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
+    if (p.finished && !out.finished) out.finished = p.finished;
+    if (p.contradictions) out.contradictions.push(...p.contradictions);
+    if (p.missing) out.missing.push(...p.missing);
+  }
+  return out;
+}
