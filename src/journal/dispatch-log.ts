@@ -27,6 +27,8 @@ export class DispatchLog {
     private readonly epicId: string,
     readonly runId: string,
     private readonly nowMs: () => number,
+    /** Told about every line after it is written (live output). */
+    private readonly onAppend?: (e: DispatchEvent) => void,
   ) {}
 
   /** Append one event; returns the full line as written. */
@@ -35,25 +37,9 @@ export class DispatchLog {
     const { event, ...rest } = body as { event: string };
     const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
     await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
+    this.onAppend?.(full);
     return full;
   }
-}
-
-/** Parse one file's text. Pure. `isComplete` is false when the last line has no newline yet. */
-export function parseLogText(text: string, file: string): LogReadResult {
-  const events: DispatchEvent[] = [];
-  const diagnostics: LogDiagnostic[] = [];
-  const lines = text.split('\n');
-  const tornTail = !text.endsWith('\n');
-  lines.forEach((line, i) => {
-    const isLast = i === lines.length - 1;
-    if (isLast && (line === '' || tornTail)) return; // trailing newline or a torn last line still being written
-    if (line.trim() === '') return;
-    const parsed = parseLogLine(line);
-    if (parsed.ok) events.push(parsed.event);
-    else if (parsed.message) diagnostics.push({ file, line: i + 1, message: parsed.message });
-  });
-  return { events, diagnostics };
 }
 
 /** One line → an event we know; lines of other tools' events are skipped silently. */

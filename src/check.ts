@@ -1,0 +1,148 @@
+// One health check of one epic: read the state file, observe, assess, plan, journal, act,
+// write watchdog.json. The shell around the pure core; the loop calls it repeatedly.
+import { promises as fs } from 'node:fs';
+import { parseStateFile, type Task, type Wave } from './contracts/state-file.js';
+import type { WatchdogJson } from './contracts/watchdog-json.js';
+import { InputError } from './errors.js';
+import { assess, type Verdict } from './assess.js';
+import { writeFileAtomic } from './journal/atomic-write.js';
+import type { DispatchLog } from './journal/dispatch-log.js';
+import { foldEvent, type History } from './journal/history.js';
+import type { StatePaths } from './journal/paths.js';
+import { mergeObservations, type Observation } from './observe/observation.js';
+import { observeRow } from './observe/observe-row.js';
+import type { TaskObserver } from './observe/observer.js';
+import type { ResolvedOptions } from './options.js';
+import { planCheck, type IntendedAction, type Plan } from './plan.js';
+import { buildWatchdogJson } from './report.js';
+
+/** Carries out one intended action exactly once, journaling every step (issue 4). */
+export interface ActionPerformer {
+  perform(action: IntendedAction, observation: Observation): Promise<void>;
+}
+
+/** Derives the wave the watchdog judges from the state file plus its own log (replacements it launched). */
+export type WaveOverlay = (wave: Wave, history: History) => Wave;
+
+export interface CheckEnv {
+  paths: StatePaths;
+  opts: ResolvedOptions;
+  observers: readonly TaskObserver[];
+  history: History;
+  /** Absent for --dry-run and --now: nothing is journaled. */
+  log?: DispatchLog;
+  performer?: ActionPerformer;
+  overlay?: WaveOverlay;
+  runId: string;
+  version: string;
+  pid: number;
+  /** The watchdog ran late; plan re-observes before acting. */
+  isLagged?: boolean;
+}
+
+export type CheckResult =
+  | { ok: true; nowMs: number; tasks: Task[]; verdicts: Verdict[]; plan: Plan; report: WatchdogJson; hasStall: boolean; isWaveDone: boolean }
+  | { ok: false; nowMs: number; error: InputError };
+
+/** Largest state file we read; anything bigger is not a state file. */
+export const MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
+
+/** Read and parse epics/<id>/state.yaml; every problem is an InputError naming the file. */
+export async function readWave(paths: StatePaths, epicId: string): Promise<Wave> {
+  const file = paths.stateFile(epicId);
+  let text: string;
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > MAX_STATE_FILE_BYTES) {
+      throw new InputError('unreadable_file', `state file is ${stat.size} bytes, over the ${MAX_STATE_FILE_BYTES}-byte limit.`, {
+        location: { file },
+        hint: 'Point --epic-id at the epic state file, not a log.',
+      });
+    }
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new InputError('missing_file', `state file not found.`, {
+        location: { file },
+        hint: `Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`,
+      });
+    }
+    throw new InputError('unreadable_file', `cannot read the state file (${code ?? String(e)}).`, { location: { file }, cause: e });
+  }
+  const parsed = parseStateFile(text, file);
+  if (!parsed.ok) throw parsed.error;
+  return parsed.value;
+}
+
+/** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
+async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<Observation> {
+  const parts = [observeRow(task)];
+  for (const o of observers) {
+    try {
+      parts.push(...(await o.observe(task, nowMs)));
+    } catch (e) {
+      parts.push({ source: 'transcript', missing: [{ source: 'transcript', reason: `${o.name} failed: ${(e as Error).message}` }] });
+    }
+  }
+  return mergeObservations(parts);
+}
+
+/** Run one check as of `nowMs`. */
+export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResult> {
+  const { opts, paths } = env;
+  let wave: Wave;
+  try {
+    wave = await readWave(paths, opts.epicId);
+  } catch (e) {
+    if (e instanceof InputError) return { ok: false, nowMs, error: e };
+    throw e;
+  }
+  if (env.overlay) wave = env.overlay(wave, env.history);
+  const observations = new Map<string, Observation>();
+  const verdicts: Verdict[] = [];
+  for (const task of wave.tasks) {
+    const obs = task.statusClass === 'in_flight' ? await observeTask(task, env.observers, nowMs) : mergeObservations([]);
+    observations.set(task.taskId, obs);
+    verdicts.push(assess(task, obs, opts.policy, nowMs));
+  }
+  const tasks = new Map(wave.tasks.map((t) => [t.taskId, t]));
+  const plan = planCheck(verdicts, tasks, env.history, {
+    epicId: opts.epicId,
+    strategy: opts.action,
+    maxRedispatches: opts.maxRedispatches,
+    shouldActOnLooping: opts.shouldActOnLooping,
+    circuitBreaker: opts.circuitBreaker,
+    isLagged: Boolean(env.isLagged),
+    isReadOnly: !env.log,
+  });
+  if (env.log) {
+    for (const body of plan.events) foldEvent(env.history, await env.log.append(body), opts.epicId);
+    if (env.performer) {
+      for (const action of plan.actions) await env.performer.perform(action, observations.get(action.task.taskId)!);
+    }
+  }
+  const report = buildWatchdogJson(wave.tasks, verdicts, plan, env.history, {
+    epicId: opts.epicId,
+    nowMs,
+    version: env.version,
+    pid: env.pid,
+    runId: env.runId,
+    checkIntervalSeconds: opts.checkIntervalSeconds,
+    timeoutSeconds: opts.timeoutSeconds,
+    action: opts.action,
+    isNowOverridden: opts.nowOverrideMs !== undefined,
+  });
+  if (!opts.isDryRun) await writeFileAtomic(paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
+  return {
+    ok: true,
+    nowMs,
+    tasks: wave.tasks,
+    verdicts,
+    plan,
+    report,
+    hasStall: verdicts.some((v) => v.kind === 'stalled'),
+    isWaveDone: wave.tasks.every((t) => t.statusClass === 'terminal' || t.statusClass === 'blocked'),
+  };
+}

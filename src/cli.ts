@@ -1,0 +1,129 @@
+// Argument parsing → commands, and the one place errors become exit codes (DESIGN §10).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { promises as fs } from 'node:fs';
+import { ACTIONS } from './contracts/config.js';
+import { WatchdogJsonSchema } from './contracts/watchdog-json.js';
+import { realClock, processOutput, type Output } from './deps.js';
+import { InputError } from './errors.js';
+import { renderStatus } from './format.js';
+import { StatePaths, assertSafeId } from './journal/paths.js';
+import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
+import { packageVersion } from './version.js';
+import { EXIT, exitCodeFor, runWatch, type WatchDeps } from './watch.js';
+
+const positiveNumber = (what: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number of seconds, got ${JSON.stringify(v)}.`);
+  return n;
+};
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number >= 0, got ${JSON.stringify(v)}.`);
+  return n;
+};
+
+export interface CliEnv {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  output: Output;
+  /** Everything runWatch needs except what the CLI derives itself. */
+  watchDeps: Omit<WatchDeps, 'output'>;
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** Read and print the last check of an epic. */
+async function status(flags: { epicId: string; stateDir?: string; json?: boolean }, env: CliEnv): Promise<number> {
+  const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+  const file = paths.watchdogJson(assertSafeId(flags.epicId, 'epic id'));
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    throw new InputError('missing_file', 'no check has been written for this epic yet.', {
+      location: { file },
+      hint: `Run \`dispatch-watchdog --epic-id ${flags.epicId} --once\` (or start the watchdog) first.`,
+    });
+  }
+  let doc;
+  try {
+    doc = WatchdogJsonSchema.parse(JSON.parse(text));
+  } catch (e) {
+    throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
+  }
+  env.output.out(flags.json ? JSON.stringify(doc, null, 2) + '\n' : renderStatus(doc));
+  return EXIT.ok;
+}
+
+/** Build the commander program; `setCode` receives the exit code of the command that ran. */
+export function buildProgram(env: CliEnv, setCode: (code: number) => void): Command {
+  const program = new Command()
+    .name('dispatch-watchdog')
+    .description('Watch a wave of AI coding subagents, tell stalls from legitimate silence, and recover exactly once.')
+    .version(packageVersion())
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => env.output.out(s), writeErr: (s) => env.output.err(s) })
+    .showHelpAfterError('(run dispatch-watchdog --help for usage)')
+    .enablePositionalOptions()
+    .option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)')
+    .option('--timeout <seconds>', 'base stall window in seconds (default 120)', positiveNumber('--timeout'))
+    .addOption(new Option('--action <strategy>', 'what to do about a stalled task (default redispatch)').choices([...ACTIONS]))
+    .option('--check-interval <seconds>', 'longest sleep between checks (default 30); stalls are caught at their deadline anyway', positiveNumber('--check-interval'))
+    .option('--max-redispatches <n>', 'redispatches per ticket before escalating to Blocked (default 2)', count)
+    .option('--once', 'one check, then exit: 0 no stall, 3 stall found, 2 bad input or usage')
+    .option('--dry-run', 'judge and print, but write nothing and act on nothing')
+    .option('--now <iso-time>', 'evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--config <file>', 'config file (default <state dir>/watchdog.config.yaml if present)')
+    .option('--json', 'print each check result as JSON on stdout')
+    .action(async (flags: WatchdogFlags) => {
+      const opts = await resolveOptions(flags, env.env, env.cwd);
+      setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
+    });
+
+  program
+    .command('status')
+    .description('print the last check of an epic as a table (or --json)')
+    .requiredOption('--epic-id <id>', 'epic id')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--json', 'print watchdog.json')
+    .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => setCode(await status(flags, env)));
+
+  return program;
+}
+
+/** Run the CLI; resolves to the process exit code. */
+export async function main(env: CliEnv): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(env, (c) => (code = c));
+  try {
+    await program.parseAsync(env.argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version exit 0; every usage error exits 2.
+      return e.exitCode === 0 ? EXIT.ok : EXIT.input;
+    }
+    return exitCodeFor(e, env.output, env.argv.includes('--debug'));
+  }
+}
+
+/** The real process: signals abort the loop; the check in flight finishes first. */
+export async function runProcess(): Promise<void> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) return;
+    controller.abort({ signal });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await main({
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    output: processOutput,
+    stdin: process.stdin,
+    watchDeps: { clock: realClock, signal: controller.signal, pid: process.pid },
+  });
+  process.exitCode = code;
+}

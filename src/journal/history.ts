@@ -1,0 +1,87 @@
+// What the dispatch log says happened, folded into lookups the planner needs (DESIGN §7, §8).
+// Pure: events in, History out; the shell keeps it current by folding each event it appends.
+import type { DispatchEvent, EventOf } from '../contracts/events.js';
+
+export type ActionEvent = EventOf<'action_started'>;
+export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'>;
+
+export interface ActionRecord {
+  key: string;
+  started: ActionEvent;
+  outcome?: OutcomeEvent;
+}
+
+export interface History {
+  /** Last verdict-event kind logged per task id of this epic (for change-only logging). */
+  lastLogged: Map<string, string>;
+  /** Completed `redispatch` events per ticket, all epics, exact id match. */
+  redispatchCount: Map<string, number>;
+  /** Every write-ahead action of this epic by idempotency key. */
+  actions: Map<string, ActionRecord>;
+  /** Completed redispatches of this epic by recovery task id (replacements we know of). */
+  replacements: Map<string, EventOf<'redispatch'>>;
+  /** Stall events per ticket, all epics (escalation history). */
+  stalls: Map<string, EventOf<'stall_detected'>[]>;
+  /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
+  lastMassStall?: string;
+}
+
+export function emptyHistory(): History {
+  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map() };
+}
+
+const VERDICT_EVENTS: Record<string, string> = {
+  healthy: 'healthy',
+  stall_detected: 'stalled',
+  truth_inconsistent: 'inconsistent',
+  looping_detected: 'looping',
+  waiting_human: 'waiting_human',
+  task_unknown: 'unknown',
+};
+
+/** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
+export function foldEvent(h: History, e: DispatchEvent, epicId: string): History {
+  const own = e.epic_id === epicId;
+  switch (e.event) {
+    case 'redispatch':
+      h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+      if (own) h.replacements.set(e.recovery_task_id, e);
+      break;
+    case 'stall_detected': {
+      const list = h.stalls.get(e.ticket_id) ?? [];
+      list.push(e);
+      h.stalls.set(e.ticket_id, list);
+      break;
+    }
+    case 'mass_stall':
+      if (own) h.lastMassStall = [...e.task_ids].sort().join(',');
+      break;
+    case 'action_started':
+      if (own && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e });
+      break;
+    default:
+      break;
+  }
+  if (own && 'key' in e && typeof e.key === 'string' && e.event !== 'action_started') {
+    const rec = h.actions.get(e.key);
+    if (rec && (e.event === 'agent_killed' || e.event === 'redispatch' || e.event === 'escalated_to_blocked' || e.event === 'action_failed')) {
+      // A later success overrides an earlier failure of the same key; the first success stands.
+      if (!rec.outcome || rec.outcome.event === 'action_failed') rec.outcome = e;
+    }
+  }
+  const kind = VERDICT_EVENTS[e.event];
+  if (own && kind && 'task_id' in e) h.lastLogged.set(String(e.task_id), kind);
+  return h;
+}
+
+/** Fold a whole log. */
+export function foldHistory(events: readonly DispatchEvent[], epicId: string): History {
+  const h = emptyHistory();
+  for (const e of events) foldEvent(h, e, epicId);
+  return h;
+}
+
+/** Task ids that already have an action under way or done (never acted on again). */
+export function actedTaskIds(h: History): Set<string> {
+  return new Set([...h.actions.values()].map((r) => r.started.task_id));
+}

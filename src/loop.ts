@@ -1,0 +1,73 @@
+// The watch loop (DESIGN §10, §12): check, then sleep until the earliest stall deadline or the
+// check interval, whichever is sooner; stop when nothing is left to watch or on a signal.
+import type { Clock } from './deps.js';
+import { runCheck, type CheckEnv, type CheckResult } from './check.js';
+
+export interface LoopDeps {
+  clock: Clock;
+  /** Aborts on SIGINT/SIGTERM: the check in flight finishes, then the loop returns. */
+  signal: AbortSignal;
+  onResult?: (r: CheckResult) => void;
+  /** An input problem seen for the first time (logged once per distinct problem). */
+  onNewInputError?: (r: Extract<CheckResult, { ok: false }>) => Promise<void>;
+  /** Aborted when a watched file changes, to check early. */
+  wakeSignal?: () => AbortSignal | undefined;
+}
+
+export interface LoopEnd {
+  reason: 'wave_complete' | 'signal';
+  checks: number;
+}
+
+/** A stall is `idle > window`, so the first moment it can be seen is one ms past the deadline. */
+const DEADLINE_SLACK_MS = 1;
+/** Never spin: the shortest sleep between two checks. */
+const MIN_SLEEP_MS = 50;
+
+/** When to check next: the earliest future stall deadline, capped by the check interval. */
+export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): number {
+  let next = nowMs + intervalMs;
+  if (r.ok) {
+    for (const v of r.verdicts) {
+      if (v.deadlineMs !== undefined && v.deadlineMs >= nowMs) next = Math.min(next, v.deadlineMs + DEADLINE_SLACK_MS);
+    }
+  }
+  return Math.max(next, nowMs + MIN_SLEEP_MS);
+}
+
+/** Run checks until the wave is done or `deps.signal` aborts. */
+export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
+  const intervalMs = env.opts.checkIntervalSeconds * 1000;
+  const seenErrors = new Set<string>();
+  let checks = 0;
+  let plannedMs = deps.clock.nowMs();
+  while (!deps.signal.aborted) {
+    const nowMs = deps.clock.nowMs();
+    // Self-lag guard: woke later than planned by more than an interval (event loop blocked,
+    // process stopped, machine asleep) → this check only re-observes; the next one may act.
+    env.isLagged = nowMs - plannedMs > intervalMs;
+    const r = await runCheck(env, nowMs);
+    checks++;
+    if (!r.ok) {
+      const fingerprint = `${r.error.code}\u0000${r.error.describe()}`;
+      if (!seenErrors.has(fingerprint)) {
+        seenErrors.add(fingerprint);
+        await deps.onNewInputError?.(r);
+      }
+    } else {
+      seenErrors.clear();
+    }
+    deps.onResult?.(r);
+    if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks };
+    if (env.isLagged) {
+      plannedMs = deps.clock.nowMs();
+      continue;
+    }
+    const wakeAt = nextWakeMs(r, nowMs, intervalMs);
+    plannedMs = wakeAt;
+    const wake = deps.wakeSignal?.();
+    const signal = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;
+    await deps.clock.sleep(wakeAt - deps.clock.nowMs(), signal);
+  }
+  return { reason: 'signal', checks };
+}

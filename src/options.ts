@@ -1,0 +1,98 @@
+// Flags + config file + defaults → ResolvedOptions. Flags override the file (DESIGN §10).
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseConfig, type AdapterName, type Strategy, type WatchdogConfig } from './contracts/config.js';
+import { InputError } from './errors.js';
+import { assertSafeId } from './journal/paths.js';
+import { resolvePolicy, type Policy } from './policy.js';
+
+/** What the user wrote on the command line (all optional). */
+export interface WatchdogFlags {
+  epicId?: string;
+  timeout?: number;
+  action?: Strategy;
+  checkInterval?: number;
+  maxRedispatches?: number;
+  once?: boolean;
+  dryRun?: boolean;
+  stateDir?: string;
+  config?: string;
+  json?: boolean;
+  now?: string;
+}
+
+export interface ResolvedOptions {
+  epicId: string;
+  stateDir: string;
+  configFile?: string;
+  config: WatchdogConfig;
+  timeoutSeconds: number;
+  checkIntervalSeconds: number;
+  action: Strategy;
+  maxRedispatches: number;
+  isOnce: boolean;
+  isDryRun: boolean;
+  isJson: boolean;
+  /** --now: evaluate as of this moment (implies --once, no log lines, no actions). */
+  nowOverrideMs?: number;
+  policy: Policy;
+  adapter: AdapterName;
+  blockedStateName: string;
+  circuitBreaker: { minStalled: number; fraction: number };
+  shouldActOnLooping: boolean;
+}
+
+/** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
+export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  return path.resolve(cwd, flag ?? env.ONEX_STATE_DIR ?? '.onex_state');
+}
+
+/** Read the config file named by --config, else <state dir>/watchdog.config.yaml if present. */
+export async function loadConfig(flag: string | undefined, stateDir: string, cwd: string): Promise<{ config: WatchdogConfig; file?: string }> {
+  const file = flag ? path.resolve(cwd, flag) : path.join(stateDir, 'watchdog.config.yaml');
+  if (!flag && !existsSync(file)) return { config: {} };
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError('missing_file', `config file not found.`, { location: { file }, hint: 'Check the --config path.', cause: e });
+  }
+  const parsed = parseConfig(text, file);
+  if (!parsed.ok) throw parsed.error;
+  return { config: parsed.value, file };
+}
+
+/** Combine flags, config and defaults; throws InputError for a bad combination. */
+export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEnv, cwd: string): Promise<ResolvedOptions> {
+  if (!flags.epicId) throw new InputError('bad_flag', '--epic-id is required.', { hint: 'e.g. dispatch-watchdog --epic-id PROJ-1000' });
+  const epicId = assertSafeId(flags.epicId, 'epic id');
+  const stateDir = resolveStateDir(flags.stateDir, env, cwd);
+  const { config, file } = await loadConfig(flags.config, stateDir, cwd);
+  let nowOverrideMs: number | undefined;
+  if (flags.now !== undefined) {
+    nowOverrideMs = Date.parse(flags.now);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(flags.now) || Number.isNaN(nowOverrideMs)) {
+      throw new InputError('bad_flag', `--now: expected an ISO-8601 time, got ${JSON.stringify(flags.now)}.`, { hint: 'e.g. --now 2026-04-02T10:10:00Z' });
+    }
+  }
+  const timeoutSeconds = flags.timeout ?? config.timeout_seconds ?? 120;
+  return {
+    epicId,
+    stateDir,
+    configFile: file,
+    config,
+    timeoutSeconds,
+    checkIntervalSeconds: flags.checkInterval ?? config.check_interval_seconds ?? 30,
+    action: flags.action ?? config.action ?? 'redispatch',
+    maxRedispatches: flags.maxRedispatches ?? config.max_redispatches ?? 2,
+    isOnce: Boolean(flags.once) || nowOverrideMs !== undefined,
+    isDryRun: Boolean(flags.dryRun),
+    isJson: Boolean(flags.json),
+    nowOverrideMs,
+    policy: resolvePolicy(config, timeoutSeconds),
+    adapter: config.agents?.adapter ?? 'mailbox',
+    blockedStateName: config.linear?.blocked_state ?? 'Blocked',
+    circuitBreaker: { minStalled: config.circuit_breaker?.min_stalled ?? 3, fraction: config.circuit_breaker?.fraction ?? 0.5 },
+    shouldActOnLooping: config.looping?.act ?? false,
+  };
+}

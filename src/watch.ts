@@ -1,0 +1,125 @@
+// The main command: take the epic's lock, replay the log, then run one check (--once) or the
+// loop, and journal start and stop. Returns the exit code (DESIGN §10).
+import { randomUUID } from 'node:crypto';
+import type { Clock, Output } from './deps.js';
+import type { DispatchEvent } from './contracts/events.js';
+import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
+import { InputError } from './errors.js';
+import { renderEvent, renderStatus } from './format.js';
+import { DispatchLog, readDispatchLog } from './journal/dispatch-log.js';
+import { foldHistory, type History } from './journal/history.js';
+import { acquireLock, type HeldLock } from './journal/lock.js';
+import { StatePaths } from './journal/paths.js';
+import { runLoop } from './loop.js';
+import type { TaskObserver } from './observe/observer.js';
+import type { ResolvedOptions } from './options.js';
+import { packageVersion } from './version.js';
+
+export const EXIT = { ok: 0, failure: 1, input: 2, stall: 3 } as const;
+
+export interface WatchDeps {
+  clock: Clock;
+  output: Output;
+  signal: AbortSignal;
+  pid: number;
+  /** Evidence sources beyond the row (Claude Code transcripts and hooks). */
+  makeObservers?: (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[];
+  /** Recovery actions (cancel / redispatch / escalate); absent → report only. */
+  makePerformer?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => ActionPerformer;
+  makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
+  /** Start-up recovery of actions a crash left unfinished. */
+  recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<void>;
+}
+
+function printResult(r: CheckResult, opts: ResolvedOptions, out: Output) {
+  if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}\n`);
+  out.out(opts.isJson ? JSON.stringify(r.report) + '\n' : renderStatus(r.report));
+}
+
+/** Run the watchdog for one epic. */
+export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
+  const paths = new StatePaths(opts.stateDir);
+  const runId = randomUUID();
+  const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== undefined;
+  const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };
+  const out = deps.output;
+
+  const past = await readDispatchLog(paths);
+  for (const d of past.diagnostics.slice(0, 5)) out.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}\n`);
+  if (past.diagnostics.length > 5) out.err(`dispatch-watchdog: warning: ${past.diagnostics.length - 5} more corrupt dispatch-log lines skipped\n`);
+  const history = foldHistory(past.events, opts.epicId);
+
+  let lock: HeldLock | undefined;
+  let log: DispatchLog | undefined;
+  if (!isReadOnly) {
+    lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
+    const live = !opts.isOnce && !opts.isJson ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
+    log = new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live);
+  }
+  try {
+    const ctx = log ? { paths, opts, log, history, runId } : undefined;
+    const env: CheckEnv = {
+      paths,
+      opts,
+      observers: deps.makeObservers?.(paths, opts) ?? [],
+      history,
+      log,
+      performer: ctx && opts.action !== 'report' ? deps.makePerformer?.(ctx) : undefined,
+      overlay: deps.makeOverlay?.(opts),
+      runId,
+      version: packageVersion(),
+      pid: deps.pid,
+    };
+    if (ctx && deps.recover) await deps.recover(ctx);
+
+    if (opts.isOnce) {
+      const r = await runCheck(env, clock.nowMs());
+      printResult(r, opts, out);
+      if (!r.ok) {
+        await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
+        return EXIT.input;
+      }
+      return r.hasStall ? EXIT.stall : EXIT.ok;
+    }
+
+    await log!.append({
+      event: 'watchdog_started',
+      pid: deps.pid,
+      version: env.version,
+      action: opts.action,
+      timeout_seconds: opts.timeoutSeconds,
+      check_interval_seconds: opts.checkIntervalSeconds,
+      max_redispatches: opts.maxRedispatches,
+      adapter: opts.adapter,
+    });
+    const end = await runLoop(env, {
+      clock,
+      signal: deps.signal,
+      onResult: (r) => {
+        if (opts.isJson) printResult(r, opts, out);
+      },
+      onNewInputError: async (r) => {
+        await log!.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
+        if (opts.isJson) return;
+        out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
+      },
+    });
+    const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
+    await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
+    return EXIT.ok;
+  } finally {
+    await lock?.release();
+  }
+}
+
+/** Map any error to an exit code, printing it once. */
+export function exitCodeFor(e: unknown, out: Output, isDebug = false): number {
+  if (e instanceof InputError) {
+    out.err(`dispatch-watchdog: ${e.describe()}\n`);
+    return EXIT.input;
+  }
+  const err = e as Error;
+  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n`);
+  if (isDebug || !(e instanceof InputError)) out.err(`${err?.stack ?? ''}\n`);
+  return EXIT.failure;
+}
