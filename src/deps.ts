@@ -26,6 +26,7 @@ export const realClock: Clock = {
 export class ManualClock implements Clock {
   private now: number;
   private sleepers: { until: number; resolve: () => void }[] = [];
+  private sleepWaiters: (() => void)[] = [];
   constructor(startMs: number) {
     this.now = startMs;
   }
@@ -37,8 +38,25 @@ export class ManualClock implements Clock {
       if (signal?.aborted) return resolve();
       const entry = { until: this.now + ms, resolve };
       this.sleepers.push(entry);
-      signal?.addEventListener('abort', () => resolve(), { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleepers = this.sleepers.filter((s) => s !== entry);
+          resolve();
+        },
+        { once: true },
+      );
+      for (const w of this.sleepWaiters.splice(0)) w();
     });
+  }
+  /** Resolves once somebody is sleeping on this clock (the loop finished a check). */
+  waitForSleeper(): Promise<void> {
+    if (this.sleepers.length > 0) return Promise.resolve();
+    return new Promise((r) => this.sleepWaiters.push(r));
+  }
+  /** The earliest time a sleeper wakes, if any. */
+  nextWakeMs(): number | undefined {
+    return this.sleepers.length ? Math.min(...this.sleepers.map((s) => s.until)) : undefined;
   }
   advance(ms: number) {
     this.now += ms;

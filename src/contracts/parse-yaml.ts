@@ -39,15 +39,16 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** The deepest YAML node on `path` (falls back to the nearest existing parent). */
-function nodeOffset(doc: ReturnType<typeof parseDocument>, path: readonly PropertyKey[]): number | undefined {
+function nodeOffset(doc: ReturnType<typeof parseDocument>, path: readonly PropertyKey[], isKeyWanted = false): number | undefined {
   let node: unknown = doc.contents;
   let offset = (node as YamlNode | null)?.range?.[0];
-  for (const part of path) {
+  for (const [i, part] of path.entries()) {
     if (isMap(node)) {
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === part);
       if (!pair) break;
       node = pair.value;
-      offset = (pair.value as YamlNode | null)?.range?.[0] ?? (pair.key as YamlNode | null)?.range?.[0] ?? offset;
+      const keyAt = (pair.key as YamlNode | null)?.range?.[0];
+      offset = isKeyWanted && i === path.length - 1 ? (keyAt ?? offset) : ((pair.value as YamlNode | null)?.range?.[0] ?? keyAt ?? offset);
     } else if (isSeq(node) && typeof part === 'number') {
       node = node.items[part];
       offset = (node as YamlNode | null)?.range?.[0] ?? offset;
@@ -64,7 +65,7 @@ function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
     case 'invalid_type':
       return `expected ${issue.expected}, got ${describeValue(found)}`;
     default:
-      return `${issue.message.replace(/^Invalid input: /, '')}, got ${describeValue(found)}`;
+      return `${issue.message.replace(/^Invalid (input|option): /, '')}, got ${describeValue(found)}`;
   }
 }
 
@@ -109,7 +110,7 @@ export function parseYaml<S extends z.ZodType>(text: string, schema: S, opts: Pa
   if (result.success) return { ok: true, value: result.data };
   const issue = pickIssue(result.error.issues);
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-  const offset = nodeOffset(doc, path);
+  const offset = nodeOffset(doc, path, issue.code === 'unrecognized_keys');
   const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
   const found = valueAt(data, issue.path);
   return {

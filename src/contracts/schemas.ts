@@ -1,0 +1,23 @@
+// Every file format as JSON Schema, emitted into schemas/ by `npm run schemas`. Pure.
+import * as z from 'zod';
+import { ConfigSchema } from './config.js';
+import { DispatchEventSchema } from './events.js';
+import { StateFileSchema } from './state-file.js';
+import { WatchdogJsonSchema } from './watchdog-json.js';
+
+/** File name → zod schema, and whether people write it by hand (then defaults are optional). */
+export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'output' }[] = [
+  { file: 'state-file.schema.json', schema: StateFileSchema, io: 'input' },
+  { file: 'watchdog-config.schema.json', schema: ConfigSchema, io: 'input' },
+  { file: 'watchdog-json.schema.json', schema: WatchdogJsonSchema, io: 'output' },
+  { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
+];
+
+/** The text of every schema file, keyed by file name. */
+export function renderSchemas(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { file, schema, io } of SCHEMA_FILES) {
+    out.set(file, JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: 'any' }), null, 2) + '\n');
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+// Run the built CLI as a real child process (npm test builds dist/ first).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(REPO_ROOT, 'bin', 'dispatch-watchdog.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `dispatch-watchdog ...args` to completion. */
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, cwd: opts.cwd ?? REPO_ROOT, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    else child.stdin?.end();
+  });
+}
+
+/** Start `dispatch-watchdog ...args` in the background. */
+export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.on('data', (d) => (text += d));
+  child.stderr.on('data', (d) => (text += d));
+  return Object.assign(child, { output: () => text });
+}
+
+/** Resolve with the exit code (or signal) of a child. */
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+/** Poll `fn` until it returns truthy or `timeoutMs` passes (for files another process writes). */
+export async function until<T>(fn: () => T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,108 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exited, runCli, spawnCli, until } from '../helpers/cli.js';
+import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const now = Date.now();
+const ago = (s: number) => new Date(now - s * 1000).toISOString();
+
+describe('dispatch-watchdog --once', () => {
+  it('exits 0 when every in-flight task is healthy', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(60), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(5) }]);
+    const r = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^t1 +P-1 +healthy /m);
+    expect(readWatchdogJson(dir, 'E-1').schema_version).toBe('1.1');
+  });
+
+  it('exits 3 on a stall, in the composed form the skill uses, with ONEX_STATE_DIR', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'PROJ-1000', ago(900), [{ task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', last_activity_ts: ago(400) }]);
+    const r = await runCli(['--epic-id', 'PROJ-1000', '--timeout', '300', '--action', 'report', '--once'], { env: { ONEX_STATE_DIR: dir } });
+    expect(r.code).toBe(3);
+    expect(readWatchdogJson(dir, 'PROJ-1000').stalls_detected[0]).toMatchObject({ task_id: 't1', action_taken: 'report', effective_timeout_seconds: 300 });
+    expect(readEvents(dir).map((e) => e.event)).toEqual(['stall_detected']);
+  });
+
+  it('--json prints the check result as JSON on stdout', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(60), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(5) }]);
+    const r = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--json']);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ schema_version: '1.1', epic_id: 'E-1', healthy_tasks: ['t1'], summary: { total_tasks: 1, healthy: 1 } });
+  });
+
+  it('--now evaluates the bundled example the same way whenever it runs, and writes no log', async () => {
+    const dir = tempDir();
+    const { cpSync } = await import('node:fs');
+    cpSync(path.resolve('.onex_state.example/epics'), path.join(dir, 'epics'), { recursive: true });
+    const r = await runCli(['--state-dir', dir, '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z']);
+    expect(r.code).toBe(3);
+    const doc = readWatchdogJson(dir, 'PROJ-1000');
+    const verdicts = Object.fromEntries(doc.tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict]));
+    expect(verdicts).toEqual({ 'task-1001': 'healthy', 'task-1002': 'stalled', 'task-1003': 'healthy', 'task-1004': 'healthy', 'task-1005': 'blocked', 'task-1006': 'terminal' });
+    expect(doc.tasks.find((t: { task_id: string }) => t.task_id === 'task-1003').exemptions).toEqual(['bash_long_timeout']);
+    expect(doc.stalls_detected[0].action_taken).toBe('dry_run:redispatch');
+    expect(existsSync(path.join(dir, 'dispatch-log'))).toBe(false);
+
+    const s = await runCli(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000']);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain('task-1002  PROJ-1002  STALLED   8m00s / 2m00s   -                  no progress for 480s (window 120s)');
+    expect(s.stdout).toContain('task-1003  PROJ-1003  healthy   7m00s / 11m00s  bash_long_timeout');
+    expect(s.stdout).toContain('task-1005  PROJ-1005  blocked');
+    const sj = await runCli(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000', '--json']);
+    expect(JSON.parse(sj.stdout).blocked_tasks).toEqual(['PROJ-1005']);
+  });
+});
+
+describe('bad input exits 2 with a message naming what to fix', () => {
+  const cases: [string, (dir: string) => string[], string][] = [
+    ['malformed YAML', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'current_wave:\n  tasks: [\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].'],
+    ['a wrong type', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'wave_tasks:\n  - ticket_id: P-1\n    pid: abc\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:10 wave_tasks[0].pid: expected number, got "abc".'],
+    ['a missing state file', () => ['--epic-id', 'E-404'], 'epics/E-404/state.yaml: state file not found. Check --epic-id and --state-dir'],
+    ['an id that would escape the state dir', () => ['--epic-id', '../../etc'], 'epic id "../../etc" cannot be used: expected 1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit.'],
+    ['a config key that does not exist', (d) => (writeFileSync(path.join(d, 'watchdog.config.yaml'), 'timeout_secs: 30\n'), ['--epic-id', 'E-1']), 'watchdog.config.yaml:1:1 timeout_secs: unknown key "timeout_secs". Remove that key or fix its spelling'],
+    ['a bad flag value', () => ['--epic-id', 'E-1', '--timeout', '-5'], "error: option '--timeout <seconds>' argument '-5' is invalid. --timeout must be a positive number of seconds, got \"-5\"."],
+    ['an unknown action', () => ['--epic-id', 'E-1', '--action', 'nuke'], "error: option '--action <strategy>' argument 'nuke' is invalid. Allowed choices are report, cancel, redispatch."],
+    ['no epic id', () => [], 'dispatch-watchdog: --epic-id is required. e.g. dispatch-watchdog --epic-id PROJ-1000'],
+  ];
+  it.each(cases)('%s', async (_name, setup, message) => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(10), [{ ticket_id: 'P-1', last_activity_ts: ago(1) }]);
+    const r = await runCli([...setup(dir), '--state-dir', dir, '--once']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('the long-running watchdog as a process', () => {
+  it('on SIGTERM writes watchdog_stopped and exits 0', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
+    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
+    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 10_000, 'first check');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal', signal: 'SIGTERM' });
+    expect(existsSync(path.join(dir, 'epics/E-1/watchdog.lock'))).toBe(false);
+  });
+
+  it('a second watchdog on the same epic exits 2 naming the holder; a dead holder is taken over', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
+    const first = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
+    await until(() => readEvents(dir).some((e) => e.event === 'watchdog_started'), 10_000, 'first watchdog');
+    const second = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`another dispatch-watchdog (pid ${first.pid}, since `);
+    first.kill('SIGKILL');
+    await exited(first);
+    expect(existsSync(path.join(dir, 'epics/E-1/watchdog.lock'))).toBe(true);
+    const third = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report']);
+    expect(third.code).toBe(0);
+  });
+});

@@ -1,0 +1,116 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { startWatch } from '../helpers/watch-harness.js';
+
+const T0 = Date.parse('2026-04-02T10:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const S = 1000;
+
+const names = (dir: string) => readEvents(dir).map((e) => `${e.event}${e.task_id ? ':' + e.task_id : ''}`);
+
+describe('the watch loop (report mode)', () => {
+  it('re-reads the state file each check, logs changes not ticks, and stops when every task is terminal', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
+      { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0) },
+    ]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 30 }, T0);
+    expect(names(dir)).toEqual(['watchdog_started', 'healthy:t1', 'healthy:t2']);
+
+    // Ticks while healthy add no lines.
+    await h.advance(30 * S);
+    await h.advance(30 * S);
+    expect(names(dir)).toHaveLength(3);
+
+    // t2 keeps working (the orchestrator updates its row); t1 goes silent and stalls.
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
+      { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0 + 100 * S) },
+    ]);
+    await h.advance(61 * S); // T0+121s
+    expect(names(dir).slice(3)).toEqual(['stall_detected:t1']);
+    const stall = readEvents(dir)[3]!;
+    expect(stall).toMatchObject({ ticket_id: 'P-1', agent_id: 't1', stall_reason: 'inactivity', idle_seconds: 121, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report' });
+    const doc = readWatchdogJson(dir, 'E-1');
+    expect(doc.stalls_detected).toHaveLength(1);
+    expect(doc.healthy_tasks).toEqual(['t2']);
+
+    // Still stalled: nothing new. Then it recovers: one healthy line with recovered.
+    await h.advance(30 * S);
+    expect(names(dir)).toHaveLength(4);
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0 + 150 * S) },
+      { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0 + 150 * S) },
+    ]);
+    await h.advance(30 * S);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'healthy', task_id: 't1', recovered: true });
+
+    // Everything terminal: the loop stops by itself.
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'merged' },
+      { task_id: 't2', ticket_id: 'P-2', status: 'failed' },
+    ]);
+    await h.advance(30 * S);
+    expect(await h.done).toBe(0);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'wave_complete' });
+  });
+
+  it('wakes at the earliest stall deadline, not only every check interval', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0 - 100 * S) }]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 600 }, T0);
+    // Deadline = T0-100s+120s = T0+20s; a stall is idle > window, so one ms later.
+    expect(h.clock.nextWakeMs()).toBe(T0 + 20 * S + 1);
+    await h.advance(20 * S + 1);
+    expect(names(dir).at(-1)).toBe('stall_detected:t1');
+    h.stop();
+    await h.done;
+  });
+
+  it('logs one input_error per distinct problem, keeps checking, and never overwrites watchdog.json with garbage', async () => {
+    const dir = tempDir();
+    const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 10 }, T0);
+    const good = readFileSync(file.replace('state.yaml', 'watchdog.json'), 'utf8');
+
+    writeFileSync(file, 'current_wave:\n  tasks: [\n'); // an orchestrator mid-write
+    await h.advance(10 * S);
+    await h.advance(10 * S);
+    await h.advance(10 * S);
+    writeFileSync(file, 'current_wave:\n  tasks:\n    - ticket_id: P-1\n      pid: "many"\n');
+    await h.advance(10 * S);
+    await h.advance(10 * S);
+    const errors = readEvents(dir).filter((e) => e.event === 'input_error');
+    expect(errors.map((e) => e.code)).toEqual(['yaml_syntax', 'wrong_type']);
+    expect(errors[1]!.message).toContain('state.yaml:4:12 current_wave.tasks[0].pid: expected number, got "many".');
+    expect(readFileSync(file.replace('state.yaml', 'watchdog.json'), 'utf8')).toBe(good);
+    expect(h.err.join('')).toContain('(still watching)');
+
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
+    await h.advance(10 * S);
+    expect(await h.done).toBe(0);
+  });
+
+  it('on a signal, finishes the check, writes watchdog_stopped and exits 0', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report' }, T0);
+    h.stop('SIGINT');
+    expect(await h.done).toBe(0);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal', signal: 'SIGINT', checks: 1 });
+  });
+
+  it('after a restart it does not log the same healthy task again', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    for (let i = 0; i < 2; i++) {
+      const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report' }, T0 + i * S);
+      h.stop();
+      await h.done;
+    }
+    expect(names(dir).filter((n) => n === 'healthy:t1')).toHaveLength(1);
+  });
+});

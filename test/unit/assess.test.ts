@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { assess, type Verdict } from '../../src/assess.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/policy.js';
+import { mergeObservations } from '../../src/observe/observation.js';
+import { observeRow } from '../../src/observe/observe-row.js';
+import type { Task } from '../../src/contracts/state-file.js';
+import { classifyStatus } from '../../src/contracts/state-file.js';
+import { makeObs, makeTask, T0 } from '../helpers/builders.js';
+
+const S = 1000;
+const policy = (baseSeconds: number): Policy => ({ ...DEFAULT_POLICY, baseTimeoutMs: baseSeconds * S });
+/** Assess a task from its row alone, as of T0 + `atSeconds`. */
+const fromRow = (task: Partial<Task>, atSeconds: number, baseSeconds = 120): Verdict => {
+  const t = makeTask({ ...task, statusClass: classifyStatus(task.status ?? 'in_progress') });
+  return assess(t, mergeObservations([observeRow(t)]), policy(baseSeconds), T0 + atSeconds * S);
+};
+
+describe('assess: the stall window', () => {
+  it.each([
+    ['idle exactly the timeout is healthy', { lastActivityMs: T0 }, 120_000, 120, 'healthy'],
+    ['one millisecond more is stalled', { lastActivityMs: T0 }, 120_001, 120, 'stalled'],
+    ['a base of 300 s keeps a 130 s Bash call at 300 s (healthy at 300 s)', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 300_000, 300, 'healthy'],
+    ['... and stalled just after 300 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 300_001, 300, 'stalled'],
+    ['base 120 s with a 600000 ms Bash call gives 660 s (healthy at 660 s)', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000 }, 660_000, 120, 'healthy'],
+    ['... and stalled just after 660 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000 }, 660_001, 120, 'stalled'],
+    ['a Bash timeout of exactly 120000 ms is not an exemption', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 120_000 }, 120_001, 120, 'stalled'],
+    ['a long timeout on a tool other than Bash is not an exemption', { lastActivityMs: T0, lastToolName: 'Read', lastToolTimeoutMs: 600_000 }, 120_001, 120, 'stalled'],
+    ['"Rate limit hit, retrying" doubles the window (healthy at 240 s)', { lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying' }, 240_000, 120, 'healthy'],
+    ['... and stalled just after 240 s', { lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying' }, 240_001, 120, 'stalled'],
+    ['`gh run watch` gives at least 600 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolCommand: 'gh run watch 12345 --exit-status' }, 600_000, 120, 'healthy'],
+    ['... and stalls after 600 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolCommand: 'gh run watch 12345 --exit-status' }, 600_001, 120, 'stalled'],
+    ['a never-active task stalls from its dispatched_at', { dispatchedAtMs: T0 }, 120_001, 120, 'stalled'],
+    ['a never-active task is healthy until then', { dispatchedAtMs: T0 }, 120_000, 120, 'healthy'],
+  ] as const)('%s', (_name, task, atMs, base, expected) => {
+    const t = makeTask({ ...task, statusClass: 'in_flight' });
+    const v = assess(t, mergeObservations([observeRow(t)]), policy(base), T0 + atMs);
+    expect(v.kind).toBe(expected);
+  });
+
+  it('records the effective window and every exemption that applied, by name', () => {
+    const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000, lastToolCommand: 'gh run watch 1', lastOutput: 'retrying' }, 10);
+    expect(v.effectiveTimeoutMs).toBe(660_000);
+    expect(v.exemptions).toEqual(['bash_long_timeout', 'rate_limit', 'ci_polling']);
+    expect(v.hasBashTimeoutExemption).toBe(true);
+  });
+
+  it('the Bash exemption that does not widen the window is listed but not flagged', () => {
+    const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 10, 300);
+    expect(v.effectiveTimeoutMs).toBe(300_000);
+    expect(v.exemptions).toEqual(['bash_long_timeout']);
+    expect(v.hasBashTimeoutExemption).toBe(false);
+  });
+
+  it('a task with no activity falls back to the wave dispatch time (normalised into dispatchedAtMs)', () => {
+    const v = fromRow({ dispatchedAtMs: T0 }, 200);
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'never_started', idleMs: 200_000, lastProgressMs: T0 });
+  });
+
+  it('reports the deadline at which a healthy task would stall', () => {
+    expect(fromRow({ lastActivityMs: T0 + 5 * S }, 10).deadlineMs).toBe(T0 + 125 * S);
+  });
+});
+
+describe('assess: precedence', () => {
+  it('a timestamp 10 minutes in the future is inconsistent, never stalled', () => {
+    const v = fromRow({ lastActivityMs: T0 + 600 * S }, 0);
+    expect(v.kind).toBe('inconsistent');
+    expect(v.reason).toBe('last activity is 600s in the future (clock skew or a bad timestamp)');
+  });
+
+  it('a timestamp 4 minutes ahead is tolerated (clock skew under 5 minutes)', () => {
+    expect(fromRow({ lastActivityMs: T0 + 240 * S }, 0).kind).toBe('healthy');
+  });
+
+  it('a task with no evidence and no dispatch time is unknown', () => {
+    const v = fromRow({ dispatchedAtMs: undefined }, 10_000);
+    expect(v.kind).toBe('unknown');
+    expect(v.reason).toBe('no activity evidence and no dispatched_at');
+  });
+
+  it.each(['completed', 'merged', 'failed', 'cancelled', 'timeout'])('terminal status %s is not evaluated', (status) => {
+    const v = fromRow({ status, lastActivityMs: T0 }, 100_000);
+    expect(v.kind).toBe('terminal');
+    expect(v.idleMs).toBeUndefined();
+  });
+
+  it('blocked is blocked, however long it has been silent', () => {
+    expect(fromRow({ status: 'blocked', lastActivityMs: T0 }, 100_000).kind).toBe('blocked');
+  });
+
+  it('an unrecognised status is unknown and says which', () => {
+    const v = fromRow({ status: 'paused', lastActivityMs: T0 }, 100_000);
+    expect(v.kind).toBe('unknown');
+    expect(v.reason).toContain('status "paused"');
+  });
+
+  it('finished evidence while the row says in progress is inconsistent', () => {
+    const v = assess(makeTask(), makeObs({ finished: { kind: 'result' }, lastProgressMs: T0 }), policy(120), T0 + 1_000_000);
+    expect(v.kind).toBe('inconsistent');
+  });
+
+  it('waiting on a permission prompt is waiting_human, not stalled', () => {
+    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'permission_prompt' } }), policy(120), T0 + 1_000_000);
+    expect(v.kind).toBe('waiting_human');
+  });
+
+  it('an open tool call never stalls before its own timeout plus 60 s', () => {
+    const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', timeoutMs: 300_000, isOpen: true, startedAtMs: T0 } });
+    expect(assess(makeTask(), obs, policy(120), T0 + 360_000).kind).toBe('healthy');
+    const late = assess(makeTask(), obs, policy(120), T0 + 360_001);
+    expect(late).toMatchObject({ kind: 'stalled', stallReason: 'open_tool_overrun' });
+    expect(late.exemptions).toEqual(['bash_long_timeout', 'open_tool_call']);
+  });
+
+  it('an open Bash call with no timeout gets the 120 s default plus grace', () => {
+    const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true } });
+    expect(assess(makeTask(), obs, policy(60), T0 + 180_000).kind).toBe('healthy');
+    expect(assess(makeTask(), obs, policy(60), T0 + 180_001).kind).toBe('stalled');
+  });
+
+  it('API retry records give the rate-limit exemption without any text', () => {
+    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, isApiRetrying: true }), policy(120), T0 + 200_000);
+    expect(v).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'], effectiveTimeoutMs: 240_000 });
+  });
+
+  it('the same call with the same input 4 times in a row is looping', () => {
+    const call = { name: 'Read', inputSummary: 'src/a.ts', isOpen: false };
+    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call, call] }), policy(120), T0 + 1000);
+    expect(v.kind).toBe('looping');
+    expect(v.reason).toBe('same Read call repeated 4 times in a row');
+    expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call] }), policy(120), T0 + 1000).kind).toBe('healthy');
+  });
+
+  it('the same error 3 times is looping', () => {
+    const calls = ['a', 'b', 'c'].map((f) => ({ name: 'Bash', inputSummary: f, isOpen: false, error: 'ENOENT: no such file' }));
+    expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: calls }), policy(120), T0 + 1000).kind).toBe('looping');
+  });
+
+  it('a missing transcript with no other evidence is unknown with the reason, not stalled', () => {
+    const obs = makeObs({ missing: [{ source: 'transcript', reason: 'not found at /x.jsonl' }] });
+    const v = assess(makeTask(), obs, policy(120), T0 + 1_000_000);
+    expect(v.kind).toBe('unknown');
+    expect(v.reason).toBe('no activity evidence: transcript: not found at /x.jsonl');
+  });
+
+  it('is deterministic: the same inputs give the same verdict', () => {
+    const t = makeTask({ lastActivityMs: T0 });
+    const o = mergeObservations([observeRow(t)]);
+    expect(assess(t, o, policy(120), T0 + 500_000)).toEqual(assess(t, o, policy(120), T0 + 500_000));
+  });
+});

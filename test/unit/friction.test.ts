@@ -1,0 +1,208 @@
+// Friction notes and the escalation comment: pure rendering, hypotheses from stall patterns.
+import { describe, expect, it } from 'vitest';
+import { hypothesizeRootCause, type HypothesisKind } from '../../src/act/friction-hypothesis.js';
+import { renderFrictionNote, renderOrphanNote, type OrphanAction } from '../../src/act/friction-render.js';
+import { hasCommentKey, renderEscalationComment, withCommentKey } from '../../src/act/linear-comment.js';
+import { formatSeconds, stallRecordFromEvent, type StallRecord } from '../../src/act/stall-history.js';
+
+/** A stall of attempt `n` (task t1, t1-r1, t1-r2 ...). */
+function stall(n: number, over: Partial<StallRecord> = {}): StallRecord {
+  return {
+    detectedAt: `2026-04-02T1${n}:00:00Z`,
+    taskId: n === 0 ? 't1' : `t1-r${n}`,
+    attempt: n,
+    idleSeconds: 600 + n,
+    stallReason: 'inactivity',
+    exemptions: [],
+    ...over,
+  };
+}
+const three = (over: (n: number) => Partial<StallRecord>) => [0, 1, 2].map((n) => stall(n, over(n)));
+
+describe('hypothesizeRootCause', () => {
+  it.each<[string, StallRecord[], HypothesisKind]>([
+    ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
+    ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
+    ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
+    ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
+    ['one Bash overrun among three', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'context_or_dependency'],
+    ['rate limits', three(() => ({ exemptions: ['rate_limit'] })), 'provider_capacity'],
+    ['same last tool every time', three(() => ({ lastTool: 'WebFetch' })), 'stuck_on_step'],
+    ['different last tools', three((n) => ({ lastTool: ['Read', 'Edit', 'Grep'][n] })), 'context_or_dependency'],
+    ['no last tool at all', three(() => ({})), 'context_or_dependency'],
+    ['a single stall on a tool', [stall(0, { lastTool: 'Edit' })], 'context_or_dependency'],
+    ['no history', [], 'context_or_dependency'],
+  ])('%s → %s', (_name, history, kind) => {
+    expect(hypothesizeRootCause(history, 'ENG-123').kind).toBe(kind);
+  });
+
+  it('names the evidence in its text', () => {
+    const h = hypothesizeRootCause(three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'ENG-123');
+    expect(h.text).toContain('In 2 of 3 stalls a Bash command ran past its own timeout');
+    expect(h.action).toContain('ENG-123');
+  });
+});
+
+describe('renderFrictionNote', () => {
+  it('follows the seed template with history, evidence links, hypothesis and action', () => {
+    const md = renderFrictionNote({
+      ticketId: 'ENG-123',
+      attempts: 3,
+      maxRedispatches: 2,
+      history: three((n) => ({ stallReason: 'open_tool_overrun', lastTool: 'Bash', exemptions: n === 1 ? ['open_tool_call', 'ci_polling'] : ['open_tool_call'] })),
+      evidencePaths: { dispatchLogs: ['dispatch-log/2026-04-02.ndjson'], checkpoints: ['pipeline_checkpoints/ENG-123/recovery-1.yaml', 'pipeline_checkpoints/ENG-123/recovery-2.yaml'] },
+      trackerOutcome: { kind: 'updated' },
+      escalatedAt: '2026-04-02T13:00:00Z',
+      actionKey: 'epic-1:t1-r2:escalate',
+    });
+    expect(md).toMatchInlineSnapshot(`
+      "# Agent Stall Escalation: ENG-123
+
+      <!-- dispatch-watchdog:friction:ENG-123:attempt-3 -->
+
+      ## Summary
+      Agent stalled 3 times, exceeding max redispatch limit of 2.
+      Escalated at 2026-04-02T13:00:00Z.
+      Tracker: moved ENG-123 to "Blocked" in Linear and commented the stall history.
+
+      | # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |
+      |---|---|---|---|---|---|---|---|
+      | 1 | 2026-04-02T10:00:00Z | t1 | 0 | 10m 00s | open_tool_overrun | open_tool_call | Bash |
+      | 2 | 2026-04-02T11:00:00Z | t1-r1 | 1 | 10m 01s | open_tool_overrun | open_tool_call, ci_polling | Bash |
+      | 3 | 2026-04-02T12:00:00Z | t1-r2 | 2 | 10m 02s | open_tool_overrun | open_tool_call | Bash |
+
+      ## Evidence
+      - Dispatch log: [dispatch-log/2026-04-02.ndjson](../dispatch-log/2026-04-02.ndjson)
+      - Checkpoint: [pipeline_checkpoints/ENG-123/recovery-1.yaml](../pipeline_checkpoints/ENG-123/recovery-1.yaml)
+      - Checkpoint: [pipeline_checkpoints/ENG-123/recovery-2.yaml](../pipeline_checkpoints/ENG-123/recovery-2.yaml)
+      - Idempotency key: \`epic-1:t1-r2:escalate\`
+
+      ## Root Cause Hypothesis
+      In all 3 stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).
+
+      ## Recommended Action
+      Find the last Bash command in the transcripts of ENG-123 and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ENG-123 out of Blocked.
+      "
+    `);
+  });
+
+  it.each<[string, Parameters<typeof renderFrictionNote>[0]['trackerOutcome'], string]>([
+    ['already blocked', { kind: 'already_blocked', stateName: 'On Hold' }, 'Tracker: ENG-9 was already in "On Hold" in Linear; the stall history is commented.'],
+    ['skipped', { kind: 'skipped' }, 'Tracker: skipped (LINEAR_API_KEY is not set); move ENG-9 to "Blocked" by hand.'],
+    ['failed', { kind: 'failed', detail: 'the API key was rejected' }, 'Tracker: the Linear update failed (the API key was rejected); move ENG-9 to "Blocked" by hand.'],
+  ])('says what happened to the tracker (%s)', (_name, trackerOutcome, line) => {
+    const md = renderFrictionNote({ ticketId: 'ENG-9', attempts: 3, maxRedispatches: 2, history: [], evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome });
+    expect(md.split('\n')).toContain(line);
+    expect(md).toContain('- Dispatch log: none found\n- Checkpoint: none written');
+  });
+
+  it('keeps a table intact when a value has a pipe or a newline', () => {
+    const md = renderFrictionNote({
+      ticketId: 'ENG-9', attempts: 1, maxRedispatches: 0, history: [stall(0, { lastTool: 'a|b\nc' })],
+      evidencePaths: { dispatchLogs: ['/abs/log.ndjson'], checkpoints: [] }, trackerOutcome: { kind: 'updated' },
+    });
+    expect(md).toContain('| a\\|b c |');
+    expect(md).toContain('- Dispatch log: [/abs/log.ndjson](/abs/log.ndjson)');
+  });
+});
+
+describe('renderOrphanNote', () => {
+  const orphans = (n: number): OrphanAction[] =>
+    Array.from({ length: n }, (_, i) => ({ key: `epic-1:t${i}:cancel`, action: 'cancel', ticketId: `ENG-${i}`, taskId: `t${i}`, startedAt: '2026-04-02T10:00:00Z', detail: 'no marker' }));
+  const listed = (md: string) => md.split('\n').filter((l) => l.startsWith('| `epic-1:')).length;
+
+  it.each([
+    [1, 1, false],
+    [30, 30, false],
+    [31, 20, true],
+    [45, 20, true],
+  ])('%i orphans: lists %i', (n, shown, saysMore) => {
+    const md = renderOrphanNote(orphans(n), { runId: 'run-1' });
+    expect(listed(md)).toBe(shown);
+    expect(md.includes(`${n - 20} more not listed (${n} in total)`)).toBe(saysMore);
+  });
+
+  it('is pinned', () => {
+    expect(renderOrphanNote(orphans(2), { runId: 'run-7', epicId: 'epic-1', detectedAt: '2026-04-02T10:05:00Z' })).toMatchInlineSnapshot(`
+      "# Orphaned Actions: run run-7
+
+      <!-- dispatch-watchdog:orphans:run-7 -->
+
+      ## Summary
+      At start-up (2026-04-02T10:05:00Z), 2 actions of epic epic-1 had started but left neither an outcome nor a marker, so the watchdog cannot tell whether they ran. None was re-fired.
+
+      ## Orphans
+      | key | action | ticket | task | started (UTC) | detail |
+      |---|---|---|---|---|---|
+      | \`epic-1:t0:cancel\` | cancel | ENG-0 | t0 | 2026-04-02T10:00:00Z | no marker |
+      | \`epic-1:t1:cancel\` | cancel | ENG-1 | t1 | 2026-04-02T10:00:00Z | no marker |
+
+      ## Recommended Action
+      For each key, check by hand whether the action happened (is the agent still running? is there a request file, a checkpoint, a Linear comment?). Finish or undo it yourself; the watchdog will not touch these keys again.
+      "
+    `);
+  });
+});
+
+describe('the escalation comment', () => {
+  it('is pinned, and carries the key visibly and as a trailing HTML comment', () => {
+    const body = renderEscalationComment({
+      ticketId: 'ENG-123', attempts: 3, history: three(() => ({ stallReason: 'never_started' })),
+      frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md', key: 'epic-1:t1-r2:escalate',
+    });
+    expect(body).toMatchInlineSnapshot(`
+      "**dispatch-watchdog moved ENG-123 to Blocked**: the agent stalled in 3 attempts, and the redispatch limit is reached.
+
+      | # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |
+      |---|---|---|---|---|---|---|---|
+      | 1 | 2026-04-02T10:00:00Z | t1 | 0 | 10m 00s | never_started | – | – |
+      | 2 | 2026-04-02T11:00:00Z | t1-r1 | 1 | 10m 01s | never_started | – | – |
+      | 3 | 2026-04-02T12:00:00Z | t1-r2 | 2 | 10m 02s | never_started | – | – |
+
+      **Root cause hypothesis:** The agent never showed any activity in all 3 attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.
+
+      **Recommended action:** Launch one agent for ENG-123 by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ENG-123 out of Blocked to dispatch it again.
+
+      Friction note: \`friction/2026-04-02-stall-escalation-eng-123.md\` (in the watchdog's state dir).
+
+      _Posted by dispatch-watchdog · key \`dispatch-watchdog:epic-1:t1-r2:escalate\`_
+      <!-- dispatch-watchdog:epic-1:t1-r2:escalate -->
+      "
+    `);
+    expect(hasCommentKey(body, 'epic-1:t1-r2:escalate')).toBe(true);
+  });
+
+  it.each([
+    ['<!-- dispatch-watchdog:e:t1:escalate -->', true],
+    ['key `dispatch-watchdog:e:t1:escalate`', true],
+    ['dispatch-watchdog:e:t1:escalate', true],
+    ['<!-- dispatch-watchdog:e:t1-r1:escalate -->', false],
+    ['dispatch-watchdog:e:t1:escalated', false],
+    ['e:t1:escalate', false],
+  ])('hasCommentKey(%j, "e:t1:escalate") is %s', (body, expected) => {
+    expect(hasCommentKey(body, 'e:t1:escalate')).toBe(expected);
+  });
+
+  it('adds the key to a body once', () => {
+    const once = withCommentKey('Hello', 'e:t1:escalate');
+    expect(withCommentKey(once, 'e:t1:escalate')).toBe(once);
+  });
+});
+
+describe('stall history helpers', () => {
+  it('reads a stall_detected event', () => {
+    const r = stallRecordFromEvent({
+      event: 'stall_detected', timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'e', run_id: 'r', ticket_id: 'ENG-1', task_id: 't1-r1', agent_id: 'a',
+      stall_reason: 'open_tool_overrun', idle_seconds: 900, bash_timeout_exemption: true, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch',
+      last_tool: 'Bash',
+    } as Parameters<typeof stallRecordFromEvent>[0]);
+    expect(r).toEqual({ detectedAt: '2026-04-02T10:00:00Z', taskId: 't1-r1', attempt: 1, idleSeconds: 900, stallReason: 'open_tool_overrun', exemptions: ['bash_long_timeout'], lastTool: 'Bash' });
+  });
+
+  it.each([
+    [0, '0s'],
+    [59.6, '1m 00s'],
+    [754, '12m 34s'],
+    [3700, '1h 01m'],
+  ])('formatSeconds(%d) = %s', (s, text) => expect(formatSeconds(s)).toBe(text));
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { Verdict } from '../../src/assess.js';
+import type { DispatchEvent } from '../../src/contracts/events.js';
+import { foldHistory } from '../../src/journal/history.js';
+import { planCheck, recoveryTaskId, type PlanOptions } from '../../src/plan.js';
+import { makeTask } from '../helpers/builders.js';
+
+const opts = (over: Partial<PlanOptions> = {}): PlanOptions => ({
+  epicId: 'E-1',
+  strategy: 'redispatch',
+  maxRedispatches: 2,
+  shouldActOnLooping: false,
+  circuitBreaker: { minStalled: 3, fraction: 0.5 },
+  isLagged: false,
+  ...over,
+});
+const verdict = (taskId: string, kind: Verdict['kind'], over: Partial<Verdict> = {}): Verdict => ({
+  kind, taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 120_000, exemptions: [], hasBashTimeoutExemption: false,
+  sources: ['row'], reason: kind, idleMs: 130_000, stallReason: kind === 'stalled' ? 'inactivity' : undefined, ...over,
+});
+const tasksOf = (vs: Verdict[]) => new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));
+const env = { timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'E-1', run_id: 'r' };
+const redispatched = (ticket: string, n: number): DispatchEvent[] =>
+  Array.from({ length: n }, (_, i) => ({ ...env, event: 'redispatch', ticket_id: ticket, task_id: `x${i}`, agent_id: `x${i}`, key: `k${i}`, redispatch_attempt: i + 1, recovery_task_id: `x-r${i + 1}` }) as DispatchEvent);
+
+describe('planCheck', () => {
+  it('report: logs the stall once and takes no action', () => {
+    const vs = [verdict('t1', 'stalled'), verdict('t2', 'healthy')];
+    const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ strategy: 'report' }));
+    expect(p.actions).toEqual([]);
+    expect(p.events.map((e) => e.event)).toEqual(['stall_detected', 'healthy']);
+    expect(p.stalls.get('t1')).toEqual({ actionTaken: 'report', redispatchAttempt: 1 });
+  });
+
+  it('does not log a verdict that was already the last one logged for the task', () => {
+    const vs = [verdict('t1', 'healthy')];
+    const h = foldHistory([{ ...env, event: 'healthy', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', idle_seconds: 1 } as DispatchEvent], 'E-1');
+    expect(planCheck(vs, tasksOf(vs), h, opts()).events).toEqual([]);
+  });
+
+  it.each([
+    ['redispatch under the cap', 'redispatch', 0, 'redispatch', 1, 't1-r1'],
+    ['redispatch at attempt 2', 'redispatch', 1, 'redispatch', 2, 't1-r2'],
+    ['escalate at the cap (2 redispatches done)', 'redispatch', 2, 'escalate', 3, undefined],
+    ['cancel', 'cancel', 0, 'cancel', 1, undefined],
+  ] as const)('%s', (_n, strategy, done, kind, attempt, recovery) => {
+    const vs = [verdict('t1', 'stalled')];
+    const p = planCheck(vs, tasksOf(vs), foldHistory(redispatched('P-t1', done), 'E-1'), opts({ strategy }));
+    expect(p.actions).toHaveLength(1);
+    expect(p.actions[0]).toMatchObject({ kind, key: `E-1:t1:${kind}`, attempt, recoveryTaskId: recovery });
+  });
+
+  it('the redispatch count matches ticket ids exactly, never by substring', () => {
+    const vs = [verdict('t1', 'stalled', { ticketId: 'P-1' })];
+    const h = foldHistory([...redispatched('P-10', 2), ...redispatched('XP-1', 2)], 'E-1');
+    expect(planCheck(vs, tasksOf(vs), h, opts()).actions[0]).toMatchObject({ kind: 'redispatch', attempt: 1 });
+  });
+
+  it('never acts twice on the same task instance', () => {
+    const vs = [verdict('t1', 'stalled')];
+    const started = { ...env, event: 'action_started', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', key: 'E-1:t1:redispatch', action: 'redispatch' } as DispatchEvent;
+    const p = planCheck(vs, tasksOf(vs), foldHistory([started], 'E-1'), opts());
+    expect(p.actions).toEqual([]);
+    expect(p.stalls.get('t1')!.actionTaken).toBe('already_under_way');
+  });
+
+  it('circuit breaker: half or more of the in-flight tasks (at least 3) stalled → no actions, one mass_stall', () => {
+    const vs = [verdict('a', 'stalled'), verdict('b', 'stalled'), verdict('c', 'stalled'), verdict('d', 'healthy'), verdict('e', 'healthy'), verdict('f', 'healthy')];
+    const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts());
+    expect(p.actions).toEqual([]);
+    expect(p.isMassStall).toBe(true);
+    expect(p.events.filter((e) => e.event === 'mass_stall')).toEqual([{ event: 'mass_stall', stalled: 3, in_flight: 6, task_ids: ['a', 'b', 'c'] }]);
+    // The same episode is not logged again.
+    const again = planCheck(vs, tasksOf(vs), foldHistory([{ ...env, event: 'mass_stall', stalled: 3, in_flight: 6, task_ids: ['c', 'b', 'a'] } as DispatchEvent], 'E-1'), opts());
+    expect(again.events.filter((e) => e.event === 'mass_stall')).toEqual([]);
+  });
+
+  it('two stalls out of three is not a mass stall (fewer than 3)', () => {
+    const vs = [verdict('a', 'stalled'), verdict('b', 'stalled'), verdict('c', 'healthy')];
+    expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts()).actions).toHaveLength(2);
+  });
+
+  it('self-lag: holds actions for one re-observation', () => {
+    const vs = [verdict('t1', 'stalled')];
+    const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ isLagged: true }));
+    expect(p.actions).toEqual([]);
+    expect(p.stalls.get('t1')!.actionTaken).toBe('held:self_lag');
+  });
+
+  it('looping is acted on only when the policy says so', () => {
+    const vs = [verdict('t1', 'looping')];
+    expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts()).actions).toEqual([]);
+    expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ shouldActOnLooping: true })).actions).toHaveLength(1);
+  });
+
+  it.each([['t1', 1, 't1-r1'], ['t1-r1', 2, 't1-r2'], ['task-7-r2', 3, 'task-7-r3']] as const)('recoveryTaskId(%s, %i) = %s', (id, n, want) => {
+    expect(recoveryTaskId(id, n)).toBe(want);
+  });
+});
