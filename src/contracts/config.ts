@@ -49,6 +49,7 @@ export const ConfigSchema = z
         redispatch_argv: Argv.optional(),
         cancel_argv: Argv.optional(),
         teams_dir: z.string().min(1).optional().describe('Claude Code teams dir. @defaultValue ~/.claude/teams'),
+        command_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe('command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown. @defaultValue 60000'),
       })
       .optional(),
     linear: z

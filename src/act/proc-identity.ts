@@ -1,0 +1,104 @@
+// Who a pid is: its start time (/proc/<pid>/stat field 22, clock ticks since boot) and the boot id,
+// so a recycled pid is never mistaken for the agent that once had it. Linux only; elsewhere "unknown".
+import { execFile } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+
+/** A process as it was when first seen: the same pid with another start time or boot is someone else. */
+export interface ProcessIdentity {
+  pid: number;
+  /** /proc/<pid>/stat field 22 (starttime), in clock ticks since boot. */
+  startTicks: number;
+  /** /proc/sys/kernel/random/boot_id: start ticks restart at every boot. */
+  bootId?: string;
+}
+
+/** Parse /proc/<pid>/stat: the command name is in parentheses and may hold spaces and ")". */
+export function parseProcStat(text: string): { state: string; pgrp: number; startTicks: number } | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const rest = text.slice(close + 2).split(' ');
+  // rest[0] is field 3 (state), so field n is rest[n - 3].
+  const state = rest[0];
+  const pgrp = Number(rest[2]);
+  const startTicks = Number(rest[19]);
+  if (!state || !Number.isSafeInteger(startTicks) || !Number.isSafeInteger(pgrp)) return undefined;
+  return { state, pgrp, startTicks };
+}
+
+let bootIdCache: Promise<string | undefined> | undefined;
+const readBootId = () =>
+  (bootIdCache ??= fs.readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined));
+
+/** What /proc says about a pid right now. */
+export type ProcessProbe =
+  | { kind: 'alive'; identity: ProcessIdentity; /** process group id (field 5) */ pgrp: number }
+  | { kind: 'gone' }
+  | { kind: 'unknown'; reason: string };
+
+/** The live process behind `pid` now: `gone` (no such process, or a zombie), or `unknown` without /proc. */
+export async function probeProcess(pid: number): Promise<ProcessProbe> {
+  let text: string;
+  try {
+    text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESRCH') {
+      try {
+        await fs.access('/proc/self/stat');
+        return { kind: 'gone' };
+      } catch {
+        return isAlive(pid) ? { kind: 'unknown', reason: 'no /proc on this system' } : { kind: 'gone' };
+      }
+    }
+    return { kind: 'unknown', reason: `cannot read /proc/${pid}/stat (${code ?? String(e)})` };
+  }
+  const stat = parseProcStat(text);
+  if (!stat) return { kind: 'unknown', reason: `cannot parse /proc/${pid}/stat` };
+  // A zombie has exited; only its parent's wait() is missing. X = dead.
+  if (stat.state === 'Z' || stat.state === 'X') return { kind: 'gone' };
+  return { kind: 'alive', identity: { pid, startTicks: stat.startTicks, bootId: await readBootId() }, pgrp: stat.pgrp };
+}
+
+/** The identity of a running process, to record when a task (or a replacement) is first seen; undefined if gone or unknowable. */
+export async function readProcessIdentity(pid: number): Promise<ProcessIdentity | undefined> {
+  const p = await probeProcess(pid);
+  return p.kind === 'alive' ? p.identity : undefined;
+}
+
+/** Same process: same pid, same start ticks, and the same boot when both sides know it. */
+export function isSameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  return a.pid === b.pid && a.startTicks === b.startTicks && (a.bootId === undefined || b.bootId === undefined || a.bootId === b.bootId);
+}
+
+/** `kill(pid, 0)`: true when the pid exists (EPERM means it exists but is not ours). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+let hzCache: Promise<number> | undefined;
+/** Clock ticks per second (`getconf CLK_TCK`, run once without a shell); 100 on every common Linux. */
+export function clockTicksPerSecond(): Promise<number> {
+  return (hzCache ??= new Promise((resolve) => {
+    execFile('getconf', ['CLK_TCK'], { timeout: 2000 }, (err, stdout) => {
+      const hz = Number(String(stdout).trim());
+      resolve(!err && Number.isInteger(hz) && hz > 0 ? hz : 100);
+    });
+  }));
+}
+
+/** Wall-clock start of a process in epoch ms (boot time from /proc/stat `btime` + start ticks); undefined without /proc. */
+export async function processStartMs(identity: ProcessIdentity): Promise<number | undefined> {
+  try {
+    const stat = await fs.readFile('/proc/stat', 'utf8');
+    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1]);
+    if (!Number.isFinite(btime)) return undefined;
+    return btime * 1000 + (identity.startTicks * 1000) / (await clockTicksPerSecond());
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,40 @@
+// pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml: what a replacement agent needs to resume a
+// stalled ticket with only the remaining work (DESIGN §8). Written once by the watchdog. Pure.
+import * as z from 'zod';
+import { SafeId } from './ids.js';
+import { parseYaml, type ParseResult } from './parse-yaml.js';
+import { IsoTimestamp } from './time.js';
+
+const LastTool = z.looseObject({
+  name: z.string(),
+  input_summary: z.string().optional(),
+  command: z.string().optional().describe('Bash command, shortened.'),
+  is_open: z.boolean().describe('No result had arrived when the agent stalled.'),
+  error: z.string().optional().describe('The result was an error: its text, shortened.'),
+});
+
+/** One recovery checkpoint. Unknown keys are kept for forward compatibility. */
+export const CheckpointSchema = z
+  .looseObject({
+    schema_version: z.literal('1'),
+    epic_id: SafeId,
+    ticket_id: SafeId,
+    task_id: SafeId.describe('The stalled task this checkpoint replaces.'),
+    attempt: z.number().int().min(1).describe('Redispatch attempt: 1 for the first replacement.'),
+    recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
+    created_at: IsoTimestamp,
+    stall_reason: z.string(),
+    idle_seconds: z.number().min(0),
+    completed_work: z.array(z.string()).describe('What the evidence shows is done: do not redo it.'),
+    remaining_work: z.array(z.string()).describe('What is left; empty means the evidence does not say.'),
+    last_tool: LastTool.nullable(),
+    last_output: z.string().nullable().describe('The end of the last text the agent wrote (excerpt).'),
+    supersedes: z.string().nullable().describe('The previous checkpoint of this ticket (state-dir relative), or null.'),
+  })
+  .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (DESIGN §8).' });
+export type Checkpoint = z.output<typeof CheckpointSchema>;
+
+/** Parse the text of a checkpoint file. */
+export function parseCheckpoint(text: string, fileName: string): ParseResult<Checkpoint> {
+  return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: 'The checkpoint was changed by hand or by another tool; restore it or remove it.' });
+}

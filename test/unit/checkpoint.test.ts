@@ -1,0 +1,116 @@
+// Recovery ids, checkpoint content and the recovery prompt: pure, plain data in and out.
+import { describe, expect, it } from 'vitest';
+import { buildCheckpoint, recoveryTaskId, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/checkpoint.js';
+import { completedFromCalls, workItems } from '../../src/act/work-items.js';
+import { CheckpointSchema, type Checkpoint } from '../../src/contracts/checkpoint.js';
+import type { ToolCall } from '../../src/observe/observation.js';
+import { makeTask, T0 } from '../helpers/builders.js';
+
+describe('recoveryTaskId', () => {
+  it.each([
+    ['t1', 1, 't1-r1'],
+    ['t1', 2, 't1-r2'],
+    ['t1-r1', 2, 't1-r2'],
+    ['task-abc-r12', 3, 'task-abc-r3'],
+    ['feature-rx', 1, 'feature-rx-r1'],
+    ['PROJ-1001', 1, 'PROJ-1001-r1'],
+    ['t1-r2', 0, 't1'],
+    ['a'.repeat(128), 1, 'a'.repeat(125) + '-r1'],
+  ])('%s, attempt %i → %s', (id, attempt, want) => {
+    expect(recoveryTaskId(id, attempt)).toBe(want);
+  });
+});
+
+describe('workItems', () => {
+  it.each<[string, unknown[], string[]]>([
+    ['a list of strings', [['Write tests', 'Fix lint']], ['Write tests', 'Fix lint']],
+    ['a bulleted string', ['- one\n* two\n1. three\n[x] four\n\n'], ['one', 'two', 'three', 'four']],
+    ['objects with a title or description', [[{ title: 'A' }, { description: 'B' }, { id: 3 }]], ['A', 'B']],
+    ['duplicates across sources', [['A'], 'A\nB'], ['A', 'B']],
+    ['nothing usable', [undefined, 42, { a: 1 }], []],
+  ])('takes %s', (_, sources, want) => {
+    expect(workItems(sources)).toEqual(want);
+  });
+
+  it('caps long items', () => {
+    expect(workItems([['x'.repeat(400)]])[0]).toHaveLength(300);
+  });
+});
+
+describe('completedFromCalls', () => {
+  const call = (c: Partial<ToolCall>): ToolCall => ({ name: 'Edit', isOpen: false, ...c });
+  it('keeps finished edits and commits, not reads, open calls or errors', () => {
+    const calls = [
+      call({ inputSummary: 'src/a.ts' }),
+      call({ name: 'Read', inputSummary: 'src/b.ts' }),
+      call({ name: 'Write', inputSummary: 'src/c.ts', isOpen: true }),
+      call({ name: 'MultiEdit', inputSummary: 'src/d.ts', error: 'old_string not found' }),
+      call({ name: 'Bash', command: 'git commit -m "retry"\nmore', inputSummary: 'git commit' }),
+      call({ name: 'Bash', command: 'npm test' }),
+    ];
+    expect(completedFromCalls(calls)).toEqual(['Edit: src/a.ts', 'Bash: git commit -m "retry"']);
+  });
+});
+
+const input = (over: Partial<CheckpointInput> = {}): CheckpointInput => ({
+  epicId: 'PROJ-1000', task: makeTask({ lastOutput: 'Running the suite, rate limit?' }), attempt: 1, stallReason: 'inactivity',
+  idleSeconds: 145.4, nowMs: T0 + 300_000, ...over,
+});
+
+describe('buildCheckpoint', () => {
+  it('builds a valid checkpoint from the row and the observed calls', () => {
+    const cp = buildCheckpoint(input({
+      row: { completed_items: ['Implement retry'], remaining_work: '- Add the retry test\n- Update the changelog' },
+      observation: {
+        recentCalls: [{ name: 'Edit', inputSummary: 'src/retry.ts', isOpen: false }],
+        lastTool: { name: 'Bash', command: 'npm test', timeoutMs: 600000, isOpen: true, inputSummary: 'npm test' },
+        lastOutput: 'x'.repeat(1500),
+      },
+    }));
+    expect(CheckpointSchema.parse(cp)).toEqual(cp);
+    expect(cp).toMatchObject({
+      ticket_id: 'PROJ-1001', task_id: 't1', recovery_task_id: 't1-r1', attempt: 1, created_at: '2026-04-02T10:05:00Z', idle_seconds: 145,
+      completed_work: ['Implement retry', 'Edit: src/retry.ts'],
+      remaining_work: ['Add the retry test', 'Update the changelog'],
+      last_tool: { name: 'Bash', command: 'npm test', input_summary: 'npm test', is_open: true },
+      supersedes: null,
+    });
+    expect(cp.last_output).toHaveLength(1001);
+  });
+
+  it('falls back to the row for the last tool and output, and supersedes the previous attempt', () => {
+    const cp = buildCheckpoint(input({ task: makeTask({ taskId: 't1-r1', lastToolName: 'Bash', lastToolCommand: 'make', lastOutput: 'done?' }), attempt: 2 }));
+    expect(cp).toMatchObject({
+      recovery_task_id: 't1-r2', last_tool: { name: 'Bash', command: 'make', is_open: false }, last_output: 'done?',
+      completed_work: [], remaining_work: [], supersedes: 'pipeline_checkpoints/PROJ-1001/recovery-1.yaml',
+    });
+  });
+});
+
+describe('renderRecoveryPrompt', () => {
+  const cp: Checkpoint = buildCheckpoint(input({
+    row: { completed_items: ['Implement retry'], remaining_work: ['Add the retry test', 'Update the changelog'] },
+    observation: { recentCalls: [], lastTool: { name: 'Bash', command: 'npm test -- --watch', isOpen: true } },
+  }));
+  const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml' });
+
+  it.each([
+    ['the attempt and ticket', 'Recovery redispatch #1 for PROJ-1001 (you are t1-r1; you replace t1).'],
+    ['the checkpoint path', 'Checkpoint: /state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml'],
+    ['only the remaining work, numbered', 'Remaining work (ONLY do these):\n1. Add the retry test\n2. Update the changelog'],
+    ['what was done', 'Already done (do NOT redo it; check it only if the remaining work depends on it):\n- Implement retry'],
+    ['the stall', 'The previous agent stalled (inactivity) after 145 s without progress; its last tool call was Bash (npm test -- --watch), which never returned.'],
+    ['no redo', '- Do NOT re-do completed work; read the checkpoint for details.'],
+    ['targeted reads', 'Read with offset/limit'],
+    ['the diagnosis stop', 'write a diagnosis doc to /state/pipeline_checkpoints/PROJ-1001/diagnosis-1.md (what you tried, what failed, what you suspect) and stop.'],
+  ])('states %s', (_, text) => {
+    expect(prompt).toContain(text);
+  });
+
+  it('says what to do when the evidence lists no work', () => {
+    const bare = renderRecoveryPrompt(buildCheckpoint(input()), { checkpointPath: '/c.yaml' });
+    expect(bare).toContain('Remaining work: not recorded. Work out what is still missing for PROJ-1001');
+    expect(bare).toContain('Already done: the evidence does not list finished items. Check `git status`');
+    expect(bare).not.toContain('its last tool call');
+  });
+});
