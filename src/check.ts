@@ -22,7 +22,7 @@ export interface ActionPerformer {
 }
 
 /** Derives the wave the watchdog judges from the state file plus its own log (replacements it launched). */
-export type WaveOverlay = (wave: Wave, history: History) => Wave;
+export type WaveOverlay = (wave: Wave, history: History) => Promise<Wave>;
 
 export interface CheckEnv {
   paths: StatePaths;
@@ -99,7 +99,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     if (e instanceof InputError) return { ok: false, nowMs, error: e };
     throw e;
   }
-  if (env.overlay) wave = env.overlay(wave, env.history);
+  if (env.overlay) wave = await env.overlay(wave, env.history);
   const observations = new Map<string, Observation>();
   const verdicts: Verdict[] = [];
   for (const task of wave.tasks) {

@@ -9,7 +9,8 @@ import { renderStatus } from './format.js';
 import { StatePaths, assertSafeId } from './journal/paths.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { packageVersion } from './version.js';
-import { EXIT, exitCodeFor, runWatch, type WatchDeps } from './watch.js';
+import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
+import { realActionDeps } from './wiring.js';
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);
@@ -89,6 +90,18 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--json', 'print watchdog.json')
     .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => setCode(await status(flags, env)));
 
+  program
+    .command('recover')
+    .description('classify and settle the actions a crash left unfinished (done / finished now / orphan), then exit; 3 when orphans were found')
+    .requiredOption('--epic-id <id>', 'epic id')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--config <file>', 'config file (default <state dir>/watchdog.config.yaml if present)')
+    .option('--json', 'print the classification as JSON')
+    .action(async (flags: WatchdogFlags) => {
+      const opts = await resolveOptions(flags, env.env, env.cwd);
+      setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
+    });
+
   return program;
 }
 
@@ -123,7 +136,7 @@ export async function runProcess(): Promise<void> {
     cwd: process.cwd(),
     output: processOutput,
     stdin: process.stdin,
-    watchDeps: { clock: realClock, signal: controller.signal, pid: process.pid },
+    watchDeps: { clock: realClock, signal: controller.signal, pid: process.pid, ...realActionDeps({ clock: realClock, env: process.env }) },
   });
   process.exitCode = code;
 }

@@ -14,6 +14,7 @@ import { runLoop } from './loop.js';
 import type { TaskObserver } from './observe/observer.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
+import type { RecoveryReport } from './act/recover.js';
 
 export const EXIT = { ok: 0, failure: 1, input: 2, stall: 3 } as const;
 
@@ -28,7 +29,7 @@ export interface WatchDeps {
   makePerformer?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => ActionPerformer;
   makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
   /** Start-up recovery of actions a crash left unfinished. */
-  recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<void>;
+  recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
 
 function printResult(r: CheckResult, opts: ResolvedOptions, out: Output) {
@@ -44,19 +45,15 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
   const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };
   const out = deps.output;
 
-  const past = await readDispatchLog(paths);
-  for (const d of past.diagnostics.slice(0, 5)) out.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}\n`);
-  if (past.diagnostics.length > 5) out.err(`dispatch-watchdog: warning: ${past.diagnostics.length - 5} more corrupt dispatch-log lines skipped\n`);
-  const history = foldHistory(past.events, opts.epicId);
-
-  let lock: HeldLock | undefined;
-  let log: DispatchLog | undefined;
-  if (!isReadOnly) {
-    lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
-    const live = !opts.isOnce && !opts.isJson ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
-    log = new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live);
-  }
+  const live = !opts.isOnce && !opts.isJson ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
+  // Take the lock before reading the log, so the history includes the previous holder's last line.
+  const lock: HeldLock | undefined = isReadOnly
+    ? undefined
+    : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
   try {
+    const journal = await openJournal(opts, deps, clock, runId, live);
+    const history = journal.history;
+    const log: DispatchLog | undefined = isReadOnly ? undefined : journal.log;
     const ctx = log ? { paths, opts, log, history, runId } : undefined;
     const env: CheckEnv = {
       paths,
@@ -109,6 +106,38 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
     return EXIT.ok;
   } finally {
     await lock?.release();
+  }
+}
+
+/** Prepare the journal for one epic: history from every day's log, the lock, and a log writer. */
+async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock: Clock, runId: string, live?: (e: DispatchEvent) => void) {
+  const paths = new StatePaths(opts.stateDir);
+  const past = await readDispatchLog(paths);
+  for (const d of past.diagnostics.slice(0, 5)) deps.output.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}\n`);
+  if (past.diagnostics.length > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnostics.length - 5} more corrupt dispatch-log lines skipped\n`);
+  const history = foldHistory(past.events, opts.epicId);
+  return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live) };
+}
+
+/** `dispatch-watchdog recover`: settle the actions a crash left unfinished, then exit. */
+export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
+  const runId = randomUUID();
+  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  try {
+    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], orphans: [] };
+    if (opts.isJson) {
+      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, orphans: report.orphans }) + '\n');
+    } else {
+      const lines = [
+        `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now, ${report.orphans.length} orphaned`,
+        ...report.orphans.map((o) => `  orphan ${o.key}: ${o.detail ?? ''} (never re-fired; see the friction note)`),
+      ];
+      deps.output.out(lines.join('\n') + '\n');
+    }
+    return report.orphans.length > 0 ? EXIT.stall : EXIT.ok;
+  } finally {
+    await lock.release();
   }
 }
 

@@ -80,6 +80,11 @@ export const ActionStarted = ev('action_started', {
   adapter: z.string().optional(),
   redispatch_attempt: z.number().int().optional(),
   recovery_task_id: z.string().optional(),
+  pid: z.number().int().optional().describe('The agent process to stop, when known.'),
+  start_ticks: z.number().int().optional().describe('Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed.'),
+  boot_id: z.string().optional(),
+  stall_reason: z.string().optional(),
+  idle_seconds: z.number().optional(),
 }, 'Write-ahead record of a destructive action (DESIGN §8).');
 
 export const AgentKilled = ev('agent_killed', {
@@ -88,6 +93,7 @@ export const AgentKilled = ev('agent_killed', {
   adapter: z.string().optional(),
   was_forced: z.boolean().optional(),
   detail: z.string().optional(),
+  step: z.enum(['cancel', 'stop_before_redispatch', 'stop_before_escalation']).optional(),
 }, 'The stalled agent was stopped (or a stop was requested).');
 
 export const Redispatch = ev('redispatch', {
@@ -100,6 +106,10 @@ export const Redispatch = ev('redispatch', {
   remaining_tasks: z.array(z.string()).optional(),
   adapter: z.string().optional(),
   pid: z.number().int().optional(),
+  start_ticks: z.number().int().optional(),
+  boot_id: z.string().optional(),
+  output_path: z.string().optional().describe('Where a launched agent writes its output (process adapter).'),
+  detail: z.string().optional(),
 }, 'A fresh agent was launched (or requested) with only the remaining work.');
 
 export const EscalatedToBlocked = ev('escalated_to_blocked', {
@@ -122,7 +132,8 @@ export const ActionFailed = ev('action_failed', {
 export const RecoverySummary = ev('recovery_summary', {
   done: z.array(z.string()),
   finished: z.array(z.string()),
-  orphans: z.array(z.string()),
+  orphans: z.array(z.string()).describe('Orphaned keys as listed for people: all of them, or the first 20 when there are more than 30.'),
+  more_orphans: z.array(z.string()).optional().describe('The orphaned keys not listed, so none is reported again at the next start-up.'),
   orphan_count: z.number().int(),
   friction_path: z.string().optional(),
 }, 'Start-up classification of every action started but not finished.');

@@ -87,6 +87,10 @@ export interface Task {
   transcriptPath?: string;
   pid?: number;
   redispatchCount?: number;
+  /** A replacement the watchdog launched itself: the identity of its process (process adapter). */
+  expectedProcess?: { pid: number; startTicks: number; bootId?: string };
+  /** The row as written, unknown keys included (checkpoints read e.g. `remaining_work`). */
+  raw?: Record<string, unknown>;
 }
 
 export interface Wave {
@@ -120,6 +124,7 @@ export function normalizeTask(row: TaskRow, waveDispatchedAtMs: number | undefin
     transcriptPath: und(row.transcript_path),
     pid: und(row.pid),
     redispatchCount: und(row.redispatch_count),
+    raw: row as Record<string, unknown>,
   };
 }
 

@@ -8,8 +8,14 @@ export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | Eve
 export interface ActionRecord {
   key: string;
   started: ActionEvent;
+  /** The event that finished the action (its own outcome event, or action_failed). */
   outcome?: OutcomeEvent;
+  /** Every event name logged with this key, so a resumed action never logs a step twice. */
+  steps: Set<string>;
 }
+
+/** The outcome event that finishes each kind of action. */
+export const OUTCOME_OF = { cancel: 'agent_killed', redispatch: 'redispatch', escalate: 'escalated_to_blocked' } as const;
 
 export interface History {
   /** Last verdict-event kind logged per task id of this epic (for change-only logging). */
@@ -24,10 +30,12 @@ export interface History {
   stalls: Map<string, EventOf<'stall_detected'>[]>;
   /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
   lastMassStall?: string;
+  /** Keys already reported as orphans by a recovery_summary (never reported twice). */
+  reportedOrphans: Set<string>;
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map() };
+  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), reportedOrphans: new Set() };
 }
 
 const VERDICT_EVENTS: Record<string, string> = {
@@ -53,20 +61,25 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       h.stalls.set(e.ticket_id, list);
       break;
     }
+    case 'recovery_summary':
+      if (own) for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) h.reportedOrphans.add(k);
+      break;
     case 'mass_stall':
       if (own) h.lastMassStall = [...e.task_ids].sort().join(',');
       break;
     case 'action_started':
-      if (own && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e });
+      if (own && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: new Set() });
       break;
     default:
       break;
   }
   if (own && 'key' in e && typeof e.key === 'string' && e.event !== 'action_started') {
     const rec = h.actions.get(e.key);
-    if (rec && (e.event === 'agent_killed' || e.event === 'redispatch' || e.event === 'escalated_to_blocked' || e.event === 'action_failed')) {
+    if (rec) {
+      rec.steps.add(e.event);
+      const isOutcome = e.event === OUTCOME_OF[rec.started.action] || e.event === 'action_failed';
       // A later success overrides an earlier failure of the same key; the first success stands.
-      if (!rec.outcome || rec.outcome.event === 'action_failed') rec.outcome = e;
+      if (isOutcome && (!rec.outcome || rec.outcome.event === 'action_failed')) rec.outcome = e as OutcomeEvent;
     }
   }
   const kind = VERDICT_EVENTS[e.event];

@@ -1,0 +1,87 @@
+// The escalation step (DESIGN §9): move the ticket to Blocked in Linear with a comment carrying
+// the idempotency key, then write the friction note once. Without LINEAR_API_KEY the tracker is
+// skipped and said so; the key itself never leaves this module's call into the SDK.
+import { readdir } from 'node:fs/promises';
+import { ActionError } from '../errors.js';
+import type { History } from '../journal/history.js';
+import type { StatePaths } from '../journal/paths.js';
+import { frictionNotePathFor, writeFrictionNote } from './friction.js';
+import { escalateInLinear } from './linear.js';
+import type { LinearRetryOptions } from './linear-retry.js';
+import { renderEscalationComment } from './linear-comment.js';
+import { stallRecordFromEvent } from './stall-history.js';
+import type { ActionSpec } from './perform.js';
+
+export interface TrackerSettings {
+  /** LINEAR_API_KEY; absent → the tracker step is skipped. */
+  apiKey?: string;
+  apiUrl?: string;
+  blockedStateName: string;
+  retry?: LinearRetryOptions;
+}
+
+interface EscalationContext {
+  paths: StatePaths;
+  history: History;
+  clock: { nowMs(): number };
+  maxRedispatches: number;
+  tracker: TrackerSettings;
+}
+
+export interface EscalationResult {
+  frictionPath: string;
+  tracker: 'updated' | 'already_blocked' | 'skipped' | 'failed';
+  detail?: string;
+}
+
+/** Dispatch-log files and checkpoints of a ticket, state-dir relative, for the evidence section. */
+async function evidence(paths: StatePaths, ticketId: string) {
+  const list = async (dir: string) => readdir(dir).catch(() => [] as string[]);
+  const dispatchLogs = (await list(paths.dispatchLogDir())).filter((f) => f.endsWith('.ndjson')).sort().map((f) => `dispatch-log/${f}`);
+  const checkpoints = (await list(paths.checkpointDir(ticketId))).filter((f) => f.endsWith('.yaml')).sort().map((f) => `pipeline_checkpoints/${ticketId}/${f}`);
+  return { dispatchLogs, checkpoints };
+}
+
+/** Blocked in Linear (when configured) and the friction note; both idempotent by key and attempt. */
+export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): Promise<EscalationResult> {
+  const { ticketId } = spec.task;
+  const nowMs = ctx.clock.nowMs();
+  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
+  const frictionPath = await frictionNotePathFor(ctx.paths, ticketId, spec.attempt, nowMs);
+  let tracker: EscalationResult['tracker'] = 'skipped';
+  let detail: string | undefined = 'LINEAR_API_KEY is not set: the ticket was not moved; move it to Blocked by hand.';
+  if (ctx.tracker.apiKey) {
+    try {
+      const r = await escalateInLinear({
+        ...ctx.tracker.retry,
+        apiKey: ctx.tracker.apiKey,
+        apiUrl: ctx.tracker.apiUrl,
+        ticketId,
+        blockedStateName: ctx.tracker.blockedStateName,
+        idempotencyKey: spec.key,
+        commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
+      });
+      tracker = r.tracker;
+      detail = r.commented ? undefined : 'the escalation comment was already there';
+    } catch (e) {
+      if (!(e instanceof ActionError)) throw e;
+      tracker = 'failed';
+      detail = e.describe();
+    }
+  }
+  const written = await writeFrictionNote(
+    ctx.paths,
+    {
+      ticketId,
+      attempts: spec.attempt,
+      maxRedispatches: ctx.maxRedispatches,
+      history,
+      evidencePaths: await evidence(ctx.paths, ticketId),
+      trackerOutcome: { kind: tracker, stateName: ctx.tracker.blockedStateName, detail },
+      escalatedAt: new Date(nowMs).toISOString(),
+      actionKey: spec.key,
+    },
+    { nowMs },
+  );
+  return { frictionPath: written.path, tracker, detail };
+}

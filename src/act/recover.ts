@@ -1,0 +1,101 @@
+// Start-up recovery (DESIGN §8, the task-orphan-check idea): every action started but not
+// finished is classified from its markers as done (log the outcome), safe to finish (finish it:
+// every step checks its marker, so nothing fires twice) or orphan (cannot tell: never re-fired,
+// reported once, in one recovery_summary event and one friction note).
+import type { EventOf } from '../contracts/events.js';
+import type { Task, Wave } from '../contracts/state-file.js';
+import { foldEvent, type ActionRecord } from '../journal/history.js';
+import type { MarkerState } from './adapter.js';
+import { checkpointMarker, readCheckpoint, renderRecoveryPrompt } from './checkpoint.js';
+import { findFrictionNote, writeOrphanNote, ORPHANS_LIST_ALL_UP_TO, ORPHANS_SHOWN_WHEN_MANY, type OrphanAction } from './friction.js';
+import { runSteps, type ActionSpec, type PerformerContext } from './perform.js';
+
+export type Classification = 'done' | 'safe_to_finish' | 'orphan';
+
+export interface RecoveryReport {
+  done: string[];
+  finished: string[];
+  orphans: OrphanAction[];
+}
+
+/** The task an action was started on: its current row when listed, else what the event recorded. */
+function taskOf(e: EventOf<'action_started'>, wave: Wave | undefined): Task {
+  const row = wave?.tasks.find((t) => t.taskId === e.task_id);
+  const expectedProcess = e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined;
+  if (row) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
+  return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? undefined : e.agent_id, status: 'in_progress', statusClass: 'in_flight', pid: e.pid, expectedProcess };
+}
+
+/** Rebuild what runSteps needs from the write-ahead record. */
+export function specFromRecord(rec: ActionRecord, wave: Wave | undefined): ActionSpec {
+  const e = rec.started;
+  return {
+    kind: e.action,
+    key: e.key,
+    task: taskOf(e, wave),
+    attempt: e.redispatch_attempt ?? 1,
+    recoveryTaskId: e.recovery_task_id,
+    stallReason: e.stall_reason ?? 'inactivity',
+    idleSeconds: e.idle_seconds ?? 0,
+  };
+}
+
+/** Classify one unfinished action from its side-effect markers. */
+export async function classifyAction(ctx: PerformerContext, spec: ActionSpec): Promise<{ kind: Classification; detail: string }> {
+  const req = { epicId: ctx.epicId, key: spec.key, task: spec.task, paths: ctx.paths, expectedProcess: spec.task.expectedProcess };
+  const markers: [string, MarkerState][] = [];
+  if (spec.kind === 'cancel') markers.push(['stop', await ctx.adapter.cancelMarker(req)]);
+  if (spec.kind === 'redispatch') {
+    markers.push(['checkpoint', await checkpointMarker(ctx.paths, spec.task.ticketId, spec.attempt)]);
+    markers.push(['stop', await ctx.adapter.cancelMarker(req)]);
+    const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
+    const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
+    const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : '';
+    markers.push(['launch', await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt })]);
+  }
+  if (spec.kind === 'escalate') {
+    // Moving to Blocked and commenting are idempotent by key; the note is written once per attempt.
+    const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
+    markers.push(['friction note', note ? 'done' : 'absent']);
+  }
+  const unknown = markers.filter(([, m]) => m === 'unknown').map(([n]) => n);
+  const describe = markers.map(([n, m]) => `${n}: ${m}`).join(', ');
+  if (unknown.length > 0) return { kind: 'orphan', detail: `cannot tell whether ${unknown.join(' and ')} happened (${describe})` };
+  if (markers.every(([, m]) => m === 'done')) return { kind: 'done', detail: describe };
+  return { kind: 'safe_to_finish', detail: describe };
+}
+
+/** Classify and settle every unfinished action of the epic; journal one summary when there were any. */
+export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: string; wave?: Wave }): Promise<RecoveryReport> {
+  const report: RecoveryReport = { done: [], finished: [], orphans: [] };
+  const open = [...ctx.history.actions.values()].filter((r) => !r.outcome && !ctx.history.reportedOrphans.has(r.key));
+  for (const rec of open) {
+    const spec = specFromRecord(rec, opts.wave);
+    const c = await classifyAction(ctx, spec);
+    if (c.kind === 'orphan') {
+      report.orphans.push({ key: spec.key, action: spec.kind, ticketId: spec.task.ticketId, taskId: spec.task.taskId, startedAt: rec.started.timestamp_utc, detail: c.detail });
+      continue;
+    }
+    await runSteps(ctx, spec);
+    (c.kind === 'done' ? report.done : report.finished).push(spec.key);
+  }
+  if (open.length === 0) return report;
+  const keys = report.orphans.map((o) => o.key);
+  const listed = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
+  let frictionPath: string | undefined;
+  if (report.orphans.length > 0) {
+    const note = await writeOrphanNote(ctx.paths, report.orphans, { runId: opts.runId, epicId: ctx.epicId, nowMs: ctx.clock.nowMs() });
+    frictionPath = ctx.paths.relative(note.path);
+  }
+  const body = {
+    event: 'recovery_summary' as const,
+    done: report.done,
+    finished: report.finished,
+    orphans: listed,
+    ...(listed.length < keys.length ? { more_orphans: keys.slice(listed.length) } : {}),
+    orphan_count: keys.length,
+    ...(frictionPath ? { friction_path: frictionPath } : {}),
+  };
+  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
+  return report;
+}

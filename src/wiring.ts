@@ -1,0 +1,87 @@
+// Builds the real effects for the watch command once: adapters, Linear settings, observers,
+// the overlay of our own replacements, and start-up recovery.
+import { createAdapter, type AgentAdapter } from './act/adapter.js';
+import { createPerformer, type PerformerContext } from './act/perform.js';
+import { probeProcess } from './act/proc-identity.js';
+import { recoverUnfinished } from './act/recover.js';
+import type { Wave } from './contracts/state-file.js';
+import type { Clock } from './deps.js';
+import { readWave } from './check.js';
+import type { DispatchLog } from './journal/dispatch-log.js';
+import type { History } from './journal/history.js';
+import type { StatePaths } from './journal/paths.js';
+import type { ResolvedOptions } from './options.js';
+import { overlayWave, type ProcessState } from './overlay.js';
+import type { WatchDeps } from './watch.js';
+import type { LinearRetryOptions } from './act/linear-retry.js';
+
+export interface WiringEnv {
+  clock: Clock;
+  env: NodeJS.ProcessEnv;
+  /** Test knobs: short kill grace, fast Linear retries. */
+  linearRetry?: LinearRetryOptions;
+}
+
+interface ShellContext {
+  paths: StatePaths;
+  opts: ResolvedOptions;
+  log: DispatchLog;
+  history: History;
+  runId: string;
+}
+
+/** The adapter the config names (default mailbox); a config problem is an InputError. */
+export function adapterFor(opts: ResolvedOptions, clock: Clock): AgentAdapter {
+  return createAdapter(opts.adapter, opts.config.agents, { clock }, { strategy: opts.action });
+}
+
+/** Everything the executor and recovery share. */
+export function performerContext(ctx: ShellContext, w: WiringEnv, adapter: AgentAdapter): PerformerContext {
+  return {
+    epicId: ctx.opts.epicId,
+    paths: ctx.paths,
+    log: ctx.log,
+    history: ctx.history,
+    adapter,
+    clock: w.clock,
+    maxRedispatches: ctx.opts.maxRedispatches,
+    tracker: {
+      apiKey: w.env.LINEAR_API_KEY || undefined,
+      apiUrl: ctx.opts.config.linear?.api_url ?? (w.env.DISPATCH_WATCHDOG_LINEAR_API_URL || undefined),
+      blockedStateName: ctx.opts.blockedStateName,
+      retry: w.linearRetry,
+    },
+  };
+}
+
+/** Whether each replacement we launched is still running (same pid and start time). */
+async function replacementStates(history: History): Promise<Map<string, ProcessState>> {
+  const states = new Map<string, ProcessState>();
+  for (const e of history.replacements.values()) {
+    if (e.pid === undefined) continue;
+    const probe = await probeProcess(e.pid);
+    if (probe.kind === 'gone') states.set(e.recovery_task_id, 'gone');
+    else if (probe.kind === 'unknown') states.set(e.recovery_task_id, 'unknown');
+    else states.set(e.recovery_task_id, e.start_ticks === undefined || probe.identity.startTicks === e.start_ticks ? 'alive' : 'gone');
+  }
+  return states;
+}
+
+/** The parts of WatchDeps that act on the world (everything but clock, output, signal, pid). */
+export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 'makeOverlay' | 'recover'> {
+  let adapter: AgentAdapter | undefined;
+  const adapterOnce = (opts: ResolvedOptions) => (adapter ??= adapterFor(opts, w.clock));
+  return {
+    makePerformer: (ctx) => createPerformer(performerContext(ctx, w, adapterOnce(ctx.opts))),
+    makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
+    recover: async (ctx) => {
+      let wave: Wave | undefined;
+      try {
+        wave = await readWave(ctx.paths, ctx.opts.epicId);
+      } catch {
+        wave = undefined; // recovery works from the log alone when the state file is unreadable
+      }
+      return recoverUnfinished(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
+    },
+  };
+}
