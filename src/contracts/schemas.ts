@@ -1,5 +1,6 @@
 // Every file format as JSON Schema, emitted into schemas/ by `npm run schemas`. Pure.
 import * as z from 'zod';
+import { CheckpointSchema } from './checkpoint.js';
 import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
 import { StateFileSchema } from './state-file.js';
@@ -11,6 +12,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'watchdog-config.schema.json', schema: ConfigSchema, io: 'input' },
   { file: 'watchdog-json.schema.json', schema: WatchdogJsonSchema, io: 'output' },
   { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
+  { file: 'recovery-checkpoint.schema.json', schema: CheckpointSchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */
