@@ -1,6 +1,7 @@
 // Verdicts + history + strategy → the events to log and the actions to take (DESIGN §7, §8).
 // Pure: no I/O, no clock. The shell carries the plan out and journals it.
 import type { EventBody } from './contracts/events.js';
+import { recoveryTaskId } from './contracts/ids.js';
 import type { Strategy } from './contracts/config.js';
 import type { Task } from './contracts/state-file.js';
 import type { Verdict, VerdictKind } from './assess.js';
@@ -50,10 +51,7 @@ export function actionKey(epicId: string, taskId: string, kind: ActionKind): str
   return `${epicId}:${taskId}:${kind}`;
 }
 
-/** `t1` + attempt 1 → `t1-r1`; `t1-r1` + attempt 2 → `t1-r2` (always from the ticket's first task id). */
-export function recoveryTaskId(taskId: string, attempt: number): string {
-  return `${taskId.replace(/-r\d+$/, '')}-r${attempt}`;
-}
+export { recoveryTaskId };
 
 const EVENT_OF: Partial<Record<VerdictKind, 'healthy' | 'stall_detected' | 'truth_inconsistent' | 'looping_detected' | 'waiting_human' | 'task_unknown'>> = {
   healthy: 'healthy',

@@ -3,6 +3,7 @@
 import { promises as fs } from 'node:fs';
 import { stringify } from 'yaml';
 import type { Checkpoint } from '../contracts/checkpoint.js';
+import { recoveryTaskId } from '../contracts/ids.js';
 import { parseCheckpoint } from '../contracts/checkpoint.js';
 import type { ParseResult } from '../contracts/parse-yaml.js';
 import type { Task } from '../contracts/state-file.js';
@@ -14,14 +15,7 @@ import type { MarkerState } from './adapter.js';
 import { completedFromCalls, workItems } from './work-items.js';
 
 export { renderRecoveryPrompt } from './recovery-prompt.js';
-
-/** `t1`, 1 → `t1-r1`; `t1-r1`, 2 → `t1-r2`: the first task id (any `-rN` stripped) plus the attempt. */
-export function recoveryTaskId(taskId: string, attempt: number): string {
-  const base = taskId.replace(/-r\d+$/, '');
-  if (attempt < 1) return base;
-  const suffix = `-r${attempt}`;
-  return base.slice(0, 128 - suffix.length) + suffix;
-}
+export { recoveryTaskId };
 
 /** What buildCheckpoint needs: the stalled task, its raw row (for keys such as `remaining_work`) and the evidence. */
 export interface CheckpointInput {

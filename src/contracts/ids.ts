@@ -12,3 +12,11 @@ export const SafeId = z.string().regex(SAFE_ID_PATTERN, { message: `expected an 
 export function isSafeId(id: string): boolean {
   return SAFE_ID_PATTERN.test(id);
 }
+
+/** A replacement's task id: the ticket's first task id (any `-rN` stripped) plus the attempt: `t1` → `t1-r1` → `t1-r2`. */
+export function recoveryTaskId(taskId: string, attempt: number): string {
+  const base = taskId.replace(/-r\d+$/, '');
+  if (attempt < 1) return base;
+  const suffix = `-r${attempt}`;
+  return base.slice(0, 128 - suffix.length) + suffix;
+}
