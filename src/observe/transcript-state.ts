@@ -1,0 +1,126 @@
+// What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
+// be kept in memory across checks and persisted across restarts. Pure.
+import type { ToolCall } from './observation.js';
+
+/** Tool calls kept for loop detection (newest last). @defaultValue 20 */
+export const RECENT_CALLS_MAX = 20;
+/** Open calls tracked at once; the oldest is dropped beyond this. @defaultValue 32 */
+export const OPEN_CALLS_MAX = 32;
+/** Background tasks and child agents remembered. @defaultValue 64 */
+export const TASKS_MAX = 64;
+/** Characters of the last assistant text kept (head and tail). @defaultValue 600 */
+export const OUTPUT_MAX_CHARS = 600;
+/** Characters of a tool error kept. @defaultValue 200 */
+export const ERROR_MAX_CHARS = 200;
+
+/** A background Bash task or a child agent this transcript launched or was told about. */
+export interface TrackedTask {
+  id: string;
+  kind: 'agent' | 'bash' | 'unknown';
+  /** `running` until a result or `<task-notification>` says otherwise (`completed`, `failed`, `killed`…). */
+  status: string;
+  atMs?: number;
+}
+
+export interface TranscriptState {
+  version: 1;
+  /** Newest timestamp of a record that shows the agent or its harness at work. */
+  lastEventMs?: number;
+  /** Newest assistant record. */
+  lastAssistantMs?: number;
+  lastOutput?: string;
+  /** Recent tool calls, oldest first (results fill in `isOpen`/`error`). */
+  recent: ToolCall[];
+  /** Calls without a result yet, oldest first. */
+  open: ToolCall[];
+  /** Set while the newest records are `system/api_error` retries. */
+  apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
+  /** The newest assistant record was the terminal `isApiErrorMessage` one. */
+  apiError?: { atMs?: number; status?: number };
+  /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
+  turnEndedMs?: number;
+  /** A final `type:"result"` record (stream-json output) was seen. */
+  result?: { subtype?: string; atMs?: number; isError?: boolean };
+  compactedAtMs?: number;
+  tasks: TrackedTask[];
+  /** The newest `agentId` / `sessionId` on a record, and where it was read. */
+  agentId?: string;
+  sessionId?: string;
+  identityAt?: string;
+  records: number;
+  badLines: number;
+  skippedLines: number;
+}
+
+/** The state of a transcript nothing has been read from. */
+export function emptyTranscriptState(): TranscriptState {
+  return { version: 1, recent: [], open: [], tasks: [], records: 0, badLines: 0, skippedLines: 0 };
+}
+
+/** True for a TranscriptState loaded from disk (same version, the lists present). */
+export function isTranscriptState(v: unknown): v is TranscriptState {
+  const s = v as TranscriptState | null;
+  return !!s && s.version === 1 && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.tasks) && typeof s.records === 'number';
+}
+
+/** Long text as its head and tail, so both the opening and the last words survive. */
+export function excerpt(text: string, max = OUTPUT_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 3) / 2);
+  return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
+}
+
+/** The calls part of a parser state (transcript or hook activity). */
+export interface CallTable {
+  recent: ToolCall[];
+  open: ToolCall[];
+}
+
+/** Remember a new call (open until its result arrives). */
+export function openCall(s: CallTable, call: ToolCall): void {
+  if (call.toolUseId !== undefined && s.recent.some((c) => c.toolUseId === call.toolUseId)) return;
+  s.recent.push(call);
+  if (s.recent.length > RECENT_CALLS_MAX) s.recent.splice(0, s.recent.length - RECENT_CALLS_MAX);
+  if (!call.isOpen) return;
+  s.open.push({ ...call });
+  if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
+}
+
+/** Close the call `toolUseId` (a result arrived); false when the call is not known. */
+export function closeCall(s: CallTable, toolUseId: string, error?: string): boolean {
+  let known = false;
+  for (const c of s.recent) {
+    if (c.toolUseId !== toolUseId) continue;
+    c.isOpen = false;
+    if (error !== undefined) c.error = error;
+    known = true;
+  }
+  const i = s.open.findIndex((c) => c.toolUseId === toolUseId);
+  if (i >= 0) {
+    s.open.splice(i, 1);
+    known = true;
+  }
+  return known;
+}
+
+/** Add or update a tracked background task or child agent. */
+export function trackTask(s: TranscriptState, task: TrackedTask): void {
+  const prev = s.tasks.find((t) => t.id === task.id);
+  if (prev) {
+    prev.status = task.status;
+    if (task.kind !== 'unknown') prev.kind = task.kind;
+    if (task.atMs !== undefined) prev.atMs = task.atMs;
+    return;
+  }
+  s.tasks.push(task);
+  if (s.tasks.length > TASKS_MAX) s.tasks.splice(0, s.tasks.length - TASKS_MAX);
+}
+
+/**
+ * The call to report as "last": the newest open foreground call when one is open (a parallel
+ * call that returned later must not hide a long Bash still running), else the newest call.
+ */
+export function pickLastTool(s: CallTable): ToolCall | undefined {
+  const open = s.open.filter((c) => !c.isBackground);
+  return open.at(-1) ?? s.recent.at(-1);
+}

@@ -1,0 +1,183 @@
+// createClaudeObserver over real files: a fake Claude config dir and a state dir in a temp dir.
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync as writeRaw } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assess } from '../../src/assess.js';
+import type { Task } from '../../src/contracts/state-file.js';
+import { runHook } from '../../src/hook.js';
+import { StatePaths } from '../../src/journal/paths.js';
+import { createClaudeObserver } from '../../src/observe/claude-observer.js';
+import { mergeObservations } from '../../src/observe/observation.js';
+import { observeRow } from '../../src/observe/observe-row.js';
+import { DEFAULT_POLICY } from '../../src/policy.js';
+import { apiError, assistant, jsonl, ms, payload, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const PROJECT = '-home-u-p';
+
+/** Write a transcript whose mtime is its newest record's time (the records use T0-based times). */
+function writeFileSync(file: string, data: string) {
+  writeRaw(file, data);
+  const times = [...data.matchAll(/"timestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!));
+  const mtime = new Date(Math.max(...times, 0));
+  utimesSync(file, mtime, mtime);
+}
+
+function setup() {
+  const root = tempDir();
+  const claudeDir = path.join(root, 'claude');
+  const stateDir = path.join(root, 'state');
+  mkdirSync(path.join(claudeDir, 'projects', PROJECT, 'sess-1', 'subagents'), { recursive: true });
+  mkdirSync(stateDir);
+  const paths = new StatePaths(stateDir);
+  const file = (rel: string) => path.join(claudeDir, 'projects', PROJECT, rel);
+  const observer = (opts: { env?: NodeJS.ProcessEnv } = {}) =>
+    createClaudeObserver({ paths, claudeConfigDir: opts.env ? undefined : claudeDir, env: opts.env ?? {}, homeDir: root });
+  return { root, claudeDir, stateDir, paths, file, observer };
+}
+
+const task = (over: Partial<Task> = {}): Task => ({ taskId: 't1', ticketId: 'PROJ-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: ms(0), ...over });
+
+async function verdict(observer: ReturnType<ReturnType<typeof setup>['observer']>, t: Task, nowMs: number) {
+  const parts = await observer.observe(t, nowMs);
+  return { parts, v: assess(t, mergeObservations([observeRow(t), ...parts]), DEFAULT_POLICY, nowMs) };
+}
+
+describe('createClaudeObserver', () => {
+  it('finds a subagent transcript by session_id + agent_id, then costs no search and no read when nothing changed', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [toolUse('u1', 'Bash', { command: 'npm test', timeout: 600000 })], { agentId: 'a1', isSidechain: true })));
+    const obs = s.observer();
+    const t = task({ agentId: 'a1', sessionId: 'sess-1' });
+    const { v } = await verdict(obs, t, ms(300));
+    expect(v).toMatchObject({ kind: 'healthy', sources: ['transcript'], lastTool: 'Bash', exemptions: ['bash_long_timeout', 'open_tool_call'] });
+    const before = obs.stats();
+    await obs.observe(t, ms(301));
+    expect(obs.stats()).toEqual(before);
+  });
+
+  it('flags the agent that stopped mid-task once its window has passed', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [toolUse('u1', 'Read', { file_path: '/x' })]), user(2, [toolResult('u1')])));
+    const obs = s.observer();
+    const t = task({ agentId: 'a1', sessionId: 'sess-1' });
+    const { v } = await verdict(obs, t, ms(2) + 120_001);
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+  });
+
+  it('uses the file mtime for stream-json output, whose records carry no timestamps', async () => {
+    const s = setup();
+    const file = s.file('run-1.jsonl');
+    writeRaw(file, jsonl(JSON.stringify({ type: 'system', subtype: 'init', session_id: 'run-1' }), JSON.stringify({ type: 'assistant', session_id: 'run-1', message: { content: [{ type: 'text', text: 'hi' }] } })));
+    utimesSync(file, new Date(ms(50)), new Date(ms(50)));
+    const obs = s.observer();
+    const t = task({ transcriptPath: file });
+    expect((await verdict(obs, t, ms(50) + 120_000)).v.kind).toBe('healthy');
+    expect((await verdict(obs, t, ms(50) + 120_001)).v).toMatchObject({ kind: 'stalled', lastProgressMs: ms(50) });
+  });
+
+  it('does not count queued input or an interruption as progress (an orchestrator pinging a wedged agent)', async () => {
+    const s = setup();
+    const file = s.file('sess-1/subagents/agent-a1.jsonl');
+    const queued = JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-02-12T10:05:00.000Z', sessionId: 'sess-1', content: 'status?' });
+    writeFileSync(file, jsonl(user(0, 'Implement it.', { agentId: 'a1' }), queued, user(400, [text('[Request interrupted by user]')], { agentId: 'a1' })));
+    const { v } = await verdict(s.observer(), task({ agentId: 'a1', sessionId: 'sess-1' }), ms(401));
+    expect(v).toMatchObject({ kind: 'stalled', lastProgressMs: ms(0) });
+  });
+
+  it('doubles the window while the transcript shows API retries', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1.jsonl'), jsonl(assistant(0, [text('x')]), apiError(1, 1), apiError(2, 2)));
+    const { v } = await verdict(s.observer(), task({ sessionId: 'sess-1' }), ms(2) + 200_000);
+    expect(v).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'], effectiveTimeoutMs: 240_000 });
+  });
+
+  it('finds the older flat layout by agent_id alone, and the projects dir through $CLAUDE_CONFIG_DIR', async () => {
+    const s = setup();
+    writeFileSync(s.file('agent-a2.jsonl'), jsonl(assistant(1, [text('hi')], { agentId: 'a2' })));
+    const parts = await s.observer({ env: { CLAUDE_CONFIG_DIR: s.claudeDir } }).observe(task({ agentId: 'a2' }), ms(5));
+    expect(parts).toEqual([expect.objectContaining({ source: 'transcript', lastOutput: 'hi', contradictions: [] })]);
+  });
+
+  it('scans sessions for an agent_id without a session_id', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a3.jsonl'), jsonl(assistant(1, [text('deep')], { agentId: 'a3' })));
+    const parts = await s.observer().observe(task({ agentId: 'a3' }), ms(5));
+    expect(parts[0]).toMatchObject({ source: 'transcript', lastOutput: 'deep' });
+  });
+
+  it('prefers the subagent file beside a main-session transcript_path (hook payloads give the main one)', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1.jsonl'), jsonl(assistant(0, [text('parent')])));
+    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [text('child')], { agentId: 'a1' })));
+    const parts = await s.observer().observe(task({ agentId: 'a1', transcriptPath: s.file('sess-1.jsonl') }), ms(5));
+    expect(parts[0]).toMatchObject({ lastOutput: 'child' });
+  });
+
+  it('reports a transcript it cannot find, and assess says unknown rather than healthy', async () => {
+    const s = setup();
+    const t = task({ agentId: 'zz9', sessionId: 'sess-1' });
+    const { parts, v } = await verdict(s.observer(), t, ms(10));
+    expect(parts).toEqual([{ source: 'transcript', missing: [{ source: 'transcript', reason: expect.stringContaining('no transcript for agent "zz9" in session "sess-1" under') }] }]);
+    expect(v.kind).toBe('unknown');
+  });
+
+  it('a row without transcript_path, agent_id or session_id gets no transcript evidence and no complaint', async () => {
+    expect(await setup().observer().observe(task(), ms(10))).toEqual([]);
+  });
+
+  it("a transcript of another agent is inconsistent", async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a9.jsonl'), jsonl(assistant(1, [text('x')], { agentId: 'a9' })));
+    const { v } = await verdict(s.observer(), task({ agentId: 'a1', transcriptPath: s.file('sess-1/subagents/agent-a9.jsonl') }), ms(5));
+    expect(v.kind).toBe('inconsistent');
+    expect(v.reason).toMatch(/agent-a9\.jsonl \(line 1\) belongs to agent "a9", but the task's agent_id is "a1"/);
+  });
+
+  it("sees a subagent's completion in its parent's transcript", async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [text('final report')], { agentId: 'a1' })));
+    writeFileSync(
+      s.file('sess-1.jsonl'),
+      jsonl(assistant(0, [toolUse('p1', 'Agent', { description: 'd', prompt: 'p' })]), user(2, [toolResult('p1', [text('final report')])], { toolUseResult: { status: 'completed', agentId: 'a1' } })),
+    );
+    const { v } = await verdict(s.observer(), task({ agentId: 'a1', sessionId: 'sess-1' }), ms(5));
+    expect(v.kind).toBe('inconsistent');
+    expect(v.reason).toContain('parent transcript reports the agent completed');
+  });
+
+  it('merges hook activity: an open permission prompt is waiting_human', async () => {
+    const s = setup();
+    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [text('x')], { agentId: 'a1' })));
+    await runHook(JSON.stringify(payload('PreToolUse', { agent_id: 'a1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'u1' })), { stateDir: s.stateDir, nowMs: ms(2) });
+    await runHook(JSON.stringify(payload('Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' })), { stateDir: s.stateDir, nowMs: ms(3) });
+    const { v } = await verdict(s.observer(), task({ agentId: 'a1', sessionId: 'sess-1' }), ms(900));
+    expect(v).toMatchObject({ kind: 'waiting_human', sources: expect.arrayContaining(['hooks', 'transcript']) });
+  });
+
+  it("holds a background subagent whose prompt was raised in the main session", async () => {
+    const s = setup();
+    await runHook(JSON.stringify(payload('PreToolUse', { agent_id: 'a1', tool_name: 'Bash', tool_input: { command: 'deploy' }, tool_use_id: 'u1' })), { stateDir: s.stateDir, nowMs: ms(2) });
+    await runHook(JSON.stringify(payload('Notification', { notification_type: 'permission_prompt', message: 'Bash' })), { stateDir: s.stateDir, nowMs: ms(3) });
+    const parts = await s.observer().observe(task({ agentId: 'a1' }), ms(900));
+    expect(parts.at(-1)).toEqual({ source: 'hooks', waitingHuman: { kind: 'permission_prompt', sinceMs: ms(3), detail: 'in the main session: Bash' } });
+  });
+
+  it('after a restart, reads only what was appended since the persisted offsets', async () => {
+    const s = setup();
+    const file = s.file('sess-1/subagents/agent-a1.jsonl');
+    writeFileSync(file, jsonl(...Array.from({ length: 200 }, (_, i) => assistant(i, [text(`line ${i}`)], { agentId: 'a1' }))));
+    const t = task({ agentId: 'a1', sessionId: 'sess-1' });
+    const first = s.observer();
+    await first.observe(t, ms(300));
+    await first.flush(ms(300));
+    const more = jsonl(assistant(400, [text('after restart')], { agentId: 'a1' }));
+    appendFileSync(file, more);
+    utimesSync(file, new Date(ms(400)), new Date(ms(400)));
+    const second = s.observer();
+    const parts = await second.observe(t, ms(401));
+    expect(parts[0]).toMatchObject({ lastOutput: 'after restart', lastProgressMs: ms(400) });
+    // The new line plus the newline check, plus the parent transcript probe (absent here: 0 bytes).
+    expect(second.stats().bytesRead).toBe(Buffer.byteLength(more) + 1);
+  });
+});

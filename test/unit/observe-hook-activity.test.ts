@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { SAFE_ID_PATTERN } from '../../src/contracts/ids.js';
+import { buildHookLine, HOOK_LINE_MAX_BYTES, HOOK_SAFE_ID } from '../../src/observe/hook-line.js';
+import { emptyHookState, inheritSessionPrompt, parseHookLine, summarizeHooks } from '../../src/observe/parse-hook-activity.js';
+import { ms, payload } from '../helpers/claude-lines.js';
+
+type Obj = Record<string, unknown>;
+/** Payloads fired `s` seconds after T0, run through the writer and the reader. */
+function activity(events: [number, string, Obj?][]) {
+  const state = emptyHookState();
+  for (const [s, event, extra] of events) {
+    const built = buildHookLine(payload(event, extra), ms(s));
+    expect(built).toBeDefined();
+    expect(parseHookLine(state, JSON.stringify(built!.line), 'a.ndjson', { offset: 0 })).toBeUndefined();
+  }
+  return { state, part: summarizeHooks(state) };
+}
+
+const pre = (id: string, tool = 'Bash', input: Obj = { command: 'npm test' }): Obj => ({ agent_id: 'a1', tool_name: tool, tool_input: input, tool_use_id: id });
+const post = (id: string, tool = 'Bash'): Obj => ({ agent_id: 'a1', tool_name: tool, tool_input: {}, tool_use_id: id, tool_response: { stdout: 'x' }, duration_ms: 5 });
+
+describe('hook activity → PartialObservation', () => {
+  it.each([
+    { name: 'PreToolUse opens a call', events: [[0, 'PreToolUse', pre('t1', 'Bash', { command: 'npm test', timeout: 300000 })]], expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', isOpen: true, timeoutMs: 300000, command: 'npm test', toolUseId: 't1' } } },
+    { name: 'PostToolUse closes it', events: [[0, 'PreToolUse', pre('t1')], [3, 'PostToolUse', post('t1')]], expected: { lastProgressMs: ms(3), lastTool: { isOpen: false } } },
+    { name: 'PostToolUseFailure closes it with the error', events: [[0, 'PreToolUse', pre('t1')], [1, 'PostToolUseFailure', { ...post('t1'), error: 'Exit code 2' }]], expected: { lastTool: { isOpen: false, error: 'Exit code 2' } } },
+    { name: 'an async Post logged before its Pre leaves the call closed', events: [[1, 'PostToolUse', post('t1')], [0, 'PreToolUse', pre('t1')]], expected: { lastProgressMs: ms(1), recentCalls: [] } },
+    { name: 'a permission prompt waits for a human', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }]], expected: { waitingHuman: { kind: 'permission_prompt', sinceMs: ms(1), detail: 'Claude needs your permission to use Bash' } } },
+    { name: 'an idle prompt is a notification', events: [[0, 'Notification', { notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }]], expected: { waitingHuman: { kind: 'notification' } } },
+    { name: 'an open AskUserQuestion waits for a human', events: [[0, 'PreToolUse', pre('t1', 'AskUserQuestion', { questions: [] })]], expected: { waitingHuman: { kind: 'ask_user_question', sinceMs: ms(0) } } },
+    { name: 'SubagentStop means finished', events: [[0, 'SubagentStart', { agent_id: 'a1', agent_type: 'Explore' }], [9, 'SubagentStop', { agent_id: 'a1', agent_transcript_path: '/p/s/subagents/agent-a1.jsonl' }]], expected: { finished: { kind: 'SubagentStop', atMs: ms(9) } } },
+    { name: 'Stop means finished', events: [[9, 'Stop', { stop_hook_active: false }]], expected: { finished: { kind: 'Stop', atMs: ms(9) } } },
+  ] as { name: string; events: [number, string, Obj?][]; expected: Obj }[])('$name', ({ events, expected }) => {
+    expect(activity(events).part).toMatchObject({ source: 'hooks', ...expected });
+  });
+
+  it.each([
+    { name: 'the Post of the prompted call answers the prompt', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }], [20, 'PostToolUse', post('t1')]] },
+    { name: 'a new turn answers it', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }], [20, 'SubagentStop', { agent_id: 'a1' }]] },
+  ] as { name: string; events: [number, string, Obj?][] }[])('no longer waiting: $name', ({ events }) => {
+    expect(activity(events).part.waitingHuman).toBeUndefined();
+  });
+
+  it('a late async Post of an earlier call does not answer a prompt raised for a later one', () => {
+    const { part } = activity([
+      [0, 'PreToolUse', pre('t1', 'Read', { file_path: '/x' })],
+      [1, 'PreToolUse', pre('t2')],
+      [2, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }],
+      [2, 'PostToolUse', post('t1', 'Read')],
+    ]);
+    expect(part.waitingHuman).toMatchObject({ kind: 'permission_prompt' });
+  });
+
+  it('is working again after a new turn starts, and a late Post does not undo a stop', () => {
+    expect(activity([[0, 'SubagentStop', { agent_id: 'a1' }], [5, 'SubagentStart', { agent_id: 'a1' }]]).part.finished).toBeUndefined();
+    expect(activity([[0, 'SubagentStop', { agent_id: 'a1' }], [5, 'PreToolUse', pre('t9')]]).part.finished).toBeUndefined();
+    expect(activity([[0, 'PreToolUse', pre('t1')], [1, 'SubagentStop', { agent_id: 'a1' }], [1, 'PostToolUse', post('t1')]]).part.finished).toMatchObject({ kind: 'SubagentStop' });
+  });
+
+  it('a Stop with background tasks still running is not finished', () => {
+    const { part } = activity([[0, 'Stop', { background_tasks: [{ id: 'b1', type: 'shell', status: 'running', description: 'server' }] }]]);
+    expect(part.finished).toBeUndefined();
+  });
+
+  it('a Stop closes calls left open (their Post never came)', () => {
+    expect(activity([[0, 'PreToolUse', pre('t1')], [5, 'Stop']]).part.lastTool).toMatchObject({ isOpen: false });
+  });
+
+  it('reports a line that is not an activity line, naming file and line', () => {
+    const state = emptyHookState();
+    const d = parseHookLine(state, '[1,2]', 'activity/a1.ndjson', { offset: 10, lineNo: 2 });
+    expect(d?.message).toBe('activity/a1.ndjson:2: not a hook activity line (expected a JSON object with "event"); skipped');
+  });
+});
+
+describe('buildHookLine', () => {
+  it('keeps only the fields the watchdog uses, never the full input or output', () => {
+    const built = buildHookLine(payload('PostToolUse', { tool_name: 'Write', tool_input: { file_path: '/f', content: 'SECRET'.repeat(1000) }, tool_use_id: 'tu', tool_response: { stdout: 'OUT' } }), ms(0));
+    expect(built?.id).toBe('sess-1');
+    const text = JSON.stringify(built?.line);
+    expect(text).not.toContain('SECRET');
+    expect(text).not.toContain('OUT');
+    expect(built?.line).toMatchObject({ event: 'PostToolUse', tool_name: 'Write', tool_use_id: 'tu', ts: '2026-02-12T10:00:00.000Z' });
+  });
+
+  it('files a subagent event under its agent_id', () => {
+    expect(buildHookLine(payload('PreToolUse', { agent_id: 'a1b2c3d' }), 0)?.id).toBe('a1b2c3d');
+  });
+
+  it.each([
+    { name: 'no event name', p: { session_id: 's' } },
+    { name: 'an unsafe id', p: payload('Stop', { session_id: '../../etc' }) },
+    { name: 'an unsafe agent id', p: payload('Stop', { agent_id: 'a/b' }) },
+    { name: 'not an object', p: [payload('Stop')] },
+    { name: 'null', p: null },
+  ])('refuses $name', ({ p }) => {
+    expect(buildHookLine(p, 0)).toBeUndefined();
+  });
+
+  it(`caps a line at ${HOOK_LINE_MAX_BYTES} bytes`, () => {
+    const big = 'x'.repeat(5000);
+    const built = buildHookLine(payload('Notification', { message: big, transcript_path: big, last_assistant_message: big, tool_name: 'Bash', tool_input: { command: big } }), 0);
+    expect(Buffer.byteLength(JSON.stringify(built!.line))).toBeLessThanOrEqual(HOOK_LINE_MAX_BYTES);
+    expect(built!.line.event).toBe('Notification');
+  });
+
+  it('uses the same safe-id rule as contracts/ids.ts', () => {
+    expect(HOOK_SAFE_ID.source).toBe(SAFE_ID_PATTERN.source);
+  });
+});
+
+describe('inheritSessionPrompt', () => {
+  const session = activity([[10, 'Notification', { notification_type: 'permission_prompt', message: 'Bash' }]]).state;
+  it.each([
+    { agent: { isOpen: true, openSinceMs: ms(5), lastProgressMs: ms(5) }, isWaiting: true },
+    { agent: { isOpen: false, lastProgressMs: ms(5) }, isWaiting: false },
+    { agent: { isOpen: true, openSinceMs: ms(12), lastProgressMs: ms(12) }, isWaiting: false },
+    { agent: { isOpen: true, openSinceMs: ms(5), lastProgressMs: ms(30) }, isWaiting: false },
+  ])('agent $agent → waiting: $isWaiting', ({ agent, isWaiting }) => {
+    const w = inheritSessionPrompt(session, agent);
+    expect(w !== undefined).toBe(isWaiting);
+    if (w) expect(w).toEqual({ kind: 'permission_prompt', sinceMs: ms(10), detail: 'in the main session: Bash' });
+  });
+});

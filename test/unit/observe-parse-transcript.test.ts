@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse-transcript.js';
+import { RECENT_CALLS_MAX } from '../../src/observe/transcript-state.js';
+import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+
+const summarize = (...lines: string[]) => {
+  const { state, diagnostics } = parseTranscriptText(jsonl(...lines), 'a.jsonl');
+  return { part: summarizeTranscript(state), state, diagnostics };
+};
+
+describe('parseTranscriptText → summarizeTranscript', () => {
+  it.each([
+    {
+      name: 'an open Bash call with its timeout and command',
+      lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 600000 })])],
+      expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', command: 'mix test', timeoutMs: 600000, isOpen: true, startedAtMs: ms(0), toolUseId: 't1', inputSummary: 'mix test' } },
+    },
+    {
+      name: 'a call paired with its result by tool_use_id',
+      lines: [assistant(0, [toolUse('t1', 'Read', { file_path: '/a.ts' })]), user(2, [toolResult('t1')])],
+      expected: { lastProgressMs: ms(2), lastTool: { name: 'Read', isOpen: false, inputSummary: '/a.ts' } },
+    },
+    {
+      name: 'an is_error result carries its text',
+      lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'git add x' })]), user(1, [toolResult('t1', 'Exit code 1\nignored path', true)])],
+      expected: { lastTool: { name: 'Bash', isOpen: false, error: 'Exit code 1\nignored path' } },
+    },
+    {
+      name: 'run_in_background marks the call as background',
+      lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'mix phx.server', run_in_background: true })])],
+      expected: { lastTool: { name: 'Bash', isBackground: true, isOpen: true } },
+    },
+    {
+      name: 'Task (≤2.1.62) launches a subagent',
+      lines: [assistant(0, [toolUse('t1', 'Task', { subagent_type: 'Explore', description: 'Explore code', prompt: 'p' })])],
+      expected: { lastTool: { name: 'Task', inputSummary: 'Explore: Explore code', isOpen: true } },
+    },
+    {
+      name: 'Agent (≥2.1.63) launches a subagent',
+      lines: [assistant(0, [toolUse('t1', 'Agent', { subagent_type: 'general-purpose', description: 'Fix bug', prompt: 'p' })])],
+      expected: { lastTool: { name: 'Agent', inputSummary: 'general-purpose: Fix bug', isOpen: true } },
+    },
+    {
+      name: 'API retry records while they are the newest',
+      lines: [assistant(0, [text('working')]), apiError(5, 1), apiError(6, 2)],
+      expected: { isApiRetrying: true, lastProgressMs: ms(6) },
+    },
+    {
+      name: 'API retries followed by a reply are over',
+      lines: [apiError(5, 1), assistant(9, [text('back')])],
+      expected: { lastOutput: 'back' },
+      absent: ['isApiRetrying'],
+    },
+    {
+      name: 'bash_progress lines are liveness',
+      lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 60000 })]), progress(40, { type: 'bash_progress', elapsedTimeSeconds: 40, timeoutMs: 60000 }, 't1')],
+      expected: { lastProgressMs: ms(40), lastTool: { name: 'Bash', isOpen: true, startedAtMs: ms(0) } },
+    },
+    {
+      name: 'bash_progress of a call before a tail start rebuilds the open call',
+      lines: [progress(100, { type: 'bash_progress', elapsedTimeSeconds: 90, timeoutMs: 600000 }, 't9')],
+      expected: { lastTool: { name: 'Bash', isOpen: true, startedAtMs: ms(10), timeoutMs: 600000, toolUseId: 't9' } },
+    },
+    {
+      name: 'compaction is liveness',
+      lines: [assistant(0, [text('x')]), system(30, 'compact_boundary', { compactMetadata: { trigger: 'auto', preTokens: 170251 } }), user(30, 'This session is being continued…', { isCompactSummary: true })],
+      expected: { lastProgressMs: ms(30) },
+    },
+    {
+      name: 'the last assistant text is lastOutput',
+      lines: [assistant(0, [text('first')]), assistant(1, [text('second'), toolUse('t1', 'Read', { file_path: '/x' })])],
+      expected: { lastOutput: 'second', outputGrewAtMs: ms(1) },
+    },
+    {
+      name: 'a final stream-json result record means finished',
+      lines: [assistant(0, [text('done')]), JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'All done', timestamp: '2026-02-12T10:00:05.000Z' })],
+      expected: { finished: { kind: 'result success', atMs: ms(5) }, lastOutput: 'All done' },
+    },
+    {
+      name: 'a turn that ended with nothing pending means finished',
+      lines: [assistant(0, [text('done')]), system(1, 'stop_hook_summary'), system(1, 'turn_duration', { durationMs: 900 })],
+      expected: { finished: { kind: 'turn ended', atMs: ms(1) } },
+    },
+    {
+      name: 'an open AskUserQuestion waits for a human',
+      lines: [assistant(0, [toolUse('t1', 'AskUserQuestion', { questions: [{ question: 'Which DB?' }] })])],
+      expected: { waitingHuman: { kind: 'ask_user_question', sinceMs: ms(0) } },
+    },
+    {
+      name: 'unknown record types are ignored',
+      lines: [assistant(0, [text('x')]), JSON.stringify({ type: 'brand-new-thing', timestamp: '2026-02-12T11:00:00Z' }), JSON.stringify({ type: 'file-history-snapshot', snapshot: {} })],
+      expected: { lastProgressMs: ms(0) },
+    },
+    {
+      name: 'an interruption ([Request interrupted by user]) is not progress',
+      lines: [assistant(0, [text('working')]), user(600, [text('[Request interrupted by user]')])],
+      expected: { lastProgressMs: ms(0) },
+    },
+    {
+      name: 'a long Bash still open is the last tool even when a parallel call returned later',
+      lines: [
+        assistant(0, [toolUse('t1', 'Bash', { command: 'make test', timeout: 600000 })]),
+        assistant(0, [toolUse('t2', 'Read', { file_path: '/x' })]),
+        user(1, [toolResult('t2')]),
+      ],
+      expected: { lastTool: { name: 'Bash', toolUseId: 't1', isOpen: true } },
+    },
+  ] as { name: string; lines: string[]; expected: object; absent?: string[] }[])('$name', ({ lines, expected, absent }) => {
+    const { part, diagnostics } = summarize(...lines);
+    expect(diagnostics).toEqual([]);
+    expect(part).toMatchObject({ source: 'transcript', ...expected });
+    for (const key of absent ?? []) expect(part).not.toHaveProperty(key);
+  });
+
+  it('does not call a turn finished while a background task is still running', () => {
+    const lines = [
+      assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 60000 })]),
+      user(61, [toolResult('t1', 'Command running in background with ID: b1.')], { toolUseResult: { stdout: '', backgroundTaskId: 'b1' } }),
+      system(62, 'turn_duration'),
+    ];
+    const running = summarize(...lines);
+    expect(runningTasks(running.state)).toEqual(['b1']);
+    expect(running.part.finished).toBeUndefined();
+    const done = summarize(...lines, user(200, notification('b1', 'completed')), assistant(201, [text('tests pass')]), system(202, 'turn_duration'));
+    expect(runningTasks(done.state)).toEqual([]);
+    expect(done.part.finished).toMatchObject({ kind: 'turn ended' });
+  });
+
+  it('reports a child agent completed by its Task result or a task-notification', () => {
+    const { state } = summarize(
+      assistant(0, [toolUse('t1', 'Task', { subagent_type: 'Explore', description: 'd', prompt: 'p' })]),
+      user(58, [toolResult('t1', [text('summary')])], { toolUseResult: { status: 'completed', agentId: 'a93ccab', totalDurationMs: 58000 } }),
+      assistant(60, [toolUse('t2', 'Agent', { description: 'bg', prompt: 'p', run_in_background: true })]),
+      user(61, [toolResult('t2', 'launched')], { toolUseResult: { status: 'async_launched', agentId: 'abg', outputFile: '/tmp/o' } }),
+    );
+    expect(childCompletion(state, 'a93ccab')).toEqual({ atMs: ms(58) });
+    expect(childCompletion(state, 'abg')).toBeUndefined();
+    const later = parseTranscriptText(jsonl(user(90, notification('abg', 'completed')))).state;
+    expect(childCompletion(later, 'abg')).toEqual({ atMs: ms(90) });
+  });
+
+  it('keeps only the last RECENT_CALLS_MAX calls, oldest first', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => assistant(i, [toolUse(`t${i}`, 'Read', { file_path: `/f${i}` })]));
+    const { part } = summarize(...lines);
+    expect(part.recentCalls).toHaveLength(RECENT_CALLS_MAX);
+    expect(part.recentCalls?.[0]?.inputSummary).toBe('/f10');
+    expect(part.recentCalls?.at(-1)?.inputSummary).toBe('/f29');
+  });
+
+  it('reports a line that is not JSON with its file and line number, and keeps going', () => {
+    const { state, diagnostics } = parseTranscriptText(jsonl(assistant(0, [text('a')]), '{"type":"user",', assistant(1, [text('b')])), 'agent-x.jsonl');
+    expect(diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/^agent-x\.jsonl:2: not a JSON record \(.*\); line skipped$/)]);
+    expect(state.lastOutput).toBe('b');
+  });
+
+  it('ignores a torn last line (no newline yet)', () => {
+    const { state } = parseTranscriptText(jsonl(assistant(0, [text('a')])) + '{"type":"assistant","timest');
+    expect(state.records).toBe(1);
+  });
+
+  it.each([
+    { task: { agentId: 'a1' }, rec: { agentId: 'a2' }, expected: [/belongs to agent "a2", but the task's agent_id is "a1"/] },
+    { task: { sessionId: 's1' }, rec: { sessionId: 's2' }, expected: [/belongs to session "s2", but the task's session_id is "s1"/] },
+    { task: { agentId: 'a1', sessionId: 'sess-1' }, rec: { agentId: 'a1' }, expected: [] },
+    { task: { agentId: 'a1' }, rec: {}, expected: [] },
+  ])('contradiction check: task $task, transcript $rec', ({ task, rec, expected }) => {
+    const { state } = parseTranscriptText(jsonl(assistant(0, [text('x')], rec)), 'f.jsonl');
+    const found = transcriptContradictions(state, task, 'f.jsonl');
+    expect(found).toHaveLength(expected.length);
+    expected.forEach((re, i) => expect(found[i]).toMatch(re));
+    if (expected.length) expect(found[0]).toContain('f.jsonl (line 1)');
+  });
+});
