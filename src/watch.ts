@@ -71,6 +71,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
 
     if (opts.isOnce) {
       const r = await runCheck(env, clock.nowMs());
+      for (const o of env.observers) await o.flush?.(clock.nowMs());
       printResult(r, opts, out);
       if (!r.ok) {
         await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
@@ -101,6 +102,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
       },
     });
+    for (const o of env.observers) await o.flush?.(clock.nowMs());
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
     return EXIT.ok;

@@ -14,6 +14,8 @@ import type { ResolvedOptions } from './options.js';
 import { overlayWave, type ProcessState } from './overlay.js';
 import type { WatchDeps } from './watch.js';
 import type { LinearRetryOptions } from './act/linear-retry.js';
+import { createClaudeObserver } from './observe/claude-observer.js';
+import type { TaskObserver } from './observe/observer.js';
 
 export interface WiringEnv {
   clock: Clock;
@@ -84,4 +86,11 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
       return recoverUnfinished(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
     },
   };
+}
+
+/** Claude Code transcripts and hook activity as evidence (docs/claude-code.md). */
+export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[] {
+  return (paths, opts) => [
+    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined }),
+  ];
 }

@@ -7,4 +7,6 @@ export interface TaskObserver {
   readonly name: string;
   /** Evidence about `task` as of now; never throws for a missing or bad source (report it in `missing`). */
   observe(task: Task, nowMs: number): Promise<PartialObservation[]>;
+  /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
+  flush?(nowMs: number): Promise<void>;
 }
