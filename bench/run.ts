@@ -1,7 +1,8 @@
 // `npm run bench`: every benchmark, each against its naive baseline in the same run.
 import { benchCheck200 } from './check-200.js';
+import { benchTail } from './tail.js';
 
-const benches = [benchCheck200];
+const benches = [benchCheck200, benchTail];
 
 process.stdout.write(`dispatch-watchdog benchmarks (node ${process.version}, ${process.platform}/${process.arch})\n`);
 for (const bench of benches) {
