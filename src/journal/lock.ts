@@ -3,22 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../act/proc-identity.js';
 import { InputError } from '../errors.js';
 
 export interface LockInfo {
   pid: number;
   run_id: string;
   started_at: string;
-}
-
-/** True when a process with this pid exists (EPERM still means it exists). */
-export function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function readLock(file: string): Promise<LockInfo | undefined> {
@@ -51,7 +42,7 @@ export async function acquireLock(file: string, info: LockInfo, epicId: string):
       await fs.rm(tmp, { force: true });
     }
     const holder = await readLock(file);
-    if (holder && holder.pid !== process.pid && isPidAlive(holder.pid)) {
+    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
       throw new InputError('lock_held', `another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is already watching epic ${epicId}.`, {
         location: { file },
         hint: `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`,
