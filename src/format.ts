@@ -82,7 +82,7 @@ export function renderEvent(e: DispatchEvent): string {
     case 'escalated_to_blocked':
       return `${t} ${who} escalated to Blocked (tracker ${e.tracker ?? 'n/a'}); friction note ${e.friction_path}`;
     case 'action_failed':
-      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? ' (will retry)' : ''}`;
+      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? ' (a retry could succeed; not retried automatically)' : ''}`;
     case 'recovery_summary':
       return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
     case 'watchdog_started':

@@ -127,12 +127,14 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
   const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
     const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
-    const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], orphans: [] };
+    const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
     if (opts.isJson) {
-      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, orphans: report.orphans }) + '\n');
+      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
     } else {
+      const failed = report.failed.length > 0 ? `, ${report.failed.length} failed` : '';
       const lines = [
-        `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now, ${report.orphans.length} orphaned`,
+        `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now${failed}, ${report.orphans.length} orphaned`,
+        ...report.failed.map((f) => `  failed ${f.key}: ${f.error} (not retried automatically; see action_failed in the dispatch log)`),
         ...report.orphans.map((o) => `  orphan ${o.key}: ${o.detail ?? ''} (never re-fired; see the friction note)`),
       ];
       deps.output.out(lines.join('\n') + '\n');

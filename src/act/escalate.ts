@@ -3,10 +3,10 @@
 // skipped and said so; the key itself never leaves this module's call into the SDK.
 import { readdir } from 'node:fs/promises';
 import { ActionError } from '../errors.js';
+import { crashPoint } from '../journal/dispatch-log.js';
 import type { History } from '../journal/history.js';
 import type { StatePaths } from '../journal/paths.js';
 import { frictionNotePathFor, writeFrictionNote } from './friction.js';
-import { escalateInLinear } from './linear.js';
 import type { LinearRetryOptions } from './linear-retry.js';
 import { renderEscalationComment } from './linear-comment.js';
 import { stallRecordFromEvent } from './stall-history.js';
@@ -51,6 +51,8 @@ export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): 
   let tracker: EscalationResult['tracker'] = 'skipped';
   let detail: string | undefined = 'LINEAR_API_KEY is not set: the ticket was not moved; move it to Blocked by hand.';
   if (ctx.tracker.apiKey) {
+    // Loaded here, not at start-up: @linear/sdk is large and only an escalation with a key needs it.
+    const { escalateInLinear } = await import('./linear.js');
     try {
       const r = await escalateInLinear({
         ...ctx.tracker.retry,
@@ -61,6 +63,7 @@ export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): 
         idempotencyKey: spec.key,
         commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
       });
+      crashPoint('after', 'linear'); // test-only (journal/dispatch-log.ts)
       tracker = r.tracker;
       detail = r.commented ? undefined : 'the escalation comment was already there';
     } catch (e) {

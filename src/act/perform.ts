@@ -7,6 +7,7 @@ import type { Task } from '../contracts/state-file.js';
 import type { Clock } from '../deps.js';
 import { ActionError } from '../errors.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
+import { crashPoint } from '../journal/dispatch-log.js';
 import { foldEvent, type History } from '../journal/history.js';
 import type { StatePaths } from '../journal/paths.js';
 import type { Observation } from '../observe/observation.js';
@@ -88,6 +89,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
     stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
+  crashPoint('after', 'checkpoint'); // test-only (journal/dispatch-log.ts)
   let checkpoint = built;
   if (!wasCreated) {
     const existing = await readCheckpoint(ctx.paths, task.ticketId, spec.attempt);

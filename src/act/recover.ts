@@ -15,14 +15,20 @@ export type Classification = 'done' | 'safe_to_finish' | 'orphan';
 export interface RecoveryReport {
   done: string[];
   finished: string[];
+  /** Safe to finish, but a step failed while finishing it (its action_failed is in the log). */
+  failed: { key: string; error: string }[];
   orphans: OrphanAction[];
 }
 
-/** The task an action was started on: its current row when listed, else what the event recorded. */
+/**
+ * The task an action was started on: its current row when listed, else what the event recorded.
+ * A row that now names another pid than the one recorded is a new instance of the task (the
+ * orchestrator restarted it under the same id while we were down): never the one to act on.
+ */
 function taskOf(e: EventOf<'action_started'>, wave: Wave | undefined): Task {
   const row = wave?.tasks.find((t) => t.taskId === e.task_id);
   const expectedProcess = e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined;
-  if (row) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
+  if (row && (row.expectedProcess?.pid ?? row.pid) === e.pid) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
   return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? undefined : e.agent_id, status: 'in_progress', statusClass: 'in_flight', pid: e.pid, expectedProcess };
 }
 
@@ -67,7 +73,7 @@ export async function classifyAction(ctx: PerformerContext, spec: ActionSpec): P
 
 /** Classify and settle every unfinished action of the epic; journal one summary when there were any. */
 export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: string; wave?: Wave }): Promise<RecoveryReport> {
-  const report: RecoveryReport = { done: [], finished: [], orphans: [] };
+  const report: RecoveryReport = { done: [], finished: [], failed: [], orphans: [] };
   const open = [...ctx.history.actions.values()].filter((r) => !r.outcome && !ctx.history.reportedOrphans.has(r.key));
   for (const rec of open) {
     const spec = specFromRecord(rec, opts.wave);
@@ -77,7 +83,9 @@ export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: st
       continue;
     }
     await runSteps(ctx, spec);
-    (c.kind === 'done' ? report.done : report.finished).push(spec.key);
+    const outcome = ctx.history.actions.get(spec.key)?.outcome;
+    if (outcome?.event === 'action_failed') report.failed.push({ key: spec.key, error: outcome.error });
+    else (c.kind === 'done' ? report.done : report.finished).push(spec.key);
   }
   if (open.length === 0) return report;
   const keys = report.orphans.map((o) => o.key);

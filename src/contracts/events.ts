@@ -127,7 +127,7 @@ export const ActionFailed = ev('action_failed', {
   action: ActionKind,
   error: z.string(),
   retryable: z.boolean(),
-}, 'A destructive action failed; the key stays open for recovery.');
+}, 'A destructive action failed; that task instance is not acted on again automatically.');
 
 export const RecoverySummary = ev('recovery_summary', {
   done: z.array(z.string()),
