@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { promises as fs } from 'node:fs';
 import { ACTIONS } from './contracts/config.js';
 import { WatchdogJsonSchema } from './contracts/watchdog-json.js';
+import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
 import { InputError } from './errors.js';
 import { renderStatus } from './format.js';
@@ -10,7 +11,8 @@ import { StatePaths, assertSafeId } from './journal/paths.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
-import { realActionDeps } from './wiring.js';
+import { realActionDeps, realObservers } from './wiring.js';
+import { hookMain } from './hook.js';
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);
@@ -91,6 +93,13 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => setCode(await status(flags, env)));
 
   program
+    .command('hook')
+    .description('the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0')
+    .option('--print-settings', 'print the settings.json block that installs this hook')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t) })));
+
+  program
     .command('recover')
     .description('classify and settle the actions a crash left unfinished (done / finished now / orphan), then exit; 3 when orphans were found')
     .requiredOption('--epic-id <id>', 'epic id')
@@ -100,6 +109,16 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .action(async (flags: WatchdogFlags) => {
       const opts = await resolveOptions(flags, env.env, env.cwd);
       setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
+    });
+
+  program
+    .command('demo')
+    .description('run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit 0 when it went as expected')
+    .option('--keep', 'keep the temporary state dir afterwards (kept anyway when the demo fails)')
+    .action(async (flags: { keep?: boolean }) => {
+      const isTty = env.output === processOutput && Boolean(process.stdout.isTTY);
+      const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
+      setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
     });
 
   return program;
@@ -136,7 +155,13 @@ export async function runProcess(): Promise<void> {
     cwd: process.cwd(),
     output: processOutput,
     stdin: process.stdin,
-    watchDeps: { clock: realClock, signal: controller.signal, pid: process.pid, ...realActionDeps({ clock: realClock, env: process.env }) },
+    watchDeps: {
+      clock: realClock,
+      signal: controller.signal,
+      pid: process.pid,
+      makeObservers: realObservers(process.env),
+      ...realActionDeps({ clock: realClock, env: process.env }),
+    },
   });
   process.exitCode = code;
 }
