@@ -37,7 +37,8 @@ export function completedFromCalls(calls: readonly ToolCall[]): string[] {
   const out: string[] = [];
   for (const c of calls) {
     if (c.isOpen || c.error) continue;
-    if (EDIT_TOOLS.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary}`);
+    // The summary also carries the edit text (a loop-detection key); the work item is the file.
+    if (EDIT_TOOLS.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary.split(/ [{#]/)[0]}`);
     else if (c.name === 'Bash' && c.command && /^\s*git\s+(commit|push)\b/.test(c.command)) out.push(`Bash: ${c.command.split('\n')[0]}`);
   }
   return out;

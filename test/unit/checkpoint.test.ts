@@ -114,3 +114,15 @@ describe('renderRecoveryPrompt', () => {
     expect(bare).not.toContain('its last tool call');
   });
 });
+
+describe('completed work from tool calls', () => {
+  it('names the edited file, not the edit text', () => {
+    const calls = [
+      { name: 'Edit', inputSummary: 'src/a.ts {"new_string":"x","old_string":"y"}', isOpen: false },
+      { name: 'Write', inputSummary: 'src/b.ts #1a2b3c', isOpen: false },
+      { name: 'Edit', inputSummary: 'src/c.ts {"new_string":"z"}', isOpen: true },
+      { name: 'Bash', command: 'git commit -m "wip"', inputSummary: 'git commit -m "wip"', isOpen: false },
+    ];
+    expect(completedFromCalls(calls)).toEqual(['Edit: src/a.ts', 'Write: src/b.ts', 'Bash: git commit -m "wip"']);
+  });
+});
