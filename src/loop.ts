@@ -64,7 +64,9 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
       continue;
     }
     const wakeAt = nextWakeMs(r, nowMs, intervalMs);
-    plannedMs = wakeAt;
+    // Lag is measured from when we went to sleep: a slow check of our own (a kill's grace
+    // period) is not the machine sleeping.
+    plannedMs = Math.max(wakeAt, deps.clock.nowMs());
     const wake = deps.wakeSignal?.();
     const signal = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;
     await deps.clock.sleep(wakeAt - deps.clock.nowMs(), signal);

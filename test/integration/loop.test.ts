@@ -114,3 +114,27 @@ describe('the watch loop (report mode)', () => {
     expect(names(dir).filter((n) => n === 'healthy:t1')).toHaveLength(1);
   });
 });
+
+describe('the watch loop with actions', () => {
+  it('after the watchdog itself ran late, re-observes once before acting, then acts', async () => {
+    const { realActionDeps } = await import('../../src/wiring.js');
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
+      { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0) },
+    ]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'redispatch', checkInterval: 30 }, T0, realActionDeps({ clock: { nowMs: () => h.clock.nowMs(), sleep: (ms, s) => h.clock.sleep(ms, s) }, env: {} }));
+    // The machine slept for 10 minutes: t1 looks stalled, but so would anything.
+    writeWave(dir, 'E-1', iso(T0), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
+      { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0 + 599 * S) },
+    ]);
+    h.clock.advance(600 * S);
+    await new Promise((r) => setImmediate(r));
+    await h.settled();
+    const events = readEvents(dir).filter((e) => e.task_id === 't1').map((e) => `${e.event}${e.action_taken ? ':' + e.action_taken : ''}`);
+    expect(events).toEqual(['healthy', 'stall_detected:held:self_lag', 'action_started', 'agent_killed', 'redispatch']);
+    h.stop();
+    await h.done;
+  });
+});
