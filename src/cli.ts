@@ -13,6 +13,7 @@ import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
 import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './hook.js';
+import { parseSince, renderFriction, reviewFriction } from './friction-review.js';
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);
@@ -109,6 +110,19 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .action(async (flags: WatchdogFlags) => {
       const opts = await resolveOptions(flags, env.env, env.cwd);
       setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
+    });
+
+  program
+    .command('friction')
+    .description('review what the watchdog logged over a period: stalls, redispatches and escalations per ticket, and the friction notes')
+    .option('--since <duration>', 'how far back, e.g. 30d, 12h, 90m', '30d')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--json', 'print the review as JSON')
+    .action(async (flags: { since: string; stateDir?: string; json?: boolean }) => {
+      const sinceMs = env.watchDeps.clock.nowMs() - parseSince(flags.since);
+      const review = await reviewFriction(new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd)), sinceMs);
+      env.output.out(flags.json ? JSON.stringify(review, null, 2) + '\n' : renderFriction(review));
+      setCode(EXIT.ok);
     });
 
   program
