@@ -11,6 +11,7 @@ import { foldHistory, type History } from './journal/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { StatePaths } from './journal/paths.js';
 import { runLoop } from './loop.js';
+import { wakeOnChange } from './journal/watch-file.js';
 import type { TaskObserver } from './observe/observer.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
@@ -28,6 +29,8 @@ export interface WatchDeps {
   /** Recovery actions (cancel / redispatch / escalate); absent → report only. */
   makePerformer?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => ActionPerformer;
   makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
+  /** Wake early when the state file changes. @defaultValue true (tests on a manual clock turn it off) */
+  shouldWatchStateFile?: boolean;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
@@ -90,9 +93,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
       max_redispatches: opts.maxRedispatches,
       adapter: opts.adapter,
     });
+    const waker = deps.shouldWatchStateFile === false ? undefined : wakeOnChange(paths.stateFile(opts.epicId));
     const end = await runLoop(env, {
       clock,
       signal: deps.signal,
+      wakeSignal: () => waker?.next(),
       onResult: (r) => {
         if (opts.isJson) printResult(r, opts, out);
       },
@@ -101,7 +106,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
         if (opts.isJson) return;
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
       },
-    });
+    }).finally(() => waker?.close());
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });

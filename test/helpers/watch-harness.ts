@@ -23,7 +23,8 @@ export async function startWatch(flags: WatchdogFlags, startMs: number, extra: P
   const output: Output = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
   const controller = new AbortController();
   const opts = await resolveOptions(flags, {}, process.cwd());
-  const done = runWatch(opts, { clock, output, signal: controller.signal, pid: process.pid, ...extra });
+  // The manual clock decides when checks run; a file watcher waking the loop would race it.
+  const done = runWatch(opts, { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, ...extra });
   const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);
   await settled();
   return {

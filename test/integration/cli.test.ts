@@ -91,6 +91,18 @@ describe('the long-running watchdog as a process', () => {
     expect(existsSync(path.join(dir, 'epics/E-1/watchdog.lock'))).toBe(false);
   });
 
+  it('wakes as soon as the orchestrator rewrites the state file, not at the next interval', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
+    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report', '--timeout', '3600', '--check-interval', '3600']);
+    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 10_000, 'first check');
+    const t = Date.now();
+    writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'wave_complete' });
+  });
+
   it('a second watchdog on the same epic exits 2 naming the holder; a dead holder is taken over', async () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
