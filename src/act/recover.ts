@@ -2,6 +2,7 @@
 // finished is classified from its markers as done (log the outcome), safe to finish (finish it:
 // every step checks its marker, so nothing fires twice) or orphan (cannot tell: never re-fired,
 // reported once, in one recovery_summary event and one friction note).
+import { createHash } from 'node:crypto';
 import type { EventOf } from '../contracts/events.js';
 import type { Task, Wave } from '../contracts/state-file.js';
 import { foldEvent, type ActionRecord } from '../journal/history.js';
@@ -92,7 +93,10 @@ export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: st
   const listed = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
   let frictionPath: string | undefined;
   if (report.orphans.length > 0) {
-    const note = await writeOrphanNote(ctx.paths, report.orphans, { runId: opts.runId, epicId: ctx.epicId, nowMs: ctx.clock.nowMs() });
+    // Named by the set of orphans, not the run: a crash between the note and the summary must
+    // not leave a second note for the same orphans at the next start-up.
+    const setId = `orphans-${createHash('sha256').update(keys.join('\n')).digest('hex').slice(0, 12)}`;
+    const note = await writeOrphanNote(ctx.paths, report.orphans, { runId: setId, epicId: ctx.epicId, nowMs: ctx.clock.nowMs() });
     frictionPath = ctx.paths.relative(note.path);
   }
   const body = {

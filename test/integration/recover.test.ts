@@ -1,5 +1,5 @@
 // Start-up recovery in-process: classification from markers, and orphans reported once.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, MarkerState } from '../../src/act/adapter.js';
@@ -50,6 +50,20 @@ function blindAdapter(): AgentAdapter & { calls: number } {
 }
 
 describe('start-up recovery', () => {
+  it('a crash between the orphan note and the summary does not write a second note', async () => {
+    const dir = tempDir();
+    await startedActions(dir, ['x1', 'x2']);
+    const adapter = blindAdapter();
+    await startUp(dir, adapter, 'run-1');
+    // Simulate the crash: drop the summary line, keep the note.
+    const logFile = path.join(dir, 'dispatch-log', readdirSync(path.join(dir, 'dispatch-log'))[0]!);
+    const kept = readFileSync(logFile, 'utf8').split('\n').filter((l) => l && !l.includes('recovery_summary'));
+    writeFileSync(logFile, kept.join('\n') + '\n');
+    await startUp(dir, adapter, 'run-2');
+    expect(readdirSync(path.join(dir, 'friction'))).toHaveLength(1);
+    expect(readEvents(dir).filter((e) => e.event === 'recovery_summary')).toHaveLength(1);
+  });
+
   it('35 orphans: one recovery_summary listing 20 (15 more recorded), one friction note, never re-fired, never reported again', async () => {
     const dir = tempDir();
     const ids = Array.from({ length: 35 }, (_, i) => `t${String(i).padStart(2, '0')}`);
@@ -63,7 +77,7 @@ describe('start-up recovery', () => {
     expect(summaries[0]!.orphans).toHaveLength(20);
     expect(summaries[0]!.more_orphans).toHaveLength(15);
     const notes = readdirSync(path.join(dir, 'friction'));
-    expect(notes).toEqual([expect.stringMatching(/^2026-04-02-orphaned-actions-run-1\.md$/)]);
+    expect(notes).toEqual([expect.stringMatching(/^2026-04-02-orphaned-actions-orphans-[0-9a-f]{12}\.md$/)]);
     const note = readFileSync(path.join(dir, 'friction', notes[0]!), 'utf8');
     expect(note).toContain('15 more not listed (35 in total)');
     expect(note.match(/E-1:t\d\d:cancel/g)).toHaveLength(20);
