@@ -83,6 +83,14 @@ export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: st
       report.orphans.push({ key: spec.key, action: spec.kind, ticketId: spec.task.ticketId, taskId: spec.task.taskId, startedAt: rec.started.timestamp_utc, detail: c.detail });
       continue;
     }
+    const row = opts.wave?.tasks.find((t) => t.taskId === spec.task.taskId);
+    if (c.kind === 'safe_to_finish' && spec.kind !== 'escalate' && row && row.statusClass !== 'in_flight') {
+      // The agent finished (or was stopped) while we were down: stopping or replacing it now would be wrong.
+      const error = `not finished: the task is "${row.status}" now, so stopping or replacing it is no longer wanted (${c.detail})`;
+      foldEvent(ctx.history, await ctx.log.append({ event: 'action_failed', ticket_id: spec.task.ticketId, task_id: spec.task.taskId, agent_id: spec.task.agentId ?? spec.task.taskId, key: spec.key, action: spec.kind, error, retryable: false }), ctx.epicId);
+      report.failed.push({ key: spec.key, error });
+      continue;
+    }
     await runSteps(ctx, spec);
     const outcome = ctx.history.actions.get(spec.key)?.outcome;
     if (outcome?.event === 'action_failed') report.failed.push({ key: spec.key, error: outcome.error });

@@ -108,4 +108,19 @@ describe('start-up recovery', () => {
     expect(await startUp(dir, mailbox, 'run-2')).toMatchObject({ done: [], finished: [], orphans: [] });
     expect(readEvents(dir).filter((e) => e.event === 'agent_killed')).toHaveLength(2);
   });
+
+  it('does not finish stopping or replacing a task that finished while the watchdog was down', async () => {
+    const dir = tempDir();
+    await startedActions(dir, ['done-1'], 'redispatch');
+    const mailbox = createMailboxAdapter({ clock: new ManualClock(T0) });
+    const paths = new StatePaths(dir);
+    const clock = new ManualClock(T0 + 60_000);
+    const history = foldHistory((await readDispatchLog(paths)).events, 'E-1');
+    const ctx: PerformerContext = { epicId: 'E-1', paths, log: new DispatchLog(paths, 'E-1', 'r2', () => clock.nowMs()), history, adapter: mailbox, clock, maxRedispatches: 2, tracker: { blockedStateName: 'Blocked' } };
+    const wave = { shape: 'wave_tasks' as const, tasks: [{ taskId: 'done-1', ticketId: 'P-done-1', status: 'merged', statusClass: 'terminal' as const }] };
+    const report = await recoverUnfinished(ctx, { runId: 'r2', wave });
+    expect(report.failed).toEqual([{ key: 'E-1:done-1:redispatch', error: expect.stringContaining('not finished: the task is "merged" now') }]);
+    expect(existsSync(path.join(dir, 'epics/E-1/requests'))).toBe(false);
+    expect(existsSync(path.join(dir, 'pipeline_checkpoints'))).toBe(false);
+  });
 });
