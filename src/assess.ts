@@ -132,6 +132,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     return verdict('unknown', `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
   }
 
+  // A replacement we launched ourselves whose process exited after finishing is done.
+  if (task.hasExited && obs.finished) return verdict('terminal', `the agent finished (${obs.finished.kind}) and its process exited`);
+
   // 3. Truth that contradicts itself is reported, never acted on.
   if (obs.finished) {
     return verdict('inconsistent', `agent finished (${obs.finished.kind}) but the row still says "${task.status}"`);
@@ -178,7 +181,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
         : stallReason === 'open_tool_overrun'
           ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace`
           : `no progress for ${sec(idleMs)}`;
-    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${note}`, { ...timing, stallReason });
+    const exited = task.hasExited ? '; its process exited without finishing' : '';
+    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
   }
 
   // 7. Alive but going round in circles.

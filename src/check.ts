@@ -143,6 +143,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     plan,
     report,
     hasStall: verdicts.some((v) => v.kind === 'stalled'),
-    isWaveDone: wave.tasks.every((t) => t.statusClass === 'terminal' || t.statusClass === 'blocked'),
+    // Verdicts, not row statuses: a replacement we launched is done once its output says so.
+    isWaveDone: verdicts.every((v) => v.kind === 'terminal' || v.kind === 'blocked'),
   };
 }

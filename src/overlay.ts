@@ -14,12 +14,15 @@ const DONE_STATUS = { cancel: ['cancelled', 'terminal'], redispatch: ['supersede
 
 /** A task for a replacement we launched and the orchestrator does not list. */
 export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, processState: ProcessState): Task {
+  // A replacement whose process is gone stays in flight: its output shows whether it finished
+  // (then assess calls it done), and one that died mid-task stalls and is recovered like any other.
   const gone = processState === 'gone';
   return {
     taskId: e.recovery_task_id,
     ticketId: e.ticket_id,
     status: gone ? 'exited' : 'in_progress',
-    statusClass: gone ? 'terminal' : 'in_flight',
+    statusClass: 'in_flight',
+    hasExited: gone,
     dispatchedAtMs: Date.parse(e.timestamp_utc),
     pid: e.pid,
     expectedProcess: e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined,

@@ -67,7 +67,7 @@ const secs = (ms: number | undefined) => Math.round((ms ?? 0) / 1000);
 /** Decide what to log and do for one check. */
 export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
   const acted = actedTaskIds(history);
-  const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight');
+  const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
   const stalled = inFlight.filter((v) => v.kind === 'stalled');
   const cb = opts.circuitBreaker;
   const isMassStall = stalled.length >= cb.minStalled && stalled.length >= cb.fraction * inFlight.length;

@@ -87,6 +87,8 @@ export interface Task {
   transcriptPath?: string;
   pid?: number;
   redispatchCount?: number;
+  /** A replacement the watchdog launched itself whose process is gone: done if its output says it finished, else it stalls like any silent agent. */
+  hasExited?: boolean;
   /** A replacement the watchdog launched itself: the identity of its process (process adapter). */
   expectedProcess?: { pid: number; startTicks: number; bootId?: string };
   /** The row as written, unknown keys included (checkpoints read e.g. `remaining_work`). */

@@ -2,7 +2,8 @@
 // only .ts, so the script ships as text). It replays an AgentPlan (timeline.ts) in real time as
 // Claude Code 2.1.39 subagent records (envelope and content blocks as in
 // shared/fixtures/claude-code/transcript-v2.1.39-subagent-agent-a93ccab.jsonl), one whole line
-// per write, to a transcript file or to stdout.
+// per write, to a transcript file or, like claude -p --output-format stream-json, to stdout
+// (then ending with a result record).
 
 /** Usage: `node agent.mjs <plan.json> [<prompt-file>]`. */
 export const AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -19,6 +20,7 @@ const model = 'claude-sonnet-4-5-20250929';
 const t0 = performance.now();
 let parentUuid = null;
 let turn = 0;
+let lastText = '';
 const callers = new Map();
 
 function emit(body) {
@@ -49,6 +51,7 @@ function apply(step) {
       return emit({ type: 'user', message: { role: 'user', content: prompt ?? step.text } });
     case 'text':
       turn++;
+      lastText = step.text;
       return assistant({ type: 'text', text: step.text });
     case 'call':
       turn++;
@@ -74,7 +77,13 @@ function tick() {
       return;
     }
     next++;
-    if (step.kind === 'exit') process.exit(step.code);
+    if (step.kind === 'exit') {
+      // claude -p --output-format stream-json ends its output with a result record.
+      if (plan.out === '-' && step.code === 0) {
+        write(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, duration_ms: Math.round(performance.now() - t0), num_turns: turn, result: lastText, session_id: plan.sessionId }) + '\n');
+      }
+      process.exit(step.code);
+    }
     if (step.kind === 'hang') {
       setInterval(() => {}, 60_000); // alive, silent: what a stalled agent looks like from outside
       return;

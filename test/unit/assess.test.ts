@@ -148,4 +148,19 @@ describe('assess: precedence', () => {
     const o = mergeObservations([observeRow(t)]);
     expect(assess(t, o, policy(120), T0 + 500_000)).toEqual(assess(t, o, policy(120), T0 + 500_000));
   });
+
+  it('a replacement we launched whose process exited is done when its output says it finished', () => {
+    const t = makeTask({ hasExited: true, status: 'exited' });
+    const v = assess(t, makeObs({ lastProgressMs: T0, finished: { kind: 'turn ended' } }), policy(120), T0 + 5000);
+    expect(v).toMatchObject({ kind: 'terminal', reason: 'the agent finished (turn ended) and its process exited' });
+  });
+
+  it('... and stalls like any silent agent when it died mid-task', () => {
+    const t = makeTask({ hasExited: true, status: 'exited' });
+    const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true, timeoutMs: 10_000 } });
+    expect(assess(t, obs, policy(120), T0 + 60_000).kind).toBe('healthy');
+    const v = assess(t, obs, policy(120), T0 + 120_001);
+    expect(v.kind).toBe('stalled');
+    expect(v.reason).toBe('Bash call open 120s, past its own timeout plus grace (window 120s); its process exited without finishing');
+  });
 });
