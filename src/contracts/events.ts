@@ -1,6 +1,7 @@
 // Dispatch-log events (DESIGN §7): one JSON object per line in dispatch-log/<UTC date>.ndjson.
 // The seed's five events keep their field names; everything else is additive. Pure.
 import * as z from 'zod';
+import { SafeId } from './ids.js';
 import { IsoTimestamp } from './time.js';
 
 const Envelope = {
@@ -10,9 +11,10 @@ const Envelope = {
 };
 /** Fields of a line about one task (`agent_id` is the seed's name for the task/agent id). */
 const TaskFields = {
-  ticket_id: z.string(),
-  task_id: z.string(),
-  agent_id: z.string(),
+  // Safe ids: a line edited by hand or by another tool can never steer a path out of the state dir.
+  ticket_id: SafeId,
+  task_id: SafeId,
+  agent_id: SafeId,
 };
 const Exemption = z.enum(['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call']);
 const ActionKind = z.enum(['cancel', 'redispatch', 'escalate']);
@@ -79,7 +81,7 @@ export const ActionStarted = ev('action_started', {
   action: ActionKind,
   adapter: z.string().optional(),
   redispatch_attempt: z.number().int().optional(),
-  recovery_task_id: z.string().optional(),
+  recovery_task_id: SafeId.optional(),
   pid: z.number().int().optional().describe('The agent process to stop, when known.'),
   start_ticks: z.number().int().optional().describe('Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed.'),
   boot_id: z.string().optional(),
@@ -101,7 +103,7 @@ export const Redispatch = ev('redispatch', {
   key: z.string(),
   redispatch_attempt: z.number().int(),
   max_redispatches: z.number().int().optional(),
-  recovery_task_id: z.string(),
+  recovery_task_id: SafeId,
   checkpoint_path: z.string().optional(),
   remaining_tasks: z.array(z.string()).optional(),
   adapter: z.string().optional(),

@@ -45,3 +45,15 @@ describe('dispatch log', () => {
     expect(await readDispatchLog(new StatePaths(tempDir()))).toEqual({ events: [], diagnostics: [] });
   });
 });
+
+describe('dispatch log: hostile lines', () => {
+  it('a line whose ids would steer a path out of the state dir is skipped and reported', async () => {
+    const dir = tempDir();
+    const logDir = path.join(dir, 'dispatch-log');
+    mkdirSync(logDir);
+    writeFileSync(path.join(logDir, '2026-04-01.ndjson'), line({ event: 'action_started', ticket_id: '../../etc', task_id: 't', agent_id: 't', key: 'k', action: 'redispatch' }));
+    const r = await readDispatchLog(new StatePaths(dir));
+    expect(r.events).toEqual([]);
+    expect(r.diagnostics[0]!.message).toContain('event "action_started": ticket_id:');
+  });
+});
