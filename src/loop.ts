@@ -10,6 +10,8 @@ export interface LoopDeps {
   onResult?: (r: CheckResult) => void;
   /** An input problem seen for the first time (logged once per distinct problem). */
   onNewInputError?: (r: Extract<CheckResult, { ok: false }>) => Promise<void>;
+  /** A check failed for a reason other than bad input (told once per distinct message). */
+  onCheckError?: (e: unknown) => void;
   /** Aborted when a watched file changes, to check early. */
   wakeSignal?: () => AbortSignal | undefined;
 }
@@ -46,7 +48,24 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     // Self-lag guard: woke later than planned by more than an interval (event loop blocked,
     // process stopped, machine asleep) → this check only re-observes; the next one may act.
     env.isLagged = nowMs - plannedMs > intervalMs;
-    const r = await runCheck(env, nowMs);
+    let r: CheckResult;
+    try {
+      r = await runCheck(env, nowMs);
+    } catch (e) {
+      // The world refused something (disk full, a permission changed): say so once, keep
+      // watching, and try again after an interval rather than leave the wave unwatched.
+      checks++;
+      // System errors name temp files that differ every time: tell them apart by code and call.
+      const err = e as NodeJS.ErrnoException;
+      const fingerprint = err?.code ? `${err.code} ${err.syscall ?? ''}` : (err?.message ?? String(e));
+      if (!seenErrors.has(fingerprint)) {
+        seenErrors.add(fingerprint);
+        deps.onCheckError?.(e);
+      }
+      plannedMs = deps.clock.nowMs() + intervalMs;
+      await deps.clock.sleep(intervalMs, deps.signal);
+      continue;
+    }
     checks++;
     if (!r.ok) {
       const fingerprint = `${r.error.code}\u0000${r.error.describe()}`;

@@ -101,6 +101,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
       onResult: (r) => {
         if (opts.isJson) printResult(r, opts, out);
       },
+      onCheckError: (e) => out.err(`dispatch-watchdog: a check failed: ${(e as Error)?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`),
       onNewInputError: async (r) => {
         await log!.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         if (opts.isJson) return;

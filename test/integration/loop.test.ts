@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -92,6 +93,22 @@ describe('the watch loop (report mode)', () => {
     writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
     await h.advance(10 * S);
     expect(await h.done).toBe(0);
+  });
+
+  it('a check that fails for another reason (a file it cannot write) is reported once and the loop keeps watching', async () => {
+    const dir = tempDir();
+    const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    const jsonPath = file.replace('state.yaml', 'watchdog.json');
+    mkdirSync(path.join(jsonPath, 'blocker'), { recursive: true }); // watchdog.json cannot be replaced now
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', checkInterval: 10 }, T0);
+    await h.advance(10 * S);
+    await h.advance(10 * S);
+    expect(h.err.filter((l) => l.includes('a check failed'))).toHaveLength(1);
+    rmSync(jsonPath, { recursive: true });
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
+    await h.advance(10 * S);
+    expect(await h.done).toBe(0);
+    expect(readWatchdogJson(dir, 'E-1').summary.terminal).toBe(1);
   });
 
   it('on a signal, finishes the check, writes watchdog_stopped and exits 0', async () => {
