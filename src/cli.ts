@@ -150,7 +150,7 @@ export async function main(env: CliEnv): Promise<number> {
       // --help and --version exit 0; every usage error exits 2.
       return e.exitCode === 0 ? EXIT.ok : EXIT.input;
     }
-    return exitCodeFor(e, env.output, env.argv.includes('--debug'));
+    return exitCodeFor(e, env.output);
   }
 }
 

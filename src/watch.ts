@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, Output } from './deps.js';
 import type { DispatchEvent } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
-import { InputError } from './errors.js';
+import { InputError, InternalError, WatchdogError } from './errors.js';
 import { renderEvent, renderStatus } from './format.js';
 import { DispatchLog, readDispatchLog } from './journal/dispatch-log.js';
 import { foldHistory, type History } from './journal/history.js';
@@ -151,14 +151,22 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
   }
 }
 
-/** Map any error to an exit code, printing it once. */
-export function exitCodeFor(e: unknown, out: Output, isDebug = false): number {
+/**
+ * The one place errors become exit codes: bad input or usage → 2 with the message and its fix;
+ * the world refused (ActionError) → 1 with the message, no stack; anything else is our bug → 1
+ * with the stack, to be reported.
+ */
+export function exitCodeFor(e: unknown, out: Output): number {
   if (e instanceof InputError) {
     out.err(`dispatch-watchdog: ${e.describe()}\n`);
     return EXIT.input;
   }
+  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
+    out.err(`dispatch-watchdog: ${e.describe()}\n`);
+    return EXIT.failure;
+  }
   const err = e as Error;
-  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n`);
-  if (isDebug || !(e instanceof InputError)) out.err(`${err?.stack ?? ''}\n`);
+  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n${err?.stack ?? ''}\n`);
+  out.err('This is a dispatch-watchdog bug; please report it with the command you ran.\n');
   return EXIT.failure;
 }
