@@ -112,6 +112,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
         effective_timeout_seconds: secs(v.effectiveTimeoutMs),
         exemptions: v.exemptions,
         reason: v.reason,
+        ...(v.lastTool ? { last_tool: v.lastTool } : {}),
       });
     } else {
       events.push({ event: eventName, ...ids, reason: v.reason });

@@ -49,7 +49,7 @@ export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): 
   const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
   const frictionPath = await frictionNotePathFor(ctx.paths, ticketId, spec.attempt, nowMs);
   let tracker: EscalationResult['tracker'] = 'skipped';
-  let detail: string | undefined = 'LINEAR_API_KEY is not set: the ticket was not moved; move it to Blocked by hand.';
+  let detail: string | undefined = 'LINEAR_API_KEY is not set: the ticket was not moved';
   if (ctx.tracker.apiKey) {
     // Loaded here, not at start-up: @linear/sdk is large and only an escalation with a key needs it.
     const { escalateInLinear } = await import('./linear.js');

@@ -65,7 +65,7 @@ export function renderFrictionNote(input: FrictionNoteInput): string {
     frictionMarker(t, input.attempts),
     '',
     '## Summary',
-    `Agent stalled ${input.attempts} times, exceeding max redispatch limit of ${input.maxRedispatches}.`,
+    `Agent stalled ${input.attempts} ${input.attempts === 1 ? 'time' : 'times'}, exceeding max redispatch limit of ${input.maxRedispatches}.`,
     ...(input.escalatedAt ? [`Escalated at ${input.escalatedAt}.`] : []),
     trackerLine(t, input.trackerOutcome),
     '',

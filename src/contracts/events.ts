@@ -56,6 +56,7 @@ export const StallDetected = ev('stall_detected', {
   effective_timeout_seconds: z.number().optional(),
   exemptions: z.array(Exemption).optional(),
   reason: z.string().optional(),
+  last_tool: z.string().optional(),
 }, 'A task crossed its effective stall window.');
 
 export const TruthInconsistent = ev('truth_inconsistent', { ...TaskFields, reason: z.string() }, 'Evidence contradicts itself; reported, never acted on.');

@@ -204,7 +204,7 @@ describe('escalation at the cap, which survives restarts (earlier days, any epic
       expect(body).toMatch(/\| 2 \| \d{4}-\d{2}-\d{2}T[\d:.]+Z \| t1-r2 \| 3 \| /);
       expect(linear.requests[0]!.headers.authorization).toBe(SECRET); // the key goes to Linear, and only there
     }
-    if (tracker === 'skipped') expect(escalated!.tracker_detail).toBe('LINEAR_API_KEY is not set: the ticket was not moved; move it to Blocked by hand.');
+    if (tracker === 'skipped') expect(escalated!.tracker_detail).toBe('LINEAR_API_KEY is not set: the ticket was not moved');
     if (tracker === 'failed') expect(escalated!.tracker_detail).toMatch(/^Linear escalation of ENG-123 failed at "look up the issue": /);
 
     // The key never appears in the output or in any file under the state dir.
