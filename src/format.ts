@@ -55,6 +55,9 @@ export function renderStatus(doc: WatchdogJson): string {
   return head + table + (actions ? `stalls:\n${actions}\n` : '') + counts.join(', ') + (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') + '\n';
 }
 
+/** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
+const isRequestOnly = (adapter: string | undefined) => adapter === 'mailbox' || adapter === 'claude-team';
+
 /** One line per logged event, for the loop's live output. */
 export function renderEvent(e: DispatchEvent): string {
   const t = e.timestamp_utc.slice(11, 19);
@@ -76,9 +79,9 @@ export function renderEvent(e: DispatchEvent): string {
     case 'action_started':
       return `${t} ${who} ${e.action} started (key ${e.key})`;
     case 'agent_killed':
-      return `${t} ${who} agent stopped${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? 'stop requested' : 'agent stopped'}${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
     case 'redispatch':
-      return `${t} ${who} redispatched as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`;
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched'} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
     case 'escalated_to_blocked':
       return `${t} ${who} escalated to Blocked (tracker ${e.tracker ?? 'n/a'}); friction note ${e.friction_path}`;
     case 'action_failed':
