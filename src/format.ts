@@ -82,8 +82,14 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} ${who} ${isRequestOnly(e.adapter) ? 'stop requested' : 'agent stopped'}${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
     case 'redispatch':
       return `${t} ${who} ${isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched'} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
-    case 'escalated_to_blocked':
-      return `${t} ${who} escalated to Blocked (tracker ${e.tracker ?? 'n/a'}); friction note ${e.friction_path}`;
+    case 'escalated_to_blocked': {
+      const tracker =
+        e.tracker === 'updated' ? 'moved to Blocked' :
+        e.tracker === 'already_blocked' ? 'already Blocked' :
+        e.tracker === 'failed' ? `moving to Blocked FAILED (${e.tracker_detail ?? 'see the log'})` :
+        'ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand';
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
+    }
     case 'action_failed':
       return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? ' (a retry could succeed; not retried automatically)' : ''}`;
     case 'recovery_summary':
