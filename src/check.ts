@@ -19,6 +19,8 @@ import { buildWatchdogJson } from './report.js';
 /** Carries out one intended action exactly once, journaling every step (issue 4). */
 export interface ActionPerformer {
   perform(action: IntendedAction, observation: Observation): Promise<void>;
+  /** Housekeeping after each check's actions (e.g. retrying a failed tracker step). */
+  afterCheck?(nowMs: number): Promise<void>;
 }
 
 /** Derives the wave the watchdog judges from the state file plus its own log (replacements it launched). */
@@ -121,6 +123,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     for (const body of plan.events) foldEvent(env.history, await env.log.append(body), opts.epicId);
     if (env.performer) {
       for (const action of plan.actions) await env.performer.perform(action, observations.get(action.task.taskId)!);
+      await env.performer.afterCheck?.(nowMs);
     }
   }
   const report = buildWatchdogJson(wave.tasks, verdicts, plan, env.history, {

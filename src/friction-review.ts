@@ -68,7 +68,7 @@ export function summarizeFriction(events: readonly DispatchEvent[], sinceMs: num
         if (e.step === 'cancel' || e.step === undefined) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
       case 'escalated_to_blocked':
-        ticket(e.ticket_id, e.epic_id).escalations++;
+        if (!e.is_retry) ticket(e.ticket_id, e.epic_id).escalations++; // a retried tracker step is the same escalation
         break;
       case 'action_failed':
         ticket(e.ticket_id, e.epic_id).failed_actions++;

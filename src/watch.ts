@@ -141,6 +141,7 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
       const lines = [
         `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now${failed}, ${report.orphans.length} orphaned`,
         ...report.failed.map((f) => `  failed ${f.key}: ${f.error} (not retried automatically; see action_failed in the dispatch log)`),
+        ...(report.trackerRetried ?? []).map((k) => `  ${k}: the ticket was moved to Blocked on retry`),
         ...report.orphans.map((o) => `  orphan ${o.key}: ${o.detail ?? ''} (never re-fired; see the friction note)`),
       ];
       deps.output.out(lines.join('\n') + '\n');

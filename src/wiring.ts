@@ -3,7 +3,7 @@
 import { createAdapter, type AgentAdapter } from './act/adapter.js';
 import { createPerformer, type PerformerContext } from './act/perform.js';
 import { probeProcess } from './act/proc-identity.js';
-import { recoverUnfinished } from './act/recover.js';
+import { recoverAtStartUp } from './act/recover.js';
 import type { Wave } from './contracts/state-file.js';
 import type { Clock } from './deps.js';
 import { readWave } from './check.js';
@@ -83,7 +83,7 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
       } catch {
         wave = undefined; // recovery works from the log alone when the state file is unreadable
       }
-      return recoverUnfinished(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
+      return recoverAtStartUp(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
     },
   };
 }

@@ -42,36 +42,46 @@ async function evidence(paths: StatePaths, ticketId: string) {
   return { dispatchLogs, checkpoints };
 }
 
+/** What happened to the ticket in the tracker. */
+export interface TrackerResult {
+  tracker: EscalationResult['tracker'];
+  detail?: string;
+  /** tracker failed, and trying again later may succeed (network, 5xx, rate limit). */
+  isRetryable?: boolean;
+}
+
+/** Move the ticket to Blocked and comment (idempotent by the key in the comment); never throws an ActionError. */
+export async function moveToBlocked(ctx: EscalationContext, spec: ActionSpec, frictionPath: string): Promise<TrackerResult> {
+  if (!ctx.tracker.apiKey) return { tracker: 'skipped', detail: 'LINEAR_API_KEY is not set: the ticket was not moved' };
+  const { ticketId } = spec.task;
+  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
+  // Loaded here, not at start-up: @linear/sdk is large and only an escalation with a key needs it.
+  const { escalateInLinear } = await import('./linear.js');
+  try {
+    const r = await escalateInLinear({
+      ...ctx.tracker.retry,
+      apiKey: ctx.tracker.apiKey,
+      apiUrl: ctx.tracker.apiUrl,
+      ticketId,
+      blockedStateName: ctx.tracker.blockedStateName,
+      idempotencyKey: spec.key,
+      commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
+    });
+    crashPoint('after', 'linear'); // test-only (journal/dispatch-log.ts)
+    return { tracker: r.tracker, detail: r.commented ? undefined : 'the escalation comment was already there' };
+  } catch (e) {
+    if (!(e instanceof ActionError)) throw e;
+    return { tracker: 'failed', detail: e.describe(), isRetryable: e.isRetryable };
+  }
+}
+
 /** Blocked in Linear (when configured) and the friction note; both idempotent by key and attempt. */
-export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): Promise<EscalationResult> {
+export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): Promise<EscalationResult & TrackerResult> {
   const { ticketId } = spec.task;
   const nowMs = ctx.clock.nowMs();
   const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
   const frictionPath = await frictionNotePathFor(ctx.paths, ticketId, spec.attempt, nowMs);
-  let tracker: EscalationResult['tracker'] = 'skipped';
-  let detail: string | undefined = 'LINEAR_API_KEY is not set: the ticket was not moved';
-  if (ctx.tracker.apiKey) {
-    // Loaded here, not at start-up: @linear/sdk is large and only an escalation with a key needs it.
-    const { escalateInLinear } = await import('./linear.js');
-    try {
-      const r = await escalateInLinear({
-        ...ctx.tracker.retry,
-        apiKey: ctx.tracker.apiKey,
-        apiUrl: ctx.tracker.apiUrl,
-        ticketId,
-        blockedStateName: ctx.tracker.blockedStateName,
-        idempotencyKey: spec.key,
-        commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
-      });
-      crashPoint('after', 'linear'); // test-only (journal/dispatch-log.ts)
-      tracker = r.tracker;
-      detail = r.commented ? undefined : 'the escalation comment was already there';
-    } catch (e) {
-      if (!(e instanceof ActionError)) throw e;
-      tracker = 'failed';
-      detail = e.describe();
-    }
-  }
+  const moved = await moveToBlocked(ctx, spec, frictionPath);
   const written = await writeFrictionNote(
     ctx.paths,
     {
@@ -80,11 +90,11 @@ export async function escalateTicket(ctx: EscalationContext, spec: ActionSpec): 
       maxRedispatches: ctx.maxRedispatches,
       history,
       evidencePaths: await evidence(ctx.paths, ticketId),
-      trackerOutcome: { kind: tracker, stateName: ctx.tracker.blockedStateName, detail },
+      trackerOutcome: { kind: moved.tracker, stateName: ctx.tracker.blockedStateName, detail: moved.detail },
       escalatedAt: new Date(nowMs).toISOString(),
       actionKey: spec.key,
     },
     { nowMs },
   );
-  return { frictionPath: written.path, tracker, detail };
+  return { ...moved, frictionPath: written.path };
 }

@@ -17,6 +17,7 @@ import type { AgentAdapter, CancelRequest } from './adapter.js';
 import { agentFiles } from './process-launch.js';
 import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
 import { escalateTicket, type TrackerSettings } from './escalate.js';
+import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
 
 /** What a started action needs to run (or resume) its steps. */
 export interface ActionSpec {
@@ -124,6 +125,7 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<v
   await journal(ctx, {
     event: 'escalated_to_blocked', ...idsOf(spec.task), key: spec.key, attempt_count: spec.attempt,
     friction_path: ctx.paths.relative(r.frictionPath), tracker: r.tracker, ...(r.detail ? { tracker_detail: r.detail } : {}),
+    ...(r.tracker === 'failed' ? { tracker_retryable: Boolean(r.isRetryable) } : {}),
   });
 }
 
@@ -141,7 +143,13 @@ export async function runSteps(ctx: PerformerContext, spec: ActionSpec): Promise
 
 /** The executor the check calls for each intended action. */
 export function createPerformer(ctx: PerformerContext): ActionPerformer {
+  let lastTrackerRetryMs = ctx.clock.nowMs();
   return {
+    async afterCheck(nowMs: number) {
+      if (ctx.history.trackerPending.size === 0 || nowMs - lastTrackerRetryMs < TRACKER_RETRY_INTERVAL_MS) return;
+      lastTrackerRetryMs = nowMs;
+      await retryFailedTrackers(ctx, { isRetryableOnly: true });
+    },
     async perform(action: IntendedAction, observation: Observation) {
       if (ctx.history.actions.has(action.key)) return; // already started: recovery owns it
       const v = action.verdict;

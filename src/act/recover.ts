@@ -19,6 +19,8 @@ export interface RecoveryReport {
   /** Safe to finish, but a step failed while finishing it (its action_failed is in the log). */
   failed: { key: string; error: string }[];
   orphans: OrphanAction[];
+  /** Escalations whose failed tracker step went through on retry at this start-up. */
+  trackerRetried?: string[];
 }
 
 /**
@@ -117,5 +119,13 @@ export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: st
     ...(frictionPath ? { friction_path: frictionPath } : {}),
   };
   foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
+  return report;
+}
+
+/** Start-up: settle unfinished actions, then retry every escalation whose tracker step failed. */
+export async function recoverAtStartUp(ctx: PerformerContext, opts: { runId: string; wave?: Wave }): Promise<RecoveryReport> {
+  const report = await recoverUnfinished(ctx, opts);
+  const { retryFailedTrackers } = await import('./retry-tracker.js');
+  report.trackerRetried = await retryFailedTrackers(ctx, { isRetryableOnly: false, wave: opts.wave });
   return report;
 }

@@ -122,6 +122,8 @@ export const EscalatedToBlocked = ev('escalated_to_blocked', {
   friction_path: z.string(),
   tracker: z.enum(['updated', 'already_blocked', 'skipped', 'failed']).optional(),
   tracker_detail: z.string().optional(),
+  tracker_retryable: z.boolean().optional().describe('tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always.'),
+  is_retry: z.boolean().optional().describe('A later line for the same key: the tracker step, retried after it had failed.'),
 }, 'The ticket hit the redispatch cap and was moved to Blocked.');
 
 export const ActionFailed = ev('action_failed', {

@@ -30,12 +30,14 @@ export interface History {
   stalls: Map<string, EventOf<'stall_detected'>[]>;
   /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
   lastMassStall?: string;
+  /** Escalations of this epic whose latest tracker attempt failed, by key (retried later). */
+  trackerPending: Map<string, EventOf<'escalated_to_blocked'>>;
   /** Keys already reported as orphans by a recovery_summary (never reported twice). */
   reportedOrphans: Set<string>;
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), reportedOrphans: new Set() };
+  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), trackerPending: new Map(), reportedOrphans: new Set() };
 }
 
 const VERDICT_EVENTS: Record<string, string> = {
@@ -61,6 +63,12 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       h.stalls.set(e.ticket_id, list);
       break;
     }
+    case 'escalated_to_blocked':
+      if (own && e.key) {
+        if (e.tracker === 'failed') h.trackerPending.set(e.key, e);
+        else h.trackerPending.delete(e.key);
+      }
+      break;
     case 'recovery_summary':
       if (own) for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) h.reportedOrphans.add(k);
       break;

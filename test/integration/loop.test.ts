@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { startWatch } from '../helpers/watch-harness.js';
+import { startWatch, type Harness } from '../helpers/watch-harness.js';
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -140,7 +140,10 @@ describe('the watch loop with actions', () => {
       { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
       { task_id: 't2', ticket_id: 'P-2', status: 'in_progress', last_activity_ts: iso(T0) },
     ]);
-    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'redispatch', checkInterval: 30 }, T0, realActionDeps({ clock: { nowMs: () => h.clock.nowMs(), sleep: (ms, s) => h.clock.sleep(ms, s) }, env: {} }));
+    // The adapters share the harness's manual clock (created inside startWatch, so reached lazily).
+    let h: Harness | undefined;
+    const clock = { nowMs: () => (h ? h.clock.nowMs() : T0), sleep: (ms: number, s?: AbortSignal) => h!.clock.sleep(ms, s) };
+    h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'redispatch', checkInterval: 30 }, T0, realActionDeps({ clock, env: {} }));
     // The machine slept for 10 minutes: t1 looks stalled, but so would anything.
     writeWave(dir, 'E-1', iso(T0), [
       { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) },
