@@ -2,7 +2,7 @@
 // event to <stateDir>/activity/<agent_id or session_id>.ndjson, prints nothing and always exits 0:
 // a hook must never break or slow the agent. Imports only node built-ins and small modules (no
 // zod, commander or Linear: a test checks), so loading it adds ~13 ms to node's start-up.
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appendLine } from './journal/atomic-write.js';
@@ -87,19 +87,24 @@ export function defaultHookCommand(stateDir: string): string {
 
 /**
  * `dispatch-watchdog hook [--print-settings] [--state-dir DIR]`: always resolves 0.
- * `out` receives the settings block of --print-settings; nothing else is ever printed.
+ * `out` receives the settings block of --print-settings (`warn` a note when the state dir is
+ * missing); handling a payload prints nothing, ever.
  */
 export async function hookMain(
   argv: readonly string[],
   stdin: NodeJS.ReadableStream,
   env: NodeJS.ProcessEnv,
-  opts: { nowMs?: () => number; out?: (text: string) => void; stdinTimeoutMs?: number } = {},
+  opts: { nowMs?: () => number; out?: (text: string) => void; warn?: (text: string) => void; stdinTimeoutMs?: number } = {},
 ): Promise<number> {
   try {
     const stateDir = resolveHookStateDir(argv, env);
     if (argv.includes('--print-settings')) {
       const out = opts.out ?? ((t: string) => void process.stdout.write(t));
+      const warn = opts.warn ?? ((t: string) => void process.stderr.write(t));
       out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir)), null, 2) + '\n');
+      // The hook never creates the state dir (a hook fired in an unrelated project leaves no trace),
+      // so installing it before the dir exists would record nothing: say so, on stderr.
+      if (!existsSync(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})\n`);
       return 0;
     }
     const input = await readStdin(stdin, opts.stdinTimeoutMs ?? 2000);
