@@ -49,7 +49,7 @@ export function performerContext(ctx: ShellContext, w: WiringEnv, adapter: Agent
     maxRedispatches: ctx.opts.maxRedispatches,
     tracker: {
       apiKey: w.env.LINEAR_API_KEY || undefined,
-      apiUrl: ctx.opts.config.linear?.api_url ?? (w.env.DISPATCH_WATCHDOG_LINEAR_API_URL || undefined),
+      apiUrl: ctx.opts.config.linear?.api_url,
       blockedStateName: ctx.opts.blockedStateName,
       retry: w.linearRetry,
     },
