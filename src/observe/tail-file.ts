@@ -1,7 +1,7 @@
 // Reads only the bytes appended to a file since a saved position, line by line, with bounded
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from './line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -68,13 +68,15 @@ export class TailReader {
   async read(file: string, prev: TailPosition | undefined, h: TailHandlers): Promise<TailReadResult> {
     let handle: fs.FileHandle;
     try {
-      handle = await fs.open(file, 'r');
+      // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
+      handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
       const st = await handle.stat();
+      if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
       let reset: ResetReason | undefined;
       let pos = prev;
       if (!pos) reset = 'cold';

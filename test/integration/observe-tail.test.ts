@@ -1,6 +1,7 @@
 // The incremental transcript reader on real files: torn lines, truncation, replacement,
 // multi-MB lines, a 100 MB transcript, cold start and restart from the persisted offset.
 import { appendFileSync, openSync, closeSync, renameSync, truncateSync, writeFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptLine } from '../../src/observe/parse-transcript.js';
@@ -182,5 +183,17 @@ describe('TailTracker on a transcript file', () => {
     expect(a.state.records).toBe(20);
     expect(b.state.records).toBe(20);
     closeSync(openSync(file, 'r'));
+  });
+});
+
+describe('hostile transcript paths', () => {
+  it('a FIFO or a directory named as a transcript is refused at once, never read or waited on', async () => {
+    const dir = tempDir();
+    const fifo = path.join(dir, 'agent-x.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    const reader = new TailReader();
+    const noop = { line: () => undefined, reset: () => undefined, oversize: () => undefined };
+    expect(await reader.read(fifo, undefined, noop)).toEqual({ ok: false, code: 'ENOTFILE', reason: `${fifo}: not a regular file` });
+    expect(await reader.read(dir, undefined, noop)).toMatchObject({ ok: false });
   });
 });
