@@ -55,6 +55,9 @@ export async function readWave(paths: StatePaths, epicId: string): Promise<Wave>
   let text: string;
   try {
     const stat = await fs.stat(file);
+    if (!stat.isFile()) {
+      throw new InputError('unreadable_file', 'the state file is not a regular file.', { location: { file }, hint: 'Point --epic-id at an epic whose state.yaml is a plain file.' });
+    }
     if (stat.size > MAX_STATE_FILE_BYTES) {
       throw new InputError('unreadable_file', `state file is ${stat.size} bytes, over the ${MAX_STATE_FILE_BYTES}-byte limit.`, {
         location: { file },

@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exited, runCli, spawnCli, until } from '../helpers/cli.js';
@@ -68,6 +69,8 @@ describe('bad input exits 2 with a message naming what to fix', () => {
     ['a bad flag value', () => ['--epic-id', 'E-1', '--timeout', '-5'], "error: option '--timeout <seconds>' argument '-5' is invalid. --timeout must be a positive number of seconds, got \"-5\"."],
     ['an unknown action', () => ['--epic-id', 'E-1', '--action', 'nuke'], "error: option '--action <strategy>' argument 'nuke' is invalid. Allowed choices are report, cancel, redispatch."],
     ['no epic id', () => [], 'dispatch-watchdog: --epic-id is required. e.g. dispatch-watchdog --epic-id PROJ-1000'],
+    ['a state file that is not a file', (d) => (rmSync(path.join(d, 'epics/E-1/state.yaml')), execFileSync('mkfifo', [path.join(d, 'epics/E-1/state.yaml')]), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml: the state file is not a regular file.'],
+    ['a state file over 16 MB', (d) => (truncateSync(path.join(d, 'epics/E-1/state.yaml'), 17 * 1024 * 1024), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml: state file is 17825792 bytes, over the 16777216-byte limit.'],
   ];
   it.each(cases)('%s', async (_name, setup, message) => {
     const dir = tempDir();
