@@ -53,8 +53,10 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
   if (!flag && !existsSync(file)) return { config: {} };
   let text: string;
   try {
+    if (!(await fs.stat(file)).isFile()) throw new InputError('unreadable_file', 'the config file is not a regular file.', { location: { file } });
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError('missing_file', `config file not found.`, { location: { file }, hint: 'Check the --config path.', cause: e });
   }
   const parsed = parseConfig(text, file);
