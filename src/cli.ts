@@ -1,13 +1,10 @@
 // Argument parsing → commands, and the one place errors become exit codes (DESIGN §10).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { promises as fs } from 'node:fs';
 import { ACTIONS } from './contracts/config.js';
-import { WatchdogJsonSchema } from './contracts/watchdog-json.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
-import { InputError } from './errors.js';
-import { renderStatus } from './format.js';
-import { StatePaths, assertSafeId } from './journal/paths.js';
+import { StatePaths } from './journal/paths.js';
+import { printStatus } from './status.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
@@ -34,29 +31,6 @@ export interface CliEnv {
   /** Everything runWatch needs except what the CLI derives itself. */
   watchDeps: Omit<WatchDeps, 'output'>;
   stdin?: NodeJS.ReadableStream;
-}
-
-/** Read and print the last check of an epic. */
-async function status(flags: { epicId: string; stateDir?: string; json?: boolean }, env: CliEnv): Promise<number> {
-  const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
-  const file = paths.watchdogJson(assertSafeId(flags.epicId, 'epic id'));
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    throw new InputError('missing_file', 'no check has been written for this epic yet.', {
-      location: { file },
-      hint: `Run \`dispatch-watchdog --epic-id ${flags.epicId} --once\` (or start the watchdog) first.`,
-    });
-  }
-  let doc;
-  try {
-    doc = WatchdogJsonSchema.parse(JSON.parse(text));
-  } catch (e) {
-    throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
-  }
-  env.output.out(flags.json ? JSON.stringify(doc, null, 2) + '\n' : renderStatus(doc));
-  return EXIT.ok;
 }
 
 /** Build the commander program; `setCode` receives the exit code of the command that ran. */
@@ -91,7 +65,11 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .requiredOption('--epic-id <id>', 'epic id')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .option('--json', 'print watchdog.json')
-    .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => setCode(await status(flags, env)));
+    .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => {
+      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs() }, env.output);
+      setCode(EXIT.ok);
+    });
 
   program
     .command('hook')

@@ -21,11 +21,12 @@ export function renderTable(header: string[], rows: string[][]): string {
 }
 
 /** The `status` table of one watchdog.json: task, ticket, verdict, idle vs window, exemptions, reason. */
-export function renderStatus(doc: WatchdogJson): string {
+export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string } = {}): string {
   const s = doc.summary;
+  const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
   const head =
-    `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : ''}  ` +
-    `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}\n`;
+    `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
+    `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ''}\n`;
   const rows = doc.tasks.map((t) => [
     t.task_id,
     t.ticket_id,

@@ -75,7 +75,6 @@ export function checkDemo(f: DemoFacts): Check[] {
   ];
 }
 
-const at = (f: DemoFacts, iso: string) => elapsed(Date.parse(iso) - f.t0Ms).padStart(7);
 
 /** The "what happened" lines: when the stalled agent went quiet, every action-related event, and when the replacement was done. */
 function timeline(f: DemoFacts): string[] {

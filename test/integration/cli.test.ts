@@ -88,9 +88,12 @@ describe('the long-running watchdog as a process', () => {
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
     const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
     await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 10_000, 'first check');
+    const live = await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir]);
+    expect(live.stdout.split('\n')[0]).toMatch(new RegExp(`^epic E-1  checked \\S+ \\(\\d+s ago\\)  action report  base window 2m00s  watched by pid ${child.pid} since `));
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal', signal: 'SIGTERM' });
+    expect((await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir])).stdout).toContain('  no watchdog running\n');
     expect(existsSync(path.join(dir, 'epics/E-1/watchdog.lock'))).toBe(false);
   });
 
