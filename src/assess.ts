@@ -132,8 +132,10 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     return verdict('unknown', `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
   }
 
-  // A replacement we launched ourselves whose process exited after finishing is done.
-  if (task.hasExited && obs.finished) return verdict('terminal', `the agent finished (${obs.finished.kind}) and its process exited`);
+  // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.
+  if (task.isOwnReplacement && obs.finished) {
+    return verdict('terminal', `the agent finished (${obs.finished.kind})${task.hasExited ? ' and its process exited' : ''}`);
+  }
 
   // 3. Truth that contradicts itself is reported, never acted on.
   if (obs.finished) {

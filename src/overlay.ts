@@ -22,6 +22,7 @@ export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, pro
     ticketId: e.ticket_id,
     status: gone ? 'exited' : 'in_progress',
     statusClass: 'in_flight',
+    isOwnReplacement: true,
     hasExited: gone,
     dispatchedAtMs: Date.parse(e.timestamp_utc),
     pid: e.pid,

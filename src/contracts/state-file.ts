@@ -87,7 +87,9 @@ export interface Task {
   transcriptPath?: string;
   pid?: number;
   redispatchCount?: number;
-  /** A replacement the watchdog launched itself whose process is gone: done if its output says it finished, else it stalls like any silent agent. */
+  /** A replacement the watchdog launched itself (process adapter): its "row" is ours, so its own finish is the end. */
+  isOwnReplacement?: boolean;
+  /** ... and its process is gone: done if its output says it finished, else it stalls like any silent agent. */
   hasExited?: boolean;
   /** A replacement the watchdog launched itself: the identity of its process (process adapter). */
   expectedProcess?: { pid: number; startTicks: number; bootId?: string };

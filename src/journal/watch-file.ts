@@ -4,7 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
 export interface FileWaker {
-  /** A signal that aborts on the next change of the file (a fresh one per sleep). */
+  /** A signal that aborts on the next change of the file, already aborted if one came since the last call. */
   next(): AbortSignal;
   close(): void;
 }
@@ -23,8 +23,11 @@ export function wakeOnChange(file: string): FileWaker {
   }
   return {
     next() {
-      if (controller.signal.aborted) controller = new AbortController();
-      return controller.signal;
+      // A change seen while the loop was busy (mid-check) wakes the next sleep at once; only
+      // then is a fresh signal armed.
+      const signal = controller.signal;
+      if (signal.aborted) controller = new AbortController();
+      return signal;
     },
     close: () => watcher?.close(),
   };

@@ -150,13 +150,16 @@ describe('assess: precedence', () => {
   });
 
   it('a replacement we launched whose process exited is done when its output says it finished', () => {
-    const t = makeTask({ hasExited: true, status: 'exited' });
+    const t = makeTask({ isOwnReplacement: true, hasExited: true, status: 'exited' });
     const v = assess(t, makeObs({ lastProgressMs: T0, finished: { kind: 'turn ended' } }), policy(120), T0 + 5000);
     expect(v).toMatchObject({ kind: 'terminal', reason: 'the agent finished (turn ended) and its process exited' });
+    // Still exiting: its own finish is the end, not a contradiction with a row (it has none).
+    const alive = assess({ ...t, hasExited: false, status: 'in_progress' }, makeObs({ lastProgressMs: T0, finished: { kind: 'result success' } }), policy(120), T0 + 5000);
+    expect(alive).toMatchObject({ kind: 'terminal', reason: 'the agent finished (result success)' });
   });
 
   it('... and stalls like any silent agent when it died mid-task', () => {
-    const t = makeTask({ hasExited: true, status: 'exited' });
+    const t = makeTask({ isOwnReplacement: true, hasExited: true, status: 'exited' });
     const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true, timeoutMs: 10_000 } });
     expect(assess(t, obs, policy(120), T0 + 60_000).kind).toBe('healthy');
     const v = assess(t, obs, policy(120), T0 + 120_001);
