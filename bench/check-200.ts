@@ -7,11 +7,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { runCheck, readWave, type CheckEnv } from '../src/check.js';
-import { assess } from '../src/assess.js';
-import { emptyHistory } from '../src/journal/history.js';
+import { assess } from '../src/core/assess.js';
+import { emptyHistory } from '../src/core/history.js';
 import { StatePaths } from '../src/journal/paths.js';
-import { mergeObservations } from '../src/observe/observation.js';
-import { observeRow } from '../src/observe/observe-row.js';
+import { mergeObservations } from '../src/observe/parse/observation.js';
+import { observeRow } from '../src/observe/parse/observe-row.js';
 import { resolveOptions } from '../src/options.js';
 import { writeFileAtomic } from '../src/journal/atomic-write.js';
 

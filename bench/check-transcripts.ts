@@ -8,10 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { runCheck, type CheckEnv } from '../src/check.js';
 import { writeFileAtomic } from '../src/journal/atomic-write.js';
-import { emptyHistory } from '../src/journal/history.js';
+import { emptyHistory } from '../src/core/history.js';
 import { StatePaths } from '../src/journal/paths.js';
-import { createClaudeObserver } from '../src/observe/claude-observer.js';
-import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse-transcript.js';
+import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
+import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
 import { resolveOptions } from '../src/options.js';
 
 const TASKS = 200;

@@ -3,25 +3,20 @@
 import { promises as fs } from 'node:fs';
 import { parseStateFile, type Task, type Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
-import { InputError } from './errors.js';
-import { assess, type Verdict } from './assess.js';
+import { InputError } from './contracts/errors.js';
+import { assess, type Verdict } from './core/assess.js';
 import { writeFileAtomic } from './journal/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
-import { foldEvent, type History } from './journal/history.js';
+import { foldEvent, type History } from './core/history.js';
 import type { StatePaths } from './journal/paths.js';
-import { mergeObservations, type Observation } from './observe/observation.js';
-import { observeRow } from './observe/observe-row.js';
-import type { TaskObserver } from './observe/observer.js';
+import { mergeObservations, type Observation } from './observe/parse/observation.js';
+import { observeRow } from './observe/parse/observe-row.js';
+import type { TaskObserver } from './observe/read/observer.js';
 import type { ResolvedOptions } from './options.js';
-import { planCheck, type IntendedAction, type Plan } from './plan.js';
-import { buildWatchdogJson } from './report.js';
+import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
 
-/** Carries out one intended action exactly once, journaling every step (issue 4). */
-export interface ActionPerformer {
-  perform(action: IntendedAction, observation: Observation): Promise<void>;
-  /** Housekeeping after each check's actions (e.g. retrying a failed tracker step). */
-  afterCheck?(nowMs: number): Promise<void>;
-}
+export type { ActionPerformer } from './core/plan.js';
+import { buildWatchdogJson } from './core/report.js';
 
 /** Derives the wave the watchdog judges from the state file plus its own log (replacements it launched). */
 export type WaveOverlay = (wave: Wave, history: History) => Promise<Wave>;

@@ -4,13 +4,13 @@ import { ACTIONS } from './contracts/config.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
-import { printStatus } from './status.js';
+import { printStatus } from './commands/status.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
 import { realActionDeps, realObservers } from './wiring.js';
-import { hookMain } from './hook.js';
-import { parseSince, renderFriction, reviewFriction } from './friction-review.js';
+import { hookMain } from './commands/hook.js';
+import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);

@@ -2,9 +2,9 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseConfig, type AdapterName, type Strategy, type WatchdogConfig } from './contracts/config.js';
-import { InputError } from './errors.js';
+import { InputError } from './contracts/errors.js';
 import { assertSafeId } from './journal/paths.js';
-import { resolvePolicy, type Policy } from './policy.js';
+import { resolvePolicy, type Policy } from './core/policy.js';
 
 /** What the user wrote on the command line (all optional). */
 export interface WatchdogFlags {

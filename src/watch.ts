@@ -4,18 +4,18 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, Output } from './deps.js';
 import type { DispatchEvent } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
-import { InputError, InternalError, WatchdogError } from './errors.js';
-import { renderEvent, renderStatus } from './format.js';
+import { InputError, InternalError, WatchdogError } from './contracts/errors.js';
+import { renderEvent, renderStatus } from './core/format.js';
 import { DispatchLog, readDispatchLog } from './journal/dispatch-log.js';
-import { foldHistory, type History } from './journal/history.js';
+import { foldHistory, type History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { StatePaths } from './journal/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
-import type { TaskObserver } from './observe/observer.js';
+import type { TaskObserver } from './observe/read/observer.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
-import type { RecoveryReport } from './act/recover.js';
+import type { RecoveryReport } from './act/recovery/recover.js';
 
 export const EXIT = { ok: 0, failure: 1, input: 2, stall: 3 } as const;
 

@@ -1,21 +1,22 @@
 // Builds the real effects for the watch command once: adapters, Linear settings, observers,
 // the overlay of our own replacements, and start-up recovery.
-import { createAdapter, type AgentAdapter } from './act/adapter.js';
-import { createPerformer, type PerformerContext } from './act/perform.js';
-import { probeProcess } from './act/proc-identity.js';
-import { recoverAtStartUp } from './act/recover.js';
+import type { AgentAdapter } from './act/agents/adapter.js';
+import { createAdapter } from './act/agents/make-adapter.js';
+import { createPerformer, type PerformerContext } from './act/recovery/perform.js';
+import { probeProcess } from './sys/proc-identity.js';
+import { recoverAtStartUp } from './act/recovery/recover.js';
 import type { Wave } from './contracts/state-file.js';
 import type { Clock } from './deps.js';
 import { readWave } from './check.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
-import type { History } from './journal/history.js';
+import type { History } from './core/history.js';
 import type { StatePaths } from './journal/paths.js';
 import type { ResolvedOptions } from './options.js';
-import { overlayWave, type ProcessState } from './overlay.js';
+import { overlayWave, type ProcessState } from './core/overlay.js';
 import type { WatchDeps } from './watch.js';
-import type { LinearRetryOptions } from './act/linear-retry.js';
-import { createClaudeObserver } from './observe/claude-observer.js';
-import type { TaskObserver } from './observe/observer.js';
+import type { LinearRetryOptions } from './act/tracker/linear-retry.js';
+import { createClaudeObserver } from './observe/read/claude-observer.js';
+import type { TaskObserver } from './observe/read/observer.js';
 
 export interface WiringEnv {
   clock: Clock;

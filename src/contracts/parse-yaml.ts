@@ -2,7 +2,7 @@
 // file, line, column and field path. Pure: the caller reads the file.
 import * as z from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import { InputError } from '../errors.js';
+import { InputError } from './errors.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InputError };
 

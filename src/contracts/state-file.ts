@@ -1,7 +1,7 @@
 // The epic state file (DESIGN §3): three accepted shapes, normalised to one Wave of Tasks.
 // Pure: parseStateFile takes the text the shell read.
 import * as z from 'zod';
-import { InputError } from '../errors.js';
+import { InputError } from './errors.js';
 import { SafeId } from './ids.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
 import { IsoTimestamp, isoToMs } from './time.js';

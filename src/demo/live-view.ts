@@ -2,7 +2,7 @@
 // otherwise plain appended lines (each event, and a status line whenever a task's verdict or
 // exemptions change), so a log or CI run reads top to bottom.
 import type { Output } from '../deps.js';
-import { renderTable } from '../format.js';
+import { renderTable } from '../core/format.js';
 
 /** One row of the live table. */
 export interface LiveRow {

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { probeProcess } from '../act/proc-identity.js';
+import { probeProcess } from '../sys/proc-identity.js';
 import type { DispatchEvent, EventOf } from '../contracts/events.js';
 import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-json.js';
-import { WatchdogError } from '../errors.js';
-import { renderEvent } from '../format.js';
+import { WatchdogError } from '../contracts/errors.js';
+import { renderEvent } from '../core/format.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
 import { resolveOptions } from '../options.js';
 import { runWatch, type WatchDeps } from '../watch.js';

@@ -1,7 +1,7 @@
 // The demo's verdict on itself: what the watchdog detected and did (from its dispatch log), checked
 // against what the scenario expects, and rendered as the closing summary. Pure.
 import type { DispatchEvent } from '../contracts/events.js';
-import { renderEvent } from '../format.js';
+import { renderEvent } from '../core/format.js';
 import { elapsed } from './live-view.js';
 import { DEMO_TIMING, REPLACEMENT_TASK_ID, STALLED_TASK_ID, type AgentRole } from './scenario.js';
 

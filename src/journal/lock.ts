@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isAlive } from '../act/proc-identity.js';
-import { InputError } from '../errors.js';
+import { isAlive } from '../sys/proc-identity.js';
+import { InputError } from '../contracts/errors.js';
 
 export interface LockInfo {
   pid: number;

@@ -1,6 +1,6 @@
 // Every path under the state dir (DESIGN §2). Ids are validated here, so no path escapes it.
 import path from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError } from '../contracts/errors.js';
 import { isSafeId, SAFE_ID_RULE } from '../contracts/ids.js';
 
 /** Throw a clear InputError unless `id` is a safe single path segment. */

@@ -1,6 +1,6 @@
 // Cancel and redispatch requests as the executor builds them, over a fresh state dir.
-import type { CancelRequest, RedispatchRequest } from '../../src/act/adapter.js';
-import { buildCheckpoint, renderRecoveryPrompt, writeCheckpoint } from '../../src/act/checkpoint.js';
+import type { CancelRequest, RedispatchRequest } from '../../src/act/agents/adapter.js';
+import { buildCheckpoint, renderRecoveryPrompt, writeCheckpoint } from '../../src/act/recovery/checkpoint.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/journal/paths.js';
 import { makeTask } from './builders.js';

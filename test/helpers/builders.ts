@@ -1,6 +1,6 @@
 // Builders for core data: a task row and an observation with sensible defaults.
 import type { Task } from '../../src/contracts/state-file.js';
-import { mergeObservations, type Observation } from '../../src/observe/observation.js';
+import { mergeObservations, type Observation } from '../../src/observe/parse/observation.js';
 
 export const T0 = Date.parse('2026-04-02T10:00:00Z');
 

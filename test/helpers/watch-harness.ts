@@ -1,5 +1,6 @@
 // Run the real watch command in-process on a manual clock, capturing its output.
-import { ManualClock, type Output } from '../../src/deps.js';
+import type { Output } from '../../src/deps.js';
+import { ManualClock } from './manual-clock.js';
 import { resolveOptions, type WatchdogFlags } from '../../src/options.js';
 import { runWatch, type WatchDeps } from '../../src/watch.js';
 

@@ -5,8 +5,8 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statS
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stringify } from 'yaml';
-import { renderRecoveryPrompt } from '../../src/act/checkpoint.js';
-import { probeProcess } from '../../src/act/proc-identity.js';
+import { renderRecoveryPrompt } from '../../src/act/recovery/checkpoint.js';
+import { probeProcess } from '../../src/sys/proc-identity.js';
 import { parseCheckpoint } from '../../src/contracts/checkpoint.js';
 import { exited, runCli, spawnCli, until, type CliResult } from '../helpers/cli.js';
 import { replies, startLinearServer } from '../helpers/linear-server.js';

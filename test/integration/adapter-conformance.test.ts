@@ -4,7 +4,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAdapter, type AgentAdapter, type CancelRequest, type RedispatchRequest } from '../../src/act/adapter.js';
+import type { AgentAdapter, CancelRequest, RedispatchRequest } from '../../src/act/agents/adapter.js';
+import { createAdapter } from '../../src/act/agents/make-adapter.js';
 import type { AdapterName } from '../../src/contracts/config.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';

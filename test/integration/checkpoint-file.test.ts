@@ -1,7 +1,7 @@
 // The checkpoint file is created once and is the marker of its step.
 import { promises as fs } from 'node:fs';
 import { expect, it } from 'vitest';
-import { buildCheckpoint, checkpointMarker, readCheckpoint, writeCheckpoint } from '../../src/act/checkpoint.js';
+import { buildCheckpoint, checkpointMarker, readCheckpoint, writeCheckpoint } from '../../src/act/recovery/checkpoint.js';
 import { StatePaths } from '../../src/journal/paths.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 import { tempDir } from '../helpers/temp-dir.js';

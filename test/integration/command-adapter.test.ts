@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAdapter, validateAgentsConfig } from '../../src/act/adapter.js';
+import { createAdapter, validateAgentsConfig } from '../../src/act/agents/make-adapter.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest } from '../helpers/agent-requests.js';
 import { fixture } from '../helpers/spawn-fixture.js';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stringify } from 'yaml';
-import { probeProcess } from '../../src/act/proc-identity.js';
+import { probeProcess } from '../../src/sys/proc-identity.js';
 import { exited, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
 import { startLinearServer } from '../helpers/linear-server.js';
 import { fixture, spawnFixture, waitFor } from '../helpers/spawn-fixture.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSince, summarizeFriction } from '../../src/friction-review.js';
+import { parseSince, summarizeFriction } from '../../src/commands/friction-review.js';
 import type { DispatchEvent } from '../../src/contracts/events.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';

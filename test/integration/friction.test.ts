@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findFrictionNote, frictionNotePathFor, writeFrictionNote, writeOrphanNote, type FrictionNoteInput } from '../../src/act/friction.js';
+import { findFrictionNote, frictionNotePathFor, writeFrictionNote, writeOrphanNote, type FrictionNoteInput } from '../../src/act/friction/friction.js';
 import { StatePaths } from '../../src/journal/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -1,8 +1,8 @@
 // escalateInLinear against the fake Linear server: the real @linear/sdk over real HTTP.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { escalateInLinear, type EscalateInLinearOptions } from '../../src/act/linear.js';
-import { ActionError } from '../../src/errors.js';
+import { escalateInLinear, type EscalateInLinearOptions } from '../../src/act/tracker/linear.js';
+import { ActionError } from '../../src/contracts/errors.js';
 import { replies, startLinearServer, type LinearServer, type Reply } from '../helpers/linear-server.js';
 
 const KEY = 'lin_api_TESTKEY_0123456789abcdef';

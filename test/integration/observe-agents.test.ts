@@ -5,13 +5,13 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { assess } from '../../src/assess.js';
+import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/journal/paths.js';
-import { createClaudeObserver } from '../../src/observe/claude-observer.js';
-import { mergeObservations } from '../../src/observe/observation.js';
-import { observeRow } from '../../src/observe/observe-row.js';
-import { DEFAULT_POLICY } from '../../src/policy.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { observeRow } from '../../src/observe/parse/observe-row.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // argv: mode, transcript file, BASE ms, agent id. stdin "advance <s>" moves the simulated clock

@@ -2,14 +2,14 @@
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync as writeRaw } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assess } from '../../src/assess.js';
+import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
-import { runHook } from '../../src/hook.js';
+import { runHook } from '../../src/commands/hook.js';
 import { StatePaths } from '../../src/journal/paths.js';
-import { createClaudeObserver } from '../../src/observe/claude-observer.js';
-import { mergeObservations } from '../../src/observe/observation.js';
-import { observeRow } from '../../src/observe/observe-row.js';
-import { DEFAULT_POLICY } from '../../src/policy.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { observeRow } from '../../src/observe/parse/observe-row.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { apiError, assistant, jsonl, ms, payload, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -3,9 +3,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createAdapter } from '../../src/act/adapter.js';
-import { launchFile } from '../../src/act/process-launch.js';
-import { probeProcess, readProcessIdentity } from '../../src/act/proc-identity.js';
+import { createAdapter } from '../../src/act/agents/make-adapter.js';
+import { launchFile } from '../../src/act/agents/process-launch.js';
+import { probeProcess, readProcessIdentity } from '../../src/sys/proc-identity.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { fixture, isRunning, spawnFixture, waitFor } from '../helpers/spawn-fixture.js';

@@ -1,15 +1,15 @@
 // An escalation whose Linear call failed is retried later: by a running watchdog every 5
 // minutes when the failure was retryable, and at start-up always; never a second comment.
 import { describe, expect, it } from 'vitest';
-import { createMailboxAdapter } from '../../src/act/mailbox.js';
-import { createPerformer, type PerformerContext } from '../../src/act/perform.js';
-import { recoverAtStartUp } from '../../src/act/recover.js';
-import { ManualClock } from '../../src/deps.js';
+import { createMailboxAdapter } from '../../src/act/agents/mailbox.js';
+import { createPerformer, type PerformerContext } from '../../src/act/recovery/perform.js';
+import { recoverAtStartUp } from '../../src/act/recovery/recover.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
-import { foldHistory } from '../../src/journal/history.js';
+import { foldHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/journal/paths.js';
-import type { IntendedAction } from '../../src/plan.js';
-import { mergeObservations } from '../../src/observe/observation.js';
+import type { IntendedAction } from '../../src/core/plan.js';
+import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { makeTask } from '../helpers/builders.js';
 import { replies, startLinearServer } from '../helpers/linear-server.js';
 import { readEvents } from '../helpers/state.js';

@@ -1,7 +1,7 @@
 // argv placeholders and key file names. Pure.
 import { describe, expect, it } from 'vitest';
-import { expandArgv, validateArgvTemplate } from '../../src/act/argv-template.js';
-import { keyToFileName } from '../../src/act/step-file.js';
+import { expandArgv, validateArgvTemplate } from '../../src/act/agents/argv-template.js';
+import { keyToFileName } from '../../src/act/agents/step-file.js';
 
 describe('expandArgv', () => {
   it.each<[string[], Record<string, string>, string[]]>([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { assess, type Verdict } from '../../src/assess.js';
-import { DEFAULT_POLICY, type Policy } from '../../src/policy.js';
-import { mergeObservations } from '../../src/observe/observation.js';
-import { observeRow } from '../../src/observe/observe-row.js';
+import { assess, type Verdict } from '../../src/core/assess.js';
+import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
+import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { observeRow } from '../../src/observe/parse/observe-row.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { classifyStatus } from '../../src/contracts/state-file.js';
 import { makeObs, makeTask, T0 } from '../helpers/builders.js';

@@ -1,9 +1,9 @@
 // Recovery ids, checkpoint content and the recovery prompt: pure, plain data in and out.
 import { describe, expect, it } from 'vitest';
-import { buildCheckpoint, recoveryTaskId, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/checkpoint.js';
-import { completedFromCalls, workItems } from '../../src/act/work-items.js';
+import { buildCheckpoint, recoveryTaskId, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/recovery/checkpoint.js';
+import { completedFromCalls, workItems } from '../../src/act/recovery/work-items.js';
 import { CheckpointSchema, type Checkpoint } from '../../src/contracts/checkpoint.js';
-import type { ToolCall } from '../../src/observe/observation.js';
+import type { ToolCall } from '../../src/observe/parse/observation.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 
 describe('recoveryTaskId', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActionError, InputError, InternalError } from '../../src/errors.js';
+import { ActionError, InputError, InternalError } from '../../src/contracts/errors.js';
 import { exitCodeFor } from '../../src/watch.js';
 
 const run = (e: unknown) => {

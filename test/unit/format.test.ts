@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DispatchEvent } from '../../src/contracts/events.js';
-import { renderEvent } from '../../src/format.js';
+import { renderEvent } from '../../src/core/format.js';
 
 const env = { timestamp_utc: '2026-04-02T10:02:01Z', epic_id: 'E-1', run_id: 'r' };
 const ids = { ticket_id: 'P-1', task_id: 't1', agent_id: 't1' };

@@ -1,9 +1,9 @@
 // Friction notes and the escalation comment: pure rendering, hypotheses from stall patterns.
 import { describe, expect, it } from 'vitest';
-import { hypothesizeRootCause, type HypothesisKind } from '../../src/act/friction-hypothesis.js';
-import { renderFrictionNote, renderOrphanNote, type OrphanAction } from '../../src/act/friction-render.js';
-import { hasCommentKey, renderEscalationComment, withCommentKey } from '../../src/act/linear-comment.js';
-import { formatSeconds, stallRecordFromEvent, type StallRecord } from '../../src/act/stall-history.js';
+import { hypothesizeRootCause, type HypothesisKind } from '../../src/act/friction/friction-hypothesis.js';
+import { renderFrictionNote, renderOrphanNote, type OrphanAction } from '../../src/act/friction/friction-render.js';
+import { hasCommentKey, renderEscalationComment, withCommentKey } from '../../src/act/tracker/linear-comment.js';
+import { formatSeconds, stallRecordFromEvent, type StallRecord } from '../../src/act/friction/stall-history.js';
 
 /** A stall of attempt `n` (task t1, t1-r1, t1-r2 ...). */
 function stall(n: number, over: Partial<StallRecord> = {}): StallRecord {

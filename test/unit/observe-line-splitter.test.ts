@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLineSplitter, feedLines, type LineRef } from '../../src/observe/line-splitter.js';
+import { createLineSplitter, feedLines, type LineRef } from '../../src/observe/parse/line-splitter.js';
 
 /** Feed `chunks` and collect what the splitter emits. */
 function split(chunks: string[], opts: { max?: number; skipFirst?: boolean; offset?: number } = {}) {

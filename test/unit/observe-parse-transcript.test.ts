@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse-transcript.js';
-import { RECENT_CALLS_MAX } from '../../src/observe/transcript-state.js';
+import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
+import { RECENT_CALLS_MAX } from '../../src/observe/parse/transcript-state.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const summarize = (...lines: string[]) => {

@@ -1,0 +1,100 @@
+// command adapter: runs the user's argv templates (agents.cancel_argv, agents.redispatch_argv) without a
+// shell; exit code 0 = done. A marker is written `running` before the command and `done`/`failed` after,
+// so a crash or timeout while it runs reads as "cannot tell" (an orphan), never as "run it again".
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { msToIso } from '../../contracts/time.js';
+import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
+import type { AdapterDeps, AdapterOp, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
+import { expandArgv, placeholderValues } from './argv-template.js';
+import { failed, ioFailure, orphan, succeeded } from './outcome.js';
+import { agentFiles } from './process-launch.js';
+import { runArgv } from './run-argv.js';
+import { stepFile } from './step-file.js';
+
+/** Kill a cancel or redispatch command after this long when `agents.command_timeout_ms` is not set. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+
+type Status = 'running' | 'done' | 'failed' | 'unknown';
+interface CommandRecord { key: string; op: AdapterOp; status: Status; argv_template: string[]; started_at: string; exit_code?: number | null; signal?: string | null; output_tail?: string }
+
+/** `epics/<epic>/commands/<key>.<op>.json`. */
+export function commandFile(req: CancelRequest, op: AdapterOp): string {
+  return stepFile(path.join(req.paths.epicDir(req.epicId), 'commands'), req.key, op);
+}
+
+async function readStatus(file: string): Promise<Status | 'missing' | 'unreadable'> {
+  try {
+    const s = (JSON.parse(await fs.readFile(file, 'utf8')) as CommandRecord).status;
+    return ['running', 'done', 'failed', 'unknown'].includes(s) ? s : 'unreadable';
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+  }
+}
+
+/** done → done; none or failed (exit ≠ 0: the command says it did nothing) → absent; running, timed out or unreadable → unknown. */
+export async function commandMarker(req: CancelRequest, op: AdapterOp): Promise<MarkerState> {
+  const s = await readStatus(commandFile(req, op));
+  return s === 'done' ? 'done' : s === 'missing' || s === 'failed' ? 'absent' : 'unknown';
+}
+
+/** Run the command of one step once per key. */
+async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, template: readonly string[] | undefined, timeoutMs: number, deps: AdapterDeps) {
+  const file = commandFile(req, op);
+  const rel = req.paths.relative(file);
+  const prior = await readStatus(file);
+  if (prior === 'done') return succeeded(op, 'command', `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
+  if (prior !== 'missing' && prior !== 'failed') return orphan(op, 'command', `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
+  const configKey = `agents.${op}_argv`;
+  if (!template) return failed(op, 'command', 'not_configured', `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
+  let promptFile: string | undefined;
+  if ('prompt' in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
+  const expanded = expandArgv(template, placeholderValues(req, promptFile));
+  if (!expanded.ok) return failed(op, 'command', 'missing_target', `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
+  const rec: CommandRecord = { key: req.key, op, status: 'running', argv_template: [...template], started_at: msToIso(deps.clock.nowMs()) };
+  const write = (r: CommandRecord) => writeFileAtomic(file, JSON.stringify(r, null, 2) + '\n');
+  try {
+    if (promptFile && 'prompt' in req) await writeFileAtomic(promptFile, req.prompt);
+    if (prior === 'missing') {
+      if (!(await createFileExclusive(file, JSON.stringify(rec, null, 2) + '\n'))) return orphan(op, 'command', `${rel} appeared while starting the ${op} command.`, file);
+    } else await write(rec);
+  } catch (e) {
+    return ioFailure(op, 'command', `preparing the ${op} command`, e, file);
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
+  delete env.LINEAR_API_KEY;
+  const r = await runArgv(expanded.argv, { timeoutMs, env });
+  const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
+  const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : '';
+  try {
+    if (r.spawnError) {
+      await write({ ...done, status: 'failed' });
+      return failed(op, 'command', 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${r.spawnError.code ?? r.spawnError.message}. Check ${configKey}[0] is an executable on PATH.`, { markerPath: file });
+    }
+    if (r.exitCode === 0) {
+      await write({ ...done, status: 'done' });
+      return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+    }
+    if (r.timedOut || r.exitCode === null) {
+      await write({ ...done, status: 'unknown' });
+      const why = r.timedOut ? `ran longer than ${timeoutMs} ms and was killed` : `was killed by ${r.signal}`;
+      return failed(op, 'command', 'command_timeout', `the ${op} command for ${req.key} ${why}; whether it took effect is unknown.${tail}`, { markerPath: file });
+    }
+    await write({ ...done, status: 'failed' });
+    return failed(op, 'command', 'command_failed', `the ${op} command for ${req.key} exited ${r.exitCode}.${tail}`, { markerPath: file });
+  } catch (e) {
+    return ioFailure(op, 'command', `recording the ${op} command's result`, e, file);
+  }
+}
+
+/** The command adapter. */
+export function createCommandAdapter(agents: AgentsConfig, deps: AdapterDeps): AgentAdapter {
+  const timeoutMs = agents.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  return {
+    name: 'command',
+    cancel: (req) => runStep('cancel', req, agents.cancel_argv, timeoutMs, deps),
+    cancelMarker: (req) => commandMarker(req, 'cancel'),
+    redispatch: (req) => runStep('redispatch', req, agents.redispatch_argv, timeoutMs, deps),
+    redispatchMarker: (req) => commandMarker(req, 'redispatch'),
+  };
+}

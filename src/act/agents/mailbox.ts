@@ -1,0 +1,87 @@
+// mailbox adapter (the default, needs no config): writes request files under epics/<id>/requests/ for
+// the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
+import { promises as fs } from 'node:fs';
+import { msToIso } from '../../contracts/time.js';
+import { createFileExclusive } from '../../journal/atomic-write.js';
+import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
+import { ioFailure, succeeded } from './outcome.js';
+import { stepFile } from './step-file.js';
+
+/** The JSON in `epics/<epic>/requests/<key>.<kind>.json`, as an orchestrator reads it. */
+export interface MailboxRequest {
+  schema_version: '1';
+  kind: 'cancel' | 'redispatch';
+  /** The idempotency key: act on each key once. */
+  key: string;
+  epic_id: string;
+  /** The task to stop (cancel) or the one being replaced (redispatch). */
+  task_id: string;
+  ticket_id: string;
+  agent_id?: string;
+  agent_name?: string;
+  team_name?: string;
+  session_id?: string;
+  pid?: number;
+  reason?: string;
+  created_at: string;
+  /** redispatch only: the attempt (1 = first replacement), the new task id, the checkpoint and the full prompt. */
+  redispatch_attempt?: number;
+  recovery_task_id?: string;
+  checkpoint_path?: string;
+  prompt?: string;
+}
+
+/** Path of the request file for one step of one key. */
+export function requestFile(req: CancelRequest, kind: MailboxRequest['kind']): string {
+  return stepFile(req.paths.requestsDir(req.epicId), req.key, kind);
+}
+
+/** The request an orchestrator gets: pure, from the executor's request and the time. */
+export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], nowMs: number): MailboxRequest {
+  const t = req.task;
+  const out: MailboxRequest = {
+    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, ticket_id: t.ticketId,
+    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid,
+    reason: req.reason, created_at: msToIso(nowMs),
+  };
+  if (kind === 'redispatch' && 'prompt' in req) {
+    Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
+  }
+  return JSON.parse(JSON.stringify(out)) as MailboxRequest; // drops undefined fields
+}
+
+/** `done` when the request file exists, else `absent`. */
+export async function requestMarker(req: CancelRequest, kind: MailboxRequest['kind']): Promise<MarkerState> {
+  try {
+    await fs.access(requestFile(req, kind));
+    return 'done';
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unknown';
+  }
+}
+
+/** Write the request file once; a second call finds it and does nothing. */
+export async function writeRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], deps: AdapterDeps, adapter: AgentAdapter['name'] = 'mailbox') {
+  const file = requestFile(req, kind);
+  const rel = req.paths.relative(file);
+  try {
+    const body = JSON.stringify(buildMailboxRequest(req, kind, deps.clock.nowMs()), null, 2) + '\n';
+    const created = await createFileExclusive(file, body);
+    return created
+      ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, { markerPath: file })
+      : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { markerPath: file, wasAlreadyDone: true });
+  } catch (e) {
+    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
+  }
+}
+
+/** The mailbox adapter: request files are both the side effect and its marker. */
+export function createMailboxAdapter(deps: AdapterDeps): AgentAdapter {
+  return {
+    name: 'mailbox',
+    cancel: (req) => writeRequest(req, 'cancel', deps),
+    cancelMarker: (req) => requestMarker(req, 'cancel'),
+    redispatch: (req) => writeRequest(req, 'redispatch', deps),
+    redispatchMarker: (req) => requestMarker(req, 'redispatch'),
+  };
+}

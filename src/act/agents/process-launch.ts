@@ -1,0 +1,135 @@
+// Launch a replacement agent from agents.redispatch_argv (no shell), detached, output to a log under the
+// state dir. A launch marker is created as `launching` BEFORE the spawn and completed with the pid after
+// it: a crash in between leaves `launching`, which means "cannot tell" (an orphan, never launched twice).
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { AdapterName } from '../../contracts/config.js';
+import { msToIso } from '../../contracts/time.js';
+import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
+import { crashPoint } from '../../journal/dispatch-log.js';
+import type { StatePaths } from '../../journal/paths.js';
+import type { AdapterDeps, MarkerState, RedispatchOutcome, RedispatchRequest } from './adapter.js';
+import { expandArgv, placeholderValues } from './argv-template.js';
+import { failed, ioFailure, orphan, succeeded } from './outcome.js';
+import { readProcessIdentity } from '../../sys/proc-identity.js';
+import { stepFile } from './step-file.js';
+
+/** `epics/<epic>/launches/<key>.redispatch.json`. */
+export interface LaunchRecord {
+  key: string;
+  status: 'launching' | 'launched' | 'failed';
+  recovery_task_id: string;
+  argv_template: string[];
+  prompt_file: string;
+  log_file: string;
+  started_at: string;
+  pid?: number;
+  start_ticks?: number;
+  boot_id?: string;
+  error?: string;
+}
+
+/** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
+export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
+  const dir = path.join(paths.epicDir(epicId), 'agents');
+  return { promptFile: path.join(dir, `${recoveryTaskId}.prompt.md`), logFile: path.join(dir, `${recoveryTaskId}.log`) };
+}
+
+/** The launch marker of a redispatch key. */
+export function launchFile(req: RedispatchRequest): string {
+  return stepFile(path.join(req.paths.epicDir(req.epicId), 'launches'), req.key, 'redispatch');
+}
+
+/** The launch record, `missing`, or `unreadable` (torn or foreign content: treated as "cannot tell"). */
+export async function readLaunchRecord(file: string): Promise<LaunchRecord | 'missing' | 'unreadable'> {
+  try {
+    const rec = JSON.parse(await fs.readFile(file, 'utf8')) as LaunchRecord;
+    return ['launching', 'launched', 'failed'].includes(rec?.status) ? rec : 'unreadable';
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+  }
+}
+
+/** launched → done; none or failed → absent; launching (crash between marker and spawn) or unreadable → unknown. */
+export async function launchMarker(req: RedispatchRequest): Promise<MarkerState> {
+  const rec = await readLaunchRecord(launchFile(req));
+  if (rec === 'missing') return 'absent';
+  if (rec === 'unreadable') return 'unknown';
+  return rec.status === 'launched' ? 'done' : rec.status === 'failed' ? 'absent' : 'unknown';
+}
+
+/** Spawn detached with stdout and stderr appended to `logFile`; resolves once the process exists. */
+async function spawnDetached(argv: string[], logFile: string, env: NodeJS.ProcessEnv) {
+  await fs.mkdir(path.dirname(logFile), { recursive: true });
+  const log = await fs.open(logFile, 'a');
+  try {
+    const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log.fd, log.fd], env });
+    await new Promise((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    child.unref();
+    return child.pid!;
+  } finally {
+    await log.close();
+  }
+}
+
+const RETRYABLE_SPAWN = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
+
+/** Launch the replacement once per key; see the module comment for the marker protocol. */
+export async function launchReplacement(req: RedispatchRequest, template: readonly string[] | undefined, deps: AdapterDeps, adapter: AdapterName = 'process'): Promise<RedispatchOutcome> {
+  const file = launchFile(req);
+  const rel = req.paths.relative(file);
+  const rec = await readLaunchRecord(file);
+  if (typeof rec === 'object' && rec.status === 'launched') {
+    const identity = rec.start_ticks === undefined ? undefined : { pid: rec.pid!, startTicks: rec.start_ticks, bootId: rec.boot_id };
+    return { ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was already launched (pid ${rec.pid}); not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity };
+  }
+  if (rec === 'unreadable' || (typeof rec === 'object' && rec.status === 'launching')) {
+    return orphan('redispatch', adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
+  }
+  if (!template) {
+    return failed('redispatch', adapter, 'not_configured', `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
+  }
+  const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
+  const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
+  if (!expanded.ok) {
+    return failed('redispatch', adapter, 'missing_target', `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
+  }
+  const base: LaunchRecord = {
+    key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],
+    prompt_file: req.paths.relative(files.promptFile), log_file: req.paths.relative(files.logFile), started_at: msToIso(deps.clock.nowMs()),
+  };
+  try {
+    await writeFileAtomic(files.promptFile, req.prompt);
+    const body = JSON.stringify(base, null, 2) + '\n';
+    if (rec === 'missing') {
+      if (!(await createFileExclusive(file, body))) return orphan('redispatch', adapter, `${rel} appeared while launching ${req.recoveryTaskId}.`, file);
+    } else {
+      await writeFileAtomic(file, body); // a failed launch never started a process: safe to try again
+    }
+  } catch (e) {
+    return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
+  }
+  crashPoint('after', 'launching'); // test-only (journal/dispatch-log.ts): a crash between marker and spawn
+  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
+  delete env.LINEAR_API_KEY; // the agent has no use for it, and must not be able to print it
+  let pid: number;
+  try {
+    pid = await spawnDetached(expanded.argv, files.logFile, env);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    await writeFileAtomic(file, JSON.stringify({ ...base, status: 'failed', error: code }, null, 2) + '\n').catch(() => undefined);
+    return failed('redispatch', adapter, 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
+  }
+  const identity = await readProcessIdentity(pid);
+  const detail = `${req.recoveryTaskId} launched as pid ${pid}, output in ${base.log_file}.`;
+  try {
+    await writeFileAtomic(file, JSON.stringify({ ...base, status: 'launched', pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + '\n');
+  } catch (e) {
+    return { ...succeeded('redispatch', adapter, `${detail} (the launch marker could not be completed: ${(e as Error).message})`, { markerPath: file }), pid, identity };
+  }
+  return { ...succeeded('redispatch', adapter, detail, { markerPath: file }), pid, identity };
+}

@@ -1,0 +1,103 @@
+// process adapter: stops an agent by pid (SIGTERM, a grace period, SIGKILL) after checking that the pid
+// is still that agent, and launches replacements from an argv template (process-launch.ts).
+// Never kills a process whose identity it cannot verify.
+import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
+import { failed, succeeded } from './outcome.js';
+import { launchMarker, launchReplacement } from './process-launch.js';
+import { isSameProcess, probeProcess, type ProcessIdentity } from '../../sys/proc-identity.js';
+import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
+
+/** SIGTERM→SIGKILL grace when `agents.kill_grace_ms` is not set. */
+export const DEFAULT_KILL_GRACE_MS = 5000;
+/** How long a SIGKILLed process may take to disappear before we call it a failure. */
+const KILL_WAIT_MS = 2000;
+const POLL_MS = 10;
+
+export interface ProcessAdapterOptions {
+  /** See DEFAULT_START_TOLERANCE_MS. */
+  startToleranceMs?: number;
+}
+
+/** Send `signal` to the agent, or to its whole process group when it leads one we are not in. */
+function signal(pid: number, pgrp: number, ownPgrp: number | undefined, sig: NodeJS.Signals): void {
+  process.kill(pgrp === pid && ownPgrp !== pid ? -pid : pid, sig);
+}
+
+/** Poll until the process is gone or is no longer `identity`; false when `ms` pass first. */
+async function waitGone(identity: ProcessIdentity, ms: number, deps: AdapterDeps): Promise<boolean> {
+  const deadline = deps.clock.nowMs() + ms;
+  for (;;) {
+    const p = await probeProcess(identity.pid);
+    if (p.kind === 'gone' || (p.kind === 'alive' && !isSameProcess(identity, p.identity))) return true;
+    if (deps.clock.nowMs() >= deadline) return false;
+    await deps.clock.sleep(POLL_MS);
+  }
+}
+
+/** Stop a process: SIGTERM, wait `graceMs`, SIGKILL if it is still the same process. */
+export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs: number, deps: AdapterDeps) {
+  const pid = identity.pid;
+  const self = await probeProcess(process.pid);
+  const ownPgrp = self.kind === 'alive' ? self.pgrp : undefined;
+  try {
+    signal(pid, pgrp, ownPgrp, 'SIGTERM');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return succeeded('cancel', 'process', `process ${pid} had already exited.`, { wasAlreadyDone: true });
+    return failed('cancel', 'process', 'permission_denied', `cannot signal process ${pid}: ${code ?? String(e)}. Run the watchdog as the user that owns the agents.`);
+  }
+  if (await waitGone(identity, graceMs, deps)) return succeeded('cancel', 'process', `process ${pid} stopped after SIGTERM.`);
+  try {
+    signal(pid, pgrp, ownPgrp, 'SIGKILL');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+  if (await waitGone(identity, KILL_WAIT_MS, deps)) {
+    return { ...succeeded('cancel', 'process', `process ${pid} ignored SIGTERM for ${graceMs} ms and was killed with SIGKILL.`), wasForced: true };
+  }
+  return { ...failed('cancel', 'process', 'permission_denied', `process ${pid} is still alive ${KILL_WAIT_MS} ms after SIGKILL (uninterruptible I/O?).`, { retryable: true }), wasForced: true };
+}
+
+/** The pid to act on and what we know about it. */
+const target = (req: CancelRequest) => ({
+  pid: req.expectedProcess?.pid ?? req.task.pid,
+  known: { expected: req.expectedProcess, dispatchedAtMs: req.task.dispatchedAtMs },
+});
+
+/** The process adapter. `agents.kill_grace_ms` and `agents.redispatch_argv` configure it. */
+export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, opts: ProcessAdapterOptions = {}): AgentAdapter {
+  const graceMs = agents.kill_grace_ms ?? DEFAULT_KILL_GRACE_MS;
+  const tolerance = opts.startToleranceMs ?? DEFAULT_START_TOLERANCE_MS;
+  return {
+    name: 'process',
+    async cancel(req) {
+      const { pid, known } = target(req);
+      if (pid === undefined) {
+        return failed('cancel', 'process', 'missing_target', `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
+      }
+      try {
+        const v = await verifyTarget(pid, known, tolerance);
+        switch (v.kind) {
+          case 'gone':
+            return succeeded('cancel', 'process', `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true });
+          case 'other':
+            return succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
+          case 'unknown':
+            return failed('cancel', 'process', 'identity_unknown', `not killed: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
+          case 'match':
+            return await terminate(v.identity, v.pgrp, graceMs, deps);
+        }
+      } catch (e) {
+        return failed('cancel', 'process', 'io_error', `stopping process ${pid} failed: ${(e as Error).message}.`, { retryable: true });
+      }
+    },
+    async cancelMarker(req): Promise<MarkerState> {
+      const { pid, known } = target(req);
+      if (pid === undefined) return 'unknown';
+      const v = await verifyTarget(pid, known, tolerance);
+      return v.kind === 'match' ? 'absent' : v.kind === 'unknown' ? 'unknown' : 'done';
+    },
+    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
+    redispatchMarker: (req) => launchMarker(req),
+  };
+}

@@ -1,0 +1,40 @@
+// Decide whether the pid in a task row is still the agent we mean to stop: the recorded identity must
+// match exactly; without one, the process must have started no later than the task's dispatch.
+import { msToIso } from '../../contracts/time.js';
+import { isSameProcess, probeProcess, processStartMs, type ProcessIdentity } from '../../sys/proc-identity.js';
+
+/** How far after `dispatched_at` the agent's process may start (spawn latency, whole-second timestamps). @defaultValue 5000 */
+export const DEFAULT_START_TOLERANCE_MS = 5000;
+
+/** `match`: this is the agent, alive. `gone`/`other`: the agent has exited (`other`: its pid was reused). */
+export type TargetVerdict =
+  | { kind: 'match'; identity: ProcessIdentity; pgrp: number }
+  | { kind: 'gone' }
+  | { kind: 'other'; detail: string }
+  | { kind: 'unknown'; detail: string };
+
+/** Compare the live process behind `pid` with what we know of the agent. */
+export async function verifyTarget(
+  pid: number,
+  known: { expected?: ProcessIdentity; dispatchedAtMs?: number },
+  toleranceMs = DEFAULT_START_TOLERANCE_MS,
+): Promise<TargetVerdict> {
+  const probe = await probeProcess(pid);
+  if (probe.kind === 'gone') return probe;
+  if (probe.kind === 'unknown') return { kind: 'unknown', detail: probe.reason };
+  const live = probe.identity;
+  if (known.expected) {
+    return isSameProcess(known.expected, live)
+      ? { kind: 'match', identity: live, pgrp: probe.pgrp }
+      : { kind: 'other', detail: `pid ${pid} now belongs to another process (start ticks ${live.startTicks}, recorded ${known.expected.startTicks})` };
+  }
+  if (known.dispatchedAtMs === undefined) {
+    return { kind: 'unknown', detail: `no identity was recorded for pid ${pid} and the task has no dispatched_at to compare its start time with` };
+  }
+  const startMs = await processStartMs(live);
+  if (startMs === undefined) return { kind: 'unknown', detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
+  if (startMs > known.dispatchedAtMs + toleranceMs) {
+    return { kind: 'other', detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
+  }
+  return { kind: 'match', identity: live, pgrp: probe.pgrp };
+}

@@ -1,0 +1,78 @@
+// One ticket's stall history as the escalation renders it (friction note, Linear comment).
+// Pure: built from dispatch-log events the caller has already read.
+import type { EventOf } from '../../contracts/events.js';
+
+/** One stall (or loop) of one attempt of a ticket. */
+export interface StallRecord {
+  /** When the stall was detected, ISO-8601 UTC (the event's `timestamp_utc`). */
+  detectedAt: string;
+  taskId: string;
+  /** 0 for the first dispatch, n for the n-th redispatch. */
+  attempt: number;
+  /** Seconds without progress when the stall was detected. */
+  idleSeconds: number;
+  /** `inactivity`, `never_started`, `open_tool_overrun` (assess.ts) or `looping`. */
+  stallReason: string;
+  /** Exemptions that held (`bash_long_timeout`, `rate_limit`, `ci_polling`, `open_tool_call`). */
+  exemptions: readonly string[];
+  /** Name of the last tool call, e.g. `Bash`. */
+  lastTool?: string;
+  /** The verdict's human-readable reason. */
+  reason?: string;
+}
+
+type StallEvent = EventOf<'stall_detected'> | EventOf<'looping_detected'>;
+
+/** The StallRecord of a `stall_detected` or `looping_detected` event (an optional `last_tool` field is read too). */
+export function stallRecordFromEvent(ev: StallEvent): StallRecord {
+  const lastTool = (ev as { last_tool?: unknown }).last_tool;
+  const base = {
+    detectedAt: ev.timestamp_utc,
+    taskId: ev.task_id,
+    ...(typeof lastTool === 'string' && lastTool ? { lastTool } : {}),
+  };
+  if (ev.event === 'looping_detected') {
+    return { ...base, attempt: attemptOfTaskId(ev.task_id), idleSeconds: 0, stallReason: 'looping', exemptions: [], reason: ev.reason };
+  }
+  return {
+    ...base,
+    attempt: ev.redispatch_attempt,
+    idleSeconds: ev.idle_seconds,
+    stallReason: ev.stall_reason,
+    exemptions: ev.exemptions ?? (ev.bash_timeout_exemption ? ['bash_long_timeout'] : []),
+    ...(ev.reason !== undefined ? { reason: ev.reason } : {}),
+  };
+}
+
+/** `t1` → 0, `t1-r2` → 2 (DESIGN §8 replacement ids). */
+export function attemptOfTaskId(taskId: string): number {
+  const m = /-r(\d+)$/.exec(taskId);
+  return m ? Number(m[1]) : 0;
+}
+
+/** `754` → `12m 34s`; `42` → `42s`; `3700` → `1h 01m`. */
+export function formatSeconds(s: number): string {
+  const total = Math.max(0, Math.round(s));
+  if (total < 60) return `${total}s`;
+  if (total < 3600) return `${Math.floor(total / 60)}m ${String(total % 60).padStart(2, '0')}s`;
+  return `${Math.floor(total / 3600)}h ${String(Math.floor((total % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** One markdown table cell: no pipes or newlines inside, `–` when empty. */
+export function cell(value: string | number | undefined): string {
+  const s = value === undefined ? '' : String(value);
+  return s.trim() === '' ? '–' : s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+}
+
+/** The markdown table of a stall history (header included). */
+export function renderStallTable(history: readonly StallRecord[]): string {
+  const rows = history.map(
+    (h, i) =>
+      `| ${i + 1} | ${cell(h.detectedAt)} | ${cell(h.taskId)} | ${h.attempt} | ${formatSeconds(h.idleSeconds)} | ${cell(h.stallReason)} | ${cell(h.exemptions.join(', '))} | ${cell(h.lastTool)} |`,
+  );
+  return [
+    '| # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}

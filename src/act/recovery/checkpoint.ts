@@ -1,0 +1,90 @@
+// Recovery checkpoints: recovery task ids and the checkpoint content are pure (buildCheckpoint);
+// writeCheckpoint creates the file exactly once, so the file is the step's marker.
+import { promises as fs } from 'node:fs';
+import { stringify } from 'yaml';
+import type { Checkpoint } from '../../contracts/checkpoint.js';
+import { recoveryTaskId } from '../../contracts/ids.js';
+import { parseCheckpoint } from '../../contracts/checkpoint.js';
+import type { ParseResult } from '../../contracts/parse-yaml.js';
+import type { Task } from '../../contracts/state-file.js';
+import { msToIso } from '../../contracts/time.js';
+import { createFileExclusive } from '../../journal/atomic-write.js';
+import type { StatePaths } from '../../journal/paths.js';
+import type { Observation } from '../../observe/parse/observation.js';
+import type { MarkerState } from '../agents/adapter.js';
+import { completedFromCalls, workItems } from './work-items.js';
+
+export { renderRecoveryPrompt } from './recovery-prompt.js';
+export { recoveryTaskId };
+
+/** What buildCheckpoint needs: the stalled task, its raw row (for keys such as `remaining_work`) and the evidence. */
+export interface CheckpointInput {
+  epicId: string;
+  task: Task;
+  /** The task row as written, unknown keys included: `completed_items`/`completed_work`, `remaining_work`/`remaining_items`/`todo`. */
+  row?: Record<string, unknown>;
+  observation?: Pick<Observation, 'lastTool' | 'lastOutput' | 'recentCalls'>;
+  attempt: number;
+  stallReason: string;
+  idleSeconds: number;
+  nowMs: number;
+  /** @defaultValue the checkpoint of attempt - 1 (state-dir relative), or null for attempt 1 */
+  supersedes?: string | null;
+}
+
+const LAST_OUTPUT_CHARS = 1000;
+const COMPLETED_KEYS = ['completed_items', 'completed_work', 'completed_tasks'];
+const REMAINING_KEYS = ['remaining_work', 'remaining_items', 'remaining_tasks', 'todo'];
+
+/** State-dir relative path of a checkpoint, as written into `supersedes` and events. */
+export const checkpointRelPath = (ticketId: string, attempt: number) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
+
+/** The checkpoint of one redispatch. Pure. */
+export function buildCheckpoint(input: CheckpointInput): Checkpoint {
+  const { task, row = {}, observation } = input;
+  const tool = observation?.lastTool;
+  const out = observation?.lastOutput ?? task.lastOutput;
+  return {
+    schema_version: '1',
+    epic_id: input.epicId,
+    ticket_id: task.ticketId,
+    task_id: task.taskId,
+    attempt: input.attempt,
+    recovery_task_id: recoveryTaskId(task.taskId, input.attempt),
+    created_at: msToIso(input.nowMs),
+    stall_reason: input.stallReason,
+    idle_seconds: Math.max(0, Math.round(input.idleSeconds)),
+    completed_work: workItems([...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]),
+    remaining_work: workItems(REMAINING_KEYS.map((k) => row[k])),
+    last_tool: tool
+      ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error }))
+      : task.lastToolName
+        ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false }))
+        : null,
+    last_output: out ? (out.length > LAST_OUTPUT_CHARS ? '…' + out.slice(-LAST_OUTPUT_CHARS) : out) : null,
+    supersedes: input.supersedes !== undefined ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
+  };
+}
+
+/** Create the checkpoint file once; `wasCreated` false means it already existed (and was left as is). */
+export async function writeCheckpoint(paths: StatePaths, cp: Checkpoint): Promise<{ path: string; wasCreated: boolean }> {
+  const file = paths.checkpoint(cp.ticket_id, cp.attempt);
+  const wasCreated = await createFileExclusive(file, stringify(cp, { lineWidth: 0 }));
+  return { path: file, wasCreated };
+}
+
+/** The checkpoint as written (on a restart, render the prompt from this, not from a rebuilt one); undefined when absent. */
+export async function readCheckpoint(paths: StatePaths, ticketId: string, attempt: number): Promise<ParseResult<Checkpoint> | undefined> {
+  const file = paths.checkpoint(ticketId, attempt);
+  try {
+    return parseCheckpoint(await fs.readFile(file, 'utf8'), paths.relative(file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** `done` when the checkpoint file exists. */
+export async function checkpointMarker(paths: StatePaths, ticketId: string, attempt: number): Promise<MarkerState> {
+  return fs.access(paths.checkpoint(ticketId, attempt)).then(() => 'done' as const, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? 'absent' : 'unknown'));
+}

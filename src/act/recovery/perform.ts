@@ -1,0 +1,146 @@
+// Carry out an intended action exactly once (DESIGN §8): append `action_started` with the
+// idempotency key, then run each step, every one of which checks its own marker before firing,
+// then append the outcome. Re-running the steps of a started key (start-up recovery) never
+// repeats a side effect or a log line.
+import type { EventBody } from '../../contracts/events.js';
+import type { Task } from '../../contracts/state-file.js';
+import { ActionError } from '../../contracts/errors.js';
+import { crashPoint } from '../../journal/dispatch-log.js';
+import { foldEvent } from '../../core/history.js';
+import type { Observation } from '../../observe/parse/observation.js';
+import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
+import type { CancelRequest } from '../agents/adapter.js';
+import { agentFiles } from '../agents/process-launch.js';
+import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
+import { escalateTicket } from './escalate.js';
+import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
+import type { ActionSpec, PerformerContext } from './spec.js';
+
+export type { ActionSpec, PerformerContext } from './spec.js';
+
+/** Append an event and fold it into the history, so later steps and checks see it. */
+async function journal(ctx: PerformerContext, body: EventBody): Promise<void> {
+  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
+}
+
+const idsOf = (t: Task) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
+
+/** True once an event of this name was logged with this key (never log a step twice). */
+function hasStep(ctx: PerformerContext, key: string, event: string): boolean {
+  return ctx.history.actions.get(key)?.steps.has(event) ?? false;
+}
+
+async function fail(ctx: PerformerContext, spec: ActionSpec, error: string, retryable: boolean): Promise<void> {
+  await journal(ctx, { event: 'action_failed', ...idsOf(spec.task), key: spec.key, action: spec.kind, error, retryable });
+}
+
+function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
+  const t = spec.task;
+  return {
+    epicId: ctx.epicId,
+    key: spec.key,
+    task: t,
+    paths: ctx.paths,
+    expectedProcess: t.expectedProcess,
+    reason: `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`,
+  };
+}
+
+/** Stop the agent (a step of every action); false when it could not be done. */
+async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' | 'stop_before_redispatch' | 'stop_before_escalation'): Promise<boolean> {
+  if (hasStep(ctx, spec.key, 'agent_killed')) return true;
+  const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
+  if (!out.ok) {
+    await fail(ctx, spec, `${step === 'cancel' ? 'cancel' : 'stopping the stalled agent'} failed: ${out.detail}`, out.retryable);
+    return false;
+  }
+  await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step });
+  return true;
+}
+
+async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+  const { task } = spec;
+  // 1. The checkpoint (created once; on a resume, the prompt is rendered from the file as written).
+  const built = buildCheckpoint({
+    epicId: ctx.epicId, task, row: task.raw, observation: spec.observation, attempt: spec.attempt,
+    stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
+  });
+  const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
+  crashPoint('after', 'checkpoint'); // test-only (journal/dispatch-log.ts)
+  let checkpoint = built;
+  if (!wasCreated) {
+    const existing = await readCheckpoint(ctx.paths, task.ticketId, spec.attempt);
+    if (existing?.ok) checkpoint = existing.value;
+  }
+  // 2. Stop the stalled agent; never launch a second agent beside one we could not stop.
+  if (!(await stopStep(ctx, spec, 'stop_before_redispatch'))) return;
+  // 3. Launch (or request) the replacement.
+  const out = await ctx.adapter.redispatch({
+    ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
+    checkpointPath, prompt: renderRecoveryPrompt(checkpoint, { checkpointPath }),
+  });
+  if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
+  const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
+  await journal(ctx, {
+    event: 'redispatch', ...idsOf(task), key: spec.key, redispatch_attempt: spec.attempt, max_redispatches: ctx.maxRedispatches,
+    recovery_task_id: recoveryId, checkpoint_path: ctx.paths.relative(checkpointPath),
+    remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail,
+    ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
+    // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
+    ...(out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),
+  });
+}
+
+async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+  // Stop burning tokens on a ticket a human now owns; a failure here does not hold the escalation.
+  if (!hasStep(ctx, spec.key, 'agent_killed')) {
+    const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
+    if (out.ok) await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step: 'stop_before_escalation' });
+  }
+  const r = await escalateTicket(ctx, spec);
+  await journal(ctx, {
+    event: 'escalated_to_blocked', ...idsOf(spec.task), key: spec.key, attempt_count: spec.attempt,
+    friction_path: ctx.paths.relative(r.frictionPath), tracker: r.tracker, ...(r.detail ? { tracker_detail: r.detail } : {}),
+    ...(r.tracker === 'failed' ? { tracker_retryable: Boolean(r.isRetryable) } : {}),
+  });
+}
+
+/** Run (or resume) the steps of a started action. Each step checks its marker first. */
+export async function runSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+  try {
+    if (spec.kind === 'cancel') await stopStep(ctx, spec, 'cancel');
+    else if (spec.kind === 'redispatch') await redispatchSteps(ctx, spec);
+    else await escalateSteps(ctx, spec);
+  } catch (e) {
+    const retryable = e instanceof ActionError ? e.isRetryable : true;
+    await fail(ctx, spec, e instanceof ActionError ? e.describe() : `unexpected: ${(e as Error).message}`, retryable);
+  }
+}
+
+/** The executor the check calls for each intended action. */
+export function createPerformer(ctx: PerformerContext): ActionPerformer {
+  let lastTrackerRetryMs = ctx.clock.nowMs();
+  return {
+    async afterCheck(nowMs: number) {
+      if (ctx.history.trackerPending.size === 0 || nowMs - lastTrackerRetryMs < TRACKER_RETRY_INTERVAL_MS) return;
+      lastTrackerRetryMs = nowMs;
+      await retryFailedTrackers(ctx, { isRetryableOnly: true });
+    },
+    async perform(action: IntendedAction, observation: Observation) {
+      if (ctx.history.actions.has(action.key)) return; // already started: recovery owns it
+      const v = action.verdict;
+      const spec: ActionSpec = {
+        kind: action.kind, key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
+        stallReason: v.stallReason ?? v.kind, idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
+      };
+      const proc = action.task.expectedProcess;
+      await journal(ctx, {
+        event: 'action_started', ...idsOf(action.task), key: action.key, action: action.kind, adapter: ctx.adapter.name,
+        redispatch_attempt: action.attempt, ...(action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {}),
+        ...(proc ? { pid: proc.pid, start_ticks: proc.startTicks, boot_id: proc.bootId } : action.task.pid ? { pid: action.task.pid } : {}),
+        stall_reason: spec.stallReason, idle_seconds: spec.idleSeconds,
+      });
+      await runSteps(ctx, spec);
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The narrow-scope prompt for a replacement agent (seed "Targeted Redispatch"): only the remaining
+// work, a summary of what was done, targeted reads, and a stop with a diagnosis if stuck again. Pure.
+import path from 'node:path';
+import type { Checkpoint } from '../../contracts/checkpoint.js';
+
+const list = (items: readonly string[], numbered: boolean) => items.map((s, i) => (numbered ? `${i + 1}. ${s}` : `- ${s}`)).join('\n');
+
+/** Where the replacement writes its diagnosis when it gets stuck: next to the checkpoint. */
+export function diagnosisPath(checkpointPath: string, attempt: number): string {
+  return path.join(path.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+}
+
+/** The last tool call, as one short line for the prompt. */
+function describeTool(cp: Checkpoint): string | undefined {
+  const t = cp.last_tool;
+  if (!t) return undefined;
+  const what = (t.command ?? t.input_summary ?? '').split('\n')[0]!.slice(0, 160);
+  return `${t.name}${what ? ` (${what})` : ''}${t.is_open ? ', which never returned' : t.error ? ', which failed' : ''}`;
+}
+
+/** The full recovery prompt; `checkpointPath` is absolute, so the agent can read it from any directory. */
+export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: string }): string {
+  const tool = describeTool(cp);
+  const done = cp.completed_work.length > 0
+    ? `Already done (do NOT redo it; check it only if the remaining work depends on it):\n${list(cp.completed_work, false)}`
+    : 'Already done: the evidence does not list finished items. Check `git status`, `git log` and `git diff` before changing anything, and keep what is there.';
+  const remaining = cp.remaining_work.length > 0
+    ? `Remaining work (ONLY do these):\n${list(cp.remaining_work, true)}`
+    : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
+  return [
+    `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
+    '',
+    `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`,
+    `Checkpoint: ${where.checkpointPath}`,
+    'Read the checkpoint first: it records what was done and what remains.',
+    '',
+    done,
+    '',
+    remaining,
+    '',
+    'RULES:',
+    '- Do NOT re-do completed work; read the checkpoint for details.',
+    '- Do only the remaining work above; nothing else from the original ticket.',
+    '- Use targeted reads: Read with offset/limit and grep for the lines you need; never read large files or logs whole, to avoid exhausting your context.',
+    '- Give long commands an explicit timeout, and do not wait on output that may never come.',
+    `- If you get stuck on the same step${tool ? ` (${tool.split(' (')[0]})` : ''}, do not keep retrying: write a diagnosis doc to ${diagnosisPath(where.checkpointPath, cp.attempt)} (what you tried, what failed, what you suspect) and stop.`,
+  ].join('\n');
+}

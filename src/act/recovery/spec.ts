@@ -1,0 +1,70 @@
+// The shape of a started action, shared by the executor (perform), start-up recovery (recover)
+// and the tracker retry: what its steps need, rebuilt from the write-ahead record after a crash.
+import type { EventOf } from '../../contracts/events.js';
+import type { Task, Wave } from '../../contracts/state-file.js';
+import type { Clock } from '../../deps.js';
+import type { ActionRecord, History } from '../../core/history.js';
+import type { IntendedAction } from '../../core/plan.js';
+import type { DispatchLog } from '../../journal/dispatch-log.js';
+import type { StatePaths } from '../../journal/paths.js';
+import type { Observation } from '../../observe/parse/observation.js';
+import type { AgentAdapter } from '../agents/adapter.js';
+import type { LinearRetryOptions } from '../tracker/linear-retry.js';
+
+/** What a started action needs to run (or resume) its steps. */
+export interface ActionSpec {
+  kind: IntendedAction['kind'];
+  key: string;
+  task: Task;
+  attempt: number;
+  recoveryTaskId?: string;
+  stallReason: string;
+  idleSeconds: number;
+  observation?: Observation;
+}
+
+export interface PerformerContext {
+  epicId: string;
+  paths: StatePaths;
+  log: DispatchLog;
+  history: History;
+  adapter: AgentAdapter;
+  clock: Clock;
+  maxRedispatches: number;
+  tracker: TrackerSettings;
+}
+
+export interface TrackerSettings {
+  /** LINEAR_API_KEY; absent → the tracker step is skipped. */
+  apiKey?: string;
+  apiUrl?: string;
+  blockedStateName: string;
+  retry?: LinearRetryOptions;
+}
+
+/**
+ * The task an action was started on: its current row when listed, else what the event recorded.
+ * A row that now names another pid than the one recorded is a new instance of the task (the
+ * orchestrator restarted it under the same id while we were down): never the one to act on.
+ */
+function taskOf(e: EventOf<'action_started'>, wave: Wave | undefined): Task {
+  const row = wave?.tasks.find((t) => t.taskId === e.task_id);
+  const expectedProcess = e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined;
+  if (row && (row.expectedProcess?.pid ?? row.pid) === e.pid) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
+  return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? undefined : e.agent_id, status: 'in_progress', statusClass: 'in_flight', pid: e.pid, expectedProcess };
+}
+
+/** Rebuild what runSteps needs from the write-ahead record. */
+export function specFromRecord(rec: ActionRecord, wave: Wave | undefined): ActionSpec {
+  const e = rec.started;
+  return {
+    kind: e.action,
+    key: e.key,
+    task: taskOf(e, wave),
+    attempt: e.redispatch_attempt ?? 1,
+    recoveryTaskId: e.recovery_task_id,
+    stallReason: e.stall_reason ?? 'inactivity',
+    idleSeconds: e.idle_seconds ?? 0,
+  };
+}
+

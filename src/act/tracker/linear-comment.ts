@@ -1,0 +1,61 @@
+// The Linear escalation comment and the idempotency key it carries (DESIGN §8, §9). Pure.
+// The key is written twice: as a visible footer in inline code and as a trailing HTML comment.
+// Either one is enough to recognise the comment, so a tracker that strips HTML comments from
+// markdown still leaves a marker a retry can find.
+import { hypothesizeRootCause } from '../friction/friction-hypothesis.js';
+import { renderStallTable, type StallRecord } from '../friction/stall-history.js';
+
+/** What the escalation comment says. */
+export interface EscalationCommentInput {
+  ticketId: string;
+  /** Agent runs of the ticket, first dispatch included. */
+  attempts: number;
+  history: readonly StallRecord[];
+  /** The friction note, relative to the watchdog's state dir. */
+  frictionPath: string;
+  /** The escalation's idempotency key `<epic>:<task_id>:escalate`. */
+  key: string;
+  /** @defaultValue "Blocked" */
+  stateName?: string;
+}
+
+/** `dispatch-watchdog:<key>`: the text a comment must contain to count as this escalation's. */
+export function commentKeyText(key: string): string {
+  return `dispatch-watchdog:${key}`;
+}
+
+/** The trailing HTML comment that marks a comment as posted for `key`. */
+export function commentMarker(key: string): string {
+  return `<!-- ${commentKeyText(key)} -->`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** True when `body` carries `key` (visible footer or HTML comment); `e:t1` never matches `e:t1-r1`. */
+export function hasCommentKey(body: string, key: string): boolean {
+  return new RegExp(`${escapeRegExp(commentKeyText(key))}(?![A-Za-z0-9._@:-])`).test(body);
+}
+
+/** `body` with the key footer and marker appended, unless it already carries the key. */
+export function withCommentKey(body: string, key: string): string {
+  if (hasCommentKey(body, key)) return body;
+  return `${body.trimEnd()}\n\n_Posted by dispatch-watchdog · key \`${commentKeyText(key)}\`_\n${commentMarker(key)}\n`;
+}
+
+/** The comment added to the Linear issue when it is moved to Blocked. */
+export function renderEscalationComment(input: EscalationCommentInput): string {
+  const { ticketId: t, history } = input;
+  const hypothesis = hypothesizeRootCause(history, t);
+  const body = [
+    `**dispatch-watchdog moved ${t} to ${input.stateName ?? 'Blocked'}**: the agent stalled in ${input.attempts} attempts, and the redispatch limit is reached.`,
+    '',
+    history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
+    '',
+    `**Root cause hypothesis:** ${hypothesis.text}`,
+    '',
+    `**Recommended action:** ${hypothesis.action}`,
+    '',
+    `Friction note: \`${input.frictionPath}\` (in the watchdog's state dir).`,
+  ].join('\n');
+  return withCommentKey(body, input.key);
+}

@@ -1,0 +1,47 @@
+// `dispatch-watchdog status`: the last check of an epic as a table, with how old it is and
+// whether a watchdog is watching right now.
+import { promises as fs } from 'node:fs';
+import { isAlive } from '../sys/proc-identity.js';
+import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-json.js';
+import type { Output } from '../deps.js';
+import { InputError } from '../contracts/errors.js';
+import { renderStatus } from '../core/format.js';
+import { assertSafeId, type StatePaths } from '../journal/paths.js';
+
+/** Who watches the epic now, from its lock file. */
+async function watcherOf(paths: StatePaths, epicId: string): Promise<string> {
+  try {
+    const lock = JSON.parse(await fs.readFile(paths.lockFile(epicId), 'utf8')) as { pid?: number; started_at?: string };
+    if (typeof lock.pid !== 'number') return 'no watchdog running';
+    return isAlive(lock.pid) ? `watched by pid ${lock.pid} since ${lock.started_at ?? '?'}` : `no watchdog running (pid ${lock.pid} died holding the lock)`;
+  } catch {
+    return 'no watchdog running';
+  }
+}
+
+/** Read watchdog.json; a missing or foreign file is an InputError that says what to run. */
+export async function readWatchdogJson(paths: StatePaths, epicId: string): Promise<WatchdogJson> {
+  const file = paths.watchdogJson(assertSafeId(epicId, 'epic id'));
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    throw new InputError('missing_file', 'no check has been written for this epic yet.', {
+      location: { file },
+      hint: `Run \`dispatch-watchdog --epic-id ${epicId} --once\` (or start the watchdog) first.`,
+    });
+  }
+  try {
+    return WatchdogJsonSchema.parse(JSON.parse(text));
+  } catch (e) {
+    throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
+  }
+}
+
+/** Print the last check: the table, or the document itself with --json. */
+export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number }, out: Output): Promise<void> {
+  const doc = await readWatchdogJson(paths, epicId);
+  if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + '\n');
+  const ageSeconds = doc.watchdog.evaluated_at_override ? undefined : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1000));
+  out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId) }));
+}

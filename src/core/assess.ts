@@ -1,0 +1,208 @@
+// Verdicts (DESIGN §5): assess(task, observation, policy, nowMs) → Verdict.
+// Pure and deterministic: no I/O, no clock; precedence is first match wins.
+import type { Task } from '../contracts/state-file.js';
+import type { Observation, SourceName, ToolCall } from '../observe/parse/observation.js';
+import type { Policy } from './policy.js';
+
+export const VERDICT_KINDS = ['terminal', 'blocked', 'inconsistent', 'unknown', 'waiting_human', 'stalled', 'looping', 'healthy'] as const;
+export type VerdictKind = (typeof VERDICT_KINDS)[number];
+
+export const EXEMPTIONS = ['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call'] as const;
+export type ExemptionName = (typeof EXEMPTIONS)[number];
+
+export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun';
+
+export interface Verdict {
+  kind: VerdictKind;
+  taskId: string;
+  ticketId: string;
+  /** now − last progress (or dispatch), never negative. */
+  idleMs?: number;
+  /** The moment idle counts from. */
+  lastProgressMs?: number;
+  effectiveTimeoutMs: number;
+  /** Every exemption whose condition held, by name (the largest window wins). */
+  exemptions: ExemptionName[];
+  /** The Bash exemption held and widened the window (the seed's `bash_timeout_exemption`). */
+  hasBashTimeoutExemption: boolean;
+  lastTool?: string;
+  sources: SourceName[];
+  reason: string;
+  stallReason?: StallReason;
+  /** When this task stalls if nothing changes: the loop wakes then (DESIGN §12). */
+  deadlineMs?: number;
+}
+
+const sec = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+interface Window {
+  effectiveTimeoutMs: number;
+  exemptions: ExemptionName[];
+  hasBashTimeoutExemption: boolean;
+  isOpenOverrun: (idleMs: number) => boolean;
+}
+
+/** The effective stall window: base, widened by every exemption that holds (largest wins). */
+export function effectiveWindow(obs: Observation, policy: Policy): Window {
+  const base = policy.baseTimeoutMs;
+  let window = base;
+  const exemptions: ExemptionName[] = [];
+  let bashWindow = 0;
+  const tool = obs.lastTool;
+  const isBash = tool?.name === 'Bash';
+  if (isBash && tool.timeoutMs !== undefined && tool.timeoutMs > policy.bashLongTimeoutMs) {
+    exemptions.push('bash_long_timeout');
+    bashWindow = Math.max(base, tool.timeoutMs + policy.bashGraceMs);
+    window = Math.max(window, bashWindow);
+  }
+  const text = obs.lastOutput?.toLowerCase() ?? '';
+  if (obs.isApiRetrying || policy.rateLimitPatterns.some((p) => text.includes(p))) {
+    exemptions.push('rate_limit');
+    window = Math.max(window, base * policy.rateLimitFactor);
+  }
+  const command = tool?.command ?? (isBash ? tool?.inputSummary : undefined) ?? '';
+  if (isBash && command && policy.ciPollingPatterns.some((p) => command.includes(p))) {
+    exemptions.push('ci_polling');
+    window = Math.max(window, policy.ciPollingMs);
+  }
+  let openLimit = Infinity;
+  if (tool?.isOpen && !tool.isBackground) {
+    const own = tool.timeoutMs ?? (isBash ? policy.bashDefaultTimeoutMs : undefined);
+    if (own !== undefined) {
+      exemptions.push('open_tool_call');
+      openLimit = own + policy.openToolGraceMs;
+      window = Math.max(window, openLimit);
+    }
+  }
+  return {
+    effectiveTimeoutMs: window,
+    exemptions,
+    hasBashTimeoutExemption: exemptions.includes('bash_long_timeout') && bashWindow > base,
+    isOpenOverrun: (idle) => idle > openLimit,
+  };
+}
+
+/** The call (and its input) repeated at the end of the sequence, and how often. */
+function trailingRepeat(calls: readonly ToolCall[]): { call?: ToolCall; count: number } {
+  const last = calls.at(-1);
+  if (!last) return { count: 0 };
+  const key = `${last.name}\u0000${last.inputSummary ?? ''}`;
+  let count = 0;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i]!;
+    if (`${c.name}\u0000${c.inputSummary ?? ''}` !== key) break;
+    count++;
+  }
+  return { call: last, count };
+}
+
+/** The most frequent error text among the recent calls. */
+function repeatedError(calls: readonly ToolCall[]): { error?: string; count: number } {
+  const counts = new Map<string, number>();
+  let best: { error?: string; count: number } = { count: 0 };
+  for (const c of calls) {
+    if (!c.error) continue;
+    const n = (counts.get(c.error) ?? 0) + 1;
+    counts.set(c.error, n);
+    if (n > best.count) best = { error: c.error, count: n };
+  }
+  return best;
+}
+
+/** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
+export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number): Verdict {
+  const window = effectiveWindow(obs, policy);
+  const verdict = (kind: VerdictKind, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    effectiveTimeoutMs: window.effectiveTimeoutMs,
+    exemptions: window.exemptions,
+    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    sources: obs.sources,
+    reason,
+    ...extra,
+  });
+
+  // 1-2. Status decides first.
+  if (task.statusClass === 'terminal') return verdict('terminal', `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === 'blocked') return verdict('blocked', 'status is blocked');
+  if (task.statusClass === 'unknown') {
+    return verdict('unknown', `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+  }
+
+  // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.
+  if (task.isOwnReplacement && obs.finished) {
+    return verdict('terminal', `the agent finished (${obs.finished.kind})${task.hasExited ? ' and its process exited' : ''}`);
+  }
+
+  // 3. Truth that contradicts itself is reported, never acted on.
+  if (obs.finished) {
+    return verdict('inconsistent', `agent finished (${obs.finished.kind}) but the row still says "${task.status}"`);
+  }
+  const stamps: [string, number | undefined][] = [
+    ['last activity', obs.lastProgressMs],
+    ['dispatched_at', task.dispatchedAtMs],
+    ['output growth', obs.outputGrewAtMs],
+  ];
+  for (const [what, at] of stamps) {
+    if (at !== undefined && at - nowMs > policy.futureSkewMs) {
+      return verdict('inconsistent', `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
+    }
+  }
+  if (obs.contradictions.length > 0) return verdict('inconsistent', obs.contradictions.join('; '));
+
+  // 4. Nothing to measure from.
+  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join('; ');
+  if (progressAt === undefined && task.dispatchedAtMs === undefined) {
+    return verdict('unknown', `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ''}`);
+  }
+  if (progressAt === undefined && missingNote) {
+    // A declared source we cannot read is a configuration problem, not proof of a stall.
+    return verdict('unknown', `no activity evidence: ${missingNote}`);
+  }
+
+  // 5. A human has to answer.
+  if (obs.waitingHuman) {
+    const w = obs.waitingHuman;
+    return verdict('waiting_human', `waiting for a human: ${w.kind.replace('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
+  }
+
+  // 6. Stalled: idle strictly longer than the window.
+  const sinceMs = (progressAt ?? task.dispatchedAtMs)!;
+  const idleMs = Math.max(0, nowMs - sinceMs);
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
+  const note = missingNote ? ` (${missingNote})` : '';
+  if (idleMs > window.effectiveTimeoutMs) {
+    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(idleMs) ? 'open_tool_overrun' : 'inactivity';
+    const why =
+      stallReason === 'never_started'
+        ? `no activity since dispatch ${sec(idleMs)} ago`
+        : stallReason === 'open_tool_overrun'
+          ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace`
+          : `no progress for ${sec(idleMs)}`;
+    const exited = task.hasExited ? '; its process exited without finishing' : '';
+    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
+  }
+
+  // 7. Alive but going round in circles.
+  const repeat = trailingRepeat(obs.recentCalls);
+  if (repeat.call && repeat.count >= policy.loopRepeatCount) {
+    return verdict('looping', `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
+  }
+  const err = repeatedError(obs.recentCalls);
+  if (err.error && err.count >= policy.loopErrorCount) {
+    return verdict('looping', `same error ${err.count} times: ${err.error.slice(0, 80)}`, timing);
+  }
+
+  // 8. Healthy.
+  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${note}`, timing);
+}
+
+function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
+}

@@ -1,0 +1,103 @@
+// Human-readable renderings of a check: the status table and one-line event summaries. Pure.
+import type { DispatchEvent } from '../contracts/events.js';
+import type { WatchdogJson } from '../contracts/watchdog-json.js';
+
+const fmtSecs = (s: number | null | undefined) => {
+  if (s === null || s === undefined) return '-';
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+};
+
+/** Lay out rows as aligned columns; the last column is not padded. */
+export function renderTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** The `status` table of one watchdog.json: task, ticket, verdict, idle vs window, exemptions, reason. */
+export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string } = {}): string {
+  const s = doc.summary;
+  const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
+  const head =
+    `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
+    `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ''}\n`;
+  const rows = doc.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    t.verdict === 'stalled' ? 'STALLED' : t.verdict,
+    t.idle_seconds === null ? '-' : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.exemptions.join(',') || '-',
+    t.reason,
+  ]);
+  const table = renderTable(['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'EXEMPTIONS', 'REASON'], rows);
+  const actions = doc.stalls_detected
+    .map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ''}, attempt ${st.redispatch_attempt}`)
+    .join('\n');
+  const counts = [
+    `${s.total_tasks} tasks`,
+    `${s.healthy} healthy`,
+    `${s.stalled} stalled`,
+    `${s.blocked} blocked`,
+    s.waiting_human ? `${s.waiting_human} waiting on a human` : '',
+    s.looping ? `${s.looping} looping` : '',
+    s.inconsistent ? `${s.inconsistent} inconsistent` : '',
+    s.unknown ? `${s.unknown} unknown` : '',
+    `${s.terminal} done`,
+    s.redispatched ? `${s.redispatched} redispatched` : '',
+    s.cancelled ? `${s.cancelled} cancelled` : '',
+    s.escalated ? `${s.escalated} escalated` : '',
+  ].filter(Boolean);
+  return head + table + (actions ? `stalls:\n${actions}\n` : '') + counts.join(', ') + (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') + '\n';
+}
+
+/** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
+const isRequestOnly = (adapter: string | undefined) => adapter === 'mailbox' || adapter === 'claude-team';
+
+/** One line per logged event, for the loop's live output. */
+export function renderEvent(e: DispatchEvent): string {
+  const t = e.timestamp_utc.slice(11, 19);
+  const who = 'task_id' in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : '';
+  switch (e.event) {
+    case 'healthy':
+      return `${t} ${who} healthy${e.recovered ? ' again' : ''}, idle ${fmtSecs(e.idle_seconds)}`;
+    case 'stall_detected':
+      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
+    case 'truth_inconsistent':
+    case 'looping_detected':
+    case 'waiting_human':
+    case 'task_unknown':
+      return `${t} ${who} ${e.event.replace('_detected', '').replace('truth_', '').replace('task_', '')}: ${e.reason}`;
+    case 'input_error':
+      return `${t} input error: ${e.message}`;
+    case 'mass_stall':
+      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
+    case 'action_started':
+      return `${t} ${who} ${e.action} started (key ${e.key})`;
+    case 'agent_killed':
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? 'stop requested' : 'agent stopped'}${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
+    case 'redispatch':
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched'} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
+    case 'escalated_to_blocked': {
+      const tracker =
+        e.tracker === 'updated' ? 'moved to Blocked' :
+        e.tracker === 'already_blocked' ? 'already Blocked' :
+        e.tracker === 'failed' ? `moving to Blocked FAILED (${e.tracker_detail ?? 'see the log'})` :
+        'ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand';
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
+    }
+    case 'action_failed':
+      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? ' (a retry could succeed; not retried automatically)' : ''}`;
+    case 'recovery_summary':
+      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
+    case 'watchdog_started':
+      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
+    case 'watchdog_stopped':
+      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ''}`;
+  }
+}

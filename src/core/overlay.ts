@@ -1,0 +1,57 @@
+// The wave as the watchdog judges it: the orchestrator's rows, plus what our own log knows
+// (DESIGN §8): a row we cancelled, replaced or escalated is no longer judged as in flight, and a
+// replacement we launched ourselves (process adapter) is tracked as the ticket's next attempt,
+// since we never write the orchestrator's state file. Pure.
+import type { EventOf } from '../contracts/events.js';
+import type { Task, Wave } from '../contracts/state-file.js';
+import { actionKey } from './plan.js';
+import type { History } from './history.js';
+
+/** What the shell found out about a replacement's process. */
+export type ProcessState = 'alive' | 'gone' | 'unknown';
+
+const DONE_STATUS = { cancel: ['cancelled', 'terminal'], redispatch: ['superseded', 'terminal'], escalate: ['blocked', 'blocked'] } as const;
+
+/** A task for a replacement we launched and the orchestrator does not list. */
+export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, processState: ProcessState): Task {
+  // A replacement whose process is gone stays in flight: its output shows whether it finished
+  // (then assess calls it done), and one that died mid-task stalls and is recovered like any other.
+  const gone = processState === 'gone';
+  return {
+    taskId: e.recovery_task_id,
+    ticketId: e.ticket_id,
+    status: gone ? 'exited' : 'in_progress',
+    statusClass: 'in_flight',
+    isOwnReplacement: true,
+    hasExited: gone,
+    dispatchedAtMs: Date.parse(e.timestamp_utc),
+    pid: e.pid,
+    expectedProcess: e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined,
+    transcriptPath: e.output_path ? `${stateRoot}/${e.output_path}` : undefined,
+    raw: { remaining_work: e.remaining_tasks ?? [] },
+  };
+}
+
+/** Apply our own log to the orchestrator's wave. */
+export function overlayWave(wave: Wave, history: History, epicId: string, stateRoot: string, processStates: ReadonlyMap<string, ProcessState>): Wave {
+  const tasks: Task[] = wave.tasks.map((t) => {
+    if (t.statusClass !== 'in_flight') return t;
+    for (const kind of ['redispatch', 'cancel', 'escalate'] as const) {
+      const rec = history.actions.get(actionKey(epicId, t.taskId, kind));
+      if (rec?.outcome && rec.outcome.event !== 'action_failed') {
+        const [status, statusClass] = DONE_STATUS[kind];
+        return { ...t, status, statusClass };
+      }
+    }
+    return t;
+  });
+  const listed = new Set(tasks.map((t) => t.taskId));
+  for (const e of history.replacements.values()) {
+    if (listed.has(e.recovery_task_id) || e.pid === undefined) continue;
+    const replaced = replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? 'unknown');
+    // The replacement itself may since have been replaced, cancelled or escalated.
+    const [ov] = overlayWave({ ...wave, tasks: [replaced] }, { ...history, replacements: new Map() }, epicId, stateRoot, processStates).tasks;
+    tasks.push(ov!);
+  }
+  return { ...wave, tasks };
+}

@@ -1,0 +1,155 @@
+// Verdicts + history + strategy → the events to log and the actions to take (DESIGN §7, §8).
+// Pure: no I/O, no clock. The shell carries the plan out and journals it.
+import type { EventBody } from '../contracts/events.js';
+import { recoveryTaskId } from '../contracts/ids.js';
+import type { Strategy } from '../contracts/config.js';
+import type { Task } from '../contracts/state-file.js';
+import type { Observation } from '../observe/parse/observation.js';
+import type { Verdict, VerdictKind } from './assess.js';
+import { actedTaskIds, type History } from './history.js';
+
+export type ActionKind = 'cancel' | 'redispatch' | 'escalate';
+
+export interface IntendedAction {
+  kind: ActionKind;
+  key: string;
+  task: Task;
+  verdict: Verdict;
+  /** Redispatch: the attempt this launch is (1 = first redispatch). Escalate: stalled attempts so far. */
+  attempt: number;
+  recoveryTaskId?: string;
+}
+
+/** The shell's port for carrying out a plan: each intended action exactly once, journaling every step. */
+export interface ActionPerformer {
+  perform(action: IntendedAction, observation: Observation): Promise<void>;
+  /** Housekeeping after each check's actions (e.g. retrying a failed tracker step). */
+  afterCheck?(nowMs: number): Promise<void>;
+}
+
+export interface PlanOptions {
+  epicId: string;
+  strategy: Strategy;
+  maxRedispatches: number;
+  /** Treat `looping` like `stalled` for actions. */
+  shouldActOnLooping: boolean;
+  circuitBreaker: { minStalled: number; fraction: number };
+  /** The watchdog itself ran late: re-observe before acting (DESIGN §8 self-lag guard). */
+  isLagged: boolean;
+  /** --dry-run / --now: decide, but nothing will be carried out. */
+  isReadOnly?: boolean;
+}
+
+export interface StallDecision {
+  actionTaken: string;
+  redispatchAttempt: number;
+  recoveryTaskId?: string;
+}
+
+export interface Plan {
+  events: EventBody[];
+  actions: IntendedAction[];
+  /** Per stalled task id: what this check decided (for watchdog.json). */
+  stalls: Map<string, StallDecision>;
+  isMassStall: boolean;
+}
+
+/** The idempotency key of an action on one task instance. */
+export function actionKey(epicId: string, taskId: string, kind: ActionKind): string {
+  return `${epicId}:${taskId}:${kind}`;
+}
+
+export { recoveryTaskId };
+
+const EVENT_OF: Partial<Record<VerdictKind, 'healthy' | 'stall_detected' | 'truth_inconsistent' | 'looping_detected' | 'waiting_human' | 'task_unknown'>> = {
+  healthy: 'healthy',
+  stalled: 'stall_detected',
+  inconsistent: 'truth_inconsistent',
+  looping: 'looping_detected',
+  waiting_human: 'waiting_human',
+  unknown: 'task_unknown',
+};
+
+const secs = (ms: number | undefined) => Math.round((ms ?? 0) / 1000);
+
+/** Decide what to log and do for one check. */
+export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
+  const acted = actedTaskIds(history);
+  const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
+  const stalled = inFlight.filter((v) => v.kind === 'stalled');
+  const cb = opts.circuitBreaker;
+  const isMassStall = stalled.length >= cb.minStalled && stalled.length >= cb.fraction * inFlight.length;
+
+  const events: EventBody[] = [];
+  const actions: IntendedAction[] = [];
+  const stalls = new Map<string, StallDecision>();
+
+  if (isMassStall) {
+    const ids = stalled.map((v) => v.taskId).sort();
+    if (history.lastMassStall !== ids.join(',')) {
+      events.push({ event: 'mass_stall', stalled: stalled.length, in_flight: inFlight.length, task_ids: ids });
+    }
+  }
+
+  for (const v of inFlight) {
+    const task = tasks.get(v.taskId)!;
+    const isTarget = v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping);
+    let decision: (StallDecision & { action?: IntendedAction }) | undefined;
+    if (isTarget) {
+      decision = decide(v, task, history, opts, acted, isMassStall);
+      if (decision.action) actions.push(decision.action);
+      if (v.kind === 'stalled') stalls.set(v.taskId, decision);
+    }
+    const eventName = EVENT_OF[v.kind];
+    const previous = history.lastLogged.get(v.taskId);
+    if (!eventName || previous === v.kind) continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (eventName === 'healthy') {
+      events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== undefined });
+    } else if (eventName === 'stall_detected') {
+      const d = decision ?? decide(v, task, history, opts, acted, isMassStall);
+      events.push({
+        event: 'stall_detected',
+        ...ids,
+        stall_reason: v.stallReason ?? 'inactivity',
+        idle_seconds: secs(v.idleMs),
+        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        redispatch_attempt: d.redispatchAttempt,
+        max_redispatches: opts.maxRedispatches,
+        action_taken: d.actionTaken,
+        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
+        exemptions: v.exemptions,
+        reason: v.reason,
+        ...(v.lastTool ? { last_tool: v.lastTool } : {}),
+      });
+    } else {
+      events.push({ event: eventName, ...ids, reason: v.reason });
+    }
+  }
+  return { events, actions, stalls, isMassStall };
+}
+
+function decide(
+  v: Verdict,
+  task: Task,
+  history: History,
+  opts: PlanOptions,
+  acted: Set<string>,
+  isMassStall: boolean,
+): StallDecision & { action?: IntendedAction } {
+  const count = history.redispatchCount.get(v.ticketId) ?? 0;
+  const base = { redispatchAttempt: count + 1 };
+  if (opts.strategy === 'report') return { ...base, actionTaken: 'report' };
+  if (acted.has(v.taskId)) return { ...base, actionTaken: 'already_under_way' };
+  if (isMassStall) return { ...base, actionTaken: 'held:mass_stall' };
+  if (opts.isLagged) return { ...base, actionTaken: 'held:self_lag' };
+  const make = (kind: ActionKind, attempt: number, recovery?: string): StallDecision & { action: IntendedAction } => ({
+    ...base,
+    actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+    recoveryTaskId: recovery,
+    action: { kind, key: actionKey(opts.epicId, v.taskId, kind), task, verdict: v, attempt, recoveryTaskId: recovery },
+  });
+  if (opts.strategy === 'cancel') return make('cancel', count + 1);
+  if (count < opts.maxRedispatches) return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1));
+  return make('escalate', count + 1);
+}

@@ -1,0 +1,66 @@
+// The thresholds assess() applies, resolved from defaults < config file < flags. Pure.
+import type { WatchdogConfig } from '../contracts/config.js';
+
+export interface Policy {
+  /** Base stall window. @defaultValue 120000 */
+  baseTimeoutMs: number;
+  /** A Bash timeout above this extends the window. @defaultValue 120000 */
+  bashLongTimeoutMs: number;
+  /** Added to a long Bash timeout. @defaultValue 60000 */
+  bashGraceMs: number;
+  /** Window multiplier during rate-limit backoff. @defaultValue 2 */
+  rateLimitFactor: number;
+  /** Lower-case substrings of the last output that mean backoff. */
+  rateLimitPatterns: string[];
+  /** Minimum window while a Bash command polls CI. @defaultValue 600000 */
+  ciPollingMs: number;
+  /** Substrings of a Bash command that polls CI. */
+  ciPollingPatterns: string[];
+  /** Grace after an open tool call's own timeout. @defaultValue 60000 */
+  openToolGraceMs: number;
+  /** Claude Code's Bash default timeout, for an open Bash call that names none. @defaultValue 120000 */
+  bashDefaultTimeoutMs: number;
+  /** A timestamp further ahead than this is inconsistent. @defaultValue 300000 */
+  futureSkewMs: number;
+  /** Same call, same input, this many times in a row is looping. @defaultValue 4 */
+  loopRepeatCount: number;
+  /** Same error this many times is looping. @defaultValue 3 */
+  loopErrorCount: number;
+}
+
+export const DEFAULT_POLICY: Policy = {
+  baseTimeoutMs: 120_000,
+  bashLongTimeoutMs: 120_000,
+  bashGraceMs: 60_000,
+  rateLimitFactor: 2,
+  rateLimitPatterns: ['rate limit', 'retry'],
+  ciPollingMs: 600_000,
+  ciPollingPatterns: ['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait'],
+  openToolGraceMs: 60_000,
+  bashDefaultTimeoutMs: 120_000,
+  futureSkewMs: 300_000,
+  loopRepeatCount: 4,
+  loopErrorCount: 3,
+};
+
+/** Defaults, then the config file, then `timeoutSeconds` from the command line. */
+export function resolvePolicy(config: WatchdogConfig, timeoutSeconds?: number): Policy {
+  const e = config.exemptions ?? {};
+  const l = config.looping ?? {};
+  const base = timeoutSeconds ?? config.timeout_seconds;
+  const d = DEFAULT_POLICY;
+  return {
+    ...d,
+    baseTimeoutMs: base === undefined ? d.baseTimeoutMs : Math.round(base * 1000),
+    bashLongTimeoutMs: e.bash_long_timeout_ms ?? d.bashLongTimeoutMs,
+    bashGraceMs: e.bash_grace_seconds === undefined ? d.bashGraceMs : e.bash_grace_seconds * 1000,
+    rateLimitFactor: e.rate_limit_factor ?? d.rateLimitFactor,
+    rateLimitPatterns: (e.rate_limit_patterns ?? d.rateLimitPatterns).map((p) => p.toLowerCase()),
+    ciPollingMs: e.ci_polling_seconds === undefined ? d.ciPollingMs : e.ci_polling_seconds * 1000,
+    ciPollingPatterns: e.ci_polling_patterns ?? d.ciPollingPatterns,
+    openToolGraceMs: e.open_tool_grace_seconds === undefined ? d.openToolGraceMs : e.open_tool_grace_seconds * 1000,
+    futureSkewMs: e.future_skew_seconds === undefined ? d.futureSkewMs : e.future_skew_seconds * 1000,
+    loopRepeatCount: l.repeat_count ?? d.loopRepeatCount,
+    loopErrorCount: l.error_count ?? d.loopErrorCount,
+  };
+}

@@ -1,0 +1,101 @@
+// Build watchdog.json (DESIGN §6) from one check's verdicts and plan. Pure.
+import type { WatchdogJson } from '../contracts/watchdog-json.js';
+import type { Task } from '../contracts/state-file.js';
+import { msToIso } from '../contracts/time.js';
+import type { Verdict } from './assess.js';
+import type { History } from './history.js';
+import type { Plan } from './plan.js';
+
+export interface ReportMeta {
+  epicId: string;
+  nowMs: number;
+  version: string;
+  pid: number;
+  runId: string;
+  checkIntervalSeconds: number;
+  timeoutSeconds: number;
+  action: string;
+  isNowOverridden: boolean;
+}
+
+const secs = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
+
+/** Count completed outcomes of this epic's actions by kind. */
+function outcomeCounts(history: History) {
+  let redispatched = 0;
+  let cancelled = 0;
+  let escalated = 0;
+  for (const r of history.actions.values()) {
+    const e = r.outcome?.event;
+    if (e === 'redispatch') redispatched++;
+    else if (e === 'escalated_to_blocked') escalated++;
+    else if (e === 'agent_killed' && r.started.action === 'cancel') cancelled++;
+  }
+  return { redispatched, cancelled, escalated };
+}
+
+/** The whole watchdog.json document for one check. */
+export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Verdict[], plan: Plan, history: History, meta: ReportMeta): WatchdogJson {
+  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const count = (k: Verdict['kind']) => verdicts.filter((v) => v.kind === k).length;
+  const stalls = verdicts
+    .filter((v) => v.kind === 'stalled')
+    .map((v) => {
+      const d = plan.stalls.get(v.taskId);
+      return {
+        task_id: v.taskId,
+        ticket_id: v.ticketId,
+        last_activity: v.lastProgressMs === undefined ? null : msToIso(v.lastProgressMs),
+        elapsed_seconds: secs(v.idleMs) ?? 0,
+        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        action_taken: d?.actionTaken ?? meta.action,
+        redispatch_attempt: d?.redispatchAttempt ?? 1,
+        recovery_task_id: d?.recoveryTaskId ?? null,
+        effective_timeout_seconds: secs(v.effectiveTimeoutMs) ?? 0,
+        exemptions: v.exemptions,
+        stall_reason: v.stallReason ?? 'inactivity',
+      };
+    });
+  return {
+    schema_version: '1.1',
+    epic_id: meta.epicId,
+    check_timestamp: msToIso(meta.nowMs),
+    stalls_detected: stalls,
+    healthy_tasks: verdicts.filter((v) => v.kind === 'healthy').map((v) => v.taskId),
+    blocked_tasks: verdicts.filter((v) => v.kind === 'blocked').map((v) => v.ticketId),
+    tasks: verdicts.map((v) => ({
+      task_id: v.taskId,
+      ticket_id: v.ticketId,
+      status: byId.get(v.taskId)?.status ?? 'unknown',
+      verdict: v.kind,
+      idle_seconds: v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs),
+      effective_timeout_seconds: secs(v.effectiveTimeoutMs) ?? 0,
+      exemptions: v.exemptions,
+      last_tool: v.lastTool ?? null,
+      sources: v.sources,
+      reason: v.reason,
+    })),
+    summary: {
+      total_tasks: verdicts.length,
+      healthy: count('healthy'),
+      stalled: count('stalled'),
+      blocked: count('blocked'),
+      ...outcomeCounts(history),
+      inconsistent: count('inconsistent'),
+      waiting_human: count('waiting_human'),
+      looping: count('looping'),
+      unknown: count('unknown'),
+      terminal: count('terminal'),
+    },
+    watchdog: {
+      version: meta.version,
+      pid: meta.pid,
+      run_id: meta.runId,
+      check_interval_seconds: meta.checkIntervalSeconds,
+      action: meta.action,
+      timeout_seconds: meta.timeoutSeconds,
+      mass_stall: plan.isMassStall,
+      ...(meta.isNowOverridden ? { evaluated_at_override: true } : {}),
+    },
+  };
+}

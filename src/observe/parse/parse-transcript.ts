@@ -1,0 +1,107 @@
+// Claude Code transcript lines → TranscriptState → PartialObservation (source 'transcript').
+// Pure: the tail reader (transcript-tail.ts) does the I/O and hands over complete lines.
+import type { Task } from '../../contracts/state-file.js';
+import type { LineRef } from './line-splitter.js';
+import type { PartialObservation } from './observation.js';
+import { applyTranscriptRecord } from './parse-transcript-record.js';
+import { emptyTranscriptState, pickLastTool, type TranscriptState } from './transcript-state.js';
+
+/** A problem with one line of an observed file: reported, never fatal. */
+export interface ObserveDiagnostic {
+  file: string;
+  /** 1-based line, when known (reading started at byte 0). */
+  line?: number;
+  /** Byte offset of the line. */
+  offset: number;
+  message: string;
+}
+
+/** `file:12` when the line number is known, else `file@4096` (byte offset). */
+export function describeRef(file: string, ref: LineRef): string {
+  return ref.lineNo !== undefined ? `${file}:${ref.lineNo}` : `${file}@${ref.offset}`;
+}
+
+/** Fold one complete line into `state`; returns a diagnostic when it is not JSON. */
+export function parseTranscriptLine(state: TranscriptState, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  let rec: unknown;
+  try {
+    rec = JSON.parse(trimmed);
+  } catch (e) {
+    state.badLines++;
+    const why = e instanceof Error ? e.message : String(e);
+    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a JSON record (${why}); line skipped` };
+  }
+  applyTranscriptRecord(state, rec, ref.lineNo !== undefined ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
+  return undefined;
+}
+
+/** Parse a whole transcript text (tests, fixtures); a last line without newline is torn and ignored. */
+export function parseTranscriptText(text: string, file = 'transcript.jsonl'): { state: TranscriptState; diagnostics: ObserveDiagnostic[] } {
+  const state = emptyTranscriptState();
+  const diagnostics: ObserveDiagnostic[] = [];
+  const lines = text.split('\n');
+  lines.pop(); // the part after the last newline: torn or empty
+  let offset = 0;
+  lines.forEach((line, i) => {
+    const d = parseTranscriptLine(state, line, file, { offset, lineNo: i + 1 });
+    if (d) diagnostics.push(d);
+    offset += Buffer.byteLength(line) + 1;
+  });
+  return { state, diagnostics };
+}
+
+/** What else the shell knows about the file. */
+export interface TranscriptFacts {
+  /** When the file was last written (its mtime); used when the records carry no timestamps. */
+  mtimeMs?: number;
+}
+
+/** The evidence in a transcript's state, as one source for mergeObservations. */
+export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
+  const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.map((c) => ({ ...c })) };
+  if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
+  // Output growth is the agent's own writing. The file's mtime is used only for records without
+  // timestamps (stream-json output): harness lines (queued messages, an interruption) also
+  // touch the file and must not keep a wedged agent looking alive.
+  const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? facts.mtimeMs : undefined);
+  if (grewAt !== undefined && s.records > 0) part.outputGrewAtMs = grewAt;
+  const last = pickLastTool(s);
+  if (last) part.lastTool = { ...last };
+  if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
+  if (s.apiRetry) part.isApiRetrying = true;
+  const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
+  if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  const runningBackground = s.tasks.some((t) => t.status === 'running');
+  if (s.result && !s.result.isError) {
+    part.finished = { kind: `result ${s.result.subtype ?? ''}`.trim(), atMs: s.result.atMs };
+  } else if (s.turnEndedMs !== undefined && s.open.length === 0 && !runningBackground) {
+    part.finished = { kind: 'turn ended', atMs: s.turnEndedMs || undefined };
+  }
+  return part;
+}
+
+/** Background Bash tasks and child agents still running, as far as this transcript knows. */
+export function runningTasks(s: TranscriptState): string[] {
+  return s.tasks.filter((t) => t.status === 'running').map((t) => t.id);
+}
+
+/** A child agent this transcript reports finished (`completed`), for finding a subagent's end in its parent. */
+export function childCompletion(s: TranscriptState, agentId: string): { atMs?: number } | undefined {
+  const t = s.tasks.find((x) => x.id === agentId && x.status === 'completed');
+  return t ? { atMs: t.atMs } : undefined;
+}
+
+/** A transcript of another agent or session than the task's is a contradiction (DESIGN §5.3). */
+export function transcriptContradictions(s: TranscriptState, task: Pick<Task, 'agentId' | 'sessionId'>, file: string): string[] {
+  const out: string[] = [];
+  const where = `${file}${s.identityAt ? ` (${s.identityAt})` : ''}`;
+  if (task.agentId && s.agentId && s.agentId !== task.agentId) {
+    out.push(`transcript ${where} belongs to agent "${s.agentId}", but the task's agent_id is "${task.agentId}"`);
+  }
+  if (task.sessionId && s.sessionId && s.sessionId !== task.sessionId) {
+    out.push(`transcript ${where} belongs to session "${s.sessionId}", but the task's session_id is "${task.sessionId}"`);
+  }
+  return out;
+}

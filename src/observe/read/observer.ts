@@ -1,0 +1,12 @@
+// The port through which the shell gathers evidence about one task beyond its row.
+import type { Task } from '../../contracts/state-file.js';
+import type { PartialObservation } from '../parse/observation.js';
+
+/** Reads one kind of evidence (hook activity, transcripts) for in-flight tasks. */
+export interface TaskObserver {
+  readonly name: string;
+  /** Evidence about `task` as of now; never throws for a missing or bad source (report it in `missing`). */
+  observe(task: Task, nowMs: number): Promise<PartialObservation[]>;
+  /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
+  flush?(nowMs: number): Promise<void>;
+}

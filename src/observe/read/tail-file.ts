@@ -1,0 +1,132 @@
+// Reads only the bytes appended to a file since a saved position, line by line, with bounded
+// memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
+// start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
+import { constants, promises as fs } from 'node:fs';
+import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
+
+/** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
+export interface TailCursor {
+  dev: number;
+  ino: number;
+  offset: number;
+  /** Line number of the next line, when counting from byte 0. */
+  lineNo?: number;
+  /** Still dropping the cut first line of a tail start. */
+  skipFirst?: boolean;
+  size: number;
+  mtimeMs: number;
+}
+
+/** The in-memory position: the cursor plus the unterminated line read so far. */
+export interface TailPosition {
+  cursor: TailCursor;
+  splitter: LineSplitter;
+}
+
+export type ResetReason = 'cold' | 'replaced' | 'truncated' | 'rewritten';
+
+export interface TailHandlers {
+  /** Reading starts over: forget what was parsed from this file. */
+  reset(reason: ResetReason): void;
+  line(bytes: Buffer, ref: LineRef): void;
+  oversize(ref: LineRef, bytes: number): void;
+}
+
+export interface TailOptions {
+  /** A cold start reads at most this many bytes from the end. @defaultValue 262144 (256 KB) */
+  tailBytes: number;
+  /** A longer line is skipped with a diagnostic. @defaultValue 8388608 (8 MB) */
+  maxLineBytes: number;
+  /** Read size. @defaultValue 65536 */
+  chunkBytes: number;
+}
+
+/** 256 KB cold-start tail, 8 MB line cap, 64 KB reads. */
+export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+
+export type TailReadResult =
+  | { ok: true; position: TailPosition; size: number; mtimeMs: number; reset?: ResetReason }
+  | { ok: false; code: string; reason: string };
+
+/** Rebuild the in-memory position from a persisted cursor. */
+export function positionFromCursor(cursor: TailCursor): TailPosition {
+  return { cursor, splitter: createLineSplitter(cursor.offset, { lineNo: cursor.lineNo, skipFirst: cursor.skipFirst }) };
+}
+
+/** Reads appended bytes; `bytesRead` counts every byte read from disk (for tests and benches). */
+export class TailReader {
+  bytesRead = 0;
+  readonly opts: TailOptions;
+  private buf: Buffer;
+
+  constructor(opts: Partial<TailOptions> = {}) {
+    this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
+    this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
+  }
+
+  /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
+  async read(file: string, prev: TailPosition | undefined, h: TailHandlers): Promise<TailReadResult> {
+    let handle: fs.FileHandle;
+    try {
+      // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
+      handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      return { ok: false, code, reason: `${file}: cannot open (${code})` };
+    }
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
+      let reset: ResetReason | undefined;
+      let pos = prev;
+      if (!pos) reset = 'cold';
+      else if (pos.cursor.ino !== st.ino || pos.cursor.dev !== st.dev) reset = 'replaced';
+      else if (st.size < pos.splitter.fedTo) reset = 'truncated';
+      else if (st.size > pos.splitter.fedTo && !(await this.continuesAt(handle, pos.splitter))) reset = 'rewritten';
+      if (reset || !pos) {
+        h.reset(reset ?? 'cold');
+        pos = this.coldPosition(st.size);
+      }
+      const s = pos.splitter;
+      while (s.fedTo < st.size) {
+        const want = Math.min(this.buf.length, st.size - s.fedTo);
+        const { bytesRead } = await handle.read(this.buf, 0, want, s.fedTo);
+        if (bytesRead === 0) break; // shrank under us; the next read sees it
+        this.bytesRead += bytesRead;
+        feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
+      }
+      const cursor: TailCursor = {
+        dev: st.dev,
+        ino: st.ino,
+        offset: s.lineStart,
+        lineNo: s.lineNo,
+        skipFirst: s.isSkipping && !s.isOversize ? true : undefined,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+      };
+      return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      return { ok: false, code, reason: `${file}: read failed (${code}: ${(e as Error).message})` };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
+  private coldPosition(size: number): TailPosition {
+    if (size <= this.opts.tailBytes) return positionFromCursor({ dev: 0, ino: 0, offset: 0, lineNo: 1, size: 0, mtimeMs: 0 });
+    // Start one byte early: if that byte is a newline, only it is dropped and no line is lost.
+    const start = size - this.opts.tailBytes - 1;
+    return { cursor: { dev: 0, ino: 0, offset: start, size: 0, mtimeMs: 0 }, splitter: createLineSplitter(start, { skipFirst: true }) };
+  }
+
+  /** Same inode and longer: check the byte before the resume point is still a newline (1 byte read). */
+  private async continuesAt(handle: fs.FileHandle, s: LineSplitter): Promise<boolean> {
+    if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
+    const one = Buffer.alloc(1);
+    const { bytesRead } = await handle.read(one, 0, 1, s.fedTo - 1);
+    this.bytesRead += bytesRead;
+    return bytesRead === 1 && one[0] === 0x0a;
+  }
+}

@@ -1,0 +1,123 @@
+// Keeps, per file, a tail position and the parser state built from the lines read so far: in
+// memory across checks, and in a TailStore across restarts. One read per file at a time (a
+// shared parent transcript may be asked for by several tasks at once). I/O via TailReader.
+import type { LineRef } from '../parse/line-splitter.js';
+import type { ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { describeRef } from '../parse/parse-transcript.js';
+import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
+import type { StoredTail, TailStore } from './tail-store.js';
+
+/** How one kind of file (transcript, hook activity) is parsed; states must be plain JSON. */
+export interface TailParser<S> {
+  empty(): S;
+  /** Fold one complete line (without its newline) into `state`. */
+  line(state: S, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined;
+  /** Count a line skipped for being over the size cap. */
+  skipped?(state: S): void;
+}
+
+export type TrackResult<S> =
+  | { ok: true; state: S; size: number; mtimeMs: number; reset?: ResetReason }
+  | { ok: false; code: string; reason: string };
+
+interface Entry<S> {
+  position: TailPosition;
+  state: S;
+  usedAtMs: number;
+}
+
+/** Diagnostics kept for the caller to drain. @defaultValue 100 */
+const DIAGNOSTICS_MAX = 100;
+
+/** Per-file positions and parser states; `read` returns the state after the newly appended lines. */
+export class TailTracker<S> {
+  private entries = new Map<string, Entry<S>>();
+  private stored?: Promise<Map<string, StoredTail<S>>>;
+  private busy = new Map<string, Promise<unknown>>();
+  private dirty = false;
+  private diags: ObserveDiagnostic[] = [];
+
+  constructor(
+    readonly reader: TailReader,
+    private readonly parser: TailParser<S>,
+    private readonly store?: TailStore<S>,
+  ) {}
+
+  /** Read what `file` gained since the last call (or since the saved position) and return the state. */
+  read(file: string, nowMs: number): Promise<TrackResult<S>> {
+    const before = this.busy.get(file) ?? Promise.resolve();
+    const run = before.then(() => this.readNow(file, nowMs));
+    const settled = run.catch(() => undefined);
+    this.busy.set(file, settled);
+    void settled.then(() => {
+      if (this.busy.get(file) === settled) this.busy.delete(file);
+    });
+    return run;
+  }
+
+  /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
+  drainDiagnostics(): ObserveDiagnostic[] {
+    const out = this.diags;
+    this.diags = [];
+    return out;
+  }
+
+  /** Save every position and state (no-op when nothing changed). */
+  async flush(nowMs: number): Promise<void> {
+    if (!this.store || !this.dirty) return;
+    this.dirty = false;
+    const out = new Map<string, StoredTail<S>>();
+    for (const [file, e] of this.entries) {
+      out.set(file, { cursor: e.position.cursor, state: e.state, usedAtMs: e.usedAtMs });
+      // Not read for a day: keep it on disk only, so memory follows the live tasks.
+      if (nowMs - e.usedAtMs > 86_400_000) this.entries.delete(file);
+    }
+    await this.store.save(out, nowMs);
+  }
+
+  private diag(d: ObserveDiagnostic): void {
+    this.diags.push(d);
+    if (this.diags.length > DIAGNOSTICS_MAX) this.diags.shift();
+  }
+
+  private async entryFor(file: string): Promise<Entry<S> | undefined> {
+    const mem = this.entries.get(file);
+    if (mem) return mem;
+    if (!this.store) return undefined;
+    this.stored ??= this.store.load();
+    const stored = await this.stored;
+    const saved = stored.get(file);
+    // From here on the in-memory entry owns this state (it is folded into in place).
+    stored.delete(file);
+    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs };
+  }
+
+  private async readNow(file: string, nowMs: number): Promise<TrackResult<S>> {
+    const prev = await this.entryFor(file);
+    let state = prev?.state ?? this.parser.empty();
+    const parser = this.parser;
+    const res = await this.reader.read(file, prev?.position, {
+      reset: () => {
+        state = parser.empty();
+      },
+      line: (bytes, ref) => {
+        const d = parser.line(state, bytes.toString('utf8'), file, ref);
+        if (d) this.diag(d);
+      },
+      oversize: (ref, bytes) => {
+        parser.skipped?.(state);
+        const cap = this.reader.opts.maxLineBytes;
+        this.diag({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
+      },
+    });
+    if (!res.ok) {
+      // Whatever was folded in before the failure no longer matches a position: start over next time.
+      this.entries.delete(file);
+      return res;
+    }
+    const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== undefined;
+    if (changed || nowMs - (prev?.usedAtMs ?? 0) > 60_000) this.dirty = true;
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs });
+    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset };
+  }
+}
