@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Entry point: the compiled CLI (npm ci builds it through the prepare script). The Claude Code
-// hook takes a fast path that loads only the hook module: it runs on every tool call.
-if (process.argv[2] === 'hook' && !process.argv.includes('--help') && !process.argv.includes('-h')) {
+// Entry point: the compiled CLI (built by `npm run build`, and at pack time by `prepack`).
+// Two fast paths load almost nothing: `--version` (read package.json) and the Claude Code
+// hook, which runs on every tool call and loads only the hook module.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v' || args[0] === '-V')) {
+  const { readFileSync } = await import('node:fs');
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else if (args[0] === 'hook' && !args.includes('--help') && !args.includes('-h')) {
   await import('../dist/src/hook-entry.js');
 } else {
   const { runProcess } = await import('../dist/src/cli.js');

@@ -28,10 +28,12 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['watch.ts', 8],
   ['commands/', 8],
   ['wiring.ts', 9],
+  ['check-wave.ts', 9],
   ['demo/', 10],
   ['cli.ts', 11],
   ['hook-entry.ts', 11],
   ['emit-schemas.ts', 11],
+  ['index.ts', 12],
 ];
 
 function layerOf(file: string): number {

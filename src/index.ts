@@ -1,0 +1,16 @@
+// The programmatic API: `import { … } from 'dispatch-watchdog'`. The zod schema and type of every
+// file format the watchdog reads or writes, their parsers, the error family, and checkWave.
+export { checkWave, type CheckWaveOptions, type WaveCheck } from './check-wave.js';
+
+export { StateFileSchema, TaskRowSchema, parseStateFile, classifyStatus, type StateFile, type TaskRow, type Task, type Wave, type StatusClass } from './contracts/state-file.js';
+export { ConfigSchema, parseConfig, ACTIONS, ADAPTERS, type WatchdogConfig, type Strategy, type AdapterName } from './contracts/config.js';
+export { WatchdogJsonSchema, type WatchdogJson } from './contracts/watchdog-json.js';
+export { DispatchEventSchema, type DispatchEvent, type EventName, type EventOf } from './contracts/events.js';
+export { CheckpointSchema, parseCheckpoint, type Checkpoint } from './contracts/checkpoint.js';
+export type { MailboxRequest } from './act/agents/mailbox.js';
+export { SAFE_ID_PATTERN, isSafeId, recoveryTaskId } from './contracts/ids.js';
+export type { ParseResult } from './contracts/parse-yaml.js';
+export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';
+export { VERDICT_KINDS, EXEMPTIONS, type Verdict, type VerdictKind, type ExemptionName, type StallReason } from './core/assess.js';
+export { parseLogLine } from './journal/dispatch-log.js';
+export { StatePaths } from './journal/paths.js';

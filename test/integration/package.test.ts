@@ -1,0 +1,89 @@
+// The package as a user gets it: pack the tarball, install it into an empty directory with
+// --ignore-scripts (nothing of ours may need to run at install time), then run the installed
+// bin and import the installed API, types included. Packs from the dist/ the test run built
+// (`npm pack --ignore-scripts`): prepack would rebuild dist/ under the other tests' feet.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/cli.js';
+import { writeWave } from '../helpers/state.js';
+
+const run = promisify(execFile);
+const npm = (args: string[], cwd: string) => run('npm', args, { cwd, timeout: 90_000, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, any>;
+
+describe('package.json', () => {
+  it('runs nothing at install time and builds at pack time', () => {
+    for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[s], s).toBeUndefined();
+    expect(pkg.scripts.prepack).toMatch(/tsc -p tsconfig\.build\.json/);
+  });
+  it('says where it comes from and what it exports', () => {
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
+    expect(pkg.homepage).toMatch(/^https:\/\//);
+    expect(pkg.bugs.url).toMatch(/^https:\/\//);
+    expect(pkg.exports['.']).toEqual({ types: './dist/src/index.d.ts', default: './dist/src/index.js' });
+  });
+});
+
+describe('the packed tarball', () => {
+  let files: string[] = [];
+  let tarball = '';
+  let app = '';
+  let dir = '';
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'dw-pack-'));
+    const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+    const info = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+    files = info[0]!.files.map((f) => f.path);
+    tarball = path.join(dir, info[0]!.filename);
+    app = path.join(dir, 'app');
+    mkdirSync(app);
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+    // Dependencies come from the npm cache when they are there, from the registry otherwise.
+    await npm(['install', '--ignore-scripts', '--prefer-offline', '--no-package-lock', tarball], app);
+  }, 120_000);
+
+  it('holds the build, the schemas, the docs and the licence, and nothing else', () => {
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md']) {
+      expect(files, f).toContain(f);
+    }
+    expect(files.filter((f) => f.startsWith('dist/bench') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
+  });
+
+  const bin = () => path.join(app, 'node_modules', '.bin', 'dispatch-watchdog');
+
+  it('runs --version, -v and --help from the installed bin', async () => {
+    expect((await run(bin(), ['--version'])).stdout).toBe(`${pkg.version}\n`);
+    expect((await run(bin(), ['-v'])).stdout).toBe(`${pkg.version}\n`);
+    expect((await run(bin(), ['--help'])).stdout).toContain('Usage: dispatch-watchdog');
+  });
+
+  it('checks a wave once (exit 0 when healthy)', async () => {
+    const state = path.join(app, 'state');
+    const now = Date.now();
+    writeWave(state, 'E-1', new Date(now - 10_000).toISOString(), [{ ticket_id: 'T-1', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() }]);
+    const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-1', '--once', '--action', 'report'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } });
+    expect(stdout).toMatch(/T-1\s+T-1\s+healthy/);
+  });
+
+  it('is importable with types: a TypeScript consumer type-checks and runs checkWave', async () => {
+    const state = path.join(app, 'state2');
+    writeWave(state, 'E-2', '2026-04-02T10:00:00Z', [{ ticket_id: 'T-2', status: 'in_progress', last_activity_ts: '2026-04-02T10:00:00Z' }]);
+    const source = [
+      "import { checkWave, StateFileSchema, type WatchdogJson } from 'dispatch-watchdog';",
+      `const r = await checkWave({ stateDir: ${JSON.stringify(state)}, epicId: 'E-2', nowMs: Date.parse('2026-04-02T10:05:00Z'), shouldReadClaudeCode: false });`,
+      'const doc: WatchdogJson = r.report;',
+      "console.log(doc.tasks[0]?.verdict, r.hasStall, typeof StateFileSchema.parse);",
+    ].join('\n');
+    writeFileSync(path.join(app, 'consumer.ts'), source);
+    const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', '--typeRoots', path.join(REPO_ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: app });
+    writeFileSync(path.join(app, 'consumer.mjs'), source.replace(', type WatchdogJson', '').replace('const doc: WatchdogJson', 'const doc'));
+    expect((await run(process.execPath, ['consumer.mjs'], { cwd: app })).stdout).toBe('stalled true function\n');
+  });
+});
