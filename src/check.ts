@@ -1,7 +1,6 @@
 // One health check of one epic: read the state file, observe, assess, plan, journal, act,
 // write watchdog.json. The shell around the pure core; the loop calls it repeatedly.
-import { promises as fs } from 'node:fs';
-import { parseStateFile, type Task, type Wave } from './contracts/state-file.js';
+import type { Task, Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import { InputError } from './contracts/errors.js';
 import { assess, type Verdict } from './core/assess.js';
@@ -12,6 +11,7 @@ import type { StatePaths } from './journal/paths.js';
 import { mergeObservations, type Observation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import type { TaskObserver } from './observe/read/observer.js';
+import { stateFileReader } from './observe/read/state-file-reader.js';
 import type { ResolvedOptions } from './options.js';
 import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
 
@@ -41,39 +41,11 @@ export type CheckResult =
   | { ok: true; nowMs: number; tasks: Task[]; verdicts: Verdict[]; plan: Plan; report: WatchdogJson; hasStall: boolean; isWaveDone: boolean }
   | { ok: false; nowMs: number; error: InputError };
 
-/** Largest state file we read; anything bigger is not a state file. */
-export const MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
+export { MAX_STATE_FILE_BYTES } from './observe/read/state-file-reader.js';
 
-/** Read and parse epics/<id>/state.yaml; every problem is an InputError naming the file. */
+/** Read and parse epics/<id>/state.yaml (parsed again only when it changed); every problem is an InputError naming the file. */
 export async function readWave(paths: StatePaths, epicId: string): Promise<Wave> {
-  const file = paths.stateFile(epicId);
-  let text: string;
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) {
-      throw new InputError('unreadable_file', 'the state file is not a regular file.', { location: { file }, hint: 'Point --epic-id at an epic whose state.yaml is a plain file.' });
-    }
-    if (stat.size > MAX_STATE_FILE_BYTES) {
-      throw new InputError('unreadable_file', `state file is ${stat.size} bytes, over the ${MAX_STATE_FILE_BYTES}-byte limit.`, {
-        location: { file },
-        hint: 'Point --epic-id at the epic state file, not a log.',
-      });
-    }
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw new InputError('missing_file', `state file not found.`, {
-        location: { file },
-        hint: `Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`,
-      });
-    }
-    throw new InputError('unreadable_file', `cannot read the state file (${code ?? String(e)}).`, { location: { file }, cause: e });
-  }
-  const parsed = parseStateFile(text, file);
-  if (!parsed.ok) throw parsed.error;
-  return parsed.value;
+  return stateFileReader.read(paths.stateFile(epicId), epicId);
 }
 
 /** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
@@ -100,6 +72,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     throw e;
   }
   if (env.overlay) wave = await env.overlay(wave, env.history);
+  for (const o of env.observers) o.beginCheck?.(nowMs);
   const observations = new Map<string, Observation>();
   const verdicts: Verdict[] = [];
   for (const task of wave.tasks) {

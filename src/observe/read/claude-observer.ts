@@ -32,7 +32,7 @@ export interface ClaudeObserver extends TaskObserver {
   /** Bad or oversized lines met since the last call, naming file and line. */
   drainDiagnostics(): ObserveDiagnostic[];
   /** Bytes read from disk and transcript-search filesystem calls, since creation. */
-  stats(): { bytesRead: number; findStatCalls: number };
+  stats(): { bytesRead: number; findStatCalls: number; opens: number };
 }
 
 const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
@@ -104,6 +104,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
 
   return {
     name: 'claude-code',
+    beginCheck() {
+      transcripts.beginCheck();
+      hooks.beginCheck();
+    },
     async observe(task, nowMs) {
       try {
         const parts = await observe(task, nowMs);
@@ -116,6 +120,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     },
     flush,
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
-    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls }),
+    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens }),
   };
 }

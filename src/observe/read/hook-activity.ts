@@ -1,5 +1,6 @@
 // Reads activity/<agent_id or session_id>.ndjson (written by `dispatch-watchdog hook`)
 // incrementally, keeping a HookState per file; positions persist in <stateDir>/observe/hooks.json.
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { StatePaths } from '../../journal/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
@@ -18,7 +19,13 @@ export interface HookActivity {
 export function createHookActivityReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
   const store = opts.isPersistent ? new TailStore(path.join(paths.root, 'observe', 'hooks.json'), isHookState) : undefined;
   const tracker = new TailTracker<HookState>(reader, { empty: emptyHookState, line: parseHookLine }, store);
+  const listing = new DirListing(paths.activityDir());
   return {
+    /** A check begins: files are read at most once in it, and the directory is listed at most once. */
+    beginCheck() {
+      tracker.beginCheck();
+      listing.beginCheck();
+    },
     /** The activity of agent or session `id` as of now (reads only what was appended). */
     async read(id: string | undefined, nowMs: number): Promise<HookActivity> {
       if (!id) return {};
@@ -28,6 +35,8 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
       } catch {
         return {};
       }
+      // Most agents have no activity file (hooks are optional): no failing open for each of them.
+      if (!listing.mayExist(path.basename(file))) return {};
       const r = await tracker.read(file, nowMs);
       if (r.ok) return { state: r.state };
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
@@ -35,4 +44,56 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
     flush: (nowMs: number) => tracker.flush(nowMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),
   };
+}
+
+/** A file created this recently may be missing from a listing that stat says is current (same timestamp tick). */
+const RACY_MS = 1000;
+
+/**
+ * The names in one directory, listed again only when its mtime moved (a file was created or
+ * removed), at most once per check. A listing taken within RACY_MS of the directory's last
+ * change is not trusted for the next check, since a create in the same timestamp tick would
+ * leave the mtime unchanged. Outside checks (checkId 0) the directory is stat'ed on every ask.
+ */
+class DirListing {
+  private names?: Set<string>;
+  private key?: string;
+  private isRacy = true;
+  private checkId = 0;
+  private seenInCheck = -1;
+
+  constructor(private readonly dir: string) {}
+
+  beginCheck(): void {
+    this.checkId++;
+  }
+
+  /** False only when the directory is known not to hold `name`. */
+  mayExist(name: string): boolean {
+    if (this.checkId === 0 || this.seenInCheck !== this.checkId) {
+      this.seenInCheck = this.checkId;
+      this.refresh();
+    }
+    return this.names === undefined || this.names.has(name);
+  }
+
+  private refresh(): void {
+    try {
+      const st = statSync(this.dir, { throwIfNoEntry: false });
+      if (!st) {
+        this.names = new Set();
+        this.key = undefined;
+        this.isRacy = true;
+        return;
+      }
+      const key = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+      if (key === this.key && !this.isRacy && this.names) return;
+      this.isRacy = Date.now() - st.mtimeMs <= RACY_MS;
+      this.names = new Set(readdirSync(this.dir));
+      this.key = key;
+    } catch {
+      this.names = undefined; // cannot tell: let the read itself find out
+      this.key = undefined;
+    }
+  }
 }

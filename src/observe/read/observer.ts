@@ -7,6 +7,8 @@ export interface TaskObserver {
   readonly name: string;
   /** Evidence about `task` as of now; never throws for a missing or bad source (report it in `missing`). */
   observe(task: Task, nowMs: number): Promise<PartialObservation[]>;
+  /** A check begins (optional): a file asked for by several tasks in one check is read once. */
+  beginCheck?(nowMs: number): void;
   /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
   flush?(nowMs: number): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // Reads only the bytes appended to a file since a saved position, line by line, with bounded
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, statSync } from 'node:fs';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -53,9 +53,17 @@ export function positionFromCursor(cursor: TailCursor): TailPosition {
   return { cursor, splitter: createLineSplitter(cursor.offset, { lineNo: cursor.lineNo, skipFirst: cursor.skipFirst }) };
 }
 
+/** Same file, same size and mtime as when it was last read up to its end: nothing to read. */
+function isUnchanged(prev: TailPosition, st: { dev: number; ino: number; size: number; mtimeMs: number }): boolean {
+  const c = prev.cursor;
+  return c.ino === st.ino && c.dev === st.dev && c.size === st.size && c.mtimeMs === st.mtimeMs && prev.splitter.fedTo === st.size;
+}
+
 /** Reads appended bytes; `bytesRead` counts every byte read from disk (for tests and benches). */
 export class TailReader {
   bytesRead = 0;
+  /** Files opened (a file whose size, mtime and inode did not move is only stat'ed). */
+  opens = 0;
   readonly opts: TailOptions;
   private buf: Buffer;
 
@@ -66,10 +74,23 @@ export class TailReader {
 
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
   async read(file: string, prev: TailPosition | undefined, h: TailHandlers): Promise<TailReadResult> {
+    // One stat first: an unchanged file (the common case in a steady check) is never opened.
+    // Synchronous on purpose: a cached stat costs microseconds, an awaited one a thread-pool round trip.
+    let pre;
+    try {
+      pre = statSync(file, { throwIfNoEntry: false });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      return { ok: false, code, reason: `${file}: cannot open (${code})` };
+    }
+    if (!pre) return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
+    if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
+    if (prev && isUnchanged(prev, pre)) return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
     let handle: fs.FileHandle;
     try {
       // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
       handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+      this.opens++;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: cannot open (${code})` };

@@ -24,6 +24,10 @@ interface Entry<S> {
   position: TailPosition;
   state: S;
   usedAtMs: number;
+  /** The check in which this file was last read (0: outside any check). */
+  checkId?: number;
+  size?: number;
+  mtimeMs?: number;
 }
 
 /** Diagnostics kept for the caller to drain. @defaultValue 100 */
@@ -36,6 +40,7 @@ export class TailTracker<S> {
   private busy = new Map<string, Promise<unknown>>();
   private dirty = false;
   private diags: ObserveDiagnostic[] = [];
+  private checkId = 0;
 
   constructor(
     readonly reader: TailReader,
@@ -43,8 +48,20 @@ export class TailTracker<S> {
     private readonly store?: TailStore<S>,
   ) {}
 
+  /**
+   * A new check begins: until the next call, each file is read at most once however many
+   * tasks ask for it (a parent transcript shared by its subagents); later asks get that read.
+   */
+  beginCheck(): void {
+    this.checkId++;
+  }
+
   /** Read what `file` gained since the last call (or since the saved position) and return the state. */
   read(file: string, nowMs: number): Promise<TrackResult<S>> {
+    const mem = this.entries.get(file);
+    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file)) {
+      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs });
+    }
     const before = this.busy.get(file) ?? Promise.resolve();
     const run = before.then(() => this.readNow(file, nowMs));
     const settled = run.catch(() => undefined);
@@ -117,7 +134,7 @@ export class TailTracker<S> {
     }
     const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== undefined;
     if (changed || nowMs - (prev?.usedAtMs ?? 0) > 60_000) this.dirty = true;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs });
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset };
   }
 }

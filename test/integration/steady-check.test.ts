@@ -1,0 +1,85 @@
+// A steady check costs in proportion to what changed (issue 12, DESIGN §12): the state file is
+// parsed again only when it changed, an unchanged transcript is stat'ed but never opened, a
+// parent transcript shared by many subagents is read once per check, and agents without a
+// hook activity file cost no failing open.
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCheck, type CheckEnv } from '../../src/check.js';
+import { emptyHistory } from '../../src/core/history.js';
+import { StatePaths } from '../../src/journal/paths.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { stateFileReader } from '../../src/observe/read/state-file-reader.js';
+import { resolveOptions } from '../../src/options.js';
+import { assistant, at, jsonl, ms, text, toolUse } from '../helpers/claude-lines.js';
+import { writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const AGENTS = 20;
+const HOUR_AGO = (Date.now() - 3600_000) / 1000;
+
+async function setup() {
+  const root = tempDir();
+  const stateDir = path.join(root, 'state');
+  const claudeDir = path.join(root, 'claude');
+  const sessionDir = path.join(claudeDir, 'projects', '-p', 'sess-1');
+  mkdirSync(path.join(sessionDir, 'subagents'), { recursive: true });
+  const parent = path.join(claudeDir, 'projects', '-p', 'sess-1.jsonl');
+  writeFileSync(parent, jsonl(assistant(0, [text('dispatching')])));
+  const sub = (k: number) => path.join(sessionDir, 'subagents', `agent-a${k}.jsonl`);
+  for (let k = 0; k < AGENTS; k++) writeFileSync(sub(k), jsonl(assistant(10, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true })));
+  const tasks = Array.from({ length: AGENTS }, (_, k) => ({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `a${k}`, session_id: 'sess-1' }));
+  const stateFile = writeWave(stateDir, 'E-1', at(0), tasks);
+  // An old file: stat can vouch that it did not change since it was parsed.
+  utimesSync(stateFile, HOUR_AGO, HOUR_AGO);
+  const paths = new StatePaths(stateDir);
+  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', isDryRun: true }, {}, root);
+  const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false });
+  const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), runId: 'r', version: 'v', pid: process.pid };
+  return { env, observer, stateFile, sub, parent, paths, tasks, stateDir };
+}
+
+describe('a steady check', () => {
+  it('parses the state file once, opens only what grew, reads a shared parent once, and never opens missing activity files', async () => {
+    const s = await setup();
+    const parses0 = stateFileReader.parses;
+    const first = await runCheck(s.env, ms(20));
+    expect(first.ok && first.verdicts.map((v) => v.kind)).toEqual(Array(AGENTS).fill('healthy'));
+    expect(stateFileReader.parses - parses0).toBe(1);
+    // Cold: every subagent file, and the parent once (not once per child).
+    expect(s.observer.stats().opens).toBe(AGENTS + 1);
+
+    const quiet = s.observer.stats().opens;
+    await runCheck(s.env, ms(21));
+    expect(s.observer.stats().opens - quiet).toBe(0);
+    expect(stateFileReader.parses - parses0).toBe(1);
+
+    appendFileSync(s.sub(3), jsonl(assistant(21, [text('more')], { agentId: 'a3', isSidechain: true })));
+    appendFileSync(s.sub(7), jsonl(assistant(21, [text('more')], { agentId: 'a7', isSidechain: true })));
+    appendFileSync(s.parent, jsonl(assistant(21, [text('still dispatching')])));
+    const before = s.observer.stats().opens;
+    const r = await runCheck(s.env, ms(22));
+    expect(r.ok).toBe(true);
+    expect(s.observer.stats().opens - before).toBe(3);
+
+    // A hook activity file that appears is read from the next check on.
+    const activity = s.paths.activityFile('a5');
+    mkdirSync(path.dirname(activity), { recursive: true });
+    writeFileSync(activity, JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a5', tool_name: 'Bash', tool_use_id: 'b1' }) + '\n');
+    const withHook = s.observer.stats().opens;
+    await runCheck(s.env, ms(23));
+    expect(s.observer.stats().opens - withHook).toBe(1);
+  });
+
+  it('parses the state file again when it changes, however small the change', async () => {
+    const s = await setup();
+    const parses0 = stateFileReader.parses;
+    await runCheck(s.env, ms(20));
+    await runCheck(s.env, ms(21));
+    expect(stateFileReader.parses - parses0).toBe(1);
+    writeWave(s.stateDir, 'E-1', at(0), s.tasks.map((t, k) => (k === 0 ? { ...t, status: 'completed' } : t)));
+    const r = await runCheck(s.env, ms(22));
+    expect(stateFileReader.parses - parses0).toBe(2);
+    expect(r.ok && r.verdicts[0]!.kind).toBe('terminal');
+  });
+});
