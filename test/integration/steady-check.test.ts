@@ -33,7 +33,7 @@ async function setup() {
   // An old file: stat can vouch that it did not change since it was parsed.
   utimesSync(stateFile, HOUR_AGO, HOUR_AGO);
   const paths = new StatePaths(stateDir);
-  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', isDryRun: true }, {}, root);
+  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', dryRun: true }, {}, root);
   const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false });
   const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), runId: 'r', version: 'v', pid: process.pid };
   return { env, observer, stateFile, sub, parent, paths, tasks, stateDir };
