@@ -1,6 +1,7 @@
 // Argument parsing → commands, and the one place errors become exit codes (DESIGN §10).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ACTIONS } from './contracts/config.js';
+import { InputError } from './contracts/errors.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
@@ -10,6 +11,7 @@ import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
 import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './commands/hook.js';
+import { runHookInstall, type SettingsScope } from './commands/hook-install.js';
 import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
 
 const positiveNumber = (what: string) => (v: string) => {
@@ -71,12 +73,13 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       setCode(EXIT.ok);
     });
 
-  program
+  const hook = program
     .command('hook')
     .description('the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0')
     .option('--print-settings', 'print the settings.json block that installs this hook')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
+  addHookInstallCommands(hook, env, setCode);
 
   program
     .command('recover')
@@ -114,6 +117,32 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     });
 
   return program;
+}
+
+/** `hook install` and `hook uninstall`, under the `hook` command. */
+function addHookInstallCommands(hook: Command, env: CliEnv, setCode: (code: number) => void): void {
+  for (const verb of ['install', 'uninstall'] as const) {
+    hook
+      .command(verb)
+      .description(
+        verb === 'install'
+          ? 'merge the hook block of --print-settings into a Claude Code settings.json (default: the project\'s .claude/settings.json); a second install changes nothing; a backup of the previous file is kept'
+          : 'take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept',
+      )
+      .option('--user', 'the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json')
+      .option('--project', "the project settings: ./.claude/settings.json (the default)")
+      .option('--local', "the project's untracked settings: ./.claude/settings.local.json")
+      .option('--dry-run', 'print what would change and the resulting file; write nothing')
+      .option('--state-dir <dir>', 'state dir the hook records into (default $ONEX_STATE_DIR, else ./.onex_state), pinned as an absolute path')
+      .action(async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
+        const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
+        if (scopes.length > 1) throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
+        const scope: SettingsScope = scopes[0] ?? 'project';
+        const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
+        const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
+        setCode(await runHookInstall(verb, opts, env.output));
+      });
+  }
 }
 
 /** Run the CLI; resolves to the process exit code. */

@@ -79,9 +79,13 @@ export function resolveHookStateDir(argv: readonly string[], env: NodeJS.Process
   return path.resolve(flag || env.ONEX_STATE_DIR || '.onex_state');
 }
 
+/** Absolute path of this package's fast hook entry (dist/src/hook-entry.js). */
+export function hookEntryPath(): string {
+  return fileURLToPath(new URL('../hook-entry.js', import.meta.url));
+}
+
 /** The command `--print-settings` installs: this package's fast hook entry, state dir pinned. */
-export function defaultHookCommand(stateDir: string): string {
-  const entry = fileURLToPath(new URL('./hook-entry.js', import.meta.url));
+export function defaultHookCommand(stateDir: string, entry = hookEntryPath()): string {
   return ['node', entry, '--state-dir', stateDir].map(shellQuote).join(' ');
 }
 

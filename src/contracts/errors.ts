@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'tracker_input'
   | 'tracker_not_found'
   | 'tracker_unavailable'
+  | 'json_syntax'
+  | 'unsafe_hook_path'
   | 'internal';
 
 export class WatchdogError extends Error {
