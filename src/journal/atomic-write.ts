@@ -61,11 +61,17 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /** Append one complete line with a single write() on an O_APPEND descriptor, then fsync. */
 export async function appendLine(file: string, line: string, opts: { sync?: boolean } = {}): Promise<void> {
-  if (line.includes('\n')) throw new Error('appendLine: a line must not contain a newline');
+  await appendLines(file, [line], opts);
+}
+
+/** Append complete lines with one write() and one fsync for all of them (a check's log lines). */
+export async function appendLines(file: string, lines: readonly string[], opts: { sync?: boolean } = {}): Promise<void> {
+  if (lines.length === 0) return;
+  if (lines.some((l) => l.includes('\n'))) throw new Error('appendLine: a line must not contain a newline');
   await fs.mkdir(path.dirname(file), { recursive: true });
   const h = await fs.open(file, 'a');
   try {
-    await h.write(line + '\n');
+    await h.write(lines.join('\n') + '\n');
     if (opts.sync !== false) await h.sync();
   } finally {
     await h.close();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../contracts/events.js';
 import { msToIso, utcDate } from '../contracts/time.js';
-import { appendLine } from './atomic-write.js';
+import { appendLine, appendLines } from './atomic-write.js';
 import type { StatePaths } from './paths.js';
 
 // TEST-ONLY crash injection (test/integration/crash.test.ts; STYLE §8 "crash safety"). Never set it in
@@ -55,6 +55,24 @@ export class DispatchLog {
     await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
     crashPoint('after', event);
     this.onAppend?.(full);
+    return full;
+  }
+
+  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. */
+  async appendAll(bodies: readonly EventBody[]): Promise<DispatchEvent[]> {
+    if (bodies.length === 0) return [];
+    const now = this.nowMs();
+    const stamp = msToIso(now);
+    const full = bodies.map((body) => {
+      const { event, ...rest } = body as { event: string };
+      return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
+    });
+    for (const e of full) crashPoint('before', e.event);
+    await appendLines(this.paths.dispatchLog(utcDate(now)), full.map((e) => JSON.stringify(e)));
+    for (const e of full) {
+      crashPoint('after', e.event);
+      this.onAppend?.(e);
+    }
     return full;
   }
 }

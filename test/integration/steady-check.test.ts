@@ -2,9 +2,10 @@
 // parsed again only when it changed, an unchanged transcript is stat'ed but never opened, a
 // parent transcript shared by many subagents is read once per check, and agents without a
 // hook activity file cost no failing open.
-import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, promises as fsp, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { DispatchLog } from '../../src/journal/dispatch-log.js';
 import { runCheck, type CheckEnv } from '../../src/check.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/journal/paths.js';
@@ -81,5 +82,25 @@ describe('a steady check', () => {
     const r = await runCheck(s.env, ms(22));
     expect(stateFileReader.parses - parses0).toBe(2);
     expect(r.ok && r.verdicts[0]!.kind).toBe('terminal');
+  });
+});
+
+describe('journaling a check', () => {
+  it('writes all of a check\'s log lines with one open, one write and one fsync', async () => {
+    const s = await setup();
+    const log = new DispatchLog(s.paths, 'E-1', 'r', () => ms(20));
+    const env: CheckEnv = { ...s.env, log };
+    const open = vi.spyOn(fsp, 'open');
+    try {
+      const r = await runCheck(env, ms(20));
+      expect(r.ok && r.plan.events.length).toBe(AGENTS);
+      const logOpens = open.mock.calls.filter(([f]) => String(f).includes('dispatch-log'));
+      expect(logOpens).toHaveLength(1);
+    } finally {
+      open.mockRestore();
+    }
+    const lines = readFileSync(s.paths.dispatchLog('2026-02-12'), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => JSON.parse(l).event)).toEqual(Array(AGENTS).fill('healthy'));
   });
 });
