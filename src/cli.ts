@@ -1,7 +1,8 @@
 // Argument parsing → commands, and the one place errors become exit codes (DESIGN §10).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ACTIONS } from './contracts/config.js';
+import { DEFAULTS } from './contracts/defaults.js';
 import { InputError } from './contracts/errors.js';
+import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
@@ -46,10 +47,10 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .showHelpAfterError('(run dispatch-watchdog --help for usage)')
     .enablePositionalOptions()
     .option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)')
-    .option('--timeout <seconds>', 'base stall window in seconds (default 120)', positiveNumber('--timeout'))
-    .addOption(new Option('--action <strategy>', 'what to do about a stalled task (default redispatch)').choices([...ACTIONS]))
-    .option('--check-interval <seconds>', 'longest sleep between checks (default 30); stalls are caught at their deadline anyway', positiveNumber('--check-interval'))
-    .option('--max-redispatches <n>', 'redispatches per ticket before escalating to Blocked (default 2)', count)
+    .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, positiveNumber('--timeout'))
+    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]))
+    .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds}); stalls are caught at their deadline anyway`, positiveNumber('--check-interval'))
+    .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count)
     .option('--once', 'one check, then exit: 0 no stall, 3 stall found, 2 bad input or usage')
     .option('--dry-run', 'judge and print, but write nothing and act on nothing')
     .option('--now <iso-time>', 'evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems')

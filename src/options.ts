@@ -1,7 +1,9 @@
 // Flags + config file + defaults → ResolvedOptions. Flags override the file (DESIGN §10).
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parseConfig, type AdapterName, type Strategy, type WatchdogConfig } from './contracts/config.js';
+import { parseConfig, type WatchdogConfig } from './contracts/config.js';
+import { DEFAULTS } from './contracts/defaults.js';
+import type { AdapterName, Strategy } from './contracts/vocabulary.js';
 import { InputError } from './contracts/errors.js';
 import { assertSafeId } from './journal/paths.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
@@ -77,24 +79,25 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
       throw new InputError('bad_flag', `--now: expected an ISO-8601 time, got ${JSON.stringify(flags.now)}.`, { hint: 'e.g. --now 2026-04-02T10:10:00Z' });
     }
   }
-  const timeoutSeconds = flags.timeout ?? config.timeout_seconds ?? 120;
+  const D = DEFAULTS;
+  const timeoutSeconds = flags.timeout ?? config.timeout_seconds ?? D.timeout_seconds;
   return {
     epicId,
     stateDir,
     configFile: file,
     config,
     timeoutSeconds,
-    checkIntervalSeconds: flags.checkInterval ?? config.check_interval_seconds ?? 30,
-    action: flags.action ?? config.action ?? 'redispatch',
-    maxRedispatches: flags.maxRedispatches ?? config.max_redispatches ?? 2,
+    checkIntervalSeconds: flags.checkInterval ?? config.check_interval_seconds ?? D.check_interval_seconds,
+    action: flags.action ?? config.action ?? D.action,
+    maxRedispatches: flags.maxRedispatches ?? config.max_redispatches ?? D.max_redispatches,
     isOnce: Boolean(flags.once) || nowOverrideMs !== undefined,
     isDryRun: Boolean(flags.dryRun),
     isJson: Boolean(flags.json),
     nowOverrideMs,
     policy: resolvePolicy(config, timeoutSeconds),
-    adapter: config.agents?.adapter ?? 'mailbox',
-    blockedStateName: config.linear?.blocked_state ?? 'Blocked',
-    circuitBreaker: { minStalled: config.circuit_breaker?.min_stalled ?? 3, fraction: config.circuit_breaker?.fraction ?? 0.5 },
-    shouldActOnLooping: config.looping?.act ?? false,
+    adapter: config.agents?.adapter ?? D.agents.adapter,
+    blockedStateName: config.linear?.blocked_state ?? D.linear.blocked_state,
+    circuitBreaker: { minStalled: config.circuit_breaker?.min_stalled ?? D.circuit_breaker.min_stalled, fraction: config.circuit_breaker?.fraction ?? D.circuit_breaker.fraction },
+    shouldActOnLooping: config.looping?.act ?? D.looping.act,
   };
 }

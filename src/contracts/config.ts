@@ -1,61 +1,59 @@
 // watchdog.config.yaml (DESIGN §10): strict, so a misspelt key is an error naming the key. Pure.
 import * as z from 'zod';
+import { DEFAULTS, withDefault as dv } from './defaults.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
+import { ADAPTERS, STRATEGIES } from './vocabulary.js';
 
-export const ACTIONS = ['report', 'cancel', 'redispatch'] as const;
-export type Strategy = (typeof ACTIONS)[number];
-
-export const ADAPTERS = ['mailbox', 'claude-team', 'process', 'command'] as const;
-export type AdapterName = (typeof ADAPTERS)[number];
+const D = DEFAULTS;
 
 const Seconds = z.number().positive().max(7 * 86_400);
 const Argv = z.array(z.string().min(1)).min(1).describe('argv template, run without a shell; placeholders {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {epic} {pid} {agent_id}');
 
 export const ConfigSchema = z
   .strictObject({
-    timeout_seconds: Seconds.optional().describe('Base stall window in seconds. @defaultValue 120'),
-    check_interval_seconds: Seconds.optional().describe('Longest sleep between checks in seconds. @defaultValue 30'),
-    action: z.enum(ACTIONS).optional().describe('Strategy on a stalled task. @defaultValue redispatch'),
-    max_redispatches: z.number().int().min(0).max(20).optional().describe('Redispatches per ticket before escalation. @defaultValue 2'),
+    timeout_seconds: Seconds.optional().describe(dv('Base stall window in seconds.', D.timeout_seconds)),
+    check_interval_seconds: Seconds.optional().describe(dv('Longest sleep between checks in seconds.', D.check_interval_seconds)),
+    action: z.enum(STRATEGIES).optional().describe(dv('Strategy on a stalled task.', D.action)),
+    max_redispatches: z.number().int().min(0).max(20).optional().describe(dv('Redispatches per ticket before escalation.', D.max_redispatches)),
     exemptions: z
       .strictObject({
-        bash_long_timeout_ms: z.number().int().min(0).optional().describe('A Bash timeout above this (ms) extends the window. @defaultValue 120000'),
-        bash_grace_seconds: z.number().min(0).optional().describe('Added to a long Bash timeout. @defaultValue 60'),
-        rate_limit_factor: z.number().min(1).max(100).optional().describe('Window multiplier during rate-limit backoff. @defaultValue 2'),
-        rate_limit_patterns: z.array(z.string().min(1)).optional().describe('Case-insensitive substrings of the last output. @defaultValue ["rate limit", "retry"]'),
-        ci_polling_seconds: Seconds.optional().describe('Minimum window while polling CI. @defaultValue 600'),
-        ci_polling_patterns: z.array(z.string().min(1)).optional().describe('Substrings of a Bash command that polls CI. @defaultValue ["gh run watch", "gh pr checks --watch"]'),
-        open_tool_grace_seconds: z.number().min(0).optional().describe('Grace after an open tool call\'s own timeout. @defaultValue 60'),
-        future_skew_seconds: z.number().min(0).optional().describe('A timestamp further in the future is inconsistent. @defaultValue 300'),
+        bash_long_timeout_ms: z.number().int().min(0).optional().describe(dv('A Bash timeout above this (ms) extends the window.', D.exemptions.bash_long_timeout_ms)),
+        bash_grace_seconds: z.number().min(0).optional().describe(dv('Added to a long Bash timeout.', D.exemptions.bash_grace_seconds)),
+        rate_limit_factor: z.number().min(1).max(100).optional().describe(dv('Window multiplier during rate-limit backoff.', D.exemptions.rate_limit_factor)),
+        rate_limit_patterns: z.array(z.string().min(1)).optional().describe(dv('Case-insensitive substrings of the last output.', D.exemptions.rate_limit_patterns)),
+        ci_polling_seconds: Seconds.optional().describe(dv('Minimum window while polling CI.', D.exemptions.ci_polling_seconds)),
+        ci_polling_patterns: z.array(z.string().min(1)).optional().describe(dv('Substrings of a Bash command that polls CI.', D.exemptions.ci_polling_patterns)),
+        open_tool_grace_seconds: z.number().min(0).optional().describe(dv('Grace after an open tool call\'s own timeout.', D.exemptions.open_tool_grace_seconds)),
+        future_skew_seconds: z.number().min(0).optional().describe(dv('A timestamp further in the future is inconsistent.', D.exemptions.future_skew_seconds)),
       })
       .optional(),
     looping: z
       .strictObject({
-        repeat_count: z.number().int().min(2).optional().describe('Same call with same input this many times in a row. @defaultValue 4'),
-        error_count: z.number().int().min(2).optional().describe('Same error this many times. @defaultValue 3'),
-        act: z.boolean().optional().describe('Treat looping like a stall for actions. @defaultValue false'),
+        repeat_count: z.number().int().min(2).optional().describe(dv('Same call with same input this many times in a row.', D.looping.repeat_count)),
+        error_count: z.number().int().min(2).optional().describe(dv('Same error this many times.', D.looping.error_count)),
+        act: z.boolean().optional().describe(dv('Treat looping like a stall for actions.', D.looping.act)),
       })
       .optional(),
     circuit_breaker: z
       .strictObject({
-        min_stalled: z.number().int().min(1).optional().describe('@defaultValue 3'),
-        fraction: z.number().gt(0).max(1).optional().describe('@defaultValue 0.5'),
+        min_stalled: z.number().int().min(1).optional().describe(dv('', D.circuit_breaker.min_stalled)),
+        fraction: z.number().gt(0).max(1).optional().describe(dv('', D.circuit_breaker.fraction)),
       })
       .optional(),
     agents: z
       .strictObject({
-        adapter: z.enum(ADAPTERS).optional().describe('@defaultValue mailbox'),
-        kill_grace_ms: z.number().int().min(0).max(600_000).optional().describe('SIGTERM→SIGKILL grace for the process adapter. @defaultValue 5000'),
+        adapter: z.enum(ADAPTERS).optional().describe(dv('', D.agents.adapter)),
+        kill_grace_ms: z.number().int().min(0).max(600_000).optional().describe(dv('SIGTERM→SIGKILL grace for the process adapter.', D.agents.kill_grace_ms)),
         redispatch_argv: Argv.optional(),
         cancel_argv: Argv.optional(),
         teams_dir: z.string().min(1).optional().describe('Claude Code teams dir. @defaultValue ~/.claude/teams'),
-        command_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe('command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown. @defaultValue 60000'),
+        command_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe(dv('command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.', D.agents.command_timeout_ms)),
       })
       .optional(),
     linear: z
       .strictObject({
-        blocked_state: z.string().min(1).optional().describe('Workflow state name, matched case-insensitively. @defaultValue Blocked'),
-        api_url: z.string().url().optional().describe('GraphQL endpoint. @defaultValue https://api.linear.app/graphql'),
+        blocked_state: z.string().min(1).optional().describe(dv('Workflow state name, matched case-insensitively.', D.linear.blocked_state)),
+        api_url: z.string().url().optional().describe(dv('GraphQL endpoint.', D.linear.api_url)),
       })
       .optional(),
     claude: z

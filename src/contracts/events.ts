@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { IsoTimestamp } from './time.js';
+import { ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -16,8 +17,6 @@ const TaskFields = {
   task_id: SafeId,
   agent_id: SafeId,
 };
-const Exemption = z.enum(['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call']);
-const ActionKind = z.enum(['cancel', 'redispatch', 'escalate']);
 
 const ev = <E extends string, S extends z.core.$ZodLooseShape>(event: E, shape: S, description: string) =>
   z.looseObject({ event: z.literal(event), ...Envelope, ...shape }).meta({ title: event, description });
@@ -155,3 +154,38 @@ export type EventName = DispatchEvent['event'];
 export type EventOf<E extends EventName> = Extract<DispatchEvent, { event: E }>;
 /** An event before the journal stamps the envelope on it. */
 export type EventBody<E extends EventName = EventName> = E extends EventName ? Omit<EventOf<E>, 'timestamp_utc' | 'epic_id' | 'run_id'> : never;
+
+/** Every event name, in the order of the union above. */
+export const EVENT_NAMES: readonly EventName[] = DispatchEventSchema.options.map((o) => o.shape.event.value);
+
+/**
+ * The event that records each verdict when it changes (null: not logged). Total, so a new verdict
+ * does not compile until it is given its event (or null); the inverse below is computed from it.
+ */
+export const VERDICT_EVENT = {
+  terminal: null,
+  blocked: null,
+  inconsistent: 'truth_inconsistent',
+  unknown: 'task_unknown',
+  waiting_human: 'waiting_human',
+  stalled: 'stall_detected',
+  looping: 'looping_detected',
+  healthy: 'healthy',
+} as const satisfies Record<VerdictKind, EventName | null>;
+export type VerdictEventName = NonNullable<(typeof VERDICT_EVENT)[VerdictKind]>;
+
+const VERDICT_OF_EVENT: ReadonlyMap<EventName, VerdictKind> = new Map(
+  (Object.entries(VERDICT_EVENT) as [VerdictKind, VerdictEventName | null][]).flatMap(([kind, event]) => (event ? [[event, kind] as const] : [])),
+);
+
+/** The verdict an event records, or undefined for events that record none. */
+export function verdictOfEvent(event: EventName): VerdictKind | undefined {
+  return VERDICT_OF_EVENT.get(event);
+}
+
+/** The event that finishes each kind of action (besides `action_failed`). */
+export const OUTCOME_EVENT_OF = {
+  cancel: 'agent_killed',
+  redispatch: 'redispatch',
+  escalate: 'escalated_to_blocked',
+} as const satisfies Record<ActionKindName, EventName>;

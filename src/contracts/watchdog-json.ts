@@ -2,8 +2,10 @@
 // names and meaning; everything else is additive. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
+import { ExemptionSchema as Exemption, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
 
-const Exemption = z.enum(['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call']);
+/** One count per verdict kind in `summary`, so a new verdict is counted without another edit. */
+const VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, z.number().int()])) as Record<VerdictKind, z.ZodNumber>;
 
 export const StallEntry = z.looseObject({
   task_id: z.string(),
@@ -23,7 +25,7 @@ export const TaskEntry = z.looseObject({
   task_id: z.string(),
   ticket_id: z.string(),
   status: z.string(),
-  verdict: z.enum(['terminal', 'blocked', 'inconsistent', 'unknown', 'waiting_human', 'stalled', 'looping', 'healthy']),
+  verdict: VerdictKindSchema,
   idle_seconds: z.number().nullable(),
   effective_timeout_seconds: z.number(),
   exemptions: z.array(Exemption),
@@ -43,17 +45,10 @@ export const WatchdogJsonSchema = z
     tasks: z.array(TaskEntry),
     summary: z.looseObject({
       total_tasks: z.number().int(),
-      healthy: z.number().int(),
-      stalled: z.number().int(),
-      blocked: z.number().int(),
+      ...VERDICT_COUNTS,
       redispatched: z.number().int(),
       cancelled: z.number().int(),
       escalated: z.number().int(),
-      inconsistent: z.number().int(),
-      waiting_human: z.number().int(),
-      looping: z.number().int(),
-      unknown: z.number().int(),
-      terminal: z.number().int(),
     }),
     watchdog: z.looseObject({
       version: z.string(),

@@ -2,13 +2,9 @@
 // Pure and deterministic: no I/O, no clock; precedence is first match wins.
 import type { Task } from '../contracts/state-file.js';
 import type { Observation, SourceName, ToolCall } from '../observe/parse/observation.js';
+import { EXEMPTION_NAMES, type ExemptionName, type VerdictKind } from '../contracts/vocabulary.js';
+import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
-
-export const VERDICT_KINDS = ['terminal', 'blocked', 'inconsistent', 'unknown', 'waiting_human', 'stalled', 'looping', 'healthy'] as const;
-export type VerdictKind = (typeof VERDICT_KINDS)[number];
-
-export const EXEMPTIONS = ['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call'] as const;
-export type ExemptionName = (typeof EXEMPTIONS)[number];
 
 export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun';
 
@@ -47,37 +43,19 @@ export function effectiveWindow(obs: Observation, policy: Policy): Window {
   const base = policy.baseTimeoutMs;
   let window = base;
   const exemptions: ExemptionName[] = [];
-  let bashWindow = 0;
-  const tool = obs.lastTool;
-  const isBash = tool?.name === 'Bash';
-  if (isBash && tool.timeoutMs !== undefined && tool.timeoutMs > policy.bashLongTimeoutMs) {
-    exemptions.push('bash_long_timeout');
-    bashWindow = Math.max(base, tool.timeoutMs + policy.bashGraceMs);
-    window = Math.max(window, bashWindow);
+  const asked: Partial<Record<ExemptionName, number>> = {};
+  for (const name of EXEMPTION_NAMES) {
+    const w = EXEMPTION_RULES[name].window(obs, policy);
+    if (w === undefined) continue;
+    exemptions.push(name);
+    asked[name] = w;
+    window = Math.max(window, w);
   }
-  const text = obs.lastOutput?.toLowerCase() ?? '';
-  if (obs.isApiRetrying || policy.rateLimitPatterns.some((p) => text.includes(p))) {
-    exemptions.push('rate_limit');
-    window = Math.max(window, base * policy.rateLimitFactor);
-  }
-  const command = tool?.command ?? (isBash ? tool?.inputSummary : undefined) ?? '';
-  if (isBash && command && policy.ciPollingPatterns.some((p) => command.includes(p))) {
-    exemptions.push('ci_polling');
-    window = Math.max(window, policy.ciPollingMs);
-  }
-  let openLimit = Infinity;
-  if (tool?.isOpen && !tool.isBackground) {
-    const own = tool.timeoutMs ?? (isBash ? policy.bashDefaultTimeoutMs : undefined);
-    if (own !== undefined) {
-      exemptions.push('open_tool_call');
-      openLimit = own + policy.openToolGraceMs;
-      window = Math.max(window, openLimit);
-    }
-  }
+  const openLimit = asked.open_tool_call ?? Infinity;
   return {
     effectiveTimeoutMs: window,
     exemptions,
-    hasBashTimeoutExemption: exemptions.includes('bash_long_timeout') && bashWindow > base,
+    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
     isOpenOverrun: (idle) => idle > openLimit,
   };
 }

@@ -1,6 +1,7 @@
 // What the dispatch log says happened, folded into lookups the planner needs (DESIGN §7, §8).
 // Pure: events in, History out; the shell keeps it current by folding each event it appends.
-import type { DispatchEvent, EventOf } from '../contracts/events.js';
+import { OUTCOME_EVENT_OF, verdictOfEvent, type DispatchEvent, type EventOf } from '../contracts/events.js';
+import type { VerdictKind } from '../contracts/vocabulary.js';
 
 export type ActionEvent = EventOf<'action_started'>;
 export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'>;
@@ -14,12 +15,9 @@ export interface ActionRecord {
   steps: Set<string>;
 }
 
-/** The outcome event that finishes each kind of action. */
-export const OUTCOME_OF = { cancel: 'agent_killed', redispatch: 'redispatch', escalate: 'escalated_to_blocked' } as const;
-
 export interface History {
   /** Last verdict-event kind logged per task id of this epic (for change-only logging). */
-  lastLogged: Map<string, string>;
+  lastLogged: Map<string, VerdictKind>;
   /** Completed `redispatch` events per ticket, all epics, exact id match. */
   redispatchCount: Map<string, number>;
   /** Every write-ahead action of this epic by idempotency key. */
@@ -39,15 +37,6 @@ export interface History {
 export function emptyHistory(): History {
   return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), trackerPending: new Map(), reportedOrphans: new Set() };
 }
-
-const VERDICT_EVENTS: Record<string, string> = {
-  healthy: 'healthy',
-  stall_detected: 'stalled',
-  truth_inconsistent: 'inconsistent',
-  looping_detected: 'looping',
-  waiting_human: 'waiting_human',
-  task_unknown: 'unknown',
-};
 
 /** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
 export function foldEvent(h: History, e: DispatchEvent, epicId: string): History {
@@ -85,12 +74,12 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
     const rec = h.actions.get(e.key);
     if (rec) {
       rec.steps.add(e.event);
-      const isOutcome = e.event === OUTCOME_OF[rec.started.action] || e.event === 'action_failed';
+      const isOutcome = e.event === OUTCOME_EVENT_OF[rec.started.action] || e.event === 'action_failed';
       // A later success overrides an earlier failure of the same key; the first success stands.
       if (isOutcome && (!rec.outcome || rec.outcome.event === 'action_failed')) rec.outcome = e as OutcomeEvent;
     }
   }
-  const kind = VERDICT_EVENTS[e.event];
+  const kind = verdictOfEvent(e.event);
   if (own && kind && 'task_id' in e) h.lastLogged.set(String(e.task_id), kind);
   return h;
 }

@@ -1,14 +1,12 @@
 // Verdicts + history + strategy → the events to log and the actions to take (DESIGN §7, §8).
 // Pure: no I/O, no clock. The shell carries the plan out and journals it.
-import type { EventBody } from '../contracts/events.js';
+import { VERDICT_EVENT, type EventBody } from '../contracts/events.js';
 import { recoveryTaskId } from '../contracts/ids.js';
-import type { Strategy } from '../contracts/config.js';
+import type { ActionKind, Strategy } from '../contracts/vocabulary.js';
 import type { Task } from '../contracts/state-file.js';
 import type { Observation } from '../observe/parse/observation.js';
-import type { Verdict, VerdictKind } from './assess.js';
+import type { Verdict } from './assess.js';
 import { actedTaskIds, type History } from './history.js';
-
-export type ActionKind = 'cancel' | 'redispatch' | 'escalate';
 
 export interface IntendedAction {
   kind: ActionKind;
@@ -61,15 +59,6 @@ export function actionKey(epicId: string, taskId: string, kind: ActionKind): str
 
 export { recoveryTaskId };
 
-const EVENT_OF: Partial<Record<VerdictKind, 'healthy' | 'stall_detected' | 'truth_inconsistent' | 'looping_detected' | 'waiting_human' | 'task_unknown'>> = {
-  healthy: 'healthy',
-  stalled: 'stall_detected',
-  inconsistent: 'truth_inconsistent',
-  looping: 'looping_detected',
-  waiting_human: 'waiting_human',
-  unknown: 'task_unknown',
-};
-
 const secs = (ms: number | undefined) => Math.round((ms ?? 0) / 1000);
 
 /** Decide what to log and do for one check. */
@@ -94,20 +83,17 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   for (const v of inFlight) {
     const task = tasks.get(v.taskId)!;
     const isTarget = v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping);
-    let decision: (StallDecision & { action?: IntendedAction }) | undefined;
-    if (isTarget) {
-      decision = decide(v, task, history, opts, acted, isMassStall);
-      if (decision.action) actions.push(decision.action);
-      if (v.kind === 'stalled') stalls.set(v.taskId, decision);
-    }
-    const eventName = EVENT_OF[v.kind];
+    const decision = isTarget ? decide(v, task, history, opts, acted, isMassStall) : undefined;
+    if (decision?.action) actions.push(decision.action);
+    if (decision && v.kind === 'stalled') stalls.set(v.taskId, decision);
+    const eventName = VERDICT_EVENT[v.kind];
     const previous = history.lastLogged.get(v.taskId);
     if (!eventName || previous === v.kind) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (eventName === 'healthy') {
       events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== undefined });
     } else if (eventName === 'stall_detected') {
-      const d = decision ?? decide(v, task, history, opts, acted, isMassStall);
+      const d = decision!; // a stalled verdict is always a target, so it has its decision
       events.push({
         event: 'stall_detected',
         ...ids,

@@ -1,5 +1,6 @@
 // The thresholds assess() applies, resolved from defaults < config file < flags. Pure.
 import type { WatchdogConfig } from '../contracts/config.js';
+import { DEFAULTS } from '../contracts/defaults.js';
 
 export interface Policy {
   /** Base stall window. @defaultValue 120000 */
@@ -28,19 +29,23 @@ export interface Policy {
   loopErrorCount: number;
 }
 
+const D = DEFAULTS;
+const E = D.exemptions;
+
+/** contracts/defaults.ts in the units the core uses. */
 export const DEFAULT_POLICY: Policy = {
-  baseTimeoutMs: 120_000,
-  bashLongTimeoutMs: 120_000,
-  bashGraceMs: 60_000,
-  rateLimitFactor: 2,
-  rateLimitPatterns: ['rate limit', 'retry'],
-  ciPollingMs: 600_000,
-  ciPollingPatterns: ['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait'],
-  openToolGraceMs: 60_000,
-  bashDefaultTimeoutMs: 120_000,
-  futureSkewMs: 300_000,
-  loopRepeatCount: 4,
-  loopErrorCount: 3,
+  baseTimeoutMs: D.timeout_seconds * 1000,
+  bashLongTimeoutMs: E.bash_long_timeout_ms,
+  bashGraceMs: E.bash_grace_seconds * 1000,
+  rateLimitFactor: E.rate_limit_factor,
+  rateLimitPatterns: [...E.rate_limit_patterns],
+  ciPollingMs: E.ci_polling_seconds * 1000,
+  ciPollingPatterns: [...E.ci_polling_patterns],
+  openToolGraceMs: E.open_tool_grace_seconds * 1000,
+  bashDefaultTimeoutMs: D.fixed.claude_bash_timeout_ms,
+  futureSkewMs: E.future_skew_seconds * 1000,
+  loopRepeatCount: D.looping.repeat_count,
+  loopErrorCount: D.looping.error_count,
 };
 
 /** Defaults, then the config file, then `timeoutSeconds` from the command line. */

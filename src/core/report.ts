@@ -1,7 +1,9 @@
 // Build watchdog.json (DESIGN §6) from one check's verdicts and plan. Pure.
+import { OUTCOME_EVENT_OF } from '../contracts/events.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
 import type { Task } from '../contracts/state-file.js';
 import { msToIso } from '../contracts/time.js';
+import { VERDICT_KINDS, type VerdictKind } from '../contracts/vocabulary.js';
 import type { Verdict } from './assess.js';
 import type { History } from './history.js';
 import type { Plan } from './plan.js';
@@ -27,9 +29,10 @@ function outcomeCounts(history: History) {
   let escalated = 0;
   for (const r of history.actions.values()) {
     const e = r.outcome?.event;
-    if (e === 'redispatch') redispatched++;
-    else if (e === 'escalated_to_blocked') escalated++;
-    else if (e === 'agent_killed' && r.started.action === 'cancel') cancelled++;
+    if (e !== OUTCOME_EVENT_OF[r.started.action]) continue;
+    if (r.started.action === 'redispatch') redispatched++;
+    else if (r.started.action === 'escalate') escalated++;
+    else cancelled++;
   }
   return { redispatched, cancelled, escalated };
 }
@@ -37,7 +40,8 @@ function outcomeCounts(history: History) {
 /** The whole watchdog.json document for one check. */
 export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Verdict[], plan: Plan, history: History, meta: ReportMeta): WatchdogJson {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
-  const count = (k: Verdict['kind']) => verdicts.filter((v) => v.kind === k).length;
+  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, verdicts.filter((v) => v.kind === k).length])) as Record<VerdictKind, number>;
+  const { healthy, stalled, blocked, ...otherCounts } = counts;
   const stalls = verdicts
     .filter((v) => v.kind === 'stalled')
     .map((v) => {
@@ -77,15 +81,12 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
     })),
     summary: {
       total_tasks: verdicts.length,
-      healthy: count('healthy'),
-      stalled: count('stalled'),
-      blocked: count('blocked'),
+      // The seed's keys first, in the seed's order; then every other verdict's count.
+      healthy,
+      stalled,
+      blocked,
       ...outcomeCounts(history),
-      inconsistent: count('inconsistent'),
-      waiting_human: count('waiting_human'),
-      looping: count('looping'),
-      unknown: count('unknown'),
-      terminal: count('terminal'),
+      ...otherCounts,
     },
     watchdog: {
       version: meta.version,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentAdapter, CancelRequest, RedispatchRequest } from '../../src/act/agents/adapter.js';
 import { createAdapter } from '../../src/act/agents/make-adapter.js';
-import type { AdapterName } from '../../src/contracts/config.js';
+import type { AdapterName } from '../../src/contracts/vocabulary.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { fixture, spawnFixture, waitFor, type Fixture } from '../helpers/spawn-fixture.js';

@@ -1,6 +1,7 @@
 // The agent-control port (DESIGN §8): every adapter stops an agent and launches its replacement,
 // keyed by the executor's idempotency key, and tells from its markers whether a step already ran.
-import type { AdapterName, WatchdogConfig } from '../../contracts/config.js';
+import type { WatchdogConfig } from '../../contracts/config.js';
+import type { AdapterName, AdapterOp } from '../../contracts/vocabulary.js';
 import type { Task } from '../../contracts/state-file.js';
 import type { Clock } from '../../deps.js';
 import type { StatePaths } from '../../journal/paths.js';
@@ -11,8 +12,6 @@ export { readProcessIdentity, type ProcessIdentity } from '../../sys/proc-identi
 /** Whether a step's side effect happened: `unknown` means it cannot be told, so the key is an orphan (never re-fired). */
 export type MarkerState = 'done' | 'absent' | 'unknown';
 
-/** The two steps an adapter performs: stop the stalled agent, launch its replacement. */
-export type AdapterOp = 'cancel' | 'redispatch';
 
 /** Why a step did not succeed; nothing branches on `detail` text. */
 export type OutcomeCode =

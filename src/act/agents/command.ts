@@ -5,15 +5,15 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
-import type { AdapterDeps, AdapterOp, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
+import { DEFAULTS } from '../../contracts/defaults.js';
+import type { AdapterOp } from '../../contracts/vocabulary.js';
+import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { agentFiles } from './process-launch.js';
 import { runArgv } from './run-argv.js';
 import { stepFile } from './step-file.js';
 
-/** Kill a cancel or redispatch command after this long when `agents.command_timeout_ms` is not set. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 
 type Status = 'running' | 'done' | 'failed' | 'unknown';
 interface CommandRecord { key: string; op: AdapterOp; status: Status; argv_template: string[]; started_at: string; exit_code?: number | null; signal?: string | null; output_tail?: string }
@@ -89,7 +89,7 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
 
 /** The command adapter. */
 export function createCommandAdapter(agents: AgentsConfig, deps: AdapterDeps): AgentAdapter {
-  const timeoutMs = agents.command_timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
   return {
     name: 'command',
     cancel: (req) => runStep('cancel', req, agents.cancel_argv, timeoutMs, deps),

@@ -2,6 +2,7 @@
 // the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
 import { promises as fs } from 'node:fs';
 import { msToIso } from '../../contracts/time.js';
+import type { AdapterOp } from '../../contracts/vocabulary.js';
 import { createFileExclusive } from '../../journal/atomic-write.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
@@ -10,7 +11,7 @@ import { stepFile } from './step-file.js';
 /** The JSON in `epics/<epic>/requests/<key>.<kind>.json`, as an orchestrator reads it. */
 export interface MailboxRequest {
   schema_version: '1';
-  kind: 'cancel' | 'redispatch';
+  kind: AdapterOp;
   /** The idempotency key: act on each key once. */
   key: string;
   epic_id: string;

@@ -1,5 +1,5 @@
 // Build the agent-control adapter named by `agents.adapter`, after checking its config.
-import type { AdapterName, Strategy } from '../../contracts/config.js';
+import type { AdapterName, Strategy } from '../../contracts/vocabulary.js';
 import { InputError } from '../../contracts/errors.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig } from './adapter.js';
 import { validateArgvTemplate } from './argv-template.js';

@@ -1,6 +1,6 @@
 // Builders for ActionOutcome, so every adapter reports success and failure in the same shape. Pure.
-import type { AdapterName } from '../../contracts/config.js';
-import type { ActionOutcome, AdapterOp, OutcomeCode } from './adapter.js';
+import type { AdapterName, AdapterOp } from '../../contracts/vocabulary.js';
+import type { ActionOutcome, OutcomeCode } from './adapter.js';
 
 type Extra = Partial<Pick<ActionOutcome, 'wasForced' | 'wasAlreadyDone' | 'markerPath'>>;
 

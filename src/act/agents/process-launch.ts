@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { AdapterName } from '../../contracts/config.js';
+import type { AdapterName } from '../../contracts/vocabulary.js';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
 import { crashPoint } from '../../journal/dispatch-log.js';

@@ -1,14 +1,13 @@
 // process adapter: stops an agent by pid (SIGTERM, a grace period, SIGKILL) after checking that the pid
 // is still that agent, and launches replacements from an argv template (process-launch.ts).
 // Never kills a process whose identity it cannot verify.
+import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement } from './process-launch.js';
 import { isSameProcess, probeProcess, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
 
-/** SIGTERM→SIGKILL grace when `agents.kill_grace_ms` is not set. */
-export const DEFAULT_KILL_GRACE_MS = 5000;
 /** How long a SIGKILLed process may take to disappear before we call it a failure. */
 const KILL_WAIT_MS = 2000;
 const POLL_MS = 10;
@@ -66,7 +65,7 @@ const target = (req: CancelRequest) => ({
 
 /** The process adapter. `agents.kill_grace_ms` and `agents.redispatch_argv` configure it. */
 export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, opts: ProcessAdapterOptions = {}): AgentAdapter {
-  const graceMs = agents.kill_grace_ms ?? DEFAULT_KILL_GRACE_MS;
+  const graceMs = agents.kill_grace_ms ?? DEFAULTS.agents.kill_grace_ms;
   const tolerance = opts.startToleranceMs ?? DEFAULT_START_TOLERANCE_MS;
   return {
     name: 'process',

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { InternalError } from '../../contracts/errors.js';
-import type { AdapterOp } from './adapter.js';
+import type { AdapterOp } from '../../contracts/vocabulary.js';
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 /** Room for `.redispatch.json` within the usual 255-byte file-name limit. */

@@ -1,5 +1,6 @@
 // Markdown of the friction notes (DESIGN §8, §9): the stall escalation (seed template) and
 // the start-up orphan report. Pure: no I/O, no clock; paths are relative to the state dir.
+import { DEFAULTS } from '../../contracts/defaults.js';
 import { hypothesizeRootCause } from './friction-hypothesis.js';
 import { cell, renderStallTable, type StallRecord } from './stall-history.js';
 
@@ -40,7 +41,7 @@ function evidenceLink(p: string): string {
 }
 
 function trackerLine(t: string, o: TrackerOutcome): string {
-  const state = `"${o.stateName ?? 'Blocked'}"`;
+  const state = `"${o.stateName ?? DEFAULTS.linear.blocked_state}"`;
   switch (o.kind) {
     case 'updated':
       return `Tracker: moved ${t} to ${state} in Linear and commented the stall history.`;

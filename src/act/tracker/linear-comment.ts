@@ -2,6 +2,7 @@
 // The key is written twice: as a visible footer in inline code and as a trailing HTML comment.
 // Either one is enough to recognise the comment, so a tracker that strips HTML comments from
 // markdown still leaves a marker a retry can find.
+import { DEFAULTS } from '../../contracts/defaults.js';
 import { hypothesizeRootCause } from '../friction/friction-hypothesis.js';
 import { renderStallTable, type StallRecord } from '../friction/stall-history.js';
 
@@ -47,7 +48,7 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
   const { ticketId: t, history } = input;
   const hypothesis = hypothesizeRootCause(history, t);
   const body = [
-    `**dispatch-watchdog moved ${t} to ${input.stateName ?? 'Blocked'}**: the agent stalled in ${input.attempts} attempts, and the redispatch limit is reached.`,
+    `**dispatch-watchdog moved ${t} to ${input.stateName ?? DEFAULTS.linear.blocked_state}**: the agent stalled in ${input.attempts} attempts, and the redispatch limit is reached.`,
     '',
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
     '',

@@ -1,5 +1,6 @@
 // How a failed Linear call is classified (retry or not) and turned into one ActionError.
 // One table for every message; nothing here ever puts the API key in a message (see redact).
+import { DEFAULTS } from '../../contracts/defaults.js';
 import { LinearError, LinearErrorType, RatelimitedLinearError } from '@linear/sdk';
 import { ActionError, type ErrorCode } from '../../contracts/errors.js';
 
@@ -117,7 +118,7 @@ export function toActionError(e: unknown, ctx: FailureContext): ActionError {
       }
       return make('tracker_input', `${where}: Linear rejected the request (${status}${detail}).`, 'Not retried: the same request would be rejected again.');
     case 'http_client':
-      return make('tracker_input', `${where}: ${endpointOf(ctx.apiUrl)} answered ${status}${detail}; expected Linear's GraphQL API.`, 'Check linear.api_url (default https://api.linear.app/graphql). Not retried.');
+      return make('tracker_input', `${where}: ${endpointOf(ctx.apiUrl)} answered ${status}${detail}; expected Linear's GraphQL API.`, `Check linear.api_url (default ${DEFAULTS.linear.api_url}). Not retried.`);
     case 'rate_limited': {
       const wait = rateLimitWaitMs(e, ctx.nowMs);
       const asked = wait === undefined ? '' : `; Linear asked to wait ${Math.ceil(wait / 1000)} s`;

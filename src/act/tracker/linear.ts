@@ -2,6 +2,7 @@
 // comment carrying the idempotency key. Safe to re-run after a crash: an issue already in the
 // state is not updated, and an existing comment with the key is not posted again.
 import { LinearClient, type Issue, type WorkflowState } from '@linear/sdk';
+import { DEFAULTS } from '../../contracts/defaults.js';
 import { ActionError } from '../../contracts/errors.js';
 import { withCommentKey } from './linear-comment.js';
 import { endpointOf, LOOKUP_STEP, redact, toActionError } from './linear-errors.js';
@@ -37,12 +38,10 @@ export interface EscalationResult {
   commentId?: string;
 }
 
-const DEFAULT_API_URL = 'https://api.linear.app/graphql';
-
 /** Move `ticketId` to the Blocked state and comment once; throws ActionError (tracker_*) on failure. */
 export async function escalateInLinear(o: EscalateInLinearOptions): Promise<EscalationResult> {
-  const apiUrl = o.apiUrl ?? DEFAULT_API_URL;
-  const stateName = o.blockedStateName ?? 'Blocked';
+  const apiUrl = o.apiUrl ?? DEFAULTS.linear.api_url;
+  const stateName = o.blockedStateName ?? DEFAULTS.linear.blocked_state;
   const t = o.ticketId;
   const fail = (code: 'tracker_auth' | 'tracker_input' | 'tracker_unavailable', step: string, what: string, hint: string, isRetryable = false) =>
     new ActionError(code, redact(`Linear escalation of ${t} failed at "${step}": ${what}`, o.apiKey), { hint, isRetryable });

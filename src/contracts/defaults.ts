@@ -1,0 +1,35 @@
+// Every default, once, shaped like watchdog.config.yaml (DESIGN §10). The options, the policy,
+// the adapters, the Linear client, the config descriptions and schemas/ all read it. Pure.
+import type { AdapterName, Strategy } from './vocabulary.js';
+
+export const DEFAULTS = {
+  timeout_seconds: 120,
+  check_interval_seconds: 30,
+  action: 'redispatch' as Strategy,
+  max_redispatches: 2,
+  exemptions: {
+    bash_long_timeout_ms: 120_000,
+    bash_grace_seconds: 60,
+    rate_limit_factor: 2,
+    rate_limit_patterns: ['rate limit', 'retry'] as readonly string[],
+    ci_polling_seconds: 600,
+    ci_polling_patterns: ['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait'] as readonly string[],
+    open_tool_grace_seconds: 60,
+    future_skew_seconds: 300,
+  },
+  looping: { repeat_count: 4, error_count: 3, act: false },
+  circuit_breaker: { min_stalled: 3, fraction: 0.5 },
+  agents: { adapter: 'mailbox' as AdapterName, kill_grace_ms: 5000, command_timeout_ms: 60_000 },
+  linear: { blocked_state: 'Blocked', api_url: 'https://api.linear.app/graphql' },
+  /** Facts of the outside world, not settable in the config file. */
+  fixed: {
+    /** Claude Code's own Bash timeout, for an open Bash call that names none. */
+    claude_bash_timeout_ms: 120_000,
+  },
+} as const;
+
+/** `text @defaultValue <value>`: the description a config key carries into schemas/ and docs. */
+export function withDefault(text: string, value: string | number | boolean | readonly string[]): string {
+  const shown = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : String(value);
+  return `${text ? `${text} ` : ''}@defaultValue ${shown}`;
+}

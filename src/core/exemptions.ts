@@ -1,0 +1,56 @@
+// The exemption rules (docs/verdicts.md): each condition that legitimately widens a task's stall
+// window, the policy keys it reads, and the window it asks for. Pure. The names are owned by
+// contracts/vocabulary.ts; this record is total, so a new name does not compile without its rule.
+import type { ExemptionName } from '../contracts/vocabulary.js';
+import type { Observation } from '../observe/parse/observation.js';
+import type { Policy } from './policy.js';
+
+export interface ExemptionRule<K extends keyof Policy = keyof Policy> {
+  /** The policy settings the rule reads (besides the base window). */
+  reads: readonly K[];
+  /** The window this exemption asks for when its condition holds, else undefined. */
+  window(obs: Observation, policy: Pick<Policy, K | 'baseTimeoutMs'>): number | undefined;
+}
+
+const rule = <K extends keyof Policy>(r: ExemptionRule<K>): ExemptionRule => r;
+
+const isBash = (obs: Observation) => obs.lastTool?.name === 'Bash';
+
+/** One rule per exemption, in the order verdicts list them. */
+export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
+  // A Bash call that set a long timeout of its own: the window is that timeout plus grace.
+  bash_long_timeout: rule({
+    reads: ['bashLongTimeoutMs', 'bashGraceMs'],
+    window: (obs, p) => {
+      const t = obs.lastTool?.timeoutMs;
+      return isBash(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
+    },
+  }),
+  // The API is backing off (or the output says so): the base window times the factor.
+  rate_limit: rule({
+    reads: ['rateLimitPatterns', 'rateLimitFactor'],
+    window: (obs, p) => {
+      const text = obs.lastOutput?.toLowerCase() ?? '';
+      return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : undefined;
+    },
+  }),
+  // A Bash command that waits on CI: at least the CI polling window.
+  ci_polling: rule({
+    reads: ['ciPollingPatterns', 'ciPollingMs'],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : undefined) ?? '';
+      return isBash(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : undefined;
+    },
+  }),
+  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
+  open_tool_call: rule({
+    reads: ['bashDefaultTimeoutMs', 'openToolGraceMs'],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      if (!tool?.isOpen || tool.isBackground) return undefined;
+      const own = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : undefined);
+      return own === undefined ? undefined : own + p.openToolGraceMs;
+    },
+  }),
+};
