@@ -2,7 +2,8 @@
 // like `--dry-run` (no log lines, no actions, no watchdog.json written) at the time the caller gives.
 import { randomUUID } from 'node:crypto';
 import { runCheck, type CheckEnv } from './check.js';
-import type { Strategy, WatchdogConfig } from './contracts/config.js';
+import type { WatchdogConfig } from './contracts/config.js';
+import type { Strategy } from './contracts/vocabulary.js';
 import type { Task } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Verdict } from './core/assess.js';

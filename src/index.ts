@@ -3,7 +3,10 @@
 export { checkWave, type CheckWaveOptions, type WaveCheck } from './check-wave.js';
 
 export { StateFileSchema, TaskRowSchema, parseStateFile, classifyStatus, type StateFile, type TaskRow, type Task, type Wave, type StatusClass } from './contracts/state-file.js';
-export { ConfigSchema, parseConfig, ACTIONS, ADAPTERS, type WatchdogConfig, type Strategy, type AdapterName } from './contracts/config.js';
+export { ConfigSchema, parseConfig, type WatchdogConfig } from './contracts/config.js';
+export { DEFAULTS } from './contracts/defaults.js';
+// ACTIONS and EXEMPTIONS are the names the API was first published with.
+export { VERDICT_KINDS, EXEMPTION_NAMES, EXEMPTION_NAMES as EXEMPTIONS, ACTION_KINDS, STRATEGIES, STRATEGIES as ACTIONS, ADAPTERS, type VerdictKind, type ExemptionName, type ActionKind, type Strategy, type AdapterName } from './contracts/vocabulary.js';
 export { WatchdogJsonSchema, type WatchdogJson } from './contracts/watchdog-json.js';
 export { DispatchEventSchema, type DispatchEvent, type EventName, type EventOf } from './contracts/events.js';
 export { CheckpointSchema, parseCheckpoint, type Checkpoint } from './contracts/checkpoint.js';
@@ -11,6 +14,6 @@ export type { MailboxRequest } from './act/agents/mailbox.js';
 export { SAFE_ID_PATTERN, isSafeId, recoveryTaskId } from './contracts/ids.js';
 export type { ParseResult } from './contracts/parse-yaml.js';
 export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';
-export { VERDICT_KINDS, EXEMPTIONS, type Verdict, type VerdictKind, type ExemptionName, type StallReason } from './core/assess.js';
+export type { Verdict, StallReason } from './core/assess.js';
 export { parseLogLine } from './journal/dispatch-log.js';
 export { StatePaths } from './journal/paths.js';
