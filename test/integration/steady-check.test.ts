@@ -2,7 +2,7 @@
 // parsed again only when it changed, an unchanged transcript is stat'ed but never opened, a
 // parent transcript shared by many subagents is read once per check, and agents without a
 // hook activity file cost no failing open.
-import { appendFileSync, mkdirSync, promises as fsp, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, promises as fsp, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DispatchLog } from '../../src/journal/dispatch-log.js';
@@ -11,6 +11,11 @@ import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/journal/paths.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { stateFileReader } from '../../src/observe/read/state-file-reader.js';
+import { TailReader } from '../../src/observe/read/tail-file.js';
+import { TailStore } from '../../src/observe/read/tail-store.js';
+import { TailTracker } from '../../src/observe/read/tail-tracker.js';
+import { parseTranscriptLine } from '../../src/observe/parse/parse-transcript.js';
+import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/observe/parse/transcript-state.js';
 import { resolveOptions } from '../../src/options.js';
 import { assistant, at, jsonl, ms, text, toolUse } from '../helpers/claude-lines.js';
 import { writeWave } from '../helpers/state.js';
@@ -102,5 +107,52 @@ describe('journaling a check', () => {
     const lines = readFileSync(s.paths.dispatchLog('2026-02-12'), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
     expect(lines.map((l) => JSON.parse(l).event)).toEqual(Array(AGENTS).fill('healthy'));
+  });
+});
+
+describe('read positions across a restart', () => {
+  it('keeps a position for every agent of a wave (not 128), saves only what changed, and a restart reads only what was appended', async () => {
+    const dir = tempDir();
+    const files = Array.from({ length: 300 }, (_, k) => path.join(dir, `agent-a${k}.jsonl`));
+    for (const f of files) writeFileSync(f, jsonl(assistant(0, [text('start')]), assistant(1, [text('working')])));
+    const storeFile = path.join(dir, 'observe', 'transcripts.json');
+    const make = () => {
+      const reader = new TailReader();
+      const store = new TailStore(storeFile, isTranscriptState);
+      return { reader, store, t: new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine }, store) };
+    };
+    const first = make();
+    for (const f of files) await first.t.read(f, ms(10));
+    await first.t.flush(ms(10));
+    const compactions = first.store.compactions;
+    const size0 = statSync(storeFile).size;
+
+    // Two files grew: the save appends two entries, it does not rewrite the file.
+    const grow = jsonl(assistant(20, [text('more')]));
+    appendFileSync(files[5]!, grow);
+    appendFileSync(files[250]!, grow);
+    for (const f of files) await first.t.read(f, ms(20));
+    await first.t.flush(ms(20));
+    expect(first.store.compactions).toBe(compactions);
+    const appended = statSync(storeFile).size - size0;
+    expect(appended).toBeGreaterThan(0);
+    expect(appended).toBeLessThan((size0 / 300) * 3);
+
+    // Down for a while; three files grew. A restart reads those bytes and nothing else.
+    appendFileSync(files[0]!, grow);
+    appendFileSync(files[200]!, grow);
+    appendFileSync(files[299]!, grow);
+    const second = make();
+    const states = [];
+    for (const f of files) {
+      const r = await second.t.read(f, ms(30));
+      if (!r.ok) throw new Error(r.reason);
+      expect(r.reset).toBeUndefined();
+      states.push(r.state);
+    }
+    expect(second.reader.bytesRead).toBe(3 * (grow.length + 1));
+    expect(second.reader.opens).toBe(3);
+    expect(states[200]).toMatchObject({ records: 3, lastOutput: 'more' });
+    expect(states[201]).toMatchObject({ records: 2, lastOutput: 'working' });
   });
 });

@@ -1,8 +1,13 @@
-// Persists tail positions and parser states across watchdog restarts, in one small JSON file
-// per kind under `<stateDir>/observe/` (e.g. transcripts.json), written atomically. Bounded:
-// at most `maxEntries`, least recently used first out, and nothing unused for `retainMs`.
+// Persists tail positions and parser states across watchdog restarts, one file per kind under
+// `<stateDir>/observe/` (e.g. transcripts.json). Saved incrementally: the file is a header line
+// then one line per saved entry, and a save appends only the entries that changed (one write);
+// the last line for a file wins. The file is rewritten (temp + rename) only to compact it: when
+// it holds much more than its live entries, or an entry is due to be pruned. Bounded: at most
+// `maxEntries` (or as many as the caller says are live, whichever is more), least recently used
+// first out, and nothing unused for `retainMs`. Derived data: a torn or corrupt line costs one
+// cold read of that file, never correctness.
 import { promises as fs } from 'node:fs';
-import { writeFileAtomic } from '../../journal/atomic-write.js';
+import { appendLines, writeFileAtomic } from '../../journal/atomic-write.js';
 import type { TailCursor } from './tail-file.js';
 
 /** One file's saved position and what was parsed up to it. */
@@ -13,11 +18,16 @@ export interface StoredTail<S> {
 }
 
 export interface TailStoreOptions {
-  /** Files remembered at most. @defaultValue 128 */
+  /** Files remembered at least (more when more are live). @defaultValue 128 */
   maxEntries: number;
   /** Forget a file not read for this long, in ms. @defaultValue 604800000 (7 days) */
   retainMs: number;
 }
+
+const HEADER = JSON.stringify({ version: 2 });
+/** Compact when the file is this many times the size of its live lines (plus some slack). */
+const COMPACT_FACTOR = 4;
+const COMPACT_SLACK_BYTES = 64 * 1024;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -27,9 +37,19 @@ function isCursor(v: unknown): v is TailCursor {
   return isNum(c.dev) && isNum(c.ino) && isNum(c.offset) && c.offset >= 0 && isNum(c.size) && isNum(c.mtimeMs);
 }
 
-/** The JSON file of one tracker; `isState` rejects a state from an older or foreign format. */
+/** What this process knows is in the file: entry sizes and use times, and the file's length. */
+interface DiskModel {
+  bytes: number;
+  entries: Map<string, { usedAtMs: number; bytes: number }>;
+}
+
+/** The file of one tracker; `isState` rejects a state from an older or foreign format. */
 export class TailStore<S> {
   readonly opts: TailStoreOptions;
+  /** Whole-file rewrites done (for tests and benches). */
+  compactions = 0;
+  private disk?: DiskModel;
+
   constructor(
     readonly file: string,
     private readonly isState: (v: unknown) => v is S,
@@ -41,24 +61,74 @@ export class TailStore<S> {
   /** Every valid entry in the file; a missing or corrupt file is an empty store (we cold-start). */
   async load(): Promise<Map<string, StoredTail<S>>> {
     const out = new Map<string, StoredTail<S>>();
-    let raw: unknown;
+    let text: string;
     try {
-      raw = JSON.parse(await fs.readFile(this.file, 'utf8'));
+      text = await fs.readFile(this.file, 'utf8');
     } catch {
+      this.disk = undefined;
       return out;
     }
-    if (raw === null || typeof raw !== 'object') return out;
-    const { version, entries } = raw as { version?: unknown; entries?: unknown };
-    if (version !== 1 || entries === null || typeof entries !== 'object') return out;
-    for (const [path, e] of Object.entries(entries as Record<string, unknown>)) {
-      const v = e as Partial<StoredTail<S>> | null;
-      if (v && isCursor(v.cursor) && this.isState(v.state) && isNum(v.usedAtMs)) out.set(path, { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs });
+    const lines = text.split('\n');
+    const first = parseJson(lines[0] ?? '') as { version?: unknown; entries?: unknown } | undefined;
+    this.disk = undefined;
+    if (first?.version === 1 && first.entries !== null && typeof first.entries === 'object') {
+      // The version-1 file: one JSON object; rewritten as version 2 on the next save.
+      for (const [path, e] of Object.entries(first.entries as Record<string, unknown>)) this.take(out, path, e);
+      return out;
     }
+    if (lines[0] !== HEADER) return out;
+    const disk: DiskModel = { bytes: Buffer.byteLength(text), entries: new Map() };
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line === '') continue;
+      const v = parseJson(line) as ({ path?: unknown } & Partial<StoredTail<S>>) | undefined;
+      if (typeof v?.path !== 'string') continue;
+      const e = this.take(out, v.path, v);
+      if (e) disk.entries.set(v.path, { usedAtMs: e.usedAtMs, bytes: Buffer.byteLength(line) + 1 });
+    }
+    // A torn last line (a crash mid-append): rewrite before appending again.
+    if (text.endsWith('\n')) this.disk = disk;
     return out;
   }
 
-  /** Write `ours` merged over what another process may have saved meanwhile, pruned. */
-  async save(ours: Map<string, StoredTail<S>>, nowMs: number): Promise<void> {
+  /**
+   * Save `ours` (the entries that changed): appended in one write, or merged over what is on
+   * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
+   * `liveCount`: how many files the caller is watching now; never pruned below that.
+   */
+  async save(ours: Map<string, StoredTail<S>>, nowMs: number, liveCount = 0): Promise<void> {
+    if (ours.size === 0) return;
+    const limit = Math.max(this.opts.maxEntries, liveCount);
+    const lines = [...ours].map(([path, e]) => JSON.stringify({ path, ...e }));
+    const disk = this.disk;
+    if (disk) {
+      const after = new Map(disk.entries);
+      let bytes = disk.bytes;
+      let i = 0;
+      for (const [path, e] of ours) {
+        const n = Buffer.byteLength(lines[i++]!) + 1;
+        bytes += n;
+        const had = after.get(path);
+        if (!had || had.usedAtMs <= e.usedAtMs) after.set(path, { usedAtMs: e.usedAtMs, bytes: n });
+      }
+      let live = 0;
+      let isDue = after.size > limit;
+      for (const e of after.values()) {
+        live += e.bytes;
+        if (nowMs - e.usedAtMs > this.opts.retainMs) isDue = true;
+      }
+      if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
+        await appendLines(this.file, lines, { sync: false });
+        this.disk = { bytes, entries: after };
+        return;
+      }
+    }
+    await this.compact(ours, nowMs, limit);
+  }
+
+  /** Rewrite the file with `ours` merged over what is on disk, pruned. */
+  private async compact(ours: Map<string, StoredTail<S>>, nowMs: number, limit: number): Promise<void> {
+    this.compactions++;
     const merged = await this.load();
     for (const [path, e] of ours) {
       const theirs = merged.get(path);
@@ -67,7 +137,36 @@ export class TailStore<S> {
     const kept = [...merged.entries()]
       .filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs)
       .sort((a, b) => b[1].usedAtMs - a[1].usedAtMs)
-      .slice(0, this.opts.maxEntries);
-    await writeFileAtomic(this.file, JSON.stringify({ version: 1, entries: Object.fromEntries(kept) }));
+      .slice(0, limit);
+    const disk: DiskModel = { bytes: HEADER.length + 1, entries: new Map() };
+    const lines = [HEADER];
+    for (const [path, e] of kept) {
+      const line = JSON.stringify({ path, ...e });
+      lines.push(line);
+      const n = Buffer.byteLength(line) + 1;
+      disk.bytes += n;
+      disk.entries.set(path, { usedAtMs: e.usedAtMs, bytes: n });
+    }
+    await writeFileAtomic(this.file, lines.join('\n') + '\n');
+    this.disk = disk;
+  }
+
+  /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
+  private take(out: Map<string, StoredTail<S>>, path: string, e: unknown): StoredTail<S> | undefined {
+    const v = e as Partial<StoredTail<S>> | null;
+    if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return undefined;
+    const had = out.get(path);
+    if (had && had.usedAtMs > v.usedAtMs) return had;
+    const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
+    out.set(path, entry);
+    return entry;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

@@ -28,7 +28,12 @@ interface Entry<S> {
   checkId?: number;
   size?: number;
   mtimeMs?: number;
+  /** The use time last saved to (or loaded from) the store. */
+  savedUsedAtMs?: number;
 }
+
+/** How stale a saved use time may get before an unchanged file is saved again. */
+const USED_AT_REFRESH_MS = 3_600_000;
 
 /** Diagnostics kept for the caller to drain. @defaultValue 100 */
 const DIAGNOSTICS_MAX = 100;
@@ -38,7 +43,8 @@ export class TailTracker<S> {
   private entries = new Map<string, Entry<S>>();
   private stored?: Promise<Map<string, StoredTail<S>>>;
   private busy = new Map<string, Promise<unknown>>();
-  private dirty = false;
+  /** Files whose position or state changed since the last flush (only these are saved). */
+  private dirty = new Set<string>();
   private diags: ObserveDiagnostic[] = [];
   private checkId = 0;
 
@@ -79,17 +85,22 @@ export class TailTracker<S> {
     return out;
   }
 
-  /** Save every position and state (no-op when nothing changed). */
+  /** Save the positions and states that changed since the last flush (no-op when none did). */
   async flush(nowMs: number): Promise<void> {
-    if (!this.store || !this.dirty) return;
-    this.dirty = false;
+    if (!this.store || this.dirty.size === 0) return;
     const out = new Map<string, StoredTail<S>>();
-    for (const [file, e] of this.entries) {
+    for (const file of this.dirty) {
+      const e = this.entries.get(file);
+      if (!e) continue;
       out.set(file, { cursor: e.position.cursor, state: e.state, usedAtMs: e.usedAtMs });
+      e.savedUsedAtMs = e.usedAtMs;
+    }
+    this.dirty.clear();
+    for (const [file, e] of this.entries) {
       // Not read for a day: keep it on disk only, so memory follows the live tasks.
       if (nowMs - e.usedAtMs > 86_400_000) this.entries.delete(file);
     }
-    await this.store.save(out, nowMs);
+    await this.store.save(out, nowMs, this.entries.size);
   }
 
   private diag(d: ObserveDiagnostic): void {
@@ -106,7 +117,7 @@ export class TailTracker<S> {
     const saved = stored.get(file);
     // From here on the in-memory entry owns this state (it is folded into in place).
     stored.delete(file);
-    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs };
+    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
   }
 
   private async readNow(file: string, nowMs: number): Promise<TrackResult<S>> {
@@ -133,8 +144,10 @@ export class TailTracker<S> {
       return res;
     }
     const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== undefined;
-    if (changed || nowMs - (prev?.usedAtMs ?? 0) > 60_000) this.dirty = true;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs });
+    // An unchanged file is saved again only to refresh its use time, which ranks it for pruning.
+    const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
+    if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset };
   }
 }
