@@ -46,7 +46,7 @@ export interface ResolvedOptions {
 
 /** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
-  return path.resolve(cwd, flag ?? env.ONEX_STATE_DIR ?? '.onex_state');
+  return path.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || '.onex_state'));
 }
 
 /** Read the config file named by --config, else <state dir>/watchdog.config.yaml if present. */

@@ -1,0 +1,215 @@
+// The Claude Code plugin shipped in the package: the manifest, the skill's front matter and the
+// hooks file, checked against the formats Claude Code reads (plugin manifest: kebab-case name,
+// semver, `./` paths; skill: name = folder, description ≤ 1024; hooks: settings.json's shape),
+// the hook command run the way Claude Code runs it (sh -c, ${CLAUDE_PLUGIN_ROOT} set), and every
+// command the skill tells the lead to run, run.
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { HOOK_EVENTS, hookSettingsBlock } from '../../src/commands/hook.js';
+import { BIN, REPO_ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { writeWave } from '../helpers/state.js';
+
+const run = promisify(execFile);
+const read = (rel: string) => readFileSync(path.join(REPO_ROOT, rel), 'utf8');
+const pkg = JSON.parse(read('package.json')) as { name: string; version: string; files: string[]; license: string };
+
+/** Every hook event Claude Code knows (claude-code-surfaces.md §2.3). */
+const KNOWN_EVENTS = new Set(
+  'PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact PostCompact PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove InstructionsLoaded CwdChanged FileChanged MessageDisplay'.split(' '),
+);
+
+describe('.claude-plugin/plugin.json', () => {
+  const manifest = JSON.parse(read('.claude-plugin/plugin.json')) as Record<string, unknown>;
+
+  it('has a kebab-case name, the package version and a description', () => {
+    expect(manifest.name).toMatch(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
+    expect(manifest.name).toBe(pkg.name);
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    expect(manifest.version).toBe(pkg.version);
+    expect(typeof manifest.description).toBe('string');
+    expect((manifest.description as string).length).toBeLessThanOrEqual(200);
+    expect(manifest.license).toBe(pkg.license);
+  });
+
+  it('names no component paths: skills/ and hooks/hooks.json load from their default place (naming hooks again loads them twice)', () => {
+    const known = ['name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords'];
+    expect(Object.keys(manifest).filter((k) => !known.includes(k))).toEqual([]);
+    expect(existsSync(path.join(REPO_ROOT, 'skills', 'dispatch-watchdog', 'SKILL.md'))).toBe(true);
+    expect(existsSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'))).toBe(true);
+  });
+});
+
+/** The YAML front matter and the body of a SKILL.md. */
+function splitSkill(text: string): { front: Record<string, unknown>; body: string } {
+  const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
+  if (!m) throw new Error('SKILL.md must open with a --- front matter block');
+  return { front: parseYaml(m[1]!) as Record<string, unknown>, body: m[2]! };
+}
+
+describe('skills/dispatch-watchdog/SKILL.md', () => {
+  const skillDirs = readdirSync(path.join(REPO_ROOT, 'skills'));
+  const { front, body } = splitSkill(read('skills/dispatch-watchdog/SKILL.md'));
+
+  it('has the front matter Claude Code reads: name = its folder, a description that says when to use it', () => {
+    expect(skillDirs).toEqual(['dispatch-watchdog']);
+    const known = ['name', 'description', 'argument-hint', 'allowed-tools', 'disable-model-invocation', 'user-invocable', 'model', 'license', 'compatibility', 'metadata'];
+    expect(Object.keys(front).filter((k) => !known.includes(k))).toEqual([]);
+    expect(front.name).toBe('dispatch-watchdog');
+    expect(front.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect((front.name as string).length).toBeLessThanOrEqual(64);
+    expect(typeof front.description).toBe('string');
+    expect((front.description as string).length).toBeLessThanOrEqual(1024);
+    expect(front.description).toMatch(/after you dispatch a wave/);
+    // The seed's composition passes these flags; the skill hands them to `next`.
+    expect(front['argument-hint']).toBe('--epic-id <EPIC> [--timeout <seconds>] [--action report|cancel|redispatch]');
+    expect(body).toContain('$ARGUMENTS');
+  });
+
+  it('says how to stop an agent and launch its replacement with the prompt from the request', () => {
+    expect(body).toContain('SendMessage(to="<agent_name or agent_id>", message={"type": "shutdown_request", "reason": "<reason>"})');
+    expect(body).toContain('prompt=<the request\'s prompt, verbatim>');
+    expect(body).toContain('run_in_background: true');
+    expect(body).toContain('task_id: <recovery_task_id>');
+  });
+});
+
+const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/dist/src/hook-entry.js" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
+
+describe('hooks/hooks.json', () => {
+  const doc = JSON.parse(read('hooks/hooks.json')) as { description?: unknown; hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]> };
+
+  it('has the plugin hooks shape: { description, hooks: { <Event>: [{ matcher?, hooks: [command handlers] }] } }', () => {
+    expect(Object.keys(doc).sort()).toEqual(['description', 'hooks']);
+    expect(typeof doc.description).toBe('string');
+    for (const [event, entries] of Object.entries(doc.hooks)) {
+      expect(KNOWN_EVENTS.has(event), event).toBe(true);
+      for (const entry of entries) {
+        expect(Object.keys(entry).filter((k) => k !== 'matcher' && k !== 'hooks')).toEqual([]);
+        if ('matcher' in entry) expect(typeof entry.matcher).toBe('string');
+        for (const h of entry.hooks) {
+          expect(h.type).toBe('command');
+          expect(typeof h.timeout).toBe('number'); // seconds
+          expect(h.command).toBe(PLUGIN_COMMAND);
+        }
+      }
+    }
+  });
+
+  it('installs the same handlers as `hook --print-settings`, with a ${CLAUDE_PLUGIN_ROOT}-relative entry that the package ships', () => {
+    expect(doc.hooks).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
+    expect(Object.keys(doc.hooks)).toEqual([...HOOK_EVENTS]);
+    expect(existsSync(path.join(REPO_ROOT, 'dist', 'src', 'hook-entry.js'))).toBe(true);
+  });
+
+  const payload = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-1', agent_id: 'a1b2c3d', transcript_path: '/x/sess-1.jsonl', cwd: '/x', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1' });
+
+  it.each([
+    { name: 'the project dir', env: (dir: string) => ({ CLAUDE_PROJECT_DIR: dir }), stateDir: (dir: string) => path.join(dir, '.onex_state') },
+    { name: '$ONEX_STATE_DIR', env: (dir: string) => ({ CLAUDE_PROJECT_DIR: path.join(dir, 'elsewhere'), ONEX_STATE_DIR: path.join(dir, 'state') }), stateDir: (dir: string) => path.join(dir, 'state') },
+  ])('run as Claude Code runs it (sh -c), records into the state dir of $name', async ({ env, stateDir }) => {
+    const dir = tempDir();
+    mkdirSync(stateDir(dir), { recursive: true });
+    const child = execFile('sh', ['-c', PLUGIN_COMMAND], { env: { PATH: process.env.PATH, CLAUDE_PLUGIN_ROOT: REPO_ROOT, ...env(dir) } });
+    child.stdin!.end(payload);
+    const [code, out] = await new Promise<[number | null, string]>((resolve) => {
+      let text = '';
+      child.stdout!.on('data', (d) => (text += d));
+      child.stderr!.on('data', (d) => (text += d));
+      child.on('close', (c) => resolve([c, text]));
+    });
+    expect([code, out]).toEqual([0, '']);
+    const line = JSON.parse(readFileSync(path.join(stateDir(dir), 'activity', 'a1b2c3d.ndjson'), 'utf8')) as Record<string, unknown>;
+    expect(line).toMatchObject({ event: 'PreToolUse', agent_id: 'a1b2c3d', tool_name: 'Bash', command: 'npm test' });
+  });
+});
+
+describe('the package', () => {
+  it('ships the plugin: .claude-plugin/, skills/ and hooks/ are in the tarball', async () => {
+    for (const f of ['.claude-plugin', 'skills', 'hooks']) expect(pkg.files).toContain(f);
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    expect(files).toEqual(expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json']));
+  });
+});
+
+/** Every line of the skill's ```sh blocks: the commands it tells the lead to run. */
+function skillCommands(body: string): string[] {
+  return [...body.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((l) => l.trim() !== ''));
+}
+
+const HAS_NEXT = spawnSync(process.execPath, [BIN, 'next', '--help'], { encoding: 'utf8' }).stdout.includes('Usage: dispatch-watchdog next');
+
+describe('the commands the skill tells the lead to run', () => {
+  const { body } = splitSkill(read('skills/dispatch-watchdog/SKILL.md'));
+  const commands = skillCommands(body);
+
+  it('are these (a new one needs a run below)', () => {
+    expect(commands).toEqual([
+      'dispatch-watchdog next --epic-id <EPIC> --json',
+      'dispatch-watchdog ack <KEY>',
+      'dispatch-watchdog ack <KEY> --task-id <TASK_ID>',
+      'dispatch-watchdog status --epic-id <EPIC>',
+      'dispatch-watchdog hook install --project',
+    ]);
+  });
+
+  /** Run one of the skill's commands in `cwd` (the directory holding .onex_state/), placeholders filled. */
+  const runSkillCommand = (command: string, cwd: string, fill: Record<string, string>, home: string) => {
+    const argv = command.split(' ').slice(1).map((a) => a.replace(/<([A-Z_]+)>/g, (_, k: string) => fill[k] ?? `<${k}>`));
+    return runCli(argv, { cwd, env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') } });
+  };
+
+  it('hook install --project and status run in the project dir', async () => {
+    const project = tempDir();
+    const home = path.join(project, 'home');
+    mkdirSync(home);
+    const now = Date.now();
+    writeWave(path.join(project, '.onex_state'), 'PROJ-1000', new Date(now - 5_000).toISOString(), [{ task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', last_activity_ts: new Date(now - 1_000).toISOString() }]);
+    const install = await runSkillCommand('dispatch-watchdog hook install --project', project, {}, home);
+    expect(install.code).toBe(0);
+    expect(readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toContain(path.join(project, '.onex_state'));
+    expect(await runCli(['--epic-id', 'PROJ-1000', '--once', '--action', 'report'], { cwd: project, env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') } })).toMatchObject({ code: 0 });
+    const status = await runSkillCommand('dispatch-watchdog status --epic-id <EPIC>', project, { EPIC: 'PROJ-1000' }, home);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/t1\s+PROJ-1001\s+healthy/);
+  });
+
+  it.skipIf(!HAS_NEXT)('next, then the answer the skill describes, then ack, until next says the wave is complete', async () => {
+    const project = tempDir();
+    const home = path.join(project, 'home');
+    mkdirSync(home);
+    const state = path.join(project, '.onex_state');
+    const old = new Date(Date.now() - 600_000).toISOString();
+    writeWave(state, 'PROJ-1000', old, [
+      { task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', dispatched_at: old, last_activity_ts: old, agent_id: 'a1', agent_name: 'impl-proj-1001' },
+      { task_id: 't2', ticket_id: 'PROJ-1002', status: 'completed', dispatched_at: old },
+    ]);
+    const first = await runSkillCommand('dispatch-watchdog next --epic-id <EPIC> --json', project, { EPIC: 'PROJ-1000' }, home);
+    expect(first.code, first.stderr).toBe(10);
+    const doc = JSON.parse(first.stdout) as { reason: string; requests: { key: string; kind: string; recovery_task_id: string; prompt: string }[] };
+    expect(doc.reason).toBe('requests');
+    const [req] = doc.requests;
+    expect(req).toMatchObject({ kind: 'redispatch', recovery_task_id: 't1-r1' });
+    // The answer the skill describes: the stalled row cancelled, the replacement's row added.
+    const now = new Date().toISOString();
+    writeWave(state, 'PROJ-1000', old, [
+      { task_id: 't1', ticket_id: 'PROJ-1001', status: 'cancelled', dispatched_at: old, agent_id: 'a1' },
+      { task_id: 't2', ticket_id: 'PROJ-1002', status: 'completed', dispatched_at: old },
+      { task_id: req!.recovery_task_id, ticket_id: 'PROJ-1001', status: 'completed', dispatched_at: now, last_activity_ts: now, agent_id: 'a2', agent_name: 'recovery-PROJ-1001-attempt-1' },
+    ]);
+    const ack = await runSkillCommand('dispatch-watchdog ack <KEY>', project, { KEY: req!.key }, home);
+    expect(ack.code, ack.stderr).toBe(0);
+    const ackTask = await runSkillCommand('dispatch-watchdog ack <KEY> --task-id <TASK_ID>', project, { KEY: req!.key, TASK_ID: req!.recovery_task_id }, home);
+    expect(ackTask.code, ackTask.stderr).toBe(0);
+    const unknown = await runSkillCommand('dispatch-watchdog ack <KEY>', project, { KEY: 'PROJ-1000:nope:redispatch' }, home);
+    expect(unknown.code).toBe(2);
+    const last = await runSkillCommand('dispatch-watchdog next --epic-id <EPIC> --json', project, { EPIC: 'PROJ-1000' }, home);
+    expect(last.code, last.stderr).toBe(0);
+    expect(JSON.parse(last.stdout)).toMatchObject({ reason: 'wave_complete', pending: [] });
+  });
+});
