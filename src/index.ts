@@ -10,7 +10,7 @@ export { VERDICT_KINDS, EXEMPTION_NAMES, EXEMPTION_NAMES as EXEMPTIONS, ACTION_K
 export { WatchdogJsonSchema, type WatchdogJson } from './contracts/watchdog-json.js';
 export { DispatchEventSchema, type DispatchEvent, type EventName, type EventOf } from './contracts/events.js';
 export { CheckpointSchema, parseCheckpoint, type Checkpoint } from './contracts/checkpoint.js';
-export type { MailboxRequest } from './act/agents/mailbox.js';
+export { RequestSchema, type Request, type Request as MailboxRequest } from './contracts/request.js';
 export { SAFE_ID_PATTERN, isSafeId, recoveryTaskId } from './contracts/ids.js';
 export type { ParseResult } from './contracts/parse-yaml.js';
 export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { CheckpointSchema } from './checkpoint.js';
 import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
+import { RequestSchema } from './request.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
 
@@ -13,6 +14,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'watchdog-json.schema.json', schema: WatchdogJsonSchema, io: 'output' },
   { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
   { file: 'recovery-checkpoint.schema.json', schema: CheckpointSchema, io: 'output' },
+  { file: 'request.schema.json', schema: RequestSchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */

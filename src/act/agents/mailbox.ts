@@ -2,35 +2,14 @@
 // the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
 import { promises as fs } from 'node:fs';
 import { msToIso } from '../../contracts/time.js';
-import type { AdapterOp } from '../../contracts/vocabulary.js';
+import type { Request } from '../../contracts/request.js';
 import { createFileExclusive } from '../../journal/atomic-write.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
 
-/** The JSON in `epics/<epic>/requests/<key>.<kind>.json`, as an orchestrator reads it. */
-export interface MailboxRequest {
-  schema_version: '1';
-  kind: AdapterOp;
-  /** The idempotency key: act on each key once. */
-  key: string;
-  epic_id: string;
-  /** The task to stop (cancel) or the one being replaced (redispatch). */
-  task_id: string;
-  ticket_id: string;
-  agent_id?: string;
-  agent_name?: string;
-  team_name?: string;
-  session_id?: string;
-  pid?: number;
-  reason?: string;
-  created_at: string;
-  /** redispatch only: the attempt (1 = first replacement), the new task id, the checkpoint and the full prompt. */
-  redispatch_attempt?: number;
-  recovery_task_id?: string;
-  checkpoint_path?: string;
-  prompt?: string;
-}
+/** The JSON in `epics/<epic>/requests/<key>.<kind>.json` (schema: contracts/request.ts). */
+export type MailboxRequest = Request;
 
 /** Path of the request file for one step of one key. */
 export function requestFile(req: CancelRequest, kind: MailboxRequest['kind']): string {
