@@ -14,6 +14,8 @@ import type { TaskObserver } from './observe/read/observer.js';
 import { stateFileReader } from './observe/read/state-file-reader.js';
 import type { ResolvedOptions } from './options.js';
 import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
+import { carryActivityForward, compareReads, hasLoss } from './core/read-diff.js';
+import { DEFAULT_SETTLE, fileSignature, waitUntilSettled, type SettleOptions } from './observe/read/settle.js';
 
 export type { ActionPerformer } from './core/plan.js';
 import { buildWatchdogJson } from './core/report.js';
@@ -35,6 +37,13 @@ export interface CheckEnv {
   pid: number;
   /** The watchdog ran late; plan re-observes before acting. */
   isLagged?: boolean;
+  /** How a second read waits for the state file to stop changing. @defaultValue DEFAULT_SETTLE */
+  settle?: SettleOptions;
+  /** The last read judged, kept between checks: rows it lists may not silently vanish. */
+  previousWave?: Wave;
+  /** state_rows_lost already logged this run (each once). */
+  reportedLosses?: Set<string>;
+  tornReports?: number;
 }
 
 export type CheckResult =
@@ -61,16 +70,79 @@ async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs
   return mergeObservations(parts);
 }
 
-/** Run one check as of `nowMs`. */
-export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResult> {
-  const { opts, paths } = env;
-  let wave: Wave;
+interface Judged {
+  wave: Wave;
+  observations: Map<string, Observation>;
+  verdicts: Verdict[];
+  plan: Plan;
+  /** This read alone says the wave is over. */
+  saysDone: boolean;
+}
+
+/**
+ * What one read says about the end of the wave: it lists rows and every one is terminal or
+ * blocked (verdicts, not row statuses: a replacement we launched is done once its output says
+ * so). A read without rows never ends supervision, unless it says every wave is completed (shape
+ * C). One read is never enough: runCheck asks a second, settled read for the same answer.
+ */
+export function readSaysWaveDone(wave: Wave, verdicts: readonly Verdict[]): boolean {
+  if (wave.isEveryWaveCompleted) return true;
+  return verdicts.length > 0 && verdicts.every((v) => v.kind === 'terminal' || v.kind === 'blocked');
+}
+
+type ReadResult = { ok: true; wave: Wave } | { ok: false; error: InputError };
+
+async function tryReadWave(env: CheckEnv): Promise<ReadResult> {
   try {
-    wave = await readWave(paths, opts.epicId);
+    return { ok: true, wave: await readWave(env.paths, env.opts.epicId) };
   } catch (e) {
-    if (e instanceof InputError) return { ok: false, nowMs, error: e };
+    if (e instanceof InputError) return { ok: false, error: e };
     throw e;
   }
+}
+
+/** A read taken once the file held still, and still the same file after it (DESIGN §3). */
+async function readSettled(env: CheckEnv): Promise<ReadResult> {
+  const file = env.paths.stateFile(env.opts.epicId);
+  const settle = env.settle ?? DEFAULT_SETTLE;
+  const deadline = Date.now() + settle.maxWaitMs;
+  for (;;) {
+    const signature = await waitUntilSettled(file, { ...settle, maxWaitMs: Math.max(0, deadline - Date.now()) });
+    if (signature !== undefined) {
+      const r = await tryReadWave(env);
+      if ((await fileSignature(file)) === signature) return r;
+    }
+    if (Date.now() >= deadline) {
+      return {
+        ok: false,
+        error: new InputError('state_changing', `the state file kept changing for ${settle.maxWaitMs} ms; nothing was judged or done this check.`, {
+          location: { file },
+          hint: 'This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait.',
+        }),
+      };
+    }
+  }
+}
+
+/** Plan from verdicts; with `confirmedActionKeys`, only actions an earlier read also planned are taken. */
+function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], confirmedActionKeys?: ReadonlySet<string>): Plan {
+  const { opts } = env;
+  return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
+    epicId: opts.epicId,
+    strategy: opts.action,
+    maxRedispatches: opts.maxRedispatches,
+    shouldActOnLooping: opts.shouldActOnLooping,
+    circuitBreaker: opts.circuitBreaker,
+    isLagged: Boolean(env.isLagged),
+    isReadOnly: !env.log,
+    confirmedActionKeys,
+  });
+}
+
+/** Observe, assess and plan one read of the wave. */
+async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> {
+  const { opts } = env;
+  let wave = carryActivityForward(env.previousWave, read);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   for (const o of env.observers) o.beginCheck?.(nowMs);
   const observations = new Map<string, Observation>();
@@ -80,19 +152,61 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     observations.set(task.taskId, obs);
     verdicts.push(assess(task, obs, opts.policy, nowMs));
   }
-  const tasks = new Map(wave.tasks.map((t) => [t.taskId, t]));
-  const plan = planCheck(verdicts, tasks, env.history, {
-    epicId: opts.epicId,
-    strategy: opts.action,
-    maxRedispatches: opts.maxRedispatches,
-    shouldActOnLooping: opts.shouldActOnLooping,
-    circuitBreaker: opts.circuitBreaker,
-    isLagged: Boolean(env.isLagged),
-    isReadOnly: !env.log,
-  });
+  const plan = planFor(env, wave, verdicts);
+  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) };
+}
+
+/** A conclusion one read alone may not draw: a destructive action, the end of the wave, lost rows. */
+const needsSecondRead = (j: Judged, previous: Wave | undefined) =>
+  j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || (previous !== undefined && hasLoss(compareReads(previous, j.wave)));
+
+/** At most this many state_rows_lost events about torn (ignored) reads per run. */
+const MAX_TORN_REPORTS = 10;
+
+/** Run one check as of `nowMs`. */
+export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResult> {
+  const { opts } = env;
+  const previous = env.previousWave;
+  // First read: cheap, and enough when it concludes nothing harmful. Anything else is asked again
+  // of a read taken once the file stopped changing, and only what both reads agree on is done.
+  const first = await tryReadWave(env);
+  let earlier: Judged | undefined;
+  let current: Judged | undefined = first.ok ? await judge(env, first.wave, nowMs) : undefined;
+  if (!current || needsSecondRead(current, previous)) {
+    for (;;) {
+      const next = await readSettled(env);
+      if (!next.ok) return { ok: false, nowMs, error: next.error };
+      const judged = await judge(env, next.wave, nowMs);
+      earlier = current;
+      current = judged;
+      if (earlier || !needsSecondRead(current, previous)) break;
+    }
+  }
+  const { wave, verdicts } = current;
+  // Only what both reads agree on: an action the earlier read did not plan waits for the next check.
+  const plan = earlier ? planFor(env, wave, verdicts, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
+  const events = [...plan.events];
+  if (previous && env.log) {
+    const firstLoss = first.ok ? compareReads(previous, first.wave) : undefined;
+    const loss = compareReads(previous, wave);
+    const torn = firstLoss && hasLoss(firstLoss) && !hasLoss(loss) ? firstLoss : undefined;
+    for (const [l, isConfirmed] of [[loss, true], [torn, false]] as const) {
+      if (!l || !hasLoss(l)) continue;
+      env.reportedLosses ??= new Set();
+      const fingerprint = JSON.stringify([isConfirmed, l]);
+      if (env.reportedLosses.has(fingerprint)) continue;
+      if (!isConfirmed && (env.tornReports ?? 0) >= MAX_TORN_REPORTS) continue;
+      env.reportedLosses.add(fingerprint);
+      if (!isConfirmed) env.tornReports = (env.tornReports ?? 0) + 1;
+      events.push({ event: 'state_rows_lost', vanished: l.vanished, fields_lost: l.fieldsLost, is_confirmed: isConfirmed });
+    }
+  }
+  env.previousWave = wave;
+  const observations = current.observations;
   if (env.log) {
     // One write and one fsync for all of this check's verdict lines (1,000 `healthy` lines at a cold start).
-    for (const e of await env.log.appendAll(plan.events)) foldEvent(env.history, e, opts.epicId);
+    for (const e of await env.log.appendAll(events)) foldEvent(env.history, e, opts.epicId);
     if (env.performer) {
       for (const action of plan.actions) await env.performer.perform(action, observations.get(action.task.taskId)!);
       await env.performer.afterCheck?.(nowMs);
@@ -109,7 +223,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== undefined,
   });
-  if (!opts.isDryRun) await writeFileAtomic(paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
+  if (!opts.isDryRun) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
   return {
     ok: true,
     nowMs,
@@ -118,7 +232,6 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     plan,
     report,
     hasStall: verdicts.some((v) => v.kind === 'stalled'),
-    // Verdicts, not row statuses: a replacement we launched is done once its output says so.
-    isWaveDone: verdicts.every((v) => v.kind === 'terminal' || v.kind === 'blocked'),
+    isWaveDone,
   };
 }

@@ -13,6 +13,7 @@ import { StatePaths } from './journal/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
 import type { TaskObserver } from './observe/read/observer.js';
+import type { SettleOptions } from './observe/read/settle.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
@@ -31,6 +32,8 @@ export interface WatchDeps {
   makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
   /** Wake early when the state file changes. @defaultValue true (tests on a manual clock turn it off) */
   shouldWatchStateFile?: boolean;
+  /** How a confirming read waits for the state file to stop changing (tests shorten it). */
+  settle?: SettleOptions;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
@@ -69,6 +72,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
       runId,
       version: packageVersion(),
       pid: deps.pid,
+      settle: deps.settle,
     };
     if (ctx && deps.recover) await deps.recover(ctx);
 

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'bad_config'
   | 'bad_flag'
   | 'no_wave'
+  | 'state_changing'
   | 'lock_held'
   | 'action_refused'
   | 'tracker_auth'

@@ -142,11 +142,17 @@ export const RecoverySummary = ev('recovery_summary', {
   friction_path: z.string().optional(),
 }, 'Start-up classification of every action started but not finished.');
 
+export const StateRowsLost = ev('state_rows_lost', {
+  vanished: z.array(z.string()).describe('In-flight task ids an earlier read listed and this one does not.'),
+  fields_lost: z.array(z.object({ task_id: z.string(), fields: z.array(z.string()) })).describe('In-flight rows whose fields went missing.'),
+  is_confirmed: z.boolean().describe('true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.'),
+}, 'Rows of the state file vanished or lost fields between reads (DESIGN §3); never taken as done or as never started.');
+
 export const DispatchEventSchema = z
   .discriminatedUnion('event', [
     WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
-    ActionFailed, RecoverySummary,
+    ActionFailed, RecoverySummary, StateRowsLost,
   ])
   .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (DESIGN §7).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;

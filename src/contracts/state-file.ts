@@ -102,6 +102,8 @@ export interface Wave {
   waveId?: string;
   dispatchedAtMs?: number;
   tasks: Task[];
+  /** Shape C only: every wave has completed_at, so the epic itself is over. */
+  isEveryWaveCompleted?: boolean;
 }
 
 const ms = (iso: string | null | undefined) => (iso ? isoToMs(iso) : undefined);
@@ -151,6 +153,7 @@ export function normalizeStateFile(file: StateFile, fileName: string): ParseResu
       waveId: open?.wave_id == null ? undefined : String(open.wave_id),
       dispatchedAtMs: at,
       tasks: open ? open.tasks.map((t) => normalizeTask(t, at)) : [],
+      ...(open || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }),
     };
   } else {
     return {

@@ -95,6 +95,13 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? ' (a retry could succeed; not retried automatically)' : ''}`;
     case 'recovery_summary':
       return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
+    case 'state_rows_lost': {
+      const what = [
+        e.vanished.length ? `${e.vanished.join(', ')} vanished` : '',
+        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(', ')}`),
+      ].filter(Boolean).join('; ');
+      return `${t} state file ${e.is_confirmed ? 'changed' : 'read torn mid-write (ignored)'}: ${what}`;
+    }
     case 'watchdog_started':
       return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
     case 'watchdog_stopped':

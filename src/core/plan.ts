@@ -36,6 +36,11 @@ export interface PlanOptions {
   isLagged: boolean;
   /** --dry-run / --now: decide, but nothing will be carried out. */
   isReadOnly?: boolean;
+  /**
+   * Keys an earlier read of the state file also planned (DESIGN §3): when given, any other
+   * action is held, since one read alone is never enough to do harm.
+   */
+  confirmedActionKeys?: ReadonlySet<string>;
 }
 
 export interface StallDecision {
@@ -129,12 +134,16 @@ function decide(
   if (acted.has(v.taskId)) return { ...base, actionTaken: 'already_under_way' };
   if (isMassStall) return { ...base, actionTaken: 'held:mass_stall' };
   if (opts.isLagged) return { ...base, actionTaken: 'held:self_lag' };
-  const make = (kind: ActionKind, attempt: number, recovery?: string): StallDecision & { action: IntendedAction } => ({
-    ...base,
-    actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
-    recoveryTaskId: recovery,
-    action: { kind, key: actionKey(opts.epicId, v.taskId, kind), task, verdict: v, attempt, recoveryTaskId: recovery },
-  });
+  const make = (kind: ActionKind, attempt: number, recovery?: string): StallDecision & { action?: IntendedAction } => {
+    const key = actionKey(opts.epicId, v.taskId, kind);
+    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key)) return { ...base, actionTaken: 'held:unconfirmed_read' };
+    return {
+      ...base,
+      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+      recoveryTaskId: recovery,
+      action: { kind, key, task, verdict: v, attempt, recoveryTaskId: recovery },
+    };
+  };
   if (opts.strategy === 'cancel') return make('cancel', count + 1);
   if (count < opts.maxRedispatches) return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1));
   return make('escalate', count + 1);

@@ -1,0 +1,52 @@
+// Two reads of the state file compared (DESIGN §3 "Reading under a live writer"): which in-flight
+// rows vanished or lost fields, and the activity a torn row must not lose. Pure.
+import type { Task, Wave } from '../contracts/state-file.js';
+
+export interface RowLoss {
+  /** In-flight task ids of the earlier read that the later read does not list. */
+  vanished: string[];
+  /** In-flight rows still listed whose fields (keys as written) went missing. */
+  fieldsLost: { task_id: string; fields: string[] }[];
+}
+
+const inFlight = (w: Wave) => w.tasks.filter((t) => t.statusClass === 'in_flight' && !t.isOwnReplacement);
+
+/** What an in-flight row of `before` lost in `after`. */
+export function compareReads(before: Wave, after: Wave): RowLoss {
+  const now = new Map(after.tasks.map((t) => [t.taskId, t]));
+  const loss: RowLoss = { vanished: [], fieldsLost: [] };
+  // A new wave replaces the rows of the last one: nothing was lost.
+  if (before.waveId !== undefined && after.waveId !== undefined && before.waveId !== after.waveId) return loss;
+  for (const t of inFlight(before)) {
+    const later = now.get(t.taskId);
+    if (!later) {
+      loss.vanished.push(t.taskId);
+      continue;
+    }
+    const kept = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw![k] != null));
+    const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw![k] != null && !kept.has(k));
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: t.taskId, fields: fields.sort() });
+  }
+  loss.vanished.sort();
+  return loss;
+}
+
+export const hasLoss = (l: RowLoss) => l.vanished.length > 0 || l.fieldsLost.length > 0;
+
+/** A row may not lose the activity an earlier read of the same attempt showed: never taken as never started. */
+export function carryActivityForward(before: Wave | undefined, wave: Wave): Wave {
+  if (!before) return wave;
+  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  const tasks = wave.tasks.map((t): Task => {
+    const p = old.get(t.taskId);
+    if (!p || t.statusClass !== 'in_flight' || p.statusClass !== 'in_flight') return t;
+    // A row that lost its own dispatched_at is the same attempt; one with a new one is a new attempt.
+    const hasLostStart = t.raw?.dispatched_at == null && p.raw?.dispatched_at != null;
+    if (!hasLostStart && p.dispatchedAtMs !== t.dispatchedAtMs) return t;
+    const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
+    const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
+    if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
+    return { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : undefined };
+  });
+  return { ...wave, tasks };
+}
