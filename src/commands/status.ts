@@ -6,17 +6,14 @@ import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-jso
 import type { Output } from '../deps.js';
 import { InputError } from '../contracts/errors.js';
 import { renderStatus } from '../core/format.js';
+import { readLock } from '../journal/lock.js';
 import { assertSafeId, type StatePaths } from '../journal/paths.js';
 
 /** Who watches the epic now, from its lock file. */
 async function watcherOf(paths: StatePaths, epicId: string): Promise<string> {
-  try {
-    const lock = JSON.parse(await fs.readFile(paths.lockFile(epicId), 'utf8')) as { pid?: number; started_at?: string };
-    if (typeof lock.pid !== 'number') return 'no watchdog running';
-    return isAlive(lock.pid) ? `watched by pid ${lock.pid} since ${lock.started_at ?? '?'}` : `no watchdog running (pid ${lock.pid} died holding the lock)`;
-  } catch {
-    return 'no watchdog running';
-  }
+  const lock = await readLock(paths.lockFile(epicId));
+  if (!lock) return 'no watchdog running';
+  return isAlive(lock.pid) ? `watched by pid ${lock.pid} since ${lock.started_at ?? '?'}` : `no watchdog running (pid ${lock.pid} died holding the lock)`;
 }
 
 /** Read watchdog.json; a missing or foreign file is an InputError that says what to run. */

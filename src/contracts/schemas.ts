@@ -3,6 +3,8 @@ import * as z from 'zod';
 import { CheckpointSchema } from './checkpoint.js';
 import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
+import { LockSchema } from './lock.js';
+import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
 import { RequestSchema } from './request.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
@@ -15,6 +17,9 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
   { file: 'recovery-checkpoint.schema.json', schema: CheckpointSchema, io: 'output' },
   { file: 'request.schema.json', schema: RequestSchema, io: 'output' },
+  { file: 'watchdog-lock.schema.json', schema: LockSchema, io: 'output' },
+  { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
+  { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */

@@ -5,17 +5,12 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isAlive } from '../sys/proc-identity.js';
 import { InputError } from '../contracts/errors.js';
+import { parseLock, type LockInfo } from '../contracts/lock.js';
 
-export interface LockInfo {
-  pid: number;
-  run_id: string;
-  started_at: string;
-}
-
-async function readLock(file: string): Promise<LockInfo | undefined> {
+/** The lock file's holder, or undefined when there is none (missing, unreadable or garbage). */
+export async function readLock(file: string): Promise<ReturnType<typeof parseLock>> {
   try {
-    const info = JSON.parse(await fs.readFile(file, 'utf8')) as Partial<LockInfo>;
-    return typeof info.pid === 'number' ? (info as LockInfo) : undefined;
+    return parseLock(await fs.readFile(file, 'utf8'));
   } catch {
     return undefined;
   }

@@ -2,9 +2,15 @@
 // (emitted into schemas/): the real writer, a real temp dir, the file read back.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { commandFile, createCommandAdapter } from '../../src/act/agents/command.js';
 import { createMailboxAdapter, requestFile } from '../../src/act/agents/mailbox.js';
+import { launchFile, launchReplacement } from '../../src/act/agents/process-launch.js';
+import { LockSchema } from '../../src/contracts/lock.js';
+import { CommandRecordSchema, LaunchRecordSchema } from '../../src/contracts/markers.js';
 import { RequestSchema } from '../../src/contracts/request.js';
 import { realClock } from '../../src/deps.js';
+import { acquireLock, readLock } from '../../src/journal/lock.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -24,5 +30,32 @@ describe('request files (mailbox adapter)', () => {
     expect((await createMailboxAdapter({ clock: realClock }).redispatch(req)).ok).toBe(true);
     const parsed = RequestSchema.strict().parse(readJson(requestFile(req, 'redispatch')));
     expect(parsed).toMatchObject({ kind: 'redispatch', redispatch_attempt: 1, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
+  });
+});
+
+describe('the lock file', () => {
+  it('matches LockSchema, and the one parser reads it back', async () => {
+    const file = path.join(tempDir(), 'epics', 'PROJ-1000', 'watchdog.lock');
+    const info = { pid: process.pid, run_id: 'run-1', started_at: '2026-04-02T10:00:00Z' };
+    const lock = await acquireLock(file, info, 'PROJ-1000');
+    expect(LockSchema.strict().parse(readJson(file))).toEqual(info);
+    expect(await readLock(file)).toEqual(info);
+    await lock.release();
+    expect(await readLock(file)).toBeUndefined();
+  });
+});
+
+describe('adapter marker files', () => {
+  it('a command record matches CommandRecordSchema', async () => {
+    const req = cancelRequest(tempDir());
+    expect((await createCommandAdapter({ cancel_argv: [process.execPath, '-e', 'console.log("stopped")'] }, { clock: realClock }).cancel(req)).ok).toBe(true);
+    expect(CommandRecordSchema.strict().parse(readJson(commandFile(req, 'cancel')))).toMatchObject({ key: req.key, op: 'cancel', status: 'done', exit_code: 0, output_tail: 'stopped\n' });
+  });
+
+  it('a launch record matches LaunchRecordSchema', async () => {
+    const req = await redispatchRequest(tempDir());
+    const outcome = await launchReplacement(req, [process.execPath, '-e', ''], { clock: realClock });
+    expect(outcome.ok).toBe(true);
+    expect(LaunchRecordSchema.strict().parse(readJson(launchFile(req)))).toMatchObject({ key: req.key, status: 'launched', pid: outcome.pid, recovery_task_id: req.recoveryTaskId });
   });
 });

@@ -3,6 +3,7 @@
 // so a crash or timeout while it runs reads as "cannot tell" (an orphan), never as "run it again".
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { CommandRecordSchema, parseMarker, type CommandRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
 import { DEFAULTS } from '../../contracts/defaults.js';
@@ -14,9 +15,7 @@ import { agentFiles } from './process-launch.js';
 import { runArgv } from './run-argv.js';
 import { stepFile } from './step-file.js';
 
-
-type Status = 'running' | 'done' | 'failed' | 'unknown';
-interface CommandRecord { key: string; op: AdapterOp; status: Status; argv_template: string[]; started_at: string; exit_code?: number | null; signal?: string | null; output_tail?: string }
+type Status = CommandRecord['status'];
 
 /** `epics/<epic>/commands/<key>.<op>.json`. */
 export function commandFile(req: CancelRequest, op: AdapterOp): string {
@@ -25,8 +24,7 @@ export function commandFile(req: CancelRequest, op: AdapterOp): string {
 
 async function readStatus(file: string): Promise<Status | 'missing' | 'unreadable'> {
   try {
-    const s = (JSON.parse(await fs.readFile(file, 'utf8')) as CommandRecord).status;
-    return ['running', 'done', 'failed', 'unknown'].includes(s) ? s : 'unreadable';
+    return parseMarker(CommandRecordSchema, await fs.readFile(file, 'utf8'))?.status ?? 'unreadable';
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
   }

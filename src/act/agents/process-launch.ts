@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { AdapterName } from '../../contracts/vocabulary.js';
+import { LaunchRecordSchema, parseMarker, type LaunchRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
 import { crashPoint } from '../../journal/dispatch-log.js';
@@ -14,21 +15,6 @@ import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { readProcessIdentity } from '../../sys/proc-identity.js';
 import { stepFile } from './step-file.js';
-
-/** `epics/<epic>/launches/<key>.redispatch.json`. */
-export interface LaunchRecord {
-  key: string;
-  status: 'launching' | 'launched' | 'failed';
-  recovery_task_id: string;
-  argv_template: string[];
-  prompt_file: string;
-  log_file: string;
-  started_at: string;
-  pid?: number;
-  start_ticks?: number;
-  boot_id?: string;
-  error?: string;
-}
 
 /** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
 export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
@@ -44,8 +30,7 @@ export function launchFile(req: RedispatchRequest): string {
 /** The launch record, `missing`, or `unreadable` (torn or foreign content: treated as "cannot tell"). */
 export async function readLaunchRecord(file: string): Promise<LaunchRecord | 'missing' | 'unreadable'> {
   try {
-    const rec = JSON.parse(await fs.readFile(file, 'utf8')) as LaunchRecord;
-    return ['launching', 'launched', 'failed'].includes(rec?.status) ? rec : 'unreadable';
+    return parseMarker(LaunchRecordSchema, await fs.readFile(file, 'utf8')) ?? 'unreadable';
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
   }

@@ -1,0 +1,49 @@
+// The marker files the process and command adapters keep per idempotency key (docs/recovery.md): each
+// is written before its side effect and completed after, so a crash in between reads as "cannot
+// tell" (an orphan), never as "do it again". Pure.
+import * as z from 'zod';
+import { IsoTimestamp } from './time.js';
+import { AdapterOpSchema } from './vocabulary.js';
+
+/** `epics/<epic>/launches/<key>.redispatch.json` (process adapter). */
+export const LaunchRecordSchema = z
+  .looseObject({
+    key: z.string(),
+    status: z.enum(['launching', 'launched', 'failed']).describe('launching: written before the spawn; launched: completed with the pid after it; failed: the spawn failed (safe to try again).'),
+    recovery_task_id: z.string(),
+    argv_template: z.array(z.string()),
+    prompt_file: z.string().describe('State-dir relative.'),
+    log_file: z.string().describe('State-dir relative: the agent\'s stdout and stderr.'),
+    started_at: IsoTimestamp,
+    pid: z.number().int().optional(),
+    start_ticks: z.number().int().optional(),
+    boot_id: z.string().optional(),
+    error: z.string().optional().describe('failed: the spawn error code.'),
+  })
+  .meta({ title: 'LaunchRecord', description: 'epics/<epic_id>/launches/<key>.redispatch.json: the process adapter\'s marker of one launch.' });
+export type LaunchRecord = z.output<typeof LaunchRecordSchema>;
+
+/** `epics/<epic>/commands/<key>.<op>.json` (command adapter). */
+export const CommandRecordSchema = z
+  .looseObject({
+    key: z.string(),
+    op: AdapterOpSchema,
+    status: z.enum(['running', 'done', 'failed', 'unknown']).describe('running: written before the command; done: exit 0; failed: another exit code; unknown: timed out or killed.'),
+    argv_template: z.array(z.string()),
+    started_at: IsoTimestamp,
+    exit_code: z.number().int().nullable().optional(),
+    signal: z.string().nullable().optional(),
+    output_tail: z.string().optional().describe('The last 500 characters of the command\'s output.'),
+  })
+  .meta({ title: 'CommandRecord', description: 'epics/<epic_id>/commands/<key>.<op>.json: the command adapter\'s marker of one command.' });
+export type CommandRecord = z.output<typeof CommandRecordSchema>;
+
+/** A marker file's text → its record, or undefined when it is torn or not ours. */
+export function parseMarker<S extends z.ZodType>(schema: S, text: string): z.output<S> | undefined {
+  try {
+    const r = schema.safeParse(JSON.parse(text));
+    return r.success ? r.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
