@@ -5,6 +5,7 @@ import { InputError } from './contracts/errors.js';
 import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
+import { InputError } from './contracts/errors.js';
 import { StatePaths } from './journal/paths.js';
 import { printStatus } from './commands/status.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
@@ -14,6 +15,7 @@ import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './commands/hook.js';
 import { runHookInstall, type SettingsScope } from './commands/hook-install.js';
 import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
+import { commandPath, didYouMean, keepUserFlags, locationFlags, teach } from './cli-help.js';
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);
@@ -41,11 +43,12 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
   const program = new Command()
     .name('dispatch-watchdog')
     .description('Watch a wave of AI coding subagents, tell stalls from legitimate silence, and recover exactly once.')
-    .version(packageVersion())
+    .version(packageVersion(), '-v, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => env.output.out(s), writeErr: (s) => env.output.err(s) })
-    .showHelpAfterError('(run dispatch-watchdog --help for usage)')
     .enablePositionalOptions()
+    .helpCommand('help [command]', 'show the help of a command')
+    .allowExcessArguments(true)
     .option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)')
     .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, positiveNumber('--timeout'))
     .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]))
@@ -58,9 +61,30 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--config <file>', 'config file (default <state dir>/watchdog.config.yaml if present)')
     .option('--json', 'print each check result as JSON on stdout')
     .action(async (flags: WatchdogFlags) => {
+      const [word] = program.args;
+      if (word !== undefined) {
+        const names = program.commands.map((c) => c.name());
+        const guess = didYouMean(word, names);
+        program.error(`error: unknown command '${word}'${guess ? `. Did you mean '${guess}'?` : `. Commands: ${names.join(', ')}.`}`, { exitCode: EXIT.input, code: 'commander.unknownCommand' });
+      }
       const opts = await resolveOptions(flags, env.env, env.cwd);
       setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
     });
+  teach(program, {
+    examples: [
+      ['dispatch-watchdog --epic-id PROJ-1000', 'watch the wave until no task is in flight; recover stalls (redispatch, then escalate)'],
+      ['dispatch-watchdog --epic-id PROJ-1000 --timeout 300 --action report &', 'what an orchestrator runs after dispatching a wave: watch and only report'],
+      ['dispatch-watchdog --epic-id PROJ-1000 --once --action report', 'one check, print the table, exit 0 or 3'],
+      ['dispatch-watchdog --epic-id PROJ-1000 --now 2026-04-02T10:10:00Z', 'judge the wave as of that moment (post-mortem), write nothing'],
+      ['dispatch-watchdog help status', 'the help of one command'],
+    ],
+    exitCodes: [
+      [0, 'the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version'],
+      [3, 'with --once or --now: a stall was found'],
+      [2, 'bad input or usage (a state file, config or flag); the message names file, line, field and the fix'],
+      [1, 'the world refused (another watchdog holds the lock, a file cannot be written), or a bug'],
+    ],
+  });
 
   program
     .command('status')
@@ -73,6 +97,16 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs() }, env.output);
       setCode(EXIT.ok);
     });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog status --epic-id PROJ-1000', 'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching'],
+      ['dispatch-watchdog status --epic-id PROJ-1000 --json', 'watchdog.json as it is (reasons whole)'],
+    ],
+    exitCodes: [
+      [0, 'printed'],
+      [2, 'no check was written for this epic yet, or watchdog.json is not a document of ours'],
+    ],
+  });
 
   const hook = program
     .command('hook')
@@ -80,6 +114,13 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--print-settings', 'print the settings.json block that installs this hook')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
+  teach(hook, {
+    examples: [
+      ['dispatch-watchdog hook --print-settings', 'the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)'],
+      ['dispatch-watchdog hook --print-settings --state-dir /srv/onex', 'the same, for a state dir of your choice'],
+    ],
+    exitCodes: [[0, 'always: a hook must never block or fail a Claude Code session']],
+  });
   addHookInstallCommands(hook, env, setCode);
 
   program
@@ -93,19 +134,42 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       const opts = await resolveOptions(flags, env.env, env.cwd);
       setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
     });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog recover --epic-id PROJ-1000', 'after a crash: settle what the last run left unfinished (every start-up does this too)'],
+      ['dispatch-watchdog recover --epic-id PROJ-1000 --json', 'the classification as JSON: done, finished, failed, orphans'],
+    ],
+    exitCodes: [
+      [0, 'nothing was left orphaned'],
+      [3, 'orphans were found: each is reported in a friction note and never re-fired'],
+      [2, 'bad input or usage'],
+      [1, 'another watchdog holds the lock, or a step failed'],
+    ],
+  });
 
   program
     .command('friction')
     .description('review what the watchdog logged over a period: stalls, redispatches and escalations per ticket, and the friction notes')
-    .option('--since <duration>', 'how far back, e.g. 30d, 12h, 90m', '30d')
+    .option('--since <period>', 'how far back: a duration (2w, 30d, 12h, 90m; 0d = today) or a date (2026-04-01, UTC)', '30d')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .option('--json', 'print the review as JSON')
     .action(async (flags: { since: string; stateDir?: string; json?: boolean }) => {
-      const sinceMs = env.watchDeps.clock.nowMs() - parseSince(flags.since);
+      const sinceMs = parseSince(flags.since, env.watchDeps.clock.nowMs());
       const review = await reviewFriction(new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd)), sinceMs);
       env.output.out(flags.json ? JSON.stringify(review, null, 2) + '\n' : renderFriction(review));
       setCode(EXIT.ok);
     });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog friction', 'the last 30 days: stalls, redispatches and escalations per ticket, and the friction notes'],
+      ['dispatch-watchdog friction --since 0d', 'today only (UTC)'],
+      ['dispatch-watchdog friction --since 2026-04-01 --json', 'since a date, as JSON'],
+    ],
+    exitCodes: [
+      [0, 'printed (also when nothing happened)'],
+      [2, 'bad --since, or an unreadable state dir'],
+    ],
+  });
 
   program
     .command('demo')
@@ -116,6 +180,16 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
       setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
     });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog demo', 'watch three agents; one stalls, is stopped and redispatched; about 30 s'],
+      ['dispatch-watchdog demo --keep', 'the same, and keep the state dir to look at afterwards'],
+    ],
+    exitCodes: [
+      [0, 'the demo went as expected'],
+      [1, 'it did not (the state dir is kept and named)'],
+    ],
+  });
 
   return program;
 }
@@ -123,7 +197,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
 /** `hook install` and `hook uninstall`, under the `hook` command. */
 function addHookInstallCommands(hook: Command, env: CliEnv, setCode: (code: number) => void): void {
   for (const verb of ['install', 'uninstall'] as const) {
-    hook
+    const cmd = hook
       .command(verb)
       .description(
         verb === 'install'
@@ -143,13 +217,32 @@ function addHookInstallCommands(hook: Command, env: CliEnv, setCode: (code: numb
         const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
         setCode(await runHookInstall(verb, opts, env.output));
       });
+    teach(cmd, {
+      examples:
+        verb === 'install'
+          ? [
+              ['dispatch-watchdog hook install --dry-run', "show what would change in the project's .claude/settings.json; write nothing"],
+              ['dispatch-watchdog hook install --user --state-dir ~/.onex_state', 'install for every Claude Code session of this user, recording into that state dir'],
+            ]
+          : [['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"]],
+      exitCodes: [
+        [0, verb === 'install' ? 'installed, or already installed' : 'removed, or nothing to remove'],
+        [2, 'bad flags, or a settings.json that is not valid JSON (it is left untouched)'],
+        [1, 'the file cannot be written'],
+      ],
+    });
   }
 }
 
 /** Run the CLI; resolves to the process exit code. */
 export async function main(env: CliEnv): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(env, (c) => (code = c));
+  // Commands we suggest in messages keep the --state-dir / --config the user gave.
+  const flags = locationFlags(env.argv);
+  const output: Output = { out: env.output.out, err: (t) => env.output.err(keepUserFlags(t, flags)) };
+  const program = buildProgram({ ...env, output }, (c) => (code = c));
+  let active: Command = program;
+  program.hook('preAction', (_root, cmd) => void (active = cmd));
   try {
     await program.parseAsync(env.argv, { from: 'user' });
     return code;
@@ -158,7 +251,9 @@ export async function main(env: CliEnv): Promise<number> {
       // --help and --version exit 0; every usage error exits 2.
       return e.exitCode === 0 ? EXIT.ok : EXIT.input;
     }
-    return exitCodeFor(e, env.output);
+    const exit = exitCodeFor(e, output);
+    if (e instanceof InputError && e.code === 'bad_flag') output.err(`(run ${commandPath(active)} --help for usage)\n`);
+    return exit;
   }
 }
 

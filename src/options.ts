@@ -7,6 +7,7 @@ import type { AdapterName, Strategy } from './contracts/vocabulary.js';
 import { InputError } from './contracts/errors.js';
 import { assertSafeId } from './journal/paths.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
+import { hasZone } from './core/period.js';
 
 /** What the user wrote on the command line (all optional). */
 export interface WatchdogFlags {
@@ -75,8 +76,9 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
   let nowOverrideMs: number | undefined;
   if (flags.now !== undefined) {
     nowOverrideMs = Date.parse(flags.now);
-    if (!/^\d{4}-\d{2}-\d{2}T/.test(flags.now) || Number.isNaN(nowOverrideMs)) {
-      throw new InputError('bad_flag', `--now: expected an ISO-8601 time, got ${JSON.stringify(flags.now)}.`, { hint: 'e.g. --now 2026-04-02T10:10:00Z' });
+    if (!hasZone(flags.now) || Number.isNaN(nowOverrideMs)) {
+      const why = Number.isNaN(nowOverrideMs) ? 'expected an ISO-8601 time with a zone' : 'the time has no zone, so it would be read in this machine\'s local time';
+      throw new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00' });
     }
   }
   const D = DEFAULTS;

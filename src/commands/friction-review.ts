@@ -2,7 +2,6 @@
 // with the friction notes it wrote. summarizeFriction is pure; reviewFriction reads the files.
 import { readdir } from 'node:fs/promises';
 import type { DispatchEvent } from '../contracts/events.js';
-import { InputError } from '../contracts/errors.js';
 import { renderTable } from '../core/format.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
 import type { StatePaths } from '../journal/paths.js';
@@ -29,14 +28,7 @@ export interface FrictionSummary {
   notes: string[];
 }
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30d`, `12h`, `90m` → milliseconds; anything else is an InputError naming the flag. */
-export function parseSince(text: string): number {
-  const m = /^(\d+)([mhd])$/.exec(text.trim());
-  if (!m) throw new InputError('bad_flag', `--since: expected a duration such as 30d, 12h or 90m, got ${JSON.stringify(text)}.`, { hint: 'e.g. dispatch-watchdog friction --since 7d' });
-  return Number(m[1]) * UNITS[m[2]!]!;
-}
+export { parseSince } from '../core/period.js';
 
 const bump = (o: Record<string, number>, k: string) => void (o[k] = (o[k] ?? 0) + 1);
 

@@ -85,7 +85,7 @@ export async function writeFrictionNote(paths: StatePaths, input: FrictionNoteIn
     if (await containsMarker(file, marker)) return { path: file, written: false };
   }
   throw new ActionError('action_refused', `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
-    hint: 'Move the files aside (they were not written by this escalation), then run `dispatch-watchdog recover`.',
+    hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(':')[0] ?? '<epic id>'}\`.`,
   });
 }
 
@@ -105,6 +105,6 @@ export async function writeOrphanNote(
   if (await createFileExclusive(file, text)) return { path: file, written: true };
   if (await containsMarker(file, orphanMarker(opts.runId))) return { path: file, written: false };
   throw new ActionError('action_refused', `${paths.relative(file)}: exists but is not the orphan note of run ${opts.runId}.`, {
-    hint: 'Move the file aside, then run `dispatch-watchdog recover` again.',
+    hint: `Move the file aside, then run \`dispatch-watchdog recover --epic-id ${opts.epicId ?? '<epic id>'}\` again.`,
   });
 }
