@@ -31,6 +31,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['check-wave.ts', 9],
   ['demo/', 10],
   ['cli.ts', 11],
+  ['cli-help.ts', 11],
   ['hook-entry.ts', 11],
   ['emit-schemas.ts', 11],
   ['index.ts', 12],
