@@ -5,7 +5,6 @@ import { InputError } from './contracts/errors.js';
 import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
-import { InputError } from './contracts/errors.js';
 import { StatePaths } from './journal/paths.js';
 import { printStatus } from './commands/status.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
