@@ -232,6 +232,6 @@ describe('the CLI', () => {
   it('exits 2 on two scopes at once', async () => {
     const p = project();
     const r = await runCli(['hook', 'uninstall', '--user', '--project'], { cwd: p.cwd, env: { HOME: p.home } });
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'dispatch-watchdog: choose one of --user, --project and --local, got --user and --project.\n' });
+    expect(r).toEqual({ code: 2, stdout: '', stderr: 'dispatch-watchdog: choose one of --user, --project and --local, got --user and --project.\n(run dispatch-watchdog hook uninstall --help for usage)\n' });
   });
 });
