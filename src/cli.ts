@@ -6,6 +6,7 @@ import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
+import { armCrashPoint } from './sys/crash-point.js';
 import { printStatus } from './commands/status.js';
 import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { packageVersion } from './version.js';
@@ -258,6 +259,7 @@ export async function main(env: CliEnv): Promise<number> {
 
 /** The real process: signals abort the loop; the check in flight finishes first. */
 export async function runProcess(): Promise<void> {
+  armCrashPoint(process.env.DISPATCH_WATCHDOG_TEST_CRASH); // test-only: the one place the crash hook is set
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) return;

@@ -1,5 +1,5 @@
-// The effects the shell uses, on one Deps object that cli.ts builds once. Tests inject fakes
-// (test/helpers/manual-clock.ts) where real effects would make them slow or flaky.
+// The clock and the output the shell uses. cli.ts builds the real ones once (CliEnv.watchDeps);
+// tests inject test/helpers/manual-clock.ts and a captured Output where real ones would be slow or flaky.
 
 export interface Clock {
   nowMs(): number;

@@ -21,7 +21,7 @@ import type { TaskObserver } from './observe/read/observer.js';
 export interface WiringEnv {
   clock: Clock;
   env: NodeJS.ProcessEnv;
-  /** Test knobs: short kill grace, fast Linear retries. */
+  /** Test knob: fast Linear retries. */
   linearRetry?: LinearRetryOptions;
 }
 

@@ -62,8 +62,6 @@ export function actionKey(epicId: string, taskId: string, kind: ActionKind): str
   return `${epicId}:${taskId}:${kind}`;
 }
 
-export { recoveryTaskId };
-
 const secs = (ms: number | undefined) => Math.round((ms ?? 0) / 1000);
 
 /** Decide what to log and do for one check. */

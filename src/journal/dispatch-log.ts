@@ -8,21 +8,7 @@ import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../cont
 import { msToIso, utcDate } from '../contracts/time.js';
 import { appendLine, appendLines } from './atomic-write.js';
 import type { StatePaths } from './paths.js';
-
-// TEST-ONLY crash injection (test/integration/crash.test.ts; STYLE §8 "crash safety"). Never set it in
-// production. DISPATCH_WATCHDOG_TEST_CRASH="<before|after>:<point>[#<n>]" makes this process SIGKILL itself
-// right before / right after it reaches <point> for the n-th time (default the first): <point> is the name
-// of an event appended to the dispatch log (`after:action_started`, `before:redispatch`, `after:agent_killed#2`)
-// or a step that calls crashPoint (`after:checkpoint`, `after:launching`, `after:linear`). Read once at
-// load; when unset, crashPoint is a single comparison.
-const CRASH = /^(before|after):([a-z_]+)(?:#([1-9]\d*))?$/.exec(process.env.DISPATCH_WATCHDOG_TEST_CRASH ?? '');
-let crashHits = 0;
-
-/** TEST-ONLY: SIGKILL this process here when DISPATCH_WATCHDOG_TEST_CRASH names this point (see above). */
-export function crashPoint(when: 'before' | 'after', point: string): void {
-  if (CRASH === null || CRASH[1] !== when || CRASH[2] !== point || ++crashHits < Number(CRASH[3] ?? 1)) return;
-  process.kill(process.pid, 'SIGKILL');
-}
+import { crashPoint } from '../sys/crash-point.js';
 
 export interface LogDiagnostic {
   file: string;

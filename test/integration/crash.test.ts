@@ -1,5 +1,5 @@
 // Crash safety (DESIGN §8, STYLE §8): the real CLI SIGKILLs itself at every step boundary of cancel,
-// redispatch and escalate (DISPATCH_WATCHDOG_TEST_CRASH, see src/journal/dispatch-log.ts), then a
+// redispatch and escalate (DISPATCH_WATCHDOG_TEST_CRASH, see src/sys/crash-point.ts), then a
 // restart settles what it left. Whatever the crash point, each run ends with exactly one kill of the
 // real agent process, one launch of a replacement (counted by the fake agent itself), one Linear state
 // change and one comment (the fake server's request log), and an orphan reported once and never fired.

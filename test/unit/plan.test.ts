@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/core/assess.js';
 import type { DispatchEvent } from '../../src/contracts/events.js';
 import { foldHistory } from '../../src/core/history.js';
-import { planCheck, recoveryTaskId, type PlanOptions } from '../../src/core/plan.js';
+import { recoveryTaskId } from '../../src/contracts/ids.js';
+import { planCheck, type PlanOptions } from '../../src/core/plan.js';
 import { makeTask } from '../helpers/builders.js';
 
 const opts = (over: Partial<PlanOptions> = {}): PlanOptions => ({

@@ -8,7 +8,7 @@ import type { AdapterName } from '../../contracts/vocabulary.js';
 import { LaunchRecordSchema, parseMarker, type LaunchRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
-import { crashPoint } from '../../journal/dispatch-log.js';
+import { crashPoint } from '../../sys/crash-point.js';
 import type { StatePaths } from '../../journal/paths.js';
 import type { AdapterDeps, MarkerState, RedispatchOutcome, RedispatchRequest } from './adapter.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
@@ -98,7 +98,7 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   } catch (e) {
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
-  crashPoint('after', 'launching'); // test-only (journal/dispatch-log.ts): a crash between marker and spawn
+  crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
   const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
   delete env.LINEAR_API_KEY; // the agent has no use for it, and must not be able to print it
   let pid: number;

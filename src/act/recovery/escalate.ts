@@ -3,7 +3,7 @@
 // skipped and said so; the key itself never leaves this module's call into the SDK.
 import { readdir } from 'node:fs/promises';
 import { ActionError } from '../../contracts/errors.js';
-import { crashPoint } from '../../journal/dispatch-log.js';
+import { crashPoint } from '../../sys/crash-point.js';
 import type { History } from '../../core/history.js';
 import type { StatePaths } from '../../journal/paths.js';
 import { frictionNotePathFor, writeFrictionNote } from '../friction/friction.js';
@@ -58,7 +58,7 @@ export async function moveToBlocked(ctx: EscalationContext, spec: ActionSpec, fr
       idempotencyKey: spec.key,
       commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
     });
-    crashPoint('after', 'linear'); // test-only (journal/dispatch-log.ts)
+    crashPoint('after', 'linear'); // test-only (sys/crash-point.ts)
     return { tracker: r.tracker, detail: r.commented ? undefined : 'the escalation comment was already there' };
   } catch (e) {
     if (!(e instanceof ActionError)) throw e;

@@ -5,7 +5,7 @@
 import type { EventBody } from '../../contracts/events.js';
 import type { Task } from '../../contracts/state-file.js';
 import { ActionError } from '../../contracts/errors.js';
-import { crashPoint } from '../../journal/dispatch-log.js';
+import { crashPoint } from '../../sys/crash-point.js';
 import { foldEvent } from '../../core/history.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
@@ -66,7 +66,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
     stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
-  crashPoint('after', 'checkpoint'); // test-only (journal/dispatch-log.ts)
+  crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)
   let checkpoint = built;
   if (!wasCreated) {
     const existing = await readCheckpoint(ctx.paths, task.ticketId, spec.attempt);

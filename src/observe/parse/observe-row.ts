@@ -12,8 +12,8 @@ export function observeRow(task: Task): PartialObservation {
       command: task.lastToolCommand,
       timeoutMs: task.lastToolTimeoutMs,
       startedAtMs: task.lastActivityMs,
-      // A row cannot say whether the call returned; assume it may still be running only when
-      // it names a timeout, which is what the Bash exemption needs.
+      // A row cannot say whether the call returned, so it is taken as returned: only a transcript
+      // or hook that sees the call still open earns open_tool_call. bash_long_timeout needs only the timeout.
       isOpen: false,
       inputSummary: task.lastToolCommand,
     };
