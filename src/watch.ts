@@ -6,8 +6,9 @@ import type { DispatchEvent } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
 import { InputError, InternalError, WatchdogError } from './contracts/errors.js';
 import { renderEvent, renderStatus } from './core/format.js';
-import { DispatchLog, readDispatchLog } from './journal/dispatch-log.js';
-import { foldHistory, type History } from './core/history.js';
+import { DispatchLog } from './journal/dispatch-log.js';
+import { loadHistory } from './journal/log-summary.js';
+import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { StatePaths } from './journal/paths.js';
 import { runLoop } from './loop.js';
@@ -124,10 +125,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
 /** Prepare the journal for one epic: history from every day's log, the lock, and a log writer. */
 async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock: Clock, runId: string, live?: (e: DispatchEvent) => void) {
   const paths = new StatePaths(opts.stateDir);
-  const past = await readDispatchLog(paths);
+  // The derived summary plus the days after it, not every day (DESIGN §12); read-only runs never write it.
+  const past = await loadHistory(paths, opts.epicId, { isWritable: !opts.isDryRun && opts.nowOverrideMs === undefined });
   for (const d of past.diagnostics.slice(0, 5)) deps.output.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}\n`);
-  if (past.diagnostics.length > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnostics.length - 5} more corrupt dispatch-log lines skipped\n`);
-  const history = foldHistory(past.events, opts.epicId);
+  if (past.diagnosticCount > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnosticCount - 5} more corrupt dispatch-log lines skipped\n`);
+  const history = past.history;
   return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live) };
 }
 

@@ -6,6 +6,7 @@ import { DispatchEventSchema } from './events.js';
 import { LockSchema } from './lock.js';
 import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
 import { RequestSchema } from './request.js';
+import { HistorySummarySchema } from './history-summary.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
 
@@ -20,6 +21,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'watchdog-lock.schema.json', schema: LockSchema, io: 'output' },
   { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
+  { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */

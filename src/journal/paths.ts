@@ -43,6 +43,10 @@ export class StatePaths {
   dispatchLog(utcDate: string) {
     return path.join(this.dispatchLogDir(), `${utcDate}.ndjson`);
   }
+  /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
+  historySummary(epicId: string) {
+    return path.join(this.root, 'observe', 'history', `${assertSafeId(epicId, 'epic id')}.json`);
+  }
   activityDir() {
     return path.join(this.root, 'activity');
   }

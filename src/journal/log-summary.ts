@@ -1,0 +1,169 @@
+// Start-up that does not grow with history (DESIGN §12): the fold of the dispatch log for one
+// epic is kept in observe/history/<epic>.json together with how much of each day file it covers
+// (device, inode, bytes, lines). A start reads the summary, then only what follows it: the rest
+// of the last covered day and the days after. The summary is stale, and rebuilt from every day
+// file, when a covered file vanished, was replaced or shrank, an earlier-covered file grew (its
+// new lines would fold out of order), or an uncovered day sorts before the last covered one.
+// The NDJSON files stay the source of truth and are never written here.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { DispatchEvent } from '../contracts/events.js';
+import { HISTORY_SUMMARY_VERSION, HistorySummarySchema, type HistorySummary } from '../contracts/history-summary.js';
+import { emptyHistory, foldEvent, type History } from '../core/history.js';
+import { historyFromJson, historyToJson } from '../core/history-summary.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
+import type { StatePaths } from './paths.js';
+
+/** Corrupt lines remembered by name (the rest are counted); start-up prints the first five. */
+const DIAGNOSTICS_KEPT = 20;
+/** Rewrite the summary when a start read at least this much past it. */
+const REFRESH_BYTES = 1024 * 1024;
+const READ_CHUNK = 4 * 1024 * 1024;
+const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.ndjson$/;
+
+export interface LoadedHistory {
+  history: History;
+  /** The first corrupt lines of the whole log, oldest first. */
+  diagnostics: LogDiagnostic[];
+  /** All corrupt lines of the whole log. */
+  diagnosticCount: number;
+  /** How start-up went: from the summary or rebuilt, and the log bytes read. */
+  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean };
+}
+
+type Covered = HistorySummary['covers'][number];
+
+/**
+ * The history of `epicId` folded from the whole dispatch log, reading only what the summary
+ * does not cover. `isWritable`: refresh the summary when it was missing, stale or far behind.
+ */
+export async function loadHistory(paths: StatePaths, epicId: string, opts: { isWritable: boolean }): Promise<LoadedHistory> {
+  const dir = paths.dispatchLogDir();
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    names = [];
+  }
+  const summaryFile = paths.historySummary(epicId);
+  const summary = await readSummary(summaryFile, epicId);
+  const start = summary && (await resumePoint(dir, names, summary));
+
+  const history = start ? historyFromJson(summary!.history) : emptyHistory();
+  const diagnostics: LogDiagnostic[] = start ? summary!.diagnostics.first.slice() : [];
+  let diagnosticCount = start ? summary!.diagnostics.count : 0;
+  const covers: Covered[] = start ? summary!.covers.slice(0, -1) : [];
+  let bytesRead = 0;
+  for (const name of start ? names.slice(start.index) : names) {
+    const file = path.join(dir, name);
+    const from = start && name === start.resume.name ? start.resume : undefined;
+    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
+      diagnosticCount++;
+      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push(d);
+    });
+    bytesRead += r.bytesRead;
+    covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
+  }
+  let summaryWritten = false;
+  if (opts.isWritable && (!start || bytesRead >= REFRESH_BYTES) && covers.length > 0) {
+    const body: HistorySummary = {
+      version: HISTORY_SUMMARY_VERSION,
+      epic_id: epicId,
+      covers,
+      diagnostics: { count: diagnosticCount, first: diagnostics },
+      history: historyToJson(history),
+    };
+    try {
+      await writeFileAtomic(summaryFile, JSON.stringify(body));
+      summaryWritten = true;
+    } catch {
+      // Derived data: a summary we cannot write costs the next start time, never correctness.
+    }
+  }
+  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten } };
+}
+
+/** The summary, if it is ours, whole and of this version; anything else is rebuilt. */
+async function readSummary(file: string, epicId: string): Promise<HistorySummary | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const r = HistorySummarySchema.safeParse(json);
+  return r.success && r.data.epic_id === epicId && r.data.covers.length > 0 ? r.data : undefined;
+}
+
+/** Where to resume folding, or undefined when the summary no longer describes a prefix of the log. */
+async function resumePoint(dir: string, names: string[], s: HistorySummary): Promise<{ index: number; resume: Covered } | undefined> {
+  const last = s.covers[s.covers.length - 1]!;
+  // Every day up to the last covered one must be exactly the covered set, in order.
+  const upTo = names.filter((n) => n <= last.name);
+  if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i]!.name)) return undefined;
+  for (const c of s.covers) {
+    const st = await fs.stat(path.join(dir, c.name)).catch(() => undefined);
+    if (!st || st.dev !== c.dev || st.ino !== c.ino) return undefined;
+    if (c === last ? st.size < c.size : st.size !== c.size) return undefined;
+  }
+  return { index: upTo.length - 1, resume: last };
+}
+
+/**
+ * Fold the complete lines of `file` from byte `offset` (a line start; `linesBefore` lines precede
+ * it) with the rules of a whole read: a blank line is skipped, a torn last line (no newline yet)
+ * is left for a later read, a corrupt or invalid line is reported with its line number, another
+ * tool's line is skipped silently. Lines end at "\n", "\r\n" or a lone "\r", as readline splits them.
+ */
+async function foldFile(
+  file: string,
+  offset: number,
+  linesBefore: number,
+  onEvent: (e: DispatchEvent) => void,
+  onDiag: (d: LogDiagnostic) => void,
+): Promise<{ dev: number; ino: number; size: number; lines: number; bytesRead: number }> {
+  const h = await fs.open(file, 'r');
+  try {
+    const st = await h.stat();
+    let lineNo = linesBefore;
+    let pos = offset;
+    let done = offset;
+    let carry = Buffer.alloc(0);
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    while (pos < st.size) {
+      const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+      const end = chunk.lastIndexOf(0x0a);
+      if (end < 0) {
+        carry = Buffer.from(chunk);
+        continue;
+      }
+      const text = chunk.toString('utf8', 0, end);
+      for (const piece of text.split('\n')) {
+        const body = piece.endsWith('\r') ? piece.slice(0, -1) : piece;
+        for (const line of body.includes('\r') ? body.split('\r') : [body]) {
+          lineNo++;
+          if (line.trim() === '') continue;
+          const parsed = parseLogLine(line);
+          if (parsed.ok) onEvent(parsed.event);
+          else if (parsed.message) onDiag({ file, line: lineNo, message: parsed.message });
+        }
+      }
+      carry = Buffer.from(chunk.subarray(end + 1));
+      done = pos - carry.length;
+    }
+    return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
+  } finally {
+    await h.close();
+  }
+}
