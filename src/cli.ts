@@ -15,6 +15,8 @@ import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './commands/hook.js';
 import { runHookInstall, type SettingsScope } from './commands/hook-install.js';
 import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
+import { prune, renderPrune } from './commands/prune.js';
+import { parseDurationMs } from './core/period.js';
 import { commandPath, didYouMean, keepUserFlags, locationFlags, teach } from './cli-help.js';
 
 const positiveNumber = (what: string) => (v: string) => {
@@ -168,6 +170,33 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     exitCodes: [
       [0, 'printed (also when nothing happened)'],
       [2, 'bad --since, or an unreadable state dir'],
+    ],
+  });
+
+  program
+    .command('prune')
+    .description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests")
+    .option('--older-than <duration>', 'only files not changed for this long: 90m, 12h, 30d, 2w', '30d')
+    .option('--dry-run', 'list what would be removed; remove nothing')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--json', 'print the report as JSON')
+    .action(async (flags: { olderThan: string; dryRun?: boolean; stateDir?: string; json?: boolean }) => {
+      const olderThanMs = parseDurationMs(flags.olderThan);
+      if (olderThanMs === undefined) throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: 'e.g. --older-than 30d' });
+      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      const report = await prune(paths, { nowMs: env.watchDeps.clock.nowMs(), olderThanMs, olderThan: flags.olderThan, isDryRun: Boolean(flags.dryRun) });
+      env.output.out(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderPrune(report));
+      setCode(EXIT.ok);
+    });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog prune --dry-run', 'list what would go: files older than 30 days of finished epics, old activity and read positions'],
+      ['dispatch-watchdog prune --older-than 2w', 'remove them, and say what was removed'],
+    ],
+    exitCodes: [
+      [0, 'done (also when nothing was old enough)'],
+      [2, 'bad --older-than'],
+      [1, 'a file could not be removed'],
     ],
   });
 

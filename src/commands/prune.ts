@@ -1,0 +1,121 @@
+// `dispatch-watchdog prune`: remove what the watchdog wrote and no longer needs: the files of
+// finished epics, and old hook activity, read positions and recovery checkpoints. Never a state
+// file, a friction note, the dispatch log, or anything of an epic whose wave is still running
+// (its requests may be pending) or that a live watchdog holds.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { parseCheckpoint } from '../contracts/checkpoint.js';
+import { InputError } from '../contracts/errors.js';
+import { isSafeId } from '../contracts/ids.js';
+import { readWave } from '../check.js';
+import { readLock } from '../journal/lock.js';
+import type { StatePaths } from '../journal/paths.js';
+import { isAlive } from '../sys/proc-identity.js';
+
+/** What the watchdog writes in an epic's dir (state.yaml is the orchestrator's and never pruned). */
+const EPIC_OWNED = ['watchdog.json', 'watchdog.lock', 'requests', 'agents', 'launches', 'commands', 'inbox-sent'];
+
+export interface PruneEntry {
+  /** Relative to the state dir. */
+  path: string;
+  bytes: number;
+  why: string;
+}
+
+export interface PruneReport {
+  older_than: string;
+  is_dry_run: boolean;
+  removed: PruneEntry[];
+  /** Epics left alone, and why. */
+  kept_epics: { epic_id: string; why: string }[];
+}
+
+interface Ctx {
+  paths: StatePaths;
+  cutoffMs: number;
+  out: PruneEntry[];
+}
+
+/** Every regular file under `p` (or `p` itself) older than the cut-off. */
+async function oldFiles(p: string, cutoffMs: number): Promise<{ file: string; bytes: number }[]> {
+  const st = await fs.lstat(p).catch(() => undefined);
+  if (!st) return [];
+  if (st.isDirectory()) {
+    const names = await fs.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(path.join(p, n), cutoffMs)))).flat();
+  }
+  return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
+}
+
+async function add(ctx: Ctx, p: string, why: string) {
+  for (const f of await oldFiles(p, ctx.cutoffMs)) ctx.out.push({ path: ctx.paths.relative(f.file), bytes: f.bytes, why });
+}
+
+/** Whether the epic's wave is over by its state file: every row terminal or blocked, or every wave completed. */
+async function epicState(paths: StatePaths, epicId: string): Promise<{ isFinished: boolean; why: string }> {
+  const lock = await readLock(paths.lockFile(epicId));
+  if (lock && isAlive(lock.pid)) return { isFinished: false, why: `a watchdog (pid ${lock.pid}) is watching it` };
+  try {
+    const wave = await readWave(paths, epicId);
+    if (wave.isEveryWaveCompleted) return { isFinished: true, why: 'every wave completed' };
+    const open = wave.tasks.filter((t) => t.statusClass !== 'terminal' && t.statusClass !== 'blocked');
+    if (wave.tasks.length > 0 && open.length === 0) return { isFinished: true, why: 'wave complete' };
+    return { isFinished: false, why: wave.tasks.length === 0 ? 'its wave lists no task' : `${open.length} task(s) not finished; its requests may be pending` };
+  } catch (e) {
+    if (e instanceof InputError && e.code === 'missing_file') return { isFinished: true, why: 'no state file' };
+    if (e instanceof InputError) return { isFinished: false, why: `its state file cannot be read (${e.message})` };
+    throw e;
+  }
+}
+
+/** Find what to prune; remove it unless `isDryRun`. */
+export async function prune(paths: StatePaths, opts: { nowMs: number; olderThanMs: number; olderThan: string; isDryRun: boolean }): Promise<PruneReport> {
+  const ctx: Ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
+  const report: PruneReport = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
+  const finished = new Set<string>();
+  const epicIds = (await fs.readdir(path.join(paths.root, 'epics')).catch(() => [] as string[])).filter(isSafeId).sort();
+  for (const epicId of epicIds) {
+    const state = await epicState(paths, epicId);
+    if (!state.isFinished) {
+      report.kept_epics.push({ epic_id: epicId, why: state.why });
+      continue;
+    }
+    finished.add(epicId);
+    const dir = paths.epicDir(epicId);
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    for (const n of names.filter((n) => EPIC_OWNED.includes(n) || n.startsWith('watchdog.lock.stale.')).sort()) await add(ctx, path.join(dir, n), `epic ${epicId}: ${state.why}`);
+  }
+  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
+  await add(ctx, path.join(paths.root, 'observe'), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
+  for (const f of await oldFiles(path.join(paths.root, 'pipeline_checkpoints'), ctx.cutoffMs)) {
+    // A checkpoint names its epic; one we cannot read is not ours to judge, and stays.
+    const parsed = parseCheckpoint(await fs.readFile(f.file, 'utf8').catch(() => ''), f.file);
+    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+  }
+  if (!opts.isDryRun) {
+    for (const e of ctx.out) await fs.rm(path.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, path.dirname(path.join(paths.root, e.path)));
+  }
+  return report;
+}
+
+/** Remove now-empty directories up to (not including) the state dir's top-level folders. */
+async function removeEmptyParents(root: string, dir: string) {
+  for (let d = dir; path.dirname(d) !== root && d.startsWith(root + path.sep); d = path.dirname(d)) {
+    if (!(await fs.rmdir(d).then(() => true, () => false))) return;
+  }
+}
+
+const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** The report as text. Pure. */
+export function renderPrune(r: PruneReport): string {
+  const total = r.removed.reduce((s, e) => s + e.bytes, 0);
+  const verb = r.is_dry_run ? 'would remove' : 'removed';
+  const lines = [`${verb} ${r.removed.length} file(s), ${kb(total)}, older than ${r.older_than}${r.is_dry_run ? ' (dry run: nothing removed)' : ''}`];
+  for (const e of r.removed) lines.push(`  ${e.path}  (${e.why})`);
+  for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
+  lines.push('never removed: state files, friction notes, the dispatch log');
+  return lines.join('\n') + '\n';
+}
