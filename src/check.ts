@@ -10,6 +10,7 @@ import { foldEvent, type History } from './core/history.js';
 import type { StatePaths } from './journal/paths.js';
 import { mergeObservations, type Observation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
+import { isAlive } from './sys/proc-identity.js';
 import type { TaskObserver } from './observe/read/observer.js';
 import { stateFileReader } from './observe/read/state-file-reader.js';
 import type { ResolvedOptions } from './options.js';
@@ -60,6 +61,8 @@ export async function readWave(paths: StatePaths, epicId: string): Promise<Wave>
 /** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
 async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<Observation> {
   const parts = [observeRow(task)];
+  // A live pid turns an open call past its own timeout into a prompt, not a stall (DESIGN §5).
+  if (task.pid !== undefined) parts.push({ source: 'row', isProcessAlive: isAlive(task.pid) });
   for (const o of observers) {
     try {
       parts.push(...(await o.observe(task, nowMs)));

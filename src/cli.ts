@@ -8,7 +8,10 @@ import { realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
 import { armCrashPoint } from './sys/crash-point.js';
 import { printStatus } from './commands/status.js';
-import { resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
+import { loadConfig, resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
+import { runReplay } from './commands/replay.js';
+import { resolvePolicy } from './core/policy.js';
+import path from 'node:path';
 import { packageVersion } from './version.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
 import { realActionDeps, realObservers } from './wiring.js';
@@ -24,6 +27,7 @@ const positiveNumber = (what: string) => (v: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number of seconds, got ${JSON.stringify(v)}.`);
   return n;
 };
+const collectSeconds = (v: string, previous: number[]) => [...previous, positiveNumber('--timeout')(v)];
 const count = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number >= 0, got ${JSON.stringify(v)}.`);
@@ -148,6 +152,20 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       [1, 'another watchdog holds the lock, or a step failed'],
     ],
   });
+
+  program
+    .command('replay')
+    .description('replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)')
+    .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
+    .option('--timeout <seconds...>', 'base window(s) in seconds; several values print one pass each and a comparison table (default 120)', collectSeconds, [] as number[])
+    .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
+    .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
+    .action(async (files: string[], flags: { timeout: number[]; config?: string; json?: boolean }) => {
+      const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
+      const timeouts = flags.timeout.length > 0 ? flags.timeout : [config.timeout_seconds ?? 120];
+      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config) }, env.output);
+      setCode(EXIT.ok);
+    });
 
   program
     .command('friction')

@@ -7,6 +7,7 @@ import { LockSchema } from './lock.js';
 import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
 import { RequestSchema } from './request.js';
 import { HistorySummarySchema } from './history-summary.js';
+import { ReplayLineSchema } from './replay.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
 
@@ -22,6 +23,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
   { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },
+  { file: 'replay-line.schema.json', schema: ReplayLineSchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */

@@ -74,17 +74,17 @@ function trailingRepeat(calls: readonly ToolCall[]): { call?: ToolCall; count: n
   return { call: last, count };
 }
 
-/** The most frequent error text among the recent calls. */
+/**
+ * The same error ending the sequence, counted over the calls in a row that failed with it: a
+ * call that succeeded (or failed otherwise) ends the loop, so the agent moving on clears it.
+ */
 function repeatedError(calls: readonly ToolCall[]): { error?: string; count: number } {
-  const counts = new Map<string, number>();
-  let best: { error?: string; count: number } = { count: 0 };
-  for (const c of calls) {
-    if (!c.error) continue;
-    const n = (counts.get(c.error) ?? 0) + 1;
-    counts.set(c.error, n);
-    if (n > best.count) best = { error: c.error, count: n };
-  }
-  return best;
+  const done = calls.filter((c) => !c.isOpen);
+  const error = done.at(-1)?.error;
+  if (!error) return { count: 0 };
+  let count = 0;
+  for (let i = done.length - 1; i >= 0 && done[i]!.error === error; i--) count++;
+  return { error, count };
 }
 
 /** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
@@ -155,12 +155,19 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const note = missingNote ? ` (${missingNote})` : '';
   if (idleMs > window.effectiveTimeoutMs) {
     const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(idleMs) ? 'open_tool_overrun' : 'inactivity';
+    if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
+      // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
+      return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+    }
+    const children = obs.waitingOnChildren;
     const why =
       stallReason === 'never_started'
         ? `no activity since dispatch ${sec(idleMs)} ago`
         : stallReason === 'open_tool_overrun'
-          ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace`
-          : `no progress for ${sec(idleMs)}`;
+          ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
+          : children
+            ? `no progress for ${sec(idleMs)}: waiting on subagent ${children.agentIds.join(', ')}, which stalled`
+            : `no progress for ${sec(idleMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
   }
@@ -176,7 +183,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   }
 
   // 8. Healthy.
-  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${note}`, timing);
+  const via = obs.waitingOnChildren ? `; waiting on subagent ${obs.waitingOnChildren.agentIds.join(', ')}` : '';
+  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
 }
 
 function maxDefined(a: number | undefined, b: number | undefined): number | undefined {

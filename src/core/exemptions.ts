@@ -15,32 +15,35 @@ export interface ExemptionRule<K extends keyof Policy = keyof Policy> {
 const rule = <K extends keyof Policy>(r: ExemptionRule<K>): ExemptionRule => r;
 
 const isBash = (obs: Observation) => obs.lastTool?.name === 'Bash';
+/** When the transcript or hooks can tell, a call that returned widens nothing; a row cannot tell (the seed's rule). */
+const isRunning = (obs: Observation) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
 
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
-  // A Bash call that set a long timeout of its own: the window is that timeout plus grace.
+  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
   bash_long_timeout: rule({
     reads: ['bashLongTimeoutMs', 'bashGraceMs'],
     window: (obs, p) => {
       const t = obs.lastTool?.timeoutMs;
-      return isBash(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
+      return isBash(obs) && isRunning(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
     },
   }),
-  // The API is backing off (or the output says so): the base window times the factor.
+  // The API is backing off (or the row's output says so): the base window times the factor.
+  // With a transcript, backoff is its api_error records: model prose that says "retry" is not backoff.
   rate_limit: rule({
     reads: ['rateLimitPatterns', 'rateLimitFactor'],
     window: (obs, p) => {
-      const text = obs.lastOutput?.toLowerCase() ?? '';
+      const text = obs.isOutputTracked ? '' : (obs.lastOutput?.toLowerCase() ?? '');
       return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : undefined;
     },
   }),
-  // A Bash command that waits on CI: at least the CI polling window.
+  // A Bash command that waits on CI, while it runs: at least the CI polling window.
   ci_polling: rule({
     reads: ['ciPollingPatterns', 'ciPollingMs'],
     window: (obs, p) => {
       const tool = obs.lastTool;
       const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : undefined) ?? '';
-      return isBash(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : undefined;
+      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : undefined;
     },
   }),
   // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.

@@ -1,7 +1,6 @@
 // The parser and assess() on real Claude Code data (shared/fixtures/claude-code, read in place).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
@@ -11,10 +10,10 @@ import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { emptyHookState, parseHookLine, summarizeHooks } from '../../src/observe/parse/parse-hook-activity.js';
 import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript } from '../../src/observe/parse/parse-transcript.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const FIXTURES = path.resolve(repoRoot, '../shared/fixtures/claude-code');
-const hasFixtures = existsSync(FIXTURES);
+const FIXTURES = CLAUDE_FIXTURES;
+const hasFixtures = hasClaudeFixtures;
 
 const linesOf = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8').split('\n').filter((l) => l !== '');
 const timeOf = (line: string) => Date.parse((JSON.parse(line) as { timestamp: string }).timestamp);

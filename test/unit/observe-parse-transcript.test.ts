@@ -112,7 +112,7 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     for (const key of absent ?? []) expect(part).not.toHaveProperty(key);
   });
 
-  it('does not call a turn finished while a background task is still running', () => {
+  it('calls a turn finished while a background shell still runs (a dev server never exits), and says so', () => {
     const lines = [
       assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 60000 })]),
       user(61, [toolResult('t1', 'Command running in background with ID: b1.')], { toolUseResult: { stdout: '', backgroundTaskId: 'b1' } }),
@@ -120,7 +120,7 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     ];
     const running = summarize(...lines);
     expect(runningTasks(running.state)).toEqual(['b1']);
-    expect(running.part.finished).toBeUndefined();
+    expect(running.part.finished).toEqual({ kind: 'turn ended, 1 background task still running', atMs: ms(62) });
     const done = summarize(...lines, user(200, notification('b1', 'completed')), assistant(201, [text('tests pass')]), system(202, 'turn_duration'));
     expect(runningTasks(done.state)).toEqual([]);
     expect(done.part.finished).toMatchObject({ kind: 'turn ended' });

@@ -1,5 +1,8 @@
 // What the watchdog knows about one agent, merged from every source (DESIGN §4). Pure types + merge.
 
+/** Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder). */
+export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error';
+
 /** Where a piece of evidence came from. */
 export type SourceName = 'row' | 'hooks' | 'transcript';
 
@@ -20,6 +23,12 @@ export interface ToolCall {
   error?: string;
   /** Runs in the background (Bash run_in_background); its silence is not ours to judge. */
   isBackground?: boolean;
+  /** A `Task`/`Agent` call: the subagent its progress lines name. */
+  childAgentId?: string;
+  /** KillShell/TaskStop: the background shell or task it stops. */
+  killsTaskId?: string;
+  /** The source can tell whether the call returned (transcript, hooks); a row cannot. */
+  isOpenKnown?: boolean;
 }
 
 export interface Observation {
@@ -36,7 +45,15 @@ export interface Observation {
   /** The agent is backing off after API errors (transcript `system/api_error` records). */
   isApiRetrying?: boolean;
   /** A permission prompt or AskUserQuestion is open. */
-  waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'notification'; sinceMs?: number; detail?: string };
+  waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification'; sinceMs?: number; detail?: string };
+  /** The agent's turn ended on an API error it gave up on (DESIGN §5 `failed`). */
+  failed?: { kind: ApiFailureKind; atMs?: number; detail?: string };
+  /** An open foreground `Task`/`Agent` call waits on these subagents; their progress is the agent's. */
+  waitingOnChildren?: { agentIds: string[]; lastProgressMs?: number };
+  /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
+  isOutputTracked?: boolean;
+  /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
+  isProcessAlive?: boolean;
   /** The agent has finished (final result, SubagentStop, task-notification completed). */
   finished?: { kind: string; atMs?: number };
   /** Recent tool calls, oldest first, for loop detection. */
@@ -61,7 +78,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   for (const p of parts) {
     const hasFact =
       p.lastProgressMs !== undefined || p.lastTool !== undefined || p.lastOutput !== undefined || p.finished !== undefined ||
-      p.waitingHuman !== undefined || p.isApiRetrying !== undefined || (p.recentCalls?.length ?? 0) > 0;
+      p.waitingHuman !== undefined || p.isApiRetrying !== undefined || p.failed !== undefined || (p.recentCalls?.length ?? 0) > 0;
     if (hasFact && !out.sources.includes(p.source)) out.sources.push(p.source);
     out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
@@ -90,6 +107,10 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.isApiRetrying) out.isApiRetrying = true;
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
     if (p.finished && !out.finished) out.finished = p.finished;
+    if (p.failed && (!out.failed || (p.failed.atMs ?? 0) > (out.failed.atMs ?? 0))) out.failed = p.failed;
+    if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
+    if (p.isOutputTracked) out.isOutputTracked = true;
+    if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }

@@ -3,6 +3,7 @@
 // shared/reference/claude-code-surfaces.md §1. Keys on `type`, `message.content[].type`,
 // `tool_use.id`/`tool_use_id` and `timestamp`; unknown record types are ignored.
 import { summarizeToolInput } from './tool-input-summary.js';
+import type { ApiFailureKind } from './observation.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, trackTask, type TranscriptState } from './transcript-state.js';
 
 type Rec = Record<string, unknown>;
@@ -17,44 +18,83 @@ function resultText(content: unknown): string {
   return content.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n');
 }
 
-const NOTIFICATION = /<task-notification>([\s\S]*?)<\/task-notification>/g;
+const NOTIFICATION = /<(task-notification|bash-notification)>([\s\S]*?)<\/\1>/g;
 const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
 
-/** Apply every `<task-notification>` in `text` (background Bash or agent ended). */
+/**
+ * Apply every `<task-notification>` (background Bash or agent ended, 2.1.x) and
+ * `<bash-notification>…<shell-id>…` (background shell ended, 2.0.x) in `text`.
+ */
 function applyNotifications(s: TranscriptState, text: string, atMs: number | undefined): void {
-  if (!text.includes('<task-notification>')) return;
+  if (!text.includes('-notification>')) return;
   for (const m of text.matchAll(NOTIFICATION)) {
-    const id = tag(m[1]!, 'task-id');
-    const status = tag(m[1]!, 'status');
-    if (id && status) trackTask(s, { id, kind: 'unknown', status, atMs });
+    const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id');
+    const status = tag(m[2]!, 'status');
+    if (id && status) trackTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs });
   }
+}
+
+/** Tools that stop a background shell or task, and the input field naming it. */
+const KILL_TOOLS: Record<string, string[]> = { KillShell: ['shell_id'], KillBash: ['shell_id'], TaskStop: ['task_id', 'shell_id'] };
+
+/** Claude Code's own error text, written as an assistant message when it gives up on the API. */
+const API_FAILURES: [RegExp, ApiFailureKind][] = [
+  [/prompt is too long|context (?:length|window)|too many tokens/i, 'context_exhausted'],
+  [/overloaded|\b529\b/i, 'overloaded'],
+  [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, 'connection'],
+  [/rate.?limit|usage limit|\b429\b/i, 'rate_limit'],
+];
+
+/** The API failure an assistant record reports, if it is Claude Code's terminal error message. */
+function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiError'] | undefined {
+  const isFlagged = rec.isApiErrorMessage === true;
+  // 1.0.x wrote the same message without the flag, from the "<synthetic>" model.
+  const isSynthetic = message.model === '<synthetic>' && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
+  if (!isFlagged && !isSynthetic) return undefined;
+  const status = num(rec.apiErrorStatus);
+  const probe = `${text} ${str(rec.error) ?? ''} ${status ?? ''}`;
+  const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? 'api_error';
+  return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
 
 function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined): void {
   const message = isRec(rec.message) ? rec.message : {};
   if (atMs !== undefined) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
-  if (rec.isApiErrorMessage === true) s.apiError = { atMs, status: num(rec.apiErrorStatus) };
-  else s.apiError = undefined;
   const content = Array.isArray(message.content) ? message.content : [];
+  const text = content.map((b) => (isRec(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join('\n');
+  const failure = apiFailure(rec, message, text);
+  s.apiError = failure && { ...failure, atMs };
   for (const block of content) {
     if (!isRec(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
       s.lastOutput = excerpt(block.text);
+      s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
     } else if (block.type === 'tool_use' && typeof block.name === 'string') {
+      s.finalTextMs = undefined;
       const facts = summarizeToolInput(block.name, block.input);
-      openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id) });
+      const input = isRec(block.input) ? block.input : {};
+      const killsTaskId = KILL_TOOLS[block.name]?.map((k) => str(input[k])).find((x) => x !== undefined);
+      openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...(killsTaskId ? { killsTaskId } : {}) });
     }
   }
 }
 
-function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined): void {
+function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor: RecordActor): void {
   const message = isRec(rec.message) ? rec.message : {};
+  if (actor === 'human' && !isLocalCommand(rec)) {
+    // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
+    s.apiError = undefined;
+    s.finalTextMs = undefined;
+  }
   if (typeof message.content === 'string') {
     applyNotifications(s, message.content, atMs);
   } else if (Array.isArray(message.content)) {
     for (const block of message.content) {
+      if (isRec(block) && block.type === 'text' && typeof block.text === 'string') applyNotifications(s, block.text, atMs);
       if (!isRec(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const error = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : undefined;
+      const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
+      if (call?.killsTaskId && error === undefined) trackTask(s, { id: call.killsTaskId, kind: 'unknown', status: 'killed', atMs });
       closeCall(s, block.tool_use_id, error);
     }
   }
@@ -70,6 +110,11 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined): void
   const task = isRec(result.task) ? result.task : undefined;
   const taskId = str(task?.task_id);
   if (taskId && typeof task?.status === 'string') trackTask(s, { id: taskId, kind: 'unknown', status: task.status, atMs });
+  // 2.0.x BashOutput: {shellId, status}; KillShell: {message: "Successfully killed shell: …", shell_id}.
+  const shellId = str(result.shellId);
+  if (shellId && typeof result.status === 'string') trackTask(s, { id: shellId, kind: 'bash', status: result.status, atMs });
+  const killed = str(result.shell_id);
+  if (killed && /kill/i.test(str(result.message) ?? '')) trackTask(s, { id: killed, kind: 'bash', status: 'killed', atMs });
 }
 
 /** A `bash_progress` line for a call we never saw (it began before a tail start): rebuild it. */
@@ -79,6 +124,19 @@ function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number
   const elapsed = num(data.elapsedTimeSeconds);
   const startedAtMs = atMs !== undefined && elapsed !== undefined ? atMs - elapsed * 1000 : atMs;
   openCall(s, { name: 'Bash', timeoutMs: num(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
+}
+
+/** An `agent_progress` line names the subagent of an open Task/Agent call; rebuild the call when a tail start cut it off. */
+function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number | undefined): void {
+  const id = str(rec.parentToolUseID);
+  const agentId = str(data.agentId);
+  if (!id || !agentId) return;
+  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
+  if (known.length === 0) {
+    openCall(s, { name: 'Task', startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
+    return;
+  }
+  for (const c of known) c.childAgentId = agentId;
 }
 
 /**
@@ -92,6 +150,23 @@ function isInterruption(rec: Rec): boolean {
   return first?.startsWith('[Request interrupted by user') ?? false;
 }
 
+/** A user record that is a local command (`/model`, `/login`) or its output: the human's, not the agent's. */
+function isLocalCommand(rec: Rec): boolean {
+  if (rec.type !== 'user' || !isRec(rec.message)) return false;
+  const c = rec.message.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) && isRec(c[0]) ? (str(c[0].text) ?? '') : '';
+  return isLocalCommandText(text);
+}
+
+/** 1.0.x and scripted runs (`-p`, SDK: entrypoint `sdk-*`) write no `turn_duration` record. */
+function noteVersion(s: TranscriptState, rec: Rec): void {
+  const version = str(rec.version);
+  const entrypoint = str(rec.entrypoint);
+  if (version === undefined && entrypoint === undefined) return;
+  const major = version === undefined ? undefined : Number.parseInt(version, 10);
+  s.hasNoTurnEndRecords = (major !== undefined && major < 2) || (entrypoint?.startsWith('sdk') ?? false) ? true : undefined;
+}
+
 /** Fold one parsed record into `s`; `at` names its place ("line 12" or "byte 4096") for messages. */
 export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: string): void {
   if (!isRec(rec) || typeof rec.type !== 'string') return;
@@ -101,28 +176,41 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   const atMs = Number.isFinite(parsed) ? parsed : undefined;
   const type = rec.type;
   const known = ['assistant', 'user', 'progress', 'system', 'attachment', 'result'].includes(type);
-  if (known && !isInterruption(rec)) {
+  const actor = recordActor(rec);
+  const isCommand = isLocalCommand(rec);
+  if (type === 'system' && rec.subtype === 'compact_boundary') {
+    const meta = isRec(rec.compactMetadata) ? rec.compactMetadata : {};
+    s.isManualCompact = meta.trigger === 'manual' ? true : undefined;
+  }
+  // A manual /compact (a local command) and its summary are the human's doing, like /model.
+  const isHumanCompact = s.isManualCompact === true && ((type === 'system' && rec.subtype === 'compact_boundary') || rec.isCompactSummary === true);
+  if (known && actor !== 'interrupt' && !isCommand && !isHumanCompact) {
     const agentId = str(rec.agentId);
     const sessionId = str(rec.sessionId) ?? str(rec.session_id);
     if (agentId) s.agentId = agentId;
     if (sessionId) s.sessionId = sessionId;
     if (agentId || sessionId) s.identityAt = at;
-    if (atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+    noteVersion(s, rec);
+    if (atMs !== undefined) {
+      s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+      s.firstEventMs ??= atMs;
+    }
   }
+  if (isRec(rec) && rec.isCompactSummary !== true && type !== 'system') s.isManualCompact = undefined;
   const isRetry = type === 'system' && rec.subtype === 'api_error';
   if (known && !isRetry && type !== 'system') s.apiRetry = undefined;
-  // Hook output lines follow a turn's end; real work (a prompt, a call, a result) resumes it.
-  if (type === 'assistant' || type === 'user' || (type === 'progress' && isRec(rec.data) && rec.data.type !== 'hook_progress')) {
-    s.turnEndedMs = undefined;
-  }
+  // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
+  // notifications (the agent's answer to them resumes it) and local commands do not.
+  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) s.turnEndedMs = undefined;
   switch (type) {
     case 'assistant':
       return applyAssistant(s, rec, atMs);
     case 'user':
-      return applyUser(s, rec, atMs);
+      return applyUser(s, rec, atMs, actor);
     case 'progress': {
       const data = isRec(rec.data) ? rec.data : {};
       if (data.type === 'bash_progress') applyBashProgress(s, rec, data, atMs);
+      if (data.type === 'agent_progress') applyAgentProgress(s, rec, data, atMs);
       return;
     }
     case 'system':
@@ -145,5 +233,39 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
       return;
     default:
       return;
+  }
+}
+
+/** Who a record shows at work: used by `replay` to tell whether the agent went on after a stall. */
+export type RecordActor = 'agent' | 'human' | 'interrupt' | 'harness';
+
+/** Local commands typed by the human (`/model`, `/login`) and their output, written as user text. */
+export function isLocalCommandText(text: string): boolean {
+  const t = text.trimStart();
+  return t.startsWith('<command-name>') || t.startsWith('<command-message>') || t.startsWith('<local-command-stdout>') || t.startsWith('<local-command-stderr>') || t.startsWith('<local-command-caveat>');
+}
+
+/** The actor of one parsed record (see RecordActor). */
+export function recordActor(rec: unknown): RecordActor {
+  if (!isRec(rec)) return 'harness';
+  switch (rec.type) {
+    case 'assistant':
+      return 'agent';
+    case 'progress':
+      return isRec(rec.data) && rec.data.type === 'hook_progress' ? 'harness' : 'agent';
+    case 'system':
+      return rec.subtype === 'api_error' || rec.subtype === 'compact_boundary' ? 'agent' : 'harness';
+    case 'user': {
+      if (isInterruption(rec)) return 'interrupt';
+      if (rec.isMeta === true) return 'harness';
+      if (rec.isCompactSummary === true) return 'agent';
+      const c = isRec(rec.message) ? rec.message.content : undefined;
+      if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === 'tool_result')) return 'agent';
+      const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n') : '';
+      if (text.includes('<task-notification>') || text.includes('<bash-notification>')) return 'harness';
+      return 'human';
+    }
+    default:
+      return 'harness';
   }
 }

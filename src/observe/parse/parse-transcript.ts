@@ -2,7 +2,7 @@
 // Pure: the tail reader (transcript-tail.ts) does the I/O and hands over complete lines.
 import type { Task } from '../../contracts/state-file.js';
 import type { LineRef } from './line-splitter.js';
-import type { PartialObservation } from './observation.js';
+import type { PartialObservation, ToolCall } from './observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
 import { emptyTranscriptState, pickLastTool, type TranscriptState } from './transcript-state.js';
 
@@ -56,7 +56,11 @@ export function parseTranscriptText(text: string, file = 'transcript.jsonl'): { 
 export interface TranscriptFacts {
   /** When the file was last written (its mtime); used when the records carry no timestamps. */
   mtimeMs?: number;
+  /** The moment judged: an mtime after it (a `--now` in the past) says nothing about that moment. */
+  nowMs?: number;
 }
+
+const isForeground = (c: ToolCall) => !c.isBackground;
 
 /** The evidence in a transcript's state, as one source for mergeObservations. */
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
@@ -65,19 +69,30 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   // Output growth is the agent's own writing. The file's mtime is used only for records without
   // timestamps (stream-json output): harness lines (queued messages, an interruption) also
   // touch the file and must not keep a wedged agent looking alive.
-  const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? facts.mtimeMs : undefined);
+  const mtime = facts.mtimeMs !== undefined && (facts.nowMs === undefined || facts.mtimeMs <= facts.nowMs) ? facts.mtimeMs : undefined;
+  const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? mtime : undefined);
   if (grewAt !== undefined && s.records > 0) part.outputGrewAtMs = grewAt;
   const last = pickLastTool(s);
-  if (last) part.lastTool = { ...last };
+  if (last) part.lastTool = { ...last, isOpenKnown: true };
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
+  if (s.lastAssistantMs !== undefined || s.lastOutput !== undefined) part.isOutputTracked = true;
   if (s.apiRetry) part.isApiRetrying = true;
-  const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
-  if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
-  const runningBackground = s.tasks.some((t) => t.status === 'running');
-  if (s.result && !s.result.isError) {
+  const asking = s.open.findLast((c) => c.name === 'AskUserQuestion' || c.name === 'ExitPlanMode');
+  if (asking?.name === 'AskUserQuestion') part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  if (asking?.name === 'ExitPlanMode') part.waitingHuman = { kind: 'plan_approval', sinceMs: asking.startedAtMs, detail: 'ExitPlanMode open' };
+  const isIdle = !s.open.some(isForeground);
+  const running = runningTasks(s).length;
+  const withBackground = running > 0 ? `, ${running} background task${running === 1 ? '' : 's'} still running` : '';
+  if (s.apiError) {
+    // A give-up ends the turn too; it is a failure, not a finish.
+    part.failed = { kind: s.apiError.kind, atMs: s.apiError.atMs, detail: s.apiError.text };
+  } else if (s.result && !s.result.isError) {
     part.finished = { kind: `result ${s.result.subtype ?? ''}`.trim(), atMs: s.result.atMs };
-  } else if (s.turnEndedMs !== undefined && s.open.length === 0 && !runningBackground) {
-    part.finished = { kind: 'turn ended', atMs: s.turnEndedMs || undefined };
+  } else if (s.turnEndedMs !== undefined && isIdle) {
+    // Background shells (dev servers) may outlive the turn: the turn still ended.
+    part.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || undefined };
+  } else if (s.hasNoTurnEndRecords && s.finalTextMs !== undefined && isIdle) {
+    part.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || undefined };
   }
   return part;
 }

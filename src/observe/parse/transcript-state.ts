@@ -1,6 +1,6 @@
 // What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
 // be kept in memory across checks and persisted across restarts. Pure.
-import type { ToolCall } from './observation.js';
+import type { ApiFailureKind, ToolCall } from './observation.js';
 
 /** Tool calls kept for loop detection (newest last). @defaultValue 20 */
 export const RECENT_CALLS_MAX = 20;
@@ -26,6 +26,8 @@ export interface TranscriptState {
   version: 1;
   /** Newest timestamp of a record that shows the agent or its harness at work. */
   lastEventMs?: number;
+  /** Oldest timestamp seen (a child transcript's start, to match it to the parent's call). */
+  firstEventMs?: number;
   /** Newest assistant record. */
   lastAssistantMs?: number;
   lastOutput?: string;
@@ -35,10 +37,16 @@ export interface TranscriptState {
   open: ToolCall[];
   /** Set while the newest records are `system/api_error` retries. */
   apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
-  /** The newest assistant record was the terminal `isApiErrorMessage` one. */
-  apiError?: { atMs?: number; status?: number };
+  /** The newest assistant record was Claude Code's terminal API error message: the agent gave up. */
+  apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
   /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
   turnEndedMs?: number;
+  /** The newest assistant record ended in text with no call after it: a final answer, if the turn is over. */
+  finalTextMs?: number;
+  /** This Claude Code writes no turn-end record (1.0.x, or a scripted `-p`/SDK run): a final answer ends the turn. */
+  hasNoTurnEndRecords?: boolean;
+  /** A manual `/compact` is under way: its records are the human's, not the agent's. */
+  isManualCompact?: boolean;
   /** A final `type:"result"` record (stream-json output) was seen. */
   result?: { subtype?: string; atMs?: number; isError?: boolean };
   compactedAtMs?: number;

@@ -9,7 +9,9 @@ import { createHookActivityReader } from './hook-activity.js';
 import type { PartialObservation } from '../parse/observation.js';
 import type { TaskObserver } from './observer.js';
 import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
-import { childCompletion, summarizeTranscript, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { childCompletion, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
+import { readWaitedChildren } from './child-transcripts.js';
 import { TailReader, type TailOptions } from './tail-file.js';
 import { createTranscriptTail } from './transcript-tail.js';
 
@@ -63,7 +65,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       finder.invalidate(q);
       return missing(r.reason);
     }
-    const part = summarizeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined });
+    const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
+    const part = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
     part.contradictions = transcriptContradictions(r.state, task, found.location.path);
     // A subagent's end is written in its parent's transcript (the Task/Agent result, or a task-notification).
     const flatParent = r.state.sessionId && path.join(path.dirname(found.location.path), `${r.state.sessionId}.jsonl`);

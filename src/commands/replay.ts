@@ -1,0 +1,82 @@
+// `dispatch-watchdog replay <transcript.jsonl>… [--timeout S…] [--json]`: reads recorded
+// transcripts (and their subagents' transcripts) and prints what the watchdog would have
+// judged, moment by moment. The judging is core/replay (pure); this file only reads files.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../contracts/errors.js';
+import { ReplayLineSchema } from '../contracts/replay.js';
+import type { Output } from '../deps.js';
+import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
+import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
+import { replayTranscript, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
+
+export interface ReplayFlags {
+  /** Base windows in seconds; one pass per value. @defaultValue [120] */
+  timeouts: number[];
+  isJson: boolean;
+  /** Exemption settings from a config file (its base window is replaced by each --timeout). */
+  policy?: Policy;
+}
+
+/** Largest transcript replayed, in bytes. @defaultValue 268435456 (256 MB) */
+export const MAX_REPLAY_BYTES = 256 * 1024 * 1024;
+
+/** Claude Code's own helper transcripts, not subagents (compaction, prompt suggestions). */
+const isHelper = (name: string) => name.startsWith('agent-acompact') || name.startsWith('agent-aprompt_suggestion');
+
+async function readSource(file: string): Promise<ReplaySource> {
+  let st;
+  try {
+    st = await fs.stat(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError('missing_file', code === 'ENOENT' ? 'transcript not found.' : `cannot read the transcript (${code}).`, {
+      location: { file },
+      hint: 'Give the path of a Claude Code transcript, e.g. ~/.claude/projects/<project>/<session-id>.jsonl.',
+      cause: e,
+    });
+  }
+  if (!st.isFile()) throw new InputError('unreadable_file', 'not a regular file.', { location: { file }, hint: 'Give a .jsonl transcript file, not a directory or a pipe.' });
+  if (st.size > MAX_REPLAY_BYTES) throw new InputError('unreadable_file', `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
+  return { file, text: await fs.readFile(file, 'utf8') };
+}
+
+/** Subagent transcripts of a session transcript: `<dir>/<session-id>/subagents/agent-*.jsonl`. */
+export async function findChildTranscripts(file: string): Promise<string[]> {
+  const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'), 'subagents');
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith('agent-') && n.endsWith('.jsonl') && !isHelper(n))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+/** Replay every file at every window and print the result; returns the results (tests). */
+export async function runReplay(files: readonly string[], flags: ReplayFlags, output: Output): Promise<ReplayResult[]> {
+  const inputs = [];
+  for (const file of files) {
+    const transcript = await readSource(file);
+    const children = await Promise.all((await findChildTranscripts(file)).map(readSource));
+    inputs.push({ transcript, children });
+  }
+  const base = flags.policy ?? DEFAULT_POLICY;
+  const results: ReplayResult[] = [];
+  for (const seconds of flags.timeouts) {
+    for (const input of inputs) {
+      const r = replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) });
+      results.push(r);
+      if (flags.isJson) {
+        for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
+      } else {
+        output.out(renderReplayText(r) + '\n');
+      }
+    }
+  }
+  if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
+  return results;
+}

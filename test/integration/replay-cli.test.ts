@@ -1,0 +1,51 @@
+// `dispatch-watchdog replay` as a user runs it: the built CLI over transcripts in a temp dir.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ReplayLineSchema } from '../../src/contracts/replay.js';
+import { assistant, jsonl, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const session = jsonl(
+  user(0, 'go'),
+  assistant(1, [toolUse('t1', 'Task', { subagent_type: 'Explore', description: 'look', prompt: 'p' })]),
+  user(300, [toolResult('t1', [text('found it')])], { toolUseResult: { status: 'completed', agentId: 'a1' } }),
+  assistant(301, [text('done')]),
+);
+// The subagent works through the parent's silence (no progress records in the parent).
+const child = jsonl(
+  user(2, 'p', { agentId: 'a1', isSidechain: true }),
+  ...[60, 120, 180, 240, 299].map((s, i) => assistant(s, [toolUse(`c${i}`, 'Read', { file_path: `/f${i}` })], { agentId: 'a1', isSidechain: true })),
+);
+
+describe('dispatch-watchdog replay', () => {
+  it('reads the subagents of a session with it, and prints one pass per --timeout and a comparison', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sess-1.jsonl');
+    writeFileSync(file, session);
+    mkdirSync(path.join(dir, 'sess-1', 'subagents'), { recursive: true });
+    writeFileSync(path.join(dir, 'sess-1', 'subagents', 'agent-a1.jsonl'), child);
+    writeFileSync(path.join(dir, 'sess-1', 'subagents', 'agent-acompact-ff.jsonl'), 'not json\n');
+    const r = await runCli(['replay', file, '--timeout', '120', '--timeout', '30', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => ReplayLineSchema.parse(JSON.parse(l)));
+    const summaries = lines.filter((l) => l.type === 'summary');
+    expect(summaries.map((s) => [s.timeout_seconds, s.stalls, s.false_alarms, s.children.map((c) => path.basename(c))])).toEqual([
+      [120, 1, 0, ['agent-a1.jsonl']],
+      [30, 6, 5, ['agent-a1.jsonl']],
+    ]);
+    const text = await runCli(['replay', file, '--timeout', '120', '30']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('waiting on subagent a1');
+    expect(text.stdout).toMatch(/WINDOW {2}STALLS {2}FALSE ALARMS {2}HUMAN STEPPED IN {2}AT END\n120s +1 +0 +0 +1\n30s +6 +5 +0 +1\n/);
+  });
+
+  it('a missing transcript is an input error naming the file (exit 2)', async () => {
+    const missing = path.join(tempDir(), 'nope.jsonl');
+    const r = await runCli(['replay', missing]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${missing}: transcript not found.`);
+  });
+});
