@@ -2,6 +2,7 @@
 // summary object per transcript and window. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
+import { ExemptionSchema, VerdictKindSchema } from './vocabulary.js';
 
 const Common = {
   /** The transcript replayed, as given on the command line. */
@@ -16,11 +17,13 @@ export const ReplayChangeSchema = z
     ...Common,
     /** When the verdict changed: a record's timestamp, or the moment a window ran out. */
     at: IsoTimestamp,
-    verdict: z.string(),
+    verdict: VerdictKindSchema,
     reason: z.string(),
     /** The effective window at that moment. */
     window_seconds: z.number(),
-    exemptions: z.array(z.string()),
+    exemptions: z.array(ExemptionSchema),
+    /** The subagent transcript whose record caused the change (null: the agent's own). */
+    child_file: z.string().nullable(),
     idle_seconds: z.number().nullable(),
     stall_reason: z.string().nullable(),
     /** 1-based line of the record that caused the change (null: a window ran out between records). */

@@ -72,6 +72,7 @@ export function replayJsonLines(r: ReplayResult): ReplayLine[] {
     idle_seconds: secs(c.verdict.idleMs),
     stall_reason: c.verdict.stallReason ?? null,
     line: c.line ?? null,
+    child_file: c.childFile ?? null,
     outcome: c.outcome ?? null,
   }));
   const s = r.summary;
