@@ -166,6 +166,17 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config) }, env.output);
       setCode(EXIT.ok);
     });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],
+      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300', 'pick a window: one pass per value, then one row per window'],
+      ['dispatch-watchdog replay session.jsonl --json', 'NDJSON: one object per verdict change, then a summary'],
+    ],
+    exitCodes: [
+      [0, 'replayed (whatever it found)'],
+      [2, 'a transcript that cannot be read, or a bad --timeout'],
+    ],
+  });
 
   program
     .command('friction')
