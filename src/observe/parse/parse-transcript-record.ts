@@ -11,6 +11,11 @@ const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/** Tool names that launch a subagent (`Task` was renamed `Agent` in about 2.1.63). */
+export function isSubagentTool(name: string): boolean {
+  return name === 'Task' || name === 'Agent';
+}
+
 /** Text of a tool_result `content`: a string or `{type:"text",text}` blocks. */
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
