@@ -23,6 +23,8 @@ export function compareReads(before: Wave, after: Wave): RowLoss {
       loss.vanished.push(t.taskId);
       continue;
     }
+    // The same row as parsed (the state file did not change since): nothing can be missing.
+    if (later.raw === t.raw) continue;
     const kept = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw![k] != null));
     const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw![k] != null && !kept.has(k));
     if (fields.length > 0) loss.fieldsLost.push({ task_id: t.taskId, fields: fields.sort() });

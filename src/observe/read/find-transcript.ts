@@ -54,7 +54,9 @@ export function parentPathOf(subagentFile: string): string | undefined {
   return path.join(path.dirname(sessionDir), `${path.basename(sessionDir)}.jsonl`);
 }
 
-const keyOf = (q: TranscriptQuery) => JSON.stringify([q.transcriptPath, q.agentTranscriptPath, q.sessionTranscriptPath, q.sessionId, q.agentId]);
+// NUL never occurs in a path or an id; undefined and '' differ by a marker.
+const part = (v: string | undefined) => (v === undefined ? '\u0001' : v);
+const keyOf = (q: TranscriptQuery) => `${part(q.transcriptPath)}\u0000${part(q.agentTranscriptPath)}\u0000${part(q.sessionTranscriptPath)}\u0000${part(q.sessionId)}\u0000${part(q.agentId)}`;
 const exists = async (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
 
 /** Caches lookups; `statCalls` counts filesystem calls made (for tests). */

@@ -20,6 +20,8 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
   const store = opts.isPersistent ? new TailStore(path.join(paths.root, 'observe', 'hooks.json'), isHookState) : undefined;
   const tracker = new TailTracker<HookState>(reader, { empty: emptyHookState, line: parseHookLine }, store);
   const listing = new DirListing(paths.activityDir());
+  /** Validated activity file paths by id (no path building per task per check). */
+  const files = new Map<string, string>();
   return {
     /** A check begins: files are read at most once in it, and the directory is listed at most once. */
     beginCheck() {
@@ -29,11 +31,15 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
     /** The activity of agent or session `id` as of now (reads only what was appended). */
     async read(id: string | undefined, nowMs: number): Promise<HookActivity> {
       if (!id) return {};
-      let file: string;
-      try {
-        file = paths.activityFile(id);
-      } catch {
-        return {};
+      let file = files.get(id);
+      if (file === undefined) {
+        try {
+          file = paths.activityFile(id);
+        } catch {
+          return {};
+        }
+        if (files.size > 100_000) files.clear();
+        files.set(id, file);
       }
       // Most agents have no activity file (hooks are optional): no failing open for each of them.
       if (!listing.mayExist(path.basename(file))) return {};
