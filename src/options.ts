@@ -4,7 +4,8 @@ import path from 'node:path';
 import { parseConfig, type WatchdogConfig } from './contracts/config.js';
 import { DEFAULTS } from './contracts/defaults.js';
 import type { AdapterName, Strategy } from './contracts/vocabulary.js';
-import { InputError } from './contracts/errors.js';
+import { combineProblems, InputError } from './contracts/errors.js';
+import { yamlLocator, type Locate } from './contracts/parse-yaml.js';
 import { assertSafeId } from './journal/paths.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
 import { hasZone } from './core/period.js';
@@ -28,6 +29,8 @@ export interface ResolvedOptions {
   epicId: string;
   stateDir: string;
   configFile?: string;
+  /** Where each config field is, for messages (set when a config file was read). */
+  configLocate?: Locate;
   config: WatchdogConfig;
   timeoutSeconds: number;
   checkIntervalSeconds: number;
@@ -50,8 +53,19 @@ export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv
   return path.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || '.onex_state'));
 }
 
+/** Why a config file could not be read, in words (never just "not found" when it was something else). */
+function readFailure(e: unknown, file: string): InputError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const location = { file };
+  if (code === 'ENOENT') return new InputError('missing_file', 'config file not found.', { location, hint: 'Check the --config path.', cause: e });
+  if (code === 'EACCES' || code === 'EPERM') return new InputError('unreadable_file', 'cannot read the config file: permission denied.', { location, hint: 'Make it readable by this user.', cause: e });
+  if (code === 'ENOTDIR') return new InputError('missing_file', 'config file not found: a part of its path is a file, not a directory.', { location, hint: 'Check the --config path.', cause: e });
+  const what = code ?? (e instanceof Error ? e.message : String(e));
+  return new InputError('unreadable_file', `cannot read the config file (${what}).`, { location, cause: e });
+}
+
 /** Read the config file named by --config, else <state dir>/watchdog.config.yaml if present. */
-export async function loadConfig(flag: string | undefined, stateDir: string, cwd: string): Promise<{ config: WatchdogConfig; file?: string }> {
+export async function loadConfig(flag: string | undefined, stateDir: string, cwd: string): Promise<{ config: WatchdogConfig; file?: string; locate?: Locate }> {
   const file = flag ? path.resolve(cwd, flag) : path.join(stateDir, 'watchdog.config.yaml');
   if (!flag && !existsSync(file)) return { config: {} };
   let text: string;
@@ -60,33 +74,53 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError('missing_file', `config file not found.`, { location: { file }, hint: 'Check the --config path.', cause: e });
+    throw readFailure(e, file);
   }
   const parsed = parseConfig(text, file);
   if (!parsed.ok) throw parsed.error;
-  return { config: parsed.value, file };
+  return { config: parsed.value, file, locate: yamlLocator(text, file) };
 }
 
-/** Combine flags, config and defaults; throws InputError for a bad combination. */
+/** Combine flags, config and defaults; throws one InputError listing every problem found. */
 export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEnv, cwd: string): Promise<ResolvedOptions> {
-  if (!flags.epicId) throw new InputError('bad_flag', '--epic-id is required.', { hint: 'e.g. dispatch-watchdog --epic-id PROJ-1000' });
-  const epicId = assertSafeId(flags.epicId, 'epic id');
-  const stateDir = resolveStateDir(flags.stateDir, env, cwd);
-  const { config, file } = await loadConfig(flags.config, stateDir, cwd);
+  const problems: InputError[] = [];
+  const collect = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems.push(e);
+      return undefined;
+    }
+  };
+  if (!flags.epicId) problems.push(new InputError('bad_flag', '--epic-id is required.', { hint: 'e.g. dispatch-watchdog --epic-id PROJ-1000' }));
+  const epicId = flags.epicId ? collect(() => assertSafeId(flags.epicId!, 'epic id')) : undefined;
   let nowOverrideMs: number | undefined;
   if (flags.now !== undefined) {
     nowOverrideMs = Date.parse(flags.now);
     if (!hasZone(flags.now) || Number.isNaN(nowOverrideMs)) {
       const why = Number.isNaN(nowOverrideMs) ? 'expected an ISO-8601 time with a zone' : 'the time has no zone, so it would be read in this machine\'s local time';
-      throw new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00' });
+      problems.push(new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00' }));
     }
   }
+  const stateDir = resolveStateDir(flags.stateDir, env, cwd);
+  let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
+  try {
+    loaded = await loadConfig(flags.config, stateDir, cwd);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    problems.push(e);
+  }
+  const problem = combineProblems(problems);
+  if (problem || !loaded || epicId === undefined) throw problem;
+  const { config, file, locate } = loaded;
   const D = DEFAULTS;
   const timeoutSeconds = flags.timeout ?? config.timeout_seconds ?? D.timeout_seconds;
   return {
     epicId,
     stateDir,
     configFile: file,
+    configLocate: locate,
     config,
     timeoutSeconds,
     checkIntervalSeconds: flags.checkInterval ?? config.check_interval_seconds ?? D.check_interval_seconds,

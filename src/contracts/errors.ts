@@ -54,6 +54,27 @@ export class WatchdogError extends Error {
 /** The user fixes a file or a flag. Exit code 2. */
 export class InputError extends WatchdogError {}
 
+/** Several input problems found at once (a config file, flags): each keeps its own location and hint. */
+export class InputProblems extends InputError {
+  readonly problems: readonly InputError[];
+  constructor(problems: readonly InputError[]) {
+    super(problems[0]!.code, `${problems.length} problems:`, { location: problems[0]!.location });
+    this.problems = problems;
+  }
+
+  /** One line per problem, in the order found. */
+  override describe(): string {
+    return [`${this.problems.length} problems:`, ...this.problems.map((p) => `  - ${p.describe()}`)].join('\n');
+  }
+}
+
+/** One error for every problem: undefined for none, the problem itself for one, InputProblems for more. */
+export function combineProblems(problems: readonly InputError[]): InputError | undefined {
+  const flat = problems.flatMap((p) => (p instanceof InputProblems ? p.problems : [p]));
+  if (flat.length <= 1) return flat[0];
+  return new InputProblems(flat);
+}
+
 /** The world refused (EPERM, ESRCH, HTTP 401/429/5xx); `isRetryable` says whether trying again is safe. */
 export class ActionError extends WatchdogError {
   readonly isRetryable: boolean;

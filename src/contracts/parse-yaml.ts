@@ -2,7 +2,7 @@
 // file, line, column and field path. Pure: the caller reads the file.
 import * as z from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import { InputError } from './errors.js';
+import { combineProblems, InputError, type ErrorLocation } from './errors.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InputError };
 
@@ -57,15 +57,40 @@ function nodeOffset(doc: ReturnType<typeof parseDocument>, path: readonly Proper
   return offset;
 }
 
-/** Turn one zod issue into the message recipe of STYLE §7: what is wrong, expected, got. */
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** What a bound says, in our words: `a number > 0`, `at least 1 item`, `a non-empty string`. */
+function boundText(origin: string, isMin: boolean, limit: number | bigint, isInclusive: boolean): string {
+  const n = Number(limit);
+  if (origin === 'array' || origin === 'set') return `${isMin ? 'at least' : 'at most'} ${plural(n, 'item')}`;
+  if (origin === 'string') return isMin && n === 1 ? 'a non-empty string' : `${isMin ? 'at least' : 'at most'} ${plural(n, 'character')}`;
+  return `a number ${isMin ? (isInclusive ? '>=' : '>') : isInclusive ? '<=' : '<'} ${n}`;
+}
+
+const TYPE_NAMES: Record<string, string> = { int: 'a whole number' };
+
+/** Turn one zod issue into the message recipe of STYLE §7 (what is wrong, expected, got), never zod's own text. */
 function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
+  const got = `, got ${describeValue(found)}`;
+  // Our schemas give some checks their own message (ids, timestamps): it already says what is expected.
+  if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_type' && /^expected /.test(issue.message)) return issue.message + got;
   switch (issue.code) {
     case 'unrecognized_keys':
       return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
     case 'invalid_type':
-      return `expected ${issue.expected}, got ${describeValue(found)}`;
+      return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}${got}`;
+    case 'too_small':
+      return `expected ${boundText(issue.origin, true, issue.minimum, issue.inclusive ?? true)}${got}`;
+    case 'too_big':
+      return `expected ${boundText(issue.origin, false, issue.maximum, issue.inclusive ?? true)}${got}`;
+    case 'invalid_value':
+      return `expected ${issue.values.length === 1 ? '' : 'one of '}${issue.values.map((v) => JSON.stringify(v)).join('|')}${got}`;
+    case 'invalid_format':
+      return `expected ${issue.format === 'url' ? 'a URL' : issue.format === 'datetime' ? 'an ISO-8601 timestamp' : `a ${issue.format}`}${got}`;
+    case 'not_multiple_of':
+      return `expected a multiple of ${Number(issue.divisor)}${got}`;
     default:
-      return `${issue.message.replace(/^Invalid (input|option): /, '')}, got ${describeValue(found)}`;
+      return `not an accepted value${got}`;
   }
 }
 
@@ -108,28 +133,46 @@ export function parseYaml<S extends z.ZodType>(text: string, schema: S, opts: Pa
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const issue = pickIssue(result.error.issues);
-  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-  const offset = nodeOffset(doc, path, issue.code === 'unrecognized_keys');
-  const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
-  const found = valueAt(data, issue.path);
-  return {
-    ok: false,
-    error: new InputError(issue.code === 'unrecognized_keys' ? 'unknown_config_key' : 'wrong_type', `${issueMessage(issue, found)}.`, {
-      location: { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path) },
-      hint: issue.code === 'unrecognized_keys' ? 'Remove that key or fix its spelling (docs/state-files.md lists every key).' : opts.typeHint,
-    }),
+  const locate = (path: readonly PropertyKey[], isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path, isKeyWanted);
+    const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path) };
+  };
+  // Every problem, each at its own line: an unknown key is one problem per key.
+  const problems = result.error.issues.map(pickIssue).flatMap((issue): InputError[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => new InputError('unknown_config_key', `unknown key ${JSON.stringify(key)}.`, {
+        location: locate([...issue.path, key], true),
+        hint: 'Remove that key or fix its spelling (docs/state-files.md lists every key).',
+      }));
+    }
+    return [new InputError('wrong_type', `${issueMessage(issue, valueAt(data, issue.path))}.`, { location: locate(issue.path), hint: opts.typeHint })];
+  });
+  problems.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0)); // in file order
+  return { ok: false, error: combineProblems(problems)! };
+}
+
+/** Where a field of a file is: file, line, column and path, for messages about it. */
+export type Locate = (path: readonly PropertyKey[]) => ErrorLocation;
+
+/** `file:line:col` of a field path in YAML text (the nearest existing parent when the field is absent). */
+export function yamlLocator(text: string, file: string): Locate {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  return (path) => {
+    const offset = nodeOffset(doc, path);
+    const pos = offset === undefined ? undefined : lineCounter.linePos(offset);
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path) };
   };
 }
 
-/** The most specific issue: union errors are unwrapped to the branch that got furthest. */
-function pickIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
-  const first = issues[0]!;
+/** The most specific form of an issue: union errors are unwrapped to the branch that got furthest. */
+function pickIssue(first: z.core.$ZodIssue): z.core.$ZodIssue {
   if (first.code === 'invalid_union' && first.errors.length > 0) {
     const branches = first.errors.map((b) => b.map((i) => ({ ...i, path: [...first.path, ...i.path] })));
     branches.sort((a, b) => Math.max(...b.map((i) => i.path.length)) - Math.max(...a.map((i) => i.path.length)));
     const best = branches[0];
-    if (best && best.length > 0) return pickIssue(best as z.core.$ZodIssue[]);
+    if (best && best.length > 0) return pickIssue(best[0] as z.core.$ZodIssue);
   }
   return first;
 }

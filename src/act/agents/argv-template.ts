@@ -1,6 +1,7 @@
 // argv templates from config (agents.cancel_argv, agents.redispatch_argv): placeholders such as
 // {prompt_file} are replaced inside each element; nothing is ever passed through a shell. Pure.
 import { InputError } from '../../contracts/errors.js';
+import type { Locate } from '../../contracts/parse-yaml.js';
 import type { CancelRequest, RedispatchRequest } from './adapter.js';
 
 export const PLACEHOLDERS = [
@@ -14,11 +15,13 @@ const PATTERN = /\{([A-Za-z_]+)\}/g;
 const isPlaceholder = (name: string): name is Placeholder => (PLACEHOLDERS as readonly string[]).includes(name);
 
 /** An InputError naming the config key and the unknown placeholder, or undefined when the template is fine. */
-export function validateArgvTemplate(argv: readonly string[], configKey: string): InputError | undefined {
+export function validateArgvTemplate(argv: readonly string[], configKey: string, locate?: Locate): InputError | undefined {
   for (const [i, el] of argv.entries()) {
     for (const m of el.matchAll(PATTERN)) {
       if (!isPlaceholder(m[1]!)) {
-        return new InputError('bad_config', `${configKey}[${i}]: unknown placeholder {${m[1]}}. Expected one of ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}, got ${JSON.stringify(el)}.`, {
+        const what = `unknown placeholder {${m[1]}}. Expected one of ${PLACEHOLDERS.map((p) => `{${p}}`).join(' ')}, got ${JSON.stringify(el)}.`;
+        return new InputError('bad_config', locate ? what : `${configKey}[${i}]: ${what}`, {
+          location: locate?.([...configKey.split('.'), i]),
           hint: 'Fix the placeholder name; each argv element is passed as is, without a shell.',
         });
       }
