@@ -6,7 +6,11 @@ import { InputError } from './contracts/errors.js';
 import { assess, type Verdict } from './core/assess.js';
 import { writeFileAtomic } from './journal/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
-import { foldEvent, type History } from './core/history.js';
+import { foldEvent, hasPendingRequest, type History } from './core/history.js';
+import { pendingRequests, settleRequests } from './core/requests.js';
+import { readAcks } from './act/recovery/acks.js';
+import type { DispatchEvent, EventBody } from './contracts/events.js';
+import { msToIso } from './contracts/time.js';
 import type { StatePaths } from './journal/paths.js';
 import { mergeObservations, type Observation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
@@ -48,7 +52,13 @@ export interface CheckEnv {
 }
 
 export type CheckResult =
-  | { ok: true; nowMs: number; tasks: Task[]; verdicts: Verdict[]; plan: Plan; report: WatchdogJson; hasStall: boolean; isWaveDone: boolean }
+  | {
+      ok: true; nowMs: number; tasks: Task[]; verdicts: Verdict[]; plan: Plan; report: WatchdogJson; hasStall: boolean; isWaveDone: boolean;
+      /** request_answered / request_unanswered logged by this check. */
+      requestEvents: DispatchEvent[];
+      /** Answer deadlines of the requests still pending: the loop wakes then. */
+      requestDeadlinesMs: number[];
+    }
   | { ok: false; nowMs: number; error: InputError };
 
 export { MAX_STATE_FILE_BYTES } from './observe/read/state-file-reader.js';
@@ -156,7 +166,8 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     verdicts.push(assess(task, obs, opts.policy, nowMs));
   }
   const plan = planFor(env, wave, verdicts);
-  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) };
+  // The wave is not over while a request waits for the orchestrator (DESIGN §8).
+  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) };
 }
 
 /** A conclusion one read alone may not draw: a destructive action, the end of the wave, lost rows. */
@@ -166,6 +177,23 @@ const needsSecondRead = (j: Judged, previous: Wave | undefined) =>
 /** At most this many state_rows_lost events about torn (ignored) reads per run. */
 const MAX_TORN_REPORTS = 10;
 
+/** Journal one event (or, read-only, only fold it) so the rest of the check sees it. */
+async function record(env: CheckEnv, body: EventBody, nowMs: number): Promise<DispatchEvent> {
+  const e = env.log ? await env.log.append(body) : ({ ...body, timestamp_utc: msToIso(nowMs), epic_id: env.opts.epicId, run_id: env.runId } as DispatchEvent);
+  foldEvent(env.history, e, env.opts.epicId);
+  return e;
+}
+
+/** Answers and deadlines of pending requests, judged from the state file as written (DESIGN §8). */
+async function settleRequestLifecycle(env: CheckEnv, wave: Wave, nowMs: number): Promise<DispatchEvent[]> {
+  const pending = pendingRequests(env.history);
+  if (pending.length === 0) return [];
+  const acks = await readAcks(env.paths, env.opts.epicId, pending.map((r) => r.key));
+  const out: DispatchEvent[] = [];
+  for (const body of settleRequests(wave, env.history, acks, nowMs)) out.push(await record(env, body, nowMs));
+  return out;
+}
+
 /** Run one check as of `nowMs`. */
 export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResult> {
   const { opts } = env;
@@ -173,12 +201,15 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   // First read: cheap, and enough when it concludes nothing harmful. Anything else is asked again
   // of a read taken once the file stopped changing, and only what both reads agree on is done.
   const first = await tryReadWave(env);
+  // Requests first: an answer changes what this check judges (a replaced row, a reused one).
+  let requestEvents = first.ok ? await settleRequestLifecycle(env, first.wave, nowMs) : undefined;
   let earlier: Judged | undefined;
   let current: Judged | undefined = first.ok ? await judge(env, first.wave, nowMs) : undefined;
   if (!current || needsSecondRead(current, previous)) {
     for (;;) {
       const next = await readSettled(env);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
+      requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
       const judged = await judge(env, next.wave, nowMs);
       earlier = current;
       current = judged;
@@ -236,5 +267,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     report,
     hasStall: verdicts.some((v) => v.kind === 'stalled'),
     isWaveDone,
+    requestEvents: requestEvents ?? [],
+    requestDeadlinesMs: pendingRequests(env.history).map((r) => r.answerByMs),
   };
 }

@@ -17,6 +17,8 @@ import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch
 import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './commands/hook.js';
 import { runHookInstall, type SettingsScope } from './commands/hook-install.js';
+import { runAck } from './commands/ack.js';
+import { runNext } from './commands/next.js';
 import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
 import { prune, renderPrune } from './commands/prune.js';
 import { parseDurationMs } from './core/period.js';
@@ -111,6 +113,57 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     exitCodes: [
       [0, 'printed'],
       [2, 'no check was written for this epic yet, or watchdog.json is not a document of ours'],
+    ],
+  });
+
+  program
+    .command('next')
+    .description('watch until the orchestrator must act, print it, exit: 0 wave complete, 10 new requests, 11 a request unanswered, 12 an escalation (2 bad input, 1 failure)')
+    .requiredOption('--epic-id <id>', 'epic to watch')
+    .option('--timeout <seconds>', 'base stall window in seconds (default 120)', positiveNumber('--timeout'))
+    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]))
+    .option('--check-interval <seconds>', 'longest sleep between checks (default 30)', positiveNumber('--check-interval'))
+    .option('--max-redispatches <n>', 'redispatches per ticket before escalating to Blocked (default 2)', count)
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .option('--config <file>', 'config file (default <state dir>/watchdog.config.yaml if present)')
+    .option('--json', 'print one JSON document (schemas/next.schema.json)')
+    .action(async (flags: WatchdogFlags) => {
+      const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
+      setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
+    });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog next --epic-id PROJ-1000 --json', 'wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)'],
+      ['dispatch-watchdog next --epic-id PROJ-1000 --timeout 300', 'the same, as lines for people, with a 5-minute stall window'],
+    ],
+    exitCodes: [
+      [0, 'the wave is complete: every row terminal or blocked and no request pending'],
+      [10, 'new cancel/redispatch requests to carry out (then answer each; run next again)'],
+      [11, 'a request passed its answer_by without an answer'],
+      [12, 'a ticket was escalated to Blocked (needs no answer)'],
+      [2, 'bad input or usage'],
+      [1, 'a failure, or stopped by a signal before anything needed the orchestrator'],
+    ],
+  });
+
+  program
+    .command('ack')
+    .description('answer a cancel or redispatch request by hand (when no row shows the answer): exit 0 answered now or already, 2 unknown key')
+    .argument('<key>', 'the request\'s key, e.g. PROJ-1000:t1:redispatch')
+    .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id')
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {
+      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      setCode(await runAck(paths, key, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
+    });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog ack PROJ-1000:t1:cancel', 'the agent was stopped (and its row not marked terminal)'],
+      ['dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry', 'the replacement runs under another task id than the request\'s recovery_task_id'],
+    ],
+    exitCodes: [
+      [0, 'answered now, or already answered (the watchdog records it at its next check)'],
+      [2, 'unknown key, or bad input or usage'],
     ],
   });
 

@@ -14,11 +14,15 @@ export interface LoopDeps {
   onCheckError?: (e: unknown) => void;
   /** Aborted when a watched file changes, to check early. */
   wakeSignal?: () => AbortSignal | undefined;
+  /** `next`: stop after a check that has something for the orchestrator. */
+  shouldStop?: (r: Extract<CheckResult, { ok: true }>) => boolean;
 }
 
 export interface LoopEnd {
-  reason: 'wave_complete' | 'signal';
+  reason: 'wave_complete' | 'signal' | 'next';
   checks: number;
+  /** The last successful check. */
+  last?: Extract<CheckResult, { ok: true }>;
 }
 
 /** A stall is `idle > window`, so the first moment it can be seen is one ms past the deadline. */
@@ -33,6 +37,8 @@ export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): n
     for (const v of r.verdicts) {
       if (v.deadlineMs !== undefined && v.deadlineMs >= nowMs) next = Math.min(next, v.deadlineMs + DEADLINE_SLACK_MS);
     }
+    // A request is unanswered once now > answer_by.
+    for (const at of r.requestDeadlinesMs) if (at >= nowMs) next = Math.min(next, at + DEADLINE_SLACK_MS);
   }
   return Math.max(next, nowMs + MIN_SLEEP_MS);
 }
@@ -77,7 +83,8 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
       seenErrors.clear();
     }
     deps.onResult?.(r);
-    if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks };
+    if (r.ok && deps.shouldStop?.(r)) return { reason: 'next', checks, last: r };
+    if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks, last: r };
     if (env.isLagged) {
       plannedMs = deps.clock.nowMs();
       continue;

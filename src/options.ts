@@ -46,6 +46,8 @@ export interface ResolvedOptions {
   blockedStateName: string;
   circuitBreaker: { minStalled: number; fraction: number };
   shouldActOnLooping: boolean;
+  /** How long a request may stay pending (config requests.deadline_seconds, default 2 × the base window). */
+  requestDeadlineSeconds: number;
 }
 
 /** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
@@ -135,5 +137,6 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     blockedStateName: config.linear?.blocked_state ?? D.linear.blocked_state,
     circuitBreaker: { minStalled: config.circuit_breaker?.min_stalled ?? D.circuit_breaker.min_stalled, fraction: config.circuit_breaker?.fraction ?? D.circuit_breaker.fraction },
     shouldActOnLooping: config.looping?.act ?? D.looping.act,
+    requestDeadlineSeconds: config.requests?.deadline_seconds ?? D.requests.deadline_windows * timeoutSeconds,
   };
 }

@@ -39,20 +39,27 @@ export interface WatchDeps {
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
 
+/** `next`: the loop stops when the orchestrator has something to do, and prints it. */
+export interface NextMode {
+  shouldStop(r: Extract<CheckResult, { ok: true }>, history: History): boolean;
+  /** Print what stopped the loop and journal that it was printed; returns the exit code. */
+  finish(r: Extract<CheckResult, { ok: true }>, history: History, log: DispatchLog): Promise<number>;
+}
+
 function printResult(r: CheckResult, opts: ResolvedOptions, out: Output) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}\n`);
   out.out(opts.isJson ? JSON.stringify(r.report) + '\n' : renderStatus(r.report));
 }
 
 /** Run the watchdog for one epic. */
-export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
+export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: NextMode): Promise<number> {
   const paths = new StatePaths(opts.stateDir);
   const runId = randomUUID();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== undefined;
   const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };
   const out = deps.output;
 
-  const live = !opts.isOnce && !opts.isJson ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
+  const live = !opts.isOnce && !opts.isJson && !next ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
   // Take the lock before reading the log, so the history includes the previous holder's last line.
   const lock: HeldLock | undefined = isReadOnly
     ? undefined
@@ -85,7 +92,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
         await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         return EXIT.input;
       }
-      return r.hasStall ? EXIT.stall : EXIT.ok;
+      // A request gone unanswered is as much a problem as a stall (DESIGN §8).
+      return r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered') ? EXIT.stall : EXIT.ok;
     }
 
     await log!.append({
@@ -104,8 +112,9 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: (r) => {
-        if (opts.isJson) printResult(r, opts, out);
+        if (opts.isJson && !next) printResult(r, opts, out);
       },
+      shouldStop: next ? (r) => next.shouldStop(r, history) : undefined,
       onCheckError: (e) => out.err(`dispatch-watchdog: a check failed: ${(e as Error)?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`),
       onNewInputError: async (r) => {
         await log!.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
@@ -114,9 +123,14 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps): Promise<
       },
     }).finally(() => waker?.close());
     for (const o of env.observers) await o.flush?.(clock.nowMs());
+    const code = next && end.last && end.reason !== 'signal' ? await next.finish(end.last, history, log!) : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
-    return EXIT.ok;
+    if (next && end.reason === 'signal') {
+      out.err(`dispatch-watchdog next: stopped by ${signalName} before anything needed the orchestrator; run it again.\n`);
+      return EXIT.failure;
+    }
+    return code;
   } finally {
     await lock?.release();
   }

@@ -35,7 +35,7 @@ interface ShellContext {
 
 /** The adapter the config names (default mailbox); a config problem is an InputError. */
 export function adapterFor(opts: ResolvedOptions, clock: Clock): AgentAdapter {
-  return createAdapter(opts.adapter, opts.config.agents, { clock }, { strategy: opts.action, locate: opts.configLocate });
+  return createAdapter(opts.adapter, opts.config.agents, { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000 }, { strategy: opts.action, locate: opts.configLocate });
 }
 
 /** Everything the executor and recovery share. */

@@ -56,6 +56,11 @@ export const ConfigSchema = z
         api_url: z.string().url().optional().describe(dv('GraphQL endpoint.', D.linear.api_url)),
       })
       .optional(),
+    requests: z
+      .strictObject({
+        deadline_seconds: Seconds.optional().describe('How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds'),
+      })
+      .optional(),
     claude: z
       .strictObject({
         config_dir: z.string().min(1).optional().describe('Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude'),

@@ -20,6 +20,8 @@ export const DEFAULTS = {
   looping: { repeat_count: 4, error_count: 3, act: false },
   circuit_breaker: { min_stalled: 3, fraction: 0.5 },
   agents: { adapter: 'mailbox' as AdapterName, kill_grace_ms: 5000, command_timeout_ms: 60_000 },
+  /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
+  requests: { deadline_windows: 2 },
   linear: { blocked_state: 'Blocked', api_url: 'https://api.linear.app/graphql' },
   /** Facts of the outside world, not settable in the config file. */
   fixed: {

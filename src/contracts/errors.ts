@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'bad_flag'
   | 'no_wave'
   | 'state_changing'
+  | 'unknown_request'
   | 'lock_held'
   | 'action_refused'
   | 'tracker_auth'

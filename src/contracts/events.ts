@@ -2,6 +2,7 @@
 // The seed's five events keep their field names; everything else is additive. Pure.
 import * as z from 'zod';
 import { SafeId } from './ids.js';
+import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
 import { ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
@@ -32,7 +33,7 @@ export const WatchdogStarted = ev('watchdog_started', {
 }, 'The watchdog began watching an epic.');
 
 export const WatchdogStopped = ev('watchdog_stopped', {
-  reason: z.enum(['wave_complete', 'signal', 'once', 'error']),
+  reason: z.enum(['wave_complete', 'signal', 'once', 'error', 'next']),
   signal: z.string().optional(),
   checks: z.number().int().optional(),
 }, 'The watchdog stopped watching an epic.');
@@ -87,6 +88,8 @@ export const ActionStarted = ev('action_started', {
   boot_id: z.string().optional(),
   stall_reason: z.string().optional(),
   idle_seconds: z.number().optional(),
+  session_id: z.string().optional().describe('The stalled agent\'s session, so a row reused for the replacement is recognised.'),
+  row_task_id: SafeId.optional().describe('The state-file row carrying task_id, when a reused row carries a replacement.'),
 }, 'Write-ahead record of a destructive action (DESIGN §8).');
 
 export const AgentKilled = ev('agent_killed', {
@@ -96,6 +99,8 @@ export const AgentKilled = ev('agent_killed', {
   was_forced: z.boolean().optional(),
   detail: z.string().optional(),
   step: z.enum(['cancel', 'stop_before_redispatch', 'stop_before_escalation']).optional(),
+  request_path: z.string().optional().describe('State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered.'),
+  answer_by: IsoTimestamp.optional().describe('The request\'s deadline.'),
 }, 'The stalled agent was stopped (or a stop was requested).');
 
 export const Redispatch = ev('redispatch', {
@@ -112,6 +117,8 @@ export const Redispatch = ev('redispatch', {
   boot_id: z.string().optional(),
   output_path: z.string().optional().describe('Where a launched agent writes its output (process adapter).'),
   detail: z.string().optional(),
+  request_path: z.string().optional().describe('State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered.'),
+  answer_by: IsoTimestamp.optional().describe('The request\'s deadline.'),
 }, 'A fresh agent was launched (or requested) with only the remaining work.');
 
 export const EscalatedToBlocked = ev('escalated_to_blocked', {
@@ -148,11 +155,38 @@ export const StateRowsLost = ev('state_rows_lost', {
   is_confirmed: z.boolean().describe('true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.'),
 }, 'Rows of the state file vanished or lost fields between reads (DESIGN §3); never taken as done or as never started.');
 
+const RequestFields = {
+  key: z.string(),
+  kind: z.enum(REQUEST_KINDS),
+  ticket_id: SafeId,
+  task_id: SafeId.describe('The task instance the request was about.'),
+  recovery_task_id: SafeId.optional(),
+};
+
+export const RequestAnswered = ev('request_answered', {
+  ...RequestFields,
+  how: z.enum(ANSWER_HOWS).describe('row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal.'),
+  answered_by_task_id: SafeId.optional().describe('The row that answered (ack --task-id, or the reused row).'),
+}, 'The orchestrator answered a request (DESIGN §8).');
+
+export const RequestUnanswered = ev('request_unanswered', {
+  ...RequestFields,
+  answer_by: IsoTimestamp,
+}, 'A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.');
+
+export const NextReturned = ev('next_returned', {
+  reason: z.enum(['wave_complete', 'requests', 'unanswered', 'escalation']),
+  exit_code: z.number().int(),
+  requests: z.array(z.string()).describe('Keys of the requests printed as new.'),
+  unanswered: z.array(z.string()),
+  escalations: z.array(z.string()),
+}, '`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.');
+
 export const DispatchEventSchema = z
   .discriminatedUnion('event', [
     WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
-    ActionFailed, RecoverySummary, StateRowsLost,
+    ActionFailed, RecoverySummary, StateRowsLost, RequestAnswered, RequestUnanswered, NextReturned,
   ])
   .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (DESIGN §7).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;

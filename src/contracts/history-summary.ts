@@ -4,9 +4,10 @@
 import * as z from 'zod';
 import { ActionStarted, AgentKilled, ActionFailed, EscalatedToBlocked, Redispatch, StallDetected } from './events.js';
 import { SafeId } from './ids.js';
+import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { VerdictKindSchema } from './vocabulary.js';
 
-export const HISTORY_SUMMARY_VERSION = 1;
+export const HISTORY_SUMMARY_VERSION = 2;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({
@@ -18,6 +19,24 @@ const Covered = z.object({
 });
 
 const Diagnostic = z.object({ file: z.string(), line: z.number().int().min(1), message: z.string() });
+
+/** A request's lifecycle as core/history.ts folds it (RequestRecord). */
+const RequestRecordJson = z.object({
+  key: z.string(),
+  kind: z.enum(REQUEST_KINDS),
+  taskId: z.string(),
+  rowTaskId: z.string(),
+  ticketId: z.string(),
+  recoveryTaskId: z.string().optional(),
+  attempt: z.number().int(),
+  createdAtMs: z.number(),
+  answerByMs: z.number(),
+  path: z.string(),
+  was: z.object({ agentId: z.string().optional(), sessionId: z.string().optional(), pid: z.number().int().optional() }),
+  status: z.enum(['pending', 'done', 'unanswered']),
+  how: z.enum(ANSWER_HOWS).optional(),
+  answeredByTaskId: z.string().optional(),
+});
 
 const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
 
@@ -43,6 +62,10 @@ export const HistorySummarySchema = z
       last_mass_stall: z.string().optional(),
       tracker_pending: pairs(EscalatedToBlocked),
       reported_orphans: z.array(z.string()),
+      requests: z.array(RequestRecordJson),
+      row_instance: pairs(z.string()),
+      escalations: pairs(EscalatedToBlocked),
+      announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()) }),
     }),
   })
   .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived; DESIGN §2, §12).' });

@@ -1,9 +1,23 @@
-// epics/<epic>/requests/<key-as-filename>.<cancel|redispatch>.json: what the mailbox adapter asks the
-// orchestrator to do (docs/recovery.md). An external contract: fields are only ever added. Pure.
+// Request files (DESIGN §8 "Requests and the orchestrator"): what the watchdog asks an orchestrator to
+// do, in epics/<epic>/requests/<key-as-file-name>.<cancel|redispatch>.json, and the escalation notice
+// next to them. A request is pending until answered, done when answered, unanswered after answer_by;
+// the dispatch log (request_answered / request_unanswered) is the source of truth, so an orchestrator
+// may delete a request file once it acted on it. Pure.
 import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { IsoTimestamp } from './time.js';
-import { AdapterOpSchema } from './vocabulary.js';
+import { ADAPTER_OPS, AdapterOpSchema, type AdapterOp } from './vocabulary.js';
+
+/** What a request asks: the two adapter steps. */
+export const REQUEST_KINDS = ADAPTER_OPS;
+export type RequestKind = AdapterOp;
+
+/** How a request was answered (the `how` of request_answered). */
+export const ANSWER_HOWS = ['row', 'row_reused', 'ack', 'terminal'] as const;
+export type AnswerHow = (typeof ANSWER_HOWS)[number];
+
+/** Lifecycle of a request, as `status` and `next` show it. */
+export type RequestStatus = 'pending' | 'done' | 'unanswered';
 
 export const RequestSchema = z
   .looseObject({
@@ -11,7 +25,8 @@ export const RequestSchema = z
     kind: AdapterOpSchema.describe('cancel: stop the agent; redispatch: launch the replacement described below.'),
     key: z.string().describe('The idempotency key <epic>:<task_id>:<action>: act on each key once.'),
     epic_id: SafeId,
-    task_id: SafeId.describe('The task to stop (cancel) or the one being replaced (redispatch).'),
+    task_id: SafeId.describe('The task instance to stop (cancel) or the one being replaced (redispatch).'),
+    row_task_id: SafeId.optional().describe('The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id).'),
     ticket_id: SafeId,
     agent_id: SafeId.optional(),
     agent_name: z.string().optional(),
@@ -20,6 +35,8 @@ export const RequestSchema = z
     pid: z.number().int().optional(),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
+    answer_by: IsoTimestamp.optional().describe('Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.'),
+    how_to_answer: z.string().optional().describe('One line: the ways this request can be answered (docs/orchestrator.md).'),
     redispatch_attempt: z.number().int().min(1).optional().describe('redispatch only: the attempt (1 = first replacement).'),
     recovery_task_id: SafeId.optional().describe('redispatch only: the task id of the replacement.'),
     checkpoint_path: z.string().optional().describe('redispatch only: absolute path of the recovery checkpoint.'),
@@ -28,3 +45,33 @@ export const RequestSchema = z
   .meta({ title: 'Request', description: 'epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter).' });
 /** One request file, as the orchestrator reads it. */
 export type Request = z.output<typeof RequestSchema>;
+export const EscalationNoticeSchema = z
+  .looseObject({
+    schema_version: z.literal('1'),
+    kind: z.literal('escalation'),
+    key: z.string(),
+    epic_id: SafeId,
+    task_id: SafeId,
+    ticket_id: SafeId,
+    attempt_count: z.number().int().describe('Stalled attempts of the ticket, the last one included.'),
+    friction_path: z.string().describe('State-dir relative path of the friction note.'),
+    tracker: z.enum(['updated', 'already_blocked', 'skipped', 'failed']).describe('What happened to the ticket in Linear.'),
+    created_at: IsoTimestamp,
+    needs_answer: z.literal(false),
+    message: z.string(),
+  })
+  .meta({ title: 'EscalationNotice', description: 'epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer.' });
+export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
+
+/** The one-line answer instructions written into every request. */
+export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number }): string {
+  const row = r.row_task_id ?? r.task_id;
+  if (kind === 'cancel') {
+    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+  }
+  return (
+    `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
+    `(and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, ` +
+    `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
+  );
+}

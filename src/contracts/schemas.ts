@@ -5,11 +5,12 @@ import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
 import { LockSchema } from './lock.js';
 import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
-import { RequestSchema } from './request.js';
 import { HistorySummarySchema } from './history-summary.js';
 import { ReplayLineSchema } from './replay.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
+import { EscalationNoticeSchema, RequestSchema } from './request.js';
+import { NextDocSchema } from './next.js';
 
 /** File name → zod schema, and whether people write it by hand (then defaults are optional). */
 export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'output' }[] = [
@@ -24,6 +25,8 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
   { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },
   { file: 'replay-line.schema.json', schema: ReplayLineSchema, io: 'output' },
+  { file: 'escalation-notice.schema.json', schema: EscalationNoticeSchema, io: 'output' },
+  { file: 'next.schema.json', schema: NextDocSchema, io: 'output' },
 ];
 
 /** The text of every schema file, keyed by file name. */

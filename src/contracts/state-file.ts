@@ -93,6 +93,12 @@ export interface Task {
   hasExited?: boolean;
   /** A replacement the watchdog launched itself: the identity of its process (process adapter). */
   expectedProcess?: { pid: number; startTicks: number; bootId?: string };
+  /** The state-file row carrying this task instance, when it differs from taskId (a row reused for a replacement). */
+  rowTaskId?: string;
+  /** A cancel or redispatch request about this instance waits for the orchestrator's answer (its key). */
+  pendingRequestKey?: string;
+  /** A replacement the orchestrator was asked for and never started: the unanswered request (a failed attempt). */
+  unansweredRequest?: { key: string; createdAtMs: number; answerByMs: number };
   /** The row as written, unknown keys included (checkpoints read e.g. `remaining_work`). */
   raw?: Record<string, unknown>;
 }

@@ -23,6 +23,7 @@ export const StallEntry = z.looseObject({
 
 export const TaskEntry = z.looseObject({
   task_id: z.string(),
+  row_task_id: z.string().optional().describe('The state-file row carrying this task instance, when the orchestrator reused a row for a replacement.'),
   ticket_id: z.string(),
   status: z.string(),
   verdict: VerdictKindSchema,
@@ -34,6 +35,17 @@ export const TaskEntry = z.looseObject({
   reason: z.string(),
 });
 
+export const RequestEntry = z.looseObject({
+  key: z.string(),
+  kind: z.enum(['cancel', 'redispatch']),
+  task_id: z.string(),
+  ticket_id: z.string(),
+  recovery_task_id: z.string().optional(),
+  status: z.enum(['pending', 'unanswered']),
+  answer_by: IsoTimestamp,
+  path: z.string().describe('State-dir relative path of the request file.'),
+});
+
 export const WatchdogJsonSchema = z
   .looseObject({
     schema_version: z.literal('1.1'),
@@ -43,12 +55,15 @@ export const WatchdogJsonSchema = z
     healthy_tasks: z.array(z.string()),
     blocked_tasks: z.array(z.string()),
     tasks: z.array(TaskEntry),
+    requests: z.array(RequestEntry).optional().describe('Requests to the orchestrator still pending, or gone unanswered (DESIGN §8).'),
     summary: z.looseObject({
       total_tasks: z.number().int(),
       ...VERDICT_COUNTS,
       redispatched: z.number().int(),
       cancelled: z.number().int(),
       escalated: z.number().int(),
+      pending_requests: z.number().int().optional(),
+      unanswered_requests: z.number().int().optional(),
     }),
     watchdog: z.looseObject({
       version: z.string(),

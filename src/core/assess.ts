@@ -5,8 +5,9 @@ import type { Observation, SourceName, ToolCall } from '../observe/parse/observa
 import { EXEMPTION_NAMES, type ExemptionName, type VerdictKind } from '../contracts/vocabulary.js';
 import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
+import { msToIso } from '../contracts/time.js';
 
-export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun';
+export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun' | 'request_unanswered';
 
 export interface Verdict {
   kind: VerdictKind;
@@ -108,6 +109,17 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   if (task.statusClass === 'blocked') return verdict('blocked', 'status is blocked');
   if (task.statusClass === 'unknown') {
     return verdict('unknown', `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+  }
+
+  // A replacement the orchestrator was asked for and never started: a failed attempt (DESIGN §8).
+  if (task.unansweredRequest) {
+    const u = task.unansweredRequest;
+    const idleMs = Math.max(0, nowMs - u.createdAtMs);
+    return verdict('stalled', `never started: the redispatch request ${u.key} was not answered by ${msToIso(u.answerByMs)}`, {
+      idleMs,
+      lastProgressMs: u.createdAtMs,
+      stallReason: 'request_unanswered',
+    });
   }
 
   // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.

@@ -52,8 +52,13 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
     s.redispatched ? `${s.redispatched} redispatched` : '',
     s.cancelled ? `${s.cancelled} cancelled` : '',
     s.escalated ? `${s.escalated} escalated` : '',
+    s.pending_requests ? `${s.pending_requests} requests pending` : '',
+    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : '',
   ].filter(Boolean);
-  return head + table + (actions ? `stalls:\n${actions}\n` : '') + counts.join(', ') + (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') + '\n';
+  const requests = (doc.requests ?? [])
+    .map((r) => `  ${r.status === 'unanswered' ? 'UNANSWERED' : 'pending'} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ''}, answer by ${r.answer_by}: ${r.path}`)
+    .join('\n');
+  return head + table + (actions ? `stalls:\n${actions}\n` : '') + (requests ? `requests to the orchestrator:\n${requests}\n` : '') + counts.join(', ') + (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') + '\n';
 }
 
 /** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
@@ -106,5 +111,11 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
     case 'watchdog_stopped':
       return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ''}`;
+    case 'request_answered':
+      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ''}); key ${e.key}`;
+    case 'request_unanswered':
+      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === 'redispatch' ? ': counted as a failed attempt' : ''}; key ${e.key}`;
+    case 'next_returned':
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
   }
 }

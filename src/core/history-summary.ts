@@ -16,6 +16,10 @@ export function historyToJson(h: History): HistoryJson {
     lastMassStall: 0,
     trackerPending: 0,
     reportedOrphans: 0,
+    requests: 0,
+    rowInstance: 0,
+    escalations: 0,
+    announced: 0,
   };
   void fields;
   return {
@@ -27,6 +31,11 @@ export function historyToJson(h: History): HistoryJson {
     ...(h.lastMassStall !== undefined ? { last_mass_stall: h.lastMassStall } : {}),
     tracker_pending: [...h.trackerPending],
     reported_orphans: [...h.reportedOrphans],
+    // Undefined fields dropped, so the JSON round-trips to the same records.
+    requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r)) as HistoryJson['requests'][number]),
+    row_instance: [...h.rowInstance],
+    escalations: [...h.escalations],
+    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations] },
   };
 }
 
@@ -40,6 +49,10 @@ export function historyFromJson(j: HistoryJson): History {
     stalls: new Map(j.stalls),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),
+    requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
+    rowInstance: new Map(j.row_instance),
+    escalations: new Map(j.escalations),
+    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations) },
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
   return h;

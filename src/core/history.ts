@@ -2,6 +2,7 @@
 // Pure: events in, History out; the shell keeps it current by folding each event it appends.
 import { OUTCOME_EVENT_OF, verdictOfEvent, type DispatchEvent, type EventOf } from '../contracts/events.js';
 import type { VerdictKind } from '../contracts/vocabulary.js';
+import type { AnswerHow, RequestKind, RequestStatus } from '../contracts/request.js';
 
 export type ActionEvent = EventOf<'action_started'>;
 export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'>;
@@ -13,6 +14,28 @@ export interface ActionRecord {
   outcome?: OutcomeEvent;
   /** Every event name logged with this key, so a resumed action never logs a step twice. */
   steps: Set<string>;
+}
+
+/** A request to the orchestrator and where it is in its lifecycle (DESIGN §8). */
+export interface RequestRecord {
+  key: string;
+  kind: RequestKind;
+  /** The task instance the request is about. */
+  taskId: string;
+  /** The state-file row that carries it (differs from taskId for a reused row). */
+  rowTaskId: string;
+  ticketId: string;
+  recoveryTaskId?: string;
+  attempt: number;
+  createdAtMs: number;
+  answerByMs: number;
+  /** State-dir relative path of the request file. */
+  path: string;
+  /** The agent the request was about, as recorded when it stalled (a reused row shows a new one). */
+  was: { agentId?: string; sessionId?: string; pid?: number };
+  status: RequestStatus;
+  how?: AnswerHow;
+  answeredByTaskId?: string;
 }
 
 export interface History {
@@ -32,10 +55,19 @@ export interface History {
   trackerPending: Map<string, EventOf<'escalated_to_blocked'>>;
   /** Keys already reported as orphans by a recovery_summary (never reported twice). */
   reportedOrphans: Set<string>;
+  /** Requests of this epic to the orchestrator, by key, in the order they were made. */
+  requests: Map<string, RequestRecord>;
+  /** Row task id → the task instance it carries now (the orchestrator reused the row for a replacement). */
+  rowInstance: Map<string, string>;
+  /** Escalations of this epic by key (the first line of each). */
+  escalations: Map<string, EventOf<'escalated_to_blocked'>>;
+  /** What `next` already printed, by key: never printed as new again. */
+  announced: { requests: Set<string>; unanswered: Set<string>; escalations: Set<string> };
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), trackerPending: new Map(), reportedOrphans: new Set() };
+  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), trackerPending: new Map(), reportedOrphans: new Set(),
+    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set() } };
 }
 
 /** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
@@ -53,6 +85,7 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       break;
     }
     case 'escalated_to_blocked':
+      if (own && e.key && !h.escalations.has(e.key)) h.escalations.set(e.key, e);
       if (own && e.key) {
         if (e.tracker === 'failed') h.trackerPending.set(e.key, e);
         else h.trackerPending.delete(e.key);
@@ -60,6 +93,17 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       break;
     case 'recovery_summary':
       if (own) for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) h.reportedOrphans.add(k);
+      break;
+    case 'request_answered':
+    case 'request_unanswered':
+      if (own) foldRequestEnd(h, e);
+      break;
+    case 'next_returned':
+      if (own) {
+        for (const k of e.requests) h.announced.requests.add(k);
+        for (const k of e.unanswered) h.announced.unanswered.add(k);
+        for (const k of e.escalations) h.announced.escalations.add(k);
+      }
       break;
     case 'mass_stall':
       if (own) h.lastMassStall = [...e.task_ids].sort().join(',');
@@ -77,11 +121,59 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       const isOutcome = e.event === OUTCOME_EVENT_OF[rec.started.action] || e.event === 'action_failed';
       // A later success overrides an earlier failure of the same key; the first success stands.
       if (isOutcome && (!rec.outcome || rec.outcome.event === 'action_failed')) rec.outcome = e as OutcomeEvent;
+      foldRequestStart(h, rec, e);
     }
   }
   const kind = verdictOfEvent(e.event);
   if (own && kind && 'task_id' in e) h.lastLogged.set(String(e.task_id), kind);
   return h;
+}
+
+/** A request file written for the orchestrator: a cancel's stop, or a redispatch's launch. */
+function foldRequestStart(h: History, rec: ActionRecord, e: DispatchEvent): void {
+  if (h.requests.has(rec.key)) return;
+  const isCancel = e.event === 'agent_killed' && e.step === 'cancel';
+  if (!(isCancel || e.event === 'redispatch') || !('request_path' in e) || !e.request_path) return;
+  const s = rec.started;
+  const createdAtMs = Date.parse(e.timestamp_utc);
+  h.requests.set(rec.key, {
+    key: rec.key,
+    kind: isCancel ? 'cancel' : 'redispatch',
+    taskId: s.task_id,
+    rowTaskId: s.row_task_id ?? s.task_id,
+    ticketId: s.ticket_id,
+    recoveryTaskId: e.event === 'redispatch' ? e.recovery_task_id : undefined,
+    attempt: s.redispatch_attempt ?? 1,
+    createdAtMs,
+    // An outcome line without a deadline (written before requests had one) waits a day at most.
+    answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 86_400_000,
+    path: e.request_path,
+    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
+    status: 'pending',
+  });
+}
+
+/** request_answered / request_unanswered: the end of a request's wait. */
+function foldRequestEnd(h: History, e: EventOf<'request_answered'> | EventOf<'request_unanswered'>): void {
+  const r = h.requests.get(e.key);
+  if (!r || r.status !== 'pending') return;
+  if (e.event === 'request_unanswered') {
+    r.status = 'unanswered';
+    return;
+  }
+  r.status = 'done';
+  r.how = e.how;
+  r.answeredByTaskId = e.answered_by_task_id;
+  // The same row now carries the replacement: judge it as the new instance from here on.
+  if (r.recoveryTaskId && (e.how === 'row_reused' || (e.how === 'ack' && e.answered_by_task_id === r.rowTaskId))) {
+    h.rowInstance.set(r.rowTaskId, r.recoveryTaskId);
+  }
+}
+
+/** True while any request of the epic waits for the orchestrator: the wave is not done then. */
+export function hasPendingRequest(h: History): boolean {
+  for (const r of h.requests.values()) if (r.status === 'pending') return true;
+  return false;
 }
 
 /** Fold a whole log. */

@@ -5,7 +5,7 @@
 import type { EventOf } from '../contracts/events.js';
 import type { Task, Wave } from '../contracts/state-file.js';
 import { actionKey } from './plan.js';
-import type { History } from './history.js';
+import type { History, RequestRecord } from './history.js';
 
 /** What the shell found out about a replacement's process. */
 export type ProcessState = 'alive' | 'gone' | 'unknown';
@@ -32,26 +32,55 @@ export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, pro
   };
 }
 
+/** A replacement the orchestrator was asked for and never started (its request went unanswered). */
+function unstartedReplacement(r: RequestRecord): Task {
+  return {
+    taskId: r.recoveryTaskId!,
+    ticketId: r.ticketId,
+    status: 'requested',
+    statusClass: 'in_flight',
+    dispatchedAtMs: r.createdAtMs,
+    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs },
+  };
+}
+
+/** One in-flight row after our log: done once our action on it is done and, for a request, answered. */
+function overlayRow(t: Task, history: History, epicId: string): Task {
+  if (t.statusClass !== 'in_flight') return t;
+  for (const kind of ['redispatch', 'cancel', 'escalate'] as const) {
+    const key = actionKey(epicId, t.taskId, kind);
+    const rec = history.actions.get(key);
+    if (!rec?.outcome || rec.outcome.event === 'action_failed') continue;
+    const request = history.requests.get(key);
+    // Asked, not yet answered: the stalled task is still the orchestrator's to stop, never "done".
+    if (request?.status === 'pending') return { ...t, pendingRequestKey: key };
+    // A cancel nobody carried out leaves the agent as it was.
+    if (request?.status === 'unanswered' && request.kind === 'cancel') return t;
+    const [status, statusClass] = DONE_STATUS[kind];
+    return { ...t, status, statusClass };
+  }
+  return t;
+}
+
 /** Apply our own log to the orchestrator's wave. */
 export function overlayWave(wave: Wave, history: History, epicId: string, stateRoot: string, processStates: ReadonlyMap<string, ProcessState>): Wave {
-  const tasks: Task[] = wave.tasks.map((t) => {
-    if (t.statusClass !== 'in_flight') return t;
-    for (const kind of ['redispatch', 'cancel', 'escalate'] as const) {
-      const rec = history.actions.get(actionKey(epicId, t.taskId, kind));
-      if (rec?.outcome && rec.outcome.event !== 'action_failed') {
-        const [status, statusClass] = DONE_STATUS[kind];
-        return { ...t, status, statusClass };
-      }
-    }
-    return t;
+  const tasks: Task[] = wave.tasks.map((row) => {
+    // A row the orchestrator reused for a replacement carries that instance now.
+    const instance = history.rowInstance.get(row.taskId);
+    const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
+    return overlayRow(t, history, epicId);
   });
   const listed = new Set(tasks.map((t) => t.taskId));
   for (const e of history.replacements.values()) {
     if (listed.has(e.recovery_task_id) || e.pid === undefined) continue;
-    const replaced = replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? 'unknown');
     // The replacement itself may since have been replaced, cancelled or escalated.
-    const [ov] = overlayWave({ ...wave, tasks: [replaced] }, { ...history, replacements: new Map() }, epicId, stateRoot, processStates).tasks;
-    tasks.push(ov!);
+    tasks.push(overlayRow(replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? 'unknown'), history, epicId));
+    listed.add(e.recovery_task_id);
+  }
+  for (const r of history.requests.values()) {
+    if (r.status !== 'unanswered' || !r.recoveryTaskId || listed.has(r.recoveryTaskId)) continue;
+    tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
+    listed.add(r.recoveryTaskId);
   }
   return { ...wave, tasks };
 }

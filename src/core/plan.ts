@@ -129,6 +129,7 @@ function decide(
   const count = history.redispatchCount.get(v.ticketId) ?? 0;
   const base = { redispatchAttempt: count + 1 };
   if (opts.strategy === 'report') return { ...base, actionTaken: 'report' };
+  if (task.pendingRequestKey) return { ...base, actionTaken: 'awaiting_orchestrator' };
   if (acted.has(v.taskId)) return { ...base, actionTaken: 'already_under_way' };
   if (isMassStall) return { ...base, actionTaken: 'held:mass_stall' };
   if (opts.isLagged) return { ...base, actionTaken: 'held:self_lag' };

@@ -60,6 +60,18 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
         stall_reason: v.stallReason ?? 'inactivity',
       };
     });
+  const openRequests = [...history.requests.values()]
+    .filter((r) => r.status !== 'done')
+    .map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      task_id: r.taskId,
+      ticket_id: r.ticketId,
+      ...(r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId } : {}),
+      status: r.status as 'pending' | 'unanswered',
+      answer_by: msToIso(r.answerByMs),
+      path: r.path,
+    }));
   return {
     schema_version: '1.1',
     epic_id: meta.epicId,
@@ -69,6 +81,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
     blocked_tasks: verdicts.filter((v) => v.kind === 'blocked').map((v) => v.ticketId),
     tasks: verdicts.map((v) => ({
       task_id: v.taskId,
+      ...(byId.get(v.taskId)?.rowTaskId ? { row_task_id: byId.get(v.taskId)!.rowTaskId } : {}),
       ticket_id: v.ticketId,
       status: byId.get(v.taskId)?.status ?? 'unknown',
       verdict: v.kind,
@@ -87,7 +100,10 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
       blocked,
       ...outcomeCounts(history),
       ...otherCounts,
+      pending_requests: openRequests.filter((r) => r.status === 'pending').length,
+      unanswered_requests: openRequests.filter((r) => r.status === 'unanswered').length,
     },
+    requests: openRequests,
     watchdog: {
       version: meta.version,
       pid: meta.pid,

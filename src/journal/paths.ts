@@ -37,6 +37,10 @@ export class StatePaths {
   requestsDir(epicId: string) {
     return path.join(this.epicDir(epicId), 'requests');
   }
+  /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
+  acksDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'acks');
+  }
   dispatchLogDir() {
     return path.join(this.root, 'dispatch-log');
   }

@@ -15,16 +15,14 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal) {
     return new Promise<void>((resolve) => {
       if (signal?.aborted) return resolve();
-      const entry = { until: this.now + ms, resolve };
+      const onAbort = () => {
+        this.sleepers = this.sleepers.filter((s) => s !== entry);
+        resolve();
+      };
+      // Woken by the clock: drop the abort listener, so a long test never piles them up on one signal.
+      const entry = { until: this.now + ms, resolve: () => (signal?.removeEventListener('abort', onAbort), resolve()) };
       this.sleepers.push(entry);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.sleepers = this.sleepers.filter((s) => s !== entry);
-          resolve();
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
       for (const w of this.sleepWaiters.splice(0)) w();
     });
   }

@@ -45,7 +45,7 @@ function logLines(dir: string, day: string, lines: Record<string, unknown>[]) {
 const ids = (ticket: string, task: string) => ({ ticket_id: ticket, task_id: task, agent_id: task });
 
 describe('cancel', () => {
-  it('mailbox: writes one cancel request; the next check leaves the cancelled task alone', async () => {
+  it('mailbox: writes one cancel request; the task stays stalled until the orchestrator answers (row terminal)', async () => {
     const dir = tempDir();
     writeWave(dir, EPIC, ago(600), [stalled('t1', 'ENG-1')]);
     const r = await once(dir, ['--action', 'cancel']);
@@ -56,11 +56,19 @@ describe('cancel', () => {
     expect(events(dir, 'agent_killed')[0]).toMatchObject({ key, adapter: 'mailbox', step: 'cancel', was_forced: false });
     expect(readWatchdogJson(dir, EPIC).stalls_detected[0]).toMatchObject({ task_id: 't1', action_taken: 'cancel' });
 
-    // The orchestrator has not updated its row yet: the watchdog knows from its log that t1 was cancelled.
+    // The orchestrator has not answered yet: t1 is still stalled (never shown as done), the request pending.
     const again = await once(dir, ['--action', 'cancel']);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^t1 +ENG-1 +terminal +.*status "cancelled" is terminal/m);
+    expect(again.code).toBe(3);
+    expect(again.stdout).toMatch(/^t1 +ENG-1 +STALLED /m);
+    expect(again.stdout).toContain(`  t1 (ENG-1): awaiting_orchestrator, attempt 1`);
+    expect(again.stdout).toContain(`  pending cancel t1 (ENG-1), answer by `);
     expect(events(dir)).toHaveLength(3);
+
+    // It stops the agent and marks the row: the cancel is answered, the wave done.
+    writeWave(dir, EPIC, ago(600), [stalled('t1', 'ENG-1', 600, { status: 'cancelled' })]);
+    const third = await once(dir, ['--action', 'cancel']);
+    expect(third.code).toBe(0);
+    expect(events(dir).slice(3)).toEqual([expect.objectContaining({ event: 'request_answered', key, kind: 'cancel', how: 'terminal', task_id: 't1' })]);
   });
 
   it('process: stops a real agent with SIGTERM, and one that ignores SIGTERM with SIGKILL (was_forced)', async () => {
@@ -102,7 +110,10 @@ describe('redispatch', () => {
     expect(request).toEqual({
       schema_version: '1', kind: 'redispatch', key: key1, epic_id: EPIC, task_id: 't1', ticket_id: 'ENG-7', reason: expect.any(String), created_at: expect.any(String),
       redispatch_attempt: 1, recovery_task_id: 't1-r1', checkpoint_path: cpFile, prompt: renderRecoveryPrompt(cp.value, { checkpointPath: cpFile }),
+      answer_by: expect.any(String), how_to_answer: expect.stringContaining('add a row with task_id t1-r1'),
     });
+    // Default deadline: 2 × the base window (1 s here).
+    expect(Date.parse(request.answer_by) - Date.parse(request.created_at)).toBe(2000);
     expect(request.prompt).toContain('1. Add the retry test\n2. Update the changelog');
     expect(existsSync(requestFile(dir, key1, 'cancel'))).toBe(true); // the stalled agent is stopped first
     expect(events(dir, 'redispatch', key1)).toEqual([expect.objectContaining({ recovery_task_id: 't1-r1', redispatch_attempt: 1, max_redispatches: 2, checkpoint_path: 'pipeline_checkpoints/ENG-7/recovery-1.yaml', remaining_tasks: row.remaining_work })]);

@@ -44,6 +44,10 @@ export interface ActionOutcome {
   detail: string;
   /** The file that marks this step (request, inbox, launch or command marker), when there is one. */
   markerPath?: string;
+  /** A request file was written for the orchestrator (state-dir relative): it is pending until answered. */
+  requestPath?: string;
+  /** That request's answer deadline (ISO). */
+  answerBy?: string;
 }
 
 /** What a redispatch returns: the new process, when the adapter launched one itself. */
@@ -92,4 +96,6 @@ export interface AdapterDeps {
   clock: Clock;
   /** Home directory for the default teams dir (`~/.claude/teams`). @defaultValue os.homedir() */
   homeDir?: string;
+  /** How long a request file may stay unanswered (written into it as answer_by). */
+  requestDeadlineMs?: number;
 }

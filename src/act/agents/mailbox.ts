@@ -1,6 +1,7 @@
 // mailbox adapter (the default, needs no config): writes request files under epics/<id>/requests/ for
 // the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
 import { promises as fs } from 'node:fs';
+import { howToAnswer } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
 import { createFileExclusive } from '../../journal/atomic-write.js';
@@ -16,18 +17,32 @@ export function requestFile(req: CancelRequest, kind: MailboxRequest['kind']): s
   return stepFile(req.paths.requestsDir(req.epicId), req.key, kind);
 }
 
-/** The request an orchestrator gets: pure, from the executor's request and the time. */
-export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], nowMs: number): MailboxRequest {
+/** The request an orchestrator gets: pure, from the executor's request, the time and the answer deadline. */
+export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], nowMs: number, deadlineMs?: number): MailboxRequest {
   const t = req.task;
   const out: MailboxRequest = {
-    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, ticket_id: t.ticketId,
+    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId, ticket_id: t.ticketId,
     agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid,
     reason: req.reason, created_at: msToIso(nowMs),
   };
   if (kind === 'redispatch' && 'prompt' in req) {
     Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
   }
+  if (deadlineMs !== undefined) {
+    out.answer_by = msToIso(nowMs + deadlineMs);
+    out.how_to_answer = howToAnswer(kind, out);
+  }
   return JSON.parse(JSON.stringify(out)) as MailboxRequest; // drops undefined fields
+}
+
+/** The answer deadline written in an existing request file (a resumed step reports the original one). */
+async function answerByOf(file: string): Promise<string | undefined> {
+  try {
+    const v = (JSON.parse(await fs.readFile(file, 'utf8')) as { answer_by?: unknown }).answer_by;
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `done` when the request file exists, else `absent`. */
@@ -45,11 +60,14 @@ export async function writeRequest(req: CancelRequest | RedispatchRequest, kind:
   const file = requestFile(req, kind);
   const rel = req.paths.relative(file);
   try {
-    const body = JSON.stringify(buildMailboxRequest(req, kind, deps.clock.nowMs()), null, 2) + '\n';
-    const created = await createFileExclusive(file, body);
+    const nowMs = deps.clock.nowMs();
+    const request = buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs);
+    const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + '\n');
+    const answerBy = created ? request.answer_by : ((await answerByOf(file)) ?? request.answer_by);
+    const lifecycle = { markerPath: file, requestPath: rel, answerBy };
     return created
-      ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, { markerPath: file })
-      : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { markerPath: file, wasAlreadyDone: true });
+      ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle)
+      : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
   } catch (e) {
     return ioFailure(kind, adapter, `writing ${rel}`, e, file);
   }

@@ -2,7 +2,7 @@
 import type { AdapterName, AdapterOp } from '../../contracts/vocabulary.js';
 import type { ActionOutcome, OutcomeCode } from './adapter.js';
 
-type Extra = Partial<Pick<ActionOutcome, 'wasForced' | 'wasAlreadyDone' | 'markerPath'>>;
+type Extra = Partial<Pick<ActionOutcome, 'wasForced' | 'wasAlreadyDone' | 'markerPath' | 'requestPath' | 'answerBy'>>;
 
 /** A step that succeeded now (or had already happened, with `wasAlreadyDone`). */
 export function succeeded(kind: AdapterOp, adapter: AdapterName, detail: string, extra: Extra = {}): ActionOutcome {

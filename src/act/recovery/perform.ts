@@ -13,6 +13,7 @@ import type { CancelRequest } from '../agents/adapter.js';
 import { agentFiles } from '../agents/process-launch.js';
 import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
 import { escalateTicket } from './escalate.js';
+import { writeEscalationNotice } from './escalation-notice.js';
 import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
 import type { ActionSpec, PerformerContext } from './spec.js';
 
@@ -49,12 +50,16 @@ function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
 /** Stop the agent (a step of every action); false when it could not be done. */
 async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' | 'stop_before_redispatch' | 'stop_before_escalation'): Promise<boolean> {
   if (hasStep(ctx, spec.key, 'agent_killed')) return true;
+  // A replacement the orchestrator never started (its request went unanswered) has no agent to stop.
+  if (spec.task.unansweredRequest) return true;
   const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
   if (!out.ok) {
     await fail(ctx, spec, `${step === 'cancel' ? 'cancel' : 'stopping the stalled agent'} failed: ${out.detail}`, out.retryable);
     return false;
   }
-  await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step });
+  // A cancel's request is the orchestrator's to answer; the stop before a redispatch is part of the redispatch request.
+  const request = step === 'cancel' && out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {};
+  await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
   return true;
 }
 
@@ -88,16 +93,18 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
     ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
     ...(out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),
+    ...(out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {}),
   });
 }
 
 async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
   // Stop burning tokens on a ticket a human now owns; a failure here does not hold the escalation.
-  if (!hasStep(ctx, spec.key, 'agent_killed')) {
+  if (!hasStep(ctx, spec.key, 'agent_killed') && !spec.task.unansweredRequest) {
     const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
     if (out.ok) await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step: 'stop_before_escalation' });
   }
   const r = await escalateTicket(ctx, spec);
+  await writeEscalationNotice(ctx, spec, { frictionPath: ctx.paths.relative(r.frictionPath), tracker: r.tracker });
   await journal(ctx, {
     event: 'escalated_to_blocked', ...idsOf(spec.task), key: spec.key, attempt_count: spec.attempt,
     friction_path: ctx.paths.relative(r.frictionPath), tracker: r.tracker, ...(r.detail ? { tracker_detail: r.detail } : {}),
@@ -139,6 +146,8 @@ export function createPerformer(ctx: PerformerContext): ActionPerformer {
         redispatch_attempt: action.attempt, ...(action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {}),
         ...(proc ? { pid: proc.pid, start_ticks: proc.startTicks, boot_id: proc.bootId } : action.task.pid ? { pid: action.task.pid } : {}),
         stall_reason: spec.stallReason, idle_seconds: spec.idleSeconds,
+        ...(action.task.sessionId ? { session_id: action.task.sessionId } : {}),
+        ...(action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}),
       });
       await runSteps(ctx, spec);
     },

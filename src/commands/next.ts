@@ -1,0 +1,99 @@
+// `dispatch-watchdog next --epic-id ID [--json]` (DESIGN §8): run the watchdog (same lock, journal
+// and checks) until something needs the orchestrator, print it, journal that it was printed, exit
+// with the code of the most urgent news. An LLM lead runs it in the background and is woken by its exit.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { CheckResult } from '../check.js';
+import { NEXT_EXIT, type NextDoc } from '../contracts/next.js';
+import { msToIso } from '../contracts/time.js';
+import type { History, RequestRecord } from '../core/history.js';
+import { newsOf, nextReason, type NextNews } from '../core/next.js';
+import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
+import type { DispatchLog } from '../journal/dispatch-log.js';
+import { StatePaths } from '../journal/paths.js';
+import type { ResolvedOptions } from '../options.js';
+import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
+
+type OkResult = Extract<CheckResult, { ok: true }>;
+
+/** The request as its file says (the orchestrator may have deleted it: then what the log knows). */
+async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord): Promise<NextDoc['requests'][number]> {
+  try {
+    const json = JSON.parse(await fs.readFile(path.join(paths.root, r.path), 'utf8')) as NextDoc['requests'][number];
+    return { ...json, path: r.path };
+  } catch {
+    return {
+      schema_version: '1', kind: r.kind, key: r.key, epic_id: epicId, task_id: r.taskId, ticket_id: r.ticketId, created_at: msToIso(r.createdAtMs),
+      answer_by: msToIso(r.answerByMs), ...(r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId, redispatch_attempt: r.attempt } : {}), path: r.path,
+    };
+  }
+}
+
+/** The whole `next` document. */
+export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult): Promise<NextDoc> {
+  const reason = nextReason(news, r.isWaveDone) ?? 'wave_complete';
+  const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
+  const count = (k: string) => r.verdicts.filter((v) => v.kind === k).length;
+  return {
+    schema_version: '1',
+    epic_id: epicId,
+    reason,
+    exit_code: NEXT_EXIT[reason],
+    requests: await Promise.all(news.requests.map((q) => requestObject(paths, epicId, q))),
+    unanswered: news.unanswered.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, ticket_id: q.ticketId, ...(q.recoveryTaskId ? { recovery_task_id: q.recoveryTaskId } : {}), answer_by: msToIso(q.answerByMs) })),
+    escalations: news.escalations.map((e) => ({
+      key: e.key!, ticket_id: e.ticket_id, task_id: e.task_id, friction_path: e.friction_path, tracker: e.tracker ?? 'skipped',
+      notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key!)),
+    })),
+    pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
+    wave: { in_flight: r.verdicts.length - count('terminal') - count('blocked'), terminal: count('terminal'), blocked: count('blocked'), pending_requests: pending.length },
+  };
+}
+
+/** One line per item: each request with its file and the exact thing to do. */
+export function renderNextDoc(doc: NextDoc): string {
+  const lines: string[] = [];
+  for (const q of doc.requests) {
+    const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ''}`;
+    const what = q.kind === 'redispatch'
+      ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file`
+      : `stop ${who}`;
+    lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}`);
+  }
+  for (const u of doc.unanswered) {
+    lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === 'redispatch' ? '; counted as a failed attempt' : ''}`);
+  }
+  for (const e of doc.escalations) {
+    lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
+  }
+  const fresh = new Set(doc.requests.map((q) => q.key));
+  for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
+  const w = doc.wave;
+  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
+  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === 'wave_complete' ? ': the watchdog is done' : ': carry these out, then run next again'}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The `next` behaviour for runWatch. */
+export function nextMode(opts: ResolvedOptions, print: (text: string) => void): NextMode {
+  const paths = new StatePaths(opts.stateDir);
+  return {
+    shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== undefined,
+    async finish(r: OkResult, history: History, log: DispatchLog) {
+      const news = newsOf(history);
+      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
+      print(opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc));
+      // Printed first, journaled second: a crash in between repeats the news rather than lose it.
+      await log.append({
+        event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,
+        requests: news.requests.map((q) => q.key), unanswered: news.unanswered.map((q) => q.key), escalations: news.escalations.map((e) => e.key!),
+      });
+      return doc.exit_code;
+    },
+  };
+}
+
+/** Run `next`; resolves to its exit code. */
+export function runNext(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
+  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
+}

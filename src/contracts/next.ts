@@ -1,0 +1,41 @@
+// What `dispatch-watchdog next --json` prints (DESIGN §8): one document per run, saying why it
+// returned and everything the orchestrator has to know. Pure.
+import * as z from 'zod';
+import { REQUEST_KINDS, RequestSchema } from './request.js';
+import { IsoTimestamp } from './time.js';
+
+export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalation'] as const;
+export type NextReason = (typeof NEXT_REASONS)[number];
+
+/** Exit code of `next` per reason; when several hold, the lowest non-zero wins (requests first). */
+export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: 0, requests: 10, unanswered: 11, escalation: 12 };
+
+const Kind = z.enum(REQUEST_KINDS);
+
+export const NextDocSchema = z
+  .object({
+    schema_version: z.literal('1'),
+    epic_id: z.string(),
+    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > wave_complete).'),
+    exit_code: z.number().int(),
+    requests: z
+      .array(RequestSchema.extend({ path: z.string().describe('State-dir relative path of the request file.') }))
+      .describe('New cancel/redispatch requests to carry out, each as written in its file, plus its path.'),
+    unanswered: z
+      .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), ticket_id: z.string(), recovery_task_id: z.string().optional(), answer_by: IsoTimestamp }))
+      .describe('Requests that passed answer_by without an answer (a redispatch counts as a failed attempt).'),
+    escalations: z
+      .array(z.object({ key: z.string(), ticket_id: z.string(), task_id: z.string(), friction_path: z.string(), tracker: z.string(), notice_path: z.string() }))
+      .describe('Tickets escalated to Blocked: informational, need no answer; do not redispatch them.'),
+    pending: z
+      .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), answer_by: IsoTimestamp, path: z.string() }))
+      .describe('Every request still waiting for an answer, new or printed before.'),
+    wave: z.object({
+      in_flight: z.number().int(),
+      terminal: z.number().int(),
+      blocked: z.number().int(),
+      pending_requests: z.number().int(),
+    }),
+  })
+  .meta({ title: 'NextResult', description: 'stdout of `dispatch-watchdog next --json` (DESIGN §8).' });
+export type NextDoc = z.output<typeof NextDocSchema>;

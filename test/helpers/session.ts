@@ -1,0 +1,45 @@
+// Run the real watch or `next` command in-process on a shared manual clock, with the real
+// adapters (mailbox by default): several runs in a row see one timeline, as an orchestrator would.
+import type { Output } from '../../src/deps.js';
+import { runNext } from '../../src/commands/next.js';
+import { resolveOptions, type WatchdogFlags } from '../../src/options.js';
+import { runWatch } from '../../src/watch.js';
+import { realActionDeps } from '../../src/wiring.js';
+import type { ManualClock } from './manual-clock.js';
+
+export interface Session {
+  out: string[];
+  err: string[];
+  /** Resolves with the exit code. */
+  done: Promise<number>;
+  isDone(): boolean;
+  stop(): void;
+  /** Move the clock by `ms` and wait until the command sleeps again or exits. */
+  advance(ms: number): Promise<void>;
+}
+
+/** Start `dispatch-watchdog [next] ...flags` now; resolves once it sleeps or exits. */
+export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean } = {}): Promise<Session> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const output: Output = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
+  const controller = new AbortController();
+  const resolved = await resolveOptions(flags, {}, process.cwd());
+  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, ...realActionDeps({ clock, env: {} }) };
+  let finished = false;
+  const done = (opts.isNext ? runNext(resolved, deps) : runWatch(resolved, deps)).finally(() => (finished = true));
+  const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);
+  await settled();
+  return {
+    out,
+    err,
+    done,
+    isDone: () => finished,
+    stop: () => controller.abort({ signal: 'SIGTERM' }),
+    advance: async (ms) => {
+      clock.advance(ms);
+      await new Promise((r) => setImmediate(r));
+      await settled();
+    },
+  };
+}
