@@ -11,6 +11,10 @@ import { CommandRecordSchema, LaunchRecordSchema } from '../../src/contracts/mar
 import { RequestSchema } from '../../src/contracts/request.js';
 import { realClock } from '../../src/deps.js';
 import { acquireLock, readLock } from '../../src/journal/lock.js';
+import { ObserveStoreLineSchema, STORE_HEADER } from '../../src/contracts/observe-store.js';
+import { emptyHookState, isHookState } from '../../src/observe/parse/parse-hook-activity.js';
+import { emptyTranscriptState, isTranscriptState } from '../../src/observe/parse/transcript-state.js';
+import { TailStore } from '../../src/observe/read/tail-store.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -57,5 +61,23 @@ describe('adapter marker files', () => {
     const outcome = await launchReplacement(req, [process.execPath, '-e', ''], { clock: realClock });
     expect(outcome.ok).toBe(true);
     expect(LaunchRecordSchema.strict().parse(readJson(launchFile(req)))).toMatchObject({ key: req.key, status: 'launched', pid: outcome.pid, recovery_task_id: req.recoveryTaskId });
+  });
+});
+
+describe('observe stores', () => {
+  it.each([
+    ['transcripts.json', isTranscriptState, emptyTranscriptState],
+    ['hooks.json', isHookState, emptyHookState],
+  ] as const)('%s: a header line, then entries matching ObserveStoreLineSchema that load back', async (name, isState, empty) => {
+    const file = path.join(tempDir(), 'observe', name);
+    const store = new TailStore<object>(file, isState as (v: unknown) => v is object);
+    const entry = { cursor: { dev: 1, ino: 2, offset: 10, lineNo: 3, size: 10, mtimeMs: 5 }, state: empty(), usedAtMs: 7 };
+    await store.save(new Map([['/a.jsonl', entry]]), 7);
+    await store.save(new Map([['/b.jsonl', { ...entry, usedAtMs: 8 }]]), 8);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    expect(lines[0]).toEqual(STORE_HEADER);
+    expect(lines).toHaveLength(3);
+    for (const line of lines) ObserveStoreLineSchema.parse(line);
+    expect([...(await new TailStore<object>(file, isState as (v: unknown) => v is object).load()).keys()]).toEqual(['/a.jsonl', '/b.jsonl']);
   });
 });

@@ -3,6 +3,7 @@
 // tool_use_id; PostToolUse/PostToolUseFailure close it (even when logged first, as async hooks
 // may be); Notification permission_prompt means a human must answer; SubagentStop/Stop mean
 // the agent's turn ended, until the next event shows it working again.
+import { HookStateSchema } from '../../contracts/observe-store.js';
 import type { LineRef } from './line-splitter.js';
 import type { PartialObservation, ToolCall } from './observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
@@ -38,8 +39,7 @@ export function emptyHookState(): HookState {
 
 /** True for a HookState loaded from disk. */
 export function isHookState(v: unknown): v is HookState {
-  const s = v as HookState | null;
-  return !!s && s.version === 1 && s.kind === 'hooks' && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.closedIds);
+  return HookStateSchema.safeParse(v).success;
 }
 
 type Rec = Record<string, unknown>;

@@ -1,5 +1,6 @@
 // What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
 // be kept in memory across checks and persisted across restarts. Pure.
+import { TranscriptStateSchema } from '../../contracts/observe-store.js';
 import type { ApiFailureKind, ToolCall } from './observation.js';
 
 /** Tool calls kept for loop detection (newest last). @defaultValue 20 */
@@ -67,8 +68,7 @@ export function emptyTranscriptState(): TranscriptState {
 
 /** True for a TranscriptState loaded from disk (same version, the lists present). */
 export function isTranscriptState(v: unknown): v is TranscriptState {
-  const s = v as TranscriptState | null;
-  return !!s && s.version === 1 && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.tasks) && typeof s.records === 'number';
+  return TranscriptStateSchema.safeParse(v).success;
 }
 
 /** Long text as its head and tail, so both the opening and the last words survive. */

@@ -7,6 +7,7 @@
 // first out, and nothing unused for `retainMs`. Derived data: a torn or corrupt line costs one
 // cold read of that file, never correctness.
 import { promises as fs } from 'node:fs';
+import { STORE_HEADER, TailCursorSchema } from '../../contracts/observe-store.js';
 import { appendLines, writeFileAtomic } from '../../journal/atomic-write.js';
 import type { TailCursor } from './tail-file.js';
 
@@ -24,18 +25,13 @@ export interface TailStoreOptions {
   retainMs: number;
 }
 
-const HEADER = JSON.stringify({ version: 2 });
+const HEADER = JSON.stringify(STORE_HEADER);
 /** Compact when the file is this many times the size of its live lines (plus some slack). */
 const COMPACT_FACTOR = 4;
 const COMPACT_SLACK_BYTES = 64 * 1024;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-function isCursor(v: unknown): v is TailCursor {
-  if (v === null || typeof v !== 'object') return false;
-  const c = v as Record<string, unknown>;
-  return isNum(c.dev) && isNum(c.ino) && isNum(c.offset) && c.offset >= 0 && isNum(c.size) && isNum(c.mtimeMs);
-}
+const isCursor = (v: unknown): v is TailCursor => TailCursorSchema.safeParse(v).success;
 
 /** What this process knows is in the file: entry sizes and use times, and the file's length. */
 interface DiskModel {
