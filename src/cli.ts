@@ -4,7 +4,7 @@ import { DEFAULTS } from './contracts/defaults.js';
 import { InputError } from './contracts/errors.js';
 import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
-import { realClock, processOutput, type Output } from './deps.js';
+import { detectTerminal, realClock, processOutput, type Output } from './deps.js';
 import { StatePaths } from './journal/paths.js';
 import { armCrashPoint } from './sys/crash-point.js';
 import { printStatus } from './commands/status.js';
@@ -102,7 +102,8 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--json', 'print watchdog.json')
     .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => {
       const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
-      await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs() }, env.output);
+      const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : undefined;
+      await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
       setCode(EXIT.ok);
     });
   teach(program.commands.at(-1)!, {
@@ -287,7 +288,8 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .description('run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit 0 when it went as expected')
     .option('--keep', 'keep the temporary state dir afterwards (kept anyway when the demo fails)')
     .action(async (flags: { keep?: boolean }) => {
-      const isTty = env.output === processOutput && Boolean(process.stdout.isTTY);
+      // TERM=dumb gets plain lines: no cursor movement.
+      const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
       const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
       setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
     });
@@ -386,6 +388,7 @@ export async function runProcess(): Promise<void> {
     stdin: process.stdin,
     watchDeps: {
       clock: realClock,
+      terminal: detectTerminal(process.stdout, process.env),
       signal: controller.signal,
       pid: process.pid,
       makeObservers: realObservers(process.env),

@@ -32,3 +32,19 @@ export const processOutput: Output = {
   out: (t) => void process.stdout.write(t),
   err: (t) => void process.stderr.write(t),
 };
+
+/** What the output can do; only a human's terminal gets a table redrawn in place. */
+export interface Terminal {
+  /** stdout is a terminal that understands cursor movement (not TERM=dumb). */
+  isTty: boolean;
+  /** Colour allowed (a TTY, no NO_COLOR, not TERM=dumb). */
+  hasColor: boolean;
+  /** Current width in characters, read at every redraw (the terminal can be resized). */
+  columns(): number | undefined;
+}
+
+/** Describe a stream as a Terminal, honouring NO_COLOR and TERM=dumb. */
+export function detectTerminal(stream: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): Terminal {
+  const isTty = Boolean(stream.isTTY) && env.TERM !== 'dumb';
+  return { isTty, hasColor: isTty && env.NO_COLOR === undefined, columns: () => stream.columns };
+}

@@ -7,7 +7,8 @@ export interface LoopDeps {
   clock: Clock;
   /** Aborts on SIGINT/SIGTERM: the check in flight finishes, then the loop returns. */
   signal: AbortSignal;
-  onResult?: (r: CheckResult) => void;
+  /** Told every check's result; the next check waits for it (the live view draws before the loop sleeps). */
+  onResult?: (r: CheckResult) => void | Promise<void>;
   /** An input problem seen for the first time (logged once per distinct problem). */
   onNewInputError?: (r: Extract<CheckResult, { ok: false }>) => Promise<void>;
   /** A check failed for a reason other than bad input (told once per distinct message). */
@@ -82,7 +83,7 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     } else {
       seenErrors.clear();
     }
-    deps.onResult?.(r);
+    await deps.onResult?.(r);
     if (r.ok && deps.shouldStop?.(r)) return { reason: 'next', checks, last: r };
     if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks, last: r };
     if (env.isLagged) {

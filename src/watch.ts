@@ -1,11 +1,12 @@
 // The main command: take the epic's lock, replay the log, then run one check (--once) or the
 // loop, and journal start and stop. Returns the exit code (DESIGN §10).
 import { randomUUID } from 'node:crypto';
-import type { Clock, Output } from './deps.js';
+import type { Clock, Output, Terminal } from './deps.js';
+import { createWatchView } from './watch-view.js';
 import type { DispatchEvent } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
 import { InputError, InternalError, WatchdogError } from './contracts/errors.js';
-import { renderEvent, renderStatus } from './core/format.js';
+import { renderStatus } from './core/format.js';
 import { DispatchLog } from './journal/dispatch-log.js';
 import { loadHistory } from './journal/log-summary.js';
 import type { History } from './core/history.js';
@@ -31,6 +32,10 @@ export interface WatchDeps {
   /** Recovery actions (cancel / redispatch / escalate); absent → report only. */
   makePerformer?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => ActionPerformer;
   makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
+  /** The terminal the live view draws on (absent: plain lines). */
+  terminal?: Terminal;
+  /** Plain output: a heartbeat line after this long without one. @defaultValue 300000 */
+  heartbeatMs?: number;
   /** Wake early when the state file changes. @defaultValue true (tests on a manual clock turn it off) */
   shouldWatchStateFile?: boolean;
   /** How a confirming read waits for the state file to stop changing (tests shorten it). */
@@ -46,9 +51,9 @@ export interface NextMode {
   finish(r: Extract<CheckResult, { ok: true }>, history: History, log: DispatchLog): Promise<number>;
 }
 
-function printResult(r: CheckResult, opts: ResolvedOptions, out: Output) {
+function printResult(r: CheckResult, opts: ResolvedOptions, out: Output, terminal?: Terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}\n`);
-  out.out(opts.isJson ? JSON.stringify(r.report) + '\n' : renderStatus(r.report));
+  out.out(opts.isJson ? JSON.stringify(r.report) + '\n' : renderStatus(r.report, { columns: terminal?.isTty ? terminal.columns() : undefined }));
 }
 
 /** Run the watchdog for one epic. */
@@ -59,7 +64,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };
   const out = deps.output;
 
-  const live = !opts.isOnce && !opts.isJson && !next ? (e: DispatchEvent) => out.out(renderEvent(e) + '\n') : undefined;
+  const view =
+    !opts.isOnce && !opts.isJson && !next
+      ? createWatchView(out, { epicId: opts.epicId, paths, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
+      : undefined;
+  const live = view ? (e: DispatchEvent) => view.event(e) : undefined;
   // Take the lock before reading the log, so the history includes the previous holder's last line.
   const lock: HeldLock | undefined = isReadOnly
     ? undefined
@@ -87,7 +96,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     if (opts.isOnce) {
       const r = await runCheck(env, clock.nowMs());
       for (const o of env.observers) await o.flush?.(clock.nowMs());
-      printResult(r, opts, out);
+      printResult(r, opts, out, deps.terminal);
       if (!r.ok) {
         await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         return EXIT.input;
@@ -111,18 +120,24 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       clock,
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
-      onResult: (r) => {
+      onResult: async (r) => {
         if (opts.isJson && !next) printResult(r, opts, out);
+        await view?.result(r);
       },
       shouldStop: next ? (r) => next.shouldStop(r, history) : undefined,
-      onCheckError: (e) => out.err(`dispatch-watchdog: a check failed: ${(e as Error)?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`),
+      onCheckError: (e) => {
+        out.err(`dispatch-watchdog: a check failed: ${(e as Error)?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`);
+        view?.interrupt();
+      },
       onNewInputError: async (r) => {
         await log!.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         if (opts.isJson) return;
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
+        view?.interrupt();
       },
     }).finally(() => waker?.close());
     for (const o of env.observers) await o.flush?.(clock.nowMs());
+    await view?.flush();
     const code = next && end.last && end.reason !== 'signal' ? await next.finish(end.last, history, log!) : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });

@@ -36,9 +36,9 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
 }
 
 /** Print the last check: the table, or the document itself with --json. */
-export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number }, out: Output): Promise<void> {
+export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number; columns?: number }, out: Output): Promise<void> {
   const doc = await readWatchdogJson(paths, epicId);
   if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + '\n');
   const ageSeconds = doc.watchdog.evaluated_at_override ? undefined : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1000));
-  out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId) }));
+  out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
 }

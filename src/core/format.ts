@@ -2,12 +2,21 @@
 import type { DispatchEvent } from '../contracts/events.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
 
-const fmtSecs = (s: number | null | undefined) => {
+export const fmtSecs = (s: number | null | undefined) => {
   if (s === null || s === undefined) return '-';
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 };
+
+/** Cut `s` to `n` characters with an ellipsis; whitespace runs (newlines too) become one space unless told not to. */
+export function cut(s: string, n: number, isFlattened = true): string {
+  const flat = isFlattened ? s.replace(/\s+/g, ' ') : s;
+  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + '…';
+}
+
+/** Longest reason shown in a table; --json has it whole. */
+export const MAX_REASON_CHARS = 100;
 
 /** Lay out rows as aligned columns; the last column is not padded. */
 export function renderTable(header: string[], rows: string[][]): string {
@@ -21,7 +30,7 @@ export function renderTable(header: string[], rows: string[][]): string {
 }
 
 /** The `status` table of one watchdog.json: task, ticket, verdict, idle vs window, exemptions, reason. */
-export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string } = {}): string {
+export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
   const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
   const head =
@@ -35,7 +44,13 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
     t.exemptions.join(',') || '-',
     t.reason,
   ]);
-  const table = renderTable(['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'EXEMPTIONS', 'REASON'], rows);
+  const header = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'EXEMPTIONS', 'REASON'];
+  // A reason can run to hundreds of characters (an unknown row quotes what it could not read): cut it
+  // to the terminal when we know its width, else to MAX_REASON_CHARS.
+  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2).reduce((a, b) => a + b, 0);
+  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
+  for (const r of rows) r[5] = cut(r[5]!, Math.min(room, MAX_REASON_CHARS));
+  const table = renderTable(header, rows);
   const actions = doc.stalls_detected
     .map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ''}, attempt ${st.redispatch_attempt}`)
     .join('\n');

@@ -25,6 +25,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['options.ts', 6],
   ['check.ts', 6],
   ['loop.ts', 7],
+  ['watch-view.ts', 8],
   ['watch.ts', 8],
   ['commands/', 8],
   ['wiring.ts', 9],

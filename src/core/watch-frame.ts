@@ -1,0 +1,142 @@
+// What a person watching the loop sees: the wave as a table (verdict, idle / window, next
+// deadline, exemption and why, requests), a heartbeat line, and change lines. Pure: the shell
+// passes the check, the time and the terminal's width.
+import type { ExemptionName } from '../contracts/vocabulary.js';
+import type { WatchdogJson } from '../contracts/watchdog-json.js';
+import { cut, fmtSecs } from './format.js';
+
+export { cut };
+
+/** One check as the view needs it. */
+export interface FrameInput {
+  report: WatchdogJson;
+  /** Task id → when it would be called stalled if nothing changes (in-flight tasks only). */
+  deadlines: ReadonlyMap<string, number>;
+  /** Task id → kinds of request files waiting for the orchestrator. */
+  requests: ReadonlyMap<string, readonly string[]>;
+  nowMs: number;
+}
+
+/** Why each exemption widens the window, in a few words. */
+const EXEMPTION_WHY: { readonly [N in ExemptionName]: (lastTool: string | null) => string } = {
+  bash_long_timeout: () => 'long Bash call (its own timeout)',
+  rate_limit: () => 'backing off a rate limit',
+  ci_polling: () => 'Bash polling CI',
+  open_tool_call: (tool) => `${tool ?? 'tool'} call still open`,
+};
+
+type Task = WatchdogJson['tasks'][number];
+
+/** `bash_long_timeout: long Bash call (its own timeout)`, or '-'. */
+export function exemptionWhy(t: Pick<Task, 'exemptions' | 'last_tool'>): string {
+  return t.exemptions.map((x) => `${x}: ${EXEMPTION_WHY[x](t.last_tool)}`).join('; ') || '-';
+}
+
+const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+
+/** `10:12:00 (in 1m40s)`, or '-' for a task that cannot stall. */
+export function deadlineCell(deadlineMs: number | undefined, nowMs: number): string {
+  if (deadlineMs === undefined) return '-';
+  const left = Math.round((deadlineMs - nowMs) / 1000);
+  return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
+}
+
+const verdictText = (t: Task) => (t.verdict === 'stalled' ? 'STALLED' : t.verdict === 'terminal' ? `done (${t.status})` : t.verdict);
+
+export const WATCH_HEADER = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'STALLS AT', 'REQUESTS', 'WHY'] as const;
+
+/** The table's cells, one row per task. */
+export function frameRows(f: FrameInput): string[][] {
+  return f.report.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    verdictText(t),
+    t.idle_seconds === null ? '-' : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.verdict === 'healthy' ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : '-',
+    f.requests.get(t.task_id)?.join(',') || '-',
+    // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
+    t.verdict === 'healthy' ? exemptionWhy(t) : t.verdict === 'terminal' ? '-' : t.reason,
+  ]);
+}
+
+/**
+ * Lay out a table within `columns`: the last column is cut first (down to 12 characters), then
+ * columns are dropped from `dropOrder`, then each line is cut. Returns lines and the start
+ * offset of every kept column (so the shell can colour a cell).
+ */
+export function fitTable(header: readonly string[], rows: readonly string[][], columns: number, dropOrder: readonly number[]): { lines: string[]; kept: number[]; offsets: number[] } {
+  let kept = header.map((_, i) => i);
+  const widthOf = (i: number) => Math.max(header[i]!.length, ...rows.map((r) => (r[i] ?? '').replace(/\s+/g, ' ').length));
+  const total = (cols: number[], lastW: number) => cols.slice(0, -1).reduce((s, i) => s + widthOf(i) + 2, 0) + lastW;
+  const last = () => kept[kept.length - 1]!;
+  let lastW = widthOf(last());
+  for (const drop of [undefined, ...dropOrder]) {
+    if (drop !== undefined) {
+      kept = kept.filter((i) => i !== drop);
+      lastW = widthOf(last());
+    }
+    if (total(kept, lastW) <= columns) break;
+    const room = columns - total(kept, 0);
+    if (room >= Math.min(12, lastW)) {
+      lastW = room;
+      break;
+    }
+  }
+  const offsets: number[] = [];
+  let at = 0;
+  for (const i of kept.slice(0, -1)) {
+    offsets.push(at);
+    at += widthOf(i) + 2;
+  }
+  offsets.push(at);
+  const line = (cells: readonly string[]) =>
+    cut(kept.map((i, k) => (k === kept.length - 1 ? cut(cells[i] ?? '', lastW) : cut(cells[i] ?? '', widthOf(i)).padEnd(widthOf(i)))).join('  ').trimEnd(), columns, false);
+  return { lines: [line(header), ...rows.map(line)], kept, offsets };
+}
+
+/** Tasks per verdict, `2 healthy, 1 STALLED, 3 done`. */
+export function countsLine(report: WatchdogJson): string {
+  const counts = new Map<string, number>();
+  for (const t of report.tasks) counts.set(t.verdict, (counts.get(t.verdict) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} ${k === 'terminal' ? 'done' : k === 'stalled' ? 'STALLED' : k}`).join(', ') || 'no tasks';
+}
+
+/** The earliest deadline of a healthy task: `t2 (P-2) at 10:12:00 (in 1m40s)`. */
+export function nextDeadline(f: FrameInput): string | undefined {
+  let best: Task | undefined;
+  let bestMs = Infinity;
+  for (const t of f.report.tasks) {
+    const d = f.deadlines.get(t.task_id);
+    if (t.verdict === 'healthy' && d !== undefined && d < bestMs) [best, bestMs] = [t, d];
+  }
+  return best ? `${best.task_id} (${best.ticket_id}) at ${deadlineCell(bestMs, f.nowMs)}` : undefined;
+}
+
+/** The line a non-terminal output prints every few minutes, so silence never means "dead". */
+export function heartbeatLine(f: FrameInput): string {
+  const pending = [...f.requests.values()].reduce((s, k) => s + k.length, 0);
+  const next = nextDeadline(f);
+  return (
+    `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report)}` +
+    (next ? `; next possible stall ${next}` : '') +
+    (pending ? `; ${pending} request(s) waiting for the orchestrator` : '')
+  );
+}
+
+/** What changed since the previous check that the log's events do not say: completions and exemptions. */
+export function changeLines(prev: WatchdogJson | undefined, f: FrameInput): string[] {
+  const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
+  const lines: string[] = [];
+  const at = hhmmss(f.nowMs);
+  for (const t of f.report.tasks) {
+    const p = before.get(t.task_id);
+    const who = `${t.task_id} (${t.ticket_id})`;
+    if ((t.verdict === 'terminal' || t.verdict === 'blocked') && p && p.verdict !== t.verdict) lines.push(`${at} ${who} ${t.verdict === 'terminal' ? `finished: ${t.status}` : 'is blocked'}`);
+    if (t.verdict === 'terminal' || t.verdict === 'blocked') continue;
+    const was = p?.exemptions.join(',') ?? '';
+    const now = t.exemptions.join(',');
+    if (was === now) continue;
+    lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
+  }
+  return lines;
+}

@@ -1,0 +1,123 @@
+// The live view of `dispatch-watchdog --epic-id ID` for a person: on a terminal, the wave as a
+// table redrawn in place after every check with the latest events under it; otherwise plain
+// lines (each event, what changed, and a heartbeat every few minutes). --json and --once do not use it.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { DispatchEvent } from './contracts/events.js';
+import { RequestSchema } from './contracts/request.js';
+import type { WatchdogJson } from './contracts/watchdog-json.js';
+import type { Output, Terminal } from './deps.js';
+import { renderEvent } from './core/format.js';
+import { WATCH_HEADER, changeLines, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
+import type { StatePaths } from './journal/paths.js';
+import type { CheckResult } from './check.js';
+
+export interface WatchViewOptions {
+  epicId: string;
+  paths: StatePaths;
+  terminal: Terminal;
+  /** Plain output: a heartbeat line after this long without one. @defaultValue 300000 */
+  heartbeatMs?: number;
+  /** Events kept under the table. @defaultValue 10 */
+  feedLines?: number;
+}
+
+export interface WatchView {
+  /** A line the log just wrote. */
+  event(e: DispatchEvent): void;
+  /** A check finished (ok or not); resolves once it is drawn. */
+  result(r: CheckResult): Promise<void>;
+  /** Something else was written to the terminal: start the next frame below it. */
+  interrupt(): void;
+  /** Wait until every update is written. */
+  flush(): Promise<void>;
+}
+
+/** Request files waiting for the orchestrator, by task id. Until requests have a lifecycle, every file counts. */
+async function readRequests(paths: StatePaths, epicId: string): Promise<Map<string, string[]>> {
+  const dir = paths.requestsDir(epicId);
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const out = new Map<string, string[]>();
+  for (const n of names.filter((n) => n.endsWith('.json')).sort()) {
+    const parsed = RequestSchema.safeParse(await fs.readFile(path.join(dir, n), 'utf8').then(JSON.parse, () => undefined));
+    if (!parsed.success) continue;
+    out.set(parsed.data.task_id, [...(out.get(parsed.data.task_id) ?? []), parsed.data.kind]);
+  }
+  return out;
+}
+
+const PAINT: Record<string, string> = { STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
+
+export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
+  const heartbeatMs = o.heartbeatMs ?? 300_000;
+  const feed: string[] = [];
+  let frame: FrameInput | undefined;
+  let prev: WatchdogJson | undefined;
+  let lastPlainMs: number | undefined;
+  let drawn = 0;
+  let queue = Promise.resolve();
+
+  const paint = (text: string, code: string | undefined) => (o.terminal.hasColor && code ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+  function redraw() {
+    const columns = Math.max(40, (o.terminal.columns() ?? 100) - 1);
+    const lines: string[] = [];
+    if (frame) {
+      const r = frame.report;
+      const next = nextDeadline(frame);
+      lines.push(
+        `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
+        `${countsLine(r)}${next ? `  next possible stall: ${next}` : ''}`.slice(0, columns),
+        '',
+      );
+      // Narrow terminals lose the requests, ticket and deadline columns before the rows get cut.
+      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
+      const v = t.kept.indexOf(2);
+      t.lines.forEach((line, i) => {
+        if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, '1') : line);
+        const at = t.offsets[v]!;
+        const word = frame!.report.tasks[i - 1]!.verdict === 'stalled' ? 'STALLED' : frame!.report.tasks[i - 1]!.verdict;
+        const cell = line.slice(at).split('  ')[0]!;
+        lines.push(line.slice(0, at) + paint(cell, PAINT[word]) + line.slice(at + cell.length));
+      });
+    } else {
+      lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
+    }
+    lines.push('', paint('events', '1'), ...feed.slice(-(o.feedLines ?? 10)).map((l) => (l.length > columns ? l.slice(0, columns - 1) + '…' : l)));
+    // Back to the start of the previous frame, clear to the end of the screen, draw.
+    out.out((drawn > 0 ? `\x1b[${drawn}F\x1b[J` : '') + lines.join('\n') + '\n');
+    drawn = lines.length;
+  }
+
+  function plain(line: string, nowMs: number) {
+    out.out(line + '\n');
+    lastPlainMs = nowMs;
+  }
+
+  return {
+    event(e) {
+      const line = renderEvent(e);
+      if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
+      feed.push(line);
+      if (frame) redraw();
+    },
+    result(r) {
+      if (!r.ok) return queue;
+      return (queue = queue.then(async () => {
+        const deadlines = new Map<string, number>();
+        for (const v of r.verdicts) if (v.deadlineMs !== undefined) deadlines.set(v.taskId, v.deadlineMs);
+        frame = { report: r.report, deadlines, requests: await readRequests(o.paths, o.epicId), nowMs: r.nowMs };
+        if (o.terminal.isTty) redraw();
+        else {
+          for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
+          if (lastPlainMs === undefined || prev === undefined || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(frame), r.nowMs);
+        }
+        prev = r.report;
+      }));
+    },
+    interrupt() {
+      drawn = 0;
+    },
+    flush: () => queue,
+  };
+}

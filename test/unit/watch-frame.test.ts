@@ -1,0 +1,55 @@
+// Tables that fit: reasons cut in the status table (whole in --json), terminal detection, the frame's cells.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkWave } from '../../src/check-wave.js';
+import { renderStatus } from '../../src/core/format.js';
+import { deadlineCell, exemptionWhy, fitTable } from '../../src/core/watch-frame.js';
+import { detectTerminal } from '../../src/deps.js';
+import { REPO_ROOT } from '../helpers/cli.js';
+
+async function exampleReport() {
+  const r = await checkWave({ stateDir: path.join(REPO_ROOT, '.onex_state.example'), epicId: 'PROJ-1000', nowMs: Date.parse('2026-04-02T10:10:00Z'), shouldReadClaudeCode: false });
+  return r.report;
+}
+
+describe('status table', () => {
+  it('cuts a 300-character reason (one line, ellipsis); the document keeps it whole', async () => {
+    const doc = await exampleReport();
+    const long = `status "${'y'.repeat(150)}\n${'z'.repeat(150)}" is not one we know`;
+    doc.tasks[0]!.reason = long;
+    const lines = renderStatus(doc).split('\n');
+    const row = lines.find((l) => l.startsWith('task-1001'))!;
+    expect(row).toMatch(/status "y+…$/);
+    expect(row.length).toBeLessThan(180);
+    expect(lines.length).toBe(renderStatus(doc).split('\n').length);
+    expect(doc.tasks[0]!.reason).toBe(long);
+    // On a known narrow terminal the reason gets what is left of the width (at least 20 characters).
+    const narrow = renderStatus(doc, { columns: 80 }).split('\n').find((l) => l.startsWith('task-1001'))!;
+    expect(narrow).toMatch(/ status "y{10,}…$/);
+    expect(narrow.length).toBeLessThan(row.length);
+  });
+});
+
+describe('terminal detection', () => {
+  it.each([
+    [{ isTTY: true, columns: 80 }, {}, true, true],
+    [{ isTTY: true, columns: 80 }, { NO_COLOR: '1' }, true, false],
+    [{ isTTY: true, columns: 80 }, { TERM: 'dumb' }, false, false],
+    [{ isTTY: false }, {}, false, false],
+  ])('%j with %j: tty %s, colour %s', (stream, env, isTty, hasColor) => {
+    const t = detectTerminal(stream, env);
+    expect([t.isTty, t.hasColor]).toEqual([isTty, hasColor]);
+  });
+});
+
+describe('frame cells', () => {
+  it('deadline, exemption reasons, and a table that drops columns before cutting rows', () => {
+    const now = Date.parse('2026-04-02T10:00:00Z');
+    expect(deadlineCell(now + 90_000, now)).toBe('10:01:30 (in 90s)');
+    expect(deadlineCell(now - 1000, now)).toBe('09:59:59 (passed)');
+    expect(exemptionWhy({ exemptions: ['open_tool_call', 'rate_limit'], last_tool: 'WebFetch' })).toBe('open_tool_call: WebFetch call still open; rate_limit: backing off a rate limit');
+    const t = fitTable(['A', 'BBBB', 'C'], [['a1', 'b'.repeat(30), 'c'.repeat(40)]], 30, [1]);
+    expect(t.kept).toEqual([0, 2]);
+    expect(t.lines).toEqual(['A   C', `a1  ${'c'.repeat(25)}…`]);
+  });
+});
