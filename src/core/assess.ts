@@ -7,7 +7,13 @@ import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
 
-export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun' | 'request_unanswered';
+/**
+ * Why a task is `stalled`: silent too long (`inactivity`), never started, an open call past its
+ * own timeout, a redispatch request nobody answered, or its turn ended on an API error it gave
+ * up on (DESIGN §5 "failed"): `context_exhausted` ("Prompt is too long": the redispatch narrows
+ * the scope harder) or `api_error`.
+ */
+export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun' | 'request_unanswered' | 'api_error' | 'context_exhausted';
 
 export interface Verdict {
   kind: VerdictKind;
@@ -122,6 +128,15 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     });
   }
 
+  // 4'. Failed: the agent's own record says it gave up on the API. Acted on like a stall, at once.
+  if (obs.failed) {
+    const f = obs.failed;
+    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : 'api_error';
+    const what = f.kind === 'context_exhausted' ? 'the agent ran out of context' : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
+    const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
+    return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs });
+  }
+
   // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.
   if (task.isOwnReplacement && obs.finished) {
     return verdict('terminal', `the agent finished (${obs.finished.kind})${task.hasExited ? ' and its process exited' : ''}`);
@@ -191,7 +206,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   }
   const err = repeatedError(obs.recentCalls);
   if (err.error && err.count >= policy.loopErrorCount) {
-    return verdict('looping', `same error ${err.count} times: ${err.error.slice(0, 80)}`, timing);
+    return verdict('looping', `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, ' ').slice(0, 80)}`, timing);
   }
 
   // 8. Healthy.

@@ -107,6 +107,16 @@ describe('renderRecoveryPrompt', () => {
     expect(prompt).toContain(text);
   });
 
+  it('context exhaustion narrows the scope harder; an API give-up is not called a stall of N s', () => {
+    const out = renderRecoveryPrompt(buildCheckpoint(input({ stallReason: 'context_exhausted' })), { checkpointPath: '/c.yaml' });
+    expect(out).toContain('The previous agent ran out of context ("Prompt is too long") and stopped');
+    expect(out).toContain('- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.');
+    expect(prompt).not.toContain('CONTEXT IS THE CONSTRAINT');
+    const api = renderRecoveryPrompt(buildCheckpoint(input({ stallReason: 'api_error' })), { checkpointPath: '/c.yaml' });
+    expect(api).toContain('The previous agent stopped on an API error it gave up on');
+    expect(api).not.toContain('CONTEXT IS THE CONSTRAINT');
+  });
+
   it('says what to do when the evidence lists no work', () => {
     const bare = renderRecoveryPrompt(buildCheckpoint(input()), { checkpointPath: '/c.yaml' });
     expect(bare).toContain('Remaining work: not recorded. Work out what is still missing for PROJ-1001');

@@ -122,3 +122,13 @@ describe('inheritSessionPrompt', () => {
     if (w) expect(w).toEqual({ kind: 'permission_prompt', sinceMs: ms(10), detail: 'in the main session: Bash' });
   });
 });
+
+describe('StopFailure (issue 10 cause 6)', () => {
+  it('is a failure until the agent works again; "prompt too long" is context exhaustion', () => {
+    const failed = activity([[0, 'PreToolUse', pre('t1')], [1, 'StopFailure', { error: 'overloaded' }]]);
+    expect(failed.part.failed).toEqual({ kind: 'overloaded', atMs: ms(1), detail: 'StopFailure: overloaded' });
+    expect(activity([[1, 'StopFailure', { error: 'prompt_too_long' }]]).part.failed?.kind).toBe('context_exhausted');
+    const resumed = activity([[1, 'StopFailure', { error: 'overloaded' }], [60, 'UserPromptSubmit'], [61, 'PreToolUse', pre('t2')]]);
+    expect(resumed.part.failed).toBeUndefined();
+  });
+});

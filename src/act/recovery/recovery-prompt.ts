@@ -27,10 +27,24 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
   const remaining = cp.remaining_work.length > 0
     ? `Remaining work (ONLY do these):\n${list(cp.remaining_work, true)}`
     : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
+  const isOutOfContext = cp.stall_reason === 'context_exhausted';
+  const why = isOutOfContext
+    ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ''}. Its approach read too much: yours must not.`
+    : cp.stall_reason === 'api_error'
+      ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ''}.`
+      : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
+  // Context exhaustion is what the narrow scope exists for: narrow it harder.
+  const contextRules = isOutOfContext
+    ? [
+        '- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.',
+        '- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.',
+        '- Do not explore beyond the files the remaining items name.',
+      ]
+    : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     '',
-    `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`,
+    why,
     `Checkpoint: ${where.checkpointPath}`,
     'Read the checkpoint first: it records what was done and what remains.',
     '',
@@ -42,6 +56,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
     '- Do NOT re-do completed work; read the checkpoint for details.',
     '- Do only the remaining work above; nothing else from the original ticket.',
     '- Use targeted reads: Read with offset/limit and grep for the lines you need; never read large files or logs whole, to avoid exhausting your context.',
+    ...contextRules,
     '- Give long commands an explicit timeout, and do not wait on output that may never come.',
     `- If you get stuck on the same step${tool ? ` (${tool.split(' (')[0]})` : ''}, do not keep retrying: write a diagnosis doc to ${diagnosisPath(where.checkpointPath, cp.attempt)} (what you tried, what failed, what you suspect) and stop.`,
   ].join('\n');

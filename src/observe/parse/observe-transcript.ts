@@ -3,7 +3,7 @@
 import type { PartialObservation } from './observation.js';
 import { summarizeTranscript, type TranscriptFacts } from './parse-transcript.js';
 import { isSubagentTool } from './parse-transcript-record.js';
-import type { TranscriptState } from './transcript-state.js';
+import { pickLastTool, type TranscriptState } from './transcript-state.js';
 
 /** A subagent transcript (`<session>/subagents/agent-<id>.jsonl`) read next to its parent. */
 export interface ChildTranscript {
@@ -49,5 +49,9 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   const newest = childMs.length > 0 ? Math.max(...childMs) : undefined;
   if (newest !== undefined && (part.lastProgressMs === undefined || newest > part.lastProgressMs)) part.lastProgressMs = newest;
   part.waitingOnChildren = { agentIds: waited.map((c) => c.agentId), lastProgressMs: newest };
+  // The busiest child's open call is the call the agent waits on: its own timeout holds the window.
+  const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0]!;
+  const childCall = pickLastTool(busiest.state);
+  if (childCall?.isOpen && !childCall.isBackground) part.lastTool = { ...childCall, isOpenKnown: true };
   return part;
 }

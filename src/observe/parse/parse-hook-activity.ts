@@ -5,7 +5,7 @@
 // the agent's turn ended, until the next event shows it working again.
 import { HookStateSchema } from '../../contracts/observe-store.js';
 import type { LineRef } from './line-splitter.js';
-import type { PartialObservation, ToolCall } from './observation.js';
+import type { ApiFailureKind, PartialObservation, ToolCall } from './observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 
@@ -59,7 +59,10 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
   const toolUseId = str(l.tool_use_id);
   // Post hooks run async (they may land late): they neither resume a stopped agent nor answer
   // a prompt, except the Post of the very call the prompt was raised for.
-  if (!POSTS.has(event) && !ENDS.has(event) && event !== 'Notification') s.stopped = undefined;
+  if (!POSTS.has(event) && !ENDS.has(event) && event !== 'Notification') {
+    s.stopped = undefined;
+    s.stopFailure = undefined;
+  }
   if (s.waiting && (ENDS.has(event) || ['SubagentStart', 'UserPromptSubmit'].includes(event) || (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))) {
     s.waiting = undefined;
   }
@@ -135,6 +138,16 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
   return undefined;
 }
 
+/** The StopFailure hook's `error` as a failure kind. */
+function stopFailureKind(error: string | undefined): ApiFailureKind {
+  if (!error) return 'api_error';
+  if (/prompt.?too.?long|context/i.test(error)) return 'context_exhausted';
+  if (/overloaded/i.test(error)) return 'overloaded';
+  if (/rate.?limit/i.test(error)) return 'rate_limit';
+  if (/connect|network/i.test(error)) return 'connection';
+  return 'api_error';
+}
+
 /** The evidence in hook activity, as one source for mergeObservations. */
 export function summarizeHooks(s: HookState): PartialObservation {
   const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.map((c) => ({ ...c })) };
@@ -146,6 +159,7 @@ export function summarizeHooks(s: HookState): PartialObservation {
   if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
   else if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (s.stopped && !s.stopped.backgroundRunning) part.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
+  if (s.stopFailure) part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
   return part;
 }
 

@@ -207,6 +207,7 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
   // notifications (the agent's answer to them resumes it) and local commands do not.
   if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) s.turnEndedMs = undefined;
+  if ((actor === 'human' && !isCommand) || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) s.hasTurnStart = true;
   switch (type) {
     case 'assistant':
       return applyAssistant(s, rec, atMs);

@@ -46,6 +46,8 @@ export interface TranscriptState {
   finalTextMs?: number;
   /** This Claude Code writes no turn-end record (1.0.x, or a scripted `-p`/SDK run): a final answer ends the turn. */
   hasNoTurnEndRecords?: boolean;
+  /** A turn boundary (a prompt, a turn end, a compaction summary) was read: a tail start has enough context. */
+  hasTurnStart?: boolean;
   /** A manual `/compact` is under way: its records are the human's, not the agent's. */
   isManualCompact?: boolean;
   /** A final `type:"result"` record (stream-json output) was seen. */

@@ -35,6 +35,11 @@ export interface TailHandlers {
 export interface TailOptions {
   /** A cold start reads at most this many bytes from the end. @defaultValue 262144 (256 KB) */
   tailBytes: number;
+  /**
+   * A cold start whose tail lacks what the parser needs (a turn boundary) reads further back,
+   * quadrupling, up to this many bytes from the end. @defaultValue 4194304 (4 MB)
+   */
+  maxColdBytes: number;
   /** A longer line is skipped with a diagnostic. @defaultValue 8388608 (8 MB) */
   maxLineBytes: number;
   /** Read size. @defaultValue 65536 */
@@ -42,7 +47,7 @@ export interface TailOptions {
 }
 
 /** 256 KB cold-start tail, 8 MB line cap, 64 KB reads. */
-export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
 
 export type TailReadResult =
   | { ok: true; position: TailPosition; size: number; mtimeMs: number; reset?: ResetReason }
@@ -73,7 +78,7 @@ export class TailReader {
   }
 
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
-  async read(file: string, prev: TailPosition | undefined, h: TailHandlers): Promise<TailReadResult> {
+  async read(file: string, prev: TailPosition | undefined, h: TailHandlers, coldBytes = this.opts.tailBytes): Promise<TailReadResult> {
     // One stat first: an unchanged file (the common case in a steady check) is never opened.
     // Synchronous on purpose: a cached stat costs microseconds, an awaited one a thread-pool round trip.
     let pre;
@@ -106,7 +111,7 @@ export class TailReader {
       else if (st.size > pos.splitter.fedTo && !(await this.continuesAt(handle, pos.splitter))) reset = 'rewritten';
       if (reset || !pos) {
         h.reset(reset ?? 'cold');
-        pos = this.coldPosition(st.size);
+        pos = this.coldPosition(st.size, coldBytes);
       }
       const s = pos.splitter;
       while (s.fedTo < st.size) {
@@ -135,10 +140,10 @@ export class TailReader {
   }
 
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
-  private coldPosition(size: number): TailPosition {
-    if (size <= this.opts.tailBytes) return positionFromCursor({ dev: 0, ino: 0, offset: 0, lineNo: 1, size: 0, mtimeMs: 0 });
+  private coldPosition(size: number, tailBytes: number): TailPosition {
+    if (size <= tailBytes) return positionFromCursor({ dev: 0, ino: 0, offset: 0, lineNo: 1, size: 0, mtimeMs: 0 });
     // Start one byte early: if that byte is a newline, only it is dropped and no line is lost.
-    const start = size - this.opts.tailBytes - 1;
+    const start = size - tailBytes - 1;
     return { cursor: { dev: 0, ino: 0, offset: start, size: 0, mtimeMs: 0 }, splitter: createLineSplitter(start, { skipFirst: true }) };
   }
 

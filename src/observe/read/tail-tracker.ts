@@ -14,6 +14,8 @@ export interface TailParser<S> {
   line(state: S, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined;
   /** Count a line skipped for being over the size cap. */
   skipped?(state: S): void;
+  /** False when a tail start missed something the verdict needs: read further back (bounded). */
+  hasContext?(state: S): boolean;
 }
 
 export type TrackResult<S> =
@@ -124,7 +126,7 @@ export class TailTracker<S> {
     const prev = await this.entryFor(file);
     let state = prev?.state ?? this.parser.empty();
     const parser = this.parser;
-    const res = await this.reader.read(file, prev?.position, {
+    const read = (position: TailPosition | undefined, coldBytes?: number) => this.reader.read(file, position, {
       reset: () => {
         state = parser.empty();
       },
@@ -137,7 +139,14 @@ export class TailTracker<S> {
         const cap = this.reader.opts.maxLineBytes;
         this.diag({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
       },
-    });
+    }, coldBytes);
+    let res = await read(prev?.position);
+    // A tail start that begins mid-turn reads further back, so a cold check judges like the loop.
+    for (let bytes = this.reader.opts.tailBytes; res.ok && res.reset && res.size > bytes && parser.hasContext && !parser.hasContext(state); ) {
+      if (bytes >= this.reader.opts.maxColdBytes) break;
+      bytes = Math.min(bytes * 4, this.reader.opts.maxColdBytes);
+      res = await read(undefined, bytes);
+    }
     if (!res.ok) {
       // Whatever was folded in before the failure no longer matches a position: start over next time.
       this.entries.delete(file);

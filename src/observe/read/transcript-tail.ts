@@ -10,5 +10,5 @@ import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '.
 /** A tracker of transcript files under a state dir `root`, reading through `reader`. */
 export function createTranscriptTail(root: string, reader: TailReader, opts: { isPersistent: boolean }): TailTracker<TranscriptState> {
   const store = opts.isPersistent ? new TailStore(path.join(root, 'observe', 'transcripts.json'), isTranscriptState) : undefined;
-  return new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine, skipped: (s) => void s.skippedLines++ }, store);
+  return new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine, skipped: (s) => void s.skippedLines++, hasContext: (s) => s.hasTurnStart === true }, store);
 }
