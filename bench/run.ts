@@ -1,12 +1,21 @@
 // `npm run bench`: every benchmark, each against its naive baseline in the same run.
+// `npm run bench -- --quick`: the issue-12 figures on smaller data (under 2 minutes).
 import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
+import { benchFleetScale, FULL, machine, QUICK } from './fleet-scale.js';
 import { benchTail } from './tail.js';
 
-const benches = [benchCheck200, benchCheckTranscripts, benchTail];
-
-process.stdout.write(`dispatch-watchdog benchmarks (node ${process.version}, ${process.platform}/${process.arch})\n`);
-for (const bench of benches) {
-  const r = await bench();
-  process.stdout.write(`\n${r.name}\n${r.lines.map((l) => `  ${l}`).join('\n')}\n`);
+const quick = process.argv.includes('--quick');
+const out = (s: string) => process.stdout.write(s + '\n');
+const t0 = performance.now();
+out(`dispatch-watchdog benchmarks${quick ? ' (--quick: smaller data)' : ''}: ${machine()}`);
+out(`\nfleet scale (issue 12)`);
+const figures = await benchFleetScale(quick ? QUICK : FULL, (l) => out(`  ${l}`));
+if (!quick) {
+  for (const bench of [benchCheck200, benchCheckTranscripts, benchTail]) {
+    const r = await bench();
+    out(`\n${r.name}\n${r.lines.map((l) => `  ${l}`).join('\n')}`);
+  }
 }
+const missed = figures.filter((f) => !f.met);
+out(`\n${figures.length - missed.length} of ${figures.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`);

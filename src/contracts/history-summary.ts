@@ -2,7 +2,7 @@
 // derived files, §12), so a start reads this summary plus the days after it instead of all
 // history. Derived from the log, rebuilt from it when missing or stale; never the source of truth.
 import * as z from 'zod';
-import { ActionStarted, AgentKilled, ActionFailed, EscalatedToBlocked, Redispatch, StallDetected } from './events.js';
+import type { EventOf } from './events.js';
 import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { VerdictKindSchema } from './vocabulary.js';
@@ -40,6 +40,19 @@ const RequestRecordJson = z.object({
 
 const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
 
+/**
+ * An event as the fold kept it. Checked by its name only: every event in a summary passed the
+ * full event schema when it was folded from the log, and the summary is ours, written whole
+ * (temp + rename); re-validating 100,000s of stall events would cost most of a start-up.
+ */
+const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected'>(event: E) =>
+  z
+    .custom<EventOf<E>>((v) => {
+      const e = v as { event?: unknown; timestamp_utc?: unknown; epic_id?: unknown } | null;
+      return typeof e === 'object' && e !== null && e.event === event && typeof e.timestamp_utc === 'string' && typeof e.epic_id === 'string';
+    }, `expected a ${event} event`)
+    .meta({ description: `A ${event} line as folded from the dispatch log (see dispatch-event.schema.json).` });
+
 export const HistorySummarySchema = z
   .object({
     version: z.literal(HISTORY_SUMMARY_VERSION),
@@ -52,19 +65,19 @@ export const HistorySummarySchema = z
       actions: z.array(
         z.object({
           key: z.string(),
-          started: ActionStarted,
-          outcome: z.discriminatedUnion('event', [AgentKilled, Redispatch, EscalatedToBlocked, ActionFailed]).optional(),
+          started: kept('action_started'),
+          outcome: z.union([kept('agent_killed'), kept('redispatch'), kept('escalated_to_blocked'), kept('action_failed')]).optional(),
           steps: z.array(z.string()),
         }),
       ),
-      replacements: pairs(Redispatch),
-      stalls: pairs(z.array(StallDetected)),
+      replacements: pairs(kept('redispatch')),
+      stalls: pairs(z.string()).describe('Per ticket, its stall_detected events as one JSON array text, parsed only when an escalation asks for that ticket.'),
       last_mass_stall: z.string().optional(),
-      tracker_pending: pairs(EscalatedToBlocked),
+      tracker_pending: pairs(kept('escalated_to_blocked')),
       reported_orphans: z.array(z.string()),
       requests: z.array(RequestRecordJson),
       row_instance: pairs(z.string()),
-      escalations: pairs(EscalatedToBlocked),
+      escalations: pairs(kept('escalated_to_blocked')),
       announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()) }),
     }),
   })

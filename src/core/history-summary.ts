@@ -1,5 +1,6 @@
 // History ⇄ the plain JSON of observe/history/<epic>.json. Pure. Exhaustive over History's
 // fields, so a field added to History fails to compile here until the summary carries it.
+import type { EventOf } from '../contracts/events.js';
 import type { HistorySummary } from '../contracts/history-summary.js';
 import type { History } from './history.js';
 
@@ -27,7 +28,7 @@ export function historyToJson(h: History): HistoryJson {
     redispatch_count: [...h.redispatchCount],
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: [...r.steps] })),
     replacements: [...h.replacements],
-    stalls: [...h.stalls],
+    stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list]) => [t, JSON.stringify(list)]),
     ...(h.lastMassStall !== undefined ? { last_mass_stall: h.lastMassStall } : {}),
     tracker_pending: [...h.trackerPending],
     reported_orphans: [...h.reportedOrphans],
@@ -46,7 +47,7 @@ export function historyFromJson(j: HistoryJson): History {
     redispatchCount: new Map(j.redispatch_count),
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
-    stalls: new Map(j.stalls),
+    stalls: new LazyJsonMap<EventOf<'stall_detected'>[]>(j.stalls),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
@@ -56,4 +57,68 @@ export function historyFromJson(j: HistoryJson): History {
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
   return h;
+}
+
+const RAW: unique symbol = Symbol('raw');
+
+/**
+ * A Map whose values arrive as JSON text and are parsed on first use, in place (so the order of
+ * keys stays the order they were written in). History.stalls holds every stall of every ticket,
+ * read only when one ticket is escalated: parsing them all at start-up would cost most of it.
+ */
+export class LazyJsonMap<V> extends Map<string, V> {
+  private raw = new Map<string, string>();
+
+  constructor(entries: readonly (readonly [string, string])[] = []) {
+    super();
+    for (const [k, text] of entries) {
+      this.raw.set(k, text);
+      super.set(k, RAW as unknown as V);
+    }
+  }
+
+  override get(k: string): V | undefined {
+    const v = super.get(k);
+    if (v !== (RAW as unknown)) return v;
+    const parsed = JSON.parse(this.raw.get(k)!) as V;
+    this.raw.delete(k);
+    super.set(k, parsed);
+    return parsed;
+  }
+
+  override set(k: string, v: V): this {
+    this.raw.delete(k);
+    return super.set(k, v);
+  }
+
+  override delete(k: string): boolean {
+    this.raw.delete(k);
+    return super.delete(k);
+  }
+
+  override clear(): void {
+    this.raw.clear();
+    super.clear();
+  }
+
+  override *entries(): MapIterator<[string, V]> {
+    for (const k of super.keys()) yield [k, this.get(k)!];
+  }
+
+  override *values(): MapIterator<V> {
+    for (const k of super.keys()) yield this.get(k)!;
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
+
+  override forEach(fn: (v: V, k: string, m: Map<string, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  /** Every entry as JSON text, without parsing what was never used. */
+  rawEntries(): [string, string][] {
+    return [...super.keys()].map((k) => [k, this.raw.get(k) ?? JSON.stringify(super.get(k))]);
+  }
 }

@@ -6,8 +6,8 @@ import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFi
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateLog } from '../../bench/gen-log.js';
-import { foldHistory } from '../../src/core/history.js';
-import { historyToJson } from '../../src/core/history-summary.js';
+import { foldHistory, type History } from '../../src/core/history.js';
+import { historyToJson, LazyJsonMap } from '../../src/core/history-summary.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
 import { StatePaths } from '../../src/journal/paths.js';
@@ -24,7 +24,9 @@ async function expectSame(paths: StatePaths, from: 'summary' | 'rebuilt', isWrit
   const full = await wholeFold(paths);
   const got = await loadHistory(paths, EPIC, { isWritable });
   expect(got.stats.from).toBe(from);
-  expect(got.history).toEqual(full.history);
+  // Stalls are parsed on first use (a LazyJsonMap): compare them as a plain Map.
+  const plain = (h: History) => ({ ...h, stalls: new Map(h.stalls) });
+  expect(plain(got.history)).toEqual(plain(full.history));
   // Same order too (a Map's order is its insertion order, which the planner may see).
   expect(historyToJson(got.history)).toEqual(historyToJson(full.history));
   expect(got.diagnosticCount).toBe(full.diagnostics.length);
@@ -101,5 +103,33 @@ describe('start-up from the dispatch-log summary', () => {
     expect(got.stats).toMatchObject({ from: 'rebuilt', summaryWritten: false });
     expect(existsSync(paths.historySummary(EPIC))).toBe(false);
     expect(statSync(path.join(dir, 'dispatch-log')).isDirectory()).toBe(true);
+  });
+});
+
+describe('LazyJsonMap', () => {
+  it('parses a value on first use, keeps the written order, and behaves as a Map', () => {
+    const m = new LazyJsonMap<number[]>([
+      ['a', '[1]'],
+      ['b', '[2,3]'],
+      ['c', '[]'],
+    ]);
+    expect(m.size).toBe(3);
+    expect(m.get('b')).toEqual([2, 3]);
+    m.get('b')!.push(4);
+    expect(m.get('b')).toEqual([2, 3, 4]);
+    m.set('d', [5]);
+    m.delete('a');
+    expect([...m]).toEqual([
+      ['b', [2, 3, 4]],
+      ['c', []],
+      ['d', [5]],
+    ]);
+    expect(m.rawEntries()).toEqual([
+      ['b', '[2,3,4]'],
+      ['c', '[]'],
+      ['d', '[5]'],
+    ]);
+    expect(m.has('a')).toBe(false);
+    expect(m.get('zz')).toBeUndefined();
   });
 });

@@ -1,0 +1,276 @@
+// The figures of issue 12 ("fast at fleet scale"), each against its naive baseline measured in
+// the same run, on data generated into a temp dir and removed afterwards. Heavy parts run in
+// child processes, so each peak RSS is that process's own.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { generateLog } from './gen-log.js';
+import { generateFleet, transcriptLines } from './fleet.js';
+
+export interface Scale {
+  quick: boolean;
+  agents: number;
+  fileBytes: number;
+  steadyChecks: number;
+  naiveChecks: number;
+  logEvents: number;
+  logDays: number;
+  startRuns: number;
+  detectAgents: number;
+  detectSpreadS: number;
+  detectTimeoutS: number;
+  hookRuns: number;
+}
+
+export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, hookRuns: 30 };
+export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, hookRuns: 15 };
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
+
+export const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
+const f0 = (n: number) => n.toFixed(0);
+const f1 = (n: number) => n.toFixed(1);
+const lat = (xs: number[], unit = 'ms', fmt = f1) => `p50 ${fmt(pct(xs, 50))} ${unit}, p99 ${fmt(pct(xs, 99))} ${unit}`;
+const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+
+export interface Figure {
+  figure: string;
+  goal: string;
+  ours: string;
+  naive: string;
+  met: boolean;
+}
+
+function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; stdout: string; status: number | null } {
+  const time = existsSync('/usr/bin/time');
+  const cmd = time ? '/usr/bin/time' : process.execPath;
+  const argv = time ? ['-f', '__RSS_KB=%M', process.execPath, ...args] : args;
+  const t = performance.now();
+  const r = spawnSync(cmd, argv, { env: { ...process.env, ...opts.env }, input: opts.input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - t;
+  const m = /__RSS_KB=(\d+)/.exec(r.stderr ?? '');
+  if (r.error) throw r.error;
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, stdout: r.stdout, status: r.status };
+}
+
+/** Steady checks, cold first check and loop RSS at `agents` agents, ours and naive (each in a child). */
+export function benchFleet(s: Scale, tmp: string): Figure[] {
+  const dir = path.join(tmp, 'fleet');
+  const fleet = generateFleet(dir, s.agents, s.fileBytes);
+  // An old state file, as in a steady wave (the orchestrator rewrites it when something changes).
+  utimesSync(path.join(fleet.stateDir, 'epics', 'E-1', 'state.yaml'), Date.now() / 1000 - 60, Date.now() / 1000 - 60);
+  const child = path.join(here, 'fleet-child.js');
+  const run = (mode: string, checks: number) => {
+    const r = node([child, mode, fleet.stateDir, fleet.claudeDir, String(s.agents), String(checks)]);
+    if (r.status !== 0) throw new Error(`fleet child ${mode} failed: ${r.stdout}`);
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; coldCpu: number; wall: number[]; cpu: number[]; maxRssMb: number };
+  };
+  const ours = run('ours', s.steadyChecks);
+  const naive = run('naive', s.naiveChecks);
+  const gb = fleet.bytes / 1024 ** 3;
+  const size = gb >= 0.5 ? `${gb.toFixed(2)} GB` : `${f0(fleet.bytes / 1024 ** 2)} MB`;
+  const ratio = pct(naive.cpu, 50) / pct(ours.cpu, 50);
+  return [
+    {
+      figure: `CPU per steady check, ${s.agents} agents, ${size} of transcripts, ~3 KB appended`,
+      goal: '≤ 20 ms and ≥ 50× cheaper than re-reading',
+      ours: `CPU ${lat(ours.cpu)}; wall ${lat(ours.wall)}`,
+      naive: `re-read + re-parse every transcript and the state file: CPU ${lat(naive.cpu, 'ms', f0)} (${f0(ratio)}×)`,
+      met: pct(ours.cpu, 50) <= 20 && ratio >= 50,
+    },
+    {
+      figure: `peak RSS of the loop at ${s.agents} agents (cold check + ${s.steadyChecks} steady checks)`,
+      goal: '≤ 150 MB',
+      ours: `${f0(ours.maxRssMb)} MB`,
+      naive: `re-reading loop: ${f0(naive.maxRssMb)} MB`,
+      met: ours.maxRssMb <= 150,
+    },
+    {
+      figure: `cold first check, ${s.agents} agents (no saved positions)`,
+      goal: '≤ 1 s',
+      ours: `wall ${f0(ours.coldWall)} ms (CPU ${f0(ours.coldCpu)} ms; reads the last 256 KB of each transcript)`,
+      naive: `one re-read of everything: wall ${f0(pct(naive.wall, 50))} ms`,
+      met: ours.coldWall <= 1000,
+    },
+  ];
+}
+
+/** Start-up (`--once`) and `friction --since 1d` over a generated log of `logEvents` events. */
+export async function benchLog(s: Scale, tmp: string): Promise<Figure[]> {
+  const stateDir = path.join(tmp, 'log');
+  const t0 = performance.now();
+  const { bytes } = generateLog(stateDir, { events: s.logEvents, days: s.logDays });
+  const genMs = performance.now() - t0;
+  // A small wave for an epic that is not in the log: the start-up cost is the log's, not recovery work.
+  const epicDir = path.join(stateDir, 'epics', 'E-9');
+  mkdirSync(epicDir, { recursive: true });
+  writeFileSync(path.join(epicDir, 'state.yaml'), stringify({ current_wave: { dispatched_at: new Date(Date.now() - 60_000).toISOString(), tasks: [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date().toISOString() }] } }));
+  const once = () => node([cli, '--epic-id', 'E-9', '--state-dir', stateDir, '--once', '--action', 'report'], { env: { CLAUDE_CONFIG_DIR: path.join(tmp, 'no-claude') } });
+  const first = once();
+  if (first.status !== 0 && first.status !== 3) throw new Error(`--once failed (${first.status}): ${first.stdout}`);
+  const runs = Array.from({ length: s.startRuns }, once);
+  const naiveChild = path.join(here, 'log-child.js');
+  const naive = Array.from({ length: Math.max(1, Math.min(3, s.startRuns)) }, () => node([naiveChild, 'fold', stateDir, 'E-9']));
+  const bare = Array.from({ length: 5 }, () => node(['-e', '']));
+  const ms = runs.map((r) => r.ms);
+  const rss = Math.max(...runs.map((r) => r.rssMb ?? NaN));
+
+  // The same decisions at this size: the summary path and a whole fold, for our epic.
+  const eq = node([naiveChild, 'equal', stateDir, 'E-1']);
+  const isEqual = eq.stdout.trim() === 'equal';
+
+  const friction = Array.from({ length: Math.max(2, Math.min(3, s.startRuns)) }, () => node([cli, 'friction', '--since', '1d', '--state-dir', stateDir, '--json']));
+  const frictionNaive = node([naiveChild, 'read-all', stateDir]);
+  const mb = (bytes / 1024 ** 2).toFixed(0);
+  return [
+    {
+      figure: `start-up (\`--once\`) with ${s.logEvents.toLocaleString('en')} log events over ${s.logDays} days (${mb} MB, generated in ${f0(genMs / 1000)} s)`,
+      goal: '≤ 2 s',
+      ours: `wall ${lat(ms, 'ms', f0)}, peak RSS ${f0(rss)} MB; first start (no summary yet: folds every day, writes it) ${f0(first.ms)} ms, ${f0(first.rssMb ?? NaN)} MB; same decisions as a whole fold: ${isEqual ? 'yes' : `NO (${eq.stdout.trim()})`}`,
+      naive: `fold the whole log: ${f0(pct(naive.map((r) => r.ms), 50))} ms, ${f0(Math.max(...naive.map((r) => r.rssMb ?? NaN)))} MB; bare node start ${f0(pct(bare.map((r) => r.ms), 50))} ms`,
+      met: pct(ms, 50) <= 2000 && isEqual,
+    },
+    {
+      figure: '`friction --since 1d` over the same log',
+      goal: 'proportional to the period asked',
+      ours: `wall ${lat(friction.map((r) => r.ms), 'ms', f0)}, ${f0(Math.max(...friction.map((r) => r.rssMb ?? NaN)))} MB`,
+      naive: `read every day: ${f0(frictionNaive.ms)} ms, ${f0(frictionNaive.rssMb ?? NaN)} MB`,
+      met: pct(friction.map((r) => r.ms), 50) * 4 < frictionNaive.ms,
+    },
+  ];
+}
+
+/**
+ * Detection latency: `detectAgents` agents whose stall deadlines fall over `detectSpreadS`
+ * seconds, watched by the real CLI (loop, 30 s check interval) while one busy process competes
+ * for the cores. Latency = when stall_detected was logged − the deadline. The naive baseline
+ * is 30 s polling over the same deadlines (polls at start + k × 30 s): modelled, not run.
+ */
+export async function benchDetection(s: Scale, tmp: string): Promise<Figure[]> {
+  const dir = path.join(tmp, 'detect');
+  const stateDir = path.join(dir, 'state');
+  const project = path.join(dir, 'claude', 'projects', '-p');
+  mkdirSync(project, { recursive: true });
+  const startMs = Date.now();
+  const lead = 4000;
+  const deadlines = new Map<string, number>();
+  const tasks = [];
+  for (let k = 0; k < s.detectAgents; k++) {
+    const deadline = startMs + lead + Math.floor((k / s.detectAgents) * s.detectSpreadS * 1000);
+    const last = deadline - s.detectTimeoutS * 1000;
+    const file = path.join(project, `agent-d${k}.jsonl`);
+    writeFileSync(file, transcriptLines(`d${k}`, 's', 1, last - 200));
+    utimesSync(file, last / 1000, last / 1000);
+    deadlines.set(`t${k}`, deadline);
+    tasks.push({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `d${k}`, transcript_path: file, dispatched_at: new Date(last - 60_000).toISOString() });
+  }
+  mkdirSync(path.join(stateDir, 'epics', 'E-1'), { recursive: true });
+  writeFileSync(path.join(stateDir, 'epics', 'E-1', 'state.yaml'), stringify({ current_wave: { dispatched_at: new Date(startMs - 120_000).toISOString(), tasks } }));
+  const busy = spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' });
+  const watcher = spawn(process.execPath, [cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--timeout', String(s.detectTimeoutS), '--check-interval', '30', '--action', 'report'], {
+    env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') },
+    stdio: 'ignore',
+  });
+  const seen = new Map<string, number>();
+  const until = startMs + lead + s.detectSpreadS * 1000 + 15_000;
+  try {
+    while (Date.now() < until && seen.size < s.detectAgents) {
+      await new Promise((r) => setTimeout(r, 500));
+      const logDir = path.join(stateDir, 'dispatch-log');
+      if (!existsSync(logDir)) continue;
+      for (const n of readdirSync(logDir)) {
+        for (const line of readFileSync(path.join(logDir, n), 'utf8').split('\n')) {
+          if (!line.includes('"stall_detected"')) continue;
+          const e = JSON.parse(line) as { task_id: string; timestamp_utc: string };
+          if (!seen.has(e.task_id)) seen.set(e.task_id, Date.parse(e.timestamp_utc));
+        }
+      }
+    }
+  } finally {
+    watcher.kill('SIGTERM');
+    busy.kill('SIGKILL');
+    await new Promise((r) => watcher.once('exit', r));
+  }
+  const ours = [...seen].map(([id, at]) => (at - deadlines.get(id)!) / 1000);
+  const missed = s.detectAgents - seen.size;
+  const polls = [...deadlines.values()].map((d) => {
+    const k = Math.ceil((d - startMs) / 30_000);
+    return (startMs + k * 30_000 - d) / 1000;
+  });
+  return [
+    {
+      figure: `detection latency past the deadline, ${s.detectAgents} agents (deadlines over ${s.detectSpreadS} s, one busy process competing)`,
+      goal: 'p99 ≤ 1 s on a loaded machine',
+      ours: `${lat(ours, 's', (n) => n.toFixed(2))}${missed > 0 ? `; ${missed} not detected in time` : ''}`,
+      naive: `30 s polling (modelled on the same deadlines): ${lat(polls, 's', (n) => n.toFixed(1))}`,
+      met: missed === 0 && pct(ours, 99) <= 1,
+    },
+  ];
+}
+
+/** The Claude Code hook (one node start per tool call) against a bare `node -e ''`. */
+export function benchHook(s: Scale, tmp: string): Figure[] {
+  const stateDir = path.join(tmp, 'hook');
+  mkdirSync(stateDir, { recursive: true });
+  const payload = JSON.stringify({ session_id: 'sess-1', transcript_path: '/tmp/x.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: 'u1', agent_id: 'a1' });
+  const hook: number[] = [];
+  const bare: number[] = [];
+  // Interleaved, so both see the same load.
+  for (let i = 0; i < s.hookRuns; i++) {
+    bare.push(node(['-e', '']).ms);
+    const r = node([cli, 'hook'], { input: payload, env: { ONEX_STATE_DIR: stateDir } });
+    if (r.status !== 0) throw new Error('hook failed');
+    hook.push(r.ms);
+  }
+  const ratio = pct(hook, 50) / pct(bare, 50);
+  return [
+    {
+      figure: 'hook round trip (one tool call)',
+      goal: '≤ 1.15× a bare node start',
+      ours: `${lat(hook, 'ms', f0)} (${ratio.toFixed(2)}×, +${f0(pct(hook, 50) - pct(bare, 50))} ms)`,
+      naive: `bare \`node -e ''\`: ${lat(bare, 'ms', f0)}`,
+      met: ratio <= 1.15,
+    },
+  ];
+}
+
+export async function benchFleetScale(s: Scale, log: (line: string) => void): Promise<Figure[]> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'dw-bench-fleet-'));
+  const figures: Figure[] = [];
+  try {
+    for (const [name, step] of [
+      ['hook', () => benchHook(s, tmp)],
+      ['fleet', () => benchFleet(s, tmp)],
+      ['log', () => benchLog(s, tmp)],
+      ['detection', () => benchDetection(s, tmp)],
+    ] as const) {
+      const t = performance.now();
+      const got = await step();
+      figures.push(...got);
+      for (const f of got) log(`${verdict(f.met)}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        naive: ${f.naive}`);
+      log(`        (${name}: ${f0((performance.now() - t) / 1000)} s)`);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  let load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  try {
+    load += `; ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores online`;
+  } catch {
+    // nproc missing: the cpu count below says enough
+  }
+  return `${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, node ${process.version}, load average ${load}`;
+}
