@@ -1,8 +1,8 @@
 // Every cause of issue 10 pinned on transcripts: the synthetic sessions under
 // test/fixtures/transcripts (README there says how each was made) and the real excerpts in
 // shared/fixtures/claude-code. Each timeline is a file snapshot of `replay`; a cold start
-// (tail read) must judge like the loop (incremental read) at every sampled moment.
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// (a fresh observer, tail read) must judge like the loop (one observer) at every sampled moment.
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';
 import { parseTranscriptText, runningTasks } from '../../src/observe/parse/parse-transcript.js';
-import { TailReader } from '../../src/observe/read/tail-file.js';
-import { createTranscriptTail } from '../../src/observe/read/transcript-tail.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { StatePaths } from '../../src/journal/paths.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -152,36 +152,36 @@ describe('each cause, on its transcript', () => {
   });
 });
 
-describe('8. a cold start (tail read) judges like the loop (incremental read), at every sampled moment', () => {
-  const policy = DEFAULT_POLICY;
+describe('8. a cold --once (fresh observer, 1 KB tail) judges like the loop (one observer reading as the files grow), at every sampled moment', () => {
   it.each(FILES)('%s', async (name) => {
     const dir = tempDir();
-    const lines = read(name).trim().split('\n');
-    const children = (await inputOf(name)).children!.map((c) => ({ agentId: path.basename(c.file, '.jsonl').slice(6), state: parseTranscriptText(c.text).state }));
-    const loopFile = path.join(dir, 'loop.jsonl');
-    writeFileSync(loopFile, '');
-    const loop = createTranscriptTail(dir, new TailReader({ tailBytes: 1024 }), { isPersistent: false });
-    const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: timeOf(lines[0]!) };
+    const input = await inputOf(name);
+    // Every record of the session and its subagents, in time order, appended to a copy of the layout.
+    const records = [input.transcript, ...input.children!].flatMap((src) =>
+      src.text.trim().split('\n').map((line, i) => ({ file: path.join(dir, src.file), line, atMs: timeOf(line), order: i })),
+    ).sort((a, b) => a.atMs - b.atMs || a.order - b.order);
+    for (const r of records) {
+      mkdirSync(path.dirname(r.file), { recursive: true });
+      writeFileSync(r.file, '');
+    }
+    const paths = new StatePaths(path.join(dir, 'state'));
+    const observer = () => createClaudeObserver({ paths, claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
+    const loop = observer();
+    const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: records[0]!.atMs, transcriptPath: path.join(dir, name) };
+    const judge = async (o: ReturnType<typeof observer>, nowMs: number) => {
+      const v = assess(task, mergeObservations([observeRow(task), ...(await o.observe(task, nowMs))]), DEFAULT_POLICY, nowMs);
+      return `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}`;
+    };
     let compared = 0;
-    for (const [i, line] of lines.entries()) {
-      appendFileSync(loopFile, line + '\n');
-      loop.beginCheck();
-      const l = await loop.read(loopFile, 0);
-      const coldFile = path.join(dir, `cold-${i}.jsonl`);
-      writeFileSync(coldFile, lines.slice(0, i + 1).join('\n') + '\n');
-      const cold = createTranscriptTail(dir, new TailReader({ tailBytes: 1024 }), { isPersistent: false });
-      const c = await cold.read(coldFile, 0);
-      if (!l.ok || !c.ok) throw new Error('read failed');
-      for (const nowMs of [timeOf(line), timeOf(line) + 60_000, timeOf(line) + 121_000, timeOf(line) + 700_000]) {
-        const judge = (state: typeof l.state) => {
-          const v = assess(task, mergeObservations([observeRow(task), observeTranscript(state, { nowMs }, children)]), policy, nowMs);
-          return `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}`;
-        };
-        expect(judge(c.state), `${name} after line ${i + 1} at +${nowMs - timeOf(line)} ms`).toBe(judge(l.state));
+    for (const [i, r] of records.entries()) {
+      appendFileSync(r.file, r.line + '\n');
+      for (const nowMs of [r.atMs, r.atMs + 60_000, r.atMs + 121_000, r.atMs + 700_000]) {
+        const want = await judge(loop, nowMs);
+        expect(await judge(observer(), nowMs), `${name} after record ${i + 1} at +${nowMs - r.atMs} ms`).toBe(want);
         compared++;
       }
     }
-    expect(compared).toBe(lines.length * 4);
+    expect(compared).toBe(records.length * 4);
   });
 });
 
