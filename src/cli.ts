@@ -13,6 +13,7 @@ import { runReplay } from './commands/replay.js';
 import { resolvePolicy } from './core/policy.js';
 import path from 'node:path';
 import { packageVersion } from './version.js';
+import { MAX_SECONDS } from './contracts/config.js';
 import { EXIT, exitCodeFor, runRecover, runWatch, type WatchDeps } from './watch.js';
 import { realActionDeps, realObservers } from './wiring.js';
 import { hookMain } from './commands/hook.js';
@@ -26,7 +27,9 @@ import { commandPath, didYouMean, keepUserFlags, locationFlags, teach } from './
 
 const positiveNumber = (what: string) => (v: string) => {
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number of seconds, got ${JSON.stringify(v)}.`);
+  if (!Number.isFinite(n) || n <= 0 || n > MAX_SECONDS) {
+    throw new InvalidArgumentError(`${what} must be a number of seconds above 0 and at most ${MAX_SECONDS} (7 days), got ${JSON.stringify(v)}.`);
+  }
   return n;
 };
 const collectSeconds = (v: string, previous: number[]) => [...previous, positiveNumber('--timeout')(v)];

@@ -7,12 +7,16 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The longest delay setTimeout honours. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const realClock: Clock = {
   nowMs: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
       if (signal?.aborted) return resolve();
-      const t = setTimeout(done, Math.max(0, ms));
+      // setTimeout fires at once past 2^31-1 ms: sleep at most that long (the caller checks again).
+      const t = setTimeout(done, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       function done() {
         clearTimeout(t);
         signal?.removeEventListener('abort', done);

@@ -66,13 +66,20 @@ function readFailure(e: unknown, file: string): InputError {
   return new InputError('unreadable_file', `cannot read the config file (${what}).`, { location, cause: e });
 }
 
+/** Largest config file we read (a real one is a few hundred bytes). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Read the config file named by --config, else <state dir>/watchdog.config.yaml if present. */
 export async function loadConfig(flag: string | undefined, stateDir: string, cwd: string): Promise<{ config: WatchdogConfig; file?: string; locate?: Locate }> {
   const file = flag ? path.resolve(cwd, flag) : path.join(stateDir, 'watchdog.config.yaml');
   if (!flag && !existsSync(file)) return { config: {} };
   let text: string;
   try {
-    if (!(await fs.stat(file)).isFile()) throw new InputError('unreadable_file', 'the config file is not a regular file.', { location: { file } });
+    const st = await fs.stat(file);
+    if (!st.isFile()) throw new InputError('unreadable_file', 'the config file is not a regular file.', { location: { file } });
+    if (st.size > MAX_CONFIG_BYTES) {
+      throw new InputError('unreadable_file', `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: 'Point --config at watchdog.config.yaml (a few hundred bytes).' });
+    }
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     if (e instanceof InputError) throw e;
@@ -106,6 +113,14 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     }
   }
   const stateDir = resolveStateDir(flags.stateDir, env, cwd);
+  const st = await fs.stat(stateDir).catch(() => undefined);
+  if (st && !st.isDirectory()) {
+    problems.push(
+      new InputError('bad_flag', `the state dir ${stateDir} is not a directory.`, {
+        hint: 'Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/.',
+      }),
+    );
+  }
   let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
   try {
     loaded = await loadConfig(flags.config, stateDir, cwd);

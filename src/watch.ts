@@ -11,6 +11,8 @@ import { DispatchLog } from './journal/dispatch-log.js';
 import { loadHistory } from './journal/log-summary.js';
 import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
+import { removeStaleTemps } from './journal/atomic-write.js';
+import { isAlive } from './sys/proc-identity.js';
 import { StatePaths } from './journal/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
@@ -74,6 +76,10 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     ? undefined
     : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
   try {
+    if (lock) {
+      // Temp files a killed watchdog left (before its rename): ours to clean, now that we hold the lock.
+      for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
+    }
     const journal = await openJournal(opts, deps, clock, runId, live);
     const history = journal.history;
     const log: DispatchLog | undefined = isReadOnly ? undefined : journal.log;

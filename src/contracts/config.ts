@@ -6,7 +6,9 @@ import { ADAPTERS, STRATEGIES } from './vocabulary.js';
 
 const D = DEFAULTS;
 
-const Seconds = z.number().positive().max(7 * 86_400);
+/** Longest window or interval in seconds (7 days): far past any agent, and safe for a timer (2^31 ms ≈ 24.8 days). */
+export const MAX_SECONDS = 7 * 86_400;
+const Seconds = z.number().positive().max(MAX_SECONDS);
 const Argv = z.array(z.string().min(1)).min(1).describe('argv template, run without a shell; placeholders {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {epic} {pid} {agent_id}');
 
 export const ConfigSchema = z

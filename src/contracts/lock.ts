@@ -8,6 +8,8 @@ export const LockSchema = z
     pid: z.number().int().describe('The process that holds the lock.'),
     run_id: z.string().describe('Its run id (the dispatch log\'s run_id); only that run releases the lock.'),
     started_at: IsoTimestamp.describe('When it took the lock.'),
+    start_ticks: z.number().int().optional().describe('Its process start time (/proc/<pid>/stat field 22), so a reused pid is not taken for it.'),
+    boot_id: z.string().optional(),
   })
   .meta({ title: 'WatchdogLock', description: 'epics/<epic_id>/watchdog.lock: the watchdog that watches the epic now.' });
 export type LockInfo = z.output<typeof LockSchema>;

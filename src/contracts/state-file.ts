@@ -186,8 +186,34 @@ export function normalizeStateFile(file: StateFile, fileName: string): ParseResu
   return { ok: true, value: wave };
 }
 
+/** Longest line a state file may have: a row's field is a line; a longer one is not a state file (and would cost the parser ~80× its size). */
+export const MAX_STATE_LINE_CHARS = 256 * 1024;
+
+/** The 1-based number of the first line longer than `max`, if any. */
+function firstLongLine(text: string, max: number): number | undefined {
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    const end = text.indexOf('\n', start);
+    const stop = end < 0 ? text.length : end;
+    if (stop - start > max) return line;
+    if (end < 0) return undefined;
+    start = end + 1;
+  }
+  return undefined;
+}
+
 /** Parse and normalise the text of an epic state file. */
 export function parseStateFile(text: string, fileName: string): ParseResult<Wave> {
+  const long = firstLongLine(text, MAX_STATE_LINE_CHARS);
+  if (long !== undefined) {
+    return {
+      ok: false,
+      error: new InputError('unreadable_file', `line ${long} is longer than ${MAX_STATE_LINE_CHARS} characters.`, {
+        location: { file: fileName, line: long },
+        hint: 'Keep each field short (last_output is an excerpt, not the whole output).',
+      }),
+    };
+  }
   const parsed = parseYaml(text, StateFileSchema, {
     file: fileName,
     typeHint: 'Fix that field in the state file (docs/state-files.md lists every field and its type).',

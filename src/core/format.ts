@@ -3,7 +3,7 @@ import type { DispatchEvent } from '../contracts/events.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
 
 export const fmtSecs = (s: number | null | undefined) => {
-  if (s === null || s === undefined) return '-';
+  if (s === null || s === undefined || !Number.isFinite(s)) return '-';
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;

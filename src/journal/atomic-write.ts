@@ -1,22 +1,81 @@
 // Crash-safe file writes: temp file + fsync + rename + directory fsync (DESIGN §2), and
-// single-write() appends of complete lines.
+// single-write() appends of complete lines. Everything we create is private (0600 files, 0700
+// directories, whatever the umask), never written through a symlink, and no temp file outlives
+// a failure.
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
 
-/** Replace `file` with `data` so a reader sees the old or the new content, never a mix. */
+/** Files we create: owner read/write only. */
+export const FILE_MODE = 0o600;
+/** Directories we create: owner only. */
+export const DIR_MODE = 0o700;
+
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = constants;
+
+/** Roots (state dirs) under which no directory we write into may be a symlink. */
+const guardedRoots = new Set<string>();
+
+/** Refuse symlinked directories between `root` and any file written under it (DESIGN §2: no path outside the state dir). */
+export function guardRoot(root: string): void {
+  guardedRoots.add(path.resolve(root));
+}
+
+/** The error for a write that would leave the state dir through a symlink. */
+function symlinkRefused(p: string): NodeJS.ErrnoException {
+  const e: NodeJS.ErrnoException = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
+  e.code = 'ELOOP';
+  e.path = p;
+  return e;
+}
+
+/** mkdir -p with mode 0700, then check that no directory under a guarded root is a symlink. */
+export async function ensureDir(dir: string): Promise<void> {
+  const abs = path.resolve(dir);
+  await fs.mkdir(abs, { recursive: true, mode: DIR_MODE });
+  for (const root of guardedRoots) {
+    const rel = path.relative(root, abs);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    let p = root;
+    for (const part of rel.split(path.sep)) {
+      p = path.join(p, part);
+      if ((await fs.lstat(p)).isSymbolicLink()) throw symlinkRefused(p);
+    }
+  }
+}
+
+/** A fresh temp file beside `file`, created exclusively (never through a symlink) with `mode`. */
+async function createTemp(file: string, mode: number): Promise<{ tmp: string; handle: fs.FileHandle }> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  return { tmp, handle };
+}
+
+/** Write, fsync and close a temp file; on any failure the temp file is removed. */
+async function writeTemp(file: string, data: string | Uint8Array, mode: number): Promise<string> {
+  const { tmp, handle } = await createTemp(file, mode);
+  try {
+    try {
+      await handle.chmod(mode); // the umask may have taken bits the caller asked for
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (e) {
+    await fs.rm(tmp, { force: true });
+    throw e;
+  }
+  return tmp;
+}
+
+/** Replace `file` with `data` so a reader sees the old or the new content, never a mix. @defaultValue mode 0600 */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'w', opts.mode ?? 0o644);
+  await ensureDir(dir);
+  const tmp = await writeTemp(file, data, opts.mode ?? FILE_MODE);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    // rename() replaces a symlink at `file` itself; it never writes through it.
     await fs.rename(tmp, file);
   } catch (e) {
     await fs.rm(tmp, { force: true });
@@ -27,14 +86,10 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 
 /** Create `file` only if it does not exist yet (the marker of an idempotent step); false if it did. */
 export async function createFileExclusive(file: string, data: string): Promise<boolean> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(tmp, data);
-  const h = await fs.open(tmp, 'r');
-  await h.sync();
-  await h.close();
+  await ensureDir(path.dirname(file));
+  const tmp = await writeTemp(file, data, FILE_MODE);
   try {
-    // link() fails with EEXIST when the target exists: atomic create-if-absent of a complete file.
+    // link() fails with EEXIST when the target exists (a symlink too): atomic create-if-absent of a complete file.
     await fs.link(tmp, file);
     await fsyncDir(path.dirname(file));
     return true;
@@ -60,20 +115,76 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Append one complete line with a single write() on an O_APPEND descriptor, then fsync. */
-export async function appendLine(file: string, line: string, opts: { sync?: boolean } = {}): Promise<void> {
+export async function appendLine(file: string, line: string, opts: AppendOptions = {}): Promise<void> {
   await appendLines(file, [line], opts);
 }
 
-/** Append complete lines with one write() and one fsync for all of them (a check's log lines). */
-export async function appendLines(file: string, lines: readonly string[], opts: { sync?: boolean } = {}): Promise<void> {
+export interface AppendOptions {
+  /** fsync after the write. @defaultValue true */
+  sync?: boolean;
+  /** The one write() (tests inject a short write, as on a full disk); resolves with the bytes written. */
+  write?: (handle: fs.FileHandle, data: Buffer) => Promise<number>;
+}
+
+const writeOnce = async (h: fs.FileHandle, data: Buffer) => (await h.write(data, 0, data.length)).bytesWritten;
+
+/**
+ * Append complete lines with one write() and one fsync for all of them (a check's log lines).
+ * A file whose last line was torn (a crash, a short write on a full disk) first gets its final
+ * "\n" back, so the fragment stays one bad line that readers skip, never glued to ours. A short
+ * write of our own is closed with "\n" the same way and reported as an error (ENOSPC).
+ */
+export async function appendLines(file: string, lines: readonly string[], opts: AppendOptions = {}): Promise<void> {
   if (lines.length === 0) return;
   if (lines.some((l) => l.includes('\n'))) throw new Error('appendLine: a line must not contain a newline');
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const h = await fs.open(file, 'a');
+  await ensureDir(path.dirname(file));
+  const h = await fs.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
-    await h.write(lines.join('\n') + '\n');
+    const restore = (await endsTorn(h)) ? '\n' : '';
+    const data = Buffer.from(restore + lines.join('\n') + '\n');
+    const written = await (opts.write ?? writeOnce)(h, data);
+    if (written < data.length) {
+      await h.write('\n').catch(() => undefined);
+      const e: NodeJS.ErrnoException = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
+      e.code = 'ENOSPC';
+      e.syscall = 'write';
+      throw e;
+    }
     if (opts.sync !== false) await h.sync();
   } finally {
     await h.close();
   }
+}
+
+/** The file is not empty and its last byte is not "\n". */
+async function endsTorn(h: fs.FileHandle): Promise<boolean> {
+  const { size } = await h.stat();
+  if (size === 0) return false;
+  const b = Buffer.alloc(1);
+  await h.read(b, 0, 1, size - 1);
+  return b[0] !== 0x0a;
+}
+
+/** Our temp files: `.<name>.<pid>.<hex>.tmp` (and `<name>.<pid>.<hex>.tmp` from older versions). */
+const TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Remove temp files in `dir` whose writer is gone (a SIGKILL between creating and renaming one);
+ * a live writer's are left alone. Returns how many were removed.
+ */
+export async function removeStaleTemps(dir: string, isAlive: (pid: number) => boolean): Promise<number> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || isAlive(Number(m[1]))) continue;
+    await fs.rm(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
 }

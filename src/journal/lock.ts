@@ -1,11 +1,23 @@
-// One watchdog per epic (DESIGN §8): epics/<id>/watchdog.lock holds the owner's pid. A lock
-// left by a dead process is taken over; a live holder makes the second watchdog exit 2.
+// One watchdog per epic (DESIGN §8): epics/<id>/watchdog.lock holds the owner's pid and its
+// process start time. A lock left by a dead process, or whose pid now belongs to another process
+// (same pid, other start time or boot), is taken over; a live holder makes the second watchdog exit 2.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { isAlive } from '../sys/proc-identity.js';
+import { isAlive, isSameProcess, probeProcess, readProcessIdentity } from '../sys/proc-identity.js';
 import { InputError } from '../contracts/errors.js';
 import { parseLock, type LockInfo } from '../contracts/lock.js';
+import { createFileExclusive } from './atomic-write.js';
+
+type LockAsRead = NonNullable<ReturnType<typeof parseLock>>;
+
+/** Whether the process that wrote the lock still runs (not merely its pid). */
+async function isHolderAlive(holder: LockAsRead): Promise<boolean> {
+  if (holder.start_ticks === undefined) return isAlive(holder.pid);
+  const probe = await probeProcess(holder.pid);
+  if (probe.kind === 'gone') return false;
+  if (probe.kind === 'unknown') return isAlive(holder.pid);
+  return isSameProcess({ pid: holder.pid, startTicks: holder.start_ticks, bootId: holder.boot_id }, probe.identity);
+}
 
 /** The lock file's holder, or undefined when there is none (missing, unreadable or garbage). */
 export async function readLock(file: string): Promise<ReturnType<typeof parseLock>> {
@@ -23,24 +35,19 @@ export interface HeldLock {
 
 /** Take the lock or throw InputError('lock_held') naming the holder. */
 export async function acquireLock(file: string, info: LockInfo, epicId: string): Promise<HeldLock> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const body = JSON.stringify(info) + '\n';
+  const me = await readProcessIdentity(info.pid);
+  const body = JSON.stringify({ ...info, ...(me ? { start_ticks: me.startTicks, boot_id: me.bootId } : {}) }) + '\n';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await fs.writeFile(tmp, body);
-    try {
-      await fs.link(tmp, file); // atomic create-if-absent of a complete lock file
-      return { file, release: () => releaseLock(file, info.run_id) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    } finally {
-      await fs.rm(tmp, { force: true });
-    }
+    // Atomic create-if-absent of a complete lock file (0600, its temp file never left behind).
+    if (await createFileExclusive(file, body)) return { file, release: () => releaseLock(file, info.run_id) };
     const holder = await readLock(file);
-    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {
+    if (holder && holder.pid !== process.pid && (await isHolderAlive(holder))) {
       throw new InputError('lock_held', `another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is already watching epic ${epicId}.`, {
         location: { file },
-        hint: `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`,
+        hint:
+          holder.start_ticks === undefined
+            ? `Stop that one first (check that pid ${holder.pid} is a dispatch-watchdog, then kill it), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`
+            : `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`,
       });
     }
     // The holder is dead (or the file is garbage): take over. Rename the stale lock aside so

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
 import { isSafeId, SAFE_ID_RULE } from '../contracts/ids.js';
+import { guardRoot } from './atomic-write.js';
 
 /** Throw a clear InputError unless `id` is a safe single path segment. */
 export function assertSafeId(id: string, what: string): string {
@@ -21,6 +22,7 @@ export class StatePaths {
   readonly root: string;
   constructor(stateDir: string) {
     this.root = path.resolve(stateDir);
+    guardRoot(this.root);
   }
   epicDir(epicId: string) {
     return path.join(this.root, 'epics', assertSafeId(epicId, 'epic id'));

@@ -2,12 +2,12 @@
 // state dir. A launch marker is created as `launching` BEFORE the spawn and completed with the pid after
 // it: a crash in between leaves `launching`, which means "cannot tell" (an orphan, never launched twice).
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { AdapterName } from '../../contracts/vocabulary.js';
 import { LaunchRecordSchema, parseMarker, type LaunchRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
+import { createFileExclusive, ensureDir, FILE_MODE, writeFileAtomic } from '../../journal/atomic-write.js';
 import { crashPoint } from '../../sys/crash-point.js';
 import type { StatePaths } from '../../journal/paths.js';
 import type { AdapterDeps, MarkerState, RedispatchOutcome, RedispatchRequest } from './adapter.js';
@@ -46,8 +46,9 @@ export async function launchMarker(req: RedispatchRequest): Promise<MarkerState>
 
 /** Spawn detached with stdout and stderr appended to `logFile`; resolves once the process exists. */
 async function spawnDetached(argv: string[], logFile: string, env: NodeJS.ProcessEnv) {
-  await fs.mkdir(path.dirname(logFile), { recursive: true });
-  const log = await fs.open(logFile, 'a');
+  await ensureDir(path.dirname(logFile));
+  // Private (the agent's output may quote code and secrets) and never through a symlink.
+  const log = await fs.open(logFile, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
   try {
     const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log.fd, log.fd], env });
     await new Promise((resolve, reject) => {

@@ -1,0 +1,132 @@
+// Files under a hostile or broken world (issue 8): torn log lines, short writes, temp files left by
+// failures, symlinks inside the state dir, and the umask.
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { appendLine, appendLines, createFileExclusive, removeStaleTemps, writeFileAtomic } from '../../src/journal/atomic-write.js';
+import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
+import { acquireLock } from '../../src/journal/lock.js';
+import { StatePaths } from '../../src/journal/paths.js';
+import { readProcessIdentity } from '../../src/sys/proc-identity.js';
+import { isRunning, spawnFixture } from '../helpers/spawn-fixture.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const T0 = Date.parse('2026-04-02T10:00:00Z');
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+describe('log lines after a torn last line', () => {
+  it('a fragment left by a crash gets its newline back: the next event is readable, the fragment reported once', async () => {
+    const dir = tempDir();
+    const paths = new StatePaths(dir);
+    const file = paths.dispatchLog('2026-04-02');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{"timestamp_utc":"2026-04-02T09:00:00Z","event":"healthy","epic_id":"E-1","run_id":"r","ticket_id":"P-1","task_id":"t1","agent_id":"t1","idle_seconds":1}\n{"timestamp_utc":"2026-04-02T09:');
+    await new DispatchLog(paths, 'E-1', 'r2', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' });
+    expect(readFileSync(file, 'utf8').split('\n').slice(1)).toEqual(['{"timestamp_utc":"2026-04-02T09:', expect.stringContaining('"watchdog_stopped"'), '']);
+    const read = await readDispatchLog(paths);
+    expect(read.events.map((e) => e.event)).toEqual(['healthy', 'watchdog_stopped']);
+    expect(read.diagnostics).toEqual([expect.objectContaining({ line: 2 })]);
+  });
+
+  it('a short write (a full disk) is closed with a newline and reported; the next append is a whole line', async () => {
+    const file = path.join(tempDir(), 'log.ndjson');
+    const short = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (await h.write(data, 0, 7)).bytesWritten;
+    await expect(appendLines(file, ['{"n":1}', '{"n":2}'], { write: short })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await appendLine(file, '{"n":3}');
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":3}\n');
+  });
+});
+
+describe('temp files', () => {
+  it('a write that fails leaves no temp file behind (watchdog.json, markers)', async () => {
+    const dir = tempDir();
+    const bad = Symbol('not data') as unknown as string;
+    await expect(writeFileAtomic(path.join(dir, 'watchdog.json'), bad)).rejects.toThrow();
+    await expect(createFileExclusive(path.join(dir, 'note.md'), bad)).rejects.toThrow();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('temp files of a killed writer are removed at the next start, a live writer\'s are kept', async () => {
+    const dir = tempDir();
+    const dead = await spawnFixture('sleep-forever.mjs');
+    dead.child.kill('SIGKILL');
+    await dead.exited;
+    writeFileSync(path.join(dir, `.watchdog.json.${dead.pid}.0123abcd.tmp`), '');
+    writeFileSync(path.join(dir, `note.md.${dead.pid}.0123abcd.tmp`), '');
+    writeFileSync(path.join(dir, `.watchdog.json.${process.pid}.0123abcd.tmp`), '');
+    expect(await removeStaleTemps(dir, isRunning)).toBe(2);
+    expect(readdirSync(dir)).toEqual([`.watchdog.json.${process.pid}.0123abcd.tmp`]);
+  });
+});
+
+describe('symlinks inside the state dir', () => {
+  it('are never written through: a linked log directory, a linked log file, a linked requests directory', async () => {
+    const dir = tempDir();
+    const outside = tempDir('dw-outside-');
+    const paths = new StatePaths(dir);
+    symlinkSync(outside, paths.dispatchLogDir());
+    const log = new DispatchLog(paths, 'E-1', 'r', () => T0);
+    await expect(log.append({ event: 'watchdog_stopped', reason: 'signal' })).rejects.toMatchObject({ code: 'ELOOP' });
+
+    const dir2 = tempDir();
+    const paths2 = new StatePaths(dir2);
+    mkdirSync(paths2.dispatchLogDir());
+    const target = path.join(outside, 'target.ndjson');
+    writeFileSync(target, '');
+    symlinkSync(target, paths2.dispatchLog('2026-04-02'));
+    await expect(new DispatchLog(paths2, 'E-1', 'r', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' })).rejects.toMatchObject({ code: 'ELOOP' });
+
+    mkdirSync(paths.epicDir('E-1'), { recursive: true });
+    symlinkSync(outside, paths.requestsDir('E-1'));
+    await expect(createFileExclusive(path.join(paths.requestsDir('E-1'), 'k.cancel.json'), '{}')).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(readdirSync(outside)).toEqual(['target.ndjson']);
+    expect(readFileSync(target, 'utf8')).toBe('');
+  });
+});
+
+describe('file modes', () => {
+  it('files are 0600 and directories 0700 whatever the umask', async () => {
+    const old = process.umask(0o000);
+    onTestFinished(() => void process.umask(old));
+    const dir = tempDir();
+    const paths = new StatePaths(dir);
+    await new DispatchLog(paths, 'E-1', 'r', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' });
+    await writeFileAtomic(paths.watchdogJson('E-1'), '{}');
+    await createFileExclusive(path.join(paths.requestsDir('E-1'), 'k.cancel.json'), '{}');
+    const lock = await acquireLock(paths.lockFile('E-1'), { pid: process.pid, run_id: 'r', started_at: '2026-04-02T10:00:00Z' }, 'E-1');
+    for (const f of [paths.dispatchLog('2026-04-02'), paths.watchdogJson('E-1'), path.join(paths.requestsDir('E-1'), 'k.cancel.json'), paths.lockFile('E-1')]) {
+      expect([f, mode(f).toString(8)]).toEqual([f, '600']);
+    }
+    for (const d of [paths.dispatchLogDir(), paths.epicDir('E-1'), paths.requestsDir('E-1')]) expect([d, mode(d).toString(8)]).toEqual([d, '700']);
+    await lock.release();
+    expect(existsSync(paths.lockFile('E-1'))).toBe(false);
+    expect(lstatSync(dir).isDirectory()).toBe(true);
+  });
+});
+
+describe('a stale lock', () => {
+  const info = { pid: process.pid, run_id: 'me', started_at: '2026-04-02T10:00:00Z' };
+  const lockAt = (dir: string, body: object) => {
+    const paths = new StatePaths(dir);
+    mkdirSync(paths.epicDir('E-1'), { recursive: true });
+    writeFileSync(paths.lockFile('E-1'), JSON.stringify(body) + '\n');
+    return paths.lockFile('E-1');
+  };
+
+  it('whose pid now belongs to another process (other start time) is taken over', async () => {
+    const other = await spawnFixture('sleep-forever.mjs');
+    const live = (await readProcessIdentity(other.pid))!;
+    const file = lockAt(tempDir(), { pid: other.pid, run_id: 'old', started_at: '2026-04-01T00:00:00Z', start_ticks: live.startTicks - 1, boot_id: live.bootId });
+    const lock = await acquireLock(file, info, 'E-1');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid, run_id: 'me', start_ticks: expect.any(Number) });
+    await lock.release();
+    expect(isRunning(other.pid)).toBe(true);
+  });
+
+  it('held by the live watchdog that wrote it is refused (exit 2), naming the holder', async () => {
+    const holder = await spawnFixture('sleep-forever.mjs');
+    const live = (await readProcessIdentity(holder.pid))!;
+    const file = lockAt(tempDir(), { pid: holder.pid, run_id: 'old', started_at: '2026-04-01T00:00:00Z', start_ticks: live.startTicks, boot_id: live.bootId });
+    await expect(acquireLock(file, info, 'E-1')).rejects.toMatchObject({ code: 'lock_held', message: expect.stringContaining(`pid ${holder.pid}`) });
+  });
+});
