@@ -67,9 +67,9 @@ describe('waitUntilSettled', () => {
   it('waits while a writer appends, gives up after maxWaitMs, and returns once the file holds still', async () => {
     const file = path.join(tempDir(), 'state.yaml');
     writeFileSync(file, 'a\n');
-    const writer = setInterval(() => appendFileSync(file, 'x\n'), 5);
+    const writer = setInterval(() => appendFileSync(file, 'x\n'), 2);
     try {
-      expect(await waitUntilSettled(file, { intervalMs: 30, maxWaitMs: 150 })).toBeUndefined();
+      expect(await waitUntilSettled(file, { intervalMs: 100, maxWaitMs: 300 })).toBeUndefined();
     } finally {
       clearInterval(writer);
     }
