@@ -5,7 +5,7 @@ import { InputError } from './contracts/errors.js';
 import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { detectTerminal, realClock, processOutput, type Output } from './deps.js';
-import { StatePaths } from './journal/paths.js';
+import { assertSafeId, StatePaths } from './journal/paths.js';
 import { armCrashPoint } from './sys/crash-point.js';
 import { printStatus } from './commands/status.js';
 import { loadConfig, resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
@@ -237,13 +237,16 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
 
   program
     .command('friction')
-    .description('review what the watchdog logged over a period: stalls, redispatches and escalations per ticket, and the friction notes')
+    .description('review a period of the dispatch log: which tickets to look at first and why (with the hypothesis and recommended action of their friction notes), stalls, redispatches and escalations per ticket and per epic, and skipped log lines')
     .option('--since <period>', 'how far back: a duration (2w, 30d, 12h, 90m; 0d = today) or a date (2026-04-01, UTC)', '30d')
+    .option('--epic-id <id>', 'only this epic')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
-    .option('--json', 'print the review as JSON')
-    .action(async (flags: { since: string; stateDir?: string; json?: boolean }) => {
-      const sinceMs = parseSince(flags.since, env.watchDeps.clock.nowMs());
-      const review = await reviewFriction(new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd)), sinceMs);
+    .option('--json', 'print the review as JSON (schemas/friction-review.schema.json)')
+    .action(async (flags: { since: string; epicId?: string; stateDir?: string; json?: boolean }) => {
+      const nowMs = env.watchDeps.clock.nowMs();
+      const sinceMs = parseSince(flags.since, nowMs);
+      const epicId = flags.epicId === undefined ? undefined : assertSafeId(flags.epicId, 'epic id');
+      const review = await reviewFriction(new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
       env.output.out(flags.json ? JSON.stringify(review, null, 2) + '\n' : renderFriction(review));
       setCode(EXIT.ok);
     });
@@ -251,6 +254,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     examples: [
       ['dispatch-watchdog friction', 'the last 30 days: stalls, redispatches and escalations per ticket, and the friction notes'],
       ['dispatch-watchdog friction --since 0d', 'today only (UTC)'],
+      ['dispatch-watchdog friction --epic-id PROJ-1000 --since 2w', 'one epic, the last two weeks (14 calendar days and today)'],
       ['dispatch-watchdog friction --since 2026-04-01 --json', 'since a date, as JSON'],
     ],
     exitCodes: [

@@ -1,109 +1,249 @@
-// `dispatch-watchdog friction`: a review of what the watchdog logged over a period, per ticket,
-// with the friction notes it wrote. summarizeFriction is pure; reviewFriction reads the files.
-import { readdir } from 'node:fs/promises';
+// `dispatch-watchdog friction`: a review of what the watchdog logged over a period, per ticket and
+// per epic, ranked by what to look at first, with the hypothesis and recommended action of the
+// friction notes. summarizeFriction and renderFriction are pure; reviewFriction reads the files
+// of the days the period covers, and nothing older.
+import { createReadStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import type { DispatchEvent } from '../contracts/events.js';
-import { renderTable } from '../core/format.js';
-import { readDispatchLog } from '../journal/dispatch-log.js';
+import type { FrictionReview, FrictionTicketEntry } from '../contracts/friction-review.js';
+import { utcDate } from '../contracts/time.js';
+import { hypothesizeRootCause } from '../act/friction/friction-hypothesis.js';
+import { stallRecordFromEvent, type StallRecord } from '../act/friction/stall-history.js';
+import { cut, renderTable } from '../core/format.js';
+import { parseLogLine } from '../journal/dispatch-log.js';
 import type { StatePaths } from '../journal/paths.js';
-
-export interface TicketFriction {
-  ticket_id: string;
-  epics: string[];
-  stalls: number;
-  redispatches: number;
-  cancels: number;
-  escalations: number;
-  failed_actions: number;
-  stall_reasons: Record<string, number>;
-  exemptions_seen: Record<string, number>;
-  last_stall?: string;
-}
-
-export interface FrictionSummary {
-  since: string;
-  tickets: TicketFriction[];
-  mass_stalls: number;
-  input_errors: number;
-  orphaned_actions: number;
-  notes: string[];
-}
 
 export { parseSince } from '../core/period.js';
 
-const bump = (o: Record<string, number>, k: string) => void (o[k] = (o[k] ?? 0) + 1);
+/** What a friction note says, as far as the review needs it. */
+export interface NoteFacts {
+  /** State-dir relative path. */
+  path: string;
+  ticketId?: string;
+  epicId?: string;
+  hypothesis?: string;
+  action?: string;
+}
 
-/** Per-ticket counts of what happened since `sinceMs`, worst first. Pure. */
-export function summarizeFriction(events: readonly DispatchEvent[], sinceMs: number, notes: string[]): FrictionSummary {
-  const tickets = new Map<string, TicketFriction>();
-  const ticket = (id: string, epic: string) => {
+export type LineCounts = FrictionReview['lines'];
+
+const bump = (o: Record<string, number>, k: string) => void (o[k] = (o[k] ?? 0) + 1);
+const join = (o: Record<string, number>) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(', ') || '-';
+
+type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'recommended_action' | 'hypothesis_source' | 'note'> & { records: StallRecord[] };
+
+/** Why a ticket ranks where it does, and its score (higher first). */
+function triage(t: Acc): { score: number; why: string } {
+  if (t.escalations > 0) return { score: 1e6 + t.stalls, why: `escalated to Blocked after ${t.stalls} stall(s): needs a person` };
+  if (t.failed_actions > 0) return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
+  if (t.redispatches > 0) return { score: 1e3 * t.redispatches + t.stalls, why: `redispatched ${t.redispatches} time(s): close to escalation` };
+  return { score: t.stalls, why: `${t.stalls} stall(s), recovered or reported only` };
+}
+
+/** Per-ticket and per-epic counts of what happened since `sinceMs`, ranked. Pure. */
+export function summarizeFriction(
+  events: readonly DispatchEvent[],
+  opts: { sinceMs: number; untilMs: number; epicId?: string; notes: readonly NoteFacts[]; daysRead: string[]; lines: LineCounts },
+): FrictionReview {
+  const tickets = new Map<string, Acc>();
+  const epics = new Map<string, FrictionReview['epics'][number]>();
+  const epic = (id: string) => {
+    let e = epics.get(id);
+    if (!e) epics.set(id, (e = { epic_id: id, tickets: 0, stalls: 0, redispatches: 0, escalations: 0, mass_stalls: 0, input_errors: 0 }));
+    return e;
+  };
+  const ticket = (id: string, epicId: string) => {
     let t = tickets.get(id);
-    if (!t) tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, stall_reasons: {}, exemptions_seen: {} }));
-    if (!t.epics.includes(epic)) t.epics.push(epic);
+    if (!t) {
+      tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] }));
+    }
+    if (!t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
   };
-  const out: FrictionSummary = { since: new Date(sinceMs).toISOString(), tickets: [], mass_stalls: 0, input_errors: 0, orphaned_actions: 0, notes };
+  let massStalls = 0;
+  let inputErrors = 0;
+  let orphaned = 0;
   for (const e of events) {
-    if (Date.parse(e.timestamp_utc) < sinceMs) continue;
+    if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
+    if (opts.epicId !== undefined && e.epic_id !== opts.epicId) continue;
     switch (e.event) {
       case 'stall_detected': {
         const t = ticket(e.ticket_id, e.epic_id);
         t.stalls++;
+        epic(e.epic_id).stalls++;
         bump(t.stall_reasons, e.stall_reason);
         for (const x of e.exemptions ?? []) bump(t.exemptions_seen, x);
         t.last_stall = e.timestamp_utc;
+        t.records.push(stallRecordFromEvent(e));
         break;
       }
       case 'redispatch':
         ticket(e.ticket_id, e.epic_id).redispatches++;
+        epic(e.epic_id).redispatches++;
         break;
       case 'agent_killed':
         if (e.step === 'cancel' || e.step === undefined) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
       case 'escalated_to_blocked':
-        if (!e.is_retry) ticket(e.ticket_id, e.epic_id).escalations++; // a retried tracker step is the same escalation
+        if (e.is_retry) break; // a retried tracker step is the same escalation
+        ticket(e.ticket_id, e.epic_id).escalations++;
+        epic(e.epic_id).escalations++;
         break;
       case 'action_failed':
         ticket(e.ticket_id, e.epic_id).failed_actions++;
         break;
       case 'mass_stall':
-        out.mass_stalls++;
+        massStalls++;
+        epic(e.epic_id).mass_stalls++;
         break;
       case 'input_error':
-        out.input_errors++;
+        inputErrors++;
+        epic(e.epic_id).input_errors++;
         break;
       case 'recovery_summary':
-        out.orphaned_actions += e.orphan_count;
+        orphaned += e.orphan_count;
         break;
       default:
         break;
     }
   }
-  out.tickets = [...tickets.values()].sort((a, b) => b.escalations - a.escalations || b.stalls - a.stalls || a.ticket_id.localeCompare(b.ticket_id));
-  return out;
+  for (const t of tickets.values()) for (const id of t.epics) epic(id).tickets++;
+  const notes = opts.notes.filter((n) => opts.epicId === undefined || n.epicId === undefined || n.epicId === opts.epicId);
+  const ranked = [...tickets.values()]
+    .map((t) => ({ t, ...triage(t) }))
+    .sort((a, b) => b.score - a.score || (b.t.last_stall ?? '').localeCompare(a.t.last_stall ?? '') || a.t.ticket_id.localeCompare(b.t.ticket_id));
+  return {
+    since: new Date(opts.sinceMs).toISOString(),
+    until: new Date(opts.untilMs).toISOString(),
+    epic_id: opts.epicId ?? null,
+    days_read: opts.daysRead,
+    tickets: ranked.map(({ t, why }, i) => {
+      const { records, ...counts } = t;
+      const note = [...notes].reverse().find((n) => n.ticketId?.toLowerCase() === t.ticket_id.toLowerCase());
+      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id) : undefined;
+      const fromNote = note?.hypothesis !== undefined;
+      return {
+        rank: i + 1,
+        ...counts,
+        why_first: why,
+        hypothesis: (fromNote ? note!.hypothesis : computed?.text) ?? null,
+        recommended_action: (fromNote ? note!.action : computed?.action) ?? null,
+        hypothesis_source: fromNote ? 'note' : computed ? 'stall_pattern' : null,
+        note: note?.path ?? null,
+      };
+    }),
+    epics: [...epics.values()].sort((a, b) => b.escalations - a.escalations || b.stalls - a.stalls || a.epic_id.localeCompare(b.epic_id)),
+    mass_stalls: massStalls,
+    input_errors: inputErrors,
+    orphaned_actions: orphaned,
+    notes: notes.map((n) => n.path),
+    lines: opts.lines,
+  };
 }
 
-/** The review as a table. Pure. */
-export function renderFriction(s: FrictionSummary): string {
-  const rows = s.tickets.map((t) => [
-    t.ticket_id,
-    String(t.stalls),
-    String(t.redispatches),
-    String(t.cancels),
-    t.escalations ? `yes (${t.escalations})` : '-',
-    Object.entries(t.stall_reasons).map(([k, n]) => `${k}×${n}`).join(', ') || '-',
-    t.last_stall ?? '-',
-  ]);
-  const head = `friction since ${s.since}: ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s)\n`;
-  const table = rows.length ? renderTable(['TICKET', 'STALLS', 'REDISPATCHED', 'CANCELLED', 'ESCALATED', 'STALL REASONS', 'LAST STALL'], rows) : 'no stalls in that period\n';
-  const notes = s.notes.length ? `friction notes:\n${s.notes.map((n) => `  ${n}`).join('\n')}\n` : '';
-  return head + table + notes;
+/** The section of a markdown note under `## title`, as one line. */
+function section(text: string, title: string): string | undefined {
+  const m = new RegExp(`^## ${title}\\n([\\s\\S]*?)(?=^## |$(?![\\s\\S]))`, 'm').exec(text);
+  const body = m?.[1]?.trim();
+  return body ? body.replace(/\s+/g, ' ') : undefined;
 }
 
-/** Read every day's log and the friction notes dated since `sinceMs`. */
-export async function reviewFriction(paths: StatePaths, sinceMs: number): Promise<FrictionSummary> {
-  const log = await readDispatchLog(paths);
-  const sinceDate = new Date(sinceMs).toISOString().slice(0, 10);
-  const names = await readdir(paths.frictionDir()).catch(() => [] as string[]);
-  const notes = names.filter((n) => n.endsWith('.md') && n.slice(0, 10) >= sinceDate).sort().map((n) => `friction/${n}`);
-  return summarizeFriction(log.events, sinceMs, notes);
+/** The facts of one friction note (stall escalation or orphaned actions). Pure. */
+export function parseFrictionNote(text: string, relPath: string): NoteFacts {
+  const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text)?.[1];
+  const key = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
+  const orphanEpic = /actions? of epic (\S+?) had started/.exec(text)?.[1];
+  return { path: relPath, ticketId, epicId: key ?? orphanEpic, hypothesis: section(text, 'Root Cause Hypothesis'), action: section(text, 'Recommended Action') };
+}
+
+const pct = (r: FrictionReview['lines'], k: 'corrupt' | 'invalid' | 'foreign') => {
+  const first = r[`${k}_first`];
+  return `${r[k]} ${k}${first ? ` (first ${first.file}:${first.line})` : ''}`;
+};
+
+/** The review as text: what to look at first, then the tables. Pure. */
+export function renderFriction(s: FrictionReview): string {
+  const scope = s.epic_id ? `epic ${s.epic_id}` : `${s.epics.length} epic(s)`;
+  const out = [
+    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s)`,
+    `dispatch log: ${s.days_read.length} day(s) read${s.days_read.length ? ` (${s.days_read[0]} to ${s.days_read.at(-1)})` : ''}; lines skipped: ${pct(s.lines, 'corrupt')}, ${pct(s.lines, 'invalid')}, ${pct(s.lines, 'foreign')}`,
+    '',
+  ];
+  if (s.tickets.length === 0) out.push('no stalls in that period', '');
+  else {
+    out.push('look at first:');
+    for (const t of s.tickets.slice(0, 10)) {
+      out.push(`${String(t.rank).padStart(3)}. ${t.ticket_id} (epic ${t.epics.join(', ')}): ${t.why_first}`);
+      if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === 'stall_pattern' ? ' (from the stall pattern)' : ''}: ${cut(t.hypothesis, 240)}`);
+      if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
+      if (t.note) out.push(`     note: ${t.note}`);
+    }
+    if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
+    out.push('');
+    const rows = s.tickets.map((t) => [
+      String(t.rank), t.ticket_id, t.epics.join(','), String(t.stalls), String(t.redispatches), String(t.cancels),
+      t.escalations ? `yes (${t.escalations})` : '-', join(t.stall_reasons), join(t.exemptions_seen), t.last_stall ?? '-',
+    ]);
+    out.push(renderTable(['#', 'TICKET', 'EPIC', 'STALLS', 'REDISPATCHED', 'CANCELLED', 'ESCALATED', 'STALL REASONS', 'EXEMPTIONS SEEN', 'LAST STALL'], rows));
+  }
+  if (s.epics.length > 0) {
+    const rows = s.epics.map((e) => [e.epic_id, String(e.tickets), String(e.stalls), String(e.redispatches), String(e.escalations), String(e.mass_stalls), String(e.input_errors)]);
+    out.push('per epic:', renderTable(['EPIC', 'TICKETS', 'STALLS', 'REDISPATCHED', 'ESCALATED', 'MASS STALLS', 'INPUT ERRORS'], rows));
+  }
+  if (s.notes.length) out.push('friction notes:', ...s.notes.map((n) => `  ${n}`), '');
+  return out.join('\n').replace(/\n+$/, '') + '\n';
+}
+
+/** Read one day's log: our events, and counts of the lines that are not. A torn last line is skipped silently. */
+async function readDay(file: string, rel: string, events: DispatchEvent[], lines: LineCounts): Promise<void> {
+  const stat = await fs.stat(file);
+  if (stat.size === 0) return;
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8', end: stat.size - 1 }), crlfDelay: Infinity });
+  let n = 0;
+  let pending: string | undefined;
+  const take = (line: string, at: number) => {
+    if (line.trim() === '') return;
+    const r = parseLogLine(line);
+    if (r.ok) return void events.push(r.event);
+    const kind = r.message === undefined ? 'foreign' : r.message.startsWith('not valid JSON') ? 'corrupt' : 'invalid';
+    lines[kind]++;
+    lines[`${kind}_first`] ??= { file: rel, line: at };
+  };
+  for await (const line of rl) {
+    if (pending !== undefined) take(pending, n);
+    n++;
+    pending = line;
+  }
+  const h = await fs.open(file, 'r');
+  try {
+    const b = Buffer.alloc(1);
+    await h.read(b, 0, 1, stat.size - 1);
+    if (pending !== undefined && b[0] === 0x0a) take(pending, n);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Read the days of the dispatch log and the friction notes the period covers, then summarize. */
+export async function reviewFriction(paths: StatePaths, opts: { sinceMs: number; nowMs: number; epicId?: string }): Promise<FrictionReview> {
+  const since = utcDate(opts.sinceMs);
+  const dir = paths.dispatchLogDir();
+  const days = (await fs.readdir(dir).catch(() => [] as string[]))
+    .filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since)
+    .sort();
+  const events: DispatchEvent[] = [];
+  const lines: LineCounts = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
+  for (const name of days) await readDay(path.join(dir, name), paths.relative(path.join(dir, name)), events, lines);
+  const names = (await fs.readdir(paths.frictionDir()).catch(() => [] as string[])).filter((n) => n.endsWith('.md') && n.slice(0, 10) >= since).sort();
+  const notes: NoteFacts[] = [];
+  for (const n of names) {
+    const file = path.join(paths.frictionDir(), n);
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    // A note from the first day of a period that starts mid-day counts when it was written in the period.
+    const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
+    if (at && Date.parse(at) < opts.sinceMs) continue;
+    notes.push(parseFrictionNote(text, paths.relative(file)));
+  }
+  return summarizeFriction(events, { sinceMs: opts.sinceMs, untilMs: opts.nowMs, epicId: opts.epicId, notes, daysRead: days.map((d) => d.slice(0, 10)), lines });
 }

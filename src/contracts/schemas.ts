@@ -12,6 +12,7 @@ import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
 import { EscalationNoticeSchema, RequestSchema } from './request.js';
 import { NextDocSchema } from './next.js';
+import { FrictionReviewSchema } from './friction-review.js';
 
 /** File name → zod schema, and whether people write it by hand (then defaults are optional). */
 export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'output' }[] = [
@@ -21,6 +22,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
   { file: 'recovery-checkpoint.schema.json', schema: CheckpointSchema, io: 'output' },
   { file: 'request.schema.json', schema: RequestSchema, io: 'output' },
+  { file: 'friction-review.schema.json', schema: FrictionReviewSchema, io: 'output' },
   { file: 'watchdog-lock.schema.json', schema: LockSchema, io: 'output' },
   { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
