@@ -1,7 +1,7 @@
 // Argument parsing → commands, and the one place errors become exit codes (DESIGN §10).
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { DEFAULTS } from './contracts/defaults.js';
-import { InputError } from './contracts/errors.js';
+import { combineProblems, InputError } from './contracts/errors.js';
 import { STRATEGIES } from './contracts/vocabulary.js';
 import { runDemo } from './demo/run-demo.js';
 import { detectTerminal, realClock, processOutput, type Output } from './deps.js';
@@ -25,19 +25,33 @@ import { prune, renderPrune } from './commands/prune.js';
 import { parseDurationMs } from './core/period.js';
 import { commandPath, didYouMean, keepUserFlags, locationFlags, teach } from './cli-help.js';
 
-const positiveNumber = (what: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > MAX_SECONDS) {
-    throw new InvalidArgumentError(`${what} must be a number of seconds above 0 and at most ${MAX_SECONDS} (7 days), got ${JSON.stringify(v)}.`);
-  }
-  return n;
-};
-const collectSeconds = (v: string, previous: number[]) => [...previous, positiveNumber('--timeout')(v)];
-const count = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number >= 0, got ${JSON.stringify(v)}.`);
-  return n;
-};
+/**
+ * Flag value parsers that collect every bad value instead of stopping at the first, so one error
+ * lists them all (thrown before any command runs; the watch command adds its config problems).
+ */
+function flagParsers(problems: InputError[]) {
+  const bad = (flag: string, expected: string, v: string): undefined => {
+    problems.push(new InputError('bad_flag', `${flag}: expected ${expected}, got ${JSON.stringify(v)}.`));
+    return undefined;
+  };
+  const seconds = (flag: string) => (v: string) => {
+    const n = Number(v);
+    return Number.isFinite(n) && n > 0 && n <= MAX_SECONDS ? n : bad(flag, `a number of seconds above 0 and at most ${MAX_SECONDS} (7 days)`, v);
+  };
+  return {
+    seconds,
+    collectSeconds: (flag: string) => (v: string, previous: number[]) => {
+      const n = seconds(flag)(v);
+      return n === undefined ? previous : [...previous, n];
+    },
+    count: (flag: string) => (v: string) => {
+      const n = Number(v);
+      return v.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : bad(flag, 'a whole number >= 0', v);
+    },
+    choice: <T extends string>(flag: string, choices: readonly T[]) => (v: string) =>
+      (choices as readonly string[]).includes(v) ? (v as T) : bad(flag, `one of ${choices.join(', ')}`, v),
+  };
+}
 
 export interface CliEnv {
   argv: string[];
@@ -51,6 +65,8 @@ export interface CliEnv {
 
 /** Build the commander program; `setCode` receives the exit code of the command that ran. */
 export function buildProgram(env: CliEnv, setCode: (code: number) => void): Command {
+  const flagProblems: InputError[] = [];
+  const { seconds, collectSeconds, count, choice } = flagParsers(flagProblems);
   const program = new Command()
     .name('dispatch-watchdog')
     .description('Watch a wave of AI coding subagents, tell stalls from legitimate silence, and recover exactly once.')
@@ -61,10 +77,10 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .helpCommand('help [command]', 'show the help of a command')
     .allowExcessArguments(true)
     .option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)')
-    .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, positiveNumber('--timeout'))
-    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]))
-    .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds}); stalls are caught at their deadline anyway`, positiveNumber('--check-interval'))
-    .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count)
+    .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds('--timeout'))
+    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice('--action', STRATEGIES)))
+    .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds}); stalls are caught at their deadline anyway`, seconds('--check-interval'))
+    .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count('--max-redispatches'))
     .option('--once', 'one check, then exit: 0 no stall, 3 stall found, 2 bad input or usage')
     .option('--dry-run', 'judge and print, but write nothing and act on nothing')
     .option('--now <iso-time>', 'evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems')
@@ -78,9 +94,14 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
         const guess = didYouMean(word, names);
         program.error(`error: unknown command '${word}'${guess ? `. Did you mean '${guess}'?` : `. Commands: ${names.join(', ')}.`}`, { exitCode: EXIT.input, code: 'commander.unknownCommand' });
       }
-      const opts = await resolveOptions(flags, env.env, env.cwd);
+      const opts = await resolveOptions(flags, env.env, env.cwd, flagProblems);
       setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
     });
+  // Every other command: refuse bad flag values, all of them at once, before it runs.
+  program.hook('preAction', (_program, command) => {
+    const problem = command === program ? undefined : combineProblems(flagProblems);
+    if (problem) throw problem;
+  });
   teach(program, {
     examples: [
       ['dispatch-watchdog --epic-id PROJ-1000', 'watch the wave until no task is in flight; recover stalls (redispatch, then escalate)'],
@@ -124,10 +145,10 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .command('next')
     .description('watch until the orchestrator must act, print it, exit: 0 wave complete, 10 new requests, 11 a request unanswered, 12 an escalation (2 bad input, 1 failure)')
     .requiredOption('--epic-id <id>', 'epic to watch')
-    .option('--timeout <seconds>', 'base stall window in seconds (default 120)', positiveNumber('--timeout'))
-    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]))
-    .option('--check-interval <seconds>', 'longest sleep between checks (default 30)', positiveNumber('--check-interval'))
-    .option('--max-redispatches <n>', 'redispatches per ticket before escalating to Blocked (default 2)', count)
+    .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds('--timeout'))
+    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice('--action', STRATEGIES)))
+    .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})`, seconds('--check-interval'))
+    .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count('--max-redispatches'))
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .option('--config <file>', 'config file (default <state dir>/watchdog.config.yaml if present)')
     .option('--json', 'print one JSON document (schemas/next.schema.json)')
@@ -214,7 +235,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .command('replay')
     .description('replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)')
     .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
-    .option('--timeout <seconds...>', 'base window(s) in seconds; several values print one pass each and a comparison table (default 120)', collectSeconds, [] as number[])
+    .option('--timeout <seconds...>', `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, collectSeconds('--timeout'), [] as number[])
     .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
     .action(async (files: string[], flags: { timeout: number[]; config?: string; json?: boolean }) => {

@@ -90,9 +90,9 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
   return { config: parsed.value, file, locate: yamlLocator(text, file) };
 }
 
-/** Combine flags, config and defaults; throws one InputError listing every problem found. */
-export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEnv, cwd: string): Promise<ResolvedOptions> {
-  const problems: InputError[] = [];
+/** Combine flags, config and defaults; throws one InputError listing every problem found (after `flagProblems`, the flag values the parser refused). */
+export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEnv, cwd: string, flagProblems: readonly InputError[] = []): Promise<ResolvedOptions> {
+  const problems: InputError[] = [...flagProblems];
   const collect = <T>(fn: () => T): T | undefined => {
     try {
       return fn();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/contracts/config.js';
 import { InputError } from '../../src/contracts/errors.js';
+import { main } from '../../src/cli.js';
 import { resolveOptions } from '../../src/options.js';
 import { adapterFor } from '../../src/wiring.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -88,5 +89,49 @@ describe('a config file that cannot be read says why', () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, 'c.yaml'));
     expect((await optionsError({ epicId: 'E-1', config: path.join(dir, 'c.yaml') })).replaceAll(dir, '<d>')).toMatchInlineSnapshot(`"<d>/c.yaml: the config file is not a regular file."`);
+  });
+});
+
+describe('flag values', () => {
+  async function cli(...argv: string[]) {
+    let stderr = '';
+    const code = await main({
+      argv,
+      env: {},
+      cwd: tempDir(),
+      output: { out: () => {}, err: (t) => void (stderr += t) },
+      watchDeps: { clock: new ManualClock(0), signal: new AbortController().signal, pid: 1 },
+    });
+    return { code, stderr };
+  }
+
+  it('every bad value is listed, with the other flag problems, and nothing runs', async () => {
+    expect(await cli('--timeout', '-3', '--action', 'nuke', '--max-redispatches', '1.5', '--check-interval', 'soon', '--now', 'yesterday')).toMatchInlineSnapshot(`
+      {
+        "code": 2,
+        "stderr": "dispatch-watchdog: 6 problems:
+        - --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "-3".
+        - --action: expected one of report, cancel, redispatch, got "nuke".
+        - --max-redispatches: expected a whole number >= 0, got "1.5".
+        - --check-interval: expected a number of seconds above 0 and at most 604800 (7 days), got "soon".
+        - --epic-id is required. e.g. dispatch-watchdog --epic-id PROJ-1000
+        - --now: expected an ISO-8601 time with a zone, got "yesterday". Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00
+      (run dispatch-watchdog --help for usage)
+      ",
+      }
+    `);
+  });
+
+  it('a subcommand lists its bad values too, before it runs', async () => {
+    expect(await cli('next', '--epic-id', 'E-1', '--timeout', '0', '--max-redispatches', 'two')).toMatchInlineSnapshot(`
+      {
+        "code": 2,
+        "stderr": "dispatch-watchdog: 2 problems:
+        - --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "0".
+        - --max-redispatches: expected a whole number >= 0, got "two".
+      (run dispatch-watchdog --help for usage)
+      ",
+      }
+    `);
   });
 });
