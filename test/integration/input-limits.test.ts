@@ -15,7 +15,7 @@ describe('durations', () => {
   ])('%s %s is refused with the allowed range (exit 2)', async (flag, value) => {
     const r = await runCli(['--epic-id', 'E-1', '--state-dir', tempDir(), flag, value, '--once']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${flag} must be a number of seconds above 0 and at most 604800 (7 days), got "${value}".`);
+    expect(r.stderr).toContain(`${flag}: expected a number of seconds above 0 and at most 604800 (7 days), got "${value}".`);
   });
 
   it('a sleep past 2^31 ms does not fire at once', async () => {
