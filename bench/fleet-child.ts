@@ -1,4 +1,4 @@
-// Child process of the fleet bench: `node fleet-child.js <ours|naive> <stateDir> <claudeDir> <agents> <checks>`.
+// Child process of the fleet bench: `node fleet-child.js <ours|naive> <stateDir> <claudeDir> <agents> <checks> [grow-first]`.
 // ours: a cold first check, then `checks` steady checks (a few KB appended to 3 agents before
 // each), as the loop runs them (positions persisted, watchdog.json written, log journaled).
 // naive: the same checks re-reading and re-parsing every transcript and the state file.
@@ -16,7 +16,7 @@ import { parseStateFile } from '../src/contracts/state-file.js';
 import { resolveOptions } from '../src/options.js';
 import { FLEET_NOW, transcriptLines } from './fleet.js';
 
-const [mode, stateDir, claudeDir, agentsArg, checksArg] = process.argv.slice(2);
+const [mode, stateDir, claudeDir, agentsArg, checksArg, growFirst] = process.argv.slice(2);
 const agents = Number(agentsArg);
 const checks = Number(checksArg);
 const project = path.join(claudeDir!, 'projects', '-work-repo');
@@ -27,7 +27,8 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (u.user + u.system) / 1000;
 };
 
-let seq = 1_000_000;
+// Distinct ids per process, so a restarted run appends new calls.
+let seq = 1_000_000 + (process.pid % 1000) * 10_000;
 /** A few KB appended across three agents, as between two checks of a steady wave. */
 function grow(round: number) {
   for (const k of [round * 7, round * 13 + 1, round * 31 + 2]) {
@@ -42,11 +43,14 @@ async function ours() {
   const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {} });
   const log = new DispatchLog(paths, 'E-1', 'bench', () => FLEET_NOW);
   const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), log, runId: 'bench', version: 'bench', pid: process.pid };
+  // A restart: three agents grew while the watchdog was down.
+  if (growFirst) grow(100);
   const c0 = process.cpuUsage();
   const w0 = performance.now();
   const cold = await runCheck(env, FLEET_NOW);
   const coldWall = performance.now() - w0;
   const coldCpu = cpuMs(c0);
+  const coldBytes = observer.stats().bytesRead;
   if (!cold.ok || cold.verdicts.some((v) => v.kind !== 'healthy')) throw new Error(`fleet: unexpected cold verdicts ${cold.ok ? [...new Set(cold.verdicts.map((v) => v.kind))] : cold.error.message}`);
   const wall: number[] = [];
   const cpu: number[] = [];
@@ -60,7 +64,7 @@ async function ours() {
     if (!r.ok) throw new Error('fleet: check failed');
   }
   await observer.flush(FLEET_NOW + checks * 1000);
-  return { coldWall, coldCpu, wall, cpu, bytesRead: observer.stats().bytesRead };
+  return { coldWall, coldCpu, wall, cpu, bytesRead: coldBytes };
 }
 
 function naive() {
