@@ -257,7 +257,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== undefined,
   });
-  if (!opts.isDryRun) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
+  // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
   return {
     ok: true,
     nowMs,

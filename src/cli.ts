@@ -8,7 +8,7 @@ import { detectTerminal, realClock, processOutput, type Output } from './deps.js
 import { assertSafeId, StatePaths } from './journal/paths.js';
 import { armCrashPoint } from './sys/crash-point.js';
 import { printStatus } from './commands/status.js';
-import { loadConfig, resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
+import { existingStateDir, loadConfig, resolveOptions, resolveStateDir, type WatchdogFlags } from './options.js';
 import { runReplay } from './commands/replay.js';
 import { resolvePolicy } from './core/policy.js';
 import path from 'node:path';
@@ -125,7 +125,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .option('--json', 'print watchdog.json')
     .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => {
-      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : undefined;
       await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
       setCode(EXIT.ok);
@@ -178,7 +178,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id')
     .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
     .action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {
-      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       setCode(await runAck(paths, key, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
     });
   teach(program.commands.at(-1)!, {
@@ -267,7 +267,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
       const nowMs = env.watchDeps.clock.nowMs();
       const sinceMs = parseSince(flags.since, nowMs);
       const epicId = flags.epicId === undefined ? undefined : assertSafeId(flags.epicId, 'epic id');
-      const review = await reviewFriction(new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
+      const review = await reviewFriction(new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
       env.output.out(flags.json ? JSON.stringify(review, null, 2) + '\n' : renderFriction(review));
       setCode(EXIT.ok);
     });
@@ -294,7 +294,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     .action(async (flags: { olderThan: string; dryRun?: boolean; stateDir?: string; json?: boolean }) => {
       const olderThanMs = parseDurationMs(flags.olderThan);
       if (olderThanMs === undefined) throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: 'e.g. --older-than 30d' });
-      const paths = new StatePaths(resolveStateDir(flags.stateDir, env.env, env.cwd));
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       const report = await prune(paths, { nowMs: env.watchDeps.clock.nowMs(), olderThanMs, olderThan: flags.olderThan, isDryRun: Boolean(flags.dryRun) });
       env.output.out(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderPrune(report));
       setCode(EXIT.ok);

@@ -1,5 +1,5 @@
 // Flags + config file + defaults → ResolvedOptions. Flags override the file (DESIGN §10).
-import { existsSync, promises as fs } from 'node:fs';
+import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseConfig, type WatchdogConfig } from './contracts/config.js';
 import { DEFAULTS } from './contracts/defaults.js';
@@ -53,6 +53,34 @@ export interface ResolvedOptions {
 /** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
   return path.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || '.onex_state'));
+}
+
+/**
+ * The state dir, which must exist: a mistyped --state-dir (or none in this directory) is an input
+ * error, never a fresh empty state dir that makes every command report success. `hook` alone
+ * does not ask (it must stay silent); the orchestrator creates the dir when it writes a state file.
+ */
+export function existingStateDir(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  const dir = resolveStateDir(flag, env, cwd);
+  let isDir: boolean | undefined;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = undefined;
+  }
+  if (isDir === false) {
+    throw new InputError('bad_flag', `the state dir ${dir} is not a directory.`, {
+      hint: 'Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/.',
+    });
+  }
+  if (isDir === undefined) {
+    const from = flag !== undefined ? '--state-dir' : env.ONEX_STATE_DIR ? '$ONEX_STATE_DIR' : 'the default ./.onex_state';
+    throw new InputError('missing_file', `the state dir does not exist (from ${from}).`, {
+      location: { file: dir },
+      hint: 'Check --state-dir or $ONEX_STATE_DIR (run from the directory that holds .onex_state). To start a new one, create it first (mkdir -p); the orchestrator writes epics/<id>/state.yaml in it.',
+    });
+  }
+  return dir;
 }
 
 /** Why a config file could not be read, in words (never just "not found" when it was something else). */
@@ -112,15 +140,7 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
       problems.push(new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00' }));
     }
   }
-  const stateDir = resolveStateDir(flags.stateDir, env, cwd);
-  const st = await fs.stat(stateDir).catch(() => undefined);
-  if (st && !st.isDirectory()) {
-    problems.push(
-      new InputError('bad_flag', `the state dir ${stateDir} is not a directory.`, {
-        hint: 'Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/.',
-      }),
-    );
-  }
+  const stateDir = collect(() => existingStateDir(flags.stateDir, env, cwd)) ?? resolveStateDir(flags.stateDir, env, cwd);
   let loaded: Awaited<ReturnType<typeof loadConfig>> | undefined;
   try {
     loaded = await loadConfig(flags.config, stateDir, cwd);

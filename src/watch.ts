@@ -66,8 +66,9 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };
   const out = deps.output;
 
+  // --dry-run journals nothing for a live view to show: each check is printed whole instead.
   const view =
-    !opts.isOnce && !opts.isJson && !next
+    !opts.isOnce && !opts.isJson && !next && !isReadOnly
       ? createWatchView(out, { epicId: opts.epicId, paths, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
       : undefined;
   const live = view ? (e: DispatchEvent) => view.event(e) : undefined;
@@ -111,7 +112,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       return r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered') ? EXIT.stall : EXIT.ok;
     }
 
-    await log!.append({
+    // --dry-run journals nothing: the loop runs on the history as read, and prints each check instead.
+    await log?.append({
       event: 'watchdog_started',
       pid: deps.pid,
       version: env.version,
@@ -127,7 +129,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
-        if (opts.isJson && !next) printResult(r, opts, out);
+        if ((opts.isJson || isReadOnly) && !next) printResult(r, opts, out);
         await view?.result(r);
       },
       shouldStop: next ? (r) => next.shouldStop(r, history) : undefined,
@@ -136,7 +138,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
         view?.interrupt();
       },
       onNewInputError: async (r) => {
-        await log!.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
+        await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         if (opts.isJson) return;
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
         view?.interrupt();
@@ -146,7 +148,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     await view?.flush();
     const code = next && end.last && end.reason !== 'signal' ? await next.finish(end.last, history, log!) : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
-    await log!.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
+    await log?.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
     if (next && end.reason === 'signal') {
       out.err(`dispatch-watchdog next: stopped by ${signalName} before anything needed the orchestrator; run it again.\n`);
       return EXIT.failure;

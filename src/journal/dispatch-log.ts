@@ -5,6 +5,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../contracts/events.js';
+import { fillSeedLine } from '../contracts/seed-events.js';
 import { msToIso, utcDate } from '../contracts/time.js';
 import { appendLine, appendLines } from './atomic-write.js';
 import type { StatePaths } from './paths.js';
@@ -73,6 +74,10 @@ export function parseLogLine(line: string): { ok: true; event: DispatchEvent } |
   }
   const r = DispatchEventSchema.safeParse(json);
   if (r.success) return { ok: true, event: r.data };
+  // The seed skill's own shape of its five events: read and counted (toward the cap), not rejected.
+  const seed = fillSeedLine(json);
+  const fromSeed = seed && DispatchEventSchema.safeParse(seed);
+  if (fromSeed?.success) return { ok: true, event: fromSeed.data };
   const ev = (json as { event?: unknown } | null)?.event;
   const known = DispatchEventSchema.options.some((o) => o.shape.event.value === ev);
   if (!known) return { ok: false }; // a line from another writer (the seed skill, a newer version): not ours to judge

@@ -40,22 +40,23 @@ describe('dispatch-watchdog --once', () => {
     const dir = tempDir();
     const { cpSync } = await import('node:fs');
     cpSync(path.resolve('.onex_state.example/epics'), path.join(dir, 'epics'), { recursive: true });
-    const r = await runCli(['--state-dir', dir, '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z']);
+    const r = await runCli(['--state-dir', dir, '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z', '--json']);
     expect(r.code).toBe(3);
-    const doc = readWatchdogJson(dir, 'PROJ-1000');
+    // Printed, never written: a live watchdog's watchdog.json is not overwritten by an invented moment.
+    expect(existsSync(path.join(dir, 'epics', 'PROJ-1000', 'watchdog.json'))).toBe(false);
+    const doc = JSON.parse(r.stdout);
     const verdicts = Object.fromEntries(doc.tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict]));
     expect(verdicts).toEqual({ 'task-1001': 'healthy', 'task-1002': 'stalled', 'task-1003': 'healthy', 'task-1004': 'healthy', 'task-1005': 'blocked', 'task-1006': 'terminal' });
     expect(doc.tasks.find((t: { task_id: string }) => t.task_id === 'task-1003').exemptions).toEqual(['bash_long_timeout']);
     expect(doc.stalls_detected[0].action_taken).toBe('dry_run:redispatch');
     expect(existsSync(path.join(dir, 'dispatch-log'))).toBe(false);
 
-    const s = await runCli(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000']);
-    expect(s.code).toBe(0);
+    const s = await runCli(['--state-dir', dir, '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z']);
+    expect(s.code).toBe(3);
     expect(s.stdout).toContain('task-1002  PROJ-1002  STALLED   8m00s / 2m00s   -                  no progress for 480s (window 120s)');
     expect(s.stdout).toContain('task-1003  PROJ-1003  healthy   7m00s / 11m00s  bash_long_timeout');
     expect(s.stdout).toContain('task-1005  PROJ-1005  blocked');
-    const sj = await runCli(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000', '--json']);
-    expect(JSON.parse(sj.stdout).blocked_tasks).toEqual(['PROJ-1005']);
+    expect(doc.blocked_tasks).toEqual(['PROJ-1005']);
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { readWatchdogJson, writeWave } from '../helpers/state.js';
+import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const base = { session_id: 'sess-h1', agent_id: 'a1h', cwd: '/repo', transcript_path: '/nowhere/sess-h1.jsonl' };
@@ -17,8 +17,8 @@ describe('hook activity as the only evidence', () => {
     mkdirSync(path.join(dir, 'activity'), { recursive: true });
     const hook = (payload: object) => runCli(['hook', '--state-dir', dir], { input: JSON.stringify({ ...base, ...payload }), env });
     const judge = async (afterSeconds: number) => {
-      const r = await runCli(['--epic-id', 'E-H', '--state-dir', dir, '--action', 'report', '--now', new Date(Date.now() + afterSeconds * 1000).toISOString()], { env });
-      return { code: r.code, task: readWatchdogJson(dir, 'E-H').tasks[0] };
+      const r = await runCli(['--epic-id', 'E-H', '--state-dir', dir, '--action', 'report', '--json', '--now', new Date(Date.now() + afterSeconds * 1000).toISOString()], { env });
+      return { code: r.code, task: JSON.parse(r.stdout).tasks[0] };
     };
     writeWave(dir, 'E-H', new Date(Date.now() - 60_000).toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', agent_id: 'a1h', session_id: 'sess-h1' }]);
 

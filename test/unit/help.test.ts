@@ -2,7 +2,10 @@
 // typo gets a suggestion, usage errors point at the command's own help, suggested commands keep
 // the user's --state-dir.
 import type { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
 import { didYouMean, keepUserFlags, locationFlags } from '../../src/cli-help.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -65,9 +68,11 @@ describe('help', () => {
   });
 
   it('a suggested command keeps the --state-dir the user gave', async () => {
-    const r = await cli('status', '--epic-id', 'E-9', '--state-dir', '/tmp/no such dir');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'no such dir-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const r = await cli('status', '--epic-id', 'E-9', '--state-dir', dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Run `dispatch-watchdog --epic-id E-9 --once --state-dir '/tmp/no such dir'` (or start the watchdog) first.");
+    expect(r.stderr).toContain(`Run \`dispatch-watchdog --epic-id E-9 --once --state-dir '${dir}'\` (or start the watchdog) first.`);
   });
 });
 

@@ -60,7 +60,8 @@ export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs
 /** The pid to act on and what we know about it. */
 const target = (req: CancelRequest) => ({
   pid: req.expectedProcess?.pid ?? req.task.pid,
-  known: { expected: req.expectedProcess, dispatchedAtMs: req.task.dispatchedAtMs },
+  // A row without its own dispatched_at falls back to the wave's, which cannot tell a reused pid from a late start.
+  known: { expected: req.expectedProcess, dispatchedAtMs: req.task.dispatchedAtMs, isWaveDispatch: req.task.raw !== undefined && !req.task.raw.dispatched_at },
 });
 
 /** The process adapter. `agents.kill_grace_ms` and `agents.redispatch_argv` configure it. */
@@ -82,7 +83,7 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
           case 'other':
             return succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
           case 'unknown':
-            return failed('cancel', 'process', 'identity_unknown', `not killed: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
+            return failed('cancel', 'process', 'identity_unknown', `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
           case 'match':
             return await terminate(v.identity, v.pgrp, graceMs, deps);
         }

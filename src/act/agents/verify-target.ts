@@ -16,7 +16,7 @@ export type TargetVerdict =
 /** Compare the live process behind `pid` with what we know of the agent. */
 export async function verifyTarget(
   pid: number,
-  known: { expected?: ProcessIdentity; dispatchedAtMs?: number },
+  known: { expected?: ProcessIdentity; dispatchedAtMs?: number; isWaveDispatch?: boolean },
   toleranceMs = DEFAULT_START_TOLERANCE_MS,
 ): Promise<TargetVerdict> {
   const probe = await probeProcess(pid);
@@ -34,6 +34,14 @@ export async function verifyTarget(
   const startMs = await processStartMs(live);
   if (startMs === undefined) return { kind: 'unknown', detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
   if (startMs > known.dispatchedAtMs + toleranceMs) {
+    // The wave's dispatch time says nothing about when this row's agent started: it may be the agent
+    // itself, so neither "exited" (a replacement would run beside it) nor safe to kill.
+    if (known.isWaveDispatch) {
+      return {
+        kind: 'unknown',
+        detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(known.dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`,
+      };
+    }
     return { kind: 'other', detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
   }
   return { kind: 'match', identity: live, pgrp: probe.pgrp };

@@ -1,0 +1,153 @@
+// Issue 9 "Also fix": each found in the same trial, each shown here failing before its fix.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { stringify } from 'yaml';
+import { main } from '../../src/cli.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { runCli } from '../helpers/cli.js';
+import { spawnFixture, fixture } from '../helpers/spawn-fixture.js';
+import { startSession } from '../helpers/session.js';
+import { readEvents, writeWave, type RowSpec } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const T0 = Date.parse('2026-04-02T10:00:00Z');
+const S = 1000;
+const EPIC = 'E-1';
+const iso = (ms: number) => new Date(ms).toISOString();
+const row = (taskId: string, atMs: number, extra: Partial<RowSpec> = {}): RowSpec => ({ task_id: taskId, ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(atMs), last_activity_ts: iso(atMs), ...extra });
+
+async function cli(args: string[], opts: { stdin?: string } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main({
+    argv: args, env: {}, cwd: process.cwd(), output: { out: (t) => void out.push(t), err: (t) => void err.push(t) },
+    stdin: Readable.from([opts.stdin ?? '']),
+    watchDeps: { clock: new ManualClock(T0), signal: new AbortController().signal, pid: process.pid },
+  });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+/** Every file under `dir` with its bytes, to show nothing was touched. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const n of readdirSync(d)) {
+      const p = path.join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('--dry-run and --now', () => {
+  it('--dry-run without --once watches, prints each check, writes nothing, and ends with the wave', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
+    const before = snapshot(dir);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10, dryRun: true });
+    for (let i = 0; i < 4; i++) await s.advance(10 * S);
+    expect(s.out.join('')).toMatch(/^t1 +ENG-1 +STALLED /m);
+    expect(s.out.join('')).toContain('  t1 (ENG-1): dry_run:redispatch');
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0, { status: 'completed' })]);
+    const after = snapshot(dir);
+    await s.advance(10 * S);
+    expect(await s.done).toBe(0);
+    expect(s.err).toEqual([]);
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    expect(snapshot(dir)).toEqual(after);
+  });
+
+  it('--now beside a live watchdog: no lock taken, its watchdog.json and everything else untouched, the result printed', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
+    const live = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 120, checkInterval: 10, action: 'report' });
+    const before = snapshot(dir);
+    expect(before[`epics/${EPIC}/watchdog.json`]).toBeDefined();
+    const r = await cli(['--epic-id', EPIC, '--state-dir', dir, '--now', '2026-04-02T11:00:00Z', '--timeout', '120']);
+    expect(r).toMatchObject({ code: 3, stderr: '' });
+    expect(r.stdout).toMatch(/^t1 +ENG-1 +STALLED /m);
+    expect(snapshot(dir)).toEqual(before);
+    live.stop();
+    expect(await live.done).toBe(0);
+  });
+});
+
+describe('a state dir that does not exist', () => {
+  const commands: [string, (d: string) => string[]][] = [
+    ['watch --once', (d) => ['--epic-id', EPIC, '--once', '--state-dir', d]],
+    ['watch', (d) => ['--epic-id', EPIC, '--state-dir', d]],
+    ['next', (d) => ['next', '--epic-id', EPIC, '--state-dir', d]],
+    ['recover', (d) => ['recover', '--epic-id', EPIC, '--state-dir', d]],
+    ['status', (d) => ['status', '--epic-id', EPIC, '--state-dir', d]],
+    ['friction', (d) => ['friction', '--state-dir', d]],
+    ['ack', (d) => ['ack', `${EPIC}:t1:cancel`, '--state-dir', d]],
+    ['prune', (d) => ['prune', '--state-dir', d]],
+  ];
+  it.each(commands)('%s: exit 2 naming it, and nothing is created', async (_, args) => {
+    const missing = path.join(tempDir(), 'typo');
+    const r = await cli(args(missing));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${missing}: the state dir does not exist (from --state-dir).`);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('hook stays silent and exits 0', async () => {
+    const missing = path.join(tempDir(), 'typo');
+    expect(await cli(['hook', '--state-dir', missing], { stdin: '{"hook_event_name":"Stop","session_id":"s1"}' })).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('seed-shaped dispatch-log lines', () => {
+  it('are read and count toward the cap: two seed redispatches of a ticket make its next stall an escalation', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'dispatch-log'));
+    // The seed's own shapes (seeds/dispatch-watchdog.md): no epic_id, run_id or task_id.
+    const seed = [
+      { timestamp_utc: '2026-04-01T14:30:00Z', event: 'stall_detected', ticket_id: 'ENG-1', agent_id: 'task-abc123', stall_reason: 'inactivity', idle_seconds: 145, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' },
+      { timestamp_utc: '2026-04-01T14:30:01Z', event: 'agent_killed', ticket_id: 'ENG-1', agent_id: 'task-abc123' },
+      { timestamp_utc: '2026-04-01T14:30:02Z', event: 'redispatch', ticket_id: 'ENG-1', redispatch_attempt: 1, remaining_tasks: ['a'] },
+      { timestamp_utc: '2026-04-01T15:30:02Z', event: 'redispatch', ticket_id: 'ENG-1', redispatch_attempt: 2, remaining_tasks: ['a'] },
+      { timestamp_utc: '2026-04-01T15:40:00Z', event: 'healthy', ticket_id: 'ENG-2', agent_id: 'task-x', idle_seconds: 3 },
+      { timestamp_utc: '2026-04-01T15:50:00Z', event: 'escalated_to_blocked', ticket_id: 'ENG-3', attempt_count: 3, friction_path: '.onex_state/friction/2026-04-01-stall-escalation-eng-3.md' },
+    ];
+    writeFileSync(path.join(dir, 'dispatch-log', '2026-04-01.ndjson'), seed.map((l) => JSON.stringify(l) + '\n').join(''));
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
+    const clock = new ManualClock(T0 + 200 * S);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 120, once: true });
+    expect(await s.done).toBe(3);
+    expect(s.err).toEqual([]); // no "corrupt line" warnings
+    const ours = readEvents(dir).filter((e) => e.run_id !== undefined);
+    expect(ours.find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't1', redispatch_attempt: 3, action_taken: 'escalate' });
+    expect(ours.filter((e) => e.event === 'escalated_to_blocked')).toEqual([expect.objectContaining({ key: `${EPIC}:t1:escalate`, attempt_count: 3 })]);
+    // And we keep writing our superset.
+    expect(ours.every((e) => e.epic_id === EPIC && typeof e.run_id === 'string')).toBe(true);
+  });
+});
+
+describe('process adapter', () => {
+  it('never leaves two agents on one ticket: an agent started after the wave, in a row without dispatched_at, is neither called exited nor replaced', async () => {
+    const dir = tempDir();
+    const agent = await spawnFixture('sleep-forever.mjs');
+    onTestFinished(() => void agent.child.kill('SIGKILL'));
+    writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } }));
+    // The wave was dispatched 10 minutes ago; this agent started seconds ago (a late start, not a reused pid).
+    const waveAt = Date.now() - 600 * S;
+    writeWave(dir, EPIC, iso(waveAt), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', pid: agent.pid, last_activity_ts: iso(waveAt) }]);
+    const r = await runCli(['--epic-id', EPIC, '--state-dir', dir, '--once', '--timeout', '1'], { env: { LINEAR_API_KEY: '' } });
+    expect(r.code).toBe(3);
+    const names = readEvents(dir).map((e) => e.event);
+    expect(names).not.toContain('redispatch');
+    expect(names).not.toContain('agent_killed');
+    const failed = readEvents(dir).find((e) => e.event === 'action_failed')!;
+    expect(failed.error).toContain(`not killed, and no replacement launched beside it: cannot verify that pid ${agent.pid} is still task t1`);
+    expect(failed.error).toContain("the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at");
+    expect(existsSync(path.join(dir, 'epics', EPIC, 'agents'))).toBe(false);
+    expect(() => process.kill(agent.pid, 0)).not.toThrow();
+  });
+});
