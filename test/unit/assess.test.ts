@@ -167,3 +167,27 @@ describe('assess: precedence', () => {
     expect(v.reason).toBe('Bash call open 120s, past its own timeout plus grace (window 120s); its process exited without finishing');
   });
 });
+
+describe('assess: exemptions follow the open call when a source can tell (issue 10 cause 1)', () => {
+  const row = { lastActivityMs: T0 + 300 * S, lastToolName: 'Bash', lastToolTimeoutMs: 600_000, lastToolCommand: 'make all' };
+  const closedBash = { name: 'Bash', command: 'make all', timeoutMs: 600_000, startedAtMs: T0, isOpen: false, isOpenKnown: true };
+
+  it('the row alone keeps the seed rule: its last Bash timeout widens the window', () => {
+    expect(fromRow(row, 300 + 121).kind).toBe('healthy');
+  });
+
+  it('a transcript that saw the call return beats the row, even when the row is written later', () => {
+    const t = makeTask({ ...row, statusClass: 'in_flight' });
+    const obs = mergeObservations([observeRow(t), { source: 'transcript', lastProgressMs: T0 + 300 * S, lastTool: closedBash, isOutputTracked: true }]);
+    const v = assess(t, obs, DEFAULT_POLICY, T0 + 420 * S + 1);
+    expect(v).toMatchObject({ kind: 'stalled', exemptions: [], effectiveTimeoutMs: 120_000 });
+  });
+
+  it('with a transcript, the row\'s "retrying" text is not backoff; API retry records are', () => {
+    const t = makeTask({ lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying', statusClass: 'in_flight' });
+    const tracked = mergeObservations([observeRow(t), { source: 'transcript', lastProgressMs: T0, isOutputTracked: true }]);
+    expect(assess(t, tracked, DEFAULT_POLICY, T0 + 121 * S).kind).toBe('stalled');
+    const retrying = mergeObservations([observeRow(t), { source: 'transcript', lastProgressMs: T0, isOutputTracked: true, isApiRetrying: true }]);
+    expect(assess(t, retrying, DEFAULT_POLICY, T0 + 121 * S)).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'] });
+  });
+});

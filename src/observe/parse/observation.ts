@@ -84,7 +84,10 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
     if (p.lastTool) {
       const at = p.lastTool.startedAtMs ?? p.lastProgressMs ?? -Infinity;
-      if (!out.lastTool || at >= toolAt) {
+      // A source that can tell whether the call returned (transcript, hooks) beats the row's guess.
+      const knows = Boolean(p.lastTool.isOpenKnown);
+      const outKnows = Boolean(out.lastTool?.isOpenKnown);
+      if (!out.lastTool || (knows && !outKnows) || (knows === outKnows && at >= toolAt)) {
         out.lastTool = p.lastTool;
         toolAt = at;
       }

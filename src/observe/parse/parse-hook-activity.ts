@@ -153,7 +153,7 @@ export function summarizeHooks(s: HookState): PartialObservation {
   const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
-  if (last) part.lastTool = { ...last };
+  if (last) part.lastTool = { ...last, isOpenKnown: true };
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
   if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
