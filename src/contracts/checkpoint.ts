@@ -1,5 +1,5 @@
 // pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml: what a replacement agent needs to resume a
-// stalled ticket with only the remaining work (DESIGN §8). Written once by the watchdog. Pure.
+// stalled ticket with only the remaining work (docs/recovery.md). Written once by the watchdog. Pure.
 import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
@@ -31,7 +31,7 @@ export const CheckpointSchema = z
     last_output: z.string().nullable().describe('The end of the last text the agent wrote (excerpt).'),
     supersedes: z.string().nullable().describe('The previous checkpoint of this ticket (state-dir relative), or null.'),
   })
-  .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (DESIGN §8).' });
+  .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md).' });
 export type Checkpoint = z.output<typeof CheckpointSchema>;
 
 /** Parse the text of a checkpoint file. */

@@ -1,4 +1,4 @@
-// watchdog.config.yaml (DESIGN §10): strict, so a misspelt key is an error naming the key. Pure.
+// watchdog.config.yaml (docs/state-files.md): strict, so a misspelt key is an error naming the key. Pure.
 import * as z from 'zod';
 import { DEFAULTS, withDefault as dv } from './defaults.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
@@ -69,7 +69,7 @@ export const ConfigSchema = z
       })
       .optional(),
   })
-  .meta({ title: 'WatchdogConfig', description: 'watchdog.config.yaml (DESIGN §10). Flags override the file.' });
+  .meta({ title: 'WatchdogConfig', description: 'watchdog.config.yaml (docs/state-files.md). Flags override the file.' });
 export type WatchdogConfig = z.output<typeof ConfigSchema>;
 
 /** Parse the text of a config file. */

@@ -1,4 +1,4 @@
-// Every default, once, shaped like watchdog.config.yaml (DESIGN §10). The options, the policy,
+// Every default, once, shaped like watchdog.config.yaml (docs/state-files.md). The options, the policy,
 // the adapters, the Linear client, the config descriptions and schemas/ all read it. Pure.
 import type { AdapterName, Strategy } from './vocabulary.js';
 

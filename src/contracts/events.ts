@@ -1,4 +1,4 @@
-// Dispatch-log events (DESIGN §7): one JSON object per line in dispatch-log/<UTC date>.ndjson.
+// Dispatch-log events (docs/state-files.md): one JSON object per line in dispatch-log/<UTC date>.ndjson.
 // The seed's five events keep their field names; everything else is additive. Pure.
 import * as z from 'zod';
 import { SafeId } from './ids.js';
@@ -90,7 +90,7 @@ export const ActionStarted = ev('action_started', {
   idle_seconds: z.number().optional(),
   session_id: z.string().optional().describe('The stalled agent\'s session, so a row reused for the replacement is recognised.'),
   row_task_id: SafeId.optional().describe('The state-file row carrying task_id, when a reused row carries a replacement.'),
-}, 'Write-ahead record of a destructive action (DESIGN §8).');
+}, 'Write-ahead record of a destructive action (docs/recovery.md).');
 
 export const AgentKilled = ev('agent_killed', {
   ...TaskFields,
@@ -153,7 +153,7 @@ export const StateRowsLost = ev('state_rows_lost', {
   vanished: z.array(z.string()).describe('In-flight task ids an earlier read listed and this one does not.'),
   fields_lost: z.array(z.object({ task_id: z.string(), fields: z.array(z.string()) })).describe('In-flight rows whose fields went missing.'),
   is_confirmed: z.boolean().describe('true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.'),
-}, 'Rows of the state file vanished or lost fields between reads (DESIGN §3); never taken as done or as never started.');
+}, 'Rows of the state file vanished or lost fields between reads; never taken as done or as never started.');
 
 const RequestFields = {
   key: z.string(),
@@ -167,7 +167,7 @@ export const RequestAnswered = ev('request_answered', {
   ...RequestFields,
   how: z.enum(ANSWER_HOWS).describe('row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal.'),
   answered_by_task_id: SafeId.optional().describe('The row that answered (ack --task-id, or the reused row).'),
-}, 'The orchestrator answered a request (DESIGN §8).');
+}, 'The orchestrator answered a request (docs/recovery.md).');
 
 export const RequestUnanswered = ev('request_unanswered', {
   ...RequestFields,
@@ -188,7 +188,7 @@ export const DispatchEventSchema = z
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
     ActionFailed, RecoverySummary, StateRowsLost, RequestAnswered, RequestUnanswered, NextReturned,
   ])
-  .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (DESIGN §7).' });
+  .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;
 export type EventName = DispatchEvent['event'];
 export type EventOf<E extends EventName> = Extract<DispatchEvent, { event: E }>;

@@ -81,6 +81,6 @@ export const HistorySummarySchema = z
       announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()) }),
     }),
   })
-  .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived; DESIGN §2, §12).' });
+  .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived).' });
 export type HistorySummary = z.output<typeof HistorySummarySchema>;
 export type HistorySummaryInput = z.input<typeof HistorySummarySchema>;

@@ -1,4 +1,4 @@
-// epics/<id>/watchdog.lock: which watchdog watches the epic (DESIGN §8). Written whole, once, by
+// epics/<id>/watchdog.lock: which watchdog watches the epic (docs/recovery.md). Written whole, once, by
 // the watchdog that takes the lock; read by a second watchdog and by `status`. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';

@@ -1,4 +1,4 @@
-// What `dispatch-watchdog next --json` prints (DESIGN §8): one document per run, saying why it
+// What `dispatch-watchdog next --json` prints (docs/recovery.md): one document per run, saying why it
 // returned and everything the orchestrator has to know. Pure.
 import * as z from 'zod';
 import { REQUEST_KINDS, RequestSchema } from './request.js';
@@ -37,5 +37,5 @@ export const NextDocSchema = z
       pending_requests: z.number().int(),
     }),
   })
-  .meta({ title: 'NextResult', description: 'stdout of `dispatch-watchdog next --json` (DESIGN §8).' });
+  .meta({ title: 'NextResult', description: 'stdout of `dispatch-watchdog next --json` (docs/recovery.md).' });
 export type NextDoc = z.output<typeof NextDocSchema>;

@@ -1,4 +1,4 @@
-// The epic state file (DESIGN §3): three accepted shapes, normalised to one Wave of Tasks.
+// The epic state file (docs/state-files.md): three accepted shapes, normalised to one Wave of Tasks.
 // Pure: parseStateFile takes the text the shell read.
 import * as z from 'zod';
 import { InputError } from './errors.js';
@@ -30,7 +30,7 @@ export const TaskRowSchema = z
     pid: opt(z.number().int().min(1).max(4_194_304)),
     redispatch_count: opt(z.number().int().min(0)),
   })
-  .meta({ title: 'TaskRow', description: 'One dispatched task in an epic state file (DESIGN §3).' });
+  .meta({ title: 'TaskRow', description: 'One dispatched task in an epic state file (docs/state-files.md).' });
 export type TaskRow = z.output<typeof TaskRowSchema>;
 
 const WaveSchema = z.looseObject({
@@ -49,7 +49,7 @@ export const StateFileSchema = z
     dispatched_at: opt(IsoTimestamp),
     waves: opt(z.array(WaveSchema)),
   })
-  .meta({ title: 'EpicStateFile', description: 'epics/<epic_id>/state.yaml as written by an orchestrator (DESIGN §3).' });
+  .meta({ title: 'EpicStateFile', description: 'epics/<epic_id>/state.yaml as written by an orchestrator (docs/state-files.md).' });
 export type StateFile = z.output<typeof StateFileSchema>;
 
 export type StatusClass = 'in_flight' | 'terminal' | 'blocked' | 'unknown';

@@ -1,4 +1,4 @@
-// epics/<id>/watchdog.json, schema_version "1.1" (DESIGN §6): the seed's fields keep their
+// epics/<id>/watchdog.json, schema_version "1.1" (docs/state-files.md): the seed's fields keep their
 // names and meaning; everything else is additive. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
@@ -55,7 +55,7 @@ export const WatchdogJsonSchema = z
     healthy_tasks: z.array(z.string()),
     blocked_tasks: z.array(z.string()),
     tasks: z.array(TaskEntry),
-    requests: z.array(RequestEntry).optional().describe('Requests to the orchestrator still pending, or gone unanswered (DESIGN §8).'),
+    requests: z.array(RequestEntry).optional().describe('Requests to the orchestrator still pending, or gone unanswered (docs/recovery.md).'),
     summary: z.looseObject({
       total_tasks: z.number().int(),
       ...VERDICT_COUNTS,
@@ -76,5 +76,5 @@ export const WatchdogJsonSchema = z
       evaluated_at_override: z.boolean().optional(),
     }),
   })
-  .meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (DESIGN §6).' });
+  .meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md).' });
 export type WatchdogJson = z.output<typeof WatchdogJsonSchema>;

@@ -1,6 +1,7 @@
 // Recovery ids, checkpoint content and the recovery prompt: pure, plain data in and out.
 import { describe, expect, it } from 'vitest';
-import { buildCheckpoint, recoveryTaskId, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/recovery/checkpoint.js';
+import { buildCheckpoint, recoveryTaskId, renderCheckpointYaml, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/recovery/checkpoint.js';
+import { parse as parseYamlText } from 'yaml';
 import { completedFromCalls, workItems } from '../../src/act/recovery/work-items.js';
 import { CheckpointSchema, type Checkpoint } from '../../src/contracts/checkpoint.js';
 import type { ToolCall } from '../../src/observe/parse/observation.js';
@@ -134,5 +135,17 @@ describe('completed work from tool calls', () => {
       { name: 'Bash', command: 'git commit -m "wip"', inputSummary: 'git commit -m "wip"', isOpen: false },
     ];
     expect(completedFromCalls(calls)).toEqual(['Edit: src/a.ts', 'Write: src/b.ts', 'Bash: git commit -m "wip"']);
+  });
+});
+
+describe('renderCheckpointYaml', () => {
+  it('quotes created_at, so a YAML 1.1 reader (which loads bare timestamps as dates) still gets a string', () => {
+    const cp = buildCheckpoint(input({}));
+    const text = renderCheckpointYaml(cp);
+    expect(text).toContain('created_at: "2026-04-02T10:05:00Z"\n');
+    const asYaml11 = parseYamlText(text, { version: '1.1' }) as Record<string, unknown>;
+    expect(asYaml11.created_at).toBe('2026-04-02T10:05:00Z');
+    expect(parseYamlText(text.replace('"2026-04-02T10:05:00Z"', '2026-04-02T10:05:00Z'), { version: '1.1' }).created_at).toBeInstanceOf(Date);
+    expect(CheckpointSchema.parse(asYaml11)).toEqual(cp);
   });
 });

@@ -1,7 +1,7 @@
 // Recovery checkpoints: recovery task ids and the checkpoint content are pure (buildCheckpoint);
 // writeCheckpoint creates the file exactly once, so the file is the step's marker.
 import { promises as fs } from 'node:fs';
-import { stringify } from 'yaml';
+import { Document, Scalar } from 'yaml';
 import type { Checkpoint } from '../../contracts/checkpoint.js';
 import { recoveryTaskId } from '../../contracts/ids.js';
 import { parseCheckpoint } from '../../contracts/checkpoint.js';
@@ -66,10 +66,18 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
   };
 }
 
+/** The checkpoint as YAML; `created_at` is quoted so YAML 1.1 readers (PyYAML…) keep it a string, not a date. */
+export function renderCheckpointYaml(cp: Checkpoint): string {
+  const doc = new Document(cp);
+  const node = doc.get('created_at', true);
+  if (node instanceof Scalar) node.type = Scalar.QUOTE_DOUBLE;
+  return doc.toString({ lineWidth: 0 });
+}
+
 /** Create the checkpoint file once; `wasCreated` false means it already existed (and was left as is). */
 export async function writeCheckpoint(paths: StatePaths, cp: Checkpoint): Promise<{ path: string; wasCreated: boolean }> {
   const file = paths.checkpoint(cp.ticket_id, cp.attempt);
-  const wasCreated = await createFileExclusive(file, stringify(cp, { lineWidth: 0 }));
+  const wasCreated = await createFileExclusive(file, renderCheckpointYaml(cp));
   return { path: file, wasCreated };
 }
 
