@@ -42,8 +42,9 @@ describe('the lock file', () => {
     const file = path.join(tempDir(), 'epics', 'PROJ-1000', 'watchdog.lock');
     const info = { pid: process.pid, run_id: 'run-1', started_at: '2026-04-02T10:00:00Z' };
     const lock = await acquireLock(file, info, 'PROJ-1000');
-    expect(LockSchema.strict().parse(readJson(file))).toEqual(info);
-    expect(await readLock(file)).toEqual(info);
+    const written = LockSchema.strict().parse(readJson(file));
+    expect(written).toMatchObject(info);
+    expect(await readLock(file)).toEqual(written);
     await lock.release();
     expect(await readLock(file)).toBeUndefined();
   });
