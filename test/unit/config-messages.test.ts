@@ -106,7 +106,7 @@ describe('flag values', () => {
   }
 
   it('every bad value is listed, with the other flag problems, and nothing runs', async () => {
-    expect(await cli('--timeout', '-3', '--action', 'nuke', '--max-redispatches', '1.5', '--check-interval', 'soon', '--now', 'yesterday')).toMatchInlineSnapshot(`
+    expect(await cli('--state-dir', '.', '--timeout', '-3', '--action', 'nuke', '--max-redispatches', '1.5', '--check-interval', 'soon', '--now', 'yesterday')).toMatchInlineSnapshot(`
       {
         "code": 2,
         "stderr": "dispatch-watchdog: 6 problems:
