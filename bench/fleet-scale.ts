@@ -48,6 +48,8 @@ export interface Figure {
   ours: string;
   naive: string;
   met: boolean;
+  /** Not a goal of the issue's table: shown, not counted. */
+  isExtra?: boolean;
 }
 
 function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; stdout: string; status: number | null } {
@@ -72,7 +74,7 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
   const run = (mode: string, checks: number, growFirst = false) => {
     const r = node([child, mode, fleet.stateDir, fleet.claudeDir, String(s.agents), String(checks), ...(growFirst ? ['grow-first'] : [])]);
     if (r.status !== 0) throw new Error(`fleet child ${mode} failed: ${r.stdout}`);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; coldCpu: number; wall: number[]; cpu: number[]; maxRssMb: number; bytesRead: number };
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; coldCpu: number; wall: number[]; cpu: number[]; maxRssMb: number; bytesRead: number; maxRssAfterColdMb: number; heapAfterMb: number };
   };
   const ours = run('ours', s.steadyChecks);
   // A restart: the saved read positions (every agent's) carry over, so its first check reads
@@ -93,7 +95,7 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
     {
       figure: `peak RSS of the loop at ${s.agents} agents (cold check + ${s.steadyChecks} steady checks)`,
       goal: '≤ 150 MB',
-      ours: `${f0(ours.maxRssMb)} MB`,
+      ours: `${f0(ours.maxRssMb)} MB (${f0(ours.maxRssAfterColdMb)} MB of it reached in the cold first check; heap in use at the end ${f0(ours.heapAfterMb)} MB); after a restart (no cold reads): ${f0(restart.maxRssMb)} MB`,
       naive: `re-reading loop: ${f0(naive.maxRssMb)} MB`,
       met: ours.maxRssMb <= 150,
     },
@@ -106,10 +108,11 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
     },
     {
       figure: `first check after a restart, ${s.agents} agents (saved positions; 3 agents grew while down)`,
-      goal: '(not in the table) reads only what was appended',
+      goal: 'not in the table: reads only what was appended (the YAML parse of the state file and loading the saved positions remain)',
       ours: `wall ${f0(restart.coldWall)} ms (CPU ${f0(restart.coldCpu)} ms), ${f0(restart.bytesRead / 1024)} KB read`,
       naive: `cold first check: ${f0(ours.coldWall)} ms, ${f0(ours.bytesRead / 1024 ** 2)} MB read`,
-      met: restart.coldWall <= 1000,
+      met: restart.bytesRead < 64 * 1024,
+      isExtra: true,
     },
   ];
 }
@@ -154,7 +157,8 @@ export async function benchLog(s: Scale, tmp: string): Promise<Figure[]> {
       goal: 'proportional to the period asked',
       ours: `wall ${lat(friction.map((r) => r.ms), 'ms', f0)}, ${f0(Math.max(...friction.map((r) => r.rssMb ?? NaN)))} MB`,
       naive: `read every day: ${f0(frictionNaive.ms)} ms, ${f0(frictionNaive.rssMb ?? NaN)} MB`,
-      met: pct(friction.map((r) => r.ms), 50) * 4 < frictionNaive.ms,
+      // Proportional: a node start, a fixed 0.5 s, and the two days' share of reading everything.
+      met: pct(friction.map((r) => r.ms), 50) <= pct(bare.map((r) => r.ms), 50) + 500 + (frictionNaive.ms * 2) / s.logDays,
     },
   ];
 }
@@ -267,7 +271,7 @@ export async function benchFleetScale(s: Scale, log: (line: string) => void): Pr
       const t = performance.now();
       const got = await step();
       figures.push(...got);
-      for (const f of got) log(`${verdict(f.met)}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        naive: ${f.naive}`);
+      for (const f of got) log(`${f.isExtra ? 'INFO' : verdict(f.met)}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        naive: ${f.naive}`);
       log(`        (${name}: ${f0((performance.now() - t) / 1000)} s)`);
     }
   } finally {

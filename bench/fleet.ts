@@ -34,7 +34,7 @@ export function generateFleet(root: string, agents: number, fileBytes: number): 
   const claudeDir = path.join(root, 'claude');
   const project = path.join(claudeDir, 'projects', '-work-repo');
   const now = FLEET_NOW;
-  const block = Array.from({ length: 100 }, (_, i) => transcriptLines('AGENT', 'SESSION', i, now - 120_000)).join('');
+  const block = Array.from({ length: 100 }, (_, i) => transcriptLines('AGENT', 'SESSION', i, now - 30_000)).join('');
   const body = block.repeat(Math.max(1, Math.ceil(fileBytes / block.length)));
   const transcripts: string[] = [];
   const tasks: Record<string, unknown>[] = [];
@@ -61,7 +61,7 @@ export function generateFleet(root: string, agents: number, fileBytes: number): 
       session_id: session,
       team_name: 'epic-team',
       dispatched_at: new Date(now - 3600_000).toISOString(),
-      last_activity_ts: new Date(now - 120_000).toISOString(),
+      last_activity_ts: new Date(now - 30_000).toISOString(),
       last_tool_name: 'Read',
       last_output: `working on PROJ-${10_000 + k}: reading the module and its tests before the change`,
       agent_name: `worker-${k}`,
@@ -76,7 +76,7 @@ export function generateFleet(root: string, agents: number, fileBytes: number): 
   for (let k = 0; k < agents; k += 10) {
     writeFileSync(
       path.join(activity, `a${k}.ndjson`),
-      JSON.stringify({ ts: new Date(now - 120_000).toISOString(), event: 'PostToolUse', session_id: `sess-${Math.floor(k / PER_SESSION)}`, agent_id: `a${k}`, tool_name: 'Read', tool_use_id: 'h1' }) + '\n',
+      JSON.stringify({ ts: new Date(now - 30_000).toISOString(), event: 'PostToolUse', session_id: `sess-${Math.floor(k / PER_SESSION)}`, agent_id: `a${k}`, tool_name: 'Read', tool_use_id: 'h1' }) + '\n',
     );
   }
   return { stateDir, claudeDir, agents, nowMs: now, transcripts, bytes };

@@ -17,5 +17,6 @@ if (!quick) {
     out(`\n${r.name}\n${r.lines.map((l) => `  ${l}`).join('\n')}`);
   }
 }
-const missed = figures.filter((f) => !f.met);
-out(`\n${figures.length - missed.length} of ${figures.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`);
+const goals = figures.filter((f) => !f.isExtra);
+const missed = goals.filter((f) => !f.met);
+out(`\n${goals.length - missed.length} of ${goals.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`);
