@@ -1,20 +1,15 @@
 // The live view of `dispatch-watchdog --epic-id ID` for a person: on a terminal, the wave as a
 // table redrawn in place after every check with the latest events under it; otherwise plain
 // lines (each event, what changed, and a heartbeat every few minutes). --json and --once do not use it.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { DispatchEvent } from './contracts/events.js';
-import { RequestSchema } from './contracts/request.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Output, Terminal } from './deps.js';
 import { renderEvent } from './core/format.js';
-import { WATCH_HEADER, changeLines, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
-import type { StatePaths } from './journal/paths.js';
+import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
 import type { CheckResult } from './check.js';
 
 export interface WatchViewOptions {
   epicId: string;
-  paths: StatePaths;
   terminal: Terminal;
   /** Plain output: a heartbeat line after this long without one. @defaultValue 300000 */
   heartbeatMs?: number;
@@ -31,19 +26,6 @@ export interface WatchView {
   interrupt(): void;
   /** Wait until every update is written. */
   flush(): Promise<void>;
-}
-
-/** Request files waiting for the orchestrator, by task id. Until requests have a lifecycle, every file counts. */
-async function readRequests(paths: StatePaths, epicId: string): Promise<Map<string, string[]>> {
-  const dir = paths.requestsDir(epicId);
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
-  const out = new Map<string, string[]>();
-  for (const n of names.filter((n) => n.endsWith('.json')).sort()) {
-    const parsed = RequestSchema.safeParse(await fs.readFile(path.join(dir, n), 'utf8').then(JSON.parse, () => undefined));
-    if (!parsed.success) continue;
-    out.set(parsed.data.task_id, [...(out.get(parsed.data.task_id) ?? []), parsed.data.kind]);
-  }
-  return out;
 }
 
 const PAINT: Record<string, string> = { STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
@@ -106,7 +88,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       return (queue = queue.then(async () => {
         const deadlines = new Map<string, number>();
         for (const v of r.verdicts) if (v.deadlineMs !== undefined) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: await readRequests(o.paths, o.epicId), nowMs: r.nowMs };
+        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);

@@ -69,7 +69,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   // --dry-run journals nothing for a live view to show: each check is printed whole instead.
   const view =
     !opts.isOnce && !opts.isJson && !next && !isReadOnly
-      ? createWatchView(out, { epicId: opts.epicId, paths, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
+      ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
       : undefined;
   const live = view ? (e: DispatchEvent) => view.event(e) : undefined;
   // Take the lock before reading the log, so the history includes the previous holder's last line.

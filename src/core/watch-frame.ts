@@ -12,9 +12,16 @@ export interface FrameInput {
   report: WatchdogJson;
   /** Task id → when it would be called stalled if nothing changes (in-flight tasks only). */
   deadlines: ReadonlyMap<string, number>;
-  /** Task id → kinds of request files waiting for the orchestrator. */
+  /** Task id → requests waiting for the orchestrator (requestsByTask). */
   requests: ReadonlyMap<string, readonly string[]>;
   nowMs: number;
+}
+
+/** Requests waiting for the orchestrator, by task id: `redispatch`, `cancel (unanswered)`. */
+export function requestsByTask(report: WatchdogJson): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of report.requests ?? []) out.set(r.task_id, [...(out.get(r.task_id) ?? []), r.status === 'pending' ? r.kind : `${r.kind} (unanswered)`]);
+  return out;
 }
 
 /** Why each exemption widens the window, in a few words. */

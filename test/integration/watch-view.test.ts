@@ -1,6 +1,4 @@
 // The live view of the watch loop, on a fake terminal (isTTY and columns injected) and on a pipe.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Terminal } from '../../src/deps.js';
 import { writeWave } from '../helpers/state.js';
@@ -27,9 +25,6 @@ describe('the live view on a terminal', () => {
   it('draws the wave as a table, redraws it in place after each check, events below, every line within the width', async () => {
     const dir = tempDir();
     wave(dir);
-    mkdirSync(path.join(dir, 'epics/E-1/requests'), { recursive: true });
-    const request = { schema_version: '1', kind: 'cancel', key: 'E-1:t2:cancel', epic_id: 'E-1', task_id: 't2', ticket_id: 'P-2', created_at: iso(T0) };
-    writeFileSync(path.join(dir, 'epics/E-1/requests/E-1__t2__cancel.cancel.json'), JSON.stringify(request));
     const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 30 }, T0, { terminal: tty(100) });
     const first = h.out.join('');
     const frame = visible(first).split('\n');
@@ -39,7 +34,7 @@ describe('the live view on a terminal', () => {
       '',
       'TASK  TICKET  VERDICT        IDLE / WINDOW  STALLS AT             REQUESTS  WHY',
       't1    P-1     healthy        0s / 2m00s     10:02:00 (in 2m00s)   -         -',
-      't2    P-2     healthy        0s / 11m00s    10:11:00 (in 11m00s)  cancel    bash_long_timeout: lon…',
+      't2    P-2     healthy        0s / 11m00s    10:11:00 (in 11m00s)  -         bash_long_timeout: lon…',
       expect.stringMatching(/^t3 {4}P-3 {5}unknown {8}- {14}- {21}- {9}status "x{10,}…$/),
       't4    P-4     done (merged)  -              -                     -         -',
       '',

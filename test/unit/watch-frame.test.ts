@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWave } from '../../src/check-wave.js';
 import { renderStatus } from '../../src/core/format.js';
-import { deadlineCell, exemptionWhy, fitTable } from '../../src/core/watch-frame.js';
+import { deadlineCell, exemptionWhy, fitTable, requestsByTask } from '../../src/core/watch-frame.js';
 import { detectTerminal } from '../../src/deps.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -27,6 +27,18 @@ describe('status table', () => {
     const narrow = renderStatus(doc, { columns: 80 }).split('\n').find((l) => l.startsWith('task-1001'))!;
     expect(narrow).toMatch(/ status "y{10,}…$/);
     expect(narrow.length).toBeLessThan(row.length);
+  });
+});
+
+describe('requests column', () => {
+  it('lists each task\'s pending and unanswered requests', async () => {
+    const doc = await exampleReport();
+    const req = { answer_by: '2026-04-02T10:14:00Z', ticket_id: 'PROJ-1002', path: 'epics/PROJ-1000/requests/x.json' };
+    doc.requests = [
+      { ...req, key: 'a', kind: 'cancel', task_id: 'task-1002', status: 'unanswered' },
+      { ...req, key: 'b', kind: 'redispatch', task_id: 'task-1002', status: 'pending' },
+    ];
+    expect([...requestsByTask(doc)]).toEqual([['task-1002', ['cancel (unanswered)', 'redispatch']]]);
   });
 });
 
