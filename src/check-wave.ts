@@ -7,8 +7,7 @@ import type { Strategy } from './contracts/vocabulary.js';
 import type { Task } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Verdict } from './core/assess.js';
-import { foldHistory } from './core/history.js';
-import { readDispatchLog } from './journal/dispatch-log.js';
+import { loadHistory } from './journal/log-summary.js';
 import { StatePaths } from './journal/paths.js';
 import { resolveOptions } from './options.js';
 import { packageVersion } from './version.js';
@@ -58,7 +57,8 @@ export async function checkWave(o: CheckWaveOptions): Promise<WaveCheck> {
   );
   const paths = new StatePaths(opts.stateDir);
   const clock = { nowMs: () => nowMs, sleep: async () => {} };
-  const history = foldHistory((await readDispatchLog(paths)).events, opts.epicId);
+  // The log's summary plus the days after it (never written here: this call is read-only).
+  const { history } = await loadHistory(paths, opts.epicId, { isWritable: false });
   const checkEnv: CheckEnv = {
     paths,
     opts,
