@@ -62,6 +62,20 @@ export interface TranscriptFacts {
 
 const isForeground = (c: ToolCall) => !c.isBackground;
 
+/** How far past the judged moment an mtime still counts: a live check reads files after it took its time. */
+const MTIME_AHEAD_MS = 10_000;
+
+/**
+ * The file's mtime as evidence at `nowMs`. A live writer often touches the file between the moment
+ * a check takes and the moment it stats the file: that is activity now, not in the future. An mtime
+ * well after the moment (a `--now` in the past) says nothing about that moment.
+ */
+function mtimeAsOf(facts: TranscriptFacts): number | undefined {
+  const { mtimeMs, nowMs } = facts;
+  if (mtimeMs === undefined || nowMs === undefined || mtimeMs <= nowMs) return mtimeMs;
+  return mtimeMs - nowMs <= MTIME_AHEAD_MS ? nowMs : undefined;
+}
+
 /** The evidence in a transcript's state, as one source for mergeObservations. */
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
   const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.map((c) => ({ ...c })) };
@@ -69,7 +83,7 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   // Output growth is the agent's own writing. The file's mtime is used only for records without
   // timestamps (stream-json output): harness lines (queued messages, an interruption) also
   // touch the file and must not keep a wedged agent looking alive.
-  const mtime = facts.mtimeMs !== undefined && (facts.nowMs === undefined || facts.mtimeMs <= facts.nowMs) ? facts.mtimeMs : undefined;
+  const mtime = mtimeAsOf(facts);
   const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? mtime : undefined);
   if (grewAt !== undefined && s.records > 0) part.outputGrewAtMs = grewAt;
   const last = pickLastTool(s);
