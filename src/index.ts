@@ -11,7 +11,8 @@ export { WatchdogJsonSchema, type WatchdogJson } from './contracts/watchdog-json
 export { FrictionReviewSchema, type FrictionReview } from './contracts/friction-review.js';
 export { DispatchEventSchema, type DispatchEvent, type EventName, type EventOf } from './contracts/events.js';
 export { CheckpointSchema, parseCheckpoint, type Checkpoint } from './contracts/checkpoint.js';
-export { RequestSchema, type Request, type Request as MailboxRequest } from './contracts/request.js';
+export { RequestSchema, EscalationNoticeSchema, REQUEST_KINDS, ANSWER_HOWS, type Request, type Request as MailboxRequest, type EscalationNotice, type RequestKind, type AnswerHow } from './contracts/request.js';
+export { NextDocSchema, NEXT_EXIT, NEXT_REASONS, type NextDoc, type NextReason } from './contracts/next.js';
 export { SAFE_ID_PATTERN, isSafeId, recoveryTaskId } from './contracts/ids.js';
 export type { ParseResult } from './contracts/parse-yaml.js';
 export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';
