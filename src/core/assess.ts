@@ -137,14 +137,19 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs });
   }
 
+  // A finish inferred from a final answer holds only after a whole window of silence: until then
+  // the text may be followed by a slow call, and the agent is judged as working.
+  const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const finished = obs.finished && (!obs.finished.isInferred || (quietSinceMs !== undefined && nowMs - quietSinceMs > window.effectiveTimeoutMs)) ? obs.finished : undefined;
+
   // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.
-  if (task.isOwnReplacement && obs.finished) {
-    return verdict('terminal', `the agent finished (${obs.finished.kind})${task.hasExited ? ' and its process exited' : ''}`);
+  if (task.isOwnReplacement && finished) {
+    return verdict('terminal', `the agent finished (${finished.kind})${task.hasExited ? ' and its process exited' : ''}`);
   }
 
   // 3. Truth that contradicts itself is reported, never acted on.
-  if (obs.finished) {
-    return verdict('inconsistent', `agent finished (${obs.finished.kind}) but the row still says "${task.status}"`);
+  if (finished) {
+    return verdict('inconsistent', `agent finished (${finished.kind}) but the row still says "${task.status}"`);
   }
   const stamps: [string, number | undefined][] = [
     ['last activity', obs.lastProgressMs],

@@ -55,7 +55,15 @@ export interface Observation {
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
   /** The agent has finished (final result, SubagentStop, task-notification completed). */
-  finished?: { kind: string; atMs?: number };
+  finished?: {
+    kind: string;
+    atMs?: number;
+    /**
+     * Inferred from a final answer with no turn-end record (1.0.x, `-p`): it counts only once the
+     * agent has been silent for its whole window (text followed by a slow call looks the same).
+     */
+    isInferred?: boolean;
+  };
   /** Recent tool calls, oldest first, for loop detection. */
   recentCalls: ToolCall[];
   /** Evidence that contradicts itself (e.g. a transcript of another agent). */

@@ -106,7 +106,7 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
     // Background shells (dev servers) may outlive the turn: the turn still ended.
     part.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || undefined };
   } else if (s.hasNoTurnEndRecords && s.finalTextMs !== undefined && isIdle) {
-    part.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || undefined };
+    part.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || undefined, isInferred: true };
   }
   return part;
 }
