@@ -193,6 +193,9 @@ describe('the commands the skill tells the lead to run', () => {
     expect(doc.reason).toBe('requests');
     const [req] = doc.requests;
     expect(req).toMatchObject({ kind: 'redispatch', recovery_task_id: 't1-r1' });
+    // status shows what still waits for the lead.
+    const waiting = await runSkillCommand('dispatch-watchdog status --epic-id <EPIC>', project, { EPIC: 'PROJ-1000' }, home);
+    expect(waiting.stdout).toMatch(/requests to the orchestrator:\n {2}pending redispatch t1 \(PROJ-1001\) -> t1-r1/);
     // The answer the skill describes: the stalled row cancelled, the replacement's row added.
     const now = new Date().toISOString();
     writeWave(state, 'PROJ-1000', old, [
