@@ -13,16 +13,35 @@ export interface ProcessIdentity {
 }
 
 /** Parse /proc/<pid>/stat: the command name is in parentheses and may hold spaces and ")". */
-export function parseProcStat(text: string): { state: string; pgrp: number; startTicks: number } | undefined {
+export function parseProcStat(text: string): { state: string; ppid: number; pgrp: number; startTicks: number } | undefined {
   const close = text.lastIndexOf(')');
   if (close < 0) return undefined;
   const rest = text.slice(close + 2).split(' ');
   // rest[0] is field 3 (state), so field n is rest[n - 3].
   const state = rest[0];
+  const ppid = Number(rest[1]);
   const pgrp = Number(rest[2]);
   const startTicks = Number(rest[19]);
   if (!state || !Number.isSafeInteger(startTicks) || !Number.isSafeInteger(pgrp)) return undefined;
-  return { state, pgrp, startTicks };
+  return { state, ppid, pgrp, startTicks };
+}
+
+/** Every live process in group `pgrp` (from /proc; empty without it): pid, parent, start ticks. */
+export async function processGroupMembers(pgrp: number): Promise<{ pid: number; ppid: number; startTicks: number }[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir('/proc');
+  } catch {
+    return [];
+  }
+  const members: { pid: number; ppid: number; startTicks: number }[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const text = await fs.readFile(`/proc/${name}/stat`, 'utf8').catch(() => undefined);
+    const st = text === undefined ? undefined : parseProcStat(text);
+    if (st && st.pgrp === pgrp && st.state !== 'Z' && st.state !== 'X') members.push({ pid: Number(name), ppid: st.ppid, startTicks: st.startTicks });
+  }
+  return members;
 }
 
 let bootIdCache: Promise<string | undefined> | undefined;

@@ -5,7 +5,7 @@ import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement } from './process-launch.js';
-import { isSameProcess, probeProcess, type ProcessIdentity } from '../../sys/proc-identity.js';
+import { isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
 
 /** How long a SIGKILLed process may take to disappear before we call it a failure. */
@@ -17,9 +17,26 @@ export interface ProcessAdapterOptions {
   startToleranceMs?: number;
 }
 
-/** Send `signal` to the agent, or to its whole process group when it leads one we are not in. */
-function signal(pid: number, pgrp: number, ownPgrp: number | undefined, sig: NodeJS.Signals): void {
-  process.kill(pgrp === pid && ownPgrp !== pid ? -pid : pid, sig);
+/** Send `signal` to the agent, or to its whole process group when that group is the agent's own. */
+function signal(pid: number, isGroupOurs: boolean, sig: NodeJS.Signals): void {
+  process.kill(isGroupOurs ? -pid : pid, sig);
+}
+
+/**
+ * Whether `-pid` may be signalled: the agent leads its group, and the group is the agent's alone —
+ * not ours or our parent's, and no member started before the agent (a process older than the
+ * agent cannot be one of its tools; it is someone else's, e.g. a shell whose job the agent joined).
+ */
+export async function isAgentsOwnGroup(identity: ProcessIdentity, pgrp: number): Promise<boolean> {
+  if (pgrp !== identity.pid) return false;
+  const members = await processGroupMembers(pgrp);
+  if (members.length === 0) return false;
+  return decideGroupIsOurs(identity, members, process.pid, process.ppid);
+}
+
+/** The pure rule behind isAgentsOwnGroup. */
+export function decideGroupIsOurs(identity: ProcessIdentity, members: readonly { pid: number; startTicks: number }[], ownPid: number, parentPid: number): boolean {
+  return members.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
 }
 
 /** Poll until the process is gone or is no longer `identity`; false when `ms` pass first. */
@@ -36,10 +53,9 @@ async function waitGone(identity: ProcessIdentity, ms: number, deps: AdapterDeps
 /** Stop a process: SIGTERM, wait `graceMs`, SIGKILL if it is still the same process. */
 export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs: number, deps: AdapterDeps) {
   const pid = identity.pid;
-  const self = await probeProcess(process.pid);
-  const ownPgrp = self.kind === 'alive' ? self.pgrp : undefined;
+  const isGroupOurs = await isAgentsOwnGroup(identity, pgrp);
   try {
-    signal(pid, pgrp, ownPgrp, 'SIGTERM');
+    signal(pid, isGroupOurs, 'SIGTERM');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return succeeded('cancel', 'process', `process ${pid} had already exited.`, { wasAlreadyDone: true });
@@ -47,7 +63,7 @@ export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs
   }
   if (await waitGone(identity, graceMs, deps)) return succeeded('cancel', 'process', `process ${pid} stopped after SIGTERM.`);
   try {
-    signal(pid, pgrp, ownPgrp, 'SIGKILL');
+    signal(pid, isGroupOurs, 'SIGKILL');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }

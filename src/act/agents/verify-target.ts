@@ -6,6 +6,9 @@ import { isSameProcess, probeProcess, processStartMs, type ProcessIdentity } fro
 /** How far after `dispatched_at` the agent's process may start (spawn latency, whole-second timestamps). @defaultValue 5000 */
 export const DEFAULT_START_TOLERANCE_MS = 5000;
 
+/** How long before `dispatched_at` the agent's process may have started (an orchestrator records the dispatch after spawning). @defaultValue 60000 */
+export const MAX_START_BEFORE_DISPATCH_MS = 60_000;
+
 /** `match`: this is the agent, alive. `gone`/`other`: the agent has exited (`other`: its pid was reused). */
 export type TargetVerdict =
   | { kind: 'match'; identity: ProcessIdentity; pgrp: number }
@@ -43,6 +46,13 @@ export async function verifyTarget(
       };
     }
     return { kind: 'other', detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
+  }
+  // A process much older than the dispatch is not the agent (a shell, a daemon: a wrong pid in the row).
+  if (startMs < known.dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {
+    return {
+      kind: 'unknown',
+      detail: `pid ${pid} belongs to a process started at ${msToIso(Math.round(startMs))}, long before the task was dispatched at ${msToIso(known.dispatchedAtMs)}: not the agent (a wrong pid in the state file?)`,
+    };
   }
   return { kind: 'match', identity: live, pgrp: probe.pgrp };
 }
