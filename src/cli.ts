@@ -408,6 +408,14 @@ export async function runProcess(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The reader of our output went away (`dispatch-watchdog … | head`, a closed terminal): stop like
+  // on a signal (watchdog_stopped, lock released) instead of dying on an unhandled EPIPE.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+      onSignal('SIGPIPE');
+    });
+  }
   const code = await main({
     argv: process.argv.slice(2),
     env: process.env,
