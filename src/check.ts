@@ -138,7 +138,7 @@ async function readSettled(env: CheckEnv): Promise<ReadResult> {
 }
 
 /** Plan from verdicts; with `confirmedActionKeys`, only actions an earlier read also planned are taken. */
-function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], confirmedActionKeys?: ReadonlySet<string>): Plan {
+function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, confirmedActionKeys?: ReadonlySet<string>): Plan {
   const { opts } = env;
   return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
     epicId: opts.epicId,
@@ -146,6 +146,7 @@ function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], confirmedAction
     maxRedispatches: opts.maxRedispatches,
     shouldActOnLooping: opts.shouldActOnLooping,
     circuitBreaker: opts.circuitBreaker,
+    nowMs,
     isLagged: Boolean(env.isLagged),
     isReadOnly: !env.log,
     confirmedActionKeys,
@@ -165,7 +166,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     observations.set(task.taskId, obs);
     verdicts.push(assess(task, obs, opts.policy, nowMs));
   }
-  const plan = planFor(env, wave, verdicts);
+  const plan = planFor(env, wave, verdicts, nowMs);
   // The wave is not over while a request waits for the orchestrator (DESIGN §8).
   return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) };
 }
@@ -218,7 +219,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   }
   const { wave, verdicts } = current;
   // Only what both reads agree on: an action the earlier read did not plan waits for the next check.
-  const plan = earlier ? planFor(env, wave, verdicts, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {

@@ -31,7 +31,10 @@ export interface PlanOptions {
   maxRedispatches: number;
   /** Treat `looping` like `stalled` for actions. */
   shouldActOnLooping: boolean;
-  circuitBreaker: { minStalled: number; fraction: number };
+  /** `windowMs`: stalls detected this long before `nowMs` still count (staggered stalls). @defaultValue CIRCUIT_WINDOW_MS */
+  circuitBreaker: { minStalled: number; fraction: number; windowMs?: number };
+  /** The time of this check: with it, the circuit breaker counts the stalls of a sliding window, not of one check. */
+  nowMs?: number;
   /** The watchdog itself ran late: re-observe before acting (DESIGN §8 self-lag guard). */
   isLagged: boolean;
   /** --dry-run / --now: decide, but nothing will be carried out. */
@@ -64,22 +67,46 @@ export function actionKey(epicId: string, taskId: string, kind: ActionKind): str
 
 const secs = (ms: number | undefined) => Math.round((ms ?? 0) / 1000);
 
+/** How far back the circuit breaker counts stalls toward its fraction of the tasks in flight. @defaultValue 60000 */
+export const CIRCUIT_WINDOW_MS = 60_000;
+/** Stalls detected this close together (at least circuit_breaker.min_stalled of them) trip the breaker whatever the fraction. @defaultValue 10000 */
+export const BURST_MS = 10_000;
+
+/** Task ids of this epic with a stall_detected logged at or after `sinceMs`. */
+function recentStalls(history: History, epicId: string, sinceMs: number): string[] {
+  const ids: string[] = [];
+  for (const list of history.stalls.values()) {
+    for (const e of list) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) ids.push(e.task_id);
+  }
+  return ids;
+}
+
 /** Decide what to log and do for one check. */
 export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
   const acted = actedTaskIds(history);
   const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
   const stalled = inFlight.filter((v) => v.kind === 'stalled');
   const cb = opts.circuitBreaker;
-  const isMassStall = stalled.length >= cb.minStalled && stalled.length >= cb.fraction * inFlight.length;
+  // A starved host does not stall every agent in the same millisecond: each deadline wakes its own
+  // check. Stalls of the last window count with this check's, over the tasks in flight then or now.
+  const recent = opts.nowMs === undefined ? [] : recentStalls(history, opts.epicId, opts.nowMs - (cb.windowMs ?? CIRCUIT_WINDOW_MS));
+  const stalledIds = new Set([...stalled.map((v) => v.taskId), ...recent]);
+  const population = new Set([...inFlight.map((v) => v.taskId), ...recent]);
+  // A burst: this many stalls newly detected within seconds of each other is the host, not the agents.
+  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== 'stalled').map((v) => v.taskId);
+  const burst = opts.nowMs === undefined ? new Set<string>() : new Set([...fresh, ...recentStalls(history, opts.epicId, opts.nowMs - BURST_MS)]);
+  const isMassStall =
+    stalled.length > 0 &&
+    ((stalledIds.size >= cb.minStalled && stalledIds.size >= cb.fraction * population.size) || (fresh.length > 0 && burst.size >= cb.minStalled));
 
   const events: EventBody[] = [];
   const actions: IntendedAction[] = [];
   const stalls = new Map<string, StallDecision>();
 
   if (isMassStall) {
-    const ids = stalled.map((v) => v.taskId).sort();
+    const ids = [...new Set([...stalledIds, ...burst])].sort();
     if (history.lastMassStall !== ids.join(',')) {
-      events.push({ event: 'mass_stall', stalled: stalled.length, in_flight: inFlight.length, task_ids: ids });
+      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: population.size, task_ids: ids });
     }
   }
 
