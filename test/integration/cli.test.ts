@@ -3,6 +3,7 @@ import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exited, runCli, spawnCli, until } from '../helpers/cli.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -60,6 +61,7 @@ describe('dispatch-watchdog --once', () => {
   });
 });
 
+// In-process: the message and the exit code are the point, not the process (the tests above and below spawn it).
 describe('bad input exits 2 with a message naming what to fix', () => {
   const cases: [string, (dir: string) => string[], string][] = [
     ['malformed YAML', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'current_wave:\n  tasks: [\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].'],
@@ -76,7 +78,7 @@ describe('bad input exits 2 with a message naming what to fix', () => {
   it.each(cases)('%s', async (_name, setup, message) => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ ticket_id: 'P-1', last_activity_ts: ago(1) }]);
-    const r = await runCli([...setup(dir), '--state-dir', dir, '--once']);
+    const r = await runMain([...setup(dir), '--state-dir', dir, '--once']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stdout).toBe('');
