@@ -7,7 +7,7 @@ import { parseFrictionNote, summarizeFriction } from '../../src/commands/frictio
 import { renderFrictionNote } from '../../src/act/friction/friction-render.js';
 import type { DispatchEvent } from '../../src/contracts/events.js';
 import { FrictionReviewSchema } from '../../src/contracts/friction-review.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DAY = 86_400_000;
@@ -86,7 +86,7 @@ describe('friction review (CLI)', () => {
 
   it('prints what to look at first, the tables and the skipped lines with the first of each kind', async () => {
     const dir = stateDir();
-    const r = await runCli(['friction', '--state-dir', dir, '--since', '7d']);
+    const r = await runMain(['friction', '--state-dir', dir, '--since', '7d']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`dispatch log: 4 day(s) read (${date(3)} to ${date(0)}); lines skipped: 1 corrupt (first dispatch-log/${date(1)}.ndjson:7), 1 invalid (first dispatch-log/${date(1)}.ndjson:5), 2 foreign (first dispatch-log/${date(1)}.ndjson:6)\n`);
     expect(r.stdout).toContain('look at first:\n  1. P-1 (epic E-1, E-2): escalated to Blocked after 2 stall(s): needs a person\n     hypothesis: No stall details');
@@ -97,18 +97,18 @@ describe('friction review (CLI)', () => {
 
   it('--since 0d is today for events and notes alike; --json follows its schema', async () => {
     const dir = stateDir();
-    const r = await runCli(['friction', '--state-dir', dir, '--since', '0d', '--json']);
+    const r = await runMain(['friction', '--state-dir', dir, '--since', '0d', '--json']);
     const review = FrictionReviewSchema.parse(JSON.parse(r.stdout));
     expect(review.days_read).toEqual([date(0)]);
     expect(review.tickets.map((t) => t.ticket_id)).toEqual(['P-4']);
     expect(review.notes).toEqual([]);
     expect(review.lines).toEqual({ corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 1, foreign_first: { file: `dispatch-log/${date(0)}.ndjson`, line: 2 } });
-    const e2 = FrictionReviewSchema.parse(JSON.parse((await runCli(['friction', '--state-dir', dir, '--epic-id', 'E-2', '--json'])).stdout));
+    const e2 = FrictionReviewSchema.parse(JSON.parse((await runMain(['friction', '--state-dir', dir, '--epic-id', 'E-2', '--json'])).stdout));
     expect(e2.tickets.map((t) => t.ticket_id)).toEqual(['P-1']);
   });
 
   it('a bad --since exits 2 and points at the friction help', async () => {
-    const bad = await runCli(['friction', '--state-dir', tempDir(), '--since', 'last week']);
+    const bad = await runMain(['friction', '--state-dir', tempDir(), '--since', 'last week']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--since: expected a duration (90m, 12h, 30d, 2w) or a date (2026-04-01, UTC), got "last week".');
     expect(bad.stderr).toContain('(run dispatch-watchdog friction --help for usage)');

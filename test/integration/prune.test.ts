@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { prune, renderPrune } from '../../src/commands/prune.js';
 import { StatePaths } from '../../src/journal/paths.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -88,13 +88,13 @@ describe('prune', () => {
 
   it('--dry-run lists the same files and removes none; the CLI says so', async () => {
     const root = stateDir();
-    const r = await runCli(['prune', '--state-dir', root, '--dry-run', '--json']);
+    const r = await runMain(['prune', '--state-dir', root, '--dry-run', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).removed.map((e: { path: string }) => e.path)).toEqual(REMOVED);
     for (const p of REMOVED) expect(existsSync(path.join(root, p)), p).toBe(true);
-    const text = await runCli(['prune', '--state-dir', root, '--dry-run', '--older-than', '32d']);
+    const text = await runMain(['prune', '--state-dir', root, '--dry-run', '--older-than', '32d']);
     expect(text.stdout).toMatch(/^would remove 6 file\(s\), .* older than 32d \(dry run: nothing removed\)\n/);
-    const bad = await runCli(['prune', '--state-dir', root, '--older-than', 'a month']);
+    const bad = await runMain(['prune', '--state-dir', root, '--older-than', 'a month']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--older-than: expected a duration (90m, 12h, 30d, 2w), got "a month".');
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReplayLineSchema } from '../../src/contracts/replay.js';
 import { assistant, jsonl, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
-import { runCli } from '../helpers/cli.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const session = jsonl(
@@ -27,7 +27,7 @@ describe('dispatch-watchdog replay', () => {
     mkdirSync(path.join(dir, 'sess-1', 'subagents'), { recursive: true });
     writeFileSync(path.join(dir, 'sess-1', 'subagents', 'agent-a1.jsonl'), child);
     writeFileSync(path.join(dir, 'sess-1', 'subagents', 'agent-acompact-ff.jsonl'), 'not json\n');
-    const r = await runCli(['replay', file, '--timeout', '120', '--timeout', '30', '--json']);
+    const r = await runMain(['replay', file, '--timeout', '120', '--timeout', '30', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => ReplayLineSchema.parse(JSON.parse(l)));
@@ -36,7 +36,7 @@ describe('dispatch-watchdog replay', () => {
       [120, 1, 0, ['agent-a1.jsonl']],
       [30, 6, 5, ['agent-a1.jsonl']],
     ]);
-    const text = await runCli(['replay', file, '--timeout', '120', '30']);
+    const text = await runMain(['replay', file, '--timeout', '120', '30']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('waiting on subagent a1');
     expect(text.stdout).toMatch(/WINDOW {2}STALLS {2}FALSE ALARMS {2}HUMAN STEPPED IN {2}AT END\n120s +1 +0 +0 +1\n30s +6 +5 +0 +1\n/);
@@ -44,7 +44,7 @@ describe('dispatch-watchdog replay', () => {
 
   it('a missing transcript is an input error naming the file (exit 2)', async () => {
     const missing = path.join(tempDir(), 'nope.jsonl');
-    const r = await runCli(['replay', missing]);
+    const r = await runMain(['replay', missing]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${missing}: transcript not found.`);
   });
