@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
+import { TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -126,7 +126,7 @@ export const EscalatedToBlocked = ev('escalated_to_blocked', {
   key: z.string().optional(),
   attempt_count: z.number().int(),
   friction_path: z.string(),
-  tracker: z.enum(['updated', 'already_blocked', 'skipped', 'failed']).optional(),
+  tracker: TrackerOutcomeSchema.optional(),
   tracker_detail: z.string().optional(),
   tracker_retryable: z.boolean().optional().describe('tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always.'),
   is_retry: z.boolean().optional().describe('A later line for the same key: the tracker step, retried after it had failed.'),

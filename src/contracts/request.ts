@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { IsoTimestamp } from './time.js';
-import { ADAPTER_OPS, AdapterOpSchema, type AdapterOp } from './vocabulary.js';
+import { ADAPTER_OPS, AdapterOpSchema, TrackerOutcomeSchema, type AdapterOp } from './vocabulary.js';
 
 /** What a request asks: the two adapter steps. */
 export const REQUEST_KINDS = ADAPTER_OPS;
@@ -55,7 +55,7 @@ export const EscalationNoticeSchema = z
     ticket_id: SafeId,
     attempt_count: z.number().int().describe('Stalled attempts of the ticket, the last one included.'),
     friction_path: z.string().describe('State-dir relative path of the friction note.'),
-    tracker: z.enum(['updated', 'already_blocked', 'skipped', 'failed']).describe('What happened to the ticket in Linear.'),
+    tracker: TrackerOutcomeSchema.describe('What happened to the ticket in Linear.'),
     created_at: IsoTimestamp,
     needs_answer: z.literal(false),
     message: z.string(),

@@ -32,3 +32,8 @@ export type Strategy = (typeof STRATEGIES)[number];
 /** The agent-control adapters (config `agents.adapter`). */
 export const ADAPTERS = ['mailbox', 'claude-team', 'process', 'command'] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
+
+/** What an escalation did to the ticket in the tracker (Linear). */
+export const TRACKER_OUTCOMES = ['updated', 'already_blocked', 'skipped', 'failed'] as const;
+export type TrackerOutcomeKind = (typeof TRACKER_OUTCOMES)[number];
+export const TrackerOutcomeSchema = z.enum(TRACKER_OUTCOMES);

@@ -2,7 +2,7 @@
 // names and meaning; everything else is additive. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
-import { ExemptionSchema as Exemption, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
+import { AdapterOpSchema, ExemptionSchema as Exemption, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
 
 /** One count per verdict kind in `summary`, so a new verdict is counted without another edit. */
 const VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, z.number().int()])) as Record<VerdictKind, z.ZodNumber>;
@@ -37,7 +37,7 @@ export const TaskEntry = z.looseObject({
 
 export const RequestEntry = z.looseObject({
   key: z.string(),
-  kind: z.enum(['cancel', 'redispatch']),
+  kind: AdapterOpSchema,
   task_id: z.string(),
   ticket_id: z.string(),
   recovery_task_id: z.string().optional(),

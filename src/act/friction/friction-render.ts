@@ -1,12 +1,13 @@
 // Markdown of the friction notes (DESIGN §8, §9): the stall escalation (seed template) and
 // the start-up orphan report. Pure: no I/O, no clock; paths are relative to the state dir.
 import { DEFAULTS } from '../../contracts/defaults.js';
+import type { TrackerOutcomeKind } from '../../contracts/vocabulary.js';
 import { hypothesizeRootCause } from './friction-hypothesis.js';
 import { cell, renderStallTable, type StallRecord } from './stall-history.js';
 
 /** What happened to the Linear issue (mirrors `escalated_to_blocked.tracker`). */
 export interface TrackerOutcome {
-  kind: 'updated' | 'already_blocked' | 'skipped' | 'failed';
+  kind: TrackerOutcomeKind;
   /** The workflow state's name. @defaultValue "Blocked" */
   stateName?: string;
   /** Why it was skipped or failed; must already be free of secrets. */

@@ -1,6 +1,7 @@
 // The escalation step (DESIGN §9): move the ticket to Blocked in Linear with a comment carrying
 // the idempotency key, then write the friction note once. Without LINEAR_API_KEY the tracker is
 // skipped and said so; the key itself never leaves this module's call into the SDK.
+import type { TrackerOutcomeKind } from '../../contracts/vocabulary.js';
 import { readdir } from 'node:fs/promises';
 import { ActionError } from '../../contracts/errors.js';
 import { crashPoint } from '../../sys/crash-point.js';
@@ -21,7 +22,7 @@ interface EscalationContext {
 
 export interface EscalationResult {
   frictionPath: string;
-  tracker: 'updated' | 'already_blocked' | 'skipped' | 'failed';
+  tracker: TrackerOutcomeKind;
   detail?: string;
 }
 
