@@ -428,7 +428,7 @@ export async function runProcess(): Promise<void> {
       signal: controller.signal,
       pid: process.pid,
       makeObservers: realObservers(process.env),
-      ...realActionDeps({ clock: realClock, env: process.env }),
+      ...realActionDeps({ clock: realClock, env: process.env, signal: controller.signal }),
     },
   });
   process.exitCode = code;

@@ -23,6 +23,8 @@ export interface WiringEnv {
   env: NodeJS.ProcessEnv;
   /** Test knob: fast Linear retries. */
   linearRetry?: LinearRetryOptions;
+  /** Aborts on SIGINT/SIGTERM: a Linear call in flight stops at once. */
+  signal?: AbortSignal;
 }
 
 interface ShellContext {
@@ -52,7 +54,7 @@ export function performerContext(ctx: ShellContext, w: WiringEnv, adapter: Agent
       apiKey: w.env.LINEAR_API_KEY || undefined,
       apiUrl: ctx.opts.config.linear?.api_url,
       blockedStateName: ctx.opts.blockedStateName,
-      retry: w.linearRetry,
+      retry: w.signal ? { ...w.linearRetry, signal: w.signal } : w.linearRetry,
     },
   };
 }

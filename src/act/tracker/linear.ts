@@ -23,9 +23,16 @@ export interface EscalateInLinearOptions extends LinearRetryOptions {
   commentBody: string;
   /** `<epic>:<task_id>:escalate`; a comment carrying it means "already commented". */
   idempotencyKey: string;
-  /** Deadline of each HTTP request, in ms. @defaultValue 30000 */
+  /** Deadline of each HTTP request, in ms. @defaultValue 10000 */
   requestTimeoutMs?: number;
+  /** Deadline of the whole escalation, every request and retry included: a hung Linear never holds the loop longer. @defaultValue 30000 */
+  totalBudgetMs?: number;
 }
+
+/** Per-request deadline. */
+export const LINEAR_REQUEST_TIMEOUT_MS = 10_000;
+/** Whole-escalation deadline (the tracker step is retried later when it runs out). */
+export const LINEAR_TOTAL_BUDGET_MS = 30_000;
 
 /** What escalateInLinear did; failures throw ActionError instead. */
 export interface EscalationResult {
@@ -39,7 +46,10 @@ export interface EscalationResult {
 }
 
 /** Move `ticketId` to the Blocked state and comment once; throws ActionError (tracker_*) on failure. */
-export async function escalateInLinear(o: EscalateInLinearOptions): Promise<EscalationResult> {
+export async function escalateInLinear(given: EscalateInLinearOptions): Promise<EscalationResult> {
+  // One budget for everything (requests, backoff, rate-limit waits), and the caller's signal (SIGTERM) on top.
+  const budget = AbortSignal.timeout(given.totalBudgetMs ?? LINEAR_TOTAL_BUDGET_MS);
+  const o: EscalateInLinearOptions = { ...given, signal: given.signal ? AbortSignal.any([given.signal, budget]) : budget };
   const apiUrl = o.apiUrl ?? DEFAULTS.linear.api_url;
   const stateName = o.blockedStateName ?? DEFAULTS.linear.blocked_state;
   const t = o.ticketId;
@@ -60,7 +70,7 @@ export async function escalateInLinear(o: EscalateInLinearOptions): Promise<Esca
     try {
       return await withLinearRetry((attempt) => {
         attempts++;
-        const deadline = AbortSignal.timeout(o.requestTimeoutMs ?? 30_000);
+        const deadline = AbortSignal.timeout(o.requestTimeoutMs ?? LINEAR_REQUEST_TIMEOUT_MS);
         return fn(new LinearClient(clientOptions(o.signal ? AbortSignal.any([o.signal, deadline]) : deadline)), attempt);
       }, o);
     } catch (e) {

@@ -1,0 +1,47 @@
+// A Linear that never answers (issue 8 item 7): the escalation has a total budget, and SIGTERM stops
+// the watchdog at once instead of after every request's timeout.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { stringify } from 'yaml';
+import { escalateInLinear } from '../../src/act/tracker/linear.js';
+import { exited, spawnCli, until } from '../helpers/cli.js';
+import { replies, startLinearServer } from '../helpers/linear-server.js';
+import { readEvents, writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms))]);
+
+describe('a Linear that never answers', () => {
+  it('an escalation gives up within its total budget, retryable, whatever the retries left', async () => {
+    await using fake = await startLinearServer();
+    fake.handle(() => replies.hang());
+    const started = Date.now();
+    const p = escalateInLinear({
+      apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate',
+      requestTimeoutMs: 200, totalBudgetMs: 500, retries: 50, minDelayMs: 10, maxDelayMs: 10,
+    });
+    await expect(within(3000, p)).rejects.toMatchObject({ code: 'tracker_unavailable', isRetryable: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('SIGTERM during a hung escalation stops the watchdog promptly, with watchdog_stopped', async () => {
+    await using fake = await startLinearServer();
+    fake.handle(() => replies.hang());
+    const dir = tempDir();
+    const config = path.join(dir, 'watchdog.config.yaml');
+    writeFileSync(config, stringify({ linear: { api_url: fake.url } }));
+    const old = new Date(Date.now() - 600_000).toISOString();
+    writeWave(dir, 'E-1', old, [{ task_id: 't1', ticket_id: 'ENG-123', status: 'in_progress', last_activity_ts: old }]);
+    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', '60', '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    await until(() => fake.requests.length > 0, 15_000, 'the first Linear request');
+    const sent = Date.now();
+    child.kill('SIGTERM');
+    const end = await within(5000, exited(child));
+    expect(Date.now() - sent).toBeLessThan(4000);
+    expect(end.code, child.output()).toBe(0);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
+  }, 30_000);
+});
