@@ -45,3 +45,22 @@ describe('a Linear that never answers', () => {
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
   }, 30_000);
 });
+
+describe('Linear failures the campaign found', () => {
+  it('a 5xx labelled JSON whose body is not JSON is retried', async () => {
+    await using fake = await startLinearServer();
+    fake.enqueue('issue', { status: 502, headers: { 'content-type': 'application/json' }, body: '<html>Bad Gateway</html>' });
+    const r = await escalateInLinear({ apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate', sleep: async () => undefined });
+    expect(r).toMatchObject({ tracker: 'updated', commented: true });
+    expect(fake.ops().slice(0, 2)).toEqual(['issue', 'issue']);
+  });
+
+  it('an issue with over 2,000 comments and a lost createComment reply still gets one comment', async () => {
+    const comments = Array.from({ length: 2_050 }, (_, n) => ({ id: `c${n}`, body: `comment ${n}` }));
+    await using fake = await startLinearServer({ issues: [{ comments }] });
+    fake.enqueue('createComment', replies.lostAfterApply());
+    const r = await escalateInLinear({ apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate', sleep: async () => undefined });
+    expect(r).toMatchObject({ tracker: 'updated' });
+    expect(fake.ops().filter((op) => op === 'createComment')).toHaveLength(1);
+  });
+});

@@ -34,6 +34,10 @@ export function classifyLinearError(e: unknown): LinearFailureKind {
   // A refused connection or a timeout has no HTTP status; raw is fetch's TypeError or a TimeoutError.
   const raw = e.raw as { name?: unknown } | undefined;
   if (e.status === undefined && (raw instanceof TypeError || raw?.name === 'TimeoutError')) return 'transient';
+  // A body that is not JSON (a proxy's 502 page, even when labelled application/json) is the path to
+  // Linear failing, not Linear refusing us; any 5xx is too.
+  if (raw instanceof SyntaxError || raw?.name === 'SyntaxError') return 'transient';
+  if (e.status !== undefined && e.status >= 500) return 'transient';
   return 'unknown';
 }
 

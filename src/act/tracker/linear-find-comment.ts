@@ -4,7 +4,8 @@ import type { LinearClient } from '@linear/sdk';
 import { hasCommentKey } from './linear-comment.js';
 
 const PAGE_SIZE = 100;
-const MAX_PAGES = 20;
+/** An issue with more comments than this (100,000) is not searched further; the escalation's time budget bounds it too. */
+const MAX_PAGES = 1000;
 
 /** The query the fake server in test/helpers/linear-server.ts answers by this operation name. */
 export const COMMENTS_QUERY = `query dispatchWatchdogIssueComments($id: String!, $first: Int!, $after: String) {
@@ -28,7 +29,7 @@ export async function readCommentsPage(client: LinearClient, vars: CommentsPageV
   return (await client.client.rawRequest<CommentsPage, CommentsPageVars>(COMMENTS_QUERY, vars)).data ?? {};
 }
 
-/** The id of the issue's comment carrying `key`, paging through at most 2,000 comments. */
+/** The id of the issue's comment carrying `key`, paging through every comment (up to 100,000). */
 export async function findKeyedComment(
   fetchPage: (vars: CommentsPageVars) => Promise<CommentsPage>,
   issueId: string,
