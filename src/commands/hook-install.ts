@@ -9,7 +9,7 @@ import { InputError } from '../contracts/errors.js';
 import { msToIso } from '../contracts/time.js';
 import type { Output } from '../deps.js';
 import { createFileExclusive, writeFileAtomic } from '../journal/atomic-write.js';
-import { defaultHookCommand, hookEntryPath, hookSettingsBlock, shellQuote } from './hook.js';
+import { defaultHookCommand, hookEntryPath, hookSettingsBlock, packageCacheOf, shellQuote } from './hook.js';
 import { planHookInstall, planHookUninstall, type SettingsEdit } from './hook-settings.js';
 
 export type SettingsScope = 'user' | 'project' | 'local';
@@ -32,18 +32,7 @@ export function settingsFileFor(scope: SettingsScope, env: NodeJS.ProcessEnv, cw
   return path.join(cwd, '.claude', scope === 'project' ? 'settings.json' : 'settings.local.json');
 }
 
-const CACHES: [RegExp, string][] = [
-  [/[/\\]_npx[/\\]/, 'npx'],
-  [/[/\\]_cacache[/\\]/, "npm's cache"],
-  [/[/\\]pnpm[/\\](?:[^/\\]+[/\\])?dlx[/\\]|[/\\]dlx-\d+[/\\]/, 'pnpm dlx / yarn dlx'],
-  [/[/\\]xfs-[0-9a-f]+[/\\]/, 'yarn dlx'],
-  [/[/\\]bunx-[^/\\]*[/\\]|[/\\]\.bun[/\\]install[/\\]cache[/\\]/, 'bunx'],
-];
-
-/** Which package manager's throw-away cache `file` lives in, if any. */
-export function packageCacheOf(file: string): string | undefined {
-  return CACHES.find(([re]) => re.test(file))?.[1];
-}
+export { packageCacheOf };
 
 async function readIfExists(file: string): Promise<string | undefined> {
   try {

@@ -84,6 +84,19 @@ export function hookEntryPath(): string {
   return fileURLToPath(new URL('../hook-entry.js', import.meta.url));
 }
 
+const CACHES: [RegExp, string][] = [
+  [/[/\\]_npx[/\\]/, 'npx'],
+  [/[/\\]_cacache[/\\]/, "npm's cache"],
+  [/[/\\]pnpm[/\\](?:[^/\\]+[/\\])?dlx[/\\]|[/\\]dlx-\d+[/\\]/, 'pnpm dlx / yarn dlx'],
+  [/[/\\]xfs-[0-9a-f]+[/\\]/, 'yarn dlx'],
+  [/[/\\]bunx-[^/\\]*[/\\]|[/\\]\.bun[/\\]install[/\\]cache[/\\]/, 'bunx'],
+];
+
+/** Which package manager's throw-away cache `file` lives in, if any. */
+export function packageCacheOf(file: string): string | undefined {
+  return CACHES.find(([re]) => re.test(file))?.[1];
+}
+
 /** The command `--print-settings` installs: this package's fast hook entry, state dir pinned. */
 export function defaultHookCommand(stateDir: string, entry = hookEntryPath()): string {
   return ['node', entry, '--state-dir', stateDir].map(shellQuote).join(' ');
@@ -92,20 +105,24 @@ export function defaultHookCommand(stateDir: string, entry = hookEntryPath()): s
 /**
  * `dispatch-watchdog hook [--print-settings] [--state-dir DIR]`: always resolves 0.
  * `out` receives the settings block of --print-settings (`warn` a note when the state dir is
- * missing); handling a payload prints nothing, ever.
+ * missing, or when the entry it names lives in a package manager's cache); handling a payload
+ * prints nothing, ever.
  */
 export async function hookMain(
   argv: readonly string[],
   stdin: NodeJS.ReadableStream,
   env: NodeJS.ProcessEnv,
-  opts: { nowMs?: () => number; out?: (text: string) => void; warn?: (text: string) => void; stdinTimeoutMs?: number } = {},
+  opts: { nowMs?: () => number; out?: (text: string) => void; warn?: (text: string) => void; stdinTimeoutMs?: number; entryPath?: string } = {},
 ): Promise<number> {
   try {
     const stateDir = resolveHookStateDir(argv, env);
     if (argv.includes('--print-settings')) {
       const out = opts.out ?? ((t: string) => void process.stdout.write(t));
       const warn = opts.warn ?? ((t: string) => void process.stderr.write(t));
-      out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir)), null, 2) + '\n');
+      const entry = opts.entryPath ?? hookEntryPath();
+      out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir, entry)), null, 2) + '\n');
+      const cache = packageCacheOf(entry);
+      if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`);
       // The hook never creates the state dir (a hook fired in an unrelated project leaves no trace),
       // so installing it before the dir exists would record nothing: say so, on stderr.
       if (!existsSync(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})\n`);

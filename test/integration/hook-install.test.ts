@@ -4,7 +4,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/contracts/errors.js';
-import { hookSettingsBlock } from '../../src/commands/hook.js';
+import { Readable } from 'node:stream';
+import { hookMain, hookSettingsBlock } from '../../src/commands/hook.js';
 import { packageCacheOf, runHookInstall, settingsFileFor, type HookInstallOptions } from '../../src/commands/hook-install.js';
 import { isOurHookCommand, planHookInstall, planHookUninstall } from '../../src/commands/hook-settings.js';
 import { runCli } from '../helpers/cli.js';
@@ -210,6 +211,18 @@ describe('runHookInstall', () => {
         'Install the package where it stays (npm install -g dispatch-watchdog, or npm install -D dispatch-watchdog in the project), then run that copy: dispatch-watchdog hook install. Nothing was written.',
     );
     expect(existsSync(path.dirname(p.settings))).toBe(false);
+  });
+});
+
+describe('hook --print-settings', () => {
+  it('warns when the entry it prints lives in a package manager\'s cache, and still prints the block', async () => {
+    const entry = '/home/u/.npm/_npx/6a9f/node_modules/dispatch-watchdog/dist/src/hook-entry.js';
+    const state = tempDir();
+    let out = '';
+    let warning = '';
+    await hookMain(['--print-settings', '--state-dir', state], Readable.from([]), {}, { out: (t) => (out += t), warn: (t) => (warning += t), entryPath: entry });
+    expect(out).toContain(`"command": "node ${entry} --state-dir ${state}"`);
+    expect(warning).toBe(`note: this block runs ${entry}, a copy in npx's cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`);
   });
 });
 
