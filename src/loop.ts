@@ -1,6 +1,7 @@
 // The watch loop (DESIGN §10, §12): check, then sleep until the earliest stall deadline or the
 // check interval, whichever is sooner; stop when nothing is left to watch or on a signal.
 import type { Clock } from './deps.js';
+import type { InputError } from './contracts/errors.js';
 import { runCheck, type CheckEnv, type CheckResult } from './check.js';
 
 export interface LoopDeps {
@@ -31,6 +32,15 @@ const DEADLINE_SLACK_MS = 1;
 /** Never spin: the shortest sleep between two checks. */
 const MIN_SLEEP_MS = 50;
 
+/** At most this many input_error lines per INPUT_ERROR_WINDOW_MS. */
+export const MAX_INPUT_ERRORS_PER_WINDOW = 5;
+export const INPUT_ERROR_WINDOW_MS = 60_000;
+
+/** One input problem, told once: its code, file, field and words, not the line, column or other numbers (a file torn mid-write moves them). */
+export function inputErrorFingerprint(e: InputError): string {
+  return [e.code, e.location?.file ?? '', e.location?.path ?? '', e.message].map((s) => s.replace(/\d+/g, '#')).join('\u0000');
+}
+
 /** When to check next: the earliest future stall deadline, capped by the check interval. */
 export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): number {
   let next = nowMs + intervalMs;
@@ -48,6 +58,7 @@ export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): n
 export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
   const intervalMs = env.opts.checkIntervalSeconds * 1000;
   const seenErrors = new Set<string>();
+  let told: number[] = [];
   let checks = 0;
   let plannedMs = deps.clock.nowMs();
   while (!deps.signal.aborted) {
@@ -75,10 +86,15 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     }
     checks++;
     if (!r.ok) {
-      const fingerprint = `${r.error.code}\u0000${r.error.describe()}`;
+      const fingerprint = inputErrorFingerprint(r.error);
       if (!seenErrors.has(fingerprint)) {
         seenErrors.add(fingerprint);
-        await deps.onNewInputError?.(r);
+        // A file an orchestrator keeps rewriting badly must not flood the log: a few a minute.
+        told = told.filter((t) => t > nowMs - INPUT_ERROR_WINDOW_MS);
+        if (told.length < MAX_INPUT_ERRORS_PER_WINDOW) {
+          told.push(nowMs);
+          await deps.onNewInputError?.(r);
+        }
       }
     } else {
       seenErrors.clear();

@@ -77,3 +77,26 @@ describe('waitUntilSettled', () => {
     expect(signature).toMatch(/^\d+:\d+:\d+:\d+:\d+$/);
   });
 });
+
+describe('input_error under a writer that keeps tearing the file', () => {
+  it('one problem is told once whatever its line and column, and at most 5 a minute in all', async () => {
+    const dir = tempDir();
+    const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', checkInterval: 5 }, T0);
+    for (let i = 0; i < 12; i++) {
+      // The same torn field at another place each time (a different column and line), then a good file.
+      writeFileSync(file, `current_wave:\n${' '.repeat(i % 2)}  tasks:\n${'\n'.repeat(i)}    - { ticket_id: P-1, ${' '.repeat(i)}pid: "torn" }\n`);
+      await h.advance(5 * S);
+      writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+      await h.advance(5 * S);
+      writeFileSync(file, `current_wave:\n  tasks:\n    - { ticket_id: P-${i}, status: in_progress, redispatch_count: -${i + 1} }\n`);
+      await h.advance(5 * S);
+    }
+    const errors = readEvents(dir).filter((e) => e.event === 'input_error');
+    // 36 checks over 3 minutes, 24 of them bad: a few lines a minute, not one per bad check.
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThanOrEqual(5 * 3);
+    h.stop();
+    await h.done;
+  });
+});
