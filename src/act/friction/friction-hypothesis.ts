@@ -8,6 +8,7 @@ export type HypothesisKind =
   | 'looping'
   | 'hanging_command'
   | 'provider_capacity'
+  | 'context_exhausted'
   | 'stuck_on_step'
   | 'context_or_dependency';
 
@@ -55,11 +56,20 @@ const RULES: Rule[] = [
     };
   },
   (h, t) => {
-    const n = count(h, (r) => r.exemptions.includes('rate_limit'));
+    const n = count(h, (r) => r.stallReason === 'context_exhausted');
+    if (!isRepeated(n, h.length)) return undefined;
+    return {
+      kind: 'context_exhausted',
+      text: `The agent ran out of context ("Prompt is too long") in ${of(n, h.length)} stalls, even with the narrowed recovery prompt: the task needs more reading than one context holds.`,
+      action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, then move it out of Blocked.`,
+    };
+  },
+  (h, t) => {
+    const n = count(h, (r) => r.stallReason === 'api_error' || r.exemptions.includes('rate_limit'));
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'provider_capacity',
-      text: `The model provider was rate-limiting or retrying in ${of(n, h.length)} stalls, even with the widened window: provider capacity, not the task, stopped the agent.`,
+      text: `The model provider was rate-limiting, retrying or failing (API errors the agent gave up on) in ${of(n, h.length)} stalls: provider capacity, not the task, stopped the agent.`,
       action: `Lower the wave's concurrency or wait for the provider's quota to recover, then move ${t} out of Blocked; the task itself may be fine.`,
     };
   },
