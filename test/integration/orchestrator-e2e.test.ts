@@ -112,7 +112,7 @@ describe('the seed cycle, end to end', () => {
   }, 90_000);
 
   // The moment is random on purpose: printed, so a failure can be replayed with DW_KILL_MS=<ms>.
-  const killAfterMs = Number(process.env.DW_KILL_MS) || 500 + Math.floor(Math.random() * 5000);
+  const killAfterMs = Number(process.env.DW_KILL_MS) || 300 + Math.floor(Math.random() * 3700);
   it(`changes nothing when the watchdog is killed -9 at a random moment (${killAfterMs} ms after the first next)`, async () => {
     const linear = await linearFor();
     const w = world(linear, { 'PROJ-1002': ['stall', 'stall', 'stall'] }, 30);
