@@ -72,6 +72,7 @@ export const HistorySummarySchema = z
       ),
       replacements: pairs(kept('redispatch')),
       stalls: pairs(z.string()).describe('Per ticket, its stall_detected events as one JSON array text, parsed only when an escalation asks for that ticket.'),
+      own_stalls: z.array(z.tuple([z.string(), z.number()])).describe("This epic's stalls as [task id, epoch ms], in log order (the circuit breaker's window)."),
       last_mass_stall: z.string().optional(),
       tracker_pending: pairs(kept('escalated_to_blocked')),
       reported_orphans: z.array(z.string()),

@@ -49,6 +49,8 @@ export interface History {
   replacements: Map<string, EventOf<'redispatch'>>;
   /** Stall events per ticket, all epics (escalation history). */
   stalls: Map<string, EventOf<'stall_detected'>[]>;
+  /** This epic's stalls (task id, time logged), in log order: what the circuit breaker's window scans, without every epic's stall history. */
+  ownStalls: { taskId: string; atMs: number }[];
   /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
   lastMassStall?: string;
   /** Escalations of this epic whose latest tracker attempt failed, by key (retried later). */
@@ -66,7 +68,7 @@ export interface History {
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), trackerPending: new Map(), reportedOrphans: new Set(),
+  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
     requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set() } };
 }
 
@@ -82,6 +84,7 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       const list = h.stalls.get(e.ticket_id) ?? [];
       list.push(e);
       h.stalls.set(e.ticket_id, list);
+      if (own) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
       break;
     }
     case 'escalated_to_blocked':
