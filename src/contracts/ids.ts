@@ -13,10 +13,15 @@ export function isSafeId(id: string): boolean {
   return SAFE_ID_PATTERN.test(id);
 }
 
-/** A replacement's task id: the ticket's first task id (any `-rN` stripped) plus the attempt: `t1` → `t1-r1` → `t1-r2`. */
+/**
+ * A replacement's task id: the ticket's first task id plus the attempt: `t1` → `t1-r1` → `t1-r2`.
+ * Only the previous attempt's own suffix is stripped, so an id that merely ends in `-r1` (`fix-r1`)
+ * gets `fix-r1-r1`, never its own id back.
+ */
 export function recoveryTaskId(taskId: string, attempt: number): string {
-  const base = taskId.replace(/-r\d+$/, '');
-  if (attempt < 1) return base;
+  const previous = `-r${attempt - 1}`;
+  const base = attempt > 1 && taskId.endsWith(previous) ? taskId.slice(0, -previous.length) : taskId;
+  if (attempt < 1) return taskId.replace(/-r\d+$/, '');
   const suffix = `-r${attempt}`;
   return base.slice(0, 128 - suffix.length) + suffix;
 }

@@ -12,7 +12,7 @@ describe('recoveryTaskId', () => {
     ['t1', 1, 't1-r1'],
     ['t1', 2, 't1-r2'],
     ['t1-r1', 2, 't1-r2'],
-    ['task-abc-r12', 3, 'task-abc-r3'],
+    ['task-abc-r12', 3, 'task-abc-r12-r3'], // -r12 is not attempt 2's suffix: part of the id
     ['feature-rx', 1, 'feature-rx-r1'],
     ['PROJ-1001', 1, 'PROJ-1001-r1'],
     ['t1-r2', 0, 't1'],

@@ -5,6 +5,7 @@ import { foldHistory } from '../../src/core/history.js';
 import { planCheck } from '../../src/core/plan.js';
 import { carryActivityForward, compareReads } from '../../src/core/read-diff.js';
 import { readSaysWaveDone } from '../../src/check.js';
+import { recoveryTaskId } from '../../src/contracts/ids.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 
 const wave = (text: string): Wave => {
@@ -74,5 +75,17 @@ describe('planCheck with confirmedActionKeys', () => {
     const p = planCheck(vs, tasks, foldHistory([], 'E'), { ...opts, confirmedActionKeys: new Set(['E:t1:redispatch']) });
     expect(p.actions.map((a) => a.key)).toEqual(['E:t1:redispatch']);
     expect(p.stalls.get('t2')).toMatchObject({ actionTaken: 'held:unconfirmed_read' });
+  });
+});
+
+describe('recoveryTaskId never gives a task its own id back', () => {
+  it.each([
+    ['fix-r1', 1, 'fix-r1-r1'],
+    ['fix-r1-r1', 2, 'fix-r1-r2'],
+    ['t-r2', 1, 't-r2-r1'],
+    ['t1-r1', 2, 't1-r2'],
+  ] as const)('recoveryTaskId(%s, %i) = %s', (id, n, want) => {
+    expect(recoveryTaskId(id, n)).toBe(want);
+    expect(recoveryTaskId(id, n)).not.toBe(id);
   });
 });
