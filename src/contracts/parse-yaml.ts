@@ -29,7 +29,8 @@ export function describeValue(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at a field path of parsed data (undefined when absent). */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let cur: unknown = root;
   for (const part of path) {
     if (cur === null || typeof cur !== 'object') return undefined;
@@ -70,7 +71,7 @@ function boundText(origin: string, isMin: boolean, limit: number | bigint, isInc
 const TYPE_NAMES: Record<string, string> = { int: 'a whole number' };
 
 /** Turn one zod issue into the message recipe of STYLE §7 (what is wrong, expected, got), never zod's own text. */
-function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
+export function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
   const got = `, got ${describeValue(found)}`;
   // Our schemas give some checks their own message (ids, timestamps): it already says what is expected.
   if (issue.code !== 'unrecognized_keys' && issue.code !== 'invalid_type' && /^expected /.test(issue.message)) return issue.message + got;

@@ -5,6 +5,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../contracts/events.js';
+import { formatPath, issueMessage, valueAt } from '../contracts/parse-yaml.js';
 import { fillSeedLine } from '../contracts/seed-events.js';
 import { msToIso, utcDate } from '../contracts/time.js';
 import { appendLine, appendLines } from './atomic-write.js';
@@ -82,7 +83,7 @@ export function parseLogLine(line: string): { ok: true; event: DispatchEvent } |
   const known = DispatchEventSchema.options.some((o) => o.shape.event.value === ev);
   if (!known) return { ok: false }; // a line from another writer (the seed skill, a newer version): not ours to judge
   const issue = r.error.issues[0]!;
-  return { ok: false, message: `event "${String(ev)}": ${issue.path.join('.') || '(line)'}: ${issue.message}; skipped` };
+  return { ok: false, message: `event "${String(ev)}": ${formatPath(issue.path)}: ${issueMessage(issue, valueAt(json, issue.path))}; skipped` };
 }
 
 /** Read every day's file under dispatch-log/, oldest first. */

@@ -38,7 +38,7 @@ describe('dispatch log', () => {
     const r = await readDispatchLog(new StatePaths(dir));
     expect(r.events).toEqual([]);
     expect(r.diagnostics).toHaveLength(1);
-    expect(r.diagnostics[0]!.message).toBe('event "healthy": idle_seconds: Invalid input: expected number, received string; skipped');
+    expect(r.diagnostics[0]!.message).toBe('event "healthy": idle_seconds: expected number, got "soon"; skipped');
   });
 
   it('an empty or missing log is no history', async () => {
