@@ -8,6 +8,8 @@ import { writeFileAtomic } from './journal/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
 import { pendingRequests, settleRequests } from './core/requests.js';
+import { applyRowOutputProgress, type RowOutputs } from './core/row-output.js';
+import { writeMassStallNote, type MassStallEscalation } from './act/friction/mass-stall-note.js';
 import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { msToIso } from './contracts/time.js';
@@ -49,6 +51,8 @@ export interface CheckEnv {
   /** state_rows_lost already logged this run (each once). */
   reportedLosses?: Set<string>;
   tornReports?: number;
+  /** Each row's last_output as last seen: a change is progress (kept between checks). */
+  rowOutputs?: RowOutputs;
 }
 
 export type CheckResult =
@@ -158,6 +162,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   const { opts } = env;
   let wave = carryActivityForward(env.previousWave, read);
   if (env.overlay) wave = await env.overlay(wave, env.history);
+  wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
   for (const o of env.observers) o.beginCheck?.(nowMs);
   const observations = new Map<string, Observation>();
   const verdicts: Verdict[] = [];
@@ -240,6 +245,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   env.previousWave = wave;
   const observations = current.observations;
   if (env.log) {
+    // The note first, then the line that names it: a crash in between leaves a note, never a dangling path.
+    for (const e of events) if (e.event === 'mass_stall_escalated') await writeMassStallNote(env.paths, opts.epicId, e as unknown as MassStallEscalation, nowMs);
     // One write and one fsync for all of this check's verdict lines (1,000 `healthy` lines at a cold start).
     for (const e of await env.log.appendAll(events)) foldEvent(env.history, e, opts.epicId);
     if (env.performer) {

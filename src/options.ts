@@ -44,7 +44,7 @@ export interface ResolvedOptions {
   policy: Policy;
   adapter: AdapterName;
   blockedStateName: string;
-  circuitBreaker: { minStalled: number; fraction: number };
+  circuitBreaker: { minStalled: number; fraction: number; maxHoldMs: number };
   shouldActOnLooping: boolean;
   /** How long a request may stay pending (config requests.deadline_seconds, default 2 × the base window). */
   requestDeadlineSeconds: number;
@@ -170,7 +170,11 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     policy: resolvePolicy(config, timeoutSeconds),
     adapter: config.agents?.adapter ?? D.agents.adapter,
     blockedStateName: config.linear?.blocked_state ?? D.linear.blocked_state,
-    circuitBreaker: { minStalled: config.circuit_breaker?.min_stalled ?? D.circuit_breaker.min_stalled, fraction: config.circuit_breaker?.fraction ?? D.circuit_breaker.fraction },
+    circuitBreaker: {
+      minStalled: config.circuit_breaker?.min_stalled ?? D.circuit_breaker.min_stalled,
+      fraction: config.circuit_breaker?.fraction ?? D.circuit_breaker.fraction,
+      maxHoldMs: (config.circuit_breaker?.max_hold_seconds ?? D.circuit_breaker.max_hold_seconds) * 1000,
+    },
     shouldActOnLooping: config.looping?.act ?? D.looping.act,
     requestDeadlineSeconds: config.requests?.deadline_seconds ?? D.requests.deadline_windows * timeoutSeconds,
   };

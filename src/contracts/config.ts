@@ -40,6 +40,7 @@ export const ConfigSchema = z
       .strictObject({
         min_stalled: z.number().int().min(1).optional().describe(dv('', D.circuit_breaker.min_stalled)),
         fraction: z.number().gt(0).max(1).optional().describe(dv('', D.circuit_breaker.fraction)),
+        max_hold_seconds: Seconds.optional().describe(dv('How long one mass-stall episode may hold actions; after it, the episode is escalated once (friction note) and stalls are acted on again.', D.circuit_breaker.max_hold_seconds)),
       })
       .optional(),
     agents: z

@@ -18,7 +18,7 @@ export const DEFAULTS = {
     future_skew_seconds: 300,
   },
   looping: { repeat_count: 4, error_count: 3, act: false },
-  circuit_breaker: { min_stalled: 3, fraction: 0.5 },
+  circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
   agents: { adapter: 'mailbox' as AdapterName, kill_grace_ms: 5000, command_timeout_ms: 60_000 },
   /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
   requests: { deadline_windows: 2 },

@@ -68,7 +68,19 @@ export const MassStall = ev('mass_stall', {
   stalled: z.number().int(),
   in_flight: z.number().int(),
   task_ids: z.array(z.string()),
+  episode_started_at: IsoTimestamp.optional().describe('When this episode of the breaker began (its first mass_stall).'),
 }, 'Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.');
+
+export const MassStallEnded = ev('mass_stall_ended', {
+  held_seconds: z.number(),
+}, 'The circuit breaker closed: fewer tasks stall at once.');
+
+export const MassStallEscalated = ev('mass_stall_escalated', {
+  episode_started_at: IsoTimestamp,
+  held_seconds: z.number(),
+  task_ids: z.array(z.string()),
+  friction_path: z.string(),
+}, 'A mass-stall episode held actions longer than circuit_breaker.max_hold_seconds: escalated once (friction note); stalls are acted on again.');
 
 export const InputErrorEvent = ev('input_error', {
   code: z.string(),
@@ -186,7 +198,7 @@ export const DispatchEventSchema = z
   .discriminatedUnion('event', [
     WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
-    ActionFailed, RecoverySummary, StateRowsLost, RequestAnswered, RequestUnanswered, NextReturned,
+    ActionFailed, RecoverySummary, StateRowsLost, MassStallEnded, MassStallEscalated, RequestAnswered, RequestUnanswered, NextReturned,
   ])
   .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;

@@ -7,7 +7,7 @@ import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { VerdictKindSchema } from './vocabulary.js';
 
-export const HISTORY_SUMMARY_VERSION = 2;
+export const HISTORY_SUMMARY_VERSION = 3;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({
@@ -74,6 +74,7 @@ export const HistorySummarySchema = z
       stalls: pairs(z.string()).describe('Per ticket, its stall_detected events as one JSON array text, parsed only when an escalation asks for that ticket.'),
       own_stalls: z.array(z.tuple([z.string(), z.number()])).describe("This epic's stalls as [task id, epoch ms], in log order (the circuit breaker's window)."),
       last_mass_stall: z.string().optional(),
+      mass_stall_episode: z.object({ startMs: z.number(), isOpen: z.boolean(), isEscalated: z.boolean() }).optional(),
       tracker_pending: pairs(kept('escalated_to_blocked')),
       reported_orphans: z.array(z.string()),
       requests: z.array(RequestRecordJson),

@@ -170,8 +170,15 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     return verdict('unknown', `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ''}`);
   }
   if (progressAt === undefined && missingNote) {
-    // A declared source we cannot read is a configuration problem, not proof of a stall.
-    return verdict('unknown', `no activity evidence: ${missingNote}`);
+    // A source we cannot read yet is no proof of a stall, until the row's whole window has passed
+    // since dispatch without a sign of life: then it never started (saying where we looked).
+    const since = task.dispatchedAtMs!;
+    const idleMs = Math.max(0, nowMs - since);
+    const timing = { idleMs, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
+    if (idleMs > window.effectiveTimeoutMs) {
+      return verdict('stalled', `never started: no activity in ${sec(idleMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing, stallReason: 'never_started' });
+    }
+    return verdict('unknown', `no activity evidence yet: ${missingNote}`, { deadlineMs: timing.deadlineMs });
   }
 
   // 5. A human has to answer.

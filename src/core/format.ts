@@ -95,6 +95,10 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} ${who} ${e.event.replace('_detected', '').replace('truth_', '').replace('task_', '')}: ${e.reason}`;
     case 'input_error':
       return `${t} input error: ${e.message}`;
+    case 'mass_stall_ended':
+      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
+    case 'mass_stall_escalated':
+      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
     case 'mass_stall':
       return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
     case 'action_started':

@@ -16,6 +16,7 @@ export function historyToJson(h: History): HistoryJson {
     stalls: 0,
     ownStalls: 0,
     lastMassStall: 0,
+    massStallEpisode: 0,
     trackerPending: 0,
     reportedOrphans: 0,
     requests: 0,
@@ -32,6 +33,7 @@ export function historyToJson(h: History): HistoryJson {
     stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list]) => [t, JSON.stringify(list)]),
     own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs]),
     ...(h.lastMassStall !== undefined ? { last_mass_stall: h.lastMassStall } : {}),
+    ...(h.massStallEpisode ? { mass_stall_episode: { ...h.massStallEpisode } } : {}),
     tracker_pending: [...h.trackerPending],
     reported_orphans: [...h.reportedOrphans],
     // Undefined fields dropped, so the JSON round-trips to the same records.
@@ -59,6 +61,7 @@ export function historyFromJson(j: HistoryJson): History {
     announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations) },
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
+  if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
   return h;
 }
 

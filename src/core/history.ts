@@ -53,6 +53,8 @@ export interface History {
   ownStalls: { taskId: string; atMs: number }[];
   /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
   lastMassStall?: string;
+  /** The circuit breaker's current (or last) episode of this epic: since when it holds, and whether it was escalated. */
+  massStallEpisode?: { startMs: number; isOpen: boolean; isEscalated: boolean };
   /** Escalations of this epic whose latest tracker attempt failed, by key (retried later). */
   trackerPending: Map<string, EventOf<'escalated_to_blocked'>>;
   /** Keys already reported as orphans by a recovery_summary (never reported twice). */
@@ -110,6 +112,15 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       break;
     case 'mass_stall':
       if (own) h.lastMassStall = [...e.task_ids].sort().join(',');
+      if (own && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
+      break;
+    case 'mass_stall_ended':
+      if (own && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };
+      // A new episode is a new set of stalled tasks, even the same one again.
+      if (own) h.lastMassStall = undefined;
+      break;
+    case 'mass_stall_escalated':
+      if (own && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
       break;
     case 'action_started':
       if (own && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: new Set() });

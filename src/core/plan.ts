@@ -2,6 +2,7 @@
 // Pure: no I/O, no clock. The shell carries the plan out and journals it.
 import { VERDICT_EVENT, type EventBody } from '../contracts/events.js';
 import { recoveryTaskId } from '../contracts/ids.js';
+import { msToIso, utcDate } from '../contracts/time.js';
 import type { ActionKind, Strategy } from '../contracts/vocabulary.js';
 import type { Task } from '../contracts/state-file.js';
 import type { Observation } from '../observe/parse/observation.js';
@@ -31,9 +32,10 @@ export interface PlanOptions {
   maxRedispatches: number;
   /** Treat `looping` like `stalled` for actions. */
   shouldActOnLooping: boolean;
-  /** `windowMs`: stalls detected this long before `nowMs` still count (staggered stalls). @defaultValue CIRCUIT_WINDOW_MS */
-  circuitBreaker: { minStalled: number; fraction: number; windowMs?: number };
-  /** The time of this check: with it, the circuit breaker counts the stalls of a sliding window, not of one check. */
+  /** `windowMs`: stalls detected this long before `nowMs` still count (staggered stalls). @defaultValue CIRCUIT_WINDOW_MS.
+   * `maxHoldMs`: one mass-stall episode holds actions at most this long. */
+  circuitBreaker: { minStalled: number; fraction: number; windowMs?: number; maxHoldMs?: number };
+  /** The time of this check: with it, the circuit breaker counts the stalls of a sliding window, not of one check, and bounds an episode. */
   nowMs?: number;
   /** The watchdog itself ran late: re-observe before acting (DESIGN §8 self-lag guard). */
   isLagged: boolean;
@@ -82,6 +84,11 @@ function recentStalls(history: History, epicId: string, sinceMs: number): string
   return ids;
 }
 
+/** State-dir relative path of the friction note of one mass-stall episode. */
+export function massStallNotePath(epicId: string, startMs: number): string {
+  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(':', '')}.md`;
+}
+
 /** Decide what to log and do for one check. */
 export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
   const acted = actedTaskIds(history);
@@ -104,17 +111,31 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   const actions: IntendedAction[] = [];
   const stalls = new Map<string, StallDecision>();
 
+  // The breaker holds actions for one episode at most circuit_breaker.max_hold_seconds; then the
+  // episode is escalated once (a friction note, by the shell) and stalls are acted on again.
+  const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : undefined;
+  let isHeld = isMassStall && !episode?.isEscalated;
   if (isMassStall) {
     const ids = [...new Set([...stalledIds, ...burst])].sort();
+    const startMs = episode?.startMs ?? opts.nowMs;
     if (history.lastMassStall !== ids.join(',')) {
-      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: population.size, task_ids: ids });
+      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: population.size, task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
     }
+    if (isHeld && episode && opts.nowMs !== undefined && cb.maxHoldMs !== undefined && opts.nowMs - episode.startMs > cb.maxHoldMs) {
+      isHeld = false;
+      events.push({
+        event: 'mass_stall_escalated', episode_started_at: msToIso(episode.startMs), held_seconds: secs(opts.nowMs - episode.startMs), task_ids: ids,
+        friction_path: massStallNotePath(opts.epicId, episode.startMs),
+      });
+    }
+  } else if (episode && opts.nowMs !== undefined) {
+    events.push({ event: 'mass_stall_ended', held_seconds: secs(opts.nowMs - episode.startMs) });
   }
 
   for (const v of inFlight) {
     const task = tasks.get(v.taskId)!;
     const isTarget = v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping);
-    const decision = isTarget ? decide(v, task, history, opts, acted, isMassStall) : undefined;
+    const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : undefined;
     if (decision?.action) actions.push(decision.action);
     if (decision && v.kind === 'stalled') stalls.set(v.taskId, decision);
     const eventName = VERDICT_EVENT[v.kind];

@@ -4,7 +4,7 @@ import type { Output } from '../../src/deps.js';
 import { runNext } from '../../src/commands/next.js';
 import { resolveOptions, type WatchdogFlags } from '../../src/options.js';
 import { runWatch } from '../../src/watch.js';
-import { realActionDeps } from '../../src/wiring.js';
+import { realActionDeps, realObservers } from '../../src/wiring.js';
 import type { ManualClock } from './manual-clock.js';
 
 export interface Session {
@@ -19,13 +19,15 @@ export interface Session {
 }
 
 /** Start `dispatch-watchdog [next] ...flags` now; resolves once it sleeps or exits. */
-export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean } = {}): Promise<Session> {
+/** `claudeConfigDir`: also observe Claude Code transcripts under that dir (the real observer). */
+export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean; claudeConfigDir?: string } = {}): Promise<Session> {
   const out: string[] = [];
   const err: string[] = [];
   const output: Output = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
   const controller = new AbortController();
   const resolved = await resolveOptions(flags, {}, process.cwd());
-  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, ...realActionDeps({ clock, env: {} }) };
+  const makeObservers = opts.claudeConfigDir ? realObservers({ CLAUDE_CONFIG_DIR: opts.claudeConfigDir }) : undefined;
+  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, makeObservers, ...realActionDeps({ clock, env: {} }) };
   let finished = false;
   const done = (opts.isNext ? runNext(resolved, deps) : runWatch(resolved, deps)).finally(() => (finished = true));
   const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);

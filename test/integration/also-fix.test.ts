@@ -151,3 +151,103 @@ describe('process adapter', () => {
     expect(() => process.kill(agent.pid, 0)).not.toThrow();
   });
 });
+
+describe('recovery checkpoints', () => {
+  it('carry remaining and completed work over from checkpoint N to N+1 when the replacement row does not repeat it (mailbox)', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    const work = { remaining_work: ['Add the retry test', 'Update the changelog'], completed_items: ['Implement retry'] };
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0, work)]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
+    for (let i = 0; i < 4; i++) await s.advance(10 * S);
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0, { ...work, status: 'cancelled' }), row('t1-r1', clock.nowMs())]);
+    for (let i = 0; i < 5; i++) await s.advance(10 * S);
+    const cp2 = readFileSync(path.join(dir, 'pipeline_checkpoints', 'ENG-1', 'recovery-2.yaml'), 'utf8');
+    expect(cp2).toContain('remaining_work:\n  - Add the retry test\n  - Update the changelog\n');
+    expect(cp2).toContain('completed_work:\n  - Implement retry\n');
+    const request = JSON.parse(readFileSync(path.join(dir, 'epics', EPIC, 'requests', `${EPIC}__t1-r1__redispatch.redispatch.json`), 'utf8'));
+    expect(request.prompt).toContain('1. Add the retry test\n2. Update the changelog');
+    expect(request.prompt).not.toContain('not recorded');
+    s.stop();
+    await s.done;
+  });
+});
+
+describe('progress seen in the row', () => {
+  it("a change of the row's last_output is progress; the same text for a window is not", async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0, { last_output: 'step 1' })]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10, action: 'report' });
+    await s.advance(10 * S);
+    await s.advance(10 * S);
+    writeWave(dir, EPIC, iso(T0), [row('t1', T0, { last_output: 'step 2' })]); // only the output moved
+    for (let i = 0; i < 3; i++) await s.advance(10 * S); // T0+50s: 30 s after the change at T0+30s is not over
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toHaveLength(0);
+    await s.advance(10 * S); // T0+60s: 30 s since the change, strictly more at the next tick
+    await s.advance(10 * S);
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([expect.objectContaining({ task_id: 't1', idle_seconds: 40 })]);
+    s.stop();
+    await s.done;
+  });
+});
+
+describe('a transcript that never appears', () => {
+  it('is unknown within the window, then stalled never_started naming where we looked', async () => {
+    const dir = tempDir();
+    const claude = tempDir();
+    const clock = new ManualClock(T0);
+    const missing = path.join(claude, 'nowhere.jsonl');
+    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), transcript_path: missing }]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10, action: 'report' }, { claudeConfigDir: claude });
+    expect(readEvents(dir).find((e) => e.event === 'task_unknown')).toBeDefined();
+    for (let i = 0; i < 4 && !s.isDone(); i++) await s.advance(10 * S);
+    const stall = readEvents(dir).find((e) => e.event === 'stall_detected')!;
+    expect(stall).toMatchObject({ task_id: 't1', stall_reason: 'never_started' });
+    expect(stall.reason).toContain(missing);
+    s.stop();
+    await s.done;
+  });
+
+  it("a new row's transcript is found at the next check once it appears, not 30 s later", async () => {
+    const dir = tempDir();
+    const claude = tempDir();
+    const clock = new ManualClock(T0);
+    const project = path.join(claude, 'projects', '-work-repo');
+    mkdirSync(path.join(project, 'sess-1', 'subagents'), { recursive: true });
+    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 'sess-1', agent_id: 'ag1' }]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 120, checkInterval: 5, action: 'report' }, { claudeConfigDir: claude });
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'task_unknown', task_id: 't1' });
+    const line = JSON.stringify({ isSidechain: true, sessionId: 'sess-1', agentId: 'ag1', version: '2.1.39', timestamp: iso(T0 + 3 * S), type: 'assistant', message: { role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Reading the code' }], stop_reason: null } });
+    writeFileSync(path.join(project, 'sess-1', 'subagents', 'agent-ag1.jsonl'), line + '\n');
+    await s.advance(5 * S);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'healthy', task_id: 't1' });
+    s.stop();
+    await s.done;
+  });
+});
+
+describe('the circuit breaker', () => {
+  it('holds a mass stall for circuit_breaker.max_hold_seconds at most, then escalates the episode once with a friction note and acts again', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ circuit_breaker: { max_hold_seconds: 60 } }));
+    writeWave(dir, EPIC, iso(T0), ['t1', 't2', 't3'].map((id, i) => row(id, T0, { ticket_id: `ENG-${i + 1}` })));
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
+    for (let i = 0; i < 4; i++) await s.advance(10 * S); // T0+40s: all three stalled → held (the episode starts)
+    expect(readEvents(dir).filter((e) => e.event === 'mass_stall')).toHaveLength(1);
+    expect(readEvents(dir).filter((e) => e.event === 'action_started')).toHaveLength(0);
+    for (let i = 0; i < 6; i++) await s.advance(10 * S); // T0+100s: held 60 s since T0+40s, not more
+    expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(0);
+    await s.advance(10 * S);
+    const escalated = readEvents(dir).filter((e) => e.event === 'mass_stall_escalated');
+    expect(escalated).toEqual([expect.objectContaining({ episode_started_at: '2026-04-02T10:00:40Z', task_ids: ['t1', 't2', 't3'], friction_path: 'friction/2026-04-02-mass-stall-e-1-100040.md' })]);
+    expect(readFileSync(path.join(dir, escalated[0]!.friction_path as string), 'utf8')).toContain('# Mass stall held too long: E-1');
+    expect(readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id)).toEqual(['t1', 't2', 't3']);
+    expect(s.out.join('')).toContain('circuit breaker held actions for 70s: ESCALATED (friction note friction/2026-04-02-mass-stall-e-1-100040.md); acting on stalls again');
+    for (let i = 0; i < 3; i++) await s.advance(10 * S);
+    expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(1);
+    s.stop();
+    await s.done;
+  });
+});

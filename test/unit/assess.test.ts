@@ -136,11 +136,13 @@ describe('assess: precedence', () => {
     expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: calls }), policy(120), T0 + 1000).kind).toBe('looping');
   });
 
-  it('a missing transcript with no other evidence is unknown with the reason, not stalled', () => {
+  it('a missing transcript with no other evidence is unknown within the window, then never_started naming where we looked', () => {
     const obs = makeObs({ missing: [{ source: 'transcript', reason: 'not found at /x.jsonl' }] });
+    const early = assess(makeTask(), obs, policy(120), T0 + 120_000);
+    expect(early).toMatchObject({ kind: 'unknown', reason: 'no activity evidence yet: transcript: not found at /x.jsonl', deadlineMs: T0 + 120_000 });
     const v = assess(makeTask(), obs, policy(120), T0 + 1_000_000);
-    expect(v.kind).toBe('unknown');
-    expect(v.reason).toBe('no activity evidence: transcript: not found at /x.jsonl');
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'never_started', idleMs: 1_000_000 });
+    expect(v.reason).toBe('never started: no activity in 1000s since dispatch (window 120s); looked in: transcript: not found at /x.jsonl');
   });
 
   it('is deterministic: the same inputs give the same verdict', () => {

@@ -95,10 +95,13 @@ describe('a config file that cannot be read says why', () => {
 describe('flag values', () => {
   async function cli(...argv: string[]) {
     let stderr = '';
+    // A state dir that exists: only the flag problems are listed.
+    const cwd = tempDir();
+    mkdirSync(path.join(cwd, '.onex_state'));
     const code = await main({
       argv,
       env: {},
-      cwd: tempDir(),
+      cwd,
       output: { out: () => {}, err: (t) => void (stderr += t) },
       watchDeps: { clock: new ManualClock(0), signal: new AbortController().signal, pid: 1 },
     });

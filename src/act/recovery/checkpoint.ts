@@ -30,6 +30,8 @@ export interface CheckpointInput {
   nowMs: number;
   /** @defaultValue the checkpoint of attempt - 1 (state-dir relative), or null for attempt 1 */
   supersedes?: string | null;
+  /** The checkpoint of attempt - 1: its work carries over when the replacement's row does not say. */
+  previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work'>;
 }
 
 const LAST_OUTPUT_CHARS = 1000;
@@ -44,6 +46,11 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
   const { task, row = {}, observation } = input;
   const tool = observation?.lastTool;
   const out = observation?.lastOutput ?? task.lastOutput;
+  // Work carries over from checkpoint N to N+1: a replacement's row rarely repeats it.
+  const prev = input.previous;
+  const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
+  const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
+  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
   return {
     schema_version: '1',
     epic_id: input.epicId,
@@ -54,8 +61,8 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
     created_at: msToIso(input.nowMs),
     stall_reason: input.stallReason,
     idle_seconds: Math.max(0, Math.round(input.idleSeconds)),
-    completed_work: workItems([...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]),
-    remaining_work: workItems(REMAINING_KEYS.map((k) => row[k])),
+    completed_work: completed,
+    remaining_work: remaining,
     last_tool: tool
       ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error }))
       : task.lastToolName

@@ -66,9 +66,11 @@ async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' 
 async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
   const { task } = spec;
   // 1. The checkpoint (created once; on a resume, the prompt is rendered from the file as written).
+  const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => undefined) : undefined;
   const built = buildCheckpoint({
     epicId: ctx.epicId, task, row: task.raw, observation: spec.observation, attempt: spec.attempt,
     stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
+    previous: prior?.ok ? prior.value : undefined,
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)

@@ -63,7 +63,7 @@ const exists = async (p: string) => fs.stat(p).then((s) => s.isFile(), () => fal
 export class TranscriptFinder {
   statCalls = 0;
   private found = new Map<string, TranscriptLocation>();
-  private failed = new Map<string, { reason: string; atMs: number }>();
+  private failed = new Map<string, { reason: string; atMs: number; firstAtMs: number }>();
   private projects?: { dirs: string[]; atMs: number };
 
   constructor(
@@ -77,12 +77,15 @@ export class TranscriptFinder {
     const hit = this.found.get(key);
     if (hit) return { ok: true, location: hit };
     const miss = this.failed.get(key);
-    if (miss && nowMs - miss.atMs < (this.opts.retryMs ?? 30_000)) return { ok: false, reason: miss.reason };
+    const retryMs = this.opts.retryMs ?? 30_000;
+    // A new row's agent writes its transcript within seconds: look again at every check until the
+    // search has failed for a whole retry period; only then are misses cached.
+    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs) return { ok: false, reason: miss.reason };
     const res = await this.search(q, nowMs);
     if (res.ok) {
       this.found.set(key, res.location);
       this.failed.delete(key);
-    } else this.failed.set(key, { reason: res.reason, atMs: nowMs });
+    } else this.failed.set(key, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs });
     return res;
   }
 
