@@ -189,11 +189,18 @@ export async function benchDetection(s: Scale, tmp: string): Promise<Figure[]> {
   }
   mkdirSync(path.join(stateDir, 'epics', 'E-1'), { recursive: true });
   writeFileSync(path.join(stateDir, 'epics', 'E-1', 'state.yaml'), stringify({ current_wave: { dispatched_at: new Date(startMs - 120_000).toISOString(), tasks } }));
-  const busy = spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' });
+  // Spins until its parent is gone, so a bench killed midway leaves no busy process behind.
+  const spin = `const p = ${process.pid}; let t = 0; for (;;) { if (Date.now() > t) { t = Date.now() + 500; try { process.kill(p, 0); } catch { process.exit(0); } } }`;
+  const busy = spawn(process.execPath, ['-e', spin], { stdio: 'ignore' });
   const watcher = spawn(process.execPath, [cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--timeout', String(s.detectTimeoutS), '--check-interval', '30', '--action', 'report'], {
     env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') },
     stdio: 'ignore',
   });
+  const stopChildren = () => {
+    watcher.kill('SIGTERM');
+    busy.kill('SIGKILL');
+  };
+  process.once('exit', stopChildren);
   const seen = new Map<string, number>();
   const until = startMs + lead + s.detectSpreadS * 1000 + 15_000;
   try {
@@ -210,9 +217,9 @@ export async function benchDetection(s: Scale, tmp: string): Promise<Figure[]> {
       }
     }
   } finally {
-    watcher.kill('SIGTERM');
-    busy.kill('SIGKILL');
-    await new Promise((r) => watcher.once('exit', r));
+    process.off('exit', stopChildren);
+    stopChildren();
+    if (watcher.exitCode === null && watcher.signalCode === null) await new Promise((r) => watcher.once('exit', r));
   }
   const ours = [...seen].map(([id, at]) => (at - deadlines.get(id)!) / 1000);
   const missed = s.detectAgents - seen.size;
