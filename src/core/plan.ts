@@ -74,14 +74,13 @@ export const CIRCUIT_WINDOW_MS = 60_000;
 /** Stalls detected this close together (at least circuit_breaker.min_stalled of them) trip the breaker whatever the fraction. @defaultValue 10000 */
 export const BURST_MS = 10_000;
 
-/** Task ids of this epic with a stall_detected logged at or after `sinceMs`. */
-function recentStalls(history: History, epicId: string, sinceMs: number): string[] {
-  // history.ownStalls holds exactly this epic's stall_detected events (scanning every epic's stall
-  // history here cost 0.6-0.8 s a check with a 1,000,000-event log).
-  void epicId;
-  const ids: string[] = [];
-  for (const e of history.ownStalls) if (e.atMs >= sinceMs) ids.push(e.taskId);
-  return ids;
+/** Stalls of this epic logged at or after `sinceMs`: task and ticket. */
+function recentStalls(history: History, epicId: string, sinceMs: number): { taskId: string; ticketId: string }[] {
+  const out: { taskId: string; ticketId: string }[] = [];
+  for (const list of history.stalls.values()) {
+    for (const e of list) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+  }
+  return out;
 }
 
 /** State-dir relative path of the friction note of one mass-stall episode. */
@@ -97,15 +96,21 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   const cb = opts.circuitBreaker;
   // A starved host does not stall every agent in the same millisecond: each deadline wakes its own
   // check. Stalls of the last window count with this check's, over the tasks in flight then or now.
-  const recent = opts.nowMs === undefined ? [] : recentStalls(history, opts.epicId, opts.nowMs - (cb.windowMs ?? CIRCUIT_WINDOW_MS));
-  const stalledIds = new Set([...stalled.map((v) => v.taskId), ...recent]);
-  const population = new Set([...inFlight.map((v) => v.taskId), ...recent]);
+  // A task that stalled and has since recovered proves the host well again: it does not count.
+  // Counted by ticket: a ticket's replacements stalling one after another are one agent's trouble.
+  const hasRecovered = new Set(inFlight.filter((v) => v.kind !== 'stalled').map((v) => v.taskId));
+  const since = (ms: number) => (opts.nowMs === undefined ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms).filter((r) => !hasRecovered.has(r.taskId)));
+  const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
+  const stalledTickets = new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
+  const population = new Set([...inFlight.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   // A burst: this many stalls newly detected within seconds of each other is the host, not the agents.
-  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== 'stalled').map((v) => v.taskId);
-  const burst = opts.nowMs === undefined ? new Set<string>() : new Set([...fresh, ...recentStalls(history, opts.epicId, opts.nowMs - BURST_MS)]);
+  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== 'stalled');
+  const burstRecent = since(BURST_MS);
+  const burstTickets = new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
   const isMassStall =
     stalled.length > 0 &&
-    ((stalledIds.size >= cb.minStalled && stalledIds.size >= cb.fraction * population.size) || (fresh.length > 0 && burst.size >= cb.minStalled));
+    ((stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size) || (fresh.length > 0 && burstTickets.size >= cb.minStalled));
+  const massTaskIds = [...new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
 
   const events: EventBody[] = [];
   const actions: IntendedAction[] = [];
@@ -116,10 +121,10 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : undefined;
   let isHeld = isMassStall && !episode?.isEscalated;
   if (isMassStall) {
-    const ids = [...new Set([...stalledIds, ...burst])].sort();
+    const ids = massTaskIds;
     const startMs = episode?.startMs ?? opts.nowMs;
     if (history.lastMassStall !== ids.join(',')) {
-      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: population.size, task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
+      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: Math.max(inFlight.length, population.size), task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
     }
     if (isHeld && episode && opts.nowMs !== undefined && cb.maxHoldMs !== undefined && opts.nowMs - episode.startMs > cb.maxHoldMs) {
       isHeld = false;
