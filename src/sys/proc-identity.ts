@@ -121,3 +121,24 @@ export async function processStartMs(identity: ProcessIdentity): Promise<number 
     return undefined;
   }
 }
+
+/** The live processes whose environment holds every `name=value` of `vars` (/proc/<pid>/environ, readable for our own user's processes only). */
+export async function findProcessesWithEnv(vars: Record<string, string>): Promise<ProcessIdentity[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir('/proc');
+  } catch {
+    return [];
+  }
+  const needles = Object.entries(vars).map(([k, v]) => `${k}=${v}`);
+  const found: ProcessIdentity[] = [];
+  for (const entry of names) {
+    if (!/^\d+$/.test(entry)) continue;
+    const env = await fs.readFile(`/proc/${entry}/environ`, 'utf8').catch(() => undefined);
+    const entries = env?.split('\0');
+    if (!entries || !needles.every((n) => entries.includes(n))) continue;
+    const probe = await probeProcess(Number(entry));
+    if (probe.kind === 'alive') found.push(probe.identity);
+  }
+  return found;
+}

@@ -13,7 +13,7 @@ import type { StatePaths } from '../../journal/paths.js';
 import type { AdapterDeps, MarkerState, RedispatchOutcome, RedispatchRequest } from './adapter.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
-import { readProcessIdentity } from '../../sys/proc-identity.js';
+import { findProcessesWithEnv, readProcessIdentity } from '../../sys/proc-identity.js';
 import { stepFile } from './step-file.js';
 
 /** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
@@ -36,11 +36,29 @@ export async function readLaunchRecord(file: string): Promise<LaunchRecord | 'mi
   }
 }
 
-/** launched → done; none or failed → absent; launching (crash between marker and spawn) or unreadable → unknown. */
+/**
+ * A `launching` marker (a crash between marker and pid) whose replacement really runs: it carries
+ * DISPATCH_WATCHDOG_KEY=<key> and DISPATCH_WATCHDOG_STATE_DIR in its environment, so exactly one live process tells. The marker is
+ * completed with its pid and start time and the record returned; otherwise undefined (cannot tell).
+ */
+async function adoptRunningLaunch(req: RedispatchRequest, rec: LaunchRecord, file: string): Promise<LaunchRecord | undefined> {
+  if (rec.status !== 'launching') return undefined;
+  // The same key in another state dir is another watchdog's agent: both must match.
+  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root });
+  if (found.length !== 1) return undefined;
+  const p = found[0]!;
+  const launched = { ...rec, status: 'launched' as const, pid: p.pid, start_ticks: p.startTicks, boot_id: p.bootId };
+  await writeFileAtomic(file, JSON.stringify(launched, null, 2) + '\n');
+  return launched;
+}
+
+/** launched → done; none or failed → absent; launching (crash between marker and spawn) or unreadable → unknown, unless the replacement is found running. */
 export async function launchMarker(req: RedispatchRequest): Promise<MarkerState> {
-  const rec = await readLaunchRecord(launchFile(req));
+  const file = launchFile(req);
+  const rec = await readLaunchRecord(file);
   if (rec === 'missing') return 'absent';
   if (rec === 'unreadable') return 'unknown';
+  if (rec.status === 'launching' && (await adoptRunningLaunch(req, rec, file))) return 'done';
   return rec.status === 'launched' ? 'done' : rec.status === 'failed' ? 'absent' : 'unknown';
 }
 
@@ -68,7 +86,8 @@ const RETRYABLE_SPAWN = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
 export async function launchReplacement(req: RedispatchRequest, template: readonly string[] | undefined, deps: AdapterDeps, adapter: AdapterName = 'process'): Promise<RedispatchOutcome> {
   const file = launchFile(req);
   const rel = req.paths.relative(file);
-  const rec = await readLaunchRecord(file);
+  let rec = await readLaunchRecord(file);
+  if (typeof rec === 'object' && rec.status === 'launching') rec = (await adoptRunningLaunch(req, rec, file)) ?? rec;
   if (typeof rec === 'object' && rec.status === 'launched') {
     const identity = rec.start_ticks === undefined ? undefined : { pid: rec.pid!, startTicks: rec.start_ticks, bootId: rec.boot_id };
     return { ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was already launched (pid ${rec.pid}); not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity };
@@ -100,7 +119,7 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
   crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
-  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
+  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
   delete env.LINEAR_API_KEY; // the agent has no use for it, and must not be able to print it
   let pid: number;
   try {
