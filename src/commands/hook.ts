@@ -5,7 +5,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { appendLine } from '../journal/atomic-write.js';
+import { appendLine, guardRoot } from '../journal/atomic-write.js';
 import { readStdin, salvagePayload } from './hook-stdin.js';
 import { buildHookLine } from '../observe/parse/hook-line.js';
 
@@ -25,6 +25,7 @@ export async function runHookPayload(payload: unknown, opts: { stateDir: string;
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: 'not a hook payload with hook_event_name and a safe agent_id or session_id' };
     const root = path.resolve(opts.stateDir);
+    guardRoot(root); // activity/ must not be a symlink out of the state dir
     // Never create the state dir itself: with the ./.onex_state default that would litter every
     // project the agent works in. Only its activity/ subdirectory is created.
     const st = await fs.stat(root).catch(() => undefined);

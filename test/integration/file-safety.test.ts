@@ -130,3 +130,17 @@ describe('a stale lock', () => {
     await expect(acquireLock(file, info, 'E-1')).rejects.toMatchObject({ code: 'lock_held', message: expect.stringContaining(`pid ${holder.pid}`) });
   });
 });
+
+describe('the hook', () => {
+  it('never writes activity through a symlinked activity/ directory', async () => {
+    const { runHookPayload } = await import('../../src/commands/hook.js');
+    const payload = { hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'Bash', tool_input: { command: 'ls' } };
+    expect((await runHookPayload(payload, { stateDir: tempDir(), nowMs: T0 })).isWritten).toBe(true); // the same payload, no link: written
+    const dir = tempDir();
+    const outside = tempDir('dw-outside-');
+    symlinkSync(outside, path.join(dir, 'activity'));
+    const r = await runHookPayload({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'Bash', tool_input: { command: 'ls' } }, { stateDir: dir, nowMs: T0 });
+    expect(r.isWritten).toBe(false);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+});
