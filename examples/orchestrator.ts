@@ -114,9 +114,16 @@ function next(): Promise<{ code: number | null; signal: NodeJS.Signals | null; d
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stderr, doc: stdout.trim() ? NextDocSchema.parse(JSON.parse(stdout)) : undefined })),
-  );
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr, doc: parseDoc(stdout) })));
+}
+
+/** The document `next` printed; undefined when it printed none, or was killed while printing. */
+function parseDoc(stdout: string): NextDoc | undefined {
+  try {
+    return NextDocSchema.parse(JSON.parse(stdout));
+  } catch {
+    return undefined;
+  }
 }
 
 // Dispatch the wave, then follow the watchdog until it says the wave is complete.
@@ -127,9 +134,10 @@ writeState();
 for (;;) {
   const r = await next();
   if (r.signal) {
-    // Killed (a crash, an OOM kill): its journal makes a restart safe, so just run it again.
+    // Killed (a crash, an OOM kill): its journal makes a restart safe, so run it again. What it
+    // printed before dying may already count as told: act on it first.
     log(`next was killed by ${r.signal}; running it again`);
-    continue;
+    if (!r.doc) continue;
   }
   if (!r.doc) {
     log(`next failed (exit ${r.code}): ${r.stderr.trim()}`);
@@ -145,6 +153,6 @@ for (;;) {
     stop(e.task_id, 'blocked');
     writeState();
   }
-  if (r.code === 0) break; // wave_complete
+  if (r.code === 0 && !r.signal) break; // wave_complete
 }
 log(`wave complete: ${rows.map((r) => `${r.task_id}=${r.status}`).join(' ')}`);

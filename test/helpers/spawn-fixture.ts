@@ -1,5 +1,6 @@
 // Real child processes from test/fixtures/procs: wait for "ready" (never a sleep), kill leftovers after the test.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
@@ -57,5 +58,17 @@ export function isRunning(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** SIGKILL the pids that still run `fake-claude.mjs` (checked in /proc, so a reused pid is never hit). */
+export function killFakeClaudes(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('fake-claude.mjs')) continue;
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already (or no /proc: nothing to clean up safely)
+    }
   }
 }

@@ -2,11 +2,12 @@
 // tickets through a `claude` that is the fake, one stalls once, is redispatched with the request's
 // prompt and finishes; the script exits 0 when `next` says the wave is complete.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, REPO_ROOT, exited } from '../helpers/cli.js';
 import { readEvents } from '../helpers/state.js';
+import { killFakeClaudes } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'PROJ-2000';
@@ -33,6 +34,11 @@ describe('examples/claude-p-loop.sh', () => {
       CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude'),
     };
     const child = spawn(SCRIPT, [EPIC, 'tickets.tsv', '--timeout', '1', '--check-interval', '0.25'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A failed run must not leave the script or a stalled fake behind.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      killFakeClaudes(existsSync(env.FAKE_CLAUDE_LOG) ? readFileSync(env.FAKE_CLAUDE_LOG, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { pid: number }).pid) : []);
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

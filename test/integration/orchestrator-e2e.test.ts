@@ -7,10 +7,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN, REPO_ROOT, exited, runCli, until } from '../helpers/cli.js';
 import { startLinearServer, type LinearServer } from '../helpers/linear-server.js';
 import { readEvents } from '../helpers/state.js';
+import { killFakeClaudes } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'PROJ-1000';
@@ -45,6 +46,8 @@ function world(linear: LinearServer, plan: Record<string, string[]>, deadlineSec
     ONEX_STATE_DIR: state,
   };
   const launches = () => (existsSync(launchLog) ? readFileSync(launchLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []);
+  // A failed run must not leave stalled fakes behind: they never exit by themselves.
+  onTestFinished(() => killFakeClaudes((launches() as { pid: number }[]).map((l) => l.pid)));
   return { dir, state, env, launches };
 }
 
@@ -55,6 +58,9 @@ function startOrchestrator(w: World) {
   let text = '';
   child.stdout.on('data', (d) => (text += d));
   child.stderr.on('data', (d) => (text += d));
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   return Object.assign(child, { output: () => text });
 }
 
@@ -132,7 +138,9 @@ describe('the seed cycle, end to end', () => {
       await until(() => [...orch.output().matchAll(/next pid (\d+)/g)].length > pids.length, 20_000, 'the following next');
       process.kill(Number([...orch.output().matchAll(/next pid (\d+)/g)].at(-1)![1]), 'SIGKILL');
     }
+    const timer = setTimeout(() => console.log(`still running after 60 s:\n${orch.output()}\nrequests: ${readdirSync(path.join(w.state, 'epics', EPIC, 'requests')).join(' ')}`), 60_000);
     const { code } = await exited(orch);
+    clearTimeout(timer);
     expect(code, orch.output()).toBe(0);
     expect(orch.output()).toContain('next was killed by SIGKILL; running it again');
     await expectSeedCycle(w, linear);
