@@ -108,7 +108,13 @@ while :; do
   log "next pid $!"
   code=0
   wait $! || code=$?
-  if [ $code -gt 128 ]; then log "next was killed (exit $code); running it again"; continue; fi
+  if [ $code -gt 128 ]; then
+    # Killed: its journal makes a restart safe. What it printed before dying may already count
+    # as told: act on a complete document first.
+    log "next was killed (exit $code); running it again"
+    jq -e .reason "$RUN/next.json" >/dev/null 2>&1 || continue
+    code=$(jq -r .exit_code "$RUN/next.json")
+  fi
   case $code in
     0 | 10 | 11 | 12) ;;
     *) echo "next failed (exit $code)" >&2; exit 1 ;;
