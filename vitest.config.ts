@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/helpers/fail-on-warnings.ts'],
     pool: 'forks',
+    // Most files wait on child processes and timers, not the CPU: vitest's default (cores - 1)
+    // runs them one at a time on a 2-core machine.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Unhandled rejections and errors fail the run (vitest's default); keep it that way.
