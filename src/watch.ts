@@ -102,6 +102,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
 
     if (opts.isOnce) {
       const r = await runCheck(env, clock.nowMs());
+      await env.performer?.drain?.();
       for (const o of env.observers) await o.flush?.(clock.nowMs());
       printResult(r, opts, out, deps.terminal);
       if (!r.ok) {
@@ -144,6 +145,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
         view?.interrupt();
       },
     }).finally(() => waker?.close());
+    // An escalation left running in the background (a slow tracker) ends before we do.
+    await env.performer?.drain?.();
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     await view?.flush();
     const code = next && end.last && end.reason !== 'signal' ? await next.finish(end.last, history, log!) : EXIT.ok;

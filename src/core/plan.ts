@@ -24,6 +24,8 @@ export interface ActionPerformer {
   perform(action: IntendedAction, observation: Observation): Promise<void>;
   /** Housekeeping after each check's actions (e.g. retrying a failed tracker step). */
   afterCheck?(nowMs: number): Promise<void>;
+  /** Wait for the actions still running in the background (a slow escalation) to finish. */
+  drain?(): Promise<void>;
 }
 
 export interface PlanOptions {

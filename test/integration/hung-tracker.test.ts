@@ -46,6 +46,33 @@ describe('a Linear that never answers', () => {
   }, 30_000);
 });
 
+describe('a hung escalation does not hold the loop', () => {
+  it("another task's stall is detected while an escalation waits on a Linear that never answers", async () => {
+    await using fake = await startLinearServer();
+    fake.handle(() => replies.hang());
+    const dir = tempDir();
+    const config = path.join(dir, 'watchdog.config.yaml');
+    writeFileSync(config, stringify({ linear: { api_url: fake.url } }));
+    const old = new Date(Date.now() - 600_000).toISOString();
+    const fresh = new Date().toISOString();
+    writeWave(dir, 'E-1', old, [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: old },
+      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: fresh },
+    ]);
+    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', '3', '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    await until(() => fake.requests.length > 0, 15_000, 'the first Linear request');
+    const hungAt = Date.now();
+    // t2 stalls 3 s after it was written; the escalation of t1 holds Linear for up to 30 s.
+    await until(() => readEvents(dir).some((e) => e.event === 'stall_detected' && e.task_id === 't2'), 20_000, "t2's stall");
+    expect(Date.now() - hungAt, child.output()).toBeLessThan(15_000);
+    child.kill('SIGTERM');
+    const end = await within(5000, exited(child));
+    expect(end.code, child.output()).toBe(0);
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
+  }, 40_000);
+});
+
 describe('Linear failures the campaign found', () => {
   it('a 5xx labelled JSON whose body is not JSON is retried', async () => {
     await using fake = await startLinearServer();

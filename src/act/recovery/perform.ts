@@ -12,6 +12,7 @@ import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
 import type { CancelRequest } from '../agents/adapter.js';
 import { agentFiles } from '../agents/process-launch.js';
 import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { escalateTicket } from './escalate.js';
 import { writeEscalationNotice } from './escalation-notice.js';
 import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
@@ -126,10 +127,23 @@ export async function runSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   }
 }
 
+/**
+ * How long a check waits for an escalation before leaving it to finish in the background. The
+ * tracker has its own budget (a hung Linear gives up after 30 s and is retried later); meanwhile
+ * other tasks' deadlines still pass and must be judged (issue 8 item 7). Real time, not the
+ * injected clock: it bounds a wait on the network.
+ */
+export const ESCALATION_FOREGROUND_MS = 2_000;
+
 /** The executor the check calls for each intended action. */
-export function createPerformer(ctx: PerformerContext): ActionPerformer {
+export function createPerformer(ctx: PerformerContext, opts: { escalationForegroundMs?: number } = {}): ActionPerformer {
   let lastTrackerRetryMs = ctx.clock.nowMs();
+  const background = new Set<Promise<void>>();
+  const foregroundMs = opts.escalationForegroundMs ?? ESCALATION_FOREGROUND_MS;
   return {
+    async drain() {
+      while (background.size > 0) await Promise.all([...background]);
+    },
     async afterCheck(nowMs: number) {
       if (ctx.history.trackerPending.size === 0 || nowMs - lastTrackerRetryMs < TRACKER_RETRY_INTERVAL_MS) return;
       lastTrackerRetryMs = nowMs;
@@ -151,7 +165,16 @@ export function createPerformer(ctx: PerformerContext): ActionPerformer {
         ...(action.task.sessionId ? { session_id: action.task.sessionId } : {}),
         ...(action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}),
       });
-      await runSteps(ctx, spec);
+      if (action.kind !== 'escalate') return runSteps(ctx, spec);
+      // The key is started, so no later check re-fires it while it runs; its outcome is journaled
+      // when it returns, and the loop drains what is left before it stops.
+      const running: Promise<void> = runSteps(ctx, spec)
+        .catch((e: unknown) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${(e as Error)?.message ?? String(e)}\n`))
+        .finally(() => background.delete(running));
+      background.add(running);
+      const timeout = new AbortController();
+      await Promise.race([running, sleep(foregroundMs, undefined, { signal: timeout.signal, ref: false }).catch(() => undefined)]);
+      timeout.abort();
     },
   };
 }
