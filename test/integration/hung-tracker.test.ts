@@ -6,8 +6,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { stringify } from 'yaml';
 import { escalateInLinear } from '../../src/act/tracker/linear.js';
 import { exited, spawnCli, until } from '../helpers/cli.js';
-import { replies, startLinearServer } from '../helpers/linear-server.js';
-import { readEvents, writeWave } from '../helpers/state.js';
+import { replies, startLinearServer, type LinearServer } from '../helpers/linear-server.js';
+import { readEvents, writeWave, type RowSpec } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const within = <T>(ms: number, p: Promise<T>) =>
@@ -28,48 +28,47 @@ describe('a Linear that never answers', () => {
 
   it('SIGTERM during a hung escalation stops the watchdog promptly, with watchdog_stopped', async () => {
     await using fake = await startLinearServer();
-    fake.handle(() => replies.hang());
-    const dir = tempDir();
-    const config = path.join(dir, 'watchdog.config.yaml');
-    writeFileSync(config, stringify({ linear: { api_url: fake.url } }));
     const old = new Date(Date.now() - 600_000).toISOString();
-    writeWave(dir, 'E-1', old, [{ task_id: 't1', ticket_id: 'ENG-123', status: 'in_progress', last_activity_ts: old }]);
-    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', '60', '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
-    onTestFinished(() => void child.kill('SIGKILL'));
+    const { dir, child } = startWithHungLinear(fake, old, [{ task_id: 't1', ticket_id: 'ENG-123', status: 'in_progress', last_activity_ts: old }], '60');
     await until(() => fake.requests.length > 0, 15_000, 'the first Linear request');
     const sent = Date.now();
-    child.kill('SIGTERM');
-    const end = await within(5000, exited(child));
+    await expectStopsOnSigterm(dir, child);
     expect(Date.now() - sent).toBeLessThan(4000);
-    expect(end.code, child.output()).toBe(0);
-    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
   }, 30_000);
 });
+
+/** The watch loop over these rows, with --max-redispatches 0 so a stall escalates to a Linear that never answers. */
+function startWithHungLinear(fake: LinearServer, dispatchedAt: string, rows: RowSpec[], timeoutSeconds: string) {
+  fake.handle(() => replies.hang());
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ linear: { api_url: fake.url } }));
+  writeWave(dir, 'E-1', dispatchedAt, rows);
+  const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', timeoutSeconds, '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return { dir, child };
+}
+
+async function expectStopsOnSigterm(dir: string, child: ReturnType<typeof spawnCli>) {
+  child.kill('SIGTERM');
+  const end = await within(5000, exited(child));
+  expect(end.code, child.output()).toBe(0);
+  expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
+}
 
 describe('a hung escalation does not hold the loop', () => {
   it("another task's stall is detected while an escalation waits on a Linear that never answers", async () => {
     await using fake = await startLinearServer();
-    fake.handle(() => replies.hang());
-    const dir = tempDir();
-    const config = path.join(dir, 'watchdog.config.yaml');
-    writeFileSync(config, stringify({ linear: { api_url: fake.url } }));
     const old = new Date(Date.now() - 600_000).toISOString();
-    const fresh = new Date().toISOString();
-    writeWave(dir, 'E-1', old, [
+    const { dir, child } = startWithHungLinear(fake, old, [
       { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: old },
-      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: fresh },
-    ]);
-    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', '3', '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
-    onTestFinished(() => void child.kill('SIGKILL'));
+      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: new Date().toISOString() },
+    ], '3');
     await until(() => fake.requests.length > 0, 15_000, 'the first Linear request');
     const hungAt = Date.now();
     // t2 stalls 3 s after it was written; the escalation of t1 holds Linear for up to 30 s.
     await until(() => readEvents(dir).some((e) => e.event === 'stall_detected' && e.task_id === 't2'), 20_000, "t2's stall");
     expect(Date.now() - hungAt, child.output()).toBeLessThan(15_000);
-    child.kill('SIGTERM');
-    const end = await within(5000, exited(child));
-    expect(end.code, child.output()).toBe(0);
-    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal' });
+    await expectStopsOnSigterm(dir, child);
   }, 40_000);
 });
 
