@@ -2,6 +2,7 @@
 // The seed's five events keep their field names; everything else is additive. Pure.
 import * as z from 'zod';
 import { SafeId } from './ids.js';
+import { NEXT_REASONS } from './next.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
 import { TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
@@ -187,7 +188,7 @@ export const RequestUnanswered = ev('request_unanswered', {
 }, 'A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.');
 
 export const NextReturned = ev('next_returned', {
-  reason: z.enum(['wave_complete', 'requests', 'unanswered', 'escalation']),
+  reason: z.enum(NEXT_REASONS),
   exit_code: z.number().int(),
   requests: z.array(z.string()).describe('Keys of the requests printed as new.'),
   unanswered: z.array(z.string()),

@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import type { EventOf } from './events.js';
 import { SafeId } from './ids.js';
-import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
+import { ANSWER_HOWS, REQUEST_KINDS, REQUEST_STATUSES } from './request.js';
 import { VerdictKindSchema } from './vocabulary.js';
 
 export const HISTORY_SUMMARY_VERSION = 3;
@@ -33,7 +33,7 @@ const RequestRecordJson = z.object({
   answerByMs: z.number(),
   path: z.string(),
   was: z.object({ agentId: z.string().optional(), sessionId: z.string().optional(), pid: z.number().int().optional() }),
-  status: z.enum(['pending', 'done', 'unanswered']),
+  status: z.enum(REQUEST_STATUSES),
   how: z.enum(ANSWER_HOWS).optional(),
   answeredByTaskId: z.string().optional(),
 });

@@ -17,7 +17,17 @@ export const ANSWER_HOWS = ['row', 'row_reused', 'ack', 'terminal'] as const;
 export type AnswerHow = (typeof ANSWER_HOWS)[number];
 
 /** Lifecycle of a request, as `status` and `next` show it. */
-export type RequestStatus = 'pending' | 'done' | 'unanswered';
+export const REQUEST_STATUSES = ['pending', 'done', 'unanswered'] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+/** The statuses of a request still waiting on the orchestrator (listed in watchdog.json). */
+export const OPEN_REQUEST_STATUSES = ['pending', 'unanswered'] as const satisfies readonly RequestStatus[];
+export type OpenRequestStatus = (typeof OPEN_REQUEST_STATUSES)[number];
+
+/** True when `status` is still waiting on the orchestrator. */
+export function isOpenRequestStatus(status: RequestStatus): status is OpenRequestStatus {
+  return status !== 'done';
+}
 
 export const RequestSchema = z
   .looseObject({

@@ -1,6 +1,7 @@
 // epics/<id>/watchdog.json, schema_version "1.1" (docs/state-files.md): the seed's fields keep their
 // names and meaning; everything else is additive. Pure.
 import * as z from 'zod';
+import { OPEN_REQUEST_STATUSES } from './request.js';
 import { IsoTimestamp } from './time.js';
 import { AdapterOpSchema, ExemptionSchema as Exemption, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
 
@@ -41,7 +42,7 @@ export const RequestEntry = z.looseObject({
   task_id: z.string(),
   ticket_id: z.string(),
   recovery_task_id: z.string().optional(),
-  status: z.enum(['pending', 'unanswered']),
+  status: z.enum(OPEN_REQUEST_STATUSES),
   answer_by: IsoTimestamp,
   path: z.string().describe('State-dir relative path of the request file.'),
 });

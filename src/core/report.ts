@@ -2,10 +2,11 @@
 import { OUTCOME_EVENT_OF } from '../contracts/events.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
 import type { Task } from '../contracts/state-file.js';
+import { isOpenRequestStatus, type OpenRequestStatus } from '../contracts/request.js';
 import { msToIso } from '../contracts/time.js';
 import { VERDICT_KINDS, type VerdictKind } from '../contracts/vocabulary.js';
 import type { Verdict } from './assess.js';
-import type { History } from './history.js';
+import type { History, RequestRecord } from './history.js';
 import type { Plan } from './plan.js';
 
 export interface ReportMeta {
@@ -61,14 +62,14 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
       };
     });
   const openRequests = [...history.requests.values()]
-    .filter((r) => r.status !== 'done')
+    .filter((r): r is RequestRecord & { status: OpenRequestStatus } => isOpenRequestStatus(r.status))
     .map((r) => ({
       key: r.key,
       kind: r.kind,
       task_id: r.taskId,
       ticket_id: r.ticketId,
       ...(r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId } : {}),
-      status: r.status as 'pending' | 'unanswered',
+      status: r.status,
       answer_by: msToIso(r.answerByMs),
       path: r.path,
     }));
