@@ -1,0 +1,75 @@
+// Issue 10 item 3 on real data: excerpts of real Claude Code sessions from public repositories
+// whose licence allows copying (test/fixtures/real/README.md gives each source, licence and what
+// was cut). Each timeline is pinned as a `replay` snapshot; none may show a false alarm at the
+// default window, and a cold start must judge like the loop at every sampled moment.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { renderReplayText } from '../../src/core/render-replay.js';
+import { replayTranscript } from '../../src/core/replay-transcript.js';
+import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
+import { expectColdAgreesWithLoop, lineTimes, replayInputOf } from '../helpers/replay-agreement.js';
+
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real');
+const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+const replayAt = async (name: string, seconds = 120) => replayTranscript(await replayInputOf(DIR, name), { ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
+const times = (name: string) => lineTimes(readFileSync(path.join(DIR, name), 'utf8')).map((r) => r.atMs);
+const ATTIO = 'attio-mcp-server-1.0.70-local-commands.jsonl';
+const TEMPLAR = 'templar-1.0.57-interrupted-prompt.jsonl';
+const AGENTPING = 'agentping-2.1.37-task-agent-progress.jsonl';
+
+describe('replay over the real excerpts in test/fixtures/real', () => {
+  it('holds the three licensed excerpts the README lists', () => {
+    expect(FILES).toEqual([AGENTPING, ATTIO, TEMPLAR]);
+  });
+
+  it.each(FILES)('%s: no false alarm at the default window; the timeline is its snapshot', async (name) => {
+    const r = await replayAt(name);
+    expect(r.badLines).toEqual([]);
+    expect(r.summary.falseAlarms, renderReplayText(r)).toBe(0);
+    await expect(renderReplayText(r)).toMatchFileSnapshot(path.join(DIR, '__snapshots__', name.replace(/\.jsonl$/, '.txt')));
+  });
+
+  it.each(FILES)('%s: no false alarm at 30 s or 600 s either', async (name) => {
+    for (const seconds of [30, 600]) expect((await replayAt(name, seconds)).summary.falseAlarms).toBe(0);
+  });
+
+  it.each(FILES)('%s: a cold --once (1 KB tail) judges like the loop at every sampled moment', async (name) => {
+    expect(await expectColdAgreesWithLoop(DIR, name)).toBeGreaterThan(0);
+  });
+});
+
+describe('what each real excerpt shows', () => {
+  it('1.0.70: the 1.0.x local-command caveat line, /mcp and /model before the first prompt are the human\'s, not progress', async () => {
+    const r = await replayAt(ATTIO);
+    const t = times(ATTIO);
+    // The session sat open 81 minutes before the human typed; that idle stall is the human's, not a false alarm.
+    expect(r.changes[1]).toMatchObject({ atMs: t[0]! + 120_001, outcome: 'human_resumed' });
+    // Healthy again only at the prompt (line 8), not at the caveat and /mcp lines 28 s before it.
+    expect(r.changes[2]).toMatchObject({ atMs: t[7]!, line: 8 });
+    expect(r.changes[2]!.verdict.kind).toBe('healthy');
+    const afterCommands = parseTranscriptText(readFileSync(path.join(DIR, ATTIO), 'utf8').split('\n').slice(0, 7).join('\n') + '\n').state;
+    expect(afterCommands.lastEventMs).toBe(t[0]);
+  });
+
+  it('1.0.57: a prompt interrupted at once, a second prompt, then work; the mid-turn text that ends the excerpt is read as a final answer only after a whole silent window', async () => {
+    const r = await replayAt(TEMPLAR);
+    const t = times(TEMPLAR);
+    expect(r.summary.stalls).toBe(0);
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'inconsistent']);
+    expect(r.changes[1]!.atMs).toBe(t.at(-1)! + 120_001);
+    expect(r.changes[1]!.verdict.reason).toContain('this Claude Code writes no turn-end record');
+  });
+
+  it('2.1.37: agent_progress lines of an Explore subagent keep its parent\'s open Task call alive; the excerpt ends mid-Task', async () => {
+    const r = await replayAt(AGENTPING);
+    const t = times(AGENTPING);
+    const state = parseTranscriptText(readFileSync(path.join(DIR, AGENTPING), 'utf8')).state;
+    expect(state.open.find((c) => c.name === 'Task')).toMatchObject({ childAgentId: 'aff51cf', isOpen: true });
+    expect(state.lastEventMs).toBe(t.at(-1));
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
+    expect(r.changes[1]).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
+  });
+});
