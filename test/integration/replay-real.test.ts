@@ -19,10 +19,12 @@ const times = (name: string) => lineTimes(readFileSync(path.join(DIR, name), 'ut
 const ATTIO = 'attio-mcp-server-1.0.70-local-commands.jsonl';
 const TEMPLAR = 'templar-1.0.57-interrupted-prompt.jsonl';
 const AGENTPING = 'agentping-2.1.37-task-agent-progress.jsonl';
+const AGENTPING_END = 'agentping-2.1.37-interrupted-twice.jsonl';
+const stateAfter = (name: string, lines: number) => parseTranscriptText(readFileSync(path.join(DIR, name), 'utf8').split('\n').slice(0, lines).join('\n') + '\n').state;
 
 describe('replay over the real excerpts in test/fixtures/real', () => {
-  it('holds the three licensed excerpts the README lists', () => {
-    expect(FILES).toEqual([AGENTPING, ATTIO, TEMPLAR]);
+  it('holds the four licensed excerpts the README lists', () => {
+    expect(FILES).toEqual([AGENTPING_END, AGENTPING, ATTIO, TEMPLAR]);
   });
 
   it.each(FILES)('%s: no false alarm at the default window; the timeline is its snapshot', async (name) => {
@@ -50,8 +52,7 @@ describe('what each real excerpt shows', () => {
     // Healthy again only at the prompt (line 8), not at the caveat and /mcp lines 28 s before it.
     expect(r.changes[2]).toMatchObject({ atMs: t[7]!, line: 8 });
     expect(r.changes[2]!.verdict.kind).toBe('healthy');
-    const afterCommands = parseTranscriptText(readFileSync(path.join(DIR, ATTIO), 'utf8').split('\n').slice(0, 7).join('\n') + '\n').state;
-    expect(afterCommands.lastEventMs).toBe(t[0]);
+    expect(stateAfter(ATTIO, 7).lastEventMs).toBe(t[0]);
   });
 
   it('1.0.57: a prompt interrupted at once, a second prompt, then work; the mid-turn text that ends the excerpt is read as a final answer only after a whole silent window', async () => {
@@ -69,6 +70,18 @@ describe('what each real excerpt shows', () => {
     const state = parseTranscriptText(readFileSync(path.join(DIR, AGENTPING), 'utf8')).state;
     expect(state.open.find((c) => c.name === 'Task')).toMatchObject({ childAgentId: 'aff51cf', isOpen: true });
     expect(state.lastEventMs).toBe(t.at(-1));
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
+    expect(r.changes[1]).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
+  });
+
+  it('2.1.37: two interruptions and whitespace-only text ("\\n\\n") before each: neither is progress nor a final answer', async () => {
+    const t = times(AGENTPING_END);
+    expect(stateAfter(AGENTPING_END, 5).lastEventMs).toBe(t[3]); // the interruption (line 5) is not the agent at work
+    const afterBlank = stateAfter(AGENTPING_END, 8);
+    expect(afterBlank.finalTextMs).toBeUndefined();
+    expect(afterBlank.lastOutput).toBeUndefined();
+    expect(stateAfter(AGENTPING_END, 9).lastEventMs).toBe(t[7]);
+    const r = await replayAt(AGENTPING_END);
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
     expect(r.changes[1]).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
   });
