@@ -9,6 +9,7 @@ import type { Output } from '../deps.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
 import { replayTranscript, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
+import { isChildName, readHead } from '../observe/read/child-transcripts.js';
 
 export interface ReplayFlags {
   /** Base windows in seconds; one pass per value. @defaultValue [120] */
@@ -21,8 +22,6 @@ export interface ReplayFlags {
 /** Largest transcript replayed, in bytes. @defaultValue 268435456 (256 MB) */
 export const MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 
-/** Claude Code's own helper transcripts, not subagents (compaction, prompt suggestions). */
-const isHelper = (name: string) => name.startsWith('agent-acompact') || name.startsWith('agent-aprompt_suggestion');
 
 async function readSource(file: string): Promise<ReplaySource> {
   let st;
@@ -41,19 +40,22 @@ async function readSource(file: string): Promise<ReplaySource> {
   return { file, text: await fs.readFile(file, 'utf8') };
 }
 
-/** Subagent transcripts of a session transcript: `<dir>/<session-id>/subagents/agent-*.jsonl`. */
+/**
+ * Subagent transcripts of a session transcript: `<dir>/<session-id>/subagents/agent-*.jsonl`
+ * (2.1.x), and the older flat `<dir>/agent-*.jsonl` next to it whose records name its session.
+ */
 export async function findChildTranscripts(file: string): Promise<string[]> {
-  const dir = path.join(path.dirname(file), path.basename(file, '.jsonl'), 'subagents');
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
+  const session = path.basename(file, '.jsonl');
+  const nested = path.join(path.dirname(file), session, 'subagents');
+  const names = await fs.readdir(nested).catch(() => [] as string[]);
+  const out = names.filter(isChildName).sort().map((n) => path.join(nested, n));
+  if (session.startsWith('agent-')) return out;
+  const flat = (await fs.readdir(path.dirname(file)).catch(() => [] as string[])).filter(isChildName).sort();
+  for (const n of flat) {
+    const child = path.join(path.dirname(file), n);
+    if ((await readHead(child)).sessionId === session) out.push(child);
   }
-  return names
-    .filter((n) => n.startsWith('agent-') && n.endsWith('.jsonl') && !isHelper(n))
-    .sort()
-    .map((n) => path.join(dir, n));
+  return out;
 }
 
 /** Replay every file at every window and print the result; returns the results (tests). */

@@ -205,7 +205,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
         : stallReason === 'open_tool_overrun'
           ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
           : children
-            ? `no progress for ${sec(idleMs)}: waiting on subagent ${children.agentIds.join(', ')}, which stalled`
+            ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
             : `no progress for ${sec(idleMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
@@ -222,8 +222,14 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   }
 
   // 8. Healthy.
-  const via = obs.waitingOnChildren ? `; waiting on subagent ${obs.waitingOnChildren.agentIds.join(', ')}` : '';
+  const via = obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : '';
   return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+}
+
+/** "waiting on subagent a1" / "waiting on background subagents a1, b2". */
+function waitingOn(children: NonNullable<Observation['waitingOnChildren']>): string {
+  const many = children.agentIds.length > 1 ? 's' : '';
+  return `waiting on ${children.isBackground ? 'background ' : ''}subagent${many} ${children.agentIds.join(', ')}`;
 }
 
 function maxDefined(a: number | undefined, b: number | undefined): number | undefined {

@@ -10,7 +10,7 @@ import { createClaudeObserver } from '../../src/observe/read/claude-observer.js'
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { apiError, assistant, jsonl, ms, payload, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { apiError, assistant, jsonl, ms, payload, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const PROJECT = '-home-u-p';
@@ -106,12 +106,48 @@ describe('createClaudeObserver', () => {
     expect(parts[0]).toMatchObject({ source: 'transcript', lastOutput: 'deep' });
   });
 
-  it('prefers the subagent file beside a main-session transcript_path (hook payloads give the main one)', async () => {
+  it.each(['sess-1/subagents/agent-a1.jsonl', 'agent-a1.jsonl'])('prefers the subagent file (%s) beside a main-session transcript_path (hook payloads give the main one)', async (rel) => {
     const s = setup();
     writeFileSync(s.file('sess-1.jsonl'), jsonl(assistant(0, [text('parent')])));
-    writeFileSync(s.file('sess-1/subagents/agent-a1.jsonl'), jsonl(assistant(1, [text('child')], { agentId: 'a1' })));
+    writeFileSync(s.file(rel), jsonl(assistant(1, [text('child')], { agentId: 'a1' })));
     const parts = await s.observer().observe(task({ agentId: 'a1', transcriptPath: s.file('sess-1.jsonl') }), ms(5));
     expect(parts[0]).toMatchObject({ lastOutput: 'child' });
+  });
+
+  // The child of a Task call: `<session>/subagents/agent-<id>.jsonl` (2.1.x) or the flat `agent-<id>.jsonl` (2.0.x).
+  it.each(['sess-1/subagents/agent-a5.jsonl', 'agent-a5.jsonl'])('a parent whose Task call is open takes the progress of its child %s, and stalls naming it', async (rel) => {
+    const s = setup();
+    writeFileSync(s.file('sess-1.jsonl'), jsonl(user(0, 'find it'), assistant(1, [toolUse('p1', 'Task', { subagent_type: 'Explore', description: 'd', prompt: 'p' })])));
+    const child = { agentId: 'a5', isSidechain: true };
+    writeFileSync(s.file(rel), jsonl(user(1.1, 'p', child), assistant(200, [toolUse('c1', 'Grep', { pattern: 'x' })], child), user(201, [toolResult('c1')], child)));
+    // Another session's flat child, busier: never taken for this parent's.
+    writeFileSync(s.file('agent-a6.jsonl'), jsonl(assistant(300, [toolUse('c2', 'Grep', { pattern: 'y' })], { agentId: 'a6', sessionId: 'sess-2' })));
+    const t = task({ sessionId: 'sess-1' });
+    expect((await verdict(s.observer(), t, ms(320))).v).toMatchObject({ kind: 'healthy', reason: expect.stringContaining('waiting on subagent a5') });
+    const { v } = await verdict(s.observer(), t, ms(322));
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(v.reason).toContain('waiting on subagent a5, which stalled');
+  });
+
+  it.each(['sess-1/subagents/agent-ab1c2d3e4f5a6b7c8.jsonl', 'agent-ab1c2d3e4f5a6b7c8.jsonl'])('a turn that ended while a background subagent runs waits on it (%s), even when a cold read starts after its launch', async (rel) => {
+    const s = setup();
+    const id = 'ab1c2d3e4f5a6b7c8';
+    const launch = [
+      user(0, 'review it in the background'),
+      assistant(1, [toolUse('p1', 'Agent', { description: 'review', prompt: 'p', run_in_background: true })]),
+      user(2, [toolResult('p1', [text(`Async agent launched successfully.\nagentId: ${id} (internal ID)`)])]),
+    ];
+    // Enough later turns that a 1 KB cold tail ends far past the launch.
+    const later = Array.from({ length: 6 }, (_, i) => [user(3 + i * 2, `question ${i}`), assistant(3.5 + i * 2, [text(`answer ${i} `.repeat(20))]), system(4 + i * 2, 'turn_duration')]).flat();
+    writeFileSync(s.file('sess-1.jsonl'), jsonl(...launch, ...later));
+    const child = { agentId: id, isSidechain: true };
+    writeFileSync(s.file(rel), jsonl(user(2.1, 'p', child), assistant(100, [toolUse('c1', 'Read', { file_path: '/x' })], child), user(101, [toolResult('c1')], child)));
+    const t = task({ sessionId: 'sess-1' });
+    const loop = await verdict(s.observer(), t, ms(200));
+    expect(loop.v).toMatchObject({ kind: 'healthy', reason: expect.stringContaining(`waiting on background subagent ${id}`) });
+    const cold = createClaudeObserver({ paths: new StatePaths(path.join(s.root, 'cold-state')), claudeConfigDir: s.claudeDir, env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
+    expect((await verdict(cold, t, ms(200))).v).toMatchObject({ kind: 'healthy', reason: expect.stringContaining(`waiting on background subagent ${id}`) });
+    expect((await verdict(s.observer(), t, ms(222))).v).toMatchObject({ kind: 'stalled', reason: expect.stringContaining(`waiting on background subagent ${id}, which stalled`) });
   });
 
   it('reports a transcript it cannot find, and assess says unknown rather than healthy', async () => {

@@ -24,7 +24,8 @@ import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.j
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/transcripts');
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+// Session transcripts; `agent-*.jsonl` beside them are subagents in the old flat layout (2.0.x).
+const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-')).sort();
 const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8');
 
 async function inputOf(name: string): Promise<ReplayInput> {
@@ -34,6 +35,14 @@ async function inputOf(name: string): Promise<ReplayInput> {
 const replayAt = async (name: string, seconds = 120) => replayTranscript(await inputOf(name), { ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
 const timeOf = (line: string) => Date.parse((JSON.parse(line) as { timestamp: string }).timestamp);
 const lastTime = (name: string) => Math.max(...read(name).trim().split('\n').map(timeOf));
+
+/** The verdict at `nowMs` for a parent and its children, each given as the lines read so far. */
+function judgeAt(parent: readonly string[], children: readonly { agentId: string; lines: readonly string[] }[], nowMs: number) {
+  const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: timeOf(parent[0]!) };
+  const kids = children.map((c) => ({ agentId: c.agentId, state: parseTranscriptText(c.lines.join('\n') + '\n').state }));
+  const obs = mergeObservations([observeRow(task), observeTranscript(parseTranscriptText(parent.join('\n') + '\n').state, { nowMs }, kids)]);
+  return assess(task, obs, DEFAULT_POLICY, nowMs);
+}
 
 describe('replay over test/fixtures/transcripts at the default window', () => {
   it.each(FILES)('%s: no false alarm; the timeline is its snapshot', async (name) => {
@@ -77,6 +86,52 @@ describe('each cause, on its transcript', () => {
     expect(stalls).toHaveLength(1);
     expect(stalls[0]!.verdict.reason).toContain('waiting on subagent ab12cd34ef56ab78c');
     expect(stalls[0]!.outcome).toBe('end_of_transcript');
+  });
+
+  it('2b. a turn that ended while a background subagent runs is not finished: the parent waits on it, named, and takes its progress', async () => {
+    const name = '11111111-0000-4000-8000-000000000005.jsonl';
+    const child = '11111111-0000-4000-8000-000000000005/subagents/agent-ac0ffee12d34e5f67.jsonl';
+    const r = await replayAt(name);
+    expect(r.children).toEqual([child]);
+    // Finished only once the notification woke the parent and it answered (the last record), not at its first turn end.
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'inconsistent']);
+    expect(r.changes[1]!.atMs).toBe(lastTime(name));
+    // Mid-way (turn ended at 09:00:18, the child at work for 6 minutes), the reason names the child.
+    const parent = read(name).trim().split('\n');
+    const turnEnd = parent.findIndex((l) => l.includes('"turn_duration"'));
+    const kid = read(child).trim().split('\n');
+    const nowMs = timeOf(kid[8]!) + 100_000;
+    const judged = judgeAt(parent.slice(0, turnEnd + 1), [{ agentId: 'ac0ffee12d34e5f67', lines: kid.slice(0, 9) }], nowMs);
+    expect(judged).toMatchObject({ kind: 'healthy', reason: expect.stringContaining('waiting on background subagent ac0ffee12d34e5f67') });
+    // The notification wakes the parent: it must answer within its window, or it stalled.
+    const notified = parent.findIndex((l) => l.includes('"type":"user"') && l.includes('<task-notification>'));
+    const woken = judgeAt(parent.slice(0, notified + 1), [{ agentId: 'ac0ffee12d34e5f67', lines: kid }], timeOf(parent[notified]!) + 120_001);
+    expect(woken).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(woken.reason).not.toContain('subagent');
+  });
+
+  it('2b. ...and stalls when its background subagent stalls, naming it', async () => {
+    const name = '11111111-0000-4000-8000-000000000006.jsonl';
+    const r = await replayAt(name);
+    const stall = r.changes.find((c) => c.verdict.kind === 'stalled')!;
+    expect(stall.verdict.reason).toContain('waiting on background subagent ad15ea5e0b0e4c1a2, which stalled');
+    const kid = read('11111111-0000-4000-8000-000000000006/subagents/agent-ad15ea5e0b0e4c1a2.jsonl').trim().split('\n');
+    expect(stall.atMs).toBe(timeOf(kid.at(-1)!) + 120_001);
+    // Without its transcript the parent still waits on it (not finished) and says it could not see it.
+    const alone = replayTranscript({ transcript: { file: name, text: read(name) } }, DEFAULT_POLICY);
+    expect(alone.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
+    expect(alone.changes[1]!.verdict.reason).toContain('(no transcript found for ad15ea5e0b0e4c1a2)');
+  });
+
+  it('2c. the old flat layout (2.0.x): the child agent-<id>.jsonl beside the session file is its subagent', async () => {
+    const name = '11111111-0000-4000-8000-000000000007.jsonl';
+    const r = await replayAt(name);
+    expect(r.children).toEqual(['agent-a4c1e9f.jsonl']);
+    expect(r.summary.stalls).toBe(0);
+    const alone = replayTranscript({ transcript: { file: name, text: read(name) } }, DEFAULT_POLICY);
+    expect(alone.summary.falseAlarms).toBe(1);
+    // Another session's flat child is not taken for this one's.
+    expect(await findChildTranscripts(path.join(DIR, '11111111-0000-4000-8000-000000000005.jsonl'))).toEqual([path.join(DIR, '11111111-0000-4000-8000-000000000005/subagents/agent-ac0ffee12d34e5f67.jsonl')]);
   });
 
   it('3. a turn that ended while background shells run is finished; <bash-notification> and KillShell end them', async () => {

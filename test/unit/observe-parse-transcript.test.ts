@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
-import { RECENT_CALLS_MAX } from '../../src/observe/parse/transcript-state.js';
+import { backgroundWaits, childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
+import { RECENT_CALLS_MAX, runningAgents } from '../../src/observe/parse/transcript-state.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const summarize = (...lines: string[]) => {
@@ -137,6 +137,47 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     expect(childCompletion(state, 'abg')).toBeUndefined();
     const later = parseTranscriptText(jsonl(user(90, notification('abg', 'completed')))).state;
     expect(childCompletion(later, 'abg')).toEqual({ atMs: ms(90) });
+  });
+
+  describe('a turn that ended while a background subagent runs', () => {
+    const launched = [
+      assistant(0, [toolUse('t1', 'Agent', { description: 'review', prompt: 'p', run_in_background: true })]),
+      // 2.1.x writes the launch as text too; a record without toolUseResult is recognised by it.
+      user(1, [toolResult('t1', [text('Async agent launched successfully.\nagentId: aa713ded844f2cbf7 (internal ID - do not mention to user.)\nThe agent is working in the background.')])]),
+      assistant(2, [text('Started the review in the background.')]),
+      system(3, 'turn_duration'),
+    ];
+
+    it('is not finished: the agent waits on it', () => {
+      const { part, state } = summarize(...launched);
+      expect(runningAgents(state)).toEqual(['aa713ded844f2cbf7']);
+      expect(backgroundWaits(state)).toEqual(['aa713ded844f2cbf7']);
+      expect(part).not.toHaveProperty('finished');
+    });
+
+    it.each([
+      ['a <task-notification> (queued or delivered)', user(300, notification('aa713ded844f2cbf7', 'completed'))],
+      ['a stream-json task_notification', system(300, 'task_notification', { task_id: 'aa713ded844f2cbf7', status: 'failed' })],
+      ['a stream-json task_updated', system(300, 'task_updated', { task_id: 'aa713ded844f2cbf7', patch: { status: 'killed' } })],
+    ])('its end in %s wakes the agent: a new turn begins (progress now, not finished), finished when it has answered', (_, end) => {
+      const woken = summarize(...launched, end);
+      expect(backgroundWaits(woken.state)).toEqual([]);
+      expect(woken.part).toMatchObject({ lastProgressMs: ms(300) });
+      expect(woken.part).not.toHaveProperty('finished');
+      const answered = summarize(...launched, end, assistant(305, [text('The review found nothing.')]), system(306, 'turn_duration'));
+      expect(answered.part.finished).toEqual({ kind: 'turn ended', atMs: ms(306) });
+    });
+
+    it('agents_killed (the user stopped every background agent) ends the wait without waking the agent', () => {
+      const { part } = summarize(...launched, system(300, 'agents_killed'));
+      expect(part.finished).toEqual({ kind: 'turn ended', atMs: ms(3) });
+    });
+
+    it('a cold read that missed the launch is woken by an agent-shaped task id only; a shell\'s end wakes nothing', () => {
+      const tail = [assistant(2, [text('Started.')]), system(3, 'turn_duration')];
+      expect(summarize(...tail, user(300, notification('aa713ded844f2cbf7', 'completed'))).part).not.toHaveProperty('finished');
+      expect(summarize(...tail, user(300, notification('b7636e2', 'completed'))).part.finished).toMatchObject({ kind: 'turn ended' });
+    });
   });
 
   it('keeps only the last RECENT_CALLS_MAX calls, oldest first', () => {

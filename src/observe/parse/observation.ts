@@ -48,8 +48,12 @@ export interface Observation {
   waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification'; sinceMs?: number; detail?: string };
   /** The agent's turn ended on an API error it gave up on (DESIGN §5 `failed`). */
   failed?: { kind: ApiFailureKind; atMs?: number; detail?: string };
-  /** An open foreground `Task`/`Agent` call waits on these subagents; their progress is the agent's. */
-  waitingOnChildren?: { agentIds: string[]; lastProgressMs?: number };
+  /**
+   * The agent waits on these subagents (an open foreground `Task`/`Agent` call, or a turn that
+   * ended while background subagents run): their progress is the agent's. `unseenIds`: waited on,
+   * but no transcript of theirs was found.
+   */
+  waitingOnChildren?: { agentIds: string[]; lastProgressMs?: number; isBackground?: boolean; unseenIds?: string[] };
   /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
   isOutputTracked?: boolean;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */

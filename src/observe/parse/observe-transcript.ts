@@ -1,7 +1,7 @@
 // One agent's transcript evidence, with the subagents it waits on: the single function the
 // check (claude-observer) and `replay` both use, so replay judges exactly as the loop does. Pure.
 import type { PartialObservation } from './observation.js';
-import { summarizeTranscript, type TranscriptFacts } from './parse-transcript.js';
+import { backgroundWaits, summarizeTranscript, turnOver, type TranscriptFacts } from './parse-transcript.js';
 import { isSubagentTool } from './parse-transcript-record.js';
 import { pickLastTool, type TranscriptState } from './transcript-state.js';
 
@@ -9,6 +9,27 @@ import { pickLastTool, type TranscriptState } from './transcript-state.js';
 export interface ChildTranscript {
   agentId: string;
   state: TranscriptState;
+  /** Its first record's time, when the reader knows it (a tail read of the child starts later). */
+  startedAtMs?: number;
+}
+
+/**
+ * Background subagents a cold tail start of the parent cannot have seen launched: a child that
+ * began before the parent's first record read, is not named in what was read, and had not
+ * given its final answer before that record (a child that answered earlier was reported done
+ * earlier too). A parent read from its first byte knows every launch: none are inferred.
+ */
+export function inferredBackground(parent: TranscriptState, children: readonly ChildTranscript[]): string[] {
+  const from = parent.firstEventMs;
+  if (!parent.isTailStart || from === undefined || !turnOver(parent)) return [];
+  return children
+    .filter((c) => {
+      const began = c.startedAtMs ?? (c.state.isTailStart ? undefined : c.state.firstEventMs);
+      if (began === undefined || began >= from || parent.tasks.some((t) => t.id === c.agentId)) return false;
+      const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
+      return !(answered && (c.state.lastEventMs ?? -Infinity) < from);
+    })
+    .map((c) => c.agentId);
 }
 
 /** Slack when matching a child's first record to the parent's open call, in ms. @defaultValue 5000 */
@@ -43,12 +64,24 @@ export function waitedChildren(parent: TranscriptState, children: readonly Child
 /** The transcript as one source for mergeObservations, its progress including the children it waits on. */
 export function observeTranscript(state: TranscriptState, facts: TranscriptFacts = {}, children: readonly ChildTranscript[] = []): PartialObservation {
   const part = summarizeTranscript(state, facts);
-  const waited = waitedChildren(state, children);
-  if (waited.length === 0) return part;
+  const foreground = waitedChildren(state, children);
+  // A turn that ended while background subagents run waits on them, named by their launch.
+  const inferred = inferredBackground(state, children);
+  const background = [...backgroundWaits(state), ...inferred];
+  if (foreground.length === 0 && background.length === 0) return part;
+  if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part.finished;
+  const waited = [...new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x): x is number => x !== undefined);
   const newest = childMs.length > 0 ? Math.max(...childMs) : undefined;
   if (newest !== undefined && (part.lastProgressMs === undefined || newest > part.lastProgressMs)) part.lastProgressMs = newest;
-  part.waitingOnChildren = { agentIds: waited.map((c) => c.agentId), lastProgressMs: newest };
+  const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
+  part.waitingOnChildren = {
+    agentIds: [...new Set([...foreground.map((c) => c.agentId), ...background])],
+    lastProgressMs: newest,
+    ...(background.length > 0 ? { isBackground: true } : {}),
+    ...(unseen.length > 0 ? { unseenIds: unseen } : {}),
+  };
+  if (waited.length === 0) return part;
   // The busiest child's open call is the call the agent waits on: its own timeout holds the window.
   const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0]!;
   const childCall = pickLastTool(busiest.state);

@@ -4,7 +4,7 @@
 // `tool_use.id`/`tool_use_id` and `timestamp`; unknown record types are ignored.
 import { summarizeToolInput } from './tool-input-summary.js';
 import type { ApiFailureKind } from './observation.js';
-import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, trackTask, type TranscriptState } from './transcript-state.js';
+import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, trackTask, type TrackedTask, type TranscriptState } from './transcript-state.js';
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -27,6 +27,27 @@ const NOTIFICATION = /<(task-notification|bash-notification)>([\s\S]*?)<\/\1>/g;
 const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
 
 /**
+ * A local agent's task id: `a` and 6 or 16 hex digits (`a2898e3`, `aa713ded844f2cbf7`); background
+ * shells are `b…` (`b7636e2`) or `bash_N` (2.0.x).
+ */
+const AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
+
+/**
+ * A background task's new status. When it ends a background subagent after the parent's turn
+ * ended, Claude Code wakes the parent with the notification: a new turn begins at once. A
+ * notification for an agent whose launch was not read (a cold tail start) wakes it too.
+ */
+function updateTask(s: TranscriptState, task: TrackedTask, isNotification = false): void {
+  const prev = s.tasks.find((t) => t.id === task.id);
+  const wasWaitedOn = prev ? prev.kind === 'agent' && prev.status === 'running' : isNotification && AGENT_TASK_ID.test(task.id);
+  trackTask(s, task);
+  if (!wasWaitedOn || task.status === 'running' || (s.turnEndedMs === undefined && s.finalTextMs === undefined)) return;
+  s.turnEndedMs = undefined;
+  s.finalTextMs = undefined;
+  if (task.atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
+}
+
+/**
  * Apply every `<task-notification>` (background Bash or agent ended, 2.1.x) and
  * `<bash-notification>…<shell-id>…` (background shell ended, 2.0.x) in `text`.
  */
@@ -35,9 +56,12 @@ function applyNotifications(s: TranscriptState, text: string, atMs: number | und
   for (const m of text.matchAll(NOTIFICATION)) {
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id');
     const status = tag(m[2]!, 'status');
-    if (id && status) trackTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs });
+    if (id && status) updateTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs }, m[1] === 'task-notification');
   }
 }
+
+/** The agent id in an async launch's result text ("Async agent launched successfully.\nagentId: a1b2…"). */
+const ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
 
 /** Tools that stop a background shell or task, and the input field naming it. */
 const KILL_TOOLS: Record<string, string[]> = { KillShell: ['shell_id'], KillBash: ['shell_id'], TaskStop: ['task_id', 'shell_id'] };
@@ -99,7 +123,10 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
       if (!isRec(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const error = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : undefined;
       const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
-      if (call?.killsTaskId && error === undefined) trackTask(s, { id: call.killsTaskId, kind: 'unknown', status: 'killed', atMs });
+      if (call?.killsTaskId && error === undefined) updateTask(s, { id: call.killsTaskId, kind: 'unknown', status: 'killed', atMs });
+      // A background agent's launch, when the record carries no structured toolUseResult.
+      const launched = error === undefined ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : undefined;
+      if (launched) trackTask(s, { id: launched, kind: 'agent', status: 'running', atMs });
       closeCall(s, block.tool_use_id, error);
     }
   }
@@ -114,12 +141,26 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   // TaskOutput: {retrieval_status, task: {task_id, status}}
   const task = isRec(result.task) ? result.task : undefined;
   const taskId = str(task?.task_id);
-  if (taskId && typeof task?.status === 'string') trackTask(s, { id: taskId, kind: 'unknown', status: task.status, atMs });
+  if (taskId && typeof task?.status === 'string') updateTask(s, { id: taskId, kind: 'unknown', status: task.status, atMs });
   // 2.0.x BashOutput: {shellId, status}; KillShell: {message: "Successfully killed shell: …", shell_id}.
   const shellId = str(result.shellId);
   if (shellId && typeof result.status === 'string') trackTask(s, { id: shellId, kind: 'bash', status: result.status, atMs });
   const killed = str(result.shell_id);
   if (killed && /kill/i.test(str(result.message) ?? '')) trackTask(s, { id: killed, kind: 'bash', status: 'killed', atMs });
+}
+
+/**
+ * Harness records about background tasks: `task_notification` / `task_updated` (stream-json
+ * output; a task ended) and `agents_killed` (the user stopped every background agent).
+ */
+function applyTaskRecord(s: TranscriptState, rec: Rec, atMs: number | undefined): void {
+  if (rec.subtype === 'agents_killed') {
+    for (const id of s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id)) trackTask(s, { id, kind: 'agent', status: 'killed', atMs });
+    return;
+  }
+  const id = str(rec.task_id);
+  const status = rec.subtype === 'task_updated' ? (isRec(rec.patch) ? str(rec.patch.status) : undefined) : str(rec.status);
+  if (id && status && status !== 'running' && status !== 'pending') updateTask(s, { id, kind: 'unknown', status, atMs }, true);
 }
 
 /** A `bash_progress` line for a call we never saw (it began before a tail start): rebuild it. */
@@ -227,6 +268,8 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
         s.compactedAtMs = atMs;
       } else if (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary') {
         s.turnEndedMs = atMs ?? s.turnEndedMs ?? 0;
+      } else if (rec.subtype === 'task_notification' || rec.subtype === 'task_updated' || rec.subtype === 'agents_killed') {
+        applyTaskRecord(s, rec, atMs);
       }
       return;
     case 'queue-operation':

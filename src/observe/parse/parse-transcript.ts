@@ -4,7 +4,7 @@ import type { Task } from '../../contracts/state-file.js';
 import type { LineRef } from './line-splitter.js';
 import type { PartialObservation, ToolCall } from './observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
-import { emptyTranscriptState, pickLastTool, type TranscriptState } from './transcript-state.js';
+import { emptyTranscriptState, pickLastTool, runningAgents, type TranscriptState } from './transcript-state.js';
 
 /** A problem with one line of an observed file: reported, never fatal. */
 export interface ObserveDiagnostic {
@@ -33,6 +33,8 @@ export function parseTranscriptLine(state: TranscriptState, text: string, file: 
     const why = e instanceof Error ? e.message : String(e);
     return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a JSON record (${why}); line skipped` };
   }
+  // A line number is known only when reading began at byte 0.
+  if (ref.lineNo === undefined) state.isTailStart = true;
   applyTranscriptRecord(state, rec, ref.lineNo !== undefined ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
   return undefined;
 }
@@ -94,21 +96,39 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion' || c.name === 'ExitPlanMode');
   if (asking?.name === 'AskUserQuestion') part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (asking?.name === 'ExitPlanMode') part.waitingHuman = { kind: 'plan_approval', sinceMs: asking.startedAtMs, detail: 'ExitPlanMode open' };
-  const isIdle = !s.open.some(isForeground);
   const running = runningTasks(s).length;
   const withBackground = running > 0 ? `, ${running} background task${running === 1 ? '' : 's'} still running` : '';
+  const turn = turnOver(s);
   if (s.apiError) {
     // A give-up ends the turn too; it is a failure, not a finish.
     part.failed = { kind: s.apiError.kind, atMs: s.apiError.atMs, detail: s.apiError.text };
   } else if (s.result && !s.result.isError) {
     part.finished = { kind: `result ${s.result.subtype ?? ''}`.trim(), atMs: s.result.atMs };
-  } else if (s.turnEndedMs !== undefined && isIdle) {
+  } else if (turn && runningAgents(s).length > 0) {
+    // The turn ended to wait on background subagents: Claude Code wakes the agent when they end,
+    // so it is not finished; it waits on them (observeTranscript takes their progress).
+  } else if (turn === 'ended') {
     // Background shells (dev servers) may outlive the turn: the turn still ended.
     part.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || undefined };
-  } else if (s.hasNoTurnEndRecords && s.finalTextMs !== undefined && isIdle) {
+  } else if (turn === 'final_answer') {
     part.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || undefined, isInferred: true };
   }
   return part;
+}
+
+/**
+ * Whether the agent's turn is over with nothing open in the foreground: `ended` by a turn-end
+ * record, or a `final_answer` in a Claude Code that writes none (inferred).
+ */
+export function turnOver(s: TranscriptState): 'ended' | 'final_answer' | undefined {
+  if (s.open.some(isForeground)) return undefined;
+  if (s.turnEndedMs !== undefined) return 'ended';
+  return s.hasNoTurnEndRecords && s.finalTextMs !== undefined ? 'final_answer' : undefined;
+}
+
+/** The background subagents an agent whose turn is over waits on (none while its turn goes on). */
+export function backgroundWaits(s: TranscriptState): string[] {
+  return s.apiError || (s.result && !s.result.isError) || !turnOver(s) ? [] : runningAgents(s);
 }
 
 /** Background Bash tasks and child agents still running, as far as this transcript knows. */

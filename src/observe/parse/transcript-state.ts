@@ -17,6 +17,7 @@ export const ERROR_MAX_CHARS = 200;
 /** A background Bash task or a child agent this transcript launched or was told about. */
 export interface TrackedTask {
   id: string;
+  /** `agent`: a subagent (its Task/Agent result named it); a running background one holds its parent's finish. */
   kind: 'agent' | 'bash' | 'unknown';
   /** `running` until a result or `<task-notification>` says otherwise (`completed`, `failed`, `killed`…). */
   status: string;
@@ -48,6 +49,8 @@ export interface TranscriptState {
   hasNoTurnEndRecords?: boolean;
   /** A turn boundary (a prompt, a turn end, a compaction summary) was read: a tail start has enough context. */
   hasTurnStart?: boolean;
+  /** Reading began mid-file (a cold tail start): launches before `firstEventMs` are unknown. */
+  isTailStart?: boolean;
   /** A manual `/compact` is under way: its records are the human's, not the agent's. */
   isManualCompact?: boolean;
   /** A final `type:"result"` record (stream-json output) was seen. */
@@ -124,6 +127,11 @@ export function trackTask(s: TranscriptState, task: TrackedTask): void {
   }
   s.tasks.push(task);
   if (s.tasks.length > TASKS_MAX) s.tasks.splice(0, s.tasks.length - TASKS_MAX);
+}
+
+/** Background subagents launched (`async_launched`) whose end no record has reported yet. */
+export function runningAgents(s: TranscriptState): string[] {
+  return s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id);
 }
 
 /**

@@ -1,8 +1,11 @@
-// The subagent transcripts an agent waits on while its foreground Task/Agent call is open:
-// `<dir>/<session-id>/subagents/agent-<id>.jsonl`, read through the same tail tracker. I/O.
+// The subagent transcripts an agent waits on (an open foreground Task/Agent call, or a turn that
+// ended while background subagents run), read through the same tail tracker. Two layouts: 2.1.x
+// writes `<dir>/<session-id>/subagents/agent-<id>.jsonl`, 2.0.x and earlier a flat
+// `<dir>/agent-<id>.jsonl` next to the session file. I/O.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ChildTranscript } from '../parse/observe-transcript.js';
+import { backgroundWaits, turnOver } from '../parse/parse-transcript.js';
 import { isSubagentTool } from '../parse/parse-transcript-record.js';
 import type { TranscriptState } from '../parse/transcript-state.js';
 import type { TailTracker } from './tail-tracker.js';
@@ -11,33 +14,103 @@ import type { TailTracker } from './tail-tracker.js';
 const CHILDREN_MAX = 8;
 /** A child file last written this long before the call began is not its child. @defaultValue 5000 */
 const SLACK_MS = 5_000;
+/** Bytes read from a transcript's head for its session id and first time. @defaultValue 65536 */
+const HEAD_BYTES = 65_536;
+/** Heads remembered (a file's head never changes while it only grows). @defaultValue 512 */
+const HEADS_MAX = 512;
 
 const isHelper = (name: string) => name.startsWith('agent-acompact') || name.startsWith('agent-aprompt_suggestion');
+/** A subagent transcript's file name (not Claude Code's compaction or prompt-suggestion helpers). */
+export const isChildName = (name: string) => name.startsWith('agent-') && name.endsWith('.jsonl') && !isHelper(name);
+const idOf = (file: string) => path.basename(file, '.jsonl').slice('agent-'.length);
 
-/** Read the children an open foreground Task/Agent call of `state` (the transcript at `file`) may be waiting on. */
+/** What a transcript's first records say: its session and when it began. */
+export interface TranscriptHead {
+  sessionId?: string;
+  startedAtMs?: number;
+}
+
+const heads = new Map<string, TranscriptHead>();
+
+/** The session id and first timestamp in the first lines of `file` (cached once both are known). */
+export async function readHead(file: string): Promise<TranscriptHead> {
+  const hit = heads.get(file);
+  if (hit) return hit;
+  const fh = await fs.open(file, 'r').catch(() => undefined);
+  if (!fh) return {};
+  const head: TranscriptHead = {};
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+    // Regexes, not JSON.parse: a first line (a long prompt) may be cut at HEAD_BYTES.
+    for (const line of buf.subarray(0, bytesRead).toString('utf8').split('\n')) {
+      head.sessionId ??= /"sessionId":"([^"]+)"/.exec(line)?.[1];
+      const ts = /"timestamp":"([^"]+)"/.exec(line)?.[1];
+      const atMs = ts === undefined ? NaN : Date.parse(ts);
+      if (head.startedAtMs === undefined && Number.isFinite(atMs)) head.startedAtMs = atMs;
+      if (head.sessionId !== undefined && head.startedAtMs !== undefined) break;
+    }
+  } finally {
+    await fh.close();
+  }
+  if (head.sessionId !== undefined && head.startedAtMs !== undefined) {
+    if (heads.size >= HEADS_MAX) heads.delete(heads.keys().next().value!);
+    heads.set(file, head);
+  }
+  return head;
+}
+
+/** Where the children of the session transcript `file` live: the current layout, and the flat one. */
+export function childDirs(file: string, sessionId?: string): { nested: string; flat: string } {
+  return { nested: path.join(path.dirname(file), sessionId ?? path.basename(file, '.jsonl'), 'subagents'), flat: path.dirname(file) };
+}
+
+/** Child files in both layouts written at or after `sinceMs`, newest first. */
+async function listChildren(dirs: { nested: string; flat: string }, sinceMs: number): Promise<{ file: string; isFlat: boolean }[]> {
+  const fresh: { file: string; mtimeMs: number; isFlat: boolean }[] = [];
+  for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]] as const) {
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    for (const n of names) {
+      if (!isChildName(n)) continue;
+      const st = await fs.stat(path.join(dir, n)).catch(() => undefined);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: path.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+    }
+  }
+  return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+
+/** Read the children `state` (the transcript at `file`) may be waiting on. */
 export async function readWaitedChildren(transcripts: TailTracker<TranscriptState>, file: string, state: TranscriptState, nowMs: number): Promise<ChildTranscript[]> {
   const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
-  if (calls.length === 0) return [];
-  const dir = path.join(path.dirname(file), state.sessionId ?? path.basename(file, '.jsonl'), 'subagents');
-  let files: string[];
-  const named = calls.map((c) => c.childAgentId);
-  if (named.every((id): id is string => id !== undefined)) {
-    files = named.map((id) => path.join(dir, `agent-${id}.jsonl`));
-  } else {
-    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
-    const fresh: { file: string; mtimeMs: number }[] = [];
-    for (const n of names) {
-      if (!n.startsWith('agent-') || !n.endsWith('.jsonl') || isHelper(n)) continue;
-      const st = await fs.stat(path.join(dir, n)).catch(() => undefined);
-      if (st?.isFile() && st.mtimeMs >= since) fresh.push({ file: path.join(dir, n), mtimeMs: st.mtimeMs });
-    }
-    files = fresh.sort((a, b) => b.mtimeMs - a.mtimeMs).slice(0, CHILDREN_MAX).map((f) => f.file);
-  }
+  const background = backgroundWaits(state);
+  // A cold tail start whose turn is over may have missed a background launch: its children tell.
+  const isColdTurnOver = state.isTailStart === true && turnOver(state) !== undefined;
+  if (calls.length === 0 && background.length === 0 && !isColdTurnOver) return [];
+  const dirs = childDirs(file, state.sessionId);
   const out: ChildTranscript[] = [];
-  for (const f of files) {
+  const seen = new Set<string>();
+  const add = async (f: string, isFlat: boolean, withHead = false): Promise<boolean> => {
+    if (f === file || seen.has(f) || out.length >= CHILDREN_MAX) return false;
     const r = await transcripts.read(f, nowMs);
-    if (r.ok) out.push({ agentId: path.basename(f, '.jsonl').slice('agent-'.length), state: r.state });
+    if (!r.ok) return false;
+    // A flat directory holds the children of every session of the project: keep this session's.
+    if (isFlat && state.sessionId !== undefined && r.state.sessionId !== undefined && r.state.sessionId !== state.sessionId) return false;
+    seen.add(f);
+    const startedAtMs = withHead && r.state.isTailStart ? (await readHead(f)).startedAtMs : undefined;
+    out.push({ agentId: idOf(f), state: r.state, ...(startedAtMs !== undefined ? { startedAtMs } : {}) });
+    return true;
+  };
+  const named = [...calls.map((c) => c.childAgentId), ...background];
+  for (const id of new Set(named.filter((x): x is string => x !== undefined))) {
+    if (!(await add(path.join(dirs.nested, `agent-${id}.jsonl`), false))) await add(path.join(dirs.flat, `agent-${id}.jsonl`), true);
+  }
+  if (calls.some((c) => c.childAgentId === undefined)) {
+    // No progress line names the child: every child file written since the call began.
+    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
+    for (const f of await listChildren(dirs, since)) await add(f.file, f.isFlat);
+  }
+  if (isColdTurnOver) {
+    for (const f of await listChildren(dirs, -Infinity)) await add(f.file, f.isFlat, true);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Finds a task's Claude Code transcript: the row's transcript_path, a path a hook reported, or
 // a search by session_id + agent_id under <config dir>/projects (claude-code-surfaces.md §1.1):
-// `<project>/<session>/subagents/agent-<id>.jsonl`, the older flat `<project>/agent-<id>.jsonl`,
-// and `<project>/<session>.jsonl` for a main session. Results are cached, so a steady check
+// `<project>/<session>/subagents/agent-<id>.jsonl`, the older flat `<project>/agent-<id>.jsonl`
+// (2.0.x and earlier; also beside a given session path), and `<project>/<session>.jsonl` for a main session. Results are cached, so a steady check
 // costs no directory listing; a failed search is retried at most every `retryMs`.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +44,11 @@ export function expandHome(p: string, home = os.homedir()): string {
 export function subagentPathFor(sessionFile: string, agentId: string): string {
   const session = path.basename(sessionFile, '.jsonl');
   return path.join(path.dirname(sessionFile), session, 'subagents', `agent-${agentId}.jsonl`);
+}
+
+/** `<dir>/<session>.jsonl` → the older flat layout's `<dir>/agent-<id>.jsonl` (2.0.x and earlier). */
+export function flatSubagentPathFor(sessionFile: string, agentId: string): string {
+  return path.join(path.dirname(sessionFile), `agent-${agentId}.jsonl`);
 }
 
 /** `<dir>/<session>/subagents/agent-<id>.jsonl` → `<dir>/<session>.jsonl`; undefined for other layouts. */
@@ -106,15 +111,17 @@ export class TranscriptFinder {
       const file = expandHome(given);
       // Hook payloads give the main session's path even inside a subagent: prefer the subagent's file.
       if (agentId && !path.basename(file).startsWith('agent-')) {
-        const sub = subagentPathFor(file, agentId);
-        if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
+        for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
+          if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
+        }
       }
       if (await this.has(file)) return { ok: true, location: { path: file, parentPath: parentPathOf(file) } };
     }
     if (q.sessionTranscriptPath) {
       const main = expandHome(q.sessionTranscriptPath);
-      const file = agentId ? subagentPathFor(main, agentId) : main;
-      if (await this.has(file)) return { ok: true, location: { path: file, parentPath: agentId ? main : undefined } };
+      for (const file of agentId ? [subagentPathFor(main, agentId), flatSubagentPathFor(main, agentId)] : [main]) {
+        if (await this.has(file)) return { ok: true, location: { path: file, parentPath: agentId ? main : undefined } };
+      }
     }
     if (!agentId && !sessionId) {
       return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
