@@ -36,6 +36,16 @@ async function fail(ctx: PerformerContext, spec: ActionSpec, error: string, retr
   await journal(ctx, { event: 'action_failed', ...idsOf(spec.task), key: spec.key, action: spec.kind, error, retryable });
 }
 
+/**
+ * Why, for the people reading a request (and a teammate's shutdown message): an agent that gave
+ * up on the API failed, it did not go quiet, and its idle time says nothing.
+ */
+export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds'>): string {
+  if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
+  if (spec.stallReason === 'api_error') return 'failed: api_error, the agent gave up on an API error';
+  return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
+}
+
 function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
   const t = spec.task;
   return {
@@ -44,7 +54,7 @@ function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
     task: t,
     paths: ctx.paths,
     expectedProcess: t.expectedProcess,
-    reason: `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`,
+    reason: requestReason(spec),
   };
 }
 
