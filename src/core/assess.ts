@@ -67,10 +67,17 @@ export function effectiveWindow(obs: Observation, policy: Policy): Window {
   };
 }
 
-/** The call (and its input) repeated at the end of the sequence, and how often. */
+/**
+ * Tools that only ask how background work is going (a team's task list, a background shell or
+ * task's output). Asking again while waiting is the agent waiting, not a loop: a real team lead
+ * polled `TaskList` 4 times in 6 s while its teammates worked (test/fixtures/real/).
+ */
+const STATUS_POLL_TOOLS = new Set(['TaskList', 'TaskGet', 'TaskOutput', 'BashOutput']);
+
+/** The call (and its input) repeated at the end of the sequence, and how often (status polls never count). */
 function trailingRepeat(calls: readonly ToolCall[]): { call?: ToolCall; count: number } {
   const last = calls.at(-1);
-  if (!last) return { count: 0 };
+  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
   const key = `${last.name}\u0000${last.inputSummary ?? ''}`;
   let count = 0;
   for (let i = calls.length - 1; i >= 0; i--) {

@@ -131,6 +131,13 @@ describe('assess: precedence', () => {
     expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call] }), policy(120), T0 + 1000).kind).toBe('healthy');
   });
 
+  it('asking again how background work is going (TaskList, TaskOutput, BashOutput…) is waiting, not a loop', () => {
+    for (const name of ['TaskList', 'TaskGet', 'TaskOutput', 'BashOutput']) {
+      const call = { name, inputSummary: '{}', isOpen: false };
+      expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call, call, call] }), policy(120), T0 + 1000).kind, name).toBe('healthy');
+    }
+  });
+
   it('the same error 3 times is looping', () => {
     const calls = ['a', 'b', 'c'].map((f) => ({ name: 'Bash', inputSummary: f, isOpen: false, error: 'ENOENT: no such file' }));
     expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: calls }), policy(120), T0 + 1000).kind).toBe('looping');
