@@ -148,6 +148,9 @@ describe('createClaudeObserver', () => {
     const cold = createClaudeObserver({ paths: new StatePaths(path.join(s.root, 'cold-state')), claudeConfigDir: s.claudeDir, env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
     expect((await verdict(cold, t, ms(200))).v).toMatchObject({ kind: 'healthy', reason: expect.stringContaining(`waiting on background subagent ${id}`) });
     expect((await verdict(s.observer(), t, ms(222))).v).toMatchObject({ kind: 'stalled', reason: expect.stringContaining(`waiting on background subagent ${id}, which stalled`) });
+    // A Stop hook of a build that does not list background tasks does not make it finished either.
+    await runHook(JSON.stringify(payload('Stop', { stop_hook_active: false })), { stateDir: s.stateDir, nowMs: ms(15) });
+    expect((await verdict(s.observer(), t, ms(200))).v).toMatchObject({ kind: 'healthy', sources: expect.arrayContaining(['hooks', 'transcript']) });
   });
 
   it('reports a transcript it cannot find, and assess says unknown rather than healthy', async () => {

@@ -87,6 +87,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   let toolAt = -Infinity;
   let outputAt = -Infinity;
   let recentAt = -Infinity;
+  let finishedBy: SourceName | undefined;
   for (const p of parts) {
     const hasFact =
       p.lastProgressMs !== undefined || p.lastTool !== undefined || p.lastOutput !== undefined || p.finished !== undefined ||
@@ -121,7 +122,10 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
-    if (p.finished && !out.finished) out.finished = p.finished;
+    if (p.finished && !out.finished) {
+      out.finished = p.finished;
+      finishedBy = p.source;
+    }
     if (p.failed && (!out.failed || (p.failed.atMs ?? 0) > (out.failed.atMs ?? 0))) out.failed = p.failed;
     if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
     if (p.isOutputTracked) out.isOutputTracked = true;
@@ -129,5 +133,8 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
+  // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
+  // transcript knows background subagents still run, so the agent waits on them, not finished.
+  if (finishedBy === 'hooks' && out.waitingOnChildren?.isBackground) delete out.finished;
   return out;
 }
