@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backgroundWaits, childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
 import { RECENT_CALLS_MAX, runningAgents } from '../../src/observe/parse/transcript-state.js';
+import { inferredBackground } from '../../src/observe/parse/observe-transcript.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const summarize = (...lines: string[]) => {
@@ -177,6 +178,31 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       const tail = [assistant(2, [text('Started.')]), system(3, 'turn_duration')];
       expect(summarize(...tail, user(300, notification('aa713ded844f2cbf7', 'completed'))).part).not.toHaveProperty('finished');
       expect(summarize(...tail, user(300, notification('b7636e2', 'completed'))).part.finished).toMatchObject({ kind: 'turn ended' });
+    });
+  });
+
+  describe('a cold tail start that missed a background launch (inferredBackground)', () => {
+    const id = 'aa713ded844f2cbf7';
+    const tail = [assistant(200, [text('Started the review.')]), system(201, 'turn_duration')];
+    const parentOf = (lines: string[], isTailStart = true) => ({ ...parseTranscriptText(jsonl(...lines)).state, ...(isTailStart ? { isTailStart: true } : {}) });
+    const childOf = (agentId: string, lines: string[], startedAtMs = ms(1)) => ({ agentId, startedAtMs, state: parseTranscriptText(jsonl(...lines)).state });
+    const working = [assistant(150, [toolUse('c1', 'Read', { file_path: '/x' })]), user(151, [toolResult('c1')])];
+
+    it('waits on a child that began before the part read, is not named in it, and had not answered before it', () => {
+      expect(inferredBackground(parentOf(tail), [childOf(id, working)])).toEqual([id]);
+      // Still at work after the part read began: its final answer is not its end until its notification.
+      expect(inferredBackground(parentOf(tail), [childOf(id, [...working, assistant(250, [text('done')])])])).toEqual([id]);
+    });
+
+    it.each([
+      ['the parent was read from its first byte', parentOf(tail, false), childOf(id, working)],
+      ['the child answered before the part read began (its end was reported there too)', parentOf(tail), childOf(id, [...working, assistant(160, [text('done')])])],
+      ['the part read names the child (its notification)', parentOf([...tail, user(300, notification(id, 'completed'))]), childOf(id, working)],
+      ['the child began inside the part read', parentOf(tail), childOf(id, working, ms(200))],
+      ['the child is not agent-shaped (a teammate)', parentOf(tail), childOf('researcher@team', working)],
+      ['the parent is still in its turn', parentOf([assistant(200, [toolUse('t9', 'Bash', { command: 'make' })])]), childOf(id, working)],
+    ])('infers nothing when %s', (_, parent, child) => {
+      expect(inferredBackground(parent, [child])).toEqual([]);
     });
   });
 

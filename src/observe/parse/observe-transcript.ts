@@ -2,7 +2,7 @@
 // check (claude-observer) and `replay` both use, so replay judges exactly as the loop does. Pure.
 import type { PartialObservation } from './observation.js';
 import { backgroundWaits, summarizeTranscript, turnOver, type TranscriptFacts } from './parse-transcript.js';
-import { isSubagentTool } from './parse-transcript-record.js';
+import { AGENT_TASK_ID, isSubagentTool } from './parse-transcript-record.js';
 import { pickLastTool, type TranscriptState } from './transcript-state.js';
 
 /** A subagent transcript (`<session>/subagents/agent-<id>.jsonl`) read next to its parent. */
@@ -25,7 +25,8 @@ export function inferredBackground(parent: TranscriptState, children: readonly C
   return children
     .filter((c) => {
       const began = c.startedAtMs ?? (c.state.isTailStart ? undefined : c.state.firstEventMs);
-      if (began === undefined || began >= from || parent.tasks.some((t) => t.id === c.agentId)) return false;
+      // Agent-shaped ids only: teammates and other helpers that share the directory are not waited on.
+      if (!AGENT_TASK_ID.test(c.agentId) || began === undefined || began >= from || parent.tasks.some((t) => t.id === c.agentId)) return false;
       const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
       return !(answered && (c.state.lastEventMs ?? -Infinity) < from);
     })

@@ -30,7 +30,7 @@ const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</$
  * A local agent's task id: `a` and 6 or 16 hex digits (`a2898e3`, `aa713ded844f2cbf7`); background
  * shells are `b…` (`b7636e2`) or `bash_N` (2.0.x).
  */
-const AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
+export const AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
 
 /**
  * A background task's new status. When it ends a background subagent after the parent's turn
