@@ -14,7 +14,7 @@ import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { msToIso } from './contracts/time.js';
 import type { StatePaths } from './journal/paths.js';
-import { mergeObservations, type Observation } from './observe/parse/observation.js';
+import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import { isAlive } from './sys/proc-identity.js';
 import type { TaskObserver } from './observe/read/observer.js';
@@ -53,6 +53,8 @@ export interface CheckEnv {
   tornReports?: number;
   /** Each row's last_output as last seen: a change is progress (kept between checks). */
   rowOutputs?: RowOutputs;
+  /** Each in-flight task's last observation, by task id (kept between checks; reused while unchanged). */
+  observed?: Map<string, ObservedTask>;
 }
 
 export type CheckResult =
@@ -72,19 +74,47 @@ export async function readWave(paths: StatePaths, epicId: string): Promise<Wave>
   return stateFileReader.read(paths.stateFile(epicId), epicId);
 }
 
+/** One task's last observation: reused while its row object and every observer's parts are the same. */
+export interface ObservedTask {
+  task: Task;
+  /** What each observer returned (undefined: it failed). */
+  parts: (readonly PartialObservation[] | undefined)[];
+  isAlive?: boolean;
+  obs: Observation;
+}
+
 /** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
-async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<Observation> {
+async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<ObservedTask> {
   const parts = [observeRow(task)];
+  const byObserver: ObservedTask['parts'] = [];
   // A live pid turns an open call past its own timeout into a prompt, not a stall (DESIGN §5).
-  if (task.pid !== undefined) parts.push({ source: 'row', isProcessAlive: isAlive(task.pid) });
+  const isProcessAlive = task.pid === undefined ? undefined : isAlive(task.pid);
+  if (isProcessAlive !== undefined) parts.push({ source: 'row', isProcessAlive });
   for (const o of observers) {
     try {
-      parts.push(...(await o.observe(task, nowMs)));
+      const got = await o.observe(task, nowMs);
+      byObserver.push(got);
+      parts.push(...got);
     } catch (e) {
+      byObserver.push(undefined);
       parts.push({ source: 'transcript', missing: [{ source: 'transcript', reason: `${o.name} failed: ${(e as Error).message}` }] });
     }
   }
-  return mergeObservations(parts);
+  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts) };
+}
+
+/**
+ * The last observation of `task` when nothing it was built from changed: the same row object,
+ * each observer's same parts (asked synchronously, a stat or two each), the same pid liveness.
+ */
+function reuseObservation(last: ObservedTask | undefined, task: Task, observers: readonly TaskObserver[], nowMs: number): Observation | undefined {
+  if (last?.task !== task) return undefined;
+  for (let i = 0; i < observers.length; i++) {
+    const parts = observers[i]!.observeUnchanged?.(task, nowMs);
+    if (parts === undefined || parts !== last.parts[i]) return undefined;
+  }
+  if (task.pid !== undefined && isAlive(task.pid) !== last.isAlive) return undefined;
+  return last.obs;
 }
 
 interface Judged {
@@ -166,10 +196,28 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   for (const o of env.observers) o.beginCheck?.(nowMs);
   const observations = new Map<string, Observation>();
   const verdicts: Verdict[] = [];
+  const observed = (env.observed ??= new Map());
   for (const task of wave.tasks) {
-    const obs = task.statusClass === 'in_flight' ? await observeTask(task, env.observers, nowMs) : mergeObservations([]);
+    let obs: Observation;
+    if (task.statusClass !== 'in_flight') {
+      obs = mergeObservations([]);
+      observed.delete(task.taskId);
+    } else {
+      const reused = reuseObservation(observed.get(task.taskId), task, env.observers, nowMs);
+      if (reused) obs = reused;
+      else {
+        const o = await observeTask(task, env.observers, nowMs);
+        observed.set(task.taskId, o);
+        obs = o.obs;
+      }
+    }
     observations.set(task.taskId, obs);
     verdicts.push(assess(task, obs, opts.policy, nowMs));
+  }
+  // Rows gone from the state file take their observations with them.
+  if (observed.size > wave.tasks.length) {
+    const ids = new Set(wave.tasks.map((t) => t.taskId));
+    for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
   const plan = planFor(env, wave, verdicts, nowMs);
   // The wave is not over while a request waits for the orchestrator (DESIGN §8).

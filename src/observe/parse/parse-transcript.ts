@@ -78,6 +78,17 @@ function mtimeAsOf(facts: TranscriptFacts): number | undefined {
   return mtimeMs - nowMs <= MTIME_AHEAD_MS ? nowMs : undefined;
 }
 
+/**
+ * The moments around `nowMs` at which a file's mtime counts the same as at `nowMs` (see
+ * mtimeAsOf): from the mtime on, it is the mtime; more than MTIME_AHEAD_MS before it, nothing.
+ * Undefined in between, where it is the moment itself. Lets the shell reuse a summary.
+ */
+export function mtimeSameAsOf(mtimeMs: number, nowMs: number): { fromMs: number; untilMs: number } | undefined {
+  if (mtimeMs <= nowMs) return { fromMs: mtimeMs, untilMs: Infinity };
+  if (mtimeMs - nowMs > MTIME_AHEAD_MS) return { fromMs: -Infinity, untilMs: mtimeMs - MTIME_AHEAD_MS };
+  return undefined;
+}
+
 /** The evidence in a transcript's state, as one source for mergeObservations. */
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
   const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.map((c) => ({ ...c })) };

@@ -79,13 +79,19 @@ async function listChildren(dirs: { nested: string; flat: string }, sinceMs: num
   return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
 }
 
+/** A cold tail start whose turn is over may have missed a background launch: its children tell. */
+const isColdTurnOver = (state: TranscriptState) => state.isTailStart === true && turnOver(state) !== undefined;
+
+/** Whether `readWaitedChildren` reads any file for `state` (else it returns [] at once). */
+export function readsChildren(state: TranscriptState): boolean {
+  return state.open.some((c) => isSubagentTool(c.name) && !c.isBackground) || backgroundWaits(state).length > 0 || isColdTurnOver(state);
+}
+
 /** Read the children `state` (the transcript at `file`) may be waiting on. */
 export async function readWaitedChildren(transcripts: TailTracker<TranscriptState>, file: string, state: TranscriptState, nowMs: number): Promise<ChildTranscript[]> {
+  if (!readsChildren(state)) return [];
   const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
   const background = backgroundWaits(state);
-  // A cold tail start whose turn is over may have missed a background launch: its children tell.
-  const isColdTurnOver = state.isTailStart === true && turnOver(state) !== undefined;
-  if (calls.length === 0 && background.length === 0 && !isColdTurnOver) return [];
   const dirs = childDirs(file, state.sessionId);
   const out: ChildTranscript[] = [];
   const seen = new Set<string>();
@@ -109,7 +115,7 @@ export async function readWaitedChildren(transcripts: TailTracker<TranscriptStat
     const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
     for (const f of await listChildren(dirs, since)) await add(f.file, f.isFlat);
   }
-  if (isColdTurnOver) {
+  if (isColdTurnOver(state)) {
     for (const f of await listChildren(dirs, -Infinity)) await add(f.file, f.isFlat, true);
   }
   return out;

@@ -9,9 +9,9 @@ import { createHookActivityReader } from './hook-activity.js';
 import type { PartialObservation } from '../parse/observation.js';
 import type { TaskObserver } from './observer.js';
 import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
-import { childCompletion, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
-import { readWaitedChildren } from './child-transcripts.js';
+import { readsChildren, readWaitedChildren } from './child-transcripts.js';
 import { TailReader, type TailOptions } from './tail-file.js';
 import { createTranscriptTail } from './transcript-tail.js';
 
@@ -37,6 +37,35 @@ export interface ClaudeObserver extends TaskObserver {
   stats(): { bytesRead: number; findStatCalls: number; opens: number };
 }
 
+/**
+ * What one task's parts were built from, kept so a check in which none of it changed reuses them
+ * (issue 12: a steady check costs what changed). Exact: the parts are a function of the row, the
+ * hook and transcript files named here (each at a read version), the finder's cached answer, and
+ * the judged moment only while the transcript's mtime is after it.
+ */
+interface Memo {
+  task: Task;
+  parts: PartialObservation[];
+  /** Hook activity ids read (own, then the session's) and their versions (0: no file). */
+  hookIds: (string | undefined)[];
+  hookVersions: number[];
+  /** Transcripts read (own, then the parent) and their versions. */
+  files: string[];
+  fileVersions: number[];
+  finderGeneration: number;
+  /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
+  fromMs: number;
+  untilMs: number;
+  /** The check (beginCheck count) that last used it. */
+  usedInCheck: number;
+}
+
+/** A memo unused for this many checks is dropped. */
+const MEMO_SWEEP_CHECKS = 64;
+
+/** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
+type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean };
+
 const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
 
 /** Build the observer the check uses for Claude Code agents. */
@@ -47,8 +76,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
   let lastPersistMs = -Infinity;
+  const memos = new Map<string, Memo>();
+  let checks = 0;
 
-  async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number): Promise<PartialObservation | undefined> {
+  async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;
     const q: TranscriptQuery = {
       transcriptPath: task.transcriptPath,
@@ -59,12 +90,26 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     };
     const missing = (reason: string): PartialObservation => ({ source: 'transcript', missing: [{ source: 'transcript', reason }] });
     const found = await finder.find(q, nowMs);
+    trace.finderGeneration = finder.generation;
+    trace.isMemoizable &&= found.ok;
     if (!found.ok) return missing(found.reason);
     const r = await transcripts.read(found.location.path, nowMs);
     if (!r.ok) {
+      trace.isMemoizable = false;
       finder.invalidate(q);
       return missing(r.reason);
     }
+    trace.files.push(found.location.path);
+    trace.fileVersions.push(r.version);
+    if (r.size > 0) {
+      const same = mtimeSameAsOf(r.mtimeMs, nowMs);
+      if (same) {
+        trace.fromMs = Math.max(trace.fromMs, same.fromMs);
+        trace.untilMs = Math.min(trace.untilMs, same.untilMs);
+      } else trace.isMemoizable = false;
+    }
+    // Subagents waited on are found by listing directories and reading their files: never reused.
+    trace.isMemoizable &&= !readsChildren(r.state);
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
     const part = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
     part.contradictions = transcriptContradictions(r.state, task, found.location.path);
@@ -73,6 +118,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : undefined);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part.finished) {
       const p = await transcripts.read(parentPath, nowMs);
+      if (p.ok) {
+        trace.files.push(parentPath);
+        trace.fileVersions.push(p.version);
+      } else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : undefined;
       if (done) part.finished = { kind: 'parent transcript reports the agent completed', atMs: done.atMs };
     }
@@ -80,9 +129,19 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   }
 
   async function observe(task: Task, nowMs: number): Promise<PartialObservation[]> {
+    // Kept again only if this observation completes and every input was a plain read.
+    memos.delete(task.taskId);
     const parts: PartialObservation[] = [];
-    const own = await hooks.read(task.agentId ?? task.sessionId, nowMs);
-    const transcript = await observeTranscript(task, own.state, nowMs);
+    const trace: Trace = { hookIds: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const hook = (id: string | undefined, version: number | undefined) => {
+      trace.hookIds.push(id);
+      trace.hookVersions.push(version ?? -1);
+      trace.isMemoizable &&= version !== undefined;
+    };
+    const ownId = task.agentId ?? task.sessionId;
+    const own = await hooks.read(ownId, nowMs);
+    hook(ownId, own.version);
+    const transcript = await observeTranscript(task, own.state, nowMs, trace);
     if (transcript) parts.push(transcript);
     if (own.state || own.unreadable) {
       const hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
@@ -93,11 +152,25 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const sessionId = task.sessionId ?? own.state?.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
+      hook(sessionId, session.version);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
     }
+    if (trace.isMemoizable) memos.set(task.taskId, { ...trace, task, parts, usedInCheck: checks });
     return parts;
+  }
+
+  /** The parts of the last `observe(task)` when nothing they were built from changed; undefined: call `observe`. */
+  function observeUnchanged(task: Task, nowMs: number): PartialObservation[] | undefined {
+    const m = memos.get(task.taskId);
+    if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
+    // Positions are due to be saved: `observe` does that.
+    if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) return undefined;
+    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs) !== m.hookVersions[i]) return undefined;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i]!, nowMs) !== m.fileVersions[i]) return undefined;
+    m.usedInCheck = checks;
+    return m.parts;
   }
 
   const flush = async (nowMs: number) => {
@@ -110,6 +183,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
+      // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
+      if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
     },
     async observe(task, nowMs) {
       try {
@@ -121,6 +196,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
         return [{ source: 'transcript', missing: [{ source: 'transcript', reason }] }];
       }
     },
+    observeUnchanged,
     flush,
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens }),

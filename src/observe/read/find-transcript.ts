@@ -67,6 +67,8 @@ const exists = async (p: string) => fs.stat(p).then((s) => s.isFile(), () => fal
 /** Caches lookups; `statCalls` counts filesystem calls made (for tests). */
 export class TranscriptFinder {
   statCalls = 0;
+  /** Moves whenever a cached answer is forgotten: an answer found before is still the answer while it holds. */
+  generation = 0;
   private found = new Map<string, TranscriptLocation>();
   private failed = new Map<string, { reason: string; atMs: number; firstAtMs: number }>();
   private projects?: { dirs: string[]; atMs: number };
@@ -96,6 +98,7 @@ export class TranscriptFinder {
 
   /** Forget a cached answer (the file vanished or was moved). */
   invalidate(q: TranscriptQuery): void {
+    this.generation++;
     this.found.delete(keyOf(q));
   }
 

@@ -13,6 +13,8 @@ export interface HookActivity {
   state?: HookState;
   /** Why an existing activity file could not be read. */
   unreadable?: string;
+  /** 0: there is no activity file; else the file's read version (TrackResult.version). Unset: neither is known. */
+  version?: number;
 }
 
 /** The hook activity files of one state dir, read through `reader`. */
@@ -20,8 +22,25 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
   const store = opts.isPersistent ? new TailStore(path.join(paths.root, 'observe', 'hooks.json'), isHookState) : undefined;
   const tracker = new TailTracker<HookState>(reader, { empty: emptyHookState, line: parseHookLine }, store);
   const listing = new DirListing(paths.activityDir());
-  /** Validated activity file paths by id (no path building per task per check). */
-  const files = new Map<string, string>();
+  /** Validated activity file paths by id (no path building per task per check); null: not a valid id. */
+  const files = new Map<string, { file: string; name: string } | null>();
+  /** The activity file of `id` when the directory may hold it; null when there is none. */
+  const fileOf = (id: string | undefined): string | null => {
+    if (!id) return null;
+    let f = files.get(id);
+    if (f === undefined) {
+      try {
+        const file = paths.activityFile(id);
+        f = { file, name: path.basename(file) };
+      } catch {
+        f = null;
+      }
+      if (files.size > 100_000) files.clear();
+      files.set(id, f);
+    }
+    // Most agents have no activity file (hooks are optional): no failing open for each of them.
+    return f !== null && listing.mayExist(f.name) ? f.file : null;
+  };
   return {
     /** A check begins: files are read at most once in it, and the directory is listed at most once. */
     beginCheck() {
@@ -30,22 +49,16 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
     },
     /** The activity of agent or session `id` as of now (reads only what was appended). */
     async read(id: string | undefined, nowMs: number): Promise<HookActivity> {
-      if (!id) return {};
-      let file = files.get(id);
-      if (file === undefined) {
-        try {
-          file = paths.activityFile(id);
-        } catch {
-          return {};
-        }
-        if (files.size > 100_000) files.clear();
-        files.set(id, file);
-      }
-      // Most agents have no activity file (hooks are optional): no failing open for each of them.
-      if (!listing.mayExist(path.basename(file))) return {};
+      const file = fileOf(id);
+      if (file === null) return { version: 0 };
       const r = await tracker.read(file, nowMs);
-      if (r.ok) return { state: r.state };
+      if (r.ok) return { state: r.state, version: r.version };
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
+    },
+    /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
+    peekVersion(id: string | undefined, nowMs: number): number | undefined {
+      const file = fileOf(id);
+      return file === null ? 0 : tracker.peekVersion(file, nowMs);
     },
     flush: (nowMs: number) => tracker.flush(nowMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),

@@ -7,6 +7,13 @@ export interface TaskObserver {
   readonly name: string;
   /** Evidence about `task` as of now; never throws for a missing or bad source (report it in `missing`). */
   observe(task: Task, nowMs: number): Promise<PartialObservation[]>;
+  /**
+   * The parts the last `observe(task)` returned (the same array), when nothing they were built
+   * from changed since (optional; synchronous, so a steady check of many tasks costs a few stats
+   * each). Undefined: call `observe`. With the same `task` object, it must return exactly what
+   * `observe` would.
+   */
+  observeUnchanged?(task: Task, nowMs: number): readonly PartialObservation[] | undefined;
   /** A check begins (optional): a file asked for by several tasks in one check is read once. */
   beginCheck?(nowMs: number): void;
   /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */

@@ -77,6 +77,16 @@ export class TailReader {
     this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
   }
 
+  /** One stat: `file` is the same file, with the same size and mtime, as when `prev` read it to its end. */
+  isUnchanged(file: string, prev: TailPosition): boolean {
+    try {
+      const st = statSync(file, { throwIfNoEntry: false });
+      return st !== undefined && st.isFile() && isUnchanged(prev, st);
+    } catch {
+      return false;
+    }
+  }
+
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
   async read(file: string, prev: TailPosition | undefined, h: TailHandlers, coldBytes = this.opts.tailBytes): Promise<TailReadResult> {
     // One stat first: an unchanged file (the common case in a steady check) is never opened.

@@ -19,7 +19,11 @@ export interface TailParser<S> {
 }
 
 export type TrackResult<S> =
-  | { ok: true; state: S; size: number; mtimeMs: number; reset?: ResetReason }
+  | {
+      ok: true; state: S; size: number; mtimeMs: number; reset?: ResetReason;
+      /** Changes whenever what a read returns for this file changes (state, size, mtime): `peek` compares it. */
+      version: number;
+    }
   | { ok: false; code: string; reason: string };
 
 interface Entry<S> {
@@ -32,6 +36,8 @@ interface Entry<S> {
   mtimeMs?: number;
   /** The use time last saved to (or loaded from) the store. */
   savedUsedAtMs?: number;
+  /** See TrackResult.version; unset for an entry loaded from the store and not read yet. */
+  version?: number;
 }
 
 /** How stale a saved use time may get before an unchanged file is saved again. */
@@ -49,6 +55,8 @@ export class TailTracker<S> {
   private dirty = new Set<string>();
   private diags: ObserveDiagnostic[] = [];
   private checkId = 0;
+  /** The last version handed out (versions are never reused, even for a file read again from scratch). */
+  private versions = 0;
 
   constructor(
     readonly reader: TailReader,
@@ -68,7 +76,7 @@ export class TailTracker<S> {
   read(file: string, nowMs: number): Promise<TrackResult<S>> {
     const mem = this.entries.get(file);
     if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file)) {
-      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs });
+      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version! });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
     const run = before.then(() => this.readNow(file, nowMs));
@@ -78,6 +86,24 @@ export class TailTracker<S> {
       if (this.busy.get(file) === settled) this.busy.delete(file);
     });
     return run;
+  }
+
+  /**
+   * The version `read` would return for `file` if it did not change since it was last read, with
+   * `read`'s side effects for an unchanged file (one stat, at most once per check; its use time
+   * refreshed) and no promise. Undefined when it changed, was never read, or is being read: ask
+   * `read` then.
+   */
+  peekVersion(file: string, nowMs: number): number | undefined {
+    const mem = this.entries.get(file);
+    if (!mem || mem.version === undefined || this.busy.has(file)) return undefined;
+    if (this.checkId > 0 && mem.checkId === this.checkId) return mem.version;
+    if (!this.reader.isUnchanged(file, mem.position)) return undefined;
+    // As readNow does for an unchanged file.
+    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
+    mem.usedAtMs = nowMs;
+    mem.checkId = this.checkId;
+    return mem.version;
   }
 
   /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
@@ -156,7 +182,9 @@ export class TailTracker<S> {
     // An unchanged file is saved again only to refresh its use time, which ranks it for pruning.
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs });
-    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset };
+    const isSame = !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs;
+    const version = isSame ? prev.version! : ++this.versions;
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version });
+    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
   }
 }

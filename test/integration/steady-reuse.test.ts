@@ -1,0 +1,217 @@
+// A steady check reuses the observation of a task whose row and files did not change (issue 12):
+// it stats them and judges again, without re-reading or re-summarizing. Reuse must never go
+// stale: every check here is compared with a check by a fresh observer (no memory) at the same
+// moment, and must give the same verdicts, while the observer's `observe` is asked only for the
+// tasks whose inputs changed.
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runCheck, type CheckEnv } from '../../src/check.js';
+import { emptyHistory } from '../../src/core/history.js';
+import { StatePaths } from '../../src/journal/paths.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { TailReader } from '../../src/observe/read/tail-file.js';
+import { TailTracker } from '../../src/observe/read/tail-tracker.js';
+import { parseTranscriptLine } from '../../src/observe/parse/parse-transcript.js';
+import { emptyTranscriptState, type TranscriptState } from '../../src/observe/parse/transcript-state.js';
+import { resolveOptions } from '../../src/options.js';
+import { assistant, at, jsonl, ms, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { writeWave, type RowSpec } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const AGENTS = 4;
+const TIMEOUT_S = 60;
+
+async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean } = { hasObservers: true }) {
+  const root = tempDir();
+  const stateDir = path.join(root, 'state');
+  const claudeDir = path.join(root, 'claude');
+  const project = path.join(claudeDir, 'projects', '-p');
+  mkdirSync(path.join(project, 'sess-1', 'subagents'), { recursive: true });
+  const parent = path.join(project, 'sess-1.jsonl');
+  writeFileSync(parent, jsonl(assistant(0, [text('dispatching')])));
+  const sub = (k: number) => path.join(project, 'sess-1', 'subagents', `agent-a${k}.jsonl`);
+  // Agent k last worked at 10 + k seconds.
+  for (let k = 0; k < AGENTS; k++) writeFileSync(sub(k), jsonl(assistant(10 + k, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true }), user(10 + k, [toolResult(`u${k}`)], { agentId: `a${k}`, isSidechain: true })));
+  for (let k = 0; k < AGENTS; k++) utimesSync(sub(k), new Date(ms(10 + k)), new Date(ms(10 + k)));
+  utimesSync(parent, new Date(ms(0)), new Date(ms(0)));
+  const rows: RowSpec[] = [...Array.from({ length: AGENTS }, (_, k) => ({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `a${k}`, session_id: 'sess-1' })), ...extraRows];
+  const write = (rs: RowSpec[]) => {
+    const file = writeWave(stateDir, 'E-1', at(0), rs);
+    // An old file: stat can vouch that it did not change since it was parsed.
+    utimesSync(file, new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+  };
+  write(rows);
+  const paths = new StatePaths(stateDir);
+  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', dryRun: true, timeout: TIMEOUT_S }, {}, root);
+  const makeEnv = (): CheckEnv => ({
+    paths,
+    opts,
+    observers: opt.hasObservers ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false })] : [],
+    history: emptyHistory(),
+    runId: 'r',
+    version: 'v',
+    pid: process.pid,
+  });
+  const env = makeEnv();
+  const observe = vi.fn();
+  if (opt.hasObservers) observe.mockImplementation(env.observers[0]!.observe.bind(env.observers[0]));
+  if (opt.hasObservers) (env.observers[0] as { observe: unknown }).observe = observe;
+  /** One check by the long-lived env, and the same moment judged by a fresh one: they must agree. */
+  const check = async (nowMs: number) => {
+    const r = await runCheck(env, nowMs);
+    const fresh = await runCheck(makeEnv(), nowMs);
+    if (!r.ok || !fresh.ok) throw new Error('check failed');
+    expect(r.verdicts).toEqual(fresh.verdicts);
+    expect(r.report).toEqual(fresh.report);
+    const observed = observe.mock.calls.map(([t]) => (t as { taskId: string }).taskId);
+    observe.mockClear();
+    return { verdicts: r.verdicts, observed };
+  };
+  return { env, check, sub, parent, write, rows, paths, stateDir };
+}
+
+describe('reusing an unchanged task\'s observation', () => {
+  it('still turns a task stalled exactly at its deadline, without observing it again', async () => {
+    const s = await setup();
+    const first = await s.check(ms(20));
+    expect(first.observed).toHaveLength(AGENTS);
+    expect(first.verdicts.map((v) => v.kind)).toEqual(Array(AGENTS).fill('healthy'));
+    const deadline = first.verdicts[0]!.deadlineMs!;
+    expect(deadline).toBe(ms(10 + TIMEOUT_S));
+
+    // Nothing changed: nothing is observed again, and idle time still grows.
+    const quiet = await s.check(ms(30));
+    expect(quiet.observed).toEqual([]);
+    expect(quiet.verdicts[0]!.idleMs).toBe(20_000);
+    // At the deadline itself the window is not exceeded; one millisecond later it is.
+    const atDeadline = await s.check(deadline);
+    expect(atDeadline.observed).toEqual([]);
+    expect(atDeadline.verdicts[0]!.kind).toBe('healthy');
+    const after = await s.check(deadline + 1);
+    expect(after.observed).toEqual([]);
+    expect(after.verdicts.map((v) => v.kind)).toEqual(['stalled', 'healthy', 'healthy', 'healthy']);
+    expect(after.verdicts[0]!.stallReason).toBe('inactivity');
+  });
+
+  it('observes again a task whose transcript grew, and only that task', async () => {
+    const s = await setup();
+    await s.check(ms(20));
+    appendFileSync(s.sub(2), jsonl(assistant(25, [text('all done')], { agentId: 'a2', isSidechain: true }), user(25, 'more', { agentId: 'a2', isSidechain: true })));
+    const r = await s.check(ms(26));
+    expect(r.observed).toEqual(['t2']);
+    expect(r.verdicts[2]!.lastProgressMs).toBe(ms(25));
+    // A file replaced by one of the same size and mtime (a new inode) is read again too.
+    const copy = `${s.sub(1)}.new`;
+    writeFileSync(copy, jsonl(assistant(11, [toolUse('u1', 'Grep', { file_path: '/x' })], { agentId: 'a1', isSidechain: true }), user(11, [toolResult('u1')], { agentId: 'a1', isSidechain: true })));
+    const old = statSync(s.sub(1));
+    expect(statSync(copy).size).toBe(old.size);
+    utimesSync(copy, old.atime, old.mtime);
+    renameSync(copy, s.sub(1));
+    const replaced = await s.check(ms(27));
+    expect(replaced.observed).toEqual(['t1']);
+    expect(replaced.verdicts[1]!.lastTool).toBe('Grep');
+  });
+
+  it('observes again every child when the parent they share reports one of them completed', async () => {
+    const s = await setup();
+    await s.check(ms(20));
+    appendFileSync(s.parent, jsonl(assistant(21, [toolUse('p1', 'Agent', { description: 'd', prompt: 'p' })]), user(22, [toolResult('p1', [text('final report')])], { toolUseResult: { status: 'completed', agentId: 'a3' } })));
+    const r = await s.check(ms(23));
+    expect(r.observed.sort()).toEqual(['t0', 't1', 't2', 't3']);
+    expect(r.verdicts[3]!.kind).toBe('inconsistent');
+    expect(r.verdicts[3]!.reason).toContain('parent transcript reports the agent completed');
+    expect((await s.check(ms(24))).observed).toEqual([]);
+  });
+
+  it('observes again a task whose row changed, and reads a hook activity file that appears', async () => {
+    const s = await setup();
+    await s.check(ms(20));
+    s.write(s.rows.map((r, k) => (k === 1 ? { ...r, status: 'completed' } : k === 0 ? { ...r, last_activity_ts: at(19) } : r)));
+    const r = await s.check(ms(21));
+    expect(r.observed).toContain('t0');
+    expect(r.observed).not.toContain('t1');
+    expect(r.verdicts[0]!.lastProgressMs).toBe(ms(19));
+    expect(r.verdicts[1]!.kind).toBe('terminal');
+
+    const activity = s.paths.activityFile('a2');
+    mkdirSync(path.dirname(activity), { recursive: true });
+    writeFileSync(activity, JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a2', tool_name: 'Bash', tool_use_id: 'b1', tool_input: { command: 'sleep 1' } }) + '\n');
+    const hooked = await s.check(ms(23));
+    expect(hooked.observed).toEqual(['t2']);
+    expect(hooked.verdicts[2]!.lastProgressMs).toBe(ms(22));
+  });
+
+  it('judges a changed row from the new row when no observer reads files', async () => {
+    const s = await setup([], { hasObservers: false });
+    await s.check(ms(20));
+    await s.check(ms(21));
+    s.write(s.rows.map((r, k) => (k === 0 ? { ...r, last_activity_ts: at(19) } : r)));
+    expect((await s.check(ms(22))).verdicts[0]!.lastProgressMs).toBe(ms(19));
+  });
+
+  it('does not reuse across a moment the file\'s mtime is just ahead of', async () => {
+    const s = await setup();
+    // The agent's file was touched at 40 s: judged at 35 s, the mtime stands for "now".
+    utimesSync(s.sub(0), new Date(ms(40)), new Date(ms(40)));
+    const r1 = await s.check(ms(35));
+    const r2 = await s.check(ms(36));
+    expect(r2.observed).toContain('t0');
+    expect([r1.verdicts[0]!.kind, r2.verdicts[0]!.kind]).toEqual(['healthy', 'healthy']);
+    // From the mtime on, it is the mtime again: reused.
+    await s.check(ms(41));
+    expect((await s.check(ms(42))).observed).toEqual([]);
+  });
+
+  it('asks again whether a row\'s pid is alive', async () => {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      const s = await setup([{ task_id: 'tp', ticket_id: 'P-p', status: 'in_progress', agent_id: 'ap', session_id: 'sess-1', pid: child.pid }]);
+      // An open Bash call (10 s timeout) long past it: a prompt while the process lives, a stall once it is gone.
+      const file = path.join(path.dirname(s.sub(0)), 'agent-ap.jsonl');
+      writeFileSync(file, jsonl(assistant(10, [toolUse('b1', 'Bash', { command: 'make', timeout: 10_000 })], { agentId: 'ap', isSidechain: true })));
+      utimesSync(file, new Date(ms(10)), new Date(ms(10)));
+      const alive = await s.check(ms(100));
+      expect(alive.verdicts[AGENTS]!.kind).toBe('waiting_human');
+      const stillAlive = await s.check(ms(101));
+      expect(stillAlive.observed).toEqual([]);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      const gone = await s.check(ms(102));
+      expect(gone.verdicts[AGENTS]!.kind).toBe('stalled');
+      expect(gone.verdicts[AGENTS]!.stallReason).toBe('open_tool_overrun');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('TailTracker.peekVersion', () => {
+  it('answers for an unchanged file with one stat and no open, and not for one that changed', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(assistant(0, [text('start')])));
+    const reader = new TailReader();
+    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+    expect(t.peekVersion(file, ms(1))).toBeUndefined();
+    const r1 = await t.read(file, ms(1));
+    expect(r1.ok).toBe(true);
+    const v1 = r1.ok ? r1.version : NaN;
+    // A read in flight has no version to peek: let this one finish settling.
+    await new Promise((r) => setImmediate(r));
+    const opens = reader.opens;
+    t.beginCheck();
+    expect(t.peekVersion(file, ms(2))).toBe(v1);
+    expect(reader.opens).toBe(opens);
+    appendFileSync(file, jsonl(assistant(3, [text('more')])));
+    t.beginCheck();
+    expect(t.peekVersion(file, ms(3))).toBeUndefined();
+    const r2 = await t.read(file, ms(3));
+    expect(r2.ok && r2.version).not.toBe(v1);
+    await new Promise((r) => setImmediate(r));
+    // Within one check, a file read once answers the same without another stat.
+    expect(t.peekVersion(file, ms(3))).toBe(r2.ok ? r2.version : NaN);
+  });
+});
