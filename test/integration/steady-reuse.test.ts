@@ -16,7 +16,7 @@ import { TailTracker } from '../../src/observe/read/tail-tracker.js';
 import { parseTranscriptLine } from '../../src/observe/parse/parse-transcript.js';
 import { emptyTranscriptState, type TranscriptState } from '../../src/observe/parse/transcript-state.js';
 import { resolveOptions } from '../../src/options.js';
-import { assistant, at, jsonl, ms, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { assistant, at, jsonl, ms, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { writeWave, type RowSpec } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -141,6 +141,28 @@ describe('reusing an unchanged task\'s observation', () => {
     const hooked = await s.check(ms(23));
     expect(hooked.observed).toEqual(['t2']);
     expect(hooked.verdicts[2]!.lastProgressMs).toBe(ms(22));
+  });
+
+  it('observes every check a session that waits on a background subagent, whose progress is the child\'s', async () => {
+    const s = await setup([{ task_id: 'ts', ticket_id: 'P-s', status: 'in_progress', session_id: 'sess-1' }]);
+    const launch = [
+      user(0, 'review it in the background'),
+      assistant(1, [toolUse('p1', 'Agent', { description: 'review', prompt: 'p', run_in_background: true })]),
+      user(2, [toolResult('p1', [text('Async agent launched successfully.\nagentId: b1 (internal ID)')])]),
+      assistant(3, [text('launched it')]),
+      system(4, 'turn_duration'),
+    ];
+    writeFileSync(s.parent, jsonl(...launch));
+    const child = path.join(path.dirname(s.sub(0)), 'agent-b1.jsonl');
+    const bg = { agentId: 'b1', isSidechain: true };
+    writeFileSync(child, jsonl(user(2.1, 'p', bg), assistant(20, [toolUse('c1', 'Read', { file_path: '/x' })], bg), user(21, [toolResult('c1')], bg)));
+    const first = await s.check(ms(30));
+    const ts = first.verdicts.findIndex((v) => v.taskId === 'ts');
+    expect(first.verdicts[ts]!.lastProgressMs).toBe(ms(21));
+    appendFileSync(child, jsonl(assistant(40, [toolUse('c2', 'Read', { file_path: '/y' })], bg)));
+    const later = await s.check(ms(41));
+    expect(later.observed).toContain('ts');
+    expect(later.verdicts[ts]!.lastProgressMs).toBe(ms(40));
   });
 
   it('judges a changed row from the new row when no observer reads files', async () => {
