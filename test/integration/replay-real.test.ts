@@ -21,11 +21,12 @@ const TEMPLAR = 'templar-1.0.57-interrupted-prompt.jsonl';
 const AGENTPING = 'agentping-2.1.37-task-agent-progress.jsonl';
 const AGENTPING_END = 'agentping-2.1.37-interrupted-twice.jsonl';
 const TEAM = 'agentping-2.1.37-team-lead.jsonl';
+const LOOPKIT = 'loopkit-2.1.96-clear-then-fetch.jsonl';
 const stateAfter = (name: string, lines: number) => parseTranscriptText(readFileSync(path.join(DIR, name), 'utf8').split('\n').slice(0, lines).join('\n') + '\n').state;
 
 describe('replay over the real excerpts in test/fixtures/real', () => {
-  it('holds the five licensed excerpts the README lists', () => {
-    expect(FILES).toEqual([AGENTPING_END, AGENTPING, TEAM, ATTIO, TEMPLAR]);
+  it('holds the six licensed excerpts the README lists', () => {
+    expect(FILES).toEqual([AGENTPING_END, AGENTPING, TEAM, ATTIO, LOOPKIT, TEMPLAR]);
   });
 
   it.each(FILES)('%s: no false alarm at the default window; the timeline is its snapshot', async (name) => {
@@ -101,5 +102,14 @@ describe('what each real excerpt shows', () => {
     const state = stateAfter(TEAM, 31); // after the 4th TaskList result in a row
     expect(state.recent.slice(-4).map((c) => c.name)).toEqual(['TaskList', 'TaskList', 'TaskList', 'TaskList']);
     expect(state.open).toEqual([]); // every spawn returned at once: the teammates run in the background
+  });
+
+  it('2.1.96: /clear before the prompt (caveat, command and its system/local_command output) is the human\'s, not progress; attachments, ToolSearch and two different tool errors in a row are work, not a loop', async () => {
+    const t = times(LOOPKIT);
+    expect(stateAfter(LOOPKIT, 5).lastEventMs).toBeUndefined(); // the caveat, /clear and its system/local_command output
+    expect(stateAfter(LOOPKIT, 6).lastEventMs).toBe(t[5]); // the prompt
+    const r = await replayAt(LOOPKIT);
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
+    expect(r.changes[1]).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
   });
 });

@@ -196,8 +196,12 @@ function isInterruption(rec: Rec): boolean {
   return first?.startsWith('[Request interrupted by user') ?? false;
 }
 
-/** A user record that is a local command (`/model`, `/login`) or its output: the human's, not the agent's. */
+/**
+ * A user record that is a local command (`/model`, `/login`) or its output: the human's, not the
+ * agent's. Newer builds (2.1.96) write the output as `system/local_command` instead.
+ */
 function isLocalCommand(rec: Rec): boolean {
+  if (rec.type === 'system' && rec.subtype === 'local_command') return true;
   if (rec.type !== 'user' || !isRec(rec.message)) return false;
   const c = rec.message.content;
   const text = typeof c === 'string' ? c : Array.isArray(c) && isRec(c[0]) ? (str(c[0].text) ?? '') : '';
