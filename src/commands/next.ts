@@ -58,7 +58,9 @@ export function renderNextDoc(doc: NextDoc): string {
     const what = q.kind === 'redispatch'
       ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file`
       : `stop ${who}`;
-    lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}`);
+    // Why last: a give-up reads `failed: context_exhausted, …`, a silence `stalled: inactivity, idle 240s`.
+    const why = q.reason ? ` Why: ${q.reason}.` : '';
+    lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
   }
   for (const u of doc.unanswered) {
     lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === 'redispatch' ? '; counted as a failed attempt' : ''}`);

@@ -1,6 +1,6 @@
 // An agent that gave up on the API (issue 10, cause 6), end to end through the real CLI: its
 // transcript → a stall acted on at once (no window to wait out) → the redispatch request and its
-// prompt → watchdog.json and `status`. The operator sees a failure, never "inactivity", and a
+// prompt → watchdog.json, `status` and `next`. The operator sees a failure, never "inactivity", and a
 // context exhaustion gets the narrower prompt.
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,5 +54,9 @@ describe('an API give-up', () => {
     expect(status.stdout).toMatch(/^t1 .*STALLED.*the agent ran out of context/m);
     expect(status.stdout).toMatch(/^t2 .*STALLED.*the agent gave up on an API error/m);
     expect(status.stdout).not.toContain('no progress');
+    const next = await runCli(['next', '--epic-id', EPIC, '--state-dir', dir], { env: { LINEAR_API_KEY: '' } });
+    expect(next.code, next.stderr).toBe(10);
+    expect(next.stdout).toMatch(/^request redispatch E-1:t1:redispatch: .* Why: failed: context_exhausted, the agent ran out of context \("Prompt is too long"\)\.$/m);
+    expect(next.stdout).toMatch(/^request redispatch E-1:t2:redispatch: .* Why: failed: api_error, the agent gave up on an API error\.$/m);
   });
 });

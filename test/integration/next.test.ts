@@ -90,6 +90,7 @@ describe('next', () => {
     expect(await s.done).toBe(10);
     const text = s.out.join('');
     expect(text).toMatch(/^request redispatch E-1:t1:redispatch: stop t1 \(ENG-1\), launch t1-r1 with the prompt in the file; file epics\/E-1\/requests\/E-1__t1__redispatch\.redispatch\.json; answer by \S+: Stop the agent of row t1/m);
+    expect(text).toMatch(/^request redispatch E-1:t1:redispatch: .* Why: stalled: inactivity, idle \d+s\.$/m);
     expect(text).toContain('wave E-1: 1 in flight, 0 terminal, 0 blocked, 1 requests pending\n');
     expect(text).toContain('next: requests (exit 10): carry these out, then run next again\n');
   });
