@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Entry point: the compiled CLI (built by `npm run build`, and at pack time by `prepack`).
 // Two fast paths load almost nothing: `--version` (read package.json) and the Claude Code
-// hook, which runs on every tool call and loads only the hook module. `hook install` and
-// `hook uninstall` are ordinary commands of the full CLI.
+// hook, which runs on every tool call and loads only the hook module. `hook install`,
+// `hook uninstall` and `hook --print-settings` are ordinary commands of the full CLI.
 const args = process.argv.slice(2);
-const isHookRun = args[0] === 'hook' && !args.some((a) => ['install', 'uninstall', '--help', '-h'].includes(a));
+const isHookRun = args[0] === 'hook' && !args.some((a) => ['install', 'uninstall', '--print-settings', '--help', '-h'].includes(a));
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v' || args[0] === '-V')) {
   const { readFileSync } = await import('node:fs');
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));

@@ -1,54 +1,15 @@
 // `dispatch-watchdog hook`: installed as a Claude Code hook, it appends one compact line per
 // event to <stateDir>/activity/<agent_id or session_id>.ndjson, prints nothing and always exits 0:
-// a hook must never break or slow the agent. Imports only node built-ins and small modules (no
-// zod, commander or Linear: a test checks), so loading it adds ~13 ms to node's start-up.
-import { existsSync, promises as fs } from 'node:fs';
-import path from 'node:path';
+// a hook must never break or slow the agent. A hook call runs hook-run.ts only (through the fast
+// entry); this module adds what installing it needs: the settings block and the entry's path.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { appendLine, guardRoot } from '../journal/atomic-write.js';
-import { readStdin, salvagePayload } from './hook-stdin.js';
-import { buildHookLine } from '../observe/parse/hook-line.js';
+import { hookRun, resolveHookStateDir } from './hook-run.js';
+
+export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
 /** The events the watchdog listens to (DESIGN §4). */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification'] as const;
-
-export interface HookResult {
-  isWritten: boolean;
-  file?: string;
-  /** Why nothing was written (garbage input, an unsafe id, no state dir…). */
-  reason?: string;
-}
-
-/** Append the activity line of a parsed hook payload. Never throws. */
-export async function runHookPayload(payload: unknown, opts: { stateDir: string; nowMs: number }): Promise<HookResult> {
-  try {
-    const built = buildHookLine(payload, opts.nowMs);
-    if (!built) return { isWritten: false, reason: 'not a hook payload with hook_event_name and a safe agent_id or session_id' };
-    const root = path.resolve(opts.stateDir);
-    guardRoot(root); // activity/ must not be a symlink out of the state dir
-    // Never create the state dir itself: with the ./.onex_state default that would litter every
-    // project the agent works in. Only its activity/ subdirectory is created.
-    const st = await fs.stat(root).catch(() => undefined);
-    if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = path.join(root, 'activity', `${built.id}.ndjson`);
-    // No fsync: losing the last event on a power cut is fine; making the agent wait is not.
-    await appendLine(file, JSON.stringify(built.line), { sync: false });
-    return { isWritten: true, file };
-  } catch (e) {
-    return { isWritten: false, reason: e instanceof Error ? e.message : String(e) };
-  }
-}
-
-/** Parse a hook's stdin text and append its activity line. Never throws. */
-export async function runHook(stdinText: string, opts: { stateDir: string; nowMs: number }): Promise<HookResult> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(stdinText);
-  } catch {
-    return { isWritten: false, reason: 'stdin is not JSON' };
-  }
-  return runHookPayload(payload, opts);
-}
 
 /** The settings.json block that installs `command` for the 8 events (claude-code-surfaces.md §2.1). */
 export function hookSettingsBlock(command: string): { hooks: Record<string, unknown[]> } {
@@ -70,14 +31,6 @@ export function hookSettingsBlock(command: string): { hooks: Record<string, unkn
 /** Quote an argument for the shell that runs hook commands. */
 export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The state dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
-export function resolveHookStateDir(argv: readonly string[], env: NodeJS.ProcessEnv): string {
-  const i = argv.indexOf('--state-dir');
-  const eq = argv.find((a) => a.startsWith('--state-dir='));
-  const flag = eq ? eq.slice('--state-dir='.length) : i >= 0 ? argv[i + 1] : undefined;
-  return path.resolve(flag || env.ONEX_STATE_DIR || '.onex_state');
 }
 
 /** Absolute path of this package's fast hook entry (dist/src/hook-entry.js). */
@@ -104,14 +57,15 @@ export function defaultHookCommand(stateDir: string, entry = hookEntryPath()): s
 }
 
 /**
- * `dispatch-watchdog hook [--print-settings] [--state-dir DIR]`: always resolves 0.
+ * `dispatch-watchdog hook [--print-settings] [--state-dir DIR]`: always resolves 0. `stdin` is a
+ * stream, or a file descriptor to read directly (the fast entry passes 0).
  * `out` receives the settings block of --print-settings (`warn` a note when the state dir is
  * missing, or when the entry it names lives in a package manager's cache); handling a payload
  * prints nothing, ever.
  */
 export async function hookMain(
   argv: readonly string[],
-  stdin: NodeJS.ReadableStream,
+  stdin: NodeJS.ReadableStream | number,
   env: NodeJS.ProcessEnv,
   opts: { nowMs?: () => number; out?: (text: string) => void; warn?: (text: string) => void; stdinTimeoutMs?: number; entryPath?: string } = {},
 ): Promise<number> {
@@ -129,12 +83,9 @@ export async function hookMain(
       if (!existsSync(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})\n`);
       return 0;
     }
-    const input = await readStdin(stdin, opts.stdinTimeoutMs ?? 2000);
-    const nowMs = (opts.nowMs ?? Date.now)();
-    if (input.isCut) await runHookPayload(salvagePayload(input.text, input.tail), { stateDir, nowMs });
-    else await runHook(input.text, { stateDir, nowMs });
+    return await hookRun(argv, stdin, env, opts);
   } catch {
     // A hook must never fail the agent.
+    return 0;
   }
-  return 0;
 }
