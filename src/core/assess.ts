@@ -101,9 +101,30 @@ function repeatedError(calls: readonly ToolCall[]): { error?: string; count: num
   return { error, count };
 }
 
+/**
+ * What assess derives from an observation alone (and the policy), kept per observation object:
+ * a steady check judges the same (reused, never mutated) observation again at every moment.
+ */
+interface Derived {
+  policy: Policy;
+  window: Window;
+  repeat?: ReturnType<typeof trailingRepeat>;
+  err?: ReturnType<typeof repeatedError>;
+}
+const derivedOf = new WeakMap<Observation, Derived>();
+
+function derived(obs: Observation, policy: Policy): Derived {
+  const d = derivedOf.get(obs);
+  if (d?.policy === policy) return d;
+  const fresh: Derived = { policy, window: effectiveWindow(obs, policy) };
+  derivedOf.set(obs, fresh);
+  return fresh;
+}
+
 /** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
 export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number): Verdict {
-  const window = effectiveWindow(obs, policy);
+  const d = derived(obs, policy);
+  const window = d.window;
   const verdict = (kind: VerdictKind, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
     kind,
     taskId: task.taskId,
@@ -219,11 +240,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   }
 
   // 7. Alive but going round in circles.
-  const repeat = trailingRepeat(obs.recentCalls);
+  const repeat = (d.repeat ??= trailingRepeat(obs.recentCalls));
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
     return verdict('looping', `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
   }
-  const err = repeatedError(obs.recentCalls);
+  const err = (d.err ??= repeatedError(obs.recentCalls));
   if (err.error && err.count >= policy.loopErrorCount) {
     return verdict('looping', `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, ' ').slice(0, 80)}`, timing);
   }

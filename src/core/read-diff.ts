@@ -35,6 +35,9 @@ export function compareReads(before: Wave, after: Wave): RowLoss {
 
 export const hasLoss = (l: RowLoss) => l.vanished.length > 0 || l.fieldsLost.length > 0;
 
+/** Per row as read: the task last made from it with carried times. */
+const carried = new WeakMap<Task, Task>();
+
 /** A row may not lose the activity an earlier read of the same attempt showed: never taken as never started. */
 export function carryActivityForward(before: Wave | undefined, wave: Wave): Wave {
   if (!before) return wave;
@@ -48,7 +51,12 @@ export function carryActivityForward(before: Wave | undefined, wave: Wave): Wave
     const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
     const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
     if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
-    return { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : undefined };
+    // The same row carrying the same times gives the same task object (a steady check tells an unchanged task by identity).
+    const hit = carried.get(t);
+    if (hit && hit.dispatchedAtMs === dispatchedAtMs && (hit.lastActivityMs ?? -Infinity) === lastActivityMs) return hit;
+    const out = { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : undefined };
+    carried.set(t, out);
+    return out;
   });
   return { ...wave, tasks };
 }

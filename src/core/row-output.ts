@@ -3,18 +3,29 @@
 // the check that saw it change. The first sight of a text proves nothing. Pure.
 import type { Task, Wave } from '../contracts/state-file.js';
 
-/** Per task id: the last_output last seen and when it was last seen to change. */
-export type RowOutputs = Map<string, { text: string; changedAtMs?: number }>;
+/**
+ * Per task id: the last_output last seen and when it was last seen to change; and the row last
+ * given that time, with the task made from it (the same object while the row is the same, so a
+ * steady check can tell an unchanged task by identity).
+ */
+export type RowOutputs = Map<string, { text: string; changedAtMs?: number; row?: Task; task?: Task }>;
 
 /** Remember each in-flight row's last_output; a row whose text changed counts as active then. */
 export function applyRowOutputProgress(wave: Wave, seen: RowOutputs, nowMs: number): Wave {
   const tasks = wave.tasks.map((t): Task => {
     if (t.statusClass !== 'in_flight' || t.lastOutput === undefined) return t;
-    const before = seen.get(t.taskId);
-    const changedAtMs = before === undefined ? undefined : before.text !== t.lastOutput ? nowMs : before.changedAtMs;
-    seen.set(t.taskId, { text: t.lastOutput, changedAtMs });
+    let before = seen.get(t.taskId);
+    if (before === undefined || before.text !== t.lastOutput) {
+      before = { text: t.lastOutput, changedAtMs: before === undefined ? undefined : nowMs };
+      seen.set(t.taskId, before);
+    }
+    const { changedAtMs } = before;
     if (changedAtMs === undefined || (t.lastActivityMs !== undefined && t.lastActivityMs >= changedAtMs)) return t;
-    return { ...t, lastActivityMs: changedAtMs };
+    if (before.row !== t || before.task === undefined) {
+      before.row = t;
+      before.task = { ...t, lastActivityMs: changedAtMs };
+    }
+    return before.task;
   });
   return { ...wave, tasks };
 }

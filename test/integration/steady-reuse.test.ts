@@ -59,12 +59,15 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean } =
   if (opt.hasObservers) observe.mockImplementation(env.observers[0]!.observe.bind(env.observers[0]));
   if (opt.hasObservers) (env.observers[0] as { observe: unknown }).observe = observe;
   /** One check by the long-lived env, and the same moment judged by a fresh one: they must agree. */
-  const check = async (nowMs: number) => {
+  const check = async (nowMs: number, o: { isFreshSame: boolean } = { isFreshSame: true }) => {
     const r = await runCheck(env, nowMs);
-    const fresh = await runCheck(makeEnv(), nowMs);
-    if (!r.ok || !fresh.ok) throw new Error('check failed');
-    expect(r.verdicts).toEqual(fresh.verdicts);
-    expect(r.report).toEqual(fresh.report);
+    if (!r.ok) throw new Error('check failed');
+    if (o.isFreshSame) {
+      const fresh = await runCheck(makeEnv(), nowMs);
+      if (!fresh.ok) throw new Error('check failed');
+      expect(r.verdicts).toEqual(fresh.verdicts);
+      expect(r.report).toEqual(fresh.report);
+    }
     const observed = observe.mock.calls.map(([t]) => (t as { taskId: string }).taskId);
     observe.mockClear();
     return { verdicts: r.verdicts, observed };
@@ -163,6 +166,25 @@ describe('reusing an unchanged task\'s observation', () => {
     const later = await s.check(ms(41));
     expect(later.observed).toContain('ts');
     expect(later.verdicts[ts]!.lastProgressMs).toBe(ms(40));
+  });
+
+  it('reuses a task whose row output changed once, and still stalls it a window after that change', async () => {
+    const s = await setup();
+    const withOutput = (text: string) => s.rows.map((r, k) => (k === 0 ? { ...r, last_output: text } : r));
+    s.write(withOutput('reading'));
+    // A fresh watchdog has not seen the text change: these checks are compared with nothing.
+    const keep = { isFreshSame: false };
+    await s.check(ms(20), keep);
+    s.write(withOutput('writing'));
+    const changed = await s.check(ms(40), keep);
+    expect(changed.verdicts[0]!.lastProgressMs).toBe(ms(40));
+    // The next check carries that activity forward into a task of its own; from then on it is reused.
+    await s.check(ms(41), keep);
+    expect((await s.check(ms(42), keep)).observed).toEqual([]);
+    const quiet = await s.check(ms(40 + TIMEOUT_S), keep);
+    expect(quiet.observed).toEqual([]);
+    expect(quiet.verdicts[0]!.kind).toBe('healthy');
+    expect((await s.check(ms(40 + TIMEOUT_S) + 1, keep)).verdicts[0]!.kind).toBe('stalled');
   });
 
   it('judges a changed row from the new row when no observer reads files', async () => {
