@@ -18,11 +18,11 @@ export interface Fleet {
 export const FLEET_NOW = Date.parse('2026-04-02T12:00:00Z');
 const PER_SESSION = 20;
 
-/** One tool call and its result by `agent`, about 1 KB. */
+/** One tool call and its result by `agent`, about 1 KB; each call is its own message, with its `message.id` as Claude Code writes it. */
 export function transcriptLines(agent: string, session: string, i: number, t: number): string {
   const id = `u${i}`;
   return (
-    JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: session, isSidechain: true, message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) +
+    JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: session, isSidechain: true, message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) +
     '\n' +
     JSON.stringify({ type: 'user', timestamp: new Date(t + 200).toISOString(), agentId: agent, sessionId: session, isSidechain: true, message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: 'y'.repeat(700) }] } }) +
     '\n'

@@ -94,6 +94,6 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
 /** Claude Code transcripts and hook activity as evidence (docs/claude-code.md). */
 export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[] {
   return (paths, opts) => [
-    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined }),
+    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }),
   ];
 }

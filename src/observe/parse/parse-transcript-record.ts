@@ -93,6 +93,16 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
   const text = content.map((b) => (isRec(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join('\n');
   const failure = apiFailure(rec, message, text);
   s.apiError = failure && { ...failure, atMs };
+  const tail = s.tail;
+  const messageId = str(message.id);
+  if (tail && messageId !== undefined) {
+    if (tail.firstMessageId === undefined) tail.firstMessageId = messageId;
+    else if (messageId !== tail.firstMessageId && !tail.isFresh) {
+      tail.isFresh = true;
+      // Nothing may be open when a new message begins; a call the tail rebuilt from progress lines still is.
+      if (s.open.length > 0) tail.isSpoiled = true;
+    }
+  }
   for (const block of content) {
     if (!isRec(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
@@ -103,7 +113,8 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
       const facts = summarizeToolInput(block.name, block.input);
       const input = isRec(block.input) ? block.input : {};
       const killsTaskId = KILL_TOOLS[block.name]?.map((k) => str(input[k])).find((x) => x !== undefined);
-      openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...(killsTaskId ? { killsTaskId } : {}) });
+      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...(killsTaskId ? { killsTaskId } : {}) });
+      if (tail?.isFresh && isNew) tail.callsSinceFresh++;
     }
   }
 }
@@ -127,7 +138,9 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
       // A background agent's launch, when the record carries no structured toolUseResult.
       const launched = error === undefined ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : undefined;
       if (launched) trackTask(s, { id: launched, kind: 'agent', status: 'running', atMs });
-      closeCall(s, block.tool_use_id, error);
+      const isKnown = closeCall(s, block.tool_use_id, error);
+      // After a message that began in the tail, every result answers a call the tail holds.
+      if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
     }
   }
   if (rec.isCompactSummary === true && atMs !== undefined) s.compactedAtMs = atMs;
@@ -163,6 +176,11 @@ function applyTaskRecord(s: TranscriptState, rec: Rec, atMs: number | undefined)
   if (id && status && status !== 'running' && status !== 'pending') updateTask(s, { id, kind: 'unknown', status, atMs }, true);
 }
 
+/** A call rebuilt from a progress line after a message that began in the tail: that message did not end what came before. */
+function spoilFreshTail(s: TranscriptState): void {
+  if (s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+
 /** A `bash_progress` line for a call we never saw (it began before a tail start): rebuild it. */
 function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number | undefined): void {
   const id = str(rec.parentToolUseID);
@@ -170,6 +188,7 @@ function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number
   const elapsed = num(data.elapsedTimeSeconds);
   const startedAtMs = atMs !== undefined && elapsed !== undefined ? atMs - elapsed * 1000 : atMs;
   openCall(s, { name: 'Bash', timeoutMs: num(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
+  spoilFreshTail(s);
 }
 
 /** An `agent_progress` line names the subagent of an open Task/Agent call; rebuild the call when a tail start cut it off. */
@@ -180,6 +199,7 @@ function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: numbe
   const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
   if (known.length === 0) {
     openCall(s, { name: 'Task', startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
+    spoilFreshTail(s);
     return;
   }
   for (const c of known) c.childAgentId = agentId;
@@ -252,7 +272,11 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
   // notifications (the agent's answer to them resumes it) and local commands do not.
   if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) s.turnEndedMs = undefined;
-  if ((actor === 'human' && !isCommand) || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) s.hasTurnStart = true;
+  if ((actor === 'human' && !isCommand) || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) {
+    s.hasTurnStart = true;
+    // A turn boundary in the tail: what came before it is context enough (the read-back rule).
+    s.tail = undefined;
+  }
   switch (type) {
     case 'assistant':
       return applyAssistant(s, rec, atMs);
@@ -287,6 +311,19 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
     default:
       return;
   }
+}
+
+/** Where a record names a background task or child agent whose status it sets (see applyUser, applyNotifications). */
+const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id)>/g;
+
+/**
+ * Every id a stretch of transcript text (raw lines, unparsed) may set a task status for: a
+ * superset of what folding those lines could add to `tasks`, found without JSON.parse.
+ */
+export function taskIdsMentioned(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add((m[1] ?? m[2])!);
+  return out;
 }
 
 /** Who a record shows at work: used by `replay` to tell whether the agent went on after a stall. */

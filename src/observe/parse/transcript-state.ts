@@ -24,6 +24,27 @@ export interface TrackedTask {
   atMs?: number;
 }
 
+/**
+ * What a state folded from a tail start alone (a cold start mid-file, the bytes before `from`
+ * unread) can vouch for; see `tailSuffices` (tail-context.ts). Dropped once a turn boundary is
+ * read (then the tail holds enough context, as the read-back rule has always said).
+ */
+export interface TailLedger {
+  /** Byte offset the tail began at. */
+  from: number;
+  /** `message.id` of the first assistant record read (it may be a later block of a message begun before the tail). */
+  firstMessageId?: string;
+  /**
+   * An assistant message that began inside the tail was read: the API call that wrote it was sent
+   * with the result of every call opened before it, so nothing opened before the tail is still open.
+   */
+  isFresh?: true;
+  /** Tool calls opened since that message began (they are the newest entries of `recent`). */
+  callsSinceFresh: number;
+  /** After it, a result or progress line named a call the tail never saw: the premise failed. */
+  isSpoiled?: true;
+}
+
 export interface TranscriptState {
   version: 1;
   /** Newest timestamp of a record that shows the agent or its harness at work. */
@@ -51,6 +72,8 @@ export interface TranscriptState {
   hasTurnStart?: boolean;
   /** Reading began mid-file (a cold tail start): launches before `firstEventMs` are unknown. */
   isTailStart?: boolean;
+  /** Set while only a tail was read (a lazy cold start): what the bytes before it could still change. */
+  tail?: TailLedger;
   /** A manual `/compact` is under way: its records are the human's, not the agent's. */
   isManualCompact?: boolean;
   /** A final `type:"result"` record (stream-json output) was seen. */
@@ -89,14 +112,15 @@ export interface CallTable {
   open: ToolCall[];
 }
 
-/** Remember a new call (open until its result arrives). */
-export function openCall(s: CallTable, call: ToolCall): void {
-  if (call.toolUseId !== undefined && s.recent.some((c) => c.toolUseId === call.toolUseId)) return;
+/** Remember a new call (open until its result arrives); false when it was already known. */
+export function openCall(s: CallTable, call: ToolCall): boolean {
+  if (call.toolUseId !== undefined && s.recent.some((c) => c.toolUseId === call.toolUseId)) return false;
   s.recent.push(call);
   if (s.recent.length > RECENT_CALLS_MAX) s.recent.splice(0, s.recent.length - RECENT_CALLS_MAX);
-  if (!call.isOpen) return;
+  if (!call.isOpen) return true;
   s.open.push({ ...call });
   if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
+  return true;
 }
 
 /** Close the call `toolUseId` (a result arrived); false when the call is not known. */

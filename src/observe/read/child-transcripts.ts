@@ -97,7 +97,8 @@ export async function readWaitedChildren(transcripts: TailTracker<TranscriptStat
   const seen = new Set<string>();
   const add = async (f: string, isFlat: boolean, withHead = false): Promise<boolean> => {
     if (f === file || seen.has(f) || out.length >= CHILDREN_MAX) return false;
-    const r = await transcripts.read(f, nowMs);
+    // Matched by its first record: a child is read with all the context a cold start gets.
+    const r = await transcripts.read(f, nowMs, { full: true });
     if (!r.ok) return false;
     // A flat directory holds the children of every session of the project: keep this session's.
     if (isFlat && state.sessionId !== undefined && r.state.sessionId !== undefined && r.state.sessionId !== state.sessionId) return false;

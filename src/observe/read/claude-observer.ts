@@ -14,6 +14,9 @@ import { observeTranscript as summarizeWithChildren } from '../parse/observe-tra
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
 import { TailReader, type TailOptions } from './tail-file.js';
 import { createTranscriptTail } from './transcript-tail.js';
+import { tailSuffices } from '../parse/tail-context.js';
+import { DEFAULT_POLICY } from '../../core/policy.js';
+import { PrefixIds } from './prefix-ids.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -26,6 +29,8 @@ export interface ClaudeObserverOptions {
   persistEveryMs?: number;
   /** Keep positions across restarts under <stateDir>/observe/. @defaultValue true */
   isPersistent?: boolean;
+  /** The base stall window (`--timeout`), in ms: a lazy cold tail is trusted only within it. @defaultValue DEFAULT_POLICY.baseTimeoutMs */
+  baseTimeoutMs?: number;
 }
 
 export interface ClaudeObserver extends TaskObserver {
@@ -78,6 +83,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   let lastPersistMs = -Infinity;
   const memos = new Map<string, Memo>();
   let checks = 0;
+  const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes);
 
   async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;
@@ -93,7 +100,9 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     trace.finderGeneration = finder.generation;
     trace.isMemoizable &&= found.ok;
     if (!found.ok) return missing(found.reason);
-    const r = await transcripts.read(found.location.path, nowMs);
+    let r = await transcripts.read(found.location.path, nowMs);
+    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is completed first.
+    if (r.ok && !tailSuffices(r.state, nowMs, baseTimeoutMs)) r = await transcripts.read(found.location.path, nowMs, { full: true });
     if (!r.ok) {
       trace.isMemoizable = false;
       finder.invalidate(q);
@@ -101,6 +110,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     }
     trace.files.push(found.location.path);
     trace.fileVersions.push(r.version);
+    // A tail trusted alone is trusted only within the base window of its newest record.
+    if (r.state.tail && r.state.lastEventMs !== undefined) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
     if (r.size > 0) {
       const same = mtimeSameAsOf(r.mtimeMs, nowMs);
       if (same) {
@@ -117,7 +128,11 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const flatParent = r.state.sessionId && path.join(path.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : undefined);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part.finished) {
-      const p = await transcripts.read(parentPath, nowMs);
+      let p = await transcripts.read(parentPath, nowMs);
+      // A parent read from a tail alone: read back when the bytes before it may report this agent.
+      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && (await prefixes.mention(parentPath, p.state.tail.from, task.agentId))) {
+        p = await transcripts.read(parentPath, nowMs, { full: true });
+      }
       if (p.ok) {
         trace.files.push(parentPath);
         trace.fileVersions.push(p.version);

@@ -26,8 +26,11 @@ export interface TailPosition {
 export type ResetReason = 'cold' | 'replaced' | 'truncated' | 'rewritten';
 
 export interface TailHandlers {
-  /** Reading starts over: forget what was parsed from this file. */
-  reset(reason: ResetReason): void;
+  /**
+   * Reading starts over: forget what was parsed from this file. `cutAt`: the read begins at this
+   * byte offset, mid-file (a tail start: the bytes before it are not read), else at byte 0.
+   */
+  reset(reason: ResetReason, cutAt?: number): void;
   line(bytes: Buffer, ref: LineRef): void;
   oversize(ref: LineRef, bytes: number): void;
 }
@@ -36,8 +39,14 @@ export interface TailOptions {
   /** A cold start reads at most this many bytes from the end. @defaultValue 262144 (256 KB) */
   tailBytes: number;
   /**
-   * A cold start whose tail lacks what the parser needs (a turn boundary) reads further back,
-   * quadrupling, up to this many bytes from the end. @defaultValue 4194304 (4 MB)
+   * A parser that can tell whether a tail holds enough context (transcripts) starts colder still:
+   * at most this many bytes (and at most `tailBytes`), read further back only when needed.
+   * @defaultValue 32768 (32 KB)
+   */
+  lazyTailBytes: number;
+  /**
+   * A cold start whose tail lacks what the verdict needs reads back once, at most this many
+   * bytes from the end. @defaultValue 4194304 (4 MB)
    */
   maxColdBytes: number;
   /** A longer line is skipped with a diagnostic. @defaultValue 8388608 (8 MB) */
@@ -46,8 +55,8 @@ export interface TailOptions {
   chunkBytes: number;
 }
 
-/** 256 KB cold-start tail, 8 MB line cap, 64 KB reads. */
-export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+/** 256 KB cold-start tail (32 KB for a lazy one, up to 4 MB read back), 8 MB line cap, 64 KB reads. */
+export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, lazyTailBytes: 32 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
 
 export type TailReadResult =
   | { ok: true; position: TailPosition; size: number; mtimeMs: number; reset?: ResetReason }
@@ -120,8 +129,8 @@ export class TailReader {
       else if (st.size < pos.splitter.fedTo) reset = 'truncated';
       else if (st.size > pos.splitter.fedTo && !(await this.continuesAt(handle, pos.splitter))) reset = 'rewritten';
       if (reset || !pos) {
-        h.reset(reset ?? 'cold');
         pos = this.coldPosition(st.size, coldBytes);
+        h.reset(reset ?? 'cold', pos.splitter.isSkipping ? pos.cursor.offset : undefined);
       }
       const s = pos.splitter;
       while (s.fedTo < st.size) {

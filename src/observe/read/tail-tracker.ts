@@ -14,8 +14,18 @@ export interface TailParser<S> {
   line(state: S, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined;
   /** Count a line skipped for being over the size cap. */
   skipped?(state: S): void;
-  /** False when a tail start missed something the verdict needs: read further back (bounded). */
+  /**
+   * The state is folded from a tail alone (a cold start mid-file, cut at byte `cutAt`): a parser
+   * with this hook is read lazily, `lazyTailBytes` first, and read back only when asked to.
+   */
+  beginTail?(state: S, cutAt: number): void;
+  /** False while the state lacks context its tail start missed (`read(…, {full: true})` reads back). */
   hasContext?(state: S): boolean;
+}
+
+export interface ReadOptions {
+  /** A state that lacks context is completed first: read back once, at most `maxColdBytes` from the end. */
+  full?: boolean;
 }
 
 export type TrackResult<S> =
@@ -72,14 +82,17 @@ export class TailTracker<S> {
     this.checkId++;
   }
 
-  /** Read what `file` gained since the last call (or since the saved position) and return the state. */
-  read(file: string, nowMs: number): Promise<TrackResult<S>> {
+  /**
+   * Read what `file` gained since the last call (or since the saved position) and return the
+   * state. A cold start of a lazy parser reads a short tail; `full` completes such a state.
+   */
+  read(file: string, nowMs: number, opts: ReadOptions = {}): Promise<TrackResult<S>> {
     const mem = this.entries.get(file);
-    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file)) {
+    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file) && !(opts.full && this.lacksContext(mem.state))) {
       return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version! });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
-    const run = before.then(() => this.readNow(file, nowMs));
+    const run = before.then(() => this.readNow(file, nowMs, opts.full === true));
     const settled = run.catch(() => undefined);
     this.busy.set(file, settled);
     void settled.then(() => {
@@ -148,13 +161,24 @@ export class TailTracker<S> {
     return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
   }
 
-  private async readNow(file: string, nowMs: number): Promise<TrackResult<S>> {
-    const prev = await this.entryFor(file);
-    let state = prev?.state ?? this.parser.empty();
+  /** The state came from a tail alone and misses context the parser can name. */
+  lacksContext(state: S): boolean {
+    return this.parser.hasContext !== undefined && !this.parser.hasContext(state);
+  }
+
+  private async readNow(file: string, nowMs: number, full: boolean): Promise<TrackResult<S>> {
+    let prev = await this.entryFor(file);
     const parser = this.parser;
-    const read = (position: TailPosition | undefined, coldBytes?: number) => this.reader.read(file, position, {
-      reset: () => {
+    const opts = this.reader.opts;
+    // Completing a tail-only state: start over from the bound, in one pass (the short tail is read again).
+    if (full && prev && this.lacksContext(prev.state)) prev = undefined;
+    let state = prev?.state ?? parser.empty();
+    let isLazy = false;
+    const read = (position: TailPosition | undefined, coldBytes: number) => this.reader.read(file, position, {
+      reset: (_reason, cutAt) => {
         state = parser.empty();
+        // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
+        if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
       },
       line: (bytes, ref) => {
         const d = parser.line(state, bytes.toString('utf8'), file, ref);
@@ -166,12 +190,13 @@ export class TailTracker<S> {
         this.diag({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
       },
     }, coldBytes);
-    let res = await read(prev?.position);
-    // A tail start that begins mid-turn reads further back, so a cold check judges like the loop.
-    for (let bytes = this.reader.opts.tailBytes; res.ok && res.reset && res.size > bytes && parser.hasContext && !parser.hasContext(state); ) {
-      if (bytes >= this.reader.opts.maxColdBytes) break;
-      bytes = Math.min(bytes * 4, this.reader.opts.maxColdBytes);
-      res = await read(undefined, bytes);
+    const lazyBytes = Math.min(opts.tailBytes, opts.lazyTailBytes);
+    isLazy = parser.beginTail !== undefined && !full;
+    let res = await read(prev?.position, parser.beginTail && !full ? lazyBytes : full ? opts.maxColdBytes : opts.tailBytes);
+    // Asked for context the state still lacks (its first read this time, or appended to a lazy tail): read back once.
+    if (full && res.ok && this.lacksContext(state)) {
+      isLazy = false;
+      res = await read(undefined, opts.maxColdBytes);
     }
     if (!res.ok) {
       // Whatever was folded in before the failure no longer matches a position: start over next time.
@@ -182,8 +207,7 @@ export class TailTracker<S> {
     // An unchanged file is saved again only to refresh its use time, which ranks it for pruning.
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
-    const isSame = !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs;
-    const version = isSame ? prev.version! : ++this.versions;
+    const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
     this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
   }

@@ -10,5 +10,16 @@ import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '.
 /** A tracker of transcript files under a state dir `root`, reading through `reader`. */
 export function createTranscriptTail(root: string, reader: TailReader, opts: { isPersistent: boolean }): TailTracker<TranscriptState> {
   const store = opts.isPersistent ? new TailStore(path.join(root, 'observe', 'transcripts.json'), isTranscriptState) : undefined;
-  return new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine, skipped: (s) => void s.skippedLines++, hasContext: (s) => s.hasTurnStart === true }, store);
+  return new TailTracker<TranscriptState>(
+    reader,
+    {
+      empty: emptyTranscriptState,
+      line: parseTranscriptLine,
+      skipped: (s) => void s.skippedLines++,
+      // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
+      beginTail: (s, cutAt) => void (s.tail = { from: cutAt, callsSinceFresh: 0 }),
+      hasContext: (s) => s.tail === undefined,
+    },
+    store,
+  );
 }

@@ -1,0 +1,237 @@
+// A lazy cold start (a short tail, read back only when the tail cannot vouch for the verdict)
+// judges exactly as the loop (every byte read) at every cut and every sampled moment, on
+// transcripts built so that the tail alone would judge wrongly: a long Bash, a Task call, an
+// AskUserQuestion and an API give-up opened before the tail, an error loop straddling its start,
+// a parent that reported the agent finished before its tail. Each case also shows that the tail
+// alone gives another verdict (so the case has teeth), and the active case that the lazy read
+// reads less than the file.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/contracts/state-file.js';
+import { assess, type Verdict } from '../../src/core/assess.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { StatePaths } from '../../src/journal/paths.js';
+import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { observeRow } from '../../src/observe/parse/observe-row.js';
+import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';
+import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
+import { taskIdsMentioned } from '../../src/observe/parse/parse-transcript-record.js';
+import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import type { TailOptions } from '../../src/observe/read/tail-file.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const T0 = Date.parse('2026-03-02T10:00:00.000Z');
+const iso = (s: number) => new Date(T0 + s * 1000).toISOString();
+type Obj = Record<string, unknown>;
+const rec = (s: number, o: Obj, who: Obj = {}) => JSON.stringify({ isSidechain: false, sessionId: 's1', version: '2.1.39', ...who, timestamp: iso(s), ...o });
+const PAD = 'x'.repeat(160);
+
+/** Records of one transcript; `who` adds agentId/isSidechain for a subagent's. */
+function writer(who: Obj = {}) {
+  const lines: string[] = [];
+  let n = 0;
+  const w = {
+    lines,
+    prompt: (s: number, text: string) => lines.push(rec(s, { type: 'user', message: { role: 'user', content: text } }, who)),
+    call: (s: number, name: string, input: Obj, id = `tu${++n}`) => {
+      lines.push(rec(s, { type: 'assistant', message: { id: `msg_${id}`, role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } }, who));
+      return id;
+    },
+    result: (s: number, id: string, content: string, isError = false, toolUseResult?: Obj) =>
+      lines.push(rec(s, { type: 'user', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content, is_error: isError }] }, ...(toolUseResult ? { toolUseResult } : {}) }, who)),
+    /** `k` finished Read calls, one message each, from second `s`, every `every` seconds. */
+    work: (s: number, k: number, every = 2) => {
+      for (let i = 0; i < k; i++) {
+        const id = w.call(s + i * every, 'Read', { file_path: `/src/f${n}.ts` });
+        w.result(s + i * every + 1, id, `contents ${PAD}`);
+      }
+      return s + k * every;
+    },
+    /** Records that are not the agent's messages (hook progress), from `s`, one a second. */
+    hooks: (s: number, k: number, every = 1) => {
+      for (let i = 0; i < k; i++) lines.push(rec(s + i * every, { type: 'progress', data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Read', command: `echo ${PAD}` } }, who));
+    },
+    text: () => lines.join('\n') + '\n',
+  };
+  return w;
+}
+
+interface Case {
+  files: Record<string, string>;
+  task: Task;
+  /** The file the task is judged by. */
+  own: string;
+}
+
+const row = (extra: Partial<Task>): Task => ({ taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: T0, ...extra });
+
+const CASES: Record<string, (dir: string) => Case> = {
+  'an agent at work (the tail is enough)': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Refactor the parser.');
+    w.work(1, 40);
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'a 10-minute Bash opened before the tail, its progress lines since': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Build it.');
+    const s = w.work(1, 8);
+    const id = w.call(s, 'Bash', { command: 'make release', timeout: 600_000 });
+    for (let i = 1; i <= 40; i++) w.lines.push(rec(s + i, { type: 'progress', parentToolUseID: id, data: { type: 'bash_progress', output: `step ${i} ${PAD}`, elapsedTimeSeconds: i } }));
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'a Task call opened before the tail, its subagent still working': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Explore the code.');
+    const s = w.work(1, 6);
+    w.call(s, 'Task', { description: 'explore', prompt: 'Explore the code base', subagent_type: 'Explore' });
+    w.hooks(s + 1, 30);
+    const child = writer({ agentId: 'c1', isSidechain: true });
+    child.prompt(s + 1, 'Explore the code base');
+    child.work(s + 2, 60, 5);
+    return {
+      files: { 's1.jsonl': w.text(), 's1/subagents/agent-c1.jsonl': child.text() },
+      task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }),
+      own: 's1.jsonl',
+    };
+  },
+  'an AskUserQuestion opened before the tail': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Pick a name.');
+    const s = w.work(1, 6);
+    w.call(s, 'AskUserQuestion', { questions: [{ question: 'Which name?', options: [{ label: 'a' }, { label: 'b' }] }] });
+    w.hooks(s + 1, 30);
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'an API give-up before the tail': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Fix the bug.');
+    const s = w.work(1, 6);
+    w.lines.push(rec(s, { type: 'assistant', isApiErrorMessage: true, message: { id: 'msg_err', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 Overloaded' }] } }));
+    w.hooks(s + 1, 30);
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'two Task calls in one message, the first one before the tail': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Explore both.');
+    const s = w.work(1, 6);
+    const block = (id: string, name: string, input: Obj) => rec(s, { type: 'assistant', message: { id: 'msg_par', role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } });
+    const task = (d: string) => ({ description: d, prompt: d, subagent_type: 'Explore' });
+    // Parallel calls: one message, one record per block, the same message id.
+    w.lines.push(block('tA', 'Task', task('explore a')), block('tB', 'Task', task('explore b')), block('r1', 'Read', { file_path: '/a.ts' }), block('r2', 'Grep', { pattern: 'x' }));
+    w.result(s + 1, 'r1', `a ${PAD}`);
+    w.result(s + 1, 'r2', `x ${PAD}`);
+    w.hooks(s + 1, 12);
+    w.result(s + 20, 'tB', 'B done', false, { status: 'completed', agentId: 'cB' });
+    w.hooks(s + 21, 15, 20);
+    const a = writer({ agentId: 'cA', isSidechain: true });
+    a.prompt(s + 1, 'explore a');
+    a.work(s + 2, 60, 5);
+    const b = writer({ agentId: 'cB', isSidechain: true });
+    b.prompt(s + 1, 'explore b');
+    b.work(s + 2, 8, 2);
+    return {
+      files: { 's1.jsonl': w.text(), 's1/subagents/agent-cA.jsonl': a.text(), 's1/subagents/agent-cB.jsonl': b.text() },
+      task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }),
+      own: 's1.jsonl',
+    };
+  },
+  'a background agent whose progress lines follow messages begun in the tail': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Run the audit in the background and go on.');
+    const id = w.call(1, 'Task', { description: 'audit', prompt: 'Audit', subagent_type: 'general-purpose', run_in_background: true });
+    w.result(2, id, 'Launched.', false, { status: 'async_launched', agentId: 'cbg' });
+    // Fewer than 20 calls after it: the launch stays among the recent calls the loop remembers.
+    for (let i = 0; i < 15; i++) {
+      w.work(3 + i * 3, 1);
+      if (i % 2 === 1) w.lines.push(rec(4 + i * 3, { type: 'progress', parentToolUseID: id, data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } } }));
+    }
+    const bg = writer({ agentId: 'cbg', isSidechain: true });
+    bg.prompt(2, 'Audit');
+    bg.work(3, 10, 4);
+    return { files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'a 1.0 session that names its version on its first record only, ending in a final answer': (dir) => {
+    const w = writer({ version: undefined });
+    w.lines.push(rec(0, { type: 'user', version: '1.0.77', message: { role: 'user', content: 'Explain the module.' } }, { version: undefined }));
+    const s = w.work(1, 20);
+    w.lines.push(rec(s, { type: 'assistant', message: { id: 'msg_final', role: 'assistant', type: 'message', content: [{ type: 'text', text: `The module parses input. ${PAD}` }] } }, { version: undefined }));
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'the same error four times in a row, straddling the tail start': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Make the tests pass.');
+    let s = w.work(1, 10);
+    for (let i = 0; i < 4; i++, s += 3) w.result(s + 1, w.call(s, 'Bash', { command: `npm test -- --shard=${i} ${PAD}` }), "Error: Cannot find module 'zod'", true);
+    return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
+  'a parent that reported the subagent finished before its tail': (dir) => {
+    const parent = writer();
+    parent.prompt(0, 'Delegate.');
+    const tk = parent.call(1, 'Task', { description: 'fix', prompt: 'Fix it', subagent_type: 'general-purpose' });
+    const child = writer({ agentId: 'c2', isSidechain: true });
+    child.prompt(2, 'Fix it');
+    const end = child.work(3, 10);
+    parent.result(end + 1, tk, 'Done.', false, { status: 'completed', agentId: 'c2', totalDurationMs: 1000 });
+    parent.work(end + 2, 30, 1);
+    const file = path.join(dir, 's1/subagents/agent-c2.jsonl');
+    return { files: { 's1.jsonl': parent.text(), 's1/subagents/agent-c2.jsonl': child.text() }, task: row({ agentId: 'c2', sessionId: 's1', transcriptPath: file }), own: 's1/subagents/agent-c2.jsonl' };
+  },
+};
+
+const show = (v: Verdict) => `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}/${v.deadlineMs ?? '-'}/${v.lastTool ?? '-'}: ${v.reason}`;
+const lastMs = (files: Record<string, string>) => Math.max(...Object.values(files).flatMap((t) => t.trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp))));
+const MOMENTS_S = [1, 60, 121, 200, 700];
+
+describe('a lazy cold start judges like the loop at every cut and moment', () => {
+  it.each(Object.keys(CASES))('%s', async (name) => {
+    const dir = tempDir();
+    const c = CASES[name]!(dir);
+    for (const [f, text] of Object.entries(c.files)) {
+      mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      writeFileSync(path.join(dir, f), text);
+    }
+    const paths = new StatePaths(path.join(dir, 'state'));
+    const observer = (tail: Partial<TailOptions>) => createClaudeObserver({ paths, claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail });
+    const judge = async (tail: Partial<TailOptions>, nowMs: number) => {
+      const o = observer(tail);
+      const v = assess(c.task, mergeObservations([observeRow(c.task), ...(await o.observe(c.task, nowMs))]), DEFAULT_POLICY, nowMs);
+      return { v: show(v), bytes: o.stats().bytesRead };
+    };
+    const own = c.files[c.own]!;
+    const size = Buffer.byteLength(own);
+    const end = lastMs(c.files);
+    let teeth = 0;
+    let lazy = 0;
+    for (const after of MOMENTS_S) {
+      const nowMs = end + after * 1000;
+      const loop = (await judge({ tailBytes: 1 << 30, lazyTailBytes: 1 << 30 }, nowMs)).v;
+      // A tail starting at each of the last 60 lines (cut a few bytes into the line before it).
+      const starts = [...own.matchAll(/\n/g)].map((m) => m.index! + 1).filter((at) => at < size).slice(-60);
+      for (const cut of starts.map((at) => size - at + 5)) {
+        const cold = await judge({ tailBytes: cut, lazyTailBytes: cut }, nowMs);
+        expect(cold.v, `${name}: tail of ${cut} bytes at +${after} s`).toBe(loop);
+        if (cold.bytes < size) lazy++;
+        // The tail alone: the records after the cut, nothing read back, no parent or subagent.
+        const tail = own.slice(own.length - cut);
+        const alone = parseTranscriptText(tail.slice(tail.indexOf('\n') + 1)).state;
+        const v = assess(c.task, mergeObservations([observeRow(c.task), observeTranscript(alone, { nowMs })]), DEFAULT_POLICY, nowMs);
+        if (show(v).split(":")[0] !== loop.split(":")[0]) teeth++;
+      }
+    }
+    if (name.startsWith('an agent at work')) expect(lazy, 'the lazy tail was enough at some cuts').toBeGreaterThan(0);
+    else expect(teeth, 'the tail alone judges otherwise at some cut and moment').toBeGreaterThan(0);
+  });
+});
+
+describe('the raw scan of a parent prefix', () => {
+  it('finds every id a record may set a task status for, without parsing', () => {
+    const text =
+      JSON.stringify({ toolUseResult: { status: 'completed', agentId: 'a93ccab' } }) + '\n' +
+      JSON.stringify({ message: { content: '<task-notification>\n<task-id> b1x </task-id>\n<status>completed</status></task-notification>' } }) + '\n' +
+      JSON.stringify({ toolUseResult: { retrieval_status: 'success', task: { task_id: 'c7', status: 'completed' } } }) + '\n' +
+      JSON.stringify({ toolUseResult: { shellId: 'sh1', status: 'completed' } });
+    expect([...taskIdsMentioned(text)].sort()).toEqual(['a93ccab', 'b1x', 'c7', 'sh1']);
+  });
+});
