@@ -313,8 +313,8 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   }
 }
 
-/** Where a record names a background task or child agent whose status it sets (see applyUser, applyNotifications). */
-const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id)>/g;
+/** Where a record names a background task or child agent whose status it sets (applyUser, applyNotifications, applyTaskRecord, ASYNC_LAUNCH). */
+const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id)>|agentId:\s*([\w-]+)/g;
 
 /**
  * Every id a stretch of transcript text (raw lines, unparsed) may set a task status for: a
@@ -322,7 +322,7 @@ const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)
  */
 export function taskIdsMentioned(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add((m[1] ?? m[2])!);
+  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add((m[1] ?? m[2] ?? m[3])!);
   return out;
 }
 

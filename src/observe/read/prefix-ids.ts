@@ -1,7 +1,7 @@
 // The task and agent ids the unread part of a lazily read transcript mentions (the bytes before
 // its tail, back to the read-back bound), found by one raw scan per file without parsing: a parent
 // read from a tail alone is read back only when its prefix may report the agent asking. I/O.
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import { taskIdsMentioned } from '../parse/parse-transcript-record.js';
 
 interface Scanned {
@@ -26,6 +26,10 @@ export class PrefixIds {
   }
 
   private async idsOf(file: string, from: number): Promise<Set<string> | undefined> {
+    // The subagents of one parent ask in turn: one stat each, one scan per parent.
+    const pre = statSync(file, { throwIfNoEntry: false });
+    const had = this.scanned.get(file);
+    if (pre && had && had.from === from && had.ino === pre.ino) return had.ids;
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(file, 'r');
@@ -34,8 +38,6 @@ export class PrefixIds {
     }
     try {
       const st = await handle.stat();
-      const had = this.scanned.get(file);
-      if (had && had.from === from && had.ino === st.ino) return had.ids;
       const start = Math.max(0, st.size - this.maxBytes);
       const buf = Buffer.allocUnsafe(Math.max(0, from - start));
       let got = 0;
