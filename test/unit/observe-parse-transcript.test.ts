@@ -169,6 +169,19 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expect(answered.part.finished).toEqual({ kind: 'turn ended', atMs: ms(306) });
     });
 
+    it('a notification that names the launching call (<tool-use-id>) ends the agent whatever its task id', () => {
+      const lines = [
+        assistant(0, [toolUse('t1', 'Agent', { description: 'review', prompt: 'p', run_in_background: true })]),
+        user(1, [toolResult('t1', 'launched')], { toolUseResult: { isAsync: true, status: 'async_launched', agentId: 'aa713ded844f2cbf7' } }),
+        system(3, 'turn_duration'),
+      ];
+      const text = notification('task-42', 'completed').replace('</task-id>', '</task-id>\n<tool-use-id>t1</tool-use-id>');
+      const { state, part } = summarize(...lines, user(300, text));
+      expect(runningAgents(state)).toEqual([]);
+      expect(part).toMatchObject({ lastProgressMs: ms(300) });
+      expect(part).not.toHaveProperty('finished');
+    });
+
     it('agents_killed (the user stopped every background agent) ends the wait without waking the agent', () => {
       const { part } = summarize(...launched, system(300, 'agents_killed'));
       expect(part.finished).toEqual({ kind: 'turn ended', atMs: ms(3) });

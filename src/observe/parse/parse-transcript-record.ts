@@ -38,6 +38,9 @@ export const AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
  * notification for an agent whose launch was not read (a cold tail start) wakes it too.
  */
 function updateTask(s: TranscriptState, task: TrackedTask, isNotification = false): void {
+  // A notification names the task, and in some builds the call that launched it: either finds it.
+  const byCall = task.toolUseId === undefined ? undefined : s.tasks.find((t) => t.toolUseId === task.toolUseId && t.id !== task.id);
+  if (byCall && !s.tasks.some((t) => t.id === task.id)) task = { ...task, id: byCall.id, toolUseId: undefined };
   const prev = s.tasks.find((t) => t.id === task.id);
   const wasWaitedOn = prev ? prev.kind === 'agent' && prev.status === 'running' : isNotification && AGENT_TASK_ID.test(task.id);
   trackTask(s, task);
@@ -56,7 +59,8 @@ function applyNotifications(s: TranscriptState, text: string, atMs: number | und
   for (const m of text.matchAll(NOTIFICATION)) {
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id');
     const status = tag(m[2]!, 'status');
-    if (id && status) updateTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs }, m[1] === 'task-notification');
+    const toolUseId = tag(m[2]!, 'tool-use-id');
+    if (id && status) updateTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs, ...(toolUseId ? { toolUseId } : {}) }, m[1] === 'task-notification');
   }
 }
 
@@ -126,6 +130,7 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
     s.apiError = undefined;
     s.finalTextMs = undefined;
   }
+  let resultFor: string | undefined;
   if (typeof message.content === 'string') {
     applyNotifications(s, message.content, atMs);
   } else if (Array.isArray(message.content)) {
@@ -137,10 +142,11 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
       if (call?.killsTaskId && error === undefined) updateTask(s, { id: call.killsTaskId, kind: 'unknown', status: 'killed', atMs });
       // A background agent's launch, when the record carries no structured toolUseResult.
       const launched = error === undefined ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : undefined;
-      if (launched) trackTask(s, { id: launched, kind: 'agent', status: 'running', atMs });
+      if (launched) trackTask(s, { id: launched, kind: 'agent', status: 'running', atMs, toolUseId: block.tool_use_id });
       const isKnown = closeCall(s, block.tool_use_id, error);
       // After a message that began in the tail, every result answers a call the tail holds.
       if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
+      resultFor ??= block.tool_use_id;
     }
   }
   if (rec.isCompactSummary === true && atMs !== undefined) s.compactedAtMs = atMs;
@@ -150,7 +156,7 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   if (bgId) trackTask(s, { id: bgId, kind: 'bash', status: 'running', atMs });
   const agentId = str(result.agentId);
   if (agentId && result.status === 'completed') trackTask(s, { id: agentId, kind: 'agent', status: 'completed', atMs });
-  if (agentId && result.status === 'async_launched') trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs });
+  if (agentId && result.status === 'async_launched') trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs, ...(resultFor ? { toolUseId: resultFor } : {}) });
   // TaskOutput: {retrieval_status, task: {task_id, status}}
   const task = isRec(result.task) ? result.task : undefined;
   const taskId = str(task?.task_id);
@@ -173,7 +179,8 @@ function applyTaskRecord(s: TranscriptState, rec: Rec, atMs: number | undefined)
   }
   const id = str(rec.task_id);
   const status = rec.subtype === 'task_updated' ? (isRec(rec.patch) ? str(rec.patch.status) : undefined) : str(rec.status);
-  if (id && status && status !== 'running' && status !== 'pending') updateTask(s, { id, kind: 'unknown', status, atMs }, true);
+  const toolUseId = str(rec.tool_use_id);
+  if (id && status && status !== 'running' && status !== 'pending') updateTask(s, { id, kind: 'unknown', status, atMs, ...(toolUseId ? { toolUseId } : {}) }, true);
 }
 
 /** A call rebuilt from a progress line after a message that began in the tail: that message did not end what came before. */

@@ -22,6 +22,8 @@ export interface TrackedTask {
   /** `running` until a result or `<task-notification>` says otherwise (`completed`, `failed`, `killed`…). */
   status: string;
   atMs?: number;
+  /** The call that launched it (a notification may name the call rather than the id). */
+  toolUseId?: string;
 }
 
 /**
@@ -147,6 +149,7 @@ export function trackTask(s: TranscriptState, task: TrackedTask): void {
     prev.status = task.status;
     if (task.kind !== 'unknown') prev.kind = task.kind;
     if (task.atMs !== undefined) prev.atMs = task.atMs;
+    if (task.toolUseId !== undefined) prev.toolUseId = task.toolUseId;
     return;
   }
   s.tasks.push(task);
