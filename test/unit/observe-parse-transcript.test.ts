@@ -158,6 +158,8 @@ describe('parseTranscriptText → summarizeTranscript', () => {
 
     it.each([
       ['a <task-notification> (queued or delivered)', user(300, notification('aa713ded844f2cbf7', 'completed'))],
+      ['an <agent-notification> (earlier builds)', user(300, '<agent-notification>\n<agent-id>aa713ded844f2cbf7</agent-id>\n<output-file>/tmp/claude/x/tasks/aa713ded844f2cbf7.output</output-file>\n<status>completed</status>\n<summary>Agent "review" completed.</summary>\nRead the output file to retrieve the full result.\n</agent-notification>')],
+      ['a TaskOutput result of the agent (AgentOutput)', user(300, [toolResult('t7', 'failed')], { toolUseResult: { status: 'failed', agentId: 'aa713ded844f2cbf7', content: [] } })],
       ['a stream-json task_notification', system(300, 'task_notification', { task_id: 'aa713ded844f2cbf7', status: 'failed' })],
       ['a stream-json task_updated', system(300, 'task_updated', { task_id: 'aa713ded844f2cbf7', patch: { status: 'killed' } })],
     ])('its end in %s wakes the agent: a new turn begins (progress now, not finished), finished when it has answered', (_, end) => {

@@ -23,7 +23,7 @@ function resultText(content: unknown): string {
   return content.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n');
 }
 
-const NOTIFICATION = /<(task-notification|bash-notification)>([\s\S]*?)<\/\1>/g;
+const NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
 const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
 
 /**
@@ -51,18 +51,23 @@ function updateTask(s: TranscriptState, task: TrackedTask, isNotification = fals
 }
 
 /**
- * Apply every `<task-notification>` (background Bash or agent ended, 2.1.x) and
+ * Apply every `<task-notification>` (background Bash or agent ended, 2.1.x),
+ * `<agent-notification>…<agent-id>…` (background agent ended, earlier builds) and
  * `<bash-notification>…<shell-id>…` (background shell ended, 2.0.x) in `text`.
  */
 function applyNotifications(s: TranscriptState, text: string, atMs: number | undefined): void {
   if (!text.includes('-notification>')) return;
   for (const m of text.matchAll(NOTIFICATION)) {
-    const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id');
+    const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id') ?? tag(m[2]!, 'agent-id');
     const status = tag(m[2]!, 'status');
     const toolUseId = tag(m[2]!, 'tool-use-id');
-    if (id && status) updateTask(s, { id, kind: m[1] === 'bash-notification' ? 'bash' : 'unknown', status, atMs, ...(toolUseId ? { toolUseId } : {}) }, m[1] === 'task-notification');
+    const kind = m[1] === 'bash-notification' ? 'bash' : m[1] === 'agent-notification' ? 'agent' : 'unknown';
+    if (id && status) updateTask(s, { id, kind, status, atMs, ...(toolUseId ? { toolUseId } : {}) }, m[1] !== 'bash-notification');
   }
 }
+
+/** `toolUseResult.status` values of a subagent that has not ended. */
+const AGENT_STILL_RUNNING = new Set(['running', 'pending', 'async_launched', 'remote_launched']);
 
 /** The agent id in an async launch's result text ("Async agent launched successfully.\nagentId: a1b2…"). */
 const ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
@@ -155,7 +160,8 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   const bgId = str(result.backgroundTaskId);
   if (bgId) trackTask(s, { id: bgId, kind: 'bash', status: 'running', atMs });
   const agentId = str(result.agentId);
-  if (agentId && result.status === 'completed') trackTask(s, { id: agentId, kind: 'agent', status: 'completed', atMs });
+  // A subagent's end: its Task/Agent result (`completed`), or a TaskOutput/AgentOutput of a background one (`failed`…).
+  if (agentId && typeof result.status === 'string' && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: 'agent', status: result.status, atMs });
   if (agentId && result.status === 'async_launched') trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs, ...(resultFor ? { toolUseId: resultFor } : {}) });
   // TaskOutput: {retrieval_status, task: {task_id, status}}
   const task = isRec(result.task) ? result.task : undefined;
@@ -362,7 +368,7 @@ export function recordActor(rec: unknown): RecordActor {
       const c = isRec(rec.message) ? rec.message.content : undefined;
       if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === 'tool_result')) return 'agent';
       const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n') : '';
-      if (text.includes('<task-notification>') || text.includes('<bash-notification>')) return 'harness';
+      if (text.includes('<task-notification>') || text.includes('<bash-notification>') || text.includes('<agent-notification>')) return 'harness';
       return 'human';
     }
     default:
