@@ -25,13 +25,16 @@ export interface Scale {
   hookRuns: number;
 }
 
-export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, hookRuns: 30 };
-export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, hookRuns: 15 };
+export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, hookRuns: 60 };
+export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, hookRuns: 40 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
-const hookEntry = path.join(root, 'dist', 'src', 'hook-entry.js');
+// What `hook install` and hooks/hooks.json run: the CommonJS build (npm run build); and the ES
+// module build of the same code, which older installs and the bin run.
+const hookEntry = path.join(root, 'dist', 'hook', 'hook-entry.js');
+const hookEntryEsm = path.join(root, 'dist', 'src', 'hook-entry.js');
 
 export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -240,27 +243,44 @@ export async function benchDetection(s: Scale, tmp: string): Promise<Figure[]> {
 
 /** The Claude Code hook (one node start per tool call) against a bare `node -e ''`. */
 export function benchHook(s: Scale, tmp: string): Figure[] {
+  if (!existsSync(hookEntry)) throw new Error(`${hookEntry} is missing: run npm run build (it builds the hook's CommonJS entry)`);
   const stateDir = path.join(tmp, 'hook');
   mkdirSync(stateDir, { recursive: true });
   const payload = JSON.stringify({ session_id: 'sess-1', transcript_path: '/tmp/x.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: 'u1', agent_id: 'a1' });
   const hook: number[] = [];
+  const esm: number[] = [];
   const bare: number[] = [];
-  // Interleaved, so both see the same load.
+  const run = (entry: string) => {
+    const r = node([entry], { input: payload, env: { ONEX_STATE_DIR: stateDir } });
+    if (r.status !== 0) throw new Error(`hook failed: ${r.stdout}`);
+    return r.ms;
+  };
+  // Interleaved, so all three see the same load.
   for (let i = 0; i < s.hookRuns; i++) {
     bare.push(node(['-e', '']).ms);
-    // What `hook install` puts in settings.json: the fast entry, run by node directly.
-    const r = node([hookEntry], { input: payload, env: { ONEX_STATE_DIR: stateDir } });
-    if (r.status !== 0) throw new Error('hook failed');
-    hook.push(r.ms);
+    hook.push(run(hookEntry));
+    esm.push(run(hookEntryEsm));
   }
-  const ratio = pct(hook, 50) / pct(bare, 50);
+  const lines = readFileSync(path.join(stateDir, 'activity', 'a1.ndjson'), 'utf8').split('\n').filter(Boolean).length;
+  if (lines !== 2 * s.hookRuns) throw new Error(`the hook wrote ${lines} lines for ${2 * s.hookRuns} calls`);
+  const ratio = (xs: number[]) => pct(xs, 50) / pct(bare, 50);
+  const ours = (xs: number[]) => `${lat(xs, 'ms', f0)} (${ratio(xs).toFixed(2)}×, +${f0(pct(xs, 50) - pct(bare, 50))} ms)`;
+  const naive = `bare \`node -e ''\`: ${lat(bare, 'ms', f0)}`;
   return [
     {
-      figure: 'hook round trip (one tool call, the installed `node dist/src/hook-entry.js`)',
+      figure: `hook round trip (one tool call, the installed \`node dist/hook/hook-entry.js\`; ${s.hookRuns} runs)`,
       goal: '≤ 1.15× a bare node start',
-      ours: `${lat(hook, 'ms', f0)} (${ratio.toFixed(2)}×, +${f0(pct(hook, 50) - pct(bare, 50))} ms)`,
-      naive: `bare \`node -e ''\`: ${lat(bare, 'ms', f0)}`,
-      met: ratio <= 1.15,
+      ours: ours(hook),
+      naive,
+      met: ratio(hook) <= 1.15,
+    },
+    {
+      figure: 'hook round trip through the ES module build (`node dist/src/hook-entry.js`: older installs, the bin)',
+      goal: '(shown, not a goal)',
+      ours: ours(esm),
+      naive,
+      met: true,
+      isExtra: true,
     },
   ];
 }

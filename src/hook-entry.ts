@@ -14,5 +14,7 @@ if (argv.includes('--print-settings')) {
   // thread pool, and node's exit waits for that thread: after the 2 s stdin timeout (the line, if
   // any, written) the process ends itself rather than hold the agent until Claude Code's timeout.
   const onStdinLeftOpen = () => void process.kill(process.pid, 'SIGKILL');
+  // The one read of stdin is all the hook gives libuv's thread pool: one thread, not four, to start.
+  process.env.UV_THREADPOOL_SIZE ??= '1';
   void hookRun(argv, 0, process.env, { onStdinLeftOpen }).then((code) => process.exit(code));
 }

@@ -33,9 +33,13 @@ export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Absolute path of this package's fast hook entry (dist/src/hook-entry.js). */
+/**
+ * Absolute path of this package's fast hook entry: its CommonJS build, dist/hook/hook-entry.js
+ * (`npm run build`; it starts sooner than an ES module), else dist/src/hook-entry.js.
+ */
 export function hookEntryPath(): string {
-  return fileURLToPath(new URL('../hook-entry.js', import.meta.url));
+  const cjs = fileURLToPath(new URL('../../hook/hook-entry.js', import.meta.url));
+  return existsSync(cjs) ? cjs : fileURLToPath(new URL('../hook-entry.js', import.meta.url));
 }
 
 const CACHES: [RegExp, string][] = [

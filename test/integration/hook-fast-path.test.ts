@@ -1,16 +1,17 @@
 // The hook's fast path on real files and descriptors: the synchronous append keeps the line
 // discipline of atomic-write.ts (modes, symlinks, torn lines, short writes), stdin read from a
-// descriptor loses nothing (a non-blocking one is handed to a stream), and the built entry
-// exits on a stdin that never closes.
+// descriptor loses nothing (a non-blocking one is handed to a stream), and the built entries
+// (CommonJS, installed; ES module) write a whole payload at once and never hang.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { isOurHookCommand } from '../../src/commands/hook-settings.js';
 import { readStdinFd } from '../../src/commands/hook-stdin.js';
 import { appendLineSync, SYNC_DIR_MODE, SYNC_FILE_MODE } from '../../src/journal/append-line-sync.js';
 import { DIR_MODE, FILE_MODE } from '../../src/journal/atomic-write.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
@@ -93,9 +94,10 @@ describe('readStdinFd', () => {
 });
 
 describe('the built fast entry', () => {
-  const entry = path.join(REPO_ROOT, 'dist', 'src', 'hook-entry.js');
-  /** Run the entry with `input` written to a stdin that is never closed. */
-  const runOpen = (input: string, state: string) => {
+  const cjsEntry = path.join(REPO_ROOT, 'dist', 'hook', 'hook-entry.js');
+  const esmEntry = path.join(REPO_ROOT, 'dist', 'src', 'hook-entry.js');
+  /** Run `entry` with `input` written to a stdin that is never closed. */
+  const runOpen = (entry: string, input: string, state: string) => {
     const child = spawn(process.execPath, [entry, '--state-dir', state], { stdio: ['pipe', 'pipe', 'pipe'] });
     onTestFinished(() => void child.kill('SIGKILL'));
     let out = '';
@@ -106,9 +108,19 @@ describe('the built fast entry', () => {
     return new Promise<{ code: number | null; signal: string | null; out: string; ms: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out, ms: Date.now() - t0 })));
   };
 
-  it('a whole payload on a stdin that never closes: writes its line and exits 0 at once, silently', async () => {
+  it('is what hook install and --print-settings pin: the CommonJS build, which node reads as CommonJS', async () => {
+    expect(readFileSync(path.join(REPO_ROOT, 'dist', 'hook', 'package.json'), 'utf8')).toContain('"commonjs"');
+    const printed = await runCli(['hook', '--print-settings', '--state-dir', '/srv/state']);
+    expect(printed.stdout).toContain(JSON.stringify(`node ${cjsEntry} --state-dir /srv/state`));
+    expect(isOurHookCommand(`node ${cjsEntry} --state-dir /s`)).toBe(true);
+  });
+
+  it.each([
+    { name: 'CommonJS (installed)', entry: cjsEntry },
+    { name: 'ES module (older installs, the bin)', entry: esmEntry },
+  ])('$name: a whole payload on a stdin that never closes is written and the entry exits 0 at once, silently', async ({ entry }) => {
     const state = tempDir();
-    const r = await runOpen(JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-9' }) + '\n', state);
+    const r = await runOpen(entry, JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-9' }) + '\n', state);
     expect([r.code, r.out]).toEqual([0, '']);
     expect(r.ms).toBeLessThan(1900); // did not wait for the 2 s stdin timeout
     expect(JSON.parse(readFileSync(path.join(state, 'activity', 'sess-9.ndjson'), 'utf8'))).toMatchObject({ event: 'Stop', session_id: 'sess-9' });
@@ -116,7 +128,7 @@ describe('the built fast entry', () => {
 
   it('half a payload on a stdin that never closes: ends itself after the 2 s stdin timeout, writing nothing', async () => {
     const state = tempDir();
-    const r = await runOpen('{"hook_event_name":"Stop","sess', state);
+    const r = await runOpen(cjsEntry, '{"hook_event_name":"Stop","sess', state);
     expect([r.signal, r.out]).toEqual(['SIGKILL', '']);
     expect(r.ms).toBeGreaterThanOrEqual(1900);
     expect(existsSync(path.join(state, 'activity'))).toBe(false);

@@ -78,7 +78,7 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
   });
 });
 
-const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/dist/src/hook-entry.js" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
+const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/dist/hook/hook-entry.js" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
 
 describe('hooks/hooks.json', () => {
   const doc = JSON.parse(read('hooks/hooks.json')) as { description?: unknown; hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]> };
@@ -103,7 +103,7 @@ describe('hooks/hooks.json', () => {
   it('installs the same handlers as `hook --print-settings`, with a ${CLAUDE_PLUGIN_ROOT}-relative entry that the package ships', () => {
     expect(doc.hooks).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
     expect(Object.keys(doc.hooks)).toEqual([...HOOK_EVENTS]);
-    expect(existsSync(path.join(REPO_ROOT, 'dist', 'src', 'hook-entry.js'))).toBe(true);
+    expect(existsSync(path.join(REPO_ROOT, 'dist', 'hook', 'hook-entry.js'))).toBe(true);
   });
 
   const payload = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-1', agent_id: 'a1b2c3d', transcript_path: '/x/sess-1.jsonl', cwd: '/x', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1' });
@@ -134,6 +134,8 @@ describe('the package', () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' } });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json']));
+    // The hook's CommonJS build, with the package.json that makes node read it as CommonJS.
+    expect(files).toEqual(expect.arrayContaining(['dist/hook/hook-entry.js', 'dist/hook/package.json', 'dist/hook/commands/hook-run.js']));
   });
 });
 
