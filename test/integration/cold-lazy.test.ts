@@ -18,6 +18,7 @@ import { observeTranscript } from '../../src/observe/parse/observe-transcript.js
 import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
 import { taskIdsMentioned } from '../../src/observe/parse/parse-transcript-record.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { PrefixIds } from '../../src/observe/read/prefix-ids.js';
 import type { TailOptions } from '../../src/observe/read/tail-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -234,5 +235,22 @@ describe('the raw scan of a parent prefix', () => {
       JSON.stringify({ toolUseResult: { shellId: 'sh1', status: 'completed' } }) + '\n' +
       JSON.stringify({ message: { content: [{ type: 'tool_result', content: 'Async agent launched successfully.\nagentId: a77 (use it to resume)' }] } });
     expect([...taskIdsMentioned(text)].sort()).toEqual(['a77', 'a93ccab', 'b1x', 'c7', 'sh1']);
+  });
+
+  it('reads the prefix in chunks: a mention across a chunk edge and the cut line count, the tail does not', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'parent.jsonl');
+    const filler = (n: number) => `{"f":"${'x'.repeat(n)}"}\n`;
+    // The mention straddles byte 256 KB (the chunk size).
+    const head = filler(256 * 1024 - 40);
+    const across = `{"toolUseResult":{"agentId":"zz9"}}\n`;
+    const cut = `{"message":"<task-id>cut1</task-id>"}\n`;
+    const text = head + across + filler(5000) + cut + `{"toolUseResult":{"agentId":"after"}}\n`;
+    writeFileSync(file, text);
+    const from = text.indexOf(cut) + 10;
+    const scan = new PrefixIds(4 * 1024 * 1024);
+    expect(await scan.mention(file, from, 'zz9')).toBe(true);
+    expect(await scan.mention(file, from, 'cut1')).toBe(true);
+    expect(await scan.mention(file, from, 'after')).toBe(false);
   });
 });

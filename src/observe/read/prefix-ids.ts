@@ -10,11 +10,14 @@ interface Scanned {
   ids: Set<string>;
 }
 
+/** Characters kept from one chunk for the next: longer than any id mention. */
+const OVERLAP = 512;
 /** Files scanned at once in memory; the oldest is forgotten beyond this. @defaultValue 1024 */
 const FILES_MAX = 1024;
 
 export class PrefixIds {
   private scanned = new Map<string, Scanned>();
+  private chunk = Buffer.allocUnsafe(256 * 1024);
 
   /** `maxBytes`: how far back a read-back goes (a prefix beyond it is never read). */
   constructor(private readonly maxBytes: number) {}
@@ -38,26 +41,26 @@ export class PrefixIds {
     }
     try {
       const st = await handle.stat();
-      const start = Math.max(0, st.size - this.maxBytes);
-      const buf = Buffer.allocUnsafe(Math.max(0, from - start));
-      let got = 0;
-      while (got < buf.length) {
-        const { bytesRead } = await handle.read(buf, got, buf.length - got, start + got);
+      // Scanned in chunks that overlap by more than any match is long: small buffers and strings,
+      // never a whole prefix in memory. The line cut at `from` was not parsed either: scanned to its end.
+      const ids = new Set<string>();
+      let carry = '';
+      for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
+        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
         if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      let text = buf.toString('latin1', 0, got);
-      // The line cut at `from` was not parsed either: scan it to its end.
-      const chunk = Buffer.allocUnsafe(64 * 1024);
-      for (let at = from; at < st.size; ) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
-        if (bytesRead === 0) break;
-        const nl = chunk.subarray(0, bytesRead).indexOf(0x0a);
-        text += chunk.toString('latin1', 0, nl < 0 ? bytesRead : nl);
-        if (nl >= 0) break;
+        let n = bytesRead;
+        let isDone = false;
+        if (at + bytesRead > from) {
+          // This chunk reaches the tail: stop at the end of the cut line.
+          const nl = this.chunk.subarray(0, bytesRead).indexOf(0x0a, Math.max(0, from - at));
+          if (nl >= 0) [n, isDone] = [nl, true];
+        }
+        const text = carry + this.chunk.toString('latin1', 0, n);
+        for (const id of taskIdsMentioned(text)) ids.add(id);
+        if (isDone) break;
+        carry = text.slice(-OVERLAP);
         at += bytesRead;
       }
-      const ids = taskIdsMentioned(text);
       if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value!);
       this.scanned.set(file, { from, ino: st.ino, ids });
       return ids;
