@@ -3,7 +3,7 @@
 // `<project>/<session>/subagents/agent-<id>.jsonl`, the older flat `<project>/agent-<id>.jsonl`
 // (2.0.x and earlier; also beside a given session path), and `<project>/<session>.jsonl` for a main session. Results are cached, so a steady check
 // costs no directory listing; a failed search is retried at most every `retryMs`.
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -62,7 +62,14 @@ export function parentPathOf(subagentFile: string): string | undefined {
 // NUL never occurs in a path or an id; undefined and '' differ by a marker.
 const part = (v: string | undefined) => (v === undefined ? '\u0001' : v);
 const keyOf = (q: TranscriptQuery) => `${part(q.transcriptPath)}\u0000${part(q.agentTranscriptPath)}\u0000${part(q.sessionTranscriptPath)}\u0000${part(q.sessionId)}\u0000${part(q.agentId)}`;
-const exists = async (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
+// Synchronous: a cold check searches for 1,000 transcripts, and an awaited stat is a thread-pool round trip.
+const exists = (p: string) => {
+  try {
+    return statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+};
 
 /** Caches lookups; `statCalls` counts filesystem calls made (for tests). */
 export class TranscriptFinder {

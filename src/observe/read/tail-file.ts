@@ -1,7 +1,7 @@
 // Reads only the bytes appended to a file since a saved position, line by line, with bounded
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
-import { constants, promises as fs, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -110,24 +110,26 @@ export class TailReader {
     if (!pre) return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
     if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
     if (prev && isUnchanged(prev, pre)) return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
-    let handle: fs.FileHandle;
+    // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
+    // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
+    let fd: number;
     try {
       // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
-      handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = await handle.stat();
+      const st = fstatSync(fd);
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
       let reset: ResetReason | undefined;
       let pos = prev;
       if (!pos) reset = 'cold';
       else if (pos.cursor.ino !== st.ino || pos.cursor.dev !== st.dev) reset = 'replaced';
       else if (st.size < pos.splitter.fedTo) reset = 'truncated';
-      else if (st.size > pos.splitter.fedTo && !(await this.continuesAt(handle, pos.splitter))) reset = 'rewritten';
+      else if (st.size > pos.splitter.fedTo && !this.continuesAt(fd, pos.splitter)) reset = 'rewritten';
       if (reset || !pos) {
         pos = this.coldPosition(st.size, coldBytes);
         h.reset(reset ?? 'cold', pos.splitter.isSkipping ? pos.cursor.offset : undefined);
@@ -135,7 +137,7 @@ export class TailReader {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const { bytesRead } = await handle.read(this.buf, 0, want, s.fedTo);
+        const bytesRead = readSync(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break; // shrank under us; the next read sees it
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -154,7 +156,7 @@ export class TailReader {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: read failed (${code}: ${(e as Error).message})` };
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
@@ -167,10 +169,10 @@ export class TailReader {
   }
 
   /** Same inode and longer: check the byte before the resume point is still a newline (1 byte read). */
-  private async continuesAt(handle: fs.FileHandle, s: LineSplitter): Promise<boolean> {
+  private continuesAt(fd: number, s: LineSplitter): boolean {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const { bytesRead } = await handle.read(one, 0, 1, s.fedTo - 1);
+    const bytesRead = readSync(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 0x0a;
   }
