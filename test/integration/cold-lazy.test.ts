@@ -233,8 +233,9 @@ describe('the raw scan of a parent prefix', () => {
       JSON.stringify({ message: { content: '<task-notification>\n<task-id> b1x </task-id>\n<status>completed</status></task-notification>' } }) + '\n' +
       JSON.stringify({ toolUseResult: { retrieval_status: 'success', task: { task_id: 'c7', status: 'completed' } } }) + '\n' +
       JSON.stringify({ toolUseResult: { shellId: 'sh1', status: 'completed' } }) + '\n' +
+      JSON.stringify({ message: { content: '<agent-notification><agent-id>ag5</agent-id><status>completed</status></agent-notification>' } }) + '\n' +
       JSON.stringify({ message: { content: [{ type: 'tool_result', content: 'Async agent launched successfully.\nagentId: a77 (use it to resume)' }] } });
-    expect([...taskIdsMentioned(text)].sort()).toEqual(['a77', 'a93ccab', 'b1x', 'c7', 'sh1']);
+    expect([...taskIdsMentioned(text)].sort()).toEqual(['a77', 'a93ccab', 'ag5', 'b1x', 'c7', 'sh1']);
   });
 
   it('reads the prefix in chunks: a mention across a chunk edge and the cut line count, the tail does not', async () => {

@@ -327,7 +327,7 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
 }
 
 /** Where a record names a background task or child agent whose status it sets (applyUser, applyNotifications, applyTaskRecord, ASYNC_LAUNCH). */
-const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id)>|agentId:\s*([\w-]+)/g;
+const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
 
 /**
  * Every id a stretch of transcript text (raw lines, unparsed) may set a task status for: a
