@@ -119,7 +119,8 @@ export function readStdinFd(fd: number, timeoutMs: number, stream: () => NodeJS.
           void readStream(stream(), Math.max(0, timeoutMs - (Date.now() - startMs)), bytes).then(resolve);
           return;
         }
-        if (err || n === 0) return finish(!err);
+        // The end, or a descriptor that cannot be read (a directory, a closed one): nothing is pending.
+        if (err || n === 0) return finish(true);
         bytes.add(chunk.subarray(0, n));
         const payload = bytes.wholeObject();
         if (payload !== undefined) return finish(true, payload);

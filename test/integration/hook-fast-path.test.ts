@@ -126,6 +126,19 @@ describe('the built fast entry', () => {
     expect(JSON.parse(readFileSync(path.join(state, 'activity', 'sess-9.ndjson'), 'utf8'))).toMatchObject({ event: 'Stop', session_id: 'sess-9' });
   });
 
+  it('a stdin that cannot be read (a directory) is no payload: exits 0 at once, silently, writing nothing', async () => {
+    const state = tempDir();
+    const dirFd = openSync(tempDir(), 'r');
+    onTestFinished(() => closeSync(dirFd));
+    const child = spawn(process.execPath, [cjsEntry, '--state-dir', state], { stdio: [dirFd, 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect([code, out]).toEqual([0, '']);
+    expect(existsSync(path.join(state, 'activity'))).toBe(false);
+  });
+
   it('half a payload on a stdin that never closes: ends itself after the 2 s stdin timeout, writing nothing', async () => {
     const state = tempDir();
     const r = await runOpen(cjsEntry, '{"hook_event_name":"Stop","sess', state);
