@@ -202,6 +202,25 @@ describe('createClaudeObserver', () => {
     expect(parts.at(-1)).toEqual({ source: 'hooks', waitingHuman: { kind: 'permission_prompt', sinceMs: ms(3), detail: 'in the main session: Bash' } });
   });
 
+  it('a cold read of a finished turn does not wait on an earlier synchronous child that was interrupted mid-call', async () => {
+    const s = setup();
+    const id = 'a1b2c3d';
+    const early = [
+      user(0, 'explore it'),
+      assistant(1, [toolUse('p1', 'Task', { subagent_type: 'Explore', description: 'explore', prompt: 'p' })]),
+      user(50, [toolResult('p1', [text('[Request interrupted by user for tool use]')], true)]),
+    ];
+    const later = Array.from({ length: 6 }, (_, i) => [user(60 + i * 2, `question ${i}`), assistant(60.5 + i * 2, [text(`answer ${i} `.repeat(20))]), system(61 + i * 2, 'turn_duration')]).flat();
+    writeFileSync(s.file('sess-1.jsonl'), jsonl(...early, ...later));
+    // The child's last record is its open Bash call: it never answered (the heuristic alone would wait on it).
+    const child = { agentId: id, isSidechain: true };
+    writeFileSync(s.file(`sess-1/subagents/agent-${id}.jsonl`), jsonl(user(1.1, 'p', child), assistant(10, [toolUse('c1', 'Bash', { command: 'find /' })], child)));
+    const t = task({ sessionId: 'sess-1' });
+    const cold = createClaudeObserver({ paths: new StatePaths(path.join(s.root, 'cold-state')), claudeConfigDir: s.claudeDir, env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
+    expect((await verdict(cold, t, ms(200))).v).toMatchObject({ kind: 'inconsistent', reason: expect.stringContaining('turn ended') });
+    expect((await verdict(s.observer(), t, ms(200))).v).toMatchObject({ kind: 'inconsistent' });
+  });
+
   it('after a restart, reads only what was appended since the persisted offsets', async () => {
     const s = setup();
     const file = s.file('sess-1/subagents/agent-a1.jsonl');

@@ -219,6 +219,13 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     ])('infers nothing when %s', (_, parent, child) => {
       expect(inferredBackground(parent, [child])).toEqual([]);
     });
+
+    it("the parent's earlier bytes, when read back, decide: launched and not ended, or not", () => {
+      const answered = [...working, assistant(160, [text('done')])];
+      expect(inferredBackground(parentOf(tail), [{ ...childOf(id, answered), launch: 'running' }])).toEqual([id]);
+      expect(inferredBackground(parentOf(tail), [{ ...childOf(id, working), launch: 'ended' }])).toEqual([]);
+      expect(inferredBackground(parentOf(tail), [{ ...childOf(id, working), launch: 'none' }])).toEqual([]);
+    });
   });
 
   it('keeps only the last RECENT_CALLS_MAX calls, oldest first', () => {

@@ -11,22 +11,40 @@ export interface ChildTranscript {
   state: TranscriptState;
   /** Its first record's time, when the reader knows it (a tail read of the child starts later). */
   startedAtMs?: number;
+  /**
+   * What the parent's transcript before a cold tail start says of it (read back to the bound):
+   * `running` (launched in the background, no end), `ended`, or `none` (never launched in the
+   * background there); absent when not looked up or launched before the bound.
+   */
+  launch?: 'running' | 'ended' | 'none';
 }
 
 /**
- * Background subagents a cold tail start of the parent cannot have seen launched: a child that
- * began before the parent's first record read, is not named in what was read, and had not
- * given its final answer before that record (a child that answered earlier was reported done
- * earlier too). A parent read from its first byte knows every launch: none are inferred.
+ * Children a cold tail start of the parent may have missed the launch of: agent-shaped ids (not
+ * teammates or helpers sharing the directory), begun before the parent's first record read, and
+ * not named in what was read. None for a parent read from its first byte (it knows every launch)
+ * or whose turn goes on.
  */
-export function inferredBackground(parent: TranscriptState, children: readonly ChildTranscript[]): string[] {
+export function unnamedEarlierChildren(parent: TranscriptState, children: readonly ChildTranscript[]): ChildTranscript[] {
   const from = parent.firstEventMs;
   if (!parent.isTailStart || from === undefined || !turnOver(parent)) return [];
-  return children
+  return children.filter((c) => {
+    const began = c.startedAtMs ?? (c.state.isTailStart ? undefined : c.state.firstEventMs);
+    return AGENT_TASK_ID.test(c.agentId) && began !== undefined && began < from && !parent.tasks.some((t) => t.id === c.agentId);
+  });
+}
+
+/**
+ * Background subagents a cold tail start of the parent cannot have seen launched (see
+ * unnamedEarlierChildren): those the parent's earlier bytes report launched and not ended;
+ * when those bytes were not read (beyond the bound), those that had not given their final answer
+ * before the parent's first record read (a child that answered earlier was reported done earlier too).
+ */
+export function inferredBackground(parent: TranscriptState, children: readonly ChildTranscript[]): string[] {
+  const from = parent.firstEventMs ?? -Infinity;
+  return unnamedEarlierChildren(parent, children)
     .filter((c) => {
-      const began = c.startedAtMs ?? (c.state.isTailStart ? undefined : c.state.firstEventMs);
-      // Agent-shaped ids only: teammates and other helpers that share the directory are not waited on.
-      if (!AGENT_TASK_ID.test(c.agentId) || began === undefined || began >= from || parent.tasks.some((t) => t.id === c.agentId)) return false;
+      if (c.launch !== undefined) return c.launch === 'running';
       const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
       return !(answered && (c.state.lastEventMs ?? -Infinity) < from);
     })

@@ -4,10 +4,10 @@
 // `<dir>/agent-<id>.jsonl` next to the session file. I/O.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { ChildTranscript } from '../parse/observe-transcript.js';
-import { backgroundWaits, turnOver } from '../parse/parse-transcript.js';
+import { unnamedEarlierChildren, type ChildTranscript } from '../parse/observe-transcript.js';
+import { backgroundWaits, parseTranscriptText, turnOver } from '../parse/parse-transcript.js';
 import { isSubagentTool } from '../parse/parse-transcript-record.js';
-import type { TranscriptState } from '../parse/transcript-state.js';
+import type { TrackedTask, TranscriptState } from '../parse/transcript-state.js';
 import type { TailTracker } from './tail-tracker.js';
 
 /** Child transcripts read at most per agent and check. @defaultValue 8 */
@@ -118,6 +118,53 @@ export async function readWaitedChildren(transcripts: TailTracker<TranscriptStat
   }
   if (isColdTurnOver(state)) {
     for (const f of await listChildren(dirs, -Infinity)) await add(f.file, f.isFlat, true);
+    // A child the tail does not name but that began before it: the earlier bytes say whether it was launched and ended.
+    const unnamed = unnamedEarlierChildren(state, out);
+    const earlier = unnamed.length > 0 ? await launchesIn(file, transcripts.reader.opts.maxColdBytes) : undefined;
+    for (const c of earlier ? unnamed : []) {
+      const t = earlier!.tasks.find((x) => x.id === c.agentId);
+      const launch = t?.kind === 'agent' ? (t.status === 'running' ? 'running' : 'ended') : t ? 'ended' : earlier!.isWhole ? 'none' : undefined;
+      if (launch) c.launch = launch;
+    }
   }
   return out;
+}
+
+/** Parent transcripts whose launches were read back, by path (the bytes before a tail never change). */
+const launchCache = new Map<string, { ino: number; size: number; tasks: TrackedTask[]; isWhole: boolean }>();
+/** Parents remembered. @defaultValue 256 */
+const LAUNCH_CACHE_MAX = 256;
+
+/**
+ * The background tasks and subagents the last `maxBytes` of `file` report (`isWhole`: that was
+ * the whole file): a cold tail start of a finished turn reads back only when a child it does
+ * not name began before the tail, once per parent size.
+ */
+export async function launchesIn(file: string, maxBytes: number): Promise<{ tasks: TrackedTask[]; isWhole: boolean } | undefined> {
+  const st = await fs.stat(file).catch(() => undefined);
+  if (!st?.isFile()) return undefined;
+  const hit = launchCache.get(file);
+  if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
+  const fh = await fs.open(file, 'r').catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    const start = Math.max(0, st.size - maxBytes);
+    const buf = Buffer.alloc(st.size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    let text = buf.toString('utf8', 0, got);
+    // From mid-file, the first line is cut: drop it. The last, without its newline, may be torn.
+    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
+    const { state } = parseTranscriptText(text, file);
+    const out = { ino: st.ino, size: st.size, tasks: state.tasks, isWhole: start === 0 };
+    if (launchCache.size >= LAUNCH_CACHE_MAX) launchCache.delete(launchCache.keys().next().value!);
+    launchCache.set(file, out);
+    return out;
+  } finally {
+    await fh.close();
+  }
 }
