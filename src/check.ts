@@ -107,10 +107,10 @@ async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs
  * The last observation of `task` when nothing it was built from changed: the same row object,
  * each observer's same parts (asked synchronously, a stat or two each), the same pid liveness.
  */
-function reuseObservation(last: ObservedTask | undefined, task: Task, observers: readonly TaskObserver[], nowMs: number): Observation | undefined {
+function reuseObservation(last: ObservedTask | undefined, task: Task, observers: readonly TaskObserver[], nowMs: number, isStatRequired = false): Observation | undefined {
   if (last?.task !== task) return undefined;
   for (let i = 0; i < observers.length; i++) {
-    const parts = observers[i]!.observeUnchanged?.(task, nowMs);
+    const parts = observers[i]!.observeUnchanged?.(task, nowMs, isStatRequired);
     if (parts === undefined || parts !== last.parts[i]) return undefined;
   }
   if (task.pid !== undefined && isAlive(task.pid) !== last.isAlive) return undefined;
@@ -193,26 +193,36 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   let wave = carryActivityForward(env.previousWave, read);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
-  for (const o of env.observers) o.beginCheck?.(nowMs);
+  for (const o of env.observers) await o.beginCheck?.(nowMs);
   const observations = new Map<string, Observation>();
   const verdicts: Verdict[] = [];
   const observed = (env.observed ??= new Map());
+  const observeAfresh = async (task: Task) => {
+    const o = await observeTask(task, env.observers, nowMs);
+    observed.set(task.taskId, o);
+    return o.obs;
+  };
   for (const task of wave.tasks) {
     let obs: Observation;
+    let verdict: Verdict;
     if (task.statusClass !== 'in_flight') {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
+      verdict = assess(task, obs, opts.policy, nowMs);
     } else {
-      const reused = reuseObservation(observed.get(task.taskId), task, env.observers, nowMs);
-      if (reused) obs = reused;
-      else {
-        const o = await observeTask(task, env.observers, nowMs);
-        observed.set(task.taskId, o);
-        obs = o.obs;
+      const last = observed.get(task.taskId);
+      const reused = reuseObservation(last, task, env.observers, nowMs);
+      obs = reused ?? (await observeAfresh(task));
+      verdict = assess(task, obs, opts.policy, nowMs);
+      // Change notification may have vouched for the files: nothing but healthy is concluded
+      // before they are stat'ed (and observed again if that shows a change).
+      if (reused && verdict.kind !== 'healthy' && !reuseObservation(last, task, env.observers, nowMs, true)) {
+        obs = await observeAfresh(task);
+        verdict = assess(task, obs, opts.policy, nowMs);
       }
     }
     observations.set(task.taskId, obs);
-    verdicts.push(assess(task, obs, opts.policy, nowMs));
+    verdicts.push(verdict);
   }
   // Rows gone from the state file take their observations with them.
   if (observed.size > wave.tasks.length) {

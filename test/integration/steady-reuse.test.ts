@@ -4,12 +4,14 @@
 // moment, and must give the same verdicts, while the observer's `observe` is asked only for the
 // tasks whose inputs changed.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/journal/paths.js';
+import { ChangeNotes } from '../../src/observe/read/change-notes.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
@@ -23,7 +25,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 const AGENTS = 4;
 const TIMEOUT_S = 60;
 
-async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean } = { hasObservers: true }) {
+async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; notes?: ChangeNotes } = { hasObservers: true }) {
   const root = tempDir();
   const stateDir = path.join(root, 'state');
   const claudeDir = path.join(root, 'claude');
@@ -48,7 +50,7 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean } =
   const makeEnv = (): CheckEnv => ({
     paths,
     opts,
-    observers: opt.hasObservers ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false })] : [],
+    observers: opt.hasObservers ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false, ...(opt.notes ? { changeNotes: opt.notes } : {}) })] : [],
     history: emptyHistory(),
     runId: 'r',
     version: 'v',
@@ -229,6 +231,70 @@ describe('reusing an unchanged task\'s observation', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe('change notification', () => {
+  /** A watch that never reports anything: notification that missed every change. */
+  const deaf = () => Object.assign(new EventEmitter(), { close() {}, ref() { return this; }, unref() { return this; } }) as unknown as FSWatcher;
+
+  it('is never the only ground for a stall: a file it missed is stat\'ed before the verdict', async () => {
+    const s = await setup([], { hasObservers: true, notes: new ChangeNotes({ watch: deaf, trustMs: Infinity }) });
+    const first = await s.check(ms(20), { isFreshSame: false });
+    const deadline = first.verdicts[0]!.deadlineMs!;
+    // Agent 0 worked again; the deaf watch says nothing of it.
+    appendFileSync(s.sub(0), jsonl(assistant(30, [toolUse('w1', 'Read', { file_path: '/y' })], { agentId: 'a0', isSidechain: true }), user(31, [toolResult('w1')], { agentId: 'a0', isSidechain: true })));
+    const missed = await s.check(ms(35), { isFreshSame: false });
+    expect(missed.observed).toEqual([]);
+    expect(missed.verdicts[0]!.lastProgressMs).toBe(ms(10));
+    // Past the stale deadline: the stat before a stall finds the growth, and the agent is healthy.
+    const r = await s.check(deadline + 1);
+    expect(r.observed).toEqual(['t0']);
+    expect(r.verdicts[0]).toMatchObject({ kind: 'healthy', lastProgressMs: ms(31) });
+  });
+
+  it('marks a file touched by a write, a rename in its directory, or an old stat; a failed watch vouches for nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, 'x\n');
+    let now = 0;
+    const notes = new ChangeNotes({ now: () => now, trustMs: 1000 });
+    const stat = () => {
+      notes.beforeStat(file);
+      notes.atEnd(file);
+    };
+    expect(notes.isUntouched(file)).toBe(false);
+    stat();
+    await notes.settle();
+    expect(notes.isUntouched(file)).toBe(true);
+    appendFileSync(file, 'y\n');
+    await notes.settle();
+    expect(notes.isUntouched(file)).toBe(false);
+    stat();
+    writeFileSync(path.join(dir, 'agent-a2.jsonl'), 'new agent\n');
+    await notes.settle();
+    expect(notes.isUntouched(file)).toBe(false);
+    stat();
+    await notes.settle();
+    expect(notes.isUntouched(file)).toBe(true);
+    now = 1000;
+    expect(notes.isUntouched(file)).toBe(false);
+    // A stat that did not find the file read to its end vouches for nothing.
+    notes.beforeStat(file);
+    expect(notes.isUntouched(file)).toBe(false);
+    notes.close();
+
+    const broken = new ChangeNotes({ watch: () => { throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' }); } });
+    broken.beforeStat(file);
+    broken.atEnd(file);
+    expect(broken.isUntouched(file)).toBe(false);
+    const failing = deaf();
+    const erring = new ChangeNotes({ watch: () => failing });
+    erring.beforeStat(file);
+    erring.atEnd(file);
+    expect(erring.isUntouched(file)).toBe(true);
+    failing.emit('error', new Error('watch failed'));
+    expect(erring.isUntouched(file)).toBe(false);
   });
 });
 

@@ -12,6 +12,7 @@ import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/p
 import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
+import { ChangeNotes } from './change-notes.js';
 import { TailReader, type TailOptions } from './tail-file.js';
 import { createTranscriptTail } from './transcript-tail.js';
 import { tailSuffices } from '../parse/tail-context.js';
@@ -29,6 +30,8 @@ export interface ClaudeObserverOptions {
   persistEveryMs?: number;
   /** Keep positions across restarts under <stateDir>/observe/. @defaultValue true */
   isPersistent?: boolean;
+  /** Let change notification (inotify) stand in for the stat of an untouched file (tests may pass their own). @defaultValue true */
+  changeNotes?: boolean | ChangeNotes;
   /** The base stall window (`--timeout`), in ms: a lazy cold tail is trusted only within it. @defaultValue DEFAULT_POLICY.baseTimeoutMs */
   baseTimeoutMs?: number;
 }
@@ -75,7 +78,9 @@ const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((
 
 /** Build the observer the check uses for Claude Code agents. */
 export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserver {
-  const reader = new TailReader(opts.tail);
+  // Change notification vouches for untouched files, so a steady check need not stat each one.
+  const notes = opts.changeNotes instanceof ChangeNotes ? opts.changeNotes : opts.changeNotes === false ? undefined : new ChangeNotes();
+  const reader = new TailReader(opts.tail, notes);
   const persistent = opts.isPersistent ?? true;
   const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
   const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
@@ -177,13 +182,13 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   }
 
   /** The parts of the last `observe(task)` when nothing they were built from changed; undefined: call `observe`. */
-  function observeUnchanged(task: Task, nowMs: number): PartialObservation[] | undefined {
+  function observeUnchanged(task: Task, nowMs: number, isStatRequired = false): PartialObservation[] | undefined {
     const m = memos.get(task.taskId);
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
     // Positions are due to be saved: `observe` does that.
     if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) return undefined;
-    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs) !== m.hookVersions[i]) return undefined;
-    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i]!, nowMs) !== m.fileVersions[i]) return undefined;
+    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
     m.usedInCheck = checks;
     return m.parts;
   }
@@ -198,8 +203,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
+      const settled = notes?.settle();
       // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
       if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
+      return settled;
     },
     async observe(task, nowMs) {
       try {

@@ -56,9 +56,9 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
     },
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
-    peekVersion(id: string | undefined, nowMs: number): number | undefined {
+    peekVersion(id: string | undefined, nowMs: number, isStatRequired = false): number | undefined {
       const file = fileOf(id);
-      return file === null ? 0 : tracker.peekVersion(file, nowMs);
+      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
     },
     flush: (nowMs: number) => tracker.flush(nowMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),

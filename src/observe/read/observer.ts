@@ -11,11 +11,14 @@ export interface TaskObserver {
    * The parts the last `observe(task)` returned (the same array), when nothing they were built
    * from changed since (optional; synchronous, so a steady check of many tasks costs a few stats
    * each). Undefined: call `observe`. With the same `task` object, it must return exactly what
-   * `observe` would.
+   * `observe` would. It may trust change notification instead of a stat, unless `isStatRequired`.
    */
-  observeUnchanged?(task: Task, nowMs: number): readonly PartialObservation[] | undefined;
-  /** A check begins (optional): a file asked for by several tasks in one check is read once. */
-  beginCheck?(nowMs: number): void;
+  observeUnchanged?(task: Task, nowMs: number, isStatRequired?: boolean): readonly PartialObservation[] | undefined;
+  /**
+   * A check begins (optional): a file asked for by several tasks in one check is read once, and
+   * change notifications pending now have arrived when the promise settles.
+   */
+  beginCheck?(nowMs: number): void | Promise<void>;
   /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
   flush?(nowMs: number): Promise<void>;
 }

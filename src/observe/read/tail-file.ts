@@ -2,6 +2,7 @@
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import type { ChangeNotes } from './change-notes.js';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -81,19 +82,31 @@ export class TailReader {
   readonly opts: TailOptions;
   private buf: Buffer;
 
-  constructor(opts: Partial<TailOptions> = {}) {
+  /** `notes`: change notification that may vouch for an untouched file instead of a stat. */
+  constructor(
+    opts: Partial<TailOptions> = {},
+    private readonly notes?: ChangeNotes,
+  ) {
     this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
     this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
   }
 
-  /** One stat: `file` is the same file, with the same size and mtime, as when `prev` read it to its end. */
-  isUnchanged(file: string, prev: TailPosition): boolean {
+  /**
+   * Whether `file` is the same file, with the same size and mtime, as when `prev` read it to its
+   * end: 'notes' when change notification vouches that nothing touched it since a stat said so
+   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed).
+   */
+  unchangedBy(file: string, prev: TailPosition, isStatRequired = false): 'notes' | 'stat' | undefined {
+    if (!isStatRequired && this.notes?.isUntouched(file)) return 'notes';
+    this.notes?.beforeStat(file);
     try {
       const st = statSync(file, { throwIfNoEntry: false });
-      return st !== undefined && st.isFile() && isUnchanged(prev, st);
+      if (st === undefined || !st.isFile() || !isUnchanged(prev, st)) return undefined;
     } catch {
-      return false;
+      return undefined;
     }
+    this.notes?.atEnd(file);
+    return 'stat';
   }
 
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
@@ -101,6 +114,7 @@ export class TailReader {
     // One stat first: an unchanged file (the common case in a steady check) is never opened.
     // Synchronous on purpose: a cached stat costs microseconds, an awaited one a thread-pool round trip.
     let pre;
+    this.notes?.beforeStat(file);
     try {
       pre = statSync(file, { throwIfNoEntry: false });
     } catch (e) {
@@ -109,7 +123,10 @@ export class TailReader {
     }
     if (!pre) return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
     if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
-    if (prev && isUnchanged(prev, pre)) return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
+    if (prev && isUnchanged(prev, pre)) {
+      this.notes?.atEnd(file);
+      return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
+    }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
     let fd: number;
@@ -151,6 +168,7 @@ export class TailReader {
         size: st.size,
         mtimeMs: st.mtimeMs,
       };
+      if (s.fedTo === st.size) this.notes?.atEnd(file);
       return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';

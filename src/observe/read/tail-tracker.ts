@@ -42,6 +42,8 @@ interface Entry<S> {
   usedAtMs: number;
   /** The check in which this file was last read (0: outside any check). */
   checkId?: number;
+  /** The check in which it was last stat'ed (not only vouched for by change notification). */
+  statCheckId?: number;
   size?: number;
   mtimeMs?: number;
   /** The use time last saved to (or loaded from) the store. */
@@ -105,17 +107,24 @@ export class TailTracker<S> {
    * The version `read` would return for `file` if it did not change since it was last read, with
    * `read`'s side effects for an unchanged file (one stat, at most once per check; its use time
    * refreshed) and no promise. Undefined when it changed, was never read, or is being read: ask
-   * `read` then.
+   * `read` then. The reader's change notification may stand in for the stat, unless
+   * `isStatRequired` (then a stat is taken once in the check).
    */
-  peekVersion(file: string, nowMs: number): number | undefined {
+  peekVersion(file: string, nowMs: number, isStatRequired = false): number | undefined {
     const mem = this.entries.get(file);
     if (!mem || mem.version === undefined || this.busy.has(file)) return undefined;
-    if (this.checkId > 0 && mem.checkId === this.checkId) return mem.version;
-    if (!this.reader.isUnchanged(file, mem.position)) return undefined;
+    if (this.checkId > 0 && mem.checkId === this.checkId && (!isStatRequired || mem.statCheckId === this.checkId)) return mem.version;
+    const by = this.reader.unchangedBy(file, mem.position, isStatRequired);
+    if (!by) {
+      // Changed: a read in this check must not take the entry as read already.
+      mem.checkId = undefined;
+      return undefined;
+    }
     // As readNow does for an unchanged file.
     if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
     mem.usedAtMs = nowMs;
     mem.checkId = this.checkId;
+    if (by === 'stat') mem.statCheckId = this.checkId;
     return mem.version;
   }
 
@@ -208,7 +217,7 @@ export class TailTracker<S> {
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version });
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
   }
 }

@@ -1,0 +1,146 @@
+// Change notification (inotify, through fs.watch) on the directories of tracked files, so a steady
+// check need not stat a file nothing touched (issue 12). Only ever a hint that saves a stat: a
+// file counts as untouched only while its directory is watched, no event named it since its last
+// real stat (and no rename happened in the directory), that stat found it read to its end, and
+// that stat is younger than `trustMs`. Anything else falls back to a stat: no watch support, a
+// watch error, a rename, a queue that overflowed (libuv drops the overflow event, so the trust
+// window bounds what a lost event can hide). Callers stat before any verdict other than healthy.
+import { watch as fsWatch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+
+/** How long a real stat vouches for a file that no event named. @defaultValue 1000 */
+export const NOTE_TRUST_MS = 1000;
+/** A directory whose watch failed is tried again after this long. @defaultValue 60000 */
+const RETRY_MS = 60_000;
+/** Names remembered as touched per directory before the whole directory counts as touched. @defaultValue 4096 */
+const DIRTY_MAX = 4096;
+
+interface Dir {
+  watcher?: FSWatcher;
+  /** Moves on every rename, error or overflow of the name set: every file's last stat is void. */
+  epoch: number;
+  touched: Set<string>;
+  failedAtMs?: number;
+}
+
+interface Note {
+  dir: Dir;
+  name: string;
+  epoch: number;
+  statAtMs: number;
+  isAtEnd: boolean;
+}
+
+export interface ChangeNotesOptions {
+  trustMs?: number;
+  /** Wall clock in ms (monotonic). @defaultValue performance.now */
+  now?: () => number;
+  /** fs.watch, replaceable in tests. */
+  watch?: (dir: string, listener: (event: string, name: string | Buffer | null) => void) => FSWatcher;
+}
+
+const defaultWatch = (dir: string, listener: (event: string, name: string | Buffer | null) => void) => fsWatch(dir, { persistent: false }, listener);
+
+export class ChangeNotes {
+  private dirs = new Map<string, Dir>();
+  private notes = new Map<string, Note>();
+  private readonly trustMs: number;
+  private readonly now: () => number;
+  private readonly watch: NonNullable<ChangeNotesOptions['watch']>;
+
+  constructor(opts: ChangeNotesOptions = {}) {
+    this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
+    this.now = opts.now ?? (() => performance.now());
+    this.watch = opts.watch ?? defaultWatch;
+  }
+
+  /** Call right before a real stat of `file`: an event from now on marks it touched again. */
+  beforeStat(file: string): void {
+    let n = this.notes.get(file);
+    if (!n) {
+      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      this.notes.set(file, n);
+    }
+    this.ensureWatched(path.dirname(file), n.dir);
+    n.dir.touched.delete(n.name);
+    n.epoch = n.dir.epoch;
+    n.statAtMs = this.now();
+    n.isAtEnd = false;
+  }
+
+  /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
+  atEnd(file: string): void {
+    const n = this.notes.get(file);
+    if (n) n.isAtEnd = true;
+  }
+
+  /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
+  isUntouched(file: string): boolean {
+    const n = this.notes.get(file);
+    return n !== undefined && n.isAtEnd && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() - n.statAtMs < this.trustMs;
+  }
+
+  /** Let pending notifications arrive: after this, every change made before the call has been seen. */
+  async settle(): Promise<void> {
+    if (this.dirs.size === 0) return;
+    // The first turn may run in the middle of a poll phase; the second follows a whole one,
+    // whose poll reads every event the kernel queued before this call.
+    await new Promise<void>((r) => setImmediate(r));
+    await new Promise<void>((r) => setImmediate(r));
+  }
+
+  /** Stop watching (the process may exit without it: watches do not keep it alive). */
+  close(): void {
+    for (const d of this.dirs.values()) this.drop(d);
+  }
+
+  private dirOf(dir: string): Dir {
+    let d = this.dirs.get(dir);
+    if (!d) {
+      d = { epoch: 0, touched: new Set() };
+      this.dirs.set(dir, d);
+    }
+    return d;
+  }
+
+  private ensureWatched(dir: string, d: Dir): void {
+    if (d.watcher || (d.failedAtMs !== undefined && this.now() - d.failedAtMs < RETRY_MS)) return;
+    try {
+      d.epoch++;
+      d.touched.clear();
+      const w = this.watch(dir, (event, name) => {
+        if (event !== 'change' || name === null) {
+          // A rename (a file created, replaced, removed; the directory itself moved) or an unnamed
+          // event: every file here is stat'ed again, under a fresh watch.
+          d.epoch++;
+          this.drop(d);
+          return;
+        }
+        if (d.touched.size >= DIRTY_MAX) {
+          d.epoch++;
+          d.touched.clear();
+        }
+        d.touched.add(String(name));
+      });
+      w.on('error', () => {
+        d.epoch++;
+        this.drop(d);
+        d.failedAtMs = this.now();
+      });
+      d.watcher = w;
+      d.failedAtMs = undefined;
+    } catch {
+      d.failedAtMs = this.now();
+    }
+  }
+
+  private drop(d: Dir): void {
+    const w = d.watcher;
+    d.watcher = undefined;
+    try {
+      w?.close();
+    } catch {
+      // already closed
+    }
+  }
+}
