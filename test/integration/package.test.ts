@@ -19,6 +19,8 @@ describe('package.json', () => {
   it('runs nothing at install time and builds at pack time', () => {
     for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[s], s).toBeUndefined();
     expect(pkg.scripts.prepack).toMatch(/tsc -p tsconfig\.build\.json/);
+    // The hook's CommonJS entry (what hook install pins) is built too.
+    expect(pkg.scripts.prepack).toMatch(/node scripts\/build-hook\.mjs/);
   });
   it('says where it comes from and what it exports', () => {
     expect(pkg.license).toBe('MIT');
@@ -49,7 +51,7 @@ describe('the packed tarball', () => {
   }, 120_000);
 
   it('holds the build, the schemas, the docs and the licence, and nothing else', () => {
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md']) {
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'dist/hook/hook-entry.js', 'dist/hook/package.json']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('dist/bench') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
@@ -61,6 +63,19 @@ describe('the packed tarball', () => {
     expect((await run(bin(), ['--version'])).stdout).toBe(`${pkg.version}\n`);
     expect((await run(bin(), ['-v'])).stdout).toBe(`${pkg.version}\n`);
     expect((await run(bin(), ['--help'])).stdout).toContain('Usage: dispatch-watchdog');
+  });
+
+  it('pins the installed CommonJS hook entry, which records a payload', async () => {
+    const state = path.join(app, 'hook-state');
+    mkdirSync(state);
+    const { stdout } = await run(bin(), ['hook', '--print-settings', '--state-dir', state]);
+    const command = (JSON.parse(stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]!.hooks[0]!.command;
+    const entry = path.join(app, 'node_modules', 'dispatch-watchdog', 'dist', 'hook', 'hook-entry.js');
+    expect(command).toBe(`node ${entry} --state-dir ${state}`);
+    const child = execFile(process.execPath, [entry, '--state-dir', state]);
+    child.stdin!.end(JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-1' }));
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(state, 'activity', 'sess-1.ndjson'), 'utf8'))).toMatchObject({ event: 'Stop', session_id: 'sess-1' });
   });
 
   it('checks a wave once (exit 0 when healthy)', async () => {
