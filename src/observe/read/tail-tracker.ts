@@ -4,7 +4,7 @@
 import type { LineRef } from '../parse/line-splitter.js';
 import type { ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { describeRef } from '../parse/parse-transcript.js';
-import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
+import { positionFromCursor, TailReader, type ResetReason, type TailPosition, type TailReadResult } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
 
 /** How one kind of file (transcript, hook activity) is parsed; states must be plain JSON. */
@@ -179,7 +179,7 @@ export class TailTracker<S> {
     let prev = await this.entryFor(file);
     const parser = this.parser;
     const opts = this.reader.opts;
-    // Completing a tail-only state: start over from the bound, in one pass (the short tail is read again).
+    // Completing a tail-only state: start over (the short tail is read again).
     if (full && prev && this.lacksContext(prev.state)) prev = undefined;
     let state = prev?.state ?? parser.empty();
     let isLazy = false;
@@ -199,13 +199,25 @@ export class TailTracker<S> {
         this.diag({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
       },
     }, coldBytes);
-    const lazyBytes = Math.min(opts.tailBytes, opts.lazyTailBytes);
-    isLazy = parser.beginTail !== undefined && !full;
-    let res = await read(prev?.position, parser.beginTail && !full ? lazyBytes : full ? opts.maxColdBytes : opts.tailBytes);
-    // Asked for context the state still lacks (its first read this time, or appended to a lazy tail): read back once.
-    if (full && res.ok && this.lacksContext(state)) {
+    // Read back: first `tailBytes`, where a turn boundary usually is (the state is then complete),
+    // else once to the bound, every byte parsed once there.
+    const readBack = async () => {
+      const step = Math.min(opts.tailBytes, opts.maxColdBytes);
+      isLazy = step < opts.maxColdBytes;
+      const r = await read(undefined, step);
+      if (!r.ok || !this.lacksContext(state)) return r;
       isLazy = false;
-      res = await read(undefined, opts.maxColdBytes);
+      return read(undefined, opts.maxColdBytes);
+    };
+    const isLazyParser = parser.beginTail !== undefined;
+    isLazy = isLazyParser;
+    let res: TailReadResult;
+    // A read-back starting over needs no lazy tail first.
+    if (full && !prev) res = await readBack();
+    else {
+      res = await read(prev?.position, isLazyParser ? Math.min(opts.tailBytes, opts.lazyTailBytes) : opts.tailBytes);
+      // Appended to a lazy tail, or a reset (replaced, truncated) read lazily: still asked for context.
+      if (full && res.ok && this.lacksContext(state)) res = await readBack();
     }
     if (!res.ok) {
       // Whatever was folded in before the failure no longer matches a position: start over next time.
