@@ -2,7 +2,7 @@
 // whose licence allows copying (test/fixtures/real/README.md gives each source, licence and what
 // was cut). Each timeline is pinned as a `replay` snapshot; none may show a false alarm at the
 // default window, and a cold start must judge like the loop at every sampled moment.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { renderReplayText } from '../../src/core/render-replay.js';
 import { replayTranscript } from '../../src/core/replay-transcript.js';
 import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
 import { expectColdAgreesWithLoop, lineTimes, replayInputOf } from '../helpers/replay-agreement.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real');
 const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
@@ -67,9 +68,11 @@ describe('what each real excerpt shows', () => {
     const r = await replayAt(TEMPLAR);
     const t = times(TEMPLAR);
     expect(r.summary.stalls).toBe(0);
-    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'inconsistent']);
-    expect(r.changes[1]!.atMs).toBe(t.at(-1)! + 120_001);
-    expect(r.changes[1]!.verdict.reason).toContain('this Claude Code writes no turn-end record');
+    // The interruption 1 ms after the first prompt leaves the agent waiting for the human, who typed 20 s later.
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['waiting_human', 'healthy', 'inconsistent']);
+    expect(r.changes[1]).toMatchObject({ atMs: t[6], line: 7 });
+    expect(r.changes[2]!.atMs).toBe(t.at(-1)! + 120_001);
+    expect(r.changes[2]!.verdict.reason).toContain('this Claude Code writes no turn-end record');
   });
 
   it('2.1.37: agent_progress lines of an Explore subagent keep its parent\'s open Task call alive; the excerpt ends mid-Task', async () => {
@@ -90,8 +93,23 @@ describe('what each real excerpt shows', () => {
     expect(afterBlank.lastOutput).toBeUndefined();
     expect(stateAfter(AGENTPING_END, 9).lastEventMs).toBe(t[7]);
     const r = await replayAt(AGENTPING_END);
-    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
-    expect(r.changes[1]).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
+    // Each interruption waits for the human (no stall while they read and type); each prompt starts a normal turn.
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'waiting_human', 'healthy', 'waiting_human', 'healthy', 'stalled']);
+    expect(r.changes.filter((c) => c.verdict.kind === 'healthy').slice(1).map((c) => c.atMs)).toEqual([t[6], t[10]]);
+    expect(r.changes.at(-1)).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
+  });
+
+  it('2.1.37: after [Request interrupted by user] the agent waits for the human however long they take; never a stall to act on', async () => {
+    // The real records up to the first interruption and its snapshot line, as if the human walked away.
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'cut.jsonl'), readFileSync(path.join(DIR, AGENTPING_END), 'utf8').split('\n').slice(0, 6).join('\n') + '\n');
+    const r = await replayTranscript(await replayInputOf(dir, 'cut.jsonl'), DEFAULT_POLICY);
+    const t = times(AGENTPING_END);
+    expect(r.summary.stalls).toBe(0);
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'waiting_human']);
+    expect(r.changes[1]!.atMs).toBe(t[4]);
+    expect(r.changes[1]!.verdict.reason).toContain('interrupted');
+    expect(await expectColdAgreesWithLoop(dir, 'cut.jsonl')).toBeGreaterThan(0);
   });
 
   it('2.1.37 team lead: TeamCreate, four background teammates (teammate_spawned), TaskList polled 4 times in 6 s while they work, then shutdown requests: healthy throughout, never looping', async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { backgroundWaits, childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
 import { RECENT_CALLS_MAX, runningAgents } from '../../src/observe/parse/transcript-state.js';
@@ -258,5 +259,45 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     expect(found).toHaveLength(expected.length);
     expected.forEach((re, i) => expect(found[i]).toMatch(re));
     if (expected.length) expect(found[0]).toContain('f.jsonl (line 1)');
+  });
+});
+
+describe('an interruption by the human (Esc) waits for the human, from the real 2.1.37 records', () => {
+  // test/fixtures/real/agentping-2.1.37-interrupted-twice.jsonl: a Bash result (line 4), then
+  // `[Request interrupted by user]` (line 5), then the human's next prompt (line 7).
+  const real = readFileSync(new URL('../fixtures/real/agentping-2.1.37-interrupted-twice.jsonl', import.meta.url), 'utf8').split('\n');
+  const [result, interruption, prompt] = [real[3]!, real[4]!, real[6]!];
+  const parse = (...lines: string[]) => summarize(...lines).part;
+  const variant = (patch: (rec: Record<string, unknown>) => void) => {
+    const rec = JSON.parse(interruption) as Record<string, unknown>;
+    patch(rec);
+    return JSON.stringify(rec);
+  };
+
+  it('[Request interrupted by user] in a main session: waiting_human (interrupted) from its time, not progress', () => {
+    const part = parse(result, interruption);
+    expect(part.waitingHuman).toMatchObject({ kind: 'interrupted', sinceMs: Date.parse('2026-02-08T23:33:21.621Z') });
+    expect(part.lastProgressMs).toBe(Date.parse('2026-02-08T23:33:19.352Z'));
+    expect(part.finished).toBeUndefined();
+  });
+
+  it('the "for tool use" variant (Esc during a call, written after the rejected result) waits the same way', () => {
+    const forToolUse = variant((r) => ((r.message as { content: { text: string }[] }).content[0]!.text = '[Request interrupted by user for tool use]'));
+    expect(parse(result, forToolUse).waitingHuman).toMatchObject({ kind: 'interrupted' });
+  });
+
+  it('the human\'s next prompt starts a normal turn: no longer waiting', () => {
+    const part = parse(result, interruption, prompt);
+    expect(part.waitingHuman).toBeUndefined();
+    expect(part.lastProgressMs).toBe(Date.parse('2026-02-08T23:33:30.151Z'));
+  });
+
+  it('a local command (/model) after it is not a prompt: still waiting', () => {
+    expect(parse(result, interruption, user(0, '<command-name>/model</command-name>')).waitingHuman).toMatchObject({ kind: 'interrupted' });
+  });
+
+  it('in a subagent transcript (isSidechain, where Claude Code\'s own stall watchdog writes the same text) it is not a human to wait on', () => {
+    const sidechain = variant((r) => (r.isSidechain = true));
+    expect(parse(result, sidechain).waitingHuman).toBeUndefined();
   });
 });

@@ -44,8 +44,8 @@ export interface Observation {
   outputGrewAtMs?: number;
   /** The agent is backing off after API errors (transcript `system/api_error` records). */
   isApiRetrying?: boolean;
-  /** A permission prompt or AskUserQuestion is open. */
-  waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification'; sinceMs?: number; detail?: string };
+  /** A permission prompt, AskUserQuestion or plan approval is open, or the human interrupted the agent. */
+  waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification' | 'interrupted'; sinceMs?: number; detail?: string };
   /** The agent's turn ended on an API error it gave up on (DESIGN §5 `failed`). */
   failed?: { kind: ApiFailureKind; atMs?: number; detail?: string };
   /**

@@ -55,9 +55,11 @@ function updateTask(s: TranscriptState, task: TrackedTask, isNotification = fals
  * `<agent-notification>…<agent-id>…` (background agent ended, earlier builds) and
  * `<bash-notification>…<shell-id>…` (background shell ended, 2.0.x) in `text`.
  */
-function applyNotifications(s: TranscriptState, text: string, atMs: number | undefined): void {
+function applyNotifications(s: TranscriptState, text: string, atMs: number | undefined, isDelivered = false): void {
   if (!text.includes('-notification>')) return;
   for (const m of text.matchAll(NOTIFICATION)) {
+    // Delivered to an agent the human interrupted, it starts a turn the agent must answer.
+    if (isDelivered) s.interruptedMs = undefined;
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id') ?? tag(m[2]!, 'agent-id');
     const status = tag(m[2]!, 'status');
     const toolUseId = tag(m[2]!, 'tool-use-id');
@@ -137,10 +139,10 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   }
   let resultFor: string | undefined;
   if (typeof message.content === 'string') {
-    applyNotifications(s, message.content, atMs);
+    applyNotifications(s, message.content, atMs, true);
   } else if (Array.isArray(message.content)) {
     for (const block of message.content) {
-      if (isRec(block) && block.type === 'text' && typeof block.text === 'string') applyNotifications(s, block.text, atMs);
+      if (isRec(block) && block.type === 'text' && typeof block.text === 'string') applyNotifications(s, block.text, atMs, true);
       if (!isRec(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const error = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : undefined;
       const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
@@ -284,7 +286,17 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   if (known && !isRetry && type !== 'system') s.apiRetry = undefined;
   // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
   // notifications (the agent's answer to them resumes it) and local commands do not.
-  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) s.turnEndedMs = undefined;
+  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) {
+    s.turnEndedMs = undefined;
+    s.interruptedMs = undefined;
+  }
+  // A subagent's records say `isSidechain` and carry its `agentId`: no human types into it.
+  if (actor === 'interrupt' && rec.isSidechain !== true && rec.agentId === undefined) {
+    // Esc: the turn is neither over nor going on; the agent waits for the human's next prompt.
+    s.interruptedMs = atMs ?? s.lastEventMs ?? 0;
+    s.turnEndedMs = undefined;
+    s.finalTextMs = undefined;
+  }
   if ((actor === 'human' && !isCommand) || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) {
     s.hasTurnStart = true;
     // A turn boundary in the tail: what came before it is context enough (the read-back rule).

@@ -66,6 +66,13 @@ export interface TranscriptState {
   apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
   /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
   turnEndedMs?: number;
+  /**
+   * The human interrupted the agent (`[Request interrupted by user]`, Esc) in a main session and
+   * nothing has happened since: the agent is idle until the human types (a new prompt, or the
+   * agent at work again, clears it). Not set in a subagent's transcript (`isSidechain`, `agentId`), where
+   * Claude Code's own stall watchdog writes the same text when it gives up on the subagent.
+   */
+  interruptedMs?: number;
   /** The newest assistant record ended in text with no call after it: a final answer, if the turn is over. */
   finalTextMs?: number;
   /** This Claude Code writes no turn-end record (1.0.x, or a scripted `-p`/SDK run): a final answer ends the turn. */
