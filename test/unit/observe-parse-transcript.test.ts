@@ -204,15 +204,16 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     const childOf = (agentId: string, lines: string[], startedAtMs = ms(1)) => ({ agentId, startedAtMs, state: parseTranscriptText(jsonl(...lines)).state });
     const working = [assistant(150, [toolUse('c1', 'Read', { file_path: '/x' })]), user(151, [toolResult('c1')])];
 
-    it('waits on a child that began before the part read, is not named in it, and had not answered before it', () => {
-      expect(inferredBackground(parentOf(tail), [childOf(id, working)])).toEqual([id]);
-      // Still at work after the part read began: its final answer is not its end until its notification.
-      expect(inferredBackground(parentOf(tail), [childOf(id, [...working, assistant(250, [text('done')])])])).toEqual([id]);
+    // Beyond the read-back bound (no `launch`): only a child at work during the part read, without a final answer.
+    it('waits on a child that began before the part read, is not named in it, and is at work during it', () => {
+      expect(inferredBackground(parentOf(tail), [childOf(id, [...working, assistant(250, [toolUse('c2', 'Read', { file_path: '/y' })])])])).toEqual([id]);
     });
 
     it.each([
       ['the parent was read from its first byte', parentOf(tail, false), childOf(id, working)],
       ['the child answered before the part read began (its end was reported there too)', parentOf(tail), childOf(id, [...working, assistant(160, [text('done')])])],
+      ['the child has written its final answer', parentOf(tail), childOf(id, [...working, assistant(250, [text('done')])])],
+      ['the child has been silent since before the part read (it may have died long ago)', parentOf(tail), childOf(id, working)],
       ['the part read names the child (its notification)', parentOf([...tail, user(300, notification(id, 'completed'))]), childOf(id, working)],
       ['the child began inside the part read', parentOf(tail), childOf(id, working, ms(200))],
       ['the child is not agent-shaped (a teammate)', parentOf(tail), childOf('researcher@team', working)],

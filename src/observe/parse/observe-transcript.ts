@@ -36,9 +36,11 @@ export function unnamedEarlierChildren(parent: TranscriptState, children: readon
 
 /**
  * Background subagents a cold tail start of the parent cannot have seen launched (see
- * unnamedEarlierChildren): those the parent's earlier bytes report launched and not ended;
- * when those bytes were not read (beyond the bound), those that had not given their final answer
- * before the parent's first record read (a child that answered earlier was reported done earlier too).
+ * unnamedEarlierChildren): those the parent's earlier bytes report launched and not ended.
+ * When those bytes were not read (a launch beyond the bound), only a child at work while the
+ * part read was written (a record since its first one) and without a final answer: a child
+ * silent since before it may as well have died long ago, and waiting on it would stall a
+ * finished agent.
  */
 export function inferredBackground(parent: TranscriptState, children: readonly ChildTranscript[]): string[] {
   const from = parent.firstEventMs ?? -Infinity;
@@ -46,7 +48,7 @@ export function inferredBackground(parent: TranscriptState, children: readonly C
     .filter((c) => {
       if (c.launch !== undefined) return c.launch === 'running';
       const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
-      return !(answered && (c.state.lastEventMs ?? -Infinity) < from);
+      return !answered && (c.state.lastEventMs ?? -Infinity) >= from;
     })
     .map((c) => c.agentId);
 }
