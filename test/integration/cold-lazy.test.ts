@@ -227,6 +227,24 @@ describe('a lazy cold start judges like the loop at every cut and moment', () =>
   });
 });
 
+describe('a read-back after a lazy tail', () => {
+  it('reports a bad line of the tail once, though it parses it again', async () => {
+    const dir = tempDir();
+    const w = writer();
+    // No message ids: the tail cannot vouch for anything, so the check reads back.
+    for (let i = 0; i < 30; i++) w.lines.push(rec(i, { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/f${i}` } }] } }));
+    w.lines.push('{"type":"assistant", not json');
+    w.lines.push(rec(31, { type: 'user', message: { role: 'user', content: [{ tool_use_id: 'u29', type: 'tool_result', content: 'ok' }] } }));
+    writeFileSync(path.join(dir, 's1.jsonl'), w.text());
+    const o = createClaudeObserver({ paths: new StatePaths(path.join(dir, 'state')), claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024, lazyTailBytes: 1024, maxColdBytes: 64 * 1024 } });
+    const task = row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') });
+    await o.observe(task, T0 + 40_000);
+    expect(o.stats().bytesRead, 'read back past the tail').toBeGreaterThan(1024 * 2);
+    const diags = o.drainDiagnostics();
+    expect(diags.map((d) => d.message)).toEqual([expect.stringMatching(/s1\.jsonl@\d+: not a JSON record/)]);
+  });
+});
+
 describe('the raw scan of a parent prefix', () => {
   it('finds every id a record may set a task status for, without parsing', () => {
     const text =

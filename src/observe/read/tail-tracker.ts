@@ -50,6 +50,8 @@ interface Entry<S> {
   savedUsedAtMs?: number;
   /** See TrackResult.version; unset for an entry loaded from the store and not read yet. */
   version?: number;
+  /** Lines from this offset on were read (and their problems reported) since a lazy tail start. */
+  lazyFrom?: number;
 }
 
 /** How stale a saved use time may get before an unchanged file is saved again. */
@@ -179,24 +181,30 @@ export class TailTracker<S> {
     let prev = await this.entryFor(file);
     const parser = this.parser;
     const opts = this.reader.opts;
-    // Completing a tail-only state: start over (the short tail is read again).
-    if (full && prev && this.lacksContext(prev.state)) prev = undefined;
+    // Completing a tail-only state: start over (the short tail is read again, its problems not reported again).
+    let reportedFrom: number | undefined;
+    if (full && prev && this.lacksContext(prev.state)) [reportedFrom, prev] = [prev.lazyFrom, undefined];
+    let lazyFrom = prev?.lazyFrom;
     let state = prev?.state ?? parser.empty();
     let isLazy = false;
+    // Problems of the lines behind the state returned: a read-back parses a lazy tail's lines again.
+    let diags: ObserveDiagnostic[] = [];
     const read = (position: TailPosition | undefined, coldBytes: number) => this.reader.read(file, position, {
       reset: (_reason, cutAt) => {
         state = parser.empty();
+        diags = [];
         // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
         if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
+        lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
       },
       line: (bytes, ref) => {
         const d = parser.line(state, bytes.toString('utf8'), file, ref);
-        if (d) this.diag(d);
+        if (d) diags.push(d);
       },
       oversize: (ref, bytes) => {
         parser.skipped?.(state);
         const cap = this.reader.opts.maxLineBytes;
-        this.diag({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
+        diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
       },
     }, coldBytes);
     // Read back: first `tailBytes`, where a turn boundary usually is (the state is then complete),
@@ -219,6 +227,7 @@ export class TailTracker<S> {
       // Appended to a lazy tail, or a reset (replaced, truncated) read lazily: still asked for context.
       if (full && res.ok && this.lacksContext(state)) res = await readBack();
     }
+    for (const d of diags) if (reportedFrom === undefined || d.offset < reportedFrom) this.diag(d);
     if (!res.ok) {
       // Whatever was folded in before the failure no longer matches a position: start over next time.
       this.entries.delete(file);
@@ -229,7 +238,7 @@ export class TailTracker<S> {
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version });
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, ...(lazyFrom !== undefined ? { lazyFrom } : {}) });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
   }
 }
