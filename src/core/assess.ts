@@ -226,6 +226,10 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
       return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
+    if (stallReason === 'inactivity' && obs.waitingOnTeam) {
+      // The watchdog cannot see teammates at work (separate transcripts): never a stall while one runs.
+      return verdict('healthy', `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
+    }
     const children = obs.waitingOnChildren;
     const why =
       stallReason === 'never_started'
@@ -250,7 +254,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   }
 
   // 8. Healthy.
-  const via = obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : '';
+  const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ''}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ''}`;
   return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
 }
 
@@ -258,6 +262,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
 function waitingOn(children: NonNullable<Observation['waitingOnChildren']>): string {
   const many = children.agentIds.length > 1 ? 's' : '';
   return `waiting on ${children.isBackground ? 'background ' : ''}subagent${many} ${children.agentIds.join(', ')}`;
+}
+
+/** "waiting on teammates a@team, b@team" (its turn ended while they work). */
+function waitingOnTeam(team: NonNullable<Observation['waitingOnTeam']>): string {
+  return `waiting on teammate${team.members.length > 1 ? 's' : ''} ${team.members.join(', ')}`;
 }
 
 function maxDefined(a: number | undefined, b: number | undefined): number | undefined {

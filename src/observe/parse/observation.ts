@@ -54,6 +54,11 @@ export interface Observation {
    * but no transcript of theirs was found.
    */
   waitingOnChildren?: { agentIds: string[]; lastProgressMs?: number; isBackground?: boolean; unseenIds?: string[] };
+  /**
+   * A team lead whose turn ended while these teammates (`<name>@<team>`) still work: they message
+   * it when they are done. Their transcripts are not read, so their silence is not judged.
+   */
+  waitingOnTeam?: { members: string[] };
   /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
   isOutputTracked?: boolean;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
@@ -128,6 +133,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     }
     if (p.failed && (!out.failed || (p.failed.atMs ?? 0) > (out.failed.atMs ?? 0))) out.failed = p.failed;
     if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
+    if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
@@ -135,6 +141,6 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   }
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
-  if (finishedBy === 'hooks' && out.waitingOnChildren?.isBackground) delete out.finished;
+  if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
   return out;
 }

@@ -68,6 +68,55 @@ function applyNotifications(s: TranscriptState, text: string, atMs: number | und
   }
 }
 
+/** A teammate spawn's result text (2.1.x: "Spawned successfully.\nagent_id: scaffolder@canvas-build\n…"). */
+const TEAMMATE_SPAWN = /^\s*Spawned successfully\.[\s\S]*?\bagent_id:\s*(\S+)/;
+
+/** A message from a teammate, delivered to the lead as user text (`teammate_id` is the short name, or `system`). */
+const TEAMMATE_MESSAGE = /<teammate-message\s+teammate_id="([^"]+)"[^>]*>([\s\S]*?)<\/teammate-message>/g;
+
+/** The tracked teammate `name` (short, or `<name>@<team>`). */
+const teammateNamed = (s: TranscriptState, name: string) => s.tasks.find((t) => t.kind === 'teammate' && (t.id === name || t.id.startsWith(`${name}@`)));
+
+function setTeammate(s: TranscriptState, name: string | undefined, status: string, atMs: number | undefined): void {
+  const t = name === undefined ? undefined : teammateNamed(s, name);
+  if (t) trackTask(s, { id: t.id, kind: 'teammate', status, atMs });
+}
+
+/**
+ * Apply every `<teammate-message>` in `text` to the teammates this lead spawned: a
+ * `shutdown_approved` (or the system's `teammate_terminated`, "X has shut down.") ends one, an
+ * `idle_notification` makes it idle (its turn ended: it waits for a message), anything else
+ * shows it at work. Names the lead never spawned (a teammate's own transcript hears from
+ * `team-lead`) are not tracked.
+ */
+function applyTeammateMessages(s: TranscriptState, text: string, atMs: number | undefined): void {
+  for (const m of text.matchAll(TEAMMATE_MESSAGE)) {
+    const from = m[1]!;
+    const body = m[2]!.trim();
+    let msg: Rec | undefined;
+    try {
+      const parsed: unknown = body.startsWith('{') ? JSON.parse(body) : undefined;
+      msg = isRec(parsed) ? parsed : undefined;
+    } catch {
+      msg = undefined;
+    }
+    const type = str(msg?.type);
+    const sender = str(msg?.from) ?? from;
+    if (type === 'teammate_terminated') setTeammate(s, /^\s*(\S+) has shut down/.exec(str(msg?.message) ?? '')?.[1], 'terminated', atMs);
+    else if (type === 'shutdown_approved') setTeammate(s, sender, 'shutdown', atMs);
+    else if (type === 'idle_notification') setTeammate(s, sender, 'idle', atMs);
+    else setTeammate(s, from, 'running', atMs);
+  }
+}
+
+/** A user record that delivers teammate messages: it wakes the lead (a new turn it must answer), but it is not a human prompt. */
+function isTeammateMessage(rec: Rec): boolean {
+  if (rec.type !== 'user' || !isRec(rec.message)) return false;
+  const c = rec.message.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) && !c.some((b) => isRec(b) && b.type === 'tool_result') ? c.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n') : '';
+  return text.includes('<teammate-message');
+}
+
 /** `toolUseResult.status` values of a subagent that has not ended. */
 const AGENT_STILL_RUNNING = new Set(['running', 'pending', 'async_launched', 'remote_launched']);
 
@@ -124,15 +173,32 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
       const facts = summarizeToolInput(block.name, block.input);
       const input = isRec(block.input) ? block.input : {};
       const killsTaskId = KILL_TOOLS[block.name]?.map((k) => str(input[k])).find((x) => x !== undefined);
+      if (block.name === 'TeamCreate') s.isTeamKnown = true;
+      if (block.name === 'SendMessage') applySendMessage(s, input, atMs);
       const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...(killsTaskId ? { killsTaskId } : {}) });
       if (tail?.isFresh && isNew) tail.callsSinceFresh++;
     }
   }
 }
 
+/**
+ * The lead writes to a teammate: anything but a shutdown request or answer wakes an idle one
+ * (`recipient`/`to`; `*` or a `broadcast` writes to all).
+ */
+function applySendMessage(s: TranscriptState, input: Rec, atMs: number | undefined): void {
+  const message = isRec(input.message) ? input.message : undefined;
+  const type = str(input.type) ?? str(message?.type);
+  if (type?.startsWith('shutdown_')) return;
+  const to = str(input.recipient) ?? str(input.to);
+  const all = type === 'broadcast' || to === '*';
+  for (const t of s.tasks) {
+    if (t.kind === 'teammate' && t.status === 'idle' && (all || (to !== undefined && (t.id === to || t.id.startsWith(`${to}@`))))) trackTask(s, { id: t.id, kind: 'teammate', status: 'running', atMs });
+  }
+}
+
 function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor: RecordActor): void {
   const message = isRec(rec.message) ? rec.message : {};
-  if (actor === 'human' && !isLocalCommand(rec)) {
+  if ((actor === 'human' && !isLocalCommand(rec)) || isTeammateMessage(rec)) {
     // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
     s.apiError = undefined;
     s.finalTextMs = undefined;
@@ -140,9 +206,13 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   let resultFor: string | undefined;
   if (typeof message.content === 'string') {
     applyNotifications(s, message.content, atMs, true);
+    applyTeammateMessages(s, message.content, atMs);
   } else if (Array.isArray(message.content)) {
     for (const block of message.content) {
-      if (isRec(block) && block.type === 'text' && typeof block.text === 'string') applyNotifications(s, block.text, atMs, true);
+      if (isRec(block) && block.type === 'text' && typeof block.text === 'string') {
+        applyNotifications(s, block.text, atMs, true);
+        applyTeammateMessages(s, block.text, atMs);
+      }
       if (!isRec(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
       const error = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : undefined;
       const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
@@ -150,6 +220,12 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
       // A background agent's launch, when the record carries no structured toolUseResult.
       const launched = error === undefined ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : undefined;
       if (launched) trackTask(s, { id: launched, kind: 'agent', status: 'running', atMs, toolUseId: block.tool_use_id });
+      const teammate = error === undefined ? TEAMMATE_SPAWN.exec(resultText(block.content))?.[1] : undefined;
+      if (teammate) trackTask(s, { id: teammate, kind: 'teammate', status: 'running', atMs, toolUseId: block.tool_use_id });
+      // A team deleted: Claude Code refuses while a member is active, so none is left.
+      if (call?.name === 'TeamDelete' && error === undefined) {
+        for (const t of s.tasks) if (t.kind === 'teammate' && t.status !== 'shutdown' && t.status !== 'terminated') trackTask(s, { id: t.id, kind: 'teammate', status: 'deleted', atMs });
+      }
       const isKnown = closeCall(s, block.tool_use_id, error);
       // After a message that began in the tail, every result answers a call the tail holds.
       if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
@@ -164,6 +240,8 @@ function applyUser(s: TranscriptState, rec: Rec, atMs: number | undefined, actor
   const agentId = str(result.agentId);
   // A subagent's end: its Task/Agent result (`completed`), or a TaskOutput/AgentOutput of a background one (`failed`…).
   if (agentId && typeof result.status === 'string' && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: 'agent', status: result.status, atMs });
+  const teammateId = result.status === 'teammate_spawned' ? (str(result.agent_id) ?? str(result.teammate_id)) : undefined;
+  if (teammateId) trackTask(s, { id: teammateId, kind: 'teammate', status: 'running', atMs, ...(resultFor ? { toolUseId: resultFor } : {}) });
   if (agentId && result.status === 'async_launched') trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs, ...(resultFor ? { toolUseId: resultFor } : {}) });
   // TaskOutput: {retrieval_status, task: {task_id, status}}
   const task = isRec(result.task) ? result.task : undefined;
@@ -275,6 +353,8 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
     if (agentId) s.agentId = agentId;
     if (sessionId) s.sessionId = sessionId;
     if (agentId || sessionId) s.identityAt = at;
+    const teamName = str(rec.teamName);
+    if (teamName) s.teamName = teamName;
     noteVersion(s, rec);
     if (atMs !== undefined) {
       s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
@@ -286,7 +366,9 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   if (known && !isRetry && type !== 'system') s.apiRetry = undefined;
   // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
   // notifications (the agent's answer to them resumes it) and local commands do not.
-  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand)) {
+  // A teammate's message wakes a lead whose turn ended: a new turn it must answer.
+  const isTeamWake = isTeammateMessage(rec);
+  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand) || isTeamWake) {
     s.turnEndedMs = undefined;
     s.interruptedMs = undefined;
   }
@@ -297,7 +379,7 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
     s.turnEndedMs = undefined;
     s.finalTextMs = undefined;
   }
-  if ((actor === 'human' && !isCommand) || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) {
+  if ((actor === 'human' && !isCommand) || isTeamWake || rec.isCompactSummary === true || (type === 'system' && (rec.subtype === 'turn_duration' || rec.subtype === 'stop_hook_summary'))) {
     s.hasTurnStart = true;
     // A turn boundary in the tail: what came before it is context enough (the read-back rule).
     s.tail = undefined;
@@ -381,6 +463,8 @@ export function recordActor(rec: unknown): RecordActor {
       if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === 'tool_result')) return 'agent';
       const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((b) => (isRec(b) ? (str(b.text) ?? '') : '')).join('\n') : '';
       if (text.includes('<task-notification>') || text.includes('<bash-notification>') || text.includes('<agent-notification>')) return 'harness';
+      // A teammate's message (agent teams) is delivered by the harness, not typed by a human.
+      if (text.includes('<teammate-message')) return 'harness';
       return 'human';
     }
     default:

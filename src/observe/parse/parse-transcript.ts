@@ -4,7 +4,7 @@ import type { Task } from '../../contracts/state-file.js';
 import type { LineRef } from './line-splitter.js';
 import type { PartialObservation, ToolCall } from './observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
-import { emptyTranscriptState, pickLastTool, runningAgents, type TranscriptState } from './transcript-state.js';
+import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
 
 /** A problem with one line of an observed file: reported, never fatal. */
 export interface ObserveDiagnostic {
@@ -118,9 +118,12 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
     part.failed = { kind: s.apiError.kind, atMs: s.apiError.atMs, detail: s.apiError.text };
   } else if (s.result && !s.result.isError) {
     part.finished = { kind: `result ${s.result.subtype ?? ''}`.trim(), atMs: s.result.atMs };
-  } else if (turn && runningAgents(s).length > 0) {
-    // The turn ended to wait on background subagents: Claude Code wakes the agent when they end,
-    // so it is not finished; it waits on them (observeTranscript takes their progress).
+  } else if (turn && (runningAgents(s).length > 0 || runningTeammates(s).length > 0)) {
+    // The turn ended to wait on background subagents or teammates: Claude Code wakes the agent
+    // when they end (or message it), so it is not finished; it waits on them (observeTranscript
+    // takes the subagents' progress; teammates' transcripts are not read).
+    const team = runningTeammates(s);
+    if (team.length > 0) part.waitingOnTeam = { members: team };
   } else if (turn === 'ended') {
     // Background shells (dev servers) may outlive the turn: the turn still ended.
     part.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || undefined };

@@ -23,10 +23,13 @@
 //    healthy. So the deadline from T is never later than the one from F, and at that deadline
 //    this rule fails and the reader completes the state before judging.
 //
+// 6. A team lead's records (`teamName`) read without its `TeamCreate`: teammates spawned before
+//    the tail (even before a turn boundary in it) hold the lead's finish (lacksTeamContext).
+//
 // Not covered (as with a read-back that stops at a turn boundary): facts that never expire and
 // sit only before the tail, such as a stream-json `result` record followed by more records, or
 // a transcript's identity fields missing from every record of the tail.
-import { RECENT_CALLS_MAX, type TranscriptState } from './transcript-state.js';
+import { lacksTeamContext, RECENT_CALLS_MAX, type TranscriptState } from './transcript-state.js';
 import type { ToolCall } from './observation.js';
 import { turnOver } from './parse-transcript.js';
 
@@ -47,6 +50,8 @@ function trailingRun<T>(xs: readonly T[], f: (x: T) => string | undefined): numb
  * true for a state that did not come from a tail alone). `baseTimeoutMs`: the base stall window.
  */
 export function tailSuffices(s: TranscriptState, nowMs: number, baseTimeoutMs: number): boolean {
+  // A team lead's teammates may have been spawned before the tail, even before a turn boundary in it.
+  if (lacksTeamContext(s)) return false;
   const t = s.tail;
   if (!t) return true;
   if (!t.isFresh || t.isSpoiled) return false;

@@ -17,8 +17,13 @@ export const ERROR_MAX_CHARS = 200;
 /** A background Bash task or a child agent this transcript launched or was told about. */
 export interface TrackedTask {
   id: string;
-  /** `agent`: a subagent (its Task/Agent result named it); a running background one holds its parent's finish. */
-  kind: 'agent' | 'bash' | 'unknown';
+  /**
+   * `agent`: a subagent (its Task/Agent result named it); a running background one holds its
+   * parent's finish. `teammate`: an agent-team member this session (the lead) spawned, id
+   * `<name>@<team>`; a running one holds the lead's finish too (`idle`, `shutdown`, `terminated`
+   * do not).
+   */
+  kind: 'agent' | 'bash' | 'teammate' | 'unknown';
   /** `running` until a result or `<task-notification>` says otherwise (`completed`, `failed`, `killed`…). */
   status: string;
   atMs?: number;
@@ -89,6 +94,12 @@ export interface TranscriptState {
   result?: { subtype?: string; atMs?: number; isError?: boolean };
   compactedAtMs?: number;
   tasks: TrackedTask[];
+  /** The agent team the newest record names (`teamName`, on every record after `TeamCreate`). */
+  teamName?: string;
+  /** `TeamCreate` was read: every teammate spawn comes after it, so the state knows the whole team. */
+  isTeamKnown?: true;
+  /** Read from a short lazy tail (a cold start): a team whose creation it did not read needs a read-back. */
+  isLazyTail?: true;
   /** The newest `agentId` / `sessionId` on a record, and where it was read. */
   agentId?: string;
   sessionId?: string;
@@ -166,6 +177,16 @@ export function trackTask(s: TranscriptState, task: TrackedTask): void {
 /** Background subagents launched (`async_launched`) whose end no record has reported yet. */
 export function runningAgents(s: TranscriptState): string[] {
   return s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id);
+}
+
+/** Teammates spawned (`teammate_spawned`) and still at work: neither idle nor shut down, as far as this transcript knows. */
+export function runningTeammates(s: TranscriptState): string[] {
+  return s.tasks.filter((t) => t.kind === 'teammate' && t.status === 'running').map((t) => t.id);
+}
+
+/** A team whose creation a lazy tail did not read: its teammates may have been spawned before the tail. */
+export function lacksTeamContext(s: TranscriptState): boolean {
+  return s.isLazyTail === true && s.teamName !== undefined && s.isTeamKnown !== true;
 }
 
 /**

@@ -5,7 +5,7 @@ import { parseTranscriptLine } from '../parse/parse-transcript.js';
 import type { TailReader } from './tail-file.js';
 import { TailStore } from './tail-store.js';
 import { TailTracker } from './tail-tracker.js';
-import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
+import { emptyTranscriptState, isTranscriptState, lacksTeamContext, type TranscriptState } from '../parse/transcript-state.js';
 
 /** A tracker of transcript files under a state dir `root`, reading through `reader`. */
 export function createTranscriptTail(root: string, reader: TailReader, opts: { isPersistent: boolean }): TailTracker<TranscriptState> {
@@ -17,8 +17,11 @@ export function createTranscriptTail(root: string, reader: TailReader, opts: { i
       line: parseTranscriptLine,
       skipped: (s) => void s.skippedLines++,
       // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
-      beginTail: (s, cutAt) => void (s.tail = { from: cutAt, callsSinceFresh: 0 }),
-      hasContext: (s) => s.tail === undefined,
+      beginTail: (s, cutAt) => {
+        s.tail = { from: cutAt, callsSinceFresh: 0 };
+        s.isLazyTail = true;
+      },
+      hasContext: (s) => s.tail === undefined && !lacksTeamContext(s),
     },
     store,
   );
