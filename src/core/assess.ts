@@ -209,8 +209,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     return verdict('unknown', `no activity evidence yet: ${missingNote}`, { deadlineMs: timing.deadlineMs });
   }
 
-  // 5. A human has to answer.
-  if (obs.waitingHuman) {
+  // 5. A human has to answer. An interrupted agent whose process is gone waits for no one.
+  const isGone = obs.isProcessAlive === false || task.hasExited === true;
+  if (obs.waitingHuman && !(obs.waitingHuman.kind === 'interrupted' && isGone)) {
     const w = obs.waitingHuman;
     return verdict('waiting_human', `waiting for a human: ${w.kind.replace('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
   }

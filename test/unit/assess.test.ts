@@ -104,6 +104,28 @@ describe('assess: precedence', () => {
     expect(v.kind).toBe('waiting_human');
   });
 
+  it('an agent the human interrupted waits for the human while its process lives (or is not known); gone, it stalls', () => {
+    const obs = (isProcessAlive?: boolean) => makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'interrupted', sinceMs: T0 + 2_000 }, ...(isProcessAlive === undefined ? {} : { isProcessAlive }) });
+    expect(assess(makeTask(), obs(), policy(120), T0 + 3_600_000).kind).toBe('waiting_human');
+    expect(assess(makeTask(), obs(true), policy(120), T0 + 3_600_000).kind).toBe('waiting_human');
+    expect(assess(makeTask(), obs(false), policy(120), T0 + 120_001)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(assess(makeTask({ hasExited: true }), obs(), policy(120), T0 + 120_001).kind).toBe('stalled');
+    // A question still open with the process gone is not the interruption rule's to decide.
+    expect(assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question' }, isProcessAlive: false }), policy(120), T0 + 120_001).kind).toBe('waiting_human');
+  });
+
+  it('a team lead waiting on teammates that still work is never stalled for silence (their transcripts are not read)', () => {
+    const obs = makeObs({ lastProgressMs: T0, waitingOnTeam: { members: ['scaffolder@canvas-build'] } });
+    const v = assess(makeTask(), obs, policy(120), T0 + 3_600_000);
+    expect(v).toMatchObject({ kind: 'healthy', idleMs: 3_600_000 });
+    expect(v.deadlineMs).toBeUndefined();
+    expect(v.reason).toContain('waiting on teammate scaffolder@canvas-build');
+    // Before the window it is the ordinary healthy verdict, which names the wait.
+    expect(assess(makeTask(), obs, policy(120), T0 + 60_000).reason).toContain('waiting on teammate scaffolder@canvas-build');
+    // A give-up still wins: the lead's own record says it failed.
+    expect(assess(makeTask(), makeObs({ ...obs, failed: { kind: 'overloaded', atMs: T0 } }), policy(120), T0 + 1).kind).toBe('stalled');
+  });
+
   it('an open tool call never stalls before its own timeout plus 60 s', () => {
     const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', timeoutMs: 300_000, isOpen: true, startedAtMs: T0 } });
     expect(assess(makeTask(), obs, policy(120), T0 + 360_000).kind).toBe('healthy');
