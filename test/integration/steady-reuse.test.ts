@@ -5,7 +5,7 @@
 // tasks whose inputs changed.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, writeFileSync, type FSWatcher } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
@@ -242,6 +242,8 @@ describe('change notification', () => {
     const s = await setup([], { hasObservers: true, notes: new ChangeNotes({ watch: deaf, trustMs: Infinity }) });
     const first = await s.check(ms(20), { isFreshSame: false });
     const deadline = first.verdicts[0]!.deadlineMs!;
+    // The second check comes fast: from it on, the files are watched.
+    await s.check(ms(21), { isFreshSame: false });
     // Agent 0 worked again; the deaf watch says nothing of it.
     appendFileSync(s.sub(0), jsonl(assistant(30, [toolUse('w1', 'Read', { file_path: '/y' })], { agentId: 'a0', isSidechain: true }), user(31, [toolResult('w1')], { agentId: 'a0', isSidechain: true })));
     const missed = await s.check(ms(35), { isFreshSame: false });
@@ -258,7 +260,12 @@ describe('change notification', () => {
     const file = path.join(dir, 'agent-a1.jsonl');
     writeFileSync(file, 'x\n');
     let now = 0;
-    const notes = new ChangeNotes({ now: () => now, trustMs: 1000 });
+    let watches = 0;
+    const notes = new ChangeNotes({ now: () => now, trustMs: 1000, watch: (d, listener) => (watches++, watch(d, { persistent: false }, listener)) });
+    // Checks 10 ms apart: worth watching.
+    notes.beginCheck();
+    now = 10;
+    notes.beginCheck();
     const stat = () => {
       notes.beforeStat(file);
       notes.atEnd(file);
@@ -277,19 +284,27 @@ describe('change notification', () => {
     stat();
     await notes.settle();
     expect(notes.isUntouched(file)).toBe(true);
-    now = 1000;
+    now = 1010;
     expect(notes.isUntouched(file)).toBe(false);
     // A stat that did not find the file read to its end vouches for nothing.
     notes.beforeStat(file);
     expect(notes.isUntouched(file)).toBe(false);
+    // Checks further apart than the trust window: nothing is watched, every file is stat'ed.
+    now = 5000;
+    notes.beginCheck();
+    const before = watches;
+    stat();
+    expect(notes.isUntouched(file)).toBe(false);
+    expect(watches).toBe(before);
     notes.close();
 
-    const broken = new ChangeNotes({ watch: () => { throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' }); } });
+    const fast = (n: ChangeNotes) => (n.beginCheck(), n.beginCheck(), n);
+    const broken = fast(new ChangeNotes({ watch: () => { throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' }); } }));
     broken.beforeStat(file);
     broken.atEnd(file);
     expect(broken.isUntouched(file)).toBe(false);
     const failing = deaf();
-    const erring = new ChangeNotes({ watch: () => failing });
+    const erring = fast(new ChangeNotes({ watch: () => failing }));
     erring.beforeStat(file);
     erring.atEnd(file);
     expect(erring.isUntouched(file)).toBe(true);

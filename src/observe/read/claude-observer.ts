@@ -203,6 +203,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
+      notes?.beginCheck();
       const settled = notes?.settle();
       // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
       if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
