@@ -227,8 +227,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
       return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
-    if (stallReason === 'inactivity' && obs.waitingOnTeam) {
-      // The watchdog cannot see teammates at work (separate transcripts): never a stall while one runs.
+    if (stallReason === 'inactivity' && obs.waitingOnTeam && !isGone) {
+      // The watchdog cannot see teammates at work (separate transcripts): never a stall while one
+      // runs. A lead whose process is gone can no longer be woken (in-process teammates died with it).
       return verdict('healthy', `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;

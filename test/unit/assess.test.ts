@@ -122,6 +122,9 @@ describe('assess: precedence', () => {
     expect(v.reason).toContain('waiting on teammate scaffolder@canvas-build');
     // Before the window it is the ordinary healthy verdict, which names the wait.
     expect(assess(makeTask(), obs, policy(120), T0 + 60_000).reason).toContain('waiting on teammate scaffolder@canvas-build');
+    // A lead whose process is gone cannot be woken by its team (in-process teammates die with it): it stalls.
+    expect(assess(makeTask(), makeObs({ ...obs, isProcessAlive: false }), policy(120), T0 + 120_001)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(assess(makeTask({ hasExited: true }), obs, policy(120), T0 + 120_001).kind).toBe('stalled');
     // A give-up still wins: the lead's own record says it failed.
     expect(assess(makeTask(), makeObs({ ...obs, failed: { kind: 'overloaded', atMs: T0 } }), policy(120), T0 + 1).kind).toBe('stalled');
   });
