@@ -98,7 +98,7 @@ export async function readWaitedChildren(transcripts: TailTracker<TranscriptStat
   const add = async (f: string, isFlat: boolean, withHead = false): Promise<boolean> => {
     if (f === file || seen.has(f) || out.length >= CHILDREN_MAX) return false;
     // Matched by its first record: a child is read with all the context a cold start gets.
-    const r = await transcripts.read(f, nowMs, { full: true });
+    const r = await transcripts.read(f, nowMs, { context: 'full' });
     if (!r.ok) return false;
     // A flat directory holds the children of every session of the project: keep this session's.
     if (isFlat && state.sessionId !== undefined && r.state.sessionId !== undefined && r.state.sessionId !== state.sessionId) return false;

@@ -106,8 +106,11 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     trace.isMemoizable &&= found.ok;
     if (!found.ok) return missing(found.reason);
     let r = await transcripts.read(found.location.path, nowMs);
-    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is completed first.
-    if (r.ok && !tailSuffices(r.state, nowMs, baseTimeoutMs)) r = await transcripts.read(found.location.path, nowMs, { full: true });
+    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is widened, then completed.
+    for (const context of ['wide', 'full'] as const) {
+      if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
+      r = await transcripts.read(found.location.path, nowMs, { context });
+    }
     if (!r.ok) {
       trace.isMemoizable = false;
       finder.invalidate(q);
@@ -136,7 +139,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       let p = await transcripts.read(parentPath, nowMs);
       // A parent read from a tail alone: read back when the bytes before it may report this agent.
       if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && (await prefixes.mention(parentPath, p.state.tail.from, task.agentId))) {
-        p = await transcripts.read(parentPath, nowMs, { full: true });
+        p = await transcripts.read(parentPath, nowMs, { context: 'full' });
       }
       if (p.ok) {
         trace.files.push(parentPath);

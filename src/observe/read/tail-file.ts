@@ -42,7 +42,7 @@ export interface TailOptions {
   /**
    * A parser that can tell whether a tail holds enough context (transcripts) starts colder still:
    * at most this many bytes (and at most `tailBytes`), read further back only when needed.
-   * @defaultValue 32768 (32 KB)
+   * @defaultValue 16384 (16 KB)
    */
   lazyTailBytes: number;
   /**
@@ -56,8 +56,8 @@ export interface TailOptions {
   chunkBytes: number;
 }
 
-/** 256 KB cold-start tail (32 KB for a lazy one, up to 4 MB read back), 8 MB line cap, 64 KB reads. */
-export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, lazyTailBytes: 32 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+/** 256 KB cold-start tail (16 KB for a lazy one, widened to 256 KB, up to 4 MB read back), 8 MB line cap, 64 KB reads. */
+export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, lazyTailBytes: 16 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
 
 export type TailReadResult =
   | { ok: true; position: TailPosition; size: number; mtimeMs: number; reset?: ResetReason }

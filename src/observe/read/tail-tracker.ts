@@ -4,7 +4,7 @@
 import type { LineRef } from '../parse/line-splitter.js';
 import type { ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { describeRef } from '../parse/parse-transcript.js';
-import { positionFromCursor, TailReader, type ResetReason, type TailPosition, type TailReadResult } from './tail-file.js';
+import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
 
 /** How one kind of file (transcript, hook activity) is parsed; states must be plain JSON. */
@@ -24,9 +24,17 @@ export interface TailParser<S> {
 }
 
 export interface ReadOptions {
-  /** A state that lacks context is completed first: read back once, at most `maxColdBytes` from the end. */
-  full?: boolean;
+  /**
+   * A state that lacks context is read again first: `wide`, a lazy tail of `tailBytes` (more
+   * messages for the parser to vouch with); `full`, back to a turn boundary within `tailBytes`,
+   * else once to `maxColdBytes` from the end.
+   */
+  context?: 'wide' | 'full';
 }
+
+/** How far a state reaches back: a lazy tail, a wide lazy tail, or read back to the bound. */
+type Level = 0 | 1 | 2;
+const LEVEL_OF = { wide: 1, full: 2 } as const;
 
 export type TrackResult<S> =
   | {
@@ -52,6 +60,8 @@ interface Entry<S> {
   version?: number;
   /** Lines from this offset on were read (and their problems reported) since a lazy tail start. */
   lazyFrom?: number;
+  /** The level its last tail start was read at (in memory only: a loaded state counts as lazy). */
+  level?: Level;
 }
 
 /** How stale a saved use time may get before an unchanged file is saved again. */
@@ -88,15 +98,16 @@ export class TailTracker<S> {
 
   /**
    * Read what `file` gained since the last call (or since the saved position) and return the
-   * state. A cold start of a lazy parser reads a short tail; `full` completes such a state.
+   * state. A cold start of a lazy parser reads a short tail; `context` widens or completes it.
    */
   read(file: string, nowMs: number, opts: ReadOptions = {}): Promise<TrackResult<S>> {
     const mem = this.entries.get(file);
-    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file) && !(opts.full && this.lacksContext(mem.state))) {
+    const want: Level = opts.context ? LEVEL_OF[opts.context] : 0;
+    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file) && !this.wantsMore(mem, want)) {
       return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version! });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
-    const run = before.then(() => this.readNow(file, nowMs, opts.full === true));
+    const run = before.then(() => this.readNow(file, nowMs, want));
     const settled = run.catch(() => undefined);
     this.busy.set(file, settled);
     void settled.then(() => {
@@ -177,55 +188,55 @@ export class TailTracker<S> {
     return this.parser.hasContext !== undefined && !this.parser.hasContext(state);
   }
 
-  private async readNow(file: string, nowMs: number, full: boolean): Promise<TrackResult<S>> {
+  private wantsMore(e: Entry<S>, want: Level): boolean {
+    return this.lacksContext(e.state) && (e.level ?? 0) < want;
+  }
+
+  private async readNow(file: string, nowMs: number, want: Level): Promise<TrackResult<S>> {
     let prev = await this.entryFor(file);
     const parser = this.parser;
     const opts = this.reader.opts;
-    // Completing a tail-only state: start over (the short tail is read again, its problems not reported again).
+    const isLazyParser = parser.beginTail !== undefined;
+    // The cold-start size of each level: a lazy tail, a wide one, the read-back bound.
+    const sizes = isLazyParser ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes] : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
+    let level: Level = 0;
+    // Widening a tail-only state: start over (its tail is read again, its problems not reported again).
     let reportedFrom: number | undefined;
-    if (full && prev && this.lacksContext(prev.state)) [reportedFrom, prev] = [prev.lazyFrom, undefined];
+    if (prev && this.wantsMore(prev, want)) {
+      [reportedFrom, level, prev] = [prev.lazyFrom, ((prev.level ?? 0) + 1) as Level, undefined];
+    } else if (!prev && want > 0) level = 1; // asked for context at once: no short tail first
+    else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
     let lazyFrom = prev?.lazyFrom;
     let state = prev?.state ?? parser.empty();
-    let isLazy = false;
-    // Problems of the lines behind the state returned: a read-back parses a lazy tail's lines again.
+    // Problems of the lines behind the state returned: a wider read parses a tail's lines again.
     let diags: ObserveDiagnostic[] = [];
-    const read = (position: TailPosition | undefined, coldBytes: number) => this.reader.read(file, position, {
-      reset: (_reason, cutAt) => {
-        state = parser.empty();
-        diags = [];
-        // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
-        if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
-        lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
-      },
-      line: (bytes, ref) => {
-        const d = parser.line(state, bytes.toString('utf8'), file, ref);
-        if (d) diags.push(d);
-      },
-      oversize: (ref, bytes) => {
-        parser.skipped?.(state);
-        const cap = this.reader.opts.maxLineBytes;
-        diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
-      },
-    }, coldBytes);
-    // Read back: first `tailBytes`, where a turn boundary usually is (the state is then complete),
-    // else once to the bound, every byte parsed once there.
-    const readBack = async () => {
-      const step = Math.min(opts.tailBytes, opts.maxColdBytes);
-      isLazy = step < opts.maxColdBytes;
-      const r = await read(undefined, step);
-      if (!r.ok || !this.lacksContext(state)) return r;
-      isLazy = false;
-      return read(undefined, opts.maxColdBytes);
+    const read = (position: TailPosition | undefined) => {
+      const isLazy = isLazyParser && level < 2;
+      return this.reader.read(file, position, {
+        reset: (_reason, cutAt) => {
+          state = parser.empty();
+          diags = [];
+          // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
+          if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
+          lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
+        },
+        line: (bytes, ref) => {
+          const d = parser.line(state, bytes.toString('utf8'), file, ref);
+          if (d) diags.push(d);
+        },
+        oversize: (ref, bytes) => {
+          parser.skipped?.(state);
+          const cap = this.reader.opts.maxLineBytes;
+          diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
+        },
+      }, sizes[level]);
     };
-    const isLazyParser = parser.beginTail !== undefined;
-    isLazy = isLazyParser;
-    let res: TailReadResult;
-    // A read-back starting over needs no lazy tail first.
-    if (full && !prev) res = await readBack();
-    else {
-      res = await read(prev?.position, isLazyParser ? Math.min(opts.tailBytes, opts.lazyTailBytes) : opts.tailBytes);
-      // Appended to a lazy tail, or a reset (replaced, truncated) read lazily: still asked for context.
-      if (full && res.ok && this.lacksContext(state)) res = await readBack();
+    let res = await read(prev?.position);
+    // Still lacking what was asked for: the next level, from scratch (a wide tail, where a turn
+    // boundary usually is, then once to the bound).
+    while (res.ok && this.lacksContext(state) && level < want) {
+      level++;
+      res = await read(undefined);
     }
     for (const d of diags) if (reportedFrom === undefined || d.offset < reportedFrom) this.diag(d);
     if (!res.ok) {
@@ -238,7 +249,7 @@ export class TailTracker<S> {
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, ...(lazyFrom !== undefined ? { lazyFrom } : {}) });
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, level, ...(lazyFrom !== undefined ? { lazyFrom } : {}) });
     return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
   }
 }
