@@ -21,7 +21,7 @@ import type { TaskObserver } from './observe/read/observer.js';
 import { stateFileReader } from './observe/read/state-file-reader.js';
 import type { ResolvedOptions } from './options.js';
 import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
-import { carryActivityForward, compareReads, hasLoss } from './core/read-diff.js';
+import { carryActivityForward, compareReads, hasLoss, keepUnchangedRows } from './core/read-diff.js';
 import { DEFAULT_SETTLE, fileSignature, waitUntilSettled, type SettleOptions } from './observe/read/settle.js';
 
 export type { ActionPerformer } from './core/plan.js';
@@ -55,6 +55,8 @@ export interface CheckEnv {
   rowOutputs?: RowOutputs;
   /** Each in-flight task's last observation, by task id (kept between checks; reused while unchanged). */
   observed?: Map<string, ObservedTask>;
+  /** The last read as parsed, and as judged (its unchanged rows' tasks kept from the read before). */
+  lastRead?: { parsed: Wave; kept: Wave };
 }
 
 export type CheckResult =
@@ -190,7 +192,10 @@ function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, 
 /** Observe, assess and plan one read of the wave. */
 async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> {
   const { opts } = env;
-  let wave = carryActivityForward(env.previousWave, read);
+  // A rewrite of the state file parses every row anew: rows that did not change keep their tasks.
+  const kept = env.lastRead?.parsed === read ? env.lastRead.kept : env.lastRead ? keepUnchangedRows(env.lastRead.kept, read) : read;
+  env.lastRead = { parsed: read, kept };
+  let wave = carryActivityForward(env.previousWave, kept);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);

@@ -3,7 +3,7 @@ import { parseStateFile, type Wave } from '../../src/contracts/state-file.js';
 import type { Verdict } from '../../src/core/assess.js';
 import { foldHistory } from '../../src/core/history.js';
 import { planCheck } from '../../src/core/plan.js';
-import { carryActivityForward, compareReads } from '../../src/core/read-diff.js';
+import { carryActivityForward, compareReads, keepUnchangedRows } from '../../src/core/read-diff.js';
 import { readSaysWaveDone } from '../../src/check.js';
 import { recoveryTaskId } from '../../src/contracts/ids.js';
 import { makeTask, T0 } from '../helpers/builders.js';
@@ -21,6 +21,22 @@ const full = `current_wave:
     - { task_id: t2, ticket_id: P-2, status: in_progress, pid: 42, last_activity_ts: "2026-04-02T10:00:00Z" }
     - { task_id: t3, ticket_id: P-3, status: merged }
 `;
+
+describe('keepUnchangedRows', () => {
+  it('keeps the task object of every row a rewrite left as it was, and only those', () => {
+    const before = wave(full);
+    const after = wave(full.replace('pid: 42', 'pid: 43'));
+    const kept = keepUnchangedRows(before, after);
+    expect(kept.tasks[0]).toBe(before.tasks[0]);
+    expect(kept.tasks[1]).toBe(after.tasks[1]);
+    expect(kept.tasks[1]!.pid).toBe(43);
+    expect(kept.tasks[2]).toBe(before.tasks[2]);
+    expect(kept).toEqual(after);
+    // A field added to a row is a change too.
+    const added = keepUnchangedRows(before, wave(full.replace('status: merged', 'status: merged, pr_url: x')));
+    expect(added.tasks[2]).not.toBe(before.tasks[2]);
+  });
+});
 
 describe('compareReads', () => {
   it('names in-flight rows that vanished and fields an in-flight row lost', () => {
