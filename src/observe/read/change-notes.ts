@@ -16,6 +16,8 @@ export const NOTE_TRUST_MS = 1000;
 const RETRY_MS = 60_000;
 /** Names remembered as touched per directory before the whole directory counts as touched. @defaultValue 4096 */
 const DIRTY_MAX = 4096;
+/** Files remembered before every note is forgotten (they are stat'ed again): memory follows the wave. @defaultValue 100000 */
+const NOTES_MAX = 100_000;
 
 interface Dir {
   watcher?: FSWatcher;
@@ -67,6 +69,11 @@ export class ChangeNotes {
     const t = this.now();
     const isFrequent = this.lastCheckAtMs !== undefined && t - this.lastCheckAtMs < this.trustMs;
     this.lastCheckAtMs = t;
+    if (this.notes.size > NOTES_MAX) {
+      this.close();
+      this.notes.clear();
+      this.dirs.clear();
+    }
     if (isFrequent === this.isEnabled) return;
     this.isEnabled = isFrequent;
     if (!isFrequent) {
