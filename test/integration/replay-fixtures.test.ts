@@ -2,7 +2,7 @@
 // test/fixtures/transcripts (README there says how each was made) and the real excerpts in
 // shared/fixtures/claude-code. Each timeline is a file snapshot of `replay`; a cold start
 // (a fresh observer, tail read) must judge like the loop (one observer) at every sampled moment.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -17,21 +17,16 @@ import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';
 import { parseTranscriptText, runningTasks } from '../../src/observe/parse/parse-transcript.js';
-import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
-import { StatePaths } from '../../src/journal/paths.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { expectColdAgreesWithLoop, replayInputOf } from '../helpers/replay-agreement.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/transcripts');
 // Session transcripts; `agent-*.jsonl` beside them are subagents in the old flat layout (2.0.x).
 const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-')).sort();
 const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8');
 
-async function inputOf(name: string): Promise<ReplayInput> {
-  const children = await findChildTranscripts(path.join(DIR, name));
-  return { transcript: { file: name, text: read(name) }, children: children.map((c) => ({ file: path.relative(DIR, c), text: readFileSync(c, 'utf8') })) };
-}
+const inputOf = (name: string): Promise<ReplayInput> => replayInputOf(DIR, name);
 const replayAt = async (name: string, seconds = 120) => replayTranscript(await inputOf(name), { ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
 const timeOf = (line: string) => Date.parse((JSON.parse(line) as { timestamp: string }).timestamp);
 const lastTime = (name: string) => Math.max(...read(name).trim().split('\n').map(timeOf));
@@ -209,34 +204,7 @@ describe('each cause, on its transcript', () => {
 
 describe('8. a cold --once (fresh observer, 1 KB tail) judges like the loop (one observer reading as the files grow), at every sampled moment', () => {
   it.each(FILES)('%s', async (name) => {
-    const dir = tempDir();
-    const input = await inputOf(name);
-    // Every record of the session and its subagents, in time order, appended to a copy of the layout.
-    const records = [input.transcript, ...input.children!].flatMap((src) =>
-      src.text.trim().split('\n').map((line, i) => ({ file: path.join(dir, src.file), line, atMs: timeOf(line), order: i })),
-    ).sort((a, b) => a.atMs - b.atMs || a.order - b.order);
-    for (const r of records) {
-      mkdirSync(path.dirname(r.file), { recursive: true });
-      writeFileSync(r.file, '');
-    }
-    const paths = new StatePaths(path.join(dir, 'state'));
-    const observer = () => createClaudeObserver({ paths, claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
-    const loop = observer();
-    const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: records[0]!.atMs, transcriptPath: path.join(dir, name) };
-    const judge = async (o: ReturnType<typeof observer>, nowMs: number) => {
-      const v = assess(task, mergeObservations([observeRow(task), ...(await o.observe(task, nowMs))]), DEFAULT_POLICY, nowMs);
-      return `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}`;
-    };
-    let compared = 0;
-    for (const [i, r] of records.entries()) {
-      appendFileSync(r.file, r.line + '\n');
-      for (const nowMs of [r.atMs, r.atMs + 60_000, r.atMs + 121_000, r.atMs + 700_000]) {
-        const want = await judge(loop, nowMs);
-        expect(await judge(observer(), nowMs), `${name} after record ${i + 1} at +${nowMs - r.atMs} ms`).toBe(want);
-        compared++;
-      }
-    }
-    expect(compared).toBe(records.length * 4);
+    await expectColdAgreesWithLoop(DIR, name);
   });
 });
 
