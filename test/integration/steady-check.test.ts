@@ -156,3 +156,92 @@ describe('read positions across a restart', () => {
     expect(states[201]).toMatchObject({ records: 2, lastOutput: 'working' });
   });
 });
+
+/** A Map that counts walks over all of it (iteration, values, keys, entries, forEach, copies). */
+class WalkCountingMap<K, V> extends Map<K, V> {
+  walks = 0;
+  override [Symbol.iterator]() {
+    this.walks++;
+    return super[Symbol.iterator]();
+  }
+  override entries() {
+    this.walks++;
+    return super.entries();
+  }
+  override values() {
+    this.walks++;
+    return super.values();
+  }
+  override keys() {
+    this.walks++;
+    return super.keys();
+  }
+  override forEach(...args: Parameters<Map<K, V>['forEach']>) {
+    this.walks++;
+    super.forEach(...args);
+  }
+}
+
+describe('saving read positions', () => {
+  const isState = (v: unknown): v is { n: number } => typeof (v as { n?: unknown })?.n === 'number';
+  const cursor = (k: number) => ({ dev: 1, ino: k, offset: 10, size: 10, mtimeMs: 0 });
+  const entry = (k: number, usedAtMs: number) => ({ cursor: cursor(k), state: { n: k }, usedAtMs });
+  /** A store of `n` entries as a restarted watchdog finds it, its index counting whole walks. */
+  async function loaded(n: number, opts: { retainMs?: number } = {}) {
+    const file = path.join(tempDir(), 'observe', 'transcripts.json');
+    const all = new Map(Array.from({ length: n }, (_, k) => [`/p/agent-a${k}.jsonl`, entry(k, ms(k % 7))] as const));
+    await new TailStore(file, isState, { maxEntries: n, ...opts }).save(all, ms(10), n);
+    const store = new TailStore(file, isState, { maxEntries: n, ...opts });
+    expect((await store.load()).size).toBe(n);
+    const disk = (store as unknown as { disk: { entries: Map<string, unknown> } }).disk;
+    const index = new WalkCountingMap(disk.entries);
+    disk.entries = index;
+    return { file, store, index };
+  }
+
+  it('costs the entries saved, not the entries on disk: an append never walks the index (1,000 entries)', async () => {
+    const { file, store, index } = await loaded(1000);
+    const before = statSync(file).size;
+    for (let round = 1; round <= 5; round++) {
+      const ours = new Map([[`/p/agent-a${round * 3}.jsonl`, entry(round * 3 + 5000, ms(10 + round))], [`/p/new-${round}.jsonl`, entry(round, ms(10 + round))]]);
+      await store.save(ours, ms(10 + round), 1000 + round);
+    }
+    expect(index.walks).toBe(0);
+    expect(store.compactions).toBe(0);
+    expect(statSync(file).size).toBeGreaterThan(before);
+    // What a restart finds: every saved entry, the last line of a file winning.
+    const back = await new TailStore(file, isState).load();
+    expect(back.size).toBe(1005);
+    expect(back.get('/p/agent-a6.jsonl')).toEqual(entry(5006, ms(12)));
+    expect(back.get('/p/new-5.jsonl')).toEqual(entry(5, ms(15)));
+    expect(back.get('/p/agent-a7.jsonl')).toEqual(entry(7, ms(0)));
+  });
+
+  it('still prunes an entry past retainMs, walking the index only when its oldest use time says one may be due', async () => {
+    const retainMs = 100_000;
+    const { file, store, index } = await loaded(50, { retainMs });
+    // All entries used within retainMs: appends, no walk.
+    await store.save(new Map([['/p/agent-a6.jsonl', entry(6, ms(50))]]), ms(50), 50);
+    expect(index.walks).toBe(0);
+    expect(store.compactions).toBe(0);
+    // The oldest (used at ms(0)) refreshed: past retainMs from ms(0) the index is walked once,
+    // nothing is due, and the next saves do not walk it again until ms(1) + retainMs.
+    const oldest = [0, 7, 14, 21, 28, 35, 42, 49].map((k) => [`/p/agent-a${k}.jsonl`, entry(k, ms(60))] as const);
+    await store.save(new Map(oldest), ms(60), 50);
+    await store.save(new Map([['/p/agent-a2.jsonl', entry(2, ms(100.5))]]), ms(100.5), 50);
+    const walks = index.walks;
+    expect(walks).toBeGreaterThan(0);
+    await store.save(new Map([['/p/agent-a2.jsonl', entry(2, ms(100.9))]]), ms(100.9), 50);
+    expect(index.walks).toBe(walks);
+    expect(store.compactions).toBe(0);
+    // Past retainMs for the oldest now (used at ms(1)): the save compacts and drops them.
+    await store.save(new Map([['/p/agent-a2.jsonl', entry(2, ms(101.5))]]), ms(101.5), 0);
+    expect(store.compactions).toBe(1);
+    const back = await new TailStore(file, isState).load();
+    expect(back.has('/p/agent-a1.jsonl')).toBe(false);
+    expect(back.has('/p/agent-a8.jsonl')).toBe(false);
+    expect(back.get('/p/agent-a0.jsonl')).toEqual(entry(0, ms(60)));
+    expect(back.get('/p/agent-a2.jsonl')).toEqual(entry(2, ms(101.5)));
+    expect(back.has('/p/agent-a6.jsonl')).toBe(true);
+  });
+});

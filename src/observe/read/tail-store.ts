@@ -1,6 +1,7 @@
 // Persists tail positions and parser states across watchdog restarts, one file per kind under
 // `<stateDir>/observe/` (e.g. transcripts.json). Saved incrementally: the file is a header line
-// then one line per saved entry, and a save appends only the entries that changed (one write);
+// then one line per saved entry, and a save appends only the entries that changed (one write,
+// costing those entries, not the file's);
 // the last line for a file wins. The file is rewritten (temp + rename) only to compact it: when
 // it holds much more than its live entries, or an entry is due to be pruned. Bounded: at most
 // `maxEntries` (or as many as the caller says are live, whichever is more), least recently used
@@ -33,10 +34,27 @@ const COMPACT_SLACK_BYTES = 64 * 1024;
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isCursor = (v: unknown): v is TailCursor => TailCursorSchema.safeParse(v).success;
 
-/** What this process knows is in the file: entry sizes and use times, and the file's length. */
+/**
+ * What this process knows is in the file: entry sizes and use times, the file's length, and two
+ * running figures so a save need not visit every entry: the bytes of the live (last) lines, and
+ * a lower bound on the oldest use time (an update only ever raises the true oldest).
+ */
 interface DiskModel {
   bytes: number;
   entries: Map<string, { usedAtMs: number; bytes: number }>;
+  liveBytes: number;
+  oldestMs: number;
+}
+
+function newModel(bytes: number): DiskModel {
+  return { bytes, entries: new Map(), liveBytes: 0, oldestMs: Infinity };
+}
+
+/** Record one live line in `disk` (a path's earlier line, if any, is no longer live). */
+function setLive(disk: DiskModel, path: string, usedAtMs: number, bytes: number): void {
+  disk.liveBytes += bytes - (disk.entries.get(path)?.bytes ?? 0);
+  disk.entries.set(path, { usedAtMs, bytes });
+  if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 
 /** The file of one tracker; `isState` rejects a state from an older or foreign format. */
@@ -73,14 +91,14 @@ export class TailStore<S> {
       return out;
     }
     if (lines[0] !== HEADER) return out;
-    const disk: DiskModel = { bytes: Buffer.byteLength(text), entries: new Map() };
+    const disk = newModel(Buffer.byteLength(text));
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       if (line === '') continue;
       const v = parseJson(line) as ({ path?: unknown } & Partial<StoredTail<S>>) | undefined;
       if (typeof v?.path !== 'string') continue;
       const e = this.take(out, v.path, v);
-      if (e) disk.entries.set(v.path, { usedAtMs: e.usedAtMs, bytes: Buffer.byteLength(line) + 1 });
+      if (e) setLive(disk, v.path, e.usedAtMs, Buffer.byteLength(line) + 1);
     }
     // A torn last line (a crash mid-append): rewrite before appending again.
     if (text.endsWith('\n')) this.disk = disk;
@@ -90,7 +108,9 @@ export class TailStore<S> {
   /**
    * Save `ours` (the entries that changed): appended in one write, or merged over what is on
    * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
-   * `liveCount`: how many files the caller is watching now; never pruned below that.
+   * `liveCount`: how many files the caller is watching now; never pruned below that. An append
+   * costs the entries saved, not the entries on disk (the model is updated in place, after the
+   * write succeeded); only a compaction visits them all.
    */
   async save(ours: Map<string, StoredTail<S>>, nowMs: number, liveCount = 0): Promise<void> {
     if (ours.size === 0) return;
@@ -98,28 +118,54 @@ export class TailStore<S> {
     const lines = [...ours].map(([path, e]) => JSON.stringify({ path, ...e }));
     const disk = this.disk;
     if (disk) {
-      const after = new Map(disk.entries);
+      // What the file would hold after the append: sizes only, nothing changed yet.
       let bytes = disk.bytes;
+      let live = disk.liveBytes;
+      let size = disk.entries.size;
       let i = 0;
       for (const [path, e] of ours) {
         const n = Buffer.byteLength(lines[i++]!) + 1;
         bytes += n;
-        const had = after.get(path);
-        if (!had || had.usedAtMs <= e.usedAtMs) after.set(path, { usedAtMs: e.usedAtMs, bytes: n });
+        const had = disk.entries.get(path);
+        if (!had) {
+          size++;
+          live += n;
+        } else if (had.usedAtMs <= e.usedAtMs) live += n - had.bytes;
       }
-      let live = 0;
-      let isDue = after.size > limit;
-      for (const e of after.values()) {
-        live += e.bytes;
-        if (nowMs - e.usedAtMs > this.opts.retainMs) isDue = true;
-      }
+      const isDue = size > limit || (nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs));
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
-        this.disk = { bytes, entries: after };
+        i = 0;
+        for (const [path, e] of ours) {
+          const n = Buffer.byteLength(lines[i++]!) + 1;
+          const had = disk.entries.get(path);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path, e.usedAtMs, n);
+        }
+        disk.bytes = bytes;
         return;
       }
     }
     await this.compact(ours, nowMs, limit);
+  }
+
+  /**
+   * Whether an entry would be past `retainMs` after saving `ours` (the whole index, visited only
+   * when the lower bound on the oldest use time says one may be). Tightens that bound on the way,
+   * so the next visit waits until time passes the true oldest.
+   */
+  private isPruneDue(disk: DiskModel, ours: Map<string, StoredTail<S>>, nowMs: number): boolean {
+    let oldest = Infinity;
+    for (const [path, e] of disk.entries) {
+      const mine = ours.get(path);
+      const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
+      if (usedAtMs < oldest) oldest = usedAtMs;
+    }
+    for (const [path, e] of ours) if (!disk.entries.has(path) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    if (nowMs - oldest > this.opts.retainMs) return true;
+    let current = Infinity;
+    for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
+    disk.oldestMs = current;
+    return false;
   }
 
   /** Rewrite the file with `ours` merged over what is on disk, pruned. */
@@ -134,14 +180,14 @@ export class TailStore<S> {
       .filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs)
       .sort((a, b) => b[1].usedAtMs - a[1].usedAtMs)
       .slice(0, limit);
-    const disk: DiskModel = { bytes: HEADER.length + 1, entries: new Map() };
+    const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
     for (const [path, e] of kept) {
       const line = JSON.stringify({ path, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      disk.entries.set(path, { usedAtMs: e.usedAtMs, bytes: n });
+      setLive(disk, path, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join('\n') + '\n');
     this.disk = disk;
