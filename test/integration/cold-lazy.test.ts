@@ -153,6 +153,21 @@ const CASES: Record<string, (dir: string) => Case> = {
     bg.work(3, 10, 4);
     return { files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
   },
+  'a background agent whose progress lines come more than 20 calls after its launch': (dir) => {
+    const w = writer();
+    w.prompt(0, 'Run the audit in the background and go on.');
+    const id = w.call(1, 'Task', { description: 'audit', prompt: 'Audit', subagent_type: 'general-purpose', run_in_background: true });
+    w.result(2, id, 'Launched.', false, { status: 'async_launched', agentId: 'cbg' });
+    // The launch leaves the 20 recent calls the loop remembers; its progress lines go on.
+    for (let i = 0; i < 30; i++) {
+      w.work(3 + i * 3, 1);
+      if (i % 3 === 2) w.lines.push(rec(4 + i * 3, { type: 'progress', parentToolUseID: id, data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } } }));
+    }
+    const bg = writer({ agentId: 'cbg', isSidechain: true });
+    bg.prompt(2, 'Audit');
+    bg.work(3, 20, 4);
+    return { files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+  },
   'a 1.0 session that names its version on its first record only, ending in a final answer': (dir) => {
     const w = writer({ version: undefined });
     w.lines.push(rec(0, { type: 'user', version: '1.0.77', message: { role: 'user', content: 'Explain the module.' } }, { version: undefined }));

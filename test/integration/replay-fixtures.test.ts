@@ -118,6 +118,26 @@ describe('each cause, on its transcript', () => {
     expect(alone.changes[1]!.verdict.reason).toContain('(no transcript found for ad15ea5e0b0e4c1a2)');
   });
 
+  it('2d. progress lines of a background subagent after more than 20 calls since its launch do not reopen the launch as a foreground call', async () => {
+    const name = '11111111-0000-4000-8000-000000000008.jsonl';
+    const r = await replayAt(name);
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'inconsistent']);
+    const parent = read(name).trim().split('\n');
+    const kid = read('11111111-0000-4000-8000-000000000008/subagents/agent-ab0a7d5e1f2c3d4e5.jsonl').trim().split('\n');
+    // Its turn ended after 24 edits; the subagent's progress lines go on (each one past the 20 recent calls).
+    const turnEnd = parent.findIndex((l) => l.includes('"turn_duration"'));
+    const progress = parent.findLastIndex((l) => l.includes('"agent_progress"'));
+    expect(turnEnd).toBeLessThan(progress);
+    const state = parseTranscriptText(parent.slice(0, progress + 1).join('\n') + '\n').state;
+    expect(state.open).toEqual([]);
+    expect(state.recent.some((c) => c.toolUseId === 'toolu_b1')).toBe(false);
+    const nowMs = timeOf(parent[progress]!) + 100_000;
+    const judged = judgeAt(parent.slice(0, progress + 1), [{ agentId: 'ab0a7d5e1f2c3d4e5', lines: kid.slice(0, -1) }], nowMs);
+    // Not a foreground wait (which never ends: no result will close a call rebuilt this way).
+    expect(judged.kind).toBe('healthy');
+    expect(judged.reason).not.toContain('waiting on subagent');
+  });
+
   it('2c. the old flat layout (2.0.x): the child agent-<id>.jsonl beside the session file is its subagent', async () => {
     const name = '11111111-0000-4000-8000-000000000007.jsonl';
     const r = await replayAt(name);

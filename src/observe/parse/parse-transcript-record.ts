@@ -284,13 +284,19 @@ function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number
   spoilFreshTail(s);
 }
 
-/** An `agent_progress` line names the subagent of an open Task/Agent call; rebuild the call when a tail start cut it off. */
+/**
+ * An `agent_progress` line names the subagent of an open Task/Agent call; rebuild the call when a
+ * tail start cut it off. Not for a subagent known as a task (a background one, its launch
+ * answered `async_launched`; or one whose end was read): its launch call returned, though it may
+ * have left the last 20 calls long ago, so the line must not reopen it as a foreground call.
+ */
 function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number | undefined): void {
   const id = str(rec.parentToolUseID);
   const agentId = str(data.agentId);
   if (!id || !agentId) return;
   const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
   if (known.length === 0) {
+    if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
     openCall(s, { name: 'Task', startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
     spoilFreshTail(s);
     return;
