@@ -3,6 +3,7 @@
 import * as z from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { combineProblems, InputError, type ErrorLocation } from './errors.js';
+import { fastYaml } from './fast-yaml.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InputError };
 
@@ -104,6 +105,18 @@ export interface ParseYamlOptions {
 
 /** Parse `text` as one YAML document and validate it with `schema`. */
 export function parseYaml<S extends z.ZodType>(text: string, schema: S, opts: ParseYamlOptions): ParseResult<z.output<S>> {
+  // Plain block YAML that validates takes the fast reader (same value, no positions); anything
+  // else, and every failure, takes the full parser, whose positions the messages need.
+  const fast = fastYaml(text);
+  if (fast !== undefined) {
+    const result = schema.safeParse(fast);
+    if (result.success) return { ok: true, value: result.data };
+  }
+  return parseYamlPositioned(text, schema, opts);
+}
+
+/** `parseYaml` by the full parser alone: a document with positions, so every problem names its line and column. */
+export function parseYamlPositioned<S extends z.ZodType>(text: string, schema: S, opts: ParseYamlOptions): ParseResult<z.output<S>> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const syntax = doc.errors[0];
