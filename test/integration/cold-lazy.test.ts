@@ -20,6 +20,7 @@ import { taskIdsMentioned } from '../../src/observe/parse/parse-transcript-recor
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { PrefixIds } from '../../src/observe/read/prefix-ids.js';
 import type { TailOptions } from '../../src/observe/read/tail-file.js';
+import { expectColdAgreesWithLoop } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
@@ -239,6 +240,38 @@ describe('a lazy cold start judges like the loop at every cut and moment', () =>
     }
     if (name.startsWith('an agent at work')) expect(lazy, 'the lazy tail was enough at some cuts').toBeGreaterThan(0);
     else expect(teeth, 'the tail alone judges otherwise at some cut and moment').toBeGreaterThan(0);
+  });
+});
+
+describe('a stream-json run (claude -p) resumed into the file its finished run wrote', () => {
+  it('is judged again from the resumed run (a hang stalls), by a cold start as by the loop', async () => {
+    const dir = tempDir();
+    const sj = (s: number, o: Obj) => JSON.stringify({ session_id: 'run-1', timestamp: iso(s), ...o });
+    const init = (s: number) => sj(s, { type: 'system', subtype: 'init', cwd: '/w', tools: ['Read', 'Bash'], model: 'm' });
+    const lines: string[] = [];
+    let n = 0;
+    const work = (s: number, k: number) => {
+      for (let i = 0; i < k; i++, n++) {
+        lines.push(sj(s + i * 4, { type: 'assistant', message: { id: `msg_${n}`, role: 'assistant', content: [{ type: 'tool_use', id: `tu${n}`, name: 'Read', input: { file_path: `/src/f${n}.ts` } }] } }));
+        lines.push(sj(s + i * 4 + 1, { type: 'user', message: { role: 'user', content: [{ tool_use_id: `tu${n}`, type: 'tool_result', content: `contents ${PAD}` }] } }));
+      }
+      return s + k * 4;
+    };
+    lines.push(init(0));
+    let s = work(1, 6);
+    lines.push(sj(s, { type: 'assistant', message: { id: 'msg_done', role: 'assistant', content: [{ type: 'text', text: 'All done.' }] } }));
+    lines.push(sj(s + 1, { type: 'result', subtype: 'success', is_error: false, result: `All done. ${PAD}` }));
+    // Resumed an hour later (`claude -p --resume`, output appended): it works, then hangs.
+    lines.push(init(s + 3600));
+    s = work(s + 3601, 6);
+    writeFileSync(path.join(dir, 'run.jsonl'), lines.join('\n') + '\n');
+    const compared = await expectColdAgreesWithLoop(dir, 'run.jsonl');
+    expect(compared).toBe(lines.length * 4);
+    // The loop (one observer, the whole file) stalls on the hang instead of calling the run finished.
+    const task = row({ transcriptPath: path.join(dir, 'run.jsonl') });
+    const observer = createClaudeObserver({ paths: new StatePaths(path.join(dir, 'state')), claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false });
+    const nowMs = T0 + (s - 3) * 1000 + 121_000;
+    expect(assess(task, mergeObservations([observeRow(task), ...(await observer.observe(task, nowMs))]), DEFAULT_POLICY, nowMs)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
   });
 });
 

@@ -230,6 +230,34 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     });
   });
 
+  describe('a stream-json run (claude -p) resumed into the same file after its result', () => {
+    // `--output-format stream-json` records: `session_id`, a `system/init` per run, a final `result`.
+    const sj = (o: Record<string, unknown>, s?: number) => JSON.stringify({ session_id: 'run-1', ...o, ...(s === undefined ? {} : { timestamp: new Date(ms(s)).toISOString() }) });
+    const init = (s: number) => sj({ type: 'system', subtype: 'init', cwd: '/w', tools: ['Read', 'Bash'], model: 'm' }, s);
+    const result = (s: number) => sj({ type: 'result', subtype: 'success', is_error: false, result: 'Done.' }, s);
+    const say = (s: number, content: Record<string, unknown>[], id: string) => sj({ type: 'assistant', message: { id, role: 'assistant', content } }, s);
+    const firstRun = [init(0), say(1, [toolUse('t1', 'Read', { file_path: '/a' })], 'm1'), sj({ type: 'user', message: { role: 'user', content: [toolResult('t1')] } }, 2), say(3, [text('All done.')], 'm2'), result(4)];
+
+    it('the result finishes the first run', () => {
+      expect(summarize(...firstRun).part.finished).toEqual({ kind: 'result success', atMs: ms(4) });
+    });
+
+    it.each([
+      { name: 'its system/init', more: [init(100)] },
+      { name: 'the agent at work', more: [init(100), say(101, [toolUse('t2', 'Bash', { command: 'npm test' })], 'm3')] },
+      { name: 'a new prompt', more: [user(100, 'Now fix the failing test.')] },
+    ])('no longer finished once the resumed run shows: $name (a run that hangs then stalls)', ({ more }) => {
+      const { part, state } = summarize(...firstRun, ...more);
+      expect(part.finished).toBeUndefined();
+      expect(state.result).toBeUndefined();
+    });
+
+    it('finished again by the resumed run\'s own result', () => {
+      const { part } = summarize(...firstRun, init(100), say(101, [text('Fixed.')], 'm3'), result(102));
+      expect(part.finished).toEqual({ kind: 'result success', atMs: ms(102) });
+    });
+  });
+
   it('keeps only the last RECENT_CALLS_MAX calls, oldest first', () => {
     const lines = Array.from({ length: 30 }, (_, i) => assistant(i, [toolUse(`t${i}`, 'Read', { file_path: `/f${i}` })]));
     const { part } = summarize(...lines);

@@ -373,10 +373,19 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   // The agent at work, or a new prompt, resumes a finished turn; hook output, queued input,
   // notifications (the agent's answer to them resumes it) and local commands do not.
   // A teammate's message wakes a lead whose turn ended: a new turn it must answer.
+  // A stream-json `result` ends a `claude -p` run; a run resumed into the same file (its
+  // `system/init`, a prompt, the agent at work) is no longer finished by it.
   const isTeamWake = isTeammateMessage(rec);
-  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand) || isTeamWake) {
+  const isRunStart = type === 'system' && rec.subtype === 'init';
+  if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand) || isTeamWake || isRunStart) {
     s.turnEndedMs = undefined;
     s.interruptedMs = undefined;
+    s.result = undefined;
+  }
+  // A new run, like a new prompt: the last run's final answer and give-up no longer describe the agent.
+  if (isRunStart) {
+    s.finalTextMs = undefined;
+    s.apiError = undefined;
   }
   // A subagent's records say `isSidechain` and carry its `agentId`: no human types into it.
   if (actor === 'interrupt' && rec.isSidechain !== true && rec.agentId === undefined) {

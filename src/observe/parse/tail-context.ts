@@ -27,8 +27,12 @@
 //    the tail (even before a turn boundary in it) hold the lead's finish (lacksTeamContext).
 //
 // Not covered (as with a read-back that stops at a turn boundary): facts that never expire and
-// sit only before the tail, such as a stream-json `result` record followed by more records, or
-// a transcript's identity fields missing from every record of the tail.
+// sit only before the tail, such as a transcript's identity fields missing from every record of
+// the tail. A stream-json `result` record is not one of them: a run resumed into the same file
+// clears it (its `system/init`, a prompt, or the agent's next record), and rule 1's message is
+// such a record, so no `result` before a tail that vouches alone is still in force. One followed
+// only by harness records (hook output, queued input, local commands) still is; a tail without
+// a fresh message reads back to it.
 import { lacksTeamContext, RECENT_CALLS_MAX, type TranscriptState } from './transcript-state.js';
 import type { ToolCall } from './observation.js';
 import { turnOver } from './parse-transcript.js';
