@@ -51,6 +51,7 @@ async function ours() {
   const coldWall = performance.now() - w0;
   const coldCpu = cpuMs(c0);
   const coldBytes = observer.stats().bytesRead;
+  const coldPrefixScans = observer.stats().prefixScans;
   const maxRssAfterColdMb = process.resourceUsage().maxRSS / 1024;
   if (!cold.ok || cold.verdicts.some((v) => v.kind !== 'healthy')) throw new Error(`fleet: unexpected cold verdicts ${cold.ok ? [...new Set(cold.verdicts.map((v) => v.kind))] : cold.error.message}`);
   const wall: number[] = [];
@@ -66,7 +67,7 @@ async function ours() {
     if (!r.ok || r.verdicts.some((v) => v.kind !== 'healthy')) throw new Error(`fleet: unexpected steady verdicts ${r.ok ? [...new Set(r.verdicts.map((v) => v.kind))] : r.error.message}`);
   }
   await observer.flush(FLEET_NOW + checks * 1000);
-  return { coldWall, coldCpu, wall, cpu, bytesRead: coldBytes, maxRssAfterColdMb, heapAfterMb: process.memoryUsage().heapUsed / 1024 ** 2 };
+  return { coldWall, coldCpu, wall, cpu, bytesRead: coldBytes, prefixScans: coldPrefixScans, maxRssAfterColdMb, heapAfterMb: process.memoryUsage().heapUsed / 1024 ** 2 };
 }
 
 function naive() {

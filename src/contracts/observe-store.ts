@@ -46,3 +46,23 @@ export const storeEntrySchema = <S extends z.ZodType>(state: S) =>
 export const ObserveStoreLineSchema = z
   .union([z.strictObject({ version: z.literal(STORE_HEADER.version) }), storeEntrySchema(z.union([TranscriptStateSchema, HookStateSchema]))])
   .meta({ title: 'ObserveStoreLine', description: 'One line of observe/transcripts.json or observe/hooks.json: the header {"version":2}, then one entry per saved file.' });
+
+/**
+ * <stateDir>/observe/prefix-ids.json: the ids each parent transcript names in the bytes before
+ * the tail it was read from lazily (observe/read/prefix-ids.ts), so a restart need not scan them
+ * again. Derived data: a missing or corrupt file costs one scan per parent, never correctness.
+ */
+export const PrefixIdsFileSchema = z
+  .looseObject({
+    version: z.literal(1),
+    files: z.record(
+      z.string(),
+      z.looseObject({
+        dev: z.number(),
+        ino: z.number(),
+        from: z.number().min(0).describe('Byte offset the tail began at: the ids are those of the bytes before it (back to the read-back bound).'),
+        ids: z.array(z.string()),
+      }),
+    ),
+  })
+  .meta({ title: 'PrefixIdsFile', description: 'observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names.' });

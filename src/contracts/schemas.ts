@@ -4,7 +4,7 @@ import { CheckpointSchema } from './checkpoint.js';
 import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
 import { LockSchema } from './lock.js';
-import { ObserveStoreLineSchema } from './observe-store.js';
+import { ObserveStoreLineSchema, PrefixIdsFileSchema } from './observe-store.js';
 import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
 import { HistorySummarySchema } from './history-summary.js';
 import { ReplayLineSchema } from './replay.js';
@@ -27,6 +27,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
   { file: 'observe-store-line.schema.json', schema: ObserveStoreLineSchema, io: 'output' },
+  { file: 'observe-prefix-ids.schema.json', schema: PrefixIdsFileSchema, io: 'output' },
   { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },
   { file: 'replay-line.schema.json', schema: ReplayLineSchema, io: 'output' },
   { file: 'escalation-notice.schema.json', schema: EscalationNoticeSchema, io: 'output' },

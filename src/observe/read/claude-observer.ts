@@ -42,7 +42,7 @@ export interface ClaudeObserver extends TaskObserver {
   /** Bad or oversized lines met since the last call, naming file and line. */
   drainDiagnostics(): ObserveDiagnostic[];
   /** Bytes read from disk and transcript-search filesystem calls, since creation. */
-  stats(): { bytesRead: number; findStatCalls: number; opens: number };
+  stats(): { bytesRead: number; findStatCalls: number; opens: number; prefixScans: number };
 }
 
 /**
@@ -89,7 +89,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const memos = new Map<string, Memo>();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? path.join(opts.paths.root, 'observe', 'prefix-ids.json') : undefined);
 
   async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;
@@ -198,7 +198,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
 
   const flush = async (nowMs: number) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs)]);
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
   };
 
   return {
@@ -225,6 +225,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     observeUnchanged,
     flush,
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
-    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens }),
+    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };
 }

@@ -1,0 +1,67 @@
+// The ids a parent transcript names before its lazily read tail are saved with the positions, so a
+// restart whose saved tail starts at the same byte of the same file does not scan the parent again.
+import { existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PrefixIdsFileSchema } from '../../src/contracts/observe-store.js';
+import { PrefixIds } from '../../src/observe/read/prefix-ids.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const MAX = 4 * 1024 * 1024;
+
+/** A parent transcript: a completion report naming `agent` early on, then filler, then the tail. */
+function parent(dir: string, agent: string): { file: string; from: number } {
+  const file = path.join(dir, 'sess.jsonl');
+  const report = JSON.stringify({ type: 'user', toolUseResult: { status: 'completed', agentId: agent } }) + '\n';
+  const filler = (JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'x'.repeat(200) }] } }) + '\n').repeat(50);
+  writeFileSync(file, report + filler + filler);
+  return { file, from: Buffer.byteLength(report + filler) };
+}
+
+describe('prefix ids saved across restarts', () => {
+  it('a restart answers from the saved scan; another tail start, another file or a corrupt save scans again', async () => {
+    const dir = tempDir();
+    const store = path.join(dir, 'observe', 'prefix-ids.json');
+    const { file, from } = parent(dir, 'a1');
+    const first = new PrefixIds(MAX, store);
+    expect(await first.mention(file, from, 'a1')).toBe(true);
+    expect(await first.mention(file, from, 'a2')).toBe(false);
+    expect(first.scans).toBe(1);
+    await first.save();
+    expect(PrefixIdsFileSchema.strict().parse(JSON.parse(readFileSync(store, 'utf8')))).toMatchObject({ version: 1, files: { [file]: { from, ids: ['a1'] } } });
+
+    // The same bytes in place (same file, same tail start): answered from the save, the file not read.
+    const fd = openSync(file, 'r+');
+    writeSync(fd, Buffer.from('"agentId":"zz"'), 0, 14, readFileSync(file, 'latin1').indexOf('"agentId":"a1"'));
+    closeSync(fd);
+    const restarted = new PrefixIds(MAX, store);
+    expect(await restarted.mention(file, from, 'a1')).toBe(true);
+    expect(restarted.scans).toBe(0);
+    // Another tail start: scanned (and now it finds what is there).
+    expect(await restarted.mention(file, from + 1, 'a1')).toBe(false);
+    expect(restarted.scans).toBe(1);
+
+    // The file replaced (another inode): scanned again.
+    const again = new PrefixIds(MAX, store);
+    writeFileSync(`${file}.new`, readFileSync(file));
+    renameSync(`${file}.new`, file);
+    expect(await again.mention(file, from, 'a1')).toBe(false);
+    expect(again.scans).toBe(1);
+
+    // A corrupt save is ignored: every parent is scanned again.
+    writeFileSync(store, '{"version":1,"files":{"x":');
+    const corrupt = new PrefixIds(MAX, store);
+    expect(await corrupt.mention(file, from, 'zz')).toBe(true);
+    expect(corrupt.scans).toBe(1);
+  });
+
+  it('kept in memory only without a file', async () => {
+    const dir = tempDir();
+    const { file, from } = parent(dir, 'a1');
+    const p = new PrefixIds(MAX);
+    expect(await p.mention(file, from, 'a1')).toBe(true);
+    await p.save();
+    expect(existsSync(path.join(dir, 'observe'))).toBe(false);
+    expect(p.scans).toBe(1);
+  });
+});
