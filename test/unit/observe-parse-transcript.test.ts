@@ -185,6 +185,22 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expect(part).not.toHaveProperty('finished');
     });
 
+    it('its agent_progress lines never reopen the launch as a foreground call: past the 20 recent calls, or in a cold tail that begins at the turn end', () => {
+      const progressOf = (s: number) => progress(s, { type: 'agent_progress', agentId: 'aa713ded844f2cbf7', prompt: 'p', message: { type: 'assistant' } }, 't1');
+      const edits = Array.from({ length: 25 }, (_, i) => [assistant(10 + i * 2, [toolUse(`e${i}`, 'Edit', { file_path: `/f${i}` })]), user(11 + i * 2, [toolResult(`e${i}`)])]).flat();
+      const after = [assistant(70, [text('Edits done.')]), system(71, 'turn_duration'), progressOf(80), progressOf(90)];
+      const whole = summarize(...launched.slice(0, 2), ...edits, ...after);
+      // The tail a cold start may trust alone (it holds a turn boundary): the launch is before it.
+      const tail = summarize(...after.slice(1));
+      for (const { state } of [whole, tail]) {
+        expect(state.open).toEqual([]);
+        expect(runningAgents(state)).toEqual(['aa713ded844f2cbf7']);
+        expect(state.recent.some((c) => c.toolUseId === 't1')).toBe(false);
+      }
+      expect(tail.part.waitingOnChildren).toEqual(whole.part.waitingOnChildren);
+      expect(tail.part.finished).toEqual(whole.part.finished);
+    });
+
     it('agents_killed (the user stopped every background agent) ends the wait without waking the agent', () => {
       const { part } = summarize(...launched, system(300, 'agents_killed'));
       expect(part.finished).toEqual({ kind: 'turn ended', atMs: ms(3) });

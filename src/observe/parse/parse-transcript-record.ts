@@ -290,13 +290,19 @@ function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number
  * answered `async_launched`; or one whose end was read): its launch call returned, though it may
  * have left the last 20 calls long ago, so the line must not reopen it as a foreground call.
  */
-function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number | undefined): void {
+function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, atMs: number | undefined, isAfterTurnEnd: boolean): void {
   const id = str(rec.parentToolUseID);
   const agentId = str(data.agentId);
   if (!id || !agentId) return;
   const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
   if (known.length === 0) {
     if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
+    // Right after a turn end no foreground call is open: this is a background agent launched
+    // before what was read (a cold tail), running, as the whole file's state knows it.
+    if (isAfterTurnEnd) {
+      trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs, toolUseId: id });
+      return;
+    }
     openCall(s, { name: 'Task', startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
     spoilFreshTail(s);
     return;
@@ -376,6 +382,7 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   // A stream-json `result` ends a `claude -p` run; a run resumed into the same file (its
   // `system/init`, a prompt, the agent at work) is no longer finished by it.
   const isTeamWake = isTeammateMessage(rec);
+  const isAfterTurnEnd = s.turnEndedMs !== undefined;
   const isRunStart = type === 'system' && rec.subtype === 'init';
   if ((actor === 'agent' && !isHumanCompact) || (actor === 'human' && !isCommand) || isTeamWake || isRunStart) {
     s.turnEndedMs = undefined;
@@ -407,7 +414,7 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
     case 'progress': {
       const data = isRec(rec.data) ? rec.data : {};
       if (data.type === 'bash_progress') applyBashProgress(s, rec, data, atMs);
-      if (data.type === 'agent_progress') applyAgentProgress(s, rec, data, atMs);
+      if (data.type === 'agent_progress') applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd);
       return;
     }
     case 'system':
