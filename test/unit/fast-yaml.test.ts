@@ -118,6 +118,13 @@ describe('fast YAML reader', () => {
     expect(accepted).toBe(texts.length);
   });
 
+  it('agrees on scalars at the edges of the core schema (numbers, nulls, comments, escapes)', () => {
+    const values = ['1_000', '0b101', '+1', '1.', '1e5', '0o17', '-.inf', '.NaN', '=', '2026-04-02', '12:30', '0x_1', '+.5', 'Yes', 'on', '~foo', '0', '00', '-0', '9007199254740993', '123456789012345', '1234567890123456', 'a\\b', '"a\\z"', "'a''b' # c", '"a" #c', '"a"#c', 'a #b #c', 'a#b', 'a  b  ', 'nul', 'NULL ', 'true # x', '"\\u00"', '"\\ud83d\\ude00"', '"\\x7f"', '"é"', 'x: y', '-', '- a', '? x', '%x', '@x'];
+    let accepted = 0;
+    for (const v of values) if (agrees(`k: ${v}\n`)) accepted++;
+    expect(accepted).toBeGreaterThan(20);
+  });
+
   it('declines what it does not read, and everything the full parser rejects', () => {
     const texts = [
       'a: 1\na: 2\n', // duplicate key
