@@ -124,7 +124,7 @@ describe('each cause, on its transcript', () => {
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'inconsistent']);
     const parent = read(name).trim().split('\n');
     const kid = read('11111111-0000-4000-8000-000000000008/subagents/agent-ab0a7d5e1f2c3d4e5.jsonl').trim().split('\n');
-    // Its turn ended after 24 edits; the subagent's progress lines go on (each one past the 20 recent calls).
+    // Its turn ended after 21 edits; the subagent's progress lines go on (the last five after the launch left the 20 recent calls, the first of them before the turn end).
     const turnEnd = parent.findIndex((l) => l.includes('"turn_duration"'));
     const progress = parent.findLastIndex((l) => l.includes('"agent_progress"'));
     expect(turnEnd).toBeLessThan(progress);
