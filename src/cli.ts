@@ -113,8 +113,8 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     exitCodes: [
       [0, 'the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version'],
       [3, 'with --once or --now: a stall was found'],
-      [2, 'bad input or usage (a state file, config or flag); the message names file, line, field and the fix'],
-      [1, 'the world refused (another watchdog holds the lock, a file cannot be written), or a bug'],
+      [2, 'bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix'],
+      [1, 'the world refused (a file cannot be written), or a bug'],
     ],
   });
 

@@ -76,6 +76,15 @@ export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 /** The one-line answer instructions written into every request. */
 export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number }): string {
   const row = r.row_task_id ?? r.task_id;
+  const base = r.key.replaceAll(':', '__');
+  // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
+  // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.
+  if (kind === 'cancel' && r.key.endsWith(':redispatch')) {
+    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
+  }
+  if (kind === 'cancel' && r.key.endsWith(':escalate')) {
+    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
+  }
   if (kind === 'cancel') {
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }

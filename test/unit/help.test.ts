@@ -8,6 +8,8 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
 import { didYouMean, keepUserFlags, locationFlags } from '../../src/cli-help.js';
+import { InputError } from '../../src/contracts/errors.js';
+import { exitCodeFor } from '../../src/watch.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 async function cli(...argv: string[]) {
@@ -33,6 +35,12 @@ describe('help', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\nExamples:\n  \$ dispatch-watchdog/);
     expect(r.stdout).toMatch(/\nExit codes:\n  0  /);
+  });
+
+  it('names a held lock under the exit code it really has (2)', async () => {
+    const code = exitCodeFor(new InputError('lock_held', 'another dispatch-watchdog is already watching epic E.'), { out: () => {}, err: () => {} });
+    expect(code).toBe(2);
+    expect((await cli('--help')).stdout).toMatch(new RegExp(`\\n  ${code}  [^\\n]*another watchdog holds the lock`));
   });
 
   it('help <command> prints that command\'s help', async () => {
