@@ -274,6 +274,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   let requestEvents = first.ok ? await settleRequestLifecycle(env, first.wave, nowMs) : undefined;
   let earlier: Judged | undefined;
   let current: Judged | undefined = first.ok ? await judge(env, first.wave, nowMs) : undefined;
+  // The first read as judged (reused rows carry their instance), to compare like with like below.
+  const firstJudged = current;
   if (!current || needsSecondRead(current, previous)) {
     for (;;) {
       const next = await readSettled(env);
@@ -291,7 +293,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
-    const firstLoss = first.ok ? compareReads(previous, first.wave) : undefined;
+    // `previous` is a judged wave: a raw read would lack the instance a reused row carries (t1-r1 in row t1) and report it vanished.
+    const firstLoss = firstJudged ? compareReads(previous, firstJudged.wave) : undefined;
     const loss = compareReads(previous, wave);
     const torn = firstLoss && hasLoss(firstLoss) && !hasLoss(loss) ? firstLoss : undefined;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]] as const) {

@@ -13,21 +13,23 @@ const inFlight = (w: Wave) => w.tasks.filter((t) => t.statusClass === 'in_flight
 
 /** What an in-flight row of `before` lost in `after`. */
 export function compareReads(before: Wave, after: Wave): RowLoss {
-  const now = new Map(after.tasks.map((t) => [t.taskId, t]));
+  // By row, not by instance: a reused row that now carries the replacement (t1-r1 in row t1) is not lost.
+  const rowOf = (t: Task) => t.rowTaskId ?? t.taskId;
+  const now = new Map(after.tasks.map((t) => [rowOf(t), t]));
   const loss: RowLoss = { vanished: [], fieldsLost: [] };
   // A new wave replaces the rows of the last one: nothing was lost.
   if (before.waveId !== undefined && after.waveId !== undefined && before.waveId !== after.waveId) return loss;
   for (const t of inFlight(before)) {
-    const later = now.get(t.taskId);
+    const later = now.get(rowOf(t));
     if (!later) {
-      loss.vanished.push(t.taskId);
+      loss.vanished.push(rowOf(t));
       continue;
     }
     // The same row as parsed (the state file did not change since): nothing can be missing.
     if (later.raw === t.raw) continue;
     const kept = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw![k] != null));
     const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw![k] != null && !kept.has(k));
-    if (fields.length > 0) loss.fieldsLost.push({ task_id: t.taskId, fields: fields.sort() });
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf(t), fields: fields.sort() });
   }
   loss.vanished.sort();
   return loss;

@@ -89,6 +89,8 @@ describe('a pending request keeps the loop watching', () => {
     await s.advance(10 * S);
     expect(await s.done).toBe(0);
     expect(events(dir, 'request_answered').map((e) => [e.key, e.how])).toEqual([[`${EPIC}:t1:redispatch`, 'row_reused'], [key2, 'row_reused']]);
+    // Nothing vanished: the row carries another instance, it was never lost (not even on a first read).
+    expect(events(dir, 'state_rows_lost')).toEqual([]);
 
     // A start from the derived log summary knows the same requests and reused rows as a whole fold.
     const paths = new StatePaths(dir);
