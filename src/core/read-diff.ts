@@ -9,13 +9,15 @@ export interface RowLoss {
   fieldsLost: { task_id: string; fields: string[] }[];
 }
 
-const inFlight = (w: Wave) => w.tasks.filter((t) => t.statusClass === 'in_flight' && !t.isOwnReplacement);
+/** Rows of the state file: not our own replacements, nor a replacement asked for and never started (no row). */
+const isRow = (t: Task) => !t.isOwnReplacement && !t.unansweredRequest;
+const inFlight = (w: Wave) => w.tasks.filter((t) => t.statusClass === 'in_flight' && isRow(t));
 
 /** What an in-flight row of `before` lost in `after`. */
 export function compareReads(before: Wave, after: Wave): RowLoss {
   // By row, not by instance: a reused row that now carries the replacement (t1-r1 in row t1) is not lost.
   const rowOf = (t: Task) => t.rowTaskId ?? t.taskId;
-  const now = new Map(after.tasks.map((t) => [rowOf(t), t]));
+  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf(t), t]));
   const loss: RowLoss = { vanished: [], fieldsLost: [] };
   // A new wave replaces the rows of the last one: nothing was lost.
   if (before.waveId !== undefined && after.waveId !== undefined && before.waveId !== after.waveId) return loss;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStateFile, type Wave } from '../../src/contracts/state-file.js';
+import { parseStateFile, type Task, type Wave } from '../../src/contracts/state-file.js';
 import type { Verdict } from '../../src/core/assess.js';
 import { foldHistory } from '../../src/core/history.js';
 import { planCheck } from '../../src/core/plan.js';
@@ -48,6 +48,29 @@ describe('compareReads', () => {
     const next = wave(`current_wave:\n  wave_id: 1\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: in_progress, last_activity_ts: "2026-04-02T10:00:00Z" }\n    - { task_id: t2, ticket_id: P-2, status: in_progress, pid: 42, last_activity_ts: "2026-04-02T10:00:00Z" }\n`);
     expect(compareReads(wave(full), next)).toEqual({ vanished: [], fieldsLost: [] });
     expect(compareReads(wave(full), wave(`current_wave:\n  wave_id: 2\n  tasks: []\n`))).toEqual({ vanished: [], fieldsLost: [] });
+  });
+});
+
+describe('compareReads with reused rows and never-started replacements', () => {
+  const raw = { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', pid: 7 };
+  const row = makeTask({ raw });
+  const reused = makeTask({ taskId: 't1-r1', rowTaskId: 't1', raw: { ...raw, pid: 8 } });
+  const unstarted = makeTask({ taskId: 't1-r1', raw: undefined, unansweredRequest: { key: 'E:t1:redispatch', createdAtMs: T0, answerByMs: T0 + 1 } });
+  const w = (...tasks: Task[]): Wave => ({ shape: 'current_wave', tasks });
+
+  it('a row that now carries the replacement instance (t1-r1 in row t1) did not vanish, either way round', () => {
+    expect(compareReads(w(row), w(reused))).toEqual({ vanished: [], fieldsLost: [] });
+    expect(compareReads(w(reused), w(row))).toEqual({ vanished: [], fieldsLost: [] });
+  });
+
+  it('a replacement asked for and never started is no row: it neither vanishes nor hides the row named like it', () => {
+    const rowR1 = makeTask({ taskId: 't1-r2', rowTaskId: 't1-r1', raw: { ...raw, task_id: 't1-r1' } });
+    expect(compareReads(w(unstarted), w())).toEqual({ vanished: [], fieldsLost: [] });
+    expect(compareReads(w(rowR1), w(rowR1, { ...unstarted, status: 'superseded', statusClass: 'terminal' }))).toEqual({ vanished: [], fieldsLost: [] });
+  });
+
+  it('a reused row that really vanished is named by its row id', () => {
+    expect(compareReads(w(reused), w())).toEqual({ vanished: ['t1'], fieldsLost: [] });
   });
 });
 
