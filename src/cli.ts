@@ -105,7 +105,7 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
   teach(program, {
     examples: [
       ['dispatch-watchdog --epic-id PROJ-1000', 'watch the wave until no task is in flight; recover stalls (redispatch, then escalate)'],
-      ['dispatch-watchdog --epic-id PROJ-1000 --timeout 300 --action report &', 'what an orchestrator runs after dispatching a wave: watch and only report'],
+      ['dispatch-watchdog next --epic-id PROJ-1000 --json', 'what an orchestrator runs after dispatching a wave: returns when it must act (exit 10, 11, 12) or the wave is done (0); docs/orchestrator.md'],
       ['dispatch-watchdog --epic-id PROJ-1000 --once --action report', 'one check, print the table, exit 0 or 3'],
       ['dispatch-watchdog --epic-id PROJ-1000 --now 2026-04-02T10:10:00Z', 'judge the wave as of that moment (post-mortem), write nothing'],
       ['dispatch-watchdog help status', 'the help of one command'],

@@ -140,7 +140,9 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       },
       onNewInputError: async (r) => {
         await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
-        if (opts.isJson) return;
+        // `next --json` keeps stdout for its one document, but an orchestrator waiting on it must be
+        // able to see why it waits: the problem goes to stderr (the loop's --json keeps it in the log).
+        if (opts.isJson && !next) return;
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
         view?.interrupt();
       },

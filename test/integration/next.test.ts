@@ -1,7 +1,7 @@
 // `dispatch-watchdog next` (DESIGN §8, issue 9): returns when the orchestrator must act, and between
 // two runs nothing is lost or repeated. In-process on one manual clock, as an orchestrator alternating
 // `next` and carrying out what it printed.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextDocSchema, type NextDoc } from '../../src/contracts/next.js';
@@ -79,6 +79,23 @@ describe('next', () => {
     expect(second).toMatchObject({ code: 11, doc: { reason: 'unanswered', requests: [], pending: [], unanswered: [expect.objectContaining({ key, kind: 'cancel', task_id: 't1' })] } });
     // It waited for the deadline (2 × 30 s after the request), not less.
     expect(Date.parse(readEvents(dir).find((e) => e.event === 'request_unanswered')!.timestamp_utc as string) - Date.parse(second.doc.unanswered[0]!.answer_by)).toBeGreaterThan(0);
+  });
+
+  it('a state file it cannot use is told on stderr once (stdout stays one JSON document), and next keeps waiting until the file is fixed', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    const file = writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
+    writeFileSync(file, 'current_wave:\n  wave_id: 1\n  tasks: [\n');
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 5, json: true }, { isNext: true });
+    for (let i = 0; i < 10; i++) await s.advance(5 * S);
+    expect(s.isDone()).toBe(false);
+    expect(s.out).toEqual([]);
+    expect(s.err).toHaveLength(1);
+    expect(s.err[0]).toMatch(/state\.yaml:\d+:\d+.*invalid YAML.*\(still watching\)\n$/);
+    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'merged' }]);
+    for (let i = 0; i < 10 && !s.isDone(); i++) await s.advance(5 * S);
+    expect(await s.done).toBe(0);
+    expect(NextDocSchema.parse(JSON.parse(s.out[0]!)).reason).toBe('wave_complete');
   });
 
   it('human output: one line per item with the file and what to do', async () => {
