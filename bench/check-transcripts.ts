@@ -17,8 +17,9 @@ import { resolveOptions } from '../src/options.js';
 const TASKS = 200;
 const FILE_BYTES = 2 * 1024 * 1024;
 
+// Real assistant records carry the API message id (a lazy cold start relies on it).
 const line = (agent: string, i: number, t: number) =>
-  JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: 's', message: { role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) + '\n' +
+  JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: 's', message: { id: `msg_${agent}_${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) + '\n' +
   JSON.stringify({ type: 'user', timestamp: new Date(t + 200).toISOString(), agentId: agent, sessionId: 's', message: { role: 'user', content: [{ tool_use_id: `u${i}`, type: 'tool_result', content: 'y'.repeat(700) }] } }) + '\n';
 
 export async function benchCheckTranscripts(): Promise<{ name: string; lines: string[] }> {
@@ -46,7 +47,8 @@ export async function benchCheckTranscripts(): Promise<{ name: string; lines: st
 
     const ours: number[] = [];
     let i = 10_000;
-    for (let round = 0; round < 5; round++) {
+    // 21 rounds: the first few pay for warming up (the cold start read only tails), the median does not.
+    for (let round = 0; round < 21; round++) {
       for (const [k, f] of files.entries()) appendFileSync(f, line(`a${k}`, i++, now));
       const t = performance.now();
       const r = await runCheck(env, now + 1000);
@@ -56,7 +58,7 @@ export async function benchCheckTranscripts(): Promise<{ name: string; lines: st
     const t = performance.now();
     for (const f of files) summarizeTranscript(parseTranscriptText(readFileSync(f, 'utf8'), f).state);
     const naiveMs = performance.now() - t;
-    const med = [...ours].sort((a, b) => a - b)[2]!;
+    const med = [...ours].sort((a, b) => a - b)[10]!;
     return {
       name: `one check of ${TASKS} agents observed through their transcripts (${FILE_BYTES / 1024 / 1024} MB each, ~1.5 KB appended per check)`,
       lines: [
