@@ -29,6 +29,29 @@ export function transcriptLines(agent: string, session: string, i: number, t: nu
   );
 }
 
+/** Row `k` of the fleet's state file: an agent in session `sess-<k / 20>`, active 30 s before `now`. */
+export function fleetRow(k: number, now = FLEET_NOW): Record<string, unknown> {
+  return {
+    task_id: `t${k}`,
+    ticket_id: `PROJ-${10_000 + k}`,
+    status: 'in_progress',
+    agent_id: `a${k}`,
+    session_id: `sess-${Math.floor(k / PER_SESSION)}`,
+    team_name: 'epic-team',
+    dispatched_at: new Date(now - 3600_000).toISOString(),
+    last_activity_ts: new Date(now - 30_000).toISOString(),
+    last_tool_name: 'Read',
+    last_output: `working on PROJ-${10_000 + k}: reading the module and its tests before the change`,
+    agent_name: `worker-${k}`,
+    redispatch_count: 0,
+  };
+}
+
+/** The fleet's state file listing `tasks`, as `yaml` writes it. */
+export function fleetStateYaml(tasks: Record<string, unknown>[], now = FLEET_NOW): string {
+  return stringify({ epic_id: 'E-1', current_wave: { wave_id: 1, dispatched_at: new Date(now - 3600_000).toISOString(), tasks } });
+}
+
 export function generateFleet(root: string, agents: number, fileBytes: number): Fleet {
   const stateDir = path.join(root, 'state');
   const claudeDir = path.join(root, 'claude');
@@ -53,24 +76,11 @@ export function generateFleet(root: string, agents: number, fileBytes: number): 
     writeFileSync(file, text);
     bytes += text.length;
     transcripts.push(file);
-    tasks.push({
-      task_id: `t${k}`,
-      ticket_id: `PROJ-${10_000 + k}`,
-      status: 'in_progress',
-      agent_id: `a${k}`,
-      session_id: session,
-      team_name: 'epic-team',
-      dispatched_at: new Date(now - 3600_000).toISOString(),
-      last_activity_ts: new Date(now - 30_000).toISOString(),
-      last_tool_name: 'Read',
-      last_output: `working on PROJ-${10_000 + k}: reading the module and its tests before the change`,
-      agent_name: `worker-${k}`,
-      redispatch_count: 0,
-    });
+    tasks.push(fleetRow(k, now));
   }
   const epicDir = path.join(stateDir, 'epics', 'E-1');
   mkdirSync(epicDir, { recursive: true });
-  writeFileSync(path.join(epicDir, 'state.yaml'), stringify({ epic_id: 'E-1', current_wave: { wave_id: 1, dispatched_at: new Date(now - 3600_000).toISOString(), tasks } }));
+  writeFileSync(path.join(epicDir, 'state.yaml'), fleetStateYaml(tasks, now));
   const activity = path.join(stateDir, 'activity');
   mkdirSync(activity, { recursive: true });
   for (let k = 0; k < agents; k += 10) {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify, type ToStringOptions } from 'yaml';
+import { fleetRow, fleetStateYaml } from '../../bench/fleet.js';
 import { fastYaml } from '../../src/contracts/fast-yaml.js';
 import { parseYaml, parseYamlPositioned } from '../../src/contracts/parse-yaml.js';
 import { parseStateFile, StateFileSchema } from '../../src/contracts/state-file.js';
@@ -75,25 +76,8 @@ function randomMap(r: () => number, depth: number, isNasty: boolean): Record<str
 
 const WRITERS: ToStringOptions[] = [{}, { lineWidth: 24, minContentWidth: 4 }, { indentSeq: false }, { indent: 4 }, { defaultStringType: 'QUOTE_DOUBLE' }, { defaultStringType: 'QUOTE_SINGLE', defaultKeyType: 'PLAIN' }, { doubleQuotedAsJSON: true }, { lineWidth: 0 }];
 
-/** A state file as the fleet bench writes it (bench/fleet.ts), `n` rows. */
-function fleetStateFile(n: number): string {
-  const now = Date.parse('2026-04-02T12:00:00Z');
-  const tasks = Array.from({ length: n }, (_, k) => ({
-    task_id: `t${k}`,
-    ticket_id: `PROJ-${10_000 + k}`,
-    status: 'in_progress',
-    agent_id: `a${k}`,
-    session_id: `sess-${Math.floor(k / 20)}`,
-    team_name: 'epic-team',
-    dispatched_at: new Date(now - 3600_000).toISOString(),
-    last_activity_ts: new Date(now - 30_000).toISOString(),
-    last_tool_name: 'Read',
-    last_output: `working on PROJ-${10_000 + k}: reading the module and its tests before the change`,
-    agent_name: `worker-${k}`,
-    redispatch_count: 0,
-  }));
-  return stringify({ epic_id: 'E-1', current_wave: { wave_id: 1, dispatched_at: new Date(now - 3600_000).toISOString(), tasks } });
-}
+/** A state file as the fleet bench writes it, `n` rows. */
+const fleetStateFile = (n: number) => fleetStateYaml(Array.from({ length: n }, (_, k) => fleetRow(k)));
 
 describe('fast YAML reader', () => {
   it('reads the example state file and the fleet bench state file, the same as the full parser', () => {
