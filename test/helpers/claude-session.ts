@@ -1,0 +1,183 @@
+// Run the real `claude -p` (the pinned devDependency @anthropic-ai/claude-code) in a scratch HOME
+// against the scripted model server (model-server.ts), the way
+// ../shared/reference/claude-code-2.1.197.md "Running it offline" does.
+//
+//   const s = startClaude({ server, prompt: 'LEAD-MARK do the thing', cwd });   // inside a test
+//   await s.exited;                      // { code, signal }
+//   s.pid, s.sessionId, s.home, s.claudeDir (= $HOME/.claude, the watchdog's CLAUDE_CONFIG_DIR),
+//   s.projectDir, s.transcriptPath, s.subagentsDir, s.streamPath (stream-json stdout), s.stream()
+//   (its records, parsed), s.stderr(), s.kill(signal)
+//
+// Options: `cwd` (default: a fresh temp dir), `home` (default: a fresh temp dir; share one between
+// sessions to share ~/.claude), `sessionId` (default: a random uuid), `pluginDir` (--plugin-dir),
+// `env` (added last: API_TIMEOUT_MS, CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS, …), `args` (extra flags).
+// Each session runs in its own process group. When the test ends (passed or failed) every process
+// it started is SIGKILLed: the group, and every descendant found under /proc (Bash tool shells may
+// start groups of their own). Temp dirs it made are removed then too.
+//
+// `claudeSkip` is undefined where the binary runs, else the reason it cannot (a platform with no
+// build of it): `describe.skipIf(claudeSkip !== undefined)` and print the reason.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { onTestFinished } from 'vitest';
+import { REPO_ROOT } from './cli.js';
+import type { ModelServer } from './model-server.js';
+
+export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+
+function probe(): string | undefined {
+  if (!existsSync(CLAUDE_BIN)) return `no ${CLAUDE_BIN} (npm ci installs @anthropic-ai/claude-code)`;
+  try {
+    const v = execFileSync(CLAUDE_BIN, ['--version'], { env: { ...process.env, IS_SANDBOX: '1', DISABLE_AUTOUPDATER: '1' }, timeout: 30_000, encoding: 'utf8' });
+    return /2\.1\.197/.test(v) ? undefined : `claude --version says ${v.trim()}, the tests are written against 2.1.197`;
+  } catch (e) {
+    return `no build of claude for ${process.platform}-${process.arch}: ${(e as Error).message.split('\n')[0]}`;
+  }
+}
+
+/** Undefined when the real binary runs here; else why these tests are skipped. */
+export const claudeSkip: string | undefined = probe();
+if (claudeSkip) console.warn(`real Claude Code tests skipped: ${claudeSkip}`);
+
+/** Claude Code's project dir name for a cwd: every / and . becomes -. */
+export const projectDirName = (cwd: string) => cwd.replace(/[/.]/g, '-');
+
+export interface ClaudeSession {
+  pid: number;
+  sessionId: string;
+  home: string;
+  cwd: string;
+  claudeDir: string;
+  projectDir: string;
+  transcriptPath: string;
+  subagentsDir: string;
+  streamPath: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The stream-json records written so far (torn last line skipped). */
+  stream(): Record<string, any>[];
+  stderr(): string;
+  /** The transcript's records so far (main session). */
+  transcript(): Record<string, any>[];
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export interface ClaudeOptions {
+  server: ModelServer;
+  prompt: string;
+  cwd?: string;
+  home?: string;
+  sessionId?: string;
+  pluginDir?: string;
+  env?: Record<string, string>;
+  args?: string[];
+}
+
+const scratch = (prefix: string, made: string[]) => {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+};
+
+/** The env a scripted offline run needs (HOME, base url, key, sandbox, no traffic, no updater). */
+export function claudeEnv(server: ModelServer, home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const keep = ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'SHELL'];
+  const base = Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+  return { ...base, HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test', IS_SANDBOX: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...extra };
+}
+
+/** Every live descendant of `pid` (from /proc ppid links). */
+export function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [c, pp] of parent) if (pp === p && !out.includes(c)) (out.push(c), walk(c));
+  };
+  walk(pid);
+  return out;
+}
+
+const tryKill = (pid: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    /* gone */
+  }
+};
+
+/** Start `claude -p prompt` now; everything it starts is killed when the current test ends. */
+export function startClaude(opts: ClaudeOptions): ClaudeSession {
+  const made: string[] = [];
+  const home = opts.home ?? scratch('dw-home-', made);
+  const cwd = opts.cwd ?? scratch('dw-cwd-', made);
+  const sessionId = opts.sessionId ?? randomUUID();
+  const claudeDir = path.join(home, '.claude');
+  const projectDir = path.join(claudeDir, 'projects', projectDirName(cwd));
+  const streamPath = path.join(home, `stream-${sessionId}.jsonl`);
+  const errPath = path.join(home, `stderr-${sessionId}.txt`);
+  const args = ['-p', opts.prompt, '--session-id', sessionId, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+  if (opts.pluginDir) args.push('--plugin-dir', opts.pluginDir);
+  args.push(...(opts.args ?? []));
+  const outFd = openSync(streamPath, 'a');
+  const errFd = openSync(errPath, 'a');
+  const child = spawn(CLAUDE_BIN, args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
+  closeSync(outFd);
+  closeSync(errFd);
+  const pid = child.pid!;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let seen: number[] = [];
+  const track = setInterval(() => (seen = [...new Set([...seen, ...descendants(pid)])]), 500);
+  void exited.then(() => clearInterval(track));
+  onTestFinished(async () => {
+    clearInterval(track);
+    const all = [...new Set([...seen, ...descendants(pid)])];
+    tryKill(-pid, 'SIGKILL');
+    tryKill(pid, 'SIGKILL');
+    for (const p of all) tryKill(p, 'SIGKILL');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+  const lines = (file: string) => {
+    let raw = '';
+    try {
+      raw = readFileSync(file, 'utf8');
+    } catch {
+      return [];
+    }
+    return raw.split('\n').flatMap((l) => {
+      try {
+        return l ? [JSON.parse(l) as Record<string, any>] : [];
+      } catch {
+        return [];
+      }
+    });
+  };
+  const transcriptPath = path.join(projectDir, `${sessionId}.jsonl`);
+  return {
+    pid,
+    sessionId,
+    home,
+    cwd,
+    claudeDir,
+    projectDir,
+    transcriptPath,
+    subagentsDir: path.join(projectDir, sessionId, 'subagents'),
+    streamPath,
+    exited,
+    stream: () => lines(streamPath),
+    stderr: () => (existsSync(errPath) ? readFileSync(errPath, 'utf8') : ''),
+    transcript: () => lines(transcriptPath),
+    kill: (signal = 'SIGKILL') => tryKill(pid, signal),
+  };
+}
