@@ -22,6 +22,7 @@ import { runAck } from './commands/ack.js';
 import { runNext } from './commands/next.js';
 import { parseSince, renderFriction, reviewFriction } from './commands/friction-review.js';
 import { prune, renderPrune } from './commands/prune.js';
+import { runTimeline } from './commands/timeline.js';
 import { parseDurationMs } from './core/period.js';
 import { commandPath, didYouMean, keepUserFlags, locationFlags, teach } from './cli-help.js';
 
@@ -281,6 +282,32 @@ export function buildProgram(env: CliEnv, setCode: (code: number) => void): Comm
     exitCodes: [
       [0, 'printed (also when nothing happened)'],
       [2, 'bad --since, or an unreadable state dir'],
+    ],
+  });
+
+  program
+    .command('timeline')
+    .description('the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents\' own records; --svg writes it as a self-contained SVG file')
+    .requiredOption('--epic-id <id>', 'epic id')
+    .option('--svg <file>', 'also write the picture as an SVG file (open it in a browser, attach it to a ticket)')
+    .option('--width <columns>', 'terminal width to draw in (default: the terminal\'s, else 100)', count('--width'))
+    .option('--state-dir <dir>', 'state dir (default $ONEX_STATE_DIR, else ./.onex_state)')
+    .action(async (flags: { epicId: string; svg?: string; width?: number; stateDir?: string }) => {
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+      const terminal = env.watchDeps.terminal;
+      const columns = flags.width ?? (terminal?.isTty ? terminal.columns() : undefined);
+      const opts = { epicId: assertSafeId(flags.epicId, 'epic id'), svgFile: flags.svg, columns, hasColor: Boolean(terminal?.hasColor), nowMs: env.watchDeps.clock.nowMs(), cwd: env.cwd };
+      setCode(await runTimeline(paths, opts, env.output));
+    });
+  teach(program.commands.at(-1)!, {
+    examples: [
+      ['dispatch-watchdog timeline --epic-id PROJ-1000', 'the wave in the terminal: ▇ activity, ✗ stall, ↻ redispatch, ⛔ escalated, ? waiting on a human'],
+      ['dispatch-watchdog timeline --epic-id PROJ-1000 --svg proj-1000.svg', 'the same, and an SVG file to open or attach to the ticket'],
+    ],
+    exitCodes: [
+      [0, 'drawn'],
+      [2, 'no such epic (no state file and no log line), or bad input or usage'],
+      [1, 'the SVG file could not be written'],
     ],
   });
 

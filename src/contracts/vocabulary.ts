@@ -37,3 +37,10 @@ export type AdapterName = (typeof ADAPTERS)[number];
 export const TRACKER_OUTCOMES = ['updated', 'already_blocked', 'skipped', 'failed'] as const;
 export type TrackerOutcomeKind = (typeof TRACKER_OUTCOMES)[number];
 export const TrackerOutcomeSchema = z.enum(TRACKER_OUTCOMES);
+
+/**
+ * What `dispatch-watchdog timeline` draws on a lane besides activity, in drawing precedence (when
+ * two fall in one cell the earlier wins): each comes from one dispatch-log event (core/timeline.ts).
+ */
+export const TIMELINE_MARK_KINDS = ['escalated', 'stall', 'unanswered', 'redispatch', 'cancel', 'waiting_human', 'looping', 'inconsistent', 'unknown', 'answered'] as const;
+export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
