@@ -14,10 +14,10 @@ export interface SettingsEdit {
   added: string[];
 }
 
-/** A hook command this package installed: its fast entry (either build), or the `dispatch-watchdog hook` bin. */
+/** A hook command this package installed: its fast entry (the bundle, or an older build), or the `dispatch-watchdog hook` bin. */
 export function isOurHookCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
-  return /dist[/\\](?:src|hook)[/\\]hook-entry\.js(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
+  return /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
 }
 
 const valueOf = (text: string, node: JsonNode): unknown => JSON.parse(text.slice(node.start, node.end));

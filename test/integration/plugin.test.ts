@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { HOOK_EVENTS, hookSettingsBlock } from '../../src/commands/hook.js';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { writeWave } from '../helpers/state.js';
 
@@ -78,7 +78,10 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
   });
 });
 
-const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/dist/hook/hook-entry.js" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
+/** How the skill runs the CLI: the plugin's committed bundle, nothing on the PATH. */
+const SKILL_CLI = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/cli.cjs"';
+
+const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/hook.cjs" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
 
 describe('hooks/hooks.json', () => {
   const doc = JSON.parse(read('hooks/hooks.json')) as { description?: unknown; hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]> };
@@ -103,7 +106,7 @@ describe('hooks/hooks.json', () => {
   it('installs the same handlers as `hook --print-settings`, with a ${CLAUDE_PLUGIN_ROOT}-relative entry that the package ships', () => {
     expect(doc.hooks).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
     expect(Object.keys(doc.hooks)).toEqual([...HOOK_EVENTS]);
-    expect(existsSync(path.join(REPO_ROOT, 'dist', 'hook', 'hook-entry.js'))).toBe(true);
+    expect(existsSync(path.join(REPO_ROOT, 'bundle', 'hook.cjs'))).toBe(true);
   });
 
   const payload = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-1', agent_id: 'a1b2c3d', transcript_path: '/x/sess-1.jsonl', cwd: '/x', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1' });
@@ -134,8 +137,8 @@ describe('the package', () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' } });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json']));
-    // The hook's CommonJS build, with the package.json that makes node read it as CommonJS.
-    expect(files).toEqual(expect.arrayContaining(['dist/hook/hook-entry.js', 'dist/hook/package.json', 'dist/hook/commands/hook-run.js']));
+    // The bundles hooks/hooks.json and the skill run (test/integration/bundle.test.ts).
+    expect(files).toEqual(expect.arrayContaining(['bundle/hook.cjs', 'bundle/cli.cjs']));
   });
 });
 
@@ -150,31 +153,36 @@ describe('the commands the skill tells the lead to run', () => {
 
   it('are these (a new one needs a run below)', () => {
     expect(commands).toEqual([
-      'dispatch-watchdog next --epic-id <EPIC> --json',
-      'dispatch-watchdog ack <KEY>',
-      'dispatch-watchdog ack <KEY> --task-id <TASK_ID>',
-      'dispatch-watchdog status --epic-id <EPIC>',
-      'dispatch-watchdog hook install --project',
+      `${SKILL_CLI} next --epic-id <EPIC> --json`,
+      `${SKILL_CLI} ack <KEY>`,
+      `${SKILL_CLI} ack <KEY> --task-id <TASK_ID>`,
+      `${SKILL_CLI} status --epic-id <EPIC>`,
     ]);
   });
 
-  /** Run one of the skill's commands in `cwd` (the directory holding .onex_state/), placeholders filled. */
-  const runSkillCommand = (command: string, cwd: string, fill: Record<string, string>, home: string) => {
-    const argv = command.split(' ').slice(1).map((a) => a.replace(/<([A-Z_]+)>/g, (_, k: string) => fill[k] ?? `<${k}>`));
-    return runCli(argv, { cwd, env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') } });
+  /**
+   * Run one of the skill's commands in `cwd` (the directory holding .onex_state/), placeholders
+   * filled, the way the lead's Bash tool does: through sh, ${CLAUDE_PLUGIN_ROOT} already replaced by
+   * Claude Code (it fills it in SKILL.md; the Bash tool's environment does not have it), PATH empty
+   * of dispatch-watchdog. So it runs the committed bundle, not dist/.
+   */
+  const runSkillCommand = (command: string, cwd: string, fill: Record<string, string>, home: string): Promise<CliResult> => {
+    const line = command.replaceAll('${CLAUDE_PLUGIN_ROOT}', REPO_ROOT).replace(/<([A-Z_]+)>/g, (_, k: string) => fill[k] ?? `<${k}>`);
+    return new Promise((resolve) => {
+      execFile('sh', ['-c', line], { cwd, env: { PATH: path.dirname(process.execPath), HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') }, timeout: 20_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      });
+    });
   };
 
-  it('hook install --project and status run in the project dir', async () => {
+  it('status runs in the project dir', async () => {
     const project = tempDir();
     const home = path.join(project, 'home');
     mkdirSync(home);
     const now = Date.now();
     writeWave(path.join(project, '.onex_state'), 'PROJ-1000', new Date(now - 5_000).toISOString(), [{ task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', last_activity_ts: new Date(now - 1_000).toISOString() }]);
-    const install = await runSkillCommand('dispatch-watchdog hook install --project', project, {}, home);
-    expect(install.code).toBe(0);
-    expect(readFileSync(path.join(project, '.claude', 'settings.json'), 'utf8')).toContain(path.join(project, '.onex_state'));
     expect(await runCli(['--epic-id', 'PROJ-1000', '--once', '--action', 'report'], { cwd: project, env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') } })).toMatchObject({ code: 0 });
-    const status = await runSkillCommand('dispatch-watchdog status --epic-id <EPIC>', project, { EPIC: 'PROJ-1000' }, home);
+    const status = await runSkillCommand(`${SKILL_CLI} status --epic-id <EPIC>`, project, { EPIC: 'PROJ-1000' }, home);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/t1\s+PROJ-1001\s+healthy/);
   });
@@ -189,14 +197,14 @@ describe('the commands the skill tells the lead to run', () => {
       { task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', dispatched_at: old, last_activity_ts: old, agent_id: 'a1', agent_name: 'impl-proj-1001' },
       { task_id: 't2', ticket_id: 'PROJ-1002', status: 'completed', dispatched_at: old },
     ]);
-    const first = await runSkillCommand('dispatch-watchdog next --epic-id <EPIC> --json', project, { EPIC: 'PROJ-1000' }, home);
+    const first = await runSkillCommand(`${SKILL_CLI} next --epic-id <EPIC> --json`, project, { EPIC: 'PROJ-1000' }, home);
     expect(first.code, first.stderr).toBe(10);
     const doc = JSON.parse(first.stdout) as { reason: string; requests: { key: string; kind: string; recovery_task_id: string; prompt: string }[] };
     expect(doc.reason).toBe('requests');
     const [req] = doc.requests;
     expect(req).toMatchObject({ kind: 'redispatch', recovery_task_id: 't1-r1' });
     // status shows what still waits for the lead.
-    const waiting = await runSkillCommand('dispatch-watchdog status --epic-id <EPIC>', project, { EPIC: 'PROJ-1000' }, home);
+    const waiting = await runSkillCommand(`${SKILL_CLI} status --epic-id <EPIC>`, project, { EPIC: 'PROJ-1000' }, home);
     expect(waiting.stdout).toMatch(/requests to the orchestrator:\n {2}pending redispatch t1 \(PROJ-1001\) -> t1-r1/);
     // The answer the skill describes: the stalled row cancelled, the replacement's row added.
     const now = new Date().toISOString();
@@ -205,13 +213,13 @@ describe('the commands the skill tells the lead to run', () => {
       { task_id: 't2', ticket_id: 'PROJ-1002', status: 'completed', dispatched_at: old },
       { task_id: req!.recovery_task_id, ticket_id: 'PROJ-1001', status: 'completed', dispatched_at: now, last_activity_ts: now, agent_id: 'a2', agent_name: 'recovery-PROJ-1001-attempt-1' },
     ]);
-    const ack = await runSkillCommand('dispatch-watchdog ack <KEY>', project, { KEY: req!.key }, home);
+    const ack = await runSkillCommand(`${SKILL_CLI} ack <KEY>`, project, { KEY: req!.key }, home);
     expect(ack.code, ack.stderr).toBe(0);
-    const ackTask = await runSkillCommand('dispatch-watchdog ack <KEY> --task-id <TASK_ID>', project, { KEY: req!.key, TASK_ID: req!.recovery_task_id }, home);
+    const ackTask = await runSkillCommand(`${SKILL_CLI} ack <KEY> --task-id <TASK_ID>`, project, { KEY: req!.key, TASK_ID: req!.recovery_task_id }, home);
     expect(ackTask.code, ackTask.stderr).toBe(0);
-    const unknown = await runSkillCommand('dispatch-watchdog ack <KEY>', project, { KEY: 'PROJ-1000:nope:redispatch' }, home);
+    const unknown = await runSkillCommand(`${SKILL_CLI} ack <KEY>`, project, { KEY: 'PROJ-1000:nope:redispatch' }, home);
     expect(unknown.code).toBe(2);
-    const last = await runSkillCommand('dispatch-watchdog next --epic-id <EPIC> --json', project, { EPIC: 'PROJ-1000' }, home);
+    const last = await runSkillCommand(`${SKILL_CLI} next --epic-id <EPIC> --json`, project, { EPIC: 'PROJ-1000' }, home);
     expect(last.code, last.stderr).toBe(0);
     expect(JSON.parse(last.stdout)).toMatchObject({ reason: 'wave_complete', pending: [] });
   });

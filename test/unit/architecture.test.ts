@@ -34,6 +34,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['cli.ts', 11],
   ['cli-help.ts', 11],
   ['hook-entry.ts', 11],
+  ['bundle-cli.ts', 12],
   ['emit-schemas.ts', 11],
   ['index.ts', 12],
 ];
