@@ -1207,8 +1207,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path35 = require("node:path");
-    var fs30 = require("node:fs");
+    var path37 = require("node:path");
+    var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs30.existsSync(executableFile)) return;
+        if (fs32.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2220,11 +2220,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path35.resolve(baseDir, baseName);
-          if (fs30.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path35.extname(baseName))) return void 0;
+          const localBin = path37.resolve(baseDir, baseName);
+          if (fs32.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path37.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs30.existsSync(`${localBin}${ext}`)
+            (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,21 +2236,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs30.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs32.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path35.resolve(
-            path35.dirname(resolvedScriptPath),
+          executableDir = path37.resolve(
+            path37.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path35.basename(
+            const legacyName = path37.basename(
               this._scriptPath,
-              path35.extname(this._scriptPath)
+              path37.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path35.extname(executableFile));
+        launchWithNode = sourceExt.includes(path37.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path35.basename(filename, path35.extname(filename));
+        this._name = path37.basename(filename, path37.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path36) {
-        if (path36 === void 0) return this._executableDir;
-        this._executableDir = path36;
+      executableDir(path38) {
+        if (path38 === void 0) return this._executableDir;
+        this._executableDir = path38;
         return this;
       }
       /**
@@ -3649,17 +3649,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key2, node2, visitor, path35) {
-      const ctrl = callVisitor(key2, node2, visitor, path35);
+    function visit_(key2, node2, visitor, path37) {
+      const ctrl = callVisitor(key2, node2, visitor, path37);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path35, ctrl);
-        return visit_(key2, ctrl, visitor, path35);
+        replaceNode(key2, path37, ctrl);
+        return visit_(key2, ctrl, visitor, path37);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path35 = Object.freeze(path35.concat(node2));
+          path37 = Object.freeze(path37.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path35);
+            const ci = visit_(i, node2.items[i], visitor, path37);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3670,13 +3670,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path35 = Object.freeze(path35.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path35);
+          path37 = Object.freeze(path37.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path37);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path35);
+          const cv = visit_("value", node2.value, visitor, path37);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3697,17 +3697,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key2, node2, visitor, path35) {
-      const ctrl = await callVisitor(key2, node2, visitor, path35);
+    async function visitAsync_(key2, node2, visitor, path37) {
+      const ctrl = await callVisitor(key2, node2, visitor, path37);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path35, ctrl);
-        return visitAsync_(key2, ctrl, visitor, path35);
+        replaceNode(key2, path37, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path37);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path35 = Object.freeze(path35.concat(node2));
+          path37 = Object.freeze(path37.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path35);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path37);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3718,13 +3718,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path35 = Object.freeze(path35.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path35);
+          path37 = Object.freeze(path37.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path37);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path35);
+          const cv = await visitAsync_("value", node2.value, visitor, path37);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3751,23 +3751,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key2, node2, visitor, path35) {
+    function callVisitor(key2, node2, visitor, path37) {
       if (typeof visitor === "function")
-        return visitor(key2, node2, path35);
+        return visitor(key2, node2, path37);
       if (identity.isMap(node2))
-        return visitor.Map?.(key2, node2, path35);
+        return visitor.Map?.(key2, node2, path37);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key2, node2, path35);
+        return visitor.Seq?.(key2, node2, path37);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key2, node2, path35);
+        return visitor.Pair?.(key2, node2, path37);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key2, node2, path35);
+        return visitor.Scalar?.(key2, node2, path37);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key2, node2, path35);
+        return visitor.Alias?.(key2, node2, path37);
       return void 0;
     }
-    function replaceNode(key2, path35, node2) {
-      const parent = path35[path35.length - 1];
+    function replaceNode(key2, path37, node2) {
+      const parent = path37[path37.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
@@ -4379,10 +4379,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path35, value) {
+    function collectionFromPath(schema, path37, value) {
       let v = value;
-      for (let i = path35.length - 1; i >= 0; --i) {
-        const k = path35[i];
+      for (let i = path37.length - 1; i >= 0; --i) {
+        const k = path37[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4401,7 +4401,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path35) => path35 == null || typeof path35 === "object" && !!path35[Symbol.iterator]().next().done;
+    var isEmptyPath = (path37) => path37 == null || typeof path37 === "object" && !!path37[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4431,11 +4431,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path35, value) {
-        if (isEmptyPath(path35))
+      addIn(path37, value) {
+        if (isEmptyPath(path37))
           this.add(value);
         else {
-          const [key2, ...rest] = path35;
+          const [key2, ...rest] = path37;
           const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4449,8 +4449,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path35) {
-        const [key2, ...rest] = path35;
+      deleteIn(path37) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0)
           return this.delete(key2);
         const node2 = this.get(key2, true);
@@ -4464,8 +4464,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path35, keepScalar) {
-        const [key2, ...rest] = path35;
+      getIn(path37, keepScalar) {
+        const [key2, ...rest] = path37;
         const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4483,8 +4483,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path35) {
-        const [key2, ...rest] = path35;
+      hasIn(path37) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0)
           return this.has(key2);
         const node2 = this.get(key2, true);
@@ -4494,8 +4494,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path35, value) {
-        const [key2, ...rest] = path35;
+      setIn(path37, value) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0) {
           this.set(key2, value);
         } else {
@@ -7010,9 +7010,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path35, value) {
+      addIn(path37, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path35, value);
+          this.contents.addIn(path37, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7087,14 +7087,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path35) {
-        if (Collection.isEmptyPath(path35)) {
+      deleteIn(path37) {
+        if (Collection.isEmptyPath(path37)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path35) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path37) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7109,10 +7109,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path35, keepScalar) {
-        if (Collection.isEmptyPath(path35))
+      getIn(path37, keepScalar) {
+        if (Collection.isEmptyPath(path37))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path35, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path37, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7123,10 +7123,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path35) {
-        if (Collection.isEmptyPath(path35))
+      hasIn(path37) {
+        if (Collection.isEmptyPath(path37))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path35) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path37) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7143,13 +7143,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path35, value) {
-        if (Collection.isEmptyPath(path35)) {
+      setIn(path37, value) {
+        if (Collection.isEmptyPath(path37)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path35), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path37), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path35, value);
+          this.contents.setIn(path37, value);
         }
       }
       /**
@@ -9110,9 +9110,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path35) => {
+    visit.itemAtPath = (cst, path37) => {
       let item = cst;
-      for (const [field, index] of path35) {
+      for (const [field, index] of path37) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9121,23 +9121,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path35) => {
-      const parent = visit.itemAtPath(cst, path35.slice(0, -1));
-      const field = path35[path35.length - 1][0];
+    visit.parentCollection = (cst, path37) => {
+      const parent = visit.itemAtPath(cst, path37.slice(0, -1));
+      const field = path37[path37.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path35, item, visitor) {
-      let ctrl = visitor(item, path35);
+    function _visit(path37, item, visitor) {
+      let ctrl = visitor(item, path37);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path35.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path37.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9148,10 +9148,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path35);
+            ctrl = ctrl(item, path37);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path35) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path37) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -10453,14 +10453,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs30 = this.flowScalar(this.type);
+              const fs32 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs30, sep: [] });
+                map.items.push({ start, key: fs32, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs30);
+                this.stack.push(fs32);
               } else {
-                Object.assign(it, { key: fs30, sep: [] });
+                Object.assign(it, { key: fs32, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -10588,13 +10588,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs30 = this.flowScalar(this.type);
+              const fs32 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs30, sep: [] });
+                fc.items.push({ start: [], key: fs32, sep: [] });
               else if (it.sep)
-                this.stack.push(fs30);
+                this.stack.push(fs32);
               else
-                Object.assign(it, { key: fs30, sep: [] });
+                Object.assign(it, { key: fs32, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -11804,7 +11804,7 @@ function putProp(target2, key2, value) {
   else
     target2[key2] = value;
 }
-function mirrorShape(target2, source, keys, wrap) {
+function mirrorShape(target2, source, keys, wrap2) {
   const raw = sourceShape(source);
   for (const key2 of keys) {
     const desc = Object.getOwnPropertyDescriptor(raw, key2);
@@ -11813,10 +11813,10 @@ function mirrorShape(target2, source, keys, wrap) {
     if (desc.get) {
       deferProp(target2, key2, () => {
         const value = source._zod.def.shape[key2];
-        return wrap ? wrap(value, key2) : value;
+        return wrap2 ? wrap2(value, key2) : value;
       });
     } else
-      putProp(target2, key2, wrap ? wrap(desc.value, key2) : desc.value);
+      putProp(target2, key2, wrap2 ? wrap2(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target2, source) {
@@ -11841,10 +11841,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path35) {
-  if (!path35)
+function getElementAtPath(obj, path37) {
+  if (!path37)
     return obj;
-  return path35.reduce((acc, key2) => acc?.[key2], obj);
+  return path37.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12184,11 +12184,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path35, issues) {
+function prefixIssues(path37, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path35);
+    iss.path.unshift(path37);
     return iss;
   });
 }
@@ -12646,16 +12646,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path35 = []) => {
+  const processError = (error3, path37 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path35, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path37, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path35, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path37, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path35, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path37, ...issue2.path]);
       } else {
-        const fullpath = [...path35, ...issue2.path];
+        const fullpath = [...path37, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -18190,6 +18190,7 @@ var STRATEGIES = ["report", "cancel", "redispatch"];
 var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
 var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
 var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
+var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
 
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
@@ -19109,9 +19110,9 @@ function unescape(s) {
 }
 
 // src/contracts/parse-yaml.ts
-function formatPath(path35) {
+function formatPath(path37) {
   let s = "";
-  for (const part2 of path35) {
+  for (const part2 of path37) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -19128,24 +19129,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path35) {
+function valueAt(root, path37) {
   let cur = root;
-  for (const part2 of path35) {
+  for (const part2 of path37) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path35, isKeyWanted = false) {
+function nodeOffset(doc, path37, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path35.entries()) {
+  for (const [i, part2] of path37.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path35.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path37.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -19221,10 +19222,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path35, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path35, isKeyWanted);
+  const locate = (path37, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path37, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path35) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path37) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -19241,10 +19242,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path35) => {
-    const offset = nodeOffset(doc, path35);
+  return (path37) => {
+    const offset = nodeOffset(doc, path37);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path35) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path37) };
   };
 }
 function pickIssue(first) {
@@ -21762,16 +21763,16 @@ async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
   const runId = (0, import_node_crypto4.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
-  const clock2 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
+  const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
   const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
   const live = view ? (e) => view.event(e) : void 0;
-  const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock2.nowMs()).toISOString() }, opts.epicId);
+  const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
   try {
     if (lock) {
       for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
     }
-    const journal2 = await openJournal(opts, deps, clock2, runId, live);
+    const journal2 = await openJournal(opts, deps, clock3, runId, live);
     const history = journal2.history;
     const log = isReadOnly ? void 0 : journal2.log;
     const ctx = log ? { paths, opts, log, history, runId } : void 0;
@@ -21790,9 +21791,9 @@ async function runWatch(opts, deps, next) {
     };
     if (ctx && deps.recover) await deps.recover(ctx);
     if (opts.isOnce) {
-      const r = await runCheck(env, clock2.nowMs());
+      const r = await runCheck(env, clock3.nowMs());
       await env.performer?.drain?.();
-      for (const o of env.observers) await o.flush?.(clock2.nowMs());
+      for (const o of env.observers) await o.flush?.(clock3.nowMs());
       printResult(r, opts, out, deps.terminal);
       if (!r.ok) {
         await log?.append({ event: "input_error", code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
@@ -21812,7 +21813,7 @@ async function runWatch(opts, deps, next) {
     });
     const waker = deps.shouldWatchStateFile === false ? void 0 : wakeOnChange(paths.stateFile(opts.epicId));
     const end = await runLoop(env, {
-      clock: clock2,
+      clock: clock3,
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
@@ -21834,7 +21835,7 @@ async function runWatch(opts, deps, next) {
       }
     }).finally(() => waker?.close());
     await env.performer?.drain?.();
-    for (const o of env.observers) await o.flush?.(clock2.nowMs());
+    for (const o of env.observers) await o.flush?.(clock3.nowMs());
     await view?.flush();
     const code = next && end.last && end.reason !== "signal" ? await next.finish(end.last, history, log) : EXIT.ok;
     const signalName = deps.signal.aborted ? String(deps.signal.reason?.signal ?? "SIGTERM") : void 0;
@@ -21849,7 +21850,7 @@ async function runWatch(opts, deps, next) {
     await lock?.release();
   }
 }
-async function openJournal(opts, deps, clock2, runId, live) {
+async function openJournal(opts, deps, clock3, runId, live) {
   const paths = new StatePaths(opts.stateDir);
   const past = await loadHistory(paths, opts.epicId, { isWritable: !opts.isDryRun && opts.nowOverrideMs === void 0 });
   for (const d of past.diagnostics.slice(0, 5)) deps.output.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}
@@ -21857,7 +21858,7 @@ async function openJournal(opts, deps, clock2, runId, live) {
   if (past.diagnosticCount > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnosticCount - 5} more corrupt dispatch-log lines skipped
 `);
   const history = past.history;
-  return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock2.nowMs(), live) };
+  return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock3.nowMs(), live) };
 }
 async function runRecover(opts, deps) {
   const runId = (0, import_node_crypto4.randomUUID)();
@@ -24323,9 +24324,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path35, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path35)?.bytes ?? 0);
-  disk.entries.set(path35, { usedAtMs, bytes });
+function setLive(disk, path37, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path37)?.bytes ?? 0);
+  disk.entries.set(path37, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -24354,7 +24355,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path35, e] of Object.entries(first.entries)) this.take(out, path35, e);
+      for (const [path37, e] of Object.entries(first.entries)) this.take(out, path37, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -24380,17 +24381,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path35, e]) => JSON.stringify({ path: path35, ...e }));
+    const lines = [...ours].map(([path37, e]) => JSON.stringify({ path: path37, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path35, e] of ours) {
+      for (const [path37, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path35);
+        const had = disk.entries.get(path37);
         if (!had) {
           size++;
           live += n;
@@ -24400,10 +24401,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path35, e] of ours) {
+        for (const [path37, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path35);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path35, e.usedAtMs, n);
+          const had = disk.entries.get(path37);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path37, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -24418,12 +24419,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path35, e] of disk.entries) {
-      const mine = ours.get(path35);
+    for (const [path37, e] of disk.entries) {
+      const mine = ours.get(path37);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path35, e] of ours) if (!disk.entries.has(path35) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path37, e] of ours) if (!disk.entries.has(path37) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -24434,31 +24435,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path35, e] of ours) {
-      const theirs = merged.get(path35);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path35, e);
+    for (const [path37, e] of ours) {
+      const theirs = merged.get(path37);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path37, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path35, e] of kept2) {
-      const line = JSON.stringify({ path: path35, ...e });
+    for (const [path37, e] of kept2) {
+      const line = JSON.stringify({ path: path37, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path35, e.usedAtMs, n);
+      setLive(disk, path37, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path35, e) {
+  take(out, path37, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path35);
+    const had = out.get(path37);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path35, entry);
+    out.set(path37, entry);
     return entry;
   }
 };
@@ -25282,7 +25283,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path35, s] of this.scanned) files[path35] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path37, s] of this.scanned) files[path37] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -25301,9 +25302,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path35, s] of Object.entries(parsed.data.files)) {
+    for (const [path37, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path35)) this.scanned.set(path35, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path37)) this.scanned.set(path37, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -25492,8 +25493,8 @@ function createClaudeObserver(opts) {
 }
 
 // src/wiring.ts
-function adapterFor(opts, clock2) {
-  return createAdapter(opts.adapter, opts.config.agents, { clock: clock2, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
+function adapterFor(opts, clock3) {
+  return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
 }
 function performerContext(ctx, w, adapter) {
   return {
@@ -25818,7 +25819,7 @@ var read = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path35, hits2) => ({ name: "Grep", input: { pattern, path: path35, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path37, hits2) => ({ name: "Grep", input: { pattern, path: path37, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -26232,11 +26233,11 @@ async function isSameAlive(e) {
   return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
 }
 async function runDemo(opts, deps) {
-  const { clock: clock2, output } = deps;
+  const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
   const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
-  const t0Ms = clock2.nowMs();
-  const sinceStart = () => clock2.nowMs() - t0Ms;
+  const t0Ms = clock3.nowMs();
+  const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
   output.out(
     [
@@ -26250,7 +26251,7 @@ async function runDemo(opts, deps) {
   const orchestrator = new DemoOrchestrator({
     paths: ws.paths,
     epicId: DEMO_EPIC_ID,
-    clock: clock2,
+    clock: clock3,
     nodePath,
     scriptPath: ws.scriptPath,
     plansDir: ws.plansDir,
@@ -26270,14 +26271,14 @@ async function runDemo(opts, deps) {
     await orchestrator.dispatch(demoAgents(ws.repoDir));
     const watchOpts = await resolveOptions({ epicId: DEMO_EPIC_ID, stateDir: ws.root }, watchEnv, opts.cwd);
     const watchDeps = {
-      clock: clock2,
+      clock: clock3,
       pid: deps.pid,
       signal: AbortSignal.any([deps.signal, giveUp.signal]),
       // Events are shown from the dispatch log; only warnings come through here.
       output: { out: () => void 0, err: (text) => view.note(sinceStart(), "watchdog", text.trim()) },
       // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
       makeObservers: deps.makeObservers ?? realObservers(watchEnv),
-      ...realActionDeps({ clock: clock2, env: watchEnv })
+      ...realActionDeps({ clock: clock3, env: watchEnv })
     };
     facts.watchExitCode = await runWatch(watchOpts, watchDeps);
   } catch (e) {
@@ -26291,7 +26292,7 @@ async function runDemo(opts, deps) {
   await monitor.refresh(true).catch(() => void 0);
   view.finish(sinceStart(), monitor.rows());
   await gatherFacts(facts, ws, orchestrator, monitor);
-  facts.endMs = clock2.nowMs();
+  facts.endMs = clock3.nowMs();
   const checks = checkDemo(facts);
   const ok = checks.every((c) => c.ok);
   const isKept = opts.isKept || !ok;
@@ -26660,7 +26661,7 @@ async function runReplay(files, flags, output) {
 }
 
 // src/cli.ts
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path36 = __toESM(require("node:path"), 1);
 
 // src/commands/hook.ts
 var import_node_fs34 = require("node:fs");
@@ -27728,6 +27729,529 @@ function renderPrune(r) {
   return lines.join("\n") + "\n";
 }
 
+// src/commands/timeline.ts
+var import_node_fs40 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_readline3 = require("node:readline");
+init_errors();
+
+// src/core/did-you-mean.ts
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+function didYouMean(word, names) {
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
+}
+
+// src/core/timeline.ts
+function summarizeWave(events) {
+  const s = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
+  for (const e of events) {
+    if (e.event === "stall_detected") {
+      s.stalls++;
+      if (e.effective_timeout_seconds !== void 0 && e.stall_reason !== "request_unanswered") s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1e3)));
+    } else if (e.event === "redispatch") s.redispatches++;
+    else if (e.event === "agent_killed" && e.step === "cancel") s.cancels++;
+    else if (e.event === "escalated_to_blocked" && !e.is_retry) {
+      s.escalations++;
+      if ((e.tracker ?? "skipped") === "skipped") s.trackerSkipped++;
+    } else if (e.event === "request_answered") s.requestsAnswered++;
+    else if (e.event === "request_unanswered") s.requestsUnanswered++;
+    else if (e.event === "waiting_human") s.waitingHuman++;
+    else if (e.event === "mass_stall") s.massStalls++;
+  }
+  return s;
+}
+var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+function summaryLine(s) {
+  const parts = [
+    plural2(s.stalls, "stall"),
+    plural2(s.redispatches, "redispatch", "redispatches"),
+    s.cancels ? plural2(s.cancels, "cancel") : "",
+    plural2(s.escalations, "escalation") + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ""}: not moved to Blocked)` : ""),
+    plural2(s.requestsAnswered, "request") + " answered",
+    s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : "",
+    s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? "" : "s"}` : "",
+    s.massStalls ? plural2(s.massStalls, "mass stall") : ""
+  ].filter(Boolean);
+  const lag = s.detectLagMs;
+  const secs4 = (ms2) => (ms2 / 1e3).toFixed(1);
+  const detect = lag.length === 0 ? "" : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs4(lag[0]) : `${secs4(Math.min(...lag))}–${secs4(Math.max(...lag))}`} s past the window`;
+  return parts.join(", ") + detect;
+}
+function buildTimeline(input) {
+  const lanes = /* @__PURE__ */ new Map();
+  const order = [];
+  const lane = (taskId, ticketId, atMs, replaces) => {
+    let l = lanes.get(taskId);
+    if (!l) {
+      lanes.set(taskId, l = { taskId, ticketId, startMs: atMs, activityMs: [], marks: [], outcome: "in flight", ...replaces ? { replaces } : {} });
+      order.push(taskId);
+    }
+    if (atMs < l.startMs) l.startMs = atMs;
+    return l;
+  };
+  for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
+  const mass = [];
+  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
+  for (const e of input.events) {
+    const at = Date.parse(e.timestamp_utc);
+    switch (e.event) {
+      case "healthy":
+      case "stall_detected": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
+        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
+        break;
+      }
+      case "looping_detected":
+        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
+        break;
+      case "waiting_human":
+        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
+        break;
+      case "task_unknown":
+        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
+        break;
+      case "truth_inconsistent":
+        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
+        break;
+      case "agent_killed": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.step === "cancel" || e.step === void 0) {
+          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
+          l.endMs ??= at;
+          l.outcome = "cancelled";
+        }
+        break;
+      }
+      case "redispatch": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
+        l.endMs ??= at;
+        l.outcome = `replaced by ${e.recovery_task_id}`;
+        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
+        break;
+      }
+      case "escalated_to_blocked": {
+        if (e.is_retry) break;
+        const l = lane(e.task_id, e.ticket_id, at);
+        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
+        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
+        l.endMs ??= at;
+        l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
+        break;
+      }
+      case "request_answered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
+        break;
+      }
+      case "request_unanswered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
+        break;
+      }
+      case "mass_stall":
+        mass.push(at);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const [taskId, times] of input.activity) {
+    const l = lanes.get(taskId);
+    if (l) l.activityMs.push(...times);
+  }
+  const rowOf = new Map(input.rows.map((r) => [r.taskId, r]));
+  let startMs = Infinity;
+  let endMs = -Infinity;
+  for (const l of lanes.values()) {
+    l.activityMs.sort((a, b) => a - b);
+    l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
+    l.marks.sort((a, b) => a.atMs - b.atMs);
+    const row = rowOf.get(l.taskId);
+    if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
+    if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
+    startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
+    endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
+  }
+  if (input.lastCheckMs !== void 0 && input.lastCheckMs > endMs && [...lanes.values()].some((l) => l.endMs === void 0)) endMs = input.lastCheckMs;
+  if (!Number.isFinite(startMs)) startMs = endMs = input.nowMs;
+  const placed = [];
+  const place = (id) => {
+    placed.push(lanes.get(id));
+    for (const child of order.filter((c) => lanes.get(c).replaces === id)) place(child);
+  };
+  for (const id of order) if (!lanes.get(id).replaces || !lanes.has(lanes.get(id).replaces)) place(id);
+  return { epicId: input.epicId, startMs, endMs: Math.max(endMs, startMs + 1e3), lanes: placed, massStallsMs: mass, summary: summarizeWave(input.events) };
+}
+function tickStepMs(spanMs, maxTicks) {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1e3);
+  return steps.find((s) => spanMs / s <= Math.max(1, maxTicks)) ?? steps.at(-1);
+}
+function offsetLabel(ms2) {
+  const s = Math.round(ms2 / 1e3);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s / 60}m`;
+  const m = Math.round(s / 60);
+  return m % 60 ? `${Math.floor(m / 60)}h${m % 60}m` : `${m / 60}h`;
+}
+
+// src/core/svg.ts
+var esc2 = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+var px = (n) => String(Math.round(n * 10) / 10);
+function svgDocument(width, height, title, body) {
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${esc2(title)}</title>`,
+    `<rect class="background" x="0" y="0" width="${px(width)}" height="${px(height)}" fill="#ffffff"/>`,
+    ...body,
+    `</svg>`,
+    ""
+  ].join("\n");
+}
+
+// src/core/timeline-text.ts
+var TIMELINE_GLYPHS = {
+  activity: { glyph: "▇", sgr: "32", legend: "activity" },
+  silent: { glyph: "·", sgr: "2", legend: "silent" },
+  stall: { glyph: "✗", sgr: "31;1", legend: "stall" },
+  redispatch: { glyph: "↻", sgr: "33;1", legend: "redispatch" },
+  cancel: { glyph: "■", sgr: "31", legend: "stopped" },
+  escalated: { glyph: "⛔", sgr: "35;1", legend: "escalated", width: 2 },
+  waiting_human: { glyph: "?", sgr: "34;1", legend: "waiting on a human" },
+  looping: { glyph: "∞", sgr: "33", legend: "looping" },
+  inconsistent: { glyph: "≠", sgr: "35", legend: "inconsistent" },
+  unknown: { glyph: "◌", sgr: "35", legend: "cannot judge" },
+  answered: { glyph: "✓", sgr: "36", legend: "request answered" },
+  unanswered: { glyph: "!", sgr: "31;1", legend: "request unanswered" }
+};
+var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+function laneCells(l, t0, cellMs, width, endMs) {
+  const cells = new Array(width).fill(void 0);
+  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
+  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
+  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
+  const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
+  const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
+  for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
+    const wide = TIMELINE_GLYPHS[m.kind].width === 2;
+    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
+    const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
+    let i = first;
+    while (i < Math.min(width, first + 4) && !fits(i)) i++;
+    if (i >= Math.min(width, first + 4)) {
+      i = first;
+      if (rank(cells[i]) < rank(m.kind) || wide && rank(cells[i + 1]) < rank(m.kind)) continue;
+    }
+    if (cells[i] === "" && i > 0) cells[i - 1] = "silent";
+    if (cells[i + 1] === "" && !wide) cells[i + 1] = "silent";
+    cells[i] = m.kind;
+    if (wide) cells[i + 1] = "";
+  }
+  return cells;
+}
+function renderTimelineText(tl, o) {
+  const columns = Math.max(40, o.columns ?? 100);
+  const paint = (s, sgr) => o.hasColor ? `\x1B[${sgr}m${s}\x1B[0m` : s;
+  const labelW = Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
+  const outcomeW = Math.min(28, Math.max(0, ...tl.lanes.map((l) => l.outcome.length)));
+  const showOutcome = columns - labelW - 2 - (outcomeW + 2) >= 24;
+  const width = Math.max(10, columns - labelW - 2 - (showOutcome ? outcomeW + 2 : 0));
+  const span = tl.endMs - tl.startMs;
+  const cellMs = Math.max(1, Math.ceil(span / width));
+  const lines = [];
+  lines.push(cut(`epic ${tl.epicId}  ${clock2(tl.startMs)}–${clock2(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1e3 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
+  const step = tickStepMs(span, Math.floor(width / 8));
+  const axis = new Array(width + 8).fill(" ");
+  let free = 0;
+  for (let ms2 = 0; ms2 <= span; ms2 += step) {
+    const i = Math.floor(ms2 / cellMs);
+    const text = offsetLabel(ms2);
+    if (i < free || i + text.length > width + 6) continue;
+    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
+    free = i + text.length + 1;
+  }
+  lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
+  const used = /* @__PURE__ */ new Set();
+  for (const l of tl.lanes) {
+    const cells = laneCells(l, tl.startMs, cellMs, width, tl.endMs);
+    let chart = "";
+    for (const c of cells) {
+      if (c === "") continue;
+      if (c === void 0) {
+        chart += " ";
+        continue;
+      }
+      used.add(c);
+      chart += paint(TIMELINE_GLYPHS[c].glyph, TIMELINE_GLYPHS[c].sgr);
+    }
+    const outcome = showOutcome ? `  ${cut(l.outcome, outcomeW)}` : "";
+    lines.push(`${cut(l.taskId, labelW).padEnd(labelW)} │${chart}${outcome}`.trimEnd());
+  }
+  if (tl.massStallsMs.length > 0) {
+    const row = new Array(width).fill(" ");
+    for (const ms2 of tl.massStallsMs) row[Math.min(width - 1, Math.floor((ms2 - tl.startMs) / cellMs))] = paint("≋", "31");
+    lines.push(`${cut("breaker", labelW).padEnd(labelW)} │${row.join("").trimEnd()}`);
+  }
+  const items = ["activity", "silent", ...TIMELINE_MARK_KINDS].filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1]);
+  if (tl.massStallsMs.length > 0) items.push([paint("≋", "31"), "circuit breaker (mass stall)", 1]);
+  let line = "";
+  let lineW = 0;
+  for (const [glyph, legend, w] of items) {
+    const itemW = w + 1 + legend.length;
+    if (lineW > 0 && lineW + 2 + itemW > columns) {
+      lines.push(line);
+      line = "";
+      lineW = 0;
+    }
+    line += `${lineW > 0 ? "  " : ""}${glyph} ${legend}`;
+    lineW += (lineW > 0 ? 2 : 0) + itemW;
+  }
+  if (line) lines.push(line);
+  lines.push(...wrap(summaryLine(tl.summary), columns));
+  return lines;
+}
+function wrap(text, columns) {
+  const out = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > columns) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+// src/core/timeline-svg.ts
+var TIMELINE_COLORS = {
+  activity: "#2ca02c",
+  life: "#c8c8c8",
+  stall: "#d62728",
+  redispatch: "#ff7f0e",
+  cancel: "#7f7f7f",
+  escalated: "#9467bd",
+  waiting_human: "#1f77b4",
+  looping: "#bcbd22",
+  inconsistent: "#e377c2",
+  unknown: "#8c564b",
+  answered: "#17becf",
+  unanswered: "#b00020"
+};
+var TIMELINE_SVG = { width: 1e3, laneH: 26, top: 56, right: 190, labelPerChar: 7.4 };
+function markShape(kind, x, y) {
+  const c = TIMELINE_COLORS[kind];
+  const r = 7;
+  switch (kind) {
+    case "stall":
+      return `<path d="M${px(x - r)} ${px(y - r)}L${px(x + r)} ${px(y + r)}M${px(x + r)} ${px(y - r)}L${px(x - r)} ${px(y + r)}" stroke="${c}" stroke-width="4" stroke-linecap="round"/>`;
+    case "redispatch":
+      return `<circle cx="${px(x)}" cy="${px(y)}" r="${r - 1}" fill="none" stroke="${c}" stroke-width="3"/><path d="M${px(x + r - 1)} ${px(y - 5)}l0 6l-5 -2z" fill="${c}"/>`;
+    case "escalated": {
+      const pts = Array.from({ length: 8 }, (_, i) => {
+        const a = Math.PI / 8 + i * Math.PI / 4;
+        return `${px(x + (r + 1) * Math.cos(a))},${px(y + (r + 1) * Math.sin(a))}`;
+      }).join(" ");
+      return `<polygon points="${pts}" fill="${c}"/><rect x="${px(x - 4)}" y="${px(y - 1.5)}" width="8" height="3" fill="#ffffff"/>`;
+    }
+    case "waiting_human":
+      return `<circle cx="${px(x)}" cy="${px(y)}" r="${r}" fill="${c}"/><text x="${px(x)}" y="${px(y + 4)}" text-anchor="middle" fill="#ffffff" font-weight="bold">?</text>`;
+    case "looping":
+      return `<circle cx="${px(x - 3.5)}" cy="${px(y)}" r="3.5" fill="none" stroke="${c}" stroke-width="2.5"/><circle cx="${px(x + 3.5)}" cy="${px(y)}" r="3.5" fill="none" stroke="${c}" stroke-width="2.5"/>`;
+    case "cancel":
+      return `<rect x="${px(x - 6)}" y="${px(y - 6)}" width="12" height="12" fill="${c}"/>`;
+    case "inconsistent":
+      return `<polygon points="${px(x)},${px(y - r)} ${px(x + r)},${px(y)} ${px(x)},${px(y + r)} ${px(x - r)},${px(y)}" fill="${c}"/>`;
+    case "unknown":
+      return `<circle cx="${px(x)}" cy="${px(y)}" r="${r - 1}" fill="none" stroke="${c}" stroke-width="2" stroke-dasharray="3 2"/>`;
+    case "answered":
+      return `<path d="M${px(x - 6)} ${px(y)}l4 5l8 -10" fill="none" stroke="${c}" stroke-width="3"/>`;
+    case "unanswered":
+      return `<polygon points="${px(x)},${px(y - r)} ${px(x + r)},${px(y + r)} ${px(x - r)},${px(y + r)}" fill="${c}"/>`;
+  }
+}
+function renderTimelineSvg(tl) {
+  const G = TIMELINE_SVG;
+  const left = 16 + G.labelPerChar * Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
+  const chartW = G.width - left - G.right;
+  const span = tl.endMs - tl.startMs;
+  const xOf = (ms2) => left + (Math.min(Math.max(ms2, tl.startMs), tl.endMs) - tl.startMs) * (chartW / span);
+  const yOf = (i) => G.top + i * G.laneH + G.laneH / 2;
+  const body = [];
+  const title = `epic ${tl.epicId}: ${new Date(tl.startMs).toISOString()} – ${new Date(tl.endMs).toISOString()} (${offsetLabel(span)})`;
+  body.push(`<text x="12" y="20" font-size="14" font-weight="bold">${esc2(title)}</text>`);
+  const step = tickStepMs(span, Math.floor(chartW / 70));
+  const bottom = G.top + tl.lanes.length * G.laneH + (tl.massStallsMs.length ? G.laneH : 0);
+  for (let ms2 = 0; ms2 <= span; ms2 += step) {
+    const x2 = xOf(tl.startMs + ms2);
+    body.push(`<line class="tick" x1="${px(x2)}" y1="${G.top - 6}" x2="${px(x2)}" y2="${px(bottom)}" stroke="#eeeeee"/><text x="${px(x2)}" y="${G.top - 10}" text-anchor="middle" fill="#555555">${esc2(offsetLabel(ms2))}</text>`);
+  }
+  tl.lanes.forEach((l, i) => {
+    const y = yOf(i);
+    const out = [`<g class="lane" data-task="${esc2(l.taskId)}" data-ticket="${esc2(l.ticketId)}">`];
+    out.push(`<text class="label" x="12" y="${px(y + 4)}">${esc2(l.taskId)}</text>`);
+    out.push(`<line class="life" x1="${px(xOf(l.startMs))}" y1="${px(y)}" x2="${px(xOf(l.endMs ?? tl.endMs))}" y2="${px(y)}" stroke="${TIMELINE_COLORS.life}" stroke-width="2"/>`);
+    let runStart;
+    let runEnd = 0;
+    const flush = () => {
+      if (runStart === void 0) return;
+      out.push(`<rect class="activity" x="${px(runStart - 1)}" y="${px(y - 6)}" width="${px(Math.max(3, runEnd - runStart + 2))}" height="12" fill="${TIMELINE_COLORS.activity}"/>`);
+    };
+    for (const ms2 of l.activityMs) {
+      const x2 = xOf(ms2);
+      if (runStart !== void 0 && x2 - runEnd <= 3) runEnd = x2;
+      else {
+        flush();
+        runStart = runEnd = x2;
+      }
+    }
+    flush();
+    let lastX = -Infinity;
+    for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
+      const x2 = Math.max(xOf(m.atMs), lastX + 16);
+      lastX = x2;
+      out.push(`<g class="mark" data-kind="${m.kind}" data-at="${new Date(m.atMs).toISOString()}" data-x="${px(x2)}"><title>${esc2(`${new Date(m.atMs).toISOString().slice(11, 19)} ${l.taskId}: ${m.text}`)}</title>${markShape(m.kind, x2, y)}</g>`);
+    }
+    out.push(`<text class="outcome" x="${px(G.width - G.right + 12)}" y="${px(y + 4)}" fill="#333333">${esc2(l.outcome)}</text>`, "</g>");
+    body.push(out.join(""));
+  });
+  if (tl.massStallsMs.length) {
+    const y = yOf(tl.lanes.length);
+    body.push(`<text x="12" y="${px(y + 4)}" fill="#555555">breaker</text>`);
+    for (const ms2 of tl.massStallsMs) body.push(`<g class="mark" data-kind="mass_stall"><title>circuit breaker: mass stall</title><rect x="${px(xOf(ms2) - 2)}" y="${px(y - 8)}" width="4" height="16" fill="${TIMELINE_COLORS.stall}"/></g>`);
+  }
+  const used = new Set(tl.lanes.flatMap((l) => l.marks.map((m) => m.kind)));
+  let x = 16;
+  const ly = bottom + 26;
+  const legend = [`<rect x="${x - 4}" y="${ly - 6}" width="10" height="12" fill="${TIMELINE_COLORS.activity}"/><text x="${x + 12}" y="${ly + 4}">activity</text>`];
+  x += 80;
+  for (const k of TIMELINE_MARK_KINDS.filter((k2) => used.has(k2))) {
+    const text = TIMELINE_GLYPHS[k].legend;
+    legend.push(`${markShape(k, x, ly)}<text x="${px(x + 12)}" y="${px(ly + 4)}">${esc2(text)}</text>`);
+    x += 28 + text.length * 6.8;
+  }
+  body.push(`<g class="legend">${legend.join("")}</g>`);
+  body.push(`<text class="summary" x="12" y="${px(ly + 28)}" fill="#333333">${esc2(summaryLine(tl.summary))}</text>`);
+  return svgDocument(G.width, ly + 44, title, body);
+}
+
+// src/observe/read/known-epics.ts
+var import_node_fs39 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
+async function knownEpicIds(paths) {
+  const dir = import_node_path34.default.join(paths.root, "epics");
+  const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
+  const out = [];
+  for (const n of names.filter(isSafeId).sort()) {
+    const isFile = await import_node_fs39.promises.stat(import_node_path34.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    if (isFile) out.push(n);
+  }
+  return out;
+}
+
+// src/commands/timeline.ts
+var MAX_ACTIVITY_BYTES = 32 * 1024 * 1024;
+var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "system"]);
+async function readActivityTimes(file) {
+  let size;
+  try {
+    const st = await import_node_fs40.promises.stat(file);
+    if (!st.isFile()) return [];
+    size = st.size;
+  } catch {
+    return [];
+  }
+  const out = [];
+  if (size === 0) return out;
+  const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs40.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  let isFirst = start > 0;
+  for await (const line of rl) {
+    if (isFirst) {
+      isFirst = false;
+      continue;
+    }
+    if (!line.includes('"t')) continue;
+    try {
+      const rec = JSON.parse(line);
+      const at = typeof rec.timestamp === "string" && PROGRESS_TYPES.has(String(rec.type)) ? rec.timestamp : typeof rec.ts === "string" && typeof rec.event === "string" ? rec.ts : void 0;
+      const ms2 = at === void 0 ? NaN : Date.parse(at);
+      if (Number.isFinite(ms2)) out.push(ms2);
+    } catch {
+    }
+  }
+  return out;
+}
+async function readTimeline(paths, epicId, nowMs) {
+  const log = await readDispatchLog(paths, (e) => e.epic_id === epicId);
+  const rows = [];
+  const files = /* @__PURE__ */ new Map();
+  const addFile = (taskId, file) => {
+    if (file) files.set(taskId, (files.get(taskId) ?? /* @__PURE__ */ new Set()).add(file));
+  };
+  const activity = /* @__PURE__ */ new Map();
+  let hasStateFile = false;
+  try {
+    const text = await import_node_fs40.promises.readFile(paths.stateFile(epicId), "utf8");
+    hasStateFile = true;
+    const parsed = parseStateFile(text, paths.stateFile(epicId));
+    if (parsed.ok) {
+      for (const t of parsed.value.tasks) {
+        rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
+        if (t.transcriptPath) addFile(t.taskId, import_node_path35.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
+        if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
+      }
+    }
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+  }
+  if (!hasStateFile && log.events.length === 0) {
+    const known = await knownEpicIds(paths);
+    const guess = didYouMean(epicId, known);
+    throw new InputError("missing_file", `no epic ${JSON.stringify(epicId)} here: no state file and no dispatch-log line names it.`, {
+      location: { file: paths.stateFile(epicId) },
+      hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
+    });
+  }
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path35.default.resolve(paths.root, e.output_path));
+  for (const [taskId, set] of files) {
+    for (const file of set) {
+      const times = await readActivityTimes(file);
+      if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
+    }
+  }
+  const lastCheck = await import_node_fs40.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
+}
+async function runTimeline(paths, flags, output) {
+  const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
+  output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
+  if (flags.svgFile !== void 0) {
+    const file = import_node_path35.default.resolve(flags.cwd, flags.svgFile);
+    await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
+    output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
+`);
+  }
+  return 0;
+}
+
 // src/cli-help.ts
 function commandPath(cmd) {
   const names = [];
@@ -27747,24 +28271,6 @@ ${codes}
 `);
   cmd.showHelpAfterError(`(run ${commandPath(cmd)} --help for usage)`);
   return cmd;
-}
-function distance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
-function didYouMean(word, names) {
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n) })).sort((a, b) => a.d - b.d);
-  const best = scored[0];
-  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
 }
 function locationFlags(argv) {
   const out = [];
@@ -27923,7 +28429,7 @@ function buildProgram(env, setCode) {
   program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
-    await runReplay(files.map((f) => import_node_path34.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
+    await runReplay(files.map((f) => import_node_path36.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
     setCode(EXIT.ok);
   });
   teach(program2.commands.at(-1), {
@@ -27955,6 +28461,24 @@ function buildProgram(env, setCode) {
     exitCodes: [
       [0, "printed (also when nothing happened)"],
       [2, "bad --since, or an unreadable state dir"]
+    ]
+  });
+  program2.command("timeline").description("the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents' own records; --svg writes it as a self-contained SVG file").requiredOption("--epic-id <id>", "epic id").option("--svg <file>", "also write the picture as an SVG file (open it in a browser, attach it to a ticket)").option("--width <columns>", "terminal width to draw in (default: the terminal's, else 100)", count2("--width")).option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").action(async (flags) => {
+    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    const terminal = env.watchDeps.terminal;
+    const columns = flags.width ?? (terminal?.isTty ? terminal.columns() : void 0);
+    const opts = { epicId: assertSafeId(flags.epicId, "epic id"), svgFile: flags.svg, columns, hasColor: Boolean(terminal?.hasColor), nowMs: env.watchDeps.clock.nowMs(), cwd: env.cwd };
+    setCode(await runTimeline(paths, opts, env.output));
+  });
+  teach(program2.commands.at(-1), {
+    examples: [
+      ["dispatch-watchdog timeline --epic-id PROJ-1000", "the wave in the terminal: ▇ activity, ✗ stall, ↻ redispatch, ⛔ escalated, ? waiting on a human"],
+      ["dispatch-watchdog timeline --epic-id PROJ-1000 --svg proj-1000.svg", "the same, and an SVG file to open or attach to the ticket"]
+    ],
+    exitCodes: [
+      [0, "drawn"],
+      [2, "no such epic (no state file and no log line), or bad input or usage"],
+      [1, "the SVG file could not be written"]
     ]
   });
   program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--json", "print the report as JSON").action(async (flags) => {
