@@ -5,7 +5,7 @@ import type { Clock, Output, Terminal } from './deps.js';
 import { createWatchView } from './watch-view.js';
 import type { DispatchEvent } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
-import { InputError, InternalError, WatchdogError } from './contracts/errors.js';
+import { EXIT } from './contracts/exit-codes.js';
 import { renderStatus } from './core/format.js';
 import { DispatchLog } from './journal/dispatch-log.js';
 import { loadHistory } from './journal/log-summary.js';
@@ -21,8 +21,6 @@ import type { SettleOptions } from './observe/read/settle.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
-
-export const EXIT = { ok: 0, failure: 1, input: 2, stall: 3 } as const;
 
 export interface WatchDeps {
   clock: Clock;
@@ -165,7 +163,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
 }
 
 /** Prepare the journal for one epic: history from every day's log, the lock, and a log writer. */
-async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock: Clock, runId: string, live?: (e: DispatchEvent) => void) {
+export async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock: Clock, runId: string, live?: (e: DispatchEvent) => void) {
   const paths = new StatePaths(opts.stateDir);
   // The derived summary plus the days after it, not every day (DESIGN §12); read-only runs never write it.
   const past = await loadHistory(paths, opts.epicId, { isWritable: !opts.isDryRun && opts.nowOverrideMs === undefined });
@@ -173,49 +171,4 @@ async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock: Clock,
   if (past.diagnosticCount > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnosticCount - 5} more corrupt dispatch-log lines skipped\n`);
   const history = past.history;
   return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live) };
-}
-
-/** `dispatch-watchdog recover`: settle the actions a crash left unfinished, then exit. */
-export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
-  const runId = randomUUID();
-  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
-  try {
-    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
-    const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
-    if (opts.isJson) {
-      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
-    } else {
-      const failed = report.failed.length > 0 ? `, ${report.failed.length} failed` : '';
-      const lines = [
-        `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now${failed}, ${report.orphans.length} orphaned`,
-        ...report.failed.map((f) => `  failed ${f.key}: ${f.error} (not retried automatically; see action_failed in the dispatch log)`),
-        ...(report.trackerRetried ?? []).map((k) => `  ${k}: the ticket was moved to Blocked on retry`),
-        ...report.orphans.map((o) => `  orphan ${o.key}: ${o.detail ?? ''} (never re-fired; see the friction note)`),
-      ];
-      deps.output.out(lines.join('\n') + '\n');
-    }
-    return report.orphans.length > 0 ? EXIT.stall : EXIT.ok;
-  } finally {
-    await lock.release();
-  }
-}
-
-/**
- * The one place errors become exit codes: bad input or usage → 2 with the message and its fix;
- * the world refused (ActionError) → 1 with the message, no stack; anything else is our bug → 1
- * with the stack, to be reported.
- */
-export function exitCodeFor(e: unknown, out: Output): number {
-  if (e instanceof InputError) {
-    out.err(`dispatch-watchdog: ${e.describe()}\n`);
-    return EXIT.input;
-  }
-  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
-    out.err(`dispatch-watchdog: ${e.describe()}\n`);
-    return EXIT.failure;
-  }
-  const err = e as Error;
-  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n${err?.stack ?? ''}\n`);
-  out.err('This is a dispatch-watchdog bug; please report it with the command you ran.\n');
-  return EXIT.failure;
 }

@@ -7,7 +7,12 @@ import type { Output } from '../deps.js';
 import { foldHistory } from '../core/history.js';
 import { writeAck } from '../act/recovery/acks.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
-import { assertSafeId, type StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../journal/paths.js';
+import { EXIT } from '../contracts/exit-codes.js';
+import type { Command } from 'commander';
+import { existingStateDir } from '../options.js';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 const KEY = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
 
@@ -45,4 +50,26 @@ export async function runAck(paths: StatePaths, key: string, taskId: string | un
   const by = taskId ? ` with task ${taskId}` : '';
   out.out(isNew ? `${key}: answered${by}; the watchdog records it at its next check.\n` : `${key}: already acknowledged; the watchdog records it at its next check.\n`);
   return 0;
+}
+
+export function registerAck(program: Command, { env, setCode }: CliContext): void {
+  const cmd = program
+    .command('ack')
+    .description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`)
+    .argument('<key>', 'the request\'s key, e.g. PROJ-1000:t1:redispatch')
+    .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id');
+  stateDirOption(cmd).action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {
+    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    setCode(await runAck(paths, key, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
+  });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog ack PROJ-1000:t1:cancel', 'the agent was stopped (and its row not marked terminal)'],
+      ['dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry', 'the replacement runs under another task id than the request\'s recovery_task_id'],
+    ],
+    exitCodes: [
+      ['ok', 'answered now, or already answered (the watchdog records it at its next check)'],
+      ['input', 'unknown key, or bad input or usage'],
+    ],
+  });
 }

@@ -11,6 +11,10 @@ import type { Output } from '../deps.js';
 import { createFileExclusive, writeFileAtomic } from '../journal/atomic-write.js';
 import { defaultHookCommand, hookEntryPath, hookSettingsBlock, packageCacheOf, shellQuote } from './hook.js';
 import { planHookInstall, planHookUninstall, type SettingsEdit } from './hook-settings.js';
+import type { Command } from 'commander';
+import { resolveStateDir } from '../options.js';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 export type SettingsScope = 'user' | 'project' | 'local';
 
@@ -95,4 +99,43 @@ export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookIn
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})\n`);
   }
   return 0;
+}
+
+/** `hook install` and `hook uninstall`, under the `hook` command. */
+export function registerHookInstall(hook: Command, { env, setCode }: CliContext): void {
+  for (const verb of ['install', 'uninstall'] as const) {
+    const cmd = hook
+      .command(verb)
+      .description(
+        verb === 'install'
+          ? 'merge the hook block of --print-settings into a Claude Code settings.json (default: the project\'s .claude/settings.json); a second install changes nothing; a backup of the previous file is kept'
+          : 'take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept',
+      )
+      .option('--user', 'the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json')
+      .option('--project', "the project settings: ./.claude/settings.json (the default)")
+      .option('--local', "the project's untracked settings: ./.claude/settings.local.json")
+      .option('--dry-run', 'print what would change and the resulting file; write nothing');
+    stateDirOption(cmd, 'state dir the hook records into', ', pinned as an absolute path').action(async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
+      const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
+      if (scopes.length > 1) throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
+      const scope: SettingsScope = scopes[0] ?? 'project';
+      const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
+      setCode(await runHookInstall(verb, opts, env.output));
+    });
+    teach(cmd, {
+      examples:
+        verb === 'install'
+          ? [
+              ['dispatch-watchdog hook install --dry-run', "show what would change in the project's .claude/settings.json; write nothing"],
+              ['dispatch-watchdog hook install --user --state-dir ~/.onex_state', 'install for every Claude Code session of this user, recording into that state dir'],
+            ]
+          : [['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"]],
+      exitCodes: [
+        ['ok', verb === 'install' ? 'installed, or already installed' : 'removed, or nothing to remove'],
+        ['input', 'bad flags, or a settings.json that is not valid JSON (it is left untouched)'],
+        ['failure', 'the file cannot be written'],
+      ],
+    });
+  }
 }

@@ -5,6 +5,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { hookRun, resolveHookStateDir } from './hook-run.js';
+import type { Command } from 'commander';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
@@ -92,4 +95,20 @@ export async function hookMain(
     // A hook must never fail the agent.
     return 0;
   }
+}
+
+/** `hook` (its subcommands come from hook-install.ts); returns the command to hang them on. */
+export function registerHook(program: Command, { env, setCode }: CliContext): Command {
+  const cmd = program
+    .command('hook')
+    .description('the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0')
+    .option('--print-settings', 'print the settings.json block that installs this hook');
+  stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
+  return teach(cmd, {
+    examples: [
+      ['dispatch-watchdog hook --print-settings', 'the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)'],
+      ['dispatch-watchdog hook --print-settings --state-dir /srv/onex', 'the same, for a state dir of your choice'],
+    ],
+    exitCodes: [['ok', 'always: a hook must never block or fail a Claude Code session']],
+  });
 }

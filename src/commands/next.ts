@@ -13,6 +13,11 @@ import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../journal/paths.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
+import type { Command } from 'commander';
+import { EXIT } from '../contracts/exit-codes.js';
+import { resolveOptions, type WatchdogFlags } from '../options.js';
+import { teach } from '../cli-help.js';
+import { configOption, stateDirOption, watchOptions, type CliContext } from './command.js';
 
 type OkResult = Extract<CheckResult, { ok: true }>;
 
@@ -98,4 +103,33 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void): 
 /** Run `next`; resolves to its exit code. */
 export function runNext(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
   return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
+}
+
+export function registerNext(program: Command, { env, setCode, flags: parsers }: CliContext): void {
+  const cmd = program
+    .command('next')
+    .description(
+      `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation (${EXIT.input} bad input, ${EXIT.failure} failure)`,
+    )
+    .requiredOption('--epic-id <id>', 'epic to watch');
+  configOption(stateDirOption(watchOptions(cmd, parsers)))
+    .option('--json', 'print one JSON document (schemas/next.schema.json)')
+    .action(async (flags: WatchdogFlags) => {
+      const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
+      setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
+    });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog next --epic-id PROJ-1000 --json', 'wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)'],
+      ['dispatch-watchdog next --epic-id PROJ-1000 --timeout 300', 'the same, as lines for people, with a 5-minute stall window'],
+    ],
+    exitCodes: [
+      ['ok', 'the wave is complete: every row terminal or blocked and no request pending'],
+      ['requests', 'new cancel/redispatch requests to carry out (then answer each; run next again)'],
+      ['unanswered', 'a request passed its answer_by without an answer'],
+      ['escalation', 'a ticket was escalated to Blocked (needs no answer)'],
+      ['input'],
+      ['failure', 'a failure, or stopped by a signal before anything needed the orchestrator'],
+    ],
+  });
 }

@@ -9,8 +9,14 @@ import { InputError } from '../contracts/errors.js';
 import { isSafeId } from '../contracts/ids.js';
 import { readWave } from '../check.js';
 import { readLock } from '../journal/lock.js';
-import type { StatePaths } from '../journal/paths.js';
+import { StatePaths } from '../journal/paths.js';
 import { isAlive } from '../sys/proc-identity.js';
+import type { Command } from 'commander';
+import { EXIT } from '../contracts/exit-codes.js';
+import { parseDurationMs } from '../core/period.js';
+import { existingStateDir } from '../options.js';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 /** What the watchdog writes in an epic's dir (state.yaml is the orchestrator's and never pruned). */
 const EPIC_OWNED = ['watchdog.json', 'watchdog.lock', 'requests', 'agents', 'launches', 'commands', 'inbox-sent'];
@@ -118,4 +124,33 @@ export function renderPrune(r: PruneReport): string {
   for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
   lines.push('never removed: state files, friction notes, the dispatch log');
   return lines.join('\n') + '\n';
+}
+
+export function registerPrune(program: Command, { env, setCode }: CliContext): void {
+  const cmd = program
+    .command('prune')
+    .description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests")
+    .option('--older-than <duration>', 'only files not changed for this long: 90m, 12h, 30d, 2w', '30d')
+    .option('--dry-run', 'list what would be removed; remove nothing');
+  stateDirOption(cmd)
+    .option('--json', 'print the report as JSON')
+    .action(async (flags: { olderThan: string; dryRun?: boolean; stateDir?: string; json?: boolean }) => {
+      const olderThanMs = parseDurationMs(flags.olderThan);
+      if (olderThanMs === undefined) throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: 'e.g. --older-than 30d' });
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+      const report = await prune(paths, { nowMs: env.watchDeps.clock.nowMs(), olderThanMs, olderThan: flags.olderThan, isDryRun: Boolean(flags.dryRun) });
+      env.output.out(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderPrune(report));
+      setCode(EXIT.ok);
+    });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog prune --dry-run', 'list what would go: files older than 30 days of finished epics, old activity and read positions'],
+      ['dispatch-watchdog prune --older-than 2w', 'remove them, and say what was removed'],
+    ],
+    exitCodes: [
+      ['ok', 'done (also when nothing was old enough)'],
+      ['input', 'bad --older-than'],
+      ['failure', 'a file could not be removed'],
+    ],
+  });
 }

@@ -10,6 +10,13 @@ import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
 import { replayTranscript, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
 import { isChildName, readHead } from '../observe/read/child-transcripts.js';
+import type { Command } from 'commander';
+import { DEFAULTS } from '../contracts/defaults.js';
+import { EXIT } from '../contracts/exit-codes.js';
+import { resolvePolicy } from '../core/policy.js';
+import { loadConfig } from '../options.js';
+import { teach } from '../cli-help.js';
+import type { CliContext } from './command.js';
 
 export interface ReplayFlags {
   /** Base windows in seconds; one pass per value. @defaultValue [120] */
@@ -81,4 +88,31 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
   return results;
+}
+
+export function registerReplay(program: Command, { env, setCode, flags: parsers }: CliContext): void {
+  const cmd = program
+    .command('replay')
+    .description('replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)')
+    .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
+    .option('--timeout <seconds...>', `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds('--timeout'), [] as number[])
+    .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
+    .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
+    .action(async (files: string[], flags: { timeout: number[]; config?: string; json?: boolean }) => {
+      const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
+      const timeouts = flags.timeout.length > 0 ? flags.timeout : [config.timeout_seconds ?? 120];
+      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config) }, env.output);
+      setCode(EXIT.ok);
+    });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],
+      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300', 'pick a window: one pass per value, then one row per window'],
+      ['dispatch-watchdog replay session.jsonl --json', 'NDJSON: one object per verdict change, then a summary'],
+    ],
+    exitCodes: [
+      ['ok', 'replayed (whatever it found)'],
+      ['input', 'a transcript that cannot be read, or a bad --timeout'],
+    ],
+  });
 }

@@ -7,7 +7,12 @@ import type { Output } from '../deps.js';
 import { InputError } from '../contracts/errors.js';
 import { renderStatus } from '../core/format.js';
 import { readLock } from '../journal/lock.js';
-import { assertSafeId, type StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../journal/paths.js';
+import type { Command } from 'commander';
+import { EXIT } from '../contracts/exit-codes.js';
+import { existingStateDir } from '../options.js';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 /** Who watches the epic now, from its lock file. */
 async function watcherOf(paths: StatePaths, epicId: string): Promise<string> {
@@ -41,4 +46,29 @@ export async function printStatus(paths: StatePaths, epicId: string, opts: { isJ
   if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + '\n');
   const ageSeconds = doc.watchdog.evaluated_at_override ? undefined : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1000));
   out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
+}
+
+export function registerStatus(program: Command, { env, setCode }: CliContext): void {
+  const cmd = program
+    .command('status')
+    .description('print the last check of an epic as a table (or --json)')
+    .requiredOption('--epic-id <id>', 'epic id');
+  stateDirOption(cmd)
+    .option('--json', 'print watchdog.json')
+    .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => {
+      const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+      const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : undefined;
+      await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
+      setCode(EXIT.ok);
+    });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog status --epic-id PROJ-1000', 'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching'],
+      ['dispatch-watchdog status --epic-id PROJ-1000 --json', 'watchdog.json as it is (reasons whole)'],
+    ],
+    exitCodes: [
+      ['ok', 'printed'],
+      ['input', 'no check was written for this epic yet, or watchdog.json is not a document of ours'],
+    ],
+  });
 }

@@ -14,9 +14,13 @@ import { renderTimelineText } from '../core/timeline-text.js';
 import type { Output } from '../deps.js';
 import { writeFileAtomic } from '../journal/atomic-write.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
-import type { StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../journal/paths.js';
 import { expandHome } from '../observe/read/find-transcript.js';
 import { knownEpicIds } from '../observe/read/known-epics.js';
+import type { Command } from 'commander';
+import { existingStateDir } from '../options.js';
+import { teach } from '../cli-help.js';
+import { stateDirOption, type CliContext } from './command.js';
 
 /** Bytes read from the end of one transcript or activity file for its times. @defaultValue 33554432 (32 MB) */
 export const MAX_ACTIVITY_BYTES = 32 * 1024 * 1024;
@@ -122,4 +126,31 @@ export async function runTimeline(paths: StatePaths, flags: TimelineFlags, outpu
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)\n`);
   }
   return 0;
+}
+
+export function registerTimeline(program: Command, { env, setCode, flags: parsers }: CliContext): void {
+  const cmd = program
+    .command('timeline')
+    .description('the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents\' own records; --svg writes it as a self-contained SVG file')
+    .requiredOption('--epic-id <id>', 'epic id')
+    .option('--svg <file>', 'also write the picture as an SVG file (open it in a browser, attach it to a ticket)')
+    .option('--width <columns>', 'terminal width to draw in (default: the terminal\'s, else 100)', parsers.count('--width'));
+  stateDirOption(cmd).action(async (flags: { epicId: string; svg?: string; width?: number; stateDir?: string }) => {
+    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    const terminal = env.watchDeps.terminal;
+    const columns = flags.width ?? (terminal?.isTty ? terminal.columns() : undefined);
+    const opts = { epicId: assertSafeId(flags.epicId, 'epic id'), svgFile: flags.svg, columns, hasColor: Boolean(terminal?.hasColor), nowMs: env.watchDeps.clock.nowMs(), cwd: env.cwd };
+    setCode(await runTimeline(paths, opts, env.output));
+  });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog timeline --epic-id PROJ-1000', 'the wave in the terminal: ▇ activity, ✗ stall, ↻ redispatch, ⛔ escalated, ? waiting on a human'],
+      ['dispatch-watchdog timeline --epic-id PROJ-1000 --svg proj-1000.svg', 'the same, and an SVG file to open or attach to the ticket'],
+    ],
+    exitCodes: [
+      ['ok', 'drawn'],
+      ['input', 'no such epic (no state file and no log line), or bad input or usage'],
+      ['failure', 'the SVG file could not be written'],
+    ],
+  });
 }

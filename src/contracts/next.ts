@@ -1,6 +1,7 @@
 // What `dispatch-watchdog next --json` prints (docs/recovery.md): one document per run, saying why it
 // returned and everything the orchestrator has to know. Pure.
 import * as z from 'zod';
+import { EXIT } from './exit-codes.js';
 import { REQUEST_KINDS, RequestSchema } from './request.js';
 import { IsoTimestamp } from './time.js';
 
@@ -8,7 +9,7 @@ export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalat
 export type NextReason = (typeof NEXT_REASONS)[number];
 
 /** Exit code of `next` per reason; when several hold, the lowest non-zero wins (requests first). */
-export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: 0, requests: 10, unanswered: 11, escalation: 12 };
+export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
 
 const Kind = z.enum(REQUEST_KINDS);
 

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
-import { didYouMean, keepUserFlags, locationFlags } from '../../src/cli-help.js';
+import { didYouMean, keepUserFlags, locationFlags, takesFlagOf } from '../../src/cli-help.js';
 import { InputError } from '../../src/contracts/errors.js';
-import { exitCodeFor } from '../../src/watch.js';
+import { exitCodeFor } from '../../src/contracts/exit-codes.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 async function cli(...argv: string[]) {
@@ -38,7 +38,7 @@ describe('help', () => {
   });
 
   it('names a held lock under the exit code it really has (2)', async () => {
-    const code = exitCodeFor(new InputError('lock_held', 'another dispatch-watchdog is already watching epic E.'), { out: () => {}, err: () => {} });
+    const code = exitCodeFor(new InputError('lock_held', 'another dispatch-watchdog is already watching epic E.'), { err: () => {} });
     expect(code).toBe(2);
     expect((await cli('--help')).stdout).toMatch(new RegExp(`\\n  ${code}  [^\\n]*another watchdog holds the lock`));
   });
@@ -93,9 +93,14 @@ describe('help helpers', () => {
   it('keeps location flags in backticked commands only, where the command takes them', () => {
     const flags = locationFlags(['--state-dir', 'S', '--config=C.yaml', '--epic-id', 'E']);
     expect(flags).toEqual(['--state-dir', 'S', '--config', 'C.yaml']);
-    expect(keepUserFlags('run `dispatch-watchdog recover --epic-id E`, then `dispatch-watchdog status --epic-id E` or `dispatch-watchdog demo`', flags)).toBe(
+    const takes = takesFlagOf(program);
+    expect(keepUserFlags('run `dispatch-watchdog recover --epic-id E`, then `dispatch-watchdog status --epic-id E` or `dispatch-watchdog demo`', flags, takes)).toBe(
       'run `dispatch-watchdog recover --epic-id E --state-dir S --config C.yaml`, then `dispatch-watchdog status --epic-id E --state-dir S` or `dispatch-watchdog demo`',
     );
-    expect(keepUserFlags('`dispatch-watchdog status --state-dir X`', flags)).toBe('`dispatch-watchdog status --state-dir X`');
+    expect(keepUserFlags('`dispatch-watchdog status --state-dir X`', flags, takes)).toBe('`dispatch-watchdog status --state-dir X`');
+    // Asked of commander: next reads a config, replay takes no state dir, hook install does.
+    expect(keepUserFlags('`dispatch-watchdog next --epic-id E` `dispatch-watchdog replay a.jsonl` `dispatch-watchdog hook install --user` `dispatch-watchdog help`', flags, takes)).toBe(
+      '`dispatch-watchdog next --epic-id E --state-dir S --config C.yaml` `dispatch-watchdog replay a.jsonl --config C.yaml` `dispatch-watchdog hook install --user --state-dir S` `dispatch-watchdog help`',
+    );
   });
 });

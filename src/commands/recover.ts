@@ -1,0 +1,62 @@
+// `dispatch-watchdog recover --epic-id ID`: take the epic's lock, settle the actions a crash left
+// unfinished (done / finished now / failed / orphan; act/recovery/recover.ts), print the
+// classification, exit. Every start-up of the watchdog does the same before its first check.
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { EXIT } from '../contracts/exit-codes.js';
+import { acquireLock } from '../journal/lock.js';
+import { StatePaths } from '../journal/paths.js';
+import { resolveOptions, type ResolvedOptions, type WatchdogFlags } from '../options.js';
+import { openJournal, type WatchDeps } from '../watch.js';
+import { teach } from '../cli-help.js';
+import { configOption, stateDirOption, type CliContext } from './command.js';
+
+/** Settle what a crash left unfinished; resolves to the exit code. */
+export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
+  const runId = randomUUID();
+  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  try {
+    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
+    if (opts.isJson) {
+      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
+    } else {
+      const failed = report.failed.length > 0 ? `, ${report.failed.length} failed` : '';
+      const lines = [
+        `recovery of epic ${opts.epicId}: ${report.done.length} already done, ${report.finished.length} finished now${failed}, ${report.orphans.length} orphaned`,
+        ...report.failed.map((f) => `  failed ${f.key}: ${f.error} (not retried automatically; see action_failed in the dispatch log)`),
+        ...(report.trackerRetried ?? []).map((k) => `  ${k}: the ticket was moved to Blocked on retry`),
+        ...report.orphans.map((o) => `  orphan ${o.key}: ${o.detail ?? ''} (never re-fired; see the friction note)`),
+      ];
+      deps.output.out(lines.join('\n') + '\n');
+    }
+    return report.orphans.length > 0 ? EXIT.stall : EXIT.ok;
+  } finally {
+    await lock.release();
+  }
+}
+
+export function registerRecover(program: Command, { env, setCode }: CliContext): void {
+  const cmd = program
+    .command('recover')
+    .description(`classify and settle the actions a crash left unfinished (done / finished now / orphan), then exit; ${EXIT.stall} when orphans were found`)
+    .requiredOption('--epic-id <id>', 'epic id');
+  configOption(stateDirOption(cmd))
+    .option('--json', 'print the classification as JSON')
+    .action(async (flags: WatchdogFlags) => {
+      const opts = await resolveOptions(flags, env.env, env.cwd);
+      setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
+    });
+  teach(cmd, {
+    examples: [
+      ['dispatch-watchdog recover --epic-id PROJ-1000', 'after a crash: settle what the last run left unfinished (every start-up does this too)'],
+      ['dispatch-watchdog recover --epic-id PROJ-1000 --json', 'the classification as JSON: done, finished, failed, orphans'],
+    ],
+    exitCodes: [
+      ['ok', 'nothing was left orphaned'],
+      ['stall', 'orphans were found: each is reported in a friction note and never re-fired'],
+      ['input'],
+      ['failure', 'a step failed'],
+    ],
+  });
+}
