@@ -21649,20 +21649,20 @@ function decide(v, task, history, opts, acted, isMassStall) {
 var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
 var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
 function compareReads(before, after) {
-  const rowOf = (t) => t.rowTaskId ?? t.taskId;
-  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf(t), t]));
+  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
+  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
   const loss = { vanished: [], fieldsLost: [] };
   if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
   for (const t of inFlight(before)) {
-    const later = now.get(rowOf(t));
+    const later = now.get(rowOf2(t));
     if (!later) {
-      loss.vanished.push(rowOf(t));
+      loss.vanished.push(rowOf2(t));
       continue;
     }
     if (later.raw === t.raw) continue;
     const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
     const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
-    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf(t), fields: fields.sort() });
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
   }
   loss.vanished.sort();
   return loss;
@@ -22287,6 +22287,18 @@ var PrefixIdsFileSchema = looseObject({
   )
 }).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
 
+// src/observe/parse/records/family.ts
+var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var str = (v) => typeof v === "string" ? v : void 0;
+var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
+var rowOf = (table, key2) => typeof key2 === "string" && Object.hasOwn(table, key2) ? table[key2] : void 0;
+var NO_MARKS = Object.freeze({});
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => isRec(b) ? str(b.text) ?? "" : "").join("\n");
+}
+
 // src/observe/parse/tool-input-summary.ts
 var SUMMARY_MAX_CHARS = 160;
 var COMMAND_MAX_CHARS = 1e3;
@@ -22312,26 +22324,26 @@ function capped(full) {
   if (full.length <= SUMMARY_MAX_CHARS) return full;
   return `${full.slice(0, SUMMARY_MAX_CHARS - 11)}… #${fnv1a(full)}`;
 }
-var str = (v) => typeof v === "string" ? v : void 0;
-var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
+var str2 = (v) => typeof v === "string" ? v : void 0;
+var num2 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
 function headline(name, input) {
   switch (name) {
     case "Bash":
-      return str(input.command);
+      return str2(input.command);
     case "Read":
     case "Write":
     case "Edit":
     case "MultiEdit":
     case "NotebookEdit": {
-      const file = str(input.file_path) ?? str(input.notebook_path);
+      const file = str2(input.file_path) ?? str2(input.notebook_path);
       if (file === void 0) return void 0;
       const rest = { ...input, file_path: void 0, notebook_path: void 0, content: void 0 };
       const tail = Object.values(rest).some((v) => v !== void 0) ? ` ${stableJson(rest)}` : "";
-      return name === "Write" ? `${file} #${fnv1a(str(input.content) ?? "")}` : `${file}${tail}`;
+      return name === "Write" ? `${file} #${fnv1a(str2(input.content) ?? "")}` : `${file}${tail}`;
     }
     case "Task":
     case "Agent":
-      return `${str(input.subagent_type) ?? "agent"}: ${str(input.description) ?? ""}`.trim();
+      return `${str2(input.subagent_type) ?? "agent"}: ${str2(input.description) ?? ""}`.trim();
     default:
       return void 0;
   }
@@ -22341,7 +22353,7 @@ function summarizeToolInput(name, input) {
   const head = headline(name, obj);
   const facts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
   if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
-  const timeoutMs = num(obj.timeout);
+  const timeoutMs = num2(obj.timeout);
   if (timeoutMs !== void 0) facts.timeoutMs = timeoutMs;
   if (obj.run_in_background === true) facts.isBackground = true;
   return facts;
@@ -22414,43 +22426,7 @@ function pickLastTool(s) {
   return open2.at(-1) ?? s.recent.at(-1);
 }
 
-// src/observe/parse/parse-transcript-record.ts
-var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-var str2 = (v) => typeof v === "string" ? v : void 0;
-var num2 = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
-function isSubagentTool(name) {
-  return name === "Task" || name === "Agent";
-}
-function resultText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n");
-}
-var NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
-var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
-var AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
-function updateTask(s, task, isNotification = false) {
-  const byCall = task.toolUseId === void 0 ? void 0 : s.tasks.find((t) => t.toolUseId === task.toolUseId && t.id !== task.id);
-  if (byCall && !s.tasks.some((t) => t.id === task.id)) task = { ...task, id: byCall.id, toolUseId: void 0 };
-  const prev = s.tasks.find((t) => t.id === task.id);
-  const wasWaitedOn = prev ? prev.kind === "agent" && prev.status === "running" : isNotification && AGENT_TASK_ID.test(task.id);
-  trackTask(s, task);
-  if (!wasWaitedOn || task.status === "running" || s.turnEndedMs === void 0 && s.finalTextMs === void 0) return;
-  s.turnEndedMs = void 0;
-  s.finalTextMs = void 0;
-  if (task.atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
-}
-function applyNotifications(s, text, atMs, isDelivered = false) {
-  if (!text.includes("-notification>")) return;
-  for (const m of text.matchAll(NOTIFICATION)) {
-    if (isDelivered) s.interruptedMs = void 0;
-    const id = tag(m[2], "task-id") ?? tag(m[2], "shell-id") ?? tag(m[2], "agent-id");
-    const status = tag(m[2], "status");
-    const toolUseId = tag(m[2], "tool-use-id");
-    const kind = m[1] === "bash-notification" ? "bash" : m[1] === "agent-notification" ? "agent" : "unknown";
-    if (id && status) updateTask(s, { id, kind, status, atMs, ...toolUseId ? { toolUseId } : {} }, m[1] !== "bash-notification");
-  }
-}
+// src/observe/parse/records/teammates.ts
 var TEAMMATE_SPAWN = /^\s*Spawned successfully\.[\s\S]*?\bagent_id:\s*(\S+)/;
 var TEAMMATE_MESSAGE = /<teammate-message\s+teammate_id="([^"]+)"[^>]*>([\s\S]*?)<\/teammate-message>/g;
 var teammateNamed = (s, name) => s.tasks.find((t) => t.kind === "teammate" && (t.id === name || t.id.startsWith(`${name}@`)));
@@ -22469,22 +22445,26 @@ function applyTeammateMessages(s, text, atMs) {
     } catch {
       msg = void 0;
     }
-    const type = str2(msg?.type);
-    const sender = str2(msg?.from) ?? from;
-    if (type === "teammate_terminated") setTeammate(s, /^\s*(\S+) has shut down/.exec(str2(msg?.message) ?? "")?.[1], "terminated", atMs);
+    const type = str(msg?.type);
+    const sender = str(msg?.from) ?? from;
+    if (type === "teammate_terminated") setTeammate(s, /^\s*(\S+) has shut down/.exec(str(msg?.message) ?? "")?.[1], "terminated", atMs);
     else if (type === "shutdown_approved") setTeammate(s, sender, "shutdown", atMs);
     else if (type === "idle_notification") setTeammate(s, sender, "idle", atMs);
     else setTeammate(s, from, "running", atMs);
   }
 }
-function isTeammateMessage(rec) {
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const text = typeof c === "string" ? c : Array.isArray(c) && !c.some((b) => isRec(b) && b.type === "tool_result") ? c.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n") : "";
-  return text.includes("<teammate-message");
+function applySendMessage(s, input, atMs) {
+  const message = isRec(input.message) ? input.message : void 0;
+  const type = str(input.type) ?? str(message?.type);
+  if (type?.startsWith("shutdown_")) return;
+  const to = str(input.recipient) ?? str(input.to);
+  const all = type === "broadcast" || to === "*";
+  for (const t of s.tasks) {
+    if (t.kind === "teammate" && t.status === "idle" && (all || to !== void 0 && (t.id === to || t.id.startsWith(`${to}@`)))) trackTask(s, { id: t.id, kind: "teammate", status: "running", atMs });
+  }
 }
-var AGENT_STILL_RUNNING = /* @__PURE__ */ new Set(["running", "pending", "async_launched", "remote_launched"]);
-var ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
+
+// src/observe/parse/records/assistant.ts
 var KILL_TOOLS = { KillShell: ["shell_id"], KillBash: ["shell_id"], TaskStop: ["task_id", "shell_id"] };
 var API_FAILURES = [
   [/prompt is too long|context (?:length|window)|too many tokens/i, "context_exhausted"],
@@ -22496,8 +22476,8 @@ function apiFailure(rec, message, text) {
   const isFlagged = rec.isApiErrorMessage === true;
   const isSynthetic = message.model === "<synthetic>" && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
   if (!isFlagged && !isSynthetic) return void 0;
-  const status = num2(rec.apiErrorStatus);
-  const probe = `${text} ${str2(rec.error) ?? ""} ${status ?? ""}`;
+  const status = num(rec.apiErrorStatus);
+  const probe = `${text} ${str(rec.error) ?? ""} ${status ?? ""}`;
   const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? "api_error";
   return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
@@ -22505,11 +22485,11 @@ function applyAssistant(s, rec, atMs) {
   const message = isRec(rec.message) ? rec.message : {};
   if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
   const content = Array.isArray(message.content) ? message.content : [];
-  const text = content.map((b) => isRec(b) && b.type === "text" ? str2(b.text) ?? "" : "").join("\n");
+  const text = content.map((b) => isRec(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
   const failure2 = apiFailure(rec, message, text);
   s.apiError = failure2 && { ...failure2, atMs };
   const tail = s.tail;
-  const messageId = str2(message.id);
+  const messageId = str(message.id);
   if (tail && messageId !== void 0) {
     if (tail.firstMessageId === void 0) tail.firstMessageId = messageId;
     else if (messageId !== tail.firstMessageId && !tail.isFresh) {
@@ -22526,98 +22506,37 @@ function applyAssistant(s, rec, atMs) {
       s.finalTextMs = void 0;
       const facts = summarizeToolInput(block.name, block.input);
       const input = isRec(block.input) ? block.input : {};
-      const killsTaskId = KILL_TOOLS[block.name]?.map((k) => str2(input[k])).find((x) => x !== void 0);
+      const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== void 0);
       if (block.name === "TeamCreate") s.isTeamKnown = true;
       if (block.name === "SendMessage") applySendMessage(s, input, atMs);
-      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str2(block.id), ...killsTaskId ? { killsTaskId } : {} });
+      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...killsTaskId ? { killsTaskId } : {} });
       if (tail?.isFresh && isNew) tail.callsSinceFresh++;
     }
   }
 }
-function applySendMessage(s, input, atMs) {
-  const message = isRec(input.message) ? input.message : void 0;
-  const type = str2(input.type) ?? str2(message?.type);
-  if (type?.startsWith("shutdown_")) return;
-  const to = str2(input.recipient) ?? str2(input.to);
-  const all = type === "broadcast" || to === "*";
-  for (const t of s.tasks) {
-    if (t.kind === "teammate" && t.status === "idle" && (all || to !== void 0 && (t.id === to || t.id.startsWith(`${to}@`)))) trackTask(s, { id: t.id, kind: "teammate", status: "running", atMs });
-  }
-}
-function applyUser(s, rec, atMs, actor) {
-  const message = isRec(rec.message) ? rec.message : {};
-  if (actor === "human" && !isLocalCommand(rec) || isTeammateMessage(rec)) {
-    s.apiError = void 0;
-    s.finalTextMs = void 0;
-  }
-  let resultFor;
-  if (typeof message.content === "string") {
-    applyNotifications(s, message.content, atMs, true);
-    applyTeammateMessages(s, message.content, atMs);
-  } else if (Array.isArray(message.content)) {
-    for (const block of message.content) {
-      if (isRec(block) && block.type === "text" && typeof block.text === "string") {
-        applyNotifications(s, block.text, atMs, true);
-        applyTeammateMessages(s, block.text, atMs);
-      }
-      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
-      const error2 = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : void 0;
-      const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
-      if (call?.killsTaskId && error2 === void 0) updateTask(s, { id: call.killsTaskId, kind: "unknown", status: "killed", atMs });
-      const launched = error2 === void 0 ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : void 0;
-      if (launched) trackTask(s, { id: launched, kind: "agent", status: "running", atMs, toolUseId: block.tool_use_id });
-      const teammate = error2 === void 0 ? TEAMMATE_SPAWN.exec(resultText(block.content))?.[1] : void 0;
-      if (teammate) trackTask(s, { id: teammate, kind: "teammate", status: "running", atMs, toolUseId: block.tool_use_id });
-      if (call?.name === "TeamDelete" && error2 === void 0) {
-        for (const t of s.tasks) if (t.kind === "teammate" && t.status !== "shutdown" && t.status !== "terminated") trackTask(s, { id: t.id, kind: "teammate", status: "deleted", atMs });
-      }
-      const isKnown = closeCall(s, block.tool_use_id, error2);
-      if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
-      resultFor ??= block.tool_use_id;
-    }
-  }
-  if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
-  const result = rec.toolUseResult;
-  if (!isRec(result)) return;
-  const bgId = str2(result.backgroundTaskId);
-  if (bgId) trackTask(s, { id: bgId, kind: "bash", status: "running", atMs });
-  const agentId = str2(result.agentId);
-  if (agentId && typeof result.status === "string" && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: "agent", status: result.status, atMs });
-  const teammateId = result.status === "teammate_spawned" ? str2(result.agent_id) ?? str2(result.teammate_id) : void 0;
-  if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  const task = isRec(result.task) ? result.task : void 0;
-  const taskId = str2(task?.task_id);
-  if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
-  const shellId = str2(result.shellId);
-  if (shellId && typeof result.status === "string") trackTask(s, { id: shellId, kind: "bash", status: result.status, atMs });
-  const killed = str2(result.shell_id);
-  if (killed && /kill/i.test(str2(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
-}
-function applyTaskRecord(s, rec, atMs) {
-  if (rec.subtype === "agents_killed") {
-    for (const id2 of s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id)) trackTask(s, { id: id2, kind: "agent", status: "killed", atMs });
-    return;
-  }
-  const id = str2(rec.task_id);
-  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str2(rec.patch.status) : void 0 : str2(rec.status);
-  const toolUseId = str2(rec.tool_use_id);
-  if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
-}
+var ASSISTANT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "agent",
+  marks: () => NO_MARKS,
+  apply: (s, rec, { atMs }) => applyAssistant(s, rec, atMs)
+};
+
+// src/observe/parse/records/progress.ts
 function spoilFreshTail(s) {
   if (s.tail?.isFresh) s.tail.isSpoiled = true;
 }
-function applyBashProgress(s, rec, data, atMs) {
-  const id = str2(rec.parentToolUseID);
+function applyBashProgress(s, rec, data, { atMs }) {
+  const id = str(rec.parentToolUseID);
   if (!id || s.recent.some((c) => c.toolUseId === id) || s.open.some((c) => c.toolUseId === id)) return;
-  const elapsed2 = num2(data.elapsedTimeSeconds);
+  const elapsed2 = num(data.elapsedTimeSeconds);
   const startedAtMs = atMs !== void 0 && elapsed2 !== void 0 ? atMs - elapsed2 * 1e3 : atMs;
-  openCall(s, { name: "Bash", timeoutMs: num2(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
+  openCall(s, { name: "Bash", timeoutMs: num(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
   spoilFreshTail(s);
 }
-function applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd) {
-  const id = str2(rec.parentToolUseID);
-  const agentId = str2(data.agentId);
+function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
+  const id = str(rec.parentToolUseID);
+  const agentId = str(data.agentId);
   if (!id || !agentId) return;
   const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
   if (known.length === 0) {
@@ -22632,61 +22551,283 @@ function applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd) {
   }
   for (const c of known) c.childAgentId = agentId;
 }
-function isInterruption(rec) {
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const first = typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str2(c[0].text) : void 0;
-  return first?.startsWith("[Request interrupted by user") ?? false;
+var PROGRESS_KINDS = {
+  bash_progress: applyBashProgress,
+  agent_progress: applyAgentProgress
+};
+var dataOf = (rec) => isRec(rec.data) ? rec.data : {};
+var PROGRESS = {
+  isSession: true,
+  isHarnessNote: false,
+  // A hook's progress is the harness at work, not the agent.
+  actor: (rec) => dataOf(rec).type === "hook_progress" ? "harness" : "agent",
+  marks: () => NO_MARKS,
+  apply: (s, rec, ctx) => {
+    const data = dataOf(rec);
+    rowOf(PROGRESS_KINDS, data.type)?.(s, rec, data, ctx);
+  }
+};
+
+// src/observe/parse/records/tasks.ts
+function isSubagentTool(name) {
+  return name === "Task" || name === "Agent";
 }
-function isLocalCommand(rec) {
-  if (rec.type === "system" && rec.subtype === "local_command") return true;
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const text = typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str2(c[0].text) ?? "" : "";
-  return isLocalCommandText(text);
+var AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
+function updateTask(s, task, isNotification = false) {
+  const byCall = task.toolUseId === void 0 ? void 0 : s.tasks.find((t) => t.toolUseId === task.toolUseId && t.id !== task.id);
+  if (byCall && !s.tasks.some((t) => t.id === task.id)) task = { ...task, id: byCall.id, toolUseId: void 0 };
+  const prev = s.tasks.find((t) => t.id === task.id);
+  const wasWaitedOn = prev ? prev.kind === "agent" && prev.status === "running" : isNotification && AGENT_TASK_ID.test(task.id);
+  trackTask(s, task);
+  if (!wasWaitedOn || task.status === "running" || s.turnEndedMs === void 0 && s.finalTextMs === void 0) return;
+  s.turnEndedMs = void 0;
+  s.finalTextMs = void 0;
+  if (task.atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
 }
+var NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
+var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
+function applyNotifications(s, text, atMs, isDelivered = false) {
+  if (!text.includes("-notification>")) return;
+  for (const m of text.matchAll(NOTIFICATION)) {
+    if (isDelivered) s.interruptedMs = void 0;
+    const id = tag(m[2], "task-id") ?? tag(m[2], "shell-id") ?? tag(m[2], "agent-id");
+    const status = tag(m[2], "status");
+    const toolUseId = tag(m[2], "tool-use-id");
+    const kind = m[1] === "bash-notification" ? "bash" : m[1] === "agent-notification" ? "agent" : "unknown";
+    if (id && status) updateTask(s, { id, kind, status, atMs, ...toolUseId ? { toolUseId } : {} }, m[1] !== "bash-notification");
+  }
+}
+var TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
+function taskIdsMentioned(text) {
+  const out = /* @__PURE__ */ new Set();
+  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+// src/observe/parse/records/queue-operation.ts
+var QUEUE_OPERATION = {
+  // Queued input is not the session's own activity: it neither names the session nor moves its time.
+  isSession: false,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  // It carries task notifications, though (not delivered yet: they do not end an interruption).
+  apply: (s, rec, { atMs }) => {
+    if (typeof rec.content === "string") applyNotifications(s, rec.content, atMs);
+  }
+};
+var ATTACHMENT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: () => void 0
+};
+
+// src/observe/parse/records/result.ts
+var RESULT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: (s, rec, { atMs }) => {
+    s.result = { subtype: str(rec.subtype), atMs, isError: rec.is_error === true };
+    if (typeof rec.result === "string" && rec.result.trim() !== "") s.lastOutput = excerpt(rec.result);
+  }
+};
+
+// src/observe/parse/records/system.ts
+function applyRetry(s, rec, { atMs }) {
+  const err = isRec(rec.error) ? rec.error : {};
+  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
+}
+function applyTaskRecord(s, rec, { atMs }) {
+  if (rec.subtype === "agents_killed") {
+    for (const id2 of s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id)) trackTask(s, { id: id2, kind: "agent", status: "killed", atMs });
+    return;
+  }
+  const id = str(rec.task_id);
+  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
+  const toolUseId = str(rec.tool_use_id);
+  if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
+}
+var TURN_END = {
+  marks: () => ({ isTurnEnd: true }),
+  apply: (s, _rec, { atMs }) => {
+    s.turnEndedMs = atMs ?? s.turnEndedMs ?? 0;
+  }
+};
+var TASK_RECORD = { apply: applyTaskRecord };
+var SYSTEM_SUBTYPES = {
+  api_error: { actor: "agent", apply: applyRetry },
+  compact_boundary: {
+    actor: "agent",
+    marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
+    apply: (s, _rec, { atMs }) => {
+      s.compactedAtMs = atMs;
+    }
+  },
+  turn_duration: TURN_END,
+  stop_hook_summary: TURN_END,
+  task_notification: TASK_RECORD,
+  task_updated: TASK_RECORD,
+  agents_killed: TASK_RECORD,
+  // stream-json: a `claude -p` run begins (also when resumed into the same file).
+  init: { marks: () => ({ isRunStart: true }) },
+  // 2.1.96+: a local command's output (`/model`), the human's doing.
+  local_command: { marks: () => ({ isLocalCommand: true }) }
+};
+var subtypeOf = (rec) => rowOf(SYSTEM_SUBTYPES, rec.subtype);
+var SYSTEM = {
+  isSession: true,
+  isHarnessNote: true,
+  actor: (rec) => subtypeOf(rec)?.actor ?? "harness",
+  marks: (rec) => subtypeOf(rec)?.marks?.(rec) ?? NO_MARKS,
+  apply: (s, rec, ctx) => subtypeOf(rec)?.apply?.(s, rec, ctx)
+};
+
+// src/observe/parse/records/user.ts
+var AGENT_STILL_RUNNING = /* @__PURE__ */ new Set(["running", "pending", "async_launched", "remote_launched"]);
+var ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
+var CAVEAT_1_0 = "Caveat: The messages below were generated by the user while running local commands.";
+function isLocalCommandText(text) {
+  const t = text.trimStart();
+  return t.startsWith("<command-name>") || t.startsWith("<command-message>") || t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>") || t.startsWith(CAVEAT_1_0);
+}
+function firstText(message) {
+  const c = message.content;
+  return typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str(c[0].text) : void 0;
+}
+var isInterruption = (message) => firstText(message)?.startsWith("[Request interrupted by user") ?? false;
+var isLocalCommand = (message) => isLocalCommandText(firstText(message) ?? "");
+function isTeammateMessage(message) {
+  const c = message.content;
+  const hasResult = Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result");
+  return !hasResult && contentText(c).includes("<teammate-message");
+}
+function userActor(rec) {
+  const message = isRec(rec.message) ? rec.message : void 0;
+  if (message && isInterruption(message)) return "interrupt";
+  if (rec.isMeta === true) return "harness";
+  if (rec.isCompactSummary === true) return "agent";
+  const c = message?.content;
+  if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
+  const text = contentText(c);
+  if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
+  if (text.includes("<teammate-message")) return "harness";
+  return "human";
+}
+function applyDeliveredText(s, text, atMs) {
+  applyNotifications(s, text, atMs, true);
+  applyTeammateMessages(s, text, atMs);
+}
+function applyToolResult(s, block, toolUseId, atMs) {
+  const error2 = block.is_error === true ? excerpt(contentText(block.content), ERROR_MAX_CHARS) : void 0;
+  const call = s.open.find((c) => c.toolUseId === toolUseId);
+  if (call?.killsTaskId && error2 === void 0) updateTask(s, { id: call.killsTaskId, kind: "unknown", status: "killed", atMs });
+  const launched = error2 === void 0 ? ASYNC_LAUNCH.exec(contentText(block.content))?.[1] : void 0;
+  if (launched) trackTask(s, { id: launched, kind: "agent", status: "running", atMs, toolUseId });
+  const teammate = error2 === void 0 ? TEAMMATE_SPAWN.exec(contentText(block.content))?.[1] : void 0;
+  if (teammate) trackTask(s, { id: teammate, kind: "teammate", status: "running", atMs, toolUseId });
+  if (call?.name === "TeamDelete" && error2 === void 0) {
+    for (const t of s.tasks) if (t.kind === "teammate" && t.status !== "shutdown" && t.status !== "terminated") trackTask(s, { id: t.id, kind: "teammate", status: "deleted", atMs });
+  }
+  const isKnown = closeCall(s, toolUseId, error2);
+  if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+function applyToolUseResult(s, result, atMs, resultFor) {
+  const bgId = str(result.backgroundTaskId);
+  if (bgId) trackTask(s, { id: bgId, kind: "bash", status: "running", atMs });
+  const agentId = str(result.agentId);
+  if (agentId && typeof result.status === "string" && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: "agent", status: result.status, atMs });
+  const teammateId = result.status === "teammate_spawned" ? str(result.agent_id) ?? str(result.teammate_id) : void 0;
+  if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
+  if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
+  const task = isRec(result.task) ? result.task : void 0;
+  const taskId = str(task?.task_id);
+  if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
+  const shellId = str(result.shellId);
+  if (shellId && typeof result.status === "string") trackTask(s, { id: shellId, kind: "bash", status: result.status, atMs });
+  const killed = str(result.shell_id);
+  if (killed && /kill/i.test(str(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
+}
+function applyUser(s, rec, { atMs, actor, marks }) {
+  const message = isRec(rec.message) ? rec.message : {};
+  if (actor === "human" && !marks.isLocalCommand || marks.isTeamWake) {
+    s.apiError = void 0;
+    s.finalTextMs = void 0;
+  }
+  let resultFor;
+  if (typeof message.content === "string") applyDeliveredText(s, message.content, atMs);
+  else if (Array.isArray(message.content)) {
+    for (const block of message.content) {
+      if (isRec(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
+      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      applyToolResult(s, block, block.tool_use_id, atMs);
+      resultFor ??= block.tool_use_id;
+    }
+  }
+  if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
+  if (isRec(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
+}
+var USER = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: userActor,
+  marks: (rec) => isRec(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
+  apply: applyUser
+};
+
+// src/observe/parse/records/table.ts
+var RECORD_FAMILIES = {
+  assistant: ASSISTANT,
+  user: USER,
+  progress: PROGRESS,
+  system: SYSTEM,
+  attachment: ATTACHMENT,
+  result: RESULT,
+  "queue-operation": QUEUE_OPERATION
+};
+var UNKNOWN_RECORD = {
+  isSession: false,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: () => void 0
+};
+var familyOf = (type) => rowOf(RECORD_FAMILIES, type) ?? UNKNOWN_RECORD;
+
+// src/observe/parse/records/turn.ts
 function noteVersion(s, rec) {
-  const version2 = str2(rec.version);
-  const entrypoint = str2(rec.entrypoint);
+  const version2 = str(rec.version);
+  const entrypoint = str(rec.entrypoint);
   if (version2 === void 0 && entrypoint === void 0) return;
   const major = version2 === void 0 ? void 0 : Number.parseInt(version2, 10);
   s.hasNoTurnEndRecords = major !== void 0 && major < 2 || (entrypoint?.startsWith("sdk") ?? false) ? true : void 0;
 }
-function applyTranscriptRecord(s, rec, at) {
-  if (!isRec(rec) || typeof rec.type !== "string") return;
-  s.records++;
-  const ts = str2(rec.timestamp);
-  const parsed = ts === void 0 ? NaN : Date.parse(ts);
-  const atMs = Number.isFinite(parsed) ? parsed : void 0;
-  const type = rec.type;
-  const known = ["assistant", "user", "progress", "system", "attachment", "result"].includes(type);
-  const actor = recordActor(rec);
-  const isCommand = isLocalCommand(rec);
-  if (type === "system" && rec.subtype === "compact_boundary") {
-    const meta2 = isRec(rec.compactMetadata) ? rec.compactMetadata : {};
-    s.isManualCompact = meta2.trigger === "manual" ? true : void 0;
+function noteSession(s, rec, at, atMs) {
+  const agentId = str(rec.agentId);
+  const sessionId = str(rec.sessionId) ?? str(rec.session_id);
+  if (agentId) s.agentId = agentId;
+  if (sessionId) s.sessionId = sessionId;
+  if (agentId || sessionId) s.identityAt = at;
+  const teamName = str(rec.teamName);
+  if (teamName) s.teamName = teamName;
+  noteVersion(s, rec);
+  if (atMs !== void 0) {
+    s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+    s.firstEventMs ??= atMs;
   }
-  const isHumanCompact = s.isManualCompact === true && (type === "system" && rec.subtype === "compact_boundary" || rec.isCompactSummary === true);
-  if (known && actor !== "interrupt" && !isCommand && !isHumanCompact) {
-    const agentId = str2(rec.agentId);
-    const sessionId = str2(rec.sessionId) ?? str2(rec.session_id);
-    if (agentId) s.agentId = agentId;
-    if (sessionId) s.sessionId = sessionId;
-    if (agentId || sessionId) s.identityAt = at;
-    const teamName = str2(rec.teamName);
-    if (teamName) s.teamName = teamName;
-    noteVersion(s, rec);
-    if (atMs !== void 0) {
-      s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
-      s.firstEventMs ??= atMs;
-    }
-  }
-  if (isRec(rec) && rec.isCompactSummary !== true && type !== "system") s.isManualCompact = void 0;
-  const isRetry = type === "system" && rec.subtype === "api_error";
-  if (known && !isRetry && type !== "system") s.apiRetry = void 0;
-  const isTeamWake = isTeammateMessage(rec);
-  const isAfterTurnEnd = s.turnEndedMs !== void 0;
-  const isRunStart = type === "system" && rec.subtype === "init";
+}
+function applyTurn(s, rec, at, family, { atMs, actor, marks }) {
+  const isCommand = marks.isLocalCommand === true;
+  if (marks.compact) s.isManualCompact = marks.compact === "manual" ? true : void 0;
+  const isHumanCompact = s.isManualCompact === true && (marks.compact !== void 0 || rec.isCompactSummary === true);
+  if (family.isSession && actor !== "interrupt" && !isCommand && !isHumanCompact) noteSession(s, rec, at, atMs);
+  if (rec.isCompactSummary !== true && !family.isHarnessNote) s.isManualCompact = void 0;
+  if (family.isSession && !family.isHarnessNote) s.apiRetry = void 0;
+  const isTeamWake = marks.isTeamWake === true;
+  const isRunStart = marks.isRunStart === true;
   if (actor === "agent" && !isHumanCompact || actor === "human" && !isCommand || isTeamWake || isRunStart) {
     s.turnEndedMs = void 0;
     s.interruptedMs = void 0;
@@ -22701,78 +22842,30 @@ function applyTranscriptRecord(s, rec, at) {
     s.turnEndedMs = void 0;
     s.finalTextMs = void 0;
   }
-  if (actor === "human" && !isCommand || isTeamWake || rec.isCompactSummary === true || type === "system" && (rec.subtype === "turn_duration" || rec.subtype === "stop_hook_summary")) {
+  if (actor === "human" && !isCommand || isTeamWake || rec.isCompactSummary === true || marks.isTurnEnd === true) {
     s.hasTurnStart = true;
     s.tail = void 0;
   }
-  switch (type) {
-    case "assistant":
-      return applyAssistant(s, rec, atMs);
-    case "user":
-      return applyUser(s, rec, atMs, actor);
-    case "progress": {
-      const data = isRec(rec.data) ? rec.data : {};
-      if (data.type === "bash_progress") applyBashProgress(s, rec, data, atMs);
-      if (data.type === "agent_progress") applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd);
-      return;
-    }
-    case "system":
-      if (isRetry) {
-        const err = isRec(rec.error) ? rec.error : {};
-        s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num2(rec.retryAttempt), maxRetries: num2(rec.maxRetries), retryInMs: num2(rec.retryInMs), status: num2(err.status) };
-      } else if (rec.subtype === "compact_boundary") {
-        s.compactedAtMs = atMs;
-      } else if (rec.subtype === "turn_duration" || rec.subtype === "stop_hook_summary") {
-        s.turnEndedMs = atMs ?? s.turnEndedMs ?? 0;
-      } else if (rec.subtype === "task_notification" || rec.subtype === "task_updated" || rec.subtype === "agents_killed") {
-        applyTaskRecord(s, rec, atMs);
-      }
-      return;
-    case "queue-operation":
-      if (typeof rec.content === "string") applyNotifications(s, rec.content, atMs);
-      return;
-    case "result":
-      s.result = { subtype: str2(rec.subtype), atMs, isError: rec.is_error === true };
-      if (typeof rec.result === "string" && rec.result.trim() !== "") s.lastOutput = excerpt(rec.result);
-      return;
-    default:
-      return;
-  }
 }
-var TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
-function taskIdsMentioned(text) {
-  const out = /* @__PURE__ */ new Set();
-  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
-var CAVEAT_1_0 = "Caveat: The messages below were generated by the user while running local commands.";
-function isLocalCommandText(text) {
-  const t = text.trimStart();
-  return t.startsWith("<command-name>") || t.startsWith("<command-message>") || t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>") || t.startsWith(CAVEAT_1_0);
+
+// src/observe/parse/parse-transcript-record.ts
+function applyTranscriptRecord(s, rec, at) {
+  if (!isRec(rec) || typeof rec.type !== "string") return;
+  s.records++;
+  const ts = str(rec.timestamp);
+  const parsed = ts === void 0 ? NaN : Date.parse(ts);
+  const family = familyOf(rec.type);
+  const ctx = {
+    atMs: Number.isFinite(parsed) ? parsed : void 0,
+    actor: family.actor(rec),
+    marks: family.marks(rec),
+    isAfterTurnEnd: s.turnEndedMs !== void 0
+  };
+  applyTurn(s, rec, at, family, ctx);
+  family.apply(s, rec, ctx);
 }
 function recordActor(rec) {
-  if (!isRec(rec)) return "harness";
-  switch (rec.type) {
-    case "assistant":
-      return "agent";
-    case "progress":
-      return isRec(rec.data) && rec.data.type === "hook_progress" ? "harness" : "agent";
-    case "system":
-      return rec.subtype === "api_error" || rec.subtype === "compact_boundary" ? "agent" : "harness";
-    case "user": {
-      if (isInterruption(rec)) return "interrupt";
-      if (rec.isMeta === true) return "harness";
-      if (rec.isCompactSummary === true) return "agent";
-      const c = isRec(rec.message) ? rec.message.content : void 0;
-      if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
-      const text = typeof c === "string" ? c : Array.isArray(c) ? c.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n") : "";
-      if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
-      if (text.includes("<teammate-message")) return "harness";
-      return "human";
-    }
-    default:
-      return "harness";
-  }
+  return isRec(rec) ? familyOf(rec.type).actor(rec) : "harness";
 }
 
 // src/observe/parse/parse-transcript.ts
@@ -27299,14 +27392,14 @@ function buildTimeline(input) {
     const l = lanes.get(taskId);
     if (l) l.activityMs.push(...times);
   }
-  const rowOf = new Map(input.rows.map((r) => [r.taskId, r]));
+  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
   let startMs = Infinity;
   let endMs = -Infinity;
   for (const l of lanes.values()) {
     l.activityMs.sort((a, b) => a - b);
     l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
     l.marks.sort((a, b) => a.atMs - b.atMs);
-    const row = rowOf.get(l.taskId);
+    const row = rowOf2.get(l.taskId);
     if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
     if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
     startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);

@@ -16,7 +16,7 @@ import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';
 import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
-import { taskIdsMentioned } from '../../src/observe/parse/parse-transcript-record.js';
+import { taskIdsMentioned } from '../../src/observe/parse/records/tasks.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { PrefixIds } from '../../src/observe/read/prefix-ids.js';
 import type { TailOptions } from '../../src/observe/read/tail-file.js';

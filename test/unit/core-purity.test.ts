@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
-// Every file in these folders is pure, so a new module inherits the rule by where it lives.
+// Every file in these folders (and their subfolders) is pure, so a new module inherits the rule by where it lives.
 const PURE_DIRS = ['contracts', 'observe/parse', 'core'];
-const CORE = [...PURE_DIRS.flatMap((d) => readdirSync(path.join(src, d)).map((f) => `${d}/${f}`)), 'observe/read/observer.ts'];
+const modulesUnder = (d: string) => readdirSync(path.join(src, d), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f.split(path.sep).join('/')}`);
+const CORE = [...PURE_DIRS.flatMap(modulesUnder), 'observe/read/observer.ts'];
 
 describe('the functional core', () => {
   it.each(CORE)('%s does no I/O, reads no clock and imports no shell module', (file) => {

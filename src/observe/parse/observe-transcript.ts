@@ -2,7 +2,7 @@
 // check (claude-observer) and `replay` both use, so replay judges exactly as the loop does. Pure.
 import type { PartialObservation } from './observation.js';
 import { backgroundWaits, summarizeTranscript, turnOver, type TranscriptFacts } from './parse-transcript.js';
-import { AGENT_TASK_ID, isSubagentTool } from './parse-transcript-record.js';
+import { AGENT_TASK_ID, isSubagentTool } from './records/tasks.js';
 import { pickLastTool, type TranscriptState } from './transcript-state.js';
 
 /** A subagent transcript (`<session>/subagents/agent-<id>.jsonl`) read next to its parent. */

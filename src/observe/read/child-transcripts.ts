@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { unnamedEarlierChildren, type ChildTranscript } from '../parse/observe-transcript.js';
 import { backgroundWaits, parseTranscriptText, turnOver } from '../parse/parse-transcript.js';
-import { isSubagentTool } from '../parse/parse-transcript-record.js';
+import { isSubagentTool } from '../parse/records/tasks.js';
 import type { TrackedTask, TranscriptState } from '../parse/transcript-state.js';
 import type { TailTracker } from './tail-tracker.js';
 

@@ -6,7 +6,7 @@
 import { promises as fs, statSync } from 'node:fs';
 import { PrefixIdsFileSchema } from '../../contracts/observe-store.js';
 import { writeFileAtomic } from '../../journal/atomic-write.js';
-import { taskIdsMentioned } from '../parse/parse-transcript-record.js';
+import { taskIdsMentioned } from '../parse/records/tasks.js';
 
 interface Scanned {
   from: number;

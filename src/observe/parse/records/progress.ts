@@ -1,0 +1,65 @@
+// `type:"progress"`: lines Claude Code writes while a call runs (`data.type`: `bash_progress`,
+// `agent_progress`, `hook_progress`…). They rebuild a call a cold tail start cut off. Pure.
+import { openCall, trackTask, type TranscriptState } from '../transcript-state.js';
+import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordContext, type RecordFamily } from './family.js';
+
+/** A call rebuilt from a progress line after a message that began in the tail: that message did not end what came before. */
+function spoilFreshTail(s: TranscriptState): void {
+  if (s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+
+/** A `bash_progress` line for a call we never saw (it began before a tail start): rebuild it. */
+function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs }: RecordContext): void {
+  const id = str(rec.parentToolUseID);
+  if (!id || s.recent.some((c) => c.toolUseId === id) || s.open.some((c) => c.toolUseId === id)) return;
+  const elapsed = num(data.elapsedTimeSeconds);
+  const startedAtMs = atMs !== undefined && elapsed !== undefined ? atMs - elapsed * 1000 : atMs;
+  openCall(s, { name: 'Bash', timeoutMs: num(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
+  spoilFreshTail(s);
+}
+
+/**
+ * An `agent_progress` line names the subagent of an open Task/Agent call; rebuild the call when a
+ * tail start cut it off. Not for a subagent known as a task (a background one, its launch
+ * answered `async_launched`; or one whose end was read): its launch call returned, though it may
+ * have left the last 20 calls long ago, so the line must not reopen it as a foreground call.
+ */
+function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isAfterTurnEnd }: RecordContext): void {
+  const id = str(rec.parentToolUseID);
+  const agentId = str(data.agentId);
+  if (!id || !agentId) return;
+  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
+  if (known.length === 0) {
+    if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
+    // Right after a turn end no foreground call is open: this is a background agent launched
+    // before what was read (a cold tail), running, as the whole file's state knows it.
+    if (isAfterTurnEnd) {
+      trackTask(s, { id: agentId, kind: 'agent', status: 'running', atMs, toolUseId: id });
+      return;
+    }
+    openCall(s, { name: 'Task', startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
+    spoilFreshTail(s);
+    return;
+  }
+  for (const c of known) c.childAgentId = agentId;
+}
+
+/** What each `data.type` sets; one without a row sets nothing. */
+const PROGRESS_KINDS: Readonly<Record<string, (s: TranscriptState, rec: Rec, data: Rec, ctx: RecordContext) => void>> = {
+  bash_progress: applyBashProgress,
+  agent_progress: applyAgentProgress,
+};
+
+const dataOf = (rec: Rec): Rec => (isRec(rec.data) ? rec.data : {});
+
+export const PROGRESS: RecordFamily = {
+  isSession: true,
+  isHarnessNote: false,
+  // A hook's progress is the harness at work, not the agent.
+  actor: (rec) => (dataOf(rec).type === 'hook_progress' ? 'harness' : 'agent'),
+  marks: () => NO_MARKS,
+  apply: (s, rec, ctx) => {
+    const data = dataOf(rec);
+    rowOf(PROGRESS_KINDS, data.type)?.(s, rec, data, ctx);
+  },
+};
