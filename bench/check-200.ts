@@ -11,11 +11,11 @@ import { runCheck, type CheckEnv } from '../src/check.js';
 import { parseStateFile } from '../src/contracts/state-file.js';
 import { assess } from '../src/core/assess.js';
 import { emptyHistory } from '../src/core/history.js';
-import { StatePaths } from '../src/journal/paths.js';
+import { StatePaths } from '../src/files/paths.js';
 import { mergeObservations } from '../src/observe/parse/observation.js';
 import { observeRow } from '../src/observe/parse/observe-row.js';
 import { resolveOptions } from '../src/options.js';
-import { writeFileAtomic } from '../src/journal/atomic-write.js';
+import { writeFileAtomic } from '../src/files/atomic-write.js';
 
 const TASKS = 200;
 const RUNS = 30;

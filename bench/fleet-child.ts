@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { runCheck, type CheckEnv } from '../src/check.js';
 import { emptyHistory } from '../src/core/history.js';
 import { DispatchLog } from '../src/journal/dispatch-log.js';
-import { StatePaths } from '../src/journal/paths.js';
+import { StatePaths } from '../src/files/paths.js';
 import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
 import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
 import { parseStateFile } from '../src/contracts/state-file.js';

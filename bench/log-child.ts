@@ -6,7 +6,7 @@ import { foldHistory } from '../src/core/history.js';
 import { historyToJson } from '../src/core/history-summary.js';
 import { readDispatchLog } from '../src/journal/dispatch-log.js';
 import { loadHistory } from '../src/journal/log-summary.js';
-import { StatePaths } from '../src/journal/paths.js';
+import { StatePaths } from '../src/files/paths.js';
 
 const [mode, stateDir, epic = 'E-1'] = process.argv.slice(2);
 const paths = new StatePaths(stateDir!);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Task } from '../src/contracts/state-file.js';
-import { StatePaths } from '../src/journal/paths.js';
+import { StatePaths } from '../src/files/paths.js';
 import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
 import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
 

@@ -18335,7 +18335,7 @@ function utcDate(ms2) {
   return new Date(ms2).toISOString().slice(0, 10);
 }
 
-// src/journal/atomic-write.ts
+// src/files/atomic-write.ts
 var import_node_crypto = require("node:crypto");
 var import_node_fs2 = require("node:fs");
 var import_node_path2 = __toESM(require("node:path"), 1);
@@ -20337,7 +20337,7 @@ var import_node_fs10 = require("node:fs");
 var import_node_path9 = __toESM(require("node:path"), 1);
 init_errors();
 
-// src/journal/paths.ts
+// src/files/paths.ts
 var import_node_path8 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
@@ -26012,7 +26012,7 @@ var import_node_url2 = require("node:url");
 var import_node_fs30 = require("node:fs");
 var import_node_path26 = __toESM(require("node:path"), 1);
 
-// src/journal/append-line-sync.ts
+// src/files/append-line-sync.ts
 var import_node_fs28 = require("node:fs");
 var import_node_path25 = __toESM(require("node:path"), 1);
 var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs28.constants;

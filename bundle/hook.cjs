@@ -28,7 +28,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var import_node_fs3 = require("node:fs");
 var import_node_path2 = __toESM(require("node:path"), 1);
 
-// src/journal/append-line-sync.ts
+// src/files/append-line-sync.ts
 var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
 var { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW } = import_node_fs.constants;

@@ -8,7 +8,7 @@ import type { Task } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Verdict } from './core/assess.js';
 import { loadHistory } from './journal/log-summary.js';
-import { StatePaths } from './journal/paths.js';
+import { StatePaths } from './files/paths.js';
 import { resolveOptions } from './options.js';
 import { packageVersion } from './version.js';
 import { realActionDeps, realObservers } from './wiring.js';

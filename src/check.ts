@@ -4,7 +4,7 @@ import type { Task, Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import { InputError } from './contracts/errors.js';
 import { assess, type Verdict } from './core/assess.js';
-import { writeFileAtomic } from './journal/atomic-write.js';
+import { writeFileAtomic } from './files/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
 import { pendingRequests, settleRequests } from './core/requests.js';
@@ -13,7 +13,7 @@ import { writeMassStallNote, type MassStallEscalation } from './act/friction/mas
 import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { msToIso } from './contracts/time.js';
-import type { StatePaths } from './journal/paths.js';
+import type { StatePaths } from './files/paths.js';
 import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import { isAlive } from './sys/proc-identity.js';

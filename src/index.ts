@@ -18,4 +18,4 @@ export type { ParseResult } from './contracts/parse-yaml.js';
 export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';
 export type { Verdict, StallReason } from './core/assess.js';
 export { parseLogLine } from './journal/dispatch-log.js';
-export { StatePaths } from './journal/paths.js';
+export { StatePaths } from './files/paths.js';

@@ -6,7 +6,7 @@ import { DEFAULTS } from './contracts/defaults.js';
 import type { AdapterName, Strategy } from './contracts/vocabulary.js';
 import { combineProblems, InputError } from './contracts/errors.js';
 import { yamlLocator, type Locate } from './contracts/parse-yaml.js';
-import { assertSafeId } from './journal/paths.js';
+import { assertSafeId } from './files/paths.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
 import { hasZone } from './core/period.js';
 

@@ -10,7 +10,7 @@ import type { Clock } from './deps.js';
 import { readWave } from './check.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import type { History } from './core/history.js';
-import type { StatePaths } from './journal/paths.js';
+import type { StatePaths } from './files/paths.js';
 import type { ResolvedOptions } from './options.js';
 import { overlayWave, type ProcessState } from './core/overlay.js';
 import type { WatchDeps } from './watch.js';

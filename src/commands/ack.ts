@@ -7,7 +7,7 @@ import type { Output } from '../deps.js';
 import { foldHistory } from '../core/history.js';
 import { writeAck } from '../act/recovery/acks.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
-import { assertSafeId, StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../files/paths.js';
 import { EXIT } from '../contracts/exit-codes.js';
 import type { Command } from 'commander';
 import { existingStateDir } from '../options.js';

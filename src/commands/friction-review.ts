@@ -12,7 +12,7 @@ import { hypothesizeRootCause } from '../act/friction/friction-hypothesis.js';
 import { stallRecordFromEvent, type StallRecord } from '../act/friction/stall-history.js';
 import { cut, renderTable } from '../core/format.js';
 import { parseLogLine } from '../journal/dispatch-log.js';
-import type { StatePaths } from '../journal/paths.js';
+import type { StatePaths } from '../files/paths.js';
 
 export { parseSince } from '../core/period.js';
 

@@ -2,7 +2,7 @@
 // the review itself is friction-review.ts.
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
-import { assertSafeId, StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../files/paths.js';
 import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
 import { msToIso } from '../contracts/time.js';
 import type { Output } from '../deps.js';
-import { createFileExclusive, writeFileAtomic } from '../journal/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../files/atomic-write.js';
 import { defaultHookCommand, hookEntryPath, hookSettingsBlock, packageCacheOf, shellQuote } from './hook.js';
 import { planHookInstall, planHookUninstall, type SettingsEdit } from './hook-settings.js';
 import type { Command } from 'commander';

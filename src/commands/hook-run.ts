@@ -5,7 +5,7 @@
 // synchronous file calls and no import.meta, so the same source also builds as CommonJS.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { appendLineSync } from '../journal/append-line-sync.js';
+import { appendLineSync } from '../files/append-line-sync.js';
 import { buildHookLine } from '../observe/parse/hook-line.js';
 import { readStdin, readStdinFd, salvagePayload } from './hook-stdin.js';
 

@@ -10,7 +10,7 @@ import type { History, RequestRecord } from '../core/history.js';
 import { newsOf, nextReason, type NextNews } from '../core/next.js';
 import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
-import { StatePaths } from '../journal/paths.js';
+import { StatePaths } from '../files/paths.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';

@@ -9,7 +9,7 @@ import { InputError } from '../contracts/errors.js';
 import { isSafeId } from '../contracts/ids.js';
 import { readWave } from '../check.js';
 import { readLock } from '../journal/lock.js';
-import { StatePaths } from '../journal/paths.js';
+import { StatePaths } from '../files/paths.js';
 import { isAlive } from '../sys/proc-identity.js';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
 import { acquireLock } from '../journal/lock.js';
-import { StatePaths } from '../journal/paths.js';
+import { StatePaths } from '../files/paths.js';
 import { resolveOptions, type ResolvedOptions, type WatchdogFlags } from '../options.js';
 import { openJournal, type WatchDeps } from '../watch.js';
 import { teach } from '../cli-help.js';

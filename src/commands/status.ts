@@ -7,7 +7,7 @@ import type { Output } from '../deps.js';
 import { InputError } from '../contracts/errors.js';
 import { renderStatus } from '../core/format.js';
 import { readLock } from '../journal/lock.js';
-import { assertSafeId, StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../files/paths.js';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
 import { existingStateDir } from '../options.js';

@@ -12,9 +12,9 @@ import { buildTimeline, type Timeline, type TimelineRow } from '../core/timeline
 import { renderTimelineSvg } from '../core/timeline-svg.js';
 import { renderTimelineText } from '../core/timeline-text.js';
 import type { Output } from '../deps.js';
-import { writeFileAtomic } from '../journal/atomic-write.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
-import { assertSafeId, StatePaths } from '../journal/paths.js';
+import { assertSafeId, StatePaths } from '../files/paths.js';
 import { expandHome } from '../observe/read/find-transcript.js';
 import { knownEpicIds } from '../observe/read/known-epics.js';
 import type { Command } from 'commander';

@@ -7,8 +7,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { Clock } from '../deps.js';
-import { writeFileAtomic } from '../journal/atomic-write.js';
-import type { StatePaths } from '../journal/paths.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import type { StatePaths } from '../files/paths.js';
 import type { AgentPlan } from './timeline.js';
 import type { DemoAgentSpec } from './scenario.js';
 

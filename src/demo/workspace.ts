@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { StatePaths } from '../journal/paths.js';
+import { StatePaths } from '../files/paths.js';
 import { AGENT_SCRIPT } from './agent-script.js';
 import { DEMO_EPIC_ID, REPLACEMENT_TASK_ID, STALLED_TASK_ID, demoConfigYaml, replacementSteps } from './scenario.js';
 import type { AgentPlan } from './timeline.js';

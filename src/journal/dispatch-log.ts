@@ -8,8 +8,8 @@ import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../cont
 import { formatPath, issueMessage, valueAt } from '../contracts/parse-yaml.js';
 import { fillSeedLine } from '../contracts/seed-events.js';
 import { msToIso, utcDate } from '../contracts/time.js';
-import { appendLine, appendLines } from './atomic-write.js';
-import type { StatePaths } from './paths.js';
+import { appendLine, appendLines } from '../files/atomic-write.js';
+import type { StatePaths } from '../files/paths.js';
 import { crashPoint } from '../sys/crash-point.js';
 
 export interface LogDiagnostic {

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import { isAlive, isSameProcess, probeProcess, readProcessIdentity } from '../sys/proc-identity.js';
 import { InputError } from '../contracts/errors.js';
 import { parseLock, type LockInfo } from '../contracts/lock.js';
-import { createFileExclusive } from './atomic-write.js';
+import { createFileExclusive } from '../files/atomic-write.js';
 
 type LockAsRead = NonNullable<ReturnType<typeof parseLock>>;
 

@@ -11,9 +11,9 @@ import type { DispatchEvent } from '../contracts/events.js';
 import { HISTORY_SUMMARY_VERSION, HistorySummarySchema, type HistorySummary } from '../contracts/history-summary.js';
 import { emptyHistory, foldEvent, type History } from '../core/history.js';
 import { historyFromJson, historyToJson } from '../core/history-summary.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
 import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
-import type { StatePaths } from './paths.js';
+import type { StatePaths } from '../files/paths.js';
 
 /** Corrupt lines remembered by name (the rest are counted); start-up prints the first five. */
 const DIAGNOSTICS_KEPT = 20;

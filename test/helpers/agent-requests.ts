@@ -2,7 +2,7 @@
 import type { CancelRequest, RedispatchRequest } from '../../src/act/agents/adapter.js';
 import { buildCheckpoint, renderRecoveryPrompt, writeCheckpoint } from '../../src/act/recovery/checkpoint.js';
 import type { Task } from '../../src/contracts/state-file.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { makeTask } from './builders.js';
 
 export const EPIC = 'PROJ-1000';

@@ -10,7 +10,7 @@ import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { ReplayInput } from '../../src/core/replay-transcript.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';

@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { expect, it } from 'vitest';
 import { buildCheckpoint, checkpointMarker, readCheckpoint, writeCheckpoint } from '../../src/act/recovery/checkpoint.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

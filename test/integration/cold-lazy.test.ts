@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';

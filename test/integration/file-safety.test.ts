@@ -3,10 +3,10 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { appendLine, appendLines, createFileExclusive, removeStaleTemps, writeFileAtomic } from '../../src/journal/atomic-write.js';
+import { appendLine, appendLines, createFileExclusive, removeStaleTemps, writeFileAtomic } from '../../src/files/atomic-write.js';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { acquireLock } from '../../src/journal/lock.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { readProcessIdentity } from '../../src/sys/proc-identity.js';
 import { isRunning, spawnFixture } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findFrictionNote, frictionNotePathFor, writeFrictionNote, writeOrphanNote, type FrictionNoteInput } from '../../src/act/friction/friction.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DAY1 = Date.parse('2026-04-02T13:00:00Z');

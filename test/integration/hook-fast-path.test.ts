@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { isOurHookCommand } from '../../src/commands/hook-settings.js';
 import { readStdinFd } from '../../src/commands/hook-stdin.js';
-import { appendLineSync, SYNC_DIR_MODE, SYNC_FILE_MODE } from '../../src/journal/append-line-sync.js';
-import { DIR_MODE, FILE_MODE } from '../../src/journal/atomic-write.js';
+import { appendLineSync, SYNC_DIR_MODE, SYNC_FILE_MODE } from '../../src/files/append-line-sync.js';
+import { DIR_MODE, FILE_MODE } from '../../src/files/atomic-write.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hookMain, hookSettingsBlock, resolveHookStateDir, runHook, shellQuote } from '../../src/commands/hook.js';
 import { readStdin, salvagePayload } from '../../src/commands/hook-stdin.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { payload } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

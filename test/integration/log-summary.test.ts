@@ -10,7 +10,7 @@ import { foldHistory, type History } from '../../src/core/history.js';
 import { historyToJson, LazyJsonMap } from '../../src/core/history-summary.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'E-1';

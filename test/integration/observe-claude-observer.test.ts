@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { runHook } from '../../src/commands/hook.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';

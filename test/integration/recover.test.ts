@@ -9,7 +9,7 @@ import { recoverUnfinished } from '../../src/act/recovery/recover.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { foldHistory } from '../../src/core/history.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { readEvents } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { printStatus } from '../../src/commands/status.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { foldHistory } from '../../src/core/history.js';
 import { historyToJson } from '../../src/core/history-summary.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { DispatchLog } from '../../src/journal/dispatch-log.js';
 import { runCheck, type CheckEnv } from '../../src/check.js';
 import { emptyHistory } from '../../src/core/history.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { stateFileReader } from '../../src/observe/read/state-file-reader.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';

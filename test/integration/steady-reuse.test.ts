@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
 import { emptyHistory } from '../../src/core/history.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { ChangeNotes } from '../../src/observe/read/change-notes.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';

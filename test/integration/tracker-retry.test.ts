@@ -7,7 +7,7 @@ import { recoverAtStartUp } from '../../src/act/recovery/recover.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { foldHistory } from '../../src/core/history.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import type { IntendedAction } from '../../src/core/plan.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { makeTask } from '../helpers/builders.js';

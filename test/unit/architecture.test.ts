@@ -14,6 +14,8 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['deps.ts', 0],
   ['core/', 1],
   ['observe/parse/', 1],
+  // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.
+  ['files/', 1],
   ['sys/', 2],
   ['version.ts', 2],
   ['journal/', 3],

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendLine, createFileExclusive, writeFileAtomic } from '../../src/journal/atomic-write.js';
+import { appendLine, createFileExclusive, writeFileAtomic } from '../../src/files/atomic-write.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('atomic writes', () => {

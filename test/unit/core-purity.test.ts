@@ -1,6 +1,6 @@
 // The functional core is pure (STYLE §1, §5): contracts → observe parsers → assess → plan take
 // plain data and the time as an argument. No file system, processes, clock or environment, and
-// no import of the imperative shell (act/, journal/ I/O, check, loop, watch, cli).
+// no import of the imperative shell (act/, journal/, files/ writers, check, loop, watch, cli).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,5 +18,7 @@ describe('the functional core', () => {
     expect(text).not.toMatch(/from 'node:(fs|fs\/promises|child_process|os|net|http|https)'/);
     expect(text).not.toMatch(/Date\.now\(|new Date\(\)|process\.(env|cwd|hrtime|kill|pid)|performance\.now/);
     expect(text).not.toMatch(/from '(\.\.\/)+(act|demo|commands|journal|sys)\/|from '(\.\.\/)+(check|loop|watch|cli|wiring|deps|options)\.js'/);
+    // files/: the layout (paths.ts) is pure path arithmetic; the writers are not.
+    expect(text).not.toMatch(/from '(\.\.\/)+files\/(?!paths\.js')/);
   });
 });

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
-import { StatePaths } from '../../src/journal/paths.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const line = (o: object) => JSON.stringify({ timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'E-1', run_id: 'r', ...o }) + '\n';

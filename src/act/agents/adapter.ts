@@ -4,7 +4,7 @@ import type { WatchdogConfig } from '../../contracts/config.js';
 import type { AdapterName, AdapterOp } from '../../contracts/vocabulary.js';
 import type { Task } from '../../contracts/state-file.js';
 import type { Clock } from '../../deps.js';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 import type { ProcessIdentity } from '../../sys/proc-identity.js';
 
 export { readProcessIdentity, type ProcessIdentity } from '../../sys/proc-identity.js';

@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { acquireLocks } from './inbox-lock.js';
 import { requestMarker, writeRequest } from './mailbox.js';

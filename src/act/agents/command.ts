@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CommandRecordSchema, parseMarker, type CommandRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive, writeFileAtomic } from '../../journal/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.js';
 import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';

@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import { howToAnswer } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
-import { createFileExclusive } from '../../journal/atomic-write.js';
+import { createFileExclusive } from '../../files/atomic-write.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';

@@ -9,8 +9,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { utcDate, msToIso } from '../../contracts/time.js';
 import { ActionError } from '../../contracts/errors.js';
-import { assertSafeId, type StatePaths } from '../../journal/paths.js';
-import { createFileExclusive } from '../../journal/atomic-write.js';
+import { assertSafeId, type StatePaths } from '../../files/paths.js';
+import { createFileExclusive } from '../../files/atomic-write.js';
 import {
   frictionMarker, orphanMarker, renderFrictionNote, renderOrphanNote,
   type FrictionNoteInput, type OrphanAction,

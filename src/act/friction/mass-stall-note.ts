@@ -9,8 +9,8 @@ export interface MassStallEscalation {
   friction_path: string;
 }
 import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive } from '../../journal/atomic-write.js';
-import type { StatePaths } from '../../journal/paths.js';
+import { createFileExclusive } from '../../files/atomic-write.js';
+import type { StatePaths } from '../../files/paths.js';
 
 /** Write the note once; an existing one is kept. */
 export async function writeMassStallNote(paths: StatePaths, epicId: string, e: MassStallEscalation, nowMs: number): Promise<void> {

@@ -5,8 +5,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Ack } from '../../core/requests.js';
 import { keyToFileName } from '../agents/step-file.js';
-import { createFileExclusive } from '../../journal/atomic-write.js';
-import type { StatePaths } from '../../journal/paths.js';
+import { createFileExclusive } from '../../files/atomic-write.js';
+import type { StatePaths } from '../../files/paths.js';
 
 /** The ack file of one key. */
 export function ackFile(paths: StatePaths, epicId: string, key: string): string {

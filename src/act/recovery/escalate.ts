@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { ActionError } from '../../contracts/errors.js';
 import { crashPoint } from '../../sys/crash-point.js';
 import type { History } from '../../core/history.js';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 import { frictionNotePathFor, writeFrictionNote } from '../friction/friction.js';
 import { renderEscalationComment } from '../tracker/linear-comment.js';
 import { stallRecordFromEvent } from '../friction/stall-history.js';

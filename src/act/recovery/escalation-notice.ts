@@ -3,8 +3,8 @@
 import path from 'node:path';
 import type { EscalationNotice } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive } from '../../journal/atomic-write.js';
-import type { StatePaths } from '../../journal/paths.js';
+import { createFileExclusive } from '../../files/atomic-write.js';
+import type { StatePaths } from '../../files/paths.js';
 import { keyToFileName } from '../agents/step-file.js';
 import type { ActionSpec, PerformerContext } from './spec.js';
 

@@ -6,7 +6,7 @@ import type { Clock } from '../../deps.js';
 import type { ActionRecord, History } from '../../core/history.js';
 import type { IntendedAction } from '../../core/plan.js';
 import type { DispatchLog } from '../../journal/dispatch-log.js';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { AgentAdapter } from '../agents/adapter.js';
 import type { LinearRetryOptions } from '../tracker/linear-retry.js';

@@ -3,7 +3,7 @@
 // Positions and parser states persist under <stateDir>/observe/ across restarts.
 import path from 'node:path';
 import type { Task } from '../../contracts/state-file.js';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
 import { createHookActivityReader } from './hook-activity.js';
 import type { PartialObservation } from '../parse/observation.js';

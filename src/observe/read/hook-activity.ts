@@ -2,7 +2,7 @@
 // incrementally, keeping a HookState per file; positions persist in <stateDir>/observe/hooks.json.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
 import type { TailReader } from './tail-file.js';
 import { TailStore } from './tail-store.js';

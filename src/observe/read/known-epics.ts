@@ -3,7 +3,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isSafeId } from '../../contracts/ids.js';
-import type { StatePaths } from '../../journal/paths.js';
+import type { StatePaths } from '../../files/paths.js';
 
 /** Epic ids with a state file, sorted. */
 export async function knownEpicIds(paths: StatePaths): Promise<string[]> {

@@ -5,7 +5,7 @@
 // starts where it did need not scan again. I/O.
 import { promises as fs, statSync } from 'node:fs';
 import { PrefixIdsFileSchema } from '../../contracts/observe-store.js';
-import { writeFileAtomic } from '../../journal/atomic-write.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import { taskIdsMentioned } from '../parse/records/tasks.js';
 
 interface Scanned {

@@ -9,7 +9,7 @@
 // cold read of that file, never correctness.
 import { promises as fs } from 'node:fs';
 import { STORE_HEADER, TailCursorSchema } from '../../contracts/observe-store.js';
-import { appendLines, writeFileAtomic } from '../../journal/atomic-write.js';
+import { appendLines, writeFileAtomic } from '../../files/atomic-write.js';
 import type { TailCursor } from './tail-file.js';
 
 /** One file's saved position and what was parsed up to it. */
