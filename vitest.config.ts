@@ -4,7 +4,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/helpers/fail-on-warnings.ts'],
-    globalSetup: ['test/helpers/build-hook.ts'],
     pool: 'forks',
     // Most files wait on child processes and timers, not the CPU: vitest's default (cores - 1)
     // runs them one at a time on a 2-core machine.

@@ -31,9 +31,9 @@ export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, s
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
-// What `hook install` and hooks/hooks.json run: the CommonJS build (npm run build); and the ES
-// module build of the same code, which older installs and the bin run.
-const hookEntry = path.join(root, 'dist', 'hook', 'hook-entry.js');
+// What `hook install` and hooks/hooks.json run: the committed CommonJS bundle (npm run bundle); and
+// the ES module build of the same code, which older installs and the bin's `hook` run.
+const hookEntry = path.join(root, 'bundle', 'hook.cjs');
 const hookEntryEsm = path.join(root, 'dist', 'src', 'hook-entry.js');
 
 export const pct = (xs: number[], p: number) => {
@@ -271,7 +271,7 @@ export function benchHook(s: Scale, tmp: string): Figure[] {
   const naive = `bare \`node -e ''\`: ${lat(bare, 'ms', f0)}`;
   return [
     {
-      figure: `hook round trip (one tool call, the installed \`node dist/hook/hook-entry.js\`; ${s.hookRuns} runs)`,
+      figure: `hook round trip (one tool call, the installed \`node bundle/hook.cjs\`; ${s.hookRuns} runs)`,
       goal: '≤ 1.15× a bare node start',
       ours: ours(hook),
       naive,

@@ -1,22 +1,33 @@
-// The package version, read once from package.json next to the code (src/ or dist/src/).
+// The package's root and version, found once from package.json above the code (src/, dist/src/,
+// or bundle/, the committed build the Claude Code plugin runs).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-let cached: string | undefined;
+let cached: { root: string; version: string } | undefined;
 
-/** dispatch-watchdog's own version. */
-export function packageVersion(): string {
+function findPackage(): { root: string; version: string } {
   if (cached) return cached;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  let dir = here;
   for (let i = 0; i < 4; i++) {
     try {
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'dispatch-watchdog' && pkg.version) return (cached = pkg.version);
+      if (pkg.name === 'dispatch-watchdog' && pkg.version) return (cached = { root: dir, version: pkg.version });
     } catch {
       // keep walking up
     }
     dir = path.dirname(dir);
   }
-  return (cached = '0.0.0');
+  return (cached = { root: path.dirname(here), version: '0.0.0' });
+}
+
+/** dispatch-watchdog's own version. */
+export function packageVersion(): string {
+  return findPackage().version;
+}
+
+/** The directory of dispatch-watchdog's package.json (the repo, or the installed package). */
+export function packageRoot(): string {
+  return findPackage().root;
 }

@@ -1,14 +1,16 @@
-// `dispatch-watchdog hook install|uninstall [--user|--project|--local] [--dry-run]`: merge the block
-// `hook --print-settings` prints into the right settings.json, or take it out, idempotently, with a
-// backup of the previous file. Refuses to pin a hook to a copy of the package a package manager may
-// delete (npx, pnpm dlx, yarn dlx, bunx): every tool call would then fail its hook.
+// `dispatch-watchdog hook install|uninstall [--local|--project|--user] [--dry-run]`: merge the block
+// `hook --print-settings` prints into a Claude Code settings file, or take it out, idempotently.
+// The default is the project's .claude/settings.local.json: the command pins this machine's paths,
+// which belong in Claude Code's machine-specific file, not the one a team commits. The previous
+// file is kept as ONE backup per settings file under the Claude config dir (never in the project).
+// Refuses to pin a hook to a copy of the package a package manager may delete (npx, pnpm dlx,
+// yarn dlx, bunx): every tool call would then fail its hook.
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
-import { msToIso } from '../contracts/time.js';
 import type { Output } from '../deps.js';
-import { createFileExclusive, writeFileAtomic } from '../files/atomic-write.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
 import { defaultHookCommand, hookEntryPath, hookSettingsBlock, packageCacheOf, shellQuote } from './hook.js';
 import { planHookInstall, planHookUninstall, type SettingsEdit } from './hook-settings.js';
 import type { Command } from 'commander';
@@ -25,15 +27,31 @@ export interface HookInstallOptions {
   stateDir: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  nowMs: number;
   /** The hook entry the command runs (default: this package's). */
   entryPath?: string;
 }
 
-/** The settings.json a scope means: user = $CLAUDE_CONFIG_DIR or ~/.claude; project/local = ./.claude. */
+/** The default scope: this machine's settings of the project, which teams do not commit. */
+export const DEFAULT_SETTINGS_SCOPE: SettingsScope = 'local';
+
+/** Claude Code's user config dir: $CLAUDE_CONFIG_DIR, else ~/.claude. */
+function claudeConfigDir(env: NodeJS.ProcessEnv): string {
+  return env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), '.claude');
+}
+
+/** The settings file a scope means: user = <config dir>/settings.json; project/local = ./.claude/settings{,.local}.json. */
 export function settingsFileFor(scope: SettingsScope, env: NodeJS.ProcessEnv, cwd: string): string {
-  if (scope === 'user') return path.join(env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), '.claude'), 'settings.json');
+  if (scope === 'user') return path.join(claudeConfigDir(env), 'settings.json');
   return path.join(cwd, '.claude', scope === 'project' ? 'settings.json' : 'settings.local.json');
+}
+
+/**
+ * Where the previous text of `file` is kept: one backup per settings file, replaced by the next
+ * change, under <config dir>/backups/ (where Claude Code keeps its own), named after the file's
+ * path the way Claude Code names project dirs (every / and . becomes -).
+ */
+export function backupFileFor(file: string, env: NodeJS.ProcessEnv): string {
+  return path.join(claudeConfigDir(env), 'backups', 'dispatch-watchdog', `${path.resolve(file).replace(/[/\\.:]/g, '-')}.bak`);
 }
 
 export { packageCacheOf };
@@ -47,21 +65,17 @@ async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-/** Write `text` over `file` (the target of a symlink, so a dotfiles link survives), keeping its mode. */
-async function replaceSettings(file: string, before: string | undefined, text: string, nowMs: number): Promise<string | undefined> {
+/** Write `text` over `file` (the target of a symlink, so a dotfiles link survives), keeping its mode; the old text goes to `backup`. */
+async function replaceSettings(file: string, before: string | undefined, text: string, backup: string): Promise<string | undefined> {
   const real = before === undefined ? file : await fs.realpath(file);
-  let backup: string | undefined;
   let mode: number | undefined;
   if (before !== undefined) {
     mode = (await fs.stat(real)).mode & 0o777;
-    const stamp = msToIso(nowMs).replace(/[:.]/g, '-');
-    for (let n = 1; !backup; n++) {
-      const candidate = `${file}.bak-${stamp}${n > 1 ? `-${n}` : ''}`;
-      if (await createFileExclusive(candidate, before)) backup = candidate;
-    }
+    // 0600 whatever the original's mode: a settings file may hold keys in its "env".
+    await writeFileAtomic(backup, before, { mode: 0o600 });
   }
   await writeFileAtomic(real, text, { mode });
-  return backup;
+  return before === undefined ? undefined : backup;
 }
 
 function describeEdit(verb: 'install' | 'uninstall', file: string, edit: SettingsEdit): string {
@@ -91,8 +105,9 @@ export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookIn
   } else if (opts.isDryRun) {
     output.out(`would ${verb === 'install' ? 'add' : 'remove'} ${describeEdit(verb, file, edit)} (dry run: nothing written). The file would read:\n${edit.text}`);
   } else {
-    const backup = await replaceSettings(file, before, edit.text, opts.nowMs);
+    const backup = await replaceSettings(file, before, edit.text, backupFileFor(file, opts.env));
     output.out(`${verb === 'install' ? 'added' : 'removed'} ${describeEdit(verb, file, edit)}; ${backup ? `the previous file is in ${backup}` : 'new file'}.\n`);
+    if (verb === 'install' && opts.scope === 'local') output.out(`${path.basename(file)} holds this machine's paths: keep it out of git.\n`);
     if (verb === 'install') output.out('Sessions already running may need a restart (or a look at /hooks) to pick it up.\n');
   }
   if (verb === 'install' && !existsSync(opts.stateDir)) {
@@ -108,26 +123,27 @@ export function registerHookInstall(hook: Command, { env, setCode }: CliContext)
       .command(verb)
       .description(
         verb === 'install'
-          ? 'merge the hook block of --print-settings into a Claude Code settings.json (default: the project\'s .claude/settings.json); a second install changes nothing; a backup of the previous file is kept'
-          : 'take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept',
+          ? "merge the hook block of --print-settings into a Claude Code settings file (default: the project's .claude/settings.local.json, this machine's own); a second install changes nothing; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/"
+          : 'take every dispatch-watchdog hook handler out of that settings file, leaving the rest as it was; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/',
       )
       .option('--user', 'the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json')
-      .option('--project', "the project settings: ./.claude/settings.json (the default)")
-      .option('--local', "the project's untracked settings: ./.claude/settings.local.json")
+      .option('--local', "this machine's settings of the project: ./.claude/settings.local.json (the default)")
+      .option('--project', "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)")
       .option('--dry-run', 'print what would change and the resulting file; write nothing');
     stateDirOption(cmd, 'state dir the hook records into', ', pinned as an absolute path').action(async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
       const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
       if (scopes.length > 1) throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
-      const scope: SettingsScope = scopes[0] ?? 'project';
+      const scope: SettingsScope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
       const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
       setCode(await runHookInstall(verb, opts, env.output));
     });
     teach(cmd, {
       examples:
         verb === 'install'
           ? [
-              ['dispatch-watchdog hook install --dry-run', "show what would change in the project's .claude/settings.json; write nothing"],
+              ['dispatch-watchdog hook install', 'install it for this project on this machine: ./.claude/settings.local.json'],
+              ['dispatch-watchdog hook install --dry-run', 'show what would change in that file; write nothing'],
               ['dispatch-watchdog hook install --user --state-dir ~/.onex_state', 'install for every Claude Code session of this user, recording into that state dir'],
             ]
           : [['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"]],

@@ -3,7 +3,8 @@
 // a hook must never break or slow the agent. A hook call runs hook-run.ts only (through the fast
 // entry); this module adds what installing it needs: the settings block and the entry's path.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { packageRoot } from '../version.js';
 import { hookRun, resolveHookStateDir } from './hook-run.js';
 import type { Command } from 'commander';
 import { teach } from '../cli-help.js';
@@ -37,12 +38,11 @@ export function shellQuote(arg: string): string {
 }
 
 /**
- * Absolute path of this package's fast hook entry: its CommonJS build, dist/hook/hook-entry.js
- * (`npm run build`; it starts sooner than an ES module), else dist/src/hook-entry.js.
+ * Absolute path of this package's hook: bundle/hook.cjs, the committed one-file build that
+ * hooks/hooks.json runs too (`npm run bundle`; CommonJS starts sooner than an ES module).
  */
 export function hookEntryPath(): string {
-  const cjs = fileURLToPath(new URL('../../hook/hook-entry.js', import.meta.url));
-  return existsSync(cjs) ? cjs : fileURLToPath(new URL('../hook-entry.js', import.meta.url));
+  return path.join(packageRoot(), 'bundle', 'hook.cjs');
 }
 
 const CACHES: [RegExp, string][] = [
@@ -106,7 +106,7 @@ export function registerHook(program: Command, { env, setCode }: CliContext): Co
   stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
   return teach(cmd, {
     examples: [
-      ['dispatch-watchdog hook --print-settings', 'the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)'],
+      ['dispatch-watchdog hook --print-settings', 'the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)'],
       ['dispatch-watchdog hook --print-settings --state-dir /srv/onex', 'the same, for a state dir of your choice'],
     ],
     exitCodes: [['ok', 'always: a hook must never block or fail a Claude Code session']],

@@ -1,7 +1,7 @@
 // The hook's fast path on real files and descriptors: the synchronous append keeps the line
 // discipline of atomic-write.ts (modes, symlinks, torn lines, short writes), stdin read from a
 // descriptor loses nothing (a non-blocking one is handed to a stream), and the built entries
-// (CommonJS, installed; ES module) write a whole payload at once and never hang.
+// (the CommonJS bundle, installed; the ES module) write a whole payload at once and never hang.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
@@ -94,7 +94,7 @@ describe('readStdinFd', () => {
 });
 
 describe('the built fast entry', () => {
-  const cjsEntry = path.join(REPO_ROOT, 'dist', 'hook', 'hook-entry.js');
+  const cjsEntry = path.join(REPO_ROOT, 'bundle', 'hook.cjs');
   const esmEntry = path.join(REPO_ROOT, 'dist', 'src', 'hook-entry.js');
   /** Run `entry` with `input` written to a stdin that is never closed. */
   const runOpen = (entry: string, input: string, state: string) => {
@@ -108,15 +108,14 @@ describe('the built fast entry', () => {
     return new Promise<{ code: number | null; signal: string | null; out: string; ms: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out, ms: Date.now() - t0 })));
   };
 
-  it('is what hook install and --print-settings pin: the CommonJS build, which node reads as CommonJS', async () => {
-    expect(readFileSync(path.join(REPO_ROOT, 'dist', 'hook', 'package.json'), 'utf8')).toContain('"commonjs"');
+  it('is what hook install and --print-settings pin: the committed CommonJS bundle, the one hooks/hooks.json runs', async () => {
     const printed = await runCli(['hook', '--print-settings', '--state-dir', '/srv/state']);
     expect(printed.stdout).toContain(JSON.stringify(`node ${cjsEntry} --state-dir /srv/state`));
     expect(isOurHookCommand(`node ${cjsEntry} --state-dir /s`)).toBe(true);
   });
 
   it.each([
-    { name: 'CommonJS (installed)', entry: cjsEntry },
+    { name: 'the CommonJS bundle (installed)', entry: cjsEntry },
     { name: 'ES module (older installs, the bin)', entry: esmEntry },
   ])('$name: a whole payload on a stdin that never closes is written and the entry exits 0 at once, silently', async ({ entry }) => {
     const state = tempDir();

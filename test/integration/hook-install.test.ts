@@ -1,17 +1,17 @@
-// `hook install|uninstall`: merges our block into the right settings.json as a text edit (other
-// settings keep their bytes), idempotently, with a backup; refuses a package-manager cache path.
+// `hook install|uninstall`: merges our block into the right settings file as a text edit (other
+// settings keep their bytes), idempotently, with one backup outside the project; refuses a
+// package-manager cache path.
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/contracts/errors.js';
 import { Readable } from 'node:stream';
 import { hookMain, hookSettingsBlock } from '../../src/commands/hook.js';
-import { packageCacheOf, runHookInstall, settingsFileFor, type HookInstallOptions } from '../../src/commands/hook-install.js';
+import { backupFileFor, packageCacheOf, runHookInstall, settingsFileFor, type HookInstallOptions } from '../../src/commands/hook-install.js';
 import { isOurHookCommand, planHookInstall, planHookUninstall } from '../../src/commands/hook-settings.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const NOW = Date.parse('2026-04-02T10:00:00.000Z');
 const ENTRY = '/opt/dw/node_modules/dispatch-watchdog/dist/src/hook-entry.js';
 const block = (stateDir = '/srv/state') => hookSettingsBlock(`node ${ENTRY} --state-dir ${stateDir}`);
 
@@ -40,12 +40,13 @@ function project(): { cwd: string; home: string; opts: (o?: Partial<HookInstallO
   mkdirSync(path.join(cwd, '.onex_state'), { recursive: true });
   mkdirSync(home);
   const opts = (o: Partial<HookInstallOptions> = {}): HookInstallOptions => ({
-    scope: 'project', isDryRun: false, stateDir: path.join(cwd, '.onex_state'), env: { HOME: home }, cwd, nowMs: NOW, entryPath: ENTRY, ...o,
+    scope: 'local', isDryRun: false, stateDir: path.join(cwd, '.onex_state'), env: { HOME: home }, cwd, entryPath: ENTRY, ...o,
   });
-  return { cwd, home, opts, settings: path.join(cwd, '.claude', 'settings.json') };
+  return { cwd, home, opts, settings: path.join(cwd, '.claude', 'settings.local.json') };
 }
 
-const backups = (file: string) => readdirSync(path.dirname(file)).filter((f) => f.startsWith(path.basename(file) + '.bak-'));
+/** Every file under `dir`, relative (none when it does not exist). */
+const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(path.join(dir, f)).isFile()).sort() : []);
 
 describe('planHookInstall / planHookUninstall (text edits)', () => {
   it('adds our handler to every event and keeps every other byte; uninstall gives the original back', () => {
@@ -125,43 +126,62 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
 });
 
 describe('runHookInstall', () => {
-  it('installs into ./.claude/settings.json by default; a second install changes nothing and writes no backup', async () => {
+  it('installs into ./.claude/settings.local.json by default, says so; a second install changes nothing and writes no backup', async () => {
     const p = project();
     const c = capture();
     expect(await runHookInstall('install', p.opts(), c.output)).toBe(0);
-    expect(c.out.stdout).toContain(`added the dispatch-watchdog hook for 8 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification) in ${p.settings}; new file.\n`);
+    expect(c.out.stdout).toBe(
+      `added the dispatch-watchdog hook for 8 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification) in ${p.settings}; new file.\n` +
+        "settings.local.json holds this machine's paths: keep it out of git.\n" +
+        'Sessions already running may need a restart (or a look at /hooks) to pick it up.\n',
+    );
     expect(c.out.stderr).toBe('');
     const first = readFileSync(p.settings, 'utf8');
     expect(JSON.parse(first)).toEqual(hookSettingsBlock(`node ${ENTRY} --state-dir ${path.join(p.cwd, '.onex_state')}`));
+    expect(existsSync(path.join(p.cwd, '.claude', 'settings.json'))).toBe(false);
     const mtime = statSync(p.settings).mtimeMs;
     const again = capture();
     await runHookInstall('install', p.opts(), again.output);
     expect(again.out.stdout).toBe(`the dispatch-watchdog hook is already installed in ${p.settings}; nothing changed.\n`);
     expect(readFileSync(p.settings, 'utf8')).toBe(first);
     expect(statSync(p.settings).mtimeMs).toBe(mtime);
-    expect(backups(p.settings)).toEqual([]);
+    expect(filesUnder(path.join(p.home, '.claude'))).toEqual([]);
+    expect(filesUnder(path.join(p.cwd, '.claude'))).toEqual(['settings.local.json']);
   });
 
-  it('keeps a backup of the previous file, its mode, and the file behind a symlink', async () => {
+  it('--project writes the shared .claude/settings.json', async () => {
+    const p = project();
+    await runHookInstall('install', p.opts({ scope: 'project' }), capture().output);
+    expect(filesUnder(path.join(p.cwd, '.claude'))).toEqual(['settings.json']);
+    expect(readFileSync(path.join(p.cwd, '.claude', 'settings.json'), 'utf8')).toContain(ENTRY);
+  });
+
+  it('keeps ONE backup of the previous file, out of the project (under the config dir, 0600), its mode, and the file behind a symlink', async () => {
     const p = project();
     const real = path.join(p.home, 'dotfiles-settings.json');
     writeFileSync(real, USER_SETTINGS);
-    chmodSync(real, 0o600);
+    chmodSync(real, 0o640);
     mkdirSync(path.dirname(p.settings));
     symlinkSync(real, p.settings);
     const c = capture();
     await runHookInstall('install', p.opts(), c.output);
-    const [bak] = backups(p.settings);
-    expect(bak).toBe('settings.json.bak-2026-04-02T10-00-00Z');
-    expect(c.out.stdout).toContain(`the previous file is in ${path.join(path.dirname(p.settings), bak!)}.\n`);
-    expect(readFileSync(path.join(path.dirname(p.settings), bak!), 'utf8')).toBe(USER_SETTINGS);
+    const bak = backupFileFor(p.settings, { HOME: p.home });
+    expect(bak).toBe(path.join(p.home, '.claude', 'backups', 'dispatch-watchdog', `${p.settings.replace(/[/.]/g, '-')}.bak`));
+    expect(c.out.stdout).toContain(`the previous file is in ${bak}.\n`);
+    expect(readFileSync(bak, 'utf8')).toBe(USER_SETTINGS);
+    expect(statSync(bak).mode & 0o777).toBe(0o600);
     expect(lstatSync(p.settings).isSymbolicLink()).toBe(true);
-    expect(statSync(real).mode & 0o777).toBe(0o600);
+    expect(statSync(real).mode & 0o777).toBe(0o640);
     expect(readFileSync(real, 'utf8')).toContain(ENTRY);
+    const installed = readFileSync(real, 'utf8');
     const u = capture();
     await runHookInstall('uninstall', p.opts(), u.output);
-    expect(u.out.stdout).toMatch(/^removed 8 dispatch-watchdog hook handlers from .*settings\.json; the previous file is in .*settings\.json\.bak-2026-04-02T10-00-00Z-2\.\n$/);
+    expect(u.out.stdout).toBe(`removed 8 dispatch-watchdog hook handlers from ${p.settings}; the previous file is in ${bak}.\n`);
     expect(readFileSync(real, 'utf8')).toBe(USER_SETTINGS);
+    // Still one backup: the text before the last change.
+    expect(readFileSync(bak, 'utf8')).toBe(installed);
+    expect(filesUnder(path.join(p.home, '.claude'))).toEqual([path.relative(path.join(p.home, '.claude'), bak)]);
+    expect(filesUnder(path.join(p.cwd, '.claude'))).toEqual(['settings.local.json']);
     const none = capture();
     await runHookInstall('uninstall', p.opts(), none.output);
     expect(none.out.stdout).toBe(`no dispatch-watchdog hook in ${p.settings}; nothing changed.\n`);
@@ -175,7 +195,7 @@ describe('runHookInstall', () => {
     expect(existsSync(path.dirname(p.settings))).toBe(false);
   });
 
-  it('--user is $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; --local is settings.local.json', () => {
+  it('--user is $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; --local (the default) is settings.local.json', () => {
     expect(settingsFileFor('user', { HOME: '/h' }, '/p')).toBe('/h/.claude/settings.json');
     expect(settingsFileFor('user', { HOME: '/h', CLAUDE_CONFIG_DIR: '/cfg' }, '/p')).toBe('/cfg/settings.json');
     expect(settingsFileFor('project', { HOME: '/h' }, '/p')).toBe('/p/.claude/settings.json');
@@ -236,7 +256,7 @@ describe('the CLI', () => {
     expect(r.stdout).toContain(`in ${file}; new file.`);
     const command = (JSON.parse(readFileSync(file, 'utf8')) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]!.hooks[0]!.command;
     // The pinned entry is the package's real fast entry, and it exists.
-    const entry = /^node (\S+hook-entry\.js) --state-dir /.exec(command)![1]!;
+    const entry = /^node (\S+hook\.cjs) --state-dir /.exec(command)![1]!;
     expect(existsSync(entry)).toBe(true);
     const printed = await runCli(['hook', '--print-settings', '--state-dir', path.join(p.cwd, '.onex_state')]);
     expect(JSON.parse(printed.stdout)).toEqual(JSON.parse(readFileSync(file, 'utf8')));

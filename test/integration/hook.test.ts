@@ -73,7 +73,7 @@ describe('hookMain', () => {
     const block = JSON.parse(out) as ReturnType<typeof hookSettingsBlock>;
     expect(Object.keys(block.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification']);
     const command = (block.hooks.Stop![0] as { hooks: { command: string }[] }).hooks[0]!.command;
-    expect(command).toMatch(/^node \S+hook-entry\.js --state-dir '\/srv\/state dir'$/);
+    expect(command).toMatch(/^node \S+bundle\/hook\.cjs --state-dir '\/srv\/state dir'$/);
   });
 
   it('hookSettingsBlock', () => {

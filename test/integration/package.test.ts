@@ -19,8 +19,8 @@ describe('package.json', () => {
   it('runs nothing at install time and builds at pack time', () => {
     for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[s], s).toBeUndefined();
     expect(pkg.scripts.prepack).toMatch(/tsc -p tsconfig\.build\.json/);
-    // The hook's CommonJS entry (what hook install pins) is built too.
-    expect(pkg.scripts.prepack).toMatch(/node scripts\/build-hook\.mjs/);
+    // The hook install pins, and the plugin's CLI, are committed (bundle/): nothing to build for them.
+    expect(pkg.files).toContain('bundle');
   });
   it('says where it comes from and what it exports', () => {
     expect(pkg.license).toBe('MIT');
@@ -51,7 +51,7 @@ describe('the packed tarball', () => {
   }, 120_000);
 
   it('holds the build, the schemas, the docs and the licence, and nothing else', () => {
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'dist/hook/hook-entry.js', 'dist/hook/package.json']) {
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'bundle/hook.cjs', 'bundle/cli.cjs']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('dist/bench') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
@@ -65,17 +65,45 @@ describe('the packed tarball', () => {
     expect((await run(bin(), ['--help'])).stdout).toContain('Usage: dispatch-watchdog');
   });
 
-  it('pins the installed CommonJS hook entry, which records a payload', async () => {
+  it('pins the installed hook bundle, which records a payload', async () => {
     const state = path.join(app, 'hook-state');
     mkdirSync(state);
     const { stdout } = await run(bin(), ['hook', '--print-settings', '--state-dir', state]);
     const command = (JSON.parse(stdout) as { hooks: { Stop: { hooks: { command: string }[] }[] } }).hooks.Stop[0]!.hooks[0]!.command;
-    const entry = path.join(app, 'node_modules', 'dispatch-watchdog', 'dist', 'hook', 'hook-entry.js');
+    const entry = path.join(app, 'node_modules', 'dispatch-watchdog', 'bundle', 'hook.cjs');
     expect(command).toBe(`node ${entry} --state-dir ${state}`);
     const child = execFile(process.execPath, [entry, '--state-dir', state]);
     child.stdin!.end(JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-1' }));
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     expect(JSON.parse(readFileSync(path.join(state, 'activity', 'sess-1.ndjson'), 'utf8'))).toMatchObject({ event: 'Stop', session_id: 'sess-1' });
+  });
+
+  it("runs the README's first command in the installed package, on the example it ships", async () => {
+    // README line 4: `npm ci && npm run build && npx dispatch-watchdog …`; the package is already
+    // built, so a consumer runs the last part, in the package's own directory.
+    const first = readFileSync(path.join(app, 'node_modules', 'dispatch-watchdog', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('npm ci && '))!;
+    const args = first.split(' && ').at(-1)!.split(' ');
+    expect(args.slice(0, 2)).toEqual(['npx', 'dispatch-watchdog']);
+    expect(files).toContain('.onex_state.example/epics/PROJ-1000/state.yaml');
+    const r = await run(bin(), args.slice(2), { cwd: path.join(app, 'node_modules', 'dispatch-watchdog'), env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect([(r as { code?: number }).code, r.stderr]).toEqual([3, '']);
+    expect(r.stdout).toMatch(/task-1002\s+PROJ-1002\s+STALLED/);
+  });
+
+  it('hook install (npm install + hook install): writes .claude/settings.local.json, and the command it pins records a payload run as Claude Code runs it', async () => {
+    const project = path.join(app, 'proj');
+    mkdirSync(path.join(project, '.onex_state'), { recursive: true });
+    const home = path.join(app, 'home');
+    mkdirSync(home, { recursive: true });
+    const { stdout } = await run(bin(), ['hook', 'install'], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', ONEX_STATE_DIR: '' } });
+    const file = path.join(project, '.claude', 'settings.local.json');
+    expect(stdout).toContain(`in ${file}; new file.`);
+    const command = (JSON.parse(readFileSync(file, 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } }).hooks.PreToolUse[0]!.hooks[0]!.command;
+    expect(command).toBe(`node ${path.join(app, 'node_modules', 'dispatch-watchdog', 'bundle', 'hook.cjs')} --state-dir ${path.join(project, '.onex_state')}`);
+    const child = execFile('sh', ['-c', command], { cwd: project });
+    child.stdin!.end(JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-2', tool_name: 'Bash', tool_input: { command: 'make' } }));
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(project, '.onex_state', 'activity', 'sess-2.ndjson'), 'utf8'))).toMatchObject({ event: 'PreToolUse', tool_name: 'Bash' });
   });
 
   it('checks a wave once (exit 0 when healthy)', async () => {
