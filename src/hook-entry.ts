@@ -1,5 +1,5 @@
-// Fast entry for the Claude Code hook: `node dist/hook/hook-entry.js [--state-dir DIR]` (the
-// CommonJS build of this file, see scripts/build-hook.mjs; dist/src/hook-entry.js is the same code
+// Fast entry for the Claude Code hook: `node bundle/hook.cjs [--state-dir DIR]` (the committed
+// CommonJS bundle of this file, see scripts/bundle.mjs; dist/src/hook-entry.js is the same code
 // as an ES module). It loads hook-run.ts and its small helpers only, reads the payload from
 // descriptor 0 (process.stdin would load node's stream machinery) and writes synchronously, so a
 // hook call costs little more than node's own start. No top-level await: it must build as CommonJS.
