@@ -15,7 +15,10 @@ import type { ResolvedOptions } from './options.js';
 import { overlayWave, type ProcessState } from './core/overlay.js';
 import type { WatchDeps } from './watch.js';
 import type { LinearRetryOptions } from './act/tracker/linear-retry.js';
+import path from 'node:path';
 import { createClaudeObserver } from './observe/read/claude-observer.js';
+import { resolveProjectsDir } from './observe/read/find-transcript.js';
+import { createProcessObserver } from './observe/read/process-observer.js';
 import type { TaskObserver } from './observe/read/observer.js';
 
 export interface WiringEnv {
@@ -91,9 +94,16 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
   };
 }
 
-/** Claude Code transcripts and hook activity as evidence (docs/claude-code.md). */
+/** Claude Code transcripts and hook activity, and the agent's process where it is known, as evidence (docs/claude-code.md, docs/verdicts.md). */
 export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[] {
-  return (paths, opts) => [
-    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }),
-  ];
+  return (paths, opts) => {
+    const configDir = opts.config.claude?.config_dir;
+    const observers = [
+      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }),
+    ];
+    // A moment replayed with --now has no process to look at: its evidence is the files alone.
+    if (opts.nowOverrideMs !== undefined) return observers;
+    const sessionsDir = path.join(path.dirname(resolveProjectsDir({ configDir, env })), 'sessions');
+    return [...observers, createProcessObserver({ sessionsDir })];
+  };
 }

@@ -34,6 +34,10 @@ export const TaskEntry = z.looseObject({
   last_tool: z.string().nullable(),
   sources: z.array(z.string()),
   reason: z.string(),
+  unobserved_children: z
+    .array(z.string())
+    .optional()
+    .describe('Subagents this task waits on that nothing can be seen of (no transcript found): its verdict is unknown, never acted on (docs/verdicts.md).'),
 });
 
 export const RequestEntry = z.looseObject({

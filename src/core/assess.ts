@@ -34,6 +34,11 @@ export interface Verdict {
   stallReason?: StallReason;
   /** When this task stalls if nothing changes: the loop wakes then (DESIGN §12). */
   deadlineMs?: number;
+  /**
+   * The subagents this task waits on that nothing can be seen of (no transcript found, no
+   * progress line): past its window it is `unknown`, never acted on (issue 19 item 3).
+   */
+  unobservedChildren?: string[];
 }
 
 const sec = (ms: number) => `${Math.round(ms / 1000)}s`;
@@ -233,6 +238,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       return verdict('healthy', `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
+    if (stallReason === 'inactivity' && children?.unseenIds && !isGone) {
+      // Missing evidence never kills: the child may be at work where the watchdog cannot look.
+      const ids = children.unseenIds;
+      return verdict('unknown', `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(', ')}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
     const why =
       stallReason === 'never_started'
         ? `no activity since dispatch ${sec(idleMs)} ago`

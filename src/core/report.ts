@@ -92,6 +92,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
       last_tool: v.lastTool ?? null,
       sources: v.sources,
       reason: v.reason,
+      ...(v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}),
     })),
     summary: {
       total_tasks: verdicts.length,

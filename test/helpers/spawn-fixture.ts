@@ -20,8 +20,8 @@ export interface Fixture {
 }
 
 /** Spawn `node <fixture>` and resolve once it printed "ready"; `detached` makes it a process-group leader. */
-export function spawnFixture(name: string, args: string[] = [], opts: { detached?: boolean } = {}): Promise<Fixture> {
-  const child = spawn(process.execPath, [fixture(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: opts.detached });
+export function spawnFixture(name: string, args: string[] = [], opts: { detached?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Fixture> {
+  const child = spawn(process.execPath, [fixture(name), ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: opts.detached, env: opts.env });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

@@ -4,7 +4,7 @@
 export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error';
 
 /** Where a piece of evidence came from. */
-export type SourceName = 'row' | 'hooks' | 'transcript';
+export type SourceName = 'row' | 'hooks' | 'transcript' | 'process';
 
 /** A tool call as seen in a transcript or hook events. */
 export interface ToolCall {
@@ -63,6 +63,8 @@ export interface Observation {
   isOutputTracked?: boolean;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
+  /** Live child processes of the agent's process (a tool's command running), when its process is sampled. */
+  liveChildren?: number;
   /** The agent has finished (final result, SubagentStop, task-notification completed). */
   finished?: {
     kind: string;
@@ -84,6 +86,9 @@ export interface Observation {
 /** What one source knows; merged by `mergeObservations`. */
 export type PartialObservation = Partial<Omit<Observation, 'sources'>> & { source: SourceName };
 
+/** A source's progress within this long after a give-up is the give-up itself (a StopFailure line lands just after it), in ms. */
+const RESUME_SLACK_MS = 1000;
+
 const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
 /** Merge evidence from several sources: newest wins for each fact; lists are concatenated. */
@@ -96,7 +101,8 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   for (const p of parts) {
     const hasFact =
       p.lastProgressMs !== undefined || p.lastTool !== undefined || p.lastOutput !== undefined || p.finished !== undefined ||
-      p.waitingHuman !== undefined || p.isApiRetrying !== undefined || p.failed !== undefined || (p.recentCalls?.length ?? 0) > 0;
+      p.waitingHuman !== undefined || p.isApiRetrying !== undefined || p.failed !== undefined || (p.recentCalls?.length ?? 0) > 0 ||
+      (p.source === 'process' && p.outputGrewAtMs !== undefined);
     if (hasFact && !out.sources.includes(p.source)) out.sources.push(p.source);
     out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
@@ -136,9 +142,15 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
+    if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
+  // A give-up ends when the agent resumes (issue 19 item 4): a hook or transcript source that saw
+  // the agent at work after it (a new prompt, a woken turn, a tool call) clears one another
+  // source still reports. A sampled process's bytes do not: the error response itself arrives then.
+  const failedAtMs = out.failed?.atMs;
+  if (failedAtMs !== undefined && parts.some((p) => (p.source === 'hooks' || p.source === 'transcript') && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
   if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;

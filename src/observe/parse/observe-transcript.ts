@@ -82,6 +82,11 @@ export function waitedChildren(parent: TranscriptState, children: readonly Child
   return [...out];
 }
 
+/** The open foreground subagent calls with no child evidence at all (no progress line names a child), labelled by call. */
+function unseenCalls(state: TranscriptState): string[] {
+  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`);
+}
+
 /** The transcript as one source for mergeObservations, its progress including the children it waits on. */
 export function observeTranscript(state: TranscriptState, facts: TranscriptFacts = {}, children: readonly ChildTranscript[] = []): PartialObservation {
   const part = summarizeTranscript(state, facts);
@@ -89,7 +94,13 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   // A turn that ended while background subagents run waits on them, named by their launch.
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  if (foreground.length === 0 && background.length === 0) return part;
+  // An open foreground call whose subagent has no transcript found and no progress line naming
+  // it: the agent waits on a child nothing can be seen of (issue 19 item 3, never acted on).
+  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  if (foreground.length === 0 && background.length === 0) {
+    if (unseenForeground.length > 0) part.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    return part;
+  }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part.finished;
   const waited = [...new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x): x is number => x !== undefined);
