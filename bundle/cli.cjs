@@ -3470,45 +3470,6 @@ var require_commander = __commonJS({
   }
 });
 
-// src/contracts/defaults.ts
-function withDefault(text, value) {
-  const shown = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
-  return `${text ? `${text} ` : ""}@defaultValue ${shown}`;
-}
-var DEFAULTS;
-var init_defaults = __esm({
-  "src/contracts/defaults.ts"() {
-    "use strict";
-    DEFAULTS = {
-      timeout_seconds: 120,
-      check_interval_seconds: 30,
-      action: "redispatch",
-      max_redispatches: 2,
-      exemptions: {
-        bash_long_timeout_ms: 12e4,
-        bash_grace_seconds: 60,
-        rate_limit_factor: 2,
-        rate_limit_patterns: ["rate limit", "retry"],
-        ci_polling_seconds: 600,
-        ci_polling_patterns: ["gh run watch", "gh pr checks --watch", "gh pr checks --wait"],
-        open_tool_grace_seconds: 60,
-        future_skew_seconds: 300
-      },
-      looping: { repeat_count: 4, error_count: 3, act: false },
-      circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
-      agents: { adapter: "mailbox", kill_grace_ms: 5e3, command_timeout_ms: 6e4 },
-      /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
-      requests: { deadline_windows: 2 },
-      linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
-      /** Facts of the outside world, not settable in the config file. */
-      fixed: {
-        /** Claude Code's own Bash timeout, for an open Bash call that names none. */
-        claude_bash_timeout_ms: 12e4
-      }
-    };
-  }
-});
-
 // src/contracts/errors.ts
 function combineProblems(problems) {
   const flat = problems.flatMap((p) => p instanceof InputProblems ? p.problems : [p]);
@@ -3567,6 +3528,75 @@ var init_errors = __esm({
     InternalError = class extends WatchdogError {
       constructor(message, cause) {
         super("internal", message, { cause, hint: "This is a dispatch-watchdog bug; please report it with the command you ran." });
+      }
+    };
+  }
+});
+
+// src/deps.ts
+function detectTerminal(stream, env) {
+  const isTty = Boolean(stream.isTTY) && env.TERM !== "dumb";
+  return { isTty, hasColor: isTty && env.NO_COLOR === void 0, columns: () => stream.columns };
+}
+var MAX_TIMER_MS, realClock, processOutput;
+var init_deps = __esm({
+  "src/deps.ts"() {
+    "use strict";
+    MAX_TIMER_MS = 2 ** 31 - 1;
+    realClock = {
+      nowMs: () => Date.now(),
+      sleep: (ms2, signal2) => new Promise((resolve) => {
+        if (signal2?.aborted) return resolve();
+        const t = setTimeout(done, Math.min(Math.max(0, ms2), MAX_TIMER_MS));
+        function done() {
+          clearTimeout(t);
+          signal2?.removeEventListener("abort", done);
+          resolve();
+        }
+        signal2?.addEventListener("abort", done, { once: true });
+      })
+    };
+    processOutput = {
+      out: (t) => void process.stdout.write(t),
+      err: (t) => void process.stderr.write(t)
+    };
+  }
+});
+
+// src/contracts/defaults.ts
+function withDefault(text, value) {
+  const shown = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
+  return `${text ? `${text} ` : ""}@defaultValue ${shown}`;
+}
+var DEFAULTS;
+var init_defaults = __esm({
+  "src/contracts/defaults.ts"() {
+    "use strict";
+    DEFAULTS = {
+      timeout_seconds: 120,
+      check_interval_seconds: 30,
+      action: "redispatch",
+      max_redispatches: 2,
+      exemptions: {
+        bash_long_timeout_ms: 12e4,
+        bash_grace_seconds: 60,
+        rate_limit_factor: 2,
+        rate_limit_patterns: ["rate limit", "retry"],
+        ci_polling_seconds: 600,
+        ci_polling_patterns: ["gh run watch", "gh pr checks --watch", "gh pr checks --wait"],
+        open_tool_grace_seconds: 60,
+        future_skew_seconds: 300
+      },
+      looping: { repeat_count: 4, error_count: 3, act: false },
+      circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
+      agents: { adapter: "mailbox", kill_grace_ms: 5e3, command_timeout_ms: 6e4 },
+      /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
+      requests: { deadline_windows: 2 },
+      linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
+      /** Facts of the outside world, not settable in the config file. */
+      fixed: {
+        /** Claude Code's own Bash timeout, for an open Bash call that names none. */
+        claude_bash_timeout_ms: 12e4
       }
     };
   }
@@ -11421,36 +11451,6 @@ var init_p_retry = __esm({
   }
 });
 
-// src/deps.ts
-function detectTerminal(stream, env) {
-  const isTty = Boolean(stream.isTTY) && env.TERM !== "dumb";
-  return { isTty, hasColor: isTty && env.NO_COLOR === void 0, columns: () => stream.columns };
-}
-var MAX_TIMER_MS, realClock, processOutput;
-var init_deps = __esm({
-  "src/deps.ts"() {
-    "use strict";
-    MAX_TIMER_MS = 2 ** 31 - 1;
-    realClock = {
-      nowMs: () => Date.now(),
-      sleep: (ms2, signal2) => new Promise((resolve) => {
-        if (signal2?.aborted) return resolve();
-        const t = setTimeout(done, Math.min(Math.max(0, ms2), MAX_TIMER_MS));
-        function done() {
-          clearTimeout(t);
-          signal2?.removeEventListener("abort", done);
-          resolve();
-        }
-        signal2?.addEventListener("abort", done, { once: true });
-      })
-    };
-    processOutput = {
-      out: (t) => void process.stdout.write(t),
-      err: (t) => void process.stderr.write(t)
-    };
-  }
-});
-
 // src/act/tracker/linear-retry.ts
 function backoffDelayMs(retry, minDelayMs, maxDelayMs, jitter) {
   return Math.min(maxDelayMs, Math.round(minDelayMs * 2 ** (retry - 1) * (1 + jitter)));
@@ -11601,8 +11601,160 @@ var {
 } = import_index.default;
 
 // src/cli.ts
-init_defaults();
 init_errors();
+
+// src/contracts/exit-codes.ts
+init_errors();
+var EXIT_CODES = {
+  ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
+  failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
+  input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
+  stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
+  requests: { code: 10, means: "next: new cancel/redispatch requests to carry out" },
+  unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
+  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" }
+};
+var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
+function exitCodeFor(e, out) {
+  if (e instanceof InputError) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.input;
+  }
+  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.failure;
+  }
+  const err = e;
+  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
+${err?.stack ?? ""}
+`);
+  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
+  return EXIT.failure;
+}
+
+// src/cli.ts
+init_deps();
+
+// src/sys/crash-point.ts
+var SPEC = /^(before|after):([a-z_]+)(?:#([1-9]\d*))?$/;
+var armed;
+var hits = 0;
+function armCrashPoint(spec) {
+  const m = SPEC.exec(spec ?? "");
+  armed = m ? { when: m[1], point: m[2], nth: Number(m[3] ?? 1) } : void 0;
+  hits = 0;
+}
+function crashPoint(when, point) {
+  if (armed === void 0 || armed.when !== when || armed.point !== point || ++hits < armed.nth) return;
+  process.kill(process.pid, "SIGKILL");
+}
+
+// src/version.ts
+var import_node_fs = require("node:fs");
+var import_node_path = __toESM(require("node:path"), 1);
+var import_node_url = require("node:url");
+var cached;
+function findPackage() {
+  if (cached) return cached;
+  const here = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
+  let dir = here;
+  for (let i = 0; i < 4; i++) {
+    try {
+      const pkg = JSON.parse((0, import_node_fs.readFileSync)(import_node_path.default.join(dir, "package.json"), "utf8"));
+      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = { root: dir, version: pkg.version };
+    } catch {
+    }
+    dir = import_node_path.default.dirname(dir);
+  }
+  return cached = { root: import_node_path.default.dirname(here), version: "0.0.0" };
+}
+function packageVersion() {
+  return findPackage().version;
+}
+function packageRoot() {
+  return findPackage().root;
+}
+
+// src/act/agents/make-adapter.ts
+init_errors();
+
+// src/act/agents/argv-template.ts
+init_errors();
+var PLACEHOLDERS = [
+  "prompt",
+  "prompt_file",
+  "ticket",
+  "attempt",
+  "checkpoint",
+  "task_id",
+  "recovery_task_id",
+  "epic",
+  "key",
+  "pid",
+  "agent_id",
+  "agent_name",
+  "team",
+  "session_id"
+];
+var PATTERN = /\{([A-Za-z_]+)\}/g;
+var isPlaceholder = (name) => PLACEHOLDERS.includes(name);
+function validateArgvTemplate(argv, configKey, locate) {
+  for (const [i, el] of argv.entries()) {
+    for (const m of el.matchAll(PATTERN)) {
+      if (!isPlaceholder(m[1])) {
+        const what = `unknown placeholder {${m[1]}}. Expected one of ${PLACEHOLDERS.map((p) => `{${p}}`).join(" ")}, got ${JSON.stringify(el)}.`;
+        return new InputError("bad_config", locate ? what : `${configKey}[${i}]: ${what}`, {
+          location: locate?.([...configKey.split("."), i]),
+          hint: "Fix the placeholder name; each argv element is passed as is, without a shell."
+        });
+      }
+    }
+  }
+  return void 0;
+}
+function expandArgv(argv, values) {
+  const missing = /* @__PURE__ */ new Set();
+  const out = argv.map(
+    (el) => el.replace(PATTERN, (whole, name) => {
+      if (!isPlaceholder(name)) return whole;
+      const v = values[name];
+      if (v === void 0) missing.add(name);
+      return v ?? whole;
+    })
+  );
+  return missing.size > 0 ? { ok: false, missing: [...missing] } : { ok: true, argv: out };
+}
+function placeholderValues(req, promptFile) {
+  const t = req.task;
+  const v = {
+    ticket: t.ticketId,
+    task_id: t.taskId,
+    epic: req.epicId,
+    key: req.key,
+    pid: t.pid === void 0 ? void 0 : String(t.pid),
+    agent_id: t.agentId,
+    agent_name: t.agentName,
+    team: t.teamName,
+    session_id: t.sessionId
+  };
+  if ("prompt" in req) {
+    Object.assign(v, {
+      prompt: req.prompt,
+      prompt_file: promptFile,
+      attempt: String(req.attempt),
+      checkpoint: req.checkpointPath,
+      recovery_task_id: req.recoveryTaskId
+    });
+  }
+  return v;
+}
+
+// src/act/agents/claude-team.ts
+var import_node_fs5 = require("node:fs");
+var import_node_os = __toESM(require("node:os"), 1);
+var import_node_path4 = __toESM(require("node:path"), 1);
 
 // node_modules/zod/v4/core/util.js
 var util_exports = {};
@@ -11622,7 +11774,7 @@ __export(util_exports, {
   attachSchema: () => attachSchema,
   base64ToUint8Array: () => base64ToUint8Array,
   base64urlToUint8Array: () => base64urlToUint8Array,
-  cached: () => cached,
+  cached: () => cached2,
   captureStackTrace: () => captureStackTrace,
   cleanEnum: () => cleanEnum,
   cleanRegex: () => cleanRegex,
@@ -11727,7 +11879,7 @@ var Cached = class {
     return this._value;
   }
 };
-function cached(getter) {
+function cached2(getter) {
   return new Cached(getter);
 }
 function nullish(input) {
@@ -11876,7 +12028,7 @@ var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace :
 function isObject(data) {
   return typeof data === "object" && data !== null && !Array.isArray(data);
 }
-var allowsEval = /* @__PURE__ */ cached(() => {
+var allowsEval = /* @__PURE__ */ cached2(() => {
   if (globalConfig.jitless) {
     return false;
   }
@@ -14004,7 +14156,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     get.raw = sh;
     Object.defineProperty(def, "shape", { get });
   }
-  const _normalized = cached(() => normalizeDef(def));
+  const _normalized = cached2(() => normalizeDef(def));
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
@@ -14071,7 +14223,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
 var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) => {
   $ZodObject.init(inst, def);
   const superParse = inst._zod.parse;
-  const _normalized = cached(() => normalizeDef(def));
+  const _normalized = cached2(() => normalizeDef(def));
   const memo2 = globalConfig.memoizer;
   const generateFastpass = (shape) => {
     const normalized = _normalized.value;
@@ -14310,7 +14462,7 @@ var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnio
       throw new Error(`Invalid discriminated union option at index "${i}"`);
     }
   });
-  const disc = cached(() => discriminatorMap(def));
+  const disc = cached2(() => discriminatorMap(def));
   inst._zod.parse = (payload, ctx) => {
     const input = payload.value;
     if (!isObject(input)) {
@@ -18177,132 +18329,208 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// src/contracts/vocabulary.ts
-var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_human", "stalled", "looping", "healthy"];
-var VerdictKindSchema = _enum(VERDICT_KINDS);
-var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
-var ExemptionSchema = _enum(EXEMPTION_NAMES);
-var ACTION_KINDS = ["cancel", "redispatch", "escalate"];
-var ActionKindSchema = _enum(ACTION_KINDS);
-var ADAPTER_OPS = ["cancel", "redispatch"];
-var AdapterOpSchema = _enum(ADAPTER_OPS);
-var STRATEGIES = ["report", "cancel", "redispatch"];
-var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
-var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
-var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
-var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
-
-// src/demo/run-demo.ts
-var import_node_crypto8 = require("node:crypto");
-var import_node_fs30 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
-
-// src/sys/proc-identity.ts
-var import_node_child_process = require("node:child_process");
-var import_node_fs = require("node:fs");
-function parseProcStat(text) {
-  const close = text.lastIndexOf(")");
-  if (close < 0) return void 0;
-  const rest = text.slice(close + 2).split(" ");
-  const state = rest[0];
-  const ppid = Number(rest[1]);
-  const pgrp = Number(rest[2]);
-  const startTicks = Number(rest[19]);
-  if (!state || !Number.isSafeInteger(startTicks) || !Number.isSafeInteger(pgrp)) return void 0;
-  return { state, ppid, pgrp, startTicks };
+// src/contracts/time.ts
+var IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
+function isoToMs(iso) {
+  return Date.parse(iso);
 }
-async function processGroupMembers(pgrp) {
-  let names;
-  try {
-    names = await import_node_fs.promises.readdir("/proc");
-  } catch {
-    return [];
-  }
-  const members2 = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const text = await import_node_fs.promises.readFile(`/proc/${name}/stat`, "utf8").catch(() => void 0);
-    const st = text === void 0 ? void 0 : parseProcStat(text);
-    if (st && st.pgrp === pgrp && st.state !== "Z" && st.state !== "X") members2.push({ pid: Number(name), ppid: st.ppid, startTicks: st.startTicks });
-  }
-  return members2;
+function msToIso(ms2) {
+  const iso = new Date(ms2).toISOString();
+  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
 }
-var bootIdCache;
-var readBootId = () => bootIdCache ??= import_node_fs.promises.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => void 0);
-async function probeProcess(pid) {
-  let text;
-  try {
-    text = await import_node_fs.promises.readFile(`/proc/${pid}/stat`, "utf8");
-  } catch (e) {
-    const code = e.code;
-    if (code === "ENOENT" || code === "ESRCH") {
-      try {
-        await import_node_fs.promises.access("/proc/self/stat");
-        return { kind: "gone" };
-      } catch {
-        return isAlive(pid) ? { kind: "unknown", reason: "no /proc on this system" } : { kind: "gone" };
-      }
+function utcDate(ms2) {
+  return new Date(ms2).toISOString().slice(0, 10);
+}
+
+// src/files/atomic-write.ts
+var import_node_crypto = require("node:crypto");
+var import_node_fs2 = require("node:fs");
+var import_node_path2 = __toESM(require("node:path"), 1);
+var FILE_MODE = 384;
+var DIR_MODE = 448;
+var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
+var guardedRoots = /* @__PURE__ */ new Set();
+function guardRoot(root) {
+  guardedRoots.add(import_node_path2.default.resolve(root));
+}
+function symlinkRefused(p) {
+  const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
+  e.code = "ELOOP";
+  e.path = p;
+  return e;
+}
+async function ensureDir(dir) {
+  const abs = import_node_path2.default.resolve(dir);
+  await import_node_fs2.promises.mkdir(abs, { recursive: true, mode: DIR_MODE });
+  for (const root of guardedRoots) {
+    const rel = import_node_path2.default.relative(root, abs);
+    if (rel === "" || rel.startsWith("..") || import_node_path2.default.isAbsolute(rel)) continue;
+    let p = root;
+    for (const part2 of rel.split(import_node_path2.default.sep)) {
+      p = import_node_path2.default.join(p, part2);
+      if ((await import_node_fs2.promises.lstat(p)).isSymbolicLink()) throw symlinkRefused(p);
     }
-    return { kind: "unknown", reason: `cannot read /proc/${pid}/stat (${code ?? String(e)})` };
   }
-  const stat = parseProcStat(text);
-  if (!stat) return { kind: "unknown", reason: `cannot parse /proc/${pid}/stat` };
-  if (stat.state === "Z" || stat.state === "X") return { kind: "gone" };
-  return { kind: "alive", identity: { pid, startTicks: stat.startTicks, bootId: await readBootId() }, pgrp: stat.pgrp };
 }
-async function readProcessIdentity(pid) {
-  const p = await probeProcess(pid);
-  return p.kind === "alive" ? p.identity : void 0;
+async function createTemp(file, mode) {
+  const tmp = import_node_path2.default.join(import_node_path2.default.dirname(file), `.${import_node_path2.default.basename(file)}.${process.pid}.${(0, import_node_crypto.randomBytes)(4).toString("hex")}.tmp`);
+  const handle = await import_node_fs2.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  return { tmp, handle };
 }
-function isSameProcess(a, b) {
-  return a.pid === b.pid && a.startTicks === b.startTicks && (a.bootId === void 0 || b.bootId === void 0 || a.bootId === b.bootId);
-}
-function isAlive(pid) {
+async function writeTemp(file, data, mode) {
+  const { tmp, handle } = await createTemp(file, mode);
   try {
-    process.kill(pid, 0);
+    try {
+      await handle.chmod(mode);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (e) {
+    await import_node_fs2.promises.rm(tmp, { force: true });
+    throw e;
+  }
+  return tmp;
+}
+async function writeFileAtomic(file, data, opts = {}) {
+  const dir = import_node_path2.default.dirname(file);
+  await ensureDir(dir);
+  const tmp = await writeTemp(file, data, opts.mode ?? FILE_MODE);
+  try {
+    await import_node_fs2.promises.rename(tmp, file);
+  } catch (e) {
+    await import_node_fs2.promises.rm(tmp, { force: true });
+    throw e;
+  }
+  await fsyncDir(dir);
+}
+async function createFileExclusive(file, data) {
+  await ensureDir(import_node_path2.default.dirname(file));
+  const tmp = await writeTemp(file, data, FILE_MODE);
+  try {
+    await import_node_fs2.promises.link(tmp, file);
+    await fsyncDir(import_node_path2.default.dirname(file));
     return true;
   } catch (e) {
-    return e.code === "EPERM";
+    if (e.code === "EEXIST") return false;
+    throw e;
+  } finally {
+    await import_node_fs2.promises.rm(tmp, { force: true });
   }
 }
-var hzCache;
-function clockTicksPerSecond() {
-  return hzCache ??= new Promise((resolve) => {
-    (0, import_node_child_process.execFile)("getconf", ["CLK_TCK"], { timeout: 2e3 }, (err, stdout) => {
-      const hz = Number(String(stdout).trim());
-      resolve(!err && Number.isInteger(hz) && hz > 0 ? hz : 100);
-    });
-  });
-}
-async function processStartMs(identity) {
+async function fsyncDir(dir) {
+  let h;
   try {
-    const stat = await import_node_fs.promises.readFile("/proc/stat", "utf8");
-    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1]);
-    if (!Number.isFinite(btime)) return void 0;
-    return btime * 1e3 + identity.startTicks * 1e3 / await clockTicksPerSecond();
+    h = await import_node_fs2.promises.open(dir, import_node_fs2.constants.O_RDONLY);
+    await h.sync();
   } catch {
-    return void 0;
+  } finally {
+    await h?.close();
   }
 }
-async function findProcessesWithEnv(vars) {
+async function appendLine(file, line, opts = {}) {
+  await appendLines(file, [line], opts);
+}
+var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
+async function appendLines(file, lines, opts = {}) {
+  if (lines.length === 0) return;
+  if (lines.some((l) => l.includes("\n"))) throw new Error("appendLine: a line must not contain a newline");
+  await ensureDir(import_node_path2.default.dirname(file));
+  const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
+  try {
+    const restore = await endsTorn(h) ? "\n" : "";
+    const data = Buffer.from(restore + lines.join("\n") + "\n");
+    const written = await (opts.write ?? writeOnce)(h, data);
+    if (written < data.length) {
+      await h.write("\n").catch(() => void 0);
+      const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
+      e.code = "ENOSPC";
+      e.syscall = "write";
+      throw e;
+    }
+    if (opts.sync !== false) await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+async function endsTorn(h) {
+  const { size } = await h.stat();
+  if (size === 0) return false;
+  const b = Buffer.alloc(1);
+  await h.read(b, 0, 1, size - 1);
+  return b[0] !== 10;
+}
+var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+async function removeStaleTemps(dir, isAlive2) {
   let names;
   try {
-    names = await import_node_fs.promises.readdir("/proc");
+    names = await import_node_fs2.promises.readdir(dir);
   } catch {
-    return [];
+    return 0;
   }
-  const needles = Object.entries(vars).map(([k, v]) => `${k}=${v}`);
-  const found = [];
-  for (const entry of names) {
-    if (!/^\d+$/.test(entry)) continue;
-    const env = await import_node_fs.promises.readFile(`/proc/${entry}/environ`, "utf8").catch(() => void 0);
-    const entries = env?.split("\0");
-    if (!entries || !needles.every((n) => entries.includes(n))) continue;
-    const probe = await probeProcess(Number(entry));
-    if (probe.kind === "alive") found.push(probe.identity);
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || isAlive2(Number(m[1]))) continue;
+    await import_node_fs2.promises.rm(import_node_path2.default.join(dir, name), { force: true });
+    removed++;
   }
-  return found;
+  return removed;
 }
+
+// src/act/agents/inbox-lock.ts
+var import_node_fs3 = require("node:fs");
+var DEFAULT_LOCK_STALE_MS = 1e4;
+var DEFAULT_LOCK_WAIT_MS = 5e3;
+var POLL_MS = 20;
+async function takeOne(lockPath, deadline, opts) {
+  const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
+  for (; ; ) {
+    try {
+      await import_node_fs3.promises.mkdir(lockPath);
+      return { ok: true, release: () => import_node_fs3.promises.rmdir(lockPath).catch(() => void 0) };
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+    }
+    const st = await import_node_fs3.promises.lstat(lockPath).catch(() => void 0);
+    if (st && !st.isDirectory()) {
+      return { ok: false, retryable: false, detail: `${lockPath} is a file, not a lock directory: another tool guards this inbox in a way the watchdog cannot share. Remove it if nothing uses it.` };
+    }
+    if (st && opts.clock.nowMs() - st.mtimeMs > staleMs) {
+      await import_node_fs3.promises.rm(lockPath, { recursive: true, force: true });
+      continue;
+    }
+    if (opts.clock.nowMs() >= deadline) {
+      return { ok: false, retryable: true, detail: `${lockPath} is still held after ${opts.waitMs ?? DEFAULT_LOCK_WAIT_MS} ms.` };
+    }
+    if (st) await opts.clock.sleep(POLL_MS);
+  }
+}
+async function acquireLocks(lockPaths, opts) {
+  const deadline = opts.clock.nowMs() + (opts.waitMs ?? DEFAULT_LOCK_WAIT_MS);
+  const held = [];
+  const releaseAll = async () => {
+    for (const r of held.reverse()) await r();
+  };
+  try {
+    for (const p of lockPaths) {
+      const r = await takeOne(p, deadline, opts);
+      if (!r.ok) {
+        await releaseAll();
+        return r;
+      }
+      held.push(r.release);
+    }
+  } catch (e) {
+    await releaseAll();
+    throw e;
+  }
+  return { ok: true, release: releaseAll };
+}
+
+// src/act/agents/mailbox.ts
+var import_node_fs4 = require("node:fs");
 
 // src/contracts/ids.ts
 var SAFE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
@@ -18319,18 +18547,20 @@ function recoveryTaskId(taskId, attempt) {
   return base.slice(0, 128 - suffix.length) + suffix;
 }
 
-// src/contracts/time.ts
-var IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
-function isoToMs(iso) {
-  return Date.parse(iso);
-}
-function msToIso(ms2) {
-  const iso = new Date(ms2).toISOString();
-  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
-}
-function utcDate(ms2) {
-  return new Date(ms2).toISOString().slice(0, 10);
-}
+// src/contracts/vocabulary.ts
+var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_human", "stalled", "looping", "healthy"];
+var VerdictKindSchema = _enum(VERDICT_KINDS);
+var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
+var ExemptionSchema = _enum(EXEMPTION_NAMES);
+var ACTION_KINDS = ["cancel", "redispatch", "escalate"];
+var ActionKindSchema = _enum(ACTION_KINDS);
+var ADAPTER_OPS = ["cancel", "redispatch"];
+var AdapterOpSchema = _enum(ADAPTER_OPS);
+var STRATEGIES = ["report", "cancel", "redispatch"];
+var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
+var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
+var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
+var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
 
 // src/contracts/request.ts
 var REQUEST_KINDS = ADAPTER_OPS;
@@ -18391,201 +18621,745 @@ function howToAnswer(kind, r) {
   return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
 }
 
-// src/contracts/watchdog-json.ts
-var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
-var StallEntry = looseObject({
-  task_id: string2(),
-  ticket_id: string2(),
-  last_activity: IsoTimestamp.nullable(),
-  elapsed_seconds: number2(),
-  bash_timeout_exemption: boolean2(),
-  action_taken: string2(),
-  redispatch_attempt: number2().int(),
-  recovery_task_id: string2().nullable(),
-  effective_timeout_seconds: number2(),
-  exemptions: array(ExemptionSchema),
-  stall_reason: string2()
-});
-var TaskEntry = looseObject({
-  task_id: string2(),
-  row_task_id: string2().optional().describe("The state-file row carrying this task instance, when the orchestrator reused a row for a replacement."),
-  ticket_id: string2(),
-  status: string2(),
-  verdict: VerdictKindSchema,
-  idle_seconds: number2().nullable(),
-  effective_timeout_seconds: number2(),
-  exemptions: array(ExemptionSchema),
-  last_tool: string2().nullable(),
-  sources: array(string2()),
-  reason: string2(),
-  unobserved_children: array(string2()).optional().describe("Subagents this task waits on that nothing can be seen of (no transcript found): its verdict is unknown, never acted on (docs/verdicts.md).")
-});
-var RequestEntry = looseObject({
-  key: string2(),
-  kind: AdapterOpSchema,
-  task_id: string2(),
-  ticket_id: string2(),
-  recovery_task_id: string2().optional(),
-  status: _enum(OPEN_REQUEST_STATUSES),
-  answer_by: IsoTimestamp,
-  path: string2().describe("State-dir relative path of the request file.")
-});
-var WatchdogJsonSchema = looseObject({
-  schema_version: literal("1.1"),
-  epic_id: string2(),
-  check_timestamp: IsoTimestamp,
-  stalls_detected: array(StallEntry),
-  healthy_tasks: array(string2()),
-  blocked_tasks: array(string2()),
-  tasks: array(TaskEntry),
-  requests: array(RequestEntry).optional().describe("Requests to the orchestrator still pending, or gone unanswered (docs/recovery.md)."),
-  summary: looseObject({
-    total_tasks: number2().int(),
-    ...VERDICT_COUNTS,
-    redispatched: number2().int(),
-    cancelled: number2().int(),
-    escalated: number2().int(),
-    pending_requests: number2().int().optional(),
-    unanswered_requests: number2().int().optional()
-  }),
-  watchdog: looseObject({
-    version: string2(),
-    pid: number2().int(),
-    run_id: string2(),
-    check_interval_seconds: number2(),
-    action: string2(),
-    timeout_seconds: number2(),
-    mass_stall: boolean2().optional(),
-    evaluated_at_override: boolean2().optional()
-  })
-}).meta({ title: "WatchdogJson", description: "epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md)." });
+// src/act/agents/outcome.ts
+function succeeded(kind, adapter, detail, extra = {}) {
+  return { kind, adapter, ok: true, retryable: false, wasForced: false, wasAlreadyDone: false, detail, ...extra };
+}
+function failed(kind, adapter, code, detail, opts = {}) {
+  return { kind, adapter, ok: false, code, retryable: opts.retryable ?? false, wasForced: false, wasAlreadyDone: false, detail, markerPath: opts.markerPath };
+}
+function orphan(kind, adapter, detail, markerPath) {
+  return failed(kind, adapter, "orphan", `${detail} Not fired again; check by hand and then append the outcome.`, { markerPath });
+}
+function ioFailure(kind, adapter, what, e, markerPath) {
+  const err = e;
+  const code = err?.code ? `${err.code}: ` : "";
+  return failed(kind, adapter, "io_error", `${what} failed: ${code}${err?.message ?? String(e)}.`, { retryable: true, markerPath });
+}
 
-// src/demo/run-demo.ts
+// src/act/agents/step-file.ts
+var import_node_crypto2 = require("node:crypto");
+var import_node_path3 = __toESM(require("node:path"), 1);
 init_errors();
+var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
+var MAX_NAME = 200;
+function keyToFileName(key2) {
+  const name = key2.replaceAll(":", "__");
+  if (!SAFE_NAME.test(name)) {
+    throw new InternalError(`idempotency key ${JSON.stringify(key2)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
+  }
+  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key2).digest("hex").slice(0, 16)}`;
+  return name;
+}
+function stepFile(dir, key2, op) {
+  return import_node_path3.default.join(dir, `${keyToFileName(key2)}.${op}.json`);
+}
 
-// src/core/format.ts
-var fmtSecs = (s) => {
-  if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
-};
-function cut(s, n, isFlattened = true) {
-  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
-  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
+// src/act/agents/mailbox.ts
+function requestFile(req, kind) {
+  return stepFile(req.paths.requestsDir(req.epicId), req.key, kind);
 }
-var MAX_REASON_CHARS = 100;
-function renderTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(header), ...rows.map(line)].join("\n") + "\n";
+function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
+  const t = req.task;
+  const out = {
+    schema_version: "1",
+    kind,
+    key: req.key,
+    epic_id: req.epicId,
+    task_id: t.taskId,
+    row_task_id: t.rowTaskId,
+    ticket_id: t.ticketId,
+    agent_id: t.agentId,
+    agent_name: t.agentName,
+    team_name: t.teamName,
+    session_id: t.sessionId,
+    pid: t.pid,
+    reason: req.reason,
+    created_at: msToIso(nowMs)
+  };
+  if (kind === "redispatch" && "prompt" in req) {
+    Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
+  }
+  if (deadlineMs !== void 0) {
+    out.answer_by = msToIso(nowMs + deadlineMs);
+    out.how_to_answer = howToAnswer(kind, out);
+  }
+  return JSON.parse(JSON.stringify(out));
 }
-function renderStatus(doc, live = {}) {
-  const s = doc.summary;
-  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
-`;
-  const rows = doc.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    t.verdict === "stalled" ? "STALLED" : t.verdict,
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
-    t.exemptions.join(",") || "-",
-    t.reason
-  ]);
-  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
-  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
-  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
-  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
-  const table = renderTable(header, rows);
-  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
-  const counts = [
-    `${s.total_tasks} tasks`,
-    `${s.healthy} healthy`,
-    `${s.stalled} stalled`,
-    `${s.blocked} blocked`,
-    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
-    s.looping ? `${s.looping} looping` : "",
-    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
-    s.unknown ? `${s.unknown} unknown` : "",
-    `${s.terminal} done`,
-    s.redispatched ? `${s.redispatched} redispatched` : "",
-    s.cancelled ? `${s.cancelled} cancelled` : "",
-    s.escalated ? `${s.escalated} escalated` : "",
-    s.pending_requests ? `${s.pending_requests} requests pending` : "",
-    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
-  ].filter(Boolean);
-  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
-  return head + table + (actions ? `stalls:
-${actions}
-` : "") + (requests ? `requests to the orchestrator:
-${requests}
-` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
+async function answerByOf(file) {
+  try {
+    const v = JSON.parse(await import_node_fs4.promises.readFile(file, "utf8")).answer_by;
+    return typeof v === "string" ? v : void 0;
+  } catch {
+    return void 0;
+  }
 }
-var isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
-function renderEvent(e) {
-  const t = e.timestamp_utc.slice(11, 19);
-  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
-  switch (e.event) {
-    case "healthy":
-      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
-    case "stall_detected":
-      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
-    case "truth_inconsistent":
-    case "looping_detected":
-    case "waiting_human":
-    case "task_unknown":
-      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
-    case "input_error":
-      return `${t} input error: ${e.message}`;
-    case "mass_stall_ended":
-      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
-    case "mass_stall_escalated":
-      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
-    case "mass_stall":
-      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
-    case "action_started":
-      return `${t} ${who} ${e.action} started (key ${e.key})`;
-    case "agent_killed":
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
-    case "redispatch":
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
-    case "escalated_to_blocked": {
-      const tracker = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
-      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
+async function requestMarker(req, kind) {
+  try {
+    await import_node_fs4.promises.access(requestFile(req, kind));
+    return "done";
+  } catch (e) {
+    return e.code === "ENOENT" ? "absent" : "unknown";
+  }
+}
+async function writeRequest(req, kind, deps, adapter = "mailbox") {
+  const file = requestFile(req, kind);
+  const rel = req.paths.relative(file);
+  try {
+    const nowMs = deps.clock.nowMs();
+    const request = buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs);
+    const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + "\n");
+    const answerBy = created ? request.answer_by : await answerByOf(file) ?? request.answer_by;
+    const lifecycle = { markerPath: file, requestPath: rel, answerBy };
+    return created ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
+  } catch (e) {
+    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
+  }
+}
+function createMailboxAdapter(deps) {
+  return {
+    name: "mailbox",
+    cancel: (req) => writeRequest(req, "cancel", deps),
+    cancelMarker: (req) => requestMarker(req, "cancel"),
+    redispatch: (req) => writeRequest(req, "redispatch", deps),
+    redispatchMarker: (req) => requestMarker(req, "redispatch")
+  };
+}
+
+// src/act/agents/claude-team.ts
+var SHUTDOWN_SENDER = "team-lead";
+var sanitize = (name) => name.replace(/[^a-zA-Z0-9_-]/g, "-");
+function inboxTarget(teamsDir, req) {
+  const [idName, idTeam] = (req.task.agentId ?? "").split("@");
+  const team = req.task.teamName ?? idTeam;
+  const name = req.task.agentName ?? (idTeam ? idName : void 0);
+  if (!team || !name) return `task ${req.task.taskId} has no team_name and agent_name (or agent_id "name@team"): the claude-team adapter cannot find its inbox.`;
+  const dir = import_node_path4.default.join(teamsDir, sanitize(team), "inboxes");
+  const file = import_node_path4.default.join(dir, `${sanitize(name)}.json`);
+  return { dir, file, locks: [`${file}.lock`, import_node_path4.default.join(dir, `${sanitize(name)}.lock`)] };
+}
+var receiptFile = (req) => stepFile(import_node_path4.default.join(req.paths.epicDir(req.epicId), "inbox-sent"), req.key, "cancel");
+async function readInbox(file) {
+  let text;
+  try {
+    text = await import_node_fs5.promises.readFile(file, "utf8");
+  } catch (e) {
+    if (e.code === "ENOENT") return [];
+    throw e;
+  }
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function hasShutdownRequest(messages, requestId) {
+  return messages.some((m) => {
+    const text = m?.text;
+    if (typeof text !== "string" || !text.startsWith("{")) return false;
+    try {
+      const p = JSON.parse(text);
+      return p.type === "shutdown_request" && p.requestId === requestId;
+    } catch {
+      return false;
     }
-    case "action_failed":
-      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
-    case "recovery_summary":
-      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
-    case "state_rows_lost": {
-      const what = [
-        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
-        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
-      ].filter(Boolean).join("; ");
-      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
-    }
-    case "watchdog_started":
-      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
-    case "watchdog_stopped":
-      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
-    case "request_answered":
-      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
-    case "request_unanswered":
-      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
-    case "next_returned":
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
+  });
+}
+var exists = (f) => import_node_fs5.promises.access(f).then(() => true, () => false);
+function createClaudeTeamAdapter(agents, deps, opts = {}) {
+  const home = deps.homeDir ?? import_node_os.default.homedir();
+  const teamsDir = agents.teams_dir ? agents.teams_dir.replace(/^~(?=\/|$)/, home) : import_node_path4.default.join(home, ".claude", "teams");
+  const lockOpts = { clock: deps.clock, waitMs: opts.lockWaitMs, staleMs: opts.lockStaleMs };
+  return {
+    name: "claude-team",
+    async cancel(req) {
+      const target2 = inboxTarget(teamsDir, req);
+      if (typeof target2 === "string") return failed("cancel", "claude-team", "missing_target", target2);
+      const receipt = receiptFile(req);
+      if (await exists(receipt)) return succeeded("cancel", "claude-team", `shutdown_request ${req.key} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
+      if (!await exists(import_node_path4.default.dirname(target2.dir))) {
+        return failed("cancel", "claude-team", "missing_target", `no team directory ${import_node_path4.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
+      }
+      let sent;
+      try {
+        await import_node_fs5.promises.mkdir(target2.dir, { recursive: true });
+        const lock = await acquireLocks(target2.locks, lockOpts);
+        if (!lock.ok) return failed("cancel", "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
+        try {
+          const messages = await readInbox(target2.file);
+          if (!messages) return failed("cancel", "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
+          sent = !hasShutdownRequest(messages, req.key);
+          if (sent) {
+            const now = msToIso(deps.clock.nowMs());
+            const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
+            const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+            messages.push({ from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" });
+            const mode = (await import_node_fs5.promises.stat(target2.file).catch(() => void 0))?.mode;
+            await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
+          }
+        } finally {
+          await lock.release();
+        }
+        await createFileExclusive(receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
+      } catch (e) {
+        return ioFailure("cancel", "claude-team", `writing to ${target2.file}`, e, target2.file);
+      }
+      return sent ? succeeded("cancel", "claude-team", `shutdown_request ${req.key} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded("cancel", "claude-team", `${target2.file} already holds shutdown_request ${req.key}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
+    },
+    async cancelMarker(req) {
+      if (await exists(receiptFile(req))) return "done";
+      const target2 = inboxTarget(teamsDir, req);
+      if (typeof target2 === "string") return "unknown";
+      try {
+        const messages = await readInbox(target2.file);
+        return messages === void 0 ? "unknown" : hasShutdownRequest(messages, req.key) ? "done" : "absent";
+      } catch {
+        return "unknown";
+      }
+    },
+    redispatch: (req) => writeRequest(req, "redispatch", deps, "claude-team"),
+    redispatchMarker: (req) => requestMarker(req, "redispatch")
+  };
+}
+
+// src/act/agents/command.ts
+var import_node_fs8 = require("node:fs");
+var import_node_path6 = __toESM(require("node:path"), 1);
+
+// src/contracts/markers.ts
+var LaunchRecordSchema = looseObject({
+  key: string2(),
+  status: _enum(["launching", "launched", "failed"]).describe("launching: written before the spawn; launched: completed with the pid after it; failed: the spawn failed (safe to try again)."),
+  recovery_task_id: string2(),
+  argv_template: array(string2()),
+  prompt_file: string2().describe("State-dir relative."),
+  log_file: string2().describe("State-dir relative: the agent's stdout and stderr."),
+  started_at: IsoTimestamp,
+  pid: number2().int().optional(),
+  start_ticks: number2().int().optional(),
+  boot_id: string2().optional(),
+  error: string2().optional().describe("failed: the spawn error code.")
+}).meta({ title: "LaunchRecord", description: "epics/<epic_id>/launches/<key>.redispatch.json: the process adapter's marker of one launch." });
+var CommandRecordSchema = looseObject({
+  key: string2(),
+  op: AdapterOpSchema,
+  status: _enum(["running", "done", "failed", "unknown"]).describe("running: written before the command; done: exit 0; failed: another exit code; unknown: timed out or killed."),
+  argv_template: array(string2()),
+  started_at: IsoTimestamp,
+  exit_code: number2().int().nullable().optional(),
+  signal: string2().nullable().optional(),
+  output_tail: string2().optional().describe("The last 500 characters of the command's output.")
+}).meta({ title: "CommandRecord", description: "epics/<epic_id>/commands/<key>.<op>.json: the command adapter's marker of one command." });
+function parseMarker(schema, text) {
+  try {
+    const r = schema.safeParse(JSON.parse(text));
+    return r.success ? r.data : void 0;
+  } catch {
+    return void 0;
   }
 }
 
-// src/journal/dispatch-log.ts
-var import_node_fs3 = require("node:fs");
-var import_node_path2 = __toESM(require("node:path"), 1);
-var import_node_readline = require("node:readline");
+// src/act/agents/command.ts
+init_defaults();
+
+// src/act/agents/process-launch.ts
+var import_node_child_process2 = require("node:child_process");
+var import_node_fs7 = require("node:fs");
+var import_node_path5 = __toESM(require("node:path"), 1);
+
+// src/sys/proc-identity.ts
+var import_node_child_process = require("node:child_process");
+var import_node_fs6 = require("node:fs");
+function parseProcStat(text) {
+  const close = text.lastIndexOf(")");
+  if (close < 0) return void 0;
+  const rest = text.slice(close + 2).split(" ");
+  const state = rest[0];
+  const ppid = Number(rest[1]);
+  const pgrp = Number(rest[2]);
+  const startTicks = Number(rest[19]);
+  if (!state || !Number.isSafeInteger(startTicks) || !Number.isSafeInteger(pgrp)) return void 0;
+  return { state, ppid, pgrp, startTicks };
+}
+async function processGroupMembers(pgrp) {
+  let names;
+  try {
+    names = await import_node_fs6.promises.readdir("/proc");
+  } catch {
+    return [];
+  }
+  const members2 = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const text = await import_node_fs6.promises.readFile(`/proc/${name}/stat`, "utf8").catch(() => void 0);
+    const st = text === void 0 ? void 0 : parseProcStat(text);
+    if (st && st.pgrp === pgrp && st.state !== "Z" && st.state !== "X") members2.push({ pid: Number(name), ppid: st.ppid, startTicks: st.startTicks });
+  }
+  return members2;
+}
+var bootIdCache;
+var readBootId = () => bootIdCache ??= import_node_fs6.promises.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => void 0);
+async function probeProcess(pid) {
+  let text;
+  try {
+    text = await import_node_fs6.promises.readFile(`/proc/${pid}/stat`, "utf8");
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT" || code === "ESRCH") {
+      try {
+        await import_node_fs6.promises.access("/proc/self/stat");
+        return { kind: "gone" };
+      } catch {
+        return isAlive(pid) ? { kind: "unknown", reason: "no /proc on this system" } : { kind: "gone" };
+      }
+    }
+    return { kind: "unknown", reason: `cannot read /proc/${pid}/stat (${code ?? String(e)})` };
+  }
+  const stat = parseProcStat(text);
+  if (!stat) return { kind: "unknown", reason: `cannot parse /proc/${pid}/stat` };
+  if (stat.state === "Z" || stat.state === "X") return { kind: "gone" };
+  return { kind: "alive", identity: { pid, startTicks: stat.startTicks, bootId: await readBootId() }, pgrp: stat.pgrp };
+}
+async function readProcessIdentity(pid) {
+  const p = await probeProcess(pid);
+  return p.kind === "alive" ? p.identity : void 0;
+}
+function isSameProcess(a, b) {
+  return a.pid === b.pid && a.startTicks === b.startTicks && (a.bootId === void 0 || b.bootId === void 0 || a.bootId === b.bootId);
+}
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+var hzCache;
+function clockTicksPerSecond() {
+  return hzCache ??= new Promise((resolve) => {
+    (0, import_node_child_process.execFile)("getconf", ["CLK_TCK"], { timeout: 2e3 }, (err, stdout) => {
+      const hz = Number(String(stdout).trim());
+      resolve(!err && Number.isInteger(hz) && hz > 0 ? hz : 100);
+    });
+  });
+}
+async function processStartMs(identity) {
+  try {
+    const stat = await import_node_fs6.promises.readFile("/proc/stat", "utf8");
+    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1]);
+    if (!Number.isFinite(btime)) return void 0;
+    return btime * 1e3 + identity.startTicks * 1e3 / await clockTicksPerSecond();
+  } catch {
+    return void 0;
+  }
+}
+async function findProcessesWithEnv(vars) {
+  let names;
+  try {
+    names = await import_node_fs6.promises.readdir("/proc");
+  } catch {
+    return [];
+  }
+  const needles = Object.entries(vars).map(([k, v]) => `${k}=${v}`);
+  const found = [];
+  for (const entry of names) {
+    if (!/^\d+$/.test(entry)) continue;
+    const env = await import_node_fs6.promises.readFile(`/proc/${entry}/environ`, "utf8").catch(() => void 0);
+    const entries = env?.split("\0");
+    if (!entries || !needles.every((n) => entries.includes(n))) continue;
+    const probe = await probeProcess(Number(entry));
+    if (probe.kind === "alive") found.push(probe.identity);
+  }
+  return found;
+}
+
+// src/act/agents/process-launch.ts
+function agentFiles(paths, epicId, recoveryTaskId2) {
+  const dir = import_node_path5.default.join(paths.epicDir(epicId), "agents");
+  return { promptFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.log`) };
+}
+function launchFile(req) {
+  return stepFile(import_node_path5.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
+}
+async function readLaunchRecord(file) {
+  try {
+    return parseMarker(LaunchRecordSchema, await import_node_fs7.promises.readFile(file, "utf8")) ?? "unreadable";
+  } catch (e) {
+    return e.code === "ENOENT" ? "missing" : "unreadable";
+  }
+}
+async function adoptRunningLaunch(req, rec, file) {
+  if (rec.status !== "launching") return void 0;
+  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root });
+  if (found.length !== 1) return void 0;
+  const p = found[0];
+  const launched = { ...rec, status: "launched", pid: p.pid, start_ticks: p.startTicks, boot_id: p.bootId };
+  await writeFileAtomic(file, JSON.stringify(launched, null, 2) + "\n");
+  return launched;
+}
+async function launchMarker(req) {
+  const file = launchFile(req);
+  const rec = await readLaunchRecord(file);
+  if (rec === "missing") return "absent";
+  if (rec === "unreadable") return "unknown";
+  if (rec.status === "launching" && await adoptRunningLaunch(req, rec, file)) return "done";
+  return rec.status === "launched" ? "done" : rec.status === "failed" ? "absent" : "unknown";
+}
+async function spawnDetached(argv, logFile, env) {
+  await ensureDir(import_node_path5.default.dirname(logFile));
+  const log = await import_node_fs7.promises.open(logFile, import_node_fs7.constants.O_WRONLY | import_node_fs7.constants.O_APPEND | import_node_fs7.constants.O_CREAT | import_node_fs7.constants.O_NOFOLLOW, FILE_MODE);
+  try {
+    const child = (0, import_node_child_process2.spawn)(argv[0], argv.slice(1), { detached: true, stdio: ["ignore", log.fd, log.fd], env });
+    await new Promise((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    child.unref();
+    return child.pid;
+  } finally {
+    await log.close();
+  }
+}
+var RETRYABLE_SPAWN = /* @__PURE__ */ new Set(["EAGAIN", "ENOMEM", "EMFILE", "ENFILE"]);
+async function launchReplacement(req, template, deps, adapter = "process") {
+  const file = launchFile(req);
+  const rel = req.paths.relative(file);
+  let rec = await readLaunchRecord(file);
+  if (typeof rec === "object" && rec.status === "launching") rec = await adoptRunningLaunch(req, rec, file) ?? rec;
+  if (typeof rec === "object" && rec.status === "launched") {
+    const identity2 = rec.start_ticks === void 0 ? void 0 : { pid: rec.pid, startTicks: rec.start_ticks, bootId: rec.boot_id };
+    return { ...succeeded("redispatch", adapter, `${req.recoveryTaskId} was already launched (pid ${rec.pid}); not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity: identity2 };
+  }
+  if (rec === "unreadable" || typeof rec === "object" && rec.status === "launching") {
+    return orphan("redispatch", adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
+  }
+  if (!template) {
+    return failed("redispatch", adapter, "not_configured", `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
+  }
+  const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
+  const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
+  if (!expanded.ok) {
+    return failed("redispatch", adapter, "missing_target", `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
+  }
+  const base = {
+    key: req.key,
+    status: "launching",
+    recovery_task_id: req.recoveryTaskId,
+    argv_template: [...template],
+    prompt_file: req.paths.relative(files.promptFile),
+    log_file: req.paths.relative(files.logFile),
+    started_at: msToIso(deps.clock.nowMs())
+  };
+  try {
+    await writeFileAtomic(files.promptFile, req.prompt);
+    const body = JSON.stringify(base, null, 2) + "\n";
+    if (rec === "missing") {
+      if (!await createFileExclusive(file, body)) return orphan("redispatch", adapter, `${rel} appeared while launching ${req.recoveryTaskId}.`, file);
+    } else {
+      await writeFileAtomic(file, body);
+    }
+  } catch (e) {
+    return ioFailure("redispatch", adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
+  }
+  crashPoint("after", "launching");
+  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
+  delete env.LINEAR_API_KEY;
+  let pid;
+  try {
+    pid = await spawnDetached(expanded.argv, files.logFile, env);
+  } catch (e) {
+    const code = e.code ?? "error";
+    await writeFileAtomic(file, JSON.stringify({ ...base, status: "failed", error: code }, null, 2) + "\n").catch(() => void 0);
+    return failed("redispatch", adapter, "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
+  }
+  const identity = await readProcessIdentity(pid);
+  const detail = `${req.recoveryTaskId} launched as pid ${pid}, output in ${base.log_file}.`;
+  try {
+    await writeFileAtomic(file, JSON.stringify({ ...base, status: "launched", pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + "\n");
+  } catch (e) {
+    return { ...succeeded("redispatch", adapter, `${detail} (the launch marker could not be completed: ${e.message})`, { markerPath: file }), pid, identity };
+  }
+  return { ...succeeded("redispatch", adapter, detail, { markerPath: file }), pid, identity };
+}
+
+// src/act/agents/run-argv.ts
+var import_node_child_process3 = require("node:child_process");
+var TAIL = 2e3;
+function runArgv(argv, opts) {
+  return new Promise((resolve) => {
+    let tail = "";
+    let timedOut = false;
+    let exit;
+    const child = (0, import_node_child_process3.spawn)(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: opts.env });
+    const keep = (chunk) => {
+      tail = (tail + chunk.toString("utf8")).slice(-TAIL);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, opts.timeoutMs);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      if (child.pid === void 0) resolve({ exitCode: null, signal: null, timedOut: false, outputTail: tail, spawnError: e });
+    });
+    child.once("exit", (code, signal2) => {
+      clearTimeout(timer);
+      exit = { code, signal: signal2 };
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 200).unref();
+    });
+    child.once("close", () => {
+      if (exit) resolve({ exitCode: exit.code, signal: exit.signal, timedOut, outputTail: tail });
+    });
+  });
+}
+
+// src/act/agents/command.ts
+function commandFile(req, op) {
+  return stepFile(import_node_path6.default.join(req.paths.epicDir(req.epicId), "commands"), req.key, op);
+}
+async function readStatus(file) {
+  try {
+    return parseMarker(CommandRecordSchema, await import_node_fs8.promises.readFile(file, "utf8"))?.status ?? "unreadable";
+  } catch (e) {
+    return e.code === "ENOENT" ? "missing" : "unreadable";
+  }
+}
+async function commandMarker(req, op) {
+  const s = await readStatus(commandFile(req, op));
+  return s === "done" ? "done" : s === "missing" || s === "failed" ? "absent" : "unknown";
+}
+async function runStep(op, req, template, timeoutMs, deps) {
+  const file = commandFile(req, op);
+  const rel = req.paths.relative(file);
+  const prior = await readStatus(file);
+  if (prior === "done") return succeeded(op, "command", `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
+  if (prior !== "missing" && prior !== "failed") return orphan(op, "command", `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
+  const configKey = `agents.${op}_argv`;
+  if (!template) return failed(op, "command", "not_configured", `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
+  let promptFile;
+  if ("prompt" in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
+  const expanded = expandArgv(template, placeholderValues(req, promptFile));
+  if (!expanded.ok) return failed(op, "command", "missing_target", `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
+  const rec = { key: req.key, op, status: "running", argv_template: [...template], started_at: msToIso(deps.clock.nowMs()) };
+  const write = (r2) => writeFileAtomic(file, JSON.stringify(r2, null, 2) + "\n");
+  try {
+    if (promptFile && "prompt" in req) await writeFileAtomic(promptFile, req.prompt);
+    if (prior === "missing") {
+      if (!await createFileExclusive(file, JSON.stringify(rec, null, 2) + "\n")) return orphan(op, "command", `${rel} appeared while starting the ${op} command.`, file);
+    } else await write(rec);
+  } catch (e) {
+    return ioFailure(op, "command", `preparing the ${op} command`, e, file);
+  }
+  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
+  delete env.LINEAR_API_KEY;
+  const r = await runArgv(expanded.argv, { timeoutMs, env });
+  const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
+  const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
+  try {
+    if (r.spawnError) {
+      await write({ ...done, status: "failed" });
+      return failed(op, "command", "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${r.spawnError.code ?? r.spawnError.message}. Check ${configKey}[0] is an executable on PATH.`, { markerPath: file });
+    }
+    if (r.exitCode === 0) {
+      await write({ ...done, status: "done" });
+      return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+    }
+    if (r.timedOut || r.exitCode === null) {
+      await write({ ...done, status: "unknown" });
+      const why = r.timedOut ? `ran longer than ${timeoutMs} ms and was killed` : `was killed by ${r.signal}`;
+      return failed(op, "command", "command_timeout", `the ${op} command for ${req.key} ${why}; whether it took effect is unknown.${tail}`, { markerPath: file });
+    }
+    await write({ ...done, status: "failed" });
+    return failed(op, "command", "command_failed", `the ${op} command for ${req.key} exited ${r.exitCode}.${tail}`, { markerPath: file });
+  } catch (e) {
+    return ioFailure(op, "command", `recording the ${op} command's result`, e, file);
+  }
+}
+function createCommandAdapter(agents, deps) {
+  const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
+  return {
+    name: "command",
+    cancel: (req) => runStep("cancel", req, agents.cancel_argv, timeoutMs, deps),
+    cancelMarker: (req) => commandMarker(req, "cancel"),
+    redispatch: (req) => runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
+    redispatchMarker: (req) => commandMarker(req, "redispatch")
+  };
+}
+
+// src/act/agents/process.ts
+init_defaults();
+
+// src/act/agents/verify-target.ts
+var DEFAULT_START_TOLERANCE_MS = 5e3;
+var MAX_START_BEFORE_DISPATCH_MS = 6e4;
+async function verifyTarget(pid, known, toleranceMs = DEFAULT_START_TOLERANCE_MS) {
+  const probe = await probeProcess(pid);
+  if (probe.kind === "gone") return probe;
+  if (probe.kind === "unknown") return { kind: "unknown", detail: probe.reason };
+  const live = probe.identity;
+  if (known.expected) {
+    return isSameProcess(known.expected, live) ? { kind: "match", identity: live, pgrp: probe.pgrp } : { kind: "other", detail: `pid ${pid} now belongs to another process (start ticks ${live.startTicks}, recorded ${known.expected.startTicks})` };
+  }
+  if (known.dispatchedAtMs === void 0) {
+    return { kind: "unknown", detail: `no identity was recorded for pid ${pid} and the task has no dispatched_at to compare its start time with` };
+  }
+  const startMs = await processStartMs(live);
+  if (startMs === void 0) return { kind: "unknown", detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
+  if (startMs > known.dispatchedAtMs + toleranceMs) {
+    if (known.isWaveDispatch) {
+      return {
+        kind: "unknown",
+        detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(known.dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`
+      };
+    }
+    return { kind: "other", detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
+  }
+  if (startMs < known.dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {
+    return {
+      kind: "unknown",
+      detail: `pid ${pid} belongs to a process started at ${msToIso(Math.round(startMs))}, long before the task was dispatched at ${msToIso(known.dispatchedAtMs)}: not the agent (a wrong pid in the state file?)`
+    };
+  }
+  return { kind: "match", identity: live, pgrp: probe.pgrp };
+}
+
+// src/act/agents/process.ts
+var KILL_WAIT_MS = 2e3;
+var POLL_MS2 = 10;
+function signal(pid, isGroupOurs, sig) {
+  process.kill(isGroupOurs ? -pid : pid, sig);
+}
+async function isAgentsOwnGroup(identity, pgrp) {
+  if (pgrp !== identity.pid) return false;
+  const members2 = await processGroupMembers(pgrp);
+  if (members2.length === 0) return false;
+  return decideGroupIsOurs(identity, members2, process.pid, process.ppid);
+}
+function decideGroupIsOurs(identity, members2, ownPid, parentPid) {
+  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
+}
+async function waitGone(identity, ms2, deps) {
+  const deadline = deps.clock.nowMs() + ms2;
+  for (; ; ) {
+    const p = await probeProcess(identity.pid);
+    if (p.kind === "gone" || p.kind === "alive" && !isSameProcess(identity, p.identity)) return true;
+    if (deps.clock.nowMs() >= deadline) return false;
+    await deps.clock.sleep(POLL_MS2);
+  }
+}
+async function terminate(identity, pgrp, graceMs, deps) {
+  const pid = identity.pid;
+  const isGroupOurs = await isAgentsOwnGroup(identity, pgrp);
+  try {
+    signal(pid, isGroupOurs, "SIGTERM");
+  } catch (e) {
+    const code = e.code;
+    if (code === "ESRCH") return succeeded("cancel", "process", `process ${pid} had already exited.`, { wasAlreadyDone: true });
+    return failed("cancel", "process", "permission_denied", `cannot signal process ${pid}: ${code ?? String(e)}. Run the watchdog as the user that owns the agents.`);
+  }
+  if (await waitGone(identity, graceMs, deps)) return succeeded("cancel", "process", `process ${pid} stopped after SIGTERM.`);
+  try {
+    signal(pid, isGroupOurs, "SIGKILL");
+  } catch (e) {
+    if (e.code !== "ESRCH") throw e;
+  }
+  if (await waitGone(identity, KILL_WAIT_MS, deps)) {
+    return { ...succeeded("cancel", "process", `process ${pid} ignored SIGTERM for ${graceMs} ms and was killed with SIGKILL.`), wasForced: true };
+  }
+  return { ...failed("cancel", "process", "permission_denied", `process ${pid} is still alive ${KILL_WAIT_MS} ms after SIGKILL (uninterruptible I/O?).`, { retryable: true }), wasForced: true };
+}
+var target = (req) => ({
+  pid: req.expectedProcess?.pid ?? req.task.pid,
+  // A row without its own dispatched_at falls back to the wave's, which cannot tell a reused pid from a late start.
+  known: { expected: req.expectedProcess, dispatchedAtMs: req.task.dispatchedAtMs, isWaveDispatch: req.task.raw !== void 0 && !req.task.raw.dispatched_at }
+});
+function createProcessAdapter(agents, deps, opts = {}) {
+  const graceMs = agents.kill_grace_ms ?? DEFAULTS.agents.kill_grace_ms;
+  const tolerance = opts.startToleranceMs ?? DEFAULT_START_TOLERANCE_MS;
+  return {
+    name: "process",
+    async cancel(req) {
+      const { pid, known } = target(req);
+      if (pid === void 0) {
+        return failed("cancel", "process", "missing_target", `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
+      }
+      try {
+        const v = await verifyTarget(pid, known, tolerance);
+        switch (v.kind) {
+          case "gone":
+            return succeeded("cancel", "process", `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true });
+          case "other":
+            return succeeded("cancel", "process", `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
+          case "unknown":
+            return failed("cancel", "process", "identity_unknown", `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
+          case "match":
+            return await terminate(v.identity, v.pgrp, graceMs, deps);
+        }
+      } catch (e) {
+        return failed("cancel", "process", "io_error", `stopping process ${pid} failed: ${e.message}.`, { retryable: true });
+      }
+    },
+    async cancelMarker(req) {
+      const { pid, known } = target(req);
+      if (pid === void 0) return "unknown";
+      const v = await verifyTarget(pid, known, tolerance);
+      return v.kind === "match" ? "absent" : v.kind === "unknown" ? "unknown" : "done";
+    },
+    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
+    redispatchMarker: (req) => launchMarker(req)
+  };
+}
+
+// src/act/agents/make-adapter.ts
+function validateAgentsConfig(name, agents = {}, strategy, locate) {
+  const errors = [];
+  for (const key2 of ["cancel_argv", "redispatch_argv"]) {
+    const argv = agents[key2];
+    const err = argv && validateArgvTemplate(argv, `agents.${key2}`, locate);
+    if (err) errors.push(err);
+  }
+  const needs = (key2, why) => {
+    if (!agents[key2]) {
+      const what = `the ${name} adapter needs it ${why}, got nothing.`;
+      errors.push(new InputError("bad_config", locate ? what : `agents.${key2}: ${what}`, {
+        location: locate?.(["agents", key2]),
+        hint: `Add agents.${key2} to watchdog.config.yaml, e.g. ["my-tool", "${key2 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
+      }));
+    }
+  };
+  if (name === "command" && (strategy === "cancel" || strategy === "redispatch")) needs("cancel_argv", "to stop a stalled agent");
+  if ((name === "command" || name === "process") && strategy === "redispatch") needs("redispatch_argv", "to launch a replacement");
+  return errors;
+}
+function createAdapter(name, agents, deps, opts = {}) {
+  const problem = combineProblems(validateAgentsConfig(name, agents, opts.strategy, opts.locate));
+  if (problem) throw problem;
+  const cfg = agents ?? {};
+  switch (name) {
+    case "mailbox":
+      return createMailboxAdapter(deps);
+    case "claude-team":
+      return createClaudeTeamAdapter(cfg, deps, opts.claudeTeam);
+    case "process":
+      return createProcessAdapter(cfg, deps, opts.process);
+    case "command":
+      return createCommandAdapter(cfg, deps);
+  }
+}
+
+// src/act/recovery/perform.ts
+init_errors();
 
 // src/contracts/next.ts
 var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation"];
-var NEXT_EXIT = { wave_complete: 0, requests: 10, unanswered: 11, escalation: 12 };
+var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
 var Kind = _enum(REQUEST_KINDS);
 var NextDocSchema = object({
   schema_version: literal("1"),
@@ -18815,6 +19589,141 @@ var OUTCOME_EVENT_OF = {
   redispatch: "redispatch",
   escalate: "escalated_to_blocked"
 };
+
+// src/core/history.ts
+function emptyHistory() {
+  return {
+    lastLogged: /* @__PURE__ */ new Map(),
+    redispatchCount: /* @__PURE__ */ new Map(),
+    actions: /* @__PURE__ */ new Map(),
+    replacements: /* @__PURE__ */ new Map(),
+    stalls: /* @__PURE__ */ new Map(),
+    ownStalls: [],
+    trackerPending: /* @__PURE__ */ new Map(),
+    reportedOrphans: /* @__PURE__ */ new Set(),
+    requests: /* @__PURE__ */ new Map(),
+    rowInstance: /* @__PURE__ */ new Map(),
+    escalations: /* @__PURE__ */ new Map(),
+    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set() }
+  };
+}
+function foldEvent(h, e, epicId) {
+  const own2 = e.epic_id === epicId;
+  switch (e.event) {
+    case "redispatch":
+      h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+      if (own2) h.replacements.set(e.recovery_task_id, e);
+      break;
+    case "stall_detected": {
+      const list2 = h.stalls.get(e.ticket_id) ?? [];
+      list2.push(e);
+      h.stalls.set(e.ticket_id, list2);
+      if (own2) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
+      break;
+    }
+    case "escalated_to_blocked":
+      if (own2 && e.key && !h.escalations.has(e.key)) h.escalations.set(e.key, e);
+      if (own2 && e.key) {
+        if (e.tracker === "failed") h.trackerPending.set(e.key, e);
+        else h.trackerPending.delete(e.key);
+      }
+      break;
+    case "recovery_summary":
+      if (own2) for (const k of [...e.orphans, ...e.more_orphans ?? []]) h.reportedOrphans.add(k);
+      break;
+    case "request_answered":
+    case "request_unanswered":
+      if (own2) foldRequestEnd(h, e);
+      break;
+    case "next_returned":
+      if (own2) {
+        for (const k of e.requests) h.announced.requests.add(k);
+        for (const k of e.unanswered) h.announced.unanswered.add(k);
+        for (const k of e.escalations) h.announced.escalations.add(k);
+      }
+      break;
+    case "mass_stall":
+      if (own2) h.lastMassStall = [...e.task_ids].sort().join(",");
+      if (own2 && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
+      break;
+    case "mass_stall_ended":
+      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };
+      if (own2) h.lastMassStall = void 0;
+      break;
+    case "mass_stall_escalated":
+      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
+      break;
+    case "action_started":
+      if (own2 && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: /* @__PURE__ */ new Set() });
+      break;
+    default:
+      break;
+  }
+  if (own2 && "key" in e && typeof e.key === "string" && e.event !== "action_started") {
+    const rec = h.actions.get(e.key);
+    if (rec) {
+      rec.steps.add(e.event);
+      const isOutcome = e.event === OUTCOME_EVENT_OF[rec.started.action] || e.event === "action_failed";
+      if (isOutcome && (!rec.outcome || rec.outcome.event === "action_failed")) rec.outcome = e;
+      foldRequestStart(h, rec, e);
+    }
+  }
+  const kind = verdictOfEvent(e.event);
+  if (own2 && kind && "task_id" in e) h.lastLogged.set(String(e.task_id), kind);
+  return h;
+}
+function foldRequestStart(h, rec, e) {
+  if (h.requests.has(rec.key)) return;
+  const isCancel = e.event === "agent_killed" && e.step === "cancel";
+  if (!(isCancel || e.event === "redispatch") || !("request_path" in e) || !e.request_path) return;
+  const s = rec.started;
+  const createdAtMs = Date.parse(e.timestamp_utc);
+  h.requests.set(rec.key, {
+    key: rec.key,
+    kind: isCancel ? "cancel" : "redispatch",
+    taskId: s.task_id,
+    rowTaskId: s.row_task_id ?? s.task_id,
+    ticketId: s.ticket_id,
+    recoveryTaskId: e.event === "redispatch" ? e.recovery_task_id : void 0,
+    attempt: s.redispatch_attempt ?? 1,
+    createdAtMs,
+    // An outcome line without a deadline (written before requests had one) waits a day at most.
+    answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 864e5,
+    path: e.request_path,
+    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
+    status: "pending"
+  });
+}
+function foldRequestEnd(h, e) {
+  const r = h.requests.get(e.key);
+  if (!r || r.status !== "pending") return;
+  if (e.event === "request_unanswered") {
+    r.status = "unanswered";
+    return;
+  }
+  r.status = "done";
+  r.how = e.how;
+  r.answeredByTaskId = e.answered_by_task_id;
+  if (r.recoveryTaskId && (e.how === "row_reused" || e.how === "ack" && e.answered_by_task_id === r.rowTaskId)) {
+    h.rowInstance.set(r.rowTaskId, r.recoveryTaskId);
+  }
+}
+function hasPendingRequest(h) {
+  for (const r of h.requests.values()) if (r.status === "pending") return true;
+  return false;
+}
+function foldHistory(events, epicId) {
+  const h = emptyHistory();
+  for (const e of events) foldEvent(h, e, epicId);
+  return h;
+}
+function actedTaskIds(h) {
+  return new Set([...h.actions.values()].map((r) => r.started.task_id));
+}
+
+// src/act/recovery/checkpoint.ts
+var import_node_fs9 = require("node:fs");
+var import_yaml2 = __toESM(require_dist(), 1);
 
 // src/contracts/parse-yaml.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -19259,355 +20168,184 @@ function pickIssue(first) {
   return first;
 }
 
-// src/contracts/seed-events.ts
-var SEED_EVENT_NAMES = ["stall_detected", "agent_killed", "redispatch", "escalated_to_blocked", "healthy"];
-var isSeedEvent = (e) => SEED_EVENT_NAMES.includes(e);
-function fillSeedLine(json) {
-  if (typeof json !== "object" || json === null) return void 0;
-  const j = json;
-  if ("run_id" in j || !isSeedEvent(j.event) || typeof j.ticket_id !== "string") return void 0;
-  const agent = typeof j.agent_id === "string" ? j.agent_id : j.ticket_id;
-  const attempt = typeof j.redispatch_attempt === "number" ? j.redispatch_attempt : 1;
-  const base = { epic_id: "", run_id: "seed", task_id: agent, agent_id: agent, seed_shape: true };
-  const defaults = {
-    stall_detected: { stall_reason: "inactivity", idle_seconds: 0, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: "report" },
-    agent_killed: { key: `seed:${agent}:cancel` },
-    redispatch: { key: `seed:${agent}:redispatch`, redispatch_attempt: attempt, recovery_task_id: recoveryTaskId(agent, attempt) },
-    escalated_to_blocked: { attempt_count: 0, friction_path: "" },
-    healthy: { idle_seconds: 0 }
-  }[j.event];
-  return { ...base, ...defaults, ...j };
+// src/contracts/checkpoint.ts
+var LastTool = looseObject({
+  name: string2(),
+  input_summary: string2().optional(),
+  command: string2().optional().describe("Bash command, shortened."),
+  is_open: boolean2().describe("No result had arrived when the agent stalled."),
+  error: string2().optional().describe("The result was an error: its text, shortened.")
+});
+var CheckpointSchema = looseObject({
+  schema_version: literal("1"),
+  epic_id: SafeId,
+  ticket_id: SafeId,
+  task_id: SafeId.describe("The stalled task this checkpoint replaces."),
+  attempt: number2().int().min(1).describe("Redispatch attempt: 1 for the first replacement."),
+  recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
+  created_at: IsoTimestamp,
+  stall_reason: string2(),
+  idle_seconds: number2().min(0),
+  completed_work: array(string2()).describe("What the evidence shows is done: do not redo it."),
+  remaining_work: array(string2()).describe("What is left; empty means the evidence does not say."),
+  last_tool: LastTool.nullable(),
+  last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
+  supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null.")
+}).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
+function parseCheckpoint(text, fileName) {
+  return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
 }
 
-// src/journal/atomic-write.ts
-var import_node_crypto = require("node:crypto");
-var import_node_fs2 = require("node:fs");
-var import_node_path = __toESM(require("node:path"), 1);
-var FILE_MODE = 384;
-var DIR_MODE = 448;
-var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
-var guardedRoots = /* @__PURE__ */ new Set();
-function guardRoot(root) {
-  guardedRoots.add(import_node_path.default.resolve(root));
+// src/act/recovery/work-items.ts
+var MAX_ITEMS = 50;
+var MAX_ITEM_CHARS = 300;
+var EDIT_TOOLS = /* @__PURE__ */ new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
+function itemText(v) {
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(v);
+  if (v && typeof v === "object") {
+    const o = v;
+    for (const k of ["title", "description", "name", "subject", "summary", "task"]) if (typeof o[k] === "string") return o[k];
+  }
+  return void 0;
 }
-function symlinkRefused(p) {
-  const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
-  e.code = "ELOOP";
-  e.path = p;
-  return e;
-}
-async function ensureDir(dir) {
-  const abs = import_node_path.default.resolve(dir);
-  await import_node_fs2.promises.mkdir(abs, { recursive: true, mode: DIR_MODE });
-  for (const root of guardedRoots) {
-    const rel = import_node_path.default.relative(root, abs);
-    if (rel === "" || rel.startsWith("..") || import_node_path.default.isAbsolute(rel)) continue;
-    let p = root;
-    for (const part2 of rel.split(import_node_path.default.sep)) {
-      p = import_node_path.default.join(p, part2);
-      if ((await import_node_fs2.promises.lstat(p)).isSymbolicLink()) throw symlinkRefused(p);
+function workItems(sources) {
+  const out = [];
+  for (const src of sources) {
+    const list2 = Array.isArray(src) ? src : typeof src === "string" ? src.split("\n") : [];
+    for (const raw of list2) {
+      const text = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, "").trim();
+      if (!text || out.includes(text)) continue;
+      out.push(text.length > MAX_ITEM_CHARS ? text.slice(0, MAX_ITEM_CHARS - 1) + "…" : text);
+      if (out.length >= MAX_ITEMS) return out;
     }
-  }
-}
-async function createTemp(file, mode) {
-  const tmp = import_node_path.default.join(import_node_path.default.dirname(file), `.${import_node_path.default.basename(file)}.${process.pid}.${(0, import_node_crypto.randomBytes)(4).toString("hex")}.tmp`);
-  const handle = await import_node_fs2.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
-  return { tmp, handle };
-}
-async function writeTemp(file, data, mode) {
-  const { tmp, handle } = await createTemp(file, mode);
-  try {
-    try {
-      await handle.chmod(mode);
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (e) {
-    await import_node_fs2.promises.rm(tmp, { force: true });
-    throw e;
-  }
-  return tmp;
-}
-async function writeFileAtomic(file, data, opts = {}) {
-  const dir = import_node_path.default.dirname(file);
-  await ensureDir(dir);
-  const tmp = await writeTemp(file, data, opts.mode ?? FILE_MODE);
-  try {
-    await import_node_fs2.promises.rename(tmp, file);
-  } catch (e) {
-    await import_node_fs2.promises.rm(tmp, { force: true });
-    throw e;
-  }
-  await fsyncDir(dir);
-}
-async function createFileExclusive(file, data) {
-  await ensureDir(import_node_path.default.dirname(file));
-  const tmp = await writeTemp(file, data, FILE_MODE);
-  try {
-    await import_node_fs2.promises.link(tmp, file);
-    await fsyncDir(import_node_path.default.dirname(file));
-    return true;
-  } catch (e) {
-    if (e.code === "EEXIST") return false;
-    throw e;
-  } finally {
-    await import_node_fs2.promises.rm(tmp, { force: true });
-  }
-}
-async function fsyncDir(dir) {
-  let h;
-  try {
-    h = await import_node_fs2.promises.open(dir, import_node_fs2.constants.O_RDONLY);
-    await h.sync();
-  } catch {
-  } finally {
-    await h?.close();
-  }
-}
-async function appendLine(file, line, opts = {}) {
-  await appendLines(file, [line], opts);
-}
-var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
-async function appendLines(file, lines, opts = {}) {
-  if (lines.length === 0) return;
-  if (lines.some((l) => l.includes("\n"))) throw new Error("appendLine: a line must not contain a newline");
-  await ensureDir(import_node_path.default.dirname(file));
-  const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
-  try {
-    const restore = await endsTorn(h) ? "\n" : "";
-    const data = Buffer.from(restore + lines.join("\n") + "\n");
-    const written = await (opts.write ?? writeOnce)(h, data);
-    if (written < data.length) {
-      await h.write("\n").catch(() => void 0);
-      const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
-      e.code = "ENOSPC";
-      e.syscall = "write";
-      throw e;
-    }
-    if (opts.sync !== false) await h.sync();
-  } finally {
-    await h.close();
-  }
-}
-async function endsTorn(h) {
-  const { size } = await h.stat();
-  if (size === 0) return false;
-  const b = Buffer.alloc(1);
-  await h.read(b, 0, 1, size - 1);
-  return b[0] !== 10;
-}
-var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-async function removeStaleTemps(dir, isAlive2) {
-  let names;
-  try {
-    names = await import_node_fs2.promises.readdir(dir);
-  } catch {
-    return 0;
-  }
-  let removed = 0;
-  for (const name of names) {
-    const m = TEMP_NAME.exec(name);
-    if (!m || isAlive2(Number(m[1]))) continue;
-    await import_node_fs2.promises.rm(import_node_path.default.join(dir, name), { force: true });
-    removed++;
-  }
-  return removed;
-}
-
-// src/sys/crash-point.ts
-var SPEC = /^(before|after):([a-z_]+)(?:#([1-9]\d*))?$/;
-var armed;
-var hits = 0;
-function armCrashPoint(spec) {
-  const m = SPEC.exec(spec ?? "");
-  armed = m ? { when: m[1], point: m[2], nth: Number(m[3] ?? 1) } : void 0;
-  hits = 0;
-}
-function crashPoint(when, point) {
-  if (armed === void 0 || armed.when !== when || armed.point !== point || ++hits < armed.nth) return;
-  process.kill(process.pid, "SIGKILL");
-}
-
-// src/journal/dispatch-log.ts
-var DispatchLog = class {
-  constructor(paths, epicId, runId, nowMs, onAppend) {
-    this.paths = paths;
-    this.epicId = epicId;
-    this.runId = runId;
-    this.nowMs = nowMs;
-    this.onAppend = onAppend;
-  }
-  paths;
-  epicId;
-  runId;
-  nowMs;
-  onAppend;
-  /** Append one event; returns the full line as written. */
-  async append(body) {
-    const now = this.nowMs();
-    const { event, ...rest } = body;
-    const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest };
-    crashPoint("before", event);
-    await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
-    crashPoint("after", event);
-    this.onAppend?.(full);
-    return full;
-  }
-  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. */
-  async appendAll(bodies) {
-    if (bodies.length === 0) return [];
-    const now = this.nowMs();
-    const stamp = msToIso(now);
-    const full = bodies.map((body) => {
-      const { event, ...rest } = body;
-      return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest };
-    });
-    for (const e of full) crashPoint("before", e.event);
-    await appendLines(this.paths.dispatchLog(utcDate(now)), full.map((e) => JSON.stringify(e)));
-    for (const e of full) {
-      crashPoint("after", e.event);
-      this.onAppend?.(e);
-    }
-    return full;
-  }
-};
-function parseLogLine(line) {
-  let json;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return { ok: false, message: "not valid JSON (corrupt line); skipped" };
-  }
-  const r = DispatchEventSchema.safeParse(json);
-  if (r.success) return { ok: true, event: r.data };
-  const seed = fillSeedLine(json);
-  const fromSeed = seed && DispatchEventSchema.safeParse(seed);
-  if (fromSeed?.success) return { ok: true, event: fromSeed.data };
-  const ev2 = json?.event;
-  const known = DispatchEventSchema.options.some((o) => o.shape.event.value === ev2);
-  if (!known) return { ok: false };
-  const issue2 = r.error.issues[0];
-  return { ok: false, message: `event "${String(ev2)}": ${formatPath(issue2.path)}: ${issueMessage(issue2, valueAt(json, issue2.path))}; skipped` };
-}
-async function readDispatchLog(paths, filter) {
-  const dir = paths.dispatchLogDir();
-  let names;
-  try {
-    names = (await import_node_fs3.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
-  } catch (e) {
-    if (e.code === "ENOENT") return { events: [], diagnostics: [] };
-    throw e;
-  }
-  const out = { events: [], diagnostics: [] };
-  for (const name of names) {
-    const file = import_node_path2.default.join(dir, name);
-    const r = await readLogFile(file);
-    for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
-    out.diagnostics.push(...r.diagnostics);
   }
   return out;
 }
-async function readLogFile(file) {
-  const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs3.promises.stat(file);
-  const stream = (0, import_node_fs3.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
-  const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
-  let n = 0;
-  let pending;
-  const take = (line, at) => {
-    if (line.trim() === "") return;
-    const parsed = parseLogLine(line);
-    if (parsed.ok) out.events.push(parsed.event);
-    else if (parsed.message) out.diagnostics.push({ file, line: at, message: parsed.message });
+function completedFromCalls(calls) {
+  const out = [];
+  for (const c of calls) {
+    if (c.isOpen || c.error) continue;
+    if (EDIT_TOOLS.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary.split(/ [{#]/)[0]}`);
+    else if (c.name === "Bash" && c.command && /^\s*git\s+(commit|push)\b/.test(c.command)) out.push(`Bash: ${c.command.split("\n")[0]}`);
+  }
+  return out;
+}
+
+// src/act/recovery/recovery-prompt.ts
+var import_node_path7 = __toESM(require("node:path"), 1);
+var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
+function diagnosisPath(checkpointPath, attempt) {
+  return import_node_path7.default.join(import_node_path7.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+}
+function describeTool(cp) {
+  const t = cp.last_tool;
+  if (!t) return void 0;
+  const what = (t.command ?? t.input_summary ?? "").split("\n")[0].slice(0, 160);
+  return `${t.name}${what ? ` (${what})` : ""}${t.is_open ? ", which never returned" : t.error ? ", which failed" : ""}`;
+}
+function renderRecoveryPrompt(cp, where2) {
+  const tool = describeTool(cp);
+  const done = cp.completed_work.length > 0 ? `Already done (do NOT redo it; check it only if the remaining work depends on it):
+${list(cp.completed_work, false)}` : "Already done: the evidence does not list finished items. Check `git status`, `git log` and `git diff` before changing anything, and keep what is there.";
+  const remaining = cp.remaining_work.length > 0 ? `Remaining work (ONLY do these):
+${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
+  const isOutOfContext = cp.stall_reason === "context_exhausted";
+  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_error" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
+  const contextRules = isOutOfContext ? [
+    "- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.",
+    "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
+    "- Do not explore beyond the files the remaining items name."
+  ] : [];
+  return [
+    `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
+    "",
+    why,
+    `Checkpoint: ${where2.checkpointPath}`,
+    "Read the checkpoint first: it records what was done and what remains.",
+    "",
+    done,
+    "",
+    remaining,
+    "",
+    "RULES:",
+    "- Do NOT re-do completed work; read the checkpoint for details.",
+    "- Do only the remaining work above; nothing else from the original ticket.",
+    "- Use targeted reads: Read with offset/limit and grep for the lines you need; never read large files or logs whole, to avoid exhausting your context.",
+    ...contextRules,
+    "- Give long commands an explicit timeout, and do not wait on output that may never come.",
+    `- If you get stuck on the same step${tool ? ` (${tool.split(" (")[0]})` : ""}, do not keep retrying: write a diagnosis doc to ${diagnosisPath(where2.checkpointPath, cp.attempt)} (what you tried, what failed, what you suspect) and stop.`
+  ].join("\n");
+}
+
+// src/act/recovery/checkpoint.ts
+var LAST_OUTPUT_CHARS = 1e3;
+var COMPLETED_KEYS = ["completed_items", "completed_work", "completed_tasks"];
+var REMAINING_KEYS = ["remaining_work", "remaining_items", "remaining_tasks", "todo"];
+var checkpointRelPath = (ticketId, attempt) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
+function buildCheckpoint(input) {
+  const { task, row = {}, observation } = input;
+  const tool = observation?.lastTool;
+  const out = observation?.lastOutput ?? task.lastOutput;
+  const prev = input.previous;
+  const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
+  const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
+  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
+  return {
+    schema_version: "1",
+    epic_id: input.epicId,
+    ticket_id: task.ticketId,
+    task_id: task.taskId,
+    attempt: input.attempt,
+    recovery_task_id: recoveryTaskId(task.taskId, input.attempt),
+    created_at: msToIso(input.nowMs),
+    stall_reason: input.stallReason,
+    idle_seconds: Math.max(0, Math.round(input.idleSeconds)),
+    completed_work: completed,
+    remaining_work: remaining,
+    last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
+    last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
+    supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null
   };
-  if (stat.size === 0) return out;
-  for await (const line of rl) {
-    n++;
-    if (pending) take(pending.line, pending.n);
-    pending = { line, n };
+}
+function renderCheckpointYaml(cp) {
+  const doc = new import_yaml2.Document(cp);
+  const node2 = doc.get("created_at", true);
+  if (node2 instanceof import_yaml2.Scalar) node2.type = import_yaml2.Scalar.QUOTE_DOUBLE;
+  return doc.toString({ lineWidth: 0 });
+}
+async function writeCheckpoint(paths, cp) {
+  const file = paths.checkpoint(cp.ticket_id, cp.attempt);
+  const wasCreated = await createFileExclusive(file, renderCheckpointYaml(cp));
+  return { path: file, wasCreated };
+}
+async function readCheckpoint(paths, ticketId, attempt) {
+  const file = paths.checkpoint(ticketId, attempt);
+  try {
+    return parseCheckpoint(await import_node_fs9.promises.readFile(file, "utf8"), paths.relative(file));
+  } catch (e) {
+    if (e.code === "ENOENT") return void 0;
+    throw e;
   }
-  if (pending) {
-    const h = await import_node_fs3.promises.open(file, "r");
-    try {
-      const b = Buffer.alloc(1);
-      await h.read(b, 0, 1, stat.size - 1);
-      if (b[0] === 10) take(pending.line, pending.n);
-    } finally {
-      await h.close();
-    }
-  }
-  return out;
+}
+async function checkpointMarker(paths, ticketId, attempt) {
+  return import_node_fs9.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
 }
 
-// src/options.ts
-var import_node_fs4 = require("node:fs");
-var import_node_path4 = __toESM(require("node:path"), 1);
+// src/act/recovery/perform.ts
+var import_promises2 = require("node:timers/promises");
 
-// src/contracts/config.ts
-init_defaults();
-var D = DEFAULTS;
-var MAX_SECONDS = 7 * 86400;
-var Seconds = number2().positive().max(MAX_SECONDS);
-var Argv = array(string2().min(1)).min(1).describe("argv template, run without a shell; placeholders {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {epic} {pid} {agent_id}");
-var ConfigSchema = strictObject({
-  timeout_seconds: Seconds.optional().describe(withDefault("Base stall window in seconds.", D.timeout_seconds)),
-  check_interval_seconds: Seconds.optional().describe(withDefault("Longest sleep between checks in seconds.", D.check_interval_seconds)),
-  action: _enum(STRATEGIES).optional().describe(withDefault("Strategy on a stalled task.", D.action)),
-  max_redispatches: number2().int().min(0).max(20).optional().describe(withDefault("Redispatches per ticket before escalation.", D.max_redispatches)),
-  exemptions: strictObject({
-    bash_long_timeout_ms: number2().int().min(0).optional().describe(withDefault("A Bash timeout above this (ms) extends the window.", D.exemptions.bash_long_timeout_ms)),
-    bash_grace_seconds: number2().min(0).optional().describe(withDefault("Added to a long Bash timeout.", D.exemptions.bash_grace_seconds)),
-    rate_limit_factor: number2().min(1).max(100).optional().describe(withDefault("Window multiplier during rate-limit backoff.", D.exemptions.rate_limit_factor)),
-    rate_limit_patterns: array(string2().min(1)).optional().describe(withDefault("Case-insensitive substrings of the last output.", D.exemptions.rate_limit_patterns)),
-    ci_polling_seconds: Seconds.optional().describe(withDefault("Minimum window while polling CI.", D.exemptions.ci_polling_seconds)),
-    ci_polling_patterns: array(string2().min(1)).optional().describe(withDefault("Substrings of a Bash command that polls CI.", D.exemptions.ci_polling_patterns)),
-    open_tool_grace_seconds: number2().min(0).optional().describe(withDefault("Grace after an open tool call's own timeout.", D.exemptions.open_tool_grace_seconds)),
-    future_skew_seconds: number2().min(0).optional().describe(withDefault("A timestamp further in the future is inconsistent.", D.exemptions.future_skew_seconds))
-  }).optional(),
-  looping: strictObject({
-    repeat_count: number2().int().min(2).optional().describe(withDefault("Same call with same input this many times in a row.", D.looping.repeat_count)),
-    error_count: number2().int().min(2).optional().describe(withDefault("Same error this many times.", D.looping.error_count)),
-    act: boolean2().optional().describe(withDefault("Treat looping like a stall for actions.", D.looping.act))
-  }).optional(),
-  circuit_breaker: strictObject({
-    min_stalled: number2().int().min(1).optional().describe(withDefault("", D.circuit_breaker.min_stalled)),
-    fraction: number2().gt(0).max(1).optional().describe(withDefault("", D.circuit_breaker.fraction)),
-    max_hold_seconds: Seconds.optional().describe(withDefault("How long one mass-stall episode may hold actions; after it, the episode is escalated once (friction note) and stalls are acted on again.", D.circuit_breaker.max_hold_seconds))
-  }).optional(),
-  agents: strictObject({
-    adapter: _enum(ADAPTERS).optional().describe(withDefault("", D.agents.adapter)),
-    kill_grace_ms: number2().int().min(0).max(6e5).optional().describe(withDefault("SIGTERM→SIGKILL grace for the process adapter.", D.agents.kill_grace_ms)),
-    redispatch_argv: Argv.optional(),
-    cancel_argv: Argv.optional(),
-    teams_dir: string2().min(1).optional().describe("Claude Code teams dir. @defaultValue ~/.claude/teams"),
-    command_timeout_ms: number2().int().min(100).max(36e5).optional().describe(withDefault("command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.", D.agents.command_timeout_ms))
-  }).optional(),
-  linear: strictObject({
-    blocked_state: string2().min(1).optional().describe(withDefault("Workflow state name, matched case-insensitively.", D.linear.blocked_state)),
-    api_url: string2().url().optional().describe(withDefault("GraphQL endpoint.", D.linear.api_url))
-  }).optional(),
-  requests: strictObject({
-    deadline_seconds: Seconds.optional().describe("How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds")
-  }).optional(),
-  claude: strictObject({
-    config_dir: string2().min(1).optional().describe("Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude")
-  }).optional()
-}).meta({ title: "WatchdogConfig", description: "watchdog.config.yaml (docs/state-files.md). Flags override the file." });
-function parseConfig(text, fileName) {
-  return parseYaml(text, ConfigSchema, {
-    file: fileName,
-    typeHint: "Fix that key in the config file (docs/state-files.md lists every key)."
-  });
-}
-
-// src/options.ts
-init_defaults();
+// src/act/recovery/escalate.ts
+var import_promises = require("node:fs/promises");
 init_errors();
 
-// src/journal/paths.ts
-var import_node_path3 = __toESM(require("node:path"), 1);
+// src/act/friction/friction.ts
+var import_node_fs10 = require("node:fs");
+var import_node_path9 = __toESM(require("node:path"), 1);
+init_errors();
+
+// src/files/paths.ts
+var import_node_path8 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
   if (!isSafeId(id)) {
@@ -19622,417 +20360,593 @@ var lower = (id) => id.toLowerCase();
 var StatePaths = class {
   root;
   constructor(stateDir) {
-    this.root = import_node_path3.default.resolve(stateDir);
+    this.root = import_node_path8.default.resolve(stateDir);
     guardRoot(this.root);
   }
   epicDir(epicId) {
-    return import_node_path3.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
+    return import_node_path8.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
   }
   stateFile(epicId) {
-    return import_node_path3.default.join(this.epicDir(epicId), "state.yaml");
+    return import_node_path8.default.join(this.epicDir(epicId), "state.yaml");
   }
   watchdogJson(epicId) {
-    return import_node_path3.default.join(this.epicDir(epicId), "watchdog.json");
+    return import_node_path8.default.join(this.epicDir(epicId), "watchdog.json");
   }
   lockFile(epicId) {
-    return import_node_path3.default.join(this.epicDir(epicId), "watchdog.lock");
+    return import_node_path8.default.join(this.epicDir(epicId), "watchdog.lock");
   }
   requestsDir(epicId) {
-    return import_node_path3.default.join(this.epicDir(epicId), "requests");
+    return import_node_path8.default.join(this.epicDir(epicId), "requests");
   }
   /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
   acksDir(epicId) {
-    return import_node_path3.default.join(this.epicDir(epicId), "acks");
+    return import_node_path8.default.join(this.epicDir(epicId), "acks");
   }
   dispatchLogDir() {
-    return import_node_path3.default.join(this.root, "dispatch-log");
+    return import_node_path8.default.join(this.root, "dispatch-log");
   }
   dispatchLog(utcDate2) {
-    return import_node_path3.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
+    return import_node_path8.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
   }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId) {
-    return import_node_path3.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
+    return import_node_path8.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
   }
   activityDir() {
-    return import_node_path3.default.join(this.root, "activity");
+    return import_node_path8.default.join(this.root, "activity");
   }
   activityFile(agentOrSessionId) {
-    return import_node_path3.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+    return import_node_path8.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
   }
   checkpointDir(ticketId) {
-    return import_node_path3.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
+    return import_node_path8.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
   }
   checkpoint(ticketId, attempt) {
-    return import_node_path3.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return import_node_path8.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
   }
   frictionDir() {
-    return import_node_path3.default.join(this.root, "friction");
+    return import_node_path8.default.join(this.root, "friction");
   }
   frictionFile(utcDate2, ticketId) {
-    return import_node_path3.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
+    return import_node_path8.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
   }
   configFile() {
-    return import_node_path3.default.join(this.root, "watchdog.config.yaml");
+    return import_node_path8.default.join(this.root, "watchdog.config.yaml");
   }
   /** A path relative to the state dir, for messages and events. */
   relative(p) {
-    return import_node_path3.default.relative(this.root, p) || ".";
+    return import_node_path8.default.relative(this.root, p) || ".";
   }
 };
 
-// src/core/policy.ts
+// src/act/friction/friction-render.ts
 init_defaults();
-var D2 = DEFAULTS;
-var E = D2.exemptions;
-var DEFAULT_POLICY = {
-  baseTimeoutMs: D2.timeout_seconds * 1e3,
-  bashLongTimeoutMs: E.bash_long_timeout_ms,
-  bashGraceMs: E.bash_grace_seconds * 1e3,
-  rateLimitFactor: E.rate_limit_factor,
-  rateLimitPatterns: [...E.rate_limit_patterns],
-  ciPollingMs: E.ci_polling_seconds * 1e3,
-  ciPollingPatterns: [...E.ci_polling_patterns],
-  openToolGraceMs: E.open_tool_grace_seconds * 1e3,
-  bashDefaultTimeoutMs: D2.fixed.claude_bash_timeout_ms,
-  futureSkewMs: E.future_skew_seconds * 1e3,
-  loopRepeatCount: D2.looping.repeat_count,
-  loopErrorCount: D2.looping.error_count
-};
-function resolvePolicy(config2, timeoutSeconds) {
-  const e = config2.exemptions ?? {};
-  const l = config2.looping ?? {};
-  const base = timeoutSeconds ?? config2.timeout_seconds;
-  const d = DEFAULT_POLICY;
-  return {
-    ...d,
-    baseTimeoutMs: base === void 0 ? d.baseTimeoutMs : Math.round(base * 1e3),
-    bashLongTimeoutMs: e.bash_long_timeout_ms ?? d.bashLongTimeoutMs,
-    bashGraceMs: e.bash_grace_seconds === void 0 ? d.bashGraceMs : e.bash_grace_seconds * 1e3,
-    rateLimitFactor: e.rate_limit_factor ?? d.rateLimitFactor,
-    rateLimitPatterns: (e.rate_limit_patterns ?? d.rateLimitPatterns).map((p) => p.toLowerCase()),
-    ciPollingMs: e.ci_polling_seconds === void 0 ? d.ciPollingMs : e.ci_polling_seconds * 1e3,
-    ciPollingPatterns: e.ci_polling_patterns ?? d.ciPollingPatterns,
-    openToolGraceMs: e.open_tool_grace_seconds === void 0 ? d.openToolGraceMs : e.open_tool_grace_seconds * 1e3,
-    futureSkewMs: e.future_skew_seconds === void 0 ? d.futureSkewMs : e.future_skew_seconds * 1e3,
-    loopRepeatCount: l.repeat_count ?? d.loopRepeatCount,
-    loopErrorCount: l.error_count ?? d.loopErrorCount
-  };
+init_friction_hypothesis();
+init_stall_history();
+function frictionMarker(ticketId, attempts) {
+  return `<!-- dispatch-watchdog:friction:${ticketId}:attempt-${attempts} -->`;
+}
+function evidenceLink(p) {
+  const isAbsolute = p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p);
+  return `[${p}](${isAbsolute ? p : "../" + p})`;
+}
+function trackerLine(t, o) {
+  const state = `"${o.stateName ?? DEFAULTS.linear.blocked_state}"`;
+  switch (o.kind) {
+    case "updated":
+      return `Tracker: moved ${t} to ${state} in Linear and commented the stall history.`;
+    case "already_blocked":
+      return `Tracker: ${t} was already in ${state} in Linear; the stall history is commented.`;
+    case "skipped":
+      return `Tracker: skipped (${o.detail ?? "LINEAR_API_KEY is not set"}); move ${t} to ${state} by hand.`;
+    case "failed":
+      return `Tracker: the Linear update failed (${o.detail ?? "no detail"}); move ${t} to ${state} by hand.`;
+  }
+}
+function renderFrictionNote(input) {
+  const { ticketId: t, history } = input;
+  const hypothesis = hypothesizeRootCause(history, t);
+  const logs = input.evidencePaths.dispatchLogs.map((p) => `- Dispatch log: ${evidenceLink(p)}`);
+  const checkpoints = input.evidencePaths.checkpoints.map((p) => `- Checkpoint: ${evidenceLink(p)}`);
+  return [
+    `# Agent Stall Escalation: ${t}`,
+    "",
+    frictionMarker(t, input.attempts),
+    "",
+    "## Summary",
+    `Agent stalled ${input.attempts} ${input.attempts === 1 ? "time" : "times"}, exceeding max redispatch limit of ${input.maxRedispatches}.`,
+    ...input.escalatedAt ? [`Escalated at ${input.escalatedAt}.`] : [],
+    trackerLine(t, input.trackerOutcome),
+    "",
+    history.length > 0 ? renderStallTable(history) : "_No stall events were found in the dispatch log._",
+    "",
+    "## Evidence",
+    ...logs.length > 0 ? logs : ["- Dispatch log: none found"],
+    ...checkpoints.length > 0 ? checkpoints : ["- Checkpoint: none written"],
+    ...input.actionKey ? [`- Idempotency key: \`${input.actionKey}\``] : [],
+    "",
+    "## Root Cause Hypothesis",
+    hypothesis.text,
+    "",
+    "## Recommended Action",
+    hypothesis.action,
+    ""
+  ].join("\n");
+}
+var ORPHANS_LIST_ALL_UP_TO = 30;
+var ORPHANS_SHOWN_WHEN_MANY = 20;
+function orphanMarker(runId) {
+  return `<!-- dispatch-watchdog:orphans:${runId} -->`;
+}
+function renderOrphanNote(orphans, opts) {
+  const shown = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
+  const left = orphans.length - shown.length;
+  const where2 = opts.epicId ? ` of epic ${opts.epicId}` : "";
+  const rows = shown.map(
+    (o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`
+  );
+  return [
+    `# Orphaned Actions: run ${opts.runId}`,
+    "",
+    orphanMarker(opts.runId),
+    "",
+    "## Summary",
+    `At start-up${opts.detectedAt ? ` (${opts.detectedAt})` : ""}, ${orphans.length} action${orphans.length === 1 ? "" : "s"}${where2} had started but left neither an outcome nor a marker, so the watchdog cannot tell whether ${orphans.length === 1 ? "it" : "they"} ran. None was re-fired.`,
+    "",
+    "## Orphans",
+    "| key | action | ticket | task | started (UTC) | detail |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    ...left > 0 ? ["", `${left} more not listed (${orphans.length} in total): each is an \`action_started\` event without an outcome in the dispatch log.`] : [],
+    "",
+    "## Recommended Action",
+    "For each key, check by hand whether the action happened (is the agent still running? is there a request file, a checkpoint, a Linear comment?). Finish or undo it yourself; the watchdog will not touch these keys again.",
+    ""
+  ].join("\n");
 }
 
-// src/core/period.ts
-init_errors();
-var UNIT_MS = { m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
-var DAY_MS = UNIT_MS.d;
-function parseDurationMs(text) {
-  const m = /^(\d+)([mhdw])$/.exec(text.trim());
-  return m ? Number(m[1]) * UNIT_MS[m[2]] : void 0;
-}
-function parseSince(text, nowMs, flag = "--since") {
-  const t = text.trim();
-  const m = /^(\d+)([mhdw])$/.exec(t);
-  if (m) {
-    const n = Number(m[1]);
-    if (m[2] === "m" || m[2] === "h") return nowMs - n * UNIT_MS[m[2]];
-    const days = m[2] === "w" ? 7 * n : n;
-    return Math.floor(nowMs / DAY_MS) * DAY_MS - days * DAY_MS;
+// src/act/friction/friction.ts
+init_friction_hypothesis();
+var escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+async function findFrictionNote(paths, ticketId, attempts) {
+  const name = new RegExp(`^\\d{4}-\\d{2}-\\d{2}-stall-escalation-${escapeRegExp(assertSafeId(ticketId, "ticket id").toLowerCase())}(-attempt-\\d+)?\\.md$`);
+  let entries;
+  try {
+    entries = await import_node_fs10.promises.readdir(paths.frictionDir());
+  } catch (e) {
+    if (e.code === "ENOENT") return void 0;
+    throw e;
   }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(t) && !Number.isNaN(Date.parse(`${t}T00:00:00Z`))) return Date.parse(`${t}T00:00:00Z`);
-  if (hasZone(t) && !Number.isNaN(Date.parse(t))) return Date.parse(t);
-  throw new InputError("bad_flag", `${flag}: expected a duration (90m, 12h, 30d, 2w) or a date (2026-04-01, UTC), got ${JSON.stringify(text)}.`, {
-    hint: `e.g. ${flag} 7d`
+  const marker = frictionMarker(ticketId, attempts);
+  for (const entry of entries.filter((e) => name.test(e)).sort()) {
+    const file = import_node_path9.default.join(paths.frictionDir(), entry);
+    if (await containsMarker(file, marker)) return file;
+  }
+  return void 0;
+}
+async function containsMarker(file, marker) {
+  try {
+    return (await import_node_fs10.promises.readFile(file, "utf8")).includes(marker);
+  } catch (e) {
+    if (e.code === "ENOENT") return false;
+    throw e;
+  }
+}
+function relativeEvidence(paths, input) {
+  const rel = (p) => {
+    if (!import_node_path9.default.isAbsolute(p)) return p;
+    const r = paths.relative(p);
+    return r.startsWith("..") ? p : r.split(import_node_path9.default.sep).join("/");
+  };
+  return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
+}
+async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
+  const existing = await findFrictionNote(paths, ticketId, attempts);
+  if (existing) return existing;
+  const base = paths.frictionFile(utcDate(nowMs), ticketId);
+  const isTaken = await import_node_fs10.promises.access(base).then(() => true, () => false);
+  return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
+}
+async function writeFrictionNote(paths, input, opts) {
+  const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
+  if (existing) return { path: existing, written: false };
+  const text = renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) });
+  const marker = frictionMarker(input.ticketId, input.attempts);
+  const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
+  for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
+    if (await createFileExclusive(file, text)) return { path: file, written: true };
+    if (await containsMarker(file, marker)) return { path: file, written: false };
+  }
+  throw new ActionError("action_refused", `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
+    hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(":")[0] ?? "<epic id>"}\`.`
   });
 }
-function hasZone(text) {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim());
+function orphanNotePath(paths, runId, nowMs) {
+  return import_node_path9.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
+}
+async function writeOrphanNote(paths, orphans, opts) {
+  const file = orphanNotePath(paths, opts.runId, opts.nowMs);
+  const text = renderOrphanNote(orphans, { runId: opts.runId, epicId: opts.epicId, detectedAt: msToIso(opts.nowMs) });
+  if (await createFileExclusive(file, text)) return { path: file, written: true };
+  if (await containsMarker(file, orphanMarker(opts.runId))) return { path: file, written: false };
+  throw new ActionError("action_refused", `${paths.relative(file)}: exists but is not the orphan note of run ${opts.runId}.`, {
+    hint: `Move the file aside, then run \`dispatch-watchdog recover --epic-id ${opts.epicId ?? "<epic id>"}\` again.`
+  });
 }
 
-// src/options.ts
-function resolveStateDir(flag, env, cwd) {
-  return import_node_path4.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+// src/act/recovery/escalate.ts
+init_linear_comment();
+init_stall_history();
+async function evidence(paths, ticketId) {
+  const list2 = async (dir) => (0, import_promises.readdir)(dir).catch(() => []);
+  const dispatchLogs = (await list2(paths.dispatchLogDir())).filter((f) => f.endsWith(".ndjson")).sort().map((f) => `dispatch-log/${f}`);
+  const checkpoints = (await list2(paths.checkpointDir(ticketId))).filter((f) => f.endsWith(".yaml")).sort().map((f) => `pipeline_checkpoints/${ticketId}/${f}`);
+  return { dispatchLogs, checkpoints };
 }
-function existingStateDir(flag, env, cwd) {
-  const dir = resolveStateDir(flag, env, cwd);
-  let isDir;
+async function moveToBlocked(ctx, spec, frictionPath) {
+  if (!ctx.tracker.apiKey) return { tracker: "skipped", detail: "LINEAR_API_KEY is not set: the ticket was not moved" };
+  const { ticketId } = spec.task;
+  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
+  const { escalateInLinear: escalateInLinear2 } = await Promise.resolve().then(() => (init_linear(), linear_exports));
   try {
-    isDir = (0, import_node_fs4.statSync)(dir).isDirectory();
-  } catch {
-    isDir = void 0;
-  }
-  if (isDir === false) {
-    throw new InputError("bad_flag", `the state dir ${dir} is not a directory.`, {
-      hint: "Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/."
+    const r = await escalateInLinear2({
+      ...ctx.tracker.retry,
+      apiKey: ctx.tracker.apiKey,
+      apiUrl: ctx.tracker.apiUrl,
+      ticketId,
+      blockedStateName: ctx.tracker.blockedStateName,
+      idempotencyKey: spec.key,
+      commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName })
     });
+    crashPoint("after", "linear");
+    return { tracker: r.tracker, detail: r.commented ? void 0 : "the escalation comment was already there" };
+  } catch (e) {
+    if (!(e instanceof ActionError)) throw e;
+    return { tracker: "failed", detail: e.describe(), isRetryable: e.isRetryable };
   }
-  if (isDir === void 0) {
-    const from = flag !== void 0 ? "--state-dir" : env.ONEX_STATE_DIR ? "$ONEX_STATE_DIR" : "the default ./.onex_state";
-    throw new InputError("missing_file", `the state dir does not exist (from ${from}).`, {
-      location: { file: dir },
-      hint: "Check --state-dir or $ONEX_STATE_DIR (run from the directory that holds .onex_state). To start a new one, create it first (mkdir -p); the orchestrator writes epics/<id>/state.yaml in it."
+}
+async function escalateTicket(ctx, spec) {
+  const { ticketId } = spec.task;
+  const nowMs = ctx.clock.nowMs();
+  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
+  const frictionPath = await frictionNotePathFor(ctx.paths, ticketId, spec.attempt, nowMs);
+  const moved = await moveToBlocked(ctx, spec, frictionPath);
+  const written = await writeFrictionNote(
+    ctx.paths,
+    {
+      ticketId,
+      attempts: spec.attempt,
+      maxRedispatches: ctx.maxRedispatches,
+      history,
+      evidencePaths: await evidence(ctx.paths, ticketId),
+      trackerOutcome: { kind: moved.tracker, stateName: ctx.tracker.blockedStateName, detail: moved.detail },
+      escalatedAt: new Date(nowMs).toISOString(),
+      actionKey: spec.key
+    },
+    { nowMs }
+  );
+  return { ...moved, frictionPath: written.path };
+}
+
+// src/act/recovery/escalation-notice.ts
+var import_node_path10 = __toESM(require("node:path"), 1);
+function escalationNoticeFile(paths, epicId, key2) {
+  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key2)}.escalation.json`);
+}
+async function writeEscalationNotice(ctx, spec, r) {
+  const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
+  const t = spec.task;
+  const moved = r.tracker === "updated" || r.tracker === "already_blocked" ? "is Blocked in Linear" : "was NOT moved in Linear (move it to Blocked by hand)";
+  const notice = {
+    schema_version: "1",
+    kind: "escalation",
+    key: spec.key,
+    epic_id: ctx.epicId,
+    task_id: t.taskId,
+    ticket_id: t.ticketId,
+    attempt_count: spec.attempt,
+    friction_path: r.frictionPath,
+    tracker: r.tracker,
+    created_at: msToIso(ctx.clock.nowMs()),
+    needs_answer: false,
+    message: `${t.ticketId} stalled ${spec.attempt} times and was escalated: it ${moved}; do not redispatch it. The friction note is ${r.frictionPath}.`
+  };
+  await createFileExclusive(file, JSON.stringify(notice, null, 2) + "\n");
+  return file;
+}
+
+// src/act/recovery/retry-tracker.ts
+var import_node_path11 = __toESM(require("node:path"), 1);
+
+// src/act/recovery/spec.ts
+function taskOf(e, wave) {
+  const row = wave?.tasks.find((t) => t.taskId === e.task_id);
+  const expectedProcess = e.pid !== void 0 && e.start_ticks !== void 0 ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : void 0;
+  if (row && (row.expectedProcess?.pid ?? row.pid) === e.pid) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
+  return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? void 0 : e.agent_id, status: "in_progress", statusClass: "in_flight", pid: e.pid, expectedProcess };
+}
+function specFromRecord(rec, wave) {
+  const e = rec.started;
+  return {
+    kind: e.action,
+    key: e.key,
+    task: taskOf(e, wave),
+    attempt: e.redispatch_attempt ?? 1,
+    recoveryTaskId: e.recovery_task_id,
+    stallReason: e.stall_reason ?? "inactivity",
+    idleSeconds: e.idle_seconds ?? 0
+  };
+}
+
+// src/act/recovery/retry-tracker.ts
+var TRACKER_RETRY_INTERVAL_MS = 5 * 6e4;
+async function retryFailedTrackers(ctx, opts) {
+  if (!ctx.tracker.apiKey) return [];
+  const done = [];
+  for (const [key2, failed2] of [...ctx.history.trackerPending]) {
+    if (opts.isRetryableOnly && failed2.tracker_retryable === false) continue;
+    const rec = ctx.history.actions.get(key2);
+    if (!rec) continue;
+    const spec = specFromRecord(rec, opts.wave);
+    const r = await moveToBlocked(ctx, spec, import_node_path11.default.join(ctx.paths.root, failed2.friction_path));
+    if (r.tracker === "failed") continue;
+    const e = await ctx.log.append({
+      event: "escalated_to_blocked",
+      ticket_id: failed2.ticket_id,
+      task_id: failed2.task_id,
+      agent_id: failed2.agent_id,
+      key: key2,
+      attempt_count: failed2.attempt_count,
+      friction_path: failed2.friction_path,
+      tracker: r.tracker,
+      is_retry: true,
+      ...r.detail ? { tracker_detail: r.detail } : {}
     });
+    foldEvent(ctx.history, e, ctx.epicId);
+    done.push(key2);
   }
-  return dir;
+  return done;
 }
-function readFailure(e, file) {
-  const code = e.code;
-  const location = { file };
-  if (code === "ENOENT") return new InputError("missing_file", "config file not found.", { location, hint: "Check the --config path.", cause: e });
-  if (code === "EACCES" || code === "EPERM") return new InputError("unreadable_file", "cannot read the config file: permission denied.", { location, hint: "Make it readable by this user.", cause: e });
-  if (code === "ENOTDIR") return new InputError("missing_file", "config file not found: a part of its path is a file, not a directory.", { location, hint: "Check the --config path.", cause: e });
-  const what = code ?? (e instanceof Error ? e.message : String(e));
-  return new InputError("unreadable_file", `cannot read the config file (${what}).`, { location, cause: e });
+
+// src/act/recovery/perform.ts
+async function journal(ctx, body) {
+  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
 }
-var MAX_CONFIG_BYTES = 1024 * 1024;
-async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path4.default.resolve(cwd, flag) : import_node_path4.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs4.existsSync)(file)) return { config: {} };
-  let text;
-  try {
-    const st = await import_node_fs4.promises.stat(file);
-    if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
-    if (st.size > MAX_CONFIG_BYTES) {
-      throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
-    }
-    text = await import_node_fs4.promises.readFile(file, "utf8");
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw readFailure(e, file);
-  }
-  const parsed = parseConfig(text, file);
-  if (!parsed.ok) throw parsed.error;
-  return { config: parsed.value, file, locate: yamlLocator(text, file) };
+var idsOf = (t) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
+function hasStep(ctx, key2, event) {
+  return ctx.history.actions.get(key2)?.steps.has(event) ?? false;
 }
-async function resolveOptions(flags, env, cwd, flagProblems = []) {
-  const problems = [...flagProblems];
-  const collect = (fn) => {
-    try {
-      return fn();
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      problems.push(e);
-      return void 0;
-    }
-  };
-  if (!flags.epicId) problems.push(new InputError("bad_flag", "--epic-id is required.", { hint: "e.g. dispatch-watchdog --epic-id PROJ-1000" }));
-  const epicId = flags.epicId ? collect(() => assertSafeId(flags.epicId, "epic id")) : void 0;
-  let nowOverrideMs;
-  if (flags.now !== void 0) {
-    nowOverrideMs = Date.parse(flags.now);
-    if (!hasZone(flags.now) || Number.isNaN(nowOverrideMs)) {
-      const why = Number.isNaN(nowOverrideMs) ? "expected an ISO-8601 time with a zone" : "the time has no zone, so it would be read in this machine's local time";
-      problems.push(new InputError("bad_flag", `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: "Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00" }));
-    }
-  }
-  const stateDir = collect(() => existingStateDir(flags.stateDir, env, cwd)) ?? resolveStateDir(flags.stateDir, env, cwd);
-  let loaded;
-  try {
-    loaded = await loadConfig(flags.config, stateDir, cwd);
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    problems.push(e);
-  }
-  const problem = combineProblems(problems);
-  if (problem || !loaded || epicId === void 0) throw problem;
-  const { config: config2, file, locate } = loaded;
-  const D3 = DEFAULTS;
-  const timeoutSeconds = flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
+async function fail(ctx, spec, error2, retryable) {
+  await journal(ctx, { event: "action_failed", ...idsOf(spec.task), key: spec.key, action: spec.kind, error: error2, retryable });
+}
+function requestReason(spec) {
+  if (spec.stallReason === "context_exhausted") return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
+  if (spec.stallReason === "api_error") return "failed: api_error, the agent gave up on an API error";
+  return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
+}
+function cancelRequest(ctx, spec) {
+  const t = spec.task;
   return {
-    epicId,
-    stateDir,
-    configFile: file,
-    configLocate: locate,
-    config: config2,
-    timeoutSeconds,
-    checkIntervalSeconds: flags.checkInterval ?? config2.check_interval_seconds ?? D3.check_interval_seconds,
-    action: flags.action ?? config2.action ?? D3.action,
-    maxRedispatches: flags.maxRedispatches ?? config2.max_redispatches ?? D3.max_redispatches,
-    isOnce: Boolean(flags.once) || nowOverrideMs !== void 0,
-    isDryRun: Boolean(flags.dryRun),
-    isJson: Boolean(flags.json),
-    nowOverrideMs,
-    policy: resolvePolicy(config2, timeoutSeconds),
-    adapter: config2.agents?.adapter ?? D3.agents.adapter,
-    blockedStateName: config2.linear?.blocked_state ?? D3.linear.blocked_state,
-    circuitBreaker: {
-      minStalled: config2.circuit_breaker?.min_stalled ?? D3.circuit_breaker.min_stalled,
-      fraction: config2.circuit_breaker?.fraction ?? D3.circuit_breaker.fraction,
-      maxHoldMs: (config2.circuit_breaker?.max_hold_seconds ?? D3.circuit_breaker.max_hold_seconds) * 1e3
-    },
-    shouldActOnLooping: config2.looping?.act ?? D3.looping.act,
-    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds
+    epicId: ctx.epicId,
+    key: spec.key,
+    task: t,
+    paths: ctx.paths,
+    expectedProcess: t.expectedProcess,
+    reason: requestReason(spec)
   };
 }
-
-// src/watch.ts
-var import_node_crypto4 = require("node:crypto");
-
-// src/core/watch-frame.ts
-function requestsByTask(report) {
-  const out = /* @__PURE__ */ new Map();
-  for (const r of report.requests ?? []) out.set(r.task_id, [...out.get(r.task_id) ?? [], r.status === "pending" ? r.kind : `${r.kind} (unanswered)`]);
-  return out;
-}
-var EXEMPTION_WHY = {
-  bash_long_timeout: () => "long Bash call (its own timeout)",
-  rate_limit: () => "backing off a rate limit",
-  ci_polling: () => "Bash polling CI",
-  open_tool_call: (tool) => `${tool ?? "tool"} call still open`
-};
-function exemptionWhy(t) {
-  return t.exemptions.map((x) => `${x}: ${EXEMPTION_WHY[x](t.last_tool)}`).join("; ") || "-";
-}
-var hhmmss = (ms2) => new Date(ms2).toISOString().slice(11, 19);
-function deadlineCell(deadlineMs, nowMs) {
-  if (deadlineMs === void 0) return "-";
-  const left = Math.round((deadlineMs - nowMs) / 1e3);
-  return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
-}
-var verdictText = (t) => t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
-var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "STALLS AT", "REQUESTS", "WHY"];
-function frameRows(f) {
-  return f.report.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    verdictText(t),
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
-    t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
-    f.requests.get(t.task_id)?.join(",") || "-",
-    // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
-    t.verdict === "healthy" ? exemptionWhy(t) : t.verdict === "terminal" ? "-" : t.reason
-  ]);
-}
-function fitTable(header, rows, columns, dropOrder) {
-  let kept2 = header.map((_, i) => i);
-  const widthOf = (i) => Math.max(header[i].length, ...rows.map((r) => (r[i] ?? "").replace(/\s+/g, " ").length));
-  const total = (cols, lastW2) => cols.slice(0, -1).reduce((s, i) => s + widthOf(i) + 2, 0) + lastW2;
-  const last = () => kept2[kept2.length - 1];
-  let lastW = widthOf(last());
-  for (const drop of [void 0, ...dropOrder]) {
-    if (drop !== void 0) {
-      kept2 = kept2.filter((i) => i !== drop);
-      lastW = widthOf(last());
-    }
-    if (total(kept2, lastW) <= columns) break;
-    const room = columns - total(kept2, 0);
-    if (room >= Math.min(12, lastW)) {
-      lastW = room;
-      break;
-    }
+async function stopStep(ctx, spec, step) {
+  if (hasStep(ctx, spec.key, "agent_killed")) return true;
+  if (spec.task.unansweredRequest) return true;
+  const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
+  if (!out.ok) {
+    await fail(ctx, spec, `${step === "cancel" ? "cancel" : "stopping the stalled agent"} failed: ${out.detail}`, out.retryable);
+    return false;
   }
-  const offsets = [];
-  let at = 0;
-  for (const i of kept2.slice(0, -1)) {
-    offsets.push(at);
-    at += widthOf(i) + 2;
-  }
-  offsets.push(at);
-  const line = (cells) => cut(kept2.map((i, k) => k === kept2.length - 1 ? cut(cells[i] ?? "", lastW) : cut(cells[i] ?? "", widthOf(i)).padEnd(widthOf(i))).join("  ").trimEnd(), columns, false);
-  return { lines: [line(header), ...rows.map(line)], kept: kept2, offsets };
+  const request = step === "cancel" && out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {};
+  await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
+  return true;
 }
-function countsLine(report) {
-  const counts = /* @__PURE__ */ new Map();
-  for (const t of report.tasks) counts.set(t.verdict, (counts.get(t.verdict) ?? 0) + 1);
-  return [...counts].map(([k, n]) => `${n} ${k === "terminal" ? "done" : k === "stalled" ? "STALLED" : k}`).join(", ") || "no tasks";
-}
-function nextDeadline(f) {
-  let best;
-  let bestMs = Infinity;
-  for (const t of f.report.tasks) {
-    const d = f.deadlines.get(t.task_id);
-    if (t.verdict === "healthy" && d !== void 0 && d < bestMs) [best, bestMs] = [t, d];
+async function redispatchSteps(ctx, spec) {
+  const { task } = spec;
+  const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => void 0) : void 0;
+  const built = buildCheckpoint({
+    epicId: ctx.epicId,
+    task,
+    row: task.raw,
+    observation: spec.observation,
+    attempt: spec.attempt,
+    stallReason: spec.stallReason,
+    idleSeconds: spec.idleSeconds,
+    nowMs: ctx.clock.nowMs(),
+    previous: prior?.ok ? prior.value : void 0
+  });
+  const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
+  crashPoint("after", "checkpoint");
+  let checkpoint = built;
+  if (!wasCreated) {
+    const existing = await readCheckpoint(ctx.paths, task.ticketId, spec.attempt);
+    if (existing?.ok) checkpoint = existing.value;
   }
-  return best ? `${best.task_id} (${best.ticket_id}) at ${deadlineCell(bestMs, f.nowMs)}` : void 0;
+  if (!await stopStep(ctx, spec, "stop_before_redispatch")) return;
+  const out = await ctx.adapter.redispatch({
+    ...cancelRequest(ctx, spec),
+    attempt: spec.attempt,
+    recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
+    checkpointPath,
+    prompt: renderRecoveryPrompt(checkpoint, { checkpointPath })
+  });
+  if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
+  const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
+  await journal(ctx, {
+    event: "redispatch",
+    ...idsOf(task),
+    key: spec.key,
+    redispatch_attempt: spec.attempt,
+    max_redispatches: ctx.maxRedispatches,
+    recovery_task_id: recoveryId,
+    checkpoint_path: ctx.paths.relative(checkpointPath),
+    remaining_tasks: checkpoint.remaining_work,
+    adapter: out.adapter,
+    detail: out.detail,
+    ...out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {},
+    // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
+    ...out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
+    ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
+  });
 }
-function heartbeatLine(f) {
-  const pending = [...f.requests.values()].reduce((s, k) => s + k.length, 0);
-  const next = nextDeadline(f);
-  return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
+async function escalateSteps(ctx, spec) {
+  if (!hasStep(ctx, spec.key, "agent_killed") && !spec.task.unansweredRequest) {
+    const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
+    if (out.ok) await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step: "stop_before_escalation" });
+  }
+  const r = await escalateTicket(ctx, spec);
+  await writeEscalationNotice(ctx, spec, { frictionPath: ctx.paths.relative(r.frictionPath), tracker: r.tracker });
+  await journal(ctx, {
+    event: "escalated_to_blocked",
+    ...idsOf(spec.task),
+    key: spec.key,
+    attempt_count: spec.attempt,
+    friction_path: ctx.paths.relative(r.frictionPath),
+    tracker: r.tracker,
+    ...r.detail ? { tracker_detail: r.detail } : {},
+    ...r.tracker === "failed" ? { tracker_retryable: Boolean(r.isRetryable) } : {}
+  });
 }
-function changeLines(prev, f) {
-  const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
-  const lines = [];
-  const at = hhmmss(f.nowMs);
-  for (const t of f.report.tasks) {
-    const p = before.get(t.task_id);
-    const who = `${t.task_id} (${t.ticket_id})`;
-    if ((t.verdict === "terminal" || t.verdict === "blocked") && p && p.verdict !== t.verdict) lines.push(`${at} ${who} ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
-    if (t.verdict === "terminal" || t.verdict === "blocked") continue;
-    const was = p?.exemptions.join(",") ?? "";
-    const now = t.exemptions.join(",");
-    if (was === now) continue;
-    lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
+async function runSteps(ctx, spec) {
+  try {
+    if (spec.kind === "cancel") await stopStep(ctx, spec, "cancel");
+    else if (spec.kind === "redispatch") await redispatchSteps(ctx, spec);
+    else await escalateSteps(ctx, spec);
+  } catch (e) {
+    const retryable = e instanceof ActionError ? e.isRetryable : true;
+    await fail(ctx, spec, e instanceof ActionError ? e.describe() : `unexpected: ${e.message}`, retryable);
   }
-  return lines;
 }
-
-// src/watch-view.ts
-var PAINT = { STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
-function createWatchView(out, o) {
-  const heartbeatMs = o.heartbeatMs ?? 3e5;
-  const feed = [];
-  let frame;
-  let prev;
-  let lastPlainMs;
-  let drawn = 0;
-  let queue = Promise.resolve();
-  const paint = (text, code) => o.terminal.hasColor && code ? `\x1B[${code}m${text}\x1B[0m` : text;
-  function redraw() {
-    const columns = Math.max(40, (o.terminal.columns() ?? 100) - 1);
-    const lines = [];
-    if (frame) {
-      const r = frame.report;
-      const next = nextDeadline(frame);
-      lines.push(
-        `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
-        `${countsLine(r)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
-        ""
-      );
-      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
-      const v = t.kept.indexOf(2);
-      t.lines.forEach((line, i) => {
-        if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, "1") : line);
-        const at = t.offsets[v];
-        const word = frame.report.tasks[i - 1].verdict === "stalled" ? "STALLED" : frame.report.tasks[i - 1].verdict;
-        const cell2 = line.slice(at).split("  ")[0];
-        lines.push(line.slice(0, at) + paint(cell2, PAINT[word]) + line.slice(at + cell2.length));
-      });
-    } else {
-      lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
-    }
-    lines.push("", paint("events", "1"), ...feed.slice(-(o.feedLines ?? 10)).map((l) => l.length > columns ? l.slice(0, columns - 1) + "…" : l));
-    out.out((drawn > 0 ? `\x1B[${drawn}F\x1B[J` : "") + lines.join("\n") + "\n");
-    drawn = lines.length;
-  }
-  function plain(line, nowMs) {
-    out.out(line + "\n");
-    lastPlainMs = nowMs;
-  }
+var ESCALATION_FOREGROUND_MS = 2e3;
+function createPerformer(ctx, opts = {}) {
+  let lastTrackerRetryMs = ctx.clock.nowMs();
+  const background = /* @__PURE__ */ new Set();
+  const foregroundMs = opts.escalationForegroundMs ?? ESCALATION_FOREGROUND_MS;
   return {
-    event(e) {
-      const line = renderEvent(e);
-      if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
-      feed.push(line);
-      if (frame) redraw();
+    async drain() {
+      while (background.size > 0) await Promise.all([...background]);
     },
-    result(r) {
-      if (!r.ok) return queue;
-      return queue = queue.then(async () => {
-        const deadlines = /* @__PURE__ */ new Map();
-        for (const v of r.verdicts) if (v.deadlineMs !== void 0) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
-        if (o.terminal.isTty) redraw();
-        else {
-          for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
-          if (lastPlainMs === void 0 || prev === void 0 || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(frame), r.nowMs);
-        }
-        prev = r.report;
+    async afterCheck(nowMs) {
+      if (ctx.history.trackerPending.size === 0 || nowMs - lastTrackerRetryMs < TRACKER_RETRY_INTERVAL_MS) return;
+      lastTrackerRetryMs = nowMs;
+      await retryFailedTrackers(ctx, { isRetryableOnly: true });
+    },
+    async perform(action, observation) {
+      if (ctx.history.actions.has(action.key)) return;
+      const v = action.verdict;
+      const spec = {
+        kind: action.kind,
+        key: action.key,
+        task: action.task,
+        attempt: action.attempt,
+        recoveryTaskId: action.recoveryTaskId,
+        stallReason: v.stallReason ?? v.kind,
+        idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
+        observation
+      };
+      const proc = action.task.expectedProcess;
+      await journal(ctx, {
+        event: "action_started",
+        ...idsOf(action.task),
+        key: action.key,
+        action: action.kind,
+        adapter: ctx.adapter.name,
+        redispatch_attempt: action.attempt,
+        ...action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {},
+        ...proc ? { pid: proc.pid, start_ticks: proc.startTicks, boot_id: proc.bootId } : action.task.pid ? { pid: action.task.pid } : {},
+        stall_reason: spec.stallReason,
+        idle_seconds: spec.idleSeconds,
+        ...action.task.sessionId ? { session_id: action.task.sessionId } : {},
+        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}
       });
-    },
-    interrupt() {
-      drawn = 0;
-    },
-    flush: () => queue
+      if (action.kind !== "escalate") return runSteps(ctx, spec);
+      const running = runSteps(ctx, spec).catch((e) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${e?.message ?? String(e)}
+`)).finally(() => background.delete(running));
+      background.add(running);
+      const timeout = new AbortController();
+      await Promise.race([running, (0, import_promises2.setTimeout)(foregroundMs, void 0, { signal: timeout.signal, ref: false }).catch(() => void 0)]);
+      timeout.abort();
+    }
   };
+}
+
+// src/act/recovery/recover.ts
+var import_node_crypto3 = require("node:crypto");
+async function classifyAction(ctx, spec) {
+  const req = { epicId: ctx.epicId, key: spec.key, task: spec.task, paths: ctx.paths, expectedProcess: spec.task.expectedProcess };
+  const markers = [];
+  if (spec.kind === "cancel") markers.push(["stop", await ctx.adapter.cancelMarker(req)]);
+  if (spec.kind === "redispatch") {
+    markers.push(["checkpoint", await checkpointMarker(ctx.paths, spec.task.ticketId, spec.attempt)]);
+    markers.push(["stop", await ctx.adapter.cancelMarker(req)]);
+    const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
+    const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
+    const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : "";
+    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt })]);
+  }
+  if (spec.kind === "escalate") {
+    const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
+    markers.push(["friction note", note ? "done" : "absent"]);
+  }
+  const unknown2 = markers.filter(([, m]) => m === "unknown").map(([n]) => n);
+  const describe2 = markers.map(([n, m]) => `${n}: ${m}`).join(", ");
+  if (unknown2.length > 0) return { kind: "orphan", detail: `cannot tell whether ${unknown2.join(" and ")} happened (${describe2})` };
+  if (markers.every(([, m]) => m === "done")) return { kind: "done", detail: describe2 };
+  return { kind: "safe_to_finish", detail: describe2 };
+}
+async function recoverUnfinished(ctx, opts) {
+  const report = { done: [], finished: [], failed: [], orphans: [] };
+  const open2 = [...ctx.history.actions.values()].filter((r) => !r.outcome && !ctx.history.reportedOrphans.has(r.key));
+  for (const rec of open2) {
+    const spec = specFromRecord(rec, opts.wave);
+    const c = await classifyAction(ctx, spec);
+    if (c.kind === "orphan") {
+      report.orphans.push({ key: spec.key, action: spec.kind, ticketId: spec.task.ticketId, taskId: spec.task.taskId, startedAt: rec.started.timestamp_utc, detail: c.detail });
+      continue;
+    }
+    const row = opts.wave?.tasks.find((t) => t.taskId === spec.task.taskId);
+    if (c.kind === "safe_to_finish" && spec.kind !== "escalate" && row && row.statusClass !== "in_flight") {
+      const error2 = `not finished: the task is "${row.status}" now, so stopping or replacing it is no longer wanted (${c.detail})`;
+      foldEvent(ctx.history, await ctx.log.append({ event: "action_failed", ticket_id: spec.task.ticketId, task_id: spec.task.taskId, agent_id: spec.task.agentId ?? spec.task.taskId, key: spec.key, action: spec.kind, error: error2, retryable: false }), ctx.epicId);
+      report.failed.push({ key: spec.key, error: error2 });
+      continue;
+    }
+    await runSteps(ctx, spec);
+    const outcome = ctx.history.actions.get(spec.key)?.outcome;
+    if (outcome?.event === "action_failed") report.failed.push({ key: spec.key, error: outcome.error });
+    else (c.kind === "done" ? report.done : report.finished).push(spec.key);
+  }
+  if (open2.length === 0) return report;
+  const keys = report.orphans.map((o) => o.key);
+  const listed = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
+  let frictionPath;
+  if (report.orphans.length > 0) {
+    const setId = `orphans-${(0, import_node_crypto3.createHash)("sha256").update(keys.join("\n")).digest("hex").slice(0, 12)}`;
+    const note = await writeOrphanNote(ctx.paths, report.orphans, { runId: setId, epicId: ctx.epicId, nowMs: ctx.clock.nowMs() });
+    frictionPath = ctx.paths.relative(note.path);
+  }
+  const body = {
+    event: "recovery_summary",
+    done: report.done,
+    finished: report.finished,
+    orphans: listed,
+    ...listed.length < keys.length ? { more_orphans: keys.slice(listed.length) } : {},
+    orphan_count: keys.length,
+    ...frictionPath ? { friction_path: frictionPath } : {}
+  };
+  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
+  return report;
+}
+async function recoverAtStartUp(ctx, opts) {
+  const report = await recoverUnfinished(ctx, opts);
+  report.trackerRetried = await retryFailedTrackers(ctx, { isRetryableOnly: false, wave: opts.wave });
+  return report;
 }
 
 // src/check.ts
@@ -20051,13 +20965,16 @@ var EXEMPTION_RULES = {
       return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
     }
   }),
-  // The API is backing off (or the row's output says so): the base window times the factor.
-  // With a transcript, backoff is its api_error records: model prose that says "retry" is not backoff.
+  // The API is backing off (or the row's output says so): the base window times the factor, and
+  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
+  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
   rate_limit: rule({
-    reads: ["rateLimitPatterns", "rateLimitFactor"],
+    reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
     window: (obs, p) => {
       const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
-      return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : void 0;
+      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
+      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
+      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
     }
   }),
   // A Bash command that waits on CI, while it runs: at least the CI polling window.
@@ -20251,137 +21168,6 @@ function maxDefined(a, b) {
   return Math.max(a, b);
 }
 
-// src/core/history.ts
-function emptyHistory() {
-  return {
-    lastLogged: /* @__PURE__ */ new Map(),
-    redispatchCount: /* @__PURE__ */ new Map(),
-    actions: /* @__PURE__ */ new Map(),
-    replacements: /* @__PURE__ */ new Map(),
-    stalls: /* @__PURE__ */ new Map(),
-    ownStalls: [],
-    trackerPending: /* @__PURE__ */ new Map(),
-    reportedOrphans: /* @__PURE__ */ new Set(),
-    requests: /* @__PURE__ */ new Map(),
-    rowInstance: /* @__PURE__ */ new Map(),
-    escalations: /* @__PURE__ */ new Map(),
-    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set() }
-  };
-}
-function foldEvent(h, e, epicId) {
-  const own2 = e.epic_id === epicId;
-  switch (e.event) {
-    case "redispatch":
-      h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
-      if (own2) h.replacements.set(e.recovery_task_id, e);
-      break;
-    case "stall_detected": {
-      const list2 = h.stalls.get(e.ticket_id) ?? [];
-      list2.push(e);
-      h.stalls.set(e.ticket_id, list2);
-      if (own2) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
-      break;
-    }
-    case "escalated_to_blocked":
-      if (own2 && e.key && !h.escalations.has(e.key)) h.escalations.set(e.key, e);
-      if (own2 && e.key) {
-        if (e.tracker === "failed") h.trackerPending.set(e.key, e);
-        else h.trackerPending.delete(e.key);
-      }
-      break;
-    case "recovery_summary":
-      if (own2) for (const k of [...e.orphans, ...e.more_orphans ?? []]) h.reportedOrphans.add(k);
-      break;
-    case "request_answered":
-    case "request_unanswered":
-      if (own2) foldRequestEnd(h, e);
-      break;
-    case "next_returned":
-      if (own2) {
-        for (const k of e.requests) h.announced.requests.add(k);
-        for (const k of e.unanswered) h.announced.unanswered.add(k);
-        for (const k of e.escalations) h.announced.escalations.add(k);
-      }
-      break;
-    case "mass_stall":
-      if (own2) h.lastMassStall = [...e.task_ids].sort().join(",");
-      if (own2 && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
-      break;
-    case "mass_stall_ended":
-      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };
-      if (own2) h.lastMassStall = void 0;
-      break;
-    case "mass_stall_escalated":
-      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
-      break;
-    case "action_started":
-      if (own2 && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: /* @__PURE__ */ new Set() });
-      break;
-    default:
-      break;
-  }
-  if (own2 && "key" in e && typeof e.key === "string" && e.event !== "action_started") {
-    const rec = h.actions.get(e.key);
-    if (rec) {
-      rec.steps.add(e.event);
-      const isOutcome = e.event === OUTCOME_EVENT_OF[rec.started.action] || e.event === "action_failed";
-      if (isOutcome && (!rec.outcome || rec.outcome.event === "action_failed")) rec.outcome = e;
-      foldRequestStart(h, rec, e);
-    }
-  }
-  const kind = verdictOfEvent(e.event);
-  if (own2 && kind && "task_id" in e) h.lastLogged.set(String(e.task_id), kind);
-  return h;
-}
-function foldRequestStart(h, rec, e) {
-  if (h.requests.has(rec.key)) return;
-  const isCancel = e.event === "agent_killed" && e.step === "cancel";
-  if (!(isCancel || e.event === "redispatch") || !("request_path" in e) || !e.request_path) return;
-  const s = rec.started;
-  const createdAtMs = Date.parse(e.timestamp_utc);
-  h.requests.set(rec.key, {
-    key: rec.key,
-    kind: isCancel ? "cancel" : "redispatch",
-    taskId: s.task_id,
-    rowTaskId: s.row_task_id ?? s.task_id,
-    ticketId: s.ticket_id,
-    recoveryTaskId: e.event === "redispatch" ? e.recovery_task_id : void 0,
-    attempt: s.redispatch_attempt ?? 1,
-    createdAtMs,
-    // An outcome line without a deadline (written before requests had one) waits a day at most.
-    answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 864e5,
-    path: e.request_path,
-    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
-    status: "pending"
-  });
-}
-function foldRequestEnd(h, e) {
-  const r = h.requests.get(e.key);
-  if (!r || r.status !== "pending") return;
-  if (e.event === "request_unanswered") {
-    r.status = "unanswered";
-    return;
-  }
-  r.status = "done";
-  r.how = e.how;
-  r.answeredByTaskId = e.answered_by_task_id;
-  if (r.recoveryTaskId && (e.how === "row_reused" || e.how === "ack" && e.answered_by_task_id === r.rowTaskId)) {
-    h.rowInstance.set(r.rowTaskId, r.recoveryTaskId);
-  }
-}
-function hasPendingRequest(h) {
-  for (const r of h.requests.values()) if (r.status === "pending") return true;
-  return false;
-}
-function foldHistory(events, epicId) {
-  const h = emptyHistory();
-  for (const e of events) foldEvent(h, e, epicId);
-  return h;
-}
-function actedTaskIds(h) {
-  return new Set([...h.actions.values()].map((r) => r.started.task_id));
-}
-
 // src/core/requests.ts
 function rowAttempt(t) {
   for (const v of [t.redispatchCount, t.raw?.attempt, t.raw?.redispatch_attempt]) if (typeof v === "number") return v;
@@ -20441,7 +21227,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
 }
 
 // src/act/friction/mass-stall-note.ts
-var import_node_path5 = __toESM(require("node:path"), 1);
+var import_node_path12 = __toESM(require("node:path"), 1);
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text = [
     `# Mass stall held too long: ${epicId}`,
@@ -20460,34 +21246,14 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
     "Check the host and the API quota before the redispatches add load; the dispatch log (mass_stall, mass_stall_escalated) has the timeline.",
     ""
   ].join("\n");
-  await createFileExclusive(import_node_path5.default.join(paths.root, e.friction_path), text);
+  await createFileExclusive(import_node_path12.default.join(paths.root, e.friction_path), text);
 }
 
 // src/act/recovery/acks.ts
-var import_node_fs5 = require("node:fs");
-var import_node_path7 = __toESM(require("node:path"), 1);
-
-// src/act/agents/step-file.ts
-var import_node_crypto2 = require("node:crypto");
-var import_node_path6 = __toESM(require("node:path"), 1);
-init_errors();
-var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
-var MAX_NAME = 200;
-function keyToFileName(key2) {
-  const name = key2.replaceAll(":", "__");
-  if (!SAFE_NAME.test(name)) {
-    throw new InternalError(`idempotency key ${JSON.stringify(key2)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
-  }
-  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key2).digest("hex").slice(0, 16)}`;
-  return name;
-}
-function stepFile(dir, key2, op) {
-  return import_node_path6.default.join(dir, `${keyToFileName(key2)}.${op}.json`);
-}
-
-// src/act/recovery/acks.ts
+var import_node_fs11 = require("node:fs");
+var import_node_path13 = __toESM(require("node:path"), 1);
 function ackFile(paths, epicId, key2) {
-  return import_node_path7.default.join(paths.acksDir(epicId), `${keyToFileName(key2)}.ack.json`);
+  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key2)}.ack.json`);
 }
 async function writeAck(paths, epicId, key2, ack) {
   return createFileExclusive(ackFile(paths, epicId, key2), JSON.stringify({ key: key2, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
@@ -20496,7 +21262,7 @@ async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
   for (const key2 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs5.promises.readFile(ackFile(paths, epicId, key2), "utf8"));
+      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key2), "utf8"));
       out.set(key2, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
@@ -20542,6 +21308,7 @@ function mergeObservations(parts) {
       }
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
+    if (p.apiRetryDelayMs !== void 0) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
     if (p.finished && !out.finished) {
       out.finished = p.finished;
@@ -20583,7 +21350,7 @@ function observeRow(task) {
 }
 
 // src/observe/read/state-file-reader.ts
-var import_node_fs6 = require("node:fs");
+var import_node_fs12 = require("node:fs");
 
 // src/contracts/state-file.ts
 init_errors();
@@ -20741,7 +21508,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs6.promises.stat(file);
+      stat = await import_node_fs12.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -20761,7 +21528,7 @@ var StateFileReader = class {
     this.cache.delete(file);
     let text;
     try {
-      text = await import_node_fs6.promises.readFile(file, "utf8");
+      text = await import_node_fs12.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
@@ -20901,20 +21668,20 @@ function decide(v, task, history, opts, acted, isMassStall) {
 var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
 var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
 function compareReads(before, after) {
-  const rowOf = (t) => t.rowTaskId ?? t.taskId;
-  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf(t), t]));
+  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
+  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
   const loss = { vanished: [], fieldsLost: [] };
   if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
   for (const t of inFlight(before)) {
-    const later = now.get(rowOf(t));
+    const later = now.get(rowOf2(t));
     if (!later) {
-      loss.vanished.push(rowOf(t));
+      loss.vanished.push(rowOf2(t));
       continue;
     }
     if (later.raw === t.raw) continue;
     const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
     const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
-    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf(t), fields: fields.sort() });
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
   }
   loss.vanished.sort();
   return loss;
@@ -20965,15 +21732,15 @@ function keepUnchangedRows(before, after) {
 }
 
 // src/observe/read/settle.ts
-var import_node_fs7 = require("node:fs");
-var import_promises = require("node:timers/promises");
+var import_node_fs13 = require("node:fs");
+var import_promises3 = require("node:timers/promises");
 var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3 };
 async function fileSignature(file) {
   return (await statSignature(file)).signature;
 }
 async function statSignature(file) {
   try {
-    const s = await import_node_fs7.promises.stat(file, { bigint: true });
+    const s = await import_node_fs13.promises.stat(file, { bigint: true });
     const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
     return { signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changedMs: Number(changedNs / 1000000n) };
   } catch (e) {
@@ -20987,7 +21754,7 @@ async function waitUntilSettled(file, opts) {
   if (Date.now() - first.changedMs >= opts.intervalMs) return first.signature;
   let previous = first.signature;
   for (; ; ) {
-    await (0, import_promises.setTimeout)(opts.intervalMs);
+    await (0, import_promises3.setTimeout)(opts.intervalMs);
     const current = await fileSignature(file);
     if (current === previous) return current;
     if (Date.now() >= deadline) return void 0;
@@ -21295,12 +22062,3345 @@ async function runCheck(env, nowMs) {
   };
 }
 
-// src/watch.ts
+// src/core/overlay.ts
+var DONE_STATUS = { cancel: ["cancelled", "terminal"], redispatch: ["superseded", "terminal"], escalate: ["blocked", "blocked"] };
+function replacementTask(e, stateRoot, processState) {
+  const gone = processState === "gone";
+  return {
+    taskId: e.recovery_task_id,
+    ticketId: e.ticket_id,
+    status: gone ? "exited" : "in_progress",
+    statusClass: "in_flight",
+    isOwnReplacement: true,
+    hasExited: gone,
+    dispatchedAtMs: Date.parse(e.timestamp_utc),
+    pid: e.pid,
+    expectedProcess: e.pid !== void 0 && e.start_ticks !== void 0 ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : void 0,
+    transcriptPath: e.output_path ? `${stateRoot}/${e.output_path}` : void 0,
+    raw: { remaining_work: e.remaining_tasks ?? [] }
+  };
+}
+function unstartedReplacement(r) {
+  return {
+    taskId: r.recoveryTaskId,
+    ticketId: r.ticketId,
+    status: "requested",
+    statusClass: "in_flight",
+    dispatchedAtMs: r.createdAtMs,
+    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs }
+  };
+}
+function overlayRow(t, history, epicId) {
+  if (t.statusClass !== "in_flight") return t;
+  for (const kind of ["redispatch", "cancel", "escalate"]) {
+    const key2 = actionKey(epicId, t.taskId, kind);
+    const rec = history.actions.get(key2);
+    if (!rec?.outcome || rec.outcome.event === "action_failed") continue;
+    const request = history.requests.get(key2);
+    if (request?.status === "pending") return { ...t, pendingRequestKey: key2 };
+    if (request?.status === "unanswered" && request.kind === "cancel") return t;
+    const [status, statusClass] = DONE_STATUS[kind];
+    return { ...t, status, statusClass };
+  }
+  return t;
+}
+function overlayWave(wave, history, epicId, stateRoot, processStates) {
+  const tasks = wave.tasks.map((row) => {
+    const instance = history.rowInstance.get(row.taskId);
+    const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
+    return overlayRow(t, history, epicId);
+  });
+  const listed = new Set(tasks.map((t) => t.taskId));
+  for (const e of history.replacements.values()) {
+    if (listed.has(e.recovery_task_id) || e.pid === void 0) continue;
+    tasks.push(overlayRow(replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? "unknown"), history, epicId));
+    listed.add(e.recovery_task_id);
+  }
+  for (const r of history.requests.values()) {
+    if (r.status !== "unanswered" || !r.recoveryTaskId || listed.has(r.recoveryTaskId)) continue;
+    tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
+    listed.add(r.recoveryTaskId);
+  }
+  return { ...wave, tasks };
+}
+
+// src/wiring.ts
+var import_node_path21 = __toESM(require("node:path"), 1);
+
+// src/observe/read/claude-observer.ts
+var import_node_path19 = __toESM(require("node:path"), 1);
+
+// src/observe/read/find-transcript.ts
+var import_node_fs14 = require("node:fs");
+var import_node_os2 = __toESM(require("node:os"), 1);
+var import_node_path14 = __toESM(require("node:path"), 1);
+function resolveProjectsDir(opts = {}) {
+  const home = opts.homeDir ?? import_node_os2.default.homedir();
+  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path14.default.join(home, ".claude");
+  return import_node_path14.default.join(expandHome(dir, home), "projects");
+}
+function expandHome(p, home = import_node_os2.default.homedir()) {
+  if (p === "~" || p.startsWith("~/")) return import_node_path14.default.join(home, p.slice(1));
+  return import_node_path14.default.resolve(p);
+}
+function subagentPathFor(sessionFile, agentId) {
+  const session = import_node_path14.default.basename(sessionFile, ".jsonl");
+  return import_node_path14.default.join(import_node_path14.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
+}
+function flatSubagentPathFor(sessionFile, agentId) {
+  return import_node_path14.default.join(import_node_path14.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
+}
+function parentPathOf(subagentFile) {
+  const sub = import_node_path14.default.dirname(subagentFile);
+  if (import_node_path14.default.basename(sub) !== "subagents" || !import_node_path14.default.basename(subagentFile).startsWith("agent-")) return void 0;
+  const sessionDir = import_node_path14.default.dirname(sub);
+  return import_node_path14.default.join(import_node_path14.default.dirname(sessionDir), `${import_node_path14.default.basename(sessionDir)}.jsonl`);
+}
+var part = (v) => v === void 0 ? "" : v;
+var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
+var exists2 = (p) => {
+  try {
+    return (0, import_node_fs14.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+};
+var TranscriptFinder = class {
+  constructor(projectsDir, opts = {}) {
+    this.projectsDir = projectsDir;
+    this.opts = opts;
+  }
+  projectsDir;
+  opts;
+  statCalls = 0;
+  /** Moves whenever a cached answer is forgotten: an answer found before is still the answer while it holds. */
+  generation = 0;
+  found = /* @__PURE__ */ new Map();
+  failed = /* @__PURE__ */ new Map();
+  projects;
+  /** Locate the transcript for `q`; a cached answer costs no I/O. */
+  async find(q, nowMs) {
+    const key2 = keyOf(q);
+    const hit = this.found.get(key2);
+    if (hit) return { ok: true, location: hit };
+    const miss = this.failed.get(key2);
+    const retryMs = this.opts.retryMs ?? 3e4;
+    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs) return { ok: false, reason: miss.reason };
+    const res = await this.search(q, nowMs);
+    if (res.ok) {
+      this.found.set(key2, res.location);
+      this.failed.delete(key2);
+    } else this.failed.set(key2, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs });
+    return res;
+  }
+  /** Forget a cached answer (the file vanished or was moved). */
+  invalidate(q) {
+    this.generation++;
+    this.found.delete(keyOf(q));
+  }
+  async has(p) {
+    this.statCalls++;
+    return exists2(p);
+  }
+  async search(q, nowMs) {
+    const { agentId, sessionId } = q;
+    for (const given2 of [q.agentTranscriptPath, q.transcriptPath]) {
+      if (!given2) continue;
+      const file = expandHome(given2);
+      if (agentId && !import_node_path14.default.basename(file).startsWith("agent-")) {
+        for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
+          if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
+        }
+      }
+      if (await this.has(file)) return { ok: true, location: { path: file, parentPath: parentPathOf(file) } };
+    }
+    if (q.sessionTranscriptPath) {
+      const main2 = expandHome(q.sessionTranscriptPath);
+      for (const file of agentId ? [subagentPathFor(main2, agentId), flatSubagentPathFor(main2, agentId)] : [main2]) {
+        if (await this.has(file)) return { ok: true, location: { path: file, parentPath: agentId ? main2 : void 0 } };
+      }
+    }
+    if (!agentId && !sessionId) {
+      return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
+    }
+    const dirs = await this.projectDirs(nowMs);
+    const names = agentId ? [...sessionId ? [import_node_path14.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
+    for (const dir of dirs) {
+      for (const name of names) {
+        const file = import_node_path14.default.join(dir, name);
+        if (await this.has(file)) {
+          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path14.default.join(dir, `${sessionId}.jsonl`) : void 0);
+          return { ok: true, location: { path: file, parentPath } };
+        }
+      }
+    }
+    if (agentId && !sessionId) {
+      const found = await this.scanSessions(dirs, agentId);
+      if (found) return { ok: true, location: { path: found, parentPath: parentPathOf(found) } };
+    }
+    const who = [agentId && `agent "${agentId}"`, sessionId && `session "${sessionId}"`].filter(Boolean).join(" in ");
+    const given = q.transcriptPath ? `transcript_path ${q.transcriptPath} does not exist; ` : "";
+    return { ok: false, reason: `${given}no transcript for ${who} under ${this.projectsDir} (looked for ${names.join(", ")} in ${dirs.length} project dirs)` };
+  }
+  /** An agent id without a session: look in every session's subagents/ (once; cached after). */
+  async scanSessions(dirs, agentId) {
+    for (const dir of dirs) {
+      this.statCalls++;
+      const entries = await import_node_fs14.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        if (!e.isDirectory()) continue;
+        const file = import_node_path14.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
+        if (await this.has(file)) return file;
+      }
+    }
+    return void 0;
+  }
+  async projectDirs(nowMs) {
+    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4)) return this.projects.dirs;
+    this.statCalls++;
+    const entries = await import_node_fs14.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path14.default.join(this.projectsDir, e.name));
+    this.projects = { dirs, atMs: nowMs };
+    return dirs;
+  }
+};
+
+// src/observe/read/hook-activity.ts
+var import_node_fs17 = require("node:fs");
+var import_node_path15 = __toESM(require("node:path"), 1);
+
+// src/contracts/observe-store.ts
+var TailCursorSchema = looseObject({
+  dev: number2(),
+  ino: number2(),
+  offset: number2().min(0).describe("Bytes consumed."),
+  lineNo: number2().optional().describe("Line number of the next line, when counting from byte 0."),
+  skipFirst: boolean2().optional().describe("Still dropping the cut first line of a tail start."),
+  size: number2(),
+  mtimeMs: number2()
+});
+var CallList = array(looseObject({ name: string2() }));
+var TranscriptStateSchema = looseObject({
+  version: literal(1),
+  recent: CallList,
+  open: CallList,
+  tasks: array(looseObject({ id: string2() })),
+  records: number2()
+});
+var HookStateSchema = looseObject({
+  version: literal(1),
+  kind: literal("hooks"),
+  recent: CallList,
+  open: CallList,
+  closedIds: array(string2())
+});
+var STORE_HEADER = { version: 2 };
+var storeEntrySchema = (state) => looseObject({ path: string2(), cursor: TailCursorSchema, state, usedAtMs: number2() });
+var ObserveStoreLineSchema = union([strictObject({ version: literal(STORE_HEADER.version) }), storeEntrySchema(union([TranscriptStateSchema, HookStateSchema]))]).meta({ title: "ObserveStoreLine", description: 'One line of observe/transcripts.json or observe/hooks.json: the header {"version":2}, then one entry per saved file.' });
+var PrefixIdsFileSchema = looseObject({
+  version: literal(1),
+  files: record(
+    string2(),
+    looseObject({
+      dev: number2(),
+      ino: number2(),
+      from: number2().min(0).describe("Byte offset the tail began at: the ids are those of the bytes before it (back to the read-back bound)."),
+      ids: array(string2())
+    })
+  )
+}).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
+
+// src/observe/parse/records/family.ts
+var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var str = (v) => typeof v === "string" ? v : void 0;
+var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
+var rowOf = (table, key2) => typeof key2 === "string" && Object.hasOwn(table, key2) ? table[key2] : void 0;
+var NO_MARKS = Object.freeze({});
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => isRec(b) ? str(b.text) ?? "" : "").join("\n");
+}
+
+// src/observe/parse/tool-input-summary.ts
+var SUMMARY_MAX_CHARS = 160;
+var COMMAND_MAX_CHARS = 1e3;
+function shorten(text, max) {
+  return text.length <= max ? text : text.slice(0, Math.max(0, max - 1)) + "…";
+}
+function fnv1a(text) {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+function stableJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  const obj = value;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== void 0).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(obj[k])}`).join(",")}}`;
+}
+function capped(full) {
+  if (full.length <= SUMMARY_MAX_CHARS) return full;
+  return `${full.slice(0, SUMMARY_MAX_CHARS - 11)}… #${fnv1a(full)}`;
+}
+var str2 = (v) => typeof v === "string" ? v : void 0;
+var num2 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
+function headline(name, input) {
+  switch (name) {
+    case "Bash":
+      return str2(input.command);
+    case "Read":
+    case "Write":
+    case "Edit":
+    case "MultiEdit":
+    case "NotebookEdit": {
+      const file = str2(input.file_path) ?? str2(input.notebook_path);
+      if (file === void 0) return void 0;
+      const rest = { ...input, file_path: void 0, notebook_path: void 0, content: void 0 };
+      const tail = Object.values(rest).some((v) => v !== void 0) ? ` ${stableJson(rest)}` : "";
+      return name === "Write" ? `${file} #${fnv1a(str2(input.content) ?? "")}` : `${file}${tail}`;
+    }
+    case "Task":
+    case "Agent":
+      return `${str2(input.subagent_type) ?? "agent"}: ${str2(input.description) ?? ""}`.trim();
+    default:
+      return void 0;
+  }
+}
+function summarizeToolInput(name, input) {
+  const obj = input !== null && typeof input === "object" && !Array.isArray(input) ? input : {};
+  const head = headline(name, obj);
+  const facts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
+  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
+  const timeoutMs = num2(obj.timeout);
+  if (timeoutMs !== void 0) facts.timeoutMs = timeoutMs;
+  if (obj.run_in_background === true) facts.isBackground = true;
+  return facts;
+}
+
+// src/observe/parse/transcript-state.ts
+var RECENT_CALLS_MAX = 20;
+var OPEN_CALLS_MAX = 32;
+var TASKS_MAX = 64;
+var OUTPUT_MAX_CHARS = 600;
+var ERROR_MAX_CHARS = 200;
+function emptyTranscriptState() {
+  return { version: 1, recent: [], open: [], tasks: [], records: 0, badLines: 0, skippedLines: 0 };
+}
+function isTranscriptState(v) {
+  return TranscriptStateSchema.safeParse(v).success;
+}
+function excerpt(text, max = OUTPUT_MAX_CHARS) {
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 3) / 2);
+  return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
+}
+function openCall(s, call) {
+  if (call.toolUseId !== void 0 && s.recent.some((c) => c.toolUseId === call.toolUseId)) return false;
+  s.recent.push(call);
+  if (s.recent.length > RECENT_CALLS_MAX) s.recent.splice(0, s.recent.length - RECENT_CALLS_MAX);
+  if (!call.isOpen) return true;
+  s.open.push({ ...call });
+  if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
+  return true;
+}
+function closeCall(s, toolUseId, error2) {
+  let known = false;
+  for (const c of s.recent) {
+    if (c.toolUseId !== toolUseId) continue;
+    c.isOpen = false;
+    if (error2 !== void 0) c.error = error2;
+    known = true;
+  }
+  const i = s.open.findIndex((c) => c.toolUseId === toolUseId);
+  if (i >= 0) {
+    s.open.splice(i, 1);
+    known = true;
+  }
+  return known;
+}
+function trackTask(s, task) {
+  const prev = s.tasks.find((t) => t.id === task.id);
+  if (prev) {
+    prev.status = task.status;
+    if (task.kind !== "unknown") prev.kind = task.kind;
+    if (task.atMs !== void 0) prev.atMs = task.atMs;
+    if (task.toolUseId !== void 0) prev.toolUseId = task.toolUseId;
+    return;
+  }
+  s.tasks.push(task);
+  if (s.tasks.length > TASKS_MAX) s.tasks.splice(0, s.tasks.length - TASKS_MAX);
+}
+function runningAgents(s) {
+  return s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id);
+}
+function runningTeammates(s) {
+  return s.tasks.filter((t) => t.kind === "teammate" && t.status === "running").map((t) => t.id);
+}
+function lacksTeamContext(s) {
+  return s.isLazyTail === true && s.teamName !== void 0 && s.isTeamKnown !== true;
+}
+function pickLastTool(s) {
+  const open2 = s.open.filter((c) => !c.isBackground);
+  return open2.at(-1) ?? s.recent.at(-1);
+}
+
+// src/observe/parse/records/teammates.ts
+var TEAMMATE_SPAWN = /^\s*Spawned successfully\.[\s\S]*?\bagent_id:\s*(\S+)/;
+var TEAMMATE_MESSAGE = /<teammate-message\s+teammate_id="([^"]+)"[^>]*>([\s\S]*?)<\/teammate-message>/g;
+var teammateNamed = (s, name) => s.tasks.find((t) => t.kind === "teammate" && (t.id === name || t.id.startsWith(`${name}@`)));
+function setTeammate(s, name, status, atMs) {
+  const t = name === void 0 ? void 0 : teammateNamed(s, name);
+  if (t) trackTask(s, { id: t.id, kind: "teammate", status, atMs });
+}
+function applyTeammateMessages(s, text, atMs) {
+  for (const m of text.matchAll(TEAMMATE_MESSAGE)) {
+    const from = m[1];
+    const body = m[2].trim();
+    let msg;
+    try {
+      const parsed = body.startsWith("{") ? JSON.parse(body) : void 0;
+      msg = isRec(parsed) ? parsed : void 0;
+    } catch {
+      msg = void 0;
+    }
+    const type = str(msg?.type);
+    const sender = str(msg?.from) ?? from;
+    if (type === "teammate_terminated") setTeammate(s, /^\s*(\S+) has shut down/.exec(str(msg?.message) ?? "")?.[1], "terminated", atMs);
+    else if (type === "shutdown_approved") setTeammate(s, sender, "shutdown", atMs);
+    else if (type === "idle_notification") setTeammate(s, sender, "idle", atMs);
+    else setTeammate(s, from, "running", atMs);
+  }
+}
+function applySendMessage(s, input, atMs) {
+  const message = isRec(input.message) ? input.message : void 0;
+  const type = str(input.type) ?? str(message?.type);
+  if (type?.startsWith("shutdown_")) return;
+  const to = str(input.recipient) ?? str(input.to);
+  const all = type === "broadcast" || to === "*";
+  for (const t of s.tasks) {
+    if (t.kind === "teammate" && t.status === "idle" && (all || to !== void 0 && (t.id === to || t.id.startsWith(`${to}@`)))) trackTask(s, { id: t.id, kind: "teammate", status: "running", atMs });
+  }
+}
+
+// src/observe/parse/records/assistant.ts
+var KILL_TOOLS = { KillShell: ["shell_id"], KillBash: ["shell_id"], TaskStop: ["task_id", "shell_id"] };
+var API_FAILURES = [
+  [/prompt is too long|context (?:length|window)|too many tokens/i, "context_exhausted"],
+  [/overloaded|\b529\b/i, "overloaded"],
+  [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, "connection"],
+  [/rate.?limit|usage limit|\b429\b/i, "rate_limit"]
+];
+function apiFailure(rec, message, text) {
+  const isFlagged = rec.isApiErrorMessage === true;
+  const isSynthetic = message.model === "<synthetic>" && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
+  if (!isFlagged && !isSynthetic) return void 0;
+  const status = num(rec.apiErrorStatus);
+  const probe = `${text} ${str(rec.error) ?? ""} ${status ?? ""}`;
+  const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? "api_error";
+  return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
+}
+function applyAssistant(s, rec, atMs) {
+  const message = isRec(rec.message) ? rec.message : {};
+  if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
+  const content = Array.isArray(message.content) ? message.content : [];
+  const text = content.map((b) => isRec(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
+  const failure2 = apiFailure(rec, message, text);
+  s.apiError = failure2 && { ...failure2, atMs };
+  const tail = s.tail;
+  const messageId = str(message.id);
+  if (tail && messageId !== void 0) {
+    if (tail.firstMessageId === void 0) tail.firstMessageId = messageId;
+    else if (messageId !== tail.firstMessageId && !tail.isFresh) {
+      tail.isFresh = true;
+      if (s.open.length > 0) tail.isSpoiled = true;
+    }
+  }
+  for (const block of content) {
+    if (!isRec(block)) continue;
+    if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
+      s.lastOutput = excerpt(block.text);
+      s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
+    } else if (block.type === "tool_use" && typeof block.name === "string") {
+      s.finalTextMs = void 0;
+      const facts = summarizeToolInput(block.name, block.input);
+      const input = isRec(block.input) ? block.input : {};
+      const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== void 0);
+      if (block.name === "TeamCreate") s.isTeamKnown = true;
+      if (block.name === "SendMessage") applySendMessage(s, input, atMs);
+      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...killsTaskId ? { killsTaskId } : {} });
+      if (tail?.isFresh && isNew) tail.callsSinceFresh++;
+    }
+  }
+}
+var ASSISTANT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "agent",
+  marks: () => NO_MARKS,
+  apply: (s, rec, { atMs }) => applyAssistant(s, rec, atMs)
+};
+
+// src/observe/parse/records/progress.ts
+function spoilFreshTail(s) {
+  if (s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+function applyBashProgress(s, rec, data, { atMs }) {
+  const id = str(rec.parentToolUseID);
+  if (!id || s.recent.some((c) => c.toolUseId === id) || s.open.some((c) => c.toolUseId === id)) return;
+  const elapsed2 = num(data.elapsedTimeSeconds);
+  const startedAtMs = atMs !== void 0 && elapsed2 !== void 0 ? atMs - elapsed2 * 1e3 : atMs;
+  openCall(s, { name: "Bash", timeoutMs: num(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
+  spoilFreshTail(s);
+}
+function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
+  const id = str(rec.parentToolUseID);
+  const agentId = str(data.agentId);
+  if (!id || !agentId) return;
+  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
+  if (known.length === 0) {
+    if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
+    if (isAfterTurnEnd) {
+      trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, toolUseId: id });
+      return;
+    }
+    openCall(s, { name: "Task", startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
+    spoilFreshTail(s);
+    return;
+  }
+  for (const c of known) c.childAgentId = agentId;
+}
+var PROGRESS_KINDS = {
+  bash_progress: applyBashProgress,
+  agent_progress: applyAgentProgress
+};
+var dataOf = (rec) => isRec(rec.data) ? rec.data : {};
+var PROGRESS = {
+  isSession: true,
+  isHarnessNote: false,
+  // A hook's progress is the harness at work, not the agent.
+  actor: (rec) => dataOf(rec).type === "hook_progress" ? "harness" : "agent",
+  marks: () => NO_MARKS,
+  apply: (s, rec, ctx) => {
+    const data = dataOf(rec);
+    rowOf(PROGRESS_KINDS, data.type)?.(s, rec, data, ctx);
+  }
+};
+
+// src/observe/parse/records/tasks.ts
+function isSubagentTool(name) {
+  return name === "Task" || name === "Agent";
+}
+var AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
+function updateTask(s, task, isNotification = false) {
+  const byCall = task.toolUseId === void 0 ? void 0 : s.tasks.find((t) => t.toolUseId === task.toolUseId && t.id !== task.id);
+  if (byCall && !s.tasks.some((t) => t.id === task.id)) task = { ...task, id: byCall.id, toolUseId: void 0 };
+  const prev = s.tasks.find((t) => t.id === task.id);
+  const wasWaitedOn = prev ? prev.kind === "agent" && prev.status === "running" : isNotification && AGENT_TASK_ID.test(task.id);
+  trackTask(s, task);
+  if (!wasWaitedOn || task.status === "running" || s.turnEndedMs === void 0 && s.finalTextMs === void 0) return;
+  s.turnEndedMs = void 0;
+  s.finalTextMs = void 0;
+  if (task.atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
+}
+var NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
+var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
+function applyNotifications(s, text, atMs, isDelivered = false) {
+  if (!text.includes("-notification>")) return;
+  for (const m of text.matchAll(NOTIFICATION)) {
+    if (isDelivered) s.interruptedMs = void 0;
+    const id = tag(m[2], "task-id") ?? tag(m[2], "shell-id") ?? tag(m[2], "agent-id");
+    const status = tag(m[2], "status");
+    const toolUseId = tag(m[2], "tool-use-id");
+    const kind = m[1] === "bash-notification" ? "bash" : m[1] === "agent-notification" ? "agent" : "unknown";
+    if (id && status) updateTask(s, { id, kind, status, atMs, ...toolUseId ? { toolUseId } : {} }, m[1] !== "bash-notification");
+  }
+}
+var TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
+function taskIdsMentioned(text) {
+  const out = /* @__PURE__ */ new Set();
+  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+// src/observe/parse/records/queue-operation.ts
+var QUEUE_OPERATION = {
+  // Queued input is not the session's own activity: it neither names the session nor moves its time.
+  isSession: false,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  // It carries task notifications, though (not delivered yet: they do not end an interruption).
+  apply: (s, rec, { atMs }) => {
+    if (typeof rec.content === "string") applyNotifications(s, rec.content, atMs);
+  }
+};
+var ATTACHMENT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: () => void 0
+};
+
+// src/observe/parse/records/result.ts
+var RESULT = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: (s, rec, { atMs }) => {
+    s.result = { subtype: str(rec.subtype), atMs, isError: rec.is_error === true };
+    if (typeof rec.result === "string" && rec.result.trim() !== "") s.lastOutput = excerpt(rec.result);
+  }
+};
+
+// src/observe/parse/records/system.ts
+function applyRetry(s, rec, { atMs }) {
+  const err = isRec(rec.error) ? rec.error : {};
+  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
+}
+function applyTaskRecord(s, rec, { atMs }) {
+  if (rec.subtype === "agents_killed") {
+    for (const id2 of s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id)) trackTask(s, { id: id2, kind: "agent", status: "killed", atMs });
+    return;
+  }
+  const id = str(rec.task_id);
+  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
+  const toolUseId = str(rec.tool_use_id);
+  if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
+}
+var TURN_END = {
+  marks: () => ({ isTurnEnd: true }),
+  apply: (s, _rec, { atMs }) => {
+    s.turnEndedMs = atMs ?? s.turnEndedMs ?? 0;
+  }
+};
+var TASK_RECORD = { apply: applyTaskRecord };
+var SYSTEM_SUBTYPES = {
+  api_error: { actor: "agent", apply: applyRetry },
+  compact_boundary: {
+    actor: "agent",
+    marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
+    apply: (s, _rec, { atMs }) => {
+      s.compactedAtMs = atMs;
+    }
+  },
+  turn_duration: TURN_END,
+  stop_hook_summary: TURN_END,
+  task_notification: TASK_RECORD,
+  task_updated: TASK_RECORD,
+  agents_killed: TASK_RECORD,
+  // stream-json: a `claude -p` run begins (also when resumed into the same file).
+  init: { marks: () => ({ isRunStart: true }) },
+  // 2.1.96+: a local command's output (`/model`), the human's doing.
+  local_command: { marks: () => ({ isLocalCommand: true }) }
+};
+var subtypeOf = (rec) => rowOf(SYSTEM_SUBTYPES, rec.subtype);
+var SYSTEM = {
+  isSession: true,
+  isHarnessNote: true,
+  actor: (rec) => subtypeOf(rec)?.actor ?? "harness",
+  marks: (rec) => subtypeOf(rec)?.marks?.(rec) ?? NO_MARKS,
+  apply: (s, rec, ctx) => subtypeOf(rec)?.apply?.(s, rec, ctx)
+};
+
+// src/observe/parse/records/user.ts
+var AGENT_STILL_RUNNING = /* @__PURE__ */ new Set(["running", "pending", "async_launched", "remote_launched"]);
+var ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
+var CAVEAT_1_0 = "Caveat: The messages below were generated by the user while running local commands.";
+function isLocalCommandText(text) {
+  const t = text.trimStart();
+  return t.startsWith("<command-name>") || t.startsWith("<command-message>") || t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>") || t.startsWith(CAVEAT_1_0);
+}
+function firstText(message) {
+  const c = message.content;
+  return typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str(c[0].text) : void 0;
+}
+var isInterruption = (message) => firstText(message)?.startsWith("[Request interrupted by user") ?? false;
+var isLocalCommand = (message) => isLocalCommandText(firstText(message) ?? "");
+function isTeammateMessage(message) {
+  const c = message.content;
+  const hasResult = Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result");
+  return !hasResult && contentText(c).includes("<teammate-message");
+}
+function userActor(rec) {
+  const message = isRec(rec.message) ? rec.message : void 0;
+  if (message && isInterruption(message)) return "interrupt";
+  if (rec.isMeta === true) return "harness";
+  if (rec.isCompactSummary === true) return "agent";
+  const c = message?.content;
+  if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
+  const text = contentText(c);
+  if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
+  if (text.includes("<teammate-message")) return "harness";
+  return "human";
+}
+function applyDeliveredText(s, text, atMs) {
+  applyNotifications(s, text, atMs, true);
+  applyTeammateMessages(s, text, atMs);
+}
+function applyToolResult(s, block, toolUseId, atMs) {
+  const error2 = block.is_error === true ? excerpt(contentText(block.content), ERROR_MAX_CHARS) : void 0;
+  const call = s.open.find((c) => c.toolUseId === toolUseId);
+  if (call?.killsTaskId && error2 === void 0) updateTask(s, { id: call.killsTaskId, kind: "unknown", status: "killed", atMs });
+  const launched = error2 === void 0 ? ASYNC_LAUNCH.exec(contentText(block.content))?.[1] : void 0;
+  if (launched) trackTask(s, { id: launched, kind: "agent", status: "running", atMs, toolUseId });
+  const teammate = error2 === void 0 ? TEAMMATE_SPAWN.exec(contentText(block.content))?.[1] : void 0;
+  if (teammate) trackTask(s, { id: teammate, kind: "teammate", status: "running", atMs, toolUseId });
+  if (call?.name === "TeamDelete" && error2 === void 0) {
+    for (const t of s.tasks) if (t.kind === "teammate" && t.status !== "shutdown" && t.status !== "terminated") trackTask(s, { id: t.id, kind: "teammate", status: "deleted", atMs });
+  }
+  const isKnown = closeCall(s, toolUseId, error2);
+  if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+function applyToolUseResult(s, result, atMs, resultFor) {
+  const bgId = str(result.backgroundTaskId);
+  if (bgId) trackTask(s, { id: bgId, kind: "bash", status: "running", atMs });
+  const agentId = str(result.agentId);
+  if (agentId && typeof result.status === "string" && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: "agent", status: result.status, atMs });
+  const teammateId = result.status === "teammate_spawned" ? str(result.agent_id) ?? str(result.teammate_id) : void 0;
+  if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
+  if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
+  const task = isRec(result.task) ? result.task : void 0;
+  const taskId = str(task?.task_id);
+  if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
+  const shellId = str(result.shellId);
+  if (shellId && typeof result.status === "string") trackTask(s, { id: shellId, kind: "bash", status: result.status, atMs });
+  const killed = str(result.shell_id);
+  if (killed && /kill/i.test(str(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
+}
+function applyUser(s, rec, { atMs, actor, marks }) {
+  const message = isRec(rec.message) ? rec.message : {};
+  if (actor === "human" && !marks.isLocalCommand || marks.isTeamWake) {
+    s.apiError = void 0;
+    s.finalTextMs = void 0;
+  }
+  let resultFor;
+  if (typeof message.content === "string") applyDeliveredText(s, message.content, atMs);
+  else if (Array.isArray(message.content)) {
+    for (const block of message.content) {
+      if (isRec(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
+      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      applyToolResult(s, block, block.tool_use_id, atMs);
+      resultFor ??= block.tool_use_id;
+    }
+  }
+  if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
+  if (isRec(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
+}
+var USER = {
+  isSession: true,
+  isHarnessNote: false,
+  actor: userActor,
+  marks: (rec) => isRec(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
+  apply: applyUser
+};
+
+// src/observe/parse/records/table.ts
+var RECORD_FAMILIES = {
+  assistant: ASSISTANT,
+  user: USER,
+  progress: PROGRESS,
+  system: SYSTEM,
+  attachment: ATTACHMENT,
+  result: RESULT,
+  "queue-operation": QUEUE_OPERATION
+};
+var UNKNOWN_RECORD = {
+  isSession: false,
+  isHarnessNote: false,
+  actor: () => "harness",
+  marks: () => NO_MARKS,
+  apply: () => void 0
+};
+var familyOf = (type) => rowOf(RECORD_FAMILIES, type) ?? UNKNOWN_RECORD;
+
+// src/observe/parse/records/turn.ts
+function noteVersion(s, rec) {
+  const version2 = str(rec.version);
+  const entrypoint = str(rec.entrypoint);
+  if (version2 === void 0 && entrypoint === void 0) return;
+  const major = version2 === void 0 ? void 0 : Number.parseInt(version2, 10);
+  s.hasNoTurnEndRecords = major !== void 0 && major < 2 || (entrypoint?.startsWith("sdk") ?? false) ? true : void 0;
+}
+function noteSession(s, rec, at, atMs) {
+  const agentId = str(rec.agentId);
+  const sessionId = str(rec.sessionId) ?? str(rec.session_id);
+  if (agentId) s.agentId = agentId;
+  if (sessionId) s.sessionId = sessionId;
+  if (agentId || sessionId) s.identityAt = at;
+  const teamName = str(rec.teamName);
+  if (teamName) s.teamName = teamName;
+  noteVersion(s, rec);
+  if (atMs !== void 0) {
+    s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+    s.firstEventMs ??= atMs;
+  }
+}
+function applyTurn(s, rec, at, family, { atMs, actor, marks }) {
+  const isCommand = marks.isLocalCommand === true;
+  if (marks.compact) s.isManualCompact = marks.compact === "manual" ? true : void 0;
+  const isHumanCompact = s.isManualCompact === true && (marks.compact !== void 0 || rec.isCompactSummary === true);
+  if (family.isSession && actor !== "interrupt" && !isCommand && !isHumanCompact) noteSession(s, rec, at, atMs);
+  if (rec.isCompactSummary !== true && !family.isHarnessNote) s.isManualCompact = void 0;
+  if (family.isSession && !family.isHarnessNote) s.apiRetry = void 0;
+  const isTeamWake = marks.isTeamWake === true;
+  const isRunStart = marks.isRunStart === true;
+  if (actor === "agent" && !isHumanCompact || actor === "human" && !isCommand || isTeamWake || isRunStart) {
+    s.turnEndedMs = void 0;
+    s.interruptedMs = void 0;
+    s.result = void 0;
+  }
+  if (isRunStart) {
+    s.finalTextMs = void 0;
+    s.apiError = void 0;
+  }
+  if (actor === "interrupt" && rec.isSidechain !== true && rec.agentId === void 0) {
+    s.interruptedMs = atMs ?? s.lastEventMs ?? 0;
+    s.turnEndedMs = void 0;
+    s.finalTextMs = void 0;
+  }
+  if (actor === "human" && !isCommand || isTeamWake || rec.isCompactSummary === true || marks.isTurnEnd === true) {
+    s.hasTurnStart = true;
+    s.tail = void 0;
+  }
+}
+
+// src/observe/parse/parse-transcript-record.ts
+function applyTranscriptRecord(s, rec, at) {
+  if (!isRec(rec) || typeof rec.type !== "string") return;
+  s.records++;
+  const ts = str(rec.timestamp);
+  const parsed = ts === void 0 ? NaN : Date.parse(ts);
+  const family = familyOf(rec.type);
+  const ctx = {
+    atMs: Number.isFinite(parsed) ? parsed : void 0,
+    actor: family.actor(rec),
+    marks: family.marks(rec),
+    isAfterTurnEnd: s.turnEndedMs !== void 0
+  };
+  applyTurn(s, rec, at, family, ctx);
+  family.apply(s, rec, ctx);
+}
+function recordActor(rec) {
+  return isRec(rec) ? familyOf(rec.type).actor(rec) : "harness";
+}
+
+// src/observe/parse/parse-transcript.ts
+function describeRef(file, ref) {
+  return ref.lineNo !== void 0 ? `${file}:${ref.lineNo}` : `${file}@${ref.offset}`;
+}
+function parseTranscriptLine(state, text, file, ref) {
+  const trimmed = text.trim();
+  if (trimmed === "") return void 0;
+  let rec;
+  try {
+    rec = JSON.parse(trimmed);
+  } catch (e) {
+    state.badLines++;
+    const why = e instanceof Error ? e.message : String(e);
+    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a JSON record (${why}); line skipped` };
+  }
+  if (ref.lineNo === void 0) state.isTailStart = true;
+  applyTranscriptRecord(state, rec, ref.lineNo !== void 0 ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
+  return void 0;
+}
+function parseTranscriptText(text, file = "transcript.jsonl") {
+  const state = emptyTranscriptState();
+  const diagnostics = [];
+  const lines = text.split("\n");
+  lines.pop();
+  let offset = 0;
+  lines.forEach((line, i) => {
+    const d = parseTranscriptLine(state, line, file, { offset, lineNo: i + 1 });
+    if (d) diagnostics.push(d);
+    offset += Buffer.byteLength(line) + 1;
+  });
+  return { state, diagnostics };
+}
+var isForeground = (c) => !c.isBackground;
+var MTIME_AHEAD_MS = 1e4;
+function mtimeAsOf(facts) {
+  const { mtimeMs, nowMs } = facts;
+  if (mtimeMs === void 0 || nowMs === void 0 || mtimeMs <= nowMs) return mtimeMs;
+  return mtimeMs - nowMs <= MTIME_AHEAD_MS ? nowMs : void 0;
+}
+function mtimeSameAsOf(mtimeMs, nowMs) {
+  if (mtimeMs <= nowMs) return { fromMs: mtimeMs, untilMs: Infinity };
+  if (mtimeMs - nowMs > MTIME_AHEAD_MS) return { fromMs: -Infinity, untilMs: mtimeMs - MTIME_AHEAD_MS };
+  return void 0;
+}
+function summarizeTranscript(s, facts = {}) {
+  const part2 = { source: "transcript", recentCalls: s.recent.map((c) => ({ ...c })) };
+  if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
+  const mtime = mtimeAsOf(facts);
+  const grewAt = s.lastAssistantMs ?? (s.lastEventMs === void 0 ? mtime : void 0);
+  if (grewAt !== void 0 && s.records > 0) part2.outputGrewAtMs = grewAt;
+  const last = pickLastTool(s);
+  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
+  if (s.lastAssistantMs !== void 0 || s.lastOutput !== void 0) part2.isOutputTracked = true;
+  if (s.apiRetry) part2.isApiRetrying = true;
+  if (s.apiRetry?.retryInMs !== void 0) part2.apiRetryDelayMs = s.apiRetry.retryInMs;
+  const asking = s.open.findLast((c) => c.name === "AskUserQuestion" || c.name === "ExitPlanMode");
+  if (asking?.name === "AskUserQuestion") part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  if (asking?.name === "ExitPlanMode") part2.waitingHuman = { kind: "plan_approval", sinceMs: asking.startedAtMs, detail: "ExitPlanMode open" };
+  if (s.interruptedMs !== void 0 && !part2.waitingHuman) {
+    part2.waitingHuman = { kind: "interrupted", sinceMs: s.interruptedMs, detail: 'Esc: "[Request interrupted by user]", idle until a new prompt' };
+  }
+  const running = runningTasks(s).length;
+  const withBackground = running > 0 ? `, ${running} background task${running === 1 ? "" : "s"} still running` : "";
+  const turn = turnOver(s);
+  if (s.apiError) {
+    part2.failed = { kind: s.apiError.kind, atMs: s.apiError.atMs, detail: s.apiError.text };
+  } else if (s.result && !s.result.isError) {
+    part2.finished = { kind: `result ${s.result.subtype ?? ""}`.trim(), atMs: s.result.atMs };
+  } else if (turn && (runningAgents(s).length > 0 || runningTeammates(s).length > 0)) {
+    const team = runningTeammates(s);
+    if (team.length > 0) part2.waitingOnTeam = { members: team };
+  } else if (turn === "ended") {
+    part2.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || void 0 };
+  } else if (turn === "final_answer") {
+    part2.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || void 0, isInferred: true };
+  }
+  return part2;
+}
+function turnOver(s) {
+  if (s.open.some(isForeground)) return void 0;
+  if (s.turnEndedMs !== void 0) return "ended";
+  return s.hasNoTurnEndRecords && s.finalTextMs !== void 0 ? "final_answer" : void 0;
+}
+function backgroundWaits(s) {
+  return s.apiError || s.result && !s.result.isError || !turnOver(s) ? [] : runningAgents(s);
+}
+function runningTasks(s) {
+  return s.tasks.filter((t) => t.status === "running").map((t) => t.id);
+}
+function childCompletion(s, agentId) {
+  const t = s.tasks.find((x) => x.id === agentId && x.status === "completed");
+  return t ? { atMs: t.atMs } : void 0;
+}
+function transcriptContradictions(s, task, file) {
+  const out = [];
+  const where2 = `${file}${s.identityAt ? ` (${s.identityAt})` : ""}`;
+  if (task.agentId && s.agentId && s.agentId !== task.agentId) {
+    out.push(`transcript ${where2} belongs to agent "${s.agentId}", but the task's agent_id is "${task.agentId}"`);
+  }
+  if (task.sessionId && s.sessionId && s.sessionId !== task.sessionId) {
+    out.push(`transcript ${where2} belongs to session "${s.sessionId}", but the task's session_id is "${task.sessionId}"`);
+  }
+  return out;
+}
+
+// src/observe/parse/parse-hook-activity.ts
+var CLOSED_MAX = 64;
+function emptyHookState() {
+  return { version: 1, kind: "hooks", recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
+}
+function isHookState(v) {
+  return HookStateSchema.safeParse(v).success;
+}
+var str3 = (v) => typeof v === "string" && v !== "" ? v : void 0;
+function closeAll(s) {
+  const ids = s.open.map((c) => c.toolUseId);
+  s.open = [];
+  for (const id of ids) if (id) closeCall(s, id);
+}
+var ENDS = /* @__PURE__ */ new Set(["SubagentStop", "Stop", "StopFailure"]);
+var POSTS = /* @__PURE__ */ new Set(["PostToolUse", "PostToolUseFailure"]);
+function apply(s, l, atMs) {
+  const event = str3(l.event) ?? "";
+  const toolUseId = str3(l.tool_use_id);
+  if (!POSTS.has(event) && !ENDS.has(event) && event !== "Notification") {
+    s.stopped = void 0;
+    s.stopFailure = void 0;
+  }
+  if (s.waiting && (ENDS.has(event) || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
+    s.waiting = void 0;
+  }
+  switch (event) {
+    case "PreToolUse":
+      if (str3(l.tool_name) && !(toolUseId && s.closedIds.includes(toolUseId))) {
+        openCall(s, {
+          name: str3(l.tool_name),
+          inputSummary: str3(l.input),
+          command: str3(l.command),
+          timeoutMs: typeof l.timeout_ms === "number" ? l.timeout_ms : void 0,
+          isBackground: l.background === true ? true : void 0,
+          startedAtMs: atMs,
+          isOpen: true,
+          toolUseId
+        });
+      }
+      return;
+    case "PostToolUse":
+    case "PostToolUseFailure":
+      if (!toolUseId) return;
+      closeCall(s, toolUseId, event === "PostToolUseFailure" ? excerpt(str3(l.error) ?? "failed", ERROR_MAX_CHARS) : void 0);
+      s.closedIds.push(toolUseId);
+      if (s.closedIds.length > CLOSED_MAX) s.closedIds.shift();
+      return;
+    case "Notification": {
+      const type = str3(l.notification_type);
+      const detail = str3(l.message);
+      const toolUseId2 = s.open.at(-1)?.toolUseId;
+      if (type === "permission_prompt") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
+      else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
+      return;
+    }
+    case "SubagentStop":
+    case "Stop":
+      closeAll(s);
+      s.stopped = { event, atMs, backgroundRunning: typeof l.background_running === "number" ? l.background_running : void 0 };
+      if (str3(l.last_message)) s.lastOutput = str3(l.last_message);
+      return;
+    case "StopFailure":
+      closeAll(s);
+      s.stopFailure = { error: str3(l.error), atMs };
+      return;
+    default:
+      return;
+  }
+}
+function parseHookLine(s, text, file, ref) {
+  if (text.trim() === "") return void 0;
+  let l;
+  try {
+    l = JSON.parse(text);
+  } catch {
+    l = void 0;
+  }
+  if (l === null || typeof l !== "object" || Array.isArray(l) || typeof l.event !== "string") {
+    s.badLines++;
+    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a hook activity line (expected a JSON object with "event"); skipped` };
+  }
+  const rec = l;
+  s.lines++;
+  const parsed = typeof rec.ts === "string" ? Date.parse(rec.ts) : NaN;
+  const atMs = Number.isFinite(parsed) ? parsed : void 0;
+  if (atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+  s.sessionId = str3(rec.session_id) ?? s.sessionId;
+  s.agentId = str3(rec.agent_id) ?? s.agentId;
+  s.transcriptPath = str3(rec.transcript_path) ?? s.transcriptPath;
+  s.agentTranscriptPath = str3(rec.agent_transcript_path) ?? s.agentTranscriptPath;
+  apply(s, rec, atMs);
+  return void 0;
+}
+function stopFailureKind(error2) {
+  if (!error2) return "api_error";
+  if (/prompt.?too.?long|context/i.test(error2)) return "context_exhausted";
+  if (/overloaded/i.test(error2)) return "overloaded";
+  if (/rate.?limit/i.test(error2)) return "rate_limit";
+  if (/connect|network/i.test(error2)) return "connection";
+  return "api_error";
+}
+function summarizeHooks(s) {
+  const part2 = { source: "hooks", recentCalls: s.recent.map((c) => ({ ...c })) };
+  if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
+  const last = pickLastTool(s);
+  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
+  const asking = s.open.findLast((c) => c.name === "AskUserQuestion");
+  if (s.waiting) part2.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
+  else if (asking) part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  if (s.stopped && !s.stopped.backgroundRunning) part2.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
+  if (s.stopFailure) part2.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? "unknown error"}` };
+  return part2;
+}
+function inheritSessionPrompt(session, agent) {
+  const w = session.waiting;
+  if (!w || w.kind !== "permission_prompt" || !agent.isOpen || w.sinceMs === void 0) return void 0;
+  if (agent.openSinceMs !== void 0 && agent.openSinceMs > w.sinceMs) return void 0;
+  if (agent.lastProgressMs !== void 0 && agent.lastProgressMs > w.sinceMs + 1e3) return void 0;
+  return { kind: w.kind, sinceMs: w.sinceMs, detail: `in the main session${w.detail ? `: ${w.detail}` : ""}` };
+}
+
+// src/observe/read/tail-store.ts
+var import_node_fs15 = require("node:fs");
+var HEADER = JSON.stringify(STORE_HEADER);
+var COMPACT_FACTOR = 4;
+var COMPACT_SLACK_BYTES = 64 * 1024;
+var isNum = (v) => typeof v === "number" && Number.isFinite(v);
+var isCursor = (v) => TailCursorSchema.safeParse(v).success;
+function newModel(bytes) {
+  return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
+}
+function setLive(disk, path39, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path39)?.bytes ?? 0);
+  disk.entries.set(path39, { usedAtMs, bytes });
+  if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
+}
+var TailStore = class {
+  constructor(file, isState, opts = {}) {
+    this.file = file;
+    this.isState = isState;
+    this.opts = { maxEntries: 128, retainMs: 7 * 864e5, ...opts };
+  }
+  file;
+  isState;
+  opts;
+  /** Whole-file rewrites done (for tests and benches). */
+  compactions = 0;
+  disk;
+  /** Every valid entry in the file; a missing or corrupt file is an empty store (we cold-start). */
+  async load() {
+    const out = /* @__PURE__ */ new Map();
+    let text;
+    try {
+      text = await import_node_fs15.promises.readFile(this.file, "utf8");
+    } catch {
+      this.disk = void 0;
+      return out;
+    }
+    const lines = text.split("\n");
+    const first = parseJson(lines[0] ?? "");
+    this.disk = void 0;
+    if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
+      for (const [path39, e] of Object.entries(first.entries)) this.take(out, path39, e);
+      return out;
+    }
+    if (lines[0] !== HEADER) return out;
+    const disk = newModel(Buffer.byteLength(text));
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i];
+      if (line === "") continue;
+      const v = parseJson(line);
+      if (typeof v?.path !== "string") continue;
+      const e = this.take(out, v.path, v);
+      if (e) setLive(disk, v.path, e.usedAtMs, Buffer.byteLength(line) + 1);
+    }
+    if (text.endsWith("\n")) this.disk = disk;
+    return out;
+  }
+  /**
+   * Save `ours` (the entries that changed): appended in one write, or merged over what is on
+   * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
+   * `liveCount`: how many files the caller is watching now; never pruned below that. An append
+   * costs the entries saved, not the entries on disk (the model is updated in place, after the
+   * write succeeded); only a compaction visits them all.
+   */
+  async save(ours, nowMs, liveCount = 0) {
+    if (ours.size === 0) return;
+    const limit = Math.max(this.opts.maxEntries, liveCount);
+    const lines = [...ours].map(([path39, e]) => JSON.stringify({ path: path39, ...e }));
+    const disk = this.disk;
+    if (disk) {
+      let bytes = disk.bytes;
+      let live = disk.liveBytes;
+      let size = disk.entries.size;
+      let i = 0;
+      for (const [path39, e] of ours) {
+        const n = Buffer.byteLength(lines[i++]) + 1;
+        bytes += n;
+        const had = disk.entries.get(path39);
+        if (!had) {
+          size++;
+          live += n;
+        } else if (had.usedAtMs <= e.usedAtMs) live += n - had.bytes;
+      }
+      const isDue = size > limit || nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs);
+      if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
+        await appendLines(this.file, lines, { sync: false });
+        i = 0;
+        for (const [path39, e] of ours) {
+          const n = Buffer.byteLength(lines[i++]) + 1;
+          const had = disk.entries.get(path39);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path39, e.usedAtMs, n);
+        }
+        disk.bytes = bytes;
+        return;
+      }
+    }
+    await this.compact(ours, nowMs, limit);
+  }
+  /**
+   * Whether an entry would be past `retainMs` after saving `ours` (the whole index, visited only
+   * when the lower bound on the oldest use time says one may be). Tightens that bound on the way,
+   * so the next visit waits until time passes the true oldest.
+   */
+  isPruneDue(disk, ours, nowMs) {
+    let oldest = Infinity;
+    for (const [path39, e] of disk.entries) {
+      const mine = ours.get(path39);
+      const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
+      if (usedAtMs < oldest) oldest = usedAtMs;
+    }
+    for (const [path39, e] of ours) if (!disk.entries.has(path39) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    if (nowMs - oldest > this.opts.retainMs) return true;
+    let current = Infinity;
+    for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
+    disk.oldestMs = current;
+    return false;
+  }
+  /** Rewrite the file with `ours` merged over what is on disk, pruned. */
+  async compact(ours, nowMs, limit) {
+    this.compactions++;
+    const merged = await this.load();
+    for (const [path39, e] of ours) {
+      const theirs = merged.get(path39);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path39, e);
+    }
+    const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
+    const disk = newModel(HEADER.length + 1);
+    const lines = [HEADER];
+    for (const [path39, e] of kept2) {
+      const line = JSON.stringify({ path: path39, ...e });
+      lines.push(line);
+      const n = Buffer.byteLength(line) + 1;
+      disk.bytes += n;
+      setLive(disk, path39, e.usedAtMs, n);
+    }
+    await writeFileAtomic(this.file, lines.join("\n") + "\n");
+    this.disk = disk;
+  }
+  /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
+  take(out, path39, e) {
+    const v = e;
+    if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
+    const had = out.get(path39);
+    if (had && had.usedAtMs > v.usedAtMs) return had;
+    const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
+    out.set(path39, entry);
+    return entry;
+  }
+};
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/observe/read/tail-file.ts
+var import_node_fs16 = require("node:fs");
+
+// src/observe/parse/line-splitter.ts
+function createLineSplitter(offset, opts = {}) {
+  return {
+    parts: [],
+    partBytes: 0,
+    lineStart: offset,
+    fedTo: offset,
+    isSkipping: opts.skipFirst ?? false,
+    isOversize: false,
+    lineNo: opts.skipFirst ? void 0 : opts.lineNo ?? (offset === 0 ? 1 : void 0)
+  };
+}
+var NL = 10;
+function feedLines(s, chunk, maxLineBytes, sink) {
+  let pos = 0;
+  const base = s.fedTo;
+  s.fedTo += chunk.length;
+  while (pos < chunk.length) {
+    const nl = chunk.indexOf(NL, pos);
+    const end = nl === -1 ? chunk.length : nl;
+    if (s.isSkipping) {
+      s.partBytes += end - pos;
+    } else if (s.partBytes + (end - pos) > maxLineBytes) {
+      s.parts = [];
+      s.partBytes += end - pos;
+      s.isSkipping = true;
+      s.isOversize = true;
+    } else if (end > pos) {
+      s.parts.push(Buffer.from(chunk.subarray(pos, end)));
+      s.partBytes += end - pos;
+    }
+    if (nl === -1) return;
+    const ref = { offset: s.lineStart, lineNo: s.lineNo };
+    if (!s.isSkipping) {
+      const bytes = s.parts.length === 1 ? s.parts[0] : Buffer.concat(s.parts, s.partBytes);
+      if (bytes.length > 0) sink.line(bytes, ref);
+    } else if (s.isOversize) {
+      sink.oversize(ref, s.partBytes);
+    }
+    s.parts = [];
+    s.partBytes = 0;
+    s.isSkipping = false;
+    s.isOversize = false;
+    s.lineStart = base + nl + 1;
+    if (s.lineNo !== void 0) s.lineNo++;
+    pos = nl + 1;
+  }
+}
+
+// src/observe/read/tail-file.ts
+var DEFAULT_TAIL_OPTIONS = { tailBytes: 256 * 1024, lazyTailBytes: 16 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+function positionFromCursor(cursor) {
+  return { cursor, splitter: createLineSplitter(cursor.offset, { lineNo: cursor.lineNo, skipFirst: cursor.skipFirst }) };
+}
+function isUnchanged(prev, st) {
+  const c = prev.cursor;
+  return c.ino === st.ino && c.dev === st.dev && c.size === st.size && c.mtimeMs === st.mtimeMs && prev.splitter.fedTo === st.size;
+}
+var TailReader = class {
+  /** `notes`: change notification that may vouch for an untouched file instead of a stat. */
+  constructor(opts = {}, notes) {
+    this.notes = notes;
+    this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
+    this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
+  }
+  notes;
+  bytesRead = 0;
+  /** Files opened (a file whose size, mtime and inode did not move is only stat'ed). */
+  opens = 0;
+  opts;
+  buf;
+  /**
+   * Whether `file` is the same file, with the same size and mtime, as when `prev` read it to its
+   * end: 'notes' when change notification vouches that nothing touched it since a stat said so
+   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed).
+   */
+  unchangedBy(file, prev, isStatRequired = false) {
+    if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
+    this.notes?.beforeStat(file);
+    try {
+      const st = (0, import_node_fs16.statSync)(file, { throwIfNoEntry: false });
+      if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
+    } catch {
+      return void 0;
+    }
+    this.notes?.atEnd(file);
+    return "stat";
+  }
+  /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
+  async read(file, prev, h, coldBytes = this.opts.tailBytes) {
+    let pre;
+    this.notes?.beforeStat(file);
+    try {
+      pre = (0, import_node_fs16.statSync)(file, { throwIfNoEntry: false });
+    } catch (e) {
+      const code = e.code ?? "EIO";
+      return { ok: false, code, reason: `${file}: cannot open (${code})` };
+    }
+    if (!pre) return { ok: false, code: "ENOENT", reason: `${file}: cannot open (ENOENT)` };
+    if (!pre.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
+    if (prev && isUnchanged(prev, pre)) {
+      this.notes?.atEnd(file);
+      return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
+    }
+    let fd;
+    try {
+      fd = (0, import_node_fs16.openSync)(file, import_node_fs16.constants.O_RDONLY | import_node_fs16.constants.O_NONBLOCK);
+      this.opens++;
+    } catch (e) {
+      const code = e.code ?? "EIO";
+      return { ok: false, code, reason: `${file}: cannot open (${code})` };
+    }
+    try {
+      const st = (0, import_node_fs16.fstatSync)(fd);
+      if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
+      let reset;
+      let pos = prev;
+      if (!pos) reset = "cold";
+      else if (pos.cursor.ino !== st.ino || pos.cursor.dev !== st.dev) reset = "replaced";
+      else if (st.size < pos.splitter.fedTo) reset = "truncated";
+      else if (st.size > pos.splitter.fedTo && !this.continuesAt(fd, pos.splitter)) reset = "rewritten";
+      if (reset || !pos) {
+        pos = this.coldPosition(st.size, coldBytes);
+        h.reset(reset ?? "cold", pos.splitter.isSkipping ? pos.cursor.offset : void 0);
+      }
+      const s = pos.splitter;
+      while (s.fedTo < st.size) {
+        const want = Math.min(this.buf.length, st.size - s.fedTo);
+        const bytesRead = (0, import_node_fs16.readSync)(fd, this.buf, 0, want, s.fedTo);
+        if (bytesRead === 0) break;
+        this.bytesRead += bytesRead;
+        feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
+      }
+      const cursor = {
+        dev: st.dev,
+        ino: st.ino,
+        offset: s.lineStart,
+        lineNo: s.lineNo,
+        skipFirst: s.isSkipping && !s.isOversize ? true : void 0,
+        size: st.size,
+        mtimeMs: st.mtimeMs
+      };
+      if (s.fedTo === st.size) this.notes?.atEnd(file);
+      return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
+    } catch (e) {
+      const code = e.code ?? "EIO";
+      return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
+    } finally {
+      (0, import_node_fs16.closeSync)(fd);
+    }
+  }
+  /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
+  coldPosition(size, tailBytes) {
+    if (size <= tailBytes) return positionFromCursor({ dev: 0, ino: 0, offset: 0, lineNo: 1, size: 0, mtimeMs: 0 });
+    const start = size - tailBytes - 1;
+    return { cursor: { dev: 0, ino: 0, offset: start, size: 0, mtimeMs: 0 }, splitter: createLineSplitter(start, { skipFirst: true }) };
+  }
+  /** Same inode and longer: check the byte before the resume point is still a newline (1 byte read). */
+  continuesAt(fd, s) {
+    if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
+    const one = Buffer.alloc(1);
+    const bytesRead = (0, import_node_fs16.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    this.bytesRead += bytesRead;
+    return bytesRead === 1 && one[0] === 10;
+  }
+};
+
+// src/observe/read/tail-tracker.ts
+var LEVEL_OF = { wide: 1, full: 2 };
+var USED_AT_REFRESH_MS = 36e5;
+var DIAGNOSTICS_MAX = 100;
+var TailTracker = class {
+  constructor(reader, parser, store) {
+    this.reader = reader;
+    this.parser = parser;
+    this.store = store;
+  }
+  reader;
+  parser;
+  store;
+  entries = /* @__PURE__ */ new Map();
+  stored;
+  busy = /* @__PURE__ */ new Map();
+  /** Files whose position or state changed since the last flush (only these are saved). */
+  dirty = /* @__PURE__ */ new Set();
+  diags = [];
+  checkId = 0;
+  /** The last version handed out (versions are never reused, even for a file read again from scratch). */
+  versions = 0;
+  /**
+   * A new check begins: until the next call, each file is read at most once however many
+   * tasks ask for it (a parent transcript shared by its subagents); later asks get that read.
+   */
+  beginCheck() {
+    this.checkId++;
+  }
+  /**
+   * Read what `file` gained since the last call (or since the saved position) and return the
+   * state. A cold start of a lazy parser reads a short tail; `context` widens or completes it.
+   */
+  read(file, nowMs, opts = {}) {
+    const mem = this.entries.get(file);
+    const want = opts.context ? LEVEL_OF[opts.context] : 0;
+    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== void 0 && mem.mtimeMs !== void 0 && !this.busy.has(file) && !this.wantsMore(mem, want)) {
+      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version });
+    }
+    const before = this.busy.get(file) ?? Promise.resolve();
+    const run = before.then(() => this.readNow(file, nowMs, want));
+    const settled = run.catch(() => void 0);
+    this.busy.set(file, settled);
+    void settled.then(() => {
+      if (this.busy.get(file) === settled) this.busy.delete(file);
+    });
+    return run;
+  }
+  /**
+   * The version `read` would return for `file` if it did not change since it was last read, with
+   * `read`'s side effects for an unchanged file (one stat, at most once per check; its use time
+   * refreshed) and no promise. Undefined when it changed, was never read, or is being read: ask
+   * `read` then. The reader's change notification may stand in for the stat, unless
+   * `isStatRequired` (then a stat is taken once in the check).
+   */
+  peekVersion(file, nowMs, isStatRequired = false) {
+    const mem = this.entries.get(file);
+    if (!mem || mem.version === void 0 || this.busy.has(file)) return void 0;
+    if (this.checkId > 0 && mem.checkId === this.checkId && (!isStatRequired || mem.statCheckId === this.checkId)) return mem.version;
+    const by = this.reader.unchangedBy(file, mem.position, isStatRequired);
+    if (!by) {
+      mem.checkId = void 0;
+      return void 0;
+    }
+    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
+    mem.usedAtMs = nowMs;
+    mem.checkId = this.checkId;
+    if (by === "stat") mem.statCheckId = this.checkId;
+    return mem.version;
+  }
+  /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
+  drainDiagnostics() {
+    const out = this.diags;
+    this.diags = [];
+    return out;
+  }
+  /** Save the positions and states that changed since the last flush (no-op when none did). */
+  async flush(nowMs) {
+    if (!this.store || this.dirty.size === 0) return;
+    const out = /* @__PURE__ */ new Map();
+    for (const file of this.dirty) {
+      const e = this.entries.get(file);
+      if (!e) continue;
+      out.set(file, { cursor: e.position.cursor, state: e.state, usedAtMs: e.usedAtMs });
+      e.savedUsedAtMs = e.usedAtMs;
+    }
+    this.dirty.clear();
+    for (const [file, e] of this.entries) {
+      if (nowMs - e.usedAtMs > 864e5) this.entries.delete(file);
+    }
+    await this.store.save(out, nowMs, this.entries.size);
+  }
+  diag(d) {
+    this.diags.push(d);
+    if (this.diags.length > DIAGNOSTICS_MAX) this.diags.shift();
+  }
+  async entryFor(file) {
+    const mem = this.entries.get(file);
+    if (mem) return mem;
+    if (!this.store) return void 0;
+    this.stored ??= this.store.load();
+    const stored = await this.stored;
+    const saved = stored.get(file);
+    stored.delete(file);
+    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
+  }
+  /** The state came from a tail alone and misses context the parser can name. */
+  lacksContext(state) {
+    return this.parser.hasContext !== void 0 && !this.parser.hasContext(state);
+  }
+  wantsMore(e, want) {
+    return this.lacksContext(e.state) && (e.level ?? 0) < want;
+  }
+  async readNow(file, nowMs, want) {
+    let prev = await this.entryFor(file);
+    const parser = this.parser;
+    const opts = this.reader.opts;
+    const isLazyParser = parser.beginTail !== void 0;
+    const sizes = isLazyParser ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes] : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
+    let level = 0;
+    let reportedFrom;
+    if (prev && this.wantsMore(prev, want)) {
+      [reportedFrom, level, prev] = [prev.lazyFrom, (prev.level ?? 0) + 1, void 0];
+    } else if (!prev && want > 0) level = 1;
+    else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
+    let lazyFrom = prev?.lazyFrom;
+    let state = prev?.state ?? parser.empty();
+    let diags = [];
+    const read3 = (position) => {
+      const isLazy = isLazyParser && level < 2;
+      return this.reader.read(file, position, {
+        reset: (_reason, cutAt) => {
+          state = parser.empty();
+          diags = [];
+          if (cutAt !== void 0 && isLazy) parser.beginTail?.(state, cutAt);
+          lazyFrom = cutAt !== void 0 && isLazy ? cutAt : void 0;
+        },
+        line: (bytes, ref) => {
+          const d = parser.line(state, bytes.toString("utf8"), file, ref);
+          if (d) diags.push(d);
+        },
+        oversize: (ref, bytes) => {
+          parser.skipped?.(state);
+          const cap = this.reader.opts.maxLineBytes;
+          diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
+        }
+      }, sizes[level]);
+    };
+    let res = await read3(prev?.position);
+    while (res.ok && this.lacksContext(state) && level < want) {
+      level++;
+      res = await read3(void 0);
+    }
+    for (const d of diags) if (reportedFrom === void 0 || d.offset < reportedFrom) this.diag(d);
+    if (!res.ok) {
+      this.entries.delete(file);
+      return res;
+    }
+    const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== void 0;
+    const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
+    if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
+    const version2 = prev && !changed && prev.version !== void 0 && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
+    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version: version2, level, ...lazyFrom !== void 0 ? { lazyFrom } : {} });
+    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version: version2 };
+  }
+};
+
+// src/observe/read/hook-activity.ts
+function createHookActivityReader(paths, reader, opts) {
+  const store = opts.isPersistent ? new TailStore(import_node_path15.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
+  const tracker = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
+  const listing = new DirListing(paths.activityDir());
+  const files = /* @__PURE__ */ new Map();
+  const fileOf = (id) => {
+    if (!id) return null;
+    let f = files.get(id);
+    if (f === void 0) {
+      try {
+        const file = paths.activityFile(id);
+        f = { file, name: import_node_path15.default.basename(file) };
+      } catch {
+        f = null;
+      }
+      if (files.size > 1e5) files.clear();
+      files.set(id, f);
+    }
+    return f !== null && listing.mayExist(f.name) ? f.file : null;
+  };
+  return {
+    /** A check begins: files are read at most once in it, and the directory is listed at most once. */
+    beginCheck() {
+      tracker.beginCheck();
+      listing.beginCheck();
+    },
+    /** The activity of agent or session `id` as of now (reads only what was appended). */
+    async read(id, nowMs) {
+      const file = fileOf(id);
+      if (file === null) return { version: 0 };
+      const r = await tracker.read(file, nowMs);
+      if (r.ok) return { state: r.state, version: r.version };
+      return r.code === "ENOENT" ? {} : { unreadable: r.reason };
+    },
+    /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
+    peekVersion(id, nowMs, isStatRequired = false) {
+      const file = fileOf(id);
+      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
+    },
+    flush: (nowMs) => tracker.flush(nowMs),
+    drainDiagnostics: () => tracker.drainDiagnostics()
+  };
+}
+var RACY_MS2 = 1e3;
+var DirListing = class {
+  constructor(dir) {
+    this.dir = dir;
+  }
+  dir;
+  names;
+  key;
+  isRacy = true;
+  checkId = 0;
+  seenInCheck = -1;
+  beginCheck() {
+    this.checkId++;
+  }
+  /** False only when the directory is known not to hold `name`. */
+  mayExist(name) {
+    if (this.checkId === 0 || this.seenInCheck !== this.checkId) {
+      this.seenInCheck = this.checkId;
+      this.refresh();
+    }
+    return this.names === void 0 || this.names.has(name);
+  }
+  refresh() {
+    try {
+      const st = (0, import_node_fs17.statSync)(this.dir, { throwIfNoEntry: false });
+      if (!st) {
+        this.names = /* @__PURE__ */ new Set();
+        this.key = void 0;
+        this.isRacy = true;
+        return;
+      }
+      const key2 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+      if (key2 === this.key && !this.isRacy && this.names) return;
+      this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
+      this.names = new Set((0, import_node_fs17.readdirSync)(this.dir));
+      this.key = key2;
+    } catch {
+      this.names = void 0;
+      this.key = void 0;
+    }
+  }
+};
+
+// src/observe/parse/observe-transcript.ts
+function unnamedEarlierChildren(parent, children) {
+  const from = parent.firstEventMs;
+  if (!parent.isTailStart || from === void 0 || !turnOver(parent)) return [];
+  return children.filter((c) => {
+    const began = c.startedAtMs ?? (c.state.isTailStart ? void 0 : c.state.firstEventMs);
+    return AGENT_TASK_ID.test(c.agentId) && began !== void 0 && began < from && !parent.tasks.some((t) => t.id === c.agentId);
+  });
+}
+function inferredBackground(parent, children) {
+  const from = parent.firstEventMs ?? -Infinity;
+  return unnamedEarlierChildren(parent, children).filter((c) => {
+    if (c.launch !== void 0) return c.launch === "running";
+    const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== void 0 || c.state.apiError !== void 0 || c.state.turnEndedMs !== void 0);
+    return !answered && (c.state.lastEventMs ?? -Infinity) >= from;
+  }).map((c) => c.agentId);
+}
+var CHILD_START_SLACK_MS = 5e3;
+function waitedChildren(parent, children) {
+  const calls = parent.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
+  if (calls.length === 0) return [];
+  const out = /* @__PURE__ */ new Set();
+  for (const call of calls) {
+    const named = call.childAgentId && children.find((c) => c.agentId === call.childAgentId);
+    if (named) {
+      out.add(named);
+      continue;
+    }
+    for (const c of children) {
+      const done = parent.tasks.some((t) => t.id === c.agentId && t.status !== "running");
+      const began = c.state.firstEventMs;
+      if (done || began === void 0 || call.startedAtMs === void 0 || began < call.startedAtMs - CHILD_START_SLACK_MS) continue;
+      if (calls.some((other) => other !== call && other.childAgentId === c.agentId)) continue;
+      out.add(c);
+    }
+  }
+  return [...out];
+}
+function unseenCalls(state) {
+  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
+}
+function observeTranscript(state, facts = {}, children = []) {
+  const part2 = summarizeTranscript(state, facts);
+  const foreground = waitedChildren(state, children);
+  const inferred = inferredBackground(state, children);
+  const background = [...backgroundWaits(state), ...inferred];
+  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  if (foreground.length === 0 && background.length === 0) {
+    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    return part2;
+  }
+  if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
+  const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
+  const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
+  const newest = childMs.length > 0 ? Math.max(...childMs) : void 0;
+  if (newest !== void 0 && (part2.lastProgressMs === void 0 || newest > part2.lastProgressMs)) part2.lastProgressMs = newest;
+  const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
+  part2.waitingOnChildren = {
+    agentIds: [.../* @__PURE__ */ new Set([...foreground.map((c) => c.agentId), ...background])],
+    lastProgressMs: newest,
+    ...background.length > 0 ? { isBackground: true } : {},
+    ...unseen.length > 0 ? { unseenIds: unseen } : {}
+  };
+  if (waited.length === 0) return part2;
+  const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
+  const childCall = pickLastTool(busiest.state);
+  if (childCall?.isOpen && !childCall.isBackground) part2.lastTool = { ...childCall, isOpenKnown: true };
+  return part2;
+}
+
+// src/observe/read/child-transcripts.ts
+var import_node_fs18 = require("node:fs");
+var import_node_path16 = __toESM(require("node:path"), 1);
+var CHILDREN_MAX = 8;
+var SLACK_MS = 5e3;
+var HEAD_BYTES = 65536;
+var HEADS_MAX = 512;
+var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
+var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
+var idOf = (file) => import_node_path16.default.basename(file, ".jsonl").slice("agent-".length);
+var heads = /* @__PURE__ */ new Map();
+async function readHead(file) {
+  const hit = heads.get(file);
+  if (hit) return hit;
+  const fh = await import_node_fs18.promises.open(file, "r").catch(() => void 0);
+  if (!fh) return {};
+  const head = {};
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+    for (const line of buf.subarray(0, bytesRead).toString("utf8").split("\n")) {
+      head.sessionId ??= /"sessionId":"([^"]+)"/.exec(line)?.[1];
+      const ts = /"timestamp":"([^"]+)"/.exec(line)?.[1];
+      const atMs = ts === void 0 ? NaN : Date.parse(ts);
+      if (head.startedAtMs === void 0 && Number.isFinite(atMs)) head.startedAtMs = atMs;
+      if (head.sessionId !== void 0 && head.startedAtMs !== void 0) break;
+    }
+  } finally {
+    await fh.close();
+  }
+  if (head.sessionId !== void 0 && head.startedAtMs !== void 0) {
+    if (heads.size >= HEADS_MAX) heads.delete(heads.keys().next().value);
+    heads.set(file, head);
+  }
+  return head;
+}
+function childDirs(file, sessionId) {
+  return { nested: import_node_path16.default.join(import_node_path16.default.dirname(file), sessionId ?? import_node_path16.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path16.default.dirname(file) };
+}
+async function listChildren(dirs, sinceMs) {
+  const fresh = [];
+  for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
+    const names = await import_node_fs18.promises.readdir(dir).catch(() => []);
+    for (const n of names) {
+      if (!isChildName(n)) continue;
+      const st = await import_node_fs18.promises.stat(import_node_path16.default.join(dir, n)).catch(() => void 0);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path16.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+    }
+  }
+  return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+var isColdTurnOver = (state) => state.isTailStart === true && turnOver(state) !== void 0;
+function readsChildren(state) {
+  return state.open.some((c) => isSubagentTool(c.name) && !c.isBackground) || backgroundWaits(state).length > 0 || isColdTurnOver(state);
+}
+async function readWaitedChildren(transcripts, file, state, nowMs) {
+  if (!readsChildren(state)) return [];
+  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
+  const background = backgroundWaits(state);
+  const dirs = childDirs(file, state.sessionId);
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add2 = async (f, isFlat, withHead = false) => {
+    if (f === file || seen.has(f) || out.length >= CHILDREN_MAX) return false;
+    const r = await transcripts.read(f, nowMs, { context: "full" });
+    if (!r.ok) return false;
+    if (isFlat && state.sessionId !== void 0 && r.state.sessionId !== void 0 && r.state.sessionId !== state.sessionId) return false;
+    seen.add(f);
+    const startedAtMs = withHead && r.state.isTailStart ? (await readHead(f)).startedAtMs : void 0;
+    out.push({ agentId: idOf(f), state: r.state, ...startedAtMs !== void 0 ? { startedAtMs } : {} });
+    return true;
+  };
+  const named = [...calls.map((c) => c.childAgentId), ...background];
+  for (const id of new Set(named.filter((x) => x !== void 0))) {
+    if (!await add2(import_node_path16.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path16.default.join(dirs.flat, `agent-${id}.jsonl`), true);
+  }
+  if (calls.some((c) => c.childAgentId === void 0)) {
+    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
+    for (const f of await listChildren(dirs, since)) await add2(f.file, f.isFlat);
+  }
+  if (isColdTurnOver(state)) {
+    for (const f of await listChildren(dirs, -Infinity)) await add2(f.file, f.isFlat, true);
+    const unnamed = unnamedEarlierChildren(state, out);
+    const earlier = unnamed.length > 0 ? await launchesIn(file, transcripts.reader.opts.maxColdBytes) : void 0;
+    for (const c of earlier ? unnamed : []) {
+      const t = earlier.tasks.find((x) => x.id === c.agentId);
+      const launch = t?.kind === "agent" ? t.status === "running" ? "running" : "ended" : t ? "ended" : earlier.isWhole ? "none" : void 0;
+      if (launch) c.launch = launch;
+    }
+  }
+  return out;
+}
+var launchCache = /* @__PURE__ */ new Map();
+var LAUNCH_CACHE_MAX = 256;
+async function launchesIn(file, maxBytes) {
+  const st = await import_node_fs18.promises.stat(file).catch(() => void 0);
+  if (!st?.isFile()) return void 0;
+  const hit = launchCache.get(file);
+  if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
+  const fh = await import_node_fs18.promises.open(file, "r").catch(() => void 0);
+  if (!fh) return void 0;
+  try {
+    const start = Math.max(0, st.size - maxBytes);
+    const buf = Buffer.alloc(st.size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    let text = buf.toString("utf8", 0, got);
+    if (start > 0) text = text.slice(text.indexOf("\n") + 1);
+    const { state } = parseTranscriptText(text, file);
+    const out = { ino: st.ino, size: st.size, tasks: state.tasks, isWhole: start === 0 };
+    if (launchCache.size >= LAUNCH_CACHE_MAX) launchCache.delete(launchCache.keys().next().value);
+    launchCache.set(file, out);
+    return out;
+  } finally {
+    await fh.close();
+  }
+}
+
+// src/observe/read/change-notes.ts
+var import_node_fs19 = require("node:fs");
+var import_node_path17 = __toESM(require("node:path"), 1);
+var NOTE_TRUST_MS = 1e3;
+var RETRY_MS = 6e4;
+var DIRTY_MAX = 4096;
+var NOTES_MAX = 1e5;
+var defaultWatch = (dir, listener) => (0, import_node_fs19.watch)(dir, { persistent: false }, listener);
+var ChangeNotes = class {
+  dirs = /* @__PURE__ */ new Map();
+  notes = /* @__PURE__ */ new Map();
+  trustMs;
+  now;
+  watch;
+  lastCheckAtMs;
+  /** Checks come faster than the trust window: directories are watched. */
+  isEnabled = false;
+  constructor(opts = {}) {
+    this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
+    this.now = opts.now ?? (() => performance.now());
+    this.watch = opts.watch ?? defaultWatch;
+  }
+  /**
+   * A check begins. After a gap longer than the trust window every file would be stat'ed anyway:
+   * watches are dropped (no CPU spent on events between slow checks) until checks come fast.
+   */
+  beginCheck() {
+    const t = this.now();
+    const isFrequent = this.lastCheckAtMs !== void 0 && t - this.lastCheckAtMs < this.trustMs;
+    this.lastCheckAtMs = t;
+    if (this.notes.size > NOTES_MAX) {
+      this.close();
+      this.notes.clear();
+      this.dirs.clear();
+    }
+    if (isFrequent === this.isEnabled) return;
+    this.isEnabled = isFrequent;
+    if (!isFrequent) {
+      this.close();
+      this.notes.clear();
+    }
+  }
+  /** Call right before a real stat of `file`: an event from now on marks it touched again. */
+  beforeStat(file) {
+    if (!this.isEnabled) return;
+    let n = this.notes.get(file);
+    if (!n) {
+      n = { dir: this.dirOf(import_node_path17.default.dirname(file)), name: import_node_path17.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      this.notes.set(file, n);
+    }
+    this.ensureWatched(import_node_path17.default.dirname(file), n.dir);
+    n.dir.touched.delete(n.name);
+    n.epoch = n.dir.epoch;
+    n.statAtMs = this.now();
+    n.isAtEnd = false;
+  }
+  /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
+  atEnd(file) {
+    const n = this.notes.get(file);
+    if (n) n.isAtEnd = true;
+  }
+  /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
+  isUntouched(file) {
+    const n = this.notes.get(file);
+    return n !== void 0 && n.isAtEnd && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() - n.statAtMs < this.trustMs;
+  }
+  /** Let pending notifications arrive: after this, every change made before the call has been seen. */
+  async settle() {
+    if (!this.isEnabled) return;
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  }
+  /** Stop watching (the process may exit without it: watches do not keep it alive). */
+  close() {
+    for (const d of this.dirs.values()) this.drop(d);
+  }
+  dirOf(dir) {
+    let d = this.dirs.get(dir);
+    if (!d) {
+      d = { epoch: 0, touched: /* @__PURE__ */ new Set() };
+      this.dirs.set(dir, d);
+    }
+    return d;
+  }
+  ensureWatched(dir, d) {
+    if (d.watcher || d.failedAtMs !== void 0 && this.now() - d.failedAtMs < RETRY_MS) return;
+    try {
+      d.epoch++;
+      d.touched.clear();
+      const w = this.watch(dir, (event, name) => {
+        if (event !== "change" || name === null) {
+          d.epoch++;
+          this.drop(d);
+          return;
+        }
+        if (d.touched.size >= DIRTY_MAX) {
+          d.epoch++;
+          d.touched.clear();
+        }
+        d.touched.add(String(name));
+      });
+      w.on("error", () => {
+        d.epoch++;
+        this.drop(d);
+        d.failedAtMs = this.now();
+      });
+      d.watcher = w;
+      d.failedAtMs = void 0;
+    } catch {
+      d.failedAtMs = this.now();
+    }
+  }
+  drop(d) {
+    const w = d.watcher;
+    d.watcher = void 0;
+    try {
+      w?.close();
+    } catch {
+    }
+  }
+};
+
+// src/observe/read/transcript-tail.ts
+var import_node_path18 = __toESM(require("node:path"), 1);
+function createTranscriptTail(root, reader, opts) {
+  const store = opts.isPersistent ? new TailStore(import_node_path18.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
+  return new TailTracker(
+    reader,
+    {
+      empty: emptyTranscriptState,
+      line: parseTranscriptLine,
+      skipped: (s) => void s.skippedLines++,
+      // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
+      beginTail: (s, cutAt) => {
+        s.tail = { from: cutAt, callsSinceFresh: 0 };
+        s.isLazyTail = true;
+      },
+      hasContext: (s) => s.tail === void 0 && !lacksTeamContext(s)
+    },
+    store
+  );
+}
+
+// src/observe/parse/tail-context.ts
+var key = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
+function trailingRun(xs, f) {
+  const last = xs.at(-1);
+  if (last === void 0) return 0;
+  const want = f(last);
+  let n = 0;
+  for (let i = xs.length - 1; i >= 0 && f(xs[i]) === want; i--) n++;
+  return n;
+}
+function tailSuffices(s, nowMs, baseTimeoutMs) {
+  if (lacksTeamContext(s)) return false;
+  const t = s.tail;
+  if (!t) return true;
+  if (!t.isFresh || t.isSpoiled) return false;
+  if (s.lastEventMs === void 0 || s.lastAssistantMs === void 0) return false;
+  if (nowMs - s.lastEventMs > baseTimeoutMs) return false;
+  if (turnOver(s) !== void 0) return false;
+  if (t.callsSinceFresh >= RECENT_CALLS_MAX) return true;
+  const fresh = t.callsSinceFresh;
+  if (fresh === 0) return false;
+  if (trailingRun(s.recent, key) >= fresh) return false;
+  const done = s.recent.filter((c) => !c.isOpen);
+  const freshDone = s.recent.slice(-fresh).filter((c) => !c.isOpen).length;
+  if (freshDone === 0) return false;
+  if (done.at(-1).error !== void 0 && trailingRun(done, (c) => c.error ?? "\0ok") >= freshDone) return false;
+  return true;
+}
+
+// src/core/policy.ts
+init_defaults();
+var D = DEFAULTS;
+var E = D.exemptions;
+var DEFAULT_POLICY = {
+  baseTimeoutMs: D.timeout_seconds * 1e3,
+  bashLongTimeoutMs: E.bash_long_timeout_ms,
+  bashGraceMs: E.bash_grace_seconds * 1e3,
+  rateLimitFactor: E.rate_limit_factor,
+  rateLimitPatterns: [...E.rate_limit_patterns],
+  ciPollingMs: E.ci_polling_seconds * 1e3,
+  ciPollingPatterns: [...E.ci_polling_patterns],
+  openToolGraceMs: E.open_tool_grace_seconds * 1e3,
+  bashDefaultTimeoutMs: D.fixed.claude_bash_timeout_ms,
+  futureSkewMs: E.future_skew_seconds * 1e3,
+  loopRepeatCount: D.looping.repeat_count,
+  loopErrorCount: D.looping.error_count
+};
+function resolvePolicy(config2, timeoutSeconds) {
+  const e = config2.exemptions ?? {};
+  const l = config2.looping ?? {};
+  const base = timeoutSeconds ?? config2.timeout_seconds;
+  const d = DEFAULT_POLICY;
+  return {
+    ...d,
+    baseTimeoutMs: base === void 0 ? d.baseTimeoutMs : Math.round(base * 1e3),
+    bashLongTimeoutMs: e.bash_long_timeout_ms ?? d.bashLongTimeoutMs,
+    bashGraceMs: e.bash_grace_seconds === void 0 ? d.bashGraceMs : e.bash_grace_seconds * 1e3,
+    rateLimitFactor: e.rate_limit_factor ?? d.rateLimitFactor,
+    rateLimitPatterns: (e.rate_limit_patterns ?? d.rateLimitPatterns).map((p) => p.toLowerCase()),
+    ciPollingMs: e.ci_polling_seconds === void 0 ? d.ciPollingMs : e.ci_polling_seconds * 1e3,
+    ciPollingPatterns: e.ci_polling_patterns ?? d.ciPollingPatterns,
+    openToolGraceMs: e.open_tool_grace_seconds === void 0 ? d.openToolGraceMs : e.open_tool_grace_seconds * 1e3,
+    futureSkewMs: e.future_skew_seconds === void 0 ? d.futureSkewMs : e.future_skew_seconds * 1e3,
+    loopRepeatCount: l.repeat_count ?? d.loopRepeatCount,
+    loopErrorCount: l.error_count ?? d.loopErrorCount
+  };
+}
+
+// src/observe/read/prefix-ids.ts
+var import_node_fs20 = require("node:fs");
+var OVERLAP = 512;
+var FILES_MAX = 1024;
+var PrefixIds = class {
+  /**
+   * `maxBytes`: how far back a read-back goes (a prefix beyond it is never read). `file`: where
+   * scans are saved and loaded from (none: kept in memory only).
+   */
+  constructor(maxBytes, file) {
+    this.maxBytes = maxBytes;
+    this.file = file;
+  }
+  maxBytes;
+  file;
+  /** Prefix scans done (for tests and benches). */
+  scans = 0;
+  scanned = /* @__PURE__ */ new Map();
+  chunk = Buffer.allocUnsafe(256 * 1024);
+  loading;
+  isDirty = false;
+  /** True when the bytes of `file` before `from` (within the bound) may name `id`; an unreadable file may. */
+  async mention(file, from, id) {
+    const ids = await this.idsOf(file, from);
+    return ids === void 0 || ids.has(id);
+  }
+  /** Save the scans done since the last save (one small file, rewritten). */
+  async save() {
+    if (!this.file || !this.isDirty) return;
+    this.isDirty = false;
+    const files = {};
+    for (const [path39, s] of this.scanned) files[path39] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
+  }
+  /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
+  async load() {
+    if (!this.file) return;
+    let text;
+    try {
+      text = await import_node_fs20.promises.readFile(this.file, "utf8");
+    } catch {
+      return;
+    }
+    let parsed;
+    try {
+      parsed = PrefixIdsFileSchema.safeParse(JSON.parse(text));
+    } catch {
+      return;
+    }
+    if (!parsed.success) return;
+    for (const [path39, s] of Object.entries(parsed.data.files)) {
+      if (this.scanned.size >= FILES_MAX) break;
+      if (!this.scanned.has(path39)) this.scanned.set(path39, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+    }
+  }
+  async idsOf(file, from) {
+    await (this.loading ??= this.load());
+    const pre = (0, import_node_fs20.statSync)(file, { throwIfNoEntry: false });
+    const had = this.scanned.get(file);
+    if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
+    let handle;
+    try {
+      handle = await import_node_fs20.promises.open(file, "r");
+    } catch {
+      return void 0;
+    }
+    try {
+      const st = await handle.stat();
+      this.scans++;
+      const ids = /* @__PURE__ */ new Set();
+      let carry = "";
+      for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
+        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
+        if (bytesRead === 0) break;
+        let n = bytesRead;
+        let isDone = false;
+        if (at + bytesRead > from) {
+          const nl = this.chunk.subarray(0, bytesRead).indexOf(10, Math.max(0, from - at));
+          if (nl >= 0) [n, isDone] = [nl, true];
+        }
+        const text = carry + this.chunk.toString("latin1", 0, n);
+        for (const id of taskIdsMentioned(text)) ids.add(id);
+        if (isDone) break;
+        carry = text.slice(-OVERLAP);
+        at += bytesRead;
+      }
+      this.scanned.delete(file);
+      if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value);
+      this.scanned.set(file, { from, dev: st.dev, ino: st.ino, ids });
+      this.isDirty = true;
+      return ids;
+    } catch {
+      return void 0;
+    } finally {
+      await handle.close();
+    }
+  }
+};
+
+// src/observe/read/claude-observer.ts
+var MEMO_SWEEP_CHECKS = 64;
+var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
+function createClaudeObserver(opts) {
+  const notes = opts.changeNotes instanceof ChangeNotes ? opts.changeNotes : opts.changeNotes === false ? void 0 : new ChangeNotes();
+  const reader = new TailReader(opts.tail, notes);
+  const persistent = opts.isPersistent ?? true;
+  const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
+  const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
+  const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
+  let lastPersistMs = -Infinity;
+  const memos = /* @__PURE__ */ new Map();
+  let checks = 0;
+  const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path19.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
+  async function observeTranscript2(task, hook, nowMs, trace) {
+    if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
+    const q = {
+      transcriptPath: task.transcriptPath,
+      agentTranscriptPath: hook?.agentTranscriptPath,
+      sessionTranscriptPath: hook?.transcriptPath,
+      sessionId: task.sessionId ?? hook?.sessionId,
+      agentId: task.agentId
+    };
+    const missing = (reason) => ({ source: "transcript", missing: [{ source: "transcript", reason }] });
+    const found = await finder.find(q, nowMs);
+    trace.finderGeneration = finder.generation;
+    trace.isMemoizable &&= found.ok;
+    if (!found.ok) return missing(found.reason);
+    let r = await transcripts.read(found.location.path, nowMs);
+    for (const context of ["wide", "full"]) {
+      if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
+      r = await transcripts.read(found.location.path, nowMs, { context });
+    }
+    if (!r.ok) {
+      trace.isMemoizable = false;
+      finder.invalidate(q);
+      return missing(r.reason);
+    }
+    trace.files.push(found.location.path);
+    trace.fileVersions.push(r.version);
+    if (r.state.tail && r.state.lastEventMs !== void 0) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
+    if (r.size > 0) {
+      const same = mtimeSameAsOf(r.mtimeMs, nowMs);
+      if (same) {
+        trace.fromMs = Math.max(trace.fromMs, same.fromMs);
+        trace.untilMs = Math.min(trace.untilMs, same.untilMs);
+      } else trace.isMemoizable = false;
+    }
+    trace.isMemoizable &&= !readsChildren(r.state);
+    const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
+    const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
+    part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
+    const flatParent = r.state.sessionId && import_node_path19.default.join(import_node_path19.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
+    if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
+      let p = await transcripts.read(parentPath, nowMs);
+      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && await prefixes.mention(parentPath, p.state.tail.from, task.agentId)) {
+        p = await transcripts.read(parentPath, nowMs, { context: "full" });
+      }
+      if (p.ok) {
+        trace.files.push(parentPath);
+        trace.fileVersions.push(p.version);
+      } else trace.isMemoizable = false;
+      const done = p.ok ? childCompletion(p.state, task.agentId) : void 0;
+      if (done) part2.finished = { kind: "parent transcript reports the agent completed", atMs: done.atMs };
+    }
+    return part2;
+  }
+  async function observe(task, nowMs) {
+    memos.delete(task.taskId);
+    const parts = [];
+    const trace = { hookIds: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const hook = (id, version2) => {
+      trace.hookIds.push(id);
+      trace.hookVersions.push(version2 ?? -1);
+      trace.isMemoizable &&= version2 !== void 0;
+    };
+    const ownId = task.agentId ?? task.sessionId;
+    const own2 = await hooks.read(ownId, nowMs);
+    hook(ownId, own2.version);
+    const transcript = await observeTranscript2(task, own2.state, nowMs, trace);
+    if (transcript) parts.push(transcript);
+    if (own2.state || own2.unreadable) {
+      const hp = own2.state ? summarizeHooks(own2.state) : { source: "hooks" };
+      if (own2.unreadable) hp.missing = [{ source: "hooks", reason: own2.unreadable }];
+      parts.push(hp);
+    }
+    const sessionId = task.sessionId ?? own2.state?.sessionId;
+    if (task.agentId && sessionId && sessionId !== task.agentId) {
+      const session = await hooks.read(sessionId, nowMs);
+      hook(sessionId, session.version);
+      const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
+      const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
+      if (prompt) parts.push({ source: "hooks", waitingHuman: prompt });
+    }
+    if (trace.isMemoizable) memos.set(task.taskId, { ...trace, task, parts, usedInCheck: checks });
+    return parts;
+  }
+  function observeUnchanged(task, nowMs, isStatRequired = false) {
+    const m = memos.get(task.taskId);
+    if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return void 0;
+    if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) return void 0;
+    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
+    m.usedInCheck = checks;
+    return m.parts;
+  }
+  const flush = async (nowMs) => {
+    lastPersistMs = nowMs;
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
+  };
+  return {
+    name: "claude-code",
+    beginCheck() {
+      transcripts.beginCheck();
+      hooks.beginCheck();
+      notes?.beginCheck();
+      const settled = notes?.settle();
+      if (++checks % MEMO_SWEEP_CHECKS === 0) {
+        for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
+      }
+      return settled;
+    },
+    async observe(task, nowMs) {
+      try {
+        const parts = await observe(task, nowMs);
+        if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) await flush(nowMs).catch(() => void 0);
+        return parts;
+      } catch (e) {
+        const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
+        return [{ source: "transcript", missing: [{ source: "transcript", reason }] }];
+      }
+    },
+    observeUnchanged,
+    flush,
+    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
+    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans })
+  };
+}
+
+// src/observe/read/process-observer.ts
+var import_node_fs22 = require("node:fs");
+var import_node_path20 = __toESM(require("node:path"), 1);
+
+// src/contracts/claude-session.ts
+var ClaudeSessionFileSchema = looseObject({
+  pid: number2().int().positive(),
+  sessionId: string2().min(1),
+  cwd: string2().optional()
+});
+
+// src/observe/parse/process-evidence.ts
+function hasReceived(prev, next) {
+  if (!prev || !next) return false;
+  return Object.entries(next).some(([key2, bytes]) => bytes > (prev[key2] ?? 0));
+}
+function foldProcessSample(prev, sample, nowMs) {
+  const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
+  const grew = same && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
+  return {
+    pid: sample.pid,
+    startTicks: sample.startTicks,
+    ...sample.apiBytesReceived ? { apiBytesReceived: sample.apiBytesReceived } : {},
+    ...grew ? { grewAtMs: nowMs } : same && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
+    sampledAtMs: nowMs,
+    ...sample.liveChildren !== void 0 ? { liveChildren: sample.liveChildren } : {}
+  };
+}
+function processPart(track) {
+  return {
+    source: "process",
+    isProcessAlive: true,
+    ...track.grewAtMs !== void 0 ? { outputGrewAtMs: track.grewAtMs } : {},
+    ...track.liveChildren !== void 0 ? { liveChildren: track.liveChildren } : {}
+  };
+}
+
+// src/observe/read/process-sample.ts
+var import_node_child_process4 = require("node:child_process");
+var import_node_fs21 = require("node:fs");
+var DEFAULT_API_PORT = 443;
+var CHILDREN_MAX2 = 64;
+var SS_TIMEOUT_MS = 2e3;
+var readText = (file) => {
+  try {
+    return (0, import_node_fs21.readFileSync)(file, "utf8");
+  } catch {
+    return void 0;
+  }
+};
+function cpuTicksOf(stat) {
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(rest[11]) + Number(rest[12]);
+  return Number.isFinite(ticks) ? ticks : void 0;
+}
+function liveDescendants(pid) {
+  const seen = /* @__PURE__ */ new Set();
+  const queue = [pid];
+  let listed = false;
+  while (queue.length > 0 && seen.size < CHILDREN_MAX2) {
+    const p = queue.shift();
+    let tids;
+    try {
+      tids = (0, import_node_fs21.readdirSync)(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      const text = readText(`/proc/${p}/task/${tid}/children`);
+      if (text === void 0) continue;
+      listed = true;
+      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
+        const st = readText(`/proc/${c}/stat`);
+        const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
+        if (state === void 0 || state === "Z" || state === "X" || seen.has(c)) continue;
+        seen.add(c);
+        queue.push(c);
+      }
+    }
+  }
+  return listed ? seen.size : void 0;
+}
+function apiPortOf(pid) {
+  const env = readText(`/proc/${pid}/environ`);
+  const url = env?.split("\0").find((e) => e.startsWith("ANTHROPIC_BASE_URL="))?.slice("ANTHROPIC_BASE_URL=".length);
+  if (!url) return DEFAULT_API_PORT;
+  try {
+    const u = new URL(url);
+    return u.port ? Number(u.port) : u.protocol === "http:" ? 80 : DEFAULT_API_PORT;
+  } catch {
+    return DEFAULT_API_PORT;
+  }
+}
+function readProcFields(pid) {
+  const stat = readText(`/proc/${pid}/stat`);
+  const parsed = stat === void 0 ? void 0 : parseProcStat(stat);
+  if (!stat || !parsed || parsed.state === "Z" || parsed.state === "X") return void 0;
+  const rchar = Number(/^rchar: (\d+)$/m.exec(readText(`/proc/${pid}/io`) ?? "")?.[1]);
+  const children = liveDescendants(pid);
+  const cpu = cpuTicksOf(stat);
+  return {
+    pid,
+    startTicks: parsed.startTicks,
+    ...children !== void 0 ? { liveChildren: children } : {},
+    ...cpu !== void 0 ? { cpuTicks: cpu } : {},
+    ...Number.isFinite(rchar) ? { readBytes: rchar } : {}
+  };
+}
+function parseSsOutput(text, portOf) {
+  const out = /* @__PURE__ */ new Map();
+  let current;
+  const add2 = (bytes) => {
+    if (!current) return;
+    for (const pid of current.pids) {
+      if (portOf(pid) !== current.peerPort) continue;
+      const conns = out.get(pid) ?? {};
+      conns[current.key] = bytes;
+      out.set(pid, conns);
+    }
+  };
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    if (!/^\s/.test(line)) {
+      if (current) add2(0);
+      const cols = line.split(" users:")[0].trim().split(/\s+/);
+      const local = cols.at(-2);
+      const peer = cols.at(-1);
+      const pids = [...line.matchAll(/pid=(\d+)/g)].map((m2) => Number(m2[1]));
+      const peerPort = Number(peer?.slice(peer.lastIndexOf(":") + 1));
+      current = local && peer && pids.length > 0 && Number.isInteger(peerPort) ? { key: `${local}>${peer}`, peerPort, pids } : void 0;
+      const same = /bytes_received:(\d+)/.exec(line);
+      if (same && current) {
+        add2(Number(same[1]));
+        current = void 0;
+      }
+      continue;
+    }
+    const m = /bytes_received:(\d+)/.exec(line);
+    if (current && m) {
+      add2(Number(m[1]));
+      current = void 0;
+    }
+  }
+  if (current) add2(0);
+  return out;
+}
+function runSs() {
+  return new Promise((resolve) => {
+    (0, import_node_child_process4.execFile)("ss", ["-tinpH", "state", "established"], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? void 0 : String(stdout)));
+  });
+}
+async function readProcessSamples(pids, apiPorts) {
+  const out = /* @__PURE__ */ new Map();
+  if (pids.length === 0) return out;
+  const ss = process.platform === "linux" ? await runSs() : void 0;
+  const bytes = ss === void 0 ? void 0 : parseSsOutput(ss, (pid) => apiPorts.get(pid));
+  for (const pid of pids) {
+    const s = readProcFields(pid);
+    if (!s) continue;
+    out.set(pid, bytes ? { ...s, apiBytesReceived: bytes.get(pid) ?? {} } : s);
+  }
+  return out;
+}
+
+// src/observe/read/process-observer.ts
+var NONE2 = [];
+var isMainSession = (task) => task.agentId === void 0 || task.agentId === task.sessionId;
+function createProcessObserver(opts = {}) {
+  const readSamples = opts.readSamples ?? readProcessSamples;
+  const tracks = /* @__PURE__ */ new Map();
+  const apiPorts = /* @__PURE__ */ new Map();
+  let samples = /* @__PURE__ */ new Map();
+  let sampledAtMs = -Infinity;
+  const sessionPids = /* @__PURE__ */ new Map();
+  let listedAtMs = -Infinity;
+  function sessionPid(sessionId, nowMs) {
+    const hit = sessionPids.get(sessionId);
+    if (hit !== void 0 || !opts.sessionsDir || nowMs - listedAtMs < (opts.relistMs ?? 5e3)) return hit;
+    listedAtMs = nowMs;
+    let names = [];
+    try {
+      names = (0, import_node_fs22.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+    } catch {
+      return void 0;
+    }
+    for (const n of names) {
+      let json;
+      try {
+        json = JSON.parse((0, import_node_fs22.readFileSync)(import_node_path20.default.join(opts.sessionsDir, n), "utf8"));
+      } catch {
+        continue;
+      }
+      const f = ClaudeSessionFileSchema.safeParse(json);
+      if (f.success) sessionPids.set(f.data.sessionId, f.data.pid);
+    }
+    return sessionPids.get(sessionId);
+  }
+  const pidOf = (task, nowMs) => {
+    if (!isMainSession(task)) return void 0;
+    return task.pid ?? (task.sessionId ? sessionPid(task.sessionId, nowMs) : void 0);
+  };
+  const portOf = (pid) => {
+    if (!apiPorts.has(pid)) apiPorts.set(pid, apiPortOf(pid));
+    return apiPorts;
+  };
+  function partsFor(task, pid, sample, nowMs) {
+    const last = tracks.get(task.taskId);
+    if (!sample) {
+      tracks.delete(task.taskId);
+      return NONE2;
+    }
+    if (last && last.track.sampledAtMs === nowMs && last.track.pid === pid) return last.parts;
+    const track = foldProcessSample(last?.track, sample, nowMs);
+    const same = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
+    const parts = same ? last.parts : [processPart(track)];
+    tracks.set(task.taskId, { track, parts });
+    return parts;
+  }
+  return {
+    name: "process",
+    async beginCheck(nowMs) {
+      const pids = [...new Set([...tracks.values()].map((t) => t.track.pid))];
+      for (const pid of pids) portOf(pid);
+      samples = await readSamples(pids, apiPorts);
+      sampledAtMs = nowMs;
+      for (const [id, t] of tracks) if (!samples.has(t.track.pid)) tracks.delete(id);
+    },
+    async observe(task, nowMs) {
+      const pid = pidOf(task, nowMs);
+      if (pid === void 0) return NONE2;
+      let sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
+      if (!sample) {
+        const one = await readSamples([pid], portOf(pid));
+        sample = one.get(pid);
+        if (sample) samples.set(pid, sample);
+      }
+      return partsFor(task, pid, sample, nowMs);
+    },
+    observeUnchanged(task, nowMs) {
+      const pid = pidOf(task, nowMs);
+      if (pid === void 0) return NONE2;
+      const sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
+      if (!sample) return void 0;
+      const before = tracks.get(task.taskId)?.parts;
+      const parts = partsFor(task, pid, sample, nowMs);
+      return parts === before ? parts : void 0;
+    }
+  };
+}
+
+// src/wiring.ts
+function adapterFor(opts, clock3) {
+  return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
+}
+function performerContext(ctx, w, adapter) {
+  return {
+    epicId: ctx.opts.epicId,
+    paths: ctx.paths,
+    log: ctx.log,
+    history: ctx.history,
+    adapter,
+    clock: w.clock,
+    maxRedispatches: ctx.opts.maxRedispatches,
+    tracker: {
+      apiKey: w.env.LINEAR_API_KEY || void 0,
+      apiUrl: ctx.opts.config.linear?.api_url,
+      blockedStateName: ctx.opts.blockedStateName,
+      retry: w.signal ? { ...w.linearRetry, signal: w.signal } : w.linearRetry
+    }
+  };
+}
+async function replacementStates(history) {
+  const states = /* @__PURE__ */ new Map();
+  for (const e of history.replacements.values()) {
+    if (e.pid === void 0) continue;
+    const probe = await probeProcess(e.pid);
+    if (probe.kind === "gone") states.set(e.recovery_task_id, "gone");
+    else if (probe.kind === "unknown") states.set(e.recovery_task_id, "unknown");
+    else states.set(e.recovery_task_id, e.start_ticks === void 0 || probe.identity.startTicks === e.start_ticks ? "alive" : "gone");
+  }
+  return states;
+}
+function realActionDeps(w) {
+  let adapter;
+  const adapterOnce = (opts) => adapter ??= adapterFor(opts, w.clock);
+  return {
+    makePerformer: (ctx) => createPerformer(performerContext(ctx, w, adapterOnce(ctx.opts))),
+    makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
+    recover: async (ctx) => {
+      let wave;
+      try {
+        wave = await readWave(ctx.paths, ctx.opts.epicId);
+      } catch {
+        wave = void 0;
+      }
+      return recoverAtStartUp(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
+    }
+  };
+}
+function realObservers(env) {
+  return (paths, opts) => {
+    const configDir = opts.config.claude?.config_dir;
+    const observers = [
+      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
+    ];
+    if (opts.nowOverrideMs !== void 0) return observers;
+    const sessionsDir = import_node_path21.default.join(import_node_path21.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    return [...observers, createProcessObserver({ sessionsDir })];
+  };
+}
+
+// src/core/did-you-mean.ts
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+function didYouMean(word, names) {
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
+}
+
+// src/cli-help.ts
+function commandPath(cmd) {
+  const names = [];
+  for (let c = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+function teach(cmd, help) {
+  const examples = help.examples.map(([line, what]) => `  $ ${line}
+      ${what}`).join("\n");
+  const codes = help.exitCodes.map(([name, when]) => `  ${EXIT[name]}  ${when ?? EXIT_CODES[name].means}`).join("\n");
+  cmd.addHelpText("after", `
+Examples:
+${examples}
+
+Exit codes:
+${codes}
+`);
+  cmd.showHelpAfterError(`(run ${commandPath(cmd)} --help for usage)`);
+  return cmd;
+}
+function locationFlags(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    for (const flag of ["--state-dir", "--config"]) {
+      if (a === flag && argv[i + 1] !== void 0) out.push(flag, argv[i + 1]);
+      else if (a.startsWith(`${flag}=`)) out.push(flag, a.slice(flag.length + 1));
+    }
+  }
+  return out;
+}
+var quote = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+function takesFlagOf(program2) {
+  return (words, flag) => {
+    let cmd = program2;
+    for (const w of words) {
+      const sub = cmd.commands.find((c) => c.name() === w);
+      if (!sub && cmd === program2) return false;
+      if (!sub) break;
+      cmd = sub;
+    }
+    return cmd.options.some((o) => o.long === flag);
+  };
+}
+function keepUserFlags(text, flags, takes) {
+  if (flags.length === 0) return text;
+  return text.replace(/`(dispatch-watchdog\b[^`]*)`/g, (_, cmd) => {
+    let line = cmd;
+    const words = line.split(/\s+/).slice(1);
+    const firstFlag = words.findIndex((w) => w.startsWith("-"));
+    const leading = firstFlag === -1 ? words : words.slice(0, firstFlag);
+    for (let i = 0; i < flags.length; i += 2) {
+      const flag = flags[i];
+      if (takes(leading, flag) && !line.includes(`${flag} `)) line += ` ${flag} ${quote(flags[i + 1])}`;
+    }
+    return `\`${line}\``;
+  });
+}
+
+// src/contracts/config.ts
+init_defaults();
+var D2 = DEFAULTS;
+var MAX_SECONDS = 7 * 86400;
+var Seconds = number2().positive().max(MAX_SECONDS);
+var Argv = array(string2().min(1)).min(1).describe("argv template, run without a shell; placeholders {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {epic} {pid} {agent_id}");
+var ConfigSchema = strictObject({
+  timeout_seconds: Seconds.optional().describe(withDefault("Base stall window in seconds.", D2.timeout_seconds)),
+  check_interval_seconds: Seconds.optional().describe(withDefault("Longest sleep between checks in seconds.", D2.check_interval_seconds)),
+  action: _enum(STRATEGIES).optional().describe(withDefault("Strategy on a stalled task.", D2.action)),
+  max_redispatches: number2().int().min(0).max(20).optional().describe(withDefault("Redispatches per ticket before escalation.", D2.max_redispatches)),
+  exemptions: strictObject({
+    bash_long_timeout_ms: number2().int().min(0).optional().describe(withDefault("A Bash timeout above this (ms) extends the window.", D2.exemptions.bash_long_timeout_ms)),
+    bash_grace_seconds: number2().min(0).optional().describe(withDefault("Added to a long Bash timeout.", D2.exemptions.bash_grace_seconds)),
+    rate_limit_factor: number2().min(1).max(100).optional().describe(withDefault("Window multiplier during rate-limit backoff.", D2.exemptions.rate_limit_factor)),
+    rate_limit_patterns: array(string2().min(1)).optional().describe(withDefault("Case-insensitive substrings of the last output.", D2.exemptions.rate_limit_patterns)),
+    ci_polling_seconds: Seconds.optional().describe(withDefault("Minimum window while polling CI.", D2.exemptions.ci_polling_seconds)),
+    ci_polling_patterns: array(string2().min(1)).optional().describe(withDefault("Substrings of a Bash command that polls CI.", D2.exemptions.ci_polling_patterns)),
+    open_tool_grace_seconds: number2().min(0).optional().describe(withDefault("Grace after an open tool call's own timeout.", D2.exemptions.open_tool_grace_seconds)),
+    future_skew_seconds: number2().min(0).optional().describe(withDefault("A timestamp further in the future is inconsistent.", D2.exemptions.future_skew_seconds))
+  }).optional(),
+  looping: strictObject({
+    repeat_count: number2().int().min(2).optional().describe(withDefault("Same call with same input this many times in a row.", D2.looping.repeat_count)),
+    error_count: number2().int().min(2).optional().describe(withDefault("Same error this many times.", D2.looping.error_count)),
+    act: boolean2().optional().describe(withDefault("Treat looping like a stall for actions.", D2.looping.act))
+  }).optional(),
+  circuit_breaker: strictObject({
+    min_stalled: number2().int().min(1).optional().describe(withDefault("", D2.circuit_breaker.min_stalled)),
+    fraction: number2().gt(0).max(1).optional().describe(withDefault("", D2.circuit_breaker.fraction)),
+    max_hold_seconds: Seconds.optional().describe(withDefault("How long one mass-stall episode may hold actions; after it, the episode is escalated once (friction note) and stalls are acted on again.", D2.circuit_breaker.max_hold_seconds))
+  }).optional(),
+  agents: strictObject({
+    adapter: _enum(ADAPTERS).optional().describe(withDefault("", D2.agents.adapter)),
+    kill_grace_ms: number2().int().min(0).max(6e5).optional().describe(withDefault("SIGTERM→SIGKILL grace for the process adapter.", D2.agents.kill_grace_ms)),
+    redispatch_argv: Argv.optional(),
+    cancel_argv: Argv.optional(),
+    teams_dir: string2().min(1).optional().describe("Claude Code teams dir. @defaultValue ~/.claude/teams"),
+    command_timeout_ms: number2().int().min(100).max(36e5).optional().describe(withDefault("command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.", D2.agents.command_timeout_ms))
+  }).optional(),
+  linear: strictObject({
+    blocked_state: string2().min(1).optional().describe(withDefault("Workflow state name, matched case-insensitively.", D2.linear.blocked_state)),
+    api_url: string2().url().optional().describe(withDefault("GraphQL endpoint.", D2.linear.api_url))
+  }).optional(),
+  requests: strictObject({
+    deadline_seconds: Seconds.optional().describe("How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds")
+  }).optional(),
+  claude: strictObject({
+    config_dir: string2().min(1).optional().describe("Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude")
+  }).optional()
+}).meta({ title: "WatchdogConfig", description: "watchdog.config.yaml (docs/state-files.md). Flags override the file." });
+function parseConfig(text, fileName) {
+  return parseYaml(text, ConfigSchema, {
+    file: fileName,
+    typeHint: "Fix that key in the config file (docs/state-files.md lists every key)."
+  });
+}
+
+// src/commands/command.ts
+init_defaults();
+init_errors();
+function flagParsers(problems) {
+  const bad = (flag, expected, v) => {
+    problems.push(new InputError("bad_flag", `${flag}: expected ${expected}, got ${JSON.stringify(v)}.`));
+    return void 0;
+  };
+  const seconds = (flag) => (v) => {
+    const n = Number(v);
+    return Number.isFinite(n) && n > 0 && n <= MAX_SECONDS ? n : bad(flag, `a number of seconds above 0 and at most ${MAX_SECONDS} (7 days)`, v);
+  };
+  return {
+    seconds,
+    collectSeconds: (flag) => (v, previous) => {
+      const n = seconds(flag)(v);
+      return n === void 0 ? previous : [...previous, n];
+    },
+    count: (flag) => (v) => {
+      const n = Number(v);
+      return v.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : bad(flag, "a whole number >= 0", v);
+    },
+    choice: (flag, choices) => (v) => choices.includes(v) ? v : bad(flag, `one of ${choices.join(", ")}`, v)
+  };
+}
+function stateDirOption(cmd, what = "state dir", after = "") {
+  return cmd.option("--state-dir <dir>", `${what} (default $ONEX_STATE_DIR, else ./.onex_state)${after}`);
+}
+function configOption(cmd) {
+  return cmd.option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)");
+}
+function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = "") {
+  return cmd.option("--timeout <seconds>", `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
+}
+
+// src/options.ts
+var import_node_fs23 = require("node:fs");
+var import_node_path22 = __toESM(require("node:path"), 1);
+init_defaults();
 init_errors();
 
+// src/core/period.ts
+init_errors();
+var UNIT_MS = { m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
+var DAY_MS = UNIT_MS.d;
+function parseDurationMs(text) {
+  const m = /^(\d+)([mhdw])$/.exec(text.trim());
+  return m ? Number(m[1]) * UNIT_MS[m[2]] : void 0;
+}
+function parseSince(text, nowMs, flag = "--since") {
+  const t = text.trim();
+  const m = /^(\d+)([mhdw])$/.exec(t);
+  if (m) {
+    const n = Number(m[1]);
+    if (m[2] === "m" || m[2] === "h") return nowMs - n * UNIT_MS[m[2]];
+    const days = m[2] === "w" ? 7 * n : n;
+    return Math.floor(nowMs / DAY_MS) * DAY_MS - days * DAY_MS;
+  }
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t) && !Number.isNaN(Date.parse(`${t}T00:00:00Z`))) return Date.parse(`${t}T00:00:00Z`);
+  if (hasZone(t) && !Number.isNaN(Date.parse(t))) return Date.parse(t);
+  throw new InputError("bad_flag", `${flag}: expected a duration (90m, 12h, 30d, 2w) or a date (2026-04-01, UTC), got ${JSON.stringify(text)}.`, {
+    hint: `e.g. ${flag} 7d`
+  });
+}
+function hasZone(text) {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim());
+}
+
+// src/options.ts
+function resolveStateDir(flag, env, cwd) {
+  return import_node_path22.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+}
+function existingStateDir(flag, env, cwd) {
+  const dir = resolveStateDir(flag, env, cwd);
+  let isDir;
+  try {
+    isDir = (0, import_node_fs23.statSync)(dir).isDirectory();
+  } catch {
+    isDir = void 0;
+  }
+  if (isDir === false) {
+    throw new InputError("bad_flag", `the state dir ${dir} is not a directory.`, {
+      hint: "Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/."
+    });
+  }
+  if (isDir === void 0) {
+    const from = flag !== void 0 ? "--state-dir" : env.ONEX_STATE_DIR ? "$ONEX_STATE_DIR" : "the default ./.onex_state";
+    throw new InputError("missing_file", `the state dir does not exist (from ${from}).`, {
+      location: { file: dir },
+      hint: "Check --state-dir or $ONEX_STATE_DIR (run from the directory that holds .onex_state). To start a new one, create it first (mkdir -p); the orchestrator writes epics/<id>/state.yaml in it."
+    });
+  }
+  return dir;
+}
+function readFailure(e, file) {
+  const code = e.code;
+  const location = { file };
+  if (code === "ENOENT") return new InputError("missing_file", "config file not found.", { location, hint: "Check the --config path.", cause: e });
+  if (code === "EACCES" || code === "EPERM") return new InputError("unreadable_file", "cannot read the config file: permission denied.", { location, hint: "Make it readable by this user.", cause: e });
+  if (code === "ENOTDIR") return new InputError("missing_file", "config file not found: a part of its path is a file, not a directory.", { location, hint: "Check the --config path.", cause: e });
+  const what = code ?? (e instanceof Error ? e.message : String(e));
+  return new InputError("unreadable_file", `cannot read the config file (${what}).`, { location, cause: e });
+}
+var MAX_CONFIG_BYTES = 1024 * 1024;
+async function loadConfig(flag, stateDir, cwd) {
+  const file = flag ? import_node_path22.default.resolve(cwd, flag) : import_node_path22.default.join(stateDir, "watchdog.config.yaml");
+  if (!flag && !(0, import_node_fs23.existsSync)(file)) return { config: {} };
+  let text;
+  try {
+    const st = await import_node_fs23.promises.stat(file);
+    if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
+    if (st.size > MAX_CONFIG_BYTES) {
+      throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
+    }
+    text = await import_node_fs23.promises.readFile(file, "utf8");
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw readFailure(e, file);
+  }
+  const parsed = parseConfig(text, file);
+  if (!parsed.ok) throw parsed.error;
+  return { config: parsed.value, file, locate: yamlLocator(text, file) };
+}
+async function resolveOptions(flags, env, cwd, flagProblems = []) {
+  const problems = [...flagProblems];
+  const collect = (fn) => {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      problems.push(e);
+      return void 0;
+    }
+  };
+  if (!flags.epicId) problems.push(new InputError("bad_flag", "--epic-id is required.", { hint: "e.g. dispatch-watchdog --epic-id PROJ-1000" }));
+  const epicId = flags.epicId ? collect(() => assertSafeId(flags.epicId, "epic id")) : void 0;
+  let nowOverrideMs;
+  if (flags.now !== void 0) {
+    nowOverrideMs = Date.parse(flags.now);
+    if (!hasZone(flags.now) || Number.isNaN(nowOverrideMs)) {
+      const why = Number.isNaN(nowOverrideMs) ? "expected an ISO-8601 time with a zone" : "the time has no zone, so it would be read in this machine's local time";
+      problems.push(new InputError("bad_flag", `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: "Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00" }));
+    }
+  }
+  const stateDir = collect(() => existingStateDir(flags.stateDir, env, cwd)) ?? resolveStateDir(flags.stateDir, env, cwd);
+  let loaded;
+  try {
+    loaded = await loadConfig(flags.config, stateDir, cwd);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    problems.push(e);
+  }
+  const problem = combineProblems(problems);
+  if (problem || !loaded || epicId === void 0) throw problem;
+  const { config: config2, file, locate } = loaded;
+  const D3 = DEFAULTS;
+  const timeoutSeconds = flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
+  return {
+    epicId,
+    stateDir,
+    configFile: file,
+    configLocate: locate,
+    config: config2,
+    timeoutSeconds,
+    checkIntervalSeconds: flags.checkInterval ?? config2.check_interval_seconds ?? D3.check_interval_seconds,
+    action: flags.action ?? config2.action ?? D3.action,
+    maxRedispatches: flags.maxRedispatches ?? config2.max_redispatches ?? D3.max_redispatches,
+    isOnce: Boolean(flags.once) || nowOverrideMs !== void 0,
+    isDryRun: Boolean(flags.dryRun),
+    isJson: Boolean(flags.json),
+    nowOverrideMs,
+    policy: resolvePolicy(config2, timeoutSeconds),
+    adapter: config2.agents?.adapter ?? D3.agents.adapter,
+    blockedStateName: config2.linear?.blocked_state ?? D3.linear.blocked_state,
+    circuitBreaker: {
+      minStalled: config2.circuit_breaker?.min_stalled ?? D3.circuit_breaker.min_stalled,
+      fraction: config2.circuit_breaker?.fraction ?? D3.circuit_breaker.fraction,
+      maxHoldMs: (config2.circuit_breaker?.max_hold_seconds ?? D3.circuit_breaker.max_hold_seconds) * 1e3
+    },
+    shouldActOnLooping: config2.looping?.act ?? D3.looping.act,
+    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds
+  };
+}
+
+// src/watch.ts
+var import_node_crypto5 = require("node:crypto");
+
+// src/core/format.ts
+var fmtSecs = (s) => {
+  if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
+};
+function cut(s, n, isFlattened = true) {
+  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
+  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
+}
+var MAX_REASON_CHARS = 100;
+function renderTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+function renderStatus(doc, live = {}) {
+  const s = doc.summary;
+  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
+  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
+`;
+  const rows = doc.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    t.verdict === "stalled" ? "STALLED" : t.verdict,
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.exemptions.join(",") || "-",
+    t.reason
+  ]);
+  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
+  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
+  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
+  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
+  const table = renderTable(header, rows);
+  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
+  const counts = [
+    `${s.total_tasks} tasks`,
+    `${s.healthy} healthy`,
+    `${s.stalled} stalled`,
+    `${s.blocked} blocked`,
+    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
+    s.looping ? `${s.looping} looping` : "",
+    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
+    s.unknown ? `${s.unknown} unknown` : "",
+    `${s.terminal} done`,
+    s.redispatched ? `${s.redispatched} redispatched` : "",
+    s.cancelled ? `${s.cancelled} cancelled` : "",
+    s.escalated ? `${s.escalated} escalated` : "",
+    s.pending_requests ? `${s.pending_requests} requests pending` : "",
+    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
+  ].filter(Boolean);
+  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
+  return head + table + (actions ? `stalls:
+${actions}
+` : "") + (requests ? `requests to the orchestrator:
+${requests}
+` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
+}
+var isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
+function renderEvent(e) {
+  const t = e.timestamp_utc.slice(11, 19);
+  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
+  switch (e.event) {
+    case "healthy":
+      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
+    case "stall_detected":
+      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
+    case "truth_inconsistent":
+    case "looping_detected":
+    case "waiting_human":
+    case "task_unknown":
+      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
+    case "input_error":
+      return `${t} input error: ${e.message}`;
+    case "mass_stall_ended":
+      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
+    case "mass_stall_escalated":
+      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
+    case "mass_stall":
+      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
+    case "action_started":
+      return `${t} ${who} ${e.action} started (key ${e.key})`;
+    case "agent_killed":
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
+    case "redispatch":
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
+    case "escalated_to_blocked": {
+      const tracker = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
+    }
+    case "action_failed":
+      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
+    case "recovery_summary":
+      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
+    case "state_rows_lost": {
+      const what = [
+        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
+        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
+      ].filter(Boolean).join("; ");
+      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
+    }
+    case "watchdog_started":
+      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
+    case "watchdog_stopped":
+      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
+    case "request_answered":
+      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
+    case "request_unanswered":
+      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
+    case "next_returned":
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
+  }
+}
+
+// src/core/watch-frame.ts
+function requestsByTask(report) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of report.requests ?? []) out.set(r.task_id, [...out.get(r.task_id) ?? [], r.status === "pending" ? r.kind : `${r.kind} (unanswered)`]);
+  return out;
+}
+var EXEMPTION_WHY = {
+  bash_long_timeout: () => "long Bash call (its own timeout)",
+  rate_limit: () => "backing off a rate limit",
+  ci_polling: () => "Bash polling CI",
+  open_tool_call: (tool) => `${tool ?? "tool"} call still open`
+};
+function exemptionWhy(t) {
+  return t.exemptions.map((x) => `${x}: ${EXEMPTION_WHY[x](t.last_tool)}`).join("; ") || "-";
+}
+var hhmmss = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+function deadlineCell(deadlineMs, nowMs) {
+  if (deadlineMs === void 0) return "-";
+  const left = Math.round((deadlineMs - nowMs) / 1e3);
+  return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
+}
+var verdictText = (t) => t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
+var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "STALLS AT", "REQUESTS", "WHY"];
+function frameRows(f) {
+  return f.report.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    verdictText(t),
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
+    f.requests.get(t.task_id)?.join(",") || "-",
+    // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
+    t.verdict === "healthy" ? exemptionWhy(t) : t.verdict === "terminal" ? "-" : t.reason
+  ]);
+}
+function fitTable(header, rows, columns, dropOrder) {
+  let kept2 = header.map((_, i) => i);
+  const widthOf = (i) => Math.max(header[i].length, ...rows.map((r) => (r[i] ?? "").replace(/\s+/g, " ").length));
+  const total = (cols, lastW2) => cols.slice(0, -1).reduce((s, i) => s + widthOf(i) + 2, 0) + lastW2;
+  const last = () => kept2[kept2.length - 1];
+  let lastW = widthOf(last());
+  for (const drop of [void 0, ...dropOrder]) {
+    if (drop !== void 0) {
+      kept2 = kept2.filter((i) => i !== drop);
+      lastW = widthOf(last());
+    }
+    if (total(kept2, lastW) <= columns) break;
+    const room = columns - total(kept2, 0);
+    if (room >= Math.min(12, lastW)) {
+      lastW = room;
+      break;
+    }
+  }
+  const offsets = [];
+  let at = 0;
+  for (const i of kept2.slice(0, -1)) {
+    offsets.push(at);
+    at += widthOf(i) + 2;
+  }
+  offsets.push(at);
+  const line = (cells) => cut(kept2.map((i, k) => k === kept2.length - 1 ? cut(cells[i] ?? "", lastW) : cut(cells[i] ?? "", widthOf(i)).padEnd(widthOf(i))).join("  ").trimEnd(), columns, false);
+  return { lines: [line(header), ...rows.map(line)], kept: kept2, offsets };
+}
+function countsLine(report) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const t of report.tasks) counts.set(t.verdict, (counts.get(t.verdict) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} ${k === "terminal" ? "done" : k === "stalled" ? "STALLED" : k}`).join(", ") || "no tasks";
+}
+function nextDeadline(f) {
+  let best;
+  let bestMs = Infinity;
+  for (const t of f.report.tasks) {
+    const d = f.deadlines.get(t.task_id);
+    if (t.verdict === "healthy" && d !== void 0 && d < bestMs) [best, bestMs] = [t, d];
+  }
+  return best ? `${best.task_id} (${best.ticket_id}) at ${deadlineCell(bestMs, f.nowMs)}` : void 0;
+}
+function heartbeatLine(f) {
+  const pending = [...f.requests.values()].reduce((s, k) => s + k.length, 0);
+  const next = nextDeadline(f);
+  return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
+}
+function changeLines(prev, f) {
+  const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
+  const lines = [];
+  const at = hhmmss(f.nowMs);
+  for (const t of f.report.tasks) {
+    const p = before.get(t.task_id);
+    const who = `${t.task_id} (${t.ticket_id})`;
+    if ((t.verdict === "terminal" || t.verdict === "blocked") && p && p.verdict !== t.verdict) lines.push(`${at} ${who} ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
+    if (t.verdict === "terminal" || t.verdict === "blocked") continue;
+    const was = p?.exemptions.join(",") ?? "";
+    const now = t.exemptions.join(",");
+    if (was === now) continue;
+    lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
+  }
+  return lines;
+}
+
+// src/watch-view.ts
+var PAINT = { STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
+function createWatchView(out, o) {
+  const heartbeatMs = o.heartbeatMs ?? 3e5;
+  const feed = [];
+  let frame;
+  let prev;
+  let lastPlainMs;
+  let drawn = 0;
+  let queue = Promise.resolve();
+  const paint = (text, code) => o.terminal.hasColor && code ? `\x1B[${code}m${text}\x1B[0m` : text;
+  function redraw() {
+    const columns = Math.max(40, (o.terminal.columns() ?? 100) - 1);
+    const lines = [];
+    if (frame) {
+      const r = frame.report;
+      const next = nextDeadline(frame);
+      lines.push(
+        `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
+        `${countsLine(r)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
+        ""
+      );
+      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
+      const v = t.kept.indexOf(2);
+      t.lines.forEach((line, i) => {
+        if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, "1") : line);
+        const at = t.offsets[v];
+        const word = frame.report.tasks[i - 1].verdict === "stalled" ? "STALLED" : frame.report.tasks[i - 1].verdict;
+        const cell2 = line.slice(at).split("  ")[0];
+        lines.push(line.slice(0, at) + paint(cell2, PAINT[word]) + line.slice(at + cell2.length));
+      });
+    } else {
+      lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
+    }
+    lines.push("", paint("events", "1"), ...feed.slice(-(o.feedLines ?? 10)).map((l) => l.length > columns ? l.slice(0, columns - 1) + "…" : l));
+    out.out((drawn > 0 ? `\x1B[${drawn}F\x1B[J` : "") + lines.join("\n") + "\n");
+    drawn = lines.length;
+  }
+  function plain(line, nowMs) {
+    out.out(line + "\n");
+    lastPlainMs = nowMs;
+  }
+  return {
+    event(e) {
+      const line = renderEvent(e);
+      if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
+      feed.push(line);
+      if (frame) redraw();
+    },
+    result(r) {
+      if (!r.ok) return queue;
+      return queue = queue.then(async () => {
+        const deadlines = /* @__PURE__ */ new Map();
+        for (const v of r.verdicts) if (v.deadlineMs !== void 0) deadlines.set(v.taskId, v.deadlineMs);
+        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
+        if (o.terminal.isTty) redraw();
+        else {
+          for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
+          if (lastPlainMs === void 0 || prev === void 0 || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(frame), r.nowMs);
+        }
+        prev = r.report;
+      });
+    },
+    interrupt() {
+      drawn = 0;
+    },
+    flush: () => queue
+  };
+}
+
+// src/journal/dispatch-log.ts
+var import_node_fs24 = require("node:fs");
+var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_readline = require("node:readline");
+
+// src/contracts/seed-events.ts
+var SEED_EVENT_NAMES = ["stall_detected", "agent_killed", "redispatch", "escalated_to_blocked", "healthy"];
+var isSeedEvent = (e) => SEED_EVENT_NAMES.includes(e);
+function fillSeedLine(json) {
+  if (typeof json !== "object" || json === null) return void 0;
+  const j = json;
+  if ("run_id" in j || !isSeedEvent(j.event) || typeof j.ticket_id !== "string") return void 0;
+  const agent = typeof j.agent_id === "string" ? j.agent_id : j.ticket_id;
+  const attempt = typeof j.redispatch_attempt === "number" ? j.redispatch_attempt : 1;
+  const base = { epic_id: "", run_id: "seed", task_id: agent, agent_id: agent, seed_shape: true };
+  const defaults = {
+    stall_detected: { stall_reason: "inactivity", idle_seconds: 0, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: "report" },
+    agent_killed: { key: `seed:${agent}:cancel` },
+    redispatch: { key: `seed:${agent}:redispatch`, redispatch_attempt: attempt, recovery_task_id: recoveryTaskId(agent, attempt) },
+    escalated_to_blocked: { attempt_count: 0, friction_path: "" },
+    healthy: { idle_seconds: 0 }
+  }[j.event];
+  return { ...base, ...defaults, ...j };
+}
+
+// src/journal/dispatch-log.ts
+var DispatchLog = class {
+  constructor(paths, epicId, runId, nowMs, onAppend) {
+    this.paths = paths;
+    this.epicId = epicId;
+    this.runId = runId;
+    this.nowMs = nowMs;
+    this.onAppend = onAppend;
+  }
+  paths;
+  epicId;
+  runId;
+  nowMs;
+  onAppend;
+  /** Append one event; returns the full line as written. */
+  async append(body) {
+    const now = this.nowMs();
+    const { event, ...rest } = body;
+    const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest };
+    crashPoint("before", event);
+    await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
+    crashPoint("after", event);
+    this.onAppend?.(full);
+    return full;
+  }
+  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. */
+  async appendAll(bodies) {
+    if (bodies.length === 0) return [];
+    const now = this.nowMs();
+    const stamp = msToIso(now);
+    const full = bodies.map((body) => {
+      const { event, ...rest } = body;
+      return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest };
+    });
+    for (const e of full) crashPoint("before", e.event);
+    await appendLines(this.paths.dispatchLog(utcDate(now)), full.map((e) => JSON.stringify(e)));
+    for (const e of full) {
+      crashPoint("after", e.event);
+      this.onAppend?.(e);
+    }
+    return full;
+  }
+};
+function parseLogLine(line) {
+  let json;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return { ok: false, message: "not valid JSON (corrupt line); skipped" };
+  }
+  const r = DispatchEventSchema.safeParse(json);
+  if (r.success) return { ok: true, event: r.data };
+  const seed = fillSeedLine(json);
+  const fromSeed = seed && DispatchEventSchema.safeParse(seed);
+  if (fromSeed?.success) return { ok: true, event: fromSeed.data };
+  const ev2 = json?.event;
+  const known = DispatchEventSchema.options.some((o) => o.shape.event.value === ev2);
+  if (!known) return { ok: false };
+  const issue2 = r.error.issues[0];
+  return { ok: false, message: `event "${String(ev2)}": ${formatPath(issue2.path)}: ${issueMessage(issue2, valueAt(json, issue2.path))}; skipped` };
+}
+async function readDispatchLog(paths, filter) {
+  const dir = paths.dispatchLogDir();
+  let names;
+  try {
+    names = (await import_node_fs24.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+  } catch (e) {
+    if (e.code === "ENOENT") return { events: [], diagnostics: [] };
+    throw e;
+  }
+  const out = { events: [], diagnostics: [] };
+  for (const name of names) {
+    const file = import_node_path23.default.join(dir, name);
+    const r = await readLogFile(file);
+    for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
+    out.diagnostics.push(...r.diagnostics);
+  }
+  return out;
+}
+async function readLogFile(file) {
+  const out = { events: [], diagnostics: [] };
+  const stat = await import_node_fs24.promises.stat(file);
+  const stream = (0, import_node_fs24.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
+  let n = 0;
+  let pending;
+  const take = (line, at) => {
+    if (line.trim() === "") return;
+    const parsed = parseLogLine(line);
+    if (parsed.ok) out.events.push(parsed.event);
+    else if (parsed.message) out.diagnostics.push({ file, line: at, message: parsed.message });
+  };
+  if (stat.size === 0) return out;
+  for await (const line of rl) {
+    n++;
+    if (pending) take(pending.line, pending.n);
+    pending = { line, n };
+  }
+  if (pending) {
+    const h = await import_node_fs24.promises.open(file, "r");
+    try {
+      const b = Buffer.alloc(1);
+      await h.read(b, 0, 1, stat.size - 1);
+      if (b[0] === 10) take(pending.line, pending.n);
+    } finally {
+      await h.close();
+    }
+  }
+  return out;
+}
+
 // src/journal/log-summary.ts
-var import_node_fs8 = require("node:fs");
-var import_node_path8 = __toESM(require("node:path"), 1);
+var import_node_fs25 = require("node:fs");
+var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 var HISTORY_SUMMARY_VERSION = 3;
@@ -21476,7 +25576,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs8.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -21490,7 +25590,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path8.default.join(dir, name);
+    const file = import_node_path24.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -21519,7 +25619,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs8.promises.readFile(file, "utf8");
+    text = await import_node_fs25.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -21537,14 +25637,14 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs8.promises.stat(import_node_path8.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs25.promises.stat(import_node_path24.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
 async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs8.promises.open(file, "r");
+  const h = await import_node_fs25.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -21583,8 +25683,8 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_crypto3 = require("node:crypto");
-var import_node_fs9 = require("node:fs");
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs26 = require("node:fs");
 init_errors();
 
 // src/contracts/lock.ts
@@ -21615,7 +25715,7 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs9.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs26.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
@@ -21632,10 +25732,10 @@ async function acquireLock(file, info, epicId) {
         hint: holder.start_ticks === void 0 ? `Stop that one first (check that pid ${holder.pid} is a dispatch-watchdog, then kill it), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.` : `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`
       });
     }
-    const aside = `${file}.stale.${process.pid}.${(0, import_node_crypto3.randomBytes)(4).toString("hex")}`;
+    const aside = `${file}.stale.${process.pid}.${(0, import_node_crypto4.randomBytes)(4).toString("hex")}`;
     try {
-      await import_node_fs9.promises.rename(file, aside);
-      await import_node_fs9.promises.rm(aside, { force: true });
+      await import_node_fs26.promises.rename(file, aside);
+      await import_node_fs26.promises.rm(aside, { force: true });
     } catch (e) {
       if (e.code !== "ENOENT") throw e;
     }
@@ -21644,7 +25744,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs9.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs26.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -21720,14 +25820,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs10 = require("node:fs");
-var import_node_path9 = __toESM(require("node:path"), 1);
+var import_node_fs27 = require("node:fs");
+var import_node_path25 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs10.watch)(import_node_path9.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path9.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs27.watch)(import_node_path25.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path25.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -21743,27 +25843,7 @@ function wakeOnChange(file) {
   };
 }
 
-// src/version.ts
-var import_node_fs11 = require("node:fs");
-var import_node_path10 = __toESM(require("node:path"), 1);
-var import_node_url = require("node:url");
-var cached2;
-function packageVersion() {
-  if (cached2) return cached2;
-  let dir = import_node_path10.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
-  for (let i = 0; i < 4; i++) {
-    try {
-      const pkg = JSON.parse((0, import_node_fs11.readFileSync)(import_node_path10.default.join(dir, "package.json"), "utf8"));
-      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached2 = pkg.version;
-    } catch {
-    }
-    dir = import_node_path10.default.dirname(dir);
-  }
-  return cached2 = "0.0.0";
-}
-
 // src/watch.ts
-var EXIT = { ok: 0, failure: 1, input: 2, stall: 3 };
 function printResult(r, opts, out, terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}
 `);
@@ -21771,7 +25851,7 @@ function printResult(r, opts, out, terminal) {
 }
 async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
-  const runId = (0, import_node_crypto4.randomUUID)();
+  const runId = (0, import_node_crypto5.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
@@ -21870,8 +25950,1025 @@ async function openJournal(opts, deps, clock3, runId, live) {
   const history = past.history;
   return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock3.nowMs(), live) };
 }
+
+// src/commands/watch.ts
+function registerWatch(program2, { env, setCode, flags: parsers, flagProblems }) {
+  program2.option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)");
+  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} no stall, ${EXIT.stall} stall found, ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
+  configOption(stateDirOption(program2)).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
+    const [word] = program2.args;
+    if (word !== void 0) {
+      const names = program2.commands.map((c) => c.name());
+      const guess = didYouMean(word, names);
+      program2.error(`error: unknown command '${word}'${guess ? `. Did you mean '${guess}'?` : `. Commands: ${names.join(", ")}.`}`, { exitCode: EXIT.input, code: "commander.unknownCommand" });
+    }
+    const opts = await resolveOptions(flags, env.env, env.cwd, flagProblems);
+    setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
+  });
+  teach(program2, {
+    examples: [
+      ["dispatch-watchdog --epic-id PROJ-1000", "watch the wave until no task is in flight; recover stalls (redispatch, then escalate)"],
+      ["dispatch-watchdog next --epic-id PROJ-1000 --json", `what an orchestrator runs after dispatching a wave: returns when it must act (exit ${EXIT.requests}, ${EXIT.unanswered}, ${EXIT.escalation}) or the wave is done (${EXIT.ok}); docs/orchestrator.md`],
+      ["dispatch-watchdog --epic-id PROJ-1000 --once --action report", `one check, print the table, exit ${EXIT.ok} or ${EXIT.stall}`],
+      ["dispatch-watchdog --epic-id PROJ-1000 --now 2026-04-02T10:10:00Z", "judge the wave as of that moment (post-mortem), write nothing"],
+      ["dispatch-watchdog help status", "the help of one command"]
+    ],
+    exitCodes: [
+      ["ok", "the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version"],
+      ["stall", "with --once or --now: a stall was found"],
+      ["input"],
+      ["failure", "the world refused (a file cannot be written), or a bug"]
+    ]
+  });
+}
+
+// src/commands/status.ts
+var import_node_fs28 = require("node:fs");
+
+// src/contracts/watchdog-json.ts
+var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
+var StallEntry = looseObject({
+  task_id: string2(),
+  ticket_id: string2(),
+  last_activity: IsoTimestamp.nullable(),
+  elapsed_seconds: number2(),
+  bash_timeout_exemption: boolean2(),
+  action_taken: string2(),
+  redispatch_attempt: number2().int(),
+  recovery_task_id: string2().nullable(),
+  effective_timeout_seconds: number2(),
+  exemptions: array(ExemptionSchema),
+  stall_reason: string2()
+});
+var TaskEntry = looseObject({
+  task_id: string2(),
+  row_task_id: string2().optional().describe("The state-file row carrying this task instance, when the orchestrator reused a row for a replacement."),
+  ticket_id: string2(),
+  status: string2(),
+  verdict: VerdictKindSchema,
+  idle_seconds: number2().nullable(),
+  effective_timeout_seconds: number2(),
+  exemptions: array(ExemptionSchema),
+  last_tool: string2().nullable(),
+  sources: array(string2()),
+  reason: string2(),
+  unobserved_children: array(string2()).optional().describe("Subagents this task waits on that nothing can be seen of (no transcript found): its verdict is unknown, never acted on (docs/verdicts.md).")
+});
+var RequestEntry = looseObject({
+  key: string2(),
+  kind: AdapterOpSchema,
+  task_id: string2(),
+  ticket_id: string2(),
+  recovery_task_id: string2().optional(),
+  status: _enum(OPEN_REQUEST_STATUSES),
+  answer_by: IsoTimestamp,
+  path: string2().describe("State-dir relative path of the request file.")
+});
+var WatchdogJsonSchema = looseObject({
+  schema_version: literal("1.1"),
+  epic_id: string2(),
+  check_timestamp: IsoTimestamp,
+  stalls_detected: array(StallEntry),
+  healthy_tasks: array(string2()),
+  blocked_tasks: array(string2()),
+  tasks: array(TaskEntry),
+  requests: array(RequestEntry).optional().describe("Requests to the orchestrator still pending, or gone unanswered (docs/recovery.md)."),
+  summary: looseObject({
+    total_tasks: number2().int(),
+    ...VERDICT_COUNTS,
+    redispatched: number2().int(),
+    cancelled: number2().int(),
+    escalated: number2().int(),
+    pending_requests: number2().int().optional(),
+    unanswered_requests: number2().int().optional()
+  }),
+  watchdog: looseObject({
+    version: string2(),
+    pid: number2().int(),
+    run_id: string2(),
+    check_interval_seconds: number2(),
+    action: string2(),
+    timeout_seconds: number2(),
+    mass_stall: boolean2().optional(),
+    evaluated_at_override: boolean2().optional()
+  })
+}).meta({ title: "WatchdogJson", description: "epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md)." });
+
+// src/commands/status.ts
+init_errors();
+async function watcherOf(paths, epicId) {
+  const lock = await readLock(paths.lockFile(epicId));
+  if (!lock) return "no watchdog running";
+  return isAlive(lock.pid) ? `watched by pid ${lock.pid} since ${lock.started_at ?? "?"}` : `no watchdog running (pid ${lock.pid} died holding the lock)`;
+}
+async function readWatchdogJson(paths, epicId) {
+  const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
+  let text;
+  try {
+    text = await import_node_fs28.promises.readFile(file, "utf8");
+  } catch {
+    throw new InputError("missing_file", "no check has been written for this epic yet.", {
+      location: { file },
+      hint: `Run \`dispatch-watchdog --epic-id ${epicId} --once\` (or start the watchdog) first.`
+    });
+  }
+  try {
+    return WatchdogJsonSchema.parse(JSON.parse(text));
+  } catch (e) {
+    throw new InputError("wrong_type", 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: "Run a check again to rewrite it." });
+  }
+}
+async function printStatus(paths, epicId, opts, out) {
+  const doc = await readWatchdogJson(paths, epicId);
+  if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + "\n");
+  const ageSeconds = doc.watchdog.evaluated_at_override ? void 0 : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1e3));
+  out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
+}
+function registerStatus(program2, { env, setCode }) {
+  const cmd = program2.command("status").description("print the last check of an epic as a table (or --json)").requiredOption("--epic-id <id>", "epic id");
+  stateDirOption(cmd).option("--json", "print watchdog.json").action(async (flags) => {
+    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : void 0;
+    await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
+    setCode(EXIT.ok);
+  });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog status --epic-id PROJ-1000", "the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching"],
+      ["dispatch-watchdog status --epic-id PROJ-1000 --json", "watchdog.json as it is (reasons whole)"]
+    ],
+    exitCodes: [
+      ["ok", "printed"],
+      ["input", "no check was written for this epic yet, or watchdog.json is not a document of ours"]
+    ]
+  });
+}
+
+// src/commands/next.ts
+var import_node_fs29 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
+
+// src/core/next.ts
+function newsOf(h) {
+  const reqs = [...h.requests.values()];
+  return {
+    requests: reqs.filter((r) => r.status === "pending" && !h.announced.requests.has(r.key)),
+    unanswered: reqs.filter((r) => r.status === "unanswered" && !h.announced.unanswered.has(r.key)),
+    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e)
+  };
+}
+function nextReason(news, isWaveDone) {
+  if (news.requests.length > 0) return "requests";
+  if (news.unanswered.length > 0) return "unanswered";
+  if (news.escalations.length > 0) return "escalation";
+  return isWaveDone ? "wave_complete" : void 0;
+}
+
+// src/commands/next.ts
+async function requestObject(paths, epicId, r) {
+  try {
+    const json = JSON.parse(await import_node_fs29.promises.readFile(import_node_path26.default.join(paths.root, r.path), "utf8"));
+    return { ...json, path: r.path };
+  } catch {
+    return {
+      schema_version: "1",
+      kind: r.kind,
+      key: r.key,
+      epic_id: epicId,
+      task_id: r.taskId,
+      ticket_id: r.ticketId,
+      created_at: msToIso(r.createdAtMs),
+      answer_by: msToIso(r.answerByMs),
+      ...r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId, redispatch_attempt: r.attempt } : {},
+      path: r.path
+    };
+  }
+}
+async function buildNextDoc(paths, epicId, news, history, r) {
+  const reason = nextReason(news, r.isWaveDone) ?? "wave_complete";
+  const pending = [...history.requests.values()].filter((q) => q.status === "pending");
+  const count2 = (k) => r.verdicts.filter((v) => v.kind === k).length;
+  return {
+    schema_version: "1",
+    epic_id: epicId,
+    reason,
+    exit_code: NEXT_EXIT[reason],
+    requests: await Promise.all(news.requests.map((q) => requestObject(paths, epicId, q))),
+    unanswered: news.unanswered.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, ticket_id: q.ticketId, ...q.recoveryTaskId ? { recovery_task_id: q.recoveryTaskId } : {}, answer_by: msToIso(q.answerByMs) })),
+    escalations: news.escalations.map((e) => ({
+      key: e.key,
+      ticket_id: e.ticket_id,
+      task_id: e.task_id,
+      friction_path: e.friction_path,
+      tracker: e.tracker ?? "skipped",
+      notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key))
+    })),
+    pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
+    wave: { in_flight: r.verdicts.length - count2("terminal") - count2("blocked"), terminal: count2("terminal"), blocked: count2("blocked"), pending_requests: pending.length }
+  };
+}
+function renderNextDoc(doc) {
+  const lines = [];
+  for (const q of doc.requests) {
+    const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
+    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : `stop ${who}`;
+    const why = q.reason ? ` Why: ${q.reason}.` : "";
+    lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? "-"}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
+  }
+  for (const u of doc.unanswered) {
+    lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === "redispatch" ? "; counted as a failed attempt" : ""}`);
+  }
+  for (const e of doc.escalations) {
+    lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
+  }
+  const fresh = new Set(doc.requests.map((q) => q.key));
+  for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
+  const w = doc.wave;
+  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
+  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === "wave_complete" ? ": the watchdog is done" : ": carry these out, then run next again"}`);
+  return lines.join("\n") + "\n";
+}
+function nextMode(opts, print) {
+  const paths = new StatePaths(opts.stateDir);
+  return {
+    shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== void 0,
+    async finish(r, history, log) {
+      const news = newsOf(history);
+      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
+      print(opts.isJson ? JSON.stringify(doc) + "\n" : renderNextDoc(doc));
+      await log.append({
+        event: "next_returned",
+        reason: doc.reason,
+        exit_code: doc.exit_code,
+        requests: news.requests.map((q) => q.key),
+        unanswered: news.unanswered.map((q) => q.key),
+        escalations: news.escalations.map((e) => e.key)
+      });
+      return doc.exit_code;
+    }
+  };
+}
+function runNext(opts, deps) {
+  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
+}
+function registerNext(program2, { env, setCode, flags: parsers }) {
+  const cmd = program2.command("next").description(
+    `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation (${EXIT.input} bad input, ${EXIT.failure} failure)`
+  ).requiredOption("--epic-id <id>", "epic to watch");
+  configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").action(async (flags) => {
+    const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
+    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
+  });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog next --epic-id PROJ-1000 --json", "wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)"],
+      ["dispatch-watchdog next --epic-id PROJ-1000 --timeout 300", "the same, as lines for people, with a 5-minute stall window"]
+    ],
+    exitCodes: [
+      ["ok", "the wave is complete: every row terminal or blocked and no request pending"],
+      ["requests", "new cancel/redispatch requests to carry out (then answer each; run next again)"],
+      ["unanswered", "a request passed its answer_by without an answer"],
+      ["escalation", "a ticket was escalated to Blocked (needs no answer)"],
+      ["input"],
+      ["failure", "a failure, or stopped by a signal before anything needed the orchestrator"]
+    ]
+  });
+}
+
+// src/commands/ack.ts
+init_errors();
+var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
+function parseRequestKey(key2) {
+  const m = KEY2.exec(key2);
+  if (!m) {
+    throw new InputError("bad_flag", `request key ${JSON.stringify(key2)} is not of the form <epic>:<task_id>:<cancel|redispatch>.`, {
+      hint: "Copy the `key` field of the request file, e.g. PROJ-1000:t1:redispatch."
+    });
+  }
+  return { epicId: assertSafeId(m[1], "epic id"), taskId: assertSafeId(m[2], "task id") };
+}
+async function runAck(paths, key2, taskId, nowMs, out) {
+  const { epicId } = parseRequestKey(key2);
+  if (taskId !== void 0) assertSafeId(taskId, "--task-id");
+  const log = await readDispatchLog(paths, (e) => e.epic_id === epicId);
+  const r = foldHistory(log.events, epicId).requests.get(key2);
+  if (!r) {
+    throw new InputError("unknown_request", `no request with key ${key2} in the dispatch log of ${paths.root}.`, {
+      hint: "Check the key (the `key` field of the request file) and --state-dir; escalations need no answer."
+    });
+  }
+  if (r.status === "done") {
+    out.out(`${key2}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
+`);
+    return 0;
+  }
+  if (r.status === "unanswered") {
+    out.out(`${key2}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
+`);
+    return 0;
+  }
+  const isNew = await writeAck(paths, epicId, key2, { taskId, at: msToIso(nowMs) });
+  const by = taskId ? ` with task ${taskId}` : "";
+  out.out(isNew ? `${key2}: answered${by}; the watchdog records it at its next check.
+` : `${key2}: already acknowledged; the watchdog records it at its next check.
+`);
+  return 0;
+}
+function registerAck(program2, { env, setCode }) {
+  const cmd = program2.command("ack").description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
+  stateDirOption(cmd).action(async (key2, flags) => {
+    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
+  });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog ack PROJ-1000:t1:cancel", "the agent was stopped (and its row not marked terminal)"],
+      ["dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry", "the replacement runs under another task id than the request's recovery_task_id"]
+    ],
+    exitCodes: [
+      ["ok", "answered now, or already answered (the watchdog records it at its next check)"],
+      ["input", "unknown key, or bad input or usage"]
+    ]
+  });
+}
+
+// src/commands/hook.ts
+var import_node_fs33 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
+
+// src/commands/hook-run.ts
+var import_node_fs32 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
+
+// src/files/append-line-sync.ts
+var import_node_fs30 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs30.constants;
+var SYNC_FILE_MODE = 384;
+var SYNC_DIR_MODE = 448;
+function appendLineSync(file, line, root, opts = {}) {
+  if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
+  const dir = import_node_path27.default.resolve(import_node_path27.default.dirname(file));
+  (0, import_node_fs30.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path27.default.relative(import_node_path27.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path27.default.isAbsolute(rel)) {
+    let p = import_node_path27.default.resolve(root);
+    for (const part2 of rel.split(import_node_path27.default.sep)) {
+      p = import_node_path27.default.join(p, part2);
+      if ((0, import_node_fs30.lstatSync)(p).isSymbolicLink()) {
+        const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
+        e.code = "ELOOP";
+        e.path = p;
+        throw e;
+      }
+    }
+  }
+  const fd = (0, import_node_fs30.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  try {
+    const { size } = (0, import_node_fs30.fstatSync)(fd);
+    let restore = "";
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      (0, import_node_fs30.readSync)(fd, last, 0, 1, size - 1);
+      if (last[0] !== 10) restore = "\n";
+    }
+    const data = Buffer.from(restore + line + "\n");
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs30.writeSync)(fd, data, 0, data.length);
+    if (written < data.length) {
+      try {
+        (0, import_node_fs30.writeSync)(fd, "\n");
+      } catch {
+      }
+      const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
+      e.code = "ENOSPC";
+      e.syscall = "write";
+      throw e;
+    }
+  } finally {
+    (0, import_node_fs30.closeSync)(fd);
+  }
+}
+
+// src/observe/parse/hook-line.ts
+var HOOK_LINE_MAX_BYTES = 4e3;
+var HOOK_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+var str4 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(v, max) : void 0;
+var num3 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
+var DONE = /* @__PURE__ */ new Set(["completed", "failed", "killed", "stopped", "done", "cancelled", "canceled", "error"]);
+function hookFileId(payload) {
+  const id = typeof payload.agent_id === "string" && payload.agent_id !== "" ? payload.agent_id : payload.session_id;
+  return typeof id === "string" && HOOK_SAFE_ID.test(id) ? id : void 0;
+}
+function buildHookLine(payload, nowMs) {
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return void 0;
+  const p = payload;
+  const id = hookFileId(p);
+  const event = str4(p.hook_event_name, 64);
+  if (!id || !event) return void 0;
+  const line = { ts: new Date(nowMs).toISOString(), event };
+  const set = (k, v) => {
+    if (v !== void 0) line[k] = v;
+  };
+  set("session_id", str4(p.session_id, 128));
+  set("agent_id", str4(p.agent_id, 128));
+  set("agent_type", str4(p.agent_type, 64));
+  const tool = str4(p.tool_name, 64);
+  if (tool) {
+    const facts = summarizeToolInput(tool, p.tool_input);
+    set("tool_name", tool);
+    set("input", facts.inputSummary);
+    set("command", facts.command === void 0 ? void 0 : shorten(facts.command, 500));
+    set("timeout_ms", facts.timeoutMs);
+    set("background", facts.isBackground ? true : void 0);
+  }
+  set("tool_use_id", str4(p.tool_use_id, 128));
+  set("error", typeof p.error === "string" ? str4(p.error) : void 0);
+  set("is_interrupt", p.is_interrupt === true ? true : void 0);
+  set("duration_ms", num3(p.duration_ms));
+  set("notification_type", str4(p.notification_type, 64));
+  set("message", str4(p.message));
+  if (Array.isArray(p.background_tasks)) {
+    const running = p.background_tasks.filter((t) => !DONE.has(String(t?.status ?? "running").toLowerCase())).length;
+    set("background_running", running);
+  }
+  set("last_message", str4(p.last_assistant_message, 300));
+  set("transcript_path", str4(p.transcript_path, 1e3));
+  set("agent_transcript_path", str4(p.agent_transcript_path, 1e3));
+  return { id, line: fitLine(line) };
+}
+function fitLine(line) {
+  const order = ["last_message", "message", "command", "agent_transcript_path", "transcript_path", "error", "input"];
+  for (const k of order) {
+    if (Buffer.byteLength(JSON.stringify(line)) <= HOOK_LINE_MAX_BYTES) break;
+    delete line[k];
+  }
+  return line;
+}
+
+// src/commands/hook-stdin.ts
+var import_node_fs31 = require("node:fs");
+var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
+var SALVAGE_BYTES = 64 * 1024;
+var StdinBytes = class {
+  constructor(maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+  maxBytes;
+  parts = [];
+  size = 0;
+  tail = Buffer.alloc(0);
+  isCut = false;
+  add(b) {
+    if (!this.isCut && this.size + b.length <= this.maxBytes) {
+      this.parts.push(b);
+      this.size += b.length;
+      return;
+    }
+    if (!this.isCut) {
+      this.isCut = true;
+      const all = Buffer.concat([...this.parts, b]);
+      this.parts.length = 0;
+      this.parts.push(all.subarray(0, SALVAGE_BYTES));
+      this.tail = all.subarray(all.length - SALVAGE_BYTES);
+      return;
+    }
+    this.tail = Buffer.concat([this.tail, b]).subarray(-SALVAGE_BYTES);
+  }
+  /** The bytes so far parsed, when they are one whole JSON object (they end in "}" and parse). */
+  wholeObject() {
+    if (this.isCut || this.size > 1024 * 1024) return void 0;
+    const last = this.parts[this.parts.length - 1];
+    let i = last ? last.length - 1 : -1;
+    while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
+    if (i < 0 || last[i] !== 125) return void 0;
+    try {
+      const value = JSON.parse(Buffer.concat(this.parts).toString("utf8"));
+      return value !== null && typeof value === "object" && !Array.isArray(value) ? value : void 0;
+    } catch {
+      return void 0;
+    }
+  }
+  result(isEnded) {
+    return { text: Buffer.concat(this.parts).toString("utf8"), isCut: this.isCut, tail: this.tail.toString("utf8"), isEnded };
+  }
+};
+function readStdin(stdin, timeoutMs, maxBytes = HOOK_STDIN_MAX_BYTES) {
+  return readStream(stdin, timeoutMs, new StdinBytes(maxBytes));
+}
+function readStream(stdin, timeoutMs, bytes) {
+  return new Promise((resolve) => {
+    let isEnded = false;
+    const finish = () => {
+      clearTimeout(timer);
+      stdin.removeAllListeners("data");
+      stdin.removeAllListeners("end");
+      stdin.removeAllListeners("error");
+      if (!isEnded) stdin.destroy?.();
+      resolve(bytes.result(isEnded));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    stdin.on("data", (chunk) => bytes.add(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
+    stdin.on("end", () => {
+      isEnded = true;
+      finish();
+    });
+    stdin.on("error", finish);
+  });
+}
+function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
+  return new Promise((resolve) => {
+    const bytes = new StdinBytes(maxBytes);
+    const startMs = Date.now();
+    let isDone = false;
+    const finish = (isEnded, payload) => {
+      if (isDone) return;
+      isDone = true;
+      clearTimeout(timer);
+      resolve(payload === void 0 ? bytes.result(isEnded) : { ...bytes.result(isEnded), payload });
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const next = () => {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      (0, import_node_fs31.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+        if (isDone) return;
+        if (err?.code === "EAGAIN") {
+          isDone = true;
+          clearTimeout(timer);
+          void readStream(stream(), Math.max(0, timeoutMs - (Date.now() - startMs)), bytes).then(resolve);
+          return;
+        }
+        if (err || n === 0) return finish(true);
+        bytes.add(chunk.subarray(0, n));
+        const payload = bytes.wholeObject();
+        if (payload !== void 0) return finish(true, payload);
+        next();
+      });
+    };
+    next();
+  });
+}
+var FIELDS = ["hook_event_name", "session_id", "agent_id", "agent_type", "tool_name", "tool_use_id", "notification_type", "transcript_path", "agent_transcript_path"];
+function salvagePayload(head, tail) {
+  const out = {};
+  for (const field of FIELDS) {
+    const re = new RegExp(`"${field}"\\s*:\\s*"((?:[^"\\\\]|\\\\.){0,1000})"`);
+    const m = re.exec(head) ?? re.exec(tail);
+    if (m) {
+      try {
+        out[field] = JSON.parse(`"${m[1]}"`);
+      } catch {
+      }
+    }
+  }
+  return out;
+}
+
+// src/commands/hook-run.ts
+async function runHookPayload(payload, opts) {
+  try {
+    const built = buildHookLine(payload, opts.nowMs);
+    if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
+    const root = import_node_path28.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs32.statSync)(root, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
+    const file = import_node_path28.default.join(root, "activity", `${built.id}.ndjson`);
+    appendLineSync(file, JSON.stringify(built.line), root);
+    return { isWritten: true, file };
+  } catch (e) {
+    return { isWritten: false, reason: e instanceof Error ? e.message : String(e) };
+  }
+}
+async function runHook(stdinText, opts) {
+  let payload;
+  try {
+    payload = JSON.parse(stdinText);
+  } catch {
+    return { isWritten: false, reason: "stdin is not JSON" };
+  }
+  return runHookPayload(payload, opts);
+}
+function resolveHookStateDir(argv, env) {
+  const i = argv.indexOf("--state-dir");
+  const eq = argv.find((a) => a.startsWith("--state-dir="));
+  const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
+  return import_node_path28.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+}
+async function hookRun(argv, stdin, env, opts = {}) {
+  try {
+    const stateDir = resolveHookStateDir(argv, env);
+    const timeoutMs = opts.stdinTimeoutMs ?? 2e3;
+    const input = typeof stdin === "number" ? await readStdinFd(stdin, timeoutMs, () => process.stdin) : await readStdin(stdin, timeoutMs);
+    const nowMs = (opts.nowMs ?? Date.now)();
+    if (input.isCut) await runHookPayload(salvagePayload(input.text, input.tail), { stateDir, nowMs });
+    else if ("payload" in input) await runHookPayload(input.payload, { stateDir, nowMs });
+    else await runHook(input.text, { stateDir, nowMs });
+    if (typeof stdin === "number" && !input.isEnded) opts.onStdinLeftOpen?.();
+  } catch {
+  }
+  return 0;
+}
+
+// src/commands/hook.ts
+var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification"];
+function hookSettingsBlock(command) {
+  const handler = (isAsync) => ({ type: "command", command, timeout: 10, ...isAsync ? { async: true } : {} });
+  const hooks = {};
+  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
+  for (const event of HOOK_EVENTS) {
+    const isTool = toolEvents.has(event);
+    const entry = isTool || event === "Notification" ? { matcher: isTool ? "*" : "" } : {};
+    entry.hooks = [handler(isTool && event !== "PreToolUse")];
+    hooks[event] = [entry];
+  }
+  return { hooks };
+}
+function shellQuote(arg) {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+function hookEntryPath() {
+  return import_node_path29.default.join(packageRoot(), "bundle", "hook.cjs");
+}
+var CACHES = [
+  [/[/\\]_npx[/\\]/, "npx"],
+  [/[/\\]_cacache[/\\]/, "npm's cache"],
+  [/[/\\]pnpm[/\\](?:[^/\\]+[/\\])?dlx[/\\]|[/\\]dlx-\d+[/\\]/, "pnpm dlx / yarn dlx"],
+  [/[/\\]xfs-[0-9a-f]+[/\\]/, "yarn dlx"],
+  [/[/\\]bunx-[^/\\]*[/\\]|[/\\]\.bun[/\\]install[/\\]cache[/\\]/, "bunx"]
+];
+function packageCacheOf(file) {
+  return CACHES.find(([re]) => re.test(file))?.[1];
+}
+function defaultHookCommand(stateDir, entry = hookEntryPath()) {
+  return ["node", entry, "--state-dir", stateDir].map(shellQuote).join(" ");
+}
+async function hookMain(argv, stdin, env, opts = {}) {
+  try {
+    const stateDir = resolveHookStateDir(argv, env);
+    if (argv.includes("--print-settings")) {
+      const out = opts.out ?? ((t) => void process.stdout.write(t));
+      const warn = opts.warn ?? ((t) => void process.stderr.write(t));
+      const entry = opts.entryPath ?? hookEntryPath();
+      out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir, entry)), null, 2) + "\n");
+      const cache = packageCacheOf(entry);
+      if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
+`);
+      if (!(0, import_node_fs33.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+`);
+      return 0;
+    }
+    return await hookRun(argv, stdin, env, opts);
+  } catch {
+    return 0;
+  }
+}
+function registerHook(program2, { env, setCode }) {
+  const cmd = program2.command("hook").description("the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0").option("--print-settings", "print the settings.json block that installs this hook");
+  stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
+  return teach(cmd, {
+    examples: [
+      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)"],
+      ["dispatch-watchdog hook --print-settings --state-dir /srv/onex", "the same, for a state dir of your choice"]
+    ],
+    exitCodes: [["ok", "always: a hook must never block or fail a Claude Code session"]]
+  });
+}
+
+// src/commands/hook-install.ts
+var import_node_fs34 = require("node:fs");
+var import_node_os3 = __toESM(require("node:os"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
+init_errors();
+
+// src/commands/hook-settings.ts
+var import_node_util = require("node:util");
+init_errors();
+
+// src/commands/json-text.ts
+var JsonTextError = class extends Error {
+  constructor(message, offset) {
+    super(message);
+    this.offset = offset;
+  }
+  offset;
+};
+function parseJsonText(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " 	\n\r".includes(text[i])) i++;
+  };
+  const fail2 = (what) => {
+    throw new JsonTextError(`expected ${what}, got ${i < text.length ? JSON.stringify(text[i]) : "the end of the file"}`, i);
+  };
+  const string3 = () => {
+    const start = i;
+    if (text[i] !== '"') fail2("a string");
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    if (i >= text.length) fail2("the end of a string");
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  const value = () => {
+    ws();
+    const start = i;
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const props = [];
+      ws();
+      if (text[i] === "}") return { kind: "object", start, end: ++i, props };
+      for (; ; ) {
+        ws();
+        const keyStart = i;
+        const key2 = string3();
+        ws();
+        if (text[i] !== ":") fail2('":"');
+        i++;
+        props.push({ key: key2, start: keyStart, value: value() });
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") return { kind: "object", start, end: ++i, props };
+        else fail2('"," or "}"');
+      }
+    }
+    if (c === "[") {
+      i++;
+      const items = [];
+      ws();
+      if (text[i] === "]") return { kind: "array", start, end: ++i, items };
+      for (; ; ) {
+        items.push(value());
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") return { kind: "array", start, end: ++i, items };
+        else fail2('"," or "]"');
+      }
+    }
+    if (c === '"') {
+      string3();
+      return { kind: "scalar", start, end: i };
+    }
+    const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
+    if (!m) fail2("a JSON value");
+    i += m[0].length;
+    return { kind: "scalar", start, end: i };
+  };
+  const root = value();
+  ws();
+  if (i < text.length) fail2("the end of the file");
+  return root;
+}
+function detectIndent(text) {
+  const m = /\n([ \t]+)\S/.exec(text);
+  if (m) return m[1];
+  return text.includes("\n") ? "  " : "";
+}
+function lineIndent(text, offset) {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))[0];
+}
+function render(value, unit, indent) {
+  const json = unit ? JSON.stringify(value, null, unit) : JSON.stringify(value);
+  return json.replace(/\n/g, "\n" + indent);
+}
+var splice = (text, start, end, insert) => text.slice(0, start) + insert + text.slice(end);
+function appendMember(text, container, member) {
+  if (container.kind === "scalar") throw new Error("appendMember needs an object or an array");
+  const unit = detectIndent(text);
+  const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
+  const last = members2[members2.length - 1];
+  const head = member.key === void 0 ? "" : JSON.stringify(member.key) + (unit ? ": " : ":");
+  if (last) {
+    const before = text.slice(0, last.start);
+    const sep = /[ \t\r\n]*$/.exec(before)[0];
+    const indent = sep.includes("\n") ? sep.slice(sep.lastIndexOf("\n") + 1) : lineIndent(text, last.start);
+    return splice(text, last.end, last.end, "," + sep + head + render(member.value, unit, indent));
+  }
+  const outer = lineIndent(text, container.start);
+  if (!unit) return splice(text, container.start + 1, container.end - 1, head + render(member.value, unit, ""));
+  const inner = outer + unit;
+  return splice(text, container.start + 1, container.end - 1, "\n" + inner + head + render(member.value, unit, inner) + "\n" + outer);
+}
+function removeMember(text, container, index) {
+  if (container.kind === "scalar") throw new Error("removeMember needs an object or an array");
+  const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
+  const m = members2[index];
+  if (!m) throw new Error(`no member ${index}`);
+  if (members2.length === 1) return splice(text, container.start + 1, container.end - 1, "");
+  const next = members2[index + 1];
+  if (next) return splice(text, m.start, next.start, "");
+  return splice(text, members2[index - 1].end, m.end, "");
+}
+function propOf(node2, key2) {
+  return node2.kind === "object" ? node2.props.find((p) => p.key === key2)?.value : void 0;
+}
+
+// src/commands/hook-settings.ts
+function isOurHookCommand(command) {
+  if (typeof command !== "string") return false;
+  return /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
+}
+var valueOf = (text, node2) => JSON.parse(text.slice(node2.start, node2.end));
+function isOurHandler(handler) {
+  return typeof handler === "object" && handler !== null && isOurHookCommand(handler.command);
+}
+function parseSettings(text, file) {
+  let root;
+  try {
+    root = parseJsonText(text);
+  } catch (e) {
+    if (!(e instanceof JsonTextError)) throw e;
+    const before = text.slice(0, e.offset);
+    const line = before.split("\n").length;
+    const column = e.offset - before.lastIndexOf("\n");
+    throw new InputError("json_syntax", `not valid JSON: ${e.message}.`, {
+      location: { file, line, column },
+      hint: "Fix the file (or move it away) and run the command again; nothing was written."
+    });
+  }
+  if (root.kind !== "object") throw new InputError("wrong_type", "expected a JSON object at the top of the settings file.", { location: { file }, hint: "Nothing was written." });
+  const hooks = propOf(root, "hooks");
+  if (hooks && hooks.kind !== "object") {
+    throw new InputError("wrong_type", `expected an object of events, got ${text.slice(hooks.start, Math.min(hooks.end, hooks.start + 40))}.`, {
+      location: { file, path: "hooks" },
+      hint: 'Claude Code expects "hooks": { "<Event>": [ … ] }; fix it and run the command again; nothing was written.'
+    });
+  }
+  for (const p of hooks?.kind === "object" ? hooks.props : []) {
+    if (p.value.kind !== "array") {
+      throw new InputError("wrong_type", "expected an array of matcher entries.", { location: { file, path: `hooks.${p.key}` }, hint: "Fix it and run the command again; nothing was written." });
+    }
+  }
+  return root;
+}
+function removeOneOfOurs(text, file) {
+  const root = parseSettings(text, file);
+  const hooks = propOf(root, "hooks");
+  if (hooks?.kind !== "object") return void 0;
+  for (const [e, event] of hooks.props.entries()) {
+    if (event.value.kind !== "array") continue;
+    for (const [j, entry] of event.value.items.entries()) {
+      const handlers = propOf(entry, "hooks");
+      if (handlers?.kind !== "array") continue;
+      const k = handlers.items.findIndex((h) => isOurHandler(valueOf(text, h)));
+      if (k < 0) continue;
+      if (handlers.items.some((h) => !isOurHandler(valueOf(text, h)))) return removeMember(text, handlers, k);
+      if (event.value.items.length > 1) return removeMember(text, event.value, j);
+      if (hooks.props.length > 1) return removeMember(text, hooks, e);
+      return removeMember(text, root, root.kind === "object" ? root.props.findIndex((p) => p.key === "hooks") : -1);
+    }
+  }
+  return void 0;
+}
+function removeAllOfOurs(text, file) {
+  let removed = 0;
+  for (let next = removeOneOfOurs(text, file); next !== void 0; next = removeOneOfOurs(text, file)) {
+    text = next;
+    removed++;
+  }
+  return { text, removed };
+}
+function holdsExactly(settings, block) {
+  const hooks = settings.hooks ?? {};
+  for (const [event, entries] of Object.entries(hooks)) {
+    const ours = (Array.isArray(entries) ? entries : []).filter((en) => {
+      const hs = en?.hooks;
+      return Array.isArray(hs) && hs.some(isOurHandler);
+    });
+    const wanted = block.hooks[event] ?? [];
+    if (!(0, import_node_util.isDeepStrictEqual)(ours, wanted)) return false;
+  }
+  return Object.keys(block.hooks).every((event) => event in hooks);
+}
+function planHookInstall(text, block, file) {
+  const events = Object.keys(block.hooks);
+  if (text === void 0 || text.trim() === "") return { text: JSON.stringify(block, null, 2) + "\n", isChanged: true, removed: 0, added: events };
+  parseSettings(text, file);
+  if (holdsExactly(JSON.parse(text), block)) return { text, isChanged: false, removed: 0, added: [] };
+  const cleared = removeAllOfOurs(text, file);
+  let out = cleared.text;
+  const root = parseSettings(out, file);
+  if (!propOf(root, "hooks")) {
+    out = appendMember(out, root, { key: "hooks", value: block.hooks });
+  } else {
+    for (const event of events) {
+      const hooks = propOf(parseSettings(out, file), "hooks");
+      const existing = propOf(hooks, event);
+      out = existing ? appendMember(out, existing, { value: block.hooks[event][0] }) : appendMember(out, hooks, { key: event, value: block.hooks[event] });
+    }
+  }
+  return { text: out, isChanged: true, removed: cleared.removed, added: events };
+}
+function planHookUninstall(text, file) {
+  if (text === void 0 || text.trim() === "") return { text: text ?? "", isChanged: false, removed: 0, added: [] };
+  parseSettings(text, file);
+  const cleared = removeAllOfOurs(text, file);
+  return { text: cleared.text, isChanged: cleared.removed > 0, removed: cleared.removed, added: [] };
+}
+
+// src/commands/hook-install.ts
+var DEFAULT_SETTINGS_SCOPE = "local";
+function claudeConfigDir(env) {
+  return env.CLAUDE_CONFIG_DIR || import_node_path30.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+}
+function settingsFileFor(scope, env, cwd) {
+  if (scope === "user") return import_node_path30.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path30.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+}
+function backupFileFor(file, env) {
+  return import_node_path30.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path30.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+}
+async function readIfExists(file) {
+  try {
+    return await import_node_fs34.promises.readFile(file, "utf8");
+  } catch (e) {
+    if (e.code === "ENOENT") return void 0;
+    throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
+  }
+}
+async function replaceSettings(file, before, text, backup) {
+  const real = before === void 0 ? file : await import_node_fs34.promises.realpath(file);
+  let mode;
+  if (before !== void 0) {
+    mode = (await import_node_fs34.promises.stat(real)).mode & 511;
+    await writeFileAtomic(backup, before, { mode: 384 });
+  }
+  await writeFileAtomic(real, text, { mode });
+  return before === void 0 ? void 0 : backup;
+}
+function describeEdit(verb, file, edit2) {
+  if (verb === "install") {
+    const replaced = edit2.removed ? `, replacing ${edit2.removed} older handler${edit2.removed === 1 ? "" : "s"} of ours` : "";
+    return `the dispatch-watchdog hook for ${edit2.added.length} events (${edit2.added.join(", ")})${replaced} in ${file}`;
+  }
+  return `${edit2.removed} dispatch-watchdog hook handler${edit2.removed === 1 ? "" : "s"} from ${file}`;
+}
+async function runHookInstall(verb, opts, output) {
+  const file = settingsFileFor(opts.scope, opts.env, opts.cwd);
+  const entry = opts.entryPath ?? hookEntryPath();
+  if (verb === "install") {
+    const cache = packageCacheOf(entry);
+    if (cache) {
+      throw new InputError("unsafe_hook_path", `refusing to install a hook that runs ${entry}: that copy of dispatch-watchdog lives in ${cache}'s cache, which may be deleted at any time, and every tool call would then fail its hook.`, {
+        hint: "Install the package where it stays (npm install -g dispatch-watchdog, or npm install -D dispatch-watchdog in the project), then run that copy: dispatch-watchdog hook install. Nothing was written."
+      });
+    }
+  }
+  const before = await readIfExists(file);
+  const edit2 = verb === "install" ? planHookInstall(before, hookSettingsBlock(defaultHookCommand(opts.stateDir, entry)), file) : planHookUninstall(before, file);
+  if (!edit2.isChanged) {
+    output.out(verb === "install" ? `the dispatch-watchdog hook is already installed in ${file}; nothing changed.
+` : `no dispatch-watchdog hook in ${before === void 0 ? `${file} (no such file)` : file}; nothing changed.
+`);
+  } else if (opts.isDryRun) {
+    output.out(`would ${verb === "install" ? "add" : "remove"} ${describeEdit(verb, file, edit2)} (dry run: nothing written). The file would read:
+${edit2.text}`);
+  } else {
+    const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
+    output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
+`);
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path30.default.basename(file)} holds this machine's paths: keep it out of git.
+`);
+    if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
+  }
+  if (verb === "install" && !(0, import_node_fs34.existsSync)(opts.stateDir)) {
+    output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
+`);
+  }
+  return 0;
+}
+function registerHookInstall(hook, { env, setCode }) {
+  for (const verb of ["install", "uninstall"]) {
+    const cmd = hook.command(verb).description(
+      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings file (default: the project's .claude/settings.local.json, this machine's own); a second install changes nothing; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/" : "take every dispatch-watchdog hook handler out of that settings file, leaving the rest as it was; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/"
+    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--local", "this machine's settings of the project: ./.claude/settings.local.json (the default)").option("--project", "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)").option("--dry-run", "print what would change and the resulting file; write nothing");
+    stateDirOption(cmd, "state dir the hook records into", ", pinned as an absolute path").action(async (flags) => {
+      const scopes = ["user", "project", "local"].filter((s) => flags[s]);
+      if (scopes.length > 1) throw new InputError("bad_flag", `choose one of --user, --project and --local, got ${scopes.map((s) => "--" + s).join(" and ")}.`);
+      const scope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
+      const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
+      setCode(await runHookInstall(verb, opts, env.output));
+    });
+    teach(cmd, {
+      examples: verb === "install" ? [
+        ["dispatch-watchdog hook install", "install it for this project on this machine: ./.claude/settings.local.json"],
+        ["dispatch-watchdog hook install --dry-run", "show what would change in that file; write nothing"],
+        ["dispatch-watchdog hook install --user --state-dir ~/.onex_state", "install for every Claude Code session of this user, recording into that state dir"]
+      ] : [["dispatch-watchdog hook uninstall --user", "take our hook out of the user's settings.json; other hooks are kept"]],
+      exitCodes: [
+        ["ok", verb === "install" ? "installed, or already installed" : "removed, or nothing to remove"],
+        ["input", "bad flags, or a settings.json that is not valid JSON (it is left untouched)"],
+        ["failure", "the file cannot be written"]
+      ]
+    });
+  }
+}
+
+// src/commands/recover.ts
+var import_node_crypto6 = require("node:crypto");
 async function runRecover(opts, deps) {
-  const runId = (0, import_node_crypto4.randomUUID)();
+  const runId = (0, import_node_crypto6.randomUUID)();
   const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
     const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
@@ -21893,4758 +26990,29 @@ async function runRecover(opts, deps) {
     await lock.release();
   }
 }
-function exitCodeFor(e, out) {
-  if (e instanceof InputError) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.input;
-  }
-  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.failure;
-  }
-  const err = e;
-  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
-${err?.stack ?? ""}
-`);
-  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
-  return EXIT.failure;
-}
-
-// src/act/agents/make-adapter.ts
-init_errors();
-
-// src/act/agents/argv-template.ts
-init_errors();
-var PLACEHOLDERS = [
-  "prompt",
-  "prompt_file",
-  "ticket",
-  "attempt",
-  "checkpoint",
-  "task_id",
-  "recovery_task_id",
-  "epic",
-  "key",
-  "pid",
-  "agent_id",
-  "agent_name",
-  "team",
-  "session_id"
-];
-var PATTERN = /\{([A-Za-z_]+)\}/g;
-var isPlaceholder = (name) => PLACEHOLDERS.includes(name);
-function validateArgvTemplate(argv, configKey, locate) {
-  for (const [i, el] of argv.entries()) {
-    for (const m of el.matchAll(PATTERN)) {
-      if (!isPlaceholder(m[1])) {
-        const what = `unknown placeholder {${m[1]}}. Expected one of ${PLACEHOLDERS.map((p) => `{${p}}`).join(" ")}, got ${JSON.stringify(el)}.`;
-        return new InputError("bad_config", locate ? what : `${configKey}[${i}]: ${what}`, {
-          location: locate?.([...configKey.split("."), i]),
-          hint: "Fix the placeholder name; each argv element is passed as is, without a shell."
-        });
-      }
-    }
-  }
-  return void 0;
-}
-function expandArgv(argv, values) {
-  const missing = /* @__PURE__ */ new Set();
-  const out = argv.map(
-    (el) => el.replace(PATTERN, (whole, name) => {
-      if (!isPlaceholder(name)) return whole;
-      const v = values[name];
-      if (v === void 0) missing.add(name);
-      return v ?? whole;
-    })
-  );
-  return missing.size > 0 ? { ok: false, missing: [...missing] } : { ok: true, argv: out };
-}
-function placeholderValues(req, promptFile) {
-  const t = req.task;
-  const v = {
-    ticket: t.ticketId,
-    task_id: t.taskId,
-    epic: req.epicId,
-    key: req.key,
-    pid: t.pid === void 0 ? void 0 : String(t.pid),
-    agent_id: t.agentId,
-    agent_name: t.agentName,
-    team: t.teamName,
-    session_id: t.sessionId
-  };
-  if ("prompt" in req) {
-    Object.assign(v, {
-      prompt: req.prompt,
-      prompt_file: promptFile,
-      attempt: String(req.attempt),
-      checkpoint: req.checkpointPath,
-      recovery_task_id: req.recoveryTaskId
-    });
-  }
-  return v;
-}
-
-// src/act/agents/claude-team.ts
-var import_node_fs14 = require("node:fs");
-var import_node_os = __toESM(require("node:os"), 1);
-var import_node_path11 = __toESM(require("node:path"), 1);
-
-// src/act/agents/inbox-lock.ts
-var import_node_fs12 = require("node:fs");
-var DEFAULT_LOCK_STALE_MS = 1e4;
-var DEFAULT_LOCK_WAIT_MS = 5e3;
-var POLL_MS = 20;
-async function takeOne(lockPath, deadline, opts) {
-  const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
-  for (; ; ) {
-    try {
-      await import_node_fs12.promises.mkdir(lockPath);
-      return { ok: true, release: () => import_node_fs12.promises.rmdir(lockPath).catch(() => void 0) };
-    } catch (e) {
-      if (e.code !== "EEXIST") throw e;
-    }
-    const st = await import_node_fs12.promises.lstat(lockPath).catch(() => void 0);
-    if (st && !st.isDirectory()) {
-      return { ok: false, retryable: false, detail: `${lockPath} is a file, not a lock directory: another tool guards this inbox in a way the watchdog cannot share. Remove it if nothing uses it.` };
-    }
-    if (st && opts.clock.nowMs() - st.mtimeMs > staleMs) {
-      await import_node_fs12.promises.rm(lockPath, { recursive: true, force: true });
-      continue;
-    }
-    if (opts.clock.nowMs() >= deadline) {
-      return { ok: false, retryable: true, detail: `${lockPath} is still held after ${opts.waitMs ?? DEFAULT_LOCK_WAIT_MS} ms.` };
-    }
-    if (st) await opts.clock.sleep(POLL_MS);
-  }
-}
-async function acquireLocks(lockPaths, opts) {
-  const deadline = opts.clock.nowMs() + (opts.waitMs ?? DEFAULT_LOCK_WAIT_MS);
-  const held = [];
-  const releaseAll = async () => {
-    for (const r of held.reverse()) await r();
-  };
-  try {
-    for (const p of lockPaths) {
-      const r = await takeOne(p, deadline, opts);
-      if (!r.ok) {
-        await releaseAll();
-        return r;
-      }
-      held.push(r.release);
-    }
-  } catch (e) {
-    await releaseAll();
-    throw e;
-  }
-  return { ok: true, release: releaseAll };
-}
-
-// src/act/agents/mailbox.ts
-var import_node_fs13 = require("node:fs");
-
-// src/act/agents/outcome.ts
-function succeeded(kind, adapter, detail, extra = {}) {
-  return { kind, adapter, ok: true, retryable: false, wasForced: false, wasAlreadyDone: false, detail, ...extra };
-}
-function failed(kind, adapter, code, detail, opts = {}) {
-  return { kind, adapter, ok: false, code, retryable: opts.retryable ?? false, wasForced: false, wasAlreadyDone: false, detail, markerPath: opts.markerPath };
-}
-function orphan(kind, adapter, detail, markerPath) {
-  return failed(kind, adapter, "orphan", `${detail} Not fired again; check by hand and then append the outcome.`, { markerPath });
-}
-function ioFailure(kind, adapter, what, e, markerPath) {
-  const err = e;
-  const code = err?.code ? `${err.code}: ` : "";
-  return failed(kind, adapter, "io_error", `${what} failed: ${code}${err?.message ?? String(e)}.`, { retryable: true, markerPath });
-}
-
-// src/act/agents/mailbox.ts
-function requestFile(req, kind) {
-  return stepFile(req.paths.requestsDir(req.epicId), req.key, kind);
-}
-function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
-  const t = req.task;
-  const out = {
-    schema_version: "1",
-    kind,
-    key: req.key,
-    epic_id: req.epicId,
-    task_id: t.taskId,
-    row_task_id: t.rowTaskId,
-    ticket_id: t.ticketId,
-    agent_id: t.agentId,
-    agent_name: t.agentName,
-    team_name: t.teamName,
-    session_id: t.sessionId,
-    pid: t.pid,
-    reason: req.reason,
-    created_at: msToIso(nowMs)
-  };
-  if (kind === "redispatch" && "prompt" in req) {
-    Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
-  }
-  if (deadlineMs !== void 0) {
-    out.answer_by = msToIso(nowMs + deadlineMs);
-    out.how_to_answer = howToAnswer(kind, out);
-  }
-  return JSON.parse(JSON.stringify(out));
-}
-async function answerByOf(file) {
-  try {
-    const v = JSON.parse(await import_node_fs13.promises.readFile(file, "utf8")).answer_by;
-    return typeof v === "string" ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-async function requestMarker(req, kind) {
-  try {
-    await import_node_fs13.promises.access(requestFile(req, kind));
-    return "done";
-  } catch (e) {
-    return e.code === "ENOENT" ? "absent" : "unknown";
-  }
-}
-async function writeRequest(req, kind, deps, adapter = "mailbox") {
-  const file = requestFile(req, kind);
-  const rel = req.paths.relative(file);
-  try {
-    const nowMs = deps.clock.nowMs();
-    const request = buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs);
-    const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + "\n");
-    const answerBy = created ? request.answer_by : await answerByOf(file) ?? request.answer_by;
-    const lifecycle = { markerPath: file, requestPath: rel, answerBy };
-    return created ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
-  } catch (e) {
-    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
-  }
-}
-function createMailboxAdapter(deps) {
-  return {
-    name: "mailbox",
-    cancel: (req) => writeRequest(req, "cancel", deps),
-    cancelMarker: (req) => requestMarker(req, "cancel"),
-    redispatch: (req) => writeRequest(req, "redispatch", deps),
-    redispatchMarker: (req) => requestMarker(req, "redispatch")
-  };
-}
-
-// src/act/agents/claude-team.ts
-var SHUTDOWN_SENDER = "team-lead";
-var sanitize = (name) => name.replace(/[^a-zA-Z0-9_-]/g, "-");
-function inboxTarget(teamsDir, req) {
-  const [idName, idTeam] = (req.task.agentId ?? "").split("@");
-  const team = req.task.teamName ?? idTeam;
-  const name = req.task.agentName ?? (idTeam ? idName : void 0);
-  if (!team || !name) return `task ${req.task.taskId} has no team_name and agent_name (or agent_id "name@team"): the claude-team adapter cannot find its inbox.`;
-  const dir = import_node_path11.default.join(teamsDir, sanitize(team), "inboxes");
-  const file = import_node_path11.default.join(dir, `${sanitize(name)}.json`);
-  return { dir, file, locks: [`${file}.lock`, import_node_path11.default.join(dir, `${sanitize(name)}.lock`)] };
-}
-var receiptFile = (req) => stepFile(import_node_path11.default.join(req.paths.epicDir(req.epicId), "inbox-sent"), req.key, "cancel");
-async function readInbox(file) {
-  let text;
-  try {
-    text = await import_node_fs14.promises.readFile(file, "utf8");
-  } catch (e) {
-    if (e.code === "ENOENT") return [];
-    throw e;
-  }
-  try {
-    const v = JSON.parse(text);
-    return Array.isArray(v) ? v : void 0;
-  } catch {
-    return void 0;
-  }
-}
-function hasShutdownRequest(messages, requestId) {
-  return messages.some((m) => {
-    const text = m?.text;
-    if (typeof text !== "string" || !text.startsWith("{")) return false;
-    try {
-      const p = JSON.parse(text);
-      return p.type === "shutdown_request" && p.requestId === requestId;
-    } catch {
-      return false;
-    }
+function registerRecover(program2, { env, setCode }) {
+  const cmd = program2.command("recover").description(`classify and settle the actions a crash left unfinished (done / finished now / orphan), then exit; ${EXIT.stall} when orphans were found`).requiredOption("--epic-id <id>", "epic id");
+  configOption(stateDirOption(cmd)).option("--json", "print the classification as JSON").action(async (flags) => {
+    const opts = await resolveOptions(flags, env.env, env.cwd);
+    setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
   });
-}
-var exists = (f) => import_node_fs14.promises.access(f).then(() => true, () => false);
-function createClaudeTeamAdapter(agents, deps, opts = {}) {
-  const home = deps.homeDir ?? import_node_os.default.homedir();
-  const teamsDir = agents.teams_dir ? agents.teams_dir.replace(/^~(?=\/|$)/, home) : import_node_path11.default.join(home, ".claude", "teams");
-  const lockOpts = { clock: deps.clock, waitMs: opts.lockWaitMs, staleMs: opts.lockStaleMs };
-  return {
-    name: "claude-team",
-    async cancel(req) {
-      const target2 = inboxTarget(teamsDir, req);
-      if (typeof target2 === "string") return failed("cancel", "claude-team", "missing_target", target2);
-      const receipt = receiptFile(req);
-      if (await exists(receipt)) return succeeded("cancel", "claude-team", `shutdown_request ${req.key} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
-      if (!await exists(import_node_path11.default.dirname(target2.dir))) {
-        return failed("cancel", "claude-team", "missing_target", `no team directory ${import_node_path11.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
-      }
-      let sent;
-      try {
-        await import_node_fs14.promises.mkdir(target2.dir, { recursive: true });
-        const lock = await acquireLocks(target2.locks, lockOpts);
-        if (!lock.ok) return failed("cancel", "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
-        try {
-          const messages = await readInbox(target2.file);
-          if (!messages) return failed("cancel", "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
-          sent = !hasShutdownRequest(messages, req.key);
-          if (sent) {
-            const now = msToIso(deps.clock.nowMs());
-            const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
-            const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-            messages.push({ from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" });
-            const mode = (await import_node_fs14.promises.stat(target2.file).catch(() => void 0))?.mode;
-            await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
-          }
-        } finally {
-          await lock.release();
-        }
-        await createFileExclusive(receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
-      } catch (e) {
-        return ioFailure("cancel", "claude-team", `writing to ${target2.file}`, e, target2.file);
-      }
-      return sent ? succeeded("cancel", "claude-team", `shutdown_request ${req.key} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded("cancel", "claude-team", `${target2.file} already holds shutdown_request ${req.key}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
-    },
-    async cancelMarker(req) {
-      if (await exists(receiptFile(req))) return "done";
-      const target2 = inboxTarget(teamsDir, req);
-      if (typeof target2 === "string") return "unknown";
-      try {
-        const messages = await readInbox(target2.file);
-        return messages === void 0 ? "unknown" : hasShutdownRequest(messages, req.key) ? "done" : "absent";
-      } catch {
-        return "unknown";
-      }
-    },
-    redispatch: (req) => writeRequest(req, "redispatch", deps, "claude-team"),
-    redispatchMarker: (req) => requestMarker(req, "redispatch")
-  };
-}
-
-// src/act/agents/command.ts
-var import_node_fs16 = require("node:fs");
-var import_node_path13 = __toESM(require("node:path"), 1);
-
-// src/contracts/markers.ts
-var LaunchRecordSchema = looseObject({
-  key: string2(),
-  status: _enum(["launching", "launched", "failed"]).describe("launching: written before the spawn; launched: completed with the pid after it; failed: the spawn failed (safe to try again)."),
-  recovery_task_id: string2(),
-  argv_template: array(string2()),
-  prompt_file: string2().describe("State-dir relative."),
-  log_file: string2().describe("State-dir relative: the agent's stdout and stderr."),
-  started_at: IsoTimestamp,
-  pid: number2().int().optional(),
-  start_ticks: number2().int().optional(),
-  boot_id: string2().optional(),
-  error: string2().optional().describe("failed: the spawn error code.")
-}).meta({ title: "LaunchRecord", description: "epics/<epic_id>/launches/<key>.redispatch.json: the process adapter's marker of one launch." });
-var CommandRecordSchema = looseObject({
-  key: string2(),
-  op: AdapterOpSchema,
-  status: _enum(["running", "done", "failed", "unknown"]).describe("running: written before the command; done: exit 0; failed: another exit code; unknown: timed out or killed."),
-  argv_template: array(string2()),
-  started_at: IsoTimestamp,
-  exit_code: number2().int().nullable().optional(),
-  signal: string2().nullable().optional(),
-  output_tail: string2().optional().describe("The last 500 characters of the command's output.")
-}).meta({ title: "CommandRecord", description: "epics/<epic_id>/commands/<key>.<op>.json: the command adapter's marker of one command." });
-function parseMarker(schema, text) {
-  try {
-    const r = schema.safeParse(JSON.parse(text));
-    return r.success ? r.data : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/act/agents/command.ts
-init_defaults();
-
-// src/act/agents/process-launch.ts
-var import_node_child_process2 = require("node:child_process");
-var import_node_fs15 = require("node:fs");
-var import_node_path12 = __toESM(require("node:path"), 1);
-function agentFiles(paths, epicId, recoveryTaskId2) {
-  const dir = import_node_path12.default.join(paths.epicDir(epicId), "agents");
-  return { promptFile: import_node_path12.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path12.default.join(dir, `${recoveryTaskId2}.log`) };
-}
-function launchFile(req) {
-  return stepFile(import_node_path12.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
-}
-async function readLaunchRecord(file) {
-  try {
-    return parseMarker(LaunchRecordSchema, await import_node_fs15.promises.readFile(file, "utf8")) ?? "unreadable";
-  } catch (e) {
-    return e.code === "ENOENT" ? "missing" : "unreadable";
-  }
-}
-async function adoptRunningLaunch(req, rec, file) {
-  if (rec.status !== "launching") return void 0;
-  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root });
-  if (found.length !== 1) return void 0;
-  const p = found[0];
-  const launched = { ...rec, status: "launched", pid: p.pid, start_ticks: p.startTicks, boot_id: p.bootId };
-  await writeFileAtomic(file, JSON.stringify(launched, null, 2) + "\n");
-  return launched;
-}
-async function launchMarker(req) {
-  const file = launchFile(req);
-  const rec = await readLaunchRecord(file);
-  if (rec === "missing") return "absent";
-  if (rec === "unreadable") return "unknown";
-  if (rec.status === "launching" && await adoptRunningLaunch(req, rec, file)) return "done";
-  return rec.status === "launched" ? "done" : rec.status === "failed" ? "absent" : "unknown";
-}
-async function spawnDetached(argv, logFile, env) {
-  await ensureDir(import_node_path12.default.dirname(logFile));
-  const log = await import_node_fs15.promises.open(logFile, import_node_fs15.constants.O_WRONLY | import_node_fs15.constants.O_APPEND | import_node_fs15.constants.O_CREAT | import_node_fs15.constants.O_NOFOLLOW, FILE_MODE);
-  try {
-    const child = (0, import_node_child_process2.spawn)(argv[0], argv.slice(1), { detached: true, stdio: ["ignore", log.fd, log.fd], env });
-    await new Promise((resolve, reject) => {
-      child.once("spawn", resolve);
-      child.once("error", reject);
-    });
-    child.unref();
-    return child.pid;
-  } finally {
-    await log.close();
-  }
-}
-var RETRYABLE_SPAWN = /* @__PURE__ */ new Set(["EAGAIN", "ENOMEM", "EMFILE", "ENFILE"]);
-async function launchReplacement(req, template, deps, adapter = "process") {
-  const file = launchFile(req);
-  const rel = req.paths.relative(file);
-  let rec = await readLaunchRecord(file);
-  if (typeof rec === "object" && rec.status === "launching") rec = await adoptRunningLaunch(req, rec, file) ?? rec;
-  if (typeof rec === "object" && rec.status === "launched") {
-    const identity2 = rec.start_ticks === void 0 ? void 0 : { pid: rec.pid, startTicks: rec.start_ticks, bootId: rec.boot_id };
-    return { ...succeeded("redispatch", adapter, `${req.recoveryTaskId} was already launched (pid ${rec.pid}); not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity: identity2 };
-  }
-  if (rec === "unreadable" || typeof rec === "object" && rec.status === "launching") {
-    return orphan("redispatch", adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
-  }
-  if (!template) {
-    return failed("redispatch", adapter, "not_configured", `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
-  }
-  const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
-  const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
-  if (!expanded.ok) {
-    return failed("redispatch", adapter, "missing_target", `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
-  }
-  const base = {
-    key: req.key,
-    status: "launching",
-    recovery_task_id: req.recoveryTaskId,
-    argv_template: [...template],
-    prompt_file: req.paths.relative(files.promptFile),
-    log_file: req.paths.relative(files.logFile),
-    started_at: msToIso(deps.clock.nowMs())
-  };
-  try {
-    await writeFileAtomic(files.promptFile, req.prompt);
-    const body = JSON.stringify(base, null, 2) + "\n";
-    if (rec === "missing") {
-      if (!await createFileExclusive(file, body)) return orphan("redispatch", adapter, `${rel} appeared while launching ${req.recoveryTaskId}.`, file);
-    } else {
-      await writeFileAtomic(file, body);
-    }
-  } catch (e) {
-    return ioFailure("redispatch", adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
-  }
-  crashPoint("after", "launching");
-  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
-  delete env.LINEAR_API_KEY;
-  let pid;
-  try {
-    pid = await spawnDetached(expanded.argv, files.logFile, env);
-  } catch (e) {
-    const code = e.code ?? "error";
-    await writeFileAtomic(file, JSON.stringify({ ...base, status: "failed", error: code }, null, 2) + "\n").catch(() => void 0);
-    return failed("redispatch", adapter, "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
-  }
-  const identity = await readProcessIdentity(pid);
-  const detail = `${req.recoveryTaskId} launched as pid ${pid}, output in ${base.log_file}.`;
-  try {
-    await writeFileAtomic(file, JSON.stringify({ ...base, status: "launched", pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + "\n");
-  } catch (e) {
-    return { ...succeeded("redispatch", adapter, `${detail} (the launch marker could not be completed: ${e.message})`, { markerPath: file }), pid, identity };
-  }
-  return { ...succeeded("redispatch", adapter, detail, { markerPath: file }), pid, identity };
-}
-
-// src/act/agents/run-argv.ts
-var import_node_child_process3 = require("node:child_process");
-var TAIL = 2e3;
-function runArgv(argv, opts) {
-  return new Promise((resolve) => {
-    let tail = "";
-    let timedOut = false;
-    let exit;
-    const child = (0, import_node_child_process3.spawn)(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: opts.env });
-    const keep = (chunk) => {
-      tail = (tail + chunk.toString("utf8")).slice(-TAIL);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, opts.timeoutMs);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      if (child.pid === void 0) resolve({ exitCode: null, signal: null, timedOut: false, outputTail: tail, spawnError: e });
-    });
-    child.once("exit", (code, signal2) => {
-      clearTimeout(timer);
-      exit = { code, signal: signal2 };
-      setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, 200).unref();
-    });
-    child.once("close", () => {
-      if (exit) resolve({ exitCode: exit.code, signal: exit.signal, timedOut, outputTail: tail });
-    });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog recover --epic-id PROJ-1000", "after a crash: settle what the last run left unfinished (every start-up does this too)"],
+      ["dispatch-watchdog recover --epic-id PROJ-1000 --json", "the classification as JSON: done, finished, failed, orphans"]
+    ],
+    exitCodes: [
+      ["ok", "nothing was left orphaned"],
+      ["stall", "orphans were found: each is reported in a friction note and never re-fired"],
+      ["input"],
+      ["failure", "a step failed"]
+    ]
   });
-}
-
-// src/act/agents/command.ts
-function commandFile(req, op) {
-  return stepFile(import_node_path13.default.join(req.paths.epicDir(req.epicId), "commands"), req.key, op);
-}
-async function readStatus(file) {
-  try {
-    return parseMarker(CommandRecordSchema, await import_node_fs16.promises.readFile(file, "utf8"))?.status ?? "unreadable";
-  } catch (e) {
-    return e.code === "ENOENT" ? "missing" : "unreadable";
-  }
-}
-async function commandMarker(req, op) {
-  const s = await readStatus(commandFile(req, op));
-  return s === "done" ? "done" : s === "missing" || s === "failed" ? "absent" : "unknown";
-}
-async function runStep(op, req, template, timeoutMs, deps) {
-  const file = commandFile(req, op);
-  const rel = req.paths.relative(file);
-  const prior = await readStatus(file);
-  if (prior === "done") return succeeded(op, "command", `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
-  if (prior !== "missing" && prior !== "failed") return orphan(op, "command", `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
-  const configKey = `agents.${op}_argv`;
-  if (!template) return failed(op, "command", "not_configured", `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
-  let promptFile;
-  if ("prompt" in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
-  const expanded = expandArgv(template, placeholderValues(req, promptFile));
-  if (!expanded.ok) return failed(op, "command", "missing_target", `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
-  const rec = { key: req.key, op, status: "running", argv_template: [...template], started_at: msToIso(deps.clock.nowMs()) };
-  const write = (r2) => writeFileAtomic(file, JSON.stringify(r2, null, 2) + "\n");
-  try {
-    if (promptFile && "prompt" in req) await writeFileAtomic(promptFile, req.prompt);
-    if (prior === "missing") {
-      if (!await createFileExclusive(file, JSON.stringify(rec, null, 2) + "\n")) return orphan(op, "command", `${rel} appeared while starting the ${op} command.`, file);
-    } else await write(rec);
-  } catch (e) {
-    return ioFailure(op, "command", `preparing the ${op} command`, e, file);
-  }
-  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
-  delete env.LINEAR_API_KEY;
-  const r = await runArgv(expanded.argv, { timeoutMs, env });
-  const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
-  const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
-  try {
-    if (r.spawnError) {
-      await write({ ...done, status: "failed" });
-      return failed(op, "command", "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${r.spawnError.code ?? r.spawnError.message}. Check ${configKey}[0] is an executable on PATH.`, { markerPath: file });
-    }
-    if (r.exitCode === 0) {
-      await write({ ...done, status: "done" });
-      return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
-    }
-    if (r.timedOut || r.exitCode === null) {
-      await write({ ...done, status: "unknown" });
-      const why = r.timedOut ? `ran longer than ${timeoutMs} ms and was killed` : `was killed by ${r.signal}`;
-      return failed(op, "command", "command_timeout", `the ${op} command for ${req.key} ${why}; whether it took effect is unknown.${tail}`, { markerPath: file });
-    }
-    await write({ ...done, status: "failed" });
-    return failed(op, "command", "command_failed", `the ${op} command for ${req.key} exited ${r.exitCode}.${tail}`, { markerPath: file });
-  } catch (e) {
-    return ioFailure(op, "command", `recording the ${op} command's result`, e, file);
-  }
-}
-function createCommandAdapter(agents, deps) {
-  const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
-  return {
-    name: "command",
-    cancel: (req) => runStep("cancel", req, agents.cancel_argv, timeoutMs, deps),
-    cancelMarker: (req) => commandMarker(req, "cancel"),
-    redispatch: (req) => runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
-    redispatchMarker: (req) => commandMarker(req, "redispatch")
-  };
-}
-
-// src/act/agents/process.ts
-init_defaults();
-
-// src/act/agents/verify-target.ts
-var DEFAULT_START_TOLERANCE_MS = 5e3;
-var MAX_START_BEFORE_DISPATCH_MS = 6e4;
-async function verifyTarget(pid, known, toleranceMs = DEFAULT_START_TOLERANCE_MS) {
-  const probe = await probeProcess(pid);
-  if (probe.kind === "gone") return probe;
-  if (probe.kind === "unknown") return { kind: "unknown", detail: probe.reason };
-  const live = probe.identity;
-  if (known.expected) {
-    return isSameProcess(known.expected, live) ? { kind: "match", identity: live, pgrp: probe.pgrp } : { kind: "other", detail: `pid ${pid} now belongs to another process (start ticks ${live.startTicks}, recorded ${known.expected.startTicks})` };
-  }
-  if (known.dispatchedAtMs === void 0) {
-    return { kind: "unknown", detail: `no identity was recorded for pid ${pid} and the task has no dispatched_at to compare its start time with` };
-  }
-  const startMs = await processStartMs(live);
-  if (startMs === void 0) return { kind: "unknown", detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
-  if (startMs > known.dispatchedAtMs + toleranceMs) {
-    if (known.isWaveDispatch) {
-      return {
-        kind: "unknown",
-        detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(known.dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`
-      };
-    }
-    return { kind: "other", detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
-  }
-  if (startMs < known.dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {
-    return {
-      kind: "unknown",
-      detail: `pid ${pid} belongs to a process started at ${msToIso(Math.round(startMs))}, long before the task was dispatched at ${msToIso(known.dispatchedAtMs)}: not the agent (a wrong pid in the state file?)`
-    };
-  }
-  return { kind: "match", identity: live, pgrp: probe.pgrp };
-}
-
-// src/act/agents/process.ts
-var KILL_WAIT_MS = 2e3;
-var POLL_MS2 = 10;
-function signal(pid, isGroupOurs, sig) {
-  process.kill(isGroupOurs ? -pid : pid, sig);
-}
-async function isAgentsOwnGroup(identity, pgrp) {
-  if (pgrp !== identity.pid) return false;
-  const members2 = await processGroupMembers(pgrp);
-  if (members2.length === 0) return false;
-  return decideGroupIsOurs(identity, members2, process.pid, process.ppid);
-}
-function decideGroupIsOurs(identity, members2, ownPid, parentPid) {
-  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
-}
-async function waitGone(identity, ms2, deps) {
-  const deadline = deps.clock.nowMs() + ms2;
-  for (; ; ) {
-    const p = await probeProcess(identity.pid);
-    if (p.kind === "gone" || p.kind === "alive" && !isSameProcess(identity, p.identity)) return true;
-    if (deps.clock.nowMs() >= deadline) return false;
-    await deps.clock.sleep(POLL_MS2);
-  }
-}
-async function terminate(identity, pgrp, graceMs, deps) {
-  const pid = identity.pid;
-  const isGroupOurs = await isAgentsOwnGroup(identity, pgrp);
-  try {
-    signal(pid, isGroupOurs, "SIGTERM");
-  } catch (e) {
-    const code = e.code;
-    if (code === "ESRCH") return succeeded("cancel", "process", `process ${pid} had already exited.`, { wasAlreadyDone: true });
-    return failed("cancel", "process", "permission_denied", `cannot signal process ${pid}: ${code ?? String(e)}. Run the watchdog as the user that owns the agents.`);
-  }
-  if (await waitGone(identity, graceMs, deps)) return succeeded("cancel", "process", `process ${pid} stopped after SIGTERM.`);
-  try {
-    signal(pid, isGroupOurs, "SIGKILL");
-  } catch (e) {
-    if (e.code !== "ESRCH") throw e;
-  }
-  if (await waitGone(identity, KILL_WAIT_MS, deps)) {
-    return { ...succeeded("cancel", "process", `process ${pid} ignored SIGTERM for ${graceMs} ms and was killed with SIGKILL.`), wasForced: true };
-  }
-  return { ...failed("cancel", "process", "permission_denied", `process ${pid} is still alive ${KILL_WAIT_MS} ms after SIGKILL (uninterruptible I/O?).`, { retryable: true }), wasForced: true };
-}
-var target = (req) => ({
-  pid: req.expectedProcess?.pid ?? req.task.pid,
-  // A row without its own dispatched_at falls back to the wave's, which cannot tell a reused pid from a late start.
-  known: { expected: req.expectedProcess, dispatchedAtMs: req.task.dispatchedAtMs, isWaveDispatch: req.task.raw !== void 0 && !req.task.raw.dispatched_at }
-});
-function createProcessAdapter(agents, deps, opts = {}) {
-  const graceMs = agents.kill_grace_ms ?? DEFAULTS.agents.kill_grace_ms;
-  const tolerance = opts.startToleranceMs ?? DEFAULT_START_TOLERANCE_MS;
-  return {
-    name: "process",
-    async cancel(req) {
-      const { pid, known } = target(req);
-      if (pid === void 0) {
-        return failed("cancel", "process", "missing_target", `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
-      }
-      try {
-        const v = await verifyTarget(pid, known, tolerance);
-        switch (v.kind) {
-          case "gone":
-            return succeeded("cancel", "process", `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true });
-          case "other":
-            return succeeded("cancel", "process", `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
-          case "unknown":
-            return failed("cancel", "process", "identity_unknown", `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
-          case "match":
-            return await terminate(v.identity, v.pgrp, graceMs, deps);
-        }
-      } catch (e) {
-        return failed("cancel", "process", "io_error", `stopping process ${pid} failed: ${e.message}.`, { retryable: true });
-      }
-    },
-    async cancelMarker(req) {
-      const { pid, known } = target(req);
-      if (pid === void 0) return "unknown";
-      const v = await verifyTarget(pid, known, tolerance);
-      return v.kind === "match" ? "absent" : v.kind === "unknown" ? "unknown" : "done";
-    },
-    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
-    redispatchMarker: (req) => launchMarker(req)
-  };
-}
-
-// src/act/agents/make-adapter.ts
-function validateAgentsConfig(name, agents = {}, strategy, locate) {
-  const errors = [];
-  for (const key2 of ["cancel_argv", "redispatch_argv"]) {
-    const argv = agents[key2];
-    const err = argv && validateArgvTemplate(argv, `agents.${key2}`, locate);
-    if (err) errors.push(err);
-  }
-  const needs = (key2, why) => {
-    if (!agents[key2]) {
-      const what = `the ${name} adapter needs it ${why}, got nothing.`;
-      errors.push(new InputError("bad_config", locate ? what : `agents.${key2}: ${what}`, {
-        location: locate?.(["agents", key2]),
-        hint: `Add agents.${key2} to watchdog.config.yaml, e.g. ["my-tool", "${key2 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
-      }));
-    }
-  };
-  if (name === "command" && (strategy === "cancel" || strategy === "redispatch")) needs("cancel_argv", "to stop a stalled agent");
-  if ((name === "command" || name === "process") && strategy === "redispatch") needs("redispatch_argv", "to launch a replacement");
-  return errors;
-}
-function createAdapter(name, agents, deps, opts = {}) {
-  const problem = combineProblems(validateAgentsConfig(name, agents, opts.strategy, opts.locate));
-  if (problem) throw problem;
-  const cfg = agents ?? {};
-  switch (name) {
-    case "mailbox":
-      return createMailboxAdapter(deps);
-    case "claude-team":
-      return createClaudeTeamAdapter(cfg, deps, opts.claudeTeam);
-    case "process":
-      return createProcessAdapter(cfg, deps, opts.process);
-    case "command":
-      return createCommandAdapter(cfg, deps);
-  }
-}
-
-// src/act/recovery/perform.ts
-init_errors();
-
-// src/act/recovery/checkpoint.ts
-var import_node_fs17 = require("node:fs");
-var import_yaml2 = __toESM(require_dist(), 1);
-
-// src/contracts/checkpoint.ts
-var LastTool = looseObject({
-  name: string2(),
-  input_summary: string2().optional(),
-  command: string2().optional().describe("Bash command, shortened."),
-  is_open: boolean2().describe("No result had arrived when the agent stalled."),
-  error: string2().optional().describe("The result was an error: its text, shortened.")
-});
-var CheckpointSchema = looseObject({
-  schema_version: literal("1"),
-  epic_id: SafeId,
-  ticket_id: SafeId,
-  task_id: SafeId.describe("The stalled task this checkpoint replaces."),
-  attempt: number2().int().min(1).describe("Redispatch attempt: 1 for the first replacement."),
-  recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
-  created_at: IsoTimestamp,
-  stall_reason: string2(),
-  idle_seconds: number2().min(0),
-  completed_work: array(string2()).describe("What the evidence shows is done: do not redo it."),
-  remaining_work: array(string2()).describe("What is left; empty means the evidence does not say."),
-  last_tool: LastTool.nullable(),
-  last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
-  supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null.")
-}).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
-function parseCheckpoint(text, fileName) {
-  return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
-}
-
-// src/act/recovery/work-items.ts
-var MAX_ITEMS = 50;
-var MAX_ITEM_CHARS = 300;
-var EDIT_TOOLS = /* @__PURE__ */ new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
-function itemText(v) {
-  if (typeof v === "string") return v;
-  if (typeof v === "number") return String(v);
-  if (v && typeof v === "object") {
-    const o = v;
-    for (const k of ["title", "description", "name", "subject", "summary", "task"]) if (typeof o[k] === "string") return o[k];
-  }
-  return void 0;
-}
-function workItems(sources) {
-  const out = [];
-  for (const src of sources) {
-    const list2 = Array.isArray(src) ? src : typeof src === "string" ? src.split("\n") : [];
-    for (const raw of list2) {
-      const text = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, "").trim();
-      if (!text || out.includes(text)) continue;
-      out.push(text.length > MAX_ITEM_CHARS ? text.slice(0, MAX_ITEM_CHARS - 1) + "…" : text);
-      if (out.length >= MAX_ITEMS) return out;
-    }
-  }
-  return out;
-}
-function completedFromCalls(calls) {
-  const out = [];
-  for (const c of calls) {
-    if (c.isOpen || c.error) continue;
-    if (EDIT_TOOLS.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary.split(/ [{#]/)[0]}`);
-    else if (c.name === "Bash" && c.command && /^\s*git\s+(commit|push)\b/.test(c.command)) out.push(`Bash: ${c.command.split("\n")[0]}`);
-  }
-  return out;
-}
-
-// src/act/recovery/recovery-prompt.ts
-var import_node_path14 = __toESM(require("node:path"), 1);
-var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
-function diagnosisPath(checkpointPath, attempt) {
-  return import_node_path14.default.join(import_node_path14.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
-}
-function describeTool(cp) {
-  const t = cp.last_tool;
-  if (!t) return void 0;
-  const what = (t.command ?? t.input_summary ?? "").split("\n")[0].slice(0, 160);
-  return `${t.name}${what ? ` (${what})` : ""}${t.is_open ? ", which never returned" : t.error ? ", which failed" : ""}`;
-}
-function renderRecoveryPrompt(cp, where2) {
-  const tool = describeTool(cp);
-  const done = cp.completed_work.length > 0 ? `Already done (do NOT redo it; check it only if the remaining work depends on it):
-${list(cp.completed_work, false)}` : "Already done: the evidence does not list finished items. Check `git status`, `git log` and `git diff` before changing anything, and keep what is there.";
-  const remaining = cp.remaining_work.length > 0 ? `Remaining work (ONLY do these):
-${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
-  const isOutOfContext = cp.stall_reason === "context_exhausted";
-  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_error" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
-  const contextRules = isOutOfContext ? [
-    "- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.",
-    "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
-    "- Do not explore beyond the files the remaining items name."
-  ] : [];
-  return [
-    `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
-    "",
-    why,
-    `Checkpoint: ${where2.checkpointPath}`,
-    "Read the checkpoint first: it records what was done and what remains.",
-    "",
-    done,
-    "",
-    remaining,
-    "",
-    "RULES:",
-    "- Do NOT re-do completed work; read the checkpoint for details.",
-    "- Do only the remaining work above; nothing else from the original ticket.",
-    "- Use targeted reads: Read with offset/limit and grep for the lines you need; never read large files or logs whole, to avoid exhausting your context.",
-    ...contextRules,
-    "- Give long commands an explicit timeout, and do not wait on output that may never come.",
-    `- If you get stuck on the same step${tool ? ` (${tool.split(" (")[0]})` : ""}, do not keep retrying: write a diagnosis doc to ${diagnosisPath(where2.checkpointPath, cp.attempt)} (what you tried, what failed, what you suspect) and stop.`
-  ].join("\n");
-}
-
-// src/act/recovery/checkpoint.ts
-var LAST_OUTPUT_CHARS = 1e3;
-var COMPLETED_KEYS = ["completed_items", "completed_work", "completed_tasks"];
-var REMAINING_KEYS = ["remaining_work", "remaining_items", "remaining_tasks", "todo"];
-var checkpointRelPath = (ticketId, attempt) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
-function buildCheckpoint(input) {
-  const { task, row = {}, observation } = input;
-  const tool = observation?.lastTool;
-  const out = observation?.lastOutput ?? task.lastOutput;
-  const prev = input.previous;
-  const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
-  const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
-  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
-  return {
-    schema_version: "1",
-    epic_id: input.epicId,
-    ticket_id: task.ticketId,
-    task_id: task.taskId,
-    attempt: input.attempt,
-    recovery_task_id: recoveryTaskId(task.taskId, input.attempt),
-    created_at: msToIso(input.nowMs),
-    stall_reason: input.stallReason,
-    idle_seconds: Math.max(0, Math.round(input.idleSeconds)),
-    completed_work: completed,
-    remaining_work: remaining,
-    last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
-    last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
-    supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null
-  };
-}
-function renderCheckpointYaml(cp) {
-  const doc = new import_yaml2.Document(cp);
-  const node2 = doc.get("created_at", true);
-  if (node2 instanceof import_yaml2.Scalar) node2.type = import_yaml2.Scalar.QUOTE_DOUBLE;
-  return doc.toString({ lineWidth: 0 });
-}
-async function writeCheckpoint(paths, cp) {
-  const file = paths.checkpoint(cp.ticket_id, cp.attempt);
-  const wasCreated = await createFileExclusive(file, renderCheckpointYaml(cp));
-  return { path: file, wasCreated };
-}
-async function readCheckpoint(paths, ticketId, attempt) {
-  const file = paths.checkpoint(ticketId, attempt);
-  try {
-    return parseCheckpoint(await import_node_fs17.promises.readFile(file, "utf8"), paths.relative(file));
-  } catch (e) {
-    if (e.code === "ENOENT") return void 0;
-    throw e;
-  }
-}
-async function checkpointMarker(paths, ticketId, attempt) {
-  return import_node_fs17.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
-}
-
-// src/act/recovery/perform.ts
-var import_promises3 = require("node:timers/promises");
-
-// src/act/recovery/escalate.ts
-var import_promises2 = require("node:fs/promises");
-init_errors();
-
-// src/act/friction/friction.ts
-var import_node_fs18 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
-init_errors();
-
-// src/act/friction/friction-render.ts
-init_defaults();
-init_friction_hypothesis();
-init_stall_history();
-function frictionMarker(ticketId, attempts) {
-  return `<!-- dispatch-watchdog:friction:${ticketId}:attempt-${attempts} -->`;
-}
-function evidenceLink(p) {
-  const isAbsolute = p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p);
-  return `[${p}](${isAbsolute ? p : "../" + p})`;
-}
-function trackerLine(t, o) {
-  const state = `"${o.stateName ?? DEFAULTS.linear.blocked_state}"`;
-  switch (o.kind) {
-    case "updated":
-      return `Tracker: moved ${t} to ${state} in Linear and commented the stall history.`;
-    case "already_blocked":
-      return `Tracker: ${t} was already in ${state} in Linear; the stall history is commented.`;
-    case "skipped":
-      return `Tracker: skipped (${o.detail ?? "LINEAR_API_KEY is not set"}); move ${t} to ${state} by hand.`;
-    case "failed":
-      return `Tracker: the Linear update failed (${o.detail ?? "no detail"}); move ${t} to ${state} by hand.`;
-  }
-}
-function renderFrictionNote(input) {
-  const { ticketId: t, history } = input;
-  const hypothesis = hypothesizeRootCause(history, t);
-  const logs = input.evidencePaths.dispatchLogs.map((p) => `- Dispatch log: ${evidenceLink(p)}`);
-  const checkpoints = input.evidencePaths.checkpoints.map((p) => `- Checkpoint: ${evidenceLink(p)}`);
-  return [
-    `# Agent Stall Escalation: ${t}`,
-    "",
-    frictionMarker(t, input.attempts),
-    "",
-    "## Summary",
-    `Agent stalled ${input.attempts} ${input.attempts === 1 ? "time" : "times"}, exceeding max redispatch limit of ${input.maxRedispatches}.`,
-    ...input.escalatedAt ? [`Escalated at ${input.escalatedAt}.`] : [],
-    trackerLine(t, input.trackerOutcome),
-    "",
-    history.length > 0 ? renderStallTable(history) : "_No stall events were found in the dispatch log._",
-    "",
-    "## Evidence",
-    ...logs.length > 0 ? logs : ["- Dispatch log: none found"],
-    ...checkpoints.length > 0 ? checkpoints : ["- Checkpoint: none written"],
-    ...input.actionKey ? [`- Idempotency key: \`${input.actionKey}\``] : [],
-    "",
-    "## Root Cause Hypothesis",
-    hypothesis.text,
-    "",
-    "## Recommended Action",
-    hypothesis.action,
-    ""
-  ].join("\n");
-}
-var ORPHANS_LIST_ALL_UP_TO = 30;
-var ORPHANS_SHOWN_WHEN_MANY = 20;
-function orphanMarker(runId) {
-  return `<!-- dispatch-watchdog:orphans:${runId} -->`;
-}
-function renderOrphanNote(orphans, opts) {
-  const shown = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
-  const left = orphans.length - shown.length;
-  const where2 = opts.epicId ? ` of epic ${opts.epicId}` : "";
-  const rows = shown.map(
-    (o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`
-  );
-  return [
-    `# Orphaned Actions: run ${opts.runId}`,
-    "",
-    orphanMarker(opts.runId),
-    "",
-    "## Summary",
-    `At start-up${opts.detectedAt ? ` (${opts.detectedAt})` : ""}, ${orphans.length} action${orphans.length === 1 ? "" : "s"}${where2} had started but left neither an outcome nor a marker, so the watchdog cannot tell whether ${orphans.length === 1 ? "it" : "they"} ran. None was re-fired.`,
-    "",
-    "## Orphans",
-    "| key | action | ticket | task | started (UTC) | detail |",
-    "|---|---|---|---|---|---|",
-    ...rows,
-    ...left > 0 ? ["", `${left} more not listed (${orphans.length} in total): each is an \`action_started\` event without an outcome in the dispatch log.`] : [],
-    "",
-    "## Recommended Action",
-    "For each key, check by hand whether the action happened (is the agent still running? is there a request file, a checkpoint, a Linear comment?). Finish or undo it yourself; the watchdog will not touch these keys again.",
-    ""
-  ].join("\n");
-}
-
-// src/act/friction/friction.ts
-init_friction_hypothesis();
-var escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-async function findFrictionNote(paths, ticketId, attempts) {
-  const name = new RegExp(`^\\d{4}-\\d{2}-\\d{2}-stall-escalation-${escapeRegExp(assertSafeId(ticketId, "ticket id").toLowerCase())}(-attempt-\\d+)?\\.md$`);
-  let entries;
-  try {
-    entries = await import_node_fs18.promises.readdir(paths.frictionDir());
-  } catch (e) {
-    if (e.code === "ENOENT") return void 0;
-    throw e;
-  }
-  const marker = frictionMarker(ticketId, attempts);
-  for (const entry of entries.filter((e) => name.test(e)).sort()) {
-    const file = import_node_path15.default.join(paths.frictionDir(), entry);
-    if (await containsMarker(file, marker)) return file;
-  }
-  return void 0;
-}
-async function containsMarker(file, marker) {
-  try {
-    return (await import_node_fs18.promises.readFile(file, "utf8")).includes(marker);
-  } catch (e) {
-    if (e.code === "ENOENT") return false;
-    throw e;
-  }
-}
-function relativeEvidence(paths, input) {
-  const rel = (p) => {
-    if (!import_node_path15.default.isAbsolute(p)) return p;
-    const r = paths.relative(p);
-    return r.startsWith("..") ? p : r.split(import_node_path15.default.sep).join("/");
-  };
-  return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
-}
-async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
-  const existing = await findFrictionNote(paths, ticketId, attempts);
-  if (existing) return existing;
-  const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await import_node_fs18.promises.access(base).then(() => true, () => false);
-  return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
-}
-async function writeFrictionNote(paths, input, opts) {
-  const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
-  if (existing) return { path: existing, written: false };
-  const text = renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) });
-  const marker = frictionMarker(input.ticketId, input.attempts);
-  const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
-  for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
-    if (await createFileExclusive(file, text)) return { path: file, written: true };
-    if (await containsMarker(file, marker)) return { path: file, written: false };
-  }
-  throw new ActionError("action_refused", `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
-    hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(":")[0] ?? "<epic id>"}\`.`
-  });
-}
-function orphanNotePath(paths, runId, nowMs) {
-  return import_node_path15.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
-}
-async function writeOrphanNote(paths, orphans, opts) {
-  const file = orphanNotePath(paths, opts.runId, opts.nowMs);
-  const text = renderOrphanNote(orphans, { runId: opts.runId, epicId: opts.epicId, detectedAt: msToIso(opts.nowMs) });
-  if (await createFileExclusive(file, text)) return { path: file, written: true };
-  if (await containsMarker(file, orphanMarker(opts.runId))) return { path: file, written: false };
-  throw new ActionError("action_refused", `${paths.relative(file)}: exists but is not the orphan note of run ${opts.runId}.`, {
-    hint: `Move the file aside, then run \`dispatch-watchdog recover --epic-id ${opts.epicId ?? "<epic id>"}\` again.`
-  });
-}
-
-// src/act/recovery/escalate.ts
-init_linear_comment();
-init_stall_history();
-async function evidence(paths, ticketId) {
-  const list2 = async (dir) => (0, import_promises2.readdir)(dir).catch(() => []);
-  const dispatchLogs = (await list2(paths.dispatchLogDir())).filter((f) => f.endsWith(".ndjson")).sort().map((f) => `dispatch-log/${f}`);
-  const checkpoints = (await list2(paths.checkpointDir(ticketId))).filter((f) => f.endsWith(".yaml")).sort().map((f) => `pipeline_checkpoints/${ticketId}/${f}`);
-  return { dispatchLogs, checkpoints };
-}
-async function moveToBlocked(ctx, spec, frictionPath) {
-  if (!ctx.tracker.apiKey) return { tracker: "skipped", detail: "LINEAR_API_KEY is not set: the ticket was not moved" };
-  const { ticketId } = spec.task;
-  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
-  const { escalateInLinear: escalateInLinear2 } = await Promise.resolve().then(() => (init_linear(), linear_exports));
-  try {
-    const r = await escalateInLinear2({
-      ...ctx.tracker.retry,
-      apiKey: ctx.tracker.apiKey,
-      apiUrl: ctx.tracker.apiUrl,
-      ticketId,
-      blockedStateName: ctx.tracker.blockedStateName,
-      idempotencyKey: spec.key,
-      commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName })
-    });
-    crashPoint("after", "linear");
-    return { tracker: r.tracker, detail: r.commented ? void 0 : "the escalation comment was already there" };
-  } catch (e) {
-    if (!(e instanceof ActionError)) throw e;
-    return { tracker: "failed", detail: e.describe(), isRetryable: e.isRetryable };
-  }
-}
-async function escalateTicket(ctx, spec) {
-  const { ticketId } = spec.task;
-  const nowMs = ctx.clock.nowMs();
-  const history = (ctx.history.stalls.get(ticketId) ?? []).map(stallRecordFromEvent);
-  const frictionPath = await frictionNotePathFor(ctx.paths, ticketId, spec.attempt, nowMs);
-  const moved = await moveToBlocked(ctx, spec, frictionPath);
-  const written = await writeFrictionNote(
-    ctx.paths,
-    {
-      ticketId,
-      attempts: spec.attempt,
-      maxRedispatches: ctx.maxRedispatches,
-      history,
-      evidencePaths: await evidence(ctx.paths, ticketId),
-      trackerOutcome: { kind: moved.tracker, stateName: ctx.tracker.blockedStateName, detail: moved.detail },
-      escalatedAt: new Date(nowMs).toISOString(),
-      actionKey: spec.key
-    },
-    { nowMs }
-  );
-  return { ...moved, frictionPath: written.path };
-}
-
-// src/act/recovery/escalation-notice.ts
-var import_node_path16 = __toESM(require("node:path"), 1);
-function escalationNoticeFile(paths, epicId, key2) {
-  return import_node_path16.default.join(paths.requestsDir(epicId), `${keyToFileName(key2)}.escalation.json`);
-}
-async function writeEscalationNotice(ctx, spec, r) {
-  const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
-  const t = spec.task;
-  const moved = r.tracker === "updated" || r.tracker === "already_blocked" ? "is Blocked in Linear" : "was NOT moved in Linear (move it to Blocked by hand)";
-  const notice = {
-    schema_version: "1",
-    kind: "escalation",
-    key: spec.key,
-    epic_id: ctx.epicId,
-    task_id: t.taskId,
-    ticket_id: t.ticketId,
-    attempt_count: spec.attempt,
-    friction_path: r.frictionPath,
-    tracker: r.tracker,
-    created_at: msToIso(ctx.clock.nowMs()),
-    needs_answer: false,
-    message: `${t.ticketId} stalled ${spec.attempt} times and was escalated: it ${moved}; do not redispatch it. The friction note is ${r.frictionPath}.`
-  };
-  await createFileExclusive(file, JSON.stringify(notice, null, 2) + "\n");
-  return file;
-}
-
-// src/act/recovery/retry-tracker.ts
-var import_node_path17 = __toESM(require("node:path"), 1);
-
-// src/act/recovery/spec.ts
-function taskOf(e, wave) {
-  const row = wave?.tasks.find((t) => t.taskId === e.task_id);
-  const expectedProcess = e.pid !== void 0 && e.start_ticks !== void 0 ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : void 0;
-  if (row && (row.expectedProcess?.pid ?? row.pid) === e.pid) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
-  return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? void 0 : e.agent_id, status: "in_progress", statusClass: "in_flight", pid: e.pid, expectedProcess };
-}
-function specFromRecord(rec, wave) {
-  const e = rec.started;
-  return {
-    kind: e.action,
-    key: e.key,
-    task: taskOf(e, wave),
-    attempt: e.redispatch_attempt ?? 1,
-    recoveryTaskId: e.recovery_task_id,
-    stallReason: e.stall_reason ?? "inactivity",
-    idleSeconds: e.idle_seconds ?? 0
-  };
-}
-
-// src/act/recovery/retry-tracker.ts
-var TRACKER_RETRY_INTERVAL_MS = 5 * 6e4;
-async function retryFailedTrackers(ctx, opts) {
-  if (!ctx.tracker.apiKey) return [];
-  const done = [];
-  for (const [key2, failed2] of [...ctx.history.trackerPending]) {
-    if (opts.isRetryableOnly && failed2.tracker_retryable === false) continue;
-    const rec = ctx.history.actions.get(key2);
-    if (!rec) continue;
-    const spec = specFromRecord(rec, opts.wave);
-    const r = await moveToBlocked(ctx, spec, import_node_path17.default.join(ctx.paths.root, failed2.friction_path));
-    if (r.tracker === "failed") continue;
-    const e = await ctx.log.append({
-      event: "escalated_to_blocked",
-      ticket_id: failed2.ticket_id,
-      task_id: failed2.task_id,
-      agent_id: failed2.agent_id,
-      key: key2,
-      attempt_count: failed2.attempt_count,
-      friction_path: failed2.friction_path,
-      tracker: r.tracker,
-      is_retry: true,
-      ...r.detail ? { tracker_detail: r.detail } : {}
-    });
-    foldEvent(ctx.history, e, ctx.epicId);
-    done.push(key2);
-  }
-  return done;
-}
-
-// src/act/recovery/perform.ts
-async function journal(ctx, body) {
-  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
-}
-var idsOf = (t) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
-function hasStep(ctx, key2, event) {
-  return ctx.history.actions.get(key2)?.steps.has(event) ?? false;
-}
-async function fail(ctx, spec, error2, retryable) {
-  await journal(ctx, { event: "action_failed", ...idsOf(spec.task), key: spec.key, action: spec.kind, error: error2, retryable });
-}
-function requestReason(spec) {
-  if (spec.stallReason === "context_exhausted") return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
-  if (spec.stallReason === "api_error") return "failed: api_error, the agent gave up on an API error";
-  return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
-}
-function cancelRequest(ctx, spec) {
-  const t = spec.task;
-  return {
-    epicId: ctx.epicId,
-    key: spec.key,
-    task: t,
-    paths: ctx.paths,
-    expectedProcess: t.expectedProcess,
-    reason: requestReason(spec)
-  };
-}
-async function stopStep(ctx, spec, step) {
-  if (hasStep(ctx, spec.key, "agent_killed")) return true;
-  if (spec.task.unansweredRequest) return true;
-  const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
-  if (!out.ok) {
-    await fail(ctx, spec, `${step === "cancel" ? "cancel" : "stopping the stalled agent"} failed: ${out.detail}`, out.retryable);
-    return false;
-  }
-  const request = step === "cancel" && out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {};
-  await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
-  return true;
-}
-async function redispatchSteps(ctx, spec) {
-  const { task } = spec;
-  const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => void 0) : void 0;
-  const built = buildCheckpoint({
-    epicId: ctx.epicId,
-    task,
-    row: task.raw,
-    observation: spec.observation,
-    attempt: spec.attempt,
-    stallReason: spec.stallReason,
-    idleSeconds: spec.idleSeconds,
-    nowMs: ctx.clock.nowMs(),
-    previous: prior?.ok ? prior.value : void 0
-  });
-  const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
-  crashPoint("after", "checkpoint");
-  let checkpoint = built;
-  if (!wasCreated) {
-    const existing = await readCheckpoint(ctx.paths, task.ticketId, spec.attempt);
-    if (existing?.ok) checkpoint = existing.value;
-  }
-  if (!await stopStep(ctx, spec, "stop_before_redispatch")) return;
-  const out = await ctx.adapter.redispatch({
-    ...cancelRequest(ctx, spec),
-    attempt: spec.attempt,
-    recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
-    checkpointPath,
-    prompt: renderRecoveryPrompt(checkpoint, { checkpointPath })
-  });
-  if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
-  const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
-  await journal(ctx, {
-    event: "redispatch",
-    ...idsOf(task),
-    key: spec.key,
-    redispatch_attempt: spec.attempt,
-    max_redispatches: ctx.maxRedispatches,
-    recovery_task_id: recoveryId,
-    checkpoint_path: ctx.paths.relative(checkpointPath),
-    remaining_tasks: checkpoint.remaining_work,
-    adapter: out.adapter,
-    detail: out.detail,
-    ...out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {},
-    // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
-    ...out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
-    ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
-  });
-}
-async function escalateSteps(ctx, spec) {
-  if (!hasStep(ctx, spec.key, "agent_killed") && !spec.task.unansweredRequest) {
-    const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
-    if (out.ok) await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step: "stop_before_escalation" });
-  }
-  const r = await escalateTicket(ctx, spec);
-  await writeEscalationNotice(ctx, spec, { frictionPath: ctx.paths.relative(r.frictionPath), tracker: r.tracker });
-  await journal(ctx, {
-    event: "escalated_to_blocked",
-    ...idsOf(spec.task),
-    key: spec.key,
-    attempt_count: spec.attempt,
-    friction_path: ctx.paths.relative(r.frictionPath),
-    tracker: r.tracker,
-    ...r.detail ? { tracker_detail: r.detail } : {},
-    ...r.tracker === "failed" ? { tracker_retryable: Boolean(r.isRetryable) } : {}
-  });
-}
-async function runSteps(ctx, spec) {
-  try {
-    if (spec.kind === "cancel") await stopStep(ctx, spec, "cancel");
-    else if (spec.kind === "redispatch") await redispatchSteps(ctx, spec);
-    else await escalateSteps(ctx, spec);
-  } catch (e) {
-    const retryable = e instanceof ActionError ? e.isRetryable : true;
-    await fail(ctx, spec, e instanceof ActionError ? e.describe() : `unexpected: ${e.message}`, retryable);
-  }
-}
-var ESCALATION_FOREGROUND_MS = 2e3;
-function createPerformer(ctx, opts = {}) {
-  let lastTrackerRetryMs = ctx.clock.nowMs();
-  const background = /* @__PURE__ */ new Set();
-  const foregroundMs = opts.escalationForegroundMs ?? ESCALATION_FOREGROUND_MS;
-  return {
-    async drain() {
-      while (background.size > 0) await Promise.all([...background]);
-    },
-    async afterCheck(nowMs) {
-      if (ctx.history.trackerPending.size === 0 || nowMs - lastTrackerRetryMs < TRACKER_RETRY_INTERVAL_MS) return;
-      lastTrackerRetryMs = nowMs;
-      await retryFailedTrackers(ctx, { isRetryableOnly: true });
-    },
-    async perform(action, observation) {
-      if (ctx.history.actions.has(action.key)) return;
-      const v = action.verdict;
-      const spec = {
-        kind: action.kind,
-        key: action.key,
-        task: action.task,
-        attempt: action.attempt,
-        recoveryTaskId: action.recoveryTaskId,
-        stallReason: v.stallReason ?? v.kind,
-        idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
-        observation
-      };
-      const proc = action.task.expectedProcess;
-      await journal(ctx, {
-        event: "action_started",
-        ...idsOf(action.task),
-        key: action.key,
-        action: action.kind,
-        adapter: ctx.adapter.name,
-        redispatch_attempt: action.attempt,
-        ...action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {},
-        ...proc ? { pid: proc.pid, start_ticks: proc.startTicks, boot_id: proc.bootId } : action.task.pid ? { pid: action.task.pid } : {},
-        stall_reason: spec.stallReason,
-        idle_seconds: spec.idleSeconds,
-        ...action.task.sessionId ? { session_id: action.task.sessionId } : {},
-        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}
-      });
-      if (action.kind !== "escalate") return runSteps(ctx, spec);
-      const running = runSteps(ctx, spec).catch((e) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${e?.message ?? String(e)}
-`)).finally(() => background.delete(running));
-      background.add(running);
-      const timeout = new AbortController();
-      await Promise.race([running, (0, import_promises3.setTimeout)(foregroundMs, void 0, { signal: timeout.signal, ref: false }).catch(() => void 0)]);
-      timeout.abort();
-    }
-  };
-}
-
-// src/act/recovery/recover.ts
-var import_node_crypto5 = require("node:crypto");
-async function classifyAction(ctx, spec) {
-  const req = { epicId: ctx.epicId, key: spec.key, task: spec.task, paths: ctx.paths, expectedProcess: spec.task.expectedProcess };
-  const markers = [];
-  if (spec.kind === "cancel") markers.push(["stop", await ctx.adapter.cancelMarker(req)]);
-  if (spec.kind === "redispatch") {
-    markers.push(["checkpoint", await checkpointMarker(ctx.paths, spec.task.ticketId, spec.attempt)]);
-    markers.push(["stop", await ctx.adapter.cancelMarker(req)]);
-    const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
-    const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
-    const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : "";
-    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt })]);
-  }
-  if (spec.kind === "escalate") {
-    const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
-    markers.push(["friction note", note ? "done" : "absent"]);
-  }
-  const unknown2 = markers.filter(([, m]) => m === "unknown").map(([n]) => n);
-  const describe2 = markers.map(([n, m]) => `${n}: ${m}`).join(", ");
-  if (unknown2.length > 0) return { kind: "orphan", detail: `cannot tell whether ${unknown2.join(" and ")} happened (${describe2})` };
-  if (markers.every(([, m]) => m === "done")) return { kind: "done", detail: describe2 };
-  return { kind: "safe_to_finish", detail: describe2 };
-}
-async function recoverUnfinished(ctx, opts) {
-  const report = { done: [], finished: [], failed: [], orphans: [] };
-  const open2 = [...ctx.history.actions.values()].filter((r) => !r.outcome && !ctx.history.reportedOrphans.has(r.key));
-  for (const rec of open2) {
-    const spec = specFromRecord(rec, opts.wave);
-    const c = await classifyAction(ctx, spec);
-    if (c.kind === "orphan") {
-      report.orphans.push({ key: spec.key, action: spec.kind, ticketId: spec.task.ticketId, taskId: spec.task.taskId, startedAt: rec.started.timestamp_utc, detail: c.detail });
-      continue;
-    }
-    const row = opts.wave?.tasks.find((t) => t.taskId === spec.task.taskId);
-    if (c.kind === "safe_to_finish" && spec.kind !== "escalate" && row && row.statusClass !== "in_flight") {
-      const error2 = `not finished: the task is "${row.status}" now, so stopping or replacing it is no longer wanted (${c.detail})`;
-      foldEvent(ctx.history, await ctx.log.append({ event: "action_failed", ticket_id: spec.task.ticketId, task_id: spec.task.taskId, agent_id: spec.task.agentId ?? spec.task.taskId, key: spec.key, action: spec.kind, error: error2, retryable: false }), ctx.epicId);
-      report.failed.push({ key: spec.key, error: error2 });
-      continue;
-    }
-    await runSteps(ctx, spec);
-    const outcome = ctx.history.actions.get(spec.key)?.outcome;
-    if (outcome?.event === "action_failed") report.failed.push({ key: spec.key, error: outcome.error });
-    else (c.kind === "done" ? report.done : report.finished).push(spec.key);
-  }
-  if (open2.length === 0) return report;
-  const keys = report.orphans.map((o) => o.key);
-  const listed = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
-  let frictionPath;
-  if (report.orphans.length > 0) {
-    const setId = `orphans-${(0, import_node_crypto5.createHash)("sha256").update(keys.join("\n")).digest("hex").slice(0, 12)}`;
-    const note = await writeOrphanNote(ctx.paths, report.orphans, { runId: setId, epicId: ctx.epicId, nowMs: ctx.clock.nowMs() });
-    frictionPath = ctx.paths.relative(note.path);
-  }
-  const body = {
-    event: "recovery_summary",
-    done: report.done,
-    finished: report.finished,
-    orphans: listed,
-    ...listed.length < keys.length ? { more_orphans: keys.slice(listed.length) } : {},
-    orphan_count: keys.length,
-    ...frictionPath ? { friction_path: frictionPath } : {}
-  };
-  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
-  return report;
-}
-async function recoverAtStartUp(ctx, opts) {
-  const report = await recoverUnfinished(ctx, opts);
-  report.trackerRetried = await retryFailedTrackers(ctx, { isRetryableOnly: false, wave: opts.wave });
-  return report;
-}
-
-// src/core/overlay.ts
-var DONE_STATUS = { cancel: ["cancelled", "terminal"], redispatch: ["superseded", "terminal"], escalate: ["blocked", "blocked"] };
-function replacementTask(e, stateRoot, processState) {
-  const gone = processState === "gone";
-  return {
-    taskId: e.recovery_task_id,
-    ticketId: e.ticket_id,
-    status: gone ? "exited" : "in_progress",
-    statusClass: "in_flight",
-    isOwnReplacement: true,
-    hasExited: gone,
-    dispatchedAtMs: Date.parse(e.timestamp_utc),
-    pid: e.pid,
-    expectedProcess: e.pid !== void 0 && e.start_ticks !== void 0 ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : void 0,
-    transcriptPath: e.output_path ? `${stateRoot}/${e.output_path}` : void 0,
-    raw: { remaining_work: e.remaining_tasks ?? [] }
-  };
-}
-function unstartedReplacement(r) {
-  return {
-    taskId: r.recoveryTaskId,
-    ticketId: r.ticketId,
-    status: "requested",
-    statusClass: "in_flight",
-    dispatchedAtMs: r.createdAtMs,
-    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs }
-  };
-}
-function overlayRow(t, history, epicId) {
-  if (t.statusClass !== "in_flight") return t;
-  for (const kind of ["redispatch", "cancel", "escalate"]) {
-    const key2 = actionKey(epicId, t.taskId, kind);
-    const rec = history.actions.get(key2);
-    if (!rec?.outcome || rec.outcome.event === "action_failed") continue;
-    const request = history.requests.get(key2);
-    if (request?.status === "pending") return { ...t, pendingRequestKey: key2 };
-    if (request?.status === "unanswered" && request.kind === "cancel") return t;
-    const [status, statusClass] = DONE_STATUS[kind];
-    return { ...t, status, statusClass };
-  }
-  return t;
-}
-function overlayWave(wave, history, epicId, stateRoot, processStates) {
-  const tasks = wave.tasks.map((row) => {
-    const instance = history.rowInstance.get(row.taskId);
-    const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
-    return overlayRow(t, history, epicId);
-  });
-  const listed = new Set(tasks.map((t) => t.taskId));
-  for (const e of history.replacements.values()) {
-    if (listed.has(e.recovery_task_id) || e.pid === void 0) continue;
-    tasks.push(overlayRow(replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? "unknown"), history, epicId));
-    listed.add(e.recovery_task_id);
-  }
-  for (const r of history.requests.values()) {
-    if (r.status !== "unanswered" || !r.recoveryTaskId || listed.has(r.recoveryTaskId)) continue;
-    tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
-    listed.add(r.recoveryTaskId);
-  }
-  return { ...wave, tasks };
-}
-
-// src/wiring.ts
-var import_node_path25 = __toESM(require("node:path"), 1);
-
-// src/observe/read/claude-observer.ts
-var import_node_path23 = __toESM(require("node:path"), 1);
-
-// src/observe/read/find-transcript.ts
-var import_node_fs19 = require("node:fs");
-var import_node_os2 = __toESM(require("node:os"), 1);
-var import_node_path18 = __toESM(require("node:path"), 1);
-function resolveProjectsDir(opts = {}) {
-  const home = opts.homeDir ?? import_node_os2.default.homedir();
-  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path18.default.join(home, ".claude");
-  return import_node_path18.default.join(expandHome(dir, home), "projects");
-}
-function expandHome(p, home = import_node_os2.default.homedir()) {
-  if (p === "~" || p.startsWith("~/")) return import_node_path18.default.join(home, p.slice(1));
-  return import_node_path18.default.resolve(p);
-}
-function subagentPathFor(sessionFile, agentId) {
-  const session = import_node_path18.default.basename(sessionFile, ".jsonl");
-  return import_node_path18.default.join(import_node_path18.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
-}
-function flatSubagentPathFor(sessionFile, agentId) {
-  return import_node_path18.default.join(import_node_path18.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
-}
-function parentPathOf(subagentFile) {
-  const sub = import_node_path18.default.dirname(subagentFile);
-  if (import_node_path18.default.basename(sub) !== "subagents" || !import_node_path18.default.basename(subagentFile).startsWith("agent-")) return void 0;
-  const sessionDir = import_node_path18.default.dirname(sub);
-  return import_node_path18.default.join(import_node_path18.default.dirname(sessionDir), `${import_node_path18.default.basename(sessionDir)}.jsonl`);
-}
-var part = (v) => v === void 0 ? "" : v;
-var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
-var exists2 = (p) => {
-  try {
-    return (0, import_node_fs19.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-};
-var TranscriptFinder = class {
-  constructor(projectsDir, opts = {}) {
-    this.projectsDir = projectsDir;
-    this.opts = opts;
-  }
-  projectsDir;
-  opts;
-  statCalls = 0;
-  /** Moves whenever a cached answer is forgotten: an answer found before is still the answer while it holds. */
-  generation = 0;
-  found = /* @__PURE__ */ new Map();
-  failed = /* @__PURE__ */ new Map();
-  projects;
-  /** Locate the transcript for `q`; a cached answer costs no I/O. */
-  async find(q, nowMs) {
-    const key2 = keyOf(q);
-    const hit = this.found.get(key2);
-    if (hit) return { ok: true, location: hit };
-    const miss = this.failed.get(key2);
-    const retryMs = this.opts.retryMs ?? 3e4;
-    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs) return { ok: false, reason: miss.reason };
-    const res = await this.search(q, nowMs);
-    if (res.ok) {
-      this.found.set(key2, res.location);
-      this.failed.delete(key2);
-    } else this.failed.set(key2, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs });
-    return res;
-  }
-  /** Forget a cached answer (the file vanished or was moved). */
-  invalidate(q) {
-    this.generation++;
-    this.found.delete(keyOf(q));
-  }
-  async has(p) {
-    this.statCalls++;
-    return exists2(p);
-  }
-  async search(q, nowMs) {
-    const { agentId, sessionId } = q;
-    for (const given2 of [q.agentTranscriptPath, q.transcriptPath]) {
-      if (!given2) continue;
-      const file = expandHome(given2);
-      if (agentId && !import_node_path18.default.basename(file).startsWith("agent-")) {
-        for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
-          if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
-        }
-      }
-      if (await this.has(file)) return { ok: true, location: { path: file, parentPath: parentPathOf(file) } };
-    }
-    if (q.sessionTranscriptPath) {
-      const main2 = expandHome(q.sessionTranscriptPath);
-      for (const file of agentId ? [subagentPathFor(main2, agentId), flatSubagentPathFor(main2, agentId)] : [main2]) {
-        if (await this.has(file)) return { ok: true, location: { path: file, parentPath: agentId ? main2 : void 0 } };
-      }
-    }
-    if (!agentId && !sessionId) {
-      return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
-    }
-    const dirs = await this.projectDirs(nowMs);
-    const names = agentId ? [...sessionId ? [import_node_path18.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
-    for (const dir of dirs) {
-      for (const name of names) {
-        const file = import_node_path18.default.join(dir, name);
-        if (await this.has(file)) {
-          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path18.default.join(dir, `${sessionId}.jsonl`) : void 0);
-          return { ok: true, location: { path: file, parentPath } };
-        }
-      }
-    }
-    if (agentId && !sessionId) {
-      const found = await this.scanSessions(dirs, agentId);
-      if (found) return { ok: true, location: { path: found, parentPath: parentPathOf(found) } };
-    }
-    const who = [agentId && `agent "${agentId}"`, sessionId && `session "${sessionId}"`].filter(Boolean).join(" in ");
-    const given = q.transcriptPath ? `transcript_path ${q.transcriptPath} does not exist; ` : "";
-    return { ok: false, reason: `${given}no transcript for ${who} under ${this.projectsDir} (looked for ${names.join(", ")} in ${dirs.length} project dirs)` };
-  }
-  /** An agent id without a session: look in every session's subagents/ (once; cached after). */
-  async scanSessions(dirs, agentId) {
-    for (const dir of dirs) {
-      this.statCalls++;
-      const entries = await import_node_fs19.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const e of entries) {
-        if (!e.isDirectory()) continue;
-        const file = import_node_path18.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
-        if (await this.has(file)) return file;
-      }
-    }
-    return void 0;
-  }
-  async projectDirs(nowMs) {
-    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4)) return this.projects.dirs;
-    this.statCalls++;
-    const entries = await import_node_fs19.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
-    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path18.default.join(this.projectsDir, e.name));
-    this.projects = { dirs, atMs: nowMs };
-    return dirs;
-  }
-};
-
-// src/observe/read/hook-activity.ts
-var import_node_fs22 = require("node:fs");
-var import_node_path19 = __toESM(require("node:path"), 1);
-
-// src/contracts/observe-store.ts
-var TailCursorSchema = looseObject({
-  dev: number2(),
-  ino: number2(),
-  offset: number2().min(0).describe("Bytes consumed."),
-  lineNo: number2().optional().describe("Line number of the next line, when counting from byte 0."),
-  skipFirst: boolean2().optional().describe("Still dropping the cut first line of a tail start."),
-  size: number2(),
-  mtimeMs: number2()
-});
-var CallList = array(looseObject({ name: string2() }));
-var TranscriptStateSchema = looseObject({
-  version: literal(1),
-  recent: CallList,
-  open: CallList,
-  tasks: array(looseObject({ id: string2() })),
-  records: number2()
-});
-var HookStateSchema = looseObject({
-  version: literal(1),
-  kind: literal("hooks"),
-  recent: CallList,
-  open: CallList,
-  closedIds: array(string2())
-});
-var STORE_HEADER = { version: 2 };
-var storeEntrySchema = (state) => looseObject({ path: string2(), cursor: TailCursorSchema, state, usedAtMs: number2() });
-var ObserveStoreLineSchema = union([strictObject({ version: literal(STORE_HEADER.version) }), storeEntrySchema(union([TranscriptStateSchema, HookStateSchema]))]).meta({ title: "ObserveStoreLine", description: 'One line of observe/transcripts.json or observe/hooks.json: the header {"version":2}, then one entry per saved file.' });
-var PrefixIdsFileSchema = looseObject({
-  version: literal(1),
-  files: record(
-    string2(),
-    looseObject({
-      dev: number2(),
-      ino: number2(),
-      from: number2().min(0).describe("Byte offset the tail began at: the ids are those of the bytes before it (back to the read-back bound)."),
-      ids: array(string2())
-    })
-  )
-}).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
-
-// src/observe/parse/tool-input-summary.ts
-var SUMMARY_MAX_CHARS = 160;
-var COMMAND_MAX_CHARS = 1e3;
-function shorten(text, max) {
-  return text.length <= max ? text : text.slice(0, Math.max(0, max - 1)) + "…";
-}
-function fnv1a(text) {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return (h >>> 0).toString(16).padStart(8, "0");
-}
-function stableJson(value) {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  const obj = value;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== void 0).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(obj[k])}`).join(",")}}`;
-}
-function capped(full) {
-  if (full.length <= SUMMARY_MAX_CHARS) return full;
-  return `${full.slice(0, SUMMARY_MAX_CHARS - 11)}… #${fnv1a(full)}`;
-}
-var str = (v) => typeof v === "string" ? v : void 0;
-var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
-function headline(name, input) {
-  switch (name) {
-    case "Bash":
-      return str(input.command);
-    case "Read":
-    case "Write":
-    case "Edit":
-    case "MultiEdit":
-    case "NotebookEdit": {
-      const file = str(input.file_path) ?? str(input.notebook_path);
-      if (file === void 0) return void 0;
-      const rest = { ...input, file_path: void 0, notebook_path: void 0, content: void 0 };
-      const tail = Object.values(rest).some((v) => v !== void 0) ? ` ${stableJson(rest)}` : "";
-      return name === "Write" ? `${file} #${fnv1a(str(input.content) ?? "")}` : `${file}${tail}`;
-    }
-    case "Task":
-    case "Agent":
-      return `${str(input.subagent_type) ?? "agent"}: ${str(input.description) ?? ""}`.trim();
-    default:
-      return void 0;
-  }
-}
-function summarizeToolInput(name, input) {
-  const obj = input !== null && typeof input === "object" && !Array.isArray(input) ? input : {};
-  const head = headline(name, obj);
-  const facts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
-  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
-  const timeoutMs = num(obj.timeout);
-  if (timeoutMs !== void 0) facts.timeoutMs = timeoutMs;
-  if (obj.run_in_background === true) facts.isBackground = true;
-  return facts;
-}
-
-// src/observe/parse/transcript-state.ts
-var RECENT_CALLS_MAX = 20;
-var OPEN_CALLS_MAX = 32;
-var TASKS_MAX = 64;
-var OUTPUT_MAX_CHARS = 600;
-var ERROR_MAX_CHARS = 200;
-function emptyTranscriptState() {
-  return { version: 1, recent: [], open: [], tasks: [], records: 0, badLines: 0, skippedLines: 0 };
-}
-function isTranscriptState(v) {
-  return TranscriptStateSchema.safeParse(v).success;
-}
-function excerpt(text, max = OUTPUT_MAX_CHARS) {
-  if (text.length <= max) return text;
-  const half = Math.floor((max - 3) / 2);
-  return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
-}
-function openCall(s, call) {
-  if (call.toolUseId !== void 0 && s.recent.some((c) => c.toolUseId === call.toolUseId)) return false;
-  s.recent.push(call);
-  if (s.recent.length > RECENT_CALLS_MAX) s.recent.splice(0, s.recent.length - RECENT_CALLS_MAX);
-  if (!call.isOpen) return true;
-  s.open.push({ ...call });
-  if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
-  return true;
-}
-function closeCall(s, toolUseId, error2) {
-  let known = false;
-  for (const c of s.recent) {
-    if (c.toolUseId !== toolUseId) continue;
-    c.isOpen = false;
-    if (error2 !== void 0) c.error = error2;
-    known = true;
-  }
-  const i = s.open.findIndex((c) => c.toolUseId === toolUseId);
-  if (i >= 0) {
-    s.open.splice(i, 1);
-    known = true;
-  }
-  return known;
-}
-function trackTask(s, task) {
-  const prev = s.tasks.find((t) => t.id === task.id);
-  if (prev) {
-    prev.status = task.status;
-    if (task.kind !== "unknown") prev.kind = task.kind;
-    if (task.atMs !== void 0) prev.atMs = task.atMs;
-    if (task.toolUseId !== void 0) prev.toolUseId = task.toolUseId;
-    return;
-  }
-  s.tasks.push(task);
-  if (s.tasks.length > TASKS_MAX) s.tasks.splice(0, s.tasks.length - TASKS_MAX);
-}
-function runningAgents(s) {
-  return s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id);
-}
-function runningTeammates(s) {
-  return s.tasks.filter((t) => t.kind === "teammate" && t.status === "running").map((t) => t.id);
-}
-function lacksTeamContext(s) {
-  return s.isLazyTail === true && s.teamName !== void 0 && s.isTeamKnown !== true;
-}
-function pickLastTool(s) {
-  const open2 = s.open.filter((c) => !c.isBackground);
-  return open2.at(-1) ?? s.recent.at(-1);
-}
-
-// src/observe/parse/parse-transcript-record.ts
-var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-var str2 = (v) => typeof v === "string" ? v : void 0;
-var num2 = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
-function isSubagentTool(name) {
-  return name === "Task" || name === "Agent";
-}
-function resultText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n");
-}
-var NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
-var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
-var AGENT_TASK_ID = /^a[0-9a-f]{6}(?:[0-9a-f]{10})?$/;
-function updateTask(s, task, isNotification = false) {
-  const byCall = task.toolUseId === void 0 ? void 0 : s.tasks.find((t) => t.toolUseId === task.toolUseId && t.id !== task.id);
-  if (byCall && !s.tasks.some((t) => t.id === task.id)) task = { ...task, id: byCall.id, toolUseId: void 0 };
-  const prev = s.tasks.find((t) => t.id === task.id);
-  const wasWaitedOn = prev ? prev.kind === "agent" && prev.status === "running" : isNotification && AGENT_TASK_ID.test(task.id);
-  trackTask(s, task);
-  if (!wasWaitedOn || task.status === "running" || s.turnEndedMs === void 0 && s.finalTextMs === void 0) return;
-  s.turnEndedMs = void 0;
-  s.finalTextMs = void 0;
-  if (task.atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
-}
-function applyNotifications(s, text, atMs, isDelivered = false) {
-  if (!text.includes("-notification>")) return;
-  for (const m of text.matchAll(NOTIFICATION)) {
-    if (isDelivered) s.interruptedMs = void 0;
-    const id = tag(m[2], "task-id") ?? tag(m[2], "shell-id") ?? tag(m[2], "agent-id");
-    const status = tag(m[2], "status");
-    const toolUseId = tag(m[2], "tool-use-id");
-    const kind = m[1] === "bash-notification" ? "bash" : m[1] === "agent-notification" ? "agent" : "unknown";
-    if (id && status) updateTask(s, { id, kind, status, atMs, ...toolUseId ? { toolUseId } : {} }, m[1] !== "bash-notification");
-  }
-}
-var TEAMMATE_SPAWN = /^\s*Spawned successfully\.[\s\S]*?\bagent_id:\s*(\S+)/;
-var TEAMMATE_MESSAGE = /<teammate-message\s+teammate_id="([^"]+)"[^>]*>([\s\S]*?)<\/teammate-message>/g;
-var teammateNamed = (s, name) => s.tasks.find((t) => t.kind === "teammate" && (t.id === name || t.id.startsWith(`${name}@`)));
-function setTeammate(s, name, status, atMs) {
-  const t = name === void 0 ? void 0 : teammateNamed(s, name);
-  if (t) trackTask(s, { id: t.id, kind: "teammate", status, atMs });
-}
-function applyTeammateMessages(s, text, atMs) {
-  for (const m of text.matchAll(TEAMMATE_MESSAGE)) {
-    const from = m[1];
-    const body = m[2].trim();
-    let msg;
-    try {
-      const parsed = body.startsWith("{") ? JSON.parse(body) : void 0;
-      msg = isRec(parsed) ? parsed : void 0;
-    } catch {
-      msg = void 0;
-    }
-    const type = str2(msg?.type);
-    const sender = str2(msg?.from) ?? from;
-    if (type === "teammate_terminated") setTeammate(s, /^\s*(\S+) has shut down/.exec(str2(msg?.message) ?? "")?.[1], "terminated", atMs);
-    else if (type === "shutdown_approved") setTeammate(s, sender, "shutdown", atMs);
-    else if (type === "idle_notification") setTeammate(s, sender, "idle", atMs);
-    else setTeammate(s, from, "running", atMs);
-  }
-}
-function isTeammateMessage(rec) {
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const text = typeof c === "string" ? c : Array.isArray(c) && !c.some((b) => isRec(b) && b.type === "tool_result") ? c.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n") : "";
-  return text.includes("<teammate-message");
-}
-var AGENT_STILL_RUNNING = /* @__PURE__ */ new Set(["running", "pending", "async_launched", "remote_launched"]);
-var ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
-var KILL_TOOLS = { KillShell: ["shell_id"], KillBash: ["shell_id"], TaskStop: ["task_id", "shell_id"] };
-var API_FAILURES = [
-  [/prompt is too long|context (?:length|window)|too many tokens/i, "context_exhausted"],
-  [/overloaded|\b529\b/i, "overloaded"],
-  [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, "connection"],
-  [/rate.?limit|usage limit|\b429\b/i, "rate_limit"]
-];
-function apiFailure(rec, message, text) {
-  const isFlagged = rec.isApiErrorMessage === true;
-  const isSynthetic = message.model === "<synthetic>" && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
-  if (!isFlagged && !isSynthetic) return void 0;
-  const status = num2(rec.apiErrorStatus);
-  const probe = `${text} ${str2(rec.error) ?? ""} ${status ?? ""}`;
-  const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? "api_error";
-  return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
-}
-function applyAssistant(s, rec, atMs) {
-  const message = isRec(rec.message) ? rec.message : {};
-  if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
-  const content = Array.isArray(message.content) ? message.content : [];
-  const text = content.map((b) => isRec(b) && b.type === "text" ? str2(b.text) ?? "" : "").join("\n");
-  const failure2 = apiFailure(rec, message, text);
-  s.apiError = failure2 && { ...failure2, atMs };
-  const tail = s.tail;
-  const messageId = str2(message.id);
-  if (tail && messageId !== void 0) {
-    if (tail.firstMessageId === void 0) tail.firstMessageId = messageId;
-    else if (messageId !== tail.firstMessageId && !tail.isFresh) {
-      tail.isFresh = true;
-      if (s.open.length > 0) tail.isSpoiled = true;
-    }
-  }
-  for (const block of content) {
-    if (!isRec(block)) continue;
-    if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
-      s.lastOutput = excerpt(block.text);
-      s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
-    } else if (block.type === "tool_use" && typeof block.name === "string") {
-      s.finalTextMs = void 0;
-      const facts = summarizeToolInput(block.name, block.input);
-      const input = isRec(block.input) ? block.input : {};
-      const killsTaskId = KILL_TOOLS[block.name]?.map((k) => str2(input[k])).find((x) => x !== void 0);
-      if (block.name === "TeamCreate") s.isTeamKnown = true;
-      if (block.name === "SendMessage") applySendMessage(s, input, atMs);
-      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str2(block.id), ...killsTaskId ? { killsTaskId } : {} });
-      if (tail?.isFresh && isNew) tail.callsSinceFresh++;
-    }
-  }
-}
-function applySendMessage(s, input, atMs) {
-  const message = isRec(input.message) ? input.message : void 0;
-  const type = str2(input.type) ?? str2(message?.type);
-  if (type?.startsWith("shutdown_")) return;
-  const to = str2(input.recipient) ?? str2(input.to);
-  const all = type === "broadcast" || to === "*";
-  for (const t of s.tasks) {
-    if (t.kind === "teammate" && t.status === "idle" && (all || to !== void 0 && (t.id === to || t.id.startsWith(`${to}@`)))) trackTask(s, { id: t.id, kind: "teammate", status: "running", atMs });
-  }
-}
-function applyUser(s, rec, atMs, actor) {
-  const message = isRec(rec.message) ? rec.message : {};
-  if (actor === "human" && !isLocalCommand(rec) || isTeammateMessage(rec)) {
-    s.apiError = void 0;
-    s.finalTextMs = void 0;
-  }
-  let resultFor;
-  if (typeof message.content === "string") {
-    applyNotifications(s, message.content, atMs, true);
-    applyTeammateMessages(s, message.content, atMs);
-  } else if (Array.isArray(message.content)) {
-    for (const block of message.content) {
-      if (isRec(block) && block.type === "text" && typeof block.text === "string") {
-        applyNotifications(s, block.text, atMs, true);
-        applyTeammateMessages(s, block.text, atMs);
-      }
-      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
-      const error2 = block.is_error === true ? excerpt(resultText(block.content), ERROR_MAX_CHARS) : void 0;
-      const call = s.open.find((c) => c.toolUseId === block.tool_use_id);
-      if (call?.killsTaskId && error2 === void 0) updateTask(s, { id: call.killsTaskId, kind: "unknown", status: "killed", atMs });
-      const launched = error2 === void 0 ? ASYNC_LAUNCH.exec(resultText(block.content))?.[1] : void 0;
-      if (launched) trackTask(s, { id: launched, kind: "agent", status: "running", atMs, toolUseId: block.tool_use_id });
-      const teammate = error2 === void 0 ? TEAMMATE_SPAWN.exec(resultText(block.content))?.[1] : void 0;
-      if (teammate) trackTask(s, { id: teammate, kind: "teammate", status: "running", atMs, toolUseId: block.tool_use_id });
-      if (call?.name === "TeamDelete" && error2 === void 0) {
-        for (const t of s.tasks) if (t.kind === "teammate" && t.status !== "shutdown" && t.status !== "terminated") trackTask(s, { id: t.id, kind: "teammate", status: "deleted", atMs });
-      }
-      const isKnown = closeCall(s, block.tool_use_id, error2);
-      if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
-      resultFor ??= block.tool_use_id;
-    }
-  }
-  if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
-  const result = rec.toolUseResult;
-  if (!isRec(result)) return;
-  const bgId = str2(result.backgroundTaskId);
-  if (bgId) trackTask(s, { id: bgId, kind: "bash", status: "running", atMs });
-  const agentId = str2(result.agentId);
-  if (agentId && typeof result.status === "string" && !AGENT_STILL_RUNNING.has(result.status)) updateTask(s, { id: agentId, kind: "agent", status: result.status, atMs });
-  const teammateId = result.status === "teammate_spawned" ? str2(result.agent_id) ?? str2(result.teammate_id) : void 0;
-  if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  const task = isRec(result.task) ? result.task : void 0;
-  const taskId = str2(task?.task_id);
-  if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
-  const shellId = str2(result.shellId);
-  if (shellId && typeof result.status === "string") trackTask(s, { id: shellId, kind: "bash", status: result.status, atMs });
-  const killed = str2(result.shell_id);
-  if (killed && /kill/i.test(str2(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
-}
-function applyTaskRecord(s, rec, atMs) {
-  if (rec.subtype === "agents_killed") {
-    for (const id2 of s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id)) trackTask(s, { id: id2, kind: "agent", status: "killed", atMs });
-    return;
-  }
-  const id = str2(rec.task_id);
-  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str2(rec.patch.status) : void 0 : str2(rec.status);
-  const toolUseId = str2(rec.tool_use_id);
-  if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
-}
-function spoilFreshTail(s) {
-  if (s.tail?.isFresh) s.tail.isSpoiled = true;
-}
-function applyBashProgress(s, rec, data, atMs) {
-  const id = str2(rec.parentToolUseID);
-  if (!id || s.recent.some((c) => c.toolUseId === id) || s.open.some((c) => c.toolUseId === id)) return;
-  const elapsed2 = num2(data.elapsedTimeSeconds);
-  const startedAtMs = atMs !== void 0 && elapsed2 !== void 0 ? atMs - elapsed2 * 1e3 : atMs;
-  openCall(s, { name: "Bash", timeoutMs: num2(data.timeoutMs), startedAtMs, isOpen: true, toolUseId: id });
-  spoilFreshTail(s);
-}
-function applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd) {
-  const id = str2(rec.parentToolUseID);
-  const agentId = str2(data.agentId);
-  if (!id || !agentId) return;
-  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
-  if (known.length === 0) {
-    if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
-    if (isAfterTurnEnd) {
-      trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, toolUseId: id });
-      return;
-    }
-    openCall(s, { name: "Task", startedAtMs: atMs, isOpen: true, toolUseId: id, childAgentId: agentId });
-    spoilFreshTail(s);
-    return;
-  }
-  for (const c of known) c.childAgentId = agentId;
-}
-function isInterruption(rec) {
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const first = typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str2(c[0].text) : void 0;
-  return first?.startsWith("[Request interrupted by user") ?? false;
-}
-function isLocalCommand(rec) {
-  if (rec.type === "system" && rec.subtype === "local_command") return true;
-  if (rec.type !== "user" || !isRec(rec.message)) return false;
-  const c = rec.message.content;
-  const text = typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str2(c[0].text) ?? "" : "";
-  return isLocalCommandText(text);
-}
-function noteVersion(s, rec) {
-  const version2 = str2(rec.version);
-  const entrypoint = str2(rec.entrypoint);
-  if (version2 === void 0 && entrypoint === void 0) return;
-  const major = version2 === void 0 ? void 0 : Number.parseInt(version2, 10);
-  s.hasNoTurnEndRecords = major !== void 0 && major < 2 || (entrypoint?.startsWith("sdk") ?? false) ? true : void 0;
-}
-function applyTranscriptRecord(s, rec, at) {
-  if (!isRec(rec) || typeof rec.type !== "string") return;
-  s.records++;
-  const ts = str2(rec.timestamp);
-  const parsed = ts === void 0 ? NaN : Date.parse(ts);
-  const atMs = Number.isFinite(parsed) ? parsed : void 0;
-  const type = rec.type;
-  const known = ["assistant", "user", "progress", "system", "attachment", "result"].includes(type);
-  const actor = recordActor(rec);
-  const isCommand = isLocalCommand(rec);
-  if (type === "system" && rec.subtype === "compact_boundary") {
-    const meta2 = isRec(rec.compactMetadata) ? rec.compactMetadata : {};
-    s.isManualCompact = meta2.trigger === "manual" ? true : void 0;
-  }
-  const isHumanCompact = s.isManualCompact === true && (type === "system" && rec.subtype === "compact_boundary" || rec.isCompactSummary === true);
-  if (known && actor !== "interrupt" && !isCommand && !isHumanCompact) {
-    const agentId = str2(rec.agentId);
-    const sessionId = str2(rec.sessionId) ?? str2(rec.session_id);
-    if (agentId) s.agentId = agentId;
-    if (sessionId) s.sessionId = sessionId;
-    if (agentId || sessionId) s.identityAt = at;
-    const teamName = str2(rec.teamName);
-    if (teamName) s.teamName = teamName;
-    noteVersion(s, rec);
-    if (atMs !== void 0) {
-      s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
-      s.firstEventMs ??= atMs;
-    }
-  }
-  if (isRec(rec) && rec.isCompactSummary !== true && type !== "system") s.isManualCompact = void 0;
-  const isRetry = type === "system" && rec.subtype === "api_error";
-  if (known && !isRetry && type !== "system") s.apiRetry = void 0;
-  const isTeamWake = isTeammateMessage(rec);
-  const isAfterTurnEnd = s.turnEndedMs !== void 0;
-  const isRunStart = type === "system" && rec.subtype === "init";
-  if (actor === "agent" && !isHumanCompact || actor === "human" && !isCommand || isTeamWake || isRunStart) {
-    s.turnEndedMs = void 0;
-    s.interruptedMs = void 0;
-    s.result = void 0;
-  }
-  if (isRunStart) {
-    s.finalTextMs = void 0;
-    s.apiError = void 0;
-  }
-  if (actor === "interrupt" && rec.isSidechain !== true && rec.agentId === void 0) {
-    s.interruptedMs = atMs ?? s.lastEventMs ?? 0;
-    s.turnEndedMs = void 0;
-    s.finalTextMs = void 0;
-  }
-  if (actor === "human" && !isCommand || isTeamWake || rec.isCompactSummary === true || type === "system" && (rec.subtype === "turn_duration" || rec.subtype === "stop_hook_summary")) {
-    s.hasTurnStart = true;
-    s.tail = void 0;
-  }
-  switch (type) {
-    case "assistant":
-      return applyAssistant(s, rec, atMs);
-    case "user":
-      return applyUser(s, rec, atMs, actor);
-    case "progress": {
-      const data = isRec(rec.data) ? rec.data : {};
-      if (data.type === "bash_progress") applyBashProgress(s, rec, data, atMs);
-      if (data.type === "agent_progress") applyAgentProgress(s, rec, data, atMs, isAfterTurnEnd);
-      return;
-    }
-    case "system":
-      if (isRetry) {
-        const err = isRec(rec.error) ? rec.error : {};
-        s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num2(rec.retryAttempt), maxRetries: num2(rec.maxRetries), retryInMs: num2(rec.retryInMs), status: num2(err.status) };
-      } else if (rec.subtype === "compact_boundary") {
-        s.compactedAtMs = atMs;
-      } else if (rec.subtype === "turn_duration" || rec.subtype === "stop_hook_summary") {
-        s.turnEndedMs = atMs ?? s.turnEndedMs ?? 0;
-      } else if (rec.subtype === "task_notification" || rec.subtype === "task_updated" || rec.subtype === "agents_killed") {
-        applyTaskRecord(s, rec, atMs);
-      }
-      return;
-    case "queue-operation":
-      if (typeof rec.content === "string") applyNotifications(s, rec.content, atMs);
-      return;
-    case "result":
-      s.result = { subtype: str2(rec.subtype), atMs, isError: rec.is_error === true };
-      if (typeof rec.result === "string" && rec.result.trim() !== "") s.lastOutput = excerpt(rec.result);
-      return;
-    default:
-      return;
-  }
-}
-var TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
-function taskIdsMentioned(text) {
-  const out = /* @__PURE__ */ new Set();
-  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
-var CAVEAT_1_0 = "Caveat: The messages below were generated by the user while running local commands.";
-function isLocalCommandText(text) {
-  const t = text.trimStart();
-  return t.startsWith("<command-name>") || t.startsWith("<command-message>") || t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>") || t.startsWith(CAVEAT_1_0);
-}
-function recordActor(rec) {
-  if (!isRec(rec)) return "harness";
-  switch (rec.type) {
-    case "assistant":
-      return "agent";
-    case "progress":
-      return isRec(rec.data) && rec.data.type === "hook_progress" ? "harness" : "agent";
-    case "system":
-      return rec.subtype === "api_error" || rec.subtype === "compact_boundary" ? "agent" : "harness";
-    case "user": {
-      if (isInterruption(rec)) return "interrupt";
-      if (rec.isMeta === true) return "harness";
-      if (rec.isCompactSummary === true) return "agent";
-      const c = isRec(rec.message) ? rec.message.content : void 0;
-      if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
-      const text = typeof c === "string" ? c : Array.isArray(c) ? c.map((b) => isRec(b) ? str2(b.text) ?? "" : "").join("\n") : "";
-      if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
-      if (text.includes("<teammate-message")) return "harness";
-      return "human";
-    }
-    default:
-      return "harness";
-  }
-}
-
-// src/observe/parse/parse-transcript.ts
-function describeRef(file, ref) {
-  return ref.lineNo !== void 0 ? `${file}:${ref.lineNo}` : `${file}@${ref.offset}`;
-}
-function parseTranscriptLine(state, text, file, ref) {
-  const trimmed = text.trim();
-  if (trimmed === "") return void 0;
-  let rec;
-  try {
-    rec = JSON.parse(trimmed);
-  } catch (e) {
-    state.badLines++;
-    const why = e instanceof Error ? e.message : String(e);
-    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a JSON record (${why}); line skipped` };
-  }
-  if (ref.lineNo === void 0) state.isTailStart = true;
-  applyTranscriptRecord(state, rec, ref.lineNo !== void 0 ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
-  return void 0;
-}
-function parseTranscriptText(text, file = "transcript.jsonl") {
-  const state = emptyTranscriptState();
-  const diagnostics = [];
-  const lines = text.split("\n");
-  lines.pop();
-  let offset = 0;
-  lines.forEach((line, i) => {
-    const d = parseTranscriptLine(state, line, file, { offset, lineNo: i + 1 });
-    if (d) diagnostics.push(d);
-    offset += Buffer.byteLength(line) + 1;
-  });
-  return { state, diagnostics };
-}
-var isForeground = (c) => !c.isBackground;
-var MTIME_AHEAD_MS = 1e4;
-function mtimeAsOf(facts) {
-  const { mtimeMs, nowMs } = facts;
-  if (mtimeMs === void 0 || nowMs === void 0 || mtimeMs <= nowMs) return mtimeMs;
-  return mtimeMs - nowMs <= MTIME_AHEAD_MS ? nowMs : void 0;
-}
-function mtimeSameAsOf(mtimeMs, nowMs) {
-  if (mtimeMs <= nowMs) return { fromMs: mtimeMs, untilMs: Infinity };
-  if (mtimeMs - nowMs > MTIME_AHEAD_MS) return { fromMs: -Infinity, untilMs: mtimeMs - MTIME_AHEAD_MS };
-  return void 0;
-}
-function summarizeTranscript(s, facts = {}) {
-  const part2 = { source: "transcript", recentCalls: s.recent.map((c) => ({ ...c })) };
-  if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
-  const mtime = mtimeAsOf(facts);
-  const grewAt = s.lastAssistantMs ?? (s.lastEventMs === void 0 ? mtime : void 0);
-  if (grewAt !== void 0 && s.records > 0) part2.outputGrewAtMs = grewAt;
-  const last = pickLastTool(s);
-  if (last) part2.lastTool = { ...last, isOpenKnown: true };
-  if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
-  if (s.lastAssistantMs !== void 0 || s.lastOutput !== void 0) part2.isOutputTracked = true;
-  if (s.apiRetry) part2.isApiRetrying = true;
-  const asking = s.open.findLast((c) => c.name === "AskUserQuestion" || c.name === "ExitPlanMode");
-  if (asking?.name === "AskUserQuestion") part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
-  if (asking?.name === "ExitPlanMode") part2.waitingHuman = { kind: "plan_approval", sinceMs: asking.startedAtMs, detail: "ExitPlanMode open" };
-  if (s.interruptedMs !== void 0 && !part2.waitingHuman) {
-    part2.waitingHuman = { kind: "interrupted", sinceMs: s.interruptedMs, detail: 'Esc: "[Request interrupted by user]", idle until a new prompt' };
-  }
-  const running = runningTasks(s).length;
-  const withBackground = running > 0 ? `, ${running} background task${running === 1 ? "" : "s"} still running` : "";
-  const turn = turnOver(s);
-  if (s.apiError) {
-    part2.failed = { kind: s.apiError.kind, atMs: s.apiError.atMs, detail: s.apiError.text };
-  } else if (s.result && !s.result.isError) {
-    part2.finished = { kind: `result ${s.result.subtype ?? ""}`.trim(), atMs: s.result.atMs };
-  } else if (turn && (runningAgents(s).length > 0 || runningTeammates(s).length > 0)) {
-    const team = runningTeammates(s);
-    if (team.length > 0) part2.waitingOnTeam = { members: team };
-  } else if (turn === "ended") {
-    part2.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || void 0 };
-  } else if (turn === "final_answer") {
-    part2.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || void 0, isInferred: true };
-  }
-  return part2;
-}
-function turnOver(s) {
-  if (s.open.some(isForeground)) return void 0;
-  if (s.turnEndedMs !== void 0) return "ended";
-  return s.hasNoTurnEndRecords && s.finalTextMs !== void 0 ? "final_answer" : void 0;
-}
-function backgroundWaits(s) {
-  return s.apiError || s.result && !s.result.isError || !turnOver(s) ? [] : runningAgents(s);
-}
-function runningTasks(s) {
-  return s.tasks.filter((t) => t.status === "running").map((t) => t.id);
-}
-function childCompletion(s, agentId) {
-  const t = s.tasks.find((x) => x.id === agentId && x.status === "completed");
-  return t ? { atMs: t.atMs } : void 0;
-}
-function transcriptContradictions(s, task, file) {
-  const out = [];
-  const where2 = `${file}${s.identityAt ? ` (${s.identityAt})` : ""}`;
-  if (task.agentId && s.agentId && s.agentId !== task.agentId) {
-    out.push(`transcript ${where2} belongs to agent "${s.agentId}", but the task's agent_id is "${task.agentId}"`);
-  }
-  if (task.sessionId && s.sessionId && s.sessionId !== task.sessionId) {
-    out.push(`transcript ${where2} belongs to session "${s.sessionId}", but the task's session_id is "${task.sessionId}"`);
-  }
-  return out;
-}
-
-// src/observe/parse/parse-hook-activity.ts
-var CLOSED_MAX = 64;
-function emptyHookState() {
-  return { version: 1, kind: "hooks", recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
-}
-function isHookState(v) {
-  return HookStateSchema.safeParse(v).success;
-}
-var str3 = (v) => typeof v === "string" && v !== "" ? v : void 0;
-function closeAll(s) {
-  const ids = s.open.map((c) => c.toolUseId);
-  s.open = [];
-  for (const id of ids) if (id) closeCall(s, id);
-}
-var ENDS = /* @__PURE__ */ new Set(["SubagentStop", "Stop", "StopFailure"]);
-var POSTS = /* @__PURE__ */ new Set(["PostToolUse", "PostToolUseFailure"]);
-function apply(s, l, atMs) {
-  const event = str3(l.event) ?? "";
-  const toolUseId = str3(l.tool_use_id);
-  if (!POSTS.has(event) && !ENDS.has(event) && event !== "Notification") {
-    s.stopped = void 0;
-    s.stopFailure = void 0;
-  }
-  if (s.waiting && (ENDS.has(event) || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
-    s.waiting = void 0;
-  }
-  switch (event) {
-    case "PreToolUse":
-      if (str3(l.tool_name) && !(toolUseId && s.closedIds.includes(toolUseId))) {
-        openCall(s, {
-          name: str3(l.tool_name),
-          inputSummary: str3(l.input),
-          command: str3(l.command),
-          timeoutMs: typeof l.timeout_ms === "number" ? l.timeout_ms : void 0,
-          isBackground: l.background === true ? true : void 0,
-          startedAtMs: atMs,
-          isOpen: true,
-          toolUseId
-        });
-      }
-      return;
-    case "PostToolUse":
-    case "PostToolUseFailure":
-      if (!toolUseId) return;
-      closeCall(s, toolUseId, event === "PostToolUseFailure" ? excerpt(str3(l.error) ?? "failed", ERROR_MAX_CHARS) : void 0);
-      s.closedIds.push(toolUseId);
-      if (s.closedIds.length > CLOSED_MAX) s.closedIds.shift();
-      return;
-    case "Notification": {
-      const type = str3(l.notification_type);
-      const detail = str3(l.message);
-      const toolUseId2 = s.open.at(-1)?.toolUseId;
-      if (type === "permission_prompt") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
-      else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
-      return;
-    }
-    case "SubagentStop":
-    case "Stop":
-      closeAll(s);
-      s.stopped = { event, atMs, backgroundRunning: typeof l.background_running === "number" ? l.background_running : void 0 };
-      if (str3(l.last_message)) s.lastOutput = str3(l.last_message);
-      return;
-    case "StopFailure":
-      closeAll(s);
-      s.stopFailure = { error: str3(l.error), atMs };
-      return;
-    default:
-      return;
-  }
-}
-function parseHookLine(s, text, file, ref) {
-  if (text.trim() === "") return void 0;
-  let l;
-  try {
-    l = JSON.parse(text);
-  } catch {
-    l = void 0;
-  }
-  if (l === null || typeof l !== "object" || Array.isArray(l) || typeof l.event !== "string") {
-    s.badLines++;
-    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a hook activity line (expected a JSON object with "event"); skipped` };
-  }
-  const rec = l;
-  s.lines++;
-  const parsed = typeof rec.ts === "string" ? Date.parse(rec.ts) : NaN;
-  const atMs = Number.isFinite(parsed) ? parsed : void 0;
-  if (atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
-  s.sessionId = str3(rec.session_id) ?? s.sessionId;
-  s.agentId = str3(rec.agent_id) ?? s.agentId;
-  s.transcriptPath = str3(rec.transcript_path) ?? s.transcriptPath;
-  s.agentTranscriptPath = str3(rec.agent_transcript_path) ?? s.agentTranscriptPath;
-  apply(s, rec, atMs);
-  return void 0;
-}
-function stopFailureKind(error2) {
-  if (!error2) return "api_error";
-  if (/prompt.?too.?long|context/i.test(error2)) return "context_exhausted";
-  if (/overloaded/i.test(error2)) return "overloaded";
-  if (/rate.?limit/i.test(error2)) return "rate_limit";
-  if (/connect|network/i.test(error2)) return "connection";
-  return "api_error";
-}
-function summarizeHooks(s) {
-  const part2 = { source: "hooks", recentCalls: s.recent.map((c) => ({ ...c })) };
-  if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
-  const last = pickLastTool(s);
-  if (last) part2.lastTool = { ...last, isOpenKnown: true };
-  if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
-  const asking = s.open.findLast((c) => c.name === "AskUserQuestion");
-  if (s.waiting) part2.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
-  else if (asking) part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
-  if (s.stopped && !s.stopped.backgroundRunning) part2.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
-  if (s.stopFailure) part2.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? "unknown error"}` };
-  return part2;
-}
-function inheritSessionPrompt(session, agent) {
-  const w = session.waiting;
-  if (!w || w.kind !== "permission_prompt" || !agent.isOpen || w.sinceMs === void 0) return void 0;
-  if (agent.openSinceMs !== void 0 && agent.openSinceMs > w.sinceMs) return void 0;
-  if (agent.lastProgressMs !== void 0 && agent.lastProgressMs > w.sinceMs + 1e3) return void 0;
-  return { kind: w.kind, sinceMs: w.sinceMs, detail: `in the main session${w.detail ? `: ${w.detail}` : ""}` };
-}
-
-// src/observe/read/tail-store.ts
-var import_node_fs20 = require("node:fs");
-var HEADER = JSON.stringify(STORE_HEADER);
-var COMPACT_FACTOR = 4;
-var COMPACT_SLACK_BYTES = 64 * 1024;
-var isNum = (v) => typeof v === "number" && Number.isFinite(v);
-var isCursor = (v) => TailCursorSchema.safeParse(v).success;
-function newModel(bytes) {
-  return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
-}
-function setLive(disk, path39, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path39)?.bytes ?? 0);
-  disk.entries.set(path39, { usedAtMs, bytes });
-  if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
-}
-var TailStore = class {
-  constructor(file, isState, opts = {}) {
-    this.file = file;
-    this.isState = isState;
-    this.opts = { maxEntries: 128, retainMs: 7 * 864e5, ...opts };
-  }
-  file;
-  isState;
-  opts;
-  /** Whole-file rewrites done (for tests and benches). */
-  compactions = 0;
-  disk;
-  /** Every valid entry in the file; a missing or corrupt file is an empty store (we cold-start). */
-  async load() {
-    const out = /* @__PURE__ */ new Map();
-    let text;
-    try {
-      text = await import_node_fs20.promises.readFile(this.file, "utf8");
-    } catch {
-      this.disk = void 0;
-      return out;
-    }
-    const lines = text.split("\n");
-    const first = parseJson(lines[0] ?? "");
-    this.disk = void 0;
-    if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path39, e] of Object.entries(first.entries)) this.take(out, path39, e);
-      return out;
-    }
-    if (lines[0] !== HEADER) return out;
-    const disk = newModel(Buffer.byteLength(text));
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i];
-      if (line === "") continue;
-      const v = parseJson(line);
-      if (typeof v?.path !== "string") continue;
-      const e = this.take(out, v.path, v);
-      if (e) setLive(disk, v.path, e.usedAtMs, Buffer.byteLength(line) + 1);
-    }
-    if (text.endsWith("\n")) this.disk = disk;
-    return out;
-  }
-  /**
-   * Save `ours` (the entries that changed): appended in one write, or merged over what is on
-   * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
-   * `liveCount`: how many files the caller is watching now; never pruned below that. An append
-   * costs the entries saved, not the entries on disk (the model is updated in place, after the
-   * write succeeded); only a compaction visits them all.
-   */
-  async save(ours, nowMs, liveCount = 0) {
-    if (ours.size === 0) return;
-    const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path39, e]) => JSON.stringify({ path: path39, ...e }));
-    const disk = this.disk;
-    if (disk) {
-      let bytes = disk.bytes;
-      let live = disk.liveBytes;
-      let size = disk.entries.size;
-      let i = 0;
-      for (const [path39, e] of ours) {
-        const n = Buffer.byteLength(lines[i++]) + 1;
-        bytes += n;
-        const had = disk.entries.get(path39);
-        if (!had) {
-          size++;
-          live += n;
-        } else if (had.usedAtMs <= e.usedAtMs) live += n - had.bytes;
-      }
-      const isDue = size > limit || nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs);
-      if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
-        await appendLines(this.file, lines, { sync: false });
-        i = 0;
-        for (const [path39, e] of ours) {
-          const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path39);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path39, e.usedAtMs, n);
-        }
-        disk.bytes = bytes;
-        return;
-      }
-    }
-    await this.compact(ours, nowMs, limit);
-  }
-  /**
-   * Whether an entry would be past `retainMs` after saving `ours` (the whole index, visited only
-   * when the lower bound on the oldest use time says one may be). Tightens that bound on the way,
-   * so the next visit waits until time passes the true oldest.
-   */
-  isPruneDue(disk, ours, nowMs) {
-    let oldest = Infinity;
-    for (const [path39, e] of disk.entries) {
-      const mine = ours.get(path39);
-      const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
-      if (usedAtMs < oldest) oldest = usedAtMs;
-    }
-    for (const [path39, e] of ours) if (!disk.entries.has(path39) && e.usedAtMs < oldest) oldest = e.usedAtMs;
-    if (nowMs - oldest > this.opts.retainMs) return true;
-    let current = Infinity;
-    for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
-    disk.oldestMs = current;
-    return false;
-  }
-  /** Rewrite the file with `ours` merged over what is on disk, pruned. */
-  async compact(ours, nowMs, limit) {
-    this.compactions++;
-    const merged = await this.load();
-    for (const [path39, e] of ours) {
-      const theirs = merged.get(path39);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path39, e);
-    }
-    const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
-    const disk = newModel(HEADER.length + 1);
-    const lines = [HEADER];
-    for (const [path39, e] of kept2) {
-      const line = JSON.stringify({ path: path39, ...e });
-      lines.push(line);
-      const n = Buffer.byteLength(line) + 1;
-      disk.bytes += n;
-      setLive(disk, path39, e.usedAtMs, n);
-    }
-    await writeFileAtomic(this.file, lines.join("\n") + "\n");
-    this.disk = disk;
-  }
-  /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path39, e) {
-    const v = e;
-    if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path39);
-    if (had && had.usedAtMs > v.usedAtMs) return had;
-    const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path39, entry);
-    return entry;
-  }
-};
-function parseJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/observe/read/tail-file.ts
-var import_node_fs21 = require("node:fs");
-
-// src/observe/parse/line-splitter.ts
-function createLineSplitter(offset, opts = {}) {
-  return {
-    parts: [],
-    partBytes: 0,
-    lineStart: offset,
-    fedTo: offset,
-    isSkipping: opts.skipFirst ?? false,
-    isOversize: false,
-    lineNo: opts.skipFirst ? void 0 : opts.lineNo ?? (offset === 0 ? 1 : void 0)
-  };
-}
-var NL = 10;
-function feedLines(s, chunk, maxLineBytes, sink) {
-  let pos = 0;
-  const base = s.fedTo;
-  s.fedTo += chunk.length;
-  while (pos < chunk.length) {
-    const nl = chunk.indexOf(NL, pos);
-    const end = nl === -1 ? chunk.length : nl;
-    if (s.isSkipping) {
-      s.partBytes += end - pos;
-    } else if (s.partBytes + (end - pos) > maxLineBytes) {
-      s.parts = [];
-      s.partBytes += end - pos;
-      s.isSkipping = true;
-      s.isOversize = true;
-    } else if (end > pos) {
-      s.parts.push(Buffer.from(chunk.subarray(pos, end)));
-      s.partBytes += end - pos;
-    }
-    if (nl === -1) return;
-    const ref = { offset: s.lineStart, lineNo: s.lineNo };
-    if (!s.isSkipping) {
-      const bytes = s.parts.length === 1 ? s.parts[0] : Buffer.concat(s.parts, s.partBytes);
-      if (bytes.length > 0) sink.line(bytes, ref);
-    } else if (s.isOversize) {
-      sink.oversize(ref, s.partBytes);
-    }
-    s.parts = [];
-    s.partBytes = 0;
-    s.isSkipping = false;
-    s.isOversize = false;
-    s.lineStart = base + nl + 1;
-    if (s.lineNo !== void 0) s.lineNo++;
-    pos = nl + 1;
-  }
-}
-
-// src/observe/read/tail-file.ts
-var DEFAULT_TAIL_OPTIONS = { tailBytes: 256 * 1024, lazyTailBytes: 16 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
-function positionFromCursor(cursor) {
-  return { cursor, splitter: createLineSplitter(cursor.offset, { lineNo: cursor.lineNo, skipFirst: cursor.skipFirst }) };
-}
-function isUnchanged(prev, st) {
-  const c = prev.cursor;
-  return c.ino === st.ino && c.dev === st.dev && c.size === st.size && c.mtimeMs === st.mtimeMs && prev.splitter.fedTo === st.size;
-}
-var TailReader = class {
-  /** `notes`: change notification that may vouch for an untouched file instead of a stat. */
-  constructor(opts = {}, notes) {
-    this.notes = notes;
-    this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
-    this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
-  }
-  notes;
-  bytesRead = 0;
-  /** Files opened (a file whose size, mtime and inode did not move is only stat'ed). */
-  opens = 0;
-  opts;
-  buf;
-  /**
-   * Whether `file` is the same file, with the same size and mtime, as when `prev` read it to its
-   * end: 'notes' when change notification vouches that nothing touched it since a stat said so
-   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed).
-   */
-  unchangedBy(file, prev, isStatRequired = false) {
-    if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
-    this.notes?.beforeStat(file);
-    try {
-      const st = (0, import_node_fs21.statSync)(file, { throwIfNoEntry: false });
-      if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
-    } catch {
-      return void 0;
-    }
-    this.notes?.atEnd(file);
-    return "stat";
-  }
-  /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
-  async read(file, prev, h, coldBytes = this.opts.tailBytes) {
-    let pre;
-    this.notes?.beforeStat(file);
-    try {
-      pre = (0, import_node_fs21.statSync)(file, { throwIfNoEntry: false });
-    } catch (e) {
-      const code = e.code ?? "EIO";
-      return { ok: false, code, reason: `${file}: cannot open (${code})` };
-    }
-    if (!pre) return { ok: false, code: "ENOENT", reason: `${file}: cannot open (ENOENT)` };
-    if (!pre.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
-    if (prev && isUnchanged(prev, pre)) {
-      this.notes?.atEnd(file);
-      return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
-    }
-    let fd;
-    try {
-      fd = (0, import_node_fs21.openSync)(file, import_node_fs21.constants.O_RDONLY | import_node_fs21.constants.O_NONBLOCK);
-      this.opens++;
-    } catch (e) {
-      const code = e.code ?? "EIO";
-      return { ok: false, code, reason: `${file}: cannot open (${code})` };
-    }
-    try {
-      const st = (0, import_node_fs21.fstatSync)(fd);
-      if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
-      let reset;
-      let pos = prev;
-      if (!pos) reset = "cold";
-      else if (pos.cursor.ino !== st.ino || pos.cursor.dev !== st.dev) reset = "replaced";
-      else if (st.size < pos.splitter.fedTo) reset = "truncated";
-      else if (st.size > pos.splitter.fedTo && !this.continuesAt(fd, pos.splitter)) reset = "rewritten";
-      if (reset || !pos) {
-        pos = this.coldPosition(st.size, coldBytes);
-        h.reset(reset ?? "cold", pos.splitter.isSkipping ? pos.cursor.offset : void 0);
-      }
-      const s = pos.splitter;
-      while (s.fedTo < st.size) {
-        const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs21.readSync)(fd, this.buf, 0, want, s.fedTo);
-        if (bytesRead === 0) break;
-        this.bytesRead += bytesRead;
-        feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
-      }
-      const cursor = {
-        dev: st.dev,
-        ino: st.ino,
-        offset: s.lineStart,
-        lineNo: s.lineNo,
-        skipFirst: s.isSkipping && !s.isOversize ? true : void 0,
-        size: st.size,
-        mtimeMs: st.mtimeMs
-      };
-      if (s.fedTo === st.size) this.notes?.atEnd(file);
-      return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
-    } catch (e) {
-      const code = e.code ?? "EIO";
-      return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
-    } finally {
-      (0, import_node_fs21.closeSync)(fd);
-    }
-  }
-  /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
-  coldPosition(size, tailBytes) {
-    if (size <= tailBytes) return positionFromCursor({ dev: 0, ino: 0, offset: 0, lineNo: 1, size: 0, mtimeMs: 0 });
-    const start = size - tailBytes - 1;
-    return { cursor: { dev: 0, ino: 0, offset: start, size: 0, mtimeMs: 0 }, splitter: createLineSplitter(start, { skipFirst: true }) };
-  }
-  /** Same inode and longer: check the byte before the resume point is still a newline (1 byte read). */
-  continuesAt(fd, s) {
-    if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
-    const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs21.readSync)(fd, one, 0, 1, s.fedTo - 1);
-    this.bytesRead += bytesRead;
-    return bytesRead === 1 && one[0] === 10;
-  }
-};
-
-// src/observe/read/tail-tracker.ts
-var LEVEL_OF = { wide: 1, full: 2 };
-var USED_AT_REFRESH_MS = 36e5;
-var DIAGNOSTICS_MAX = 100;
-var TailTracker = class {
-  constructor(reader, parser, store) {
-    this.reader = reader;
-    this.parser = parser;
-    this.store = store;
-  }
-  reader;
-  parser;
-  store;
-  entries = /* @__PURE__ */ new Map();
-  stored;
-  busy = /* @__PURE__ */ new Map();
-  /** Files whose position or state changed since the last flush (only these are saved). */
-  dirty = /* @__PURE__ */ new Set();
-  diags = [];
-  checkId = 0;
-  /** The last version handed out (versions are never reused, even for a file read again from scratch). */
-  versions = 0;
-  /**
-   * A new check begins: until the next call, each file is read at most once however many
-   * tasks ask for it (a parent transcript shared by its subagents); later asks get that read.
-   */
-  beginCheck() {
-    this.checkId++;
-  }
-  /**
-   * Read what `file` gained since the last call (or since the saved position) and return the
-   * state. A cold start of a lazy parser reads a short tail; `context` widens or completes it.
-   */
-  read(file, nowMs, opts = {}) {
-    const mem = this.entries.get(file);
-    const want = opts.context ? LEVEL_OF[opts.context] : 0;
-    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== void 0 && mem.mtimeMs !== void 0 && !this.busy.has(file) && !this.wantsMore(mem, want)) {
-      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version });
-    }
-    const before = this.busy.get(file) ?? Promise.resolve();
-    const run = before.then(() => this.readNow(file, nowMs, want));
-    const settled = run.catch(() => void 0);
-    this.busy.set(file, settled);
-    void settled.then(() => {
-      if (this.busy.get(file) === settled) this.busy.delete(file);
-    });
-    return run;
-  }
-  /**
-   * The version `read` would return for `file` if it did not change since it was last read, with
-   * `read`'s side effects for an unchanged file (one stat, at most once per check; its use time
-   * refreshed) and no promise. Undefined when it changed, was never read, or is being read: ask
-   * `read` then. The reader's change notification may stand in for the stat, unless
-   * `isStatRequired` (then a stat is taken once in the check).
-   */
-  peekVersion(file, nowMs, isStatRequired = false) {
-    const mem = this.entries.get(file);
-    if (!mem || mem.version === void 0 || this.busy.has(file)) return void 0;
-    if (this.checkId > 0 && mem.checkId === this.checkId && (!isStatRequired || mem.statCheckId === this.checkId)) return mem.version;
-    const by = this.reader.unchangedBy(file, mem.position, isStatRequired);
-    if (!by) {
-      mem.checkId = void 0;
-      return void 0;
-    }
-    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
-    mem.usedAtMs = nowMs;
-    mem.checkId = this.checkId;
-    if (by === "stat") mem.statCheckId = this.checkId;
-    return mem.version;
-  }
-  /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
-  drainDiagnostics() {
-    const out = this.diags;
-    this.diags = [];
-    return out;
-  }
-  /** Save the positions and states that changed since the last flush (no-op when none did). */
-  async flush(nowMs) {
-    if (!this.store || this.dirty.size === 0) return;
-    const out = /* @__PURE__ */ new Map();
-    for (const file of this.dirty) {
-      const e = this.entries.get(file);
-      if (!e) continue;
-      out.set(file, { cursor: e.position.cursor, state: e.state, usedAtMs: e.usedAtMs });
-      e.savedUsedAtMs = e.usedAtMs;
-    }
-    this.dirty.clear();
-    for (const [file, e] of this.entries) {
-      if (nowMs - e.usedAtMs > 864e5) this.entries.delete(file);
-    }
-    await this.store.save(out, nowMs, this.entries.size);
-  }
-  diag(d) {
-    this.diags.push(d);
-    if (this.diags.length > DIAGNOSTICS_MAX) this.diags.shift();
-  }
-  async entryFor(file) {
-    const mem = this.entries.get(file);
-    if (mem) return mem;
-    if (!this.store) return void 0;
-    this.stored ??= this.store.load();
-    const stored = await this.stored;
-    const saved = stored.get(file);
-    stored.delete(file);
-    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
-  }
-  /** The state came from a tail alone and misses context the parser can name. */
-  lacksContext(state) {
-    return this.parser.hasContext !== void 0 && !this.parser.hasContext(state);
-  }
-  wantsMore(e, want) {
-    return this.lacksContext(e.state) && (e.level ?? 0) < want;
-  }
-  async readNow(file, nowMs, want) {
-    let prev = await this.entryFor(file);
-    const parser = this.parser;
-    const opts = this.reader.opts;
-    const isLazyParser = parser.beginTail !== void 0;
-    const sizes = isLazyParser ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes] : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
-    let level = 0;
-    let reportedFrom;
-    if (prev && this.wantsMore(prev, want)) {
-      [reportedFrom, level, prev] = [prev.lazyFrom, (prev.level ?? 0) + 1, void 0];
-    } else if (!prev && want > 0) level = 1;
-    else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
-    let lazyFrom = prev?.lazyFrom;
-    let state = prev?.state ?? parser.empty();
-    let diags = [];
-    const read3 = (position) => {
-      const isLazy = isLazyParser && level < 2;
-      return this.reader.read(file, position, {
-        reset: (_reason, cutAt) => {
-          state = parser.empty();
-          diags = [];
-          if (cutAt !== void 0 && isLazy) parser.beginTail?.(state, cutAt);
-          lazyFrom = cutAt !== void 0 && isLazy ? cutAt : void 0;
-        },
-        line: (bytes, ref) => {
-          const d = parser.line(state, bytes.toString("utf8"), file, ref);
-          if (d) diags.push(d);
-        },
-        oversize: (ref, bytes) => {
-          parser.skipped?.(state);
-          const cap = this.reader.opts.maxLineBytes;
-          diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
-        }
-      }, sizes[level]);
-    };
-    let res = await read3(prev?.position);
-    while (res.ok && this.lacksContext(state) && level < want) {
-      level++;
-      res = await read3(void 0);
-    }
-    for (const d of diags) if (reportedFrom === void 0 || d.offset < reportedFrom) this.diag(d);
-    if (!res.ok) {
-      this.entries.delete(file);
-      return res;
-    }
-    const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== void 0;
-    const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
-    if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
-    const version2 = prev && !changed && prev.version !== void 0 && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version: version2, level, ...lazyFrom !== void 0 ? { lazyFrom } : {} });
-    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version: version2 };
-  }
-};
-
-// src/observe/read/hook-activity.ts
-function createHookActivityReader(paths, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path19.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
-  const tracker = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
-  const listing = new DirListing(paths.activityDir());
-  const files = /* @__PURE__ */ new Map();
-  const fileOf = (id) => {
-    if (!id) return null;
-    let f = files.get(id);
-    if (f === void 0) {
-      try {
-        const file = paths.activityFile(id);
-        f = { file, name: import_node_path19.default.basename(file) };
-      } catch {
-        f = null;
-      }
-      if (files.size > 1e5) files.clear();
-      files.set(id, f);
-    }
-    return f !== null && listing.mayExist(f.name) ? f.file : null;
-  };
-  return {
-    /** A check begins: files are read at most once in it, and the directory is listed at most once. */
-    beginCheck() {
-      tracker.beginCheck();
-      listing.beginCheck();
-    },
-    /** The activity of agent or session `id` as of now (reads only what was appended). */
-    async read(id, nowMs) {
-      const file = fileOf(id);
-      if (file === null) return { version: 0 };
-      const r = await tracker.read(file, nowMs);
-      if (r.ok) return { state: r.state, version: r.version };
-      return r.code === "ENOENT" ? {} : { unreadable: r.reason };
-    },
-    /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
-    peekVersion(id, nowMs, isStatRequired = false) {
-      const file = fileOf(id);
-      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
-    },
-    flush: (nowMs) => tracker.flush(nowMs),
-    drainDiagnostics: () => tracker.drainDiagnostics()
-  };
-}
-var RACY_MS2 = 1e3;
-var DirListing = class {
-  constructor(dir) {
-    this.dir = dir;
-  }
-  dir;
-  names;
-  key;
-  isRacy = true;
-  checkId = 0;
-  seenInCheck = -1;
-  beginCheck() {
-    this.checkId++;
-  }
-  /** False only when the directory is known not to hold `name`. */
-  mayExist(name) {
-    if (this.checkId === 0 || this.seenInCheck !== this.checkId) {
-      this.seenInCheck = this.checkId;
-      this.refresh();
-    }
-    return this.names === void 0 || this.names.has(name);
-  }
-  refresh() {
-    try {
-      const st = (0, import_node_fs22.statSync)(this.dir, { throwIfNoEntry: false });
-      if (!st) {
-        this.names = /* @__PURE__ */ new Set();
-        this.key = void 0;
-        this.isRacy = true;
-        return;
-      }
-      const key2 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
-      if (key2 === this.key && !this.isRacy && this.names) return;
-      this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs22.readdirSync)(this.dir));
-      this.key = key2;
-    } catch {
-      this.names = void 0;
-      this.key = void 0;
-    }
-  }
-};
-
-// src/observe/parse/observe-transcript.ts
-function unnamedEarlierChildren(parent, children) {
-  const from = parent.firstEventMs;
-  if (!parent.isTailStart || from === void 0 || !turnOver(parent)) return [];
-  return children.filter((c) => {
-    const began = c.startedAtMs ?? (c.state.isTailStart ? void 0 : c.state.firstEventMs);
-    return AGENT_TASK_ID.test(c.agentId) && began !== void 0 && began < from && !parent.tasks.some((t) => t.id === c.agentId);
-  });
-}
-function inferredBackground(parent, children) {
-  const from = parent.firstEventMs ?? -Infinity;
-  return unnamedEarlierChildren(parent, children).filter((c) => {
-    if (c.launch !== void 0) return c.launch === "running";
-    const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== void 0 || c.state.apiError !== void 0 || c.state.turnEndedMs !== void 0);
-    return !answered && (c.state.lastEventMs ?? -Infinity) >= from;
-  }).map((c) => c.agentId);
-}
-var CHILD_START_SLACK_MS = 5e3;
-function waitedChildren(parent, children) {
-  const calls = parent.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
-  if (calls.length === 0) return [];
-  const out = /* @__PURE__ */ new Set();
-  for (const call of calls) {
-    const named = call.childAgentId && children.find((c) => c.agentId === call.childAgentId);
-    if (named) {
-      out.add(named);
-      continue;
-    }
-    for (const c of children) {
-      const done = parent.tasks.some((t) => t.id === c.agentId && t.status !== "running");
-      const began = c.state.firstEventMs;
-      if (done || began === void 0 || call.startedAtMs === void 0 || began < call.startedAtMs - CHILD_START_SLACK_MS) continue;
-      if (calls.some((other) => other !== call && other.childAgentId === c.agentId)) continue;
-      out.add(c);
-    }
-  }
-  return [...out];
-}
-function unseenCalls(state) {
-  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
-}
-function observeTranscript(state, facts = {}, children = []) {
-  const part2 = summarizeTranscript(state, facts);
-  const foreground = waitedChildren(state, children);
-  const inferred = inferredBackground(state, children);
-  const background = [...backgroundWaits(state), ...inferred];
-  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
-  if (foreground.length === 0 && background.length === 0) {
-    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
-    return part2;
-  }
-  if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
-  const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
-  const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
-  const newest = childMs.length > 0 ? Math.max(...childMs) : void 0;
-  if (newest !== void 0 && (part2.lastProgressMs === void 0 || newest > part2.lastProgressMs)) part2.lastProgressMs = newest;
-  const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
-  part2.waitingOnChildren = {
-    agentIds: [.../* @__PURE__ */ new Set([...foreground.map((c) => c.agentId), ...background])],
-    lastProgressMs: newest,
-    ...background.length > 0 ? { isBackground: true } : {},
-    ...unseen.length > 0 ? { unseenIds: unseen } : {}
-  };
-  if (waited.length === 0) return part2;
-  const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
-  const childCall = pickLastTool(busiest.state);
-  if (childCall?.isOpen && !childCall.isBackground) part2.lastTool = { ...childCall, isOpenKnown: true };
-  return part2;
-}
-
-// src/observe/read/child-transcripts.ts
-var import_node_fs23 = require("node:fs");
-var import_node_path20 = __toESM(require("node:path"), 1);
-var CHILDREN_MAX = 8;
-var SLACK_MS = 5e3;
-var HEAD_BYTES = 65536;
-var HEADS_MAX = 512;
-var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
-var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
-var idOf = (file) => import_node_path20.default.basename(file, ".jsonl").slice("agent-".length);
-var heads = /* @__PURE__ */ new Map();
-async function readHead(file) {
-  const hit = heads.get(file);
-  if (hit) return hit;
-  const fh = await import_node_fs23.promises.open(file, "r").catch(() => void 0);
-  if (!fh) return {};
-  const head = {};
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    for (const line of buf.subarray(0, bytesRead).toString("utf8").split("\n")) {
-      head.sessionId ??= /"sessionId":"([^"]+)"/.exec(line)?.[1];
-      const ts = /"timestamp":"([^"]+)"/.exec(line)?.[1];
-      const atMs = ts === void 0 ? NaN : Date.parse(ts);
-      if (head.startedAtMs === void 0 && Number.isFinite(atMs)) head.startedAtMs = atMs;
-      if (head.sessionId !== void 0 && head.startedAtMs !== void 0) break;
-    }
-  } finally {
-    await fh.close();
-  }
-  if (head.sessionId !== void 0 && head.startedAtMs !== void 0) {
-    if (heads.size >= HEADS_MAX) heads.delete(heads.keys().next().value);
-    heads.set(file, head);
-  }
-  return head;
-}
-function childDirs(file, sessionId) {
-  return { nested: import_node_path20.default.join(import_node_path20.default.dirname(file), sessionId ?? import_node_path20.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path20.default.dirname(file) };
-}
-async function listChildren(dirs, sinceMs) {
-  const fresh = [];
-  for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
-    const names = await import_node_fs23.promises.readdir(dir).catch(() => []);
-    for (const n of names) {
-      if (!isChildName(n)) continue;
-      const st = await import_node_fs23.promises.stat(import_node_path20.default.join(dir, n)).catch(() => void 0);
-      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path20.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
-    }
-  }
-  return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
-}
-var isColdTurnOver = (state) => state.isTailStart === true && turnOver(state) !== void 0;
-function readsChildren(state) {
-  return state.open.some((c) => isSubagentTool(c.name) && !c.isBackground) || backgroundWaits(state).length > 0 || isColdTurnOver(state);
-}
-async function readWaitedChildren(transcripts, file, state, nowMs) {
-  if (!readsChildren(state)) return [];
-  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
-  const background = backgroundWaits(state);
-  const dirs = childDirs(file, state.sessionId);
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  const add2 = async (f, isFlat, withHead = false) => {
-    if (f === file || seen.has(f) || out.length >= CHILDREN_MAX) return false;
-    const r = await transcripts.read(f, nowMs, { context: "full" });
-    if (!r.ok) return false;
-    if (isFlat && state.sessionId !== void 0 && r.state.sessionId !== void 0 && r.state.sessionId !== state.sessionId) return false;
-    seen.add(f);
-    const startedAtMs = withHead && r.state.isTailStart ? (await readHead(f)).startedAtMs : void 0;
-    out.push({ agentId: idOf(f), state: r.state, ...startedAtMs !== void 0 ? { startedAtMs } : {} });
-    return true;
-  };
-  const named = [...calls.map((c) => c.childAgentId), ...background];
-  for (const id of new Set(named.filter((x) => x !== void 0))) {
-    if (!await add2(import_node_path20.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path20.default.join(dirs.flat, `agent-${id}.jsonl`), true);
-  }
-  if (calls.some((c) => c.childAgentId === void 0)) {
-    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
-    for (const f of await listChildren(dirs, since)) await add2(f.file, f.isFlat);
-  }
-  if (isColdTurnOver(state)) {
-    for (const f of await listChildren(dirs, -Infinity)) await add2(f.file, f.isFlat, true);
-    const unnamed = unnamedEarlierChildren(state, out);
-    const earlier = unnamed.length > 0 ? await launchesIn(file, transcripts.reader.opts.maxColdBytes) : void 0;
-    for (const c of earlier ? unnamed : []) {
-      const t = earlier.tasks.find((x) => x.id === c.agentId);
-      const launch = t?.kind === "agent" ? t.status === "running" ? "running" : "ended" : t ? "ended" : earlier.isWhole ? "none" : void 0;
-      if (launch) c.launch = launch;
-    }
-  }
-  return out;
-}
-var launchCache = /* @__PURE__ */ new Map();
-var LAUNCH_CACHE_MAX = 256;
-async function launchesIn(file, maxBytes) {
-  const st = await import_node_fs23.promises.stat(file).catch(() => void 0);
-  if (!st?.isFile()) return void 0;
-  const hit = launchCache.get(file);
-  if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
-  const fh = await import_node_fs23.promises.open(file, "r").catch(() => void 0);
-  if (!fh) return void 0;
-  try {
-    const start = Math.max(0, st.size - maxBytes);
-    const buf = Buffer.alloc(st.size - start);
-    let got = 0;
-    while (got < buf.length) {
-      const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    let text = buf.toString("utf8", 0, got);
-    if (start > 0) text = text.slice(text.indexOf("\n") + 1);
-    const { state } = parseTranscriptText(text, file);
-    const out = { ino: st.ino, size: st.size, tasks: state.tasks, isWhole: start === 0 };
-    if (launchCache.size >= LAUNCH_CACHE_MAX) launchCache.delete(launchCache.keys().next().value);
-    launchCache.set(file, out);
-    return out;
-  } finally {
-    await fh.close();
-  }
-}
-
-// src/observe/read/change-notes.ts
-var import_node_fs24 = require("node:fs");
-var import_node_path21 = __toESM(require("node:path"), 1);
-var NOTE_TRUST_MS = 1e3;
-var RETRY_MS = 6e4;
-var DIRTY_MAX = 4096;
-var NOTES_MAX = 1e5;
-var defaultWatch = (dir, listener) => (0, import_node_fs24.watch)(dir, { persistent: false }, listener);
-var ChangeNotes = class {
-  dirs = /* @__PURE__ */ new Map();
-  notes = /* @__PURE__ */ new Map();
-  trustMs;
-  now;
-  watch;
-  lastCheckAtMs;
-  /** Checks come faster than the trust window: directories are watched. */
-  isEnabled = false;
-  constructor(opts = {}) {
-    this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
-    this.now = opts.now ?? (() => performance.now());
-    this.watch = opts.watch ?? defaultWatch;
-  }
-  /**
-   * A check begins. After a gap longer than the trust window every file would be stat'ed anyway:
-   * watches are dropped (no CPU spent on events between slow checks) until checks come fast.
-   */
-  beginCheck() {
-    const t = this.now();
-    const isFrequent = this.lastCheckAtMs !== void 0 && t - this.lastCheckAtMs < this.trustMs;
-    this.lastCheckAtMs = t;
-    if (this.notes.size > NOTES_MAX) {
-      this.close();
-      this.notes.clear();
-      this.dirs.clear();
-    }
-    if (isFrequent === this.isEnabled) return;
-    this.isEnabled = isFrequent;
-    if (!isFrequent) {
-      this.close();
-      this.notes.clear();
-    }
-  }
-  /** Call right before a real stat of `file`: an event from now on marks it touched again. */
-  beforeStat(file) {
-    if (!this.isEnabled) return;
-    let n = this.notes.get(file);
-    if (!n) {
-      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
-      this.notes.set(file, n);
-    }
-    this.ensureWatched(import_node_path21.default.dirname(file), n.dir);
-    n.dir.touched.delete(n.name);
-    n.epoch = n.dir.epoch;
-    n.statAtMs = this.now();
-    n.isAtEnd = false;
-  }
-  /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
-  atEnd(file) {
-    const n = this.notes.get(file);
-    if (n) n.isAtEnd = true;
-  }
-  /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
-  isUntouched(file) {
-    const n = this.notes.get(file);
-    return n !== void 0 && n.isAtEnd && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() - n.statAtMs < this.trustMs;
-  }
-  /** Let pending notifications arrive: after this, every change made before the call has been seen. */
-  async settle() {
-    if (!this.isEnabled) return;
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
-  }
-  /** Stop watching (the process may exit without it: watches do not keep it alive). */
-  close() {
-    for (const d of this.dirs.values()) this.drop(d);
-  }
-  dirOf(dir) {
-    let d = this.dirs.get(dir);
-    if (!d) {
-      d = { epoch: 0, touched: /* @__PURE__ */ new Set() };
-      this.dirs.set(dir, d);
-    }
-    return d;
-  }
-  ensureWatched(dir, d) {
-    if (d.watcher || d.failedAtMs !== void 0 && this.now() - d.failedAtMs < RETRY_MS) return;
-    try {
-      d.epoch++;
-      d.touched.clear();
-      const w = this.watch(dir, (event, name) => {
-        if (event !== "change" || name === null) {
-          d.epoch++;
-          this.drop(d);
-          return;
-        }
-        if (d.touched.size >= DIRTY_MAX) {
-          d.epoch++;
-          d.touched.clear();
-        }
-        d.touched.add(String(name));
-      });
-      w.on("error", () => {
-        d.epoch++;
-        this.drop(d);
-        d.failedAtMs = this.now();
-      });
-      d.watcher = w;
-      d.failedAtMs = void 0;
-    } catch {
-      d.failedAtMs = this.now();
-    }
-  }
-  drop(d) {
-    const w = d.watcher;
-    d.watcher = void 0;
-    try {
-      w?.close();
-    } catch {
-    }
-  }
-};
-
-// src/observe/read/transcript-tail.ts
-var import_node_path22 = __toESM(require("node:path"), 1);
-function createTranscriptTail(root, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path22.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
-  return new TailTracker(
-    reader,
-    {
-      empty: emptyTranscriptState,
-      line: parseTranscriptLine,
-      skipped: (s) => void s.skippedLines++,
-      // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
-      beginTail: (s, cutAt) => {
-        s.tail = { from: cutAt, callsSinceFresh: 0 };
-        s.isLazyTail = true;
-      },
-      hasContext: (s) => s.tail === void 0 && !lacksTeamContext(s)
-    },
-    store
-  );
-}
-
-// src/observe/parse/tail-context.ts
-var key = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
-function trailingRun(xs, f) {
-  const last = xs.at(-1);
-  if (last === void 0) return 0;
-  const want = f(last);
-  let n = 0;
-  for (let i = xs.length - 1; i >= 0 && f(xs[i]) === want; i--) n++;
-  return n;
-}
-function tailSuffices(s, nowMs, baseTimeoutMs) {
-  if (lacksTeamContext(s)) return false;
-  const t = s.tail;
-  if (!t) return true;
-  if (!t.isFresh || t.isSpoiled) return false;
-  if (s.lastEventMs === void 0 || s.lastAssistantMs === void 0) return false;
-  if (nowMs - s.lastEventMs > baseTimeoutMs) return false;
-  if (turnOver(s) !== void 0) return false;
-  if (t.callsSinceFresh >= RECENT_CALLS_MAX) return true;
-  const fresh = t.callsSinceFresh;
-  if (fresh === 0) return false;
-  if (trailingRun(s.recent, key) >= fresh) return false;
-  const done = s.recent.filter((c) => !c.isOpen);
-  const freshDone = s.recent.slice(-fresh).filter((c) => !c.isOpen).length;
-  if (freshDone === 0) return false;
-  if (done.at(-1).error !== void 0 && trailingRun(done, (c) => c.error ?? "\0ok") >= freshDone) return false;
-  return true;
-}
-
-// src/observe/read/prefix-ids.ts
-var import_node_fs25 = require("node:fs");
-var OVERLAP = 512;
-var FILES_MAX = 1024;
-var PrefixIds = class {
-  /**
-   * `maxBytes`: how far back a read-back goes (a prefix beyond it is never read). `file`: where
-   * scans are saved and loaded from (none: kept in memory only).
-   */
-  constructor(maxBytes, file) {
-    this.maxBytes = maxBytes;
-    this.file = file;
-  }
-  maxBytes;
-  file;
-  /** Prefix scans done (for tests and benches). */
-  scans = 0;
-  scanned = /* @__PURE__ */ new Map();
-  chunk = Buffer.allocUnsafe(256 * 1024);
-  loading;
-  isDirty = false;
-  /** True when the bytes of `file` before `from` (within the bound) may name `id`; an unreadable file may. */
-  async mention(file, from, id) {
-    const ids = await this.idsOf(file, from);
-    return ids === void 0 || ids.has(id);
-  }
-  /** Save the scans done since the last save (one small file, rewritten). */
-  async save() {
-    if (!this.file || !this.isDirty) return;
-    this.isDirty = false;
-    const files = {};
-    for (const [path39, s] of this.scanned) files[path39] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
-    await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
-  }
-  /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
-  async load() {
-    if (!this.file) return;
-    let text;
-    try {
-      text = await import_node_fs25.promises.readFile(this.file, "utf8");
-    } catch {
-      return;
-    }
-    let parsed;
-    try {
-      parsed = PrefixIdsFileSchema.safeParse(JSON.parse(text));
-    } catch {
-      return;
-    }
-    if (!parsed.success) return;
-    for (const [path39, s] of Object.entries(parsed.data.files)) {
-      if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path39)) this.scanned.set(path39, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
-    }
-  }
-  async idsOf(file, from) {
-    await (this.loading ??= this.load());
-    const pre = (0, import_node_fs25.statSync)(file, { throwIfNoEntry: false });
-    const had = this.scanned.get(file);
-    if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
-    let handle;
-    try {
-      handle = await import_node_fs25.promises.open(file, "r");
-    } catch {
-      return void 0;
-    }
-    try {
-      const st = await handle.stat();
-      this.scans++;
-      const ids = /* @__PURE__ */ new Set();
-      let carry = "";
-      for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
-        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
-        if (bytesRead === 0) break;
-        let n = bytesRead;
-        let isDone = false;
-        if (at + bytesRead > from) {
-          const nl = this.chunk.subarray(0, bytesRead).indexOf(10, Math.max(0, from - at));
-          if (nl >= 0) [n, isDone] = [nl, true];
-        }
-        const text = carry + this.chunk.toString("latin1", 0, n);
-        for (const id of taskIdsMentioned(text)) ids.add(id);
-        if (isDone) break;
-        carry = text.slice(-OVERLAP);
-        at += bytesRead;
-      }
-      this.scanned.delete(file);
-      if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value);
-      this.scanned.set(file, { from, dev: st.dev, ino: st.ino, ids });
-      this.isDirty = true;
-      return ids;
-    } catch {
-      return void 0;
-    } finally {
-      await handle.close();
-    }
-  }
-};
-
-// src/observe/read/claude-observer.ts
-var MEMO_SWEEP_CHECKS = 64;
-var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
-function createClaudeObserver(opts) {
-  const notes = opts.changeNotes instanceof ChangeNotes ? opts.changeNotes : opts.changeNotes === false ? void 0 : new ChangeNotes();
-  const reader = new TailReader(opts.tail, notes);
-  const persistent = opts.isPersistent ?? true;
-  const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
-  const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
-  const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
-  let lastPersistMs = -Infinity;
-  const memos = /* @__PURE__ */ new Map();
-  let checks = 0;
-  const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path23.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
-  async function observeTranscript2(task, hook, nowMs, trace) {
-    if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
-    const q = {
-      transcriptPath: task.transcriptPath,
-      agentTranscriptPath: hook?.agentTranscriptPath,
-      sessionTranscriptPath: hook?.transcriptPath,
-      sessionId: task.sessionId ?? hook?.sessionId,
-      agentId: task.agentId
-    };
-    const missing = (reason) => ({ source: "transcript", missing: [{ source: "transcript", reason }] });
-    const found = await finder.find(q, nowMs);
-    trace.finderGeneration = finder.generation;
-    trace.isMemoizable &&= found.ok;
-    if (!found.ok) return missing(found.reason);
-    let r = await transcripts.read(found.location.path, nowMs);
-    for (const context of ["wide", "full"]) {
-      if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
-      r = await transcripts.read(found.location.path, nowMs, { context });
-    }
-    if (!r.ok) {
-      trace.isMemoizable = false;
-      finder.invalidate(q);
-      return missing(r.reason);
-    }
-    trace.files.push(found.location.path);
-    trace.fileVersions.push(r.version);
-    if (r.state.tail && r.state.lastEventMs !== void 0) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
-    if (r.size > 0) {
-      const same = mtimeSameAsOf(r.mtimeMs, nowMs);
-      if (same) {
-        trace.fromMs = Math.max(trace.fromMs, same.fromMs);
-        trace.untilMs = Math.min(trace.untilMs, same.untilMs);
-      } else trace.isMemoizable = false;
-    }
-    trace.isMemoizable &&= !readsChildren(r.state);
-    const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
-    const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
-    part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
-    const flatParent = r.state.sessionId && import_node_path23.default.join(import_node_path23.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
-    const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
-    if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
-      let p = await transcripts.read(parentPath, nowMs);
-      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && await prefixes.mention(parentPath, p.state.tail.from, task.agentId)) {
-        p = await transcripts.read(parentPath, nowMs, { context: "full" });
-      }
-      if (p.ok) {
-        trace.files.push(parentPath);
-        trace.fileVersions.push(p.version);
-      } else trace.isMemoizable = false;
-      const done = p.ok ? childCompletion(p.state, task.agentId) : void 0;
-      if (done) part2.finished = { kind: "parent transcript reports the agent completed", atMs: done.atMs };
-    }
-    return part2;
-  }
-  async function observe(task, nowMs) {
-    memos.delete(task.taskId);
-    const parts = [];
-    const trace = { hookIds: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
-    const hook = (id, version2) => {
-      trace.hookIds.push(id);
-      trace.hookVersions.push(version2 ?? -1);
-      trace.isMemoizable &&= version2 !== void 0;
-    };
-    const ownId = task.agentId ?? task.sessionId;
-    const own2 = await hooks.read(ownId, nowMs);
-    hook(ownId, own2.version);
-    const transcript = await observeTranscript2(task, own2.state, nowMs, trace);
-    if (transcript) parts.push(transcript);
-    if (own2.state || own2.unreadable) {
-      const hp = own2.state ? summarizeHooks(own2.state) : { source: "hooks" };
-      if (own2.unreadable) hp.missing = [{ source: "hooks", reason: own2.unreadable }];
-      parts.push(hp);
-    }
-    const sessionId = task.sessionId ?? own2.state?.sessionId;
-    if (task.agentId && sessionId && sessionId !== task.agentId) {
-      const session = await hooks.read(sessionId, nowMs);
-      hook(sessionId, session.version);
-      const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
-      const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
-      if (prompt) parts.push({ source: "hooks", waitingHuman: prompt });
-    }
-    if (trace.isMemoizable) memos.set(task.taskId, { ...trace, task, parts, usedInCheck: checks });
-    return parts;
-  }
-  function observeUnchanged(task, nowMs, isStatRequired = false) {
-    const m = memos.get(task.taskId);
-    if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return void 0;
-    if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) return void 0;
-    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
-    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
-    m.usedInCheck = checks;
-    return m.parts;
-  }
-  const flush = async (nowMs) => {
-    lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
-  };
-  return {
-    name: "claude-code",
-    beginCheck() {
-      transcripts.beginCheck();
-      hooks.beginCheck();
-      notes?.beginCheck();
-      const settled = notes?.settle();
-      if (++checks % MEMO_SWEEP_CHECKS === 0) {
-        for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
-      }
-      return settled;
-    },
-    async observe(task, nowMs) {
-      try {
-        const parts = await observe(task, nowMs);
-        if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) await flush(nowMs).catch(() => void 0);
-        return parts;
-      } catch (e) {
-        const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
-        return [{ source: "transcript", missing: [{ source: "transcript", reason }] }];
-      }
-    },
-    observeUnchanged,
-    flush,
-    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
-    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans })
-  };
-}
-
-// src/observe/read/process-observer.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
-
-// src/contracts/claude-session.ts
-var ClaudeSessionFileSchema = looseObject({
-  pid: number2().int().positive(),
-  sessionId: string2().min(1),
-  cwd: string2().optional()
-});
-
-// src/observe/parse/process-evidence.ts
-function hasReceived(prev, next) {
-  if (!prev || !next) return false;
-  return Object.entries(next).some(([key2, bytes]) => bytes > (prev[key2] ?? 0));
-}
-function foldProcessSample(prev, sample, nowMs) {
-  const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
-  const grew = same && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
-  return {
-    pid: sample.pid,
-    startTicks: sample.startTicks,
-    ...sample.apiBytesReceived ? { apiBytesReceived: sample.apiBytesReceived } : {},
-    ...grew ? { grewAtMs: nowMs } : same && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
-    sampledAtMs: nowMs,
-    ...sample.liveChildren !== void 0 ? { liveChildren: sample.liveChildren } : {}
-  };
-}
-function processPart(track) {
-  return {
-    source: "process",
-    isProcessAlive: true,
-    ...track.grewAtMs !== void 0 ? { outputGrewAtMs: track.grewAtMs } : {},
-    ...track.liveChildren !== void 0 ? { liveChildren: track.liveChildren } : {}
-  };
-}
-
-// src/observe/read/process-sample.ts
-var import_node_child_process4 = require("node:child_process");
-var import_node_fs26 = require("node:fs");
-var DEFAULT_API_PORT = 443;
-var CHILDREN_MAX2 = 64;
-var SS_TIMEOUT_MS = 2e3;
-var readText = (file) => {
-  try {
-    return (0, import_node_fs26.readFileSync)(file, "utf8");
-  } catch {
-    return void 0;
-  }
-};
-function cpuTicksOf(stat) {
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(rest[11]) + Number(rest[12]);
-  return Number.isFinite(ticks) ? ticks : void 0;
-}
-function liveDescendants(pid) {
-  const seen = /* @__PURE__ */ new Set();
-  const queue = [pid];
-  let listed = false;
-  while (queue.length > 0 && seen.size < CHILDREN_MAX2) {
-    const p = queue.shift();
-    let tids;
-    try {
-      tids = (0, import_node_fs26.readdirSync)(`/proc/${p}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      const text = readText(`/proc/${p}/task/${tid}/children`);
-      if (text === void 0) continue;
-      listed = true;
-      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
-        const st = readText(`/proc/${c}/stat`);
-        const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
-        if (state === void 0 || state === "Z" || state === "X" || seen.has(c)) continue;
-        seen.add(c);
-        queue.push(c);
-      }
-    }
-  }
-  return listed ? seen.size : void 0;
-}
-function apiPortOf(pid) {
-  const env = readText(`/proc/${pid}/environ`);
-  const url = env?.split("\0").find((e) => e.startsWith("ANTHROPIC_BASE_URL="))?.slice("ANTHROPIC_BASE_URL=".length);
-  if (!url) return DEFAULT_API_PORT;
-  try {
-    const u = new URL(url);
-    return u.port ? Number(u.port) : u.protocol === "http:" ? 80 : DEFAULT_API_PORT;
-  } catch {
-    return DEFAULT_API_PORT;
-  }
-}
-function readProcFields(pid) {
-  const stat = readText(`/proc/${pid}/stat`);
-  const parsed = stat === void 0 ? void 0 : parseProcStat(stat);
-  if (!stat || !parsed || parsed.state === "Z" || parsed.state === "X") return void 0;
-  const rchar = Number(/^rchar: (\d+)$/m.exec(readText(`/proc/${pid}/io`) ?? "")?.[1]);
-  const children = liveDescendants(pid);
-  const cpu = cpuTicksOf(stat);
-  return {
-    pid,
-    startTicks: parsed.startTicks,
-    ...children !== void 0 ? { liveChildren: children } : {},
-    ...cpu !== void 0 ? { cpuTicks: cpu } : {},
-    ...Number.isFinite(rchar) ? { readBytes: rchar } : {}
-  };
-}
-function parseSsOutput(text, portOf) {
-  const out = /* @__PURE__ */ new Map();
-  let current;
-  const add2 = (bytes) => {
-    if (!current) return;
-    for (const pid of current.pids) {
-      if (portOf(pid) !== current.peerPort) continue;
-      const conns = out.get(pid) ?? {};
-      conns[current.key] = bytes;
-      out.set(pid, conns);
-    }
-  };
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    if (!/^\s/.test(line)) {
-      if (current) add2(0);
-      const cols = line.split(" users:")[0].trim().split(/\s+/);
-      const local = cols.at(-2);
-      const peer = cols.at(-1);
-      const pids = [...line.matchAll(/pid=(\d+)/g)].map((m2) => Number(m2[1]));
-      const peerPort = Number(peer?.slice(peer.lastIndexOf(":") + 1));
-      current = local && peer && pids.length > 0 && Number.isInteger(peerPort) ? { key: `${local}>${peer}`, peerPort, pids } : void 0;
-      const same = /bytes_received:(\d+)/.exec(line);
-      if (same && current) {
-        add2(Number(same[1]));
-        current = void 0;
-      }
-      continue;
-    }
-    const m = /bytes_received:(\d+)/.exec(line);
-    if (current && m) {
-      add2(Number(m[1]));
-      current = void 0;
-    }
-  }
-  if (current) add2(0);
-  return out;
-}
-function runSs() {
-  return new Promise((resolve) => {
-    (0, import_node_child_process4.execFile)("ss", ["-tinpH", "state", "established"], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? void 0 : String(stdout)));
-  });
-}
-async function readProcessSamples(pids, apiPorts) {
-  const out = /* @__PURE__ */ new Map();
-  if (pids.length === 0) return out;
-  const ss = process.platform === "linux" ? await runSs() : void 0;
-  const bytes = ss === void 0 ? void 0 : parseSsOutput(ss, (pid) => apiPorts.get(pid));
-  for (const pid of pids) {
-    const s = readProcFields(pid);
-    if (!s) continue;
-    out.set(pid, bytes ? { ...s, apiBytesReceived: bytes.get(pid) ?? {} } : s);
-  }
-  return out;
-}
-
-// src/observe/read/process-observer.ts
-var NONE2 = [];
-var isMainSession = (task) => task.agentId === void 0 || task.agentId === task.sessionId;
-function createProcessObserver(opts = {}) {
-  const readSamples = opts.readSamples ?? readProcessSamples;
-  const tracks = /* @__PURE__ */ new Map();
-  const apiPorts = /* @__PURE__ */ new Map();
-  let samples = /* @__PURE__ */ new Map();
-  let sampledAtMs = -Infinity;
-  const sessionPids = /* @__PURE__ */ new Map();
-  let listedAtMs = -Infinity;
-  function sessionPid(sessionId, nowMs) {
-    const hit = sessionPids.get(sessionId);
-    if (hit !== void 0 || !opts.sessionsDir || nowMs - listedAtMs < (opts.relistMs ?? 5e3)) return hit;
-    listedAtMs = nowMs;
-    let names = [];
-    try {
-      names = (0, import_node_fs27.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
-    } catch {
-      return void 0;
-    }
-    for (const n of names) {
-      let json;
-      try {
-        json = JSON.parse((0, import_node_fs27.readFileSync)(import_node_path24.default.join(opts.sessionsDir, n), "utf8"));
-      } catch {
-        continue;
-      }
-      const f = ClaudeSessionFileSchema.safeParse(json);
-      if (f.success) sessionPids.set(f.data.sessionId, f.data.pid);
-    }
-    return sessionPids.get(sessionId);
-  }
-  const pidOf = (task, nowMs) => {
-    if (!isMainSession(task)) return void 0;
-    return task.pid ?? (task.sessionId ? sessionPid(task.sessionId, nowMs) : void 0);
-  };
-  const portOf = (pid) => {
-    if (!apiPorts.has(pid)) apiPorts.set(pid, apiPortOf(pid));
-    return apiPorts;
-  };
-  function partsFor(task, pid, sample, nowMs) {
-    const last = tracks.get(task.taskId);
-    if (!sample) {
-      tracks.delete(task.taskId);
-      return NONE2;
-    }
-    if (last && last.track.sampledAtMs === nowMs && last.track.pid === pid) return last.parts;
-    const track = foldProcessSample(last?.track, sample, nowMs);
-    const same = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
-    const parts = same ? last.parts : [processPart(track)];
-    tracks.set(task.taskId, { track, parts });
-    return parts;
-  }
-  return {
-    name: "process",
-    async beginCheck(nowMs) {
-      const pids = [...new Set([...tracks.values()].map((t) => t.track.pid))];
-      for (const pid of pids) portOf(pid);
-      samples = await readSamples(pids, apiPorts);
-      sampledAtMs = nowMs;
-      for (const [id, t] of tracks) if (!samples.has(t.track.pid)) tracks.delete(id);
-    },
-    async observe(task, nowMs) {
-      const pid = pidOf(task, nowMs);
-      if (pid === void 0) return NONE2;
-      let sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
-      if (!sample) {
-        const one = await readSamples([pid], portOf(pid));
-        sample = one.get(pid);
-        if (sample) samples.set(pid, sample);
-      }
-      return partsFor(task, pid, sample, nowMs);
-    },
-    observeUnchanged(task, nowMs) {
-      const pid = pidOf(task, nowMs);
-      if (pid === void 0) return NONE2;
-      const sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
-      if (!sample) return void 0;
-      const before = tracks.get(task.taskId)?.parts;
-      const parts = partsFor(task, pid, sample, nowMs);
-      return parts === before ? parts : void 0;
-    }
-  };
-}
-
-// src/wiring.ts
-function adapterFor(opts, clock3) {
-  return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
-}
-function performerContext(ctx, w, adapter) {
-  return {
-    epicId: ctx.opts.epicId,
-    paths: ctx.paths,
-    log: ctx.log,
-    history: ctx.history,
-    adapter,
-    clock: w.clock,
-    maxRedispatches: ctx.opts.maxRedispatches,
-    tracker: {
-      apiKey: w.env.LINEAR_API_KEY || void 0,
-      apiUrl: ctx.opts.config.linear?.api_url,
-      blockedStateName: ctx.opts.blockedStateName,
-      retry: w.signal ? { ...w.linearRetry, signal: w.signal } : w.linearRetry
-    }
-  };
-}
-async function replacementStates(history) {
-  const states = /* @__PURE__ */ new Map();
-  for (const e of history.replacements.values()) {
-    if (e.pid === void 0) continue;
-    const probe = await probeProcess(e.pid);
-    if (probe.kind === "gone") states.set(e.recovery_task_id, "gone");
-    else if (probe.kind === "unknown") states.set(e.recovery_task_id, "unknown");
-    else states.set(e.recovery_task_id, e.start_ticks === void 0 || probe.identity.startTicks === e.start_ticks ? "alive" : "gone");
-  }
-  return states;
-}
-function realActionDeps(w) {
-  let adapter;
-  const adapterOnce = (opts) => adapter ??= adapterFor(opts, w.clock);
-  return {
-    makePerformer: (ctx) => createPerformer(performerContext(ctx, w, adapterOnce(ctx.opts))),
-    makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
-    recover: async (ctx) => {
-      let wave;
-      try {
-        wave = await readWave(ctx.paths, ctx.opts.epicId);
-      } catch {
-        wave = void 0;
-      }
-      return recoverAtStartUp(performerContext(ctx, w, adapterOnce(ctx.opts)), { runId: ctx.runId, wave });
-    }
-  };
-}
-function realObservers(env) {
-  return (paths, opts) => {
-    const configDir = opts.config.claude?.config_dir;
-    const observers = [
-      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
-    ];
-    if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path25.default.join(import_node_path25.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
-    return [...observers, createProcessObserver({ sessionsDir })];
-  };
-}
-
-// src/demo/live-view.ts
-var NOT_CHECKED = "(not checked yet)";
-var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
-var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
-var LiveView = class {
-  constructor(out, opts) {
-    this.out = out;
-    this.opts = opts;
-  }
-  out;
-  opts;
-  feed = [];
-  pending = [];
-  rows = [];
-  elapsedMs = 0;
-  drawnLines = 0;
-  lastState = /* @__PURE__ */ new Map();
-  /** A line for the event feed, `atMs` after the start; shown in time order at the next update. */
-  note(atMs, who, text) {
-    this.pending.push({ atMs, line: `${elapsed(atMs).padStart(7)}  ${who.padEnd(12)}  ${text}` });
-  }
-  /** New table contents; a TTY redraws, plain output prints the new events and what changed. */
-  update(elapsedMs, rows) {
-    this.elapsedMs = elapsedMs;
-    this.rows = rows;
-    const fresh = this.pending.splice(0).sort((a, b) => a.atMs - b.atMs).map((p) => p.line);
-    this.feed.push(...fresh);
-    if (this.opts.isTty) return this.redraw();
-    for (const line of fresh) this.out.out(line + "\n");
-    for (const r of rows) {
-      if (r.verdict === NOT_CHECKED) continue;
-      const state = `${r.verdict}|${r.exemptions}`;
-      if (this.lastState.get(r.taskId) === state) continue;
-      this.lastState.set(r.taskId, state);
-      const exempt = r.exemptions === "-" ? "" : `  exemptions ${r.exemptions}`;
-      this.out.out(`${elapsed(elapsedMs).padStart(7)}  ${"status".padEnd(12)}  ${r.taskId}: ${r.verdict}, idle/window ${r.idleWindow}${exempt}, last tool ${r.lastTool}
-`);
-    }
-  }
-  /** The last frame (TTY) or the final table (plain). */
-  finish(elapsedMs, rows) {
-    this.update(elapsedMs, rows);
-    if (this.opts.isTty) return;
-    this.out.out("\n" + this.table());
-  }
-  table() {
-    return renderTable(HEADER2, this.rows.map((r) => [r.taskId, r.agent, r.process, r.verdict, r.idleWindow, r.exemptions, r.lastTool]));
-  }
-  redraw() {
-    const width = Math.max(40, (this.opts.columns || 120) - 1);
-    const keep = this.opts.feedLines ?? 12;
-    const lines = [
-      `${this.opts.title}  ${elapsed(this.elapsedMs)}`,
-      "",
-      ...this.table().trimEnd().split("\n"),
-      "",
-      "events",
-      ...this.feed.slice(-keep)
-    ].map((l) => l.length > width ? l.slice(0, width - 1) + "…" : l);
-    const up = this.drawnLines > 0 ? `\x1B[${this.drawnLines}F\x1B[J` : "";
-    this.out.out(up + lines.join("\n") + "\n");
-    this.drawnLines = lines.length;
-  }
-};
-
-// src/demo/live-rows.ts
-function judged(entry) {
-  if (!entry) return { verdict: NOT_CHECKED, idleWindow: "-", exemptions: "-", lastTool: "-" };
-  const verdict = entry.verdict === "terminal" ? entry.status : entry.verdict === "stalled" ? "STALLED" : entry.verdict;
-  return {
-    verdict,
-    idleWindow: entry.idle_seconds === null ? "-" : `${entry.idle_seconds}s / ${entry.effective_timeout_seconds}s`,
-    exemptions: entry.exemptions.join(",") || "-",
-    lastTool: entry.last_tool ?? "-"
-  };
-}
-function processOf(run) {
-  const e = run.exit;
-  const state = !e ? "running" : e.code === 0 ? "exit 0" : e.signal ? `killed (${e.signal})` : `exit ${e.code}`;
-  return `pid ${run.pid} ${state}`;
-}
-function liveRows(runs, doc, replacements) {
-  const entry = (id) => doc?.tasks.find((t) => t.task_id === id);
-  const rows = [];
-  const place = (taskId) => {
-    for (const r of replacements.filter((x) => x.event.task_id === taskId)) {
-      const id = r.event.recovery_task_id;
-      rows.push({ taskId: id, agent: `replacement of ${taskId}`, process: `pid ${r.event.pid ?? "?"} ${r.isAlive ? "running" : "exited"}`, ...judged(entry(id)) });
-      place(id);
-    }
-  };
-  for (const run of runs) {
-    rows.push({ taskId: run.spec.taskId, agent: run.spec.label, process: processOf(run), ...judged(entry(run.spec.taskId)) });
-    place(run.spec.taskId);
-  }
-  return rows;
-}
-
-// src/demo/orchestrator.ts
-var import_node_child_process5 = require("node:child_process");
-var import_node_crypto6 = require("node:crypto");
-var import_node_fs28 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
-var import_yaml3 = __toESM(require_dist(), 1);
-var STDERR_TAIL_CHARS = 2e3;
-var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
-var DemoOrchestrator = class {
-  constructor(env) {
-    this.env = env;
-  }
-  env;
-  runs = [];
-  children = /* @__PURE__ */ new Map();
-  exits = [];
-  writes = Promise.resolve();
-  waveDispatchedAtMs = 0;
-  /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
-  transcriptFor(agentId) {
-    const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path26.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
-  }
-  /** Spawn every agent, then write the state file listing them with their pids. */
-  async dispatch(specs) {
-    this.waveDispatchedAtMs = this.env.clock.nowMs();
-    for (const spec of specs) {
-      const agentId = agentIdOf();
-      const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs28.promises.mkdir(import_node_path26.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs28.promises.writeFile(transcriptPath, "");
-      const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path26.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs28.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
-      const dispatchedAtMs = this.env.clock.nowMs();
-      const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
-      await new Promise((resolve, reject) => {
-        child.once("spawn", resolve);
-        child.once("error", reject);
-      });
-      const run = { spec, agentId, pid: child.pid, dispatchedAtMs, transcriptPath, stderrTail: "" };
-      child.stderr.on("data", (d) => run.stderrTail = (run.stderrTail + d.toString()).slice(-STDERR_TAIL_CHARS));
-      this.exits.push(new Promise((resolve) => child.once("exit", (code, signal2) => {
-        run.exit = { code, signal: signal2, atMs: this.env.clock.nowMs() };
-        this.onExit(run);
-        resolve();
-      })));
-      this.children.set(spec.taskId, child);
-      this.runs.push(run);
-      this.env.onNote(`dispatched ${spec.taskId} (${spec.label}) as pid ${run.pid}`);
-    }
-    await this.writeState();
-  }
-  /** A clean exit completes the row; anything else is left for the watchdog to judge. */
-  onExit(run) {
-    const { code, signal: signal2 } = run.exit;
-    if (code === 0) {
-      this.env.onNote(`${run.spec.taskId} exited 0: row marked completed`);
-      void this.writeState().catch((e) => this.env.onNote(`writing the state file failed: ${e.message}`));
-    } else {
-      this.env.onNote(`${run.spec.taskId} exited (${signal2 ?? `code ${code}`}): row left as is for the watchdog`);
-    }
-  }
-  /** Rewrite state.yaml atomically; writes are serialised so the newest always lands last. */
-  writeState() {
-    const iso = (ms2) => new Date(ms2).toISOString();
-    const doc = {
-      epic_id: this.env.epicId,
-      current_wave: {
-        wave_id: 1,
-        dispatched_at: iso(this.waveDispatchedAtMs),
-        tasks: this.runs.map((r) => ({
-          task_id: r.spec.taskId,
-          ticket_id: r.spec.ticketId,
-          title: r.spec.title,
-          status: r.exit?.code === 0 ? "completed" : "in_progress",
-          dispatched_at: iso(r.dispatchedAtMs),
-          agent_id: r.agentId,
-          session_id: this.env.sessionId,
-          pid: r.pid,
-          transcript_path: r.transcriptPath,
-          ...r.spec.remainingWork ? { remaining_work: r.spec.remainingWork } : {}
-        }))
-      }
-    };
-    const text = "# Written by the demo's orchestrator role; dispatch-watchdog only reads it.\n" + (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
-    this.writes = this.writes.then(() => writeFileAtomic(this.env.paths.stateFile(this.env.epicId), text));
-    return this.writes;
-  }
-  /** Resolves when every dispatched agent has exited, or after `ms` (false then). */
-  async allExited(ms2) {
-    let timer;
-    const timeout = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms2));
-    const done = Promise.all(this.exits).then(() => true);
-    const r = await Promise.race([done, timeout]);
-    clearTimeout(timer);
-    await this.writes.catch(() => void 0);
-    return r;
-  }
-  /** Stop every agent this orchestrator started that is still running (cleanup after a failed demo). */
-  stopAll() {
-    for (const child of this.children.values()) {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    }
-  }
-};
-
-// src/demo/timeline.ts
-var Timeline = class {
-  constructor(idPrefix) {
-    this.idPrefix = idPrefix;
-  }
-  idPrefix;
-  steps = [];
-  atMs = 0;
-  calls = 0;
-  /** The cursor, in ms after the agent starts. */
-  get nowMs() {
-    return this.atMs;
-  }
-  prompt(text, gapMs = 150) {
-    this.steps.push({ atMs: this.atMs, kind: "prompt", text });
-    this.atMs += gapMs;
-    return this;
-  }
-  say(text, gapMs = 250) {
-    this.steps.push({ atMs: this.atMs, kind: "text", text });
-    this.atMs += gapMs;
-    return this;
-  }
-  /** A call now and its result `takesMs` later; the cursor moves on by `gapMs` (at least past the result). */
-  tool(spec, gapMs = 500) {
-    const id = `toolu_01${this.idPrefix}${String(++this.calls).padStart(4, "0")}`;
-    const takes = spec.takesMs ?? 150;
-    this.steps.push({ atMs: this.atMs, kind: "call", id, name: spec.name, input: spec.input });
-    this.steps.push({ atMs: this.atMs + takes, kind: "result", id, content: spec.result, toolUseResult: spec.toolUseResult });
-    this.atMs += Math.max(gapMs, takes + 50);
-    return this;
-  }
-  hang() {
-    this.steps.push({ atMs: this.atMs, kind: "hang" });
-    return this;
-  }
-  exit(code = 0) {
-    this.steps.push({ atMs: this.atMs, kind: "exit", code });
-    return this;
-  }
-};
-
-// src/demo/scenario.ts
-var DEMO_EPIC_ID = "DEMO-1";
-var DEMO_TIMING = {
-  /** Base stall window (--timeout). */
-  stallWindowSeconds: 4,
-  /** Longest sleep between checks (--check-interval). */
-  checkIntervalSeconds: 1,
-  /** Grace after an open call's own timeout (exemptions.open_tool_grace_seconds). */
-  openToolGraceSeconds: 4,
-  /** SIGTERM → SIGKILL grace of the process adapter (agents.kill_grace_ms). */
-  killGraceMs: 1e3,
-  /** How often the steady agents call a tool. */
-  toolCadenceMs: 500,
-  /** The long Bash call: its `timeout` and how long it really runs (silently). */
-  bashTimeoutMs: 8e3,
-  bashRunsMs: 6e3,
-  /** The whole demo gives up (and fails) after this long. */
-  giveUpMs: 4e4
-};
-var read = (file, lines, extra = {}) => ({
-  name: "Read",
-  input: { file_path: file, ...extra },
-  result: lines,
-  toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
-});
-var grep = (pattern, path39, hits2) => ({ name: "Grep", input: { pattern, path: path39, output_mode: "content" }, result: hits2 });
-var edit = (file, oldString, newString) => ({
-  name: "Edit",
-  input: { file_path: file, old_string: oldString, new_string: newString },
-  result: `The file ${file} has been updated.`
-});
-var bash = (command, description, timeout, stdout, takesMs = 150) => ({
-  name: "Bash",
-  input: { command, description, timeout },
-  result: stdout,
-  toolUseResult: { stdout, stderr: "", interrupted: false, isImage: false, noOutputExpected: false },
-  takesMs
-});
-function healthySteps(repo) {
-  const t = new Timeline("Heal");
-  t.prompt("Implement DEMO-101: paginate GET /invoices (cursor-based, page size 50).");
-  t.say("I will look at the invoices route and its store first.");
-  const files = ["src/invoices/routes.ts", "src/invoices/store.ts", "src/invoices/cursor.ts", "test/invoices/routes.test.ts"];
-  for (let round = 0; round < 11; round++) {
-    const file = `${repo}/${files[round % files.length]}`;
-    t.tool(read(file, `     1→export async function listInvoices(db, opts) {
-     2→  // page ${round + 1}`, { offset: 1 + round * 40, limit: 40 }), DEMO_TIMING.toolCadenceMs);
-    t.tool(grep(`cursor|pageSize|limit${round}`, `${repo}/src`, `src/invoices/store.ts:${30 + round}:  limit: opts.pageSize`), DEMO_TIMING.toolCadenceMs);
-    t.tool(edit(file, `// page ${round + 1}`, `// page ${round + 1}: cursor handled`), DEMO_TIMING.toolCadenceMs);
-    t.tool({ name: "Glob", input: { pattern: `src/invoices/**/*${round}.ts` }, result: "No files found" }, DEMO_TIMING.toolCadenceMs);
-  }
-  t.say("DEMO-101 is done: GET /invoices is paginated with a cursor and covered by tests.", 100);
-  return t.exit(0).steps;
-}
-function stallingSteps(repo) {
-  const t = new Timeline("Stal");
-  t.prompt("Implement DEMO-102: retry failed invoice fetches with exponential backoff.");
-  t.say("Let me find where invoices are fetched.");
-  t.tool(grep("fetchInvoice", `${repo}/src`, "src/invoices/client.ts:12:export async function fetchInvoice(id) {"));
-  t.tool(read(`${repo}/src/invoices/client.ts`, "    12→export async function fetchInvoice(id) {\n    13→  return http.get(`/invoices/${id}`);"));
-  t.tool(read(`${repo}/src/http.ts`, "     1→export const http = createClient({ timeoutMs: 10_000 });"));
-  t.tool(edit(`${repo}/src/invoices/client.ts`, "return http.get(`/invoices/${id}`);", "return withRetry(() => http.get(`/invoices/${id}`));"));
-  t.say("Now I will add the backoff helper and its test.", 0);
-  return t.hang().steps;
-}
-function longBashSteps(repo) {
-  const t = new Timeline("Bash");
-  t.prompt("Implement DEMO-103: fix the flaky checkout e2e test.");
-  t.say("First I will reproduce the flake.");
-  t.tool(read(`${repo}/test/e2e/checkout.spec.ts`, '    41→  await page.click("#pay");\n    42→  expect(await page.textContent(".total")).toBe("€12.00");'));
-  t.tool(grep("waitFor|textContent", `${repo}/test/e2e`, 'test/e2e/checkout.spec.ts:42:  expect(await page.textContent(".total"))'));
-  t.say("Running the checkout e2e suite; it takes a few seconds and prints only at the end.", 100);
-  t.tool(
-    bash("npm run test:e2e -- checkout 2>&1 | tail -40", "Run the checkout e2e suite", DEMO_TIMING.bashTimeoutMs, '12 passing (5.8s)\n1 failing: checkout › shows the total (expected "€12.00", got "")', DEMO_TIMING.bashRunsMs),
-    DEMO_TIMING.bashRunsMs + 200
-  );
-  t.say("The total is read before the price request settles; waiting for it fixes the flake.", 300);
-  t.tool(edit(`${repo}/test/e2e/checkout.spec.ts`, 'expect(await page.textContent(".total"))', 'await expect(page.locator(".total")).toHaveText("€12.00")'));
-  t.tool(read(`${repo}/test/e2e/checkout.spec.ts`, '    42→  await expect(page.locator(".total")).toHaveText("€12.00");'));
-  t.say("DEMO-103 is done: the checkout test waits for the total instead of reading it early.", 100);
-  return t.exit(0).steps;
-}
-var REPLACEMENT_DONE_TEXT = "Recovery complete: the remaining DEMO-102 work is done.";
-function replacementSteps(repo) {
-  const t = new Timeline("Repl");
-  t.prompt("(the recovery prompt file replaces this text)");
-  t.say("Reading the checkpoint first; I will only do the remaining work.");
-  t.tool(read("pipeline_checkpoints/DEMO-102/recovery-1.yaml", "remaining_work:\n  - Add the withRetry helper (exponential backoff)\n  - Test the retry path"));
-  t.tool(read(`${repo}/src/invoices/client.ts`, "    13→  return withRetry(() => http.get(`/invoices/${id}`));", { offset: 1, limit: 30 }));
-  t.tool({ name: "Write", input: { file_path: `${repo}/src/retry.ts`, content: "export async function withRetry(fn, tries = 4) { /* 200ms, 400ms, 800ms */ }" }, result: `File created successfully at: ${repo}/src/retry.ts` });
-  t.tool(edit(`${repo}/src/invoices/client.ts`, "import { http } from '../http';", "import { http } from '../http';\nimport { withRetry } from '../retry';"));
-  t.tool({ name: "Write", input: { file_path: `${repo}/test/retry.test.ts`, content: "it('retries a 503 three times', async () => { /* … */ });" }, result: `File created successfully at: ${repo}/test/retry.test.ts` });
-  t.tool(grep("withRetry", `${repo}/src`, "src/retry.ts:1:export async function withRetry(fn, tries = 4) {"));
-  t.tool(read(`${repo}/test/retry.test.ts`, "     1→it('retries a 503 three times', async () => { /* … */ });"));
-  t.tool(edit(`${repo}/test/retry.test.ts`, "/* … */", "expect(calls).toBe(4);"));
-  t.say(REPLACEMENT_DONE_TEXT, 100);
-  return t.exit(0).steps;
-}
-function demoAgents(repo) {
-  return [
-    { taskId: "DEMO-101", ticketId: "DEMO-101", role: "healthy", label: "steady tool calls", title: "Paginate GET /invoices", steps: healthySteps(repo) },
-    {
-      taskId: "DEMO-102",
-      ticketId: "DEMO-102",
-      role: "stalls",
-      label: "stalls mid-task",
-      title: "Retry failed invoice fetches",
-      remainingWork: ["Add the withRetry helper (exponential backoff) in src/retry.ts", "Test the retry path in test/retry.test.ts"],
-      steps: stallingSteps(repo)
-    },
-    { taskId: "DEMO-103", ticketId: "DEMO-103", role: "long-bash", label: `silent Bash (timeout ${DEMO_TIMING.bashTimeoutMs / 1e3} s)`, title: "Fix the flaky checkout e2e test", steps: longBashSteps(repo) }
-  ];
-}
-var STALLED_TASK_ID = "DEMO-102";
-var REPLACEMENT_TASK_ID = "DEMO-102-r1";
-function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
-  const argv = [nodePath, scriptPath, replacementPlanPath, "{prompt_file}", "{recovery_task_id}"];
-  return [
-    "# dispatch-watchdog demo: short windows so the whole job fits in about 30 seconds.",
-    `timeout_seconds: ${DEMO_TIMING.stallWindowSeconds}`,
-    `check_interval_seconds: ${DEMO_TIMING.checkIntervalSeconds}`,
-    "action: redispatch",
-    "max_redispatches: 2",
-    "exemptions:",
-    `  open_tool_grace_seconds: ${DEMO_TIMING.openToolGraceSeconds}`,
-    "agents:",
-    "  adapter: process",
-    `  kill_grace_ms: ${DEMO_TIMING.killGraceMs}`,
-    `  redispatch_argv: [${argv.map((a) => JSON.stringify(a)).join(", ")}]`,
-    ""
-  ].join("\n");
-}
-
-// src/demo/summary.ts
-var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
-var ofKind = (f, e) => f.events.filter((x) => x.event === e);
-var byRole = (f, role) => f.runs.find((r) => r.role === role);
-function checkDemo(f) {
-  const stalls = ofKind(f, "stall_detected");
-  const kills = ofKind(f, "agent_killed");
-  const redispatches = ofKind(f, "redispatch");
-  const stopped = ofKind(f, "watchdog_stopped").at(-1);
-  const unexpected = f.events.filter((e) => UNEXPECTED.has(e.event));
-  const exitedClean = (role) => byRole(f, role)?.exit?.code === 0;
-  const stalled = byRole(f, "stalls");
-  return [
-    { ok: stalls.length === 1 && stalls[0].task_id === STALLED_TASK_ID, text: `exactly one stall detected, on ${STALLED_TASK_ID} (got ${stalls.map((s) => s.task_id).join(", ") || "none"})` },
-    { ok: kills.length === 1 && kills[0].task_id === STALLED_TASK_ID, text: `${STALLED_TASK_ID} killed exactly once (${kills.length} agent_killed events)` },
-    { ok: Boolean(stalled?.exit && stalled.exit.code !== 0), text: `${STALLED_TASK_ID}'s process is gone (${stalled?.exit ? stalled.exit.signal ?? `exit ${stalled.exit.code}` : "still running"})` },
-    {
-      ok: redispatches.length === 1 && redispatches[0].task_id === STALLED_TASK_ID && redispatches[0].recovery_task_id === REPLACEMENT_TASK_ID,
-      text: `${STALLED_TASK_ID} redispatched exactly once, as ${REPLACEMENT_TASK_ID} (${redispatches.length} redispatch events)`
-    },
-    { ok: Boolean(f.replacement?.hasFinished && f.replacement.isGone), text: `the replacement ${REPLACEMENT_TASK_ID} finished its work and exited` },
-    { ok: exitedClean("healthy"), text: `the steady agent ${byRole(f, "healthy")?.taskId ?? "?"} was never flagged and finished (exit 0)` },
-    { ok: exitedClean("long-bash"), text: `the long-Bash agent ${byRole(f, "long-bash")?.taskId ?? "?"} was never flagged and finished (exit 0)` },
-    { ok: unexpected.length === 0, text: `no failed actions, escalations or other surprises${unexpected.length ? ` (got ${unexpected.map((e) => e.event).join(", ")})` : ""}` },
-    {
-      ok: f.watchExitCode === 0 && stopped?.reason === "wave_complete" && !f.stopReason,
-      text: `the wave completed and the watchdog stopped by itself${f.stopReason ? ` (${f.stopReason === "gave_up" ? `demo gave up after ${DEMO_TIMING.giveUpMs / 1e3} s` : "interrupted"})` : ""}${f.watchError ? ` (${f.watchError})` : ""}`
-    }
-  ];
-}
-function timeline(f) {
-  const entries = [];
-  const line = (atMs, text, ...more) => entries.push({ atMs, lines: [`${elapsed(atMs - f.t0Ms).padStart(7)}  ${text}`, ...more.map((m) => `${"".padStart(7)}    ${m}`)] });
-  const stalled = byRole(f, "stalls");
-  if (stalled?.lastRecordMs !== void 0) line(stalled.lastRecordMs, `${stalled.taskId} wrote its last record (${stalled.toolCalls ?? "?"} tool calls), then went silent`);
-  for (const e of f.events) {
-    if (e.event === "healthy" || e.event === "watchdog_started" || e.event === "action_started") continue;
-    const more = [];
-    if (e.event === "redispatch") {
-      if (e.checkpoint_path) more.push(`checkpoint ${e.checkpoint_path}`);
-      if (e.remaining_tasks?.length) more.push(`remaining work handed over: ${e.remaining_tasks.join("; ")}`);
-    }
-    line(Date.parse(e.timestamp_utc), e.event === "watchdog_stopped" ? `watchdog ${renderEvent(e).slice(9)}` : renderEvent(e).slice(9), ...more);
-  }
-  if (f.replacement?.finishedAtMs !== void 0) line(f.replacement.finishedAtMs, `${REPLACEMENT_TASK_ID} wrote its last record: the remaining work is done`);
-  return entries.sort((a, b) => a.atMs - b.atMs).flatMap((e) => e.lines);
-}
-function notFlagged(f) {
-  const out = [];
-  const bash2 = byRole(f, "long-bash");
-  if (bash2 && f.bashCall) {
-    const silent = f.bashCall.closedAtMs !== void 0 ? `${((f.bashCall.closedAtMs - f.bashCall.openedAtMs) / 1e3).toFixed(1)} s` : "a while";
-    const seen = f.bashWindowSeen;
-    const widened = seen ? `its window was ${seen.windowSeconds} s (${seen.exemptions.join(", ") || "no exemption"}) instead of ${DEMO_TIMING.stallWindowSeconds} s` : `an open call never stalls before its own timeout plus grace (${DEMO_TIMING.bashTimeoutMs / 1e3 + DEMO_TIMING.openToolGraceSeconds} s)`;
-    out.push(`  ${bash2.taskId}  sat ${silent} in an open Bash call (timeout ${f.bashCall.timeoutMs / 1e3} s) writing nothing: ${widened}; finished${bash2.exit ? ` at ${elapsed(bash2.exit.atMs - f.t0Ms)}` : ""}.`);
-  }
-  const healthy = byRole(f, "healthy");
-  if (healthy) {
-    out.push(`  ${healthy.taskId}  called a tool every ${DEMO_TIMING.toolCadenceMs / 1e3} s (${healthy.toolCalls ?? "?"} calls): healthy throughout; finished${healthy.exit ? ` at ${elapsed(healthy.exit.atMs - f.t0Ms)}` : ""}.`);
-  }
-  return out;
-}
-function renderSummary(f, checks, files) {
-  const ok = checks.every((c) => c.ok);
-  const secs4 = ((f.endMs - f.t0Ms) / 1e3).toFixed(1);
-  const width = Math.max(...files.list.map(([p]) => p.length));
-  return [
-    "",
-    `Summary of epic ${f.epicId} after ${secs4} s: ${ok ? "the demo went as expected." : "the demo did NOT go as expected."}`,
-    "",
-    "What happened",
-    ...timeline(f),
-    "",
-    "Left alone (legitimate activity or silence)",
-    ...notFlagged(f),
-    "",
-    "Checks",
-    ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.text}`),
-    "",
-    files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
-    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
-    ...files.isKept ? ["", `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : [],
-    ""
-  ].join("\n");
-}
-
-// src/demo/transcript-facts.ts
-function transcriptFacts(text) {
-  const facts = { toolCalls: 0 };
-  let bashId;
-  for (const line of text.split("\n")) {
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const atMs = typeof rec.timestamp === "string" ? Date.parse(rec.timestamp) : NaN;
-    if (Number.isFinite(atMs)) facts.lastRecordMs = atMs;
-    const content = Array.isArray(rec.message?.content) ? rec.message.content : [];
-    for (const b of content) {
-      if (b?.type === "tool_use") {
-        facts.toolCalls++;
-        if (b.name === "Bash" && typeof b.input?.timeout === "number" && !facts.bashCall && Number.isFinite(atMs)) {
-          facts.bashCall = { openedAtMs: atMs, timeoutMs: b.input.timeout };
-          bashId = typeof b.id === "string" ? b.id : void 0;
-        }
-      } else if (b?.type === "tool_result" && bashId !== void 0 && b.tool_use_id === bashId && facts.bashCall && Number.isFinite(atMs)) {
-        facts.bashCall.closedAtMs = atMs;
-      }
-    }
-  }
-  return facts;
-}
-
-// src/demo/workspace.ts
-var import_node_crypto7 = require("node:crypto");
-var import_node_fs29 = require("node:fs");
-var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path27 = __toESM(require("node:path"), 1);
-
-// src/demo/agent-script.ts
-var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
-// Usage: node agent.mjs <plan.json> [<prompt-file>]
-import { randomUUID } from 'node:crypto';
-import { appendFileSync, readFileSync, writeSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-
-const [planFile, promptFile] = process.argv.slice(2);
-const plan = JSON.parse(readFileSync(planFile, 'utf8'));
-const prompt = promptFile ? readFileSync(promptFile, 'utf8') : undefined;
-const write = plan.out === '-' ? (line) => writeSync(1, line) : (line) => appendFileSync(plan.out, line);
-const model = 'claude-sonnet-4-5-20250929';
-const t0 = performance.now();
-let parentUuid = null;
-let turn = 0;
-let lastText = '';
-const callers = new Map();
-
-function emit(body) {
-  const uuid = randomUUID();
-  const rec = {
-    parentUuid, isSidechain: true, userType: 'external', cwd: plan.cwd, sessionId: plan.sessionId,
-    version: '2.1.39', gitBranch: plan.gitBranch, agentId: plan.agentId, ...body, uuid, timestamp: new Date().toISOString(),
-  };
-  write(JSON.stringify(rec) + '\n');
-  parentUuid = uuid;
-  return uuid;
-}
-
-function assistant(block) {
-  return emit({
-    message: {
-      model, id: 'msg_demo' + plan.agentId + String(turn).padStart(4, '0'), type: 'message', role: 'assistant', content: [block],
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 24, cache_read_input_tokens: 18050 },
-    },
-    requestId: 'req_demo' + plan.agentId + String(turn).padStart(4, '0'),
-    type: 'assistant',
-  });
-}
-
-function apply(step) {
-  switch (step.kind) {
-    case 'prompt':
-      return emit({ type: 'user', message: { role: 'user', content: prompt ?? step.text } });
-    case 'text':
-      turn++;
-      lastText = step.text;
-      return assistant({ type: 'text', text: step.text });
-    case 'call':
-      turn++;
-      callers.set(step.id, assistant({ type: 'tool_use', id: step.id, name: step.name, input: step.input, caller: { type: 'direct' } }));
-      return;
-    case 'result':
-      return emit({
-        type: 'user',
-        message: { role: 'user', content: [{ tool_use_id: step.id, type: 'tool_result', content: step.content, is_error: false }] },
-        ...(step.toolUseResult ? { toolUseResult: step.toolUseResult } : {}),
-        sourceToolAssistantUUID: callers.get(step.id),
-      });
-  }
-}
-
-let next = 0;
-function tick() {
-  while (next < plan.steps.length) {
-    const step = plan.steps[next];
-    const waitMs = t0 + step.atMs - performance.now();
-    if (waitMs > 0) {
-      setTimeout(tick, waitMs);
-      return;
-    }
-    next++;
-    if (step.kind === 'exit') {
-      // claude -p --output-format stream-json ends its output with a result record.
-      if (plan.out === '-' && step.code === 0) {
-        write(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, duration_ms: Math.round(performance.now() - t0), num_turns: turn, result: lastText, session_id: plan.sessionId }) + '\n');
-      }
-      process.exit(step.code);
-    }
-    if (step.kind === 'hang') {
-      setInterval(() => {}, 60_000); // alive, silent: what a stalled agent looks like from outside
-      return;
-    }
-    apply(step);
-  }
-}
-tick();
-`;
-
-// src/demo/workspace.ts
-async function createWorkspace(opts) {
-  const root = await import_node_fs29.promises.mkdtemp(import_node_path27.default.join(opts.tmpDir ?? import_node_os3.default.tmpdir(), "dispatch-watchdog-demo-"));
-  const paths = new StatePaths(root);
-  const repoDir = import_node_path27.default.join(root, "repo");
-  const plansDir = import_node_path27.default.join(root, "demo-agents");
-  const projectsDir = import_node_path27.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs29.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path27.default.join(plansDir, "agent.mjs");
-  await import_node_fs29.promises.writeFile(scriptPath, AGENT_SCRIPT);
-  const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path27.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs29.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs29.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path27.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
-  return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
-}
-async function interestingFiles(ws) {
-  const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs29.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
-  const list2 = [
-    ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
-    [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
-    [`${epic}/watchdog.json`, "the watchdog's last check"],
-    ...logs.filter((n) => n.endsWith(".ndjson")).map((n) => [`dispatch-log/${n}`, "every event the watchdog logged, one JSON line each"]),
-    [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
-    [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
-    [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path27.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
-    ["demo-agents/", "the agent script and the plans it replays"]
-  ];
-  return list2.filter(([rel]) => (0, import_node_fs29.existsSync)(import_node_path27.default.join(ws.root, rel)));
-}
-
-// src/demo/run-demo.ts
-var REFRESH_MS = 250;
-var Monitor = class {
-  constructor(ws, orchestrator, view, sinceStart, t0Ms) {
-    this.ws = ws;
-    this.orchestrator = orchestrator;
-    this.view = view;
-    this.sinceStart = sinceStart;
-    this.t0Ms = t0Ms;
-  }
-  ws;
-  orchestrator;
-  view;
-  sinceStart;
-  t0Ms;
-  doc;
-  events = [];
-  replacements = [];
-  bashWindowSeen;
-  inFlight;
-  /** Re-read the files and redraw; a tick skips while one is in flight, the final one (`isFinal`) waits for it. */
-  async refresh(isFinal = false) {
-    if (this.inFlight && !isFinal) return;
-    while (this.inFlight) await this.inFlight;
-    this.inFlight = this.read();
-    try {
-      await this.inFlight;
-    } finally {
-      this.inFlight = void 0;
-    }
-  }
-  rows() {
-    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
-  }
-  async read() {
-    const text = await import_node_fs30.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
-    const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
-    if (parsed?.success) this.doc = parsed.data;
-    const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
-    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, "watchdog", renderEvent(e).slice(9));
-    this.events = log.events;
-    this.replacements = await Promise.all(this.events.filter((e) => e.event === "redispatch").map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
-    const bash2 = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === "long-bash")?.spec.taskId);
-    if (bash2 && bash2.exemptions.length > 0 && bash2.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
-      this.bashWindowSeen = { windowSeconds: bash2.effective_timeout_seconds, exemptions: [...bash2.exemptions] };
-    }
-    this.view.update(this.sinceStart(), this.rows());
-  }
-};
-var safeJson = (text) => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-};
-async function isSameAlive(e) {
-  if (e.pid === void 0) return false;
-  const p = await probeProcess(e.pid);
-  return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
-}
-async function runDemo(opts, deps) {
-  const { clock: clock3, output } = deps;
-  const nodePath = opts.nodePath ?? process.execPath;
-  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
-  const t0Ms = clock3.nowMs();
-  const sinceStart = () => clock3.nowMs() - t0Ms;
-  const t = DEMO_TIMING;
-  output.out(
-    [
-      `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
-      `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1e3} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1e3} s) and is left alone.`,
-      `State dir: ${ws.root}`,
-      ""
-    ].join("\n")
-  );
-  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
-  const orchestrator = new DemoOrchestrator({
-    paths: ws.paths,
-    epicId: DEMO_EPIC_ID,
-    clock: clock3,
-    nodePath,
-    scriptPath: ws.scriptPath,
-    plansDir: ws.plansDir,
-    projectsDir: ws.projectsDir,
-    repoDir: ws.repoDir,
-    sessionId: ws.sessionId,
-    onNote: (text) => view.note(sinceStart(), "orchestrator", text)
-  });
-  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path28.default.join(ws.root, "claude") };
-  delete watchEnv.LINEAR_API_KEY;
-  const giveUp = new AbortController();
-  const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
-  const ticker = setInterval(() => void monitor.refresh().catch(() => void 0), REFRESH_MS);
-  const facts = { epicId: DEMO_EPIC_ID, t0Ms, endMs: t0Ms, events: [], runs: [] };
-  try {
-    await orchestrator.dispatch(demoAgents(ws.repoDir));
-    const watchOpts = await resolveOptions({ epicId: DEMO_EPIC_ID, stateDir: ws.root }, watchEnv, opts.cwd);
-    const watchDeps = {
-      clock: clock3,
-      pid: deps.pid,
-      signal: AbortSignal.any([deps.signal, giveUp.signal]),
-      // Events are shown from the dispatch log; only warnings come through here.
-      output: { out: () => void 0, err: (text) => view.note(sinceStart(), "watchdog", text.trim()) },
-      // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
-      makeObservers: deps.makeObservers ?? realObservers(watchEnv),
-      ...realActionDeps({ clock: clock3, env: watchEnv })
-    };
-    facts.watchExitCode = await runWatch(watchOpts, watchDeps);
-  } catch (e) {
-    facts.watchError = e instanceof WatchdogError ? e.describe() : e.message;
-  } finally {
-    clearTimeout(giveUpTimer);
-  }
-  facts.stopReason = giveUp.signal.aborted ? "gave_up" : deps.signal.aborted ? "interrupted" : void 0;
-  await orchestrator.allExited(3e3);
-  clearInterval(ticker);
-  await monitor.refresh(true).catch(() => void 0);
-  view.finish(sinceStart(), monitor.rows());
-  await gatherFacts(facts, ws, orchestrator, monitor);
-  facts.endMs = clock3.nowMs();
-  const checks = checkDemo(facts);
-  const ok = checks.every((c) => c.ok);
-  const isKept = opts.isKept || !ok;
-  const files = await interestingFiles(ws);
-  await cleanUp(orchestrator, monitor);
-  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs30.promises.rm(ws.root, { recursive: true, force: true });
-  return ok ? 0 : 1;
-}
-async function gatherFacts(facts, ws, orchestrator, monitor) {
-  facts.events = monitor.events;
-  facts.bashWindowSeen = monitor.bashWindowSeen;
-  for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs30.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
-    facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
-    if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
-  }
-  const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs30.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
-  facts.replacement = {
-    pid: replacement?.event.pid,
-    hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
-    isGone: replacement ? !await isSameAlive(replacement.event) : false,
-    finishedAtMs: log.includes(REPLACEMENT_DONE_TEXT) ? transcriptFacts(log).lastRecordMs : void 0
-  };
-}
-async function cleanUp(orchestrator, monitor) {
-  orchestrator.stopAll();
-  for (const r of monitor.replacements) {
-    if (r.event.pid !== void 0 && await isSameAlive(r.event)) {
-      try {
-        process.kill(r.event.pid, "SIGKILL");
-      } catch {
-      }
-    }
-  }
-}
-
-// src/cli.ts
-init_deps();
-
-// src/commands/status.ts
-var import_node_fs31 = require("node:fs");
-init_errors();
-async function watcherOf(paths, epicId) {
-  const lock = await readLock(paths.lockFile(epicId));
-  if (!lock) return "no watchdog running";
-  return isAlive(lock.pid) ? `watched by pid ${lock.pid} since ${lock.started_at ?? "?"}` : `no watchdog running (pid ${lock.pid} died holding the lock)`;
-}
-async function readWatchdogJson(paths, epicId) {
-  const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
-  let text;
-  try {
-    text = await import_node_fs31.promises.readFile(file, "utf8");
-  } catch {
-    throw new InputError("missing_file", "no check has been written for this epic yet.", {
-      location: { file },
-      hint: `Run \`dispatch-watchdog --epic-id ${epicId} --once\` (or start the watchdog) first.`
-    });
-  }
-  try {
-    return WatchdogJsonSchema.parse(JSON.parse(text));
-  } catch (e) {
-    throw new InputError("wrong_type", 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: "Run a check again to rewrite it." });
-  }
-}
-async function printStatus(paths, epicId, opts, out) {
-  const doc = await readWatchdogJson(paths, epicId);
-  if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + "\n");
-  const ageSeconds = doc.watchdog.evaluated_at_override ? void 0 : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1e3));
-  out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
 }
 
 // src/commands/replay.ts
-var import_node_fs32 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_fs35 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/contracts/replay.ts
@@ -26882,11 +27250,12 @@ function scoreStalls(changes, records) {
 }
 
 // src/commands/replay.ts
+init_defaults();
 var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs32.promises.stat(file);
+    st = await import_node_fs35.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -26897,17 +27266,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs32.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs35.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path29.default.basename(file, ".jsonl");
-  const nested = import_node_path29.default.join(import_node_path29.default.dirname(file), session, "subagents");
-  const names = await import_node_fs32.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path29.default.join(nested, n));
+  const session = import_node_path31.default.basename(file, ".jsonl");
+  const nested = import_node_path31.default.join(import_node_path31.default.dirname(file), session, "subagents");
+  const names = await import_node_fs35.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path31.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs32.promises.readdir(import_node_path29.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs35.promises.readdir(import_node_path31.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path29.default.join(import_node_path29.default.dirname(file), n);
+    const child = import_node_path31.default.join(import_node_path31.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -26935,793 +27304,29 @@ async function runReplay(files, flags, output) {
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
   return results;
 }
-
-// src/cli.ts
-var import_node_path38 = __toESM(require("node:path"), 1);
-
-// src/commands/hook.ts
-var import_node_fs36 = require("node:fs");
-var import_node_url2 = require("node:url");
-
-// src/commands/hook-run.ts
-var import_node_fs35 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
-
-// src/journal/append-line-sync.ts
-var import_node_fs33 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs33.constants;
-var SYNC_FILE_MODE = 384;
-var SYNC_DIR_MODE = 448;
-function appendLineSync(file, line, root, opts = {}) {
-  if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
-  const dir = import_node_path30.default.resolve(import_node_path30.default.dirname(file));
-  (0, import_node_fs33.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path30.default.relative(import_node_path30.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path30.default.isAbsolute(rel)) {
-    let p = import_node_path30.default.resolve(root);
-    for (const part2 of rel.split(import_node_path30.default.sep)) {
-      p = import_node_path30.default.join(p, part2);
-      if ((0, import_node_fs33.lstatSync)(p).isSymbolicLink()) {
-        const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
-        e.code = "ELOOP";
-        e.path = p;
-        throw e;
-      }
-    }
-  }
-  const fd = (0, import_node_fs33.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
-  try {
-    const { size } = (0, import_node_fs33.fstatSync)(fd);
-    let restore = "";
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      (0, import_node_fs33.readSync)(fd, last, 0, 1, size - 1);
-      if (last[0] !== 10) restore = "\n";
-    }
-    const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs33.writeSync)(fd, data, 0, data.length);
-    if (written < data.length) {
-      try {
-        (0, import_node_fs33.writeSync)(fd, "\n");
-      } catch {
-      }
-      const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
-      e.code = "ENOSPC";
-      e.syscall = "write";
-      throw e;
-    }
-  } finally {
-    (0, import_node_fs33.closeSync)(fd);
-  }
-}
-
-// src/observe/parse/hook-line.ts
-var HOOK_LINE_MAX_BYTES = 4e3;
-var HOOK_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
-var str4 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(v, max) : void 0;
-var num3 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
-var DONE = /* @__PURE__ */ new Set(["completed", "failed", "killed", "stopped", "done", "cancelled", "canceled", "error"]);
-function hookFileId(payload) {
-  const id = typeof payload.agent_id === "string" && payload.agent_id !== "" ? payload.agent_id : payload.session_id;
-  return typeof id === "string" && HOOK_SAFE_ID.test(id) ? id : void 0;
-}
-function buildHookLine(payload, nowMs) {
-  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return void 0;
-  const p = payload;
-  const id = hookFileId(p);
-  const event = str4(p.hook_event_name, 64);
-  if (!id || !event) return void 0;
-  const line = { ts: new Date(nowMs).toISOString(), event };
-  const set = (k, v) => {
-    if (v !== void 0) line[k] = v;
-  };
-  set("session_id", str4(p.session_id, 128));
-  set("agent_id", str4(p.agent_id, 128));
-  set("agent_type", str4(p.agent_type, 64));
-  const tool = str4(p.tool_name, 64);
-  if (tool) {
-    const facts = summarizeToolInput(tool, p.tool_input);
-    set("tool_name", tool);
-    set("input", facts.inputSummary);
-    set("command", facts.command === void 0 ? void 0 : shorten(facts.command, 500));
-    set("timeout_ms", facts.timeoutMs);
-    set("background", facts.isBackground ? true : void 0);
-  }
-  set("tool_use_id", str4(p.tool_use_id, 128));
-  set("error", typeof p.error === "string" ? str4(p.error) : void 0);
-  set("is_interrupt", p.is_interrupt === true ? true : void 0);
-  set("duration_ms", num3(p.duration_ms));
-  set("notification_type", str4(p.notification_type, 64));
-  set("message", str4(p.message));
-  if (Array.isArray(p.background_tasks)) {
-    const running = p.background_tasks.filter((t) => !DONE.has(String(t?.status ?? "running").toLowerCase())).length;
-    set("background_running", running);
-  }
-  set("last_message", str4(p.last_assistant_message, 300));
-  set("transcript_path", str4(p.transcript_path, 1e3));
-  set("agent_transcript_path", str4(p.agent_transcript_path, 1e3));
-  return { id, line: fitLine(line) };
-}
-function fitLine(line) {
-  const order = ["last_message", "message", "command", "agent_transcript_path", "transcript_path", "error", "input"];
-  for (const k of order) {
-    if (Buffer.byteLength(JSON.stringify(line)) <= HOOK_LINE_MAX_BYTES) break;
-    delete line[k];
-  }
-  return line;
-}
-
-// src/commands/hook-stdin.ts
-var import_node_fs34 = require("node:fs");
-var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
-var SALVAGE_BYTES = 64 * 1024;
-var StdinBytes = class {
-  constructor(maxBytes) {
-    this.maxBytes = maxBytes;
-  }
-  maxBytes;
-  parts = [];
-  size = 0;
-  tail = Buffer.alloc(0);
-  isCut = false;
-  add(b) {
-    if (!this.isCut && this.size + b.length <= this.maxBytes) {
-      this.parts.push(b);
-      this.size += b.length;
-      return;
-    }
-    if (!this.isCut) {
-      this.isCut = true;
-      const all = Buffer.concat([...this.parts, b]);
-      this.parts.length = 0;
-      this.parts.push(all.subarray(0, SALVAGE_BYTES));
-      this.tail = all.subarray(all.length - SALVAGE_BYTES);
-      return;
-    }
-    this.tail = Buffer.concat([this.tail, b]).subarray(-SALVAGE_BYTES);
-  }
-  /** The bytes so far parsed, when they are one whole JSON object (they end in "}" and parse). */
-  wholeObject() {
-    if (this.isCut || this.size > 1024 * 1024) return void 0;
-    const last = this.parts[this.parts.length - 1];
-    let i = last ? last.length - 1 : -1;
-    while (i >= 0 && (last[i] === 32 || last[i] === 10 || last[i] === 13 || last[i] === 9)) i--;
-    if (i < 0 || last[i] !== 125) return void 0;
-    try {
-      const value = JSON.parse(Buffer.concat(this.parts).toString("utf8"));
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? value : void 0;
-    } catch {
-      return void 0;
-    }
-  }
-  result(isEnded) {
-    return { text: Buffer.concat(this.parts).toString("utf8"), isCut: this.isCut, tail: this.tail.toString("utf8"), isEnded };
-  }
-};
-function readStdin(stdin, timeoutMs, maxBytes = HOOK_STDIN_MAX_BYTES) {
-  return readStream(stdin, timeoutMs, new StdinBytes(maxBytes));
-}
-function readStream(stdin, timeoutMs, bytes) {
-  return new Promise((resolve) => {
-    let isEnded = false;
-    const finish = () => {
-      clearTimeout(timer);
-      stdin.removeAllListeners("data");
-      stdin.removeAllListeners("end");
-      stdin.removeAllListeners("error");
-      if (!isEnded) stdin.destroy?.();
-      resolve(bytes.result(isEnded));
-    };
-    const timer = setTimeout(finish, timeoutMs);
-    stdin.on("data", (chunk) => bytes.add(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
-    stdin.on("end", () => {
-      isEnded = true;
-      finish();
-    });
-    stdin.on("error", finish);
+function registerReplay(program2, { env, setCode, flags: parsers }) {
+  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
+    const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
+    const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
+    await runReplay(files.map((f) => import_node_path31.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
+    setCode(EXIT.ok);
   });
-}
-function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
-  return new Promise((resolve) => {
-    const bytes = new StdinBytes(maxBytes);
-    const startMs = Date.now();
-    let isDone = false;
-    const finish = (isEnded, payload) => {
-      if (isDone) return;
-      isDone = true;
-      clearTimeout(timer);
-      resolve(payload === void 0 ? bytes.result(isEnded) : { ...bytes.result(isEnded), payload });
-    };
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    const next = () => {
-      const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs34.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
-        if (isDone) return;
-        if (err?.code === "EAGAIN") {
-          isDone = true;
-          clearTimeout(timer);
-          void readStream(stream(), Math.max(0, timeoutMs - (Date.now() - startMs)), bytes).then(resolve);
-          return;
-        }
-        if (err || n === 0) return finish(true);
-        bytes.add(chunk.subarray(0, n));
-        const payload = bytes.wholeObject();
-        if (payload !== void 0) return finish(true, payload);
-        next();
-      });
-    };
-    next();
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl", "the verdict timeline of one session and its stalls, false alarms marked"],
+      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300", "pick a window: one pass per value, then one row per window"],
+      ["dispatch-watchdog replay session.jsonl --json", "NDJSON: one object per verdict change, then a summary"]
+    ],
+    exitCodes: [
+      ["ok", "replayed (whatever it found)"],
+      ["input", "a transcript that cannot be read, or a bad --timeout"]
+    ]
   });
-}
-var FIELDS = ["hook_event_name", "session_id", "agent_id", "agent_type", "tool_name", "tool_use_id", "notification_type", "transcript_path", "agent_transcript_path"];
-function salvagePayload(head, tail) {
-  const out = {};
-  for (const field of FIELDS) {
-    const re = new RegExp(`"${field}"\\s*:\\s*"((?:[^"\\\\]|\\\\.){0,1000})"`);
-    const m = re.exec(head) ?? re.exec(tail);
-    if (m) {
-      try {
-        out[field] = JSON.parse(`"${m[1]}"`);
-      } catch {
-      }
-    }
-  }
-  return out;
-}
-
-// src/commands/hook-run.ts
-async function runHookPayload(payload, opts) {
-  try {
-    const built = buildHookLine(payload, opts.nowMs);
-    if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path31.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs35.statSync)(root, { throwIfNoEntry: false });
-    if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path31.default.join(root, "activity", `${built.id}.ndjson`);
-    appendLineSync(file, JSON.stringify(built.line), root);
-    return { isWritten: true, file };
-  } catch (e) {
-    return { isWritten: false, reason: e instanceof Error ? e.message : String(e) };
-  }
-}
-async function runHook(stdinText, opts) {
-  let payload;
-  try {
-    payload = JSON.parse(stdinText);
-  } catch {
-    return { isWritten: false, reason: "stdin is not JSON" };
-  }
-  return runHookPayload(payload, opts);
-}
-function resolveHookStateDir(argv, env) {
-  const i = argv.indexOf("--state-dir");
-  const eq = argv.find((a) => a.startsWith("--state-dir="));
-  const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path31.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
-}
-async function hookRun(argv, stdin, env, opts = {}) {
-  try {
-    const stateDir = resolveHookStateDir(argv, env);
-    const timeoutMs = opts.stdinTimeoutMs ?? 2e3;
-    const input = typeof stdin === "number" ? await readStdinFd(stdin, timeoutMs, () => process.stdin) : await readStdin(stdin, timeoutMs);
-    const nowMs = (opts.nowMs ?? Date.now)();
-    if (input.isCut) await runHookPayload(salvagePayload(input.text, input.tail), { stateDir, nowMs });
-    else if ("payload" in input) await runHookPayload(input.payload, { stateDir, nowMs });
-    else await runHook(input.text, { stateDir, nowMs });
-    if (typeof stdin === "number" && !input.isEnded) opts.onStdinLeftOpen?.();
-  } catch {
-  }
-  return 0;
-}
-
-// src/commands/hook.ts
-var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification"];
-function hookSettingsBlock(command) {
-  const handler = (isAsync) => ({ type: "command", command, timeout: 10, ...isAsync ? { async: true } : {} });
-  const hooks = {};
-  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
-  for (const event of HOOK_EVENTS) {
-    const isTool = toolEvents.has(event);
-    const entry = isTool || event === "Notification" ? { matcher: isTool ? "*" : "" } : {};
-    entry.hooks = [handler(isTool && event !== "PreToolUse")];
-    hooks[event] = [entry];
-  }
-  return { hooks };
-}
-function shellQuote(arg) {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-function hookEntryPath() {
-  const cjs = (0, import_node_url2.fileURLToPath)(new URL("../../hook/hook-entry.js", __dwImportMetaUrl));
-  return (0, import_node_fs36.existsSync)(cjs) ? cjs : (0, import_node_url2.fileURLToPath)(new URL("../hook-entry.js", __dwImportMetaUrl));
-}
-var CACHES = [
-  [/[/\\]_npx[/\\]/, "npx"],
-  [/[/\\]_cacache[/\\]/, "npm's cache"],
-  [/[/\\]pnpm[/\\](?:[^/\\]+[/\\])?dlx[/\\]|[/\\]dlx-\d+[/\\]/, "pnpm dlx / yarn dlx"],
-  [/[/\\]xfs-[0-9a-f]+[/\\]/, "yarn dlx"],
-  [/[/\\]bunx-[^/\\]*[/\\]|[/\\]\.bun[/\\]install[/\\]cache[/\\]/, "bunx"]
-];
-function packageCacheOf(file) {
-  return CACHES.find(([re]) => re.test(file))?.[1];
-}
-function defaultHookCommand(stateDir, entry = hookEntryPath()) {
-  return ["node", entry, "--state-dir", stateDir].map(shellQuote).join(" ");
-}
-async function hookMain(argv, stdin, env, opts = {}) {
-  try {
-    const stateDir = resolveHookStateDir(argv, env);
-    if (argv.includes("--print-settings")) {
-      const out = opts.out ?? ((t) => void process.stdout.write(t));
-      const warn = opts.warn ?? ((t) => void process.stderr.write(t));
-      const entry = opts.entryPath ?? hookEntryPath();
-      out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir, entry)), null, 2) + "\n");
-      const cache = packageCacheOf(entry);
-      if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
-`);
-      if (!(0, import_node_fs36.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
-`);
-      return 0;
-    }
-    return await hookRun(argv, stdin, env, opts);
-  } catch {
-    return 0;
-  }
-}
-
-// src/commands/hook-install.ts
-var import_node_fs37 = require("node:fs");
-var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path32 = __toESM(require("node:path"), 1);
-init_errors();
-
-// src/commands/hook-settings.ts
-var import_node_util = require("node:util");
-init_errors();
-
-// src/commands/json-text.ts
-var JsonTextError = class extends Error {
-  constructor(message, offset) {
-    super(message);
-    this.offset = offset;
-  }
-  offset;
-};
-function parseJsonText(text) {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && " 	\n\r".includes(text[i])) i++;
-  };
-  const fail2 = (what) => {
-    throw new JsonTextError(`expected ${what}, got ${i < text.length ? JSON.stringify(text[i]) : "the end of the file"}`, i);
-  };
-  const string3 = () => {
-    const start = i;
-    if (text[i] !== '"') fail2("a string");
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    if (i >= text.length) fail2("the end of a string");
-    i++;
-    return JSON.parse(text.slice(start, i));
-  };
-  const value = () => {
-    ws();
-    const start = i;
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      const props = [];
-      ws();
-      if (text[i] === "}") return { kind: "object", start, end: ++i, props };
-      for (; ; ) {
-        ws();
-        const keyStart = i;
-        const key2 = string3();
-        ws();
-        if (text[i] !== ":") fail2('":"');
-        i++;
-        props.push({ key: key2, start: keyStart, value: value() });
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return { kind: "object", start, end: ++i, props };
-        else fail2('"," or "}"');
-      }
-    }
-    if (c === "[") {
-      i++;
-      const items = [];
-      ws();
-      if (text[i] === "]") return { kind: "array", start, end: ++i, items };
-      for (; ; ) {
-        items.push(value());
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return { kind: "array", start, end: ++i, items };
-        else fail2('"," or "]"');
-      }
-    }
-    if (c === '"') {
-      string3();
-      return { kind: "scalar", start, end: i };
-    }
-    const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
-    if (!m) fail2("a JSON value");
-    i += m[0].length;
-    return { kind: "scalar", start, end: i };
-  };
-  const root = value();
-  ws();
-  if (i < text.length) fail2("the end of the file");
-  return root;
-}
-function detectIndent(text) {
-  const m = /\n([ \t]+)\S/.exec(text);
-  if (m) return m[1];
-  return text.includes("\n") ? "  " : "";
-}
-function lineIndent(text, offset) {
-  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart))[0];
-}
-function render(value, unit, indent) {
-  const json = unit ? JSON.stringify(value, null, unit) : JSON.stringify(value);
-  return json.replace(/\n/g, "\n" + indent);
-}
-var splice = (text, start, end, insert) => text.slice(0, start) + insert + text.slice(end);
-function appendMember(text, container, member) {
-  if (container.kind === "scalar") throw new Error("appendMember needs an object or an array");
-  const unit = detectIndent(text);
-  const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
-  const last = members2[members2.length - 1];
-  const head = member.key === void 0 ? "" : JSON.stringify(member.key) + (unit ? ": " : ":");
-  if (last) {
-    const before = text.slice(0, last.start);
-    const sep = /[ \t\r\n]*$/.exec(before)[0];
-    const indent = sep.includes("\n") ? sep.slice(sep.lastIndexOf("\n") + 1) : lineIndent(text, last.start);
-    return splice(text, last.end, last.end, "," + sep + head + render(member.value, unit, indent));
-  }
-  const outer = lineIndent(text, container.start);
-  if (!unit) return splice(text, container.start + 1, container.end - 1, head + render(member.value, unit, ""));
-  const inner = outer + unit;
-  return splice(text, container.start + 1, container.end - 1, "\n" + inner + head + render(member.value, unit, inner) + "\n" + outer);
-}
-function removeMember(text, container, index) {
-  if (container.kind === "scalar") throw new Error("removeMember needs an object or an array");
-  const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
-  const m = members2[index];
-  if (!m) throw new Error(`no member ${index}`);
-  if (members2.length === 1) return splice(text, container.start + 1, container.end - 1, "");
-  const next = members2[index + 1];
-  if (next) return splice(text, m.start, next.start, "");
-  return splice(text, members2[index - 1].end, m.end, "");
-}
-function propOf(node2, key2) {
-  return node2.kind === "object" ? node2.props.find((p) => p.key === key2)?.value : void 0;
-}
-
-// src/commands/hook-settings.ts
-function isOurHookCommand(command) {
-  if (typeof command !== "string") return false;
-  return /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
-}
-var valueOf = (text, node2) => JSON.parse(text.slice(node2.start, node2.end));
-function isOurHandler(handler) {
-  return typeof handler === "object" && handler !== null && isOurHookCommand(handler.command);
-}
-function parseSettings(text, file) {
-  let root;
-  try {
-    root = parseJsonText(text);
-  } catch (e) {
-    if (!(e instanceof JsonTextError)) throw e;
-    const before = text.slice(0, e.offset);
-    const line = before.split("\n").length;
-    const column = e.offset - before.lastIndexOf("\n");
-    throw new InputError("json_syntax", `not valid JSON: ${e.message}.`, {
-      location: { file, line, column },
-      hint: "Fix the file (or move it away) and run the command again; nothing was written."
-    });
-  }
-  if (root.kind !== "object") throw new InputError("wrong_type", "expected a JSON object at the top of the settings file.", { location: { file }, hint: "Nothing was written." });
-  const hooks = propOf(root, "hooks");
-  if (hooks && hooks.kind !== "object") {
-    throw new InputError("wrong_type", `expected an object of events, got ${text.slice(hooks.start, Math.min(hooks.end, hooks.start + 40))}.`, {
-      location: { file, path: "hooks" },
-      hint: 'Claude Code expects "hooks": { "<Event>": [ … ] }; fix it and run the command again; nothing was written.'
-    });
-  }
-  for (const p of hooks?.kind === "object" ? hooks.props : []) {
-    if (p.value.kind !== "array") {
-      throw new InputError("wrong_type", "expected an array of matcher entries.", { location: { file, path: `hooks.${p.key}` }, hint: "Fix it and run the command again; nothing was written." });
-    }
-  }
-  return root;
-}
-function removeOneOfOurs(text, file) {
-  const root = parseSettings(text, file);
-  const hooks = propOf(root, "hooks");
-  if (hooks?.kind !== "object") return void 0;
-  for (const [e, event] of hooks.props.entries()) {
-    if (event.value.kind !== "array") continue;
-    for (const [j, entry] of event.value.items.entries()) {
-      const handlers = propOf(entry, "hooks");
-      if (handlers?.kind !== "array") continue;
-      const k = handlers.items.findIndex((h) => isOurHandler(valueOf(text, h)));
-      if (k < 0) continue;
-      if (handlers.items.some((h) => !isOurHandler(valueOf(text, h)))) return removeMember(text, handlers, k);
-      if (event.value.items.length > 1) return removeMember(text, event.value, j);
-      if (hooks.props.length > 1) return removeMember(text, hooks, e);
-      return removeMember(text, root, root.kind === "object" ? root.props.findIndex((p) => p.key === "hooks") : -1);
-    }
-  }
-  return void 0;
-}
-function removeAllOfOurs(text, file) {
-  let removed = 0;
-  for (let next = removeOneOfOurs(text, file); next !== void 0; next = removeOneOfOurs(text, file)) {
-    text = next;
-    removed++;
-  }
-  return { text, removed };
-}
-function holdsExactly(settings, block) {
-  const hooks = settings.hooks ?? {};
-  for (const [event, entries] of Object.entries(hooks)) {
-    const ours = (Array.isArray(entries) ? entries : []).filter((en) => {
-      const hs = en?.hooks;
-      return Array.isArray(hs) && hs.some(isOurHandler);
-    });
-    const wanted = block.hooks[event] ?? [];
-    if (!(0, import_node_util.isDeepStrictEqual)(ours, wanted)) return false;
-  }
-  return Object.keys(block.hooks).every((event) => event in hooks);
-}
-function planHookInstall(text, block, file) {
-  const events = Object.keys(block.hooks);
-  if (text === void 0 || text.trim() === "") return { text: JSON.stringify(block, null, 2) + "\n", isChanged: true, removed: 0, added: events };
-  parseSettings(text, file);
-  if (holdsExactly(JSON.parse(text), block)) return { text, isChanged: false, removed: 0, added: [] };
-  const cleared = removeAllOfOurs(text, file);
-  let out = cleared.text;
-  const root = parseSettings(out, file);
-  if (!propOf(root, "hooks")) {
-    out = appendMember(out, root, { key: "hooks", value: block.hooks });
-  } else {
-    for (const event of events) {
-      const hooks = propOf(parseSettings(out, file), "hooks");
-      const existing = propOf(hooks, event);
-      out = existing ? appendMember(out, existing, { value: block.hooks[event][0] }) : appendMember(out, hooks, { key: event, value: block.hooks[event] });
-    }
-  }
-  return { text: out, isChanged: true, removed: cleared.removed, added: events };
-}
-function planHookUninstall(text, file) {
-  if (text === void 0 || text.trim() === "") return { text: text ?? "", isChanged: false, removed: 0, added: [] };
-  parseSettings(text, file);
-  const cleared = removeAllOfOurs(text, file);
-  return { text: cleared.text, isChanged: cleared.removed > 0, removed: cleared.removed, added: [] };
-}
-
-// src/commands/hook-install.ts
-function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path32.default.join(env.CLAUDE_CONFIG_DIR || import_node_path32.default.join(env.HOME || import_node_os4.default.homedir(), ".claude"), "settings.json");
-  return import_node_path32.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
-}
-async function readIfExists(file) {
-  try {
-    return await import_node_fs37.promises.readFile(file, "utf8");
-  } catch (e) {
-    if (e.code === "ENOENT") return void 0;
-    throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
-  }
-}
-async function replaceSettings(file, before, text, nowMs) {
-  const real = before === void 0 ? file : await import_node_fs37.promises.realpath(file);
-  let backup;
-  let mode;
-  if (before !== void 0) {
-    mode = (await import_node_fs37.promises.stat(real)).mode & 511;
-    const stamp = msToIso(nowMs).replace(/[:.]/g, "-");
-    for (let n = 1; !backup; n++) {
-      const candidate = `${file}.bak-${stamp}${n > 1 ? `-${n}` : ""}`;
-      if (await createFileExclusive(candidate, before)) backup = candidate;
-    }
-  }
-  await writeFileAtomic(real, text, { mode });
-  return backup;
-}
-function describeEdit(verb, file, edit2) {
-  if (verb === "install") {
-    const replaced = edit2.removed ? `, replacing ${edit2.removed} older handler${edit2.removed === 1 ? "" : "s"} of ours` : "";
-    return `the dispatch-watchdog hook for ${edit2.added.length} events (${edit2.added.join(", ")})${replaced} in ${file}`;
-  }
-  return `${edit2.removed} dispatch-watchdog hook handler${edit2.removed === 1 ? "" : "s"} from ${file}`;
-}
-async function runHookInstall(verb, opts, output) {
-  const file = settingsFileFor(opts.scope, opts.env, opts.cwd);
-  const entry = opts.entryPath ?? hookEntryPath();
-  if (verb === "install") {
-    const cache = packageCacheOf(entry);
-    if (cache) {
-      throw new InputError("unsafe_hook_path", `refusing to install a hook that runs ${entry}: that copy of dispatch-watchdog lives in ${cache}'s cache, which may be deleted at any time, and every tool call would then fail its hook.`, {
-        hint: "Install the package where it stays (npm install -g dispatch-watchdog, or npm install -D dispatch-watchdog in the project), then run that copy: dispatch-watchdog hook install. Nothing was written."
-      });
-    }
-  }
-  const before = await readIfExists(file);
-  const edit2 = verb === "install" ? planHookInstall(before, hookSettingsBlock(defaultHookCommand(opts.stateDir, entry)), file) : planHookUninstall(before, file);
-  if (!edit2.isChanged) {
-    output.out(verb === "install" ? `the dispatch-watchdog hook is already installed in ${file}; nothing changed.
-` : `no dispatch-watchdog hook in ${before === void 0 ? `${file} (no such file)` : file}; nothing changed.
-`);
-  } else if (opts.isDryRun) {
-    output.out(`would ${verb === "install" ? "add" : "remove"} ${describeEdit(verb, file, edit2)} (dry run: nothing written). The file would read:
-${edit2.text}`);
-  } else {
-    const backup = await replaceSettings(file, before, edit2.text, opts.nowMs);
-    output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
-`);
-    if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
-  }
-  if (verb === "install" && !(0, import_node_fs37.existsSync)(opts.stateDir)) {
-    output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
-`);
-  }
-  return 0;
-}
-
-// src/commands/ack.ts
-init_errors();
-var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
-function parseRequestKey(key2) {
-  const m = KEY2.exec(key2);
-  if (!m) {
-    throw new InputError("bad_flag", `request key ${JSON.stringify(key2)} is not of the form <epic>:<task_id>:<cancel|redispatch>.`, {
-      hint: "Copy the `key` field of the request file, e.g. PROJ-1000:t1:redispatch."
-    });
-  }
-  return { epicId: assertSafeId(m[1], "epic id"), taskId: assertSafeId(m[2], "task id") };
-}
-async function runAck(paths, key2, taskId, nowMs, out) {
-  const { epicId } = parseRequestKey(key2);
-  if (taskId !== void 0) assertSafeId(taskId, "--task-id");
-  const log = await readDispatchLog(paths, (e) => e.epic_id === epicId);
-  const r = foldHistory(log.events, epicId).requests.get(key2);
-  if (!r) {
-    throw new InputError("unknown_request", `no request with key ${key2} in the dispatch log of ${paths.root}.`, {
-      hint: "Check the key (the `key` field of the request file) and --state-dir; escalations need no answer."
-    });
-  }
-  if (r.status === "done") {
-    out.out(`${key2}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
-`);
-    return 0;
-  }
-  if (r.status === "unanswered") {
-    out.out(`${key2}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
-`);
-    return 0;
-  }
-  const isNew = await writeAck(paths, epicId, key2, { taskId, at: msToIso(nowMs) });
-  const by = taskId ? ` with task ${taskId}` : "";
-  out.out(isNew ? `${key2}: answered${by}; the watchdog records it at its next check.
-` : `${key2}: already acknowledged; the watchdog records it at its next check.
-`);
-  return 0;
-}
-
-// src/commands/next.ts
-var import_node_fs38 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
-
-// src/core/next.ts
-function newsOf(h) {
-  const reqs = [...h.requests.values()];
-  return {
-    requests: reqs.filter((r) => r.status === "pending" && !h.announced.requests.has(r.key)),
-    unanswered: reqs.filter((r) => r.status === "unanswered" && !h.announced.unanswered.has(r.key)),
-    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e)
-  };
-}
-function nextReason(news, isWaveDone) {
-  if (news.requests.length > 0) return "requests";
-  if (news.unanswered.length > 0) return "unanswered";
-  if (news.escalations.length > 0) return "escalation";
-  return isWaveDone ? "wave_complete" : void 0;
-}
-
-// src/commands/next.ts
-async function requestObject(paths, epicId, r) {
-  try {
-    const json = JSON.parse(await import_node_fs38.promises.readFile(import_node_path33.default.join(paths.root, r.path), "utf8"));
-    return { ...json, path: r.path };
-  } catch {
-    return {
-      schema_version: "1",
-      kind: r.kind,
-      key: r.key,
-      epic_id: epicId,
-      task_id: r.taskId,
-      ticket_id: r.ticketId,
-      created_at: msToIso(r.createdAtMs),
-      answer_by: msToIso(r.answerByMs),
-      ...r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId, redispatch_attempt: r.attempt } : {},
-      path: r.path
-    };
-  }
-}
-async function buildNextDoc(paths, epicId, news, history, r) {
-  const reason = nextReason(news, r.isWaveDone) ?? "wave_complete";
-  const pending = [...history.requests.values()].filter((q) => q.status === "pending");
-  const count2 = (k) => r.verdicts.filter((v) => v.kind === k).length;
-  return {
-    schema_version: "1",
-    epic_id: epicId,
-    reason,
-    exit_code: NEXT_EXIT[reason],
-    requests: await Promise.all(news.requests.map((q) => requestObject(paths, epicId, q))),
-    unanswered: news.unanswered.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, ticket_id: q.ticketId, ...q.recoveryTaskId ? { recovery_task_id: q.recoveryTaskId } : {}, answer_by: msToIso(q.answerByMs) })),
-    escalations: news.escalations.map((e) => ({
-      key: e.key,
-      ticket_id: e.ticket_id,
-      task_id: e.task_id,
-      friction_path: e.friction_path,
-      tracker: e.tracker ?? "skipped",
-      notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key))
-    })),
-    pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
-    wave: { in_flight: r.verdicts.length - count2("terminal") - count2("blocked"), terminal: count2("terminal"), blocked: count2("blocked"), pending_requests: pending.length }
-  };
-}
-function renderNextDoc(doc) {
-  const lines = [];
-  for (const q of doc.requests) {
-    const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
-    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : `stop ${who}`;
-    const why = q.reason ? ` Why: ${q.reason}.` : "";
-    lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? "-"}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
-  }
-  for (const u of doc.unanswered) {
-    lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === "redispatch" ? "; counted as a failed attempt" : ""}`);
-  }
-  for (const e of doc.escalations) {
-    lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
-  }
-  const fresh = new Set(doc.requests.map((q) => q.key));
-  for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
-  const w = doc.wave;
-  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
-  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === "wave_complete" ? ": the watchdog is done" : ": carry these out, then run next again"}`);
-  return lines.join("\n") + "\n";
-}
-function nextMode(opts, print) {
-  const paths = new StatePaths(opts.stateDir);
-  return {
-    shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== void 0,
-    async finish(r, history, log) {
-      const news = newsOf(history);
-      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
-      print(opts.isJson ? JSON.stringify(doc) + "\n" : renderNextDoc(doc));
-      await log.append({
-        event: "next_returned",
-        reason: doc.reason,
-        exit_code: doc.exit_code,
-        requests: news.requests.map((q) => q.key),
-        unanswered: news.unanswered.map((q) => q.key),
-        escalations: news.escalations.map((e) => e.key)
-      });
-      return doc.exit_code;
-    }
-  };
-}
-function runNext(opts, deps) {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
 }
 
 // src/commands/friction-review.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_fs36 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -27882,9 +27487,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs39.promises.stat(file);
+  const stat = await import_node_fs36.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs39.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs36.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at) => {
@@ -27900,7 +27505,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs39.promises.open(file, "r");
+  const h = await import_node_fs36.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -27912,15 +27517,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs39.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
+  const days = (await import_node_fs36.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path34.default.join(dir, name), paths.relative(import_node_path34.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs39.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
+  for (const name of days) await readDay(import_node_path32.default.join(dir, name), paths.relative(import_node_path32.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs36.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path34.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs39.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path32.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs36.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -27928,108 +27533,36 @@ async function reviewFriction(paths, opts) {
   return summarizeFriction(events, { sinceMs: opts.sinceMs, untilMs: opts.nowMs, epicId: opts.epicId, notes, daysRead: days.map((d) => d.slice(0, 10)), lines });
 }
 
-// src/commands/prune.ts
-var import_node_fs40 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
-init_errors();
-var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
-async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs40.promises.lstat(p).catch(() => void 0);
-  if (!st) return [];
-  if (st.isDirectory()) {
-    const names = await import_node_fs40.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path35.default.join(p, n), cutoffMs)))).flat();
-  }
-  return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
-}
-async function add(ctx, p, why) {
-  for (const f of await oldFiles(p, ctx.cutoffMs)) ctx.out.push({ path: ctx.paths.relative(f.file), bytes: f.bytes, why });
-}
-async function epicState(paths, epicId) {
-  const lock = await readLock(paths.lockFile(epicId));
-  if (lock && isAlive(lock.pid)) return { isFinished: false, why: `a watchdog (pid ${lock.pid}) is watching it` };
-  try {
-    const wave = await readWave(paths, epicId);
-    if (wave.isEveryWaveCompleted) return { isFinished: true, why: "every wave completed" };
-    const open2 = wave.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked");
-    if (wave.tasks.length > 0 && open2.length === 0) return { isFinished: true, why: "wave complete" };
-    return { isFinished: false, why: wave.tasks.length === 0 ? "its wave lists no task" : `${open2.length} task(s) not finished; its requests may be pending` };
-  } catch (e) {
-    if (e instanceof InputError && e.code === "missing_file") return { isFinished: true, why: "no state file" };
-    if (e instanceof InputError) return { isFinished: false, why: `its state file cannot be read (${e.message})` };
-    throw e;
-  }
-}
-async function prune(paths, opts) {
-  const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
-  const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
-  const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs40.promises.readdir(import_node_path35.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
-  for (const epicId of epicIds) {
-    const state = await epicState(paths, epicId);
-    if (!state.isFinished) {
-      report.kept_epics.push({ epic_id: epicId, why: state.why });
-      continue;
-    }
-    finished.add(epicId);
-    const dir = paths.epicDir(epicId);
-    const names = await import_node_fs40.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
-  }
-  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
-  await add(ctx, import_node_path35.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
-  for (const f of await oldFiles(import_node_path35.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
-    const parsed = parseCheckpoint(await import_node_fs40.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
-    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
-    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
-  }
-  if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path35.default.dirname(import_node_path35.default.join(paths.root, e.path)));
-  }
-  return report;
-}
-async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path35.default.dirname(d) !== root && d.startsWith(root + import_node_path35.default.sep); d = import_node_path35.default.dirname(d)) {
-    if (!await import_node_fs40.promises.rmdir(d).then(() => true, () => false)) return;
-  }
-}
-var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
-function renderPrune(r) {
-  const total = r.removed.reduce((s, e) => s + e.bytes, 0);
-  const verb = r.is_dry_run ? "would remove" : "removed";
-  const lines = [`${verb} ${r.removed.length} file(s), ${kb(total)}, older than ${r.older_than}${r.is_dry_run ? " (dry run: nothing removed)" : ""}`];
-  for (const e of r.removed) lines.push(`  ${e.path}  (${e.why})`);
-  for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
-  lines.push("never removed: state files, friction notes, the dispatch log");
-  return lines.join("\n") + "\n";
+// src/commands/friction.ts
+function registerFriction(program2, { env, setCode }) {
+  const cmd = program2.command("friction").description("review a period of the dispatch log: which tickets to look at first and why (with the hypothesis and recommended action of their friction notes), stalls, redispatches and escalations per ticket and per epic, and skipped log lines").option("--since <period>", "how far back: a duration (2w, 30d, 12h, 90m; 0d = today) or a date (2026-04-01, UTC)", "30d").option("--epic-id <id>", "only this epic");
+  stateDirOption(cmd).option("--json", "print the review as JSON (schemas/friction-review.schema.json)").action(async (flags) => {
+    const nowMs = env.watchDeps.clock.nowMs();
+    const sinceMs = parseSince(flags.since, nowMs);
+    const epicId = flags.epicId === void 0 ? void 0 : assertSafeId(flags.epicId, "epic id");
+    const review = await reviewFriction(new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
+    env.output.out(flags.json ? JSON.stringify(review, null, 2) + "\n" : renderFriction(review));
+    setCode(EXIT.ok);
+  });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog friction", "the last 30 days: stalls, redispatches and escalations per ticket, and the friction notes"],
+      ["dispatch-watchdog friction --since 0d", "today only (UTC)"],
+      ["dispatch-watchdog friction --epic-id PROJ-1000 --since 2w", "one epic, the last two weeks (14 calendar days and today)"],
+      ["dispatch-watchdog friction --since 2026-04-01 --json", "since a date, as JSON"]
+    ],
+    exitCodes: [
+      ["ok", "printed (also when nothing happened)"],
+      ["input", "bad --since, or an unreadable state dir"]
+    ]
+  });
 }
 
 // src/commands/timeline.ts
-var import_node_fs42 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_fs38 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
-
-// src/core/did-you-mean.ts
-function distance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
-function didYouMean(word, names) {
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
-  const best = scored[0];
-  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
-}
 
 // src/core/timeline.ts
 function summarizeWave(events) {
@@ -28151,14 +27684,14 @@ function buildTimeline(input) {
     const l = lanes.get(taskId);
     if (l) l.activityMs.push(...times);
   }
-  const rowOf = new Map(input.rows.map((r) => [r.taskId, r]));
+  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
   let startMs = Infinity;
   let endMs = -Infinity;
   for (const l of lanes.values()) {
     l.activityMs.sort((a, b) => a - b);
     l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
     l.marks.sort((a, b) => a.atMs - b.atMs);
-    const row = rowOf.get(l.taskId);
+    const row = rowOf2.get(l.taskId);
     if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
     if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
     startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
@@ -28428,14 +27961,14 @@ function renderTimelineSvg(tl) {
 }
 
 // src/observe/read/known-epics.ts
-var import_node_fs41 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_fs37 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 async function knownEpicIds(paths) {
-  const dir = import_node_path36.default.join(paths.root, "epics");
-  const names = await import_node_fs41.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path33.default.join(paths.root, "epics");
+  const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs41.promises.stat(import_node_path36.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs37.promises.stat(import_node_path33.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
@@ -28447,7 +27980,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs42.promises.stat(file);
+    const st = await import_node_fs38.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -28456,7 +27989,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs42.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -28484,13 +28017,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs42.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs38.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path37.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path34.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -28506,258 +28039,128 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path37.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path34.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs42.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs38.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path37.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path34.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
   }
   return 0;
 }
-
-// src/cli-help.ts
-function commandPath(cmd) {
-  const names = [];
-  for (let c = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(" ");
-}
-function teach(cmd, help) {
-  const examples = help.examples.map(([line, what]) => `  $ ${line}
-      ${what}`).join("\n");
-  const codes = help.exitCodes.map(([code, when]) => `  ${code}  ${when}`).join("\n");
-  cmd.addHelpText("after", `
-Examples:
-${examples}
-
-Exit codes:
-${codes}
-`);
-  cmd.showHelpAfterError(`(run ${commandPath(cmd)} --help for usage)`);
-  return cmd;
-}
-function locationFlags(argv) {
-  const out = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    for (const flag of ["--state-dir", "--config"]) {
-      if (a === flag && argv[i + 1] !== void 0) out.push(flag, argv[i + 1]);
-      else if (a.startsWith(`${flag}=`)) out.push(flag, a.slice(flag.length + 1));
-    }
-  }
-  return out;
-}
-var quote = (s) => /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-function keepUserFlags(text, flags) {
-  if (flags.length === 0) return text;
-  return text.replace(/`(dispatch-watchdog\b[^`]*)`/g, (_, cmd) => {
-    let line = cmd;
-    const sub = /^dispatch-watchdog ([a-z][\w-]*)/.exec(line)?.[1];
-    for (let i = 0; i < flags.length; i += 2) {
-      const flag = flags[i];
-      const takes = flag === "--state-dir" ? sub !== "demo" && sub !== "help" : sub === void 0 || sub === "recover";
-      if (takes && !line.includes(`${flag} `)) line += ` ${flag} ${quote(flags[i + 1])}`;
-    }
-    return `\`${line}\``;
-  });
-}
-
-// src/cli.ts
-function flagParsers(problems) {
-  const bad = (flag, expected, v) => {
-    problems.push(new InputError("bad_flag", `${flag}: expected ${expected}, got ${JSON.stringify(v)}.`));
-    return void 0;
-  };
-  const seconds = (flag) => (v) => {
-    const n = Number(v);
-    return Number.isFinite(n) && n > 0 && n <= MAX_SECONDS ? n : bad(flag, `a number of seconds above 0 and at most ${MAX_SECONDS} (7 days)`, v);
-  };
-  return {
-    seconds,
-    collectSeconds: (flag) => (v, previous) => {
-      const n = seconds(flag)(v);
-      return n === void 0 ? previous : [...previous, n];
-    },
-    count: (flag) => (v) => {
-      const n = Number(v);
-      return v.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : bad(flag, "a whole number >= 0", v);
-    },
-    choice: (flag, choices) => (v) => choices.includes(v) ? v : bad(flag, `one of ${choices.join(", ")}`, v)
-  };
-}
-function buildProgram(env, setCode) {
-  const flagProblems = [];
-  const { seconds, collectSeconds, count: count2, choice } = flagParsers(flagProblems);
-  const program2 = new Command().name("dispatch-watchdog").description("Watch a wave of AI coding subagents, tell stalls from legitimate silence, and recover exactly once.").version(packageVersion(), "-v, --version", "print the version").exitOverride().configureOutput({ writeOut: (s) => env.output.out(s), writeErr: (s) => env.output.err(s) }).enablePositionalOptions().helpCommand("help [command]", "show the help of a command").allowExcessArguments(true).option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)").option("--timeout <seconds>", `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds}); stalls are caught at their deadline anyway`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches")).option("--once", "one check, then exit: 0 no stall, 3 stall found, 2 bad input or usage").option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)").option("--json", "print each check result as JSON on stdout").action(async (flags) => {
-    const [word] = program2.args;
-    if (word !== void 0) {
-      const names = program2.commands.map((c) => c.name());
-      const guess = didYouMean(word, names);
-      program2.error(`error: unknown command '${word}'${guess ? `. Did you mean '${guess}'?` : `. Commands: ${names.join(", ")}.`}`, { exitCode: EXIT.input, code: "commander.unknownCommand" });
-    }
-    const opts = await resolveOptions(flags, env.env, env.cwd, flagProblems);
-    setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
-  });
-  program2.hook("preAction", (_program, command) => {
-    const problem = command === program2 ? void 0 : combineProblems(flagProblems);
-    if (problem) throw problem;
-  });
-  teach(program2, {
-    examples: [
-      ["dispatch-watchdog --epic-id PROJ-1000", "watch the wave until no task is in flight; recover stalls (redispatch, then escalate)"],
-      ["dispatch-watchdog next --epic-id PROJ-1000 --json", "what an orchestrator runs after dispatching a wave: returns when it must act (exit 10, 11, 12) or the wave is done (0); docs/orchestrator.md"],
-      ["dispatch-watchdog --epic-id PROJ-1000 --once --action report", "one check, print the table, exit 0 or 3"],
-      ["dispatch-watchdog --epic-id PROJ-1000 --now 2026-04-02T10:10:00Z", "judge the wave as of that moment (post-mortem), write nothing"],
-      ["dispatch-watchdog help status", "the help of one command"]
-    ],
-    exitCodes: [
-      [0, "the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version"],
-      [3, "with --once or --now: a stall was found"],
-      [2, "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix"],
-      [1, "the world refused (a file cannot be written), or a bug"]
-    ]
-  });
-  program2.command("status").description("print the last check of an epic as a table (or --json)").requiredOption("--epic-id <id>", "epic id").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--json", "print watchdog.json").action(async (flags) => {
-    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
-    const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : void 0;
-    await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
-    setCode(EXIT.ok);
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog status --epic-id PROJ-1000", "the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching"],
-      ["dispatch-watchdog status --epic-id PROJ-1000 --json", "watchdog.json as it is (reasons whole)"]
-    ],
-    exitCodes: [
-      [0, "printed"],
-      [2, "no check was written for this epic yet, or watchdog.json is not a document of ours"]
-    ]
-  });
-  program2.command("next").description("watch until the orchestrator must act, print it, exit: 0 wave complete, 10 new requests, 11 a request unanswered, 12 an escalation (2 bad input, 1 failure)").requiredOption("--epic-id <id>", "epic to watch").option("--timeout <seconds>", `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches")).option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)").option("--json", "print one JSON document (schemas/next.schema.json)").action(async (flags) => {
-    const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
-    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog next --epic-id PROJ-1000 --json", "wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)"],
-      ["dispatch-watchdog next --epic-id PROJ-1000 --timeout 300", "the same, as lines for people, with a 5-minute stall window"]
-    ],
-    exitCodes: [
-      [0, "the wave is complete: every row terminal or blocked and no request pending"],
-      [10, "new cancel/redispatch requests to carry out (then answer each; run next again)"],
-      [11, "a request passed its answer_by without an answer"],
-      [12, "a ticket was escalated to Blocked (needs no answer)"],
-      [2, "bad input or usage"],
-      [1, "a failure, or stopped by a signal before anything needed the orchestrator"]
-    ]
-  });
-  program2.command("ack").description("answer a cancel or redispatch request by hand (when no row shows the answer): exit 0 answered now or already, 2 unknown key").argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").action(async (key2, flags) => {
-    const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
-    setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog ack PROJ-1000:t1:cancel", "the agent was stopped (and its row not marked terminal)"],
-      ["dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry", "the replacement runs under another task id than the request's recovery_task_id"]
-    ],
-    exitCodes: [
-      [0, "answered now, or already answered (the watchdog records it at its next check)"],
-      [2, "unknown key, or bad input or usage"]
-    ]
-  });
-  const hook = program2.command("hook").description("the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0").option("--print-settings", "print the settings.json block that installs this hook").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
-  teach(hook, {
-    examples: [
-      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)"],
-      ["dispatch-watchdog hook --print-settings --state-dir /srv/onex", "the same, for a state dir of your choice"]
-    ],
-    exitCodes: [[0, "always: a hook must never block or fail a Claude Code session"]]
-  });
-  addHookInstallCommands(hook, env, setCode);
-  program2.command("recover").description("classify and settle the actions a crash left unfinished (done / finished now / orphan), then exit; 3 when orphans were found").requiredOption("--epic-id <id>", "epic id").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)").option("--json", "print the classification as JSON").action(async (flags) => {
-    const opts = await resolveOptions(flags, env.env, env.cwd);
-    setCode(await runRecover(opts, { ...env.watchDeps, output: env.output }));
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog recover --epic-id PROJ-1000", "after a crash: settle what the last run left unfinished (every start-up does this too)"],
-      ["dispatch-watchdog recover --epic-id PROJ-1000 --json", "the classification as JSON: done, finished, failed, orphans"]
-    ],
-    exitCodes: [
-      [0, "nothing was left orphaned"],
-      [3, "orphans were found: each is reported in a friction note and never re-fired"],
-      [2, "bad input or usage"],
-      [1, "another watchdog holds the lock, or a step failed"]
-    ]
-  });
-  program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
-    const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
-    const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
-    await runReplay(files.map((f) => import_node_path38.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
-    setCode(EXIT.ok);
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl", "the verdict timeline of one session and its stalls, false alarms marked"],
-      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300", "pick a window: one pass per value, then one row per window"],
-      ["dispatch-watchdog replay session.jsonl --json", "NDJSON: one object per verdict change, then a summary"]
-    ],
-    exitCodes: [
-      [0, "replayed (whatever it found)"],
-      [2, "a transcript that cannot be read, or a bad --timeout"]
-    ]
-  });
-  program2.command("friction").description("review a period of the dispatch log: which tickets to look at first and why (with the hypothesis and recommended action of their friction notes), stalls, redispatches and escalations per ticket and per epic, and skipped log lines").option("--since <period>", "how far back: a duration (2w, 30d, 12h, 90m; 0d = today) or a date (2026-04-01, UTC)", "30d").option("--epic-id <id>", "only this epic").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--json", "print the review as JSON (schemas/friction-review.schema.json)").action(async (flags) => {
-    const nowMs = env.watchDeps.clock.nowMs();
-    const sinceMs = parseSince(flags.since, nowMs);
-    const epicId = flags.epicId === void 0 ? void 0 : assertSafeId(flags.epicId, "epic id");
-    const review = await reviewFriction(new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
-    env.output.out(flags.json ? JSON.stringify(review, null, 2) + "\n" : renderFriction(review));
-    setCode(EXIT.ok);
-  });
-  teach(program2.commands.at(-1), {
-    examples: [
-      ["dispatch-watchdog friction", "the last 30 days: stalls, redispatches and escalations per ticket, and the friction notes"],
-      ["dispatch-watchdog friction --since 0d", "today only (UTC)"],
-      ["dispatch-watchdog friction --epic-id PROJ-1000 --since 2w", "one epic, the last two weeks (14 calendar days and today)"],
-      ["dispatch-watchdog friction --since 2026-04-01 --json", "since a date, as JSON"]
-    ],
-    exitCodes: [
-      [0, "printed (also when nothing happened)"],
-      [2, "bad --since, or an unreadable state dir"]
-    ]
-  });
-  program2.command("timeline").description("the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents' own records; --svg writes it as a self-contained SVG file").requiredOption("--epic-id <id>", "epic id").option("--svg <file>", "also write the picture as an SVG file (open it in a browser, attach it to a ticket)").option("--width <columns>", "terminal width to draw in (default: the terminal's, else 100)", count2("--width")).option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").action(async (flags) => {
+function registerTimeline(program2, { env, setCode, flags: parsers }) {
+  const cmd = program2.command("timeline").description("the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents' own records; --svg writes it as a self-contained SVG file").requiredOption("--epic-id <id>", "epic id").option("--svg <file>", "also write the picture as an SVG file (open it in a browser, attach it to a ticket)").option("--width <columns>", "terminal width to draw in (default: the terminal's, else 100)", parsers.count("--width"));
+  stateDirOption(cmd).action(async (flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
     const terminal = env.watchDeps.terminal;
     const columns = flags.width ?? (terminal?.isTty ? terminal.columns() : void 0);
     const opts = { epicId: assertSafeId(flags.epicId, "epic id"), svgFile: flags.svg, columns, hasColor: Boolean(terminal?.hasColor), nowMs: env.watchDeps.clock.nowMs(), cwd: env.cwd };
     setCode(await runTimeline(paths, opts, env.output));
   });
-  teach(program2.commands.at(-1), {
+  teach(cmd, {
     examples: [
       ["dispatch-watchdog timeline --epic-id PROJ-1000", "the wave in the terminal: ▇ activity, ✗ stall, ↻ redispatch, ⛔ escalated, ? waiting on a human"],
       ["dispatch-watchdog timeline --epic-id PROJ-1000 --svg proj-1000.svg", "the same, and an SVG file to open or attach to the ticket"]
     ],
     exitCodes: [
-      [0, "drawn"],
-      [2, "no such epic (no state file and no log line), or bad input or usage"],
-      [1, "the SVG file could not be written"]
+      ["ok", "drawn"],
+      ["input", "no such epic (no state file and no log line), or bad input or usage"],
+      ["failure", "the SVG file could not be written"]
     ]
   });
-  program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing").option("--state-dir <dir>", "state dir (default $ONEX_STATE_DIR, else ./.onex_state)").option("--json", "print the report as JSON").action(async (flags) => {
+}
+
+// src/commands/prune.ts
+var import_node_fs39 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
+init_errors();
+var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
+async function oldFiles(p, cutoffMs) {
+  const st = await import_node_fs39.promises.lstat(p).catch(() => void 0);
+  if (!st) return [];
+  if (st.isDirectory()) {
+    const names = await import_node_fs39.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path35.default.join(p, n), cutoffMs)))).flat();
+  }
+  return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
+}
+async function add(ctx, p, why) {
+  for (const f of await oldFiles(p, ctx.cutoffMs)) ctx.out.push({ path: ctx.paths.relative(f.file), bytes: f.bytes, why });
+}
+async function epicState(paths, epicId) {
+  const lock = await readLock(paths.lockFile(epicId));
+  if (lock && isAlive(lock.pid)) return { isFinished: false, why: `a watchdog (pid ${lock.pid}) is watching it` };
+  try {
+    const wave = await readWave(paths, epicId);
+    if (wave.isEveryWaveCompleted) return { isFinished: true, why: "every wave completed" };
+    const open2 = wave.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked");
+    if (wave.tasks.length > 0 && open2.length === 0) return { isFinished: true, why: "wave complete" };
+    return { isFinished: false, why: wave.tasks.length === 0 ? "its wave lists no task" : `${open2.length} task(s) not finished; its requests may be pending` };
+  } catch (e) {
+    if (e instanceof InputError && e.code === "missing_file") return { isFinished: true, why: "no state file" };
+    if (e instanceof InputError) return { isFinished: false, why: `its state file cannot be read (${e.message})` };
+    throw e;
+  }
+}
+async function prune(paths, opts) {
+  const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
+  const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
+  const finished = /* @__PURE__ */ new Set();
+  const epicIds = (await import_node_fs39.promises.readdir(import_node_path35.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  for (const epicId of epicIds) {
+    const state = await epicState(paths, epicId);
+    if (!state.isFinished) {
+      report.kept_epics.push({ epic_id: epicId, why: state.why });
+      continue;
+    }
+    finished.add(epicId);
+    const dir = paths.epicDir(epicId);
+    const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+  }
+  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
+  await add(ctx, import_node_path35.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
+  for (const f of await oldFiles(import_node_path35.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
+    const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+  }
+  if (!opts.isDryRun) {
+    for (const e of ctx.out) await import_node_fs39.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path35.default.dirname(import_node_path35.default.join(paths.root, e.path)));
+  }
+  return report;
+}
+async function removeEmptyParents(root, dir) {
+  for (let d = dir; import_node_path35.default.dirname(d) !== root && d.startsWith(root + import_node_path35.default.sep); d = import_node_path35.default.dirname(d)) {
+    if (!await import_node_fs39.promises.rmdir(d).then(() => true, () => false)) return;
+  }
+}
+var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+function renderPrune(r) {
+  const total = r.removed.reduce((s, e) => s + e.bytes, 0);
+  const verb = r.is_dry_run ? "would remove" : "removed";
+  const lines = [`${verb} ${r.removed.length} file(s), ${kb(total)}, older than ${r.older_than}${r.is_dry_run ? " (dry run: nothing removed)" : ""}`];
+  for (const e of r.removed) lines.push(`  ${e.path}  (${e.why})`);
+  for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
+  lines.push("never removed: state files, friction notes, the dispatch log");
+  return lines.join("\n") + "\n";
+}
+function registerPrune(program2, { env, setCode }) {
+  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
+  stateDirOption(cmd).option("--json", "print the report as JSON").action(async (flags) => {
     const olderThanMs = parseDurationMs(flags.olderThan);
     if (olderThanMs === void 0) throw new InputError("bad_flag", `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: "e.g. --older-than 30d" });
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
@@ -28765,64 +28168,862 @@ function buildProgram(env, setCode) {
     env.output.out(flags.json ? JSON.stringify(report, null, 2) + "\n" : renderPrune(report));
     setCode(EXIT.ok);
   });
-  teach(program2.commands.at(-1), {
+  teach(cmd, {
     examples: [
       ["dispatch-watchdog prune --dry-run", "list what would go: files older than 30 days of finished epics, old activity and read positions"],
       ["dispatch-watchdog prune --older-than 2w", "remove them, and say what was removed"]
     ],
     exitCodes: [
-      [0, "done (also when nothing was old enough)"],
-      [2, "bad --older-than"],
-      [1, "a file could not be removed"]
+      ["ok", "done (also when nothing was old enough)"],
+      ["input", "bad --older-than"],
+      ["failure", "a file could not be removed"]
     ]
   });
-  program2.command("demo").description("run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit 0 when it went as expected").option("--keep", "keep the temporary state dir afterwards (kept anyway when the demo fails)").action(async (flags) => {
+}
+
+// src/commands/demo.ts
+init_deps();
+
+// src/demo/run-demo.ts
+var import_node_crypto9 = require("node:crypto");
+var import_node_fs42 = require("node:fs");
+var import_node_path38 = __toESM(require("node:path"), 1);
+init_errors();
+
+// src/demo/live-view.ts
+var NOT_CHECKED = "(not checked yet)";
+var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
+var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
+var LiveView = class {
+  constructor(out, opts) {
+    this.out = out;
+    this.opts = opts;
+  }
+  out;
+  opts;
+  feed = [];
+  pending = [];
+  rows = [];
+  elapsedMs = 0;
+  drawnLines = 0;
+  lastState = /* @__PURE__ */ new Map();
+  /** A line for the event feed, `atMs` after the start; shown in time order at the next update. */
+  note(atMs, who, text) {
+    this.pending.push({ atMs, line: `${elapsed(atMs).padStart(7)}  ${who.padEnd(12)}  ${text}` });
+  }
+  /** New table contents; a TTY redraws, plain output prints the new events and what changed. */
+  update(elapsedMs, rows) {
+    this.elapsedMs = elapsedMs;
+    this.rows = rows;
+    const fresh = this.pending.splice(0).sort((a, b) => a.atMs - b.atMs).map((p) => p.line);
+    this.feed.push(...fresh);
+    if (this.opts.isTty) return this.redraw();
+    for (const line of fresh) this.out.out(line + "\n");
+    for (const r of rows) {
+      if (r.verdict === NOT_CHECKED) continue;
+      const state = `${r.verdict}|${r.exemptions}`;
+      if (this.lastState.get(r.taskId) === state) continue;
+      this.lastState.set(r.taskId, state);
+      const exempt = r.exemptions === "-" ? "" : `  exemptions ${r.exemptions}`;
+      this.out.out(`${elapsed(elapsedMs).padStart(7)}  ${"status".padEnd(12)}  ${r.taskId}: ${r.verdict}, idle/window ${r.idleWindow}${exempt}, last tool ${r.lastTool}
+`);
+    }
+  }
+  /** The last frame (TTY) or the final table (plain). */
+  finish(elapsedMs, rows) {
+    this.update(elapsedMs, rows);
+    if (this.opts.isTty) return;
+    this.out.out("\n" + this.table());
+  }
+  table() {
+    return renderTable(HEADER2, this.rows.map((r) => [r.taskId, r.agent, r.process, r.verdict, r.idleWindow, r.exemptions, r.lastTool]));
+  }
+  redraw() {
+    const width = Math.max(40, (this.opts.columns || 120) - 1);
+    const keep = this.opts.feedLines ?? 12;
+    const lines = [
+      `${this.opts.title}  ${elapsed(this.elapsedMs)}`,
+      "",
+      ...this.table().trimEnd().split("\n"),
+      "",
+      "events",
+      ...this.feed.slice(-keep)
+    ].map((l) => l.length > width ? l.slice(0, width - 1) + "…" : l);
+    const up = this.drawnLines > 0 ? `\x1B[${this.drawnLines}F\x1B[J` : "";
+    this.out.out(up + lines.join("\n") + "\n");
+    this.drawnLines = lines.length;
+  }
+};
+
+// src/demo/live-rows.ts
+function judged(entry) {
+  if (!entry) return { verdict: NOT_CHECKED, idleWindow: "-", exemptions: "-", lastTool: "-" };
+  const verdict = entry.verdict === "terminal" ? entry.status : entry.verdict === "stalled" ? "STALLED" : entry.verdict;
+  return {
+    verdict,
+    idleWindow: entry.idle_seconds === null ? "-" : `${entry.idle_seconds}s / ${entry.effective_timeout_seconds}s`,
+    exemptions: entry.exemptions.join(",") || "-",
+    lastTool: entry.last_tool ?? "-"
+  };
+}
+function processOf(run) {
+  const e = run.exit;
+  const state = !e ? "running" : e.code === 0 ? "exit 0" : e.signal ? `killed (${e.signal})` : `exit ${e.code}`;
+  return `pid ${run.pid} ${state}`;
+}
+function liveRows(runs, doc, replacements) {
+  const entry = (id) => doc?.tasks.find((t) => t.task_id === id);
+  const rows = [];
+  const place = (taskId) => {
+    for (const r of replacements.filter((x) => x.event.task_id === taskId)) {
+      const id = r.event.recovery_task_id;
+      rows.push({ taskId: id, agent: `replacement of ${taskId}`, process: `pid ${r.event.pid ?? "?"} ${r.isAlive ? "running" : "exited"}`, ...judged(entry(id)) });
+      place(id);
+    }
+  };
+  for (const run of runs) {
+    rows.push({ taskId: run.spec.taskId, agent: run.spec.label, process: processOf(run), ...judged(entry(run.spec.taskId)) });
+    place(run.spec.taskId);
+  }
+  return rows;
+}
+
+// src/demo/orchestrator.ts
+var import_node_child_process5 = require("node:child_process");
+var import_node_crypto7 = require("node:crypto");
+var import_node_fs40 = require("node:fs");
+var import_node_path36 = __toESM(require("node:path"), 1);
+var import_yaml3 = __toESM(require_dist(), 1);
+var STDERR_TAIL_CHARS = 2e3;
+var agentIdOf = () => "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex");
+var DemoOrchestrator = class {
+  constructor(env) {
+    this.env = env;
+  }
+  env;
+  runs = [];
+  children = /* @__PURE__ */ new Map();
+  exits = [];
+  writes = Promise.resolve();
+  waveDispatchedAtMs = 0;
+  /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
+  transcriptFor(agentId) {
+    const project = this.env.repoDir.replace(/[/.]/g, "-");
+    return import_node_path36.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+  }
+  /** Spawn every agent, then write the state file listing them with their pids. */
+  async dispatch(specs) {
+    this.waveDispatchedAtMs = this.env.clock.nowMs();
+    for (const spec of specs) {
+      const agentId = agentIdOf();
+      const transcriptPath = this.transcriptFor(agentId);
+      await import_node_fs40.promises.mkdir(import_node_path36.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs40.promises.writeFile(transcriptPath, "");
+      const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
+      const planFile = import_node_path36.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs40.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const dispatchedAtMs = this.env.clock.nowMs();
+      const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
+      await new Promise((resolve, reject) => {
+        child.once("spawn", resolve);
+        child.once("error", reject);
+      });
+      const run = { spec, agentId, pid: child.pid, dispatchedAtMs, transcriptPath, stderrTail: "" };
+      child.stderr.on("data", (d) => run.stderrTail = (run.stderrTail + d.toString()).slice(-STDERR_TAIL_CHARS));
+      this.exits.push(new Promise((resolve) => child.once("exit", (code, signal2) => {
+        run.exit = { code, signal: signal2, atMs: this.env.clock.nowMs() };
+        this.onExit(run);
+        resolve();
+      })));
+      this.children.set(spec.taskId, child);
+      this.runs.push(run);
+      this.env.onNote(`dispatched ${spec.taskId} (${spec.label}) as pid ${run.pid}`);
+    }
+    await this.writeState();
+  }
+  /** A clean exit completes the row; anything else is left for the watchdog to judge. */
+  onExit(run) {
+    const { code, signal: signal2 } = run.exit;
+    if (code === 0) {
+      this.env.onNote(`${run.spec.taskId} exited 0: row marked completed`);
+      void this.writeState().catch((e) => this.env.onNote(`writing the state file failed: ${e.message}`));
+    } else {
+      this.env.onNote(`${run.spec.taskId} exited (${signal2 ?? `code ${code}`}): row left as is for the watchdog`);
+    }
+  }
+  /** Rewrite state.yaml atomically; writes are serialised so the newest always lands last. */
+  writeState() {
+    const iso = (ms2) => new Date(ms2).toISOString();
+    const doc = {
+      epic_id: this.env.epicId,
+      current_wave: {
+        wave_id: 1,
+        dispatched_at: iso(this.waveDispatchedAtMs),
+        tasks: this.runs.map((r) => ({
+          task_id: r.spec.taskId,
+          ticket_id: r.spec.ticketId,
+          title: r.spec.title,
+          status: r.exit?.code === 0 ? "completed" : "in_progress",
+          dispatched_at: iso(r.dispatchedAtMs),
+          agent_id: r.agentId,
+          session_id: this.env.sessionId,
+          pid: r.pid,
+          transcript_path: r.transcriptPath,
+          ...r.spec.remainingWork ? { remaining_work: r.spec.remainingWork } : {}
+        }))
+      }
+    };
+    const text = "# Written by the demo's orchestrator role; dispatch-watchdog only reads it.\n" + (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+    this.writes = this.writes.then(() => writeFileAtomic(this.env.paths.stateFile(this.env.epicId), text));
+    return this.writes;
+  }
+  /** Resolves when every dispatched agent has exited, or after `ms` (false then). */
+  async allExited(ms2) {
+    let timer;
+    const timeout = new Promise((resolve) => timer = setTimeout(() => resolve(false), ms2));
+    const done = Promise.all(this.exits).then(() => true);
+    const r = await Promise.race([done, timeout]);
+    clearTimeout(timer);
+    await this.writes.catch(() => void 0);
+    return r;
+  }
+  /** Stop every agent this orchestrator started that is still running (cleanup after a failed demo). */
+  stopAll() {
+    for (const child of this.children.values()) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
+  }
+};
+
+// src/demo/timeline.ts
+var Timeline = class {
+  constructor(idPrefix) {
+    this.idPrefix = idPrefix;
+  }
+  idPrefix;
+  steps = [];
+  atMs = 0;
+  calls = 0;
+  /** The cursor, in ms after the agent starts. */
+  get nowMs() {
+    return this.atMs;
+  }
+  prompt(text, gapMs = 150) {
+    this.steps.push({ atMs: this.atMs, kind: "prompt", text });
+    this.atMs += gapMs;
+    return this;
+  }
+  say(text, gapMs = 250) {
+    this.steps.push({ atMs: this.atMs, kind: "text", text });
+    this.atMs += gapMs;
+    return this;
+  }
+  /** A call now and its result `takesMs` later; the cursor moves on by `gapMs` (at least past the result). */
+  tool(spec, gapMs = 500) {
+    const id = `toolu_01${this.idPrefix}${String(++this.calls).padStart(4, "0")}`;
+    const takes = spec.takesMs ?? 150;
+    this.steps.push({ atMs: this.atMs, kind: "call", id, name: spec.name, input: spec.input });
+    this.steps.push({ atMs: this.atMs + takes, kind: "result", id, content: spec.result, toolUseResult: spec.toolUseResult });
+    this.atMs += Math.max(gapMs, takes + 50);
+    return this;
+  }
+  hang() {
+    this.steps.push({ atMs: this.atMs, kind: "hang" });
+    return this;
+  }
+  exit(code = 0) {
+    this.steps.push({ atMs: this.atMs, kind: "exit", code });
+    return this;
+  }
+};
+
+// src/demo/scenario.ts
+var DEMO_EPIC_ID = "DEMO-1";
+var DEMO_TIMING = {
+  /** Base stall window (--timeout). */
+  stallWindowSeconds: 4,
+  /** Longest sleep between checks (--check-interval). */
+  checkIntervalSeconds: 1,
+  /** Grace after an open call's own timeout (exemptions.open_tool_grace_seconds). */
+  openToolGraceSeconds: 4,
+  /** SIGTERM → SIGKILL grace of the process adapter (agents.kill_grace_ms). */
+  killGraceMs: 1e3,
+  /** How often the steady agents call a tool. */
+  toolCadenceMs: 500,
+  /** The long Bash call: its `timeout` and how long it really runs (silently). */
+  bashTimeoutMs: 8e3,
+  bashRunsMs: 6e3,
+  /** The whole demo gives up (and fails) after this long. */
+  giveUpMs: 4e4
+};
+var read2 = (file, lines, extra = {}) => ({
+  name: "Read",
+  input: { file_path: file, ...extra },
+  result: lines,
+  toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
+});
+var grep = (pattern, path39, hits2) => ({ name: "Grep", input: { pattern, path: path39, output_mode: "content" }, result: hits2 });
+var edit = (file, oldString, newString) => ({
+  name: "Edit",
+  input: { file_path: file, old_string: oldString, new_string: newString },
+  result: `The file ${file} has been updated.`
+});
+var bash = (command, description, timeout, stdout, takesMs = 150) => ({
+  name: "Bash",
+  input: { command, description, timeout },
+  result: stdout,
+  toolUseResult: { stdout, stderr: "", interrupted: false, isImage: false, noOutputExpected: false },
+  takesMs
+});
+function healthySteps(repo) {
+  const t = new Timeline("Heal");
+  t.prompt("Implement DEMO-101: paginate GET /invoices (cursor-based, page size 50).");
+  t.say("I will look at the invoices route and its store first.");
+  const files = ["src/invoices/routes.ts", "src/invoices/store.ts", "src/invoices/cursor.ts", "test/invoices/routes.test.ts"];
+  for (let round = 0; round < 11; round++) {
+    const file = `${repo}/${files[round % files.length]}`;
+    t.tool(read2(file, `     1→export async function listInvoices(db, opts) {
+     2→  // page ${round + 1}`, { offset: 1 + round * 40, limit: 40 }), DEMO_TIMING.toolCadenceMs);
+    t.tool(grep(`cursor|pageSize|limit${round}`, `${repo}/src`, `src/invoices/store.ts:${30 + round}:  limit: opts.pageSize`), DEMO_TIMING.toolCadenceMs);
+    t.tool(edit(file, `// page ${round + 1}`, `// page ${round + 1}: cursor handled`), DEMO_TIMING.toolCadenceMs);
+    t.tool({ name: "Glob", input: { pattern: `src/invoices/**/*${round}.ts` }, result: "No files found" }, DEMO_TIMING.toolCadenceMs);
+  }
+  t.say("DEMO-101 is done: GET /invoices is paginated with a cursor and covered by tests.", 100);
+  return t.exit(0).steps;
+}
+function stallingSteps(repo) {
+  const t = new Timeline("Stal");
+  t.prompt("Implement DEMO-102: retry failed invoice fetches with exponential backoff.");
+  t.say("Let me find where invoices are fetched.");
+  t.tool(grep("fetchInvoice", `${repo}/src`, "src/invoices/client.ts:12:export async function fetchInvoice(id) {"));
+  t.tool(read2(`${repo}/src/invoices/client.ts`, "    12→export async function fetchInvoice(id) {\n    13→  return http.get(`/invoices/${id}`);"));
+  t.tool(read2(`${repo}/src/http.ts`, "     1→export const http = createClient({ timeoutMs: 10_000 });"));
+  t.tool(edit(`${repo}/src/invoices/client.ts`, "return http.get(`/invoices/${id}`);", "return withRetry(() => http.get(`/invoices/${id}`));"));
+  t.say("Now I will add the backoff helper and its test.", 0);
+  return t.hang().steps;
+}
+function longBashSteps(repo) {
+  const t = new Timeline("Bash");
+  t.prompt("Implement DEMO-103: fix the flaky checkout e2e test.");
+  t.say("First I will reproduce the flake.");
+  t.tool(read2(`${repo}/test/e2e/checkout.spec.ts`, '    41→  await page.click("#pay");\n    42→  expect(await page.textContent(".total")).toBe("€12.00");'));
+  t.tool(grep("waitFor|textContent", `${repo}/test/e2e`, 'test/e2e/checkout.spec.ts:42:  expect(await page.textContent(".total"))'));
+  t.say("Running the checkout e2e suite; it takes a few seconds and prints only at the end.", 100);
+  t.tool(
+    bash("npm run test:e2e -- checkout 2>&1 | tail -40", "Run the checkout e2e suite", DEMO_TIMING.bashTimeoutMs, '12 passing (5.8s)\n1 failing: checkout › shows the total (expected "€12.00", got "")', DEMO_TIMING.bashRunsMs),
+    DEMO_TIMING.bashRunsMs + 200
+  );
+  t.say("The total is read before the price request settles; waiting for it fixes the flake.", 300);
+  t.tool(edit(`${repo}/test/e2e/checkout.spec.ts`, 'expect(await page.textContent(".total"))', 'await expect(page.locator(".total")).toHaveText("€12.00")'));
+  t.tool(read2(`${repo}/test/e2e/checkout.spec.ts`, '    42→  await expect(page.locator(".total")).toHaveText("€12.00");'));
+  t.say("DEMO-103 is done: the checkout test waits for the total instead of reading it early.", 100);
+  return t.exit(0).steps;
+}
+var REPLACEMENT_DONE_TEXT = "Recovery complete: the remaining DEMO-102 work is done.";
+function replacementSteps(repo) {
+  const t = new Timeline("Repl");
+  t.prompt("(the recovery prompt file replaces this text)");
+  t.say("Reading the checkpoint first; I will only do the remaining work.");
+  t.tool(read2("pipeline_checkpoints/DEMO-102/recovery-1.yaml", "remaining_work:\n  - Add the withRetry helper (exponential backoff)\n  - Test the retry path"));
+  t.tool(read2(`${repo}/src/invoices/client.ts`, "    13→  return withRetry(() => http.get(`/invoices/${id}`));", { offset: 1, limit: 30 }));
+  t.tool({ name: "Write", input: { file_path: `${repo}/src/retry.ts`, content: "export async function withRetry(fn, tries = 4) { /* 200ms, 400ms, 800ms */ }" }, result: `File created successfully at: ${repo}/src/retry.ts` });
+  t.tool(edit(`${repo}/src/invoices/client.ts`, "import { http } from '../http';", "import { http } from '../http';\nimport { withRetry } from '../retry';"));
+  t.tool({ name: "Write", input: { file_path: `${repo}/test/retry.test.ts`, content: "it('retries a 503 three times', async () => { /* … */ });" }, result: `File created successfully at: ${repo}/test/retry.test.ts` });
+  t.tool(grep("withRetry", `${repo}/src`, "src/retry.ts:1:export async function withRetry(fn, tries = 4) {"));
+  t.tool(read2(`${repo}/test/retry.test.ts`, "     1→it('retries a 503 three times', async () => { /* … */ });"));
+  t.tool(edit(`${repo}/test/retry.test.ts`, "/* … */", "expect(calls).toBe(4);"));
+  t.say(REPLACEMENT_DONE_TEXT, 100);
+  return t.exit(0).steps;
+}
+function demoAgents(repo) {
+  return [
+    { taskId: "DEMO-101", ticketId: "DEMO-101", role: "healthy", label: "steady tool calls", title: "Paginate GET /invoices", steps: healthySteps(repo) },
+    {
+      taskId: "DEMO-102",
+      ticketId: "DEMO-102",
+      role: "stalls",
+      label: "stalls mid-task",
+      title: "Retry failed invoice fetches",
+      remainingWork: ["Add the withRetry helper (exponential backoff) in src/retry.ts", "Test the retry path in test/retry.test.ts"],
+      steps: stallingSteps(repo)
+    },
+    { taskId: "DEMO-103", ticketId: "DEMO-103", role: "long-bash", label: `silent Bash (timeout ${DEMO_TIMING.bashTimeoutMs / 1e3} s)`, title: "Fix the flaky checkout e2e test", steps: longBashSteps(repo) }
+  ];
+}
+var STALLED_TASK_ID = "DEMO-102";
+var REPLACEMENT_TASK_ID = "DEMO-102-r1";
+function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
+  const argv = [nodePath, scriptPath, replacementPlanPath, "{prompt_file}", "{recovery_task_id}"];
+  return [
+    "# dispatch-watchdog demo: short windows so the whole job fits in about 30 seconds.",
+    `timeout_seconds: ${DEMO_TIMING.stallWindowSeconds}`,
+    `check_interval_seconds: ${DEMO_TIMING.checkIntervalSeconds}`,
+    "action: redispatch",
+    "max_redispatches: 2",
+    "exemptions:",
+    `  open_tool_grace_seconds: ${DEMO_TIMING.openToolGraceSeconds}`,
+    "agents:",
+    "  adapter: process",
+    `  kill_grace_ms: ${DEMO_TIMING.killGraceMs}`,
+    `  redispatch_argv: [${argv.map((a) => JSON.stringify(a)).join(", ")}]`,
+    ""
+  ].join("\n");
+}
+
+// src/demo/summary.ts
+var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
+var ofKind = (f, e) => f.events.filter((x) => x.event === e);
+var byRole = (f, role) => f.runs.find((r) => r.role === role);
+function checkDemo(f) {
+  const stalls = ofKind(f, "stall_detected");
+  const kills = ofKind(f, "agent_killed");
+  const redispatches = ofKind(f, "redispatch");
+  const stopped = ofKind(f, "watchdog_stopped").at(-1);
+  const unexpected = f.events.filter((e) => UNEXPECTED.has(e.event));
+  const exitedClean = (role) => byRole(f, role)?.exit?.code === 0;
+  const stalled = byRole(f, "stalls");
+  return [
+    { ok: stalls.length === 1 && stalls[0].task_id === STALLED_TASK_ID, text: `exactly one stall detected, on ${STALLED_TASK_ID} (got ${stalls.map((s) => s.task_id).join(", ") || "none"})` },
+    { ok: kills.length === 1 && kills[0].task_id === STALLED_TASK_ID, text: `${STALLED_TASK_ID} killed exactly once (${kills.length} agent_killed events)` },
+    { ok: Boolean(stalled?.exit && stalled.exit.code !== 0), text: `${STALLED_TASK_ID}'s process is gone (${stalled?.exit ? stalled.exit.signal ?? `exit ${stalled.exit.code}` : "still running"})` },
+    {
+      ok: redispatches.length === 1 && redispatches[0].task_id === STALLED_TASK_ID && redispatches[0].recovery_task_id === REPLACEMENT_TASK_ID,
+      text: `${STALLED_TASK_ID} redispatched exactly once, as ${REPLACEMENT_TASK_ID} (${redispatches.length} redispatch events)`
+    },
+    { ok: Boolean(f.replacement?.hasFinished && f.replacement.isGone), text: `the replacement ${REPLACEMENT_TASK_ID} finished its work and exited` },
+    { ok: exitedClean("healthy"), text: `the steady agent ${byRole(f, "healthy")?.taskId ?? "?"} was never flagged and finished (exit 0)` },
+    { ok: exitedClean("long-bash"), text: `the long-Bash agent ${byRole(f, "long-bash")?.taskId ?? "?"} was never flagged and finished (exit 0)` },
+    { ok: unexpected.length === 0, text: `no failed actions, escalations or other surprises${unexpected.length ? ` (got ${unexpected.map((e) => e.event).join(", ")})` : ""}` },
+    {
+      ok: f.watchExitCode === 0 && stopped?.reason === "wave_complete" && !f.stopReason,
+      text: `the wave completed and the watchdog stopped by itself${f.stopReason ? ` (${f.stopReason === "gave_up" ? `demo gave up after ${DEMO_TIMING.giveUpMs / 1e3} s` : "interrupted"})` : ""}${f.watchError ? ` (${f.watchError})` : ""}`
+    }
+  ];
+}
+function timeline(f) {
+  const entries = [];
+  const line = (atMs, text, ...more) => entries.push({ atMs, lines: [`${elapsed(atMs - f.t0Ms).padStart(7)}  ${text}`, ...more.map((m) => `${"".padStart(7)}    ${m}`)] });
+  const stalled = byRole(f, "stalls");
+  if (stalled?.lastRecordMs !== void 0) line(stalled.lastRecordMs, `${stalled.taskId} wrote its last record (${stalled.toolCalls ?? "?"} tool calls), then went silent`);
+  for (const e of f.events) {
+    if (e.event === "healthy" || e.event === "watchdog_started" || e.event === "action_started") continue;
+    const more = [];
+    if (e.event === "redispatch") {
+      if (e.checkpoint_path) more.push(`checkpoint ${e.checkpoint_path}`);
+      if (e.remaining_tasks?.length) more.push(`remaining work handed over: ${e.remaining_tasks.join("; ")}`);
+    }
+    line(Date.parse(e.timestamp_utc), e.event === "watchdog_stopped" ? `watchdog ${renderEvent(e).slice(9)}` : renderEvent(e).slice(9), ...more);
+  }
+  if (f.replacement?.finishedAtMs !== void 0) line(f.replacement.finishedAtMs, `${REPLACEMENT_TASK_ID} wrote its last record: the remaining work is done`);
+  return entries.sort((a, b) => a.atMs - b.atMs).flatMap((e) => e.lines);
+}
+function notFlagged(f) {
+  const out = [];
+  const bash2 = byRole(f, "long-bash");
+  if (bash2 && f.bashCall) {
+    const silent = f.bashCall.closedAtMs !== void 0 ? `${((f.bashCall.closedAtMs - f.bashCall.openedAtMs) / 1e3).toFixed(1)} s` : "a while";
+    const seen = f.bashWindowSeen;
+    const widened = seen ? `its window was ${seen.windowSeconds} s (${seen.exemptions.join(", ") || "no exemption"}) instead of ${DEMO_TIMING.stallWindowSeconds} s` : `an open call never stalls before its own timeout plus grace (${DEMO_TIMING.bashTimeoutMs / 1e3 + DEMO_TIMING.openToolGraceSeconds} s)`;
+    out.push(`  ${bash2.taskId}  sat ${silent} in an open Bash call (timeout ${f.bashCall.timeoutMs / 1e3} s) writing nothing: ${widened}; finished${bash2.exit ? ` at ${elapsed(bash2.exit.atMs - f.t0Ms)}` : ""}.`);
+  }
+  const healthy = byRole(f, "healthy");
+  if (healthy) {
+    out.push(`  ${healthy.taskId}  called a tool every ${DEMO_TIMING.toolCadenceMs / 1e3} s (${healthy.toolCalls ?? "?"} calls): healthy throughout; finished${healthy.exit ? ` at ${elapsed(healthy.exit.atMs - f.t0Ms)}` : ""}.`);
+  }
+  return out;
+}
+function renderSummary(f, checks, files) {
+  const ok = checks.every((c) => c.ok);
+  const secs4 = ((f.endMs - f.t0Ms) / 1e3).toFixed(1);
+  const width = Math.max(...files.list.map(([p]) => p.length));
+  return [
+    "",
+    `Summary of epic ${f.epicId} after ${secs4} s: ${ok ? "the demo went as expected." : "the demo did NOT go as expected."}`,
+    "",
+    "What happened",
+    ...timeline(f),
+    "",
+    "Left alone (legitimate activity or silence)",
+    ...notFlagged(f),
+    "",
+    "Checks",
+    ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.text}`),
+    "",
+    files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
+    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
+    ...files.isKept ? ["", `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : [],
+    ""
+  ].join("\n");
+}
+
+// src/demo/transcript-facts.ts
+function transcriptFacts(text) {
+  const facts = { toolCalls: 0 };
+  let bashId;
+  for (const line of text.split("\n")) {
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const atMs = typeof rec.timestamp === "string" ? Date.parse(rec.timestamp) : NaN;
+    if (Number.isFinite(atMs)) facts.lastRecordMs = atMs;
+    const content = Array.isArray(rec.message?.content) ? rec.message.content : [];
+    for (const b of content) {
+      if (b?.type === "tool_use") {
+        facts.toolCalls++;
+        if (b.name === "Bash" && typeof b.input?.timeout === "number" && !facts.bashCall && Number.isFinite(atMs)) {
+          facts.bashCall = { openedAtMs: atMs, timeoutMs: b.input.timeout };
+          bashId = typeof b.id === "string" ? b.id : void 0;
+        }
+      } else if (b?.type === "tool_result" && bashId !== void 0 && b.tool_use_id === bashId && facts.bashCall && Number.isFinite(atMs)) {
+        facts.bashCall.closedAtMs = atMs;
+      }
+    }
+  }
+  return facts;
+}
+
+// src/demo/workspace.ts
+var import_node_crypto8 = require("node:crypto");
+var import_node_fs41 = require("node:fs");
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path37 = __toESM(require("node:path"), 1);
+
+// src/demo/agent-script.ts
+var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
+// Usage: node agent.mjs <plan.json> [<prompt-file>]
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, readFileSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+const [planFile, promptFile] = process.argv.slice(2);
+const plan = JSON.parse(readFileSync(planFile, 'utf8'));
+const prompt = promptFile ? readFileSync(promptFile, 'utf8') : undefined;
+const write = plan.out === '-' ? (line) => writeSync(1, line) : (line) => appendFileSync(plan.out, line);
+const model = 'claude-sonnet-4-5-20250929';
+const t0 = performance.now();
+let parentUuid = null;
+let turn = 0;
+let lastText = '';
+const callers = new Map();
+
+function emit(body) {
+  const uuid = randomUUID();
+  const rec = {
+    parentUuid, isSidechain: true, userType: 'external', cwd: plan.cwd, sessionId: plan.sessionId,
+    version: '2.1.39', gitBranch: plan.gitBranch, agentId: plan.agentId, ...body, uuid, timestamp: new Date().toISOString(),
+  };
+  write(JSON.stringify(rec) + '\n');
+  parentUuid = uuid;
+  return uuid;
+}
+
+function assistant(block) {
+  return emit({
+    message: {
+      model, id: 'msg_demo' + plan.agentId + String(turn).padStart(4, '0'), type: 'message', role: 'assistant', content: [block],
+      stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 24, cache_read_input_tokens: 18050 },
+    },
+    requestId: 'req_demo' + plan.agentId + String(turn).padStart(4, '0'),
+    type: 'assistant',
+  });
+}
+
+function apply(step) {
+  switch (step.kind) {
+    case 'prompt':
+      return emit({ type: 'user', message: { role: 'user', content: prompt ?? step.text } });
+    case 'text':
+      turn++;
+      lastText = step.text;
+      return assistant({ type: 'text', text: step.text });
+    case 'call':
+      turn++;
+      callers.set(step.id, assistant({ type: 'tool_use', id: step.id, name: step.name, input: step.input, caller: { type: 'direct' } }));
+      return;
+    case 'result':
+      return emit({
+        type: 'user',
+        message: { role: 'user', content: [{ tool_use_id: step.id, type: 'tool_result', content: step.content, is_error: false }] },
+        ...(step.toolUseResult ? { toolUseResult: step.toolUseResult } : {}),
+        sourceToolAssistantUUID: callers.get(step.id),
+      });
+  }
+}
+
+let next = 0;
+function tick() {
+  while (next < plan.steps.length) {
+    const step = plan.steps[next];
+    const waitMs = t0 + step.atMs - performance.now();
+    if (waitMs > 0) {
+      setTimeout(tick, waitMs);
+      return;
+    }
+    next++;
+    if (step.kind === 'exit') {
+      // claude -p --output-format stream-json ends its output with a result record.
+      if (plan.out === '-' && step.code === 0) {
+        write(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, duration_ms: Math.round(performance.now() - t0), num_turns: turn, result: lastText, session_id: plan.sessionId }) + '\n');
+      }
+      process.exit(step.code);
+    }
+    if (step.kind === 'hang') {
+      setInterval(() => {}, 60_000); // alive, silent: what a stalled agent looks like from outside
+      return;
+    }
+    apply(step);
+  }
+}
+tick();
+`;
+
+// src/demo/workspace.ts
+async function createWorkspace(opts) {
+  const root = await import_node_fs41.promises.mkdtemp(import_node_path37.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const paths = new StatePaths(root);
+  const repoDir = import_node_path37.default.join(root, "repo");
+  const plansDir = import_node_path37.default.join(root, "demo-agents");
+  const projectsDir = import_node_path37.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs41.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path37.default.join(plansDir, "agent.mjs");
+  await import_node_fs41.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
+  const replacementPlan = import_node_path37.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs41.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs41.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path37.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
+}
+async function interestingFiles(ws) {
+  const epic = `epics/${DEMO_EPIC_ID}`;
+  const logs = await import_node_fs41.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const list2 = [
+    ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
+    [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
+    [`${epic}/watchdog.json`, "the watchdog's last check"],
+    ...logs.filter((n) => n.endsWith(".ndjson")).map((n) => [`dispatch-log/${n}`, "every event the watchdog logged, one JSON line each"]),
+    [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
+    [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
+    [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
+    [import_node_path37.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    ["demo-agents/", "the agent script and the plans it replays"]
+  ];
+  return list2.filter(([rel]) => (0, import_node_fs41.existsSync)(import_node_path37.default.join(ws.root, rel)));
+}
+
+// src/demo/run-demo.ts
+var REFRESH_MS = 250;
+var Monitor = class {
+  constructor(ws, orchestrator, view, sinceStart, t0Ms) {
+    this.ws = ws;
+    this.orchestrator = orchestrator;
+    this.view = view;
+    this.sinceStart = sinceStart;
+    this.t0Ms = t0Ms;
+  }
+  ws;
+  orchestrator;
+  view;
+  sinceStart;
+  t0Ms;
+  doc;
+  events = [];
+  replacements = [];
+  bashWindowSeen;
+  inFlight;
+  /** Re-read the files and redraw; a tick skips while one is in flight, the final one (`isFinal`) waits for it. */
+  async refresh(isFinal = false) {
+    if (this.inFlight && !isFinal) return;
+    while (this.inFlight) await this.inFlight;
+    this.inFlight = this.read();
+    try {
+      await this.inFlight;
+    } finally {
+      this.inFlight = void 0;
+    }
+  }
+  rows() {
+    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
+  }
+  async read() {
+    const text = await import_node_fs42.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
+    if (parsed?.success) this.doc = parsed.data;
+    const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
+    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, "watchdog", renderEvent(e).slice(9));
+    this.events = log.events;
+    this.replacements = await Promise.all(this.events.filter((e) => e.event === "redispatch").map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
+    const bash2 = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === "long-bash")?.spec.taskId);
+    if (bash2 && bash2.exemptions.length > 0 && bash2.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
+      this.bashWindowSeen = { windowSeconds: bash2.effective_timeout_seconds, exemptions: [...bash2.exemptions] };
+    }
+    this.view.update(this.sinceStart(), this.rows());
+  }
+};
+var safeJson = (text) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+};
+async function isSameAlive(e) {
+  if (e.pid === void 0) return false;
+  const p = await probeProcess(e.pid);
+  return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
+}
+async function runDemo(opts, deps) {
+  const { clock: clock3, output } = deps;
+  const nodePath = opts.nodePath ?? process.execPath;
+  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto9.randomUUID)() });
+  const t0Ms = clock3.nowMs();
+  const sinceStart = () => clock3.nowMs() - t0Ms;
+  const t = DEMO_TIMING;
+  output.out(
+    [
+      `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
+      `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1e3} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1e3} s) and is left alone.`,
+      `State dir: ${ws.root}`,
+      ""
+    ].join("\n")
+  );
+  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
+  const orchestrator = new DemoOrchestrator({
+    paths: ws.paths,
+    epicId: DEMO_EPIC_ID,
+    clock: clock3,
+    nodePath,
+    scriptPath: ws.scriptPath,
+    plansDir: ws.plansDir,
+    projectsDir: ws.projectsDir,
+    repoDir: ws.repoDir,
+    sessionId: ws.sessionId,
+    onNote: (text) => view.note(sinceStart(), "orchestrator", text)
+  });
+  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path38.default.join(ws.root, "claude") };
+  delete watchEnv.LINEAR_API_KEY;
+  const giveUp = new AbortController();
+  const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
+  const ticker = setInterval(() => void monitor.refresh().catch(() => void 0), REFRESH_MS);
+  const facts = { epicId: DEMO_EPIC_ID, t0Ms, endMs: t0Ms, events: [], runs: [] };
+  try {
+    await orchestrator.dispatch(demoAgents(ws.repoDir));
+    const watchOpts = await resolveOptions({ epicId: DEMO_EPIC_ID, stateDir: ws.root }, watchEnv, opts.cwd);
+    const watchDeps = {
+      clock: clock3,
+      pid: deps.pid,
+      signal: AbortSignal.any([deps.signal, giveUp.signal]),
+      // Events are shown from the dispatch log; only warnings come through here.
+      output: { out: () => void 0, err: (text) => view.note(sinceStart(), "watchdog", text.trim()) },
+      // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
+      makeObservers: deps.makeObservers ?? realObservers(watchEnv),
+      ...realActionDeps({ clock: clock3, env: watchEnv })
+    };
+    facts.watchExitCode = await runWatch(watchOpts, watchDeps);
+  } catch (e) {
+    facts.watchError = e instanceof WatchdogError ? e.describe() : e.message;
+  } finally {
+    clearTimeout(giveUpTimer);
+  }
+  facts.stopReason = giveUp.signal.aborted ? "gave_up" : deps.signal.aborted ? "interrupted" : void 0;
+  await orchestrator.allExited(3e3);
+  clearInterval(ticker);
+  await monitor.refresh(true).catch(() => void 0);
+  view.finish(sinceStart(), monitor.rows());
+  await gatherFacts(facts, ws, orchestrator, monitor);
+  facts.endMs = clock3.nowMs();
+  const checks = checkDemo(facts);
+  const ok = checks.every((c) => c.ok);
+  const isKept = opts.isKept || !ok;
+  const files = await interestingFiles(ws);
+  await cleanUp(orchestrator, monitor);
+  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
+  if (!isKept) await import_node_fs42.promises.rm(ws.root, { recursive: true, force: true });
+  return ok ? 0 : 1;
+}
+async function gatherFacts(facts, ws, orchestrator, monitor) {
+  facts.events = monitor.events;
+  facts.bashWindowSeen = monitor.bashWindowSeen;
+  for (const run of orchestrator.runs) {
+    const tf = transcriptFacts(await import_node_fs42.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
+    if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
+  }
+  const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
+  const log = await import_node_fs42.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  facts.replacement = {
+    pid: replacement?.event.pid,
+    hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
+    isGone: replacement ? !await isSameAlive(replacement.event) : false,
+    finishedAtMs: log.includes(REPLACEMENT_DONE_TEXT) ? transcriptFacts(log).lastRecordMs : void 0
+  };
+}
+async function cleanUp(orchestrator, monitor) {
+  orchestrator.stopAll();
+  for (const r of monitor.replacements) {
+    if (r.event.pid !== void 0 && await isSameAlive(r.event)) {
+      try {
+        process.kill(r.event.pid, "SIGKILL");
+      } catch {
+      }
+    }
+  }
+}
+
+// src/commands/demo.ts
+function registerDemo(program2, { env, setCode }) {
+  const cmd = program2.command("demo").description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`).option("--keep", "keep the temporary state dir afterwards (kept anyway when the demo fails)").action(async (flags) => {
     const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
     const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
     setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
   });
-  teach(program2.commands.at(-1), {
+  teach(cmd, {
     examples: [
       ["dispatch-watchdog demo", "watch three agents; one stalls, is stopped and redispatched; about 30 s"],
       ["dispatch-watchdog demo --keep", "the same, and keep the state dir to look at afterwards"]
     ],
     exitCodes: [
-      [0, "the demo went as expected"],
-      [1, "it did not (the state dir is kept and named)"]
+      ["ok", "the demo went as expected"],
+      ["failure", "it did not (the state dir is kept and named)"]
     ]
   });
-  return program2;
 }
-function addHookInstallCommands(hook, env, setCode) {
-  for (const verb of ["install", "uninstall"]) {
-    const cmd = hook.command(verb).description(
-      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings.json (default: the project's .claude/settings.json); a second install changes nothing; a backup of the previous file is kept" : "take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept"
-    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--project", "the project settings: ./.claude/settings.json (the default)").option("--local", "the project's untracked settings: ./.claude/settings.local.json").option("--dry-run", "print what would change and the resulting file; write nothing").option("--state-dir <dir>", "state dir the hook records into (default $ONEX_STATE_DIR, else ./.onex_state), pinned as an absolute path").action(async (flags) => {
-      const scopes = ["user", "project", "local"].filter((s) => flags[s]);
-      if (scopes.length > 1) throw new InputError("bad_flag", `choose one of --user, --project and --local, got ${scopes.map((s) => "--" + s).join(" and ")}.`);
-      const scope = scopes[0] ?? "project";
-      const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
-      setCode(await runHookInstall(verb, opts, env.output));
-    });
-    teach(cmd, {
-      examples: verb === "install" ? [
-        ["dispatch-watchdog hook install --dry-run", "show what would change in the project's .claude/settings.json; write nothing"],
-        ["dispatch-watchdog hook install --user --state-dir ~/.onex_state", "install for every Claude Code session of this user, recording into that state dir"]
-      ] : [["dispatch-watchdog hook uninstall --user", "take our hook out of the user's settings.json; other hooks are kept"]],
-      exitCodes: [
-        [0, verb === "install" ? "installed, or already installed" : "removed, or nothing to remove"],
-        [2, "bad flags, or a settings.json that is not valid JSON (it is left untouched)"],
-        [1, "the file cannot be written"]
-      ]
-    });
-  }
+
+// src/cli.ts
+var COMMANDS = [
+  registerStatus,
+  registerNext,
+  registerAck,
+  (program2, ctx) => registerHookInstall(registerHook(program2, ctx), ctx),
+  registerRecover,
+  registerReplay,
+  registerFriction,
+  registerTimeline,
+  registerPrune,
+  registerDemo
+];
+function buildProgram(env, setCode) {
+  const flagProblems = [];
+  const ctx = { env, setCode, flags: flagParsers(flagProblems), flagProblems };
+  const program2 = new Command().name("dispatch-watchdog").description("Watch a wave of AI coding subagents, tell stalls from legitimate silence, and recover exactly once.").version(packageVersion(), "-v, --version", "print the version").exitOverride().configureOutput({ writeOut: (s) => env.output.out(s), writeErr: (s) => env.output.err(s) }).enablePositionalOptions().helpCommand("help [command]", "show the help of a command").allowExcessArguments(true);
+  registerWatch(program2, ctx);
+  program2.hook("preAction", (_program, command) => {
+    const problem = command === program2 ? void 0 : combineProblems(flagProblems);
+    if (problem) throw problem;
+  });
+  for (const register of COMMANDS) register(program2, ctx);
+  return program2;
 }
 async function main(env) {
   let code = EXIT.ok;
   const flags = locationFlags(env.argv);
-  const output = { out: env.output.out, err: (t) => env.output.err(keepUserFlags(t, flags)) };
-  const program2 = buildProgram({ ...env, output }, (c) => code = c);
+  let program2;
+  const output = { out: env.output.out, err: (t) => env.output.err(program2 ? keepUserFlags(t, flags, takesFlagOf(program2)) : t) };
+  program2 = buildProgram({ ...env, output }, (c) => code = c);
   let active = program2;
   program2.hook("preAction", (_root, cmd) => void (active = cmd));
   try {

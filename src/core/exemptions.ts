@@ -28,13 +28,16 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
       return isBash(obs) && isRunning(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
     },
   }),
-  // The API is backing off (or the row's output says so): the base window times the factor.
-  // With a transcript, backoff is its api_error records: model prose that says "retry" is not backoff.
+  // The API is backing off (or the row's output says so): the base window times the factor, and
+  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
+  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
   rate_limit: rule({
-    reads: ['rateLimitPatterns', 'rateLimitFactor'],
+    reads: ['rateLimitPatterns', 'rateLimitFactor', 'openToolGraceMs'],
     window: (obs, p) => {
       const text = obs.isOutputTracked ? '' : (obs.lastOutput?.toLowerCase() ?? '');
-      return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : undefined;
+      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return undefined;
+      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== undefined ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
+      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
     },
   }),
   // A Bash command that waits on CI, while it runs: at least the CI polling window.

@@ -27,3 +27,13 @@ describe('a give-up and later progress', () => {
     expect(obs.failed).toBeDefined();
   });
 });
+
+describe('the rate_limit window and the announced wait', () => {
+  it('is at least the wait the retry record announces plus grace (a long retry-after)', () => {
+    const obs = mergeObservations([{ source: 'transcript', lastProgressMs: T0, isApiRetrying: true, apiRetryDelayMs: 600_000 }]);
+    const v = assess(makeTask(), obs, DEFAULT_POLICY, T0 + 600_000);
+    expect(v).toMatchObject({ kind: 'healthy', effectiveTimeoutMs: 660_000, exemptions: ['rate_limit'] });
+    const short = mergeObservations([{ source: 'transcript', lastProgressMs: T0, isApiRetrying: true, apiRetryDelayMs: 2_000 }]);
+    expect(assess(makeTask(), short, DEFAULT_POLICY, T0).effectiveTimeoutMs).toBe(240_000);
+  });
+});

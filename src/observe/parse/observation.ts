@@ -42,8 +42,10 @@ export interface Observation {
   lastOutput?: string;
   /** When the agent's output (transcript size or last_output) last grew. */
   outputGrewAtMs?: number;
-  /** The agent is backing off after API errors (transcript `system/api_error` records). */
+  /** The agent is backing off after API errors (transcript `system/api_error`, stream-json `system/api_retry` records). */
   isApiRetrying?: boolean;
+  /** How long the current backoff waits, when the retry record says (`retryInMs`, stream-json `retry_delay_ms`). */
+  apiRetryDelayMs?: number;
   /** A permission prompt, AskUserQuestion or plan approval is open, or the human interrupted the agent. */
   waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification' | 'interrupted'; sinceMs?: number; detail?: string };
   /** The agent's turn ended on an API error it gave up on (DESIGN §5 `failed`). */
@@ -132,6 +134,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
       }
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
+    if (p.apiRetryDelayMs !== undefined) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
     if (p.finished && !out.finished) {
       out.finished = p.finished;

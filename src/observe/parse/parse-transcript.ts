@@ -104,6 +104,7 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
   if (s.lastAssistantMs !== undefined || s.lastOutput !== undefined) part.isOutputTracked = true;
   if (s.apiRetry) part.isApiRetrying = true;
+  if (s.apiRetry?.retryInMs !== undefined) part.apiRetryDelayMs = s.apiRetry.retryInMs;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion' || c.name === 'ExitPlanMode');
   if (asking?.name === 'AskUserQuestion') part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (asking?.name === 'ExitPlanMode') part.waitingHuman = { kind: 'plan_approval', sinceMs: asking.startedAtMs, detail: 'ExitPlanMode open' };
