@@ -18,11 +18,13 @@ import { mergeObservations, type Observation, type PartialObservation } from './
 import { observeRow } from './observe/parse/observe-row.js';
 import { isAlive } from './sys/proc-identity.js';
 import type { TaskObserver } from './observe/read/observer.js';
-import { stateFileReader } from './observe/read/state-file-reader.js';
 import type { ResolvedOptions } from './options.js';
 import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
 import { carryActivityForward, compareReads, hasLoss, keepUnchangedRows } from './core/read-diff.js';
-import { DEFAULT_SETTLE, fileSignature, waitUntilSettled, type SettleOptions } from './observe/read/settle.js';
+import { DEFAULT_SETTLE, type SettleOptions } from './observe/read/settle.js';
+import { readSettled, tryReadWave } from './check-read.js';
+import { guardRows, type GuardedRead } from './core/row-trust.js';
+import type { RowLoss } from './core/read-diff.js';
 
 export type { ActionPerformer } from './core/plan.js';
 import { buildWatchdogJson } from './core/report.js';
@@ -48,6 +50,10 @@ export interface CheckEnv {
   settle?: SettleOptions;
   /** The last read judged, kept between checks: rows it lists may not silently vanish. */
   previousWave?: Wave;
+  /** The last read as trusted (before the overlay): what a later read may not regress from. */
+  trustedRead?: Wave;
+  /** Rows of trustedRead that later reads regressed: since when (check time), until confirmed. */
+  suspects?: Map<string, number>;
   /** state_rows_lost already logged this run (each once). */
   reportedLosses?: Set<string>;
   tornReports?: number;
@@ -70,11 +76,7 @@ export type CheckResult =
   | { ok: false; nowMs: number; error: InputError };
 
 export { MAX_STATE_FILE_BYTES } from './observe/read/state-file-reader.js';
-
-/** Read and parse epics/<id>/state.yaml (parsed again only when it changed); every problem is an InputError naming the file. */
-export async function readWave(paths: StatePaths, epicId: string): Promise<Wave> {
-  return stateFileReader.read(paths.stateFile(epicId), epicId);
-}
+export { readWave } from './check-read.js';
 
 /** One task's last observation: reused while its row object and every observer's parts are the same. */
 export interface ObservedTask {
@@ -126,7 +128,12 @@ interface Judged {
   plan: Plan;
   /** This read alone says the wave is over. */
   saysDone: boolean;
+  /** The read as guarded against the last trusted one (rows held as trusted). */
+  guarded: GuardedRead;
 }
+
+/** How long a regressed row is held before the read is believed: the longer settle, at least two check intervals. */
+const confirmMs = (env: CheckEnv) => Math.max((env.settle ?? DEFAULT_SETTLE).restMs, 2 * env.opts.checkIntervalSeconds * 1000);
 
 /**
  * What one read says about the end of the wave: it lists rows and every one is terminal or
@@ -139,42 +146,8 @@ export function readSaysWaveDone(wave: Wave, verdicts: readonly Verdict[]): bool
   return verdicts.length > 0 && verdicts.every((v) => v.kind === 'terminal' || v.kind === 'blocked');
 }
 
-type ReadResult = { ok: true; wave: Wave } | { ok: false; error: InputError };
-
-async function tryReadWave(env: CheckEnv): Promise<ReadResult> {
-  try {
-    return { ok: true, wave: await readWave(env.paths, env.opts.epicId) };
-  } catch (e) {
-    if (e instanceof InputError) return { ok: false, error: e };
-    throw e;
-  }
-}
-
-/** A read taken once the file held still, and still the same file after it (DESIGN §3). */
-async function readSettled(env: CheckEnv): Promise<ReadResult> {
-  const file = env.paths.stateFile(env.opts.epicId);
-  const settle = env.settle ?? DEFAULT_SETTLE;
-  const deadline = Date.now() + settle.maxWaitMs;
-  for (;;) {
-    const signature = await waitUntilSettled(file, { ...settle, maxWaitMs: Math.max(0, deadline - Date.now()) });
-    if (signature !== undefined) {
-      const r = await tryReadWave(env);
-      if ((await fileSignature(file)) === signature) return r;
-    }
-    if (Date.now() >= deadline) {
-      return {
-        ok: false,
-        error: new InputError('state_changing', `the state file kept changing for ${settle.maxWaitMs} ms; nothing was judged or done this check.`, {
-          location: { file },
-          hint: 'This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait.',
-        }),
-      };
-    }
-  }
-}
-
 /** Plan from verdicts; with `confirmedActionKeys`, only actions an earlier read also planned are taken. */
-function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, confirmedActionKeys?: ReadonlySet<string>): Plan {
+function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, heldTaskIds: ReadonlySet<string>, confirmedActionKeys?: ReadonlySet<string>): Plan {
   const { opts } = env;
   return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
     epicId: opts.epicId,
@@ -186,6 +159,7 @@ function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, 
     isLagged: Boolean(env.isLagged),
     isReadOnly: !env.log,
     confirmedActionKeys,
+    heldTaskIds,
   });
 }
 
@@ -195,7 +169,9 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   // A rewrite of the state file parses every row anew: rows that did not change keep their tasks.
   const kept = env.lastRead?.parsed === read ? env.lastRead.kept : env.lastRead ? keepUnchangedRows(env.lastRead.kept, read) : read;
   env.lastRead = { parsed: read, kept };
-  let wave = carryActivityForward(env.previousWave, kept);
+  // A row never regresses on one read: held as last trusted until later checks confirm it.
+  const guarded = guardRows(env.trustedRead, kept, env.suspects ?? new Map(), nowMs, confirmMs(env));
+  let wave = carryActivityForward(env.previousWave, guarded.wave);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
@@ -234,9 +210,10 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs);
-  // The wave is not over while a request waits for the orchestrator (DESIGN §8).
-  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) };
+  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
+  // The wave is not over while a request waits for the orchestrator (DESIGN §8), nor while a row is held.
+  const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
+  return { wave, observations, verdicts, plan, saysDone, guarded };
 }
 
 /** A conclusion one read alone may not draw: a destructive action, the end of the wave, lost rows. */
@@ -269,7 +246,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   const previous = env.previousWave;
   // First read: cheap, and enough when it concludes nothing harmful. Anything else is asked again
   // of a read taken once the file stopped changing, and only what both reads agree on is done.
-  const first = await tryReadWave(env);
+  const first = await tryReadWave(env.paths, opts.epicId);
   // Requests first: an answer changes what this check judges (a replaced row, a reused one).
   let requestEvents = first.ok ? await settleRequestLifecycle(env, first.wave, nowMs) : undefined;
   let earlier: Judged | undefined;
@@ -278,7 +255,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   const firstJudged = current;
   if (!current || needsSecondRead(current, previous)) {
     for (;;) {
-      const next = await readSettled(env);
+      // With nothing trusted yet, the file must rest: a torn file at rest looks settled for seconds.
+      const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
       const judged = await judge(env, next.wave, nowMs);
@@ -289,14 +267,15 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   }
   const { wave, verdicts } = current;
   // Only what both reads agree on: an action the earlier read did not plan waits for the next check.
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
     // `previous` is a judged wave: a raw read would lack the instance a reused row carries (t1-r1 in row t1) and report it vanished.
-    const firstLoss = firstJudged ? compareReads(previous, firstJudged.wave) : undefined;
+    // Held rows are told unconfirmed (this read's, else the first read's); a loss that got through is confirmed.
     const loss = compareReads(previous, wave);
-    const torn = firstLoss && hasLoss(firstLoss) && !hasLoss(loss) ? firstLoss : undefined;
+    const heldLoss = [current.guarded.heldLoss, firstJudged?.guarded.heldLoss].find((l): l is RowLoss => l !== undefined && hasLoss(l));
+    const torn = heldLoss && !hasLoss(loss) ? heldLoss : undefined;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]] as const) {
       if (!l || !hasLoss(l)) continue;
       env.reportedLosses ??= new Set();
@@ -309,6 +288,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     }
   }
   env.previousWave = wave;
+  env.trustedRead = current.guarded.wave;
+  env.suspects = current.guarded.suspects;
   const observations = current.observations;
   if (env.log) {
     // The note first, then the line that names it: a crash in between leaves a note, never a dangling path.

@@ -48,6 +48,8 @@ export interface PlanOptions {
    * action is held, since one read alone is never enough to do harm.
    */
   confirmedActionKeys?: ReadonlySet<string>;
+  /** Rows held as last trusted (a regression not yet confirmed): no action on them. */
+  heldTaskIds?: ReadonlySet<string>;
 }
 
 export interface StallDecision {
@@ -189,6 +191,7 @@ function decide(
   if (acted.has(v.taskId)) return { ...base, actionTaken: 'already_under_way' };
   if (isMassStall) return { ...base, actionTaken: 'held:mass_stall' };
   if (opts.isLagged) return { ...base, actionTaken: 'held:self_lag' };
+  if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: 'held:unconfirmed_read' };
   const make = (kind: ActionKind, attempt: number, recovery?: string): StallDecision & { action?: IntendedAction } => {
     const key = actionKey(opts.epicId, v.taskId, kind);
     if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key)) return { ...base, actionTaken: 'held:unconfirmed_read' };

@@ -6,6 +6,7 @@ import { resolveOptions, type WatchdogFlags } from '../../src/options.js';
 import { runWatch } from '../../src/watch.js';
 import { realActionDeps, realObservers } from '../../src/wiring.js';
 import type { ManualClock } from './manual-clock.js';
+import type { SettleOptions } from '../../src/observe/read/settle.js';
 
 export interface Session {
   out: string[];
@@ -19,15 +20,16 @@ export interface Session {
 }
 
 /** Start `dispatch-watchdog [next] ...flags` now; resolves once it sleeps or exits. */
+/** `settle`: how the state file's confirming read waits (default: the real one). */
 /** `claudeConfigDir`: also observe Claude Code transcripts under that dir (the real observer). */
-export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean; claudeConfigDir?: string } = {}): Promise<Session> {
+export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean; claudeConfigDir?: string; settle?: SettleOptions } = {}): Promise<Session> {
   const out: string[] = [];
   const err: string[] = [];
   const output: Output = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
   const controller = new AbortController();
   const resolved = await resolveOptions(flags, {}, process.cwd());
   const makeObservers = opts.claudeConfigDir ? realObservers({ CLAUDE_CONFIG_DIR: opts.claudeConfigDir }) : undefined;
-  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, makeObservers, ...realActionDeps({ clock, env: {} }) };
+  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, settle: opts.settle, makeObservers, ...realActionDeps({ clock, env: {} }) };
   let finished = false;
   const done = (opts.isNext ? runNext(resolved, deps) : runWatch(resolved, deps)).finally(() => (finished = true));
   const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);

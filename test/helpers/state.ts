@@ -1,5 +1,5 @@
 // Write epic state files and read back what the watchdog wrote.
-import { mkdirSync, readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, existsSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
 
@@ -10,12 +10,17 @@ export interface RowSpec {
   [k: string]: unknown;
 }
 
-/** Write epics/<epic>/state.yaml in shape A (current_wave). */
+/**
+ * Write epics/<epic>/state.yaml in shape A (current_wave), whole, as a file at rest: its mtime a
+ * minute back, so a fresh watchdog need not wait for it to rest (a torn file at rest, DESIGN §3).
+ */
 export function writeWave(stateDir: string, epicId: string, dispatchedAt: string, tasks: RowSpec[]): string {
   const dir = path.join(stateDir, 'epics', epicId);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'state.yaml');
   writeFileSync(file, stringify({ current_wave: { wave_id: 1, dispatched_at: dispatchedAt, tasks } }));
+  const written = new Date(Date.now() - 60_000);
+  utimesSync(file, written, written);
   return file;
 }
 

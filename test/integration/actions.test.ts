@@ -47,6 +47,8 @@ const ids = (ticket: string, task: string) => ({ ticket_id: ticket, task_id: tas
 describe('cancel', () => {
   it('mailbox: writes one cancel request; the task stays stalled until the orchestrator answers (row terminal)', async () => {
     const dir = tempDir();
+    // The answer deadline is the test's, not 2 × the 1 s window a loaded machine can outrun between two runs.
+    config(dir, { requests: { deadline_seconds: 3600 } });
     writeWave(dir, EPIC, ago(600), [stalled('t1', 'ENG-1')]);
     const r = await once(dir, ['--action', 'cancel']);
     expect(r.code).toBe(3);
@@ -75,11 +77,16 @@ describe('cancel', () => {
     const dir = tempDir();
     const polite = await spawnFixture('sleep-forever.mjs');
     const stubborn = await spawnFixture('ignore-sigterm.mjs');
+    // A grace the polite agent cannot outlast however loaded the machine (it is gone as soon as it
+    // runs), then a short one for the agent that ignores SIGTERM: two runs, each grace set by the test.
+    config(dir, { agents: { adapter: 'process', kill_grace_ms: 60_000 } });
+    writeWave(dir, EPIC, ago(3), [stalled('t1', 'ENG-1', 3, { pid: polite.pid })]);
+    expect(await once(dir, ['--action', 'cancel'])).toMatchObject({ code: 3, stderr: '' });
+    expect(await polite.exited).toEqual({ code: null, signal: 'SIGTERM' });
     config(dir, { agents: { adapter: 'process', kill_grace_ms: 50 } });
     writeWave(dir, EPIC, ago(3), [stalled('t1', 'ENG-1', 3, { pid: polite.pid }), stalled('t2', 'ENG-2', 3, { pid: stubborn.pid })]);
     const r = await once(dir, ['--action', 'cancel']);
     expect(r).toMatchObject({ code: 3, stderr: '' });
-    expect(await polite.exited).toEqual({ code: null, signal: 'SIGTERM' });
     expect(await stubborn.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const killed = events(dir, 'agent_killed');
     expect(killed).toEqual([
@@ -140,7 +147,8 @@ describe('redispatch', () => {
     const dir = tempDir();
     const agent = await spawnFixture('sleep-forever.mjs');
     // Replacements are real processes that never make progress, so each one stalls in turn.
-    config(dir, { agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } });
+    // Every agent here stops on SIGTERM: a grace no loaded machine outlasts pins "stopped after SIGTERM".
+    config(dir, { agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } });
     writeWave(dir, EPIC, ago(3), [stalled('t1', 'ENG-9', 3, { pid: agent.pid })]);
     onTestFinished(async () => {
       for (const e of events(dir, 'redispatch')) {

@@ -17,7 +17,7 @@ function startAgent(mode: string, file: string, agentId: string): Promise<void> 
 }
 
 describe('report mode on real Claude-Code-style agents', () => {
-  it('flags only the agent that stopped, within about a second of its deadline', async () => {
+  it('flags only the agent that stopped, at its deadline (not at the check interval)', async () => {
     const dir = tempDir();
     const modes = ['busy', 'stopped', 'bash-open', 'api-retry'] as const;
     const rows = [];
@@ -27,18 +27,18 @@ describe('report mode on real Claude-Code-style agents', () => {
       rows.push({ task_id: `t-${mode}`, ticket_id: `P-${i + 1}`, status: 'in_progress', agent_id: `a${i}`, transcript_path: transcript });
     }
     writeWave(dir, 'E-2E', new Date().toISOString(), rows);
-    const watchdog = spawnCli(['--epic-id', 'E-2E', '--state-dir', dir, '--action', 'report', '--timeout', '2', '--check-interval', '10']);
+    const watchdog = spawnCli(['--epic-id', 'E-2E', '--state-dir', dir, '--action', 'report', '--timeout', '2', '--check-interval', '120']);
     onTestFinished(() => void watchdog.kill('SIGKILL'));
 
-    const stall = await until(() => readEvents(dir).find((e) => e.event === 'stall_detected'), 15_000, 'a stall');
+    const stall = await until(() => readEvents(dir).find((e) => e.event === 'stall_detected'), 90_000, 'a stall');
     expect(stall.task_id).toBe('t-stopped');
-    // Deadline-driven: seen just after (last record + 2 s), not at the 10 s interval. The margin
-    // allows for a loaded CI machine running other test files beside this one.
+    // Deadline-driven: seen after (last record + 2 s), long before the 120 s interval would have
+    // brought the next check. The bound is the interval, not the machine's speed.
     const lines = readFileSync(path.join(dir, 'agent-a1.jsonl'), 'utf8').trim().split('\n');
     const lastRecordMs = Date.parse(JSON.parse(lines.at(-1)!).timestamp);
     const seenAt = Date.parse(String(stall.timestamp_utc));
     expect(seenAt - (lastRecordMs + 2000)).toBeGreaterThan(0);
-    expect(seenAt - (lastRecordMs + 2000)).toBeLessThan(3000);
+    expect(seenAt - (lastRecordMs + 2000)).toBeLessThan(60_000);
 
     // Keep watching well past the others' would-be deadlines: the open 10-minute Bash call and
     // the API backoff are legitimate silence, the busy agent is busy.
@@ -52,5 +52,5 @@ describe('report mode on real Claude-Code-style agents', () => {
     expect(byTask['t-busy'].verdict).toBe('healthy');
     watchdog.kill('SIGTERM');
     expect((await exited(watchdog)).code).toBe(0);
-  });
+  }, 150_000);
 });

@@ -26,8 +26,8 @@ describe('a state file read without rows', () => {
     await h.advance(10 * S);
     await h.advance(10 * S);
     expect(names(dir)).not.toContain('watchdog_stopped');
-    // The vanished in-flight row is reported once, not taken as done.
-    expect(readEvents(dir).filter((e) => e.event === 'state_rows_lost')).toEqual([expect.objectContaining({ vanished: ['t1'], is_confirmed: true })]);
+    // The vanished in-flight row is reported once, held (not yet believed), not taken as done.
+    expect(readEvents(dir).filter((e) => e.event === 'state_rows_lost')).toEqual([expect.objectContaining({ vanished: ['t1'], is_confirmed: false })]);
     writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'merged' }]);
     await h.advance(10 * S);
     expect(await h.done).toBe(0);
@@ -38,6 +38,10 @@ describe('a state file read without rows', () => {
     const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
     const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', checkInterval: 10 }, T0);
     writeFileSync(file, `waves:\n  - { wave_id: 0, completed_at: "${iso(T0)}", tasks: [ { ticket_id: P-1, status: merged } ] }\n`);
+    // Row t1 is gone with it: believed only once reads two check intervals apart agree.
+    await h.advance(10 * S);
+    await h.advance(10 * S);
+    expect(names(dir)).not.toContain('watchdog_stopped');
     await h.advance(10 * S);
     expect(await h.done).toBe(0);
   });
@@ -54,9 +58,13 @@ describe('a row that loses fields', () => {
     await h.advance(10 * S);
     await h.advance(10 * S);
     expect(names(dir)).toEqual(['watchdog_started', 'healthy:t1', 'state_rows_lost']);
-    expect(readEvents(dir)[2]).toMatchObject({ vanished: [], fields_lost: [{ task_id: 't1', fields: ['last_activity_ts'] }], is_confirmed: true });
+    expect(readEvents(dir)[2]).toMatchObject({ vanished: [], fields_lost: [{ task_id: 't1', fields: ['last_activity_ts'] }], is_confirmed: false });
+    // Two check intervals later the rewrite is believed, and told once more as confirmed.
+    await h.advance(10 * S);
+    expect(names(dir)).toEqual(['watchdog_started', 'healthy:t1', 'state_rows_lost', 'state_rows_lost']);
+    expect(readEvents(dir)[3]).toMatchObject({ fields_lost: [{ task_id: 't1', fields: ['last_activity_ts'] }], is_confirmed: true });
     // Real silence still stalls, counted from the last activity seen.
-    await h.advance(101 * S);
+    await h.advance(91 * S);
     expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't1', stall_reason: 'inactivity', idle_seconds: 121 });
     h.stop();
     await h.done;

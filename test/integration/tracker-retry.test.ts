@@ -43,6 +43,8 @@ describe('retrying a failed tracker step', () => {
     const performer = createPerformer(ctx);
     fake.enqueue('*', replies.serverError(503), replies.serverError(503)); // Linear is down: both tries fail
     await performer.perform(escalation(), mergeObservations([]));
+    // perform() leaves a slow escalation to the background after 2 s: wait for its outcome, not for the clock.
+    await performer.drain!();
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'escalated_to_blocked', tracker: 'failed', tracker_retryable: true });
 
     clock.advance(60_000);
@@ -67,7 +69,9 @@ describe('retrying a failed tracker step', () => {
     const clock = new ManualClock(T0);
     const first = await context(dir, fake.url, clock, 'run-1');
     fake.enqueue('*', replies.unauthorized());
-    await createPerformer(first).perform(escalation(), mergeObservations([]));
+    const performer = createPerformer(first);
+    await performer.perform(escalation(), mergeObservations([]));
+    await performer.drain!();
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'escalated_to_blocked', tracker: 'failed', tracker_retryable: false });
 
     const restarted = await context(dir, fake.url, clock, 'run-2');
