@@ -44,6 +44,20 @@ export async function processGroupMembers(pgrp: number): Promise<{ pid: number; 
   return members;
 }
 
+/** `pid` and every ancestor of it up to init (from /proc; just `pid` and `ppid` of ours without it). */
+export async function ancestry(pid = process.pid): Promise<number[]> {
+  const out = [pid];
+  for (let p = pid; out.length < 4096; ) {
+    const text = await fs.readFile(`/proc/${p}/stat`, 'utf8').catch(() => undefined);
+    const st = text === undefined ? undefined : parseProcStat(text);
+    const parent = st?.ppid ?? (p === process.pid ? process.ppid : undefined);
+    if (parent === undefined || parent <= 0 || out.includes(parent)) break;
+    out.push(parent);
+    p = parent;
+  }
+  return out;
+}
+
 let bootIdCache: Promise<string | undefined> | undefined;
 const readBootId = () =>
   (bootIdCache ??= fs.readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined));

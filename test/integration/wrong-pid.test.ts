@@ -1,10 +1,11 @@
 // A wrong pid in a row (issue 8 item 4): a process that is not the agent is never signalled, and a
 // process group is signalled only when it is the agent's own.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAdapter } from '../../src/act/agents/make-adapter.js';
 import { decideGroupIsOurs } from '../../src/act/agents/process.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest } from '../helpers/agent-requests.js';
+import { probeProcess, processStartMs, readProcessIdentity } from '../../src/sys/proc-identity.js';
 import { isRunning, spawnFixture } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -23,13 +24,45 @@ describe('a pid that is not the agent', () => {
   });
 });
 
+describe('never the wrong process', () => {
+  /** A row that names `pid`, dispatched when that process started (so its start time matches). */
+  const rowFor = async (pid: number) => cancelRequest(tempDir(), { pid, dispatchedAtMs: (await processStartMs((await readProcessIdentity(pid))!))! });
+
+  it.each([
+    ['the watchdog itself', () => process.pid, 'this watchdog itself'],
+    ["the watchdog's parent", () => process.ppid, 'an ancestor of this watchdog'],
+  ])('a row naming %s is refused, never signalled', async (_name, pidOf, says) => {
+    const outcome = await adapter().cancel(await rowFor(pidOf()));
+    expect(outcome).toMatchObject({ ok: false, code: 'identity_unknown', retryable: false });
+    expect(outcome.detail).toContain(says);
+    expect(isRunning(pidOf())).toBe(true);
+  });
+
+  it('a group whose leader merely has the named pid: only the leader is signalled, not a member it is no parent of', async () => {
+    const leader = await spawnFixture('group-with-orphan.mjs', [], { detached: true });
+    const stranger = Number(leader.readyLine.split(' ')[1]);
+    onTestFinished(() => {
+      if (isRunning(stranger)) process.kill(stranger, 'SIGKILL');
+    });
+    const probe = await probeProcess(stranger);
+    expect(probe).toMatchObject({ kind: 'alive', pgrp: leader.pid });
+    const outcome = await adapter().cancel(await rowFor(leader.pid));
+    expect(outcome).toMatchObject({ ok: true, wasForced: false });
+    expect((await leader.exited).signal).toBe('SIGTERM');
+    expect(isRunning(stranger)).toBe(true);
+  });
+});
+
 describe('decideGroupIsOurs', () => {
   const leader = { pid: 100, startTicks: 5000 };
+  const self = { pid: 100, ppid: 1, startTicks: 5000 };
   it.each([
-    ['the leader and its later tools', [{ pid: 100, startTicks: 5000 }, { pid: 101, startTicks: 5010 }], true],
-    ['a member older than the leader (not its tool)', [{ pid: 100, startTicks: 5000 }, { pid: 50, startTicks: 10 }], false],
-    ['the watchdog itself', [{ pid: 100, startTicks: 5000 }, { pid: 7, startTicks: 6000 }], false],
-    ["the watchdog's parent", [{ pid: 100, startTicks: 5000 }, { pid: 8, startTicks: 6000 }], false],
+    ['the leader and its later tools', [self, { pid: 101, ppid: 100, startTicks: 5010 }, { pid: 102, ppid: 101, startTicks: 5020 }], true],
+    ['a member older than the leader (not its tool)', [self, { pid: 50, ppid: 100, startTicks: 10 }], false],
+    ['the watchdog itself', [self, { pid: 7, ppid: 100, startTicks: 6000 }], false],
+    ["the watchdog's parent", [self, { pid: 8, ppid: 100, startTicks: 6000 }], false],
+    ['a later member that does not descend from the leader (it merely has the pid)', [self, { pid: 300, ppid: 299, startTicks: 6000 }], false],
+    ['a tool orphaned to init', [self, { pid: 101, ppid: 1, startTicks: 5010 }], false],
   ])('%s → %s', (_name, members, ours) => {
     expect(decideGroupIsOurs(leader, members, 7, 8)).toBe(ours);
   });

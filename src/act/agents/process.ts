@@ -5,7 +5,7 @@ import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement } from './process-launch.js';
-import { isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
+import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
 
 /** How long a SIGKILLed process may take to disappear before we call it a failure. */
@@ -24,8 +24,9 @@ function signal(pid: number, isGroupOurs: boolean, sig: NodeJS.Signals): void {
 
 /**
  * Whether `-pid` may be signalled: the agent leads its group, and the group is the agent's alone —
- * not ours or our parent's, and no member started before the agent (a process older than the
- * agent cannot be one of its tools; it is someone else's, e.g. a shell whose job the agent joined).
+ * not ours or our parent's, no member started before the agent (a process older than the agent
+ * cannot be one of its tools; it is someone else's, e.g. a shell whose job the agent joined), and
+ * every member descends from the agent (a pid that merely leads a group is not its members' parent).
  */
 export async function isAgentsOwnGroup(identity: ProcessIdentity, pgrp: number): Promise<boolean> {
   if (pgrp !== identity.pid) return false;
@@ -35,8 +36,13 @@ export async function isAgentsOwnGroup(identity: ProcessIdentity, pgrp: number):
 }
 
 /** The pure rule behind isAgentsOwnGroup. */
-export function decideGroupIsOurs(identity: ProcessIdentity, members: readonly { pid: number; startTicks: number }[], ownPid: number, parentPid: number): boolean {
-  return members.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
+export function decideGroupIsOurs(identity: ProcessIdentity, members: readonly { pid: number; ppid: number; startTicks: number }[], ownPid: number, parentPid: number): boolean {
+  const byPid = new Map(members.map((m) => [m.pid, m]));
+  const descends = (m: { pid: number; ppid: number }) => {
+    for (let p: { pid: number; ppid: number } | undefined = m, hops = 0; p && hops <= members.length; p = byPid.get(p.ppid), hops++) if (p.pid === identity.pid) return true;
+    return false;
+  };
+  return members.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks && descends(m));
 }
 
 /** Poll until the process is gone or is no longer `identity`; false when `ms` pass first. */
@@ -92,6 +98,10 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
         return failed('cancel', 'process', 'missing_target', `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
       }
       try {
+        // Never the watchdog itself, nor whoever runs it (its parent, the orchestrator, a shell).
+        if (pid <= 1 || (await ancestry()).includes(pid)) {
+          return failed('cancel', 'process', 'identity_unknown', `not killed: pid ${pid} is ${pid === process.pid ? 'this watchdog itself' : pid <= 1 ? 'not an agent' : 'an ancestor of this watchdog (its parent, or the process that started it)'}, not task ${req.task.taskId}'s agent. Write the agent's own pid in the row.`);
+        }
         const v = await verifyTarget(pid, known, tolerance);
         switch (v.kind) {
           case 'gone':
