@@ -71,7 +71,7 @@ describe('cancel', () => {
     const third = await once(dir, ['--action', 'cancel']);
     expect(third.code).toBe(0);
     expect(events(dir).slice(3)).toEqual([expect.objectContaining({ event: 'request_answered', key, kind: 'cancel', how: 'terminal', task_id: 't1' })]);
-   }, 90_000); // three CLI runs: on a loaded machine each takes seconds
+  }, 90_000); // three CLI runs: on a loaded machine each takes seconds
 
   it('process: stops a real agent with SIGTERM, and one that ignores SIGTERM with SIGKILL (was_forced)', async () => {
     const dir = tempDir();
