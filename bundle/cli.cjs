@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path36 = require("node:path");
+    var path37 = require("node:path");
     var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path36.resolve(baseDir, baseName);
+          const localBin = path37.resolve(baseDir, baseName);
           if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path36.extname(baseName))) return void 0;
+          if (sourceExt.includes(path37.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path36.resolve(
-            path36.dirname(resolvedScriptPath),
+          executableDir = path37.resolve(
+            path37.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path36.basename(
+            const legacyName = path37.basename(
               this._scriptPath,
-              path36.extname(this._scriptPath)
+              path37.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path36.extname(executableFile));
+        launchWithNode = sourceExt.includes(path37.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path36.basename(filename, path36.extname(filename));
+        this._name = path37.basename(filename, path37.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path37) {
-        if (path37 === void 0) return this._executableDir;
-        this._executableDir = path37;
+      executableDir(path38) {
+        if (path38 === void 0) return this._executableDir;
+        this._executableDir = path38;
         return this;
       }
       /**
@@ -3679,17 +3679,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key2, node2, visitor, path36) {
-      const ctrl = callVisitor(key2, node2, visitor, path36);
+    function visit_(key2, node2, visitor, path37) {
+      const ctrl = callVisitor(key2, node2, visitor, path37);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path36, ctrl);
-        return visit_(key2, ctrl, visitor, path36);
+        replaceNode(key2, path37, ctrl);
+        return visit_(key2, ctrl, visitor, path37);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
+          path37 = Object.freeze(path37.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path36);
+            const ci = visit_(i, node2.items[i], visitor, path37);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3700,13 +3700,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path36);
+          path37 = Object.freeze(path37.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path37);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path36);
+          const cv = visit_("value", node2.value, visitor, path37);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3727,17 +3727,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key2, node2, visitor, path36) {
-      const ctrl = await callVisitor(key2, node2, visitor, path36);
+    async function visitAsync_(key2, node2, visitor, path37) {
+      const ctrl = await callVisitor(key2, node2, visitor, path37);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path36, ctrl);
-        return visitAsync_(key2, ctrl, visitor, path36);
+        replaceNode(key2, path37, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path37);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
+          path37 = Object.freeze(path37.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path36);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path37);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3748,13 +3748,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path36);
+          path37 = Object.freeze(path37.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path37);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path36);
+          const cv = await visitAsync_("value", node2.value, visitor, path37);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3781,23 +3781,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key2, node2, visitor, path36) {
+    function callVisitor(key2, node2, visitor, path37) {
       if (typeof visitor === "function")
-        return visitor(key2, node2, path36);
+        return visitor(key2, node2, path37);
       if (identity.isMap(node2))
-        return visitor.Map?.(key2, node2, path36);
+        return visitor.Map?.(key2, node2, path37);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key2, node2, path36);
+        return visitor.Seq?.(key2, node2, path37);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key2, node2, path36);
+        return visitor.Pair?.(key2, node2, path37);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key2, node2, path36);
+        return visitor.Scalar?.(key2, node2, path37);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key2, node2, path36);
+        return visitor.Alias?.(key2, node2, path37);
       return void 0;
     }
-    function replaceNode(key2, path36, node2) {
-      const parent = path36[path36.length - 1];
+    function replaceNode(key2, path37, node2) {
+      const parent = path37[path37.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
@@ -4409,10 +4409,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path36, value) {
+    function collectionFromPath(schema, path37, value) {
       let v = value;
-      for (let i = path36.length - 1; i >= 0; --i) {
-        const k = path36[i];
+      for (let i = path37.length - 1; i >= 0; --i) {
+        const k = path37[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4431,7 +4431,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path36) => path36 == null || typeof path36 === "object" && !!path36[Symbol.iterator]().next().done;
+    var isEmptyPath = (path37) => path37 == null || typeof path37 === "object" && !!path37[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4461,11 +4461,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path36, value) {
-        if (isEmptyPath(path36))
+      addIn(path37, value) {
+        if (isEmptyPath(path37))
           this.add(value);
         else {
-          const [key2, ...rest] = path36;
+          const [key2, ...rest] = path37;
           const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4479,8 +4479,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path36) {
-        const [key2, ...rest] = path36;
+      deleteIn(path37) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0)
           return this.delete(key2);
         const node2 = this.get(key2, true);
@@ -4494,8 +4494,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path36, keepScalar) {
-        const [key2, ...rest] = path36;
+      getIn(path37, keepScalar) {
+        const [key2, ...rest] = path37;
         const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4513,8 +4513,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path36) {
-        const [key2, ...rest] = path36;
+      hasIn(path37) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0)
           return this.has(key2);
         const node2 = this.get(key2, true);
@@ -4524,8 +4524,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path36, value) {
-        const [key2, ...rest] = path36;
+      setIn(path37, value) {
+        const [key2, ...rest] = path37;
         if (rest.length === 0) {
           this.set(key2, value);
         } else {
@@ -7040,9 +7040,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path36, value) {
+      addIn(path37, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path36, value);
+          this.contents.addIn(path37, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7117,14 +7117,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path36) {
-        if (Collection.isEmptyPath(path36)) {
+      deleteIn(path37) {
+        if (Collection.isEmptyPath(path37)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path36) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path37) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7139,10 +7139,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path36, keepScalar) {
-        if (Collection.isEmptyPath(path36))
+      getIn(path37, keepScalar) {
+        if (Collection.isEmptyPath(path37))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path36, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path37, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7153,10 +7153,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path36) {
-        if (Collection.isEmptyPath(path36))
+      hasIn(path37) {
+        if (Collection.isEmptyPath(path37))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path36) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path37) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7173,13 +7173,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path36, value) {
-        if (Collection.isEmptyPath(path36)) {
+      setIn(path37, value) {
+        if (Collection.isEmptyPath(path37)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path36), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path37), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path36, value);
+          this.contents.setIn(path37, value);
         }
       }
       /**
@@ -9140,9 +9140,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path36) => {
+    visit.itemAtPath = (cst, path37) => {
       let item = cst;
-      for (const [field, index] of path36) {
+      for (const [field, index] of path37) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9151,23 +9151,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path36) => {
-      const parent = visit.itemAtPath(cst, path36.slice(0, -1));
-      const field = path36[path36.length - 1][0];
+    visit.parentCollection = (cst, path37) => {
+      const parent = visit.itemAtPath(cst, path37.slice(0, -1));
+      const field = path37[path37.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path36, item, visitor) {
-      let ctrl = visitor(item, path36);
+    function _visit(path37, item, visitor) {
+      let ctrl = visitor(item, path37);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path36.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path37.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9178,10 +9178,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path36);
+            ctrl = ctrl(item, path37);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path36) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path37) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -11656,18 +11656,25 @@ var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
 var import_node_url = require("node:url");
 var cached;
-function packageVersion() {
+function findPackage() {
   if (cached) return cached;
-  let dir = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
+  const here = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
+  let dir = here;
   for (let i = 0; i < 4; i++) {
     try {
       const pkg = JSON.parse((0, import_node_fs.readFileSync)(import_node_path.default.join(dir, "package.json"), "utf8"));
-      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = pkg.version;
+      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = { root: dir, version: pkg.version };
     } catch {
     }
     dir = import_node_path.default.dirname(dir);
   }
-  return cached = "0.0.0";
+  return cached = { root: import_node_path.default.dirname(here), version: "0.0.0" };
+}
+function packageVersion() {
+  return findPackage().version;
+}
+function packageRoot() {
+  return findPackage().root;
 }
 
 // src/act/agents/make-adapter.ts
@@ -11986,10 +11993,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path36) {
-  if (!path36)
+function getElementAtPath(obj, path37) {
+  if (!path37)
     return obj;
-  return path36.reduce((acc, key2) => acc?.[key2], obj);
+  return path37.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12329,11 +12336,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path36, issues) {
+function prefixIssues(path37, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path36);
+    iss.path.unshift(path37);
     return iss;
   });
 }
@@ -12791,16 +12798,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path36 = []) => {
+  const processError = (error3, path37 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path36, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path37, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path37, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path37, ...issue2.path]);
       } else {
-        const fullpath = [...path36, ...issue2.path];
+        const fullpath = [...path37, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -18335,7 +18342,7 @@ function utcDate(ms2) {
   return new Date(ms2).toISOString().slice(0, 10);
 }
 
-// src/journal/atomic-write.ts
+// src/files/atomic-write.ts
 var import_node_crypto = require("node:crypto");
 var import_node_fs2 = require("node:fs");
 var import_node_path2 = __toESM(require("node:path"), 1);
@@ -20033,9 +20040,9 @@ function unescape(s) {
 }
 
 // src/contracts/parse-yaml.ts
-function formatPath(path36) {
+function formatPath(path37) {
   let s = "";
-  for (const part2 of path36) {
+  for (const part2 of path37) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20052,24 +20059,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path36) {
+function valueAt(root, path37) {
   let cur = root;
-  for (const part2 of path36) {
+  for (const part2 of path37) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path36, isKeyWanted = false) {
+function nodeOffset(doc, path37, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path36.entries()) {
+  for (const [i, part2] of path37.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path36.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path37.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20145,10 +20152,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path36, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path36, isKeyWanted);
+  const locate = (path37, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path37, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path37) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -20165,10 +20172,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path36) => {
-    const offset = nodeOffset(doc, path36);
+  return (path37) => {
+    const offset = nodeOffset(doc, path37);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path37) };
   };
 }
 function pickIssue(first) {
@@ -20357,7 +20364,7 @@ var import_node_fs10 = require("node:fs");
 var import_node_path9 = __toESM(require("node:path"), 1);
 init_errors();
 
-// src/journal/paths.ts
+// src/files/paths.ts
 var import_node_path8 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
@@ -23196,9 +23203,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path36, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path36)?.bytes ?? 0);
-  disk.entries.set(path36, { usedAtMs, bytes });
+function setLive(disk, path37, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path37)?.bytes ?? 0);
+  disk.entries.set(path37, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -23227,7 +23234,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path36, e] of Object.entries(first.entries)) this.take(out, path36, e);
+      for (const [path37, e] of Object.entries(first.entries)) this.take(out, path37, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -23253,17 +23260,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path36, e]) => JSON.stringify({ path: path36, ...e }));
+    const lines = [...ours].map(([path37, e]) => JSON.stringify({ path: path37, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path36, e] of ours) {
+      for (const [path37, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path36);
+        const had = disk.entries.get(path37);
         if (!had) {
           size++;
           live += n;
@@ -23273,10 +23280,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path36, e] of ours) {
+        for (const [path37, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path36);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path36, e.usedAtMs, n);
+          const had = disk.entries.get(path37);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path37, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -23291,12 +23298,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path36, e] of disk.entries) {
-      const mine = ours.get(path36);
+    for (const [path37, e] of disk.entries) {
+      const mine = ours.get(path37);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path36, e] of ours) if (!disk.entries.has(path36) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path37, e] of ours) if (!disk.entries.has(path37) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -23307,31 +23314,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path36, e] of ours) {
-      const theirs = merged.get(path36);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path36, e);
+    for (const [path37, e] of ours) {
+      const theirs = merged.get(path37);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path37, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path36, e] of kept2) {
-      const line = JSON.stringify({ path: path36, ...e });
+    for (const [path37, e] of kept2) {
+      const line = JSON.stringify({ path: path37, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path36, e.usedAtMs, n);
+      setLive(disk, path37, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path36, e) {
+  take(out, path37, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path36);
+    const had = out.get(path37);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path36, entry);
+    out.set(path37, entry);
     return entry;
   }
 };
@@ -24194,7 +24201,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path36, s] of this.scanned) files[path36] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path37, s] of this.scanned) files[path37] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -24213,9 +24220,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path36, s] of Object.entries(parsed.data.files)) {
+    for (const [path37, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path36)) this.scanned.set(path36, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path37)) this.scanned.set(path37, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -26118,13 +26125,13 @@ function registerAck(program2, { env, setCode }) {
 
 // src/commands/hook.ts
 var import_node_fs31 = require("node:fs");
-var import_node_url2 = require("node:url");
+var import_node_path27 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
 var import_node_fs30 = require("node:fs");
 var import_node_path26 = __toESM(require("node:path"), 1);
 
-// src/journal/append-line-sync.ts
+// src/files/append-line-sync.ts
 var import_node_fs28 = require("node:fs");
 var import_node_path25 = __toESM(require("node:path"), 1);
 var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs28.constants;
@@ -26410,8 +26417,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  const cjs = (0, import_node_url2.fileURLToPath)(new URL("../../hook/hook-entry.js", __dwImportMetaUrl));
-  return (0, import_node_fs31.existsSync)(cjs) ? cjs : (0, import_node_url2.fileURLToPath)(new URL("../hook-entry.js", __dwImportMetaUrl));
+  return import_node_path27.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -26451,7 +26457,7 @@ function registerHook(program2, { env, setCode }) {
   stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
   return teach(cmd, {
     examples: [
-      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)"],
+      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)"],
       ["dispatch-watchdog hook --print-settings --state-dir /srv/onex", "the same, for a state dir of your choice"]
     ],
     exitCodes: [["ok", "always: a hook must never block or fail a Claude Code session"]]
@@ -26461,7 +26467,7 @@ function registerHook(program2, { env, setCode }) {
 // src/commands/hook-install.ts
 var import_node_fs32 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_path28 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -26692,9 +26698,16 @@ function planHookUninstall(text, file) {
 }
 
 // src/commands/hook-install.ts
+var DEFAULT_SETTINGS_SCOPE = "local";
+function claudeConfigDir(env) {
+  return env.CLAUDE_CONFIG_DIR || import_node_path28.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+}
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path27.default.join(env.CLAUDE_CONFIG_DIR || import_node_path27.default.join(env.HOME || import_node_os3.default.homedir(), ".claude"), "settings.json");
-  return import_node_path27.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path28.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path28.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+}
+function backupFileFor(file, env) {
+  return import_node_path28.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path28.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
@@ -26704,20 +26717,15 @@ async function readIfExists(file) {
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
-async function replaceSettings(file, before, text, nowMs) {
+async function replaceSettings(file, before, text, backup) {
   const real = before === void 0 ? file : await import_node_fs32.promises.realpath(file);
-  let backup;
   let mode;
   if (before !== void 0) {
     mode = (await import_node_fs32.promises.stat(real)).mode & 511;
-    const stamp = msToIso(nowMs).replace(/[:.]/g, "-");
-    for (let n = 1; !backup; n++) {
-      const candidate = `${file}.bak-${stamp}${n > 1 ? `-${n}` : ""}`;
-      if (await createFileExclusive(candidate, before)) backup = candidate;
-    }
+    await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
-  return backup;
+  return before === void 0 ? void 0 : backup;
 }
 function describeEdit(verb, file, edit2) {
   if (verb === "install") {
@@ -26747,8 +26755,10 @@ async function runHookInstall(verb, opts, output) {
     output.out(`would ${verb === "install" ? "add" : "remove"} ${describeEdit(verb, file, edit2)} (dry run: nothing written). The file would read:
 ${edit2.text}`);
   } else {
-    const backup = await replaceSettings(file, before, edit2.text, opts.nowMs);
+    const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
+`);
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path28.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
@@ -26761,19 +26771,20 @@ ${edit2.text}`);
 function registerHookInstall(hook, { env, setCode }) {
   for (const verb of ["install", "uninstall"]) {
     const cmd = hook.command(verb).description(
-      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings.json (default: the project's .claude/settings.json); a second install changes nothing; a backup of the previous file is kept" : "take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept"
-    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--project", "the project settings: ./.claude/settings.json (the default)").option("--local", "the project's untracked settings: ./.claude/settings.local.json").option("--dry-run", "print what would change and the resulting file; write nothing");
+      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings file (default: the project's .claude/settings.local.json, this machine's own); a second install changes nothing; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/" : "take every dispatch-watchdog hook handler out of that settings file, leaving the rest as it was; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/"
+    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--local", "this machine's settings of the project: ./.claude/settings.local.json (the default)").option("--project", "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)").option("--dry-run", "print what would change and the resulting file; write nothing");
     stateDirOption(cmd, "state dir the hook records into", ", pinned as an absolute path").action(async (flags) => {
       const scopes = ["user", "project", "local"].filter((s) => flags[s]);
       if (scopes.length > 1) throw new InputError("bad_flag", `choose one of --user, --project and --local, got ${scopes.map((s) => "--" + s).join(" and ")}.`);
-      const scope = scopes[0] ?? "project";
+      const scope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
       const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
       setCode(await runHookInstall(verb, opts, env.output));
     });
     teach(cmd, {
       examples: verb === "install" ? [
-        ["dispatch-watchdog hook install --dry-run", "show what would change in the project's .claude/settings.json; write nothing"],
+        ["dispatch-watchdog hook install", "install it for this project on this machine: ./.claude/settings.local.json"],
+        ["dispatch-watchdog hook install --dry-run", "show what would change in that file; write nothing"],
         ["dispatch-watchdog hook install --user --state-dir ~/.onex_state", "install for every Claude Code session of this user, recording into that state dir"]
       ] : [["dispatch-watchdog hook uninstall --user", "take our hook out of the user's settings.json; other hooks are kept"]],
       exitCodes: [
@@ -26832,7 +26843,7 @@ function registerRecover(program2, { env, setCode }) {
 
 // src/commands/replay.ts
 var import_node_fs33 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_path29 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/contracts/replay.ts
@@ -27089,14 +27100,14 @@ async function readSource(file) {
   return { file, text: await import_node_fs33.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path28.default.basename(file, ".jsonl");
-  const nested = import_node_path28.default.join(import_node_path28.default.dirname(file), session, "subagents");
+  const session = import_node_path29.default.basename(file, ".jsonl");
+  const nested = import_node_path29.default.join(import_node_path29.default.dirname(file), session, "subagents");
   const names = await import_node_fs33.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path28.default.join(nested, n));
+  const out = names.filter(isChildName).sort().map((n) => import_node_path29.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs33.promises.readdir(import_node_path28.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs33.promises.readdir(import_node_path29.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path28.default.join(import_node_path28.default.dirname(file), n);
+    const child = import_node_path29.default.join(import_node_path29.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -27128,7 +27139,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
   const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
-    await runReplay(files.map((f) => import_node_path28.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
+    await runReplay(files.map((f) => import_node_path29.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -27146,7 +27157,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/friction-review.ts
 var import_node_fs34 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -27340,11 +27351,11 @@ async function reviewFriction(paths, opts) {
   const days = (await import_node_fs34.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path29.default.join(dir, name), paths.relative(import_node_path29.default.join(dir, name)), events, lines);
+  for (const name of days) await readDay(import_node_path30.default.join(dir, name), paths.relative(import_node_path30.default.join(dir, name)), events, lines);
   const names = (await import_node_fs34.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path29.default.join(paths.frictionDir(), n);
+    const file = import_node_path30.default.join(paths.frictionDir(), n);
     const text = await import_node_fs34.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
@@ -27380,7 +27391,7 @@ function registerFriction(program2, { env, setCode }) {
 
 // src/commands/timeline.ts
 var import_node_fs36 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_path32 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -27782,13 +27793,13 @@ function renderTimelineSvg(tl) {
 
 // src/observe/read/known-epics.ts
 var import_node_fs35 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_path31 = __toESM(require("node:path"), 1);
 async function knownEpicIds(paths) {
-  const dir = import_node_path30.default.join(paths.root, "epics");
+  const dir = import_node_path31.default.join(paths.root, "epics");
   const names = await import_node_fs35.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs35.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs35.promises.stat(import_node_path31.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
@@ -27843,7 +27854,7 @@ async function readTimeline(paths, epicId, nowMs) {
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path31.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path32.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -27859,7 +27870,7 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path31.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path32.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
@@ -27873,7 +27884,7 @@ async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path31.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path32.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -27904,7 +27915,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/prune.ts
 var import_node_fs37 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
 var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
 async function oldFiles(p, cutoffMs) {
@@ -27912,7 +27923,7 @@ async function oldFiles(p, cutoffMs) {
   if (!st) return [];
   if (st.isDirectory()) {
     const names = await import_node_fs37.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path32.default.join(p, n), cutoffMs)))).flat();
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path33.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -27938,7 +27949,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs37.promises.readdir(import_node_path32.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs37.promises.readdir(import_node_path33.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -27948,23 +27959,23 @@ async function prune(paths, opts) {
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
     const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path32.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path33.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
   await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
-  await add(ctx, import_node_path32.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
-  for (const f of await oldFiles(import_node_path32.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
+  await add(ctx, import_node_path33.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
+  for (const f of await oldFiles(import_node_path33.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
     const parsed = parseCheckpoint(await import_node_fs37.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
     if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
     ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
   }
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs37.promises.rm(import_node_path32.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path32.default.dirname(import_node_path32.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs37.promises.rm(import_node_path33.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path33.default.dirname(import_node_path33.default.join(paths.root, e.path)));
   }
   return report;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path32.default.dirname(d) !== root && d.startsWith(root + import_node_path32.default.sep); d = import_node_path32.default.dirname(d)) {
+  for (let d = dir; import_node_path33.default.dirname(d) !== root && d.startsWith(root + import_node_path33.default.sep); d = import_node_path33.default.dirname(d)) {
     if (!await import_node_fs37.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
@@ -28007,7 +28018,7 @@ init_deps();
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
 var import_node_fs40 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -28112,7 +28123,7 @@ function liveRows(runs, doc, replacements) {
 var import_node_child_process4 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
 var import_node_fs38 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_path34 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
@@ -28129,7 +28140,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path33.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path34.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -28137,10 +28148,10 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs38.promises.mkdir(import_node_path33.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs38.promises.mkdir(import_node_path34.default.dirname(transcriptPath), { recursive: true });
       await import_node_fs38.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path33.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      const planFile = import_node_path34.default.join(this.env.plansDir, `${spec.taskId}.json`);
       await import_node_fs38.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process4.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
@@ -28282,7 +28293,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path36, hits2) => ({ name: "Grep", input: { pattern, path: path36, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path37, hits2) => ({ name: "Grep", input: { pattern, path: path37, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -28509,7 +28520,7 @@ function transcriptFacts(text) {
 var import_node_crypto7 = require("node:crypto");
 var import_node_fs39 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path35 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -28602,19 +28613,19 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs39.promises.mkdtemp(import_node_path34.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs39.promises.mkdtemp(import_node_path35.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path34.default.join(root, "repo");
-  const plansDir = import_node_path34.default.join(root, "demo-agents");
-  const projectsDir = import_node_path34.default.join(root, "claude", "projects");
+  const repoDir = import_node_path35.default.join(root, "repo");
+  const plansDir = import_node_path35.default.join(root, "demo-agents");
+  const projectsDir = import_node_path35.default.join(root, "claude", "projects");
   await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs39.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path34.default.join(plansDir, "agent.mjs");
+  const scriptPath = import_node_path35.default.join(plansDir, "agent.mjs");
   await import_node_fs39.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path34.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  const replacementPlan = import_node_path35.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
   await import_node_fs39.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
   await import_node_fs39.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path34.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementLog = import_node_path35.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
@@ -28628,10 +28639,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path34.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path35.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs39.existsSync)(import_node_path34.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs39.existsSync)(import_node_path35.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -28724,7 +28735,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path35.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path36.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);

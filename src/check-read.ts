@@ -2,7 +2,7 @@
 // read, and the confirming read taken once the file held still or was renamed whole over it.
 import type { Wave } from './contracts/state-file.js';
 import { InputError } from './contracts/errors.js';
-import type { StatePaths } from './journal/paths.js';
+import type { StatePaths } from './files/paths.js';
 import { DEFAULT_SETTLE, fileSignature, waitForSettledFile, type SettleOptions } from './observe/read/settle.js';
 import { stateFileReader } from './observe/read/state-file-reader.js';
 
