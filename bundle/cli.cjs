@@ -18350,8 +18350,8 @@ var FILE_MODE = 384;
 var DIR_MODE = 448;
 var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
 var guardedRoots = /* @__PURE__ */ new Set();
-function guardRoot(root) {
-  guardedRoots.add(import_node_path2.default.resolve(root));
+function guardStateDir(stateDir) {
+  guardedRoots.add(import_node_path2.default.resolve(stateDir));
 }
 function symlinkRefused(p) {
   const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
@@ -20381,7 +20381,6 @@ var StatePaths = class {
   root;
   constructor(stateDir) {
     this.root = import_node_path8.default.resolve(stateDir);
-    guardRoot(this.root);
   }
   epicDir(epicId) {
     return import_node_path8.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
@@ -20438,6 +20437,30 @@ var StatePaths = class {
     return import_node_path8.default.relative(this.root, p) || ".";
   }
 };
+var STATE_DIR_LAYOUT = [
+  { in: "epic", name: "state.yaml", owner: "orchestrator", prune: "never" },
+  { in: "epic", name: "watchdog.json", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
+  // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
+  { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
+  // What the process, command and claude-team adapters keep: logs, prompts, step markers.
+  { in: "epic", name: "agents", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "launches", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "commands", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "inbox-sent", owner: "watchdog", prune: "finished_epic" },
+  { in: "root", name: "epics", owner: "orchestrator", prune: "never" },
+  { in: "root", name: "dispatch-log", owner: "watchdog", prune: "never" },
+  { in: "root", name: "friction", owner: "watchdog", prune: "never" },
+  { in: "root", name: "watchdog.config.yaml", owner: "user", prune: "never" },
+  { in: "root", name: "activity", owner: "hook", prune: "unused", pruneWhy: "no hook activity for {age}" },
+  { in: "root", name: "observe", owner: "watchdog", prune: "unused", pruneWhy: "read positions unused for {age} (rebuilt when needed)" },
+  { in: "root", name: "pipeline_checkpoints", owner: "watchdog", prune: "checkpoint" }
+];
+function isLayoutEntry(entry, name) {
+  return entry.name.endsWith("*") ? name.startsWith(entry.name.slice(0, -1)) : name === entry.name;
+}
 
 // src/act/friction/friction-render.ts
 init_defaults();
@@ -25963,6 +25986,7 @@ function printResult(r, opts, out, terminal) {
 }
 async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
+  guardStateDir(paths.root);
   const runId = (0, import_node_crypto4.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
@@ -26390,6 +26414,7 @@ function registerAck(program2, { env, setCode }) {
   const cmd = program2.command("ack").description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
   stateDirOption(cmd).action(async (key2, flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    guardStateDir(paths.root);
     setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
   });
   teach(cmd, {
@@ -27081,10 +27106,12 @@ function registerHookInstall(hook, { env, setCode }) {
 var import_node_crypto5 = require("node:crypto");
 async function runRecover(opts, deps) {
   const runId = (0, import_node_crypto5.randomUUID)();
-  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  const paths = new StatePaths(opts.stateDir);
+  guardStateDir(paths.root);
+  const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
-    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
-    const report = await deps.recover?.({ paths, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
+    const { paths: paths2, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    const report = await deps.recover?.({ paths: paths2, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
     if (opts.isJson) {
       deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...report.failed.length > 0 ? { failed: report.failed } : {}, orphans: report.orphans }) + "\n");
     } else {
@@ -28198,7 +28225,9 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 var import_node_fs39 = require("node:fs");
 var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
-var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
+var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
+var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
+var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
   const st = await import_node_fs39.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
@@ -28240,14 +28269,15 @@ async function prune(paths, opts) {
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
     const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
-  await add(ctx, import_node_path35.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
-  for (const f of await oldFiles(import_node_path35.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
-    const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
-    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
-    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path35.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of CHECKPOINTS) {
+    for (const f of await oldFiles(import_node_path35.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+      if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+      ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+    }
   }
   if (!opts.isDryRun) {
     for (const e of ctx.out) await import_node_fs39.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
@@ -28271,7 +28301,7 @@ function renderPrune(r) {
   return lines.join("\n") + "\n";
 }
 function registerPrune(program2, { env, setCode }) {
-  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
+  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
   stateDirOption(cmd).option("--json", "print the report as JSON").action(async (flags) => {
     const olderThanMs = parseDurationMs(flags.olderThan);
     if (olderThanMs === void 0) throw new InputError("bad_flag", `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: "e.g. --older-than 30d" });

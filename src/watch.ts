@@ -11,7 +11,7 @@ import { DispatchLog } from './journal/dispatch-log.js';
 import { loadHistory } from './journal/log-summary.js';
 import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
-import { removeStaleTemps } from './files/atomic-write.js';
+import { guardStateDir, removeStaleTemps } from './files/atomic-write.js';
 import { isAlive } from './sys/proc-identity.js';
 import { StatePaths } from './files/paths.js';
 import { runLoop } from './loop.js';
@@ -59,6 +59,7 @@ function printResult(r: CheckResult, opts: ResolvedOptions, out: Output, termina
 /** Run the watchdog for one epic. */
 export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: NextMode): Promise<number> {
   const paths = new StatePaths(opts.stateDir);
+  guardStateDir(paths.root);
   const runId = randomUUID();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== undefined;
   const clock: Clock = opts.nowOverrideMs === undefined ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs! };

@@ -9,6 +9,7 @@ import { writeAck } from '../act/recovery/acks.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
 import { assertSafeId, StatePaths } from '../files/paths.js';
 import { EXIT } from '../contracts/exit-codes.js';
+import { guardStateDir } from '../files/atomic-write.js';
 import type { Command } from 'commander';
 import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
@@ -60,6 +61,7 @@ export function registerAck(program: Command, { env, setCode }: CliContext): voi
     .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id');
   stateDirOption(cmd).action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    guardStateDir(paths.root);
     setCode(await runAck(paths, key, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
   });
   teach(cmd, {

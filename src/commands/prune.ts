@@ -1,7 +1,8 @@
 // `dispatch-watchdog prune`: remove what the watchdog wrote and no longer needs: the files of
 // finished epics, and old hook activity, read positions and recovery checkpoints. Never a state
 // file, a friction note, the dispatch log, or anything of an epic whose wave is still running
-// (its requests may be pending) or that a live watchdog holds.
+// (its requests may be pending) or that a live watchdog holds. What may go is the layout's
+// (files/paths.ts STATE_DIR_LAYOUT, its `prune` rule); this walks it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseCheckpoint } from '../contracts/checkpoint.js';
@@ -9,7 +10,7 @@ import { InputError } from '../contracts/errors.js';
 import { isSafeId } from '../contracts/ids.js';
 import { readWave } from '../check.js';
 import { readLock } from '../journal/lock.js';
-import { StatePaths } from '../files/paths.js';
+import { isLayoutEntry, STATE_DIR_LAYOUT, StatePaths } from '../files/paths.js';
 import { isAlive } from '../sys/proc-identity.js';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
@@ -18,8 +19,10 @@ import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';
 
-/** What the watchdog writes in an epic's dir (state.yaml is the orchestrator's and never pruned). */
-const EPIC_OWNED = ['watchdog.json', 'watchdog.lock', 'requests', 'agents', 'launches', 'commands', 'inbox-sent'];
+/** What prune may remove of a finished epic, and of the state dir whatever the epic: from the layout. */
+const EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === 'epic' && e.prune === 'finished_epic');
+const ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === 'root' && e.prune === 'unused');
+const CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === 'root' && e.prune === 'checkpoint');
 
 export interface PruneEntry {
   /** Relative to the state dir. */
@@ -89,15 +92,16 @@ export async function prune(paths: StatePaths, opts: { nowMs: number; olderThanM
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
     const names = await fs.readdir(dir).catch(() => [] as string[]);
-    for (const n of names.filter((n) => EPIC_OWNED.includes(n) || n.startsWith('watchdog.lock.stale.')).sort()) await add(ctx, path.join(dir, n), `epic ${epicId}: ${state.why}`);
+    for (const n of names.filter((n) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n))).sort()) await add(ctx, path.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
-  await add(ctx, path.join(paths.root, 'observe'), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
-  for (const f of await oldFiles(path.join(paths.root, 'pipeline_checkpoints'), ctx.cutoffMs)) {
-    // A checkpoint names its epic; one we cannot read is not ours to judge, and stays.
-    const parsed = parseCheckpoint(await fs.readFile(f.file, 'utf8').catch(() => ''), f.file);
-    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
-    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+  for (const e of ROOT_UNUSED) await add(ctx, path.join(paths.root, e.name), (e.pruneWhy ?? 'unused for {age}').replace('{age}', opts.olderThan));
+  for (const e of CHECKPOINTS) {
+    for (const f of await oldFiles(path.join(paths.root, e.name), ctx.cutoffMs)) {
+      // A checkpoint names its epic; one we cannot read is not ours to judge, and stays.
+      const parsed = parseCheckpoint(await fs.readFile(f.file, 'utf8').catch(() => ''), f.file);
+      if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+      ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+    }
   }
   if (!opts.isDryRun) {
     for (const e of ctx.out) await fs.rm(path.join(paths.root, e.path), { force: true });
@@ -129,7 +133,7 @@ export function renderPrune(r: PruneReport): string {
 export function registerPrune(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('prune')
-    .description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests")
+    .description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests")
     .option('--older-than <duration>', 'only files not changed for this long: 90m, 12h, 30d, 2w', '30d')
     .option('--dry-run', 'list what would be removed; remove nothing');
   stateDirOption(cmd)

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
+import { guardStateDir } from '../files/atomic-write.js';
 import { acquireLock } from '../journal/lock.js';
 import { StatePaths } from '../files/paths.js';
 import { resolveOptions, type ResolvedOptions, type WatchdogFlags } from '../options.js';
@@ -14,7 +15,9 @@ import { configOption, stateDirOption, type CliContext } from './command.js';
 /** Settle what a crash left unfinished; resolves to the exit code. */
 export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
   const runId = randomUUID();
-  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  const paths = new StatePaths(opts.stateDir);
+  guardStateDir(paths.root);
+  const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
     const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
     const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };

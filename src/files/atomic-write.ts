@@ -13,12 +13,17 @@ export const DIR_MODE = 0o700;
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = constants;
 
-/** Roots (state dirs) under which no directory we write into may be a symlink. */
+/** State dirs under which no directory we write into may be a symlink. */
 const guardedRoots = new Set<string>();
 
-/** Refuse symlinked directories between `root` and any file written under it (DESIGN §2: no path outside the state dir). */
-export function guardRoot(root: string): void {
-  guardedRoots.add(path.resolve(root));
+/**
+ * From now on, refuse symlinked directories between `stateDir` and any file written under it
+ * (DESIGN §2: no path outside the state dir). For the whole process: called by the shell where
+ * a process takes a state dir as its own (the watch, next, recover, ack), never as a side effect
+ * of computing paths (`new StatePaths()`).
+ */
+export function guardStateDir(stateDir: string): void {
+  guardedRoots.add(path.resolve(stateDir));
 }
 
 /** The error for a write that would leave the state dir through a symlink. */

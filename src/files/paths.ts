@@ -1,8 +1,10 @@
-// Every path under the state dir (DESIGN §2). Ids are validated here, so no path escapes it.
+// The state dir's layout (DESIGN §2, docs/state-files.md): every path under it, and what each of
+// its entries is, who writes it and when `prune` may remove it. Ids are validated here, so no path
+// escapes the state dir. Pure: paths are computed, nothing is read or written (writes under a
+// state dir refuse symlinks once the shell calls atomic-write.ts guardStateDir).
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
 import { isSafeId, SAFE_ID_RULE } from '../contracts/ids.js';
-import { guardRoot } from './atomic-write.js';
 
 /** Throw a clear InputError unless `id` is a safe single path segment. */
 export function assertSafeId(id: string, what: string): string {
@@ -22,7 +24,6 @@ export class StatePaths {
   readonly root: string;
   constructor(stateDir: string) {
     this.root = path.resolve(stateDir);
-    guardRoot(this.root);
   }
   epicDir(epicId: string) {
     return path.join(this.root, 'epics', assertSafeId(epicId, 'epic id'));
@@ -78,4 +79,57 @@ export class StatePaths {
   relative(p: string) {
     return path.relative(this.root, p) || '.';
   }
+}
+
+/**
+ * When `prune` may remove an entry's files, once they are older than --older-than: `never`;
+ * `finished_epic` when the epic's wave is over and no live watchdog holds it; `unused` whatever
+ * the epic (derived data, rebuilt when needed, or a finished session's); `checkpoint` when the
+ * checkpoint's own epic is finished or gone.
+ */
+export type PruneRule = 'never' | 'finished_epic' | 'unused' | 'checkpoint';
+
+export interface LayoutEntry {
+  /** A name in the state dir (`in: 'root'`) or in an epic's dir (`in: 'epic'`); a final `*` matches any rest. */
+  name: string;
+  in: 'root' | 'epic';
+  owner: 'orchestrator' | 'watchdog' | 'hook' | 'user';
+  prune: PruneRule;
+  /** Why prune removes it (`unused` entries), `{age}` standing for --older-than. */
+  pruneWhy?: string;
+}
+
+/** Everything the state dir holds (epics/<epic>/ holds the `in: 'epic'` entries). A new file or folder gets a row here. */
+export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
+  { in: 'epic', name: 'state.yaml', owner: 'orchestrator', prune: 'never' },
+  { in: 'epic', name: 'watchdog.json', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'watchdog.lock', owner: 'watchdog', prune: 'finished_epic' },
+  // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
+  { in: 'epic', name: 'watchdog.lock.stale.*', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'requests', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'acks', owner: 'watchdog', prune: 'finished_epic' },
+  // What the process, command and claude-team adapters keep: logs, prompts, step markers.
+  { in: 'epic', name: 'agents', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'launches', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'commands', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'inbox-sent', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'root', name: 'epics', owner: 'orchestrator', prune: 'never' },
+  { in: 'root', name: 'dispatch-log', owner: 'watchdog', prune: 'never' },
+  { in: 'root', name: 'friction', owner: 'watchdog', prune: 'never' },
+  { in: 'root', name: 'watchdog.config.yaml', owner: 'user', prune: 'never' },
+  { in: 'root', name: 'activity', owner: 'hook', prune: 'unused', pruneWhy: 'no hook activity for {age}' },
+  { in: 'root', name: 'observe', owner: 'watchdog', prune: 'unused', pruneWhy: 'read positions unused for {age} (rebuilt when needed)' },
+  { in: 'root', name: 'pipeline_checkpoints', owner: 'watchdog', prune: 'checkpoint' },
+];
+
+/** Whether `name` (one path segment) is the entry. */
+export function isLayoutEntry(entry: LayoutEntry, name: string): boolean {
+  return entry.name.endsWith('*') ? name.startsWith(entry.name.slice(0, -1)) : name === entry.name;
+}
+
+/** The layout entry a path under the state dir belongs to (relative to the root), if any. */
+export function layoutEntryOf(relative: string): LayoutEntry | undefined {
+  const [first, epicId, inEpic] = relative.split(/[\\/]/);
+  const isInEpic = first === 'epics' && epicId !== undefined && inEpic !== undefined;
+  return STATE_DIR_LAYOUT.find((e) => (isInEpic ? e.in === 'epic' && isLayoutEntry(e, inEpic) : e.in === 'root' && isLayoutEntry(e, first ?? '')));
 }

@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { appendLine, appendLines, createFileExclusive, removeStaleTemps, writeFileAtomic } from '../../src/files/atomic-write.js';
+import { appendLine, appendLines, createFileExclusive, guardStateDir, removeStaleTemps, writeFileAtomic } from '../../src/files/atomic-write.js';
 import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { acquireLock } from '../../src/journal/lock.js';
 import { StatePaths } from '../../src/files/paths.js';
@@ -64,12 +64,14 @@ describe('symlinks inside the state dir', () => {
     const dir = tempDir();
     const outside = tempDir('dw-outside-');
     const paths = new StatePaths(dir);
+    guardStateDir(dir);
     symlinkSync(outside, paths.dispatchLogDir());
     const log = new DispatchLog(paths, 'E-1', 'r', () => T0);
     await expect(log.append({ event: 'watchdog_stopped', reason: 'signal' })).rejects.toMatchObject({ code: 'ELOOP' });
 
     const dir2 = tempDir();
     const paths2 = new StatePaths(dir2);
+    guardStateDir(dir2);
     mkdirSync(paths2.dispatchLogDir());
     const target = path.join(outside, 'target.ndjson');
     writeFileSync(target, '');
@@ -81,6 +83,20 @@ describe('symlinks inside the state dir', () => {
     await expect(createFileExclusive(path.join(paths.requestsDir('E-1'), 'k.cancel.json'), '{}')).rejects.toMatchObject({ code: 'ELOOP' });
     expect(readdirSync(outside)).toEqual(['target.ndjson']);
     expect(readFileSync(target, 'utf8')).toBe('');
+  });
+
+  it('are refused once the shell guards the state dir, not because its paths were computed', async () => {
+    const dir = tempDir();
+    const outside = tempDir('dw-outside-');
+    const paths = new StatePaths(dir);
+    mkdirSync(paths.epicDir('E-1'), { recursive: true });
+    symlinkSync(outside, paths.requestsDir('E-1'));
+    // new StatePaths() registers nothing process-wide: the path is only arithmetic.
+    await writeFileAtomic(path.join(paths.requestsDir('E-1'), 'a.json'), '{}');
+    expect(readdirSync(outside)).toEqual(['a.json']);
+    guardStateDir(dir);
+    await expect(writeFileAtomic(path.join(paths.requestsDir('E-1'), 'b.json'), '{}')).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(readdirSync(outside)).toEqual(['a.json']);
   });
 });
 

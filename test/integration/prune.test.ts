@@ -34,11 +34,14 @@ function stateDir(): string {
   file(root, 'epics/DONE/watchdog.json', '{}', 40);
   file(root, 'epics/DONE/watchdog.lock', JSON.stringify({ pid: 999_999_999, run_id: 'r', started_at: '2026-01-01T00:00:00Z' }), 40);
   file(root, 'epics/DONE/requests/DONE__T-1__redispatch.redispatch.json', '{}', 40);
+  file(root, 'epics/DONE/acks/DONE__T-1__redispatch.ack.json', '{}', 40);
+  file(root, 'epics/DONE/watchdog.lock.stale.123.0123abcd', '{}', 40);
   file(root, 'epics/DONE/agents/T-1-r1.log', 'log', 40);
   file(root, 'epics/DONE/agents/T-1-r2.log', 'recent log', 1);
   file(root, 'epics/DONE/notes.txt', 'the orchestrator\'s own file', 40);
   writeWave(root, 'RUN', '2026-01-01T00:00:00Z', [{ ticket_id: 'T-3', status: 'in_progress' }]);
   file(root, 'epics/RUN/requests/RUN__T-3__cancel.cancel.json', '{}', 40);
+  file(root, 'epics/RUN/acks/RUN__T-3__cancel.ack.json', '{}', 40);
   writeWave(root, 'HELD', '2026-01-01T00:00:00Z', [{ ticket_id: 'T-4', status: 'merged' }]);
   file(root, 'epics/HELD/watchdog.lock', JSON.stringify({ pid: process.pid, run_id: 'r', started_at: '2026-01-01T00:00:00Z' }), 40);
   file(root, 'epics/HELD/watchdog.json', '{}', 40);
@@ -54,10 +57,12 @@ function stateDir(): string {
 }
 
 const REMOVED = [
+  'epics/DONE/acks/DONE__T-1__redispatch.ack.json',
   'epics/DONE/agents/T-1-r1.log',
   'epics/DONE/requests/DONE__T-1__redispatch.redispatch.json',
   'epics/DONE/watchdog.json',
   'epics/DONE/watchdog.lock',
+  'epics/DONE/watchdog.lock.stale.123.0123abcd',
   'activity/old-session.ndjson',
   'observe/hooks.json',
   'pipeline_checkpoints/T-1/recovery-1.yaml',
@@ -70,7 +75,7 @@ describe('prune', () => {
     expect(r.removed.map((e) => e.path)).toEqual(REMOVED);
     for (const p of REMOVED) expect(existsSync(path.join(root, p)), p).toBe(false);
     for (const p of [
-      'epics/DONE/state.yaml', 'epics/DONE/agents/T-1-r2.log', 'epics/DONE/notes.txt', 'epics/RUN/requests/RUN__T-3__cancel.cancel.json',
+      'epics/DONE/state.yaml', 'epics/DONE/agents/T-1-r2.log', 'epics/DONE/notes.txt', 'epics/RUN/requests/RUN__T-3__cancel.cancel.json', 'epics/RUN/acks/RUN__T-3__cancel.ack.json',
       'epics/HELD/watchdog.json', 'activity/live-session.ndjson', 'pipeline_checkpoints/T-3/recovery-1.yaml',
       'friction/2026-01-01-stall-escalation-t-1.md', 'dispatch-log/2026-01-01.ndjson',
     ]) {
@@ -82,7 +87,7 @@ describe('prune', () => {
       { epic_id: 'HELD', why: `a watchdog (pid ${process.pid}) is watching it` },
       { epic_id: 'RUN', why: '1 task(s) not finished; its requests may be pending' },
     ]);
-    expect(renderPrune(r)).toContain('removed 7 file(s), ');
+    expect(renderPrune(r)).toContain(`removed ${REMOVED.length} file(s), `);
     expect(renderPrune(r)).toContain('  epics/DONE/watchdog.json  (epic DONE: wave complete)\n');
   });
 
@@ -93,7 +98,8 @@ describe('prune', () => {
     expect(JSON.parse(r.stdout).removed.map((e: { path: string }) => e.path)).toEqual(REMOVED);
     for (const p of REMOVED) expect(existsSync(path.join(root, p)), p).toBe(true);
     const text = await runMain(['prune', '--state-dir', root, '--dry-run', '--older-than', '32d']);
-    expect(text.stdout).toMatch(/^would remove 6 file\(s\), .* older than 32d \(dry run: nothing removed\)\n/);
+    // All but the 31-day-old activity file.
+    expect(text.stdout).toMatch(new RegExp(`^would remove ${REMOVED.length - 1} file\\(s\\), .* older than 32d \\(dry run: nothing removed\\)\n`));
     const bad = await runMain(['prune', '--state-dir', root, '--older-than', 'a month']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--older-than: expected a duration (90m, 12h, 30d, 2w), got "a month".');
