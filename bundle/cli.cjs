@@ -22725,7 +22725,10 @@ var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(bod
 function applyNotifications(s, text, atMs, isDelivered = false) {
   if (!text.includes("-notification>")) return;
   for (const m of text.matchAll(NOTIFICATION)) {
-    if (isDelivered) s.interruptedMs = void 0;
+    if (isDelivered) {
+      s.interruptedMs = void 0;
+      s.apiError = void 0;
+    }
     const id = tag(m[2], "task-id") ?? tag(m[2], "shell-id") ?? tag(m[2], "agent-id");
     const status = tag(m[2], "status");
     const toolUseId = tag(m[2], "tool-use-id");
@@ -22777,6 +22780,10 @@ function applyRetry(s, rec, { atMs }) {
   const err = isRec(rec.error) ? rec.error : {};
   s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
 }
+function applyStreamRetry(s, rec, { atMs }) {
+  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.attempt), maxRetries: num(rec.max_retries), retryInMs: num(rec.retry_delay_ms), status: num(rec.error_status) };
+  s.apiError = void 0;
+}
 function applyTaskRecord(s, rec, { atMs }) {
   if (rec.subtype === "agents_killed") {
     for (const id2 of s.tasks.filter((t) => t.kind === "agent" && t.status === "running").map((t) => t.id)) trackTask(s, { id: id2, kind: "agent", status: "killed", atMs });
@@ -22796,6 +22803,7 @@ var TURN_END = {
 var TASK_RECORD = { apply: applyTaskRecord };
 var SYSTEM_SUBTYPES = {
   api_error: { actor: "agent", apply: applyRetry },
+  api_retry: { actor: "agent", apply: applyStreamRetry },
   compact_boundary: {
     actor: "agent",
     marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),

@@ -21,6 +21,17 @@ function applyRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void
 }
 
 /**
+ * `system/api_retry` (`claude -p --output-format stream-json`, 2.1.x): Claude Code starts waiting
+ * `retry_delay_ms` before attempt `attempt` of `max_retries` after `error_status`. No timestamp:
+ * the file's mtime dates it. 2.1.197 writes no retry record into any transcript, so this is the
+ * only retry evidence on disk. A retry after a give-up is the agent going on (issue 19 item 4).
+ */
+function applyStreamRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void {
+  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.attempt), maxRetries: num(rec.max_retries), retryInMs: num(rec.retry_delay_ms), status: num(rec.error_status) };
+  s.apiError = undefined;
+}
+
+/**
  * Harness records about background tasks: `task_notification` / `task_updated` (stream-json
  * output; a task ended) and `agents_killed` (the user stopped every background agent).
  */
@@ -45,6 +56,7 @@ const TASK_RECORD: SystemSubtype = { apply: applyTaskRecord };
 
 const SYSTEM_SUBTYPES: Readonly<Record<string, SystemSubtype>> = {
   api_error: { actor: 'agent', apply: applyRetry },
+  api_retry: { actor: 'agent', apply: applyStreamRetry },
   compact_boundary: {
     actor: 'agent',
     marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === 'manual' ? 'manual' : 'auto' }),

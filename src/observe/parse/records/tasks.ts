@@ -42,8 +42,12 @@ const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</$
 export function applyNotifications(s: TranscriptState, text: string, atMs: number | undefined, isDelivered = false): void {
   if (!text.includes('-notification>')) return;
   for (const m of text.matchAll(NOTIFICATION)) {
-    // Delivered to an agent the human interrupted, it starts a turn the agent must answer.
-    if (isDelivered) s.interruptedMs = undefined;
+    // Delivered, it starts a turn the agent must answer: it ends an interruption, and a give-up
+    // (the agent goes on: Claude Code sends the API a new request, issue 19 item 4).
+    if (isDelivered) {
+      s.interruptedMs = undefined;
+      s.apiError = undefined;
+    }
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id') ?? tag(m[2]!, 'agent-id');
     const status = tag(m[2]!, 'status');
     const toolUseId = tag(m[2]!, 'tool-use-id');
