@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/helpers/fail-on-warnings.ts'],
+    // One line at the top of the run naming the tests that skip here (no ../shared samples).
+    globalSetup: ['test/helpers/announce-skips.ts'],
     pool: 'forks',
     // Most files wait on child processes and timers, not the CPU: vitest's default (cores - 1)
     // runs them one at a time on a 2-core machine.

@@ -26811,7 +26811,12 @@ function parseJsonText(text) {
     while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
     if (i >= text.length) fail2("the end of a string");
     i++;
-    return JSON.parse(text.slice(start, i));
+    try {
+      return JSON.parse(text.slice(start, i));
+    } catch {
+      i = start;
+      return fail2("a JSON string (no raw line breaks or tabs, escapes as in JSON)");
+    }
   };
   const value = () => {
     ws();
@@ -26853,7 +26858,7 @@ function parseJsonText(text) {
       string3();
       return { kind: "scalar", start, end: i };
     }
-    const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
     if (!m) fail2("a JSON value");
     i += m[0].length;
     return { kind: "scalar", start, end: i };

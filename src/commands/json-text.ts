@@ -41,7 +41,13 @@ export function parseJsonText(text: string): JsonNode {
     while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
     if (i >= text.length) fail('the end of a string');
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    try {
+      return JSON.parse(text.slice(start, i)) as string;
+    } catch {
+      // A bad escape or a raw control character: the file is not JSON, which the caller reports.
+      i = start;
+      return fail('a JSON string (no raw line breaks or tabs, escapes as in JSON)');
+    }
   };
   const value = (): JsonNode => {
     ws();
@@ -83,7 +89,7 @@ export function parseJsonText(text: string): JsonNode {
       string();
       return { kind: 'scalar', start, end: i };
     }
-    const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
     if (!m) fail('a JSON value');
     i += m![0].length;
     return { kind: 'scalar', start, end: i };
