@@ -1,4 +1,4 @@
-// Issue 3, end to end through the hook: payloads go through the real `dispatch-watchdog hook`
+// End to end through the hook: payloads go through the real `dispatch-watchdog hook`
 // command; the real CLI judges the task from that activity alone (no transcript is found).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

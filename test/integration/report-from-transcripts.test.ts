@@ -1,4 +1,4 @@
-// Issue 3, end to end: four real agent processes write Claude Code transcripts; the real CLI in
+// End to end from transcripts: four real agent processes write Claude Code transcripts; the real CLI in
 // report mode, fed only their transcript paths, flags exactly the one that stopped, in time.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

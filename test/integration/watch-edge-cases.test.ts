@@ -1,4 +1,7 @@
-// Issue 9 "Also fix": each found in the same trial, each shown here failing before its fix.
+// The watch command end to end in the cases a trial found mishandled, each shown failing before its
+// fix: --dry-run and --now, a missing state dir, seed-shaped log lines, one agent per ticket with the
+// process adapter, checkpoints carrying work over, progress seen in the row, a transcript that never
+// appears, and the circuit breaker's hold.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
