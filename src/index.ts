@@ -16,6 +16,7 @@ export { NextDocSchema, NEXT_EXIT, NEXT_REASONS, type NextDoc, type NextReason }
 export { SAFE_ID_PATTERN, isSafeId, recoveryTaskId } from './contracts/ids.js';
 export type { ParseResult } from './contracts/parse-yaml.js';
 export { WatchdogError, InputError, ActionError, InternalError, type ErrorCode, type ErrorLocation } from './contracts/errors.js';
-export type { Verdict, StallReason } from './core/assess.js';
+export type { Verdict } from './core/assess.js';
+export type { StallReason } from './contracts/vocabulary.js';
 export { parseLogLine } from './journal/dispatch-log.js';
 export { StatePaths } from './files/paths.js';

@@ -28,7 +28,7 @@ export interface NoteFacts {
 
 export type LineCounts = FrictionReview['lines'];
 
-const bump = (o: Record<string, number>, k: string) => void (o[k] = (o[k] ?? 0) + 1);
+const bump = <K extends string>(o: Partial<Record<K, number>>, k: K) => void (o[k] = (o[k] ?? 0) + 1);
 const join = (o: Record<string, number>) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(', ') || '-';
 
 type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'recommended_action' | 'hypothesis_source' | 'note'> & { records: StallRecord[] };

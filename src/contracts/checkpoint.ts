@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
 import { IsoTimestamp } from './time.js';
+import { StallReasonAsRead } from './vocabulary.js';
 
 const LastTool = z.looseObject({
   name: z.string(),
@@ -23,7 +24,7 @@ export const CheckpointSchema = z
     attempt: z.number().int().min(1).describe('Redispatch attempt: 1 for the first replacement.'),
     recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
     created_at: IsoTimestamp,
-    stall_reason: z.string(),
+    stall_reason: StallReasonAsRead,
     idle_seconds: z.number().min(0),
     completed_work: z.array(z.string()).describe('What the evidence shows is done: do not redo it.'),
     remaining_work: z.array(z.string()).describe('What is left; empty means the evidence does not say.'),

@@ -5,7 +5,7 @@ import { SafeId } from './ids.js';
 import { NEXT_REASONS } from './next.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
+import { TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -48,7 +48,7 @@ export const Healthy = ev('healthy', {
 
 export const StallDetected = ev('stall_detected', {
   ...TaskFields,
-  stall_reason: z.string(),
+  stall_reason: StallReasonAsRead,
   idle_seconds: z.number(),
   bash_timeout_exemption: z.boolean(),
   redispatch_attempt: z.number().int(),
@@ -99,7 +99,8 @@ export const ActionStarted = ev('action_started', {
   pid: z.number().int().optional().describe('The agent process to stop, when known.'),
   start_ticks: z.number().int().optional().describe('Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed.'),
   boot_id: z.string().optional(),
-  stall_reason: z.string().optional(),
+  // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
+  stall_reason: StallReasonAsRead.optional().catch(undefined),
   idle_seconds: z.number().optional(),
   session_id: z.string().optional().describe('The stalled agent\'s session, so a row reused for the replacement is recognised.'),
   row_task_id: SafeId.optional().describe('The state-file row carrying task_id, when a reused row carries a replacement.'),

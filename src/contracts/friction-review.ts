@@ -2,6 +2,7 @@
 // friction notes, per ticket (ranked: look at the first one first) and per epic. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
+import { StallReasonSchema } from './vocabulary.js';
 
 const Counts = z.record(z.string(), z.number().int()).describe('Name → how many times.');
 const FirstLine = z.object({ file: z.string(), line: z.number().int() }).nullable().describe('The first such line (state-dir relative), or null.');
@@ -15,7 +16,7 @@ export const FrictionTicket = z.object({
   cancels: z.number().int(),
   escalations: z.number().int(),
   failed_actions: z.number().int(),
-  stall_reasons: Counts,
+  stall_reasons: z.partialRecord(StallReasonSchema, z.number().int()).describe('Stall reason → how many times.'),
   exemptions_seen: Counts,
   last_stall: IsoTimestamp.nullable(),
   why_first: z.string().describe('Why it ranks where it does, in words.'),

@@ -7,7 +7,8 @@ import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS, REQUEST_STATUSES } from './request.js';
 import { VerdictKindSchema } from './vocabulary.js';
 
-export const HISTORY_SUMMARY_VERSION = 3;
+/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. */
+export const HISTORY_SUMMARY_VERSION = 4;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({

@@ -2,7 +2,7 @@
 // summary object per transcript and window. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
-import { ExemptionSchema, VerdictKindSchema } from './vocabulary.js';
+import { ExemptionSchema, StallReasonSchema, VerdictKindSchema } from './vocabulary.js';
 
 const Common = {
   /** The transcript replayed, as given on the command line. */
@@ -25,7 +25,7 @@ export const ReplayChangeSchema = z
     /** The subagent transcript whose record caused the change (null: the agent's own). */
     child_file: z.string().nullable(),
     idle_seconds: z.number().nullable(),
-    stall_reason: z.string().nullable(),
+    stall_reason: StallReasonSchema.nullable(),
     /** 1-based line of the record that caused the change (null: a window ran out between records). */
     line: z.number().int().nullable(),
     /** For a stall: what happened next (`false_alarm`: the agent went on by itself). */

@@ -44,3 +44,25 @@ export const TrackerOutcomeSchema = z.enum(TRACKER_OUTCOMES);
  */
 export const TIMELINE_MARK_KINDS = ['escalated', 'stall', 'unanswered', 'redispatch', 'cancel', 'waiting_human', 'looping', 'inconsistent', 'unknown', 'answered'] as const;
 export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
+
+/**
+ * Why a task is acted on as stalled: the `stall_reason` of `stall_detected` and `action_started`,
+ * watchdog.json, the recovery checkpoint, replay (docs/verdicts.md). `inactivity`: silent past its
+ * window; `never_started`; `open_tool_overrun`: an open call past its own timeout;
+ * `request_unanswered`: a replacement asked for and never started; `api_gave_up` /
+ * `context_exhausted`: its turn ended on an API error Claude Code gave up on ("Prompt is too long"
+ * for the second); `looping`: the same call or error over and over, acted on with `looping.act`.
+ */
+export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping'] as const;
+export type StallReason = (typeof STALL_REASONS)[number];
+/** A stall reason as this version writes it. */
+export const StallReasonSchema = z.enum(STALL_REASONS);
+
+/**
+ * Names earlier versions wrote, read as today's (history, friction, recovery of old files).
+ * `api_error` read like Claude Code's own `system/api_error` record, which means "still retrying".
+ */
+export const LEGACY_STALL_REASONS: Readonly<Record<string, StallReason>> = { api_error: 'api_gave_up' };
+
+/** A stall reason as read from a file: today's name, or an earlier version's (LEGACY_STALL_REASONS) as today's. */
+export const StallReasonAsRead = z.preprocess((v) => (typeof v === 'string' && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v), StallReasonSchema);

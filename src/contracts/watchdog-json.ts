@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { OPEN_REQUEST_STATUSES } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { AdapterOpSchema, ExemptionSchema as Exemption, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
+import { AdapterOpSchema, ExemptionSchema as Exemption, StallReasonAsRead, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
 
 /** One count per verdict kind in `summary`, so a new verdict is counted without another edit. */
 const VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, z.number().int()])) as Record<VerdictKind, z.ZodNumber>;
@@ -19,7 +19,7 @@ export const StallEntry = z.looseObject({
   recovery_task_id: z.string().nullable(),
   effective_timeout_seconds: z.number(),
   exemptions: z.array(Exemption),
-  stall_reason: z.string(),
+  stall_reason: StallReasonAsRead,
 });
 
 export const TaskEntry = z.looseObject({

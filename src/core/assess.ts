@@ -2,18 +2,11 @@
 // Pure and deterministic: no I/O, no clock; precedence is first match wins.
 import type { Task } from '../contracts/state-file.js';
 import type { Observation, SourceName, ToolCall } from '../observe/parse/observation.js';
-import { EXEMPTION_NAMES, type ExemptionName, type VerdictKind } from '../contracts/vocabulary.js';
+import { EXEMPTION_NAMES, type ExemptionName, type StallReason, type VerdictKind } from '../contracts/vocabulary.js';
 import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
 
-/**
- * Why a task is `stalled`: silent too long (`inactivity`), never started, an open call past its
- * own timeout, a redispatch request nobody answered, or its turn ended on an API error it gave
- * up on (DESIGN §5 "failed"): `context_exhausted` ("Prompt is too long": the redispatch narrows
- * the scope harder) or `api_error`.
- */
-export type StallReason = 'inactivity' | 'never_started' | 'open_tool_overrun' | 'request_unanswered' | 'api_error' | 'context_exhausted';
 
 export interface Verdict {
   kind: VerdictKind;
@@ -31,6 +24,7 @@ export interface Verdict {
   lastTool?: string;
   sources: SourceName[];
   reason: string;
+  /** Why a `stalled` verdict is one (contracts/vocabulary.ts STALL_REASONS); read it with stallReasonOf. */
   stallReason?: StallReason;
   /** When this task stalls if nothing changes: the loop wakes then (DESIGN §12). */
   deadlineMs?: number;
@@ -42,6 +36,14 @@ export interface Verdict {
 }
 
 const sec = (ms: number) => `${Math.round(ms / 1000)}s`;
+
+/**
+ * The stall reason a verdict that is acted on or logged as a stall is recorded with: a stalled
+ * verdict's own (assess always sets one), `looping` for a loop acted on (`looping.act`).
+ */
+export function stallReasonOf(v: Pick<Verdict, 'kind' | 'stallReason'>): StallReason {
+  return v.stallReason ?? (v.kind === 'looping' ? 'looping' : 'inactivity');
+}
 
 interface Window {
   effectiveTimeoutMs: number;
@@ -164,7 +166,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 4'. Failed: the agent's own record says it gave up on the API. Acted on like a stall, at once.
   if (obs.failed) {
     const f = obs.failed;
-    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : 'api_error';
+    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : 'api_gave_up';
     const what = f.kind === 'context_exhausted' ? 'the agent ran out of context' : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs });

@@ -6,7 +6,7 @@ import { msToIso, utcDate } from '../contracts/time.js';
 import type { ActionKind, Strategy } from '../contracts/vocabulary.js';
 import type { Task } from '../contracts/state-file.js';
 import type { Observation } from '../observe/parse/observation.js';
-import type { Verdict } from './assess.js';
+import { stallReasonOf, type Verdict } from './assess.js';
 import { actedTaskIds, type History } from './history.js';
 
 export interface IntendedAction {
@@ -158,7 +158,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
       events.push({
         event: 'stall_detected',
         ...ids,
-        stall_reason: v.stallReason ?? 'inactivity',
+        stall_reason: stallReasonOf(v),
         idle_seconds: secs(v.idleMs),
         bash_timeout_exemption: v.hasBashTimeoutExemption,
         redispatch_attempt: d.redispatchAttempt,

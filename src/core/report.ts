@@ -5,7 +5,7 @@ import type { Task } from '../contracts/state-file.js';
 import { isOpenRequestStatus, type OpenRequestStatus } from '../contracts/request.js';
 import { msToIso } from '../contracts/time.js';
 import { VERDICT_KINDS, type VerdictKind } from '../contracts/vocabulary.js';
-import type { Verdict } from './assess.js';
+import { stallReasonOf, type Verdict } from './assess.js';
 import type { History, RequestRecord } from './history.js';
 import type { Plan } from './plan.js';
 
@@ -58,7 +58,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
         recovery_task_id: d?.recoveryTaskId ?? null,
         effective_timeout_seconds: secs(v.effectiveTimeoutMs) ?? 0,
         exemptions: v.exemptions,
-        stall_reason: v.stallReason ?? 'inactivity',
+        stall_reason: stallReasonOf(v),
       };
     });
   const openRequests = [...history.requests.values()]

@@ -12,7 +12,7 @@ it('writes the checkpoint once, reads it back, and marks the step done', async (
   expect(await checkpointMarker(paths, 'PROJ-1001', 1)).toBe('absent');
   const first = await writeCheckpoint(paths, cp);
   expect(first).toEqual({ path: paths.checkpoint('PROJ-1001', 1), wasCreated: true });
-  const second = await writeCheckpoint(paths, { ...cp, stall_reason: 'changed' });
+  const second = await writeCheckpoint(paths, { ...cp, stall_reason: 'looping' });
   expect(second.wasCreated).toBe(false);
   expect(await checkpointMarker(paths, 'PROJ-1001', 1)).toBe('done');
   expect(await readCheckpoint(paths, 'PROJ-1001', 1)).toEqual({ ok: true, value: cp });

@@ -35,7 +35,7 @@ describe('an API give-up', () => {
     const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
     expect(stalls).toEqual([
       expect.objectContaining({ task_id: 't1', stall_reason: 'context_exhausted', action_taken: 'redispatch', reason: expect.stringContaining('the agent ran out of context: Prompt is too long') }),
-      expect.objectContaining({ task_id: 't2', stall_reason: 'api_error', action_taken: 'redispatch', reason: expect.stringContaining('the agent gave up on an API error (overloaded)') }),
+      expect.objectContaining({ task_id: 't2', stall_reason: 'api_gave_up', action_taken: 'redispatch', reason: expect.stringContaining('the agent gave up on an API error (overloaded)') }),
     ]);
     expect(readEvents(dir).filter((e) => e.event === 'redispatch').map((e) => e.task_id)).toEqual(['t1', 't2']);
 
@@ -44,12 +44,12 @@ describe('an API give-up', () => {
     expect(ctx.prompt).toContain('The previous agent ran out of context ("Prompt is too long") and stopped');
     expect(ctx.prompt).toContain('CONTEXT IS THE CONSTRAINT');
     const api = requestOf(dir, 't2');
-    expect(api.reason).toBe('failed: api_error, the agent gave up on an API error');
+    expect(api.reason).toBe('failed: api_gave_up, the agent gave up on an API error');
     expect(api.prompt).toContain('The previous agent stopped on an API error it gave up on');
     expect(api.prompt).not.toContain('CONTEXT IS THE CONSTRAINT');
 
     const doc = readWatchdogJson(dir, EPIC);
-    expect(doc.stalls_detected.map((s: { stall_reason: string }) => s.stall_reason)).toEqual(['context_exhausted', 'api_error']);
+    expect(doc.stalls_detected.map((s: { stall_reason: string }) => s.stall_reason)).toEqual(['context_exhausted', 'api_gave_up']);
     const status = await runCli(['status', '--epic-id', EPIC, '--state-dir', dir]);
     expect(status.stdout).toMatch(/^t1 .*STALLED.*the agent ran out of context/m);
     expect(status.stdout).toMatch(/^t2 .*STALLED.*the agent gave up on an API error/m);
@@ -57,6 +57,6 @@ describe('an API give-up', () => {
     const next = await runCli(['next', '--epic-id', EPIC, '--state-dir', dir], { env: { LINEAR_API_KEY: '' } });
     expect(next.code, next.stderr).toBe(10);
     expect(next.stdout).toMatch(/^request redispatch E-1:t1:redispatch: .* Why: failed: context_exhausted, the agent ran out of context \("Prompt is too long"\)\.$/m);
-    expect(next.stdout).toMatch(/^request redispatch E-1:t2:redispatch: .* Why: failed: api_error, the agent gave up on an API error\.$/m);
+    expect(next.stdout).toMatch(/^request redispatch E-1:t2:redispatch: .* Why: failed: api_gave_up, the agent gave up on an API error\.$/m);
   });
 });

@@ -197,7 +197,7 @@ describe('each cause, on its transcript', () => {
   it('6. an API give-up (529) is a stall at once, acted on like one; "Prompt is too long" is named context exhaustion', async () => {
     const overloaded = await replayAt('api-error-overloaded.jsonl');
     const failed = overloaded.changes.find((c) => c.verdict.kind === 'stalled')!;
-    expect(failed.verdict).toMatchObject({ stallReason: 'api_error' });
+    expect(failed.verdict).toMatchObject({ stallReason: 'api_gave_up' });
     expect(failed.atMs).toBe(timeOf(read('api-error-overloaded.jsonl').split('\n')[13]!));
     // The API retry records before it kept it alive with the rate-limit window.
     expect(overloaded.changes.filter((c) => c.atMs < failed.atMs).map((c) => c.verdict.kind)).toEqual(['healthy']);

@@ -2,7 +2,7 @@
 // only to the `claude -p --output-format stream-json` output (`system/api_retry`, no timestamp).
 // A row whose transcript_path is that file is never stalled while Claude Code waits out a
 // `retry-after` longer than the window, nor during 529 retries without one; the give-up is acted
-// on at once (`api_error`).
+// on at once (`api_gave_up`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeSkip, startClaude } from '../helpers/claude-session.js';
 import { runCli, until } from '../helpers/cli.js';

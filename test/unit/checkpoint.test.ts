@@ -113,7 +113,7 @@ describe('renderRecoveryPrompt', () => {
     expect(out).toContain('The previous agent ran out of context ("Prompt is too long") and stopped');
     expect(out).toContain('- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.');
     expect(prompt).not.toContain('CONTEXT IS THE CONSTRAINT');
-    const api = renderRecoveryPrompt(buildCheckpoint(input({ stallReason: 'api_error' })), { checkpointPath: '/c.yaml' });
+    const api = renderRecoveryPrompt(buildCheckpoint(input({ stallReason: 'api_gave_up' })), { checkpointPath: '/c.yaml' });
     expect(api).toContain('The previous agent stopped on an API error it gave up on');
     expect(api).not.toContain('CONTEXT IS THE CONSTRAINT');
   });

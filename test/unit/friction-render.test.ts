@@ -27,7 +27,7 @@ describe('hypothesizeRootCause', () => {
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
     ['one Bash overrun among three', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'context_or_dependency'],
     ['rate limits', three(() => ({ exemptions: ['rate_limit'] })), 'provider_capacity'],
-    ['API give-ups (529, connection)', three(() => ({ stallReason: 'api_error' })), 'provider_capacity'],
+    ['API give-ups (529, connection)', three(() => ({ stallReason: 'api_gave_up' })), 'provider_capacity'],
     ['context exhausted twice', three((n) => ({ stallReason: n < 2 ? 'context_exhausted' : 'inactivity' })), 'context_exhausted'],
     ['same last tool every time', three(() => ({ lastTool: 'WebFetch' })), 'stuck_on_step'],
     ['different last tools', three((n) => ({ lastTool: ['Read', 'Edit', 'Grep'][n] })), 'context_or_dependency'],

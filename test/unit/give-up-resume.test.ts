@@ -17,7 +17,7 @@ describe('a give-up and later progress', () => {
 
   it('the give-up stands when nothing came after it (the give-up record itself is not progress)', () => {
     const obs = mergeObservations([gaveUp, { source: 'transcript', lastProgressMs: T0 - 200, failed: { kind: 'overloaded', atMs: T0 - 200 } }]);
-    expect(assess(makeTask(), obs, DEFAULT_POLICY, T0 + 1000)).toMatchObject({ kind: 'stalled', stallReason: 'api_error' });
+    expect(assess(makeTask(), obs, DEFAULT_POLICY, T0 + 1000)).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up' });
     const within = mergeObservations([gaveUp, { source: 'transcript', lastProgressMs: T0 + 800 }]);
     expect(within.failed).toBeDefined();
   });

@@ -65,7 +65,7 @@ const RULES: Rule[] = [
     };
   },
   (h, t) => {
-    const n = count(h, (r) => r.stallReason === 'api_error' || r.exemptions.includes('rate_limit'));
+    const n = count(h, (r) => r.stallReason === 'api_gave_up' || r.exemptions.includes('rate_limit'));
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'provider_capacity',

@@ -1,6 +1,7 @@
 // One ticket's stall history as the escalation renders it (friction note, Linear comment).
 // Pure: built from dispatch-log events the caller has already read.
 import type { EventOf } from '../../contracts/events.js';
+import type { StallReason } from '../../contracts/vocabulary.js';
 
 /** One stall (or loop) of one attempt of a ticket. */
 export interface StallRecord {
@@ -11,8 +12,8 @@ export interface StallRecord {
   attempt: number;
   /** Seconds without progress when the stall was detected. */
   idleSeconds: number;
-  /** `inactivity`, `never_started`, `open_tool_overrun` (assess.ts) or `looping`. */
-  stallReason: string;
+  /** Why (contracts/vocabulary.ts STALL_REASONS); `looping` for a `looping_detected` event. */
+  stallReason: StallReason;
   /** Exemptions that held (`bash_long_timeout`, `rate_limit`, `ci_polling`, `open_tool_call`). */
   exemptions: readonly string[];
   /** Name of the last tool call, e.g. `Bash`. */

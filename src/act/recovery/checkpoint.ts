@@ -8,6 +8,7 @@ import { parseCheckpoint } from '../../contracts/checkpoint.js';
 import type { ParseResult } from '../../contracts/parse-yaml.js';
 import type { Task } from '../../contracts/state-file.js';
 import { msToIso } from '../../contracts/time.js';
+import type { StallReason } from '../../contracts/vocabulary.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { Observation } from '../../observe/parse/observation.js';
@@ -25,7 +26,7 @@ export interface CheckpointInput {
   row?: Record<string, unknown>;
   observation?: Pick<Observation, 'lastTool' | 'lastOutput' | 'recentCalls'>;
   attempt: number;
-  stallReason: string;
+  stallReason: StallReason;
   idleSeconds: number;
   nowMs: number;
   /** @defaultValue the checkpoint of attempt - 1 (state-dir relative), or null for attempt 1 */

@@ -6,6 +6,7 @@ import type { EventBody } from '../../contracts/events.js';
 import type { Task } from '../../contracts/state-file.js';
 import { ActionError } from '../../contracts/errors.js';
 import { crashPoint } from '../../sys/crash-point.js';
+import { stallReasonOf } from '../../core/assess.js';
 import { foldEvent } from '../../core/history.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
@@ -42,7 +43,7 @@ async function fail(ctx: PerformerContext, spec: ActionSpec, error: string, retr
  */
 export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds'>): string {
   if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
-  if (spec.stallReason === 'api_error') return 'failed: api_error, the agent gave up on an API error';
+  if (spec.stallReason === 'api_gave_up') return 'failed: api_gave_up, the agent gave up on an API error';
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 
@@ -164,7 +165,7 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
       const v = action.verdict;
       const spec: ActionSpec = {
         kind: action.kind, key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
-        stallReason: v.stallReason ?? v.kind, idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
+        stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
       };
       const proc = action.task.expectedProcess;
       await journal(ctx, {

@@ -30,7 +30,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
   const isOutOfContext = cp.stall_reason === 'context_exhausted';
   const why = isOutOfContext
     ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ''}. Its approach read too much: yours must not.`
-    : cp.stall_reason === 'api_error'
+    : cp.stall_reason === 'api_gave_up'
       ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ''}.`
       : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
   // Context exhaustion is what the narrow scope exists for: narrow it harder.

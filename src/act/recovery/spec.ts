@@ -7,6 +7,7 @@ import type { ActionRecord, History } from '../../core/history.js';
 import type { IntendedAction } from '../../core/plan.js';
 import type { DispatchLog } from '../../journal/dispatch-log.js';
 import type { StatePaths } from '../../files/paths.js';
+import type { StallReason } from '../../contracts/vocabulary.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { AgentAdapter } from '../agents/adapter.js';
 import type { LinearRetryOptions } from '../tracker/linear-retry.js';
@@ -18,7 +19,7 @@ export interface ActionSpec {
   task: Task;
   attempt: number;
   recoveryTaskId?: string;
-  stallReason: string;
+  stallReason: StallReason;
   idleSeconds: number;
   observation?: Observation;
 }
