@@ -113,6 +113,13 @@ const activityOf = (stateDir: string, sessionId: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { event: string; tool_name?: string; command?: string });
 
+/** The session's activity lines once the Stop line is in (it comes ~0.2 s after the final answer: wait for it, never assume it). */
+const activityToStop = (r: { stateDir: string; sessionId: string }) =>
+  until(() => {
+    const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
+    return got.some((l) => l.event === 'Stop') && got;
+  }, 30_000, 'the Stop line in activity/');
+
 describe.skipIf(claudeSkip !== undefined)('the plugin, installed with the real Claude Code', () => {
   it('claude plugin validate --strict passes on the repo (marketplace) and on the plugin manifest', async () => {
     for (const target of [REPO_ROOT, path.join(REPO_ROOT, '.claude-plugin', 'plugin.json')]) {
@@ -133,11 +140,7 @@ describe.skipIf(claudeSkip !== undefined)('the plugin, installed with the real C
     const r = await leadRunsTheSkill('PLUGIN-INSTALLED', { home });
     expect(r.command).toBe(`node "${installPath}/bundle/cli.cjs" next --epic-id E-PLUGIN-INSTALLED --json`);
     expect(JSON.parse(r.result)).toMatchObject({ reason: 'wave_complete', epic_id: 'E-PLUGIN-INSTALLED' });
-    // The Stop line comes ~0.2 s after the final answer, so wait for it rather than assume it.
-    const lines = await until(() => {
-      const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
-      return got.some((l) => l.event === 'Stop') && got;
-    }, 30_000, 'the Stop line in activity/');
+    const lines = await activityToStop(r);
     expect(lines.filter((l) => l.event === 'PreToolUse').map((l) => l.tool_name)).toEqual(['Skill', 'Bash']);
     expect(lines.find((l) => l.event === 'PreToolUse' && l.tool_name === 'Bash')?.command).toBe(r.command);
     expect(lines.filter((l) => l.event === 'PostToolUse').map((l) => l.tool_name)).toEqual(['Skill', 'Bash']);
@@ -150,7 +153,7 @@ describe.skipIf(claudeSkip !== undefined)('the plugin, installed with the real C
     // cache: neither had a build, so the committed bundle is what runs.
     expect(r.command.replace('//', '/')).toBe(`node "${clone}/bundle/cli.cjs" next --epic-id E-PLUGIN-REPO-MARKET --json`);
     expect(JSON.parse(r.result)).toMatchObject({ reason: 'wave_complete' });
-    const lines = await until(() => existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) && activityOf(r.stateDir, r.sessionId).some((l) => l.event === 'Stop') && activityOf(r.stateDir, r.sessionId), 30_000, 'the Stop line');
+    const lines = await activityToStop(r);
     expect(lines.filter((l) => l.event === 'PreToolUse').map((l) => l.tool_name)).toEqual(['Skill', 'Bash']);
   });
 
@@ -162,7 +165,7 @@ describe.skipIf(claudeSkip !== undefined)('the plugin, installed with the real C
     const r = await leadRunsTheSkill('PLUGIN-DIR', { pluginDir: clone, home: bare });
     expect(r.command).toBe(`node "${clone}/bundle/cli.cjs" next --epic-id E-PLUGIN-DIR --json`);
     expect(JSON.parse(r.result)).toMatchObject({ reason: 'wave_complete' });
-    const lines = await until(() => existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) && activityOf(r.stateDir, r.sessionId).some((l) => l.event === 'Stop') && activityOf(r.stateDir, r.sessionId), 30_000, 'the Stop line');
+    const lines = await activityToStop(r);
     expect(lines.filter((l) => l.event === 'PreToolUse').map((l) => l.tool_name)).toEqual(['Skill', 'Bash']);
   });
 });
