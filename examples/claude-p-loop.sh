@@ -49,12 +49,13 @@ write_state() {
 # A row's final status; the first one set wins (a row we cancelled stays cancelled when its agent dies).
 finish() { [ -f "$RUN/status/$1" ] || echo "$2" >"$RUN/status/$1"; }
 
-# Start `claude -p` for a task in the background and add its row.
+# Start `claude -p` for a task in the background (`claude --resume SESSION -p` with a 5th argument) and add its row.
 launch() {
-  local task=$1 ticket=$2 prompt=$3 attempt=${4:-0} out="$RUN/out/$1.jsonl" seq
+  local task=$1 ticket=$2 prompt=$3 attempt=${4:-0} out="$RUN/out/$1.jsonl" seq resume=()
+  [ -n "${5:-}" ] && resume=(--resume "$5")
   seq=$(printf '%04d' "$(find "$RUN/rows" -name '*.json' | wc -l)")
   (
-    "$CLAUDE" -p "$prompt" --output-format stream-json --verbose >"$out" 2>"$RUN/out/$task.err" </dev/null &
+    "$CLAUDE" "${resume[@]}" -p "$prompt" --output-format stream-json --verbose >"$out" 2>"$RUN/out/$task.err" </dev/null &
     echo $! >"$RUN/pid/$task.tmp" && mv "$RUN/pid/$task.tmp" "$RUN/pid/$task"
     if wait $!; then finish "$task" completed; else finish "$task" failed; fi
     write_state
@@ -78,9 +79,20 @@ carry_out() {
   kind=$(jq -r .kind <<<"$req")
   task=$(jq -r '.row_task_id // .task_id' <<<"$req")
   log "$kind $task: $(jq -r '.reason // ""' <<<"$req")"
+  if [ "$kind" = nudge ] || [ "$kind" = reconcile ]; then
+    # Never a stop: our rows already say how each agent ended (its exit), so acknowledge it.
+    "$WATCHDOG" ack "$key" --state-dir "$STATE" >/dev/null
+    touch "$RUN/done/${key//:/__}"
+    return 0
+  fi
   finish "$task" cancelled
   stop "$task"
-  if [ "$kind" = redispatch ]; then
+  local session
+  session=$(jq -r 'if .kind == "resume" then .session_id // "" else "" end' <<<"$req")
+  if [ -n "$session" ]; then
+    # A resume keeps the stalled session's context; without a session it is a fresh agent.
+    launch "$(jq -r .recovery_task_id <<<"$req")" "$(jq -r .ticket_id <<<"$req")" "$(jq -r .resume_prompt <<<"$req")" "$(jq -r .redispatch_attempt <<<"$req")" "$session"
+  elif [ "$kind" != cancel ]; then
     launch "$(jq -r .recovery_task_id <<<"$req")" "$(jq -r .ticket_id <<<"$req")" "$(jq -r .prompt <<<"$req")" "$(jq -r .redispatch_attempt <<<"$req")"
   fi
   write_state
@@ -116,7 +128,7 @@ while :; do
     code=$(jq -r .exit_code "$RUN/next.json")
   fi
   case $code in
-    0 | 10 | 11 | 12) ;;
+    0 | 10 | 11 | 12 | 13) ;;
     *) echo "next failed (exit $code)" >&2; exit 1 ;;
   esac
   # Handle every list whatever the exit code. A pending request we never saw (our last run died
@@ -126,6 +138,7 @@ while :; do
     [ -e "$RUN/done/${p//:/__}" ] || carry_out "$(cat "$STATE/$(jq -r --arg k "$p" '.pending[] | select(.key == $k) | .path' "$RUN/next.json")")"
   done < <(jq -r '.pending[].key' "$RUN/next.json")
   while read -r u; do log "unanswered past its deadline: $u"; done < <(jq -r '.unanswered[].key' "$RUN/next.json")
+  while read -r a; do log "needs a person: $a"; done < <(jq -r '.attention[] | "\(.kind): \(.detail)"' "$RUN/next.json")
   while IFS=$'\t' read -r task ticket friction; do block "$task" "$ticket" "$friction"; done < <(jq -r '.escalations[] | [.task_id, .ticket_id, .friction_path] | @tsv' "$RUN/next.json")
   [ $code -eq 0 ] && break
 done

@@ -7,7 +7,7 @@
 //        [--claude claude] [--watchdog dispatch-watchdog] [-- <more flags for next, e.g. --timeout 300>]
 //
 // tickets.json: [{ "ticket_id": "PROJ-1001", "prompt": "Implement PROJ-1001: …" }, …]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, mkdirSync, renameSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -59,11 +59,12 @@ function writeState(): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** Start `claude -p <prompt>` for a task and add (or replace) its row. */
-function launch(taskId: string, ticketId: string, prompt: string, attempt = 0): Row {
+/** Start `claude -p <prompt>` for a task (or `claude --resume <session> -p <prompt>`) and add its row. */
+function launch(taskId: string, ticketId: string, prompt: string, attempt = 0, resumeSession?: string): Row {
   const transcript = path.join(outDir, `${taskId}.jsonl`);
   const out = openSync(transcript, 'a');
-  const child = spawn(values.claude!, ['-p', prompt, '--output-format', 'stream-json', '--verbose'], { stdio: ['ignore', out, 'inherit'] });
+  const resume = resumeSession ? ['--resume', resumeSession] : [];
+  const child = spawn(values.claude!, [...resume, '-p', prompt, '--output-format', 'stream-json', '--verbose'], { stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
   const row: Row = { task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: new Date().toISOString(), pid: child.pid, transcript_path: transcript };
   if (attempt > 0) row.redispatch_count = attempt;
@@ -97,10 +98,17 @@ function carryOut(req: WatchdogRequest): void {
   if (req.kind === 'cancel') {
     log(`cancel ${row}: ${req.reason ?? ''}`);
     stop(row, 'cancelled');
+  } else if (req.kind === 'nudge' || req.kind === 'reconcile') {
+    // Never a stop. Our rows already say how each agent ended (its exit code), so there is no
+    // disagreement to fix by hand and no turn to continue: say so with ack.
+    log(`${req.kind} ${row}: ${req.message ?? req.what_disagrees ?? ''}; acknowledged`);
+    spawnSync(values.watchdog!, ['ack', req.key, '--state-dir', stateDir], { stdio: 'inherit' });
   } else {
-    log(`redispatch ${row} as ${req.recovery_task_id} (attempt ${req.redispatch_attempt}): ${req.reason ?? ''}`);
+    // A resume continues the stalled session (its context intact); without a session, a fresh agent.
+    const session = req.kind === 'resume' ? req.session_id : undefined;
+    log(`${session ? 'resume' : 'redispatch'} ${row} as ${req.recovery_task_id} (attempt ${req.redispatch_attempt}): ${req.reason ?? ''}`);
     stop(row, 'cancelled');
-    launch(req.recovery_task_id!, req.ticket_id, req.prompt!, req.redispatch_attempt);
+    launch(req.recovery_task_id!, req.ticket_id, session ? req.resume_prompt! : req.prompt!, req.redispatch_attempt, session);
   }
   writeState();
 }
@@ -148,6 +156,7 @@ for (;;) {
   // A pending request we never saw (our last run died before reading it) is read from its file.
   for (const p of r.doc.pending) if (!handled.has(p.key)) carryOut(RequestSchema.parse(JSON.parse(readFileSync(path.join(stateDir, p.path), 'utf8'))));
   for (const u of r.doc.unanswered) log(`unanswered past its deadline: ${u.key}`);
+  for (const a of r.doc.attention) log(`needs a person (${a.kind}): ${a.detail}. ${a.what_to_do}`);
   for (const e of r.doc.escalations) {
     log(`escalated ${e.ticket_id} (${e.task_id}): tracker ${e.tracker}, friction note ${e.friction_path}`);
     stop(e.task_id, 'blocked');

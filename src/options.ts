@@ -8,6 +8,7 @@ import { combineProblems, InputError } from './contracts/errors.js';
 import { yamlLocator, type Locate } from './contracts/parse-yaml.js';
 import { assertSafeId } from './files/paths.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
+import { resolveControls, type ControlOptions } from './core/controls.js';
 import { hasZone } from './core/period.js';
 
 /** What the user wrote on the command line (all optional). */
@@ -48,6 +49,8 @@ export interface ResolvedOptions {
   shouldActOnLooping: boolean;
   /** How long a request may stay pending (config requests.deadline_seconds, default 2 × the base window). */
   requestDeadlineSeconds: number;
+  /** Resume, nudge, reconcile and attention settings (config `recovery`, `attention`). @defaultValue DEFAULT_CONTROLS */
+  controls?: ControlOptions;
 }
 
 /** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
@@ -177,5 +180,6 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     },
     shouldActOnLooping: config.looping?.act ?? D.looping.act,
     requestDeadlineSeconds: config.requests?.deadline_seconds ?? D.requests.deadline_windows * timeoutSeconds,
+    controls: resolveControls(config, config.agents?.adapter ?? D.agents.adapter, timeoutSeconds),
   };
 }

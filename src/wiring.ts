@@ -53,6 +53,7 @@ export function performerContext(ctx: ShellContext, w: WiringEnv, adapter: Agent
     adapter,
     clock: w.clock,
     maxRedispatches: ctx.opts.maxRedispatches,
+    requestDeadlineMs: ctx.opts.requestDeadlineSeconds * 1000,
     tracker: {
       apiKey: w.env.LINEAR_API_KEY || undefined,
       apiUrl: ctx.opts.config.linear?.api_url,

@@ -15,13 +15,13 @@ import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';
 
-const KEY = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
+const KEY = /^([^:]+):([^:]+):(cancel|redispatch|escalate|nudge|reconcile)$/;
 
 /** Parse `<epic>:<task_id>:<action>`; anything else is an input error naming the expected form. */
 export function parseRequestKey(key: string): { epicId: string; taskId: string } {
   const m = KEY.exec(key);
   if (!m) {
-    throw new InputError('bad_flag', `request key ${JSON.stringify(key)} is not of the form <epic>:<task_id>:<cancel|redispatch>.`, {
+    throw new InputError('bad_flag', `request key ${JSON.stringify(key)} is not of the form <epic>:<task_id>:<cancel|redispatch|nudge|reconcile>.`, {
       hint: 'Copy the `key` field of the request file, e.g. PROJ-1000:t1:redispatch.',
     });
   }
@@ -56,7 +56,7 @@ export async function runAck(paths: StatePaths, key: string, taskId: string | un
 export function registerAck(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('ack')
-    .description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`)
+    .description(`answer a request by hand (cancel, redispatch/resume, nudge, reconcile; when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`)
     .argument('<key>', 'the request\'s key, e.g. PROJ-1000:t1:redispatch')
     .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id');
   stateDirOption(cmd).action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {

@@ -64,11 +64,16 @@ export function summarizeFriction(
   let massStalls = 0;
   let inputErrors = 0;
   let orphaned = 0;
+  // A nudge worked when its agent is next seen healthy, before a reconcile or a stall of it.
+  const nudged = new Set<string>();
+  let nudgesSent = 0;
+  let nudgesWorked = 0;
   for (const e of events) {
     if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
     if (opts.epicId !== undefined && e.epic_id !== opts.epicId) continue;
     switch (e.event) {
       case 'stall_detected': {
+        nudged.delete(`${e.epic_id}:${e.task_id}`);
         const t = ticket(e.ticket_id, e.epic_id);
         t.stalls++;
         epic(e.epic_id).stalls++;
@@ -104,6 +109,16 @@ export function summarizeFriction(
       case 'recovery_summary':
         orphaned += e.orphan_count;
         break;
+      case 'nudge_sent':
+        nudgesSent++;
+        nudged.add(`${e.epic_id}:${e.task_id}`);
+        break;
+      case 'healthy':
+        if (nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
+        break;
+      case 'reconcile_requested':
+        nudged.delete(`${e.epic_id}:${e.task_id}`);
+        break;
       default:
         break;
     }
@@ -137,6 +152,7 @@ export function summarizeFriction(
     mass_stalls: massStalls,
     input_errors: inputErrors,
     orphaned_actions: orphaned,
+    nudges: { sent: nudgesSent, worked: nudgesWorked },
     notes: notes.map((n) => n.path),
     lines: opts.lines,
   };
@@ -166,7 +182,7 @@ const pct = (r: FrictionReview['lines'], k: 'corrupt' | 'invalid' | 'foreign') =
 export function renderFriction(s: FrictionReview): string {
   const scope = s.epic_id ? `epic ${s.epic_id}` : `${s.epics.length} epic(s)`;
   const out = [
-    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s)`,
+    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s), ${s.nudges.sent} nudge(s) sent (${s.nudges.worked} worked)`,
     `dispatch log: ${s.days_read.length} day(s) read${s.days_read.length ? ` (${s.days_read[0]} to ${s.days_read.at(-1)})` : ''}; lines skipped: ${pct(s.lines, 'corrupt')}, ${pct(s.lines, 'invalid')}, ${pct(s.lines, 'foreign')}`,
     '',
   ];

@@ -7,7 +7,7 @@ import type { CheckResult } from '../check.js';
 import { NEXT_EXIT, type NextDoc } from '../contracts/next.js';
 import { msToIso } from '../contracts/time.js';
 import type { History, RequestRecord } from '../core/history.js';
-import { newsOf, nextReason, type NextNews } from '../core/next.js';
+import { ATTENTION_WHAT_TO_DO, newsOf, nextReason, type NextNews } from '../core/next.js';
 import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
@@ -50,6 +50,10 @@ export async function buildNextDoc(paths: StatePaths, epicId: string, news: Next
       key: e.key!, ticket_id: e.ticket_id, task_id: e.task_id, friction_path: e.friction_path, tracker: e.tracker ?? 'skipped',
       notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key!)),
     })),
+    attention: news.attention.map((a) => ({
+      key: a.key, kind: a.kind, ...(a.taskId ? { task_id: a.taskId } : {}), ...(a.ticketId ? { ticket_id: a.ticketId } : {}),
+      ...(a.sinceMs !== undefined ? { since: msToIso(a.sinceMs) } : {}), detail: a.detail, what_to_do: ATTENTION_WHAT_TO_DO[a.kind],
+    })),
     pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
     wave: { in_flight: r.verdicts.length - count('terminal') - count('blocked'), terminal: count('terminal'), blocked: count('blocked'), pending_requests: pending.length },
   };
@@ -62,7 +66,13 @@ export function renderNextDoc(doc: NextDoc): string {
     const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ''}`;
     const what = q.kind === 'redispatch'
       ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file`
-      : `stop ${who}`;
+      : q.kind === 'resume'
+        ? `stop ${who}, resume its session ${q.session_id ?? '(none known: launch a fresh agent)'} with the resume_prompt in the file`
+        : q.kind === 'nudge'
+          ? `nudge ${who} (${q.route ?? 'resume'}) with the message in the file; do not stop it`
+          : q.kind === 'reconcile'
+            ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? 'disagreement'}: ${q.what_disagrees ?? ''})`
+            : `stop ${who}`;
     // Why last: a give-up reads `failed: context_exhausted, …`, a silence `stalled: inactivity, idle 240s`.
     const why = q.reason ? ` Why: ${q.reason}.` : '';
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
@@ -73,6 +83,7 @@ export function renderNextDoc(doc: NextDoc): string {
   for (const e of doc.escalations) {
     lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
   }
+  for (const a of doc.attention) lines.push(`attention ${a.kind} ${a.key}: ${a.detail}. ${a.what_to_do}`);
   const fresh = new Set(doc.requests.map((q) => q.key));
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
@@ -94,6 +105,7 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void): 
       await log.append({
         event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,
         requests: news.requests.map((q) => q.key), unanswered: news.unanswered.map((q) => q.key), escalations: news.escalations.map((e) => e.key!),
+        ...(news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}),
       });
       return doc.exit_code;
     },
@@ -109,7 +121,7 @@ export function registerNext(program: Command, { env, setCode, flags: parsers }:
   const cmd = program
     .command('next')
     .description(
-      `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation (${EXIT.input} bad input, ${EXIT.failure} failure)`,
+      `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation, ${EXIT.attention} a person is needed (${EXIT.input} bad input, ${EXIT.failure} failure)`,
     )
     .requiredOption('--epic-id <id>', 'epic to watch');
   configOption(stateDirOption(watchOptions(cmd, parsers)))
@@ -125,9 +137,10 @@ export function registerNext(program: Command, { env, setCode, flags: parsers }:
     ],
     exitCodes: [
       ['ok', 'the wave is complete: every row terminal or blocked and no request pending'],
-      ['requests', 'new cancel/redispatch requests to carry out (then answer each; run next again)'],
+      ['requests', 'new requests to carry out on agents: cancel, redispatch, resume, nudge (then answer each; run next again)'],
       ['unanswered', 'a request passed its answer_by without an answer'],
       ['escalation', 'a ticket was escalated to Blocked (needs no answer)'],
+      ['attention', 'a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode'],
       ['input'],
       ['failure', 'a failure, or stopped by a signal before anything needed the orchestrator'],
     ],

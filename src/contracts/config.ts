@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { DEFAULTS, withDefault as dv } from './defaults.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
-import { ADAPTERS, STRATEGIES } from './vocabulary.js';
+import { ADAPTERS, STRATEGIES, TRANSPORT_CAUSES } from './vocabulary.js';
 
 const D = DEFAULTS;
 
@@ -49,6 +49,7 @@ export const ConfigSchema = z
         kill_grace_ms: z.number().int().min(0).max(600_000).optional().describe(dv('SIGTERM→SIGKILL grace for the process adapter.', D.agents.kill_grace_ms)),
         redispatch_argv: Argv.optional(),
         cancel_argv: Argv.optional(),
+        resume_argv: Argv.optional().describe('argv template that resumes a stalled agent\'s own session (process and command adapters), e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"]; {prompt} is the resume prompt. Without it every recovery is a fresh agent.'),
         teams_dir: z.string().min(1).optional().describe('Claude Code teams dir. @defaultValue ~/.claude/teams'),
         command_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe(dv('command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.', D.agents.command_timeout_ms)),
       })
@@ -57,6 +58,20 @@ export const ConfigSchema = z
       .strictObject({
         blocked_state: z.string().min(1).optional().describe(dv('Workflow state name, matched case-insensitively.', D.linear.blocked_state)),
         api_url: z.string().url().optional().describe(dv('GraphQL endpoint.', D.linear.api_url)),
+      })
+      .optional(),
+    recovery: z
+      .strictObject({
+        resume_on: z.array(z.enum(TRANSPORT_CAUSES)).optional().describe(dv('Stall causes recovered by resuming the agent\'s own session instead of a fresh agent (same cap, same protocol); [] turns resume off.', D.recovery.resume_on)),
+        nudge: z.boolean().optional().describe(dv('Nudge an agent whose turn ended while its row is still in progress (a teammate through its inbox, a -p session by a resume), once, before a reconcile request.', D.recovery.nudge)),
+        nudge_grace_seconds: Seconds.optional().describe('How long a nudged agent has to show progress before the owner is asked to reconcile. @defaultValue timeout_seconds'),
+        reconcile_grace_seconds: Seconds.optional().describe('How long a row and its agent may disagree (row in progress, agent finished) before a nudge or a reconcile request. @defaultValue timeout_seconds'),
+      })
+      .optional(),
+    attention: z
+      .strictObject({
+        human_wait_seconds: Seconds.optional().describe(dv('A permission prompt or question open longer than this makes `next` return (reason attention).', D.attention.human_wait_seconds)),
+        unobservable_seconds: Seconds.optional().describe('An agent that cannot be observed (verdict unknown) this long makes `next` return (reason attention). @defaultValue 5 × timeout_seconds'),
       })
       .optional(),
     requests: z

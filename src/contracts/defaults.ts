@@ -1,6 +1,6 @@
 // Every default, once, shaped like watchdog.config.yaml (docs/state-files.md). The options, the policy,
 // the adapters, the Linear client, the config descriptions and schemas/ all read it. Pure.
-import type { AdapterName, Strategy } from './vocabulary.js';
+import type { AdapterName, Strategy, TransportCause } from './vocabulary.js';
 
 export const DEFAULTS = {
   timeout_seconds: 120,
@@ -20,6 +20,20 @@ export const DEFAULTS = {
   looping: { repeat_count: 4, error_count: 3, act: false },
   circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
   agents: { adapter: 'mailbox' as AdapterName, kill_grace_ms: 5000, command_timeout_ms: 60_000 },
+  /**
+   * Resume instead of restart (DESIGN §8): the transport causes recovered by resuming the agent's
+   * own session (at most once in a row per ticket; a second stall gets a fresh agent).
+   */
+  recovery: {
+    resume_on: ['frozen_stream', 'overloaded', 'connection'] as readonly TransportCause[],
+    /** Nudge an agent between turns whose row is still in progress, once, before asking the owner. */
+    nudge: true,
+    /** How long a nudge has to show progress, and how long a row and its agent may disagree before anything is done, in base windows. */
+    nudge_grace_windows: 1,
+    reconcile_grace_windows: 1,
+  },
+  /** When `next` says a person is needed (reason attention). */
+  attention: { human_wait_seconds: 1800, unobservable_windows: 5 },
   /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
   requests: { deadline_windows: 2 },
   linear: { blocked_state: 'Blocked', api_url: 'https://api.linear.app/graphql' },

@@ -5,7 +5,7 @@ import { SafeId } from './ids.js';
 import { NEXT_REASONS } from './next.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
+import { AttentionKindSchema, DisagreementKindSchema, RecoveryModeSchema, TransportCauseSchema, TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -104,6 +104,11 @@ export const ActionStarted = ev('action_started', {
   idle_seconds: z.number().optional(),
   session_id: z.string().optional().describe('The stalled agent\'s session, so a row reused for the replacement is recognised.'),
   row_task_id: SafeId.optional().describe('The state-file row carrying task_id, when a reused row carries a replacement.'),
+  mode: RecoveryModeSchema.optional().describe('redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent\'s own session, continued).'),
+  transport_cause: TransportCauseSchema.optional().describe('The stall\'s cause was the link to the API (why a resume was chosen).'),
+  route: z.enum(['inbox', 'resume']).optional().describe('nudge only: where the nudge lands.'),
+  disagreement: DisagreementKindSchema.optional().describe('reconcile only: how the row and the agent disagree.'),
+  detail: z.string().optional().describe('reconcile only: what disagrees, in words.'),
 }, 'Write-ahead record of a destructive action (docs/recovery.md).');
 
 export const AgentKilled = ev('agent_killed', {
@@ -130,6 +135,7 @@ export const Redispatch = ev('redispatch', {
   start_ticks: z.number().int().optional(),
   boot_id: z.string().optional(),
   output_path: z.string().optional().describe('Where a launched agent writes its output (process adapter).'),
+  mode: RecoveryModeSchema.optional().describe('fresh (absent: fresh) or resume: the stalled agent\'s own session was resumed (or a resume was requested), keeping its context.'),
   detail: z.string().optional(),
   request_path: z.string().optional().describe('State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered.'),
   answer_by: IsoTimestamp.optional().describe('The request\'s deadline.'),
@@ -179,7 +185,7 @@ const RequestFields = {
 
 export const RequestAnswered = ev('request_answered', {
   ...RequestFields,
-  how: z.enum(ANSWER_HOWS).describe('row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal.'),
+  how: z.enum(ANSWER_HOWS).describe('row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree).'),
   answered_by_task_id: SafeId.optional().describe('The row that answered (ack --task-id, or the reused row).'),
 }, 'The orchestrator answered a request (docs/recovery.md).');
 
@@ -188,12 +194,41 @@ export const RequestUnanswered = ev('request_unanswered', {
   answer_by: IsoTimestamp,
 }, 'A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.');
 
+export const NudgeSent = ev('nudge_sent', {
+  ...TaskFields,
+  key: z.string(),
+  adapter: z.string().optional(),
+  route: z.enum(['inbox', 'resume']),
+  detail: z.string().optional(),
+  request_path: z.string().optional().describe('mailbox: the nudge request the orchestrator carries out.'),
+  answer_by: IsoTimestamp.optional(),
+}, 'One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.');
+
+export const ReconcileRequested = ev('reconcile_requested', {
+  ...TaskFields,
+  key: z.string(),
+  disagreement: DisagreementKindSchema,
+  detail: z.string().describe('What disagrees, in words.'),
+  row_status: z.string(),
+  request_path: z.string(),
+  answer_by: IsoTimestamp.optional(),
+}, 'The row and the agent\'s own record disagree past the grace: the owner was asked to reconcile them (never destructive).');
+
+export const AttentionNeeded = ev('attention_needed', {
+  ...TaskFields,
+  key: z.string(),
+  kind: AttentionKindSchema,
+  since: IsoTimestamp.optional(),
+  reason: z.string(),
+}, 'A person is needed: a human wait over attention.human_wait_seconds, or an agent unobservable over attention.unobservable_seconds; next returns attention.');
+
 export const NextReturned = ev('next_returned', {
   reason: z.enum(NEXT_REASONS),
   exit_code: z.number().int(),
   requests: z.array(z.string()).describe('Keys of the requests printed as new.'),
   unanswered: z.array(z.string()),
   escalations: z.array(z.string()),
+  attention: z.array(z.string()).optional().describe('Keys of the attention items printed.'),
 }, '`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.');
 
 export const DispatchEventSchema = z
@@ -201,6 +236,7 @@ export const DispatchEventSchema = z
     WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
     ActionFailed, RecoverySummary, StateRowsLost, MassStallEnded, MassStallEscalated, RequestAnswered, RequestUnanswered, NextReturned,
+    NudgeSent, ReconcileRequested, AttentionNeeded,
   ])
   .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;
@@ -242,4 +278,6 @@ export const OUTCOME_EVENT_OF = {
   cancel: 'agent_killed',
   redispatch: 'redispatch',
   escalate: 'escalated_to_blocked',
+  nudge: 'nudge_sent',
+  reconcile: 'reconcile_requested',
 } as const satisfies Record<ActionKindName, EventName>;

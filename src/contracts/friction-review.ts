@@ -47,6 +47,10 @@ export const FrictionReviewSchema = z
     mass_stalls: z.number().int(),
     input_errors: z.number().int(),
     orphaned_actions: z.number().int(),
+    nudges: z.object({
+      sent: z.number().int().describe('nudge_sent lines: agents between turns nudged once before a reconcile request.'),
+      worked: z.number().int().describe('Nudged agents seen making progress again (a healthy line) before anything else was done about them.'),
+    }),
     notes: z.array(z.string()).describe('Friction notes dated in the period (state-dir relative).'),
     lines: z.object({
       corrupt: z.number().int().describe('Lines that are not JSON.'),

@@ -5,10 +5,10 @@ import * as z from 'zod';
 import type { EventOf } from './events.js';
 import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS, REQUEST_STATUSES } from './request.js';
-import { VerdictKindSchema } from './vocabulary.js';
+import { AttentionKindSchema, RecoveryModeSchema, VerdictKindSchema } from './vocabulary.js';
 
-/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. */
-export const HISTORY_SUMMARY_VERSION = 4;
+/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. 5: resume, nudge, reconcile and attention (last_recovery_mode, last_logged_at_ms, attention). */
+export const HISTORY_SUMMARY_VERSION = 5;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({
@@ -33,7 +33,7 @@ const RequestRecordJson = z.object({
   createdAtMs: z.number(),
   answerByMs: z.number(),
   path: z.string(),
-  was: z.object({ agentId: z.string().optional(), sessionId: z.string().optional(), pid: z.number().int().optional() }),
+  was: z.object({ agentId: z.string().optional(), sessionId: z.string().optional(), pid: z.number().int().optional(), status: z.string().optional() }),
   status: z.enum(REQUEST_STATUSES),
   how: z.enum(ANSWER_HOWS).optional(),
   answeredByTaskId: z.string().optional(),
@@ -46,7 +46,7 @@ const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
  * full event schema when it was folded from the log, and the summary is ours, written whole
  * (temp + rename); re-validating 100,000s of stall events would cost most of a start-up.
  */
-const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected'>(event: E) =>
+const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected' | 'nudge_sent' | 'reconcile_requested'>(event: E) =>
   z
     .custom<EventOf<E>>((v) => {
       const e = v as { event?: unknown; timestamp_utc?: unknown; epic_id?: unknown } | null;
@@ -62,12 +62,15 @@ export const HistorySummarySchema = z
     diagnostics: z.object({ count: z.number().int().min(0), first: z.array(Diagnostic) }).describe('Corrupt lines met in the covered part.'),
     history: z.object({
       last_logged: pairs(VerdictKindSchema),
+      last_logged_at_ms: pairs(z.number()),
+      attention: z.array(z.object({ key: z.string(), kind: AttentionKindSchema, taskId: z.string().optional(), ticketId: z.string().optional(), sinceMs: z.number().optional(), detail: z.string() })),
       redispatch_count: pairs(z.number().int().min(0)),
+      last_recovery_mode: pairs(RecoveryModeSchema),
       actions: z.array(
         z.object({
           key: z.string(),
           started: kept('action_started'),
-          outcome: z.union([kept('agent_killed'), kept('redispatch'), kept('escalated_to_blocked'), kept('action_failed')]).optional(),
+          outcome: z.union([kept('agent_killed'), kept('redispatch'), kept('escalated_to_blocked'), kept('action_failed'), kept('nudge_sent'), kept('reconcile_requested')]).optional(),
           steps: z.array(z.string()),
         }),
       ),
@@ -81,7 +84,7 @@ export const HistorySummarySchema = z
       requests: z.array(RequestRecordJson),
       row_instance: pairs(z.string()),
       escalations: pairs(kept('escalated_to_blocked')),
-      announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()) }),
+      announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()), attention: z.array(z.string()) }),
     }),
   })
   .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived).' });

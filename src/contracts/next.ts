@@ -4,12 +4,29 @@ import * as z from 'zod';
 import { EXIT } from './exit-codes.js';
 import { REQUEST_KINDS, RequestSchema } from './request.js';
 import { IsoTimestamp } from './time.js';
+import { AttentionKindSchema } from './vocabulary.js';
 
-export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalation'] as const;
+/** One thing a person must look at (`next`'s `attention`). */
+export const AttentionItemSchema = z.object({
+  key: z.string().describe('Stable id of this item: printed once.'),
+  kind: AttentionKindSchema,
+  task_id: z.string().optional(),
+  ticket_id: z.string().optional(),
+  since: IsoTimestamp.optional(),
+  detail: z.string(),
+  what_to_do: z.string(),
+});
+export type AttentionItem = z.output<typeof AttentionItemSchema>;
+
+export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalation', 'attention'] as const;
 export type NextReason = (typeof NEXT_REASONS)[number];
 
-/** Exit code of `next` per reason; when several hold, the lowest non-zero wins (requests first). */
-export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
+/**
+ * Exit code of `next` per reason; when several hold, the lowest non-zero wins (requests first).
+ * `attention` (13): only a person can help (a long human wait, an orphan, an unobservable agent, a
+ * reconcile request, a stall in report mode).
+ */
+export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention };
 
 const Kind = z.enum(REQUEST_KINDS);
 
@@ -17,17 +34,18 @@ export const NextDocSchema = z
   .object({
     schema_version: z.literal('1'),
     epic_id: z.string(),
-    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > wave_complete).'),
+    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention.'),
     exit_code: z.number().int(),
     requests: z
       .array(RequestSchema.extend({ path: z.string().describe('State-dir relative path of the request file.') }))
-      .describe('New cancel/redispatch requests to carry out, each as written in its file, plus its path.'),
+      .describe('New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path.'),
     unanswered: z
       .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), ticket_id: z.string(), recovery_task_id: z.string().optional(), answer_by: IsoTimestamp }))
       .describe('Requests that passed answer_by without an answer (a redispatch counts as a failed attempt).'),
     escalations: z
       .array(z.object({ key: z.string(), ticket_id: z.string(), task_id: z.string(), friction_path: z.string(), tracker: z.string(), notice_path: z.string() }))
       .describe('Tickets escalated to Blocked: informational, need no answer; do not redispatch them.'),
+    attention: z.array(AttentionItemSchema).describe('What only a person can help with, not printed before.'),
     pending: z
       .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), answer_by: IsoTimestamp, path: z.string() }))
       .describe('Every request still waiting for an answer, new or printed before.'),

@@ -6,14 +6,20 @@
 import * as z from 'zod';
 import { SafeId } from './ids.js';
 import { IsoTimestamp } from './time.js';
-import { ADAPTER_OPS, AdapterOpSchema, TrackerOutcomeSchema, type AdapterOp } from './vocabulary.js';
+import { TrackerOutcomeSchema } from './vocabulary.js';
 
-/** What a request asks: the two adapter steps. */
-export const REQUEST_KINDS = ADAPTER_OPS;
-export type RequestKind = AdapterOp;
+/**
+ * What a request asks: stop an agent (cancel), launch a fresh replacement (redispatch), resume the
+ * agent's own session (resume: a redispatch that keeps the context; `prompt` is the fresh fallback),
+ * send one message to an agent between turns (nudge), or settle a row its agent disagrees with
+ * (reconcile: for the row's owner; never destructive).
+ */
+export const REQUEST_KINDS = ['cancel', 'redispatch', 'resume', 'nudge', 'reconcile'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+export const RequestKindSchema = z.enum(REQUEST_KINDS);
 
-/** How a request was answered (the `how` of request_answered). */
-export const ANSWER_HOWS = ['row', 'row_reused', 'ack', 'terminal'] as const;
+/** How a request was answered (the `how` of request_answered); `resolved`: the truth changed (a nudged agent made progress, a row and its agent agree again). */
+export const ANSWER_HOWS = ['row', 'row_reused', 'ack', 'terminal', 'resolved'] as const;
 export type AnswerHow = (typeof ANSWER_HOWS)[number];
 
 /** Lifecycle of a request, as `status` and `next` show it. */
@@ -32,7 +38,7 @@ export function isOpenRequestStatus(status: RequestStatus): status is OpenReques
 export const RequestSchema = z
   .looseObject({
     schema_version: z.literal('1'),
-    kind: AdapterOpSchema.describe('cancel: stop the agent; redispatch: launch the replacement described below.'),
+    kind: RequestKindSchema.describe('cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent\'s own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead).'),
     key: z.string().describe('The idempotency key <epic>:<task_id>:<action>: act on each key once.'),
     epic_id: SafeId,
     task_id: SafeId.describe('The task instance to stop (cancel) or the one being replaced (redispatch).'),
@@ -50,7 +56,14 @@ export const RequestSchema = z
     redispatch_attempt: z.number().int().min(1).optional().describe('redispatch only: the attempt (1 = first replacement).'),
     recovery_task_id: SafeId.optional().describe('redispatch only: the task id of the replacement.'),
     checkpoint_path: z.string().optional().describe('redispatch only: absolute path of the recovery checkpoint.'),
-    prompt: z.string().optional().describe('redispatch only: the full prompt of the replacement.'),
+    prompt: z.string().optional().describe('redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed).'),
+    resume_prompt: z.string().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
+    transport_cause: z.string().optional().describe('resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit).'),
+    route: z.enum(['inbox', 'resume']).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
+    message: z.string().optional().describe('nudge only: the text to send, verbatim.'),
+    disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered or foreign_transcript.'),
+    what_disagrees: z.string().optional().describe('reconcile only: the row says one thing, the agent\'s own record another, in words.'),
+    row_status: z.string().optional().describe('reconcile only: the row\'s status when asked; changing it (or its agent fields) answers the request.'),
   })
   .meta({ title: 'Request', description: 'epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter).' });
 /** One request file, as the orchestrator reads it. */
@@ -87,6 +100,19 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'cancel') {
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+  }
+  if (kind === 'nudge') {
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === 'reconcile') {
+    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
+  }
+  if (kind === 'resume') {
+    return (
+      `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
+      `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
+      `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
+    );
   }
   return (
     `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +

@@ -15,15 +15,55 @@ export const EXEMPTION_NAMES = ['bash_long_timeout', 'rate_limit', 'ci_polling',
 export type ExemptionName = (typeof EXEMPTION_NAMES)[number];
 export const ExemptionSchema = z.enum(EXEMPTION_NAMES);
 
-/** The destructive actions the planner can decide on; each has one outcome event (OUTCOME_EVENT_OF). */
-export const ACTION_KINDS = ['cancel', 'redispatch', 'escalate'] as const;
+/**
+ * The actions the planner can decide on, each journaled ahead with its key and finished by one outcome
+ * event (OUTCOME_EVENT_OF): the destructive three, a nudge (one message to an agent between turns) and a
+ * reconcile (a question to the row's owner; never destructive).
+ */
+export const ACTION_KINDS = ['cancel', 'redispatch', 'escalate', 'nudge', 'reconcile'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 export const ActionKindSchema = z.enum(ACTION_KINDS);
 
-/** The two steps an agent adapter performs: stop the stalled agent, launch its replacement. */
-export const ADAPTER_OPS = ['cancel', 'redispatch'] as const satisfies readonly ActionKind[];
+/** The steps an agent adapter performs: stop the stalled agent, launch its replacement, nudge an agent between turns. */
+export const ADAPTER_OPS = ['cancel', 'redispatch', 'nudge'] as const satisfies readonly ActionKind[];
 export type AdapterOp = (typeof ADAPTER_OPS)[number];
 export const AdapterOpSchema = z.enum(ADAPTER_OPS);
+
+/**
+ * How a redispatch recovers (DESIGN §8 "Resume, nudge, reconcile, attention"): `fresh` launches a
+ * new agent with only the remaining work; `resume` continues the stalled agent's own session
+ * (`claude --resume <session-id> -p …`), keeping its context. Both count toward the same cap.
+ */
+export const RECOVERY_MODES = ['fresh', 'resume'] as const;
+export type RecoveryMode = (typeof RECOVERY_MODES)[number];
+export const RecoveryModeSchema = z.enum(RECOVERY_MODES);
+
+/**
+ * Stalls whose cause is the link to the API, not the agent's context (config `recovery.resume_on`):
+ * a stream that froze while the model was answering (no open tool call, the turn not over), and
+ * give-ups on overload (529), a lost connection, or a rate limit. Context exhaustion, loops and
+ * silences mid-tool are never transport.
+ */
+export const TRANSPORT_CAUSES = ['frozen_stream', 'overloaded', 'connection', 'rate_limit'] as const;
+export type TransportCause = (typeof TRANSPORT_CAUSES)[number];
+export const TransportCauseSchema = z.enum(TRANSPORT_CAUSES);
+
+/**
+ * How a row and its agent's own record disagree (a `reconcile` request says which): the row says in
+ * progress but the agent finished its turn (agent_finished) or its lead got its result
+ * (result_delivered); the transcript found belongs to another agent (foreign_transcript).
+ */
+export const DISAGREEMENT_KINDS = ['agent_finished', 'result_delivered', 'foreign_transcript'] as const;
+export type DisagreementKind = (typeof DISAGREEMENT_KINDS)[number];
+export const DisagreementKindSchema = z.enum(DISAGREEMENT_KINDS);
+
+/**
+ * Why `next` says a person is needed (reason `attention`): a human wait over its limit, an action
+ * a crash left undecidable (orphan), an agent nobody can observe, a stall in report mode.
+ */
+export const ATTENTION_KINDS = ['human_wait', 'orphan', 'unobservable', 'stall_reported'] as const;
+export type AttentionKind = (typeof ATTENTION_KINDS)[number];
+export const AttentionKindSchema = z.enum(ATTENTION_KINDS);
 
 /** What to do about a stalled task (`--action`, config `action`). */
 export const STRATEGIES = ['report', 'cancel', 'redispatch'] as const;

@@ -3,7 +3,8 @@
 import * as z from 'zod';
 import { OPEN_REQUEST_STATUSES } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { AdapterOpSchema, ExemptionSchema as Exemption, StallReasonAsRead, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
+import { RequestKindSchema } from './request.js';
+import { ExemptionSchema as Exemption, StallReasonAsRead, VERDICT_KINDS, VerdictKindSchema, type VerdictKind } from './vocabulary.js';
 
 /** One count per verdict kind in `summary`, so a new verdict is counted without another edit. */
 const VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, z.number().int()])) as Record<VerdictKind, z.ZodNumber>;
@@ -42,7 +43,7 @@ export const TaskEntry = z.looseObject({
 
 export const RequestEntry = z.looseObject({
   key: z.string(),
-  kind: AdapterOpSchema,
+  kind: RequestKindSchema,
   task_id: z.string(),
   ticket_id: z.string(),
   recovery_task_id: z.string().optional(),

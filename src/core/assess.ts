@@ -2,7 +2,7 @@
 // Pure and deterministic: no I/O, no clock; precedence is first match wins.
 import type { Task } from '../contracts/state-file.js';
 import type { Observation, SourceName, ToolCall } from '../observe/parse/observation.js';
-import { EXEMPTION_NAMES, type ExemptionName, type StallReason, type VerdictKind } from '../contracts/vocabulary.js';
+import { EXEMPTION_NAMES, type DisagreementKind, type ExemptionName, type StallReason, type TransportCause, type VerdictKind } from '../contracts/vocabulary.js';
 import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
@@ -26,6 +26,10 @@ export interface Verdict {
   reason: string;
   /** Why a `stalled` verdict is one (contracts/vocabulary.ts STALL_REASONS); read it with stallReasonOf. */
   stallReason?: StallReason;
+  /** inconsistent: how the row and the agent's own record disagree, and since when (a reconcile request says it). */
+  disagreement?: { kind: DisagreementKind; sinceMs?: number };
+  /** A stall whose cause is the link to the API, not the agent's context: it may be resumed (core/controls.ts). */
+  transportCause?: TransportCause;
   /** When this task stalls if nothing changes: the loop wakes then (DESIGN §12). */
   deadlineMs?: number;
   /**
@@ -169,7 +173,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : 'api_gave_up';
     const what = f.kind === 'context_exhausted' ? 'the agent ran out of context' : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
-    return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs });
+    const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
+    return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });
   }
 
   // A finish inferred from a final answer holds only after a whole window of silence: until then
@@ -184,7 +189,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
 
   // 3. Truth that contradicts itself is reported, never acted on.
   if (finished) {
-    return verdict('inconsistent', `agent finished (${finished.kind}) but the row still says "${task.status}"`);
+    const kind: DisagreementKind = finished.kind.startsWith('parent transcript') ? 'result_delivered' : 'agent_finished';
+    return verdict('inconsistent', `agent finished (${finished.kind}) but the row still says "${task.status}"`, { disagreement: { kind, ...(finished.atMs !== undefined ? { sinceMs: finished.atMs } : {}) } });
   }
   const stamps: [string, number | undefined][] = [
     ['last activity', obs.lastProgressMs],
@@ -196,7 +202,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       return verdict('inconsistent', `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
     }
   }
-  if (obs.contradictions.length > 0) return verdict('inconsistent', obs.contradictions.join('; '));
+  if (obs.contradictions.length > 0) return verdict('inconsistent', obs.contradictions.join('; '), { disagreement: { kind: 'foreign_transcript' } });
 
   // 4. Nothing to measure from.
   const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
@@ -254,7 +260,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
             ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
             : `no progress for ${sec(idleMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
-    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
+    const transportCause = stallReason === 'inactivity' && !task.hasExited ? silentModelCause(obs) : undefined;
+    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...(transportCause ? { transportCause } : {}) });
   }
 
   // 7. Alive but going round in circles.
@@ -270,6 +277,16 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 8. Healthy.
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ''}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ''}`;
   return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+}
+
+/**
+ * A silence that is the model's, not a tool's: the transcript is read, no call is open, no child or
+ * teammate is waited on. Claude Code writes nothing while a stream is frozen (or while it retries),
+ * so this is a frozen stream (or a backoff that outlasted the window).
+ */
+function silentModelCause(obs: Observation): TransportCause | undefined {
+  if (!obs.sources.includes('transcript') || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return undefined;
+  return obs.isApiRetrying ? 'rate_limit' : 'frozen_stream';
 }
 
 /** "waiting on subagent a1" / "waiting on background subagents a1, b2". */

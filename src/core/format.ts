@@ -105,8 +105,16 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} ${who} ${e.action} started (key ${e.key})`;
     case 'agent_killed':
       return `${t} ${who} ${isRequestOnly(e.adapter) ? 'stop requested' : 'agent stopped'}${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
-    case 'redispatch':
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched'} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
+    case 'redispatch': {
+      const what = e.mode === 'resume' ? (isRequestOnly(e.adapter) ? 'resume requested' : 'session resumed') : isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched';
+      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
+    }
+    case 'nudge_sent':
+      return `${t} ${who} nudge ${e.request_path ? 'requested' : 'sent'} (${e.route}); key ${e.key}`;
+    case 'reconcile_requested':
+      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
+    case 'attention_needed':
+      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
     case 'escalated_to_blocked': {
       const tracker =
         e.tracker === 'updated' ? 'moved to Blocked' :
@@ -135,6 +143,6 @@ export function renderEvent(e: DispatchEvent): string {
     case 'request_unanswered':
       return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === 'redispatch' ? ': counted as a failed attempt' : ''}; key ${e.key}`;
     case 'next_returned':
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ''}`;
   }
 }

@@ -10,7 +10,10 @@ type HistoryJson = HistorySummary['history'];
 export function historyToJson(h: History): HistoryJson {
   const fields: { [K in keyof Required<History>]: unknown } = {
     lastLogged: 0,
+    lastLoggedAtMs: 0,
+    attention: 0,
     redispatchCount: 0,
+    lastRecoveryMode: 0,
     actions: 0,
     replacements: 0,
     stalls: 0,
@@ -27,7 +30,10 @@ export function historyToJson(h: History): HistoryJson {
   void fields;
   return {
     last_logged: [...h.lastLogged],
+    last_logged_at_ms: [...h.lastLoggedAtMs],
+    attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a)) as HistoryJson['attention'][number]),
     redispatch_count: [...h.redispatchCount],
+    last_recovery_mode: [...h.lastRecoveryMode],
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: [...r.steps] })),
     replacements: [...h.replacements],
     stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list]) => [t, JSON.stringify(list)]),
@@ -40,7 +46,7 @@ export function historyToJson(h: History): HistoryJson {
     requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r)) as HistoryJson['requests'][number]),
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
-    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations] },
+    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] },
   };
 }
 
@@ -48,7 +54,10 @@ export function historyToJson(h: History): HistoryJson {
 export function historyFromJson(j: HistoryJson): History {
   const h: History = {
     lastLogged: new Map(j.last_logged),
+    lastLoggedAtMs: new Map(j.last_logged_at_ms),
+    attention: new Map(j.attention.map((a) => [a.key, { ...a }])),
     redispatchCount: new Map(j.redispatch_count),
+    lastRecoveryMode: new Map(j.last_recovery_mode),
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
     stalls: new LazyJsonMap<EventOf<'stall_detected'>[]>(j.stalls),
@@ -58,7 +67,7 @@ export function historyFromJson(j: HistoryJson): History {
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
-    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations) },
+    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) },
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };

@@ -1,11 +1,11 @@
 // What the dispatch log says happened, folded into lookups the planner needs (DESIGN §7, §8).
 // Pure: events in, History out; the shell keeps it current by folding each event it appends.
 import { OUTCOME_EVENT_OF, verdictOfEvent, type DispatchEvent, type EventOf } from '../contracts/events.js';
-import type { VerdictKind } from '../contracts/vocabulary.js';
+import type { AttentionKind, RecoveryMode, VerdictKind } from '../contracts/vocabulary.js';
 import type { AnswerHow, RequestKind, RequestStatus } from '../contracts/request.js';
 
 export type ActionEvent = EventOf<'action_started'>;
-export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'>;
+export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'> | EventOf<'nudge_sent'> | EventOf<'reconcile_requested'>;
 
 export interface ActionRecord {
   key: string;
@@ -32,7 +32,7 @@ export interface RequestRecord {
   /** State-dir relative path of the request file. */
   path: string;
   /** The agent the request was about, as recorded when it stalled (a reused row shows a new one). */
-  was: { agentId?: string; sessionId?: string; pid?: number };
+  was: { agentId?: string; sessionId?: string; pid?: number; status?: string };
   status: RequestStatus;
   how?: AnswerHow;
   answeredByTaskId?: string;
@@ -41,8 +41,14 @@ export interface RequestRecord {
 export interface History {
   /** Last verdict-event kind logged per task id of this epic (for change-only logging). */
   lastLogged: Map<string, VerdictKind>;
+  /** When that last verdict event was logged (epoch ms): since when the task has had that verdict. */
+  lastLoggedAtMs: Map<string, number>;
+  /** Attention items of this epic by key, in log order (report-mode stalls, orphans, attention_needed). */
+  attention: Map<string, AttentionRecord>;
   /** Completed `redispatch` events per ticket, all epics, exact id match. */
   redispatchCount: Map<string, number>;
+  /** How each ticket's last completed redispatch recovered (all epics): a resume is not repeated in a row. */
+  lastRecoveryMode: Map<string, RecoveryMode>;
   /** Every write-ahead action of this epic by idempotency key. */
   actions: Map<string, ActionRecord>;
   /** Completed redispatches of this epic by recovery task id (replacements we know of). */
@@ -66,12 +72,22 @@ export interface History {
   /** Escalations of this epic by key (the first line of each). */
   escalations: Map<string, EventOf<'escalated_to_blocked'>>;
   /** What `next` already printed, by key: never printed as new again. */
-  announced: { requests: Set<string>; unanswered: Set<string>; escalations: Set<string> };
+  announced: { requests: Set<string>; unanswered: Set<string>; escalations: Set<string>; attention: Set<string> };
+}
+
+/** Something only a person can help with (`next` reason attention). */
+export interface AttentionRecord {
+  key: string;
+  kind: AttentionKind;
+  taskId?: string;
+  ticketId?: string;
+  sinceMs?: number;
+  detail: string;
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), redispatchCount: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
-    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set() } };
+  return { lastLogged: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
+    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() } };
 }
 
 /** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
@@ -80,6 +96,7 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
   switch (e.event) {
     case 'redispatch':
       h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+      h.lastRecoveryMode.set(e.ticket_id, e.mode ?? 'fresh');
       if (own) h.replacements.set(e.recovery_task_id, e);
       break;
     case 'stall_detected': {
@@ -87,6 +104,11 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       list.push(e);
       h.stalls.set(e.ticket_id, list);
       if (own) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
+      // Report mode acts on nothing: every stall is for a person to hear about.
+      if (own && e.action_taken === 'report') {
+        const key = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
+        h.attention.set(key, { key, kind: 'stall_reported', taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ''}` });
+      }
       break;
     }
     case 'escalated_to_blocked':
@@ -97,7 +119,15 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       }
       break;
     case 'recovery_summary':
-      if (own) for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) h.reportedOrphans.add(k);
+      if (own) {
+        for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) {
+          h.reportedOrphans.add(k);
+          h.attention.set(k, { key: k, kind: 'orphan', detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ''}` });
+        }
+      }
+      break;
+    case 'attention_needed':
+      if (own) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...(e.since ? { sinceMs: Date.parse(e.since) } : {}), detail: e.reason });
       break;
     case 'request_answered':
     case 'request_unanswered':
@@ -108,6 +138,7 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
         for (const k of e.requests) h.announced.requests.add(k);
         for (const k of e.unanswered) h.announced.unanswered.add(k);
         for (const k of e.escalations) h.announced.escalations.add(k);
+        for (const k of e.attention ?? []) h.announced.attention.add(k);
       }
       break;
     case 'mass_stall':
@@ -139,7 +170,10 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
     }
   }
   const kind = verdictOfEvent(e.event);
-  if (own && kind && 'task_id' in e) h.lastLogged.set(String(e.task_id), kind);
+  if (own && kind && 'task_id' in e) {
+    h.lastLogged.set(String(e.task_id), kind);
+    h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
+  }
   return h;
 }
 
@@ -147,12 +181,13 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
 function foldRequestStart(h: History, rec: ActionRecord, e: DispatchEvent): void {
   if (h.requests.has(rec.key)) return;
   const isCancel = e.event === 'agent_killed' && e.step === 'cancel';
-  if (!(isCancel || e.event === 'redispatch') || !('request_path' in e) || !e.request_path) return;
+  const isAsk = e.event === 'redispatch' || e.event === 'nudge_sent' || e.event === 'reconcile_requested';
+  if (!(isCancel || isAsk) || !('request_path' in e) || !e.request_path) return;
   const s = rec.started;
   const createdAtMs = Date.parse(e.timestamp_utc);
   h.requests.set(rec.key, {
     key: rec.key,
-    kind: isCancel ? 'cancel' : 'redispatch',
+    kind: requestKindOf(e),
     taskId: s.task_id,
     rowTaskId: s.row_task_id ?? s.task_id,
     ticketId: s.ticket_id,
@@ -162,9 +197,17 @@ function foldRequestStart(h: History, rec: ActionRecord, e: DispatchEvent): void
     // An outcome line without a deadline (written before requests had one) waits a day at most.
     answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 86_400_000,
     path: e.request_path,
-    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
+    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid, ...(e.event === 'reconcile_requested' ? { status: e.row_status } : {}) },
     status: 'pending',
   });
+}
+
+/** The kind of request an outcome line wrote. */
+function requestKindOf(e: DispatchEvent): RequestKind {
+  if (e.event === 'nudge_sent') return 'nudge';
+  if (e.event === 'reconcile_requested') return 'reconcile';
+  if (e.event === 'redispatch') return e.mode === 'resume' ? 'resume' : 'redispatch';
+  return 'cancel';
 }
 
 /** request_answered / request_unanswered: the end of a request's wait. */
@@ -197,7 +240,7 @@ export function foldHistory(events: readonly DispatchEvent[], epicId: string): H
   return h;
 }
 
-/** Task ids that already have an action under way or done (never acted on again). */
+/** Task ids that already have a stop, a replacement or an escalation under way or done (never acted on again); a nudge or a reconcile request does not count. */
 export function actedTaskIds(h: History): Set<string> {
-  return new Set([...h.actions.values()].map((r) => r.started.task_id));
+  return new Set([...h.actions.values()].filter((r) => r.started.action !== 'nudge' && r.started.action !== 'reconcile').map((r) => r.started.task_id));
 }

@@ -2,7 +2,8 @@
 // Pure: the history knows every request and escalation, and what earlier `next` runs printed.
 import type { EventOf } from '../contracts/events.js';
 import { NEXT_EXIT, type NextReason } from '../contracts/next.js';
-import type { History, RequestRecord } from './history.js';
+import type { AttentionRecord, History, RequestRecord } from './history.js';
+import type { AttentionKind } from '../contracts/vocabulary.js';
 
 export interface NextNews {
   /** Pending requests no `next` has printed. */
@@ -11,6 +12,8 @@ export interface NextNews {
   unanswered: RequestRecord[];
   /** Escalations no `next` has reported. */
   escalations: EventOf<'escalated_to_blocked'>[];
+  /** What only a person can help with, not reported yet. */
+  attention: AttentionRecord[];
 }
 
 /** Everything the orchestrator has not been told yet. */
@@ -18,17 +21,29 @@ export function newsOf(h: History): NextNews {
   const reqs = [...h.requests.values()];
   return {
     requests: reqs.filter((r) => r.status === 'pending' && !h.announced.requests.has(r.key)),
-    unanswered: reqs.filter((r) => r.status === 'unanswered' && !h.announced.unanswered.has(r.key)),
+    // A nudge nobody acked is no news: its grace ended and a reconcile request follows if need be.
+    unanswered: reqs.filter((r) => r.status === 'unanswered' && r.kind !== 'nudge' && !h.announced.unanswered.has(r.key)),
     escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e),
+    attention: [...h.attention.values()].filter((a) => !h.announced.attention.has(a.key)),
   };
 }
 
 /** Why `next` returns now (the most urgent news first), or undefined to keep watching. */
 export function nextReason(news: NextNews, isWaveDone: boolean): NextReason | undefined {
-  if (news.requests.length > 0) return 'requests';
+  // A reconcile request is for a person (the row's owner), not a step the lead carries out on an agent.
+  if (news.requests.some((r) => r.kind !== 'reconcile')) return 'requests';
   if (news.unanswered.length > 0) return 'unanswered';
   if (news.escalations.length > 0) return 'escalation';
+  if (news.requests.length > 0 || news.attention.length > 0) return 'attention';
   return isWaveDone ? 'wave_complete' : undefined;
 }
+
+/** What a person should do about each kind of attention item. */
+export const ATTENTION_WHAT_TO_DO: Record<AttentionKind, string> = {
+  human_wait: 'The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.',
+  orphan: 'A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.',
+  unobservable: 'The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row\'s agent_id/session_id/transcript_path, or install the hook.',
+  stall_reported: 'Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.',
+};
 
 export { NEXT_EXIT };

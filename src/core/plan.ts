@@ -3,7 +3,9 @@
 import { VERDICT_EVENT, type EventBody } from '../contracts/events.js';
 import { recoveryTaskId } from '../contracts/ids.js';
 import { msToIso, utcDate } from '../contracts/time.js';
-import type { ActionKind, Strategy } from '../contracts/vocabulary.js';
+import type { ActionKind, RecoveryMode, Strategy } from '../contracts/vocabulary.js';
+import { DEFAULT_CONTROLS, recoveryModeOf, type ControlOptions } from './controls.js';
+import { planControls, type NudgeRoute } from './plan-controls.js';
 import type { Task } from '../contracts/state-file.js';
 import type { Observation } from '../observe/parse/observation.js';
 import { stallReasonOf, type Verdict } from './assess.js';
@@ -17,6 +19,10 @@ export interface IntendedAction {
   /** Redispatch: the attempt this launch is (1 = first redispatch). Escalate: stalled attempts so far. */
   attempt: number;
   recoveryTaskId?: string;
+  /** Redispatch: a fresh agent, or the agent's own session resumed (core/controls.ts). */
+  mode?: RecoveryMode;
+  /** Nudge: where it lands (a teammate's inbox, or a resume of its session). */
+  route?: NudgeRoute;
 }
 
 /** The shell's port for carrying out a plan: each intended action exactly once, journaling every step. */
@@ -41,6 +47,8 @@ export interface PlanOptions {
   nowMs?: number;
   /** The watchdog itself ran late: re-observe before acting (DESIGN §8 self-lag guard). */
   isLagged: boolean;
+  /** Resume, nudge, reconcile and attention settings. @defaultValue DEFAULT_CONTROLS */
+  controls?: ControlOptions;
   /** --dry-run / --now: decide, but nothing will be carried out. */
   isReadOnly?: boolean;
   /**
@@ -173,6 +181,12 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
       events.push({ event: eventName, ...ids, reason: v.reason });
     }
   }
+  // Nudge, reconcile, attention: never destructive, so neither the breaker nor a replacement's cap holds them.
+  if (opts.nowMs !== undefined) {
+    const c = planControls(inFlight, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    events.push(...c.events);
+    actions.push(...c.actions);
+  }
   return { events, actions, stalls, isMassStall };
 }
 
@@ -192,17 +206,22 @@ function decide(
   if (isMassStall) return { ...base, actionTaken: 'held:mass_stall' };
   if (opts.isLagged) return { ...base, actionTaken: 'held:self_lag' };
   if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: 'held:unconfirmed_read' };
-  const make = (kind: ActionKind, attempt: number, recovery?: string): StallDecision & { action?: IntendedAction } => {
+  const make = (kind: ActionKind, attempt: number, recovery?: string, mode?: RecoveryMode): StallDecision & { action?: IntendedAction } => {
     const key = actionKey(opts.epicId, v.taskId, kind);
     if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key)) return { ...base, actionTaken: 'held:unconfirmed_read' };
+    // A resume is a redispatch that keeps the session: same key, same cap; it is named in action_taken.
+    const taken = mode === 'resume' ? 'redispatch:resume' : kind;
     return {
       ...base,
-      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+      actionTaken: opts.isReadOnly ? `dry_run:${taken}` : taken,
       recoveryTaskId: recovery,
-      action: { kind, key, task, verdict: v, attempt, recoveryTaskId: recovery },
+      action: { kind, key, task, verdict: v, attempt, recoveryTaskId: recovery, ...(mode ? { mode } : {}) },
     };
   };
   if (opts.strategy === 'cancel') return make('cancel', count + 1);
-  if (count < opts.maxRedispatches) return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1));
+  if (count < opts.maxRedispatches) {
+    const mode = recoveryModeOf(v, task, history, opts.controls ?? DEFAULT_CONTROLS);
+    return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1), mode);
+  }
   return make('escalate', count + 1);
 }

@@ -33,7 +33,7 @@ function outcomeCounts(history: History) {
     if (e !== OUTCOME_EVENT_OF[r.started.action]) continue;
     if (r.started.action === 'redispatch') redispatched++;
     else if (r.started.action === 'escalate') escalated++;
-    else cancelled++;
+    else if (r.started.action === 'cancel') cancelled++;
   }
   return { redispatched, cancelled, escalated };
 }

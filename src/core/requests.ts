@@ -35,6 +35,12 @@ export function answerOf(r: RequestRecord, rows: ReadonlyMap<string, Task>, ack:
   if (ack) return { how: 'ack', byTaskId: ack.taskId };
   const row = rows.get(r.rowTaskId);
   if (r.kind === 'cancel') return row?.statusClass === 'terminal' ? { how: 'terminal', byTaskId: r.rowTaskId } : undefined;
+  if (r.kind === 'nudge') return row?.statusClass === 'terminal' ? { how: 'terminal', byTaskId: r.rowTaskId } : row && isRowReused(row, r) ? { how: 'row_reused', byTaskId: r.rowTaskId } : undefined;
+  if (r.kind === 'reconcile') {
+    // The owner made the row say something else (its status, or the agent it names).
+    if (row && r.was.status !== undefined && row.status !== r.was.status) return { how: 'resolved', byTaskId: r.rowTaskId };
+    return row && isRowReused(row, r) ? { how: 'row_reused', byTaskId: r.rowTaskId } : undefined;
+  }
   if (r.recoveryTaskId && rows.has(r.recoveryTaskId)) return { how: 'row', byTaskId: r.recoveryTaskId };
   if (row && isRowReused(row, r)) return { how: 'row_reused', byTaskId: r.rowTaskId };
   return undefined;

@@ -32,6 +32,18 @@ describe('claude-team adapter', () => {
     expect(JSON.parse(messages[1]!.text)).toMatchObject({ type: 'shutdown_request', requestId: 'PROJ-1000:t1:cancel', from: 'team-lead', reason: 'test stall' });
   });
 
+  it('nudges a teammate between turns with a plain message in its inbox, once; its marker says so after', async () => {
+    const { adapter, req, read } = await setup({ inbox: EXISTING });
+    const nudge = { ...req, key: 'PROJ-1000:t1:nudge', message: 'Your turn ended, but PROJ-1001 is still in progress.', route: 'inbox' as const };
+    expect(await adapter.nudgeMarker(nudge)).toBe('absent');
+    expect(await adapter.nudge(nudge)).toMatchObject({ ok: true, kind: 'nudge', wasAlreadyDone: false });
+    expect(await adapter.nudge(nudge)).toMatchObject({ ok: true, wasAlreadyDone: true });
+    const messages = await read();
+    expect(messages).toHaveLength(2);
+    expect(messages[1]).toMatchObject({ from: 'team-lead', read: false, text: 'Your turn ended, but PROJ-1001 is still in progress. [dispatch-watchdog PROJ-1000:t1:nudge]' });
+    expect(await adapter.nudgeMarker(nudge)).toBe('done');
+  });
+
   it('waits for a held lock, then writes, and leaves no lock behind', async () => {
     const { adapter, req, inboxes, read } = await setup({ inbox: EXISTING });
     const lock = path.join(inboxes, 'worker-1.json.lock');

@@ -70,11 +70,24 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
     expect(body).toContain('$ARGUMENTS');
   });
 
-  it('says how to stop an agent and launch its replacement with the prompt from the request', () => {
-    expect(body).toContain('SendMessage(to="<agent_name or agent_id>", message={"type": "shutdown_request", "reason": "<reason>"})');
+  it('says how to stop an agent and launch its replacement with the prompt from the request, with Claude Code 2.1.197\'s real tools', () => {
+    expect(body).toContain('TaskStop(task_id="<agent_id>")');
+    // SendMessage's message is a string (an object is an InputValidationError), for teammates only.
+    expect(body).toContain('SendMessage(to="<agent_name>", message="Stop working on <ticket_id> now: <reason>")');
+    expect(body).not.toMatch(/message=\{/);
     expect(body).toContain('prompt=<the request\'s prompt, verbatim>');
     expect(body).toContain('run_in_background: true');
     expect(body).toContain('task_id: <recovery_task_id>');
+  });
+
+  it('tells a -p lead to run next in the foreground, and what a failed notification of next means', () => {
+    expect(body).toMatch(/\*\*`claude -p` lead\*\*[\s\S]*?\*\*foreground\*\*/);
+    expect(body).toContain('**Exits 10–13 are not failures.**');
+  });
+
+  it('carries out each request kind', () => {
+    for (const kind of ['cancel', 'redispatch', 'resume', 'nudge', 'reconcile']) expect(body).toContain(`**\`${kind}\`**`);
+    expect(body).toContain('claude --resume <session_id> -p "<resume_prompt>"');
   });
 });
 

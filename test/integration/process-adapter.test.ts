@@ -98,7 +98,11 @@ describe('process adapter: redispatch', () => {
       delete process.env.LINEAR_API_KEY;
     });
     expect(outcome).toMatchObject({ ok: true, pid: expect.any(Number) });
-    const [line] = await waitFor('the agent to start', async () => (await fs.readFile(out, 'utf8').catch(() => undefined))?.split('\n').map((l) => l && JSON.parse(l)));
+    // A whole line, not the moment the agent has created its file and not yet written to it.
+    const [line] = await waitFor('the agent to start', async () => {
+      const t = await fs.readFile(out, 'utf8').catch(() => undefined);
+      return t?.endsWith('\n') ? t.split('\n').map((l) => l && JSON.parse(l)) : undefined;
+    });
     expect(line).toEqual({ argv: ['t1-r1', 'PROJ-1001', '1', 'PROJ-1000', 't1'], key: 'PROJ-1000:t1:redispatch', hasLinearKey: false });
     const log = path.join(dir, 'epics/PROJ-1000/agents/t1-r1.log');
     expect(await waitFor('the log', async () => (await fs.readFile(log, 'utf8')).includes('fake agent stderr') || undefined)).toBe(true);

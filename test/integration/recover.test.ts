@@ -45,6 +45,8 @@ function blindAdapter(): AgentAdapter & { calls: number } {
     redispatchMarker: unknown,
     cancel: async () => { adapter.calls++; throw new Error('must not fire'); },
     redispatch: async () => { adapter.calls++; throw new Error('must not fire'); },
+    nudgeMarker: unknown,
+    nudge: async () => { adapter.calls++; throw new Error('must not fire'); },
   };
   return adapter;
 }

@@ -113,7 +113,7 @@ describe('a pending request keeps the loop watching', () => {
     expect(requestJson(dir, key, 'cancel')).toMatchObject({ key, kind: 'cancel', answer_by: '2026-04-02T10:03:01Z', how_to_answer: expect.stringContaining(`dispatch-watchdog ack ${key}`) });
 
     expect(await cli(['ack', `${EPIC}:t9:cancel`, '--state-dir', dir], clock)).toMatchObject({ code: 2, stderr: expect.stringContaining(`no request with key ${EPIC}:t9:cancel`) });
-    expect(await cli(['ack', 'nonsense', '--state-dir', dir], clock)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not of the form <epic>:<task_id>:<cancel|redispatch>') });
+    expect(await cli(['ack', 'nonsense', '--state-dir', dir], clock)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not of the form <epic>:<task_id>:<cancel|redispatch|nudge|reconcile>') });
     expect(await cli(['ack', key, '--state-dir', dir], clock)).toEqual({ code: 0, stdout: `${key}: answered; the watchdog records it at its next check.\n`, stderr: '' });
     expect(await cli(['ack', key, '--state-dir', dir], clock)).toMatchObject({ code: 0, stdout: `${key}: already acknowledged; the watchdog records it at its next check.\n` });
     await s.advance(10 * S);

@@ -1,11 +1,13 @@
 // The agent-control port (DESIGN §8): every adapter stops an agent and launches its replacement,
 // keyed by the executor's idempotency key, and tells from its markers whether a step already ran.
 import type { WatchdogConfig } from '../../contracts/config.js';
-import type { AdapterName, AdapterOp } from '../../contracts/vocabulary.js';
+import type { AdapterName, AdapterOp, RecoveryMode, TransportCause } from '../../contracts/vocabulary.js';
 import type { Task } from '../../contracts/state-file.js';
 import type { Clock } from '../../deps.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { ProcessIdentity } from '../../sys/proc-identity.js';
+import type { Request } from '../../contracts/request.js';
+import type { NudgeRoute } from '../../core/plan-controls.js';
 
 export { readProcessIdentity, type ProcessIdentity } from '../../sys/proc-identity.js';
 
@@ -67,6 +69,8 @@ export interface CancelRequest {
   expectedProcess?: ProcessIdentity;
   /** Why, for humans (inbox message, request file). */
   reason?: string;
+  /** More fields for a request file (a reconcile's disagreement, a nudge's message). */
+  requestFields?: Partial<Request>;
 }
 
 /** Launch the replacement of `task` with only the remaining work. */
@@ -75,8 +79,20 @@ export interface RedispatchRequest extends Omit<CancelRequest, 'expectedProcess'
   recoveryTaskId: string;
   /** Absolute path of the recovery checkpoint (already written). */
   checkpointPath: string;
-  /** The full recovery prompt (renderRecoveryPrompt). */
+  /** What the launched agent is told: the full recovery prompt (renderRecoveryPrompt), or for a resume the short resume prompt. */
   prompt: string;
+  /** fresh (default): a new agent; resume: the stalled agent's own session (`{session_id}`), continued with `prompt`. */
+  mode?: RecoveryMode;
+  /** resume only: the fresh recovery prompt, for an orchestrator that cannot resume this agent. */
+  fallbackPrompt?: string;
+  /** resume only: why the context is sound. */
+  transportCause?: TransportCause;
+}
+
+/** Send one nudge to an agent between turns (core/plan-controls.ts): `message` verbatim, by `route`. */
+export interface NudgeRequest extends CancelRequest {
+  message: string;
+  route: NudgeRoute;
 }
 
 /** An agent-control adapter. Each operation checks its own marker first, so calling it twice fires once. */
@@ -86,6 +102,8 @@ export interface AgentAdapter {
   cancelMarker(req: CancelRequest): Promise<MarkerState>;
   redispatch(req: RedispatchRequest): Promise<RedispatchOutcome>;
   redispatchMarker(req: RedispatchRequest): Promise<MarkerState>;
+  nudge(req: NudgeRequest): Promise<ActionOutcome>;
+  nudgeMarker(req: CancelRequest): Promise<MarkerState>;
 }
 
 /** The `agents` section of watchdog.config.yaml. */

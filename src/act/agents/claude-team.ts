@@ -8,7 +8,7 @@ import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { acquireLocks } from './inbox-lock.js';
-import { requestMarker, writeRequest } from './mailbox.js';
+import { launchKindOf, requestMarker, writeNudgeRequest, writeRequest } from './mailbox.js';
 import { failed, ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
 
@@ -71,6 +71,54 @@ export function hasShutdownRequest(messages: readonly unknown[], requestId: stri
 
 const exists = (f: string) => fs.access(f).then(() => true, () => false);
 
+const nudgeReceipt = (req: CancelRequest) => stepFile(path.join(req.paths.epicDir(req.epicId), 'inbox-sent'), req.key, 'nudge');
+const nudgeTag = (key: string) => `[dispatch-watchdog ${key}]`;
+const hasNudge = (messages: readonly unknown[], key: string) => messages.some((m) => String((m as { text?: unknown } | null)?.text ?? '').endsWith(nudgeTag(key)));
+
+/** One message for the teammate's inbox: what it is (for the outcome), its receipt, how to find it, how to make it. */
+interface InboxMessage {
+  op: 'cancel' | 'nudge';
+  what: string;
+  receipt: string;
+  isThere: (messages: readonly unknown[]) => boolean;
+  make: (nowIso: string) => Record<string, unknown>;
+}
+
+/** Append one message to the teammate's inbox under its lock, once (its receipt, or the message found there, says it was sent). */
+async function appendOnce(teamsDir: string, req: CancelRequest, m: InboxMessage, deps: AdapterDeps, lockOpts: Parameters<typeof acquireLocks>[1]) {
+  const { op, what } = m;
+  const target = inboxTarget(teamsDir, req);
+  if (typeof target === 'string') return failed(op, 'claude-team', 'missing_target', target);
+  if (await exists(m.receipt)) return succeeded(op, 'claude-team', `${what} was already sent.`, { wasAlreadyDone: true, markerPath: target.file });
+  if (!(await exists(path.dirname(target.dir)))) {
+    return failed(op, 'claude-team', 'missing_target', `no team directory ${path.dirname(target.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
+  }
+  let sent: boolean;
+  try {
+    await fs.mkdir(target.dir, { recursive: true });
+    const lock = await acquireLocks(target.locks, lockOpts);
+    if (!lock.ok) return failed(op, 'claude-team', 'lock_held', `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target.file });
+    try {
+      const messages = await readInbox(target.file);
+      if (!messages) return failed(op, 'claude-team', 'inbox_invalid', `${target.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target.file });
+      sent = !m.isThere(messages);
+      if (sent) {
+        messages.push(m.make(msToIso(deps.clock.nowMs())));
+        const mode = (await fs.stat(target.file).catch(() => undefined))?.mode;
+        await writeFileAtomic(target.file, JSON.stringify(messages, null, 2), { mode: mode === undefined ? undefined : mode & 0o777 });
+      }
+    } finally {
+      await lock.release();
+    }
+    await createFileExclusive(m.receipt, JSON.stringify({ key: req.key, inbox: target.file }) + '\n');
+  } catch (e) {
+    return ioFailure(op, 'claude-team', `writing to ${target.file}`, e, target.file);
+  }
+  return sent
+    ? succeeded(op, 'claude-team', `${what} appended to ${target.file}.`, { markerPath: target.file })
+    : succeeded(op, 'claude-team', `${target.file} already holds ${what}; not sent again.`, { wasAlreadyDone: true, markerPath: target.file });
+}
+
 /** The claude-team adapter. */
 export function createClaudeTeamAdapter(agents: AgentsConfig, deps: AdapterDeps, opts: ClaudeTeamOptions = {}): AgentAdapter {
   const home = deps.homeDir ?? os.homedir();
@@ -78,42 +126,15 @@ export function createClaudeTeamAdapter(agents: AgentsConfig, deps: AdapterDeps,
   const lockOpts = { clock: deps.clock, waitMs: opts.lockWaitMs, staleMs: opts.lockStaleMs };
   return {
     name: 'claude-team',
-    async cancel(req) {
-      const target = inboxTarget(teamsDir, req);
-      if (typeof target === 'string') return failed('cancel', 'claude-team', 'missing_target', target);
-      const receipt = receiptFile(req);
-      if (await exists(receipt)) return succeeded('cancel', 'claude-team', `shutdown_request ${req.key} was already sent.`, { wasAlreadyDone: true, markerPath: target.file });
-      if (!(await exists(path.dirname(target.dir)))) {
-        return failed('cancel', 'claude-team', 'missing_target', `no team directory ${path.dirname(target.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
-      }
-      let sent: boolean;
-      try {
-        await fs.mkdir(target.dir, { recursive: true });
-        const lock = await acquireLocks(target.locks, lockOpts);
-        if (!lock.ok) return failed('cancel', 'claude-team', 'lock_held', `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target.file });
-        try {
-          const messages = await readInbox(target.file);
-          if (!messages) return failed('cancel', 'claude-team', 'inbox_invalid', `${target.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target.file });
-          sent = !hasShutdownRequest(messages, req.key);
-          if (sent) {
-            const now = msToIso(deps.clock.nowMs());
-            const reason = req.reason ?? 'dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.';
-            const text = JSON.stringify({ type: 'shutdown_request', requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-            messages.push({ from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: 'Stall recovery: shutdown requested' });
-            const mode = (await fs.stat(target.file).catch(() => undefined))?.mode;
-            await writeFileAtomic(target.file, JSON.stringify(messages, null, 2), { mode: mode === undefined ? undefined : mode & 0o777 });
-          }
-        } finally {
-          await lock.release();
-        }
-        await createFileExclusive(receipt, JSON.stringify({ key: req.key, inbox: target.file }) + '\n');
-      } catch (e) {
-        return ioFailure('cancel', 'claude-team', `writing to ${target.file}`, e, target.file);
-      }
-      return sent
-        ? succeeded('cancel', 'claude-team', `shutdown_request ${req.key} appended to ${target.file}.`, { markerPath: target.file })
-        : succeeded('cancel', 'claude-team', `${target.file} already holds shutdown_request ${req.key}; not sent again.`, { wasAlreadyDone: true, markerPath: target.file });
-    },
+    cancel: (req) =>
+      appendOnce(teamsDir, req, {
+        op: 'cancel', what: `shutdown_request ${req.key}`, receipt: receiptFile(req), isThere: (m) => hasShutdownRequest(m, req.key),
+        make: (now) => {
+          const reason = req.reason ?? 'dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.';
+          const text = JSON.stringify({ type: 'shutdown_request', requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+          return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: 'Stall recovery: shutdown requested' };
+        },
+      }, deps, lockOpts),
     async cancelMarker(req): Promise<MarkerState> {
       if (await exists(receiptFile(req))) return 'done';
       const target = inboxTarget(teamsDir, req);
@@ -125,7 +146,22 @@ export function createClaudeTeamAdapter(agents: AgentsConfig, deps: AdapterDeps,
         return 'unknown';
       }
     },
-    redispatch: (req) => writeRequest(req, 'redispatch', deps, 'claude-team'),
-    redispatchMarker: (req) => requestMarker(req, 'redispatch'),
+    redispatch: (req) => writeRequest(req, launchKindOf(req), deps, 'claude-team'),
+    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
+    // A plain message in the teammate's inbox, read between its turns, tagged with its key (its marker).
+    nudge: (req) =>
+      req.route === 'inbox'
+        ? appendOnce(teamsDir, req, {
+            op: 'nudge', what: `nudge ${req.key}`, receipt: nudgeReceipt(req), isThere: (m) => hasNudge(m, req.key),
+            make: (now) => ({ from: SHUTDOWN_SENDER, text: `${req.message} ${nudgeTag(req.key)}`, timestamp: now, read: false, summary: 'Your ticket is still in progress' }),
+          }, deps, lockOpts)
+        : writeNudgeRequest(req, deps, 'claude-team'),
+    async nudgeMarker(req): Promise<MarkerState> {
+      if ((await exists(nudgeReceipt(req))) || (await requestMarker(req, 'nudge')) === 'done') return 'done';
+      const target = inboxTarget(teamsDir, req);
+      if (typeof target === 'string') return 'absent';
+      const messages = await readInbox(target.file).catch(() => undefined);
+      return messages === undefined ? 'unknown' : hasNudge(messages, req.key) ? 'done' : 'absent';
+    },
   };
 }

@@ -11,7 +11,7 @@ import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
-import { agentFiles } from './process-launch.js';
+import { agentFiles, nudgeLaunchRequest } from './process-launch.js';
 import { runArgv } from './run-argv.js';
 import { stepFile } from './step-file.js';
 
@@ -37,13 +37,12 @@ export async function commandMarker(req: CancelRequest, op: AdapterOp): Promise<
 }
 
 /** Run the command of one step once per key. */
-async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, template: readonly string[] | undefined, timeoutMs: number, deps: AdapterDeps) {
+async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, template: readonly string[] | undefined, timeoutMs: number, deps: AdapterDeps, configKey = `agents.${op}_argv`) {
   const file = commandFile(req, op);
   const rel = req.paths.relative(file);
   const prior = await readStatus(file);
   if (prior === 'done') return succeeded(op, 'command', `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
   if (prior !== 'missing' && prior !== 'failed') return orphan(op, 'command', `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
-  const configKey = `agents.${op}_argv`;
   if (!template) return failed(op, 'command', 'not_configured', `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
   let promptFile: string | undefined;
   if ('prompt' in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
@@ -92,7 +91,10 @@ export function createCommandAdapter(agents: AgentsConfig, deps: AdapterDeps): A
     name: 'command',
     cancel: (req) => runStep('cancel', req, agents.cancel_argv, timeoutMs, deps),
     cancelMarker: (req) => commandMarker(req, 'cancel'),
-    redispatch: (req) => runStep('redispatch', req, agents.redispatch_argv, timeoutMs, deps),
+    redispatch: (req) =>
+      req.mode === 'resume' ? runStep('redispatch', req, agents.resume_argv, timeoutMs, deps, 'agents.resume_argv') : runStep('redispatch', req, agents.redispatch_argv, timeoutMs, deps),
     redispatchMarker: (req) => commandMarker(req, 'redispatch'),
+    nudge: (req) => runStep('nudge', nudgeLaunchRequest(req), agents.resume_argv, timeoutMs, deps, 'agents.resume_argv'),
+    nudgeMarker: (req) => commandMarker(req, 'nudge'),
   };
 }

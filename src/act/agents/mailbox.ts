@@ -5,7 +5,8 @@ import { howToAnswer } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
-import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
+import type { AdapterOp } from '../../contracts/vocabulary.js';
+import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, NudgeRequest, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
 
@@ -28,6 +29,14 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   if (kind === 'redispatch' && 'prompt' in req) {
     Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
   }
+  if (kind === 'resume' && 'prompt' in req) {
+    // `prompt` keeps its meaning (a fresh agent's prompt): the fallback when the session cannot be resumed.
+    Object.assign(out, {
+      redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath,
+      prompt: req.fallbackPrompt ?? req.prompt, resume_prompt: req.prompt, transport_cause: req.transportCause,
+    });
+  }
+  if (req.requestFields) Object.assign(out, req.requestFields);
   if (deadlineMs !== undefined) {
     out.answer_by = msToIso(nowMs + deadlineMs);
     out.how_to_answer = howToAnswer(kind, out);
@@ -65,12 +74,24 @@ export async function writeRequest(req: CancelRequest | RedispatchRequest, kind:
     const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + '\n');
     const answerBy = created ? request.answer_by : ((await answerByOf(file)) ?? request.answer_by);
     const lifecycle = { markerPath: file, requestPath: rel, answerBy };
+    const op = opOf(kind);
     return created
-      ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle)
-      : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
+      ? succeeded(op, adapter, `${kind} request written to ${rel}.`, lifecycle)
+      : succeeded(op, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
   } catch (e) {
-    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
+    return ioFailure(opOf(kind), adapter, `writing ${rel}`, e, file);
   }
+}
+
+/** The adapter step a request kind carries out (a resume is a redispatch that keeps the session). */
+const opOf = (kind: MailboxRequest['kind']): AdapterOp => (kind === 'cancel' || kind === 'reconcile' ? 'cancel' : kind === 'nudge' ? 'nudge' : 'redispatch');
+
+/** The request kind of a redispatch: `resume` when it resumes the agent's own session. */
+export const launchKindOf = (req: RedispatchRequest): MailboxRequest['kind'] => (req.mode === 'resume' ? 'resume' : 'redispatch');
+
+/** A nudge for the orchestrator to send (mailbox, and claude-team's resume route). */
+export function writeNudgeRequest(req: NudgeRequest, deps: AdapterDeps, adapter: AgentAdapter['name'] = 'mailbox') {
+  return writeRequest({ ...req, requestFields: { ...req.requestFields, route: req.route, message: req.message } }, 'nudge', deps, adapter);
 }
 
 /** The mailbox adapter: request files are both the side effect and its marker. */
@@ -79,7 +100,9 @@ export function createMailboxAdapter(deps: AdapterDeps): AgentAdapter {
     name: 'mailbox',
     cancel: (req) => writeRequest(req, 'cancel', deps),
     cancelMarker: (req) => requestMarker(req, 'cancel'),
-    redispatch: (req) => writeRequest(req, 'redispatch', deps),
-    redispatchMarker: (req) => requestMarker(req, 'redispatch'),
+    redispatch: (req) => writeRequest(req, launchKindOf(req), deps),
+    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
+    nudge: (req) => writeNudgeRequest(req, deps),
+    nudgeMarker: (req) => requestMarker(req, 'nudge'),
   };
 }

@@ -23,7 +23,7 @@ export interface CreateAdapterOptions {
 /** Every problem with the `agents` config for this adapter and strategy (empty when it can run); `locate` adds file:line. */
 export function validateAgentsConfig(name: AdapterName, agents: AgentsConfig = {}, strategy?: Strategy, locate?: Locate): InputError[] {
   const errors: InputError[] = [];
-  for (const key of ['cancel_argv', 'redispatch_argv'] as const) {
+  for (const key of ['cancel_argv', 'redispatch_argv', 'resume_argv'] as const) {
     const argv = agents[key];
     const err = argv && validateArgvTemplate(argv, `agents.${key}`, locate);
     if (err) errors.push(err);

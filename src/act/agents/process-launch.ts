@@ -10,7 +10,7 @@ import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, ensureDir, FILE_MODE, writeFileAtomic } from '../../files/atomic-write.js';
 import { crashPoint } from '../../sys/crash-point.js';
 import type { StatePaths } from '../../files/paths.js';
-import type { AdapterDeps, MarkerState, RedispatchOutcome, RedispatchRequest } from './adapter.js';
+import type { AdapterDeps, MarkerState, NudgeRequest, RedispatchOutcome, RedispatchRequest } from './adapter.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { findProcessesWithEnv, readProcessIdentity } from '../../sys/proc-identity.js';
@@ -20,6 +20,11 @@ import { stepFile } from './step-file.js';
 export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
   const dir = path.join(paths.epicDir(epicId), 'agents');
   return { promptFile: path.join(dir, `${recoveryTaskId}.prompt.md`), logFile: path.join(dir, `${recoveryTaskId}.log`) };
+}
+
+/** A nudge by resume (process and command adapters): the session resumed with the nudge as its prompt, launched once per nudge key. */
+export function nudgeLaunchRequest(req: NudgeRequest): RedispatchRequest {
+  return { ...req, attempt: 1, recoveryTaskId: `${req.task.taskId}-nudge`, checkpointPath: '', prompt: req.message, mode: 'resume' };
 }
 
 /** The launch marker of a redispatch key. */
@@ -95,13 +100,15 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   if (rec === 'unreadable' || (typeof rec === 'object' && rec.status === 'launching')) {
     return orphan('redispatch', adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
   }
+  const configKey = req.mode === 'resume' ? 'agents.resume_argv' : 'agents.redispatch_argv';
   if (!template) {
-    return failed('redispatch', adapter, 'not_configured', `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
+    const example = req.mode === 'resume' ? '["claude", "--resume", "{session_id}", "-p", "{prompt}"]' : '["claude", "-p", "{prompt}"]';
+    return failed('redispatch', adapter, 'not_configured', `${configKey} is not set: the ${adapter} adapter launches ${req.mode === 'resume' ? 'resumes' : 'replacements'} from it. Add e.g. ${example} to watchdog.config.yaml.`);
   }
   const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
   const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
   if (!expanded.ok) {
-    return failed('redispatch', adapter, 'missing_target', `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
+    return failed('redispatch', adapter, 'missing_target', `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
   }
   const base: LaunchRecord = {
     key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],

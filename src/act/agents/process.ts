@@ -4,7 +4,7 @@
 import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
 import { failed, succeeded } from './outcome.js';
-import { launchMarker, launchReplacement } from './process-launch.js';
+import { launchMarker, launchReplacement, nudgeLaunchRequest } from './process-launch.js';
 import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
 
@@ -123,7 +123,9 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
       const v = await verifyTarget(pid, known, tolerance);
       return v.kind === 'match' ? 'absent' : v.kind === 'unknown' ? 'unknown' : 'done';
     },
-    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
+    redispatch: (req) => launchReplacement(req, req.mode === 'resume' ? agents.resume_argv : agents.redispatch_argv, deps),
     redispatchMarker: (req) => launchMarker(req),
+    nudge: async (req) => ({ ...(await launchReplacement(nudgeLaunchRequest(req), agents.resume_argv, deps)), kind: 'nudge' }),
+    nudgeMarker: (req) => launchMarker(nudgeLaunchRequest({ ...req, message: '', route: 'resume' })),
   };
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { InternalError } from '../../contracts/errors.js';
 import type { AdapterOp } from '../../contracts/vocabulary.js';
+import type { RequestKind } from '../../contracts/request.js';
 
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 /** Room for `.redispatch.json` within the usual 255-byte file-name limit. */
@@ -20,6 +21,6 @@ export function keyToFileName(key: string): string {
 }
 
 /** The marker of one step of one key: `<dir>/<key-as-file-name>.<op>.json`; one key may cover a stop and a launch. */
-export function stepFile(dir: string, key: string, op: AdapterOp): string {
+export function stepFile(dir: string, key: string, op: AdapterOp | RequestKind): string {
   return path.join(dir, `${keyToFileName(key)}.${op}.json`);
 }

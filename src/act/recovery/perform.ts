@@ -10,7 +10,10 @@ import { stallReasonOf } from '../../core/assess.js';
 import { foldEvent } from '../../core/history.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
-import type { CancelRequest } from '../agents/adapter.js';
+import type { CancelRequest, RedispatchRequest } from '../agents/adapter.js';
+import { renderResumePrompt } from '../../core/controls.js';
+import { renderNudge } from '../../core/plan-controls.js';
+import { writeRequest } from '../agents/mailbox.js';
 import { agentFiles } from '../agents/process-launch.js';
 import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,13 +52,15 @@ export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSecond
 
 function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
   const t = spec.task;
+  // A nudge or a reconcile is about a row and an agent that disagree, not about a stall.
+  const reason = spec.kind === 'nudge' ? 'its turn ended while its row is still in progress' : spec.kind === 'reconcile' ? `the row and the agent disagree: ${spec.detail ?? spec.disagreement ?? ''}` : requestReason(spec);
   return {
     epicId: ctx.epicId,
     key: spec.key,
     task: t,
     paths: ctx.paths,
     expectedProcess: t.expectedProcess,
-    reason: requestReason(spec),
+    reason,
   };
 }
 
@@ -73,6 +78,14 @@ async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' 
   const request = step === 'cancel' && out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {};
   await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
   return true;
+}
+
+/** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */
+export function launchRequest(ctx: PerformerContext, spec: ActionSpec, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
+  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath };
+  if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
+  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
+  return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };
 }
 
 async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
@@ -93,16 +106,13 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   }
   // 2. Stop the stalled agent; never launch a second agent beside one we could not stop.
   if (!(await stopStep(ctx, spec, 'stop_before_redispatch'))) return;
-  // 3. Launch (or request) the replacement.
-  const out = await ctx.adapter.redispatch({
-    ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
-    checkpointPath, prompt: renderRecoveryPrompt(checkpoint, { checkpointPath }),
-  });
+  // 3. Launch (or request) the replacement: a fresh agent, or the stalled agent's own session resumed.
+  const out = await ctx.adapter.redispatch(launchRequest(ctx, spec, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
     event: 'redispatch', ...idsOf(task), key: spec.key, redispatch_attempt: spec.attempt, max_redispatches: ctx.maxRedispatches,
-    recovery_task_id: recoveryId, checkpoint_path: ctx.paths.relative(checkpointPath),
+    recovery_task_id: recoveryId, checkpoint_path: ctx.paths.relative(checkpointPath), ...(spec.mode === 'resume' ? { mode: 'resume' as const } : {}),
     remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail,
     ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
@@ -126,11 +136,37 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<v
   });
 }
 
+/** One nudge, by the adapter (its marker first); nothing is stopped. */
+async function nudgeStep(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+  const route = spec.route ?? 'resume';
+  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route });
+  if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
+  await journal(ctx, {
+    event: 'nudge_sent', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, route, detail: out.detail,
+    ...(out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {}),
+  });
+}
+
+/** A reconcile request for the row's owner, whatever the adapter (a question, never an action on the agent). */
+async function reconcileStep(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+  const disagreement = spec.disagreement ?? 'agent_finished';
+  const detail = spec.detail ?? `row ${spec.task.rowTaskId ?? spec.task.taskId} says "${spec.task.status}", the agent's own record disagrees`;
+  const req = { ...cancelRequest(ctx, spec), requestFields: { disagreement, what_disagrees: detail, row_status: spec.task.status } };
+  const out = await writeRequest(req, 'reconcile', { clock: ctx.clock, requestDeadlineMs: ctx.requestDeadlineMs }, ctx.adapter.name);
+  if (!out.ok || !out.requestPath) return fail(ctx, spec, `reconcile request failed: ${out.detail}`, out.retryable);
+  await journal(ctx, {
+    event: 'reconcile_requested', ...idsOf(spec.task), key: spec.key, disagreement, detail, row_status: spec.task.status,
+    request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}),
+  });
+}
+
 /** Run (or resume) the steps of a started action. Each step checks its marker first. */
 export async function runSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
   try {
     if (spec.kind === 'cancel') await stopStep(ctx, spec, 'cancel');
     else if (spec.kind === 'redispatch') await redispatchSteps(ctx, spec);
+    else if (spec.kind === 'nudge') await nudgeStep(ctx, spec);
+    else if (spec.kind === 'reconcile') await reconcileStep(ctx, spec);
     else await escalateSteps(ctx, spec);
   } catch (e) {
     const retryable = e instanceof ActionError ? e.isRetryable : true;
@@ -166,6 +202,9 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
       const spec: ActionSpec = {
         kind: action.kind, key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
         stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
+        ...(action.mode === 'resume' ? { mode: 'resume' as const, ...(v.transportCause ? { transportCause: v.transportCause } : {}) } : {}),
+        ...(action.route ? { route: action.route } : {}),
+        ...(action.kind === 'reconcile' && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}),
       };
       const proc = action.task.expectedProcess;
       await journal(ctx, {
@@ -175,6 +214,10 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
         stall_reason: spec.stallReason, idle_seconds: spec.idleSeconds,
         ...(action.task.sessionId ? { session_id: action.task.sessionId } : {}),
         ...(action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}),
+        ...(spec.mode === 'resume' ? { mode: 'resume' as const, ...(spec.transportCause ? { transport_cause: spec.transportCause } : {}) } : {}),
+        ...(spec.route ? { route: spec.route } : {}),
+        ...(spec.disagreement ? { disagreement: spec.disagreement } : {}),
+        ...(spec.detail ? { detail: spec.detail } : {}),
       });
       if (action.kind !== 'escalate') return runSteps(ctx, spec);
       // The key is started, so no later check re-fires it while it runs; its outcome is journaled

@@ -9,6 +9,7 @@ import type { MarkerState } from '../agents/adapter.js';
 import { checkpointMarker, readCheckpoint, renderRecoveryPrompt } from './checkpoint.js';
 import { findFrictionNote, writeOrphanNote, ORPHANS_LIST_ALL_UP_TO, ORPHANS_SHOWN_WHEN_MANY, type OrphanAction } from '../friction/friction.js';
 import { runSteps } from './perform.js';
+import { requestMarker } from '../agents/mailbox.js';
 import { retryFailedTrackers } from './retry-tracker.js';
 import { specFromRecord, type ActionSpec, type PerformerContext } from './spec.js';
 
@@ -35,8 +36,10 @@ export async function classifyAction(ctx: PerformerContext, spec: ActionSpec): P
     const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
     const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
     const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : '';
-    markers.push(['launch', await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt })]);
+    markers.push(['launch', await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt, ...(spec.mode ? { mode: spec.mode } : {}) })]);
   }
+  if (spec.kind === 'nudge') markers.push(['nudge', await ctx.adapter.nudgeMarker(req)]);
+  if (spec.kind === 'reconcile') markers.push(['reconcile request', await requestMarker(req, 'reconcile')]);
   if (spec.kind === 'escalate') {
     // Moving to Blocked and commenting are idempotent by key; the note is written once per attempt.
     const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);

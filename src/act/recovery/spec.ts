@@ -9,6 +9,8 @@ import type { DispatchLog } from '../../journal/dispatch-log.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { StallReason } from '../../contracts/vocabulary.js';
 import type { Observation } from '../../observe/parse/observation.js';
+import type { DisagreementKind, RecoveryMode, TransportCause } from '../../contracts/vocabulary.js';
+import type { NudgeRoute } from '../../core/plan-controls.js';
 import type { AgentAdapter } from '../agents/adapter.js';
 import type { LinearRetryOptions } from '../tracker/linear-retry.js';
 
@@ -22,6 +24,14 @@ export interface ActionSpec {
   stallReason: StallReason;
   idleSeconds: number;
   observation?: Observation;
+  /** redispatch: fresh (default) or resume. */
+  mode?: RecoveryMode;
+  transportCause?: TransportCause;
+  /** nudge: where it lands. */
+  route?: NudgeRoute;
+  /** reconcile: how the row and the agent disagree, in a word and in words. */
+  disagreement?: DisagreementKind;
+  detail?: string;
 }
 
 export interface PerformerContext {
@@ -32,6 +42,8 @@ export interface PerformerContext {
   adapter: AgentAdapter;
   clock: Clock;
   maxRedispatches: number;
+  /** How long a request file written by the executor itself (reconcile) may stay unanswered. */
+  requestDeadlineMs?: number;
   tracker: TrackerSettings;
 }
 
@@ -66,6 +78,11 @@ export function specFromRecord(rec: ActionRecord, wave: Wave | undefined): Actio
     recoveryTaskId: e.recovery_task_id,
     stallReason: e.stall_reason ?? 'inactivity',
     idleSeconds: e.idle_seconds ?? 0,
+    ...(e.mode ? { mode: e.mode } : {}),
+    ...(e.transport_cause ? { transportCause: e.transport_cause } : {}),
+    ...(e.route ? { route: e.route } : {}),
+    ...(e.disagreement ? { disagreement: e.disagreement } : {}),
+    ...(e.detail ? { detail: e.detail } : {}),
   };
 }
 
