@@ -23048,7 +23048,22 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) c.childAgentId = agentId;
+  for (const c of known) {
+    c.childAgentId = agentId;
+    noteChildCall(c, data, atMs);
+  }
+}
+function noteChildCall(call, data, atMs) {
+  const m = isRec(data.message) ? data.message : {};
+  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  for (const b of content) {
+    if (!isRec(b)) continue;
+    if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
+      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
+    } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
+      call.childCall = { ...call.childCall, isOpen: false };
+    }
+  }
 }
 var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
@@ -24234,6 +24249,8 @@ function observeTranscript(state, facts = {}, children = []) {
   const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
     if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
+    if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
     return part2;
   }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;

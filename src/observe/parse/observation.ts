@@ -25,6 +25,8 @@ export interface ToolCall {
   isBackground?: boolean;
   /** A `Task`/`Agent` call: the subagent its progress lines name. */
   childAgentId?: string;
+  /** A `Task`/`Agent` call: the subagent's own newest call, as its progress lines mirror it. */
+  childCall?: ToolCall;
   /** KillShell/TaskStop: the background shell or task it stops. */
   killsTaskId?: string;
   /** The source can tell whether the call returned (transcript, hooks); a row cannot. */

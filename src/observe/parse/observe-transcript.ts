@@ -99,6 +99,9 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
     if (unseenForeground.length > 0) part.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    // No child transcript, but its progress lines mirror its open call: that call holds the window.
+    const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
+    if (mirrored) part.lastTool = { ...mirrored, isOpenKnown: true };
     return part;
   }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part.finished;

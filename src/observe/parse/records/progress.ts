@@ -1,6 +1,8 @@
 // `type:"progress"`: lines Claude Code writes while a call runs (`data.type`: `bash_progress`,
 // `agent_progress`, `hook_progress`…). They rebuild a call a cold tail start cut off. Pure.
 import { openCall, trackTask, type TranscriptState } from '../transcript-state.js';
+import type { ToolCall } from '../observation.js';
+import { summarizeToolInput } from '../tool-input-summary.js';
 import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordContext, type RecordFamily } from './family.js';
 
 /** A call rebuilt from a progress line after a message that began in the tail: that message did not end what came before. */
@@ -41,7 +43,28 @@ function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isA
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) c.childAgentId = agentId;
+  for (const c of known) {
+    c.childAgentId = agentId;
+    noteChildCall(c, data, atMs);
+  }
+}
+
+/**
+ * The subagent's own newest call, as its `agent_progress` lines mirror it (2.1.3x): a tool_use
+ * opens it, its tool_result closes it. The parent waits on that call, so its window is the
+ * parent's too (issue 19 item 2: a subagent's open Bash, or its permission prompt).
+ */
+function noteChildCall(call: ToolCall, data: Rec, atMs: number | undefined): void {
+  const m = isRec(data.message) ? data.message : {};
+  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  for (const b of content) {
+    if (!isRec(b)) continue;
+    if (m.type === 'assistant' && b.type === 'tool_use' && typeof b.name === 'string') {
+      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
+    } else if (m.type === 'user' && b.type === 'tool_result' && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
+      call.childCall = { ...call.childCall, isOpen: false };
+    }
+  }
 }
 
 /** What each `data.type` sets; one without a row sets nothing. */
