@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'bad_config'
   | 'bad_flag'
   | 'no_wave'
+  | 'input_too_large'
   | 'state_changing'
   | 'unknown_request'
   | 'lock_held'

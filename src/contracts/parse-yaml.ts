@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { combineProblems, InputError, type ErrorLocation } from './errors.js';
 import { fastYaml } from './fast-yaml.js';
+import { checkNesting } from './input-limits.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InputError };
 
@@ -101,10 +102,15 @@ export interface ParseYamlOptions {
   file: string;
   /** Appended to a type error: what to do about it. */
   typeHint?: string;
+  /** The caller already ran checkNesting on this text. */
+  isNestingChecked?: boolean;
 }
 
 /** Parse `text` as one YAML document and validate it with `schema`. */
 export function parseYaml<S extends z.ZodType>(text: string, schema: S, opts: ParseYamlOptions): ParseResult<z.output<S>> {
+  // Bounded before any parser runs: a parser's recursion is no place to find out (issue 24 item 4).
+  const deep = opts.isNestingChecked ? undefined : checkNesting(text, opts.file);
+  if (deep) return { ok: false, error: deep };
   // Plain block YAML that validates takes the fast reader (same value, no positions); anything
   // else, and every failure, takes the full parser, whose positions the messages need.
   const fast = fastYaml(text);

@@ -3,7 +3,8 @@
 import * as z from 'zod';
 import { InputError } from './errors.js';
 import { SafeId } from './ids.js';
-import { parseYaml, type ParseResult } from './parse-yaml.js';
+import { checkNesting, countKeys, MAX_STATE_ROWS } from './input-limits.js';
+import { formatPath, issueMessage, parseYaml, valueAt, type ParseResult } from './parse-yaml.js';
 import { IsoTimestamp, isoToMs } from './time.js';
 
 const opt = <T extends z.ZodType>(t: T) => t.nullish();
@@ -202,20 +203,57 @@ function firstLongLine(text: string, max: number): number | undefined {
   return undefined;
 }
 
+/** A state file written as JSON (`JSON.stringify`, valid YAML) read by JSON.parse: one long line costs no YAML parser. */
+function parseJsonStateFile(text: string, fileName: string): ParseResult<Wave> | undefined {
+  if (!/^\s*\{/.test(text)) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined; // not JSON after all: YAML reads it (and says where it is wrong)
+  }
+  const r = StateFileSchema.safeParse(data);
+  if (r.success) return normalizeStateFile(r.data, fileName);
+  // One line holds every row: the field path is the position.
+  const issue = r.error.issues[0]!;
+  return {
+    ok: false,
+    error: new InputError('wrong_type', `${issueMessage(issue, valueAt(data, issue.path))}.`, {
+      location: { file: fileName, path: formatPath(issue.path) },
+      hint: 'Fix that field in the state file (docs/state-files.md lists every field and its type).',
+    }),
+  };
+}
+
 /** Parse and normalise the text of an epic state file. */
 export function parseStateFile(text: string, fileName: string): ParseResult<Wave> {
+  const deep = checkNesting(text, fileName);
+  if (deep) return { ok: false, error: deep };
+  const rows = countKeys(text, 'ticket_id');
+  if (rows > MAX_STATE_ROWS) {
+    return {
+      ok: false,
+      error: new InputError('input_too_large', `${rows} task rows (ticket_id keys), over the ${MAX_STATE_ROWS}-row limit; nothing was parsed.`, {
+        location: { file: fileName },
+        hint: `Dispatch at most ${MAX_STATE_ROWS} tasks per wave, or point --epic-id at the epic state file, not an export of many.`,
+      }),
+    };
+  }
+  const json = parseJsonStateFile(text, fileName);
+  if (json) return json;
   const long = firstLongLine(text, MAX_STATE_LINE_CHARS);
   if (long !== undefined) {
     return {
       ok: false,
       error: new InputError('unreadable_file', `line ${long} is longer than ${MAX_STATE_LINE_CHARS} characters.`, {
         location: { file: fileName, line: long },
-        hint: 'Keep each field short (last_output is an excerpt, not the whole output).',
+        hint: 'Keep each field short (last_output is an excerpt, not the whole output). A whole wave on one line is fine as valid JSON (JSON.stringify), which is read as JSON.',
       }),
     };
   }
   const parsed = parseYaml(text, StateFileSchema, {
     file: fileName,
+    isNestingChecked: true,
     typeHint: 'Fix that field in the state file (docs/state-files.md lists every field and its type).',
   });
   return parsed.ok ? normalizeStateFile(parsed.value, fileName) : parsed;
