@@ -135,10 +135,11 @@ describe('a watchdog started while the torn file rests', () => {
     const clock = new ManualClock(now);
     const full = shapeA(rowsAt(now));
     write(dir, cutBefore(full, marker));
-    // The writer pauses 1 s, then finishes: during the first check's wait for the file to rest.
+    // The writer pauses 1 s, then finishes: during the first check's wait for the file to rest
+    // (8 s here, so a loaded machine that freezes this process for seconds still sees the finish).
     const finish = setTimeout(() => write(dir, full), 1000);
     onTestFinished(() => clearTimeout(finish));
-    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, action: 'redispatch', timeout: 120, checkInterval: 10 }, { isNext: true, settle: { intervalMs: 100, maxWaitMs: 2000, restMs: 3000 } });
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, action: 'redispatch', timeout: 120, checkInterval: 10 }, { isNext: true, settle: { intervalMs: 100, maxWaitMs: 2000, restMs: 8000 } });
     onTestFinished(() => s.stop());
     expect(s.isDone(), s.out.join('')).toBe(false);
     expect(requests(dir)).toEqual([]);
