@@ -46,7 +46,7 @@ async function scene() {
   writeFileSync(
     path.join(dir, 'watchdog.config.yaml'),
     stringify({
-      agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'] },
+      agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'] },
       linear: { api_url: linear.url },
     }),
   );
