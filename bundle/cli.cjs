@@ -20639,10 +20639,10 @@ function checkNesting(text, file) {
     hint: "No state or config file nests this deep: the file is damaged or not what the watchdog reads. Write it again (docs/state-files.md shows each shape)."
   });
 }
-function countKeys(text, key2) {
+function countKeys(text, key3) {
   let n = 0;
-  for (let at = text.indexOf(key2); at >= 0; at = text.indexOf(key2, at + key2.length)) {
-    let k = at + key2.length;
+  for (let at = text.indexOf(key3); at >= 0; at = text.indexOf(key3, at + key3.length)) {
+    let k = at + key3.length;
     if (text[k] === '"' || text[k] === "'") k++;
     while (text[k] === " ") k++;
     if (text[k] === ":") n++;
