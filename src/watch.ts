@@ -22,6 +22,11 @@ import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
 
+/** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
+export function unwatchedLine(taskId: string, ticketId: string, reason: string): string {
+  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${reason}\n`;
+}
+
 export interface WatchDeps {
   clock: Clock;
   output: Output;
@@ -70,7 +75,14 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     !opts.isOnce && !opts.isJson && !next && !isReadOnly
       ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
       : undefined;
-  const live = view ? (e: DispatchEvent) => view.event(e) : undefined;
+  // A row that cannot be judged is never silent: its event goes to stderr too (once, when it changes).
+  const live = (e: DispatchEvent) => {
+    view?.event(e);
+    if (e.event === 'task_unknown' && !opts.isOnce) {
+      out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
+      view?.interrupt();
+    }
+  };
   // Take the lock before reading the log, so the history includes the previous holder's last line.
   const lock: HeldLock | undefined = isReadOnly
     ? undefined
@@ -108,8 +120,12 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
         await log?.append({ event: 'input_error', code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         return EXIT.input;
       }
-      // A request gone unanswered is as much a problem as a stall (DESIGN §8).
-      return r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered') ? EXIT.stall : EXIT.ok;
+      // A request gone unanswered is as much a problem as a stall (DESIGN §8); a row that cannot
+      // be judged is an agent nobody watches: never "all good".
+      const unwatched = r.verdicts.filter((v) => v.kind === 'unknown');
+      for (const v of unwatched) out.err(unwatchedLine(v.taskId, v.ticketId, v.reason));
+      if (r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered')) return EXIT.stall;
+      return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
     }
 
     // --dry-run journals nothing: the loop runs on the history as read, and prints each check instead.

@@ -6,6 +6,7 @@ import { EXEMPTION_NAMES, type DisagreementKind, type ExemptionName, type StallR
 import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
+import { didYouMean } from './did-you-mean.js';
 
 
 export interface Verdict {
@@ -47,6 +48,25 @@ const sec = (ms: number) => `${Math.round(ms / 1000)}s`;
  */
 export function stallReasonOf(v: Pick<Verdict, 'kind' | 'stallReason'>): StallReason {
   return v.stallReason ?? (v.kind === 'looping' ? 'looping' : 'inactivity');
+}
+
+/**
+ * Idle time said beside its window: a stall is strictly longer, so when whole seconds would read
+ * the same ("20s (window 20s)") the idle time keeps the decimals that show the difference.
+ */
+export function idleBeside(idleMs: number, windowMs: number): string {
+  if (Math.round(idleMs / 1000) > Math.round(windowMs / 1000) || idleMs <= windowMs) return sec(idleMs);
+  const one = (idleMs / 1000).toFixed(1);
+  return `${Number(one) > windowMs / 1000 ? one : (idleMs / 1000).toFixed(3)}s`;
+}
+
+/** The statuses a row may have (DESIGN §3), for "did you mean". */
+const KNOWN_STATUSES = ['in_progress', 'running', 'dispatched', 'completed', 'merged', 'failed', 'cancelled', 'timeout', 'blocked'];
+
+/** `in-progress` → `in_progress`: a near miss of a status we know. */
+export function statusGuess(status: string): string | undefined {
+  const norm = status.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
 }
 
 interface Window {
@@ -153,7 +173,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   if (task.statusClass === 'terminal') return verdict('terminal', `status "${task.status}" is terminal; not evaluated`);
   if (task.statusClass === 'blocked') return verdict('blocked', 'status is blocked');
   if (task.statusClass === 'unknown') {
-    return verdict('unknown', `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+    const guess = statusGuess(task.status);
+    const mean = guess ? `did you mean "${guess}"? ` : '';
+    return verdict('unknown', `status "${task.status}" is not one the watchdog knows (${mean}expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched`);
   }
 
   // A replacement the orchestrator was asked for and never started: a failed attempt (DESIGN §8).
@@ -217,9 +239,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const idleMs = Math.max(0, nowMs - since);
     const timing = { idleMs, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
     if (idleMs > window.effectiveTimeoutMs) {
-      return verdict('stalled', `never started: no activity in ${sec(idleMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing, stallReason: 'never_started' });
+      return verdict('stalled', `never started: no activity in ${idleBeside(idleMs, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing, stallReason: 'never_started' });
     }
-    return verdict('unknown', `no activity evidence yet: ${missingNote}`, { deadlineMs: timing.deadlineMs });
+    // Starting: judged from dispatched_at like a row with no source at all (a fresh replacement
+    // has no transcript for its first seconds), and said as such.
+    return verdict('healthy', `starting: dispatched ${sec(idleMs)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing);
   }
 
   // 5. A human has to answer. An interrupted agent whose process is gone waits for no one.
@@ -253,12 +277,12 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     }
     const why =
       stallReason === 'never_started'
-        ? `no activity since dispatch ${sec(idleMs)} ago`
+        ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago`
         : stallReason === 'open_tool_overrun'
-          ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
+          ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
           : children
-            ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
-            : `no progress for ${sec(idleMs)}`;
+            ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
+            : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     const transportCause = stallReason === 'inactivity' && !task.hasExited ? silentModelCause(obs) : undefined;
     return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...(transportCause ? { transportCause } : {}) });

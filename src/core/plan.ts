@@ -187,6 +187,12 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     events.push(...c.events);
     actions.push(...c.actions);
   }
+  // A row whose status the watchdog does not know is an agent nobody watches: logged (once, like
+  // any verdict change) so the loop can say it, though it is not in flight.
+  for (const v of verdicts) {
+    if (tasks.get(v.taskId)?.statusClass !== 'unknown' || history.lastLogged.get(v.taskId) === 'unknown') continue;
+    events.push({ event: 'task_unknown', ticket_id: v.ticketId, task_id: v.taskId, agent_id: tasks.get(v.taskId)!.agentId ?? v.taskId, reason: v.reason });
+  }
   return { events, actions, stalls, isMassStall };
 }
 

@@ -12,7 +12,7 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnFixture, fixture } from '../helpers/spawn-fixture.js';
 import { startSession } from '../helpers/session.js';
-import { readEvents, writeWave, type RowSpec } from '../helpers/state.js';
+import { readEvents, readWatchdogJson, writeWave, type RowSpec } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
@@ -196,14 +196,15 @@ describe('progress seen in the row', () => {
 });
 
 describe('a transcript that never appears', () => {
-  it('is unknown within the window, then stalled never_started naming where we looked', async () => {
+  it('is starting within the window (judged from dispatch, never "unknown"), then stalled never_started naming where we looked', async () => {
     const dir = tempDir();
     const claude = tempDir();
     const clock = new ManualClock(T0);
     const missing = path.join(claude, 'nowhere.jsonl');
     writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), transcript_path: missing }]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10, action: 'report' }, { claudeConfigDir: claude });
-    expect(readEvents(dir).find((e) => e.event === 'task_unknown')).toBeDefined();
+    expect(readEvents(dir).find((e) => e.event === 'task_unknown')).toBeUndefined();
+    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({ verdict: 'healthy', reason: expect.stringMatching(/^starting: dispatched 0s ago, no record yet \(window 30s; transcript: /) });
     for (let i = 0; i < 4 && !s.isDone(); i++) await s.advance(10 * S);
     const stall = readEvents(dir).find((e) => e.event === 'stall_detected')!;
     expect(stall).toMatchObject({ task_id: 't1', stall_reason: 'never_started' });
@@ -220,11 +221,15 @@ describe('a transcript that never appears', () => {
     mkdirSync(path.join(project, 'sess-1', 'subagents'), { recursive: true });
     writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 'sess-1', agent_id: 'ag1' }]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 120, checkInterval: 5, action: 'report' }, { claudeConfigDir: claude });
-    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'task_unknown', task_id: 't1' });
+    // Starting, not unknown: a fresh agent has no transcript for its first seconds (issue 21).
+    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'healthy', task_id: 't1', recovered: false });
+    expect(readWatchdogJson(dir, EPIC).tasks[0].reason).toMatch(/^starting: /);
     const line = JSON.stringify({ isSidechain: true, sessionId: 'sess-1', agentId: 'ag1', version: '2.1.39', timestamp: iso(T0 + 3 * S), type: 'assistant', message: { role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Reading the code' }], stop_reason: null } });
     writeFileSync(path.join(project, 'sess-1', 'subagents', 'agent-ag1.jsonl'), line + '\n');
     await s.advance(5 * S);
-    expect(readEvents(dir).at(-1)).toMatchObject({ event: 'healthy', task_id: 't1' });
+    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({ verdict: 'healthy', sources: expect.arrayContaining(['transcript']), reason: expect.stringMatching(/^active /) });
+    // ... and no "healthy again" for an agent that was never anything else.
+    expect(readEvents(dir).filter((e) => e.event === 'healthy' && e.recovered)).toEqual([]);
     s.stop();
     await s.done;
   });

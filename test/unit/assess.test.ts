@@ -91,7 +91,26 @@ describe('assess: precedence', () => {
   it('an unrecognised status is unknown and says which', () => {
     const v = fromRow({ status: 'paused', lastActivityMs: T0 }, 100_000);
     expect(v.kind).toBe('unknown');
-    expect(v.reason).toContain('status "paused"');
+    expect(v.reason).toBe('status "paused" is not one the watchdog knows (expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched');
+  });
+
+  it.each([
+    ['in-progress', 'in_progress'],
+    ['In Progress', 'in_progress'],
+    ['runing', 'running'],
+    ['complete', 'completed'],
+    ['blokced', 'blocked'],
+  ])('a near-miss status %j asks "did you mean %s?"', (status, guess) => {
+    const v = fromRow({ status, lastActivityMs: T0 }, 1000);
+    expect(v.kind).toBe('unknown');
+    expect(v.reason).toContain(`(did you mean "${guess}"? expected`);
+  });
+
+  it('a stall never reads as idle equal to its window: whole seconds keep the decimals that differ', () => {
+    const at = (idleMs: number) => fromRow({ lastActivityMs: T0 }, idleMs / 1000, 20).reason;
+    expect(at(20_400)).toBe('no progress for 20.4s (window 20s)');
+    expect(at(20_001)).toBe('no progress for 20.001s (window 20s)');
+    expect(at(21_600)).toBe('no progress for 22s (window 20s)');
   });
 
   it('finished evidence while the row says in progress is inconsistent', () => {
@@ -168,10 +187,11 @@ describe('assess: precedence', () => {
     expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: calls }), policy(120), T0 + 1000).kind).toBe('looping');
   });
 
-  it('a missing transcript with no other evidence is unknown within the window, then never_started naming where we looked', () => {
+  it('a missing transcript with no other evidence is starting within the window (never "unknown"), then never_started naming where we looked', () => {
     const obs = makeObs({ missing: [{ source: 'transcript', reason: 'not found at /x.jsonl' }] });
-    const early = assess(makeTask(), obs, policy(120), T0 + 120_000);
-    expect(early).toMatchObject({ kind: 'unknown', reason: 'no activity evidence yet: transcript: not found at /x.jsonl', deadlineMs: T0 + 120_000 });
+    const early = assess(makeTask(), obs, policy(120), T0 + 18_000);
+    expect(early).toMatchObject({ kind: 'healthy', reason: 'starting: dispatched 18s ago, no record yet (window 120s; transcript: not found at /x.jsonl)', deadlineMs: T0 + 120_000 });
+    expect(assess(makeTask(), obs, policy(120), T0 + 120_000).kind).toBe('healthy');
     const v = assess(makeTask(), obs, policy(120), T0 + 1_000_000);
     expect(v).toMatchObject({ kind: 'stalled', stallReason: 'never_started', idleMs: 1_000_000 });
     expect(v.reason).toBe('never started: no activity in 1000s since dispatch (window 120s); looked in: transcript: not found at /x.jsonl');
@@ -198,7 +218,7 @@ describe('assess: precedence', () => {
     expect(assess(t, obs, policy(120), T0 + 60_000).kind).toBe('healthy');
     const v = assess(t, obs, policy(120), T0 + 120_001);
     expect(v.kind).toBe('stalled');
-    expect(v.reason).toBe('Bash call open 120s, past its own timeout plus grace (window 120s); its process exited without finishing');
+    expect(v.reason).toBe('Bash call open 120.001s, past its own timeout plus grace (window 120s); its process exited without finishing');
   });
 });
 

@@ -69,9 +69,9 @@ describe('replayTranscript', () => {
       "sess.jsonl  (4 records, 2026-02-12T10:00:00Z .. 2026-02-12T10:02:40Z)  base window 120s
         TIME      VERDICT  WINDOW  EXEMPTIONS  AT              REASON
         10:00:00  healthy  120s    -           line 1          active 0s ago (window 120s)
-        10:02:02  STALLED  120s    -           window ran out  no progress for 120s (window 120s)  <- FALSE ALARM: the agent went on at 10:02:40
+        10:02:02  STALLED  120s    -           window ran out  no progress for 120.001s (window 120s)  <- FALSE ALARM: the agent went on at 10:02:40
         10:02:40  healthy  120s    -           line 4          active 0s ago (window 120s)
-        10:04:40  STALLED  120s    -           window ran out  no progress for 120s (window 120s)  <- nothing after it in the file
+        10:04:40  STALLED  120s    -           window ran out  no progress for 120.001s (window 120s)  <- nothing after it in the file
           stalls flagged: 2; false alarms (the agent went on): 1; a human stepped in: 0; at the end of the file: 1
       "
     `);
