@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import type { DispatchEvent } from '../contracts/events.js';
 import type { FrictionReview, FrictionTicketEntry } from '../contracts/friction-review.js';
 import { utcDate } from '../contracts/time.js';
-import { hypothesizeRootCause } from '../act/friction/friction-hypothesis.js';
+import { hypothesizeRootCause, type TicketStanding } from '../act/friction/friction-hypothesis.js';
 import { stallRecordFromEvent, type StallRecord } from '../act/friction/stall-history.js';
 import { cut, renderTable } from '../core/format.js';
 import { parseLogLine } from '../journal/dispatch-log.js';
@@ -28,14 +28,24 @@ export interface NoteFacts {
 
 export type LineCounts = FrictionReview['lines'];
 
+/** A stall logged this close to a mass_stall line listing its task belongs to that mass stall. @defaultValue 60000 */
+const MASS_STALL_MATCH_MS = 60_000;
+
 const bump = <K extends string>(o: Partial<Record<K, number>>, k: K) => void (o[k] = (o[k] ?? 0) + 1);
 const join = (o: Record<string, number>) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(', ') || '-';
 
-type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'recommended_action' | 'hypothesis_source' | 'note'> & { records: StallRecord[] };
+type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'recommended_action' | 'hypothesis_source' | 'note' | 'timeline'> & {
+  records: StallRecord[];
+  /** The last instance a redispatch handed the ticket to. */
+  replacement?: string;
+};
 
 /** Why a ticket ranks where it does, and its score (higher first). */
 function triage(t: Acc): { score: number; why: string } {
-  if (t.escalations > 0) return { score: 1e6 + t.stalls, why: `escalated to Blocked after ${t.stalls} stall(s): needs a person` };
+  if (t.escalations > 0) {
+    const where = t.tracker === 'skipped' ? 'escalated (tracker skipped: not moved to Blocked; move it by hand)' : t.tracker === 'failed' ? 'escalated (moving it to Blocked FAILED)' : 'escalated to Blocked';
+    return { score: 1e6 + t.stalls, why: `${where} after ${t.stalls} stall(s): needs a person` };
+  }
   if (t.failed_actions > 0) return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
   if (t.redispatches > 0) return { score: 1e3 * t.redispatches + t.stalls, why: `redispatched ${t.redispatches} time(s): close to escalation` };
   return { score: t.stalls, why: `${t.stalls} stall(s), recovered or reported only` };
@@ -56,7 +66,7 @@ export function summarizeFriction(
   const ticket = (id: string, epicId: string) => {
     let t = tickets.get(id);
     if (!t) {
-      tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] }));
+      tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, tracker: null, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] }));
     }
     if (!t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
@@ -68,6 +78,10 @@ export function summarizeFriction(
   const nudged = new Set<string>();
   let nudgesSent = 0;
   let nudgesWorked = 0;
+  // A stall the breaker listed with much of the wave (same epic, within a minute) is a mass stall's.
+  const massAt = events.filter((e): e is Extract<DispatchEvent, { event: 'mass_stall' }> => e.event === 'mass_stall');
+  const inMassStall = (epicId: string, taskId: string, atMs: number) =>
+    massAt.some((m) => m.epic_id === epicId && m.task_ids.includes(taskId) && Math.abs(Date.parse(m.timestamp_utc) - atMs) <= MASS_STALL_MATCH_MS);
   for (const e of events) {
     if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
     if (opts.epicId !== undefined && e.epic_id !== opts.epicId) continue;
@@ -80,21 +94,27 @@ export function summarizeFriction(
         bump(t.stall_reasons, e.stall_reason);
         for (const x of e.exemptions ?? []) bump(t.exemptions_seen, x);
         t.last_stall = e.timestamp_utc;
-        t.records.push(stallRecordFromEvent(e));
+        t.records.push({ ...stallRecordFromEvent(e), ...(inMassStall(e.epic_id, e.task_id, Date.parse(e.timestamp_utc)) ? { isMassStall: true } : {}) });
         break;
       }
-      case 'redispatch':
-        ticket(e.ticket_id, e.epic_id).redispatches++;
+      case 'redispatch': {
+        const t = ticket(e.ticket_id, e.epic_id);
+        t.redispatches++;
+        t.replacement = e.recovery_task_id;
         epic(e.epic_id).redispatches++;
         break;
+      }
       case 'agent_killed':
         if (e.step === 'cancel' || e.step === undefined) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
-      case 'escalated_to_blocked':
+      case 'escalated_to_blocked': {
+        const t = ticket(e.ticket_id, e.epic_id);
+        t.tracker = e.tracker ?? 'skipped'; // a retry's outcome is the latest word
         if (e.is_retry) break; // a retried tracker step is the same escalation
-        ticket(e.ticket_id, e.epic_id).escalations++;
+        t.escalations++;
         epic(e.epic_id).escalations++;
         break;
+      }
       case 'action_failed':
         ticket(e.ticket_id, e.epic_id).failed_actions++;
         break;
@@ -134,10 +154,13 @@ export function summarizeFriction(
     epic_id: opts.epicId ?? null,
     days_read: opts.daysRead,
     tickets: ranked.map(({ t, why }, i) => {
-      const { records, ...counts } = t;
+      const { records, replacement, ...counts } = t;
       const note = [...notes].reverse().find((n) => n.ticketId?.toLowerCase() === t.ticket_id.toLowerCase());
-      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id) : undefined;
-      const fromNote = note?.hypothesis !== undefined;
+      const standing: TicketStanding =
+        t.escalations === 0 ? { state: 'recovered', ...(replacement ? { replacement } : {}) } : t.tracker === 'skipped' ? { state: 'tracker_skipped' } : { state: 'blocked' };
+      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id, standing) : undefined;
+      // A note is written at escalation: it speaks for an escalated ticket, never for a recovered one.
+      const fromNote = note?.hypothesis !== undefined && t.escalations > 0;
       return {
         rank: i + 1,
         ...counts,
@@ -146,6 +169,7 @@ export function summarizeFriction(
         recommended_action: (fromNote ? note!.action : computed?.action) ?? null,
         hypothesis_source: fromNote ? 'note' : computed ? 'stall_pattern' : null,
         note: note?.path ?? null,
+        timeline: t.escalations > 0 ? t.epics.map((id) => `dispatch-watchdog timeline --epic-id ${id} --svg ${id.toLowerCase()}-timeline.svg`) : [],
       };
     }),
     epics: [...epics.values()].sort((a, b) => b.escalations - a.escalations || b.stalls - a.stalls || a.epic_id.localeCompare(b.epic_id)),
@@ -194,6 +218,7 @@ export function renderFriction(s: FrictionReview): string {
       if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === 'stall_pattern' ? ' (from the stall pattern)' : ''}: ${cut(t.hypothesis, 240)}`);
       if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
       if (t.note) out.push(`     note: ${t.note}`);
+      for (const cmd of t.timeline) out.push(`     see it: ${cmd}`);
     }
     if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
     out.push('');

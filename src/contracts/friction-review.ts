@@ -2,7 +2,7 @@
 // friction notes, per ticket (ranked: look at the first one first) and per epic. Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
-import { StallReasonSchema } from './vocabulary.js';
+import { StallReasonSchema, TrackerOutcomeSchema } from './vocabulary.js';
 
 const Counts = z.record(z.string(), z.number().int()).describe('Name → how many times.');
 const FirstLine = z.object({ file: z.string(), line: z.number().int() }).nullable().describe('The first such line (state-dir relative), or null.');
@@ -16,6 +16,7 @@ export const FrictionTicket = z.object({
   cancels: z.number().int(),
   escalations: z.number().int(),
   failed_actions: z.number().int(),
+  tracker: TrackerOutcomeSchema.nullable().describe('What the last escalation did in the tracker (skipped: no LINEAR_API_KEY, the ticket was not moved to Blocked), or null if never escalated.'),
   stall_reasons: z.partialRecord(StallReasonSchema, z.number().int()).describe('Stall reason → how many times.'),
   exemptions_seen: Counts,
   last_stall: IsoTimestamp.nullable(),
@@ -24,6 +25,7 @@ export const FrictionTicket = z.object({
   recommended_action: z.string().nullable(),
   hypothesis_source: z.enum(['note', 'stall_pattern']).nullable(),
   note: z.string().nullable().describe('The latest friction note of this ticket (state-dir relative).'),
+  timeline: z.array(z.string()).describe('For an escalated ticket: the command that draws its wave (`dispatch-watchdog timeline`), one per epic.'),
 });
 
 export const FrictionEpic = z.object({

@@ -29,7 +29,7 @@ describe('dispatch-watchdog demo', () => {
     const out = child.output();
     expect(code, out).toBe(0);
     expect(out).toContain('the demo went as expected');
-    expect(out).toMatch(/DEMO-102 \(DEMO-102\) STALLED: no progress for \d+s/);
+    expect(out).toMatch(/DEMO-102 \(DEMO-102\) STALLED: no progress for \d+(\.\d+)?s/);
     expect(out).toMatch(/redispatched as DEMO-102-r1/);
     expect(out).not.toContain('FAIL');
     expect(out).not.toContain('lin_api_must_not_be_used');

@@ -48,13 +48,32 @@ describe('friction review (pure)', () => {
     expect(s.tickets.map((t) => [t.rank, t.ticket_id, t.stalls, t.redispatches, t.escalations])).toEqual([[1, 'P-1', 2, 1, 1], [2, 'P-3', 1, 1, 0], [3, 'P-2', 1, 0, 0]]);
     expect(s.tickets[0]).toMatchObject({
       epics: ['E-1', 'E-2'], stall_reasons: { inactivity: 1, never_started: 1 }, exemptions_seen: { rate_limit: 1 },
-      why_first: 'escalated to Blocked after 2 stall(s): needs a person', hypothesis_source: 'note', note: 'friction/n.md',
+      why_first: 'escalated (tracker skipped: not moved to Blocked; move it by hand) after 2 stall(s): needs a person', hypothesis_source: 'note', note: 'friction/n.md',
+      tracker: 'skipped', timeline: ['dispatch-watchdog timeline --epic-id E-1 --svg e-1-timeline.svg', 'dispatch-watchdog timeline --epic-id E-2 --svg e-2-timeline.svg'],
     });
     expect(s.tickets[0]!.hypothesis).toMatch(/^No stall details were recorded/);
     expect(s.tickets[0]!.recommended_action).toMatch(/^Manual investigation required\. Check whether P-1 depends/);
-    expect(s.tickets[1]).toMatchObject({ why_first: 'redispatched 1 time(s): close to escalation', hypothesis_source: 'stall_pattern', note: null });
+    expect(s.tickets[0]!.recommended_action).toContain('then dispatch P-1 again (the tracker step was skipped: it was never moved to Blocked)');
+    expect(s.tickets[1]).toMatchObject({ why_first: 'redispatched 1 time(s): close to escalation', hypothesis_source: 'stall_pattern', note: null, tracker: null, timeline: [] });
+    // Never blocked, its replacement took over: nothing says "move it out of Blocked".
+    expect(s.tickets[1]!.recommended_action).toMatch(/^Nothing to undo: P-3 was never escalated \(its replacement t-r1 took over with no stall since\)/);
+    expect(s.tickets[1]!.recommended_action).not.toContain('out of Blocked');
     expect(s.epics.map((e) => [e.epic_id, e.tickets, e.stalls, e.escalations, e.mass_stalls])).toEqual([['E-2', 1, 1, 1, 0], ['E-1', 3, 3, 0, 1]]);
     expect(FrictionReviewSchema.safeParse(s).success).toBe(true);
+  });
+
+  it('four tickets of one mass stall are each told it was the mass stall, not their own scope', () => {
+    const tasks = ['m1', 'm2', 'm3', 'm4'];
+    const mass = [
+      ...tasks.map((t) => ({ ...stall(1, t.toUpperCase()), task_id: t, agent_id: t, last_tool: 'Read' })),
+      { ...env(1), event: 'mass_stall', stalled: 4, in_flight: 4, task_ids: tasks },
+    ] as DispatchEvent[];
+    const s = summarizeFriction(mass, { sinceMs: today - 30 * DAY, untilMs: now, notes: [], daysRead: [], lines: noLines });
+    expect(s.tickets).toHaveLength(4);
+    for (const t of s.tickets) {
+      expect(t.hypothesis).toMatch(/^The stall happened in a mass stall/);
+      expect(`${t.hypothesis} ${t.recommended_action}`).not.toMatch(/context exhaustion|split/);
+    }
   });
 
   it('--epic-id keeps that epic only, notes included', () => {
@@ -89,7 +108,8 @@ describe('friction review (CLI)', () => {
     const r = await runMain(['friction', '--state-dir', dir, '--since', '7d']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`dispatch log: 4 day(s) read (${date(3)} to ${date(0)}); lines skipped: 1 corrupt (first dispatch-log/${date(1)}.ndjson:7), 1 invalid (first dispatch-log/${date(1)}.ndjson:5), 2 foreign (first dispatch-log/${date(1)}.ndjson:6)\n`);
-    expect(r.stdout).toContain('look at first:\n  1. P-1 (epic E-1, E-2): escalated to Blocked after 2 stall(s): needs a person\n     hypothesis: No stall details');
+    expect(r.stdout).toContain('look at first:\n  1. P-1 (epic E-1, E-2): escalated (tracker skipped: not moved to Blocked; move it by hand) after 2 stall(s): needs a person\n     hypothesis: No stall details');
+    expect(r.stdout).toContain('     see it: dispatch-watchdog timeline --epic-id E-2 --svg e-2-timeline.svg\n');
     expect(r.stdout).toContain(`     note: friction/${date(2)}-stall-escalation-p-1.md\n`);
     expect(r.stdout).toMatch(/^1 +P-1 +E-1,E-2 +2 +1 +0 +yes \(1\) +inactivity×1, never_started×1 +rate_limit×1 /m);
     expect(r.stdout).toMatch(/^per epic:\nEPIC +TICKETS/m);

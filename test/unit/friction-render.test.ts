@@ -25,17 +25,41 @@ describe('hypothesizeRootCause', () => {
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
     ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
-    ['one Bash overrun among three', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'context_or_dependency'],
+    ['one Bash overrun among three, the others silent after a call returned', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'api_hang'],
+    ['one Bash overrun, the others with no tool known', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: n === 2 ? 'Bash' : undefined })), 'context_or_dependency'],
     ['rate limits', three(() => ({ exemptions: ['rate_limit'] })), 'provider_capacity'],
     ['API give-ups (529, connection)', three(() => ({ stallReason: 'api_gave_up' })), 'provider_capacity'],
     ['context exhausted twice', three((n) => ({ stallReason: n < 2 ? 'context_exhausted' : 'inactivity' })), 'context_exhausted'],
-    ['same last tool every time', three(() => ({ lastTool: 'WebFetch' })), 'stuck_on_step'],
-    ['different last tools', three((n) => ({ lastTool: ['Read', 'Edit', 'Grep'][n] })), 'context_or_dependency'],
+    ['same last tool every time, open at each stall', three(() => ({ lastTool: 'WebFetch', exemptions: ['open_tool_call'] })), 'stuck_on_step'],
+    // An API hang is not blamed on the last tool: the call had returned, the agent waited on the model.
+    ['same last tool every time, returned before each silence', three(() => ({ lastTool: 'WebFetch' })), 'api_hang'],
+    ['different last tools, each returned', three((n) => ({ lastTool: ['Read', 'Edit', 'Grep'][n] })), 'api_hang'],
+    // A mass stall is its own hypothesis, whatever the tool or the silence looked like.
+    ['stalled with the whole wave (mass stall)', three((n) => ({ lastTool: 'Read', isMassStall: n > 0 })), 'mass_stall'],
+    ['one mass stall among three', three((n) => ({ isMassStall: n === 0 })), 'context_or_dependency'],
     ['no last tool at all', three(() => ({})), 'context_or_dependency'],
     ['a single stall on a tool', [stall(0, { lastTool: 'Edit' })], 'context_or_dependency'],
     ['no history', [], 'context_or_dependency'],
   ])('%s → %s', (_name, history, kind) => {
     expect(hypothesizeRootCause(history, 'ENG-123').kind).toBe(kind);
+  });
+
+  it('says "move it out of Blocked" only for a ticket that is Blocked', () => {
+    const h = three(() => ({ stallReason: 'never_started' }));
+    expect(hypothesizeRootCause(h, 'ENG-1').action).toContain('then move ENG-1 out of Blocked');
+    const skipped = hypothesizeRootCause(h, 'ENG-1', { state: 'tracker_skipped' }).action;
+    expect(skipped).toContain('then dispatch ENG-1 again (the tracker step was skipped: it was never moved to Blocked)');
+    expect(skipped).not.toContain('out of Blocked');
+    const recovered = hypothesizeRootCause(h.slice(0, 1), 'ENG-1', { state: 'recovered', replacement: 't1-r1' }).action;
+    expect(recovered).toMatch(/^Nothing to undo: ENG-1 was never escalated \(its replacement t1-r1 took over with no stall since\)\. If it keeps stalling: /);
+    expect(recovered).not.toContain('out of Blocked');
+  });
+
+  it('a mass stall points at the host and the provider, not the task', () => {
+    const h = hypothesizeRootCause(three(() => ({ isMassStall: true })), 'ENG-1', { state: 'recovered' });
+    expect(h.text).toContain('All 3 stalls happened in a mass stall');
+    expect(h.text).not.toMatch(/context exhaustion|split/);
+    expect(h.action).not.toMatch(/split/);
   });
 
   it('names the evidence in its text', () => {
@@ -163,7 +187,7 @@ describe('the escalation comment', () => {
 
       **Root cause hypothesis:** The agent never showed any activity in all 3 attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.
 
-      **Recommended action:** Launch one agent for ENG-123 by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ENG-123 out of Blocked to dispatch it again.
+      **Recommended action:** Launch one agent for ENG-123 by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ENG-123 out of Blocked.
 
       Friction note: \`friction/2026-04-02-stall-escalation-eng-123.md\` (in the watchdog's state dir).
 

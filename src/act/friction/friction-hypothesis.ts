@@ -4,12 +4,14 @@ import type { StallRecord } from './stall-history.js';
 
 /** The stall patterns the hypothesis distinguishes. */
 export type HypothesisKind =
+  | 'mass_stall'
   | 'dispatch_environment'
   | 'looping'
   | 'hanging_command'
   | 'provider_capacity'
   | 'context_exhausted'
   | 'stuck_on_step'
+  | 'api_hang'
   | 'context_or_dependency';
 
 /** A hypothesis with its recommended action. */
@@ -21,83 +23,126 @@ export interface Hypothesis {
   action: string;
 }
 
-type Rule = (h: readonly StallRecord[], ticketId: string) => Hypothesis | undefined;
+/**
+ * Where the ticket stands, so the advice says only what is true: "move it out of Blocked" for a
+ * ticket that is Blocked, the tracker's skip as a skip, and nothing to undo for one that recovered.
+ */
+export interface TicketStanding {
+  /** `blocked`: escalated and moved to Blocked; `tracker_skipped`: escalated, the tracker never touched; `recovered`: never escalated. @defaultValue 'blocked' */
+  state: 'blocked' | 'tracker_skipped' | 'recovered';
+  /** The instance that took over last (`t1-r1`), for a recovered ticket. */
+  replacement?: string;
+}
+
+type Rule = (h: readonly StallRecord[], ticketId: string, then: string) => Hypothesis | undefined;
+
+/** How each action ends: the step back into the wave that the ticket's standing calls for. */
+function thenStep(t: string, s: TicketStanding): string {
+  if (s.state === 'blocked') return `then move ${t} out of Blocked`;
+  if (s.state === 'tracker_skipped') return `then dispatch ${t} again (the tracker step was skipped: it was never moved to Blocked)`;
+  return `before ${t} is dispatched again`;
+}
 
 const count = (h: readonly StallRecord[], p: (r: StallRecord) => boolean) => h.filter(p).length;
 /** At least two, and at least half of all stalls. */
 const isRepeated = (n: number, total: number) => n >= 2 && n * 2 >= total;
 const of = (n: number, total: number) => (n === total ? `all ${total}` : `${n} of ${total}`);
 
+/** The call was still running when the silence was judged (an open call's exemption, or past its own timeout). */
+const isOpenAtStall = (r: StallRecord) => r.stallReason === 'open_tool_overrun' || r.exemptions.includes('open_tool_call');
+
 const RULES: Rule[] = [
-  (h, t) => {
+  (h, t, then) => {
+    const n = count(h, (r) => r.isMassStall === true);
+    if (n === 0 || n * 2 < h.length) return undefined;
+    return {
+      kind: 'mass_stall',
+      text: `${n === h.length ? (n === 1 ? 'The stall' : `All ${n} stalls`) : `${n} of ${h.length} stalls`} happened in a mass stall: much of the wave went silent at once (the circuit breaker held actions). The host (load, memory, sleep), the network or the model provider stopped every agent together; nothing points at this task.`,
+      action: `Look at what the machine and the provider were doing at ${h.find((r) => r.isMassStall)!.detectedAt} (load, sleep, network, provider status), not at ${t}'s scope; ${then.replace(/^then /, '')} once that is fixed.`,
+    };
+  },
+  (h, t, then) => {
     if (h.length === 0 || count(h, (r) => r.stallReason === 'never_started') !== h.length) return undefined;
     return {
       kind: 'dispatch_environment',
       text: `The agent never showed any activity in ${of(h.length, h.length)} attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,
-      action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ${t} out of Blocked to dispatch it again.`,
+      action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, ${then}.`,
     };
   },
-  (h, t) => {
+  (h, t, then) => {
     const n = count(h, (r) => r.stallReason === 'looping');
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'looping',
       text: `The agent repeated the same tool call in ${of(n, h.length)} stalls: it retries an action that keeps failing instead of changing approach. The task probably lacks information the agent needs to get past that step.`,
-      action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, and move it out of Blocked.`,
+      action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, ${then}.`,
     };
   },
-  (h, t) => {
+  (h, t, then) => {
     const n = count(h, (r) => r.stallReason === 'open_tool_overrun' && r.lastTool === 'Bash');
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'hanging_command',
       text: `In ${of(n, h.length)} stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).`,
-      action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ${t} out of Blocked.`,
+      action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), ${then}.`,
     };
   },
-  (h, t) => {
+  (h, t, then) => {
     const n = count(h, (r) => r.stallReason === 'context_exhausted');
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'context_exhausted',
       text: `The agent ran out of context ("Prompt is too long") in ${of(n, h.length)} stalls, even with the narrowed recovery prompt: the task needs more reading than one context holds.`,
-      action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, then move it out of Blocked.`,
+      action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, ${then}.`,
     };
   },
-  (h, t) => {
+  (h, t, then) => {
     const n = count(h, (r) => r.stallReason === 'api_gave_up' || r.exemptions.includes('rate_limit'));
     if (!isRepeated(n, h.length)) return undefined;
     return {
       kind: 'provider_capacity',
       text: `The model provider was rate-limiting, retrying or failing (API errors the agent gave up on) in ${of(n, h.length)} stalls: provider capacity, not the task, stopped the agent.`,
-      action: `Lower the wave's concurrency or wait for the provider's quota to recover, then move ${t} out of Blocked; the task itself may be fine.`,
+      action: `Lower the wave's concurrency or wait for the provider's quota to recover, ${then}; the task itself may be fine.`,
     };
   },
-  (h, t) => {
+  (h, t, then) => {
     const tool = h[0]?.lastTool;
-    if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool)) return undefined;
+    // Only a call still open at the stall is a step the agent was stuck on (see api_hang below).
+    if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || !isOpenAtStall(r))) return undefined;
     return {
       kind: 'stuck_on_step',
       text: `Every stall (${h.length}) ended on the same tool, \`${tool}\`: the agent is stuck on one step of the task.`,
-      action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), then move ${t} out of Blocked.`,
+      action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), ${then}.`,
+    };
+  },
+  (h, t, then) => {
+    // Silent after its last call had returned: the agent was waiting on the model, not on a tool.
+    const n = count(h, (r) => r.stallReason === 'inactivity' && !isOpenAtStall(r) && r.lastTool !== undefined);
+    if (!isRepeated(n, h.length)) return undefined;
+    const tools = [...new Set(h.map((r) => r.lastTool).filter(Boolean))].map((x) => `\`${x}\``).join(', ');
+    return {
+      kind: 'api_hang',
+      text: `In ${of(n, h.length)} stalls the agent went silent after its last tool call (${tools}) had returned: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on the tool.`,
+      action: `Check the provider's status and the agent's network at those times; resuming the same session usually gets past a frozen stream. The task is probably fine: ${then.replace(/^then /, '')} as it is.`,
     };
   },
 ];
 
-const FALLBACK = (h: readonly StallRecord[], t: string): Hypothesis => ({
+const FALLBACK = (h: readonly StallRecord[], t: string, then: string): Hypothesis => ({
   kind: 'context_or_dependency',
   text:
     h.length === 0
       ? 'No stall details were recorded, so there is no pattern to read. The usual causes are context exhaustion or a blocking dependency.'
       : `The agent went quiet ${h.length === 1 ? 'once' : `${h.length} times`} with no common tool, open command or rate limit: likely context exhaustion (a long session loses track of the task) or a blocking dependency (waiting on other work, a review or a missing input).`,
-  action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, then move it out of Blocked.`,
+  action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, ${then}.`,
 });
 
 /** The hypothesis for a stall history (first matching rule, else context exhaustion / dependency). */
-export function hypothesizeRootCause(history: readonly StallRecord[], ticketId: string): Hypothesis {
-  for (const rule of RULES) {
-    const h = rule(history, ticketId);
-    if (h) return h;
-  }
-  return FALLBACK(history, ticketId);
+export function hypothesizeRootCause(history: readonly StallRecord[], ticketId: string, standing: TicketStanding = { state: 'blocked' }): Hypothesis {
+  const then = thenStep(ticketId, standing);
+  const found = RULES.map((rule) => rule(history, ticketId, then)).find(Boolean) ?? FALLBACK(history, ticketId, then);
+  if (standing.state !== 'recovered') return found;
+  // Never escalated: the watchdog's own recovery worked; say so before any advice.
+  const by = standing.replacement ? `its replacement ${standing.replacement} took over with no stall since` : 'it went on with no stall since';
+  return { ...found, action: `Nothing to undo: ${ticketId} was never escalated (${by}). If it keeps stalling: ${found.action}` };
 }

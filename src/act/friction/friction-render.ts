@@ -58,7 +58,9 @@ function trackerLine(t: string, o: TrackerOutcome): string {
 /** The stall-escalation note for one ticket, following the seed template's four sections. */
 export function renderFrictionNote(input: FrictionNoteInput): string {
   const { ticketId: t, history } = input;
-  const hypothesis = hypothesizeRootCause(history, t);
+  // The advice's last step says where the ticket really is: Blocked, or never moved (tracker skipped or failed).
+  const isMoved = input.trackerOutcome.kind === 'updated' || input.trackerOutcome.kind === 'already_blocked';
+  const hypothesis = hypothesizeRootCause(history, t, { state: isMoved ? 'blocked' : 'tracker_skipped' });
   const logs = input.evidencePaths.dispatchLogs.map((p) => `- Dispatch log: ${evidenceLink(p)}`);
   const checkpoints = input.evidencePaths.checkpoints.map((p) => `- Checkpoint: ${evidenceLink(p)}`);
   return [

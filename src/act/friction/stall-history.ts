@@ -20,6 +20,8 @@ export interface StallRecord {
   lastTool?: string;
   /** The verdict's human-readable reason. */
   reason?: string;
+  /** It stalled in a mass stall (a circuit-breaker check listed it with much of the wave). */
+  isMassStall?: boolean;
 }
 
 type StallEvent = EventOf<'stall_detected'> | EventOf<'looping_detected'>;
