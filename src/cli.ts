@@ -8,7 +8,7 @@ import { detectTerminal, realClock, processOutput, type Output } from './deps.js
 import { armCrashPoint } from './sys/crash-point.js';
 import { packageVersion } from './version.js';
 import { realActionDeps, realObservers } from './wiring.js';
-import { commandPath, keepUserFlags, locationFlags, takesFlagOf } from './cli-help.js';
+import { didYouMean, commandPath, keepUserFlags, locationFlags, takesFlagOf } from './cli-help.js';
 import { flagParsers, type CliContext, type CliEnv, type RegisterCommand } from './commands/command.js';
 import { registerWatch } from './commands/watch.js';
 import { registerStatus } from './commands/status.js';
@@ -72,6 +72,14 @@ export async function main(env: CliEnv): Promise<number> {
   program = buildProgram({ ...env, output }, (c) => (code = c));
   let active: Command = program;
   program.hook('preAction', (_root, cmd) => void (active = cmd));
+  // `help nope`: commander prints the whole help and nothing else; say what was wrong first.
+  const [word, topic] = env.argv;
+  const names = program.commands.map((c) => c.name());
+  if (word === 'help' && topic !== undefined && !topic.startsWith('-') && !names.includes(topic)) {
+    const guess = didYouMean(topic, names);
+    output.err(`dispatch-watchdog: no command '${topic}'${guess ? `. Did you mean 'dispatch-watchdog help ${guess}'?` : `. Commands: ${names.join(', ')}.`}\n`);
+    return EXIT.input;
+  }
   try {
     await program.parseAsync(env.argv, { from: 'user' });
     return code;

@@ -18,10 +18,12 @@ export interface LoopDeps {
   wakeSignal?: () => AbortSignal | undefined;
   /** `next`: stop after a check that has something for the orchestrator. */
   shouldStop?: (r: Extract<CheckResult, { ok: true }>) => boolean;
+  /** `next --max-wait`: stop after the first check at or past this moment. */
+  untilMs?: number;
 }
 
 export interface LoopEnd {
-  reason: 'wave_complete' | 'signal' | 'next';
+  reason: 'wave_complete' | 'signal' | 'next' | 'max_wait';
   checks: number;
   /** The last successful check. */
   last?: Extract<CheckResult, { ok: true }>;
@@ -80,8 +82,9 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
         seenErrors.add(fingerprint);
         deps.onCheckError?.(e);
       }
+      if (deps.untilMs !== undefined && deps.clock.nowMs() >= deps.untilMs) return { reason: 'max_wait', checks };
       plannedMs = deps.clock.nowMs() + intervalMs;
-      await deps.clock.sleep(intervalMs, deps.signal);
+      await deps.clock.sleep(Math.min(intervalMs, Math.max(0, (deps.untilMs ?? Infinity) - deps.clock.nowMs())), deps.signal);
       continue;
     }
     checks++;
@@ -102,11 +105,12 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     await deps.onResult?.(r);
     if (r.ok && deps.shouldStop?.(r)) return { reason: 'next', checks, last: r };
     if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks, last: r };
+    if (deps.untilMs !== undefined && deps.clock.nowMs() >= deps.untilMs) return { reason: 'max_wait', checks, ...(r.ok ? { last: r } : {}) };
     if (env.isLagged) {
       plannedMs = deps.clock.nowMs();
       continue;
     }
-    const wakeAt = nextWakeMs(r, nowMs, intervalMs);
+    const wakeAt = Math.min(nextWakeMs(r, nowMs, intervalMs), deps.untilMs ?? Infinity);
     // Lag is measured from when we went to sleep: a slow check of our own (a kill's grace
     // period) is not the machine sleeping.
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());

@@ -14,6 +14,8 @@ import { hasZone } from './core/period.js';
 /** What the user wrote on the command line (all optional). */
 export interface WatchdogFlags {
   epicId?: string;
+  /** --stall-window (its alias --timeout, the seed's name, is `timeout`). */
+  stallWindow?: number;
   timeout?: number;
   action?: Strategy;
   checkInterval?: number;
@@ -155,7 +157,7 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
   if (problem || !loaded || epicId === undefined) throw problem;
   const { config, file, locate } = loaded;
   const D = DEFAULTS;
-  const timeoutSeconds = flags.timeout ?? config.timeout_seconds ?? D.timeout_seconds;
+  const timeoutSeconds = flags.stallWindow ?? flags.timeout ?? config.timeout_seconds ?? D.timeout_seconds;
   return {
     epicId,
     stateDir,

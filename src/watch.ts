@@ -20,6 +20,8 @@ import type { TaskObserver } from './observe/read/observer.js';
 import type { SettleOptions } from './observe/read/settle.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
+import { DEFAULTS } from './contracts/defaults.js';
+import { missingEpicError, stateFileAppears } from './observe/read/known-epics.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
 
 /** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
@@ -45,6 +47,8 @@ export interface WatchDeps {
   shouldWatchStateFile?: boolean;
   /** How a confirming read waits for the state file to stop changing (tests shorten it). */
   settle?: SettleOptions;
+  /** How long a missing state file may take to appear at start-up. @defaultValue DEFAULTS.fixed.missing_epic_settle_ms */
+  missingEpicSettleMs?: number;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
@@ -52,8 +56,10 @@ export interface WatchDeps {
 /** `next`: the loop stops when the orchestrator has something to do, and prints it. */
 export interface NextMode {
   shouldStop(r: Extract<CheckResult, { ok: true }>, history: History): boolean;
-  /** Print what stopped the loop and journal that it was printed; returns the exit code. */
-  finish(r: Extract<CheckResult, { ok: true }>, history: History, log: DispatchLog): Promise<number>;
+  /** Print what stopped the loop and journal that it was printed; returns the exit code. `isMaxWait`: --max-wait ran out first. */
+  finish(r: Extract<CheckResult, { ok: true }> | undefined, history: History, log: DispatchLog, isMaxWait: boolean): Promise<number>;
+  /** --max-wait: return after this long even with nothing to report. */
+  maxWaitMs?: number;
 }
 
 function printResult(r: CheckResult, opts: ResolvedOptions, out: Output, terminal?: Terminal) {
@@ -76,6 +82,13 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
       : undefined;
   // A row that cannot be judged is never silent: its event goes to stderr too (once, when it changes).
+  // An epic with no state file is refused after a short settle (the orchestrator may be writing it),
+  // before anything is created for it: no lock, no log line, no derived files.
+  if (!(await stateFileAppears(paths, opts.epicId, clock, deps.signal, opts.isOnce ? 0 : (deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)))) {
+    if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
+    out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}\n`);
+    return EXIT.input;
+  }
   const live = (e: DispatchEvent) => {
     view?.event(e);
     if (e.event === 'task_unknown' && !opts.isOnce) {
@@ -142,6 +155,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     const waker = deps.shouldWatchStateFile === false ? undefined : wakeOnChange(paths.stateFile(opts.epicId));
     const end = await runLoop(env, {
       clock,
+      ...(next?.maxWaitMs !== undefined ? { untilMs: clock.nowMs() + next.maxWaitMs } : {}),
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
@@ -166,7 +180,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     await env.performer?.drain?.();
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     await view?.flush();
-    const code = next && end.last && end.reason !== 'signal' ? await next.finish(end.last, history, log!) : EXIT.ok;
+    const code = next && end.reason !== 'signal' && (end.last || end.reason === 'max_wait') ? await next.finish(end.last, history, log!, end.reason === 'max_wait') : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log?.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
     if (next && end.reason === 'signal') {

@@ -83,7 +83,8 @@ export function configOption(cmd: Command): Command {
 /** The options that shape a watch (the watch command and next): window, strategy, interval, cap. */
 export function watchOptions(cmd: Command, { seconds, count, choice }: FlagParsers, intervalNote = ''): Command {
   return cmd
-    .option('--timeout <seconds>', `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds('--timeout'))
+    .option('--stall-window <seconds>', `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`, seconds('--stall-window'))
+    .option('--timeout <seconds>', 'the same as --stall-window (its older name; not a limit on how long the command runs)', seconds('--timeout'))
     .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice('--action', STRATEGIES)))
     .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds('--check-interval'))
     .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count('--max-redispatches'));

@@ -14,6 +14,8 @@ import { StatePaths } from '../files/paths.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';
+import { parseDurationMs } from '../core/period.js';
+import { InputError } from '../contracts/errors.js';
 import { EXIT } from '../contracts/exit-codes.js';
 import { resolveOptions, type WatchdogFlags } from '../options.js';
 import { teach } from '../cli-help.js';
@@ -35,8 +37,8 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
 }
 
 /** The whole `next` document. */
-export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult): Promise<NextDoc> {
-  const reason = nextReason(news, r.isWaveDone) ?? 'wave_complete';
+export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult, isMaxWait = false): Promise<NextDoc> {
+  const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? 'max_wait' : 'wave_complete');
   const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
   const count = (k: string) => r.verdicts.filter((v) => v.kind === k).length;
   return {
@@ -88,18 +90,26 @@ export function renderNextDoc(doc: NextDoc): string {
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
-  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === 'wave_complete' ? ': the watchdog is done' : ': carry these out, then run next again'}`);
+  const then = doc.reason === 'wave_complete' ? ': the watchdog is done' : doc.reason === 'max_wait' ? ': nothing needed you within --max-wait; run next again to keep waiting' : ': carry these out, then run next again';
+  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
   return lines.join('\n') + '\n';
 }
 
 /** The `next` behaviour for runWatch. */
-export function nextMode(opts: ResolvedOptions, print: (text: string) => void): NextMode {
+export function nextMode(opts: ResolvedOptions, print: (text: string) => void, maxWaitMs?: number, warn: (text: string) => void = print): NextMode {
   const paths = new StatePaths(opts.stateDir);
   return {
+    ...(maxWaitMs !== undefined ? { maxWaitMs } : {}),
     shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== undefined,
-    async finish(r: OkResult, history: History, log: DispatchLog) {
+    async finish(r: OkResult | undefined, history: History, log: DispatchLog, isMaxWait: boolean) {
+      if (!r) {
+        // --max-wait ran out before any check could read the state file (its problem is on stderr).
+        warn(`dispatch-watchdog next: --max-wait passed before the state file could be read once; nothing to report (exit ${NEXT_EXIT.max_wait}).\n`);
+        await log.append({ event: 'next_returned', reason: 'max_wait', exit_code: NEXT_EXIT.max_wait, requests: [], unanswered: [], escalations: [] });
+        return NEXT_EXIT.max_wait;
+      }
       const news = newsOf(history);
-      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
+      const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
       print(opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc));
       // Printed first, journaled second: a crash in between repeats the news rather than lose it.
       await log.append({
@@ -113,8 +123,8 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void): 
 }
 
 /** Run `next`; resolves to its exit code. */
-export function runNext(opts: ResolvedOptions, deps: WatchDeps): Promise<number> {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
+export function runNext(opts: ResolvedOptions, deps: WatchDeps, maxWaitMs?: number): Promise<number> {
+  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), maxWaitMs, (t) => deps.output.err(t)));
 }
 
 export function registerNext(program: Command, { env, setCode, flags: parsers }: CliContext): void {
@@ -126,14 +136,19 @@ export function registerNext(program: Command, { env, setCode, flags: parsers }:
     .requiredOption('--epic-id <id>', 'epic to watch');
   configOption(stateDirOption(watchOptions(cmd, parsers)))
     .option('--json', 'print one JSON document (schemas/next.schema.json)')
-    .action(async (flags: WatchdogFlags) => {
+    .option('--max-wait <duration>', `return after this long even if nothing needs the orchestrator (45s, 10m, 2h), exit ${EXIT.max_wait}`)
+    .action(async (flags: WatchdogFlags & { maxWait?: string }) => {
+      const maxWaitMs = flags.maxWait === undefined ? undefined : parseDurationMs(flags.maxWait);
+      if (flags.maxWait !== undefined && !maxWaitMs) {
+        throw new InputError('bad_flag', `--max-wait: expected a duration (45s, 10m, 2h), got ${JSON.stringify(flags.maxWait)}.`, { hint: 'e.g. --max-wait 30m' });
+      }
       const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
-      setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
+      setCode(await runNext(opts, { ...env.watchDeps, output: env.output }, maxWaitMs));
     });
   teach(cmd, {
     examples: [
       ['dispatch-watchdog next --epic-id PROJ-1000 --json', 'wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)'],
-      ['dispatch-watchdog next --epic-id PROJ-1000 --timeout 300', 'the same, as lines for people, with a 5-minute stall window'],
+      ['dispatch-watchdog next --epic-id PROJ-1000 --stall-window 300 --max-wait 30m', `the same, as lines for people, with a 5-minute stall window; back after 30 minutes at most (exit ${EXIT.max_wait})`],
     ],
     exitCodes: [
       ['ok', 'the wave is complete: every row terminal or blocked and no request pending'],
@@ -141,7 +156,8 @@ export function registerNext(program: Command, { env, setCode, flags: parsers }:
       ['unanswered', 'a request passed its answer_by without an answer'],
       ['escalation', 'a ticket was escalated to Blocked (needs no answer)'],
       ['attention', 'a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode'],
-      ['input'],
+      ['max_wait', '--max-wait passed and nothing needed the orchestrator (run next again to keep waiting)'],
+      ['input', 'bad input or usage; an epic with no state file (after a short settle: nothing is created for it)'],
       ['failure', 'a failure, or stopped by a signal before anything needed the orchestrator'],
     ],
   });

@@ -4,6 +4,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
+import { gapHistogram, renderGapHistogramSvg, renderGapHistogramText, silentGaps } from '../core/gap-histogram.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
 import { ReplayLineSchema } from '../contracts/replay.js';
 import type { Output } from '../deps.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
@@ -18,7 +20,20 @@ import { loadConfig } from '../options.js';
 import { teach } from '../cli-help.js';
 import type { CliContext } from './command.js';
 
+/** The times of a file's records (a line without a timestamp is not a moment). */
+function recordTimes(src: ReplaySource): number[] {
+  const out: number[] = [];
+  for (const line of src.text.split('\n')) {
+    const m = /"timestamp":"([^"]+)"/.exec(line);
+    const ms = m ? Date.parse(m[1]!) : NaN;
+    if (Number.isFinite(ms)) out.push(ms);
+  }
+  return out;
+}
+
 export interface ReplayFlags {
+  /** Write the histogram of silent gaps here as SVG. */
+  svgFile?: string;
   /** Base windows in seconds; one pass per value. @defaultValue [120] */
   timeouts: number[];
   isJson: boolean;
@@ -75,18 +90,31 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   const base = flags.policy ?? DEFAULT_POLICY;
   const results: ReplayResult[] = [];
-  for (const seconds of flags.timeouts) {
-    for (const input of inputs) {
-      const r = replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) });
-      results.push(r);
-      if (flags.isJson) {
-        for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
-      } else {
-        output.out(renderReplayText(r) + '\n');
-      }
+  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
+  // A file with no transcript record (a README, a log of another tool) is not a replay of nothing.
+  const empty = results.find((r) => r.summary.records === 0);
+  if (empty) {
+    throw new InputError('unreadable_file', `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ''}.`, {
+      location: { file: empty.file },
+      hint: 'Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file).',
+    });
+  }
+  for (const r of results) {
+    if (flags.isJson) {
+      for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
+    } else {
+      output.out(renderReplayText(r) + '\n');
     }
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
+  // Where each window falls among the silences the agents really had.
+  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1000)));
+  if (!flags.isJson) output.out('\n' + renderGapHistogramText(histogram).join('\n') + '\n');
+  if (flags.svgFile !== undefined) {
+    const title = inputs.length === 1 ? `silent gaps in ${path.basename(inputs[0]!.transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 0o644 });
+    if (!flags.isJson) output.out(`wrote ${flags.svgFile}\n`);
+  }
   return results;
 }
 
@@ -95,24 +123,29 @@ export function registerReplay(program: Command, { env, setCode, flags: parsers 
     .command('replay')
     .description('replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)')
     .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
-    .option('--timeout <seconds...>', `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds('--timeout'), [] as number[])
+    // No commander default: it would print "(default: [])" after ours.
+    .option('--stall-window <seconds...>', `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v: string, prev?: number[]) => parsers.collectSeconds('--stall-window')(v, prev ?? []))
+    .option('--timeout <seconds...>', 'the same as --stall-window (its older name)', (v: string, prev?: number[]) => parsers.collectSeconds('--timeout')(v, prev ?? []))
+    .option('--svg <file>', 'also write the histogram of silent gaps against the windows as an SVG file')
     .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
-    .action(async (files: string[], flags: { timeout: number[]; config?: string; json?: boolean }) => {
+    .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean }) => {
       const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
-      const timeouts = flags.timeout.length > 0 ? flags.timeout : [config.timeout_seconds ?? 120];
-      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config) }, env.output);
+      const given = [...(flags.stallWindow ?? []), ...(flags.timeout ?? [])];
+      const timeouts = given.length > 0 ? given : [config.timeout_seconds ?? DEFAULTS.timeout_seconds];
+      const svgFile = flags.svg === undefined ? undefined : path.resolve(env.cwd, flags.svg);
+      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config), svgFile }, env.output);
       setCode(EXIT.ok);
     });
   teach(cmd, {
     examples: [
       ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],
-      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300', 'pick a window: one pass per value, then one row per window'],
+      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg', 'pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)'],
       ['dispatch-watchdog replay session.jsonl --json', 'NDJSON: one object per verdict change, then a summary'],
     ],
     exitCodes: [
       ['ok', 'replayed (whatever it found)'],
-      ['input', 'a transcript that cannot be read, or a bad --timeout'],
+      ['input', 'a file that cannot be read or holds no Claude Code record (not a transcript), or a bad --stall-window'],
     ],
   });
 }

@@ -41,6 +41,8 @@ export const DEFAULTS = {
   fixed: {
     /** Claude Code's own Bash timeout, for an open Bash call that names none. */
     claude_bash_timeout_ms: 120_000,
+    /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
+    missing_epic_settle_ms: 5_000,
   },
 } as const;
 

@@ -34,7 +34,7 @@ export const WatchdogStarted = ev('watchdog_started', {
 }, 'The watchdog began watching an epic.');
 
 export const WatchdogStopped = ev('watchdog_stopped', {
-  reason: z.enum(['wave_complete', 'signal', 'once', 'error', 'next']),
+  reason: z.enum(['wave_complete', 'signal', 'once', 'error', 'next', 'max_wait']),
   signal: z.string().optional(),
   checks: z.number().int().optional(),
 }, 'The watchdog stopped watching an epic.');

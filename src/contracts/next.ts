@@ -18,7 +18,7 @@ export const AttentionItemSchema = z.object({
 });
 export type AttentionItem = z.output<typeof AttentionItemSchema>;
 
-export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalation', 'attention'] as const;
+export const NEXT_REASONS = ['wave_complete', 'requests', 'unanswered', 'escalation', 'attention', 'max_wait'] as const;
 export type NextReason = (typeof NEXT_REASONS)[number];
 
 /**
@@ -26,7 +26,7 @@ export type NextReason = (typeof NEXT_REASONS)[number];
  * `attention` (13): only a person can help (a long human wait, an orphan, an unobservable agent, a
  * reconcile request, a stall in report mode).
  */
-export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention };
+export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
 
 const Kind = z.enum(REQUEST_KINDS);
 
@@ -34,7 +34,7 @@ export const NextDocSchema = z
   .object({
     schema_version: z.literal('1'),
     epic_id: z.string(),
-    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention.'),
+    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report.'),
     exit_code: z.number().int(),
     requests: z
       .array(RequestSchema.extend({ path: z.string().describe('State-dir relative path of the request file.') }))

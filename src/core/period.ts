@@ -1,12 +1,12 @@
 // Periods on the command line: `--since 2w`, `--since 2026-04-01`, `--older-than 30d`. Pure.
 import { InputError } from '../contracts/errors.js';
 
-const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 const DAY_MS = UNIT_MS.d!;
 
-/** `90m`, `12h`, `30d`, `2w` → milliseconds; undefined when `text` is not a duration. */
+/** `45s`, `90m`, `12h`, `30d`, `2w` → milliseconds; undefined when `text` is not a duration. */
 export function parseDurationMs(text: string): number | undefined {
-  const m = /^(\d+)([mhdw])$/.exec(text.trim());
+  const m = /^(\d+)([smhdw])$/.exec(text.trim());
   return m ? Number(m[1]) * UNIT_MS[m[2]!]! : undefined;
 }
 

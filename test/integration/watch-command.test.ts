@@ -66,7 +66,7 @@ describe('bad input exits 2 with a message naming what to fix', () => {
   const cases: [string, (dir: string) => string[], string][] = [
     ['malformed YAML', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'current_wave:\n  tasks: [\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].'],
     ['a wrong type', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'wave_tasks:\n  - ticket_id: P-1\n    pid: abc\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:10 wave_tasks[0].pid: expected number, got "abc".'],
-    ['a missing state file', () => ['--epic-id', 'E-404'], 'epics/E-404/state.yaml: state file not found. Check --epic-id and --state-dir'],
+    ['a missing state file', () => ['--epic-id', 'E-404'], 'epics/E-404/state.yaml: state file not found. Epics here: E-1. Check --epic-id and --state-dir'],
     ['an id that would escape the state dir', () => ['--epic-id', '../../etc'], 'epic id "../../etc" cannot be used: expected 1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit.'],
     ['a config key that does not exist', (d) => (writeFileSync(path.join(d, 'watchdog.config.yaml'), 'timeout_secs: 30\n'), ['--epic-id', 'E-1']), 'watchdog.config.yaml:1:1 timeout_secs: unknown key "timeout_secs". Remove that key or fix its spelling'],
     ['a bad flag value', () => ['--epic-id', 'E-1', '--timeout', '-5'], 'dispatch-watchdog: --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "-5".\n'],
