@@ -4,7 +4,9 @@
 import type { DispatchEvent } from './contracts/events.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Output, Terminal } from './deps.js';
-import { renderEvent } from './core/format.js';
+import { cut, renderEvent } from './core/format.js';
+import { summarizeWave, summaryLine } from './core/timeline.js';
+import { wrap } from './core/timeline-text.js';
 import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
 import type { CheckResult } from './check.js';
 
@@ -26,9 +28,13 @@ export interface WatchView {
   interrupt(): void;
   /** Wait until every update is written. */
   flush(): Promise<void>;
+  /** Redraw as of `nowMs` between checks: idle times and countdowns tick (a terminal only). */
+  tick(nowMs: number): void;
+  /** The loop ended: a short summary of what this run saw. */
+  finish(reason: string): void;
 }
 
-const PAINT: Record<string, string> = { STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
+const PAINT: Record<string, string> = { ESCALATED: '35;1', STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
 
 export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
   const heartbeatMs = o.heartbeatMs ?? 300_000;
@@ -52,20 +58,26 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
         `${countsLine(r)}${next ? `  next possible stall: ${next}` : ''}`.slice(0, columns),
         '',
       );
-      // Narrow terminals lose the requests, ticket and deadline columns before the rows get cut.
-      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
+      // Narrow terminals lose the bar, requests, ticket and deadline columns before the rows get cut.
+      const rows = frameRows(frame);
+      const t = fitTable(WATCH_HEADER, rows, columns, [4, 6, 1, 5]);
       const v = t.kept.indexOf(2);
       t.lines.forEach((line, i) => {
         if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, '1') : line);
         const at = t.offsets[v]!;
-        const word = frame!.report.tasks[i - 1]!.verdict === 'stalled' ? 'STALLED' : frame!.report.tasks[i - 1]!.verdict;
+        const word = rows[i - 1]![2]!.startsWith('done') ? 'terminal' : rows[i - 1]![2]!;
         const cell = line.slice(at).split('  ')[0]!;
         lines.push(line.slice(0, at) + paint(cell, PAINT[word]) + line.slice(at + cell.length));
       });
     } else {
       lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
     }
-    lines.push('', paint('events', '1'), ...feed.slice(-(o.feedLines ?? 10)).map((l) => (l.length > columns ? l.slice(0, columns - 1) + '…' : l)));
+    // Events wrap (their end is often the point: "-> redispatch"), at most 3 lines each.
+    const wrapped = feed.slice(-(o.feedLines ?? 10)).flatMap((l) => {
+      const parts = wrap(l, columns, '    ');
+      return parts.length > 3 ? [...parts.slice(0, 2), cut(parts.slice(2).join(' '), columns)] : parts;
+    });
+    lines.push('', paint('events', '1'), ...wrapped.slice(-(o.feedLines ?? 10) * 2));
     // Back to the start of the previous frame, clear to the end of the screen, draw.
     out.out((drawn > 0 ? `\x1b[${drawn}F\x1b[J` : '') + lines.join('\n') + '\n');
     drawn = lines.length;
@@ -76,8 +88,13 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
     lastPlainMs = nowMs;
   }
 
+  const seen: DispatchEvent[] = [];
+  const escalated = new Set<string>();
   return {
     event(e) {
+      seen.push(e);
+      if (e.event === 'escalated_to_blocked') escalated.add(e.task_id);
+      if (frame) frame = { ...frame, escalated };
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
@@ -88,7 +105,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       return (queue = queue.then(async () => {
         const deadlines = new Map<string, number>();
         for (const v of r.verdicts) if (v.deadlineMs !== undefined) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
+        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
@@ -101,5 +118,15 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       drawn = 0;
     },
     flush: () => queue,
+    tick(nowMs) {
+      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
+      frame = { ...frame, nowMs };
+      redraw();
+    },
+    finish(reason) {
+      const text = `${reason === 'wave_complete' ? 'wave complete' : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
+      for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), '  ')) out.out(line + '\n');
+      drawn = 0;
+    },
   };
 }

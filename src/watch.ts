@@ -153,6 +153,9 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       adapter: opts.adapter,
     });
     const waker = deps.shouldWatchStateFile === false ? undefined : wakeOnChange(paths.stateFile(opts.epicId));
+    // A terminal's view ticks every second between checks (idle times, countdowns); it only reads the clock.
+    const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock.nowMs()), 1000) : undefined;
+    ticker?.unref();
     const end = await runLoop(env, {
       clock,
       ...(next?.maxWaitMs !== undefined ? { untilMs: clock.nowMs() + next.maxWaitMs } : {}),
@@ -175,11 +178,15 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
         out.err(`dispatch-watchdog: ${r.error.describe()} (still watching)\n`);
         view?.interrupt();
       },
-    }).finally(() => waker?.close());
+    }).finally(() => {
+      waker?.close();
+      if (ticker) clearInterval(ticker);
+    });
     // An escalation left running in the background (a slow tracker) ends before we do.
     await env.performer?.drain?.();
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     await view?.flush();
+    view?.finish(end.reason);
     const code = next && end.reason !== 'signal' && (end.last || end.reason === 'max_wait') ? await next.finish(end.last, history, log!, end.reason === 'max_wait') : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log?.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });

@@ -124,16 +124,16 @@ export function renderTimelineText(tl: Timeline, o: TimelineTextOptions): string
   return lines;
 }
 
-/** Words wrapped to `columns`. */
-export function wrap(text: string, columns: number): string[] {
+/** Words wrapped to `columns` (continuation lines start with `indent`); a word longer than a line is cut. */
+export function wrap(text: string, columns: number, indent = ''): string[] {
   const out: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
     if (line && line.length + 1 + word.length > columns) {
-      out.push(line);
-      line = word;
+      out.push(line.length > columns ? cut(line, columns) : line);
+      line = indent + word;
     } else line = line ? `${line} ${word}` : word;
   }
-  if (line) out.push(line);
+  if (line) out.push(line.length > columns ? cut(line, columns) : line);
   return out;
 }

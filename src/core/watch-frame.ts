@@ -14,7 +14,12 @@ export interface FrameInput {
   deadlines: ReadonlyMap<string, number>;
   /** Task id → requests waiting for the orchestrator (requestsByTask). */
   requests: ReadonlyMap<string, readonly string[]>;
+  /** The moment drawn: the check's, or a tick's between checks (idle times and countdowns move on). */
   nowMs: number;
+  /** When the check ran (defaults to nowMs). */
+  checkedAtMs?: number;
+  /** Task instances escalated (the row may still say in progress until the orchestrator blocks it). */
+  escalated?: ReadonlySet<string>;
 }
 
 /** Requests waiting for the orchestrator, by task id: `redispatch`, `cancel (unanswered)`. */
@@ -48,17 +53,33 @@ export function deadlineCell(deadlineMs: number | undefined, nowMs: number): str
   return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
 }
 
-const verdictText = (t: Task) => (t.verdict === 'stalled' ? 'STALLED' : t.verdict === 'terminal' ? `done (${t.status})` : t.verdict);
+const verdictText = (t: Task, f: FrameInput) =>
+  f.escalated?.has(t.task_id) && t.verdict !== 'terminal' && t.verdict !== 'blocked' ? 'ESCALATED' : t.verdict === 'stalled' ? 'STALLED' : t.verdict === 'terminal' ? `done (${t.status})` : t.verdict;
 
-export const WATCH_HEADER = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'STALLS AT', 'REQUESTS', 'WHY'] as const;
+export const WATCH_HEADER = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'OF WINDOW', 'STALLS AT', 'REQUESTS', 'WHY'] as const;
+
+/** Idle as of the frame's moment: a tick between checks adds the time since the check (in-flight tasks only). */
+function idleNow(t: Task, f: FrameInput): number | null {
+  if (t.idle_seconds === null) return null;
+  const isRunning = t.verdict !== 'terminal' && t.verdict !== 'blocked';
+  return isRunning ? t.idle_seconds + Math.max(0, Math.floor((f.nowMs - (f.checkedAtMs ?? f.nowMs)) / 1000)) : t.idle_seconds;
+}
+
+/** `███░░░░░░░`: idle against the window, 10 cells; full (and past) when the window is used up. */
+export function idleBar(idleSeconds: number | null, windowSeconds: number, cells = 10): string {
+  if (idleSeconds === null || !(windowSeconds > 0)) return '-';
+  const filled = Math.min(cells, Math.round((idleSeconds / windowSeconds) * cells));
+  return '█'.repeat(filled) + '░'.repeat(cells - filled);
+}
 
 /** The table's cells, one row per task. */
 export function frameRows(f: FrameInput): string[][] {
   return f.report.tasks.map((t) => [
     t.task_id,
     t.ticket_id,
-    verdictText(t),
-    t.idle_seconds === null ? '-' : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    verdictText(t, f),
+    idleNow(t, f) === null ? '-' : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.verdict === 'terminal' || t.verdict === 'blocked' ? '-' : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === 'healthy' ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : '-',
     f.requests.get(t.task_id)?.join(',') || '-',
     // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
