@@ -2,7 +2,9 @@
 // a search by session_id + agent_id under <config dir>/projects (claude-code-surfaces.md §1.1):
 // `<project>/<session>/subagents/agent-<id>.jsonl`, the older flat `<project>/agent-<id>.jsonl`
 // (2.0.x and earlier; also beside a given session path), and `<project>/<session>.jsonl` for a main session. Results are cached, so a steady check
-// costs no directory listing; a failed search is retried at most every `retryMs`.
+// costs no directory listing; a failed search is retried at every check for `retryMs`, then at most every `retryMs`
+// — except that a change of the projects dir (a new project dir: the first session in a fresh worktree) lists it
+// again and retries every miss at once, so a new agent's transcript is found on the next check.
 import { promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,8 +79,10 @@ export class TranscriptFinder {
   /** Moves whenever a cached answer is forgotten: an answer found before is still the answer while it holds. */
   generation = 0;
   private found = new Map<string, TranscriptLocation>();
-  private failed = new Map<string, { reason: string; atMs: number; firstAtMs: number }>();
-  private projects?: { dirs: string[]; atMs: number };
+  private failed = new Map<string, { reason: string; atMs: number; firstAtMs: number; stamp: bigint | undefined }>();
+  private projects?: { dirs: string[]; atMs: number; stamp: bigint | undefined };
+  /** The projects dir's mtime (ns), stat'ed at most once per check moment. */
+  private stampAt?: { nowMs: number; stamp: bigint | undefined };
 
   constructor(
     readonly projectsDir: string,
@@ -94,13 +98,27 @@ export class TranscriptFinder {
     const retryMs = this.opts.retryMs ?? 30_000;
     // A new row's agent writes its transcript within seconds: look again at every check until the
     // search has failed for a whole retry period; only then are misses cached.
-    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs) return { ok: false, reason: miss.reason };
+    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs && miss.stamp === this.stamp(nowMs)) return { ok: false, reason: miss.reason };
     const res = await this.search(q, nowMs);
     if (res.ok) {
       this.found.set(key, res.location);
       this.failed.delete(key);
-    } else this.failed.set(key, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs });
+    } else this.failed.set(key, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs, stamp: this.stamp(nowMs) });
     return res;
+  }
+
+  /** The projects dir's mtime in ns (undefined while it does not exist): it moves when a project dir is made. */
+  private stamp(nowMs: number): bigint | undefined {
+    if (this.stampAt?.nowMs === nowMs) return this.stampAt.stamp;
+    this.statCalls++;
+    let stamp: bigint | undefined;
+    try {
+      stamp = statSync(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+    } catch {
+      stamp = undefined;
+    }
+    this.stampAt = { nowMs, stamp };
+    return stamp;
   }
 
   /** Forget a cached answer (the file vanished or was moved). */
@@ -173,11 +191,12 @@ export class TranscriptFinder {
   }
 
   private async projectDirs(nowMs: number): Promise<string[]> {
-    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 60_000)) return this.projects.dirs;
+    const stamp = this.stamp(nowMs);
+    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 60_000) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
     const entries = await fs.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
     const dirs = entries.filter((e) => e.isDirectory()).map((e) => path.join(this.projectsDir, e.name));
-    this.projects = { dirs, atMs: nowMs };
+    this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
   }
 }
