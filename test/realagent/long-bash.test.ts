@@ -14,7 +14,7 @@ let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-describe.skipIf(claudeSkip !== undefined)('a real claude -p session', () => {
+describe.skipIf(claudeSkip !== undefined)('a real claude -p session', { timeout: 120_000 }, () => {
   it('a Bash call longer than the window is healthy throughout, the session finished after its final answer', async () => {
     const marker = 'LONGBASH-1';
     const gate = tempDir();

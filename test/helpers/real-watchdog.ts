@@ -1,0 +1,63 @@
+// The watchdog as a real child process beside real Claude Code sessions (claude-session.ts):
+//
+//   const w = startWatchdog({ stateDir, epic: 'E-1', claudeDir: s.claudeDir, args: ['--timeout', '30'] });
+//   await w.waitTask('t1', (t) => t.verdict === 'healthy', 'the lead healthy');   // polls watchdog.json
+//   await judge({ stateDir, epic: 'E-1', claudeDir, aheadMs: 100_000 })           // one --once / --now check
+//
+// The loop runs with `--check-interval 1 --action report` unless `args` say otherwise, and
+// CLAUDE_CONFIG_DIR pointing at the session's ~/.claude. It is SIGKILLed when the test ends.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { onTestFinished } from 'vitest';
+import { runCli, spawnCli, until } from './cli.js';
+
+export interface TaskView {
+  task_id: string;
+  verdict: string;
+  reason: string;
+  sources: string[];
+  exemptions: string[];
+  [k: string]: unknown;
+}
+
+export interface RunningWatchdog {
+  output(): string;
+  /** The tasks of the latest watchdog.json (empty before the first check). */
+  tasks(): TaskView[];
+  waitTask(taskId: string, pred: (t: TaskView) => boolean, what: string, timeoutMs?: number): Promise<TaskView>;
+  stop(): void;
+}
+
+export function readTasks(stateDir: string, epic: string): TaskView[] {
+  try {
+    return JSON.parse(readFileSync(path.join(stateDir, 'epics', epic, 'watchdog.json'), 'utf8')).tasks ?? [];
+  } catch {
+    return [];
+  }
+}
+
+export function startWatchdog(o: { stateDir: string; epic: string; claudeDir: string; args?: string[] }): RunningWatchdog {
+  const args = o.args ?? [];
+  const defaults = [...(args.includes('--check-interval') ? [] : ['--check-interval', '1']), ...(args.includes('--action') ? [] : ['--action', 'report'])];
+  const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], { env: { CLAUDE_CONFIG_DIR: o.claudeDir } });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return {
+    output: () => child.output(),
+    tasks: () => readTasks(o.stateDir, o.epic),
+    waitTask: (taskId, pred, what, timeoutMs = 60_000) =>
+      until(() => readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId && pred(t)), timeoutMs, `${what} (watchdog output: ${child.output().slice(-500)}; last: ${JSON.stringify(readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId))})`),
+    stop: () => void child.kill('SIGTERM'),
+  };
+}
+
+/** One check now (`--once`), or as of `aheadMs` from now (`--now`, which writes nothing); the tasks judged. */
+export async function judge(o: { stateDir: string; epic: string; claudeDir: string; aheadMs?: number; args?: string[] }): Promise<TaskView[]> {
+  const args = ['--epic-id', o.epic, '--state-dir', o.stateDir, '--action', 'report', '--json', ...(o.args ?? [])];
+  const when = o.aheadMs ? ['--now', new Date(Date.now() + o.aheadMs).toISOString()] : ['--once'];
+  const r = await runCli([...args, ...when], { env: { CLAUDE_CONFIG_DIR: o.claudeDir } });
+  try {
+    return JSON.parse(r.stdout).tasks;
+  } catch {
+    throw new Error(`dispatch-watchdog exited ${r.code} without JSON: ${r.stderr}`);
+  }
+}
