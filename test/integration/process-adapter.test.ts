@@ -110,6 +110,21 @@ describe('process adapter: redispatch', () => {
     expect(marker).toMatchObject({ status: 'launched', pid: outcome.pid, log_file: 'epics/PROJ-1000/agents/t1-r1.log' });
   });
 
+  it("starts the replacement in the stalled agent's own cwd, given as {cwd} too; a cwd that is gone launches nothing", async () => {
+    const dir = tempDir();
+    const worktree = await fs.realpath(tempDir());
+    const out = path.join(dir, 'pwd.txt');
+    const adapter = adapterWith(['/bin/sh', '-c', `pwd > ${out}; echo "$1" >> ${out}`, 'sh', '{cwd}']);
+    expect(await adapter.redispatch({ ...(await redispatchRequest(dir)), cwd: worktree })).toMatchObject({ ok: true, detail: expect.stringContaining(` in ${worktree}`) });
+    expect(await waitFor('the replacement to start', async () => (await fs.readFile(out, 'utf8').catch(() => '')).split('\n')[1] || undefined)).toBe(worktree);
+    expect((await fs.readFile(out, 'utf8')).split('\n')[0]).toBe(worktree);
+    const gone = await redispatchRequest(tempDir());
+    const refused = await adapter.redispatch({ ...gone, cwd: path.join(worktree, 'removed') });
+    expect(refused).toMatchObject({ ok: false, code: 'missing_target', retryable: false });
+    expect(refused.detail).toContain(`${path.join(worktree, 'removed')}, which is no longer a directory`);
+    expect(await adapter.redispatchMarker(gone)).toBe('absent');
+  });
+
   it('never launches again after a crash between the launch marker and the spawn (orphan)', async () => {
     const dir = tempDir();
     const out = path.join(dir, 'argv.ndjson');

@@ -118,6 +118,19 @@ describe('assess: precedence', () => {
     expect(v.kind).toBe('inconsistent');
   });
 
+  it("a Stop hook's definite finish wins over the transcript's inferred one, whatever the order: the end is seen at once (issue 17 item 6)", () => {
+    const t = makeTask();
+    const transcript = { source: 'transcript' as const, lastProgressMs: T0, finished: { kind: 'final_answer', atMs: T0, isInferred: true } };
+    const hooks = { source: 'hooks' as const, lastProgressMs: T0 + 200, finished: { kind: 'Stop', atMs: T0 + 200 } };
+    for (const parts of [[observeRow(t), transcript, hooks], [observeRow(t), hooks, transcript]]) {
+      const obs = mergeObservations(parts);
+      expect(obs.finished).toEqual({ kind: 'Stop', atMs: T0 + 200 });
+      expect(assess(t, obs, policy(120), T0 + 1_000).kind).toBe('inconsistent');
+    }
+    // The inferred finish alone still waits out the window.
+    expect(assess(t, mergeObservations([observeRow(t), transcript]), policy(120), T0 + 1_000).kind).toBe('healthy');
+  });
+
   it('waiting on a permission prompt is waiting_human, not stalled', () => {
     const v = assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'permission_prompt' } }), policy(120), T0 + 1_000_000);
     expect(v.kind).toBe('waiting_human');

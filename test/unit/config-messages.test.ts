@@ -57,7 +57,7 @@ describe('agents.* problems carry file:line', () => {
     const config = 'action: redispatch\nagents:\n  adapter: command\n  cancel_argv: [kill, "{pdi}"]\n';
     expect(await optionsError({ epicId: 'E-1' }, config)).toMatchInlineSnapshot(`
       "2 problems:
-        - <dir>/watchdog.config.yaml:4:23 agents.cancel_argv[1]: unknown placeholder {pdi}. Expected one of {prompt} {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {recovery_task_id} {epic} {key} {pid} {agent_id} {agent_name} {team} {session_id}, got "{pdi}". Fix the placeholder name; each argv element is passed as is, without a shell.
+        - <dir>/watchdog.config.yaml:4:23 agents.cancel_argv[1]: unknown placeholder {pdi}. Expected one of {prompt} {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {recovery_task_id} {epic} {key} {pid} {agent_id} {agent_name} {team} {session_id} {cwd}, got "{pdi}". Fix the placeholder name; each argv element is passed as is, without a shell.
         - <dir>/watchdog.config.yaml:3:3 agents.redispatch_argv: the command adapter needs it to launch a replacement, got nothing. Add agents.redispatch_argv to watchdog.config.yaml, e.g. ["my-tool", "start", "{task_id}"], or use agents.adapter: mailbox."
     `);
   });

@@ -11,6 +11,12 @@ const summarize = (...lines: string[]) => {
 };
 
 describe('parseTranscriptText → summarizeTranscript', () => {
+  it("keeps the newest record's cwd: where a replacement must work (issue 17 item 3)", () => {
+    const { part } = summarize(user(0, 'go', { cwd: '/repo/wt-1' }), assistant(1, [text('cd done')], { cwd: '/repo/wt-1/pkg' }));
+    expect(part.cwd).toBe('/repo/wt-1/pkg');
+    expect(summarize(user(0, 'go')).part.cwd).toBeUndefined();
+  });
+
   it.each([
     {
       name: 'an open Bash call with its timeout and command',

@@ -77,6 +77,8 @@ export interface CancelRequest {
 export interface RedispatchRequest extends Omit<CancelRequest, 'expectedProcess'> {
   attempt: number;
   recoveryTaskId: string;
+  /** The stalled agent's working directory, when its transcript gave one: the replacement starts there. */
+  cwd?: string;
   /** Absolute path of the recovery checkpoint (already written). */
   checkpointPath: string;
   /** What the launched agent is told: the full recovery prompt (renderRecoveryPrompt), or for a resume the short resume prompt. */

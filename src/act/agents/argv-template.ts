@@ -6,7 +6,7 @@ import type { CancelRequest, RedispatchRequest } from './adapter.js';
 
 export const PLACEHOLDERS = [
   'prompt', 'prompt_file', 'ticket', 'attempt', 'checkpoint', 'task_id', 'recovery_task_id',
-  'epic', 'key', 'pid', 'agent_id', 'agent_name', 'team', 'session_id',
+  'epic', 'key', 'pid', 'agent_id', 'agent_name', 'team', 'session_id', 'cwd',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 export type PlaceholderValues = Partial<Record<Placeholder, string>>;
@@ -55,7 +55,7 @@ export function placeholderValues(req: CancelRequest | RedispatchRequest, prompt
   if ('prompt' in req) {
     Object.assign(v, {
       prompt: req.prompt, prompt_file: promptFile, attempt: String(req.attempt),
-      checkpoint: req.checkpointPath, recovery_task_id: req.recoveryTaskId,
+      checkpoint: req.checkpointPath, recovery_task_id: req.recoveryTaskId, cwd: req.cwd,
     });
   }
   return v;

@@ -1,6 +1,8 @@
 // Launch a replacement agent from agents.redispatch_argv (no shell), detached, output to a log under the
 // state dir. A launch marker is created as `launching` BEFORE the spawn and completed with the pid after
 // it: a crash in between leaves `launching`, which means "cannot tell" (an orphan, never launched twice).
+// The replacement starts in the stalled agent's own working directory (its transcript's `cwd`: with a
+// worktree per ticket, the remaining work must land in that checkout); without one, in the watchdog's.
 import { spawn } from 'node:child_process';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -68,12 +70,12 @@ export async function launchMarker(req: RedispatchRequest): Promise<MarkerState>
 }
 
 /** Spawn detached with stdout and stderr appended to `logFile`; resolves once the process exists. */
-async function spawnDetached(argv: string[], logFile: string, env: NodeJS.ProcessEnv) {
+async function spawnDetached(argv: string[], logFile: string, env: NodeJS.ProcessEnv, cwd: string | undefined) {
   await ensureDir(path.dirname(logFile));
   // Private (the agent's output may quote code and secrets) and never through a symlink.
   const log = await fs.open(logFile, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, FILE_MODE);
   try {
-    const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log.fd, log.fd], env });
+    const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log.fd, log.fd], env, ...(cwd ? { cwd } : {}) });
     await new Promise((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);
@@ -84,6 +86,8 @@ async function spawnDetached(argv: string[], logFile: string, env: NodeJS.Proces
     await log.close();
   }
 }
+
+const isDir = (p: string) => fs.stat(p).then((s) => s.isDirectory(), () => false);
 
 const RETRYABLE_SPAWN = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
 
@@ -110,6 +114,9 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   if (!expanded.ok) {
     return failed('redispatch', adapter, 'missing_target', `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
   }
+  if (req.cwd !== undefined && !(await isDir(req.cwd))) {
+    return failed('redispatch', adapter, 'missing_target', `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`);
+  }
   const base: LaunchRecord = {
     key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],
     prompt_file: req.paths.relative(files.promptFile), log_file: req.paths.relative(files.logFile), started_at: msToIso(deps.clock.nowMs()),
@@ -130,14 +137,14 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   delete env.LINEAR_API_KEY; // the agent has no use for it, and must not be able to print it
   let pid: number;
   try {
-    pid = await spawnDetached(expanded.argv, files.logFile, env);
+    pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     await writeFileAtomic(file, JSON.stringify({ ...base, status: 'failed', error: code }, null, 2) + '\n').catch(() => undefined);
     return failed('redispatch', adapter, 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
   }
   const identity = await readProcessIdentity(pid);
-  const detail = `${req.recoveryTaskId} launched as pid ${pid}, output in ${base.log_file}.`;
+  const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ''}, output in ${base.log_file}.`;
   try {
     await writeFileAtomic(file, JSON.stringify({ ...base, status: 'launched', pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + '\n');
   } catch (e) {

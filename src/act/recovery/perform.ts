@@ -82,7 +82,7 @@ async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' 
 
 /** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */
 export function launchRequest(ctx: PerformerContext, spec: ActionSpec, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath };
+  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, cwd: spec.observation?.cwd };
   if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
   const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
   return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };

@@ -79,6 +79,8 @@ export interface Observation {
      */
     isInferred?: boolean;
   };
+  /** The agent's working directory (its transcript's newest `cwd`): where a replacement must work. */
+  cwd?: string;
   /** Recent tool calls, oldest first, for loop detection. */
   recentCalls: ToolCall[];
   /** Evidence that contradicts itself (e.g. a transcript of another agent). */
@@ -138,7 +140,9 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.isApiRetrying) out.isApiRetrying = true;
     if (p.apiRetryDelayMs !== undefined) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
-    if (p.finished && !out.finished) {
+    // A definite finish (a Stop hook, a turn-end record) wins over one inferred from a final answer,
+    // which counts only after a whole window: a `-p` agent's end is seen when its Stop hook fires.
+    if (p.finished && (!out.finished || (out.finished.isInferred && !p.finished.isInferred))) {
       out.finished = p.finished;
       finishedBy = p.source;
     }
@@ -146,6 +150,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
+    if (p.cwd !== undefined && (out.cwd === undefined || p.source === 'transcript')) out.cwd = p.cwd;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);

@@ -93,6 +93,7 @@ export function mtimeSameAsOf(mtimeMs: number, nowMs: number): { fromMs: number;
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
   const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
+  if (s.cwd !== undefined) part.cwd = s.cwd;
   // Output growth is the agent's own writing. The file's mtime is used only for records without
   // timestamps (stream-json output): harness lines (queued messages, an interruption) also
   // touch the file and must not keep a wedged agent looking alive.

@@ -104,6 +104,8 @@ export interface TranscriptState {
   agentId?: string;
   sessionId?: string;
   identityAt?: string;
+  /** The newest record's `cwd`: where the agent works (a replacement is launched there). */
+  cwd?: string;
   records: number;
   badLines: number;
   skippedLines: number;

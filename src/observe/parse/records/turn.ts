@@ -21,6 +21,8 @@ function noteSession(s: TranscriptState, rec: Rec, at: string, atMs: number | un
   if (agentId) s.agentId = agentId;
   if (sessionId) s.sessionId = sessionId;
   if (agentId || sessionId) s.identityAt = at;
+  const cwd = str(rec.cwd);
+  if (cwd) s.cwd = cwd;
   const teamName = str(rec.teamName);
   if (teamName) s.teamName = teamName;
   noteVersion(s, rec);
