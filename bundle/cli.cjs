@@ -29,9 +29,9 @@ var __export = (target2, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key3 of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key3) && key3 !== except)
-        __defProp(to, key3, { get: () => from[key3], enumerable: !(desc = __getOwnPropDesc(from, key3)) || desc.enumerable });
+    for (let key2 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key2) && key2 !== except)
+        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
   }
   return to;
 };
@@ -1052,9 +1052,9 @@ var require_option = __commonJS({
             this.positiveOptions.set(option.attributeName(), option);
           }
         });
-        this.negativeOptions.forEach((value, key3) => {
-          if (this.positiveOptions.has(key3)) {
-            this.dualOptions.add(key3);
+        this.negativeOptions.forEach((value, key2) => {
+          if (this.positiveOptions.has(key2)) {
+            this.dualOptions.add(key2);
           }
         });
       }
@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path39 = require("node:path");
+    var path36 = require("node:path");
     var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -1985,11 +1985,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {object} value
        */
-      getOptionValue(key3) {
+      getOptionValue(key2) {
         if (this._storeOptionsAsProperties) {
-          return this[key3];
+          return this[key2];
         }
-        return this._optionValues[key3];
+        return this._optionValues[key2];
       }
       /**
        * Store option value.
@@ -1998,8 +1998,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {object} value
        * @return {Command} `this` command for chaining
        */
-      setOptionValue(key3, value) {
-        return this.setOptionValueWithSource(key3, value, void 0);
+      setOptionValue(key2, value) {
+        return this.setOptionValueWithSource(key2, value, void 0);
       }
       /**
        * Store option value and where the value came from.
@@ -2009,13 +2009,13 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} source - expected values are default/config/env/cli/implied
        * @return {Command} `this` command for chaining
        */
-      setOptionValueWithSource(key3, value, source) {
+      setOptionValueWithSource(key2, value, source) {
         if (this._storeOptionsAsProperties) {
-          this[key3] = value;
+          this[key2] = value;
         } else {
-          this._optionValues[key3] = value;
+          this._optionValues[key2] = value;
         }
-        this._optionValueSources[key3] = source;
+        this._optionValueSources[key2] = source;
         return this;
       }
       /**
@@ -2025,8 +2025,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {string}
        */
-      getOptionValueSource(key3) {
-        return this._optionValueSources[key3];
+      getOptionValueSource(key2) {
+        return this._optionValueSources[key2];
       }
       /**
        * Get source of option value. See also .optsWithGlobals().
@@ -2035,11 +2035,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {string}
        */
-      getOptionValueSourceWithGlobals(key3) {
+      getOptionValueSourceWithGlobals(key2) {
         let source;
         this._getCommandAndAncestors().forEach((cmd) => {
-          if (cmd.getOptionValueSource(key3) !== void 0) {
-            source = cmd.getOptionValueSource(key3);
+          if (cmd.getOptionValueSource(key2) !== void 0) {
+            source = cmd.getOptionValueSource(key2);
           }
         });
         return source;
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path39.resolve(baseDir, baseName);
+          const localBin = path36.resolve(baseDir, baseName);
           if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path39.extname(baseName))) return void 0;
+          if (sourceExt.includes(path36.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path39.resolve(
-            path39.dirname(resolvedScriptPath),
+          executableDir = path36.resolve(
+            path36.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path39.basename(
+            const legacyName = path36.basename(
               this._scriptPath,
-              path39.extname(this._scriptPath)
+              path36.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path39.extname(executableFile));
+        launchWithNode = sourceExt.includes(path36.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -2765,8 +2765,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
           const result = {};
           const len = this.options.length;
           for (let i = 0; i < len; i++) {
-            const key3 = this.options[i].attributeName();
-            result[key3] = key3 === this._versionOptionName ? this._version : this[key3];
+            const key2 = this.options[i].attributeName();
+            result[key2] = key2 === this._versionOptionName ? this._version : this[key2];
           }
           return result;
         }
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path39.basename(filename, path39.extname(filename));
+        this._name = path36.basename(filename, path36.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path40) {
-        if (path40 === void 0) return this._executableDir;
-        this._executableDir = path40;
+      executableDir(path37) {
+        if (path37 === void 0) return this._executableDir;
+        this._executableDir = path37;
         return this;
       }
       /**
@@ -3565,8 +3565,8 @@ var init_deps = __esm({
 
 // src/contracts/defaults.ts
 function withDefault(text, value) {
-  const shown2 = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
-  return `${text ? `${text} ` : ""}@defaultValue ${shown2}`;
+  const shown = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
+  return `${text ? `${text} ` : ""}@defaultValue ${shown}`;
 }
 var DEFAULTS;
 var init_defaults = __esm({
@@ -3590,29 +3590,13 @@ var init_defaults = __esm({
       looping: { repeat_count: 4, error_count: 3, act: false },
       circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
       agents: { adapter: "mailbox", kill_grace_ms: 5e3, command_timeout_ms: 6e4 },
-      /**
-       * Resume instead of restart (DESIGN §8): the transport causes recovered by resuming the agent's
-       * own session (at most once in a row per ticket; a second stall gets a fresh agent).
-       */
-      recovery: {
-        resume_on: ["frozen_stream", "overloaded", "connection"],
-        /** Nudge an agent between turns whose row is still in progress, once, before asking the owner. */
-        nudge: true,
-        /** How long a nudge has to show progress, and how long a row and its agent may disagree before anything is done, in base windows. */
-        nudge_grace_windows: 1,
-        reconcile_grace_windows: 1
-      },
-      /** When `next` says a person is needed (reason attention). */
-      attention: { human_wait_seconds: 1800, unobservable_windows: 5 },
       /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
       requests: { deadline_windows: 2 },
       linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
       /** Facts of the outside world, not settable in the config file. */
       fixed: {
         /** Claude Code's own Bash timeout, for an open Bash call that names none. */
-        claude_bash_timeout_ms: 12e4,
-        /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
-        missing_epic_settle_ms: 5e3
+        claude_bash_timeout_ms: 12e4
       }
     };
   }
@@ -3695,17 +3679,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path39) {
-      const ctrl = callVisitor(key3, node2, visitor, path39);
+    function visit_(key2, node2, visitor, path36) {
+      const ctrl = callVisitor(key2, node2, visitor, path36);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path39, ctrl);
-        return visit_(key3, ctrl, visitor, path39);
+        replaceNode(key2, path36, ctrl);
+        return visit_(key2, ctrl, visitor, path36);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
+          path36 = Object.freeze(path36.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path39);
+            const ci = visit_(i, node2.items[i], visitor, path36);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3716,13 +3700,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path39);
+          path36 = Object.freeze(path36.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path36);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path39);
+          const cv = visit_("value", node2.value, visitor, path36);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3743,17 +3727,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path39) {
-      const ctrl = await callVisitor(key3, node2, visitor, path39);
+    async function visitAsync_(key2, node2, visitor, path36) {
+      const ctrl = await callVisitor(key2, node2, visitor, path36);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path39, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path39);
+        replaceNode(key2, path36, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path36);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
+          path36 = Object.freeze(path36.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path39);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path36);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3764,13 +3748,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path39);
+          path36 = Object.freeze(path36.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path36);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path39);
+          const cv = await visitAsync_("value", node2.value, visitor, path36);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3797,27 +3781,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path39) {
+    function callVisitor(key2, node2, visitor, path36) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path39);
+        return visitor(key2, node2, path36);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path39);
+        return visitor.Map?.(key2, node2, path36);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path39);
+        return visitor.Seq?.(key2, node2, path36);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path39);
+        return visitor.Pair?.(key2, node2, path36);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path39);
+        return visitor.Scalar?.(key2, node2, path36);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path39);
+        return visitor.Alias?.(key2, node2, path36);
       return void 0;
     }
-    function replaceNode(key3, path39, node2) {
-      const parent = path39[path39.length - 1];
+    function replaceNode(key2, path36, node2) {
+      const parent = path36[path36.length - 1];
       if (identity.isCollection(parent)) {
-        parent.items[key3] = node2;
+        parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
-        if (key3 === "key")
+        if (key2 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -4078,7 +4062,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj, key3, val) {
+    function applyReviver(reviver, obj, key2, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -4118,7 +4102,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key3, val);
+      return reviver.call(obj, key2, val);
     }
     exports2.applyReviver = applyReviver;
   }
@@ -4425,10 +4409,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path39, value) {
+    function collectionFromPath(schema, path36, value) {
       let v = value;
-      for (let i = path39.length - 1; i >= 0; --i) {
-        const k = path39[i];
+      for (let i = path36.length - 1; i >= 0; --i) {
+        const k = path36[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4447,7 +4431,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path39) => path39 == null || typeof path39 === "object" && !!path39[Symbol.iterator]().next().done;
+    var isEmptyPath = (path36) => path36 == null || typeof path36 === "object" && !!path36[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4477,42 +4461,42 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path39, value) {
-        if (isEmptyPath(path39))
+      addIn(path36, value) {
+        if (isEmptyPath(path36))
           this.add(value);
         else {
-          const [key3, ...rest] = path39;
-          const node2 = this.get(key3, true);
+          const [key2, ...rest] = path36;
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key3, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
       /**
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path39) {
-        const [key3, ...rest] = path39;
+      deleteIn(path36) {
+        const [key2, ...rest] = path36;
         if (rest.length === 0)
-          return this.delete(key3);
-        const node2 = this.get(key3, true);
+          return this.delete(key2);
+        const node2 = this.get(key2, true);
         if (identity.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path39, keepScalar) {
-        const [key3, ...rest] = path39;
-        const node2 = this.get(key3, true);
+      getIn(path36, keepScalar) {
+        const [key2, ...rest] = path36;
+        const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
         else
@@ -4529,29 +4513,29 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path39) {
-        const [key3, ...rest] = path39;
+      hasIn(path36) {
+        const [key2, ...rest] = path36;
         if (rest.length === 0)
-          return this.has(key3);
-        const node2 = this.get(key3, true);
+          return this.has(key2);
+        const node2 = this.get(key2, true);
         return identity.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path39, value) {
-        const [key3, ...rest] = path39;
+      setIn(path36, value) {
+        const [key2, ...rest] = path36;
         if (rest.length === 0) {
-          this.set(key3, value);
+          this.set(key2, value);
         } else {
-          const node2 = this.get(key3, true);
+          const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key3, collectionFromPath(this.schema, rest, value));
+            this.set(key2, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
         }
       }
     };
@@ -5129,19 +5113,19 @@ var require_stringifyPair = __commonJS({
     var Scalar2 = require_Scalar();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key: key3, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key3) && key3.comment || null;
+      let keyComment = identity.isNode(key2) && key2.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key3) || !identity.isNode(key3) && typeof key3 === "object") {
+        if (identity.isCollection(key2) || !identity.isNode(key2) && typeof key2 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key3 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key3) || (identity.isScalar(key3) ? key3.type === Scalar2.Scalar.BLOCK_FOLDED || key3.type === Scalar2.Scalar.BLOCK_LITERAL : typeof key3 === "object"));
+      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key2) || (identity.isScalar(key2) ? key2.type === Scalar2.Scalar.BLOCK_FOLDED || key2.type === Scalar2.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -5149,7 +5133,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str5 = stringify2.stringify(key3, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str5 = stringify2.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str5.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -5293,7 +5277,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key3) => (merge2.identify(key3) || identity.isScalar(key3) && (!key3.type || key3.type === Scalar2.Scalar.PLAIN) && merge2.identify(key3.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
+    var isMergeKey = (ctx, key2) => (merge2.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar2.Scalar.PLAIN) && merge2.identify(key2.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
     function addMergeToJSMap(ctx, map, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -5310,14 +5294,14 @@ var require_merge = __commonJS({
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key3, value2] of srcMap) {
+      for (const [key2, value2] of srcMap) {
         if (map instanceof Map) {
-          if (!map.has(key3))
-            map.set(key3, value2);
+          if (!map.has(key2))
+            map.set(key2, value2);
         } else if (map instanceof Set) {
-          map.add(key3);
-        } else if (!Object.prototype.hasOwnProperty.call(map, key3)) {
-          Object.defineProperty(map, key3, {
+          map.add(key2);
+        } else if (!Object.prototype.hasOwnProperty.call(map, key2)) {
+          Object.defineProperty(map, key2, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -5345,19 +5329,19 @@ var require_addPairToJSMap = __commonJS({
     var stringify2 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key: key3, value }) {
-      if (identity.isNode(key3) && key3.addToJSMap)
-        key3.addToJSMap(ctx, map, value);
-      else if (merge2.isMergeKey(ctx, key3))
+    function addPairToJSMap(ctx, map, { key: key2, value }) {
+      if (identity.isNode(key2) && key2.addToJSMap)
+        key2.addToJSMap(ctx, map, value);
+      else if (merge2.isMergeKey(ctx, key2))
         merge2.addMergeToJSMap(ctx, map, value);
       else {
-        const jsKey = toJS.toJS(key3, "", ctx);
+        const jsKey = toJS.toJS(key2, "", ctx);
         if (map instanceof Map) {
           map.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map instanceof Set) {
           map.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key3, jsKey, ctx);
+          const stringKey = stringifyKey(key2, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map)
             Object.defineProperty(map, stringKey, {
@@ -5372,19 +5356,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map;
     }
-    function stringifyKey(key3, jsKey, ctx) {
+    function stringifyKey(key2, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key3) && ctx?.doc) {
+      if (identity.isNode(key2) && ctx?.doc) {
         const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key3.toString(strCtx);
+        const strKey = key2.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -5408,24 +5392,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key3, value, ctx) {
-      const k = createNode.createNode(key3, void 0, ctx);
+    function createPair(key2, value, ctx) {
+      const k = createNode.createNode(key2, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key3, value = null) {
+      constructor(key2, value = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
-        this.key = key3;
+        this.key = key2;
         this.value = value;
       }
       clone(schema) {
-        let { key: key3, value } = this;
-        if (identity.isNode(key3))
-          key3 = key3.clone(schema);
+        let { key: key2, value } = this;
+        if (identity.isNode(key2))
+          key2 = key2.clone(schema);
         if (identity.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key3, value);
+        return new _Pair(key2, value);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -5601,11 +5585,11 @@ var require_YAMLMap = __commonJS({
     var identity = require_identity();
     var Pair = require_Pair();
     var Scalar2 = require_Scalar();
-    function findPair(items, key3) {
-      const k = identity.isScalar(key3) ? key3.value : key3;
+    function findPair(items, key2) {
+      const k = identity.isScalar(key2) ? key2.value : key2;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key3 || it.key === k)
+          if (it.key === key2 || it.key === k)
             return it;
           if (identity.isScalar(it.key) && it.key.value === k)
             return it;
@@ -5628,20 +5612,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add2 = (key3, value) => {
+        const add2 = (key2, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key3, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key3))
+            value = replacer.call(obj, key2, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key2))
             return;
           if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key3, value, ctx));
+            map.items.push(Pair.createPair(key2, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key3, value] of obj)
-            add2(key3, value);
+          for (const [key2, value] of obj)
+            add2(key2, value);
         } else if (obj && typeof obj === "object") {
-          for (const key3 of Object.keys(obj))
-            add2(key3, obj[key3]);
+          for (const key2 of Object.keys(obj))
+            add2(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -5681,23 +5665,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key3) {
-        const it = findPair(this.items, key3);
+      delete(key2) {
+        const it = findPair(this.items, key2);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key3, keepScalar) {
-        const it = findPair(this.items, key3);
+      get(key2, keepScalar) {
+        const it = findPair(this.items, key2);
         const node2 = it?.value;
         return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key3) {
-        return !!findPair(this.items, key3);
+      has(key2) {
+        return !!findPair(this.items, key2);
       }
-      set(key3, value) {
-        this.add(new Pair.Pair(key3, value), true);
+      set(key2, value) {
+        this.add(new Pair.Pair(key2, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -5786,15 +5770,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key3) {
-        const idx = asItemIndex(key3);
+      delete(key2) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key3, keepScalar) {
-        const idx = asItemIndex(key3);
+      get(key2, keepScalar) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -5806,8 +5790,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key3) {
-        const idx = asItemIndex(key3);
+      has(key2) {
+        const idx = asItemIndex(key2);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -5817,10 +5801,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key3, value) {
-        const idx = asItemIndex(key3);
+      set(key2, value) {
+        const idx = asItemIndex(key2);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key3}.`);
+          throw new Error(`Expected a valid index, not ${key2}.`);
         const prev = this.items[idx];
         if (identity.isScalar(prev) && Scalar2.isScalarValue(value))
           prev.value = value;
@@ -5854,8 +5838,8 @@ var require_YAMLSeq = __commonJS({
           let i = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key3 = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key3, it);
+              const key2 = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key2, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -5863,8 +5847,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key3) {
-      let idx = identity.isScalar(key3) ? key3.value : key3;
+    function asItemIndex(key2) {
+      let idx = identity.isScalar(key2) ? key2.value : key2;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -6278,25 +6262,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key3, value;
+          let key2, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key3 = it[0];
+              key2 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key3 = keys[0];
-              value = it[key3];
+              key2 = keys[0];
+              value = it[key2];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key3 = it;
+            key2 = it;
           }
-          pairs3.items.push(Pair.createPair(key3, value, ctx));
+          pairs3.items.push(Pair.createPair(key2, value, ctx));
         }
       return pairs3;
     }
@@ -6343,16 +6327,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const pair of this.items) {
-          let key3, value;
+          let key2, value;
           if (identity.isPair(pair)) {
-            key3 = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key3, ctx);
+            key2 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key2, ctx);
           } else {
-            key3 = toJS.toJS(pair, "", ctx);
+            key2 = toJS.toJS(pair, "", ctx);
           }
-          if (map.has(key3))
+          if (map.has(key2))
             throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key3, value);
+          map.set(key2, value);
         }
         return map;
       }
@@ -6373,12 +6357,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs2.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key: key3 } of pairs$1.items) {
-          if (identity.isScalar(key3)) {
-            if (seenKeys.includes(key3.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key3.value}`);
+        for (const { key: key2 } of pairs$1.items) {
+          if (identity.isScalar(key2)) {
+            if (seenKeys.includes(key2.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
             } else {
-              seenKeys.push(key3.value);
+              seenKeys.push(key2.value);
             }
           }
         }
@@ -6563,14 +6547,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key3) {
+      add(key2) {
         let pair;
-        if (identity.isPair(key3))
-          pair = key3;
-        else if (key3 && typeof key3 === "object" && "key" in key3 && "value" in key3 && key3.value === null)
-          pair = new Pair.Pair(key3.key, null);
+        if (identity.isPair(key2))
+          pair = key2;
+        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
+          pair = new Pair.Pair(key2.key, null);
         else
-          pair = new Pair.Pair(key3, null);
+          pair = new Pair.Pair(key2, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -6579,18 +6563,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key3, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key3);
+      get(key2, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key2);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key3, value) {
+      set(key2, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key3);
+        const prev = YAMLMap.findPair(this.items, key2);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key3));
+          this.items.push(new Pair.Pair(key2));
         }
       }
       toJSON(_, ctx) {
@@ -6837,7 +6821,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key3) => key3 !== "yaml11").map((key3) => JSON.stringify(key3)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -6853,7 +6837,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag2 === "string" ? tagsByName[tag2] : tag2;
         if (!tagObj) {
           const tagName = JSON.stringify(tag2);
-          const keys = Object.keys(tagsByName).map((key3) => JSON.stringify(key3)).join(", ");
+          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -7056,9 +7040,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path39, value) {
+      addIn(path36, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path39, value);
+          this.contents.addIn(path36, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7117,8 +7101,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key3, value, options = {}) {
-        const k = this.createNode(key3, null, options);
+      createPair(key2, value, options = {}) {
+        const k = this.createNode(key2, null, options);
         const v = this.createNode(value, null, options);
         return new Pair.Pair(k, v);
       }
@@ -7126,76 +7110,76 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key3) {
-        return assertCollection(this.contents) ? this.contents.delete(key3) : false;
+      delete(key2) {
+        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
       }
       /**
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path39) {
-        if (Collection.isEmptyPath(path39)) {
+      deleteIn(path36) {
+        if (Collection.isEmptyPath(path36)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path39) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path36) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key3, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key3, keepScalar) : void 0;
+      get(key2, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path39, keepScalar) {
-        if (Collection.isEmptyPath(path39))
+      getIn(path36, keepScalar) {
+        if (Collection.isEmptyPath(path36))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path39, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path36, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key3) {
-        return identity.isCollection(this.contents) ? this.contents.has(key3) : false;
+      has(key2) {
+        return identity.isCollection(this.contents) ? this.contents.has(key2) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path39) {
-        if (Collection.isEmptyPath(path39))
+      hasIn(path36) {
+        if (Collection.isEmptyPath(path36))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path39) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path36) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key3, value) {
+      set(key2, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key3], value);
+          this.contents = Collection.collectionFromPath(this.schema, [key2], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key3, value);
+          this.contents.set(key2, value);
         }
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path39, value) {
-        if (Collection.isEmptyPath(path39)) {
+      setIn(path36, value) {
+        if (Collection.isEmptyPath(path36)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path39), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path36), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path39, value);
+          this.contents.setIn(path36, value);
         }
       }
       /**
@@ -7490,24 +7474,24 @@ var require_resolve_props = __commonJS({
 var require_util_contains_newline = __commonJS({
   "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
-    function containsNewline(key3) {
-      if (!key3)
+    function containsNewline(key2) {
+      if (!key2)
         return null;
-      switch (key3.type) {
+      switch (key2.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key3.source.includes("\n"))
+          if (key2.source.includes("\n"))
             return true;
-          if (key3.end) {
-            for (const st of key3.end)
+          if (key2.end) {
+            for (const st of key2.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key3.items) {
+          for (const it of key2.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -7581,10 +7565,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key: key3, sep, value } = collItem;
+        const { start, key: key2, sep, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key3 ?? sep?.[0],
+          next: key2 ?? sep?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -7592,10 +7576,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key3) {
-            if (key3.type === "block-seq")
+          if (key2) {
+            if (key2.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key3 && key3.indent !== bm.indent)
+            else if ("indent" in key2 && key2.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep) {
@@ -7608,17 +7592,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key3)) {
-            onError(key3 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
+            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key3 ? composeNode(ctx, key3, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key3, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -7628,7 +7612,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key3 || key3.type === "block-scalar"
+          startOnNewline: !key2 || key2.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -7792,11 +7776,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key: key3, sep, value } = collItem;
+        const { start, key: key2, sep, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key3 ?? sep?.[0],
+          next: key2 ?? sep?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -7817,9 +7801,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key3))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key2))
             onError(
-              key3,
+              key2,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -7866,8 +7850,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key3 ? composeNode(ctx, key3, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key3))
+          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key2))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep ?? [], {
@@ -9017,9 +9001,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key3 of Object.keys(token))
-          if (key3 !== "type" && key3 !== "offset")
-            delete token[key3];
+        for (const key2 of Object.keys(token))
+          if (key2 !== "type" && key2 !== "offset")
+            delete token[key2];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -9067,9 +9051,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key3 of Object.keys(token))
-            if (key3 !== "type" && key3 !== "offset")
-              delete token[key3];
+          for (const key2 of Object.keys(token))
+            if (key2 !== "type" && key2 !== "offset")
+              delete token[key2];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -9124,12 +9108,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key: key3, sep, value }) {
+    function stringifyItem({ start, key: key2, sep, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key3)
-        res += stringifyToken(key3);
+      if (key2)
+        res += stringifyToken(key2);
       if (sep)
         for (const st of sep)
           res += st.source;
@@ -9156,9 +9140,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path39) => {
+    visit.itemAtPath = (cst, path36) => {
       let item = cst;
-      for (const [field, index] of path39) {
+      for (const [field, index] of path36) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9167,23 +9151,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path39) => {
-      const parent = visit.itemAtPath(cst, path39.slice(0, -1));
-      const field = path39[path39.length - 1][0];
+    visit.parentCollection = (cst, path36) => {
+      const parent = visit.itemAtPath(cst, path36.slice(0, -1));
+      const field = path36[path36.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path39, item, visitor) {
-      let ctrl = visitor(item, path39);
+    function _visit(path36, item, visitor) {
+      let ctrl = visitor(item, path36);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path39.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path36.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9194,10 +9178,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path39);
+            ctrl = ctrl(item, path36);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path39) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path36) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -10461,7 +10445,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key3 = it.key;
+                  const key2 = it.key;
                   const sep = it.sep;
                   sep.push(this.sourceToken);
                   delete it.key;
@@ -10470,7 +10454,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key: key3, sep }]
+                    items: [{ start: start2, key: key2, sep }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -10949,104 +10933,79 @@ var require_dist = __commonJS({
 });
 
 // src/act/friction/friction-hypothesis.ts
-function thenStep(t, s) {
-  if (s.state === "blocked") return `then move ${t} out of Blocked`;
-  if (s.state === "tracker_skipped") return `then dispatch ${t} again (the tracker step was skipped: it was never moved to Blocked)`;
-  return `before ${t} is dispatched again`;
+function hypothesizeRootCause(history, ticketId) {
+  for (const rule2 of RULES) {
+    const h = rule2(history, ticketId);
+    if (h) return h;
+  }
+  return FALLBACK(history, ticketId);
 }
-function hypothesizeRootCause(history, ticketId, standing = { state: "blocked" }) {
-  const then = thenStep(ticketId, standing);
-  const found = RULES.map((rule2) => rule2(history, ticketId, then)).find(Boolean) ?? FALLBACK(history, ticketId, then);
-  if (standing.state !== "recovered") return found;
-  const by = standing.replacement ? `its replacement ${standing.replacement} took over with no stall since` : "it went on with no stall since";
-  return { ...found, action: `Nothing to undo: ${ticketId} was never escalated (${by}). If it keeps stalling: ${found.action}` };
-}
-var count, isRepeated, of, isOpenAtStall, RULES, FALLBACK;
+var count, isRepeated, of, RULES, FALLBACK;
 var init_friction_hypothesis = __esm({
   "src/act/friction/friction-hypothesis.ts"() {
     "use strict";
     count = (h, p) => h.filter(p).length;
     isRepeated = (n, total) => n >= 2 && n * 2 >= total;
     of = (n, total) => n === total ? `all ${total}` : `${n} of ${total}`;
-    isOpenAtStall = (r) => r.stallReason === "open_tool_overrun" || r.exemptions.includes("open_tool_call");
     RULES = [
-      (h, t, then) => {
-        const n = count(h, (r) => r.isMassStall === true);
-        if (n === 0 || n * 2 < h.length) return void 0;
-        return {
-          kind: "mass_stall",
-          text: `${n === h.length ? n === 1 ? "The stall" : `All ${n} stalls` : `${n} of ${h.length} stalls`} happened in a mass stall: much of the wave went silent at once (the circuit breaker held actions). The host (load, memory, sleep), the network or the model provider stopped every agent together; nothing points at this task.`,
-          action: `Look at what the machine and the provider were doing at ${h.find((r) => r.isMassStall).detectedAt} (load, sleep, network, provider status), not at ${t}'s scope; ${then.replace(/^then /, "")} once that is fixed.`
-        };
-      },
-      (h, t, then) => {
+      (h, t) => {
         if (h.length === 0 || count(h, (r) => r.stallReason === "never_started") !== h.length) return void 0;
         return {
           kind: "dispatch_environment",
           text: `The agent never showed any activity in ${of(h.length, h.length)} attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,
-          action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, ${then}.`
+          action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ${t} out of Blocked to dispatch it again.`
         };
       },
-      (h, t, then) => {
+      (h, t) => {
         const n = count(h, (r) => r.stallReason === "looping");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "looping",
           text: `The agent repeated the same tool call in ${of(n, h.length)} stalls: it retries an action that keeps failing instead of changing approach. The task probably lacks information the agent needs to get past that step.`,
-          action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, ${then}.`
+          action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, and move it out of Blocked.`
         };
       },
-      (h, t, then) => {
+      (h, t) => {
         const n = count(h, (r) => r.stallReason === "open_tool_overrun" && r.lastTool === "Bash");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "hanging_command",
           text: `In ${of(n, h.length)} stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).`,
-          action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), ${then}.`
+          action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ${t} out of Blocked.`
         };
       },
-      (h, t, then) => {
+      (h, t) => {
         const n = count(h, (r) => r.stallReason === "context_exhausted");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "context_exhausted",
           text: `The agent ran out of context ("Prompt is too long") in ${of(n, h.length)} stalls, even with the narrowed recovery prompt: the task needs more reading than one context holds.`,
-          action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, ${then}.`
+          action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, then move it out of Blocked.`
         };
       },
-      (h, t, then) => {
-        const n = count(h, (r) => r.stallReason === "api_gave_up" || r.exemptions.includes("rate_limit"));
+      (h, t) => {
+        const n = count(h, (r) => r.stallReason === "api_error" || r.exemptions.includes("rate_limit"));
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "provider_capacity",
           text: `The model provider was rate-limiting, retrying or failing (API errors the agent gave up on) in ${of(n, h.length)} stalls: provider capacity, not the task, stopped the agent.`,
-          action: `Lower the wave's concurrency or wait for the provider's quota to recover, ${then}; the task itself may be fine.`
+          action: `Lower the wave's concurrency or wait for the provider's quota to recover, then move ${t} out of Blocked; the task itself may be fine.`
         };
       },
-      (h, t, then) => {
+      (h, t) => {
         const tool = h[0]?.lastTool;
-        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || !isOpenAtStall(r))) return void 0;
+        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool)) return void 0;
         return {
           kind: "stuck_on_step",
           text: `Every stall (${h.length}) ended on the same tool, \`${tool}\`: the agent is stuck on one step of the task.`,
-          action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), ${then}.`
-        };
-      },
-      (h, t, then) => {
-        const n = count(h, (r) => r.stallReason === "inactivity" && !isOpenAtStall(r) && r.lastTool !== void 0);
-        if (!isRepeated(n, h.length)) return void 0;
-        const tools = [...new Set(h.map((r) => r.lastTool).filter(Boolean))].map((x) => `\`${x}\``).join(", ");
-        return {
-          kind: "api_hang",
-          text: `In ${of(n, h.length)} stalls the agent went silent after its last tool call (${tools}) had returned: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on the tool.`,
-          action: `Check the provider's status and the agent's network at those times; resuming the same session usually gets past a frozen stream. The task is probably fine: ${then.replace(/^then /, "")} as it is.`
+          action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), then move ${t} out of Blocked.`
         };
       }
     ];
-    FALLBACK = (h, t, then) => ({
+    FALLBACK = (h, t) => ({
       kind: "context_or_dependency",
       text: h.length === 0 ? "No stall details were recorded, so there is no pattern to read. The usual causes are context exhaustion or a blocking dependency." : `The agent went quiet ${h.length === 1 ? "once" : `${h.length} times`} with no common tool, open command or rate limit: likely context exhaustion (a long session loses track of the task) or a blocking dependency (waiting on other work, a review or a missing input).`,
-      action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, ${then}.`
+      action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, then move it out of Blocked.`
     });
   }
 });
@@ -11102,21 +11061,21 @@ var init_stall_history = __esm({
 });
 
 // src/act/tracker/linear-comment.ts
-function commentKeyText(key3) {
-  return `dispatch-watchdog:${key3}`;
+function commentKeyText(key2) {
+  return `dispatch-watchdog:${key2}`;
 }
-function commentMarker(key3) {
-  return `<!-- ${commentKeyText(key3)} -->`;
+function commentMarker(key2) {
+  return `<!-- ${commentKeyText(key2)} -->`;
 }
-function hasCommentKey(body, key3) {
-  return new RegExp(`${escapeRegExp2(commentKeyText(key3))}(?![A-Za-z0-9._@:-])`).test(body);
+function hasCommentKey(body, key2) {
+  return new RegExp(`${escapeRegExp2(commentKeyText(key2))}(?![A-Za-z0-9._@:-])`).test(body);
 }
-function withCommentKey(body, key3) {
-  if (hasCommentKey(body, key3)) return body;
+function withCommentKey(body, key2) {
+  if (hasCommentKey(body, key2)) return body;
   return `${body.trimEnd()}
 
-_Posted by dispatch-watchdog · key \`${commentKeyText(key3)}\`_
-${commentMarker(key3)}
+_Posted by dispatch-watchdog · key \`${commentKeyText(key2)}\`_
+${commentMarker(key2)}
 `;
 }
 function renderEscalationComment(input) {
@@ -11251,11 +11210,11 @@ var init_linear_errors = __esm({
 async function readCommentsPage(client, vars) {
   return (await client.client.rawRequest(COMMENTS_QUERY, vars)).data ?? {};
 }
-async function findKeyedComment(fetchPage, issueId, key3) {
+async function findKeyedComment(fetchPage, issueId, key2) {
   let after;
   for (let page = 0; page < MAX_PAGES; page++) {
     const comments = (await fetchPage({ id: issueId, first: PAGE_SIZE, ...after ? { after } : {} })).issue?.comments;
-    const hit = comments?.nodes.find((n) => typeof n.body === "string" && hasCommentKey(n.body, key3));
+    const hit = comments?.nodes.find((n) => typeof n.body === "string" && hasCommentKey(n.body, key2));
     if (hit) return hit.id;
     if (!comments?.pageInfo.hasNextPage || !comments.pageInfo.endCursor) return void 0;
     after = comments.pageInfo.endCursor;
@@ -11595,12 +11554,12 @@ async function escalateInLinear(given) {
     if (!updated.success) throw fail2("tracker_unavailable", `move the issue to ${target2.name}`, "Linear answered success=false.", "Safe to retry: the escalation is idempotent.", true);
     tracker = "updated";
   }
-  const key3 = o.idempotencyKey;
-  const existing = await findKeyedComment((vars) => step("read the comments", (c) => readCommentsPage(c, vars)), issue2.id, key3);
+  const key2 = o.idempotencyKey;
+  const existing = await findKeyedComment((vars) => step("read the comments", (c) => readCommentsPage(c, vars)), issue2.id, key2);
   if (existing) return { ok: true, tracker, commented: false, issueId: issue2.id, stateId: target2.id, commentId: existing };
-  const body = withCommentKey(redact(o.commentBody, o.apiKey), key3);
+  const body = withCommentKey(redact(o.commentBody, o.apiKey), key2);
   const created = await step("add the comment", async (c, attempt) => {
-    const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue2.id, key3) : void 0;
+    const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue2.id, key2) : void 0;
     if (earlier) return { success: true, commentId: earlier };
     const payload = await c.createComment({ issueId: issue2.id, body });
     return { success: payload.success, commentId: payload.commentId };
@@ -11651,12 +11610,9 @@ var EXIT_CODES = {
   failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
   input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
   stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
-  unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
-  requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
+  requests: { code: 10, means: "next: new cancel/redispatch requests to carry out" },
   unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
-  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
-  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)" },
-  max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
+  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" }
 };
 var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
 function exitCodeFor(e, out) {
@@ -11700,25 +11656,18 @@ var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
 var import_node_url = require("node:url");
 var cached;
-function findPackage() {
+function packageVersion() {
   if (cached) return cached;
-  const here = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
-  let dir = here;
+  let dir = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
   for (let i = 0; i < 4; i++) {
     try {
       const pkg = JSON.parse((0, import_node_fs.readFileSync)(import_node_path.default.join(dir, "package.json"), "utf8"));
-      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = { root: dir, version: pkg.version };
+      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = pkg.version;
     } catch {
     }
     dir = import_node_path.default.dirname(dir);
   }
-  return cached = { root: import_node_path.default.dirname(here), version: "0.0.0" };
-}
-function packageVersion() {
-  return findPackage().version;
-}
-function packageRoot() {
-  return findPackage().root;
+  return cached = "0.0.0";
 }
 
 // src/act/agents/make-adapter.ts
@@ -11740,7 +11689,8 @@ var PLACEHOLDERS = [
   "agent_id",
   "agent_name",
   "team",
-  "session_id"
+  "session_id",
+  "cwd"
 ];
 var PATTERN = /\{([A-Za-z_]+)\}/g;
 var isPlaceholder = (name) => PLACEHOLDERS.includes(name);
@@ -11789,7 +11739,8 @@ function placeholderValues(req, promptFile) {
       prompt_file: promptFile,
       attempt: String(req.attempt),
       checkpoint: req.checkpointPath,
-      recovery_task_id: req.recoveryTaskId
+      recovery_task_id: req.recoveryTaskId,
+      cwd: req.cwd
     });
   }
   return v;
@@ -11943,9 +11894,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key3, getter) {
+function defineLazy(object2, key2, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key3, {
+  Object.defineProperty(object2, key2, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -11957,7 +11908,7 @@ function defineLazy(object2, key3, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key3, {
+      Object.defineProperty(object2, key2, {
         value: v
         // configurable: true,
       });
@@ -11983,47 +11934,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target2, key3, getter) {
-  Object.defineProperty(target2, key3, {
+function deferProp(target2, key2, getter) {
+  Object.defineProperty(target2, key2, {
     get() {
       const value = getter();
-      assignProp(this, key3, value);
+      assignProp(this, key2, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target2, key3, value) {
-  if (key3 in target2)
-    assignProp(target2, key3, value);
+function putProp(target2, key2, value) {
+  if (key2 in target2)
+    assignProp(target2, key2, value);
   else
-    target2[key3] = value;
+    target2[key2] = value;
 }
 function mirrorShape(target2, source, keys, wrap2) {
   const raw = sourceShape(source);
-  for (const key3 of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key3);
+  for (const key2 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target2, key3, () => {
-        const value = source._zod.def.shape[key3];
-        return wrap2 ? wrap2(value, key3) : value;
+      deferProp(target2, key2, () => {
+        const value = source._zod.def.shape[key2];
+        return wrap2 ? wrap2(value, key2) : value;
       });
     } else
-      putProp(target2, key3, wrap2 ? wrap2(desc.value, key3) : desc.value);
+      putProp(target2, key2, wrap2 ? wrap2(desc.value, key2) : desc.value);
   }
 }
 function mirrorProps(target2, source) {
-  for (const key3 of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key3);
+  for (const key2 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key2);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target2, key3, () => source[key3]);
+      deferProp(target2, key2, () => source[key2]);
     else
-      putProp(target2, key3, desc.value);
+      putProp(target2, key2, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -12037,14 +11988,14 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path39) {
-  if (!path39)
+function getElementAtPath(obj, path36) {
+  if (!path36)
     return obj;
-  return path39.reduce((acc, key3) => acc?.[key3], obj);
+  return path36.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key3) => promisesObj[key3]);
+  const promises = keys.map((key2) => promisesObj[key2]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i = 0; i < keys.length; i++) {
@@ -12116,8 +12067,8 @@ function shallowClone(o) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key3 in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key3)) {
+  for (const key2 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key2)) {
       keyCount++;
     }
   }
@@ -12271,12 +12222,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key3 of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key3)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key3)}"`);
+  for (const key2 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key2)}"`);
     }
-    if (mask[key3])
-      keys.push(key3);
+    if (mask[key2])
+      keys.push(key2);
   }
   return keys;
 }
@@ -12289,7 +12240,7 @@ function omit(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key3) => !omitted.has(key3)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -12300,8 +12251,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key3 of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key3) !== void 0) {
+    for (const key2 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -12348,15 +12299,15 @@ function partial(Class2, schema, mask, name = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key3) => selected && !selected.has(key3) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key3) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
     // overwrite with non-optional
-    selected && !selected.has(key3) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -12380,11 +12331,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path39, issues) {
+function prefixIssues(path36, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path39);
+    iss.path.unshift(path36);
     return iss;
   });
 }
@@ -12543,46 +12494,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key3 in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key3);
+  for (const key2 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key2);
     if (desc.get)
-      Object.defineProperty(proto, key3, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
     else
-      defineBound(proto, key3, desc.value);
+      defineBound(proto, key2, desc.value);
   }
 }
-function own(inst, key3, value, enumerable = true) {
-  Object.defineProperty(inst, key3, { configurable: true, writable: true, enumerable, value });
+function own(inst, key2, value, enumerable = true) {
+  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key3, value) {
-  return own(inst, key3, value, false);
+function hide(inst, key2, value) {
+  return own(inst, key2, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key3 in computes) {
-    const compute = computes[key3];
-    Object.defineProperty(table, key3, {
+  for (const key2 in computes) {
+    const compute = computes[key2];
+    Object.defineProperty(table, key2, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key3, compute(this));
+        return own(this, key2, compute(this));
       },
       set(value) {
-        own(this, key3, value);
+        own(this, key2, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key3, fn) {
-  Object.defineProperty(proto, key3, {
+function defineBound(proto, key2, fn) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key3, fn.bind(this));
+      return this == null ? fn : own(this, key2, fn.bind(this));
     },
     set(value) {
-      own(this, key3, value);
+      own(this, key2, value);
     }
   });
 }
@@ -12599,53 +12550,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key3, compute) {
+function defineLazyInternal(inst, key2, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key3 in proto && installing !== inst._zod) {
+  if (key2 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key3, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key3, breaker);
+      Object.defineProperty(this, key2, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key3];
+          delete this[key2];
         else
-          Object.defineProperty(this, key3, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err) {
-        delete this[key3];
+        delete this[key2];
         broke = broke || outer;
         throw err;
       }
     },
     set(value) {
-      Object.defineProperty(this, key3, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key3, make, enumerable) {
-  const proto = claim(inst, key3);
+function installLazyProp(inst, key2, make, enumerable) {
+  const proto = claim(inst, key2);
   if (!proto)
     return;
-  Object.defineProperty(proto, key3, {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key3, desc);
+      Object.defineProperty(this, key2, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key3, desc);
+      Object.defineProperty(this, key2, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key3, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -12818,15 +12769,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key3, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key3)) {
-    if (key3 === "__proto__") {
-      Object.defineProperty(obj, key3, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key2, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
+    if (key2 === "__proto__") {
+      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key3] = make();
+      obj[key2] = make();
     }
   }
-  return obj[key3];
+  return obj[key2];
 }
 function flattenError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -12842,16 +12793,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path39 = []) => {
+  const processError = (error3, path36 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path39, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path36, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
       } else {
-        const fullpath = [...path39, ...issue2.path];
+        const fullpath = [...path36, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -14085,8 +14036,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key3, input, optin, optout) {
-  const isPresent = key3 in input;
+function handlePropertyResult(result, final, key2, input, optin, optout) {
+  const isPresent = key2 in input;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -14095,7 +14046,7 @@ function handlePropertyResult(result, final, key3, input, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key3, result.issues));
+    final.issues.push(...prefixIssues(key2, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -14103,17 +14054,17 @@ function handlePropertyResult(result, final, key3, input, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key3]
+        path: [key2]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key3] = void 0;
+      final.value[key2] = void 0;
     }
   } else {
-    final.value[key3] = result.value;
+    final.value[key2] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -14146,28 +14097,28 @@ function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key3 in input) {
+  for (const key2 in input) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key3))
+    if (keySet.has(key2))
       continue;
-    if (key3 === "__proto__") {
+    if (key2 === "__proto__") {
       if (t === "never")
-        unrecognized.push(key3);
+        unrecognized.push(key2);
       continue;
     }
     if (t === "never") {
-      unrecognized.push(key3);
+      unrecognized.push(key2);
       continue;
     }
-    const r = _catchall.run({ value: input[key3], issues: [] }, ctx);
+    const r = _catchall.run({ value: input[key2], issues: [] }, ctx);
     if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input, optin, optout)));
     } else {
-      handlePropertyResult(r, payload, key3, input, optin, optout);
+      handlePropertyResult(r, payload, key2, input, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -14204,16 +14155,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key3 in shape) {
-      const field = shape[key3]._zod;
+    for (const key2 in shape) {
+      const field = shape[key2]._zod;
       if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key3)) {
-          assignProp(propValues, key3, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
+          assignProp(propValues, key2, /* @__PURE__ */ new Set());
         }
         for (const v of field.values)
-          propValues[key3].add(v);
+          propValues[key2].add(v);
         if (field.optin !== void 0)
-          propValues[key3].add(void 0);
+          propValues[key2].add(void 0);
       }
     }
     return propValues;
@@ -14240,22 +14191,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key3 of value.allKeys) {
+    for (const key2 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key3 === "__proto__")
+      if (key2 === "__proto__")
         continue;
-      const el = shape[key3];
+      const el = shape[key2];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r = el._zod.run({ value: input[key3], issues: [] }, ctx);
+      const r = el._zod.run({ value: input[key2], issues: [] }, ctx);
       if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input, optin, optout)));
       } else {
-        handlePropertyResult(r, payload, key3, input, optin, optout);
+        handlePropertyResult(r, payload, key2, input, optin, optout);
       }
     }
     if (!catchall) {
@@ -14289,17 +14240,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key3 of normalized.allKeys) {
-      ids[key3] = `key_${counter++}`;
+    for (const key2 of normalized.allKeys) {
+      ids[key2] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key3 of normalized.allKeys) {
-      if (key3 === "__proto__")
+    for (const key2 of normalized.allKeys) {
+      if (key2 === "__proto__")
         continue;
-      const id = ids[key3];
-      const k = typeof key3 === "symbol" ? `syms[${syms.indexOf(key3)}]` : esc(key3);
+      const id = ids[key2];
+      const k = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
       const isPresent = `${k} in input`;
-      const schema = shape[key3];
+      const schema = shape[key2];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -14563,21 +14514,21 @@ function mergeValues(a, b) {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const bKeys = Object.keys(b);
-    const sharedKeys = Object.keys(a).filter((key3) => bKeys.indexOf(key3) !== -1);
+    const sharedKeys = Object.keys(a).filter((key2) => bKeys.indexOf(key2) !== -1);
     const newObj = { ...a, ...b };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key3 of sharedKeys) {
-      if (key3 === "__proto__")
+    for (const key2 of sharedKeys) {
+      if (key2 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a[key3], b[key3]);
+      const sharedValue = mergeValues(a[key2], b[key2]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key3, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key3] = sharedValue.data;
+      newObj[key2] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -14736,9 +14687,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input, optoutStart);
   };
 });
-function getTupleOptStart(items, key3) {
+function getTupleOptStart(items, key2) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key3 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -14796,12 +14747,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key3 of values) {
-        if (typeof key3 === "string" || typeof key3 === "number" || typeof key3 === "symbol") {
-          recordKeys.add(typeof key3 === "number" ? key3.toString() : key3);
-          if (key3 === "__proto__")
+      for (const key2 of values) {
+        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
+          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
+          if (key2 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -14810,8 +14761,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key3,
-              path: [key3],
+              input: key2,
+              path: [key2],
               inst
             });
             continue;
@@ -14819,32 +14770,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input[key2], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key3, result2.issues));
+                payload.issues.push(...prefixIssues(key2, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key3, result.issues));
+              payload.issues.push(...prefixIssues(key2, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key3 in input) {
-        if (!recordKeys.has(key3)) {
+      for (const key2 in input) {
+        if (!recordKeys.has(key2)) {
           if (def.mode === "loose") {
-            if (key3 === "__proto__")
+            if (key2 === "__proto__")
               continue;
-            payload.value[key3] = input[key3];
+            payload.value[key2] = input[key2];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key3);
+            unrecognized.push(key2);
           }
         }
       }
@@ -14860,18 +14811,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key3 of Reflect.ownKeys(input)) {
-        if (key3 === "__proto__")
+      for (const key2 of Reflect.ownKeys(input)) {
+        if (key2 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key3))
+        if (!Object.prototype.propertyIsEnumerable.call(input, key2))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key3 === "string" && number.test(key3) && keyResult.issues.length;
+        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key3), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -14881,17 +14832,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key3] = input[key3];
+            payload.value[key2] = input[key2];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key3);
+            unrecognized.push(key2);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key3,
-              path: [key3],
+              input: key2,
+              path: [key2],
               inst
             });
           }
@@ -14900,17 +14851,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input[key2], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key3, result2.issues));
+              payload.issues.push(...prefixIssues(key2, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key3, result.issues));
+            payload.issues.push(...prefixIssues(key2, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -15177,9 +15128,6 @@ function handlePipeResult(left, next, ctx) {
   }
   return next._zod.run({ value: left.value, issues: left.issues }, ctx);
 }
-var $ZodPreprocess = /* @__PURE__ */ $constructor("$ZodPreprocess", (inst, def) => {
-  $ZodPipe.init(inst, def);
-});
 var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
@@ -15272,8 +15220,8 @@ function isRecursive(inst, stack, resolve) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key3 of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key3);
+    for (const key2 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
@@ -15369,8 +15317,8 @@ function isRecursive(inst, stack, resolve) {
       break;
     default: {
       kind;
-      for (const key3 in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key3);
+      for (const key2 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key2);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -16206,9 +16154,9 @@ function _check(fn, params) {
 // node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target2, ...sources) {
   for (const source of sources) {
-    for (const key3 of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key3)) {
-        assignProp(target2, key3, source[key3]);
+    for (const key2 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
+        assignProp(target2, key2, source[key2]);
       }
     }
   }
@@ -16354,8 +16302,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key3 in schema2) {
-      delete schema2[key3];
+    for (const key2 in schema2) {
+      delete schema2[key2];
     }
     schema2.$ref = ref;
   };
@@ -16436,8 +16384,8 @@ function foldObjects(members2) {
   for (const member of members2) {
     if (typeof member !== "object" || member.type !== "object")
       return null;
-    for (const key3 in member) {
-      if (!FOLDABLE_KEYS.has(key3))
+    for (const key2 in member) {
+      if (!FOLDABLE_KEYS.has(key2))
         return null;
     }
     objects.push(member);
@@ -16445,22 +16393,22 @@ function foldObjects(members2) {
   const properties = {};
   const required2 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key3 in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key3))
+    for (const key2 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key2))
         continue;
       const parts = [];
       for (const other of objects) {
-        const part2 = other.properties?.[key3] ?? undeclaredConstraint(other);
+        const part2 = other.properties?.[key2] ?? undeclaredConstraint(other);
         if (part2 === null || part2 === void 0)
           continue;
         if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
           parts.push(part2);
       }
       const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key3, merged);
+      assignProp(properties, key2, merged);
     }
-    for (const key3 of object2.required ?? [])
-      required2.add(key3);
+    for (const key2 of object2.required ?? [])
+      required2.add(key2);
   }
   const folded = { type: "object", properties };
   if (required2.size)
@@ -16485,8 +16433,8 @@ function foldIntersection(json) {
   const allOf = json.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key3 of FOLDABLE_KEYS)
-    if (key3 in json)
+  for (const key2 of FOLDABLE_KEYS)
+    if (key2 in json)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
   let folded = null;
@@ -16533,20 +16481,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key3 in schema2) {
-          if (key3 === "$ref" || key3 === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (!(key3 in _cached)) {
-            delete schema2[key3];
+          if (!(key2 in _cached)) {
+            delete schema2[key2];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key3 in schema2) {
-          if (key3 === "$ref" || key3 === "allOf")
+        for (const key2 in schema2) {
+          if (key2 === "$ref" || key2 === "allOf")
             continue;
-          if (key3 in refSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(refSeen.def[key3])) {
-            delete schema2[key3];
+          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
+            delete schema2[key2];
           }
         }
       }
@@ -16558,11 +16506,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key3 in schema2) {
-            if (key3 === "$ref" || key3 === "allOf")
+          for (const key2 in schema2) {
+            if (key2 === "$ref" || key2 === "allOf")
               continue;
-            if (key3 in parentSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(parentSeen.def[key3])) {
-              delete schema2[key3];
+            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
+              delete schema2[key2];
             }
           }
         }
@@ -16695,8 +16643,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key3 in def.shape) {
-      if (isTransforming(def.shape[key3], ctx))
+    for (const key2 in def.shape) {
+      if (isTransforming(def.shape[key2], ctx))
         return true;
     }
     return false;
@@ -16734,13 +16682,13 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key3, value) => {
-  if (agg[key3] === void 0 || value > agg[key3])
-    agg[key3] = value;
+var narrowMin = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value > agg[key2])
+    agg[key2] = value;
 };
-var narrowMax = (agg, key3, value) => {
-  if (agg[key3] === void 0 || value < agg[key3])
-    agg[key3] = value;
+var narrowMax = (agg, key2, value) => {
+  if (agg[key2] === void 0 || value < agg[key2])
+    agg[key2] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -17010,17 +16958,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json.type = "object";
   json.properties = {};
-  for (const key3 in shape) {
-    assignProp(json.properties, key3, processSchema(shape[key3], ctx, {
+  for (const key2 in shape) {
+    assignProp(json.properties, key2, processSchema(shape[key2], ctx, {
       ...params,
-      path: [...params.path, "properties", key3]
+      path: [...params.path, "properties", key2]
     }));
   }
   const requiredKeys = [];
-  for (const key3 of Object.keys(shape)) {
-    const field = def.shape[key3];
+  for (const key2 of Object.keys(shape)) {
+    const field = def.shape[key2];
     if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
-      requiredKeys.push(key3);
+      requiredKeys.push(key2);
     }
   }
   if (requiredKeys.length > 0) {
@@ -17328,17 +17276,17 @@ var optionalProcessor = (schema, ctx, _json, params) => {
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key3, make) {
-  Object.defineProperty(proto, key3, {
+function _lazyMethod(proto, key2, make) {
+  Object.defineProperty(proto, key2, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
     }
   });
 }
@@ -18324,10 +18272,6 @@ function pipe(in_, out) {
     // ...util.normalizeParams(params),
   });
 }
-var ZodPreprocess = /* @__PURE__ */ $constructor("ZodPreprocess", (inst, def) => {
-  ZodPipe.init(inst, def);
-  $ZodPreprocess.init(inst, def);
-});
 var ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
   $ZodReadonly.init(inst, def);
   ZodType.init(inst, def);
@@ -18353,13 +18297,6 @@ function refine(fn, _params = {}) {
 }
 function superRefine(fn, params) {
   return _superRefine(fn, params);
-}
-function preprocess(fn, schema) {
-  return new ZodPreprocess({
-    type: "pipe",
-    in: transform(fn),
-    out: schema
-  });
 }
 
 // node_modules/zod/v4/classic/iso.js
@@ -18408,8 +18345,8 @@ var FILE_MODE = 384;
 var DIR_MODE = 448;
 var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
 var guardedRoots = /* @__PURE__ */ new Set();
-function guardStateDir(stateDir) {
-  guardedRoots.add(import_node_path2.default.resolve(stateDir));
+function guardRoot(root) {
+  guardedRoots.add(import_node_path2.default.resolve(root));
 }
 function symlinkRefused(p) {
   const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
@@ -18610,32 +18547,19 @@ var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_
 var VerdictKindSchema = _enum(VERDICT_KINDS);
 var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
 var ExemptionSchema = _enum(EXEMPTION_NAMES);
-var ACTION_KINDS = ["cancel", "redispatch", "escalate", "nudge", "reconcile"];
+var ACTION_KINDS = ["cancel", "redispatch", "escalate"];
 var ActionKindSchema = _enum(ACTION_KINDS);
-var ADAPTER_OPS = ["cancel", "redispatch", "nudge"];
+var ADAPTER_OPS = ["cancel", "redispatch"];
 var AdapterOpSchema = _enum(ADAPTER_OPS);
-var RECOVERY_MODES = ["fresh", "resume"];
-var RecoveryModeSchema = _enum(RECOVERY_MODES);
-var TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
-var TransportCauseSchema = _enum(TRANSPORT_CAUSES);
-var DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
-var DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported"];
-var AttentionKindSchema = _enum(ATTENTION_KINDS);
 var STRATEGIES = ["report", "cancel", "redispatch"];
 var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
 var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
 var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
 var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
-var STALL_REASONS = ["inactivity", "never_started", "open_tool_overrun", "request_unanswered", "api_gave_up", "context_exhausted", "looping"];
-var StallReasonSchema = _enum(STALL_REASONS);
-var LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
-var StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
 
 // src/contracts/request.ts
-var REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
-var RequestKindSchema = _enum(REQUEST_KINDS);
-var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
+var REQUEST_KINDS = ADAPTER_OPS;
+var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal"];
 var REQUEST_STATUSES = ["pending", "done", "unanswered"];
 var OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
 function isOpenRequestStatus(status) {
@@ -18643,7 +18567,7 @@ function isOpenRequestStatus(status) {
 }
 var RequestSchema = looseObject({
   schema_version: literal("1"),
-  kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
+  kind: AdapterOpSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below."),
   key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
   epic_id: SafeId,
   task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
@@ -18661,14 +18585,7 @@ var RequestSchema = looseObject({
   redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
   recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
   checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
-  prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
-  resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
-  transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
-  route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
-  message: string2().optional().describe("nudge only: the text to send, verbatim."),
-  disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
-  what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
-  row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
+  prompt: string2().optional().describe("redispatch only: the full prompt of the replacement.")
 }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
 var EscalationNoticeSchema = looseObject({
   schema_version: literal("1"),
@@ -18696,15 +18613,6 @@ function howToAnswer(kind, r) {
   if (kind === "cancel") {
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
-  if (kind === "nudge") {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
-  }
-  if (kind === "reconcile") {
-    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
-  }
-  if (kind === "resume") {
-    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-  }
   return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
 }
 
@@ -18730,16 +18638,16 @@ var import_node_path3 = __toESM(require("node:path"), 1);
 init_errors();
 var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 var MAX_NAME = 200;
-function keyToFileName(key3) {
-  const name = key3.replaceAll(":", "__");
+function keyToFileName(key2) {
+  const name = key2.replaceAll(":", "__");
   if (!SAFE_NAME.test(name)) {
-    throw new InternalError(`idempotency key ${JSON.stringify(key3)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
+    throw new InternalError(`idempotency key ${JSON.stringify(key2)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
   }
-  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key3).digest("hex").slice(0, 16)}`;
+  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key2).digest("hex").slice(0, 16)}`;
   return name;
 }
-function stepFile(dir, key3, op) {
-  return import_node_path3.default.join(dir, `${keyToFileName(key3)}.${op}.json`);
+function stepFile(dir, key2, op) {
+  return import_node_path3.default.join(dir, `${keyToFileName(key2)}.${op}.json`);
 }
 
 // src/act/agents/mailbox.ts
@@ -18767,17 +18675,6 @@ function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
   if (kind === "redispatch" && "prompt" in req) {
     Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
   }
-  if (kind === "resume" && "prompt" in req) {
-    Object.assign(out, {
-      redispatch_attempt: req.attempt,
-      recovery_task_id: req.recoveryTaskId,
-      checkpoint_path: req.checkpointPath,
-      prompt: req.fallbackPrompt ?? req.prompt,
-      resume_prompt: req.prompt,
-      transport_cause: req.transportCause
-    });
-  }
-  if (req.requestFields) Object.assign(out, req.requestFields);
   if (deadlineMs !== void 0) {
     out.answer_by = msToIso(nowMs + deadlineMs);
     out.how_to_answer = howToAnswer(kind, out);
@@ -18809,26 +18706,18 @@ async function writeRequest(req, kind, deps, adapter = "mailbox") {
     const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + "\n");
     const answerBy = created ? request.answer_by : await answerByOf(file) ?? request.answer_by;
     const lifecycle = { markerPath: file, requestPath: rel, answerBy };
-    const op = opOf(kind);
-    return created ? succeeded(op, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(op, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
+    return created ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
   } catch (e) {
-    return ioFailure(opOf(kind), adapter, `writing ${rel}`, e, file);
+    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
   }
-}
-var opOf = (kind) => kind === "cancel" || kind === "reconcile" ? "cancel" : kind === "nudge" ? "nudge" : "redispatch";
-var launchKindOf = (req) => req.mode === "resume" ? "resume" : "redispatch";
-function writeNudgeRequest(req, deps, adapter = "mailbox") {
-  return writeRequest({ ...req, requestFields: { ...req.requestFields, route: req.route, message: req.message } }, "nudge", deps, adapter);
 }
 function createMailboxAdapter(deps) {
   return {
     name: "mailbox",
     cancel: (req) => writeRequest(req, "cancel", deps),
     cancelMarker: (req) => requestMarker(req, "cancel"),
-    redispatch: (req) => writeRequest(req, launchKindOf(req), deps),
-    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
-    nudge: (req) => writeNudgeRequest(req, deps),
-    nudgeMarker: (req) => requestMarker(req, "nudge")
+    redispatch: (req) => writeRequest(req, "redispatch", deps),
+    redispatchMarker: (req) => requestMarker(req, "redispatch")
   };
 }
 
@@ -18873,57 +18762,46 @@ function hasShutdownRequest(messages, requestId) {
   });
 }
 var exists = (f) => import_node_fs5.promises.access(f).then(() => true, () => false);
-var nudgeReceipt = (req) => stepFile(import_node_path4.default.join(req.paths.epicDir(req.epicId), "inbox-sent"), req.key, "nudge");
-var nudgeTag = (key3) => `[dispatch-watchdog ${key3}]`;
-var hasNudge = (messages, key3) => messages.some((m) => String(m?.text ?? "").endsWith(nudgeTag(key3)));
-async function appendOnce(teamsDir, req, m, deps, lockOpts) {
-  const { op, what } = m;
-  const target2 = inboxTarget(teamsDir, req);
-  if (typeof target2 === "string") return failed(op, "claude-team", "missing_target", target2);
-  if (await exists(m.receipt)) return succeeded(op, "claude-team", `${what} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
-  if (!await exists(import_node_path4.default.dirname(target2.dir))) {
-    return failed(op, "claude-team", "missing_target", `no team directory ${import_node_path4.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
-  }
-  let sent;
-  try {
-    await import_node_fs5.promises.mkdir(target2.dir, { recursive: true });
-    const lock = await acquireLocks(target2.locks, lockOpts);
-    if (!lock.ok) return failed(op, "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
-    try {
-      const messages = await readInbox(target2.file);
-      if (!messages) return failed(op, "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
-      sent = !m.isThere(messages);
-      if (sent) {
-        messages.push(m.make(msToIso(deps.clock.nowMs())));
-        const mode = (await import_node_fs5.promises.stat(target2.file).catch(() => void 0))?.mode;
-        await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
-      }
-    } finally {
-      await lock.release();
-    }
-    await createFileExclusive(m.receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
-  } catch (e) {
-    return ioFailure(op, "claude-team", `writing to ${target2.file}`, e, target2.file);
-  }
-  return sent ? succeeded(op, "claude-team", `${what} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded(op, "claude-team", `${target2.file} already holds ${what}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
-}
 function createClaudeTeamAdapter(agents, deps, opts = {}) {
   const home = deps.homeDir ?? import_node_os.default.homedir();
   const teamsDir = agents.teams_dir ? agents.teams_dir.replace(/^~(?=\/|$)/, home) : import_node_path4.default.join(home, ".claude", "teams");
   const lockOpts = { clock: deps.clock, waitMs: opts.lockWaitMs, staleMs: opts.lockStaleMs };
   return {
     name: "claude-team",
-    cancel: (req) => appendOnce(teamsDir, req, {
-      op: "cancel",
-      what: `shutdown_request ${req.key}`,
-      receipt: receiptFile(req),
-      isThere: (m) => hasShutdownRequest(m, req.key),
-      make: (now) => {
-        const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
-        const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-        return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" };
+    async cancel(req) {
+      const target2 = inboxTarget(teamsDir, req);
+      if (typeof target2 === "string") return failed("cancel", "claude-team", "missing_target", target2);
+      const receipt = receiptFile(req);
+      if (await exists(receipt)) return succeeded("cancel", "claude-team", `shutdown_request ${req.key} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
+      if (!await exists(import_node_path4.default.dirname(target2.dir))) {
+        return failed("cancel", "claude-team", "missing_target", `no team directory ${import_node_path4.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
       }
-    }, deps, lockOpts),
+      let sent;
+      try {
+        await import_node_fs5.promises.mkdir(target2.dir, { recursive: true });
+        const lock = await acquireLocks(target2.locks, lockOpts);
+        if (!lock.ok) return failed("cancel", "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
+        try {
+          const messages = await readInbox(target2.file);
+          if (!messages) return failed("cancel", "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
+          sent = !hasShutdownRequest(messages, req.key);
+          if (sent) {
+            const now = msToIso(deps.clock.nowMs());
+            const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
+            const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+            messages.push({ from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" });
+            const mode = (await import_node_fs5.promises.stat(target2.file).catch(() => void 0))?.mode;
+            await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
+          }
+        } finally {
+          await lock.release();
+        }
+        await createFileExclusive(receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
+      } catch (e) {
+        return ioFailure("cancel", "claude-team", `writing to ${target2.file}`, e, target2.file);
+      }
+      return sent ? succeeded("cancel", "claude-team", `shutdown_request ${req.key} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded("cancel", "claude-team", `${target2.file} already holds shutdown_request ${req.key}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
+    },
     async cancelMarker(req) {
       if (await exists(receiptFile(req))) return "done";
       const target2 = inboxTarget(teamsDir, req);
@@ -18935,23 +18813,8 @@ function createClaudeTeamAdapter(agents, deps, opts = {}) {
         return "unknown";
       }
     },
-    redispatch: (req) => writeRequest(req, launchKindOf(req), deps, "claude-team"),
-    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
-    // A plain message in the teammate's inbox, read between its turns, tagged with its key (its marker).
-    nudge: (req) => req.route === "inbox" ? appendOnce(teamsDir, req, {
-      op: "nudge",
-      what: `nudge ${req.key}`,
-      receipt: nudgeReceipt(req),
-      isThere: (m) => hasNudge(m, req.key),
-      make: (now) => ({ from: SHUTDOWN_SENDER, text: `${req.message} ${nudgeTag(req.key)}`, timestamp: now, read: false, summary: "Your ticket is still in progress" })
-    }, deps, lockOpts) : writeNudgeRequest(req, deps, "claude-team"),
-    async nudgeMarker(req) {
-      if (await exists(nudgeReceipt(req)) || await requestMarker(req, "nudge") === "done") return "done";
-      const target2 = inboxTarget(teamsDir, req);
-      if (typeof target2 === "string") return "absent";
-      const messages = await readInbox(target2.file).catch(() => void 0);
-      return messages === void 0 ? "unknown" : hasNudge(messages, req.key) ? "done" : "absent";
-    }
+    redispatch: (req) => writeRequest(req, "redispatch", deps, "claude-team"),
+    redispatchMarker: (req) => requestMarker(req, "redispatch")
   };
 }
 
@@ -19029,18 +18892,6 @@ async function processGroupMembers(pgrp) {
     if (st && st.pgrp === pgrp && st.state !== "Z" && st.state !== "X") members2.push({ pid: Number(name), ppid: st.ppid, startTicks: st.startTicks });
   }
   return members2;
-}
-async function ancestry(pid = process.pid) {
-  const out = [pid];
-  for (let p = pid; out.length < 4096; ) {
-    const text = await import_node_fs6.promises.readFile(`/proc/${p}/stat`, "utf8").catch(() => void 0);
-    const st = text === void 0 ? void 0 : parseProcStat(text);
-    const parent = st?.ppid ?? (p === process.pid ? process.ppid : void 0);
-    if (parent === void 0 || parent <= 0 || out.includes(parent)) break;
-    out.push(parent);
-    p = parent;
-  }
-  return out;
 }
 var bootIdCache;
 var readBootId = () => bootIdCache ??= import_node_fs6.promises.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => void 0);
@@ -19124,9 +18975,6 @@ function agentFiles(paths, epicId, recoveryTaskId2) {
   const dir = import_node_path5.default.join(paths.epicDir(epicId), "agents");
   return { promptFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.log`) };
 }
-function nudgeLaunchRequest(req) {
-  return { ...req, attempt: 1, recoveryTaskId: `${req.task.taskId}-nudge`, checkpointPath: "", prompt: req.message, mode: "resume" };
-}
 function launchFile(req) {
   return stepFile(import_node_path5.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
 }
@@ -19154,11 +19002,11 @@ async function launchMarker(req) {
   if (rec.status === "launching" && await adoptRunningLaunch(req, rec, file)) return "done";
   return rec.status === "launched" ? "done" : rec.status === "failed" ? "absent" : "unknown";
 }
-async function spawnDetached(argv, logFile, env) {
+async function spawnDetached(argv, logFile, env, cwd) {
   await ensureDir(import_node_path5.default.dirname(logFile));
   const log = await import_node_fs7.promises.open(logFile, import_node_fs7.constants.O_WRONLY | import_node_fs7.constants.O_APPEND | import_node_fs7.constants.O_CREAT | import_node_fs7.constants.O_NOFOLLOW, FILE_MODE);
   try {
-    const child = (0, import_node_child_process2.spawn)(argv[0], argv.slice(1), { detached: true, stdio: ["ignore", log.fd, log.fd], env });
+    const child = (0, import_node_child_process2.spawn)(argv[0], argv.slice(1), { detached: true, stdio: ["ignore", log.fd, log.fd], env, ...cwd ? { cwd } : {} });
     await new Promise((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", reject);
@@ -19169,6 +19017,7 @@ async function spawnDetached(argv, logFile, env) {
     await log.close();
   }
 }
+var isDir = (p) => import_node_fs7.promises.stat(p).then((s) => s.isDirectory(), () => false);
 var RETRYABLE_SPAWN = /* @__PURE__ */ new Set(["EAGAIN", "ENOMEM", "EMFILE", "ENFILE"]);
 async function launchReplacement(req, template, deps, adapter = "process") {
   const file = launchFile(req);
@@ -19182,15 +19031,16 @@ async function launchReplacement(req, template, deps, adapter = "process") {
   if (rec === "unreadable" || typeof rec === "object" && rec.status === "launching") {
     return orphan("redispatch", adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
   }
-  const configKey = req.mode === "resume" ? "agents.resume_argv" : "agents.redispatch_argv";
   if (!template) {
-    const example = req.mode === "resume" ? '["claude", "--resume", "{session_id}", "-p", "{prompt}"]' : '["claude", "-p", "{prompt}"]';
-    return failed("redispatch", adapter, "not_configured", `${configKey} is not set: the ${adapter} adapter launches ${req.mode === "resume" ? "resumes" : "replacements"} from it. Add e.g. ${example} to watchdog.config.yaml.`);
+    return failed("redispatch", adapter, "not_configured", `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
   }
   const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
   const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
   if (!expanded.ok) {
-    return failed("redispatch", adapter, "missing_target", `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
+    return failed("redispatch", adapter, "missing_target", `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
+  }
+  if (req.cwd !== void 0 && !await isDir(req.cwd)) {
+    return failed("redispatch", adapter, "missing_target", `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`);
   }
   const base = {
     key: req.key,
@@ -19217,14 +19067,14 @@ async function launchReplacement(req, template, deps, adapter = "process") {
   delete env.LINEAR_API_KEY;
   let pid;
   try {
-    pid = await spawnDetached(expanded.argv, files.logFile, env);
+    pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);
   } catch (e) {
     const code = e.code ?? "error";
     await writeFileAtomic(file, JSON.stringify({ ...base, status: "failed", error: code }, null, 2) + "\n").catch(() => void 0);
     return failed("redispatch", adapter, "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
   }
   const identity = await readProcessIdentity(pid);
-  const detail = `${req.recoveryTaskId} launched as pid ${pid}, output in ${base.log_file}.`;
+  const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ""}, output in ${base.log_file}.`;
   try {
     await writeFileAtomic(file, JSON.stringify({ ...base, status: "launched", pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + "\n");
   } catch (e) {
@@ -19284,12 +19134,13 @@ async function commandMarker(req, op) {
   const s = await readStatus(commandFile(req, op));
   return s === "done" ? "done" : s === "missing" || s === "failed" ? "absent" : "unknown";
 }
-async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.${op}_argv`) {
+async function runStep(op, req, template, timeoutMs, deps) {
   const file = commandFile(req, op);
   const rel = req.paths.relative(file);
   const prior = await readStatus(file);
   if (prior === "done") return succeeded(op, "command", `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
   if (prior !== "missing" && prior !== "failed") return orphan(op, "command", `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
+  const configKey = `agents.${op}_argv`;
   if (!template) return failed(op, "command", "not_configured", `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
   let promptFile;
   if ("prompt" in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
@@ -19336,10 +19187,8 @@ function createCommandAdapter(agents, deps) {
     name: "command",
     cancel: (req) => runStep("cancel", req, agents.cancel_argv, timeoutMs, deps),
     cancelMarker: (req) => commandMarker(req, "cancel"),
-    redispatch: (req) => req.mode === "resume" ? runStep("redispatch", req, agents.resume_argv, timeoutMs, deps, "agents.resume_argv") : runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
-    redispatchMarker: (req) => commandMarker(req, "redispatch"),
-    nudge: (req) => runStep("nudge", nudgeLaunchRequest(req), agents.resume_argv, timeoutMs, deps, "agents.resume_argv"),
-    nudgeMarker: (req) => commandMarker(req, "nudge")
+    redispatch: (req) => runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
+    redispatchMarker: (req) => commandMarker(req, "redispatch")
   };
 }
 
@@ -19393,12 +19242,7 @@ async function isAgentsOwnGroup(identity, pgrp) {
   return decideGroupIsOurs(identity, members2, process.pid, process.ppid);
 }
 function decideGroupIsOurs(identity, members2, ownPid, parentPid) {
-  const byPid = new Map(members2.map((m) => [m.pid, m]));
-  const descends = (m) => {
-    for (let p = m, hops = 0; p && hops <= members2.length; p = byPid.get(p.ppid), hops++) if (p.pid === identity.pid) return true;
-    return false;
-  };
-  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks && descends(m));
+  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
 }
 async function waitGone(identity, ms2, deps) {
   const deadline = deps.clock.nowMs() + ms2;
@@ -19446,9 +19290,6 @@ function createProcessAdapter(agents, deps, opts = {}) {
         return failed("cancel", "process", "missing_target", `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
       }
       try {
-        if (pid <= 1 || (await ancestry()).includes(pid)) {
-          return failed("cancel", "process", "identity_unknown", `not killed: pid ${pid} is ${pid === process.pid ? "this watchdog itself" : pid <= 1 ? "not an agent" : "an ancestor of this watchdog (its parent, or the process that started it)"}, not task ${req.task.taskId}'s agent. Write the agent's own pid in the row.`);
-        }
         const v = await verifyTarget(pid, known, tolerance);
         switch (v.kind) {
           case "gone":
@@ -19470,27 +19311,25 @@ function createProcessAdapter(agents, deps, opts = {}) {
       const v = await verifyTarget(pid, known, tolerance);
       return v.kind === "match" ? "absent" : v.kind === "unknown" ? "unknown" : "done";
     },
-    redispatch: (req) => launchReplacement(req, req.mode === "resume" ? agents.resume_argv : agents.redispatch_argv, deps),
-    redispatchMarker: (req) => launchMarker(req),
-    nudge: async (req) => ({ ...await launchReplacement(nudgeLaunchRequest(req), agents.resume_argv, deps), kind: "nudge" }),
-    nudgeMarker: (req) => launchMarker(nudgeLaunchRequest({ ...req, message: "", route: "resume" }))
+    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
+    redispatchMarker: (req) => launchMarker(req)
   };
 }
 
 // src/act/agents/make-adapter.ts
 function validateAgentsConfig(name, agents = {}, strategy, locate) {
   const errors = [];
-  for (const key3 of ["cancel_argv", "redispatch_argv", "resume_argv"]) {
-    const argv = agents[key3];
-    const err = argv && validateArgvTemplate(argv, `agents.${key3}`, locate);
+  for (const key2 of ["cancel_argv", "redispatch_argv"]) {
+    const argv = agents[key2];
+    const err = argv && validateArgvTemplate(argv, `agents.${key2}`, locate);
     if (err) errors.push(err);
   }
-  const needs = (key3, why) => {
-    if (!agents[key3]) {
+  const needs = (key2, why) => {
+    if (!agents[key2]) {
       const what = `the ${name} adapter needs it ${why}, got nothing.`;
-      errors.push(new InputError("bad_config", locate ? what : `agents.${key3}: ${what}`, {
-        location: locate?.(["agents", key3]),
-        hint: `Add agents.${key3} to watchdog.config.yaml, e.g. ["my-tool", "${key3 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
+      errors.push(new InputError("bad_config", locate ? what : `agents.${key2}: ${what}`, {
+        location: locate?.(["agents", key2]),
+        hint: `Add agents.${key2} to watchdog.config.yaml, e.g. ["my-tool", "${key2 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
       }));
     }
   };
@@ -19517,286 +19356,18 @@ function createAdapter(name, agents, deps, opts = {}) {
 // src/act/recovery/perform.ts
 init_errors();
 
-// src/core/exemptions.ts
-var rule = (r) => r;
-var isBash = (obs) => obs.lastTool?.name === "Bash";
-var isRunning = (obs) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
-var EXEMPTION_RULES = {
-  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
-  bash_long_timeout: rule({
-    reads: ["bashLongTimeoutMs", "bashGraceMs"],
-    window: (obs, p) => {
-      const t = obs.lastTool?.timeoutMs;
-      return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
-    }
-  }),
-  // The API is backing off (or the row's output says so): the base window times the factor, and
-  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
-  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
-  rate_limit: rule({
-    reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
-    window: (obs, p) => {
-      const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
-      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
-      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
-      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
-    }
-  }),
-  // A Bash command that waits on CI, while it runs: at least the CI polling window.
-  ci_polling: rule({
-    reads: ["ciPollingPatterns", "ciPollingMs"],
-    window: (obs, p) => {
-      const tool = obs.lastTool;
-      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : void 0) ?? "";
-      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : void 0;
-    }
-  }),
-  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
-  open_tool_call: rule({
-    reads: ["bashDefaultTimeoutMs", "openToolGraceMs"],
-    window: (obs, p) => {
-      const tool = obs.lastTool;
-      if (!tool?.isOpen || tool.isBackground) return void 0;
-      const own2 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
-      return own2 === void 0 ? void 0 : own2 + p.openToolGraceMs;
-    }
-  })
-};
-
-// src/core/did-you-mean.ts
-function distance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
-function didYouMean(word, names) {
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
-  const best = scored[0];
-  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
-}
-
-// src/core/assess.ts
-var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
-function stallReasonOf(v) {
-  return v.stallReason ?? (v.kind === "looping" ? "looping" : "inactivity");
-}
-function idleBeside(idleMs, windowMs) {
-  if (Math.round(idleMs / 1e3) > Math.round(windowMs / 1e3) || idleMs <= windowMs) return sec(idleMs);
-  const one = (idleMs / 1e3).toFixed(1);
-  return `${Number(one) > windowMs / 1e3 ? one : (idleMs / 1e3).toFixed(3)}s`;
-}
-var KNOWN_STATUSES = ["in_progress", "running", "dispatched", "completed", "merged", "failed", "cancelled", "timeout", "blocked"];
-function statusGuess(status) {
-  const norm = status.trim().toLowerCase().replace(/[\s-]+/g, "_");
-  return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
-}
-function effectiveWindow(obs, policy) {
-  const base = policy.baseTimeoutMs;
-  let window = base;
-  const exemptions = [];
-  const asked = {};
-  for (const name of EXEMPTION_NAMES) {
-    const w = EXEMPTION_RULES[name].window(obs, policy);
-    if (w === void 0) continue;
-    exemptions.push(name);
-    asked[name] = w;
-    window = Math.max(window, w);
-  }
-  const openLimit = asked.open_tool_call ?? Infinity;
-  return {
-    effectiveTimeoutMs: window,
-    exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
-    isOpenOverrun: (idle) => idle > openLimit
-  };
-}
-var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
-function trailingRepeat(calls) {
-  const last = calls.at(-1);
-  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
-  const key3 = `${last.name}\0${last.inputSummary ?? ""}`;
-  let count2 = 0;
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const c = calls[i];
-    if (`${c.name}\0${c.inputSummary ?? ""}` !== key3) break;
-    count2++;
-  }
-  return { call: last, count: count2 };
-}
-function repeatedError(calls) {
-  const done = calls.filter((c) => !c.isOpen);
-  const error2 = done.at(-1)?.error;
-  if (!error2) return { count: 0 };
-  let count2 = 0;
-  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
-  return { error: error2, count: count2 };
-}
-var derivedOf = /* @__PURE__ */ new WeakMap();
-function derived2(obs, policy) {
-  const d = derivedOf.get(obs);
-  if (d?.policy === policy) return d;
-  const fresh = { policy, window: effectiveWindow(obs, policy) };
-  derivedOf.set(obs, fresh);
-  return fresh;
-}
-function assess(task, obs, policy, nowMs) {
-  const d = derived2(obs, policy);
-  const window = d.window;
-  const verdict = (kind, reason, extra = {}) => ({
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window.effectiveTimeoutMs,
-    exemptions: window.exemptions,
-    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    sources: obs.sources,
-    reason,
-    ...extra
-  });
-  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
-  if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
-  if (task.statusClass === "unknown") {
-    const guess = statusGuess(task.status);
-    const mean = guess ? `did you mean "${guess}"? ` : "";
-    return verdict("unknown", `status "${task.status}" is not one the watchdog knows (${mean}expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched`);
-  }
-  if (task.unansweredRequest) {
-    const u = task.unansweredRequest;
-    const idleMs2 = Math.max(0, nowMs - u.createdAtMs);
-    return verdict("stalled", `never started: the redispatch request ${u.key} was not answered by ${msToIso(u.answerByMs)}`, {
-      idleMs: idleMs2,
-      lastProgressMs: u.createdAtMs,
-      stallReason: "request_unanswered"
-    });
-  }
-  if (obs.failed) {
-    const f = obs.failed;
-    const stallReason = f.kind === "context_exhausted" ? "context_exhausted" : "api_gave_up";
-    const what = f.kind === "context_exhausted" ? "the agent ran out of context" : `the agent gave up on an API error (${f.kind.replace("_", " ")})`;
-    const idleMs2 = f.atMs === void 0 ? void 0 : Math.max(0, nowMs - f.atMs);
-    const transportCause = f.kind === "overloaded" || f.kind === "connection" || f.kind === "rate_limit" ? f.kind : void 0;
-    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs, ...transportCause ? { transportCause } : {} });
-  }
-  const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
-  if (task.isOwnReplacement && finished) {
-    return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
-  }
-  if (finished) {
-    const kind = finished.kind.startsWith("parent transcript") ? "result_delivered" : "agent_finished";
-    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`, { disagreement: { kind, ...finished.atMs !== void 0 ? { sinceMs: finished.atMs } : {} } });
-  }
-  const stamps = [
-    ["last activity", obs.lastProgressMs],
-    ["dispatched_at", task.dispatchedAtMs],
-    ["output growth", obs.outputGrewAtMs]
-  ];
-  for (const [what, at] of stamps) {
-    if (at !== void 0 && at - nowMs > policy.futureSkewMs) {
-      return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
-    }
-  }
-  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "), { disagreement: { kind: "foreign_transcript" } });
-  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
-  if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
-    return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
-  }
-  if (progressAt === void 0 && missingNote) {
-    const since2 = task.dispatchedAtMs;
-    const idleMs2 = Math.max(0, nowMs - since2);
-    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window.effectiveTimeoutMs };
-    if (idleMs2 > window.effectiveTimeoutMs) {
-      return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
-    }
-    return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing2);
-  }
-  const isGone = obs.isProcessAlive === false || task.hasExited === true;
-  if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
-    const w = obs.waitingHuman;
-    return verdict("waiting_human", `waiting for a human: ${w.kind.replace("_", " ")}${w.detail ? ` (${w.detail})` : ""}`);
-  }
-  const sinceMs = progressAt ?? task.dispatchedAtMs;
-  const idleMs = Math.max(0, nowMs - sinceMs);
-  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
-  const note = missingNote ? ` (${missingNote})` : "";
-  if (idleMs > window.effectiveTimeoutMs) {
-    const stallReason = progressAt === void 0 ? "never_started" : window.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
-    if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
-      return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
-    }
-    if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
-      return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
-    }
-    const children = obs.waitingOnChildren;
-    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
-      const ids = children.unseenIds;
-      return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
-    }
-    const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
-    const exited = task.hasExited ? "; its process exited without finishing" : "";
-    const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
-    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
-  }
-  const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
-  if (repeat.call && repeat.count >= policy.loopRepeatCount) {
-    return verdict("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
-  }
-  const err = d.err ??= repeatedError(obs.recentCalls);
-  if (err.error && err.count >= policy.loopErrorCount) {
-    return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
-  }
-  const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
-  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
-}
-function silentModelCause(obs) {
-  if (!obs.sources.includes("transcript") || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
-  return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
-}
-function waitingOn(children) {
-  const many = children.agentIds.length > 1 ? "s" : "";
-  return `waiting on ${children.isBackground ? "background " : ""}subagent${many} ${children.agentIds.join(", ")}`;
-}
-function waitingOnTeam(team) {
-  return `waiting on teammate${team.members.length > 1 ? "s" : ""} ${team.members.join(", ")}`;
-}
-function maxDefined(a, b) {
-  if (a === void 0) return b;
-  if (b === void 0) return a;
-  return Math.max(a, b);
-}
-
 // src/contracts/next.ts
-var AttentionItemSchema = object({
-  key: string2().describe("Stable id of this item: printed once."),
-  kind: AttentionKindSchema,
-  task_id: string2().optional(),
-  ticket_id: string2().optional(),
-  since: IsoTimestamp.optional(),
-  detail: string2(),
-  what_to_do: string2()
-});
-var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
-var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
+var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation"];
+var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
 var Kind = _enum(REQUEST_KINDS);
 var NextDocSchema = object({
   schema_version: literal("1"),
   epic_id: string2(),
-  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
+  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > wave_complete)."),
   exit_code: number2().int(),
-  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
+  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New cancel/redispatch requests to carry out, each as written in its file, plus its path."),
   unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
   escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
-  attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
   pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
   wave: object({
     in_flight: number2().int(),
@@ -19829,7 +19400,7 @@ var WatchdogStarted = ev("watchdog_started", {
   adapter: string2().optional()
 }, "The watchdog began watching an epic.");
 var WatchdogStopped = ev("watchdog_stopped", {
-  reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
+  reason: _enum(["wave_complete", "signal", "once", "error", "next"]),
   signal: string2().optional(),
   checks: number2().int().optional()
 }, "The watchdog stopped watching an epic.");
@@ -19841,7 +19412,7 @@ var Healthy = ev("healthy", {
 }, "A task was first seen healthy, or recovered (not written every tick).");
 var StallDetected = ev("stall_detected", {
   ...TaskFields,
-  stall_reason: StallReasonAsRead,
+  stall_reason: string2(),
   idle_seconds: number2(),
   bash_timeout_exemption: boolean2(),
   redispatch_attempt: number2().int(),
@@ -19886,16 +19457,10 @@ var ActionStarted = ev("action_started", {
   pid: number2().int().optional().describe("The agent process to stop, when known."),
   start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
   boot_id: string2().optional(),
-  // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
-  stall_reason: StallReasonAsRead.optional().catch(void 0),
+  stall_reason: string2().optional(),
   idle_seconds: number2().optional(),
   session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
-  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
-  mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
-  transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
-  route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
-  disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
-  detail: string2().optional().describe("reconcile only: what disagrees, in words.")
+  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement.")
 }, "Write-ahead record of a destructive action (docs/recovery.md).");
 var AgentKilled = ev("agent_killed", {
   ...TaskFields,
@@ -19920,7 +19485,6 @@ var Redispatch = ev("redispatch", {
   start_ticks: number2().int().optional(),
   boot_id: string2().optional(),
   output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
-  mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
   detail: string2().optional(),
   request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
   answer_by: IsoTimestamp.optional().describe("The request's deadline.")
@@ -19964,45 +19528,19 @@ var RequestFields = {
 };
 var RequestAnswered = ev("request_answered", {
   ...RequestFields,
-  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
+  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal."),
   answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
 }, "The orchestrator answered a request (docs/recovery.md).");
 var RequestUnanswered = ev("request_unanswered", {
   ...RequestFields,
   answer_by: IsoTimestamp
 }, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
-var NudgeSent = ev("nudge_sent", {
-  ...TaskFields,
-  key: string2(),
-  adapter: string2().optional(),
-  route: _enum(["inbox", "resume"]),
-  detail: string2().optional(),
-  request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
-  answer_by: IsoTimestamp.optional()
-}, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
-var ReconcileRequested = ev("reconcile_requested", {
-  ...TaskFields,
-  key: string2(),
-  disagreement: DisagreementKindSchema,
-  detail: string2().describe("What disagrees, in words."),
-  row_status: string2(),
-  request_path: string2(),
-  answer_by: IsoTimestamp.optional()
-}, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
-var AttentionNeeded = ev("attention_needed", {
-  ...TaskFields,
-  key: string2(),
-  kind: AttentionKindSchema,
-  since: IsoTimestamp.optional(),
-  reason: string2()
-}, "A person is needed: a human wait over attention.human_wait_seconds, or an agent unobservable over attention.unobservable_seconds; next returns attention.");
 var NextReturned = ev("next_returned", {
   reason: _enum(NEXT_REASONS),
   exit_code: number2().int(),
   requests: array(string2()).describe("Keys of the requests printed as new."),
   unanswered: array(string2()),
-  escalations: array(string2()),
-  attention: array(string2()).optional().describe("Keys of the attention items printed.")
+  escalations: array(string2())
 }, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
 var DispatchEventSchema = discriminatedUnion("event", [
   WatchdogStarted,
@@ -20026,10 +19564,7 @@ var DispatchEventSchema = discriminatedUnion("event", [
   MassStallEscalated,
   RequestAnswered,
   RequestUnanswered,
-  NextReturned,
-  NudgeSent,
-  ReconcileRequested,
-  AttentionNeeded
+  NextReturned
 ]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
 var EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
 var VERDICT_EVENT = {
@@ -20051,19 +19586,14 @@ function verdictOfEvent(event) {
 var OUTCOME_EVENT_OF = {
   cancel: "agent_killed",
   redispatch: "redispatch",
-  escalate: "escalated_to_blocked",
-  nudge: "nudge_sent",
-  reconcile: "reconcile_requested"
+  escalate: "escalated_to_blocked"
 };
 
 // src/core/history.ts
 function emptyHistory() {
   return {
     lastLogged: /* @__PURE__ */ new Map(),
-    lastLoggedAtMs: /* @__PURE__ */ new Map(),
-    attention: /* @__PURE__ */ new Map(),
     redispatchCount: /* @__PURE__ */ new Map(),
-    lastRecoveryMode: /* @__PURE__ */ new Map(),
     actions: /* @__PURE__ */ new Map(),
     replacements: /* @__PURE__ */ new Map(),
     stalls: /* @__PURE__ */ new Map(),
@@ -20073,7 +19603,7 @@ function emptyHistory() {
     requests: /* @__PURE__ */ new Map(),
     rowInstance: /* @__PURE__ */ new Map(),
     escalations: /* @__PURE__ */ new Map(),
-    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set(), attention: /* @__PURE__ */ new Set() }
+    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set() }
   };
 }
 function foldEvent(h, e, epicId) {
@@ -20081,7 +19611,6 @@ function foldEvent(h, e, epicId) {
   switch (e.event) {
     case "redispatch":
       h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
-      h.lastRecoveryMode.set(e.ticket_id, e.mode ?? "fresh");
       if (own2) h.replacements.set(e.recovery_task_id, e);
       break;
     case "stall_detected": {
@@ -20089,10 +19618,6 @@ function foldEvent(h, e, epicId) {
       list2.push(e);
       h.stalls.set(e.ticket_id, list2);
       if (own2) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
-      if (own2 && e.action_taken === "report") {
-        const key3 = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
-        h.attention.set(key3, { key: key3, kind: "stall_reported", taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ""}` });
-      }
       break;
     }
     case "escalated_to_blocked":
@@ -20103,15 +19628,7 @@ function foldEvent(h, e, epicId) {
       }
       break;
     case "recovery_summary":
-      if (own2) {
-        for (const k of [...e.orphans, ...e.more_orphans ?? []]) {
-          h.reportedOrphans.add(k);
-          h.attention.set(k, { key: k, kind: "orphan", detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ""}` });
-        }
-      }
-      break;
-    case "attention_needed":
-      if (own2) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...e.since ? { sinceMs: Date.parse(e.since) } : {}, detail: e.reason });
+      if (own2) for (const k of [...e.orphans, ...e.more_orphans ?? []]) h.reportedOrphans.add(k);
       break;
     case "request_answered":
     case "request_unanswered":
@@ -20122,7 +19639,6 @@ function foldEvent(h, e, epicId) {
         for (const k of e.requests) h.announced.requests.add(k);
         for (const k of e.unanswered) h.announced.unanswered.add(k);
         for (const k of e.escalations) h.announced.escalations.add(k);
-        for (const k of e.attention ?? []) h.announced.attention.add(k);
       }
       break;
     case "mass_stall":
@@ -20152,22 +19668,18 @@ function foldEvent(h, e, epicId) {
     }
   }
   const kind = verdictOfEvent(e.event);
-  if (own2 && kind && "task_id" in e) {
-    h.lastLogged.set(String(e.task_id), kind);
-    h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
-  }
+  if (own2 && kind && "task_id" in e) h.lastLogged.set(String(e.task_id), kind);
   return h;
 }
 function foldRequestStart(h, rec, e) {
   if (h.requests.has(rec.key)) return;
   const isCancel = e.event === "agent_killed" && e.step === "cancel";
-  const isAsk = e.event === "redispatch" || e.event === "nudge_sent" || e.event === "reconcile_requested";
-  if (!(isCancel || isAsk) || !("request_path" in e) || !e.request_path) return;
+  if (!(isCancel || e.event === "redispatch") || !("request_path" in e) || !e.request_path) return;
   const s = rec.started;
   const createdAtMs = Date.parse(e.timestamp_utc);
   h.requests.set(rec.key, {
     key: rec.key,
-    kind: requestKindOf(e),
+    kind: isCancel ? "cancel" : "redispatch",
     taskId: s.task_id,
     rowTaskId: s.row_task_id ?? s.task_id,
     ticketId: s.ticket_id,
@@ -20177,15 +19689,9 @@ function foldRequestStart(h, rec, e) {
     // An outcome line without a deadline (written before requests had one) waits a day at most.
     answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 864e5,
     path: e.request_path,
-    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid, ...e.event === "reconcile_requested" ? { status: e.row_status } : {} },
+    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
     status: "pending"
   });
-}
-function requestKindOf(e) {
-  if (e.event === "nudge_sent") return "nudge";
-  if (e.event === "reconcile_requested") return "reconcile";
-  if (e.event === "redispatch") return e.mode === "resume" ? "resume" : "redispatch";
-  return "cancel";
 }
 function foldRequestEnd(h, e) {
   const r = h.requests.get(e.key);
@@ -20211,110 +19717,7 @@ function foldHistory(events, epicId) {
   return h;
 }
 function actedTaskIds(h) {
-  return new Set([...h.actions.values()].filter((r) => r.started.action !== "nudge" && r.started.action !== "reconcile").map((r) => r.started.task_id));
-}
-
-// src/core/controls.ts
-init_defaults();
-function resolveControls(config2, adapter, timeoutSeconds = config2.timeout_seconds ?? DEFAULTS.timeout_seconds) {
-  const launchesItself = adapter === "process" || adapter === "command";
-  const r = config2.recovery ?? {};
-  const a = config2.attention ?? {};
-  const windowMs = timeoutSeconds * 1e3;
-  return {
-    resumeOn: r.resume_on ?? DEFAULTS.recovery.resume_on,
-    canResume: !launchesItself || Boolean(config2.agents?.resume_argv),
-    adapter,
-    isNudgeOn: r.nudge ?? DEFAULTS.recovery.nudge,
-    nudgeGraceMs: r.nudge_grace_seconds !== void 0 ? r.nudge_grace_seconds * 1e3 : DEFAULTS.recovery.nudge_grace_windows * windowMs,
-    reconcileGraceMs: r.reconcile_grace_seconds !== void 0 ? r.reconcile_grace_seconds * 1e3 : DEFAULTS.recovery.reconcile_grace_windows * windowMs,
-    humanWaitLimitMs: (a.human_wait_seconds ?? DEFAULTS.attention.human_wait_seconds) * 1e3,
-    unobservableAfterMs: a.unobservable_seconds !== void 0 ? a.unobservable_seconds * 1e3 : DEFAULTS.attention.unobservable_windows * windowMs
-  };
-}
-var DEFAULT_CONTROLS = resolveControls({}, "mailbox");
-function recoveryModeOf(v, task, history, c) {
-  if (!v.transportCause || !c.resumeOn.includes(v.transportCause) || !c.canResume) return "fresh";
-  if (!task.sessionId) return "fresh";
-  return history.lastRecoveryMode.get(v.ticketId) === "resume" ? "fresh" : "resume";
-}
-var CAUSE_TEXT = {
-  frozen_stream: "the response stream from the API stopped mid-answer",
-  overloaded: "the API was overloaded and Claude Code gave up retrying",
-  connection: "the connection to the API was lost and Claude Code gave up retrying",
-  rate_limit: "the API rate limit held past Claude Code's retries"
-};
-function renderResumePrompt(r) {
-  const why = r.cause ? CAUSE_TEXT[r.cause] : "the previous request was interrupted";
-  return `Continue where you left off on ${r.ticketId}: the previous request was interrupted (${why}); your conversation and work so far are intact. Do not start over: check what is already done, then finish the remaining work.` + (r.checkpointPath ? ` (The watchdog's checkpoint of this ticket is ${r.checkpointPath}.)` : "");
-}
-
-// src/core/plan-controls.ts
-var key = (epicId, taskId, what) => `${epicId}:${taskId}:${what}`;
-function nudgeRoute(task, adapter, c) {
-  const isTeammate = Boolean(task.teamName && task.agentName) || Boolean(task.agentId?.includes("@"));
-  if (isTeammate && (adapter === "claude-team" || adapter === "mailbox")) return "inbox";
-  if (task.sessionId && !task.agentId) {
-    if (adapter === "mailbox" || adapter === "claude-team") return "resume";
-    if (c.canResume) return "resume";
-  }
-  return void 0;
-}
-function renderNudge(task) {
-  return `Your turn ended, but ${task.ticketId} (task ${task.rowTaskId ?? task.taskId}) is still in progress in the epic state file. If the work is done, say so in one final summary (what changed, how it was verified); otherwise continue with the remaining work now.`;
-}
-function since(history, taskId, kind) {
-  return history.lastLogged.get(taskId) === kind ? history.lastLoggedAtMs.get(taskId) : void 0;
-}
-function outcomeAtMs(history, k) {
-  const o = history.actions.get(k)?.outcome;
-  return o && o.event !== "action_failed" ? Date.parse(o.timestamp_utc) : void 0;
-}
-function planControls(verdicts, tasks, history, opts, c, nowMs) {
-  const events = [];
-  const actions = [];
-  const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
-  for (const v of verdicts) {
-    const task = tasks.get(v.taskId);
-    if (!task || task.statusClass !== "in_flight") continue;
-    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
-    if (["cancel", "redispatch", "escalate"].some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
-    if (v.kind === "inconsistent" && v.disagreement) {
-      const from = v.disagreement.sinceMs ?? since(history, v.taskId, "inconsistent") ?? nowMs;
-      if (nowMs - from <= c.reconcileGraceMs) continue;
-      const nudgeKey = key(opts.epicId, v.taskId, "nudge");
-      const route = v.disagreement.kind === "agent_finished" && c.isNudgeOn && opts.strategy !== "report" ? nudgeRoute(task, c.adapter, c) : void 0;
-      const make = (kind, k) => {
-        if (opts.isReadOnly || opts.isLagged || opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId) || opts.confirmedActionKeys && !opts.confirmedActionKeys.has(k)) return;
-        actions.push({ kind, key: k, task, verdict: v, attempt: 1, ...kind === "nudge" && route ? { route } : {} });
-      };
-      if (route && !history.actions.has(nudgeKey)) {
-        make("nudge", nudgeKey);
-        continue;
-      }
-      const sentAt = outcomeAtMs(history, nudgeKey);
-      if (sentAt !== void 0 && nowMs - sentAt <= c.nudgeGraceMs) continue;
-      const reconcileKey = key(opts.epicId, v.taskId, "reconcile");
-      if (!history.actions.has(reconcileKey)) make("reconcile", reconcileKey);
-      continue;
-    }
-    const attention = (kind, limitMs, what) => {
-      const from = since(history, v.taskId, v.kind);
-      if (from === void 0 || nowMs - from <= limitMs) return;
-      const k = key(opts.epicId, v.taskId, `${kind}@${msToIso(from)}`);
-      if (history.attention.has(k)) return;
-      events.push({ event: "attention_needed", ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1e3)}s: ${v.reason}` });
-    };
-    if (v.kind === "waiting_human") attention("human_wait", c.humanWaitLimitMs, "a person has been needed");
-    if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
-  }
-  for (const r of history.requests.values()) {
-    if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
-    const v = byTask.get(r.taskId);
-    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : v !== void 0 && v.kind !== "inconsistent";
-    if (isResolved) events.push({ event: "request_answered", key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: "resolved" });
-  }
-  return { events, actions };
+  return new Set([...h.actions.values()].map((r) => r.started.task_id));
 }
 
 // src/act/recovery/checkpoint.ts
@@ -20408,9 +19811,9 @@ var Reader = class {
       }
       const m = KEY.exec(entry);
       if (!m) bail();
-      const key3 = m[1] ?? m[2];
-      if (SPECIAL_KEY.test(key3) || Object.prototype.hasOwnProperty.call(out, key3)) bail();
-      out[key3] = m[3] === void 0 || m[3] === "" ? this.nested(indent) : this.scalar(m[3], indent);
+      const key2 = m[1] ?? m[2];
+      if (SPECIAL_KEY.test(key2) || Object.prototype.hasOwnProperty.call(out, key2)) bail();
+      out[key2] = m[3] === void 0 || m[3] === "" ? this.nested(indent) : this.scalar(m[3], indent);
       entry = void 0;
     }
     return out;
@@ -20615,106 +20018,10 @@ function unescape(s) {
   return out;
 }
 
-// src/contracts/input-limits.ts
-init_errors();
-var MAX_NESTING_DEPTH = 64;
-var MAX_STATE_ROWS = 2e4;
-function findTooDeep(text, max = MAX_NESTING_DEPTH) {
-  const indents = [];
-  let flow = 0;
-  let quote2;
-  let scalarIndent;
-  for (let start = 0, line = 1; start <= text.length; line++) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    let first = start;
-    while (first < end && (text[first] === " " || text[first] === "	")) first++;
-    const indent = first - start;
-    const isBlank2 = first >= end;
-    if (scalarIndent !== void 0 && (isBlank2 || indent > scalarIndent)) {
-      start = end + 1;
-      continue;
-    }
-    scalarIndent = void 0;
-    if (!quote2 && flow === 0 && !isBlank2 && text[first] !== "#") {
-      while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
-      indents.push(indent);
-    }
-    let depth = indents.length;
-    if (depth > max) return { line, column: indent + 1 };
-    let isValueStart = !quote2 && flow === 0;
-    let isTokenStart = true;
-    for (let k = first; k < end; k++) {
-      const c = text[k];
-      if (quote2) {
-        if (quote2 === '"' && c === "\\") k++;
-        else if (c === quote2 && !(quote2 === "'" && text[k + 1] === "'" && ++k)) quote2 = void 0;
-        continue;
-      }
-      if (c === "#" && (k === first || text[k - 1] === " " || text[k - 1] === "	")) break;
-      if (c === " " || c === "	") {
-        isTokenStart = true;
-        continue;
-      }
-      if (flow > 0) {
-        if (c === "[" || c === "{") {
-          if (depth + ++flow > max) return { line, column: k - start + 1 };
-        } else if (c === "]" || c === "}") flow--;
-        else if ((c === '"' || c === "'") && isTokenStart) quote2 = c;
-        isTokenStart = c === "," || c === "[" || c === "{" || c === ":";
-        continue;
-      }
-      if (isValueStart) {
-        if (c === "[" || c === "{") {
-          flow = 1;
-          if (depth + flow > max) return { line, column: k - start + 1 };
-          isTokenStart = true;
-          continue;
-        }
-        if (c === "-" && (k + 1 === end || text[k + 1] === " ")) {
-          if (++depth > max) return { line, column: k - start + 1 };
-          continue;
-        }
-        if (c === '"' || c === "'") {
-          quote2 = c;
-          isValueStart = false;
-          continue;
-        }
-        if (c === "|" || c === ">") {
-          scalarIndent = indent;
-          break;
-        }
-        isValueStart = false;
-      }
-      if (c === ":" && (k + 1 === end || text[k + 1] === " " || text[k + 1] === "	")) isValueStart = true;
-    }
-    start = end + 1;
-  }
-  return void 0;
-}
-function checkNesting(text, file) {
-  const deep = findTooDeep(text);
-  if (!deep) return void 0;
-  return new InputError("input_too_large", `nested deeper than ${MAX_NESTING_DEPTH} levels (lists and mappings inside each other); nothing was parsed.`, {
-    location: { file, line: deep.line, column: deep.column },
-    hint: "No state or config file nests this deep: the file is damaged or not what the watchdog reads. Write it again (docs/state-files.md shows each shape)."
-  });
-}
-function countKeys(text, key3) {
-  let n = 0;
-  for (let at = text.indexOf(key3); at >= 0; at = text.indexOf(key3, at + key3.length)) {
-    let k = at + key3.length;
-    if (text[k] === '"' || text[k] === "'") k++;
-    while (text[k] === " ") k++;
-    if (text[k] === ":") n++;
-  }
-  return n;
-}
-
 // src/contracts/parse-yaml.ts
-function formatPath(path39) {
+function formatPath(path36) {
   let s = "";
-  for (const part2 of path39) {
+  for (const part2 of path36) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20731,24 +20038,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path39) {
+function valueAt(root, path36) {
   let cur = root;
-  for (const part2 of path39) {
+  for (const part2 of path36) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path39, isKeyWanted = false) {
+function nodeOffset(doc, path36, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path39.entries()) {
+  for (const [i, part2] of path36.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path39.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path36.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20787,8 +20094,6 @@ function issueMessage(issue2, found) {
   }
 }
 function parseYaml(text, schema, opts) {
-  const deep = opts.isNestingChecked ? void 0 : checkNesting(text, opts.file);
-  if (deep) return { ok: false, error: deep };
   const fast = fastYaml(text);
   if (fast !== void 0) {
     const result = schema.safeParse(fast);
@@ -20826,15 +20131,15 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path39, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path39, isKeyWanted);
+  const locate = (path36, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path36, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
-      return issue2.keys.map((key3) => new InputError("unknown_config_key", `unknown key ${JSON.stringify(key3)}.`, {
-        location: locate([...issue2.path, key3], true),
+      return issue2.keys.map((key2) => new InputError("unknown_config_key", `unknown key ${JSON.stringify(key2)}.`, {
+        location: locate([...issue2.path, key2], true),
         hint: "Remove that key or fix its spelling (docs/state-files.md lists every key)."
       }));
     }
@@ -20846,10 +20151,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path39) => {
-    const offset = nodeOffset(doc, path39);
+  return (path36) => {
+    const offset = nodeOffset(doc, path36);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
   };
 }
 function pickIssue(first) {
@@ -20878,7 +20183,7 @@ var CheckpointSchema = looseObject({
   attempt: number2().int().min(1).describe("Redispatch attempt: 1 for the first replacement."),
   recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
   created_at: IsoTimestamp,
-  stall_reason: StallReasonAsRead,
+  stall_reason: string2(),
   idle_seconds: number2().min(0),
   completed_work: array(string2()).describe("What the evidence shows is done: do not redo it."),
   remaining_work: array(string2()).describe("What is left; empty means the evidence does not say."),
@@ -20945,7 +20250,7 @@ ${list(cp.completed_work, false)}` : "Already done: the evidence does not list f
   const remaining = cp.remaining_work.length > 0 ? `Remaining work (ONLY do these):
 ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
   const isOutOfContext = cp.stall_reason === "context_exhausted";
-  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_gave_up" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
+  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_error" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
   const contextRules = isOutOfContext ? [
     "- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.",
     "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
@@ -21043,8 +20348,8 @@ var import_node_path8 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
   if (!isSafeId(id)) {
-    const shown2 = JSON.stringify(id.length > 60 ? id.slice(0, 57) + "..." : id);
-    throw new InputError("unsafe_id", `${what} ${shown2} cannot be used: expected ${SAFE_ID_RULE}.`, {
+    const shown = JSON.stringify(id.length > 60 ? id.slice(0, 57) + "..." : id);
+    throw new InputError("unsafe_id", `${what} ${shown} cannot be used: expected ${SAFE_ID_RULE}.`, {
       hint: `Use an id such as "PROJ-1000"; an id with "/" or ".." would make a path outside the state dir.`
     });
   }
@@ -21055,6 +20360,7 @@ var StatePaths = class {
   root;
   constructor(stateDir) {
     this.root = import_node_path8.default.resolve(stateDir);
+    guardRoot(this.root);
   }
   epicDir(epicId) {
     return import_node_path8.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
@@ -21111,30 +20417,6 @@ var StatePaths = class {
     return import_node_path8.default.relative(this.root, p) || ".";
   }
 };
-var STATE_DIR_LAYOUT = [
-  { in: "epic", name: "state.yaml", owner: "orchestrator", prune: "never" },
-  { in: "epic", name: "watchdog.json", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
-  // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
-  { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
-  // What the process, command and claude-team adapters keep: logs, prompts, step markers.
-  { in: "epic", name: "agents", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "launches", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "commands", owner: "watchdog", prune: "finished_epic" },
-  { in: "epic", name: "inbox-sent", owner: "watchdog", prune: "finished_epic" },
-  { in: "root", name: "epics", owner: "orchestrator", prune: "never" },
-  { in: "root", name: "dispatch-log", owner: "watchdog", prune: "never" },
-  { in: "root", name: "friction", owner: "watchdog", prune: "never" },
-  { in: "root", name: "watchdog.config.yaml", owner: "user", prune: "never" },
-  { in: "root", name: "activity", owner: "hook", prune: "unused", pruneWhy: "no hook activity for {age}" },
-  { in: "root", name: "observe", owner: "watchdog", prune: "unused", pruneWhy: "read positions unused for {age} (rebuilt when needed)" },
-  { in: "root", name: "pipeline_checkpoints", owner: "watchdog", prune: "checkpoint" }
-];
-function isLayoutEntry(entry, name) {
-  return entry.name.endsWith("*") ? name.startsWith(entry.name.slice(0, -1)) : name === entry.name;
-}
 
 // src/act/friction/friction-render.ts
 init_defaults();
@@ -21162,8 +20444,7 @@ function trackerLine(t, o) {
 }
 function renderFrictionNote(input) {
   const { ticketId: t, history } = input;
-  const isMoved = input.trackerOutcome.kind === "updated" || input.trackerOutcome.kind === "already_blocked";
-  const hypothesis = hypothesizeRootCause(history, t, { state: isMoved ? "blocked" : "tracker_skipped" });
+  const hypothesis = hypothesizeRootCause(history, t);
   const logs = input.evidencePaths.dispatchLogs.map((p) => `- Dispatch log: ${evidenceLink(p)}`);
   const checkpoints = input.evidencePaths.checkpoints.map((p) => `- Checkpoint: ${evidenceLink(p)}`);
   return [
@@ -21197,10 +20478,10 @@ function orphanMarker(runId) {
   return `<!-- dispatch-watchdog:orphans:${runId} -->`;
 }
 function renderOrphanNote(orphans, opts) {
-  const shown2 = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
-  const left = orphans.length - shown2.length;
+  const shown = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
+  const left = orphans.length - shown.length;
   const where2 = opts.epicId ? ` of epic ${opts.epicId}` : "";
-  const rows = shown2.map(
+  const rows = shown.map(
     (o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`
   );
   return [
@@ -21348,8 +20629,8 @@ async function escalateTicket(ctx, spec) {
 
 // src/act/recovery/escalation-notice.ts
 var import_node_path10 = __toESM(require("node:path"), 1);
-function escalationNoticeFile(paths, epicId, key3) {
-  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
+function escalationNoticeFile(paths, epicId, key2) {
+  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key2)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -21392,12 +20673,7 @@ function specFromRecord(rec, wave) {
     attempt: e.redispatch_attempt ?? 1,
     recoveryTaskId: e.recovery_task_id,
     stallReason: e.stall_reason ?? "inactivity",
-    idleSeconds: e.idle_seconds ?? 0,
-    ...e.mode ? { mode: e.mode } : {},
-    ...e.transport_cause ? { transportCause: e.transport_cause } : {},
-    ...e.route ? { route: e.route } : {},
-    ...e.disagreement ? { disagreement: e.disagreement } : {},
-    ...e.detail ? { detail: e.detail } : {}
+    idleSeconds: e.idle_seconds ?? 0
   };
 }
 
@@ -21406,9 +20682,9 @@ var TRACKER_RETRY_INTERVAL_MS = 5 * 6e4;
 async function retryFailedTrackers(ctx, opts) {
   if (!ctx.tracker.apiKey) return [];
   const done = [];
-  for (const [key3, failed2] of [...ctx.history.trackerPending]) {
+  for (const [key2, failed2] of [...ctx.history.trackerPending]) {
     if (opts.isRetryableOnly && failed2.tracker_retryable === false) continue;
-    const rec = ctx.history.actions.get(key3);
+    const rec = ctx.history.actions.get(key2);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
     const r = await moveToBlocked(ctx, spec, import_node_path11.default.join(ctx.paths.root, failed2.friction_path));
@@ -21418,7 +20694,7 @@ async function retryFailedTrackers(ctx, opts) {
       ticket_id: failed2.ticket_id,
       task_id: failed2.task_id,
       agent_id: failed2.agent_id,
-      key: key3,
+      key: key2,
       attempt_count: failed2.attempt_count,
       friction_path: failed2.friction_path,
       tracker: r.tracker,
@@ -21426,7 +20702,7 @@ async function retryFailedTrackers(ctx, opts) {
       ...r.detail ? { tracker_detail: r.detail } : {}
     });
     foldEvent(ctx.history, e, ctx.epicId);
-    done.push(key3);
+    done.push(key2);
   }
   return done;
 }
@@ -21436,27 +20712,26 @@ async function journal(ctx, body) {
   foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
 }
 var idsOf = (t) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
-function hasStep(ctx, key3, event) {
-  return ctx.history.actions.get(key3)?.steps.has(event) ?? false;
+function hasStep(ctx, key2, event) {
+  return ctx.history.actions.get(key2)?.steps.has(event) ?? false;
 }
 async function fail(ctx, spec, error2, retryable) {
   await journal(ctx, { event: "action_failed", ...idsOf(spec.task), key: spec.key, action: spec.kind, error: error2, retryable });
 }
 function requestReason(spec) {
   if (spec.stallReason === "context_exhausted") return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
-  if (spec.stallReason === "api_gave_up") return "failed: api_gave_up, the agent gave up on an API error";
+  if (spec.stallReason === "api_error") return "failed: api_error, the agent gave up on an API error";
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 function cancelRequest(ctx, spec) {
   const t = spec.task;
-  const reason = spec.kind === "nudge" ? "its turn ended while its row is still in progress" : spec.kind === "reconcile" ? `the row and the agent disagree: ${spec.detail ?? spec.disagreement ?? ""}` : requestReason(spec);
   return {
     epicId: ctx.epicId,
     key: spec.key,
     task: t,
     paths: ctx.paths,
     expectedProcess: t.expectedProcess,
-    reason
+    reason: requestReason(spec)
   };
 }
 async function stopStep(ctx, spec, step) {
@@ -21470,12 +20745,6 @@ async function stopStep(ctx, spec, step) {
   const request = step === "cancel" && out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {};
   await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
   return true;
-}
-function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecoveryId) {
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath };
-  if (spec.mode !== "resume") return { ...base, prompt: freshPrompt };
-  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
-  return { ...base, prompt, mode: "resume", fallbackPrompt: freshPrompt, ...spec.transportCause ? { transportCause: spec.transportCause } : {} };
 }
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
@@ -21499,7 +20768,14 @@ async function redispatchSteps(ctx, spec) {
     if (existing?.ok) checkpoint = existing.value;
   }
   if (!await stopStep(ctx, spec, "stop_before_redispatch")) return;
-  const out = await ctx.adapter.redispatch(launchRequest(ctx, spec, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
+  const out = await ctx.adapter.redispatch({
+    ...cancelRequest(ctx, spec),
+    attempt: spec.attempt,
+    recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
+    checkpointPath,
+    prompt: renderRecoveryPrompt(checkpoint, { checkpointPath }),
+    cwd: spec.observation?.cwd
+  });
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
@@ -21510,7 +20786,6 @@ async function redispatchSteps(ctx, spec) {
     max_redispatches: ctx.maxRedispatches,
     recovery_task_id: recoveryId,
     checkpoint_path: ctx.paths.relative(checkpointPath),
-    ...spec.mode === "resume" ? { mode: "resume" } : {},
     remaining_tasks: checkpoint.remaining_work,
     adapter: out.adapter,
     detail: out.detail,
@@ -21538,43 +20813,10 @@ async function escalateSteps(ctx, spec) {
     ...r.tracker === "failed" ? { tracker_retryable: Boolean(r.isRetryable) } : {}
   });
 }
-async function nudgeStep(ctx, spec) {
-  const route = spec.route ?? "resume";
-  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route });
-  if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
-  await journal(ctx, {
-    event: "nudge_sent",
-    ...idsOf(spec.task),
-    key: spec.key,
-    adapter: out.adapter,
-    route,
-    detail: out.detail,
-    ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
-  });
-}
-async function reconcileStep(ctx, spec) {
-  const disagreement = spec.disagreement ?? "agent_finished";
-  const detail = spec.detail ?? `row ${spec.task.rowTaskId ?? spec.task.taskId} says "${spec.task.status}", the agent's own record disagrees`;
-  const req = { ...cancelRequest(ctx, spec), requestFields: { disagreement, what_disagrees: detail, row_status: spec.task.status } };
-  const out = await writeRequest(req, "reconcile", { clock: ctx.clock, requestDeadlineMs: ctx.requestDeadlineMs }, ctx.adapter.name);
-  if (!out.ok || !out.requestPath) return fail(ctx, spec, `reconcile request failed: ${out.detail}`, out.retryable);
-  await journal(ctx, {
-    event: "reconcile_requested",
-    ...idsOf(spec.task),
-    key: spec.key,
-    disagreement,
-    detail,
-    row_status: spec.task.status,
-    request_path: out.requestPath,
-    ...out.answerBy ? { answer_by: out.answerBy } : {}
-  });
-}
 async function runSteps(ctx, spec) {
   try {
     if (spec.kind === "cancel") await stopStep(ctx, spec, "cancel");
     else if (spec.kind === "redispatch") await redispatchSteps(ctx, spec);
-    else if (spec.kind === "nudge") await nudgeStep(ctx, spec);
-    else if (spec.kind === "reconcile") await reconcileStep(ctx, spec);
     else await escalateSteps(ctx, spec);
   } catch (e) {
     const retryable = e instanceof ActionError ? e.isRetryable : true;
@@ -21604,12 +20846,9 @@ function createPerformer(ctx, opts = {}) {
         task: action.task,
         attempt: action.attempt,
         recoveryTaskId: action.recoveryTaskId,
-        stallReason: stallReasonOf(v),
+        stallReason: v.stallReason ?? v.kind,
         idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
-        observation,
-        ...action.mode === "resume" ? { mode: "resume", ...v.transportCause ? { transportCause: v.transportCause } : {} } : {},
-        ...action.route ? { route: action.route } : {},
-        ...action.kind === "reconcile" && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}
+        observation
       };
       const proc = action.task.expectedProcess;
       await journal(ctx, {
@@ -21624,11 +20863,7 @@ function createPerformer(ctx, opts = {}) {
         stall_reason: spec.stallReason,
         idle_seconds: spec.idleSeconds,
         ...action.task.sessionId ? { session_id: action.task.sessionId } : {},
-        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {},
-        ...spec.mode === "resume" ? { mode: "resume", ...spec.transportCause ? { transport_cause: spec.transportCause } : {} } : {},
-        ...spec.route ? { route: spec.route } : {},
-        ...spec.disagreement ? { disagreement: spec.disagreement } : {},
-        ...spec.detail ? { detail: spec.detail } : {}
+        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}
       });
       if (action.kind !== "escalate") return runSteps(ctx, spec);
       const running = runSteps(ctx, spec).catch((e) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${e?.message ?? String(e)}
@@ -21653,10 +20888,8 @@ async function classifyAction(ctx, spec) {
     const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
     const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
     const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : "";
-    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt, ...spec.mode ? { mode: spec.mode } : {} })]);
+    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt })]);
   }
-  if (spec.kind === "nudge") markers.push(["nudge", await ctx.adapter.nudgeMarker(req)]);
-  if (spec.kind === "reconcile") markers.push(["reconcile request", await requestMarker(req, "reconcile")]);
   if (spec.kind === "escalate") {
     const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
     markers.push(["friction note", note ? "done" : "absent"]);
@@ -21716,6 +20949,218 @@ async function recoverAtStartUp(ctx, opts) {
   return report;
 }
 
+// src/check.ts
+init_errors();
+
+// src/core/exemptions.ts
+var rule = (r) => r;
+var isBash = (obs) => obs.lastTool?.name === "Bash";
+var isRunning = (obs) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
+var EXEMPTION_RULES = {
+  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
+  bash_long_timeout: rule({
+    reads: ["bashLongTimeoutMs", "bashGraceMs"],
+    window: (obs, p) => {
+      const t = obs.lastTool?.timeoutMs;
+      return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
+    }
+  }),
+  // The API is backing off (or the row's output says so): the base window times the factor.
+  // With a transcript, backoff is its api_error records: model prose that says "retry" is not backoff.
+  rate_limit: rule({
+    reads: ["rateLimitPatterns", "rateLimitFactor"],
+    window: (obs, p) => {
+      const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
+      return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : void 0;
+    }
+  }),
+  // A Bash command that waits on CI, while it runs: at least the CI polling window.
+  ci_polling: rule({
+    reads: ["ciPollingPatterns", "ciPollingMs"],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : void 0) ?? "";
+      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : void 0;
+    }
+  }),
+  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
+  open_tool_call: rule({
+    reads: ["bashDefaultTimeoutMs", "openToolGraceMs"],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      if (!tool?.isOpen || tool.isBackground) return void 0;
+      const own2 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
+      return own2 === void 0 ? void 0 : own2 + p.openToolGraceMs;
+    }
+  })
+};
+
+// src/core/assess.ts
+var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
+function effectiveWindow(obs, policy) {
+  const base = policy.baseTimeoutMs;
+  let window = base;
+  const exemptions = [];
+  const asked = {};
+  for (const name of EXEMPTION_NAMES) {
+    const w = EXEMPTION_RULES[name].window(obs, policy);
+    if (w === void 0) continue;
+    exemptions.push(name);
+    asked[name] = w;
+    window = Math.max(window, w);
+  }
+  const openLimit = asked.open_tool_call ?? Infinity;
+  return {
+    effectiveTimeoutMs: window,
+    exemptions,
+    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
+    isOpenOverrun: (idle) => idle > openLimit
+  };
+}
+var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
+function trailingRepeat(calls) {
+  const last = calls.at(-1);
+  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
+  const key2 = `${last.name}\0${last.inputSummary ?? ""}`;
+  let count2 = 0;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i];
+    if (`${c.name}\0${c.inputSummary ?? ""}` !== key2) break;
+    count2++;
+  }
+  return { call: last, count: count2 };
+}
+function repeatedError(calls) {
+  const done = calls.filter((c) => !c.isOpen);
+  const error2 = done.at(-1)?.error;
+  if (!error2) return { count: 0 };
+  let count2 = 0;
+  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
+  return { error: error2, count: count2 };
+}
+var derivedOf = /* @__PURE__ */ new WeakMap();
+function derived2(obs, policy) {
+  const d = derivedOf.get(obs);
+  if (d?.policy === policy) return d;
+  const fresh = { policy, window: effectiveWindow(obs, policy) };
+  derivedOf.set(obs, fresh);
+  return fresh;
+}
+function assess(task, obs, policy, nowMs) {
+  const d = derived2(obs, policy);
+  const window = d.window;
+  const verdict = (kind, reason, extra = {}) => ({
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    effectiveTimeoutMs: window.effectiveTimeoutMs,
+    exemptions: window.exemptions,
+    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    sources: obs.sources,
+    reason,
+    ...extra
+  });
+  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
+  if (task.statusClass === "unknown") {
+    return verdict("unknown", `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+  }
+  if (task.unansweredRequest) {
+    const u = task.unansweredRequest;
+    const idleMs2 = Math.max(0, nowMs - u.createdAtMs);
+    return verdict("stalled", `never started: the redispatch request ${u.key} was not answered by ${msToIso(u.answerByMs)}`, {
+      idleMs: idleMs2,
+      lastProgressMs: u.createdAtMs,
+      stallReason: "request_unanswered"
+    });
+  }
+  if (obs.failed) {
+    const f = obs.failed;
+    const stallReason = f.kind === "context_exhausted" ? "context_exhausted" : "api_error";
+    const what = f.kind === "context_exhausted" ? "the agent ran out of context" : `the agent gave up on an API error (${f.kind.replace("_", " ")})`;
+    const idleMs2 = f.atMs === void 0 ? void 0 : Math.max(0, nowMs - f.atMs);
+    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs });
+  }
+  const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
+  if (task.isOwnReplacement && finished) {
+    return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
+  }
+  if (finished) {
+    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`);
+  }
+  const stamps = [
+    ["last activity", obs.lastProgressMs],
+    ["dispatched_at", task.dispatchedAtMs],
+    ["output growth", obs.outputGrewAtMs]
+  ];
+  for (const [what, at] of stamps) {
+    if (at !== void 0 && at - nowMs > policy.futureSkewMs) {
+      return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
+    }
+  }
+  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "));
+  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
+  if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
+    return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
+  }
+  if (progressAt === void 0 && missingNote) {
+    const since = task.dispatchedAtMs;
+    const idleMs2 = Math.max(0, nowMs - since);
+    const timing2 = { idleMs: idleMs2, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
+    if (idleMs2 > window.effectiveTimeoutMs) {
+      return verdict("stalled", `never started: no activity in ${sec(idleMs2)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
+    }
+    return verdict("unknown", `no activity evidence yet: ${missingNote}`, { deadlineMs: timing2.deadlineMs });
+  }
+  const isGone = obs.isProcessAlive === false || task.hasExited === true;
+  if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
+    const w = obs.waitingHuman;
+    return verdict("waiting_human", `waiting for a human: ${w.kind.replace("_", " ")}${w.detail ? ` (${w.detail})` : ""}`);
+  }
+  const sinceMs = progressAt ?? task.dispatchedAtMs;
+  const idleMs = Math.max(0, nowMs - sinceMs);
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
+  const note = missingNote ? ` (${missingNote})` : "";
+  if (idleMs > window.effectiveTimeoutMs) {
+    const stallReason = progressAt === void 0 ? "never_started" : window.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
+    if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
+      return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+    }
+    if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
+      return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
+    }
+    const children = obs.waitingOnChildren;
+    const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
+    const exited = task.hasExited ? "; its process exited without finishing" : "";
+    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
+  }
+  const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
+  if (repeat.call && repeat.count >= policy.loopRepeatCount) {
+    return verdict("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
+  }
+  const err = d.err ??= repeatedError(obs.recentCalls);
+  if (err.error && err.count >= policy.loopErrorCount) {
+    return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
+  }
+  const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
+  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+}
+function waitingOn(children) {
+  const many = children.agentIds.length > 1 ? "s" : "";
+  return `waiting on ${children.isBackground ? "background " : ""}subagent${many} ${children.agentIds.join(", ")}`;
+}
+function waitingOnTeam(team) {
+  return `waiting on teammate${team.members.length > 1 ? "s" : ""} ${team.members.join(", ")}`;
+}
+function maxDefined(a, b) {
+  if (a === void 0) return b;
+  if (b === void 0) return a;
+  return Math.max(a, b);
+}
+
 // src/core/requests.ts
 function rowAttempt(t) {
   for (const v of [t.redispatchCount, t.raw?.attempt, t.raw?.redispatch_attempt]) if (typeof v === "number") return v;
@@ -21731,11 +21176,6 @@ function answerOf(r, rows, ack) {
   if (ack) return { how: "ack", byTaskId: ack.taskId };
   const row = rows.get(r.rowTaskId);
   if (r.kind === "cancel") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : void 0;
-  if (r.kind === "nudge") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
-  if (r.kind === "reconcile") {
-    if (row && r.was.status !== void 0 && row.status !== r.was.status) return { how: "resolved", byTaskId: r.rowTaskId };
-    return row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
-  }
   if (r.recoveryTaskId && rows.has(r.recoveryTaskId)) return { how: "row", byTaskId: r.recoveryTaskId };
   if (row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
   return void 0;
@@ -21805,18 +21245,18 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
 // src/act/recovery/acks.ts
 var import_node_fs11 = require("node:fs");
 var import_node_path13 = __toESM(require("node:path"), 1);
-function ackFile(paths, epicId, key3) {
-  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
+function ackFile(paths, epicId, key2) {
+  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key2)}.ack.json`);
 }
-async function writeAck(paths, epicId, key3, ack) {
-  return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
+async function writeAck(paths, epicId, key2, ack) {
+  return createFileExclusive(ackFile(paths, epicId, key2), JSON.stringify({ key: key2, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
 }
 async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
-  for (const key3 of keys) {
+  for (const key2 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
-      out.set(key3, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
+      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key2), "utf8"));
+      out.set(key2, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
   }
@@ -21824,7 +21264,6 @@ async function readAcks(paths, epicId, keys) {
 }
 
 // src/observe/parse/observation.ts
-var RESUME_SLACK_MS = 1e3;
 var newer = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
 function mergeObservations(parts) {
   const out = { sources: [], recentCalls: [], contradictions: [], missing: [] };
@@ -21833,7 +21272,7 @@ function mergeObservations(parts) {
   let recentAt = -Infinity;
   let finishedBy;
   for (const p of parts) {
-    const hasFact = p.lastProgressMs !== void 0 || p.lastTool !== void 0 || p.lastOutput !== void 0 || p.finished !== void 0 || p.waitingHuman !== void 0 || p.isApiRetrying !== void 0 || p.failed !== void 0 || (p.recentCalls?.length ?? 0) > 0 || p.source === "process" && p.outputGrewAtMs !== void 0;
+    const hasFact = p.lastProgressMs !== void 0 || p.lastTool !== void 0 || p.lastOutput !== void 0 || p.finished !== void 0 || p.waitingHuman !== void 0 || p.isApiRetrying !== void 0 || p.failed !== void 0 || (p.recentCalls?.length ?? 0) > 0;
     if (hasFact && !out.sources.includes(p.source)) out.sources.push(p.source);
     out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
@@ -21861,9 +21300,8 @@ function mergeObservations(parts) {
       }
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
-    if (p.apiRetryDelayMs !== void 0) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
-    if (p.finished && !out.finished) {
+    if (p.finished && (!out.finished || out.finished.isInferred && !p.finished.isInferred)) {
       out.finished = p.finished;
       finishedBy = p.source;
     }
@@ -21871,13 +21309,11 @@ function mergeObservations(parts) {
     if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
+    if (p.cwd !== void 0 && (out.cwd === void 0 || p.source === "transcript")) out.cwd = p.cwd;
     if (p.isProcessAlive !== void 0) out.isProcessAlive = p.isProcessAlive;
-    if (p.liveChildren !== void 0) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
-  const failedAtMs = out.failed?.atMs;
-  if (failedAtMs !== void 0 && parts.some((p) => (p.source === "hooks" || p.source === "transcript") && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   if (finishedBy === "hooks" && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
   return out;
 }
@@ -21902,243 +21338,8 @@ function observeRow(task) {
   return part2;
 }
 
-// src/core/plan.ts
-function actionKey(epicId, taskId, kind) {
-  return `${epicId}:${taskId}:${kind}`;
-}
-var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
-var CIRCUIT_WINDOW_MS = 6e4;
-var BURST_MS = 1e4;
-function recentStalls(history, epicId, sinceMs) {
-  const out = [];
-  for (const list2 of history.stalls.values()) {
-    for (const e of list2) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
-  }
-  return out;
-}
-function massStallNotePath(epicId, startMs) {
-  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
-}
-function planCheck(verdicts, tasks, history, opts) {
-  const acted = actedTaskIds(history);
-  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const stalled = inFlight2.filter((v) => v.kind === "stalled");
-  const cb = opts.circuitBreaker;
-  const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
-  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
-  const recent = since2(cb.windowMs ?? CIRCUIT_WINDOW_MS);
-  const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
-  const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
-  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
-  const burstRecent = since2(BURST_MS);
-  const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
-  const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
-  const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
-  const events = [];
-  const actions = [];
-  const stalls = /* @__PURE__ */ new Map();
-  const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : void 0;
-  let isHeld = isMassStall && !episode?.isEscalated;
-  if (isMassStall) {
-    const ids = massTaskIds;
-    const startMs = episode?.startMs ?? opts.nowMs;
-    if (history.lastMassStall !== ids.join(",")) {
-      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, population.size), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
-    }
-    if (isHeld && episode && opts.nowMs !== void 0 && cb.maxHoldMs !== void 0 && opts.nowMs - episode.startMs > cb.maxHoldMs) {
-      isHeld = false;
-      events.push({
-        event: "mass_stall_escalated",
-        episode_started_at: msToIso(episode.startMs),
-        held_seconds: secs(opts.nowMs - episode.startMs),
-        task_ids: ids,
-        friction_path: massStallNotePath(opts.epicId, episode.startMs)
-      });
-    }
-  } else if (episode && opts.nowMs !== void 0) {
-    events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
-  }
-  for (const v of inFlight2) {
-    const task = tasks.get(v.taskId);
-    const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
-    const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
-    if (decision?.action) actions.push(decision.action);
-    if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
-    const eventName = VERDICT_EVENT[v.kind];
-    const previous = history.lastLogged.get(v.taskId);
-    if (!eventName || previous === v.kind) continue;
-    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
-    if (eventName === "healthy") {
-      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== void 0 });
-    } else if (eventName === "stall_detected") {
-      const d = decision;
-      events.push({
-        event: "stall_detected",
-        ...ids,
-        stall_reason: stallReasonOf(v),
-        idle_seconds: secs(v.idleMs),
-        bash_timeout_exemption: v.hasBashTimeoutExemption,
-        redispatch_attempt: d.redispatchAttempt,
-        max_redispatches: opts.maxRedispatches,
-        action_taken: d.actionTaken,
-        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
-        exemptions: v.exemptions,
-        reason: v.reason,
-        ...v.lastTool ? { last_tool: v.lastTool } : {}
-      });
-    } else {
-      events.push({ event: eventName, ...ids, reason: v.reason });
-    }
-  }
-  if (opts.nowMs !== void 0) {
-    const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
-    events.push(...c.events);
-    actions.push(...c.actions);
-  }
-  for (const v of verdicts) {
-    if (tasks.get(v.taskId)?.statusClass !== "unknown" || history.lastLogged.get(v.taskId) === "unknown") continue;
-    events.push({ event: "task_unknown", ticket_id: v.ticketId, task_id: v.taskId, agent_id: tasks.get(v.taskId).agentId ?? v.taskId, reason: v.reason });
-  }
-  return { events, actions, stalls, isMassStall };
-}
-function decide(v, task, history, opts, acted, isMassStall) {
-  const count2 = history.redispatchCount.get(v.ticketId) ?? 0;
-  const base = { redispatchAttempt: count2 + 1 };
-  if (opts.strategy === "report") return { ...base, actionTaken: "report" };
-  if (task.pendingRequestKey) return { ...base, actionTaken: "awaiting_orchestrator" };
-  if (acted.has(v.taskId)) return { ...base, actionTaken: "already_under_way" };
-  if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
-  if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
-  if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: "held:unconfirmed_read" };
-  const make = (kind, attempt, recovery, mode) => {
-    const key3 = actionKey(opts.epicId, v.taskId, kind);
-    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key3)) return { ...base, actionTaken: "held:unconfirmed_read" };
-    const taken = mode === "resume" ? "redispatch:resume" : kind;
-    return {
-      ...base,
-      actionTaken: opts.isReadOnly ? `dry_run:${taken}` : taken,
-      recoveryTaskId: recovery,
-      action: { kind, key: key3, task, verdict: v, attempt, recoveryTaskId: recovery, ...mode ? { mode } : {} }
-    };
-  };
-  if (opts.strategy === "cancel") return make("cancel", count2 + 1);
-  if (count2 < opts.maxRedispatches) {
-    const mode = recoveryModeOf(v, task, history, opts.controls ?? DEFAULT_CONTROLS);
-    return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1), mode);
-  }
-  return make("escalate", count2 + 1);
-}
-
-// src/core/read-diff.ts
-var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
-var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
-function compareReads(before, after) {
-  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
-  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
-  const loss = { vanished: [], fieldsLost: [] };
-  if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
-  for (const t of inFlight(before)) {
-    const later = now.get(rowOf2(t));
-    if (!later) {
-      loss.vanished.push(rowOf2(t));
-      continue;
-    }
-    if (later.raw === t.raw) continue;
-    const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
-    const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
-    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
-  }
-  loss.vanished.sort();
-  return loss;
-}
-var hasLoss = (l) => l.vanished.length > 0 || l.fieldsLost.length > 0;
-var carried = /* @__PURE__ */ new WeakMap();
-function carryActivityForward(before, wave) {
-  if (!before) return wave;
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
-  const tasks = wave.tasks.map((t) => {
-    const p = old.get(t.taskId);
-    if (!p || t.statusClass !== "in_flight" || p.statusClass !== "in_flight") return t;
-    const hasLostStart = t.raw?.dispatched_at == null && p.raw?.dispatched_at != null;
-    if (!hasLostStart && p.dispatchedAtMs !== t.dispatchedAtMs) return t;
-    const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
-    const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
-    if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
-    const hit = carried.get(t);
-    if (hit && hit.dispatchedAtMs === dispatchedAtMs && (hit.lastActivityMs ?? -Infinity) === lastActivityMs) return hit;
-    const out = { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : void 0 };
-    carried.set(t, out);
-    return out;
-  });
-  return { ...wave, tasks };
-}
-function isSameData(a, b) {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb2 = Object.keys(b);
-  if (ka.length !== kb2.length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k) || !isSameData(a[k], b[k])) return false;
-  }
-  return true;
-}
-function keepUnchangedRows(before, after) {
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
-  let kept2 = 0;
-  const tasks = after.tasks.map((t) => {
-    const p = old.get(t.taskId);
-    if (p === void 0 || !isSameData(p, t)) return t;
-    kept2++;
-    return p;
-  });
-  return kept2 === 0 ? after : { ...after, tasks };
-}
-
-// src/observe/read/settle.ts
-var import_node_fs12 = require("node:fs");
-var import_promises3 = require("node:timers/promises");
-var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3, restMs: 4e3 };
-async function fileSignature(file) {
-  return (await statSignature(file)).signature;
-}
-async function statSignature(file) {
-  try {
-    const s = await import_node_fs12.promises.stat(file, { bigint: true });
-    const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
-    return {
-      signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
-      identity: `${s.dev}:${s.ino}`,
-      changedMs: Number(changedNs / 1000000n),
-      writtenMs: Number(s.mtimeNs / 1000000n)
-    };
-  } catch (e) {
-    if (e.code === "ENOENT") return { signature: "missing", identity: "missing", changedMs: 0, writtenMs: 0 };
-    throw e;
-  }
-}
-async function waitForSettledFile(file, opts, mustRest = false) {
-  const deadline = Date.now() + opts.maxWaitMs;
-  const restMs = mustRest ? opts.restMs ?? DEFAULT_SETTLE.restMs : 0;
-  let previous = await statSignature(file);
-  const isRested = (s) => s.identity === "missing" || Date.now() - s.writtenMs >= restMs;
-  if (Date.now() - previous.changedMs >= opts.intervalMs && isRested(previous)) return { signature: previous.signature, isRenamed: false };
-  for (; ; ) {
-    await (0, import_promises3.setTimeout)(opts.intervalMs);
-    const current = await statSignature(file);
-    if (current.signature === previous.signature && isRested(current)) return { signature: current.signature, isRenamed: false };
-    if (current.identity !== previous.identity && current.identity !== "missing" && previous.identity !== "missing") return { signature: current.signature, isRenamed: true };
-    if (Date.now() >= deadline) return void 0;
-    previous = current;
-  }
-}
-
-// src/check-read.ts
-init_errors();
-
 // src/observe/read/state-file-reader.ts
-var import_node_fs13 = require("node:fs");
+var import_node_fs12 = require("node:fs");
 
 // src/contracts/state-file.ts
 init_errors();
@@ -22265,53 +21466,19 @@ function firstLongLine(text, max) {
   }
   return void 0;
 }
-function parseJsonStateFile(text, fileName) {
-  if (!/^\s*\{/.test(text)) return void 0;
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
-  const r = StateFileSchema.safeParse(data);
-  if (r.success) return normalizeStateFile(r.data, fileName);
-  const issue2 = r.error.issues[0];
-  return {
-    ok: false,
-    error: new InputError("wrong_type", `${issueMessage(issue2, valueAt(data, issue2.path))}.`, {
-      location: { file: fileName, path: formatPath(issue2.path) },
-      hint: "Fix that field in the state file (docs/state-files.md lists every field and its type)."
-    })
-  };
-}
 function parseStateFile(text, fileName) {
-  const deep = checkNesting(text, fileName);
-  if (deep) return { ok: false, error: deep };
-  const rows = countKeys(text, "ticket_id");
-  if (rows > MAX_STATE_ROWS) {
-    return {
-      ok: false,
-      error: new InputError("input_too_large", `${rows} task rows (ticket_id keys), over the ${MAX_STATE_ROWS}-row limit; nothing was parsed.`, {
-        location: { file: fileName },
-        hint: `Dispatch at most ${MAX_STATE_ROWS} tasks per wave, or point --epic-id at the epic state file, not an export of many.`
-      })
-    };
-  }
-  const json = parseJsonStateFile(text, fileName);
-  if (json) return json;
   const long = firstLongLine(text, MAX_STATE_LINE_CHARS);
   if (long !== void 0) {
     return {
       ok: false,
       error: new InputError("unreadable_file", `line ${long} is longer than ${MAX_STATE_LINE_CHARS} characters.`, {
         location: { file: fileName, line: long },
-        hint: "Keep each field short (last_output is an excerpt, not the whole output). A whole wave on one line is fine as valid JSON (JSON.stringify), which is read as JSON."
+        hint: "Keep each field short (last_output is an excerpt, not the whole output)."
       })
     };
   }
   const parsed = parseYaml(text, StateFileSchema, {
     file: fileName,
-    isNestingChecked: true,
     typeHint: "Fix that field in the state file (docs/state-files.md lists every field and its type)."
   });
   return parsed.ok ? normalizeStateFile(parsed.value, fileName) : parsed;
@@ -22330,7 +21497,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs13.promises.stat(file);
+      stat = await import_node_fs12.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -22344,20 +21511,20 @@ var StateFileReader = class {
         hint: "Point --epic-id at the epic state file, not a log."
       });
     }
-    const key3 = statKey(stat);
+    const key2 = statKey(stat);
     const hit = this.cache.get(file);
-    if (hit && hit.key === key3) return hit.wave;
+    if (hit && hit.key === key2) return hit.wave;
     this.cache.delete(file);
     let text;
     try {
-      text = await import_node_fs13.promises.readFile(file, "utf8");
+      text = await import_node_fs12.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
     this.parses++;
     const parsed = parseStateFile(text, file);
     if (!parsed.ok) throw parsed.error;
-    if (Buffer.byteLength(text) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key3, wave: parsed.value });
+    if (Buffer.byteLength(text) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key2, wave: parsed.value });
     return parsed.value;
   }
 };
@@ -22373,92 +21540,215 @@ function statError(e, file, epicId) {
 }
 var stateFileReader = new StateFileReader();
 
-// src/check-read.ts
-async function readWave(paths, epicId) {
-  return stateFileReader.read(paths.stateFile(epicId), epicId);
+// src/core/plan.ts
+function actionKey(epicId, taskId, kind) {
+  return `${epicId}:${taskId}:${kind}`;
 }
-async function tryReadWave(paths, epicId) {
+var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
+var CIRCUIT_WINDOW_MS = 6e4;
+var BURST_MS = 1e4;
+function recentStalls(history, epicId, sinceMs) {
+  const out = [];
+  for (const list2 of history.stalls.values()) {
+    for (const e of list2) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+  }
+  return out;
+}
+function massStallNotePath(epicId, startMs) {
+  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
+}
+function planCheck(verdicts, tasks, history, opts) {
+  const acted = actedTaskIds(history);
+  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
+  const stalled = inFlight2.filter((v) => v.kind === "stalled");
+  const cb = opts.circuitBreaker;
+  const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
+  const since = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
+  const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
+  const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
+  const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
+  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
+  const burstRecent = since(BURST_MS);
+  const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
+  const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
+  const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
+  const events = [];
+  const actions = [];
+  const stalls = /* @__PURE__ */ new Map();
+  const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : void 0;
+  let isHeld = isMassStall && !episode?.isEscalated;
+  if (isMassStall) {
+    const ids = massTaskIds;
+    const startMs = episode?.startMs ?? opts.nowMs;
+    if (history.lastMassStall !== ids.join(",")) {
+      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, population.size), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
+    }
+    if (isHeld && episode && opts.nowMs !== void 0 && cb.maxHoldMs !== void 0 && opts.nowMs - episode.startMs > cb.maxHoldMs) {
+      isHeld = false;
+      events.push({
+        event: "mass_stall_escalated",
+        episode_started_at: msToIso(episode.startMs),
+        held_seconds: secs(opts.nowMs - episode.startMs),
+        task_ids: ids,
+        friction_path: massStallNotePath(opts.epicId, episode.startMs)
+      });
+    }
+  } else if (episode && opts.nowMs !== void 0) {
+    events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
+  }
+  for (const v of inFlight2) {
+    const task = tasks.get(v.taskId);
+    const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
+    const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
+    if (decision?.action) actions.push(decision.action);
+    if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
+    const eventName = VERDICT_EVENT[v.kind];
+    const previous = history.lastLogged.get(v.taskId);
+    if (!eventName || previous === v.kind) continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (eventName === "healthy") {
+      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== void 0 });
+    } else if (eventName === "stall_detected") {
+      const d = decision;
+      events.push({
+        event: "stall_detected",
+        ...ids,
+        stall_reason: v.stallReason ?? "inactivity",
+        idle_seconds: secs(v.idleMs),
+        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        redispatch_attempt: d.redispatchAttempt,
+        max_redispatches: opts.maxRedispatches,
+        action_taken: d.actionTaken,
+        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
+        exemptions: v.exemptions,
+        reason: v.reason,
+        ...v.lastTool ? { last_tool: v.lastTool } : {}
+      });
+    } else {
+      events.push({ event: eventName, ...ids, reason: v.reason });
+    }
+  }
+  return { events, actions, stalls, isMassStall };
+}
+function decide(v, task, history, opts, acted, isMassStall) {
+  const count2 = history.redispatchCount.get(v.ticketId) ?? 0;
+  const base = { redispatchAttempt: count2 + 1 };
+  if (opts.strategy === "report") return { ...base, actionTaken: "report" };
+  if (task.pendingRequestKey) return { ...base, actionTaken: "awaiting_orchestrator" };
+  if (acted.has(v.taskId)) return { ...base, actionTaken: "already_under_way" };
+  if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
+  if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
+  const make = (kind, attempt, recovery) => {
+    const key2 = actionKey(opts.epicId, v.taskId, kind);
+    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key2)) return { ...base, actionTaken: "held:unconfirmed_read" };
+    return {
+      ...base,
+      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+      recoveryTaskId: recovery,
+      action: { kind, key: key2, task, verdict: v, attempt, recoveryTaskId: recovery }
+    };
+  };
+  if (opts.strategy === "cancel") return make("cancel", count2 + 1);
+  if (count2 < opts.maxRedispatches) return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1));
+  return make("escalate", count2 + 1);
+}
+
+// src/core/read-diff.ts
+var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
+var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
+function compareReads(before, after) {
+  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
+  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
+  const loss = { vanished: [], fieldsLost: [] };
+  if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
+  for (const t of inFlight(before)) {
+    const later = now.get(rowOf2(t));
+    if (!later) {
+      loss.vanished.push(rowOf2(t));
+      continue;
+    }
+    if (later.raw === t.raw) continue;
+    const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
+    const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
+  }
+  loss.vanished.sort();
+  return loss;
+}
+var hasLoss = (l) => l.vanished.length > 0 || l.fieldsLost.length > 0;
+var carried = /* @__PURE__ */ new WeakMap();
+function carryActivityForward(before, wave) {
+  if (!before) return wave;
+  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  const tasks = wave.tasks.map((t) => {
+    const p = old.get(t.taskId);
+    if (!p || t.statusClass !== "in_flight" || p.statusClass !== "in_flight") return t;
+    const hasLostStart = t.raw?.dispatched_at == null && p.raw?.dispatched_at != null;
+    if (!hasLostStart && p.dispatchedAtMs !== t.dispatchedAtMs) return t;
+    const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
+    const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
+    if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
+    const hit = carried.get(t);
+    if (hit && hit.dispatchedAtMs === dispatchedAtMs && (hit.lastActivityMs ?? -Infinity) === lastActivityMs) return hit;
+    const out = { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : void 0 };
+    carried.set(t, out);
+    return out;
+  });
+  return { ...wave, tasks };
+}
+function isSameData(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb2 = Object.keys(b);
+  if (ka.length !== kb2.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !isSameData(a[k], b[k])) return false;
+  }
+  return true;
+}
+function keepUnchangedRows(before, after) {
+  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  let kept2 = 0;
+  const tasks = after.tasks.map((t) => {
+    const p = old.get(t.taskId);
+    if (p === void 0 || !isSameData(p, t)) return t;
+    kept2++;
+    return p;
+  });
+  return kept2 === 0 ? after : { ...after, tasks };
+}
+
+// src/observe/read/settle.ts
+var import_node_fs13 = require("node:fs");
+var import_promises3 = require("node:timers/promises");
+var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3 };
+async function fileSignature(file) {
+  return (await statSignature(file)).signature;
+}
+async function statSignature(file) {
   try {
-    return { ok: true, wave: await readWave(paths, epicId) };
+    const s = await import_node_fs13.promises.stat(file, { bigint: true });
+    const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
+    return { signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changedMs: Number(changedNs / 1000000n) };
   } catch (e) {
-    if (e instanceof InputError) return { ok: false, error: e };
+    if (e.code === "ENOENT") return { signature: "missing", changedMs: 0 };
     throw e;
   }
 }
-async function readSettled(paths, epicId, settle2 = DEFAULT_SETTLE, mustRest = false) {
-  const file = paths.stateFile(epicId);
-  const maxWaitMs = mustRest ? settle2.maxWaitMs + 2 * settle2.restMs : settle2.maxWaitMs;
-  const deadline = Date.now() + maxWaitMs;
+async function waitUntilSettled(file, opts) {
+  const deadline = Date.now() + opts.maxWaitMs;
+  const first = await statSignature(file);
+  if (Date.now() - first.changedMs >= opts.intervalMs) return first.signature;
+  let previous = first.signature;
   for (; ; ) {
-    const settled = await waitForSettledFile(file, { ...settle2, maxWaitMs: Math.max(0, deadline - Date.now()) }, mustRest);
-    if (settled !== void 0) {
-      const r = await tryReadWave(paths, epicId);
-      if (await fileSignature(file) === settled.signature) return r;
-    }
-    if (Date.now() >= deadline) {
-      return {
-        ok: false,
-        error: new InputError("state_changing", `the state file kept changing for ${maxWaitMs} ms; nothing was judged or done this check.`, {
-          location: { file },
-          hint: "This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait."
-        })
-      };
-    }
+    await (0, import_promises3.setTimeout)(opts.intervalMs);
+    const current = await fileSignature(file);
+    if (current === previous) return current;
+    if (Date.now() >= deadline) return void 0;
+    previous = current;
   }
-}
-
-// src/core/row-trust.ts
-function lostFields(before, after) {
-  if (after.raw === before.raw) return [];
-  const kept2 = new Set(Object.keys(after.raw ?? {}).filter((k) => after.raw[k] != null));
-  return Object.keys(before.raw ?? {}).filter((k) => before.raw[k] != null && !kept2.has(k)).sort();
-}
-var isNewAttempt = (before, after) => before.raw?.dispatched_at != null && after.raw?.dispatched_at != null && before.dispatchedAtMs !== after.dispatchedAtMs;
-function regression(before, after) {
-  if (!after) return before.statusClass === "in_flight" ? { vanished: true } : void 0;
-  if (before.statusClass === "terminal" && after.statusClass !== "terminal") {
-    const fields2 = lostFields(before, after);
-    return { fields: fields2.length > 0 ? fields2 : ["status"], isReopened: true };
-  }
-  if (before.statusClass !== "in_flight" || after.statusClass !== "in_flight" || isNewAttempt(before, after)) return void 0;
-  const fields = lostFields(before, after);
-  return fields.length > 0 ? { fields } : void 0;
-}
-function mergeRow(before, after, waveDispatchedAtMs) {
-  const row = { ...after.raw };
-  for (const [k, v] of Object.entries(before.raw ?? {})) if (v != null && row[k] == null) row[k] = v;
-  return normalizeTask(row, waveDispatchedAtMs);
-}
-function guardRows(trusted, read3, suspects, nowMs, confirmMs2) {
-  const none = { wave: read3, held: /* @__PURE__ */ new Set(), heldLoss: { vanished: [], fieldsLost: [] }, suspects: /* @__PURE__ */ new Map() };
-  if (!trusted) return none;
-  if (trusted.waveId !== void 0 && read3.waveId !== void 0 && trusted.waveId !== read3.waveId) return none;
-  const now = new Map(read3.tasks.map((t) => [t.taskId, t]));
-  const out = { ...none, suspects: /* @__PURE__ */ new Map() };
-  const replace = /* @__PURE__ */ new Map();
-  const keepVanished = [];
-  for (const before of trusted.tasks) {
-    const after = now.get(before.taskId);
-    const why = regression(before, after);
-    if (!why) continue;
-    const sinceMs = suspects.get(before.taskId) ?? nowMs;
-    if (nowMs - sinceMs >= confirmMs2) continue;
-    out.suspects.set(before.taskId, sinceMs);
-    out.held.add(before.taskId);
-    if ("vanished" in why) {
-      out.heldLoss.vanished.push(before.taskId);
-      keepVanished.push(before);
-    } else {
-      if (why.fields.length > 0) out.heldLoss.fieldsLost.push({ task_id: before.taskId, fields: why.fields });
-      replace.set(before.taskId, why.isReopened ? before : mergeRow(before, after, read3.dispatchedAtMs ?? trusted.dispatchedAtMs));
-    }
-  }
-  if (out.held.size === 0) return none;
-  const tasks = [...read3.tasks.map((t) => replace.get(t.taskId) ?? t), ...keepVanished];
-  const { isEveryWaveCompleted: _dropped, ...rest } = read3;
-  out.wave = { ...rest, waveId: read3.waveId ?? trusted.waveId, tasks };
-  out.heldLoss.vanished.sort();
-  return out;
 }
 
 // src/core/report.ts
@@ -22472,7 +21762,7 @@ function outcomeCounts(history) {
     if (e !== OUTCOME_EVENT_OF[r.started.action]) continue;
     if (r.started.action === "redispatch") redispatched++;
     else if (r.started.action === "escalate") escalated++;
-    else if (r.started.action === "cancel") cancelled++;
+    else cancelled++;
   }
   return { redispatched, cancelled, escalated };
 }
@@ -22493,7 +21783,7 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
       recovery_task_id: d?.recoveryTaskId ?? null,
       effective_timeout_seconds: secs2(v.effectiveTimeoutMs) ?? 0,
       exemptions: v.exemptions,
-      stall_reason: stallReasonOf(v)
+      stall_reason: v.stallReason ?? "inactivity"
     };
   });
   const openRequests = [...history.requests.values()].filter((r) => isOpenRequestStatus(r.status)).map((r) => ({
@@ -22524,8 +21814,7 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
       exemptions: v.exemptions,
       last_tool: v.lastTool ?? null,
       sources: v.sources,
-      reason: v.reason,
-      ...v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}
+      reason: v.reason
     })),
     summary: {
       total_tasks: verdicts.length,
@@ -22553,6 +21842,9 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
 }
 
 // src/check.ts
+async function readWave(paths, epicId) {
+  return stateFileReader.read(paths.stateFile(epicId), epicId);
+}
 async function observeTask(task, observers, nowMs) {
   const parts = [observeRow(task)];
   const byObserver = [];
@@ -22579,12 +21871,40 @@ function reuseObservation(last, task, observers, nowMs, isStatRequired = false) 
   if (task.pid !== void 0 && isAlive(task.pid) !== last.isAlive) return void 0;
   return last.obs;
 }
-var confirmMs = (env) => Math.max((env.settle ?? DEFAULT_SETTLE).restMs, 2 * env.opts.checkIntervalSeconds * 1e3);
 function readSaysWaveDone(wave, verdicts) {
   if (wave.isEveryWaveCompleted) return true;
   return verdicts.length > 0 && verdicts.every((v) => v.kind === "terminal" || v.kind === "blocked");
 }
-function planFor(env, wave, verdicts, nowMs, heldTaskIds, confirmedActionKeys) {
+async function tryReadWave(env) {
+  try {
+    return { ok: true, wave: await readWave(env.paths, env.opts.epicId) };
+  } catch (e) {
+    if (e instanceof InputError) return { ok: false, error: e };
+    throw e;
+  }
+}
+async function readSettled(env) {
+  const file = env.paths.stateFile(env.opts.epicId);
+  const settle2 = env.settle ?? DEFAULT_SETTLE;
+  const deadline = Date.now() + settle2.maxWaitMs;
+  for (; ; ) {
+    const signature = await waitUntilSettled(file, { ...settle2, maxWaitMs: Math.max(0, deadline - Date.now()) });
+    if (signature !== void 0) {
+      const r = await tryReadWave(env);
+      if (await fileSignature(file) === signature) return r;
+    }
+    if (Date.now() >= deadline) {
+      return {
+        ok: false,
+        error: new InputError("state_changing", `the state file kept changing for ${settle2.maxWaitMs} ms; nothing was judged or done this check.`, {
+          location: { file },
+          hint: "This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait."
+        })
+      };
+    }
+  }
+}
+function planFor(env, wave, verdicts, nowMs, confirmedActionKeys) {
   const { opts } = env;
   return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
     epicId: opts.epicId,
@@ -22594,18 +21914,15 @@ function planFor(env, wave, verdicts, nowMs, heldTaskIds, confirmedActionKeys) {
     circuitBreaker: opts.circuitBreaker,
     nowMs,
     isLagged: Boolean(env.isLagged),
-    ...opts.controls ? { controls: opts.controls } : {},
     isReadOnly: !env.log,
-    confirmedActionKeys,
-    heldTaskIds
+    confirmedActionKeys
   });
 }
 async function judge(env, read3, nowMs) {
   const { opts } = env;
   const kept2 = env.lastRead?.parsed === read3 ? env.lastRead.kept : env.lastRead ? keepUnchangedRows(env.lastRead.kept, read3) : read3;
   env.lastRead = { parsed: read3, kept: kept2 };
-  const guarded = guardRows(env.trustedRead, kept2, env.suspects ?? /* @__PURE__ */ new Map(), nowMs, confirmMs(env));
-  let wave = carryActivityForward(env.previousWave, guarded.wave);
+  let wave = carryActivityForward(env.previousWave, kept2);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, env.rowOutputs ??= /* @__PURE__ */ new Map(), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
@@ -22641,9 +21958,8 @@ async function judge(env, read3, nowMs) {
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
-  const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
-  return { wave, observations, verdicts, plan, saysDone, guarded };
+  const plan = planFor(env, wave, verdicts, nowMs);
+  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) };
 }
 var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
 var MAX_TORN_REPORTS = 10;
@@ -22663,14 +21979,14 @@ async function settleRequestLifecycle(env, wave, nowMs) {
 async function runCheck(env, nowMs) {
   const { opts } = env;
   const previous = env.previousWave;
-  const first = await tryReadWave(env.paths, opts.epicId);
+  const first = await tryReadWave(env);
   let requestEvents = first.ok ? await settleRequestLifecycle(env, first.wave, nowMs) : void 0;
   let earlier;
   let current = first.ok ? await judge(env, first.wave, nowMs) : void 0;
   const firstJudged = current;
   if (!current || needsSecondRead(current, previous)) {
     for (; ; ) {
-      const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
+      const next = await readSettled(env);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
       const judged2 = await judge(env, next.wave, nowMs);
@@ -22680,13 +21996,13 @@ async function runCheck(env, nowMs) {
     }
   }
   const { wave, verdicts } = current;
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
+    const firstLoss = firstJudged ? compareReads(previous, firstJudged.wave) : void 0;
     const loss = compareReads(previous, wave);
-    const heldLoss = [current.guarded.heldLoss, firstJudged?.guarded.heldLoss].find((l) => l !== void 0 && hasLoss(l));
-    const torn = heldLoss && !hasLoss(loss) ? heldLoss : void 0;
+    const torn = firstLoss && hasLoss(firstLoss) && !hasLoss(loss) ? firstLoss : void 0;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]]) {
       if (!l || !hasLoss(l)) continue;
       env.reportedLosses ??= /* @__PURE__ */ new Set();
@@ -22699,8 +22015,6 @@ async function runCheck(env, nowMs) {
     }
   }
   env.previousWave = wave;
-  env.trustedRead = current.guarded.wave;
-  env.suspects = current.guarded.suspects;
   const observations = current.observations;
   if (env.log) {
     for (const e of events) if (e.event === "mass_stall_escalated") await writeMassStallNote(env.paths, opts.epicId, e, nowMs);
@@ -22767,11 +22081,11 @@ function unstartedReplacement(r) {
 function overlayRow(t, history, epicId) {
   if (t.statusClass !== "in_flight") return t;
   for (const kind of ["redispatch", "cancel", "escalate"]) {
-    const key3 = actionKey(epicId, t.taskId, kind);
-    const rec = history.actions.get(key3);
+    const key2 = actionKey(epicId, t.taskId, kind);
+    const rec = history.actions.get(key2);
     if (!rec?.outcome || rec.outcome.event === "action_failed") continue;
-    const request = history.requests.get(key3);
-    if (request?.status === "pending") return { ...t, pendingRequestKey: key3 };
+    const request = history.requests.get(key2);
+    if (request?.status === "pending") return { ...t, pendingRequestKey: key2 };
     if (request?.status === "unanswered" && request.kind === "cancel") return t;
     const [status, statusClass] = DONE_STATUS[kind];
     return { ...t, status, statusClass };
@@ -22797,9 +22111,6 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
   }
   return { ...wave, tasks };
 }
-
-// src/wiring.ts
-var import_node_path21 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
 var import_node_path19 = __toESM(require("node:path"), 1);
@@ -22852,20 +22163,35 @@ var TranscriptFinder = class {
   found = /* @__PURE__ */ new Map();
   failed = /* @__PURE__ */ new Map();
   projects;
+  /** The projects dir's mtime (ns), stat'ed at most once per check moment. */
+  stampAt;
   /** Locate the transcript for `q`; a cached answer costs no I/O. */
   async find(q, nowMs) {
-    const key3 = keyOf(q);
-    const hit = this.found.get(key3);
+    const key2 = keyOf(q);
+    const hit = this.found.get(key2);
     if (hit) return { ok: true, location: hit };
-    const miss = this.failed.get(key3);
+    const miss = this.failed.get(key2);
     const retryMs = this.opts.retryMs ?? 3e4;
-    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs) return { ok: false, reason: miss.reason };
+    if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs && miss.stamp === this.stamp(nowMs)) return { ok: false, reason: miss.reason };
     const res = await this.search(q, nowMs);
     if (res.ok) {
-      this.found.set(key3, res.location);
-      this.failed.delete(key3);
-    } else this.failed.set(key3, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs });
+      this.found.set(key2, res.location);
+      this.failed.delete(key2);
+    } else this.failed.set(key2, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs, stamp: this.stamp(nowMs) });
     return res;
+  }
+  /** The projects dir's mtime in ns (undefined while it does not exist): it moves when a project dir is made. */
+  stamp(nowMs) {
+    if (this.stampAt?.nowMs === nowMs) return this.stampAt.stamp;
+    this.statCalls++;
+    let stamp;
+    try {
+      stamp = (0, import_node_fs14.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+    } catch {
+      stamp = void 0;
+    }
+    this.stampAt = { nowMs, stamp };
+    return stamp;
   }
   /** Forget a cached answer (the file vanished or was moved). */
   invalidate(q) {
@@ -22930,11 +22256,12 @@ var TranscriptFinder = class {
     return void 0;
   }
   async projectDirs(nowMs) {
-    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4)) return this.projects.dirs;
+    const stamp = this.stamp(nowMs);
+    if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
     const entries = await import_node_fs14.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
     const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path14.default.join(this.projectsDir, e.name));
-    this.projects = { dirs, atMs: nowMs };
+    this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
   }
 };
@@ -22988,7 +22315,7 @@ var PrefixIdsFileSchema = looseObject({
 var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
-var rowOf = (table, key3) => typeof key3 === "string" && Object.hasOwn(table, key3) ? table[key3] : void 0;
+var rowOf = (table, key2) => typeof key2 === "string" && Object.hasOwn(table, key2) ? table[key2] : void 0;
 var NO_MARKS = Object.freeze({});
 function contentText(content) {
   if (typeof content === "string") return content;
@@ -23246,22 +22573,7 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) {
-    c.childAgentId = agentId;
-    noteChildCall(c, data, atMs);
-  }
-}
-function noteChildCall(call, data, atMs) {
-  const m = isRec(data.message) ? data.message : {};
-  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
-  for (const b of content) {
-    if (!isRec(b)) continue;
-    if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
-      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
-    } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
-      call.childCall = { ...call.childCall, isOpen: false };
-    }
-  }
+  for (const c of known) c.childAgentId = agentId;
 }
 var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
@@ -23531,6 +22843,8 @@ function noteSession(s, rec, at, atMs) {
   if (agentId) s.agentId = agentId;
   if (sessionId) s.sessionId = sessionId;
   if (agentId || sessionId) s.identityAt = at;
+  const cwd = str(rec.cwd);
+  if (cwd) s.cwd = cwd;
   const teamName = str(rec.teamName);
   if (teamName) s.teamName = teamName;
   noteVersion(s, rec);
@@ -23635,6 +22949,7 @@ function mtimeSameAsOf(mtimeMs, nowMs) {
 function summarizeTranscript(s, facts = {}) {
   const part2 = { source: "transcript", recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
+  if (s.cwd !== void 0) part2.cwd = s.cwd;
   const mtime = mtimeAsOf(facts);
   const grewAt = s.lastAssistantMs ?? (s.lastEventMs === void 0 ? mtime : void 0);
   if (grewAt !== void 0 && s.records > 0) part2.outputGrewAtMs = grewAt;
@@ -23643,7 +22958,6 @@ function summarizeTranscript(s, facts = {}) {
   if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
   if (s.lastAssistantMs !== void 0 || s.lastOutput !== void 0) part2.isOutputTracked = true;
   if (s.apiRetry) part2.isApiRetrying = true;
-  if (s.apiRetry?.retryInMs !== void 0) part2.apiRetryDelayMs = s.apiRetry.retryInMs;
   const asking = s.open.findLast((c) => c.name === "AskUserQuestion" || c.name === "ExitPlanMode");
   if (asking?.name === "AskUserQuestion") part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (asking?.name === "ExitPlanMode") part2.waitingHuman = { kind: "plan_approval", sinceMs: asking.startedAtMs, detail: "ExitPlanMode open" };
@@ -23827,9 +23141,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path39, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path39)?.bytes ?? 0);
-  disk.entries.set(path39, { usedAtMs, bytes });
+function setLive(disk, path36, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path36)?.bytes ?? 0);
+  disk.entries.set(path36, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -23858,7 +23172,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path39, e] of Object.entries(first.entries)) this.take(out, path39, e);
+      for (const [path36, e] of Object.entries(first.entries)) this.take(out, path36, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -23884,17 +23198,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path39, e]) => JSON.stringify({ path: path39, ...e }));
+    const lines = [...ours].map(([path36, e]) => JSON.stringify({ path: path36, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path39, e] of ours) {
+      for (const [path36, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path39);
+        const had = disk.entries.get(path36);
         if (!had) {
           size++;
           live += n;
@@ -23904,10 +23218,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path39, e] of ours) {
+        for (const [path36, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path39);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path39, e.usedAtMs, n);
+          const had = disk.entries.get(path36);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path36, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -23922,12 +23236,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path39, e] of disk.entries) {
-      const mine = ours.get(path39);
+    for (const [path36, e] of disk.entries) {
+      const mine = ours.get(path36);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path39, e] of ours) if (!disk.entries.has(path39) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path36, e] of ours) if (!disk.entries.has(path36) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -23938,31 +23252,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path39, e] of ours) {
-      const theirs = merged.get(path39);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path39, e);
+    for (const [path36, e] of ours) {
+      const theirs = merged.get(path36);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path36, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path39, e] of kept2) {
-      const line = JSON.stringify({ path: path39, ...e });
+    for (const [path36, e] of kept2) {
+      const line = JSON.stringify({ path: path36, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path39, e.usedAtMs, n);
+      setLive(disk, path36, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path39, e) {
+  take(out, path36, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path39);
+    const had = out.get(path36);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path39, entry);
+    out.set(path36, entry);
     return entry;
   }
 };
@@ -24386,11 +23700,11 @@ var DirListing = class {
         this.isRacy = true;
         return;
       }
-      const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
-      if (key3 === this.key && !this.isRacy && this.names) return;
+      const key2 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+      if (key2 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
       this.names = new Set((0, import_node_fs17.readdirSync)(this.dir));
-      this.key = key3;
+      this.key = key2;
     } catch {
       this.names = void 0;
       this.key = void 0;
@@ -24436,21 +23750,12 @@ function waitedChildren(parent, children) {
   }
   return [...out];
 }
-function unseenCalls(state) {
-  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
-}
 function observeTranscript(state, facts = {}, children = []) {
   const part2 = summarizeTranscript(state, facts);
   const foreground = waitedChildren(state, children);
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
-  if (foreground.length === 0 && background.length === 0) {
-    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
-    const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
-    if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
-    return part2;
-  }
+  if (foreground.length === 0 && background.length === 0) return part2;
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
   const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
@@ -24547,8 +23852,8 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
     if (!await add2(import_node_path16.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path16.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
-    const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
-    for (const f of await listChildren(dirs, since2)) await add2(f.file, f.isFlat);
+    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
+    for (const f of await listChildren(dirs, since)) await add2(f.file, f.isFlat);
   }
   if (isColdTurnOver(state)) {
     for (const f of await listChildren(dirs, -Infinity)) await add2(f.file, f.isFlat, true);
@@ -24736,7 +24041,7 @@ function createTranscriptTail(root, reader, opts) {
 }
 
 // src/observe/parse/tail-context.ts
-var key2 = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
+var key = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
 function trailingRun(xs, f) {
   const last = xs.at(-1);
   if (last === void 0) return 0;
@@ -24756,7 +24061,7 @@ function tailSuffices(s, nowMs, baseTimeoutMs) {
   if (t.callsSinceFresh >= RECENT_CALLS_MAX) return true;
   const fresh = t.callsSinceFresh;
   if (fresh === 0) return false;
-  if (trailingRun(s.recent, key2) >= fresh) return false;
+  if (trailingRun(s.recent, key) >= fresh) return false;
   const done = s.recent.filter((c) => !c.isOpen);
   const freshDone = s.recent.slice(-fresh).filter((c) => !c.isOpen).length;
   if (freshDone === 0) return false;
@@ -24834,7 +24139,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path39, s] of this.scanned) files[path39] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path36, s] of this.scanned) files[path36] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -24853,9 +24158,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path39, s] of Object.entries(parsed.data.files)) {
+    for (const [path36, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path39)) this.scanned.set(path39, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path36)) this.scanned.set(path36, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -25043,256 +24348,6 @@ function createClaudeObserver(opts) {
   };
 }
 
-// src/observe/read/process-observer.ts
-var import_node_fs22 = require("node:fs");
-var import_node_path20 = __toESM(require("node:path"), 1);
-
-// src/contracts/claude-session.ts
-var ClaudeSessionFileSchema = looseObject({
-  pid: number2().int().positive(),
-  sessionId: string2().min(1),
-  cwd: string2().optional()
-});
-
-// src/observe/parse/process-evidence.ts
-function hasReceived(prev, next) {
-  if (!prev || !next) return false;
-  return Object.entries(next).some(([key3, bytes]) => bytes > (prev[key3] ?? 0));
-}
-function foldProcessSample(prev, sample, nowMs) {
-  const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
-  const grew = same && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
-  return {
-    pid: sample.pid,
-    startTicks: sample.startTicks,
-    ...sample.apiBytesReceived ? { apiBytesReceived: sample.apiBytesReceived } : {},
-    ...grew ? { grewAtMs: nowMs } : same && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
-    sampledAtMs: nowMs,
-    ...sample.liveChildren !== void 0 ? { liveChildren: sample.liveChildren } : {}
-  };
-}
-function processPart(track) {
-  return {
-    source: "process",
-    isProcessAlive: true,
-    ...track.grewAtMs !== void 0 ? { outputGrewAtMs: track.grewAtMs } : {},
-    ...track.liveChildren !== void 0 ? { liveChildren: track.liveChildren } : {}
-  };
-}
-
-// src/observe/read/process-sample.ts
-var import_node_child_process4 = require("node:child_process");
-var import_node_fs21 = require("node:fs");
-var DEFAULT_API_PORT = 443;
-var CHILDREN_MAX2 = 64;
-var SS_TIMEOUT_MS = 2e3;
-var readText = (file) => {
-  try {
-    return (0, import_node_fs21.readFileSync)(file, "utf8");
-  } catch {
-    return void 0;
-  }
-};
-function cpuTicksOf(stat) {
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(rest[11]) + Number(rest[12]);
-  return Number.isFinite(ticks) ? ticks : void 0;
-}
-function liveDescendants(pid) {
-  const seen = /* @__PURE__ */ new Set();
-  const queue = [pid];
-  let listed = false;
-  while (queue.length > 0 && seen.size < CHILDREN_MAX2) {
-    const p = queue.shift();
-    let tids;
-    try {
-      tids = (0, import_node_fs21.readdirSync)(`/proc/${p}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      const text = readText(`/proc/${p}/task/${tid}/children`);
-      if (text === void 0) continue;
-      listed = true;
-      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
-        const st = readText(`/proc/${c}/stat`);
-        const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
-        if (state === void 0 || state === "Z" || state === "X" || seen.has(c)) continue;
-        seen.add(c);
-        queue.push(c);
-      }
-    }
-  }
-  return listed ? seen.size : void 0;
-}
-function apiPortOf(pid) {
-  const env = readText(`/proc/${pid}/environ`);
-  const url = env?.split("\0").find((e) => e.startsWith("ANTHROPIC_BASE_URL="))?.slice("ANTHROPIC_BASE_URL=".length);
-  if (!url) return DEFAULT_API_PORT;
-  try {
-    const u = new URL(url);
-    return u.port ? Number(u.port) : u.protocol === "http:" ? 80 : DEFAULT_API_PORT;
-  } catch {
-    return DEFAULT_API_PORT;
-  }
-}
-function readProcFields(pid) {
-  const stat = readText(`/proc/${pid}/stat`);
-  const parsed = stat === void 0 ? void 0 : parseProcStat(stat);
-  if (!stat || !parsed || parsed.state === "Z" || parsed.state === "X") return void 0;
-  const rchar = Number(/^rchar: (\d+)$/m.exec(readText(`/proc/${pid}/io`) ?? "")?.[1]);
-  const children = liveDescendants(pid);
-  const cpu = cpuTicksOf(stat);
-  return {
-    pid,
-    startTicks: parsed.startTicks,
-    ...children !== void 0 ? { liveChildren: children } : {},
-    ...cpu !== void 0 ? { cpuTicks: cpu } : {},
-    ...Number.isFinite(rchar) ? { readBytes: rchar } : {}
-  };
-}
-function parseSsOutput(text, portOf) {
-  const out = /* @__PURE__ */ new Map();
-  let current;
-  const add2 = (bytes) => {
-    if (!current) return;
-    for (const pid of current.pids) {
-      if (portOf(pid) !== current.peerPort) continue;
-      const conns = out.get(pid) ?? {};
-      conns[current.key] = bytes;
-      out.set(pid, conns);
-    }
-  };
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    if (!/^\s/.test(line)) {
-      if (current) add2(0);
-      const cols = line.split(" users:")[0].trim().split(/\s+/);
-      const local = cols.at(-2);
-      const peer = cols.at(-1);
-      const pids = [...line.matchAll(/pid=(\d+)/g)].map((m2) => Number(m2[1]));
-      const peerPort = Number(peer?.slice(peer.lastIndexOf(":") + 1));
-      current = local && peer && pids.length > 0 && Number.isInteger(peerPort) ? { key: `${local}>${peer}`, peerPort, pids } : void 0;
-      const same = /bytes_received:(\d+)/.exec(line);
-      if (same && current) {
-        add2(Number(same[1]));
-        current = void 0;
-      }
-      continue;
-    }
-    const m = /bytes_received:(\d+)/.exec(line);
-    if (current && m) {
-      add2(Number(m[1]));
-      current = void 0;
-    }
-  }
-  if (current) add2(0);
-  return out;
-}
-function runSs() {
-  return new Promise((resolve) => {
-    (0, import_node_child_process4.execFile)("ss", ["-tinpH", "state", "established"], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? void 0 : String(stdout)));
-  });
-}
-async function readProcessSamples(pids, apiPorts) {
-  const out = /* @__PURE__ */ new Map();
-  if (pids.length === 0) return out;
-  const ss = process.platform === "linux" ? await runSs() : void 0;
-  const bytes = ss === void 0 ? void 0 : parseSsOutput(ss, (pid) => apiPorts.get(pid));
-  for (const pid of pids) {
-    const s = readProcFields(pid);
-    if (!s) continue;
-    out.set(pid, bytes ? { ...s, apiBytesReceived: bytes.get(pid) ?? {} } : s);
-  }
-  return out;
-}
-
-// src/observe/read/process-observer.ts
-var NONE2 = [];
-var isMainSession = (task) => task.agentId === void 0 || task.agentId === task.sessionId;
-function createProcessObserver(opts = {}) {
-  const readSamples = opts.readSamples ?? readProcessSamples;
-  const tracks = /* @__PURE__ */ new Map();
-  const apiPorts = /* @__PURE__ */ new Map();
-  let samples = /* @__PURE__ */ new Map();
-  let sampledAtMs = -Infinity;
-  const sessionPids = /* @__PURE__ */ new Map();
-  let listedAtMs = -Infinity;
-  function sessionPid(sessionId, nowMs) {
-    const hit = sessionPids.get(sessionId);
-    if (hit !== void 0 || !opts.sessionsDir || nowMs - listedAtMs < (opts.relistMs ?? 5e3)) return hit;
-    listedAtMs = nowMs;
-    let names = [];
-    try {
-      names = (0, import_node_fs22.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
-    } catch {
-      return void 0;
-    }
-    for (const n of names) {
-      let json;
-      try {
-        json = JSON.parse((0, import_node_fs22.readFileSync)(import_node_path20.default.join(opts.sessionsDir, n), "utf8"));
-      } catch {
-        continue;
-      }
-      const f = ClaudeSessionFileSchema.safeParse(json);
-      if (f.success) sessionPids.set(f.data.sessionId, f.data.pid);
-    }
-    return sessionPids.get(sessionId);
-  }
-  const pidOf = (task, nowMs) => {
-    if (!isMainSession(task)) return void 0;
-    return task.pid ?? (task.sessionId ? sessionPid(task.sessionId, nowMs) : void 0);
-  };
-  const portOf = (pid) => {
-    if (!apiPorts.has(pid)) apiPorts.set(pid, apiPortOf(pid));
-    return apiPorts;
-  };
-  function partsFor(task, pid, sample, nowMs) {
-    const last = tracks.get(task.taskId);
-    if (!sample) {
-      tracks.delete(task.taskId);
-      return NONE2;
-    }
-    if (last && last.track.sampledAtMs === nowMs && last.track.pid === pid) return last.parts;
-    const track = foldProcessSample(last?.track, sample, nowMs);
-    const same = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
-    const parts = same ? last.parts : [processPart(track)];
-    tracks.set(task.taskId, { track, parts });
-    return parts;
-  }
-  return {
-    name: "process",
-    async beginCheck(nowMs) {
-      const pids = [...new Set([...tracks.values()].map((t) => t.track.pid))];
-      for (const pid of pids) portOf(pid);
-      samples = await readSamples(pids, apiPorts);
-      sampledAtMs = nowMs;
-      for (const [id, t] of tracks) if (!samples.has(t.track.pid)) tracks.delete(id);
-    },
-    async observe(task, nowMs) {
-      const pid = pidOf(task, nowMs);
-      if (pid === void 0) return NONE2;
-      let sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
-      if (!sample) {
-        const one = await readSamples([pid], portOf(pid));
-        sample = one.get(pid);
-        if (sample) samples.set(pid, sample);
-      }
-      return partsFor(task, pid, sample, nowMs);
-    },
-    observeUnchanged(task, nowMs) {
-      const pid = pidOf(task, nowMs);
-      if (pid === void 0) return NONE2;
-      const sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
-      if (!sample) return void 0;
-      const before = tracks.get(task.taskId)?.parts;
-      const parts = partsFor(task, pid, sample, nowMs);
-      return parts === before ? parts : void 0;
-    }
-  };
-}
-
 // src/wiring.ts
 function adapterFor(opts, clock3) {
   return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
@@ -25306,7 +24361,6 @@ function performerContext(ctx, w, adapter) {
     adapter,
     clock: w.clock,
     maxRedispatches: ctx.opts.maxRedispatches,
-    requestDeadlineMs: ctx.opts.requestDeadlineSeconds * 1e3,
     tracker: {
       apiKey: w.env.LINEAR_API_KEY || void 0,
       apiUrl: ctx.opts.config.linear?.api_url,
@@ -25344,15 +24398,29 @@ function realActionDeps(w) {
   };
 }
 function realObservers(env) {
-  return (paths, opts) => {
-    const configDir = opts.config.claude?.config_dir;
-    const observers = [
-      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
-    ];
-    if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path21.default.join(import_node_path21.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
-    return [...observers, createProcessObserver({ sessionsDir })];
-  };
+  return (paths, opts) => [
+    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
+  ];
+}
+
+// src/core/did-you-mean.ts
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+function didYouMean(word, names) {
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
 }
 
 // src/cli-help.ts
@@ -25450,23 +24518,12 @@ var ConfigSchema = strictObject({
     kill_grace_ms: number2().int().min(0).max(6e5).optional().describe(withDefault("SIGTERM→SIGKILL grace for the process adapter.", D2.agents.kill_grace_ms)),
     redispatch_argv: Argv.optional(),
     cancel_argv: Argv.optional(),
-    resume_argv: Argv.optional().describe(`argv template that resumes a stalled agent's own session (process and command adapters), e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"]; {prompt} is the resume prompt. Without it every recovery is a fresh agent.`),
     teams_dir: string2().min(1).optional().describe("Claude Code teams dir. @defaultValue ~/.claude/teams"),
     command_timeout_ms: number2().int().min(100).max(36e5).optional().describe(withDefault("command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.", D2.agents.command_timeout_ms))
   }).optional(),
   linear: strictObject({
     blocked_state: string2().min(1).optional().describe(withDefault("Workflow state name, matched case-insensitively.", D2.linear.blocked_state)),
     api_url: string2().url().optional().describe(withDefault("GraphQL endpoint.", D2.linear.api_url))
-  }).optional(),
-  recovery: strictObject({
-    resume_on: array(_enum(TRANSPORT_CAUSES)).optional().describe(withDefault("Stall causes recovered by resuming the agent's own session instead of a fresh agent (same cap, same protocol); [] turns resume off.", D2.recovery.resume_on)),
-    nudge: boolean2().optional().describe(withDefault("Nudge an agent whose turn ended while its row is still in progress (a teammate through its inbox, a -p session by a resume), once, before a reconcile request.", D2.recovery.nudge)),
-    nudge_grace_seconds: Seconds.optional().describe("How long a nudged agent has to show progress before the owner is asked to reconcile. @defaultValue timeout_seconds"),
-    reconcile_grace_seconds: Seconds.optional().describe("How long a row and its agent may disagree (row in progress, agent finished) before a nudge or a reconcile request. @defaultValue timeout_seconds")
-  }).optional(),
-  attention: strictObject({
-    human_wait_seconds: Seconds.optional().describe(withDefault("A permission prompt or question open longer than this makes `next` return (reason attention).", D2.attention.human_wait_seconds)),
-    unobservable_seconds: Seconds.optional().describe("An agent that cannot be observed (verdict unknown) this long makes `next` return (reason attention). @defaultValue 5 × timeout_seconds")
   }).optional(),
   requests: strictObject({
     deadline_seconds: Seconds.optional().describe("How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds")
@@ -25514,21 +24571,21 @@ function configOption(cmd) {
   return cmd.option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)");
 }
 function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = "") {
-  return cmd.option("--stall-window <seconds>", `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`, seconds("--stall-window")).option("--timeout <seconds>", "the same as --stall-window (its older name; not a limit on how long the command runs)", seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
+  return cmd.option("--timeout <seconds>", `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
 }
 
 // src/options.ts
-var import_node_fs23 = require("node:fs");
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_fs21 = require("node:fs");
+var import_node_path20 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
 // src/core/period.ts
 init_errors();
-var UNIT_MS = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
+var UNIT_MS = { m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
 var DAY_MS = UNIT_MS.d;
 function parseDurationMs(text) {
-  const m = /^(\d+)([smhdw])$/.exec(text.trim());
+  const m = /^(\d+)([mhdw])$/.exec(text.trim());
   return m ? Number(m[1]) * UNIT_MS[m[2]] : void 0;
 }
 function parseSince(text, nowMs, flag = "--since") {
@@ -25552,22 +24609,22 @@ function hasZone(text) {
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path22.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path20.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
-  let isDir;
+  let isDir2;
   try {
-    isDir = (0, import_node_fs23.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs21.statSync)(dir).isDirectory();
   } catch {
-    isDir = void 0;
+    isDir2 = void 0;
   }
-  if (isDir === false) {
+  if (isDir2 === false) {
     throw new InputError("bad_flag", `the state dir ${dir} is not a directory.`, {
       hint: "Point --state-dir (or $ONEX_STATE_DIR) at the directory that holds epics/ and dispatch-log/."
     });
   }
-  if (isDir === void 0) {
+  if (isDir2 === void 0) {
     const from = flag !== void 0 ? "--state-dir" : env.ONEX_STATE_DIR ? "$ONEX_STATE_DIR" : "the default ./.onex_state";
     throw new InputError("missing_file", `the state dir does not exist (from ${from}).`, {
       location: { file: dir },
@@ -25587,16 +24644,16 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path22.default.resolve(cwd, flag) : import_node_path22.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs23.existsSync)(file)) return { config: {} };
+  const file = flag ? import_node_path20.default.resolve(cwd, flag) : import_node_path20.default.join(stateDir, "watchdog.config.yaml");
+  if (!flag && !(0, import_node_fs21.existsSync)(file)) return { config: {} };
   let text;
   try {
-    const st = await import_node_fs23.promises.stat(file);
+    const st = await import_node_fs21.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs23.promises.readFile(file, "utf8");
+    text = await import_node_fs21.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -25638,7 +24695,7 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
   if (problem || !loaded || epicId === void 0) throw problem;
   const { config: config2, file, locate } = loaded;
   const D3 = DEFAULTS;
-  const timeoutSeconds = flags.stallWindow ?? flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
+  const timeoutSeconds = flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
   return {
     epicId,
     stateDir,
@@ -25662,13 +24719,12 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
       maxHoldMs: (config2.circuit_breaker?.max_hold_seconds ?? D3.circuit_breaker.max_hold_seconds) * 1e3
     },
     shouldActOnLooping: config2.looping?.act ?? D3.looping.act,
-    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds,
-    controls: resolveControls(config2, config2.agents?.adapter ?? D3.agents.adapter, timeoutSeconds)
+    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds
   };
 }
 
 // src/watch.ts
-var import_node_crypto4 = require("node:crypto");
+var import_node_crypto5 = require("node:crypto");
 
 // src/core/format.ts
 var fmtSecs = (s) => {
@@ -25755,16 +24811,8 @@ function renderEvent(e) {
       return `${t} ${who} ${e.action} started (key ${e.key})`;
     case "agent_killed":
       return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
-    case "redispatch": {
-      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
-      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
-    }
-    case "nudge_sent":
-      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
-    case "reconcile_requested":
-      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
-    case "attention_needed":
-      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
+    case "redispatch":
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
     case "escalated_to_blocked": {
       const tracker = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
       return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
@@ -25789,277 +24837,8 @@ function renderEvent(e) {
     case "request_unanswered":
       return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
     case "next_returned":
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
   }
-}
-
-// src/core/timeline.ts
-function summarizeWave(events) {
-  const s = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
-  for (const e of events) {
-    if (e.event === "stall_detected") {
-      s.stalls++;
-      if (e.effective_timeout_seconds !== void 0 && e.stall_reason !== "request_unanswered") s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1e3)));
-    } else if (e.event === "redispatch") s.redispatches++;
-    else if (e.event === "agent_killed" && e.step === "cancel") s.cancels++;
-    else if (e.event === "escalated_to_blocked" && !e.is_retry) {
-      s.escalations++;
-      if ((e.tracker ?? "skipped") === "skipped") s.trackerSkipped++;
-    } else if (e.event === "request_answered") s.requestsAnswered++;
-    else if (e.event === "request_unanswered") s.requestsUnanswered++;
-    else if (e.event === "waiting_human") s.waitingHuman++;
-    else if (e.event === "mass_stall") s.massStalls++;
-  }
-  return s;
-}
-var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-function summaryLine(s) {
-  const parts = [
-    plural2(s.stalls, "stall"),
-    plural2(s.redispatches, "redispatch", "redispatches"),
-    s.cancels ? plural2(s.cancels, "cancel") : "",
-    plural2(s.escalations, "escalation") + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ""}: not moved to Blocked)` : ""),
-    plural2(s.requestsAnswered, "request") + " answered",
-    s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : "",
-    s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? "" : "s"}` : "",
-    s.massStalls ? plural2(s.massStalls, "mass stall") : ""
-  ].filter(Boolean);
-  const lag = s.detectLagMs;
-  const secs4 = (ms2) => (ms2 / 1e3).toFixed(1);
-  const detect = lag.length === 0 ? "" : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs4(lag[0]) : `${secs4(Math.min(...lag))}–${secs4(Math.max(...lag))}`} s past the window`;
-  return parts.join(", ") + detect;
-}
-function buildTimeline(input) {
-  const lanes = /* @__PURE__ */ new Map();
-  const order = [];
-  const lane = (taskId, ticketId, atMs, replaces) => {
-    let l = lanes.get(taskId);
-    if (!l) {
-      lanes.set(taskId, l = { taskId, ticketId, startMs: atMs, activityMs: [], marks: [], outcome: "in flight", ...replaces ? { replaces } : {} });
-      order.push(taskId);
-    }
-    if (atMs < l.startMs) l.startMs = atMs;
-    return l;
-  };
-  for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
-  const mass = [];
-  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
-  for (const e of input.events) {
-    const at = Date.parse(e.timestamp_utc);
-    switch (e.event) {
-      case "healthy":
-      case "stall_detected": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
-        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
-        break;
-      }
-      case "looping_detected":
-        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
-        break;
-      case "waiting_human":
-        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
-        break;
-      case "task_unknown":
-        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
-        break;
-      case "truth_inconsistent":
-        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
-        break;
-      case "agent_killed": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        if (e.step === "cancel" || e.step === void 0) {
-          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
-          l.endMs ??= at;
-          l.outcome = "cancelled";
-        }
-        break;
-      }
-      case "redispatch": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
-        l.endMs ??= at;
-        l.outcome = `replaced by ${e.recovery_task_id}`;
-        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
-        break;
-      }
-      case "escalated_to_blocked": {
-        if (e.is_retry) break;
-        const l = lane(e.task_id, e.ticket_id, at);
-        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
-        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
-        l.endMs ??= at;
-        l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
-        break;
-      }
-      case "request_answered": {
-        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
-        break;
-      }
-      case "request_unanswered": {
-        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
-        break;
-      }
-      case "mass_stall":
-        mass.push(at);
-        break;
-      default:
-        break;
-    }
-  }
-  for (const [taskId, times] of input.activity) {
-    const l = lanes.get(taskId);
-    if (l) l.activityMs.push(...times);
-  }
-  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
-  let startMs = Infinity;
-  let endMs = -Infinity;
-  for (const l of lanes.values()) {
-    l.activityMs.sort((a, b) => a - b);
-    l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
-    l.marks.sort((a, b) => a.atMs - b.atMs);
-    const row = rowOf2.get(l.taskId);
-    if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
-    if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
-    startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
-    endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
-  }
-  if (input.lastCheckMs !== void 0 && input.lastCheckMs > endMs && [...lanes.values()].some((l) => l.endMs === void 0)) endMs = input.lastCheckMs;
-  if (!Number.isFinite(startMs)) startMs = endMs = input.nowMs;
-  const placed = [];
-  const place = (id) => {
-    placed.push(lanes.get(id));
-    for (const child of order.filter((c) => lanes.get(c).replaces === id)) place(child);
-  };
-  for (const id of order) if (!lanes.get(id).replaces || !lanes.has(lanes.get(id).replaces)) place(id);
-  return { epicId: input.epicId, startMs, endMs: Math.max(endMs, startMs + 1e3), lanes: placed, massStallsMs: mass, summary: summarizeWave(input.events) };
-}
-function tickStepMs(spanMs, maxTicks) {
-  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1e3);
-  return steps.find((s) => spanMs / s <= Math.max(1, maxTicks)) ?? steps.at(-1);
-}
-function offsetLabel(ms2) {
-  const s = Math.round(ms2 / 1e3);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s / 60}m`;
-  const m = Math.round(s / 60);
-  return m % 60 ? `${Math.floor(m / 60)}h${m % 60}m` : `${m / 60}h`;
-}
-
-// src/core/timeline-text.ts
-var TIMELINE_GLYPHS = {
-  activity: { glyph: "▇", sgr: "32", legend: "activity" },
-  silent: { glyph: "·", sgr: "2", legend: "silent" },
-  stall: { glyph: "✗", sgr: "31;1", legend: "stall" },
-  redispatch: { glyph: "↻", sgr: "33;1", legend: "redispatch" },
-  cancel: { glyph: "■", sgr: "31", legend: "stopped" },
-  escalated: { glyph: "⛔", sgr: "35;1", legend: "escalated", width: 2 },
-  waiting_human: { glyph: "?", sgr: "34;1", legend: "waiting on a human" },
-  looping: { glyph: "∞", sgr: "33", legend: "looping" },
-  inconsistent: { glyph: "≠", sgr: "35", legend: "inconsistent" },
-  unknown: { glyph: "◌", sgr: "35", legend: "cannot judge" },
-  answered: { glyph: "✓", sgr: "36", legend: "request answered" },
-  unanswered: { glyph: "!", sgr: "31;1", legend: "request unanswered" }
-};
-var clock = (ms2) => new Date(ms2).toISOString().slice(11, 19);
-function laneCells(l, t0, cellMs, width, endMs) {
-  const cells = new Array(width).fill(void 0);
-  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
-  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
-  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
-  const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
-  const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
-  for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
-    const wide = TIMELINE_GLYPHS[m.kind].width === 2;
-    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
-    const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
-    let i = first;
-    while (i < Math.min(width, first + 4) && !fits(i)) i++;
-    if (i >= Math.min(width, first + 4)) {
-      i = first;
-      if (rank(cells[i]) < rank(m.kind) || wide && rank(cells[i + 1]) < rank(m.kind)) continue;
-    }
-    if (cells[i] === "" && i > 0) cells[i - 1] = "silent";
-    if (cells[i + 1] === "" && !wide) cells[i + 1] = "silent";
-    cells[i] = m.kind;
-    if (wide) cells[i + 1] = "";
-  }
-  return cells;
-}
-function renderTimelineText(tl, o) {
-  const columns = Math.max(40, o.columns ?? 100);
-  const paint = (s, sgr) => o.hasColor ? `\x1B[${sgr}m${s}\x1B[0m` : s;
-  const labelW = Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
-  const outcomeW = Math.min(28, Math.max(0, ...tl.lanes.map((l) => l.outcome.length)));
-  const showOutcome = columns - labelW - 2 - (outcomeW + 2) >= 24;
-  const width = Math.max(10, columns - labelW - 2 - (showOutcome ? outcomeW + 2 : 0));
-  const span = tl.endMs - tl.startMs;
-  const cellMs = Math.max(1, Math.ceil(span / width));
-  const lines = [];
-  lines.push(cut(`epic ${tl.epicId}  ${clock(tl.startMs)}–${clock(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1e3 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
-  const step = tickStepMs(span, Math.floor(width / 8));
-  const axis = new Array(width + 8).fill(" ");
-  let free = 0;
-  for (let ms2 = 0; ms2 <= span; ms2 += step) {
-    const i = Math.floor(ms2 / cellMs);
-    const text = offsetLabel(ms2);
-    if (i < free || i + text.length > width + 6) continue;
-    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
-    free = i + text.length + 1;
-  }
-  lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
-  const used = /* @__PURE__ */ new Set();
-  for (const l of tl.lanes) {
-    const cells = laneCells(l, tl.startMs, cellMs, width, tl.endMs);
-    let chart = "";
-    for (const c of cells) {
-      if (c === "") continue;
-      if (c === void 0) {
-        chart += " ";
-        continue;
-      }
-      used.add(c);
-      chart += paint(TIMELINE_GLYPHS[c].glyph, TIMELINE_GLYPHS[c].sgr);
-    }
-    const outcome = showOutcome ? `  ${cut(l.outcome, outcomeW)}` : "";
-    lines.push(`${cut(l.taskId, labelW).padEnd(labelW)} │${chart}${outcome}`.trimEnd());
-  }
-  if (tl.massStallsMs.length > 0) {
-    const row = new Array(width).fill(" ");
-    for (const ms2 of tl.massStallsMs) row[Math.min(width - 1, Math.floor((ms2 - tl.startMs) / cellMs))] = paint("≋", "31");
-    lines.push(`${cut("breaker", labelW).padEnd(labelW)} │${row.join("").trimEnd()}`);
-  }
-  const items = ["activity", "silent", ...TIMELINE_MARK_KINDS].filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1]);
-  if (tl.massStallsMs.length > 0) items.push([paint("≋", "31"), "circuit breaker (mass stall)", 1]);
-  let line = "";
-  let lineW = 0;
-  for (const [glyph, legend, w] of items) {
-    const itemW = w + 1 + legend.length;
-    if (lineW > 0 && lineW + 2 + itemW > columns) {
-      lines.push(line);
-      line = "";
-      lineW = 0;
-    }
-    line += `${lineW > 0 ? "  " : ""}${glyph} ${legend}`;
-    lineW += (lineW > 0 ? 2 : 0) + itemW;
-  }
-  if (line) lines.push(line);
-  lines.push(...wrap(summaryLine(tl.summary), columns));
-  return lines;
-}
-function wrap(text, columns, indent = "") {
-  const out = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line && line.length + 1 + word.length > columns) {
-      out.push(line.length > columns ? cut(line, columns) : line);
-      line = indent + word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) out.push(line.length > columns ? cut(line, columns) : line);
-  return out;
 }
 
 // src/core/watch-frame.ts
@@ -26083,25 +24862,14 @@ function deadlineCell(deadlineMs, nowMs) {
   const left = Math.round((deadlineMs - nowMs) / 1e3);
   return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
 }
-var verdictText = (t, f) => f.escalated?.has(t.task_id) && t.verdict !== "terminal" && t.verdict !== "blocked" ? "ESCALATED" : t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
-var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "OF WINDOW", "STALLS AT", "REQUESTS", "WHY"];
-function idleNow(t, f) {
-  if (t.idle_seconds === null) return null;
-  const isRunning2 = t.verdict !== "terminal" && t.verdict !== "blocked";
-  return isRunning2 ? t.idle_seconds + Math.max(0, Math.floor((f.nowMs - (f.checkedAtMs ?? f.nowMs)) / 1e3)) : t.idle_seconds;
-}
-function idleBar(idleSeconds, windowSeconds, cells = 10) {
-  if (idleSeconds === null || !(windowSeconds > 0)) return "-";
-  const filled = Math.min(cells, Math.round(idleSeconds / windowSeconds * cells));
-  return "█".repeat(filled) + "░".repeat(cells - filled);
-}
+var verdictText = (t) => t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
+var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "STALLS AT", "REQUESTS", "WHY"];
 function frameRows(f) {
   return f.report.tasks.map((t) => [
     t.task_id,
     t.ticket_id,
-    verdictText(t, f),
-    idleNow(t, f) === null ? "-" : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
-    t.verdict === "terminal" || t.verdict === "blocked" ? "-" : idleBar(idleNow(t, f), t.effective_timeout_seconds),
+    verdictText(t),
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
     t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
     f.requests.get(t.task_id)?.join(",") || "-",
     // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
@@ -26173,7 +24941,7 @@ function changeLines(prev, f) {
 }
 
 // src/watch-view.ts
-var PAINT = { ESCALATED: "35;1", STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
+var PAINT = { STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
 function createWatchView(out, o) {
   const heartbeatMs = o.heartbeatMs ?? 3e5;
   const feed = [];
@@ -26194,24 +24962,19 @@ function createWatchView(out, o) {
         `${countsLine(r)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
         ""
       );
-      const rows = frameRows(frame);
-      const t = fitTable(WATCH_HEADER, rows, columns, [4, 6, 1, 5]);
+      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
       const v = t.kept.indexOf(2);
       t.lines.forEach((line, i) => {
         if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, "1") : line);
         const at = t.offsets[v];
-        const word = rows[i - 1][2].startsWith("done") ? "terminal" : rows[i - 1][2];
+        const word = frame.report.tasks[i - 1].verdict === "stalled" ? "STALLED" : frame.report.tasks[i - 1].verdict;
         const cell2 = line.slice(at).split("  ")[0];
         lines.push(line.slice(0, at) + paint(cell2, PAINT[word]) + line.slice(at + cell2.length));
       });
     } else {
       lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
     }
-    const wrapped = feed.slice(-(o.feedLines ?? 10)).flatMap((l) => {
-      const parts = wrap(l, columns, "    ");
-      return parts.length > 3 ? [...parts.slice(0, 2), cut(parts.slice(2).join(" "), columns)] : parts;
-    });
-    lines.push("", paint("events", "1"), ...wrapped.slice(-(o.feedLines ?? 10) * 2));
+    lines.push("", paint("events", "1"), ...feed.slice(-(o.feedLines ?? 10)).map((l) => l.length > columns ? l.slice(0, columns - 1) + "…" : l));
     out.out((drawn > 0 ? `\x1B[${drawn}F\x1B[J` : "") + lines.join("\n") + "\n");
     drawn = lines.length;
   }
@@ -26219,13 +24982,8 @@ function createWatchView(out, o) {
     out.out(line + "\n");
     lastPlainMs = nowMs;
   }
-  const seen = [];
-  const escalated = /* @__PURE__ */ new Set();
   return {
     event(e) {
-      seen.push(e);
-      if (e.event === "escalated_to_blocked") escalated.add(e.task_id);
-      if (frame) frame = { ...frame, escalated };
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
@@ -26236,7 +24994,7 @@ function createWatchView(out, o) {
       return queue = queue.then(async () => {
         const deadlines = /* @__PURE__ */ new Map();
         for (const v of r.verdicts) if (v.deadlineMs !== void 0) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
@@ -26248,23 +25006,13 @@ function createWatchView(out, o) {
     interrupt() {
       drawn = 0;
     },
-    flush: () => queue,
-    tick(nowMs) {
-      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
-      frame = { ...frame, nowMs };
-      redraw();
-    },
-    finish(reason) {
-      const text = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
-      for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
-      drawn = 0;
-    }
+    flush: () => queue
   };
 }
 
 // src/journal/dispatch-log.ts
-var import_node_fs24 = require("node:fs");
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_fs22 = require("node:fs");
+var import_node_path21 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 
 // src/contracts/seed-events.ts
@@ -26352,14 +25100,14 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs24.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs22.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path23.default.join(dir, name);
+    const file = import_node_path21.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -26368,8 +25116,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs24.promises.stat(file);
-  const stream = (0, import_node_fs24.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs22.promises.stat(file);
+  const stream = (0, import_node_fs22.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -26386,7 +25134,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs24.promises.open(file, "r");
+    const h = await import_node_fs22.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -26399,11 +25147,11 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs25 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_fs23 = require("node:fs");
+var import_node_path22 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
-var HISTORY_SUMMARY_VERSION = 5;
+var HISTORY_SUMMARY_VERSION = 3;
 var Covered = object({
   name: string2().regex(/^\d{4}-\d{2}-\d{2}\.ndjson$/),
   dev: number2(),
@@ -26423,7 +25171,7 @@ var RequestRecordJson = object({
   createdAtMs: number2(),
   answerByMs: number2(),
   path: string2(),
-  was: object({ agentId: string2().optional(), sessionId: string2().optional(), pid: number2().int().optional(), status: string2().optional() }),
+  was: object({ agentId: string2().optional(), sessionId: string2().optional(), pid: number2().int().optional() }),
   status: _enum(REQUEST_STATUSES),
   how: _enum(ANSWER_HOWS).optional(),
   answeredByTaskId: string2().optional()
@@ -26440,15 +25188,12 @@ var HistorySummarySchema = object({
   diagnostics: object({ count: number2().int().min(0), first: array(Diagnostic) }).describe("Corrupt lines met in the covered part."),
   history: object({
     last_logged: pairs(VerdictKindSchema),
-    last_logged_at_ms: pairs(number2()),
-    attention: array(object({ key: string2(), kind: AttentionKindSchema, taskId: string2().optional(), ticketId: string2().optional(), sinceMs: number2().optional(), detail: string2() })),
     redispatch_count: pairs(number2().int().min(0)),
-    last_recovery_mode: pairs(RecoveryModeSchema),
     actions: array(
       object({
         key: string2(),
         started: kept("action_started"),
-        outcome: union([kept("agent_killed"), kept("redispatch"), kept("escalated_to_blocked"), kept("action_failed"), kept("nudge_sent"), kept("reconcile_requested")]).optional(),
+        outcome: union([kept("agent_killed"), kept("redispatch"), kept("escalated_to_blocked"), kept("action_failed")]).optional(),
         steps: array(string2())
       })
     ),
@@ -26462,7 +25207,7 @@ var HistorySummarySchema = object({
     requests: array(RequestRecordJson),
     row_instance: pairs(string2()),
     escalations: pairs(kept("escalated_to_blocked")),
-    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()), attention: array(string2()) })
+    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()) })
   })
 }).meta({ title: "HistorySummary", description: "observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived)." });
 
@@ -26470,10 +25215,7 @@ var HistorySummarySchema = object({
 function historyToJson(h) {
   const fields = {
     lastLogged: 0,
-    lastLoggedAtMs: 0,
-    attention: 0,
     redispatchCount: 0,
-    lastRecoveryMode: 0,
     actions: 0,
     replacements: 0,
     stalls: 0,
@@ -26490,10 +25232,7 @@ function historyToJson(h) {
   void fields;
   return {
     last_logged: [...h.lastLogged],
-    last_logged_at_ms: [...h.lastLoggedAtMs],
-    attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a))),
     redispatch_count: [...h.redispatchCount],
-    last_recovery_mode: [...h.lastRecoveryMode],
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
     stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list2]) => [t, JSON.stringify(list2)]),
@@ -26506,16 +25245,13 @@ function historyToJson(h) {
     requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r))),
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
-    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] }
+    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations] }
   };
 }
 function historyFromJson(j) {
   const h = {
     lastLogged: new Map(j.last_logged),
-    lastLoggedAtMs: new Map(j.last_logged_at_ms),
-    attention: new Map(j.attention.map((a) => [a.key, { ...a }])),
     redispatchCount: new Map(j.redispatch_count),
-    lastRecoveryMode: new Map(j.last_recovery_mode),
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
     stalls: new LazyJsonMap(j.stalls),
@@ -26525,7 +25261,7 @@ function historyFromJson(j) {
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
-    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) }
+    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations) }
   };
   if (j.last_mass_stall !== void 0) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
@@ -26588,7 +25324,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs23.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -26602,7 +25338,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path24.default.join(dir, name);
+    const file = import_node_path22.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -26631,7 +25367,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs25.promises.readFile(file, "utf8");
+    text = await import_node_fs23.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -26649,14 +25385,14 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs25.promises.stat(import_node_path24.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs23.promises.stat(import_node_path22.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
 async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs25.promises.open(file, "r");
+  const h = await import_node_fs23.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -26695,8 +25431,8 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_fs26 = require("node:fs");
-var import_promises4 = require("node:timers/promises");
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs24 = require("node:fs");
 init_errors();
 
 // src/contracts/lock.ts
@@ -26727,58 +25463,36 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs26.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs24.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
-  }
-}
-async function readLockFile(file) {
-  try {
-    const [st, text] = await Promise.all([import_node_fs26.promises.stat(file), import_node_fs26.promises.readFile(file, "utf8")]);
-    return { ino: st.ino, text, holder: parseLock(text) };
-  } catch (e) {
-    if (e.code === "ENOENT") return void 0;
-    throw e;
-  }
-}
-var STALE_MUTEX_MS = 1e4;
-async function removeStaleLock(file, seen) {
-  const mutex = `${file}.takeover`;
-  if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
-    const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs26.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs26.promises.rm(mutex, { force: true });
-    return false;
-  }
-  try {
-    const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs26.promises.rm(file, { force: true });
-    return true;
-  } finally {
-    await import_node_fs26.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
   const me = await readProcessIdentity(info.pid);
   const body = JSON.stringify({ ...info, ...me ? { start_ticks: me.startTicks, boot_id: me.bootId } : {} }) + "\n";
-  for (let attempt = 0; attempt < 50; attempt++) {
+  for (let attempt = 0; attempt < 3; attempt++) {
     if (await createFileExclusive(file, body)) return { file, release: () => releaseLock(file, info.run_id) };
-    const seen = await readLockFile(file);
-    if (!seen) continue;
-    const holder = seen.holder;
+    const holder = await readLock(file);
     if (holder && holder.pid !== process.pid && await isHolderAlive(holder)) {
       throw new InputError("lock_held", `another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is already watching epic ${epicId}.`, {
         location: { file },
         hint: holder.start_ticks === void 0 ? `Stop that one first (check that pid ${holder.pid} is a dispatch-watchdog, then kill it), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.` : `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`
       });
     }
-    if (!await removeStaleLock(file, seen)) await (0, import_promises4.setTimeout)(5 + Math.random() * 20);
+    const aside = `${file}.stale.${process.pid}.${(0, import_node_crypto4.randomBytes)(4).toString("hex")}`;
+    try {
+      await import_node_fs24.promises.rename(file, aside);
+      await import_node_fs24.promises.rm(aside, { force: true });
+    } catch (e) {
+      if (e.code !== "ENOENT") throw e;
+    }
   }
   throw new InputError("lock_held", `could not take the lock for epic ${epicId}: another watchdog keeps taking it.`, { location: { file } });
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs26.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs24.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -26819,9 +25533,8 @@ async function runLoop(env, deps) {
         seenErrors.add(fingerprint);
         deps.onCheckError?.(e);
       }
-      if (deps.untilMs !== void 0 && deps.clock.nowMs() >= deps.untilMs) return { reason: "max_wait", checks };
       plannedMs = deps.clock.nowMs() + intervalMs;
-      await deps.clock.sleep(Math.min(intervalMs, Math.max(0, (deps.untilMs ?? Infinity) - deps.clock.nowMs())), deps.signal);
+      await deps.clock.sleep(intervalMs, deps.signal);
       continue;
     }
     checks++;
@@ -26841,12 +25554,11 @@ async function runLoop(env, deps) {
     await deps.onResult?.(r);
     if (r.ok && deps.shouldStop?.(r)) return { reason: "next", checks, last: r };
     if (r.ok && r.isWaveDone) return { reason: "wave_complete", checks, last: r };
-    if (deps.untilMs !== void 0 && deps.clock.nowMs() >= deps.untilMs) return { reason: "max_wait", checks, ...r.ok ? { last: r } : {} };
     if (env.isLagged) {
       plannedMs = deps.clock.nowMs();
       continue;
     }
-    const wakeAt = Math.min(nextWakeMs(r, nowMs, intervalMs), deps.untilMs ?? Infinity);
+    const wakeAt = nextWakeMs(r, nowMs, intervalMs);
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());
     const wake = deps.wakeSignal?.();
     const signal2 = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;
@@ -26856,14 +25568,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
+var import_node_fs25 = require("node:fs");
+var import_node_path23 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs27.watch)(import_node_path25.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path25.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs25.watch)(import_node_path23.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path23.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -26880,48 +25592,6 @@ function wakeOnChange(file) {
 }
 
 // src/watch.ts
-init_defaults();
-
-// src/observe/read/known-epics.ts
-var import_node_fs28 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
-init_errors();
-var SETTLE_POLL_MS = 250;
-async function knownEpicIds(paths) {
-  const dir = import_node_path26.default.join(paths.root, "epics");
-  const names = await import_node_fs28.promises.readdir(dir).catch(() => []);
-  const out = [];
-  for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs28.promises.stat(import_node_path26.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
-    if (isFile) out.push(n);
-  }
-  return out;
-}
-var exists3 = (file) => import_node_fs28.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
-async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
-  const file = paths.stateFile(epicId);
-  const untilMs = clock3.nowMs() + settleMs;
-  while (!await exists3(file)) {
-    if (signal2.aborted || clock3.nowMs() >= untilMs) return false;
-    await clock3.sleep(Math.min(SETTLE_POLL_MS, untilMs - clock3.nowMs()), signal2);
-  }
-  return true;
-}
-async function missingEpicError(paths, epicId) {
-  const known = await knownEpicIds(paths);
-  const guess = didYouMean(epicId, known);
-  const others = guess ? `Did you mean --epic-id ${guess}? ` : known.length ? `Epics here: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""}. ` : "";
-  return new InputError("missing_file", "state file not found.", {
-    location: { file: paths.stateFile(epicId) },
-    hint: `${others}Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`
-  });
-}
-
-// src/watch.ts
-function unwatchedLine(taskId, ticketId, reason) {
-  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${reason}
-`;
-}
 function printResult(r, opts, out, terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}
 `);
@@ -26929,25 +25599,12 @@ function printResult(r, opts, out, terminal) {
 }
 async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
-  guardStateDir(paths.root);
-  const runId = (0, import_node_crypto4.randomUUID)();
+  const runId = (0, import_node_crypto5.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
   const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
-  if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
-    if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
-    out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
-`);
-    return EXIT.input;
-  }
-  const live = (e) => {
-    view?.event(e);
-    if (e.event === "task_unknown" && !opts.isOnce) {
-      out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
-      view?.interrupt();
-    }
-  };
+  const live = view ? (e) => view.event(e) : void 0;
   const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
   try {
     if (lock) {
@@ -26980,10 +25637,7 @@ async function runWatch(opts, deps, next) {
         await log?.append({ event: "input_error", code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         return EXIT.input;
       }
-      const unwatched = r.verdicts.filter((v) => v.kind === "unknown");
-      for (const v of unwatched) out.err(unwatchedLine(v.taskId, v.ticketId, v.reason));
-      if (r.hasStall || r.requestEvents.some((e) => e.event === "request_unanswered")) return EXIT.stall;
-      return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
+      return r.hasStall || r.requestEvents.some((e) => e.event === "request_unanswered") ? EXIT.stall : EXIT.ok;
     }
     await log?.append({
       event: "watchdog_started",
@@ -26996,11 +25650,8 @@ async function runWatch(opts, deps, next) {
       adapter: opts.adapter
     });
     const waker = deps.shouldWatchStateFile === false ? void 0 : wakeOnChange(paths.stateFile(opts.epicId));
-    const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock3.nowMs()), 1e3) : void 0;
-    ticker?.unref();
     const end = await runLoop(env, {
       clock: clock3,
-      ...next?.maxWaitMs !== void 0 ? { untilMs: clock3.nowMs() + next.maxWaitMs } : {},
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
@@ -27020,15 +25671,11 @@ async function runWatch(opts, deps, next) {
 `);
         view?.interrupt();
       }
-    }).finally(() => {
-      waker?.close();
-      if (ticker) clearInterval(ticker);
-    });
+    }).finally(() => waker?.close());
     await env.performer?.drain?.();
     for (const o of env.observers) await o.flush?.(clock3.nowMs());
     await view?.flush();
-    view?.finish(end.reason);
-    const code = next && end.reason !== "signal" && (end.last || end.reason === "max_wait") ? await next.finish(end.last, history, log, end.reason === "max_wait") : EXIT.ok;
+    const code = next && end.last && end.reason !== "signal" ? await next.finish(end.last, history, log) : EXIT.ok;
     const signalName = deps.signal.aborted ? String(deps.signal.reason?.signal ?? "SIGTERM") : void 0;
     await log?.append({ event: "watchdog_stopped", reason: end.reason, ...signalName ? { signal: signalName } : {}, checks: end.checks });
     if (next && end.reason === "signal") {
@@ -27055,7 +25702,7 @@ async function openJournal(opts, deps, clock3, runId, live) {
 // src/commands/watch.ts
 function registerWatch(program2, { env, setCode, flags: parsers, flagProblems }) {
   program2.option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)");
-  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
+  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} no stall, ${EXIT.stall} stall found, ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
   configOption(stateDirOption(program2)).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
     const [word] = program2.args;
     if (word !== void 0) {
@@ -27077,7 +25724,6 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
     exitCodes: [
       ["ok", "the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version"],
       ["stall", "with --once or --now: a stall was found"],
-      ["unwatched", 'with --once or --now: no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it, with a did-you-mean'],
       ["input"],
       ["failure", "the world refused (a file cannot be written), or a bug"]
     ]
@@ -27085,7 +25731,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs29 = require("node:fs");
+var import_node_fs26 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -27100,7 +25746,7 @@ var StallEntry = looseObject({
   recovery_task_id: string2().nullable(),
   effective_timeout_seconds: number2(),
   exemptions: array(ExemptionSchema),
-  stall_reason: StallReasonAsRead
+  stall_reason: string2()
 });
 var TaskEntry = looseObject({
   task_id: string2(),
@@ -27113,12 +25759,11 @@ var TaskEntry = looseObject({
   exemptions: array(ExemptionSchema),
   last_tool: string2().nullable(),
   sources: array(string2()),
-  reason: string2(),
-  unobserved_children: array(string2()).optional().describe("Subagents this task waits on that nothing can be seen of (no transcript found): its verdict is unknown, never acted on (docs/verdicts.md).")
+  reason: string2()
 });
 var RequestEntry = looseObject({
   key: string2(),
-  kind: RequestKindSchema,
+  kind: AdapterOpSchema,
   task_id: string2(),
   ticket_id: string2(),
   recovery_task_id: string2().optional(),
@@ -27167,7 +25812,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs29.promises.readFile(file, "utf8");
+    text = await import_node_fs26.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -27207,39 +25852,29 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_fs27 = require("node:fs");
+var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
   const reqs = [...h.requests.values()];
   return {
     requests: reqs.filter((r) => r.status === "pending" && !h.announced.requests.has(r.key)),
-    // A nudge nobody acked is no news: its grace ended and a reconcile request follows if need be.
-    unanswered: reqs.filter((r) => r.status === "unanswered" && r.kind !== "nudge" && !h.announced.unanswered.has(r.key)),
-    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e),
-    attention: [...h.attention.values()].filter((a) => !h.announced.attention.has(a.key))
+    unanswered: reqs.filter((r) => r.status === "unanswered" && !h.announced.unanswered.has(r.key)),
+    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e)
   };
 }
 function nextReason(news, isWaveDone) {
-  if (news.requests.some((r) => r.kind !== "reconcile")) return "requests";
+  if (news.requests.length > 0) return "requests";
   if (news.unanswered.length > 0) return "unanswered";
   if (news.escalations.length > 0) return "escalation";
-  if (news.requests.length > 0 || news.attention.length > 0) return "attention";
   return isWaveDone ? "wave_complete" : void 0;
 }
-var ATTENTION_WHAT_TO_DO = {
-  human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
-  orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
-  unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
-  stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck."
-};
 
 // src/commands/next.ts
-init_errors();
 async function requestObject(paths, epicId, r) {
   try {
-    const json = JSON.parse(await import_node_fs30.promises.readFile(import_node_path27.default.join(paths.root, r.path), "utf8"));
+    const json = JSON.parse(await import_node_fs27.promises.readFile(import_node_path24.default.join(paths.root, r.path), "utf8"));
     return { ...json, path: r.path };
   } catch {
     return {
@@ -27256,8 +25891,8 @@ async function requestObject(paths, epicId, r) {
     };
   }
 }
-async function buildNextDoc(paths, epicId, news, history, r, isMaxWait = false) {
-  const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? "max_wait" : "wave_complete");
+async function buildNextDoc(paths, epicId, news, history, r) {
+  const reason = nextReason(news, r.isWaveDone) ?? "wave_complete";
   const pending = [...history.requests.values()].filter((q) => q.status === "pending");
   const count2 = (k) => r.verdicts.filter((v) => v.kind === k).length;
   return {
@@ -27275,15 +25910,6 @@ async function buildNextDoc(paths, epicId, news, history, r, isMaxWait = false) 
       tracker: e.tracker ?? "skipped",
       notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key))
     })),
-    attention: news.attention.map((a) => ({
-      key: a.key,
-      kind: a.kind,
-      ...a.taskId ? { task_id: a.taskId } : {},
-      ...a.ticketId ? { ticket_id: a.ticketId } : {},
-      ...a.sinceMs !== void 0 ? { since: msToIso(a.sinceMs) } : {},
-      detail: a.detail,
-      what_to_do: ATTENTION_WHAT_TO_DO[a.kind]
-    })),
     pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
     wave: { in_flight: r.verdicts.length - count2("terminal") - count2("blocked"), terminal: count2("terminal"), blocked: count2("blocked"), pending_requests: pending.length }
   };
@@ -27292,7 +25918,7 @@ function renderNextDoc(doc) {
   const lines = [];
   for (const q of doc.requests) {
     const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
-    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : q.kind === "resume" ? `stop ${who}, resume its session ${q.session_id ?? "(none known: launch a fresh agent)"} with the resume_prompt in the file` : q.kind === "nudge" ? `nudge ${who} (${q.route ?? "resume"}) with the message in the file; do not stop it` : q.kind === "reconcile" ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? "disagreement"}: ${q.what_disagrees ?? ""})` : `stop ${who}`;
+    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : `stop ${who}`;
     const why = q.reason ? ` Why: ${q.reason}.` : "";
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? "-"}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
   }
@@ -27302,29 +25928,20 @@ function renderNextDoc(doc) {
   for (const e of doc.escalations) {
     lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
   }
-  for (const a of doc.attention) lines.push(`attention ${a.kind} ${a.key}: ${a.detail}. ${a.what_to_do}`);
   const fresh = new Set(doc.requests.map((q) => q.key));
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
-  const then = doc.reason === "wave_complete" ? ": the watchdog is done" : doc.reason === "max_wait" ? ": nothing needed you within --max-wait; run next again to keep waiting" : ": carry these out, then run next again";
-  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
+  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === "wave_complete" ? ": the watchdog is done" : ": carry these out, then run next again"}`);
   return lines.join("\n") + "\n";
 }
-function nextMode(opts, print, maxWaitMs, warn = print) {
+function nextMode(opts, print) {
   const paths = new StatePaths(opts.stateDir);
   return {
-    ...maxWaitMs !== void 0 ? { maxWaitMs } : {},
     shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== void 0,
-    async finish(r, history, log, isMaxWait) {
-      if (!r) {
-        warn(`dispatch-watchdog next: --max-wait passed before the state file could be read once; nothing to report (exit ${NEXT_EXIT.max_wait}).
-`);
-        await log.append({ event: "next_returned", reason: "max_wait", exit_code: NEXT_EXIT.max_wait, requests: [], unanswered: [], escalations: [] });
-        return NEXT_EXIT.max_wait;
-      }
+    async finish(r, history, log) {
       const news = newsOf(history);
-      const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
+      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
       print(opts.isJson ? JSON.stringify(doc) + "\n" : renderNextDoc(doc));
       await log.append({
         event: "next_returned",
@@ -27332,41 +25949,34 @@ function nextMode(opts, print, maxWaitMs, warn = print) {
         exit_code: doc.exit_code,
         requests: news.requests.map((q) => q.key),
         unanswered: news.unanswered.map((q) => q.key),
-        escalations: news.escalations.map((e) => e.key),
-        ...news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}
+        escalations: news.escalations.map((e) => e.key)
       });
       return doc.exit_code;
     }
   };
 }
-function runNext(opts, deps, maxWaitMs) {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), maxWaitMs, (t) => deps.output.err(t)));
+function runNext(opts, deps) {
+  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
 }
 function registerNext(program2, { env, setCode, flags: parsers }) {
   const cmd = program2.command("next").description(
-    `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation, ${EXIT.attention} a person is needed (${EXIT.input} bad input, ${EXIT.failure} failure)`
+    `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation (${EXIT.input} bad input, ${EXIT.failure} failure)`
   ).requiredOption("--epic-id <id>", "epic to watch");
-  configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").option("--max-wait <duration>", `return after this long even if nothing needs the orchestrator (45s, 10m, 2h), exit ${EXIT.max_wait}`).action(async (flags) => {
-    const maxWaitMs = flags.maxWait === void 0 ? void 0 : parseDurationMs(flags.maxWait);
-    if (flags.maxWait !== void 0 && !maxWaitMs) {
-      throw new InputError("bad_flag", `--max-wait: expected a duration (45s, 10m, 2h), got ${JSON.stringify(flags.maxWait)}.`, { hint: "e.g. --max-wait 30m" });
-    }
+  configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").action(async (flags) => {
     const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
-    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }, maxWaitMs));
+    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog next --epic-id PROJ-1000 --json", "wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)"],
-      ["dispatch-watchdog next --epic-id PROJ-1000 --stall-window 300 --max-wait 30m", `the same, as lines for people, with a 5-minute stall window; back after 30 minutes at most (exit ${EXIT.max_wait})`]
+      ["dispatch-watchdog next --epic-id PROJ-1000 --timeout 300", "the same, as lines for people, with a 5-minute stall window"]
     ],
     exitCodes: [
       ["ok", "the wave is complete: every row terminal or blocked and no request pending"],
-      ["requests", "new requests to carry out on agents: cancel, redispatch, resume, nudge (then answer each; run next again)"],
+      ["requests", "new cancel/redispatch requests to carry out (then answer each; run next again)"],
       ["unanswered", "a request passed its answer_by without an answer"],
       ["escalation", "a ticket was escalated to Blocked (needs no answer)"],
-      ["attention", "a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode"],
-      ["max_wait", "--max-wait passed and nothing needed the orchestrator (run next again to keep waiting)"],
-      ["input", "bad input or usage; an epic with no state file (after a short settle: nothing is created for it)"],
+      ["input"],
       ["failure", "a failure, or stopped by a signal before anything needed the orchestrator"]
     ]
   });
@@ -27374,49 +25984,48 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/ack.ts
 init_errors();
-var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate|nudge|reconcile)$/;
-function parseRequestKey(key3) {
-  const m = KEY2.exec(key3);
+var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
+function parseRequestKey(key2) {
+  const m = KEY2.exec(key2);
   if (!m) {
-    throw new InputError("bad_flag", `request key ${JSON.stringify(key3)} is not of the form <epic>:<task_id>:<cancel|redispatch|nudge|reconcile>.`, {
+    throw new InputError("bad_flag", `request key ${JSON.stringify(key2)} is not of the form <epic>:<task_id>:<cancel|redispatch>.`, {
       hint: "Copy the `key` field of the request file, e.g. PROJ-1000:t1:redispatch."
     });
   }
   return { epicId: assertSafeId(m[1], "epic id"), taskId: assertSafeId(m[2], "task id") };
 }
-async function runAck(paths, key3, taskId, nowMs, out) {
-  const { epicId } = parseRequestKey(key3);
+async function runAck(paths, key2, taskId, nowMs, out) {
+  const { epicId } = parseRequestKey(key2);
   if (taskId !== void 0) assertSafeId(taskId, "--task-id");
   const log = await readDispatchLog(paths, (e) => e.epic_id === epicId);
-  const r = foldHistory(log.events, epicId).requests.get(key3);
+  const r = foldHistory(log.events, epicId).requests.get(key2);
   if (!r) {
-    throw new InputError("unknown_request", `no request with key ${key3} in the dispatch log of ${paths.root}.`, {
+    throw new InputError("unknown_request", `no request with key ${key2} in the dispatch log of ${paths.root}.`, {
       hint: "Check the key (the `key` field of the request file) and --state-dir; escalations need no answer."
     });
   }
   if (r.status === "done") {
-    out.out(`${key3}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
+    out.out(`${key2}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
 `);
     return 0;
   }
   if (r.status === "unanswered") {
-    out.out(`${key3}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
+    out.out(`${key2}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
 `);
     return 0;
   }
-  const isNew = await writeAck(paths, epicId, key3, { taskId, at: msToIso(nowMs) });
+  const isNew = await writeAck(paths, epicId, key2, { taskId, at: msToIso(nowMs) });
   const by = taskId ? ` with task ${taskId}` : "";
-  out.out(isNew ? `${key3}: answered${by}; the watchdog records it at its next check.
-` : `${key3}: already acknowledged; the watchdog records it at its next check.
+  out.out(isNew ? `${key2}: answered${by}; the watchdog records it at its next check.
+` : `${key2}: already acknowledged; the watchdog records it at its next check.
 `);
   return 0;
 }
 function registerAck(program2, { env, setCode }) {
-  const cmd = program2.command("ack").description(`answer a request by hand (cancel, redispatch/resume, nudge, reconcile; when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
-  stateDirOption(cmd).action(async (key3, flags) => {
+  const cmd = program2.command("ack").description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
+  stateDirOption(cmd).action(async (key2, flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
-    guardStateDir(paths.root);
-    setCode(await runAck(paths, key3, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
+    setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
   });
   teach(cmd, {
     examples: [
@@ -27431,29 +26040,29 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs34 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_fs31 = require("node:fs");
+var import_node_url2 = require("node:url");
 
 // src/commands/hook-run.ts
-var import_node_fs33 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_fs30 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs31 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs31.constants;
+var import_node_fs28 = require("node:fs");
+var import_node_path25 = __toESM(require("node:path"), 1);
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs28.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
-  const dir = import_node_path28.default.resolve(import_node_path28.default.dirname(file));
-  (0, import_node_fs31.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path28.default.relative(import_node_path28.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path28.default.isAbsolute(rel)) {
-    let p = import_node_path28.default.resolve(root);
-    for (const part2 of rel.split(import_node_path28.default.sep)) {
-      p = import_node_path28.default.join(p, part2);
-      if ((0, import_node_fs31.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path25.default.resolve(import_node_path25.default.dirname(file));
+  (0, import_node_fs28.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path25.default.relative(import_node_path25.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path25.default.isAbsolute(rel)) {
+    let p = import_node_path25.default.resolve(root);
+    for (const part2 of rel.split(import_node_path25.default.sep)) {
+      p = import_node_path25.default.join(p, part2);
+      if ((0, import_node_fs28.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -27461,20 +26070,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs31.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs28.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs31.fstatSync)(fd);
+    const { size } = (0, import_node_fs28.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs31.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs28.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs31.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs28.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs31.writeSync)(fd, "\n");
+        (0, import_node_fs28.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -27483,7 +26092,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs31.closeSync)(fd);
+    (0, import_node_fs28.closeSync)(fd);
   }
 }
 
@@ -27544,7 +26153,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs32 = require("node:fs");
+var import_node_fs29 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -27627,7 +26236,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs32.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs29.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -27666,10 +26275,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path29.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs33.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path26.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs30.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path29.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path26.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -27689,7 +26298,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path29.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path26.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -27724,7 +26333,8 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path30.default.join(packageRoot(), "bundle", "hook.cjs");
+  const cjs = (0, import_node_url2.fileURLToPath)(new URL("../../hook/hook-entry.js", __dwImportMetaUrl));
+  return (0, import_node_fs31.existsSync)(cjs) ? cjs : (0, import_node_url2.fileURLToPath)(new URL("../hook-entry.js", __dwImportMetaUrl));
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -27750,7 +26360,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs34.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs31.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -27764,7 +26374,7 @@ function registerHook(program2, { env, setCode }) {
   stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
   return teach(cmd, {
     examples: [
-      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)"],
+      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)"],
       ["dispatch-watchdog hook --print-settings --state-dir /srv/onex", "the same, for a state dir of your choice"]
     ],
     exitCodes: [["ok", "always: a hook must never block or fail a Claude Code session"]]
@@ -27772,9 +26382,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs32 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_path27 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -27823,11 +26433,11 @@ function parseJsonText(text) {
       for (; ; ) {
         ws();
         const keyStart = i;
-        const key3 = string3();
+        const key2 = string3();
         ws();
         if (text[i] !== ":") fail2('":"');
         i++;
-        props.push({ key: key3, start: keyStart, value: value() });
+        props.push({ key: key2, start: keyStart, value: value() });
         ws();
         if (text[i] === ",") i++;
         else if (text[i] === "}") return { kind: "object", start, end: ++i, props };
@@ -27902,8 +26512,8 @@ function removeMember(text, container, index) {
   if (next) return splice(text, m.start, next.start, "");
   return splice(text, members2[index - 1].end, m.end, "");
 }
-function propOf(node2, key3) {
-  return node2.kind === "object" ? node2.props.find((p) => p.key === key3)?.value : void 0;
+function propOf(node2, key2) {
+  return node2.kind === "object" ? node2.props.find((p) => p.key === key2)?.value : void 0;
 }
 
 // src/commands/hook-settings.ts
@@ -28010,34 +26620,32 @@ function planHookUninstall(text, file) {
 }
 
 // src/commands/hook-install.ts
-var DEFAULT_SETTINGS_SCOPE = "local";
-function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path31.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
-}
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path31.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path31.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
-}
-function backupFileFor(file, env) {
-  return import_node_path31.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path31.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  if (scope === "user") return import_node_path27.default.join(env.CLAUDE_CONFIG_DIR || import_node_path27.default.join(env.HOME || import_node_os3.default.homedir(), ".claude"), "settings.json");
+  return import_node_path27.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs35.promises.readFile(file, "utf8");
+    return await import_node_fs32.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
-async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs35.promises.realpath(file);
+async function replaceSettings(file, before, text, nowMs) {
+  const real = before === void 0 ? file : await import_node_fs32.promises.realpath(file);
+  let backup;
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs35.promises.stat(real)).mode & 511;
-    await writeFileAtomic(backup, before, { mode: 384 });
+    mode = (await import_node_fs32.promises.stat(real)).mode & 511;
+    const stamp = msToIso(nowMs).replace(/[:.]/g, "-");
+    for (let n = 1; !backup; n++) {
+      const candidate = `${file}.bak-${stamp}${n > 1 ? `-${n}` : ""}`;
+      if (await createFileExclusive(candidate, before)) backup = candidate;
+    }
   }
   await writeFileAtomic(real, text, { mode });
-  return before === void 0 ? void 0 : backup;
+  return backup;
 }
 function describeEdit(verb, file, edit2) {
   if (verb === "install") {
@@ -28067,14 +26675,12 @@ async function runHookInstall(verb, opts, output) {
     output.out(`would ${verb === "install" ? "add" : "remove"} ${describeEdit(verb, file, edit2)} (dry run: nothing written). The file would read:
 ${edit2.text}`);
   } else {
-    const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
+    const backup = await replaceSettings(file, before, edit2.text, opts.nowMs);
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
-`);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path31.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs35.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs32.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -28083,20 +26689,19 @@ ${edit2.text}`);
 function registerHookInstall(hook, { env, setCode }) {
   for (const verb of ["install", "uninstall"]) {
     const cmd = hook.command(verb).description(
-      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings file (default: the project's .claude/settings.local.json, this machine's own); a second install changes nothing; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/" : "take every dispatch-watchdog hook handler out of that settings file, leaving the rest as it was; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/"
-    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--local", "this machine's settings of the project: ./.claude/settings.local.json (the default)").option("--project", "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)").option("--dry-run", "print what would change and the resulting file; write nothing");
+      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings.json (default: the project's .claude/settings.json); a second install changes nothing; a backup of the previous file is kept" : "take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept"
+    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--project", "the project settings: ./.claude/settings.json (the default)").option("--local", "the project's untracked settings: ./.claude/settings.local.json").option("--dry-run", "print what would change and the resulting file; write nothing");
     stateDirOption(cmd, "state dir the hook records into", ", pinned as an absolute path").action(async (flags) => {
       const scopes = ["user", "project", "local"].filter((s) => flags[s]);
       if (scopes.length > 1) throw new InputError("bad_flag", `choose one of --user, --project and --local, got ${scopes.map((s) => "--" + s).join(" and ")}.`);
-      const scope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
+      const scope = scopes[0] ?? "project";
       const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
       setCode(await runHookInstall(verb, opts, env.output));
     });
     teach(cmd, {
       examples: verb === "install" ? [
-        ["dispatch-watchdog hook install", "install it for this project on this machine: ./.claude/settings.local.json"],
-        ["dispatch-watchdog hook install --dry-run", "show what would change in that file; write nothing"],
+        ["dispatch-watchdog hook install --dry-run", "show what would change in the project's .claude/settings.json; write nothing"],
         ["dispatch-watchdog hook install --user --state-dir ~/.onex_state", "install for every Claude Code session of this user, recording into that state dir"]
       ] : [["dispatch-watchdog hook uninstall --user", "take our hook out of the user's settings.json; other hooks are kept"]],
       exitCodes: [
@@ -28109,15 +26714,13 @@ function registerHookInstall(hook, { env, setCode }) {
 }
 
 // src/commands/recover.ts
-var import_node_crypto5 = require("node:crypto");
+var import_node_crypto6 = require("node:crypto");
 async function runRecover(opts, deps) {
-  const runId = (0, import_node_crypto5.randomUUID)();
-  const paths = new StatePaths(opts.stateDir);
-  guardStateDir(paths.root);
-  const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  const runId = (0, import_node_crypto6.randomUUID)();
+  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
-    const { paths: paths2, history, log } = await openJournal(opts, deps, deps.clock, runId);
-    const report = await deps.recover?.({ paths: paths2, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
+    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    const report = await deps.recover?.({ paths, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
     if (opts.isJson) {
       deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...report.failed.length > 0 ? { failed: report.failed } : {}, orphans: report.orphans }) + "\n");
     } else {
@@ -28156,104 +26759,9 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs36 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_fs33 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
 init_errors();
-
-// src/core/svg.ts
-var esc2 = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-var px = (n) => String(Math.round(n * 10) / 10);
-function svgDocument(width, height, title, body) {
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`,
-    `<title>${esc2(title)}</title>`,
-    `<rect class="background" x="0" y="0" width="${px(width)}" height="${px(height)}" fill="#ffffff"/>`,
-    ...body,
-    `</svg>`,
-    ""
-  ].join("\n");
-}
-
-// src/core/gap-histogram.ts
-var MIN_GAP_MS = 1e3;
-function silentGaps(timesMs) {
-  const t = [...timesMs].sort((a, b) => a - b);
-  const out = [];
-  for (let i = 1; i < t.length; i++) out.push(t[i] - t[i - 1]);
-  return out;
-}
-var BASE_EDGES_S = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
-function gapHistogram(gapsMs, windowsMs) {
-  const windows = [...new Set(windowsMs)].sort((a, b) => a - b);
-  const edges = [.../* @__PURE__ */ new Set([...BASE_EDGES_S.map((s) => s * 1e3), ...windows])].filter((e) => e >= MIN_GAP_MS).sort((a, b) => a - b);
-  const counts = new Array(edges.length).fill(0);
-  let short = 0;
-  let longest = 0;
-  for (const g of gapsMs) {
-    if (g < MIN_GAP_MS) {
-      short++;
-      continue;
-    }
-    longest = Math.max(longest, g);
-    let i = edges.length - 1;
-    while (i > 0 && g < edges[i]) i--;
-    counts[i]++;
-  }
-  const kept2 = gapsMs.filter((g) => g >= MIN_GAP_MS);
-  return { edgesMs: edges, counts, windowsMs: windows, longer: windows.map((w) => kept2.filter((g) => g > w).length), total: kept2.length, short, longestMs: longest };
-}
-function dur(ms2) {
-  const s = ms2 / 1e3;
-  if (s < 60) return `${Number.isInteger(s) ? s : s.toFixed(1)}s`;
-  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${Math.round(s % 60)}s` : `${s / 60}m`;
-  return s % 3600 ? `${Math.floor(s / 3600)}h${Math.round(s % 3600 / 60)}m` : `${s / 3600}h`;
-}
-function shown(h) {
-  let last = 0;
-  h.edgesMs.forEach((e, i) => {
-    if (h.counts[i] > 0 || h.windowsMs.includes(e)) last = i;
-  });
-  return last + 1;
-}
-var label = (h, i) => i === h.edgesMs.length - 1 ? `≥ ${dur(h.edgesMs[i])}` : `${dur(h.edgesMs[i])}–${dur(h.edgesMs[i + 1])}`;
-function renderGapHistogramText(h, columns = 100) {
-  const lines = [`silent gaps between records: ${h.total} of at least ${dur(MIN_GAP_MS)}${h.short ? ` (${h.short} shorter not shown)` : ""}, longest ${dur(h.longestMs)}`];
-  if (h.total === 0) return lines;
-  const labelW = Math.max(...h.edgesMs.map((_, i) => label(h, i).length));
-  const countW = String(Math.max(...h.counts)).length;
-  const barW = Math.max(10, Math.min(50, columns - labelW - countW - 6));
-  const max = Math.max(...h.counts);
-  h.edgesMs.slice(0, shown(h)).forEach((edge, i) => {
-    const w = h.windowsMs.indexOf(edge);
-    if (w >= 0) lines.push(`${"─".repeat(labelW)}  ── window ${dur(edge)}: ${h.longer[w]} gap${h.longer[w] === 1 ? "" : "s"} longer ${"─".repeat(4)}`.slice(0, columns));
-    const n = h.counts[i];
-    const bar = n === 0 ? "" : "█".repeat(Math.max(1, Math.round(n / max * barW)));
-    lines.push(`${label(h, i).padStart(labelW)}  ${String(n).padStart(countW)} ${bar}`.trimEnd());
-  });
-  return lines;
-}
-var HISTOGRAM_SVG = { width: 760, height: 360, left: 60, right: 20, top: 40, bottom: 70, bar: "#4c78a8", window: "#d62728" };
-function renderGapHistogramSvg(h, title) {
-  const G = HISTOGRAM_SVG;
-  const n = shown(h);
-  const slot = (G.width - G.left - G.right) / n;
-  const plotH = G.height - G.top - G.bottom;
-  const max = Math.max(1, ...h.counts);
-  const body = [`<text x="12" y="22" font-size="14" font-weight="bold">${esc2(title)}</text>`];
-  body.push(`<line x1="${G.left}" y1="${G.height - G.bottom}" x2="${G.width - G.right}" y2="${G.height - G.bottom}" stroke="#333333"/>`);
-  h.counts.slice(0, n).forEach((c, i) => {
-    const hgt = c / max * plotH;
-    const x = G.left + i * slot;
-    body.push(`<g class="bucket" data-from-ms="${h.edgesMs[i]}" data-count="${c}"><title>${esc2(`${label(h, i)}: ${c} gap(s)`)}</title><rect x="${px(x + 3)}" y="${px(G.height - G.bottom - hgt)}" width="${px(slot - 6)}" height="${px(hgt)}" fill="${G.bar}"/><text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom - hgt - 4)}" text-anchor="middle" font-size="11">${c}</text><text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom + 16)}" text-anchor="middle" font-size="10" fill="#555555">${esc2(label(h, i))}</text></g>`);
-  });
-  h.windowsMs.forEach((w, k) => {
-    const x = G.left + h.edgesMs.indexOf(w) * slot;
-    body.push(`<g class="window" data-window-ms="${w}"><line x1="${px(x)}" y1="${G.top}" x2="${px(x)}" y2="${G.height - G.bottom}" stroke="${G.window}" stroke-width="2" stroke-dasharray="6 4"/><text x="${px(x + 4)}" y="${px(G.top + 12 + k * 14)}" fill="${G.window}" font-size="11">${esc2(`window ${dur(w)}: ${h.longer[k]} longer`)}</text></g>`);
-  });
-  body.push(`<text x="12" y="${G.height - 20}" fill="#333333">${esc2(`${h.total} silent gaps of at least ${dur(MIN_GAP_MS)} between records${h.short ? `, ${h.short} shorter not shown` : ""}; longest ${dur(h.longestMs)}`)}</text>`);
-  return svgDocument(G.width, G.height, title, body);
-}
 
 // src/contracts/replay.ts
 var Common = {
@@ -28275,7 +26783,7 @@ var ReplayChangeSchema = looseObject({
   /** The subagent transcript whose record caused the change (null: the agent's own). */
   child_file: string2().nullable(),
   idle_seconds: number2().nullable(),
-  stall_reason: StallReasonSchema.nullable(),
+  stall_reason: string2().nullable(),
   /** 1-based line of the record that caused the change (null: a window ran out between records). */
   line: number2().int().nullable(),
   /** For a stall: what happened next (`false_alarm`: the agent went on by itself). */
@@ -28302,7 +26810,7 @@ var ReplayLineSchema = discriminatedUnion("type", [ReplayChangeSchema, ReplaySum
 
 // src/core/render-replay.ts
 var secs3 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
-var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+var clock = (ms2) => new Date(ms2).toISOString().slice(11, 19);
 function where(c) {
   if (c.line === void 0) return "window ran out";
   return c.childFile ? `${c.childFile.split(/[/\\]/).at(-1)}:${c.line}` : `line ${c.line}`;
@@ -28310,11 +26818,11 @@ function where(c) {
 function outcomeText(c) {
   switch (c.outcome) {
     case "false_alarm":
-      return `  <- FALSE ALARM: the agent went on at ${clock2(c.resumedAtMs)}`;
+      return `  <- FALSE ALARM: the agent went on at ${clock(c.resumedAtMs)}`;
     case "human_resumed":
-      return `  <- a human prompt came next (${clock2(c.resumedAtMs)})`;
+      return `  <- a human prompt came next (${clock(c.resumedAtMs)})`;
     case "interrupted":
-      return `  <- interrupted by the user (${clock2(c.resumedAtMs)})`;
+      return `  <- interrupted by the user (${clock(c.resumedAtMs)})`;
     case "end_of_transcript":
       return "  <- nothing after it in the file";
     default:
@@ -28327,7 +26835,7 @@ function renderReplayText(r) {
   const head = `${r.file}  (${s.records} records, ${span}${r.children.length ? `, ${r.children.length} subagent transcript${r.children.length === 1 ? "" : "s"}` : ""})  base window ${secs3(r.baseTimeoutMs)}s
 `;
   const rows = r.changes.map((c) => [
-    clock2(c.atMs),
+    clock(c.atMs),
     c.verdict.kind === "stalled" ? "STALLED" : c.verdict.kind,
     `${secs3(c.verdict.effectiveTimeoutMs)}s`,
     c.verdict.exemptions.join(",") || "-",
@@ -28491,20 +26999,11 @@ function scoreStalls(changes, records) {
 
 // src/commands/replay.ts
 init_defaults();
-function recordTimes(src) {
-  const out = [];
-  for (const line of src.text.split("\n")) {
-    const m = /"timestamp":"([^"]+)"/.exec(line);
-    const ms2 = m ? Date.parse(m[1]) : NaN;
-    if (Number.isFinite(ms2)) out.push(ms2);
-  }
-  return out;
-}
 var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs36.promises.stat(file);
+    st = await import_node_fs33.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -28515,17 +27014,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs36.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs33.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path32.default.basename(file, ".jsonl");
-  const nested = import_node_path32.default.join(import_node_path32.default.dirname(file), session, "subagents");
-  const names = await import_node_fs36.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path32.default.join(nested, n));
+  const session = import_node_path28.default.basename(file, ".jsonl");
+  const nested = import_node_path28.default.join(import_node_path28.default.dirname(file), session, "subagents");
+  const names = await import_node_fs33.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path28.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs36.promises.readdir(import_node_path32.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs33.promises.readdir(import_node_path28.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path32.default.join(import_node_path32.default.dirname(file), n);
+    const child = import_node_path28.default.join(import_node_path28.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -28539,68 +27038,50 @@ async function runReplay(files, flags, output) {
   }
   const base = flags.policy ?? DEFAULT_POLICY;
   const results = [];
-  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1e3) }));
-  const empty = results.find((r) => r.summary.records === 0);
-  if (empty) {
-    throw new InputError("unreadable_file", `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ""}.`, {
-      location: { file: empty.file },
-      hint: "Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file)."
-    });
-  }
-  for (const r of results) {
-    if (flags.isJson) {
-      for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + "\n");
-    } else {
-      output.out(renderReplayText(r) + "\n");
+  for (const seconds of flags.timeouts) {
+    for (const input of inputs) {
+      const r = replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1e3) });
+      results.push(r);
+      if (flags.isJson) {
+        for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + "\n");
+      } else {
+        output.out(renderReplayText(r) + "\n");
+      }
     }
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
-  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
-  if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
-  if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path32.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
-    await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
-    if (!flags.isJson) output.out(`wrote ${flags.svgFile}
-`);
-  }
   return results;
 }
 function registerReplay(program2, { env, setCode, flags: parsers }) {
-  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--stall-window <seconds...>", `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v, prev) => parsers.collectSeconds("--stall-window")(v, prev ?? [])).option("--timeout <seconds...>", "the same as --stall-window (its older name)", (v, prev) => parsers.collectSeconds("--timeout")(v, prev ?? [])).option("--svg <file>", "also write the histogram of silent gaps against the windows as an SVG file").option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
+  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
-    const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
-    const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path32.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path32.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
+    await runReplay(files.map((f) => import_node_path28.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl", "the verdict timeline of one session and its stalls, false alarms marked"],
-      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg", "pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)"],
+      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300", "pick a window: one pass per value, then one row per window"],
       ["dispatch-watchdog replay session.jsonl --json", "NDJSON: one object per verdict change, then a summary"]
     ],
     exitCodes: [
       ["ok", "replayed (whatever it found)"],
-      ["input", "a file that cannot be read or holds no Claude Code record (not a transcript), or a bad --stall-window"]
+      ["input", "a transcript that cannot be read, or a bad --timeout"]
     ]
   });
 }
 
 // src/commands/friction-review.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_fs34 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
-var MASS_STALL_MATCH_MS = 6e4;
 var bump = (o, k) => void (o[k] = (o[k] ?? 0) + 1);
 var join = (o) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(", ") || "-";
 function triage(t) {
-  if (t.escalations > 0) {
-    const where2 = t.tracker === "skipped" ? "escalated (tracker skipped: not moved to Blocked; move it by hand)" : t.tracker === "failed" ? "escalated (moving it to Blocked FAILED)" : "escalated to Blocked";
-    return { score: 1e6 + t.stalls, why: `${where2} after ${t.stalls} stall(s): needs a person` };
-  }
+  if (t.escalations > 0) return { score: 1e6 + t.stalls, why: `escalated to Blocked after ${t.stalls} stall(s): needs a person` };
   if (t.failed_actions > 0) return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
   if (t.redispatches > 0) return { score: 1e3 * t.redispatches + t.stalls, why: `redispatched ${t.redispatches} time(s): close to escalation` };
   return { score: t.stalls, why: `${t.stalls} stall(s), recovered or reported only` };
@@ -28616,7 +27097,7 @@ function summarizeFriction(events, opts) {
   const ticket = (id, epicId) => {
     let t = tickets.get(id);
     if (!t) {
-      tickets.set(id, t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, tracker: null, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] });
+      tickets.set(id, t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] });
     }
     if (!t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
@@ -28624,44 +27105,32 @@ function summarizeFriction(events, opts) {
   let massStalls = 0;
   let inputErrors = 0;
   let orphaned = 0;
-  const nudged = /* @__PURE__ */ new Set();
-  let nudgesSent = 0;
-  let nudgesWorked = 0;
-  const massAt = events.filter((e) => e.event === "mass_stall");
-  const inMassStall = (epicId, taskId, atMs) => massAt.some((m) => m.epic_id === epicId && m.task_ids.includes(taskId) && Math.abs(Date.parse(m.timestamp_utc) - atMs) <= MASS_STALL_MATCH_MS);
   for (const e of events) {
     if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
     if (opts.epicId !== void 0 && e.epic_id !== opts.epicId) continue;
     switch (e.event) {
       case "stall_detected": {
-        nudged.delete(`${e.epic_id}:${e.task_id}`);
         const t = ticket(e.ticket_id, e.epic_id);
         t.stalls++;
         epic(e.epic_id).stalls++;
         bump(t.stall_reasons, e.stall_reason);
         for (const x of e.exemptions ?? []) bump(t.exemptions_seen, x);
         t.last_stall = e.timestamp_utc;
-        t.records.push({ ...stallRecordFromEvent(e), ...inMassStall(e.epic_id, e.task_id, Date.parse(e.timestamp_utc)) ? { isMassStall: true } : {} });
+        t.records.push(stallRecordFromEvent(e));
         break;
       }
-      case "redispatch": {
-        const t = ticket(e.ticket_id, e.epic_id);
-        t.redispatches++;
-        t.replacement = e.recovery_task_id;
+      case "redispatch":
+        ticket(e.ticket_id, e.epic_id).redispatches++;
         epic(e.epic_id).redispatches++;
         break;
-      }
       case "agent_killed":
         if (e.step === "cancel" || e.step === void 0) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
-      case "escalated_to_blocked": {
-        const t = ticket(e.ticket_id, e.epic_id);
-        t.tracker = e.tracker ?? "skipped";
+      case "escalated_to_blocked":
         if (e.is_retry) break;
-        t.escalations++;
+        ticket(e.ticket_id, e.epic_id).escalations++;
         epic(e.epic_id).escalations++;
         break;
-      }
       case "action_failed":
         ticket(e.ticket_id, e.epic_id).failed_actions++;
         break;
@@ -28676,16 +27145,6 @@ function summarizeFriction(events, opts) {
       case "recovery_summary":
         orphaned += e.orphan_count;
         break;
-      case "nudge_sent":
-        nudgesSent++;
-        nudged.add(`${e.epic_id}:${e.task_id}`);
-        break;
-      case "healthy":
-        if (nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
-        break;
-      case "reconcile_requested":
-        nudged.delete(`${e.epic_id}:${e.task_id}`);
-        break;
       default:
         break;
     }
@@ -28699,11 +27158,10 @@ function summarizeFriction(events, opts) {
     epic_id: opts.epicId ?? null,
     days_read: opts.daysRead,
     tickets: ranked.map(({ t, why }, i) => {
-      const { records, replacement, ...counts } = t;
+      const { records, ...counts } = t;
       const note = [...notes].reverse().find((n) => n.ticketId?.toLowerCase() === t.ticket_id.toLowerCase());
-      const standing = t.escalations === 0 ? { state: "recovered", ...replacement ? { replacement } : {} } : t.tracker === "skipped" ? { state: "tracker_skipped" } : { state: "blocked" };
-      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id, standing) : void 0;
-      const fromNote = note?.hypothesis !== void 0 && t.escalations > 0;
+      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id) : void 0;
+      const fromNote = note?.hypothesis !== void 0;
       return {
         rank: i + 1,
         ...counts,
@@ -28711,15 +27169,13 @@ function summarizeFriction(events, opts) {
         hypothesis: (fromNote ? note.hypothesis : computed?.text) ?? null,
         recommended_action: (fromNote ? note.action : computed?.action) ?? null,
         hypothesis_source: fromNote ? "note" : computed ? "stall_pattern" : null,
-        note: note?.path ?? null,
-        timeline: t.escalations > 0 ? t.epics.map((id) => `dispatch-watchdog timeline --epic-id ${id} --svg ${id.toLowerCase()}-timeline.svg`) : []
+        note: note?.path ?? null
       };
     }),
     epics: [...epics.values()].sort((a, b) => b.escalations - a.escalations || b.stalls - a.stalls || a.epic_id.localeCompare(b.epic_id)),
     mass_stalls: massStalls,
     input_errors: inputErrors,
     orphaned_actions: orphaned,
-    nudges: { sent: nudgesSent, worked: nudgesWorked },
     notes: notes.map((n) => n.path),
     lines: opts.lines
   };
@@ -28731,9 +27187,9 @@ function section(text, title) {
 }
 function parseFrictionNote(text, relPath) {
   const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text)?.[1];
-  const key3 = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
+  const key2 = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
   const orphanEpic = /actions? of epic (\S+?) had started/.exec(text)?.[1];
-  return { path: relPath, ticketId, epicId: key3 ?? orphanEpic, hypothesis: section(text, "Root Cause Hypothesis"), action: section(text, "Recommended Action") };
+  return { path: relPath, ticketId, epicId: key2 ?? orphanEpic, hypothesis: section(text, "Root Cause Hypothesis"), action: section(text, "Recommended Action") };
 }
 var pct = (r, k) => {
   const first = r[`${k}_first`];
@@ -28742,7 +27198,7 @@ var pct = (r, k) => {
 function renderFriction(s) {
   const scope = s.epic_id ? `epic ${s.epic_id}` : `${s.epics.length} epic(s)`;
   const out = [
-    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s), ${s.nudges.sent} nudge(s) sent (${s.nudges.worked} worked)`,
+    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s)`,
     `dispatch log: ${s.days_read.length} day(s) read${s.days_read.length ? ` (${s.days_read[0]} to ${s.days_read.at(-1)})` : ""}; lines skipped: ${pct(s.lines, "corrupt")}, ${pct(s.lines, "invalid")}, ${pct(s.lines, "foreign")}`,
     ""
   ];
@@ -28754,7 +27210,6 @@ function renderFriction(s) {
       if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === "stall_pattern" ? " (from the stall pattern)" : ""}: ${cut(t.hypothesis, 240)}`);
       if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
       if (t.note) out.push(`     note: ${t.note}`);
-      for (const cmd of t.timeline) out.push(`     see it: ${cmd}`);
     }
     if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
     out.push("");
@@ -28780,9 +27235,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs37.promises.stat(file);
+  const stat = await import_node_fs34.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs37.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs34.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at) => {
@@ -28798,7 +27253,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs37.promises.open(file, "r");
+  const h = await import_node_fs34.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -28808,17 +27263,17 @@ async function readDay(file, rel, events, lines) {
   }
 }
 async function reviewFriction(paths, opts) {
-  const since2 = utcDate(opts.sinceMs);
+  const since = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs37.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs34.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path33.default.join(dir, name), paths.relative(import_node_path33.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs37.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path29.default.join(dir, name), paths.relative(import_node_path29.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs34.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path33.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs37.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path29.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs34.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -28852,10 +27307,294 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs38 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_fs36 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
+
+// src/core/timeline.ts
+function summarizeWave(events) {
+  const s = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
+  for (const e of events) {
+    if (e.event === "stall_detected") {
+      s.stalls++;
+      if (e.effective_timeout_seconds !== void 0 && e.stall_reason !== "request_unanswered") s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1e3)));
+    } else if (e.event === "redispatch") s.redispatches++;
+    else if (e.event === "agent_killed" && e.step === "cancel") s.cancels++;
+    else if (e.event === "escalated_to_blocked" && !e.is_retry) {
+      s.escalations++;
+      if ((e.tracker ?? "skipped") === "skipped") s.trackerSkipped++;
+    } else if (e.event === "request_answered") s.requestsAnswered++;
+    else if (e.event === "request_unanswered") s.requestsUnanswered++;
+    else if (e.event === "waiting_human") s.waitingHuman++;
+    else if (e.event === "mass_stall") s.massStalls++;
+  }
+  return s;
+}
+var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+function summaryLine(s) {
+  const parts = [
+    plural2(s.stalls, "stall"),
+    plural2(s.redispatches, "redispatch", "redispatches"),
+    s.cancels ? plural2(s.cancels, "cancel") : "",
+    plural2(s.escalations, "escalation") + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ""}: not moved to Blocked)` : ""),
+    plural2(s.requestsAnswered, "request") + " answered",
+    s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : "",
+    s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? "" : "s"}` : "",
+    s.massStalls ? plural2(s.massStalls, "mass stall") : ""
+  ].filter(Boolean);
+  const lag = s.detectLagMs;
+  const secs4 = (ms2) => (ms2 / 1e3).toFixed(1);
+  const detect = lag.length === 0 ? "" : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs4(lag[0]) : `${secs4(Math.min(...lag))}–${secs4(Math.max(...lag))}`} s past the window`;
+  return parts.join(", ") + detect;
+}
+function buildTimeline(input) {
+  const lanes = /* @__PURE__ */ new Map();
+  const order = [];
+  const lane = (taskId, ticketId, atMs, replaces) => {
+    let l = lanes.get(taskId);
+    if (!l) {
+      lanes.set(taskId, l = { taskId, ticketId, startMs: atMs, activityMs: [], marks: [], outcome: "in flight", ...replaces ? { replaces } : {} });
+      order.push(taskId);
+    }
+    if (atMs < l.startMs) l.startMs = atMs;
+    return l;
+  };
+  for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
+  const mass = [];
+  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
+  for (const e of input.events) {
+    const at = Date.parse(e.timestamp_utc);
+    switch (e.event) {
+      case "healthy":
+      case "stall_detected": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
+        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
+        break;
+      }
+      case "looping_detected":
+        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
+        break;
+      case "waiting_human":
+        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
+        break;
+      case "task_unknown":
+        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
+        break;
+      case "truth_inconsistent":
+        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
+        break;
+      case "agent_killed": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.step === "cancel" || e.step === void 0) {
+          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
+          l.endMs ??= at;
+          l.outcome = "cancelled";
+        }
+        break;
+      }
+      case "redispatch": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
+        l.endMs ??= at;
+        l.outcome = `replaced by ${e.recovery_task_id}`;
+        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
+        break;
+      }
+      case "escalated_to_blocked": {
+        if (e.is_retry) break;
+        const l = lane(e.task_id, e.ticket_id, at);
+        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
+        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
+        l.endMs ??= at;
+        l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
+        break;
+      }
+      case "request_answered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
+        break;
+      }
+      case "request_unanswered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
+        break;
+      }
+      case "mass_stall":
+        mass.push(at);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const [taskId, times] of input.activity) {
+    const l = lanes.get(taskId);
+    if (l) l.activityMs.push(...times);
+  }
+  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
+  let startMs = Infinity;
+  let endMs = -Infinity;
+  for (const l of lanes.values()) {
+    l.activityMs.sort((a, b) => a - b);
+    l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
+    l.marks.sort((a, b) => a.atMs - b.atMs);
+    const row = rowOf2.get(l.taskId);
+    if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
+    if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
+    startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
+    endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
+  }
+  if (input.lastCheckMs !== void 0 && input.lastCheckMs > endMs && [...lanes.values()].some((l) => l.endMs === void 0)) endMs = input.lastCheckMs;
+  if (!Number.isFinite(startMs)) startMs = endMs = input.nowMs;
+  const placed = [];
+  const place = (id) => {
+    placed.push(lanes.get(id));
+    for (const child of order.filter((c) => lanes.get(c).replaces === id)) place(child);
+  };
+  for (const id of order) if (!lanes.get(id).replaces || !lanes.has(lanes.get(id).replaces)) place(id);
+  return { epicId: input.epicId, startMs, endMs: Math.max(endMs, startMs + 1e3), lanes: placed, massStallsMs: mass, summary: summarizeWave(input.events) };
+}
+function tickStepMs(spanMs, maxTicks) {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1e3);
+  return steps.find((s) => spanMs / s <= Math.max(1, maxTicks)) ?? steps.at(-1);
+}
+function offsetLabel(ms2) {
+  const s = Math.round(ms2 / 1e3);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s / 60}m`;
+  const m = Math.round(s / 60);
+  return m % 60 ? `${Math.floor(m / 60)}h${m % 60}m` : `${m / 60}h`;
+}
+
+// src/core/svg.ts
+var esc2 = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+var px = (n) => String(Math.round(n * 10) / 10);
+function svgDocument(width, height, title, body) {
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${esc2(title)}</title>`,
+    `<rect class="background" x="0" y="0" width="${px(width)}" height="${px(height)}" fill="#ffffff"/>`,
+    ...body,
+    `</svg>`,
+    ""
+  ].join("\n");
+}
+
+// src/core/timeline-text.ts
+var TIMELINE_GLYPHS = {
+  activity: { glyph: "▇", sgr: "32", legend: "activity" },
+  silent: { glyph: "·", sgr: "2", legend: "silent" },
+  stall: { glyph: "✗", sgr: "31;1", legend: "stall" },
+  redispatch: { glyph: "↻", sgr: "33;1", legend: "redispatch" },
+  cancel: { glyph: "■", sgr: "31", legend: "stopped" },
+  escalated: { glyph: "⛔", sgr: "35;1", legend: "escalated", width: 2 },
+  waiting_human: { glyph: "?", sgr: "34;1", legend: "waiting on a human" },
+  looping: { glyph: "∞", sgr: "33", legend: "looping" },
+  inconsistent: { glyph: "≠", sgr: "35", legend: "inconsistent" },
+  unknown: { glyph: "◌", sgr: "35", legend: "cannot judge" },
+  answered: { glyph: "✓", sgr: "36", legend: "request answered" },
+  unanswered: { glyph: "!", sgr: "31;1", legend: "request unanswered" }
+};
+var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+function laneCells(l, t0, cellMs, width, endMs) {
+  const cells = new Array(width).fill(void 0);
+  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
+  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
+  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
+  const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
+  const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
+  for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
+    const wide = TIMELINE_GLYPHS[m.kind].width === 2;
+    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
+    const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
+    let i = first;
+    while (i < Math.min(width, first + 4) && !fits(i)) i++;
+    if (i >= Math.min(width, first + 4)) {
+      i = first;
+      if (rank(cells[i]) < rank(m.kind) || wide && rank(cells[i + 1]) < rank(m.kind)) continue;
+    }
+    if (cells[i] === "" && i > 0) cells[i - 1] = "silent";
+    if (cells[i + 1] === "" && !wide) cells[i + 1] = "silent";
+    cells[i] = m.kind;
+    if (wide) cells[i + 1] = "";
+  }
+  return cells;
+}
+function renderTimelineText(tl, o) {
+  const columns = Math.max(40, o.columns ?? 100);
+  const paint = (s, sgr) => o.hasColor ? `\x1B[${sgr}m${s}\x1B[0m` : s;
+  const labelW = Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
+  const outcomeW = Math.min(28, Math.max(0, ...tl.lanes.map((l) => l.outcome.length)));
+  const showOutcome = columns - labelW - 2 - (outcomeW + 2) >= 24;
+  const width = Math.max(10, columns - labelW - 2 - (showOutcome ? outcomeW + 2 : 0));
+  const span = tl.endMs - tl.startMs;
+  const cellMs = Math.max(1, Math.ceil(span / width));
+  const lines = [];
+  lines.push(cut(`epic ${tl.epicId}  ${clock2(tl.startMs)}–${clock2(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1e3 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
+  const step = tickStepMs(span, Math.floor(width / 8));
+  const axis = new Array(width + 8).fill(" ");
+  let free = 0;
+  for (let ms2 = 0; ms2 <= span; ms2 += step) {
+    const i = Math.floor(ms2 / cellMs);
+    const text = offsetLabel(ms2);
+    if (i < free || i + text.length > width + 6) continue;
+    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
+    free = i + text.length + 1;
+  }
+  lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
+  const used = /* @__PURE__ */ new Set();
+  for (const l of tl.lanes) {
+    const cells = laneCells(l, tl.startMs, cellMs, width, tl.endMs);
+    let chart = "";
+    for (const c of cells) {
+      if (c === "") continue;
+      if (c === void 0) {
+        chart += " ";
+        continue;
+      }
+      used.add(c);
+      chart += paint(TIMELINE_GLYPHS[c].glyph, TIMELINE_GLYPHS[c].sgr);
+    }
+    const outcome = showOutcome ? `  ${cut(l.outcome, outcomeW)}` : "";
+    lines.push(`${cut(l.taskId, labelW).padEnd(labelW)} │${chart}${outcome}`.trimEnd());
+  }
+  if (tl.massStallsMs.length > 0) {
+    const row = new Array(width).fill(" ");
+    for (const ms2 of tl.massStallsMs) row[Math.min(width - 1, Math.floor((ms2 - tl.startMs) / cellMs))] = paint("≋", "31");
+    lines.push(`${cut("breaker", labelW).padEnd(labelW)} │${row.join("").trimEnd()}`);
+  }
+  const items = ["activity", "silent", ...TIMELINE_MARK_KINDS].filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1]);
+  if (tl.massStallsMs.length > 0) items.push([paint("≋", "31"), "circuit breaker (mass stall)", 1]);
+  let line = "";
+  let lineW = 0;
+  for (const [glyph, legend, w] of items) {
+    const itemW = w + 1 + legend.length;
+    if (lineW > 0 && lineW + 2 + itemW > columns) {
+      lines.push(line);
+      line = "";
+      lineW = 0;
+    }
+    line += `${lineW > 0 ? "  " : ""}${glyph} ${legend}`;
+    lineW += (lineW > 0 ? 2 : 0) + itemW;
+  }
+  if (line) lines.push(line);
+  lines.push(...wrap(summaryLine(tl.summary), columns));
+  return lines;
+}
+function wrap(text, columns) {
+  const out = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > columns) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
+}
 
 // src/core/timeline-svg.ts
 var TIMELINE_COLORS = {
@@ -28969,13 +27708,27 @@ function renderTimelineSvg(tl) {
   return svgDocument(G.width, ly + 44, title, body);
 }
 
+// src/observe/read/known-epics.ts
+var import_node_fs35 = require("node:fs");
+var import_node_path30 = __toESM(require("node:path"), 1);
+async function knownEpicIds(paths) {
+  const dir = import_node_path30.default.join(paths.root, "epics");
+  const names = await import_node_fs35.promises.readdir(dir).catch(() => []);
+  const out = [];
+  for (const n of names.filter(isSafeId).sort()) {
+    const isFile = await import_node_fs35.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    if (isFile) out.push(n);
+  }
+  return out;
+}
+
 // src/commands/timeline.ts
 var MAX_ACTIVITY_BYTES = 32 * 1024 * 1024;
 var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "system"]);
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs38.promises.stat(file);
+    const st = await import_node_fs36.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -28984,7 +27737,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs36.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -29012,13 +27765,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs38.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs36.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path34.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path31.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -29034,21 +27787,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path34.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path31.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs38.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs36.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path34.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path31.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -29078,18 +27831,16 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_fs37 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 init_errors();
-var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
-var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
-var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
+var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs39.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs37.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs39.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path35.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs37.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path32.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -29115,7 +27866,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs39.promises.readdir(import_node_path35.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs37.promises.readdir(import_node_path32.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -29124,26 +27875,25 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path32.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path35.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
-  for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path35.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
-      if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
-      ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
-    }
+  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
+  await add(ctx, import_node_path32.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
+  for (const f of await oldFiles(import_node_path32.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
+    const parsed = parseCheckpoint(await import_node_fs37.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
   }
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs39.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path35.default.dirname(import_node_path35.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs37.promises.rm(import_node_path32.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path32.default.dirname(import_node_path32.default.join(paths.root, e.path)));
   }
   return report;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path35.default.dirname(d) !== root && d.startsWith(root + import_node_path35.default.sep); d = import_node_path35.default.dirname(d)) {
-    if (!await import_node_fs39.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path32.default.dirname(d) !== root && d.startsWith(root + import_node_path32.default.sep); d = import_node_path32.default.dirname(d)) {
+    if (!await import_node_fs37.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -29157,7 +27907,7 @@ function renderPrune(r) {
   return lines.join("\n") + "\n";
 }
 function registerPrune(program2, { env, setCode }) {
-  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
+  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
   stateDirOption(cmd).option("--json", "print the report as JSON").action(async (flags) => {
     const olderThanMs = parseDurationMs(flags.olderThan);
     if (olderThanMs === void 0) throw new InputError("bad_flag", `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: "e.g. --older-than 30d" });
@@ -29183,9 +27933,9 @@ function registerPrune(program2, { env, setCode }) {
 init_deps();
 
 // src/demo/run-demo.ts
-var import_node_crypto8 = require("node:crypto");
-var import_node_fs42 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_crypto9 = require("node:crypto");
+var import_node_fs40 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -29287,13 +28037,13 @@ function liveRows(runs, doc, replacements) {
 }
 
 // src/demo/orchestrator.ts
-var import_node_child_process5 = require("node:child_process");
-var import_node_crypto6 = require("node:crypto");
-var import_node_fs40 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_child_process4 = require("node:child_process");
+var import_node_crypto7 = require("node:crypto");
+var import_node_fs38 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
-var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
+var agentIdOf = () => "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex");
 var DemoOrchestrator = class {
   constructor(env) {
     this.env = env;
@@ -29307,7 +28057,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path36.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path33.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -29315,13 +28065,13 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs40.promises.mkdir(import_node_path36.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs40.promises.writeFile(transcriptPath, "");
+      await import_node_fs38.promises.mkdir(import_node_path33.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs38.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path36.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs40.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path33.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs38.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
-      const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
+      const child = (0, import_node_child_process4.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
@@ -29460,7 +28210,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path39, hits2) => ({ name: "Grep", input: { pattern, path: path39, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path36, hits2) => ({ name: "Grep", input: { pattern, path: path36, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -29684,10 +28434,10 @@ function transcriptFacts(text) {
 }
 
 // src/demo/workspace.ts
-var import_node_crypto7 = require("node:crypto");
-var import_node_fs41 = require("node:fs");
+var import_node_crypto8 = require("node:crypto");
+var import_node_fs39 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_path34 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -29780,24 +28530,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs41.promises.mkdtemp(import_node_path37.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs39.promises.mkdtemp(import_node_path34.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path37.default.join(root, "repo");
-  const plansDir = import_node_path37.default.join(root, "demo-agents");
-  const projectsDir = import_node_path37.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs41.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path37.default.join(plansDir, "agent.mjs");
-  await import_node_fs41.promises.writeFile(scriptPath, AGENT_SCRIPT);
-  const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path37.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs41.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs41.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path37.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const repoDir = import_node_path34.default.join(root, "repo");
+  const plansDir = import_node_path34.default.join(root, "demo-agents");
+  const projectsDir = import_node_path34.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs39.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path34.default.join(plansDir, "agent.mjs");
+  await import_node_fs39.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
+  const replacementPlan = import_node_path34.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs39.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs39.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path34.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs41.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs39.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -29806,10 +28556,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path37.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path34.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs41.existsSync)(import_node_path37.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs39.existsSync)(import_node_path34.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -29847,7 +28597,7 @@ var Monitor = class {
     return liveRows(this.orchestrator.runs, this.doc, this.replacements);
   }
   async read() {
-    const text = await import_node_fs42.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text = await import_node_fs40.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -29876,7 +28626,7 @@ async function isSameAlive(e) {
 async function runDemo(opts, deps) {
   const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
-  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
+  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto9.randomUUID)() });
   const t0Ms = clock3.nowMs();
   const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
@@ -29902,7 +28652,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path38.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path35.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -29940,19 +28690,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs42.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs40.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs42.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs40.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs42.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs40.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
@@ -30024,14 +28774,6 @@ async function main(env) {
   program2 = buildProgram({ ...env, output }, (c) => code = c);
   let active = program2;
   program2.hook("preAction", (_root, cmd) => void (active = cmd));
-  const [word, topic] = env.argv;
-  const names = program2.commands.map((c) => c.name());
-  if (word === "help" && topic !== void 0 && !topic.startsWith("-") && !names.includes(topic)) {
-    const guess = didYouMean(topic, names);
-    output.err(`dispatch-watchdog: no command '${topic}'${guess ? `. Did you mean 'dispatch-watchdog help ${guess}'?` : `. Commands: ${names.join(", ")}.`}
-`);
-    return EXIT.input;
-  }
   try {
     await program2.parseAsync(env.argv, { from: "user" });
     return code;
