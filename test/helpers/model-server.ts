@@ -19,7 +19,8 @@
 // Reply fields: `blocks` (text / tool_use, streamed in order), `delayMs` before the response
 // starts, `hold` (a promise awaited before it starts), `chunkMs` + `chunkChars` (slow streaming:
 // one delta every chunkMs), `freeze` ('before_bytes' | 'after_headers' | 'mid_message': the
-// response stops there until the client gives up or the server closes), `status` (429, 529, 500…)
+// response stops there until the client gives up, the server closes, or `freezeMs` passes: then the
+// server drops the connection, a stand-in for Claude Code's own ~300 s abandon), `status` (429, 529, 500…)
 // with `retryAfter` seconds (omitted: no header).
 //
 // HEAD / is 200; `count_tokens` answers `{input_tokens}`; a non-stream request gets the reply as
@@ -38,6 +39,8 @@ export interface Reply {
   chunkMs?: number;
   chunkChars?: number;
   freeze?: 'before_bytes' | 'after_headers' | 'mid_message';
+  /** With `freeze`: drop the connection after this many ms (Claude Code then sends the request again). */
+  freezeMs?: number;
   status?: number;
   retryAfter?: number;
 }
@@ -158,6 +161,10 @@ export async function startModelServer(): Promise<ModelServer> {
     if (url.pathname.endsWith('/count_tokens')) return void (res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 })), end('complete'));
     if (!isMessages) return void (res.writeHead(404).end('{}'), end('error:404'));
     const reply = pick(entry);
+    if (reply.freeze && reply.freezeMs !== undefined) {
+      const timer = setTimeout(() => res.destroy(), reply.freezeMs);
+      res.on('close', () => clearTimeout(timer));
+    }
     if (reply.hold) await reply.hold;
     if (reply.delayMs) await sleep(reply.delayMs);
     if (closed || res.destroyed) return;

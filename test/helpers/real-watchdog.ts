@@ -3,8 +3,9 @@
 //   const w = startWatchdog({ stateDir, epic: 'E-1', claudeDir: s.claudeDir, args: ['--timeout', '30'] });
 //   await w.waitTask('t1', (t) => t.verdict === 'healthy', 'the lead healthy');   // polls watchdog.json
 //   await judge({ stateDir, epic: 'E-1', claudeDir, aheadMs: 100_000 })           // one --once / --now check
+//   w.checks()                                   // every check so far, from the loop's --json output
 //
-// The loop runs with `--check-interval 1 --action report` unless `args` say otherwise, and
+// The loop runs with `--json --check-interval 1 --action report` unless `args` say otherwise, and
 // CLAUDE_CONFIG_DIR pointing at the session's ~/.claude. It is SIGKILLed when the test ends.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,8 @@ export interface TaskView {
 
 export interface RunningWatchdog {
   output(): string;
+  /** Every check's report printed so far (`--json`: one line each), oldest first. */
+  checks(): { check_timestamp: string; tasks: TaskView[]; stalls_detected: Record<string, any>[] }[];
   /** The tasks of the latest watchdog.json (empty before the first check). */
   tasks(): TaskView[];
   waitTask(taskId: string, pred: (t: TaskView) => boolean, what: string, timeoutMs?: number): Promise<TaskView>;
@@ -38,11 +41,21 @@ export function readTasks(stateDir: string, epic: string): TaskView[] {
 
 export function startWatchdog(o: { stateDir: string; epic: string; claudeDir: string; args?: string[] }): RunningWatchdog {
   const args = o.args ?? [];
-  const defaults = [...(args.includes('--check-interval') ? [] : ['--check-interval', '1']), ...(args.includes('--action') ? [] : ['--action', 'report'])];
+  const defaults = ['--json', ...(args.includes('--check-interval') ? [] : ['--check-interval', '1']), ...(args.includes('--action') ? [] : ['--action', 'report'])];
   const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], { env: { CLAUDE_CONFIG_DIR: o.claudeDir } });
   onTestFinished(() => void child.kill('SIGKILL'));
   return {
     output: () => child.output(),
+    checks: () =>
+      child.output().split('\n').flatMap((l) => {
+        if (!l.startsWith('{"')) return [];
+        try {
+          const r = JSON.parse(l);
+          return r.check_timestamp ? [r] : [];
+        } catch {
+          return [];
+        }
+      }),
     tasks: () => readTasks(o.stateDir, o.epic),
     waitTask: (taskId, pred, what, timeoutMs = 60_000) =>
       until(() => readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId && pred(t)), timeoutMs, `${what} (watchdog output: ${child.output().slice(-500)}; last: ${JSON.stringify(readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId))})`),

@@ -55,7 +55,7 @@ describe('command adapter', () => {
 describe('createAdapter config checks', () => {
   it('names an unknown placeholder, the key and the element', () => {
     expect(() => createAdapter('process', { redispatch_argv: ['claude', '-p', '{promt}'] }, { clock: realClock })).toThrowErrorMatchingInlineSnapshot(
-      `[InputError: agents.redispatch_argv[2]: unknown placeholder {promt}. Expected one of {prompt} {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {recovery_task_id} {epic} {key} {pid} {agent_id} {agent_name} {team} {session_id}, got "{promt}".]`,
+      `[InputError: agents.redispatch_argv[2]: unknown placeholder {promt}. Expected one of {prompt} {prompt_file} {ticket} {attempt} {checkpoint} {task_id} {recovery_task_id} {epic} {key} {pid} {agent_id} {agent_name} {team} {session_id} {cwd}, got "{promt}".]`,
     );
   });
 
