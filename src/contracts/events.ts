@@ -58,6 +58,7 @@ export const StallDetected = ev('stall_detected', {
   exemptions: z.array(Exemption).optional(),
   reason: z.string().optional(),
   last_tool: z.string().optional(),
+  last_tool_open: z.boolean().optional().describe('The last tool call had no result yet (absent: no source could tell).'),
 }, 'A task crossed its effective stall window.');
 
 export const TruthInconsistent = ev('truth_inconsistent', { ...TaskFields, reason: z.string() }, 'Evidence contradicts itself; reported, never acted on.');

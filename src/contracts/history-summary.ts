@@ -64,6 +64,7 @@ export const HistorySummarySchema = z
       last_logged: pairs(VerdictKindSchema),
       last_logged_at_ms: pairs(z.number()),
       attention: z.array(z.object({ key: z.string(), kind: AttentionKindSchema, taskId: z.string().optional(), ticketId: z.string().optional(), sinceMs: z.number().optional(), detail: z.string() })),
+      last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
       redispatch_count: pairs(z.number().int().min(0)),
       last_recovery_mode: pairs(RecoveryModeSchema),
       actions: z.array(

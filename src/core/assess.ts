@@ -23,6 +23,8 @@ export interface Verdict {
   /** The Bash exemption held and widened the window (the seed's `bash_timeout_exemption`). */
   hasBashTimeoutExemption: boolean;
   lastTool?: string;
+  /** Whether that call was still open (no result yet), when a source can tell. */
+  isLastToolOpen?: boolean;
   sources: SourceName[];
   reason: string;
   /** Why a `stalled` verdict is one (contracts/vocabulary.ts STALL_REASONS); read it with stallReasonOf. */
@@ -164,6 +166,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     exemptions: window.exemptions,
     hasBashTimeoutExemption: window.hasBashTimeoutExemption,
     lastTool: obs.lastTool?.name,
+    ...(obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {}),
     sources: obs.sources,
     reason,
     ...extra,

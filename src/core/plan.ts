@@ -157,10 +157,14 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     if (decision && v.kind === 'stalled') stalls.set(v.taskId, decision);
     const eventName = VERDICT_EVENT[v.kind];
     const previous = history.lastLogged.get(v.taskId);
-    if (!eventName || previous === v.kind) continue;
+    // A stall whose reason changed is logged again (an inactivity stall the agent then gives up on
+    // is an api_error): the log says what the stall, and any action on it, was for.
+    const lastReason = history.lastStallReason.get(v.taskId);
+    const isNewReason = v.kind === 'stalled' && previous === 'stalled' && lastReason !== undefined && lastReason !== (v.stallReason ?? 'inactivity');
+    if (!eventName || (previous === v.kind && !isNewReason)) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (eventName === 'healthy') {
-      events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== undefined });
+      events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === 'stalled' || previous === 'looping' });
     } else if (eventName === 'stall_detected') {
       const d = decision!; // a stalled verdict is always a target, so it has its decision
       events.push({
@@ -176,6 +180,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
         exemptions: v.exemptions,
         reason: v.reason,
         ...(v.lastTool ? { last_tool: v.lastTool } : {}),
+        ...(v.lastTool && v.isLastToolOpen !== undefined ? { last_tool_open: v.isLastToolOpen } : {}),
       });
     } else {
       events.push({ event: eventName, ...ids, reason: v.reason });

@@ -39,6 +39,24 @@ describe('planCheck', () => {
     expect(planCheck(vs, tasksOf(vs), h, opts()).events).toEqual([]);
   });
 
+  it('a stall whose reason changed is logged again (an inactivity stall, then the give-up: api_error), a stall with the same reason is not (issue 17 item 7)', () => {
+    const stalled = { ...env, event: 'stall_detected', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', stall_reason: 'inactivity', idle_seconds: 130, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report', effective_timeout_seconds: 120, exemptions: [] } as DispatchEvent;
+    const h = foldHistory([stalled], 'E-1');
+    const same = [verdict('t1', 'stalled')];
+    expect(planCheck(same, tasksOf(same), h, opts({ strategy: 'report' })).events).toEqual([]);
+    const gaveUp = [verdict('t1', 'stalled', { stallReason: 'api_error', reason: 'gave up: API Error 529' })];
+    expect(planCheck(gaveUp, tasksOf(gaveUp), h, opts({ strategy: 'report' })).events).toEqual([expect.objectContaining({ event: 'stall_detected', stall_reason: 'api_error', reason: 'gave up: API Error 529' })]);
+  });
+
+  it('healthy after a stall is recovered; healthy after unknown (a transcript not found yet) or first seen is not', () => {
+    const logged = (event: string) => foldHistory([{ ...env, event, ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', reason: 'x', stall_reason: 'inactivity', idle_seconds: 1, bash_timeout_exemption: false, redispatch_attempt: 1, action_taken: 'report', effective_timeout_seconds: 120, exemptions: [] } as DispatchEvent], 'E-1');
+    const vs = [verdict('t1', 'healthy')];
+    const recovered = (h: ReturnType<typeof foldHistory>) => (planCheck(vs, tasksOf(vs), h, opts()).events[0] as { recovered?: boolean }).recovered;
+    expect(recovered(foldHistory([], 'E-1'))).toBe(false);
+    expect(recovered(logged('task_unknown'))).toBe(false);
+    expect(recovered(logged('stall_detected'))).toBe(true);
+  });
+
   it.each([
     ['redispatch under the cap', 'redispatch', 0, 'redispatch', 1, 't1-r1'],
     ['redispatch at attempt 2', 'redispatch', 1, 'redispatch', 2, 't1-r2'],

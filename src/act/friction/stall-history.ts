@@ -18,6 +18,8 @@ export interface StallRecord {
   exemptions: readonly string[];
   /** Name of the last tool call, e.g. `Bash`. */
   lastTool?: string;
+  /** That call had no result yet when the stall was detected (undefined: not recorded). */
+  isLastToolOpen?: boolean;
   /** The verdict's human-readable reason. */
   reason?: string;
   /** It stalled in a mass stall (a circuit-breaker check listed it with much of the wave). */
@@ -39,6 +41,7 @@ export function stallRecordFromEvent(ev: StallEvent): StallRecord {
   }
   return {
     ...base,
+    ...(ev.last_tool_open !== undefined ? { isLastToolOpen: ev.last_tool_open } : {}),
     attempt: ev.redispatch_attempt,
     idleSeconds: ev.idle_seconds,
     stallReason: ev.stall_reason,
