@@ -30,7 +30,6 @@ describe('hypothesizeRootCause', () => {
     ['rate limits', three(() => ({ exemptions: ['rate_limit'] })), 'provider_capacity'],
     ['API give-ups (529, connection)', three(() => ({ stallReason: 'api_gave_up' })), 'provider_capacity'],
     ['context exhausted twice', three((n) => ({ stallReason: n < 2 ? 'context_exhausted' : 'inactivity' })), 'context_exhausted'],
-<<<<<<< HEAD
     ['same last tool every time, open at each stall', three(() => ({ lastTool: 'WebFetch', exemptions: ['open_tool_call'] })), 'stuck_on_step'],
     // An API hang is not blamed on the last tool: the call had returned, the agent waited on the model.
     ['same last tool every time, returned before each silence', three(() => ({ lastTool: 'WebFetch' })), 'api_hang'],
@@ -38,13 +37,6 @@ describe('hypothesizeRootCause', () => {
     // A mass stall is its own hypothesis, whatever the tool or the silence looked like.
     ['stalled with the whole wave (mass stall)', three((n) => ({ lastTool: 'Read', isMassStall: n > 0 })), 'mass_stall'],
     ['one mass stall among three', three((n) => ({ isMassStall: n === 0 })), 'context_or_dependency'],
-=======
-    ['same last tool every time', three(() => ({ lastTool: 'WebFetch' })), 'stuck_on_step'],
-    ['same last tool, open every time', three(() => ({ lastTool: 'WebFetch', isLastToolOpen: true })), 'stuck_on_step'],
-    ['same last tool, returned every time: the model never answered (issue 17 item 7)', three(() => ({ lastTool: 'Bash', isLastToolOpen: false })), 'model_hang'],
-    ['a returned call once among three', three((n) => ({ lastTool: 'Read', isLastToolOpen: n === 0 ? false : undefined })), 'context_or_dependency'],
-    ['different last tools', three((n) => ({ lastTool: ['Read', 'Edit', 'Grep'][n] })), 'context_or_dependency'],
->>>>>>> b76218d (The event log says what a stall was for: a stall whose reason changes (an inactivity stall, then the give-up: api_error) is logged again; recovered: true only after a stall or loop (not after unknown, as a transcript not found yet was); stall_detected records whether the last call was still open, and friction no longer blames a call that had returned for a stall (model_hang: the model never answered))
     ['no last tool at all', three(() => ({})), 'context_or_dependency'],
     ['a single stall on a tool', [stall(0, { lastTool: 'Edit' })], 'context_or_dependency'],
     ['no history', [], 'context_or_dependency'],

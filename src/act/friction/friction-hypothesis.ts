@@ -10,7 +10,6 @@ export type HypothesisKind =
   | 'hanging_command'
   | 'provider_capacity'
   | 'context_exhausted'
-  | 'model_hang'
   | 'stuck_on_step'
   | 'api_hang'
   | 'context_or_dependency';
@@ -106,27 +105,10 @@ const RULES: Rule[] = [
       action: `Lower the wave's concurrency or wait for the provider's quota to recover, ${then}; the task itself may be fine.`,
     };
   },
-<<<<<<< HEAD
   (h, t, then) => {
     const tool = h[0]?.lastTool;
     // Only a call still open at the stall is a step the agent was stuck on (see api_hang below).
     if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || !isOpenAtStall(r))) return undefined;
-=======
-  (h, t) => {
-    // The last call had returned: the agent waited on the model's next response, not on the tool.
-    const n = count(h, (r) => r.stallReason === 'inactivity' && r.isLastToolOpen === false);
-    if (!isRepeated(n, h.length)) return undefined;
-    return {
-      kind: 'model_hang',
-      text: `In ${of(n, h.length)} stalls the agent's last tool call had returned and no response of the model followed: an API response that never came (a frozen stream, a long backoff) stopped it, not a tool.`,
-      action: `Check the provider's status and the agent's stderr or stream-json output for retries around those times; if it recurs, lower the wave's concurrency. Then move ${t} out of Blocked; the task itself may be fine.`,
-    };
-  },
-  (h, t) => {
-    const tool = h[0]?.lastTool;
-    // A call that had returned is not the step the agent is stuck on (absent: older logs, counted).
-    if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || r.isLastToolOpen === false)) return undefined;
->>>>>>> b76218d (The event log says what a stall was for: a stall whose reason changes (an inactivity stall, then the give-up: api_error) is logged again; recovered: true only after a stall or loop (not after unknown, as a transcript not found yet was); stall_detected records whether the last call was still open, and friction no longer blames a call that had returned for a stall (model_hang: the model never answered))
     return {
       kind: 'stuck_on_step',
       text: `Every stall (${h.length}) ended on the same tool, \`${tool}\`: the agent is stuck on one step of the task.`,
