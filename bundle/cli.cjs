@@ -10993,8 +10993,17 @@ var init_friction_hypothesis = __esm({
         };
       },
       (h, t) => {
+        const n = count(h, (r) => r.stallReason === "inactivity" && r.isLastToolOpen === false);
+        if (!isRepeated(n, h.length)) return void 0;
+        return {
+          kind: "model_hang",
+          text: `In ${of(n, h.length)} stalls the agent's last tool call had returned and no response of the model followed: an API response that never came (a frozen stream, a long backoff) stopped it, not a tool.`,
+          action: `Check the provider's status and the agent's stderr or stream-json output for retries around those times; if it recurs, lower the wave's concurrency. Then move ${t} out of Blocked; the task itself may be fine.`
+        };
+      },
+      (h, t) => {
         const tool = h[0]?.lastTool;
-        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool)) return void 0;
+        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || r.isLastToolOpen === false)) return void 0;
         return {
           kind: "stuck_on_step",
           text: `Every stall (${h.length}) ended on the same tool, \`${tool}\`: the agent is stuck on one step of the task.`,
@@ -11023,6 +11032,7 @@ function stallRecordFromEvent(ev2) {
   }
   return {
     ...base,
+    ...ev2.last_tool_open !== void 0 ? { isLastToolOpen: ev2.last_tool_open } : {},
     attempt: ev2.redispatch_attempt,
     idleSeconds: ev2.idle_seconds,
     stallReason: ev2.stall_reason,
@@ -19421,7 +19431,8 @@ var StallDetected = ev("stall_detected", {
   effective_timeout_seconds: number2().optional(),
   exemptions: array(ExemptionSchema).optional(),
   reason: string2().optional(),
-  last_tool: string2().optional()
+  last_tool: string2().optional(),
+  last_tool_open: boolean2().optional().describe("The last tool call had no result yet (absent: no source could tell).")
 }, "A task crossed its effective stall window.");
 var TruthInconsistent = ev("truth_inconsistent", { ...TaskFields, reason: string2() }, "Evidence contradicts itself; reported, never acted on.");
 var LoopingDetected = ev("looping_detected", { ...TaskFields, reason: string2() }, "An agent repeats the same call or error.");
@@ -19593,6 +19604,7 @@ var OUTCOME_EVENT_OF = {
 function emptyHistory() {
   return {
     lastLogged: /* @__PURE__ */ new Map(),
+    lastStallReason: /* @__PURE__ */ new Map(),
     redispatchCount: /* @__PURE__ */ new Map(),
     actions: /* @__PURE__ */ new Map(),
     replacements: /* @__PURE__ */ new Map(),
@@ -19669,6 +19681,7 @@ function foldEvent(h, e, epicId) {
   }
   const kind = verdictOfEvent(e.event);
   if (own2 && kind && "task_id" in e) h.lastLogged.set(String(e.task_id), kind);
+  if (own2 && e.event === "stall_detected") h.lastStallReason.set(e.task_id, e.stall_reason);
   return h;
 }
 function foldRequestStart(h, rec, e) {
@@ -21057,6 +21070,7 @@ function assess(task, obs, policy, nowMs) {
     exemptions: window.exemptions,
     hasBashTimeoutExemption: window.hasBashTimeoutExemption,
     lastTool: obs.lastTool?.name,
+    ...obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {},
     sources: obs.sources,
     reason,
     ...extra
@@ -21604,10 +21618,12 @@ function planCheck(verdicts, tasks, history, opts) {
     if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
     const eventName = VERDICT_EVENT[v.kind];
     const previous = history.lastLogged.get(v.taskId);
-    if (!eventName || previous === v.kind) continue;
+    const lastReason = history.lastStallReason.get(v.taskId);
+    const isNewReason = v.kind === "stalled" && previous === "stalled" && lastReason !== void 0 && lastReason !== (v.stallReason ?? "inactivity");
+    if (!eventName || previous === v.kind && !isNewReason) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (eventName === "healthy") {
-      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous !== void 0 });
+      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === "stalled" || previous === "looping" });
     } else if (eventName === "stall_detected") {
       const d = decision;
       events.push({
@@ -21622,7 +21638,8 @@ function planCheck(verdicts, tasks, history, opts) {
         effective_timeout_seconds: secs(v.effectiveTimeoutMs),
         exemptions: v.exemptions,
         reason: v.reason,
-        ...v.lastTool ? { last_tool: v.lastTool } : {}
+        ...v.lastTool ? { last_tool: v.lastTool } : {},
+        ...v.lastTool && v.isLastToolOpen !== void 0 ? { last_tool_open: v.isLastToolOpen } : {}
       });
     } else {
       events.push({ event: eventName, ...ids, reason: v.reason });
@@ -25188,6 +25205,7 @@ var HistorySummarySchema = object({
   diagnostics: object({ count: number2().int().min(0), first: array(Diagnostic) }).describe("Corrupt lines met in the covered part."),
   history: object({
     last_logged: pairs(VerdictKindSchema),
+    last_stall_reason: pairs(string2()).default([]).describe("The stall_reason of the last stall_detected per task id (a summary without it predates the field)."),
     redispatch_count: pairs(number2().int().min(0)),
     actions: array(
       object({
@@ -25215,6 +25233,7 @@ var HistorySummarySchema = object({
 function historyToJson(h) {
   const fields = {
     lastLogged: 0,
+    lastStallReason: 0,
     redispatchCount: 0,
     actions: 0,
     replacements: 0,
@@ -25232,6 +25251,7 @@ function historyToJson(h) {
   void fields;
   return {
     last_logged: [...h.lastLogged],
+    last_stall_reason: [...h.lastStallReason],
     redispatch_count: [...h.redispatchCount],
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
@@ -25251,6 +25271,7 @@ function historyToJson(h) {
 function historyFromJson(j) {
   const h = {
     lastLogged: new Map(j.last_logged),
+    lastStallReason: new Map(j.last_stall_reason),
     redispatchCount: new Map(j.redispatch_count),
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
