@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path36 = require("node:path");
+    var path39 = require("node:path");
     var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path36.resolve(baseDir, baseName);
+          const localBin = path39.resolve(baseDir, baseName);
           if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path36.extname(baseName))) return void 0;
+          if (sourceExt.includes(path39.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path36.resolve(
-            path36.dirname(resolvedScriptPath),
+          executableDir = path39.resolve(
+            path39.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path36.basename(
+            const legacyName = path39.basename(
               this._scriptPath,
-              path36.extname(this._scriptPath)
+              path39.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path36.extname(executableFile));
+        launchWithNode = sourceExt.includes(path39.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path36.basename(filename, path36.extname(filename));
+        this._name = path39.basename(filename, path39.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path37) {
-        if (path37 === void 0) return this._executableDir;
-        this._executableDir = path37;
+      executableDir(path40) {
+        if (path40 === void 0) return this._executableDir;
+        this._executableDir = path40;
         return this;
       }
       /**
@@ -3679,17 +3679,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key2, node2, visitor, path36) {
-      const ctrl = callVisitor(key2, node2, visitor, path36);
+    function visit_(key2, node2, visitor, path39) {
+      const ctrl = callVisitor(key2, node2, visitor, path39);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path36, ctrl);
-        return visit_(key2, ctrl, visitor, path36);
+        replaceNode(key2, path39, ctrl);
+        return visit_(key2, ctrl, visitor, path39);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
+          path39 = Object.freeze(path39.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path36);
+            const ci = visit_(i, node2.items[i], visitor, path39);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3700,13 +3700,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path36);
+          path39 = Object.freeze(path39.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path39);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path36);
+          const cv = visit_("value", node2.value, visitor, path39);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3727,17 +3727,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key2, node2, visitor, path36) {
-      const ctrl = await callVisitor(key2, node2, visitor, path36);
+    async function visitAsync_(key2, node2, visitor, path39) {
+      const ctrl = await callVisitor(key2, node2, visitor, path39);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path36, ctrl);
-        return visitAsync_(key2, ctrl, visitor, path36);
+        replaceNode(key2, path39, ctrl);
+        return visitAsync_(key2, ctrl, visitor, path39);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
+          path39 = Object.freeze(path39.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path36);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path39);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3748,13 +3748,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path36 = Object.freeze(path36.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path36);
+          path39 = Object.freeze(path39.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path39);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path36);
+          const cv = await visitAsync_("value", node2.value, visitor, path39);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3781,23 +3781,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key2, node2, visitor, path36) {
+    function callVisitor(key2, node2, visitor, path39) {
       if (typeof visitor === "function")
-        return visitor(key2, node2, path36);
+        return visitor(key2, node2, path39);
       if (identity.isMap(node2))
-        return visitor.Map?.(key2, node2, path36);
+        return visitor.Map?.(key2, node2, path39);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key2, node2, path36);
+        return visitor.Seq?.(key2, node2, path39);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key2, node2, path36);
+        return visitor.Pair?.(key2, node2, path39);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key2, node2, path36);
+        return visitor.Scalar?.(key2, node2, path39);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key2, node2, path36);
+        return visitor.Alias?.(key2, node2, path39);
       return void 0;
     }
-    function replaceNode(key2, path36, node2) {
-      const parent = path36[path36.length - 1];
+    function replaceNode(key2, path39, node2) {
+      const parent = path39[path39.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key2] = node2;
       } else if (identity.isPair(parent)) {
@@ -4409,10 +4409,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path36, value) {
+    function collectionFromPath(schema, path39, value) {
       let v = value;
-      for (let i = path36.length - 1; i >= 0; --i) {
-        const k = path36[i];
+      for (let i = path39.length - 1; i >= 0; --i) {
+        const k = path39[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4431,7 +4431,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path36) => path36 == null || typeof path36 === "object" && !!path36[Symbol.iterator]().next().done;
+    var isEmptyPath = (path39) => path39 == null || typeof path39 === "object" && !!path39[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4461,11 +4461,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path36, value) {
-        if (isEmptyPath(path36))
+      addIn(path39, value) {
+        if (isEmptyPath(path39))
           this.add(value);
         else {
-          const [key2, ...rest] = path36;
+          const [key2, ...rest] = path39;
           const node2 = this.get(key2, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4479,8 +4479,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path36) {
-        const [key2, ...rest] = path36;
+      deleteIn(path39) {
+        const [key2, ...rest] = path39;
         if (rest.length === 0)
           return this.delete(key2);
         const node2 = this.get(key2, true);
@@ -4494,8 +4494,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path36, keepScalar) {
-        const [key2, ...rest] = path36;
+      getIn(path39, keepScalar) {
+        const [key2, ...rest] = path39;
         const node2 = this.get(key2, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4513,8 +4513,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path36) {
-        const [key2, ...rest] = path36;
+      hasIn(path39) {
+        const [key2, ...rest] = path39;
         if (rest.length === 0)
           return this.has(key2);
         const node2 = this.get(key2, true);
@@ -4524,8 +4524,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path36, value) {
-        const [key2, ...rest] = path36;
+      setIn(path39, value) {
+        const [key2, ...rest] = path39;
         if (rest.length === 0) {
           this.set(key2, value);
         } else {
@@ -7040,9 +7040,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path36, value) {
+      addIn(path39, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path36, value);
+          this.contents.addIn(path39, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7117,14 +7117,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path36) {
-        if (Collection.isEmptyPath(path36)) {
+      deleteIn(path39) {
+        if (Collection.isEmptyPath(path39)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path36) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path39) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7139,10 +7139,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path36, keepScalar) {
-        if (Collection.isEmptyPath(path36))
+      getIn(path39, keepScalar) {
+        if (Collection.isEmptyPath(path39))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path36, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path39, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7153,10 +7153,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path36) {
-        if (Collection.isEmptyPath(path36))
+      hasIn(path39) {
+        if (Collection.isEmptyPath(path39))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path36) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path39) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7173,13 +7173,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path36, value) {
-        if (Collection.isEmptyPath(path36)) {
+      setIn(path39, value) {
+        if (Collection.isEmptyPath(path39)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path36), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path39), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path36, value);
+          this.contents.setIn(path39, value);
         }
       }
       /**
@@ -9140,9 +9140,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path36) => {
+    visit.itemAtPath = (cst, path39) => {
       let item = cst;
-      for (const [field, index] of path36) {
+      for (const [field, index] of path39) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9151,23 +9151,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path36) => {
-      const parent = visit.itemAtPath(cst, path36.slice(0, -1));
-      const field = path36[path36.length - 1][0];
+    visit.parentCollection = (cst, path39) => {
+      const parent = visit.itemAtPath(cst, path39.slice(0, -1));
+      const field = path39[path39.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path36, item, visitor) {
-      let ctrl = visitor(item, path36);
+    function _visit(path39, item, visitor) {
+      let ctrl = visitor(item, path39);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path36.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path39.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9178,10 +9178,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path36);
+            ctrl = ctrl(item, path39);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path36) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path39) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -11666,18 +11666,25 @@ var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
 var import_node_url = require("node:url");
 var cached;
-function packageVersion() {
+function findPackage() {
   if (cached) return cached;
-  let dir = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
+  const here = import_node_path.default.dirname((0, import_node_url.fileURLToPath)(__dwImportMetaUrl));
+  let dir = here;
   for (let i = 0; i < 4; i++) {
     try {
       const pkg = JSON.parse((0, import_node_fs.readFileSync)(import_node_path.default.join(dir, "package.json"), "utf8"));
-      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = pkg.version;
+      if (pkg.name === "dispatch-watchdog" && pkg.version) return cached = { root: dir, version: pkg.version };
     } catch {
     }
     dir = import_node_path.default.dirname(dir);
   }
-  return cached = "0.0.0";
+  return cached = { root: import_node_path.default.dirname(here), version: "0.0.0" };
+}
+function packageVersion() {
+  return findPackage().version;
+}
+function packageRoot() {
+  return findPackage().root;
 }
 
 // src/act/agents/make-adapter.ts
@@ -11998,10 +12005,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path36) {
-  if (!path36)
+function getElementAtPath(obj, path39) {
+  if (!path39)
     return obj;
-  return path36.reduce((acc, key2) => acc?.[key2], obj);
+  return path39.reduce((acc, key2) => acc?.[key2], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12341,11 +12348,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path36, issues) {
+function prefixIssues(path39, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path36);
+    iss.path.unshift(path39);
     return iss;
   });
 }
@@ -12803,16 +12810,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path36 = []) => {
+  const processError = (error3, path39 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path36, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path39, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path36, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
       } else {
-        const fullpath = [...path36, ...issue2.path];
+        const fullpath = [...path39, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -18355,8 +18362,8 @@ var FILE_MODE = 384;
 var DIR_MODE = 448;
 var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
 var guardedRoots = /* @__PURE__ */ new Set();
-function guardRoot(root) {
-  guardedRoots.add(import_node_path2.default.resolve(root));
+function guardStateDir(stateDir) {
+  guardedRoots.add(import_node_path2.default.resolve(stateDir));
 }
 function symlinkRefused(p) {
   const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
@@ -18903,6 +18910,18 @@ async function processGroupMembers(pgrp) {
   }
   return members2;
 }
+async function ancestry(pid = process.pid) {
+  const out = [pid];
+  for (let p = pid; out.length < 4096; ) {
+    const text = await import_node_fs6.promises.readFile(`/proc/${p}/stat`, "utf8").catch(() => void 0);
+    const st = text === void 0 ? void 0 : parseProcStat(text);
+    const parent = st?.ppid ?? (p === process.pid ? process.ppid : void 0);
+    if (parent === void 0 || parent <= 0 || out.includes(parent)) break;
+    out.push(parent);
+    p = parent;
+  }
+  return out;
+}
 var bootIdCache;
 var readBootId = () => bootIdCache ??= import_node_fs6.promises.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => void 0);
 async function probeProcess(pid) {
@@ -19252,7 +19271,12 @@ async function isAgentsOwnGroup(identity, pgrp) {
   return decideGroupIsOurs(identity, members2, process.pid, process.ppid);
 }
 function decideGroupIsOurs(identity, members2, ownPid, parentPid) {
-  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks);
+  const byPid = new Map(members2.map((m) => [m.pid, m]));
+  const descends = (m) => {
+    for (let p = m, hops = 0; p && hops <= members2.length; p = byPid.get(p.ppid), hops++) if (p.pid === identity.pid) return true;
+    return false;
+  };
+  return members2.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks && descends(m));
 }
 async function waitGone(identity, ms2, deps) {
   const deadline = deps.clock.nowMs() + ms2;
@@ -19300,6 +19324,9 @@ function createProcessAdapter(agents, deps, opts = {}) {
         return failed("cancel", "process", "missing_target", `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
       }
       try {
+        if (pid <= 1 || (await ancestry()).includes(pid)) {
+          return failed("cancel", "process", "identity_unknown", `not killed: pid ${pid} is ${pid === process.pid ? "this watchdog itself" : pid <= 1 ? "not an agent" : "an ancestor of this watchdog (its parent, or the process that started it)"}, not task ${req.task.taskId}'s agent. Write the agent's own pid in the row.`);
+        }
         const v = await verifyTarget(pid, known, tolerance);
         switch (v.kind) {
           case "gone":
@@ -20032,9 +20059,9 @@ function unescape(s) {
 }
 
 // src/contracts/parse-yaml.ts
-function formatPath(path36) {
+function formatPath(path39) {
   let s = "";
-  for (const part2 of path36) {
+  for (const part2 of path39) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20051,24 +20078,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path36) {
+function valueAt(root, path39) {
   let cur = root;
-  for (const part2 of path36) {
+  for (const part2 of path39) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path36, isKeyWanted = false) {
+function nodeOffset(doc, path39, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path36.entries()) {
+  for (const [i, part2] of path39.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path36.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path39.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20144,10 +20171,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path36, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path36, isKeyWanted);
+  const locate = (path39, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path39, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -20164,10 +20191,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path36) => {
-    const offset = nodeOffset(doc, path36);
+  return (path39) => {
+    const offset = nodeOffset(doc, path39);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path36) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
   };
 }
 function pickIssue(first) {
@@ -20373,7 +20400,6 @@ var StatePaths = class {
   root;
   constructor(stateDir) {
     this.root = import_node_path8.default.resolve(stateDir);
-    guardRoot(this.root);
   }
   epicDir(epicId) {
     return import_node_path8.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
@@ -20430,6 +20456,30 @@ var StatePaths = class {
     return import_node_path8.default.relative(this.root, p) || ".";
   }
 };
+var STATE_DIR_LAYOUT = [
+  { in: "epic", name: "state.yaml", owner: "orchestrator", prune: "never" },
+  { in: "epic", name: "watchdog.json", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
+  // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
+  { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
+  // What the process, command and claude-team adapters keep: logs, prompts, step markers.
+  { in: "epic", name: "agents", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "launches", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "commands", owner: "watchdog", prune: "finished_epic" },
+  { in: "epic", name: "inbox-sent", owner: "watchdog", prune: "finished_epic" },
+  { in: "root", name: "epics", owner: "orchestrator", prune: "never" },
+  { in: "root", name: "dispatch-log", owner: "watchdog", prune: "never" },
+  { in: "root", name: "friction", owner: "watchdog", prune: "never" },
+  { in: "root", name: "watchdog.config.yaml", owner: "user", prune: "never" },
+  { in: "root", name: "activity", owner: "hook", prune: "unused", pruneWhy: "no hook activity for {age}" },
+  { in: "root", name: "observe", owner: "watchdog", prune: "unused", pruneWhy: "read positions unused for {age} (rebuilt when needed)" },
+  { in: "root", name: "pipeline_checkpoints", owner: "watchdog", prune: "checkpoint" }
+];
+function isLayoutEntry(entry, name) {
+  return entry.name.endsWith("*") ? name.startsWith(entry.name.slice(0, -1)) : name === entry.name;
+}
 
 // src/act/friction/friction-render.ts
 init_defaults();
@@ -20962,9 +21012,6 @@ async function recoverAtStartUp(ctx, opts) {
   return report;
 }
 
-// src/check.ts
-init_errors();
-
 // src/core/exemptions.ts
 var rule = (r) => r;
 var isBash = (obs) => obs.lastTool?.name === "Bash";
@@ -20978,13 +21025,16 @@ var EXEMPTION_RULES = {
       return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
     }
   }),
-  // The API is backing off (or the row's output says so): the base window times the factor.
-  // With a transcript, backoff is its api_error records: model prose that says "retry" is not backoff.
+  // The API is backing off (or the row's output says so): the base window times the factor, and
+  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
+  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
   rate_limit: rule({
-    reads: ["rateLimitPatterns", "rateLimitFactor"],
+    reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
     window: (obs, p) => {
       const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
-      return obs.isApiRetrying || p.rateLimitPatterns.some((x) => text.includes(x)) ? p.baseTimeoutMs * p.rateLimitFactor : void 0;
+      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
+      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
+      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
     }
   }),
   // A Bash command that waits on CI, while it runs: at least the CI polling window.
@@ -21147,6 +21197,10 @@ function assess(task, obs, policy, nowMs) {
       return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
+    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
+      const ids = children.unseenIds;
+      return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
     const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
     return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
@@ -21278,6 +21332,7 @@ async function readAcks(paths, epicId, keys) {
 }
 
 // src/observe/parse/observation.ts
+var RESUME_SLACK_MS = 1e3;
 var newer = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
 function mergeObservations(parts) {
   const out = { sources: [], recentCalls: [], contradictions: [], missing: [] };
@@ -21286,7 +21341,7 @@ function mergeObservations(parts) {
   let recentAt = -Infinity;
   let finishedBy;
   for (const p of parts) {
-    const hasFact = p.lastProgressMs !== void 0 || p.lastTool !== void 0 || p.lastOutput !== void 0 || p.finished !== void 0 || p.waitingHuman !== void 0 || p.isApiRetrying !== void 0 || p.failed !== void 0 || (p.recentCalls?.length ?? 0) > 0;
+    const hasFact = p.lastProgressMs !== void 0 || p.lastTool !== void 0 || p.lastOutput !== void 0 || p.finished !== void 0 || p.waitingHuman !== void 0 || p.isApiRetrying !== void 0 || p.failed !== void 0 || (p.recentCalls?.length ?? 0) > 0 || p.source === "process" && p.outputGrewAtMs !== void 0;
     if (hasFact && !out.sources.includes(p.source)) out.sources.push(p.source);
     out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
@@ -21314,6 +21369,7 @@ function mergeObservations(parts) {
       }
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
+    if (p.apiRetryDelayMs !== void 0) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
     if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
     if (p.finished && (!out.finished || out.finished.isInferred && !p.finished.isInferred)) {
       out.finished = p.finished;
@@ -21325,9 +21381,12 @@ function mergeObservations(parts) {
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== void 0 && (out.cwd === void 0 || p.source === "transcript")) out.cwd = p.cwd;
     if (p.isProcessAlive !== void 0) out.isProcessAlive = p.isProcessAlive;
+    if (p.liveChildren !== void 0) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
+  const failedAtMs = out.failed?.atMs;
+  if (failedAtMs !== void 0 && parts.some((p) => (p.source === "hooks" || p.source === "transcript") && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   if (finishedBy === "hooks" && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
   return out;
 }
@@ -21352,8 +21411,233 @@ function observeRow(task) {
   return part2;
 }
 
-// src/observe/read/state-file-reader.ts
+// src/core/plan.ts
+function actionKey(epicId, taskId, kind) {
+  return `${epicId}:${taskId}:${kind}`;
+}
+var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
+var CIRCUIT_WINDOW_MS = 6e4;
+var BURST_MS = 1e4;
+function recentStalls(history, epicId, sinceMs) {
+  const out = [];
+  for (const list2 of history.stalls.values()) {
+    for (const e of list2) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+  }
+  return out;
+}
+function massStallNotePath(epicId, startMs) {
+  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
+}
+function planCheck(verdicts, tasks, history, opts) {
+  const acted = actedTaskIds(history);
+  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
+  const stalled = inFlight2.filter((v) => v.kind === "stalled");
+  const cb = opts.circuitBreaker;
+  const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
+  const since = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
+  const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
+  const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
+  const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
+  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
+  const burstRecent = since(BURST_MS);
+  const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
+  const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
+  const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
+  const events = [];
+  const actions = [];
+  const stalls = /* @__PURE__ */ new Map();
+  const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : void 0;
+  let isHeld = isMassStall && !episode?.isEscalated;
+  if (isMassStall) {
+    const ids = massTaskIds;
+    const startMs = episode?.startMs ?? opts.nowMs;
+    if (history.lastMassStall !== ids.join(",")) {
+      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, population.size), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
+    }
+    if (isHeld && episode && opts.nowMs !== void 0 && cb.maxHoldMs !== void 0 && opts.nowMs - episode.startMs > cb.maxHoldMs) {
+      isHeld = false;
+      events.push({
+        event: "mass_stall_escalated",
+        episode_started_at: msToIso(episode.startMs),
+        held_seconds: secs(opts.nowMs - episode.startMs),
+        task_ids: ids,
+        friction_path: massStallNotePath(opts.epicId, episode.startMs)
+      });
+    }
+  } else if (episode && opts.nowMs !== void 0) {
+    events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
+  }
+  for (const v of inFlight2) {
+    const task = tasks.get(v.taskId);
+    const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
+    const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
+    if (decision?.action) actions.push(decision.action);
+    if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
+    const eventName = VERDICT_EVENT[v.kind];
+    const previous = history.lastLogged.get(v.taskId);
+    const lastReason = history.lastStallReason.get(v.taskId);
+    const isNewReason = v.kind === "stalled" && previous === "stalled" && lastReason !== void 0 && lastReason !== (v.stallReason ?? "inactivity");
+    if (!eventName || previous === v.kind && !isNewReason) continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (eventName === "healthy") {
+      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === "stalled" || previous === "looping" });
+    } else if (eventName === "stall_detected") {
+      const d = decision;
+      events.push({
+        event: "stall_detected",
+        ...ids,
+        stall_reason: v.stallReason ?? "inactivity",
+        idle_seconds: secs(v.idleMs),
+        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        redispatch_attempt: d.redispatchAttempt,
+        max_redispatches: opts.maxRedispatches,
+        action_taken: d.actionTaken,
+        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
+        exemptions: v.exemptions,
+        reason: v.reason,
+        ...v.lastTool ? { last_tool: v.lastTool } : {},
+        ...v.lastTool && v.isLastToolOpen !== void 0 ? { last_tool_open: v.isLastToolOpen } : {}
+      });
+    } else {
+      events.push({ event: eventName, ...ids, reason: v.reason });
+    }
+  }
+  return { events, actions, stalls, isMassStall };
+}
+function decide(v, task, history, opts, acted, isMassStall) {
+  const count2 = history.redispatchCount.get(v.ticketId) ?? 0;
+  const base = { redispatchAttempt: count2 + 1 };
+  if (opts.strategy === "report") return { ...base, actionTaken: "report" };
+  if (task.pendingRequestKey) return { ...base, actionTaken: "awaiting_orchestrator" };
+  if (acted.has(v.taskId)) return { ...base, actionTaken: "already_under_way" };
+  if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
+  if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
+  if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: "held:unconfirmed_read" };
+  const make = (kind, attempt, recovery) => {
+    const key2 = actionKey(opts.epicId, v.taskId, kind);
+    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key2)) return { ...base, actionTaken: "held:unconfirmed_read" };
+    return {
+      ...base,
+      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+      recoveryTaskId: recovery,
+      action: { kind, key: key2, task, verdict: v, attempt, recoveryTaskId: recovery }
+    };
+  };
+  if (opts.strategy === "cancel") return make("cancel", count2 + 1);
+  if (count2 < opts.maxRedispatches) return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1));
+  return make("escalate", count2 + 1);
+}
+
+// src/core/read-diff.ts
+var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
+var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
+function compareReads(before, after) {
+  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
+  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
+  const loss = { vanished: [], fieldsLost: [] };
+  if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
+  for (const t of inFlight(before)) {
+    const later = now.get(rowOf2(t));
+    if (!later) {
+      loss.vanished.push(rowOf2(t));
+      continue;
+    }
+    if (later.raw === t.raw) continue;
+    const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
+    const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
+    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
+  }
+  loss.vanished.sort();
+  return loss;
+}
+var hasLoss = (l) => l.vanished.length > 0 || l.fieldsLost.length > 0;
+var carried = /* @__PURE__ */ new WeakMap();
+function carryActivityForward(before, wave) {
+  if (!before) return wave;
+  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  const tasks = wave.tasks.map((t) => {
+    const p = old.get(t.taskId);
+    if (!p || t.statusClass !== "in_flight" || p.statusClass !== "in_flight") return t;
+    const hasLostStart = t.raw?.dispatched_at == null && p.raw?.dispatched_at != null;
+    if (!hasLostStart && p.dispatchedAtMs !== t.dispatchedAtMs) return t;
+    const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
+    const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
+    if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
+    const hit = carried.get(t);
+    if (hit && hit.dispatchedAtMs === dispatchedAtMs && (hit.lastActivityMs ?? -Infinity) === lastActivityMs) return hit;
+    const out = { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : void 0 };
+    carried.set(t, out);
+    return out;
+  });
+  return { ...wave, tasks };
+}
+function isSameData(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb2 = Object.keys(b);
+  if (ka.length !== kb2.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !isSameData(a[k], b[k])) return false;
+  }
+  return true;
+}
+function keepUnchangedRows(before, after) {
+  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  let kept2 = 0;
+  const tasks = after.tasks.map((t) => {
+    const p = old.get(t.taskId);
+    if (p === void 0 || !isSameData(p, t)) return t;
+    kept2++;
+    return p;
+  });
+  return kept2 === 0 ? after : { ...after, tasks };
+}
+
+// src/observe/read/settle.ts
 var import_node_fs12 = require("node:fs");
+var import_promises3 = require("node:timers/promises");
+var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3, restMs: 4e3 };
+async function fileSignature(file) {
+  return (await statSignature(file)).signature;
+}
+async function statSignature(file) {
+  try {
+    const s = await import_node_fs12.promises.stat(file, { bigint: true });
+    const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
+    return {
+      signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+      identity: `${s.dev}:${s.ino}`,
+      changedMs: Number(changedNs / 1000000n),
+      writtenMs: Number(s.mtimeNs / 1000000n)
+    };
+  } catch (e) {
+    if (e.code === "ENOENT") return { signature: "missing", identity: "missing", changedMs: 0, writtenMs: 0 };
+    throw e;
+  }
+}
+async function waitForSettledFile(file, opts, mustRest = false) {
+  const deadline = Date.now() + opts.maxWaitMs;
+  const restMs = mustRest ? opts.restMs ?? DEFAULT_SETTLE.restMs : 0;
+  let previous = await statSignature(file);
+  const isRested = (s) => s.identity === "missing" || Date.now() - s.writtenMs >= restMs;
+  if (Date.now() - previous.changedMs >= opts.intervalMs && isRested(previous)) return { signature: previous.signature, isRenamed: false };
+  for (; ; ) {
+    await (0, import_promises3.setTimeout)(opts.intervalMs);
+    const current = await statSignature(file);
+    if (current.signature === previous.signature && isRested(current)) return { signature: current.signature, isRenamed: false };
+    if (current.identity !== previous.identity && current.identity !== "missing" && previous.identity !== "missing") return { signature: current.signature, isRenamed: true };
+    if (Date.now() >= deadline) return void 0;
+    previous = current;
+  }
+}
+
+// src/check-read.ts
+init_errors();
+
+// src/observe/read/state-file-reader.ts
+var import_node_fs13 = require("node:fs");
 
 // src/contracts/state-file.ts
 init_errors();
@@ -21511,7 +21795,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs12.promises.stat(file);
+      stat = await import_node_fs13.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -21531,7 +21815,7 @@ var StateFileReader = class {
     this.cache.delete(file);
     let text;
     try {
-      text = await import_node_fs12.promises.readFile(file, "utf8");
+      text = await import_node_fs13.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
@@ -21554,218 +21838,92 @@ function statError(e, file, epicId) {
 }
 var stateFileReader = new StateFileReader();
 
-// src/core/plan.ts
-function actionKey(epicId, taskId, kind) {
-  return `${epicId}:${taskId}:${kind}`;
+// src/check-read.ts
+async function readWave(paths, epicId) {
+  return stateFileReader.read(paths.stateFile(epicId), epicId);
 }
-var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
-var CIRCUIT_WINDOW_MS = 6e4;
-var BURST_MS = 1e4;
-function recentStalls(history, epicId, sinceMs) {
-  const out = [];
-  for (const list2 of history.stalls.values()) {
-    for (const e of list2) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
-  }
-  return out;
-}
-function massStallNotePath(epicId, startMs) {
-  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
-}
-function planCheck(verdicts, tasks, history, opts) {
-  const acted = actedTaskIds(history);
-  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const stalled = inFlight2.filter((v) => v.kind === "stalled");
-  const cb = opts.circuitBreaker;
-  const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
-  const since = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
-  const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
-  const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
-  const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
-  const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
-  const burstRecent = since(BURST_MS);
-  const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
-  const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
-  const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
-  const events = [];
-  const actions = [];
-  const stalls = /* @__PURE__ */ new Map();
-  const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : void 0;
-  let isHeld = isMassStall && !episode?.isEscalated;
-  if (isMassStall) {
-    const ids = massTaskIds;
-    const startMs = episode?.startMs ?? opts.nowMs;
-    if (history.lastMassStall !== ids.join(",")) {
-      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, population.size), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
-    }
-    if (isHeld && episode && opts.nowMs !== void 0 && cb.maxHoldMs !== void 0 && opts.nowMs - episode.startMs > cb.maxHoldMs) {
-      isHeld = false;
-      events.push({
-        event: "mass_stall_escalated",
-        episode_started_at: msToIso(episode.startMs),
-        held_seconds: secs(opts.nowMs - episode.startMs),
-        task_ids: ids,
-        friction_path: massStallNotePath(opts.epicId, episode.startMs)
-      });
-    }
-  } else if (episode && opts.nowMs !== void 0) {
-    events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
-  }
-  for (const v of inFlight2) {
-    const task = tasks.get(v.taskId);
-    const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
-    const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
-    if (decision?.action) actions.push(decision.action);
-    if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
-    const eventName = VERDICT_EVENT[v.kind];
-    const previous = history.lastLogged.get(v.taskId);
-    const lastReason = history.lastStallReason.get(v.taskId);
-    const isNewReason = v.kind === "stalled" && previous === "stalled" && lastReason !== void 0 && lastReason !== (v.stallReason ?? "inactivity");
-    if (!eventName || previous === v.kind && !isNewReason) continue;
-    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
-    if (eventName === "healthy") {
-      events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === "stalled" || previous === "looping" });
-    } else if (eventName === "stall_detected") {
-      const d = decision;
-      events.push({
-        event: "stall_detected",
-        ...ids,
-        stall_reason: v.stallReason ?? "inactivity",
-        idle_seconds: secs(v.idleMs),
-        bash_timeout_exemption: v.hasBashTimeoutExemption,
-        redispatch_attempt: d.redispatchAttempt,
-        max_redispatches: opts.maxRedispatches,
-        action_taken: d.actionTaken,
-        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
-        exemptions: v.exemptions,
-        reason: v.reason,
-        ...v.lastTool ? { last_tool: v.lastTool } : {},
-        ...v.lastTool && v.isLastToolOpen !== void 0 ? { last_tool_open: v.isLastToolOpen } : {}
-      });
-    } else {
-      events.push({ event: eventName, ...ids, reason: v.reason });
-    }
-  }
-  return { events, actions, stalls, isMassStall };
-}
-function decide(v, task, history, opts, acted, isMassStall) {
-  const count2 = history.redispatchCount.get(v.ticketId) ?? 0;
-  const base = { redispatchAttempt: count2 + 1 };
-  if (opts.strategy === "report") return { ...base, actionTaken: "report" };
-  if (task.pendingRequestKey) return { ...base, actionTaken: "awaiting_orchestrator" };
-  if (acted.has(v.taskId)) return { ...base, actionTaken: "already_under_way" };
-  if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
-  if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
-  const make = (kind, attempt, recovery) => {
-    const key2 = actionKey(opts.epicId, v.taskId, kind);
-    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key2)) return { ...base, actionTaken: "held:unconfirmed_read" };
-    return {
-      ...base,
-      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
-      recoveryTaskId: recovery,
-      action: { kind, key: key2, task, verdict: v, attempt, recoveryTaskId: recovery }
-    };
-  };
-  if (opts.strategy === "cancel") return make("cancel", count2 + 1);
-  if (count2 < opts.maxRedispatches) return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1));
-  return make("escalate", count2 + 1);
-}
-
-// src/core/read-diff.ts
-var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
-var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
-function compareReads(before, after) {
-  const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
-  const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
-  const loss = { vanished: [], fieldsLost: [] };
-  if (before.waveId !== void 0 && after.waveId !== void 0 && before.waveId !== after.waveId) return loss;
-  for (const t of inFlight(before)) {
-    const later = now.get(rowOf2(t));
-    if (!later) {
-      loss.vanished.push(rowOf2(t));
-      continue;
-    }
-    if (later.raw === t.raw) continue;
-    const kept2 = new Set(Object.keys(later.raw ?? {}).filter((k) => later.raw[k] != null));
-    const fields = Object.keys(t.raw ?? {}).filter((k) => t.raw[k] != null && !kept2.has(k));
-    if (fields.length > 0) loss.fieldsLost.push({ task_id: rowOf2(t), fields: fields.sort() });
-  }
-  loss.vanished.sort();
-  return loss;
-}
-var hasLoss = (l) => l.vanished.length > 0 || l.fieldsLost.length > 0;
-var carried = /* @__PURE__ */ new WeakMap();
-function carryActivityForward(before, wave) {
-  if (!before) return wave;
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
-  const tasks = wave.tasks.map((t) => {
-    const p = old.get(t.taskId);
-    if (!p || t.statusClass !== "in_flight" || p.statusClass !== "in_flight") return t;
-    const hasLostStart = t.raw?.dispatched_at == null && p.raw?.dispatched_at != null;
-    if (!hasLostStart && p.dispatchedAtMs !== t.dispatchedAtMs) return t;
-    const dispatchedAtMs = hasLostStart ? p.dispatchedAtMs : t.dispatchedAtMs;
-    const lastActivityMs = Math.max(t.lastActivityMs ?? -Infinity, p.lastActivityMs ?? -Infinity);
-    if (dispatchedAtMs === t.dispatchedAtMs && lastActivityMs === (t.lastActivityMs ?? -Infinity)) return t;
-    const hit = carried.get(t);
-    if (hit && hit.dispatchedAtMs === dispatchedAtMs && (hit.lastActivityMs ?? -Infinity) === lastActivityMs) return hit;
-    const out = { ...t, dispatchedAtMs, lastActivityMs: Number.isFinite(lastActivityMs) ? lastActivityMs : void 0 };
-    carried.set(t, out);
-    return out;
-  });
-  return { ...wave, tasks };
-}
-function isSameData(a, b) {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb2 = Object.keys(b);
-  if (ka.length !== kb2.length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k) || !isSameData(a[k], b[k])) return false;
-  }
-  return true;
-}
-function keepUnchangedRows(before, after) {
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
-  let kept2 = 0;
-  const tasks = after.tasks.map((t) => {
-    const p = old.get(t.taskId);
-    if (p === void 0 || !isSameData(p, t)) return t;
-    kept2++;
-    return p;
-  });
-  return kept2 === 0 ? after : { ...after, tasks };
-}
-
-// src/observe/read/settle.ts
-var import_node_fs13 = require("node:fs");
-var import_promises3 = require("node:timers/promises");
-var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3 };
-async function fileSignature(file) {
-  return (await statSignature(file)).signature;
-}
-async function statSignature(file) {
+async function tryReadWave(paths, epicId) {
   try {
-    const s = await import_node_fs13.promises.stat(file, { bigint: true });
-    const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
-    return { signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, changedMs: Number(changedNs / 1000000n) };
+    return { ok: true, wave: await readWave(paths, epicId) };
   } catch (e) {
-    if (e.code === "ENOENT") return { signature: "missing", changedMs: 0 };
+    if (e instanceof InputError) return { ok: false, error: e };
     throw e;
   }
 }
-async function waitUntilSettled(file, opts) {
-  const deadline = Date.now() + opts.maxWaitMs;
-  const first = await statSignature(file);
-  if (Date.now() - first.changedMs >= opts.intervalMs) return first.signature;
-  let previous = first.signature;
+async function readSettled(paths, epicId, settle2 = DEFAULT_SETTLE, mustRest = false) {
+  const file = paths.stateFile(epicId);
+  const maxWaitMs = mustRest ? settle2.maxWaitMs + 2 * settle2.restMs : settle2.maxWaitMs;
+  const deadline = Date.now() + maxWaitMs;
   for (; ; ) {
-    await (0, import_promises3.setTimeout)(opts.intervalMs);
-    const current = await fileSignature(file);
-    if (current === previous) return current;
-    if (Date.now() >= deadline) return void 0;
-    previous = current;
+    const settled = await waitForSettledFile(file, { ...settle2, maxWaitMs: Math.max(0, deadline - Date.now()) }, mustRest);
+    if (settled !== void 0) {
+      const r = await tryReadWave(paths, epicId);
+      if (await fileSignature(file) === settled.signature) return r;
+    }
+    if (Date.now() >= deadline) {
+      return {
+        ok: false,
+        error: new InputError("state_changing", `the state file kept changing for ${maxWaitMs} ms; nothing was judged or done this check.`, {
+          location: { file },
+          hint: "This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait."
+        })
+      };
+    }
   }
+}
+
+// src/core/row-trust.ts
+function lostFields(before, after) {
+  if (after.raw === before.raw) return [];
+  const kept2 = new Set(Object.keys(after.raw ?? {}).filter((k) => after.raw[k] != null));
+  return Object.keys(before.raw ?? {}).filter((k) => before.raw[k] != null && !kept2.has(k)).sort();
+}
+var isNewAttempt = (before, after) => before.raw?.dispatched_at != null && after.raw?.dispatched_at != null && before.dispatchedAtMs !== after.dispatchedAtMs;
+function regression(before, after) {
+  if (!after) return before.statusClass === "in_flight" ? { vanished: true } : void 0;
+  if (before.statusClass === "terminal" && after.statusClass !== "terminal") {
+    const fields2 = lostFields(before, after);
+    return { fields: fields2.length > 0 ? fields2 : ["status"], isReopened: true };
+  }
+  if (before.statusClass !== "in_flight" || after.statusClass !== "in_flight" || isNewAttempt(before, after)) return void 0;
+  const fields = lostFields(before, after);
+  return fields.length > 0 ? { fields } : void 0;
+}
+function mergeRow(before, after, waveDispatchedAtMs) {
+  const row = { ...after.raw };
+  for (const [k, v] of Object.entries(before.raw ?? {})) if (v != null && row[k] == null) row[k] = v;
+  return normalizeTask(row, waveDispatchedAtMs);
+}
+function guardRows(trusted, read3, suspects, nowMs, confirmMs2) {
+  const none = { wave: read3, held: /* @__PURE__ */ new Set(), heldLoss: { vanished: [], fieldsLost: [] }, suspects: /* @__PURE__ */ new Map() };
+  if (!trusted) return none;
+  if (trusted.waveId !== void 0 && read3.waveId !== void 0 && trusted.waveId !== read3.waveId) return none;
+  const now = new Map(read3.tasks.map((t) => [t.taskId, t]));
+  const out = { ...none, suspects: /* @__PURE__ */ new Map() };
+  const replace = /* @__PURE__ */ new Map();
+  const keepVanished = [];
+  for (const before of trusted.tasks) {
+    const after = now.get(before.taskId);
+    const why = regression(before, after);
+    if (!why) continue;
+    const sinceMs = suspects.get(before.taskId) ?? nowMs;
+    if (nowMs - sinceMs >= confirmMs2) continue;
+    out.suspects.set(before.taskId, sinceMs);
+    out.held.add(before.taskId);
+    if ("vanished" in why) {
+      out.heldLoss.vanished.push(before.taskId);
+      keepVanished.push(before);
+    } else {
+      if (why.fields.length > 0) out.heldLoss.fieldsLost.push({ task_id: before.taskId, fields: why.fields });
+      replace.set(before.taskId, why.isReopened ? before : mergeRow(before, after, read3.dispatchedAtMs ?? trusted.dispatchedAtMs));
+    }
+  }
+  if (out.held.size === 0) return none;
+  const tasks = [...read3.tasks.map((t) => replace.get(t.taskId) ?? t), ...keepVanished];
+  const { isEveryWaveCompleted: _dropped, ...rest } = read3;
+  out.wave = { ...rest, waveId: read3.waveId ?? trusted.waveId, tasks };
+  out.heldLoss.vanished.sort();
+  return out;
 }
 
 // src/core/report.ts
@@ -21831,7 +21989,8 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
       exemptions: v.exemptions,
       last_tool: v.lastTool ?? null,
       sources: v.sources,
-      reason: v.reason
+      reason: v.reason,
+      ...v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}
     })),
     summary: {
       total_tasks: verdicts.length,
@@ -21859,9 +22018,6 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
 }
 
 // src/check.ts
-async function readWave(paths, epicId) {
-  return stateFileReader.read(paths.stateFile(epicId), epicId);
-}
 async function observeTask(task, observers, nowMs) {
   const parts = [observeRow(task)];
   const byObserver = [];
@@ -21888,40 +22044,12 @@ function reuseObservation(last, task, observers, nowMs, isStatRequired = false) 
   if (task.pid !== void 0 && isAlive(task.pid) !== last.isAlive) return void 0;
   return last.obs;
 }
+var confirmMs = (env) => Math.max((env.settle ?? DEFAULT_SETTLE).restMs, 2 * env.opts.checkIntervalSeconds * 1e3);
 function readSaysWaveDone(wave, verdicts) {
   if (wave.isEveryWaveCompleted) return true;
   return verdicts.length > 0 && verdicts.every((v) => v.kind === "terminal" || v.kind === "blocked");
 }
-async function tryReadWave(env) {
-  try {
-    return { ok: true, wave: await readWave(env.paths, env.opts.epicId) };
-  } catch (e) {
-    if (e instanceof InputError) return { ok: false, error: e };
-    throw e;
-  }
-}
-async function readSettled(env) {
-  const file = env.paths.stateFile(env.opts.epicId);
-  const settle2 = env.settle ?? DEFAULT_SETTLE;
-  const deadline = Date.now() + settle2.maxWaitMs;
-  for (; ; ) {
-    const signature = await waitUntilSettled(file, { ...settle2, maxWaitMs: Math.max(0, deadline - Date.now()) });
-    if (signature !== void 0) {
-      const r = await tryReadWave(env);
-      if (await fileSignature(file) === signature) return r;
-    }
-    if (Date.now() >= deadline) {
-      return {
-        ok: false,
-        error: new InputError("state_changing", `the state file kept changing for ${settle2.maxWaitMs} ms; nothing was judged or done this check.`, {
-          location: { file },
-          hint: "This is normal while the orchestrator rewrites it; the watchdog checks again. Write it atomically (temp file + rename) to avoid the wait."
-        })
-      };
-    }
-  }
-}
-function planFor(env, wave, verdicts, nowMs, confirmedActionKeys) {
+function planFor(env, wave, verdicts, nowMs, heldTaskIds, confirmedActionKeys) {
   const { opts } = env;
   return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
     epicId: opts.epicId,
@@ -21932,14 +22060,16 @@ function planFor(env, wave, verdicts, nowMs, confirmedActionKeys) {
     nowMs,
     isLagged: Boolean(env.isLagged),
     isReadOnly: !env.log,
-    confirmedActionKeys
+    confirmedActionKeys,
+    heldTaskIds
   });
 }
 async function judge(env, read3, nowMs) {
   const { opts } = env;
   const kept2 = env.lastRead?.parsed === read3 ? env.lastRead.kept : env.lastRead ? keepUnchangedRows(env.lastRead.kept, read3) : read3;
   env.lastRead = { parsed: read3, kept: kept2 };
-  let wave = carryActivityForward(env.previousWave, kept2);
+  const guarded = guardRows(env.trustedRead, kept2, env.suspects ?? /* @__PURE__ */ new Map(), nowMs, confirmMs(env));
+  let wave = carryActivityForward(env.previousWave, guarded.wave);
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, env.rowOutputs ??= /* @__PURE__ */ new Map(), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
@@ -21975,8 +22105,9 @@ async function judge(env, read3, nowMs) {
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs);
-  return { wave, observations, verdicts, plan, saysDone: readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) };
+  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
+  const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
+  return { wave, observations, verdicts, plan, saysDone, guarded };
 }
 var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
 var MAX_TORN_REPORTS = 10;
@@ -21996,14 +22127,14 @@ async function settleRequestLifecycle(env, wave, nowMs) {
 async function runCheck(env, nowMs) {
   const { opts } = env;
   const previous = env.previousWave;
-  const first = await tryReadWave(env);
+  const first = await tryReadWave(env.paths, opts.epicId);
   let requestEvents = first.ok ? await settleRequestLifecycle(env, first.wave, nowMs) : void 0;
   let earlier;
   let current = first.ok ? await judge(env, first.wave, nowMs) : void 0;
   const firstJudged = current;
   if (!current || needsSecondRead(current, previous)) {
     for (; ; ) {
-      const next = await readSettled(env);
+      const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
       const judged2 = await judge(env, next.wave, nowMs);
@@ -22013,13 +22144,13 @@ async function runCheck(env, nowMs) {
     }
   }
   const { wave, verdicts } = current;
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
-    const firstLoss = firstJudged ? compareReads(previous, firstJudged.wave) : void 0;
     const loss = compareReads(previous, wave);
-    const torn = firstLoss && hasLoss(firstLoss) && !hasLoss(loss) ? firstLoss : void 0;
+    const heldLoss = [current.guarded.heldLoss, firstJudged?.guarded.heldLoss].find((l) => l !== void 0 && hasLoss(l));
+    const torn = heldLoss && !hasLoss(loss) ? heldLoss : void 0;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]]) {
       if (!l || !hasLoss(l)) continue;
       env.reportedLosses ??= /* @__PURE__ */ new Set();
@@ -22032,6 +22163,8 @@ async function runCheck(env, nowMs) {
     }
   }
   env.previousWave = wave;
+  env.trustedRead = current.guarded.wave;
+  env.suspects = current.guarded.suspects;
   const observations = current.observations;
   if (env.log) {
     for (const e of events) if (e.event === "mass_stall_escalated") await writeMassStallNote(env.paths, opts.epicId, e, nowMs);
@@ -22128,6 +22261,9 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
   }
   return { ...wave, tasks };
 }
+
+// src/wiring.ts
+var import_node_path21 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
 var import_node_path19 = __toESM(require("node:path"), 1);
@@ -22975,6 +23111,7 @@ function summarizeTranscript(s, facts = {}) {
   if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
   if (s.lastAssistantMs !== void 0 || s.lastOutput !== void 0) part2.isOutputTracked = true;
   if (s.apiRetry) part2.isApiRetrying = true;
+  if (s.apiRetry?.retryInMs !== void 0) part2.apiRetryDelayMs = s.apiRetry.retryInMs;
   const asking = s.open.findLast((c) => c.name === "AskUserQuestion" || c.name === "ExitPlanMode");
   if (asking?.name === "AskUserQuestion") part2.waitingHuman = { kind: "ask_user_question", sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (asking?.name === "ExitPlanMode") part2.waitingHuman = { kind: "plan_approval", sinceMs: asking.startedAtMs, detail: "ExitPlanMode open" };
@@ -23158,9 +23295,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path36, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path36)?.bytes ?? 0);
-  disk.entries.set(path36, { usedAtMs, bytes });
+function setLive(disk, path39, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path39)?.bytes ?? 0);
+  disk.entries.set(path39, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -23189,7 +23326,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path36, e] of Object.entries(first.entries)) this.take(out, path36, e);
+      for (const [path39, e] of Object.entries(first.entries)) this.take(out, path39, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -23215,17 +23352,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path36, e]) => JSON.stringify({ path: path36, ...e }));
+    const lines = [...ours].map(([path39, e]) => JSON.stringify({ path: path39, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path36, e] of ours) {
+      for (const [path39, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path36);
+        const had = disk.entries.get(path39);
         if (!had) {
           size++;
           live += n;
@@ -23235,10 +23372,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path36, e] of ours) {
+        for (const [path39, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path36);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path36, e.usedAtMs, n);
+          const had = disk.entries.get(path39);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path39, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -23253,12 +23390,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path36, e] of disk.entries) {
-      const mine = ours.get(path36);
+    for (const [path39, e] of disk.entries) {
+      const mine = ours.get(path39);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path36, e] of ours) if (!disk.entries.has(path36) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path39, e] of ours) if (!disk.entries.has(path39) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -23269,31 +23406,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path36, e] of ours) {
-      const theirs = merged.get(path36);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path36, e);
+    for (const [path39, e] of ours) {
+      const theirs = merged.get(path39);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path39, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path36, e] of kept2) {
-      const line = JSON.stringify({ path: path36, ...e });
+    for (const [path39, e] of kept2) {
+      const line = JSON.stringify({ path: path39, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path36, e.usedAtMs, n);
+      setLive(disk, path39, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path36, e) {
+  take(out, path39, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path36);
+    const had = out.get(path39);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path36, entry);
+    out.set(path39, entry);
     return entry;
   }
 };
@@ -23767,12 +23904,19 @@ function waitedChildren(parent, children) {
   }
   return [...out];
 }
+function unseenCalls(state) {
+  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
+}
 function observeTranscript(state, facts = {}, children = []) {
   const part2 = summarizeTranscript(state, facts);
   const foreground = waitedChildren(state, children);
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  if (foreground.length === 0 && background.length === 0) return part2;
+  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  if (foreground.length === 0 && background.length === 0) {
+    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    return part2;
+  }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
   const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
@@ -24156,7 +24300,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path36, s] of this.scanned) files[path36] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path39, s] of this.scanned) files[path39] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -24175,9 +24319,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path36, s] of Object.entries(parsed.data.files)) {
+    for (const [path39, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path36)) this.scanned.set(path36, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path39)) this.scanned.set(path39, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -24365,6 +24509,256 @@ function createClaudeObserver(opts) {
   };
 }
 
+// src/observe/read/process-observer.ts
+var import_node_fs22 = require("node:fs");
+var import_node_path20 = __toESM(require("node:path"), 1);
+
+// src/contracts/claude-session.ts
+var ClaudeSessionFileSchema = looseObject({
+  pid: number2().int().positive(),
+  sessionId: string2().min(1),
+  cwd: string2().optional()
+});
+
+// src/observe/parse/process-evidence.ts
+function hasReceived(prev, next) {
+  if (!prev || !next) return false;
+  return Object.entries(next).some(([key2, bytes]) => bytes > (prev[key2] ?? 0));
+}
+function foldProcessSample(prev, sample, nowMs) {
+  const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
+  const grew = same && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
+  return {
+    pid: sample.pid,
+    startTicks: sample.startTicks,
+    ...sample.apiBytesReceived ? { apiBytesReceived: sample.apiBytesReceived } : {},
+    ...grew ? { grewAtMs: nowMs } : same && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
+    sampledAtMs: nowMs,
+    ...sample.liveChildren !== void 0 ? { liveChildren: sample.liveChildren } : {}
+  };
+}
+function processPart(track) {
+  return {
+    source: "process",
+    isProcessAlive: true,
+    ...track.grewAtMs !== void 0 ? { outputGrewAtMs: track.grewAtMs } : {},
+    ...track.liveChildren !== void 0 ? { liveChildren: track.liveChildren } : {}
+  };
+}
+
+// src/observe/read/process-sample.ts
+var import_node_child_process4 = require("node:child_process");
+var import_node_fs21 = require("node:fs");
+var DEFAULT_API_PORT = 443;
+var CHILDREN_MAX2 = 64;
+var SS_TIMEOUT_MS = 2e3;
+var readText = (file) => {
+  try {
+    return (0, import_node_fs21.readFileSync)(file, "utf8");
+  } catch {
+    return void 0;
+  }
+};
+function cpuTicksOf(stat) {
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(rest[11]) + Number(rest[12]);
+  return Number.isFinite(ticks) ? ticks : void 0;
+}
+function liveDescendants(pid) {
+  const seen = /* @__PURE__ */ new Set();
+  const queue = [pid];
+  let listed = false;
+  while (queue.length > 0 && seen.size < CHILDREN_MAX2) {
+    const p = queue.shift();
+    let tids;
+    try {
+      tids = (0, import_node_fs21.readdirSync)(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      const text = readText(`/proc/${p}/task/${tid}/children`);
+      if (text === void 0) continue;
+      listed = true;
+      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
+        const st = readText(`/proc/${c}/stat`);
+        const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
+        if (state === void 0 || state === "Z" || state === "X" || seen.has(c)) continue;
+        seen.add(c);
+        queue.push(c);
+      }
+    }
+  }
+  return listed ? seen.size : void 0;
+}
+function apiPortOf(pid) {
+  const env = readText(`/proc/${pid}/environ`);
+  const url = env?.split("\0").find((e) => e.startsWith("ANTHROPIC_BASE_URL="))?.slice("ANTHROPIC_BASE_URL=".length);
+  if (!url) return DEFAULT_API_PORT;
+  try {
+    const u = new URL(url);
+    return u.port ? Number(u.port) : u.protocol === "http:" ? 80 : DEFAULT_API_PORT;
+  } catch {
+    return DEFAULT_API_PORT;
+  }
+}
+function readProcFields(pid) {
+  const stat = readText(`/proc/${pid}/stat`);
+  const parsed = stat === void 0 ? void 0 : parseProcStat(stat);
+  if (!stat || !parsed || parsed.state === "Z" || parsed.state === "X") return void 0;
+  const rchar = Number(/^rchar: (\d+)$/m.exec(readText(`/proc/${pid}/io`) ?? "")?.[1]);
+  const children = liveDescendants(pid);
+  const cpu = cpuTicksOf(stat);
+  return {
+    pid,
+    startTicks: parsed.startTicks,
+    ...children !== void 0 ? { liveChildren: children } : {},
+    ...cpu !== void 0 ? { cpuTicks: cpu } : {},
+    ...Number.isFinite(rchar) ? { readBytes: rchar } : {}
+  };
+}
+function parseSsOutput(text, portOf) {
+  const out = /* @__PURE__ */ new Map();
+  let current;
+  const add2 = (bytes) => {
+    if (!current) return;
+    for (const pid of current.pids) {
+      if (portOf(pid) !== current.peerPort) continue;
+      const conns = out.get(pid) ?? {};
+      conns[current.key] = bytes;
+      out.set(pid, conns);
+    }
+  };
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    if (!/^\s/.test(line)) {
+      if (current) add2(0);
+      const cols = line.split(" users:")[0].trim().split(/\s+/);
+      const local = cols.at(-2);
+      const peer = cols.at(-1);
+      const pids = [...line.matchAll(/pid=(\d+)/g)].map((m2) => Number(m2[1]));
+      const peerPort = Number(peer?.slice(peer.lastIndexOf(":") + 1));
+      current = local && peer && pids.length > 0 && Number.isInteger(peerPort) ? { key: `${local}>${peer}`, peerPort, pids } : void 0;
+      const same = /bytes_received:(\d+)/.exec(line);
+      if (same && current) {
+        add2(Number(same[1]));
+        current = void 0;
+      }
+      continue;
+    }
+    const m = /bytes_received:(\d+)/.exec(line);
+    if (current && m) {
+      add2(Number(m[1]));
+      current = void 0;
+    }
+  }
+  if (current) add2(0);
+  return out;
+}
+function runSs() {
+  return new Promise((resolve) => {
+    (0, import_node_child_process4.execFile)("ss", ["-tinpH", "state", "established"], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? void 0 : String(stdout)));
+  });
+}
+async function readProcessSamples(pids, apiPorts) {
+  const out = /* @__PURE__ */ new Map();
+  if (pids.length === 0) return out;
+  const ss = process.platform === "linux" ? await runSs() : void 0;
+  const bytes = ss === void 0 ? void 0 : parseSsOutput(ss, (pid) => apiPorts.get(pid));
+  for (const pid of pids) {
+    const s = readProcFields(pid);
+    if (!s) continue;
+    out.set(pid, bytes ? { ...s, apiBytesReceived: bytes.get(pid) ?? {} } : s);
+  }
+  return out;
+}
+
+// src/observe/read/process-observer.ts
+var NONE2 = [];
+var isMainSession = (task) => task.agentId === void 0 || task.agentId === task.sessionId;
+function createProcessObserver(opts = {}) {
+  const readSamples = opts.readSamples ?? readProcessSamples;
+  const tracks = /* @__PURE__ */ new Map();
+  const apiPorts = /* @__PURE__ */ new Map();
+  let samples = /* @__PURE__ */ new Map();
+  let sampledAtMs = -Infinity;
+  const sessionPids = /* @__PURE__ */ new Map();
+  let listedAtMs = -Infinity;
+  function sessionPid(sessionId, nowMs) {
+    const hit = sessionPids.get(sessionId);
+    if (hit !== void 0 || !opts.sessionsDir || nowMs - listedAtMs < (opts.relistMs ?? 5e3)) return hit;
+    listedAtMs = nowMs;
+    let names = [];
+    try {
+      names = (0, import_node_fs22.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+    } catch {
+      return void 0;
+    }
+    for (const n of names) {
+      let json;
+      try {
+        json = JSON.parse((0, import_node_fs22.readFileSync)(import_node_path20.default.join(opts.sessionsDir, n), "utf8"));
+      } catch {
+        continue;
+      }
+      const f = ClaudeSessionFileSchema.safeParse(json);
+      if (f.success) sessionPids.set(f.data.sessionId, f.data.pid);
+    }
+    return sessionPids.get(sessionId);
+  }
+  const pidOf = (task, nowMs) => {
+    if (!isMainSession(task)) return void 0;
+    return task.pid ?? (task.sessionId ? sessionPid(task.sessionId, nowMs) : void 0);
+  };
+  const portOf = (pid) => {
+    if (!apiPorts.has(pid)) apiPorts.set(pid, apiPortOf(pid));
+    return apiPorts;
+  };
+  function partsFor(task, pid, sample, nowMs) {
+    const last = tracks.get(task.taskId);
+    if (!sample) {
+      tracks.delete(task.taskId);
+      return NONE2;
+    }
+    if (last && last.track.sampledAtMs === nowMs && last.track.pid === pid) return last.parts;
+    const track = foldProcessSample(last?.track, sample, nowMs);
+    const same = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
+    const parts = same ? last.parts : [processPart(track)];
+    tracks.set(task.taskId, { track, parts });
+    return parts;
+  }
+  return {
+    name: "process",
+    async beginCheck(nowMs) {
+      const pids = [...new Set([...tracks.values()].map((t) => t.track.pid))];
+      for (const pid of pids) portOf(pid);
+      samples = await readSamples(pids, apiPorts);
+      sampledAtMs = nowMs;
+      for (const [id, t] of tracks) if (!samples.has(t.track.pid)) tracks.delete(id);
+    },
+    async observe(task, nowMs) {
+      const pid = pidOf(task, nowMs);
+      if (pid === void 0) return NONE2;
+      let sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
+      if (!sample) {
+        const one = await readSamples([pid], portOf(pid));
+        sample = one.get(pid);
+        if (sample) samples.set(pid, sample);
+      }
+      return partsFor(task, pid, sample, nowMs);
+    },
+    observeUnchanged(task, nowMs) {
+      const pid = pidOf(task, nowMs);
+      if (pid === void 0) return NONE2;
+      const sample = sampledAtMs === nowMs ? samples.get(pid) : void 0;
+      if (!sample) return void 0;
+      const before = tracks.get(task.taskId)?.parts;
+      const parts = partsFor(task, pid, sample, nowMs);
+      return parts === before ? parts : void 0;
+    }
+  };
+}
+
 // src/wiring.ts
 function adapterFor(opts, clock3) {
   return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
@@ -24415,9 +24809,15 @@ function realActionDeps(w) {
   };
 }
 function realObservers(env) {
-  return (paths, opts) => [
-    createClaudeObserver({ paths, claudeConfigDir: opts.config.claude?.config_dir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
-  ];
+  return (paths, opts) => {
+    const configDir = opts.config.claude?.config_dir;
+    const observers = [
+      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
+    ];
+    if (opts.nowOverrideMs !== void 0) return observers;
+    const sessionsDir = import_node_path21.default.join(import_node_path21.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    return [...observers, createProcessObserver({ sessionsDir })];
+  };
 }
 
 // src/core/did-you-mean.ts
@@ -24592,8 +24992,8 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 }
 
 // src/options.ts
-var import_node_fs21 = require("node:fs");
-var import_node_path20 = __toESM(require("node:path"), 1);
+var import_node_fs23 = require("node:fs");
+var import_node_path22 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
@@ -24626,13 +25026,13 @@ function hasZone(text) {
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path20.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path22.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
   let isDir2;
   try {
-    isDir2 = (0, import_node_fs21.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs23.statSync)(dir).isDirectory();
   } catch {
     isDir2 = void 0;
   }
@@ -24661,16 +25061,16 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path20.default.resolve(cwd, flag) : import_node_path20.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs21.existsSync)(file)) return { config: {} };
+  const file = flag ? import_node_path22.default.resolve(cwd, flag) : import_node_path22.default.join(stateDir, "watchdog.config.yaml");
+  if (!flag && !(0, import_node_fs23.existsSync)(file)) return { config: {} };
   let text;
   try {
-    const st = await import_node_fs21.promises.stat(file);
+    const st = await import_node_fs23.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs21.promises.readFile(file, "utf8");
+    text = await import_node_fs23.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -24741,7 +25141,7 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
 }
 
 // src/watch.ts
-var import_node_crypto5 = require("node:crypto");
+var import_node_crypto4 = require("node:crypto");
 
 // src/core/format.ts
 var fmtSecs = (s) => {
@@ -25028,8 +25428,8 @@ function createWatchView(out, o) {
 }
 
 // src/journal/dispatch-log.ts
-var import_node_fs22 = require("node:fs");
-var import_node_path21 = __toESM(require("node:path"), 1);
+var import_node_fs24 = require("node:fs");
+var import_node_path23 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 
 // src/contracts/seed-events.ts
@@ -25117,14 +25517,14 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs22.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs24.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path21.default.join(dir, name);
+    const file = import_node_path23.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -25133,8 +25533,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs22.promises.stat(file);
-  const stream = (0, import_node_fs22.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs24.promises.stat(file);
+  const stream = (0, import_node_fs24.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -25151,7 +25551,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs22.promises.open(file, "r");
+    const h = await import_node_fs24.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -25164,8 +25564,8 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs23 = require("node:fs");
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_fs25 = require("node:fs");
+var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 var HISTORY_SUMMARY_VERSION = 3;
@@ -25345,7 +25745,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs23.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -25359,7 +25759,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path22.default.join(dir, name);
+    const file = import_node_path24.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -25388,7 +25788,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs23.promises.readFile(file, "utf8");
+    text = await import_node_fs25.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -25406,14 +25806,14 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs23.promises.stat(import_node_path22.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs25.promises.stat(import_node_path24.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
 async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs23.promises.open(file, "r");
+  const h = await import_node_fs25.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -25452,8 +25852,8 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_crypto4 = require("node:crypto");
-var import_node_fs24 = require("node:fs");
+var import_node_fs26 = require("node:fs");
+var import_promises4 = require("node:timers/promises");
 init_errors();
 
 // src/contracts/lock.ts
@@ -25484,36 +25884,58 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs24.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs26.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
+  }
+}
+async function readLockFile(file) {
+  try {
+    const [st, text] = await Promise.all([import_node_fs26.promises.stat(file), import_node_fs26.promises.readFile(file, "utf8")]);
+    return { ino: st.ino, text, holder: parseLock(text) };
+  } catch (e) {
+    if (e.code === "ENOENT") return void 0;
+    throw e;
+  }
+}
+var STALE_MUTEX_MS = 1e4;
+async function removeStaleLock(file, seen) {
+  const mutex = `${file}.takeover`;
+  if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
+    const held = await readLockFile(mutex).catch(() => void 0);
+    const age = held ? Date.now() - await import_node_fs26.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs26.promises.rm(mutex, { force: true });
+    return false;
+  }
+  try {
+    const now = await readLockFile(file);
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs26.promises.rm(file, { force: true });
+    return true;
+  } finally {
+    await import_node_fs26.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
   const me = await readProcessIdentity(info.pid);
   const body = JSON.stringify({ ...info, ...me ? { start_ticks: me.startTicks, boot_id: me.bootId } : {} }) + "\n";
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     if (await createFileExclusive(file, body)) return { file, release: () => releaseLock(file, info.run_id) };
-    const holder = await readLock(file);
+    const seen = await readLockFile(file);
+    if (!seen) continue;
+    const holder = seen.holder;
     if (holder && holder.pid !== process.pid && await isHolderAlive(holder)) {
       throw new InputError("lock_held", `another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is already watching epic ${epicId}.`, {
         location: { file },
         hint: holder.start_ticks === void 0 ? `Stop that one first (check that pid ${holder.pid} is a dispatch-watchdog, then kill it), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.` : `Stop that one first (kill ${holder.pid}), or read its results with \`dispatch-watchdog status --epic-id ${epicId}\`.`
       });
     }
-    const aside = `${file}.stale.${process.pid}.${(0, import_node_crypto4.randomBytes)(4).toString("hex")}`;
-    try {
-      await import_node_fs24.promises.rename(file, aside);
-      await import_node_fs24.promises.rm(aside, { force: true });
-    } catch (e) {
-      if (e.code !== "ENOENT") throw e;
-    }
+    if (!await removeStaleLock(file, seen)) await (0, import_promises4.setTimeout)(5 + Math.random() * 20);
   }
   throw new InputError("lock_held", `could not take the lock for epic ${epicId}: another watchdog keeps taking it.`, { location: { file } });
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs24.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs26.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -25589,14 +26011,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs25 = require("node:fs");
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_fs27 = require("node:fs");
+var import_node_path25 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs25.watch)(import_node_path23.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path23.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs27.watch)(import_node_path25.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path25.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -25620,7 +26042,8 @@ function printResult(r, opts, out, terminal) {
 }
 async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
-  const runId = (0, import_node_crypto5.randomUUID)();
+  guardStateDir(paths.root);
+  const runId = (0, import_node_crypto4.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
@@ -25752,7 +26175,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs26 = require("node:fs");
+var import_node_fs28 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -25780,7 +26203,8 @@ var TaskEntry = looseObject({
   exemptions: array(ExemptionSchema),
   last_tool: string2().nullable(),
   sources: array(string2()),
-  reason: string2()
+  reason: string2(),
+  unobserved_children: array(string2()).optional().describe("Subagents this task waits on that nothing can be seen of (no transcript found): its verdict is unknown, never acted on (docs/verdicts.md).")
 });
 var RequestEntry = looseObject({
   key: string2(),
@@ -25833,7 +26257,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs26.promises.readFile(file, "utf8");
+    text = await import_node_fs28.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -25873,8 +26297,8 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_fs29 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -25895,7 +26319,7 @@ function nextReason(news, isWaveDone) {
 // src/commands/next.ts
 async function requestObject(paths, epicId, r) {
   try {
-    const json = JSON.parse(await import_node_fs27.promises.readFile(import_node_path24.default.join(paths.root, r.path), "utf8"));
+    const json = JSON.parse(await import_node_fs29.promises.readFile(import_node_path26.default.join(paths.root, r.path), "utf8"));
     return { ...json, path: r.path };
   } catch {
     return {
@@ -26046,6 +26470,7 @@ function registerAck(program2, { env, setCode }) {
   const cmd = program2.command("ack").description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
   stateDirOption(cmd).action(async (key2, flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
+    guardStateDir(paths.root);
     setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
   });
   teach(cmd, {
@@ -26061,29 +26486,29 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs31 = require("node:fs");
-var import_node_url2 = require("node:url");
+var import_node_fs33 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_fs32 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs28 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs28.constants;
+var import_node_fs30 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs30.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
-  const dir = import_node_path25.default.resolve(import_node_path25.default.dirname(file));
-  (0, import_node_fs28.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path25.default.relative(import_node_path25.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path25.default.isAbsolute(rel)) {
-    let p = import_node_path25.default.resolve(root);
-    for (const part2 of rel.split(import_node_path25.default.sep)) {
-      p = import_node_path25.default.join(p, part2);
-      if ((0, import_node_fs28.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path27.default.resolve(import_node_path27.default.dirname(file));
+  (0, import_node_fs30.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path27.default.relative(import_node_path27.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path27.default.isAbsolute(rel)) {
+    let p = import_node_path27.default.resolve(root);
+    for (const part2 of rel.split(import_node_path27.default.sep)) {
+      p = import_node_path27.default.join(p, part2);
+      if ((0, import_node_fs30.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -26091,20 +26516,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs28.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs30.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs28.fstatSync)(fd);
+    const { size } = (0, import_node_fs30.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs28.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs30.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs28.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs30.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs28.writeSync)(fd, "\n");
+        (0, import_node_fs30.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -26113,7 +26538,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs28.closeSync)(fd);
+    (0, import_node_fs30.closeSync)(fd);
   }
 }
 
@@ -26174,7 +26599,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs29 = require("node:fs");
+var import_node_fs31 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -26257,7 +26682,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs29.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs31.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -26296,10 +26721,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path26.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs30.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path28.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs32.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path26.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path28.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -26319,7 +26744,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path26.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path28.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -26354,8 +26779,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  const cjs = (0, import_node_url2.fileURLToPath)(new URL("../../hook/hook-entry.js", __dwImportMetaUrl));
-  return (0, import_node_fs31.existsSync)(cjs) ? cjs : (0, import_node_url2.fileURLToPath)(new URL("../hook-entry.js", __dwImportMetaUrl));
+  return import_node_path29.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -26381,7 +26805,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs31.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs33.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -26395,7 +26819,7 @@ function registerHook(program2, { env, setCode }) {
   stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
   return teach(cmd, {
     examples: [
-      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.json (see docs/claude-code.md)"],
+      ["dispatch-watchdog hook --print-settings", "the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)"],
       ["dispatch-watchdog hook --print-settings --state-dir /srv/onex", "the same, for a state dir of your choice"]
     ],
     exitCodes: [["ok", "always: a hook must never block or fail a Claude Code session"]]
@@ -26403,9 +26827,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs32 = require("node:fs");
+var import_node_fs34 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -26641,32 +27065,34 @@ function planHookUninstall(text, file) {
 }
 
 // src/commands/hook-install.ts
+var DEFAULT_SETTINGS_SCOPE = "local";
+function claudeConfigDir(env) {
+  return env.CLAUDE_CONFIG_DIR || import_node_path30.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+}
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path27.default.join(env.CLAUDE_CONFIG_DIR || import_node_path27.default.join(env.HOME || import_node_os3.default.homedir(), ".claude"), "settings.json");
-  return import_node_path27.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path30.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path30.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+}
+function backupFileFor(file, env) {
+  return import_node_path30.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path30.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs32.promises.readFile(file, "utf8");
+    return await import_node_fs34.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
-async function replaceSettings(file, before, text, nowMs) {
-  const real = before === void 0 ? file : await import_node_fs32.promises.realpath(file);
-  let backup;
+async function replaceSettings(file, before, text, backup) {
+  const real = before === void 0 ? file : await import_node_fs34.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs32.promises.stat(real)).mode & 511;
-    const stamp = msToIso(nowMs).replace(/[:.]/g, "-");
-    for (let n = 1; !backup; n++) {
-      const candidate = `${file}.bak-${stamp}${n > 1 ? `-${n}` : ""}`;
-      if (await createFileExclusive(candidate, before)) backup = candidate;
-    }
+    mode = (await import_node_fs34.promises.stat(real)).mode & 511;
+    await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
-  return backup;
+  return before === void 0 ? void 0 : backup;
 }
 function describeEdit(verb, file, edit2) {
   if (verb === "install") {
@@ -26696,12 +27122,14 @@ async function runHookInstall(verb, opts, output) {
     output.out(`would ${verb === "install" ? "add" : "remove"} ${describeEdit(verb, file, edit2)} (dry run: nothing written). The file would read:
 ${edit2.text}`);
   } else {
-    const backup = await replaceSettings(file, before, edit2.text, opts.nowMs);
+    const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
+`);
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path30.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs32.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs34.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -26710,19 +27138,20 @@ ${edit2.text}`);
 function registerHookInstall(hook, { env, setCode }) {
   for (const verb of ["install", "uninstall"]) {
     const cmd = hook.command(verb).description(
-      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings.json (default: the project's .claude/settings.json); a second install changes nothing; a backup of the previous file is kept" : "take every dispatch-watchdog hook handler out of that settings.json, leaving the rest as it was; a backup of the previous file is kept"
-    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--project", "the project settings: ./.claude/settings.json (the default)").option("--local", "the project's untracked settings: ./.claude/settings.local.json").option("--dry-run", "print what would change and the resulting file; write nothing");
+      verb === "install" ? "merge the hook block of --print-settings into a Claude Code settings file (default: the project's .claude/settings.local.json, this machine's own); a second install changes nothing; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/" : "take every dispatch-watchdog hook handler out of that settings file, leaving the rest as it was; the previous file is kept as one backup under ~/.claude/backups/dispatch-watchdog/"
+    ).option("--user", "the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json").option("--local", "this machine's settings of the project: ./.claude/settings.local.json (the default)").option("--project", "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)").option("--dry-run", "print what would change and the resulting file; write nothing");
     stateDirOption(cmd, "state dir the hook records into", ", pinned as an absolute path").action(async (flags) => {
       const scopes = ["user", "project", "local"].filter((s) => flags[s]);
       if (scopes.length > 1) throw new InputError("bad_flag", `choose one of --user, --project and --local, got ${scopes.map((s) => "--" + s).join(" and ")}.`);
-      const scope = scopes[0] ?? "project";
+      const scope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
       const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, nowMs: env.watchDeps.clock.nowMs() };
+      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
       setCode(await runHookInstall(verb, opts, env.output));
     });
     teach(cmd, {
       examples: verb === "install" ? [
-        ["dispatch-watchdog hook install --dry-run", "show what would change in the project's .claude/settings.json; write nothing"],
+        ["dispatch-watchdog hook install", "install it for this project on this machine: ./.claude/settings.local.json"],
+        ["dispatch-watchdog hook install --dry-run", "show what would change in that file; write nothing"],
         ["dispatch-watchdog hook install --user --state-dir ~/.onex_state", "install for every Claude Code session of this user, recording into that state dir"]
       ] : [["dispatch-watchdog hook uninstall --user", "take our hook out of the user's settings.json; other hooks are kept"]],
       exitCodes: [
@@ -26735,13 +27164,15 @@ function registerHookInstall(hook, { env, setCode }) {
 }
 
 // src/commands/recover.ts
-var import_node_crypto6 = require("node:crypto");
+var import_node_crypto5 = require("node:crypto");
 async function runRecover(opts, deps) {
-  const runId = (0, import_node_crypto6.randomUUID)();
-  const lock = await acquireLock(new StatePaths(opts.stateDir).lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  const runId = (0, import_node_crypto5.randomUUID)();
+  const paths = new StatePaths(opts.stateDir);
+  guardStateDir(paths.root);
+  const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
-    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
-    const report = await deps.recover?.({ paths, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
+    const { paths: paths2, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    const report = await deps.recover?.({ paths: paths2, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
     if (opts.isJson) {
       deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...report.failed.length > 0 ? { failed: report.failed } : {}, orphans: report.orphans }) + "\n");
     } else {
@@ -26780,8 +27211,8 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs33 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_fs35 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/contracts/replay.ts
@@ -27024,7 +27455,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs33.promises.stat(file);
+    st = await import_node_fs35.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -27035,17 +27466,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs33.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs35.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path28.default.basename(file, ".jsonl");
-  const nested = import_node_path28.default.join(import_node_path28.default.dirname(file), session, "subagents");
-  const names = await import_node_fs33.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path28.default.join(nested, n));
+  const session = import_node_path31.default.basename(file, ".jsonl");
+  const nested = import_node_path31.default.join(import_node_path31.default.dirname(file), session, "subagents");
+  const names = await import_node_fs35.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path31.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs33.promises.readdir(import_node_path28.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs35.promises.readdir(import_node_path31.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path28.default.join(import_node_path28.default.dirname(file), n);
+    const child = import_node_path31.default.join(import_node_path31.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -27077,7 +27508,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
   const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
-    await runReplay(files.map((f) => import_node_path28.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
+    await runReplay(files.map((f) => import_node_path31.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -27094,8 +27525,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/friction-review.ts
-var import_node_fs34 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_fs36 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -27256,9 +27687,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs34.promises.stat(file);
+  const stat = await import_node_fs36.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs34.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs36.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at) => {
@@ -27274,7 +27705,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs34.promises.open(file, "r");
+  const h = await import_node_fs36.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -27286,15 +27717,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs34.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
+  const days = (await import_node_fs36.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path29.default.join(dir, name), paths.relative(import_node_path29.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs34.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
+  for (const name of days) await readDay(import_node_path32.default.join(dir, name), paths.relative(import_node_path32.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs36.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path29.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs34.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path32.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs36.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -27328,8 +27759,8 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs36 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_fs38 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -27730,14 +28161,14 @@ function renderTimelineSvg(tl) {
 }
 
 // src/observe/read/known-epics.ts
-var import_node_fs35 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_fs37 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 async function knownEpicIds(paths) {
-  const dir = import_node_path30.default.join(paths.root, "epics");
-  const names = await import_node_fs35.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path33.default.join(paths.root, "epics");
+  const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs35.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs37.promises.stat(import_node_path33.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
@@ -27749,7 +28180,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs36.promises.stat(file);
+    const st = await import_node_fs38.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -27758,7 +28189,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs36.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -27786,13 +28217,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs36.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs38.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path31.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path34.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -27808,21 +28239,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path31.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path34.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs36.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs38.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path31.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path34.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -27852,16 +28283,18 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_fs39 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
-var EPIC_OWNED = ["watchdog.json", "watchdog.lock", "requests", "agents", "launches", "commands", "inbox-sent"];
+var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
+var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
+var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs37.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs39.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs37.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path32.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs39.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path35.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -27887,7 +28320,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs37.promises.readdir(import_node_path32.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs39.promises.readdir(import_node_path35.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -27896,25 +28329,26 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_OWNED.includes(n2) || n2.startsWith("watchdog.lock.stale.")).sort()) await add(ctx, import_node_path32.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  await add(ctx, paths.activityDir(), `no hook activity for ${opts.olderThan}`);
-  await add(ctx, import_node_path32.default.join(paths.root, "observe"), `read positions unused for ${opts.olderThan} (rebuilt when needed)`);
-  for (const f of await oldFiles(import_node_path32.default.join(paths.root, "pipeline_checkpoints"), ctx.cutoffMs)) {
-    const parsed = parseCheckpoint(await import_node_fs37.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
-    if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
-    ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path35.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of CHECKPOINTS) {
+    for (const f of await oldFiles(import_node_path35.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+      if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
+      ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
+    }
   }
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs37.promises.rm(import_node_path32.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path32.default.dirname(import_node_path32.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs39.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path35.default.dirname(import_node_path35.default.join(paths.root, e.path)));
   }
   return report;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path32.default.dirname(d) !== root && d.startsWith(root + import_node_path32.default.sep); d = import_node_path32.default.dirname(d)) {
-    if (!await import_node_fs37.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path35.default.dirname(d) !== root && d.startsWith(root + import_node_path35.default.sep); d = import_node_path35.default.dirname(d)) {
+    if (!await import_node_fs39.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -27928,7 +28362,7 @@ function renderPrune(r) {
   return lines.join("\n") + "\n";
 }
 function registerPrune(program2, { env, setCode }) {
-  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
+  const cmd = program2.command("prune").description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests").option("--older-than <duration>", "only files not changed for this long: 90m, 12h, 30d, 2w", "30d").option("--dry-run", "list what would be removed; remove nothing");
   stateDirOption(cmd).option("--json", "print the report as JSON").action(async (flags) => {
     const olderThanMs = parseDurationMs(flags.olderThan);
     if (olderThanMs === void 0) throw new InputError("bad_flag", `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: "e.g. --older-than 30d" });
@@ -27954,9 +28388,9 @@ function registerPrune(program2, { env, setCode }) {
 init_deps();
 
 // src/demo/run-demo.ts
-var import_node_crypto9 = require("node:crypto");
-var import_node_fs40 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_crypto8 = require("node:crypto");
+var import_node_fs42 = require("node:fs");
+var import_node_path38 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -28058,13 +28492,13 @@ function liveRows(runs, doc, replacements) {
 }
 
 // src/demo/orchestrator.ts
-var import_node_child_process4 = require("node:child_process");
-var import_node_crypto7 = require("node:crypto");
-var import_node_fs38 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_child_process5 = require("node:child_process");
+var import_node_crypto6 = require("node:crypto");
+var import_node_fs40 = require("node:fs");
+var import_node_path36 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
-var agentIdOf = () => "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex");
+var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
 var DemoOrchestrator = class {
   constructor(env) {
     this.env = env;
@@ -28078,7 +28512,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path33.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path36.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -28086,13 +28520,13 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs38.promises.mkdir(import_node_path33.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs38.promises.writeFile(transcriptPath, "");
+      await import_node_fs40.promises.mkdir(import_node_path36.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs40.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path33.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs38.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path36.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs40.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
-      const child = (0, import_node_child_process4.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
+      const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
@@ -28231,7 +28665,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path36, hits2) => ({ name: "Grep", input: { pattern, path: path36, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path39, hits2) => ({ name: "Grep", input: { pattern, path: path39, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -28455,10 +28889,10 @@ function transcriptFacts(text) {
 }
 
 // src/demo/workspace.ts
-var import_node_crypto8 = require("node:crypto");
-var import_node_fs39 = require("node:fs");
+var import_node_crypto7 = require("node:crypto");
+var import_node_fs41 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path37 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -28551,24 +28985,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs39.promises.mkdtemp(import_node_path34.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs41.promises.mkdtemp(import_node_path37.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path34.default.join(root, "repo");
-  const plansDir = import_node_path34.default.join(root, "demo-agents");
-  const projectsDir = import_node_path34.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs39.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path34.default.join(plansDir, "agent.mjs");
-  await import_node_fs39.promises.writeFile(scriptPath, AGENT_SCRIPT);
-  const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path34.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs39.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs39.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path34.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const repoDir = import_node_path37.default.join(root, "repo");
+  const plansDir = import_node_path37.default.join(root, "demo-agents");
+  const projectsDir = import_node_path37.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs41.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path37.default.join(plansDir, "agent.mjs");
+  await import_node_fs41.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
+  const replacementPlan = import_node_path37.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs41.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs41.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path37.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs39.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs41.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -28577,10 +29011,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path34.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path37.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs39.existsSync)(import_node_path34.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs41.existsSync)(import_node_path37.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -28618,7 +29052,7 @@ var Monitor = class {
     return liveRows(this.orchestrator.runs, this.doc, this.replacements);
   }
   async read() {
-    const text = await import_node_fs40.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text = await import_node_fs42.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -28647,7 +29081,7 @@ async function isSameAlive(e) {
 async function runDemo(opts, deps) {
   const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
-  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto9.randomUUID)() });
+  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
   const t0Ms = clock3.nowMs();
   const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
@@ -28673,7 +29107,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path35.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path38.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -28711,19 +29145,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs40.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs42.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs40.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs42.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs40.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs42.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
