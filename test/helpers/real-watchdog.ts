@@ -39,10 +39,15 @@ export function readTasks(stateDir: string, epic: string): TaskView[] {
   }
 }
 
-export function startWatchdog(o: { stateDir: string; epic: string; claudeDir: string; args?: string[] }): RunningWatchdog {
+/**
+ * `env`: added to the watchdog's environment (a replacement it launches inherits it). With a HOME
+ * in it, `claudeDir` must be `$HOME/.claude` and no CLAUDE_CONFIG_DIR is set: Claude Code reads
+ * its config from CLAUDE_CONFIG_DIR when set, and a replacement would not find the agent's.
+ */
+export function startWatchdog(o: { stateDir: string; epic: string; claudeDir: string; args?: string[]; env?: NodeJS.ProcessEnv }): RunningWatchdog {
   const args = o.args ?? [];
   const defaults = ['--json', ...(args.includes('--check-interval') ? [] : ['--check-interval', '1']), ...(args.includes('--action') ? [] : ['--action', 'report'])];
-  const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], { env: { CLAUDE_CONFIG_DIR: o.claudeDir } });
+  const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], { env: o.env?.HOME ? o.env : { ...o.env, CLAUDE_CONFIG_DIR: o.claudeDir } });
   onTestFinished(() => void child.kill('SIGKILL'));
   return {
     output: () => child.output(),
