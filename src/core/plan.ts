@@ -158,7 +158,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     const eventName = VERDICT_EVENT[v.kind];
     const previous = history.lastLogged.get(v.taskId);
     // A stall whose reason changed is logged again (an inactivity stall the agent then gives up on
-    // is an api_error): the log says what the stall, and any action on it, was for.
+    // is api_gave_up): the log says what the stall, and any action on it, was for.
     const lastReason = history.lastStallReason.get(v.taskId);
     const isNewReason = v.kind === 'stalled' && previous === 'stalled' && lastReason !== undefined && lastReason !== (v.stallReason ?? 'inactivity');
     if (!eventName || (previous === v.kind && !isNewReason)) continue;

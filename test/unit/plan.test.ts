@@ -39,13 +39,13 @@ describe('planCheck', () => {
     expect(planCheck(vs, tasksOf(vs), h, opts()).events).toEqual([]);
   });
 
-  it('a stall whose reason changed is logged again (an inactivity stall, then the give-up: api_error), a stall with the same reason is not (issue 17 item 7)', () => {
+  it('a stall whose reason changed is logged again (an inactivity stall, then the give-up: api_gave_up), a stall with the same reason is not (issue 17 item 7)', () => {
     const stalled = { ...env, event: 'stall_detected', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', stall_reason: 'inactivity', idle_seconds: 130, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report', effective_timeout_seconds: 120, exemptions: [] } as DispatchEvent;
     const h = foldHistory([stalled], 'E-1');
     const same = [verdict('t1', 'stalled')];
     expect(planCheck(same, tasksOf(same), h, opts({ strategy: 'report' })).events).toEqual([]);
-    const gaveUp = [verdict('t1', 'stalled', { stallReason: 'api_error', reason: 'gave up: API Error 529' })];
-    expect(planCheck(gaveUp, tasksOf(gaveUp), h, opts({ strategy: 'report' })).events).toEqual([expect.objectContaining({ event: 'stall_detected', stall_reason: 'api_error', reason: 'gave up: API Error 529' })]);
+    const gaveUp = [verdict('t1', 'stalled', { stallReason: 'api_gave_up', reason: 'gave up: API Error 529' })];
+    expect(planCheck(gaveUp, tasksOf(gaveUp), h, opts({ strategy: 'report' })).events).toEqual([expect.objectContaining({ event: 'stall_detected', stall_reason: 'api_gave_up', reason: 'gave up: API Error 529' })]);
   });
 
   it('healthy after a stall is recovered; healthy after unknown (a transcript not found yet) or first seen is not', () => {
