@@ -10984,7 +10984,7 @@ var init_friction_hypothesis = __esm({
         };
       },
       (h, t) => {
-        const n = count(h, (r) => r.stallReason === "api_error" || r.exemptions.includes("rate_limit"));
+        const n = count(h, (r) => r.stallReason === "api_gave_up" || r.exemptions.includes("rate_limit"));
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "provider_capacity",
@@ -15145,6 +15145,9 @@ function handlePipeResult(left, next, ctx) {
   }
   return next._zod.run({ value: left.value, issues: left.issues }, ctx);
 }
+var $ZodPreprocess = /* @__PURE__ */ $constructor("$ZodPreprocess", (inst, def) => {
+  $ZodPipe.init(inst, def);
+});
 var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
   $ZodType.init(inst, def);
   defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
@@ -18289,6 +18292,10 @@ function pipe(in_, out) {
     // ...util.normalizeParams(params),
   });
 }
+var ZodPreprocess = /* @__PURE__ */ $constructor("ZodPreprocess", (inst, def) => {
+  ZodPipe.init(inst, def);
+  $ZodPreprocess.init(inst, def);
+});
 var ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
   $ZodReadonly.init(inst, def);
   ZodType.init(inst, def);
@@ -18314,6 +18321,13 @@ function refine(fn, _params = {}) {
 }
 function superRefine(fn, params) {
   return _superRefine(fn, params);
+}
+function preprocess(fn, schema) {
+  return new ZodPreprocess({
+    type: "pipe",
+    in: transform(fn),
+    out: schema
+  });
 }
 
 // node_modules/zod/v4/classic/iso.js
@@ -18573,6 +18587,10 @@ var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
 var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
 var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
 var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
+var STALL_REASONS = ["inactivity", "never_started", "open_tool_overrun", "request_unanswered", "api_gave_up", "context_exhausted", "looping"];
+var StallReasonSchema = _enum(STALL_REASONS);
+var LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
+var StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
 
 // src/contracts/request.ts
 var REQUEST_KINDS = ADAPTER_OPS;
@@ -19393,6 +19411,226 @@ function createAdapter(name, agents, deps, opts = {}) {
 // src/act/recovery/perform.ts
 init_errors();
 
+// src/core/exemptions.ts
+var rule = (r) => r;
+var isBash = (obs) => obs.lastTool?.name === "Bash";
+var isRunning = (obs) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
+var EXEMPTION_RULES = {
+  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
+  bash_long_timeout: rule({
+    reads: ["bashLongTimeoutMs", "bashGraceMs"],
+    window: (obs, p) => {
+      const t = obs.lastTool?.timeoutMs;
+      return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
+    }
+  }),
+  // The API is backing off (or the row's output says so): the base window times the factor, and
+  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
+  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
+  rate_limit: rule({
+    reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
+    window: (obs, p) => {
+      const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
+      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
+      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
+      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
+    }
+  }),
+  // A Bash command that waits on CI, while it runs: at least the CI polling window.
+  ci_polling: rule({
+    reads: ["ciPollingPatterns", "ciPollingMs"],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : void 0) ?? "";
+      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : void 0;
+    }
+  }),
+  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
+  open_tool_call: rule({
+    reads: ["bashDefaultTimeoutMs", "openToolGraceMs"],
+    window: (obs, p) => {
+      const tool = obs.lastTool;
+      if (!tool?.isOpen || tool.isBackground) return void 0;
+      const own2 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
+      return own2 === void 0 ? void 0 : own2 + p.openToolGraceMs;
+    }
+  })
+};
+
+// src/core/assess.ts
+var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
+function stallReasonOf(v) {
+  return v.stallReason ?? (v.kind === "looping" ? "looping" : "inactivity");
+}
+function effectiveWindow(obs, policy) {
+  const base = policy.baseTimeoutMs;
+  let window = base;
+  const exemptions = [];
+  const asked = {};
+  for (const name of EXEMPTION_NAMES) {
+    const w = EXEMPTION_RULES[name].window(obs, policy);
+    if (w === void 0) continue;
+    exemptions.push(name);
+    asked[name] = w;
+    window = Math.max(window, w);
+  }
+  const openLimit = asked.open_tool_call ?? Infinity;
+  return {
+    effectiveTimeoutMs: window,
+    exemptions,
+    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
+    isOpenOverrun: (idle) => idle > openLimit
+  };
+}
+var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
+function trailingRepeat(calls) {
+  const last = calls.at(-1);
+  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
+  const key2 = `${last.name}\0${last.inputSummary ?? ""}`;
+  let count2 = 0;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i];
+    if (`${c.name}\0${c.inputSummary ?? ""}` !== key2) break;
+    count2++;
+  }
+  return { call: last, count: count2 };
+}
+function repeatedError(calls) {
+  const done = calls.filter((c) => !c.isOpen);
+  const error2 = done.at(-1)?.error;
+  if (!error2) return { count: 0 };
+  let count2 = 0;
+  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
+  return { error: error2, count: count2 };
+}
+var derivedOf = /* @__PURE__ */ new WeakMap();
+function derived2(obs, policy) {
+  const d = derivedOf.get(obs);
+  if (d?.policy === policy) return d;
+  const fresh = { policy, window: effectiveWindow(obs, policy) };
+  derivedOf.set(obs, fresh);
+  return fresh;
+}
+function assess(task, obs, policy, nowMs) {
+  const d = derived2(obs, policy);
+  const window = d.window;
+  const verdict = (kind, reason, extra = {}) => ({
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    effectiveTimeoutMs: window.effectiveTimeoutMs,
+    exemptions: window.exemptions,
+    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    ...obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {},
+    sources: obs.sources,
+    reason,
+    ...extra
+  });
+  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
+  if (task.statusClass === "unknown") {
+    return verdict("unknown", `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+  }
+  if (task.unansweredRequest) {
+    const u = task.unansweredRequest;
+    const idleMs2 = Math.max(0, nowMs - u.createdAtMs);
+    return verdict("stalled", `never started: the redispatch request ${u.key} was not answered by ${msToIso(u.answerByMs)}`, {
+      idleMs: idleMs2,
+      lastProgressMs: u.createdAtMs,
+      stallReason: "request_unanswered"
+    });
+  }
+  if (obs.failed) {
+    const f = obs.failed;
+    const stallReason = f.kind === "context_exhausted" ? "context_exhausted" : "api_gave_up";
+    const what = f.kind === "context_exhausted" ? "the agent ran out of context" : `the agent gave up on an API error (${f.kind.replace("_", " ")})`;
+    const idleMs2 = f.atMs === void 0 ? void 0 : Math.max(0, nowMs - f.atMs);
+    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs });
+  }
+  const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
+  if (task.isOwnReplacement && finished) {
+    return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
+  }
+  if (finished) {
+    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`);
+  }
+  const stamps = [
+    ["last activity", obs.lastProgressMs],
+    ["dispatched_at", task.dispatchedAtMs],
+    ["output growth", obs.outputGrewAtMs]
+  ];
+  for (const [what, at] of stamps) {
+    if (at !== void 0 && at - nowMs > policy.futureSkewMs) {
+      return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
+    }
+  }
+  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "));
+  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
+  if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
+    return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
+  }
+  if (progressAt === void 0 && missingNote) {
+    const since = task.dispatchedAtMs;
+    const idleMs2 = Math.max(0, nowMs - since);
+    const timing2 = { idleMs: idleMs2, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
+    if (idleMs2 > window.effectiveTimeoutMs) {
+      return verdict("stalled", `never started: no activity in ${sec(idleMs2)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
+    }
+    return verdict("unknown", `no activity evidence yet: ${missingNote}`, { deadlineMs: timing2.deadlineMs });
+  }
+  const isGone = obs.isProcessAlive === false || task.hasExited === true;
+  if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
+    const w = obs.waitingHuman;
+    return verdict("waiting_human", `waiting for a human: ${w.kind.replace("_", " ")}${w.detail ? ` (${w.detail})` : ""}`);
+  }
+  const sinceMs = progressAt ?? task.dispatchedAtMs;
+  const idleMs = Math.max(0, nowMs - sinceMs);
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
+  const note = missingNote ? ` (${missingNote})` : "";
+  if (idleMs > window.effectiveTimeoutMs) {
+    const stallReason = progressAt === void 0 ? "never_started" : window.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
+    if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
+      return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+    }
+    if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
+      return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
+    }
+    const children = obs.waitingOnChildren;
+    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
+      const ids = children.unseenIds;
+      return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
+    const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
+    const exited = task.hasExited ? "; its process exited without finishing" : "";
+    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
+  }
+  const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
+  if (repeat.call && repeat.count >= policy.loopRepeatCount) {
+    return verdict("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
+  }
+  const err = d.err ??= repeatedError(obs.recentCalls);
+  if (err.error && err.count >= policy.loopErrorCount) {
+    return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
+  }
+  const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
+  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+}
+function waitingOn(children) {
+  const many = children.agentIds.length > 1 ? "s" : "";
+  return `waiting on ${children.isBackground ? "background " : ""}subagent${many} ${children.agentIds.join(", ")}`;
+}
+function waitingOnTeam(team) {
+  return `waiting on teammate${team.members.length > 1 ? "s" : ""} ${team.members.join(", ")}`;
+}
+function maxDefined(a, b) {
+  if (a === void 0) return b;
+  if (b === void 0) return a;
+  return Math.max(a, b);
+}
+
 // src/contracts/next.ts
 var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation"];
 var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
@@ -19449,7 +19687,7 @@ var Healthy = ev("healthy", {
 }, "A task was first seen healthy, or recovered (not written every tick).");
 var StallDetected = ev("stall_detected", {
   ...TaskFields,
-  stall_reason: string2(),
+  stall_reason: StallReasonAsRead,
   idle_seconds: number2(),
   bash_timeout_exemption: boolean2(),
   redispatch_attempt: number2().int(),
@@ -19495,7 +19733,8 @@ var ActionStarted = ev("action_started", {
   pid: number2().int().optional().describe("The agent process to stop, when known."),
   start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
   boot_id: string2().optional(),
-  stall_reason: string2().optional(),
+  // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
+  stall_reason: StallReasonAsRead.optional().catch(void 0),
   idle_seconds: number2().optional(),
   session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
   row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement.")
@@ -20223,7 +20462,7 @@ var CheckpointSchema = looseObject({
   attempt: number2().int().min(1).describe("Redispatch attempt: 1 for the first replacement."),
   recovery_task_id: SafeId.describe('The replacement task id: first task id + "-r<attempt>".'),
   created_at: IsoTimestamp,
-  stall_reason: string2(),
+  stall_reason: StallReasonAsRead,
   idle_seconds: number2().min(0),
   completed_work: array(string2()).describe("What the evidence shows is done: do not redo it."),
   remaining_work: array(string2()).describe("What is left; empty means the evidence does not say."),
@@ -20290,7 +20529,7 @@ ${list(cp.completed_work, false)}` : "Already done: the evidence does not list f
   const remaining = cp.remaining_work.length > 0 ? `Remaining work (ONLY do these):
 ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
   const isOutOfContext = cp.stall_reason === "context_exhausted";
-  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_error" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
+  const why = isOutOfContext ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ""}. Its approach read too much: yours must not.` : cp.stall_reason === "api_gave_up" ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ""}.` : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ""}.`;
   const contextRules = isOutOfContext ? [
     "- CONTEXT IS THE CONSTRAINT: take the remaining items one at a time, and commit after each one.",
     "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
@@ -20783,7 +21022,7 @@ async function fail(ctx, spec, error2, retryable) {
 }
 function requestReason(spec) {
   if (spec.stallReason === "context_exhausted") return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
-  if (spec.stallReason === "api_error") return "failed: api_error, the agent gave up on an API error";
+  if (spec.stallReason === "api_gave_up") return "failed: api_gave_up, the agent gave up on an API error";
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 function cancelRequest(ctx, spec) {
@@ -20909,7 +21148,7 @@ function createPerformer(ctx, opts = {}) {
         task: action.task,
         attempt: action.attempt,
         recoveryTaskId: action.recoveryTaskId,
-        stallReason: v.stallReason ?? v.kind,
+        stallReason: stallReasonOf(v),
         idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
         observation
       };
@@ -21010,223 +21249,6 @@ async function recoverAtStartUp(ctx, opts) {
   const report = await recoverUnfinished(ctx, opts);
   report.trackerRetried = await retryFailedTrackers(ctx, { isRetryableOnly: false, wave: opts.wave });
   return report;
-}
-
-// src/core/exemptions.ts
-var rule = (r) => r;
-var isBash = (obs) => obs.lastTool?.name === "Bash";
-var isRunning = (obs) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
-var EXEMPTION_RULES = {
-  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
-  bash_long_timeout: rule({
-    reads: ["bashLongTimeoutMs", "bashGraceMs"],
-    window: (obs, p) => {
-      const t = obs.lastTool?.timeoutMs;
-      return isBash(obs) && isRunning(obs) && t !== void 0 && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : void 0;
-    }
-  }),
-  // The API is backing off (or the row's output says so): the base window times the factor, and
-  // at least the wait the retry record announces plus grace (a `retry-after` longer than that).
-  // With a transcript, backoff is its retry records: model prose that says "retry" is not backoff.
-  rate_limit: rule({
-    reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
-    window: (obs, p) => {
-      const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
-      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
-      const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
-      return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
-    }
-  }),
-  // A Bash command that waits on CI, while it runs: at least the CI polling window.
-  ci_polling: rule({
-    reads: ["ciPollingPatterns", "ciPollingMs"],
-    window: (obs, p) => {
-      const tool = obs.lastTool;
-      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : void 0) ?? "";
-      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : void 0;
-    }
-  }),
-  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
-  open_tool_call: rule({
-    reads: ["bashDefaultTimeoutMs", "openToolGraceMs"],
-    window: (obs, p) => {
-      const tool = obs.lastTool;
-      if (!tool?.isOpen || tool.isBackground) return void 0;
-      const own2 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
-      return own2 === void 0 ? void 0 : own2 + p.openToolGraceMs;
-    }
-  })
-};
-
-// src/core/assess.ts
-var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
-function effectiveWindow(obs, policy) {
-  const base = policy.baseTimeoutMs;
-  let window = base;
-  const exemptions = [];
-  const asked = {};
-  for (const name of EXEMPTION_NAMES) {
-    const w = EXEMPTION_RULES[name].window(obs, policy);
-    if (w === void 0) continue;
-    exemptions.push(name);
-    asked[name] = w;
-    window = Math.max(window, w);
-  }
-  const openLimit = asked.open_tool_call ?? Infinity;
-  return {
-    effectiveTimeoutMs: window,
-    exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
-    isOpenOverrun: (idle) => idle > openLimit
-  };
-}
-var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
-function trailingRepeat(calls) {
-  const last = calls.at(-1);
-  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
-  const key2 = `${last.name}\0${last.inputSummary ?? ""}`;
-  let count2 = 0;
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const c = calls[i];
-    if (`${c.name}\0${c.inputSummary ?? ""}` !== key2) break;
-    count2++;
-  }
-  return { call: last, count: count2 };
-}
-function repeatedError(calls) {
-  const done = calls.filter((c) => !c.isOpen);
-  const error2 = done.at(-1)?.error;
-  if (!error2) return { count: 0 };
-  let count2 = 0;
-  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
-  return { error: error2, count: count2 };
-}
-var derivedOf = /* @__PURE__ */ new WeakMap();
-function derived2(obs, policy) {
-  const d = derivedOf.get(obs);
-  if (d?.policy === policy) return d;
-  const fresh = { policy, window: effectiveWindow(obs, policy) };
-  derivedOf.set(obs, fresh);
-  return fresh;
-}
-function assess(task, obs, policy, nowMs) {
-  const d = derived2(obs, policy);
-  const window = d.window;
-  const verdict = (kind, reason, extra = {}) => ({
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window.effectiveTimeoutMs,
-    exemptions: window.exemptions,
-    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    ...obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {},
-    sources: obs.sources,
-    reason,
-    ...extra
-  });
-  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
-  if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
-  if (task.statusClass === "unknown") {
-    return verdict("unknown", `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
-  }
-  if (task.unansweredRequest) {
-    const u = task.unansweredRequest;
-    const idleMs2 = Math.max(0, nowMs - u.createdAtMs);
-    return verdict("stalled", `never started: the redispatch request ${u.key} was not answered by ${msToIso(u.answerByMs)}`, {
-      idleMs: idleMs2,
-      lastProgressMs: u.createdAtMs,
-      stallReason: "request_unanswered"
-    });
-  }
-  if (obs.failed) {
-    const f = obs.failed;
-    const stallReason = f.kind === "context_exhausted" ? "context_exhausted" : "api_error";
-    const what = f.kind === "context_exhausted" ? "the agent ran out of context" : `the agent gave up on an API error (${f.kind.replace("_", " ")})`;
-    const idleMs2 = f.atMs === void 0 ? void 0 : Math.max(0, nowMs - f.atMs);
-    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs });
-  }
-  const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
-  if (task.isOwnReplacement && finished) {
-    return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
-  }
-  if (finished) {
-    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`);
-  }
-  const stamps = [
-    ["last activity", obs.lastProgressMs],
-    ["dispatched_at", task.dispatchedAtMs],
-    ["output growth", obs.outputGrewAtMs]
-  ];
-  for (const [what, at] of stamps) {
-    if (at !== void 0 && at - nowMs > policy.futureSkewMs) {
-      return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
-    }
-  }
-  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "));
-  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
-  if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
-    return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
-  }
-  if (progressAt === void 0 && missingNote) {
-    const since = task.dispatchedAtMs;
-    const idleMs2 = Math.max(0, nowMs - since);
-    const timing2 = { idleMs: idleMs2, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
-    if (idleMs2 > window.effectiveTimeoutMs) {
-      return verdict("stalled", `never started: no activity in ${sec(idleMs2)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
-    }
-    return verdict("unknown", `no activity evidence yet: ${missingNote}`, { deadlineMs: timing2.deadlineMs });
-  }
-  const isGone = obs.isProcessAlive === false || task.hasExited === true;
-  if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
-    const w = obs.waitingHuman;
-    return verdict("waiting_human", `waiting for a human: ${w.kind.replace("_", " ")}${w.detail ? ` (${w.detail})` : ""}`);
-  }
-  const sinceMs = progressAt ?? task.dispatchedAtMs;
-  const idleMs = Math.max(0, nowMs - sinceMs);
-  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
-  const note = missingNote ? ` (${missingNote})` : "";
-  if (idleMs > window.effectiveTimeoutMs) {
-    const stallReason = progressAt === void 0 ? "never_started" : window.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
-    if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
-      return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
-    }
-    if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
-      return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
-    }
-    const children = obs.waitingOnChildren;
-    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
-      const ids = children.unseenIds;
-      return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
-    }
-    const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
-    const exited = task.hasExited ? "; its process exited without finishing" : "";
-    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
-  }
-  const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
-  if (repeat.call && repeat.count >= policy.loopRepeatCount) {
-    return verdict("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
-  }
-  const err = d.err ??= repeatedError(obs.recentCalls);
-  if (err.error && err.count >= policy.loopErrorCount) {
-    return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
-  }
-  const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
-  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
-}
-function waitingOn(children) {
-  const many = children.agentIds.length > 1 ? "s" : "";
-  return `waiting on ${children.isBackground ? "background " : ""}subagent${many} ${children.agentIds.join(", ")}`;
-}
-function waitingOnTeam(team) {
-  return `waiting on teammate${team.members.length > 1 ? "s" : ""} ${team.members.join(", ")}`;
-}
-function maxDefined(a, b) {
-  if (a === void 0) return b;
-  if (b === void 0) return a;
-  return Math.max(a, b);
 }
 
 // src/core/requests.ts
@@ -21486,7 +21508,7 @@ function planCheck(verdicts, tasks, history, opts) {
       events.push({
         event: "stall_detected",
         ...ids,
-        stall_reason: v.stallReason ?? "inactivity",
+        stall_reason: stallReasonOf(v),
         idle_seconds: secs(v.idleMs),
         bash_timeout_exemption: v.hasBashTimeoutExemption,
         redispatch_attempt: d.redispatchAttempt,
@@ -21958,7 +21980,7 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
       recovery_task_id: d?.recoveryTaskId ?? null,
       effective_timeout_seconds: secs2(v.effectiveTimeoutMs) ?? 0,
       exemptions: v.exemptions,
-      stall_reason: v.stallReason ?? "inactivity"
+      stall_reason: stallReasonOf(v)
     };
   });
   const openRequests = [...history.requests.values()].filter((r) => isOpenRequestStatus(r.status)).map((r) => ({
@@ -25568,7 +25590,7 @@ var import_node_fs25 = require("node:fs");
 var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
-var HISTORY_SUMMARY_VERSION = 3;
+var HISTORY_SUMMARY_VERSION = 4;
 var Covered = object({
   name: string2().regex(/^\d{4}-\d{2}-\d{2}\.ndjson$/),
   dev: number2(),
@@ -26190,7 +26212,7 @@ var StallEntry = looseObject({
   recovery_task_id: string2().nullable(),
   effective_timeout_seconds: number2(),
   exemptions: array(ExemptionSchema),
-  stall_reason: string2()
+  stall_reason: StallReasonAsRead
 });
 var TaskEntry = looseObject({
   task_id: string2(),
@@ -27235,7 +27257,7 @@ var ReplayChangeSchema = looseObject({
   /** The subagent transcript whose record caused the change (null: the agent's own). */
   child_file: string2().nullable(),
   idle_seconds: number2().nullable(),
-  stall_reason: string2().nullable(),
+  stall_reason: StallReasonSchema.nullable(),
   /** 1-based line of the record that caused the change (null: a window ran out between records). */
   line: number2().int().nullable(),
   /** For a stall: what happened next (`false_alarm`: the agent went on by itself). */
