@@ -29,9 +29,9 @@ var __export = (target2, all) => {
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
-    for (let key2 of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key2) && key2 !== except)
-        __defProp(to, key2, { get: () => from[key2], enumerable: !(desc = __getOwnPropDesc(from, key2)) || desc.enumerable });
+    for (let key3 of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key3) && key3 !== except)
+        __defProp(to, key3, { get: () => from[key3], enumerable: !(desc = __getOwnPropDesc(from, key3)) || desc.enumerable });
   }
   return to;
 };
@@ -1052,9 +1052,9 @@ var require_option = __commonJS({
             this.positiveOptions.set(option.attributeName(), option);
           }
         });
-        this.negativeOptions.forEach((value, key2) => {
-          if (this.positiveOptions.has(key2)) {
-            this.dualOptions.add(key2);
+        this.negativeOptions.forEach((value, key3) => {
+          if (this.positiveOptions.has(key3)) {
+            this.dualOptions.add(key3);
           }
         });
       }
@@ -1985,11 +1985,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {object} value
        */
-      getOptionValue(key2) {
+      getOptionValue(key3) {
         if (this._storeOptionsAsProperties) {
-          return this[key2];
+          return this[key3];
         }
-        return this._optionValues[key2];
+        return this._optionValues[key3];
       }
       /**
        * Store option value.
@@ -1998,8 +1998,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {object} value
        * @return {Command} `this` command for chaining
        */
-      setOptionValue(key2, value) {
-        return this.setOptionValueWithSource(key2, value, void 0);
+      setOptionValue(key3, value) {
+        return this.setOptionValueWithSource(key3, value, void 0);
       }
       /**
        * Store option value and where the value came from.
@@ -2009,13 +2009,13 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} source - expected values are default/config/env/cli/implied
        * @return {Command} `this` command for chaining
        */
-      setOptionValueWithSource(key2, value, source) {
+      setOptionValueWithSource(key3, value, source) {
         if (this._storeOptionsAsProperties) {
-          this[key2] = value;
+          this[key3] = value;
         } else {
-          this._optionValues[key2] = value;
+          this._optionValues[key3] = value;
         }
-        this._optionValueSources[key2] = source;
+        this._optionValueSources[key3] = source;
         return this;
       }
       /**
@@ -2025,8 +2025,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {string}
        */
-      getOptionValueSource(key2) {
-        return this._optionValueSources[key2];
+      getOptionValueSource(key3) {
+        return this._optionValueSources[key3];
       }
       /**
        * Get source of option value. See also .optsWithGlobals().
@@ -2035,11 +2035,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} key
        * @return {string}
        */
-      getOptionValueSourceWithGlobals(key2) {
+      getOptionValueSourceWithGlobals(key3) {
         let source;
         this._getCommandAndAncestors().forEach((cmd) => {
-          if (cmd.getOptionValueSource(key2) !== void 0) {
-            source = cmd.getOptionValueSource(key2);
+          if (cmd.getOptionValueSource(key3) !== void 0) {
+            source = cmd.getOptionValueSource(key3);
           }
         });
         return source;
@@ -2765,8 +2765,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
           const result = {};
           const len = this.options.length;
           for (let i = 0; i < len; i++) {
-            const key2 = this.options[i].attributeName();
-            result[key2] = key2 === this._versionOptionName ? this._version : this[key2];
+            const key3 = this.options[i].attributeName();
+            result[key3] = key3 === this._versionOptionName ? this._version : this[key3];
           }
           return result;
         }
@@ -3590,6 +3590,20 @@ var init_defaults = __esm({
       looping: { repeat_count: 4, error_count: 3, act: false },
       circuit_breaker: { min_stalled: 3, fraction: 0.5, max_hold_seconds: 900 },
       agents: { adapter: "mailbox", kill_grace_ms: 5e3, command_timeout_ms: 6e4 },
+      /**
+       * Resume instead of restart (DESIGN §8): the transport causes recovered by resuming the agent's
+       * own session (at most once in a row per ticket; a second stall gets a fresh agent).
+       */
+      recovery: {
+        resume_on: ["frozen_stream", "overloaded", "connection"],
+        /** Nudge an agent between turns whose row is still in progress, once, before asking the owner. */
+        nudge: true,
+        /** How long a nudge has to show progress, and how long a row and its agent may disagree before anything is done, in base windows. */
+        nudge_grace_windows: 1,
+        reconcile_grace_windows: 1
+      },
+      /** When `next` says a person is needed (reason attention). */
+      attention: { human_wait_seconds: 1800, unobservable_windows: 5 },
       /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
       requests: { deadline_windows: 2 },
       linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
@@ -3679,11 +3693,11 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key2, node2, visitor, path39) {
-      const ctrl = callVisitor(key2, node2, visitor, path39);
+    function visit_(key3, node2, visitor, path39) {
+      const ctrl = callVisitor(key3, node2, visitor, path39);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path39, ctrl);
-        return visit_(key2, ctrl, visitor, path39);
+        replaceNode(key3, path39, ctrl);
+        return visit_(key3, ctrl, visitor, path39);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
@@ -3727,11 +3741,11 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key2, node2, visitor, path39) {
-      const ctrl = await callVisitor(key2, node2, visitor, path39);
+    async function visitAsync_(key3, node2, visitor, path39) {
+      const ctrl = await callVisitor(key3, node2, visitor, path39);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key2, path39, ctrl);
-        return visitAsync_(key2, ctrl, visitor, path39);
+        replaceNode(key3, path39, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path39);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
@@ -3781,27 +3795,27 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key2, node2, visitor, path39) {
+    function callVisitor(key3, node2, visitor, path39) {
       if (typeof visitor === "function")
-        return visitor(key2, node2, path39);
+        return visitor(key3, node2, path39);
       if (identity.isMap(node2))
-        return visitor.Map?.(key2, node2, path39);
+        return visitor.Map?.(key3, node2, path39);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key2, node2, path39);
+        return visitor.Seq?.(key3, node2, path39);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key2, node2, path39);
+        return visitor.Pair?.(key3, node2, path39);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key2, node2, path39);
+        return visitor.Scalar?.(key3, node2, path39);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key2, node2, path39);
+        return visitor.Alias?.(key3, node2, path39);
       return void 0;
     }
-    function replaceNode(key2, path39, node2) {
+    function replaceNode(key3, path39, node2) {
       const parent = path39[path39.length - 1];
       if (identity.isCollection(parent)) {
-        parent.items[key2] = node2;
+        parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
-        if (key2 === "key")
+        if (key3 === "key")
           parent.key = node2;
         else
           parent.value = node2;
@@ -4062,7 +4076,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
-    function applyReviver(reviver, obj, key2, val) {
+    function applyReviver(reviver, obj, key3, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -4102,7 +4116,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key2, val);
+      return reviver.call(obj, key3, val);
     }
     exports2.applyReviver = applyReviver;
   }
@@ -4465,14 +4479,14 @@ var require_Collection = __commonJS({
         if (isEmptyPath(path39))
           this.add(value);
         else {
-          const [key2, ...rest] = path39;
-          const node2 = this.get(key2, true);
+          const [key3, ...rest] = path39;
+          const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key2, collectionFromPath(this.schema, rest, value));
+            this.set(key3, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
         }
       }
       /**
@@ -4480,14 +4494,14 @@ var require_Collection = __commonJS({
        * @returns `true` if the item was found and removed.
        */
       deleteIn(path39) {
-        const [key2, ...rest] = path39;
+        const [key3, ...rest] = path39;
         if (rest.length === 0)
-          return this.delete(key2);
-        const node2 = this.get(key2, true);
+          return this.delete(key3);
+        const node2 = this.get(key3, true);
         if (identity.isCollection(node2))
           return node2.deleteIn(rest);
         else
-          throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
+          throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -4495,8 +4509,8 @@ var require_Collection = __commonJS({
        * `true` (collections are always returned intact).
        */
       getIn(path39, keepScalar) {
-        const [key2, ...rest] = path39;
-        const node2 = this.get(key2, true);
+        const [key3, ...rest] = path39;
+        const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
         else
@@ -4514,10 +4528,10 @@ var require_Collection = __commonJS({
        * Checks if the collection includes a value with the key `key`.
        */
       hasIn(path39) {
-        const [key2, ...rest] = path39;
+        const [key3, ...rest] = path39;
         if (rest.length === 0)
-          return this.has(key2);
-        const node2 = this.get(key2, true);
+          return this.has(key3);
+        const node2 = this.get(key3, true);
         return identity.isCollection(node2) ? node2.hasIn(rest) : false;
       }
       /**
@@ -4525,17 +4539,17 @@ var require_Collection = __commonJS({
        * boolean to add/remove the item from the set.
        */
       setIn(path39, value) {
-        const [key2, ...rest] = path39;
+        const [key3, ...rest] = path39;
         if (rest.length === 0) {
-          this.set(key2, value);
+          this.set(key3, value);
         } else {
-          const node2 = this.get(key2, true);
+          const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.setIn(rest, value);
           else if (node2 === void 0 && this.schema)
-            this.set(key2, collectionFromPath(this.schema, rest, value));
+            this.set(key3, collectionFromPath(this.schema, rest, value));
           else
-            throw new Error(`Expected YAML collection at ${key2}. Remaining path: ${rest}`);
+            throw new Error(`Expected YAML collection at ${key3}. Remaining path: ${rest}`);
         }
       }
     };
@@ -5113,19 +5127,19 @@ var require_stringifyPair = __commonJS({
     var Scalar2 = require_Scalar();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
-    function stringifyPair({ key: key2, value }, ctx, onComment, onChompKeep) {
+    function stringifyPair({ key: key3, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key2) && key2.comment || null;
+      let keyComment = identity.isNode(key3) && key3.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key2) || !identity.isNode(key2) && typeof key2 === "object") {
+        if (identity.isCollection(key3) || !identity.isNode(key3) && typeof key3 === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key2 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key2) || (identity.isScalar(key2) ? key2.type === Scalar2.Scalar.BLOCK_FOLDED || key2.type === Scalar2.Scalar.BLOCK_LITERAL : typeof key2 === "object"));
+      let explicitKey = !simpleKeys && (!key3 || keyComment && value == null && !ctx.inFlow || identity.isCollection(key3) || (identity.isScalar(key3) ? key3.type === Scalar2.Scalar.BLOCK_FOLDED || key3.type === Scalar2.Scalar.BLOCK_LITERAL : typeof key3 === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -5133,7 +5147,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str5 = stringify2.stringify(key2, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str5 = stringify2.stringify(key3, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str5.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -5277,7 +5291,7 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY
     };
-    var isMergeKey = (ctx, key2) => (merge2.identify(key2) || identity.isScalar(key2) && (!key2.type || key2.type === Scalar2.Scalar.PLAIN) && merge2.identify(key2.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
+    var isMergeKey = (ctx, key3) => (merge2.identify(key3) || identity.isScalar(key3) && (!key3.type || key3.type === Scalar2.Scalar.PLAIN) && merge2.identify(key3.value)) && ctx?.doc.schema.tags.some((tag2) => tag2.tag === merge2.tag && tag2.default);
     function addMergeToJSMap(ctx, map, value) {
       const source = resolveAliasValue(ctx, value);
       if (identity.isSeq(source))
@@ -5294,14 +5308,14 @@ var require_merge = __commonJS({
       if (!identity.isMap(source))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source.toJSON(null, ctx, Map);
-      for (const [key2, value2] of srcMap) {
+      for (const [key3, value2] of srcMap) {
         if (map instanceof Map) {
-          if (!map.has(key2))
-            map.set(key2, value2);
+          if (!map.has(key3))
+            map.set(key3, value2);
         } else if (map instanceof Set) {
-          map.add(key2);
-        } else if (!Object.prototype.hasOwnProperty.call(map, key2)) {
-          Object.defineProperty(map, key2, {
+          map.add(key3);
+        } else if (!Object.prototype.hasOwnProperty.call(map, key3)) {
+          Object.defineProperty(map, key3, {
             value: value2,
             writable: true,
             enumerable: true,
@@ -5329,19 +5343,19 @@ var require_addPairToJSMap = __commonJS({
     var stringify2 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
-    function addPairToJSMap(ctx, map, { key: key2, value }) {
-      if (identity.isNode(key2) && key2.addToJSMap)
-        key2.addToJSMap(ctx, map, value);
-      else if (merge2.isMergeKey(ctx, key2))
+    function addPairToJSMap(ctx, map, { key: key3, value }) {
+      if (identity.isNode(key3) && key3.addToJSMap)
+        key3.addToJSMap(ctx, map, value);
+      else if (merge2.isMergeKey(ctx, key3))
         merge2.addMergeToJSMap(ctx, map, value);
       else {
-        const jsKey = toJS.toJS(key2, "", ctx);
+        const jsKey = toJS.toJS(key3, "", ctx);
         if (map instanceof Map) {
           map.set(jsKey, toJS.toJS(value, jsKey, ctx));
         } else if (map instanceof Set) {
           map.add(jsKey);
         } else {
-          const stringKey = stringifyKey(key2, jsKey, ctx);
+          const stringKey = stringifyKey(key3, jsKey, ctx);
           const jsValue = toJS.toJS(value, stringKey, ctx);
           if (stringKey in map)
             Object.defineProperty(map, stringKey, {
@@ -5356,19 +5370,19 @@ var require_addPairToJSMap = __commonJS({
       }
       return map;
     }
-    function stringifyKey(key2, jsKey, ctx) {
+    function stringifyKey(key3, jsKey, ctx) {
       if (jsKey === null)
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key2) && ctx?.doc) {
+      if (identity.isNode(key3) && ctx?.doc) {
         const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node2 of ctx.anchors.keys())
           strCtx.anchors.add(node2.anchor);
         strCtx.inFlow = true;
         strCtx.inStringifyKey = true;
-        const strKey = key2.toString(strCtx);
+        const strKey = key3.toString(strCtx);
         if (!ctx.mapKeyWarned) {
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
@@ -5392,24 +5406,24 @@ var require_Pair = __commonJS({
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
-    function createPair(key2, value, ctx) {
-      const k = createNode.createNode(key2, void 0, ctx);
+    function createPair(key3, value, ctx) {
+      const k = createNode.createNode(key3, void 0, ctx);
       const v = createNode.createNode(value, void 0, ctx);
       return new Pair(k, v);
     }
     var Pair = class _Pair {
-      constructor(key2, value = null) {
+      constructor(key3, value = null) {
         Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
-        this.key = key2;
+        this.key = key3;
         this.value = value;
       }
       clone(schema) {
-        let { key: key2, value } = this;
-        if (identity.isNode(key2))
-          key2 = key2.clone(schema);
+        let { key: key3, value } = this;
+        if (identity.isNode(key3))
+          key3 = key3.clone(schema);
         if (identity.isNode(value))
           value = value.clone(schema);
-        return new _Pair(key2, value);
+        return new _Pair(key3, value);
       }
       toJSON(_, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
@@ -5585,11 +5599,11 @@ var require_YAMLMap = __commonJS({
     var identity = require_identity();
     var Pair = require_Pair();
     var Scalar2 = require_Scalar();
-    function findPair(items, key2) {
-      const k = identity.isScalar(key2) ? key2.value : key2;
+    function findPair(items, key3) {
+      const k = identity.isScalar(key3) ? key3.value : key3;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key2 || it.key === k)
+          if (it.key === key3 || it.key === k)
             return it;
           if (identity.isScalar(it.key) && it.key.value === k)
             return it;
@@ -5612,20 +5626,20 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
-        const add2 = (key2, value) => {
+        const add2 = (key3, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key2, value);
-          else if (Array.isArray(replacer) && !replacer.includes(key2))
+            value = replacer.call(obj, key3, value);
+          else if (Array.isArray(replacer) && !replacer.includes(key3))
             return;
           if (value !== void 0 || keepUndefined)
-            map.items.push(Pair.createPair(key2, value, ctx));
+            map.items.push(Pair.createPair(key3, value, ctx));
         };
         if (obj instanceof Map) {
-          for (const [key2, value] of obj)
-            add2(key2, value);
+          for (const [key3, value] of obj)
+            add2(key3, value);
         } else if (obj && typeof obj === "object") {
-          for (const key2 of Object.keys(obj))
-            add2(key2, obj[key2]);
+          for (const key3 of Object.keys(obj))
+            add2(key3, obj[key3]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -5665,23 +5679,23 @@ var require_YAMLMap = __commonJS({
           this.items.push(_pair);
         }
       }
-      delete(key2) {
-        const it = findPair(this.items, key2);
+      delete(key3) {
+        const it = findPair(this.items, key3);
         if (!it)
           return false;
         const del = this.items.splice(this.items.indexOf(it), 1);
         return del.length > 0;
       }
-      get(key2, keepScalar) {
-        const it = findPair(this.items, key2);
+      get(key3, keepScalar) {
+        const it = findPair(this.items, key3);
         const node2 = it?.value;
         return (!keepScalar && identity.isScalar(node2) ? node2.value : node2) ?? void 0;
       }
-      has(key2) {
-        return !!findPair(this.items, key2);
+      has(key3) {
+        return !!findPair(this.items, key3);
       }
-      set(key2, value) {
-        this.add(new Pair.Pair(key2, value), true);
+      set(key3, value) {
+        this.add(new Pair.Pair(key3, value), true);
       }
       /**
        * @param ctx - Conversion context, originally set in Document#toJS()
@@ -5770,15 +5784,15 @@ var require_YAMLSeq = __commonJS({
        *
        * @returns `true` if the item was found and removed.
        */
-      delete(key2) {
-        const idx = asItemIndex(key2);
+      delete(key3) {
+        const idx = asItemIndex(key3);
         if (typeof idx !== "number")
           return false;
         const del = this.items.splice(idx, 1);
         return del.length > 0;
       }
-      get(key2, keepScalar) {
-        const idx = asItemIndex(key2);
+      get(key3, keepScalar) {
+        const idx = asItemIndex(key3);
         if (typeof idx !== "number")
           return void 0;
         const it = this.items[idx];
@@ -5790,8 +5804,8 @@ var require_YAMLSeq = __commonJS({
        * `key` must contain a representation of an integer for this to succeed.
        * It may be wrapped in a `Scalar`.
        */
-      has(key2) {
-        const idx = asItemIndex(key2);
+      has(key3) {
+        const idx = asItemIndex(key3);
         return typeof idx === "number" && idx < this.items.length;
       }
       /**
@@ -5801,10 +5815,10 @@ var require_YAMLSeq = __commonJS({
        * If `key` does not contain a representation of an integer, this will throw.
        * It may be wrapped in a `Scalar`.
        */
-      set(key2, value) {
-        const idx = asItemIndex(key2);
+      set(key3, value) {
+        const idx = asItemIndex(key3);
         if (typeof idx !== "number")
-          throw new Error(`Expected a valid index, not ${key2}.`);
+          throw new Error(`Expected a valid index, not ${key3}.`);
         const prev = this.items[idx];
         if (identity.isScalar(prev) && Scalar2.isScalarValue(value))
           prev.value = value;
@@ -5838,8 +5852,8 @@ var require_YAMLSeq = __commonJS({
           let i = 0;
           for (let it of obj) {
             if (typeof replacer === "function") {
-              const key2 = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key2, it);
+              const key3 = obj instanceof Set ? it : String(i++);
+              it = replacer.call(obj, key3, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -5847,8 +5861,8 @@ var require_YAMLSeq = __commonJS({
         return seq;
       }
     };
-    function asItemIndex(key2) {
-      let idx = identity.isScalar(key2) ? key2.value : key2;
+    function asItemIndex(key3) {
+      let idx = identity.isScalar(key3) ? key3.value : key3;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -6262,25 +6276,25 @@ ${cn.comment}` : item.comment;
         for (let it of iterable) {
           if (typeof replacer === "function")
             it = replacer.call(iterable, String(i++), it);
-          let key2, value;
+          let key3, value;
           if (Array.isArray(it)) {
             if (it.length === 2) {
-              key2 = it[0];
+              key3 = it[0];
               value = it[1];
             } else
               throw new TypeError(`Expected [key, value] tuple: ${it}`);
           } else if (it && it instanceof Object) {
             const keys = Object.keys(it);
             if (keys.length === 1) {
-              key2 = keys[0];
-              value = it[key2];
+              key3 = keys[0];
+              value = it[key3];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key2 = it;
+            key3 = it;
           }
-          pairs3.items.push(Pair.createPair(key2, value, ctx));
+          pairs3.items.push(Pair.createPair(key3, value, ctx));
         }
       return pairs3;
     }
@@ -6327,16 +6341,16 @@ var require_omap = __commonJS({
         if (ctx?.onCreate)
           ctx.onCreate(map);
         for (const pair of this.items) {
-          let key2, value;
+          let key3, value;
           if (identity.isPair(pair)) {
-            key2 = toJS.toJS(pair.key, "", ctx);
-            value = toJS.toJS(pair.value, key2, ctx);
+            key3 = toJS.toJS(pair.key, "", ctx);
+            value = toJS.toJS(pair.value, key3, ctx);
           } else {
-            key2 = toJS.toJS(pair, "", ctx);
+            key3 = toJS.toJS(pair, "", ctx);
           }
-          if (map.has(key2))
+          if (map.has(key3))
             throw new Error("Ordered maps must not include duplicate keys");
-          map.set(key2, value);
+          map.set(key3, value);
         }
         return map;
       }
@@ -6357,12 +6371,12 @@ var require_omap = __commonJS({
       resolve(seq, onError) {
         const pairs$1 = pairs2.resolvePairs(seq, onError);
         const seenKeys = [];
-        for (const { key: key2 } of pairs$1.items) {
-          if (identity.isScalar(key2)) {
-            if (seenKeys.includes(key2.value)) {
-              onError(`Ordered maps must not include duplicate keys: ${key2.value}`);
+        for (const { key: key3 } of pairs$1.items) {
+          if (identity.isScalar(key3)) {
+            if (seenKeys.includes(key3.value)) {
+              onError(`Ordered maps must not include duplicate keys: ${key3.value}`);
             } else {
-              seenKeys.push(key2.value);
+              seenKeys.push(key3.value);
             }
           }
         }
@@ -6547,14 +6561,14 @@ var require_set = __commonJS({
         super(schema);
         this.tag = _YAMLSet.tag;
       }
-      add(key2) {
+      add(key3) {
         let pair;
-        if (identity.isPair(key2))
-          pair = key2;
-        else if (key2 && typeof key2 === "object" && "key" in key2 && "value" in key2 && key2.value === null)
-          pair = new Pair.Pair(key2.key, null);
+        if (identity.isPair(key3))
+          pair = key3;
+        else if (key3 && typeof key3 === "object" && "key" in key3 && "value" in key3 && key3.value === null)
+          pair = new Pair.Pair(key3.key, null);
         else
-          pair = new Pair.Pair(key2, null);
+          pair = new Pair.Pair(key3, null);
         const prev = YAMLMap.findPair(this.items, pair.key);
         if (!prev)
           this.items.push(pair);
@@ -6563,18 +6577,18 @@ var require_set = __commonJS({
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
-      get(key2, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key2);
+      get(key3, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key3);
         return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
-      set(key2, value) {
+      set(key3, value) {
         if (typeof value !== "boolean")
           throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
-        const prev = YAMLMap.findPair(this.items, key2);
+        const prev = YAMLMap.findPair(this.items, key3);
         if (prev && !value) {
           this.items.splice(this.items.indexOf(prev), 1);
         } else if (!prev && value) {
-          this.items.push(new Pair.Pair(key2));
+          this.items.push(new Pair.Pair(key3));
         }
       }
       toJSON(_, ctx) {
@@ -6821,7 +6835,7 @@ var require_tags = __commonJS({
         if (Array.isArray(customTags))
           tags = [];
         else {
-          const keys = Array.from(schemas.keys()).filter((key2) => key2 !== "yaml11").map((key2) => JSON.stringify(key2)).join(", ");
+          const keys = Array.from(schemas.keys()).filter((key3) => key3 !== "yaml11").map((key3) => JSON.stringify(key3)).join(", ");
           throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
         }
       }
@@ -6837,7 +6851,7 @@ var require_tags = __commonJS({
         const tagObj = typeof tag2 === "string" ? tagsByName[tag2] : tag2;
         if (!tagObj) {
           const tagName = JSON.stringify(tag2);
-          const keys = Object.keys(tagsByName).map((key2) => JSON.stringify(key2)).join(", ");
+          const keys = Object.keys(tagsByName).map((key3) => JSON.stringify(key3)).join(", ");
           throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
         }
         if (!tags2.includes(tagObj))
@@ -7101,8 +7115,8 @@ var require_Document = __commonJS({
        * Convert a key and a value into a `Pair` using the current schema,
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
-      createPair(key2, value, options = {}) {
-        const k = this.createNode(key2, null, options);
+      createPair(key3, value, options = {}) {
+        const k = this.createNode(key3, null, options);
         const v = this.createNode(value, null, options);
         return new Pair.Pair(k, v);
       }
@@ -7110,8 +7124,8 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      delete(key2) {
-        return assertCollection(this.contents) ? this.contents.delete(key2) : false;
+      delete(key3) {
+        return assertCollection(this.contents) ? this.contents.delete(key3) : false;
       }
       /**
        * Removes a value from the document.
@@ -7131,8 +7145,8 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      get(key2, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key2, keepScalar) : void 0;
+      get(key3, keepScalar) {
+        return identity.isCollection(this.contents) ? this.contents.get(key3, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -7147,8 +7161,8 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value with the key `key`.
        */
-      has(key2) {
-        return identity.isCollection(this.contents) ? this.contents.has(key2) : false;
+      has(key3) {
+        return identity.isCollection(this.contents) ? this.contents.has(key3) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -7162,11 +7176,11 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      set(key2, value) {
+      set(key3, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key2], value);
+          this.contents = Collection.collectionFromPath(this.schema, [key3], value);
         } else if (assertCollection(this.contents)) {
-          this.contents.set(key2, value);
+          this.contents.set(key3, value);
         }
       }
       /**
@@ -7474,24 +7488,24 @@ var require_resolve_props = __commonJS({
 var require_util_contains_newline = __commonJS({
   "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
-    function containsNewline(key2) {
-      if (!key2)
+    function containsNewline(key3) {
+      if (!key3)
         return null;
-      switch (key2.type) {
+      switch (key3.type) {
         case "alias":
         case "scalar":
         case "double-quoted-scalar":
         case "single-quoted-scalar":
-          if (key2.source.includes("\n"))
+          if (key3.source.includes("\n"))
             return true;
-          if (key2.end) {
-            for (const st of key2.end)
+          if (key3.end) {
+            for (const st of key3.end)
               if (st.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key2.items) {
+          for (const it of key3.items) {
             for (const st of it.start)
               if (st.type === "newline")
                 return true;
@@ -7565,10 +7579,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key: key2, sep, value } = collItem;
+        const { start, key: key3, sep, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key2 ?? sep?.[0],
+          next: key3 ?? sep?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -7576,10 +7590,10 @@ var require_resolve_block_map = __commonJS({
         });
         const implicitKey = !keyProps.found;
         if (implicitKey) {
-          if (key2) {
-            if (key2.type === "block-seq")
+          if (key3) {
+            if (key3.type === "block-seq")
               onError(offset, "BLOCK_AS_IMPLICIT_KEY", "A block sequence may not be used as an implicit map key");
-            else if ("indent" in key2 && key2.indent !== bm.indent)
+            else if ("indent" in key3 && key3.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
           if (!keyProps.anchor && !keyProps.tag && !sep) {
@@ -7592,17 +7606,17 @@ var require_resolve_block_map = __commonJS({
             }
             continue;
           }
-          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key2)) {
-            onError(key2 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
+          if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key3)) {
+            onError(key3 ?? start[start.length - 1], "MULTILINE_IMPLICIT_KEY", "Implicit keys need to be on a single line");
           }
         } else if (keyProps.found?.indent !== bm.indent) {
           onError(offset, "BAD_INDENT", startColMsg);
         }
         ctx.atKey = true;
         const keyStart = keyProps.end;
-        const keyNode = key2 ? composeNode(ctx, key2, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        const keyNode = key3 ? composeNode(ctx, key3, keyProps, onError) : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bm.indent, key2, onError);
+          utilFlowIndentCheck.flowIndentCheck(bm.indent, key3, onError);
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -7612,7 +7626,7 @@ var require_resolve_block_map = __commonJS({
           offset: keyNode.range[2],
           onError,
           parentIndent: bm.indent,
-          startOnNewline: !key2 || key2.type === "block-scalar"
+          startOnNewline: !key3 || key3.type === "block-scalar"
         });
         offset = valueProps.end;
         if (valueProps.found) {
@@ -7776,11 +7790,11 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key: key2, sep, value } = collItem;
+        const { start, key: key3, sep, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key2 ?? sep?.[0],
+          next: key3 ?? sep?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
@@ -7801,9 +7815,9 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key2))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key3))
             onError(
-              key2,
+              key3,
               // checked by containsNewline()
               "MULTILINE_IMPLICIT_KEY",
               "Implicit keys of flow sequence pairs need to be on a single line"
@@ -7850,8 +7864,8 @@ var require_resolve_flow_collection = __commonJS({
         } else {
           ctx.atKey = true;
           const keyStart = props.end;
-          const keyNode = key2 ? composeNode(ctx, key2, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
-          if (isBlock(key2))
+          const keyNode = key3 ? composeNode(ctx, key3, props, onError) : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+          if (isBlock(key3))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
           const valueProps = resolveProps.resolveProps(sep ?? [], {
@@ -9001,9 +9015,9 @@ var require_cst_scalar = __commonJS({
         ];
         if (!addEndtoBlockProps(props, "end" in token ? token.end : void 0))
           props.push({ type: "newline", offset: -1, indent, source: "\n" });
-        for (const key2 of Object.keys(token))
-          if (key2 !== "type" && key2 !== "offset")
-            delete token[key2];
+        for (const key3 of Object.keys(token))
+          if (key3 !== "type" && key3 !== "offset")
+            delete token[key3];
         Object.assign(token, { type: "block-scalar", indent, props, source: body });
       }
     }
@@ -9051,9 +9065,9 @@ var require_cst_scalar = __commonJS({
         default: {
           const indent = "indent" in token ? token.indent : -1;
           const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
-          for (const key2 of Object.keys(token))
-            if (key2 !== "type" && key2 !== "offset")
-              delete token[key2];
+          for (const key3 of Object.keys(token))
+            if (key3 !== "type" && key3 !== "offset")
+              delete token[key3];
           Object.assign(token, { type, indent, source, end });
         }
       }
@@ -9108,12 +9122,12 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key: key2, sep, value }) {
+    function stringifyItem({ start, key: key3, sep, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
-      if (key2)
-        res += stringifyToken(key2);
+      if (key3)
+        res += stringifyToken(key3);
       if (sep)
         for (const st of sep)
           res += st.source;
@@ -10445,7 +10459,7 @@ var require_parser = __commonJS({
                   });
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
-                  const key2 = it.key;
+                  const key3 = it.key;
                   const sep = it.sep;
                   sep.push(this.sourceToken);
                   delete it.key;
@@ -10454,7 +10468,7 @@ var require_parser = __commonJS({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key: key2, sep }]
+                    items: [{ start: start2, key: key3, sep }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -11071,21 +11085,21 @@ var init_stall_history = __esm({
 });
 
 // src/act/tracker/linear-comment.ts
-function commentKeyText(key2) {
-  return `dispatch-watchdog:${key2}`;
+function commentKeyText(key3) {
+  return `dispatch-watchdog:${key3}`;
 }
-function commentMarker(key2) {
-  return `<!-- ${commentKeyText(key2)} -->`;
+function commentMarker(key3) {
+  return `<!-- ${commentKeyText(key3)} -->`;
 }
-function hasCommentKey(body, key2) {
-  return new RegExp(`${escapeRegExp2(commentKeyText(key2))}(?![A-Za-z0-9._@:-])`).test(body);
+function hasCommentKey(body, key3) {
+  return new RegExp(`${escapeRegExp2(commentKeyText(key3))}(?![A-Za-z0-9._@:-])`).test(body);
 }
-function withCommentKey(body, key2) {
-  if (hasCommentKey(body, key2)) return body;
+function withCommentKey(body, key3) {
+  if (hasCommentKey(body, key3)) return body;
   return `${body.trimEnd()}
 
-_Posted by dispatch-watchdog · key \`${commentKeyText(key2)}\`_
-${commentMarker(key2)}
+_Posted by dispatch-watchdog · key \`${commentKeyText(key3)}\`_
+${commentMarker(key3)}
 `;
 }
 function renderEscalationComment(input) {
@@ -11220,11 +11234,11 @@ var init_linear_errors = __esm({
 async function readCommentsPage(client, vars) {
   return (await client.client.rawRequest(COMMENTS_QUERY, vars)).data ?? {};
 }
-async function findKeyedComment(fetchPage, issueId, key2) {
+async function findKeyedComment(fetchPage, issueId, key3) {
   let after;
   for (let page = 0; page < MAX_PAGES; page++) {
     const comments = (await fetchPage({ id: issueId, first: PAGE_SIZE, ...after ? { after } : {} })).issue?.comments;
-    const hit = comments?.nodes.find((n) => typeof n.body === "string" && hasCommentKey(n.body, key2));
+    const hit = comments?.nodes.find((n) => typeof n.body === "string" && hasCommentKey(n.body, key3));
     if (hit) return hit.id;
     if (!comments?.pageInfo.hasNextPage || !comments.pageInfo.endCursor) return void 0;
     after = comments.pageInfo.endCursor;
@@ -11564,12 +11578,12 @@ async function escalateInLinear(given) {
     if (!updated.success) throw fail2("tracker_unavailable", `move the issue to ${target2.name}`, "Linear answered success=false.", "Safe to retry: the escalation is idempotent.", true);
     tracker = "updated";
   }
-  const key2 = o.idempotencyKey;
-  const existing = await findKeyedComment((vars) => step("read the comments", (c) => readCommentsPage(c, vars)), issue2.id, key2);
+  const key3 = o.idempotencyKey;
+  const existing = await findKeyedComment((vars) => step("read the comments", (c) => readCommentsPage(c, vars)), issue2.id, key3);
   if (existing) return { ok: true, tracker, commented: false, issueId: issue2.id, stateId: target2.id, commentId: existing };
-  const body = withCommentKey(redact(o.commentBody, o.apiKey), key2);
+  const body = withCommentKey(redact(o.commentBody, o.apiKey), key3);
   const created = await step("add the comment", async (c, attempt) => {
-    const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue2.id, key2) : void 0;
+    const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue2.id, key3) : void 0;
     if (earlier) return { success: true, commentId: earlier };
     const payload = await c.createComment({ issueId: issue2.id, body });
     return { success: payload.success, commentId: payload.commentId };
@@ -11620,9 +11634,10 @@ var EXIT_CODES = {
   failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
   input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
   stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
-  requests: { code: 10, means: "next: new cancel/redispatch requests to carry out" },
+  requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
   unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
-  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" }
+  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
+  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)" }
 };
 var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
 function exitCodeFor(e, out) {
@@ -11911,9 +11926,9 @@ function floatSafeRemainder(val, step) {
   return ratio - roundedRatio;
 }
 var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key2, getter) {
+function defineLazy(object2, key3, getter) {
   let value = void 0;
-  Object.defineProperty(object2, key2, {
+  Object.defineProperty(object2, key3, {
     get() {
       if (value === EVALUATING) {
         return void 0;
@@ -11925,7 +11940,7 @@ function defineLazy(object2, key2, getter) {
       return value;
     },
     set(v) {
-      Object.defineProperty(object2, key2, {
+      Object.defineProperty(object2, key3, {
         value: v
         // configurable: true,
       });
@@ -11951,47 +11966,47 @@ function rawShape(def) {
 function sourceShape(schema) {
   return rawShape(schema._zod.def) ?? schema._zod.def.shape;
 }
-function deferProp(target2, key2, getter) {
-  Object.defineProperty(target2, key2, {
+function deferProp(target2, key3, getter) {
+  Object.defineProperty(target2, key3, {
     get() {
       const value = getter();
-      assignProp(this, key2, value);
+      assignProp(this, key3, value);
       return value;
     },
     enumerable: true,
     configurable: true
   });
 }
-function putProp(target2, key2, value) {
-  if (key2 in target2)
-    assignProp(target2, key2, value);
+function putProp(target2, key3, value) {
+  if (key3 in target2)
+    assignProp(target2, key3, value);
   else
-    target2[key2] = value;
+    target2[key3] = value;
 }
 function mirrorShape(target2, source, keys, wrap2) {
   const raw = sourceShape(source);
-  for (const key2 of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key2);
+  for (const key3 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key3);
     if (!desc.enumerable)
       continue;
     if (desc.get) {
-      deferProp(target2, key2, () => {
-        const value = source._zod.def.shape[key2];
-        return wrap2 ? wrap2(value, key2) : value;
+      deferProp(target2, key3, () => {
+        const value = source._zod.def.shape[key3];
+        return wrap2 ? wrap2(value, key3) : value;
       });
     } else
-      putProp(target2, key2, wrap2 ? wrap2(desc.value, key2) : desc.value);
+      putProp(target2, key3, wrap2 ? wrap2(desc.value, key3) : desc.value);
   }
 }
 function mirrorProps(target2, source) {
-  for (const key2 of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key2);
+  for (const key3 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key3);
     if (!desc.enumerable)
       continue;
     if (desc.get)
-      deferProp(target2, key2, () => source[key2]);
+      deferProp(target2, key3, () => source[key3]);
     else
-      putProp(target2, key2, desc.value);
+      putProp(target2, key3, desc.value);
   }
 }
 function mergeDefs(...defs) {
@@ -12008,11 +12023,11 @@ function cloneDef(schema) {
 function getElementAtPath(obj, path39) {
   if (!path39)
     return obj;
-  return path39.reduce((acc, key2) => acc?.[key2], obj);
+  return path39.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
-  const promises = keys.map((key2) => promisesObj[key2]);
+  const promises = keys.map((key3) => promisesObj[key3]);
   return Promise.all(promises).then((results) => {
     const resolvedObj = {};
     for (let i = 0; i < keys.length; i++) {
@@ -12084,8 +12099,8 @@ function shallowClone(o) {
 }
 function numKeys(data) {
   let keyCount = 0;
-  for (const key2 in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key2)) {
+  for (const key3 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key3)) {
       keyCount++;
     }
   }
@@ -12239,12 +12254,12 @@ function pick(schema, mask) {
 function maskedKeys(schema, mask) {
   const raw = sourceShape(schema);
   const keys = [];
-  for (const key2 of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key2)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key2)}"`);
+  for (const key3 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key3)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key3)}"`);
     }
-    if (mask[key2])
-      keys.push(key2);
+    if (mask[key3])
+      keys.push(key3);
   }
   return keys;
 }
@@ -12257,7 +12272,7 @@ function omit(schema, mask) {
   }
   const omitted = new Set(maskedKeys(schema, mask));
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key2) => !omitted.has(key2)));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key3) => !omitted.has(key3)));
   return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
@@ -12268,8 +12283,8 @@ function extend(schema, shape) {
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
     const existingShape = sourceShape(schema);
-    for (const key2 of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key2) !== void 0) {
+    for (const key3 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key3) !== void 0) {
         throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
       }
     }
@@ -12316,15 +12331,15 @@ function partial(Class2, schema, mask, name = "partial") {
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key2) => selected && !selected.has(key2) ? value : new Class2({ type: "optional", innerType: value })));
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key3) => selected && !selected.has(key3) ? value : new Class2({ type: "optional", innerType: value })));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
 }
 function required(Class2, schema, mask) {
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key2) => (
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key3) => (
     // overwrite with non-optional
-    selected && !selected.has(key2) ? value : new Class2({ type: "nonoptional", innerType: value })
+    selected && !selected.has(key3) ? value : new Class2({ type: "nonoptional", innerType: value })
   ));
   return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
 }
@@ -12511,46 +12526,46 @@ var Class = class {
   }
 };
 function members(proto, table) {
-  for (const key2 in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key2);
+  for (const key3 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key3);
     if (desc.get)
-      Object.defineProperty(proto, key2, { ...desc, enumerable: false });
+      Object.defineProperty(proto, key3, { ...desc, enumerable: false });
     else
-      defineBound(proto, key2, desc.value);
+      defineBound(proto, key3, desc.value);
   }
 }
-function own(inst, key2, value, enumerable = true) {
-  Object.defineProperty(inst, key2, { configurable: true, writable: true, enumerable, value });
+function own(inst, key3, value, enumerable = true) {
+  Object.defineProperty(inst, key3, { configurable: true, writable: true, enumerable, value });
   return value;
 }
-function hide(inst, key2, value) {
-  return own(inst, key2, value, false);
+function hide(inst, key3, value) {
+  return own(inst, key3, value, false);
 }
 // @__NO_SIDE_EFFECTS__
 function derived(computes, table) {
-  for (const key2 in computes) {
-    const compute = computes[key2];
-    Object.defineProperty(table, key2, {
+  for (const key3 in computes) {
+    const compute = computes[key3];
+    Object.defineProperty(table, key3, {
       configurable: true,
       enumerable: true,
       get() {
-        return own(this, key2, compute(this));
+        return own(this, key3, compute(this));
       },
       set(value) {
-        own(this, key2, value);
+        own(this, key3, value);
       }
     });
   }
   return table;
 }
-function defineBound(proto, key2, fn) {
-  Object.defineProperty(proto, key2, {
+function defineBound(proto, key3, fn) {
+  Object.defineProperty(proto, key3, {
     configurable: true,
     get() {
-      return this == null ? fn : own(this, key2, fn.bind(this));
+      return this == null ? fn : own(this, key3, fn.bind(this));
     },
     set(value) {
-      own(this, key2, value);
+      own(this, key3, value);
     }
   });
 }
@@ -12567,53 +12582,53 @@ var breaker = {
     return void 0;
   }
 };
-function defineLazyInternal(inst, key2, compute) {
+function defineLazyInternal(inst, key3, compute) {
   const proto = Object.getPrototypeOf(inst._zod);
-  if (key2 in proto && installing !== inst._zod) {
+  if (key3 in proto && installing !== inst._zod) {
     installing = void 0;
     return;
   }
   installing = inst._zod;
-  Object.defineProperty(proto, key2, {
+  Object.defineProperty(proto, key3, {
     configurable: true,
     get() {
-      Object.defineProperty(this, key2, breaker);
+      Object.defineProperty(this, key3, breaker);
       const outer = broke;
       broke = false;
       try {
         const value = compute(this);
         if (broke)
-          delete this[key2];
+          delete this[key3];
         else
-          Object.defineProperty(this, key2, { configurable: true, writable: true, value });
+          Object.defineProperty(this, key3, { configurable: true, writable: true, value });
         broke = broke || outer;
         return value;
       } catch (err) {
-        delete this[key2];
+        delete this[key3];
         broke = broke || outer;
         throw err;
       }
     },
     set(value) {
-      Object.defineProperty(this, key2, { configurable: true, writable: true, value });
+      Object.defineProperty(this, key3, { configurable: true, writable: true, value });
     }
   });
 }
-function installLazyProp(inst, key2, make, enumerable) {
-  const proto = claim(inst, key2);
+function installLazyProp(inst, key3, make, enumerable) {
+  const proto = claim(inst, key3);
   if (!proto)
     return;
-  Object.defineProperty(proto, key2, {
+  Object.defineProperty(proto, key3, {
     configurable: true,
     get() {
       const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key2, desc);
+      Object.defineProperty(this, key3, desc);
       desc.value = make(this);
-      Object.defineProperty(this, key2, desc);
+      Object.defineProperty(this, key3, desc);
       return desc.value;
     },
     set(value) {
-      Object.defineProperty(this, key2, { configurable: true, writable: true, enumerable, value });
+      Object.defineProperty(this, key3, { configurable: true, writable: true, enumerable, value });
     }
   });
 }
@@ -12786,15 +12801,15 @@ var $ZodError = $constructor("$ZodError", initializer);
 var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
   Parent: Error
 });
-function node(obj, key2, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key2)) {
-    if (key2 === "__proto__") {
-      Object.defineProperty(obj, key2, { value: make(), writable: true, enumerable: true, configurable: true });
+function node(obj, key3, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key3)) {
+    if (key3 === "__proto__") {
+      Object.defineProperty(obj, key3, { value: make(), writable: true, enumerable: true, configurable: true });
     } else {
-      obj[key2] = make();
+      obj[key3] = make();
     }
   }
-  return obj[key2];
+  return obj[key3];
 }
 function flattenError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = {};
@@ -14053,8 +14068,8 @@ var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
   };
   capSize(inst, arraySize);
 });
-function handlePropertyResult(result, final, key2, input, optin, optout) {
-  const isPresent = key2 in input;
+function handlePropertyResult(result, final, key3, input, optin, optout) {
+  const isPresent = key3 in input;
   const isOptionalOut = optout === "optional";
   if (!isPresent && isOptionalOut && optin === "optional") {
     return;
@@ -14063,7 +14078,7 @@ function handlePropertyResult(result, final, key2, input, optin, optout) {
     if (optin !== void 0 && isOptionalOut && !isPresent) {
       return;
     }
-    final.issues.push(...prefixIssues(key2, result.issues));
+    final.issues.push(...prefixIssues(key3, result.issues));
   }
   if (!isPresent && optin === void 0) {
     if (!result.issues.length) {
@@ -14071,17 +14086,17 @@ function handlePropertyResult(result, final, key2, input, optin, optout) {
         code: "invalid_type",
         expected: "nonoptional",
         input: void 0,
-        path: [key2]
+        path: [key3]
       });
     }
     return;
   }
   if (result.value === void 0) {
     if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key2] = void 0;
+      final.value[key3] = void 0;
     }
   } else {
-    final.value[key2] = result.value;
+    final.value[key3] = result.value;
   }
 }
 var NO_SYMBOL_KEYS = [];
@@ -14114,28 +14129,28 @@ function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
   const optin = _catchall.optin;
   const optout = _catchall.optout;
   let seen = 0;
-  for (const key2 in input) {
+  for (const key3 in input) {
     if (abortEarly && payload.issues.length !== seen) {
       if (aborted(payload, seen))
         break;
       seen = payload.issues.length;
     }
-    if (keySet.has(key2))
+    if (keySet.has(key3))
       continue;
-    if (key2 === "__proto__") {
+    if (key3 === "__proto__") {
       if (t === "never")
-        unrecognized.push(key2);
+        unrecognized.push(key3);
       continue;
     }
     if (t === "never") {
-      unrecognized.push(key2);
+      unrecognized.push(key3);
       continue;
     }
-    const r = _catchall.run({ value: input[key2], issues: [] }, ctx);
+    const r = _catchall.run({ value: input[key3], issues: [] }, ctx);
     if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input, optin, optout)));
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
     } else {
-      handlePropertyResult(r, payload, key2, input, optin, optout);
+      handlePropertyResult(r, payload, key3, input, optin, optout);
     }
   }
   if (unrecognized.length) {
@@ -14172,16 +14187,16 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   defineLazyInternal(inst, "propValues", (zod) => {
     const shape = zod.def.shape;
     const propValues = {};
-    for (const key2 in shape) {
-      const field = shape[key2]._zod;
+    for (const key3 in shape) {
+      const field = shape[key3]._zod;
       if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key2)) {
-          assignProp(propValues, key2, /* @__PURE__ */ new Set());
+        if (!Object.prototype.hasOwnProperty.call(propValues, key3)) {
+          assignProp(propValues, key3, /* @__PURE__ */ new Set());
         }
         for (const v of field.values)
-          propValues[key2].add(v);
+          propValues[key3].add(v);
         if (field.optin !== void 0)
-          propValues[key2].add(void 0);
+          propValues[key3].add(void 0);
       }
     }
     return propValues;
@@ -14208,22 +14223,22 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = value.shape;
     const abortEarly = ctx?.abortEarly;
     let seen = payload.issues.length;
-    for (const key2 of value.allKeys) {
+    for (const key3 of value.allKeys) {
       if (abortEarly && payload.issues.length !== seen) {
         if (aborted(payload, seen))
           break;
         seen = payload.issues.length;
       }
-      if (key2 === "__proto__")
+      if (key3 === "__proto__")
         continue;
-      const el = shape[key2];
+      const el = shape[key3];
       const optin = el._zod.optin;
       const optout = el._zod.optout;
-      const r = el._zod.run({ value: input[key2], issues: [] }, ctx);
+      const r = el._zod.run({ value: input[key3], issues: [] }, ctx);
       if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key2, input, optin, optout)));
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
       } else {
-        handlePropertyResult(r, payload, key2, input, optin, optout);
+        handlePropertyResult(r, payload, key3, input, optin, optout);
       }
     }
     if (!catchall) {
@@ -14257,17 +14272,17 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     doc.write(`const input = payload.value;`);
     const ids = /* @__PURE__ */ Object.create(null);
     let counter = 0;
-    for (const key2 of normalized.allKeys) {
-      ids[key2] = `key_${counter++}`;
+    for (const key3 of normalized.allKeys) {
+      ids[key3] = `key_${counter++}`;
     }
     doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key2 of normalized.allKeys) {
-      if (key2 === "__proto__")
+    for (const key3 of normalized.allKeys) {
+      if (key3 === "__proto__")
         continue;
-      const id = ids[key2];
-      const k = typeof key2 === "symbol" ? `syms[${syms.indexOf(key2)}]` : esc(key2);
+      const id = ids[key3];
+      const k = typeof key3 === "symbol" ? `syms[${syms.indexOf(key3)}]` : esc(key3);
       const isPresent = `${k} in input`;
-      const schema = shape[key2];
+      const schema = shape[key3];
       const optin = schema?._zod?.optin;
       const isOptionalIn = optin !== void 0;
       const isOptionalOut = schema?._zod?.optout === "optional";
@@ -14531,21 +14546,21 @@ function mergeValues(a, b) {
   }
   if (isPlainObject(a) && isPlainObject(b)) {
     const bKeys = Object.keys(b);
-    const sharedKeys = Object.keys(a).filter((key2) => bKeys.indexOf(key2) !== -1);
+    const sharedKeys = Object.keys(a).filter((key3) => bKeys.indexOf(key3) !== -1);
     const newObj = { ...a, ...b };
     if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
       delete newObj.__proto__;
-    for (const key2 of sharedKeys) {
-      if (key2 === "__proto__")
+    for (const key3 of sharedKeys) {
+      if (key3 === "__proto__")
         continue;
-      const sharedValue = mergeValues(a[key2], b[key2]);
+      const sharedValue = mergeValues(a[key3], b[key3]);
       if (!sharedValue.valid) {
         return {
           valid: false,
-          mergeErrorPath: [key2, ...sharedValue.mergeErrorPath]
+          mergeErrorPath: [key3, ...sharedValue.mergeErrorPath]
         };
       }
-      newObj[key2] = sharedValue.data;
+      newObj[key3] = sharedValue.data;
     }
     return { valid: true, data: newObj };
   }
@@ -14704,9 +14719,9 @@ var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
     return handleTupleResults(itemResults, payload, items, input, optoutStart);
   };
 });
-function getTupleOptStart(items, key2) {
+function getTupleOptStart(items, key3) {
   for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key2 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    const omittable = key3 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
     if (!omittable)
       return i + 1;
   }
@@ -14764,12 +14779,12 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     if (values && !def.partial) {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       const recordKeys = /* @__PURE__ */ new Set();
-      for (const key2 of values) {
-        if (typeof key2 === "string" || typeof key2 === "number" || typeof key2 === "symbol") {
-          recordKeys.add(typeof key2 === "number" ? key2.toString() : key2);
-          if (key2 === "__proto__")
+      for (const key3 of values) {
+        if (typeof key3 === "string" || typeof key3 === "number" || typeof key3 === "symbol") {
+          recordKeys.add(typeof key3 === "number" ? key3.toString() : key3);
+          if (key3 === "__proto__")
             continue;
-          const keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
+          const keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
           if (keyResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -14778,8 +14793,8 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key2,
-              path: [key2],
+              input: key3,
+              path: [key3],
               inst
             });
             continue;
@@ -14787,32 +14802,32 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
           const outKey = keyResult.value;
           if (outKey === "__proto__")
             continue;
-          const result = def.valueType._zod.run({ value: input[key2], issues: [] }, ctx);
+          const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
           if (result instanceof Promise) {
             proms.push(result.then((result2) => {
               if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key2, result2.issues));
+                payload.issues.push(...prefixIssues(key3, result2.issues));
               }
               payload.value[outKey] = result2.value;
             }));
           } else {
             if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key2, result.issues));
+              payload.issues.push(...prefixIssues(key3, result.issues));
             }
             payload.value[outKey] = result.value;
           }
         }
       }
       let unrecognized;
-      for (const key2 in input) {
-        if (!recordKeys.has(key2)) {
+      for (const key3 in input) {
+        if (!recordKeys.has(key3)) {
           if (def.mode === "loose") {
-            if (key2 === "__proto__")
+            if (key3 === "__proto__")
               continue;
-            payload.value[key2] = input[key2];
+            payload.value[key3] = input[key3];
           } else {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key2);
+            unrecognized.push(key3);
           }
         }
       }
@@ -14828,18 +14843,18 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
     } else {
       payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
       let unrecognized;
-      for (const key2 of Reflect.ownKeys(input)) {
-        if (key2 === "__proto__")
+      for (const key3 of Reflect.ownKeys(input)) {
+        if (key3 === "__proto__")
           continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key2))
+        if (!Object.prototype.propertyIsEnumerable.call(input, key3))
           continue;
-        let keyResult = def.keyType._zod.run({ value: key2, issues: [] }, ctx);
+        let keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
         if (keyResult instanceof Promise) {
           throw new Error("Async schemas not supported in object keys currently");
         }
-        const checkNumericKey = typeof key2 === "string" && number.test(key2) && keyResult.issues.length;
+        const checkNumericKey = typeof key3 === "string" && number.test(key3) && keyResult.issues.length;
         if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key2), issues: [] }, ctx);
+          const retryResult = def.keyType._zod.run({ value: Number(key3), issues: [] }, ctx);
           if (retryResult instanceof Promise) {
             throw new Error("Async schemas not supported in object keys currently");
           }
@@ -14849,17 +14864,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         }
         if (keyResult.issues.length) {
           if (def.mode === "loose") {
-            payload.value[key2] = input[key2];
+            payload.value[key3] = input[key3];
           } else if (values) {
             unrecognized = unrecognized ?? [];
-            unrecognized.push(key2);
+            unrecognized.push(key3);
           } else {
             payload.issues.push({
               code: "invalid_key",
               origin: "record",
               issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key2,
-              path: [key2],
+              input: key3,
+              path: [key3],
               inst
             });
           }
@@ -14868,17 +14883,17 @@ var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
         const outKey = keyResult.value;
         if (outKey === "__proto__")
           continue;
-        const result = def.valueType._zod.run({ value: input[key2], issues: [] }, ctx);
+        const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
         if (result instanceof Promise) {
           proms.push(result.then((result2) => {
             if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key2, result2.issues));
+              payload.issues.push(...prefixIssues(key3, result2.issues));
             }
             payload.value[outKey] = result2.value;
           }));
         } else {
           if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key2, result.issues));
+            payload.issues.push(...prefixIssues(key3, result.issues));
           }
           payload.value[outKey] = result.value;
         }
@@ -15240,8 +15255,8 @@ function isRecursive(inst, stack, resolve) {
   };
   const shape = (sh, spread) => {
     let answer = NONE;
-    for (const key2 of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key2);
+    for (const key3 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key3);
       if (spread && !desc.enumerable)
         continue;
       const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
@@ -15337,8 +15352,8 @@ function isRecursive(inst, stack, resolve) {
       break;
     default: {
       kind;
-      for (const key2 in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key2);
+      for (const key3 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key3);
         if (!desc || desc.get)
           continue;
         const value = desc.value;
@@ -16174,9 +16189,9 @@ function _check(fn, params) {
 // node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target2, ...sources) {
   for (const source of sources) {
-    for (const key2 of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key2)) {
-        assignProp(target2, key2, source[key2]);
+    for (const key3 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key3)) {
+        assignProp(target2, key3, source[key3]);
       }
     }
   }
@@ -16322,8 +16337,8 @@ function extractDefs(ctx, schema) {
     if (defId)
       seen.defId = defId;
     const schema2 = seen.schema;
-    for (const key2 in schema2) {
-      delete schema2[key2];
+    for (const key3 in schema2) {
+      delete schema2[key3];
     }
     schema2.$ref = ref;
   };
@@ -16404,8 +16419,8 @@ function foldObjects(members2) {
   for (const member of members2) {
     if (typeof member !== "object" || member.type !== "object")
       return null;
-    for (const key2 in member) {
-      if (!FOLDABLE_KEYS.has(key2))
+    for (const key3 in member) {
+      if (!FOLDABLE_KEYS.has(key3))
         return null;
     }
     objects.push(member);
@@ -16413,22 +16428,22 @@ function foldObjects(members2) {
   const properties = {};
   const required2 = /* @__PURE__ */ new Set();
   for (const object2 of objects) {
-    for (const key2 in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key2))
+    for (const key3 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key3))
         continue;
       const parts = [];
       for (const other of objects) {
-        const part2 = other.properties?.[key2] ?? undeclaredConstraint(other);
+        const part2 = other.properties?.[key3] ?? undeclaredConstraint(other);
         if (part2 === null || part2 === void 0)
           continue;
         if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
           parts.push(part2);
       }
       const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key2, merged);
+      assignProp(properties, key3, merged);
     }
-    for (const key2 of object2.required ?? [])
-      required2.add(key2);
+    for (const key3 of object2.required ?? [])
+      required2.add(key3);
   }
   const folded = { type: "object", properties };
   if (required2.size)
@@ -16453,8 +16468,8 @@ function foldIntersection(json) {
   const allOf = json.allOf;
   if (!Array.isArray(allOf) || allOf.length < 2)
     return;
-  for (const key2 of FOLDABLE_KEYS)
-    if (key2 in json)
+  for (const key3 of FOLDABLE_KEYS)
+    if (key3 in json)
       return;
   const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
   let folded = null;
@@ -16501,20 +16516,20 @@ function finalize(ctx, schema) {
       assignProps(schema2, _cached);
       const isParentRef = zodSchema._zod.parent === ref;
       if (isParentRef) {
-        for (const key2 in schema2) {
-          if (key2 === "$ref" || key2 === "allOf")
+        for (const key3 in schema2) {
+          if (key3 === "$ref" || key3 === "allOf")
             continue;
-          if (!(key2 in _cached)) {
-            delete schema2[key2];
+          if (!(key3 in _cached)) {
+            delete schema2[key3];
           }
         }
       }
       if (refSchema.$ref && refSeen.def) {
-        for (const key2 in schema2) {
-          if (key2 === "$ref" || key2 === "allOf")
+        for (const key3 in schema2) {
+          if (key3 === "$ref" || key3 === "allOf")
             continue;
-          if (key2 in refSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(refSeen.def[key2])) {
-            delete schema2[key2];
+          if (key3 in refSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(refSeen.def[key3])) {
+            delete schema2[key3];
           }
         }
       }
@@ -16526,11 +16541,11 @@ function finalize(ctx, schema) {
       if (parentSeen?.schema.$ref) {
         schema2.$ref = parentSeen.schema.$ref;
         if (parentSeen.def) {
-          for (const key2 in schema2) {
-            if (key2 === "$ref" || key2 === "allOf")
+          for (const key3 in schema2) {
+            if (key3 === "$ref" || key3 === "allOf")
               continue;
-            if (key2 in parentSeen.def && JSON.stringify(schema2[key2]) === JSON.stringify(parentSeen.def[key2])) {
-              delete schema2[key2];
+            if (key3 in parentSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(parentSeen.def[key3])) {
+              delete schema2[key3];
             }
           }
         }
@@ -16663,8 +16678,8 @@ function isTransforming(_schema, _ctx) {
     return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
   }
   if (def.type === "object") {
-    for (const key2 in def.shape) {
-      if (isTransforming(def.shape[key2], ctx))
+    for (const key3 in def.shape) {
+      if (isTransforming(def.shape[key3], ctx))
         return true;
     }
     return false;
@@ -16702,13 +16717,13 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
 };
 
 // node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key2, value) => {
-  if (agg[key2] === void 0 || value > agg[key2])
-    agg[key2] = value;
+var narrowMin = (agg, key3, value) => {
+  if (agg[key3] === void 0 || value > agg[key3])
+    agg[key3] = value;
 };
-var narrowMax = (agg, key2, value) => {
-  if (agg[key2] === void 0 || value < agg[key2])
-    agg[key2] = value;
+var narrowMax = (agg, key3, value) => {
+  if (agg[key3] === void 0 || value < agg[key3])
+    agg[key3] = value;
 };
 var narrowBoth = (agg, value) => {
   narrowMin(agg, "minimum", value);
@@ -16978,17 +16993,17 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   json.type = "object";
   json.properties = {};
-  for (const key2 in shape) {
-    assignProp(json.properties, key2, processSchema(shape[key2], ctx, {
+  for (const key3 in shape) {
+    assignProp(json.properties, key3, processSchema(shape[key3], ctx, {
       ...params,
-      path: [...params.path, "properties", key2]
+      path: [...params.path, "properties", key3]
     }));
   }
   const requiredKeys = [];
-  for (const key2 of Object.keys(shape)) {
-    const field = def.shape[key2];
+  for (const key3 of Object.keys(shape)) {
+    const field = def.shape[key3];
     if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
-      requiredKeys.push(key2);
+      requiredKeys.push(key3);
     }
   }
   if (requiredKeys.length > 0) {
@@ -17296,17 +17311,17 @@ var optionalProcessor = (schema, ctx, _json, params) => {
 
 // node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key2, make) {
-  Object.defineProperty(proto, key2, {
+function _lazyMethod(proto, key3, make) {
+  Object.defineProperty(proto, key3, {
     configurable: true,
     enumerable: false,
     get() {
       const value = make(this);
-      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
       return value;
     },
     set(value) {
-      Object.defineProperty(this, key2, { value, configurable: true, writable: true });
+      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
     }
   });
 }
@@ -18578,10 +18593,18 @@ var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_
 var VerdictKindSchema = _enum(VERDICT_KINDS);
 var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
 var ExemptionSchema = _enum(EXEMPTION_NAMES);
-var ACTION_KINDS = ["cancel", "redispatch", "escalate"];
+var ACTION_KINDS = ["cancel", "redispatch", "escalate", "nudge", "reconcile"];
 var ActionKindSchema = _enum(ACTION_KINDS);
-var ADAPTER_OPS = ["cancel", "redispatch"];
+var ADAPTER_OPS = ["cancel", "redispatch", "nudge"];
 var AdapterOpSchema = _enum(ADAPTER_OPS);
+var RECOVERY_MODES = ["fresh", "resume"];
+var RecoveryModeSchema = _enum(RECOVERY_MODES);
+var TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
+var TransportCauseSchema = _enum(TRANSPORT_CAUSES);
+var DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
+var DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
+var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported"];
+var AttentionKindSchema = _enum(ATTENTION_KINDS);
 var STRATEGIES = ["report", "cancel", "redispatch"];
 var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
 var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
@@ -18593,8 +18616,9 @@ var LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
 var StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
 
 // src/contracts/request.ts
-var REQUEST_KINDS = ADAPTER_OPS;
-var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal"];
+var REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
+var RequestKindSchema = _enum(REQUEST_KINDS);
+var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
 var REQUEST_STATUSES = ["pending", "done", "unanswered"];
 var OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
 function isOpenRequestStatus(status) {
@@ -18602,7 +18626,7 @@ function isOpenRequestStatus(status) {
 }
 var RequestSchema = looseObject({
   schema_version: literal("1"),
-  kind: AdapterOpSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below."),
+  kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
   key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
   epic_id: SafeId,
   task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
@@ -18620,7 +18644,14 @@ var RequestSchema = looseObject({
   redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
   recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
   checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
-  prompt: string2().optional().describe("redispatch only: the full prompt of the replacement.")
+  prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
+  resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
+  transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
+  route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
+  message: string2().optional().describe("nudge only: the text to send, verbatim."),
+  disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
+  what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
+  row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
 }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
 var EscalationNoticeSchema = looseObject({
   schema_version: literal("1"),
@@ -18648,6 +18679,15 @@ function howToAnswer(kind, r) {
   if (kind === "cancel") {
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
+  if (kind === "nudge") {
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === "reconcile") {
+    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
+  }
+  if (kind === "resume") {
+    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
   return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
 }
 
@@ -18673,16 +18713,16 @@ var import_node_path3 = __toESM(require("node:path"), 1);
 init_errors();
 var SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 var MAX_NAME = 200;
-function keyToFileName(key2) {
-  const name = key2.replaceAll(":", "__");
+function keyToFileName(key3) {
+  const name = key3.replaceAll(":", "__");
   if (!SAFE_NAME.test(name)) {
-    throw new InternalError(`idempotency key ${JSON.stringify(key2)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
+    throw new InternalError(`idempotency key ${JSON.stringify(key3)} cannot name a file: expected "<epic>:<task_id>:<action>" made of safe ids.`);
   }
-  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key2).digest("hex").slice(0, 16)}`;
+  if (name.length > MAX_NAME) return `${name.slice(0, MAX_NAME - 17)}-${(0, import_node_crypto2.createHash)("sha256").update(key3).digest("hex").slice(0, 16)}`;
   return name;
 }
-function stepFile(dir, key2, op) {
-  return import_node_path3.default.join(dir, `${keyToFileName(key2)}.${op}.json`);
+function stepFile(dir, key3, op) {
+  return import_node_path3.default.join(dir, `${keyToFileName(key3)}.${op}.json`);
 }
 
 // src/act/agents/mailbox.ts
@@ -18710,6 +18750,17 @@ function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
   if (kind === "redispatch" && "prompt" in req) {
     Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
   }
+  if (kind === "resume" && "prompt" in req) {
+    Object.assign(out, {
+      redispatch_attempt: req.attempt,
+      recovery_task_id: req.recoveryTaskId,
+      checkpoint_path: req.checkpointPath,
+      prompt: req.fallbackPrompt ?? req.prompt,
+      resume_prompt: req.prompt,
+      transport_cause: req.transportCause
+    });
+  }
+  if (req.requestFields) Object.assign(out, req.requestFields);
   if (deadlineMs !== void 0) {
     out.answer_by = msToIso(nowMs + deadlineMs);
     out.how_to_answer = howToAnswer(kind, out);
@@ -18741,18 +18792,26 @@ async function writeRequest(req, kind, deps, adapter = "mailbox") {
     const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + "\n");
     const answerBy = created ? request.answer_by : await answerByOf(file) ?? request.answer_by;
     const lifecycle = { markerPath: file, requestPath: rel, answerBy };
-    return created ? succeeded(kind, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(kind, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
+    const op = opOf(kind);
+    return created ? succeeded(op, adapter, `${kind} request written to ${rel}.`, lifecycle) : succeeded(op, adapter, `${kind} request ${rel} already existed; not written again.`, { ...lifecycle, wasAlreadyDone: true });
   } catch (e) {
-    return ioFailure(kind, adapter, `writing ${rel}`, e, file);
+    return ioFailure(opOf(kind), adapter, `writing ${rel}`, e, file);
   }
+}
+var opOf = (kind) => kind === "cancel" || kind === "reconcile" ? "cancel" : kind === "nudge" ? "nudge" : "redispatch";
+var launchKindOf = (req) => req.mode === "resume" ? "resume" : "redispatch";
+function writeNudgeRequest(req, deps, adapter = "mailbox") {
+  return writeRequest({ ...req, requestFields: { ...req.requestFields, route: req.route, message: req.message } }, "nudge", deps, adapter);
 }
 function createMailboxAdapter(deps) {
   return {
     name: "mailbox",
     cancel: (req) => writeRequest(req, "cancel", deps),
     cancelMarker: (req) => requestMarker(req, "cancel"),
-    redispatch: (req) => writeRequest(req, "redispatch", deps),
-    redispatchMarker: (req) => requestMarker(req, "redispatch")
+    redispatch: (req) => writeRequest(req, launchKindOf(req), deps),
+    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
+    nudge: (req) => writeNudgeRequest(req, deps),
+    nudgeMarker: (req) => requestMarker(req, "nudge")
   };
 }
 
@@ -18797,46 +18856,57 @@ function hasShutdownRequest(messages, requestId) {
   });
 }
 var exists = (f) => import_node_fs5.promises.access(f).then(() => true, () => false);
+var nudgeReceipt = (req) => stepFile(import_node_path4.default.join(req.paths.epicDir(req.epicId), "inbox-sent"), req.key, "nudge");
+var nudgeTag = (key3) => `[dispatch-watchdog ${key3}]`;
+var hasNudge = (messages, key3) => messages.some((m) => String(m?.text ?? "").endsWith(nudgeTag(key3)));
+async function appendOnce(teamsDir, req, m, deps, lockOpts) {
+  const { op, what } = m;
+  const target2 = inboxTarget(teamsDir, req);
+  if (typeof target2 === "string") return failed(op, "claude-team", "missing_target", target2);
+  if (await exists(m.receipt)) return succeeded(op, "claude-team", `${what} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
+  if (!await exists(import_node_path4.default.dirname(target2.dir))) {
+    return failed(op, "claude-team", "missing_target", `no team directory ${import_node_path4.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
+  }
+  let sent;
+  try {
+    await import_node_fs5.promises.mkdir(target2.dir, { recursive: true });
+    const lock = await acquireLocks(target2.locks, lockOpts);
+    if (!lock.ok) return failed(op, "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
+    try {
+      const messages = await readInbox(target2.file);
+      if (!messages) return failed(op, "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
+      sent = !m.isThere(messages);
+      if (sent) {
+        messages.push(m.make(msToIso(deps.clock.nowMs())));
+        const mode = (await import_node_fs5.promises.stat(target2.file).catch(() => void 0))?.mode;
+        await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
+      }
+    } finally {
+      await lock.release();
+    }
+    await createFileExclusive(m.receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
+  } catch (e) {
+    return ioFailure(op, "claude-team", `writing to ${target2.file}`, e, target2.file);
+  }
+  return sent ? succeeded(op, "claude-team", `${what} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded(op, "claude-team", `${target2.file} already holds ${what}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
+}
 function createClaudeTeamAdapter(agents, deps, opts = {}) {
   const home = deps.homeDir ?? import_node_os.default.homedir();
   const teamsDir = agents.teams_dir ? agents.teams_dir.replace(/^~(?=\/|$)/, home) : import_node_path4.default.join(home, ".claude", "teams");
   const lockOpts = { clock: deps.clock, waitMs: opts.lockWaitMs, staleMs: opts.lockStaleMs };
   return {
     name: "claude-team",
-    async cancel(req) {
-      const target2 = inboxTarget(teamsDir, req);
-      if (typeof target2 === "string") return failed("cancel", "claude-team", "missing_target", target2);
-      const receipt = receiptFile(req);
-      if (await exists(receipt)) return succeeded("cancel", "claude-team", `shutdown_request ${req.key} was already sent.`, { wasAlreadyDone: true, markerPath: target2.file });
-      if (!await exists(import_node_path4.default.dirname(target2.dir))) {
-        return failed("cancel", "claude-team", "missing_target", `no team directory ${import_node_path4.default.dirname(target2.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
+    cancel: (req) => appendOnce(teamsDir, req, {
+      op: "cancel",
+      what: `shutdown_request ${req.key}`,
+      receipt: receiptFile(req),
+      isThere: (m) => hasShutdownRequest(m, req.key),
+      make: (now) => {
+        const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
+        const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+        return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" };
       }
-      let sent;
-      try {
-        await import_node_fs5.promises.mkdir(target2.dir, { recursive: true });
-        const lock = await acquireLocks(target2.locks, lockOpts);
-        if (!lock.ok) return failed("cancel", "claude-team", "lock_held", `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target2.file });
-        try {
-          const messages = await readInbox(target2.file);
-          if (!messages) return failed("cancel", "claude-team", "inbox_invalid", `${target2.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target2.file });
-          sent = !hasShutdownRequest(messages, req.key);
-          if (sent) {
-            const now = msToIso(deps.clock.nowMs());
-            const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
-            const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-            messages.push({ from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" });
-            const mode = (await import_node_fs5.promises.stat(target2.file).catch(() => void 0))?.mode;
-            await writeFileAtomic(target2.file, JSON.stringify(messages, null, 2), { mode: mode === void 0 ? void 0 : mode & 511 });
-          }
-        } finally {
-          await lock.release();
-        }
-        await createFileExclusive(receipt, JSON.stringify({ key: req.key, inbox: target2.file }) + "\n");
-      } catch (e) {
-        return ioFailure("cancel", "claude-team", `writing to ${target2.file}`, e, target2.file);
-      }
-      return sent ? succeeded("cancel", "claude-team", `shutdown_request ${req.key} appended to ${target2.file}.`, { markerPath: target2.file }) : succeeded("cancel", "claude-team", `${target2.file} already holds shutdown_request ${req.key}; not sent again.`, { wasAlreadyDone: true, markerPath: target2.file });
-    },
+    }, deps, lockOpts),
     async cancelMarker(req) {
       if (await exists(receiptFile(req))) return "done";
       const target2 = inboxTarget(teamsDir, req);
@@ -18848,8 +18918,23 @@ function createClaudeTeamAdapter(agents, deps, opts = {}) {
         return "unknown";
       }
     },
-    redispatch: (req) => writeRequest(req, "redispatch", deps, "claude-team"),
-    redispatchMarker: (req) => requestMarker(req, "redispatch")
+    redispatch: (req) => writeRequest(req, launchKindOf(req), deps, "claude-team"),
+    redispatchMarker: (req) => requestMarker(req, launchKindOf(req)),
+    // A plain message in the teammate's inbox, read between its turns, tagged with its key (its marker).
+    nudge: (req) => req.route === "inbox" ? appendOnce(teamsDir, req, {
+      op: "nudge",
+      what: `nudge ${req.key}`,
+      receipt: nudgeReceipt(req),
+      isThere: (m) => hasNudge(m, req.key),
+      make: (now) => ({ from: SHUTDOWN_SENDER, text: `${req.message} ${nudgeTag(req.key)}`, timestamp: now, read: false, summary: "Your ticket is still in progress" })
+    }, deps, lockOpts) : writeNudgeRequest(req, deps, "claude-team"),
+    async nudgeMarker(req) {
+      if (await exists(nudgeReceipt(req)) || await requestMarker(req, "nudge") === "done") return "done";
+      const target2 = inboxTarget(teamsDir, req);
+      if (typeof target2 === "string") return "absent";
+      const messages = await readInbox(target2.file).catch(() => void 0);
+      return messages === void 0 ? "unknown" : hasNudge(messages, req.key) ? "done" : "absent";
+    }
   };
 }
 
@@ -19022,6 +19107,9 @@ function agentFiles(paths, epicId, recoveryTaskId2) {
   const dir = import_node_path5.default.join(paths.epicDir(epicId), "agents");
   return { promptFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.log`) };
 }
+function nudgeLaunchRequest(req) {
+  return { ...req, attempt: 1, recoveryTaskId: `${req.task.taskId}-nudge`, checkpointPath: "", prompt: req.message, mode: "resume" };
+}
 function launchFile(req) {
   return stepFile(import_node_path5.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
 }
@@ -19078,13 +19166,15 @@ async function launchReplacement(req, template, deps, adapter = "process") {
   if (rec === "unreadable" || typeof rec === "object" && rec.status === "launching") {
     return orphan("redispatch", adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
   }
+  const configKey = req.mode === "resume" ? "agents.resume_argv" : "agents.redispatch_argv";
   if (!template) {
-    return failed("redispatch", adapter, "not_configured", `agents.redispatch_argv is not set: the ${adapter} adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml.`);
+    const example = req.mode === "resume" ? '["claude", "--resume", "{session_id}", "-p", "{prompt}"]' : '["claude", "-p", "{prompt}"]';
+    return failed("redispatch", adapter, "not_configured", `${configKey} is not set: the ${adapter} adapter launches ${req.mode === "resume" ? "resumes" : "replacements"} from it. Add e.g. ${example} to watchdog.config.yaml.`);
   }
   const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
   const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
   if (!expanded.ok) {
-    return failed("redispatch", adapter, "missing_target", `agents.redispatch_argv uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
+    return failed("redispatch", adapter, "missing_target", `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(" ")}, but task ${req.task.taskId} has no value for it.`);
   }
   if (req.cwd !== void 0 && !await isDir(req.cwd)) {
     return failed("redispatch", adapter, "missing_target", `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`);
@@ -19181,13 +19271,12 @@ async function commandMarker(req, op) {
   const s = await readStatus(commandFile(req, op));
   return s === "done" ? "done" : s === "missing" || s === "failed" ? "absent" : "unknown";
 }
-async function runStep(op, req, template, timeoutMs, deps) {
+async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.${op}_argv`) {
   const file = commandFile(req, op);
   const rel = req.paths.relative(file);
   const prior = await readStatus(file);
   if (prior === "done") return succeeded(op, "command", `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
   if (prior !== "missing" && prior !== "failed") return orphan(op, "command", `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
-  const configKey = `agents.${op}_argv`;
   if (!template) return failed(op, "command", "not_configured", `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
   let promptFile;
   if ("prompt" in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
@@ -19234,8 +19323,10 @@ function createCommandAdapter(agents, deps) {
     name: "command",
     cancel: (req) => runStep("cancel", req, agents.cancel_argv, timeoutMs, deps),
     cancelMarker: (req) => commandMarker(req, "cancel"),
-    redispatch: (req) => runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
-    redispatchMarker: (req) => commandMarker(req, "redispatch")
+    redispatch: (req) => req.mode === "resume" ? runStep("redispatch", req, agents.resume_argv, timeoutMs, deps, "agents.resume_argv") : runStep("redispatch", req, agents.redispatch_argv, timeoutMs, deps),
+    redispatchMarker: (req) => commandMarker(req, "redispatch"),
+    nudge: (req) => runStep("nudge", nudgeLaunchRequest(req), agents.resume_argv, timeoutMs, deps, "agents.resume_argv"),
+    nudgeMarker: (req) => commandMarker(req, "nudge")
   };
 }
 
@@ -19366,25 +19457,27 @@ function createProcessAdapter(agents, deps, opts = {}) {
       const v = await verifyTarget(pid, known, tolerance);
       return v.kind === "match" ? "absent" : v.kind === "unknown" ? "unknown" : "done";
     },
-    redispatch: (req) => launchReplacement(req, agents.redispatch_argv, deps),
-    redispatchMarker: (req) => launchMarker(req)
+    redispatch: (req) => launchReplacement(req, req.mode === "resume" ? agents.resume_argv : agents.redispatch_argv, deps),
+    redispatchMarker: (req) => launchMarker(req),
+    nudge: async (req) => ({ ...await launchReplacement(nudgeLaunchRequest(req), agents.resume_argv, deps), kind: "nudge" }),
+    nudgeMarker: (req) => launchMarker(nudgeLaunchRequest({ ...req, message: "", route: "resume" }))
   };
 }
 
 // src/act/agents/make-adapter.ts
 function validateAgentsConfig(name, agents = {}, strategy, locate) {
   const errors = [];
-  for (const key2 of ["cancel_argv", "redispatch_argv"]) {
-    const argv = agents[key2];
-    const err = argv && validateArgvTemplate(argv, `agents.${key2}`, locate);
+  for (const key3 of ["cancel_argv", "redispatch_argv", "resume_argv"]) {
+    const argv = agents[key3];
+    const err = argv && validateArgvTemplate(argv, `agents.${key3}`, locate);
     if (err) errors.push(err);
   }
-  const needs = (key2, why) => {
-    if (!agents[key2]) {
+  const needs = (key3, why) => {
+    if (!agents[key3]) {
       const what = `the ${name} adapter needs it ${why}, got nothing.`;
-      errors.push(new InputError("bad_config", locate ? what : `agents.${key2}: ${what}`, {
-        location: locate?.(["agents", key2]),
-        hint: `Add agents.${key2} to watchdog.config.yaml, e.g. ["my-tool", "${key2 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
+      errors.push(new InputError("bad_config", locate ? what : `agents.${key3}: ${what}`, {
+        location: locate?.(["agents", key3]),
+        hint: `Add agents.${key3} to watchdog.config.yaml, e.g. ["my-tool", "${key3 === "cancel_argv" ? "stop" : "start"}", "{task_id}"], or use agents.adapter: mailbox.`
       }));
     }
   };
@@ -19486,11 +19579,11 @@ var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOut
 function trailingRepeat(calls) {
   const last = calls.at(-1);
   if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
-  const key2 = `${last.name}\0${last.inputSummary ?? ""}`;
+  const key3 = `${last.name}\0${last.inputSummary ?? ""}`;
   let count2 = 0;
   for (let i = calls.length - 1; i >= 0; i--) {
     const c = calls[i];
-    if (`${c.name}\0${c.inputSummary ?? ""}` !== key2) break;
+    if (`${c.name}\0${c.inputSummary ?? ""}` !== key3) break;
     count2++;
   }
   return { call: last, count: count2 };
@@ -19546,7 +19639,8 @@ function assess(task, obs, policy, nowMs) {
     const stallReason = f.kind === "context_exhausted" ? "context_exhausted" : "api_gave_up";
     const what = f.kind === "context_exhausted" ? "the agent ran out of context" : `the agent gave up on an API error (${f.kind.replace("_", " ")})`;
     const idleMs2 = f.atMs === void 0 ? void 0 : Math.max(0, nowMs - f.atMs);
-    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs });
+    const transportCause = f.kind === "overloaded" || f.kind === "connection" || f.kind === "rate_limit" ? f.kind : void 0;
+    return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs, ...transportCause ? { transportCause } : {} });
   }
   const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
   const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
@@ -19554,7 +19648,8 @@ function assess(task, obs, policy, nowMs) {
     return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
   }
   if (finished) {
-    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`);
+    const kind = finished.kind.startsWith("parent transcript") ? "result_delivered" : "agent_finished";
+    return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`, { disagreement: { kind, ...finished.atMs !== void 0 ? { sinceMs: finished.atMs } : {} } });
   }
   const stamps = [
     ["last activity", obs.lastProgressMs],
@@ -19566,16 +19661,16 @@ function assess(task, obs, policy, nowMs) {
       return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
     }
   }
-  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "));
+  if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "), { disagreement: { kind: "foreign_transcript" } });
   const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
   const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
   if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
     return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
   }
   if (progressAt === void 0 && missingNote) {
-    const since = task.dispatchedAtMs;
-    const idleMs2 = Math.max(0, nowMs - since);
-    const timing2 = { idleMs: idleMs2, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
+    const since2 = task.dispatchedAtMs;
+    const idleMs2 = Math.max(0, nowMs - since2);
+    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window.effectiveTimeoutMs };
     if (idleMs2 > window.effectiveTimeoutMs) {
       return verdict("stalled", `never started: no activity in ${sec(idleMs2)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
     }
@@ -19605,7 +19700,8 @@ function assess(task, obs, policy, nowMs) {
     }
     const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
-    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason });
+    const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
+    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
   }
   const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
@@ -19617,6 +19713,10 @@ function assess(task, obs, policy, nowMs) {
   }
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
   return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+}
+function silentModelCause(obs) {
+  if (!obs.sources.includes("transcript") || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
+  return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
 }
 function waitingOn(children) {
   const many = children.agentIds.length > 1 ? "s" : "";
@@ -19632,17 +19732,27 @@ function maxDefined(a, b) {
 }
 
 // src/contracts/next.ts
-var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation"];
-var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation };
+var AttentionItemSchema = object({
+  key: string2().describe("Stable id of this item: printed once."),
+  kind: AttentionKindSchema,
+  task_id: string2().optional(),
+  ticket_id: string2().optional(),
+  since: IsoTimestamp.optional(),
+  detail: string2(),
+  what_to_do: string2()
+});
+var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention"];
+var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention };
 var Kind = _enum(REQUEST_KINDS);
 var NextDocSchema = object({
   schema_version: literal("1"),
   epic_id: string2(),
-  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > wave_complete)."),
+  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention."),
   exit_code: number2().int(),
-  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New cancel/redispatch requests to carry out, each as written in its file, plus its path."),
+  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
   unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
   escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
+  attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
   pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
   wave: object({
     in_flight: number2().int(),
@@ -19737,7 +19847,12 @@ var ActionStarted = ev("action_started", {
   stall_reason: StallReasonAsRead.optional().catch(void 0),
   idle_seconds: number2().optional(),
   session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
-  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement.")
+  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
+  mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
+  transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
+  route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
+  disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
+  detail: string2().optional().describe("reconcile only: what disagrees, in words.")
 }, "Write-ahead record of a destructive action (docs/recovery.md).");
 var AgentKilled = ev("agent_killed", {
   ...TaskFields,
@@ -19762,6 +19877,7 @@ var Redispatch = ev("redispatch", {
   start_ticks: number2().int().optional(),
   boot_id: string2().optional(),
   output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
+  mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
   detail: string2().optional(),
   request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
   answer_by: IsoTimestamp.optional().describe("The request's deadline.")
@@ -19805,19 +19921,45 @@ var RequestFields = {
 };
 var RequestAnswered = ev("request_answered", {
   ...RequestFields,
-  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal."),
+  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
   answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
 }, "The orchestrator answered a request (docs/recovery.md).");
 var RequestUnanswered = ev("request_unanswered", {
   ...RequestFields,
   answer_by: IsoTimestamp
 }, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
+var NudgeSent = ev("nudge_sent", {
+  ...TaskFields,
+  key: string2(),
+  adapter: string2().optional(),
+  route: _enum(["inbox", "resume"]),
+  detail: string2().optional(),
+  request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
+  answer_by: IsoTimestamp.optional()
+}, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
+var ReconcileRequested = ev("reconcile_requested", {
+  ...TaskFields,
+  key: string2(),
+  disagreement: DisagreementKindSchema,
+  detail: string2().describe("What disagrees, in words."),
+  row_status: string2(),
+  request_path: string2(),
+  answer_by: IsoTimestamp.optional()
+}, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
+var AttentionNeeded = ev("attention_needed", {
+  ...TaskFields,
+  key: string2(),
+  kind: AttentionKindSchema,
+  since: IsoTimestamp.optional(),
+  reason: string2()
+}, "A person is needed: a human wait over attention.human_wait_seconds, or an agent unobservable over attention.unobservable_seconds; next returns attention.");
 var NextReturned = ev("next_returned", {
   reason: _enum(NEXT_REASONS),
   exit_code: number2().int(),
   requests: array(string2()).describe("Keys of the requests printed as new."),
   unanswered: array(string2()),
-  escalations: array(string2())
+  escalations: array(string2()),
+  attention: array(string2()).optional().describe("Keys of the attention items printed.")
 }, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
 var DispatchEventSchema = discriminatedUnion("event", [
   WatchdogStarted,
@@ -19841,7 +19983,10 @@ var DispatchEventSchema = discriminatedUnion("event", [
   MassStallEscalated,
   RequestAnswered,
   RequestUnanswered,
-  NextReturned
+  NextReturned,
+  NudgeSent,
+  ReconcileRequested,
+  AttentionNeeded
 ]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
 var EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
 var VERDICT_EVENT = {
@@ -19863,7 +20008,9 @@ function verdictOfEvent(event) {
 var OUTCOME_EVENT_OF = {
   cancel: "agent_killed",
   redispatch: "redispatch",
-  escalate: "escalated_to_blocked"
+  escalate: "escalated_to_blocked",
+  nudge: "nudge_sent",
+  reconcile: "reconcile_requested"
 };
 
 // src/core/history.ts
@@ -19871,7 +20018,10 @@ function emptyHistory() {
   return {
     lastLogged: /* @__PURE__ */ new Map(),
     lastStallReason: /* @__PURE__ */ new Map(),
+    lastLoggedAtMs: /* @__PURE__ */ new Map(),
+    attention: /* @__PURE__ */ new Map(),
     redispatchCount: /* @__PURE__ */ new Map(),
+    lastRecoveryMode: /* @__PURE__ */ new Map(),
     actions: /* @__PURE__ */ new Map(),
     replacements: /* @__PURE__ */ new Map(),
     stalls: /* @__PURE__ */ new Map(),
@@ -19881,7 +20031,7 @@ function emptyHistory() {
     requests: /* @__PURE__ */ new Map(),
     rowInstance: /* @__PURE__ */ new Map(),
     escalations: /* @__PURE__ */ new Map(),
-    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set() }
+    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set(), attention: /* @__PURE__ */ new Set() }
   };
 }
 function foldEvent(h, e, epicId) {
@@ -19889,6 +20039,7 @@ function foldEvent(h, e, epicId) {
   switch (e.event) {
     case "redispatch":
       h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+      h.lastRecoveryMode.set(e.ticket_id, e.mode ?? "fresh");
       if (own2) h.replacements.set(e.recovery_task_id, e);
       break;
     case "stall_detected": {
@@ -19896,6 +20047,10 @@ function foldEvent(h, e, epicId) {
       list2.push(e);
       h.stalls.set(e.ticket_id, list2);
       if (own2) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
+      if (own2 && e.action_taken === "report") {
+        const key3 = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
+        h.attention.set(key3, { key: key3, kind: "stall_reported", taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ""}` });
+      }
       break;
     }
     case "escalated_to_blocked":
@@ -19906,7 +20061,15 @@ function foldEvent(h, e, epicId) {
       }
       break;
     case "recovery_summary":
-      if (own2) for (const k of [...e.orphans, ...e.more_orphans ?? []]) h.reportedOrphans.add(k);
+      if (own2) {
+        for (const k of [...e.orphans, ...e.more_orphans ?? []]) {
+          h.reportedOrphans.add(k);
+          h.attention.set(k, { key: k, kind: "orphan", detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ""}` });
+        }
+      }
+      break;
+    case "attention_needed":
+      if (own2) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...e.since ? { sinceMs: Date.parse(e.since) } : {}, detail: e.reason });
       break;
     case "request_answered":
     case "request_unanswered":
@@ -19917,6 +20080,7 @@ function foldEvent(h, e, epicId) {
         for (const k of e.requests) h.announced.requests.add(k);
         for (const k of e.unanswered) h.announced.unanswered.add(k);
         for (const k of e.escalations) h.announced.escalations.add(k);
+        for (const k of e.attention ?? []) h.announced.attention.add(k);
       }
       break;
     case "mass_stall":
@@ -19946,19 +20110,23 @@ function foldEvent(h, e, epicId) {
     }
   }
   const kind = verdictOfEvent(e.event);
-  if (own2 && kind && "task_id" in e) h.lastLogged.set(String(e.task_id), kind);
+  if (own2 && kind && "task_id" in e) {
+    h.lastLogged.set(String(e.task_id), kind);
+    h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
+  }
   if (own2 && e.event === "stall_detected") h.lastStallReason.set(e.task_id, e.stall_reason);
   return h;
 }
 function foldRequestStart(h, rec, e) {
   if (h.requests.has(rec.key)) return;
   const isCancel = e.event === "agent_killed" && e.step === "cancel";
-  if (!(isCancel || e.event === "redispatch") || !("request_path" in e) || !e.request_path) return;
+  const isAsk = e.event === "redispatch" || e.event === "nudge_sent" || e.event === "reconcile_requested";
+  if (!(isCancel || isAsk) || !("request_path" in e) || !e.request_path) return;
   const s = rec.started;
   const createdAtMs = Date.parse(e.timestamp_utc);
   h.requests.set(rec.key, {
     key: rec.key,
-    kind: isCancel ? "cancel" : "redispatch",
+    kind: requestKindOf(e),
     taskId: s.task_id,
     rowTaskId: s.row_task_id ?? s.task_id,
     ticketId: s.ticket_id,
@@ -19968,9 +20136,15 @@ function foldRequestStart(h, rec, e) {
     // An outcome line without a deadline (written before requests had one) waits a day at most.
     answerByMs: e.answer_by ? Date.parse(e.answer_by) : createdAtMs + 864e5,
     path: e.request_path,
-    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid },
+    was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid, ...e.event === "reconcile_requested" ? { status: e.row_status } : {} },
     status: "pending"
   });
+}
+function requestKindOf(e) {
+  if (e.event === "nudge_sent") return "nudge";
+  if (e.event === "reconcile_requested") return "reconcile";
+  if (e.event === "redispatch") return e.mode === "resume" ? "resume" : "redispatch";
+  return "cancel";
 }
 function foldRequestEnd(h, e) {
   const r = h.requests.get(e.key);
@@ -19996,7 +20170,110 @@ function foldHistory(events, epicId) {
   return h;
 }
 function actedTaskIds(h) {
-  return new Set([...h.actions.values()].map((r) => r.started.task_id));
+  return new Set([...h.actions.values()].filter((r) => r.started.action !== "nudge" && r.started.action !== "reconcile").map((r) => r.started.task_id));
+}
+
+// src/core/controls.ts
+init_defaults();
+function resolveControls(config2, adapter, timeoutSeconds = config2.timeout_seconds ?? DEFAULTS.timeout_seconds) {
+  const launchesItself = adapter === "process" || adapter === "command";
+  const r = config2.recovery ?? {};
+  const a = config2.attention ?? {};
+  const windowMs = timeoutSeconds * 1e3;
+  return {
+    resumeOn: r.resume_on ?? DEFAULTS.recovery.resume_on,
+    canResume: !launchesItself || Boolean(config2.agents?.resume_argv),
+    adapter,
+    isNudgeOn: r.nudge ?? DEFAULTS.recovery.nudge,
+    nudgeGraceMs: r.nudge_grace_seconds !== void 0 ? r.nudge_grace_seconds * 1e3 : DEFAULTS.recovery.nudge_grace_windows * windowMs,
+    reconcileGraceMs: r.reconcile_grace_seconds !== void 0 ? r.reconcile_grace_seconds * 1e3 : DEFAULTS.recovery.reconcile_grace_windows * windowMs,
+    humanWaitLimitMs: (a.human_wait_seconds ?? DEFAULTS.attention.human_wait_seconds) * 1e3,
+    unobservableAfterMs: a.unobservable_seconds !== void 0 ? a.unobservable_seconds * 1e3 : DEFAULTS.attention.unobservable_windows * windowMs
+  };
+}
+var DEFAULT_CONTROLS = resolveControls({}, "mailbox");
+function recoveryModeOf(v, task, history, c) {
+  if (!v.transportCause || !c.resumeOn.includes(v.transportCause) || !c.canResume) return "fresh";
+  if (!task.sessionId) return "fresh";
+  return history.lastRecoveryMode.get(v.ticketId) === "resume" ? "fresh" : "resume";
+}
+var CAUSE_TEXT = {
+  frozen_stream: "the response stream from the API stopped mid-answer",
+  overloaded: "the API was overloaded and Claude Code gave up retrying",
+  connection: "the connection to the API was lost and Claude Code gave up retrying",
+  rate_limit: "the API rate limit held past Claude Code's retries"
+};
+function renderResumePrompt(r) {
+  const why = r.cause ? CAUSE_TEXT[r.cause] : "the previous request was interrupted";
+  return `Continue where you left off on ${r.ticketId}: the previous request was interrupted (${why}); your conversation and work so far are intact. Do not start over: check what is already done, then finish the remaining work.` + (r.checkpointPath ? ` (The watchdog's checkpoint of this ticket is ${r.checkpointPath}.)` : "");
+}
+
+// src/core/plan-controls.ts
+var key = (epicId, taskId, what) => `${epicId}:${taskId}:${what}`;
+function nudgeRoute(task, adapter, c) {
+  const isTeammate = Boolean(task.teamName && task.agentName) || Boolean(task.agentId?.includes("@"));
+  if (isTeammate && (adapter === "claude-team" || adapter === "mailbox")) return "inbox";
+  if (task.sessionId && !task.agentId) {
+    if (adapter === "mailbox" || adapter === "claude-team") return "resume";
+    if (c.canResume) return "resume";
+  }
+  return void 0;
+}
+function renderNudge(task) {
+  return `Your turn ended, but ${task.ticketId} (task ${task.rowTaskId ?? task.taskId}) is still in progress in the epic state file. If the work is done, say so in one final summary (what changed, how it was verified); otherwise continue with the remaining work now.`;
+}
+function since(history, taskId, kind) {
+  return history.lastLogged.get(taskId) === kind ? history.lastLoggedAtMs.get(taskId) : void 0;
+}
+function outcomeAtMs(history, k) {
+  const o = history.actions.get(k)?.outcome;
+  return o && o.event !== "action_failed" ? Date.parse(o.timestamp_utc) : void 0;
+}
+function planControls(verdicts, tasks, history, opts, c, nowMs) {
+  const events = [];
+  const actions = [];
+  const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
+  for (const v of verdicts) {
+    const task = tasks.get(v.taskId);
+    if (!task || task.statusClass !== "in_flight") continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (["cancel", "redispatch", "escalate"].some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
+    if (v.kind === "inconsistent" && v.disagreement) {
+      const from = v.disagreement.sinceMs ?? since(history, v.taskId, "inconsistent") ?? nowMs;
+      if (nowMs - from <= c.reconcileGraceMs) continue;
+      const nudgeKey = key(opts.epicId, v.taskId, "nudge");
+      const route = v.disagreement.kind === "agent_finished" && c.isNudgeOn && opts.strategy !== "report" ? nudgeRoute(task, c.adapter, c) : void 0;
+      const make = (kind, k) => {
+        if (opts.isReadOnly || opts.isLagged || opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId) || opts.confirmedActionKeys && !opts.confirmedActionKeys.has(k)) return;
+        actions.push({ kind, key: k, task, verdict: v, attempt: 1, ...kind === "nudge" && route ? { route } : {} });
+      };
+      if (route && !history.actions.has(nudgeKey)) {
+        make("nudge", nudgeKey);
+        continue;
+      }
+      const sentAt = outcomeAtMs(history, nudgeKey);
+      if (sentAt !== void 0 && nowMs - sentAt <= c.nudgeGraceMs) continue;
+      const reconcileKey = key(opts.epicId, v.taskId, "reconcile");
+      if (!history.actions.has(reconcileKey)) make("reconcile", reconcileKey);
+      continue;
+    }
+    const attention = (kind, limitMs, what) => {
+      const from = since(history, v.taskId, v.kind);
+      if (from === void 0 || nowMs - from <= limitMs) return;
+      const k = key(opts.epicId, v.taskId, `${kind}@${msToIso(from)}`);
+      if (history.attention.has(k)) return;
+      events.push({ event: "attention_needed", ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1e3)}s: ${v.reason}` });
+    };
+    if (v.kind === "waiting_human") attention("human_wait", c.humanWaitLimitMs, "a person has been needed");
+    if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
+  }
+  for (const r of history.requests.values()) {
+    if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
+    const v = byTask.get(r.taskId);
+    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : v !== void 0 && v.kind !== "inconsistent";
+    if (isResolved) events.push({ event: "request_answered", key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: "resolved" });
+  }
+  return { events, actions };
 }
 
 // src/act/recovery/checkpoint.ts
@@ -20090,9 +20367,9 @@ var Reader = class {
       }
       const m = KEY.exec(entry);
       if (!m) bail();
-      const key2 = m[1] ?? m[2];
-      if (SPECIAL_KEY.test(key2) || Object.prototype.hasOwnProperty.call(out, key2)) bail();
-      out[key2] = m[3] === void 0 || m[3] === "" ? this.nested(indent) : this.scalar(m[3], indent);
+      const key3 = m[1] ?? m[2];
+      if (SPECIAL_KEY.test(key3) || Object.prototype.hasOwnProperty.call(out, key3)) bail();
+      out[key3] = m[3] === void 0 || m[3] === "" ? this.nested(indent) : this.scalar(m[3], indent);
       entry = void 0;
     }
     return out;
@@ -20417,8 +20694,8 @@ function parseYamlPositioned(text, schema, opts) {
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
-      return issue2.keys.map((key2) => new InputError("unknown_config_key", `unknown key ${JSON.stringify(key2)}.`, {
-        location: locate([...issue2.path, key2], true),
+      return issue2.keys.map((key3) => new InputError("unknown_config_key", `unknown key ${JSON.stringify(key3)}.`, {
+        location: locate([...issue2.path, key3], true),
         hint: "Remove that key or fix its spelling (docs/state-files.md lists every key)."
       }));
     }
@@ -20931,8 +21208,8 @@ async function escalateTicket(ctx, spec) {
 
 // src/act/recovery/escalation-notice.ts
 var import_node_path10 = __toESM(require("node:path"), 1);
-function escalationNoticeFile(paths, epicId, key2) {
-  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key2)}.escalation.json`);
+function escalationNoticeFile(paths, epicId, key3) {
+  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -20975,7 +21252,12 @@ function specFromRecord(rec, wave) {
     attempt: e.redispatch_attempt ?? 1,
     recoveryTaskId: e.recovery_task_id,
     stallReason: e.stall_reason ?? "inactivity",
-    idleSeconds: e.idle_seconds ?? 0
+    idleSeconds: e.idle_seconds ?? 0,
+    ...e.mode ? { mode: e.mode } : {},
+    ...e.transport_cause ? { transportCause: e.transport_cause } : {},
+    ...e.route ? { route: e.route } : {},
+    ...e.disagreement ? { disagreement: e.disagreement } : {},
+    ...e.detail ? { detail: e.detail } : {}
   };
 }
 
@@ -20984,9 +21266,9 @@ var TRACKER_RETRY_INTERVAL_MS = 5 * 6e4;
 async function retryFailedTrackers(ctx, opts) {
   if (!ctx.tracker.apiKey) return [];
   const done = [];
-  for (const [key2, failed2] of [...ctx.history.trackerPending]) {
+  for (const [key3, failed2] of [...ctx.history.trackerPending]) {
     if (opts.isRetryableOnly && failed2.tracker_retryable === false) continue;
-    const rec = ctx.history.actions.get(key2);
+    const rec = ctx.history.actions.get(key3);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
     const r = await moveToBlocked(ctx, spec, import_node_path11.default.join(ctx.paths.root, failed2.friction_path));
@@ -20996,7 +21278,7 @@ async function retryFailedTrackers(ctx, opts) {
       ticket_id: failed2.ticket_id,
       task_id: failed2.task_id,
       agent_id: failed2.agent_id,
-      key: key2,
+      key: key3,
       attempt_count: failed2.attempt_count,
       friction_path: failed2.friction_path,
       tracker: r.tracker,
@@ -21004,7 +21286,7 @@ async function retryFailedTrackers(ctx, opts) {
       ...r.detail ? { tracker_detail: r.detail } : {}
     });
     foldEvent(ctx.history, e, ctx.epicId);
-    done.push(key2);
+    done.push(key3);
   }
   return done;
 }
@@ -21014,8 +21296,8 @@ async function journal(ctx, body) {
   foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
 }
 var idsOf = (t) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
-function hasStep(ctx, key2, event) {
-  return ctx.history.actions.get(key2)?.steps.has(event) ?? false;
+function hasStep(ctx, key3, event) {
+  return ctx.history.actions.get(key3)?.steps.has(event) ?? false;
 }
 async function fail(ctx, spec, error2, retryable) {
   await journal(ctx, { event: "action_failed", ...idsOf(spec.task), key: spec.key, action: spec.kind, error: error2, retryable });
@@ -21027,13 +21309,14 @@ function requestReason(spec) {
 }
 function cancelRequest(ctx, spec) {
   const t = spec.task;
+  const reason = spec.kind === "nudge" ? "its turn ended while its row is still in progress" : spec.kind === "reconcile" ? `the row and the agent disagree: ${spec.detail ?? spec.disagreement ?? ""}` : requestReason(spec);
   return {
     epicId: ctx.epicId,
     key: spec.key,
     task: t,
     paths: ctx.paths,
     expectedProcess: t.expectedProcess,
-    reason: requestReason(spec)
+    reason
   };
 }
 async function stopStep(ctx, spec, step) {
@@ -21047,6 +21330,12 @@ async function stopStep(ctx, spec, step) {
   const request = step === "cancel" && out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {};
   await journal(ctx, { event: "agent_killed", ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
   return true;
+}
+function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecoveryId) {
+  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, cwd: spec.observation?.cwd };
+  if (spec.mode !== "resume") return { ...base, prompt: freshPrompt };
+  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
+  return { ...base, prompt, mode: "resume", fallbackPrompt: freshPrompt, ...spec.transportCause ? { transportCause: spec.transportCause } : {} };
 }
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
@@ -21070,14 +21359,7 @@ async function redispatchSteps(ctx, spec) {
     if (existing?.ok) checkpoint = existing.value;
   }
   if (!await stopStep(ctx, spec, "stop_before_redispatch")) return;
-  const out = await ctx.adapter.redispatch({
-    ...cancelRequest(ctx, spec),
-    attempt: spec.attempt,
-    recoveryTaskId: spec.recoveryTaskId ?? checkpoint.recovery_task_id,
-    checkpointPath,
-    prompt: renderRecoveryPrompt(checkpoint, { checkpointPath }),
-    cwd: spec.observation?.cwd
-  });
+  const out = await ctx.adapter.redispatch(launchRequest(ctx, spec, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
@@ -21088,6 +21370,7 @@ async function redispatchSteps(ctx, spec) {
     max_redispatches: ctx.maxRedispatches,
     recovery_task_id: recoveryId,
     checkpoint_path: ctx.paths.relative(checkpointPath),
+    ...spec.mode === "resume" ? { mode: "resume" } : {},
     remaining_tasks: checkpoint.remaining_work,
     adapter: out.adapter,
     detail: out.detail,
@@ -21115,10 +21398,43 @@ async function escalateSteps(ctx, spec) {
     ...r.tracker === "failed" ? { tracker_retryable: Boolean(r.isRetryable) } : {}
   });
 }
+async function nudgeStep(ctx, spec) {
+  const route = spec.route ?? "resume";
+  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route });
+  if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
+  await journal(ctx, {
+    event: "nudge_sent",
+    ...idsOf(spec.task),
+    key: spec.key,
+    adapter: out.adapter,
+    route,
+    detail: out.detail,
+    ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
+  });
+}
+async function reconcileStep(ctx, spec) {
+  const disagreement = spec.disagreement ?? "agent_finished";
+  const detail = spec.detail ?? `row ${spec.task.rowTaskId ?? spec.task.taskId} says "${spec.task.status}", the agent's own record disagrees`;
+  const req = { ...cancelRequest(ctx, spec), requestFields: { disagreement, what_disagrees: detail, row_status: spec.task.status } };
+  const out = await writeRequest(req, "reconcile", { clock: ctx.clock, requestDeadlineMs: ctx.requestDeadlineMs }, ctx.adapter.name);
+  if (!out.ok || !out.requestPath) return fail(ctx, spec, `reconcile request failed: ${out.detail}`, out.retryable);
+  await journal(ctx, {
+    event: "reconcile_requested",
+    ...idsOf(spec.task),
+    key: spec.key,
+    disagreement,
+    detail,
+    row_status: spec.task.status,
+    request_path: out.requestPath,
+    ...out.answerBy ? { answer_by: out.answerBy } : {}
+  });
+}
 async function runSteps(ctx, spec) {
   try {
     if (spec.kind === "cancel") await stopStep(ctx, spec, "cancel");
     else if (spec.kind === "redispatch") await redispatchSteps(ctx, spec);
+    else if (spec.kind === "nudge") await nudgeStep(ctx, spec);
+    else if (spec.kind === "reconcile") await reconcileStep(ctx, spec);
     else await escalateSteps(ctx, spec);
   } catch (e) {
     const retryable = e instanceof ActionError ? e.isRetryable : true;
@@ -21150,7 +21466,10 @@ function createPerformer(ctx, opts = {}) {
         recoveryTaskId: action.recoveryTaskId,
         stallReason: stallReasonOf(v),
         idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
-        observation
+        observation,
+        ...action.mode === "resume" ? { mode: "resume", ...v.transportCause ? { transportCause: v.transportCause } : {} } : {},
+        ...action.route ? { route: action.route } : {},
+        ...action.kind === "reconcile" && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}
       };
       const proc = action.task.expectedProcess;
       await journal(ctx, {
@@ -21165,7 +21484,11 @@ function createPerformer(ctx, opts = {}) {
         stall_reason: spec.stallReason,
         idle_seconds: spec.idleSeconds,
         ...action.task.sessionId ? { session_id: action.task.sessionId } : {},
-        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}
+        ...action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {},
+        ...spec.mode === "resume" ? { mode: "resume", ...spec.transportCause ? { transport_cause: spec.transportCause } : {} } : {},
+        ...spec.route ? { route: spec.route } : {},
+        ...spec.disagreement ? { disagreement: spec.disagreement } : {},
+        ...spec.detail ? { detail: spec.detail } : {}
       });
       if (action.kind !== "escalate") return runSteps(ctx, spec);
       const running = runSteps(ctx, spec).catch((e) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${e?.message ?? String(e)}
@@ -21190,8 +21513,10 @@ async function classifyAction(ctx, spec) {
     const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
     const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
     const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : "";
-    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt })]);
+    markers.push(["launch", await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? "", checkpointPath, prompt, ...spec.mode ? { mode: spec.mode } : {} })]);
   }
+  if (spec.kind === "nudge") markers.push(["nudge", await ctx.adapter.nudgeMarker(req)]);
+  if (spec.kind === "reconcile") markers.push(["reconcile request", await requestMarker(req, "reconcile")]);
   if (spec.kind === "escalate") {
     const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
     markers.push(["friction note", note ? "done" : "absent"]);
@@ -21266,6 +21591,11 @@ function answerOf(r, rows, ack) {
   if (ack) return { how: "ack", byTaskId: ack.taskId };
   const row = rows.get(r.rowTaskId);
   if (r.kind === "cancel") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : void 0;
+  if (r.kind === "nudge") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
+  if (r.kind === "reconcile") {
+    if (row && r.was.status !== void 0 && row.status !== r.was.status) return { how: "resolved", byTaskId: r.rowTaskId };
+    return row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
+  }
   if (r.recoveryTaskId && rows.has(r.recoveryTaskId)) return { how: "row", byTaskId: r.recoveryTaskId };
   if (row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
   return void 0;
@@ -21335,18 +21665,18 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
 // src/act/recovery/acks.ts
 var import_node_fs11 = require("node:fs");
 var import_node_path13 = __toESM(require("node:path"), 1);
-function ackFile(paths, epicId, key2) {
-  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key2)}.ack.json`);
+function ackFile(paths, epicId, key3) {
+  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
 }
-async function writeAck(paths, epicId, key2, ack) {
-  return createFileExclusive(ackFile(paths, epicId, key2), JSON.stringify({ key: key2, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
+async function writeAck(paths, epicId, key3, ack) {
+  return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
 }
 async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
-  for (const key2 of keys) {
+  for (const key3 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key2), "utf8"));
-      out.set(key2, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
+      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
+      out.set(key3, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
   }
@@ -21456,12 +21786,12 @@ function planCheck(verdicts, tasks, history, opts) {
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
-  const since = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
-  const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
+  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
+  const recent = since2(cb.windowMs ?? CIRCUIT_WINDOW_MS);
   const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
-  const burstRecent = since(BURST_MS);
+  const burstRecent = since2(BURST_MS);
   const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
   const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
   const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
@@ -21524,6 +21854,11 @@ function planCheck(verdicts, tasks, history, opts) {
       events.push({ event: eventName, ...ids, reason: v.reason });
     }
   }
+  if (opts.nowMs !== void 0) {
+    const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    events.push(...c.events);
+    actions.push(...c.actions);
+  }
   return { events, actions, stalls, isMassStall };
 }
 function decide(v, task, history, opts, acted, isMassStall) {
@@ -21535,18 +21870,22 @@ function decide(v, task, history, opts, acted, isMassStall) {
   if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
   if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
   if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: "held:unconfirmed_read" };
-  const make = (kind, attempt, recovery) => {
-    const key2 = actionKey(opts.epicId, v.taskId, kind);
-    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key2)) return { ...base, actionTaken: "held:unconfirmed_read" };
+  const make = (kind, attempt, recovery, mode) => {
+    const key3 = actionKey(opts.epicId, v.taskId, kind);
+    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key3)) return { ...base, actionTaken: "held:unconfirmed_read" };
+    const taken = mode === "resume" ? "redispatch:resume" : kind;
     return {
       ...base,
-      actionTaken: opts.isReadOnly ? `dry_run:${kind}` : kind,
+      actionTaken: opts.isReadOnly ? `dry_run:${taken}` : taken,
       recoveryTaskId: recovery,
-      action: { kind, key: key2, task, verdict: v, attempt, recoveryTaskId: recovery }
+      action: { kind, key: key3, task, verdict: v, attempt, recoveryTaskId: recovery, ...mode ? { mode } : {} }
     };
   };
   if (opts.strategy === "cancel") return make("cancel", count2 + 1);
-  if (count2 < opts.maxRedispatches) return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1));
+  if (count2 < opts.maxRedispatches) {
+    const mode = recoveryModeOf(v, task, history, opts.controls ?? DEFAULT_CONTROLS);
+    return make("redispatch", count2 + 1, recoveryTaskId(v.taskId, count2 + 1), mode);
+  }
   return make("escalate", count2 + 1);
 }
 
@@ -21831,9 +22170,9 @@ var StateFileReader = class {
         hint: "Point --epic-id at the epic state file, not a log."
       });
     }
-    const key2 = statKey(stat);
+    const key3 = statKey(stat);
     const hit = this.cache.get(file);
-    if (hit && hit.key === key2) return hit.wave;
+    if (hit && hit.key === key3) return hit.wave;
     this.cache.delete(file);
     let text;
     try {
@@ -21844,7 +22183,7 @@ var StateFileReader = class {
     this.parses++;
     const parsed = parseStateFile(text, file);
     if (!parsed.ok) throw parsed.error;
-    if (Buffer.byteLength(text) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key2, wave: parsed.value });
+    if (Buffer.byteLength(text) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key3, wave: parsed.value });
     return parsed.value;
   }
 };
@@ -21959,7 +22298,7 @@ function outcomeCounts(history) {
     if (e !== OUTCOME_EVENT_OF[r.started.action]) continue;
     if (r.started.action === "redispatch") redispatched++;
     else if (r.started.action === "escalate") escalated++;
-    else cancelled++;
+    else if (r.started.action === "cancel") cancelled++;
   }
   return { redispatched, cancelled, escalated };
 }
@@ -22081,6 +22420,7 @@ function planFor(env, wave, verdicts, nowMs, heldTaskIds, confirmedActionKeys) {
     circuitBreaker: opts.circuitBreaker,
     nowMs,
     isLagged: Boolean(env.isLagged),
+    ...opts.controls ? { controls: opts.controls } : {},
     isReadOnly: !env.log,
     confirmedActionKeys,
     heldTaskIds
@@ -22253,11 +22593,11 @@ function unstartedReplacement(r) {
 function overlayRow(t, history, epicId) {
   if (t.statusClass !== "in_flight") return t;
   for (const kind of ["redispatch", "cancel", "escalate"]) {
-    const key2 = actionKey(epicId, t.taskId, kind);
-    const rec = history.actions.get(key2);
+    const key3 = actionKey(epicId, t.taskId, kind);
+    const rec = history.actions.get(key3);
     if (!rec?.outcome || rec.outcome.event === "action_failed") continue;
-    const request = history.requests.get(key2);
-    if (request?.status === "pending") return { ...t, pendingRequestKey: key2 };
+    const request = history.requests.get(key3);
+    if (request?.status === "pending") return { ...t, pendingRequestKey: key3 };
     if (request?.status === "unanswered" && request.kind === "cancel") return t;
     const [status, statusClass] = DONE_STATUS[kind];
     return { ...t, status, statusClass };
@@ -22342,17 +22682,17 @@ var TranscriptFinder = class {
   stampAt;
   /** Locate the transcript for `q`; a cached answer costs no I/O. */
   async find(q, nowMs) {
-    const key2 = keyOf(q);
-    const hit = this.found.get(key2);
+    const key3 = keyOf(q);
+    const hit = this.found.get(key3);
     if (hit) return { ok: true, location: hit };
-    const miss = this.failed.get(key2);
+    const miss = this.failed.get(key3);
     const retryMs = this.opts.retryMs ?? 3e4;
     if (miss && nowMs - miss.firstAtMs >= retryMs && nowMs - miss.atMs < retryMs && miss.stamp === this.stamp(nowMs)) return { ok: false, reason: miss.reason };
     const res = await this.search(q, nowMs);
     if (res.ok) {
-      this.found.set(key2, res.location);
-      this.failed.delete(key2);
-    } else this.failed.set(key2, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs, stamp: this.stamp(nowMs) });
+      this.found.set(key3, res.location);
+      this.failed.delete(key3);
+    } else this.failed.set(key3, { reason: res.reason, atMs: nowMs, firstAtMs: miss?.firstAtMs ?? nowMs, stamp: this.stamp(nowMs) });
     return res;
   }
   /** The projects dir's mtime in ns (undefined while it does not exist): it moves when a project dir is made. */
@@ -22490,7 +22830,7 @@ var PrefixIdsFileSchema = looseObject({
 var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
-var rowOf = (table, key2) => typeof key2 === "string" && Object.hasOwn(table, key2) ? table[key2] : void 0;
+var rowOf = (table, key3) => typeof key3 === "string" && Object.hasOwn(table, key3) ? table[key3] : void 0;
 var NO_MARKS = Object.freeze({});
 function contentText(content) {
   if (typeof content === "string") return content;
@@ -23876,11 +24216,11 @@ var DirListing = class {
         this.isRacy = true;
         return;
       }
-      const key2 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
-      if (key2 === this.key && !this.isRacy && this.names) return;
+      const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+      if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
       this.names = new Set((0, import_node_fs17.readdirSync)(this.dir));
-      this.key = key2;
+      this.key = key3;
     } catch {
       this.names = void 0;
       this.key = void 0;
@@ -24035,8 +24375,8 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
     if (!await add2(import_node_path16.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path16.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
-    const since = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
-    for (const f of await listChildren(dirs, since)) await add2(f.file, f.isFlat);
+    const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
+    for (const f of await listChildren(dirs, since2)) await add2(f.file, f.isFlat);
   }
   if (isColdTurnOver(state)) {
     for (const f of await listChildren(dirs, -Infinity)) await add2(f.file, f.isFlat, true);
@@ -24224,7 +24564,7 @@ function createTranscriptTail(root, reader, opts) {
 }
 
 // src/observe/parse/tail-context.ts
-var key = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
+var key2 = (c) => `${c.name}\0${c.inputSummary ?? ""}`;
 function trailingRun(xs, f) {
   const last = xs.at(-1);
   if (last === void 0) return 0;
@@ -24244,7 +24584,7 @@ function tailSuffices(s, nowMs, baseTimeoutMs) {
   if (t.callsSinceFresh >= RECENT_CALLS_MAX) return true;
   const fresh = t.callsSinceFresh;
   if (fresh === 0) return false;
-  if (trailingRun(s.recent, key) >= fresh) return false;
+  if (trailingRun(s.recent, key2) >= fresh) return false;
   const done = s.recent.filter((c) => !c.isOpen);
   const freshDone = s.recent.slice(-fresh).filter((c) => !c.isOpen).length;
   if (freshDone === 0) return false;
@@ -24545,7 +24885,7 @@ var ClaudeSessionFileSchema = looseObject({
 // src/observe/parse/process-evidence.ts
 function hasReceived(prev, next) {
   if (!prev || !next) return false;
-  return Object.entries(next).some(([key2, bytes]) => bytes > (prev[key2] ?? 0));
+  return Object.entries(next).some(([key3, bytes]) => bytes > (prev[key3] ?? 0));
 }
 function foldProcessSample(prev, sample, nowMs) {
   const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
@@ -24794,6 +25134,7 @@ function performerContext(ctx, w, adapter) {
     adapter,
     clock: w.clock,
     maxRedispatches: ctx.opts.maxRedispatches,
+    requestDeadlineMs: ctx.opts.requestDeadlineSeconds * 1e3,
     tracker: {
       apiKey: w.env.LINEAR_API_KEY || void 0,
       apiUrl: ctx.opts.config.linear?.api_url,
@@ -24957,12 +25298,23 @@ var ConfigSchema = strictObject({
     kill_grace_ms: number2().int().min(0).max(6e5).optional().describe(withDefault("SIGTERM→SIGKILL grace for the process adapter.", D2.agents.kill_grace_ms)),
     redispatch_argv: Argv.optional(),
     cancel_argv: Argv.optional(),
+    resume_argv: Argv.optional().describe(`argv template that resumes a stalled agent's own session (process and command adapters), e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"]; {prompt} is the resume prompt. Without it every recovery is a fresh agent.`),
     teams_dir: string2().min(1).optional().describe("Claude Code teams dir. @defaultValue ~/.claude/teams"),
     command_timeout_ms: number2().int().min(100).max(36e5).optional().describe(withDefault("command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.", D2.agents.command_timeout_ms))
   }).optional(),
   linear: strictObject({
     blocked_state: string2().min(1).optional().describe(withDefault("Workflow state name, matched case-insensitively.", D2.linear.blocked_state)),
     api_url: string2().url().optional().describe(withDefault("GraphQL endpoint.", D2.linear.api_url))
+  }).optional(),
+  recovery: strictObject({
+    resume_on: array(_enum(TRANSPORT_CAUSES)).optional().describe(withDefault("Stall causes recovered by resuming the agent's own session instead of a fresh agent (same cap, same protocol); [] turns resume off.", D2.recovery.resume_on)),
+    nudge: boolean2().optional().describe(withDefault("Nudge an agent whose turn ended while its row is still in progress (a teammate through its inbox, a -p session by a resume), once, before a reconcile request.", D2.recovery.nudge)),
+    nudge_grace_seconds: Seconds.optional().describe("How long a nudged agent has to show progress before the owner is asked to reconcile. @defaultValue timeout_seconds"),
+    reconcile_grace_seconds: Seconds.optional().describe("How long a row and its agent may disagree (row in progress, agent finished) before a nudge or a reconcile request. @defaultValue timeout_seconds")
+  }).optional(),
+  attention: strictObject({
+    human_wait_seconds: Seconds.optional().describe(withDefault("A permission prompt or question open longer than this makes `next` return (reason attention).", D2.attention.human_wait_seconds)),
+    unobservable_seconds: Seconds.optional().describe("An agent that cannot be observed (verdict unknown) this long makes `next` return (reason attention). @defaultValue 5 × timeout_seconds")
   }).optional(),
   requests: strictObject({
     deadline_seconds: Seconds.optional().describe("How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds")
@@ -25158,7 +25510,8 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
       maxHoldMs: (config2.circuit_breaker?.max_hold_seconds ?? D3.circuit_breaker.max_hold_seconds) * 1e3
     },
     shouldActOnLooping: config2.looping?.act ?? D3.looping.act,
-    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds
+    requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds,
+    controls: resolveControls(config2, config2.agents?.adapter ?? D3.agents.adapter, timeoutSeconds)
   };
 }
 
@@ -25250,8 +25603,16 @@ function renderEvent(e) {
       return `${t} ${who} ${e.action} started (key ${e.key})`;
     case "agent_killed":
       return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
-    case "redispatch":
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
+    case "redispatch": {
+      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
+      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
+    }
+    case "nudge_sent":
+      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
+    case "reconcile_requested":
+      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
+    case "attention_needed":
+      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
     case "escalated_to_blocked": {
       const tracker = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
       return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
@@ -25276,7 +25637,7 @@ function renderEvent(e) {
     case "request_unanswered":
       return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
     case "next_returned":
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations`;
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
   }
 }
 
@@ -25590,7 +25951,7 @@ var import_node_fs25 = require("node:fs");
 var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
-var HISTORY_SUMMARY_VERSION = 4;
+var HISTORY_SUMMARY_VERSION = 5;
 var Covered = object({
   name: string2().regex(/^\d{4}-\d{2}-\d{2}\.ndjson$/),
   dev: number2(),
@@ -25610,7 +25971,7 @@ var RequestRecordJson = object({
   createdAtMs: number2(),
   answerByMs: number2(),
   path: string2(),
-  was: object({ agentId: string2().optional(), sessionId: string2().optional(), pid: number2().int().optional() }),
+  was: object({ agentId: string2().optional(), sessionId: string2().optional(), pid: number2().int().optional(), status: string2().optional() }),
   status: _enum(REQUEST_STATUSES),
   how: _enum(ANSWER_HOWS).optional(),
   answeredByTaskId: string2().optional()
@@ -25627,13 +25988,16 @@ var HistorySummarySchema = object({
   diagnostics: object({ count: number2().int().min(0), first: array(Diagnostic) }).describe("Corrupt lines met in the covered part."),
   history: object({
     last_logged: pairs(VerdictKindSchema),
+    last_logged_at_ms: pairs(number2()),
+    attention: array(object({ key: string2(), kind: AttentionKindSchema, taskId: string2().optional(), ticketId: string2().optional(), sinceMs: number2().optional(), detail: string2() })),
     last_stall_reason: pairs(string2()).default([]).describe("The stall_reason of the last stall_detected per task id (a summary without it predates the field)."),
     redispatch_count: pairs(number2().int().min(0)),
+    last_recovery_mode: pairs(RecoveryModeSchema),
     actions: array(
       object({
         key: string2(),
         started: kept("action_started"),
-        outcome: union([kept("agent_killed"), kept("redispatch"), kept("escalated_to_blocked"), kept("action_failed")]).optional(),
+        outcome: union([kept("agent_killed"), kept("redispatch"), kept("escalated_to_blocked"), kept("action_failed"), kept("nudge_sent"), kept("reconcile_requested")]).optional(),
         steps: array(string2())
       })
     ),
@@ -25647,7 +26011,7 @@ var HistorySummarySchema = object({
     requests: array(RequestRecordJson),
     row_instance: pairs(string2()),
     escalations: pairs(kept("escalated_to_blocked")),
-    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()) })
+    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()), attention: array(string2()) })
   })
 }).meta({ title: "HistorySummary", description: "observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived)." });
 
@@ -25655,8 +26019,11 @@ var HistorySummarySchema = object({
 function historyToJson(h) {
   const fields = {
     lastLogged: 0,
+    lastLoggedAtMs: 0,
+    attention: 0,
     lastStallReason: 0,
     redispatchCount: 0,
+    lastRecoveryMode: 0,
     actions: 0,
     replacements: 0,
     stalls: 0,
@@ -25673,8 +26040,11 @@ function historyToJson(h) {
   void fields;
   return {
     last_logged: [...h.lastLogged],
+    last_logged_at_ms: [...h.lastLoggedAtMs],
+    attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a))),
     last_stall_reason: [...h.lastStallReason],
     redispatch_count: [...h.redispatchCount],
+    last_recovery_mode: [...h.lastRecoveryMode],
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
     stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list2]) => [t, JSON.stringify(list2)]),
@@ -25687,14 +26057,17 @@ function historyToJson(h) {
     requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r))),
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
-    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations] }
+    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] }
   };
 }
 function historyFromJson(j) {
   const h = {
     lastLogged: new Map(j.last_logged),
+    lastLoggedAtMs: new Map(j.last_logged_at_ms),
+    attention: new Map(j.attention.map((a) => [a.key, { ...a }])),
     lastStallReason: new Map(j.last_stall_reason),
     redispatchCount: new Map(j.redispatch_count),
+    lastRecoveryMode: new Map(j.last_recovery_mode),
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
     stalls: new LazyJsonMap(j.stalls),
@@ -25704,7 +26077,7 @@ function historyFromJson(j) {
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
-    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations) }
+    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) }
   };
   if (j.last_mass_stall !== void 0) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
@@ -26230,7 +26603,7 @@ var TaskEntry = looseObject({
 });
 var RequestEntry = looseObject({
   key: string2(),
-  kind: AdapterOpSchema,
+  kind: RequestKindSchema,
   task_id: string2(),
   ticket_id: string2(),
   recovery_task_id: string2().optional(),
@@ -26327,16 +26700,25 @@ function newsOf(h) {
   const reqs = [...h.requests.values()];
   return {
     requests: reqs.filter((r) => r.status === "pending" && !h.announced.requests.has(r.key)),
-    unanswered: reqs.filter((r) => r.status === "unanswered" && !h.announced.unanswered.has(r.key)),
-    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e)
+    // A nudge nobody acked is no news: its grace ended and a reconcile request follows if need be.
+    unanswered: reqs.filter((r) => r.status === "unanswered" && r.kind !== "nudge" && !h.announced.unanswered.has(r.key)),
+    escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e),
+    attention: [...h.attention.values()].filter((a) => !h.announced.attention.has(a.key))
   };
 }
 function nextReason(news, isWaveDone) {
-  if (news.requests.length > 0) return "requests";
+  if (news.requests.some((r) => r.kind !== "reconcile")) return "requests";
   if (news.unanswered.length > 0) return "unanswered";
   if (news.escalations.length > 0) return "escalation";
+  if (news.requests.length > 0 || news.attention.length > 0) return "attention";
   return isWaveDone ? "wave_complete" : void 0;
 }
+var ATTENTION_WHAT_TO_DO = {
+  human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
+  orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
+  unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
+  stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck."
+};
 
 // src/commands/next.ts
 async function requestObject(paths, epicId, r) {
@@ -26377,6 +26759,15 @@ async function buildNextDoc(paths, epicId, news, history, r) {
       tracker: e.tracker ?? "skipped",
       notice_path: paths.relative(escalationNoticeFile(paths, epicId, e.key))
     })),
+    attention: news.attention.map((a) => ({
+      key: a.key,
+      kind: a.kind,
+      ...a.taskId ? { task_id: a.taskId } : {},
+      ...a.ticketId ? { ticket_id: a.ticketId } : {},
+      ...a.sinceMs !== void 0 ? { since: msToIso(a.sinceMs) } : {},
+      detail: a.detail,
+      what_to_do: ATTENTION_WHAT_TO_DO[a.kind]
+    })),
     pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
     wave: { in_flight: r.verdicts.length - count2("terminal") - count2("blocked"), terminal: count2("terminal"), blocked: count2("blocked"), pending_requests: pending.length }
   };
@@ -26385,7 +26776,7 @@ function renderNextDoc(doc) {
   const lines = [];
   for (const q of doc.requests) {
     const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
-    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : `stop ${who}`;
+    const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : q.kind === "resume" ? `stop ${who}, resume its session ${q.session_id ?? "(none known: launch a fresh agent)"} with the resume_prompt in the file` : q.kind === "nudge" ? `nudge ${who} (${q.route ?? "resume"}) with the message in the file; do not stop it` : q.kind === "reconcile" ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? "disagreement"}: ${q.what_disagrees ?? ""})` : `stop ${who}`;
     const why = q.reason ? ` Why: ${q.reason}.` : "";
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? "-"}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
   }
@@ -26395,6 +26786,7 @@ function renderNextDoc(doc) {
   for (const e of doc.escalations) {
     lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
   }
+  for (const a of doc.attention) lines.push(`attention ${a.kind} ${a.key}: ${a.detail}. ${a.what_to_do}`);
   const fresh = new Set(doc.requests.map((q) => q.key));
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
@@ -26416,7 +26808,8 @@ function nextMode(opts, print) {
         exit_code: doc.exit_code,
         requests: news.requests.map((q) => q.key),
         unanswered: news.unanswered.map((q) => q.key),
-        escalations: news.escalations.map((e) => e.key)
+        escalations: news.escalations.map((e) => e.key),
+        ...news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}
       });
       return doc.exit_code;
     }
@@ -26427,7 +26820,7 @@ function runNext(opts, deps) {
 }
 function registerNext(program2, { env, setCode, flags: parsers }) {
   const cmd = program2.command("next").description(
-    `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation (${EXIT.input} bad input, ${EXIT.failure} failure)`
+    `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation, ${EXIT.attention} a person is needed (${EXIT.input} bad input, ${EXIT.failure} failure)`
   ).requiredOption("--epic-id <id>", "epic to watch");
   configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").action(async (flags) => {
     const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
@@ -26440,9 +26833,10 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
     ],
     exitCodes: [
       ["ok", "the wave is complete: every row terminal or blocked and no request pending"],
-      ["requests", "new cancel/redispatch requests to carry out (then answer each; run next again)"],
+      ["requests", "new requests to carry out on agents: cancel, redispatch, resume, nudge (then answer each; run next again)"],
       ["unanswered", "a request passed its answer_by without an answer"],
       ["escalation", "a ticket was escalated to Blocked (needs no answer)"],
+      ["attention", "a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode"],
       ["input"],
       ["failure", "a failure, or stopped by a signal before anything needed the orchestrator"]
     ]
@@ -26451,49 +26845,49 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/ack.ts
 init_errors();
-var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate)$/;
-function parseRequestKey(key2) {
-  const m = KEY2.exec(key2);
+var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate|nudge|reconcile)$/;
+function parseRequestKey(key3) {
+  const m = KEY2.exec(key3);
   if (!m) {
-    throw new InputError("bad_flag", `request key ${JSON.stringify(key2)} is not of the form <epic>:<task_id>:<cancel|redispatch>.`, {
+    throw new InputError("bad_flag", `request key ${JSON.stringify(key3)} is not of the form <epic>:<task_id>:<cancel|redispatch|nudge|reconcile>.`, {
       hint: "Copy the `key` field of the request file, e.g. PROJ-1000:t1:redispatch."
     });
   }
   return { epicId: assertSafeId(m[1], "epic id"), taskId: assertSafeId(m[2], "task id") };
 }
-async function runAck(paths, key2, taskId, nowMs, out) {
-  const { epicId } = parseRequestKey(key2);
+async function runAck(paths, key3, taskId, nowMs, out) {
+  const { epicId } = parseRequestKey(key3);
   if (taskId !== void 0) assertSafeId(taskId, "--task-id");
   const log = await readDispatchLog(paths, (e) => e.epic_id === epicId);
-  const r = foldHistory(log.events, epicId).requests.get(key2);
+  const r = foldHistory(log.events, epicId).requests.get(key3);
   if (!r) {
-    throw new InputError("unknown_request", `no request with key ${key2} in the dispatch log of ${paths.root}.`, {
+    throw new InputError("unknown_request", `no request with key ${key3} in the dispatch log of ${paths.root}.`, {
       hint: "Check the key (the `key` field of the request file) and --state-dir; escalations need no answer."
     });
   }
   if (r.status === "done") {
-    out.out(`${key2}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
+    out.out(`${key3}: already answered (${r.how}${r.answeredByTaskId ? ` by ${r.answeredByTaskId}` : ""}); nothing to do.
 `);
     return 0;
   }
   if (r.status === "unanswered") {
-    out.out(`${key2}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
+    out.out(`${key3}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === "redispatch" ? " (a failed attempt)" : ""}; the ack changes nothing.
 `);
     return 0;
   }
-  const isNew = await writeAck(paths, epicId, key2, { taskId, at: msToIso(nowMs) });
+  const isNew = await writeAck(paths, epicId, key3, { taskId, at: msToIso(nowMs) });
   const by = taskId ? ` with task ${taskId}` : "";
-  out.out(isNew ? `${key2}: answered${by}; the watchdog records it at its next check.
-` : `${key2}: already acknowledged; the watchdog records it at its next check.
+  out.out(isNew ? `${key3}: answered${by}; the watchdog records it at its next check.
+` : `${key3}: already acknowledged; the watchdog records it at its next check.
 `);
   return 0;
 }
 function registerAck(program2, { env, setCode }) {
-  const cmd = program2.command("ack").description(`answer a cancel or redispatch request by hand (when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
-  stateDirOption(cmd).action(async (key2, flags) => {
+  const cmd = program2.command("ack").description(`answer a request by hand (cancel, redispatch/resume, nudge, reconcile; when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`).argument("<key>", "the request's key, e.g. PROJ-1000:t1:redispatch").option("--task-id <id>", "the task id the replacement runs under, when it is not the request's recovery_task_id");
+  stateDirOption(cmd).action(async (key3, flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
     guardStateDir(paths.root);
-    setCode(await runAck(paths, key2, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
+    setCode(await runAck(paths, key3, flags.taskId, env.watchDeps.clock.nowMs(), env.output));
   });
   teach(cmd, {
     examples: [
@@ -26900,11 +27294,11 @@ function parseJsonText(text) {
       for (; ; ) {
         ws();
         const keyStart = i;
-        const key2 = string3();
+        const key3 = string3();
         ws();
         if (text[i] !== ":") fail2('":"');
         i++;
-        props.push({ key: key2, start: keyStart, value: value() });
+        props.push({ key: key3, start: keyStart, value: value() });
         ws();
         if (text[i] === ",") i++;
         else if (text[i] === "}") return { kind: "object", start, end: ++i, props };
@@ -26979,8 +27373,8 @@ function removeMember(text, container, index) {
   if (next) return splice(text, m.start, next.start, "");
   return splice(text, members2[index - 1].end, m.end, "");
 }
-function propOf(node2, key2) {
-  return node2.kind === "object" ? node2.props.find((p) => p.key === key2)?.value : void 0;
+function propOf(node2, key3) {
+  return node2.kind === "object" ? node2.props.find((p) => p.key === key3)?.value : void 0;
 }
 
 // src/commands/hook-settings.ts
@@ -27579,11 +27973,15 @@ function summarizeFriction(events, opts) {
   let massStalls = 0;
   let inputErrors = 0;
   let orphaned = 0;
+  const nudged = /* @__PURE__ */ new Set();
+  let nudgesSent = 0;
+  let nudgesWorked = 0;
   for (const e of events) {
     if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
     if (opts.epicId !== void 0 && e.epic_id !== opts.epicId) continue;
     switch (e.event) {
       case "stall_detected": {
+        nudged.delete(`${e.epic_id}:${e.task_id}`);
         const t = ticket(e.ticket_id, e.epic_id);
         t.stalls++;
         epic(e.epic_id).stalls++;
@@ -27619,6 +28017,16 @@ function summarizeFriction(events, opts) {
       case "recovery_summary":
         orphaned += e.orphan_count;
         break;
+      case "nudge_sent":
+        nudgesSent++;
+        nudged.add(`${e.epic_id}:${e.task_id}`);
+        break;
+      case "healthy":
+        if (nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
+        break;
+      case "reconcile_requested":
+        nudged.delete(`${e.epic_id}:${e.task_id}`);
+        break;
       default:
         break;
     }
@@ -27650,6 +28058,7 @@ function summarizeFriction(events, opts) {
     mass_stalls: massStalls,
     input_errors: inputErrors,
     orphaned_actions: orphaned,
+    nudges: { sent: nudgesSent, worked: nudgesWorked },
     notes: notes.map((n) => n.path),
     lines: opts.lines
   };
@@ -27661,9 +28070,9 @@ function section(text, title) {
 }
 function parseFrictionNote(text, relPath) {
   const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text)?.[1];
-  const key2 = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
+  const key3 = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
   const orphanEpic = /actions? of epic (\S+?) had started/.exec(text)?.[1];
-  return { path: relPath, ticketId, epicId: key2 ?? orphanEpic, hypothesis: section(text, "Root Cause Hypothesis"), action: section(text, "Recommended Action") };
+  return { path: relPath, ticketId, epicId: key3 ?? orphanEpic, hypothesis: section(text, "Root Cause Hypothesis"), action: section(text, "Recommended Action") };
 }
 var pct = (r, k) => {
   const first = r[`${k}_first`];
@@ -27672,7 +28081,7 @@ var pct = (r, k) => {
 function renderFriction(s) {
   const scope = s.epic_id ? `epic ${s.epic_id}` : `${s.epics.length} epic(s)`;
   const out = [
-    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s)`,
+    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s), ${s.nudges.sent} nudge(s) sent (${s.nudges.worked} worked)`,
     `dispatch log: ${s.days_read.length} day(s) read${s.days_read.length ? ` (${s.days_read[0]} to ${s.days_read.at(-1)})` : ""}; lines skipped: ${pct(s.lines, "corrupt")}, ${pct(s.lines, "invalid")}, ${pct(s.lines, "foreign")}`,
     ""
   ];
@@ -27737,13 +28146,13 @@ async function readDay(file, rel, events, lines) {
   }
 }
 async function reviewFriction(paths, opts) {
-  const since = utcDate(opts.sinceMs);
+  const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs36.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
+  const days = (await import_node_fs36.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
   for (const name of days) await readDay(import_node_path32.default.join(dir, name), paths.relative(import_node_path32.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs36.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since).sort();
+  const names = (await import_node_fs36.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
     const file = import_node_path32.default.join(paths.frictionDir(), n);
