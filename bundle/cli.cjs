@@ -20574,6 +20574,102 @@ function unescape(s) {
   return out;
 }
 
+// src/contracts/input-limits.ts
+init_errors();
+var MAX_NESTING_DEPTH = 64;
+var MAX_STATE_ROWS = 2e4;
+function findTooDeep(text, max = MAX_NESTING_DEPTH) {
+  const indents = [];
+  let flow = 0;
+  let quote2;
+  let scalarIndent;
+  for (let start = 0, line = 1; start <= text.length; line++) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    let first = start;
+    while (first < end && (text[first] === " " || text[first] === "	")) first++;
+    const indent = first - start;
+    const isBlank2 = first >= end;
+    if (scalarIndent !== void 0 && (isBlank2 || indent > scalarIndent)) {
+      start = end + 1;
+      continue;
+    }
+    scalarIndent = void 0;
+    if (!quote2 && flow === 0 && !isBlank2 && text[first] !== "#") {
+      while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
+      indents.push(indent);
+    }
+    let depth = indents.length;
+    if (depth > max) return { line, column: indent + 1 };
+    let isValueStart = !quote2 && flow === 0;
+    let isTokenStart = true;
+    for (let k = first; k < end; k++) {
+      const c = text[k];
+      if (quote2) {
+        if (quote2 === '"' && c === "\\") k++;
+        else if (c === quote2 && !(quote2 === "'" && text[k + 1] === "'" && ++k)) quote2 = void 0;
+        continue;
+      }
+      if (c === "#" && (k === first || text[k - 1] === " " || text[k - 1] === "	")) break;
+      if (c === " " || c === "	") {
+        isTokenStart = true;
+        continue;
+      }
+      if (flow > 0) {
+        if (c === "[" || c === "{") {
+          if (depth + ++flow > max) return { line, column: k - start + 1 };
+        } else if (c === "]" || c === "}") flow--;
+        else if ((c === '"' || c === "'") && isTokenStart) quote2 = c;
+        isTokenStart = c === "," || c === "[" || c === "{" || c === ":";
+        continue;
+      }
+      if (isValueStart) {
+        if (c === "[" || c === "{") {
+          flow = 1;
+          if (depth + flow > max) return { line, column: k - start + 1 };
+          isTokenStart = true;
+          continue;
+        }
+        if (c === "-" && (k + 1 === end || text[k + 1] === " ")) {
+          if (++depth > max) return { line, column: k - start + 1 };
+          continue;
+        }
+        if (c === '"' || c === "'") {
+          quote2 = c;
+          isValueStart = false;
+          continue;
+        }
+        if (c === "|" || c === ">") {
+          scalarIndent = indent;
+          break;
+        }
+        isValueStart = false;
+      }
+      if (c === ":" && (k + 1 === end || text[k + 1] === " " || text[k + 1] === "	")) isValueStart = true;
+    }
+    start = end + 1;
+  }
+  return void 0;
+}
+function checkNesting(text, file) {
+  const deep = findTooDeep(text);
+  if (!deep) return void 0;
+  return new InputError("input_too_large", `nested deeper than ${MAX_NESTING_DEPTH} levels (lists and mappings inside each other); nothing was parsed.`, {
+    location: { file, line: deep.line, column: deep.column },
+    hint: "No state or config file nests this deep: the file is damaged or not what the watchdog reads. Write it again (docs/state-files.md shows each shape)."
+  });
+}
+function countKeys(text, key3) {
+  let n = 0;
+  for (let at = text.indexOf(key3); at >= 0; at = text.indexOf(key3, at + key3.length)) {
+    let k = at + key3.length;
+    if (text[k] === '"' || text[k] === "'") k++;
+    while (text[k] === " ") k++;
+    if (text[k] === ":") n++;
+  }
+  return n;
+}
+
 // src/contracts/parse-yaml.ts
 function formatPath(path39) {
   let s = "";
@@ -20650,6 +20746,8 @@ function issueMessage(issue2, found) {
   }
 }
 function parseYaml(text, schema, opts) {
+  const deep = opts.isNestingChecked ? void 0 : checkNesting(text, opts.file);
+  if (deep) return { ok: false, error: deep };
   const fast = fastYaml(text);
   if (fast !== void 0) {
     const result = schema.safeParse(fast);
@@ -22125,19 +22223,53 @@ function firstLongLine(text, max) {
   }
   return void 0;
 }
+function parseJsonStateFile(text, fileName) {
+  if (!/^\s*\{/.test(text)) return void 0;
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const r = StateFileSchema.safeParse(data);
+  if (r.success) return normalizeStateFile(r.data, fileName);
+  const issue2 = r.error.issues[0];
+  return {
+    ok: false,
+    error: new InputError("wrong_type", `${issueMessage(issue2, valueAt(data, issue2.path))}.`, {
+      location: { file: fileName, path: formatPath(issue2.path) },
+      hint: "Fix that field in the state file (docs/state-files.md lists every field and its type)."
+    })
+  };
+}
 function parseStateFile(text, fileName) {
+  const deep = checkNesting(text, fileName);
+  if (deep) return { ok: false, error: deep };
+  const rows = countKeys(text, "ticket_id");
+  if (rows > MAX_STATE_ROWS) {
+    return {
+      ok: false,
+      error: new InputError("input_too_large", `${rows} task rows (ticket_id keys), over the ${MAX_STATE_ROWS}-row limit; nothing was parsed.`, {
+        location: { file: fileName },
+        hint: `Dispatch at most ${MAX_STATE_ROWS} tasks per wave, or point --epic-id at the epic state file, not an export of many.`
+      })
+    };
+  }
+  const json = parseJsonStateFile(text, fileName);
+  if (json) return json;
   const long = firstLongLine(text, MAX_STATE_LINE_CHARS);
   if (long !== void 0) {
     return {
       ok: false,
       error: new InputError("unreadable_file", `line ${long} is longer than ${MAX_STATE_LINE_CHARS} characters.`, {
         location: { file: fileName, line: long },
-        hint: "Keep each field short (last_output is an excerpt, not the whole output)."
+        hint: "Keep each field short (last_output is an excerpt, not the whole output). A whole wave on one line is fine as valid JSON (JSON.stringify), which is read as JSON."
       })
     };
   }
   const parsed = parseYaml(text, StateFileSchema, {
     file: fileName,
+    isNestingChecked: true,
     typeHint: "Fix that field in the state file (docs/state-files.md lists every field and its type)."
   });
   return parsed.ok ? normalizeStateFile(parsed.value, fileName) : parsed;
@@ -23088,7 +23220,22 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) c.childAgentId = agentId;
+  for (const c of known) {
+    c.childAgentId = agentId;
+    noteChildCall(c, data, atMs);
+  }
+}
+function noteChildCall(call, data, atMs) {
+  const m = isRec(data.message) ? data.message : {};
+  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  for (const b of content) {
+    if (!isRec(b)) continue;
+    if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
+      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
+    } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
+      call.childCall = { ...call.childCall, isOpen: false };
+    }
+  }
 }
 var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
@@ -24277,6 +24424,8 @@ function observeTranscript(state, facts = {}, children = []) {
   const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
     if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
+    if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
     return part2;
   }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
