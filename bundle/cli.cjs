@@ -3565,8 +3565,8 @@ var init_deps = __esm({
 
 // src/contracts/defaults.ts
 function withDefault(text, value) {
-  const shown = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
-  return `${text ? `${text} ` : ""}@defaultValue ${shown}`;
+  const shown2 = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
+  return `${text ? `${text} ` : ""}@defaultValue ${shown2}`;
 }
 var DEFAULTS;
 var init_defaults = __esm({
@@ -3610,7 +3610,9 @@ var init_defaults = __esm({
       /** Facts of the outside world, not settable in the config file. */
       fixed: {
         /** Claude Code's own Bash timeout, for an open Bash call that names none. */
-        claude_bash_timeout_ms: 12e4
+        claude_bash_timeout_ms: 12e4,
+        /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
+        missing_epic_settle_ms: 5e3
       }
     };
   }
@@ -10947,88 +10949,104 @@ var require_dist = __commonJS({
 });
 
 // src/act/friction/friction-hypothesis.ts
-function hypothesizeRootCause(history, ticketId) {
-  for (const rule2 of RULES) {
-    const h = rule2(history, ticketId);
-    if (h) return h;
-  }
-  return FALLBACK(history, ticketId);
+function thenStep(t, s) {
+  if (s.state === "blocked") return `then move ${t} out of Blocked`;
+  if (s.state === "tracker_skipped") return `then dispatch ${t} again (the tracker step was skipped: it was never moved to Blocked)`;
+  return `before ${t} is dispatched again`;
 }
-var count, isRepeated, of, RULES, FALLBACK;
+function hypothesizeRootCause(history, ticketId, standing = { state: "blocked" }) {
+  const then = thenStep(ticketId, standing);
+  const found = RULES.map((rule2) => rule2(history, ticketId, then)).find(Boolean) ?? FALLBACK(history, ticketId, then);
+  if (standing.state !== "recovered") return found;
+  const by = standing.replacement ? `its replacement ${standing.replacement} took over with no stall since` : "it went on with no stall since";
+  return { ...found, action: `Nothing to undo: ${ticketId} was never escalated (${by}). If it keeps stalling: ${found.action}` };
+}
+var count, isRepeated, of, isOpenAtStall, RULES, FALLBACK;
 var init_friction_hypothesis = __esm({
   "src/act/friction/friction-hypothesis.ts"() {
     "use strict";
     count = (h, p) => h.filter(p).length;
     isRepeated = (n, total) => n >= 2 && n * 2 >= total;
     of = (n, total) => n === total ? `all ${total}` : `${n} of ${total}`;
+    isOpenAtStall = (r) => r.stallReason === "open_tool_overrun" || r.exemptions.includes("open_tool_call");
     RULES = [
-      (h, t) => {
+      (h, t, then) => {
+        const n = count(h, (r) => r.isMassStall === true);
+        if (n === 0 || n * 2 < h.length) return void 0;
+        return {
+          kind: "mass_stall",
+          text: `${n === h.length ? n === 1 ? "The stall" : `All ${n} stalls` : `${n} of ${h.length} stalls`} happened in a mass stall: much of the wave went silent at once (the circuit breaker held actions). The host (load, memory, sleep), the network or the model provider stopped every agent together; nothing points at this task.`,
+          action: `Look at what the machine and the provider were doing at ${h.find((r) => r.isMassStall).detectedAt} (load, sleep, network, provider status), not at ${t}'s scope; ${then.replace(/^then /, "")} once that is fixed.`
+        };
+      },
+      (h, t, then) => {
         if (h.length === 0 || count(h, (r) => r.stallReason === "never_started") !== h.length) return void 0;
         return {
           kind: "dispatch_environment",
           text: `The agent never showed any activity in ${of(h.length, h.length)} attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,
-          action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ${t} out of Blocked to dispatch it again.`
+          action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, ${then}.`
         };
       },
-      (h, t) => {
+      (h, t, then) => {
         const n = count(h, (r) => r.stallReason === "looping");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "looping",
           text: `The agent repeated the same tool call in ${of(n, h.length)} stalls: it retries an action that keeps failing instead of changing approach. The task probably lacks information the agent needs to get past that step.`,
-          action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, and move it out of Blocked.`
+          action: `Read the repeated call and its error in the last transcript, then add the missing information (the exact failing input, a file path, a decision) to ${t} or split the step out, ${then}.`
         };
       },
-      (h, t) => {
+      (h, t, then) => {
         const n = count(h, (r) => r.stallReason === "open_tool_overrun" && r.lastTool === "Bash");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "hanging_command",
           text: `In ${of(n, h.length)} stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).`,
-          action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ${t} out of Blocked.`
+          action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), ${then}.`
         };
       },
-      (h, t) => {
+      (h, t, then) => {
         const n = count(h, (r) => r.stallReason === "context_exhausted");
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "context_exhausted",
           text: `The agent ran out of context ("Prompt is too long") in ${of(n, h.length)} stalls, even with the narrowed recovery prompt: the task needs more reading than one context holds.`,
-          action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, then move it out of Blocked.`
+          action: `Split ${t} into smaller tickets (one module or one step each), or name the exact files and lines to change, ${then}.`
         };
       },
-      (h, t) => {
+      (h, t, then) => {
         const n = count(h, (r) => r.stallReason === "api_gave_up" || r.exemptions.includes("rate_limit"));
         if (!isRepeated(n, h.length)) return void 0;
         return {
           kind: "provider_capacity",
           text: `The model provider was rate-limiting, retrying or failing (API errors the agent gave up on) in ${of(n, h.length)} stalls: provider capacity, not the task, stopped the agent.`,
-          action: `Lower the wave's concurrency or wait for the provider's quota to recover, then move ${t} out of Blocked; the task itself may be fine.`
+          action: `Lower the wave's concurrency or wait for the provider's quota to recover, ${then}; the task itself may be fine.`
         };
       },
-      (h, t) => {
-        const n = count(h, (r) => r.stallReason === "inactivity" && r.isLastToolOpen === false);
-        if (!isRepeated(n, h.length)) return void 0;
-        return {
-          kind: "model_hang",
-          text: `In ${of(n, h.length)} stalls the agent's last tool call had returned and no response of the model followed: an API response that never came (a frozen stream, a long backoff) stopped it, not a tool.`,
-          action: `Check the provider's status and the agent's stderr or stream-json output for retries around those times; if it recurs, lower the wave's concurrency. Then move ${t} out of Blocked; the task itself may be fine.`
-        };
-      },
-      (h, t) => {
+      (h, t, then) => {
         const tool = h[0]?.lastTool;
-        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || r.isLastToolOpen === false)) return void 0;
+        if (h.length < 2 || !tool || h.some((r) => r.lastTool !== tool || !isOpenAtStall(r))) return void 0;
         return {
           kind: "stuck_on_step",
           text: `Every stall (${h.length}) ended on the same tool, \`${tool}\`: the agent is stuck on one step of the task.`,
-          action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), then move ${t} out of Blocked.`
+          action: `Look at what the agent was doing with \`${tool}\` at the end of each transcript of ${t}; make that step explicit in the ticket (or do it by hand), ${then}.`
+        };
+      },
+      (h, t, then) => {
+        const n = count(h, (r) => r.stallReason === "inactivity" && !isOpenAtStall(r) && r.lastTool !== void 0);
+        if (!isRepeated(n, h.length)) return void 0;
+        const tools = [...new Set(h.map((r) => r.lastTool).filter(Boolean))].map((x) => `\`${x}\``).join(", ");
+        return {
+          kind: "api_hang",
+          text: `In ${of(n, h.length)} stalls the agent went silent after its last tool call (${tools}) had returned: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on the tool.`,
+          action: `Check the provider's status and the agent's network at those times; resuming the same session usually gets past a frozen stream. The task is probably fine: ${then.replace(/^then /, "")} as it is.`
         };
       }
     ];
-    FALLBACK = (h, t) => ({
+    FALLBACK = (h, t, then) => ({
       kind: "context_or_dependency",
       text: h.length === 0 ? "No stall details were recorded, so there is no pattern to read. The usual causes are context exhaustion or a blocking dependency." : `The agent went quiet ${h.length === 1 ? "once" : `${h.length} times`} with no common tool, open command or rate limit: likely context exhaustion (a long session loses track of the task) or a blocking dependency (waiting on other work, a review or a missing input).`,
-      action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, then move it out of Blocked.`
+      action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, ${then}.`
     });
   }
 });
@@ -11634,10 +11652,12 @@ var EXIT_CODES = {
   failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
   input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
   stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
+  unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
   requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
   unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
   escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
-  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)" }
+  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)" },
+  max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
 };
 var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
 function exitCodeFor(e, out) {
@@ -19550,10 +19570,40 @@ var EXEMPTION_RULES = {
   })
 };
 
+// src/core/did-you-mean.ts
+function distance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
+}
+function didYouMean(word, names) {
+  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
+}
+
 // src/core/assess.ts
 var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
 function stallReasonOf(v) {
   return v.stallReason ?? (v.kind === "looping" ? "looping" : "inactivity");
+}
+function idleBeside(idleMs, windowMs) {
+  if (Math.round(idleMs / 1e3) > Math.round(windowMs / 1e3) || idleMs <= windowMs) return sec(idleMs);
+  const one = (idleMs / 1e3).toFixed(1);
+  return `${Number(one) > windowMs / 1e3 ? one : (idleMs / 1e3).toFixed(3)}s`;
+}
+var KNOWN_STATUSES = ["in_progress", "running", "dispatched", "completed", "merged", "failed", "cancelled", "timeout", "blocked"];
+function statusGuess(status) {
+  const norm = status.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
 }
 function effectiveWindow(obs, policy) {
   const base = policy.baseTimeoutMs;
@@ -19623,7 +19673,9 @@ function assess(task, obs, policy, nowMs) {
   if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
   if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
   if (task.statusClass === "unknown") {
-    return verdict("unknown", `status "${task.status}" is not one the watchdog knows; not evaluated (expected in_progress, running, dispatched, blocked or a terminal status)`);
+    const guess = statusGuess(task.status);
+    const mean = guess ? `did you mean "${guess}"? ` : "";
+    return verdict("unknown", `status "${task.status}" is not one the watchdog knows (${mean}expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched`);
   }
   if (task.unansweredRequest) {
     const u = task.unansweredRequest;
@@ -19672,9 +19724,9 @@ function assess(task, obs, policy, nowMs) {
     const idleMs2 = Math.max(0, nowMs - since2);
     const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window.effectiveTimeoutMs };
     if (idleMs2 > window.effectiveTimeoutMs) {
-      return verdict("stalled", `never started: no activity in ${sec(idleMs2)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
+      return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
     }
-    return verdict("unknown", `no activity evidence yet: ${missingNote}`, { deadlineMs: timing2.deadlineMs });
+    return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing2);
   }
   const isGone = obs.isProcessAlive === false || task.hasExited === true;
   if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
@@ -19698,7 +19750,7 @@ function assess(task, obs, policy, nowMs) {
       const ids = children.unseenIds;
       return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
     }
-    const why = stallReason === "never_started" ? `no activity since dispatch ${sec(idleMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${sec(idleMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${sec(idleMs)}`;
+    const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
     const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
     return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
@@ -19741,13 +19793,13 @@ var AttentionItemSchema = object({
   detail: string2(),
   what_to_do: string2()
 });
-var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention"];
-var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention };
+var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
+var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
 var Kind = _enum(REQUEST_KINDS);
 var NextDocSchema = object({
   schema_version: literal("1"),
   epic_id: string2(),
-  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention."),
+  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
   exit_code: number2().int(),
   requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
   unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
@@ -19785,7 +19837,7 @@ var WatchdogStarted = ev("watchdog_started", {
   adapter: string2().optional()
 }, "The watchdog began watching an epic.");
 var WatchdogStopped = ev("watchdog_stopped", {
-  reason: _enum(["wave_complete", "signal", "once", "error", "next"]),
+  reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
   signal: string2().optional(),
   checks: number2().int().optional()
 }, "The watchdog stopped watching an epic.");
@@ -21002,8 +21054,8 @@ var import_node_path8 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
   if (!isSafeId(id)) {
-    const shown = JSON.stringify(id.length > 60 ? id.slice(0, 57) + "..." : id);
-    throw new InputError("unsafe_id", `${what} ${shown} cannot be used: expected ${SAFE_ID_RULE}.`, {
+    const shown2 = JSON.stringify(id.length > 60 ? id.slice(0, 57) + "..." : id);
+    throw new InputError("unsafe_id", `${what} ${shown2} cannot be used: expected ${SAFE_ID_RULE}.`, {
       hint: `Use an id such as "PROJ-1000"; an id with "/" or ".." would make a path outside the state dir.`
     });
   }
@@ -21121,7 +21173,8 @@ function trackerLine(t, o) {
 }
 function renderFrictionNote(input) {
   const { ticketId: t, history } = input;
-  const hypothesis = hypothesizeRootCause(history, t);
+  const isMoved = input.trackerOutcome.kind === "updated" || input.trackerOutcome.kind === "already_blocked";
+  const hypothesis = hypothesizeRootCause(history, t, { state: isMoved ? "blocked" : "tracker_skipped" });
   const logs = input.evidencePaths.dispatchLogs.map((p) => `- Dispatch log: ${evidenceLink(p)}`);
   const checkpoints = input.evidencePaths.checkpoints.map((p) => `- Checkpoint: ${evidenceLink(p)}`);
   return [
@@ -21155,10 +21208,10 @@ function orphanMarker(runId) {
   return `<!-- dispatch-watchdog:orphans:${runId} -->`;
 }
 function renderOrphanNote(orphans, opts) {
-  const shown = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
-  const left = orphans.length - shown.length;
+  const shown2 = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
+  const left = orphans.length - shown2.length;
   const where2 = opts.epicId ? ` of epic ${opts.epicId}` : "";
-  const rows = shown.map(
+  const rows = shown2.map(
     (o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`
   );
   return [
@@ -21956,6 +22009,10 @@ function planCheck(verdicts, tasks, history, opts) {
     const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
+  }
+  for (const v of verdicts) {
+    if (tasks.get(v.taskId)?.statusClass !== "unknown" || history.lastLogged.get(v.taskId) === "unknown") continue;
+    events.push({ event: "task_unknown", ticket_id: v.ticketId, task_id: v.taskId, agent_id: tasks.get(v.taskId).agentId ?? v.taskId, reason: v.reason });
   }
   return { events, actions, stalls, isMassStall };
 }
@@ -25332,26 +25389,6 @@ function realObservers(env) {
   };
 }
 
-// src/core/did-you-mean.ts
-function distance(a, b) {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
-function didYouMean(word, names) {
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
-  const best = scored[0];
-  return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
-}
-
 // src/cli-help.ts
 function commandPath(cmd) {
   const names = [];
@@ -25511,7 +25548,7 @@ function configOption(cmd) {
   return cmd.option("--config <file>", "config file (default <state dir>/watchdog.config.yaml if present)");
 }
 function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = "") {
-  return cmd.option("--timeout <seconds>", `base stall window in seconds (default ${DEFAULTS.timeout_seconds})`, seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
+  return cmd.option("--stall-window <seconds>", `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`, seconds("--stall-window")).option("--timeout <seconds>", "the same as --stall-window (its older name; not a limit on how long the command runs)", seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
 }
 
 // src/options.ts
@@ -25522,10 +25559,10 @@ init_errors();
 
 // src/core/period.ts
 init_errors();
-var UNIT_MS = { m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
+var UNIT_MS = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
 var DAY_MS = UNIT_MS.d;
 function parseDurationMs(text) {
-  const m = /^(\d+)([mhdw])$/.exec(text.trim());
+  const m = /^(\d+)([smhdw])$/.exec(text.trim());
   return m ? Number(m[1]) * UNIT_MS[m[2]] : void 0;
 }
 function parseSince(text, nowMs, flag = "--since") {
@@ -25635,7 +25672,7 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
   if (problem || !loaded || epicId === void 0) throw problem;
   const { config: config2, file, locate } = loaded;
   const D3 = DEFAULTS;
-  const timeoutSeconds = flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
+  const timeoutSeconds = flags.stallWindow ?? flags.timeout ?? config2.timeout_seconds ?? D3.timeout_seconds;
   return {
     epicId,
     stateDir,
@@ -25790,6 +25827,275 @@ function renderEvent(e) {
   }
 }
 
+// src/core/timeline.ts
+function summarizeWave(events) {
+  const s = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
+  for (const e of events) {
+    if (e.event === "stall_detected") {
+      s.stalls++;
+      if (e.effective_timeout_seconds !== void 0 && e.stall_reason !== "request_unanswered") s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1e3)));
+    } else if (e.event === "redispatch") s.redispatches++;
+    else if (e.event === "agent_killed" && e.step === "cancel") s.cancels++;
+    else if (e.event === "escalated_to_blocked" && !e.is_retry) {
+      s.escalations++;
+      if ((e.tracker ?? "skipped") === "skipped") s.trackerSkipped++;
+    } else if (e.event === "request_answered") s.requestsAnswered++;
+    else if (e.event === "request_unanswered") s.requestsUnanswered++;
+    else if (e.event === "waiting_human") s.waitingHuman++;
+    else if (e.event === "mass_stall") s.massStalls++;
+  }
+  return s;
+}
+var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+function summaryLine(s) {
+  const parts = [
+    plural2(s.stalls, "stall"),
+    plural2(s.redispatches, "redispatch", "redispatches"),
+    s.cancels ? plural2(s.cancels, "cancel") : "",
+    plural2(s.escalations, "escalation") + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ""}: not moved to Blocked)` : ""),
+    plural2(s.requestsAnswered, "request") + " answered",
+    s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : "",
+    s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? "" : "s"}` : "",
+    s.massStalls ? plural2(s.massStalls, "mass stall") : ""
+  ].filter(Boolean);
+  const lag = s.detectLagMs;
+  const secs4 = (ms2) => (ms2 / 1e3).toFixed(1);
+  const detect = lag.length === 0 ? "" : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs4(lag[0]) : `${secs4(Math.min(...lag))}–${secs4(Math.max(...lag))}`} s past the window`;
+  return parts.join(", ") + detect;
+}
+function buildTimeline(input) {
+  const lanes = /* @__PURE__ */ new Map();
+  const order = [];
+  const lane = (taskId, ticketId, atMs, replaces) => {
+    let l = lanes.get(taskId);
+    if (!l) {
+      lanes.set(taskId, l = { taskId, ticketId, startMs: atMs, activityMs: [], marks: [], outcome: "in flight", ...replaces ? { replaces } : {} });
+      order.push(taskId);
+    }
+    if (atMs < l.startMs) l.startMs = atMs;
+    return l;
+  };
+  for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
+  const mass = [];
+  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
+  for (const e of input.events) {
+    const at = Date.parse(e.timestamp_utc);
+    switch (e.event) {
+      case "healthy":
+      case "stall_detected": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
+        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
+        break;
+      }
+      case "looping_detected":
+        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
+        break;
+      case "waiting_human":
+        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
+        break;
+      case "task_unknown":
+        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
+        break;
+      case "truth_inconsistent":
+        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
+        break;
+      case "agent_killed": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        if (e.step === "cancel" || e.step === void 0) {
+          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
+          l.endMs ??= at;
+          l.outcome = "cancelled";
+        }
+        break;
+      }
+      case "redispatch": {
+        const l = lane(e.task_id, e.ticket_id, at);
+        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
+        l.endMs ??= at;
+        l.outcome = `replaced by ${e.recovery_task_id}`;
+        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
+        break;
+      }
+      case "escalated_to_blocked": {
+        if (e.is_retry) break;
+        const l = lane(e.task_id, e.ticket_id, at);
+        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
+        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
+        l.endMs ??= at;
+        l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
+        break;
+      }
+      case "request_answered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
+        break;
+      }
+      case "request_unanswered": {
+        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
+        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
+        break;
+      }
+      case "mass_stall":
+        mass.push(at);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const [taskId, times] of input.activity) {
+    const l = lanes.get(taskId);
+    if (l) l.activityMs.push(...times);
+  }
+  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
+  let startMs = Infinity;
+  let endMs = -Infinity;
+  for (const l of lanes.values()) {
+    l.activityMs.sort((a, b) => a - b);
+    l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
+    l.marks.sort((a, b) => a.atMs - b.atMs);
+    const row = rowOf2.get(l.taskId);
+    if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
+    if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
+    startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
+    endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
+  }
+  if (input.lastCheckMs !== void 0 && input.lastCheckMs > endMs && [...lanes.values()].some((l) => l.endMs === void 0)) endMs = input.lastCheckMs;
+  if (!Number.isFinite(startMs)) startMs = endMs = input.nowMs;
+  const placed = [];
+  const place = (id) => {
+    placed.push(lanes.get(id));
+    for (const child of order.filter((c) => lanes.get(c).replaces === id)) place(child);
+  };
+  for (const id of order) if (!lanes.get(id).replaces || !lanes.has(lanes.get(id).replaces)) place(id);
+  return { epicId: input.epicId, startMs, endMs: Math.max(endMs, startMs + 1e3), lanes: placed, massStallsMs: mass, summary: summarizeWave(input.events) };
+}
+function tickStepMs(spanMs, maxTicks) {
+  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1e3);
+  return steps.find((s) => spanMs / s <= Math.max(1, maxTicks)) ?? steps.at(-1);
+}
+function offsetLabel(ms2) {
+  const s = Math.round(ms2 / 1e3);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s / 60}m`;
+  const m = Math.round(s / 60);
+  return m % 60 ? `${Math.floor(m / 60)}h${m % 60}m` : `${m / 60}h`;
+}
+
+// src/core/timeline-text.ts
+var TIMELINE_GLYPHS = {
+  activity: { glyph: "▇", sgr: "32", legend: "activity" },
+  silent: { glyph: "·", sgr: "2", legend: "silent" },
+  stall: { glyph: "✗", sgr: "31;1", legend: "stall" },
+  redispatch: { glyph: "↻", sgr: "33;1", legend: "redispatch" },
+  cancel: { glyph: "■", sgr: "31", legend: "stopped" },
+  escalated: { glyph: "⛔", sgr: "35;1", legend: "escalated", width: 2 },
+  waiting_human: { glyph: "?", sgr: "34;1", legend: "waiting on a human" },
+  looping: { glyph: "∞", sgr: "33", legend: "looping" },
+  inconsistent: { glyph: "≠", sgr: "35", legend: "inconsistent" },
+  unknown: { glyph: "◌", sgr: "35", legend: "cannot judge" },
+  answered: { glyph: "✓", sgr: "36", legend: "request answered" },
+  unanswered: { glyph: "!", sgr: "31;1", legend: "request unanswered" }
+};
+var clock = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+function laneCells(l, t0, cellMs, width, endMs) {
+  const cells = new Array(width).fill(void 0);
+  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
+  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
+  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
+  const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
+  const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
+  for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
+    const wide = TIMELINE_GLYPHS[m.kind].width === 2;
+    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
+    const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
+    let i = first;
+    while (i < Math.min(width, first + 4) && !fits(i)) i++;
+    if (i >= Math.min(width, first + 4)) {
+      i = first;
+      if (rank(cells[i]) < rank(m.kind) || wide && rank(cells[i + 1]) < rank(m.kind)) continue;
+    }
+    if (cells[i] === "" && i > 0) cells[i - 1] = "silent";
+    if (cells[i + 1] === "" && !wide) cells[i + 1] = "silent";
+    cells[i] = m.kind;
+    if (wide) cells[i + 1] = "";
+  }
+  return cells;
+}
+function renderTimelineText(tl, o) {
+  const columns = Math.max(40, o.columns ?? 100);
+  const paint = (s, sgr) => o.hasColor ? `\x1B[${sgr}m${s}\x1B[0m` : s;
+  const labelW = Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
+  const outcomeW = Math.min(28, Math.max(0, ...tl.lanes.map((l) => l.outcome.length)));
+  const showOutcome = columns - labelW - 2 - (outcomeW + 2) >= 24;
+  const width = Math.max(10, columns - labelW - 2 - (showOutcome ? outcomeW + 2 : 0));
+  const span = tl.endMs - tl.startMs;
+  const cellMs = Math.max(1, Math.ceil(span / width));
+  const lines = [];
+  lines.push(cut(`epic ${tl.epicId}  ${clock(tl.startMs)}–${clock(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1e3 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
+  const step = tickStepMs(span, Math.floor(width / 8));
+  const axis = new Array(width + 8).fill(" ");
+  let free = 0;
+  for (let ms2 = 0; ms2 <= span; ms2 += step) {
+    const i = Math.floor(ms2 / cellMs);
+    const text = offsetLabel(ms2);
+    if (i < free || i + text.length > width + 6) continue;
+    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
+    free = i + text.length + 1;
+  }
+  lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
+  const used = /* @__PURE__ */ new Set();
+  for (const l of tl.lanes) {
+    const cells = laneCells(l, tl.startMs, cellMs, width, tl.endMs);
+    let chart = "";
+    for (const c of cells) {
+      if (c === "") continue;
+      if (c === void 0) {
+        chart += " ";
+        continue;
+      }
+      used.add(c);
+      chart += paint(TIMELINE_GLYPHS[c].glyph, TIMELINE_GLYPHS[c].sgr);
+    }
+    const outcome = showOutcome ? `  ${cut(l.outcome, outcomeW)}` : "";
+    lines.push(`${cut(l.taskId, labelW).padEnd(labelW)} │${chart}${outcome}`.trimEnd());
+  }
+  if (tl.massStallsMs.length > 0) {
+    const row = new Array(width).fill(" ");
+    for (const ms2 of tl.massStallsMs) row[Math.min(width - 1, Math.floor((ms2 - tl.startMs) / cellMs))] = paint("≋", "31");
+    lines.push(`${cut("breaker", labelW).padEnd(labelW)} │${row.join("").trimEnd()}`);
+  }
+  const items = ["activity", "silent", ...TIMELINE_MARK_KINDS].filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1]);
+  if (tl.massStallsMs.length > 0) items.push([paint("≋", "31"), "circuit breaker (mass stall)", 1]);
+  let line = "";
+  let lineW = 0;
+  for (const [glyph, legend, w] of items) {
+    const itemW = w + 1 + legend.length;
+    if (lineW > 0 && lineW + 2 + itemW > columns) {
+      lines.push(line);
+      line = "";
+      lineW = 0;
+    }
+    line += `${lineW > 0 ? "  " : ""}${glyph} ${legend}`;
+    lineW += (lineW > 0 ? 2 : 0) + itemW;
+  }
+  if (line) lines.push(line);
+  lines.push(...wrap(summaryLine(tl.summary), columns));
+  return lines;
+}
+function wrap(text, columns, indent = "") {
+  const out = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > columns) {
+      out.push(line.length > columns ? cut(line, columns) : line);
+      line = indent + word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line.length > columns ? cut(line, columns) : line);
+  return out;
+}
+
 // src/core/watch-frame.ts
 function requestsByTask(report) {
   const out = /* @__PURE__ */ new Map();
@@ -25811,14 +26117,25 @@ function deadlineCell(deadlineMs, nowMs) {
   const left = Math.round((deadlineMs - nowMs) / 1e3);
   return left >= 0 ? `${hhmmss(deadlineMs)} (in ${fmtSecs(left)})` : `${hhmmss(deadlineMs)} (passed)`;
 }
-var verdictText = (t) => t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
-var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "STALLS AT", "REQUESTS", "WHY"];
+var verdictText = (t, f) => f.escalated?.has(t.task_id) && t.verdict !== "terminal" && t.verdict !== "blocked" ? "ESCALATED" : t.verdict === "stalled" ? "STALLED" : t.verdict === "terminal" ? `done (${t.status})` : t.verdict;
+var WATCH_HEADER = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "OF WINDOW", "STALLS AT", "REQUESTS", "WHY"];
+function idleNow(t, f) {
+  if (t.idle_seconds === null) return null;
+  const isRunning2 = t.verdict !== "terminal" && t.verdict !== "blocked";
+  return isRunning2 ? t.idle_seconds + Math.max(0, Math.floor((f.nowMs - (f.checkedAtMs ?? f.nowMs)) / 1e3)) : t.idle_seconds;
+}
+function idleBar(idleSeconds, windowSeconds, cells = 10) {
+  if (idleSeconds === null || !(windowSeconds > 0)) return "-";
+  const filled = Math.min(cells, Math.round(idleSeconds / windowSeconds * cells));
+  return "█".repeat(filled) + "░".repeat(cells - filled);
+}
 function frameRows(f) {
   return f.report.tasks.map((t) => [
     t.task_id,
     t.ticket_id,
-    verdictText(t),
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    verdictText(t, f),
+    idleNow(t, f) === null ? "-" : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.verdict === "terminal" || t.verdict === "blocked" ? "-" : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
     f.requests.get(t.task_id)?.join(",") || "-",
     // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
@@ -25890,7 +26207,7 @@ function changeLines(prev, f) {
 }
 
 // src/watch-view.ts
-var PAINT = { STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
+var PAINT = { ESCALATED: "35;1", STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
 function createWatchView(out, o) {
   const heartbeatMs = o.heartbeatMs ?? 3e5;
   const feed = [];
@@ -25911,19 +26228,24 @@ function createWatchView(out, o) {
         `${countsLine(r)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
         ""
       );
-      const t = fitTable(WATCH_HEADER, frameRows(frame), columns, [5, 1, 4]);
+      const rows = frameRows(frame);
+      const t = fitTable(WATCH_HEADER, rows, columns, [4, 6, 1, 5]);
       const v = t.kept.indexOf(2);
       t.lines.forEach((line, i) => {
         if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, "1") : line);
         const at = t.offsets[v];
-        const word = frame.report.tasks[i - 1].verdict === "stalled" ? "STALLED" : frame.report.tasks[i - 1].verdict;
+        const word = rows[i - 1][2].startsWith("done") ? "terminal" : rows[i - 1][2];
         const cell2 = line.slice(at).split("  ")[0];
         lines.push(line.slice(0, at) + paint(cell2, PAINT[word]) + line.slice(at + cell2.length));
       });
     } else {
       lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
     }
-    lines.push("", paint("events", "1"), ...feed.slice(-(o.feedLines ?? 10)).map((l) => l.length > columns ? l.slice(0, columns - 1) + "…" : l));
+    const wrapped = feed.slice(-(o.feedLines ?? 10)).flatMap((l) => {
+      const parts = wrap(l, columns, "    ");
+      return parts.length > 3 ? [...parts.slice(0, 2), cut(parts.slice(2).join(" "), columns)] : parts;
+    });
+    lines.push("", paint("events", "1"), ...wrapped.slice(-(o.feedLines ?? 10) * 2));
     out.out((drawn > 0 ? `\x1B[${drawn}F\x1B[J` : "") + lines.join("\n") + "\n");
     drawn = lines.length;
   }
@@ -25931,8 +26253,13 @@ function createWatchView(out, o) {
     out.out(line + "\n");
     lastPlainMs = nowMs;
   }
+  const seen = [];
+  const escalated = /* @__PURE__ */ new Set();
   return {
     event(e) {
+      seen.push(e);
+      if (e.event === "escalated_to_blocked") escalated.add(e.task_id);
+      if (frame) frame = { ...frame, escalated };
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
@@ -25943,7 +26270,7 @@ function createWatchView(out, o) {
       return queue = queue.then(async () => {
         const deadlines = /* @__PURE__ */ new Map();
         for (const v of r.verdicts) if (v.deadlineMs !== void 0) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs };
+        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
@@ -25955,7 +26282,17 @@ function createWatchView(out, o) {
     interrupt() {
       drawn = 0;
     },
-    flush: () => queue
+    flush: () => queue,
+    tick(nowMs) {
+      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
+      frame = { ...frame, nowMs };
+      redraw();
+    },
+    finish(reason) {
+      const text = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
+      for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
+      drawn = 0;
+    }
   };
 }
 
@@ -26520,8 +26857,9 @@ async function runLoop(env, deps) {
         seenErrors.add(fingerprint);
         deps.onCheckError?.(e);
       }
+      if (deps.untilMs !== void 0 && deps.clock.nowMs() >= deps.untilMs) return { reason: "max_wait", checks };
       plannedMs = deps.clock.nowMs() + intervalMs;
-      await deps.clock.sleep(intervalMs, deps.signal);
+      await deps.clock.sleep(Math.min(intervalMs, Math.max(0, (deps.untilMs ?? Infinity) - deps.clock.nowMs())), deps.signal);
       continue;
     }
     checks++;
@@ -26541,11 +26879,12 @@ async function runLoop(env, deps) {
     await deps.onResult?.(r);
     if (r.ok && deps.shouldStop?.(r)) return { reason: "next", checks, last: r };
     if (r.ok && r.isWaveDone) return { reason: "wave_complete", checks, last: r };
+    if (deps.untilMs !== void 0 && deps.clock.nowMs() >= deps.untilMs) return { reason: "max_wait", checks, ...r.ok ? { last: r } : {} };
     if (env.isLagged) {
       plannedMs = deps.clock.nowMs();
       continue;
     }
-    const wakeAt = nextWakeMs(r, nowMs, intervalMs);
+    const wakeAt = Math.min(nextWakeMs(r, nowMs, intervalMs), deps.untilMs ?? Infinity);
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());
     const wake = deps.wakeSignal?.();
     const signal2 = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;
@@ -26579,6 +26918,48 @@ function wakeOnChange(file) {
 }
 
 // src/watch.ts
+init_defaults();
+
+// src/observe/read/known-epics.ts
+var import_node_fs28 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
+init_errors();
+var SETTLE_POLL_MS = 250;
+async function knownEpicIds(paths) {
+  const dir = import_node_path26.default.join(paths.root, "epics");
+  const names = await import_node_fs28.promises.readdir(dir).catch(() => []);
+  const out = [];
+  for (const n of names.filter(isSafeId).sort()) {
+    const isFile = await import_node_fs28.promises.stat(import_node_path26.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    if (isFile) out.push(n);
+  }
+  return out;
+}
+var exists3 = (file) => import_node_fs28.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
+  const file = paths.stateFile(epicId);
+  const untilMs = clock3.nowMs() + settleMs;
+  while (!await exists3(file)) {
+    if (signal2.aborted || clock3.nowMs() >= untilMs) return false;
+    await clock3.sleep(Math.min(SETTLE_POLL_MS, untilMs - clock3.nowMs()), signal2);
+  }
+  return true;
+}
+async function missingEpicError(paths, epicId) {
+  const known = await knownEpicIds(paths);
+  const guess = didYouMean(epicId, known);
+  const others = guess ? `Did you mean --epic-id ${guess}? ` : known.length ? `Epics here: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""}. ` : "";
+  return new InputError("missing_file", "state file not found.", {
+    location: { file: paths.stateFile(epicId) },
+    hint: `${others}Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`
+  });
+}
+
+// src/watch.ts
+function unwatchedLine(taskId, ticketId, reason) {
+  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${reason}
+`;
+}
 function printResult(r, opts, out, terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}
 `);
@@ -26592,7 +26973,19 @@ async function runWatch(opts, deps, next) {
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
   const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
-  const live = view ? (e) => view.event(e) : void 0;
+  if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
+    if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
+    out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
+`);
+    return EXIT.input;
+  }
+  const live = (e) => {
+    view?.event(e);
+    if (e.event === "task_unknown" && !opts.isOnce) {
+      out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
+      view?.interrupt();
+    }
+  };
   const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
   try {
     if (lock) {
@@ -26625,7 +27018,10 @@ async function runWatch(opts, deps, next) {
         await log?.append({ event: "input_error", code: r.error.code, message: r.error.describe(), file: r.error.location?.file });
         return EXIT.input;
       }
-      return r.hasStall || r.requestEvents.some((e) => e.event === "request_unanswered") ? EXIT.stall : EXIT.ok;
+      const unwatched = r.verdicts.filter((v) => v.kind === "unknown");
+      for (const v of unwatched) out.err(unwatchedLine(v.taskId, v.ticketId, v.reason));
+      if (r.hasStall || r.requestEvents.some((e) => e.event === "request_unanswered")) return EXIT.stall;
+      return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
     }
     await log?.append({
       event: "watchdog_started",
@@ -26638,8 +27034,11 @@ async function runWatch(opts, deps, next) {
       adapter: opts.adapter
     });
     const waker = deps.shouldWatchStateFile === false ? void 0 : wakeOnChange(paths.stateFile(opts.epicId));
+    const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock3.nowMs()), 1e3) : void 0;
+    ticker?.unref();
     const end = await runLoop(env, {
       clock: clock3,
+      ...next?.maxWaitMs !== void 0 ? { untilMs: clock3.nowMs() + next.maxWaitMs } : {},
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
@@ -26659,11 +27058,15 @@ async function runWatch(opts, deps, next) {
 `);
         view?.interrupt();
       }
-    }).finally(() => waker?.close());
+    }).finally(() => {
+      waker?.close();
+      if (ticker) clearInterval(ticker);
+    });
     await env.performer?.drain?.();
     for (const o of env.observers) await o.flush?.(clock3.nowMs());
     await view?.flush();
-    const code = next && end.last && end.reason !== "signal" ? await next.finish(end.last, history, log) : EXIT.ok;
+    view?.finish(end.reason);
+    const code = next && end.reason !== "signal" && (end.last || end.reason === "max_wait") ? await next.finish(end.last, history, log, end.reason === "max_wait") : EXIT.ok;
     const signalName = deps.signal.aborted ? String(deps.signal.reason?.signal ?? "SIGTERM") : void 0;
     await log?.append({ event: "watchdog_stopped", reason: end.reason, ...signalName ? { signal: signalName } : {}, checks: end.checks });
     if (next && end.reason === "signal") {
@@ -26690,7 +27093,7 @@ async function openJournal(opts, deps, clock3, runId, live) {
 // src/commands/watch.ts
 function registerWatch(program2, { env, setCode, flags: parsers, flagProblems }) {
   program2.option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)");
-  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} no stall, ${EXIT.stall} stall found, ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
+  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
   configOption(stateDirOption(program2)).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
     const [word] = program2.args;
     if (word !== void 0) {
@@ -26712,6 +27115,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
     exitCodes: [
       ["ok", "the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version"],
       ["stall", "with --once or --now: a stall was found"],
+      ["unwatched", 'with --once or --now: no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it, with a did-you-mean'],
       ["input"],
       ["failure", "the world refused (a file cannot be written), or a bug"]
     ]
@@ -26719,7 +27123,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs28 = require("node:fs");
+var import_node_fs29 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -26801,7 +27205,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs28.promises.readFile(file, "utf8");
+    text = await import_node_fs29.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -26841,8 +27245,8 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_fs29 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_fs30 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -26870,9 +27274,10 @@ var ATTENTION_WHAT_TO_DO = {
 };
 
 // src/commands/next.ts
+init_errors();
 async function requestObject(paths, epicId, r) {
   try {
-    const json = JSON.parse(await import_node_fs29.promises.readFile(import_node_path26.default.join(paths.root, r.path), "utf8"));
+    const json = JSON.parse(await import_node_fs30.promises.readFile(import_node_path27.default.join(paths.root, r.path), "utf8"));
     return { ...json, path: r.path };
   } catch {
     return {
@@ -26889,8 +27294,8 @@ async function requestObject(paths, epicId, r) {
     };
   }
 }
-async function buildNextDoc(paths, epicId, news, history, r) {
-  const reason = nextReason(news, r.isWaveDone) ?? "wave_complete";
+async function buildNextDoc(paths, epicId, news, history, r, isMaxWait = false) {
+  const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? "max_wait" : "wave_complete");
   const pending = [...history.requests.values()].filter((q) => q.status === "pending");
   const count2 = (k) => r.verdicts.filter((v) => v.kind === k).length;
   return {
@@ -26940,16 +27345,24 @@ function renderNextDoc(doc) {
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
-  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${doc.reason === "wave_complete" ? ": the watchdog is done" : ": carry these out, then run next again"}`);
+  const then = doc.reason === "wave_complete" ? ": the watchdog is done" : doc.reason === "max_wait" ? ": nothing needed you within --max-wait; run next again to keep waiting" : ": carry these out, then run next again";
+  lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
   return lines.join("\n") + "\n";
 }
-function nextMode(opts, print) {
+function nextMode(opts, print, maxWaitMs, warn = print) {
   const paths = new StatePaths(opts.stateDir);
   return {
+    ...maxWaitMs !== void 0 ? { maxWaitMs } : {},
     shouldStop: (r, history) => nextReason(newsOf(history), r.isWaveDone) !== void 0,
-    async finish(r, history, log) {
+    async finish(r, history, log, isMaxWait) {
+      if (!r) {
+        warn(`dispatch-watchdog next: --max-wait passed before the state file could be read once; nothing to report (exit ${NEXT_EXIT.max_wait}).
+`);
+        await log.append({ event: "next_returned", reason: "max_wait", exit_code: NEXT_EXIT.max_wait, requests: [], unanswered: [], escalations: [] });
+        return NEXT_EXIT.max_wait;
+      }
       const news = newsOf(history);
-      const doc = await buildNextDoc(paths, opts.epicId, news, history, r);
+      const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
       print(opts.isJson ? JSON.stringify(doc) + "\n" : renderNextDoc(doc));
       await log.append({
         event: "next_returned",
@@ -26964,21 +27377,25 @@ function nextMode(opts, print) {
     }
   };
 }
-function runNext(opts, deps) {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t)));
+function runNext(opts, deps, maxWaitMs) {
+  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), maxWaitMs, (t) => deps.output.err(t)));
 }
 function registerNext(program2, { env, setCode, flags: parsers }) {
   const cmd = program2.command("next").description(
     `watch until the orchestrator must act, print it, exit: ${EXIT.ok} wave complete, ${EXIT.requests} new requests, ${EXIT.unanswered} a request unanswered, ${EXIT.escalation} an escalation, ${EXIT.attention} a person is needed (${EXIT.input} bad input, ${EXIT.failure} failure)`
   ).requiredOption("--epic-id <id>", "epic to watch");
-  configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").action(async (flags) => {
+  configOption(stateDirOption(watchOptions(cmd, parsers))).option("--json", "print one JSON document (schemas/next.schema.json)").option("--max-wait <duration>", `return after this long even if nothing needs the orchestrator (45s, 10m, 2h), exit ${EXIT.max_wait}`).action(async (flags) => {
+    const maxWaitMs = flags.maxWait === void 0 ? void 0 : parseDurationMs(flags.maxWait);
+    if (flags.maxWait !== void 0 && !maxWaitMs) {
+      throw new InputError("bad_flag", `--max-wait: expected a duration (45s, 10m, 2h), got ${JSON.stringify(flags.maxWait)}.`, { hint: "e.g. --max-wait 30m" });
+    }
     const opts = await resolveOptions({ ...flags, once: false, dryRun: false }, env.env, env.cwd);
-    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }));
+    setCode(await runNext(opts, { ...env.watchDeps, output: env.output }, maxWaitMs));
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog next --epic-id PROJ-1000 --json", "wait until the orchestrator must act, then print one JSON document (schemas/next.schema.json)"],
-      ["dispatch-watchdog next --epic-id PROJ-1000 --timeout 300", "the same, as lines for people, with a 5-minute stall window"]
+      ["dispatch-watchdog next --epic-id PROJ-1000 --stall-window 300 --max-wait 30m", `the same, as lines for people, with a 5-minute stall window; back after 30 minutes at most (exit ${EXIT.max_wait})`]
     ],
     exitCodes: [
       ["ok", "the wave is complete: every row terminal or blocked and no request pending"],
@@ -26986,7 +27403,8 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
       ["unanswered", "a request passed its answer_by without an answer"],
       ["escalation", "a ticket was escalated to Blocked (needs no answer)"],
       ["attention", "a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode"],
-      ["input"],
+      ["max_wait", "--max-wait passed and nothing needed the orchestrator (run next again to keep waiting)"],
+      ["input", "bad input or usage; an epic with no state file (after a short settle: nothing is created for it)"],
       ["failure", "a failure, or stopped by a signal before anything needed the orchestrator"]
     ]
   });
@@ -27051,29 +27469,29 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
+var import_node_fs34 = require("node:fs");
+var import_node_path30 = __toESM(require("node:path"), 1);
+
+// src/commands/hook-run.ts
 var import_node_fs33 = require("node:fs");
 var import_node_path29 = __toESM(require("node:path"), 1);
 
-// src/commands/hook-run.ts
-var import_node_fs32 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
-
 // src/files/append-line-sync.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs30.constants;
+var import_node_fs31 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs31.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
-  const dir = import_node_path27.default.resolve(import_node_path27.default.dirname(file));
-  (0, import_node_fs30.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path27.default.relative(import_node_path27.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path27.default.isAbsolute(rel)) {
-    let p = import_node_path27.default.resolve(root);
-    for (const part2 of rel.split(import_node_path27.default.sep)) {
-      p = import_node_path27.default.join(p, part2);
-      if ((0, import_node_fs30.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path28.default.resolve(import_node_path28.default.dirname(file));
+  (0, import_node_fs31.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path28.default.relative(import_node_path28.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path28.default.isAbsolute(rel)) {
+    let p = import_node_path28.default.resolve(root);
+    for (const part2 of rel.split(import_node_path28.default.sep)) {
+      p = import_node_path28.default.join(p, part2);
+      if ((0, import_node_fs31.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -27081,20 +27499,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs30.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs31.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs30.fstatSync)(fd);
+    const { size } = (0, import_node_fs31.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs30.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs31.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs30.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs31.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs30.writeSync)(fd, "\n");
+        (0, import_node_fs31.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -27103,7 +27521,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs30.closeSync)(fd);
+    (0, import_node_fs31.closeSync)(fd);
   }
 }
 
@@ -27164,7 +27582,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs31 = require("node:fs");
+var import_node_fs32 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -27247,7 +27665,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs31.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs32.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -27286,10 +27704,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path28.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs32.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path29.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs33.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path28.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path29.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -27309,7 +27727,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path28.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path29.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -27344,7 +27762,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path29.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path30.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -27370,7 +27788,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs33.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs34.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -27392,9 +27810,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs34 = require("node:fs");
+var import_node_fs35 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_path31 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -27632,28 +28050,28 @@ function planHookUninstall(text, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path30.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path31.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path30.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path30.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path31.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path31.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path30.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path30.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path31.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path31.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs34.promises.readFile(file, "utf8");
+    return await import_node_fs35.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs34.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs35.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs34.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs35.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
@@ -27690,11 +28108,11 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path30.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path31.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs34.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs35.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -27776,9 +28194,104 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs35 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_fs36 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 init_errors();
+
+// src/core/svg.ts
+var esc2 = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+var px = (n) => String(Math.round(n * 10) / 10);
+function svgDocument(width, height, title, body) {
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${esc2(title)}</title>`,
+    `<rect class="background" x="0" y="0" width="${px(width)}" height="${px(height)}" fill="#ffffff"/>`,
+    ...body,
+    `</svg>`,
+    ""
+  ].join("\n");
+}
+
+// src/core/gap-histogram.ts
+var MIN_GAP_MS = 1e3;
+function silentGaps(timesMs) {
+  const t = [...timesMs].sort((a, b) => a - b);
+  const out = [];
+  for (let i = 1; i < t.length; i++) out.push(t[i] - t[i - 1]);
+  return out;
+}
+var BASE_EDGES_S = [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+function gapHistogram(gapsMs, windowsMs) {
+  const windows = [...new Set(windowsMs)].sort((a, b) => a - b);
+  const edges = [.../* @__PURE__ */ new Set([...BASE_EDGES_S.map((s) => s * 1e3), ...windows])].filter((e) => e >= MIN_GAP_MS).sort((a, b) => a - b);
+  const counts = new Array(edges.length).fill(0);
+  let short = 0;
+  let longest = 0;
+  for (const g of gapsMs) {
+    if (g < MIN_GAP_MS) {
+      short++;
+      continue;
+    }
+    longest = Math.max(longest, g);
+    let i = edges.length - 1;
+    while (i > 0 && g < edges[i]) i--;
+    counts[i]++;
+  }
+  const kept2 = gapsMs.filter((g) => g >= MIN_GAP_MS);
+  return { edgesMs: edges, counts, windowsMs: windows, longer: windows.map((w) => kept2.filter((g) => g > w).length), total: kept2.length, short, longestMs: longest };
+}
+function dur(ms2) {
+  const s = ms2 / 1e3;
+  if (s < 60) return `${Number.isInteger(s) ? s : s.toFixed(1)}s`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${Math.round(s % 60)}s` : `${s / 60}m`;
+  return s % 3600 ? `${Math.floor(s / 3600)}h${Math.round(s % 3600 / 60)}m` : `${s / 3600}h`;
+}
+function shown(h) {
+  let last = 0;
+  h.edgesMs.forEach((e, i) => {
+    if (h.counts[i] > 0 || h.windowsMs.includes(e)) last = i;
+  });
+  return last + 1;
+}
+var label = (h, i) => i === h.edgesMs.length - 1 ? `≥ ${dur(h.edgesMs[i])}` : `${dur(h.edgesMs[i])}–${dur(h.edgesMs[i + 1])}`;
+function renderGapHistogramText(h, columns = 100) {
+  const lines = [`silent gaps between records: ${h.total} of at least ${dur(MIN_GAP_MS)}${h.short ? ` (${h.short} shorter not shown)` : ""}, longest ${dur(h.longestMs)}`];
+  if (h.total === 0) return lines;
+  const labelW = Math.max(...h.edgesMs.map((_, i) => label(h, i).length));
+  const countW = String(Math.max(...h.counts)).length;
+  const barW = Math.max(10, Math.min(50, columns - labelW - countW - 6));
+  const max = Math.max(...h.counts);
+  h.edgesMs.slice(0, shown(h)).forEach((edge, i) => {
+    const w = h.windowsMs.indexOf(edge);
+    if (w >= 0) lines.push(`${"─".repeat(labelW)}  ── window ${dur(edge)}: ${h.longer[w]} gap${h.longer[w] === 1 ? "" : "s"} longer ${"─".repeat(4)}`.slice(0, columns));
+    const n = h.counts[i];
+    const bar = n === 0 ? "" : "█".repeat(Math.max(1, Math.round(n / max * barW)));
+    lines.push(`${label(h, i).padStart(labelW)}  ${String(n).padStart(countW)} ${bar}`.trimEnd());
+  });
+  return lines;
+}
+var HISTOGRAM_SVG = { width: 760, height: 360, left: 60, right: 20, top: 40, bottom: 70, bar: "#4c78a8", window: "#d62728" };
+function renderGapHistogramSvg(h, title) {
+  const G = HISTOGRAM_SVG;
+  const n = shown(h);
+  const slot = (G.width - G.left - G.right) / n;
+  const plotH = G.height - G.top - G.bottom;
+  const max = Math.max(1, ...h.counts);
+  const body = [`<text x="12" y="22" font-size="14" font-weight="bold">${esc2(title)}</text>`];
+  body.push(`<line x1="${G.left}" y1="${G.height - G.bottom}" x2="${G.width - G.right}" y2="${G.height - G.bottom}" stroke="#333333"/>`);
+  h.counts.slice(0, n).forEach((c, i) => {
+    const hgt = c / max * plotH;
+    const x = G.left + i * slot;
+    body.push(`<g class="bucket" data-from-ms="${h.edgesMs[i]}" data-count="${c}"><title>${esc2(`${label(h, i)}: ${c} gap(s)`)}</title><rect x="${px(x + 3)}" y="${px(G.height - G.bottom - hgt)}" width="${px(slot - 6)}" height="${px(hgt)}" fill="${G.bar}"/><text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom - hgt - 4)}" text-anchor="middle" font-size="11">${c}</text><text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom + 16)}" text-anchor="middle" font-size="10" fill="#555555">${esc2(label(h, i))}</text></g>`);
+  });
+  h.windowsMs.forEach((w, k) => {
+    const x = G.left + h.edgesMs.indexOf(w) * slot;
+    body.push(`<g class="window" data-window-ms="${w}"><line x1="${px(x)}" y1="${G.top}" x2="${px(x)}" y2="${G.height - G.bottom}" stroke="${G.window}" stroke-width="2" stroke-dasharray="6 4"/><text x="${px(x + 4)}" y="${px(G.top + 12 + k * 14)}" fill="${G.window}" font-size="11">${esc2(`window ${dur(w)}: ${h.longer[k]} longer`)}</text></g>`);
+  });
+  body.push(`<text x="12" y="${G.height - 20}" fill="#333333">${esc2(`${h.total} silent gaps of at least ${dur(MIN_GAP_MS)} between records${h.short ? `, ${h.short} shorter not shown` : ""}; longest ${dur(h.longestMs)}`)}</text>`);
+  return svgDocument(G.width, G.height, title, body);
+}
 
 // src/contracts/replay.ts
 var Common = {
@@ -27827,7 +28340,7 @@ var ReplayLineSchema = discriminatedUnion("type", [ReplayChangeSchema, ReplaySum
 
 // src/core/render-replay.ts
 var secs3 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
-var clock = (ms2) => new Date(ms2).toISOString().slice(11, 19);
+var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
 function where(c) {
   if (c.line === void 0) return "window ran out";
   return c.childFile ? `${c.childFile.split(/[/\\]/).at(-1)}:${c.line}` : `line ${c.line}`;
@@ -27835,11 +28348,11 @@ function where(c) {
 function outcomeText(c) {
   switch (c.outcome) {
     case "false_alarm":
-      return `  <- FALSE ALARM: the agent went on at ${clock(c.resumedAtMs)}`;
+      return `  <- FALSE ALARM: the agent went on at ${clock2(c.resumedAtMs)}`;
     case "human_resumed":
-      return `  <- a human prompt came next (${clock(c.resumedAtMs)})`;
+      return `  <- a human prompt came next (${clock2(c.resumedAtMs)})`;
     case "interrupted":
-      return `  <- interrupted by the user (${clock(c.resumedAtMs)})`;
+      return `  <- interrupted by the user (${clock2(c.resumedAtMs)})`;
     case "end_of_transcript":
       return "  <- nothing after it in the file";
     default:
@@ -27852,7 +28365,7 @@ function renderReplayText(r) {
   const head = `${r.file}  (${s.records} records, ${span}${r.children.length ? `, ${r.children.length} subagent transcript${r.children.length === 1 ? "" : "s"}` : ""})  base window ${secs3(r.baseTimeoutMs)}s
 `;
   const rows = r.changes.map((c) => [
-    clock(c.atMs),
+    clock2(c.atMs),
     c.verdict.kind === "stalled" ? "STALLED" : c.verdict.kind,
     `${secs3(c.verdict.effectiveTimeoutMs)}s`,
     c.verdict.exemptions.join(",") || "-",
@@ -28016,11 +28529,20 @@ function scoreStalls(changes, records) {
 
 // src/commands/replay.ts
 init_defaults();
+function recordTimes(src) {
+  const out = [];
+  for (const line of src.text.split("\n")) {
+    const m = /"timestamp":"([^"]+)"/.exec(line);
+    const ms2 = m ? Date.parse(m[1]) : NaN;
+    if (Number.isFinite(ms2)) out.push(ms2);
+  }
+  return out;
+}
 var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs35.promises.stat(file);
+    st = await import_node_fs36.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -28031,17 +28553,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs35.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs36.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path31.default.basename(file, ".jsonl");
-  const nested = import_node_path31.default.join(import_node_path31.default.dirname(file), session, "subagents");
-  const names = await import_node_fs35.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path31.default.join(nested, n));
+  const session = import_node_path32.default.basename(file, ".jsonl");
+  const nested = import_node_path32.default.join(import_node_path32.default.dirname(file), session, "subagents");
+  const names = await import_node_fs36.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path32.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs35.promises.readdir(import_node_path31.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs36.promises.readdir(import_node_path32.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path31.default.join(import_node_path31.default.dirname(file), n);
+    const child = import_node_path32.default.join(import_node_path32.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -28055,50 +28577,68 @@ async function runReplay(files, flags, output) {
   }
   const base = flags.policy ?? DEFAULT_POLICY;
   const results = [];
-  for (const seconds of flags.timeouts) {
-    for (const input of inputs) {
-      const r = replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1e3) });
-      results.push(r);
-      if (flags.isJson) {
-        for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + "\n");
-      } else {
-        output.out(renderReplayText(r) + "\n");
-      }
+  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1e3) }));
+  const empty = results.find((r) => r.summary.records === 0);
+  if (empty) {
+    throw new InputError("unreadable_file", `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ""}.`, {
+      location: { file: empty.file },
+      hint: "Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file)."
+    });
+  }
+  for (const r of results) {
+    if (flags.isJson) {
+      for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + "\n");
+    } else {
+      output.out(renderReplayText(r) + "\n");
     }
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
+  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
+  if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
+  if (flags.svgFile !== void 0) {
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path32.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
+    if (!flags.isJson) output.out(`wrote ${flags.svgFile}
+`);
+  }
   return results;
 }
 function registerReplay(program2, { env, setCode, flags: parsers }) {
-  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--timeout <seconds...>", `base window(s) in seconds; several values print one pass each and a comparison table (default ${DEFAULTS.timeout_seconds})`, parsers.collectSeconds("--timeout"), []).option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
+  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--stall-window <seconds...>", `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v, prev) => parsers.collectSeconds("--stall-window")(v, prev ?? [])).option("--timeout <seconds...>", "the same as --stall-window (its older name)", (v, prev) => parsers.collectSeconds("--timeout")(v, prev ?? [])).option("--svg <file>", "also write the histogram of silent gaps against the windows as an SVG file").option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
-    const timeouts = flags.timeout.length > 0 ? flags.timeout : [config2.timeout_seconds ?? 120];
-    await runReplay(files.map((f) => import_node_path31.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2) }, env.output);
+    const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
+    const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path32.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path32.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl", "the verdict timeline of one session and its stalls, false alarms marked"],
-      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --timeout 60 120 300", "pick a window: one pass per value, then one row per window"],
+      ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg", "pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)"],
       ["dispatch-watchdog replay session.jsonl --json", "NDJSON: one object per verdict change, then a summary"]
     ],
     exitCodes: [
       ["ok", "replayed (whatever it found)"],
-      ["input", "a transcript that cannot be read, or a bad --timeout"]
+      ["input", "a file that cannot be read or holds no Claude Code record (not a transcript), or a bad --stall-window"]
     ]
   });
 }
 
 // src/commands/friction-review.ts
-var import_node_fs36 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_fs37 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
+var MASS_STALL_MATCH_MS = 6e4;
 var bump = (o, k) => void (o[k] = (o[k] ?? 0) + 1);
 var join = (o) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(", ") || "-";
 function triage(t) {
-  if (t.escalations > 0) return { score: 1e6 + t.stalls, why: `escalated to Blocked after ${t.stalls} stall(s): needs a person` };
+  if (t.escalations > 0) {
+    const where2 = t.tracker === "skipped" ? "escalated (tracker skipped: not moved to Blocked; move it by hand)" : t.tracker === "failed" ? "escalated (moving it to Blocked FAILED)" : "escalated to Blocked";
+    return { score: 1e6 + t.stalls, why: `${where2} after ${t.stalls} stall(s): needs a person` };
+  }
   if (t.failed_actions > 0) return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
   if (t.redispatches > 0) return { score: 1e3 * t.redispatches + t.stalls, why: `redispatched ${t.redispatches} time(s): close to escalation` };
   return { score: t.stalls, why: `${t.stalls} stall(s), recovered or reported only` };
@@ -28114,7 +28654,7 @@ function summarizeFriction(events, opts) {
   const ticket = (id, epicId) => {
     let t = tickets.get(id);
     if (!t) {
-      tickets.set(id, t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] });
+      tickets.set(id, t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, tracker: null, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] });
     }
     if (!t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
@@ -28125,6 +28665,8 @@ function summarizeFriction(events, opts) {
   const nudged = /* @__PURE__ */ new Set();
   let nudgesSent = 0;
   let nudgesWorked = 0;
+  const massAt = events.filter((e) => e.event === "mass_stall");
+  const inMassStall = (epicId, taskId, atMs) => massAt.some((m) => m.epic_id === epicId && m.task_ids.includes(taskId) && Math.abs(Date.parse(m.timestamp_utc) - atMs) <= MASS_STALL_MATCH_MS);
   for (const e of events) {
     if (Date.parse(e.timestamp_utc) < opts.sinceMs) continue;
     if (opts.epicId !== void 0 && e.epic_id !== opts.epicId) continue;
@@ -28137,21 +28679,27 @@ function summarizeFriction(events, opts) {
         bump(t.stall_reasons, e.stall_reason);
         for (const x of e.exemptions ?? []) bump(t.exemptions_seen, x);
         t.last_stall = e.timestamp_utc;
-        t.records.push(stallRecordFromEvent(e));
+        t.records.push({ ...stallRecordFromEvent(e), ...inMassStall(e.epic_id, e.task_id, Date.parse(e.timestamp_utc)) ? { isMassStall: true } : {} });
         break;
       }
-      case "redispatch":
-        ticket(e.ticket_id, e.epic_id).redispatches++;
+      case "redispatch": {
+        const t = ticket(e.ticket_id, e.epic_id);
+        t.redispatches++;
+        t.replacement = e.recovery_task_id;
         epic(e.epic_id).redispatches++;
         break;
+      }
       case "agent_killed":
         if (e.step === "cancel" || e.step === void 0) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
-      case "escalated_to_blocked":
+      case "escalated_to_blocked": {
+        const t = ticket(e.ticket_id, e.epic_id);
+        t.tracker = e.tracker ?? "skipped";
         if (e.is_retry) break;
-        ticket(e.ticket_id, e.epic_id).escalations++;
+        t.escalations++;
         epic(e.epic_id).escalations++;
         break;
+      }
       case "action_failed":
         ticket(e.ticket_id, e.epic_id).failed_actions++;
         break;
@@ -28189,10 +28737,11 @@ function summarizeFriction(events, opts) {
     epic_id: opts.epicId ?? null,
     days_read: opts.daysRead,
     tickets: ranked.map(({ t, why }, i) => {
-      const { records, ...counts } = t;
+      const { records, replacement, ...counts } = t;
       const note = [...notes].reverse().find((n) => n.ticketId?.toLowerCase() === t.ticket_id.toLowerCase());
-      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id) : void 0;
-      const fromNote = note?.hypothesis !== void 0;
+      const standing = t.escalations === 0 ? { state: "recovered", ...replacement ? { replacement } : {} } : t.tracker === "skipped" ? { state: "tracker_skipped" } : { state: "blocked" };
+      const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id, standing) : void 0;
+      const fromNote = note?.hypothesis !== void 0 && t.escalations > 0;
       return {
         rank: i + 1,
         ...counts,
@@ -28200,7 +28749,8 @@ function summarizeFriction(events, opts) {
         hypothesis: (fromNote ? note.hypothesis : computed?.text) ?? null,
         recommended_action: (fromNote ? note.action : computed?.action) ?? null,
         hypothesis_source: fromNote ? "note" : computed ? "stall_pattern" : null,
-        note: note?.path ?? null
+        note: note?.path ?? null,
+        timeline: t.escalations > 0 ? t.epics.map((id) => `dispatch-watchdog timeline --epic-id ${id} --svg ${id.toLowerCase()}-timeline.svg`) : []
       };
     }),
     epics: [...epics.values()].sort((a, b) => b.escalations - a.escalations || b.stalls - a.stalls || a.epic_id.localeCompare(b.epic_id)),
@@ -28242,6 +28792,7 @@ function renderFriction(s) {
       if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === "stall_pattern" ? " (from the stall pattern)" : ""}: ${cut(t.hypothesis, 240)}`);
       if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
       if (t.note) out.push(`     note: ${t.note}`);
+      for (const cmd of t.timeline) out.push(`     see it: ${cmd}`);
     }
     if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
     out.push("");
@@ -28267,9 +28818,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs36.promises.stat(file);
+  const stat = await import_node_fs37.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs36.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs37.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at) => {
@@ -28285,7 +28836,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs36.promises.open(file, "r");
+  const h = await import_node_fs37.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -28297,15 +28848,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs36.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs37.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path32.default.join(dir, name), paths.relative(import_node_path32.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs36.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path33.default.join(dir, name), paths.relative(import_node_path33.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs37.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path32.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs36.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path33.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs37.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -28343,290 +28894,6 @@ var import_node_fs38 = require("node:fs");
 var import_node_path34 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
-
-// src/core/timeline.ts
-function summarizeWave(events) {
-  const s = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
-  for (const e of events) {
-    if (e.event === "stall_detected") {
-      s.stalls++;
-      if (e.effective_timeout_seconds !== void 0 && e.stall_reason !== "request_unanswered") s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1e3)));
-    } else if (e.event === "redispatch") s.redispatches++;
-    else if (e.event === "agent_killed" && e.step === "cancel") s.cancels++;
-    else if (e.event === "escalated_to_blocked" && !e.is_retry) {
-      s.escalations++;
-      if ((e.tracker ?? "skipped") === "skipped") s.trackerSkipped++;
-    } else if (e.event === "request_answered") s.requestsAnswered++;
-    else if (e.event === "request_unanswered") s.requestsUnanswered++;
-    else if (e.event === "waiting_human") s.waitingHuman++;
-    else if (e.event === "mass_stall") s.massStalls++;
-  }
-  return s;
-}
-var plural2 = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-function summaryLine(s) {
-  const parts = [
-    plural2(s.stalls, "stall"),
-    plural2(s.redispatches, "redispatch", "redispatches"),
-    s.cancels ? plural2(s.cancels, "cancel") : "",
-    plural2(s.escalations, "escalation") + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ""}: not moved to Blocked)` : ""),
-    plural2(s.requestsAnswered, "request") + " answered",
-    s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : "",
-    s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? "" : "s"}` : "",
-    s.massStalls ? plural2(s.massStalls, "mass stall") : ""
-  ].filter(Boolean);
-  const lag = s.detectLagMs;
-  const secs4 = (ms2) => (ms2 / 1e3).toFixed(1);
-  const detect = lag.length === 0 ? "" : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs4(lag[0]) : `${secs4(Math.min(...lag))}–${secs4(Math.max(...lag))}`} s past the window`;
-  return parts.join(", ") + detect;
-}
-function buildTimeline(input) {
-  const lanes = /* @__PURE__ */ new Map();
-  const order = [];
-  const lane = (taskId, ticketId, atMs, replaces) => {
-    let l = lanes.get(taskId);
-    if (!l) {
-      lanes.set(taskId, l = { taskId, ticketId, startMs: atMs, activityMs: [], marks: [], outcome: "in flight", ...replaces ? { replaces } : {} });
-      order.push(taskId);
-    }
-    if (atMs < l.startMs) l.startMs = atMs;
-    return l;
-  };
-  for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
-  const mass = [];
-  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
-  for (const e of input.events) {
-    const at = Date.parse(e.timestamp_utc);
-    switch (e.event) {
-      case "healthy":
-      case "stall_detected": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
-        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
-        break;
-      }
-      case "looping_detected":
-        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
-        break;
-      case "waiting_human":
-        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
-        break;
-      case "task_unknown":
-        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
-        break;
-      case "truth_inconsistent":
-        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
-        break;
-      case "agent_killed": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        if (e.step === "cancel" || e.step === void 0) {
-          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
-          l.endMs ??= at;
-          l.outcome = "cancelled";
-        }
-        break;
-      }
-      case "redispatch": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
-        l.endMs ??= at;
-        l.outcome = `replaced by ${e.recovery_task_id}`;
-        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
-        break;
-      }
-      case "escalated_to_blocked": {
-        if (e.is_retry) break;
-        const l = lane(e.task_id, e.ticket_id, at);
-        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
-        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
-        l.endMs ??= at;
-        l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
-        break;
-      }
-      case "request_answered": {
-        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
-        break;
-      }
-      case "request_unanswered": {
-        const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
-        break;
-      }
-      case "mass_stall":
-        mass.push(at);
-        break;
-      default:
-        break;
-    }
-  }
-  for (const [taskId, times] of input.activity) {
-    const l = lanes.get(taskId);
-    if (l) l.activityMs.push(...times);
-  }
-  const rowOf2 = new Map(input.rows.map((r) => [r.taskId, r]));
-  let startMs = Infinity;
-  let endMs = -Infinity;
-  for (const l of lanes.values()) {
-    l.activityMs.sort((a, b) => a - b);
-    l.activityMs = l.activityMs.filter((t, i, a) => i === 0 || t !== a[i - 1]);
-    l.marks.sort((a, b) => a.atMs - b.atMs);
-    const row = rowOf2.get(l.taskId);
-    if (row && l.endMs === void 0) l.outcome = row.statusClass === "terminal" ? `done (${row.status})` : row.statusClass === "blocked" ? "blocked" : row.statusClass === "unknown" ? `status "${row.status}"?` : "in flight";
-    if (row?.statusClass === "terminal" || row?.statusClass === "blocked") l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
-    startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
-    endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
-  }
-  if (input.lastCheckMs !== void 0 && input.lastCheckMs > endMs && [...lanes.values()].some((l) => l.endMs === void 0)) endMs = input.lastCheckMs;
-  if (!Number.isFinite(startMs)) startMs = endMs = input.nowMs;
-  const placed = [];
-  const place = (id) => {
-    placed.push(lanes.get(id));
-    for (const child of order.filter((c) => lanes.get(c).replaces === id)) place(child);
-  };
-  for (const id of order) if (!lanes.get(id).replaces || !lanes.has(lanes.get(id).replaces)) place(id);
-  return { epicId: input.epicId, startMs, endMs: Math.max(endMs, startMs + 1e3), lanes: placed, massStallsMs: mass, summary: summarizeWave(input.events) };
-}
-function tickStepMs(spanMs, maxTicks) {
-  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400].map((s) => s * 1e3);
-  return steps.find((s) => spanMs / s <= Math.max(1, maxTicks)) ?? steps.at(-1);
-}
-function offsetLabel(ms2) {
-  const s = Math.round(ms2 / 1e3);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s / 60}m`;
-  const m = Math.round(s / 60);
-  return m % 60 ? `${Math.floor(m / 60)}h${m % 60}m` : `${m / 60}h`;
-}
-
-// src/core/svg.ts
-var esc2 = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
-var px = (n) => String(Math.round(n * 10) / 10);
-function svgDocument(width, height, title, body) {
-  return [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${px(width)}" height="${px(height)}" viewBox="0 0 ${px(width)} ${px(height)}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">`,
-    `<title>${esc2(title)}</title>`,
-    `<rect class="background" x="0" y="0" width="${px(width)}" height="${px(height)}" fill="#ffffff"/>`,
-    ...body,
-    `</svg>`,
-    ""
-  ].join("\n");
-}
-
-// src/core/timeline-text.ts
-var TIMELINE_GLYPHS = {
-  activity: { glyph: "▇", sgr: "32", legend: "activity" },
-  silent: { glyph: "·", sgr: "2", legend: "silent" },
-  stall: { glyph: "✗", sgr: "31;1", legend: "stall" },
-  redispatch: { glyph: "↻", sgr: "33;1", legend: "redispatch" },
-  cancel: { glyph: "■", sgr: "31", legend: "stopped" },
-  escalated: { glyph: "⛔", sgr: "35;1", legend: "escalated", width: 2 },
-  waiting_human: { glyph: "?", sgr: "34;1", legend: "waiting on a human" },
-  looping: { glyph: "∞", sgr: "33", legend: "looping" },
-  inconsistent: { glyph: "≠", sgr: "35", legend: "inconsistent" },
-  unknown: { glyph: "◌", sgr: "35", legend: "cannot judge" },
-  answered: { glyph: "✓", sgr: "36", legend: "request answered" },
-  unanswered: { glyph: "!", sgr: "31;1", legend: "request unanswered" }
-};
-var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
-function laneCells(l, t0, cellMs, width, endMs) {
-  const cells = new Array(width).fill(void 0);
-  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
-  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
-  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
-  const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
-  const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
-  for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
-    const wide = TIMELINE_GLYPHS[m.kind].width === 2;
-    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
-    const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
-    let i = first;
-    while (i < Math.min(width, first + 4) && !fits(i)) i++;
-    if (i >= Math.min(width, first + 4)) {
-      i = first;
-      if (rank(cells[i]) < rank(m.kind) || wide && rank(cells[i + 1]) < rank(m.kind)) continue;
-    }
-    if (cells[i] === "" && i > 0) cells[i - 1] = "silent";
-    if (cells[i + 1] === "" && !wide) cells[i + 1] = "silent";
-    cells[i] = m.kind;
-    if (wide) cells[i + 1] = "";
-  }
-  return cells;
-}
-function renderTimelineText(tl, o) {
-  const columns = Math.max(40, o.columns ?? 100);
-  const paint = (s, sgr) => o.hasColor ? `\x1B[${sgr}m${s}\x1B[0m` : s;
-  const labelW = Math.min(18, Math.max(4, ...tl.lanes.map((l) => l.taskId.length)));
-  const outcomeW = Math.min(28, Math.max(0, ...tl.lanes.map((l) => l.outcome.length)));
-  const showOutcome = columns - labelW - 2 - (outcomeW + 2) >= 24;
-  const width = Math.max(10, columns - labelW - 2 - (showOutcome ? outcomeW + 2 : 0));
-  const span = tl.endMs - tl.startMs;
-  const cellMs = Math.max(1, Math.ceil(span / width));
-  const lines = [];
-  lines.push(cut(`epic ${tl.epicId}  ${clock2(tl.startMs)}–${clock2(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1e3 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
-  const step = tickStepMs(span, Math.floor(width / 8));
-  const axis = new Array(width + 8).fill(" ");
-  let free = 0;
-  for (let ms2 = 0; ms2 <= span; ms2 += step) {
-    const i = Math.floor(ms2 / cellMs);
-    const text = offsetLabel(ms2);
-    if (i < free || i + text.length > width + 6) continue;
-    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
-    free = i + text.length + 1;
-  }
-  lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
-  const used = /* @__PURE__ */ new Set();
-  for (const l of tl.lanes) {
-    const cells = laneCells(l, tl.startMs, cellMs, width, tl.endMs);
-    let chart = "";
-    for (const c of cells) {
-      if (c === "") continue;
-      if (c === void 0) {
-        chart += " ";
-        continue;
-      }
-      used.add(c);
-      chart += paint(TIMELINE_GLYPHS[c].glyph, TIMELINE_GLYPHS[c].sgr);
-    }
-    const outcome = showOutcome ? `  ${cut(l.outcome, outcomeW)}` : "";
-    lines.push(`${cut(l.taskId, labelW).padEnd(labelW)} │${chart}${outcome}`.trimEnd());
-  }
-  if (tl.massStallsMs.length > 0) {
-    const row = new Array(width).fill(" ");
-    for (const ms2 of tl.massStallsMs) row[Math.min(width - 1, Math.floor((ms2 - tl.startMs) / cellMs))] = paint("≋", "31");
-    lines.push(`${cut("breaker", labelW).padEnd(labelW)} │${row.join("").trimEnd()}`);
-  }
-  const items = ["activity", "silent", ...TIMELINE_MARK_KINDS].filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1]);
-  if (tl.massStallsMs.length > 0) items.push([paint("≋", "31"), "circuit breaker (mass stall)", 1]);
-  let line = "";
-  let lineW = 0;
-  for (const [glyph, legend, w] of items) {
-    const itemW = w + 1 + legend.length;
-    if (lineW > 0 && lineW + 2 + itemW > columns) {
-      lines.push(line);
-      line = "";
-      lineW = 0;
-    }
-    line += `${lineW > 0 ? "  " : ""}${glyph} ${legend}`;
-    lineW += (lineW > 0 ? 2 : 0) + itemW;
-  }
-  if (line) lines.push(line);
-  lines.push(...wrap(summaryLine(tl.summary), columns));
-  return lines;
-}
-function wrap(text, columns) {
-  const out = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line && line.length + 1 + word.length > columns) {
-      out.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) out.push(line);
-  return out;
-}
 
 // src/core/timeline-svg.ts
 var TIMELINE_COLORS = {
@@ -28738,20 +29005,6 @@ function renderTimelineSvg(tl) {
   body.push(`<g class="legend">${legend.join("")}</g>`);
   body.push(`<text class="summary" x="12" y="${px(ly + 28)}" fill="#333333">${esc2(summaryLine(tl.summary))}</text>`);
   return svgDocument(G.width, ly + 44, title, body);
-}
-
-// src/observe/read/known-epics.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
-async function knownEpicIds(paths) {
-  const dir = import_node_path33.default.join(paths.root, "epics");
-  const names = await import_node_fs37.promises.readdir(dir).catch(() => []);
-  const out = [];
-  for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs37.promises.stat(import_node_path33.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
-    if (isFile) out.push(n);
-  }
-  return out;
 }
 
 // src/commands/timeline.ts
@@ -29809,6 +30062,14 @@ async function main(env) {
   program2 = buildProgram({ ...env, output }, (c) => code = c);
   let active = program2;
   program2.hook("preAction", (_root, cmd) => void (active = cmd));
+  const [word, topic] = env.argv;
+  const names = program2.commands.map((c) => c.name());
+  if (word === "help" && topic !== void 0 && !topic.startsWith("-") && !names.includes(topic)) {
+    const guess = didYouMean(topic, names);
+    output.err(`dispatch-watchdog: no command '${topic}'${guess ? `. Did you mean 'dispatch-watchdog help ${guess}'?` : `. Commands: ${names.join(", ")}.`}
+`);
+    return EXIT.input;
+  }
   try {
     await program2.parseAsync(env.argv, { from: "user" });
     return code;
