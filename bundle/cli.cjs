@@ -3484,6 +3484,36 @@ function formatLocation(loc) {
   else s += ":";
   return s;
 }
+function fileSystemErrorOf(e) {
+  if (e instanceof WatchdogError || !(e instanceof Error)) return void 0;
+  const errno = e.code;
+  const at = e.path;
+  const where2 = at ? ` ${at}` : "";
+  switch (errno) {
+    case "ELOOP":
+      return new InputError("unsafe_state_path", e.message.startsWith("refusing") ? e.message : `refusing to follow the symlink${where2}: every file the watchdog writes stays inside the state dir.`, {
+        hint: "Replace the link with a real directory (or point --state-dir at the directory it links to).",
+        cause: e
+      });
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      if (!at) return void 0;
+      return new InputError("state_dir_unwritable", `${errno === "EROFS" ? "read-only file system" : "permission denied"} on ${at} (${errno}).`, {
+        hint: "Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.",
+        cause: e
+      });
+    case "ENOSPC":
+    case "EDQUOT":
+      return new ActionError("disk_full", `cannot write${where2}: the disk is full (${errno}).`, {
+        hint: "Free some space and run it again: every line written before this one is intact, and unfinished actions are settled at the next start.",
+        isRetryable: true,
+        cause: e
+      });
+    default:
+      return void 0;
+  }
+}
 var WatchdogError, InputError, InputProblems, ActionError, InternalError;
 var init_errors = __esm({
   "src/contracts/errors.ts"() {
@@ -11660,7 +11690,8 @@ var EXIT_CODES = {
   max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
 };
 var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
-function exitCodeFor(e, out) {
+function exitCodeFor(thrown, out) {
+  const e = fileSystemErrorOf(thrown) ?? thrown;
   if (e instanceof InputError) {
     out.err(`dispatch-watchdog: ${e.describe()}
 `);
@@ -18407,6 +18438,7 @@ function utcDate(ms2) {
 var import_node_crypto = require("node:crypto");
 var import_node_fs2 = require("node:fs");
 var import_node_path2 = __toESM(require("node:path"), 1);
+init_errors();
 var FILE_MODE = 384;
 var DIR_MODE = 448;
 var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs2.constants;
@@ -18496,7 +18528,7 @@ async function appendLine(file, line, opts = {}) {
 var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
 async function appendLines(file, lines, opts = {}) {
   if (lines.length === 0) return;
-  if (lines.some((l) => l.includes("\n"))) throw new Error("appendLine: a line must not contain a newline");
+  if (lines.some((l) => l.includes("\n"))) throw new InternalError("appendLine: a line must not contain a newline");
   await ensureDir(import_node_path2.default.dirname(file));
   const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
@@ -27479,11 +27511,12 @@ var import_node_path29 = __toESM(require("node:path"), 1);
 // src/files/append-line-sync.ts
 var import_node_fs31 = require("node:fs");
 var import_node_path28 = __toESM(require("node:path"), 1);
+init_errors();
 var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs31.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
-  if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
+  if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
   const dir = import_node_path28.default.resolve(import_node_path28.default.dirname(file));
   (0, import_node_fs31.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = import_node_path28.default.relative(import_node_path28.default.resolve(root), dir);
@@ -27820,6 +27853,7 @@ var import_node_util = require("node:util");
 init_errors();
 
 // src/commands/json-text.ts
+init_errors();
 var JsonTextError = class extends Error {
   constructor(message, offset) {
     super(message);
@@ -27914,7 +27948,7 @@ function render(value, unit, indent) {
 }
 var splice = (text, start, end, insert) => text.slice(0, start) + insert + text.slice(end);
 function appendMember(text, container, member) {
-  if (container.kind === "scalar") throw new Error("appendMember needs an object or an array");
+  if (container.kind === "scalar") throw new InternalError("appendMember needs an object or an array");
   const unit = detectIndent(text);
   const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const last = members2[members2.length - 1];
@@ -27931,10 +27965,10 @@ function appendMember(text, container, member) {
   return splice(text, container.start + 1, container.end - 1, "\n" + inner + head + render(member.value, unit, inner) + "\n" + outer);
 }
 function removeMember(text, container, index) {
-  if (container.kind === "scalar") throw new Error("removeMember needs an object or an array");
+  if (container.kind === "scalar") throw new InternalError("removeMember needs an object or an array");
   const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const m = members2[index];
-  if (!m) throw new Error(`no member ${index}`);
+  if (!m) throw new InternalError(`no member ${index}`);
   if (members2.length === 1) return splice(text, container.start + 1, container.end - 1, "");
   const next = members2[index + 1];
   if (next) return splice(text, m.start, next.start, "");

@@ -31,11 +31,45 @@ var import_node_path2 = __toESM(require("node:path"), 1);
 // src/files/append-line-sync.ts
 var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
+
+// src/contracts/errors.ts
+var WatchdogError = class extends Error {
+  code;
+  hint;
+  location;
+  constructor(code, message, opts = {}) {
+    super(message, opts.cause === void 0 ? void 0 : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = opts.hint;
+    this.location = opts.location;
+  }
+  /** The full user-facing text: `<where> <message> <hint>`. */
+  describe() {
+    const where = this.location ? formatLocation(this.location) + " " : "";
+    return `${where}${this.message}${this.hint ? " " + this.hint : ""}`;
+  }
+};
+var InternalError = class extends WatchdogError {
+  constructor(message, cause) {
+    super("internal", message, { cause, hint: "This is a dispatch-watchdog bug; please report it with the command you ran." });
+  }
+};
+function formatLocation(loc) {
+  let s = loc.file;
+  if (loc.line !== void 0) s += `:${loc.line}`;
+  if (loc.line !== void 0 && loc.column !== void 0) s += `:${loc.column}`;
+  if (loc.path) s += ` ${loc.path}:`;
+  else s += ":";
+  return s;
+}
+
+// src/files/append-line-sync.ts
 var { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW } = import_node_fs.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
-  if (line.includes("\n")) throw new Error("appendLine: a line must not contain a newline");
+  if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
   const dir = import_node_path.default.resolve(import_node_path.default.dirname(file));
   (0, import_node_fs.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = import_node_path.default.relative(import_node_path.default.resolve(root), dir);

@@ -1,6 +1,7 @@
 // Edit a JSON document as text, so every byte outside the edited spot stays as the user wrote it
 // (a settings.json that `hook install` merges into keeps its formatting, comments excluded: it is
 // strict JSON). Pure: text in, text out; no I/O.
+import { InternalError } from '../contracts/errors.js';
 
 /** A parsed JSON value with the offsets of its text: `start` inclusive, `end` exclusive. */
 export type JsonNode =
@@ -123,7 +124,7 @@ const splice = (text: string, start: number, end: number, insert: string) => tex
 
 /** Append a member (`"key": value` for an object, or a value for an array) at the end of a container. */
 export function appendMember(text: string, container: JsonNode, member: { key?: string; value: unknown }): string {
-  if (container.kind === 'scalar') throw new Error('appendMember needs an object or an array');
+  if (container.kind === 'scalar') throw new InternalError('appendMember needs an object or an array');
   const unit = detectIndent(text);
   const members = container.kind === 'object' ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const last = members[members.length - 1];
@@ -143,10 +144,10 @@ export function appendMember(text: string, container: JsonNode, member: { key?: 
 
 /** Remove member `index` of a container with its comma, leaving the others' text untouched. */
 export function removeMember(text: string, container: JsonNode, index: number): string {
-  if (container.kind === 'scalar') throw new Error('removeMember needs an object or an array');
+  if (container.kind === 'scalar') throw new InternalError('removeMember needs an object or an array');
   const members = container.kind === 'object' ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const m = members[index];
-  if (!m) throw new Error(`no member ${index}`);
+  if (!m) throw new InternalError(`no member ${index}`);
   if (members.length === 1) return splice(text, container.start + 1, container.end - 1, '');
   const next = members[index + 1];
   // Not the last: cut from this member to the next one, which moves into its place and indentation.

@@ -7,7 +7,7 @@
 // A new exit code is one row in EXIT_CODES (the name its commands use, the number, what it means
 // whatever the command); then name it in the `exitCodes` of each command that returns it.
 // Pure but for the injected error stream.
-import { InputError, InternalError, WatchdogError } from './errors.js';
+import { InputError, InternalError, WatchdogError, fileSystemErrorOf } from './errors.js';
 
 export const EXIT_CODES = {
   ok: { code: 0, means: 'the command did what it is for (each --help says what that is); --help, --version' },
@@ -32,10 +32,13 @@ export const EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { 
 
 /**
  * Errors become exit codes here: bad input or usage (InputError, a held lock among them) → 2 with
- * the message and its fix; the world refused (ActionError) → 1 with the message, no stack;
+ * the message and its fix, and so is a file-system refusal the user can fix (a symlink in the state
+ * dir, permissions, a read-only file system: `fileSystemErrorOf`); the world refused (ActionError,
+ * a full disk among them) → 1 with the message, no stack;
  * anything else is our bug → 1 with the stack, to be reported.
  */
-export function exitCodeFor(e: unknown, out: { err(text: string): void }): ExitCode {
+export function exitCodeFor(thrown: unknown, out: { err(text: string): void }): ExitCode {
+  const e = fileSystemErrorOf(thrown) ?? thrown;
   if (e instanceof InputError) {
     out.err(`dispatch-watchdog: ${e.describe()}\n`);
     return EXIT.input;

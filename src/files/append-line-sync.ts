@@ -5,6 +5,7 @@
 // milliseconds on every tool call. Node built-ins only (fs, path), so the hook starts fast.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { InternalError } from '../contracts/errors.js';
 
 const { O_RDWR, O_CREAT, O_APPEND, O_NOFOLLOW } = constants;
 
@@ -19,7 +20,7 @@ export const SYNC_DIR_MODE = 0o700;
  * the one write(), which tests replace with a short one, as on a full disk).
  */
 export function appendLineSync(file: string, line: string, root: string, opts: { write?: (fd: number, data: Buffer) => number } = {}): void {
-  if (line.includes('\n')) throw new Error('appendLine: a line must not contain a newline');
+  if (line.includes('\n')) throw new InternalError('appendLine: a line must not contain a newline');
   const dir = path.resolve(path.dirname(file));
   mkdirSync(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = path.relative(path.resolve(root), dir);

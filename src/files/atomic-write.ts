@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
+import { InternalError } from '../contracts/errors.js';
 
 /** Files we create: owner read/write only. */
 export const FILE_MODE = 0o600;
@@ -141,7 +142,7 @@ const writeOnce = async (h: fs.FileHandle, data: Buffer) => (await h.write(data,
  */
 export async function appendLines(file: string, lines: readonly string[], opts: AppendOptions = {}): Promise<void> {
   if (lines.length === 0) return;
-  if (lines.some((l) => l.includes('\n'))) throw new Error('appendLine: a line must not contain a newline');
+  if (lines.some((l) => l.includes('\n'))) throw new InternalError('appendLine: a line must not contain a newline');
   await ensureDir(path.dirname(file));
   const h = await fs.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
