@@ -3491,7 +3491,7 @@ function fileSystemErrorOf(e) {
   const where2 = at ? ` ${at}` : "";
   switch (errno) {
     case "ELOOP":
-      return new InputError("unsafe_state_path", e.message.startsWith("refusing") ? e.message : `refusing to follow the symlink${where2}: every file the watchdog writes stays inside the state dir.`, {
+      return new InputError("unsafe_state_path", e.message.startsWith("refusing") ? e.message.replace(/\s*Replace the link with a directory\.$/, "") : `refusing to follow the symlink${where2}: every file the watchdog writes stays inside the state dir.`, {
         hint: "Replace the link with a real directory (or point --state-dir at the directory it links to).",
         cause: e
       });

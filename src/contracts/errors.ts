@@ -119,7 +119,7 @@ export function fileSystemErrorOf(e: unknown): WatchdogError | undefined {
   switch (errno) {
     case 'ELOOP':
       // Our own guard words this one fully (atomic-write, append-line-sync): keep its text.
-      return new InputError('unsafe_state_path', e.message.startsWith('refusing') ? e.message : `refusing to follow the symlink${where}: every file the watchdog writes stays inside the state dir.`, {
+      return new InputError('unsafe_state_path', e.message.startsWith('refusing') ? e.message.replace(/\s*Replace the link with a directory\.$/, '') : `refusing to follow the symlink${where}: every file the watchdog writes stays inside the state dir.`, {
         hint: 'Replace the link with a real directory (or point --state-dir at the directory it links to).', cause: e,
       });
     case 'EACCES':
