@@ -1,5 +1,6 @@
 // Run the real watch or `next` command in-process on a shared manual clock, with the real
 // adapters (mailbox by default): several runs in a row see one timeline, as an orchestrator would.
+import { onTestFinished } from 'vitest';
 import type { Output } from '../../src/deps.js';
 import { runNext } from '../../src/commands/next.js';
 import { resolveOptions, type WatchdogFlags } from '../../src/options.js';
@@ -32,6 +33,12 @@ export async function startSession(clock: ManualClock, flags: WatchdogFlags, opt
   const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, settle: opts.settle, makeObservers, ...realActionDeps({ clock, env: {} }) };
   let finished = false;
   const done = (opts.isNext ? runNext(resolved, deps) : runWatch(resolved, deps)).finally(() => (finished = true));
+  // When the test ends, stop the command and wait for it to exit: a loop still writing its
+  // events while the temp dir is removed fails the removal (ENOTEMPTY).
+  onTestFinished(async () => {
+    controller.abort({ signal: 'SIGTERM' });
+    await done.catch(() => undefined);
+  });
   const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);
   await settled();
   return {
