@@ -1207,8 +1207,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path39 = require("node:path");
-    var fs32 = require("node:fs");
+    var path40 = require("node:path");
+    var fs33 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs32.existsSync(executableFile)) return;
+        if (fs33.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2220,11 +2220,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path39.resolve(baseDir, baseName);
-          if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path39.extname(baseName))) return void 0;
+          const localBin = path40.resolve(baseDir, baseName);
+          if (fs33.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path40.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs32.existsSync(`${localBin}${ext}`)
+            (ext) => fs33.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,21 +2236,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs32.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs33.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path39.resolve(
-            path39.dirname(resolvedScriptPath),
+          executableDir = path40.resolve(
+            path40.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path39.basename(
+            const legacyName = path40.basename(
               this._scriptPath,
-              path39.extname(this._scriptPath)
+              path40.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path39.extname(executableFile));
+        launchWithNode = sourceExt.includes(path40.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path39.basename(filename, path39.extname(filename));
+        this._name = path40.basename(filename, path40.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path40) {
-        if (path40 === void 0) return this._executableDir;
-        this._executableDir = path40;
+      executableDir(path41) {
+        if (path41 === void 0) return this._executableDir;
+        this._executableDir = path41;
         return this;
       }
       /**
@@ -3637,6 +3637,14 @@ var init_defaults = __esm({
       /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
       requests: { deadline_windows: 2 },
       linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
+      /** The webhook (off without a URL): what it is sent about, its body, and how each POST is tried. */
+      notifications: {
+        format: "slack",
+        on: ["escalation", "unanswered_request", "orphan", "mass_stall", "human_wait"],
+        timeout_ms: 1e4,
+        retries: 4,
+        idempotent_receiver: false
+      },
       /** Facts of the outside world, not settable in the config file. */
       fixed: {
         /** Claude Code's own Bash timeout, for an open Bash call that names none. */
@@ -3725,17 +3733,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path39) {
-      const ctrl = callVisitor(key3, node2, visitor, path39);
+    function visit_(key3, node2, visitor, path40) {
+      const ctrl = callVisitor(key3, node2, visitor, path40);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path39, ctrl);
-        return visit_(key3, ctrl, visitor, path39);
+        replaceNode(key3, path40, ctrl);
+        return visit_(key3, ctrl, visitor, path40);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
+          path40 = Object.freeze(path40.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path39);
+            const ci = visit_(i, node2.items[i], visitor, path40);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3746,13 +3754,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path39);
+          path40 = Object.freeze(path40.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path40);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path39);
+          const cv = visit_("value", node2.value, visitor, path40);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3773,17 +3781,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path39) {
-      const ctrl = await callVisitor(key3, node2, visitor, path39);
+    async function visitAsync_(key3, node2, visitor, path40) {
+      const ctrl = await callVisitor(key3, node2, visitor, path40);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path39, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path39);
+        replaceNode(key3, path40, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path40);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
+          path40 = Object.freeze(path40.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path39);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path40);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3794,13 +3802,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path39 = Object.freeze(path39.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path39);
+          path40 = Object.freeze(path40.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path40);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path39);
+          const cv = await visitAsync_("value", node2.value, visitor, path40);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3827,23 +3835,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path39) {
+    function callVisitor(key3, node2, visitor, path40) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path39);
+        return visitor(key3, node2, path40);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path39);
+        return visitor.Map?.(key3, node2, path40);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path39);
+        return visitor.Seq?.(key3, node2, path40);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path39);
+        return visitor.Pair?.(key3, node2, path40);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path39);
+        return visitor.Scalar?.(key3, node2, path40);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path39);
+        return visitor.Alias?.(key3, node2, path40);
       return void 0;
     }
-    function replaceNode(key3, path39, node2) {
-      const parent = path39[path39.length - 1];
+    function replaceNode(key3, path40, node2) {
+      const parent = path40[path40.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -4455,10 +4463,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path39, value) {
+    function collectionFromPath(schema, path40, value) {
       let v = value;
-      for (let i = path39.length - 1; i >= 0; --i) {
-        const k = path39[i];
+      for (let i = path40.length - 1; i >= 0; --i) {
+        const k = path40[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4477,7 +4485,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path39) => path39 == null || typeof path39 === "object" && !!path39[Symbol.iterator]().next().done;
+    var isEmptyPath = (path40) => path40 == null || typeof path40 === "object" && !!path40[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4507,11 +4515,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path39, value) {
-        if (isEmptyPath(path39))
+      addIn(path40, value) {
+        if (isEmptyPath(path40))
           this.add(value);
         else {
-          const [key3, ...rest] = path39;
+          const [key3, ...rest] = path40;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4525,8 +4533,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path39) {
-        const [key3, ...rest] = path39;
+      deleteIn(path40) {
+        const [key3, ...rest] = path40;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -4540,8 +4548,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path39, keepScalar) {
-        const [key3, ...rest] = path39;
+      getIn(path40, keepScalar) {
+        const [key3, ...rest] = path40;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4559,8 +4567,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path39) {
-        const [key3, ...rest] = path39;
+      hasIn(path40) {
+        const [key3, ...rest] = path40;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -4570,8 +4578,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path39, value) {
-        const [key3, ...rest] = path39;
+      setIn(path40, value) {
+        const [key3, ...rest] = path40;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -7086,9 +7094,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path39, value) {
+      addIn(path40, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path39, value);
+          this.contents.addIn(path40, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7163,14 +7171,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path39) {
-        if (Collection.isEmptyPath(path39)) {
+      deleteIn(path40) {
+        if (Collection.isEmptyPath(path40)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path39) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path40) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7185,10 +7193,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path39, keepScalar) {
-        if (Collection.isEmptyPath(path39))
+      getIn(path40, keepScalar) {
+        if (Collection.isEmptyPath(path40))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path39, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path40, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7199,10 +7207,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path39) {
-        if (Collection.isEmptyPath(path39))
+      hasIn(path40) {
+        if (Collection.isEmptyPath(path40))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path39) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path40) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7219,13 +7227,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path39, value) {
-        if (Collection.isEmptyPath(path39)) {
+      setIn(path40, value) {
+        if (Collection.isEmptyPath(path40)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path39), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path40), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path39, value);
+          this.contents.setIn(path40, value);
         }
       }
       /**
@@ -9186,9 +9194,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path39) => {
+    visit.itemAtPath = (cst, path40) => {
       let item = cst;
-      for (const [field, index] of path39) {
+      for (const [field, index] of path40) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9197,23 +9205,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path39) => {
-      const parent = visit.itemAtPath(cst, path39.slice(0, -1));
-      const field = path39[path39.length - 1][0];
+    visit.parentCollection = (cst, path40) => {
+      const parent = visit.itemAtPath(cst, path40.slice(0, -1));
+      const field = path40[path40.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path39, item, visitor) {
-      let ctrl = visitor(item, path39);
+    function _visit(path40, item, visitor) {
+      let ctrl = visitor(item, path40);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path39.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path40.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9224,10 +9232,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path39);
+            ctrl = ctrl(item, path40);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path39) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path40) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -10529,14 +10537,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs32 = this.flowScalar(this.type);
+              const fs33 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs32, sep: [] });
+                map.items.push({ start, key: fs33, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs32);
+                this.stack.push(fs33);
               } else {
-                Object.assign(it, { key: fs32, sep: [] });
+                Object.assign(it, { key: fs33, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -10664,13 +10672,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs32 = this.flowScalar(this.type);
+              const fs33 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs32, sep: [] });
+                fc.items.push({ start: [], key: fs33, sep: [] });
               else if (it.sep)
-                this.stack.push(fs32);
+                this.stack.push(fs33);
               else
-                Object.assign(it, { key: fs32, sep: [] });
+                Object.assign(it, { key: fs33, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -11523,10 +11531,17 @@ var init_p_retry = __esm({
   }
 });
 
-// src/act/tracker/linear-retry.ts
+// src/core/backoff.ts
 function backoffDelayMs(retry, minDelayMs, maxDelayMs, jitter) {
   return Math.min(maxDelayMs, Math.round(minDelayMs * 2 ** (retry - 1) * (1 + jitter)));
 }
+var init_backoff = __esm({
+  "src/core/backoff.ts"() {
+    "use strict";
+  }
+});
+
+// src/act/tracker/linear-retry.ts
 function withLinearRetry(fn, o = {}) {
   const sleep2 = o.sleep ?? realClock.sleep;
   const random = o.random ?? Math.random;
@@ -11561,6 +11576,7 @@ var init_linear_retry = __esm({
     "use strict";
     init_p_retry();
     init_deps();
+    init_backoff();
     init_linear_errors();
   }
 });
@@ -11620,15 +11636,15 @@ async function escalateInLinear(given) {
       `Add a "${stateName}" state to the team's workflow in Linear, or set linear.blocked_state in the watchdog config to the name of an existing state.`
     );
   }
-  let tracker = "already_blocked";
+  let tracker2 = "already_blocked";
   if (issue2.stateId !== target2.id) {
     const updated = await step(`move the issue to ${target2.name}`, (c) => c.updateIssue(issue2.id, { stateId: target2.id }));
     if (!updated.success) throw fail2("tracker_unavailable", `move the issue to ${target2.name}`, "Linear answered success=false.", "Safe to retry: the escalation is idempotent.", true);
-    tracker = "updated";
+    tracker2 = "updated";
   }
   const key3 = o.idempotencyKey;
   const existing = await findKeyedComment((vars) => step("read the comments", (c) => readCommentsPage(c, vars)), issue2.id, key3);
-  if (existing) return { ok: true, tracker, commented: false, issueId: issue2.id, stateId: target2.id, commentId: existing };
+  if (existing) return { ok: true, tracker: tracker2, commented: false, issueId: issue2.id, stateId: target2.id, commentId: existing };
   const body = withCommentKey(redact(o.commentBody, o.apiKey), key3);
   const created = await step("add the comment", async (c, attempt) => {
     const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue2.id, key3) : void 0;
@@ -11637,7 +11653,7 @@ async function escalateInLinear(given) {
     return { success: payload.success, commentId: payload.commentId };
   });
   if (!created.success) throw fail2("tracker_unavailable", "add the comment", "Linear answered success=false.", "Safe to retry: the escalation is idempotent.", true);
-  return { ok: true, tracker, commented: true, issueId: issue2.id, stateId: target2.id, commentId: created.commentId };
+  return { ok: true, tracker: tracker2, commented: true, issueId: issue2.id, stateId: target2.id, commentId: created.commentId };
 }
 var import_sdk2, LINEAR_REQUEST_TIMEOUT_MS, LINEAR_TOTAL_BUDGET_MS;
 var init_linear = __esm({
@@ -12071,10 +12087,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path39) {
-  if (!path39)
+function getElementAtPath(obj, path40) {
+  if (!path40)
     return obj;
-  return path39.reduce((acc, key3) => acc?.[key3], obj);
+  return path40.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12414,11 +12430,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path39, issues) {
+function prefixIssues(path40, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path39);
+    iss.path.unshift(path40);
     return iss;
   });
 }
@@ -12876,16 +12892,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path39 = []) => {
+  const processError = (error3, path40 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path39, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path40, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path40, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path39, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path40, ...issue2.path]);
       } else {
-        const fullpath = [...path39, ...issue2.path];
+        const fullpath = [...path40, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -18522,9 +18538,6 @@ async function fsyncDir(dir) {
     await h?.close();
   }
 }
-async function appendLine(file, line, opts = {}) {
-  await appendLines(file, [line], opts);
-}
 var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
 async function appendLines(file, lines, opts = {}) {
   if (lines.length === 0) return;
@@ -18661,6 +18674,9 @@ var STRATEGIES = ["report", "cancel", "redispatch"];
 var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
 var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
 var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
+var NOTIFY_TRIGGERS = ["escalation", "unanswered_request", "orphan", "mass_stall", "human_wait"];
+var NotifyTriggerSchema = _enum(NOTIFY_TRIGGERS);
+var NOTIFY_FORMATS = ["slack", "json"];
 var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
 var STALL_REASONS = ["inactivity", "never_started", "open_tool_overrun", "request_unanswered", "api_gave_up", "context_exhausted", "looping"];
 var StallReasonSchema = _enum(STALL_REASONS);
@@ -19018,6 +19034,14 @@ var CommandRecordSchema = looseObject({
   signal: string2().nullable().optional(),
   output_tail: string2().optional().describe("The last 500 characters of the command's output.")
 }).meta({ title: "CommandRecord", description: "epics/<epic_id>/commands/<key>.<op>.json: the command adapter's marker of one command." });
+var NotifyRecordSchema = looseObject({
+  key: string2(),
+  status: _enum(["sending", "sent", "failed"]).describe("sending: written before the first POST; sent: after a 2xx; failed: given up on (retries exhausted or a 4xx)."),
+  started_at: IsoTimestamp,
+  attempts: number2().int().min(0),
+  http_status: number2().int().optional().describe("The last answer's HTTP status."),
+  error: string2().optional().describe("failed: why, without the webhook URL.")
+}).meta({ title: "NotifyRecord", description: "epics/<epic_id>/notify/<key>.json: the marker of one webhook notification." });
 function parseMarker(schema, text) {
   try {
     const r = schema.safeParse(JSON.parse(text));
@@ -20045,6 +20069,27 @@ var NextReturned = ev("next_returned", {
   escalations: array(string2()),
   attention: array(string2()).optional().describe("Keys of the attention items printed.")
 }, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
+var NotifyKey = string2().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
+var NotifyStarted = ev("notify_started", {
+  key: NotifyKey,
+  trigger: NotifyTriggerSchema,
+  about: string2().describe("The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set."),
+  text: string2().describe("The message, as sent (the same on every attempt and after a restart)."),
+  ticket_id: SafeId.optional(),
+  task_id: SafeId.optional()
+}, "Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.");
+var NotifySent = ev("notify_sent", {
+  key: NotifyKey,
+  status: number2().int().describe("The 2xx the webhook answered."),
+  attempts: number2().int().min(1),
+  is_recovered: boolean2().optional().describe("Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).")
+}, "The webhook answered 2xx; the notification is never sent again.");
+var NotifyFailed = ev("notify_failed", {
+  key: NotifyKey,
+  error: string2().describe("Why, without the webhook URL."),
+  attempts: number2().int().min(0),
+  is_orphan: boolean2().optional().describe("A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).")
+}, "The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.");
 var DispatchEventSchema = discriminatedUnion("event", [
   WatchdogStarted,
   WatchdogStopped,
@@ -20070,7 +20115,10 @@ var DispatchEventSchema = discriminatedUnion("event", [
   NextReturned,
   NudgeSent,
   ReconcileRequested,
-  AttentionNeeded
+  AttentionNeeded,
+  NotifyStarted,
+  NotifySent,
+  NotifyFailed
 ]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
 var EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
 var VERDICT_EVENT = {
@@ -20115,7 +20163,8 @@ function emptyHistory() {
     requests: /* @__PURE__ */ new Map(),
     rowInstance: /* @__PURE__ */ new Map(),
     escalations: /* @__PURE__ */ new Map(),
-    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set(), attention: /* @__PURE__ */ new Set() }
+    announced: { requests: /* @__PURE__ */ new Set(), unanswered: /* @__PURE__ */ new Set(), escalations: /* @__PURE__ */ new Set(), attention: /* @__PURE__ */ new Set() },
+    notifications: /* @__PURE__ */ new Map()
   };
 }
 function foldEvent(h, e, epicId) {
@@ -20178,6 +20227,15 @@ function foldEvent(h, e, epicId) {
     case "mass_stall_escalated":
       if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
       break;
+    case "notify_started":
+      if (own2 && !h.notifications.has(e.key)) h.notifications.set(e.key, { key: e.key, started: e });
+      break;
+    case "notify_sent":
+    case "notify_failed": {
+      const rec = own2 ? h.notifications.get(e.key) : void 0;
+      if (rec && (!rec.outcome || rec.outcome.event === "notify_failed")) rec.outcome = e;
+      break;
+    }
     case "action_started":
       if (own2 && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: /* @__PURE__ */ new Set() });
       break;
@@ -20755,9 +20813,9 @@ function countKeys(text, key3) {
 }
 
 // src/contracts/parse-yaml.ts
-function formatPath(path39) {
+function formatPath(path40) {
   let s = "";
-  for (const part2 of path39) {
+  for (const part2 of path40) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20774,24 +20832,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path39) {
+function valueAt(root, path40) {
   let cur = root;
-  for (const part2 of path39) {
+  for (const part2 of path40) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path39, isKeyWanted = false) {
+function nodeOffset(doc, path40, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path39.entries()) {
+  for (const [i, part2] of path40.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path39.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path40.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20869,10 +20927,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path39, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path39, isKeyWanted);
+  const locate = (path40, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path40, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path40) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -20889,10 +20947,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path39) => {
-    const offset = nodeOffset(doc, path39);
+  return (path40) => {
+    const offset = nodeOffset(doc, path40);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path39) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path40) };
   };
 }
 function pickIssue(first) {
@@ -21118,6 +21176,10 @@ var StatePaths = class {
   acksDir(epicId) {
     return import_node_path8.default.join(this.epicDir(epicId), "acks");
   }
+  /** One marker per webhook notification (act/notify/). */
+  notifyDir(epicId) {
+    return import_node_path8.default.join(this.epicDir(epicId), "notify");
+  }
   dispatchLogDir() {
     return import_node_path8.default.join(this.root, "dispatch-log");
   }
@@ -21167,6 +21229,8 @@ var STATE_DIR_LAYOUT = [
   { in: "epic", name: "launches", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "commands", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "inbox-sent", owner: "watchdog", prune: "finished_epic" },
+  // One marker per webhook notification: sending, sent, failed.
+  { in: "epic", name: "notify", owner: "watchdog", prune: "finished_epic" },
   { in: "root", name: "epics", owner: "orchestrator", prune: "never" },
   { in: "root", name: "dispatch-log", owner: "watchdog", prune: "never" },
   { in: "root", name: "friction", owner: "watchdog", prune: "never" },
@@ -21734,7 +21798,7 @@ async function recoverUnfinished(ctx, opts) {
   }
   if (open2.length === 0) return report;
   const keys = report.orphans.map((o) => o.key);
-  const listed = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
+  const listed2 = keys.length > ORPHANS_LIST_ALL_UP_TO ? keys.slice(0, ORPHANS_SHOWN_WHEN_MANY) : keys;
   let frictionPath;
   if (report.orphans.length > 0) {
     const setId = `orphans-${(0, import_node_crypto3.createHash)("sha256").update(keys.join("\n")).digest("hex").slice(0, 12)}`;
@@ -21745,8 +21809,8 @@ async function recoverUnfinished(ctx, opts) {
     event: "recovery_summary",
     done: report.done,
     finished: report.finished,
-    orphans: listed,
-    ...listed.length < keys.length ? { more_orphans: keys.slice(listed.length) } : {},
+    orphans: listed2,
+    ...listed2.length < keys.length ? { more_orphans: keys.slice(listed2.length) } : {},
     orphan_count: keys.length,
     ...frictionPath ? { friction_path: frictionPath } : {}
   };
@@ -22831,57 +22895,306 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
     const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
     return overlayRow(t, history, epicId);
   });
-  const listed = new Set(tasks.map((t) => t.taskId));
+  const listed2 = new Set(tasks.map((t) => t.taskId));
   for (const e of history.replacements.values()) {
-    if (listed.has(e.recovery_task_id) || e.pid === void 0) continue;
+    if (listed2.has(e.recovery_task_id) || e.pid === void 0) continue;
     tasks.push(overlayRow(replacementTask(e, stateRoot, processStates.get(e.recovery_task_id) ?? "unknown"), history, epicId));
-    listed.add(e.recovery_task_id);
+    listed2.add(e.recovery_task_id);
   }
   for (const r of history.requests.values()) {
-    if (r.status !== "unanswered" || !r.recoveryTaskId || listed.has(r.recoveryTaskId)) continue;
+    if (r.status !== "unanswered" || !r.recoveryTaskId || listed2.has(r.recoveryTaskId)) continue;
     tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
-    listed.add(r.recoveryTaskId);
+    listed2.add(r.recoveryTaskId);
   }
   return { ...wave, tasks };
 }
 
+// src/act/notify/notifier.ts
+var import_node_fs14 = require("node:fs");
+var import_node_path14 = __toESM(require("node:path"), 1);
+
+// src/core/notify.ts
+var PREFIX = "[dispatch-watchdog]";
+var notifyKey = (epicId, trigger, about) => `${epicId}:notify:${trigger}:${about}`;
+var listed = (keys, max = 5) => keys.slice(0, max).join(", ") + (keys.length > max ? ` and ${keys.length - max} more` : "");
+function tracker(e) {
+  switch (e.tracker) {
+    case "updated":
+      return "moved to Blocked";
+    case "already_blocked":
+      return "it was already Blocked";
+    case "failed":
+      return "moving it to Blocked FAILED (the watchdog retries); move it by hand";
+    default:
+      return "not moved (no LINEAR_API_KEY): move it to Blocked by hand";
+  }
+}
+function notificationFor(e, on) {
+  const make = (trigger, about, text, ids = {}) => on.has(trigger) ? { event: "notify_started", key: notifyKey(e.epic_id, trigger, about), trigger, about, text: `${PREFIX} ${text}`, ...ids } : void 0;
+  switch (e.event) {
+    case "escalated_to_blocked":
+      if (e.is_retry || !e.key) return void 0;
+      return make("escalation", e.key, `${e.ticket_id} (epic ${e.epic_id}) escalated after ${e.attempt_count} stall(s): ${tracker(e)}. Friction note: ${e.friction_path}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+    case "request_unanswered":
+      return make("unanswered_request", e.key, `the ${e.kind} request for ${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) was not answered by ${e.answer_by}${e.kind === "redispatch" ? " (counted as a failed attempt)" : ""}. Key: ${e.key}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+    case "recovery_summary": {
+      if (e.orphan_count === 0) return void 0;
+      const keys = [...e.orphans, ...e.more_orphans ?? []];
+      return make("orphan", `recovery@${e.run_id}`, `epic ${e.epic_id}: ${e.orphan_count} action(s) a crash left undecided, never re-fired: ${listed(keys)}. Check each by hand${e.friction_path ? ` (friction note ${e.friction_path})` : ""}.`);
+    }
+    case "mass_stall": {
+      const episode = e.episode_started_at ?? e.timestamp_utc;
+      return make("mass_stall", `episode@${episode}`, `epic ${e.epic_id}: ${e.stalled} of ${e.in_flight} tasks stalled at once (${listed(e.task_ids)}); cancels and redispatches are held: the host or the model provider is likely in trouble.`);
+    }
+    case "attention_needed":
+      if (e.kind !== "human_wait") return void 0;
+      return make("human_wait", e.key, `${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) waits on a person: ${e.reason}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+    default:
+      return void 0;
+  }
+}
+function renderNotifyBody(n, format) {
+  if (format === "slack") return JSON.stringify({ text: n.text });
+  return JSON.stringify({
+    source: "dispatch-watchdog",
+    trigger: n.trigger,
+    key: n.key,
+    epic_id: n.epic_id,
+    ...n.ticket_id ? { ticket_id: n.ticket_id } : {},
+    ...n.task_id ? { task_id: n.task_id } : {},
+    about: n.about,
+    text: n.text,
+    at: n.timestamp_utc
+  });
+}
+
+// src/act/notify/webhook.ts
+init_p_retry();
+init_deps();
+init_backoff();
+var PostFailure = class extends Error {
+  constructor(message, isRetryable, status, retryAfterMs2) {
+    super(message);
+    this.isRetryable = isRetryable;
+    this.status = status;
+    this.retryAfterMs = retryAfterMs2;
+  }
+  isRetryable;
+  status;
+  retryAfterMs;
+};
+function retryAfterMs(header, nowMs) {
+  if (!header) return void 0;
+  const s = Number(header);
+  if (Number.isFinite(s) && s >= 0) return s * 1e3;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
+}
+function describeThrown(e, timeoutMs, stop) {
+  if (stop?.aborted) return new PostFailure("stopped before the webhook answered", false);
+  const err = e;
+  if (err?.name === "TimeoutError" || err?.cause?.name === "TimeoutError") return new PostFailure(`no answer within ${timeoutMs} ms`, true);
+  const code = err?.cause?.code;
+  return new PostFailure(`network error${code && /^[A-Z_]+$/.test(code) ? ` (${code})` : ""}`, true);
+}
+async function postOnce(url, body, headers, o) {
+  const signals = [AbortSignal.timeout(o.timeoutMs), ...o.signal ? [o.signal] : []];
+  let res;
+  try {
+    res = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.any(signals), redirect: "error" });
+  } catch (e) {
+    throw describeThrown(e, o.timeoutMs, o.signal);
+  }
+  await res.arrayBuffer().catch(() => void 0);
+  if (res.status >= 200 && res.status < 300) return res.status;
+  const isRetryable = res.status >= 500 || res.status === 429;
+  throw new PostFailure(`the webhook answered HTTP ${res.status}`, isRetryable, res.status, retryAfterMs(res.headers.get("retry-after"), Date.now()));
+}
+async function postWebhook(url, body, headers, o) {
+  const sleep2 = o.sleep ?? realClock.sleep;
+  const random = o.random ?? Math.random;
+  const maxDelayMs = o.maxDelayMs ?? 3e4;
+  let attempts = 0;
+  try {
+    const status = await pRetry(
+      async () => {
+        attempts++;
+        o.onAttempt?.(attempts);
+        try {
+          return await postOnce(url, body, headers, o);
+        } catch (e) {
+          if (e instanceof PostFailure && e.isRetryable) throw e;
+          throw new AbortError(e);
+        }
+      },
+      {
+        retries: o.retries,
+        minTimeout: 0,
+        // our sleep does the waiting
+        signal: o.signal,
+        onFailedAttempt: async ({ error: error2, retriesConsumed, retriesLeft }) => {
+          if (retriesLeft <= 0) return;
+          const asked = error2 instanceof PostFailure ? error2.retryAfterMs : void 0;
+          const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 1e3, maxDelayMs, random());
+          await sleep2(Math.min(maxDelayMs, Math.max(backoff, asked ?? 0)), o.signal);
+        }
+      }
+    );
+    return { ok: true, status, attempts };
+  } catch (e) {
+    const failure2 = e instanceof PostFailure ? e : void 0;
+    const wasStopped = Boolean(o.signal?.aborted);
+    return { ok: false, error: wasStopped ? "stopped before the webhook answered" : failure2?.message ?? "the POST failed", attempts, ...failure2?.status ? { status: failure2.status } : {}, wasStopped };
+  }
+}
+
+// src/act/notify/notifier.ts
+var ORPHAN_TEXT = "the watchdog stopped after this POST began and before its answer was recorded: the receiver may have it; not sent again (notifications.idempotent_receiver: true sends it again with the same Idempotency-Key)";
+var Notifier = class {
+  constructor(d) {
+    this.d = d;
+    for (const k of d.history.notifications.keys()) this.started.add(k);
+  }
+  d;
+  /** Keys journaled (this run or before): never started twice. */
+  started = /* @__PURE__ */ new Set();
+  inFlight = /* @__PURE__ */ new Set();
+  /** The notify_started line to write with `e`, in the same write (DispatchLog.companionsOf). */
+  companionsOf = (e) => {
+    if (e.epic_id !== this.d.epicId) return [];
+    const n = notificationFor(e, this.d.settings.on);
+    if (!n || this.started.has(n.key)) return [];
+    this.started.add(n.key);
+    return [n];
+  };
+  /** Told of every line the log wrote: a notify_started is sent in the background. */
+  onAppended = (e) => {
+    if (e.event === "notify_started" || e.event === "notify_sent" || e.event === "notify_failed") foldEvent(this.d.history, e, this.d.epicId);
+    if (e.event === "notify_started" && e.epic_id === this.d.epicId) this.track(this.send(e, false));
+  };
+  /** Start-up: settle every notification a crash left without an outcome (in the background). */
+  recover() {
+    for (const rec of this.d.history.notifications.values()) if (!rec.outcome) this.track(this.settle(rec.started));
+  }
+  /** Wait for every send in flight (bounded by their retries; at once after the stop signal). */
+  async drain() {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+  track(p) {
+    const done = p.catch((e) => this.d.onError?.(e)).finally(() => this.inFlight.delete(done));
+    this.inFlight.add(done);
+  }
+  markerFile(key3) {
+    return import_node_path14.default.join(this.d.paths.notifyDir(this.d.epicId), `${keyToFileName(key3)}.json`);
+  }
+  async readMarker(key3) {
+    try {
+      return parseMarker(NotifyRecordSchema, await import_node_fs14.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
+    } catch (e) {
+      if (e.code === "ENOENT") return "absent";
+      throw e;
+    }
+  }
+  async append(body) {
+    await this.d.log.append(body);
+  }
+  /** A notification whose outcome is missing: done, safe to finish, or orphan, from its marker. */
+  async settle(n) {
+    const m = await this.readMarker(n.key);
+    if (m === "absent") return this.send(n, true);
+    if (m !== "unreadable" && m.status === "sent") return this.append({ event: "notify_sent", key: n.key, status: m.http_status ?? 200, attempts: Math.max(1, m.attempts), is_recovered: true });
+    if (m !== "unreadable" && m.status === "failed") return this.append({ event: "notify_failed", key: n.key, error: m.error ?? "given up on before a restart", attempts: m.attempts });
+    if (this.d.settings.isReceiverIdempotent) return this.send(n, true, true);
+    return this.append({ event: "notify_failed", key: n.key, error: ORPHAN_TEXT, attempts: m === "unreadable" ? 0 : m.attempts, is_orphan: true });
+  }
+  /** Marker `sending`, POST with retries, marker `sent`/`failed`, outcome line. */
+  async send(n, isRecovered, isResend = false) {
+    const file = this.markerFile(n.key);
+    const marker = { key: n.key, status: "sending", started_at: msToIso(this.d.clock.nowMs()), attempts: 0 };
+    if (isResend) await writeFileAtomic(file, JSON.stringify(marker) + "\n");
+    else if (!await createFileExclusive(file, JSON.stringify(marker) + "\n")) return this.settle(n);
+    const s = this.d.settings;
+    const r = await postWebhook(s.url, renderNotifyBody(n, s.format), this.headers(n), { timeoutMs: s.timeoutMs, retries: s.retries, signal: this.d.signal, ...this.d.retry });
+    if (r.ok) crashPoint("after", "notify_post");
+    if (!r.ok && r.wasStopped) return;
+    const done = { ...marker, status: r.ok ? "sent" : "failed", attempts: r.attempts, ...r.status ? { http_status: r.status } : {}, ...r.ok ? {} : { error: r.error } };
+    await writeFileAtomic(file, JSON.stringify(done) + "\n");
+    await this.append(
+      r.ok ? { event: "notify_sent", key: n.key, status: r.status, attempts: r.attempts, ...isRecovered ? { is_recovered: true } : {} } : { event: "notify_failed", key: n.key, error: r.error, attempts: r.attempts }
+    );
+  }
+  headers(n) {
+    return { "content-type": "application/json", "user-agent": `dispatch-watchdog/${packageVersion()}`, "idempotency-key": n.key };
+  }
+};
+
+// src/act/notify/notify-config.ts
+init_defaults();
+init_errors();
+function resolveNotifySettings(config2, env, locate) {
+  const n = config2.notifications;
+  if (!n || n.url === void 0 && n.url_env === void 0) return void 0;
+  const D3 = DEFAULTS.notifications;
+  const bad = (key3, what, hint) => new InputError("bad_config", locate ? what : `notifications.${key3}: ${what}`, { location: locate?.(["notifications", key3]), hint });
+  if (n.url !== void 0 && n.url_env !== void 0) throw bad("url_env", "set notifications.url or notifications.url_env, not both.", "Keep url_env (the URL is a secret) and remove url.");
+  const url = n.url ?? env[n.url_env];
+  if (!url) throw bad("url_env", `the environment variable ${n.url_env} is not set or is empty.`, `Export ${n.url_env}=<the webhook URL> before starting the watchdog, or remove notifications.url_env.`);
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw bad(n.url !== void 0 ? "url" : "url_env", `the webhook URL is not a URL (its value is not shown: it is a secret).`, "Give the full URL, e.g. https://hooks.slack.com/services/…");
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw bad(n.url !== void 0 ? "url" : "url_env", `the webhook URL must be http(s), got a ${parsed.protocol.replace(":", "")} URL.`, "Give an https:// URL.");
+  }
+  return {
+    url,
+    format: n.format ?? D3.format,
+    on: new Set(n.on ?? D3.on),
+    timeoutMs: n.timeout_ms ?? D3.timeout_ms,
+    retries: n.retries ?? D3.retries,
+    isReceiverIdempotent: n.idempotent_receiver ?? D3.idempotent_receiver
+  };
+}
+
 // src/wiring.ts
-var import_node_path21 = __toESM(require("node:path"), 1);
+var import_node_path22 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
-var import_node_path19 = __toESM(require("node:path"), 1);
+var import_node_path20 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
-var import_node_fs14 = require("node:fs");
+var import_node_fs15 = require("node:fs");
 var import_node_os2 = __toESM(require("node:os"), 1);
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_path15 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
   const home = opts.homeDir ?? import_node_os2.default.homedir();
-  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path14.default.join(home, ".claude");
-  return import_node_path14.default.join(expandHome(dir, home), "projects");
+  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path15.default.join(home, ".claude");
+  return import_node_path15.default.join(expandHome(dir, home), "projects");
 }
 function expandHome(p, home = import_node_os2.default.homedir()) {
-  if (p === "~" || p.startsWith("~/")) return import_node_path14.default.join(home, p.slice(1));
-  return import_node_path14.default.resolve(p);
+  if (p === "~" || p.startsWith("~/")) return import_node_path15.default.join(home, p.slice(1));
+  return import_node_path15.default.resolve(p);
 }
 function subagentPathFor(sessionFile, agentId) {
-  const session = import_node_path14.default.basename(sessionFile, ".jsonl");
-  return import_node_path14.default.join(import_node_path14.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
+  const session = import_node_path15.default.basename(sessionFile, ".jsonl");
+  return import_node_path15.default.join(import_node_path15.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
 }
 function flatSubagentPathFor(sessionFile, agentId) {
-  return import_node_path14.default.join(import_node_path14.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
+  return import_node_path15.default.join(import_node_path15.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
 }
 function parentPathOf(subagentFile) {
-  const sub = import_node_path14.default.dirname(subagentFile);
-  if (import_node_path14.default.basename(sub) !== "subagents" || !import_node_path14.default.basename(subagentFile).startsWith("agent-")) return void 0;
-  const sessionDir = import_node_path14.default.dirname(sub);
-  return import_node_path14.default.join(import_node_path14.default.dirname(sessionDir), `${import_node_path14.default.basename(sessionDir)}.jsonl`);
+  const sub = import_node_path15.default.dirname(subagentFile);
+  if (import_node_path15.default.basename(sub) !== "subagents" || !import_node_path15.default.basename(subagentFile).startsWith("agent-")) return void 0;
+  const sessionDir = import_node_path15.default.dirname(sub);
+  return import_node_path15.default.join(import_node_path15.default.dirname(sessionDir), `${import_node_path15.default.basename(sessionDir)}.jsonl`);
 }
 var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
 var exists2 = (p) => {
   try {
-    return (0, import_node_fs14.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+    return (0, import_node_fs15.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -22922,7 +23235,7 @@ var TranscriptFinder = class {
     this.statCalls++;
     let stamp;
     try {
-      stamp = (0, import_node_fs14.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+      stamp = (0, import_node_fs15.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
     } catch {
       stamp = void 0;
     }
@@ -22943,7 +23256,7 @@ var TranscriptFinder = class {
     for (const given2 of [q.agentTranscriptPath, q.transcriptPath]) {
       if (!given2) continue;
       const file = expandHome(given2);
-      if (agentId && !import_node_path14.default.basename(file).startsWith("agent-")) {
+      if (agentId && !import_node_path15.default.basename(file).startsWith("agent-")) {
         for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
           if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
         }
@@ -22960,12 +23273,12 @@ var TranscriptFinder = class {
       return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
     }
     const dirs = await this.projectDirs(nowMs);
-    const names = agentId ? [...sessionId ? [import_node_path14.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
+    const names = agentId ? [...sessionId ? [import_node_path15.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
     for (const dir of dirs) {
       for (const name of names) {
-        const file = import_node_path14.default.join(dir, name);
+        const file = import_node_path15.default.join(dir, name);
         if (await this.has(file)) {
-          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path14.default.join(dir, `${sessionId}.jsonl`) : void 0);
+          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path15.default.join(dir, `${sessionId}.jsonl`) : void 0);
           return { ok: true, location: { path: file, parentPath } };
         }
       }
@@ -22982,10 +23295,10 @@ var TranscriptFinder = class {
   async scanSessions(dirs, agentId) {
     for (const dir of dirs) {
       this.statCalls++;
-      const entries = await import_node_fs14.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await import_node_fs15.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
-        const file = import_node_path14.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
+        const file = import_node_path15.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
         if (await this.has(file)) return file;
       }
     }
@@ -22995,16 +23308,16 @@ var TranscriptFinder = class {
     const stamp = this.stamp(nowMs);
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
-    const entries = await import_node_fs14.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
-    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path14.default.join(this.projectsDir, e.name));
+    const entries = await import_node_fs15.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path15.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
   }
 };
 
 // src/observe/read/hook-activity.ts
-var import_node_fs17 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
+var import_node_fs18 = require("node:fs");
+var import_node_path16 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
 var TailCursorSchema = looseObject({
@@ -23884,7 +24197,7 @@ function inheritSessionPrompt(session, agent) {
 }
 
 // src/observe/read/tail-store.ts
-var import_node_fs15 = require("node:fs");
+var import_node_fs16 = require("node:fs");
 var HEADER = JSON.stringify(STORE_HEADER);
 var COMPACT_FACTOR = 4;
 var COMPACT_SLACK_BYTES = 64 * 1024;
@@ -23893,9 +24206,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path39, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path39)?.bytes ?? 0);
-  disk.entries.set(path39, { usedAtMs, bytes });
+function setLive(disk, path40, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path40)?.bytes ?? 0);
+  disk.entries.set(path40, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -23915,7 +24228,7 @@ var TailStore = class {
     const out = /* @__PURE__ */ new Map();
     let text;
     try {
-      text = await import_node_fs15.promises.readFile(this.file, "utf8");
+      text = await import_node_fs16.promises.readFile(this.file, "utf8");
     } catch {
       this.disk = void 0;
       return out;
@@ -23924,7 +24237,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path39, e] of Object.entries(first.entries)) this.take(out, path39, e);
+      for (const [path40, e] of Object.entries(first.entries)) this.take(out, path40, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -23950,17 +24263,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path39, e]) => JSON.stringify({ path: path39, ...e }));
+    const lines = [...ours].map(([path40, e]) => JSON.stringify({ path: path40, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path39, e] of ours) {
+      for (const [path40, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path39);
+        const had = disk.entries.get(path40);
         if (!had) {
           size++;
           live += n;
@@ -23970,10 +24283,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path39, e] of ours) {
+        for (const [path40, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path39);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path39, e.usedAtMs, n);
+          const had = disk.entries.get(path40);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path40, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -23988,12 +24301,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path39, e] of disk.entries) {
-      const mine = ours.get(path39);
+    for (const [path40, e] of disk.entries) {
+      const mine = ours.get(path40);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path39, e] of ours) if (!disk.entries.has(path39) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path40, e] of ours) if (!disk.entries.has(path40) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -24004,31 +24317,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path39, e] of ours) {
-      const theirs = merged.get(path39);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path39, e);
+    for (const [path40, e] of ours) {
+      const theirs = merged.get(path40);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path40, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path39, e] of kept2) {
-      const line = JSON.stringify({ path: path39, ...e });
+    for (const [path40, e] of kept2) {
+      const line = JSON.stringify({ path: path40, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path39, e.usedAtMs, n);
+      setLive(disk, path40, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path39, e) {
+  take(out, path40, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path39);
+    const had = out.get(path40);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path39, entry);
+    out.set(path40, entry);
     return entry;
   }
 };
@@ -24041,7 +24354,7 @@ function parseJson(text) {
 }
 
 // src/observe/read/tail-file.ts
-var import_node_fs16 = require("node:fs");
+var import_node_fs17 = require("node:fs");
 
 // src/observe/parse/line-splitter.ts
 function createLineSplitter(offset, opts = {}) {
@@ -24123,7 +24436,7 @@ var TailReader = class {
     if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
     this.notes?.beforeStat(file);
     try {
-      const st = (0, import_node_fs16.statSync)(file, { throwIfNoEntry: false });
+      const st = (0, import_node_fs17.statSync)(file, { throwIfNoEntry: false });
       if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
     } catch {
       return void 0;
@@ -24136,7 +24449,7 @@ var TailReader = class {
     let pre;
     this.notes?.beforeStat(file);
     try {
-      pre = (0, import_node_fs16.statSync)(file, { throwIfNoEntry: false });
+      pre = (0, import_node_fs17.statSync)(file, { throwIfNoEntry: false });
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
@@ -24149,14 +24462,14 @@ var TailReader = class {
     }
     let fd;
     try {
-      fd = (0, import_node_fs16.openSync)(file, import_node_fs16.constants.O_RDONLY | import_node_fs16.constants.O_NONBLOCK);
+      fd = (0, import_node_fs17.openSync)(file, import_node_fs17.constants.O_RDONLY | import_node_fs17.constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = (0, import_node_fs16.fstatSync)(fd);
+      const st = (0, import_node_fs17.fstatSync)(fd);
       if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
       let reset;
       let pos = prev;
@@ -24171,7 +24484,7 @@ var TailReader = class {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs16.readSync)(fd, this.buf, 0, want, s.fedTo);
+        const bytesRead = (0, import_node_fs17.readSync)(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break;
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -24191,7 +24504,7 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
     } finally {
-      (0, import_node_fs16.closeSync)(fd);
+      (0, import_node_fs17.closeSync)(fd);
     }
   }
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
@@ -24204,7 +24517,7 @@ var TailReader = class {
   continuesAt(fd, s) {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs16.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    const bytesRead = (0, import_node_fs17.readSync)(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 10;
   }
@@ -24379,8 +24692,8 @@ var TailTracker = class {
 
 // src/observe/read/hook-activity.ts
 function createHookActivityReader(paths, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path15.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
-  const tracker = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
+  const store = opts.isPersistent ? new TailStore(import_node_path16.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
+  const tracker2 = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
   const listing = new DirListing(paths.activityDir());
   const files = /* @__PURE__ */ new Map();
   const fileOf = (id) => {
@@ -24389,7 +24702,7 @@ function createHookActivityReader(paths, reader, opts) {
     if (f === void 0) {
       try {
         const file = paths.activityFile(id);
-        f = { file, name: import_node_path15.default.basename(file) };
+        f = { file, name: import_node_path16.default.basename(file) };
       } catch {
         f = null;
       }
@@ -24401,24 +24714,24 @@ function createHookActivityReader(paths, reader, opts) {
   return {
     /** A check begins: files are read at most once in it, and the directory is listed at most once. */
     beginCheck() {
-      tracker.beginCheck();
+      tracker2.beginCheck();
       listing.beginCheck();
     },
     /** The activity of agent or session `id` as of now (reads only what was appended). */
     async read(id, nowMs) {
       const file = fileOf(id);
       if (file === null) return { version: 0 };
-      const r = await tracker.read(file, nowMs);
+      const r = await tracker2.read(file, nowMs);
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === "ENOENT" ? {} : { unreadable: r.reason };
     },
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
     peekVersion(id, nowMs, isStatRequired = false) {
       const file = fileOf(id);
-      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
+      return file === null ? 0 : tracker2.peekVersion(file, nowMs, isStatRequired);
     },
-    flush: (nowMs) => tracker.flush(nowMs),
-    drainDiagnostics: () => tracker.drainDiagnostics()
+    flush: (nowMs) => tracker2.flush(nowMs),
+    drainDiagnostics: () => tracker2.drainDiagnostics()
   };
 }
 var RACY_MS2 = 1e3;
@@ -24445,7 +24758,7 @@ var DirListing = class {
   }
   refresh() {
     try {
-      const st = (0, import_node_fs17.statSync)(this.dir, { throwIfNoEntry: false });
+      const st = (0, import_node_fs18.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
         this.names = /* @__PURE__ */ new Set();
         this.key = void 0;
@@ -24455,7 +24768,7 @@ var DirListing = class {
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs17.readdirSync)(this.dir));
+      this.names = new Set((0, import_node_fs18.readdirSync)(this.dir));
       this.key = key3;
     } catch {
       this.names = void 0;
@@ -24537,20 +24850,20 @@ function observeTranscript(state, facts = {}, children = []) {
 }
 
 // src/observe/read/child-transcripts.ts
-var import_node_fs18 = require("node:fs");
-var import_node_path16 = __toESM(require("node:path"), 1);
+var import_node_fs19 = require("node:fs");
+var import_node_path17 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
 var HEAD_BYTES = 65536;
 var HEADS_MAX = 512;
 var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
 var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
-var idOf = (file) => import_node_path16.default.basename(file, ".jsonl").slice("agent-".length);
+var idOf = (file) => import_node_path17.default.basename(file, ".jsonl").slice("agent-".length);
 var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
   if (hit) return hit;
-  const fh = await import_node_fs18.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs19.promises.open(file, "r").catch(() => void 0);
   if (!fh) return {};
   const head = {};
   try {
@@ -24573,16 +24886,16 @@ async function readHead(file) {
   return head;
 }
 function childDirs(file, sessionId) {
-  return { nested: import_node_path16.default.join(import_node_path16.default.dirname(file), sessionId ?? import_node_path16.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path16.default.dirname(file) };
+  return { nested: import_node_path17.default.join(import_node_path17.default.dirname(file), sessionId ?? import_node_path17.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path17.default.dirname(file) };
 }
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
   for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
-    const names = await import_node_fs18.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs19.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs18.promises.stat(import_node_path16.default.join(dir, n)).catch(() => void 0);
-      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path16.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+      const st = await import_node_fs19.promises.stat(import_node_path17.default.join(dir, n)).catch(() => void 0);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path17.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
   return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
@@ -24610,7 +24923,7 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
   };
   const named = [...calls.map((c) => c.childAgentId), ...background];
   for (const id of new Set(named.filter((x) => x !== void 0))) {
-    if (!await add2(import_node_path16.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path16.default.join(dirs.flat, `agent-${id}.jsonl`), true);
+    if (!await add2(import_node_path17.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path17.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
     const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
@@ -24631,11 +24944,11 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
 var launchCache = /* @__PURE__ */ new Map();
 var LAUNCH_CACHE_MAX = 256;
 async function launchesIn(file, maxBytes) {
-  const st = await import_node_fs18.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
   if (!st?.isFile()) return void 0;
   const hit = launchCache.get(file);
   if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
-  const fh = await import_node_fs18.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs19.promises.open(file, "r").catch(() => void 0);
   if (!fh) return void 0;
   try {
     const start = Math.max(0, st.size - maxBytes);
@@ -24659,13 +24972,13 @@ async function launchesIn(file, maxBytes) {
 }
 
 // src/observe/read/change-notes.ts
-var import_node_fs19 = require("node:fs");
-var import_node_path17 = __toESM(require("node:path"), 1);
+var import_node_fs20 = require("node:fs");
+var import_node_path18 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
-var defaultWatch = (dir, listener) => (0, import_node_fs19.watch)(dir, { persistent: false }, listener);
+var defaultWatch = (dir, listener) => (0, import_node_fs20.watch)(dir, { persistent: false }, listener);
 var ChangeNotes = class {
   dirs = /* @__PURE__ */ new Map();
   notes = /* @__PURE__ */ new Map();
@@ -24705,10 +25018,10 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path17.default.dirname(file)), name: import_node_path17.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path18.default.dirname(file)), name: import_node_path18.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
-    this.ensureWatched(import_node_path17.default.dirname(file), n.dir);
+    this.ensureWatched(import_node_path18.default.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
     n.statAtMs = this.now();
@@ -24781,9 +25094,9 @@ var ChangeNotes = class {
 };
 
 // src/observe/read/transcript-tail.ts
-var import_node_path18 = __toESM(require("node:path"), 1);
+var import_node_path19 = __toESM(require("node:path"), 1);
 function createTranscriptTail(root, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path18.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path19.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
   return new TailTracker(
     reader,
     {
@@ -24870,7 +25183,7 @@ function resolvePolicy(config2, timeoutSeconds) {
 }
 
 // src/observe/read/prefix-ids.ts
-var import_node_fs20 = require("node:fs");
+var import_node_fs21 = require("node:fs");
 var OVERLAP = 512;
 var FILES_MAX = 1024;
 var PrefixIds = class {
@@ -24900,7 +25213,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path39, s] of this.scanned) files[path39] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path40, s] of this.scanned) files[path40] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -24908,7 +25221,7 @@ var PrefixIds = class {
     if (!this.file) return;
     let text;
     try {
-      text = await import_node_fs20.promises.readFile(this.file, "utf8");
+      text = await import_node_fs21.promises.readFile(this.file, "utf8");
     } catch {
       return;
     }
@@ -24919,19 +25232,19 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path39, s] of Object.entries(parsed.data.files)) {
+    for (const [path40, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path39)) this.scanned.set(path39, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path40)) this.scanned.set(path40, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
     await (this.loading ??= this.load());
-    const pre = (0, import_node_fs20.statSync)(file, { throwIfNoEntry: false });
+    const pre = (0, import_node_fs21.statSync)(file, { throwIfNoEntry: false });
     const had = this.scanned.get(file);
     if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
     let handle;
     try {
-      handle = await import_node_fs20.promises.open(file, "r");
+      handle = await import_node_fs21.promises.open(file, "r");
     } catch {
       return void 0;
     }
@@ -24982,7 +25295,7 @@ function createClaudeObserver(opts) {
   const memos = /* @__PURE__ */ new Map();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path19.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path20.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
   async function observeTranscript2(task, hook, nowMs, trace) {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
     const q = {
@@ -25021,7 +25334,7 @@ function createClaudeObserver(opts) {
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
     const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
-    const flatParent = r.state.sessionId && import_node_path19.default.join(import_node_path19.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const flatParent = r.state.sessionId && import_node_path20.default.join(import_node_path20.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
       let p = await transcripts.read(parentPath, nowMs);
@@ -25110,8 +25423,8 @@ function createClaudeObserver(opts) {
 }
 
 // src/observe/read/process-observer.ts
-var import_node_fs22 = require("node:fs");
-var import_node_path20 = __toESM(require("node:path"), 1);
+var import_node_fs23 = require("node:fs");
+var import_node_path21 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
 var ClaudeSessionFileSchema = looseObject({
@@ -25148,13 +25461,13 @@ function processPart(track) {
 
 // src/observe/read/process-sample.ts
 var import_node_child_process4 = require("node:child_process");
-var import_node_fs21 = require("node:fs");
+var import_node_fs22 = require("node:fs");
 var DEFAULT_API_PORT = 443;
 var CHILDREN_MAX2 = 64;
 var SS_TIMEOUT_MS = 2e3;
 var readText = (file) => {
   try {
-    return (0, import_node_fs21.readFileSync)(file, "utf8");
+    return (0, import_node_fs22.readFileSync)(file, "utf8");
   } catch {
     return void 0;
   }
@@ -25167,19 +25480,19 @@ function cpuTicksOf(stat) {
 function liveDescendants(pid) {
   const seen = /* @__PURE__ */ new Set();
   const queue = [pid];
-  let listed = false;
+  let listed2 = false;
   while (queue.length > 0 && seen.size < CHILDREN_MAX2) {
     const p = queue.shift();
     let tids;
     try {
-      tids = (0, import_node_fs21.readdirSync)(`/proc/${p}/task`);
+      tids = (0, import_node_fs22.readdirSync)(`/proc/${p}/task`);
     } catch {
       continue;
     }
     for (const tid of tids) {
       const text = readText(`/proc/${p}/task/${tid}/children`);
       if (text === void 0) continue;
-      listed = true;
+      listed2 = true;
       for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
         const st = readText(`/proc/${c}/stat`);
         const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
@@ -25189,7 +25502,7 @@ function liveDescendants(pid) {
       }
     }
   }
-  return listed ? seen.size : void 0;
+  return listed2 ? seen.size : void 0;
 }
 function apiPortOf(pid) {
   const env = readText(`/proc/${pid}/environ`);
@@ -25290,14 +25603,14 @@ function createProcessObserver(opts = {}) {
     listedAtMs = nowMs;
     let names = [];
     try {
-      names = (0, import_node_fs22.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+      names = (0, import_node_fs23.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
     } catch {
       return void 0;
     }
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs22.readFileSync)(import_node_path20.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs23.readFileSync)(import_node_path21.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -25397,6 +25710,13 @@ function realActionDeps(w) {
   const adapterOnce = (opts) => adapter ??= adapterFor(opts, w.clock);
   return {
     makePerformer: (ctx) => createPerformer(performerContext(ctx, w, adapterOnce(ctx.opts))),
+    makeNotifier: (ctx) => {
+      const settings = resolveNotifySettings(ctx.opts.config, w.env, ctx.opts.configLocate);
+      if (!settings) return void 0;
+      const onError = (e) => ctx.output.err(`dispatch-watchdog: a notification could not be handled: ${e?.message ?? String(e)}
+`);
+      return new Notifier({ ...ctx, epicId: ctx.opts.epicId, clock: w.clock, settings, signal: w.signal, onError, retry: w.notifyRetry });
+    },
     makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
     recover: async (ctx) => {
       let wave;
@@ -25416,7 +25736,7 @@ function realObservers(env) {
       createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
     ];
     if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path21.default.join(import_node_path21.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    const sessionsDir = import_node_path22.default.join(import_node_path22.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
     return [...observers, createProcessObserver({ sessionsDir })];
   };
 }
@@ -25537,6 +25857,16 @@ var ConfigSchema = strictObject({
   requests: strictObject({
     deadline_seconds: Seconds.optional().describe("How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds")
   }).optional(),
+  notifications: strictObject({
+    // The URL is a secret (a Slack URL embeds a token): checked by act/notify/notify-config.ts, whose messages never show it.
+    url: string2().min(1).optional().describe("The webhook to POST to (https://hooks.slack.com/services/… or any URL taking JSON). A secret: never logged or written anywhere. Prefer url_env."),
+    url_env: string2().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("The environment variable holding the webhook URL (keeps the secret out of this file). Set url or url_env, not both; neither: no notifications."),
+    format: _enum(NOTIFY_FORMATS).optional().describe(withDefault('slack: {"text": …} for a Slack-compatible incoming webhook; json: a plain JSON document (trigger, key, epic, ticket, text, event).', D2.notifications.format)),
+    on: array(_enum(NOTIFY_TRIGGERS)).optional().describe(withDefault("What to notify about.", D2.notifications.on)),
+    timeout_ms: number2().int().min(100).max(12e4).optional().describe(withDefault("One POST's deadline; a POST past it is retried.", D2.notifications.timeout_ms)),
+    retries: number2().int().min(0).max(10).optional().describe(withDefault("Retries after the first POST, with exponential backoff, only on a network error, a timeout, 5xx or 429.", D2.notifications.retries)),
+    idempotent_receiver: boolean2().optional().describe(withDefault("The receiver drops a second POST with the same Idempotency-Key header: a send a crash left undecided is sent again instead of being reported as an orphan.", D2.notifications.idempotent_receiver))
+  }).optional(),
   claude: strictObject({
     config_dir: string2().min(1).optional().describe("Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude")
   }).optional()
@@ -25584,8 +25914,8 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 }
 
 // src/options.ts
-var import_node_fs23 = require("node:fs");
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_fs24 = require("node:fs");
+var import_node_path23 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
@@ -25618,13 +25948,13 @@ function hasZone(text) {
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path22.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path23.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
   let isDir2;
   try {
-    isDir2 = (0, import_node_fs23.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs24.statSync)(dir).isDirectory();
   } catch {
     isDir2 = void 0;
   }
@@ -25653,16 +25983,16 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path22.default.resolve(cwd, flag) : import_node_path22.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs23.existsSync)(file)) return { config: {} };
+  const file = flag ? import_node_path23.default.resolve(cwd, flag) : import_node_path23.default.join(stateDir, "watchdog.config.yaml");
+  if (!flag && !(0, import_node_fs24.existsSync)(file)) return { config: {} };
   let text;
   try {
-    const st = await import_node_fs23.promises.stat(file);
+    const st = await import_node_fs24.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs23.promises.readFile(file, "utf8");
+    text = await import_node_fs24.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -25832,8 +26162,8 @@ function renderEvent(e) {
     case "attention_needed":
       return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
     case "escalated_to_blocked": {
-      const tracker = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
-      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
+      const tracker2 = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker2}; friction note ${e.friction_path}`;
     }
     case "action_failed":
       return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
@@ -25856,6 +26186,12 @@ function renderEvent(e) {
       return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
     case "next_returned":
       return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
+    case "notify_started":
+      return `${t} notifying (${e.trigger}): ${e.text}`;
+    case "notify_sent":
+      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}); key ${e.key}`;
+    case "notify_failed":
+      return `${t} notification ${e.is_orphan ? "ORPHANED" : "FAILED"}: ${e.error}; key ${e.key}`;
   }
 }
 
@@ -25952,8 +26288,8 @@ function buildTimeline(input) {
       case "escalated_to_blocked": {
         if (e.is_retry) break;
         const l = lane(e.task_id, e.ticket_id, at);
-        const tracker = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
-        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker}); ${e.friction_path}`);
+        const tracker2 = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
+        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker2}); ${e.friction_path}`);
         l.endMs ??= at;
         l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
         break;
@@ -26329,8 +26665,8 @@ function createWatchView(out, o) {
 }
 
 // src/journal/dispatch-log.ts
-var import_node_fs24 = require("node:fs");
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_fs25 = require("node:fs");
+var import_node_path24 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 
 // src/contracts/seed-events.ts
@@ -26367,33 +26703,33 @@ var DispatchLog = class {
   runId;
   nowMs;
   onAppend;
+  /**
+   * Lines written in the same write() as each event (a notification's write-ahead line with the
+   * event it is about, act/notify/), so a crash never leaves one without the other.
+   */
+  companionsOf;
   /** Append one event; returns the full line as written. */
   async append(body) {
-    const now = this.nowMs();
-    const { event, ...rest } = body;
-    const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest };
-    crashPoint("before", event);
-    await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
-    crashPoint("after", event);
-    this.onAppend?.(full);
-    return full;
+    return (await this.appendAll([body]))[0];
   }
-  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. */
+  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. Returns them (not their companions). */
   async appendAll(bodies) {
     if (bodies.length === 0) return [];
     const now = this.nowMs();
     const stamp = msToIso(now);
-    const full = bodies.map((body) => {
-      const { event, ...rest } = body;
-      return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest };
-    });
-    for (const e of full) crashPoint("before", e.event);
-    await appendLines(this.paths.dispatchLog(utcDate(now)), full.map((e) => JSON.stringify(e)));
-    for (const e of full) {
+    const full = bodies.map((b) => this.stamp(b, stamp));
+    const written = this.companionsOf ? full.flatMap((e) => [e, ...this.companionsOf(e).map((c) => this.stamp(c, stamp))]) : full;
+    for (const e of written) crashPoint("before", e.event);
+    await appendLines(this.paths.dispatchLog(utcDate(now)), written.map((e) => JSON.stringify(e)));
+    for (const e of written) {
       crashPoint("after", e.event);
       this.onAppend?.(e);
     }
     return full;
+  }
+  stamp(body, stamp) {
+    const { event, ...rest } = body;
+    return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest };
   }
 };
 function parseLogLine(line) {
@@ -26418,14 +26754,14 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs24.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path23.default.join(dir, name);
+    const file = import_node_path24.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -26434,8 +26770,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs24.promises.stat(file);
-  const stream = (0, import_node_fs24.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs25.promises.stat(file);
+  const stream = (0, import_node_fs25.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -26452,7 +26788,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs24.promises.open(file, "r");
+    const h = await import_node_fs25.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -26465,8 +26801,8 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs25 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_fs26 = require("node:fs");
+var import_node_path25 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 var HISTORY_SUMMARY_VERSION = 5;
@@ -26529,7 +26865,9 @@ var HistorySummarySchema = object({
     requests: array(RequestRecordJson),
     row_instance: pairs(string2()),
     escalations: pairs(kept("escalated_to_blocked")),
-    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()), attention: array(string2()) })
+    announced: object({ requests: array(string2()), unanswered: array(string2()), escalations: array(string2()), attention: array(string2()) }),
+    // A summary without it predates notifications: its log had none to fold.
+    notifications: array(object({ key: string2(), started: kept("notify_started"), outcome: union([kept("notify_sent"), kept("notify_failed")]).optional() })).default([])
   })
 }).meta({ title: "HistorySummary", description: "observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived)." });
 
@@ -26553,7 +26891,8 @@ function historyToJson(h) {
     requests: 0,
     rowInstance: 0,
     escalations: 0,
-    announced: 0
+    announced: 0,
+    notifications: 0
   };
   void fields;
   return {
@@ -26575,7 +26914,8 @@ function historyToJson(h) {
     requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r))),
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
-    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] }
+    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] },
+    notifications: [...h.notifications.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {} }))
   };
 }
 function historyFromJson(j) {
@@ -26595,7 +26935,8 @@ function historyFromJson(j) {
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
-    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) }
+    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) },
+    notifications: new Map(j.notifications.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {} }]))
   };
   if (j.last_mass_stall !== void 0) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
@@ -26658,7 +26999,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs26.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -26672,7 +27013,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path24.default.join(dir, name);
+    const file = import_node_path25.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -26701,7 +27042,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs25.promises.readFile(file, "utf8");
+    text = await import_node_fs26.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -26719,14 +27060,14 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs25.promises.stat(import_node_path24.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs26.promises.stat(import_node_path25.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
 async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs25.promises.open(file, "r");
+  const h = await import_node_fs26.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -26765,7 +27106,7 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_fs26 = require("node:fs");
+var import_node_fs27 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -26797,14 +27138,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs26.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs27.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text] = await Promise.all([import_node_fs26.promises.stat(file), import_node_fs26.promises.readFile(file, "utf8")]);
+    const [st, text] = await Promise.all([import_node_fs27.promises.stat(file), import_node_fs27.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text, holder: parseLock(text) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -26816,16 +27157,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs26.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs26.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs27.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs27.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs26.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs27.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs26.promises.rm(mutex, { force: true });
+    await import_node_fs27.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -26848,7 +27189,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs26.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs27.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -26926,14 +27267,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
+var import_node_fs28 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs27.watch)(import_node_path25.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path25.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs28.watch)(import_node_path26.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path26.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -26953,21 +27294,21 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs28 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_fs29 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path26.default.join(paths.root, "epics");
-  const names = await import_node_fs28.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path27.default.join(paths.root, "epics");
+  const names = await import_node_fs29.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs28.promises.stat(import_node_path26.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs29.promises.stat(import_node_path27.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs28.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs29.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -27011,8 +27352,10 @@ async function runWatch(opts, deps, next) {
 `);
     return EXIT.input;
   }
+  let notifier;
   const live = (e) => {
     view?.event(e);
+    notifier?.onAppended(e);
     if (e.event === "task_unknown" && !opts.isOnce) {
       out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
       view?.interrupt();
@@ -27040,10 +27383,16 @@ async function runWatch(opts, deps, next) {
       pid: deps.pid,
       settle: deps.settle
     };
+    notifier = ctx ? deps.makeNotifier?.({ ...ctx, output: out }) : void 0;
+    if (notifier && log) {
+      log.companionsOf = (e) => notifier.companionsOf(e);
+      notifier.recover();
+    }
     if (ctx && deps.recover) await deps.recover(ctx);
     if (opts.isOnce) {
       const r = await runCheck(env, clock3.nowMs());
       await env.performer?.drain?.();
+      await notifier?.drain();
       for (const o of env.observers) await o.flush?.(clock3.nowMs());
       printResult(r, opts, out, deps.terminal);
       if (!r.ok) {
@@ -27095,6 +27444,7 @@ async function runWatch(opts, deps, next) {
       if (ticker) clearInterval(ticker);
     });
     await env.performer?.drain?.();
+    await notifier?.drain();
     for (const o of env.observers) await o.flush?.(clock3.nowMs());
     await view?.flush();
     view?.finish(end.reason);
@@ -27155,7 +27505,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs29 = require("node:fs");
+var import_node_fs30 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -27237,7 +27587,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs29.promises.readFile(file, "utf8");
+    text = await import_node_fs30.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -27277,8 +27627,8 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_fs31 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -27309,7 +27659,7 @@ var ATTENTION_WHAT_TO_DO = {
 init_errors();
 async function requestObject(paths, epicId, r) {
   try {
-    const json = JSON.parse(await import_node_fs30.promises.readFile(import_node_path27.default.join(paths.root, r.path), "utf8"));
+    const json = JSON.parse(await import_node_fs31.promises.readFile(import_node_path28.default.join(paths.root, r.path), "utf8"));
     return { ...json, path: r.path };
   } catch {
     return {
@@ -27501,30 +27851,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
+var import_node_fs35 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
+
+// src/commands/hook-run.ts
 var import_node_fs34 = require("node:fs");
 var import_node_path30 = __toESM(require("node:path"), 1);
 
-// src/commands/hook-run.ts
-var import_node_fs33 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
-
 // src/files/append-line-sync.ts
-var import_node_fs31 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_fs32 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs31.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs32.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path28.default.resolve(import_node_path28.default.dirname(file));
-  (0, import_node_fs31.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path28.default.relative(import_node_path28.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path28.default.isAbsolute(rel)) {
-    let p = import_node_path28.default.resolve(root);
-    for (const part2 of rel.split(import_node_path28.default.sep)) {
-      p = import_node_path28.default.join(p, part2);
-      if ((0, import_node_fs31.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path29.default.resolve(import_node_path29.default.dirname(file));
+  (0, import_node_fs32.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path29.default.relative(import_node_path29.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path29.default.isAbsolute(rel)) {
+    let p = import_node_path29.default.resolve(root);
+    for (const part2 of rel.split(import_node_path29.default.sep)) {
+      p = import_node_path29.default.join(p, part2);
+      if ((0, import_node_fs32.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -27532,20 +27882,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs31.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs32.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs31.fstatSync)(fd);
+    const { size } = (0, import_node_fs32.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs31.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs32.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs31.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs32.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs31.writeSync)(fd, "\n");
+        (0, import_node_fs32.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -27554,7 +27904,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs31.closeSync)(fd);
+    (0, import_node_fs32.closeSync)(fd);
   }
 }
 
@@ -27615,7 +27965,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs32 = require("node:fs");
+var import_node_fs33 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -27698,7 +28048,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs32.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs33.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -27737,10 +28087,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path29.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs33.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path30.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs34.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path29.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path30.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -27760,7 +28110,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path29.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path30.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -27795,7 +28145,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path30.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path31.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -27821,7 +28171,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs34.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs35.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -27843,9 +28193,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_path32 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -28084,28 +28434,28 @@ function planHookUninstall(text, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path31.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path32.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path31.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path31.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path32.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path32.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path31.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path31.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path32.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path32.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs35.promises.readFile(file, "utf8");
+    return await import_node_fs36.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs35.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs36.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs35.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs36.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
@@ -28142,11 +28492,11 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path31.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path32.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs35.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs36.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -28228,8 +28578,8 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs36 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_fs37 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -28576,7 +28926,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs36.promises.stat(file);
+    st = await import_node_fs37.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -28587,17 +28937,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs36.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs37.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path32.default.basename(file, ".jsonl");
-  const nested = import_node_path32.default.join(import_node_path32.default.dirname(file), session, "subagents");
-  const names = await import_node_fs36.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path32.default.join(nested, n));
+  const session = import_node_path33.default.basename(file, ".jsonl");
+  const nested = import_node_path33.default.join(import_node_path33.default.dirname(file), session, "subagents");
+  const names = await import_node_fs37.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path33.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs36.promises.readdir(import_node_path32.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs37.promises.readdir(import_node_path33.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path32.default.join(import_node_path32.default.dirname(file), n);
+    const child = import_node_path33.default.join(import_node_path33.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -28630,7 +28980,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path32.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path33.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -28642,8 +28992,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path32.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path32.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path33.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path33.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -28660,8 +29010,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/friction-review.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_fs38 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -28852,9 +29202,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs37.promises.stat(file);
+  const stat = await import_node_fs38.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs37.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at) => {
@@ -28870,7 +29220,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs37.promises.open(file, "r");
+  const h = await import_node_fs38.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -28882,15 +29232,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs37.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs38.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path33.default.join(dir, name), paths.relative(import_node_path33.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs37.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path34.default.join(dir, name), paths.relative(import_node_path34.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs38.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path33.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs37.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path34.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs38.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -28924,8 +29274,8 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs38 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_fs39 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -29047,7 +29397,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs38.promises.stat(file);
+    const st = await import_node_fs39.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -29056,7 +29406,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs39.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -29084,13 +29434,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs38.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs39.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path34.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path35.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -29106,21 +29456,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path34.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path35.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs38.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs39.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path34.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path35.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -29150,18 +29500,18 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_fs40 = require("node:fs");
+var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs39.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs40.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs39.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path35.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs40.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path36.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -29187,7 +29537,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs39.promises.readdir(import_node_path35.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs40.promises.readdir(import_node_path36.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -29196,26 +29546,26 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs39.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path35.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs40.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path36.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path35.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path36.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path35.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs39.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    for (const f of await oldFiles(import_node_path36.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs40.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs39.promises.rm(import_node_path35.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path35.default.dirname(import_node_path35.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path36.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path36.default.dirname(import_node_path36.default.join(paths.root, e.path)));
   }
   return report;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path35.default.dirname(d) !== root && d.startsWith(root + import_node_path35.default.sep); d = import_node_path35.default.dirname(d)) {
-    if (!await import_node_fs39.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path36.default.dirname(d) !== root && d.startsWith(root + import_node_path36.default.sep); d = import_node_path36.default.dirname(d)) {
+    if (!await import_node_fs40.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -29256,8 +29606,8 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs42 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_fs43 = require("node:fs");
+var import_node_path39 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -29361,8 +29711,8 @@ function liveRows(runs, doc, replacements) {
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
-var import_node_fs40 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_fs41 = require("node:fs");
+var import_node_path37 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
@@ -29379,7 +29729,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path36.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path37.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -29387,11 +29737,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs40.promises.mkdir(import_node_path36.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs40.promises.writeFile(transcriptPath, "");
+      await import_node_fs41.promises.mkdir(import_node_path37.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs41.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path36.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs40.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path37.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs41.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -29532,7 +29882,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path39, hits2) => ({ name: "Grep", input: { pattern, path: path39, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path40, hits2) => ({ name: "Grep", input: { pattern, path: path40, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -29757,9 +30107,9 @@ function transcriptFacts(text) {
 
 // src/demo/workspace.ts
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs41 = require("node:fs");
+var import_node_fs42 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_path38 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -29852,24 +30202,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs41.promises.mkdtemp(import_node_path37.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs42.promises.mkdtemp(import_node_path38.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path37.default.join(root, "repo");
-  const plansDir = import_node_path37.default.join(root, "demo-agents");
-  const projectsDir = import_node_path37.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs41.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path37.default.join(plansDir, "agent.mjs");
-  await import_node_fs41.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const repoDir = import_node_path38.default.join(root, "repo");
+  const plansDir = import_node_path38.default.join(root, "demo-agents");
+  const projectsDir = import_node_path38.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs42.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path38.default.join(plansDir, "agent.mjs");
+  await import_node_fs42.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path37.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs41.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs41.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path37.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementPlan = import_node_path38.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs42.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs42.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path38.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs41.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs42.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -29878,10 +30228,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path37.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path38.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs41.existsSync)(import_node_path37.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path38.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -29919,7 +30269,7 @@ var Monitor = class {
     return liveRows(this.orchestrator.runs, this.doc, this.replacements);
   }
   async read() {
-    const text = await import_node_fs42.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text = await import_node_fs43.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -29974,7 +30324,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path38.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path39.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -30012,19 +30362,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs42.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs43.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs42.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs43.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs42.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs43.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
 import { createWatchView } from './watch-view.js';
-import type { DispatchEvent } from './contracts/events.js';
+import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
 import { EXIT } from './contracts/exit-codes.js';
 import { renderStatus } from './core/format.js';
@@ -49,8 +49,21 @@ export interface WatchDeps {
   settle?: SettleOptions;
   /** How long a missing state file may take to appear at start-up. @defaultValue DEFAULTS.fixed.missing_epic_settle_ms */
   missingEpicSettleMs?: number;
+  /** Webhook notifications (absent, or undefined: none configured). */
+  makeNotifier?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string; output: Output }) => NotifierPort | undefined;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
+}
+
+/** What the watch needs of a notifier (act/notify/notifier.ts). */
+export interface NotifierPort {
+  /** Lines to write with an event, in the same write. */
+  companionsOf(e: DispatchEvent): readonly EventBody[];
+  /** Told of every line written. */
+  onAppended(e: DispatchEvent): void;
+  /** Start-up: settle what a crash left unfinished (in the background). */
+  recover(): void;
+  drain(): Promise<void>;
 }
 
 /** `next`: the loop stops when the orchestrator has something to do, and prints it. */
@@ -89,8 +102,10 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}\n`);
     return EXIT.input;
   }
+  let notifier: NotifierPort | undefined;
   const live = (e: DispatchEvent) => {
     view?.event(e);
+    notifier?.onAppended(e);
     if (e.event === 'task_unknown' && !opts.isOnce) {
       out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
       view?.interrupt();
@@ -122,11 +137,18 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       pid: deps.pid,
       settle: deps.settle,
     };
+    // Before recovery: its recovery_summary may be news for the webhook.
+    notifier = ctx ? deps.makeNotifier?.({ ...ctx, output: out }) : undefined;
+    if (notifier && log) {
+      log.companionsOf = (e) => notifier!.companionsOf(e);
+      notifier.recover();
+    }
     if (ctx && deps.recover) await deps.recover(ctx);
 
     if (opts.isOnce) {
       const r = await runCheck(env, clock.nowMs());
       await env.performer?.drain?.();
+      await notifier?.drain();
       for (const o of env.observers) await o.flush?.(clock.nowMs());
       printResult(r, opts, out, deps.terminal);
       if (!r.ok) {
@@ -184,6 +206,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     });
     // An escalation left running in the background (a slow tracker) ends before we do.
     await env.performer?.drain?.();
+    await notifier?.drain();
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     await view?.flush();
     view?.finish(end.reason);

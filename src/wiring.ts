@@ -15,6 +15,9 @@ import type { ResolvedOptions } from './options.js';
 import { overlayWave, type ProcessState } from './core/overlay.js';
 import type { WatchDeps } from './watch.js';
 import type { LinearRetryOptions } from './act/tracker/linear-retry.js';
+import { Notifier } from './act/notify/notifier.js';
+import { resolveNotifySettings } from './act/notify/notify-config.js';
+import type { WebhookRetryOptions } from './act/notify/webhook.js';
 import path from 'node:path';
 import { createClaudeObserver } from './observe/read/claude-observer.js';
 import { resolveProjectsDir } from './observe/read/find-transcript.js';
@@ -26,6 +29,8 @@ export interface WiringEnv {
   env: NodeJS.ProcessEnv;
   /** Test knob: fast Linear retries. */
   linearRetry?: LinearRetryOptions;
+  /** Test knob: fast webhook retries. */
+  notifyRetry?: Partial<WebhookRetryOptions>;
   /** Aborts on SIGINT/SIGTERM: a Linear call in flight stops at once. */
   signal?: AbortSignal;
 }
@@ -77,11 +82,17 @@ async function replacementStates(history: History): Promise<Map<string, ProcessS
 }
 
 /** The parts of WatchDeps that act on the world (everything but clock, output, signal, pid). */
-export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 'makeOverlay' | 'recover'> {
+export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 'makeOverlay' | 'recover' | 'makeNotifier'> {
   let adapter: AgentAdapter | undefined;
   const adapterOnce = (opts: ResolvedOptions) => (adapter ??= adapterFor(opts, w.clock));
   return {
     makePerformer: (ctx) => createPerformer(performerContext(ctx, w, adapterOnce(ctx.opts))),
+    makeNotifier: (ctx) => {
+      const settings = resolveNotifySettings(ctx.opts.config, w.env, ctx.opts.configLocate);
+      if (!settings) return undefined;
+      const onError = (e: unknown) => ctx.output.err(`dispatch-watchdog: a notification could not be handled: ${(e as Error)?.message ?? String(e)}\n`);
+      return new Notifier({ ...ctx, epicId: ctx.opts.epicId, clock: w.clock, settings, signal: w.signal, onError, retry: w.notifyRetry });
+    },
     makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
     recover: async (ctx) => {
       let wave: Wave | undefined;

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { DEFAULTS, withDefault as dv } from './defaults.js';
 import { parseYaml, type ParseResult } from './parse-yaml.js';
-import { ADAPTERS, STRATEGIES, TRANSPORT_CAUSES } from './vocabulary.js';
+import { ADAPTERS, NOTIFY_FORMATS, NOTIFY_TRIGGERS, STRATEGIES, TRANSPORT_CAUSES } from './vocabulary.js';
 
 const D = DEFAULTS;
 
@@ -77,6 +77,18 @@ export const ConfigSchema = z
     requests: z
       .strictObject({
         deadline_seconds: Seconds.optional().describe('How long the orchestrator has to answer a cancel or redispatch request before it is logged as request_unanswered (a redispatch then counts as a failed attempt). @defaultValue 2 × timeout_seconds'),
+      })
+      .optional(),
+    notifications: z
+      .strictObject({
+        // The URL is a secret (a Slack URL embeds a token): checked by act/notify/notify-config.ts, whose messages never show it.
+        url: z.string().min(1).optional().describe('The webhook to POST to (https://hooks.slack.com/services/… or any URL taking JSON). A secret: never logged or written anywhere. Prefer url_env.'),
+        url_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('The environment variable holding the webhook URL (keeps the secret out of this file). Set url or url_env, not both; neither: no notifications.'),
+        format: z.enum(NOTIFY_FORMATS).optional().describe(dv('slack: {"text": …} for a Slack-compatible incoming webhook; json: a plain JSON document (trigger, key, epic, ticket, text, event).', D.notifications.format)),
+        on: z.array(z.enum(NOTIFY_TRIGGERS)).optional().describe(dv('What to notify about.', D.notifications.on)),
+        timeout_ms: z.number().int().min(100).max(120_000).optional().describe(dv('One POST\'s deadline; a POST past it is retried.', D.notifications.timeout_ms)),
+        retries: z.number().int().min(0).max(10).optional().describe(dv('Retries after the first POST, with exponential backoff, only on a network error, a timeout, 5xx or 429.', D.notifications.retries)),
+        idempotent_receiver: z.boolean().optional().describe(dv('The receiver drops a second POST with the same Idempotency-Key header: a send a crash left undecided is sent again instead of being reported as an orphan.', D.notifications.idempotent_receiver)),
       })
       .optional(),
     claude: z

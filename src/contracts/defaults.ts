@@ -1,6 +1,6 @@
 // Every default, once, shaped like watchdog.config.yaml (docs/state-files.md). The options, the policy,
 // the adapters, the Linear client, the config descriptions and schemas/ all read it. Pure.
-import type { AdapterName, Strategy, TransportCause } from './vocabulary.js';
+import type { AdapterName, NotifyFormat, NotifyTrigger, Strategy, TransportCause } from './vocabulary.js';
 
 export const DEFAULTS = {
   timeout_seconds: 120,
@@ -37,6 +37,14 @@ export const DEFAULTS = {
   /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
   requests: { deadline_windows: 2 },
   linear: { blocked_state: 'Blocked', api_url: 'https://api.linear.app/graphql' },
+  /** The webhook (off without a URL): what it is sent about, its body, and how each POST is tried. */
+  notifications: {
+    format: 'slack' as NotifyFormat,
+    on: ['escalation', 'unanswered_request', 'orphan', 'mass_stall', 'human_wait'] as readonly NotifyTrigger[],
+    timeout_ms: 10_000,
+    retries: 4,
+    idempotent_receiver: false,
+  },
   /** Facts of the outside world, not settable in the config file. */
   fixed: {
     /** Claude Code's own Bash timeout, for an open Bash call that names none. */

@@ -5,7 +5,7 @@ import { SafeId } from './ids.js';
 import { NEXT_REASONS } from './next.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { AttentionKindSchema, DisagreementKindSchema, RecoveryModeSchema, TransportCauseSchema, TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
+import { NotifyTriggerSchema, AttentionKindSchema, DisagreementKindSchema, RecoveryModeSchema, TransportCauseSchema, TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -232,12 +232,37 @@ export const NextReturned = ev('next_returned', {
   attention: z.array(z.string()).optional().describe('Keys of the attention items printed.'),
 }, '`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.');
 
+const NotifyKey = z.string().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
+
+export const NotifyStarted = ev('notify_started', {
+  key: NotifyKey,
+  trigger: NotifyTriggerSchema,
+  about: z.string().describe('The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set.'),
+  text: z.string().describe('The message, as sent (the same on every attempt and after a restart).'),
+  ticket_id: SafeId.optional(),
+  task_id: SafeId.optional(),
+}, 'Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.');
+
+export const NotifySent = ev('notify_sent', {
+  key: NotifyKey,
+  status: z.number().int().describe('The 2xx the webhook answered.'),
+  attempts: z.number().int().min(1),
+  is_recovered: z.boolean().optional().describe('Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).'),
+}, 'The webhook answered 2xx; the notification is never sent again.');
+
+export const NotifyFailed = ev('notify_failed', {
+  key: NotifyKey,
+  error: z.string().describe('Why, without the webhook URL.'),
+  attempts: z.number().int().min(0),
+  is_orphan: z.boolean().optional().describe('A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).'),
+}, 'The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.');
+
 export const DispatchEventSchema = z
   .discriminatedUnion('event', [
     WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman,
     UnknownTask, MassStall, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked,
     ActionFailed, RecoverySummary, StateRowsLost, MassStallEnded, MassStallEscalated, RequestAnswered, RequestUnanswered, NextReturned,
-    NudgeSent, ReconcileRequested, AttentionNeeded,
+    NudgeSent, ReconcileRequested, AttentionNeeded, NotifyStarted, NotifySent, NotifyFailed,
   ])
   .meta({ title: 'DispatchEvent', description: 'One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md).' });
 export type DispatchEvent = z.output<typeof DispatchEventSchema>;

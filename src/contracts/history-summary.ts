@@ -46,7 +46,7 @@ const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
  * full event schema when it was folded from the log, and the summary is ours, written whole
  * (temp + rename); re-validating 100,000s of stall events would cost most of a start-up.
  */
-const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected' | 'nudge_sent' | 'reconcile_requested'>(event: E) =>
+const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected' | 'nudge_sent' | 'reconcile_requested' | 'notify_started' | 'notify_sent' | 'notify_failed'>(event: E) =>
   z
     .custom<EventOf<E>>((v) => {
       const e = v as { event?: unknown; timestamp_utc?: unknown; epic_id?: unknown } | null;
@@ -86,6 +86,8 @@ export const HistorySummarySchema = z
       row_instance: pairs(z.string()),
       escalations: pairs(kept('escalated_to_blocked')),
       announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()), attention: z.array(z.string()) }),
+      // A summary without it predates notifications: its log had none to fold.
+      notifications: z.array(z.object({ key: z.string(), started: kept('notify_started'), outcome: z.union([kept('notify_sent'), kept('notify_failed')]).optional() })).default([]),
     }),
   })
   .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived).' });

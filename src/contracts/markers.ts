@@ -38,6 +38,19 @@ export const CommandRecordSchema = z
   .meta({ title: 'CommandRecord', description: 'epics/<epic_id>/commands/<key>.<op>.json: the command adapter\'s marker of one command.' });
 export type CommandRecord = z.output<typeof CommandRecordSchema>;
 
+/** `epics/<epic>/notify/<key>.json`: one webhook notification's marker (docs/fleet.md "Notifications"). */
+export const NotifyRecordSchema = z
+  .looseObject({
+    key: z.string(),
+    status: z.enum(['sending', 'sent', 'failed']).describe('sending: written before the first POST; sent: after a 2xx; failed: given up on (retries exhausted or a 4xx).'),
+    started_at: IsoTimestamp,
+    attempts: z.number().int().min(0),
+    http_status: z.number().int().optional().describe('The last answer\'s HTTP status.'),
+    error: z.string().optional().describe('failed: why, without the webhook URL.'),
+  })
+  .meta({ title: 'NotifyRecord', description: 'epics/<epic_id>/notify/<key>.json: the marker of one webhook notification.' });
+export type NotifyRecord = z.output<typeof NotifyRecordSchema>;
+
 /** A marker file's text → its record, or undefined when it is torn or not ours. */
 export function parseMarker<S extends z.ZodType>(schema: S, text: string): z.output<S> | undefined {
   try {

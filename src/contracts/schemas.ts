@@ -5,7 +5,7 @@ import { ConfigSchema } from './config.js';
 import { DispatchEventSchema } from './events.js';
 import { LockSchema } from './lock.js';
 import { ObserveStoreLineSchema, PrefixIdsFileSchema } from './observe-store.js';
-import { CommandRecordSchema, LaunchRecordSchema } from './markers.js';
+import { CommandRecordSchema, LaunchRecordSchema, NotifyRecordSchema } from './markers.js';
 import { HistorySummarySchema } from './history-summary.js';
 import { ReplayLineSchema } from './replay.js';
 import { StateFileSchema } from './state-file.js';
@@ -26,6 +26,7 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'watchdog-lock.schema.json', schema: LockSchema, io: 'output' },
   { file: 'launch-record.schema.json', schema: LaunchRecordSchema, io: 'output' },
   { file: 'command-record.schema.json', schema: CommandRecordSchema, io: 'output' },
+  { file: 'notify-record.schema.json', schema: NotifyRecordSchema, io: 'output' },
   { file: 'observe-store-line.schema.json', schema: ObserveStoreLineSchema, io: 'output' },
   { file: 'observe-prefix-ids.schema.json', schema: PrefixIdsFileSchema, io: 'output' },
   { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },

@@ -79,6 +79,20 @@ export type TrackerOutcomeKind = (typeof TRACKER_OUTCOMES)[number];
 export const TrackerOutcomeSchema = z.enum(TRACKER_OUTCOMES);
 
 /**
+ * What a webhook notification is sent about (config `notifications.on`, docs/fleet.md
+ * "Notifications"), each from one dispatch-log event: an escalation to Blocked, a request left
+ * unanswered past its deadline, orphaned actions a start-up could not decide, a mass stall (once per
+ * episode), a person needed longer than `attention.human_wait_seconds`.
+ */
+export const NOTIFY_TRIGGERS = ['escalation', 'unanswered_request', 'orphan', 'mass_stall', 'human_wait'] as const;
+export type NotifyTrigger = (typeof NOTIFY_TRIGGERS)[number];
+export const NotifyTriggerSchema = z.enum(NOTIFY_TRIGGERS);
+
+/** A notification's body: Slack's incoming-webhook JSON (`{"text": …}`) or a plain JSON document for anything else. */
+export const NOTIFY_FORMATS = ['slack', 'json'] as const;
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
+
+/**
  * What `dispatch-watchdog timeline` draws on a lane besides activity, in drawing precedence (when
  * two fall in one cell the earlier wins): each comes from one dispatch-log event (core/timeline.ts).
  */

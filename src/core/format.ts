@@ -144,5 +144,11 @@ export function renderEvent(e: DispatchEvent): string {
       return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === 'redispatch' ? ': counted as a failed attempt' : ''}; key ${e.key}`;
     case 'next_returned':
       return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ''}`;
+    case 'notify_started':
+      return `${t} notifying (${e.trigger}): ${e.text}`;
+    case 'notify_sent':
+      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? '' : 's'}); key ${e.key}`;
+    case 'notify_failed':
+      return `${t} notification ${e.is_orphan ? 'ORPHANED' : 'FAILED'}: ${e.error}; key ${e.key}`;
   }
 }

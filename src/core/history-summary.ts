@@ -27,6 +27,7 @@ export function historyToJson(h: History): HistoryJson {
     rowInstance: 0,
     escalations: 0,
     announced: 0,
+    notifications: 0,
   };
   void fields;
   return {
@@ -49,6 +50,7 @@ export function historyToJson(h: History): HistoryJson {
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
     announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] },
+    notifications: [...h.notifications.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}) })),
   };
 }
 
@@ -71,6 +73,7 @@ export function historyFromJson(j: HistoryJson): History {
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
     announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) },
+    notifications: new Map(j.notifications.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}) }])),
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };

@@ -16,6 +16,13 @@ export interface ActionRecord {
   steps: Set<string>;
 }
 
+/** One webhook notification (docs/fleet.md "Notifications"): its write-ahead line and its outcome. */
+export interface NotificationRecord {
+  key: string;
+  started: EventOf<'notify_started'>;
+  outcome?: EventOf<'notify_sent'> | EventOf<'notify_failed'>;
+}
+
 /** A request to the orchestrator and where it is in its lifecycle (DESIGN §8). */
 export interface RequestRecord {
   key: string;
@@ -75,6 +82,8 @@ export interface History {
   escalations: Map<string, EventOf<'escalated_to_blocked'>>;
   /** What `next` already printed, by key: never printed as new again. */
   announced: { requests: Set<string>; unanswered: Set<string>; escalations: Set<string>; attention: Set<string> };
+  /** Webhook notifications of this epic by key: each is sent once, across restarts. */
+  notifications: Map<string, NotificationRecord>;
 }
 
 /** Something only a person can help with (`next` reason attention). */
@@ -89,7 +98,7 @@ export interface AttentionRecord {
 
 export function emptyHistory(): History {
   return { lastLogged: new Map(), lastStallReason: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
-    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() } };
+    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() }, notifications: new Map() };
 }
 
 /** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
@@ -155,6 +164,15 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
     case 'mass_stall_escalated':
       if (own && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
       break;
+    case 'notify_started':
+      if (own && !h.notifications.has(e.key)) h.notifications.set(e.key, { key: e.key, started: e });
+      break;
+    case 'notify_sent':
+    case 'notify_failed': {
+      const rec = own ? h.notifications.get(e.key) : undefined;
+      if (rec && (!rec.outcome || rec.outcome.event === 'notify_failed')) rec.outcome = e;
+      break;
+    }
     case 'action_started':
       if (own && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: new Set() });
       break;

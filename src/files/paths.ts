@@ -44,6 +44,10 @@ export class StatePaths {
   acksDir(epicId: string) {
     return path.join(this.epicDir(epicId), 'acks');
   }
+  /** One marker per webhook notification (act/notify/). */
+  notifyDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'notify');
+  }
   dispatchLogDir() {
     return path.join(this.root, 'dispatch-log');
   }
@@ -113,6 +117,8 @@ export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
   { in: 'epic', name: 'launches', owner: 'watchdog', prune: 'finished_epic' },
   { in: 'epic', name: 'commands', owner: 'watchdog', prune: 'finished_epic' },
   { in: 'epic', name: 'inbox-sent', owner: 'watchdog', prune: 'finished_epic' },
+  // One marker per webhook notification: sending, sent, failed.
+  { in: 'epic', name: 'notify', owner: 'watchdog', prune: 'finished_epic' },
   { in: 'root', name: 'epics', owner: 'orchestrator', prune: 'never' },
   { in: 'root', name: 'dispatch-log', owner: 'watchdog', prune: 'never' },
   { in: 'root', name: 'friction', owner: 'watchdog', prune: 'never' },

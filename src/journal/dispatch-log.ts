@@ -8,7 +8,7 @@ import { DispatchEventSchema, type DispatchEvent, type EventBody } from '../cont
 import { formatPath, issueMessage, valueAt } from '../contracts/parse-yaml.js';
 import { fillSeedLine } from '../contracts/seed-events.js';
 import { msToIso, utcDate } from '../contracts/time.js';
-import { appendLine, appendLines } from '../files/atomic-write.js';
+import { appendLines } from '../files/atomic-write.js';
 import type { StatePaths } from '../files/paths.js';
 import { crashPoint } from '../sys/crash-point.js';
 
@@ -34,34 +34,36 @@ export class DispatchLog {
     private readonly onAppend?: (e: DispatchEvent) => void,
   ) {}
 
+  /**
+   * Lines written in the same write() as each event (a notification's write-ahead line with the
+   * event it is about, act/notify/), so a crash never leaves one without the other.
+   */
+  companionsOf?: (e: DispatchEvent) => readonly EventBody[];
+
   /** Append one event; returns the full line as written. */
   async append<E extends EventBody>(body: E): Promise<DispatchEvent> {
-    const now = this.nowMs();
-    const { event, ...rest } = body as { event: string };
-    const full = { timestamp_utc: msToIso(now), event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
-    crashPoint('before', event);
-    await appendLine(this.paths.dispatchLog(utcDate(now)), JSON.stringify(full));
-    crashPoint('after', event);
-    this.onAppend?.(full);
-    return full;
+    return (await this.appendAll([body]))[0]!;
   }
 
-  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. */
+  /** Append several events (one check's verdict lines) with one write and one fsync; all share one timestamp. Returns them (not their companions). */
   async appendAll(bodies: readonly EventBody[]): Promise<DispatchEvent[]> {
     if (bodies.length === 0) return [];
     const now = this.nowMs();
     const stamp = msToIso(now);
-    const full = bodies.map((body) => {
-      const { event, ...rest } = body as { event: string };
-      return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
-    });
-    for (const e of full) crashPoint('before', e.event);
-    await appendLines(this.paths.dispatchLog(utcDate(now)), full.map((e) => JSON.stringify(e)));
-    for (const e of full) {
+    const full = bodies.map((b) => this.stamp(b, stamp));
+    const written = this.companionsOf ? full.flatMap((e) => [e, ...this.companionsOf!(e).map((c) => this.stamp(c, stamp))]) : full;
+    for (const e of written) crashPoint('before', e.event);
+    await appendLines(this.paths.dispatchLog(utcDate(now)), written.map((e) => JSON.stringify(e)));
+    for (const e of written) {
       crashPoint('after', e.event);
       this.onAppend?.(e);
     }
     return full;
+  }
+
+  private stamp(body: EventBody, stamp: string): DispatchEvent {
+    const { event, ...rest } = body as { event: string };
+    return { timestamp_utc: stamp, event, epic_id: this.epicId, run_id: this.runId, ...rest } as DispatchEvent;
   }
 }
 

@@ -23,6 +23,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['act/agents/', 4],
   ['act/tracker/', 4],
   ['act/friction/', 4],
+  ['act/notify/', 4],
   ['act/recovery/', 5],
   ['options.ts', 6],
   ['check.ts', 6],

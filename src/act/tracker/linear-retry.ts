@@ -3,6 +3,7 @@
 // injected `sleep` (p-retry's own timer is off), so tests never wait for real.
 import pRetry, { AbortError } from 'p-retry';
 import { realClock } from '../../deps.js';
+import { backoffDelayMs } from '../../core/backoff.js';
 import { isRetryableLinearError, rateLimitWaitMs } from './linear-errors.js';
 
 /** Retry and wait settings of every Linear call. */
@@ -25,10 +26,7 @@ export interface LinearRetryOptions {
   nowMs?: () => number;
 }
 
-/** Backoff before retry `retry` (1-based): min × 2^(retry−1) × (1 + jitter), capped at max. */
-export function backoffDelayMs(retry: number, minDelayMs: number, maxDelayMs: number, jitter: number): number {
-  return Math.min(maxDelayMs, Math.round(minDelayMs * 2 ** (retry - 1) * (1 + jitter)));
-}
+export { backoffDelayMs };
 
 /** Run `fn` until it succeeds, fails for good, or runs out of retries; rejects with the last original error. */
 export function withLinearRetry<T>(fn: (attempt: number) => Promise<T>, o: LinearRetryOptions = {}): Promise<T> {

@@ -1,0 +1,55 @@
+// A webhook receiver on 127.0.0.1, port 0, that records every POST (headers, JSON body) and
+// answers as the test says: a status (with headers), or never (a hung webhook). `await using`
+// closes it, hung requests included.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface WebhookRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export type WebhookReply = { status: number; headers?: Record<string, string> } | { hang: true };
+
+export async function startWebhookServer(reply: (req: WebhookRequest, n: number) => WebhookReply = () => ({ status: 200 })) {
+  const requests: WebhookRequest[] = [];
+  const hung = new Set<ServerResponse>();
+  let answer = reply;
+  const server = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => (text += d));
+    req.on('end', () => {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      const r: WebhookRequest = { path: req.url ?? '', headers: req.headers, body };
+      requests.push(r);
+      const a = answer(r, requests.length);
+      if ('hang' in a) return void hung.add(res);
+      res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    /** The webhook URL, with a token in its path like a Slack one. */
+    url: `http://127.0.0.1:${port}/services/T000/B000/XOXB-s3cr3t-token`,
+    token: 'XOXB-s3cr3t-token',
+    requests,
+    handle(r: typeof reply) {
+      answer = r;
+    },
+    async [Symbol.asyncDispose]() {
+      for (const res of hung) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+export type WebhookServer = Awaited<ReturnType<typeof startWebhookServer>>;
