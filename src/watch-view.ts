@@ -55,7 +55,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       const next = nextDeadline(frame);
       lines.push(
         `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
-        `${countsLine(r)}${next ? `  next possible stall: ${next}` : ''}`.slice(0, columns),
+        `${countsLine(r, frame.escalated)}${next ? `  next possible stall: ${next}` : ''}`.slice(0, columns),
         '',
       );
       // Narrow terminals lose the bar, requests, ticket and deadline columns before the rows get cut.

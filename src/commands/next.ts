@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { parseDurationMs } from '../core/period.js';
 import { InputError } from '../contracts/errors.js';
 import { EXIT } from '../contracts/exit-codes.js';
+import type { TrackerOutcomeKind } from '../contracts/vocabulary.js';
 import { resolveOptions, type WatchdogFlags } from '../options.js';
 import { teach } from '../cli-help.js';
 import { configOption, stateDirOption, watchOptions, type CliContext } from './command.js';
@@ -40,7 +41,6 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
 export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult, isMaxWait = false): Promise<NextDoc> {
   const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? 'max_wait' : 'wave_complete');
   const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
-  const count = (k: string) => r.verdicts.filter((v) => v.kind === k).length;
   return {
     schema_version: '1',
     epic_id: epicId,
@@ -57,15 +57,44 @@ export async function buildNextDoc(paths: StatePaths, epicId: string, news: Next
       ...(a.sinceMs !== undefined ? { since: msToIso(a.sinceMs) } : {}), detail: a.detail, what_to_do: ATTENTION_WHAT_TO_DO[a.kind],
     })),
     pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
-    wave: { in_flight: r.verdicts.length - count('terminal') - count('blocked'), terminal: count('terminal'), blocked: count('blocked'), pending_requests: pending.length },
+    wave: { ...waveCounts(r, history), pending_requests: pending.length },
   };
 }
+
+/**
+ * The wave's instances as the facts say: an escalated ticket is blocked even while its row still
+ * says in progress (the orchestrator blocks it after reading this), and a row whose status the
+ * watchdog does not know is counted apart, never as in flight.
+ */
+export function waveCounts(r: Pick<OkResult, 'verdicts' | 'tasks'>, history: Pick<History, 'escalations'>): Omit<NextDoc['wave'], 'pending_requests'> {
+  const escalated = new Set([...history.escalations.values()].map((e) => e.ticket_id));
+  const isUnknownStatus = new Set(r.tasks.filter((t) => t.statusClass === 'unknown').map((t) => t.taskId));
+  const counts = { in_flight: 0, terminal: 0, blocked: 0, unknown_status: 0 };
+  for (const v of r.verdicts) {
+    if (v.kind === 'terminal') counts.terminal++;
+    else if (v.kind === 'blocked' || escalated.has(v.ticketId)) counts.blocked++;
+    else if (isUnknownStatus.has(v.taskId)) counts.unknown_status++;
+    else counts.in_flight++;
+  }
+  return counts;
+}
+
+/** What the tracker did, in the words of the escalation line (a skipped tracker never moved the ticket). */
+const TRACKER_SAYS: Record<string, string> = {
+  updated: 'moved to Blocked in the tracker',
+  already_blocked: 'already Blocked in the tracker',
+  skipped: 'tracker skipped: the ticket was not moved',
+  failed: 'the tracker refused: the ticket was not moved',
+} satisfies Record<TrackerOutcomeKind, string>;
 
 /** One line per item: each request with its file and the exact thing to do. */
 export function renderNextDoc(doc: NextDoc): string {
   const lines: string[] = [];
   for (const q of doc.requests) {
-    const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ''}`;
+    // A replacement never started has no agent: the one to stop is the agent still in its row.
+    const who = q.stop_task_id
+      ? `${q.stop_task_id} (${q.ticket_id})${q.stop_row_task_id && q.stop_row_task_id !== q.stop_task_id ? ` in row ${q.stop_row_task_id}` : ''} if it still runs (${q.task_id} was never started)`
+      : `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ''}`;
     const what = q.kind === 'redispatch'
       ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file`
       : q.kind === 'resume'
@@ -83,13 +112,17 @@ export function renderNextDoc(doc: NextDoc): string {
     lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === 'redispatch' ? '; counted as a failed attempt' : ''}`);
   }
   for (const e of doc.escalations) {
-    lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
+    lines.push(
+      `escalation ${e.key}: ${e.ticket_id} escalated (${TRACKER_SAYS[e.tracker] ?? `tracker ${e.tracker}`}); stop its agents that still run, set its rows to blocked, do not redispatch it; ` +
+        `friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`,
+    );
   }
   for (const a of doc.attention) lines.push(`attention ${a.kind} ${a.key}: ${a.detail}. ${a.what_to_do}`);
   const fresh = new Set(doc.requests.map((q) => q.key));
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
-  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
+  const unknown = w.unknown_status ? `, ${w.unknown_status} with an unknown status (NOT watched)` : '';
+  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked${unknown}, ${w.pending_requests} requests pending`);
   const then = doc.reason === 'wave_complete' ? ': the watchdog is done' : doc.reason === 'max_wait' ? ': nothing needed you within --max-wait; run next again to keep waiting' : ': carry these out, then run next again';
   lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
   return lines.join('\n') + '\n';

@@ -24,7 +24,7 @@ export type NextReason = (typeof NEXT_REASONS)[number];
 /**
  * Exit code of `next` per reason; when several hold, the lowest non-zero wins (requests first).
  * `attention` (13): only a person can help (a long human wait, an orphan, an unobservable agent, a
- * reconcile request, a stall in report mode).
+ * row whose status is unknown, a reconcile request, a stall in report mode).
  */
 export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
 
@@ -49,12 +49,15 @@ export const NextDocSchema = z
     pending: z
       .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), answer_by: IsoTimestamp, path: z.string() }))
       .describe('Every request still waiting for an answer, new or printed before.'),
-    wave: z.object({
-      in_flight: z.number().int(),
-      terminal: z.number().int(),
-      blocked: z.number().int(),
-      pending_requests: z.number().int(),
-    }),
+    wave: z
+      .object({
+        in_flight: z.number().int(),
+        terminal: z.number().int(),
+        blocked: z.number().int().describe('Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress).'),
+        unknown_status: z.number().int().describe('Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status).'),
+        pending_requests: z.number().int(),
+      })
+      .describe('The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).'),
   })
   .meta({ title: 'NextResult', description: 'stdout of `dispatch-watchdog next --json` (docs/recovery.md).' });
 export type NextDoc = z.output<typeof NextDocSchema>;

@@ -43,6 +43,8 @@ export const RequestSchema = z
     epic_id: SafeId,
     task_id: SafeId.describe('The task instance to stop (cancel) or the one being replaced (redispatch).'),
     row_task_id: SafeId.optional().describe('The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id).'),
+    stop_task_id: SafeId.optional().describe('Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task\'s (the last one started).'),
+    stop_row_task_id: SafeId.optional().describe('With stop_task_id: the row that carries it.'),
     ticket_id: SafeId,
     agent_id: SafeId.optional(),
     agent_name: z.string().optional(),
@@ -87,7 +89,7 @@ export const EscalationNoticeSchema = z
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
 /** The one-line answer instructions written into every request. */
-export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number }): string {
+export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number }): string {
   const row = r.row_task_id ?? r.task_id;
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
@@ -112,6 +114,13 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
       `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
       `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
       `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
+    );
+  }
+  if (r.stop_row_task_id) {
+    // task_id never ran: there is no row of it to cancel or reuse.
+    return (
+      `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
+      `(and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
   }
   return (

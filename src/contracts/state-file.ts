@@ -98,8 +98,11 @@ export interface Task {
   rowTaskId?: string;
   /** A cancel or redispatch request about this instance waits for the orchestrator's answer (its key). */
   pendingRequestKey?: string;
-  /** A replacement the orchestrator was asked for and never started: the unanswered request (a failed attempt). */
-  unansweredRequest?: { key: string; createdAtMs: number; answerByMs: number };
+  /**
+   * A replacement the orchestrator was asked for and never started: the unanswered request (a failed
+   * attempt), and the last instance of the ticket that was started and the row it is in: the agent to stop.
+   */
+  unansweredRequest?: { key: string; createdAtMs: number; answerByMs: number; startedTaskId?: string; startedRowTaskId?: string };
   /** The row as written, unknown keys included (checkpoints read e.g. `remaining_work`). */
   raw?: Record<string, unknown>;
 }

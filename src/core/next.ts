@@ -44,6 +44,7 @@ export const ATTENTION_WHAT_TO_DO: Record<AttentionKind, string> = {
   orphan: 'A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.',
   unobservable: 'The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row\'s agent_id/session_id/transcript_path, or install the hook.',
   stall_reported: 'Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.',
+  unknown_status: 'Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given.',
 };
 
 export { NEXT_EXIT };

@@ -32,15 +32,30 @@ export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, pro
   };
 }
 
-/** A replacement the orchestrator was asked for and never started (its request went unanswered). */
-function unstartedReplacement(r: RequestRecord): Task {
+/** The request whose task last ran: back through replacements asked for and never started. */
+function lastStarted(r: RequestRecord, history: History): RequestRecord {
+  let cur = r;
+  for (let i = 0; i < history.requests.size; i++) {
+    const before = [...history.requests.values()].find((q) => q.recoveryTaskId === cur.taskId && q.status === 'unanswered');
+    if (!before) break;
+    cur = before;
+  }
+  return cur;
+}
+
+/**
+ * A replacement the orchestrator was asked for and never started (its request went unanswered). It
+ * has no agent: what is asked about it next names the agent to stop, the last one started and its row.
+ */
+function unstartedReplacement(r: RequestRecord, history: History): Task {
+  const ran = lastStarted(r, history);
   return {
     taskId: r.recoveryTaskId!,
     ticketId: r.ticketId,
     status: 'requested',
     statusClass: 'in_flight',
     dispatchedAtMs: r.createdAtMs,
-    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs },
+    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs, startedTaskId: ran.taskId, startedRowTaskId: ran.rowTaskId },
   };
 }
 
@@ -79,7 +94,7 @@ export function overlayWave(wave: Wave, history: History, epicId: string, stateR
   }
   for (const r of history.requests.values()) {
     if (r.status !== 'unanswered' || !r.recoveryTaskId || listed.has(r.recoveryTaskId)) continue;
-    tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
+    tasks.push(overlayRow(unstartedReplacement(r, history), history, epicId));
     listed.add(r.recoveryTaskId);
   }
   return { ...wave, tasks };

@@ -193,10 +193,18 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     actions.push(...c.actions);
   }
   // A row whose status the watchdog does not know is an agent nobody watches: logged (once, like
-  // any verdict change) so the loop can say it, though it is not in flight.
+  // any verdict change) so the loop can say it, though it is not in flight; and a person is needed
+  // at once (`next` returns attention), once per status written: a second typo is news again.
   for (const v of verdicts) {
-    if (tasks.get(v.taskId)?.statusClass !== 'unknown' || history.lastLogged.get(v.taskId) === 'unknown') continue;
-    events.push({ event: 'task_unknown', ticket_id: v.ticketId, task_id: v.taskId, agent_id: tasks.get(v.taskId)!.agentId ?? v.taskId, reason: v.reason });
+    const task = tasks.get(v.taskId);
+    if (task?.statusClass !== 'unknown') continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (history.lastLogged.get(v.taskId) !== 'unknown') events.push({ event: 'task_unknown', ...ids, reason: v.reason });
+    const key = `${opts.epicId}:${v.taskId}:unknown_status@${task.status}`;
+    if (opts.nowMs !== undefined && !history.attention.has(key)) {
+      const sinceMs = history.lastLogged.get(v.taskId) === 'unknown' ? history.lastLoggedAtMs.get(v.taskId) : undefined;
+      events.push({ event: 'attention_needed', ...ids, key, kind: 'unknown_status', since: msToIso(sinceMs ?? opts.nowMs), reason: v.reason });
+    }
   }
   return { events, actions, stalls, isMassStall };
 }

@@ -122,10 +122,13 @@ export function fitTable(header: readonly string[], rows: readonly string[][], c
   return { lines: [line(header), ...rows.map(line)], kept, offsets };
 }
 
-/** Tasks per verdict, `2 healthy, 1 STALLED, 3 done`. */
-export function countsLine(report: WatchdogJson): string {
+/** Tasks per verdict as the table shows them, `2 healthy, 1 STALLED, 1 ESCALATED, 3 done`. */
+export function countsLine(report: WatchdogJson, escalated?: ReadonlySet<string>): string {
   const counts = new Map<string, number>();
-  for (const t of report.tasks) counts.set(t.verdict, (counts.get(t.verdict) ?? 0) + 1);
+  for (const t of report.tasks) {
+    const k = escalated?.has(t.task_id) && t.verdict !== 'terminal' && t.verdict !== 'blocked' ? 'ESCALATED' : t.verdict;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
   return [...counts].map(([k, n]) => `${n} ${k === 'terminal' ? 'done' : k === 'stalled' ? 'STALLED' : k}`).join(', ') || 'no tasks';
 }
 
@@ -145,7 +148,7 @@ export function heartbeatLine(f: FrameInput): string {
   const pending = [...f.requests.values()].reduce((s, k) => s + k.length, 0);
   const next = nextDeadline(f);
   return (
-    `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report)}` +
+    `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report, f.escalated)}` +
     (next ? `; next possible stall ${next}` : '') +
     (pending ? `; ${pending} request(s) waiting for the orchestrator` : '')
   );

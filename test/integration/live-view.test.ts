@@ -46,6 +46,8 @@ describe('the live view between checks and at the end', () => {
     view.event({ event: 'escalated_to_blocked', ...env, ...ids, attempt_count: 3, friction_path: 'friction/2026-04-02-stall-escalation-p-1.md', tracker: 'skipped' } as DispatchEvent);
     const frame = lastFrame(out);
     expect(frame).toMatch(/^t1 +P-1 +ESCALATED /m);
+    // The counts say what the table says: escalated, not stalled.
+    expect(frame).toMatch(/^1 ESCALATED(  |$)/m);
     expect(frame).toContain('-> escalate');
     expect(frame).toContain('p-1.md');
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(69);

@@ -22,7 +22,8 @@ export function requestFile(req: CancelRequest, kind: MailboxRequest['kind']): s
 export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], nowMs: number, deadlineMs?: number): MailboxRequest {
   const t = req.task;
   const out: MailboxRequest = {
-    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId, ticket_id: t.ticketId,
+    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId,
+    ...(t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {}), ticket_id: t.ticketId,
     agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid,
     reason: req.reason, created_at: msToIso(nowMs),
   };
