@@ -18668,7 +18668,7 @@ var TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit
 var TransportCauseSchema = _enum(TRANSPORT_CAUSES);
 var DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
 var DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported"];
+var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
 var AttentionKindSchema = _enum(ATTENTION_KINDS);
 var STRATEGIES = ["report", "cancel", "redispatch"];
 var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
@@ -18699,6 +18699,8 @@ var RequestSchema = looseObject({
   epic_id: SafeId,
   task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
   row_task_id: SafeId.optional().describe("The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id)."),
+  stop_task_id: SafeId.optional().describe("Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started)."),
+  stop_row_task_id: SafeId.optional().describe("With stop_task_id: the row that carries it."),
   ticket_id: SafeId,
   agent_id: SafeId.optional(),
   agent_name: string2().optional(),
@@ -18756,6 +18758,9 @@ function howToAnswer(kind, r) {
   if (kind === "resume") {
     return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
   }
+  if (r.stop_row_task_id) {
+    return `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
   return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
 }
 
@@ -18806,6 +18811,7 @@ function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
     epic_id: req.epicId,
     task_id: t.taskId,
     row_task_id: t.rowTaskId,
+    ...t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {},
     ticket_id: t.ticketId,
     agent_id: t.agentId,
     agent_name: t.agentName,
@@ -19865,9 +19871,10 @@ var NextDocSchema = object({
   wave: object({
     in_flight: number2().int(),
     terminal: number2().int(),
-    blocked: number2().int(),
+    blocked: number2().int().describe("Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress)."),
+    unknown_status: number2().int().describe("Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status)."),
     pending_requests: number2().int()
-  })
+  }).describe("The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).")
 }).meta({ title: "NextResult", description: "stdout of `dispatch-watchdog next --json` (docs/recovery.md)." });
 
 // src/contracts/events.ts
@@ -20060,7 +20067,7 @@ var AttentionNeeded = ev("attention_needed", {
   kind: AttentionKindSchema,
   since: IsoTimestamp.optional(),
   reason: string2()
-}, "A person is needed: a human wait over attention.human_wait_seconds, or an agent unobservable over attention.unobservable_seconds; next returns attention.");
+}, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
 var NextReturned = ev("next_returned", {
   reason: _enum(NEXT_REASONS),
   exit_code: number2().int(),
@@ -22107,8 +22114,15 @@ function planCheck(verdicts, tasks, history, opts) {
     actions.push(...c.actions);
   }
   for (const v of verdicts) {
-    if (tasks.get(v.taskId)?.statusClass !== "unknown" || history.lastLogged.get(v.taskId) === "unknown") continue;
-    events.push({ event: "task_unknown", ticket_id: v.ticketId, task_id: v.taskId, agent_id: tasks.get(v.taskId).agentId ?? v.taskId, reason: v.reason });
+    const task = tasks.get(v.taskId);
+    if (task?.statusClass !== "unknown") continue;
+    const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
+    if (history.lastLogged.get(v.taskId) !== "unknown") events.push({ event: "task_unknown", ...ids, reason: v.reason });
+    const key3 = `${opts.epicId}:${v.taskId}:unknown_status@${task.status}`;
+    if (opts.nowMs !== void 0 && !history.attention.has(key3)) {
+      const sinceMs = history.lastLogged.get(v.taskId) === "unknown" ? history.lastLoggedAtMs.get(v.taskId) : void 0;
+      events.push({ event: "attention_needed", ...ids, key: key3, kind: "unknown_status", since: msToIso(sinceMs ?? opts.nowMs), reason: v.reason });
+    }
   }
   return { events, actions, stalls, isMassStall };
 }
@@ -22865,14 +22879,24 @@ function replacementTask(e, stateRoot, processState) {
     raw: { remaining_work: e.remaining_tasks ?? [] }
   };
 }
-function unstartedReplacement(r) {
+function lastStarted(r, history) {
+  let cur = r;
+  for (let i = 0; i < history.requests.size; i++) {
+    const before = [...history.requests.values()].find((q) => q.recoveryTaskId === cur.taskId && q.status === "unanswered");
+    if (!before) break;
+    cur = before;
+  }
+  return cur;
+}
+function unstartedReplacement(r, history) {
+  const ran = lastStarted(r, history);
   return {
     taskId: r.recoveryTaskId,
     ticketId: r.ticketId,
     status: "requested",
     statusClass: "in_flight",
     dispatchedAtMs: r.createdAtMs,
-    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs }
+    unansweredRequest: { key: r.key, createdAtMs: r.createdAtMs, answerByMs: r.answerByMs, startedTaskId: ran.taskId, startedRowTaskId: ran.rowTaskId }
   };
 }
 function overlayRow(t, history, epicId) {
@@ -22903,7 +22927,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
   }
   for (const r of history.requests.values()) {
     if (r.status !== "unanswered" || !r.recoveryTaskId || listed2.has(r.recoveryTaskId)) continue;
-    tasks.push(overlayRow(unstartedReplacement(r), history, epicId));
+    tasks.push(overlayRow(unstartedReplacement(r, history), history, epicId));
     listed2.add(r.recoveryTaskId);
   }
   return { ...wave, tasks };
@@ -26538,9 +26562,12 @@ function fitTable(header, rows, columns, dropOrder) {
   const line = (cells) => cut(kept2.map((i, k) => k === kept2.length - 1 ? cut(cells[i] ?? "", lastW) : cut(cells[i] ?? "", widthOf(i)).padEnd(widthOf(i))).join("  ").trimEnd(), columns, false);
   return { lines: [line(header), ...rows.map(line)], kept: kept2, offsets };
 }
-function countsLine(report) {
+function countsLine(report, escalated) {
   const counts = /* @__PURE__ */ new Map();
-  for (const t of report.tasks) counts.set(t.verdict, (counts.get(t.verdict) ?? 0) + 1);
+  for (const t of report.tasks) {
+    const k = escalated?.has(t.task_id) && t.verdict !== "terminal" && t.verdict !== "blocked" ? "ESCALATED" : t.verdict;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
   return [...counts].map(([k, n]) => `${n} ${k === "terminal" ? "done" : k === "stalled" ? "STALLED" : k}`).join(", ") || "no tasks";
 }
 function nextDeadline(f) {
@@ -26555,7 +26582,7 @@ function nextDeadline(f) {
 function heartbeatLine(f) {
   const pending = [...f.requests.values()].reduce((s, k) => s + k.length, 0);
   const next = nextDeadline(f);
-  return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
+  return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report, f.escalated)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
 }
 function changeLines(prev, f) {
   const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
@@ -26593,7 +26620,7 @@ function createWatchView(out, o) {
       const next = nextDeadline(frame);
       lines.push(
         `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
-        `${countsLine(r)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
+        `${countsLine(r, frame.escalated)}${next ? `  next possible stall: ${next}` : ""}`.slice(0, columns),
         ""
       );
       const rows = frameRows(frame);
@@ -27652,7 +27679,8 @@ var ATTENTION_WHAT_TO_DO = {
   human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
   orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
   unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
-  stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck."
+  stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.",
+  unknown_status: "Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given."
 };
 
 // src/commands/next.ts
@@ -27679,7 +27707,6 @@ async function requestObject(paths, epicId, r) {
 async function buildNextDoc(paths, epicId, news, history, r, isMaxWait = false) {
   const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? "max_wait" : "wave_complete");
   const pending = [...history.requests.values()].filter((q) => q.status === "pending");
-  const count2 = (k) => r.verdicts.filter((v) => v.kind === k).length;
   return {
     schema_version: "1",
     epic_id: epicId,
@@ -27705,13 +27732,31 @@ async function buildNextDoc(paths, epicId, news, history, r, isMaxWait = false) 
       what_to_do: ATTENTION_WHAT_TO_DO[a.kind]
     })),
     pending: pending.map((q) => ({ key: q.key, kind: q.kind, task_id: q.taskId, answer_by: msToIso(q.answerByMs), path: q.path })),
-    wave: { in_flight: r.verdicts.length - count2("terminal") - count2("blocked"), terminal: count2("terminal"), blocked: count2("blocked"), pending_requests: pending.length }
+    wave: { ...waveCounts(r, history), pending_requests: pending.length }
   };
 }
+function waveCounts(r, history) {
+  const escalated = new Set([...history.escalations.values()].map((e) => e.ticket_id));
+  const isUnknownStatus = new Set(r.tasks.filter((t) => t.statusClass === "unknown").map((t) => t.taskId));
+  const counts = { in_flight: 0, terminal: 0, blocked: 0, unknown_status: 0 };
+  for (const v of r.verdicts) {
+    if (v.kind === "terminal") counts.terminal++;
+    else if (v.kind === "blocked" || escalated.has(v.ticketId)) counts.blocked++;
+    else if (isUnknownStatus.has(v.taskId)) counts.unknown_status++;
+    else counts.in_flight++;
+  }
+  return counts;
+}
+var TRACKER_SAYS = {
+  updated: "moved to Blocked in the tracker",
+  already_blocked: "already Blocked in the tracker",
+  skipped: "tracker skipped: the ticket was not moved",
+  failed: "the tracker refused: the ticket was not moved"
+};
 function renderNextDoc(doc) {
   const lines = [];
   for (const q of doc.requests) {
-    const who = `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
+    const who = q.stop_task_id ? `${q.stop_task_id} (${q.ticket_id})${q.stop_row_task_id && q.stop_row_task_id !== q.stop_task_id ? ` in row ${q.stop_row_task_id}` : ""} if it still runs (${q.task_id} was never started)` : `${q.task_id} (${q.ticket_id})${q.row_task_id ? ` in row ${q.row_task_id}` : ""}`;
     const what = q.kind === "redispatch" ? `stop ${who}, launch ${q.recovery_task_id} with the prompt in the file` : q.kind === "resume" ? `stop ${who}, resume its session ${q.session_id ?? "(none known: launch a fresh agent)"} with the resume_prompt in the file` : q.kind === "nudge" ? `nudge ${who} (${q.route ?? "resume"}) with the message in the file; do not stop it` : q.kind === "reconcile" ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? "disagreement"}: ${q.what_disagrees ?? ""})` : `stop ${who}`;
     const why = q.reason ? ` Why: ${q.reason}.` : "";
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? "-"}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
@@ -27720,13 +27765,16 @@ function renderNextDoc(doc) {
     lines.push(`unanswered ${u.kind} ${u.key}: ${u.task_id} (${u.ticket_id}) was not answered by ${u.answer_by}${u.kind === "redispatch" ? "; counted as a failed attempt" : ""}`);
   }
   for (const e of doc.escalations) {
-    lines.push(`escalation ${e.key}: ${e.ticket_id} escalated to Blocked (tracker ${e.tracker}); do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`);
+    lines.push(
+      `escalation ${e.key}: ${e.ticket_id} escalated (${TRACKER_SAYS[e.tracker] ?? `tracker ${e.tracker}`}); stop its agents that still run, set its rows to blocked, do not redispatch it; friction note ${e.friction_path}; notice ${e.notice_path}; needs no answer`
+    );
   }
   for (const a of doc.attention) lines.push(`attention ${a.kind} ${a.key}: ${a.detail}. ${a.what_to_do}`);
   const fresh = new Set(doc.requests.map((q) => q.key));
   for (const p of doc.pending) if (!fresh.has(p.key)) lines.push(`pending ${p.kind} ${p.key}: still waiting for your answer (by ${p.answer_by}); file ${p.path}`);
   const w = doc.wave;
-  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked, ${w.pending_requests} requests pending`);
+  const unknown2 = w.unknown_status ? `, ${w.unknown_status} with an unknown status (NOT watched)` : "";
+  lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked${unknown2}, ${w.pending_requests} requests pending`);
   const then = doc.reason === "wave_complete" ? ": the watchdog is done" : doc.reason === "max_wait" ? ": nothing needed you within --max-wait; run next again to keep waiting" : ": carry these out, then run next again";
   lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
   return lines.join("\n") + "\n";
@@ -29524,9 +29572,13 @@ async function epicState(paths, epicId) {
   try {
     const wave = await readWave(paths, epicId);
     if (wave.isEveryWaveCompleted) return { isFinished: true, why: "every wave completed" };
-    const open2 = wave.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked");
-    if (wave.tasks.length > 0 && open2.length === 0) return { isFinished: true, why: "wave complete" };
-    return { isFinished: false, why: wave.tasks.length === 0 ? "its wave lists no task" : `${open2.length} task(s) not finished; its requests may be pending` };
+    if (wave.tasks.length === 0) return { isFinished: false, why: "its wave lists no task" };
+    const { history } = await loadHistory(paths, epicId, { isWritable: false });
+    if (hasPendingRequest(history)) return { isFinished: false, why: "a request waits for the orchestrator's answer" };
+    const judged2 = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
+    const open2 = judged2.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
+    if (open2.length === 0) return { isFinished: true, why: "wave complete" };
+    return { isFinished: false, why: `${open2.length} task(s) not finished; its requests may be pending` };
   } catch (e) {
     if (e instanceof InputError && e.code === "missing_file") return { isFinished: true, why: "no state file" };
     if (e instanceof InputError) return { isFinished: false, why: `its state file cannot be read (${e.message})` };
@@ -29535,7 +29587,7 @@ async function epicState(paths, epicId) {
 }
 async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
-  const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
+  const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
   const epicIds = (await import_node_fs40.promises.readdir(import_node_path36.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
@@ -29557,11 +29609,34 @@ async function prune(paths, opts) {
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
+  const linked = await linkedFromNotes(paths);
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path36.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path36.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
     for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path36.default.join(paths.root, e.path), { force: true });
     for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path36.default.dirname(import_node_path36.default.join(paths.root, e.path)));
   }
   return report;
+}
+var safeDecode2 = (s) => {
+  try {
+    return decodeURI(s);
+  } catch {
+    return s;
+  }
+};
+async function linkedFromNotes(paths) {
+  const linked = /* @__PURE__ */ new Set();
+  const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
+  for (const { file } of notes) {
+    const text = await import_node_fs40.promises.readFile(file, "utf8").catch(() => "");
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target2 = safeDecode2(m[1].split("#")[0]);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
+      linked.add(import_node_path36.default.resolve(import_node_path36.default.dirname(file), target2));
+    }
+  }
+  return linked;
 }
 async function removeEmptyParents(root, dir) {
   for (let d = dir; import_node_path36.default.dirname(d) !== root && d.startsWith(root + import_node_path36.default.sep); d = import_node_path36.default.dirname(d)) {
@@ -29575,7 +29650,8 @@ function renderPrune(r) {
   const lines = [`${verb} ${r.removed.length} file(s), ${kb(total)}, older than ${r.older_than}${r.is_dry_run ? " (dry run: nothing removed)" : ""}`];
   for (const e of r.removed) lines.push(`  ${e.path}  (${e.why})`);
   for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
-  lines.push("never removed: state files, friction notes, the dispatch log");
+  for (const p of r.kept_linked) lines.push(`kept ${p}: a friction note links to it`);
+  lines.push("never removed: state files, friction notes and what they link to, the dispatch log");
   return lines.join("\n") + "\n";
 }
 function registerPrune(program2, { env, setCode }) {

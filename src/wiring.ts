@@ -69,7 +69,8 @@ export function performerContext(ctx: ShellContext, w: WiringEnv, adapter: Agent
 }
 
 /** Whether each replacement we launched is still running (same pid and start time). */
-async function replacementStates(history: History): Promise<Map<string, ProcessState>> {
+/** Whether each replacement we launched is still the process we started. */
+export async function replacementStates(history: History): Promise<Map<string, ProcessState>> {
   const states = new Map<string, ProcessState>();
   for (const e of history.replacements.values()) {
     if (e.pid === undefined) continue;

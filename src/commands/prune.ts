@@ -1,7 +1,7 @@
 // `dispatch-watchdog prune`: remove what the watchdog wrote and no longer needs: the files of
 // finished epics, and old hook activity, read positions and recovery checkpoints. Never a state
-// file, a friction note, the dispatch log, or anything of an epic whose wave is still running
-// (its requests may be pending) or that a live watchdog holds. What may go is the layout's
+// file, a friction note or what one links to, the dispatch log, or anything of an epic whose wave
+// is still running (its requests may be pending) or that a live watchdog holds. What may go is the layout's
 // (files/paths.ts STATE_DIR_LAYOUT, its `prune` rule); this walks it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,10 @@ import { InputError } from '../contracts/errors.js';
 import { isSafeId } from '../contracts/ids.js';
 import { readWave } from '../check.js';
 import { readLock } from '../journal/lock.js';
+import { loadHistory } from '../journal/log-summary.js';
+import { hasPendingRequest } from '../core/history.js';
+import { overlayWave } from '../core/overlay.js';
+import { replacementStates } from '../wiring.js';
 import { isLayoutEntry, STATE_DIR_LAYOUT, StatePaths } from '../files/paths.js';
 import { isAlive } from '../sys/proc-identity.js';
 import type { Command } from 'commander';
@@ -37,6 +41,8 @@ export interface PruneReport {
   removed: PruneEntry[];
   /** Epics left alone, and why. */
   kept_epics: { epic_id: string; why: string }[];
+  /** Files old enough to go that a friction note links to: kept with the note. */
+  kept_linked: string[];
 }
 
 interface Ctx {
@@ -60,16 +66,25 @@ async function add(ctx: Ctx, p: string, why: string) {
   for (const f of await oldFiles(p, ctx.cutoffMs)) ctx.out.push({ path: ctx.paths.relative(f.file), bytes: f.bytes, why });
 }
 
-/** Whether the epic's wave is over by its state file: every row terminal or blocked, or every wave completed. */
+/**
+ * Whether the epic's wave is over: every wave completed, or every row terminal or blocked as the
+ * watchdog judges it (its log applied: a row it replaced or escalated is no longer in flight, whatever
+ * the row still says), no request waiting for an answer, and no replacement it launched still running.
+ */
 async function epicState(paths: StatePaths, epicId: string): Promise<{ isFinished: boolean; why: string }> {
   const lock = await readLock(paths.lockFile(epicId));
   if (lock && isAlive(lock.pid)) return { isFinished: false, why: `a watchdog (pid ${lock.pid}) is watching it` };
   try {
     const wave = await readWave(paths, epicId);
     if (wave.isEveryWaveCompleted) return { isFinished: true, why: 'every wave completed' };
-    const open = wave.tasks.filter((t) => t.statusClass !== 'terminal' && t.statusClass !== 'blocked');
-    if (wave.tasks.length > 0 && open.length === 0) return { isFinished: true, why: 'wave complete' };
-    return { isFinished: false, why: wave.tasks.length === 0 ? 'its wave lists no task' : `${open.length} task(s) not finished; its requests may be pending` };
+    if (wave.tasks.length === 0) return { isFinished: false, why: 'its wave lists no task' };
+    const { history } = await loadHistory(paths, epicId, { isWritable: false });
+    if (hasPendingRequest(history)) return { isFinished: false, why: 'a request waits for the orchestrator\'s answer' };
+    const judged = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
+    // A replacement we launched whose process is gone runs no more (its output said how it ended).
+    const open = judged.tasks.filter((t) => t.statusClass !== 'terminal' && t.statusClass !== 'blocked' && !(t.isOwnReplacement && t.hasExited));
+    if (open.length === 0) return { isFinished: true, why: 'wave complete' };
+    return { isFinished: false, why: `${open.length} task(s) not finished; its requests may be pending` };
   } catch (e) {
     if (e instanceof InputError && e.code === 'missing_file') return { isFinished: true, why: 'no state file' };
     if (e instanceof InputError) return { isFinished: false, why: `its state file cannot be read (${e.message})` };
@@ -80,7 +95,7 @@ async function epicState(paths: StatePaths, epicId: string): Promise<{ isFinishe
 /** Find what to prune; remove it unless `isDryRun`. */
 export async function prune(paths: StatePaths, opts: { nowMs: number; olderThanMs: number; olderThan: string; isDryRun: boolean }): Promise<PruneReport> {
   const ctx: Ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
-  const report: PruneReport = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [] };
+  const report: PruneReport = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = new Set<string>();
   const epicIds = (await fs.readdir(path.join(paths.root, 'epics')).catch(() => [] as string[])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
@@ -103,11 +118,38 @@ export async function prune(paths: StatePaths, opts: { nowMs: number; olderThanM
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
+  // A friction note is kept for ever, so what it links to is too (its checkpoints, above all).
+  const linked = await linkedFromNotes(paths);
+  report.kept_linked = ctx.out.filter((e) => linked.has(path.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(path.join(paths.root, e.path))));
   if (!opts.isDryRun) {
     for (const e of ctx.out) await fs.rm(path.join(paths.root, e.path), { force: true });
     for (const e of ctx.out) await removeEmptyParents(paths.root, path.dirname(path.join(paths.root, e.path)));
   }
   return report;
+}
+
+const safeDecode = (s: string) => {
+  try {
+    return decodeURI(s);
+  } catch {
+    return s;
+  }
+};
+
+/** Every file a friction note links to (`[text](target)`, relative to the note or absolute), as absolute paths. */
+async function linkedFromNotes(paths: StatePaths): Promise<Set<string>> {
+  const linked = new Set<string>();
+  const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith('.md'));
+  for (const { file } of notes) {
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = safeDecode(m[1]!.split('#')[0]!);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) && !/^[A-Za-z]:[\\/]/.test(target)) continue; // a URL
+      linked.add(path.resolve(path.dirname(file), target));
+    }
+  }
+  return linked;
 }
 
 /** Remove now-empty directories up to (not including) the state dir's top-level folders. */
@@ -126,7 +168,8 @@ export function renderPrune(r: PruneReport): string {
   const lines = [`${verb} ${r.removed.length} file(s), ${kb(total)}, older than ${r.older_than}${r.is_dry_run ? ' (dry run: nothing removed)' : ''}`];
   for (const e of r.removed) lines.push(`  ${e.path}  (${e.why})`);
   for (const k of r.kept_epics) lines.push(`kept epic ${k.epic_id}: ${k.why}`);
-  lines.push('never removed: state files, friction notes, the dispatch log');
+  for (const p of r.kept_linked) lines.push(`kept ${p}: a friction note links to it`);
+  lines.push('never removed: state files, friction notes and what they link to, the dispatch log');
   return lines.join('\n') + '\n';
 }
 

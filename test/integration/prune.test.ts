@@ -6,6 +6,8 @@ import { stringify } from 'yaml';
 import { prune, renderPrune } from '../../src/commands/prune.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { runMain } from '../helpers/in-process-cli.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { startSession } from '../helpers/session.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -103,5 +105,51 @@ describe('prune', () => {
     const bad = await runMain(['prune', '--state-dir', root, '--older-than', 'a month']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--older-than: expected a duration (90m, 12h, 30d, 2w), got "a month".');
+  });
+});
+
+describe('prune judges an epic as the watchdog does', () => {
+  it('a finished epic whose replaced row still says in_progress is pruned: the replaced row is not in flight', async () => {
+    const root = tempDir('dw-prune-');
+    const t0 = Date.parse('2026-04-02T10:00:00Z');
+    const clock = new ManualClock(t0);
+    const at = (ms: number) => new Date(ms).toISOString();
+    writeWave(root, 'E-1', at(t0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: at(t0), last_activity_ts: at(t0) }]);
+    const run = async () => {
+      const s = await startSession(clock, { epicId: 'E-1', stateDir: root, timeout: 30, checkInterval: 5, json: true }, { isNext: true });
+      for (let i = 0; i < 100 && !s.isDone(); i++) await s.advance(5000);
+      return { code: await s.done, doc: JSON.parse(s.out.join('')) as { requests: { path: string }[] } };
+    };
+    const asked = await run();
+    expect(asked.code).toBe(10);
+    // The orchestrator launches t1-r1 as a new row, which finishes; row t1 still says in_progress.
+    writeWave(root, 'E-1', at(t0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: at(t0), last_activity_ts: at(t0) },
+      { task_id: 't1-r1', ticket_id: 'ENG-1', status: 'merged' },
+    ]);
+    expect((await run()).code).toBe(0);
+    const later = Date.now() + 40 * DAY;
+    const r = await prune(new StatePaths(root), { nowMs: later, olderThanMs: 30 * DAY, olderThan: '30d', isDryRun: false });
+    expect(r.kept_epics).toEqual([]);
+    expect(r.removed.map((e) => e.path)).toEqual(expect.arrayContaining(['epics/E-1/watchdog.json', asked.doc.requests[0]!.path]));
+    expect(r.removed.find((e) => e.path === 'epics/E-1/watchdog.json')?.why).toBe('epic E-1: wave complete');
+    expect(existsSync(path.join(root, 'epics/E-1/state.yaml'))).toBe(true);
+  });
+
+  it('keeps what a kept friction note links to: the checkpoints of an escalated ticket stay with its note', async () => {
+    const root = stateDir();
+    file(root, 'pipeline_checkpoints/T-2/recovery-1.yaml', checkpoint('DONE', 'T-2'), 40);
+    file(root, 'pipeline_checkpoints/T-2/recovery-2.yaml', checkpoint('DONE', 'T-2'), 40);
+    file(root, 'friction/2026-01-01-stall-escalation-t-2.md', [
+      '# Agent Stall Escalation: T-2', '', '## Evidence',
+      '- Checkpoint: [pipeline_checkpoints/T-2/recovery-1.yaml](../pipeline_checkpoints/T-2/recovery-1.yaml)',
+      `- Checkpoint: [${root}/pipeline_checkpoints/T-2/recovery-2.yaml](${root}/pipeline_checkpoints/T-2/recovery-2.yaml)`,
+      '- Tracker: [T-2](https://linear.app/x/issue/T-2)', '',
+    ].join('\n'), 40);
+    const r = await prune(new StatePaths(root), { nowMs: now, olderThanMs: 30 * DAY, olderThan: '30d', isDryRun: false });
+    expect(r.removed.map((e) => e.path)).toEqual(REMOVED);
+    expect(r.kept_linked).toEqual(['pipeline_checkpoints/T-2/recovery-1.yaml', 'pipeline_checkpoints/T-2/recovery-2.yaml']);
+    for (const n of [1, 2]) expect(existsSync(path.join(root, `pipeline_checkpoints/T-2/recovery-${n}.yaml`))).toBe(true);
+    expect(renderPrune(r)).toContain('kept pipeline_checkpoints/T-2/recovery-1.yaml: a friction note links to it\n');
   });
 });
