@@ -11702,7 +11702,7 @@ var EXIT_CODES = {
   requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
   unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
   escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
-  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)" },
+  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)" },
   max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
 };
 var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
@@ -27832,7 +27832,7 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
       ["requests", "new requests to carry out on agents: cancel, redispatch, resume, nudge (then answer each; run next again)"],
       ["unanswered", "a request passed its answer_by without an answer"],
       ["escalation", "a ticket was escalated to Blocked (needs no answer)"],
-      ["attention", "a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode"],
+      ["attention", "a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode"],
       ["max_wait", "--max-wait passed and nothing needed the orchestrator (run next again to keep waiting)"],
       ["input", "bad input or usage; an epic with no state file (after a short settle: nothing is created for it)"],
       ["failure", "a failure, or stopped by a signal before anything needed the orchestrator"]

@@ -188,7 +188,7 @@ export function registerNext(program: Command, { env, setCode, flags: parsers }:
       ['requests', 'new requests to carry out on agents: cancel, redispatch, resume, nudge (then answer each; run next again)'],
       ['unanswered', 'a request passed its answer_by without an answer'],
       ['escalation', 'a ticket was escalated to Blocked (needs no answer)'],
-      ['attention', 'a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode'],
+      ['attention', 'a person is needed: a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode'],
       ['max_wait', '--max-wait passed and nothing needed the orchestrator (run next again to keep waiting)'],
       ['input', 'bad input or usage; an epic with no state file (after a short settle: nothing is created for it)'],
       ['failure', 'a failure, or stopped by a signal before anything needed the orchestrator'],

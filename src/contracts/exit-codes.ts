@@ -18,7 +18,7 @@ export const EXIT_CODES = {
   requests: { code: 10, means: 'next: new requests to carry out on agents (cancel, redispatch, resume, nudge)' },
   unanswered: { code: 11, means: 'next: a request passed its answer_by without an answer' },
   escalation: { code: 12, means: 'next: a ticket was escalated to Blocked' },
-  attention: { code: 13, means: 'next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a stall in report mode)' },
+  attention: { code: 13, means: 'next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)' },
   max_wait: { code: 14, means: 'next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)' },
 } as const satisfies Record<string, { code: number; means: string }>;
 
