@@ -1207,8 +1207,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path40 = require("node:path");
-    var fs33 = require("node:fs");
+    var path41 = require("node:path");
+    var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs33.existsSync(executableFile)) return;
+        if (fs32.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2220,11 +2220,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path40.resolve(baseDir, baseName);
-          if (fs33.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path40.extname(baseName))) return void 0;
+          const localBin = path41.resolve(baseDir, baseName);
+          if (fs32.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path41.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs33.existsSync(`${localBin}${ext}`)
+            (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,21 +2236,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs33.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs32.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path40.resolve(
-            path40.dirname(resolvedScriptPath),
+          executableDir = path41.resolve(
+            path41.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path40.basename(
+            const legacyName = path41.basename(
               this._scriptPath,
-              path40.extname(this._scriptPath)
+              path41.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path40.extname(executableFile));
+        launchWithNode = sourceExt.includes(path41.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path40.basename(filename, path40.extname(filename));
+        this._name = path41.basename(filename, path41.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path41) {
-        if (path41 === void 0) return this._executableDir;
-        this._executableDir = path41;
+      executableDir(path42) {
+        if (path42 === void 0) return this._executableDir;
+        this._executableDir = path42;
         return this;
       }
       /**
@@ -3470,6 +3470,47 @@ var require_commander = __commonJS({
   }
 });
 
+// src/present/safe-text.ts
+function redactSecrets(text) {
+  if (!MAYBE_SECRET.test(text)) return text;
+  let out = text;
+  for (const [re, to] of SECRET_PATTERNS) out = typeof to === "string" ? out.replace(re, to) : out.replace(re, to);
+  return out;
+}
+function escapeControls(text, opts = {}) {
+  return text.replace(opts.keepNewlines ? CONTROL_BUT_NEWLINE : CONTROL, escapeOne);
+}
+function safeText(text, opts = {}) {
+  return escapeControls(redactSecrets(text), opts);
+}
+var SECRET_PATTERNS, MAYBE_SECRET, CONTROL, CONTROL_BUT_NEWLINE, NAMED, escapeOne;
+var init_safe_text = __esm({
+  "src/present/safe-text.ts"() {
+    "use strict";
+    SECRET_PATTERNS = [
+      // Provider tokens with a known prefix, wherever they stand.
+      [/\bsk-ant-[A-Za-z0-9_-]{6,}/g, "sk-ant-[redacted]"],
+      [/\blin_(api|oauth)_[A-Za-z0-9]{6,}/g, "lin_$1_[redacted]"],
+      [/\b(gh[pousr]_)[A-Za-z0-9]{16,}/g, "$1[redacted]"],
+      [/\b(github_pat_)[A-Za-z0-9_]{16,}/g, "$1[redacted]"],
+      [/\b(xox[abprs]-)[A-Za-z0-9-]{8,}/g, "$1[redacted]"],
+      [/\b(AKIA)[A-Z0-9]{16}\b/g, "$1[redacted]"],
+      // An Authorization header or a bearer token, quoted or not.
+      [/\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s"',;]+/gi, (_m, name, scheme) => `${name}${scheme ? `${scheme} ` : ""}[redacted]`],
+      [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]"],
+      // NAME=value (an environment, a command line), and "name": "value" (JSON, quoted YAML), where the name
+      // says it is a secret. An unquoted `name: text` is left alone: it is how our own messages name a field.
+      [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*=\s*["']?)([^\s"',;&\u0000-\u001f\u007f]{4,})/gi, "$1[redacted]"],
+      [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*:\s*["'])([^\s"',;&\u0000-\u001f\u007f]{4,})/gi, "$1[redacted]"]
+    ];
+    MAYBE_SECRET = /sk-ant-|lin_(?:api|oauth)_|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|authoriz|bearer|key|secret|token|passw|credential/i;
+    CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+    CONTROL_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+    NAMED = { "\n": "\\n", "\r": "\\r", "\x1B": "\\e" };
+    escapeOne = (c) => NAMED[c] ?? (c.charCodeAt(0) <= 255 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  }
+});
+
 // src/contracts/errors.ts
 function combineProblems(problems) {
   const flat = problems.flatMap((p) => p instanceof InputProblems ? p.problems : [p]);
@@ -3518,6 +3559,7 @@ var WatchdogError, InputError, InputProblems, ActionError, InternalError;
 var init_errors = __esm({
   "src/contracts/errors.ts"() {
     "use strict";
+    init_safe_text();
     WatchdogError = class extends Error {
       code;
       hint;
@@ -3529,10 +3571,10 @@ var init_errors = __esm({
         this.hint = opts.hint;
         this.location = opts.location;
       }
-      /** The full user-facing text: `<where> <message> <hint>`. */
+      /** The full user-facing text: `<where> <message> <hint>`, with anything quoted from a file made safe to print (secrets, control characters). */
       describe() {
         const where2 = this.location ? formatLocation(this.location) + " " : "";
-        return `${where2}${this.message}${this.hint ? " " + this.hint : ""}`;
+        return safeText(`${where2}${this.message}${this.hint ? " " + this.hint : ""}`, { keepNewlines: true });
       }
     };
     InputError = class extends WatchdogError {
@@ -3733,17 +3775,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path40) {
-      const ctrl = callVisitor(key3, node2, visitor, path40);
+    function visit_(key3, node2, visitor, path41) {
+      const ctrl = callVisitor(key3, node2, visitor, path41);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path40, ctrl);
-        return visit_(key3, ctrl, visitor, path40);
+        replaceNode(key3, path41, ctrl);
+        return visit_(key3, ctrl, visitor, path41);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path40 = Object.freeze(path40.concat(node2));
+          path41 = Object.freeze(path41.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path40);
+            const ci = visit_(i, node2.items[i], visitor, path41);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3754,13 +3796,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path40 = Object.freeze(path40.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path40);
+          path41 = Object.freeze(path41.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path41);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path40);
+          const cv = visit_("value", node2.value, visitor, path41);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3781,17 +3823,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path40) {
-      const ctrl = await callVisitor(key3, node2, visitor, path40);
+    async function visitAsync_(key3, node2, visitor, path41) {
+      const ctrl = await callVisitor(key3, node2, visitor, path41);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path40, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path40);
+        replaceNode(key3, path41, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path41);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path40 = Object.freeze(path40.concat(node2));
+          path41 = Object.freeze(path41.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path40);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path41);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3802,13 +3844,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path40 = Object.freeze(path40.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path40);
+          path41 = Object.freeze(path41.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path41);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path40);
+          const cv = await visitAsync_("value", node2.value, visitor, path41);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3835,23 +3877,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path40) {
+    function callVisitor(key3, node2, visitor, path41) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path40);
+        return visitor(key3, node2, path41);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path40);
+        return visitor.Map?.(key3, node2, path41);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path40);
+        return visitor.Seq?.(key3, node2, path41);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path40);
+        return visitor.Pair?.(key3, node2, path41);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path40);
+        return visitor.Scalar?.(key3, node2, path41);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path40);
+        return visitor.Alias?.(key3, node2, path41);
       return void 0;
     }
-    function replaceNode(key3, path40, node2) {
-      const parent = path40[path40.length - 1];
+    function replaceNode(key3, path41, node2) {
+      const parent = path41[path41.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -4463,10 +4505,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path40, value) {
+    function collectionFromPath(schema, path41, value) {
       let v = value;
-      for (let i = path40.length - 1; i >= 0; --i) {
-        const k = path40[i];
+      for (let i = path41.length - 1; i >= 0; --i) {
+        const k = path41[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4485,7 +4527,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path40) => path40 == null || typeof path40 === "object" && !!path40[Symbol.iterator]().next().done;
+    var isEmptyPath = (path41) => path41 == null || typeof path41 === "object" && !!path41[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4515,11 +4557,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path40, value) {
-        if (isEmptyPath(path40))
+      addIn(path41, value) {
+        if (isEmptyPath(path41))
           this.add(value);
         else {
-          const [key3, ...rest] = path40;
+          const [key3, ...rest] = path41;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4533,8 +4575,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path40) {
-        const [key3, ...rest] = path40;
+      deleteIn(path41) {
+        const [key3, ...rest] = path41;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -4548,8 +4590,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path40, keepScalar) {
-        const [key3, ...rest] = path40;
+      getIn(path41, keepScalar) {
+        const [key3, ...rest] = path41;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4567,8 +4609,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path40) {
-        const [key3, ...rest] = path40;
+      hasIn(path41) {
+        const [key3, ...rest] = path41;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -4578,8 +4620,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path40, value) {
-        const [key3, ...rest] = path40;
+      setIn(path41, value) {
+        const [key3, ...rest] = path41;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -7094,9 +7136,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path40, value) {
+      addIn(path41, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path40, value);
+          this.contents.addIn(path41, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7171,14 +7213,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path40) {
-        if (Collection.isEmptyPath(path40)) {
+      deleteIn(path41) {
+        if (Collection.isEmptyPath(path41)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path40) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path41) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7193,10 +7235,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path40, keepScalar) {
-        if (Collection.isEmptyPath(path40))
+      getIn(path41, keepScalar) {
+        if (Collection.isEmptyPath(path41))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path40, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path41, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7207,10 +7249,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path40) {
-        if (Collection.isEmptyPath(path40))
+      hasIn(path41) {
+        if (Collection.isEmptyPath(path41))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path40) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path41) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7227,13 +7269,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path40, value) {
-        if (Collection.isEmptyPath(path40)) {
+      setIn(path41, value) {
+        if (Collection.isEmptyPath(path41)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path40), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path41), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path40, value);
+          this.contents.setIn(path41, value);
         }
       }
       /**
@@ -9194,9 +9236,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path40) => {
+    visit.itemAtPath = (cst, path41) => {
       let item = cst;
-      for (const [field, index] of path40) {
+      for (const [field, index] of path41) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9205,23 +9247,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path40) => {
-      const parent = visit.itemAtPath(cst, path40.slice(0, -1));
-      const field = path40[path40.length - 1][0];
+    visit.parentCollection = (cst, path41) => {
+      const parent = visit.itemAtPath(cst, path41.slice(0, -1));
+      const field = path41[path41.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path40, item, visitor) {
-      let ctrl = visitor(item, path40);
+    function _visit(path41, item, visitor) {
+      let ctrl = visitor(item, path41);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path40.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path41.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9232,10 +9274,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path40);
+            ctrl = ctrl(item, path41);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path40) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path41) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -10537,14 +10579,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs33 = this.flowScalar(this.type);
+              const fs32 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs33, sep: [] });
+                map.items.push({ start, key: fs32, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs33);
+                this.stack.push(fs32);
               } else {
-                Object.assign(it, { key: fs33, sep: [] });
+                Object.assign(it, { key: fs32, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -10672,13 +10714,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs33 = this.flowScalar(this.type);
+              const fs32 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs33, sep: [] });
+                fc.items.push({ start: [], key: fs32, sep: [] });
               else if (it.sep)
-                this.stack.push(fs33);
+                this.stack.push(fs32);
               else
-                Object.assign(it, { key: fs33, sep: [] });
+                Object.assign(it, { key: fs32, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -11232,6 +11274,15 @@ function detailOf(e, apiKey) {
   const oneLine = raw.replace(/\s+/g, " ").trim();
   return redact(oneLine.length > 200 ? oneLine.slice(0, 197) + "..." : oneLine, apiKey) || "no message";
 }
+function abortCause(reason, apiKey) {
+  if (reason instanceof Error && reason.name === "TimeoutError") return "Linear did not answer within the escalation's time budget";
+  if (reason instanceof Error && reason.name === "AbortError" && !reason.message.trim()) return "the watchdog stopped waiting";
+  if (reason instanceof Error) return detailOf(reason, apiKey);
+  const signal2 = reason?.signal;
+  if (typeof signal2 === "string") return `the watchdog was stopped (${signal2})`;
+  if (typeof reason === "string" && reason.trim()) return detailOf(reason, apiKey);
+  return "the watchdog stopped waiting";
+}
 function endpointOf(apiUrl) {
   try {
     const u = new URL(apiUrl);
@@ -11248,7 +11299,7 @@ function toActionError(e, ctx) {
   const cause = new Error(`${e instanceof Error ? e.constructor.name : typeof e}: ${detail}`);
   const make = (code, message, hint, isRetryable = false) => new ActionError(code, redact(message, ctx.apiKey), { hint: redact(hint, ctx.apiKey), isRetryable, cause });
   if (ctx.signal?.aborted) {
-    return make("tracker_unavailable", `${where2}: cancelled after ${tries} (${detailOf(ctx.signal.reason, ctx.apiKey)}).`, "Safe to retry: the escalation is idempotent.", true);
+    return make("tracker_unavailable", `${where2}: cancelled after ${tries} (${abortCause(ctx.signal.reason, ctx.apiKey)}).`, "Safe to retry: the escalation is idempotent.", true);
   }
   switch (classifyLinearError(e)) {
     case "auth":
@@ -11693,6 +11744,7 @@ init_errors();
 
 // src/contracts/exit-codes.ts
 init_errors();
+init_safe_text();
 var EXIT_CODES = {
   ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
   failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
@@ -11719,9 +11771,9 @@ function exitCodeFor(thrown, out) {
     return EXIT.failure;
   }
   const err = e;
-  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
+  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
 ${err?.stack ?? ""}
-`);
+`, { keepNewlines: true }));
   out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
   return EXIT.failure;
 }
@@ -12087,10 +12139,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path40) {
-  if (!path40)
+function getElementAtPath(obj, path41) {
+  if (!path41)
     return obj;
-  return path40.reduce((acc, key3) => acc?.[key3], obj);
+  return path41.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12430,11 +12482,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path40, issues) {
+function prefixIssues(path41, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path40);
+    iss.path.unshift(path41);
     return iss;
   });
 }
@@ -12892,16 +12944,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path40 = []) => {
+  const processError = (error3, path41 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path40, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path41, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path40, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path41, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path40, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path41, ...issue2.path]);
       } else {
-        const fullpath = [...path40, ...issue2.path];
+        const fullpath = [...path41, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -18567,6 +18619,14 @@ async function endsTorn(h) {
   await h.read(b, 0, 1, size - 1);
   return b[0] !== 10;
 }
+async function readOwnFile(file) {
+  const h = await import_node_fs2.promises.open(file, import_node_fs2.constants.O_RDONLY | O_NOFOLLOW);
+  try {
+    return await h.readFile("utf8");
+  } finally {
+    await h.close();
+  }
+}
 var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 async function removeStaleTemps(dir, isAlive2) {
   let names;
@@ -18843,7 +18903,7 @@ function buildMailboxRequest(req, kind, nowMs, deadlineMs) {
 }
 async function answerByOf(file) {
   try {
-    const v = JSON.parse(await import_node_fs4.promises.readFile(file, "utf8")).answer_by;
+    const v = JSON.parse(await readOwnFile(file)).answer_by;
     return typeof v === "string" ? v : void 0;
   } catch {
     return void 0;
@@ -20820,9 +20880,10 @@ function countKeys(text, key3) {
 }
 
 // src/contracts/parse-yaml.ts
-function formatPath(path40) {
+init_safe_text();
+function formatPath(path41) {
   let s = "";
-  for (const part2 of path40) {
+  for (const part2 of path41) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20834,29 +20895,30 @@ function describeValue(value) {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") {
-    const cut2 = value.length > 60 ? value.slice(0, 57) + "..." : value;
-    return JSON.stringify(cut2);
+    const shown2 = redactSecrets(value);
+    const cut2 = shown2.length > 60 ? shown2.slice(0, 57) + "..." : shown2;
+    return escapeControls(JSON.stringify(cut2));
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path40) {
+function valueAt(root, path41) {
   let cur = root;
-  for (const part2 of path40) {
+  for (const part2 of path41) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path40, isKeyWanted = false) {
+function nodeOffset(doc, path41, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path40.entries()) {
+  for (const [i, part2] of path41.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path40.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path41.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20934,10 +20996,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path40, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path40, isKeyWanted);
+  const locate = (path41, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path41, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path40) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path41) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -20954,10 +21016,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path40) => {
-    const offset = nodeOffset(doc, path40);
+  return (path41) => {
+    const offset = nodeOffset(doc, path41);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path40) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path41) };
   };
 }
 function pickIssue(first) {
@@ -21250,6 +21312,9 @@ function isLayoutEntry(entry, name) {
   return entry.name.endsWith("*") ? name.startsWith(entry.name.slice(0, -1)) : name === entry.name;
 }
 
+// src/act/friction/friction.ts
+init_safe_text();
+
 // src/act/friction/friction-render.ts
 init_defaults();
 init_friction_hypothesis();
@@ -21382,7 +21447,7 @@ async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
 async function writeFrictionNote(paths, input, opts) {
   const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
   if (existing) return { path: existing, written: false };
-  const text = renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) });
+  const text = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
   const marker = frictionMarker(input.ticketId, input.attempts);
   const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
   for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
@@ -21938,6 +22003,7 @@ async function readAcks(paths, epicId, keys) {
 }
 
 // src/observe/parse/observation.ts
+init_safe_text();
 var RESUME_SLACK_MS = 1e3;
 var newer = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
 function mergeObservations(parts) {
@@ -21994,6 +22060,19 @@ function mergeObservations(parts) {
   const failedAtMs = out.failed?.atMs;
   if (failedAtMs !== void 0 && parts.some((p) => (p.source === "hooks" || p.source === "transcript") && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   if (finishedBy === "hooks" && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
+  return redactObservation(out);
+}
+function redactObservation(out) {
+  if (out.lastOutput !== void 0) out.lastOutput = redactSecrets(out.lastOutput);
+  const t = out.lastTool;
+  if (t) {
+    const clean = { inputSummary: t.inputSummary && redactSecrets(t.inputSummary), command: t.command && redactSecrets(t.command), error: t.error && redactSecrets(t.error) };
+    if (clean.inputSummary !== t.inputSummary || clean.command !== t.command || clean.error !== t.error) out.lastTool = { ...t, ...clean };
+  }
+  if (out.failed?.detail !== void 0) {
+    const detail = redactSecrets(out.failed.detail);
+    if (detail !== out.failed.detail) out.failed = { ...out.failed, detail };
+  }
   return out;
 }
 
@@ -22024,10 +22103,13 @@ function actionKey(epicId, taskId, kind) {
 var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
 var CIRCUIT_WINDOW_MS = 6e4;
 var BURST_MS = 1e4;
-function recentStalls(history, epicId, sinceMs) {
+function recentStalls(history, epicId, sinceMs, nowMs) {
   const out = [];
   for (const list2 of history.stalls.values()) {
-    for (const e of list2) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+    for (const e of list2) {
+      const atMs = Date.parse(e.timestamp_utc);
+      if (e.epic_id === epicId && atMs >= sinceMs && atMs <= nowMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+    }
   }
   return out;
 }
@@ -22040,7 +22122,7 @@ function planCheck(verdicts, tasks, history, opts) {
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
-  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2).filter((r) => !hasRecovered.has(r.taskId));
+  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2, opts.nowMs).filter((r) => !hasRecovered.has(r.taskId));
   const recent = since2(cb.windowMs ?? CIRCUIT_WINDOW_MS);
   const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
@@ -22263,7 +22345,45 @@ async function waitForSettledFile(file, opts, mustRest = false) {
 init_errors();
 
 // src/observe/read/state-file-reader.ts
+var import_node_fs14 = require("node:fs");
+
+// src/files/pseudo-files.ts
 var import_node_fs13 = require("node:fs");
+var import_node_path14 = __toESM(require("node:path"), 1);
+var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
+var rootDevices;
+function pseudoDevices() {
+  if (rootDevices) return rootDevices;
+  rootDevices = /* @__PURE__ */ new Set();
+  for (const root of ["/proc", "/sys"]) {
+    try {
+      rootDevices.add((0, import_node_fs13.statSync)(root).dev);
+    } catch {
+    }
+  }
+  return rootDevices;
+}
+function pseudoFileReason(file, dev) {
+  let real;
+  try {
+    real = import_node_fs13.realpathSync.native(import_node_path14.default.resolve(file));
+  } catch {
+    real = import_node_path14.default.resolve(file);
+  }
+  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
+  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
+  return void 0;
+}
+function isPseudoDevice(dev) {
+  return pseudoDevices().has(dev);
+}
+function pseudoDeviceReason(file) {
+  return refusal(file, file, void 0);
+}
+function refusal(file, real, root) {
+  const where2 = real === import_node_path14.default.resolve(file) ? "" : ` (it resolves to ${real})`;
+  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
+}
 
 // src/contracts/state-file.ts
 init_errors();
@@ -22455,7 +22575,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs13.promises.stat(file);
+      stat = await import_node_fs14.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -22473,9 +22593,11 @@ var StateFileReader = class {
     const hit = this.cache.get(file);
     if (hit && hit.key === key3) return hit.wave;
     this.cache.delete(file);
+    const pseudo = pseudoFileReason(file, stat.dev);
+    if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
     let text;
     try {
-      text = await import_node_fs13.promises.readFile(file, "utf8");
+      text = await import_node_fs14.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
@@ -22854,7 +22976,8 @@ async function runCheck(env, nowMs) {
     verdicts,
     plan,
     report,
-    hasStall: verdicts.some((v) => v.kind === "stalled"),
+    // A loop acted on (looping.act) is treated as a stall: --once says so with its exit code.
+    hasStall: verdicts.some((v) => v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping),
     isWaveDone,
     requestEvents: requestEvents ?? [],
     requestDeadlinesMs: pendingRequests(env.history).map((r) => r.answerByMs)
@@ -22934,8 +23057,8 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 }
 
 // src/act/notify/notifier.ts
-var import_node_fs14 = require("node:fs");
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_fs15 = require("node:fs");
+var import_node_path15 = __toESM(require("node:path"), 1);
 
 // src/core/notify.ts
 var PREFIX = "[dispatch-watchdog]";
@@ -23109,11 +23232,11 @@ var Notifier = class {
     this.inFlight.add(done);
   }
   markerFile(key3) {
-    return import_node_path14.default.join(this.d.paths.notifyDir(this.d.epicId), `${keyToFileName(key3)}.json`);
+    return import_node_path15.default.join(this.d.paths.notifyDir(this.d.epicId), `${keyToFileName(key3)}.json`);
   }
   async readMarker(key3) {
     try {
-      return parseMarker(NotifyRecordSchema, await import_node_fs14.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
+      return parseMarker(NotifyRecordSchema, await import_node_fs15.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
     } catch (e) {
       if (e.code === "ENOENT") return "absent";
       throw e;
@@ -23183,42 +23306,42 @@ function resolveNotifySettings(config2, env, locate) {
 }
 
 // src/wiring.ts
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_path23 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
-var import_node_path20 = __toESM(require("node:path"), 1);
+var import_node_path21 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
-var import_node_fs15 = require("node:fs");
+var import_node_fs16 = require("node:fs");
 var import_node_os2 = __toESM(require("node:os"), 1);
-var import_node_path15 = __toESM(require("node:path"), 1);
+var import_node_path16 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
   const home = opts.homeDir ?? import_node_os2.default.homedir();
-  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path15.default.join(home, ".claude");
-  return import_node_path15.default.join(expandHome(dir, home), "projects");
+  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path16.default.join(home, ".claude");
+  return import_node_path16.default.join(expandHome(dir, home), "projects");
 }
 function expandHome(p, home = import_node_os2.default.homedir()) {
-  if (p === "~" || p.startsWith("~/")) return import_node_path15.default.join(home, p.slice(1));
-  return import_node_path15.default.resolve(p);
+  if (p === "~" || p.startsWith("~/")) return import_node_path16.default.join(home, p.slice(1));
+  return import_node_path16.default.resolve(p);
 }
 function subagentPathFor(sessionFile, agentId) {
-  const session = import_node_path15.default.basename(sessionFile, ".jsonl");
-  return import_node_path15.default.join(import_node_path15.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
+  const session = import_node_path16.default.basename(sessionFile, ".jsonl");
+  return import_node_path16.default.join(import_node_path16.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
 }
 function flatSubagentPathFor(sessionFile, agentId) {
-  return import_node_path15.default.join(import_node_path15.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
+  return import_node_path16.default.join(import_node_path16.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
 }
 function parentPathOf(subagentFile) {
-  const sub = import_node_path15.default.dirname(subagentFile);
-  if (import_node_path15.default.basename(sub) !== "subagents" || !import_node_path15.default.basename(subagentFile).startsWith("agent-")) return void 0;
-  const sessionDir = import_node_path15.default.dirname(sub);
-  return import_node_path15.default.join(import_node_path15.default.dirname(sessionDir), `${import_node_path15.default.basename(sessionDir)}.jsonl`);
+  const sub = import_node_path16.default.dirname(subagentFile);
+  if (import_node_path16.default.basename(sub) !== "subagents" || !import_node_path16.default.basename(subagentFile).startsWith("agent-")) return void 0;
+  const sessionDir = import_node_path16.default.dirname(sub);
+  return import_node_path16.default.join(import_node_path16.default.dirname(sessionDir), `${import_node_path16.default.basename(sessionDir)}.jsonl`);
 }
 var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
 var exists2 = (p) => {
   try {
-    return (0, import_node_fs15.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+    return (0, import_node_fs16.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -23259,7 +23382,7 @@ var TranscriptFinder = class {
     this.statCalls++;
     let stamp;
     try {
-      stamp = (0, import_node_fs15.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+      stamp = (0, import_node_fs16.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
     } catch {
       stamp = void 0;
     }
@@ -23280,7 +23403,7 @@ var TranscriptFinder = class {
     for (const given2 of [q.agentTranscriptPath, q.transcriptPath]) {
       if (!given2) continue;
       const file = expandHome(given2);
-      if (agentId && !import_node_path15.default.basename(file).startsWith("agent-")) {
+      if (agentId && !import_node_path16.default.basename(file).startsWith("agent-")) {
         for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
           if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
         }
@@ -23297,12 +23420,12 @@ var TranscriptFinder = class {
       return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
     }
     const dirs = await this.projectDirs(nowMs);
-    const names = agentId ? [...sessionId ? [import_node_path15.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
+    const names = agentId ? [...sessionId ? [import_node_path16.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
     for (const dir of dirs) {
       for (const name of names) {
-        const file = import_node_path15.default.join(dir, name);
+        const file = import_node_path16.default.join(dir, name);
         if (await this.has(file)) {
-          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path15.default.join(dir, `${sessionId}.jsonl`) : void 0);
+          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path16.default.join(dir, `${sessionId}.jsonl`) : void 0);
           return { ok: true, location: { path: file, parentPath } };
         }
       }
@@ -23319,10 +23442,10 @@ var TranscriptFinder = class {
   async scanSessions(dirs, agentId) {
     for (const dir of dirs) {
       this.statCalls++;
-      const entries = await import_node_fs15.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await import_node_fs16.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
-        const file = import_node_path15.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
+        const file = import_node_path16.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
         if (await this.has(file)) return file;
       }
     }
@@ -23332,16 +23455,16 @@ var TranscriptFinder = class {
     const stamp = this.stamp(nowMs);
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
-    const entries = await import_node_fs15.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
-    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path15.default.join(this.projectsDir, e.name));
+    const entries = await import_node_fs16.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path16.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
   }
 };
 
 // src/observe/read/hook-activity.ts
-var import_node_fs18 = require("node:fs");
-var import_node_path16 = __toESM(require("node:path"), 1);
+var import_node_fs19 = require("node:fs");
+var import_node_path17 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
 var TailCursorSchema = looseObject({
@@ -23397,6 +23520,7 @@ function contentText(content) {
 }
 
 // src/observe/parse/tool-input-summary.ts
+init_safe_text();
 var SUMMARY_MAX_CHARS = 160;
 var COMMAND_MAX_CHARS = 1e3;
 function shorten(text, max) {
@@ -23448,8 +23572,8 @@ function headline(name, input) {
 function summarizeToolInput(name, input) {
   const obj = input !== null && typeof input === "object" && !Array.isArray(input) ? input : {};
   const head = headline(name, obj);
-  const facts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
-  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
+  const facts = { inputSummary: capped(redactSecrets(head ?? stableJson(input ?? {}))) };
+  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(redactSecrets(obj.command), COMMAND_MAX_CHARS);
   const timeoutMs = num2(obj.timeout);
   if (timeoutMs !== void 0) facts.timeoutMs = timeoutMs;
   if (obj.run_in_background === true) facts.isBackground = true;
@@ -23457,6 +23581,7 @@ function summarizeToolInput(name, input) {
 }
 
 // src/observe/parse/transcript-state.ts
+init_safe_text();
 var RECENT_CALLS_MAX = 20;
 var OPEN_CALLS_MAX = 32;
 var TASKS_MAX = 64;
@@ -23469,6 +23594,7 @@ function isTranscriptState(v) {
   return TranscriptStateSchema.safeParse(v).success;
 }
 function excerpt(text, max = OUTPUT_MAX_CHARS) {
+  text = redactSecrets(text);
   if (text.length <= max) return text;
   const half = Math.floor((max - 3) / 2);
   return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
@@ -24221,7 +24347,7 @@ function inheritSessionPrompt(session, agent) {
 }
 
 // src/observe/read/tail-store.ts
-var import_node_fs16 = require("node:fs");
+var import_node_fs17 = require("node:fs");
 var HEADER = JSON.stringify(STORE_HEADER);
 var COMPACT_FACTOR = 4;
 var COMPACT_SLACK_BYTES = 64 * 1024;
@@ -24230,9 +24356,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path40, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path40)?.bytes ?? 0);
-  disk.entries.set(path40, { usedAtMs, bytes });
+function setLive(disk, path41, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path41)?.bytes ?? 0);
+  disk.entries.set(path41, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -24252,7 +24378,7 @@ var TailStore = class {
     const out = /* @__PURE__ */ new Map();
     let text;
     try {
-      text = await import_node_fs16.promises.readFile(this.file, "utf8");
+      text = await import_node_fs17.promises.readFile(this.file, "utf8");
     } catch {
       this.disk = void 0;
       return out;
@@ -24261,7 +24387,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path40, e] of Object.entries(first.entries)) this.take(out, path40, e);
+      for (const [path41, e] of Object.entries(first.entries)) this.take(out, path41, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -24287,17 +24413,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path40, e]) => JSON.stringify({ path: path40, ...e }));
+    const lines = [...ours].map(([path41, e]) => JSON.stringify({ path: path41, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path40, e] of ours) {
+      for (const [path41, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path40);
+        const had = disk.entries.get(path41);
         if (!had) {
           size++;
           live += n;
@@ -24307,10 +24433,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path40, e] of ours) {
+        for (const [path41, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path40);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path40, e.usedAtMs, n);
+          const had = disk.entries.get(path41);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path41, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -24325,12 +24451,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path40, e] of disk.entries) {
-      const mine = ours.get(path40);
+    for (const [path41, e] of disk.entries) {
+      const mine = ours.get(path41);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path40, e] of ours) if (!disk.entries.has(path40) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path41, e] of ours) if (!disk.entries.has(path41) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -24341,31 +24467,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path40, e] of ours) {
-      const theirs = merged.get(path40);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path40, e);
+    for (const [path41, e] of ours) {
+      const theirs = merged.get(path41);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path41, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path40, e] of kept2) {
-      const line = JSON.stringify({ path: path40, ...e });
+    for (const [path41, e] of kept2) {
+      const line = JSON.stringify({ path: path41, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path40, e.usedAtMs, n);
+      setLive(disk, path41, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path40, e) {
+  take(out, path41, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path40);
+    const had = out.get(path41);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path40, entry);
+    out.set(path41, entry);
     return entry;
   }
 };
@@ -24378,7 +24504,7 @@ function parseJson(text) {
 }
 
 // src/observe/read/tail-file.ts
-var import_node_fs17 = require("node:fs");
+var import_node_fs18 = require("node:fs");
 
 // src/observe/parse/line-splitter.ts
 function createLineSplitter(offset, opts = {}) {
@@ -24460,7 +24586,7 @@ var TailReader = class {
     if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
     this.notes?.beforeStat(file);
     try {
-      const st = (0, import_node_fs17.statSync)(file, { throwIfNoEntry: false });
+      const st = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
       if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
     } catch {
       return void 0;
@@ -24473,7 +24599,7 @@ var TailReader = class {
     let pre;
     this.notes?.beforeStat(file);
     try {
-      pre = (0, import_node_fs17.statSync)(file, { throwIfNoEntry: false });
+      pre = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
@@ -24486,15 +24612,16 @@ var TailReader = class {
     }
     let fd;
     try {
-      fd = (0, import_node_fs17.openSync)(file, import_node_fs17.constants.O_RDONLY | import_node_fs17.constants.O_NONBLOCK);
+      fd = (0, import_node_fs18.openSync)(file, import_node_fs18.constants.O_RDONLY | import_node_fs18.constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = (0, import_node_fs17.fstatSync)(fd);
+      const st = (0, import_node_fs18.fstatSync)(fd);
       if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
+      if (isPseudoDevice(st.dev)) return { ok: false, code: "EPSEUDO", reason: pseudoDeviceReason(file) };
       let reset;
       let pos = prev;
       if (!pos) reset = "cold";
@@ -24508,7 +24635,7 @@ var TailReader = class {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs17.readSync)(fd, this.buf, 0, want, s.fedTo);
+        const bytesRead = (0, import_node_fs18.readSync)(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break;
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -24528,7 +24655,7 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
     } finally {
-      (0, import_node_fs17.closeSync)(fd);
+      (0, import_node_fs18.closeSync)(fd);
     }
   }
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
@@ -24541,7 +24668,7 @@ var TailReader = class {
   continuesAt(fd, s) {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs17.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    const bytesRead = (0, import_node_fs18.readSync)(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 10;
   }
@@ -24716,7 +24843,7 @@ var TailTracker = class {
 
 // src/observe/read/hook-activity.ts
 function createHookActivityReader(paths, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path16.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path17.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
   const tracker2 = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
   const listing = new DirListing(paths.activityDir());
   const files = /* @__PURE__ */ new Map();
@@ -24726,7 +24853,7 @@ function createHookActivityReader(paths, reader, opts) {
     if (f === void 0) {
       try {
         const file = paths.activityFile(id);
-        f = { file, name: import_node_path16.default.basename(file) };
+        f = { file, name: import_node_path17.default.basename(file) };
       } catch {
         f = null;
       }
@@ -24782,7 +24909,7 @@ var DirListing = class {
   }
   refresh() {
     try {
-      const st = (0, import_node_fs18.statSync)(this.dir, { throwIfNoEntry: false });
+      const st = (0, import_node_fs19.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
         this.names = /* @__PURE__ */ new Set();
         this.key = void 0;
@@ -24792,7 +24919,7 @@ var DirListing = class {
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs18.readdirSync)(this.dir));
+      this.names = new Set((0, import_node_fs19.readdirSync)(this.dir));
       this.key = key3;
     } catch {
       this.names = void 0;
@@ -24874,20 +25001,20 @@ function observeTranscript(state, facts = {}, children = []) {
 }
 
 // src/observe/read/child-transcripts.ts
-var import_node_fs19 = require("node:fs");
-var import_node_path17 = __toESM(require("node:path"), 1);
+var import_node_fs20 = require("node:fs");
+var import_node_path18 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
 var HEAD_BYTES = 65536;
 var HEADS_MAX = 512;
 var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
 var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
-var idOf = (file) => import_node_path17.default.basename(file, ".jsonl").slice("agent-".length);
+var idOf = (file) => import_node_path18.default.basename(file, ".jsonl").slice("agent-".length);
 var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
   if (hit) return hit;
-  const fh = await import_node_fs19.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs20.promises.open(file, "r").catch(() => void 0);
   if (!fh) return {};
   const head = {};
   try {
@@ -24910,16 +25037,16 @@ async function readHead(file) {
   return head;
 }
 function childDirs(file, sessionId) {
-  return { nested: import_node_path17.default.join(import_node_path17.default.dirname(file), sessionId ?? import_node_path17.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path17.default.dirname(file) };
+  return { nested: import_node_path18.default.join(import_node_path18.default.dirname(file), sessionId ?? import_node_path18.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path18.default.dirname(file) };
 }
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
   for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
-    const names = await import_node_fs19.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs20.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs19.promises.stat(import_node_path17.default.join(dir, n)).catch(() => void 0);
-      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path17.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+      const st = await import_node_fs20.promises.stat(import_node_path18.default.join(dir, n)).catch(() => void 0);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path18.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
   return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
@@ -24947,7 +25074,7 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
   };
   const named = [...calls.map((c) => c.childAgentId), ...background];
   for (const id of new Set(named.filter((x) => x !== void 0))) {
-    if (!await add2(import_node_path17.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path17.default.join(dirs.flat, `agent-${id}.jsonl`), true);
+    if (!await add2(import_node_path18.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path18.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
     const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
@@ -24968,11 +25095,11 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
 var launchCache = /* @__PURE__ */ new Map();
 var LAUNCH_CACHE_MAX = 256;
 async function launchesIn(file, maxBytes) {
-  const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
   if (!st?.isFile()) return void 0;
   const hit = launchCache.get(file);
   if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
-  const fh = await import_node_fs19.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs20.promises.open(file, "r").catch(() => void 0);
   if (!fh) return void 0;
   try {
     const start = Math.max(0, st.size - maxBytes);
@@ -24996,13 +25123,13 @@ async function launchesIn(file, maxBytes) {
 }
 
 // src/observe/read/change-notes.ts
-var import_node_fs20 = require("node:fs");
-var import_node_path18 = __toESM(require("node:path"), 1);
+var import_node_fs21 = require("node:fs");
+var import_node_path19 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
-var defaultWatch = (dir, listener) => (0, import_node_fs20.watch)(dir, { persistent: false }, listener);
+var defaultWatch = (dir, listener) => (0, import_node_fs21.watch)(dir, { persistent: false }, listener);
 var ChangeNotes = class {
   dirs = /* @__PURE__ */ new Map();
   notes = /* @__PURE__ */ new Map();
@@ -25042,10 +25169,10 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path18.default.dirname(file)), name: import_node_path18.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path19.default.dirname(file)), name: import_node_path19.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
-    this.ensureWatched(import_node_path18.default.dirname(file), n.dir);
+    this.ensureWatched(import_node_path19.default.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
     n.statAtMs = this.now();
@@ -25118,9 +25245,9 @@ var ChangeNotes = class {
 };
 
 // src/observe/read/transcript-tail.ts
-var import_node_path19 = __toESM(require("node:path"), 1);
+var import_node_path20 = __toESM(require("node:path"), 1);
 function createTranscriptTail(root, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path19.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path20.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
   return new TailTracker(
     reader,
     {
@@ -25207,7 +25334,7 @@ function resolvePolicy(config2, timeoutSeconds) {
 }
 
 // src/observe/read/prefix-ids.ts
-var import_node_fs21 = require("node:fs");
+var import_node_fs22 = require("node:fs");
 var OVERLAP = 512;
 var FILES_MAX = 1024;
 var PrefixIds = class {
@@ -25237,7 +25364,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path40, s] of this.scanned) files[path40] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path41, s] of this.scanned) files[path41] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -25245,7 +25372,7 @@ var PrefixIds = class {
     if (!this.file) return;
     let text;
     try {
-      text = await import_node_fs21.promises.readFile(this.file, "utf8");
+      text = await import_node_fs22.promises.readFile(this.file, "utf8");
     } catch {
       return;
     }
@@ -25256,19 +25383,19 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path40, s] of Object.entries(parsed.data.files)) {
+    for (const [path41, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path40)) this.scanned.set(path40, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path41)) this.scanned.set(path41, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
     await (this.loading ??= this.load());
-    const pre = (0, import_node_fs21.statSync)(file, { throwIfNoEntry: false });
+    const pre = (0, import_node_fs22.statSync)(file, { throwIfNoEntry: false });
     const had = this.scanned.get(file);
     if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
     let handle;
     try {
-      handle = await import_node_fs21.promises.open(file, "r");
+      handle = await import_node_fs22.promises.open(file, "r");
     } catch {
       return void 0;
     }
@@ -25319,7 +25446,7 @@ function createClaudeObserver(opts) {
   const memos = /* @__PURE__ */ new Map();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path20.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path21.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
   async function observeTranscript2(task, hook, nowMs, trace) {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
     const q = {
@@ -25358,7 +25485,7 @@ function createClaudeObserver(opts) {
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
     const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
-    const flatParent = r.state.sessionId && import_node_path20.default.join(import_node_path20.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const flatParent = r.state.sessionId && import_node_path21.default.join(import_node_path21.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
       let p = await transcripts.read(parentPath, nowMs);
@@ -25447,8 +25574,8 @@ function createClaudeObserver(opts) {
 }
 
 // src/observe/read/process-observer.ts
-var import_node_fs23 = require("node:fs");
-var import_node_path21 = __toESM(require("node:path"), 1);
+var import_node_fs24 = require("node:fs");
+var import_node_path22 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
 var ClaudeSessionFileSchema = looseObject({
@@ -25485,13 +25612,13 @@ function processPart(track) {
 
 // src/observe/read/process-sample.ts
 var import_node_child_process4 = require("node:child_process");
-var import_node_fs22 = require("node:fs");
+var import_node_fs23 = require("node:fs");
 var DEFAULT_API_PORT = 443;
 var CHILDREN_MAX2 = 64;
 var SS_TIMEOUT_MS = 2e3;
 var readText = (file) => {
   try {
-    return (0, import_node_fs22.readFileSync)(file, "utf8");
+    return (0, import_node_fs23.readFileSync)(file, "utf8");
   } catch {
     return void 0;
   }
@@ -25509,7 +25636,7 @@ function liveDescendants(pid) {
     const p = queue.shift();
     let tids;
     try {
-      tids = (0, import_node_fs22.readdirSync)(`/proc/${p}/task`);
+      tids = (0, import_node_fs23.readdirSync)(`/proc/${p}/task`);
     } catch {
       continue;
     }
@@ -25627,14 +25754,14 @@ function createProcessObserver(opts = {}) {
     listedAtMs = nowMs;
     let names = [];
     try {
-      names = (0, import_node_fs23.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+      names = (0, import_node_fs24.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
     } catch {
       return void 0;
     }
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs23.readFileSync)(import_node_path21.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs24.readFileSync)(import_node_path22.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -25760,7 +25887,7 @@ function realObservers(env) {
       createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
     ];
     if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path22.default.join(import_node_path22.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    const sessionsDir = import_node_path23.default.join(import_node_path23.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
     return [...observers, createProcessObserver({ sessionsDir })];
   };
 }
@@ -25938,8 +26065,8 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 }
 
 // src/options.ts
-var import_node_fs24 = require("node:fs");
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_fs25 = require("node:fs");
+var import_node_path24 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
@@ -25972,13 +26099,13 @@ function hasZone(text) {
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path23.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path24.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
   let isDir2;
   try {
-    isDir2 = (0, import_node_fs24.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs25.statSync)(dir).isDirectory();
   } catch {
     isDir2 = void 0;
   }
@@ -26007,16 +26134,18 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path23.default.resolve(cwd, flag) : import_node_path23.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs24.existsSync)(file)) return { config: {} };
+  const file = flag ? import_node_path24.default.resolve(cwd, flag) : import_node_path24.default.join(stateDir, "watchdog.config.yaml");
+  if (!flag && !(0, import_node_fs25.existsSync)(file)) return { config: {} };
   let text;
   try {
-    const st = await import_node_fs24.promises.stat(file);
+    const st = await import_node_fs25.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
+    const pseudo = pseudoFileReason(file, st.dev);
+    if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Point --config at a watchdog.config.yaml (a plain file)." });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs24.promises.readFile(file, "utf8");
+    text = await import_node_fs25.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -26088,9 +26217,11 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
 }
 
 // src/watch.ts
+init_safe_text();
 var import_node_crypto4 = require("node:crypto");
 
 // src/core/format.ts
+init_safe_text();
 var fmtSecs = (s) => {
   if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
   if (s < 120) return `${s}s`;
@@ -26119,7 +26250,7 @@ function renderStatus(doc, live = {}) {
     t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
     t.exemptions.join(",") || "-",
     t.reason
-  ]);
+  ].map((cell2) => safeText(cell2)));
   const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
   const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
   const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
@@ -26151,6 +26282,9 @@ ${requests}
 }
 var isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
 function renderEvent(e) {
+  return safeText(eventText(e));
+}
+function eventText(e) {
   const t = e.timestamp_utc.slice(11, 19);
   const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
   switch (e.event) {
@@ -26489,6 +26623,7 @@ function wrap(text, columns, indent = "") {
 }
 
 // src/core/watch-frame.ts
+init_safe_text();
 function requestsByTask(report) {
   const out = /* @__PURE__ */ new Map();
   for (const r of report.requests ?? []) out.set(r.task_id, [...out.get(r.task_id) ?? [], r.status === "pending" ? r.kind : `${r.kind} (unanswered)`]);
@@ -26532,7 +26667,7 @@ function frameRows(f) {
     f.requests.get(t.task_id)?.join(",") || "-",
     // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
     t.verdict === "healthy" ? exemptionWhy(t) : t.verdict === "terminal" ? "-" : t.reason
-  ]);
+  ].map((cell2) => safeText(cell2)));
 }
 function fitTable(header, rows, columns, dropOrder) {
   let kept2 = header.map((_, i) => i);
@@ -26598,7 +26733,7 @@ function changeLines(prev, f) {
     if (was === now) continue;
     lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
   }
-  return lines;
+  return lines.map((l) => safeText(l));
 }
 
 // src/watch-view.ts
@@ -26692,8 +26827,8 @@ function createWatchView(out, o) {
 }
 
 // src/journal/dispatch-log.ts
-var import_node_fs25 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_fs26 = require("node:fs");
+var import_node_path25 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 
 // src/contracts/seed-events.ts
@@ -26781,14 +26916,14 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs25.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs26.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path24.default.join(dir, name);
+    const file = import_node_path25.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -26797,8 +26932,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs25.promises.stat(file);
-  const stream = (0, import_node_fs25.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs26.promises.stat(file);
+  const stream = (0, import_node_fs26.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -26815,7 +26950,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs25.promises.open(file, "r");
+    const h = await import_node_fs26.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -26828,8 +26963,8 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs26 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
+var import_node_fs27 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 var HISTORY_SUMMARY_VERSION = 5;
@@ -27026,7 +27161,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs26.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs27.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -27040,7 +27175,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path25.default.join(dir, name);
+    const file = import_node_path26.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -27069,7 +27204,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs26.promises.readFile(file, "utf8");
+    text = await import_node_fs27.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -27087,14 +27222,14 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs26.promises.stat(import_node_path25.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs27.promises.stat(import_node_path26.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
 async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs26.promises.open(file, "r");
+  const h = await import_node_fs27.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -27133,7 +27268,7 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_fs27 = require("node:fs");
+var import_node_fs28 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -27165,14 +27300,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs27.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs28.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text] = await Promise.all([import_node_fs27.promises.stat(file), import_node_fs27.promises.readFile(file, "utf8")]);
+    const [st, text] = await Promise.all([import_node_fs28.promises.stat(file), import_node_fs28.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text, holder: parseLock(text) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -27184,16 +27319,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs27.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs27.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs28.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs28.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs27.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs28.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs27.promises.rm(mutex, { force: true });
+    await import_node_fs28.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -27216,7 +27351,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs27.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs28.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -27294,14 +27429,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs28 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_fs29 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs28.watch)(import_node_path26.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path26.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs29.watch)(import_node_path27.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path27.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -27321,21 +27456,21 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs29 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_fs30 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path27.default.join(paths.root, "epics");
-  const names = await import_node_fs29.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path28.default.join(paths.root, "epics");
+  const names = await import_node_fs30.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs29.promises.stat(import_node_path27.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs30.promises.stat(import_node_path28.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs29.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs30.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -27357,7 +27492,7 @@ async function missingEpicError(paths, epicId) {
 
 // src/watch.ts
 function unwatchedLine(taskId, ticketId, reason) {
-  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${reason}
+  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${safeText(reason)}
 `;
 }
 function printResult(r, opts, out, terminal) {
@@ -27455,7 +27590,7 @@ async function runWatch(opts, deps, next) {
       },
       shouldStop: next ? (r) => next.shouldStop(r, history) : void 0,
       onCheckError: (e) => {
-        out.err(`dispatch-watchdog: a check failed: ${e?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)
+        out.err(`dispatch-watchdog: a check failed: ${safeText(e?.message ?? String(e))} (still watching; retrying every ${opts.checkIntervalSeconds}s)
 `);
         view?.interrupt();
       },
@@ -27523,7 +27658,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
     ],
     exitCodes: [
       ["ok", "the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version"],
-      ["stall", "with --once or --now: a stall was found"],
+      ["stall", "with --once or --now: a stall was found (or a loop, when looping.act acts on loops)"],
       ["unwatched", 'with --once or --now: no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it, with a did-you-mean'],
       ["input"],
       ["failure", "the world refused (a file cannot be written), or a bug"]
@@ -27532,7 +27667,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs30 = require("node:fs");
+var import_node_fs31 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -27614,7 +27749,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs30.promises.readFile(file, "utf8");
+    text = await import_node_fs31.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -27654,8 +27789,7 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_fs31 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_path29 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -27686,10 +27820,16 @@ var ATTENTION_WHAT_TO_DO = {
 // src/commands/next.ts
 init_errors();
 async function requestObject(paths, epicId, r) {
+  const file = import_node_path29.default.join(paths.root, r.path);
   try {
-    const json = JSON.parse(await import_node_fs31.promises.readFile(import_node_path28.default.join(paths.root, r.path), "utf8"));
+    const json = JSON.parse(await readOwnFile(file));
     return { ...json, path: r.path };
-  } catch {
+  } catch (e) {
+    if (e.code === "ELOOP") {
+      throw new InputError("unsafe_state_path", `refusing to follow the symlink ${file}: the watchdog wrote this request file itself, and never prints what a link in its place points to.`, {
+        hint: "Remove the link: the request is in the dispatch log, and next prints it from there once the file is gone."
+      });
+    }
     return {
       schema_version: "1",
       kind: r.kind,
@@ -27900,28 +28040,28 @@ function registerAck(program2, { env, setCode }) {
 
 // src/commands/hook.ts
 var import_node_fs35 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_path32 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
 var import_node_fs34 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_path31 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
 var import_node_fs32 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
 init_errors();
 var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs32.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path29.default.resolve(import_node_path29.default.dirname(file));
+  const dir = import_node_path30.default.resolve(import_node_path30.default.dirname(file));
   (0, import_node_fs32.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path29.default.relative(import_node_path29.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path29.default.isAbsolute(rel)) {
-    let p = import_node_path29.default.resolve(root);
-    for (const part2 of rel.split(import_node_path29.default.sep)) {
-      p = import_node_path29.default.join(p, part2);
+  const rel = import_node_path30.default.relative(import_node_path30.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path30.default.isAbsolute(rel)) {
+    let p = import_node_path30.default.resolve(root);
+    for (const part2 of rel.split(import_node_path30.default.sep)) {
+      p = import_node_path30.default.join(p, part2);
       if ((0, import_node_fs32.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
@@ -27957,9 +28097,10 @@ function appendLineSync(file, line, root, opts = {}) {
 }
 
 // src/observe/parse/hook-line.ts
+init_safe_text();
 var HOOK_LINE_MAX_BYTES = 4e3;
 var HOOK_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
-var str4 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(v, max) : void 0;
+var str4 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(redactSecrets(v), max) : void 0;
 var num3 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
 var DONE = /* @__PURE__ */ new Set(["completed", "failed", "killed", "stopped", "done", "cancelled", "canceled", "error"]);
 function hookFileId(payload) {
@@ -28135,10 +28276,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path30.default.resolve(opts.stateDir);
+    const root = import_node_path31.default.resolve(opts.stateDir);
     const st = (0, import_node_fs34.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path30.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path31.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -28158,7 +28299,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path30.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path31.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -28193,7 +28334,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path31.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path32.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -28243,7 +28384,7 @@ function registerHook(program2, { env, setCode }) {
 // src/commands/hook-install.ts
 var import_node_fs36 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -28482,14 +28623,14 @@ function planHookUninstall(text, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path32.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path33.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path32.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path32.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path33.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path33.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path32.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path32.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path33.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path33.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
@@ -28540,7 +28681,7 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path32.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path33.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
@@ -28627,7 +28768,7 @@ function registerRecover(program2, { env, setCode }) {
 
 // src/commands/replay.ts
 var import_node_fs37 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_path34 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -28988,14 +29129,14 @@ async function readSource(file) {
   return { file, text: await import_node_fs37.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path33.default.basename(file, ".jsonl");
-  const nested = import_node_path33.default.join(import_node_path33.default.dirname(file), session, "subagents");
+  const session = import_node_path34.default.basename(file, ".jsonl");
+  const nested = import_node_path34.default.join(import_node_path34.default.dirname(file), session, "subagents");
   const names = await import_node_fs37.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path33.default.join(nested, n));
+  const out = names.filter(isChildName).sort().map((n) => import_node_path34.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs37.promises.readdir(import_node_path33.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs37.promises.readdir(import_node_path34.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path33.default.join(import_node_path33.default.dirname(file), n);
+    const child = import_node_path34.default.join(import_node_path34.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -29028,7 +29169,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path33.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path34.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -29040,8 +29181,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path33.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path33.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path34.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path34.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -29059,7 +29200,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/friction-review.ts
 var import_node_fs38 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path35 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -29283,11 +29424,11 @@ async function reviewFriction(paths, opts) {
   const days = (await import_node_fs38.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path34.default.join(dir, name), paths.relative(import_node_path34.default.join(dir, name)), events, lines);
+  for (const name of days) await readDay(import_node_path35.default.join(dir, name), paths.relative(import_node_path35.default.join(dir, name)), events, lines);
   const names = (await import_node_fs38.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path34.default.join(paths.frictionDir(), n);
+    const file = import_node_path35.default.join(paths.frictionDir(), n);
     const text = await import_node_fs38.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
@@ -29323,7 +29464,7 @@ function registerFriction(program2, { env, setCode }) {
 
 // src/commands/timeline.ts
 var import_node_fs39 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_path36 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -29488,7 +29629,7 @@ async function readTimeline(paths, epicId, nowMs) {
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path35.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path36.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -29504,7 +29645,7 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path35.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path36.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
@@ -29518,7 +29659,7 @@ async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path35.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path36.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -29549,7 +29690,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/prune.ts
 var import_node_fs40 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
@@ -29559,7 +29700,7 @@ async function oldFiles(p, cutoffMs) {
   if (!st) return [];
   if (st.isDirectory()) {
     const names = await import_node_fs40.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path36.default.join(p, n), cutoffMs)))).flat();
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path37.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -29589,7 +29730,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs40.promises.readdir(import_node_path36.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs40.promises.readdir(import_node_path37.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -29599,22 +29740,22 @@ async function prune(paths, opts) {
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
     const names = await import_node_fs40.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path36.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path37.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path36.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path37.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path36.default.join(paths.root, e.name), ctx.cutoffMs)) {
+    for (const f of await oldFiles(import_node_path37.default.join(paths.root, e.name), ctx.cutoffMs)) {
       const parsed = parseCheckpoint(await import_node_fs40.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   const linked = await linkedFromNotes(paths);
-  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path36.default.join(paths.root, e.path))).map((e) => e.path);
-  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path36.default.join(paths.root, e.path))));
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path37.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path37.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path36.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path36.default.dirname(import_node_path36.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path37.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path37.default.dirname(import_node_path37.default.join(paths.root, e.path)));
   }
   return report;
 }
@@ -29633,13 +29774,13 @@ async function linkedFromNotes(paths) {
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
-      linked.add(import_node_path36.default.resolve(import_node_path36.default.dirname(file), target2));
+      linked.add(import_node_path37.default.resolve(import_node_path37.default.dirname(file), target2));
     }
   }
   return linked;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path36.default.dirname(d) !== root && d.startsWith(root + import_node_path36.default.sep); d = import_node_path36.default.dirname(d)) {
+  for (let d = dir; import_node_path37.default.dirname(d) !== root && d.startsWith(root + import_node_path37.default.sep); d = import_node_path37.default.dirname(d)) {
     if (!await import_node_fs40.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
@@ -29683,7 +29824,7 @@ init_deps();
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
 var import_node_fs43 = require("node:fs");
-var import_node_path39 = __toESM(require("node:path"), 1);
+var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -29788,7 +29929,7 @@ function liveRows(runs, doc, replacements) {
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
 var import_node_fs41 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_path38 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
@@ -29805,7 +29946,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path37.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path38.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -29813,10 +29954,10 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs41.promises.mkdir(import_node_path37.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs41.promises.mkdir(import_node_path38.default.dirname(transcriptPath), { recursive: true });
       await import_node_fs41.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path37.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      const planFile = import_node_path38.default.join(this.env.plansDir, `${spec.taskId}.json`);
       await import_node_fs41.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
@@ -29958,7 +30099,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path40, hits2) => ({ name: "Grep", input: { pattern, path: path40, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path41, hits2) => ({ name: "Grep", input: { pattern, path: path41, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -30185,7 +30326,7 @@ function transcriptFacts(text) {
 var import_node_crypto7 = require("node:crypto");
 var import_node_fs42 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_path39 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -30278,19 +30419,19 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs42.promises.mkdtemp(import_node_path38.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs42.promises.mkdtemp(import_node_path39.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path38.default.join(root, "repo");
-  const plansDir = import_node_path38.default.join(root, "demo-agents");
-  const projectsDir = import_node_path38.default.join(root, "claude", "projects");
+  const repoDir = import_node_path39.default.join(root, "repo");
+  const plansDir = import_node_path39.default.join(root, "demo-agents");
+  const projectsDir = import_node_path39.default.join(root, "claude", "projects");
   await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs42.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path38.default.join(plansDir, "agent.mjs");
+  const scriptPath = import_node_path39.default.join(plansDir, "agent.mjs");
   await import_node_fs42.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path38.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  const replacementPlan = import_node_path39.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
   await import_node_fs42.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
   await import_node_fs42.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path38.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementLog = import_node_path39.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
@@ -30304,10 +30445,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path38.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path39.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path38.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path39.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -30400,7 +30541,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path39.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path40.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);

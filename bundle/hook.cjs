@@ -32,6 +32,41 @@ var import_node_path2 = __toESM(require("node:path"), 1);
 var import_node_fs = require("node:fs");
 var import_node_path = __toESM(require("node:path"), 1);
 
+// src/present/safe-text.ts
+var SECRET_PATTERNS = [
+  // Provider tokens with a known prefix, wherever they stand.
+  [/\bsk-ant-[A-Za-z0-9_-]{6,}/g, "sk-ant-[redacted]"],
+  [/\blin_(api|oauth)_[A-Za-z0-9]{6,}/g, "lin_$1_[redacted]"],
+  [/\b(gh[pousr]_)[A-Za-z0-9]{16,}/g, "$1[redacted]"],
+  [/\b(github_pat_)[A-Za-z0-9_]{16,}/g, "$1[redacted]"],
+  [/\b(xox[abprs]-)[A-Za-z0-9-]{8,}/g, "$1[redacted]"],
+  [/\b(AKIA)[A-Z0-9]{16}\b/g, "$1[redacted]"],
+  // An Authorization header or a bearer token, quoted or not.
+  [/\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s"',;]+/gi, (_m, name, scheme) => `${name}${scheme ? `${scheme} ` : ""}[redacted]`],
+  [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]"],
+  // NAME=value (an environment, a command line), and "name": "value" (JSON, quoted YAML), where the name
+  // says it is a secret. An unquoted `name: text` is left alone: it is how our own messages name a field.
+  [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*=\s*["']?)([^\s"',;&\u0000-\u001f\u007f]{4,})/gi, "$1[redacted]"],
+  [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*:\s*["'])([^\s"',;&\u0000-\u001f\u007f]{4,})/gi, "$1[redacted]"]
+];
+var MAYBE_SECRET = /sk-ant-|lin_(?:api|oauth)_|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|authoriz|bearer|key|secret|token|passw|credential/i;
+function redactSecrets(text) {
+  if (!MAYBE_SECRET.test(text)) return text;
+  let out = text;
+  for (const [re, to] of SECRET_PATTERNS) out = typeof to === "string" ? out.replace(re, to) : out.replace(re, to);
+  return out;
+}
+var CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+var CONTROL_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+var NAMED = { "\n": "\\n", "\r": "\\r", "\x1B": "\\e" };
+var escapeOne = (c) => NAMED[c] ?? (c.charCodeAt(0) <= 255 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function escapeControls(text, opts = {}) {
+  return text.replace(opts.keepNewlines ? CONTROL_BUT_NEWLINE : CONTROL, escapeOne);
+}
+function safeText(text, opts = {}) {
+  return escapeControls(redactSecrets(text), opts);
+}
+
 // src/contracts/errors.ts
 var WatchdogError = class extends Error {
   code;
@@ -44,10 +79,10 @@ var WatchdogError = class extends Error {
     this.hint = opts.hint;
     this.location = opts.location;
   }
-  /** The full user-facing text: `<where> <message> <hint>`. */
+  /** The full user-facing text: `<where> <message> <hint>`, with anything quoted from a file made safe to print (secrets, control characters). */
   describe() {
     const where = this.location ? formatLocation(this.location) + " " : "";
-    return `${where}${this.message}${this.hint ? " " + this.hint : ""}`;
+    return safeText(`${where}${this.message}${this.hint ? " " + this.hint : ""}`, { keepNewlines: true });
   }
 };
 var InternalError = class extends WatchdogError {
@@ -163,8 +198,8 @@ function headline(name, input) {
 function summarizeToolInput(name, input) {
   const obj = input !== null && typeof input === "object" && !Array.isArray(input) ? input : {};
   const head = headline(name, obj);
-  const facts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
-  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
+  const facts = { inputSummary: capped(redactSecrets(head ?? stableJson(input ?? {}))) };
+  if (name === "Bash" && typeof obj.command === "string") facts.command = shorten(redactSecrets(obj.command), COMMAND_MAX_CHARS);
   const timeoutMs = num(obj.timeout);
   if (timeoutMs !== void 0) facts.timeoutMs = timeoutMs;
   if (obj.run_in_background === true) facts.isBackground = true;
@@ -174,7 +209,7 @@ function summarizeToolInput(name, input) {
 // src/observe/parse/hook-line.ts
 var HOOK_LINE_MAX_BYTES = 4e3;
 var HOOK_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
-var str2 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(v, max) : void 0;
+var str2 = (v, max = 200) => typeof v === "string" && v !== "" ? shorten(redactSecrets(v), max) : void 0;
 var num2 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
 var DONE = /* @__PURE__ */ new Set(["completed", "failed", "killed", "stopped", "done", "cancelled", "canceled", "error"]);
 function hookFileId(payload) {

@@ -322,7 +322,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     verdicts,
     plan,
     report,
-    hasStall: verdicts.some((v) => v.kind === 'stalled'),
+    // A loop acted on (looping.act) is treated as a stall: --once says so with its exit code.
+    hasStall: verdicts.some((v) => v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping)),
     isWaveDone,
     requestEvents: requestEvents ?? [],
     requestDeadlinesMs: pendingRequests(env.history).map((r) => r.answerByMs),

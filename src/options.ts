@@ -7,6 +7,7 @@ import type { AdapterName, Strategy } from './contracts/vocabulary.js';
 import { combineProblems, InputError } from './contracts/errors.js';
 import { yamlLocator, type Locate } from './contracts/parse-yaml.js';
 import { assertSafeId } from './files/paths.js';
+import { pseudoFileReason } from './files/pseudo-files.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
 import { resolveControls, type ControlOptions } from './core/controls.js';
 import { hasZone } from './core/period.js';
@@ -110,6 +111,8 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
   try {
     const st = await fs.stat(file);
     if (!st.isFile()) throw new InputError('unreadable_file', 'the config file is not a regular file.', { location: { file } });
+    const pseudo = pseudoFileReason(file, st.dev);
+    if (pseudo) throw new InputError('unreadable_file', `${pseudo}.`, { location: { file }, hint: 'Point --config at a watchdog.config.yaml (a plain file).' });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError('unreadable_file', `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: 'Point --config at watchdog.config.yaml (a few hundred bytes).' });
     }

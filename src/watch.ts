@@ -1,5 +1,6 @@
 // The main command: take the epic's lock, replay the log, then run one check (--once) or the
 // loop, and journal start and stop. Returns the exit code (DESIGN §10).
+import { safeText } from './present/safe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
 import { createWatchView } from './watch-view.js';
@@ -26,7 +27,7 @@ import type { RecoveryReport } from './act/recovery/recover.js';
 
 /** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
 export function unwatchedLine(taskId: string, ticketId: string, reason: string): string {
-  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${reason}\n`;
+  return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${safeText(reason)}\n`;
 }
 
 export interface WatchDeps {
@@ -189,7 +190,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       },
       shouldStop: next ? (r) => next.shouldStop(r, history) : undefined,
       onCheckError: (e) => {
-        out.err(`dispatch-watchdog: a check failed: ${(e as Error)?.message ?? String(e)} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`);
+        out.err(`dispatch-watchdog: a check failed: ${safeText((e as Error)?.message ?? String(e))} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`);
         view?.interrupt();
       },
       onNewInputError: async (r) => {

@@ -1,7 +1,6 @@
 // `dispatch-watchdog next --epic-id ID [--json]` (DESIGN §8): run the watchdog (same lock, journal
 // and checks) until something needs the orchestrator, print it, journal that it was printed, exit
 // with the code of the most urgent news. An LLM lead runs it in the background and is woken by its exit.
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { CheckResult } from '../check.js';
 import { NEXT_EXIT, type NextDoc } from '../contracts/next.js';
@@ -11,6 +10,7 @@ import { ATTENTION_WHAT_TO_DO, newsOf, nextReason, type NextNews } from '../core
 import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
+import { readOwnFile } from '../files/atomic-write.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';
@@ -24,12 +24,18 @@ import { configOption, stateDirOption, watchOptions, type CliContext } from './c
 
 type OkResult = Extract<CheckResult, { ok: true }>;
 
-/** The request as its file says (the orchestrator may have deleted it: then what the log knows). */
+/** The request as its file says (the orchestrator may have deleted it: then what the log knows); a link in its place is refused. */
 async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord): Promise<NextDoc['requests'][number]> {
+  const file = path.join(paths.root, r.path);
   try {
-    const json = JSON.parse(await fs.readFile(path.join(paths.root, r.path), 'utf8')) as NextDoc['requests'][number];
+    const json = JSON.parse(await readOwnFile(file)) as NextDoc['requests'][number];
     return { ...json, path: r.path };
-  } catch {
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new InputError('unsafe_state_path', `refusing to follow the symlink ${file}: the watchdog wrote this request file itself, and never prints what a link in its place points to.`, {
+        hint: 'Remove the link: the request is in the dispatch log, and next prints it from there once the file is gone.',
+      });
+    }
     return {
       schema_version: '1', kind: r.kind, key: r.key, epic_id: epicId, task_id: r.taskId, ticket_id: r.ticketId, created_at: msToIso(r.createdAtMs),
       answer_by: msToIso(r.answerByMs), ...(r.recoveryTaskId ? { recovery_task_id: r.recoveryTaskId, redispatch_attempt: r.attempt } : {}), path: r.path,

@@ -35,7 +35,7 @@ export function registerWatch(program: Command, { env, setCode, flags: parsers, 
     ],
     exitCodes: [
       ['ok', 'the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version'],
-      ['stall', 'with --once or --now: a stall was found'],
+      ['stall', 'with --once or --now: a stall was found (or a loop, when looping.act acts on loops)'],
       ['unwatched', 'with --once or --now: no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it, with a did-you-mean'],
       ['input'],
       ['failure', 'the world refused (a file cannot be written), or a bug'],

@@ -1,5 +1,6 @@
 // The WatchdogError family: one base class with a code, a hint (the fix) and a location.
 // cli.ts maps each family to an exit code; nothing branches on message text.
+import { safeText } from '../present/safe-text.js';
 
 export interface ErrorLocation {
   file: string;
@@ -49,10 +50,10 @@ export class WatchdogError extends Error {
     this.location = opts.location;
   }
 
-  /** The full user-facing text: `<where> <message> <hint>`. */
+  /** The full user-facing text: `<where> <message> <hint>`, with anything quoted from a file made safe to print (secrets, control characters). */
   describe(): string {
     const where = this.location ? formatLocation(this.location) + ' ' : '';
-    return `${where}${this.message}${this.hint ? ' ' + this.hint : ''}`;
+    return safeText(`${where}${this.message}${this.hint ? ' ' + this.hint : ''}`, { keepNewlines: true });
   }
 }
 

@@ -8,6 +8,7 @@
 // whatever the command); then name it in the `exitCodes` of each command that returns it.
 // Pure but for the injected error stream.
 import { InputError, InternalError, WatchdogError, fileSystemErrorOf } from './errors.js';
+import { safeText } from '../present/safe-text.js';
 
 export const EXIT_CODES = {
   ok: { code: 0, means: 'the command did what it is for (each --help says what that is); --help, --version' },
@@ -48,7 +49,7 @@ export function exitCodeFor(thrown: unknown, out: { err(text: string): void }): 
     return EXIT.failure;
   }
   const err = e as Error;
-  out.err(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n${err?.stack ?? ''}\n`);
+  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}\n${err?.stack ?? ''}\n`, { keepNewlines: true }));
   out.err('This is a dispatch-watchdog bug; please report it with the command you ran.\n');
   return EXIT.failure;
 }

@@ -5,6 +5,7 @@ import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 
 import { combineProblems, InputError, type ErrorLocation } from './errors.js';
 import { fastYaml } from './fast-yaml.js';
 import { checkNesting } from './input-limits.js';
+import { escapeControls, redactSecrets } from '../present/safe-text.js';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: InputError };
 
@@ -25,8 +26,10 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') {
-    const cut = value.length > 60 ? value.slice(0, 57) + '...' : value;
-    return JSON.stringify(cut);
+    // What a file holds may be a secret (a config pointed at an environment) or a terminal escape: never quoted as is.
+    const shown = redactSecrets(value);
+    const cut = shown.length > 60 ? shown.slice(0, 57) + '...' : shown;
+    return escapeControls(JSON.stringify(cut));
   }
   return `${typeof value} ${String(value)}`;
 }

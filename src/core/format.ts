@@ -1,6 +1,7 @@
 // Human-readable renderings of a check: the status table and one-line event summaries. Pure.
 import type { DispatchEvent } from '../contracts/events.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
+import { safeText } from '../present/safe-text.js';
 
 export const fmtSecs = (s: number | null | undefined) => {
   if (s === null || s === undefined || !Number.isFinite(s)) return '-';
@@ -43,7 +44,7 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
     t.idle_seconds === null ? '-' : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
     t.exemptions.join(',') || '-',
     t.reason,
-  ]);
+  ].map((cell) => safeText(cell))); // a reason quotes the row (its status) and the agent (its last call)
   const header = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'EXEMPTIONS', 'REASON'];
   // A reason can run to hundreds of characters (an unknown row quotes what it could not read): cut it
   // to the terminal when we know its width, else to MAX_REASON_CHARS.
@@ -79,8 +80,12 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
 /** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
 const isRequestOnly = (adapter: string | undefined) => adapter === 'mailbox' || adapter === 'claude-team';
 
-/** One line per logged event, for the loop's live output. */
+/** One line per logged event, for the loop's live output: what it quotes from files made safe to print. */
 export function renderEvent(e: DispatchEvent): string {
+  return safeText(eventText(e));
+}
+
+function eventText(e: DispatchEvent): string {
   const t = e.timestamp_utc.slice(11, 19);
   const who = 'task_id' in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : '';
   switch (e.event) {

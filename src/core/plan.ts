@@ -86,11 +86,18 @@ export const CIRCUIT_WINDOW_MS = 60_000;
 /** Stalls detected this close together (at least circuit_breaker.min_stalled of them) trip the breaker whatever the fraction. @defaultValue 10000 */
 export const BURST_MS = 10_000;
 
-/** Stalls of this epic logged at or after `sinceMs`: task and ticket. */
-function recentStalls(history: History, epicId: string, sinceMs: number): { taskId: string; ticketId: string }[] {
+/**
+ * Stalls of this epic logged from `sinceMs` up to `nowMs`: task and ticket. One dated after now
+ * (the clock was stepped back since) is not recent: counted, it would hold every real stall as a
+ * mass stall until the clock caught up.
+ */
+function recentStalls(history: History, epicId: string, sinceMs: number, nowMs: number): { taskId: string; ticketId: string }[] {
   const out: { taskId: string; ticketId: string }[] = [];
   for (const list of history.stalls.values()) {
-    for (const e of list) if (e.epic_id === epicId && Date.parse(e.timestamp_utc) >= sinceMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+    for (const e of list) {
+      const atMs = Date.parse(e.timestamp_utc);
+      if (e.epic_id === epicId && atMs >= sinceMs && atMs <= nowMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
+    }
   }
   return out;
 }
@@ -111,7 +118,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   // A task that stalled and has since recovered proves the host well again: it does not count.
   // Counted by ticket: a ticket's replacements stalling one after another are one agent's trouble.
   const hasRecovered = new Set(inFlight.filter((v) => v.kind !== 'stalled').map((v) => v.taskId));
-  const since = (ms: number) => (opts.nowMs === undefined ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms).filter((r) => !hasRecovered.has(r.taskId)));
+  const since = (ms: number) => (opts.nowMs === undefined ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms, opts.nowMs).filter((r) => !hasRecovered.has(r.taskId)));
   const recent = since(cb.windowMs ?? CIRCUIT_WINDOW_MS);
   const stalledTickets = new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   const population = new Set([...inFlight.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);

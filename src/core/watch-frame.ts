@@ -4,6 +4,7 @@
 import type { ExemptionName } from '../contracts/vocabulary.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
 import { cut, fmtSecs } from './format.js';
+import { safeText } from '../present/safe-text.js';
 
 export { cut };
 
@@ -84,7 +85,7 @@ export function frameRows(f: FrameInput): string[][] {
     f.requests.get(t.task_id)?.join(',') || '-',
     // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
     t.verdict === 'healthy' ? exemptionWhy(t) : t.verdict === 'terminal' ? '-' : t.reason,
-  ]);
+  ].map((cell) => safeText(cell))); // a row's status and an agent's last call come from files
 }
 
 /**
@@ -169,5 +170,5 @@ export function changeLines(prev: WatchdogJson | undefined, f: FrameInput): stri
     if (was === now) continue;
     lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
   }
-  return lines;
+  return lines.map((l) => safeText(l));
 }

@@ -171,6 +171,19 @@ async function endsTorn(h: fs.FileHandle): Promise<boolean> {
   return b[0] !== 0x0a;
 }
 
+/**
+ * Read a file the watchdog wrote itself, never through a symlink at its place (a request file
+ * replaced by a link to another file must not print that file): ELOOP then, like a symlinked write.
+ */
+export async function readOwnFile(file: string): Promise<string> {
+  const h = await fs.open(file, constants.O_RDONLY | O_NOFOLLOW);
+  try {
+    return await h.readFile('utf8');
+  } finally {
+    await h.close();
+  }
+}
+
 /** Our temp files: `.<name>.<pid>.<hex>.tmp` (and `<name>.<pid>.<hex>.tmp` from older versions). */
 const TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 

@@ -2,6 +2,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(REPO_ROOT, 'bin', 'dispatch-watchdog.js');
@@ -12,16 +13,32 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `dispatch-watchdog ...args` to completion. */
+/**
+ * Run `dispatch-watchdog ...args` to completion. No deadline of its own: it waits for the exit for
+ * as long as the test's own timeout allows (a loaded machine may need it all), and a child still
+ * running when the test ends (timed out, failed) is killed then, never left behind.
+ */
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, cwd: opts.cwd ?? REPO_ROOT, timeout: 20_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, cwd: opts.cwd ?? REPO_ROOT, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
+    killWhenTestEnds(child);
     if (opts.input !== undefined) child.stdin?.end(opts.input);
     else child.stdin?.end();
   });
+}
+
+/** Kill `child` if it is still running when the current test finishes (outside a test: nothing to tie it to). */
+function killWhenTestEnds(child: ChildProcess): void {
+  try {
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+  } catch {
+    // called from a hook (beforeAll): the caller awaits it there
+  }
 }
 
 /** Start `dispatch-watchdog ...args` in the background. */

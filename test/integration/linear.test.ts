@@ -101,6 +101,26 @@ describe('escalateInLinear', () => {
     expect(sleeps).toEqual([500, 1000]);
   });
 
+  it('retries a 5xx or a rate limit while searching the comments, like every other call', async () => {
+    await using fake = await startLinearServer();
+    fake.enqueue('dispatchWatchdogIssueComments', replies.serverError(500), replies.rateLimited({ retryAfterSec: 2 }));
+    const { opts, sleeps } = setup(fake);
+    await expect(escalateInLinear(opts)).resolves.toMatchObject({ tracker: 'updated', commented: true });
+    expect(fake.ops().filter((op) => op === 'dispatchWatchdogIssueComments')).toHaveLength(3);
+    expect(sleeps).toEqual([500, 2000]);
+    expect(fake.issue().comments).toHaveLength(1);
+  });
+
+  it('does not retry a comment search Linear refused (401)', async () => {
+    await using fake = await startLinearServer();
+    fake.enqueue('dispatchWatchdogIssueComments', replies.unauthorized());
+    const { opts, sleeps } = setup(fake);
+    const e = await failure(escalateInLinear(opts));
+    expect([e.code, e.isRetryable]).toEqual(['tracker_auth', false]);
+    expect(fake.ops().filter((op) => op === 'dispatchWatchdogIssueComments')).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
   it('stops after the last retry with a retryable tracker_unavailable', async () => {
     await using fake = await startLinearServer();
     fake.handle((r) => (r.op === 'createComment' ? replies.serverError(502) : undefined));
@@ -223,6 +243,18 @@ describe('escalateInLinear', () => {
       ]
     `);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('says why it was cancelled: the watchdog stopped by a signal, or the time budget ran out (never "[object Object]")', async () => {
+    await using fake = await startLinearServer();
+    fake.handle(() => replies.serverError(503));
+    const ac = new AbortController();
+    const stopped = await failure(escalateInLinear(setup(fake, { signal: ac.signal, sleep: async () => ac.abort({ signal: 'SIGTERM' }) }).opts));
+    expect(stopped.message).toBe('Linear escalation of ENG-123 failed at "look up the issue": cancelled after 1 attempt (the watchdog was stopped (SIGTERM)).');
+    await using silent = await startLinearServer();
+    silent.handle(() => replies.hang());
+    const late = await failure(escalateInLinear(setup(silent, { totalBudgetMs: 200, requestTimeoutMs: 60_000 }).opts));
+    expect(late.message).toMatch(/cancelled after 1 attempt \(Linear did not answer within the escalation's time budget\)\.$/);
   });
 
   describe('never reveals the API key', () => {

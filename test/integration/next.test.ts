@@ -1,10 +1,15 @@
 // `dispatch-watchdog next` (DESIGN §8, issue 9): returns when the orchestrator must act, and between
 // two runs nothing is lost or repeated. In-process on one manual clock, as an orchestrator alternating
 // `next` and carrying out what it printed.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextDocSchema, type NextDoc } from '../../src/contracts/next.js';
+import { buildNextDoc } from '../../src/commands/next.js';
+import { InputError } from '../../src/contracts/errors.js';
+import { exitCodeFor } from '../../src/contracts/exit-codes.js';
+import { emptyHistory, type RequestRecord } from '../../src/core/history.js';
+import { StatePaths } from '../../src/files/paths.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession, type Session } from '../helpers/session.js';
 import { readEvents, writeWave, type RowSpec } from '../helpers/state.js';
@@ -110,5 +115,30 @@ describe('next', () => {
     expect(text).toMatch(/^request redispatch E-1:t1:redispatch: .* Why: stalled: inactivity, idle \d+s\.$/m);
     expect(text).toContain('wave E-1: 1 in flight, 0 terminal, 0 blocked, 1 requests pending\n');
     expect(text).toContain('next: requests (exit 10): carry these out, then run next again\n');
+  });
+});
+
+describe('next and the request files it prints', () => {
+  it('a request file replaced by a symlink is refused (exit 2 with the fix), its target never printed', async () => {
+    const dir = tempDir();
+    const paths = new StatePaths(dir);
+    const secret = path.join(tempDir('dw-outside-'), 'secret.json');
+    writeFileSync(secret, JSON.stringify({ kind: 'redispatch', prompt: 'the contents of a file outside the state dir' }));
+    const rel = 'epics/E-1/requests/E-1__t1__redispatch.redispatch.json';
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    symlinkSync(secret, path.join(dir, rel));
+    const request: RequestRecord = {
+      key: 'E-1:t1:redispatch', kind: 'redispatch', taskId: 't1', rowTaskId: 't1', ticketId: 'ENG-1', recoveryTaskId: 't1-r1', attempt: 1,
+      createdAtMs: T0, answerByMs: T0 + 60 * S, path: rel, was: {}, status: 'pending',
+    };
+    const r = { verdicts: [], isWaveDone: false } as unknown as Parameters<typeof buildNextDoc>[4];
+    const e = await buildNextDoc(paths, EPIC, { requests: [request], unanswered: [], escalations: [], attention: [] }, emptyHistory(), r).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InputError);
+    expect((e as InputError).describe()).toBe(
+      `refusing to follow the symlink ${path.join(dir, rel)}: the watchdog wrote this request file itself, and never prints what a link in its place points to. Remove the link: the request is in the dispatch log, and next prints it from there once the file is gone.`,
+    );
+    const said: string[] = [];
+    expect(exitCodeFor(e, { err: (t) => void said.push(t) })).toBe(2);
+    expect(said.join('')).not.toContain('outside the state dir');
   });
 });

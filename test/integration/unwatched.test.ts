@@ -1,9 +1,11 @@
 // No silent unwatched agent (issue 21 item 1): a row the watchdog cannot judge is said on stderr,
 // with a did-you-mean for a near-miss status, and --once does not exit 0 ("no stall") for it.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/in-process-cli.js';
 import { startWatch } from '../helpers/watch-harness.js';
-import { writeWave } from '../helpers/state.js';
+import { readEvents, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const recent = () => new Date(Date.now() - 5_000).toISOString();
@@ -67,3 +69,22 @@ describe('a row the watchdog cannot judge', () => {
     ]);
   });
 });
+
+describe('--once exits with the code its action implies', () => {
+  it('a loop acted on (looping.act) is exit 3, like a stall: the agent was stopped and replaced', async () => {
+    const dir = tempDir('dw-unwatched-');
+    const claude = tempDir('dw-unwatched-claude-');
+    const transcript = path.join(claude, 'loop.jsonl');
+    const now = Date.now();
+    const at = (s: number) => new Date(now - 60_000 + s * 1000).toISOString();
+    const call = (i: number) => JSON.stringify({ type: 'assistant', timestamp: at(i * 2), sessionId: 's1', uuid: `a${i}`, message: { role: 'assistant', content: [{ type: 'tool_use', id: `tu${i}`, name: 'Bash', input: { command: 'npm test' } }] } });
+    const result = (i: number) => JSON.stringify({ type: 'user', timestamp: at(i * 2 + 1), sessionId: 's1', uuid: `u${i}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `tu${i}`, content: 'FAIL' }] } });
+    writeFileSync(transcript, [0, 1, 2, 3, 4].flatMap((i) => [call(i), result(i)]).join('\n') + '\n');
+    writeWave(dir, 'E-1', at(0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: at(0), transcript_path: transcript }]);
+    writeFileSync(path.join(dir, 'watchdog.config.yaml'), 'looping:\n  act: true\n');
+    const r = await runMain(['--epic-id', 'E-1', '--state-dir', dir, '--once']);
+    expect(readEvents(dir).map((e) => e.event)).toEqual(expect.arrayContaining(['looping_detected', 'action_started', 'redispatch']));
+    expect(r.code).toBe(3);
+  });
+});
+

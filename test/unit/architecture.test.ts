@@ -12,6 +12,8 @@ const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sr
 const LAYERS: [prefix: string, layer: number][] = [
   ['contracts/', 0],
   ['deps.ts', 0],
+  // Text from files made safe to print (redaction, control characters): below everything that prints or quotes it.
+  ['present/', 0],
   ['core/', 1],
   ['observe/parse/', 1],
   // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.

@@ -94,6 +94,19 @@ describe('planCheck', () => {
     expect(again.events.filter((e) => e.event === 'mass_stall')).toEqual([]);
   });
 
+  it('stall events dated after now (the clock stepped back) do not hold a real stall as a mass stall', () => {
+    const nowMs = Date.parse('2026-04-02T10:00:00Z');
+    const stall = (t: string, at: string) => ({ ...env, timestamp_utc: at, event: 'stall_detected', ticket_id: `P-${t}`, task_id: t, agent_id: t, stall_reason: 'inactivity', idle_seconds: 130, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' }) as DispatchEvent;
+    const future = foldHistory([stall('b', '2026-04-02T11:00:00Z'), stall('c', '2026-04-02T11:00:01Z')], 'E-1');
+    const vs = [verdict('a', 'stalled'), verdict('d', 'healthy')];
+    const p = planCheck(vs, tasksOf(vs), future, opts({ nowMs }));
+    expect(p.isMassStall).toBe(false);
+    expect(p.actions.map((a) => [a.kind, a.task.taskId])).toEqual([['redispatch', 'a']]);
+    // The same two stalls a few seconds before now are a mass stall with this one.
+    const recent = foldHistory([stall('b', '2026-04-02T09:59:58Z'), stall('c', '2026-04-02T09:59:59Z')], 'E-1');
+    expect(planCheck(vs, tasksOf(vs), recent, opts({ nowMs })).isMassStall).toBe(true);
+  });
+
   it('two stalls out of three is not a mass stall (fewer than 3)', () => {
     const vs = [verdict('a', 'stalled'), verdict('b', 'stalled'), verdict('c', 'healthy')];
     expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts()).actions).toHaveLength(2);

@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import { howToAnswer } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
-import { createFileExclusive } from '../../files/atomic-write.js';
+import { createFileExclusive, readOwnFile } from '../../files/atomic-write.js';
 import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, NudgeRequest, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
@@ -48,7 +48,7 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
 /** The answer deadline written in an existing request file (a resumed step reports the original one). */
 async function answerByOf(file: string): Promise<string | undefined> {
   try {
-    const v = (JSON.parse(await fs.readFile(file, 'utf8')) as { answer_by?: unknown }).answer_by;
+    const v = (JSON.parse(await readOwnFile(file)) as { answer_by?: unknown }).answer_by;
     return typeof v === 'string' ? v : undefined;
   } catch {
     return undefined;

@@ -11,6 +11,7 @@ import { utcDate, msToIso } from '../../contracts/time.js';
 import { ActionError } from '../../contracts/errors.js';
 import { assertSafeId, type StatePaths } from '../../files/paths.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
+import { safeText } from '../../present/safe-text.js';
 import {
   frictionMarker, orphanMarker, renderFrictionNote, renderOrphanNote,
   type FrictionNoteInput, type OrphanAction,
@@ -77,7 +78,8 @@ export async function frictionNotePathFor(paths: StatePaths, ticketId: string, a
 export async function writeFrictionNote(paths: StatePaths, input: FrictionNoteInput, opts: { nowMs: number }): Promise<NoteWritten> {
   const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
   if (existing) return { path: existing, written: false };
-  const text = renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) });
+  // The note quotes the agent (its last output, its last call): no secret, no terminal escape in it.
+  const text = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
   const marker = frictionMarker(input.ticketId, input.attempts);
   const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
   for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {

@@ -88,6 +88,20 @@ function detailOf(e: unknown, apiKey: string): string {
   return redact(oneLine.length > 200 ? oneLine.slice(0, 197) + '...' : oneLine, apiKey) || 'no message';
 }
 
+/**
+ * Why a Linear call was cancelled, in words: the escalation's time budget ran out, the watchdog
+ * was stopped by a signal (the CLI aborts with `{ signal }`), or the reason's own message.
+ */
+export function abortCause(reason: unknown, apiKey: string): string {
+  if (reason instanceof Error && reason.name === 'TimeoutError') return "Linear did not answer within the escalation's time budget";
+  if (reason instanceof Error && reason.name === 'AbortError' && !reason.message.trim()) return 'the watchdog stopped waiting';
+  if (reason instanceof Error) return detailOf(reason, apiKey);
+  const signal = (reason as { signal?: unknown } | null)?.signal;
+  if (typeof signal === 'string') return `the watchdog was stopped (${signal})`;
+  if (typeof reason === 'string' && reason.trim()) return detailOf(reason, apiKey);
+  return 'the watchdog stopped waiting';
+}
+
 /** The endpoint without any credentials or query string. */
 export function endpointOf(apiUrl: string): string {
   try {
@@ -109,7 +123,7 @@ export function toActionError(e: unknown, ctx: FailureContext): ActionError {
     new ActionError(code, redact(message, ctx.apiKey), { hint: redact(hint, ctx.apiKey), isRetryable, cause });
 
   if (ctx.signal?.aborted) {
-    return make('tracker_unavailable', `${where}: cancelled after ${tries} (${detailOf(ctx.signal.reason, ctx.apiKey)}).`, 'Safe to retry: the escalation is idempotent.', true);
+    return make('tracker_unavailable', `${where}: cancelled after ${tries} (${abortCause(ctx.signal.reason, ctx.apiKey)}).`, 'Safe to retry: the escalation is idempotent.', true);
   }
   switch (classifyLinearError(e)) {
     case 'auth':

@@ -2,6 +2,7 @@
 // few payload fields the watchdog uses, shortened, never the tool's full input or output.
 // Pure; imports nothing heavy, so the hook entry stays fast.
 import { shorten, summarizeToolInput } from './tool-input-summary.js';
+import { redactSecrets } from '../../present/safe-text.js';
 
 /** One activity line (snake_case like the hook payload it comes from). */
 export interface HookLine {
@@ -41,7 +42,7 @@ export const HOOK_LINE_MAX_BYTES = 4000;
 export const HOOK_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
 
 type Rec = Record<string, unknown>;
-const str = (v: unknown, max = 200): string | undefined => (typeof v === 'string' && v !== '' ? shorten(v, max) : undefined);
+const str = (v: unknown, max = 200): string | undefined => (typeof v === 'string' && v !== '' ? shorten(redactSecrets(v), max) : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const DONE = new Set(['completed', 'failed', 'killed', 'stopped', 'done', 'cancelled', 'canceled', 'error']);
 

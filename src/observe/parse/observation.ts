@@ -1,4 +1,5 @@
 // What the watchdog knows about one agent, merged from every source (DESIGN §4). Pure types + merge.
+import { redactSecrets } from '../../present/safe-text.js';
 
 /** Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder). */
 export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error';
@@ -164,5 +165,24 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
   if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
+  return redactObservation(out);
+}
+
+/**
+ * What the observation quotes (the last output, the last call's input, command and error) without
+ * the secrets an agent printed or passed: reasons, events, watchdog.json, checkpoints and friction
+ * notes are built from it. The calls themselves stay as read (loop detection compares them).
+ */
+function redactObservation(out: Observation): Observation {
+  if (out.lastOutput !== undefined) out.lastOutput = redactSecrets(out.lastOutput);
+  const t = out.lastTool;
+  if (t) {
+    const clean = { inputSummary: t.inputSummary && redactSecrets(t.inputSummary), command: t.command && redactSecrets(t.command), error: t.error && redactSecrets(t.error) };
+    if (clean.inputSummary !== t.inputSummary || clean.command !== t.command || clean.error !== t.error) out.lastTool = { ...t, ...clean };
+  }
+  if (out.failed?.detail !== undefined) {
+    const detail = redactSecrets(out.failed.detail);
+    if (detail !== out.failed.detail) out.failed = { ...out.failed, detail };
+  }
   return out;
 }

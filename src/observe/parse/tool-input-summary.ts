@@ -1,6 +1,8 @@
 // A short, stable description of a tool call's input, shared by the transcript parser and the
-// hook writer so both sources describe the same call the same way. Pure; imports nothing, so
-// the hook entry can load it without the rest of the program.
+// hook writer so both sources describe the same call the same way, secrets redacted before it is
+// cut (a token in a command never reaches a hook line, a cache, a reason or a prompt). Pure; it
+// imports only present/safe-text (which imports nothing), so the hook entry stays small.
+import { redactSecrets } from '../../present/safe-text.js';
 
 /** What a tool call's input says that the watchdog uses. */
 export interface ToolInputFacts {
@@ -81,8 +83,8 @@ function headline(name: string, input: Record<string, unknown>): string | undefi
 export function summarizeToolInput(name: string, input: unknown): ToolInputFacts {
   const obj = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const head = headline(name, obj);
-  const facts: ToolInputFacts = { inputSummary: capped(head ?? stableJson(input ?? {})) };
-  if (name === 'Bash' && typeof obj.command === 'string') facts.command = shorten(obj.command, COMMAND_MAX_CHARS);
+  const facts: ToolInputFacts = { inputSummary: capped(redactSecrets(head ?? stableJson(input ?? {}))) };
+  if (name === 'Bash' && typeof obj.command === 'string') facts.command = shorten(redactSecrets(obj.command), COMMAND_MAX_CHARS);
   const timeoutMs = num(obj.timeout);
   if (timeoutMs !== undefined) facts.timeoutMs = timeoutMs;
   if (obj.run_in_background === true) facts.isBackground = true;

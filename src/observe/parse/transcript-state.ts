@@ -1,5 +1,6 @@
 // What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
 // be kept in memory across checks and persisted across restarts. Pure.
+import { redactSecrets } from '../../present/safe-text.js';
 import { TranscriptStateSchema } from '../../contracts/observe-store.js';
 import type { ApiFailureKind, ToolCall } from './observation.js';
 
@@ -121,8 +122,9 @@ export function isTranscriptState(v: unknown): v is TranscriptState {
   return TranscriptStateSchema.safeParse(v).success;
 }
 
-/** Long text as its head and tail, so both the opening and the last words survive. */
+/** Long text as its head and tail, so both the opening and the last words survive; secrets redacted first (never cut in half). */
 export function excerpt(text: string, max = OUTPUT_MAX_CHARS): string {
+  text = redactSecrets(text);
   if (text.length <= max) return text;
   const half = Math.floor((max - 3) / 2);
   return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;

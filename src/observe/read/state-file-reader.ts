@@ -3,6 +3,7 @@
 // size, mtime, ctime); a file modified within RACY_MS of the last parse is parsed again, since a
 // rewrite in the same timestamp tick would leave the stat unchanged (git's "racy clean" rule).
 import { promises as fs, type Stats } from 'node:fs';
+import { pseudoFileReason } from '../../files/pseudo-files.js';
 import { parseStateFile, type Wave } from '../../contracts/state-file.js';
 import { InputError } from '../../contracts/errors.js';
 
@@ -47,6 +48,9 @@ export class StateFileReader {
     const hit = this.cache.get(file);
     if (hit && hit.key === key) return hit.wave;
     this.cache.delete(file);
+    // Checked once the file changed (a link retargeted changes what stat sees): never read on every check.
+    const pseudo = pseudoFileReason(file, stat.dev);
+    if (pseudo) throw new InputError('unreadable_file', `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');

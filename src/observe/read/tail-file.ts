@@ -2,6 +2,7 @@
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { isPseudoDevice, pseudoDeviceReason } from '../../files/pseudo-files.js';
 import type { ChangeNotes } from './change-notes.js';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
@@ -141,6 +142,8 @@ export class TailReader {
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
+      // /proc/self/environ is a "regular file": named as a transcript, its bytes (API keys) are never read.
+      if (isPseudoDevice(st.dev)) return { ok: false, code: 'EPSEUDO', reason: pseudoDeviceReason(file) };
       let reset: ResetReason | undefined;
       let pos = prev;
       if (!pos) reset = 'cold';
