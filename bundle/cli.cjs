@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path41 = require("node:path");
+    var path42 = require("node:path");
     var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path41.resolve(baseDir, baseName);
+          const localBin = path42.resolve(baseDir, baseName);
           if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path41.extname(baseName))) return void 0;
+          if (sourceExt.includes(path42.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path41.resolve(
-            path41.dirname(resolvedScriptPath),
+          executableDir = path42.resolve(
+            path42.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path41.basename(
+            const legacyName = path42.basename(
               this._scriptPath,
-              path41.extname(this._scriptPath)
+              path42.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path41.extname(executableFile));
+        launchWithNode = sourceExt.includes(path42.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path41.basename(filename, path41.extname(filename));
+        this._name = path42.basename(filename, path42.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path42) {
-        if (path42 === void 0) return this._executableDir;
-        this._executableDir = path42;
+      executableDir(path43) {
+        if (path43 === void 0) return this._executableDir;
+        this._executableDir = path43;
         return this;
       }
       /**
@@ -3775,17 +3775,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path41) {
-      const ctrl = callVisitor(key3, node2, visitor, path41);
+    function visit_(key3, node2, visitor, path42) {
+      const ctrl = callVisitor(key3, node2, visitor, path42);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path41, ctrl);
-        return visit_(key3, ctrl, visitor, path41);
+        replaceNode(key3, path42, ctrl);
+        return visit_(key3, ctrl, visitor, path42);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path41 = Object.freeze(path41.concat(node2));
+          path42 = Object.freeze(path42.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path41);
+            const ci = visit_(i, node2.items[i], visitor, path42);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3796,13 +3796,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path41 = Object.freeze(path41.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path41);
+          path42 = Object.freeze(path42.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path42);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path41);
+          const cv = visit_("value", node2.value, visitor, path42);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3823,17 +3823,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path41) {
-      const ctrl = await callVisitor(key3, node2, visitor, path41);
+    async function visitAsync_(key3, node2, visitor, path42) {
+      const ctrl = await callVisitor(key3, node2, visitor, path42);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path41, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path41);
+        replaceNode(key3, path42, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path42);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path41 = Object.freeze(path41.concat(node2));
+          path42 = Object.freeze(path42.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path41);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path42);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3844,13 +3844,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path41 = Object.freeze(path41.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path41);
+          path42 = Object.freeze(path42.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path42);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path41);
+          const cv = await visitAsync_("value", node2.value, visitor, path42);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3877,23 +3877,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path41) {
+    function callVisitor(key3, node2, visitor, path42) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path41);
+        return visitor(key3, node2, path42);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path41);
+        return visitor.Map?.(key3, node2, path42);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path41);
+        return visitor.Seq?.(key3, node2, path42);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path41);
+        return visitor.Pair?.(key3, node2, path42);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path41);
+        return visitor.Scalar?.(key3, node2, path42);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path41);
+        return visitor.Alias?.(key3, node2, path42);
       return void 0;
     }
-    function replaceNode(key3, path41, node2) {
-      const parent = path41[path41.length - 1];
+    function replaceNode(key3, path42, node2) {
+      const parent = path42[path42.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -4505,10 +4505,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path41, value) {
+    function collectionFromPath(schema, path42, value) {
       let v = value;
-      for (let i = path41.length - 1; i >= 0; --i) {
-        const k = path41[i];
+      for (let i = path42.length - 1; i >= 0; --i) {
+        const k = path42[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4527,7 +4527,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path41) => path41 == null || typeof path41 === "object" && !!path41[Symbol.iterator]().next().done;
+    var isEmptyPath = (path42) => path42 == null || typeof path42 === "object" && !!path42[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4557,11 +4557,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path41, value) {
-        if (isEmptyPath(path41))
+      addIn(path42, value) {
+        if (isEmptyPath(path42))
           this.add(value);
         else {
-          const [key3, ...rest] = path41;
+          const [key3, ...rest] = path42;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4575,8 +4575,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path41) {
-        const [key3, ...rest] = path41;
+      deleteIn(path42) {
+        const [key3, ...rest] = path42;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -4590,8 +4590,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path41, keepScalar) {
-        const [key3, ...rest] = path41;
+      getIn(path42, keepScalar) {
+        const [key3, ...rest] = path42;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4609,8 +4609,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path41) {
-        const [key3, ...rest] = path41;
+      hasIn(path42) {
+        const [key3, ...rest] = path42;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -4620,8 +4620,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path41, value) {
-        const [key3, ...rest] = path41;
+      setIn(path42, value) {
+        const [key3, ...rest] = path42;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -7136,9 +7136,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path41, value) {
+      addIn(path42, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path41, value);
+          this.contents.addIn(path42, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7213,14 +7213,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path41) {
-        if (Collection.isEmptyPath(path41)) {
+      deleteIn(path42) {
+        if (Collection.isEmptyPath(path42)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path41) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path42) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7235,10 +7235,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path41, keepScalar) {
-        if (Collection.isEmptyPath(path41))
+      getIn(path42, keepScalar) {
+        if (Collection.isEmptyPath(path42))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path41, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path42, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7249,10 +7249,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path41) {
-        if (Collection.isEmptyPath(path41))
+      hasIn(path42) {
+        if (Collection.isEmptyPath(path42))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path41) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path42) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7269,13 +7269,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path41, value) {
-        if (Collection.isEmptyPath(path41)) {
+      setIn(path42, value) {
+        if (Collection.isEmptyPath(path42)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path41), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path42), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path41, value);
+          this.contents.setIn(path42, value);
         }
       }
       /**
@@ -9236,9 +9236,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path41) => {
+    visit.itemAtPath = (cst, path42) => {
       let item = cst;
-      for (const [field, index] of path41) {
+      for (const [field, index] of path42) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9247,23 +9247,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path41) => {
-      const parent = visit.itemAtPath(cst, path41.slice(0, -1));
-      const field = path41[path41.length - 1][0];
+    visit.parentCollection = (cst, path42) => {
+      const parent = visit.itemAtPath(cst, path42.slice(0, -1));
+      const field = path42[path42.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path41, item, visitor) {
-      let ctrl = visitor(item, path41);
+    function _visit(path42, item, visitor) {
+      let ctrl = visitor(item, path42);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path41.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path42.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9274,10 +9274,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path41);
+            ctrl = ctrl(item, path42);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path41) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path42) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -12139,10 +12139,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path41) {
-  if (!path41)
+function getElementAtPath(obj, path42) {
+  if (!path42)
     return obj;
-  return path41.reduce((acc, key3) => acc?.[key3], obj);
+  return path42.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12482,11 +12482,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path41, issues) {
+function prefixIssues(path42, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path41);
+    iss.path.unshift(path42);
     return iss;
   });
 }
@@ -12944,16 +12944,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path41 = []) => {
+  const processError = (error3, path42 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path41, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path42, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path41, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path42, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path41, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path42, ...issue2.path]);
       } else {
-        const fullpath = [...path41, ...issue2.path];
+        const fullpath = [...path42, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -19074,7 +19074,7 @@ function createClaudeTeamAdapter(agents, deps, opts = {}) {
 
 // src/act/agents/command.ts
 var import_node_fs8 = require("node:fs");
-var import_node_path6 = __toESM(require("node:path"), 1);
+var import_node_path7 = __toESM(require("node:path"), 1);
 
 // src/contracts/markers.ts
 var LaunchRecordSchema = looseObject({
@@ -19088,7 +19088,8 @@ var LaunchRecordSchema = looseObject({
   pid: number2().int().optional(),
   start_ticks: number2().int().optional(),
   boot_id: string2().optional(),
-  error: string2().optional().describe("failed: the spawn error code.")
+  error: string2().optional().describe("failed: the spawn error code."),
+  cwd: string2().optional().describe("The working directory the replacement was started in (the stalled agent's own); absent: the watchdog's.")
 }).meta({ title: "LaunchRecord", description: "epics/<epic_id>/launches/<key>.redispatch.json: the process adapter's marker of one launch." });
 var CommandRecordSchema = looseObject({
   key: string2(),
@@ -19120,10 +19121,23 @@ function parseMarker(schema, text) {
 // src/act/agents/command.ts
 init_defaults();
 
+// src/act/agents/agent-env.ts
+var import_node_os2 = __toESM(require("node:os"), 1);
+var import_node_path5 = __toESM(require("node:path"), 1);
+function agentEnv(base, extra, claudeConfigDir2) {
+  const env = { ...base, ...extra };
+  delete env.LINEAR_API_KEY;
+  if (claudeConfigDir2 === void 0) return env;
+  const dir = import_node_path5.default.resolve(claudeConfigDir2);
+  if (dir === import_node_path5.default.resolve(base.HOME || import_node_os2.default.homedir(), ".claude")) delete env.CLAUDE_CONFIG_DIR;
+  else env.CLAUDE_CONFIG_DIR = dir;
+  return env;
+}
+
 // src/act/agents/process-launch.ts
 var import_node_child_process2 = require("node:child_process");
 var import_node_fs7 = require("node:fs");
-var import_node_path5 = __toESM(require("node:path"), 1);
+var import_node_path6 = __toESM(require("node:path"), 1);
 
 // src/sys/proc-identity.ts
 var import_node_child_process = require("node:child_process");
@@ -19246,14 +19260,14 @@ async function findProcessesWithEnv(vars) {
 
 // src/act/agents/process-launch.ts
 function agentFiles(paths, epicId, recoveryTaskId2) {
-  const dir = import_node_path5.default.join(paths.epicDir(epicId), "agents");
-  return { promptFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path5.default.join(dir, `${recoveryTaskId2}.log`) };
+  const dir = import_node_path6.default.join(paths.epicDir(epicId), "agents");
+  return { promptFile: import_node_path6.default.join(dir, `${recoveryTaskId2}.prompt.md`), logFile: import_node_path6.default.join(dir, `${recoveryTaskId2}.log`) };
 }
 function nudgeLaunchRequest(req) {
   return { ...req, attempt: 1, recoveryTaskId: `${req.task.taskId}-nudge`, checkpointPath: "", prompt: req.message, mode: "resume" };
 }
 function launchFile(req) {
-  return stepFile(import_node_path5.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
+  return stepFile(import_node_path6.default.join(req.paths.epicDir(req.epicId), "launches"), req.key, "redispatch");
 }
 async function readLaunchRecord(file) {
   try {
@@ -19280,7 +19294,7 @@ async function launchMarker(req) {
   return rec.status === "launched" ? "done" : rec.status === "failed" ? "absent" : "unknown";
 }
 async function spawnDetached(argv, logFile, env, cwd) {
-  await ensureDir(import_node_path5.default.dirname(logFile));
+  await ensureDir(import_node_path6.default.dirname(logFile));
   const log = await import_node_fs7.promises.open(logFile, import_node_fs7.constants.O_WRONLY | import_node_fs7.constants.O_APPEND | import_node_fs7.constants.O_CREAT | import_node_fs7.constants.O_NOFOLLOW, FILE_MODE);
   try {
     const child = (0, import_node_child_process2.spawn)(argv[0], argv.slice(1), { detached: true, stdio: ["ignore", log.fd, log.fd], env, ...cwd ? { cwd } : {} });
@@ -19328,7 +19342,8 @@ async function launchReplacement(req, template, deps, adapter = "process") {
     argv_template: [...template],
     prompt_file: req.paths.relative(files.promptFile),
     log_file: req.paths.relative(files.logFile),
-    started_at: msToIso(deps.clock.nowMs())
+    started_at: msToIso(deps.clock.nowMs()),
+    ...req.cwd ? { cwd: req.cwd } : {}
   };
   try {
     await writeFileAtomic(files.promptFile, req.prompt);
@@ -19342,8 +19357,7 @@ async function launchReplacement(req, template, deps, adapter = "process") {
     return ioFailure("redispatch", adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
   crashPoint("after", "launching");
-  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
-  delete env.LINEAR_API_KEY;
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root }, deps.claudeConfigDir);
   let pid;
   try {
     pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);
@@ -19400,7 +19414,7 @@ function runArgv(argv, opts) {
 
 // src/act/agents/command.ts
 function commandFile(req, op) {
-  return stepFile(import_node_path6.default.join(req.paths.epicDir(req.epicId), "commands"), req.key, op);
+  return stepFile(import_node_path7.default.join(req.paths.epicDir(req.epicId), "commands"), req.key, op);
 }
 async function readStatus(file) {
   try {
@@ -19434,8 +19448,7 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `preparing the ${op} command`, e, file);
   }
-  const env = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
-  delete env.LINEAR_API_KEY;
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
@@ -20027,7 +20040,8 @@ var ActionStarted = ev("action_started", {
   transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
   route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
   disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
-  detail: string2().optional().describe("reconcile only: what disagrees, in words.")
+  detail: string2().optional().describe("reconcile only: what disagrees, in words."),
+  cwd: string2().optional().describe("redispatch: the agent's working directory (its transcript's newest cwd), so a replacement launched after a restart still starts there.")
 }, "Write-ahead record of a destructive action (docs/recovery.md).");
 var AgentKilled = ev("agent_killed", {
   ...TaskFields,
@@ -20881,9 +20895,9 @@ function countKeys(text, key3) {
 
 // src/contracts/parse-yaml.ts
 init_safe_text();
-function formatPath(path41) {
+function formatPath(path42) {
   let s = "";
-  for (const part2 of path41) {
+  for (const part2 of path42) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20901,24 +20915,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path41) {
+function valueAt(root, path42) {
   let cur = root;
-  for (const part2 of path41) {
+  for (const part2 of path42) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path41, isKeyWanted = false) {
+function nodeOffset(doc, path42, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path41.entries()) {
+  for (const [i, part2] of path42.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path41.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path42.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20996,10 +21010,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path41, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path41, isKeyWanted);
+  const locate = (path42, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path42, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path41) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path42) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -21016,10 +21030,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path41) => {
-    const offset = nodeOffset(doc, path41);
+  return (path42) => {
+    const offset = nodeOffset(doc, path42);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path41) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path42) };
   };
 }
 function pickIssue(first) {
@@ -21054,7 +21068,8 @@ var CheckpointSchema = looseObject({
   remaining_work: array(string2()).describe("What is left; empty means the evidence does not say."),
   last_tool: LastTool.nullable(),
   last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
-  supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null.")
+  supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null."),
+  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.")
 }).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
 function parseCheckpoint(text, fileName) {
   return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
@@ -21097,10 +21112,10 @@ function completedFromCalls(calls) {
 }
 
 // src/act/recovery/recovery-prompt.ts
-var import_node_path7 = __toESM(require("node:path"), 1);
+var import_node_path8 = __toESM(require("node:path"), 1);
 var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
 function diagnosisPath(checkpointPath, attempt) {
-  return import_node_path7.default.join(import_node_path7.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+  return import_node_path8.default.join(import_node_path8.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
 }
 function describeTool(cp) {
   const t = cp.last_tool;
@@ -21169,7 +21184,8 @@ function buildCheckpoint(input) {
     remaining_work: remaining,
     last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
     last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
-    supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null
+    supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
+    ...input.cwd ? { cwd: input.cwd } : {}
   };
 }
 function renderCheckpointYaml(cp) {
@@ -21205,11 +21221,11 @@ init_errors();
 
 // src/act/friction/friction.ts
 var import_node_fs10 = require("node:fs");
-var import_node_path9 = __toESM(require("node:path"), 1);
+var import_node_path10 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/files/paths.ts
-var import_node_path8 = __toESM(require("node:path"), 1);
+var import_node_path9 = __toESM(require("node:path"), 1);
 init_errors();
 function assertSafeId(id, what) {
   if (!isSafeId(id)) {
@@ -21224,65 +21240,65 @@ var lower = (id) => id.toLowerCase();
 var StatePaths = class {
   root;
   constructor(stateDir) {
-    this.root = import_node_path8.default.resolve(stateDir);
+    this.root = import_node_path9.default.resolve(stateDir);
   }
   epicDir(epicId) {
-    return import_node_path8.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
+    return import_node_path9.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
   }
   stateFile(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "state.yaml");
+    return import_node_path9.default.join(this.epicDir(epicId), "state.yaml");
   }
   watchdogJson(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "watchdog.json");
+    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.json");
   }
   lockFile(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "watchdog.lock");
+    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.lock");
   }
   requestsDir(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "requests");
+    return import_node_path9.default.join(this.epicDir(epicId), "requests");
   }
   /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
   acksDir(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "acks");
+    return import_node_path9.default.join(this.epicDir(epicId), "acks");
   }
   /** One marker per webhook notification (act/notify/). */
   notifyDir(epicId) {
-    return import_node_path8.default.join(this.epicDir(epicId), "notify");
+    return import_node_path9.default.join(this.epicDir(epicId), "notify");
   }
   dispatchLogDir() {
-    return import_node_path8.default.join(this.root, "dispatch-log");
+    return import_node_path9.default.join(this.root, "dispatch-log");
   }
   dispatchLog(utcDate2) {
-    return import_node_path8.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
+    return import_node_path9.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
   }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId) {
-    return import_node_path8.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
+    return import_node_path9.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
   }
   activityDir() {
-    return import_node_path8.default.join(this.root, "activity");
+    return import_node_path9.default.join(this.root, "activity");
   }
   activityFile(agentOrSessionId) {
-    return import_node_path8.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+    return import_node_path9.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
   }
   checkpointDir(ticketId) {
-    return import_node_path8.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
+    return import_node_path9.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
   }
   checkpoint(ticketId, attempt) {
-    return import_node_path8.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return import_node_path9.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
   }
   frictionDir() {
-    return import_node_path8.default.join(this.root, "friction");
+    return import_node_path9.default.join(this.root, "friction");
   }
   frictionFile(utcDate2, ticketId) {
-    return import_node_path8.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
+    return import_node_path9.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
   }
   configFile() {
-    return import_node_path8.default.join(this.root, "watchdog.config.yaml");
+    return import_node_path9.default.join(this.root, "watchdog.config.yaml");
   }
   /** A path relative to the state dir, for messages and events. */
   relative(p) {
-    return import_node_path8.default.relative(this.root, p) || ".";
+    return import_node_path9.default.relative(this.root, p) || ".";
   }
 };
 var STATE_DIR_LAYOUT = [
@@ -21416,7 +21432,7 @@ async function findFrictionNote(paths, ticketId, attempts) {
   }
   const marker = frictionMarker(ticketId, attempts);
   for (const entry of entries.filter((e) => name.test(e)).sort()) {
-    const file = import_node_path9.default.join(paths.frictionDir(), entry);
+    const file = import_node_path10.default.join(paths.frictionDir(), entry);
     if (await containsMarker(file, marker)) return file;
   }
   return void 0;
@@ -21431,9 +21447,9 @@ async function containsMarker(file, marker) {
 }
 function relativeEvidence(paths, input) {
   const rel = (p) => {
-    if (!import_node_path9.default.isAbsolute(p)) return p;
+    if (!import_node_path10.default.isAbsolute(p)) return p;
     const r = paths.relative(p);
-    return r.startsWith("..") ? p : r.split(import_node_path9.default.sep).join("/");
+    return r.startsWith("..") ? p : r.split(import_node_path10.default.sep).join("/");
   };
   return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
 }
@@ -21459,7 +21475,7 @@ async function writeFrictionNote(paths, input, opts) {
   });
 }
 function orphanNotePath(paths, runId, nowMs) {
-  return import_node_path9.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
+  return import_node_path10.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
 }
 async function writeOrphanNote(paths, orphans, opts) {
   const file = orphanNotePath(paths, opts.runId, opts.nowMs);
@@ -21526,9 +21542,9 @@ async function escalateTicket(ctx, spec) {
 }
 
 // src/act/recovery/escalation-notice.ts
-var import_node_path10 = __toESM(require("node:path"), 1);
+var import_node_path11 = __toESM(require("node:path"), 1);
 function escalationNoticeFile(paths, epicId, key3) {
-  return import_node_path10.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
+  return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -21553,7 +21569,7 @@ async function writeEscalationNotice(ctx, spec, r) {
 }
 
 // src/act/recovery/retry-tracker.ts
-var import_node_path11 = __toESM(require("node:path"), 1);
+var import_node_path12 = __toESM(require("node:path"), 1);
 
 // src/act/recovery/spec.ts
 function taskOf(e, wave) {
@@ -21576,7 +21592,8 @@ function specFromRecord(rec, wave) {
     ...e.transport_cause ? { transportCause: e.transport_cause } : {},
     ...e.route ? { route: e.route } : {},
     ...e.disagreement ? { disagreement: e.disagreement } : {},
-    ...e.detail ? { detail: e.detail } : {}
+    ...e.detail ? { detail: e.detail } : {},
+    ...e.cwd ? { cwd: e.cwd } : {}
   };
 }
 
@@ -21590,7 +21607,7 @@ async function retryFailedTrackers(ctx, opts) {
     const rec = ctx.history.actions.get(key3);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
-    const r = await moveToBlocked(ctx, spec, import_node_path11.default.join(ctx.paths.root, failed2.friction_path));
+    const r = await moveToBlocked(ctx, spec, import_node_path12.default.join(ctx.paths.root, failed2.friction_path));
     if (r.tracker === "failed") continue;
     const e = await ctx.log.append({
       event: "escalated_to_blocked",
@@ -21651,7 +21668,8 @@ async function stopStep(ctx, spec, step) {
   return true;
 }
 function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecoveryId) {
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, cwd: spec.observation?.cwd };
+  const cwd = spec.cwd ?? spec.observation?.cwd;
+  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...cwd ? { cwd } : {} };
   if (spec.mode !== "resume") return { ...base, prompt: freshPrompt };
   const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
   return { ...base, prompt, mode: "resume", fallbackPrompt: freshPrompt, ...spec.transportCause ? { transportCause: spec.transportCause } : {} };
@@ -21668,7 +21686,8 @@ async function redispatchSteps(ctx, spec) {
     stallReason: spec.stallReason,
     idleSeconds: spec.idleSeconds,
     nowMs: ctx.clock.nowMs(),
-    previous: prior?.ok ? prior.value : void 0
+    previous: prior?.ok ? prior.value : void 0,
+    cwd: spec.cwd
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint("after", "checkpoint");
@@ -21678,7 +21697,8 @@ async function redispatchSteps(ctx, spec) {
     if (existing?.ok) checkpoint = existing.value;
   }
   if (!await stopStep(ctx, spec, "stop_before_redispatch")) return;
-  const out = await ctx.adapter.redispatch(launchRequest(ctx, spec, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
+  const where2 = spec.cwd ?? checkpoint.cwd;
+  const out = await ctx.adapter.redispatch(launchRequest(ctx, { ...spec, ...where2 ? { cwd: where2 } : {} }, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
@@ -21719,7 +21739,8 @@ async function escalateSteps(ctx, spec) {
 }
 async function nudgeStep(ctx, spec) {
   const route = spec.route ?? "resume";
-  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route });
+  const cwd = spec.cwd ?? spec.observation?.cwd;
+  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route, ...cwd ? { cwd } : {} });
   if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
   await journal(ctx, {
     event: "nudge_sent",
@@ -21786,6 +21807,7 @@ function createPerformer(ctx, opts = {}) {
         stallReason: stallReasonOf(v),
         idleSeconds: Math.round((v.idleMs ?? 0) / 1e3),
         observation,
+        ...(action.kind === "redispatch" || action.kind === "nudge") && observation.cwd ? { cwd: observation.cwd } : {},
         ...action.mode === "resume" ? { mode: "resume", ...v.transportCause ? { transportCause: v.transportCause } : {} } : {},
         ...action.route ? { route: action.route } : {},
         ...action.kind === "reconcile" && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}
@@ -21807,7 +21829,8 @@ function createPerformer(ctx, opts = {}) {
         ...spec.mode === "resume" ? { mode: "resume", ...spec.transportCause ? { transport_cause: spec.transportCause } : {} } : {},
         ...spec.route ? { route: spec.route } : {},
         ...spec.disagreement ? { disagreement: spec.disagreement } : {},
-        ...spec.detail ? { detail: spec.detail } : {}
+        ...spec.detail ? { detail: spec.detail } : {},
+        ...spec.cwd ? { cwd: spec.cwd } : {}
       });
       if (action.kind !== "escalate") return runSteps(ctx, spec);
       const running = runSteps(ctx, spec).catch((e) => void process.stderr.write(`dispatch-watchdog: escalation ${action.key} failed: ${e?.message ?? String(e)}
@@ -21959,7 +21982,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
 }
 
 // src/act/friction/mass-stall-note.ts
-var import_node_path12 = __toESM(require("node:path"), 1);
+var import_node_path13 = __toESM(require("node:path"), 1);
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text = [
     `# Mass stall held too long: ${epicId}`,
@@ -21978,14 +22001,14 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
     "Check the host and the API quota before the redispatches add load; the dispatch log (mass_stall, mass_stall_escalated) has the timeline.",
     ""
   ].join("\n");
-  await createFileExclusive(import_node_path12.default.join(paths.root, e.friction_path), text);
+  await createFileExclusive(import_node_path13.default.join(paths.root, e.friction_path), text);
 }
 
 // src/act/recovery/acks.ts
 var import_node_fs11 = require("node:fs");
-var import_node_path13 = __toESM(require("node:path"), 1);
+var import_node_path14 = __toESM(require("node:path"), 1);
 function ackFile(paths, epicId, key3) {
-  return import_node_path13.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
+  return import_node_path14.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
 }
 async function writeAck(paths, epicId, key3, ack) {
   return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
@@ -22349,7 +22372,7 @@ var import_node_fs14 = require("node:fs");
 
 // src/files/pseudo-files.ts
 var import_node_fs13 = require("node:fs");
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_path15 = __toESM(require("node:path"), 1);
 var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
 var rootDevices;
 function pseudoDevices() {
@@ -22366,9 +22389,9 @@ function pseudoDevices() {
 function pseudoFileReason(file, dev) {
   let real;
   try {
-    real = import_node_fs13.realpathSync.native(import_node_path14.default.resolve(file));
+    real = import_node_fs13.realpathSync.native(import_node_path15.default.resolve(file));
   } catch {
-    real = import_node_path14.default.resolve(file);
+    real = import_node_path15.default.resolve(file);
   }
   const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
   if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
@@ -22381,7 +22404,7 @@ function pseudoDeviceReason(file) {
   return refusal(file, file, void 0);
 }
 function refusal(file, real, root) {
-  const where2 = real === import_node_path14.default.resolve(file) ? "" : ` (it resolves to ${real})`;
+  const where2 = real === import_node_path15.default.resolve(file) ? "" : ` (it resolves to ${real})`;
   return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
 }
 
@@ -23058,7 +23081,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 
 // src/act/notify/notifier.ts
 var import_node_fs15 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
+var import_node_path16 = __toESM(require("node:path"), 1);
 
 // src/core/notify.ts
 var PREFIX = "[dispatch-watchdog]";
@@ -23232,7 +23255,7 @@ var Notifier = class {
     this.inFlight.add(done);
   }
   markerFile(key3) {
-    return import_node_path15.default.join(this.d.paths.notifyDir(this.d.epicId), `${keyToFileName(key3)}.json`);
+    return import_node_path16.default.join(this.d.paths.notifyDir(this.d.epicId), `${keyToFileName(key3)}.json`);
   }
   async readMarker(key3) {
     try {
@@ -23306,36 +23329,36 @@ function resolveNotifySettings(config2, env, locate) {
 }
 
 // src/wiring.ts
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
-var import_node_path21 = __toESM(require("node:path"), 1);
+var import_node_path22 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
 var import_node_fs16 = require("node:fs");
-var import_node_os2 = __toESM(require("node:os"), 1);
-var import_node_path16 = __toESM(require("node:path"), 1);
+var import_node_os3 = __toESM(require("node:os"), 1);
+var import_node_path17 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
-  const home = opts.homeDir ?? import_node_os2.default.homedir();
-  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path16.default.join(home, ".claude");
-  return import_node_path16.default.join(expandHome(dir, home), "projects");
+  const home = opts.homeDir ?? import_node_os3.default.homedir();
+  const dir = opts.configDir ?? opts.env?.CLAUDE_CONFIG_DIR ?? import_node_path17.default.join(home, ".claude");
+  return import_node_path17.default.join(expandHome(dir, home), "projects");
 }
-function expandHome(p, home = import_node_os2.default.homedir()) {
-  if (p === "~" || p.startsWith("~/")) return import_node_path16.default.join(home, p.slice(1));
-  return import_node_path16.default.resolve(p);
+function expandHome(p, home = import_node_os3.default.homedir()) {
+  if (p === "~" || p.startsWith("~/")) return import_node_path17.default.join(home, p.slice(1));
+  return import_node_path17.default.resolve(p);
 }
 function subagentPathFor(sessionFile, agentId) {
-  const session = import_node_path16.default.basename(sessionFile, ".jsonl");
-  return import_node_path16.default.join(import_node_path16.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
+  const session = import_node_path17.default.basename(sessionFile, ".jsonl");
+  return import_node_path17.default.join(import_node_path17.default.dirname(sessionFile), session, "subagents", `agent-${agentId}.jsonl`);
 }
 function flatSubagentPathFor(sessionFile, agentId) {
-  return import_node_path16.default.join(import_node_path16.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
+  return import_node_path17.default.join(import_node_path17.default.dirname(sessionFile), `agent-${agentId}.jsonl`);
 }
 function parentPathOf(subagentFile) {
-  const sub = import_node_path16.default.dirname(subagentFile);
-  if (import_node_path16.default.basename(sub) !== "subagents" || !import_node_path16.default.basename(subagentFile).startsWith("agent-")) return void 0;
-  const sessionDir = import_node_path16.default.dirname(sub);
-  return import_node_path16.default.join(import_node_path16.default.dirname(sessionDir), `${import_node_path16.default.basename(sessionDir)}.jsonl`);
+  const sub = import_node_path17.default.dirname(subagentFile);
+  if (import_node_path17.default.basename(sub) !== "subagents" || !import_node_path17.default.basename(subagentFile).startsWith("agent-")) return void 0;
+  const sessionDir = import_node_path17.default.dirname(sub);
+  return import_node_path17.default.join(import_node_path17.default.dirname(sessionDir), `${import_node_path17.default.basename(sessionDir)}.jsonl`);
 }
 var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
@@ -23403,7 +23426,7 @@ var TranscriptFinder = class {
     for (const given2 of [q.agentTranscriptPath, q.transcriptPath]) {
       if (!given2) continue;
       const file = expandHome(given2);
-      if (agentId && !import_node_path16.default.basename(file).startsWith("agent-")) {
+      if (agentId && !import_node_path17.default.basename(file).startsWith("agent-")) {
         for (const sub of [subagentPathFor(file, agentId), flatSubagentPathFor(file, agentId)]) {
           if (await this.has(sub)) return { ok: true, location: { path: sub, parentPath: file } };
         }
@@ -23420,12 +23443,12 @@ var TranscriptFinder = class {
       return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
     }
     const dirs = await this.projectDirs(nowMs);
-    const names = agentId ? [...sessionId ? [import_node_path16.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
+    const names = agentId ? [...sessionId ? [import_node_path17.default.join(sessionId, "subagents", `agent-${agentId}.jsonl`)] : [], `agent-${agentId}.jsonl`] : [`${sessionId}.jsonl`];
     for (const dir of dirs) {
       for (const name of names) {
-        const file = import_node_path16.default.join(dir, name);
+        const file = import_node_path17.default.join(dir, name);
         if (await this.has(file)) {
-          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path16.default.join(dir, `${sessionId}.jsonl`) : void 0);
+          const parentPath = parentPathOf(file) ?? (agentId && sessionId ? import_node_path17.default.join(dir, `${sessionId}.jsonl`) : void 0);
           return { ok: true, location: { path: file, parentPath } };
         }
       }
@@ -23445,7 +23468,7 @@ var TranscriptFinder = class {
       const entries = await import_node_fs16.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
-        const file = import_node_path16.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
+        const file = import_node_path17.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
         if (await this.has(file)) return file;
       }
     }
@@ -23456,7 +23479,7 @@ var TranscriptFinder = class {
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
     const entries = await import_node_fs16.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
-    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path16.default.join(this.projectsDir, e.name));
+    const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path17.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
   }
@@ -23464,7 +23487,7 @@ var TranscriptFinder = class {
 
 // src/observe/read/hook-activity.ts
 var import_node_fs19 = require("node:fs");
-var import_node_path17 = __toESM(require("node:path"), 1);
+var import_node_path18 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
 var TailCursorSchema = looseObject({
@@ -24356,9 +24379,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path41, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path41)?.bytes ?? 0);
-  disk.entries.set(path41, { usedAtMs, bytes });
+function setLive(disk, path42, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path42)?.bytes ?? 0);
+  disk.entries.set(path42, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -24387,7 +24410,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path41, e] of Object.entries(first.entries)) this.take(out, path41, e);
+      for (const [path42, e] of Object.entries(first.entries)) this.take(out, path42, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -24413,17 +24436,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path41, e]) => JSON.stringify({ path: path41, ...e }));
+    const lines = [...ours].map(([path42, e]) => JSON.stringify({ path: path42, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path41, e] of ours) {
+      for (const [path42, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path41);
+        const had = disk.entries.get(path42);
         if (!had) {
           size++;
           live += n;
@@ -24433,10 +24456,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path41, e] of ours) {
+        for (const [path42, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path41);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path41, e.usedAtMs, n);
+          const had = disk.entries.get(path42);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path42, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -24451,12 +24474,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path41, e] of disk.entries) {
-      const mine = ours.get(path41);
+    for (const [path42, e] of disk.entries) {
+      const mine = ours.get(path42);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path41, e] of ours) if (!disk.entries.has(path41) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path42, e] of ours) if (!disk.entries.has(path42) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -24467,31 +24490,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path41, e] of ours) {
-      const theirs = merged.get(path41);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path41, e);
+    for (const [path42, e] of ours) {
+      const theirs = merged.get(path42);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path42, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path41, e] of kept2) {
-      const line = JSON.stringify({ path: path41, ...e });
+    for (const [path42, e] of kept2) {
+      const line = JSON.stringify({ path: path42, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path41, e.usedAtMs, n);
+      setLive(disk, path42, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path41, e) {
+  take(out, path42, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path41);
+    const had = out.get(path42);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path41, entry);
+    out.set(path42, entry);
     return entry;
   }
 };
@@ -24843,7 +24866,7 @@ var TailTracker = class {
 
 // src/observe/read/hook-activity.ts
 function createHookActivityReader(paths, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path17.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path18.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
   const tracker2 = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
   const listing = new DirListing(paths.activityDir());
   const files = /* @__PURE__ */ new Map();
@@ -24853,7 +24876,7 @@ function createHookActivityReader(paths, reader, opts) {
     if (f === void 0) {
       try {
         const file = paths.activityFile(id);
-        f = { file, name: import_node_path17.default.basename(file) };
+        f = { file, name: import_node_path18.default.basename(file) };
       } catch {
         f = null;
       }
@@ -25002,14 +25025,14 @@ function observeTranscript(state, facts = {}, children = []) {
 
 // src/observe/read/child-transcripts.ts
 var import_node_fs20 = require("node:fs");
-var import_node_path18 = __toESM(require("node:path"), 1);
+var import_node_path19 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
 var HEAD_BYTES = 65536;
 var HEADS_MAX = 512;
 var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
 var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
-var idOf = (file) => import_node_path18.default.basename(file, ".jsonl").slice("agent-".length);
+var idOf = (file) => import_node_path19.default.basename(file, ".jsonl").slice("agent-".length);
 var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
@@ -25037,7 +25060,7 @@ async function readHead(file) {
   return head;
 }
 function childDirs(file, sessionId) {
-  return { nested: import_node_path18.default.join(import_node_path18.default.dirname(file), sessionId ?? import_node_path18.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path18.default.dirname(file) };
+  return { nested: import_node_path19.default.join(import_node_path19.default.dirname(file), sessionId ?? import_node_path19.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path19.default.dirname(file) };
 }
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
@@ -25045,8 +25068,8 @@ async function listChildren(dirs, sinceMs) {
     const names = await import_node_fs20.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs20.promises.stat(import_node_path18.default.join(dir, n)).catch(() => void 0);
-      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path18.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+      const st = await import_node_fs20.promises.stat(import_node_path19.default.join(dir, n)).catch(() => void 0);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path19.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
   return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
@@ -25074,7 +25097,7 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
   };
   const named = [...calls.map((c) => c.childAgentId), ...background];
   for (const id of new Set(named.filter((x) => x !== void 0))) {
-    if (!await add2(import_node_path18.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path18.default.join(dirs.flat, `agent-${id}.jsonl`), true);
+    if (!await add2(import_node_path19.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path19.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
     const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
@@ -25124,7 +25147,7 @@ async function launchesIn(file, maxBytes) {
 
 // src/observe/read/change-notes.ts
 var import_node_fs21 = require("node:fs");
-var import_node_path19 = __toESM(require("node:path"), 1);
+var import_node_path20 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
@@ -25169,10 +25192,10 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path19.default.dirname(file)), name: import_node_path19.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path20.default.dirname(file)), name: import_node_path20.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
-    this.ensureWatched(import_node_path19.default.dirname(file), n.dir);
+    this.ensureWatched(import_node_path20.default.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
     n.statAtMs = this.now();
@@ -25245,9 +25268,9 @@ var ChangeNotes = class {
 };
 
 // src/observe/read/transcript-tail.ts
-var import_node_path20 = __toESM(require("node:path"), 1);
+var import_node_path21 = __toESM(require("node:path"), 1);
 function createTranscriptTail(root, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path20.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path21.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
   return new TailTracker(
     reader,
     {
@@ -25364,7 +25387,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path41, s] of this.scanned) files[path41] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path42, s] of this.scanned) files[path42] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -25383,9 +25406,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path41, s] of Object.entries(parsed.data.files)) {
+    for (const [path42, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path41)) this.scanned.set(path41, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path42)) this.scanned.set(path42, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -25446,7 +25469,7 @@ function createClaudeObserver(opts) {
   const memos = /* @__PURE__ */ new Map();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path21.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path22.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
   async function observeTranscript2(task, hook, nowMs, trace) {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
     const q = {
@@ -25485,7 +25508,7 @@ function createClaudeObserver(opts) {
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
     const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
-    const flatParent = r.state.sessionId && import_node_path21.default.join(import_node_path21.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const flatParent = r.state.sessionId && import_node_path22.default.join(import_node_path22.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
       let p = await transcripts.read(parentPath, nowMs);
@@ -25575,7 +25598,7 @@ function createClaudeObserver(opts) {
 
 // src/observe/read/process-observer.ts
 var import_node_fs24 = require("node:fs");
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_path23 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
 var ClaudeSessionFileSchema = looseObject({
@@ -25761,7 +25784,7 @@ function createProcessObserver(opts = {}) {
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs24.readFileSync)(import_node_path22.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs24.readFileSync)(import_node_path23.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -25825,7 +25848,9 @@ function createProcessObserver(opts = {}) {
 
 // src/wiring.ts
 function adapterFor(opts, clock3) {
-  return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3 }, { strategy: opts.action, locate: opts.configLocate });
+  const configDir = opts.config.claude?.config_dir;
+  const claudeConfigDir2 = configDir === void 0 ? void 0 : import_node_path24.default.dirname(resolveProjectsDir({ configDir }));
+  return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3, claudeConfigDir: claudeConfigDir2 }, { strategy: opts.action, locate: opts.configLocate });
 }
 function performerContext(ctx, w, adapter) {
   return {
@@ -25887,7 +25912,7 @@ function realObservers(env) {
       createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
     ];
     if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path23.default.join(import_node_path23.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    const sessionsDir = import_node_path24.default.join(import_node_path24.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
     return [...observers, createProcessObserver({ sessionsDir })];
   };
 }
@@ -26066,7 +26091,7 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 
 // src/options.ts
 var import_node_fs25 = require("node:fs");
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_path25 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
@@ -26099,7 +26124,7 @@ function hasZone(text) {
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path24.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path25.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
@@ -26134,7 +26159,7 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path24.default.resolve(cwd, flag) : import_node_path24.default.join(stateDir, "watchdog.config.yaml");
+  const file = flag ? import_node_path25.default.resolve(cwd, flag) : import_node_path25.default.join(stateDir, "watchdog.config.yaml");
   if (!flag && !(0, import_node_fs25.existsSync)(file)) return { config: {} };
   let text;
   try {
@@ -26828,7 +26853,7 @@ function createWatchView(out, o) {
 
 // src/journal/dispatch-log.ts
 var import_node_fs26 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
+var import_node_path26 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 
 // src/contracts/seed-events.ts
@@ -26923,7 +26948,7 @@ async function readDispatchLog(paths, filter) {
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path25.default.join(dir, name);
+    const file = import_node_path26.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -26964,7 +26989,7 @@ async function readLogFile(file) {
 
 // src/journal/log-summary.ts
 var import_node_fs27 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_path27 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 var HISTORY_SUMMARY_VERSION = 5;
@@ -27175,7 +27200,7 @@ async function loadHistory(paths, epicId, opts) {
   const covers = start ? summary.covers.slice(0, -1) : [];
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path26.default.join(dir, name);
+    const file = import_node_path27.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
       diagnosticCount++;
@@ -27222,7 +27247,7 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs27.promises.stat(import_node_path26.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs27.promises.stat(import_node_path27.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
@@ -27430,13 +27455,13 @@ async function runLoop(env, deps) {
 
 // src/journal/watch-file.ts
 var import_node_fs29 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_path28 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs29.watch)(import_node_path27.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path27.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs29.watch)(import_node_path28.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path28.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -27457,15 +27482,15 @@ init_defaults();
 
 // src/observe/read/known-epics.ts
 var import_node_fs30 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_path29 = __toESM(require("node:path"), 1);
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path28.default.join(paths.root, "epics");
+  const dir = import_node_path29.default.join(paths.root, "epics");
   const names = await import_node_fs30.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs30.promises.stat(import_node_path28.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs30.promises.stat(import_node_path29.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
@@ -27789,7 +27814,7 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -27820,7 +27845,7 @@ var ATTENTION_WHAT_TO_DO = {
 // src/commands/next.ts
 init_errors();
 async function requestObject(paths, epicId, r) {
-  const file = import_node_path29.default.join(paths.root, r.path);
+  const file = import_node_path30.default.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file));
     return { ...json, path: r.path };
@@ -28040,28 +28065,28 @@ function registerAck(program2, { env, setCode }) {
 
 // src/commands/hook.ts
 var import_node_fs35 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_path33 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
 var import_node_fs34 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_path32 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
 var import_node_fs32 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_path31 = __toESM(require("node:path"), 1);
 init_errors();
 var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs32.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path30.default.resolve(import_node_path30.default.dirname(file));
+  const dir = import_node_path31.default.resolve(import_node_path31.default.dirname(file));
   (0, import_node_fs32.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path30.default.relative(import_node_path30.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path30.default.isAbsolute(rel)) {
-    let p = import_node_path30.default.resolve(root);
-    for (const part2 of rel.split(import_node_path30.default.sep)) {
-      p = import_node_path30.default.join(p, part2);
+  const rel = import_node_path31.default.relative(import_node_path31.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path31.default.isAbsolute(rel)) {
+    let p = import_node_path31.default.resolve(root);
+    for (const part2 of rel.split(import_node_path31.default.sep)) {
+      p = import_node_path31.default.join(p, part2);
       if ((0, import_node_fs32.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
@@ -28276,10 +28301,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path31.default.resolve(opts.stateDir);
+    const root = import_node_path32.default.resolve(opts.stateDir);
     const st = (0, import_node_fs34.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path31.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path32.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -28299,7 +28324,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path31.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path32.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -28334,7 +28359,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path32.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path33.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -28383,8 +28408,8 @@ function registerHook(program2, { env, setCode }) {
 
 // src/commands/hook-install.ts
 var import_node_fs36 = require("node:fs");
-var import_node_os3 = __toESM(require("node:os"), 1);
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_path34 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -28623,14 +28648,14 @@ function planHookUninstall(text, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path33.default.join(env.HOME || import_node_os3.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path34.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path33.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path33.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path34.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path34.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path33.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path33.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path34.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path34.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
@@ -28681,7 +28706,7 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path33.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path34.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
@@ -28768,7 +28793,7 @@ function registerRecover(program2, { env, setCode }) {
 
 // src/commands/replay.ts
 var import_node_fs37 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -29129,14 +29154,14 @@ async function readSource(file) {
   return { file, text: await import_node_fs37.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path34.default.basename(file, ".jsonl");
-  const nested = import_node_path34.default.join(import_node_path34.default.dirname(file), session, "subagents");
+  const session = import_node_path35.default.basename(file, ".jsonl");
+  const nested = import_node_path35.default.join(import_node_path35.default.dirname(file), session, "subagents");
   const names = await import_node_fs37.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path34.default.join(nested, n));
+  const out = names.filter(isChildName).sort().map((n) => import_node_path35.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs37.promises.readdir(import_node_path34.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs37.promises.readdir(import_node_path35.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path34.default.join(import_node_path34.default.dirname(file), n);
+    const child = import_node_path35.default.join(import_node_path35.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -29169,7 +29194,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path34.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path35.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -29181,8 +29206,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path34.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path34.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path35.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path35.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -29200,7 +29225,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/friction-review.ts
 var import_node_fs38 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_path36 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -29424,11 +29449,11 @@ async function reviewFriction(paths, opts) {
   const days = (await import_node_fs38.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path35.default.join(dir, name), paths.relative(import_node_path35.default.join(dir, name)), events, lines);
+  for (const name of days) await readDay(import_node_path36.default.join(dir, name), paths.relative(import_node_path36.default.join(dir, name)), events, lines);
   const names = (await import_node_fs38.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path35.default.join(paths.frictionDir(), n);
+    const file = import_node_path36.default.join(paths.frictionDir(), n);
     const text = await import_node_fs38.promises.readFile(file, "utf8").catch(() => "");
     const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at && Date.parse(at) < opts.sinceMs) continue;
@@ -29464,7 +29489,7 @@ function registerFriction(program2, { env, setCode }) {
 
 // src/commands/timeline.ts
 var import_node_fs39 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_path37 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -29629,7 +29654,7 @@ async function readTimeline(paths, epicId, nowMs) {
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path36.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path37.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -29645,7 +29670,7 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path36.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path37.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
@@ -29659,7 +29684,7 @@ async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path36.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path37.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -29690,7 +29715,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/prune.ts
 var import_node_fs40 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_path38 = __toESM(require("node:path"), 1);
 init_errors();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
@@ -29700,7 +29725,7 @@ async function oldFiles(p, cutoffMs) {
   if (!st) return [];
   if (st.isDirectory()) {
     const names = await import_node_fs40.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path37.default.join(p, n), cutoffMs)))).flat();
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path38.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -29730,7 +29755,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs40.promises.readdir(import_node_path37.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs40.promises.readdir(import_node_path38.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -29740,22 +29765,22 @@ async function prune(paths, opts) {
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
     const names = await import_node_fs40.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path37.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path38.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path37.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path38.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path37.default.join(paths.root, e.name), ctx.cutoffMs)) {
+    for (const f of await oldFiles(import_node_path38.default.join(paths.root, e.name), ctx.cutoffMs)) {
       const parsed = parseCheckpoint(await import_node_fs40.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   const linked = await linkedFromNotes(paths);
-  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path37.default.join(paths.root, e.path))).map((e) => e.path);
-  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path37.default.join(paths.root, e.path))));
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path38.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path38.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path37.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path37.default.dirname(import_node_path37.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path38.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path38.default.dirname(import_node_path38.default.join(paths.root, e.path)));
   }
   return report;
 }
@@ -29774,13 +29799,13 @@ async function linkedFromNotes(paths) {
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
-      linked.add(import_node_path37.default.resolve(import_node_path37.default.dirname(file), target2));
+      linked.add(import_node_path38.default.resolve(import_node_path38.default.dirname(file), target2));
     }
   }
   return linked;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path37.default.dirname(d) !== root && d.startsWith(root + import_node_path37.default.sep); d = import_node_path37.default.dirname(d)) {
+  for (let d = dir; import_node_path38.default.dirname(d) !== root && d.startsWith(root + import_node_path38.default.sep); d = import_node_path38.default.dirname(d)) {
     if (!await import_node_fs40.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
@@ -29824,7 +29849,7 @@ init_deps();
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
 var import_node_fs43 = require("node:fs");
-var import_node_path40 = __toESM(require("node:path"), 1);
+var import_node_path41 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -29929,7 +29954,7 @@ function liveRows(runs, doc, replacements) {
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
 var import_node_fs41 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_path39 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
@@ -29946,7 +29971,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path38.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path39.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -29954,10 +29979,10 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs41.promises.mkdir(import_node_path38.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs41.promises.mkdir(import_node_path39.default.dirname(transcriptPath), { recursive: true });
       await import_node_fs41.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path38.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      const planFile = import_node_path39.default.join(this.env.plansDir, `${spec.taskId}.json`);
       await import_node_fs41.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
@@ -30099,7 +30124,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path41, hits2) => ({ name: "Grep", input: { pattern, path: path41, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path42, hits2) => ({ name: "Grep", input: { pattern, path: path42, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -30325,8 +30350,8 @@ function transcriptFacts(text) {
 // src/demo/workspace.ts
 var import_node_crypto7 = require("node:crypto");
 var import_node_fs42 = require("node:fs");
-var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path39 = __toESM(require("node:path"), 1);
+var import_node_os5 = __toESM(require("node:os"), 1);
+var import_node_path40 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -30419,19 +30444,19 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs42.promises.mkdtemp(import_node_path39.default.join(opts.tmpDir ?? import_node_os4.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs42.promises.mkdtemp(import_node_path40.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path39.default.join(root, "repo");
-  const plansDir = import_node_path39.default.join(root, "demo-agents");
-  const projectsDir = import_node_path39.default.join(root, "claude", "projects");
+  const repoDir = import_node_path40.default.join(root, "repo");
+  const plansDir = import_node_path40.default.join(root, "demo-agents");
+  const projectsDir = import_node_path40.default.join(root, "claude", "projects");
   await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs42.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path39.default.join(plansDir, "agent.mjs");
+  const scriptPath = import_node_path40.default.join(plansDir, "agent.mjs");
   await import_node_fs42.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path39.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  const replacementPlan = import_node_path40.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
   await import_node_fs42.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
   await import_node_fs42.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path39.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementLog = import_node_path40.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
@@ -30445,10 +30470,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path39.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path40.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path39.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path40.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -30541,7 +30566,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path40.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path41.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);

@@ -45,7 +45,9 @@ interface ShellContext {
 
 /** The adapter the config names (default mailbox); a config problem is an InputError. */
 export function adapterFor(opts: ResolvedOptions, clock: Clock): AgentAdapter {
-  return createAdapter(opts.adapter, opts.config.agents, { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000 }, { strategy: opts.action, locate: opts.configLocate });
+  const configDir = opts.config.claude?.config_dir;
+  const claudeConfigDir = configDir === undefined ? undefined : path.dirname(resolveProjectsDir({ configDir }));
+  return createAdapter(opts.adapter, opts.config.agents, { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000, claudeConfigDir }, { strategy: opts.action, locate: opts.configLocate });
 }
 
 /** Everything the executor and recovery share. */

@@ -19,6 +19,7 @@ export const LaunchRecordSchema = z
     start_ticks: z.number().int().optional(),
     boot_id: z.string().optional(),
     error: z.string().optional().describe('failed: the spawn error code.'),
+    cwd: z.string().optional().describe('The working directory the replacement was started in (the stalled agent\'s own); absent: the watchdog\'s.'),
   })
   .meta({ title: 'LaunchRecord', description: 'epics/<epic_id>/launches/<key>.redispatch.json: the process adapter\'s marker of one launch.' });
 export type LaunchRecord = z.output<typeof LaunchRecordSchema>;

@@ -95,6 +95,8 @@ export interface RedispatchRequest extends Omit<CancelRequest, 'expectedProcess'
 export interface NudgeRequest extends CancelRequest {
   message: string;
   route: NudgeRoute;
+  /** The agent's working directory: a resumed session must run there (Claude Code finds a session by its cwd's project dir). */
+  cwd?: string;
 }
 
 /** An agent-control adapter. Each operation checks its own marker first, so calling it twice fires once. */
@@ -118,4 +120,6 @@ export interface AdapterDeps {
   homeDir?: string;
   /** How long a request file may stay unanswered (written into it as answer_by). */
   requestDeadlineMs?: number;
+  /** Claude Code's config dir as configured (`claude.config_dir`, resolved): agents we launch get it (agent-env.ts). */
+  claudeConfigDir?: string;
 }

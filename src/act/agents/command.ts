@@ -9,6 +9,7 @@ import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.j
 import { DEFAULTS } from '../../contracts/defaults.js';
 import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState, RedispatchRequest } from './adapter.js';
+import { agentEnv } from './agent-env.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { agentFiles, nudgeLaunchRequest } from './process-launch.js';
@@ -58,8 +59,7 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
   } catch (e) {
     return ioFailure(op, 'command', `preparing the ${op} command`, e, file);
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId };
-  delete env.LINEAR_API_KEY;
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : '';

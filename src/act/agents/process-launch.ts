@@ -13,6 +13,7 @@ import { createFileExclusive, ensureDir, FILE_MODE, writeFileAtomic } from '../.
 import { crashPoint } from '../../sys/crash-point.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { AdapterDeps, MarkerState, NudgeRequest, RedispatchOutcome, RedispatchRequest } from './adapter.js';
+import { agentEnv } from './agent-env.js';
 import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { findProcessesWithEnv, readProcessIdentity } from '../../sys/proc-identity.js';
@@ -120,6 +121,7 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   const base: LaunchRecord = {
     key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],
     prompt_file: req.paths.relative(files.promptFile), log_file: req.paths.relative(files.logFile), started_at: msToIso(deps.clock.nowMs()),
+    ...(req.cwd ? { cwd: req.cwd } : {}),
   };
   try {
     await writeFileAtomic(files.promptFile, req.prompt);
@@ -133,8 +135,7 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
   crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
-  const env: NodeJS.ProcessEnv = { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
-  delete env.LINEAR_API_KEY; // the agent has no use for it, and must not be able to print it
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root }, deps.claudeConfigDir);
   let pid: number;
   try {
     pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);

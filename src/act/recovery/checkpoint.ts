@@ -33,6 +33,8 @@ export interface CheckpointInput {
   supersedes?: string | null;
   /** The checkpoint of attempt - 1: its work carries over when the replacement's row does not say. */
   previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work'>;
+  /** Where the stalled agent worked. */
+  cwd?: string;
 }
 
 const LAST_OUTPUT_CHARS = 1000;
@@ -71,6 +73,7 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
         : null,
     last_output: out ? (out.length > LAST_OUTPUT_CHARS ? '…' + out.slice(-LAST_OUTPUT_CHARS) : out) : null,
     supersedes: input.supersedes !== undefined ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
+    ...(input.cwd ? { cwd: input.cwd } : {}),
   };
 }
 

@@ -82,7 +82,8 @@ async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' 
 
 /** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */
 export function launchRequest(ctx: PerformerContext, spec: ActionSpec, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, cwd: spec.observation?.cwd };
+  const cwd = spec.cwd ?? spec.observation?.cwd;
+  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...(cwd ? { cwd } : {}) };
   if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
   const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
   return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };
@@ -95,7 +96,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   const built = buildCheckpoint({
     epicId: ctx.epicId, task, row: task.raw, observation: spec.observation, attempt: spec.attempt,
     stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
-    previous: prior?.ok ? prior.value : undefined,
+    previous: prior?.ok ? prior.value : undefined, cwd: spec.cwd,
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)
@@ -107,7 +108,9 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   // 2. Stop the stalled agent; never launch a second agent beside one we could not stop.
   if (!(await stopStep(ctx, spec, 'stop_before_redispatch'))) return;
   // 3. Launch (or request) the replacement: a fresh agent, or the stalled agent's own session resumed.
-  const out = await ctx.adapter.redispatch(launchRequest(ctx, spec, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
+  // After a restart the checkpoint as written says where the agent worked, if the start record does not.
+  const where = spec.cwd ?? checkpoint.cwd;
+  const out = await ctx.adapter.redispatch(launchRequest(ctx, { ...spec, ...(where ? { cwd: where } : {}) }, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
@@ -139,7 +142,8 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<v
 /** One nudge, by the adapter (its marker first); nothing is stopped. */
 async function nudgeStep(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
   const route = spec.route ?? 'resume';
-  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route });
+  const cwd = spec.cwd ?? spec.observation?.cwd;
+  const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route, ...(cwd ? { cwd } : {}) });
   if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
   await journal(ctx, {
     event: 'nudge_sent', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, route, detail: out.detail,
@@ -202,6 +206,7 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
       const spec: ActionSpec = {
         kind: action.kind, key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
         stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
+        ...((action.kind === 'redispatch' || action.kind === 'nudge') && observation.cwd ? { cwd: observation.cwd } : {}),
         ...(action.mode === 'resume' ? { mode: 'resume' as const, ...(v.transportCause ? { transportCause: v.transportCause } : {}) } : {}),
         ...(action.route ? { route: action.route } : {}),
         ...(action.kind === 'reconcile' && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}),
@@ -218,6 +223,7 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
         ...(spec.route ? { route: spec.route } : {}),
         ...(spec.disagreement ? { disagreement: spec.disagreement } : {}),
         ...(spec.detail ? { detail: spec.detail } : {}),
+        ...(spec.cwd ? { cwd: spec.cwd } : {}),
       });
       if (action.kind !== 'escalate') return runSteps(ctx, spec);
       // The key is started, so no later check re-fires it while it runs; its outcome is journaled

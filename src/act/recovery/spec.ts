@@ -32,6 +32,8 @@ export interface ActionSpec {
   /** reconcile: how the row and the agent disagree, in a word and in words. */
   disagreement?: DisagreementKind;
   detail?: string;
+  /** redispatch: where the agent worked (from the evidence, or after a restart from the write-ahead record). */
+  cwd?: string;
 }
 
 export interface PerformerContext {
@@ -83,6 +85,7 @@ export function specFromRecord(rec: ActionRecord, wave: Wave | undefined): Actio
     ...(e.route ? { route: e.route } : {}),
     ...(e.disagreement ? { disagreement: e.disagreement } : {}),
     ...(e.detail ? { detail: e.detail } : {}),
+    ...(e.cwd ? { cwd: e.cwd } : {}),
   };
 }
 
