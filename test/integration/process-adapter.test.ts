@@ -12,6 +12,8 @@ import { fixture, isRunning, spawnFixture, waitFor } from '../helpers/spawn-fixt
 import { tempDir } from '../helpers/temp-dir.js';
 
 const adapterWith = (argv?: string[]) => createAdapter('process', { kill_grace_ms: 50, redispatch_argv: argv }, { clock: realClock });
+/** For agents that stop on SIGTERM: a grace no loaded machine outlasts (50 ms lost the race at load 20), so SIGTERM alone is what is pinned. */
+const patientAdapter = () => createAdapter('process', { kill_grace_ms: 10_000 }, { clock: realClock });
 
 describe('process adapter: cancel', () => {
   it('SIGKILLs an agent that ignores SIGTERM, and says it was forced', async () => {
@@ -24,7 +26,7 @@ describe('process adapter: cancel', () => {
 
   it('stops a well-behaved agent with SIGTERM alone', async () => {
     const agent = await spawnFixture('sleep-forever.mjs');
-    const outcome = await adapterWith().cancel(cancelRequest(tempDir(), { pid: agent.pid, dispatchedAtMs: Date.now() }));
+    const outcome = await patientAdapter().cancel(cancelRequest(tempDir(), { pid: agent.pid, dispatchedAtMs: Date.now() }));
     expect(outcome).toMatchObject({ ok: true, wasForced: false });
     expect((await agent.exited).signal).toBe('SIGTERM');
   });
@@ -35,7 +37,7 @@ describe('process adapter: cancel', () => {
     onTestFinished(() => {
       if (isRunning(toolPid)) process.kill(toolPid, 'SIGKILL');
     });
-    const outcome = await adapterWith().cancel(cancelRequest(tempDir(), { pid: agent.pid, dispatchedAtMs: Date.now() }));
+    const outcome = await patientAdapter().cancel(cancelRequest(tempDir(), { pid: agent.pid, dispatchedAtMs: Date.now() }));
     expect(outcome).toMatchObject({ ok: true, wasForced: false });
     expect((await agent.exited).signal).toBe('SIGTERM');
     // The tool process is a grandchild: poll it (a zombie counts as gone) with a deadline.
