@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path42 = require("node:path");
+    var path43 = require("node:path");
     var fs32 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path42.resolve(baseDir, baseName);
+          const localBin = path43.resolve(baseDir, baseName);
           if (fs32.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path42.extname(baseName))) return void 0;
+          if (sourceExt.includes(path43.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs32.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path42.resolve(
-            path42.dirname(resolvedScriptPath),
+          executableDir = path43.resolve(
+            path43.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path42.basename(
+            const legacyName = path43.basename(
               this._scriptPath,
-              path42.extname(this._scriptPath)
+              path43.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path42.extname(executableFile));
+        launchWithNode = sourceExt.includes(path43.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path42.basename(filename, path42.extname(filename));
+        this._name = path43.basename(filename, path43.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path43) {
-        if (path43 === void 0) return this._executableDir;
-        this._executableDir = path43;
+      executableDir(path44) {
+        if (path44 === void 0) return this._executableDir;
+        this._executableDir = path44;
         return this;
       }
       /**
@@ -3528,8 +3528,8 @@ function formatLocation(loc) {
 function fileSystemErrorOf(e) {
   if (e instanceof WatchdogError || !(e instanceof Error)) return void 0;
   const errno = e.code;
-  const at = e.path;
-  const where2 = at ? ` ${at}` : "";
+  const at2 = e.path;
+  const where2 = at2 ? ` ${at2}` : "";
   switch (errno) {
     case "ELOOP":
       return new InputError("unsafe_state_path", e.message.startsWith("refusing") ? e.message.replace(/\s*Replace the link with a directory\.$/, "") : `refusing to follow the symlink${where2}: every file the watchdog writes stays inside the state dir.`, {
@@ -3539,8 +3539,8 @@ function fileSystemErrorOf(e) {
     case "EACCES":
     case "EPERM":
     case "EROFS":
-      if (!at) return void 0;
-      return new InputError("state_dir_unwritable", `${errno === "EROFS" ? "read-only file system" : "permission denied"} on ${at} (${errno}).`, {
+      if (!at2) return void 0;
+      return new InputError("state_dir_unwritable", `${errno === "EROFS" ? "read-only file system" : "permission denied"} on ${at2} (${errno}).`, {
         hint: "Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.",
         cause: e
       });
@@ -3761,7 +3761,7 @@ var require_visit = __commonJS({
     "use strict";
     var identity = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var SKIP2 = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
     function visit(node2, visitor) {
       const visitor_ = initVisitor(visitor);
@@ -3773,19 +3773,19 @@ var require_visit = __commonJS({
         visit_(null, node2, visitor_, Object.freeze([]));
     }
     visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
+    visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path42) {
-      const ctrl = callVisitor(key3, node2, visitor, path42);
+    function visit_(key3, node2, visitor, path43) {
+      const ctrl = callVisitor(key3, node2, visitor, path43);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path42, ctrl);
-        return visit_(key3, ctrl, visitor, path42);
+        replaceNode(key3, path43, ctrl);
+        return visit_(key3, ctrl, visitor, path43);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path42 = Object.freeze(path42.concat(node2));
+          path43 = Object.freeze(path43.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path42);
+            const ci = visit_(i, node2.items[i], visitor, path43);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3796,13 +3796,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path42 = Object.freeze(path42.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path42);
+          path43 = Object.freeze(path43.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path43);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path42);
+          const cv = visit_("value", node2.value, visitor, path43);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3821,19 +3821,19 @@ var require_visit = __commonJS({
         await visitAsync_(null, node2, visitor_, Object.freeze([]));
     }
     visitAsync.BREAK = BREAK;
-    visitAsync.SKIP = SKIP;
+    visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path42) {
-      const ctrl = await callVisitor(key3, node2, visitor, path42);
+    async function visitAsync_(key3, node2, visitor, path43) {
+      const ctrl = await callVisitor(key3, node2, visitor, path43);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path42, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path42);
+        replaceNode(key3, path43, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path43);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path42 = Object.freeze(path42.concat(node2));
+          path43 = Object.freeze(path43.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path42);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path43);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -3844,13 +3844,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path42 = Object.freeze(path42.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path42);
+          path43 = Object.freeze(path43.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path43);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path42);
+          const cv = await visitAsync_("value", node2.value, visitor, path43);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -3877,23 +3877,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path42) {
+    function callVisitor(key3, node2, visitor, path43) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path42);
+        return visitor(key3, node2, path43);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path42);
+        return visitor.Map?.(key3, node2, path43);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path42);
+        return visitor.Seq?.(key3, node2, path43);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path42);
+        return visitor.Pair?.(key3, node2, path43);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path42);
+        return visitor.Scalar?.(key3, node2, path43);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path42);
+        return visitor.Alias?.(key3, node2, path43);
       return void 0;
     }
-    function replaceNode(key3, path42, node2) {
-      const parent = path42[path42.length - 1];
+    function replaceNode(key3, path43, node2) {
+      const parent = path43[path43.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -4505,10 +4505,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path42, value) {
+    function collectionFromPath(schema, path43, value) {
       let v = value;
-      for (let i = path42.length - 1; i >= 0; --i) {
-        const k = path42[i];
+      for (let i = path43.length - 1; i >= 0; --i) {
+        const k = path43[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -4527,7 +4527,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path42) => path42 == null || typeof path42 === "object" && !!path42[Symbol.iterator]().next().done;
+    var isEmptyPath = (path43) => path43 == null || typeof path43 === "object" && !!path43[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -4557,11 +4557,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path42, value) {
-        if (isEmptyPath(path42))
+      addIn(path43, value) {
+        if (isEmptyPath(path43))
           this.add(value);
         else {
-          const [key3, ...rest] = path42;
+          const [key3, ...rest] = path43;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -4575,8 +4575,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path42) {
-        const [key3, ...rest] = path42;
+      deleteIn(path43) {
+        const [key3, ...rest] = path43;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -4590,8 +4590,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path42, keepScalar) {
-        const [key3, ...rest] = path42;
+      getIn(path43, keepScalar) {
+        const [key3, ...rest] = path43;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -4609,8 +4609,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path42) {
-        const [key3, ...rest] = path42;
+      hasIn(path43) {
+        const [key3, ...rest] = path43;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -4620,8 +4620,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path42, value) {
-        const [key3, ...rest] = path42;
+      setIn(path43, value) {
+        const [key3, ...rest] = path43;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -7136,9 +7136,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path42, value) {
+      addIn(path43, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path42, value);
+          this.contents.addIn(path43, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -7213,14 +7213,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path42) {
-        if (Collection.isEmptyPath(path42)) {
+      deleteIn(path43) {
+        if (Collection.isEmptyPath(path43)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path42) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path43) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -7235,10 +7235,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path42, keepScalar) {
-        if (Collection.isEmptyPath(path42))
+      getIn(path43, keepScalar) {
+        if (Collection.isEmptyPath(path43))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path42, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path43, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -7249,10 +7249,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path42) {
-        if (Collection.isEmptyPath(path42))
+      hasIn(path43) {
+        if (Collection.isEmptyPath(path43))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path42) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path43) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -7269,13 +7269,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path42, value) {
-        if (Collection.isEmptyPath(path42)) {
+      setIn(path43, value) {
+        if (Collection.isEmptyPath(path43)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path42), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path43), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path42, value);
+          this.contents.setIn(path43, value);
         }
       }
       /**
@@ -9226,7 +9226,7 @@ var require_cst_visit = __commonJS({
   "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
-    var SKIP = /* @__PURE__ */ Symbol("skip children");
+    var SKIP2 = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
     function visit(cst, visitor) {
       if ("type" in cst && cst.type === "document")
@@ -9234,11 +9234,11 @@ var require_cst_visit = __commonJS({
       _visit(Object.freeze([]), cst, visitor);
     }
     visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
+    visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path42) => {
+    visit.itemAtPath = (cst, path43) => {
       let item = cst;
-      for (const [field, index] of path42) {
+      for (const [field, index] of path43) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -9247,23 +9247,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path42) => {
-      const parent = visit.itemAtPath(cst, path42.slice(0, -1));
-      const field = path42[path42.length - 1][0];
+    visit.parentCollection = (cst, path43) => {
+      const parent = visit.itemAtPath(cst, path43.slice(0, -1));
+      const field = path43[path43.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path42, item, visitor) {
-      let ctrl = visitor(item, path42);
+    function _visit(path43, item, visitor) {
+      let ctrl = visitor(item, path43);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path42.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path43.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -9274,10 +9274,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path42);
+            ctrl = ctrl(item, path43);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path42) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path43) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -12139,10 +12139,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path42) {
-  if (!path42)
+function getElementAtPath(obj, path43) {
+  if (!path43)
     return obj;
-  return path42.reduce((acc, key3) => acc?.[key3], obj);
+  return path43.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -12482,11 +12482,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path42, issues) {
+function prefixIssues(path43, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path42);
+    iss.path.unshift(path43);
     return iss;
   });
 }
@@ -12944,16 +12944,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path42 = []) => {
+  const processError = (error3, path43 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path42, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path43, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path42, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path43, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path42, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path43, ...issue2.path]);
       } else {
-        const fullpath = [...path42, ...issue2.path];
+        const fullpath = [...path43, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -13215,13 +13215,13 @@ var numericOriginMap = {
 };
 var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
   $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
+  const origin2 = numericOriginMap[typeof def.value];
   inst._zod.check = (payload) => {
     if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
       return;
     }
     payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
+      origin: numericOriginMap[typeof payload.value] ?? origin2,
       code: "too_big",
       maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
       input: payload.value,
@@ -13233,13 +13233,13 @@ var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst,
 });
 var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
   $ZodCheck.init(inst, def);
-  const origin = numericOriginMap[typeof def.value];
+  const origin2 = numericOriginMap[typeof def.value];
   inst._zod.check = (payload) => {
     if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
       return;
     }
     payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin,
+      origin: numericOriginMap[typeof payload.value] ?? origin2,
       code: "too_small",
       minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
       input: payload.value,
@@ -13274,14 +13274,14 @@ var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat"
   $ZodCheck.init(inst, def);
   def.format = def.format || "float64";
   const isInt = def.format?.includes("int");
-  const origin = isInt ? "int" : "number";
+  const origin2 = isInt ? "int" : "number";
   const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
   inst._zod.check = (payload) => {
     const input = payload.value;
     if (isInt) {
       if (!Number.isInteger(input)) {
         payload.issues.push({
-          expected: origin,
+          expected: origin2,
           format: def.format,
           code: "invalid_type",
           continue: false,
@@ -13298,7 +13298,7 @@ var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat"
             maximum: Number.MAX_SAFE_INTEGER,
             note: "Integers must be within the safe integer range.",
             inst,
-            origin,
+            origin: origin2,
             inclusive: true,
             continue: !def.abort
           });
@@ -13309,7 +13309,7 @@ var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat"
             minimum: Number.MIN_SAFE_INTEGER,
             note: "Integers must be within the safe integer range.",
             inst,
-            origin,
+            origin: origin2,
             inclusive: true,
             continue: !def.abort
           });
@@ -13351,9 +13351,9 @@ var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (ins
     const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
     if (length <= def.maximum)
       return;
-    const origin = getLengthableOrigin(input);
+    const origin2 = getLengthableOrigin(input);
     payload.issues.push({
-      origin,
+      origin: origin2,
       code: "too_big",
       maximum: def.maximum,
       inclusive: true,
@@ -13373,9 +13373,9 @@ var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (ins
     const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
     if (length >= def.minimum)
       return;
-    const origin = getLengthableOrigin(input);
+    const origin2 = getLengthableOrigin(input);
     payload.issues.push({
-      origin,
+      origin: origin2,
       code: "too_small",
       minimum: def.minimum,
       inclusive: true,
@@ -13395,10 +13395,10 @@ var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals"
     const length = typeof input === "string" && units >= def.length && units <= def.length * 2 ? codePointLength(input) : units;
     if (length === def.length)
       return;
-    const origin = getLengthableOrigin(input);
+    const origin2 = getLengthableOrigin(input);
     const tooBig = length > def.length;
     payload.issues.push({
-      origin,
+      origin: origin2,
       ...tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
       inclusive: true,
       exact: true,
@@ -15621,8 +15621,8 @@ var error = () => {
     set: { unit: "items", verb: "to have" },
     map: { unit: "entries", verb: "to have" }
   };
-  function getSizing(origin) {
-    return Sizable[origin] ?? null;
+  function getSizing(origin2) {
+    return Sizable[origin2] ?? null;
   }
   const FormatDictionary = {
     regex: "input",
@@ -19843,9 +19843,9 @@ function assess(task, obs, policy, nowMs) {
     ["dispatched_at", task.dispatchedAtMs],
     ["output growth", obs.outputGrewAtMs]
   ];
-  for (const [what, at] of stamps) {
-    if (at !== void 0 && at - nowMs > policy.futureSkewMs) {
-      return verdict("inconsistent", `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
+  for (const [what, at2] of stamps) {
+    if (at2 !== void 0 && at2 - nowMs > policy.futureSkewMs) {
+      return verdict("inconsistent", `${what} is ${sec(at2 - nowMs)} in the future (clock skew or a bad timestamp)`);
     }
   }
   if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "), { disagreement: { kind: "foreign_transcript" } });
@@ -20248,6 +20248,7 @@ function emptyHistory() {
     notifications: /* @__PURE__ */ new Map()
   };
 }
+var CROSS_EPIC_EVENTS = /* @__PURE__ */ new Set(["redispatch", "stall_detected"]);
 function foldEvent(h, e, epicId) {
   const own2 = e.epic_id === epicId;
   switch (e.event) {
@@ -20260,7 +20261,7 @@ function foldEvent(h, e, epicId) {
       const list2 = h.stalls.get(e.ticket_id) ?? [];
       list2.push(e);
       h.stalls.set(e.ticket_id, list2);
-      if (own2) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
+      if (own2) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
       if (own2 && e.action_taken === "report") {
         const key3 = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
         h.attention.set(key3, { key: key3, kind: "stall_reported", taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ""}` });
@@ -20812,13 +20813,13 @@ function findTooDeep(text, max = MAX_NESTING_DEPTH) {
     let first = start;
     while (first < end && (text[first] === " " || text[first] === "	")) first++;
     const indent = first - start;
-    const isBlank2 = first >= end;
-    if (scalarIndent !== void 0 && (isBlank2 || indent > scalarIndent)) {
+    const isBlank3 = first >= end;
+    if (scalarIndent !== void 0 && (isBlank3 || indent > scalarIndent)) {
       start = end + 1;
       continue;
     }
     scalarIndent = void 0;
-    if (!quote2 && flow === 0 && !isBlank2 && text[first] !== "#") {
+    if (!quote2 && flow === 0 && !isBlank3 && text[first] !== "#") {
       while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
       indents.push(indent);
     }
@@ -20884,8 +20885,8 @@ function checkNesting(text, file) {
 }
 function countKeys(text, key3) {
   let n = 0;
-  for (let at = text.indexOf(key3); at >= 0; at = text.indexOf(key3, at + key3.length)) {
-    let k = at + key3.length;
+  for (let at2 = text.indexOf(key3); at2 >= 0; at2 = text.indexOf(key3, at2 + key3.length)) {
+    let k = at2 + key3.length;
     if (text[k] === '"' || text[k] === "'") k++;
     while (text[k] === " ") k++;
     if (text[k] === ":") n++;
@@ -20895,9 +20896,9 @@ function countKeys(text, key3) {
 
 // src/contracts/parse-yaml.ts
 init_safe_text();
-function formatPath(path42) {
+function formatPath(path43) {
   let s = "";
-  for (const part2 of path42) {
+  for (const part2 of path43) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -20915,24 +20916,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path42) {
+function valueAt(root, path43) {
   let cur = root;
-  for (const part2 of path42) {
+  for (const part2 of path43) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path42, isKeyWanted = false) {
+function nodeOffset(doc, path43, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path42.entries()) {
+  for (const [i, part2] of path43.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path42.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path43.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -20941,10 +20942,10 @@ function nodeOffset(doc, path42, isKeyWanted = false) {
   return offset;
 }
 var plural = (n, one) => `${n} ${one}${n === 1 ? "" : "s"}`;
-function boundText(origin, isMin, limit, isInclusive) {
+function boundText(origin2, isMin, limit, isInclusive) {
   const n = Number(limit);
-  if (origin === "array" || origin === "set") return `${isMin ? "at least" : "at most"} ${plural(n, "item")}`;
-  if (origin === "string") return isMin && n === 1 ? "a non-empty string" : `${isMin ? "at least" : "at most"} ${plural(n, "character")}`;
+  if (origin2 === "array" || origin2 === "set") return `${isMin ? "at least" : "at most"} ${plural(n, "item")}`;
+  if (origin2 === "string") return isMin && n === 1 ? "a non-empty string" : `${isMin ? "at least" : "at most"} ${plural(n, "character")}`;
   return `a number ${isMin ? isInclusive ? ">=" : ">" : isInclusive ? "<=" : "<"} ${n}`;
 }
 var TYPE_NAMES = { int: "a whole number" };
@@ -21010,10 +21011,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path42, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path42, isKeyWanted);
+  const locate = (path43, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path43, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path42) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path43) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -21030,10 +21031,10 @@ function parseYamlPositioned(text, schema, opts) {
 function yamlLocator(text, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path42) => {
-    const offset = nodeOffset(doc, path42);
+  return (path43) => {
+    const offset = nodeOffset(doc, path43);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path42) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path43) };
   };
 }
 function pickIssue(first) {
@@ -22041,26 +22042,26 @@ function mergeObservations(parts) {
     out.lastProgressMs = newer(out.lastProgressMs, p.lastProgressMs);
     out.outputGrewAtMs = newer(out.outputGrewAtMs, p.outputGrewAtMs);
     if (p.lastTool) {
-      const at = p.lastTool.startedAtMs ?? p.lastProgressMs ?? -Infinity;
+      const at2 = p.lastTool.startedAtMs ?? p.lastProgressMs ?? -Infinity;
       const knows = Boolean(p.lastTool.isOpenKnown);
       const outKnows = Boolean(out.lastTool?.isOpenKnown);
-      if (!out.lastTool || knows && !outKnows || knows === outKnows && at >= toolAt) {
+      if (!out.lastTool || knows && !outKnows || knows === outKnows && at2 >= toolAt) {
         out.lastTool = p.lastTool;
-        toolAt = at;
+        toolAt = at2;
       }
     }
     if (p.lastOutput !== void 0) {
-      const at = p.outputGrewAtMs ?? p.lastProgressMs ?? -Infinity;
-      if (out.lastOutput === void 0 || at >= outputAt) {
+      const at2 = p.outputGrewAtMs ?? p.lastProgressMs ?? -Infinity;
+      if (out.lastOutput === void 0 || at2 >= outputAt) {
         out.lastOutput = p.lastOutput;
-        outputAt = at;
+        outputAt = at2;
       }
     }
     if (p.recentCalls && p.recentCalls.length > 0) {
-      const at = p.lastProgressMs ?? -Infinity;
-      if (out.recentCalls.length === 0 || p.recentCalls.length > out.recentCalls.length || at > recentAt) {
+      const at2 = p.lastProgressMs ?? -Infinity;
+      if (out.recentCalls.length === 0 || p.recentCalls.length > out.recentCalls.length || at2 > recentAt) {
         out.recentCalls = p.recentCalls;
-        recentAt = at;
+        recentAt = at2;
       }
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
@@ -22126,15 +22127,8 @@ function actionKey(epicId, taskId, kind) {
 var secs = (ms2) => Math.round((ms2 ?? 0) / 1e3);
 var CIRCUIT_WINDOW_MS = 6e4;
 var BURST_MS = 1e4;
-function recentStalls(history, epicId, sinceMs, nowMs) {
-  const out = [];
-  for (const list2 of history.stalls.values()) {
-    for (const e of list2) {
-      const atMs = Date.parse(e.timestamp_utc);
-      if (e.epic_id === epicId && atMs >= sinceMs && atMs <= nowMs) out.push({ taskId: e.task_id, ticketId: e.ticket_id });
-    }
-  }
-  return out;
+function recentStalls(history, sinceMs, nowMs) {
+  return history.ownStalls.filter((s) => s.atMs >= sinceMs && s.atMs <= nowMs).map((s) => ({ taskId: s.taskId, ticketId: s.ticketId }));
 }
 function massStallNotePath(epicId, startMs) {
   return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
@@ -22145,7 +22139,7 @@ function planCheck(verdicts, tasks, history, opts) {
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
-  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.epicId, opts.nowMs - ms2, opts.nowMs).filter((r) => !hasRecovered.has(r.taskId));
+  const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.nowMs - ms2, opts.nowMs).filter((r) => !hasRecovered.has(r.taskId));
   const recent = since2(cb.windowMs ?? CIRCUIT_WINDOW_MS);
   const stalledTickets = /* @__PURE__ */ new Set([...stalled.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
   const population = /* @__PURE__ */ new Set([...inFlight2.map((v) => v.ticketId), ...recent.map((r) => r.ticketId)]);
@@ -22482,19 +22476,19 @@ function normalizeStateFile(file, fileName) {
   let wave;
   if (file.current_wave) {
     const w = file.current_wave;
-    const at = ms(w.dispatched_at);
-    wave = { shape: "current_wave", waveId: w.wave_id == null ? void 0 : String(w.wave_id), dispatchedAtMs: at, tasks: w.tasks.map((t) => normalizeTask(t, at)) };
+    const at2 = ms(w.dispatched_at);
+    wave = { shape: "current_wave", waveId: w.wave_id == null ? void 0 : String(w.wave_id), dispatchedAtMs: at2, tasks: w.tasks.map((t) => normalizeTask(t, at2)) };
   } else if (file.wave_tasks) {
-    const at = ms(file.dispatched_at);
-    wave = { shape: "wave_tasks", dispatchedAtMs: at, tasks: file.wave_tasks.map((t) => normalizeTask(t, at)) };
+    const at2 = ms(file.dispatched_at);
+    wave = { shape: "wave_tasks", dispatchedAtMs: at2, tasks: file.wave_tasks.map((t) => normalizeTask(t, at2)) };
   } else if (file.waves) {
     const open2 = [...file.waves].reverse().find((w) => !w.completed_at);
-    const at = ms(open2?.dispatched_at);
+    const at2 = ms(open2?.dispatched_at);
     wave = {
       shape: "waves",
       waveId: open2?.wave_id == null ? void 0 : String(open2.wave_id),
-      dispatchedAtMs: at,
-      tasks: open2 ? open2.tasks.map((t) => normalizeTask(t, at)) : [],
+      dispatchedAtMs: at2,
+      tasks: open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [],
       ...open2 || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }
     };
   } else {
@@ -23157,8 +23151,8 @@ function retryAfterMs(header, nowMs) {
   if (!header) return void 0;
   const s = Number(header);
   if (Number.isFinite(s) && s >= 0) return s * 1e3;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
+  const at2 = Date.parse(header);
+  return Number.isNaN(at2) ? void 0 : Math.max(0, at2 - nowMs);
 }
 function describeThrown(e, timeoutMs, stop) {
   if (stop?.aborted) return new PostFailure("stopped before the webhook answered", false);
@@ -24074,12 +24068,12 @@ function noteVersion(s, rec) {
   const major = version2 === void 0 ? void 0 : Number.parseInt(version2, 10);
   s.hasNoTurnEndRecords = major !== void 0 && major < 2 || (entrypoint?.startsWith("sdk") ?? false) ? true : void 0;
 }
-function noteSession(s, rec, at, atMs) {
+function noteSession(s, rec, at2, atMs) {
   const agentId = str(rec.agentId);
   const sessionId = str(rec.sessionId) ?? str(rec.session_id);
   if (agentId) s.agentId = agentId;
   if (sessionId) s.sessionId = sessionId;
-  if (agentId || sessionId) s.identityAt = at;
+  if (agentId || sessionId) s.identityAt = at2;
   const cwd = str(rec.cwd);
   if (cwd) s.cwd = cwd;
   const teamName = str(rec.teamName);
@@ -24090,11 +24084,11 @@ function noteSession(s, rec, at, atMs) {
     s.firstEventMs ??= atMs;
   }
 }
-function applyTurn(s, rec, at, family, { atMs, actor, marks }) {
+function applyTurn(s, rec, at2, family, { atMs, actor, marks }) {
   const isCommand = marks.isLocalCommand === true;
   if (marks.compact) s.isManualCompact = marks.compact === "manual" ? true : void 0;
   const isHumanCompact = s.isManualCompact === true && (marks.compact !== void 0 || rec.isCompactSummary === true);
-  if (family.isSession && actor !== "interrupt" && !isCommand && !isHumanCompact) noteSession(s, rec, at, atMs);
+  if (family.isSession && actor !== "interrupt" && !isCommand && !isHumanCompact) noteSession(s, rec, at2, atMs);
   if (rec.isCompactSummary !== true && !family.isHarnessNote) s.isManualCompact = void 0;
   if (family.isSession && !family.isHarnessNote) s.apiRetry = void 0;
   const isTeamWake = marks.isTeamWake === true;
@@ -24120,7 +24114,7 @@ function applyTurn(s, rec, at, family, { atMs, actor, marks }) {
 }
 
 // src/observe/parse/parse-transcript-record.ts
-function applyTranscriptRecord(s, rec, at) {
+function applyTranscriptRecord(s, rec, at2) {
   if (!isRec(rec) || typeof rec.type !== "string") return;
   s.records++;
   const ts = str(rec.timestamp);
@@ -24132,7 +24126,7 @@ function applyTranscriptRecord(s, rec, at) {
     marks: family.marks(rec),
     isAfterTurnEnd: s.turnEndedMs !== void 0
   };
-  applyTurn(s, rec, at, family, ctx);
+  applyTurn(s, rec, at2, family, ctx);
   family.apply(s, rec, ctx);
 }
 function recordActor(rec) {
@@ -24379,9 +24373,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path42, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path42)?.bytes ?? 0);
-  disk.entries.set(path42, { usedAtMs, bytes });
+function setLive(disk, path43, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path43)?.bytes ?? 0);
+  disk.entries.set(path43, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -24410,7 +24404,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path42, e] of Object.entries(first.entries)) this.take(out, path42, e);
+      for (const [path43, e] of Object.entries(first.entries)) this.take(out, path43, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -24436,17 +24430,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path42, e]) => JSON.stringify({ path: path42, ...e }));
+    const lines = [...ours].map(([path43, e]) => JSON.stringify({ path: path43, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path42, e] of ours) {
+      for (const [path43, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path42);
+        const had = disk.entries.get(path43);
         if (!had) {
           size++;
           live += n;
@@ -24456,10 +24450,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path42, e] of ours) {
+        for (const [path43, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path42);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path42, e.usedAtMs, n);
+          const had = disk.entries.get(path43);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path43, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -24474,12 +24468,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path42, e] of disk.entries) {
-      const mine = ours.get(path42);
+    for (const [path43, e] of disk.entries) {
+      const mine = ours.get(path43);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path42, e] of ours) if (!disk.entries.has(path42) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path43, e] of ours) if (!disk.entries.has(path43) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -24490,31 +24484,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path42, e] of ours) {
-      const theirs = merged.get(path42);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path42, e);
+    for (const [path43, e] of ours) {
+      const theirs = merged.get(path43);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path43, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path42, e] of kept2) {
-      const line = JSON.stringify({ path: path42, ...e });
+    for (const [path43, e] of kept2) {
+      const line = JSON.stringify({ path: path43, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path42, e.usedAtMs, n);
+      setLive(disk, path43, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path42, e) {
+  take(out, path43, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path42);
+    const had = out.get(path43);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path42, entry);
+    out.set(path43, entry);
     return entry;
   }
 };
@@ -25387,7 +25381,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path42, s] of this.scanned) files[path42] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path43, s] of this.scanned) files[path43] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -25406,9 +25400,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path42, s] of Object.entries(parsed.data.files)) {
+    for (const [path43, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path42)) this.scanned.set(path42, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path43)) this.scanned.set(path43, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -25427,20 +25421,20 @@ var PrefixIds = class {
       this.scans++;
       const ids = /* @__PURE__ */ new Set();
       let carry = "";
-      for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
-        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
+      for (let at2 = Math.max(0, st.size - this.maxBytes); ; ) {
+        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at2);
         if (bytesRead === 0) break;
         let n = bytesRead;
         let isDone = false;
-        if (at + bytesRead > from) {
-          const nl = this.chunk.subarray(0, bytesRead).indexOf(10, Math.max(0, from - at));
+        if (at2 + bytesRead > from) {
+          const nl = this.chunk.subarray(0, bytesRead).indexOf(10, Math.max(0, from - at2));
           if (nl >= 0) [n, isDone] = [nl, true];
         }
         const text = carry + this.chunk.toString("latin1", 0, n);
         for (const id of taskIdsMentioned(text)) ids.add(id);
         if (isDone) break;
         carry = text.slice(-OVERLAP);
-        at += bytesRead;
+        at2 += bytesRead;
       }
       this.scanned.delete(file);
       if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value);
@@ -25498,10 +25492,10 @@ function createClaudeObserver(opts) {
     trace.fileVersions.push(r.version);
     if (r.state.tail && r.state.lastEventMs !== void 0) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
     if (r.size > 0) {
-      const same = mtimeSameAsOf(r.mtimeMs, nowMs);
-      if (same) {
-        trace.fromMs = Math.max(trace.fromMs, same.fromMs);
-        trace.untilMs = Math.min(trace.untilMs, same.untilMs);
+      const same2 = mtimeSameAsOf(r.mtimeMs, nowMs);
+      if (same2) {
+        trace.fromMs = Math.max(trace.fromMs, same2.fromMs);
+        trace.untilMs = Math.min(trace.untilMs, same2.untilMs);
       } else trace.isMemoizable = false;
     }
     trace.isMemoizable &&= !readsChildren(r.state);
@@ -25613,13 +25607,13 @@ function hasReceived(prev, next) {
   return Object.entries(next).some(([key3, bytes]) => bytes > (prev[key3] ?? 0));
 }
 function foldProcessSample(prev, sample, nowMs) {
-  const same = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
-  const grew = same && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
+  const same2 = prev !== void 0 && prev.pid === sample.pid && prev.startTicks === sample.startTicks;
+  const grew = same2 && hasReceived(prev.apiBytesReceived, sample.apiBytesReceived);
   return {
     pid: sample.pid,
     startTicks: sample.startTicks,
     ...sample.apiBytesReceived ? { apiBytesReceived: sample.apiBytesReceived } : {},
-    ...grew ? { grewAtMs: nowMs } : same && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
+    ...grew ? { grewAtMs: nowMs } : same2 && prev.grewAtMs !== void 0 ? { grewAtMs: prev.grewAtMs } : {},
     sampledAtMs: nowMs,
     ...sample.liveChildren !== void 0 ? { liveChildren: sample.liveChildren } : {}
   };
@@ -25726,9 +25720,9 @@ function parseSsOutput(text, portOf) {
       const pids = [...line.matchAll(/pid=(\d+)/g)].map((m2) => Number(m2[1]));
       const peerPort = Number(peer?.slice(peer.lastIndexOf(":") + 1));
       current = local && peer && pids.length > 0 && Number.isInteger(peerPort) ? { key: `${local}>${peer}`, peerPort, pids } : void 0;
-      const same = /bytes_received:(\d+)/.exec(line);
-      if (same && current) {
-        add2(Number(same[1]));
+      const same2 = /bytes_received:(\d+)/.exec(line);
+      if (same2 && current) {
+        add2(Number(same2[1]));
         current = void 0;
       }
       continue;
@@ -25809,8 +25803,8 @@ function createProcessObserver(opts = {}) {
     }
     if (last && last.track.sampledAtMs === nowMs && last.track.pid === pid) return last.parts;
     const track = foldProcessSample(last?.track, sample, nowMs);
-    const same = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
-    const parts = same ? last.parts : [processPart(track)];
+    const same2 = last && last.track.grewAtMs === track.grewAtMs && last.track.liveChildren === track.liveChildren && last.track.startTicks === track.startTicks;
+    const parts = same2 ? last.parts : [processPart(track)];
     tracks.set(task.taskId, { track, parts });
     return parts;
   }
@@ -26430,65 +26424,65 @@ function buildTimeline(input) {
   const mass = [];
   const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
   for (const e of input.events) {
-    const at = Date.parse(e.timestamp_utc);
+    const at2 = Date.parse(e.timestamp_utc);
     switch (e.event) {
       case "healthy":
       case "stall_detected": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at - Math.round(e.idle_seconds * 1e3));
-        if (e.event === "stall_detected") mark(l, "stall", at, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
+        const l = lane(e.task_id, e.ticket_id, at2);
+        if (e.event === "healthy" || e.stall_reason !== "never_started") l.activityMs.push(at2 - Math.round(e.idle_seconds * 1e3));
+        if (e.event === "stall_detected") mark(l, "stall", at2, `stalled (${e.stall_reason}): ${e.reason ?? ""} -> ${e.action_taken}`);
         break;
       }
       case "looping_detected":
-        mark(lane(e.task_id, e.ticket_id, at), "looping", at, `looping: ${e.reason}`);
+        mark(lane(e.task_id, e.ticket_id, at2), "looping", at2, `looping: ${e.reason}`);
         break;
       case "waiting_human":
-        mark(lane(e.task_id, e.ticket_id, at), "waiting_human", at, `waiting on a human: ${e.reason}`);
+        mark(lane(e.task_id, e.ticket_id, at2), "waiting_human", at2, `waiting on a human: ${e.reason}`);
         break;
       case "task_unknown":
-        mark(lane(e.task_id, e.ticket_id, at), "unknown", at, `cannot judge: ${e.reason}`);
+        mark(lane(e.task_id, e.ticket_id, at2), "unknown", at2, `cannot judge: ${e.reason}`);
         break;
       case "truth_inconsistent":
-        mark(lane(e.task_id, e.ticket_id, at), "inconsistent", at, `inconsistent: ${e.reason}`);
+        mark(lane(e.task_id, e.ticket_id, at2), "inconsistent", at2, `inconsistent: ${e.reason}`);
         break;
       case "agent_killed": {
-        const l = lane(e.task_id, e.ticket_id, at);
+        const l = lane(e.task_id, e.ticket_id, at2);
         if (e.step === "cancel" || e.step === void 0) {
-          mark(l, "cancel", at, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
-          l.endMs ??= at;
+          mark(l, "cancel", at2, e.request_path ? `stop requested (${e.request_path})` : `agent stopped${e.detail ? `: ${e.detail}` : ""}`);
+          l.endMs ??= at2;
           l.outcome = "cancelled";
         }
         break;
       }
       case "redispatch": {
-        const l = lane(e.task_id, e.ticket_id, at);
-        mark(l, "redispatch", at, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
-        l.endMs ??= at;
+        const l = lane(e.task_id, e.ticket_id, at2);
+        mark(l, "redispatch", at2, `${e.request_path ? "replacement requested" : "redispatched"} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})`);
+        l.endMs ??= at2;
         l.outcome = `replaced by ${e.recovery_task_id}`;
-        lane(e.recovery_task_id, e.ticket_id, at, e.task_id);
+        lane(e.recovery_task_id, e.ticket_id, at2, e.task_id);
         break;
       }
       case "escalated_to_blocked": {
         if (e.is_retry) break;
-        const l = lane(e.task_id, e.ticket_id, at);
+        const l = lane(e.task_id, e.ticket_id, at2);
         const tracker2 = (e.tracker ?? "skipped") === "skipped" ? "tracker skipped: not moved to Blocked" : `tracker ${e.tracker}`;
-        mark(l, "escalated", at, `escalated after ${e.attempt_count} stalls (${tracker2}); ${e.friction_path}`);
-        l.endMs ??= at;
+        mark(l, "escalated", at2, `escalated after ${e.attempt_count} stalls (${tracker2}); ${e.friction_path}`);
+        l.endMs ??= at2;
         l.outcome = (e.tracker ?? "skipped") === "skipped" ? "escalated (tracker skipped)" : "escalated";
         break;
       }
       case "request_answered": {
         const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "answered", at, `${e.kind} request answered (${e.how})`);
+        mark(lane(target2, e.ticket_id, at2), "answered", at2, `${e.kind} request answered (${e.how})`);
         break;
       }
       case "request_unanswered": {
         const target2 = e.recovery_task_id && lanes.has(e.recovery_task_id) ? e.recovery_task_id : e.task_id;
-        mark(lane(target2, e.ticket_id, at), "unanswered", at, `${e.kind} request unanswered by ${e.answer_by}`);
+        mark(lane(target2, e.ticket_id, at2), "unanswered", at2, `${e.kind} request unanswered by ${e.answer_by}`);
         break;
       }
       case "mass_stall":
-        mass.push(at);
+        mass.push(at2);
         break;
       default:
         break;
@@ -26551,14 +26545,14 @@ var TIMELINE_GLYPHS = {
 var clock = (ms2) => new Date(ms2).toISOString().slice(11, 19);
 function laneCells(l, t0, cellMs, width, endMs) {
   const cells = new Array(width).fill(void 0);
-  const at = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
-  for (let i = at(l.startMs); i <= at(l.endMs ?? endMs); i++) cells[i] = "silent";
-  for (const ms2 of l.activityMs) cells[at(ms2)] = "activity";
+  const at2 = (ms2) => Math.min(width - 1, Math.max(0, Math.floor((ms2 - t0) / cellMs)));
+  for (let i = at2(l.startMs); i <= at2(l.endMs ?? endMs); i++) cells[i] = "silent";
+  for (const ms2 of l.activityMs) cells[at2(ms2)] = "activity";
   const isMark = (c) => c !== void 0 && c !== "silent" && c !== "activity";
   const rank = (c) => isMark(c) ? TIMELINE_MARK_KINDS.indexOf(c) : Infinity;
   for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
     const wide = TIMELINE_GLYPHS[m.kind].width === 2;
-    const first = Math.min(at(m.atMs), width - (wide ? 2 : 1));
+    const first = Math.min(at2(m.atMs), width - (wide ? 2 : 1));
     const fits = (i2) => !isMark(cells[i2]) && !(wide && (i2 + 1 >= width || isMark(cells[i2 + 1])));
     let i = first;
     while (i < Math.min(width, first + 4) && !fits(i)) i++;
@@ -26713,12 +26707,12 @@ function fitTable(header, rows, columns, dropOrder) {
     }
   }
   const offsets = [];
-  let at = 0;
+  let at2 = 0;
   for (const i of kept2.slice(0, -1)) {
-    offsets.push(at);
-    at += widthOf(i) + 2;
+    offsets.push(at2);
+    at2 += widthOf(i) + 2;
   }
-  offsets.push(at);
+  offsets.push(at2);
   const line = (cells) => cut(kept2.map((i, k) => k === kept2.length - 1 ? cut(cells[i] ?? "", lastW) : cut(cells[i] ?? "", widthOf(i)).padEnd(widthOf(i))).join("  ").trimEnd(), columns, false);
   return { lines: [line(header), ...rows.map(line)], kept: kept2, offsets };
 }
@@ -26747,16 +26741,16 @@ function heartbeatLine(f) {
 function changeLines(prev, f) {
   const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
   const lines = [];
-  const at = hhmmss(f.nowMs);
+  const at2 = hhmmss(f.nowMs);
   for (const t of f.report.tasks) {
     const p = before.get(t.task_id);
     const who = `${t.task_id} (${t.ticket_id})`;
-    if ((t.verdict === "terminal" || t.verdict === "blocked") && p && p.verdict !== t.verdict) lines.push(`${at} ${who} ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
+    if ((t.verdict === "terminal" || t.verdict === "blocked") && p && p.verdict !== t.verdict) lines.push(`${at2} ${who} ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
     if (t.verdict === "terminal" || t.verdict === "blocked") continue;
     const was = p?.exemptions.join(",") ?? "";
     const now = t.exemptions.join(",");
     if (was === now) continue;
-    lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
+    lines.push(now ? `${at2} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at2} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
   }
   return lines.map((l) => safeText(l));
 }
@@ -26788,10 +26782,10 @@ function createWatchView(out, o) {
       const v = t.kept.indexOf(2);
       t.lines.forEach((line, i) => {
         if (i === 0 || v < 0) return lines.push(i === 0 ? paint(line, "1") : line);
-        const at = t.offsets[v];
+        const at2 = t.offsets[v];
         const word = rows[i - 1][2].startsWith("done") ? "terminal" : rows[i - 1][2];
-        const cell2 = line.slice(at).split("  ")[0];
-        lines.push(line.slice(0, at) + paint(cell2, PAINT[word]) + line.slice(at + cell2.length));
+        const cell2 = line.slice(at2).split("  ")[0];
+        lines.push(line.slice(0, at2) + paint(cell2, PAINT[word]) + line.slice(at2 + cell2.length));
       });
     } else {
       lines.push(`dispatch-watchdog  epic ${o.epicId}: first check…`);
@@ -26962,11 +26956,11 @@ async function readLogFile(file) {
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
-  const take = (line, at) => {
+  const take = (line, at2) => {
     if (line.trim() === "") return;
     const parsed = parseLogLine(line);
     if (parsed.ok) out.events.push(parsed.event);
-    else if (parsed.message) out.diagnostics.push({ file, line: at, message: parsed.message });
+    else if (parsed.message) out.diagnostics.push({ file, line: at2, message: parsed.message });
   };
   if (stat.size === 0) return out;
   for await (const line of rl) {
@@ -26988,11 +26982,11 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_fs28 = require("node:fs");
+var import_node_path28 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
-var HISTORY_SUMMARY_VERSION = 5;
+var HISTORY_SUMMARY_VERSION = 6;
 var Covered = object({
   name: string2().regex(/^\d{4}-\d{2}-\d{2}\.ndjson$/),
   dev: number2(),
@@ -27018,10 +27012,15 @@ var RequestRecordJson = object({
   answeredByTaskId: string2().optional()
 });
 var pairs = (v) => array(tuple([string2(), v]));
+var LineRefSchema = tuple([number2().int().min(0), number2().int().min(0), number2().int().min(1)]);
 var kept = (event) => custom((v) => {
   const e = v;
   return typeof e === "object" && e !== null && e.event === event && typeof e.timestamp_utc === "string" && typeof e.epic_id === "string";
 }, `expected a ${event} event`).meta({ description: `A ${event} line as folded from the dispatch log (see dispatch-event.schema.json).` });
+var isRef2 = (x) => Array.isArray(x) && x.length === 3 && x.every((n) => Number.isInteger(n) && n >= 0) && x[2] > 0;
+var isStall = (x) => typeof x === "object" && x !== null && x.event === "stall_detected" && typeof x.epic_id === "string";
+var stallItems = custom((v) => Array.isArray(v) && v.every((x) => isRef2(x) || isStall(x)), "expected line references [cover, offset, length] or stall_detected events").meta({ description: "Line references [cover index, byte offset, byte length] into the covered day files, or stall_detected events." });
+var flatRefs = custom((v) => Array.isArray(v) && v.length % 3 === 0 && v.every((n) => Number.isInteger(n) && n >= 0), "expected [cover, offset, length, …]").meta({ description: "Line references, flat: [cover index, byte offset, byte length, …]." });
 var HistorySummarySchema = object({
   version: literal(HISTORY_SUMMARY_VERSION),
   epic_id: SafeId,
@@ -27034,6 +27033,7 @@ var HistorySummarySchema = object({
     last_stall_reason: pairs(string2()).default([]).describe("The stall_reason of the last stall_detected per task id (a summary without it predates the field)."),
     redispatch_count: pairs(number2().int().min(0)),
     last_recovery_mode: pairs(RecoveryModeSchema),
+    redispatch_refs: pairs(flatRefs).describe("Per ticket, other epics' redispatch lines not folded yet: [cover index, byte offset, byte length, …] into the covered day files, counted into redispatch_count and last_recovery_mode when this epic first asks about the ticket."),
     actions: array(
       object({
         key: string2(),
@@ -27043,8 +27043,8 @@ var HistorySummarySchema = object({
       })
     ),
     replacements: pairs(kept("redispatch")),
-    stalls: pairs(string2()).describe("Per ticket, its stall_detected events as one JSON array text, parsed only when an escalation asks for that ticket."),
-    own_stalls: array(tuple([string2(), number2()])).describe("This epic's stalls as [task id, epoch ms], in log order (the circuit breaker's window)."),
+    stalls: pairs(stallItems).describe("Per ticket (all epics), its stall_detected lines: each a reference to its line in a covered day file, read back only when an escalation asks for that ticket (or the event itself, for one folded from no file)."),
+    own_stalls: array(tuple([string2(), number2(), string2()])).describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
     last_mass_stall: string2().optional(),
     mass_stall_episode: object({ startMs: number2(), isOpen: boolean2(), isEscalated: boolean2() }).optional(),
     tracker_pending: pairs(kept("escalated_to_blocked")),
@@ -27059,7 +27059,7 @@ var HistorySummarySchema = object({
 }).meta({ title: "HistorySummary", description: "observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived)." });
 
 // src/core/history-summary.ts
-function historyToJson(h) {
+function historyToJson(h, lazy) {
   const fields = {
     lastLogged: 0,
     lastLoggedAtMs: 0,
@@ -27087,12 +27087,11 @@ function historyToJson(h) {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a))),
     last_stall_reason: [...h.lastStallReason],
-    redispatch_count: [...h.redispatchCount],
-    last_recovery_mode: [...h.lastRecoveryMode],
+    ...lazy ? lazy.redispatch() : { redispatch_count: [...h.redispatchCount], last_recovery_mode: [...h.lastRecoveryMode], redispatch_refs: [] },
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
-    stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list2]) => [t, JSON.stringify(list2)]),
-    own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs]),
+    stalls: isRawStalls(h.stalls) ? h.stalls.rawEntries() : [...h.stalls],
+    own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs, s.ticketId]),
     ...h.lastMassStall !== void 0 ? { last_mass_stall: h.lastMassStall } : {},
     ...h.massStallEpisode ? { mass_stall_episode: { ...h.massStallEpisode } } : {},
     tracker_pending: [...h.trackerPending],
@@ -27105,65 +27104,176 @@ function historyToJson(h) {
     notifications: [...h.notifications.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {} }))
   };
 }
-function historyFromJson(j) {
+var isRawStalls = (m) => typeof m.rawEntries === "function";
+function historyFromJson(j, lazy) {
+  const r = lazy.redispatch(j);
   const h = {
     lastLogged: new Map(j.last_logged),
     lastLoggedAtMs: new Map(j.last_logged_at_ms),
     attention: new Map(j.attention.map((a) => [a.key, { ...a }])),
     lastStallReason: new Map(j.last_stall_reason),
-    redispatchCount: new Map(j.redispatch_count),
-    lastRecoveryMode: new Map(j.last_recovery_mode),
-    actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: new Set(r.steps) }])),
+    redispatchCount: r.redispatchCount,
+    lastRecoveryMode: r.lastRecoveryMode,
+    actions: new Map(j.actions.map((r2) => [r2.key, { key: r2.key, started: r2.started, ...r2.outcome ? { outcome: r2.outcome } : {}, steps: new Set(r2.steps) }])),
     replacements: new Map(j.replacements),
-    stalls: new LazyJsonMap(j.stalls),
-    ownStalls: j.own_stalls.map(([taskId, atMs]) => ({ taskId, atMs })),
+    stalls: lazy.stalls(j.stalls),
+    ownStalls: j.own_stalls.map(([taskId, atMs, ticketId]) => ({ taskId, ticketId, atMs })),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),
-    requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
+    requests: new Map(j.requests.map((r2) => [r2.key, { ...r2, was: { ...r2.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
     announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) },
-    notifications: new Map(j.notifications.map((r) => [r.key, { key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {} }]))
+    notifications: new Map(j.notifications.map((r2) => [r2.key, { key: r2.key, started: r2.started, ...r2.outcome ? { outcome: r2.outcome } : {} }]))
   };
   if (j.last_mass_stall !== void 0) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
   return h;
 }
-var RAW = /* @__PURE__ */ Symbol("raw");
-var LazyJsonMap = class extends Map {
-  raw = /* @__PURE__ */ new Map();
-  constructor(entries = []) {
+
+// src/journal/log-prefilter.ts
+var PARSE = 0;
+var SKIP = 1;
+var CROSS_REF = 2;
+var OPEN = Buffer.from('{"timestamp_utc":"');
+var TS_LEN = 24;
+var EVENT = Buffer.from('","event":"');
+var EPIC = Buffer.from('","epic_id":"');
+var RUN = Buffer.from('","run_id":"');
+var TICKET = Buffer.from('","ticket_id":"');
+var STALL = Buffer.from("stall_detected");
+var QUOTE = 34;
+var BACKSLASH = 92;
+function at(buf, p, end, want) {
+  if (p + want.length > end) return false;
+  for (let i = 0; i < want.length; i++) if (buf[p + i] !== want[i]) return false;
+  return true;
+}
+function plainEnd(buf, p, end) {
+  for (let i = p; i < end; i++) {
+    const b = buf[i];
+    if (b === QUOTE) return i;
+    if (b === BACKSLASH) return -1;
+  }
+  return -1;
+}
+var same = (buf, s, e, want) => e - s === want.length && at(buf, s, e, want);
+var LinePrefilter = class {
+  epic;
+  cross;
+  ticketStart = 0;
+  ticketEnd = 0;
+  isStall = false;
+  constructor(epicId) {
+    this.epic = Buffer.from(epicId, "utf8");
+    this.cross = [...CROSS_EPIC_EVENTS].map((n) => Buffer.from(n));
+  }
+  /** What to do with the line at bytes [s, e) of `buf`: PARSE, SKIP or CROSS_REF. */
+  classify(buf, s, e) {
+    if (buf[e - 1] !== 125 || !at(buf, s, e, OPEN)) return PARSE;
+    let p = s + OPEN.length;
+    for (let i = p; i < p + TS_LEN; i++) if (buf[i] === QUOTE || buf[i] === BACKSLASH) return PARSE;
+    p += TS_LEN;
+    if (!at(buf, p, e, EVENT)) return PARSE;
+    const evS = p + EVENT.length;
+    const evE = plainEnd(buf, evS, e);
+    if (evE < 0 || !at(buf, evE, e, EPIC)) return PARSE;
+    const epS = evE + EPIC.length;
+    const epE = plainEnd(buf, epS, e);
+    if (epE < 0 || same(buf, epS, epE, this.epic)) return PARSE;
+    if (!this.cross.some((c) => same(buf, evS, evE, c))) return SKIP;
+    if (!at(buf, epE, e, RUN)) return PARSE;
+    const runE = plainEnd(buf, epE + RUN.length, e);
+    if (runE < 0 || !at(buf, runE, e, TICKET)) return PARSE;
+    const tS = runE + TICKET.length;
+    const tE = plainEnd(buf, tS, e);
+    if (tE <= tS) return PARSE;
+    this.ticketStart = tS;
+    this.ticketEnd = tE;
+    this.isStall = same(buf, evS, evE, STALL);
+    return CROSS_REF;
+  }
+};
+
+// src/journal/ticket-refs.ts
+var import_node_fs27 = require("node:fs");
+var import_node_path27 = __toESM(require("node:path"), 1);
+function readBack(dir, names, refs, ticket, event) {
+  const out = [];
+  const fds = /* @__PURE__ */ new Map();
+  try {
+    for (const ref of refs) {
+      const [file, offset, length] = ref;
+      let fd = fds.get(file);
+      if (fd === void 0) {
+        const name = names[file];
+        try {
+          fd = name === void 0 ? null : (0, import_node_fs27.openSync)(import_node_path27.default.join(dir, name), "r");
+        } catch {
+          fd = null;
+        }
+        fds.set(file, fd);
+      }
+      if (fd === null) continue;
+      const buf = Buffer.alloc(length);
+      if ((0, import_node_fs27.readSync)(fd, buf, 0, length, offset) !== length) continue;
+      const r = parseLogLine(buf.toString("utf8"));
+      if (r.ok && r.event.event === event && r.event.ticket_id === ticket) out.push({ ref, event: r.event });
+    }
+  } finally {
+    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs27.closeSync)(fd);
+  }
+  return out;
+}
+var origin = /* @__PURE__ */ new WeakMap();
+function tagLine(e, ref) {
+  origin.set(e, ref);
+}
+var isRef3 = (x) => Array.isArray(x);
+var StallRefMap = class extends Map {
+  /**
+   * @param dir the dispatch-log directory
+   * @param names the covered day files by cover index (read at use: the fold appends to it)
+   */
+  constructor(dir, names, entries = []) {
     super();
-    for (const [k, text] of entries) {
-      this.raw.set(k, text);
-      super.set(k, RAW);
+    this.dir = dir;
+    this.names = names;
+    for (const [ticket, items] of entries) super.set(ticket, items.slice());
+  }
+  dir;
+  names;
+  /** Add a stall by reference, without parsing it (it is checked against the schema when read back). */
+  addRef(ticket, ref) {
+    const items = super.get(ticket);
+    if (items) items.push(ref);
+    else super.set(ticket, [ref]);
+  }
+  /** The ticket's stalls, read back from the log on first use (in place, so a push lands in the map). */
+  get(ticket) {
+    const items = super.get(ticket);
+    if (!items || !items.some(isRef3)) return items;
+    const read3 = new Map(readBack(this.dir, this.names(), items.filter(isRef3), ticket, "stall_detected").map((r) => [r.ref, r.event]));
+    const events = [];
+    for (const it of items) {
+      const e = isRef3(it) ? read3.get(it) : it;
+      if (!e) continue;
+      if (isRef3(it)) tagLine(e, it);
+      events.push(e);
+    }
+    items.length = 0;
+    items.push(...events);
+    return items;
+  }
+  /** Iteration reads every ticket back; one whose every line failed its check reads as no entry, as a fold of the log has none. */
+  *entries() {
+    for (const k of super.keys()) {
+      const v = this.get(k);
+      if (v.length > 0) yield [k, v];
     }
   }
-  get(k) {
-    const v = super.get(k);
-    if (v !== RAW) return v;
-    const parsed = JSON.parse(this.raw.get(k));
-    this.raw.delete(k);
-    super.set(k, parsed);
-    return parsed;
-  }
-  set(k, v) {
-    this.raw.delete(k);
-    return super.set(k, v);
-  }
-  delete(k) {
-    this.raw.delete(k);
-    return super.delete(k);
-  }
-  clear() {
-    this.raw.clear();
-    super.clear();
-  }
-  *entries() {
-    for (const k of super.keys()) yield [k, this.get(k)];
-  }
   *values() {
-    for (const k of super.keys()) yield this.get(k);
+    for (const [, v] of this.entries()) yield v;
   }
   [Symbol.iterator]() {
     return this.entries();
@@ -27171,9 +27281,100 @@ var LazyJsonMap = class extends Map {
   forEach(fn, thisArg) {
     for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
   }
-  /** Every entry as JSON text, without parsing what was never used. */
+  /** Every entry as the summary keeps it: a reference for each stall read from a day file, without reading any back. */
   rawEntries() {
-    return [...super.keys()].map((k) => [k, this.raw.get(k) ?? JSON.stringify(super.get(k))]);
+    return [...super.entries()].map(([k, items]) => [k, items.map((it) => isRef3(it) ? it : origin.get(it) ?? it)]);
+  }
+};
+var RedispatchRefs = class {
+  constructor(dir, names, j) {
+    this.dir = dir;
+    this.names = names;
+    this.count = new SettlingMap(this, j?.redispatch_count ?? []);
+    this.mode = new SettlingMap(this, j?.last_recovery_mode ?? []);
+    for (const [t, flat] of j?.redispatch_refs ?? []) {
+      const refs = [];
+      for (let i = 0; i + 2 < flat.length; i += 3) refs.push([flat[i], flat[i + 1], flat[i + 2]]);
+      this.pending.set(t, refs);
+    }
+  }
+  dir;
+  names;
+  pending = /* @__PURE__ */ new Map();
+  count;
+  mode;
+  add(ticket, ref) {
+    const refs = this.pending.get(ticket);
+    if (refs) refs.push(ref);
+    else this.pending.set(ticket, [ref]);
+  }
+  /** Fold the ticket's pending lines (they precede anything folded from here on, in log order). */
+  settle(ticket) {
+    const refs = this.pending.get(ticket);
+    if (!refs) return;
+    this.pending.delete(ticket);
+    for (const { event } of readBack(this.dir, this.names(), refs, ticket, "redispatch")) {
+      this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
+      this.mode.setRaw(ticket, event.mode ?? "fresh");
+    }
+  }
+  settleAll() {
+    for (const t of [...this.pending.keys()]) this.settle(t);
+  }
+  /** The summary's part: what was folded, and the lines not read back yet (flat [cover, offset, length, …] per ticket). */
+  raw() {
+    return { redispatch_count: this.count.rawEntries(), last_recovery_mode: this.mode.rawEntries(), redispatch_refs: [...this.pending].map(([t, refs]) => [t, refs.flat()]) };
+  }
+};
+var SettlingMap = class extends Map {
+  constructor(refs, entries) {
+    super();
+    this.refs = refs;
+    for (const [k, v] of entries) super.set(k, v);
+  }
+  refs;
+  getRaw(k) {
+    return super.get(k);
+  }
+  setRaw(k, v) {
+    super.set(k, v);
+  }
+  rawEntries() {
+    return [...super.entries()];
+  }
+  get(k) {
+    this.refs.settle(k);
+    return super.get(k);
+  }
+  has(k) {
+    this.refs.settle(k);
+    return super.has(k);
+  }
+  set(k, v) {
+    this.refs.settle(k);
+    return super.set(k, v);
+  }
+  *entries() {
+    this.refs.settleAll();
+    yield* super.entries();
+  }
+  *keys() {
+    this.refs.settleAll();
+    yield* super.keys();
+  }
+  *values() {
+    this.refs.settleAll();
+    yield* super.values();
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  forEach(fn, thisArg) {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+  get size() {
+    this.refs.settleAll();
+    return super.size;
   }
 };
 
@@ -27186,7 +27387,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs27.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs28.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -27194,17 +27395,50 @@ async function loadHistory(paths, epicId, opts) {
   const summaryFile = paths.historySummary(epicId);
   const summary = await readSummary(summaryFile, epicId);
   const start = summary && await resumePoint(dir, names, summary);
-  const history = start ? historyFromJson(summary.history) : emptyHistory();
+  const covers = start ? summary.covers.slice(0, -1) : [];
+  const coverNames = start ? summary.covers.map((c) => c.name) : [];
+  const namesOf = () => coverNames;
+  let redispatches = new RedispatchRefs(dir, namesOf);
+  const lazy = {
+    stalls: (entries) => new StallRefMap(dir, namesOf, entries),
+    redispatch: (j) => {
+      redispatches = new RedispatchRefs(dir, namesOf, j);
+      return { redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+    }
+  };
+  const history = start ? historyFromJson(summary.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls([]), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+  const stalls = history.stalls;
   const diagnostics = start ? summary.diagnostics.first.slice() : [];
   let diagnosticCount = start ? summary.diagnostics.count : 0;
-  const covers = start ? summary.covers.slice(0, -1) : [];
+  const prefilter = new LinePrefilter(epicId);
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path27.default.join(dir, name);
+    const file = import_node_path28.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
-    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
-      diagnosticCount++;
-      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push(d);
+    const index = covers.length;
+    coverNames[index] = name;
+    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (buf, s, e, at2, lineNo) => {
+      if (isBlank2(buf, s, e)) return;
+      const kind = prefilter.classify(buf, s, e);
+      if (kind === SKIP) return;
+      if (kind === CROSS_REF) {
+        const ticket = buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd);
+        if (prefilter.isStall) stalls.addRef(ticket, [index, at2, e - s]);
+        else redispatches.add(ticket, [index, at2, e - s]);
+        return;
+      }
+      const line = buf.toString("utf8", s, e);
+      if (line.trim() === "") return;
+      const parsed = parseLogLine(line);
+      if (!parsed.ok) {
+        if (!parsed.message) return;
+        diagnosticCount++;
+        if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+        return;
+      }
+      const ev2 = parsed.event;
+      if (ev2.event === "stall_detected") tagLine(ev2, [index, at2, e - s]);
+      foldEvent(history, ev2, epicId);
     });
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
@@ -27216,7 +27450,7 @@ async function loadHistory(paths, epicId, opts) {
       epic_id: epicId,
       covers,
       diagnostics: { count: diagnosticCount, first: diagnostics },
-      history: historyToJson(history)
+      history: historyToJson(history, { redispatch: () => redispatches.raw() })
     };
     try {
       await writeFileAtomic(summaryFile, JSON.stringify(body));
@@ -27229,7 +27463,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs27.promises.readFile(file, "utf8");
+    text = await import_node_fs28.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -27247,14 +27481,21 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs27.promises.stat(import_node_path27.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs28.promises.stat(import_node_path28.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
-async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
-  const h = await import_node_fs27.promises.open(file, "r");
+function isBlank2(buf, s, e) {
+  for (let i = s; i < e; i++) {
+    const b = buf[i];
+    if (b !== 32 && b !== 9 && b !== 11 && b !== 12) return false;
+  }
+  return true;
+}
+async function foldFile(file, offset, linesBefore, take) {
+  const h = await import_node_fs28.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -27265,6 +27506,7 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
     while (pos < st.size) {
       const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
       if (bytesRead === 0) break;
+      const base = pos - carry.length;
       pos += bytesRead;
       const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
       const end = chunk.lastIndexOf(10);
@@ -27272,16 +27514,19 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
         carry = Buffer.from(chunk);
         continue;
       }
-      const text = chunk.toString("utf8", 0, end);
-      for (const piece of text.split("\n")) {
-        const body = piece.endsWith("\r") ? piece.slice(0, -1) : piece;
-        for (const line of body.includes("\r") ? body.split("\r") : [body]) {
-          lineNo++;
-          if (line.trim() === "") continue;
-          const parsed = parseLogLine(line);
-          if (parsed.ok) onEvent(parsed.event);
-          else if (parsed.message) onDiag({ file, line: lineNo, message: parsed.message });
+      let cr = chunk.indexOf(13);
+      for (let s = 0; s <= end; ) {
+        const nl = chunk.indexOf(10, s);
+        const le = nl > s && chunk[nl - 1] === 13 ? nl - 1 : nl;
+        if (cr !== -1 && cr < s) cr = chunk.indexOf(13, s);
+        let ls = s;
+        while (cr !== -1 && cr < le) {
+          take(chunk, ls, cr, base + ls, ++lineNo);
+          ls = cr + 1;
+          cr = chunk.indexOf(13, ls);
         }
+        take(chunk, ls, le, base + ls, ++lineNo);
+        s = nl + 1;
       }
       carry = Buffer.from(chunk.subarray(end + 1));
       done = pos - carry.length;
@@ -27293,7 +27538,7 @@ async function foldFile(file, offset, linesBefore, onEvent, onDiag) {
 }
 
 // src/journal/lock.ts
-var import_node_fs28 = require("node:fs");
+var import_node_fs29 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -27325,14 +27570,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs28.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs29.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text] = await Promise.all([import_node_fs28.promises.stat(file), import_node_fs28.promises.readFile(file, "utf8")]);
+    const [st, text] = await Promise.all([import_node_fs29.promises.stat(file), import_node_fs29.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text, holder: parseLock(text) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -27344,16 +27589,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs28.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs28.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs29.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs29.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs28.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs29.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs28.promises.rm(mutex, { force: true });
+    await import_node_fs29.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -27376,7 +27621,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs28.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs29.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -27393,7 +27638,7 @@ function nextWakeMs(r, nowMs, intervalMs) {
     for (const v of r.verdicts) {
       if (v.deadlineMs !== void 0 && v.deadlineMs >= nowMs) next = Math.min(next, v.deadlineMs + DEADLINE_SLACK_MS);
     }
-    for (const at of r.requestDeadlinesMs) if (at >= nowMs) next = Math.min(next, at + DEADLINE_SLACK_MS);
+    for (const at2 of r.requestDeadlinesMs) if (at2 >= nowMs) next = Math.min(next, at2 + DEADLINE_SLACK_MS);
   }
   return Math.max(next, nowMs + MIN_SLEEP_MS);
 }
@@ -27454,14 +27699,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs29 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_fs30 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs29.watch)(import_node_path28.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path28.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs30.watch)(import_node_path29.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path29.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -27481,21 +27726,21 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_fs31 = require("node:fs");
+var import_node_path30 = __toESM(require("node:path"), 1);
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path29.default.join(paths.root, "epics");
-  const names = await import_node_fs30.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path30.default.join(paths.root, "epics");
+  const names = await import_node_fs31.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs30.promises.stat(import_node_path29.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs31.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs30.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs31.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -27692,7 +27937,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs31 = require("node:fs");
+var import_node_fs32 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
@@ -27774,7 +28019,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs31.promises.readFile(file, "utf8");
+    text = await import_node_fs32.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -27814,7 +28059,7 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_path31 = __toESM(require("node:path"), 1);
 
 // src/core/next.ts
 function newsOf(h) {
@@ -27845,7 +28090,7 @@ var ATTENTION_WHAT_TO_DO = {
 // src/commands/next.ts
 init_errors();
 async function requestObject(paths, epicId, r) {
-  const file = import_node_path30.default.join(paths.root, r.path);
+  const file = import_node_path31.default.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file));
     return { ...json, path: r.path };
@@ -28064,30 +28309,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
+var import_node_fs36 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
+
+// src/commands/hook-run.ts
 var import_node_fs35 = require("node:fs");
 var import_node_path33 = __toESM(require("node:path"), 1);
 
-// src/commands/hook-run.ts
-var import_node_fs34 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
-
 // src/files/append-line-sync.ts
-var import_node_fs32 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_fs33 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs32.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs33.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path31.default.resolve(import_node_path31.default.dirname(file));
-  (0, import_node_fs32.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path31.default.relative(import_node_path31.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path31.default.isAbsolute(rel)) {
-    let p = import_node_path31.default.resolve(root);
-    for (const part2 of rel.split(import_node_path31.default.sep)) {
-      p = import_node_path31.default.join(p, part2);
-      if ((0, import_node_fs32.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path32.default.resolve(import_node_path32.default.dirname(file));
+  (0, import_node_fs33.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path32.default.relative(import_node_path32.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path32.default.isAbsolute(rel)) {
+    let p = import_node_path32.default.resolve(root);
+    for (const part2 of rel.split(import_node_path32.default.sep)) {
+      p = import_node_path32.default.join(p, part2);
+      if ((0, import_node_fs33.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -28095,20 +28340,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs32.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs33.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs32.fstatSync)(fd);
+    const { size } = (0, import_node_fs33.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs32.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs33.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs32.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs33.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs32.writeSync)(fd, "\n");
+        (0, import_node_fs33.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -28117,7 +28362,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs32.closeSync)(fd);
+    (0, import_node_fs33.closeSync)(fd);
   }
 }
 
@@ -28179,7 +28424,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs33 = require("node:fs");
+var import_node_fs34 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -28262,7 +28507,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs33.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs34.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -28301,10 +28546,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path32.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs34.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path33.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs35.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path32.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path33.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -28324,7 +28569,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path32.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path33.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -28359,7 +28604,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path33.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path34.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -28385,7 +28630,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs35.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs36.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -28407,9 +28652,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs36 = require("node:fs");
+var import_node_fs37 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -28648,28 +28893,28 @@ function planHookUninstall(text, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path34.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path35.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path34.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path34.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path35.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path35.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path34.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path34.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path35.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path35.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs36.promises.readFile(file, "utf8");
+    return await import_node_fs37.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs36.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs37.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs36.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs37.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
@@ -28706,11 +28951,11 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path34.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path35.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs36.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs37.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -28792,8 +29037,8 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_fs38 = require("node:fs");
+var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -29064,21 +29309,21 @@ function replayTranscript(input, policy) {
   const raw = [];
   let prev;
   let judgedMs = -Infinity;
-  const judge2 = (nowMs, at) => {
+  const judge2 = (nowMs, at2) => {
     judgedMs = nowMs;
     const obs = mergeObservations([observeRow(task), observeTranscript(own2, { nowMs }, children)]);
     const v = assess(task, obs, policy, nowMs);
     if (!prev || prev.kind !== v.kind || prev.stallReason !== v.stallReason) {
-      raw.push({ atMs: nowMs, verdict: v, line: at?.line, childFile: at && at.source >= 0 ? childSources[at.source].file : void 0 });
+      raw.push({ atMs: nowMs, verdict: v, line: at2?.line, childFile: at2 && at2.source >= 0 ? childSources[at2.source].file : void 0 });
     }
     prev = v;
     return v;
   };
   const advance = (untilMs) => {
     for (let i = 0; i < MAX_DEADLINES && prev?.deadlineMs !== void 0 && prev.kind !== "stalled"; i++) {
-      const at = prev.deadlineMs + 1;
-      if (at >= untilMs || at <= judgedMs) return;
-      judge2(at);
+      const at2 = prev.deadlineMs + 1;
+      if (at2 >= untilMs || at2 <= judgedMs) return;
+      judge2(at2);
     }
   };
   records.forEach((r, i) => {
@@ -29140,7 +29385,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs37.promises.stat(file);
+    st = await import_node_fs38.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -29151,17 +29396,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs37.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs38.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path35.default.basename(file, ".jsonl");
-  const nested = import_node_path35.default.join(import_node_path35.default.dirname(file), session, "subagents");
-  const names = await import_node_fs37.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path35.default.join(nested, n));
+  const session = import_node_path36.default.basename(file, ".jsonl");
+  const nested = import_node_path36.default.join(import_node_path36.default.dirname(file), session, "subagents");
+  const names = await import_node_fs38.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path36.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs37.promises.readdir(import_node_path35.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs38.promises.readdir(import_node_path36.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path35.default.join(import_node_path35.default.dirname(file), n);
+    const child = import_node_path36.default.join(import_node_path36.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -29194,7 +29439,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path35.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path36.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -29206,8 +29451,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path35.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path35.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path36.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path36.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -29224,8 +29469,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/friction-review.ts
-var import_node_fs38 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_fs39 = require("node:fs");
+var import_node_path37 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_friction_hypothesis();
 init_stall_history();
@@ -29416,25 +29661,25 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs38.promises.stat(file);
+  const stat = await import_node_fs39.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs38.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs39.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
-  const take = (line, at) => {
+  const take = (line, at2) => {
     if (line.trim() === "") return;
     const r = parseLogLine(line);
     if (r.ok) return void events.push(r.event);
     const kind = r.message === void 0 ? "foreign" : r.message.startsWith("not valid JSON") ? "corrupt" : "invalid";
     lines[kind]++;
-    lines[`${kind}_first`] ??= { file: rel, line: at };
+    lines[`${kind}_first`] ??= { file: rel, line: at2 };
   };
   for await (const line of rl) {
     if (pending !== void 0) take(pending, n);
     n++;
     pending = line;
   }
-  const h = await import_node_fs38.promises.open(file, "r");
+  const h = await import_node_fs39.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -29446,17 +29691,17 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs38.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs39.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path36.default.join(dir, name), paths.relative(import_node_path36.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs38.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path37.default.join(dir, name), paths.relative(import_node_path37.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs39.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path36.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs38.promises.readFile(file, "utf8").catch(() => "");
-    const at = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
-    if (at && Date.parse(at) < opts.sinceMs) continue;
+    const file = import_node_path37.default.join(paths.frictionDir(), n);
+    const text = await import_node_fs39.promises.readFile(file, "utf8").catch(() => "");
+    const at2 = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
+    if (at2 && Date.parse(at2) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
   }
   return summarizeFriction(events, { sinceMs: opts.sinceMs, untilMs: opts.nowMs, epicId: opts.epicId, notes, daysRead: days.map((d) => d.slice(0, 10)), lines });
@@ -29488,8 +29733,8 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_fs40 = require("node:fs");
+var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -29611,7 +29856,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs39.promises.stat(file);
+    const st = await import_node_fs40.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -29620,7 +29865,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs39.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs40.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -29630,8 +29875,8 @@ async function readActivityTimes(file) {
     if (!line.includes('"t')) continue;
     try {
       const rec = JSON.parse(line);
-      const at = typeof rec.timestamp === "string" && PROGRESS_TYPES.has(String(rec.type)) ? rec.timestamp : typeof rec.ts === "string" && typeof rec.event === "string" ? rec.ts : void 0;
-      const ms2 = at === void 0 ? NaN : Date.parse(at);
+      const at2 = typeof rec.timestamp === "string" && PROGRESS_TYPES.has(String(rec.type)) ? rec.timestamp : typeof rec.ts === "string" && typeof rec.event === "string" ? rec.ts : void 0;
+      const ms2 = at2 === void 0 ? NaN : Date.parse(at2);
       if (Number.isFinite(ms2)) out.push(ms2);
     } catch {
     }
@@ -29648,13 +29893,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs39.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs40.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path37.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path38.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -29670,21 +29915,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path37.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path38.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs39.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs40.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path37.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path38.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -29714,18 +29959,18 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs40 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_fs41 = require("node:fs");
+var import_node_path39 = __toESM(require("node:path"), 1);
 init_errors();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs40.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs41.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs40.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path38.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs41.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path39.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -29755,7 +30000,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs40.promises.readdir(import_node_path38.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs41.promises.readdir(import_node_path39.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -29764,23 +30009,23 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs40.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path38.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs41.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path39.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path38.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path39.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path38.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs40.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    for (const f of await oldFiles(import_node_path39.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs41.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   const linked = await linkedFromNotes(paths);
-  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path38.default.join(paths.root, e.path))).map((e) => e.path);
-  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path38.default.join(paths.root, e.path))));
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path39.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path39.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs40.promises.rm(import_node_path38.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path38.default.dirname(import_node_path38.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs41.promises.rm(import_node_path39.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path39.default.dirname(import_node_path39.default.join(paths.root, e.path)));
   }
   return report;
 }
@@ -29795,18 +30040,18 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text = await import_node_fs40.promises.readFile(file, "utf8").catch(() => "");
+    const text = await import_node_fs41.promises.readFile(file, "utf8").catch(() => "");
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
-      linked.add(import_node_path38.default.resolve(import_node_path38.default.dirname(file), target2));
+      linked.add(import_node_path39.default.resolve(import_node_path39.default.dirname(file), target2));
     }
   }
   return linked;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path38.default.dirname(d) !== root && d.startsWith(root + import_node_path38.default.sep); d = import_node_path38.default.dirname(d)) {
-    if (!await import_node_fs40.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path39.default.dirname(d) !== root && d.startsWith(root + import_node_path39.default.sep); d = import_node_path39.default.dirname(d)) {
+    if (!await import_node_fs41.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -29848,8 +30093,8 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs43 = require("node:fs");
-var import_node_path41 = __toESM(require("node:path"), 1);
+var import_node_fs44 = require("node:fs");
+var import_node_path42 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/live-view.ts
@@ -29953,8 +30198,8 @@ function liveRows(runs, doc, replacements) {
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
-var import_node_fs41 = require("node:fs");
-var import_node_path39 = __toESM(require("node:path"), 1);
+var import_node_fs42 = require("node:fs");
+var import_node_path40 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
@@ -29971,7 +30216,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path39.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path40.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -29979,11 +30224,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs41.promises.mkdir(import_node_path39.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs41.promises.writeFile(transcriptPath, "");
+      await import_node_fs42.promises.mkdir(import_node_path40.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs42.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path39.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs41.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path40.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs42.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -30124,7 +30369,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path42, hits2) => ({ name: "Grep", input: { pattern, path: path42, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path43, hits2) => ({ name: "Grep", input: { pattern, path: path43, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -30349,9 +30594,9 @@ function transcriptFacts(text) {
 
 // src/demo/workspace.ts
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs42 = require("node:fs");
+var import_node_fs43 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
-var import_node_path40 = __toESM(require("node:path"), 1);
+var import_node_path41 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -30444,24 +30689,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs42.promises.mkdtemp(import_node_path40.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs43.promises.mkdtemp(import_node_path41.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path40.default.join(root, "repo");
-  const plansDir = import_node_path40.default.join(root, "demo-agents");
-  const projectsDir = import_node_path40.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs42.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path40.default.join(plansDir, "agent.mjs");
-  await import_node_fs42.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const repoDir = import_node_path41.default.join(root, "repo");
+  const plansDir = import_node_path41.default.join(root, "demo-agents");
+  const projectsDir = import_node_path41.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs43.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path41.default.join(plansDir, "agent.mjs");
+  await import_node_fs43.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path40.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs42.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs42.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path40.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementPlan = import_node_path41.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs43.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs43.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path41.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs42.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs43.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -30470,10 +30715,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path40.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path41.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs42.existsSync)(import_node_path40.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs43.existsSync)(import_node_path41.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -30511,7 +30756,7 @@ var Monitor = class {
     return liveRows(this.orchestrator.runs, this.doc, this.replacements);
   }
   async read() {
-    const text = await import_node_fs43.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text = await import_node_fs44.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -30566,7 +30811,7 @@ async function runDemo(opts, deps) {
     onNote: (text) => view.note(sinceStart(), "orchestrator", text)
   });
   const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path41.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path42.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -30604,19 +30849,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs43.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs44.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs43.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs44.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs43.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs44.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),

@@ -7,8 +7,8 @@ import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS, REQUEST_STATUSES } from './request.js';
 import { AttentionKindSchema, RecoveryModeSchema, VerdictKindSchema } from './vocabulary.js';
 
-/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. 5: resume, nudge, reconcile and attention (last_recovery_mode, last_logged_at_ms, attention). */
-export const HISTORY_SUMMARY_VERSION = 5;
+/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. 5: resume, nudge, reconcile and attention (last_recovery_mode, last_logged_at_ms, attention). 6: other epics' stalls and redispatches as references to their lines in the covered day files; own_stalls with the ticket. */
+export const HISTORY_SUMMARY_VERSION = 6;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({
@@ -41,6 +41,10 @@ const RequestRecordJson = z.object({
 
 const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
 
+/** Where a folded line is: [index into covers, byte offset, byte length] (the summary vouches those bytes are unchanged). */
+export const LineRefSchema = z.tuple([z.number().int().min(0), z.number().int().min(0), z.number().int().min(1)]);
+export type LineRef = z.output<typeof LineRefSchema>;
+
 /**
  * An event as the fold kept it. Checked by its name only: every event in a summary passed the
  * full event schema when it was folded from the log, and the summary is ours, written whole
@@ -53,6 +57,17 @@ const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'esca
       return typeof e === 'object' && e !== null && e.event === event && typeof e.timestamp_utc === 'string' && typeof e.epic_id === 'string';
     }, `expected a ${event} event`)
     .meta({ description: `A ${event} line as folded from the dispatch log (see dispatch-event.schema.json).` });
+
+const isRef = (x: unknown) => Array.isArray(x) && x.length === 3 && x.every((n) => Number.isInteger(n) && n >= 0) && x[2] > 0;
+const isStall = (x: unknown) => typeof x === 'object' && x !== null && (x as { event?: unknown }).event === 'stall_detected' && typeof (x as { epic_id?: unknown }).epic_id === 'string';
+/** A ticket's stalls: line references (LineRefSchema) or kept stall_detected events; checked by hand, as there are 100,000s. */
+const stallItems = z
+  .custom<(LineRef | EventOf<'stall_detected'>)[]>((v) => Array.isArray(v) && v.every((x) => isRef(x) || isStall(x)), 'expected line references [cover, offset, length] or stall_detected events')
+  .meta({ description: 'Line references [cover index, byte offset, byte length] into the covered day files, or stall_detected events.' });
+
+const flatRefs = z
+  .custom<number[]>((v) => Array.isArray(v) && v.length % 3 === 0 && v.every((n) => Number.isInteger(n) && n >= 0), 'expected [cover, offset, length, …]')
+  .meta({ description: 'Line references, flat: [cover index, byte offset, byte length, …].' });
 
 export const HistorySummarySchema = z
   .object({
@@ -67,6 +82,7 @@ export const HistorySummarySchema = z
       last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
       redispatch_count: pairs(z.number().int().min(0)),
       last_recovery_mode: pairs(RecoveryModeSchema),
+      redispatch_refs: pairs(flatRefs).describe("Per ticket, other epics' redispatch lines not folded yet: [cover index, byte offset, byte length, …] into the covered day files, counted into redispatch_count and last_recovery_mode when this epic first asks about the ticket."),
       actions: z.array(
         z.object({
           key: z.string(),
@@ -76,8 +92,8 @@ export const HistorySummarySchema = z
         }),
       ),
       replacements: pairs(kept('redispatch')),
-      stalls: pairs(z.string()).describe('Per ticket, its stall_detected events as one JSON array text, parsed only when an escalation asks for that ticket.'),
-      own_stalls: z.array(z.tuple([z.string(), z.number()])).describe("This epic's stalls as [task id, epoch ms], in log order (the circuit breaker's window)."),
+      stalls: pairs(stallItems).describe('Per ticket (all epics), its stall_detected lines: each a reference to its line in a covered day file, read back only when an escalation asks for that ticket (or the event itself, for one folded from no file).'),
+      own_stalls: z.array(z.tuple([z.string(), z.number(), z.string()])).describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
       last_mass_stall: z.string().optional(),
       mass_stall_episode: z.object({ startMs: z.number(), isOpen: z.boolean(), isEscalated: z.boolean() }).optional(),
       tracker_pending: pairs(kept('escalated_to_blocked')),

@@ -1,13 +1,17 @@
 // History ⇄ the plain JSON of observe/history/<epic>.json. Pure. Exhaustive over History's
 // fields, so a field added to History fails to compile here until the summary carries it.
-import type { EventOf } from '../contracts/events.js';
 import type { HistorySummary } from '../contracts/history-summary.js';
 import type { History } from './history.js';
 
 type HistoryJson = HistorySummary['history'];
 
+/** Per-ticket parts kept lazily by the shell (journal/ticket-refs.ts): given as they are, not read back. */
+export interface LazyParts {
+  redispatch(): Pick<HistoryJson, 'redispatch_count' | 'last_recovery_mode' | 'redispatch_refs'>;
+}
+
 /** History as plain JSON (Maps and Sets as arrays). */
-export function historyToJson(h: History): HistoryJson {
+export function historyToJson(h: History, lazy?: LazyParts): HistoryJson {
   const fields: { [K in keyof Required<History>]: unknown } = {
     lastLogged: 0,
     lastLoggedAtMs: 0,
@@ -35,12 +39,11 @@ export function historyToJson(h: History): HistoryJson {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a)) as HistoryJson['attention'][number]),
     last_stall_reason: [...h.lastStallReason],
-    redispatch_count: [...h.redispatchCount],
-    last_recovery_mode: [...h.lastRecoveryMode],
+    ...(lazy ? lazy.redispatch() : { redispatch_count: [...h.redispatchCount], last_recovery_mode: [...h.lastRecoveryMode], redispatch_refs: [] }),
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: [...r.steps] })),
     replacements: [...h.replacements],
-    stalls: h.stalls instanceof LazyJsonMap ? h.stalls.rawEntries() : [...h.stalls].map(([t, list]) => [t, JSON.stringify(list)]),
-    own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs]),
+    stalls: isRawStalls(h.stalls) ? h.stalls.rawEntries() : [...h.stalls],
+    own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs, s.ticketId]),
     ...(h.lastMassStall !== undefined ? { last_mass_stall: h.lastMassStall } : {}),
     ...(h.massStallEpisode ? { mass_stall_episode: { ...h.massStallEpisode } } : {}),
     tracker_pending: [...h.trackerPending],
@@ -54,19 +57,33 @@ export function historyToJson(h: History): HistoryJson {
   };
 }
 
-/** The History a summary describes (Map and Set insertion order as in the fold that wrote it). */
-export function historyFromJson(j: HistoryJson): History {
+/** A stalls map that gives its entries as a summary keeps them, without reading back lines never used (journal/ticket-refs.ts). */
+export interface RawStalls {
+  rawEntries(): HistoryJson['stalls'];
+}
+
+const isRawStalls = (m: object): m is RawStalls => typeof (m as Partial<RawStalls>).rawEntries === 'function';
+
+/**
+ * The History a summary describes (Map and Set insertion order as in the fold that wrote it).
+ * `lazy` turns the summary's per-ticket entries (line references, read back on use) into maps.
+ */
+export function historyFromJson(
+  j: HistoryJson,
+  lazy: { stalls: (entries: HistoryJson['stalls']) => History['stalls']; redispatch: (j: HistoryJson) => Pick<History, 'redispatchCount' | 'lastRecoveryMode'> },
+): History {
+  const r = lazy.redispatch(j);
   const h: History = {
     lastLogged: new Map(j.last_logged),
     lastLoggedAtMs: new Map(j.last_logged_at_ms),
     attention: new Map(j.attention.map((a) => [a.key, { ...a }])),
     lastStallReason: new Map(j.last_stall_reason),
-    redispatchCount: new Map(j.redispatch_count),
-    lastRecoveryMode: new Map(j.last_recovery_mode),
+    redispatchCount: r.redispatchCount,
+    lastRecoveryMode: r.lastRecoveryMode,
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
-    stalls: new LazyJsonMap<EventOf<'stall_detected'>[]>(j.stalls),
-    ownStalls: j.own_stalls.map(([taskId, atMs]) => ({ taskId, atMs })),
+    stalls: lazy.stalls(j.stalls),
+    ownStalls: j.own_stalls.map(([taskId, atMs, ticketId]) => ({ taskId, ticketId, atMs })),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
@@ -78,68 +95,4 @@ export function historyFromJson(j: HistoryJson): History {
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;
   if (j.mass_stall_episode) h.massStallEpisode = { ...j.mass_stall_episode };
   return h;
-}
-
-const RAW: unique symbol = Symbol('raw');
-
-/**
- * A Map whose values arrive as JSON text and are parsed on first use, in place (so the order of
- * keys stays the order they were written in). History.stalls holds every stall of every ticket,
- * read only when one ticket is escalated: parsing them all at start-up would cost most of it.
- */
-export class LazyJsonMap<V> extends Map<string, V> {
-  private raw = new Map<string, string>();
-
-  constructor(entries: readonly (readonly [string, string])[] = []) {
-    super();
-    for (const [k, text] of entries) {
-      this.raw.set(k, text);
-      super.set(k, RAW as unknown as V);
-    }
-  }
-
-  override get(k: string): V | undefined {
-    const v = super.get(k);
-    if (v !== (RAW as unknown)) return v;
-    const parsed = JSON.parse(this.raw.get(k)!) as V;
-    this.raw.delete(k);
-    super.set(k, parsed);
-    return parsed;
-  }
-
-  override set(k: string, v: V): this {
-    this.raw.delete(k);
-    return super.set(k, v);
-  }
-
-  override delete(k: string): boolean {
-    this.raw.delete(k);
-    return super.delete(k);
-  }
-
-  override clear(): void {
-    this.raw.clear();
-    super.clear();
-  }
-
-  override *entries(): MapIterator<[string, V]> {
-    for (const k of super.keys()) yield [k, this.get(k)!];
-  }
-
-  override *values(): MapIterator<V> {
-    for (const k of super.keys()) yield this.get(k)!;
-  }
-
-  override [Symbol.iterator](): MapIterator<[string, V]> {
-    return this.entries();
-  }
-
-  override forEach(fn: (v: V, k: string, m: Map<string, V>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
-  }
-
-  /** Every entry as JSON text, without parsing what was never used. */
-  rawEntries(): [string, string][] {
-    return [...super.keys()].map((k) => [k, this.raw.get(k) ?? JSON.stringify(super.get(k))]);
-  }
 }

@@ -64,8 +64,8 @@ export interface History {
   replacements: Map<string, EventOf<'redispatch'>>;
   /** Stall events per ticket, all epics (escalation history). */
   stalls: Map<string, EventOf<'stall_detected'>[]>;
-  /** This epic's stalls (task id, time logged), in log order: what the circuit breaker's window scans, without every epic's stall history. */
-  ownStalls: { taskId: string; atMs: number }[];
+  /** This epic's stalls (task id, ticket id, time logged), in log order: what the circuit breaker's window scans, without every epic's stall history. */
+  ownStalls: { taskId: string; ticketId: string; atMs: number }[];
   /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
   lastMassStall?: string;
   /** The circuit breaker's current (or last) episode of this epic: since when it holds, and whether it was escalated. */
@@ -101,7 +101,14 @@ export function emptyHistory(): History {
     requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() }, notifications: new Map() };
 }
 
-/** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals. */
+/**
+ * The only events of other epics `foldEvent` reads (per-ticket totals: redispatch counts and
+ * modes, stall histories). Any other line of another epic leaves the history as it was, so
+ * start-up need not parse it (journal/log-prefilter.ts); a test folds every other event name.
+ */
+export const CROSS_EPIC_EVENTS: ReadonlySet<string> = new Set(['redispatch', 'stall_detected']);
+
+/** Fold one event into `h` (mutates and returns it). Events of other epics count only toward per-ticket totals (CROSS_EPIC_EVENTS). */
 export function foldEvent(h: History, e: DispatchEvent, epicId: string): History {
   const own = e.epic_id === epicId;
   switch (e.event) {
@@ -114,7 +121,7 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       const list = h.stalls.get(e.ticket_id) ?? [];
       list.push(e);
       h.stalls.set(e.ticket_id, list);
-      if (own) h.ownStalls.push({ taskId: e.task_id, atMs: Date.parse(e.timestamp_utc) });
+      if (own) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
       // Report mode acts on nothing: every stall is for a person to hear about.
       if (own && e.action_taken === 'report') {
         const key = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;

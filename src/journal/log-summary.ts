@@ -7,13 +7,14 @@
 // The NDJSON files stay the source of truth and are never written here.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { DispatchEvent } from '../contracts/events.js';
 import { HISTORY_SUMMARY_VERSION, HistorySummarySchema, type HistorySummary } from '../contracts/history-summary.js';
 import { emptyHistory, foldEvent, type History } from '../core/history.js';
 import { historyFromJson, historyToJson } from '../core/history-summary.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
+import { LinePrefilter, CROSS_REF, SKIP } from './log-prefilter.js';
+import { RedispatchRefs, StallRefMap, tagLine } from './ticket-refs.js';
 
 /** Corrupt lines remembered by name (the rest are counted); start-up prints the first five. */
 const DIAGNOSTICS_KEPT = 20;
@@ -51,17 +52,52 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
   const summary = await readSummary(summaryFile, epicId);
   const start = summary && (await resumePoint(dir, names, summary));
 
-  const history = start ? historyFromJson(summary!.history) : emptyHistory();
+  const covers: Covered[] = start ? summary!.covers.slice(0, -1) : [];
+  // The day files by cover index, the one being folded included: a stall is kept as a reference into them.
+  const coverNames = start ? summary!.covers.map((c) => c.name) : [];
+  const namesOf = () => coverNames;
+  let redispatches = new RedispatchRefs(dir, namesOf);
+  const lazy = {
+    stalls: (entries: HistorySummary['history']['stalls']) => new StallRefMap(dir, namesOf, entries),
+    redispatch: (j: HistorySummary['history']) => {
+      redispatches = new RedispatchRefs(dir, namesOf, j);
+      return { redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+    },
+  };
+  const history = start ? historyFromJson(summary!.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls([]), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+  const stalls = history.stalls as StallRefMap;
   const diagnostics: LogDiagnostic[] = start ? summary!.diagnostics.first.slice() : [];
   let diagnosticCount = start ? summary!.diagnostics.count : 0;
-  const covers: Covered[] = start ? summary!.covers.slice(0, -1) : [];
+  const prefilter = new LinePrefilter(epicId);
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
     const file = path.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : undefined;
-    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (e) => foldEvent(history, e, epicId), (d) => {
-      diagnosticCount++;
-      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push(d);
+    const index = covers.length;
+    coverNames[index] = name;
+    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (buf, s, e, at, lineNo) => {
+      if (isBlank(buf, s, e)) return;
+      const kind = prefilter.classify(buf, s, e);
+      if (kind === SKIP) return;
+      // Another epic's stall or redispatch only feeds its ticket's totals (foldEvent's one effect of it): kept by reference, checked when read back.
+      if (kind === CROSS_REF) {
+        const ticket = buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd);
+        if (prefilter.isStall) stalls.addRef(ticket, [index, at, e - s]);
+        else redispatches.add(ticket, [index, at, e - s]);
+        return;
+      }
+      const line = buf.toString('utf8', s, e);
+      if (line.trim() === '') return;
+      const parsed = parseLogLine(line);
+      if (!parsed.ok) {
+        if (!parsed.message) return;
+        diagnosticCount++;
+        if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+        return;
+      }
+      const ev = parsed.event;
+      if (ev.event === 'stall_detected') tagLine(ev, [index, at, e - s]);
+      foldEvent(history, ev, epicId);
     });
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
@@ -73,7 +109,7 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
       epic_id: epicId,
       covers,
       diagnostics: { count: diagnosticCount, first: diagnostics },
-      history: historyToJson(history),
+      history: historyToJson(history, { redispatch: () => redispatches.raw() }),
     };
     try {
       await writeFileAtomic(summaryFile, JSON.stringify(body));
@@ -117,18 +153,27 @@ async function resumePoint(dir: string, names: string[], s: HistorySummary): Pro
   return { index: upTo.length - 1, resume: last };
 }
 
+/** Only spaces, tabs, vertical tabs and form feeds (what trim() removes, in ASCII). */
+function isBlank(buf: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    const b = buf[i]!;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0b && b !== 0x0c) return false;
+  }
+  return true;
+}
+
 /**
- * Fold the complete lines of `file` from byte `offset` (a line start; `linesBefore` lines precede
- * it) with the rules of a whole read: a blank line is skipped, a torn last line (no newline yet)
- * is left for a later read, a corrupt or invalid line is reported with its line number, another
- * tool's line is skipped silently. Lines end at "\n", "\r\n" or a lone "\r", as readline splits them.
+ * Hand each complete line of `file` from byte `offset` (a line start; `linesBefore` lines precede
+ * it) to `take` as bytes [s, e) of a buffer, with its file offset and line number, as a whole read
+ * splits them: lines end at "\n", "\r\n" or a lone "\r", as readline splits them; a torn last line
+ * (no newline yet) is left for a later read. Lines are never decoded here: `take` decides which
+ * are worth it (most of a long log is other epics' lines nobody here folds).
  */
 async function foldFile(
   file: string,
   offset: number,
   linesBefore: number,
-  onEvent: (e: DispatchEvent) => void,
-  onDiag: (d: LogDiagnostic) => void,
+  take: (buf: Buffer, s: number, e: number, at: number, lineNo: number) => void,
 ): Promise<{ dev: number; ino: number; size: number; lines: number; bytesRead: number }> {
   const h = await fs.open(file, 'r');
   try {
@@ -141,6 +186,7 @@ async function foldFile(
     while (pos < st.size) {
       const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
       if (bytesRead === 0) break;
+      const base = pos - carry.length;
       pos += bytesRead;
       const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
       const end = chunk.lastIndexOf(0x0a);
@@ -148,16 +194,19 @@ async function foldFile(
         carry = Buffer.from(chunk);
         continue;
       }
-      const text = chunk.toString('utf8', 0, end);
-      for (const piece of text.split('\n')) {
-        const body = piece.endsWith('\r') ? piece.slice(0, -1) : piece;
-        for (const line of body.includes('\r') ? body.split('\r') : [body]) {
-          lineNo++;
-          if (line.trim() === '') continue;
-          const parsed = parseLogLine(line);
-          if (parsed.ok) onEvent(parsed.event);
-          else if (parsed.message) onDiag({ file, line: lineNo, message: parsed.message });
+      let cr = chunk.indexOf(0x0d);
+      for (let s = 0; s <= end; ) {
+        const nl = chunk.indexOf(0x0a, s);
+        const le = nl > s && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
+        if (cr !== -1 && cr < s) cr = chunk.indexOf(0x0d, s);
+        let ls = s;
+        while (cr !== -1 && cr < le) {
+          take(chunk, ls, cr, base + ls, ++lineNo);
+          ls = cr + 1;
+          cr = chunk.indexOf(0x0d, ls);
         }
+        take(chunk, ls, le, base + ls, ++lineNo);
+        s = nl + 1;
       }
       carry = Buffer.from(chunk.subarray(end + 1));
       done = pos - carry.length;

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateLog } from '../../bench/gen-log.js';
 import { foldHistory, type History } from '../../src/core/history.js';
-import { historyToJson, LazyJsonMap } from '../../src/core/history-summary.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
 import { StatePaths } from '../../src/files/paths.js';
+import { StallRefMap } from '../../src/journal/ticket-refs.js';
+import { comparableHistory } from '../helpers/history-json.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'E-1';
@@ -24,11 +25,12 @@ async function expectSame(paths: StatePaths, from: 'summary' | 'rebuilt', isWrit
   const full = await wholeFold(paths);
   const got = await loadHistory(paths, EPIC, { isWritable });
   expect(got.stats.from).toBe(from);
-  // Stalls are parsed on first use (a LazyJsonMap): compare them as a plain Map.
-  const plain = (h: History) => ({ ...h, stalls: new Map(h.stalls) });
+  // Other epics' stalls and redispatches are references into the log, read back on first use
+  // (journal/ticket-refs.ts): compare them as plain Maps.
+  const plain = (h: History) => ({ ...h, stalls: new Map(h.stalls), redispatchCount: new Map(h.redispatchCount), lastRecoveryMode: new Map(h.lastRecoveryMode) });
   expect(plain(got.history)).toEqual(plain(full.history));
   // Same order too (a Map's order is its insertion order, which the planner may see).
-  expect(historyToJson(got.history)).toEqual(historyToJson(full.history));
+  expect(comparableHistory(got.history)).toEqual(comparableHistory(full.history));
   expect(got.diagnosticCount).toBe(full.diagnostics.length);
   expect(got.diagnostics.slice(0, 5)).toEqual(full.diagnostics.slice(0, 5));
   return { got, full };
@@ -106,30 +108,29 @@ describe('start-up from the dispatch-log summary', () => {
   });
 });
 
-describe('LazyJsonMap', () => {
-  it('parses a value on first use, keeps the written order, and behaves as a Map', () => {
-    const m = new LazyJsonMap<number[]>([
-      ['a', '[1]'],
-      ['b', '[2,3]'],
-      ['c', '[]'],
+describe('StallRefMap', () => {
+  it('reads a stall back from its line on first use, keeps the written order, and behaves as a Map', () => {
+    const dir = tempDir();
+    const stall = (ticket: string, n: number) => JSON.stringify({ timestamp_utc: `2026-01-01T00:00:0${n}.000Z`, event: 'stall_detected', epic_id: 'E-2', run_id: 'r', ticket_id: ticket, task_id: `t${n}`, agent_id: `a${n}`, stall_reason: 'inactivity', idle_seconds: 700, bash_timeout_exemption: false, redispatch_attempt: 0, max_redispatches: 2, action_taken: 'redispatch' });
+    const lines = [stall('P-1', 1), stall('P-2', 2), stall('P-1', 3)];
+    writeFileSync(path.join(dir, '2026-01-01.ndjson'), lines.join('\n') + '\n');
+    const at = (i: number): [number, number, number] => [0, lines.slice(0, i).join('\n').length + (i > 0 ? 1 : 0), lines[i]!.length];
+    const m = new StallRefMap(dir, () => ['2026-01-01.ndjson'], [
+      ['P-1', [at(0), at(2)]],
+      // A reference that no longer reads back as P-3's stall (the file changed): left out.
+      ['P-3', [at(1)]],
     ]);
-    expect(m.size).toBe(3);
-    expect(m.get('b')).toEqual([2, 3]);
-    m.get('b')!.push(4);
-    expect(m.get('b')).toEqual([2, 3, 4]);
-    m.set('d', [5]);
-    m.delete('a');
-    expect([...m]).toEqual([
-      ['b', [2, 3, 4]],
-      ['c', []],
-      ['d', [5]],
-    ]);
-    expect(m.rawEntries()).toEqual([
-      ['b', '[2,3,4]'],
-      ['c', '[]'],
-      ['d', '[5]'],
-    ]);
-    expect(m.has('a')).toBe(false);
+    m.addRef('P-2', at(1));
+    expect([...m.keys()]).toEqual(['P-1', 'P-3', 'P-2']);
+    expect(m.rawEntries()).toEqual([['P-1', [at(0), at(2)]], ['P-3', [at(1)]], ['P-2', [at(1)]]]);
+    const p1 = m.get('P-1')!;
+    expect(p1.map((e) => e.task_id)).toEqual(['t1', 't3']);
+    p1.push({ ...p1[0]!, task_id: 't9' });
+    expect(m.get('P-1')!.map((e) => e.task_id)).toEqual(['t1', 't3', 't9']);
+    expect(m.get('P-3')).toEqual([]);
     expect(m.get('zz')).toBeUndefined();
+    // Lines read back keep their reference; an event folded from no file is kept whole.
+    expect(m.rawEntries()[0]).toEqual(['P-1', [at(0), at(2), { ...p1[0]!, task_id: 't9' }]]);
+    expect(new Map(m).get('P-2')!.map((e) => e.task_id)).toEqual(['t2']);
   });
 });

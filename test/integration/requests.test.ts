@@ -8,12 +8,12 @@ import { main } from '../../src/cli.js';
 import { printStatus } from '../../src/commands/status.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { foldHistory } from '../../src/core/history.js';
-import { historyToJson } from '../../src/core/history-summary.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession } from '../helpers/session.js';
 import { readEvents, readWatchdogJson, writeWave, type RowSpec } from '../helpers/state.js';
+import { comparableHistory } from '../helpers/history-json.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
@@ -99,7 +99,7 @@ describe('a pending request keeps the loop watching', () => {
     for (const from of ['rebuilt', 'summary']) {
       const loaded = await loadHistory(paths, EPIC, { isWritable: true });
       expect(loaded.stats.from).toBe(from);
-      expect(historyToJson(loaded.history)).toEqual(historyToJson(whole));
+      expect(comparableHistory(loaded.history)).toEqual(comparableHistory(whole));
     }
   });
 
