@@ -2,9 +2,10 @@
 // build step ever runs (Claude Code clones the repo and runs `npm install`, nothing else):
 //   bundle/hook.cjs  the activity hook (hooks/hooks.json): src/hook-entry.ts and the few modules it
 //                    loads, node built-ins only, CommonJS (node starts it sooner than an ES module);
-//   bundle/cli.cjs   the CLI the skill runs: src/cli.ts and every dependency but @linear/sdk, which
-//                    is required from node_modules only when an escalation runs (CommonJS keeps the
-//                    require inside the lazily initialised module; an ES module bundle hoists it).
+//   bundle/cli.cjs   the CLI the skill runs: src/cli.ts and every dependency but @linear/sdk and
+//                    @opentelemetry/*, required from node_modules only when an escalation runs or
+//                    OTEL_* asks for telemetry (CommonJS keeps the require inside the lazily
+//                    initialised module; an ES module bundle hoists it).
 // Both are committed. `npm run bundle` rebuilds them after any change under src/; a test in
 // `npm test` (test/integration/bundle.test.ts) fails when they differ from a fresh build.
 // The output is deterministic: no timestamps, paths relative to the repo root, a pinned esbuild.
@@ -14,8 +15,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** What the CLI bundle leaves to node_modules: heavy, and loaded only when an escalation needs it. */
-export const CLI_EXTERNAL = ['@linear/sdk'];
+/**
+ * What the CLI bundle leaves to node_modules: heavy, and loaded only when needed (an escalation
+ * reaching Linear; OTEL_* asking for the watchdog's own telemetry).
+ */
+export const CLI_EXTERNAL = ['@linear/sdk', '@opentelemetry/*'];
 
 /** The bundles, relative to the repo root. */
 export const BUNDLES = ['bundle/hook.cjs', 'bundle/cli.cjs'];

@@ -24,6 +24,7 @@ import { packageVersion } from './version.js';
 import { DEFAULTS } from './contracts/defaults.js';
 import { missingEpicError, stateFileAppears } from './observe/read/known-epics.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
+import type { TelemetrySink } from './act/telemetry/telemetry.js';
 
 /** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
 export function unwatchedLine(taskId: string, ticketId: string, reason: string): string {
@@ -52,6 +53,8 @@ export interface WatchDeps {
   missingEpicSettleMs?: number;
   /** Webhook notifications (absent, or undefined: none configured). */
   makeNotifier?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string; output: Output }) => NotifierPort | undefined;
+  /** The watchdog's own telemetry (OTel logs and metrics; undefined: OTEL_* asks for none). */
+  makeTelemetry?: (output: Output) => Promise<TelemetrySink | undefined>;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
@@ -104,9 +107,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     return EXIT.input;
   }
   let notifier: NotifierPort | undefined;
+  let telemetry: TelemetrySink | undefined;
   const live = (e: DispatchEvent) => {
     view?.event(e);
     notifier?.onAppended(e);
+    telemetry?.onEvent(e);
     if (e.event === 'task_unknown' && !opts.isOnce) {
       out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
       view?.interrupt();
@@ -117,6 +122,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     ? undefined
     : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
   try {
+    // Read-only runs journal nothing: they have nothing to export either.
+    telemetry = lock ? await deps.makeTelemetry?.(out) : undefined;
+    const figures = (r: CheckResult) => {
+      if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock.nowMs() - r.nowMs });
+    };
     if (lock) {
       // Temp files a killed watchdog left (before its rename): ours to clean, now that we hold the lock.
       for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
@@ -148,6 +158,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
 
     if (opts.isOnce) {
       const r = await runCheck(env, clock.nowMs());
+      figures(r);
       await env.performer?.drain?.();
       await notifier?.drain();
       for (const o of env.observers) await o.flush?.(clock.nowMs());
@@ -185,6 +196,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
+        figures(r);
         if ((opts.isJson || isReadOnly) && !next) printResult(r, opts, out);
         await view?.result(r);
       },
@@ -220,6 +232,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     }
     return code;
   } finally {
+    // The last check's lines and figures are flushed before the lock goes.
+    await telemetry?.shutdown();
     await lock?.release();
   }
 }

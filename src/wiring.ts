@@ -18,6 +18,8 @@ import type { LinearRetryOptions } from './act/tracker/linear-retry.js';
 import { Notifier } from './act/notify/notifier.js';
 import { resolveNotifySettings } from './act/notify/notify-config.js';
 import type { WebhookRetryOptions } from './act/notify/webhook.js';
+import { startTelemetry } from './act/telemetry/telemetry.js';
+import { packageVersion } from './version.js';
 import path from 'node:path';
 import { createClaudeObserver } from './observe/read/claude-observer.js';
 import { resolveProjectsDir } from './observe/read/find-transcript.js';
@@ -85,7 +87,7 @@ export async function replacementStates(history: History): Promise<Map<string, P
 }
 
 /** The parts of WatchDeps that act on the world (everything but clock, output, signal, pid). */
-export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 'makeOverlay' | 'recover' | 'makeNotifier'> {
+export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 'makeOverlay' | 'recover' | 'makeNotifier' | 'makeTelemetry'> {
   let adapter: AgentAdapter | undefined;
   const adapterOnce = (opts: ResolvedOptions) => (adapter ??= adapterFor(opts, w.clock));
   return {
@@ -96,6 +98,7 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
       const onError = (e: unknown) => ctx.output.err(`dispatch-watchdog: a notification could not be handled: ${(e as Error)?.message ?? String(e)}\n`);
       return new Notifier({ ...ctx, epicId: ctx.opts.epicId, clock: w.clock, settings, signal: w.signal, onError, retry: w.notifyRetry });
     },
+    makeTelemetry: (output) => startTelemetry(w.env, packageVersion(), (line) => output.err(line)),
     makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
     recover: async (ctx) => {
       let wave: Wave | undefined;

@@ -1,6 +1,7 @@
 // Startup weight (issue 18 item 5): a check never loads @linear/sdk (11.6 MB with graphql; only an
-// escalation that reaches Linear needs it), neither through the npm bin (dist/, ES modules) nor
-// through the plugin's bundle/cli.cjs; the hook bundle loads node built-ins and nothing else.
+// escalation that reaches Linear needs it), nor the OpenTelemetry SDK unless OTEL_* asks for it,
+// neither through the npm bin (dist/, ES modules) nor through the plugin's bundle/cli.cjs; the
+// hook bundle loads node built-ins and nothing else.
 // Every module load of the child is recorded by a preload: a resolve hook for ES modules, a wrap
 // of Module._load for require(); each test first shows the recorder sees the SDK when it is loaded.
 import { execFile } from 'node:child_process';
@@ -13,7 +14,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 const EXAMPLE = ['--state-dir', path.join(REPO_ROOT, '.onex_state.example'), '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z'];
 
 /** Run node with a preload recording every module it loads; resolves to the ids and URLs, one per line. */
-async function loadsOf(args: string[], input?: string): Promise<string[]> {
+async function loadsOf(args: string[], input?: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const dir = tempDir();
   const log = path.join(dir, 'loads.log');
   const hooks = `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`;
@@ -25,7 +26,7 @@ async function loadsOf(args: string[], input?: string): Promise<string[]> {
   );
   writeFileSync(log, '');
   await new Promise<void>((resolve) => {
-    const child = execFile(process.execPath, ['--import', path.join(dir, 'esm.mjs'), '--require', path.join(dir, 'cjs.cjs'), ...args], { cwd: dir, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude') } }, () => resolve());
+    const child = execFile(process.execPath, ['--import', path.join(dir, 'esm.mjs'), '--require', path.join(dir, 'cjs.cjs'), ...args], { cwd: dir, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude'), ...env } }, () => resolve());
     child.stdin!.end(input ?? '');
   });
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
@@ -53,6 +54,19 @@ describe('startup weight', () => {
     expect(loads.some((l) => l.includes('bundle/cli.cjs'))).toBe(true);
     expect(linear(loads)).toEqual([]);
   });
+
+  it('a watching check loads the OpenTelemetry SDK only when OTEL_* asks for telemetry, through the bin and the bundle', async () => {
+    const otel = (loads: string[]) => loads.filter((l) => /@opentelemetry[/\\]/.test(l));
+    for (const entry of [BIN, path.join(REPO_ROOT, 'bundle', 'cli.cjs')]) {
+      const state = tempDir();
+      mkdirSync(path.join(state, 'epics', 'E-1'), { recursive: true });
+      writeFileSync(path.join(state, 'epics', 'E-1', 'state.yaml'), `current_wave: { wave_id: 1, tasks: [ { task_id: t1, ticket_id: ENG-1, status: completed } ] }\n`);
+      const args = [entry, '--state-dir', state, '--epic-id', 'E-1', '--once'];
+      expect(otel(await loadsOf(args, '', { OTEL_EXPORTER_OTLP_ENDPOINT: '' })), entry).toEqual([]);
+      // The recorder sees it when asked for (the endpoint refuses: nothing listens on port 9).
+      expect(otel(await loadsOf(args, '', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500' })), entry).not.toEqual([]);
+    }
+  }, 30_000);
 
   it('bundle/hook.cjs, recording a payload, loads node built-ins only', async () => {
     const state = tempDir();

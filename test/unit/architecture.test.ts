@@ -26,6 +26,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['act/tracker/', 4],
   ['act/friction/', 4],
   ['act/notify/', 4],
+  ['act/telemetry/', 4],
   ['act/recovery/', 5],
   ['options.ts', 6],
   ['check.ts', 6],
