@@ -5,8 +5,8 @@
 //   const s = startClaude({ server, prompt: 'LEAD-MARK do the thing', cwd });   // inside a test
 //   await s.exited;                      // { code, signal }
 //   s.pid, s.sessionId, s.home, s.claudeDir (= $HOME/.claude, the watchdog's CLAUDE_CONFIG_DIR),
-//   s.projectDir, s.transcriptPath, s.subagentsDir, s.streamPath (stream-json stdout), s.stream()
-//   (its records, parsed), s.stderr(), s.kill(signal)
+//   s.projectDir, s.transcriptPath, s.subagentsDir, s.subagentIds(), s.streamPath (stream-json stdout),
+//   s.stream() (its records, parsed), s.stderr(), s.kill(signal)
 //
 // Options: `cwd` (default: a fresh temp dir), `home` (default: a fresh temp dir; share one between
 // sessions to share ~/.claude), `sessionId` (default: a random uuid), `pluginDir` (--plugin-dir),
@@ -61,6 +61,8 @@ export interface ClaudeSession {
   stderr(): string;
   /** The transcript's records so far (main session). */
   transcript(): Record<string, any>[];
+  /** The ids of the subagents whose transcripts exist so far (`subagents/agent-<id>.jsonl`). */
+  subagentIds(): string[];
   kill(signal?: NodeJS.Signals): void;
 }
 
@@ -178,6 +180,10 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
     stream: () => lines(streamPath),
     stderr: () => (existsSync(errPath) ? readFileSync(errPath, 'utf8') : ''),
     transcript: () => lines(transcriptPath),
+    subagentIds: () => {
+      const dir = path.join(projectDir, sessionId, 'subagents');
+      return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith('agent-') && f.endsWith('.jsonl')).map((f) => f.slice('agent-'.length, -'.jsonl'.length)) : [];
+    },
     kill: (signal = 'SIGKILL') => tryKill(pid, signal),
   };
 }

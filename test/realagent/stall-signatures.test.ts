@@ -10,7 +10,7 @@
 // A tool result never delivered after its command finished cannot be made with 2.1.197: it
 // delivered the result as soon as the shell exited, even with a background child holding its
 // stdout (docs/claude-code.md).
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +53,7 @@ async function scene(name: string, lead: TurnScript[], sub?: TurnScript[], windo
   writeWave(stateDir, epic, new Date().toISOString(), [leadRow]);
   const w = startWatchdog({ stateDir, epic, claudeDir: s.claudeDir, args: ['--timeout', String(windowS)] });
   if (!sub) return { w, s };
-  const agentId = await until(() => (existsSync(s.subagentsDir) ? readdirSync(s.subagentsDir).find((f) => f.endsWith('.jsonl'))?.slice('agent-'.length, -'.jsonl'.length) : undefined), 60_000, `the ${name} subagent's transcript`);
+  const agentId = await until(() => s.subagentIds()[0], 60_000, `the ${name} subagent's transcript`);
   writeWave(stateDir, epic, new Date().toISOString(), [leadRow, { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId }]);
   return { w, s, agentId };
 }
@@ -154,7 +154,7 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
   });
 
   it('a session repeating one identical call is looping (not stalled) once the repeats are on disk; one making different calls is healthy', async () => {
-    const same = Array.from({ length: 40 }, () => ({ blocks: [bash('sleep 0.3; git status --short')] }));
+    const same = Array.from({ length: 40 }, () => ({ blocks: [bash('sleep 0.3; ls -a')] }));
     const different = Array.from({ length: 8 }, (_, i) => ({ blocks: [bash(`sleep 0.3; echo step-${i}`)] }));
     const windowS = 10;
     const [loops, works] = await Promise.all([scene('LOOPING', same, undefined, windowS), scene('PROGRESS', [...different, { blocks: [text('all steps done')] }], undefined, windowS)]);
