@@ -1208,7 +1208,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path43 = require("node:path");
-    var fs32 = require("node:fs");
+    var fs33 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs32.existsSync(executableFile)) return;
+        if (fs33.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2221,10 +2221,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path43.resolve(baseDir, baseName);
-          if (fs32.existsSync(localBin)) return localBin;
+          if (fs33.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path43.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs32.existsSync(`${localBin}${ext}`)
+            (ext) => fs33.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,7 +2236,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs32.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs33.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -10541,7 +10541,7 @@ var init_vocabulary = __esm({
     TransportCauseSchema = _enum(TRANSPORT_CAUSES);
     DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
     DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
+    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "unobservable_child", "stall_reported", "unknown_status"];
     AttentionKindSchema = _enum(ATTENTION_KINDS);
     STRATEGIES = ["report", "cancel", "redispatch"];
     ADAPTERS = ["mailbox", "claude-team", "process", "command"];
@@ -10959,7 +10959,7 @@ var init_events = __esm({
       kind: AttentionKindSchema,
       since: IsoTimestamp.optional(),
       reason: string2()
-    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
+    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, an agent past its window waiting on a subagent nothing can be seen of (at once, the reason naming it), or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
     NextReturned = ev("next_returned", {
       reason: _enum(NEXT_REASONS),
       exit_code: number2().int(),
@@ -17924,14 +17924,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs32 = this.flowScalar(this.type);
+              const fs33 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs32, sep: [] });
+                map.items.push({ start, key: fs33, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs32);
+                this.stack.push(fs33);
               } else {
-                Object.assign(it, { key: fs32, sep: [] });
+                Object.assign(it, { key: fs33, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18059,13 +18059,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs32 = this.flowScalar(this.type);
+              const fs33 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs32, sep: [] });
+                fc.items.push({ start: [], key: fs33, sep: [] });
               else if (it.sep)
-                this.stack.push(fs32);
+                this.stack.push(fs33);
               else
-                Object.assign(it, { key: fs32, sep: [] });
+                Object.assign(it, { key: fs33, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -21042,7 +21042,12 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
       events.push({ event: "attention_needed", ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1e3)}s: ${v.reason}` });
     };
     if (v.kind === "waiting_human") attention("human_wait", c.humanWaitLimitMs, "a person has been needed");
-    if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
+    if (v.kind === "unknown" && v.unobservedChildren?.length) {
+      const from = v.deadlineMs ?? nowMs;
+      const k = key(opts.epicId, v.taskId, `unobservable_child@${msToIso(from)}`);
+      const names = v.unobservedChildren.join(", ");
+      if (!history.attention.has(k)) events.push({ event: "attention_needed", ...ids, key: k, kind: "unobservable_child", since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
+    } else if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
   }
   for (const r of history.requests.values()) {
     if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
@@ -24893,7 +24898,8 @@ function apply(s, l, atMs) {
     s.stopped = void 0;
     s.stopFailure = void 0;
   }
-  if (s.waiting && (ENDS.has(event) || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
+  const isLaterCall = event === "PreToolUse" && toolUseId !== void 0 && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === "PermissionRequest";
+  if (s.waiting && (ENDS.has(event) || isLaterCall || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
     s.waiting = void 0;
   }
   switch (event) {
@@ -24922,8 +24928,16 @@ function apply(s, l, atMs) {
       const type = str3(l.notification_type);
       const detail = str3(l.message);
       const toolUseId2 = s.open.at(-1)?.toolUseId;
-      if (type === "permission_prompt") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
-      else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
+      if (type === "permission_prompt") {
+        if (s.waiting?.fromEvent !== "PermissionRequest") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
+      } else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
+      return;
+    }
+    case "PermissionRequest": {
+      const tool = str3(l.tool_name);
+      const call = s.open.findLast((c) => c.name === tool && (l.input === void 0 || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
+      const what = [tool, str3(l.command) ?? str3(l.input)].filter(Boolean).join(": ");
+      s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ""}`, fromEvent: event, ...call?.toolUseId ? { toolUseId: call.toolUseId } : {} };
       return;
     }
     case "SubagentStop":
@@ -25523,6 +25537,29 @@ function createHookActivityReader(paths, reader, opts) {
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === "ENOENT" ? {} : { unreadable: r.reason };
     },
+    /**
+     * The subagents of session `sessionId` whose activity files were written since `sinceMs`, not in
+     * `except`, at most `max` (newest first): the children of a foreground call no transcript or
+     * progress line names. Lists the directory: only for that rare case.
+     */
+    async sessionChildren(sessionId, sinceMs, except, nowMs, max = 8) {
+      const names = await import_node_fs19.promises.readdir(paths.activityDir()).catch(() => []);
+      const fresh = [];
+      for (const n of names) {
+        const id = n.endsWith(".ndjson") ? n.slice(0, -".ndjson".length) : "";
+        if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
+        const file = import_node_path18.default.join(paths.activityDir(), n);
+        const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
+        if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
+      }
+      const out = [];
+      for (const f of fresh.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
+        if (out.length >= max) break;
+        const r = await tracker2.read(f.file, nowMs);
+        if (r.ok && r.state.sessionId === sessionId) out.push({ agentId: f.id, state: r.state });
+      }
+      return out;
+    },
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
     peekVersion(id, nowMs, isStatRequired = false) {
       const file = fileOf(id);
@@ -25614,16 +25651,19 @@ function waitedChildren(parent, children) {
   return [...out];
 }
 function unseenCalls(state) {
-  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
+  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0);
+  const starts = calls.map((c) => c.startedAtMs).filter((x) => x !== void 0);
+  return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`), ...starts.length > 0 ? { sinceMs: Math.min(...starts) } : {} };
 }
 function observeTranscript(state, facts = {}, children = []) {
   const part2 = summarizeTranscript(state, facts);
   const foreground = waitedChildren(state, children);
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  const unseenForeground = foreground.length > 0 ? { labels: [] } : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
-    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    const { labels, sinceMs } = unseenForeground;
+    if (labels.length > 0) part2.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...sinceMs !== void 0 ? { sinceMs } : {} };
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
     if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
     return part2;
@@ -25631,12 +25671,12 @@ function observeTranscript(state, facts = {}, children = []) {
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
   const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
-  const newest = childMs.length > 0 ? Math.max(...childMs) : void 0;
-  if (newest !== void 0 && (part2.lastProgressMs === void 0 || newest > part2.lastProgressMs)) part2.lastProgressMs = newest;
+  const newest2 = childMs.length > 0 ? Math.max(...childMs) : void 0;
+  if (newest2 !== void 0 && (part2.lastProgressMs === void 0 || newest2 > part2.lastProgressMs)) part2.lastProgressMs = newest2;
   const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
   part2.waitingOnChildren = {
     agentIds: [.../* @__PURE__ */ new Set([...foreground.map((c) => c.agentId), ...background])],
-    lastProgressMs: newest,
+    lastProgressMs: newest2,
     ...background.length > 0 ? { isBackground: true } : {},
     ...unseen.length > 0 ? { unseenIds: unseen } : {}
   };
@@ -26079,7 +26119,38 @@ var PrefixIds = class {
   }
 };
 
+// src/observe/parse/child-hooks.ts
+var newest = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
+function withChildHooks(part2, children) {
+  const w = part2.waitingOnChildren;
+  const seen = children.filter((c) => c.state.lines > 0);
+  if (!w || seen.length === 0) return part2;
+  const out = { ...part2 };
+  const labels = new Map(seen.filter((c) => c.forCall).map((c) => [c.forCall, c.agentId]));
+  const ids = new Set(seen.map((c) => c.agentId));
+  const agentIds = [...new Set(w.agentIds.map((id) => labels.get(id) ?? id))];
+  const unseenIds = (w.unseenIds ?? []).filter((id) => !labels.has(id) && !ids.has(id));
+  let childMs = w.lastProgressMs;
+  for (const c of seen) childMs = newest(childMs, c.state.lastEventMs);
+  out.waitingOnChildren = { ...w, agentIds, ...childMs !== void 0 ? { lastProgressMs: childMs } : {} };
+  if (unseenIds.length > 0) out.waitingOnChildren.unseenIds = unseenIds;
+  else delete out.waitingOnChildren.unseenIds;
+  out.lastProgressMs = newest(part2.lastProgressMs, childMs);
+  const busiest = [...seen].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
+  const facts = summarizeHooks(busiest.state);
+  const call = facts.lastTool;
+  if (call?.isOpen && !call.isBackground && (!part2.lastTool || !part2.lastTool.isOpen || isSubagentTool(part2.lastTool.name))) out.lastTool = { ...call, isOpenKnown: true };
+  for (const c of seen) {
+    const asks = summarizeHooks(c.state).waitingHuman;
+    if (asks && (!out.waitingHuman || (asks.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {
+      out.waitingHuman = { ...asks, detail: `in subagent ${c.agentId}${asks.detail ? `: ${asks.detail}` : ""}` };
+    }
+  }
+  return out;
+}
+
 // src/observe/read/claude-observer.ts
+var CHILD_SLACK_MS = 5e3;
 var MEMO_SWEEP_CHECKS = 64;
 var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
 function createClaudeObserver(opts) {
@@ -26130,7 +26201,8 @@ function createClaudeObserver(opts) {
     }
     trace.isMemoizable &&= !readsChildren(r.state);
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
-    const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
+    const seen = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
+    const part2 = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
     const flatParent = r.state.sessionId && import_node_path22.default.join(import_node_path22.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
@@ -26147,6 +26219,21 @@ function createClaudeObserver(opts) {
       if (done) part2.finished = { kind: "parent transcript reports the agent completed", atMs: done.atMs };
     }
     return part2;
+  }
+  async function waitedChildHooks(w, state, task, nowMs) {
+    const out = [];
+    for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
+      const h = await hooks.read(id, nowMs);
+      if (h.state) out.push({ agentId: id, state: h.state });
+    }
+    const labels = (w.unseenIds ?? []).filter((x) => !AGENT_TASK_ID.test(x));
+    const sessionId = state.sessionId ?? task.sessionId;
+    if (labels.length > 0 && sessionId && w.sinceMs !== void 0) {
+      const known = /* @__PURE__ */ new Set([...state.tasks.map((t) => t.id), ...w.agentIds, ...task.agentId ? [task.agentId] : []]);
+      const found = await hooks.sessionChildren(sessionId, w.sinceMs - CHILD_SLACK_MS, known, nowMs, labels.length);
+      found.forEach((c, i) => out.push({ ...c, forCall: labels[i] }));
+    }
+    return out;
   }
   async function observe(task, nowMs) {
     memos.delete(task.taskId);
@@ -28628,6 +28715,7 @@ var ATTENTION_WHAT_TO_DO = {
   human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
   orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
   unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
+  unobservable_child: "The agent waits on a subagent the watchdog cannot see (no transcript, progress line or hook activity of it found), so it is never acted on: check the subagent by hand (its output file, or TaskOutput), give it a row of its own with its agent_id, or install the hook so its activity is seen.",
   stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.",
   unknown_status: "Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given."
 };
@@ -29135,15 +29223,16 @@ async function hookRun(argv, stdin, env, opts = {}) {
 }
 
 // src/commands/hook.ts
-var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification"];
+var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification", "PermissionRequest"];
 function hookSettingsBlock(command) {
   const handler = (isAsync) => ({ type: "command", command, timeout: 10, ...isAsync ? { async: true } : {} });
   const hooks = {};
-  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
+  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]);
+  const asyncEvents = /* @__PURE__ */ new Set(["PostToolUse", "PostToolUseFailure"]);
   for (const event of HOOK_EVENTS) {
     const isTool = toolEvents.has(event);
     const entry = isTool || event === "Notification" ? { matcher: isTool ? "*" : "" } : {};
-    entry.hooks = [handler(isTool && event !== "PreToolUse")];
+    entry.hooks = [handler(asyncEvents.has(event))];
     hooks[event] = [entry];
   }
   return { hooks };

@@ -13,20 +13,23 @@ import { stateDirOption, type CliContext } from './command.js';
 export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
 /** The events the watchdog listens to (DESIGN §4). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification'] as const;
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest'] as const;
 
-/** The settings.json block that installs `command` for the 8 events (claude-code-surfaces.md §2.1). */
+/** The settings.json block that installs `command` for the 9 events (claude-code-surfaces.md §2.1). */
 export function hookSettingsBlock(command: string): { hooks: Record<string, unknown[]> } {
   // timeout is in seconds. Post hooks are async: the result is already in, so the agent need not
   // wait for us; Pre hooks stay synchronous so a call is on record before it runs.
   const handler = (isAsync: boolean) => ({ type: 'command', command, timeout: 10, ...(isAsync ? { async: true } : {}) });
   const hooks: Record<string, unknown[]> = {};
-  const toolEvents = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+  // PermissionRequest matches tool names too; it fires when the permission dialog opens (2.1.197:
+  // inside a subagent with its agent_id, ~6 s before the Notification, which names no agent).
+  const toolEvents = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
+  const asyncEvents = new Set(['PostToolUse', 'PostToolUseFailure']);
   for (const event of HOOK_EVENTS) {
     // Tool events match tool names ('*': all); Notification matches notification_type ('': all).
     const isTool = toolEvents.has(event);
     const entry: Record<string, unknown> = isTool || event === 'Notification' ? { matcher: isTool ? '*' : '' } : {};
-    entry.hooks = [handler(isTool && event !== 'PreToolUse')];
+    entry.hooks = [handler(asyncEvents.has(event))];
     hooks[event] = [entry];
   }
   return { hooks };

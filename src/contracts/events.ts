@@ -222,7 +222,7 @@ export const AttentionNeeded = ev('attention_needed', {
   kind: AttentionKindSchema,
   since: IsoTimestamp.optional(),
   reason: z.string(),
-}, 'A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.');
+}, 'A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, an agent past its window waiting on a subagent nothing can be seen of (at once, the reason naming it), or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.');
 
 export const NextReturned = ev('next_returned', {
   reason: z.enum(NEXT_REASONS),

@@ -59,9 +59,10 @@ export const DisagreementKindSchema = z.enum(DISAGREEMENT_KINDS);
 
 /**
  * Why `next` says a person is needed (reason `attention`): a human wait over its limit, an action
- * a crash left undecidable (orphan), an agent nobody can observe, a stall in report mode.
+ * a crash left undecidable (orphan), an agent nobody can observe, an agent past its window waiting
+ * on a subagent nothing can be seen of (unobservable_child), a stall in report mode, a row whose status it does not know.
  */
-export const ATTENTION_KINDS = ['human_wait', 'orphan', 'unobservable', 'stall_reported', 'unknown_status'] as const;
+export const ATTENTION_KINDS = ['human_wait', 'orphan', 'unobservable', 'unobservable_child', 'stall_reported', 'unknown_status'] as const;
 export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 export const AttentionKindSchema = z.enum(ATTENTION_KINDS);
 

@@ -118,7 +118,14 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
       events.push({ event: 'attention_needed', ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1000)}s: ${v.reason}` });
     };
     if (v.kind === 'waiting_human') attention('human_wait', c.humanWaitLimitMs, 'a person has been needed');
-    if (v.kind === 'unknown') attention('unobservable', c.unobservableAfterMs, 'the agent could not be observed');
+    if (v.kind === 'unknown' && v.unobservedChildren?.length) {
+      // Waiting past its window on a child nothing can be seen of: a person at once, since the
+      // watchdog never will (keyed by the moment it became so, stable while nothing changes).
+      const from = v.deadlineMs ?? nowMs;
+      const k = key(opts.epicId, v.taskId, `unobservable_child@${msToIso(from)}`);
+      const names = v.unobservedChildren.join(', ');
+      if (!history.attention.has(k)) events.push({ event: 'attention_needed', ...ids, key: k, kind: 'unobservable_child', since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
+    } else if (v.kind === 'unknown') attention('unobservable', c.unobservableAfterMs, 'the agent could not be observed');
   }
   // Requests the truth has answered: a nudged agent that made progress, a disagreement that cleared.
   for (const r of history.requests.values()) {

@@ -73,6 +73,42 @@ describe('hook activity → PartialObservation', () => {
   });
 });
 
+describe('PermissionRequest (the dialog opened; real 2.1.197 payload, no tool_use_id)', () => {
+  // As measured on 2.1.197 in a pty: inside a subagent it carries agent_id, tool_name, tool_input and
+  // permission_suggestions; the Notification (permission_prompt) follows ~6 s later without agent_id.
+  const ask = (input: Obj = { command: 'echo hi > probe.txt', description: 'write' }): Obj => ({
+    agent_id: 'a1', agent_type: 'general-purpose', permission_mode: 'default', tool_name: 'Bash', tool_input: input,
+    permission_suggestions: [{ type: 'addDirectories', directories: ['/tmp/x'], destination: 'session' }],
+  });
+  const asked: [number, string, Obj?][] = [[0, 'PreToolUse', pre('t1', 'Bash', { command: 'echo hi > probe.txt' })], [0, 'PermissionRequest', ask()]];
+
+  it('waits for a human from the moment the dialog opens, naming the tool and command', () => {
+    const { part, state } = activity(asked);
+    expect(part.waitingHuman).toEqual({ kind: 'permission_prompt', sinceMs: ms(0), detail: 'permission dialog for Bash: echo hi > probe.txt' });
+    expect(state.waiting?.toolUseId).toBe('t1');
+  });
+
+  it('the Notification that follows keeps the dialog\'s time and words', () => {
+    const { part } = activity([...asked, [6, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission' }]]);
+    expect(part.waitingHuman).toMatchObject({ sinceMs: ms(0), detail: 'permission dialog for Bash: echo hi > probe.txt' });
+  });
+
+  it.each([
+    { name: 'the Post of the asked call', next: [30, 'PostToolUse', post('t1')] },
+    { name: 'a later call (the agent went on after a denial)', next: [30, 'PreToolUse', pre('t2', 'Read', { file_path: '/x' })] },
+    { name: 'the end of the turn', next: [30, 'SubagentStop', { agent_id: 'a1' }] },
+  ] as { name: string; next: [number, string, Obj?] }[])('is answered by $name', ({ next }) => {
+    expect(activity([...asked, next]).part.waitingHuman).toBeUndefined();
+  });
+
+  it('is recorded by the hook without the tool\'s full input', () => {
+    const built = buildHookLine(payload('PermissionRequest', ask({ command: 'echo hi', content: 'SECRET'.repeat(100) })), ms(0));
+    expect(built?.id).toBe('a1');
+    expect(built?.line).toMatchObject({ event: 'PermissionRequest', agent_id: 'a1', tool_name: 'Bash', command: 'echo hi' });
+    expect(JSON.stringify(built?.line)).not.toContain('SECRET');
+  });
+});
+
 describe('buildHookLine', () => {
   it('keeps only the fields the watchdog uses, never the full input or output', () => {
     const built = buildHookLine(payload('PostToolUse', { tool_name: 'Write', tool_input: { file_path: '/f', content: 'SECRET'.repeat(1000) }, tool_use_id: 'tu', tool_response: { stdout: 'OUT' } }), ms(0));

@@ -58,7 +58,14 @@ export interface Observation {
    * ended while background subagents run): their progress is the agent's. `unseenIds`: waited on,
    * but no transcript of theirs was found.
    */
-  waitingOnChildren?: { agentIds: string[]; lastProgressMs?: number; isBackground?: boolean; unseenIds?: string[] };
+  waitingOnChildren?: {
+    agentIds: string[];
+    lastProgressMs?: number;
+    isBackground?: boolean;
+    unseenIds?: string[];
+    /** When the wait on an unseen foreground child began (its call's start): its hook activity is looked for since then. */
+    sinceMs?: number;
+  };
   /**
    * A team lead whose turn ended while these teammates (`<name>@<team>`) still work: they message
    * it when they are done. Their transcripts are not read, so their silence is not judged.

@@ -83,8 +83,10 @@ export function waitedChildren(parent: TranscriptState, children: readonly Child
 }
 
 /** The open foreground subagent calls with no child evidence at all (no progress line names a child), labelled by call. */
-function unseenCalls(state: TranscriptState): string[] {
-  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`);
+function unseenCalls(state: TranscriptState): { labels: string[]; sinceMs?: number } {
+  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined);
+  const starts = calls.map((c) => c.startedAtMs).filter((x): x is number => x !== undefined);
+  return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`), ...(starts.length > 0 ? { sinceMs: Math.min(...starts) } : {}) };
 }
 
 /** The transcript as one source for mergeObservations, its progress including the children it waits on. */
@@ -96,9 +98,10 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   const background = [...backgroundWaits(state), ...inferred];
   // An open foreground call whose subagent has no transcript found and no progress line naming
   // it: the agent waits on a child nothing can be seen of (issue 19 item 3, never acted on).
-  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  const unseenForeground = foreground.length > 0 ? { labels: [] } : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
-    if (unseenForeground.length > 0) part.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    const { labels, sinceMs } = unseenForeground;
+    if (labels.length > 0) part.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...(sinceMs !== undefined ? { sinceMs } : {}) };
     // No child transcript, but its progress lines mirror its open call: that call holds the window.
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
     if (mirrored) part.lastTool = { ...mirrored, isOpenKnown: true };

@@ -1,8 +1,9 @@
 // activity/<id>.ndjson lines (written by `dispatch-watchdog hook`, see hook-line.ts) →
 // HookState → PartialObservation (source 'hooks'). Pure. PreToolUse opens a call by
 // tool_use_id; PostToolUse/PostToolUseFailure close it (even when logged first, as async hooks
-// may be); Notification permission_prompt means a human must answer; SubagentStop/Stop mean
-// the agent's turn ended, until the next event shows it working again.
+// may be); PermissionRequest (the dialog opened, naming the agent and the tool) and Notification
+// permission_prompt mean a human must answer; SubagentStop/Stop mean the agent's turn ended, until
+// the next event shows it working again.
 import { HookStateSchema } from '../../contracts/observe-store.js';
 import type { LineRef } from './line-splitter.js';
 import type { ApiFailureKind, PartialObservation, ToolCall } from './observation.js';
@@ -22,7 +23,7 @@ export interface HookState {
   open: ToolCall[];
   closedIds: string[];
   /** An open prompt; `toolUseId` is the call it was raised for, when one was open. */
-  waiting?: { kind: 'permission_prompt' | 'notification'; sinceMs?: number; detail?: string; toolUseId?: string };
+  waiting?: { kind: 'permission_prompt' | 'notification'; sinceMs?: number; detail?: string; toolUseId?: string; fromEvent?: string };
   stopped?: { event: string; atMs?: number; backgroundRunning?: number };
   stopFailure?: { error?: string; atMs?: number };
   lastOutput?: string;
@@ -63,7 +64,9 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
     s.stopped = undefined;
     s.stopFailure = undefined;
   }
-  if (s.waiting && (ENDS.has(event) || ['SubagentStart', 'UserPromptSubmit'].includes(event) || (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))) {
+  // A prompt holds the agent: the Post of its call, a new turn, or a later call (the agent went on) answers it.
+  const isLaterCall = event === 'PreToolUse' && toolUseId !== undefined && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === 'PermissionRequest';
+  if (s.waiting && (ENDS.has(event) || isLaterCall || ['SubagentStart', 'UserPromptSubmit'].includes(event) || (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))) {
     s.waiting = undefined;
   }
   switch (event) {
@@ -93,8 +96,19 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
       const detail = str(l.message);
       // The prompt is for the newest call still open (its Post answers it).
       const toolUseId = s.open.at(-1)?.toolUseId;
-      if (type === 'permission_prompt') s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail, toolUseId };
+      if (type === 'permission_prompt') {
+        if (s.waiting?.fromEvent !== 'PermissionRequest') s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail, toolUseId };
+      }
       else if (type === 'idle_prompt' || type === 'elicitation_dialog') s.waiting = { kind: 'notification', sinceMs: atMs, detail: detail ?? type };
+      return;
+    }
+    case 'PermissionRequest': {
+      // No tool_use_id in the payload (2.1.197): the prompt is for the newest open call of that tool.
+      const tool = str(l.tool_name);
+      const call = s.open.findLast((c) => c.name === tool && (l.input === undefined || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
+      const what = [tool, str(l.command) ?? str(l.input)].filter(Boolean).join(': ');
+      // The Notification that follows (~6 s later) keeps this one: it says less.
+      s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ''}`, fromEvent: event, ...(call?.toolUseId ? { toolUseId: call.toolUseId } : {}) };
       return;
     }
     case 'SubagentStop':

@@ -18,6 +18,9 @@ import { createTranscriptTail } from './transcript-tail.js';
 import { tailSuffices } from '../parse/tail-context.js';
 import { DEFAULT_POLICY } from '../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
+import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
+import { AGENT_TASK_ID } from '../parse/records/tasks.js';
+import type { TranscriptState } from '../parse/transcript-state.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -67,6 +70,9 @@ interface Memo {
   /** The check (beginCheck count) that last used it. */
   usedInCheck: number;
 }
+
+/** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
+const CHILD_SLACK_MS = 5_000;
 
 /** A memo unused for this many checks is dropped. */
 const MEMO_SWEEP_CHECKS = 64;
@@ -130,7 +136,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Subagents waited on are found by listing directories and reading their files: never reused.
     trace.isMemoizable &&= !readsChildren(r.state);
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
-    const part = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
+    const seen = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
+    const part = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part.contradictions = transcriptContradictions(r.state, task, found.location.path);
     // A subagent's end is written in its parent's transcript (the Task/Agent result, or a task-notification).
     const flatParent = r.state.sessionId && path.join(path.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
@@ -149,6 +156,24 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       if (done) part.finished = { kind: 'parent transcript reports the agent completed', atMs: done.atMs };
     }
     return part;
+  }
+
+  /** The hook activity of the children a parent waits on: by id, and for a foreground child no record names, by its session. */
+  async function waitedChildHooks(w: NonNullable<PartialObservation['waitingOnChildren']>, state: TranscriptState, task: Task, nowMs: number): Promise<ChildHooks[]> {
+    const out: ChildHooks[] = [];
+    for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
+      const h = await hooks.read(id, nowMs);
+      if (h.state) out.push({ agentId: id, state: h.state });
+    }
+    const labels = (w.unseenIds ?? []).filter((x) => !AGENT_TASK_ID.test(x));
+    const sessionId = state.sessionId ?? task.sessionId;
+    if (labels.length > 0 && sessionId && w.sinceMs !== undefined) {
+      // Not a sibling the parent launched or named (a background subagent writes hooks too).
+      const known = new Set([...state.tasks.map((t) => t.id), ...w.agentIds, ...(task.agentId ? [task.agentId] : [])]);
+      const found = await hooks.sessionChildren(sessionId, w.sinceMs - CHILD_SLACK_MS, known, nowMs, labels.length);
+      found.forEach((c, i) => out.push({ ...c, forCall: labels[i] }));
+    }
+    return out;
   }
 
   async function observe(task: Task, nowMs: number): Promise<PartialObservation[]> {

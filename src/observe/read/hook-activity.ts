@@ -1,9 +1,10 @@
 // Reads activity/<agent_id or session_id>.ndjson (written by `dispatch-watchdog hook`)
 // incrementally, keeping a HookState per file; positions persist in <stateDir>/observe/hooks.json.
-import { readdirSync, statSync } from 'node:fs';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { StatePaths } from '../../files/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
+import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TailReader } from './tail-file.js';
 import { TailStore } from './tail-store.js';
 import { TailTracker } from './tail-tracker.js';
@@ -54,6 +55,29 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
       const r = await tracker.read(file, nowMs);
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
+    },
+    /**
+     * The subagents of session `sessionId` whose activity files were written since `sinceMs`, not in
+     * `except`, at most `max` (newest first): the children of a foreground call no transcript or
+     * progress line names. Lists the directory: only for that rare case.
+     */
+    async sessionChildren(sessionId: string, sinceMs: number, except: ReadonlySet<string>, nowMs: number, max = 8): Promise<{ agentId: string; state: HookState }[]> {
+      const names = await fs.readdir(paths.activityDir()).catch(() => [] as string[]);
+      const fresh: { id: string; file: string; mtimeMs: number }[] = [];
+      for (const n of names) {
+        const id = n.endsWith('.ndjson') ? n.slice(0, -'.ndjson'.length) : '';
+        if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
+        const file = path.join(paths.activityDir(), n); // an agent-shaped name is a safe one
+        const st = await fs.stat(file).catch(() => undefined);
+        if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
+      }
+      const out: { agentId: string; state: HookState }[] = [];
+      for (const f of fresh.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
+        if (out.length >= max) break;
+        const r = await tracker.read(f.file, nowMs);
+        if (r.ok && r.state.sessionId === sessionId) out.push({ agentId: f.id, state: r.state });
+      }
+      return out;
     },
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
     peekVersion(id: string | undefined, nowMs: number, isStatRequired = false): number | undefined {
