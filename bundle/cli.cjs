@@ -10539,7 +10539,7 @@ var init_vocabulary = __esm({
     RecoveryModeSchema = _enum(RECOVERY_MODES);
     TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
     TransportCauseSchema = _enum(TRANSPORT_CAUSES);
-    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
+    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript", "agent_running"];
     DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
     ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "unobservable_child", "stall_reported", "unknown_status"];
     AttentionKindSchema = _enum(ATTENTION_KINDS);
@@ -10576,6 +10576,9 @@ function howToAnswer(kind, r) {
   }
   if (kind === "nudge") {
     return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === "reconcile" && r.disagreement === "agent_running") {
+    return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === "reconcile") {
     return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
@@ -10628,7 +10631,7 @@ var init_request = __esm({
       transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
       route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
       message: string2().optional().describe("nudge only: the text to send, verbatim."),
-      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
+      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works)."),
       what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
       row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
     }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
@@ -20584,6 +20587,23 @@ function didYouMean(word, names) {
   return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
 }
 
+// src/core/terminal-watch.ts
+var AFTER_TERMINAL_SLACK_MS = 5e3;
+function watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) {
+  if (task.statusClass !== "terminal" || task.terminalSinceMs === void 0) return false;
+  if (task.pid === void 0 && !task.agentId && !task.sessionId && !task.transcriptPath) return false;
+  return isReconcilePending || nowMs - task.terminalSinceMs <= watchMs;
+}
+function stillRunning(task, obs, windowMs, nowMs) {
+  const since2 = task.terminalSinceMs;
+  if (since2 === void 0 || obs.isProcessAlive === false || task.hasExited) return void 0;
+  if (task.pid !== void 0 && obs.isProcessAlive === true && !obs.finished) return `its process ${task.pid} is alive and nothing says it finished`;
+  const at2 = obs.lastProgressMs === void 0 || obs.outputGrewAtMs === void 0 ? obs.lastProgressMs ?? obs.outputGrewAtMs : Math.max(obs.lastProgressMs, obs.outputGrewAtMs);
+  const isFinishedAfter = obs.finished?.atMs !== void 0 && at2 !== void 0 && obs.finished.atMs >= at2;
+  if (at2 === void 0 || isFinishedAfter || at2 <= since2 + AFTER_TERMINAL_SLACK_MS || nowMs - at2 > windowMs) return void 0;
+  return `it was at work ${Math.round((nowMs - at2) / 1e3)}s ago, ${Math.round((at2 - since2) / 1e3)}s after the row turned terminal`;
+}
+
 // src/core/assess.ts
 var sec = (ms2) => `${Math.round(ms2 / 1e3)}s`;
 function stallReasonOf(v) {
@@ -20664,7 +20684,11 @@ function assess(task, obs, policy, nowMs) {
     reason,
     ...extra
   });
-  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === "terminal") {
+    const running = stillRunning(task, obs, window.effectiveTimeoutMs, nowMs);
+    if (running) return verdict("inconsistent", `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: "agent_running", sinceMs: task.terminalSinceMs } });
+    return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  }
   if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
   if (task.statusClass === "unknown") {
     const guess = statusGuess(task.status);
@@ -21012,7 +21036,7 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
   const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
     const task = tasks.get(v.taskId);
-    if (!task || task.statusClass !== "in_flight") continue;
+    if (!task || task.statusClass !== "in_flight" && v.disagreement?.kind !== "agent_running") continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (["cancel", "redispatch", "escalate"].some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
     if (v.kind === "inconsistent" && v.disagreement) {
@@ -21052,7 +21076,8 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
   for (const r of history.requests.values()) {
     if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
     const v = byTask.get(r.taskId);
-    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : v !== void 0 && v.kind !== "inconsistent";
+    const isAgreed = v === void 0 ? tasks.get(r.taskId)?.statusClass === "terminal" : v.kind !== "inconsistent";
+    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : isAgreed;
     if (isResolved) events.push({ event: "request_answered", key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: "resolved" });
   }
   return { events, actions };
@@ -22715,6 +22740,7 @@ function massStallNotePath(epicId, startMs) {
 function planCheck(verdicts, tasks, history, opts) {
   const acted = actedTaskIds(history);
   const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
+  const judged2 = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
@@ -22751,7 +22777,7 @@ function planCheck(verdicts, tasks, history, opts) {
   } else if (episode && opts.nowMs !== void 0) {
     events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
   }
-  for (const v of inFlight2) {
+  for (const v of judged2) {
     const task = tasks.get(v.taskId);
     const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
@@ -22787,7 +22813,7 @@ function planCheck(verdicts, tasks, history, opts) {
     }
   }
   if (opts.nowMs !== void 0) {
-    const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(judged2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
@@ -23467,10 +23493,14 @@ async function judge(env, read3, nowMs) {
     observed.set(task.taskId, o);
     return o.obs;
   };
+  const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
+  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
+  const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
   for (const task of wave.tasks) {
     let obs;
     let verdict;
-    if (task.statusClass !== "in_flight") {
+    if (task.statusClass === "terminal") task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
+    if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
       verdict = assess(task, obs, opts.policy, nowMs);

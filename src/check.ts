@@ -17,6 +17,8 @@ import type { StatePaths } from './files/paths.js';
 import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import { isAlive } from './sys/proc-identity.js';
+import { watchesTerminalRow } from './core/terminal-watch.js';
+import { DEFAULT_CONTROLS } from './core/controls.js';
 import type { TaskObserver } from './observe/read/observer.js';
 import type { ResolvedOptions } from './options.js';
 import { planCheck, type ActionPerformer, type Plan } from './core/plan.js';
@@ -61,6 +63,8 @@ export interface CheckEnv {
   rowOutputs?: RowOutputs;
   /** Each in-flight task's last observation, by task id (kept between checks; reused while unchanged). */
   observed?: Map<string, ObservedTask>;
+  /** When each terminal row was first read terminal this run: its agent is watched a while for still running. */
+  terminalSince?: Map<string, number>;
   /** The last read as parsed, and as judged (its unchanged rows' tasks kept from the read before). */
   lastRead?: { parsed: Wave; kept: Wave };
 }
@@ -184,10 +188,14 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     observed.set(task.taskId, o);
     return o.obs;
   };
+  const terminalSince = (env.terminalSince ??= new Map());
+  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
+  const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
   for (const task of wave.tasks) {
     let obs: Observation;
     let verdict: Verdict;
-    if (task.statusClass !== 'in_flight') {
+    if (task.statusClass === 'terminal') task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
+    if (task.statusClass !== 'in_flight' && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
       verdict = assess(task, obs, opts.policy, nowMs);

@@ -63,7 +63,7 @@ export const RequestSchema = z
     transport_cause: z.string().optional().describe('resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit).'),
     route: z.enum(['inbox', 'resume']).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
     message: z.string().optional().describe('nudge only: the text to send, verbatim.'),
-    disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered or foreign_transcript.'),
+    disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works).'),
     what_disagrees: z.string().optional().describe('reconcile only: the row says one thing, the agent\'s own record another, in words.'),
     row_status: z.string().optional().describe('reconcile only: the row\'s status when asked; changing it (or its agent fields) answers the request.'),
   })
@@ -89,7 +89,7 @@ export const EscalationNoticeSchema = z
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
 /** The one-line answer instructions written into every request. */
-export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number }): string {
+export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string }): string {
   const row = r.row_task_id ?? r.task_id;
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
@@ -105,6 +105,9 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'nudge') {
     return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === 'reconcile' && r.disagreement === 'agent_running') {
+    return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === 'reconcile') {
     return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;

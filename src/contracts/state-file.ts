@@ -92,6 +92,8 @@ export interface Task {
   isOwnReplacement?: boolean;
   /** ... and its process is gone: done if its output says it finished, else it stalls like any silent agent. */
   hasExited?: boolean;
+  /** A terminal row: when this run first read it terminal (check.ts); its agent is watched a while for still running (assess). */
+  terminalSinceMs?: number;
   /** A replacement the watchdog launched itself: the identity of its process (process adapter). */
   expectedProcess?: { pid: number; startTicks: number; bootId?: string };
   /** The state-file row carrying this task instance, when it differs from taskId (a row reused for a replacement). */

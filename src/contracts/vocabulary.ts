@@ -51,9 +51,11 @@ export const TransportCauseSchema = z.enum(TRANSPORT_CAUSES);
 /**
  * How a row and its agent's own record disagree (a `reconcile` request says which): the row says in
  * progress but the agent finished its turn (agent_finished) or its lead got its result
- * (result_delivered); the transcript found belongs to another agent (foreign_transcript).
+ * (result_delivered); the transcript found belongs to another agent (foreign_transcript); the row
+ * says terminal while the agent is still at work (agent_running: its process alive, or its records
+ * going on after the row turned terminal).
  */
-export const DISAGREEMENT_KINDS = ['agent_finished', 'result_delivered', 'foreign_transcript'] as const;
+export const DISAGREEMENT_KINDS = ['agent_finished', 'result_delivered', 'foreign_transcript', 'agent_running'] as const;
 export type DisagreementKind = (typeof DISAGREEMENT_KINDS)[number];
 export const DisagreementKindSchema = z.enum(DISAGREEMENT_KINDS);
 

@@ -7,6 +7,7 @@ import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
 import { didYouMean } from './did-you-mean.js';
+import { stillRunning } from './terminal-watch.js';
 
 
 export interface Verdict {
@@ -173,7 +174,12 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   });
 
   // 1-2. Status decides first.
-  if (task.statusClass === 'terminal') return verdict('terminal', `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === 'terminal') {
+    // Its agent still at work past the row's end: a question for the owner (never acted on).
+    const running = stillRunning(task, obs, window.effectiveTimeoutMs, nowMs);
+    if (running) return verdict('inconsistent', `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: 'agent_running', sinceMs: task.terminalSinceMs } });
+    return verdict('terminal', `status "${task.status}" is terminal; not evaluated`);
+  }
   if (task.statusClass === 'blocked') return verdict('blocked', 'status is blocked');
   if (task.statusClass === 'unknown') {
     const guess = statusGuess(task.status);

@@ -87,7 +87,7 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
   const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
     const task = tasks.get(v.taskId);
-    if (!task || task.statusClass !== 'in_flight') continue;
+    if (!task || (task.statusClass !== 'in_flight' && v.disagreement?.kind !== 'agent_running')) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     // Another action already owns this task instance (a stop, a replacement, an escalation).
     if ((['cancel', 'redispatch', 'escalate'] as const).some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
@@ -131,7 +131,9 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
   for (const r of history.requests.values()) {
     if (r.status !== 'pending' || (r.kind !== 'nudge' && r.kind !== 'reconcile')) continue;
     const v = byTask.get(r.taskId);
-    const isResolved = r.kind === 'nudge' ? v?.kind === 'healthy' || v?.kind === 'terminal' : v !== undefined && v.kind !== 'inconsistent';
+    // A terminal row no longer in the list judged: its agent stopped, the row and it agree again.
+    const isAgreed = v === undefined ? tasks.get(r.taskId)?.statusClass === 'terminal' : v.kind !== 'inconsistent';
+    const isResolved = r.kind === 'nudge' ? v?.kind === 'healthy' || v?.kind === 'terminal' : isAgreed;
     if (isResolved) events.push({ event: 'request_answered', key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: 'resolved' });
   }
   return { events, actions };

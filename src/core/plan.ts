@@ -106,6 +106,8 @@ export function massStallNotePath(epicId: string, startMs: number): string {
 export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
   const acted = actedTaskIds(history);
   const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
+  // A terminal row whose agent still runs is logged and reconciled like an in-flight disagreement.
+  const judged = [...inFlight, ...verdicts.filter((v) => v.disagreement?.kind === 'agent_running' && tasks.get(v.taskId)?.statusClass === 'terminal')];
   const stalled = inFlight.filter((v) => v.kind === 'stalled');
   const cb = opts.circuitBreaker;
   // A starved host does not stall every agent in the same millisecond: each deadline wakes its own
@@ -151,7 +153,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     events.push({ event: 'mass_stall_ended', held_seconds: secs(opts.nowMs - episode.startMs) });
   }
 
-  for (const v of inFlight) {
+  for (const v of judged) {
     const task = tasks.get(v.taskId)!;
     const isTarget = v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping);
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : undefined;
@@ -190,7 +192,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   }
   // Nudge, reconcile, attention: never destructive, so neither the breaker nor a replacement's cap holds them.
   if (opts.nowMs !== undefined) {
-    const c = planControls(inFlight, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(judged, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
