@@ -135,8 +135,9 @@ describe('reusing an unchanged task\'s observation', () => {
     await s.check(ms(20));
     s.write(s.rows.map((r, k) => (k === 1 ? { ...r, status: 'completed' } : k === 0 ? { ...r, last_activity_ts: at(19) } : r)));
     const r = await s.check(ms(21));
-    // The file was rewritten whole: only the changed in-flight row is observed again.
-    expect(r.observed).toEqual(['t0']);
+    // The file was rewritten whole: only the changed rows are observed again (the in-flight one,
+    // and the one that turned terminal: its agent is watched a while for still running).
+    expect(r.observed).toEqual(['t0', 't1']);
     expect(r.verdicts[0]!.lastProgressMs).toBe(ms(19));
     expect(r.verdicts[1]!.kind).toBe('terminal');
 
