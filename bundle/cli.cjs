@@ -28464,11 +28464,7 @@ async function runWatch(opts, deps, next) {
       pid: deps.pid,
       settle: deps.settle
     };
-    notifier = ctx ? deps.makeNotifier?.({ ...ctx, output: out }) : void 0;
-    if (notifier && log) {
-      log.companionsOf = (e) => notifier.companionsOf(e);
-      notifier.recover();
-    }
+    notifier = ctx ? attachNotifier(deps, ctx, out) : void 0;
     if (ctx && deps.recover) await deps.recover(ctx);
     if (opts.isOnce) {
       const r = await runCheck(env, clock3.nowMs());
@@ -28544,6 +28540,13 @@ async function runWatch(opts, deps, next) {
     await telemetry?.shutdown();
     await lock?.release();
   }
+}
+function attachNotifier(deps, ctx, output) {
+  const notifier = deps.makeNotifier?.({ ...ctx, output });
+  if (!notifier) return void 0;
+  ctx.log.companionsOf = (e) => notifier.companionsOf(e);
+  notifier.recover();
+  return notifier;
 }
 async function openJournal(opts, deps, clock3, runId, live) {
   const paths = new StatePaths(opts.stateDir);
@@ -29665,8 +29668,11 @@ async function runRecover(opts, deps) {
   guardStateDir(paths.root);
   const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
-    const { paths: paths2, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    let notifier;
+    const { paths: paths2, history, log } = await openJournal(opts, deps, deps.clock, runId, (e) => notifier?.onAppended(e));
+    notifier = attachNotifier(deps, { paths: paths2, opts, log, history, runId }, deps.output);
     const report = await deps.recover?.({ paths: paths2, opts, log, history, runId }) ?? { done: [], finished: [], failed: [], orphans: [] };
+    await notifier?.drain();
     if (opts.isJson) {
       deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...report.failed.length > 0 ? { failed: report.failed } : {}, orphans: report.orphans }) + "\n");
     } else {

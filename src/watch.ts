@@ -149,11 +149,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       settle: deps.settle,
     };
     // Before recovery: its recovery_summary may be news for the webhook.
-    notifier = ctx ? deps.makeNotifier?.({ ...ctx, output: out }) : undefined;
-    if (notifier && log) {
-      log.companionsOf = (e) => notifier!.companionsOf(e);
-      notifier.recover();
-    }
+    notifier = ctx ? attachNotifier(deps, ctx, out) : undefined;
     if (ctx && deps.recover) await deps.recover(ctx);
 
     if (opts.isOnce) {
@@ -236,6 +232,15 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     await telemetry?.shutdown();
     await lock?.release();
   }
+}
+
+/** The webhook notifier, if one is configured, attached to `ctx.log` (its lines go in the same write as their events) and settling what a crash left unfinished. */
+export function attachNotifier(deps: WatchDeps, ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }, output: Output): NotifierPort | undefined {
+  const notifier = deps.makeNotifier?.({ ...ctx, output });
+  if (!notifier) return undefined;
+  ctx.log.companionsOf = (e) => notifier.companionsOf(e);
+  notifier.recover();
+  return notifier;
 }
 
 /** Prepare the journal for one epic: history from every day's log, the lock, and a log writer. */

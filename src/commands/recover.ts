@@ -8,7 +8,7 @@ import { guardStateDir } from '../files/atomic-write.js';
 import { acquireLock } from '../journal/lock.js';
 import { StatePaths } from '../files/paths.js';
 import { resolveOptions, type ResolvedOptions, type WatchdogFlags } from '../options.js';
-import { openJournal, type WatchDeps } from '../watch.js';
+import { attachNotifier, openJournal, type NotifierPort, type WatchDeps } from '../watch.js';
 import { teach } from '../cli-help.js';
 import { configOption, stateDirOption, type CliContext } from './command.js';
 
@@ -19,8 +19,12 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
   guardStateDir(paths.root);
   const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
   try {
-    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId);
+    let notifier: NotifierPort | undefined;
+    const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId, (e) => notifier?.onAppended(e));
+    // The orphans found are news for the webhook, and a notification a crash left unsent is settled too.
+    notifier = attachNotifier(deps, { paths, opts, log, history, runId }, deps.output);
     const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
+    await notifier?.drain();
     if (opts.isJson) {
       deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
     } else {

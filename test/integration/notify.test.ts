@@ -168,6 +168,52 @@ describe('webhook notifications', () => {
     expect(s.events('notify_failed')).toEqual([expect.objectContaining({ is_orphan: true })]);
   }, 60_000);
 
+  it('a mass stall is told once per episode; an unanswered request once', async () => {
+    await using hook = await startWebhookServer();
+    const silent = (id: string) => ({ task_id: id, ticket_id: `ENG-${id}`, status: 'in_progress', dispatched_at: ago(30), last_activity_ts: ago(30) });
+    const m = scene(hook, {}, [silent('t2'), silent('t3')]);
+    await m.once();
+    await m.once();
+    expect(hook.requests.map((r) => (r.body as { trigger: string }).trigger)).toEqual(['mass_stall']);
+    expect((hook.requests[0]!.body as { text: string }).text).toMatch(/^\[dispatch-watchdog\] epic E-1: 3 of 3 tasks stalled at once \(t1, t2, t3\)/);
+
+    // A redispatch request (mailbox) with a 1 s deadline, left unanswered.
+    const u = scene(hook, { on: ['unanswered_request'] });
+    writeFileSync(path.join(u.dir, 'watchdog.config.yaml'), stringify({ requests: { deadline_seconds: 1 }, notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['unanswered_request'] } }));
+    const r = await runCli(['--epic-id', EPIC, '--state-dir', u.dir, '--timeout', '1', '--once'], { env: { WEBHOOK_URL: hook.url } });
+    expect(r.code).toBe(3);
+    const deadline = Date.parse(String(u.events('redispatch')[0]!.answer_by));
+    await until(() => Date.now() > deadline + 50, 5_000, 'the answer_by to pass');
+    await runCli(['--epic-id', EPIC, '--state-dir', u.dir, '--timeout', '1', '--once'], { env: { WEBHOOK_URL: hook.url } });
+    const told = hook.requests.slice(1).map((x) => x.body as { trigger: string; key: string });
+    expect(told).toEqual([expect.objectContaining({ trigger: 'unanswered_request', key: `${EPIC}:notify:unanswered_request:${EPIC}:t1:redispatch` })]);
+  }, 40_000);
+
+  it('recover tells the webhook about the orphans it found: a cancel command killed mid-run with its watchdog', async () => {
+    await using hook = await startWebhookServer();
+    const s = scene(hook, { on: ['orphan'] });
+    const pidFile = path.join(s.dir, 'cancel.pid');
+    const cancel = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`];
+    writeFileSync(path.join(s.dir, 'watchdog.config.yaml'), stringify({ action: 'cancel', agents: { adapter: 'command', cancel_argv: cancel }, notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['orphan'] } }));
+    const env = { WEBHOOK_URL: hook.url };
+    const child = spawnCli(['--epic-id', EPIC, '--state-dir', s.dir, '--timeout', '1', '--action', 'cancel', '--once'], { env });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const pid = await until(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')), 20_000, 'the cancel command to run');
+    onTestFinished(() => {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
+    child.kill('SIGKILL');
+    await exited(child);
+    const r = await runCli(['recover', '--epic-id', EPIC, '--state-dir', s.dir], { env });
+    expect(r, r.stdout + r.stderr).toMatchObject({ code: 3 });
+    expect(hook.requests.map((x) => x.body)).toEqual([expect.objectContaining({ trigger: 'orphan', text: expect.stringContaining(`1 action(s) a crash left undecided, never re-fired: ${EPIC}:t1:cancel`) })]);
+    expect(s.events('notify_sent')).toHaveLength(1);
+  }, 40_000);
+
   it('a url_env naming no variable is a config error that does not show a URL', async () => {
     await using hook = await startWebhookServer();
     const s = scene(hook, { url_env: 'NO_SUCH_WEBHOOK_VAR' });
