@@ -20668,7 +20668,7 @@ function derived2(obs, policy) {
   derivedOf.set(obs, fresh);
   return fresh;
 }
-function assess(task, obs, policy, nowMs) {
+function assess(task, obs, policy, nowMs, wave = {}) {
   const d = derived2(obs, policy);
   const window = d.window;
   const verdict = (kind, reason, extra = {}) => ({
@@ -20764,9 +20764,14 @@ function assess(task, obs, policy, nowMs) {
       return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
-    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
-      const ids = children.unseenIds;
+    const childRows = children && stallReason === "inactivity" && !isGone ? ownRows(children.agentIds, task.taskId, wave) : [];
+    const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
+    if (stallReason === "inactivity" && children && unseen?.length && !isGone) {
+      const ids = unseen;
       return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
+    if (childRows.length > 0) {
+      return verdict("healthy", `${waitingOn(children)}, idle ${sec(idleMs)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(", ")}, judged and recovered on its own; this task is judged again once that row is no longer in flight${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
@@ -20787,6 +20792,14 @@ function assess(task, obs, policy, nowMs) {
 function silentModelCause(obs) {
   if (!obs.sources.includes("transcript") || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
   return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
+}
+function ownRows(agentIds, selfTaskId, wave) {
+  const out = [];
+  for (const a of agentIds) {
+    const row = wave.rowOfAgent?.get(a);
+    if (row !== void 0 && row !== selfTaskId) out.push([a, row]);
+  }
+  return out;
 }
 function waitingOn(children) {
   const many = children.agentIds.length > 1 ? "s" : "";
@@ -23496,6 +23509,7 @@ async function judge(env, read3, nowMs) {
   const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
   const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
+  const context = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])) };
   for (const task of wave.tasks) {
     let obs;
     let verdict;
@@ -23503,15 +23517,15 @@ async function judge(env, read3, nowMs) {
     if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
     } else {
       const last = observed.get(task.taskId);
       const reused = reuseObservation(last, task, env.observers, nowMs);
       obs = reused ?? await observeAfresh(task);
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
       if (reused && verdict.kind !== "healthy" && !reuseObservation(last, task, env.observers, nowMs, true)) {
         obs = await observeAfresh(task);
-        verdict = assess(task, obs, opts.policy, nowMs);
+        verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }
     observations.set(task.taskId, obs);

@@ -3,7 +3,7 @@
 import type { Task, Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import { InputError } from './contracts/errors.js';
-import { assess, type Verdict } from './core/assess.js';
+import { assess, type Verdict, type WaveContext } from './core/assess.js';
 import { writeFileAtomic } from './files/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
@@ -191,6 +191,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   const terminalSince = (env.terminalSince ??= new Map());
   const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
+  const context: WaveContext = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === 'in_flight' && t.agentId).map((t) => [t.agentId!, t.taskId])) };
   for (const task of wave.tasks) {
     let obs: Observation;
     let verdict: Verdict;
@@ -198,17 +199,17 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     if (task.statusClass !== 'in_flight' && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
     } else {
       const last = observed.get(task.taskId);
       const reused = reuseObservation(last, task, env.observers, nowMs);
       obs = reused ?? (await observeAfresh(task));
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
       // Change notification may have vouched for the files: nothing but healthy is concluded
       // before they are stat'ed (and observed again if that shows a change).
       if (reused && verdict.kind !== 'healthy' && !reuseObservation(last, task, env.observers, nowMs, true)) {
         obs = await observeAfresh(task);
-        verdict = assess(task, obs, opts.policy, nowMs);
+        verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }
     observations.set(task.taskId, obs);

@@ -155,8 +155,14 @@ function derived(obs: Observation, policy: Policy): Derived {
   return fresh;
 }
 
+/** What one task's judgment needs to know of the rest of its wave. */
+export interface WaveContext {
+  /** Agents (subagent ids) that have an in-flight row of their own, by that row's task id. */
+  rowOfAgent?: ReadonlyMap<string, string>;
+}
+
 /** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
-export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number): Verdict {
+export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number, wave: WaveContext = {}): Verdict {
   const d = derived(obs, policy);
   const window = d.window;
   const verdict = (kind: VerdictKind, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
@@ -279,10 +285,17 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       return verdict('healthy', `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
-    if (stallReason === 'inactivity' && children?.unseenIds && !isGone) {
+    const childRows = children && stallReason === 'inactivity' && !isGone ? ownRows(children.agentIds, task.taskId, wave) : [];
+    const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
+    if (stallReason === 'inactivity' && children && unseen?.length && !isGone) {
       // Missing evidence never kills: the child may be at work where the watchdog cannot look.
-      const ids = children.unseenIds;
+      const ids = unseen;
       return verdict('unknown', `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(', ')}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
+    if (childRows.length > 0) {
+      // The child it waits on has a row of its own, judged and recovered there: acting on this
+      // parent too would act twice on one stall (killing a lead kills its foreground child).
+      return verdict('healthy', `${waitingOn(children!)}, idle ${sec(idleMs)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(', ')}, judged and recovered on its own; this task is judged again once that row is no longer in flight${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const why =
       stallReason === 'never_started'
@@ -320,6 +333,16 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
 function silentModelCause(obs: Observation): TransportCause | undefined {
   if (!obs.sources.includes('transcript') || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return undefined;
   return obs.isApiRetrying ? 'rate_limit' : 'frozen_stream';
+}
+
+/** The waited-on children that are in-flight rows of their own (not this task), as [agent, row]. */
+function ownRows(agentIds: readonly string[], selfTaskId: string, wave: WaveContext): [string, string][] {
+  const out: [string, string][] = [];
+  for (const a of agentIds) {
+    const row = wave.rowOfAgent?.get(a);
+    if (row !== undefined && row !== selfTaskId) out.push([a, row]);
+  }
+  return out;
 }
 
 /** "waiting on subagent a1" / "waiting on background subagents a1, b2". */

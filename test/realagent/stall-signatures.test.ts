@@ -4,7 +4,8 @@
 // counterpart run at the same time:
 // - a background subagent wedged before its first assistant turn (#86200): stalled at its window;
 // - a subagent hung at its first tool call, 0 tool uses, its parent waiting (#78313): the call's
-//   stream stops mid-tool_use; the subagent and the lead stalled at the window;
+//   stream stops mid-tool_use; the subagent stalled at the window, its lead deferring to the
+//   subagent's own row (one stall, one action);
 // - a subagent whose work is on disk but whose Agent call never returns: its final answer freezes;
 // - a session repeating one identical call: looping, not stalled.
 // A tool result never delivered after its command finished cannot be made with 2.1.197: it
@@ -85,6 +86,18 @@ async function neverFlagged(w: RunningWatchdog, id: string, sinceMs: number, wha
   return seen;
 }
 
+/**
+ * The lead waiting on its subagent is not stalled with it: the subagent has a row of its own, judged
+ * and recovered there (one stall, one action); the lead says so, and no check stalled it.
+ */
+async function leadDefers(sc: Scene, waitsOn: 'subagent' | 'background subagent'): Promise<void> {
+  const lead = await sc.w.waitTask('lead', (t) => t.reason.includes('judged and recovered on its own'), 'the lead waiting on its subagent\'s own row');
+  expect(lead.verdict).toBe('healthy');
+  expect(lead.reason).toContain(`waiting on ${waitsOn} ${sc.agentId}, idle`);
+  expect(lead.reason).toContain(`${sc.agentId} is row sub`);
+  expect(sc.w.checks().filter((c) => taskIn(c, 'lead')?.verdict === 'stalled')).toEqual([]);
+}
+
 /** A lead that launches its subagent in the background, ends its turn, then answers the notification. */
 const bgLead = (name: string): TurnScript[] => [{ blocks: [agent(`SUB-${name}: do the work`, { background: true })] }, { blocks: [text('launched, waiting')] }, { blocks: [text('lead done')] }];
 /** A lead that waits on its subagent in the foreground (an open Agent call). */
@@ -97,7 +110,7 @@ const subRecords = (sc: Scene) => readFileSync(path.join(sc.s.subagentsDir, `age
 const toolUses = (recs: Record<string, any>[]) => recs.filter((r) => r.type === 'assistant').flatMap((r) => (r.message?.content ?? []).filter((b: any) => b.type === 'tool_use'));
 
 describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s tracker, on real sessions', { timeout: 120_000 }, () => {
-  it('a background subagent wedged before its first assistant turn is stalled at its window, its lead with it; one that answers is not', async () => {
+  it('a background subagent wedged before its first assistant turn is stalled at its window, its lead deferring to that row; one that answers is not', async () => {
     const gate = tempDir();
     const [wedged, answers] = await Promise.all([
       scene('WEDGED', bgLead('WEDGED'), [{ freeze: 'before_bytes' }]),
@@ -109,15 +122,14 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
     // #86200's shape: user records, no assistant record.
     expect(subRecords(wedged).filter((r) => r.type === 'assistant')).toEqual([]);
     expect(subRecords(wedged).some((r) => r.type === 'user')).toBe(true);
-    const lead = await wedged.w.waitTask('lead', (t) => t.verdict === 'stalled', 'the lead waiting on it');
-    expect(lead.reason).toContain(`waiting on background subagent ${wedged.agentId}, which stalled`);
+    await leadDefers(wedged, 'background subagent');
     for (const id of ['sub', 'lead']) await neverFlagged(answers.w, id, startedMs, `the ${id} of the subagent that answered`);
     expect(answers.w.tasks().find((t) => t.task_id === 'sub')).toMatchObject({ verdict: 'healthy', exemptions: ['open_tool_call'] });
     mkdirSync(`${gate}/go`);
     expect(await answers.s.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('a subagent hung at its first tool call (its stream stops mid-tool_use, 0 tool uses) is stalled at its window, its waiting lead too; one whose first call runs long is not', async () => {
+  it('a subagent hung at its first tool call (its stream stops mid-tool_use, 0 tool uses) is stalled at its window, its waiting lead deferring to that row; one whose first call runs long is not', async () => {
     const gate = tempDir();
     const [hung, running] = await Promise.all([
       scene('FIRSTCALL', fgLead('FIRSTCALL'), [{ freeze: 'mid_message', blocks: [bash('npm run build')] }]),
@@ -127,15 +139,14 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
     const stalled = await stalledAtWindow(hung.w, 'sub', 'the subagent hung at its first call');
     expect(stalled).toMatchObject({ stall_reason: 'inactivity', last_tool: null });
     expect(toolUses(subRecords(hung))).toEqual([]);
-    const lead = await hung.w.waitTask('lead', (t) => t.verdict === 'stalled', 'the lead waiting on it');
-    expect(lead.reason).toContain(`waiting on subagent ${hung.agentId}, which stalled`);
+    await leadDefers(hung, 'subagent');
     for (const id of ['sub', 'lead']) await neverFlagged(running.w, id, startedMs, `the ${id} of the subagent whose first call runs long`);
     expect(running.w.tasks().find((t) => t.task_id === 'sub')).toMatchObject({ verdict: 'healthy', last_tool: 'Bash', exemptions: ['open_tool_call'] });
     mkdirSync(`${gate}/go`);
     expect(await running.s.exited).toEqual({ code: 0, signal: null });
   });
 
-  it('a subagent whose work is on disk but whose Agent call never returns (its final answer freezes) is stalled at its window, its lead too; one that answers returns', async () => {
+  it('a subagent whose work is on disk but whose Agent call never returns (its final answer freezes) is stalled at its window, its lead deferring to that row; one that answers returns', async () => {
     const dir = tempDir();
     const [frozen, returns] = await Promise.all([
       scene('NORETURN', fgLead('NORETURN'), [{ blocks: [bash(`echo built > ${dir}/frozen.txt`)] }, { freeze: 'mid_message', blocks: [text('Work done: frozen.txt written.')] }]),
@@ -146,8 +157,7 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
     expect(stalled).toMatchObject({ stall_reason: 'inactivity', last_tool: 'Bash' });
     expect(readFileSync(path.join(dir, 'frozen.txt'), 'utf8')).toBe('built\n');
     expect(JSON.stringify(frozen.s.transcript().filter((r) => r.type === 'user'))).not.toContain('tool_result');
-    const lead = await frozen.w.waitTask('lead', (t) => t.verdict === 'stalled', 'the lead waiting on it');
-    expect(lead.reason).toContain(`waiting on subagent ${frozen.agentId}, which stalled`);
+    await leadDefers(frozen, 'subagent');
     expect(await returns.s.exited).toEqual({ code: 0, signal: null });
     expect(returns.s.stream().at(-1)).toMatchObject({ type: 'result', is_error: false, result: 'lead done' });
     for (const id of ['sub', 'lead']) await neverFlagged(returns.w, id, startedMs, `the ${id} of the subagent that returned`);

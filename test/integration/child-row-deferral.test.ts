@@ -1,0 +1,73 @@
+// One stall, one action: a lead waiting on a subagent that has a row of its own is not acted on
+// as well (killing the lead would kill its foreground child, and two replacements would start).
+// The subagent's row is judged and recovered; the lead is judged again once that row is no longer
+// in flight. In-process `next` on a manual clock, transcripts in a fake Claude config dir.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assistant, jsonl, toolUse, user } from '../helpers/claude-lines.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { startSession } from '../helpers/session.js';
+import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const EPIC = 'E-1';
+const S = 1000;
+const T0 = Date.parse('2026-04-02T10:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const SUB = 'a0123456789abcdef';
+
+/** A lead (session s-1) whose Agent call is open, and its subagent, both silent since T0 + 5 s. */
+function transcripts(dir: string): string {
+  const claude = path.join(dir, 'claude');
+  const project = path.join(claude, 'projects', '-work-p');
+  mkdirSync(path.join(project, 's-1', 'subagents'), { recursive: true });
+  const lead = { timestamp: iso(T0), sessionId: 's-1' };
+  writeFileSync(path.join(project, 's-1.jsonl'), jsonl(user(0, 'run the wave', lead), assistant(1, [toolUse('p1', 'Agent', { description: 'ticket', prompt: 'do P-1' })], { ...lead, timestamp: iso(T0 + S) })));
+  const child = { sessionId: 's-1', agentId: SUB, isSidechain: true };
+  writeFileSync(
+    path.join(project, 's-1', 'subagents', `agent-${SUB}.jsonl`),
+    jsonl(user(2, 'do P-1', { ...child, timestamp: iso(T0 + 2 * S) }), assistant(5, [toolUse('c1', 'Read', { file_path: '/x' })], { ...child, timestamp: iso(T0 + 5 * S) }), user(6, [{ tool_use_id: 'c1', type: 'tool_result', content: 'ok' }], { ...child, timestamp: iso(T0 + 6 * S) })),
+  );
+  return claude;
+}
+
+async function next(clock: ManualClock, dir: string, claude: string) {
+  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, action: 'redispatch', json: true }, { isNext: true, claudeConfigDir: claude });
+  for (let i = 0; i < 30 && !s.isDone(); i++) await s.advance(10 * S);
+  if (!s.isDone()) s.stop();
+  return { code: await s.done, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };
+}
+
+describe('a lead waiting on a subagent with a row of its own', () => {
+  it('is not acted on with it: one stall, one redispatch request, for the subagent; the lead says why it waits', async () => {
+    const dir = tempDir();
+    const claude = transcripts(dir);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' },
+      { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(T0), agent_id: SUB },
+    ]);
+    const { code, doc } = await next(new ManualClock(T0 + 10 * S), dir, claude);
+    expect(code).toBe(10);
+    expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['sub']);
+    const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
+    expect(stalls.map((e) => e.task_id)).toEqual(['sub']);
+    const lead = readWatchdogJson(dir, EPIC).tasks.find((t: { task_id: string }) => t.task_id === 'lead');
+    expect(lead).toMatchObject({ verdict: 'healthy' });
+    expect(lead.reason).toContain(`waiting on subagent ${SUB}, idle`);
+    expect(lead.reason).toContain(`${SUB} is row sub, judged and recovered on its own`);
+  });
+
+  it('is judged again once that row is no longer in flight: then its own silence is a stall', async () => {
+    const dir = tempDir();
+    const claude = transcripts(dir);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' },
+      { task_id: 'sub', ticket_id: 'P-1', status: 'cancelled', dispatched_at: iso(T0), agent_id: SUB },
+    ]);
+    const { code, doc } = await next(new ManualClock(T0 + 10 * S), dir, claude);
+    expect(code).toBe(10);
+    expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['lead']);
+    expect(readEvents(dir).find((e) => e.event === 'stall_detected' && e.task_id === 'lead')?.reason).toContain(`waiting on subagent ${SUB}, which stalled`);
+  });
+});
