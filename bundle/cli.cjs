@@ -23567,9 +23567,9 @@ async function runCheck(env, nowMs) {
       const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
-      const judged2 = await judge(env, next.wave, nowMs);
+      const judged = await judge(env, next.wave, nowMs);
       earlier = current;
-      current = judged2;
+      current = judged;
       if (earlier || !needsSecondRead(current, previous)) break;
     }
   }
@@ -27447,6 +27447,7 @@ function createWatchView(out, o) {
   }
   const seen = [];
   const escalated = /* @__PURE__ */ new Set();
+  let isFinished = false;
   return {
     event(e) {
       seen.push(e);
@@ -27455,7 +27456,12 @@ function createWatchView(out, o) {
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
-      if (frame) redraw();
+      if (frame && !isFinished) redraw();
+    },
+    note(line, atMs) {
+      if (!o.terminal.isTty) return plain(line, atMs);
+      feed.push(line);
+      if (frame && !isFinished) redraw();
     },
     result(r) {
       if (!r.ok) return queue;
@@ -27476,7 +27482,7 @@ function createWatchView(out, o) {
     },
     flush: () => queue,
     tick(nowMs) {
-      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
+      if (!o.terminal.isTty || !frame || isFinished || nowMs <= frame.nowMs) return;
       frame = { ...frame, nowMs };
       redraw();
     },
@@ -27484,6 +27490,7 @@ function createWatchView(out, o) {
       const text = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
       for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
       drawn = 0;
+      isFinished = true;
     }
   };
 }
@@ -28434,7 +28441,7 @@ async function runWatch(opts, deps, next) {
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
-  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
+  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
   if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
@@ -30688,8 +30695,8 @@ async function epicState(paths, epicId) {
     if (wave.tasks.length === 0) return { isFinished: false, why: "its wave lists no task" };
     const { history } = await loadHistory(paths, epicId, { isWritable: false });
     if (hasPendingRequest(history)) return { isFinished: false, why: "a request waits for the orchestrator's answer" };
-    const judged2 = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
-    const open2 = judged2.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
+    const judged = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
+    const open2 = judged.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
     if (open2.length === 0) return { isFinished: true, why: "wave complete" };
     return { isFinished: false, why: `${open2.length} task(s) not finished; its requests may be pending` };
   } catch (e) {
@@ -30799,105 +30806,18 @@ var import_node_crypto8 = require("node:crypto");
 var import_node_fs44 = require("node:fs");
 var import_node_path42 = __toESM(require("node:path"), 1);
 init_errors();
-init_format();
 
-// src/demo/live-view.ts
-init_format();
-var NOT_CHECKED = "(not checked yet)";
-var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
-var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
-var LiveView = class {
-  constructor(out, opts) {
-    this.out = out;
-    this.opts = opts;
-  }
-  out;
-  opts;
-  feed = [];
-  pending = [];
-  rows = [];
-  elapsedMs = 0;
-  drawnLines = 0;
-  lastState = /* @__PURE__ */ new Map();
-  /** A line for the event feed, `atMs` after the start; shown in time order at the next update. */
-  note(atMs, who, text) {
-    this.pending.push({ atMs, line: `${elapsed(atMs).padStart(7)}  ${who.padEnd(12)}  ${text}` });
-  }
-  /** New table contents; a TTY redraws, plain output prints the new events and what changed. */
-  update(elapsedMs, rows) {
-    this.elapsedMs = elapsedMs;
-    this.rows = rows;
-    const fresh = this.pending.splice(0).sort((a, b) => a.atMs - b.atMs).map((p) => p.line);
-    this.feed.push(...fresh);
-    if (this.opts.isTty) return this.redraw();
-    for (const line of fresh) this.out.out(line + "\n");
-    for (const r of rows) {
-      if (r.verdict === NOT_CHECKED) continue;
-      const state = `${r.verdict}|${r.exemptions}`;
-      if (this.lastState.get(r.taskId) === state) continue;
-      this.lastState.set(r.taskId, state);
-      const exempt = r.exemptions === "-" ? "" : `  exemptions ${r.exemptions}`;
-      this.out.out(`${elapsed(elapsedMs).padStart(7)}  ${"status".padEnd(12)}  ${r.taskId}: ${r.verdict}, idle/window ${r.idleWindow}${exempt}, last tool ${r.lastTool}
-`);
-    }
-  }
-  /** The last frame (TTY) or the final table (plain). */
-  finish(elapsedMs, rows) {
-    this.update(elapsedMs, rows);
-    if (this.opts.isTty) return;
-    this.out.out("\n" + this.table());
-  }
-  table() {
-    return renderTable(HEADER2, this.rows.map((r) => [r.taskId, r.agent, r.process, r.verdict, r.idleWindow, r.exemptions, r.lastTool]));
-  }
-  redraw() {
-    const width = Math.max(40, (this.opts.columns || 120) - 1);
-    const keep = this.opts.feedLines ?? 12;
-    const lines = [
-      `${this.opts.title}  ${elapsed(this.elapsedMs)}`,
-      "",
-      ...this.table().trimEnd().split("\n"),
-      "",
-      "events",
-      ...this.feed.slice(-keep)
-    ].map((l) => l.length > width ? l.slice(0, width - 1) + "…" : l);
-    const up = this.drawnLines > 0 ? `\x1B[${this.drawnLines}F\x1B[J` : "";
-    this.out.out(up + lines.join("\n") + "\n");
-    this.drawnLines = lines.length;
-  }
-};
-
-// src/demo/live-rows.ts
-function judged(entry) {
-  if (!entry) return { verdict: NOT_CHECKED, idleWindow: "-", exemptions: "-", lastTool: "-" };
-  const verdict = entry.verdict === "terminal" ? entry.status : entry.verdict === "stalled" ? "STALLED" : entry.verdict;
-  return {
-    verdict,
-    idleWindow: entry.idle_seconds === null ? "-" : `${entry.idle_seconds}s / ${entry.effective_timeout_seconds}s`,
-    exemptions: entry.exemptions.join(",") || "-",
-    lastTool: entry.last_tool ?? "-"
-  };
-}
-function processOf(run) {
-  const e = run.exit;
-  const state = !e ? "running" : e.code === 0 ? "exit 0" : e.signal ? `killed (${e.signal})` : `exit ${e.code}`;
-  return `pid ${run.pid} ${state}`;
-}
-function liveRows(runs, doc, replacements) {
-  const entry = (id) => doc?.tasks.find((t) => t.task_id === id);
-  const rows = [];
-  const place = (taskId) => {
-    for (const r of replacements.filter((x) => x.event.task_id === taskId)) {
-      const id = r.event.recovery_task_id;
-      rows.push({ taskId: id, agent: `replacement of ${taskId}`, process: `pid ${r.event.pid ?? "?"} ${r.isAlive ? "running" : "exited"}`, ...judged(entry(id)) });
-      place(id);
-    }
-  };
-  for (const run of runs) {
-    rows.push({ taskId: run.spec.taskId, agent: run.spec.label, process: processOf(run), ...judged(entry(run.spec.taskId)) });
-    place(run.spec.taskId);
-  }
-  return rows;
+// src/demo/fit-width.ts
+function fitWidth(text, columns) {
+  if (columns === void 0) return text;
+  return text.split("\n").flatMap((line) => {
+    if (line.length <= columns) return [line];
+    const lead = /^ */.exec(line)[0];
+    const width = Math.max(16, columns - lead.length);
+    const room = width - 4;
+    const words = line.slice(lead.length).split(" ").flatMap((w) => w.length <= room ? [w] : w.match(new RegExp(`.{1,${room}}`, "g")) ?? [w]);
+    return wrap(words.join(" "), width, "    ").map((part2) => lead + part2);
+  }).join("\n");
 }
 
 // src/demo/orchestrator.ts
@@ -31184,6 +31104,7 @@ function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
 
 // src/demo/summary.ts
 init_format();
+var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
 var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
 var ofKind = (f, e) => f.events.filter((x) => x.event === e);
 var byRole = (f, role) => f.runs.find((r) => r.role === role);
@@ -31249,6 +31170,8 @@ function renderSummary(f, checks, files) {
   const ok = checks.every((c) => c.ok);
   const secs4 = ((f.endMs - f.t0Ms) / 1e3).toFixed(1);
   const width = Math.max(...files.list.map(([p]) => p.length));
+  const isStacked = files.columns !== void 0 && files.list.some(([p, what]) => 4 + width + what.length > files.columns);
+  const fileLines = files.list.flatMap(([p, what]) => isStacked ? [`  ${p}`, `      ${what}`] : [`  ${p.padEnd(width)}  ${what}`]);
   return [
     "",
     `Summary of epic ${f.epicId} after ${secs4} s: ${ok ? "the demo went as expected." : "the demo did NOT go as expected."}`,
@@ -31263,7 +31186,7 @@ function renderSummary(f, checks, files) {
     ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.text}`),
     "",
     files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
-    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
+    ...fileLines,
     ...files.isKept ? ["", `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : [],
     ""
   ].join("\n");
@@ -31430,18 +31353,12 @@ async function interestingFiles(ws) {
 // src/demo/run-demo.ts
 var REFRESH_MS = 250;
 var Monitor = class {
-  constructor(ws, orchestrator, view, sinceStart, t0Ms) {
+  constructor(ws, orchestrator) {
     this.ws = ws;
     this.orchestrator = orchestrator;
-    this.view = view;
-    this.sinceStart = sinceStart;
-    this.t0Ms = t0Ms;
   }
   ws;
   orchestrator;
-  view;
-  sinceStart;
-  t0Ms;
   doc;
   events = [];
   replacements = [];
@@ -31458,22 +31375,17 @@ var Monitor = class {
       this.inFlight = void 0;
     }
   }
-  rows() {
-    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
-  }
   async read() {
     const text = await import_node_fs44.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
-    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, "watchdog", renderEvent(e).slice(9));
     this.events = log.events;
     this.replacements = await Promise.all(this.events.filter((e) => e.event === "redispatch").map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
     const bash2 = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === "long-bash")?.spec.taskId);
     if (bash2 && bash2.exemptions.length > 0 && bash2.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
       this.bashWindowSeen = { windowSeconds: bash2.effective_timeout_seconds, exemptions: [...bash2.exemptions] };
     }
-    this.view.update(this.sinceStart(), this.rows());
   }
 };
 var safeJson = (text) => {
@@ -31488,22 +31400,29 @@ async function isSameAlive(e) {
   const p = await probeProcess(e.pid);
   return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
 }
+var DEMO_FEED_LINES = 6;
+function demoView(view) {
+  return { ...view, interrupt: () => void 0 };
+}
 async function runDemo(opts, deps) {
   const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
   const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
   const t0Ms = clock3.nowMs();
-  const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
-  output.out(
+  const width = () => opts.terminal.isTty ? Math.max(40, (opts.terminal.columns() ?? 100) - 1) : void 0;
+  const say = (text) => output.out(fitWidth(text, width()));
+  say(
     [
       `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
       `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1e3} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1e3} s) and is left alone.`,
       `State dir: ${ws.root}`,
+      "",
       ""
     ].join("\n")
   );
-  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
+  const view = demoView(createWatchView(output, { epicId: DEMO_EPIC_ID, terminal: opts.terminal, feedLines: DEMO_FEED_LINES }));
+  const note = (who, text) => view.note(`${new Date(clock3.nowMs()).toISOString().slice(11, 19)} ${who}: ${text}`, clock3.nowMs());
   const orchestrator = new DemoOrchestrator({
     paths: ws.paths,
     epicId: DEMO_EPIC_ID,
@@ -31514,9 +31433,9 @@ async function runDemo(opts, deps) {
     projectsDir: ws.projectsDir,
     repoDir: ws.repoDir,
     sessionId: ws.sessionId,
-    onNote: (text) => view.note(sinceStart(), "orchestrator", text)
+    onNote: (text) => note("orchestrator", text)
   });
-  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
+  const monitor = new Monitor(ws, orchestrator);
   const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path42.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
@@ -31530,8 +31449,10 @@ async function runDemo(opts, deps) {
       clock: clock3,
       pid: deps.pid,
       signal: AbortSignal.any([deps.signal, giveUp.signal]),
-      // Events are shown from the dispatch log; only warnings come through here.
-      output: { out: () => void 0, err: (text) => view.note(sinceStart(), "watchdog", text.trim()) },
+      // The view draws the events; a warning joins its feed instead of breaking the frame.
+      output: { out: (text) => output.out(text), err: (text) => note("watchdog", text.trim()) },
+      terminal: opts.terminal,
+      view,
       // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
       makeObservers: deps.makeObservers ?? realObservers(watchEnv),
       ...realActionDeps({ clock: clock3, env: watchEnv })
@@ -31546,7 +31467,6 @@ async function runDemo(opts, deps) {
   await orchestrator.allExited(3e3);
   clearInterval(ticker);
   await monitor.refresh(true).catch(() => void 0);
-  view.finish(sinceStart(), monitor.rows());
   await gatherFacts(facts, ws, orchestrator, monitor);
   facts.endMs = clock3.nowMs();
   const checks = checkDemo(facts);
@@ -31554,7 +31474,7 @@ async function runDemo(opts, deps) {
   const isKept = opts.isKept || !ok;
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
-  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
+  say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
   if (!isKept) await import_node_fs44.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
@@ -31590,8 +31510,9 @@ async function cleanUp(orchestrator, monitor) {
 // src/commands/demo.ts
 function registerDemo(program2, { env, setCode }) {
   const cmd = program2.command("demo").description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`).option("--keep", "keep the temporary state dir afterwards (kept anyway when the demo fails)").action(async (flags) => {
-    const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
-    const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
+    const plain = { isTty: false, hasColor: false, columns: () => void 0 };
+    const terminal = env.output.out === processOutput.out ? env.watchDeps.terminal ?? detectTerminal(process.stdout, env.env) : plain;
+    const demo = { isKept: Boolean(flags.keep), terminal, env: env.env, cwd: env.cwd };
     setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
   });
   teach(cmd, {

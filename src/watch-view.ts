@@ -22,6 +22,8 @@ export interface WatchViewOptions {
 export interface WatchView {
   /** A line the log just wrote. */
   event(e: DispatchEvent): void;
+  /** A line from outside the log for the feed (the demo's orchestrator), `HH:MM:SS who: text`. */
+  note(line: string, atMs: number): void;
   /** A check finished (ok or not); resolves once it is drawn. */
   result(r: CheckResult): Promise<void>;
   /** Something else was written to the terminal: start the next frame below it. */
@@ -90,6 +92,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
 
   const seen: DispatchEvent[] = [];
   const escalated = new Set<string>();
+  let isFinished = false;
   return {
     event(e) {
       seen.push(e);
@@ -98,7 +101,13 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
-      if (frame) redraw();
+      // The last line (watchdog_stopped) comes after the summary: a frame below it would repeat the table.
+      if (frame && !isFinished) redraw();
+    },
+    note(line, atMs) {
+      if (!o.terminal.isTty) return plain(line, atMs);
+      feed.push(line);
+      if (frame && !isFinished) redraw();
     },
     result(r) {
       if (!r.ok) return queue;
@@ -119,7 +128,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
     },
     flush: () => queue,
     tick(nowMs) {
-      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
+      if (!o.terminal.isTty || !frame || isFinished || nowMs <= frame.nowMs) return;
       frame = { ...frame, nowMs };
       redraw();
     },
@@ -127,6 +136,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       const text = `${reason === 'wave_complete' ? 'wave complete' : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
       for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), '  ')) out.out(line + '\n');
       drawn = 0;
+      isFinished = true;
     },
   };
 }

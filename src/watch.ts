@@ -3,7 +3,7 @@
 import { safeText } from './present/safe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
-import { createWatchView } from './watch-view.js';
+import { createWatchView, type WatchView } from './watch-view.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
 import { EXIT } from './contracts/exit-codes.js';
@@ -43,6 +43,8 @@ export interface WatchDeps {
   makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
   /** The terminal the live view draws on (absent: plain lines). */
   terminal?: Terminal;
+  /** The live view to draw on instead of one made here (the demo's, which adds its own lines to the feed). */
+  view?: WatchView;
   /** Plain output: a heartbeat line after this long without one. @defaultValue 300000 */
   heartbeatMs?: number;
   /** Wake early when the state file changes. @defaultValue true (tests on a manual clock turn it off) */
@@ -96,7 +98,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   // --dry-run journals nothing for a live view to show: each check is printed whole instead.
   const view =
     !opts.isOnce && !opts.isJson && !next && !isReadOnly
-      ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs })
+      ? (deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs }))
       : undefined;
   // A row that cannot be judged is never silent: its event goes to stderr too (once, when it changes).
   // An epic with no state file is refused after a short settle (the orchestrator may be writing it),

@@ -12,9 +12,11 @@ export function registerDemo(program: Command, { env, setCode }: CliContext): vo
     .description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`)
     .option('--keep', 'keep the temporary state dir afterwards (kept anyway when the demo fails)')
     .action(async (flags: { keep?: boolean }) => {
-      // TERM=dumb gets plain lines: no cursor movement.
-      const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
-      const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
+      // TERM=dumb, a pipe or an output not the process's get plain lines: no cursor movement (the
+      // output is wrapped by main, so it is told by its out function).
+      const plain = { isTty: false, hasColor: false, columns: () => undefined };
+      const terminal = env.output.out === processOutput.out ? (env.watchDeps.terminal ?? detectTerminal(process.stdout, env.env)) : plain;
+      const demo = { isKept: Boolean(flags.keep), terminal, env: env.env, cwd: env.cwd };
       setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
     });
   teach(cmd, {

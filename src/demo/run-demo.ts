@@ -1,6 +1,7 @@
 // `dispatch-watchdog demo`: the main job on an embedded default. A temp state dir, three agent
 // processes writing Claude Code transcripts, the real watch loop with the process adapter and the
-// transcript observer, a live table, and a summary that checks the run went as the scenario says.
+// transcript observer, drawn by the live view `watch` draws (the orchestrator's lines in its feed),
+// fitted to the terminal, and a summary that checks the run went as the scenario says.
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -8,13 +9,13 @@ import { probeProcess } from '../sys/proc-identity.js';
 import type { DispatchEvent, EventOf } from '../contracts/events.js';
 import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-json.js';
 import { WatchdogError } from '../contracts/errors.js';
-import { renderEvent } from '../core/format.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
 import { resolveOptions } from '../options.js';
 import { runWatch, type WatchDeps } from '../watch.js';
 import { realActionDeps, realObservers } from '../wiring.js';
-import { liveRows, type ReplacementState } from './live-rows.js';
-import { LiveView } from './live-view.js';
+import type { Terminal } from '../deps.js';
+import { createWatchView, type WatchView } from '../watch-view.js';
+import { fitWidth } from './fit-width.js';
 import { DemoOrchestrator } from './orchestrator.js';
 import { DEMO_EPIC_ID, DEMO_TIMING, REPLACEMENT_DONE_TEXT, REPLACEMENT_TASK_ID, demoAgents } from './scenario.js';
 import { checkDemo, renderSummary, type DemoFacts } from './summary.js';
@@ -24,9 +25,8 @@ import { createWorkspace, interestingFiles, type Workspace } from './workspace.j
 export interface DemoOptions {
   /** Keep the temp dir (it is kept anyway when the demo fails). */
   isKept: boolean;
-  /** Redraw the table in place; otherwise print plain lines. */
-  isTty: boolean;
-  columns?: number;
+  /** Where the live view draws: a terminal redraws its table in place; otherwise plain lines. */
+  terminal: Terminal;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Where the temp dir is made. @defaultValue os.tmpdir() */
@@ -37,7 +37,13 @@ export interface DemoOptions {
 
 const REFRESH_MS = 250;
 
-/** Watches what the run leaves on disk and feeds the live view. */
+/** A replacement the watchdog launched, and whether its process is still there. */
+interface ReplacementState {
+  event: EventOf<'redispatch'>;
+  isAlive: boolean;
+}
+
+/** Watches what the run leaves on disk, for the closing summary. */
 class Monitor {
   doc?: WatchdogJson;
   events: DispatchEvent[] = [];
@@ -48,9 +54,6 @@ class Monitor {
   constructor(
     private readonly ws: Workspace,
     private readonly orchestrator: DemoOrchestrator,
-    private readonly view: LiveView,
-    private readonly sinceStart: () => number,
-    private readonly t0Ms: number,
   ) {}
 
   /** Re-read the files and redraw; a tick skips while one is in flight, the final one (`isFinal`) waits for it. */
@@ -65,23 +68,17 @@ class Monitor {
     }
   }
 
-  rows() {
-    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
-  }
-
   private async read(): Promise<void> {
     const text = await fs.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), 'utf8').catch(() => undefined);
     const parsed = text === undefined ? undefined : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
-    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, 'watchdog', renderEvent(e).slice(9));
     this.events = log.events;
     this.replacements = await Promise.all(this.events.filter((e): e is EventOf<'redispatch'> => e.event === 'redispatch').map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
     const bash = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === 'long-bash')?.spec.taskId);
     if (bash && bash.exemptions.length > 0 && bash.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
       this.bashWindowSeen = { windowSeconds: bash.effective_timeout_seconds, exemptions: [...bash.exemptions] };
     }
-    this.view.update(this.sinceStart(), this.rows());
   }
 }
 
@@ -100,28 +97,41 @@ async function isSameAlive(e: EventOf<'redispatch'>): Promise<boolean> {
   return p.kind === 'alive' && (e.start_ticks === undefined || p.identity.startTicks === e.start_ticks);
 }
 
+/** Events kept under the demo's table: its frame stays within a 30-line terminal. */
+const DEMO_FEED_LINES = 6;
+
+/** The view as the demo drives it: its warnings go to the feed, so nothing else writes between frames. */
+function demoView(view: WatchView): WatchView {
+  return { ...view, interrupt: () => undefined };
+}
+
 /** Run the demo; resolves to 0 when everything went as the scenario expects, else 1. */
 export async function runDemo(opts: DemoOptions, deps: WatchDeps): Promise<number> {
   const { clock, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
   const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: randomUUID() });
   const t0Ms = clock.nowMs();
-  const sinceStart = () => clock.nowMs() - t0Ms;
   const t = DEMO_TIMING;
-  output.out(
+  // Text is fitted to a terminal's width as it is when written (the view reads it at every redraw).
+  const width = () => (opts.terminal.isTty ? Math.max(40, (opts.terminal.columns() ?? 100) - 1) : undefined);
+  const say = (text: string) => output.out(fitWidth(text, width()));
+  say(
     [
       `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
       `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1000} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1000} s) and is left alone.`,
       `State dir: ${ws.root}`,
       '',
+      '',
     ].join('\n'),
   );
-  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
+  // The live view of the watch itself; the orchestrator's doings join its event feed.
+  const view = demoView(createWatchView(output, { epicId: DEMO_EPIC_ID, terminal: opts.terminal, feedLines: DEMO_FEED_LINES }));
+  const note = (who: string, text: string) => view.note(`${new Date(clock.nowMs()).toISOString().slice(11, 19)} ${who}: ${text}`, clock.nowMs());
   const orchestrator = new DemoOrchestrator({
     paths: ws.paths, epicId: DEMO_EPIC_ID, clock, nodePath, scriptPath: ws.scriptPath, plansDir: ws.plansDir,
-    projectsDir: ws.projectsDir, repoDir: ws.repoDir, sessionId: ws.sessionId, onNote: (text) => view.note(sinceStart(), 'orchestrator', text),
+    projectsDir: ws.projectsDir, repoDir: ws.repoDir, sessionId: ws.sessionId, onNote: (text) => note('orchestrator', text),
   });
-  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
+  const monitor = new Monitor(ws, orchestrator);
 
   // The watchdog gets its own env: Claude's config dir inside the demo, and never a Linear key.
   const watchEnv: NodeJS.ProcessEnv = { ...opts.env, CLAUDE_CONFIG_DIR: path.join(ws.root, 'claude') };
@@ -137,8 +147,10 @@ export async function runDemo(opts: DemoOptions, deps: WatchDeps): Promise<numbe
       clock,
       pid: deps.pid,
       signal: AbortSignal.any([deps.signal, giveUp.signal]),
-      // Events are shown from the dispatch log; only warnings come through here.
-      output: { out: () => undefined, err: (text) => view.note(sinceStart(), 'watchdog', text.trim()) },
+      // The view draws the events; a warning joins its feed instead of breaking the frame.
+      output: { out: (text) => output.out(text), err: (text) => note('watchdog', text.trim()) },
+      terminal: opts.terminal,
+      view,
       // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
       makeObservers: deps.makeObservers ?? realObservers(watchEnv),
       ...realActionDeps({ clock, env: watchEnv }),
@@ -153,7 +165,6 @@ export async function runDemo(opts: DemoOptions, deps: WatchDeps): Promise<numbe
   await orchestrator.allExited(3000);
   clearInterval(ticker);
   await monitor.refresh(true).catch(() => undefined);
-  view.finish(sinceStart(), monitor.rows());
 
   await gatherFacts(facts, ws, orchestrator, monitor);
   facts.endMs = clock.nowMs();
@@ -162,7 +173,7 @@ export async function runDemo(opts: DemoOptions, deps: WatchDeps): Promise<numbe
   const isKept = opts.isKept || !ok;
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
-  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
+  say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
   if (!isKept) await fs.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }

@@ -2,7 +2,6 @@
 // against what the scenario expects, and rendered as the closing summary. Pure.
 import type { DispatchEvent } from '../contracts/events.js';
 import { renderEvent } from '../core/format.js';
-import { elapsed } from './live-view.js';
 import { DEMO_TIMING, REPLACEMENT_TASK_ID, STALLED_TASK_ID, type AgentRole } from './scenario.js';
 
 /** What became of one agent the orchestrator dispatched. */
@@ -41,6 +40,9 @@ export interface Check {
   ok: boolean;
   text: string;
 }
+
+/** `+6.4s`: time since the demo started. */
+export const elapsed = (ms: number) => `+${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 
 const UNEXPECTED = new Set(['action_failed', 'escalated_to_blocked', 'mass_stall', 'truth_inconsistent', 'looping_detected', 'waiting_human', 'task_unknown', 'input_error', 'recovery_summary']);
 
@@ -116,10 +118,13 @@ function notFlagged(f: DemoFacts): string[] {
 }
 
 /** The closing summary; `files` are [path relative to the demo dir, what it is]. */
-export function renderSummary(f: DemoFacts, checks: readonly Check[], files: { dir: string; isKept: boolean; list: [string, string][] }): string {
+export function renderSummary(f: DemoFacts, checks: readonly Check[], files: { dir: string; isKept: boolean; list: [string, string][]; columns?: number }): string {
   const ok = checks.every((c) => c.ok);
   const secs = ((f.endMs - f.t0Ms) / 1000).toFixed(1);
   const width = Math.max(...files.list.map(([p]) => p.length));
+  // Side by side when it fits the terminal, else each file's use under it.
+  const isStacked = files.columns !== undefined && files.list.some(([p, what]) => 4 + width + what.length > files.columns!);
+  const fileLines = files.list.flatMap(([p, what]) => (isStacked ? [`  ${p}`, `      ${what}`] : [`  ${p.padEnd(width)}  ${what}`]));
   return [
     '',
     `Summary of epic ${f.epicId} after ${secs} s: ${ok ? 'the demo went as expected.' : 'the demo did NOT go as expected.'}`,
@@ -134,7 +139,7 @@ export function renderSummary(f: DemoFacts, checks: readonly Check[], files: { d
     ...checks.map((c) => `  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.text}`),
     '',
     files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
-    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
+    ...fileLines,
     ...(files.isKept ? ['', `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : []),
     '',
   ].join('\n');

@@ -54,6 +54,10 @@ describe('the live view between checks and at the end', () => {
     out.length = 0;
     view.finish('wave_complete');
     expect(out.join('')).toBe('wave complete: 1 stall, 0 redispatches, 1 escalation (tracker\n  skipped: not moved to Blocked), 0 requests answered; time to\n  detect: 80.0 s past the window\n');
+    // The log's last line comes after the summary: no second table under it.
+    view.event({ event: 'watchdog_stopped', ...env, reason: 'wave_complete', checks: 2 } as DispatchEvent);
+    view.tick(T0 + 10 * S);
+    expect(out.join('')).not.toContain('TASK');
   });
 
   it('the loop itself prints the summary when the wave completes', async () => {
