@@ -19071,6 +19071,10 @@ var init_linear = __esm({
 });
 
 // src/core/format.ts
+function idleWindowCell(idleSeconds, windowSeconds, isStalled) {
+  if (idleSeconds === null) return "-";
+  return `${isStalled && idleSeconds <= windowSeconds ? `>${fmtSecs(windowSeconds)}` : fmtSecs(idleSeconds)} / ${fmtSecs(windowSeconds)}`;
+}
 function cut(s, n, isFlattened = true) {
   const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
   return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
@@ -19089,7 +19093,7 @@ function renderStatus(doc, live = {}) {
     t.task_id,
     t.ticket_id,
     t.verdict === "stalled" ? "STALLED" : t.verdict,
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === "stalled"),
     t.exemptions.join(",") || "-",
     t.reason
   ].map((cell2) => safeText(cell2)));
@@ -27323,7 +27327,7 @@ function frameRows(f) {
     t.task_id,
     t.ticket_id,
     verdictText(t, f),
-    idleNow(t, f) === null ? "-" : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === "stalled"),
     t.verdict === "terminal" || t.verdict === "blocked" ? "-" : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
     f.requests.get(t.task_id)?.join(",") || "-",

@@ -10,6 +10,15 @@ export const fmtSecs = (s: number | null | undefined) => {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 };
 
+/**
+ * `75s / 2m00s`. A stall is strictly past its window, so a stalled task whose whole seconds read no
+ * more than the window says so: `>4s / 4s`, never `4s / 4s`.
+ */
+export function idleWindowCell(idleSeconds: number | null, windowSeconds: number, isStalled: boolean): string {
+  if (idleSeconds === null) return '-';
+  return `${isStalled && idleSeconds <= windowSeconds ? `>${fmtSecs(windowSeconds)}` : fmtSecs(idleSeconds)} / ${fmtSecs(windowSeconds)}`;
+}
+
 /** Cut `s` to `n` characters with an ellipsis; whitespace runs (newlines too) become one space unless told not to. */
 export function cut(s: string, n: number, isFlattened = true): string {
   const flat = isFlattened ? s.replace(/\s+/g, ' ') : s;
@@ -41,7 +50,7 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
     t.task_id,
     t.ticket_id,
     t.verdict === 'stalled' ? 'STALLED' : t.verdict,
-    t.idle_seconds === null ? '-' : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === 'stalled'),
     t.exemptions.join(',') || '-',
     t.reason,
   ].map((cell) => safeText(cell))); // a reason quotes the row (its status) and the agent (its last call)

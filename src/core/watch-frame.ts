@@ -3,7 +3,7 @@
 // passes the check, the time and the terminal's width.
 import type { ExemptionName } from '../contracts/vocabulary.js';
 import type { WatchdogJson } from '../contracts/watchdog-json.js';
-import { cut, fmtSecs } from './format.js';
+import { cut, fmtSecs, idleWindowCell } from './format.js';
 import { safeText } from '../present/safe-text.js';
 
 export { cut };
@@ -79,7 +79,7 @@ export function frameRows(f: FrameInput): string[][] {
     t.task_id,
     t.ticket_id,
     verdictText(t, f),
-    idleNow(t, f) === null ? '-' : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === 'stalled'),
     t.verdict === 'terminal' || t.verdict === 'blocked' ? '-' : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === 'healthy' ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : '-',
     f.requests.get(t.task_id)?.join(',') || '-',

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWave } from '../../src/check-wave.js';
-import { renderStatus } from '../../src/core/format.js';
+import { idleWindowCell, renderStatus } from '../../src/core/format.js';
 import { deadlineCell, exemptionWhy, fitTable, requestsByTask } from '../../src/core/watch-frame.js';
 import { detectTerminal } from '../../src/deps.js';
 import { REPO_ROOT } from '../helpers/cli.js';
@@ -11,6 +11,16 @@ async function exampleReport() {
   const r = await checkWave({ stateDir: path.join(REPO_ROOT, '.onex_state.example'), epicId: 'PROJ-1000', nowMs: Date.parse('2026-04-02T10:10:00Z'), shouldReadClaudeCode: false });
   return r.report;
 }
+
+describe('the idle / window cell', () => {
+  it('a stall is strictly past its window: whole seconds equal to it read as over it', () => {
+    expect(idleWindowCell(4, 4, true)).toBe('>4s / 4s');
+    expect(idleWindowCell(120, 120, true)).toBe('>2m00s / 2m00s');
+    expect(idleWindowCell(5, 4, true)).toBe('5s / 4s');
+    expect(idleWindowCell(4, 4, false)).toBe('4s / 4s');
+    expect(idleWindowCell(null, 4, true)).toBe('-');
+  });
+});
 
 describe('status table', () => {
   it('cuts a 300-character reason (one line, ellipsis); the document keeps it whole', async () => {
