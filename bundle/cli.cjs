@@ -22757,7 +22757,7 @@ function massStallNotePath(epicId, startMs) {
 function planCheck(verdicts, tasks, history, opts) {
   const acted = actedTaskIds(history);
   const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const judged2 = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
+  const judged = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
@@ -22794,7 +22794,7 @@ function planCheck(verdicts, tasks, history, opts) {
   } else if (episode && opts.nowMs !== void 0) {
     events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
   }
-  for (const v of judged2) {
+  for (const v of judged) {
     const task = tasks.get(v.taskId);
     const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
@@ -22830,7 +22830,7 @@ function planCheck(verdicts, tasks, history, opts) {
     }
   }
   if (opts.nowMs !== void 0) {
-    const c = planControls(judged2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(judged, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
