@@ -21,7 +21,7 @@ async function judge(stateDir: string, claudeDir: string, aheadMs = 0) {
   return { code: r.code, task: JSON.parse(r.stdout).tasks[0] as Record<string, any> };
 }
 
-describe.skipIf(claudeSkip !== undefined)('API retries of a real claude -p session, from its stream-json output', () => {
+describe.skipIf(claudeSkip !== undefined)('API retries of a real claude -p session, from its stream-json output', { timeout: 120_000 }, () => {
   it('a retry-after longer than the window is waited out, and the run goes on', async () => {
     const marker = 'RETRYAFTER-1';
     server.script(marker, [[{ status: 429, retryAfter: 8 }, { status: 429, retryAfter: 8 }, { blocks: [text('Done after the limit lifted.')] }]]);

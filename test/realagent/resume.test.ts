@@ -17,7 +17,7 @@ let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-describe.skipIf(claudeSkip !== undefined)('resume a real claude -p session', () => {
+describe.skipIf(claudeSkip !== undefined)('resume a real claude -p session', { timeout: 120_000 }, () => {
   it("a frozen stream is resumed in the agent's own session: the resumed run's first request carries the prior conversation", async () => {
     const marker = 'RESUME-REAL-1';
     // Turn 0: a Bash call that completes. Turn 1: the stream freezes mid-message (Claude Code
