@@ -172,7 +172,10 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
     await until(() => loops.w.checks().some((c) => taskIn(c, 'lead')?.verdict === 'looping'), 60_000, 'looping');
     const checks = loops.w.checks();
     const looping = checks.find((c) => taskIn(c, 'lead')?.verdict === 'looping')!;
-    expect(taskIn(looping, 'lead')!.reason).toMatch(/^same Bash call repeated [4-9] times in a row/);
+    // How many repeats are on disk by the first check that says so depends on the machine's load
+    // (10 at load 28); never fewer than the rule's 4.
+    const repeats = Number(/^same Bash call repeated (\d+) times in a row/.exec(taskIn(looping, 'lead')!.reason)?.[1]);
+    expect(repeats, taskIn(looping, 'lead')!.reason).toBeGreaterThanOrEqual(4);
     expect(checks.filter((c) => taskIn(c, 'lead')?.verdict === 'stalled')).toEqual([]);
     // Flagged at the first or second check (one a second) after the 4th identical call is on disk.
     const fourth = loops.s.transcript().filter((r) => r.type === 'assistant' && JSON.stringify(r.message?.content).includes('tool_use'))[3]!;
