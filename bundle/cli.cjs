@@ -1208,7 +1208,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path43 = require("node:path");
-    var fs33 = require("node:fs");
+    var fs34 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs33.existsSync(executableFile)) return;
+        if (fs34.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2221,10 +2221,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path43.resolve(baseDir, baseName);
-          if (fs33.existsSync(localBin)) return localBin;
+          if (fs34.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path43.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs33.existsSync(`${localBin}${ext}`)
+            (ext) => fs34.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,7 +2236,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs33.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs34.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -17927,14 +17927,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs33 = this.flowScalar(this.type);
+              const fs34 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs33, sep: [] });
+                map.items.push({ start, key: fs34, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs33);
+                this.stack.push(fs34);
               } else {
-                Object.assign(it, { key: fs33, sep: [] });
+                Object.assign(it, { key: fs34, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18062,13 +18062,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs33 = this.flowScalar(this.type);
+              const fs34 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs33, sep: [] });
+                fc.items.push({ start: [], key: fs34, sep: [] });
               else if (it.sep)
-                this.stack.push(fs33);
+                this.stack.push(fs34);
               else
-                Object.assign(it, { key: fs33, sep: [] });
+                Object.assign(it, { key: fs34, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -19606,21 +19606,40 @@ async function readOwnFile(file) {
   }
 }
 var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-async function removeStaleTemps(dir, isAlive2) {
+var TEMP_GRACE_MS = 6e4;
+async function removeStaleTemps(dir, isAlive2, opts = {}) {
   let names;
   try {
     names = await import_node_fs2.promises.readdir(dir);
   } catch {
     return 0;
   }
+  const cutoffMs = (opts.nowMs ?? Date.now()) - (opts.graceMs ?? TEMP_GRACE_MS);
   let removed = 0;
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
     if (!m || isAlive2(Number(m[1]))) continue;
-    await import_node_fs2.promises.rm(import_node_path2.default.join(dir, name), { force: true });
+    const file = import_node_path2.default.join(dir, name);
+    const st = await import_node_fs2.promises.lstat(file).catch(() => void 0);
+    if (!st?.isFile() || st.mtimeMs > cutoffMs) continue;
+    await import_node_fs2.promises.rm(file, { force: true });
     removed++;
   }
   return removed;
+}
+async function tempFileDirs(paths, epicId) {
+  const epic = paths.epicDir(epicId);
+  const checkpoints = import_node_path2.default.join(paths.root, "pipeline_checkpoints");
+  const tickets = await import_node_fs2.promises.readdir(checkpoints, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => import_node_path2.default.join(checkpoints, e.name)), () => []);
+  return [
+    epic,
+    ...["requests", "acks", "agents", "launches", "commands", "inbox-sent"].map((d) => import_node_path2.default.join(epic, d)),
+    paths.frictionDir(),
+    paths.dispatchLogDir(),
+    import_node_path2.default.join(paths.root, "observe"),
+    import_node_path2.default.join(paths.root, "observe", "history"),
+    ...tickets
+  ];
 }
 
 // src/act/agents/inbox-lock.ts
@@ -20307,7 +20326,9 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `preparing the ${op} command`, e, file);
   }
-  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
+  const marks = { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
+  if ("recoveryTaskId" in req) marks.DISPATCH_WATCHDOG_TASK_ID = req.recoveryTaskId;
+  const env = agentEnv(process.env, marks, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
@@ -20318,7 +20339,10 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
     }
     if (r.exitCode === 0) {
       await write({ ...done, status: "done" });
-      return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      if (op !== "redispatch") return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      const launched = await launchedProcess(req.key, req.paths.root);
+      const which = launched ? `; its replacement runs as pid ${launched.pid}` : "; no process it started carries DISPATCH_WATCHDOG_KEY (the replacement runs elsewhere: it is watched once a row lists it)";
+      return { ...succeeded(op, "command", `the ${op} command for ${req.key} exited 0${which}.`, { markerPath: file }), ...launched ? { pid: launched.pid, identity: launched } : {} };
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: "unknown" });
@@ -20330,6 +20354,13 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `recording the ${op} command's result`, e, file);
   }
+}
+async function launchedProcess(key3, stateRoot) {
+  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: key3, DISPATCH_WATCHDOG_STATE_DIR: stateRoot });
+  const pids = new Set(found.map((p) => p.pid));
+  const tops = [];
+  for (const p of found) if (!(await ancestry(p.pid)).slice(1).some((a) => pids.has(a))) tops.push(p);
+  return tops.length === 1 ? tops[0] : void 0;
 }
 function createCommandAdapter(agents, deps) {
   const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
@@ -20513,6 +20544,85 @@ function createAdapter(name, agents, deps, opts = {}) {
       return createProcessAdapter(cfg, deps, opts.process);
     case "command":
       return createCommandAdapter(cfg, deps);
+  }
+}
+
+// src/act/recovery/first-prompt.ts
+var import_node_fs10 = require("node:fs");
+
+// src/files/pseudo-files.ts
+var import_node_fs9 = require("node:fs");
+var import_node_path8 = __toESM(require("node:path"), 1);
+var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
+var rootDevices;
+function pseudoDevices() {
+  if (rootDevices) return rootDevices;
+  rootDevices = /* @__PURE__ */ new Set();
+  for (const root of ["/proc", "/sys"]) {
+    try {
+      rootDevices.add((0, import_node_fs9.statSync)(root).dev);
+    } catch {
+    }
+  }
+  return rootDevices;
+}
+function pseudoFileReason(file, dev) {
+  let real;
+  try {
+    real = import_node_fs9.realpathSync.native(import_node_path8.default.resolve(file));
+  } catch {
+    real = import_node_path8.default.resolve(file);
+  }
+  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
+  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
+  return void 0;
+}
+function isPseudoDevice(dev) {
+  return pseudoDevices().has(dev);
+}
+function pseudoDeviceReason(file) {
+  return refusal(file, file, void 0);
+}
+function refusal(file, real, root) {
+  const where2 = real === import_node_path8.default.resolve(file) ? "" : ` (it resolves to ${real})`;
+  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
+}
+
+// src/act/recovery/first-prompt.ts
+var FIRST_PROMPT_SCAN_BYTES = 256 * 1024;
+var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+function promptOfRecord(rec) {
+  if (!isRec(rec) || rec.type !== "user" || rec.isMeta === true || rec.isCompactSummary === true || !isRec(rec.message)) return void 0;
+  const content = rec.message.content;
+  const text = typeof content === "string" ? content : Array.isArray(content) && !content.some((b) => isRec(b) && b.type === "tool_result") ? content.map((b) => isRec(b) && b.type === "text" && typeof b.text === "string" ? b.text : "").join("\n") : "";
+  if (!text.trim() || /^\s*<(command-|local-command)/.test(text)) return void 0;
+  return text.trim();
+}
+async function readFirstPrompt(file) {
+  if (!file) return void 0;
+  const fh = await import_node_fs10.promises.open(file, "r").catch(() => void 0);
+  if (!fh) return void 0;
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || isPseudoDevice(st.dev)) return void 0;
+    const buf = Buffer.alloc(Math.min(FIRST_PROMPT_SCAN_BYTES, st.size));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    for (const line of buf.subarray(0, bytesRead).toString("utf8").split("\n")) {
+      if (!line.includes('"user"')) continue;
+      let rec;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const prompt = promptOfRecord(rec);
+      if (prompt) return prompt;
+    }
+    return void 0;
+  } catch {
+    return void 0;
+  } finally {
+    await fh.close();
   }
 }
 
@@ -21101,7 +21211,7 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
 }
 
 // src/act/recovery/checkpoint.ts
-var import_node_fs9 = require("node:fs");
+var import_node_fs11 = require("node:fs");
 var import_yaml2 = __toESM(require_dist(), 1);
 init_ids();
 
@@ -21677,7 +21787,8 @@ var CheckpointSchema = looseObject({
   last_tool: LastTool.nullable(),
   last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
   supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null."),
-  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.")
+  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said."),
+  original_prompt: string2().optional().describe("The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown.")
 }).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
 function parseCheckpoint(text, fileName) {
   return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
@@ -21699,18 +21810,35 @@ function itemText(v) {
   }
   return void 0;
 }
+var MARKER = /^\s*(?:[-*•+]|\d+[.)]|\[[ xX✓✔]?\])(?:\s+|(?=\[))/;
+function stripMarkers(text) {
+  let s = text;
+  for (let prev = ""; prev !== s; ) [prev, s] = [s, s.replace(MARKER, "")];
+  return s.trim();
+}
+function workItemKey(text) {
+  return stripMarkers(text).normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
 function workItems(sources) {
   const out = [];
+  const seen = /* @__PURE__ */ new Set();
   for (const src of sources) {
     const list2 = Array.isArray(src) ? src : typeof src === "string" ? src.split("\n") : [];
     for (const raw of list2) {
-      const text = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, "").trim();
-      if (!text || out.includes(text)) continue;
+      const item = itemText(raw);
+      const text = item === void 0 ? void 0 : stripMarkers(item);
+      const key3 = text && workItemKey(text);
+      if (!text || !key3 || seen.has(key3)) continue;
+      seen.add(key3);
       out.push(text.length > MAX_ITEM_CHARS ? text.slice(0, MAX_ITEM_CHARS - 1) + "…" : text);
       if (out.length >= MAX_ITEMS) return out;
     }
   }
   return out;
+}
+function withoutDone(remaining, completed) {
+  const done = new Set(completed.map(workItemKey));
+  return remaining.filter((w) => !done.has(workItemKey(w)));
 }
 function completedFromCalls(calls) {
   const out = [];
@@ -21722,11 +21850,14 @@ function completedFromCalls(calls) {
   return out;
 }
 
+// src/act/recovery/checkpoint.ts
+init_safe_text();
+
 // src/act/recovery/recovery-prompt.ts
-var import_node_path8 = __toESM(require("node:path"), 1);
+var import_node_path9 = __toESM(require("node:path"), 1);
 var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
 function diagnosisPath(checkpointPath, attempt) {
-  return import_node_path8.default.join(import_node_path8.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+  return import_node_path9.default.join(import_node_path9.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
 }
 function describeTool(cp) {
   const t = cp.last_tool;
@@ -21747,6 +21878,7 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
     "- Do not explore beyond the files the remaining items name."
   ] : [];
+  const original = cp.original_prompt ? ["The original task, as the first agent was given it (for context: do only the remaining work below):", "<original-task>", cp.original_prompt, "</original-task>", ""] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     "",
@@ -21754,6 +21886,7 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     `Checkpoint: ${where2.checkpointPath}`,
     "Read the checkpoint first: it records what was done and what remains.",
     "",
+    ...original,
     done,
     "",
     remaining,
@@ -21772,6 +21905,19 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
 var LAST_OUTPUT_CHARS = 1e3;
 var COMPLETED_KEYS = ["completed_items", "completed_work", "completed_tasks"];
 var REMAINING_KEYS = ["remaining_work", "remaining_items", "remaining_tasks", "todo"];
+var PROMPT_KEYS = ["original_prompt", "prompt", "task_prompt"];
+var ORIGINAL_PROMPT_MAX_CHARS = 8e3;
+function originalPrompt(row, input) {
+  const own2 = PROMPT_KEYS.map((k) => row[k]).find((v) => typeof v === "string" && v.trim() !== "");
+  const text = (own2 ?? input.previous?.original_prompt ?? input.transcriptPrompt)?.trim();
+  if (!text) return void 0;
+  const clean = redactSecrets(text);
+  if (clean.length <= ORIGINAL_PROMPT_MAX_CHARS) return clean;
+  const half = Math.floor((ORIGINAL_PROMPT_MAX_CHARS - 5) / 2);
+  return `${clean.slice(0, half)}
+…
+${clean.slice(-half)}`;
+}
 var checkpointRelPath = (ticketId, attempt) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
 function buildCheckpoint(input) {
   const { task, row = {}, observation } = input;
@@ -21780,7 +21926,8 @@ function buildCheckpoint(input) {
   const prev = input.previous;
   const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
   const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
-  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
+  const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : prev?.remaining_work ?? [], completed);
+  const prompt = originalPrompt(row, input);
   return {
     schema_version: "1",
     epic_id: input.epicId,
@@ -21796,7 +21943,8 @@ function buildCheckpoint(input) {
     last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
     last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
     supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
-    ...input.cwd ? { cwd: input.cwd } : {}
+    ...input.cwd ? { cwd: input.cwd } : {},
+    ...prompt ? { original_prompt: prompt } : {}
   };
 }
 function renderCheckpointYaml(cp) {
@@ -21813,14 +21961,14 @@ async function writeCheckpoint(paths, cp) {
 async function readCheckpoint(paths, ticketId, attempt) {
   const file = paths.checkpoint(ticketId, attempt);
   try {
-    return parseCheckpoint(await import_node_fs9.promises.readFile(file, "utf8"), paths.relative(file));
+    return parseCheckpoint(await import_node_fs11.promises.readFile(file, "utf8"), paths.relative(file));
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
 }
 async function checkpointMarker(paths, ticketId, attempt) {
-  return import_node_fs9.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
+  return import_node_fs11.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
 }
 
 // src/act/recovery/perform.ts
@@ -21831,13 +21979,13 @@ var import_promises = require("node:fs/promises");
 init_errors();
 
 // src/act/friction/friction.ts
-var import_node_fs10 = require("node:fs");
-var import_node_path10 = __toESM(require("node:path"), 1);
+var import_node_fs12 = require("node:fs");
+var import_node_path11 = __toESM(require("node:path"), 1);
 init_time();
 init_errors();
 
 // src/files/paths.ts
-var import_node_path9 = __toESM(require("node:path"), 1);
+var import_node_path10 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
 function assertSafeId(id, what) {
@@ -21853,65 +22001,65 @@ var lower = (id) => id.toLowerCase();
 var StatePaths = class {
   root;
   constructor(stateDir) {
-    this.root = import_node_path9.default.resolve(stateDir);
+    this.root = import_node_path10.default.resolve(stateDir);
   }
   epicDir(epicId) {
-    return import_node_path9.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
+    return import_node_path10.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
   }
   stateFile(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "state.yaml");
+    return import_node_path10.default.join(this.epicDir(epicId), "state.yaml");
   }
   watchdogJson(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.json");
+    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.json");
   }
   lockFile(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.lock");
+    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.lock");
   }
   requestsDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "requests");
+    return import_node_path10.default.join(this.epicDir(epicId), "requests");
   }
   /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
   acksDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "acks");
+    return import_node_path10.default.join(this.epicDir(epicId), "acks");
   }
   /** One marker per webhook notification (act/notify/). */
   notifyDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "notify");
+    return import_node_path10.default.join(this.epicDir(epicId), "notify");
   }
   dispatchLogDir() {
-    return import_node_path9.default.join(this.root, "dispatch-log");
+    return import_node_path10.default.join(this.root, "dispatch-log");
   }
   dispatchLog(utcDate2) {
-    return import_node_path9.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
+    return import_node_path10.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
   }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId) {
-    return import_node_path9.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
+    return import_node_path10.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
   }
   activityDir() {
-    return import_node_path9.default.join(this.root, "activity");
+    return import_node_path10.default.join(this.root, "activity");
   }
   activityFile(agentOrSessionId) {
-    return import_node_path9.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+    return import_node_path10.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
   }
   checkpointDir(ticketId) {
-    return import_node_path9.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
+    return import_node_path10.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
   }
   checkpoint(ticketId, attempt) {
-    return import_node_path9.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return import_node_path10.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
   }
   frictionDir() {
-    return import_node_path9.default.join(this.root, "friction");
+    return import_node_path10.default.join(this.root, "friction");
   }
   frictionFile(utcDate2, ticketId) {
-    return import_node_path9.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
+    return import_node_path10.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
   }
   configFile() {
-    return import_node_path9.default.join(this.root, "watchdog.config.yaml");
+    return import_node_path10.default.join(this.root, "watchdog.config.yaml");
   }
   /** A path relative to the state dir, for messages and events. */
   relative(p) {
-    return import_node_path9.default.relative(this.root, p) || ".";
+    return import_node_path10.default.relative(this.root, p) || ".";
   }
 };
 var STATE_DIR_LAYOUT = [
@@ -21920,6 +22068,8 @@ var STATE_DIR_LAYOUT = [
   { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
   // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
   { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
+  // The short mutex of a stale-lock takeover (journal/lock.ts), left by a watchdog killed mid-takeover.
+  { in: "epic", name: "watchdog.lock.takeover", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
   // What the process, command and claude-team adapters keep: logs, prompts, step markers.
@@ -22038,21 +22188,21 @@ async function findFrictionNote(paths, ticketId, attempts) {
   const name = new RegExp(`^\\d{4}-\\d{2}-\\d{2}-stall-escalation-${escapeRegExp(assertSafeId(ticketId, "ticket id").toLowerCase())}(-attempt-\\d+)?\\.md$`);
   let entries;
   try {
-    entries = await import_node_fs10.promises.readdir(paths.frictionDir());
+    entries = await import_node_fs12.promises.readdir(paths.frictionDir());
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
   const marker = frictionMarker(ticketId, attempts);
   for (const entry of entries.filter((e) => name.test(e)).sort()) {
-    const file = import_node_path10.default.join(paths.frictionDir(), entry);
+    const file = import_node_path11.default.join(paths.frictionDir(), entry);
     if (await containsMarker(file, marker)) return file;
   }
   return void 0;
 }
 async function containsMarker(file, marker) {
   try {
-    return (await import_node_fs10.promises.readFile(file, "utf8")).includes(marker);
+    return (await import_node_fs12.promises.readFile(file, "utf8")).includes(marker);
   } catch (e) {
     if (e.code === "ENOENT") return false;
     throw e;
@@ -22060,9 +22210,9 @@ async function containsMarker(file, marker) {
 }
 function relativeEvidence(paths, input) {
   const rel = (p) => {
-    if (!import_node_path10.default.isAbsolute(p)) return p;
+    if (!import_node_path11.default.isAbsolute(p)) return p;
     const r = paths.relative(p);
-    return r.startsWith("..") ? p : r.split(import_node_path10.default.sep).join("/");
+    return r.startsWith("..") ? p : r.split(import_node_path11.default.sep).join("/");
   };
   return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
 }
@@ -22070,7 +22220,7 @@ async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
   const existing = await findFrictionNote(paths, ticketId, attempts);
   if (existing) return existing;
   const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await import_node_fs10.promises.access(base).then(() => true, () => false);
+  const isTaken = await import_node_fs12.promises.access(base).then(() => true, () => false);
   return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
 }
 async function writeFrictionNote(paths, input, opts) {
@@ -22088,7 +22238,7 @@ async function writeFrictionNote(paths, input, opts) {
   });
 }
 function orphanNotePath(paths, runId, nowMs) {
-  return import_node_path10.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
+  return import_node_path11.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
 }
 async function writeOrphanNote(paths, orphans, opts) {
   const file = orphanNotePath(paths, opts.runId, opts.nowMs);
@@ -22155,10 +22305,10 @@ async function escalateTicket(ctx, spec) {
 }
 
 // src/act/recovery/escalation-notice.ts
-var import_node_path11 = __toESM(require("node:path"), 1);
+var import_node_path12 = __toESM(require("node:path"), 1);
 init_time();
 function escalationNoticeFile(paths, epicId, key3) {
-  return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
+  return import_node_path12.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -22183,7 +22333,7 @@ async function writeEscalationNotice(ctx, spec, r) {
 }
 
 // src/act/recovery/retry-tracker.ts
-var import_node_path12 = __toESM(require("node:path"), 1);
+var import_node_path13 = __toESM(require("node:path"), 1);
 
 // src/act/recovery/spec.ts
 function taskOf(e, wave) {
@@ -22221,7 +22371,7 @@ async function retryFailedTrackers(ctx, opts) {
     const rec = ctx.history.actions.get(key3);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
-    const r = await moveToBlocked(ctx, spec, import_node_path12.default.join(ctx.paths.root, failed2.friction_path));
+    const r = await moveToBlocked(ctx, spec, import_node_path13.default.join(ctx.paths.root, failed2.friction_path));
     if (r.tracker === "failed") continue;
     const e = await ctx.log.append({
       event: "escalated_to_blocked",
@@ -22291,6 +22441,7 @@ function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecover
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => void 0) : void 0;
+  const transcriptPrompt = prior?.ok && prior.value.original_prompt ? void 0 : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
   const built = buildCheckpoint({
     epicId: ctx.epicId,
     task,
@@ -22301,7 +22452,8 @@ async function redispatchSteps(ctx, spec) {
     idleSeconds: spec.idleSeconds,
     nowMs: ctx.clock.nowMs(),
     previous: prior?.ok ? prior.value : void 0,
-    cwd: spec.cwd
+    cwd: spec.cwd,
+    transcriptPrompt
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint("after", "checkpoint");
@@ -22329,7 +22481,7 @@ async function redispatchSteps(ctx, spec) {
     detail: out.detail,
     ...out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {},
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
-    ...out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
+    ...out.pid && out.adapter === "process" ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
     ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
   });
 }
@@ -22582,7 +22734,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
     if (t.statusClass !== "in_flight" || t.lastOutput === void 0) return t;
     let before = seen.get(t.taskId);
     if (before === void 0 || before.text !== t.lastOutput) {
-      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs };
+      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs, firstSeenMs: before?.firstSeenMs ?? nowMs };
       seen.set(t.taskId, before);
     }
     const { changedAtMs } = before;
@@ -22595,9 +22747,17 @@ function applyRowOutputProgress(wave, seen, nowMs) {
   });
   return { ...wave, tasks };
 }
+function rowsWithUnwatchedOutput(wave, seen, nowMs, watchMs) {
+  const out = /* @__PURE__ */ new Set();
+  for (const t of wave.tasks) {
+    const s = t.statusClass === "in_flight" && t.lastOutput !== void 0 ? seen.get(t.taskId) : void 0;
+    if (s && s.changedAtMs === void 0 && s.firstSeenMs !== void 0 && nowMs - s.firstSeenMs < watchMs) out.add(t.rowTaskId ?? t.taskId);
+  }
+  return out;
+}
 
 // src/act/friction/mass-stall-note.ts
-var import_node_path13 = __toESM(require("node:path"), 1);
+var import_node_path14 = __toESM(require("node:path"), 1);
 init_time();
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text = [
@@ -22617,14 +22777,14 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
     "Check the host and the API quota before the redispatches add load; the dispatch log (mass_stall, mass_stall_escalated) has the timeline.",
     ""
   ].join("\n");
-  await createFileExclusive(import_node_path13.default.join(paths.root, e.friction_path), text);
+  await createFileExclusive(import_node_path14.default.join(paths.root, e.friction_path), text);
 }
 
 // src/act/recovery/acks.ts
-var import_node_fs11 = require("node:fs");
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_fs13 = require("node:fs");
+var import_node_path15 = __toESM(require("node:path"), 1);
 function ackFile(paths, epicId, key3) {
-  return import_node_path14.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
+  return import_node_path15.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
 }
 async function writeAck(paths, epicId, key3, ack) {
   return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
@@ -22633,7 +22793,7 @@ async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
   for (const key3 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
+      const json = JSON.parse(await import_node_fs13.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
       out.set(key3, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
@@ -22694,6 +22854,7 @@ function mergeObservations(parts) {
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== void 0 && (out.cwd === void 0 || p.source === "transcript")) out.cwd = p.cwd;
+    if (p.transcriptFile !== void 0) out.transcriptFile ??= p.transcriptFile;
     if (p.isProcessAlive !== void 0) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== void 0) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
@@ -22943,7 +23104,7 @@ function keepUnchangedRows(before, after) {
 }
 
 // src/observe/read/settle.ts
-var import_node_fs12 = require("node:fs");
+var import_node_fs14 = require("node:fs");
 var import_promises3 = require("node:timers/promises");
 var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3, restMs: 4e3 };
 async function fileSignature(file) {
@@ -22951,7 +23112,7 @@ async function fileSignature(file) {
 }
 async function statSignature(file) {
   try {
-    const s = await import_node_fs12.promises.stat(file, { bigint: true });
+    const s = await import_node_fs14.promises.stat(file, { bigint: true });
     const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
     return {
       signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
@@ -22984,45 +23145,7 @@ async function waitForSettledFile(file, opts, mustRest = false) {
 init_errors();
 
 // src/observe/read/state-file-reader.ts
-var import_node_fs14 = require("node:fs");
-
-// src/files/pseudo-files.ts
-var import_node_fs13 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
-var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
-var rootDevices;
-function pseudoDevices() {
-  if (rootDevices) return rootDevices;
-  rootDevices = /* @__PURE__ */ new Set();
-  for (const root of ["/proc", "/sys"]) {
-    try {
-      rootDevices.add((0, import_node_fs13.statSync)(root).dev);
-    } catch {
-    }
-  }
-  return rootDevices;
-}
-function pseudoFileReason(file, dev) {
-  let real;
-  try {
-    real = import_node_fs13.realpathSync.native(import_node_path15.default.resolve(file));
-  } catch {
-    real = import_node_path15.default.resolve(file);
-  }
-  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
-  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
-  return void 0;
-}
-function isPseudoDevice(dev) {
-  return pseudoDevices().has(dev);
-}
-function pseudoDeviceReason(file) {
-  return refusal(file, file, void 0);
-}
-function refusal(file, real, root) {
-  const where2 = real === import_node_path15.default.resolve(file) ? "" : ` (it resolves to ${real})`;
-  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
-}
+var import_node_fs15 = require("node:fs");
 
 // src/contracts/state-file.ts
 init_zod();
@@ -23097,6 +23220,18 @@ function normalizeTask(row, waveDispatchedAtMs) {
     raw: row
   };
 }
+function earlierOpenRows(waves, currentIds) {
+  const out = [];
+  for (const w of waves) {
+    const at2 = ms(w.dispatched_at);
+    for (const row of w.tasks) {
+      const t = normalizeTask(row, at2);
+      if (t.statusClass === "terminal" || currentIds.has(t.taskId) || out.some((o) => o.taskId === t.taskId)) continue;
+      out.push(t);
+    }
+  }
+  return out;
+}
 function normalizeStateFile(file, fileName) {
   let wave;
   if (file.current_wave) {
@@ -23107,13 +23242,15 @@ function normalizeStateFile(file, fileName) {
     const at2 = ms(file.dispatched_at);
     wave = { shape: "wave_tasks", dispatchedAtMs: at2, tasks: file.wave_tasks.map((t) => normalizeTask(t, at2)) };
   } else if (file.waves) {
-    const open2 = [...file.waves].reverse().find((w) => !w.completed_at);
+    const openWaves = file.waves.filter((w) => !w.completed_at);
+    const open2 = openWaves.at(-1);
     const at2 = ms(open2?.dispatched_at);
+    const tasks = open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [];
     wave = {
       shape: "waves",
       waveId: open2?.wave_id == null ? void 0 : String(open2.wave_id),
       dispatchedAtMs: at2,
-      tasks: open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [],
+      tasks: [...earlierOpenRows(openWaves.slice(0, -1), new Set(tasks.map((t) => t.taskId))), ...tasks],
       ...open2 || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }
     };
   } else {
@@ -23217,7 +23354,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs14.promises.stat(file);
+      stat = await import_node_fs15.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -23239,7 +23376,7 @@ var StateFileReader = class {
     if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
     let text;
     try {
-      text = await import_node_fs14.promises.readFile(file, "utf8");
+      text = await import_node_fs15.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
@@ -23539,9 +23676,11 @@ async function judge(env, read3, nowMs) {
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
+  const unwatched = opts.isOnce ? void 0 : rowsWithUnwatchedOutput(wave, env.rowOutputs, nowMs, opts.checkIntervalSeconds * 1e3);
+  const held = unwatched?.size ? /* @__PURE__ */ new Set([...guarded.held, ...unwatched]) : guarded.held;
+  const plan = planFor(env, wave, verdicts, nowMs, held);
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
-  return { wave, observations, verdicts, plan, saysDone, guarded };
+  return { wave, observations, verdicts, plan, saysDone, guarded, held };
 }
 var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
 var MAX_TORN_REPORTS = 10;
@@ -23578,7 +23717,7 @@ async function runCheck(env, nowMs) {
     }
   }
   const { wave, verdicts } = current;
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
@@ -23708,7 +23847,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 }
 
 // src/act/notify/notifier.ts
-var import_node_fs15 = require("node:fs");
+var import_node_fs16 = require("node:fs");
 var import_node_path16 = __toESM(require("node:path"), 1);
 init_time();
 
@@ -23888,7 +24027,7 @@ var Notifier = class {
   }
   async readMarker(key3) {
     try {
-      return parseMarker(NotifyRecordSchema, await import_node_fs15.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
+      return parseMarker(NotifyRecordSchema, await import_node_fs16.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
     } catch (e) {
       if (e.code === "ENOENT") return "absent";
       throw e;
@@ -24011,7 +24150,7 @@ var import_node_path24 = __toESM(require("node:path"), 1);
 var import_node_path22 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
-var import_node_fs16 = require("node:fs");
+var import_node_fs17 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
 var import_node_path17 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
@@ -24040,7 +24179,7 @@ var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
 var exists2 = (p) => {
   try {
-    return (0, import_node_fs16.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+    return (0, import_node_fs17.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -24081,7 +24220,7 @@ var TranscriptFinder = class {
     this.statCalls++;
     let stamp;
     try {
-      stamp = (0, import_node_fs16.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+      stamp = (0, import_node_fs17.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
     } catch {
       stamp = void 0;
     }
@@ -24141,7 +24280,7 @@ var TranscriptFinder = class {
   async scanSessions(dirs, agentId) {
     for (const dir of dirs) {
       this.statCalls++;
-      const entries = await import_node_fs16.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await import_node_fs17.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         const file = import_node_path17.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
@@ -24154,7 +24293,7 @@ var TranscriptFinder = class {
     const stamp = this.stamp(nowMs);
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
-    const entries = await import_node_fs16.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const entries = await import_node_fs17.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
     const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path17.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
@@ -24162,7 +24301,7 @@ var TranscriptFinder = class {
 };
 
 // src/observe/read/hook-activity.ts
-var import_node_fs19 = require("node:fs");
+var import_node_fs20 = require("node:fs");
 var import_node_path18 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
@@ -24208,7 +24347,7 @@ var PrefixIdsFileSchema = looseObject({
 }).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
 
 // src/observe/parse/records/family.ts
-var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var isRec2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
 var rowOf = (table, key3) => typeof key3 === "string" && Object.hasOwn(table, key3) ? table[key3] : void 0;
@@ -24216,7 +24355,7 @@ var NO_MARKS = Object.freeze({});
 function contentText(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => isRec(b) ? str(b.text) ?? "" : "").join("\n");
+  return content.map((b) => isRec2(b) ? str(b.text) ?? "" : "").join("\n");
 }
 
 // src/observe/parse/tool-input-summary.ts
@@ -24364,7 +24503,7 @@ function applyTeammateMessages(s, text, atMs) {
     let msg;
     try {
       const parsed = body.startsWith("{") ? JSON.parse(body) : void 0;
-      msg = isRec(parsed) ? parsed : void 0;
+      msg = isRec2(parsed) ? parsed : void 0;
     } catch {
       msg = void 0;
     }
@@ -24377,7 +24516,7 @@ function applyTeammateMessages(s, text, atMs) {
   }
 }
 function applySendMessage(s, input, atMs) {
-  const message = isRec(input.message) ? input.message : void 0;
+  const message = isRec2(input.message) ? input.message : void 0;
   const type = str(input.type) ?? str(message?.type);
   if (type?.startsWith("shutdown_")) return;
   const to = str(input.recipient) ?? str(input.to);
@@ -24405,10 +24544,10 @@ function apiFailure(rec, message, text) {
   return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
 function applyAssistant(s, rec, atMs) {
-  const message = isRec(rec.message) ? rec.message : {};
+  const message = isRec2(rec.message) ? rec.message : {};
   if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
   const content = Array.isArray(message.content) ? message.content : [];
-  const text = content.map((b) => isRec(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
+  const text = content.map((b) => isRec2(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
   const failure2 = apiFailure(rec, message, text);
   s.apiError = failure2 && { ...failure2, atMs };
   const tail = s.tail;
@@ -24421,14 +24560,14 @@ function applyAssistant(s, rec, atMs) {
     }
   }
   for (const block of content) {
-    if (!isRec(block)) continue;
+    if (!isRec2(block)) continue;
     if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
       s.lastOutput = excerpt(block.text);
       s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
     } else if (block.type === "tool_use" && typeof block.name === "string") {
       s.finalTextMs = void 0;
       const facts = summarizeToolInput(block.name, block.input);
-      const input = isRec(block.input) ? block.input : {};
+      const input = isRec2(block.input) ? block.input : {};
       const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== void 0);
       if (block.name === "TeamCreate") s.isTeamKnown = true;
       if (block.name === "SendMessage") applySendMessage(s, input, atMs);
@@ -24478,10 +24617,10 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
   }
 }
 function noteChildCall(call, data, atMs) {
-  const m = isRec(data.message) ? data.message : {};
-  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  const m = isRec2(data.message) ? data.message : {};
+  const content = isRec2(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
   for (const b of content) {
-    if (!isRec(b)) continue;
+    if (!isRec2(b)) continue;
     if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
       call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
     } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
@@ -24493,7 +24632,7 @@ var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
   agent_progress: applyAgentProgress
 };
-var dataOf = (rec) => isRec(rec.data) ? rec.data : {};
+var dataOf = (rec) => isRec2(rec.data) ? rec.data : {};
 var PROGRESS = {
   isSession: true,
   isHarnessNote: false,
@@ -24579,7 +24718,7 @@ var RESULT = {
 
 // src/observe/parse/records/system.ts
 function applyRetry(s, rec, { atMs }) {
-  const err = isRec(rec.error) ? rec.error : {};
+  const err = isRec2(rec.error) ? rec.error : {};
   s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
 }
 function applyStreamRetry(s, rec, { atMs }) {
@@ -24592,7 +24731,7 @@ function applyTaskRecord(s, rec, { atMs }) {
     return;
   }
   const id = str(rec.task_id);
-  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
+  const status = rec.subtype === "task_updated" ? isRec2(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
   const toolUseId = str(rec.tool_use_id);
   if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
 }
@@ -24608,7 +24747,7 @@ var SYSTEM_SUBTYPES = {
   api_retry: { actor: "agent", apply: applyStreamRetry },
   compact_boundary: {
     actor: "agent",
-    marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
+    marks: (rec) => ({ compact: isRec2(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
     apply: (s, _rec, { atMs }) => {
       s.compactedAtMs = atMs;
     }
@@ -24642,22 +24781,22 @@ function isLocalCommandText(text) {
 }
 function firstText(message) {
   const c = message.content;
-  return typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str(c[0].text) : void 0;
+  return typeof c === "string" ? c : Array.isArray(c) && isRec2(c[0]) ? str(c[0].text) : void 0;
 }
 var isInterruption = (message) => firstText(message)?.startsWith("[Request interrupted by user") ?? false;
 var isLocalCommand = (message) => isLocalCommandText(firstText(message) ?? "");
 function isTeammateMessage(message) {
   const c = message.content;
-  const hasResult = Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result");
+  const hasResult = Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result");
   return !hasResult && contentText(c).includes("<teammate-message");
 }
 function userActor(rec) {
-  const message = isRec(rec.message) ? rec.message : void 0;
+  const message = isRec2(rec.message) ? rec.message : void 0;
   if (message && isInterruption(message)) return "interrupt";
   if (rec.isMeta === true) return "harness";
   if (rec.isCompactSummary === true) return "agent";
   const c = message?.content;
-  if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
+  if (Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result")) return "agent";
   const text = contentText(c);
   if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
   if (text.includes("<teammate-message")) return "harness";
@@ -24689,7 +24828,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   const teammateId = result.status === "teammate_spawned" ? str(result.agent_id) ?? str(result.teammate_id) : void 0;
   if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
   if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  const task = isRec(result.task) ? result.task : void 0;
+  const task = isRec2(result.task) ? result.task : void 0;
   const taskId = str(task?.task_id);
   if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
   const shellId = str(result.shellId);
@@ -24698,7 +24837,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   if (killed && /kill/i.test(str(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
 }
 function applyUser(s, rec, { atMs, actor, marks }) {
-  const message = isRec(rec.message) ? rec.message : {};
+  const message = isRec2(rec.message) ? rec.message : {};
   if (actor === "human" && !marks.isLocalCommand || marks.isTeamWake) {
     s.apiError = void 0;
     s.finalTextMs = void 0;
@@ -24707,20 +24846,20 @@ function applyUser(s, rec, { atMs, actor, marks }) {
   if (typeof message.content === "string") applyDeliveredText(s, message.content, atMs);
   else if (Array.isArray(message.content)) {
     for (const block of message.content) {
-      if (isRec(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
-      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      if (isRec2(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
+      if (!isRec2(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
       applyToolResult(s, block, block.tool_use_id, atMs);
       resultFor ??= block.tool_use_id;
     }
   }
   if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
-  if (isRec(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
+  if (isRec2(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
 }
 var USER = {
   isSession: true,
   isHarnessNote: false,
   actor: userActor,
-  marks: (rec) => isRec(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
+  marks: (rec) => isRec2(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
   apply: applyUser
 };
 
@@ -24798,7 +24937,7 @@ function applyTurn(s, rec, at2, family, { atMs, actor, marks }) {
 
 // src/observe/parse/parse-transcript-record.ts
 function applyTranscriptRecord(s, rec, at2) {
-  if (!isRec(rec) || typeof rec.type !== "string") return;
+  if (!isRec2(rec) || typeof rec.type !== "string") return;
   s.records++;
   const ts = str(rec.timestamp);
   const parsed = ts === void 0 ? NaN : Date.parse(ts);
@@ -24813,7 +24952,7 @@ function applyTranscriptRecord(s, rec, at2) {
   family.apply(s, rec, ctx);
 }
 function recordActor(rec) {
-  return isRec(rec) ? familyOf(rec.type).actor(rec) : "harness";
+  return isRec2(rec) ? familyOf(rec.type).actor(rec) : "harness";
 }
 
 // src/observe/parse/parse-transcript.ts
@@ -25056,7 +25195,7 @@ function inheritSessionPrompt(session, agent) {
 }
 
 // src/observe/read/tail-store.ts
-var import_node_fs17 = require("node:fs");
+var import_node_fs18 = require("node:fs");
 var HEADER = JSON.stringify(STORE_HEADER);
 var COMPACT_FACTOR = 4;
 var COMPACT_SLACK_BYTES = 64 * 1024;
@@ -25087,7 +25226,7 @@ var TailStore = class {
     const out = /* @__PURE__ */ new Map();
     let text;
     try {
-      text = await import_node_fs17.promises.readFile(this.file, "utf8");
+      text = await import_node_fs18.promises.readFile(this.file, "utf8");
     } catch {
       this.disk = void 0;
       return out;
@@ -25213,7 +25352,7 @@ function parseJson(text) {
 }
 
 // src/observe/read/tail-file.ts
-var import_node_fs18 = require("node:fs");
+var import_node_fs19 = require("node:fs");
 
 // src/observe/parse/line-splitter.ts
 function createLineSplitter(offset, opts = {}) {
@@ -25295,7 +25434,7 @@ var TailReader = class {
     if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
     this.notes?.beforeStat(file);
     try {
-      const st = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
+      const st = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
       if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
     } catch {
       return void 0;
@@ -25308,7 +25447,7 @@ var TailReader = class {
     let pre;
     this.notes?.beforeStat(file);
     try {
-      pre = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
+      pre = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
@@ -25321,14 +25460,14 @@ var TailReader = class {
     }
     let fd;
     try {
-      fd = (0, import_node_fs18.openSync)(file, import_node_fs18.constants.O_RDONLY | import_node_fs18.constants.O_NONBLOCK);
+      fd = (0, import_node_fs19.openSync)(file, import_node_fs19.constants.O_RDONLY | import_node_fs19.constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = (0, import_node_fs18.fstatSync)(fd);
+      const st = (0, import_node_fs19.fstatSync)(fd);
       if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
       if (isPseudoDevice(st.dev)) return { ok: false, code: "EPSEUDO", reason: pseudoDeviceReason(file) };
       let reset;
@@ -25344,7 +25483,7 @@ var TailReader = class {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs18.readSync)(fd, this.buf, 0, want, s.fedTo);
+        const bytesRead = (0, import_node_fs19.readSync)(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break;
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -25364,7 +25503,7 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
     } finally {
-      (0, import_node_fs18.closeSync)(fd);
+      (0, import_node_fs19.closeSync)(fd);
     }
   }
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
@@ -25377,7 +25516,7 @@ var TailReader = class {
   continuesAt(fd, s) {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs18.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    const bytesRead = (0, import_node_fs19.readSync)(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 10;
   }
@@ -25591,13 +25730,13 @@ function createHookActivityReader(paths, reader, opts) {
      * progress line names. Lists the directory: only for that rare case.
      */
     async sessionChildren(sessionId, sinceMs, except, nowMs, max = 8) {
-      const names = await import_node_fs19.promises.readdir(paths.activityDir()).catch(() => []);
+      const names = await import_node_fs20.promises.readdir(paths.activityDir()).catch(() => []);
       const fresh = [];
       for (const n of names) {
         const id = n.endsWith(".ndjson") ? n.slice(0, -".ndjson".length) : "";
         if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
         const file = import_node_path18.default.join(paths.activityDir(), n);
-        const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
+        const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
         if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
       }
       const out = [];
@@ -25641,7 +25780,7 @@ var DirListing = class {
   }
   refresh() {
     try {
-      const st = (0, import_node_fs19.statSync)(this.dir, { throwIfNoEntry: false });
+      const st = (0, import_node_fs20.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
         this.names = /* @__PURE__ */ new Set();
         this.key = void 0;
@@ -25651,7 +25790,7 @@ var DirListing = class {
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs19.readdirSync)(this.dir));
+      this.names = new Set((0, import_node_fs20.readdirSync)(this.dir));
       this.key = key3;
     } catch {
       this.names = void 0;
@@ -25736,7 +25875,7 @@ function observeTranscript(state, facts = {}, children = []) {
 }
 
 // src/observe/read/child-transcripts.ts
-var import_node_fs20 = require("node:fs");
+var import_node_fs21 = require("node:fs");
 var import_node_path19 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
@@ -25749,7 +25888,7 @@ var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
   if (hit) return hit;
-  const fh = await import_node_fs20.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs21.promises.open(file, "r").catch(() => void 0);
   if (!fh) return {};
   const head = {};
   try {
@@ -25777,10 +25916,10 @@ function childDirs(file, sessionId) {
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
   for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
-    const names = await import_node_fs20.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs21.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs20.promises.stat(import_node_path19.default.join(dir, n)).catch(() => void 0);
+      const st = await import_node_fs21.promises.stat(import_node_path19.default.join(dir, n)).catch(() => void 0);
       if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path19.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
@@ -25830,11 +25969,11 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
 var launchCache = /* @__PURE__ */ new Map();
 var LAUNCH_CACHE_MAX = 256;
 async function launchesIn(file, maxBytes) {
-  const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs21.promises.stat(file).catch(() => void 0);
   if (!st?.isFile()) return void 0;
   const hit = launchCache.get(file);
   if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
-  const fh = await import_node_fs20.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs21.promises.open(file, "r").catch(() => void 0);
   if (!fh) return void 0;
   try {
     const start = Math.max(0, st.size - maxBytes);
@@ -25858,13 +25997,13 @@ async function launchesIn(file, maxBytes) {
 }
 
 // src/observe/read/change-notes.ts
-var import_node_fs21 = require("node:fs");
+var import_node_fs22 = require("node:fs");
 var import_node_path20 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
-var defaultWatch = (dir, listener) => (0, import_node_fs21.watch)(dir, { persistent: false }, listener);
+var defaultWatch = (dir, listener) => (0, import_node_fs22.watch)(dir, { persistent: false }, listener);
 var ChangeNotes = class {
   dirs = /* @__PURE__ */ new Map();
   notes = /* @__PURE__ */ new Map();
@@ -26069,7 +26208,7 @@ function resolvePolicy(config2, timeoutSeconds) {
 }
 
 // src/observe/read/prefix-ids.ts
-var import_node_fs22 = require("node:fs");
+var import_node_fs23 = require("node:fs");
 var OVERLAP = 512;
 var FILES_MAX = 1024;
 var PrefixIds = class {
@@ -26107,7 +26246,7 @@ var PrefixIds = class {
     if (!this.file) return;
     let text;
     try {
-      text = await import_node_fs22.promises.readFile(this.file, "utf8");
+      text = await import_node_fs23.promises.readFile(this.file, "utf8");
     } catch {
       return;
     }
@@ -26125,12 +26264,12 @@ var PrefixIds = class {
   }
   async idsOf(file, from) {
     await (this.loading ??= this.load());
-    const pre = (0, import_node_fs22.statSync)(file, { throwIfNoEntry: false });
+    const pre = (0, import_node_fs23.statSync)(file, { throwIfNoEntry: false });
     const had = this.scanned.get(file);
     if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
     let handle;
     try {
-      handle = await import_node_fs22.promises.open(file, "r");
+      handle = await import_node_fs23.promises.open(file, "r");
     } catch {
       return void 0;
     }
@@ -26252,6 +26391,7 @@ function createClaudeObserver(opts) {
     const seen = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     const part2 = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
+    part2.transcriptFile = found.location.path;
     const flatParent = r.state.sessionId && import_node_path22.default.join(import_node_path22.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
@@ -26356,7 +26496,7 @@ function createClaudeObserver(opts) {
 }
 
 // src/observe/read/process-observer.ts
-var import_node_fs24 = require("node:fs");
+var import_node_fs25 = require("node:fs");
 var import_node_path23 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
@@ -26395,13 +26535,13 @@ function processPart(track) {
 
 // src/observe/read/process-sample.ts
 var import_node_child_process4 = require("node:child_process");
-var import_node_fs23 = require("node:fs");
+var import_node_fs24 = require("node:fs");
 var DEFAULT_API_PORT = 443;
 var CHILDREN_MAX2 = 64;
 var SS_TIMEOUT_MS = 2e3;
 var readText = (file) => {
   try {
-    return (0, import_node_fs23.readFileSync)(file, "utf8");
+    return (0, import_node_fs24.readFileSync)(file, "utf8");
   } catch {
     return void 0;
   }
@@ -26419,7 +26559,7 @@ function liveDescendants(pid) {
     const p = queue.shift();
     let tids;
     try {
-      tids = (0, import_node_fs23.readdirSync)(`/proc/${p}/task`);
+      tids = (0, import_node_fs24.readdirSync)(`/proc/${p}/task`);
     } catch {
       continue;
     }
@@ -26537,14 +26677,14 @@ function createProcessObserver(opts = {}) {
     listedAtMs = nowMs;
     let names = [];
     try {
-      names = (0, import_node_fs24.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+      names = (0, import_node_fs25.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
     } catch {
       return void 0;
     }
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs24.readFileSync)(import_node_path23.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs25.readFileSync)(import_node_path23.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -26858,7 +26998,7 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 init_exit_codes();
 
 // src/options.ts
-var import_node_fs25 = require("node:fs");
+var import_node_fs26 = require("node:fs");
 var import_node_path25 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
@@ -26898,7 +27038,7 @@ function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
   let isDir2;
   try {
-    isDir2 = (0, import_node_fs25.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs26.statSync)(dir).isDirectory();
   } catch {
     isDir2 = void 0;
   }
@@ -26928,17 +27068,17 @@ function readFailure(e, file) {
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
   const file = flag ? import_node_path25.default.resolve(cwd, flag) : import_node_path25.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs25.existsSync)(file)) return { config: {} };
+  if (!flag && !(0, import_node_fs26.existsSync)(file)) return { config: {} };
   let text;
   try {
-    const st = await import_node_fs25.promises.stat(file);
+    const st = await import_node_fs26.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
     const pseudo = pseudoFileReason(file, st.dev);
     if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Point --config at a watchdog.config.yaml (a plain file)." });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs25.promises.readFile(file, "utf8");
+    text = await import_node_fs26.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -27504,7 +27644,7 @@ init_exit_codes();
 init_format();
 
 // src/journal/dispatch-log.ts
-var import_node_fs26 = require("node:fs");
+var import_node_fs27 = require("node:fs");
 var import_node_path26 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 init_events();
@@ -27596,7 +27736,7 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs26.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs27.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
@@ -27612,8 +27752,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs26.promises.stat(file);
-  const stream = (0, import_node_fs26.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs27.promises.stat(file);
+  const stream = (0, import_node_fs27.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -27630,7 +27770,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs26.promises.open(file, "r");
+    const h = await import_node_fs27.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -27643,7 +27783,7 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs28 = require("node:fs");
+var import_node_fs29 = require("node:fs");
 var import_node_path28 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
@@ -27861,7 +28001,7 @@ var LinePrefilter = class {
 };
 
 // src/journal/ticket-refs.ts
-var import_node_fs27 = require("node:fs");
+var import_node_fs28 = require("node:fs");
 var import_node_path27 = __toESM(require("node:path"), 1);
 function readBack(dir, names, refs, ticket, event) {
   const out = [];
@@ -27873,7 +28013,7 @@ function readBack(dir, names, refs, ticket, event) {
       if (fd === void 0) {
         const name = names[file];
         try {
-          fd = name === void 0 ? null : (0, import_node_fs27.openSync)(import_node_path27.default.join(dir, name), "r");
+          fd = name === void 0 ? null : (0, import_node_fs28.openSync)(import_node_path27.default.join(dir, name), "r");
         } catch {
           fd = null;
         }
@@ -27881,12 +28021,12 @@ function readBack(dir, names, refs, ticket, event) {
       }
       if (fd === null) continue;
       const buf = Buffer.alloc(length);
-      if ((0, import_node_fs27.readSync)(fd, buf, 0, length, offset) !== length) continue;
+      if ((0, import_node_fs28.readSync)(fd, buf, 0, length, offset) !== length) continue;
       const r = parseLogLine(buf.toString("utf8"));
       if (r.ok && r.event.event === event && r.event.ticket_id === ticket) out.push({ ref, event: r.event });
     }
   } finally {
-    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs27.closeSync)(fd);
+    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs28.closeSync)(fd);
   }
   return out;
 }
@@ -28052,7 +28192,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs28.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs29.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -28128,7 +28268,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text;
   try {
-    text = await import_node_fs28.promises.readFile(file, "utf8");
+    text = await import_node_fs29.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -28146,7 +28286,7 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs28.promises.stat(import_node_path28.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs29.promises.stat(import_node_path28.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
@@ -28160,7 +28300,7 @@ function isBlank2(buf, s, e) {
   return true;
 }
 async function foldFile(file, offset, linesBefore, take) {
-  const h = await import_node_fs28.promises.open(file, "r");
+  const h = await import_node_fs29.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -28203,7 +28343,7 @@ async function foldFile(file, offset, linesBefore, take) {
 }
 
 // src/journal/lock.ts
-var import_node_fs29 = require("node:fs");
+var import_node_fs30 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -28237,14 +28377,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs29.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs30.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text] = await Promise.all([import_node_fs29.promises.stat(file), import_node_fs29.promises.readFile(file, "utf8")]);
+    const [st, text] = await Promise.all([import_node_fs30.promises.stat(file), import_node_fs30.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text, holder: parseLock(text) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -28256,16 +28396,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs29.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs29.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs30.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs30.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs29.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs30.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs29.promises.rm(mutex, { force: true });
+    await import_node_fs30.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -28288,7 +28428,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs29.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs30.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -28366,13 +28506,13 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs30 = require("node:fs");
+var import_node_fs31 = require("node:fs");
 var import_node_path29 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs30.watch)(import_node_path29.default.dirname(file), { persistent: false }, (_event, name) => {
+    watcher = (0, import_node_fs31.watch)(import_node_path29.default.dirname(file), { persistent: false }, (_event, name) => {
       if (name === null || name === import_node_path29.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
@@ -28393,22 +28533,22 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs31 = require("node:fs");
+var import_node_fs32 = require("node:fs");
 var import_node_path30 = __toESM(require("node:path"), 1);
 init_ids();
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
   const dir = import_node_path30.default.join(paths.root, "epics");
-  const names = await import_node_fs31.promises.readdir(dir).catch(() => []);
+  const names = await import_node_fs32.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs31.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs32.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs31.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs32.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -28470,7 +28610,7 @@ async function runWatch(opts, deps, next) {
       if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock3.nowMs() - r.nowMs });
     };
     if (lock) {
-      for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
+      for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
     }
     const journal2 = await openJournal(opts, deps, clock3, runId, live);
     const history = journal2.history;
@@ -28617,7 +28757,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs32 = require("node:fs");
+var import_node_fs33 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
@@ -28706,7 +28846,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text;
   try {
-    text = await import_node_fs32.promises.readFile(file, "utf8");
+    text = await import_node_fs33.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -29003,30 +29143,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs36 = require("node:fs");
+var import_node_fs37 = require("node:fs");
 var import_node_path34 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 var import_node_path33 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs33 = require("node:fs");
+var import_node_fs34 = require("node:fs");
 var import_node_path32 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs33.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs34.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
   const dir = import_node_path32.default.resolve(import_node_path32.default.dirname(file));
-  (0, import_node_fs33.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  (0, import_node_fs34.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = import_node_path32.default.relative(import_node_path32.default.resolve(root), dir);
   if (rel !== "" && !rel.startsWith("..") && !import_node_path32.default.isAbsolute(rel)) {
     let p = import_node_path32.default.resolve(root);
     for (const part2 of rel.split(import_node_path32.default.sep)) {
       p = import_node_path32.default.join(p, part2);
-      if ((0, import_node_fs33.lstatSync)(p).isSymbolicLink()) {
+      if ((0, import_node_fs34.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -29034,20 +29174,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs33.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs34.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs33.fstatSync)(fd);
+    const { size } = (0, import_node_fs34.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs33.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs34.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs33.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs34.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs33.writeSync)(fd, "\n");
+        (0, import_node_fs34.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -29056,7 +29196,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs33.closeSync)(fd);
+    (0, import_node_fs34.closeSync)(fd);
   }
 }
 
@@ -29118,7 +29258,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs34 = require("node:fs");
+var import_node_fs35 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -29201,7 +29341,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs34.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs35.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -29241,7 +29381,7 @@ async function runHookPayload(payload, opts) {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
     const root = import_node_path33.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs35.statSync)(root, { throwIfNoEntry: false });
+    const st = (0, import_node_fs36.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
     const file = import_node_path33.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
@@ -29325,7 +29465,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs36.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs37.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -29347,7 +29487,7 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs37 = require("node:fs");
+var import_node_fs38 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path35 = __toESM(require("node:path"), 1);
 init_errors();
@@ -29599,17 +29739,17 @@ function backupFileFor(file, env) {
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs37.promises.readFile(file, "utf8");
+    return await import_node_fs38.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs37.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs38.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs37.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs38.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text, { mode });
@@ -29650,7 +29790,7 @@ ${edit2.text}`);
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs37.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs38.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -29736,7 +29876,7 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs38 = require("node:fs");
+var import_node_fs39 = require("node:fs");
 var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
 
@@ -30090,7 +30230,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs38.promises.stat(file);
+    st = await import_node_fs39.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -30101,15 +30241,15 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs38.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs39.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
   const session = import_node_path36.default.basename(file, ".jsonl");
   const nested = import_node_path36.default.join(import_node_path36.default.dirname(file), session, "subagents");
-  const names = await import_node_fs38.promises.readdir(nested).catch(() => []);
+  const names = await import_node_fs39.promises.readdir(nested).catch(() => []);
   const out = names.filter(isChildName).sort().map((n) => import_node_path36.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs38.promises.readdir(import_node_path36.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs39.promises.readdir(import_node_path36.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
     const child = import_node_path36.default.join(import_node_path36.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
@@ -30177,7 +30317,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 init_exit_codes();
 
 // src/commands/friction-review.ts
-var import_node_fs39 = require("node:fs");
+var import_node_fs40 = require("node:fs");
 var import_node_path37 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_time();
@@ -30371,9 +30511,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs39.promises.stat(file);
+  const stat = await import_node_fs40.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs39.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs40.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at2) => {
@@ -30389,7 +30529,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs39.promises.open(file, "r");
+  const h = await import_node_fs40.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -30401,15 +30541,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs39.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs40.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
   for (const name of days) await readDay(import_node_path37.default.join(dir, name), paths.relative(import_node_path37.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs39.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  const names = (await import_node_fs40.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
     const file = import_node_path37.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs39.promises.readFile(file, "utf8").catch(() => "");
+    const text = await import_node_fs40.promises.readFile(file, "utf8").catch(() => "");
     const at2 = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
     if (at2 && Date.parse(at2) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
@@ -30443,7 +30583,7 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs40 = require("node:fs");
+var import_node_fs41 = require("node:fs");
 var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
@@ -30567,7 +30707,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs40.promises.stat(file);
+    const st = await import_node_fs41.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -30576,7 +30716,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs40.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs41.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -30604,7 +30744,7 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs40.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text = await import_node_fs41.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text, paths.stateFile(epicId));
     if (parsed.ok) {
@@ -30633,7 +30773,7 @@ async function readTimeline(paths, epicId, nowMs) {
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs40.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs41.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
@@ -30670,7 +30810,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs41 = require("node:fs");
+var import_node_fs42 = require("node:fs");
 var import_node_path39 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
@@ -30679,10 +30819,10 @@ var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === 
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs41.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs42.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs41.promises.readdir(p);
+    const names = await import_node_fs42.promises.readdir(p);
     return (await Promise.all(names.map((n) => oldFiles(import_node_path39.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
@@ -30713,7 +30853,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs41.promises.readdir(import_node_path39.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs42.promises.readdir(import_node_path39.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -30722,13 +30862,13 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs41.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs42.promises.readdir(dir).catch(() => []);
     for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path39.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
   for (const e of ROOT_UNUSED) await add(ctx, import_node_path39.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
     for (const f of await oldFiles(import_node_path39.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs41.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+      const parsed = parseCheckpoint(await import_node_fs42.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
@@ -30737,7 +30877,7 @@ async function prune(paths, opts) {
   report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path39.default.join(paths.root, e.path))).map((e) => e.path);
   ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path39.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs41.promises.rm(import_node_path39.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await import_node_fs42.promises.rm(import_node_path39.default.join(paths.root, e.path), { force: true });
     for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path39.default.dirname(import_node_path39.default.join(paths.root, e.path)));
   }
   return report;
@@ -30753,7 +30893,7 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text = await import_node_fs41.promises.readFile(file, "utf8").catch(() => "");
+    const text = await import_node_fs42.promises.readFile(file, "utf8").catch(() => "");
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
@@ -30764,7 +30904,7 @@ async function linkedFromNotes(paths) {
 }
 async function removeEmptyParents(root, dir) {
   for (let d = dir; import_node_path39.default.dirname(d) !== root && d.startsWith(root + import_node_path39.default.sep); d = import_node_path39.default.dirname(d)) {
-    if (!await import_node_fs41.promises.rmdir(d).then(() => true, () => false)) return;
+    if (!await import_node_fs42.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -30807,7 +30947,7 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs44 = require("node:fs");
+var import_node_fs45 = require("node:fs");
 var import_node_path42 = __toESM(require("node:path"), 1);
 init_errors();
 
@@ -30827,7 +30967,7 @@ function fitWidth(text, columns) {
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto6 = require("node:crypto");
-var import_node_fs42 = require("node:fs");
+var import_node_fs43 = require("node:fs");
 var import_node_path40 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
@@ -30853,11 +30993,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs42.promises.mkdir(import_node_path40.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs42.promises.writeFile(transcriptPath, "");
+      await import_node_fs43.promises.mkdir(import_node_path40.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs43.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
       const planFile = import_node_path40.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs42.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      await import_node_fs43.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -31227,7 +31367,7 @@ function transcriptFacts(text) {
 
 // src/demo/workspace.ts
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs43 = require("node:fs");
+var import_node_fs44 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
 var import_node_path41 = __toESM(require("node:path"), 1);
 
@@ -31322,24 +31462,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs43.promises.mkdtemp(import_node_path41.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs44.promises.mkdtemp(import_node_path41.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
   const repoDir = import_node_path41.default.join(root, "repo");
   const plansDir = import_node_path41.default.join(root, "demo-agents");
   const projectsDir = import_node_path41.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs43.promises.mkdir(d, { recursive: true })));
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs44.promises.mkdir(d, { recursive: true })));
   const scriptPath = import_node_path41.default.join(plansDir, "agent.mjs");
-  await import_node_fs43.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  await import_node_fs44.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
   const replacementPlan = import_node_path41.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs43.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs43.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  await import_node_fs44.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs44.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
   const replacementLog = import_node_path41.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs43.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs44.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -31351,7 +31491,7 @@ async function interestingFiles(ws) {
     [import_node_path41.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs43.existsSync)(import_node_path41.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs44.existsSync)(import_node_path41.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -31380,7 +31520,7 @@ var Monitor = class {
     }
   }
   async read() {
-    const text = await import_node_fs44.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text = await import_node_fs45.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -31479,19 +31619,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
-  if (!isKept) await import_node_fs44.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs45.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs44.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs45.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs44.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs45.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),

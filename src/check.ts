@@ -8,7 +8,7 @@ import { writeFileAtomic } from './files/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
 import { pendingRequests, settleRequests } from './core/requests.js';
-import { applyRowOutputProgress, type RowOutputs } from './core/row-output.js';
+import { applyRowOutputProgress, rowsWithUnwatchedOutput, type RowOutputs } from './core/row-output.js';
 import { writeMassStallNote, type MassStallEscalation } from './act/friction/mass-stall-note.js';
 import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
@@ -134,6 +134,8 @@ interface Judged {
   saysDone: boolean;
   /** The read as guarded against the last trusted one (rows held as trusted). */
   guarded: GuardedRead;
+  /** Rows no action may touch this check: held as trusted, or their output not watched long enough. */
+  held: ReadonlySet<string>;
 }
 
 /** How long a regressed row is held before the read is believed: the longer settle, at least two check intervals. */
@@ -220,10 +222,13 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
+  // The loop does not judge a row's output growth on its first sight (--once has one sight only).
+  const unwatched = opts.isOnce ? undefined : rowsWithUnwatchedOutput(wave, env.rowOutputs, nowMs, opts.checkIntervalSeconds * 1000);
+  const held = unwatched?.size ? new Set([...guarded.held, ...unwatched]) : guarded.held;
+  const plan = planFor(env, wave, verdicts, nowMs, held);
   // The wave is not over while a request waits for the orchestrator (DESIGN §8), nor while a row is held.
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
-  return { wave, observations, verdicts, plan, saysDone, guarded };
+  return { wave, observations, verdicts, plan, saysDone, guarded, held };
 }
 
 /** A conclusion one read alone may not draw: a destructive action, the end of the wave, lost rows. */
@@ -277,7 +282,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   }
   const { wave, verdicts } = current;
   // Only what both reads agree on: an action the earlier read did not plan waits for the next check.
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {

@@ -12,7 +12,7 @@ import { DispatchLog } from './journal/dispatch-log.js';
 import { loadHistory } from './journal/log-summary.js';
 import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
-import { guardStateDir, removeStaleTemps } from './files/atomic-write.js';
+import { guardStateDir, removeStaleTemps, tempFileDirs } from './files/atomic-write.js';
 import { isAlive } from './sys/proc-identity.js';
 import { StatePaths } from './files/paths.js';
 import { runLoop } from './loop.js';
@@ -131,7 +131,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     };
     if (lock) {
       // Temp files a killed watchdog left (before its rename): ours to clean, now that we hold the lock.
-      for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
+      for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
     }
     const journal = await openJournal(opts, deps, clock, runId, live);
     const history = journal.history;

@@ -146,6 +146,24 @@ export function normalizeTask(row: TaskRow, waveDispatchedAtMs: number | undefin
   };
 }
 
+/**
+ * The rows still open in earlier waves nobody marked completed (shape C): their agents may still
+ * run, so they are judged with the current wave's, never silently dropped. A finished row of an old
+ * wave is history (left out), and a row the current wave lists again is the current wave's.
+ */
+function earlierOpenRows(waves: NonNullable<StateFile['waves']>, currentIds: Set<string>): Task[] {
+  const out: Task[] = [];
+  for (const w of waves) {
+    const at = ms(w.dispatched_at);
+    for (const row of w.tasks) {
+      const t = normalizeTask(row, at);
+      if (t.statusClass === 'terminal' || currentIds.has(t.taskId) || out.some((o) => o.taskId === t.taskId)) continue;
+      out.push(t);
+    }
+  }
+  return out;
+}
+
 /** Pick the current wave of a validated state file, or explain why there is none. */
 export function normalizeStateFile(file: StateFile, fileName: string): ParseResult<Wave> {
   let wave: Wave;
@@ -158,13 +176,15 @@ export function normalizeStateFile(file: StateFile, fileName: string): ParseResu
     wave = { shape: 'wave_tasks', dispatchedAtMs: at, tasks: file.wave_tasks.map((t) => normalizeTask(t, at)) };
   } else if (file.waves) {
     // epic-team: the current wave is the last one without completed_at; none means the epic is done.
-    const open = [...file.waves].reverse().find((w) => !w.completed_at);
+    const openWaves = file.waves.filter((w) => !w.completed_at);
+    const open = openWaves.at(-1);
     const at = ms(open?.dispatched_at);
+    const tasks = open ? open.tasks.map((t) => normalizeTask(t, at)) : [];
     wave = {
       shape: 'waves',
       waveId: open?.wave_id == null ? undefined : String(open.wave_id),
       dispatchedAtMs: at,
-      tasks: open ? open.tasks.map((t) => normalizeTask(t, at)) : [],
+      tasks: [...earlierOpenRows(openWaves.slice(0, -1), new Set(tasks.map((t) => t.taskId))), ...tasks],
       ...(open || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }),
     };
   } else {

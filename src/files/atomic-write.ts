@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
 import { InternalError } from '../contracts/errors.js';
+import type { StatePaths } from './paths.js';
 
 /** Files we create: owner read/write only. */
 export const FILE_MODE = 0o600;
@@ -187,23 +188,47 @@ export async function readOwnFile(file: string): Promise<string> {
 /** Our temp files: `.<name>.<pid>.<hex>.tmp` (and `<name>.<pid>.<hex>.tmp` from older versions). */
 const TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
+/** A temp file younger than this is never swept, whatever its pid says (a writer in another pid namespace looks dead). @defaultValue 60000 */
+export const TEMP_GRACE_MS = 60_000;
+
 /**
- * Remove temp files in `dir` whose writer is gone (a SIGKILL between creating and renaming one);
- * a live writer's are left alone. Returns how many were removed.
+ * Remove temp files in `dir` whose writer is gone (a SIGKILL between creating and renaming one)
+ * and that are older than `graceMs`; a live writer's, and anything not named like ours, are left
+ * alone. Returns how many were removed.
  */
-export async function removeStaleTemps(dir: string, isAlive: (pid: number) => boolean): Promise<number> {
+export async function removeStaleTemps(dir: string, isAlive: (pid: number) => boolean, opts: { nowMs?: number; graceMs?: number } = {}): Promise<number> {
   let names: string[];
   try {
     names = await fs.readdir(dir);
   } catch {
     return 0;
   }
+  const cutoffMs = (opts.nowMs ?? Date.now()) - (opts.graceMs ?? TEMP_GRACE_MS);
   let removed = 0;
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
     if (!m || isAlive(Number(m[1]))) continue;
-    await fs.rm(path.join(dir, name), { force: true });
+    const file = path.join(dir, name);
+    const st = await fs.lstat(file).catch(() => undefined);
+    if (!st?.isFile() || st.mtimeMs > cutoffMs) continue;
+    await fs.rm(file, { force: true });
     removed++;
   }
   return removed;
+}
+
+/**
+ * Every folder of the state dir an epic's watchdog writes temp files into: the epic's own
+ * (requests, acks, agents, launches, commands, inbox-sent), the shared ones (friction, the log,
+ * observe/, observe/history) and each ticket's checkpoint folder.
+ */
+export async function tempFileDirs(paths: StatePaths, epicId: string): Promise<string[]> {
+  const epic = paths.epicDir(epicId);
+  const checkpoints = path.join(paths.root, 'pipeline_checkpoints');
+  const tickets = await fs.readdir(checkpoints, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => path.join(checkpoints, e.name)), () => []);
+  return [
+    epic, ...['requests', 'acks', 'agents', 'launches', 'commands', 'inbox-sent'].map((d) => path.join(epic, d)),
+    paths.frictionDir(), paths.dispatchLogDir(), path.join(paths.root, 'observe'), path.join(paths.root, 'observe', 'history'),
+    ...tickets,
+  ];
 }

@@ -110,6 +110,8 @@ export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
   { in: 'epic', name: 'watchdog.lock', owner: 'watchdog', prune: 'finished_epic' },
   // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
   { in: 'epic', name: 'watchdog.lock.stale.*', owner: 'watchdog', prune: 'finished_epic' },
+  // The short mutex of a stale-lock takeover (journal/lock.ts), left by a watchdog killed mid-takeover.
+  { in: 'epic', name: 'watchdog.lock.takeover', owner: 'watchdog', prune: 'finished_epic' },
   { in: 'epic', name: 'requests', owner: 'watchdog', prune: 'finished_epic' },
   { in: 'epic', name: 'acks', owner: 'watchdog', prune: 'finished_epic' },
   // What the process, command and claude-team adapters keep: logs, prompts, step markers.

@@ -2,7 +2,11 @@
 // becomes an orphan that is never run again. Plus the config checks made when the adapter is created.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { stringify } from 'yaml';
+import { findProcessesWithEnv } from '../../src/sys/proc-identity.js';
+import { runMain } from '../helpers/in-process-cli.js';
+import { readEvents, writeWave } from '../helpers/state.js';
 import { createAdapter, validateAgentsConfig } from '../../src/act/agents/make-adapter.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest } from '../helpers/agent-requests.js';
@@ -69,5 +73,29 @@ describe('createAdapter config checks', () => {
   ] as const)('%s with strategy %s needs %j', (name, strategy, missing) => {
     const problems = validateAgentsConfig(name, {}, strategy);
     expect(problems.map((p) => p.message.split(':')[0])).toEqual(missing.map((k) => `agents.${k}`));
+  });
+});
+
+describe('command adapter: the replacement it starts', () => {
+  it('is watched like a process-adapter launch: found by the marks it inherited, listed in flight with its pid, never ending the wave at once', async () => {
+    const dir = tempDir();
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    writeWave(dir, 'E-1', old, [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: old, last_activity_ts: old }]);
+    // A launcher that starts the replacement detached and exits 0 at once, as `my-orchestrator start` would.
+    const launcher = `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { detached: true, stdio: 'ignore' }).unref()`;
+    await fs.writeFile(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'command', cancel_argv: [node, '-e', '0'], redispatch_argv: [node, '-e', launcher] } }));
+    const killLaunched = async () => {
+      for (const p of await findProcessesWithEnv({ DISPATCH_WATCHDOG_STATE_DIR: path.resolve(dir) })) process.kill(p.pid, 'SIGKILL');
+    };
+    onTestFinished(killLaunched);
+    expect((await runMain(['--epic-id', 'E-1', '--state-dir', dir, '--once'])).code).toBe(3);
+    const red = readEvents(dir).find((e) => e.event === 'redispatch')!;
+    expect(red).toMatchObject({ adapter: 'command', recovery_task_id: 't1-r1', pid: expect.any(Number), start_ticks: expect.any(Number) });
+    expect(red.output_path).toBeUndefined();
+    expect(red.detail).toContain(`its replacement runs as pid ${red.pid}`);
+    const next = await runMain(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--json']);
+    const doc = JSON.parse(next.stdout);
+    expect(doc.tasks.find((t: { task_id: string }) => t.task_id === 't1-r1')).toMatchObject({ verdict: 'healthy' });
+    expect(next.code).toBe(0);
   });
 });

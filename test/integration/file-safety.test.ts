@@ -1,6 +1,6 @@
 // Files under a hostile or broken world (issue 8): torn log lines, short writes, temp files left by
 // failures, symlinks inside the state dir, and the umask.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { appendLine, appendLines, createFileExclusive, guardStateDir, removeStaleTemps, writeFileAtomic } from '../../src/files/atomic-write.js';
@@ -10,6 +10,7 @@ import { StatePaths } from '../../src/files/paths.js';
 import { readProcessIdentity } from '../../src/sys/proc-identity.js';
 import { isRunning, spawnFixture } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { runMain } from '../helpers/in-process-cli.js';
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -46,16 +47,51 @@ describe('temp files', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('temp files of a killed writer are removed at the next start, a live writer\'s are kept', async () => {
+  it('temp files of a killed writer are removed at the next start, a live writer\'s and a fresh one are kept', async () => {
     const dir = tempDir();
     const dead = await spawnFixture('sleep-forever.mjs');
     dead.child.kill('SIGKILL');
     await dead.exited;
-    writeFileSync(path.join(dir, `.watchdog.json.${dead.pid}.0123abcd.tmp`), '');
-    writeFileSync(path.join(dir, `note.md.${dead.pid}.0123abcd.tmp`), '');
-    writeFileSync(path.join(dir, `.watchdog.json.${process.pid}.0123abcd.tmp`), '');
+    const old = (name: string) => {
+      writeFileSync(path.join(dir, name), '');
+      utimesSync(path.join(dir, name), new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    };
+    old(`.watchdog.json.${dead.pid}.0123abcd.tmp`);
+    old(`note.md.${dead.pid}.0123abcd.tmp`);
+    old(`.watchdog.json.${process.pid}.0123abcd.tmp`);
+    old('.notes.tmp'); // not named like ours
+    writeFileSync(path.join(dir, `.state.yaml.${dead.pid}.0123abcd.tmp`), ''); // within the grace: another pid namespace may be writing it
     expect(await removeStaleTemps(dir, isRunning)).toBe(2);
-    expect(readdirSync(dir)).toEqual([`.watchdog.json.${process.pid}.0123abcd.tmp`]);
+    expect(readdirSync(dir).sort()).toEqual([`.notes.tmp`, `.state.yaml.${dead.pid}.0123abcd.tmp`, `.watchdog.json.${process.pid}.0123abcd.tmp`]);
+  });
+
+  it('a watchdog start sweeps the temp files a kill -9 left in launches/, agents/, pipeline_checkpoints/ and observe/', async () => {
+    const dir = tempDir();
+    const dead = await spawnFixture('sleep-forever.mjs');
+    dead.child.kill('SIGKILL');
+    await dead.exited;
+    const left = [
+      `epics/E-1/launches/.E-1__t1__redispatch.redispatch.json.${dead.pid}.0123abcd.tmp`,
+      `epics/E-1/agents/.t1-r1.prompt.md.${dead.pid}.0123abcd.tmp`,
+      `epics/E-1/commands/.E-1__t1__cancel.cancel.json.${dead.pid}.0123abcd.tmp`,
+      `epics/E-1/acks/.E-1__t1__cancel.ack.json.${dead.pid}.0123abcd.tmp`,
+      `pipeline_checkpoints/P-1/.recovery-1.yaml.${dead.pid}.0123abcd.tmp`,
+      `observe/.transcripts.json.${dead.pid}.0123abcd.tmp`,
+      `observe/history/.E-1.json.${dead.pid}.0123abcd.tmp`,
+    ];
+    const recent = new Date(Date.now() - 5_000).toISOString();
+    mkdirSync(path.join(dir, 'epics', 'E-1'), { recursive: true });
+    writeFileSync(path.join(dir, 'epics', 'E-1', 'state.yaml'), `current_wave:\n  dispatched_at: "${recent}"\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: merged }\n`);
+    const at = new Date(Date.now() - 60_000);
+    utimesSync(path.join(dir, 'epics', 'E-1', 'state.yaml'), at, at);
+    for (const f of left) {
+      mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      writeFileSync(path.join(dir, f), 'partial');
+      utimesSync(path.join(dir, f), new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    }
+    const r = await runMain(['--epic-id', 'E-1', '--state-dir', dir, '--once']);
+    expect(r.code).toBe(0);
+    expect(left.filter((f) => existsSync(path.join(dir, f)))).toEqual([]);
   });
 });
 

@@ -38,6 +38,7 @@ function stateDir(): string {
   file(root, 'epics/DONE/requests/DONE__T-1__redispatch.redispatch.json', '{}', 40);
   file(root, 'epics/DONE/acks/DONE__T-1__redispatch.ack.json', '{}', 40);
   file(root, 'epics/DONE/watchdog.lock.stale.123.0123abcd', '{}', 40);
+  file(root, 'epics/DONE/watchdog.lock.takeover', '{}', 40);
   file(root, 'epics/DONE/agents/T-1-r1.log', 'log', 40);
   file(root, 'epics/DONE/agents/T-1-r2.log', 'recent log', 1);
   file(root, 'epics/DONE/notes.txt', 'the orchestrator\'s own file', 40);
@@ -65,6 +66,7 @@ const REMOVED = [
   'epics/DONE/watchdog.json',
   'epics/DONE/watchdog.lock',
   'epics/DONE/watchdog.lock.stale.123.0123abcd',
+  'epics/DONE/watchdog.lock.takeover',
   'activity/old-session.ndjson',
   'observe/hooks.json',
   'pipeline_checkpoints/T-1/recovery-1.yaml',

@@ -1,6 +1,6 @@
 // No silent unwatched agent (issue 21 item 1): a row the watchdog cannot judge is said on stderr,
 // with a did-you-mean for a near-miss status, and --once does not exit 0 ("no stall") for it.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/in-process-cli.js';
@@ -88,3 +88,22 @@ describe('--once exits with the code its action implies', () => {
   });
 });
 
+
+describe('an earlier epic-team wave left open', () => {
+  it('is judged with the current one: its agent still in progress stalls (exit 3), the wave is not over', async () => {
+    const dir = tempDir('dw-unwatched-');
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    mkdirSync(path.join(dir, 'epics', 'E-1'), { recursive: true });
+    const file = path.join(dir, 'epics', 'E-1', 'state.yaml');
+    writeFileSync(file, [
+      'waves:',
+      `  - { wave_id: 0, dispatched_at: "${old}", tasks: [ { task_id: w0, ticket_id: P-0, status: in_progress, last_activity_ts: "${old}" }, { task_id: w0b, ticket_id: P-9, status: merged } ] }`,
+      `  - { wave_id: 1, dispatched_at: "${recent()}", tasks: [ { task_id: w1, ticket_id: P-1, status: running, last_activity_ts: "${recent()}" } ] }`,
+    ].join('\n') + '\n');
+    utimesSync(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const r = await runMain(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report', '--json']);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict])).toEqual([['w0', 'stalled'], ['w1', 'healthy']]);
+    expect(r.code).toBe(3);
+  });
+});

@@ -195,6 +195,25 @@ describe('progress seen in the row', () => {
   });
 });
 
+describe('progress seen in the row: the first sight', () => {
+  it('a row idle past its window but whose last_output then changes is never acted on at the first check; unchanged for an interval, it is', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0);
+    const past = T0 - 600 * S; // idle 10 minutes already: stalled by time alone
+    writeWave(dir, EPIC, iso(past), [row('t1', past, { last_output: 'step 1' }), row('t2', past, { ticket_id: 'ENG-2', last_output: 'waiting' })]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
+    const started = () => readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id);
+    expect(started()).toEqual([]); // whether the output grows is not known at its first sight
+    writeWave(dir, EPIC, iso(past), [row('t1', past, { last_output: 'step 2' }), row('t2', past, { ticket_id: 'ENG-2', last_output: 'waiting' })]);
+    await s.advance(10 * S);
+    expect(readWatchdogJson(dir, EPIC).tasks.find((t: { task_id: string }) => t.task_id === 't1').verdict).toBe('healthy');
+    // t2's text held still for a whole interval: no growth, so its stall is acted on now.
+    expect(started()).toEqual(['t2']);
+    s.stop();
+    await s.done;
+  });
+});
+
 describe('a transcript that never appears', () => {
   it('is starting within the window (judged from dispatch, never "unknown"), then stalled never_started naming where we looked', async () => {
     const dir = tempDir();

@@ -49,8 +49,9 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md on
   it('-p lead: next in the foreground → redispatch → TaskStop → Agent → replacement row → reconcile → wave_complete', async () => {
     const seen: Record<string, any> = {};
     const now = () => new Date().toISOString();
-    server.script('WORKER-A', [{ freeze: 'before_bytes' }]);
+    // The replacement's prompt quotes the original task (WORKER-A's prompt) before its remaining work: its marker is tried first.
     server.script('REPL-MARK', [{ blocks: [text('P-1 finished: the rest is done.')] }]);
+    server.script('WORKER-A', [{ freeze: 'before_bytes' }]);
     server.script('LEAD-SKILL-1', [
       { blocks: [toolUse('Agent', { description: 'impl P-1', prompt: 'WORKER-A: implement P-1', subagent_type: 'general-purpose', run_in_background: true }, ID.worker)] },
       (r) => {
@@ -114,8 +115,8 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md on
     const epic = 'E-LEAD2';
     const next = NEXT.replaceAll(EPIC, epic);
     const state = (rows: object[]) => writeState(rows).replaceAll(EPIC, epic);
+    server.script('REPL-MARK-B', [{ blocks: [text('P-2 finished.')] }]); // before WORKER-B: the replacement's prompt quotes both
     server.script('WORKER-B', [{ freeze: 'before_bytes' }]);
-    server.script('REPL-MARK-B', [{ blocks: [text('P-2 finished.')] }]);
     const lastText = (r: LoggedRequest) => contentText(r.body?.messages?.at(-1)?.content);
     server.script('LEAD-SKILL-2', [
       { blocks: [toolUse('Agent', { description: 'impl P-2', prompt: 'WORKER-B: implement P-2', subagent_type: 'general-purpose', run_in_background: true }, 'toolu_b_worker')] },

@@ -79,12 +79,43 @@ describe('buildCheckpoint', () => {
     expect(cp.last_output).toHaveLength(1001);
   });
 
+  it('leaves out of the remaining work what is done, however it is written (case, spacing, punctuation, a bullet or checkbox)', () => {
+    const cp = buildCheckpoint(input({
+      row: {
+        completed_items: ['- [x] add the RETRY test.', 'Update  the changelog'],
+        remaining_work: ['Add the retry test', 'update the changelog!', '2) [ ] Bump the version', 'Bump the version'],
+      },
+    }));
+    expect(cp.remaining_work).toEqual(['Bump the version']);
+    expect(cp.completed_work).toEqual(['add the RETRY test.', 'Update  the changelog']);
+    // The previous checkpoint's remaining work is matched the same way.
+    const next = buildCheckpoint(input({ attempt: 2, row: { completed_work: '* Add the retry test' }, previous: { completed_work: [], remaining_work: ['Add the retry test.', 'Write the docs'] } }));
+    expect(next.remaining_work).toEqual(['Write the docs']);
+  });
+
+  it('carries the original prompt: the row\'s, else the previous checkpoint\'s, else the transcript\'s first prompt; redacted and capped', () => {
+    expect(buildCheckpoint(input({ row: { prompt: 'Implement PROJ-1001: retries for the payment client' }, transcriptPrompt: 'other' })).original_prompt).toBe('Implement PROJ-1001: retries for the payment client');
+    expect(buildCheckpoint(input({ attempt: 2, previous: { completed_work: [], remaining_work: [], original_prompt: 'the first task' }, transcriptPrompt: 'a replacement prompt' })).original_prompt).toBe('the first task');
+    expect(buildCheckpoint(input({ transcriptPrompt: 'Fix it. Use LINEAR_API_KEY=lin_api_0123456789abcdef' })).original_prompt).toBe('Fix it. Use LINEAR_API_KEY=[redacted]');
+    expect(buildCheckpoint(input({ transcriptPrompt: 'y'.repeat(20_000) })).original_prompt!.length).toBeLessThanOrEqual(8000);
+    expect(buildCheckpoint(input({})).original_prompt).toBeUndefined();
+  });
+
   it('falls back to the row for the last tool and output, and supersedes the previous attempt', () => {
     const cp = buildCheckpoint(input({ task: makeTask({ taskId: 't1-r1', lastToolName: 'Bash', lastToolCommand: 'make', lastOutput: 'done?' }), attempt: 2 }));
     expect(cp).toMatchObject({
       recovery_task_id: 't1-r2', last_tool: { name: 'Bash', command: 'make', is_open: false }, last_output: 'done?',
       completed_work: [], remaining_work: [], supersedes: 'pipeline_checkpoints/PROJ-1001/recovery-1.yaml',
     });
+  });
+});
+
+describe('renderRecoveryPrompt with the original task', () => {
+  it('gives the original prompt first, then the narrowing: what is done and only what remains', () => {
+    const cp = buildCheckpoint(input({ row: { prompt: 'Implement retries for the payment client.', remaining_work: ['Add the retry test'] } }));
+    const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml' });
+    expect(prompt).toContain('The original task, as the first agent was given it (for context: do only the remaining work below):\n<original-task>\nImplement retries for the payment client.\n</original-task>\n');
+    expect(prompt.indexOf('<original-task>')).toBeLessThan(prompt.indexOf('Remaining work (ONLY do these):\n1. Add the retry test'));
   });
 });
 

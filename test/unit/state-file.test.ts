@@ -34,6 +34,21 @@ describe('state file: the three accepted shapes', () => {
     expect(r).toMatchObject({ ok: true, value: { shape: 'waves', waveId: '1', tasks: [{ ticketId: 'NEW-1' }] } });
   });
 
+  it('C: an earlier wave left open keeps its unfinished rows in the wave judged (not silently ignored)', () => {
+    const T2 = '2026-04-02T11:00:00Z';
+    const text = [
+      'waves:',
+      `  - { wave_id: 0, dispatched_at: "${T}", tasks: [ { ticket_id: OLD-1, status: in_progress }, { ticket_id: OLD-2, status: merged }, { ticket_id: BOTH-1, status: in_progress } ] }`,
+      `  - { wave_id: 1, dispatched_at: "${T2}", tasks: [ { ticket_id: NEW-1, status: dispatched }, { ticket_id: BOTH-1, status: running } ] }`,
+    ].join('\n');
+    const r = parseStateFile(text, 'state.yaml');
+    expect(r).toMatchObject({
+      ok: true,
+      value: { shape: 'waves', waveId: '1', tasks: [{ ticketId: 'OLD-1', dispatchedAtMs: ms }, { ticketId: 'NEW-1', dispatchedAtMs: Date.parse(T2) }, { ticketId: 'BOTH-1', status: 'running' }] },
+    });
+    if (r.ok) expect(r.value.tasks).toHaveLength(3);
+  });
+
   it('C: every wave completed means nothing is in flight', () => {
     const r = parseStateFile(`waves:\n  - { wave_id: 0, completed_at: "${T}", tasks: [ { ticket_id: A-1 } ] }\n`, 'state.yaml');
     expect(r).toMatchObject({ ok: true, value: { tasks: [] } });

@@ -15,6 +15,7 @@ import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { agentFiles, nudgeLaunchRequest } from './process-launch.js';
 import { runArgv } from './run-argv.js';
 import { stepFile } from './step-file.js';
+import { ancestry, findProcessesWithEnv, type ProcessIdentity } from '../../sys/proc-identity.js';
 
 type Status = CommandRecord['status'];
 
@@ -59,7 +60,10 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
   } catch (e) {
     return ioFailure(op, 'command', `preparing the ${op} command`, e, file);
   }
-  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
+  // The same marks as a process-adapter launch: whatever the command starts inherits them, so its replacement can be found.
+  const marks: Record<string, string> = { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
+  if ('recoveryTaskId' in req) marks.DISPATCH_WATCHDOG_TASK_ID = req.recoveryTaskId;
+  const env = agentEnv(process.env, marks, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : '';
@@ -70,7 +74,11 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
     }
     if (r.exitCode === 0) {
       await write({ ...done, status: 'done' });
-      return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      if (op !== 'redispatch') return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      // The replacement it started is watched like a process-adapter launch: found by the marks it inherited.
+      const launched = await launchedProcess(req.key, req.paths.root);
+      const which = launched ? `; its replacement runs as pid ${launched.pid}` : '; no process it started carries DISPATCH_WATCHDOG_KEY (the replacement runs elsewhere: it is watched once a row lists it)';
+      return { ...succeeded(op, 'command', `the ${op} command for ${req.key} exited 0${which}.`, { markerPath: file }), ...(launched ? { pid: launched.pid, identity: launched } : {}) };
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: 'unknown' });
@@ -82,6 +90,19 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
   } catch (e) {
     return ioFailure(op, 'command', `recording the ${op} command's result`, e, file);
   }
+}
+
+/**
+ * The replacement a redispatch command left running: the one live process carrying the key and
+ * state dir it was given (DISPATCH_WATCHDOG_KEY, DISPATCH_WATCHDOG_STATE_DIR) whose own parent does
+ * not (an agent's tool processes inherit the marks too). Undefined when none, or more than one, is.
+ */
+async function launchedProcess(key: string, stateRoot: string): Promise<ProcessIdentity | undefined> {
+  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: key, DISPATCH_WATCHDOG_STATE_DIR: stateRoot });
+  const pids = new Set(found.map((p) => p.pid));
+  const tops: ProcessIdentity[] = [];
+  for (const p of found) if (!(await ancestry(p.pid)).slice(1).some((a) => pids.has(a))) tops.push(p);
+  return tops.length === 1 ? tops[0] : undefined;
 }
 
 /** The command adapter. */

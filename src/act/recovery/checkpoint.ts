@@ -13,7 +13,8 @@ import { createFileExclusive } from '../../files/atomic-write.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { MarkerState } from '../agents/adapter.js';
-import { completedFromCalls, workItems } from './work-items.js';
+import { completedFromCalls, withoutDone, workItems } from './work-items.js';
+import { redactSecrets } from '../../present/safe-text.js';
 
 export { renderRecoveryPrompt } from './recovery-prompt.js';
 export { recoveryTaskId };
@@ -31,15 +32,32 @@ export interface CheckpointInput {
   nowMs: number;
   /** @defaultValue the checkpoint of attempt - 1 (state-dir relative), or null for attempt 1 */
   supersedes?: string | null;
-  /** The checkpoint of attempt - 1: its work carries over when the replacement's row does not say. */
-  previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work'>;
+  /** The checkpoint of attempt - 1: its work (and the original prompt) carry over when the replacement's row does not say. */
+  previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work' | 'original_prompt'>;
   /** Where the stalled agent worked. */
   cwd?: string;
+  /** The first prompt the stalled agent was given, read from its transcript (when the row does not carry it). */
+  transcriptPrompt?: string;
 }
 
 const LAST_OUTPUT_CHARS = 1000;
 const COMPLETED_KEYS = ['completed_items', 'completed_work', 'completed_tasks'];
 const REMAINING_KEYS = ['remaining_work', 'remaining_items', 'remaining_tasks', 'todo'];
+/** Row keys an orchestrator writes the agent's task prompt under. */
+const PROMPT_KEYS = ['original_prompt', 'prompt', 'task_prompt'];
+/** Longest original prompt carried into a checkpoint (its head and tail are kept). */
+export const ORIGINAL_PROMPT_MAX_CHARS = 8000;
+
+/** The original task prompt: the row's, else the previous checkpoint's, else the transcript's first prompt; capped, secrets redacted. */
+function originalPrompt(row: Record<string, unknown>, input: CheckpointInput): string | undefined {
+  const own = PROMPT_KEYS.map((k) => row[k]).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  const text = (own ?? input.previous?.original_prompt ?? input.transcriptPrompt)?.trim();
+  if (!text) return undefined;
+  const clean = redactSecrets(text);
+  if (clean.length <= ORIGINAL_PROMPT_MAX_CHARS) return clean;
+  const half = Math.floor((ORIGINAL_PROMPT_MAX_CHARS - 5) / 2);
+  return `${clean.slice(0, half)}\n…\n${clean.slice(-half)}`;
+}
 
 /** State-dir relative path of a checkpoint, as written into `supersedes` and events. */
 export const checkpointRelPath = (ticketId: string, attempt: number) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
@@ -53,7 +71,9 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
   const prev = input.previous;
   const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
   const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
-  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
+  // Done is done however it is written: "- [x] Add the retry test." leaves no "Add the retry test" to do.
+  const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []), completed);
+  const prompt = originalPrompt(row, input);
   return {
     schema_version: '1',
     epic_id: input.epicId,
@@ -74,6 +94,7 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
     last_output: out ? (out.length > LAST_OUTPUT_CHARS ? '…' + out.slice(-LAST_OUTPUT_CHARS) : out) : null,
     supersedes: input.supersedes !== undefined ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
     ...(input.cwd ? { cwd: input.cwd } : {}),
+    ...(prompt ? { original_prompt: prompt } : {}),
   };
 }
 

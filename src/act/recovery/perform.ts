@@ -2,6 +2,7 @@
 // idempotency key, then run each step, every one of which checks its own marker before firing,
 // then append the outcome. Re-running the steps of a started key (start-up recovery) never
 // repeats a side effect or a log line.
+import { readFirstPrompt } from './first-prompt.js';
 import type { EventBody } from '../../contracts/events.js';
 import type { Task } from '../../contracts/state-file.js';
 import { ActionError } from '../../contracts/errors.js';
@@ -93,10 +94,12 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   const { task } = spec;
   // 1. The checkpoint (created once; on a resume, the prompt is rendered from the file as written).
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => undefined) : undefined;
+  // The original task reaches the replacement: the row's prompt, the last checkpoint's, else the agent's first prompt.
+  const transcriptPrompt = prior?.ok && prior.value.original_prompt ? undefined : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
   const built = buildCheckpoint({
     epicId: ctx.epicId, task, row: task.raw, observation: spec.observation, attempt: spec.attempt,
     stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
-    previous: prior?.ok ? prior.value : undefined, cwd: spec.cwd,
+    previous: prior?.ok ? prior.value : undefined, cwd: spec.cwd, transcriptPrompt,
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)
@@ -119,7 +122,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
     remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail,
     ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
-    ...(out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),
+    ...(out.pid && out.adapter === 'process' ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),
     ...(out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {}),
   });
 }

@@ -41,6 +41,8 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
         '- Do not explore beyond the files the remaining items name.',
       ]
     : [];
+  // The task as first given: what the work is for. The narrowing below says which part of it is left.
+  const original = cp.original_prompt ? ['The original task, as the first agent was given it (for context: do only the remaining work below):', '<original-task>', cp.original_prompt, '</original-task>', ''] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     '',
@@ -48,6 +50,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
     `Checkpoint: ${where.checkpointPath}`,
     'Read the checkpoint first: it records what was done and what remains.',
     '',
+    ...original,
     done,
     '',
     remaining,

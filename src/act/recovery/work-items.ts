@@ -17,19 +17,46 @@ function itemText(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Items from several sources, trimmed of bullets, de-duplicated in order, capped. */
+/** A leading bullet, number or checkbox (`- `, `* `, `• `, `1. `, `2) `, `[x] `, `- [ ] `), however many. */
+const MARKER = /^\s*(?:[-*•+]|\d+[.)]|\[[ xX✓✔]?\])(?:\s+|(?=\[))/;
+
+function stripMarkers(text: string): string {
+  let s = text;
+  for (let prev = ''; prev !== s; ) [prev, s] = [s, s.replace(MARKER, '')];
+  return s.trim();
+}
+
+/**
+ * How a person compares two work items: letter case, spacing, punctuation and a leading bullet or
+ * checkbox do not count ("- [x] Add the retry test." is "add the retry test").
+ */
+export function workItemKey(text: string): string {
+  return stripMarkers(text).normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/** Items from several sources, trimmed of bullets, de-duplicated in order (as workItemKey compares them), capped. */
 export function workItems(sources: readonly unknown[]): string[] {
   const out: string[] = [];
+  const seen = new Set<string>();
   for (const src of sources) {
     const list = Array.isArray(src) ? src : typeof src === 'string' ? src.split('\n') : [];
     for (const raw of list) {
-      const text = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, '').trim();
-      if (!text || out.includes(text)) continue;
+      const item = itemText(raw);
+      const text = item === undefined ? undefined : stripMarkers(item);
+      const key = text && workItemKey(text);
+      if (!text || !key || seen.has(key)) continue;
+      seen.add(key);
       out.push(text.length > MAX_ITEM_CHARS ? text.slice(0, MAX_ITEM_CHARS - 1) + '…' : text);
       if (out.length >= MAX_ITEMS) return out;
     }
   }
   return out;
+}
+
+/** `remaining` without the items `completed` already has (compared as a person would, workItemKey). */
+export function withoutDone(remaining: readonly string[], completed: readonly string[]): string[] {
+  const done = new Set(completed.map(workItemKey));
+  return remaining.filter((w) => !done.has(workItemKey(w)));
 }
 
 /** Finished file edits and commits seen in the tool calls, e.g. "Edit: src/a.ts". Reads and tests are not work done. */

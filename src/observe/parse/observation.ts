@@ -89,6 +89,8 @@ export interface Observation {
   };
   /** The agent's working directory (its transcript's newest `cwd`): where a replacement must work. */
   cwd?: string;
+  /** The transcript file this observation read (a recovery reads the agent's first prompt from it). */
+  transcriptFile?: string;
   /** Recent tool calls, oldest first, for loop detection. */
   recentCalls: ToolCall[];
   /** Evidence that contradicts itself (e.g. a transcript of another agent). */
@@ -159,6 +161,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== undefined && (out.cwd === undefined || p.source === 'transcript')) out.cwd = p.cwd;
+    if (p.transcriptFile !== undefined) out.transcriptFile ??= p.transcriptFile;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);

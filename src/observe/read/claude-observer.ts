@@ -139,6 +139,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const seen = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
     const part = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part.contradictions = transcriptContradictions(r.state, task, found.location.path);
+    part.transcriptFile = found.location.path;
     // A subagent's end is written in its parent's transcript (the Task/Agent result, or a task-notification).
     const flatParent = r.state.sessionId && path.join(path.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : undefined);
