@@ -14,7 +14,10 @@ import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
 import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
 import { parseStateFile } from '../src/contracts/state-file.js';
 import { resolveOptions } from '../src/options.js';
-import { FLEET_NOW, transcriptLines } from './fleet.js';
+import { FLEET_NOW as DEFAULT_NOW, transcriptLines } from './fleet.js';
+
+// The fleet's moment (FLEET_NOW_MS: a fleet generated at another one, as bench/scale.ts does).
+const FLEET_NOW = Number(process.env.FLEET_NOW_MS ?? DEFAULT_NOW);
 
 const [mode, stateDir, claudeDir, agentsArg, checksArg, growFirst] = process.argv.slice(2);
 const agents = Number(agentsArg);

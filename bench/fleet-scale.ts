@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { generateLog } from './gen-log.js';
 import { generateFleet, transcriptLines } from './fleet.js';
+import { benchScale } from './scale.js';
+import { benchLog } from './start-up.js';
 
 export interface Scale {
   quick: boolean;
@@ -23,14 +24,18 @@ export interface Scale {
   detectSpreadS: number;
   detectTimeoutS: number;
   hookRuns: number;
+  /** Fleets of these sizes for the whole-process steady check (bench/scale.ts). */
+  scaleAgents: number[];
+  scaleBytes: number;
+  loopChecks: number;
 }
 
-export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, hookRuns: 60 };
-export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, hookRuns: 40 };
+export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, hookRuns: 60, scaleAgents: [100, 1000, 10_000], scaleBytes: 32 * 1024, loopChecks: 15 };
+export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, hookRuns: 40, scaleAgents: [100, 1000], scaleBytes: 16 * 1024, loopChecks: 8 };
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
+export const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
 // What `hook install` and hooks/hooks.json run: the committed CommonJS bundle (npm run bundle); and
 // the ES module build of the same code, which older installs and the bin's `hook` run.
 const hookEntry = path.join(root, 'bundle', 'hook.cjs');
@@ -40,9 +45,9 @@ export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 };
-const f0 = (n: number) => n.toFixed(0);
+export const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
-const lat = (xs: number[], unit = 'ms', fmt = f1) => `p50 ${fmt(pct(xs, 50))} ${unit}, p99 ${fmt(pct(xs, 99))} ${unit}`;
+export const lat = (xs: number[], unit = 'ms', fmt = f1) => `p50 ${fmt(pct(xs, 50))} ${unit}, p99 ${fmt(pct(xs, 99))} ${unit}`;
 const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
 
 export interface Figure {
@@ -55,7 +60,8 @@ export interface Figure {
   isExtra?: boolean;
 }
 
-function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; stdout: string; status: number | null } {
+/** Run node with `args`; its wall time and, from outside (GNU time: wait4's ru_maxrss, the process's VmHWM), its peak RSS. */
+export function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; stdout: string; status: number | null } {
   const time = existsSync('/usr/bin/time');
   const cmd = time ? '/usr/bin/time' : process.execPath;
   const argv = time ? ['-f', '__RSS_KB=%M', process.execPath, ...args] : args;
@@ -119,52 +125,6 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
       naive: `cold first check: ${f0(ours.coldWall)} ms, ${f0(ours.bytesRead / 1024 ** 2)} MB read`,
       met: restart.bytesRead < 64 * 1024,
       isExtra: true,
-    },
-  ];
-}
-
-/** Start-up (`--once`) and `friction --since 1d` over a generated log of `logEvents` events. */
-export async function benchLog(s: Scale, tmp: string): Promise<Figure[]> {
-  const stateDir = path.join(tmp, 'log');
-  const t0 = performance.now();
-  const { bytes } = generateLog(stateDir, { events: s.logEvents, days: s.logDays });
-  const genMs = performance.now() - t0;
-  // A small wave for an epic that is not in the log: the start-up cost is the log's, not recovery work.
-  const epicDir = path.join(stateDir, 'epics', 'E-9');
-  mkdirSync(epicDir, { recursive: true });
-  writeFileSync(path.join(epicDir, 'state.yaml'), stringify({ current_wave: { dispatched_at: new Date(Date.now() - 60_000).toISOString(), tasks: [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date().toISOString() }] } }));
-  const once = () => node([cli, '--epic-id', 'E-9', '--state-dir', stateDir, '--once', '--action', 'report'], { env: { CLAUDE_CONFIG_DIR: path.join(tmp, 'no-claude') } });
-  const first = once();
-  if (first.status !== 0 && first.status !== 3) throw new Error(`--once failed (${first.status}): ${first.stdout}`);
-  const runs = Array.from({ length: s.startRuns }, once);
-  const naiveChild = path.join(here, 'log-child.js');
-  const naive = Array.from({ length: Math.max(1, Math.min(3, s.startRuns)) }, () => node([naiveChild, 'fold', stateDir, 'E-9']));
-  const bare = Array.from({ length: 5 }, () => node(['-e', '']));
-  const ms = runs.map((r) => r.ms);
-  const rss = Math.max(...runs.map((r) => r.rssMb ?? NaN));
-
-  // The same decisions at this size: the summary path and a whole fold, for our epic.
-  const eq = node([naiveChild, 'equal', stateDir, 'E-1']);
-  const isEqual = eq.stdout.trim() === 'equal';
-
-  const friction = Array.from({ length: Math.max(2, Math.min(3, s.startRuns)) }, () => node([cli, 'friction', '--since', '1d', '--state-dir', stateDir, '--json']));
-  const frictionNaive = node([naiveChild, 'read-all', stateDir]);
-  const mb = (bytes / 1024 ** 2).toFixed(0);
-  return [
-    {
-      figure: `start-up (\`--once\`) with ${s.logEvents.toLocaleString('en')} log events over ${s.logDays} days (${mb} MB, generated in ${f0(genMs / 1000)} s)`,
-      goal: '≤ 2 s',
-      ours: `wall ${lat(ms, 'ms', f0)}, peak RSS ${f0(rss)} MB; first start (no summary yet: folds every day, writes it) ${f0(first.ms)} ms, ${f0(first.rssMb ?? NaN)} MB; same decisions as a whole fold: ${isEqual ? 'yes' : `NO (${eq.stdout.trim()})`}`,
-      naive: `fold the whole log: ${f0(pct(naive.map((r) => r.ms), 50))} ms, ${f0(Math.max(...naive.map((r) => r.rssMb ?? NaN)))} MB; bare node start ${f0(pct(bare.map((r) => r.ms), 50))} ms`,
-      met: pct(ms, 50) <= 2000 && isEqual,
-    },
-    {
-      figure: '`friction --since 1d` over the same log',
-      goal: 'proportional to the period asked',
-      ours: `wall ${lat(friction.map((r) => r.ms), 'ms', f0)}, ${f0(Math.max(...friction.map((r) => r.rssMb ?? NaN)))} MB`,
-      naive: `read every day: ${f0(frictionNaive.ms)} ms, ${f0(frictionNaive.rssMb ?? NaN)} MB`,
-      // Proportional: a node start, 1 s to load the CLI and the notes, and the two days' share of reading everything.
-      met: pct(friction.map((r) => r.ms), 50) <= pct(bare.map((r) => r.ms), 50) + 1000 + (frictionNaive.ms * 2) / s.logDays,
     },
   ];
 }
@@ -297,6 +257,7 @@ export async function benchFleetScale(s: Scale, log: (line: string) => void): Pr
       ['fleet', () => benchFleet(s, tmp)],
       ['log', () => benchLog(s, tmp)],
       ['detection', () => benchDetection(s, tmp)],
+      ['scale', () => benchScale(s, tmp, log)],
     ] as const) {
       const t = performance.now();
       const got = await step();

@@ -52,11 +52,11 @@ export function fleetStateYaml(tasks: Record<string, unknown>[], now = FLEET_NOW
   return stringify({ epic_id: 'E-1', current_wave: { wave_id: 1, dispatched_at: new Date(now - 3600_000).toISOString(), tasks } });
 }
 
-export function generateFleet(root: string, agents: number, fileBytes: number): Fleet {
+/** `now`: the moment the fleet is 30 s quiet at (FLEET_NOW for the in-process benches; the real clock for a real loop). */
+export function generateFleet(root: string, agents: number, fileBytes: number, now = FLEET_NOW): Fleet {
   const stateDir = path.join(root, 'state');
   const claudeDir = path.join(root, 'claude');
   const project = path.join(claudeDir, 'projects', '-work-repo');
-  const now = FLEET_NOW;
   const block = Array.from({ length: 100 }, (_, i) => transcriptLines('AGENT', 'SESSION', i, now - 30_000)).join('');
   const body = block.repeat(Math.max(1, Math.ceil(fileBytes / block.length)));
   const transcripts: string[] = [];

@@ -3,7 +3,7 @@
 // (read every day). equal: the summary path gives the same history as a whole fold (prints "equal").
 import { isDeepStrictEqual } from 'node:util';
 import { foldHistory } from '../src/core/history.js';
-import { historyToJson } from '../src/core/history-summary.js';
+import { comparableHistory } from './history-compare.js';
 import { readDispatchLog } from '../src/journal/dispatch-log.js';
 import { loadHistory } from '../src/journal/log-summary.js';
 import { StatePaths } from '../src/files/paths.js';
@@ -18,9 +18,9 @@ if (mode === 'read-all') {
   const h = foldHistory(r.events, epic);
   process.stdout.write(`${h.redispatchCount.size} tickets\n`);
 } else {
-  const whole = historyToJson(foldHistory((await readDispatchLog(paths)).events, epic));
+  const whole = comparableHistory(foldHistory((await readDispatchLog(paths)).events, epic));
   const rebuilt = await loadHistory(paths, epic, { isWritable: true });
   const resumed = await loadHistory(paths, epic, { isWritable: false });
-  const same = isDeepStrictEqual(historyToJson(rebuilt.history), whole) && isDeepStrictEqual(historyToJson(resumed.history), whole);
+  const same = isDeepStrictEqual(comparableHistory(rebuilt.history), whole) && isDeepStrictEqual(comparableHistory(resumed.history), whole);
   process.stdout.write(same && resumed.stats.from === 'summary' ? 'equal\n' : `different (rebuilt ${rebuilt.stats.from}, resumed ${resumed.stats.from})\n`);
 }

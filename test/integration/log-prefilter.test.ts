@@ -15,7 +15,7 @@ import { StatePaths } from '../../src/files/paths.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { CROSS_REF, LinePrefilter, PARSE, SKIP } from '../../src/journal/log-prefilter.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
-import { comparableHistory } from '../helpers/history-json.js';
+import { comparableHistory } from '../../bench/history-compare.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const json = comparableHistory;

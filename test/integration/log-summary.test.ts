@@ -11,7 +11,7 @@ import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { StallRefMap } from '../../src/journal/ticket-refs.js';
-import { comparableHistory } from '../helpers/history-json.js';
+import { comparableHistory } from '../../bench/history-compare.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'E-1';

@@ -13,7 +13,7 @@ import { loadHistory } from '../../src/journal/log-summary.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession } from '../helpers/session.js';
 import { readEvents, readWatchdogJson, writeWave, type RowSpec } from '../helpers/state.js';
-import { comparableHistory } from '../helpers/history-json.js';
+import { comparableHistory } from '../../bench/history-compare.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
