@@ -42,7 +42,8 @@ function grow(round: number) {
 
 async function ours() {
   const paths = new StatePaths(stateDir!);
-  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report' }, {}, stateDir!);
+  // FLEET_STALL_WINDOW: a fleet that took long to write (10,000 agents on a loaded machine) stays inside its window.
+  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', ...(process.env.FLEET_STALL_WINDOW ? { stallWindow: Number(process.env.FLEET_STALL_WINDOW) } : {}) }, {}, stateDir!);
   const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {} });
   const log = new DispatchLog(paths, 'E-1', 'bench', () => FLEET_NOW);
   const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), log, runId: 'bench', version: 'bench', pid: process.pid };

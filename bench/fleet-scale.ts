@@ -61,16 +61,16 @@ export interface Figure {
 }
 
 /** Run node with `args`; its wall time and, from outside (GNU time: wait4's ru_maxrss, the process's VmHWM), its peak RSS. */
-export function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; stdout: string; status: number | null } {
+export function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; cpuMs?: number; stdout: string; status: number | null } {
   const time = existsSync('/usr/bin/time');
   const cmd = time ? '/usr/bin/time' : process.execPath;
-  const argv = time ? ['-f', '__RSS_KB=%M', process.execPath, ...args] : args;
+  const argv = time ? ['-f', '__RSS_KB=%M __CPU_S=%U+%S', process.execPath, ...args] : args;
   const t = performance.now();
   const r = spawnSync(cmd, argv, { env: { ...process.env, ...opts.env }, input: opts.input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - t;
-  const m = /__RSS_KB=(\d+)/.exec(r.stderr ?? '');
+  const m = /__RSS_KB=(\d+) __CPU_S=([\d.]+)\+([\d.]+)/.exec(r.stderr ?? '');
   if (r.error) throw r.error;
-  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, stdout: r.stdout, status: r.status };
+  return { ms, rssMb: m ? Number(m[1]) / 1024 : undefined, cpuMs: m ? (Number(m[2]) + Number(m[3])) * 1000 : undefined, stdout: r.stdout, status: r.status };
 }
 
 /** Steady checks, cold first check and loop RSS at `agents` agents, ours and naive (each in a child). */

@@ -91,7 +91,7 @@ async function runLoop(stateDir: string, claudeDir: string, agents: number, chec
 
 /** The in-process figures of the same fleet (bench/fleet-child.ts at the fleet's moment). */
 function runInProcess(mode: 'ours' | 'naive', stateDir: string, claudeDir: string, agents: number, checks: number, nowMs: number) {
-  const r = spawnSync(process.execPath, [path.join(here, 'fleet-child.js'), mode, stateDir, claudeDir, String(agents), String(checks)], { env: { ...process.env, FLEET_NOW_MS: String(nowMs) }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [path.join(here, 'fleet-child.js'), mode, stateDir, claudeDir, String(agents), String(checks)], { env: { ...process.env, FLEET_NOW_MS: String(nowMs), FLEET_STALL_WINDOW: '3600' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`fleet child ${mode} at ${agents} agents failed: ${r.stdout}${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; cpu: number[]; maxRssMb: number };
 }
