@@ -1,5 +1,6 @@
 // Run the real watch or `next` command in-process on a shared manual clock, with the real
 // adapters (mailbox by default): several runs in a row see one timeline, as an orchestrator would.
+import path from 'node:path';
 import { onTestFinished } from 'vitest';
 import type { Output } from '../../src/deps.js';
 import { runNext } from '../../src/commands/next.js';
@@ -53,4 +54,16 @@ export async function startSession(clock: ManualClock, flags: WatchdogFlags, opt
       await settled();
     },
   };
+}
+
+/**
+ * `next` in-process on `clock` (timeout 60 s, interval 10 s, JSON) until it exits, one check at a
+ * time (a jump in time would trip the self-lag guard): its exit code and the document it printed.
+ */
+export async function nextOnClock(clock: ManualClock, stateDir: string, epicId: string, maxSteps = 30): Promise<{ code: number; doc: Record<string, any> }> {
+  const s = await startSession(clock, { epicId, stateDir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(stateDir, 'claude') });
+  for (let i = 0; i < maxSteps && !s.isDone(); i++) await s.advance(10_000);
+  if (!s.isDone()) s.stop();
+  const code = await s.done;
+  return { code, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };
 }

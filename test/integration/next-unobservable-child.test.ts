@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runHook } from '../../src/commands/hook.js';
 import { assistant, jsonl, payload, toolUse, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { startSession } from '../helpers/session.js';
+import { nextOnClock, startSession } from '../helpers/session.js';
 import { readEvents, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -25,13 +25,7 @@ function waitingLead(dir: string): string {
   return file;
 }
 
-async function next(clock: ManualClock, dir: string, maxSteps = 20) {
-  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(dir, 'claude') });
-  for (let i = 0; i < maxSteps && !s.isDone(); i++) await s.advance(10 * S);
-  if (!s.isDone()) s.stop();
-  const code = await s.done;
-  return { code, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };
-}
+const next = (clock: ManualClock, dir: string) => nextOnClock(clock, dir, EPIC, 20);
 
 describe('next, for a parent waiting on a subagent nothing can be seen of', () => {
   it('returns attention at once past the window, naming the child; nothing is acted on', async () => {

@@ -9,7 +9,7 @@ import { printStatus } from '../../src/commands/status.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { assistant, jsonl, system, text, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { startSession } from '../helpers/session.js';
+import { nextOnClock, startSession } from '../helpers/session.js';
 import { readEvents, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -27,14 +27,7 @@ function endedTranscript(dir: string): string {
   return file;
 }
 
-/** Run `next` until it exits, one check at a time (a jump in time would trip the self-lag guard). */
-async function next(clock: ManualClock, dir: string, maxSteps = 30) {
-  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(dir, 'claude') });
-  for (let i = 0; i < maxSteps && !s.isDone(); i++) await s.advance(10 * S);
-  if (!s.isDone()) s.stop();
-  const code = await s.done;
-  return { code, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };
-}
+const next = (clock: ManualClock, dir: string) => nextOnClock(clock, dir, EPIC, 30);
 
 describe('a row its agent disagrees with', () => {
   it('is nudged once, then reconciled by its owner; next says when a person is needed; nothing is stopped', async () => {

@@ -3,10 +3,9 @@
 // a `reconcile` request says what disagrees and how to answer, `next` returns attention (13), and
 // nothing is stopped. Once the process is gone the row and the agent agree: the request is
 // answered (resolved) and the wave completes. In-process, on a manual clock.
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { startSession } from '../helpers/session.js';
+import { nextOnClock } from '../helpers/session.js';
 import { spawnFixture } from '../helpers/spawn-fixture.js';
 import { readEvents, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -17,13 +16,7 @@ const T0 = Date.parse('2026-04-02T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const events = (dir: string, name: string) => readEvents(dir).filter((e) => e.event === name);
 
-async function next(clock: ManualClock, dir: string, maxSteps = 30) {
-  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(dir, 'claude') });
-  for (let i = 0; i < maxSteps && !s.isDone(); i++) await s.advance(10 * S);
-  if (!s.isDone()) s.stop();
-  const code = await s.done;
-  return { code, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };
-}
+const next = (clock: ManualClock, dir: string) => nextOnClock(clock, dir, EPIC, 30);
 
 describe('a row that says completed while its agent still runs', () => {
   it('is a reconcile request after the grace (attention), never a stop; the agent ending answers it', async () => {

@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeSkip, startClaude } from '../helpers/claude-session.js';
-import { REPO_ROOT } from '../helpers/cli.js';
 import { contentText, startModelServer, text, toolUse, type LoggedRequest, type ModelServer } from '../helpers/model-server.js';
+import { agentIdOf, bashCall, nextCommand, nextDocOf, resultOf, writeStateCommand } from '../helpers/scripted-lead.js';
 import { readEvents } from '../helpers/state.js';
 
 let server: ModelServer;
@@ -19,29 +19,10 @@ beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
 const EPIC = 'E-LEAD';
-/** The skill's command, with ${CLAUDE_PLUGIN_ROOT} filled in as Claude Code fills it. */
-const CLI = `node "${path.join(REPO_ROOT, 'bundle', 'cli.cjs')}"`;
-const bash = (command: string, extra: Record<string, unknown> = {}, id?: string) => toolUse('Bash', { command, description: 'run a command', ...extra }, id);
-const NEXT = `${CLI} next --epic-id ${EPIC} --json --timeout 3 --check-interval 1`;
+const bash = bashCall;
+const NEXT = nextCommand(EPIC);
+const writeState = (rows: object[]) => writeStateCommand(EPIC, rows);
 
-/** A state file as the lead writes it with Bash (JSON is YAML). */
-const writeState = (rows: object[]) =>
-  `mkdir -p .onex_state/epics/${EPIC} && cat > .onex_state/epics/${EPIC}/state.yaml.tmp <<'EOF'\n${JSON.stringify({ current_wave: { wave_id: 1, dispatched_at: new Date().toISOString(), tasks: rows } })}\nEOF\nmv .onex_state/epics/${EPIC}/state.yaml.tmp .onex_state/epics/${EPIC}/state.yaml`;
-
-/** The text of the result of tool call `id`, wherever it is in the conversation (a notification may follow it). */
-function resultOf(r: LoggedRequest, id: string): string {
-  for (const m of r.body?.messages ?? []) {
-    if (!Array.isArray(m?.content)) continue;
-    for (const b of m.content) if (b?.type === 'tool_result' && b.tool_use_id === id) return contentText(b.content);
-  }
-  return '';
-}
-const agentIdOf = (r: LoggedRequest, id: string) => /agentId: (a[0-9a-f]+)/.exec(resultOf(r, id))?.[1];
-/** The JSON document `next` printed, from the Bash tool result (a non-zero exit is reported as an error, stdout kept). */
-function nextDocOf(r: LoggedRequest, id: string): Record<string, any> {
-  const t = resultOf(r, id);
-  return JSON.parse(t.slice(t.indexOf('{'), t.lastIndexOf('}') + 1));
-}
 /** Tool call ids of the lead, so each turn finds the result of the one before. */
 const ID = { worker: 'toolu_lead_worker', next1: 'toolu_lead_next1', stop: 'toolu_lead_stop', relaunch: 'toolu_lead_relaunch', next2: 'toolu_lead_next2', next3: 'toolu_lead_next3' };
 
