@@ -107,7 +107,8 @@ const CASES: [Strategy, string, Settled, 'recover' | 'once'][] = [
   ['escalate', 'before:escalated_to_blocked', 'done', 'recover'],
 ];
 
-describe('SIGKILL at every step boundary, then a restart', () => {
+// Three real CLI runs per case (crash, recover, once): at load 25 one took over 30 s.
+describe('SIGKILL at every step boundary, then a restart', { timeout: 90_000 }, () => {
   it.each(CASES)('%s, crash %s: the restart classifies it %s (restart: %s) and every side effect happened once', async (strategy, point, settled, restart) => {
     const s = await scene();
     const key = KEY(strategy);
