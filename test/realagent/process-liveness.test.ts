@@ -61,14 +61,12 @@ describe.skipIf(claudeSkip !== undefined || !hasSs)('process liveness on a real 
   it('a frozen stream stalls one window after its last bytes', async () => {
     const marker = 'FROZENSTREAM-1';
     const { s, h, task, stalls } = await watched(marker, { blocks: [text('Let me think about this carefully.')], chunkChars: 4, freeze: 'mid_message' });
-    const startedAt = Date.now();
     for (let i = 0; i < 4 && stalls().length === 0; i++) await h.advance(6 * S);
     const stall = stalls()[0];
     expect(stall, JSON.stringify(task())).toMatchObject({ stall_reason: 'inactivity' });
     // Judged on the loop's clock: idle past the 10 s window by at most one 6 s step.
     expect(stall!.idle_seconds).toBeGreaterThan(10);
     expect(stall!.idle_seconds).toBeLessThanOrEqual(17);
-    expect(Date.now() - startedAt).toBeLessThan(60_000);
     h.stop();
     await h.done;
     s.kill();
