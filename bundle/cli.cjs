@@ -1207,7 +1207,7 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path43 = require("node:path");
+    var path44 = require("node:path");
     var fs34 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
@@ -2220,9 +2220,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path43.resolve(baseDir, baseName);
+          const localBin = path44.resolve(baseDir, baseName);
           if (fs34.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path43.extname(baseName))) return void 0;
+          if (sourceExt.includes(path44.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
             (ext) => fs34.existsSync(`${localBin}${ext}`)
           );
@@ -2240,17 +2240,17 @@ Expecting one of '${allowedValues.join("', '")}'`);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path43.resolve(
-            path43.dirname(resolvedScriptPath),
+          executableDir = path44.resolve(
+            path44.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path43.basename(
+            const legacyName = path44.basename(
               this._scriptPath,
-              path43.extname(this._scriptPath)
+              path44.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path43.extname(executableFile));
+        launchWithNode = sourceExt.includes(path44.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path43.basename(filename, path43.extname(filename));
+        this._name = path44.basename(filename, path44.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path44) {
-        if (path44 === void 0) return this._executableDir;
-        this._executableDir = path44;
+      executableDir(path45) {
+        if (path45 === void 0) return this._executableDir;
+        this._executableDir = path45;
         return this;
       }
       /**
@@ -3209,9 +3209,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
           helpWidth: context.helpWidth,
           outputHasColors: context.hasColors
         });
-        const text = helper.formatHelp(this, helper);
-        if (context.hasColors) return text;
-        return this._outputConfiguration.stripColor(text);
+        const text2 = helper.formatHelp(this, helper);
+        if (context.hasColors) return text2;
+        return this._outputConfiguration.stripColor(text2);
       }
       /**
        * @typedef HelpContext
@@ -3371,7 +3371,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {(string | Function)} text - string to add, or a function returning a string
        * @return {Command} `this` command for chaining
        */
-      addHelpText(position, text) {
+      addHelpText(position, text2) {
         const allowedValues = ["beforeAll", "before", "after", "afterAll"];
         if (!allowedValues.includes(position)) {
           throw new Error(`Unexpected value for position to addHelpText.
@@ -3380,10 +3380,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const helpEvent = `${position}Help`;
         this.on(helpEvent, (context) => {
           let helpStr;
-          if (typeof text === "function") {
-            helpStr = text({ error: context.error, command: context.command });
+          if (typeof text2 === "function") {
+            helpStr = text2({ error: context.error, command: context.command });
           } else {
-            helpStr = text;
+            helpStr = text2;
           }
           if (helpStr) {
             context.write(`${helpStr}
@@ -3471,17 +3471,17 @@ var require_commander = __commonJS({
 });
 
 // src/present/safe-text.ts
-function redactSecrets(text) {
-  if (!MAYBE_SECRET.test(text)) return text;
-  let out = text;
+function redactSecrets(text2) {
+  if (!MAYBE_SECRET.test(text2)) return text2;
+  let out = text2;
   for (const [re, to] of SECRET_PATTERNS) out = typeof to === "string" ? out.replace(re, to) : out.replace(re, to);
   return out;
 }
-function escapeControls(text, opts = {}) {
-  return text.replace(opts.keepNewlines ? CONTROL_BUT_NEWLINE : CONTROL, escapeOne);
+function escapeControls(text2, opts = {}) {
+  return text2.replace(opts.keepNewlines ? CONTROL_BUT_NEWLINE : CONTROL, escapeOne);
 }
-function safeText(text, opts = {}) {
-  return escapeControls(redactSecrets(text), opts);
+function safeText(text2, opts = {}) {
+  return escapeControls(redactSecrets(text2), opts);
 }
 var SECRET_PATTERNS, MAYBE_SECRET, CONTROL, CONTROL_BUT_NEWLINE, NAMED, escapeOne;
 var init_safe_text = __esm({
@@ -10539,9 +10539,9 @@ var init_vocabulary = __esm({
     RecoveryModeSchema = _enum(RECOVERY_MODES);
     TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
     TransportCauseSchema = _enum(TRANSPORT_CAUSES);
-    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript", "agent_running"];
+    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
     DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "unobservable_child", "stall_reported", "unknown_status"];
+    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
     AttentionKindSchema = _enum(ATTENTION_KINDS);
     STRATEGIES = ["report", "cancel", "redispatch"];
     ADAPTERS = ["mailbox", "claude-team", "process", "command"];
@@ -10576,9 +10576,6 @@ function howToAnswer(kind, r) {
   }
   if (kind === "nudge") {
     return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
-  }
-  if (kind === "reconcile" && r.disagreement === "agent_running") {
-    return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === "reconcile") {
     return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
@@ -10631,7 +10628,7 @@ var init_request = __esm({
       transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
       route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
       message: string2().optional().describe("nudge only: the text to send, verbatim."),
-      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works)."),
+      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
       what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
       row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
     }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
@@ -10653,9 +10650,9 @@ var init_request = __esm({
 });
 
 // src/contracts/defaults.ts
-function withDefault(text, value) {
+function withDefault(text2, value) {
   const shown2 = Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(", ")}]` : String(value);
-  return `${text ? `${text} ` : ""}@defaultValue ${shown2}`;
+  return `${text2 ? `${text2} ` : ""}@defaultValue ${shown2}`;
 }
 var DEFAULTS;
 var init_defaults = __esm({
@@ -10695,6 +10692,8 @@ var init_defaults = __esm({
       attention: { human_wait_seconds: 1800, unobservable_windows: 5 },
       /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
       requests: { deadline_windows: 2 },
+      /** The OTLP/HTTP logs receiver (docs/fleet.md). */
+      otlp: { token_env: "DISPATCH_WATCHDOG_OTLP_TOKEN", max_request_bytes: 4 * 1024 * 1024, max_requests_per_second: 100 },
       linear: { blocked_state: "Blocked", api_url: "https://api.linear.app/graphql" },
       /** The webhook (off without a URL): what it is sent about, its body, and how each POST is tried. */
       notifications: {
@@ -10962,7 +10961,7 @@ var init_events = __esm({
       kind: AttentionKindSchema,
       since: IsoTimestamp.optional(),
       reason: string2()
-    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, an agent past its window waiting on a subagent nothing can be seen of (at once, the reason naming it), or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
+    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
     NextReturned = ev("next_returned", {
       reason: _enum(NEXT_REASONS),
       exit_code: number2().int(),
@@ -11123,17 +11122,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path43) {
-      const ctrl = callVisitor(key3, node2, visitor, path43);
+    function visit_(key3, node2, visitor, path44) {
+      const ctrl = callVisitor(key3, node2, visitor, path44);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path43, ctrl);
-        return visit_(key3, ctrl, visitor, path43);
+        replaceNode(key3, path44, ctrl);
+        return visit_(key3, ctrl, visitor, path44);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path43 = Object.freeze(path43.concat(node2));
+          path44 = Object.freeze(path44.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path43);
+            const ci = visit_(i, node2.items[i], visitor, path44);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -11144,13 +11143,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path43 = Object.freeze(path43.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path43);
+          path44 = Object.freeze(path44.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path44);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path43);
+          const cv = visit_("value", node2.value, visitor, path44);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -11171,17 +11170,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path43) {
-      const ctrl = await callVisitor(key3, node2, visitor, path43);
+    async function visitAsync_(key3, node2, visitor, path44) {
+      const ctrl = await callVisitor(key3, node2, visitor, path44);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path43, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path43);
+        replaceNode(key3, path44, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path44);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path43 = Object.freeze(path43.concat(node2));
+          path44 = Object.freeze(path44.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path43);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path44);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -11192,13 +11191,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path43 = Object.freeze(path43.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path43);
+          path44 = Object.freeze(path44.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path44);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path43);
+          const cv = await visitAsync_("value", node2.value, visitor, path44);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -11225,23 +11224,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path43) {
+    function callVisitor(key3, node2, visitor, path44) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path43);
+        return visitor(key3, node2, path44);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path43);
+        return visitor.Map?.(key3, node2, path44);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path43);
+        return visitor.Seq?.(key3, node2, path44);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path43);
+        return visitor.Pair?.(key3, node2, path44);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path43);
+        return visitor.Scalar?.(key3, node2, path44);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path43);
+        return visitor.Alias?.(key3, node2, path44);
       return void 0;
     }
-    function replaceNode(key3, path43, node2) {
-      const parent = path43[path43.length - 1];
+    function replaceNode(key3, path44, node2) {
+      const parent = path44[path44.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -11853,10 +11852,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path43, value) {
+    function collectionFromPath(schema, path44, value) {
       let v = value;
-      for (let i = path43.length - 1; i >= 0; --i) {
-        const k = path43[i];
+      for (let i = path44.length - 1; i >= 0; --i) {
+        const k = path44[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -11875,7 +11874,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path43) => path43 == null || typeof path43 === "object" && !!path43[Symbol.iterator]().next().done;
+    var isEmptyPath = (path44) => path44 == null || typeof path44 === "object" && !!path44[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -11905,11 +11904,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path43, value) {
-        if (isEmptyPath(path43))
+      addIn(path44, value) {
+        if (isEmptyPath(path44))
           this.add(value);
         else {
-          const [key3, ...rest] = path43;
+          const [key3, ...rest] = path44;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -11923,8 +11922,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path43) {
-        const [key3, ...rest] = path43;
+      deleteIn(path44) {
+        const [key3, ...rest] = path44;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -11938,8 +11937,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path43, keepScalar) {
-        const [key3, ...rest] = path43;
+      getIn(path44, keepScalar) {
+        const [key3, ...rest] = path44;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -11957,8 +11956,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path43) {
-        const [key3, ...rest] = path43;
+      hasIn(path44) {
+        const [key3, ...rest] = path44;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -11968,8 +11967,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path43, value) {
-        const [key3, ...rest] = path43;
+      setIn(path44, value) {
+        const [key3, ...rest] = path44;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -12013,14 +12012,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -12037,14 +12036,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -12061,12 +12060,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -12078,12 +12077,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -12098,39 +12097,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -13510,7 +13509,7 @@ var require_schema = __commonJS({
     var _null3 = require_null();
     var seq = require_seq();
     var string3 = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = [
@@ -13518,7 +13517,7 @@ var require_schema = __commonJS({
       seq.seq,
       string3.string,
       _null3.nullTag,
-      bool.boolTag,
+      bool2.boolTag,
       int2.intOct,
       int2.int,
       int2.intHex,
@@ -14165,7 +14164,7 @@ var require_schema3 = __commonJS({
     var seq = require_seq();
     var string3 = require_string();
     var binary = require_binary();
-    var bool = require_bool2();
+    var bool2 = require_bool2();
     var float = require_float2();
     var int2 = require_int2();
     var merge2 = require_merge();
@@ -14178,8 +14177,8 @@ var require_schema3 = __commonJS({
       seq.seq,
       string3.string,
       _null3.nullTag,
-      bool.trueTag,
-      bool.falseTag,
+      bool2.trueTag,
+      bool2.falseTag,
       int2.intBin,
       int2.intOct,
       int2.int,
@@ -14208,7 +14207,7 @@ var require_tags = __commonJS({
     var _null3 = require_null();
     var seq = require_seq();
     var string3 = require_string();
-    var bool = require_bool();
+    var bool2 = require_bool();
     var float = require_float();
     var int2 = require_int();
     var schema = require_schema();
@@ -14229,7 +14228,7 @@ var require_tags = __commonJS({
     ]);
     var tagsByName = {
       binary: binary.binary,
-      bool: bool.boolTag,
+      bool: bool2.boolTag,
       float: float.float,
       floatExp: float.floatExp,
       floatNaN: float.floatNaN,
@@ -14484,9 +14483,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path43, value) {
+      addIn(path44, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path43, value);
+          this.contents.addIn(path44, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -14561,14 +14560,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path43) {
-        if (Collection.isEmptyPath(path43)) {
+      deleteIn(path44) {
+        if (Collection.isEmptyPath(path44)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path43) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path44) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -14583,10 +14582,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path43, keepScalar) {
-        if (Collection.isEmptyPath(path43))
+      getIn(path44, keepScalar) {
+        if (Collection.isEmptyPath(path44))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path43, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path44, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -14597,10 +14596,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path43) {
-        if (Collection.isEmptyPath(path43))
+      hasIn(path44) {
+        if (Collection.isEmptyPath(path44))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path43) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path44) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -14617,13 +14616,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path43, value) {
-        if (Collection.isEmptyPath(path43)) {
+      setIn(path44, value) {
+        if (Collection.isEmptyPath(path44)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path43), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path44), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path43, value);
+          this.contents.setIn(path44, value);
         }
       }
       /**
@@ -15456,13 +15455,13 @@ var require_resolve_block_scalar = __commonJS({
   "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar2 = require_Scalar();
-    function resolveBlockScalar(ctx, scalar, onError) {
-      const start = scalar.offset;
-      const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+    function resolveBlockScalar(ctx, scalar2, onError) {
+      const start = scalar2.offset;
+      const header = parseBlockScalarHeader(scalar2, ctx.options.strict, onError);
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar2.Scalar.BLOCK_FOLDED : Scalar2.Scalar.BLOCK_LITERAL;
-      const lines = scalar.source ? splitLines(scalar.source) : [];
+      const lines = scalar2.source ? splitLines(scalar2.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
         const content = lines[i][1];
@@ -15474,12 +15473,12 @@ var require_resolve_block_scalar = __commonJS({
       if (chompStart === 0) {
         const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
         let end2 = start + header.length;
-        if (scalar.source)
-          end2 += scalar.source.length;
+        if (scalar2.source)
+          end2 += scalar2.source.length;
         return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar.indent + header.indent;
-      let offset = scalar.offset + header.length;
+      let trimIndent = scalar2.indent + header.indent;
+      let offset = scalar2.offset + header.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
@@ -15557,7 +15556,7 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start + header.length + scalar.source.length;
+      const end = start + header.length + scalar2.source.length;
       return { value, type, comment: header.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
@@ -15640,8 +15639,8 @@ var require_resolve_flow_scalar = __commonJS({
     "use strict";
     var Scalar2 = require_Scalar();
     var resolveEnd = require_resolve_end();
-    function resolveFlowScalar(scalar, strict, onError) {
-      const { offset, type, source, end } = scalar;
+    function resolveFlowScalar(scalar2, strict, onError) {
+      const { offset, type, source, end } = scalar2;
       let _type;
       let value;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
@@ -15660,7 +15659,7 @@ var require_resolve_flow_scalar = __commonJS({
           break;
         /* istanbul ignore next should not happen */
         default:
-          onError(scalar, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          onError(scalar2, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
           return {
             value: "",
             type: null,
@@ -15875,26 +15874,26 @@ var require_compose_scalar = __commonJS({
         tag2 = findScalarTagByTest(ctx, value, token, onError);
       else
         tag2 = ctx.schema[identity.SCALAR];
-      let scalar;
+      let scalar2;
       try {
         const res = tag2.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar = identity.isScalar(res) ? res : new Scalar2.Scalar(res);
+        scalar2 = identity.isScalar(res) ? res : new Scalar2.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar = new Scalar2.Scalar(value);
+        scalar2 = new Scalar2.Scalar(value);
       }
-      scalar.range = range;
-      scalar.source = value;
+      scalar2.range = range;
+      scalar2.source = value;
       if (type)
-        scalar.type = type;
+        scalar2.type = type;
       if (tagName)
-        scalar.tag = tagName;
+        scalar2.tag = tagName;
       if (tag2.format)
-        scalar.format = tag2.format;
+        scalar2.format = tag2.format;
       if (comment)
-        scalar.comment = comment;
-      return scalar;
+        scalar2.comment = comment;
+      return scalar2;
     }
     function findScalarTagByName(schema, value, tagName, tagToken, onError) {
       if (tagName === "!")
@@ -16584,9 +16583,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path43) => {
+    visit.itemAtPath = (cst, path44) => {
       let item = cst;
-      for (const [field, index] of path43) {
+      for (const [field, index] of path44) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -16595,23 +16594,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path43) => {
-      const parent = visit.itemAtPath(cst, path43.slice(0, -1));
-      const field = path43[path43.length - 1][0];
+    visit.parentCollection = (cst, path44) => {
+      const parent = visit.itemAtPath(cst, path44.slice(0, -1));
+      const field = path44[path44.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path43, item, visitor) {
-      let ctrl = visitor(item, path43);
+    function _visit(path44, item, visitor) {
+      let ctrl = visitor(item, path44);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path43.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path44.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -16622,10 +16621,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path43);
+            ctrl = ctrl(item, path44);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path43) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path44) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -17722,37 +17721,37 @@ var require_parser = __commonJS({
           };
         }
       }
-      *scalar(scalar) {
+      *scalar(scalar2) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
           let sep;
-          if (scalar.end) {
-            sep = scalar.end;
+          if (scalar2.end) {
+            sep = scalar2.end;
             sep.push(this.sourceToken);
-            delete scalar.end;
+            delete scalar2.end;
           } else
             sep = [this.sourceToken];
           const map = {
             type: "block-map",
-            offset: scalar.offset,
-            indent: scalar.indent,
-            items: [{ start, key: scalar, sep }]
+            offset: scalar2.offset,
+            indent: scalar2.indent,
+            items: [{ start, key: scalar2, sep }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
         } else
-          yield* this.lineEnd(scalar);
+          yield* this.lineEnd(scalar2);
       }
-      *blockScalar(scalar) {
+      *blockScalar(scalar2) {
         switch (this.type) {
           case "space":
           case "comment":
           case "newline":
-            scalar.props.push(this.sourceToken);
+            scalar2.props.push(this.sourceToken);
             return;
           case "scalar":
-            scalar.source = this.source;
+            scalar2.source = this.source;
             this.atNewLine = true;
             this.indent = 0;
             if (this.onNewLine) {
@@ -18612,10 +18611,10 @@ function rateLimitWaitMs(e, nowMs) {
   if (resetAtMs !== void 0 && Number.isFinite(resetAtMs)) return Math.max(0, resetAtMs - nowMs);
   return void 0;
 }
-function redact(text, secret) {
+function redact(text2, secret) {
   secret = secret.trim();
-  if (!secret) return text;
-  return text.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "[redacted]");
+  if (!secret) return text2;
+  return text2.replace(new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi"), "[redacted]");
 }
 function detailOf(e, apiKey) {
   const raw = e instanceof Error ? e.message : String(e);
@@ -19070,11 +19069,8 @@ var init_linear = __esm({
   }
 });
 
+<<<<<<< HEAD
 // src/core/format.ts
-function idleWindowCell(idleSeconds, windowSeconds, isStalled) {
-  if (idleSeconds === null) return "-";
-  return `${isStalled && idleSeconds <= windowSeconds ? `>${fmtSecs(windowSeconds)}` : fmtSecs(idleSeconds)} / ${fmtSecs(windowSeconds)}`;
-}
 function cut(s, n, isFlattened = true) {
   const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
   return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
@@ -19093,7 +19089,7 @@ function renderStatus(doc, live = {}) {
     t.task_id,
     t.ticket_id,
     t.verdict === "stalled" ? "STALLED" : t.verdict,
-    idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === "stalled"),
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
     t.exemptions.join(",") || "-",
     t.reason
   ].map((cell2) => safeText(cell2)));
@@ -19333,6 +19329,6174 @@ var init_otel = __esm({
     init_format();
     init_telemetry();
     SEVERITY = { info: [import_api_logs.SeverityNumber.INFO, "INFO"], warn: [import_api_logs.SeverityNumber.WARN, "WARN"], error: [import_api_logs.SeverityNumber.ERROR, "ERROR"] };
+=======
+// node_modules/protobufjs/src/util/aspromise.js
+var require_aspromise = __commonJS({
+  "node_modules/protobufjs/src/util/aspromise.js"(exports2, module2) {
+    "use strict";
+    module2.exports = asPromise;
+    function asPromise(fn, ctx) {
+      var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
+      while (index < arguments.length)
+        params[offset++] = arguments[index++];
+      return new Promise(function executor(resolve, reject) {
+        params[offset] = function callback(err) {
+          if (pending) {
+            pending = false;
+            if (err)
+              reject(err);
+            else {
+              var params2 = new Array(arguments.length - 1), offset2 = 0;
+              while (offset2 < params2.length)
+                params2[offset2++] = arguments[offset2];
+              resolve.apply(null, params2);
+            }
+          }
+        };
+        try {
+          fn.apply(ctx || null, params);
+        } catch (err) {
+          if (pending) {
+            pending = false;
+            reject(err);
+          }
+        }
+      });
+    }
+  }
+});
+
+// node_modules/protobufjs/src/util/base64.js
+var require_base64 = __commonJS({
+  "node_modules/protobufjs/src/util/base64.js"(exports2) {
+    "use strict";
+    var base642 = exports2;
+    base642.length = function length(string3) {
+      var p = string3.length;
+      if (!p)
+        return 0;
+      while (p > 0 && string3.charAt(p - 1) === "=")
+        --p;
+      return Math.floor(p * 3 / 4);
+    };
+    var b64 = new Array(64);
+    var s64 = new Array(123);
+    for (i = 0; i < 64; )
+      s64[b64[i] = i < 26 ? i + 65 : i < 52 ? i + 71 : i < 62 ? i - 4 : i - 59 | 43] = i++;
+    var i;
+    s64[45] = 62;
+    s64[95] = 63;
+    base642.encode = function encode2(buffer, start, end) {
+      var parts = null, chunk = [];
+      var i2 = 0, j = 0, t;
+      while (start < end) {
+        var b = buffer[start++];
+        switch (j) {
+          case 0:
+            chunk[i2++] = b64[b >> 2];
+            t = (b & 3) << 4;
+            j = 1;
+            break;
+          case 1:
+            chunk[i2++] = b64[t | b >> 4];
+            t = (b & 15) << 2;
+            j = 2;
+            break;
+          case 2:
+            chunk[i2++] = b64[t | b >> 6];
+            chunk[i2++] = b64[b & 63];
+            j = 0;
+            break;
+        }
+        if (i2 > 8191) {
+          (parts || (parts = [])).push(String.fromCharCode.apply(String, chunk));
+          i2 = 0;
+        }
+      }
+      if (j) {
+        chunk[i2++] = b64[t];
+        chunk[i2++] = 61;
+        if (j === 1)
+          chunk[i2++] = 61;
+      }
+      if (parts) {
+        if (i2)
+          parts.push(String.fromCharCode.apply(String, chunk.slice(0, i2)));
+        return parts.join("");
+      }
+      return String.fromCharCode.apply(String, chunk.slice(0, i2));
+    };
+    var invalidEncoding = "invalid encoding";
+    base642.decode = function decode2(string3, buffer, offset) {
+      var start = offset;
+      var j = 0, t;
+      for (var i2 = 0; i2 < string3.length; ) {
+        var c = string3.charCodeAt(i2++);
+        if (c === 61 && j > 1)
+          break;
+        if ((c = s64[c]) === void 0)
+          throw Error(invalidEncoding);
+        switch (j) {
+          case 0:
+            t = c;
+            j = 1;
+            break;
+          case 1:
+            buffer[offset++] = t << 2 | (c & 48) >> 4;
+            t = c;
+            j = 2;
+            break;
+          case 2:
+            buffer[offset++] = (t & 15) << 4 | (c & 60) >> 2;
+            t = c;
+            j = 3;
+            break;
+          case 3:
+            buffer[offset++] = (t & 3) << 6 | c;
+            j = 0;
+            break;
+        }
+      }
+      if (j === 1)
+        throw Error(invalidEncoding);
+      return offset - start;
+    };
+    var base64Re = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    var base64UrlRe = /[-_]/;
+    var base64UrlNoPaddingRe = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}(?:==)?|[A-Za-z0-9_-]{3}=?)?$/;
+    base642.test = function test(string3) {
+      return base64Re.test(string3) || base64UrlRe.test(string3) && base64UrlNoPaddingRe.test(string3);
+    };
+  }
+});
+
+// node_modules/protobufjs/src/util/eventemitter.js
+var require_eventemitter = __commonJS({
+  "node_modules/protobufjs/src/util/eventemitter.js"(exports2, module2) {
+    "use strict";
+    module2.exports = EventEmitter;
+    function EventEmitter() {
+      this._listeners = /* @__PURE__ */ Object.create(null);
+    }
+    EventEmitter.prototype.on = function on(evt, fn, ctx) {
+      (this._listeners[evt] || (this._listeners[evt] = [])).push({
+        fn,
+        ctx: ctx || this
+      });
+      return this;
+    };
+    EventEmitter.prototype.off = function off(evt, fn) {
+      if (evt === void 0)
+        this._listeners = /* @__PURE__ */ Object.create(null);
+      else {
+        if (fn === void 0)
+          this._listeners[evt] = [];
+        else {
+          var listeners = this._listeners[evt];
+          if (!listeners)
+            return this;
+          for (var i = 0; i < listeners.length; )
+            if (listeners[i].fn === fn)
+              listeners.splice(i, 1);
+            else
+              ++i;
+        }
+      }
+      return this;
+    };
+    EventEmitter.prototype.emit = function emit(evt) {
+      var listeners = this._listeners[evt];
+      if (listeners) {
+        var args = [], i = 1;
+        for (; i < arguments.length; )
+          args.push(arguments[i++]);
+        for (i = 0; i < listeners.length; )
+          listeners[i].fn.apply(listeners[i++].ctx, args);
+      }
+      return this;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/util/float.js
+var require_float3 = __commonJS({
+  "node_modules/protobufjs/src/util/float.js"(exports2, module2) {
+    "use strict";
+    module2.exports = factory(factory);
+    function factory(exports3) {
+      if (typeof Float32Array !== "undefined") (function() {
+        var f32 = new Float32Array([-0]), f8b = new Uint8Array(f32.buffer), le = f8b[3] === 128;
+        function writeFloat_f32_cpy(val, buf, pos) {
+          f32[0] = val;
+          buf[pos] = f8b[0];
+          buf[pos + 1] = f8b[1];
+          buf[pos + 2] = f8b[2];
+          buf[pos + 3] = f8b[3];
+        }
+        function writeFloat_f32_rev(val, buf, pos) {
+          f32[0] = val;
+          buf[pos] = f8b[3];
+          buf[pos + 1] = f8b[2];
+          buf[pos + 2] = f8b[1];
+          buf[pos + 3] = f8b[0];
+        }
+        exports3.writeFloatLE = le ? writeFloat_f32_cpy : writeFloat_f32_rev;
+        exports3.writeFloatBE = le ? writeFloat_f32_rev : writeFloat_f32_cpy;
+        function readFloat_f32_cpy(buf, pos) {
+          f8b[0] = buf[pos];
+          f8b[1] = buf[pos + 1];
+          f8b[2] = buf[pos + 2];
+          f8b[3] = buf[pos + 3];
+          return f32[0];
+        }
+        function readFloat_f32_rev(buf, pos) {
+          f8b[3] = buf[pos];
+          f8b[2] = buf[pos + 1];
+          f8b[1] = buf[pos + 2];
+          f8b[0] = buf[pos + 3];
+          return f32[0];
+        }
+        exports3.readFloatLE = le ? readFloat_f32_cpy : readFloat_f32_rev;
+        exports3.readFloatBE = le ? readFloat_f32_rev : readFloat_f32_cpy;
+      })();
+      else (function() {
+        function writeFloat_ieee754(writeUint, val, buf, pos) {
+          var sign = val < 0 ? 1 : 0;
+          if (sign)
+            val = -val;
+          if (val === 0)
+            writeUint(1 / val > 0 ? (
+              /* positive */
+              0
+            ) : (
+              /* negative 0 */
+              2147483648
+            ), buf, pos);
+          else if (isNaN(val))
+            writeUint(2143289344, buf, pos);
+          else if (val > 34028234663852886e22)
+            writeUint((sign << 31 | 2139095040) >>> 0, buf, pos);
+          else if (val < 11754943508222875e-54)
+            writeUint((sign << 31 | Math.round(val / 1401298464324817e-60)) >>> 0, buf, pos);
+          else {
+            var exponent = Math.floor(Math.log(val) / Math.LN2), mantissa = Math.round(val * Math.pow(2, -exponent) * 8388608) & 8388607;
+            writeUint((sign << 31 | exponent + 127 << 23 | mantissa) >>> 0, buf, pos);
+          }
+        }
+        exports3.writeFloatLE = writeFloat_ieee754.bind(null, writeUintLE);
+        exports3.writeFloatBE = writeFloat_ieee754.bind(null, writeUintBE);
+        function readFloat_ieee754(readUint, buf, pos) {
+          var uint = readUint(buf, pos), sign = (uint >> 31) * 2 + 1, exponent = uint >>> 23 & 255, mantissa = uint & 8388607;
+          return exponent === 255 ? mantissa ? NaN : sign * Infinity : exponent === 0 ? sign * 1401298464324817e-60 * mantissa : sign * Math.pow(2, exponent - 150) * (mantissa + 8388608);
+        }
+        exports3.readFloatLE = readFloat_ieee754.bind(null, readUintLE);
+        exports3.readFloatBE = readFloat_ieee754.bind(null, readUintBE);
+      })();
+      if (typeof Float64Array !== "undefined") (function() {
+        var f64 = new Float64Array([-0]), f8b = new Uint8Array(f64.buffer), le = f8b[7] === 128;
+        function writeDouble_f64_cpy(val, buf, pos) {
+          f64[0] = val;
+          buf[pos] = f8b[0];
+          buf[pos + 1] = f8b[1];
+          buf[pos + 2] = f8b[2];
+          buf[pos + 3] = f8b[3];
+          buf[pos + 4] = f8b[4];
+          buf[pos + 5] = f8b[5];
+          buf[pos + 6] = f8b[6];
+          buf[pos + 7] = f8b[7];
+        }
+        function writeDouble_f64_rev(val, buf, pos) {
+          f64[0] = val;
+          buf[pos] = f8b[7];
+          buf[pos + 1] = f8b[6];
+          buf[pos + 2] = f8b[5];
+          buf[pos + 3] = f8b[4];
+          buf[pos + 4] = f8b[3];
+          buf[pos + 5] = f8b[2];
+          buf[pos + 6] = f8b[1];
+          buf[pos + 7] = f8b[0];
+        }
+        exports3.writeDoubleLE = le ? writeDouble_f64_cpy : writeDouble_f64_rev;
+        exports3.writeDoubleBE = le ? writeDouble_f64_rev : writeDouble_f64_cpy;
+        function readDouble_f64_cpy(buf, pos) {
+          f8b[0] = buf[pos];
+          f8b[1] = buf[pos + 1];
+          f8b[2] = buf[pos + 2];
+          f8b[3] = buf[pos + 3];
+          f8b[4] = buf[pos + 4];
+          f8b[5] = buf[pos + 5];
+          f8b[6] = buf[pos + 6];
+          f8b[7] = buf[pos + 7];
+          return f64[0];
+        }
+        function readDouble_f64_rev(buf, pos) {
+          f8b[7] = buf[pos];
+          f8b[6] = buf[pos + 1];
+          f8b[5] = buf[pos + 2];
+          f8b[4] = buf[pos + 3];
+          f8b[3] = buf[pos + 4];
+          f8b[2] = buf[pos + 5];
+          f8b[1] = buf[pos + 6];
+          f8b[0] = buf[pos + 7];
+          return f64[0];
+        }
+        exports3.readDoubleLE = le ? readDouble_f64_cpy : readDouble_f64_rev;
+        exports3.readDoubleBE = le ? readDouble_f64_rev : readDouble_f64_cpy;
+      })();
+      else (function() {
+        function writeDouble_ieee754(writeUint, off0, off1, val, buf, pos) {
+          var sign = val < 0 ? 1 : 0;
+          if (sign)
+            val = -val;
+          if (val === 0) {
+            writeUint(0, buf, pos + off0);
+            writeUint(1 / val > 0 ? (
+              /* positive */
+              0
+            ) : (
+              /* negative 0 */
+              2147483648
+            ), buf, pos + off1);
+          } else if (isNaN(val)) {
+            writeUint(0, buf, pos + off0);
+            writeUint(2146959360, buf, pos + off1);
+          } else if (val > 17976931348623157e292) {
+            writeUint(0, buf, pos + off0);
+            writeUint((sign << 31 | 2146435072) >>> 0, buf, pos + off1);
+          } else {
+            var mantissa;
+            if (val < 22250738585072014e-324) {
+              mantissa = val / 5e-324;
+              writeUint(mantissa >>> 0, buf, pos + off0);
+              writeUint((sign << 31 | mantissa / 4294967296) >>> 0, buf, pos + off1);
+            } else {
+              var exponent = Math.floor(Math.log(val) / Math.LN2);
+              if (exponent === 1024)
+                exponent = 1023;
+              mantissa = val * Math.pow(2, -exponent);
+              writeUint(mantissa * 4503599627370496 >>> 0, buf, pos + off0);
+              writeUint((sign << 31 | exponent + 1023 << 20 | mantissa * 1048576 & 1048575) >>> 0, buf, pos + off1);
+            }
+          }
+        }
+        exports3.writeDoubleLE = writeDouble_ieee754.bind(null, writeUintLE, 0, 4);
+        exports3.writeDoubleBE = writeDouble_ieee754.bind(null, writeUintBE, 4, 0);
+        function readDouble_ieee754(readUint, off0, off1, buf, pos) {
+          var lo = readUint(buf, pos + off0), hi = readUint(buf, pos + off1);
+          var sign = (hi >> 31) * 2 + 1, exponent = hi >>> 20 & 2047, mantissa = 4294967296 * (hi & 1048575) + lo;
+          return exponent === 2047 ? mantissa ? NaN : sign * Infinity : exponent === 0 ? sign * 5e-324 * mantissa : sign * Math.pow(2, exponent - 1075) * (mantissa + 4503599627370496);
+        }
+        exports3.readDoubleLE = readDouble_ieee754.bind(null, readUintLE, 0, 4);
+        exports3.readDoubleBE = readDouble_ieee754.bind(null, readUintBE, 4, 0);
+      })();
+      return exports3;
+    }
+    function writeUintLE(val, buf, pos) {
+      buf[pos] = val & 255;
+      buf[pos + 1] = val >>> 8 & 255;
+      buf[pos + 2] = val >>> 16 & 255;
+      buf[pos + 3] = val >>> 24;
+    }
+    function writeUintBE(val, buf, pos) {
+      buf[pos] = val >>> 24;
+      buf[pos + 1] = val >>> 16 & 255;
+      buf[pos + 2] = val >>> 8 & 255;
+      buf[pos + 3] = val & 255;
+    }
+    function readUintLE(buf, pos) {
+      return (buf[pos] | buf[pos + 1] << 8 | buf[pos + 2] << 16 | buf[pos + 3] << 24) >>> 0;
+    }
+    function readUintBE(buf, pos) {
+      return (buf[pos] << 24 | buf[pos + 1] << 16 | buf[pos + 2] << 8 | buf[pos + 3]) >>> 0;
+    }
+  }
+});
+
+// node_modules/protobufjs/src/util/utf8.js
+var require_utf8 = __commonJS({
+  "node_modules/protobufjs/src/util/utf8.js"(exports2) {
+    "use strict";
+    var utf8 = exports2;
+    var looseDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    var strictDecoder;
+    var TEXT_DECODER_MIN_LENGTH = 64;
+    try {
+      strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    } catch (err) {
+      strictDecoder = looseDecoder;
+    }
+    utf8.length = function utf8_length(string3) {
+      var len = 0, c = 0;
+      for (var i = 0; i < string3.length; ++i) {
+        c = string3.charCodeAt(i);
+        if (c < 128)
+          len += 1;
+        else if (c < 2048)
+          len += 2;
+        else if ((c & 64512) === 55296 && (string3.charCodeAt(i + 1) & 64512) === 56320) {
+          ++i;
+          len += 4;
+        } else
+          len += 3;
+      }
+      return len;
+    };
+    function utf8_read_decoder(decoder, buffer, start, end) {
+      var source = start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end);
+      return decoder.decode(source);
+    }
+    utf8.read = function utf8_read_loose(buffer, start, end) {
+      if (end - start < 1)
+        return "";
+      if (end - start >= TEXT_DECODER_MIN_LENGTH)
+        return utf8_read_decoder(looseDecoder, buffer, start, end);
+      var str5 = "", i = start, c1, c2, c3, c4, c5, c6, c7, c8;
+      for (; i + 7 < end; i += 8) {
+        c1 = buffer[i];
+        c2 = buffer[i + 1];
+        c3 = buffer[i + 2];
+        c4 = buffer[i + 3];
+        c5 = buffer[i + 4];
+        c6 = buffer[i + 5];
+        c7 = buffer[i + 6];
+        c8 = buffer[i + 7];
+        if ((c1 | c2 | c3 | c4 | c5 | c6 | c7 | c8) & 128)
+          return str5 + utf8_read_decoder(looseDecoder, buffer, i, end);
+        str5 += String.fromCharCode(c1, c2, c3, c4, c5, c6, c7, c8);
+      }
+      for (; i < end; ++i) {
+        c1 = buffer[i];
+        if (c1 & 128)
+          return str5 + utf8_read_decoder(looseDecoder, buffer, i, end);
+        str5 += String.fromCharCode(c1);
+      }
+      return str5;
+    };
+    utf8.readStrict = function utf8_read_strict(buffer, start, end) {
+      if (end - start < 1)
+        return "";
+      if (end - start >= TEXT_DECODER_MIN_LENGTH)
+        return utf8_read_decoder(strictDecoder, buffer, start, end);
+      var str5 = "", i = start, c1, c2, c3, c4, c5, c6, c7, c8;
+      for (; i + 7 < end; i += 8) {
+        c1 = buffer[i];
+        c2 = buffer[i + 1];
+        c3 = buffer[i + 2];
+        c4 = buffer[i + 3];
+        c5 = buffer[i + 4];
+        c6 = buffer[i + 5];
+        c7 = buffer[i + 6];
+        c8 = buffer[i + 7];
+        if ((c1 | c2 | c3 | c4 | c5 | c6 | c7 | c8) & 128)
+          return str5 + utf8_read_decoder(strictDecoder, buffer, i, end);
+        str5 += String.fromCharCode(c1, c2, c3, c4, c5, c6, c7, c8);
+      }
+      for (; i < end; ++i) {
+        c1 = buffer[i];
+        if (c1 & 128)
+          return str5 + utf8_read_decoder(strictDecoder, buffer, i, end);
+        str5 += String.fromCharCode(c1);
+      }
+      return str5;
+    };
+    utf8.write = function utf8_write(string3, buffer, offset) {
+      var start = offset, c1, c2;
+      for (var i = 0; i < string3.length; ++i) {
+        c1 = string3.charCodeAt(i);
+        if (c1 < 128) {
+          buffer[offset++] = c1;
+        } else if (c1 < 2048) {
+          buffer[offset++] = c1 >> 6 | 192;
+          buffer[offset++] = c1 & 63 | 128;
+        } else if ((c1 & 64512) === 55296 && ((c2 = string3.charCodeAt(i + 1)) & 64512) === 56320) {
+          c1 = 65536 + ((c1 & 1023) << 10) + (c2 & 1023);
+          ++i;
+          buffer[offset++] = c1 >> 18 | 240;
+          buffer[offset++] = c1 >> 12 & 63 | 128;
+          buffer[offset++] = c1 >> 6 & 63 | 128;
+          buffer[offset++] = c1 & 63 | 128;
+        } else {
+          buffer[offset++] = c1 >> 12 | 224;
+          buffer[offset++] = c1 >> 6 & 63 | 128;
+          buffer[offset++] = c1 & 63 | 128;
+        }
+      }
+      return offset - start;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/util/pool.js
+var require_pool = __commonJS({
+  "node_modules/protobufjs/src/util/pool.js"(exports2, module2) {
+    "use strict";
+    module2.exports = pool;
+    function pool(alloc, slice, size) {
+      var SIZE = size || 8192;
+      var MAX = SIZE >>> 1;
+      var slab = null;
+      var offset = SIZE;
+      return function pool_alloc(size2) {
+        if (size2 < 1 || size2 > MAX)
+          return alloc(size2);
+        if (offset + size2 > SIZE) {
+          slab = alloc(SIZE);
+          offset = 0;
+        }
+        var buf = slice.call(slab, offset, offset += size2);
+        if (offset & 7)
+          offset = (offset | 7) + 1;
+        return buf;
+      };
+    }
+  }
+});
+
+// node_modules/protobufjs/src/util/longbits.js
+var require_longbits = __commonJS({
+  "node_modules/protobufjs/src/util/longbits.js"(exports2, module2) {
+    "use strict";
+    module2.exports = LongBits;
+    var Long;
+    function LongBits(lo, hi) {
+      this.lo = lo >>> 0;
+      this.hi = hi >>> 0;
+    }
+    var zero = LongBits.zero = new LongBits(0, 0);
+    zero.toNumber = function() {
+      return 0;
+    };
+    zero.zzEncode = zero.zzDecode = function() {
+      return this;
+    };
+    zero.length = function() {
+      return 1;
+    };
+    var zeroHash = LongBits.zeroHash = "\0\0\0\0\0\0\0\0";
+    LongBits.fromNumber = function fromNumber(value) {
+      if (value === 0)
+        return zero;
+      var sign = value < 0;
+      if (sign)
+        value = -value;
+      var lo = value >>> 0, hi = (value - lo) / 4294967296 >>> 0;
+      if (sign) {
+        hi = ~hi >>> 0;
+        lo = ~lo >>> 0;
+        if (++lo > 4294967295) {
+          lo = 0;
+          if (++hi > 4294967295)
+            hi = 0;
+        }
+      }
+      return new LongBits(lo, hi);
+    };
+    LongBits.from = function from(value) {
+      if (typeof value === "number")
+        return LongBits.fromNumber(value);
+      if (typeof value === "string" || value instanceof String) {
+        if (Long)
+          value = Long.fromString(value);
+        else
+          return LongBits.fromNumber(parseInt(value, 10));
+      }
+      return value.low || value.high ? new LongBits(value.low >>> 0, value.high >>> 0) : zero;
+    };
+    LongBits.prototype.toNumber = function toNumber(unsigned) {
+      if (!unsigned && this.hi >>> 31) {
+        var lo = ~this.lo + 1 >>> 0, hi = ~this.hi >>> 0;
+        if (!lo)
+          hi = hi + 1 >>> 0;
+        return -(lo + hi * 4294967296);
+      }
+      return this.lo + this.hi * 4294967296;
+    };
+    LongBits.prototype.toLong = function toLong(unsigned) {
+      return Long ? new Long(this.lo | 0, this.hi | 0, Boolean(unsigned)) : { low: this.lo | 0, high: this.hi | 0, unsigned: Boolean(unsigned) };
+    };
+    var charCodeAt = String.prototype.charCodeAt;
+    LongBits.fromHash = function fromHash(hash) {
+      if (hash === zeroHash)
+        return zero;
+      return new LongBits(
+        (charCodeAt.call(hash, 0) | charCodeAt.call(hash, 1) << 8 | charCodeAt.call(hash, 2) << 16 | charCodeAt.call(hash, 3) << 24) >>> 0,
+        (charCodeAt.call(hash, 4) | charCodeAt.call(hash, 5) << 8 | charCodeAt.call(hash, 6) << 16 | charCodeAt.call(hash, 7) << 24) >>> 0
+      );
+    };
+    LongBits.prototype.toHash = function toHash() {
+      return String.fromCharCode(
+        this.lo & 255,
+        this.lo >>> 8 & 255,
+        this.lo >>> 16 & 255,
+        this.lo >>> 24,
+        this.hi & 255,
+        this.hi >>> 8 & 255,
+        this.hi >>> 16 & 255,
+        this.hi >>> 24
+      );
+    };
+    LongBits.prototype.zzEncode = function zzEncode() {
+      var mask = this.hi >> 31;
+      this.hi = ((this.hi << 1 | this.lo >>> 31) ^ mask) >>> 0;
+      this.lo = (this.lo << 1 ^ mask) >>> 0;
+      return this;
+    };
+    LongBits.prototype.zzDecode = function zzDecode() {
+      var mask = -(this.lo & 1);
+      this.lo = ((this.lo >>> 1 | this.hi << 31) ^ mask) >>> 0;
+      this.hi = (this.hi >>> 1 ^ mask) >>> 0;
+      return this;
+    };
+    LongBits.prototype.length = function length() {
+      var part0 = this.lo, part1 = (this.lo >>> 28 | this.hi << 4) >>> 0, part2 = this.hi >>> 24;
+      return part2 === 0 ? part1 === 0 ? part0 < 16384 ? part0 < 128 ? 1 : 2 : part0 < 2097152 ? 3 : 4 : part1 < 16384 ? part1 < 128 ? 5 : 6 : part1 < 2097152 ? 7 : 8 : part2 < 128 ? 9 : 10;
+    };
+    LongBits._configure = function(Long_) {
+      Long = Long_;
+    };
+  }
+});
+
+// node_modules/long/umd/index.js
+var require_umd = __commonJS({
+  "node_modules/long/umd/index.js"(exports2, module2) {
+    (function(global2, factory) {
+      function preferDefault(exports3) {
+        return exports3.default || exports3;
+      }
+      if (typeof define === "function" && define.amd) {
+        define([], function() {
+          var exports3 = {};
+          factory(exports3);
+          return preferDefault(exports3);
+        });
+      } else if (typeof exports2 === "object") {
+        factory(exports2);
+        if (typeof module2 === "object") module2.exports = preferDefault(exports2);
+      } else {
+        (function() {
+          var exports3 = {};
+          factory(exports3);
+          global2.Long = preferDefault(exports3);
+        })();
+      }
+    })(
+      typeof globalThis !== "undefined" ? globalThis : typeof self !== "undefined" ? self : exports2,
+      function(_exports) {
+        "use strict";
+        Object.defineProperty(_exports, "__esModule", {
+          value: true
+        });
+        _exports.default = void 0;
+        var wasm = null;
+        try {
+          wasm = new WebAssembly.Instance(
+            new WebAssembly.Module(
+              new Uint8Array([
+                // \0asm
+                0,
+                97,
+                115,
+                109,
+                // version 1
+                1,
+                0,
+                0,
+                0,
+                // section "type"
+                1,
+                13,
+                2,
+                // 0, () => i32
+                96,
+                0,
+                1,
+                127,
+                // 1, (i32, i32, i32, i32) => i32
+                96,
+                4,
+                127,
+                127,
+                127,
+                127,
+                1,
+                127,
+                // section "function"
+                3,
+                7,
+                6,
+                // 0, type 0
+                0,
+                // 1, type 1
+                1,
+                // 2, type 1
+                1,
+                // 3, type 1
+                1,
+                // 4, type 1
+                1,
+                // 5, type 1
+                1,
+                // section "global"
+                6,
+                6,
+                1,
+                // 0, "high", mutable i32
+                127,
+                1,
+                65,
+                0,
+                11,
+                // section "export"
+                7,
+                50,
+                6,
+                // 0, "mul"
+                3,
+                109,
+                117,
+                108,
+                0,
+                1,
+                // 1, "div_s"
+                5,
+                100,
+                105,
+                118,
+                95,
+                115,
+                0,
+                2,
+                // 2, "div_u"
+                5,
+                100,
+                105,
+                118,
+                95,
+                117,
+                0,
+                3,
+                // 3, "rem_s"
+                5,
+                114,
+                101,
+                109,
+                95,
+                115,
+                0,
+                4,
+                // 4, "rem_u"
+                5,
+                114,
+                101,
+                109,
+                95,
+                117,
+                0,
+                5,
+                // 5, "get_high"
+                8,
+                103,
+                101,
+                116,
+                95,
+                104,
+                105,
+                103,
+                104,
+                0,
+                0,
+                // section "code"
+                10,
+                191,
+                1,
+                6,
+                // 0, "get_high"
+                4,
+                0,
+                35,
+                0,
+                11,
+                // 1, "mul"
+                36,
+                1,
+                1,
+                126,
+                32,
+                0,
+                173,
+                32,
+                1,
+                173,
+                66,
+                32,
+                134,
+                132,
+                32,
+                2,
+                173,
+                32,
+                3,
+                173,
+                66,
+                32,
+                134,
+                132,
+                126,
+                34,
+                4,
+                66,
+                32,
+                135,
+                167,
+                36,
+                0,
+                32,
+                4,
+                167,
+                11,
+                // 2, "div_s"
+                36,
+                1,
+                1,
+                126,
+                32,
+                0,
+                173,
+                32,
+                1,
+                173,
+                66,
+                32,
+                134,
+                132,
+                32,
+                2,
+                173,
+                32,
+                3,
+                173,
+                66,
+                32,
+                134,
+                132,
+                127,
+                34,
+                4,
+                66,
+                32,
+                135,
+                167,
+                36,
+                0,
+                32,
+                4,
+                167,
+                11,
+                // 3, "div_u"
+                36,
+                1,
+                1,
+                126,
+                32,
+                0,
+                173,
+                32,
+                1,
+                173,
+                66,
+                32,
+                134,
+                132,
+                32,
+                2,
+                173,
+                32,
+                3,
+                173,
+                66,
+                32,
+                134,
+                132,
+                128,
+                34,
+                4,
+                66,
+                32,
+                135,
+                167,
+                36,
+                0,
+                32,
+                4,
+                167,
+                11,
+                // 4, "rem_s"
+                36,
+                1,
+                1,
+                126,
+                32,
+                0,
+                173,
+                32,
+                1,
+                173,
+                66,
+                32,
+                134,
+                132,
+                32,
+                2,
+                173,
+                32,
+                3,
+                173,
+                66,
+                32,
+                134,
+                132,
+                129,
+                34,
+                4,
+                66,
+                32,
+                135,
+                167,
+                36,
+                0,
+                32,
+                4,
+                167,
+                11,
+                // 5, "rem_u"
+                36,
+                1,
+                1,
+                126,
+                32,
+                0,
+                173,
+                32,
+                1,
+                173,
+                66,
+                32,
+                134,
+                132,
+                32,
+                2,
+                173,
+                32,
+                3,
+                173,
+                66,
+                32,
+                134,
+                132,
+                130,
+                34,
+                4,
+                66,
+                32,
+                135,
+                167,
+                36,
+                0,
+                32,
+                4,
+                167,
+                11
+              ])
+            ),
+            {}
+          ).exports;
+        } catch {
+        }
+        function Long(low, high, unsigned) {
+          this.low = low | 0;
+          this.high = high | 0;
+          this.unsigned = !!unsigned;
+        }
+        Long.prototype.__isLong__;
+        Object.defineProperty(Long.prototype, "__isLong__", {
+          value: true
+        });
+        function isLong(obj) {
+          return (obj && obj["__isLong__"]) === true;
+        }
+        function ctz32(value) {
+          var c = Math.clz32(value & -value);
+          return value ? 31 - c : c;
+        }
+        Long.isLong = isLong;
+        var INT_CACHE = {};
+        var UINT_CACHE = {};
+        function fromInt(value, unsigned) {
+          var obj, cachedObj, cache;
+          if (unsigned) {
+            value >>>= 0;
+            if (cache = 0 <= value && value < 256) {
+              cachedObj = UINT_CACHE[value];
+              if (cachedObj) return cachedObj;
+            }
+            obj = fromBits(value, 0, true);
+            if (cache) UINT_CACHE[value] = obj;
+            return obj;
+          } else {
+            value |= 0;
+            if (cache = -128 <= value && value < 128) {
+              cachedObj = INT_CACHE[value];
+              if (cachedObj) return cachedObj;
+            }
+            obj = fromBits(value, value < 0 ? -1 : 0, false);
+            if (cache) INT_CACHE[value] = obj;
+            return obj;
+          }
+        }
+        Long.fromInt = fromInt;
+        function fromNumber(value, unsigned) {
+          if (isNaN(value)) return unsigned ? UZERO : ZERO;
+          if (unsigned) {
+            if (value < 0) return UZERO;
+            if (value >= TWO_PWR_64_DBL) return MAX_UNSIGNED_VALUE;
+          } else {
+            if (value <= -TWO_PWR_63_DBL) return MIN_VALUE;
+            if (value + 1 >= TWO_PWR_63_DBL) return MAX_VALUE;
+          }
+          if (value < 0) return fromNumber(-value, unsigned).neg();
+          return fromBits(
+            value % TWO_PWR_32_DBL | 0,
+            value / TWO_PWR_32_DBL | 0,
+            unsigned
+          );
+        }
+        Long.fromNumber = fromNumber;
+        function fromBits(lowBits, highBits, unsigned) {
+          return new Long(lowBits, highBits, unsigned);
+        }
+        Long.fromBits = fromBits;
+        var pow_dbl = Math.pow;
+        function fromString(str5, unsigned, radix) {
+          if (str5.length === 0) throw Error("empty string");
+          if (typeof unsigned === "number") {
+            radix = unsigned;
+            unsigned = false;
+          } else {
+            unsigned = !!unsigned;
+          }
+          if (str5 === "NaN" || str5 === "Infinity" || str5 === "+Infinity" || str5 === "-Infinity")
+            return unsigned ? UZERO : ZERO;
+          radix = radix || 10;
+          if (radix < 2 || 36 < radix) throw RangeError("radix");
+          var p;
+          if ((p = str5.indexOf("-")) > 0) throw Error("interior hyphen");
+          else if (p === 0) {
+            return fromString(str5.substring(1), unsigned, radix).neg();
+          }
+          var radixToPower = fromNumber(pow_dbl(radix, 8));
+          var result = ZERO;
+          for (var i = 0; i < str5.length; i += 8) {
+            var size = Math.min(8, str5.length - i), value = parseInt(str5.substring(i, i + size), radix);
+            if (size < 8) {
+              var power = fromNumber(pow_dbl(radix, size));
+              result = result.mul(power).add(fromNumber(value));
+            } else {
+              result = result.mul(radixToPower);
+              result = result.add(fromNumber(value));
+            }
+          }
+          result.unsigned = unsigned;
+          return result;
+        }
+        Long.fromString = fromString;
+        function fromValue(val, unsigned) {
+          if (typeof val === "number") return fromNumber(val, unsigned);
+          if (typeof val === "string") return fromString(val, unsigned);
+          return fromBits(
+            val.low,
+            val.high,
+            typeof unsigned === "boolean" ? unsigned : val.unsigned
+          );
+        }
+        Long.fromValue = fromValue;
+        var TWO_PWR_16_DBL = 1 << 16;
+        var TWO_PWR_24_DBL = 1 << 24;
+        var TWO_PWR_32_DBL = TWO_PWR_16_DBL * TWO_PWR_16_DBL;
+        var TWO_PWR_64_DBL = TWO_PWR_32_DBL * TWO_PWR_32_DBL;
+        var TWO_PWR_63_DBL = TWO_PWR_64_DBL / 2;
+        var TWO_PWR_24 = fromInt(TWO_PWR_24_DBL);
+        var ZERO = fromInt(0);
+        Long.ZERO = ZERO;
+        var UZERO = fromInt(0, true);
+        Long.UZERO = UZERO;
+        var ONE = fromInt(1);
+        Long.ONE = ONE;
+        var UONE = fromInt(1, true);
+        Long.UONE = UONE;
+        var NEG_ONE = fromInt(-1);
+        Long.NEG_ONE = NEG_ONE;
+        var MAX_VALUE = fromBits(4294967295 | 0, 2147483647 | 0, false);
+        Long.MAX_VALUE = MAX_VALUE;
+        var MAX_UNSIGNED_VALUE = fromBits(4294967295 | 0, 4294967295 | 0, true);
+        Long.MAX_UNSIGNED_VALUE = MAX_UNSIGNED_VALUE;
+        var MIN_VALUE = fromBits(0, 2147483648 | 0, false);
+        Long.MIN_VALUE = MIN_VALUE;
+        var LongPrototype = Long.prototype;
+        LongPrototype.toInt = function toInt() {
+          return this.unsigned ? this.low >>> 0 : this.low;
+        };
+        LongPrototype.toNumber = function toNumber() {
+          if (this.unsigned)
+            return (this.high >>> 0) * TWO_PWR_32_DBL + (this.low >>> 0);
+          return this.high * TWO_PWR_32_DBL + (this.low >>> 0);
+        };
+        LongPrototype.toString = function toString(radix) {
+          radix = radix || 10;
+          if (radix < 2 || 36 < radix) throw RangeError("radix");
+          if (this.isZero()) return "0";
+          if (this.isNegative()) {
+            if (this.eq(MIN_VALUE)) {
+              var radixLong = fromNumber(radix), div = this.div(radixLong), rem1 = div.mul(radixLong).sub(this);
+              return div.toString(radix) + rem1.toInt().toString(radix);
+            } else return "-" + this.neg().toString(radix);
+          }
+          var radixToPower = fromNumber(pow_dbl(radix, 6), this.unsigned), rem = this;
+          var result = "";
+          while (true) {
+            var remDiv = rem.div(radixToPower), intval = rem.sub(remDiv.mul(radixToPower)).toInt() >>> 0, digits = intval.toString(radix);
+            rem = remDiv;
+            if (rem.isZero()) return digits + result;
+            else {
+              while (digits.length < 6) digits = "0" + digits;
+              result = "" + digits + result;
+            }
+          }
+        };
+        LongPrototype.getHighBits = function getHighBits() {
+          return this.high;
+        };
+        LongPrototype.getHighBitsUnsigned = function getHighBitsUnsigned() {
+          return this.high >>> 0;
+        };
+        LongPrototype.getLowBits = function getLowBits() {
+          return this.low;
+        };
+        LongPrototype.getLowBitsUnsigned = function getLowBitsUnsigned() {
+          return this.low >>> 0;
+        };
+        LongPrototype.getNumBitsAbs = function getNumBitsAbs() {
+          if (this.isNegative())
+            return this.eq(MIN_VALUE) ? 64 : this.neg().getNumBitsAbs();
+          var val = this.high != 0 ? this.high : this.low;
+          for (var bit = 31; bit > 0; bit--) if ((val & 1 << bit) != 0) break;
+          return this.high != 0 ? bit + 33 : bit + 1;
+        };
+        LongPrototype.isSafeInteger = function isSafeInteger() {
+          var top11Bits = this.high >> 21;
+          if (!top11Bits) return true;
+          if (this.unsigned) return false;
+          return top11Bits === -1 && !(this.low === 0 && this.high === -2097152);
+        };
+        LongPrototype.isZero = function isZero() {
+          return this.high === 0 && this.low === 0;
+        };
+        LongPrototype.eqz = LongPrototype.isZero;
+        LongPrototype.isNegative = function isNegative() {
+          return !this.unsigned && this.high < 0;
+        };
+        LongPrototype.isPositive = function isPositive() {
+          return this.unsigned || this.high >= 0;
+        };
+        LongPrototype.isOdd = function isOdd() {
+          return (this.low & 1) === 1;
+        };
+        LongPrototype.isEven = function isEven() {
+          return (this.low & 1) === 0;
+        };
+        LongPrototype.equals = function equals(other) {
+          if (!isLong(other)) other = fromValue(other);
+          if (this.unsigned !== other.unsigned && this.high >>> 31 === 1 && other.high >>> 31 === 1)
+            return false;
+          return this.high === other.high && this.low === other.low;
+        };
+        LongPrototype.eq = LongPrototype.equals;
+        LongPrototype.notEquals = function notEquals(other) {
+          return !this.eq(
+            /* validates */
+            other
+          );
+        };
+        LongPrototype.neq = LongPrototype.notEquals;
+        LongPrototype.ne = LongPrototype.notEquals;
+        LongPrototype.lessThan = function lessThan(other) {
+          return this.comp(
+            /* validates */
+            other
+          ) < 0;
+        };
+        LongPrototype.lt = LongPrototype.lessThan;
+        LongPrototype.lessThanOrEqual = function lessThanOrEqual(other) {
+          return this.comp(
+            /* validates */
+            other
+          ) <= 0;
+        };
+        LongPrototype.lte = LongPrototype.lessThanOrEqual;
+        LongPrototype.le = LongPrototype.lessThanOrEqual;
+        LongPrototype.greaterThan = function greaterThan(other) {
+          return this.comp(
+            /* validates */
+            other
+          ) > 0;
+        };
+        LongPrototype.gt = LongPrototype.greaterThan;
+        LongPrototype.greaterThanOrEqual = function greaterThanOrEqual(other) {
+          return this.comp(
+            /* validates */
+            other
+          ) >= 0;
+        };
+        LongPrototype.gte = LongPrototype.greaterThanOrEqual;
+        LongPrototype.ge = LongPrototype.greaterThanOrEqual;
+        LongPrototype.compare = function compare(other) {
+          if (!isLong(other)) other = fromValue(other);
+          if (this.eq(other)) return 0;
+          var thisNeg = this.isNegative(), otherNeg = other.isNegative();
+          if (thisNeg && !otherNeg) return -1;
+          if (!thisNeg && otherNeg) return 1;
+          if (!this.unsigned) return this.sub(other).isNegative() ? -1 : 1;
+          return other.high >>> 0 > this.high >>> 0 || other.high === this.high && other.low >>> 0 > this.low >>> 0 ? -1 : 1;
+        };
+        LongPrototype.comp = LongPrototype.compare;
+        LongPrototype.negate = function negate() {
+          if (!this.unsigned && this.eq(MIN_VALUE)) return MIN_VALUE;
+          return this.not().add(ONE);
+        };
+        LongPrototype.neg = LongPrototype.negate;
+        LongPrototype.add = function add2(addend) {
+          if (!isLong(addend)) addend = fromValue(addend);
+          var a48 = this.high >>> 16;
+          var a32 = this.high & 65535;
+          var a16 = this.low >>> 16;
+          var a00 = this.low & 65535;
+          var b48 = addend.high >>> 16;
+          var b32 = addend.high & 65535;
+          var b16 = addend.low >>> 16;
+          var b00 = addend.low & 65535;
+          var c48 = 0, c32 = 0, c16 = 0, c00 = 0;
+          c00 += a00 + b00;
+          c16 += c00 >>> 16;
+          c00 &= 65535;
+          c16 += a16 + b16;
+          c32 += c16 >>> 16;
+          c16 &= 65535;
+          c32 += a32 + b32;
+          c48 += c32 >>> 16;
+          c32 &= 65535;
+          c48 += a48 + b48;
+          c48 &= 65535;
+          return fromBits(c16 << 16 | c00, c48 << 16 | c32, this.unsigned);
+        };
+        LongPrototype.subtract = function subtract(subtrahend) {
+          if (!isLong(subtrahend)) subtrahend = fromValue(subtrahend);
+          return this.add(subtrahend.neg());
+        };
+        LongPrototype.sub = LongPrototype.subtract;
+        LongPrototype.multiply = function multiply(multiplier) {
+          if (this.isZero()) return this;
+          if (!isLong(multiplier)) multiplier = fromValue(multiplier);
+          if (wasm) {
+            var low = wasm["mul"](
+              this.low,
+              this.high,
+              multiplier.low,
+              multiplier.high
+            );
+            return fromBits(low, wasm["get_high"](), this.unsigned);
+          }
+          if (multiplier.isZero()) return this.unsigned ? UZERO : ZERO;
+          if (this.eq(MIN_VALUE)) return multiplier.isOdd() ? MIN_VALUE : ZERO;
+          if (multiplier.eq(MIN_VALUE)) return this.isOdd() ? MIN_VALUE : ZERO;
+          if (this.isNegative()) {
+            if (multiplier.isNegative()) return this.neg().mul(multiplier.neg());
+            else return this.neg().mul(multiplier).neg();
+          } else if (multiplier.isNegative())
+            return this.mul(multiplier.neg()).neg();
+          if (this.lt(TWO_PWR_24) && multiplier.lt(TWO_PWR_24))
+            return fromNumber(
+              this.toNumber() * multiplier.toNumber(),
+              this.unsigned
+            );
+          var a48 = this.high >>> 16;
+          var a32 = this.high & 65535;
+          var a16 = this.low >>> 16;
+          var a00 = this.low & 65535;
+          var b48 = multiplier.high >>> 16;
+          var b32 = multiplier.high & 65535;
+          var b16 = multiplier.low >>> 16;
+          var b00 = multiplier.low & 65535;
+          var c48 = 0, c32 = 0, c16 = 0, c00 = 0;
+          c00 += a00 * b00;
+          c16 += c00 >>> 16;
+          c00 &= 65535;
+          c16 += a16 * b00;
+          c32 += c16 >>> 16;
+          c16 &= 65535;
+          c16 += a00 * b16;
+          c32 += c16 >>> 16;
+          c16 &= 65535;
+          c32 += a32 * b00;
+          c48 += c32 >>> 16;
+          c32 &= 65535;
+          c32 += a16 * b16;
+          c48 += c32 >>> 16;
+          c32 &= 65535;
+          c32 += a00 * b32;
+          c48 += c32 >>> 16;
+          c32 &= 65535;
+          c48 += a48 * b00 + a32 * b16 + a16 * b32 + a00 * b48;
+          c48 &= 65535;
+          return fromBits(c16 << 16 | c00, c48 << 16 | c32, this.unsigned);
+        };
+        LongPrototype.mul = LongPrototype.multiply;
+        LongPrototype.divide = function divide(divisor) {
+          if (!isLong(divisor)) divisor = fromValue(divisor);
+          if (divisor.isZero()) throw Error("division by zero");
+          if (wasm) {
+            if (!this.unsigned && this.high === -2147483648 && divisor.low === -1 && divisor.high === -1) {
+              return this;
+            }
+            var low = (this.unsigned ? wasm["div_u"] : wasm["div_s"])(
+              this.low,
+              this.high,
+              divisor.low,
+              divisor.high
+            );
+            return fromBits(low, wasm["get_high"](), this.unsigned);
+          }
+          if (this.isZero()) return this.unsigned ? UZERO : ZERO;
+          var approx, rem, res;
+          if (!this.unsigned) {
+            if (this.eq(MIN_VALUE)) {
+              if (divisor.eq(ONE) || divisor.eq(NEG_ONE))
+                return MIN_VALUE;
+              else if (divisor.eq(MIN_VALUE)) return ONE;
+              else {
+                var halfThis = this.shr(1);
+                approx = halfThis.div(divisor).shl(1);
+                if (approx.eq(ZERO)) {
+                  return divisor.isNegative() ? ONE : NEG_ONE;
+                } else {
+                  rem = this.sub(divisor.mul(approx));
+                  res = approx.add(rem.div(divisor));
+                  return res;
+                }
+              }
+            } else if (divisor.eq(MIN_VALUE)) return this.unsigned ? UZERO : ZERO;
+            if (this.isNegative()) {
+              if (divisor.isNegative()) return this.neg().div(divisor.neg());
+              return this.neg().div(divisor).neg();
+            } else if (divisor.isNegative()) return this.div(divisor.neg()).neg();
+            res = ZERO;
+          } else {
+            if (!divisor.unsigned) divisor = divisor.toUnsigned();
+            if (divisor.gt(this)) return UZERO;
+            if (divisor.gt(this.shru(1)))
+              return UONE;
+            res = UZERO;
+          }
+          rem = this;
+          while (rem.gte(divisor)) {
+            approx = Math.max(1, Math.floor(rem.toNumber() / divisor.toNumber()));
+            var log2 = Math.ceil(Math.log(approx) / Math.LN2), delta = log2 <= 48 ? 1 : pow_dbl(2, log2 - 48), approxRes = fromNumber(approx), approxRem = approxRes.mul(divisor);
+            while (approxRem.isNegative() || approxRem.gt(rem)) {
+              approx -= delta;
+              approxRes = fromNumber(approx, this.unsigned);
+              approxRem = approxRes.mul(divisor);
+            }
+            if (approxRes.isZero()) approxRes = ONE;
+            res = res.add(approxRes);
+            rem = rem.sub(approxRem);
+          }
+          return res;
+        };
+        LongPrototype.div = LongPrototype.divide;
+        LongPrototype.modulo = function modulo(divisor) {
+          if (!isLong(divisor)) divisor = fromValue(divisor);
+          if (wasm) {
+            var low = (this.unsigned ? wasm["rem_u"] : wasm["rem_s"])(
+              this.low,
+              this.high,
+              divisor.low,
+              divisor.high
+            );
+            return fromBits(low, wasm["get_high"](), this.unsigned);
+          }
+          return this.sub(this.div(divisor).mul(divisor));
+        };
+        LongPrototype.mod = LongPrototype.modulo;
+        LongPrototype.rem = LongPrototype.modulo;
+        LongPrototype.not = function not() {
+          return fromBits(~this.low, ~this.high, this.unsigned);
+        };
+        LongPrototype.countLeadingZeros = function countLeadingZeros() {
+          return this.high ? Math.clz32(this.high) : Math.clz32(this.low) + 32;
+        };
+        LongPrototype.clz = LongPrototype.countLeadingZeros;
+        LongPrototype.countTrailingZeros = function countTrailingZeros() {
+          return this.low ? ctz32(this.low) : ctz32(this.high) + 32;
+        };
+        LongPrototype.ctz = LongPrototype.countTrailingZeros;
+        LongPrototype.and = function and(other) {
+          if (!isLong(other)) other = fromValue(other);
+          return fromBits(
+            this.low & other.low,
+            this.high & other.high,
+            this.unsigned
+          );
+        };
+        LongPrototype.or = function or(other) {
+          if (!isLong(other)) other = fromValue(other);
+          return fromBits(
+            this.low | other.low,
+            this.high | other.high,
+            this.unsigned
+          );
+        };
+        LongPrototype.xor = function xor(other) {
+          if (!isLong(other)) other = fromValue(other);
+          return fromBits(
+            this.low ^ other.low,
+            this.high ^ other.high,
+            this.unsigned
+          );
+        };
+        LongPrototype.shiftLeft = function shiftLeft(numBits) {
+          if (isLong(numBits)) numBits = numBits.toInt();
+          if ((numBits &= 63) === 0) return this;
+          else if (numBits < 32)
+            return fromBits(
+              this.low << numBits,
+              this.high << numBits | this.low >>> 32 - numBits,
+              this.unsigned
+            );
+          else return fromBits(0, this.low << numBits - 32, this.unsigned);
+        };
+        LongPrototype.shl = LongPrototype.shiftLeft;
+        LongPrototype.shiftRight = function shiftRight(numBits) {
+          if (isLong(numBits)) numBits = numBits.toInt();
+          if ((numBits &= 63) === 0) return this;
+          else if (numBits < 32)
+            return fromBits(
+              this.low >>> numBits | this.high << 32 - numBits,
+              this.high >> numBits,
+              this.unsigned
+            );
+          else
+            return fromBits(
+              this.high >> numBits - 32,
+              this.high >= 0 ? 0 : -1,
+              this.unsigned
+            );
+        };
+        LongPrototype.shr = LongPrototype.shiftRight;
+        LongPrototype.shiftRightUnsigned = function shiftRightUnsigned(numBits) {
+          if (isLong(numBits)) numBits = numBits.toInt();
+          if ((numBits &= 63) === 0) return this;
+          if (numBits < 32)
+            return fromBits(
+              this.low >>> numBits | this.high << 32 - numBits,
+              this.high >>> numBits,
+              this.unsigned
+            );
+          if (numBits === 32) return fromBits(this.high, 0, this.unsigned);
+          return fromBits(this.high >>> numBits - 32, 0, this.unsigned);
+        };
+        LongPrototype.shru = LongPrototype.shiftRightUnsigned;
+        LongPrototype.shr_u = LongPrototype.shiftRightUnsigned;
+        LongPrototype.rotateLeft = function rotateLeft(numBits) {
+          var b;
+          if (isLong(numBits)) numBits = numBits.toInt();
+          if ((numBits &= 63) === 0) return this;
+          if (numBits === 32) return fromBits(this.high, this.low, this.unsigned);
+          if (numBits < 32) {
+            b = 32 - numBits;
+            return fromBits(
+              this.low << numBits | this.high >>> b,
+              this.high << numBits | this.low >>> b,
+              this.unsigned
+            );
+          }
+          numBits -= 32;
+          b = 32 - numBits;
+          return fromBits(
+            this.high << numBits | this.low >>> b,
+            this.low << numBits | this.high >>> b,
+            this.unsigned
+          );
+        };
+        LongPrototype.rotl = LongPrototype.rotateLeft;
+        LongPrototype.rotateRight = function rotateRight(numBits) {
+          var b;
+          if (isLong(numBits)) numBits = numBits.toInt();
+          if ((numBits &= 63) === 0) return this;
+          if (numBits === 32) return fromBits(this.high, this.low, this.unsigned);
+          if (numBits < 32) {
+            b = 32 - numBits;
+            return fromBits(
+              this.high << b | this.low >>> numBits,
+              this.low << b | this.high >>> numBits,
+              this.unsigned
+            );
+          }
+          numBits -= 32;
+          b = 32 - numBits;
+          return fromBits(
+            this.low << b | this.high >>> numBits,
+            this.high << b | this.low >>> numBits,
+            this.unsigned
+          );
+        };
+        LongPrototype.rotr = LongPrototype.rotateRight;
+        LongPrototype.toSigned = function toSigned() {
+          if (!this.unsigned) return this;
+          return fromBits(this.low, this.high, false);
+        };
+        LongPrototype.toUnsigned = function toUnsigned() {
+          if (this.unsigned) return this;
+          return fromBits(this.low, this.high, true);
+        };
+        LongPrototype.toBytes = function toBytes(le) {
+          return le ? this.toBytesLE() : this.toBytesBE();
+        };
+        LongPrototype.toBytesLE = function toBytesLE() {
+          var hi = this.high, lo = this.low;
+          return [
+            lo & 255,
+            lo >>> 8 & 255,
+            lo >>> 16 & 255,
+            lo >>> 24,
+            hi & 255,
+            hi >>> 8 & 255,
+            hi >>> 16 & 255,
+            hi >>> 24
+          ];
+        };
+        LongPrototype.toBytesBE = function toBytesBE() {
+          var hi = this.high, lo = this.low;
+          return [
+            hi >>> 24,
+            hi >>> 16 & 255,
+            hi >>> 8 & 255,
+            hi & 255,
+            lo >>> 24,
+            lo >>> 16 & 255,
+            lo >>> 8 & 255,
+            lo & 255
+          ];
+        };
+        Long.fromBytes = function fromBytes(bytes, unsigned, le) {
+          return le ? Long.fromBytesLE(bytes, unsigned) : Long.fromBytesBE(bytes, unsigned);
+        };
+        Long.fromBytesLE = function fromBytesLE(bytes, unsigned) {
+          return new Long(
+            bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24,
+            bytes[4] | bytes[5] << 8 | bytes[6] << 16 | bytes[7] << 24,
+            unsigned
+          );
+        };
+        Long.fromBytesBE = function fromBytesBE(bytes, unsigned) {
+          return new Long(
+            bytes[4] << 24 | bytes[5] << 16 | bytes[6] << 8 | bytes[7],
+            bytes[0] << 24 | bytes[1] << 16 | bytes[2] << 8 | bytes[3],
+            unsigned
+          );
+        };
+        if (typeof BigInt === "function") {
+          Long.fromBigInt = function fromBigInt(value, unsigned) {
+            var lowBits = Number(BigInt.asIntN(32, value));
+            var highBits = Number(BigInt.asIntN(32, value >> BigInt(32)));
+            return fromBits(lowBits, highBits, unsigned);
+          };
+          Long.fromValue = function fromValueWithBigInt(value, unsigned) {
+            if (typeof value === "bigint") return Long.fromBigInt(value, unsigned);
+            return fromValue(value, unsigned);
+          };
+          LongPrototype.toBigInt = function toBigInt() {
+            var lowBigInt = BigInt(this.low >>> 0);
+            var highBigInt = BigInt(this.unsigned ? this.high >>> 0 : this.high);
+            return highBigInt << BigInt(32) | lowBigInt;
+          };
+        }
+        var _default2 = _exports.default = Long;
+      }
+    );
+  }
+});
+
+// node_modules/protobufjs/src/util/minimal.js
+var require_minimal = __commonJS({
+  "node_modules/protobufjs/src/util/minimal.js"(exports2) {
+    "use strict";
+    var util = exports2;
+    util.asPromise = require_aspromise();
+    util.base64 = require_base64();
+    util.EventEmitter = require_eventemitter();
+    util.float = require_float3();
+    util.utf8 = require_utf8();
+    util.pool = require_pool();
+    util.LongBits = require_longbits();
+    function isUnsafeProperty(key3) {
+      return key3 === "__proto__" || key3 === "prototype" || key3 === "constructor";
+    }
+    util.isUnsafeProperty = isUnsafeProperty;
+    util.isNode = Boolean(typeof global !== "undefined" && global && global.process && global.process.versions && global.process.versions.node);
+    util.global = util.isNode && global || typeof window !== "undefined" && window || typeof self !== "undefined" && self || typeof globalThis !== "undefined" && globalThis || exports2;
+    util.emptyArray = Object.freeze ? Object.freeze([]) : (
+      /* istanbul ignore next */
+      []
+    );
+    util.emptyObject = Object.freeze ? Object.freeze({}) : (
+      /* istanbul ignore next */
+      {}
+    );
+    util.isInteger = Number.isInteger || /* istanbul ignore next */
+    function isInteger(value) {
+      return typeof value === "number" && isFinite(value) && Math.floor(value) === value;
+    };
+    util.isString = function isString(value) {
+      return typeof value === "string" || value instanceof String;
+    };
+    util.isObject = function isObject2(value) {
+      return value && typeof value === "object";
+    };
+    util.isset = /**
+     * Checks if a property on a message is considered to be present.
+     * @param {Object} obj Plain object or message instance
+     * @param {string} prop Property name
+     * @returns {boolean} `true` if considered to be present, otherwise `false`
+     */
+    util.isSet = function isSet(obj, prop) {
+      var value = obj[prop];
+      if (value != null && Object.hasOwnProperty.call(obj, prop))
+        return typeof value !== "object" || (Array.isArray(value) ? value.length : Object.keys(value).length) > 0;
+      return false;
+    };
+    util.Buffer = (function() {
+      try {
+        var Buffer2 = util.global.Buffer;
+        return Buffer2.prototype.utf8Write || util.isNode ? Buffer2 : (
+          /* istanbul ignore next */
+          null
+        );
+      } catch (e) {
+        return null;
+      }
+    })();
+    util.newBuffer = function newBuffer(sizeOrArray) {
+      var Buffer2 = util.Buffer;
+      return typeof sizeOrArray === "number" ? Buffer2 ? Buffer2.allocUnsafe(sizeOrArray) : new Uint8Array(sizeOrArray) : Buffer2 ? Buffer2.from(sizeOrArray) : new Uint8Array(sizeOrArray);
+    };
+    util.rawField = function rawField(id, wireType, data) {
+      var out = [], tag2 = id << 3 | wireType;
+      tag2 >>>= 0;
+      while (tag2 > 127) {
+        out.push(tag2 & 127 | 128);
+        tag2 >>>= 7;
+      }
+      out.push(tag2);
+      for (var i = 0; i < data.length; ++i)
+        out.push(data[i]);
+      return util.newBuffer(out);
+    };
+    util.Array = Uint8Array;
+    util.Long = /* istanbul ignore next */
+    util.global.dcodeIO && /* istanbul ignore next */
+    util.global.dcodeIO.Long || /* istanbul ignore next */
+    util.global.Long || (function() {
+      try {
+        var Long = require_umd();
+        return Long && Long.isLong ? Long : null;
+      } catch (e) {
+        return null;
+      }
+    })();
+    util.key2Re = /^(?:true|false|0|1)$/;
+    util.key32Re = /^-?(?:0|[1-9][0-9]*)$/;
+    util.key64Re = /^(?:[\x00-\xff]{8}|-?(?:0|[1-9][0-9]*))$/;
+    util.longToHash = function longToHash(value) {
+      return value ? util.LongBits.from(value).toHash() : util.LongBits.zeroHash;
+    };
+    util.longFromHash = function longFromHash(hash, unsigned) {
+      var bits = util.LongBits.fromHash(hash);
+      if (util.Long)
+        return util.Long.fromBits(bits.lo, bits.hi, unsigned);
+      return bits.toNumber(Boolean(unsigned));
+    };
+    util.longFromKey = function longFromKey(key3, unsigned) {
+      return util.key64Re.test(key3) && !util.key32Re.test(key3) ? util.longFromHash(key3, unsigned) : key3;
+    };
+    util.boolFromKey = function boolFromKey(key3) {
+      return key3 === "true" || key3 === "1";
+    };
+    function merge2(dst) {
+      var ifNotSet = typeof arguments[arguments.length - 1] === "boolean", limit = ifNotSet ? arguments.length - 1 : arguments.length;
+      ifNotSet = ifNotSet && arguments[arguments.length - 1];
+      for (var a = 1; a < limit; ++a) {
+        var src = arguments[a];
+        if (!src)
+          continue;
+        for (var keys = Object.keys(src), i = 0; i < keys.length; ++i)
+          if (!isUnsafeProperty(keys[i]) && (!ifNotSet || !Object.prototype.hasOwnProperty.call(dst, keys[i]) || dst[keys[i]] === void 0))
+            dst[keys[i]] = src[keys[i]];
+      }
+      return dst;
+    }
+    util.merge = merge2;
+    util.nestingLimit = 32;
+    util.recursionLimit = 100;
+    util.makeProp = function makeProp(obj, key3, enumerable) {
+      if (Object.prototype.hasOwnProperty.call(obj, key3))
+        return;
+      Object.defineProperty(obj, key3, {
+        enumerable: enumerable === void 0 ? true : enumerable,
+        configurable: true,
+        writable: true
+      });
+    };
+    util.lcFirst = function lcFirst(str5) {
+      return str5.charAt(0).toLowerCase() + str5.substring(1);
+    };
+    function newError2(name) {
+      function CustomError(message, properties) {
+        if (!(this instanceof CustomError))
+          return new CustomError(message, properties);
+        Object.defineProperty(this, "message", { get: function() {
+          return message;
+        } });
+        if (Error.captureStackTrace)
+          Error.captureStackTrace(this, CustomError);
+        else
+          Object.defineProperty(this, "stack", { value: new Error().stack || "" });
+        if (properties)
+          merge2(this, properties);
+      }
+      CustomError.prototype = Object.create(Error.prototype, {
+        constructor: {
+          value: CustomError,
+          writable: true,
+          enumerable: false,
+          configurable: true
+        },
+        name: {
+          get: function get() {
+            return name;
+          },
+          set: void 0,
+          enumerable: false,
+          // configurable: false would accurately preserve the behavior of
+          // the original, but I'm guessing that was not intentional.
+          // For an actual error subclass, this property would
+          // be configurable.
+          configurable: true
+        },
+        toString: {
+          value: function value() {
+            return this.name + ": " + this.message;
+          },
+          writable: true,
+          enumerable: false,
+          configurable: true
+        }
+      });
+      return CustomError;
+    }
+    util.newError = newError2;
+    util.ProtocolError = newError2("ProtocolError");
+    util.oneOfGetter = function getOneOf(fieldNames) {
+      var fieldMap = {};
+      for (var i = 0; i < fieldNames.length; ++i)
+        fieldMap[fieldNames[i]] = 1;
+      return function() {
+        for (var keys = Object.keys(this), i2 = keys.length - 1; i2 > -1; --i2)
+          if (fieldMap[keys[i2]] === 1 && this[keys[i2]] !== void 0 && this[keys[i2]] !== null)
+            return keys[i2];
+      };
+    };
+    util.oneOfSetter = function setOneOf(fieldNames) {
+      return function(name) {
+        for (var i = 0; i < fieldNames.length; ++i)
+          if (fieldNames[i] !== name)
+            delete this[fieldNames[i]];
+      };
+    };
+    util.toJSONOptions = {
+      longs: String,
+      enums: String,
+      bytes: String,
+      json: true
+    };
+  }
+});
+
+// node_modules/protobufjs/src/writer.js
+var require_writer = __commonJS({
+  "node_modules/protobufjs/src/writer.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Writer;
+    var util = require_minimal();
+    var BufferWriter;
+    var LongBits = util.LongBits;
+    var base642 = util.base64;
+    var utf8 = util.utf8;
+    function Writer() {
+      this.pos = 0;
+      this.buf = this.constructor.alloc(Writer.initialBufferSize);
+      this.view = null;
+      this.states = null;
+    }
+    Writer.initialBufferSize = 128;
+    Object.defineProperty(Writer.prototype, "len", {
+      configurable: true,
+      enumerable: true,
+      get: function get_len() {
+        return this.pos;
+      }
+    });
+    var create = function create2() {
+      return util.Buffer ? function create_buffer_setup() {
+        return (Writer.create = function create_buffer() {
+          return new BufferWriter();
+        })();
+      } : function create_array() {
+        return new Writer();
+      };
+    };
+    Writer.create = create();
+    Writer.alloc = function alloc(size) {
+      return new Uint8Array(size);
+    };
+    Writer.alloc = util.pool(Writer.alloc, Uint8Array.prototype.subarray);
+    function sizeVarint32(value) {
+      return value < 128 ? 1 : value < 16384 ? 2 : value < 2097152 ? 3 : value < 268435456 ? 4 : 5;
+    }
+    Writer.prototype._reserve = function _reserve(n) {
+      var need = this.pos + n;
+      if (need > this.buf.length) {
+        var size = this.buf.length << 1;
+        if (size < need)
+          size = need;
+        var buf = this.constructor.alloc(size);
+        buf.set(this.buf.subarray(0, this.pos), 0);
+        this.buf = buf;
+        this.view = null;
+      }
+    };
+    function writeStringAscii(val, buf, pos) {
+      for (var i = 0; i < val.length; )
+        buf[pos++] = val.charCodeAt(i++);
+    }
+    function writeVarint32(val, buf, pos) {
+      while (val > 127) {
+        buf[pos++] = val & 127 | 128;
+        val >>>= 7;
+      }
+      buf[pos] = val;
+      return pos + 1;
+    }
+    Writer.prototype.uint32 = function write_uint32(value) {
+      value = value >>> 0;
+      this._reserve(5);
+      var pos = this.pos;
+      this.pos = writeVarint32(value, this.buf, pos);
+      return this;
+    };
+    Writer.prototype.int32 = function write_int32(value) {
+      if ((value |= 0) < 0) {
+        this._reserve(10);
+        writeVarint64(LongBits.fromNumber(value), this.buf, this.pos);
+        this.pos += 10;
+        return this;
+      }
+      return this.uint32(value);
+    };
+    Writer.prototype.sint32 = function write_sint32(value) {
+      return this.uint32((value << 1 ^ value >> 31) >>> 0);
+    };
+    function writeVarint64(val, buf, pos) {
+      var lo = val.lo, hi = val.hi;
+      while (hi) {
+        buf[pos++] = lo & 127 | 128;
+        lo = (lo >>> 7 | hi << 25) >>> 0;
+        hi >>>= 7;
+      }
+      while (lo > 127) {
+        buf[pos++] = lo & 127 | 128;
+        lo = lo >>> 7;
+      }
+      buf[pos] = lo;
+      return pos + 1;
+    }
+    Writer.prototype.uint64 = function write_uint64(value) {
+      var bits = LongBits.from(value);
+      this._reserve(10);
+      var pos = this.pos;
+      this.pos = writeVarint64(bits, this.buf, pos);
+      return this;
+    };
+    Writer.prototype.int64 = Writer.prototype.uint64;
+    Writer.prototype.sint64 = function write_sint64(value) {
+      var bits = LongBits.from(value).zzEncode();
+      this._reserve(10);
+      var pos = this.pos;
+      this.pos = writeVarint64(bits, this.buf, pos);
+      return this;
+    };
+    Writer.prototype.bool = function write_bool(value) {
+      this._reserve(1);
+      this.buf[this.pos++] = value ? 1 : 0;
+      return this;
+    };
+    function writeFixed32(val, buf, pos) {
+      buf[pos] = val & 255;
+      buf[pos + 1] = val >>> 8 & 255;
+      buf[pos + 2] = val >>> 16 & 255;
+      buf[pos + 3] = val >>> 24;
+    }
+    Writer.prototype.fixed32 = function write_fixed32(value) {
+      this._reserve(4);
+      writeFixed32(value >>> 0, this.buf, this.pos);
+      this.pos += 4;
+      return this;
+    };
+    Writer.prototype.sfixed32 = Writer.prototype.fixed32;
+    Writer.prototype.fixed64 = function write_fixed64(value) {
+      var bits = LongBits.from(value);
+      this._reserve(8);
+      writeFixed32(bits.lo, this.buf, this.pos);
+      writeFixed32(bits.hi, this.buf, this.pos + 4);
+      this.pos += 8;
+      return this;
+    };
+    Writer.prototype.sfixed64 = Writer.prototype.fixed64;
+    Writer.prototype.float = function write_float(value) {
+      this._reserve(4);
+      util.float.writeFloatLE(value, this.buf, this.pos);
+      this.pos += 4;
+      return this;
+    };
+    Writer.prototype.double = function write_double(value) {
+      this._reserve(8);
+      util.float.writeDoubleLE(value, this.buf, this.pos);
+      this.pos += 8;
+      return this;
+    };
+    Writer.prototype.bytes = function write_bytes(value) {
+      var len = value.length >>> 0;
+      if (!len) {
+        this._reserve(1);
+        this.buf[this.pos++] = 0;
+        return this;
+      }
+      if (util.isString(value)) {
+        var buf = Writer.alloc(len = base642.length(value));
+        base642.decode(value, buf, 0);
+        value = buf;
+      }
+      this.uint32(len);
+      this._reserve(len);
+      this.buf.set(value, this.pos);
+      this.pos += len;
+      return this;
+    };
+    Writer.prototype.raw = function write_raw(value) {
+      var len = value.length >>> 0;
+      if (!len)
+        return this;
+      this._reserve(len);
+      this.buf.set(value, this.pos);
+      this.pos += len;
+      return this;
+    };
+    Writer.prototype._delim = function _delim(pos, len) {
+      var n = sizeVarint32(len);
+      if (n > 1)
+        this.buf.copyWithin(pos + n, pos + 1, pos + 1 + len);
+      writeVarint32(len, this.buf, pos);
+      this.pos = pos + n + len;
+      return this;
+    };
+    Writer.prototype.string = function write_string(value) {
+      var n = value.length;
+      if (!n) {
+        this._reserve(1);
+        this.buf[this.pos++] = 0;
+        return this;
+      }
+      if (n < 128) {
+        this._reserve(n * 3 + 5);
+        var lenPos = this.pos;
+        return this._delim(lenPos, utf8.write(value, this.buf, lenPos + 1));
+      }
+      var len = utf8.length(value);
+      this.uint32(len);
+      this._reserve(len);
+      if (len === value.length)
+        writeStringAscii(value, this.buf, this.pos);
+      else
+        utf8.write(value, this.buf, this.pos);
+      this.pos += len;
+      return this;
+    };
+    Writer.prototype.uint32s = function write_uint32s(value) {
+      var n = value.length;
+      this._reserve(n * 5 + 5);
+      var buf = this.buf, lenPos = this.pos, p = lenPos + 1;
+      for (var i = 0; i < n; ++i)
+        p = writeVarint32(value[i] >>> 0, buf, p);
+      return this._delim(lenPos, p - lenPos - 1);
+    };
+    Writer.prototype.int32s = function write_int32s(value) {
+      var n = value.length;
+      this._reserve(n * 10 + 5);
+      var buf = this.buf, lenPos = this.pos, pos = lenPos + 1, val;
+      for (var i = 0; i < n; ++i) {
+        if ((val = value[i] | 0) < 0) {
+          pos = writeVarint64(LongBits.fromNumber(val), buf, pos);
+        } else {
+          pos = writeVarint32(val, buf, pos);
+        }
+      }
+      return this._delim(lenPos, pos - lenPos - 1);
+    };
+    Writer.prototype.sint32s = function write_sint32s(value) {
+      var n = value.length;
+      this._reserve(n * 5 + 5);
+      var buf = this.buf, lenPos = this.pos, pos = lenPos + 1;
+      for (var i = 0; i < n; ++i)
+        pos = writeVarint32((value[i] << 1 ^ value[i] >> 31) >>> 0, buf, pos);
+      return this._delim(lenPos, pos - lenPos - 1);
+    };
+    Writer.prototype.uint64s = function write_uint64s(value) {
+      var n = value.length;
+      this._reserve(n * 10 + 5);
+      var buf = this.buf, lenPos = this.pos, pos = lenPos + 1;
+      for (var i = 0; i < n; ++i) {
+        pos = writeVarint64(LongBits.from(value[i]), buf, pos);
+      }
+      return this._delim(lenPos, pos - lenPos - 1);
+    };
+    Writer.prototype.int64s = Writer.prototype.uint64s;
+    Writer.prototype.sint64s = function write_sint64s(value) {
+      var n = value.length;
+      this._reserve(n * 10 + 5);
+      var buf = this.buf, lenPos = this.pos, pos = lenPos + 1;
+      for (var i = 0; i < n; ++i) {
+        pos = writeVarint64(LongBits.from(value[i]).zzEncode(), buf, pos);
+      }
+      return this._delim(lenPos, pos - lenPos - 1);
+    };
+    Writer.prototype.bools = function write_bools(value) {
+      var n = value.length;
+      this.uint32(n);
+      this._reserve(n);
+      var buf = this.buf, p = this.pos;
+      for (var i = 0; i < n; ++i)
+        buf[p++] = value[i] ? 1 : 0;
+      this.pos += n;
+      return this;
+    };
+    var VIEW_THRESHOLD_FLOAT = 16;
+    var VIEW_THRESHOLD_INT = 128;
+    function getLazyView(writer, count2, threshold) {
+      var view = writer.view;
+      if (view || count2 < threshold)
+        return view;
+      var buf = writer.buf;
+      return writer.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    Writer.prototype.fixed32s = function write_fixed32s(value) {
+      var n = value.length, bytes = n * 4;
+      this.uint32(bytes);
+      this._reserve(bytes);
+      var p = this.pos, i, dv = getLazyView(this, n, VIEW_THRESHOLD_INT);
+      if (dv)
+        for (i = 0; i < n; ++i) {
+          dv.setUint32(p, value[i] >>> 0, true);
+          p += 4;
+        }
+      else {
+        var buf = this.buf;
+        for (i = 0; i < n; ++i) {
+          writeFixed32(value[i] >>> 0, buf, p);
+          p += 4;
+        }
+      }
+      this.pos += bytes;
+      return this;
+    };
+    Writer.prototype.sfixed32s = Writer.prototype.fixed32s;
+    Writer.prototype.fixed64s = function write_fixed64s(value) {
+      var n = value.length, bytes = n * 8;
+      this.uint32(bytes);
+      this._reserve(bytes);
+      var p = this.pos, i, bits, dv = getLazyView(this, n, VIEW_THRESHOLD_INT);
+      if (dv)
+        for (i = 0; i < n; ++i) {
+          bits = LongBits.from(value[i]);
+          dv.setUint32(p, bits.lo, true);
+          dv.setUint32(p + 4, bits.hi, true);
+          p += 8;
+        }
+      else {
+        var buf = this.buf;
+        for (i = 0; i < n; ++i) {
+          bits = LongBits.from(value[i]);
+          writeFixed32(bits.lo, buf, p);
+          writeFixed32(bits.hi, buf, p + 4);
+          p += 8;
+        }
+      }
+      this.pos += bytes;
+      return this;
+    };
+    Writer.prototype.sfixed64s = Writer.prototype.fixed64s;
+    Writer.prototype.floats = function write_floats(value) {
+      var n = value.length, bytes = n * 4;
+      this.uint32(bytes);
+      this._reserve(bytes);
+      var p = this.pos, i, dv = getLazyView(this, n, VIEW_THRESHOLD_FLOAT);
+      if (dv)
+        for (i = 0; i < n; ++i) {
+          dv.setFloat32(p, value[i], true);
+          p += 4;
+        }
+      else {
+        var buf = this.buf;
+        for (i = 0; i < n; ++i) {
+          util.float.writeFloatLE(value[i], buf, p);
+          p += 4;
+        }
+      }
+      this.pos += bytes;
+      return this;
+    };
+    Writer.prototype.doubles = function write_doubles(value) {
+      var n = value.length, bytes = n * 8;
+      this.uint32(bytes);
+      this._reserve(bytes);
+      var p = this.pos, i, dv = getLazyView(this, n, VIEW_THRESHOLD_FLOAT);
+      if (dv)
+        for (i = 0; i < n; ++i) {
+          dv.setFloat64(p, value[i], true);
+          p += 8;
+        }
+      else {
+        var buf = this.buf;
+        for (i = 0; i < n; ++i) {
+          util.float.writeDoubleLE(value[i], buf, p);
+          p += 8;
+        }
+      }
+      this.pos += bytes;
+      return this;
+    };
+    Writer.prototype.fork = function fork() {
+      this._reserve(1);
+      (this.states || (this.states = [])).push(this.pos);
+      this.pos += 1;
+      return this;
+    };
+    Writer.prototype.reset = function reset() {
+      var states = this.states;
+      if (states && states.length) {
+        this.pos = states.pop();
+      } else {
+        this.pos = 0;
+      }
+      return this;
+    };
+    Writer.prototype.ldelim = function ldelim() {
+      var states = this.states, len, vlen;
+      if (states && states.length) {
+        var lenPos = states.pop();
+        len = this.pos - lenPos - 1;
+        vlen = sizeVarint32(len);
+        if (vlen > 1) {
+          this._reserve(vlen - 1);
+          this.buf.copyWithin(lenPos + vlen, lenPos + 1, lenPos + 1 + len);
+          this.pos += vlen - 1;
+          writeVarint32(len, this.buf, lenPos);
+        } else {
+          this.buf[lenPos] = len;
+        }
+      } else {
+        len = this.pos;
+        vlen = sizeVarint32(len);
+        this._reserve(vlen);
+        this.buf.copyWithin(vlen, 0, len);
+        writeVarint32(len, this.buf, 0);
+        this.pos += vlen;
+      }
+      return this;
+    };
+    Writer.prototype.finish = function finish(shared) {
+      if (shared)
+        return this.buf.subarray(0, this.pos);
+      var buf = this.constructor.alloc(this.pos);
+      buf.set(this.buf.subarray(0, this.pos), 0);
+      return buf;
+    };
+    Writer.prototype.finishInto = function finishInto(buf, offset) {
+      if (offset === void 0)
+        offset = 0;
+      buf.set(this.buf.subarray(0, this.pos), offset);
+      return buf;
+    };
+    Writer._configure = function(BufferWriter_) {
+      BufferWriter = BufferWriter_;
+      Writer.create = create();
+      BufferWriter._configure();
+    };
+  }
+});
+
+// node_modules/protobufjs/src/writer_buffer.js
+var require_writer_buffer = __commonJS({
+  "node_modules/protobufjs/src/writer_buffer.js"(exports2, module2) {
+    "use strict";
+    module2.exports = BufferWriter;
+    var Writer = require_writer();
+    BufferWriter.prototype = Object.create(Writer.prototype, {
+      constructor: {
+        value: BufferWriter,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    var util = require_minimal();
+    function BufferWriter() {
+      Writer.call(this);
+    }
+    var writeStringBuffer;
+    BufferWriter._configure = function() {
+      BufferWriter.alloc = util.Buffer && util.Buffer.allocUnsafe;
+      writeStringBuffer = util.Buffer && util.Buffer.prototype.utf8Write ? function writeStringBuffer_utf8Write(val, buf, pos) {
+        return buf.utf8Write(val, pos);
+      } : function writeStringBuffer_write(val, buf, pos) {
+        return buf.write(val, pos);
+      };
+    };
+    BufferWriter.prototype.bytes = function write_bytes_buffer(value) {
+      if (util.isString(value))
+        value = util.Buffer.from(value, "base64");
+      var len = value.length >>> 0;
+      this.uint32(len);
+      if (len) {
+        this._reserve(len);
+        this.buf.set(value, this.pos);
+        this.pos += len;
+      }
+      return this;
+    };
+    BufferWriter.prototype.string = function write_string_buffer(value) {
+      var n = value.length;
+      if (!n) {
+        this._reserve(1);
+        this.buf[this.pos++] = 0;
+        return this;
+      }
+      if (n < 128) {
+        this._reserve(n * 3 + 5);
+        var pos = this.pos, buf = this.buf;
+        return this._delim(
+          pos,
+          n < 40 ? util.utf8.write(value, buf, pos + 1) : writeStringBuffer(value, buf, pos + 1)
+        );
+      }
+      var len = util.Buffer.byteLength(value);
+      this.uint32(len);
+      this._reserve(len);
+      writeStringBuffer(value, this.buf, this.pos);
+      this.pos += len;
+      return this;
+    };
+    BufferWriter._configure();
+  }
+});
+
+// node_modules/protobufjs/src/reader.js
+var require_reader = __commonJS({
+  "node_modules/protobufjs/src/reader.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Reader2;
+    var util = require_minimal();
+    var BufferReader;
+    var LongBits = util.LongBits;
+    var utf8 = util.utf8;
+    function indexOutOfRange(reader, writeLength) {
+      return RangeError("index out of range: " + reader.pos + " + " + (writeLength || 1) + " > " + reader.len);
+    }
+    function Reader2(buffer) {
+      this.buf = buffer;
+      this.pos = 0;
+      this.len = buffer.length;
+      this.view = null;
+      this.discardUnknown = Reader2.discardUnknown;
+    }
+    function create_array(buffer) {
+      if (Array.isArray(buffer))
+        buffer = new Uint8Array(buffer);
+      if (buffer instanceof Uint8Array)
+        return new Reader2(buffer);
+      throw Error("illegal buffer");
+    }
+    var create = function create2() {
+      return util.Buffer ? function create_buffer_setup(buffer) {
+        return (Reader2.create = function create_buffer(buffer2) {
+          return util.Buffer.isBuffer(buffer2) ? new BufferReader(buffer2) : create_array(buffer2);
+        })(buffer);
+      } : create_array;
+    };
+    Reader2.create = create();
+    Reader2.prototype.raw = function read_raw(start, end) {
+      return this.buf.subarray(start, end);
+    };
+    function readVarint32NearEnd(reader) {
+      var value = 0;
+      for (var i = 0; i < 4; ++i) {
+        if (reader.pos >= reader.len)
+          throw indexOutOfRange(reader);
+        var b = reader.buf[reader.pos++];
+        value = (value | (b & 127) << i * 7) >>> 0;
+        if (b < 128)
+          return value;
+      }
+      throw indexOutOfRange(reader);
+    }
+    Reader2.prototype.uint32 = function read_uint32() {
+      if (this.len - this.pos < 5) {
+        if (this.pos >= this.len)
+          throw indexOutOfRange(this);
+        if (this.buf[this.pos] >= 128)
+          return readVarint32NearEnd(this);
+      }
+      var buf = this.buf, pos = this.pos, value = (buf[pos] & 127) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 7) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 14) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 21) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 15) << 28) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      for (var i = 0; i < 5; ++i) {
+        if (pos >= this.len) {
+          this.pos = pos;
+          throw indexOutOfRange(this);
+        }
+        if (buf[pos++] < 128) {
+          this.pos = pos;
+          return value;
+        }
+      }
+      this.pos = pos;
+      throw Error("invalid varint encoding");
+    };
+    Reader2.prototype.tag = function read_tag() {
+      if (this.len - this.pos < 5) {
+        if (this.pos >= this.len)
+          throw indexOutOfRange(this);
+        if (this.buf[this.pos] >= 128)
+          return readVarint32NearEnd(this);
+      }
+      var buf = this.buf, pos = this.pos, value = (buf[pos] & 127) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 7) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 14) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 21) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 15) << 28) >>> 0;
+      if (buf[pos] < 128 && (buf[pos] & 112) === 0) {
+        this.pos = pos + 1;
+        return value;
+      }
+      this.pos = pos + 1;
+      throw Error("invalid tag encoding");
+    };
+    Reader2.prototype.size = function read_size() {
+      if (this.len - this.pos < 5) {
+        if (this.pos >= this.len)
+          throw indexOutOfRange(this);
+        if (this.buf[this.pos] >= 128)
+          return readVarint32NearEnd(this);
+      }
+      var buf = this.buf, pos = this.pos, value = (buf[pos] & 127) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 7) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 14) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      value = (value | (buf[pos] & 127) << 21) >>> 0;
+      if (buf[pos++] < 128) {
+        this.pos = pos;
+        return value;
+      }
+      this.pos = pos + 1;
+      if (buf[pos] > 7)
+        throw Error("invalid length encoding");
+      return (value | buf[pos] << 28) >>> 0;
+    };
+    Reader2.prototype.int32 = function read_int32() {
+      return this.uint32() | 0;
+    };
+    Reader2.prototype.sint32 = function read_sint32() {
+      var value = this.uint32();
+      return value >>> 1 ^ -(value & 1) | 0;
+    };
+    function readLongVarint() {
+      var bits = new LongBits(0, 0);
+      var i = 0;
+      if (this.len - this.pos > 4) {
+        for (; i < 4; ++i) {
+          bits.lo = (bits.lo | (this.buf[this.pos] & 127) << i * 7) >>> 0;
+          if (this.buf[this.pos++] < 128)
+            return bits;
+        }
+        bits.lo = (bits.lo | (this.buf[this.pos] & 127) << 28) >>> 0;
+        bits.hi = (bits.hi | (this.buf[this.pos] & 127) >> 4) >>> 0;
+        if (this.buf[this.pos++] < 128)
+          return bits;
+        i = 0;
+      } else {
+        for (; i < 4; ++i) {
+          if (this.pos >= this.len)
+            throw indexOutOfRange(this);
+          bits.lo = (bits.lo | (this.buf[this.pos] & 127) << i * 7) >>> 0;
+          if (this.buf[this.pos++] < 128)
+            return bits;
+        }
+        throw indexOutOfRange(this);
+      }
+      if (this.len - this.pos > 4) {
+        for (; i < 5; ++i) {
+          bits.hi = (bits.hi | (this.buf[this.pos] & 127) << i * 7 + 3) >>> 0;
+          if (this.buf[this.pos++] < 128)
+            return bits;
+        }
+      } else {
+        for (; i < 5; ++i) {
+          if (this.pos >= this.len)
+            throw indexOutOfRange(this);
+          bits.hi = (bits.hi | (this.buf[this.pos] & 127) << i * 7 + 3) >>> 0;
+          if (this.buf[this.pos++] < 128)
+            return bits;
+        }
+      }
+      throw Error("invalid varint encoding");
+    }
+    Reader2.prototype.bool = function read_bool() {
+      var value = false, b;
+      for (var i = 0; i < 10; ++i) {
+        if (this.pos >= this.len)
+          throw indexOutOfRange(this);
+        b = this.buf[this.pos++];
+        if (b & 127)
+          value = true;
+        if (b < 128)
+          return value;
+      }
+      throw Error("invalid varint encoding");
+    };
+    function readFixed32_end(buf, end) {
+      return (buf[end - 4] | buf[end - 3] << 8 | buf[end - 2] << 16 | buf[end - 1] << 24) >>> 0;
+    }
+    Reader2.prototype.fixed32 = function read_fixed32() {
+      if (this.pos + 4 > this.len)
+        throw indexOutOfRange(this, 4);
+      return readFixed32_end(this.buf, this.pos += 4);
+    };
+    Reader2.prototype.sfixed32 = function read_sfixed32() {
+      if (this.pos + 4 > this.len)
+        throw indexOutOfRange(this, 4);
+      return readFixed32_end(this.buf, this.pos += 4) | 0;
+    };
+    function readFixed64() {
+      if (this.pos + 8 > this.len)
+        throw indexOutOfRange(this, 8);
+      return new LongBits(readFixed32_end(this.buf, this.pos += 4), readFixed32_end(this.buf, this.pos += 4));
+    }
+    Reader2.prototype.float = function read_float() {
+      if (this.pos + 4 > this.len)
+        throw indexOutOfRange(this, 4);
+      var value = util.float.readFloatLE(this.buf, this.pos);
+      this.pos += 4;
+      return value;
+    };
+    Reader2.prototype.double = function read_double() {
+      if (this.pos + 8 > this.len)
+        throw indexOutOfRange(this, 4);
+      var value = util.float.readDoubleLE(this.buf, this.pos);
+      this.pos += 8;
+      return value;
+    };
+    Reader2.prototype.uint32s = function read_uint32s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len, buf = this.buf, pos = this.pos, value;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (pos < end) {
+        value = buf[pos++];
+        if (value < 128)
+          array2.push(value);
+        else {
+          this.pos = pos - 1;
+          array2.push(this.uint32());
+          pos = this.pos;
+        }
+      }
+      this.pos = pos;
+      if (pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.int32s = function read_int32s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len, buf = this.buf, pos = this.pos, value;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (pos < end) {
+        value = buf[pos++];
+        if (value < 128)
+          array2.push(value);
+        else {
+          this.pos = pos - 1;
+          array2.push(this.int32());
+          pos = this.pos;
+        }
+      }
+      this.pos = pos;
+      if (pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.sint32s = function read_sint32s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (this.pos < end)
+        array2.push(this.sint32());
+      if (this.pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.bools = function read_bools(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len, buf = this.buf, pos = this.pos, value;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (pos < end) {
+        value = buf[pos++];
+        if (value < 128)
+          array2.push(value !== 0);
+        else {
+          this.pos = pos - 1;
+          array2.push(this.bool());
+          pos = this.pos;
+        }
+      }
+      this.pos = pos;
+      if (pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    var VIEW_THRESHOLD_FLOAT = 8;
+    var VIEW_THRESHOLD_INT = 128;
+    function getLazyView(reader, count2, threshold) {
+      var view = reader.view;
+      if (view || count2 < threshold)
+        return view;
+      var buf = reader.buf;
+      return reader.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    Reader2.prototype.fixed32s = function read_fixed32s(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 2, i = array2.length, pos = this.pos;
+      array2.length = i + count2;
+      var dv = getLazyView(this, count2, VIEW_THRESHOLD_INT);
+      if (dv)
+        for (var k = 0; k < count2; ++k, pos += 4) array2[i++] = dv.getUint32(pos, true);
+      else {
+        var buf = this.buf;
+        for (var j = 0; j < count2; ++j, pos += 4) array2[i++] = readFixed32_end(buf, pos + 4);
+      }
+      this.pos = pos;
+      if (pos !== end) throw indexOutOfRange(this, 4);
+      return array2;
+    };
+    Reader2.prototype.sfixed32s = function read_sfixed32s(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 2, i = array2.length, pos = this.pos;
+      array2.length = i + count2;
+      var dv = getLazyView(this, count2, VIEW_THRESHOLD_INT);
+      if (dv)
+        for (var k = 0; k < count2; ++k, pos += 4) array2[i++] = dv.getInt32(pos, true);
+      else {
+        var buf = this.buf;
+        for (var j = 0; j < count2; ++j, pos += 4) array2[i++] = readFixed32_end(buf, pos + 4) | 0;
+      }
+      this.pos = pos;
+      if (pos !== end) throw indexOutOfRange(this, 4);
+      return array2;
+    };
+    Reader2.prototype.floats = function read_floats(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 2, i = array2.length, pos = this.pos;
+      array2.length = i + count2;
+      var dv = getLazyView(this, count2, VIEW_THRESHOLD_FLOAT);
+      if (dv)
+        for (var k = 0; k < count2; ++k, pos += 4) array2[i++] = dv.getFloat32(pos, true);
+      else {
+        var buf = this.buf;
+        for (var j = 0; j < count2; ++j, pos += 4) array2[i++] = util.float.readFloatLE(buf, pos);
+      }
+      this.pos = pos;
+      if (pos !== end) throw indexOutOfRange(this, 4);
+      return array2;
+    };
+    Reader2.prototype.doubles = function read_doubles(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 3, i = array2.length, pos = this.pos;
+      array2.length = i + count2;
+      var dv = getLazyView(this, count2, VIEW_THRESHOLD_FLOAT);
+      if (dv)
+        for (var k = 0; k < count2; ++k, pos += 8) array2[i++] = dv.getFloat64(pos, true);
+      else {
+        var buf = this.buf;
+        for (var j = 0; j < count2; ++j, pos += 8) array2[i++] = util.float.readDoubleLE(buf, pos);
+      }
+      this.pos = pos;
+      if (pos !== end) throw indexOutOfRange(this, 8);
+      return array2;
+    };
+    Reader2.prototype.uint64s = function read_uint64s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (this.pos < end)
+        array2.push(this.uint64());
+      if (this.pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.int64s = function read_int64s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (this.pos < end)
+        array2.push(this.int64());
+      if (this.pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.sint64s = function read_sint64s(array2) {
+      if (array2 === void 0) array2 = [];
+      var end = this.size() + this.pos, len = this.len;
+      if (end > len) throw indexOutOfRange(this, end - this.pos);
+      this.len = end;
+      while (this.pos < end)
+        array2.push(this.sint64());
+      if (this.pos !== end) throw RangeError("index out of range");
+      this.len = len;
+      return array2;
+    };
+    Reader2.prototype.fixed64s = function read_fixed64s(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len, i = array2.length;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 3;
+      array2.length = i + count2;
+      for (var j = 0; j < count2; ++j)
+        array2[i++] = this.fixed64();
+      if (this.pos !== end) throw indexOutOfRange(this, 8);
+      return array2;
+    };
+    Reader2.prototype.sfixed64s = function read_sfixed64s(array2) {
+      if (array2 === void 0) array2 = [];
+      var len = this.size(), end = this.pos + len, i = array2.length;
+      if (end > this.len) throw indexOutOfRange(this, len);
+      var count2 = len >>> 3;
+      array2.length = i + count2;
+      for (var j = 0; j < count2; ++j)
+        array2[i++] = this.sfixed64();
+      if (this.pos !== end) throw indexOutOfRange(this, 8);
+      return array2;
+    };
+    Reader2.prototype.bytes = function read_bytes() {
+      var length = this.size(), start = this.pos, end = this.pos + length;
+      if (end > this.len)
+        throw indexOutOfRange(this, length);
+      this.pos = end;
+      return this.raw(start, end);
+    };
+    Reader2.prototype.string = function read_string() {
+      var length = this.size(), start = this.pos, end = this.pos + length;
+      if (end > this.len)
+        throw indexOutOfRange(this, length);
+      this.pos = end;
+      return utf8.read(this.buf, start, end);
+    };
+    Reader2.prototype.stringVerify = function read_string_verify() {
+      var length = this.size(), start = this.pos, end = this.pos + length;
+      if (end > this.len)
+        throw indexOutOfRange(this, length);
+      this.pos = end;
+      return utf8.readStrict(this.buf, start, end);
+    };
+    Reader2.prototype.skip = function skip(length) {
+      if (typeof length === "number") {
+        if (this.pos + length > this.len)
+          throw indexOutOfRange(this, length);
+        this.pos += length;
+      } else {
+        do {
+          if (this.pos >= this.len)
+            throw indexOutOfRange(this);
+        } while (this.buf[this.pos++] & 128);
+      }
+      return this;
+    };
+    Reader2.recursionLimit = util.recursionLimit;
+    Reader2.discardUnknown = true;
+    Reader2.prototype.skipType = function(wireType, depth, fieldNumber) {
+      if (depth === void 0) depth = 0;
+      if (depth > Reader2.recursionLimit)
+        throw Error("max depth exceeded");
+      if (fieldNumber === 0)
+        throw Error("illegal tag: field number 0");
+      switch (wireType) {
+        case 0:
+          this.skip();
+          break;
+        case 1:
+          this.skip(8);
+          break;
+        case 2:
+          this.skip(this.size());
+          break;
+        case 3:
+          while (true) {
+            var tag2 = this.tag();
+            var nestedField = tag2 >>> 3;
+            wireType = tag2 & 7;
+            if (!nestedField)
+              throw Error("illegal tag: field number 0");
+            if (wireType === 4) {
+              if (fieldNumber !== void 0 && nestedField !== fieldNumber)
+                throw Error("invalid end group tag");
+              break;
+            }
+            this.skipType(wireType, depth + 1, nestedField);
+          }
+          break;
+        case 5:
+          this.skip(4);
+          break;
+        /* istanbul ignore next */
+        default:
+          throw Error("invalid wire type " + wireType + " at offset " + this.pos);
+      }
+      return this;
+    };
+    Reader2._configure = function(BufferReader_) {
+      BufferReader = BufferReader_;
+      Reader2.create = create();
+      BufferReader._configure();
+      var fn = util.Long ? "toLong" : (
+        /* istanbul ignore next */
+        "toNumber"
+      );
+      util.merge(Reader2.prototype, {
+        int64: function read_int64() {
+          return readLongVarint.call(this)[fn](false);
+        },
+        uint64: function read_uint64() {
+          return readLongVarint.call(this)[fn](true);
+        },
+        sint64: function read_sint64() {
+          return readLongVarint.call(this).zzDecode()[fn](false);
+        },
+        fixed64: function read_fixed64() {
+          return readFixed64.call(this)[fn](true);
+        },
+        sfixed64: function read_sfixed64() {
+          return readFixed64.call(this)[fn](false);
+        }
+      });
+    };
+  }
+});
+
+// node_modules/protobufjs/src/reader_buffer.js
+var require_reader_buffer = __commonJS({
+  "node_modules/protobufjs/src/reader_buffer.js"(exports2, module2) {
+    "use strict";
+    module2.exports = BufferReader;
+    var Reader2 = require_reader();
+    BufferReader.prototype = Object.create(Reader2.prototype, {
+      constructor: {
+        value: BufferReader,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    var util = require_minimal();
+    function BufferReader(buffer) {
+      Reader2.call(this, buffer);
+    }
+    BufferReader._configure = function() {
+      if (util.Buffer)
+        BufferReader.prototype._slice = util.Buffer.prototype.slice;
+    };
+    BufferReader.prototype.raw = function read_raw_buffer(start, end) {
+      return this._slice.call(this.buf, start, end);
+    };
+    BufferReader.prototype.string = function read_string_buffer() {
+      var len = this.size(), start = this.pos, end = this.pos + len;
+      if (end > this.len)
+        throw RangeError("index out of range: " + this.pos + " + " + len + " > " + this.len);
+      this.pos = end;
+      return this.buf.utf8Slice ? this.buf.utf8Slice(start, end) : this.buf.toString("utf-8", start, end);
+    };
+    BufferReader._configure();
+  }
+});
+
+// node_modules/protobufjs/src/rpc/service.js
+var require_service = __commonJS({
+  "node_modules/protobufjs/src/rpc/service.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Service;
+    var util = require_minimal();
+    Service.prototype = Object.create(util.EventEmitter.prototype, {
+      constructor: {
+        value: Service,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    function Service(rpcImpl, requestDelimited, responseDelimited) {
+      if (typeof rpcImpl !== "function")
+        throw TypeError("rpcImpl must be a function");
+      util.EventEmitter.call(this);
+      this.rpcImpl = rpcImpl;
+      this.requestDelimited = Boolean(requestDelimited);
+      this.responseDelimited = Boolean(responseDelimited);
+    }
+    Service.prototype.rpcCall = function rpcCall(method, requestCtor, responseCtor, request, callback) {
+      if (!request)
+        throw TypeError("request must be specified");
+      var self2 = this;
+      if (!callback)
+        return util.asPromise(rpcCall, self2, method, requestCtor, responseCtor, request);
+      if (!self2.rpcImpl) {
+        setTimeout(function() {
+          callback(Error("already ended"));
+        }, 0);
+        return void 0;
+      }
+      try {
+        return self2.rpcImpl(
+          method,
+          requestCtor[self2.requestDelimited ? "encodeDelimited" : "encode"](request).finish(),
+          function rpcCallback(err, response) {
+            if (err) {
+              self2.emit("error", err, method);
+              return callback(err);
+            }
+            if (response === null) {
+              self2.end(
+                /* endedByRPC */
+                true
+              );
+              return void 0;
+            }
+            if (!(response instanceof responseCtor)) {
+              try {
+                response = responseCtor[self2.responseDelimited ? "decodeDelimited" : "decode"](response);
+              } catch (err2) {
+                self2.emit("error", err2, method);
+                return callback(err2);
+              }
+            }
+            self2.emit("data", response, method);
+            return callback(null, response);
+          }
+        );
+      } catch (err) {
+        self2.emit("error", err, method);
+        setTimeout(function() {
+          callback(err);
+        }, 0);
+        return void 0;
+      }
+    };
+    Service.prototype.end = function end(endedByRPC) {
+      if (this.rpcImpl) {
+        if (!endedByRPC)
+          this.rpcImpl(null, null, null);
+        this.rpcImpl = null;
+        this.emit("end").off();
+      }
+      return this;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/rpc.js
+var require_rpc = __commonJS({
+  "node_modules/protobufjs/src/rpc.js"(exports2) {
+    "use strict";
+    var rpc = exports2;
+    rpc.Service = require_service();
+  }
+});
+
+// node_modules/protobufjs/src/roots.js
+var require_roots = __commonJS({
+  "node_modules/protobufjs/src/roots.js"(exports2, module2) {
+    "use strict";
+    module2.exports = /* @__PURE__ */ Object.create(null);
+  }
+});
+
+// node_modules/protobufjs/src/index-minimal.js
+var require_index_minimal = __commonJS({
+  "node_modules/protobufjs/src/index-minimal.js"(exports2) {
+    "use strict";
+    exports2.build = "minimal";
+    exports2.Writer = require_writer();
+    exports2.BufferWriter = require_writer_buffer();
+    exports2.Reader = require_reader();
+    exports2.BufferReader = require_reader_buffer();
+    exports2.util = require_minimal();
+    exports2.rpc = require_rpc();
+    exports2.roots = require_roots();
+    exports2.configure = configure;
+    function configure() {
+      exports2.util.LongBits._configure(exports2.util.Long);
+      exports2.Writer._configure(exports2.BufferWriter);
+      exports2.Reader._configure(exports2.BufferReader);
+    }
+    configure();
+  }
+});
+
+// node_modules/protobufjs/src/util/patterns.js
+var require_patterns = __commonJS({
+  "node_modules/protobufjs/src/util/patterns.js"(exports2) {
+    "use strict";
+    var patterns = exports2;
+    patterns.numberRe = /^(?![eE])[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?$/;
+    patterns.typeRefRe = /^(?:\.?[a-zA-Z_][a-zA-Z_0-9]*)(?:\.[a-zA-Z_][a-zA-Z_0-9]*)*$/;
+    patterns.reservedRe = /^(?:do|if|in|for|let|new|try|var|case|else|enum|eval|false|null|this|true|void|with|break|catch|class|const|super|throw|while|yield|delete|export|import|public|return|static|switch|typeof|default|extends|finally|package|private|continue|debugger|function|arguments|interface|protected|implements|instanceof)$/;
+  }
+});
+
+// node_modules/protobufjs/src/util/codegen.js
+var require_codegen = __commonJS({
+  "node_modules/protobufjs/src/util/codegen.js"(exports2, module2) {
+    "use strict";
+    module2.exports = codegen;
+    var patterns = require_patterns();
+    var reservedRe = patterns.reservedRe;
+    function codegen(functionParams, functionName) {
+      if (typeof functionParams === "string") {
+        functionName = functionParams;
+        functionParams = void 0;
+      }
+      var body = [];
+      function Codegen(formatStringOrScope) {
+        if (typeof formatStringOrScope !== "string") {
+          var source = toString();
+          if (codegen.verbose)
+            console.log("codegen: " + source);
+          source = "return " + source;
+          if (formatStringOrScope) {
+            var scopeKeys = Object.keys(formatStringOrScope), scopeParams = new Array(scopeKeys.length + 1), scopeValues = new Array(scopeKeys.length), scopeOffset = 0;
+            while (scopeOffset < scopeKeys.length) {
+              scopeParams[scopeOffset] = scopeKeys[scopeOffset];
+              scopeValues[scopeOffset] = formatStringOrScope[scopeKeys[scopeOffset++]];
+            }
+            scopeParams[scopeOffset] = source;
+            return Function.apply(null, scopeParams).apply(null, scopeValues);
+          }
+          return Function(source)();
+        }
+        var formatParams = new Array(arguments.length - 1), formatOffset = 0;
+        while (formatOffset < formatParams.length)
+          formatParams[formatOffset] = arguments[++formatOffset];
+        formatOffset = 0;
+        formatStringOrScope = formatStringOrScope.replace(/%([%dfijs])/g, function replace($0, $1) {
+          var value = formatParams[formatOffset++];
+          switch ($1) {
+            case "d":
+            case "f":
+              value = Number(value);
+              return Object.is(value, -0) ? "-0" : String(value);
+            case "i":
+              return String(Math.floor(value));
+            case "j":
+              return JSON.stringify(value);
+            case "s":
+              return String(value);
+          }
+          return "%";
+        });
+        if (formatOffset !== formatParams.length)
+          throw Error("parameter count mismatch");
+        body.push(formatStringOrScope);
+        return Codegen;
+      }
+      function toString(functionNameOverride) {
+        return "function " + safeFunctionName(functionNameOverride || functionName) + "(" + (functionParams && functionParams.join(",") || "") + "){\n  " + body.join("\n  ") + "\n}";
+      }
+      Object.defineProperty(Codegen, "toString", {
+        value: toString,
+        writable: true,
+        enumerable: true,
+        configurable: true
+      });
+      return Codegen;
+    }
+    codegen.verbose = false;
+    function safeFunctionName(name) {
+      if (!name)
+        return "";
+      name = String(name).replace(/[^\w$]/g, "");
+      if (!name)
+        return "";
+      if (/^\d/.test(name))
+        name = "_" + name;
+      return reservedRe.test(name) ? name + "_" : name;
+    }
+  }
+});
+
+// node_modules/protobufjs/src/util/fs.js
+var require_fs = __commonJS({
+  "node_modules/protobufjs/src/util/fs.js"(exports2, module2) {
+    "use strict";
+    var fs34 = null;
+    try {
+      fs34 = require(
+        /* webpackIgnore: true */
+        "fs"
+      );
+      if (!fs34 || !fs34.readFile || !fs34.readFileSync)
+        fs34 = null;
+    } catch (e) {
+    }
+    module2.exports = fs34;
+  }
+});
+
+// node_modules/protobufjs/src/util/fetch.js
+var require_fetch = __commonJS({
+  "node_modules/protobufjs/src/util/fetch.js"(exports2, module2) {
+    "use strict";
+    module2.exports = fetch2;
+    var asPromise = require_aspromise();
+    var fs34 = require_fs();
+    function fetch2(filename, options, callback) {
+      if (typeof options === "function") {
+        callback = options;
+        options = {};
+      } else if (!options)
+        options = {};
+      if (!callback)
+        return asPromise(fetch2, this, filename, options);
+      if (!options.xhr && fs34 && fs34.readFile)
+        return fs34.readFile(filename, function fetchReadFileCallback(err, contents) {
+          return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
+        });
+      return fetch2.xhr(filename, options, callback);
+    }
+    fetch2.xhr = function fetch_xhr(filename, options, callback) {
+      var xhr = new XMLHttpRequest();
+      xhr.onreadystatechange = function fetchOnReadyStateChange() {
+        if (xhr.readyState !== 4)
+          return void 0;
+        if (xhr.status !== 0 && xhr.status !== 200)
+          return callback(Error("status " + xhr.status));
+        if (options.binary) {
+          var buffer = xhr.response;
+          if (!buffer) {
+            buffer = [];
+            for (var i = 0; i < xhr.responseText.length; ++i)
+              buffer.push(xhr.responseText.charCodeAt(i) & 255);
+          }
+          return callback(null, typeof Uint8Array !== "undefined" ? new Uint8Array(buffer) : buffer);
+        }
+        return callback(null, xhr.responseText);
+      };
+      if (options.binary) {
+        if ("overrideMimeType" in xhr)
+          xhr.overrideMimeType("text/plain; charset=x-user-defined");
+        xhr.responseType = "arraybuffer";
+      }
+      xhr.open("GET", filename);
+      xhr.send();
+    };
+  }
+});
+
+// node_modules/protobufjs/src/util/path.js
+var require_path = __commonJS({
+  "node_modules/protobufjs/src/util/path.js"(exports2) {
+    "use strict";
+    var path44 = exports2;
+    var urlRe = /^[a-zA-Z][a-zA-Z0-9+.-]+:\/\//;
+    function normalizeUrl(path45) {
+      if (typeof URL === "undefined" || !urlRe.test(path45))
+        return null;
+      try {
+        return new URL(path45).href;
+      } catch (e) {
+        return null;
+      }
+    }
+    function resolveUrl(originPath, includePath) {
+      if (typeof URL === "undefined" || !urlRe.test(originPath) || urlRe.test(includePath))
+        return null;
+      try {
+        return new URL(includePath, originPath).href;
+      } catch (e) {
+        return null;
+      }
+    }
+    var isAbsolute = (
+      /**
+       * Tests if the specified path is absolute.
+       * @param {string} path Path to test
+       * @returns {boolean} `true` if path is absolute
+       */
+      path44.isAbsolute = function isAbsolute2(path45) {
+        return /^(?:\/|\w+:|\\\\\w+)/.test(path45);
+      }
+    );
+    var normalize = (
+      /**
+       * Normalizes the specified path.
+       * @param {string} path Path to normalize
+       * @returns {string} Normalized path
+       */
+      path44.normalize = function normalize2(path45) {
+        var normalizedUrl = normalizeUrl(path45);
+        if (normalizedUrl)
+          return normalizedUrl;
+        var firstTwoCharacters = path45.substring(0, 2);
+        var uncPrefix = "";
+        if (firstTwoCharacters === "\\\\") {
+          uncPrefix = firstTwoCharacters;
+          path45 = path45.substring(2);
+        }
+        path45 = path45.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts = path45.split("/"), absolute = isAbsolute(path45), prefix = "";
+        if (absolute)
+          prefix = parts.shift() + "/";
+        for (var i = 0; i < parts.length; ) {
+          if (parts[i] === "..") {
+            if (i > 0 && parts[i - 1] !== "..")
+              parts.splice(--i, 2);
+            else if (absolute)
+              parts.splice(i, 1);
+            else
+              ++i;
+          } else if (parts[i] === ".")
+            parts.splice(i, 1);
+          else
+            ++i;
+        }
+        return uncPrefix + prefix + parts.join("/");
+      }
+    );
+    path44.resolve = function resolve(originPath, includePath, alreadyNormalized) {
+      var resolvedUrl = resolveUrl(originPath, includePath);
+      if (resolvedUrl)
+        return resolvedUrl;
+      if (!alreadyNormalized)
+        includePath = normalize(includePath);
+      if (isAbsolute(includePath))
+        return includePath;
+      if (!alreadyNormalized)
+        originPath = normalize(originPath);
+      return (originPath = originPath.replace(/(?:\/|^)[^/]+$/, "")).length ? normalize(originPath + "/" + includePath) : includePath;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/namespace.js
+var require_namespace = __commonJS({
+  "node_modules/protobufjs/src/namespace.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Namespace;
+    var ReflectionObject = require_object();
+    Namespace.prototype = Object.create(ReflectionObject.prototype, {
+      constructor: {
+        value: Namespace,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Namespace.className = "Namespace";
+    var Field = require_field();
+    var util = require_util();
+    var OneOf = require_oneof();
+    var Type;
+    var Service;
+    var Enum;
+    Namespace.fromJSON = function fromJSON(name, json, depth) {
+      if (depth === void 0)
+        depth = 0;
+      if (depth > util.recursionLimit)
+        throw Error("max depth exceeded");
+      return new Namespace(name, json.options).addJSON(json.nested, depth);
+    };
+    function arrayToJSON(array2, toJSONOptions) {
+      if (!(array2 && array2.length))
+        return void 0;
+      var obj = {};
+      for (var i = 0; i < array2.length; ++i)
+        obj[array2[i].name] = array2[i].toJSON(toJSONOptions);
+      return obj;
+    }
+    Namespace.arrayToJSON = arrayToJSON;
+    Namespace.isReservedId = function isReservedId(reserved, id) {
+      if (reserved) {
+        for (var i = 0; i < reserved.length; ++i)
+          if (typeof reserved[i] !== "string" && reserved[i][0] <= id && reserved[i][1] >= id)
+            return true;
+      }
+      return false;
+    };
+    Namespace.isReservedName = function isReservedName(reserved, name) {
+      if (reserved) {
+        for (var i = 0; i < reserved.length; ++i)
+          if (reserved[i] === name)
+            return true;
+      }
+      return false;
+    };
+    function Namespace(name, options) {
+      ReflectionObject.call(this, name, options);
+      this.nested = void 0;
+      this._nestedArray = null;
+      this._lookupCache = /* @__PURE__ */ Object.create(null);
+      this._needsRecursiveFeatureResolution = true;
+      this._needsRecursiveResolve = true;
+    }
+    function clearCache(namespace) {
+      namespace._nestedArray = null;
+      namespace._lookupCache = /* @__PURE__ */ Object.create(null);
+      var parent = namespace;
+      while (parent = parent.parent) {
+        parent._lookupCache = /* @__PURE__ */ Object.create(null);
+      }
+      return namespace;
+    }
+    Object.defineProperty(Namespace.prototype, "nestedArray", {
+      get: function() {
+        return this._nestedArray || (this._nestedArray = util.toArray(this.nested));
+      }
+    });
+    Namespace.prototype.toJSON = function toJSON(toJSONOptions) {
+      return util.toObject([
+        "options",
+        this.options,
+        "nested",
+        arrayToJSON(this.nestedArray, toJSONOptions)
+      ]);
+    };
+    Namespace.prototype.addJSON = function addJSON(nestedJson, depth) {
+      if (depth === void 0)
+        depth = 0;
+      if (depth > util.recursionLimit)
+        throw Error("max depth exceeded");
+      var ns = this;
+      if (nestedJson) {
+        for (var names = Object.keys(nestedJson), i = 0, nested; i < names.length; ++i) {
+          nested = nestedJson[names[i]];
+          ns.add(
+            // most to least likely
+            (nested.fields !== void 0 ? Type.fromJSON : nested.values !== void 0 ? Enum.fromJSON : nested.methods !== void 0 ? Service.fromJSON : nested.id !== void 0 ? Field.fromJSON : Namespace.fromJSON)(names[i], nested, depth + 1)
+          );
+        }
+      }
+      return this;
+    };
+    Namespace.prototype.get = function get(name) {
+      return this.nested && Object.prototype.hasOwnProperty.call(this.nested, name) ? this.nested[name] : null;
+    };
+    Namespace.prototype.getEnum = function getEnum(name) {
+      if (this.nested && Object.prototype.hasOwnProperty.call(this.nested, name) && this.nested[name] instanceof Enum)
+        return this.nested[name].values;
+      throw Error("no such enum: " + name);
+    };
+    Namespace.prototype.add = function add2(object2) {
+      if (!(object2 instanceof Field && object2.extend !== void 0 || object2 instanceof Type || object2 instanceof OneOf || object2 instanceof Enum || object2 instanceof Service || object2 instanceof Namespace))
+        throw TypeError("object must be a valid nested object");
+      if (object2.name === "__proto__")
+        return this;
+      if (!this.nested)
+        this.nested = {};
+      else {
+        var prev = this.get(object2.name);
+        if (prev) {
+          if (prev instanceof Namespace && object2 instanceof Namespace && !(prev instanceof Type || prev instanceof Service)) {
+            var nested = prev.nestedArray;
+            for (var i = 0; i < nested.length; ++i)
+              object2.add(nested[i]);
+            this.remove(prev);
+            if (!this.nested)
+              this.nested = {};
+            object2.setOptions(prev.options, true);
+          } else
+            throw Error("duplicate name '" + object2.name + "' in " + this);
+        }
+      }
+      this.nested[object2.name] = object2;
+      if (!(this instanceof Type || this instanceof Service || this instanceof Enum || this instanceof Field)) {
+        if (!object2._edition) {
+          object2._edition = object2._defaultEdition;
+        }
+      }
+      this._needsRecursiveFeatureResolution = true;
+      this._needsRecursiveResolve = true;
+      var parent = this;
+      while (parent = parent.parent) {
+        parent._needsRecursiveFeatureResolution = true;
+        parent._needsRecursiveResolve = true;
+      }
+      object2.onAdd(this);
+      return clearCache(this);
+    };
+    Namespace.prototype.remove = function remove(object2) {
+      if (!(object2 instanceof ReflectionObject))
+        throw TypeError("object must be a ReflectionObject");
+      if (object2.parent !== this)
+        throw Error(object2 + " is not a member of " + this);
+      if (!util.remove(this.nested, object2, object2.name))
+        throw Error(object2 + " is not a member of " + this);
+      if (!Object.keys(this.nested).length)
+        this.nested = void 0;
+      object2.onRemove(this);
+      return clearCache(this);
+    };
+    Namespace.prototype.define = function define2(path44, json) {
+      if (util.isString(path44))
+        path44 = path44.split(".");
+      else if (!Array.isArray(path44))
+        throw TypeError("illegal path");
+      if (path44 && path44.length && path44[0] === "")
+        throw Error("path must be relative");
+      if (path44.length > util.recursionLimit)
+        throw Error("max depth exceeded");
+      var ptr = this;
+      while (path44.length > 0) {
+        var part2 = path44.shift();
+        if (ptr.nested && ptr.nested[part2]) {
+          ptr = ptr.nested[part2];
+          if (!(ptr instanceof Namespace))
+            throw Error("path conflicts with non-namespace objects");
+        } else
+          ptr.add(ptr = new Namespace(part2));
+      }
+      if (json)
+        ptr.addJSON(json);
+      return ptr;
+    };
+    Namespace.prototype.resolveAll = function resolveAll() {
+      if (!this._needsRecursiveResolve) return this;
+      if (this._needsRecursiveFeatureResolution)
+        this._resolveFeaturesRecursive(this._edition);
+      var nested = this.nestedArray, i = 0;
+      this.resolve();
+      while (i < nested.length)
+        if (nested[i] instanceof Namespace)
+          nested[i++].resolveAll();
+        else
+          nested[i++].resolve();
+      this._needsRecursiveResolve = false;
+      return this;
+    };
+    Namespace.prototype._resolveFeaturesRecursive = function _resolveFeaturesRecursive(edition) {
+      if (!this._needsRecursiveFeatureResolution) return this;
+      this._needsRecursiveFeatureResolution = false;
+      edition = this._edition || edition;
+      ReflectionObject.prototype._resolveFeaturesRecursive.call(this, edition);
+      this.nestedArray.forEach((nested) => {
+        nested._resolveFeaturesRecursive(edition);
+      });
+      return this;
+    };
+    Namespace.prototype.lookup = function lookup(path44, filterTypes, parentAlreadyChecked) {
+      if (typeof filterTypes === "boolean") {
+        parentAlreadyChecked = filterTypes;
+        filterTypes = void 0;
+      } else if (filterTypes && !Array.isArray(filterTypes))
+        filterTypes = [filterTypes];
+      if (util.isString(path44) && path44.length) {
+        if (path44 === ".")
+          return this.root;
+        path44 = path44.split(".");
+      } else if (!path44.length)
+        return this;
+      var flatPath = path44.join(".");
+      if (path44[0] === "")
+        return this.root.lookup(path44.slice(1), filterTypes);
+      var found = this._lookupImpl(path44, flatPath);
+      if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
+        return found;
+      }
+      found = this.root._fullyQualifiedObjects && this.root._fullyQualifiedObjects["." + flatPath];
+      if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
+        return found;
+      }
+      if (parentAlreadyChecked)
+        return null;
+      var current = this;
+      while (current.parent) {
+        found = current.parent._lookupImpl(path44, flatPath);
+        if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
+          return found;
+        }
+        current = current.parent;
+      }
+      return null;
+    };
+    Namespace.prototype._lookupImpl = function lookup(path44, flatPath) {
+      if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
+        return this._lookupCache[flatPath];
+      }
+      var found = this.get(path44[0]);
+      var exact = null;
+      if (found) {
+        if (path44.length === 1) {
+          exact = found;
+        } else if (found instanceof Namespace) {
+          path44 = path44.slice(1);
+          exact = found._lookupImpl(path44, path44.join("."));
+        }
+      } else {
+        for (var i = 0; i < this.nestedArray.length; ++i)
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path44, flatPath))) {
+            exact = found;
+            break;
+          }
+      }
+      this._lookupCache[flatPath] = exact;
+      return exact;
+    };
+    Namespace.prototype.lookupType = function lookupType(path44) {
+      var found = this.lookup(path44, [Type]);
+      if (!found)
+        throw Error("no such type: " + path44);
+      return found;
+    };
+    Namespace.prototype.lookupEnum = function lookupEnum(path44) {
+      var found = this.lookup(path44, [Enum]);
+      if (!found)
+        throw Error("no such Enum '" + path44 + "' in " + this);
+      return found;
+    };
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path44) {
+      var found = this.lookup(path44, [Type, Enum]);
+      if (!found)
+        throw Error("no such Type or Enum '" + path44 + "' in " + this);
+      return found;
+    };
+    Namespace.prototype.lookupService = function lookupService(path44) {
+      var found = this.lookup(path44, [Service]);
+      if (!found)
+        throw Error("no such Service '" + path44 + "' in " + this);
+      return found;
+    };
+    Namespace._configure = function(Type_, Service_, Enum_) {
+      Type = Type_;
+      Service = Service_;
+      Enum = Enum_;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/mapfield.js
+var require_mapfield = __commonJS({
+  "node_modules/protobufjs/src/mapfield.js"(exports2, module2) {
+    "use strict";
+    module2.exports = MapField;
+    var Field = require_field();
+    MapField.prototype = Object.create(Field.prototype, {
+      constructor: {
+        value: MapField,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    MapField.className = "MapField";
+    var types2 = require_types();
+    var util = require_util();
+    function MapField(name, id, keyType, type, options, comment) {
+      Field.call(this, name, id, type, void 0, void 0, options, comment);
+      if (!util.isString(keyType))
+        throw TypeError("keyType must be a string");
+      this.keyType = keyType;
+      this.resolvedKeyType = null;
+      this.map = true;
+    }
+    MapField.fromJSON = function fromJSON(name, json) {
+      var field = new MapField(name, json.id, json.keyType, json.type, json.options, json.comment);
+      if (json.protoName)
+        field.protoName = json.protoName;
+      if (json.jsonName !== void 0)
+        field.jsonName = json.jsonName;
+      else if (json.options && json.options.json_name !== void 0)
+        field.jsonName = json.options.json_name;
+      return field;
+    };
+    MapField.prototype.toJSON = function toJSON(toJSONOptions) {
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "keyType",
+        this.keyType,
+        "type",
+        this.type,
+        "id",
+        this.id,
+        "extend",
+        this.extend,
+        "protoName",
+        this.protoName !== this.name ? this.protoName : void 0,
+        "jsonName",
+        this.jsonName !== util.jsonName(this.protoName || this.name) ? this.jsonName : void 0,
+        "options",
+        this.options,
+        "comment",
+        keepComments ? this.comment : void 0
+      ]);
+    };
+    MapField.prototype.resolve = function resolve() {
+      if (this.resolved)
+        return this;
+      if (types2.mapKey[this.keyType] === void 0)
+        throw Error("invalid key type: " + this.keyType);
+      return Field.prototype.resolve.call(this);
+    };
+    MapField.d = function decorateMapField(fieldId, fieldKeyType, fieldValueType) {
+      if (typeof fieldValueType === "function")
+        fieldValueType = util.decorateType(fieldValueType).name;
+      else if (fieldValueType && typeof fieldValueType === "object")
+        fieldValueType = util.decorateEnum(fieldValueType).name;
+      return function mapFieldDecorator(prototype, fieldName) {
+        util.decorateType(prototype.constructor).add(new MapField(fieldName, fieldId, fieldKeyType, fieldValueType));
+      };
+    };
+  }
+});
+
+// node_modules/protobufjs/src/method.js
+var require_method = __commonJS({
+  "node_modules/protobufjs/src/method.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Method;
+    var ReflectionObject = require_object();
+    Method.prototype = Object.create(ReflectionObject.prototype, {
+      constructor: {
+        value: Method,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Method.className = "Method";
+    var util = require_util();
+    function Method(name, type, requestType, responseType, requestStream, responseStream, options, comment, parsedOptions) {
+      if (util.isObject(requestStream)) {
+        options = requestStream;
+        requestStream = responseStream = void 0;
+      } else if (util.isObject(responseStream)) {
+        options = responseStream;
+        responseStream = void 0;
+      }
+      if (!(type === void 0 || util.isString(type)))
+        throw TypeError("type must be a string");
+      if (!util.isString(requestType))
+        throw TypeError("requestType must be a string");
+      if (!util.isString(responseType))
+        throw TypeError("responseType must be a string");
+      ReflectionObject.call(this, name, options);
+      this.type = type || "rpc";
+      this.requestType = requestType;
+      this.requestStream = requestStream ? true : void 0;
+      this.responseType = responseType;
+      this.responseStream = responseStream ? true : void 0;
+      this.path = "/" + this.name;
+      this.resolvedRequestType = null;
+      this.resolvedResponseType = null;
+      this.comment = comment;
+      this.parsedOptions = parsedOptions;
+    }
+    Method.fromJSON = function fromJSON(name, json) {
+      return new Method(name, json.type, json.requestType, json.responseType, json.requestStream, json.responseStream, json.options, json.comment, json.parsedOptions);
+    };
+    Method.prototype.toJSON = function toJSON(toJSONOptions) {
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "type",
+        this.type !== "rpc" && /* istanbul ignore next */
+        this.type || void 0,
+        "requestType",
+        this.requestType,
+        "requestStream",
+        this.requestStream,
+        "responseType",
+        this.responseType,
+        "responseStream",
+        this.responseStream,
+        "options",
+        this.options,
+        "comment",
+        keepComments ? this.comment : void 0,
+        "parsedOptions",
+        this.parsedOptions
+      ]);
+    };
+    Method.prototype.resolve = function resolve() {
+      if (this.resolved)
+        return this;
+      if (this.parent) {
+        var serviceName = this.parent.fullName;
+        if (serviceName.charAt(0) === ".")
+          serviceName = serviceName.substring(1);
+        this.path = "/" + serviceName + "/" + this.name;
+      } else
+        this.path = "/" + this.name;
+      this.resolvedRequestType = this.parent.lookupType(this.requestType);
+      this.resolvedResponseType = this.parent.lookupType(this.responseType);
+      return ReflectionObject.prototype.resolve.call(this);
+    };
+  }
+});
+
+// node_modules/protobufjs/src/service.js
+var require_service2 = __commonJS({
+  "node_modules/protobufjs/src/service.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Service;
+    var Namespace = require_namespace();
+    Service.prototype = Object.create(Namespace.prototype, {
+      constructor: {
+        value: Service,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Service.className = "Service";
+    var Method = require_method();
+    var util = require_util();
+    var rpc = require_rpc();
+    function Service(name, options) {
+      Namespace.call(this, name, options);
+      this.methods = {};
+      this._methodsArray = null;
+    }
+    Service.fromJSON = function fromJSON(name, json, depth) {
+      if (depth === void 0)
+        depth = 0;
+      if (depth > util.recursionLimit)
+        throw Error("max depth exceeded");
+      var service = new Service(name, json.options);
+      if (json.methods)
+        for (var names = Object.keys(json.methods), i = 0; i < names.length; ++i)
+          service.add(Method.fromJSON(names[i], json.methods[names[i]]));
+      if (json.nested)
+        service.addJSON(json.nested, depth);
+      if (json.edition)
+        service._edition = json.edition;
+      service.comment = json.comment;
+      service._defaultEdition = "proto3";
+      return service;
+    };
+    Service.prototype.toJSON = function toJSON(toJSONOptions) {
+      var inherited = Namespace.prototype.toJSON.call(this, toJSONOptions);
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "edition",
+        this._editionToJSON(),
+        "options",
+        inherited && inherited.options || void 0,
+        "methods",
+        Namespace.arrayToJSON(this.methodsArray, toJSONOptions) || /* istanbul ignore next */
+        {},
+        "nested",
+        inherited && inherited.nested || void 0,
+        "comment",
+        keepComments ? this.comment : void 0
+      ]);
+    };
+    Object.defineProperty(Service.prototype, "methodsArray", {
+      get: function() {
+        return this._methodsArray || (this._methodsArray = util.toArray(this.methods));
+      }
+    });
+    function clearCache(service) {
+      service._methodsArray = null;
+      return service;
+    }
+    Service.prototype.get = function get(name) {
+      return Object.prototype.hasOwnProperty.call(this.methods, name) ? this.methods[name] : Namespace.prototype.get.call(this, name);
+    };
+    Service.prototype.resolveAll = function resolveAll() {
+      if (!this._needsRecursiveResolve) return this;
+      Namespace.prototype.resolve.call(this);
+      var methods = this.methodsArray;
+      for (var i = 0; i < methods.length; ++i)
+        methods[i].resolve();
+      return this;
+    };
+    Service.prototype._resolveFeaturesRecursive = function _resolveFeaturesRecursive(edition) {
+      if (!this._needsRecursiveFeatureResolution) return this;
+      edition = this._edition || edition;
+      Namespace.prototype._resolveFeaturesRecursive.call(this, edition);
+      this.methodsArray.forEach((method) => {
+        method._resolveFeaturesRecursive(edition);
+      });
+      return this;
+    };
+    Service.prototype.add = function add2(object2) {
+      if (this.get(object2.name))
+        throw Error("duplicate name '" + object2.name + "' in " + this);
+      if (object2 instanceof Method) {
+        if (object2.name === "__proto__")
+          return this;
+        this.methods[object2.name] = object2;
+        object2.parent = this;
+        return clearCache(this);
+      }
+      return Namespace.prototype.add.call(this, object2);
+    };
+    Service.prototype.remove = function remove(object2) {
+      if (object2 instanceof Method) {
+        if (this.methods[object2.name] !== object2)
+          throw Error(object2 + " is not a member of " + this);
+        delete this.methods[object2.name];
+        object2.parent = null;
+        return clearCache(this);
+      }
+      return Namespace.prototype.remove.call(this, object2);
+    };
+    Service.prototype.create = function create(rpcImpl, requestDelimited, responseDelimited) {
+      var rpcService = new rpc.Service(rpcImpl, requestDelimited, responseDelimited);
+      for (var i = 0, method; i < /* initializes */
+      this.methodsArray.length; ++i) {
+        var methodName = util.lcFirst((method = this._methodsArray[i]).resolve().name).replace(/[^$\w_]/g, "");
+        rpcService[methodName] = /* @__PURE__ */ (function(method2, requestType, responseType) {
+          return function rpcMethod(request, callback) {
+            return rpc.Service.prototype.rpcCall.call(this, method2, requestType, responseType, request, callback);
+          };
+        })(method, method.resolvedRequestType.ctor, method.resolvedResponseType.ctor);
+      }
+      return rpcService;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/message.js
+var require_message = __commonJS({
+  "node_modules/protobufjs/src/message.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Message;
+    var util = require_minimal();
+    function Message(properties) {
+      if (properties) {
+        for (var keys = Object.keys(properties), i = 0; i < keys.length; ++i)
+          if (properties[keys[i]] != null && keys[i] !== "__proto__")
+            this[keys[i]] = properties[keys[i]];
+      }
+    }
+    Message.create = function create(properties) {
+      return this.$type.create(properties);
+    };
+    Message.encode = function encode2(message, writer) {
+      return this.$type.encode(message, writer);
+    };
+    Message.encodeDelimited = function encodeDelimited(message, writer) {
+      return this.$type.encodeDelimited(message, writer);
+    };
+    Message.decode = function decode2(reader) {
+      return this.$type.decode(reader);
+    };
+    Message.decodeDelimited = function decodeDelimited(reader) {
+      return this.$type.decodeDelimited(reader);
+    };
+    Message.verify = function verify(message) {
+      return this.$type.verify(message);
+    };
+    Message.fromObject = function fromObject(object2) {
+      return this.$type.fromObject(object2);
+    };
+    Message.toObject = function toObject(message, options) {
+      return this.$type.toObject(message, options);
+    };
+    Message.prototype.toJSON = function toJSON() {
+      return this.$type.toObject(this, util.toJSONOptions);
+    };
+  }
+});
+
+// node_modules/protobufjs/src/decoder.js
+var require_decoder = __commonJS({
+  "node_modules/protobufjs/src/decoder.js"(exports2, module2) {
+    "use strict";
+    module2.exports = decoder;
+    var Enum = require_enum();
+    var types2 = require_types();
+    var util = require_util();
+    function missing(field) {
+      return "missing required '" + field.name + "'";
+    }
+    function stringMethod(field) {
+      return field._features.utf8_validation === "VERIFY" ? "stringVerify" : "string";
+    }
+    function genPreserveUnknown(gen, ref) {
+      return gen("if(!r.discardUnknown){")('util.makeProp(m,"$unknowns",false);')("(m.$unknowns||(m.$unknowns=[])).push(%s)", ref)("}");
+    }
+    function decoder(mtype) {
+      var hasMapField = false, needsValueVar = false, i = 0;
+      for (; i < mtype.fieldsArray.length; ++i) {
+        var pfield = mtype._fieldsArray[i];
+        if (pfield.map)
+          hasMapField = true;
+        if (pfield.resolvedType instanceof Enum || !pfield.repeated && !pfield.map && !pfield.hasPresence)
+          needsValueVar = true;
+      }
+      var gen = util.codegen(["r", "l", "z", "q", "g"])("if(!(r instanceof Reader))")("r=Reader.create(r)")("if(q===undefined)q=0")("if(q>Reader.recursionLimit)")('throw Error("max depth exceeded")')("var c,m" + (hasMapField ? ",k,v" : needsValueVar ? ",v" : ""))("if(l===undefined)")("c=r.len")("else{")("c=r.pos+l")("if(c>r.len)")('throw RangeError("index out of range")')("l=r.len")("r.len=c")("}")("m=g||new C")("while(r.pos<c){")("var s=r.pos")("var t=r.tag()")("if(t===z){")("z=undefined")("break")("}");
+      if (mtype.fieldsArray.length) gen("var u=t&7")("switch(t>>>=3){");
+      for (i = 0; i < /* initializes */
+      mtype.fieldsArray.length; ++i) {
+        var field = mtype._fieldsArray[i].resolve(), type = field.resolvedType instanceof Enum ? "int32" : field.type, ref = "m" + util.safeProp(field.name), closed = field.resolvedType instanceof Enum && field.resolvedType._features.enum_type === "CLOSED";
+        if (field.map) {
+          gen("case %i:{", field.id)("if(u!==2)")("break");
+          if (!closed) gen("if(%s===util.emptyObject)", ref)("%s={}", ref);
+          gen("var c2=r.size()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2");
+          if (types2.defaults[field.keyType] !== void 0) gen("k=%j", types2.defaults[field.keyType]);
+          else gen("k=null");
+          if (types2.long[type] !== void 0) gen("v=util.Long?util.Long.fromNumber(0,%j):0", type === "uint64" || type === "fixed64");
+          else if (types2.defaults[type] !== void 0) gen("v=%j", types2.defaults[type]);
+          else gen("v=null");
+          gen("while(r.pos<c2){")("var t2=r.tag()")("u=t2&7")("switch(t2>>>=3){")("case 1:")("if(u!==%i)", types2.mapKey[field.keyType])("break")("k=r.%s()", field.keyType === "string" ? stringMethod(field) : field.keyType)("continue")("case 2:")("if(u!==%i)", types2.basic[type] === void 0 ? 2 : types2.basic[type])("break");
+          if (types2.basic[type] === void 0) gen("v=types[%i].decode(r,r.size(),undefined,q+1,v)", i);
+          else gen("v=r.%s()", type === "string" ? stringMethod(field) : type);
+          gen("continue")("}")("r.skipType(u,q,t2)")("}");
+          gen("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c");
+          if (closed) {
+            gen("if(types[%i].valuesById[v]===undefined){", i);
+            genPreserveUnknown(gen, "r.raw(s,r.pos)")("continue")("}")("if(%s===util.emptyObject)", ref)("%s={}", ref);
+          }
+          var val = types2.basic[type] === void 0 ? "v||new types[" + i + "].ctor" : "v";
+          if (types2.long[field.keyType] !== void 0) gen('%s[typeof k==="object"?util.longToHash(k):k]=%s', ref, val);
+          else {
+            if (field.keyType === "string") gen('if(k==="__proto__")')("util.makeProp(%s,k)", ref);
+            gen("%s[k]=%s", ref, val);
+          }
+        } else if (field.repeated) {
+          gen("case %i:", field.id)("{");
+          if (types2.packed[type] !== void 0) {
+            gen("if(u===2){");
+            if (closed) {
+              gen("var c2=r.size()+r.pos")("if(c2>r.len)")('throw RangeError("index out of range")')("r.len=c2")("while(r.pos<c2){")("s=r.pos")("v=r.%s()", type)("if(types[%i].valuesById[v]!==undefined){", i)("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref)("%s.push(v)", ref)("}else");
+              genPreserveUnknown(gen, "util.rawField(" + field.id + ",0,r.raw(s,r.pos))")("}");
+              gen("if(r.pos!==c2)")('throw RangeError("index out of range")')("r.len=c");
+            } else gen("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref)("r.%ss(%s)", type, ref);
+            gen("continue")("}");
+          }
+          gen("if(u!==%i)", types2.basic[type] === void 0 ? field.delimited ? 3 : 2 : types2.basic[type])("break");
+          if (!closed) gen("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref);
+          if (types2.basic[type] === void 0) {
+            if (field.delimited) gen("%s.push(types[%i].decode(r,undefined,%i,q+1))", ref, i, field.id * 8 + 4);
+            else gen("%s.push(types[%i].decode(r,r.size(),undefined,q+1))", ref, i);
+          } else if (closed) {
+            gen("v=r.%s()", type)("if(types[%i].valuesById[v]!==undefined){", i)("if(!(%s&&%s.length))", ref, ref)("%s=[]", ref)("%s.push(v)", ref)("}else");
+            genPreserveUnknown(gen, "r.raw(s,r.pos)");
+          } else gen("%s.push(r.%s())", ref, type === "string" ? stringMethod(field) : type);
+        } else if (types2.basic[type] === void 0) {
+          gen("case %i:{", field.id)("if(u!==%i)", field.delimited ? 3 : 2)("break");
+          if (field.delimited) gen("%s=types[%i].decode(r,undefined,%i,q+1,%s)", ref, i, field.id * 8 + 4, ref);
+          else gen("%s=types[%i].decode(r,r.size(),undefined,q+1,%s)", ref, i, ref);
+        } else if (field.hasPresence) {
+          gen("case %i:{", field.id)("if(u!==%i)", types2.basic[type])("break");
+          if (closed) {
+            gen("v=r.%s()", type)("if(types[%i].valuesById[v]!==undefined){", i)("%s=v", ref);
+            if (field.partOf) gen("m%s=%j", util.safeProp(field.partOf.name), field.name);
+            gen("}else");
+            genPreserveUnknown(gen, "r.raw(s,r.pos)");
+          } else gen("%s=r.%s()", ref, type === "string" ? stringMethod(field) : type);
+        } else {
+          gen("case %i:{", field.id)("if(u!==%i)", types2.basic[type])("break");
+          if (closed) {
+            gen("v=r.%s()", type)("if(types[%i].valuesById[v]!==undefined){", i)("if(v!==%j)", field.typeDefault)("%s=v", ref)("else")("delete %s", ref)("}else{");
+            genPreserveUnknown(gen, "r.raw(s,r.pos)")("}");
+          } else {
+            if (field.resolvedType instanceof Enum && field.typeDefault !== 0) gen("if((v=r.%s())!==%j)", type, field.typeDefault);
+            else if (type === "string") gen("if((v=r.%s()).length)", stringMethod(field));
+            else if (type === "bytes") gen("if((v=r.%s()).length)", type);
+            else if (types2.long[type] !== void 0) gen('if(typeof(v=r.%s())==="object"?v.low||v.high:v!==0)', type);
+            else if (type === "double" || type === "float") gen("if(!Object.is(v=r.%s(),0))", type);
+            else gen("if(v=r.%s())", type);
+            gen("%s=v", ref)("else")("delete %s", ref);
+          }
+        }
+        if (field.partOf && !closed) gen("m%s=%j", util.safeProp(field.partOf.name), field.name);
+        gen("continue")("}");
+      }
+      if (i) gen("}");
+      gen("r.skipType(%s,q,t)", i ? "u" : "t&7");
+      genPreserveUnknown(gen, "r.raw(s,r.pos)")("}")("if(l!==undefined){")("if(r.pos!==c)")('throw RangeError("index out of range")')("r.len=l")("}")("if(z!==undefined)")('throw Error("missing end group")');
+      for (i = 0; i < mtype._fieldsArray.length; ++i) {
+        var rfield = mtype._fieldsArray[i];
+        if (rfield.required) gen("if(!Object.hasOwnProperty.call(m,%j))", rfield.name)("throw util.ProtocolError(%j,{instance:m})", missing(rfield));
+      }
+      return gen("return m");
+    }
+  }
+});
+
+// node_modules/protobufjs/src/verifier.js
+var require_verifier = __commonJS({
+  "node_modules/protobufjs/src/verifier.js"(exports2, module2) {
+    "use strict";
+    module2.exports = verifier;
+    var Enum = require_enum();
+    var util = require_util();
+    function invalid(field, expected) {
+      return field.name + ": " + expected + (field.repeated && expected !== "array" ? "[]" : field.map && expected !== "object" ? "{k:" + field.keyType + "}" : "") + " expected";
+    }
+    function genVerifyValue(gen, field, fieldIndex, ref) {
+      var resolvedType = field.resolvedType;
+      if (resolvedType) {
+        if (resolvedType instanceof Enum) {
+          if (resolvedType._features.enum_type === "CLOSED") {
+            gen("switch(%s){", ref)("default:")("return%j", invalid(field, "enum value"));
+            for (var keys = Object.keys(resolvedType.values), j = 0; j < keys.length; ++j) gen("case %i:", resolvedType.values[keys[j]]);
+            gen("break")("}");
+          } else gen('if(typeof %s!=="number"||(%s|0)!==%s)', ref, ref, ref)("return%j", invalid(field, "enum value"));
+        } else {
+          gen("{")("var e=types[%i].verify(%s,q+1);", fieldIndex, ref)("if(e)")("return%j+e", field.name + ".")("}");
+        }
+      } else {
+        switch (field.type) {
+          case "int32":
+          case "uint32":
+          case "sint32":
+          case "fixed32":
+          case "sfixed32":
+            gen("if(!util.isInteger(%s))", ref)("return%j", invalid(field, "integer"));
+            break;
+          case "int64":
+          case "uint64":
+          case "sint64":
+          case "fixed64":
+          case "sfixed64":
+            gen("if(!util.isInteger(%s)&&!(%s&&util.isInteger(%s.low)&&util.isInteger(%s.high)))", ref, ref, ref, ref)("return%j", invalid(field, "integer|Long"));
+            break;
+          case "float":
+          case "double":
+            gen('if(typeof %s!=="number")', ref)("return%j", invalid(field, "number"));
+            break;
+          case "bool":
+            gen('if(typeof %s!=="boolean")', ref)("return%j", invalid(field, "boolean"));
+            break;
+          case "string":
+            gen("if(!util.isString(%s))", ref)("return%j", invalid(field, "string"));
+            break;
+          case "bytes":
+            gen('if(!(%s&&typeof %s.length==="number"||util.isString(%s)))', ref, ref, ref)("return%j", invalid(field, "buffer"));
+            break;
+        }
+      }
+      return gen;
+    }
+    function genVerifyKey(gen, field, ref) {
+      switch (field.keyType) {
+        case "int32":
+        case "uint32":
+        case "sint32":
+        case "fixed32":
+        case "sfixed32":
+          gen("if(!util.key32Re.test(%s))", ref)("return%j", invalid(field, "integer key"));
+          break;
+        case "int64":
+        case "uint64":
+        case "sint64":
+        case "fixed64":
+        case "sfixed64":
+          gen("if(!util.key64Re.test(%s))", ref)("return%j", invalid(field, "integer|Long key"));
+          break;
+        case "bool":
+          gen("if(!util.key2Re.test(%s))", ref)("return%j", invalid(field, "boolean key"));
+          break;
+      }
+      return gen;
+    }
+    function verifier(mtype) {
+      var gen = util.codegen(["m", "q"])('if(typeof m!=="object"||m===null)')("return%j", "object expected")("if(q===undefined)q=0")("if(q>util.recursionLimit)")("return%j", "max depth exceeded");
+      var oneofs = mtype.oneofsArray, seenFirstField = {};
+      if (oneofs.length) gen("var p={}");
+      for (var i = 0; i < /* initializes */
+      mtype.fieldsArray.length; ++i) {
+        var field = mtype._fieldsArray[i].resolve(), ref = "m" + util.safeProp(field.name);
+        if (field.optional) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field.name);
+        if (field.map) {
+          gen("if(!util.isObject(%s))", ref)("return%j", invalid(field, "object"))("var k=Object.keys(%s)", ref)("for(var i=0;i<k.length;++i){");
+          genVerifyKey(gen, field, "k[i]");
+          genVerifyValue(gen, field, i, ref + "[k[i]]")("}");
+        } else if (field.repeated) {
+          gen("if(!Array.isArray(%s))", ref)("return%j", invalid(field, "array"))("for(var i=0;i<%s.length;++i){", ref);
+          genVerifyValue(gen, field, i, ref + "[i]")("}");
+        } else {
+          if (field.partOf) {
+            var oneofProp = util.safeProp(field.partOf.name);
+            if (seenFirstField[field.partOf.name] === 1) gen("if(p%s===1)", oneofProp)("return%j", field.partOf.name + ": multiple values");
+            seenFirstField[field.partOf.name] = 1;
+            gen("p%s=1", oneofProp);
+          }
+          genVerifyValue(gen, field, i, ref);
+        }
+        if (field.optional) gen("}");
+      }
+      return gen("return null");
+    }
+  }
+});
+
+// node_modules/protobufjs/src/converter.js
+var require_converter = __commonJS({
+  "node_modules/protobufjs/src/converter.js"(exports2) {
+    "use strict";
+    var converter = exports2;
+    var Enum = require_enum();
+    var types2 = require_types();
+    var util = require_util();
+    function genValuePartial_fromObject(gen, field, fieldIndex, prop, dstProp) {
+      if (field.resolvedType) {
+        if (field.resolvedType instanceof Enum) {
+          var dst = dstProp ? "m" + dstProp + "[m" + dstProp + ".length]" : "m" + prop;
+          gen("switch(d%s){", prop);
+          for (var values = field.resolvedType.values, keys = Object.keys(values), i = 0; i < keys.length; ++i) {
+            gen("case%j:", keys[i])("case %i:", values[keys[i]])("%s=%j", dst, values[keys[i]])("break");
+          }
+          gen("default:");
+          if (field.resolvedType._features.enum_type !== "CLOSED") {
+            gen('if(typeof d%s==="number"&&(d%s|0)===d%s)', prop, prop, prop)("%s=d%s", dst, prop);
+          }
+          gen("}");
+        } else gen("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field.fullName + ": object expected")("m%s=types[%i].fromObject(d%s,q+1)", prop, fieldIndex, prop);
+      } else {
+        var isUnsigned = false;
+        switch (field.type) {
+          case "double":
+          case "float":
+            gen("m%s=Number(d%s)", prop, prop);
+            break;
+          case "uint32":
+          case "fixed32":
+            gen("m%s=d%s>>>0", prop, prop);
+            break;
+          case "int32":
+          case "sint32":
+          case "sfixed32":
+            gen("m%s=d%s|0", prop, prop);
+            break;
+          case "uint64":
+          case "fixed64":
+            isUnsigned = true;
+          // eslint-disable-next-line no-fallthrough
+          case "int64":
+          case "sint64":
+          case "sfixed64":
+            gen("if(util.Long)")("m%s=util.Long.fromValue(d%s,%j)", prop, prop, isUnsigned)('else if(typeof d%s==="string")', prop)("m%s=parseInt(d%s,10)", prop, prop)('else if(typeof d%s==="number")', prop)("m%s=d%s", prop, prop)('else if(typeof d%s==="object")', prop)("m%s=new util.LongBits(d%s.low>>>0,d%s.high>>>0).toNumber(%s)", prop, prop, prop, isUnsigned ? "true" : "");
+            break;
+          case "bytes":
+            gen('if(typeof d%s==="string")', prop)("util.base64.decode(d%s,m%s=util.newBuffer(util.base64.length(d%s)),0)", prop, prop, prop)("else if(d%s.length>=0)", prop)("m%s=d%s", prop, prop);
+            break;
+          case "string":
+            gen("m%s=String(d%s)", prop, prop);
+            break;
+          case "bool":
+            gen("m%s=Boolean(d%s)", prop, prop);
+            break;
+        }
+      }
+      return gen;
+    }
+    converter.fromObject = function fromObject(mtype) {
+      var fields = mtype.fieldsArray;
+      var gen = util.codegen(["d", "q"])("if(d instanceof C)")("return d")("if(!util.isObject(d))")("throw TypeError(%j)", mtype.fullName + ": object expected")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")');
+      if (!fields.length) return gen("return new C");
+      gen("var m=new C");
+      for (var i = 0; i < fields.length; ++i) {
+        var field = fields[i].resolve(), prop = util.safeProp(field.name), implicitPresence = !field.hasPresence && !field.repeated && !field.map && (field.resolvedType instanceof Enum || types2.basic[field.type] !== void 0);
+        if (field.map) {
+          gen("if(d%s){", prop)("if(!util.isObject(d%s))", prop)("throw TypeError(%j)", field.fullName + ": object expected")("m%s={}", prop)("for(var ks=Object.keys(d%s),i=0;i<ks.length;++i){", prop);
+          gen('if(ks[i]==="__proto__")')("util.makeProp(m%s,ks[i])", prop);
+          genValuePartial_fromObject(
+            gen,
+            field,
+            /* not sorted */
+            i,
+            prop + "[ks[i]]"
+          )("}")("}");
+        } else if (field.repeated) {
+          gen("if(d%s){", prop)("if(!Array.isArray(d%s))", prop)("throw TypeError(%j)", field.fullName + ": array expected");
+          if (field.resolvedType instanceof Enum) gen("m%s=[]", prop);
+          else gen("m%s=Array(d%s.length)", prop, prop);
+          gen("for(var i=0;i<d%s.length;++i){", prop);
+          genValuePartial_fromObject(
+            gen,
+            field,
+            /* not sorted */
+            i,
+            prop + "[i]",
+            field.resolvedType instanceof Enum ? prop : void 0
+          )("}")("}");
+        } else {
+          if (!(field.resolvedType instanceof Enum)) gen("if(d%s!=null){", prop);
+          if (implicitPresence) {
+            if (field.resolvedType instanceof Enum) gen('if(d%s!==%j&&(typeof d%s!=="string"||types[%i].values[d%s]!==%j)){', prop, field.typeDefault, prop, i, prop, field.typeDefault);
+            else if (field.type === "string") gen('if(typeof d%s!=="string"||d%s.length){', prop, prop);
+            else if (field.type === "bytes") gen("if(d%s.length){", prop);
+            else if (field.type === "bool") gen("if(d%s){", prop);
+            else if (field.type === "double" || field.type === "float") gen("if(!Object.is(Number(d%s),0)){", prop);
+            else if (types2.long[field.type] !== void 0) gen('if(typeof d%s==="object"?d%s.low||d%s.high:Number(d%s)!==0){', prop, prop, prop, prop);
+            else gen("if(Number(d%s)!==0){", prop);
+          }
+          genValuePartial_fromObject(
+            gen,
+            field,
+            /* not sorted */
+            i,
+            prop
+          );
+          if (implicitPresence) gen("}");
+          if (!(field.resolvedType instanceof Enum)) gen("}");
+        }
+      }
+      return gen("return m");
+    };
+    function genValuePartial_toObject(gen, field, fieldIndex, dstProp, srcProp) {
+      if (!srcProp)
+        srcProp = dstProp;
+      if (field.resolvedType) {
+        if (field.resolvedType instanceof Enum) gen("d%s=o.enums===String?(types[%i].values[m%s]===undefined?m%s:types[%i].values[m%s]):m%s", dstProp, fieldIndex, srcProp, srcProp, fieldIndex, srcProp, srcProp);
+        else gen("d%s=types[%i].toObject(m%s,o,q+1)", dstProp, fieldIndex, srcProp);
+      } else {
+        var isUnsigned = false;
+        switch (field.type) {
+          case "double":
+          case "float":
+            gen("d%s=o.json&&!isFinite(m%s)?String(m%s):m%s", dstProp, srcProp, srcProp, srcProp);
+            break;
+          case "uint64":
+          case "fixed64":
+            isUnsigned = true;
+          // eslint-disable-next-line no-fallthrough
+          case "int64":
+          case "sint64":
+          case "sfixed64":
+            gen('if(typeof BigInt!=="undefined"&&o.longs===BigInt)')('d%s=typeof m%s==="number"?BigInt(m%s):util.Long.fromBits(m%s.low>>>0,m%s.high>>>0,%j).toBigInt()', dstProp, srcProp, srcProp, srcProp, srcProp, isUnsigned)('else if(typeof m%s==="number")', srcProp)("d%s=o.longs===String?String(m%s):m%s", dstProp, srcProp, srcProp)("else")("d%s=o.longs===String?util.Long.prototype.toString.call(m%s):o.longs===Number?new util.LongBits(m%s.low>>>0,m%s.high>>>0).toNumber(%s):m%s", dstProp, srcProp, srcProp, srcProp, isUnsigned ? "true" : "", srcProp);
+            break;
+          case "bytes":
+            gen("d%s=o.bytes===String?util.base64.encode(m%s,0,m%s.length):o.bytes===Array?Array.prototype.slice.call(m%s):m%s", dstProp, srcProp, srcProp, srcProp, srcProp);
+            break;
+          default:
+            gen("d%s=m%s", dstProp, srcProp);
+            break;
+        }
+      }
+      return gen;
+    }
+    converter.toObject = function toObject(mtype) {
+      var fields = mtype.fieldsArray.slice().sort(util.compareFieldsById);
+      if (!fields.length)
+        return util.codegen()("return {}");
+      var gen = util.codegen(["m", "o", "q"])("if(!o)")("o={}")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")')("var d={}");
+      var repeatedFields = [], mapFields = [], normalFields = [], i = 0;
+      for (; i < fields.length; ++i)
+        if (!fields[i].partOf)
+          (fields[i].resolve().repeated ? repeatedFields : fields[i].map ? mapFields : normalFields).push(fields[i]);
+      if (repeatedFields.length) {
+        gen("if(o.arrays||o.defaults){");
+        for (i = 0; i < repeatedFields.length; ++i) gen("d%s=[]", util.safeProp(repeatedFields[i].name));
+        gen("}");
+      }
+      if (mapFields.length) {
+        gen("if(o.objects||o.defaults){");
+        for (i = 0; i < mapFields.length; ++i) gen("d%s={}", util.safeProp(mapFields[i].name));
+        gen("}");
+      }
+      if (normalFields.length) {
+        gen("if(o.defaults){");
+        for (i = 0; i < normalFields.length; ++i) {
+          var field = normalFields[i], prop = util.safeProp(field.name);
+          if (field.resolvedType instanceof Enum) gen("d%s=o.enums===String?%j:%j", prop, field.resolvedType.valuesById[field.typeDefault], field.typeDefault);
+          else if (field.long) gen("if(util.Long){")("var n=new util.Long(%i,%i,%j)", field.typeDefault.low, field.typeDefault.high, field.typeDefault.unsigned)('d%s=o.longs===String?n.toString():o.longs===Number?n.toNumber():typeof BigInt!=="undefined"&&o.longs===BigInt?n.toBigInt():n', prop)("}else")('d%s=o.longs===String?%j:typeof BigInt!=="undefined"&&o.longs===BigInt?BigInt(%j):%i', prop, field.typeDefault.toString(), field.typeDefault.toString(), field.typeDefault.toNumber());
+          else if (field.bytes) {
+            var arrayDefault = Array.prototype.slice.call(field.typeDefault);
+            gen("if(o.bytes===String)d%s=%j", prop, util.base64.encode(field.typeDefault, 0, field.typeDefault.length))("else{")("d%s=%j", prop, arrayDefault)("if(o.bytes!==Array)d%s=util.newBuffer(d%s)", prop, prop)("}");
+          } else if ((field.type === "double" || field.type === "float") && typeof field.typeDefault === "number" && (!isFinite(field.typeDefault) || Object.is(field.typeDefault, -0))) gen("d%s=%f", prop, field.typeDefault)("if(o.json&&!isFinite(d%s))d%s=String(d%s)", prop, prop, prop);
+          else gen("d%s=%j", prop, field.typeDefault);
+        }
+        gen("}");
+      }
+      var hasKs2 = false;
+      for (i = 0; i < fields.length; ++i) {
+        var field = fields[i], index = mtype._fieldsArray.indexOf(field), prop = util.safeProp(field.name);
+        if (field.map) {
+          if (!hasKs2) {
+            hasKs2 = true;
+            gen("var ks2");
+          }
+          gen("if(m%s&&(ks2=Object.keys(m%s)).length){", prop, prop)("d%s={}", prop);
+          var longKey = types2.long[field.keyType] !== void 0, srcProp = prop + "[ks2[j]]";
+          gen("for(var j=0;j<ks2.length;++j){");
+          if (longKey) gen("var k2=util.longFromKey(ks2[j],%j).toString()", field.keyType === "uint64" || field.keyType === "fixed64");
+          gen('if(ks2[j]==="__proto__")')("util.makeProp(d%s,ks2[j])", prop);
+          genValuePartial_toObject(
+            gen,
+            field,
+            /* sorted */
+            index,
+            longKey ? prop + "[k2]" : srcProp,
+            srcProp
+          )("}");
+        } else if (field.repeated) {
+          gen("if(m%s&&m%s.length){", prop, prop)("d%s=Array(m%s.length)", prop, prop)("for(var j=0;j<m%s.length;++j){", prop);
+          genValuePartial_toObject(
+            gen,
+            field,
+            /* sorted */
+            index,
+            prop + "[j]"
+          )("}");
+        } else {
+          gen("if(m%s!=null&&Object.hasOwnProperty.call(m,%j)){", prop, field.name);
+          genValuePartial_toObject(
+            gen,
+            field,
+            /* sorted */
+            index,
+            prop
+          );
+          if (field.partOf && !field.partOf.isProto3Optional) gen("if(o.oneofs)")("d%s=%j", util.safeProp(field.partOf.name), field.name);
+        }
+        gen("}");
+      }
+      return gen("return d");
+    };
+  }
+});
+
+// node_modules/protobufjs/src/wrappers.js
+var require_wrappers = __commonJS({
+  "node_modules/protobufjs/src/wrappers.js"(exports2) {
+    "use strict";
+    var wrappers = exports2;
+    var Message = require_message();
+    var util = require_minimal();
+    wrappers[".google.protobuf.Any"] = {
+      fromObject: function(object2, depth) {
+        if (depth === void 0)
+          depth = 0;
+        if (depth > util.recursionLimit)
+          throw Error("max depth exceeded");
+        if (object2 && object2["@type"]) {
+          var name = object2["@type"].substring(object2["@type"].lastIndexOf("/") + 1);
+          var type = this.lookup(name, [this.constructor]);
+          if (type) {
+            var type_url = object2["@type"].charAt(0) === "." ? object2["@type"].slice(1) : object2["@type"];
+            if (type_url.indexOf("/") === -1) {
+              type_url = "/" + type_url;
+            }
+            return this.create({
+              type_url,
+              value: type.encode(type.fromObject(object2, depth + 1)).finish()
+            });
+          }
+        }
+        return this.fromObject(object2, depth);
+      },
+      toObject: function(message, options, depth) {
+        if (depth === void 0)
+          depth = 0;
+        if (depth > util.recursionLimit)
+          throw Error("max depth exceeded");
+        var googleApi = "type.googleapis.com/";
+        var prefix = "";
+        var name = "";
+        if (options && options.json && message.type_url && message.value) {
+          name = message.type_url.substring(message.type_url.lastIndexOf("/") + 1);
+          prefix = message.type_url.substring(0, message.type_url.lastIndexOf("/") + 1);
+          var type = this.lookup(name, [this.constructor]);
+          if (type)
+            message = type.decode(message.value, void 0, void 0, depth + 1);
+        }
+        if (!(message instanceof this.ctor) && message instanceof Message) {
+          var object2 = message.$type.toObject(message, options, depth + 1);
+          var messageName = message.$type.fullName[0] === "." ? message.$type.fullName.slice(1) : message.$type.fullName;
+          if (prefix === "") {
+            prefix = googleApi;
+          }
+          name = prefix + messageName;
+          object2["@type"] = name;
+          return object2;
+        }
+        return this.toObject(message, options, depth);
+      }
+    };
+  }
+});
+
+// node_modules/protobufjs/src/type.js
+var require_type = __commonJS({
+  "node_modules/protobufjs/src/type.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Type;
+    var Namespace = require_namespace();
+    Type.prototype = Object.create(Namespace.prototype, {
+      constructor: {
+        value: Type,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Type.className = "Type";
+    var Enum = require_enum();
+    var OneOf = require_oneof();
+    var Field = require_field();
+    var MapField = require_mapfield();
+    var Service = require_service2();
+    var Message = require_message();
+    var Reader2 = require_reader();
+    var Writer = require_writer();
+    var util = require_util();
+    var encoder = require_encoder();
+    var decoder = require_decoder();
+    var verifier = require_verifier();
+    var converter = require_converter();
+    var wrappers = require_wrappers();
+    function Type(name, options) {
+      name = name.replace(/\W/g, "");
+      Namespace.call(this, name, options);
+      this.fields = {};
+      this.oneofs = void 0;
+      this.extensions = void 0;
+      this.reserved = void 0;
+      this.group = void 0;
+      this.visibility = void 0;
+      this._fieldsById = null;
+      this._fieldsArray = null;
+      this._oneofsArray = null;
+      this._ctor = null;
+      this._fieldsByJsonName = null;
+    }
+    Object.defineProperties(Type.prototype, {
+      /**
+       * Message fields by id.
+       * @name Type#fieldsById
+       * @type {Object.<number,Field>}
+       * @readonly
+       */
+      fieldsById: {
+        get: function() {
+          if (this._fieldsById)
+            return this._fieldsById;
+          this._fieldsById = {};
+          for (var names = Object.keys(this.fields), i = 0; i < names.length; ++i) {
+            var field = this.fields[names[i]], id = field.id;
+            if (this._fieldsById[id])
+              throw Error("duplicate id " + id + " in " + this);
+            this._fieldsById[id] = field;
+          }
+          return this._fieldsById;
+        }
+      },
+      /**
+       * Fields of this message as an array for iteration.
+       * @name Type#fieldsArray
+       * @type {Field[]}
+       * @readonly
+       */
+      fieldsArray: {
+        get: function() {
+          return this._fieldsArray || (this._fieldsArray = util.toArray(this.fields));
+        }
+      },
+      /**
+       * Oneofs of this message as an array for iteration.
+       * @name Type#oneofsArray
+       * @type {OneOf[]}
+       * @readonly
+       */
+      oneofsArray: {
+        get: function() {
+          return this._oneofsArray || (this._oneofsArray = util.toArray(this.oneofs));
+        }
+      },
+      /**
+       * The registered constructor, if any registered, otherwise a generic constructor.
+       * Assigning a function replaces the internal constructor. If the function does not extend {@link Message} yet, its prototype will be setup accordingly and static methods will be populated. If it already extends {@link Message}, it will just replace the internal constructor.
+       * When assigning manually, add the type to its parent namespace/root first if fields reference other reflected types, because constructor setup resolves field defaults.
+       * @name Type#ctor
+       * @type {Constructor<{}>}
+       */
+      ctor: {
+        get: function() {
+          return this._ctor || (this.ctor = Type.generateConstructor(this)());
+        },
+        set: function(ctor) {
+          var prototype = ctor.prototype;
+          if (!(prototype instanceof Message)) {
+            ctor.prototype = new Message();
+            Object.defineProperty(ctor.prototype, "constructor", {
+              value: ctor,
+              writable: true,
+              enumerable: false,
+              configurable: true
+            });
+            util.merge(ctor.prototype, prototype);
+          }
+          ctor.$type = ctor.prototype.$type = this;
+          util.merge(ctor, Message, true);
+          this._ctor = ctor;
+          delete this.decode;
+          delete this.fromObject;
+          var i = 0;
+          for (var field; i < /* initializes */
+          this.fieldsArray.length; ++i) {
+            field = this._fieldsArray[i].resolve();
+            ctor.prototype[field.name] = field.defaultValue;
+          }
+          var ctorProperties = {};
+          for (i = 0; i < /* initializes */
+          this.oneofsArray.length; ++i)
+            ctorProperties[this._oneofsArray[i].resolve().name] = {
+              get: util.oneOfGetter(this._oneofsArray[i].oneof),
+              set: util.oneOfSetter(this._oneofsArray[i].oneof)
+            };
+          if (i)
+            Object.defineProperties(ctor.prototype, ctorProperties);
+        }
+      }
+    });
+    Type.generateConstructor = function generateConstructor(mtype) {
+      var gen = util.codegen(["p"]);
+      for (var i = 0, field; i < mtype.fieldsArray.length; ++i)
+        if ((field = mtype._fieldsArray[i]).map) gen("this%s={}", util.safeProp(field.name));
+        else if (field.repeated) gen("this%s=[]", util.safeProp(field.name));
+      return gen('if(p)for(var ks=Object.keys(p),i=0;i<ks.length;++i)if(p[ks[i]]!=null&&ks[i]!=="__proto__")')("this[ks[i]]=p[ks[i]]");
+    };
+    function clearCache(type) {
+      type._fieldsById = type._fieldsArray = type._oneofsArray = type._fieldsByJsonName = null;
+      delete type.encode;
+      delete type.decode;
+      delete type.verify;
+      return type;
+    }
+    Type.fromJSON = function fromJSON(name, json, depth) {
+      if (depth === void 0)
+        depth = 0;
+      if (depth > util.nestingLimit)
+        throw Error("max depth exceeded");
+      var type = new Type(name, json.options);
+      type.extensions = json.extensions;
+      type.reserved = json.reserved;
+      var names = Object.keys(json.fields), i = 0;
+      for (; i < names.length; ++i)
+        type.add(
+          (typeof json.fields[names[i]].keyType !== "undefined" ? MapField.fromJSON : Field.fromJSON)(names[i], json.fields[names[i]])
+        );
+      if (json.oneofs)
+        for (names = Object.keys(json.oneofs), i = 0; i < names.length; ++i)
+          type.add(OneOf.fromJSON(names[i], json.oneofs[names[i]]));
+      if (json.nested)
+        for (names = Object.keys(json.nested), i = 0; i < names.length; ++i) {
+          var nested = json.nested[names[i]];
+          type.add(
+            // most to least likely
+            (nested.id !== void 0 ? Field.fromJSON : nested.fields !== void 0 ? Type.fromJSON : nested.values !== void 0 ? Enum.fromJSON : nested.methods !== void 0 ? Service.fromJSON : Namespace.fromJSON)(names[i], nested, depth + 1)
+          );
+        }
+      if (json.extensions && json.extensions.length)
+        type.extensions = json.extensions;
+      if (json.reserved && json.reserved.length)
+        type.reserved = json.reserved;
+      if (json.group)
+        type.group = true;
+      if (json.visibility)
+        type.visibility = json.visibility;
+      if (json.comment)
+        type.comment = json.comment;
+      if (json.edition)
+        type._edition = json.edition;
+      type._defaultEdition = "proto3";
+      return type;
+    };
+    Type.prototype.toJSON = function toJSON(toJSONOptions) {
+      var inherited = Namespace.prototype.toJSON.call(this, toJSONOptions);
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "edition",
+        this._editionToJSON(),
+        "options",
+        inherited && inherited.options || void 0,
+        "oneofs",
+        Namespace.arrayToJSON(this.oneofsArray, toJSONOptions),
+        "fields",
+        Namespace.arrayToJSON(this.fieldsArray.filter(function(obj) {
+          return !obj.declaringField;
+        }), toJSONOptions) || {},
+        "extensions",
+        this.extensions && this.extensions.length ? this.extensions : void 0,
+        "reserved",
+        this.reserved && this.reserved.length ? this.reserved : void 0,
+        "group",
+        this.group || void 0,
+        "visibility",
+        this.visibility,
+        "nested",
+        inherited && inherited.nested || void 0,
+        "comment",
+        keepComments ? this.comment : void 0
+      ]);
+    };
+    Type.prototype.resolveAll = function resolveAll() {
+      if (!this._needsRecursiveResolve) return this;
+      Namespace.prototype.resolveAll.call(this);
+      var oneofs = this.oneofsArray;
+      i = 0;
+      while (i < oneofs.length)
+        oneofs[i++].resolve();
+      var fields = this.fieldsArray, i = 0;
+      while (i < fields.length)
+        fields[i++].resolve();
+      return this;
+    };
+    Type.prototype._resolveFeaturesRecursive = function _resolveFeaturesRecursive(edition) {
+      if (!this._needsRecursiveFeatureResolution) return this;
+      edition = this._edition || edition;
+      Namespace.prototype._resolveFeaturesRecursive.call(this, edition);
+      this.oneofsArray.forEach((oneof) => {
+        oneof._resolveFeatures(edition);
+      });
+      this.fieldsArray.forEach((field) => {
+        field._resolveFeatures(edition);
+      });
+      return this;
+    };
+    Type.prototype.get = function get(name) {
+      if (Object.prototype.hasOwnProperty.call(this.fields, name))
+        return this.fields[name];
+      if (this.oneofs && Object.prototype.hasOwnProperty.call(this.oneofs, name))
+        return this.oneofs[name];
+      if (this.nested && Object.prototype.hasOwnProperty.call(this.nested, name))
+        return this.nested[name];
+      return null;
+    };
+    Type.prototype.add = function add2(object2) {
+      if (this.get(object2.name))
+        throw Error("duplicate name '" + object2.name + "' in " + this);
+      if (object2 instanceof Field && object2.extend === void 0) {
+        if (this._fieldsById ? (
+          /* istanbul ignore next */
+          this._fieldsById[object2.id]
+        ) : this.fieldsById[object2.id])
+          throw Error("duplicate id " + object2.id + " in " + this);
+        if (this.isReservedId(object2.id))
+          throw Error("id " + object2.id + " is reserved in " + this);
+        if (this.isReservedName(object2.name) || object2.name.charAt(0) === "$")
+          throw Error("name '" + object2.name + "' is reserved in " + this);
+        if (object2.name === "__proto__")
+          return this;
+        if (object2.parent)
+          object2.parent.remove(object2);
+        this.fields[object2.name] = object2;
+        object2.message = this;
+        object2.onAdd(this);
+        return clearCache(this);
+      }
+      if (object2 instanceof OneOf) {
+        if (object2.name.charAt(0) === "$")
+          throw Error("name '" + object2.name + "' is reserved in " + this);
+        if (object2.name === "__proto__")
+          return this;
+        if (!this.oneofs)
+          this.oneofs = {};
+        this.oneofs[object2.name] = object2;
+        object2.onAdd(this);
+        return clearCache(this);
+      }
+      return Namespace.prototype.add.call(this, object2);
+    };
+    Type.prototype.remove = function remove(object2) {
+      if (object2 instanceof Field && object2.extend === void 0) {
+        if (!util.remove(this.fields, object2, object2.name))
+          throw Error(object2 + " is not a member of " + this);
+        object2.parent = null;
+        object2.onRemove(this);
+        return clearCache(this);
+      }
+      if (object2 instanceof OneOf) {
+        if (!util.remove(this.oneofs, object2, object2.name))
+          throw Error(object2 + " is not a member of " + this);
+        object2.parent = null;
+        object2.onRemove(this);
+        return clearCache(this);
+      }
+      return Namespace.prototype.remove.call(this, object2);
+    };
+    Type.prototype.isReservedId = function isReservedId(id) {
+      return Namespace.isReservedId(this.reserved, id);
+    };
+    Type.prototype.isReservedName = function isReservedName(name) {
+      return Namespace.isReservedName(this.reserved, name);
+    };
+    Type.prototype.create = function create(properties) {
+      return new this.ctor(properties);
+    };
+    Type.prototype.setup = function setup() {
+      var root = this.root;
+      if (root && root._needsRecursiveFeatureResolution) {
+        var edition = root._edition || this._edition;
+        if (edition)
+          root._resolveFeaturesRecursive(edition);
+      }
+      var fullName = this.fullName, types2 = [];
+      for (var i = 0; i < /* initializes */
+      this.fieldsArray.length; ++i)
+        types2.push(this._fieldsArray[i].resolve().resolvedType);
+      this.encode = encoder(this)({
+        Writer,
+        types: types2,
+        util
+      });
+      this.decode = decoder(this)({
+        Reader: Reader2,
+        types: types2,
+        util,
+        C: this.ctor
+      });
+      this.verify = verifier(this)({
+        types: types2,
+        util
+      });
+      this.fromObject = converter.fromObject(this)({
+        types: types2,
+        util,
+        C: this.ctor
+      });
+      this.toObject = converter.toObject(this)({
+        types: types2,
+        util
+      });
+      var wrapper = wrappers[fullName];
+      if (wrapper) {
+        var wrapperThis = Object.create(this);
+        wrapperThis._ctor = this.ctor;
+        wrapperThis.fromObject = this.fromObject;
+        this.fromObject = wrapper.fromObject.bind(wrapperThis);
+        wrapperThis.toObject = this.toObject;
+        this.toObject = wrapper.toObject.bind(wrapperThis);
+      }
+      return this;
+    };
+    Type.prototype.encode = function encode_setup(message, writer) {
+      return this.setup().encode.apply(this, arguments);
+    };
+    Type.prototype.encodeDelimited = function encodeDelimited(message, writer) {
+      return this.encode(message, (writer || Writer.create()).fork()).ldelim();
+    };
+    Type.prototype.decode = function decode_setup(reader, length) {
+      return this.setup().decode.apply(this, arguments);
+    };
+    Type.prototype.decodeDelimited = function decodeDelimited(reader) {
+      if (!(reader instanceof Reader2))
+        reader = Reader2.create(reader);
+      return this.decode(reader, reader.size());
+    };
+    Type.prototype.verify = function verify_setup(message) {
+      return this.setup().verify.apply(this, arguments);
+    };
+    Type.prototype.fromObject = function fromObject(object2) {
+      return this.setup().fromObject.apply(this, arguments);
+    };
+    Type.prototype.toObject = function toObject(message, options) {
+      return this.setup().toObject.apply(this, arguments);
+    };
+    Type.prototype.getTypeUrl = function getTypeUrl(prefix) {
+      if (prefix === void 0)
+        prefix = "type.googleapis.com";
+      var fullName = this.fullName;
+      return prefix + "/" + (fullName.charAt(0) === "." ? fullName.substring(1) : fullName);
+    };
+    Type.d = function decorateType(typeName) {
+      return function typeDecorator(target2) {
+        util.decorateType(target2, typeName);
+      };
+    };
+  }
+});
+
+// node_modules/protobufjs/src/root.js
+var require_root = __commonJS({
+  "node_modules/protobufjs/src/root.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Root;
+    var Namespace = require_namespace();
+    Root.prototype = Object.create(Namespace.prototype, {
+      constructor: {
+        value: Root,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Root.className = "Root";
+    var Field = require_field();
+    var Enum = require_enum();
+    var OneOf = require_oneof();
+    var util = require_util();
+    var Type;
+    var parse2;
+    var common;
+    function Root(options) {
+      Namespace.call(this, "", options);
+      this.deferred = [];
+      this.files = [];
+      this._edition = "proto2";
+      this._fullyQualifiedObjects = {};
+    }
+    Root.fromJSON = function fromJSON(json, root, depth) {
+      if (depth === void 0)
+        depth = 0;
+      if (depth > util.recursionLimit)
+        throw Error("max depth exceeded");
+      if (!root)
+        root = new Root();
+      if (json.options)
+        root.setOptions(json.options);
+      return root.addJSON(json.nested, depth).resolveAll();
+    };
+    Root.prototype.resolvePath = util.path.resolve;
+    Root.prototype.fetch = util.fetch;
+    function SYNC() {
+    }
+    Root.prototype.load = function load(filename, options, callback) {
+      if (typeof options === "function") {
+        callback = options;
+        options = void 0;
+      }
+      var self2 = this;
+      if (!callback) {
+        return util.asPromise(load, self2, filename, options);
+      }
+      var sync = callback === SYNC;
+      function finish(err, root) {
+        if (!callback) {
+          return;
+        }
+        if (sync) {
+          throw err;
+        }
+        if (root) {
+          root.resolveAll();
+        }
+        var cb = callback;
+        callback = null;
+        cb(err, root);
+      }
+      function getBundledFileName(filename2) {
+        var idx = filename2.lastIndexOf("google/protobuf/");
+        if (idx > -1) {
+          var altname = filename2.substring(idx);
+          if (Object.prototype.hasOwnProperty.call(common, altname)) return altname;
+        }
+        if (Object.prototype.hasOwnProperty.call(common, filename2)) return filename2;
+        return null;
+      }
+      function process2(filename2, source, depth) {
+        if (depth === void 0)
+          depth = 0;
+        try {
+          if (depth > util.recursionLimit)
+            throw Error("max depth exceeded");
+          if (util.isString(source) && source.charAt(0) === "{")
+            source = JSON.parse(source);
+          if (!util.isString(source))
+            self2.setOptions(source.options).addJSON(source.nested);
+          else {
+            parse2.filename = filename2;
+            var parsed = parse2(source, self2, options), resolved2, i2 = 0;
+            if (parsed.imports) {
+              for (; i2 < parsed.imports.length; ++i2)
+                if (resolved2 = getBundledFileName(parsed.imports[i2]) || self2.resolvePath(filename2, parsed.imports[i2]))
+                  fetch2(resolved2, false, depth + 1);
+            }
+            if (parsed.weakImports) {
+              for (i2 = 0; i2 < parsed.weakImports.length; ++i2)
+                if (resolved2 = getBundledFileName(parsed.weakImports[i2]) || self2.resolvePath(filename2, parsed.weakImports[i2]))
+                  fetch2(resolved2, true, depth + 1);
+            }
+          }
+        } catch (err) {
+          finish(err);
+        }
+        if (!sync && !queued) {
+          finish(null, self2);
+        }
+      }
+      function fetch2(filename2, weak, depth) {
+        if (depth === void 0)
+          depth = 0;
+        filename2 = getBundledFileName(filename2) || filename2;
+        if (self2.files.indexOf(filename2) > -1) {
+          return;
+        }
+        self2.files.push(filename2);
+        if (Object.prototype.hasOwnProperty.call(common, filename2)) {
+          if (sync) {
+            process2(filename2, common[filename2], depth);
+          } else {
+            ++queued;
+            setTimeout(function() {
+              --queued;
+              process2(filename2, common[filename2], depth);
+            });
+          }
+          return;
+        }
+        if (sync) {
+          var source;
+          try {
+            source = util.fs.readFileSync(filename2).toString("utf8");
+          } catch (err) {
+            if (!weak)
+              finish(err);
+            return;
+          }
+          process2(filename2, source, depth);
+        } else {
+          ++queued;
+          self2.fetch(filename2, function(err, source2) {
+            --queued;
+            if (!callback) {
+              return;
+            }
+            if (err) {
+              if (!weak)
+                finish(err);
+              else if (!queued)
+                finish(null, self2);
+              return;
+            }
+            process2(filename2, source2, depth);
+          });
+        }
+      }
+      var queued = 0;
+      if (util.isString(filename)) {
+        filename = [filename];
+      }
+      for (var i = 0, resolved; i < filename.length; ++i)
+        if (resolved = self2.resolvePath("", filename[i]))
+          fetch2(resolved);
+      if (sync) {
+        self2.resolveAll();
+        return self2;
+      }
+      if (!queued) {
+        finish(null, self2);
+      }
+      return self2;
+    };
+    Root.prototype.loadSync = function loadSync(filename, options) {
+      if (!util.isNode)
+        throw Error("not supported");
+      return this.load(filename, options, SYNC);
+    };
+    Root.prototype.resolveAll = function resolveAll() {
+      if (!this._needsRecursiveResolve) return this;
+      if (this.deferred.length)
+        throw Error("unresolvable extensions: " + this.deferred.map(function(field) {
+          return "'extend " + field.extend + "' in " + field.parent.fullName;
+        }).join(", "));
+      return Namespace.prototype.resolveAll.call(this);
+    };
+    var exposeRe = /^[A-Z]/;
+    function tryHandleExtension(root, field) {
+      var extendedType = field.parent.lookup(field.extend);
+      if (extendedType) {
+        var sisterField = new Field(field.fullName, field.id, field.type, field.rule, void 0, field.options);
+        if (extendedType.get(sisterField.name)) {
+          return true;
+        }
+        sisterField.declaringField = field;
+        field.extensionField = sisterField;
+        extendedType.add(sisterField);
+        return true;
+      }
+      return false;
+    }
+    Root.prototype._handleAdd = function _handleAdd(object2) {
+      if (object2 instanceof Field) {
+        if (
+          /* an extension field (implies not part of a oneof) */
+          object2.extend !== void 0 && /* not already handled */
+          !object2.extensionField
+        ) {
+          if (!tryHandleExtension(this, object2))
+            this.deferred.push(object2);
+        }
+      } else if (object2 instanceof Enum) {
+        if (exposeRe.test(object2.name))
+          object2.parent[object2.name] = object2.values;
+      } else if (!(object2 instanceof OneOf)) {
+        if (object2 instanceof Type)
+          for (var i = 0; i < this.deferred.length; )
+            if (tryHandleExtension(this, this.deferred[i]))
+              this.deferred.splice(i, 1);
+            else
+              ++i;
+        for (var j = 0; j < /* initializes */
+        object2.nestedArray.length; ++j)
+          this._handleAdd(object2._nestedArray[j]);
+        if (exposeRe.test(object2.name))
+          object2.parent[object2.name] = object2;
+      }
+      if (object2 instanceof Type || object2 instanceof Enum || object2 instanceof Field) {
+        this._fullyQualifiedObjects[object2.fullName] = object2;
+      }
+    };
+    Root.prototype._handleRemove = function _handleRemove(object2) {
+      if (object2 instanceof Field) {
+        if (
+          /* an extension field */
+          object2.extend !== void 0
+        ) {
+          if (
+            /* already handled */
+            object2.extensionField
+          ) {
+            object2.extensionField.parent.remove(object2.extensionField);
+            object2.extensionField = null;
+          } else {
+            var index = this.deferred.indexOf(object2);
+            if (index > -1)
+              this.deferred.splice(index, 1);
+          }
+        }
+      } else if (object2 instanceof Enum) {
+        if (exposeRe.test(object2.name))
+          delete object2.parent[object2.name];
+      } else if (object2 instanceof Namespace) {
+        for (var i = 0; i < /* initializes */
+        object2.nestedArray.length; ++i)
+          this._handleRemove(object2._nestedArray[i]);
+        if (exposeRe.test(object2.name))
+          delete object2.parent[object2.name];
+      }
+      delete this._fullyQualifiedObjects[object2.fullName];
+    };
+    Root._configure = function(Type_, parse_, common_) {
+      Type = Type_;
+      parse2 = parse_;
+      common = common_;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/util.js
+var require_util = __commonJS({
+  "node_modules/protobufjs/src/util.js"(exports2, module2) {
+    "use strict";
+    var util = module2.exports = require_minimal();
+    var roots = require_roots();
+    var Type;
+    var Enum;
+    util.codegen = require_codegen();
+    util.fetch = require_fetch();
+    util.path = require_path();
+    util.patterns = require_patterns();
+    var reservedRe = util.patterns.reservedRe;
+    util.fs = require_fs();
+    util.toArray = function toArray(object2) {
+      if (object2) {
+        var keys = Object.keys(object2), array2 = new Array(keys.length), index = 0;
+        while (index < keys.length)
+          array2[index] = object2[keys[index++]];
+        return array2;
+      }
+      return [];
+    };
+    util.toObject = function toObject(array2) {
+      var object2 = {}, index = 0;
+      while (index < array2.length) {
+        var key3 = array2[index++], val = array2[index++];
+        if (val !== void 0)
+          object2[key3] = val;
+      }
+      return object2;
+    };
+    util.remove = function remove(object2, value, key3) {
+      if (!object2)
+        return false;
+      if (key3 !== void 0 && Object.prototype.hasOwnProperty.call(object2, key3) && object2[key3] === value) {
+        delete object2[key3];
+        return true;
+      }
+      for (var names = Object.keys(object2), i = 0; i < names.length; ++i)
+        if (object2[names[i]] === value) {
+          delete object2[names[i]];
+          return true;
+        }
+      return false;
+    };
+    util.isReserved = function isReserved(name) {
+      return reservedRe.test(name);
+    };
+    util.safeProp = function safeProp(prop) {
+      if (!/^[$\w_]+$/.test(prop) || reservedRe.test(prop))
+        return "[" + JSON.stringify(prop) + "]";
+      return "." + prop;
+    };
+    util.ucFirst = function ucFirst(str5) {
+      return str5.charAt(0).toUpperCase() + str5.substring(1);
+    };
+    var camelCaseRe = /_([a-z])/g;
+    util.camelCase = function camelCase(str5) {
+      return str5.substring(0, 1) + str5.substring(1).replace(camelCaseRe, function($0, $1) {
+        return $1.toUpperCase();
+      });
+    };
+    util.jsonName = function jsonName(str5) {
+      var result = "", upperNext = false, i = 0;
+      for (; i < str5.length; ++i) {
+        var ch = str5.charAt(i);
+        if (ch === "_")
+          upperNext = true;
+        else if (upperNext) {
+          result += ch.toUpperCase();
+          upperNext = false;
+        } else
+          result += ch;
+      }
+      return result;
+    };
+    util.compareFieldsById = function compareFieldsById(a, b) {
+      return a.id - b.id;
+    };
+    util.decorateType = function decorateType(ctor, typeName) {
+      if (ctor.$type) {
+        if (typeName && ctor.$type.name !== typeName) {
+          util.decorateRoot.remove(ctor.$type);
+          ctor.$type.name = typeName;
+          util.decorateRoot.add(ctor.$type);
+        }
+        return ctor.$type;
+      }
+      if (!Type)
+        Type = require_type();
+      var type = new Type(typeName || ctor.name);
+      util.decorateRoot.add(type);
+      type.ctor = ctor;
+      Object.defineProperty(ctor, "$type", { value: type, enumerable: false });
+      Object.defineProperty(ctor.prototype, "$type", { value: type, enumerable: false });
+      return type;
+    };
+    var decorateEnumIndex = 0;
+    util.decorateEnum = function decorateEnum(object2) {
+      if (object2.$type)
+        return object2.$type;
+      if (!Enum)
+        Enum = require_enum();
+      var enm = new Enum("Enum" + decorateEnumIndex++, object2);
+      util.decorateRoot.add(enm);
+      Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
+      return enm;
+    };
+    util.setProperty = function setProperty(dst, path44, value, ifNotSet) {
+      function setProp(dst2, path45, value2) {
+        var part2 = path45.shift();
+        if (util.isUnsafeProperty(part2))
+          return dst2;
+        if (path45.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path45, value2);
+        } else {
+          var prevValue = dst2[part2];
+          if (prevValue && ifNotSet)
+            return dst2;
+          if (prevValue)
+            value2 = [].concat(prevValue).concat(value2);
+          dst2[part2] = value2;
+        }
+        return dst2;
+      }
+      if (typeof dst !== "object")
+        throw TypeError("dst must be an object");
+      if (!path44)
+        throw TypeError("path must be specified");
+      path44 = path44.split(".");
+      if (path44.length > util.recursionLimit)
+        throw Error("max depth exceeded");
+      return setProp(dst, path44, value);
+    };
+    Object.defineProperty(util, "decorateRoot", {
+      get: function() {
+        return roots["decorated"] || (roots["decorated"] = new (require_root())());
+      }
+    });
+  }
+});
+
+// node_modules/protobufjs/src/types.js
+var require_types = __commonJS({
+  "node_modules/protobufjs/src/types.js"(exports2) {
+    "use strict";
+    var types2 = exports2;
+    var util = require_util();
+    var s = [
+      "double",
+      // 0
+      "float",
+      // 1
+      "int32",
+      // 2
+      "uint32",
+      // 3
+      "sint32",
+      // 4
+      "fixed32",
+      // 5
+      "sfixed32",
+      // 6
+      "int64",
+      // 7
+      "uint64",
+      // 8
+      "sint64",
+      // 9
+      "fixed64",
+      // 10
+      "sfixed64",
+      // 11
+      "bool",
+      // 12
+      "string",
+      // 13
+      "bytes"
+      // 14
+    ];
+    function bake(values, offset) {
+      var i = 0, o = /* @__PURE__ */ Object.create(null);
+      offset |= 0;
+      while (i < values.length) o[s[i + offset]] = values[i++];
+      return o;
+    }
+    types2.basic = bake([
+      /* double   */
+      1,
+      /* float    */
+      5,
+      /* int32    */
+      0,
+      /* uint32   */
+      0,
+      /* sint32   */
+      0,
+      /* fixed32  */
+      5,
+      /* sfixed32 */
+      5,
+      /* int64    */
+      0,
+      /* uint64   */
+      0,
+      /* sint64   */
+      0,
+      /* fixed64  */
+      1,
+      /* sfixed64 */
+      1,
+      /* bool     */
+      0,
+      /* string   */
+      2,
+      /* bytes    */
+      2
+    ]);
+    types2.defaults = bake([
+      /* double   */
+      0,
+      /* float    */
+      0,
+      /* int32    */
+      0,
+      /* uint32   */
+      0,
+      /* sint32   */
+      0,
+      /* fixed32  */
+      0,
+      /* sfixed32 */
+      0,
+      /* int64    */
+      0,
+      /* uint64   */
+      0,
+      /* sint64   */
+      0,
+      /* fixed64  */
+      0,
+      /* sfixed64 */
+      0,
+      /* bool     */
+      false,
+      /* string   */
+      "",
+      /* bytes    */
+      util.emptyArray,
+      /* message  */
+      null
+    ]);
+    types2.long = bake([
+      /* int64    */
+      0,
+      /* uint64   */
+      0,
+      /* sint64   */
+      0,
+      /* fixed64  */
+      1,
+      /* sfixed64 */
+      1
+    ], 7);
+    types2.mapKey = bake([
+      /* int32    */
+      0,
+      /* uint32   */
+      0,
+      /* sint32   */
+      0,
+      /* fixed32  */
+      5,
+      /* sfixed32 */
+      5,
+      /* int64    */
+      0,
+      /* uint64   */
+      0,
+      /* sint64   */
+      0,
+      /* fixed64  */
+      1,
+      /* sfixed64 */
+      1,
+      /* bool     */
+      0,
+      /* string   */
+      2
+    ], 2);
+    types2.packed = bake([
+      /* double   */
+      1,
+      /* float    */
+      5,
+      /* int32    */
+      0,
+      /* uint32   */
+      0,
+      /* sint32   */
+      0,
+      /* fixed32  */
+      5,
+      /* sfixed32 */
+      5,
+      /* int64    */
+      0,
+      /* uint64   */
+      0,
+      /* sint64   */
+      0,
+      /* fixed64  */
+      1,
+      /* sfixed64 */
+      1,
+      /* bool     */
+      0
+    ]);
+  }
+});
+
+// node_modules/protobufjs/src/field.js
+var require_field = __commonJS({
+  "node_modules/protobufjs/src/field.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Field;
+    var ReflectionObject = require_object();
+    Field.prototype = Object.create(ReflectionObject.prototype, {
+      constructor: {
+        value: Field,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Field.className = "Field";
+    var Enum = require_enum();
+    var types2 = require_types();
+    var util = require_util();
+    var Type;
+    var ruleRe = /^(?:required|optional|repeated)$/;
+    Field.fromJSON = function fromJSON(name, json) {
+      var field = new Field(name, json.id, json.type, json.rule, json.extend, json.options, json.comment);
+      if (json.edition)
+        field._edition = json.edition;
+      if (json.protoName)
+        field.protoName = json.protoName;
+      if (json.jsonName !== void 0)
+        field.jsonName = json.jsonName;
+      else if (json.options && json.options.json_name !== void 0)
+        field.jsonName = json.options.json_name;
+      field._defaultEdition = "proto3";
+      return field;
+    };
+    function Field(name, id, type, rule2, extend2, options, comment) {
+      if (util.isObject(rule2)) {
+        comment = extend2;
+        options = rule2;
+        rule2 = extend2 = void 0;
+      } else if (util.isObject(extend2)) {
+        comment = options;
+        options = extend2;
+        extend2 = void 0;
+      }
+      ReflectionObject.call(this, name, options);
+      if (!util.isInteger(id) || id < 0)
+        throw TypeError("id must be a non-negative integer");
+      if (!util.isString(type))
+        throw TypeError("type must be a string");
+      if (rule2 !== void 0 && !ruleRe.test(rule2 = rule2.toString().toLowerCase()))
+        throw TypeError("rule must be a string rule");
+      if (extend2 !== void 0 && !util.isString(extend2))
+        throw TypeError("extend must be a string");
+      this.rule = rule2 && rule2 !== "optional" ? rule2 : void 0;
+      this.type = type;
+      this.id = id;
+      this.extend = extend2 || void 0;
+      this.repeated = rule2 === "repeated";
+      this.map = false;
+      this.message = null;
+      this.partOf = null;
+      this.typeDefault = null;
+      this.defaultValue = null;
+      this.long = util.Long ? types2.long[type] !== void 0 : (
+        /* istanbul ignore next */
+        false
+      );
+      this.bytes = type === "bytes";
+      this.resolvedType = null;
+      this.extensionField = null;
+      this.declaringField = null;
+      this.comment = comment;
+      this.protoName = void 0;
+      this.jsonName = void 0;
+    }
+    Object.defineProperty(Field.prototype, "required", {
+      get: function() {
+        return this._features.field_presence === "LEGACY_REQUIRED";
+      }
+    });
+    Object.defineProperty(Field.prototype, "optional", {
+      get: function() {
+        return !this.required;
+      }
+    });
+    Object.defineProperty(Field.prototype, "delimited", {
+      get: function() {
+        return this.resolvedType instanceof Type && this._features.message_encoding === "DELIMITED";
+      }
+    });
+    Object.defineProperty(Field.prototype, "packed", {
+      get: function() {
+        return this._features.repeated_field_encoding === "PACKED";
+      }
+    });
+    Object.defineProperty(Field.prototype, "hasPresence", {
+      get: function() {
+        if (this.repeated || this.map) {
+          return false;
+        }
+        return this.partOf || // oneofs
+        this.declaringField || this.extensionField || // extensions
+        this._features.field_presence !== "IMPLICIT";
+      }
+    });
+    Field.prototype.setOption = function setOption(name, value, ifNotSet) {
+      return ReflectionObject.prototype.setOption.call(this, name, value, ifNotSet);
+    };
+    Field.prototype.toJSON = function toJSON(toJSONOptions) {
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "edition",
+        this._editionToJSON(),
+        "rule",
+        this.rule !== "optional" && this.rule || void 0,
+        "type",
+        this.type,
+        "id",
+        this.id,
+        "extend",
+        this.extend,
+        "protoName",
+        this.protoName !== this.name ? this.protoName : void 0,
+        "jsonName",
+        this.jsonName !== util.jsonName(this.protoName || this.name) ? this.jsonName : void 0,
+        "options",
+        this.options,
+        "comment",
+        keepComments ? this.comment : void 0
+      ]);
+    };
+    Field.prototype.resolve = function resolve() {
+      if (this.resolved)
+        return this;
+      if ((this.typeDefault = types2.defaults[this.type]) === void 0) {
+        this.resolvedType = (this.declaringField ? this.declaringField.parent : this.parent).lookupTypeOrEnum(this.type);
+        if (this.resolvedType instanceof Type)
+          this.typeDefault = null;
+        else
+          this.typeDefault = this.resolvedType.values[Object.keys(this.resolvedType.values)[0]];
+      } else if (this.options && this.options.proto3_optional) {
+        this.typeDefault = null;
+      }
+      if (this.options && this.options["default"] != null) {
+        this.typeDefault = this.options["default"];
+        if (this.resolvedType instanceof Enum && typeof this.typeDefault === "string")
+          this.typeDefault = this.resolvedType.values[this.typeDefault];
+      }
+      if (this.options) {
+        if (this.options.packed !== void 0 && this.resolvedType && !(this.resolvedType instanceof Enum))
+          delete this.options.packed;
+        if (!Object.keys(this.options).length)
+          this.options = void 0;
+      }
+      if (this.long) {
+        var unsigned = this.type === "uint64" || this.type === "fixed64";
+        this.typeDefault = typeof this.typeDefault === "string" ? util.Long.fromString(this.typeDefault, unsigned) : util.Long.fromNumber(this.typeDefault, unsigned);
+        if (Object.freeze)
+          Object.freeze(this.typeDefault);
+      } else if (types2.long[this.type] !== void 0 && typeof this.typeDefault === "string") {
+        this.typeDefault = parseInt(this.typeDefault, 10);
+      } else if (this.bytes && typeof this.typeDefault === "string") {
+        var buf;
+        if (util.base64.test(this.typeDefault))
+          util.base64.decode(this.typeDefault, buf = util.newBuffer(util.base64.length(this.typeDefault)), 0);
+        else
+          util.utf8.write(this.typeDefault, buf = util.newBuffer(util.utf8.length(this.typeDefault)), 0);
+        this.typeDefault = buf;
+      }
+      if (this.map)
+        this.defaultValue = util.emptyObject;
+      else if (this.repeated)
+        this.defaultValue = util.emptyArray;
+      else
+        this.defaultValue = this.typeDefault;
+      if (this.parent instanceof Type && this.parent._ctor)
+        this.parent._ctor.prototype[this.name] = this.defaultValue;
+      if (this.protoName === void 0)
+        this.protoName = this.name;
+      if (this.jsonName === void 0)
+        this.jsonName = util.jsonName(this.protoName);
+      return ReflectionObject.prototype.resolve.call(this);
+    };
+    Field.prototype._inferLegacyProtoFeatures = function _inferLegacyProtoFeatures(edition) {
+      if (edition !== "proto2" && edition !== "proto3") {
+        return {};
+      }
+      var features = {};
+      if (this.rule === "required") {
+        features.field_presence = "LEGACY_REQUIRED";
+      }
+      if (this.parent && types2.defaults[this.type] === void 0) {
+        var type = this.parent.get(this.type.split(".").pop());
+        if (type && type instanceof Type && type.group) {
+          features.message_encoding = "DELIMITED";
+        }
+      }
+      if (this.getOption("packed") === true) {
+        features.repeated_field_encoding = "PACKED";
+      } else if (this.getOption("packed") === false) {
+        features.repeated_field_encoding = "EXPANDED";
+      }
+      return features;
+    };
+    Field.prototype._resolveFeatures = function _resolveFeatures(edition) {
+      return ReflectionObject.prototype._resolveFeatures.call(this, this._edition || edition);
+    };
+    Field.d = function decorateField(fieldId, fieldType, fieldRule, defaultValue) {
+      if (typeof fieldType === "function")
+        fieldType = util.decorateType(fieldType).name;
+      else if (fieldType && typeof fieldType === "object")
+        fieldType = util.decorateEnum(fieldType).name;
+      return function fieldDecorator(prototype, fieldName) {
+        util.decorateType(prototype.constructor).add(new Field(fieldName, fieldId, fieldType, fieldRule, { "default": defaultValue }));
+      };
+    };
+    Field._configure = function configure(Type_) {
+      Type = Type_;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/oneof.js
+var require_oneof = __commonJS({
+  "node_modules/protobufjs/src/oneof.js"(exports2, module2) {
+    "use strict";
+    module2.exports = OneOf;
+    var ReflectionObject = require_object();
+    OneOf.prototype = Object.create(ReflectionObject.prototype, {
+      constructor: {
+        value: OneOf,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    OneOf.className = "OneOf";
+    var Field = require_field();
+    var util = require_util();
+    function OneOf(name, fieldNames, options, comment) {
+      if (!Array.isArray(fieldNames)) {
+        options = fieldNames;
+        fieldNames = void 0;
+      }
+      ReflectionObject.call(this, name, options);
+      if (!(fieldNames === void 0 || Array.isArray(fieldNames)))
+        throw TypeError("fieldNames must be an Array");
+      this.oneof = fieldNames || [];
+      this.fieldsArray = [];
+      this.comment = comment;
+    }
+    OneOf.fromJSON = function fromJSON(name, json) {
+      return new OneOf(name, json.oneof, json.options, json.comment);
+    };
+    OneOf.prototype.toJSON = function toJSON(toJSONOptions) {
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "options",
+        this.options,
+        "oneof",
+        this.oneof,
+        "comment",
+        keepComments ? this.comment : void 0
+      ]);
+    };
+    function addFieldsToParent(oneof) {
+      if (oneof.parent) {
+        for (var i = 0; i < oneof.fieldsArray.length; ++i)
+          if (!oneof.fieldsArray[i].parent)
+            oneof.parent.add(oneof.fieldsArray[i]);
+      }
+    }
+    OneOf.prototype.add = function add2(field) {
+      if (!(field instanceof Field))
+        throw TypeError("field must be a Field");
+      if (field.parent && field.parent !== this.parent)
+        field.parent.remove(field);
+      this.oneof.push(field.name);
+      this.fieldsArray.push(field);
+      field.partOf = this;
+      addFieldsToParent(this);
+      return this;
+    };
+    OneOf.prototype.remove = function remove(field) {
+      if (!(field instanceof Field))
+        throw TypeError("field must be a Field");
+      var index = this.fieldsArray.indexOf(field);
+      if (index < 0)
+        throw Error(field + " is not a member of " + this);
+      this.fieldsArray.splice(index, 1);
+      index = this.oneof.indexOf(field.name);
+      if (index > -1)
+        this.oneof.splice(index, 1);
+      field.partOf = null;
+      return this;
+    };
+    OneOf.prototype.onAdd = function onAdd(parent) {
+      ReflectionObject.prototype.onAdd.call(this, parent);
+      var self2 = this;
+      for (var i = 0; i < this.oneof.length; ++i) {
+        var field = parent.get(this.oneof[i]);
+        if (field && !field.partOf) {
+          field.partOf = self2;
+          self2.fieldsArray.push(field);
+        }
+      }
+      addFieldsToParent(this);
+    };
+    OneOf.prototype.onRemove = function onRemove(parent) {
+      for (var i = 0, field; i < this.fieldsArray.length; ++i)
+        if ((field = this.fieldsArray[i]).parent)
+          field.parent.remove(field);
+      ReflectionObject.prototype.onRemove.call(this, parent);
+    };
+    Object.defineProperty(OneOf.prototype, "isProto3Optional", {
+      get: function() {
+        if (this.fieldsArray == null || this.fieldsArray.length !== 1) {
+          return false;
+        }
+        var field = this.fieldsArray[0];
+        return field.options != null && field.options["proto3_optional"] === true;
+      }
+    });
+    OneOf.d = function decorateOneOf() {
+      var fieldNames = new Array(arguments.length), index = 0;
+      while (index < arguments.length)
+        fieldNames[index] = arguments[index++];
+      return function oneOfDecorator(prototype, oneofName) {
+        util.decorateType(prototype.constructor).add(new OneOf(oneofName, fieldNames));
+        Object.defineProperty(prototype, oneofName, {
+          get: util.oneOfGetter(fieldNames),
+          set: util.oneOfSetter(fieldNames)
+        });
+      };
+    };
+  }
+});
+
+// node_modules/protobufjs/src/object.js
+var require_object = __commonJS({
+  "node_modules/protobufjs/src/object.js"(exports2, module2) {
+    "use strict";
+    module2.exports = ReflectionObject;
+    ReflectionObject.className = "ReflectionObject";
+    var OneOf = require_oneof();
+    var util = require_util();
+    var Root;
+    var proto2Defaults = { enum_type: "CLOSED", field_presence: "EXPLICIT", json_format: "LEGACY_BEST_EFFORT", message_encoding: "LENGTH_PREFIXED", repeated_field_encoding: "EXPANDED", utf8_validation: "NONE", enforce_naming_style: "STYLE_LEGACY", default_symbol_visibility: "EXPORT_ALL" };
+    var proto3Defaults = { enum_type: "OPEN", field_presence: "IMPLICIT", json_format: "ALLOW", message_encoding: "LENGTH_PREFIXED", repeated_field_encoding: "PACKED", utf8_validation: "VERIFY", enforce_naming_style: "STYLE_LEGACY", default_symbol_visibility: "EXPORT_ALL" };
+    var editions2023Defaults = { enum_type: "OPEN", field_presence: "EXPLICIT", json_format: "ALLOW", message_encoding: "LENGTH_PREFIXED", repeated_field_encoding: "PACKED", utf8_validation: "VERIFY", enforce_naming_style: "STYLE_LEGACY", default_symbol_visibility: "EXPORT_ALL" };
+    var editions2024Defaults = { enum_type: "OPEN", field_presence: "EXPLICIT", json_format: "ALLOW", message_encoding: "LENGTH_PREFIXED", repeated_field_encoding: "PACKED", utf8_validation: "VERIFY", enforce_naming_style: "STYLE2024", default_symbol_visibility: "EXPORT_TOP_LEVEL" };
+    var editions2026Defaults = { enum_type: "OPEN", field_presence: "EXPLICIT", json_format: "ALLOW", message_encoding: "LENGTH_PREFIXED", repeated_field_encoding: "PACKED", utf8_validation: "VERIFY", enforce_naming_style: "STYLE2026", default_symbol_visibility: "STRICT", enforce_proto_limits: "PROTO_LIMITS2026" };
+    function ReflectionObject(name, options) {
+      if (!util.isString(name))
+        throw TypeError("name must be a string");
+      if (options && !util.isObject(options))
+        throw TypeError("options must be an object");
+      this.options = options;
+      this.parsedOptions = null;
+      this.name = name;
+      this._edition = null;
+      this._defaultEdition = "proto2";
+      this._features = {};
+      this._featuresResolved = false;
+      this.parent = null;
+      this.resolved = false;
+      this.comment = null;
+      this.filename = null;
+    }
+    Object.defineProperties(ReflectionObject.prototype, {
+      /**
+       * Reference to the root namespace.
+       * @name ReflectionObject#root
+       * @type {Root}
+       * @readonly
+       */
+      root: {
+        get: function() {
+          var ptr = this;
+          while (ptr.parent !== null)
+            ptr = ptr.parent;
+          return ptr;
+        }
+      },
+      /**
+       * Full name including leading dot.
+       * @name ReflectionObject#fullName
+       * @type {string}
+       * @readonly
+       */
+      fullName: {
+        get: function() {
+          var path44 = [this.name], ptr = this.parent;
+          while (ptr) {
+            path44.unshift(ptr.name);
+            ptr = ptr.parent;
+          }
+          return path44.join(".");
+        }
+      }
+    });
+    ReflectionObject.prototype.toJSON = /* istanbul ignore next */
+    function toJSON() {
+      throw Error();
+    };
+    ReflectionObject.prototype.onAdd = function onAdd(parent) {
+      if (this.parent && this.parent !== parent)
+        this.parent.remove(this);
+      this.parent = parent;
+      this.resolved = false;
+      var root = parent.root;
+      if (root instanceof Root)
+        root._handleAdd(this);
+    };
+    ReflectionObject.prototype.onRemove = function onRemove(parent) {
+      var root = parent.root;
+      if (root instanceof Root)
+        root._handleRemove(this);
+      this.parent = null;
+      this.resolved = false;
+    };
+    ReflectionObject.prototype.resolve = function resolve() {
+      if (this.resolved)
+        return this;
+      if (this.root instanceof Root)
+        this.resolved = true;
+      return this;
+    };
+    ReflectionObject.prototype._resolveFeaturesRecursive = function _resolveFeaturesRecursive(edition) {
+      return this._resolveFeatures(this._edition || edition);
+    };
+    ReflectionObject.prototype._resolveFeatures = function _resolveFeatures(edition) {
+      if (this._featuresResolved) {
+        return;
+      }
+      var defaults = {};
+      if (!edition) {
+        throw new Error("Unknown edition for " + this.fullName);
+      }
+      var protoFeatures = util.merge(
+        {},
+        this.options && this.options.features,
+        this._inferLegacyProtoFeatures(edition)
+      );
+      if (this._edition) {
+        if (edition === "proto2") {
+          defaults = Object.assign({}, proto2Defaults);
+        } else if (edition === "proto3") {
+          defaults = Object.assign({}, proto3Defaults);
+        } else if (edition === "2023") {
+          defaults = Object.assign({}, editions2023Defaults);
+        } else if (edition === "2024") {
+          defaults = Object.assign({}, editions2024Defaults);
+        } else if (edition === "2026") {
+          defaults = Object.assign({}, editions2026Defaults);
+        } else {
+          throw new Error("Unknown edition: " + edition);
+        }
+        this._features = util.merge(defaults, protoFeatures);
+      } else {
+        if (this.partOf instanceof OneOf) {
+          var lexicalParentFeaturesCopy = util.merge({}, this.partOf._features);
+          this._features = util.merge(lexicalParentFeaturesCopy, protoFeatures);
+        } else if (this.declaringField) {
+        } else if (this.parent) {
+          var parentFeaturesCopy = util.merge({}, this.parent._features);
+          this._features = util.merge(parentFeaturesCopy, protoFeatures);
+        } else {
+          throw new Error("Unable to find a parent for " + this.fullName);
+        }
+      }
+      if (this.extensionField) {
+        this.extensionField._features = this._features;
+      }
+      this._featuresResolved = true;
+    };
+    ReflectionObject.prototype._inferLegacyProtoFeatures = function _inferLegacyProtoFeatures() {
+      return {};
+    };
+    ReflectionObject.prototype.getOption = function getOption(name) {
+      if (this.options && Object.prototype.hasOwnProperty.call(this.options, name))
+        return this.options[name];
+      return void 0;
+    };
+    ReflectionObject.prototype.setOption = function setOption(name, value, ifNotSet) {
+      if (name === "__proto__")
+        return this;
+      if (!this.options)
+        this.options = {};
+      if (/^features\./.test(name)) {
+        util.setProperty(this.options, name, value, ifNotSet);
+      } else {
+        var prev = this.getOption(name);
+        if (!ifNotSet || prev === void 0) {
+          if (prev !== value) this.resolved = false;
+          this.options[name] = value;
+        }
+      }
+      return this;
+    };
+    ReflectionObject.prototype.setParsedOption = function setParsedOption(name, value, propName) {
+      if (name === "__proto__")
+        return this;
+      if (!this.parsedOptions) {
+        this.parsedOptions = [];
+      }
+      var parsedOptions = this.parsedOptions;
+      if (propName) {
+        var opt2 = parsedOptions.find(function(opt3) {
+          return Object.prototype.hasOwnProperty.call(opt3, name);
+        });
+        if (opt2) {
+          var newValue = opt2[name];
+          util.setProperty(newValue, propName, value);
+        } else {
+          opt2 = {};
+          opt2[name] = util.setProperty({}, propName, value);
+          parsedOptions.push(opt2);
+        }
+      } else {
+        var newOpt = {};
+        newOpt[name] = value;
+        parsedOptions.push(newOpt);
+      }
+      return this;
+    };
+    ReflectionObject.prototype.setOptions = function setOptions(options, ifNotSet) {
+      if (options)
+        for (var keys = Object.keys(options), i = 0; i < keys.length; ++i)
+          this.setOption(keys[i], options[keys[i]], ifNotSet);
+      return this;
+    };
+    Object.defineProperty(ReflectionObject.prototype, "toString", {
+      value: function toString() {
+        var className = this.constructor.className, fullName = this.fullName;
+        if (fullName.length)
+          return className + " " + fullName;
+        return className;
+      },
+      writable: true,
+      enumerable: false,
+      configurable: true
+    });
+    ReflectionObject.prototype._editionToJSON = function _editionToJSON() {
+      if (!this._edition || this._edition === "proto3") {
+        return void 0;
+      }
+      return this._edition;
+    };
+    ReflectionObject._configure = function(Root_) {
+      Root = Root_;
+    };
+  }
+});
+
+// node_modules/protobufjs/src/enum.js
+var require_enum = __commonJS({
+  "node_modules/protobufjs/src/enum.js"(exports2, module2) {
+    "use strict";
+    module2.exports = Enum;
+    var ReflectionObject = require_object();
+    Enum.prototype = Object.create(ReflectionObject.prototype, {
+      constructor: {
+        value: Enum,
+        writable: true,
+        enumerable: false,
+        configurable: true
+      }
+    });
+    Enum.className = "Enum";
+    var Namespace = require_namespace();
+    var util = require_util();
+    function Enum(name, values, options, comment, comments, valuesOptions) {
+      ReflectionObject.call(this, name, options);
+      if (values && typeof values !== "object")
+        throw TypeError("values must be an object");
+      this.valuesById = /* @__PURE__ */ Object.create(null);
+      this.values = Object.create(this.valuesById);
+      this.comment = comment;
+      this.comments = comments || {};
+      this.valuesOptions = valuesOptions;
+      this._valuesFeatures = {};
+      this.reserved = void 0;
+      this.visibility = void 0;
+      if (values) {
+        for (var keys = Object.keys(values), i = 0; i < keys.length; ++i)
+          if (keys[i] !== "__proto__" && typeof values[keys[i]] === "number") {
+            this.values[keys[i]] = values[keys[i]];
+            if (this.valuesById[values[keys[i]]] === void 0)
+              this.valuesById[values[keys[i]]] = keys[i];
+          }
+      }
+    }
+    Enum.prototype._resolveFeatures = function _resolveFeatures(edition) {
+      edition = this._edition || edition;
+      ReflectionObject.prototype._resolveFeatures.call(this, edition);
+      Object.keys(this.values).forEach((key3) => {
+        var parentFeaturesCopy = util.merge({}, this._features);
+        this._valuesFeatures[key3] = util.merge(parentFeaturesCopy, this.valuesOptions && this.valuesOptions[key3] && this.valuesOptions[key3].features || {});
+      });
+      return this;
+    };
+    Enum.fromJSON = function fromJSON(name, json) {
+      var enm = new Enum(name, json.values, json.options, json.comment, json.comments, json.valuesOptions);
+      enm.reserved = json.reserved;
+      if (json.visibility)
+        enm.visibility = json.visibility;
+      if (json.edition)
+        enm._edition = json.edition;
+      enm._defaultEdition = "proto3";
+      return enm;
+    };
+    Enum.prototype.toJSON = function toJSON(toJSONOptions) {
+      var keepComments = toJSONOptions ? Boolean(toJSONOptions.keepComments) : false;
+      return util.toObject([
+        "edition",
+        this._editionToJSON(),
+        "options",
+        this.options,
+        "valuesOptions",
+        this.valuesOptions,
+        "values",
+        this.values,
+        "reserved",
+        this.reserved && this.reserved.length ? this.reserved : void 0,
+        "visibility",
+        this.visibility,
+        "comment",
+        keepComments ? this.comment : void 0,
+        "comments",
+        keepComments ? this.comments : void 0
+      ]);
+    };
+    Enum.prototype.add = function add2(name, id, comment, options) {
+      if (!util.isString(name))
+        throw TypeError("name must be a string");
+      if (!util.isInteger(id))
+        throw TypeError("id must be an integer");
+      if (name === "__proto__")
+        return this;
+      if (this.values[name] !== void 0)
+        throw Error("duplicate name '" + name + "' in " + this);
+      if (this.isReservedId(id))
+        throw Error("id " + id + " is reserved in " + this);
+      if (this.isReservedName(name))
+        throw Error("name '" + name + "' is reserved in " + this);
+      if (this.valuesById[id] !== void 0) {
+        if (!(this.options && this.options.allow_alias))
+          throw Error("duplicate id " + id + " in " + this);
+        this.values[name] = id;
+      } else
+        this.valuesById[this.values[name] = id] = name;
+      if (options) {
+        if (this.valuesOptions === void 0)
+          this.valuesOptions = {};
+        this.valuesOptions[name] = options || null;
+      }
+      this.comments[name] = comment || null;
+      return this;
+    };
+    Enum.prototype.remove = function remove(name) {
+      if (!util.isString(name))
+        throw TypeError("name must be a string");
+      var val = this.values[name];
+      if (val == null)
+        throw Error("name '" + name + "' does not exist in " + this);
+      delete this.valuesById[val];
+      delete this.values[name];
+      delete this.comments[name];
+      if (this.valuesOptions)
+        delete this.valuesOptions[name];
+      return this;
+    };
+    Enum.prototype.isReservedId = function isReservedId(id) {
+      return Namespace.isReservedId(this.reserved, id);
+    };
+    Enum.prototype.isReservedName = function isReservedName(name) {
+      return Namespace.isReservedName(this.reserved, name);
+    };
+  }
+});
+
+// node_modules/protobufjs/src/encoder.js
+var require_encoder = __commonJS({
+  "node_modules/protobufjs/src/encoder.js"(exports2, module2) {
+    "use strict";
+    module2.exports = encoder;
+    var Enum = require_enum();
+    var types2 = require_types();
+    var util = require_util();
+    function genTypePartial(gen, field, fieldIndex, ref) {
+      return field.delimited ? gen("types[%i].encode(%s,w.uint32(%i),q+1).uint32(%i)", fieldIndex, ref, (field.id << 3 | 3) >>> 0, (field.id << 3 | 4) >>> 0) : gen("types[%i].encode(%s,w.uint32(%i).fork(),q+1).ldelim()", fieldIndex, ref, (field.id << 3 | 2) >>> 0);
+    }
+    function encoder(mtype) {
+      var gen = util.codegen(["m", "w", "q"])("if(!w)")("w=Writer.create()")("if(q===undefined)q=0")("if(q>util.recursionLimit)")('throw Error("max depth exceeded")');
+      var i, ref;
+      var fields = (
+        /* initializes */
+        mtype.fieldsArray.slice().sort(util.compareFieldsById)
+      );
+      for (var i = 0; i < fields.length; ++i) {
+        var field = fields[i].resolve(), index = mtype._fieldsArray.indexOf(field), type = field.resolvedType instanceof Enum ? "int32" : field.type, wireType = types2.basic[type];
+        ref = "m" + util.safeProp(field.name);
+        if (field.map) {
+          gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)){", ref, field.name)("for(var ks=Object.keys(%s),i=0;i<ks.length;++i){", ref);
+          if (field.keyType === "bool") gen("w.uint32(%i).fork().uint32(%i).bool(util.boolFromKey(ks[i]))", (field.id << 3 | 2) >>> 0, 8 | types2.mapKey[field.keyType]);
+          else if (types2.long[field.keyType] !== void 0) gen("w.uint32(%i).fork().uint32(%i).%s(util.longFromKey(ks[i],%j))", (field.id << 3 | 2) >>> 0, 8 | types2.mapKey[field.keyType], field.keyType, field.keyType === "uint64" || field.keyType === "fixed64");
+          else gen("w.uint32(%i).fork().uint32(%i).%s(ks[i])", (field.id << 3 | 2) >>> 0, 8 | types2.mapKey[field.keyType], field.keyType);
+          if (wireType === void 0) gen("types[%i].encode(%s[ks[i]],w.uint32(18).fork(),q+1).ldelim().ldelim()", index, ref);
+          else gen(".uint32(%i).%s(%s[ks[i]]).ldelim()", 16 | wireType, type, ref);
+          gen("}")("}");
+        } else if (field.repeated) {
+          gen("if(%s!=null&&%s.length){", ref, ref);
+          if (field.packed && types2.packed[type] !== void 0) {
+            gen("w.uint32(%i).%ss(%s)", (field.id << 3 | 2) >>> 0, type, ref);
+          } else {
+            gen("for(var i=0;i<%s.length;++i)", ref);
+            if (wireType === void 0)
+              genTypePartial(gen, field, index, ref + "[i]");
+            else gen("w.uint32(%i).%s(%s[i])", (field.id << 3 | wireType) >>> 0, type, ref);
+          }
+          gen("}");
+        } else {
+          if (!field.required)
+            if (field.hasPresence || !(field.resolvedType instanceof Enum || types2.basic[type] !== void 0)) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j))", ref, field.name);
+            else if (field.resolvedType instanceof Enum) gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&%s!==%j)", ref, field.name, ref, field.typeDefault);
+            else if (type === "bool") gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&%s!==false)", ref, field.name, ref);
+            else if (type === "string") gen('if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&%s!=="")', ref, field.name, ref);
+            else if (type === "bytes") gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&%s.length)", ref, field.name, ref);
+            else if (type === "double" || type === "float") gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&!Object.is(%s,0))", ref, field.name, ref);
+            else if (types2.long[type] !== void 0) gen('if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&(typeof %s==="object"?%s.low||%s.high:%s!==0))', ref, field.name, ref, ref, ref, ref);
+            else gen("if(%s!=null&&Object.hasOwnProperty.call(m,%j)&&%s!==0)", ref, field.name, ref);
+          if (wireType === void 0)
+            genTypePartial(gen, field, index, ref);
+          else gen("w.uint32(%i).%s(%s)", (field.id << 3 | wireType) >>> 0, type, ref);
+        }
+      }
+      return gen('if(m.$unknowns!=null&&Object.hasOwnProperty.call(m,"$unknowns"))')("for(var i=0;i<m.$unknowns.length;++i)")("w.raw(m.$unknowns[i])")("return w");
+    }
+  }
+});
+
+// node_modules/protobufjs/src/index-light.js
+var require_index_light = __commonJS({
+  "node_modules/protobufjs/src/index-light.js"(exports2, module2) {
+    "use strict";
+    exports2 = module2.exports = require_index_minimal();
+    exports2.build = "light";
+    function load(filename, root, callback) {
+      if (typeof root === "function") {
+        callback = root;
+        root = new exports2.Root();
+      } else if (!root)
+        root = new exports2.Root();
+      return root.load(filename, callback);
+    }
+    exports2.load = load;
+    function loadSync(filename, root) {
+      if (!root)
+        root = new exports2.Root();
+      return root.loadSync(filename);
+    }
+    exports2.loadSync = loadSync;
+    exports2.encoder = require_encoder();
+    exports2.decoder = require_decoder();
+    exports2.verifier = require_verifier();
+    exports2.converter = require_converter();
+    exports2.ReflectionObject = require_object();
+    exports2.Namespace = require_namespace();
+    exports2.Root = require_root();
+    exports2.Enum = require_enum();
+    exports2.Type = require_type();
+    exports2.Field = require_field();
+    exports2.OneOf = require_oneof();
+    exports2.MapField = require_mapfield();
+    exports2.Service = require_service2();
+    exports2.Method = require_method();
+    exports2.Message = require_message();
+    exports2.wrappers = require_wrappers();
+    exports2.types = require_types();
+    exports2.util = require_util();
+    exports2.ReflectionObject._configure(exports2.Root);
+    exports2.Namespace._configure(exports2.Type, exports2.Service, exports2.Enum);
+    exports2.Root._configure(exports2.Type, void 0, {});
+    exports2.Field._configure(exports2.Type);
+  }
+});
+
+// node_modules/protobufjs/light.js
+var require_light = __commonJS({
+  "node_modules/protobufjs/light.js"(exports2, module2) {
+    "use strict";
+    module2.exports = require_index_light();
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
   }
 });
 
@@ -19478,7 +25642,6610 @@ function placeholderValues(req, promptFile) {
 var import_node_fs5 = require("node:fs");
 var import_node_os = __toESM(require("node:os"), 1);
 var import_node_path4 = __toESM(require("node:path"), 1);
+<<<<<<< HEAD
 init_time();
+=======
+
+// node_modules/zod/v4/core/util.js
+var util_exports = {};
+__export(util_exports, {
+  BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
+  CONSTANT_CATCH: () => CONSTANT_CATCH,
+  Class: () => Class,
+  NUMBER_FORMAT_RANGES: () => NUMBER_FORMAT_RANGES,
+  aborted: () => aborted,
+  allowsEval: () => allowsEval,
+  assert: () => assert,
+  assertEqual: () => assertEqual,
+  assertIs: () => assertIs,
+  assertNever: () => assertNever,
+  assertNotEqual: () => assertNotEqual,
+  assignProp: () => assignProp,
+  attachSchema: () => attachSchema,
+  base64ToUint8Array: () => base64ToUint8Array,
+  base64urlToUint8Array: () => base64urlToUint8Array,
+  cached: () => cached2,
+  captureStackTrace: () => captureStackTrace,
+  cleanEnum: () => cleanEnum,
+  cleanRegex: () => cleanRegex,
+  clone: () => clone,
+  cloneDef: () => cloneDef,
+  codePointLength: () => codePointLength,
+  constantCatch: () => constantCatch,
+  createTransparentProxy: () => createTransparentProxy,
+  defineLazy: () => defineLazy,
+  defineLazyInternal: () => defineLazyInternal,
+  derived: () => derived,
+  esc: () => esc,
+  escapeRegex: () => escapeRegex,
+  explicitlyAborted: () => explicitlyAborted,
+  extend: () => extend,
+  finalizeIssue: () => finalizeIssue,
+  floatSafeRemainder: () => floatSafeRemainder,
+  getElementAtPath: () => getElementAtPath,
+  getEnumValues: () => getEnumValues,
+  getLengthableOrigin: () => getLengthableOrigin,
+  getParsedType: () => getParsedType,
+  getSizableOrigin: () => getSizableOrigin,
+  hexToUint8Array: () => hexToUint8Array,
+  hide: () => hide,
+  installLazyProp: () => installLazyProp,
+  isObject: () => isObject,
+  isPlainObject: () => isPlainObject,
+  issue: () => issue,
+  joinValues: () => joinValues,
+  jsonStringifyReplacer: () => jsonStringifyReplacer,
+  members: () => members,
+  merge: () => merge,
+  mergeDefs: () => mergeDefs,
+  normalizeParams: () => normalizeParams,
+  nullish: () => nullish,
+  numKeys: () => numKeys,
+  objectClone: () => objectClone,
+  omit: () => omit,
+  optionalKeys: () => optionalKeys,
+  own: () => own,
+  parsedType: () => parsedType,
+  partial: () => partial,
+  pick: () => pick,
+  prefixIssues: () => prefixIssues,
+  primitiveTypes: () => primitiveTypes,
+  promiseAllObject: () => promiseAllObject,
+  propertyKeyTypes: () => propertyKeyTypes,
+  randomString: () => randomString,
+  rawShape: () => rawShape,
+  required: () => required,
+  safeExtend: () => safeExtend,
+  shallowClone: () => shallowClone,
+  sizeCaps: () => sizeCaps,
+  slugify: () => slugify,
+  stringifyPrimitive: () => stringifyPrimitive,
+  toZod: () => toZod,
+  uint8ArrayToBase64: () => uint8ArrayToBase64,
+  uint8ArrayToBase64url: () => uint8ArrayToBase64url,
+  uint8ArrayToHex: () => uint8ArrayToHex,
+  unwrapMessage: () => unwrapMessage
+});
+function assertEqual(val) {
+  return val;
+}
+function assertNotEqual(val) {
+  return val;
+}
+function toZod() {
+  return (schema) => schema;
+}
+function assertIs(_arg) {
+}
+function assertNever(_x) {
+  throw new Error("Unexpected value in exhaustive check");
+}
+function assert(_) {
+}
+function getEnumValues(entries) {
+  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
+  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
+  return values;
+}
+function joinValues(array2, separator = "|") {
+  return array2.map((val) => stringifyPrimitive(val)).join(separator);
+}
+function jsonStringifyReplacer(_, value) {
+  if (typeof value === "bigint")
+    return value.toString();
+  return value;
+}
+var Cached = class {
+  constructor(getter) {
+    this._getter = getter;
+    this._value = void 0;
+  }
+  get value() {
+    const getter = this._getter;
+    if (getter !== void 0) {
+      this._value = getter();
+      this._getter = void 0;
+    }
+    return this._value;
+  }
+};
+function cached2(getter) {
+  return new Cached(getter);
+}
+function nullish(input) {
+  return input === null || input === void 0;
+}
+function cleanRegex(source) {
+  const start = source.startsWith("^") ? 1 : 0;
+  const end = source.endsWith("$") ? source.length - 1 : source.length;
+  return source.slice(start, end);
+}
+function floatSafeRemainder(val, step) {
+  const ratio = val / step;
+  const roundedRatio = Math.round(ratio);
+  const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
+  if (Math.abs(ratio - roundedRatio) < tolerance)
+    return 0;
+  return ratio - roundedRatio;
+}
+var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
+function defineLazy(object2, key3, getter) {
+  let value = void 0;
+  Object.defineProperty(object2, key3, {
+    get() {
+      if (value === EVALUATING) {
+        return void 0;
+      }
+      if (value === void 0) {
+        value = EVALUATING;
+        value = getter();
+      }
+      return value;
+    },
+    set(v) {
+      Object.defineProperty(object2, key3, {
+        value: v
+        // configurable: true,
+      });
+    },
+    configurable: true
+  });
+}
+function objectClone(obj) {
+  return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
+}
+function assignProp(target2, prop, value) {
+  Object.defineProperty(target2, prop, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true
+  });
+}
+function rawShape(def) {
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  return desc?.get ? desc.get.raw : desc?.value;
+}
+function sourceShape(schema) {
+  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
+}
+function deferProp(target2, key3, getter) {
+  Object.defineProperty(target2, key3, {
+    get() {
+      const value = getter();
+      assignProp(this, key3, value);
+      return value;
+    },
+    enumerable: true,
+    configurable: true
+  });
+}
+function putProp(target2, key3, value) {
+  if (key3 in target2)
+    assignProp(target2, key3, value);
+  else
+    target2[key3] = value;
+}
+function mirrorShape(target2, source, keys, wrap2) {
+  const raw = sourceShape(source);
+  for (const key3 of keys) {
+    const desc = Object.getOwnPropertyDescriptor(raw, key3);
+    if (!desc.enumerable)
+      continue;
+    if (desc.get) {
+      deferProp(target2, key3, () => {
+        const value = source._zod.def.shape[key3];
+        return wrap2 ? wrap2(value, key3) : value;
+      });
+    } else
+      putProp(target2, key3, wrap2 ? wrap2(desc.value, key3) : desc.value);
+  }
+}
+function mirrorProps(target2, source) {
+  for (const key3 of Reflect.ownKeys(source)) {
+    const desc = Object.getOwnPropertyDescriptor(source, key3);
+    if (!desc.enumerable)
+      continue;
+    if (desc.get)
+      deferProp(target2, key3, () => source[key3]);
+    else
+      putProp(target2, key3, desc.value);
+  }
+}
+function mergeDefs(...defs) {
+  const mergedDescriptors = {};
+  for (const def of defs) {
+    const descriptors = Object.getOwnPropertyDescriptors(def);
+    Object.assign(mergedDescriptors, descriptors);
+  }
+  return Object.defineProperties({}, mergedDescriptors);
+}
+function cloneDef(schema) {
+  return mergeDefs(schema._zod.def);
+}
+function getElementAtPath(obj, path44) {
+  if (!path44)
+    return obj;
+  return path44.reduce((acc, key3) => acc?.[key3], obj);
+}
+function promiseAllObject(promisesObj) {
+  const keys = Object.keys(promisesObj);
+  const promises = keys.map((key3) => promisesObj[key3]);
+  return Promise.all(promises).then((results) => {
+    const resolvedObj = {};
+    for (let i = 0; i < keys.length; i++) {
+      resolvedObj[keys[i]] = results[i];
+    }
+    return resolvedObj;
+  });
+}
+function randomString(length = 10) {
+  const chars = "abcdefghijklmnopqrstuvwxyz";
+  let str5 = "";
+  for (let i = 0; i < length; i++) {
+    str5 += chars[Math.floor(Math.random() * chars.length)];
+  }
+  return str5;
+}
+function esc(str5) {
+  return JSON.stringify(str5);
+}
+function slugify(input) {
+  return input.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
+}
+var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
+};
+function isObject(data) {
+  return typeof data === "object" && data !== null && !Array.isArray(data);
+}
+var allowsEval = /* @__PURE__ */ cached2(() => {
+  if (globalConfig.jitless) {
+    return false;
+  }
+  if (typeof navigator !== "undefined" && navigator?.userAgent?.includes("Cloudflare")) {
+    return false;
+  }
+  try {
+    const F = Function;
+    new F("");
+    return true;
+  } catch (_) {
+    return false;
+  }
+});
+function isPlainObject(o) {
+  if (isObject(o) === false)
+    return false;
+  const ctor = o.constructor;
+  if (ctor === void 0)
+    return true;
+  if (typeof ctor !== "function")
+    return true;
+  const prot = ctor.prototype;
+  if (isObject(prot) === false)
+    return false;
+  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
+    return false;
+  }
+  return true;
+}
+function shallowClone(o) {
+  if (isPlainObject(o))
+    return { ...o };
+  if (Array.isArray(o))
+    return [...o];
+  if (o instanceof Map)
+    return new Map(o);
+  if (o instanceof Set)
+    return new Set(o);
+  return o;
+}
+function numKeys(data) {
+  let keyCount = 0;
+  for (const key3 in data) {
+    if (Object.prototype.hasOwnProperty.call(data, key3)) {
+      keyCount++;
+    }
+  }
+  return keyCount;
+}
+var getParsedType = (data) => {
+  const t = typeof data;
+  switch (t) {
+    case "undefined":
+      return "undefined";
+    case "string":
+      return "string";
+    case "number":
+      return Number.isNaN(data) ? "nan" : "number";
+    case "boolean":
+      return "boolean";
+    case "function":
+      return "function";
+    case "bigint":
+      return "bigint";
+    case "symbol":
+      return "symbol";
+    case "object":
+      if (Array.isArray(data)) {
+        return "array";
+      }
+      if (data === null) {
+        return "null";
+      }
+      if (data.then && typeof data.then === "function" && data.catch && typeof data.catch === "function") {
+        return "promise";
+      }
+      if (typeof Map !== "undefined" && data instanceof Map) {
+        return "map";
+      }
+      if (typeof Set !== "undefined" && data instanceof Set) {
+        return "set";
+      }
+      if (typeof Date !== "undefined" && data instanceof Date) {
+        return "date";
+      }
+      if (typeof File !== "undefined" && data instanceof File) {
+        return "file";
+      }
+      return "object";
+    default:
+      throw new Error(`Unknown data type: ${t}`);
+  }
+};
+var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
+var primitiveTypes = /* @__PURE__ */ new Set([
+  "string",
+  "number",
+  "bigint",
+  "boolean",
+  "symbol",
+  "undefined"
+]);
+function escapeRegex(str5) {
+  return str5.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function clone(inst, def, params) {
+  const cl = new inst._zod.constr(def ?? inst._zod.def);
+  if (!def || params?.parent)
+    cl._zod.parent = inst;
+  return cl;
+}
+function normalizeParams(_params) {
+  const params = _params;
+  if (!params)
+    return {};
+  if (typeof params === "string")
+    return { error: () => params };
+  if (params?.message !== void 0) {
+    if (params?.error !== void 0)
+      throw new Error("Cannot specify both `message` and `error` params");
+    params.error = params.message;
+  }
+  delete params.message;
+  if (typeof params.error === "string")
+    return { ...params, error: () => params.error };
+  return params;
+}
+function createTransparentProxy(getter) {
+  let target2;
+  return new Proxy({}, {
+    get(_, prop, receiver) {
+      target2 ?? (target2 = getter());
+      return Reflect.get(target2, prop, receiver);
+    },
+    set(_, prop, value, receiver) {
+      target2 ?? (target2 = getter());
+      return Reflect.set(target2, prop, value, receiver);
+    },
+    has(_, prop) {
+      target2 ?? (target2 = getter());
+      return Reflect.has(target2, prop);
+    },
+    deleteProperty(_, prop) {
+      target2 ?? (target2 = getter());
+      return Reflect.deleteProperty(target2, prop);
+    },
+    ownKeys(_) {
+      target2 ?? (target2 = getter());
+      return Reflect.ownKeys(target2);
+    },
+    getOwnPropertyDescriptor(_, prop) {
+      target2 ?? (target2 = getter());
+      return Reflect.getOwnPropertyDescriptor(target2, prop);
+    },
+    defineProperty(_, prop, descriptor) {
+      target2 ?? (target2 = getter());
+      return Reflect.defineProperty(target2, prop, descriptor);
+    }
+  });
+}
+function stringifyPrimitive(value) {
+  if (typeof value === "bigint")
+    return value.toString() + "n";
+  if (typeof value === "string")
+    return `"${value}"`;
+  return `${value}`;
+}
+function optionalKeys(shape) {
+  return Object.keys(shape).filter((k) => {
+    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
+  });
+}
+var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  float32: [-34028234663852886e22, 34028234663852886e22],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
+}))();
+var BIGINT_FORMAT_RANGES = {
+  int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
+  uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
+};
+function pick(schema, mask) {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(".pick() cannot be used on object schemas containing refinements");
+  }
+  const newShape = {};
+  mirrorShape(newShape, schema, maskedKeys(schema, mask));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+}
+function maskedKeys(schema, mask) {
+  const raw = sourceShape(schema);
+  const keys = [];
+  for (const key3 of Reflect.ownKeys(mask)) {
+    if (!Object.getOwnPropertyDescriptor(raw, key3)?.enumerable) {
+      throw new Error(`Unrecognized key: "${String(key3)}"`);
+    }
+    if (mask[key3])
+      keys.push(key3);
+  }
+  return keys;
+}
+function omit(schema, mask) {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(".omit() cannot be used on object schemas containing refinements");
+  }
+  const omitted = new Set(maskedKeys(schema, mask));
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key3) => !omitted.has(key3)));
+  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
+}
+function extend(schema, shape) {
+  if (!isPlainObject(shape)) {
+    throw new Error("Invalid input to extend: expected a plain object");
+  }
+  const checks = schema._zod.def.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    const existingShape = sourceShape(schema);
+    for (const key3 of Reflect.ownKeys(shape)) {
+      if (Object.getOwnPropertyDescriptor(existingShape, key3) !== void 0) {
+        throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
+      }
+    }
+  }
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+}
+function extended(schema, shape) {
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
+  mirrorProps(newShape, shape);
+  return newShape;
+}
+function safeExtend(schema, shape) {
+  if (!isPlainObject(shape)) {
+    throw new Error("Invalid input to safeExtend: expected a plain object");
+  }
+  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
+}
+function merge(a, b) {
+  if (!b?._zod?.def) {
+    throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
+  }
+  if (a._zod.def.checks?.length) {
+    throw new Error(".merge() cannot be used on object schemas containing refinements. Use .safeExtend() instead.");
+  }
+  const newShape = {};
+  mirrorShape(newShape, a, Reflect.ownKeys(sourceShape(a)));
+  mirrorShape(newShape, b, Reflect.ownKeys(sourceShape(b)));
+  const def = mergeDefs(a._zod.def, {
+    shape: newShape,
+    get catchall() {
+      return b._zod.def.catchall;
+    },
+    checks: b._zod.def.checks ?? []
+  });
+  return clone(a, def);
+}
+function partial(Class2, schema, mask, name = "partial") {
+  const currDef = schema._zod.def;
+  const checks = currDef.checks;
+  const hasChecks = checks && checks.length > 0;
+  if (hasChecks) {
+    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
+  }
+  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key3) => selected && !selected.has(key3) ? value : new Class2({ type: "optional", innerType: value })));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
+}
+function required(Class2, schema, mask) {
+  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
+  const newShape = {};
+  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key3) => (
+    // overwrite with non-optional
+    selected && !selected.has(key3) ? value : new Class2({ type: "nonoptional", innerType: value })
+  ));
+  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
+}
+function aborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue !== true) {
+      return true;
+    }
+  }
+  return false;
+}
+function explicitlyAborted(x, startIndex = 0) {
+  if (x.aborted === true)
+    return true;
+  for (let i = startIndex; i < x.issues.length; i++) {
+    if (x.issues[i]?.continue === false) {
+      return true;
+    }
+  }
+  return false;
+}
+function prefixIssues(path44, issues) {
+  return issues.map((iss) => {
+    var _a3;
+    (_a3 = iss).path ?? (_a3.path = []);
+    iss.path.unshift(path44);
+    return iss;
+  });
+}
+function unwrapMessage(message) {
+  return typeof message === "string" ? message : message?.message;
+}
+function sizeCaps(defChecks) {
+  const caps = [];
+  for (const ch of defChecks ?? []) {
+    const d = ch._zod.def;
+    if (!/_(length|size)$|_equals$/.test(d.check))
+      break;
+    const max = d.maximum ?? d.length ?? d.size;
+    if (max >= 0)
+      caps.push([max, ch]);
+  }
+  return caps;
+}
+function attachSchema(issues, start, inst) {
+  var _a3;
+  for (let i = start; i < issues.length; i++) {
+    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
+  }
+}
+function finalizeIssue(iss, ctx, config2) {
+  var _a3;
+  const traits = iss.inst?._zod?.traits;
+  if (traits?.has("$ZodType")) {
+    if (traits.has("$ZodCheck"))
+      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
+    else
+      iss.schema = iss.inst;
+  }
+  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
+  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
+  const full = {};
+  for (const k of Object.keys(iss)) {
+    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
+      continue;
+    full[k] = iss[k];
+  }
+  full.path ?? (full.path = []);
+  full.message = message;
+  if (ctx?.reportInput) {
+    full.input = iss.input;
+  }
+  return full;
+}
+function getSizableOrigin(input) {
+  if (input instanceof Set)
+    return "set";
+  if (input instanceof Map)
+    return "map";
+  if (input instanceof File)
+    return "file";
+  return "unknown";
+}
+var highSurrogate = /[\uD800-\uDBFF]/;
+function codePointLength(str5) {
+  const units = str5.length;
+  if (!highSurrogate.test(str5))
+    return units;
+  let count2 = units;
+  for (let i = 0; i < units - 1; i++) {
+    if ((str5.charCodeAt(i) & 64512) === 55296 && (str5.charCodeAt(i + 1) & 64512) === 56320) {
+      count2--;
+      i++;
+    }
+  }
+  return count2;
+}
+function getLengthableOrigin(input) {
+  if (Array.isArray(input))
+    return "array";
+  if (typeof input === "string")
+    return "string";
+  return "unknown";
+}
+function parsedType(data) {
+  const t = typeof data;
+  switch (t) {
+    case "number": {
+      return Number.isNaN(data) ? "nan" : "number";
+    }
+    case "object": {
+      if (data === null) {
+        return "null";
+      }
+      if (Array.isArray(data)) {
+        return "array";
+      }
+      const obj = data;
+      if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor) {
+        return obj.constructor.name;
+      }
+    }
+  }
+  return t;
+}
+function issue(...args) {
+  const [iss, input, inst] = args;
+  if (typeof iss === "string") {
+    return {
+      message: iss,
+      code: "custom",
+      input,
+      inst
+    };
+  }
+  return { ...iss };
+}
+function cleanEnum(obj) {
+  return Object.entries(obj).filter(([k, _]) => {
+    return Number.isNaN(Number.parseInt(k, 10));
+  }).map((el) => el[1]);
+}
+function base64ToUint8Array(base642) {
+  const binaryString = atob(base642);
+  const bytes = new Uint8Array(binaryString.length);
+  for (let i = 0; i < binaryString.length; i++) {
+    bytes[i] = binaryString.charCodeAt(i);
+  }
+  return bytes;
+}
+function uint8ArrayToBase64(bytes) {
+  let binaryString = "";
+  for (let i = 0; i < bytes.length; i++) {
+    binaryString += String.fromCharCode(bytes[i]);
+  }
+  return btoa(binaryString);
+}
+function base64urlToUint8Array(base64url2) {
+  const base642 = base64url2.replace(/-/g, "+").replace(/_/g, "/");
+  const padding = "=".repeat((4 - base642.length % 4) % 4);
+  return base64ToUint8Array(base642 + padding);
+}
+function uint8ArrayToBase64url(bytes) {
+  return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
+}
+function hexToUint8Array(hex) {
+  const cleanHex = hex.replace(/^0x/, "");
+  if (cleanHex.length % 2 !== 0) {
+    throw new Error("Invalid hex string length");
+  }
+  const bytes = new Uint8Array(cleanHex.length / 2);
+  for (let i = 0; i < cleanHex.length; i += 2) {
+    bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
+  }
+  return bytes;
+}
+function uint8ArrayToHex(bytes) {
+  return Array.from(bytes).map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+var Class = class {
+  constructor(..._args) {
+  }
+};
+function members(proto, table) {
+  for (const key3 in table) {
+    const desc = Object.getOwnPropertyDescriptor(table, key3);
+    if (desc.get)
+      Object.defineProperty(proto, key3, { ...desc, enumerable: false });
+    else
+      defineBound(proto, key3, desc.value);
+  }
+}
+function own(inst, key3, value, enumerable = true) {
+  Object.defineProperty(inst, key3, { configurable: true, writable: true, enumerable, value });
+  return value;
+}
+function hide(inst, key3, value) {
+  return own(inst, key3, value, false);
+}
+// @__NO_SIDE_EFFECTS__
+function derived(computes, table) {
+  for (const key3 in computes) {
+    const compute = computes[key3];
+    Object.defineProperty(table, key3, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        return own(this, key3, compute(this));
+      },
+      set(value) {
+        own(this, key3, value);
+      }
+    });
+  }
+  return table;
+}
+function defineBound(proto, key3, fn) {
+  Object.defineProperty(proto, key3, {
+    configurable: true,
+    get() {
+      return this == null ? fn : own(this, key3, fn.bind(this));
+    },
+    set(value) {
+      own(this, key3, value);
+    }
+  });
+}
+function claim(inst, sentinel) {
+  const proto = Object.getPrototypeOf(inst);
+  return sentinel in proto ? void 0 : proto;
+}
+var installing;
+var broke = false;
+var breaker = {
+  configurable: true,
+  get() {
+    broke = true;
+    return void 0;
+  }
+};
+function defineLazyInternal(inst, key3, compute) {
+  const proto = Object.getPrototypeOf(inst._zod);
+  if (key3 in proto && installing !== inst._zod) {
+    installing = void 0;
+    return;
+  }
+  installing = inst._zod;
+  Object.defineProperty(proto, key3, {
+    configurable: true,
+    get() {
+      Object.defineProperty(this, key3, breaker);
+      const outer = broke;
+      broke = false;
+      try {
+        const value = compute(this);
+        if (broke)
+          delete this[key3];
+        else
+          Object.defineProperty(this, key3, { configurable: true, writable: true, value });
+        broke = broke || outer;
+        return value;
+      } catch (err) {
+        delete this[key3];
+        broke = broke || outer;
+        throw err;
+      }
+    },
+    set(value) {
+      Object.defineProperty(this, key3, { configurable: true, writable: true, value });
+    }
+  });
+}
+function installLazyProp(inst, key3, make, enumerable) {
+  const proto = claim(inst, key3);
+  if (!proto)
+    return;
+  Object.defineProperty(proto, key3, {
+    configurable: true,
+    get() {
+      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
+      Object.defineProperty(this, key3, desc);
+      desc.value = make(this);
+      Object.defineProperty(this, key3, desc);
+      return desc.value;
+    },
+    set(value) {
+      Object.defineProperty(this, key3, { configurable: true, writable: true, enumerable, value });
+    }
+  });
+}
+var CONSTANT_CATCH = "~constantCatch";
+function constantCatch(value) {
+  const fn = () => value;
+  fn[CONSTANT_CATCH] = true;
+  return fn;
+}
+
+// node_modules/zod/v4/core/core.js
+var _a;
+var _zodDesc = { value: void 0, enumerable: false };
+var _E = "captureStackTrace" in Error ? Error : null;
+function newError(Definition) {
+  const E2 = _E;
+  if (E2) {
+    const saved = E2.stackTraceLimit;
+    if (typeof saved === "number") {
+      try {
+        E2.stackTraceLimit = 0;
+      } catch {
+        _E = null;
+        return new Definition();
+      }
+      try {
+        return new Definition();
+      } finally {
+        E2.stackTraceLimit = saved;
+      }
+    }
+  }
+  return new Definition();
+}
+// @__NO_SIDE_EFFECTS__
+function $constructor(name, initializer3, proto, params) {
+  const zodProto = {};
+  function Internals(def) {
+    this.def = def;
+    this.constr = _;
+    this.traits = /* @__PURE__ */ new Set();
+  }
+  Internals.prototype = zodProto;
+  const protoMembers = proto;
+  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
+  function init(inst, def) {
+    if (!inst._zod) {
+      _zodDesc.value = new Internals(def);
+      try {
+        Object.defineProperty(inst, "_zod", _zodDesc);
+      } finally {
+        _zodDesc.value = void 0;
+      }
+    } else if (inst._zod.traits.has(name)) {
+      return;
+    }
+    inst._zod.traits.add(name);
+    initializer3(inst, def);
+    if (initialized) {
+      const own3 = Object.getPrototypeOf(inst);
+      const ctorProto = inst._zod.constr.prototype;
+      let up = own3;
+      while (up && up !== ctorProto)
+        up = Object.getPrototypeOf(up);
+      const target2 = up ?? own3;
+      if (!initialized.has(target2)) {
+        initialized.add(target2);
+        members(target2, protoMembers);
+      }
+    }
+    const proto2 = _.prototype;
+    for (const k in proto2) {
+      if (!Object.prototype.hasOwnProperty.call(proto2, k))
+        continue;
+      if (!(k in inst)) {
+        inst[k] = proto2[k].bind(inst);
+      }
+    }
+  }
+  const Parent = params?.Parent ?? Object;
+  class Definition extends Parent {
+  }
+  Object.defineProperty(Definition, "name", { value: name });
+  function _(def) {
+    const inst = params?.Parent ? newError(Definition) : this;
+    init(inst, def);
+    const deferred = inst._zod.deferred;
+    if (deferred) {
+      for (const fn of deferred) {
+        fn();
+      }
+      inst._zod.deferred = void 0;
+    }
+    const pp = globalThis.__zod_globalConfig?.postProcessor;
+    if (pp)
+      pp(inst);
+    return inst;
+  }
+  Object.defineProperty(_, "init", { value: init });
+  Object.defineProperty(_, Symbol.hasInstance, {
+    value: (inst) => {
+      if (params?.Parent && inst instanceof params.Parent)
+        return true;
+      return inst?._zod?.traits?.has(name);
+    }
+  });
+  Object.defineProperty(_, "name", { value: name });
+  return _;
+}
+var $ZodAsyncError = class extends Error {
+  constructor() {
+    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
+  }
+};
+var $ZodEncodeError = class extends Error {
+  constructor(name) {
+    super(`Encountered unidirectional transform during encode: ${name}`);
+    this.name = "ZodEncodeError";
+  }
+};
+(_a = globalThis).__zod_globalConfig ?? (_a.__zod_globalConfig = {});
+var globalConfig = globalThis.__zod_globalConfig;
+function config(newConfig) {
+  if (newConfig)
+    Object.assign(globalConfig, newConfig);
+  return globalConfig;
+}
+
+// node_modules/zod/v4/core/errors.js
+function _getMessage() {
+  const internals = this._zod;
+  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
+  return internals.message;
+}
+function _setMessage(value) {
+  this._zod.message = value;
+}
+var _messageDesc = {
+  get: _getMessage,
+  set: _setMessage,
+  enumerable: true,
+  configurable: true
+};
+var _issuesDesc = { value: void 0, enumerable: false };
+var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+var initializer = (inst, def) => {
+  inst.name = "$ZodError";
+  _issuesDesc.value = def;
+  Object.defineProperty(inst, "issues", _issuesDesc);
+  _issuesDesc.value = void 0;
+  Object.defineProperty(inst, "message", _messageDesc);
+  const proto = Object.getPrototypeOf(inst);
+  if (!_installedToString.has(proto)) {
+    _installedToString.add(proto);
+    Object.defineProperty(proto, "toString", {
+      configurable: true,
+      enumerable: false,
+      get() {
+        const value = () => this.message;
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+        return value;
+      },
+      set(value) {
+        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
+      }
+    });
+  }
+};
+var $ZodError = $constructor("$ZodError", initializer);
+var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
+  Parent: Error
+});
+function node(obj, key3, make) {
+  if (!Object.prototype.hasOwnProperty.call(obj, key3)) {
+    if (key3 === "__proto__") {
+      Object.defineProperty(obj, key3, { value: make(), writable: true, enumerable: true, configurable: true });
+    } else {
+      obj[key3] = make();
+    }
+  }
+  return obj[key3];
+}
+function flattenError(error2, mapper = (issue2) => issue2.message) {
+  const fieldErrors = {};
+  const formErrors = [];
+  for (const sub of error2.issues) {
+    if (sub.path.length > 0) {
+      node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
+    } else {
+      formErrors.push(mapper(sub));
+    }
+  }
+  return { formErrors, fieldErrors };
+}
+function formatError(error2, mapper = (issue2) => issue2.message) {
+  const fieldErrors = { _errors: [] };
+  const processError = (error3, path44 = []) => {
+    for (const issue2 of error3.issues) {
+      if (issue2.code === "invalid_union" && issue2.errors.length) {
+        issue2.errors.map((issues) => processError({ issues }, [...path44, ...issue2.path]));
+      } else if (issue2.code === "invalid_key") {
+        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
+      } else if (issue2.code === "invalid_element") {
+        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
+      } else {
+        const fullpath = [...path44, ...issue2.path];
+        if (fullpath.length === 0) {
+          fieldErrors._errors.push(mapper(issue2));
+        } else {
+          let curr = fieldErrors;
+          let i = 0;
+          while (i < fullpath.length) {
+            const el = fullpath[i];
+            const terminal = i === fullpath.length - 1;
+            if (el === "_errors") {
+              if (terminal)
+                curr._errors.push(mapper(issue2));
+              i++;
+              continue;
+            }
+            if (!Object.prototype.hasOwnProperty.call(curr, el)) {
+              Object.defineProperty(curr, el, {
+                value: { _errors: [] },
+                enumerable: true,
+                writable: true,
+                configurable: true
+              });
+            }
+            const node2 = curr[el];
+            if (terminal) {
+              node2._errors.push(mapper(issue2));
+            }
+            curr = node2;
+            i++;
+          }
+        }
+      }
+    }
+  };
+  processError(error2);
+  return fieldErrors;
+}
+
+// node_modules/zod/v4/core/parse.js
+function finalizeParams(callee, params) {
+  return { callee: params?.callee ?? callee, Err: params?.Err };
+}
+var _parse = (_Err) => {
+  const fn = (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+    const result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      throw new $ZodAsyncError();
+    }
+    if (result.issues.length) {
+      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, _params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var _parseAsync = (_Err) => {
+  const fn = async (schema, value, _ctx, params) => {
+    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+    let result = schema._zod.run({ value, issues: [] }, ctx);
+    if (result instanceof Promise)
+      result = await result;
+    if (result.issues.length) {
+      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
+      captureStackTrace(e, params?.callee ?? fn);
+      throw e;
+    }
+    return result.value;
+  };
+  return fn;
+};
+var _safeParse = (_Err) => (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
+  const result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise) {
+    throw new $ZodAsyncError();
+  }
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+function failure(Err, issues, ctx) {
+  let error2;
+  return {
+    success: false,
+    get error() {
+      if (!error2) {
+        error2 = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
+        issues = void 0;
+        ctx = void 0;
+      }
+      return error2;
+    },
+    set error(e) {
+      error2 = e;
+      issues = void 0;
+      ctx = void 0;
+    }
+  };
+}
+var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
+};
+var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
+var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
+var validate = ((schema, value, _ctx) => {
+  const validator = schema._zod.bag.validator;
+  if (validator !== void 0) {
+    if (validator(value) !== COMPILE_INVALID)
+      return true;
+    if (validator.definite === true && _ctx === void 0)
+      return false;
+  }
+  return validateFallback(schema, value, _ctx);
+});
+function validateFallback(schema, value, _ctx) {
+  const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
+  const fallbackRun = schema._zod.bag.fallbackRun;
+  let result;
+  if (fallbackRun) {
+    ctx[COMPILE_FALLBACK] = true;
+    result = fallbackRun({ value, issues: [] }, ctx);
+  } else {
+    result = schema._zod.run({ value, issues: [] }, ctx);
+  }
+  if (result instanceof Promise) {
+    throw new $ZodAsyncError();
+  }
+  return result.issues.length === 0;
+}
+var validateAsync = async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
+  let result = schema._zod.run({ value, issues: [] }, ctx);
+  if (result instanceof Promise)
+    result = await result;
+  return result.issues.length === 0;
+};
+var _encode = (_Err) => {
+  const parse2 = _parse(_Err);
+  const fn = (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return parse2(schema, value, ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _decode = (_Err) => {
+  const parse2 = _parse(_Err);
+  const fn = (schema, value, _ctx, _params) => {
+    return parse2(schema, value, _ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _encodeAsync = (_Err) => {
+  const parseAsync2 = _parseAsync(_Err);
+  const fn = async (schema, value, _ctx, _params) => {
+    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _decodeAsync = (_Err) => {
+  const parseAsync2 = _parseAsync(_Err);
+  const fn = async (schema, value, _ctx, _params) => {
+    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
+  };
+  return fn;
+};
+var _safeEncode = (_Err) => (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+  return _safeParse(_Err)(schema, value, ctx);
+};
+var _safeDecode = (_Err) => (schema, value, _ctx) => {
+  return _safeParse(_Err)(schema, value, _ctx);
+};
+var _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
+  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
+  return _safeParseAsync(_Err)(schema, value, ctx);
+};
+var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
+  return _safeParseAsync(_Err)(schema, value, _ctx);
+};
+
+// node_modules/zod/v4/core/regexes.js
+var cuid = /^[cC][0-9a-z]{6,}$/;
+var cuid2 = /^[0-9a-z]+$/;
+var ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
+var xid = /^[0-9a-vA-V]{20}$/;
+var ksuid = /^[A-Za-z0-9]{27}$/;
+var nanoid = /^[a-zA-Z0-9_-]{21}$/;
+function nanoidOfLength(length) {
+  return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
+}
+var duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
+var guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+var uuid = (version2) => {
+  if (!version2)
+    return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
+  return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version2}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
+};
+var email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+var _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
+function emoji() {
+  return new RegExp(_emoji, "u");
+}
+var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
+var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
+var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
+var cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
+var base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
+var base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+var httpProtocol = /^https?$/;
+var e164 = /^\+[1-9]\d{6,14}$/;
+var dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
+function anchor(source) {
+  return new RegExp(`^${source}$`);
+}
+var date = /* @__PURE__ */ anchor(dateSource);
+function timeSource(args) {
+  const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
+  const regex = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
+  return regex;
+}
+function time(args) {
+  return new RegExp(`^${timeSource(args)}$`);
+}
+function datetime(args) {
+  const opts = ["Z"];
+  if (args.offset)
+    opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
+  const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
+  const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
+  return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
+}
+var anyString = /^[\s\S]{0,}$/;
+var integer = /^-?\d+$/;
+var number = /^-?\d+(?:\.\d+)?$/;
+var boolean = /^(?:true|false)$/i;
+var lowercase = /^[^A-Z]*$/;
+var uppercase = /^[^a-z]*$/;
+
+// node_modules/zod/v4/core/checks.js
+var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
+  var _a3;
+  inst._zod ?? (inst._zod = {});
+  inst._zod.def = def;
+  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
+});
+var _whenHasLength = (payload) => {
+  const val = payload.value;
+  return !nullish(val) && val.length !== void 0;
+};
+var numericOriginMap = {
+  number: "number",
+  bigint: "bigint",
+  object: "date"
+};
+var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin2 = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin2,
+      code: "too_big",
+      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const origin2 = numericOriginMap[typeof def.value];
+  inst._zod.check = (payload) => {
+    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
+      return;
+    }
+    payload.issues.push({
+      origin: numericOriginMap[typeof payload.value] ?? origin2,
+      code: "too_small",
+      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
+      input: payload.value,
+      inclusive: def.inclusive,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckMultipleOf = /* @__PURE__ */ $constructor("$ZodCheckMultipleOf", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (typeof payload.value !== typeof def.value)
+      throw new Error("Cannot mix number and bigint in multiple_of check.");
+    const isMultiple = typeof payload.value === "bigint" ? (
+      // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+      def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
+    ) : floatSafeRemainder(payload.value, def.value) === 0;
+    if (isMultiple)
+      return;
+    payload.issues.push({
+      origin: typeof payload.value,
+      code: "not_multiple_of",
+      divisor: def.value,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  def.format = def.format || "float64";
+  const isInt = def.format?.includes("int");
+  const origin2 = isInt ? "int" : "number";
+  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    if (isInt) {
+      if (!Number.isInteger(input)) {
+        payload.issues.push({
+          expected: origin2,
+          format: def.format,
+          code: "invalid_type",
+          continue: false,
+          input,
+          inst
+        });
+        return;
+      }
+      if (!Number.isSafeInteger(input)) {
+        if (input > 0) {
+          payload.issues.push({
+            input,
+            code: "too_big",
+            maximum: Number.MAX_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin: origin2,
+            inclusive: true,
+            continue: !def.abort
+          });
+        } else {
+          payload.issues.push({
+            input,
+            code: "too_small",
+            minimum: Number.MIN_SAFE_INTEGER,
+            note: "Integers must be within the safe integer range.",
+            inst,
+            origin: origin2,
+            inclusive: true,
+            continue: !def.abort
+          });
+        }
+        return;
+      }
+    }
+    if (input < minimum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_small",
+        minimum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+    if (input > maximum) {
+      payload.issues.push({
+        origin: "number",
+        input,
+        code: "too_big",
+        maximum,
+        inclusive: true,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const units = input.length;
+    const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
+    if (length <= def.maximum)
+      return;
+    const origin2 = getLengthableOrigin(input);
+    payload.issues.push({
+      origin: origin2,
+      code: "too_big",
+      maximum: def.maximum,
+      inclusive: true,
+      input,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const units = input.length;
+    const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
+    if (length >= def.minimum)
+      return;
+    const origin2 = getLengthableOrigin(input);
+    payload.issues.push({
+      origin: origin2,
+      code: "too_small",
+      minimum: def.minimum,
+      inclusive: true,
+      input,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals", (inst, def) => {
+  var _a3;
+  $ZodCheck.init(inst, def);
+  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const units = input.length;
+    const length = typeof input === "string" && units >= def.length && units <= def.length * 2 ? codePointLength(input) : units;
+    if (length === def.length)
+      return;
+    const origin2 = getLengthableOrigin(input);
+    const tooBig = length > def.length;
+    payload.issues.push({
+      origin: origin2,
+      ...tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
+      inclusive: true,
+      exact: true,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
+  var _a3, _b;
+  $ZodCheck.init(inst, def);
+  if (def.pattern)
+    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
+      def.pattern.lastIndex = 0;
+      if (def.pattern.test(payload.value))
+        return;
+      payload.issues.push({
+        origin: "string",
+        code: "invalid_format",
+        format: def.format,
+        input: payload.value,
+        ...def.pattern ? { pattern: def.pattern.toString() } : {},
+        inst,
+        continue: !def.abort
+      });
+    });
+  else
+    (_b = inst._zod).check ?? (_b.check = () => {
+    });
+});
+var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
+  $ZodCheckStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    def.pattern.lastIndex = 0;
+    if (def.pattern.test(payload.value))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "regex",
+      input: payload.value,
+      pattern: def.pattern.toString(),
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckLowerCase = /* @__PURE__ */ $constructor("$ZodCheckLowerCase", (inst, def) => {
+  def.pattern ?? (def.pattern = lowercase);
+  $ZodCheckStringFormat.init(inst, def);
+});
+var $ZodCheckUpperCase = /* @__PURE__ */ $constructor("$ZodCheckUpperCase", (inst, def) => {
+  def.pattern ?? (def.pattern = uppercase);
+  $ZodCheckStringFormat.init(inst, def);
+});
+var $ZodCheckIncludes = /* @__PURE__ */ $constructor("$ZodCheckIncludes", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const escapedRegex = escapeRegex(def.includes);
+  const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
+  def.pattern = pattern;
+  inst._zod.check = (payload) => {
+    if (payload.value.includes(def.includes, def.position))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "includes",
+      includes: def.includes,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckStartsWith = /* @__PURE__ */ $constructor("$ZodCheckStartsWith", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const pattern = new RegExp(`^${escapeRegex(def.prefix)}.*`);
+  def.pattern ?? (def.pattern = pattern);
+  inst._zod.check = (payload) => {
+    if (payload.value.startsWith(def.prefix))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "starts_with",
+      prefix: def.prefix,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckEndsWith = /* @__PURE__ */ $constructor("$ZodCheckEndsWith", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  const pattern = new RegExp(`.*${escapeRegex(def.suffix)}$`);
+  def.pattern ?? (def.pattern = pattern);
+  inst._zod.check = (payload) => {
+    if (payload.value.endsWith(def.suffix))
+      return;
+    payload.issues.push({
+      origin: "string",
+      code: "invalid_format",
+      format: "ends_with",
+      suffix: def.suffix,
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  inst._zod.check = (payload) => {
+    payload.value = def.tx(payload.value);
+  };
+});
+
+// node_modules/zod/v4/core/doc.js
+var Doc = class {
+  constructor(args = [], closed = {}) {
+    this.content = [];
+    this.indent = 0;
+    this.args = args;
+    this.closed = closed;
+  }
+  // the compiler catches a child's throw and keeps writing into this doc, so the indent has to unwind with it
+  indented(fn) {
+    this.indent += 1;
+    try {
+      fn(this);
+    } finally {
+      this.indent -= 1;
+    }
+  }
+  write(arg) {
+    if (typeof arg === "function") {
+      arg(this, { execution: "sync" });
+      arg(this, { execution: "async" });
+      return;
+    }
+    const content = arg;
+    const lines = content.split("\n").filter((x) => x);
+    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
+    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
+    for (const line of dedented) {
+      this.content.push(line);
+    }
+  }
+  compile() {
+    const F = Function;
+    const content = this?.content ?? [``];
+    const factory = new F(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {
+${content.join("\n")}
+};`);
+    return factory(...Object.values(this.closed));
+  }
+};
+
+// node_modules/zod/v4/core/versions.js
+var version = {
+  major: 4,
+  minor: 6,
+  patch: 7
+};
+
+// node_modules/zod/v4/core/schemas.js
+var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
+  var _a3;
+  inst ?? (inst = {});
+  inst._zod.def = def;
+  inst._zod.bag = inst._zod.bag || {};
+  inst._zod.version = version;
+  const defChecks = inst._zod.def.checks;
+  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
+  for (const ch of checks) {
+    for (const fn of ch._zod.onattach) {
+      fn(inst);
+    }
+  }
+  if (checks.length === 0) {
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred?.push(() => {
+      inst._zod.run = inst._zod.parse;
+    });
+  } else {
+    const runChecks = (payload, checks2, ctx) => {
+      if (payload.memo)
+        return payload;
+      let isAborted = aborted(payload);
+      let asyncResult;
+      for (const ch of checks2) {
+        if (ch._zod.def.when) {
+          if (explicitlyAborted(payload))
+            continue;
+          const shouldRun = ch._zod.def.when(payload);
+          if (!shouldRun)
+            continue;
+        } else if (isAborted) {
+          continue;
+        }
+        const currLen = payload.issues.length;
+        const _ = ch._zod.check(payload);
+        if (_ instanceof Promise && ctx?.async === false) {
+          throw new $ZodAsyncError();
+        }
+        if (asyncResult || _ instanceof Promise) {
+          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
+            await _;
+            const nextLen = payload.issues.length;
+            if (nextLen === currLen)
+              return;
+            attachSchema(payload.issues, currLen, inst);
+            if (!isAborted)
+              isAborted = aborted(payload, currLen);
+          });
+        } else {
+          const nextLen = payload.issues.length;
+          if (nextLen === currLen)
+            continue;
+          attachSchema(payload.issues, currLen, inst);
+          if (!isAborted)
+            isAborted = aborted(payload, currLen);
+        }
+      }
+      if (asyncResult) {
+        return asyncResult.then(() => {
+          return payload;
+        });
+      }
+      return payload;
+    };
+    const handleCanaryResult = (canary, payload, ctx) => {
+      if (aborted(canary)) {
+        canary.aborted = true;
+        return canary;
+      }
+      const checkResult = runChecks(payload, checks, ctx);
+      if (checkResult instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
+      }
+      return inst._zod.parse(checkResult, ctx);
+    };
+    inst._zod.run = (payload, ctx) => {
+      if (ctx.skipChecks) {
+        return inst._zod.parse(payload, ctx);
+      }
+      if (ctx.direction === "backward") {
+        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
+        if (canary instanceof Promise) {
+          return canary.then((canary2) => {
+            return handleCanaryResult(canary2, payload, ctx);
+          });
+        }
+        return handleCanaryResult(canary, payload, ctx);
+      }
+      const result = inst._zod.parse(payload, ctx);
+      if (result instanceof Promise) {
+        if (ctx.async === false)
+          throw new $ZodAsyncError();
+        return result.then((result2) => runChecks(result2, checks, ctx));
+      }
+      return runChecks(result, checks, ctx);
+    };
+  }
+}, {
+  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
+  get "~standard"() {
+    return hide(this, "~standard", standardProps(this));
+  },
+  set "~standard"(value) {
+    own(this, "~standard", value);
+  }
+});
+var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
+async function validateAsync2(inst, value) {
+  const ctx = { async: true };
+  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
+}
+function standardProps(inst) {
+  return {
+    validate: (value) => {
+      const ctx = { async: false };
+      try {
+        const r = inst._zod.run({ value, issues: [] }, ctx);
+        if (!(r instanceof Promise))
+          return toStandardResult(r, ctx);
+      } catch (_) {
+      }
+      return validateAsync2(inst, value);
+    },
+    vendor: "zod",
+    version: 1
+  };
+}
+var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = def.pattern ?? anyString;
+  inst._zod.parse = (payload, _) => {
+    if (def.coerce)
+      try {
+        payload.value = String(payload.value);
+      } catch (_2) {
+      }
+    if (typeof payload.value === "string")
+      return payload;
+    payload.issues.push({
+      expected: "string",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodStringFormat = /* @__PURE__ */ $constructor("$ZodStringFormat", (inst, def) => {
+  $ZodCheckStringFormat.init(inst, def);
+  $ZodString.init(inst, def);
+});
+var $ZodGUID = /* @__PURE__ */ $constructor("$ZodGUID", (inst, def) => {
+  def.pattern ?? (def.pattern = guid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodUUID = /* @__PURE__ */ $constructor("$ZodUUID", (inst, def) => {
+  if (def.version) {
+    const versionMap = {
+      v1: 1,
+      v2: 2,
+      v3: 3,
+      v4: 4,
+      v5: 5,
+      v6: 6,
+      v7: 7,
+      v8: 8
+    };
+    const v = versionMap[def.version];
+    if (v === void 0)
+      throw new Error(`Invalid UUID version: "${def.version}"`);
+    def.pattern ?? (def.pattern = uuid(v));
+  } else
+    def.pattern ?? (def.pattern = uuid());
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodEmail = /* @__PURE__ */ $constructor("$ZodEmail", (inst, def) => {
+  def.pattern ?? (def.pattern = email);
+  $ZodStringFormat.init(inst, def);
+});
+var URL_BAD_FORMAT = 1;
+var URL_UNPARSEABLE = 2;
+function canParseURL(input) {
+  try {
+    if (typeof URL !== "undefined" && typeof URL.canParse === "function")
+      return URL.canParse(input);
+    new URL(input);
+    return true;
+  } catch {
+    return false;
+  }
+}
+function validateURL(trimmed, def) {
+  if (!("normalize" in def) && !("hostname" in def) && !("protocol" in def)) {
+    return canParseURL(trimmed) || URL_UNPARSEABLE;
+  }
+  return parseURLObject(trimmed, def);
+}
+function parseURLObject(trimmed, def) {
+  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
+    return URL_BAD_FORMAT;
+  }
+  try {
+    if (typeof URL !== "undefined") {
+      const URLStatic = URL;
+      if (typeof URLStatic.parse === "function")
+        return URLStatic.parse(trimmed) ?? URL_UNPARSEABLE;
+    }
+    return new URL(trimmed);
+  } catch {
+    return URL_UNPARSEABLE;
+  }
+}
+var asciiTabOrNewline = /[\t\n\r]/g;
+function stripTabAndNewline(value) {
+  return value.replace(asciiTabOrNewline, "");
+}
+function urlHostnameOk(url, hostname) {
+  hostname.lastIndex = 0;
+  return hostname.test(url.hostname);
+}
+function urlProtocolOk(url, protocol) {
+  protocol.lastIndex = 0;
+  return protocol.test(url.protocol.endsWith(":") ? url.protocol.slice(0, -1) : url.protocol);
+}
+var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    try {
+      const trimmed = payload.value.trim();
+      const url = validateURL(trimmed, def);
+      if (url === URL_BAD_FORMAT) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid URL format",
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+        return;
+      }
+      if (url === URL_UNPARSEABLE) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+        return;
+      }
+      if (url === true) {
+        payload.value = stripTabAndNewline(trimmed);
+        return;
+      }
+      if (def.hostname && !urlHostnameOk(url, def.hostname)) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid hostname",
+          pattern: def.hostname.source,
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+      }
+      if (def.protocol && !urlProtocolOk(url, def.protocol)) {
+        payload.issues.push({
+          code: "invalid_format",
+          format: "url",
+          note: "Invalid protocol",
+          pattern: def.protocol.source,
+          input: payload.value,
+          inst,
+          continue: !def.abort
+        });
+      }
+      payload.value = def.normalize ? url.href : stripTabAndNewline(trimmed);
+      return;
+    } catch (_) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "url",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodEmoji = /* @__PURE__ */ $constructor("$ZodEmoji", (inst, def) => {
+  def.pattern ?? (def.pattern = emoji());
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodNanoID = /* @__PURE__ */ $constructor("$ZodNanoID", (inst, def) => {
+  if (def.length !== void 0 && (!Number.isInteger(def.length) || def.length < 1))
+    throw new Error(`Invalid nanoid length: ${def.length}`);
+  def.pattern ?? (def.pattern = def.length === void 0 ? nanoid : nanoidOfLength(def.length));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodCUID = /* @__PURE__ */ $constructor("$ZodCUID", (inst, def) => {
+  def.pattern ?? (def.pattern = cuid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodCUID2 = /* @__PURE__ */ $constructor("$ZodCUID2", (inst, def) => {
+  def.pattern ?? (def.pattern = cuid2);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodULID = /* @__PURE__ */ $constructor("$ZodULID", (inst, def) => {
+  def.pattern ?? (def.pattern = ulid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodXID = /* @__PURE__ */ $constructor("$ZodXID", (inst, def) => {
+  def.pattern ?? (def.pattern = xid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodKSUID = /* @__PURE__ */ $constructor("$ZodKSUID", (inst, def) => {
+  def.pattern ?? (def.pattern = ksuid);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODateTime = /* @__PURE__ */ $constructor("$ZodISODateTime", (inst, def) => {
+  def.pattern ?? (def.pattern = datetime(def));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODate = /* @__PURE__ */ $constructor("$ZodISODate", (inst, def) => {
+  def.pattern ?? (def.pattern = date);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISOTime = /* @__PURE__ */ $constructor("$ZodISOTime", (inst, def) => {
+  def.pattern ?? (def.pattern = time(def));
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodISODuration = /* @__PURE__ */ $constructor("$ZodISODuration", (inst, def) => {
+  def.pattern ?? (def.pattern = duration);
+  $ZodStringFormat.init(inst, def);
+});
+var $ZodIPv4 = /* @__PURE__ */ $constructor("$ZodIPv4", (inst, def) => {
+  def.pattern ?? (def.pattern = ipv4);
+  $ZodStringFormat.init(inst, def);
+});
+var ipv6Alphabet = /^[0-9a-fA-F:.]+$/;
+function isValidIPv6(value) {
+  if (!ipv6Alphabet.test(value))
+    return false;
+  return canParseURL(`http://[${value}]`);
+}
+var $ZodIPv6 = /* @__PURE__ */ $constructor("$ZodIPv6", (inst, def) => {
+  def.pattern ?? (def.pattern = ipv6);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (!isValidIPv6(payload.value)) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "ipv6",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
+  def.pattern ?? (def.pattern = cidrv4);
+  $ZodStringFormat.init(inst, def);
+});
+function isValidCIDRv6(value) {
+  const parts = value.split("/");
+  if (parts.length !== 2)
+    return false;
+  const [address, prefix] = parts;
+  if (!prefix)
+    return false;
+  const prefixNum = Number(prefix);
+  if (`${prefixNum}` !== prefix)
+    return false;
+  if (prefixNum < 0 || prefixNum > 128)
+    return false;
+  return isValidIPv6(address);
+}
+var $ZodCIDRv6 = /* @__PURE__ */ $constructor("$ZodCIDRv6", (inst, def) => {
+  def.pattern ?? (def.pattern = cidrv6);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (!isValidCIDRv6(payload.value)) {
+      payload.issues.push({
+        code: "invalid_format",
+        format: "cidrv6",
+        input: payload.value,
+        inst,
+        continue: !def.abort
+      });
+    }
+  };
+});
+function isValidBase64(data) {
+  if (data === "")
+    return true;
+  if (/\s/.test(data))
+    return false;
+  if (data.length % 4 !== 0)
+    return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+var base64Charset = /^[0-9a-zA-Z+/]*={0,2}$/;
+var $ZodBase64 = /* @__PURE__ */ $constructor("$ZodBase64", (inst, def) => {
+  def.pattern ?? (def.pattern = base64Charset);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidBase64(payload.value))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "base64",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var base64urlCharset = /^[A-Za-z0-9_-]*$/;
+function isValidBase64URL(data) {
+  if (!base64urlCharset.test(data))
+    return false;
+  const base642 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
+  const padded = base642.padEnd(Math.ceil(base642.length / 4) * 4, "=");
+  return isValidBase64(padded);
+}
+var $ZodBase64URL = /* @__PURE__ */ $constructor("$ZodBase64URL", (inst, def) => {
+  def.pattern ?? (def.pattern = base64urlCharset);
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidBase64URL(payload.value))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "base64url",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodE164 = /* @__PURE__ */ $constructor("$ZodE164", (inst, def) => {
+  def.pattern ?? (def.pattern = e164);
+  $ZodStringFormat.init(inst, def);
+});
+function isValidJWT(token, algorithm = null) {
+  try {
+    const tokensParts = token.split(".");
+    if (tokensParts.length !== 3)
+      return false;
+    const [header] = tokensParts;
+    if (!header)
+      return false;
+    const parsedHeader = JSON.parse(atob(header));
+    if ("typ" in parsedHeader && parsedHeader?.typ !== "JWT")
+      return false;
+    if (!parsedHeader.alg)
+      return false;
+    if (algorithm && (!("alg" in parsedHeader) || parsedHeader.alg !== algorithm))
+      return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+var $ZodJWT = /* @__PURE__ */ $constructor("$ZodJWT", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (isValidJWT(payload.value, def.alg))
+      return;
+    payload.issues.push({
+      code: "invalid_format",
+      format: "jwt",
+      input: payload.value,
+      inst,
+      continue: !def.abort
+    });
+  };
+});
+var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = number;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Number(payload.value);
+      } catch (_) {
+      }
+    const input = payload.value;
+    if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
+      return payload;
+    }
+    const received = typeof input === "number" ? Number.isNaN(input) ? "NaN" : !Number.isFinite(input) ? String(input) : void 0 : void 0;
+    payload.issues.push({
+      expected: "number",
+      code: "invalid_type",
+      input,
+      inst,
+      ...received ? { received } : {}
+    });
+    return payload;
+  };
+});
+var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
+  $ZodCheckNumberFormat.init(inst, def);
+  $ZodNumber.init(inst, def);
+});
+var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.pattern = boolean;
+  inst._zod.parse = (payload, _ctx) => {
+    if (def.coerce)
+      try {
+        payload.value = Boolean(payload.value);
+      } catch (_) {
+      }
+    const input = payload.value;
+    if (typeof input === "boolean")
+      return payload;
+    payload.issues.push({
+      expected: "boolean",
+      code: "invalid_type",
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload) => payload;
+});
+var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _ctx) => {
+    payload.issues.push({
+      expected: "never",
+      code: "invalid_type",
+      input: payload.value,
+      inst
+    });
+    return payload;
+  };
+});
+function capSize(inst, size) {
+  const caps = sizeCaps(inst._zod.def.checks);
+  if (!caps.length)
+    return;
+  const cap = Math.min(...caps.map((c) => c[0]));
+  const parse2 = inst._zod.parse;
+  inst._zod.parse = (payload, ctx) => {
+    const n = size(payload.value);
+    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
+      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
+        if (n > max && ch._zod.def.when(payload)) {
+          const start = payload.issues.length;
+          ch._zod.check(payload);
+          payload.issues[start].continue = false;
+          attachSchema(payload.issues, start, inst);
+          return payload;
+        }
+      }
+    }
+    return parse2(payload, ctx);
+  };
+}
+var arraySize = (input) => Array.isArray(input) ? input.length : -1;
+function handleArrayResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
+  }
+  final.value[index] = result.value;
+}
+var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({
+        expected: "array",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
+    const proms = [];
+    const abortEarly = ctx?.abortEarly;
+    for (let i = 0; i < input.length; i++) {
+      const item = input[i];
+      const result = def.element._zod.run({
+        value: item,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
+      } else {
+        handleArrayResult(result, payload, i);
+        if (abortEarly && result.issues.length !== 0 && aborted(result))
+          break;
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+  capSize(inst, arraySize);
+});
+function handlePropertyResult(result, final, key3, input, optin, optout) {
+  const isPresent = key3 in input;
+  const isOptionalOut = optout === "optional";
+  if (!isPresent && isOptionalOut && optin === "optional") {
+    return;
+  }
+  if (result.issues.length) {
+    if (optin !== void 0 && isOptionalOut && !isPresent) {
+      return;
+    }
+    final.issues.push(...prefixIssues(key3, result.issues));
+  }
+  if (!isPresent && optin === void 0) {
+    if (!result.issues.length) {
+      final.issues.push({
+        code: "invalid_type",
+        expected: "nonoptional",
+        input: void 0,
+        path: [key3]
+      });
+    }
+    return;
+  }
+  if (result.value === void 0) {
+    if (isPresent || optin === "defaulted" && !isOptionalOut) {
+      final.value[key3] = void 0;
+    }
+  } else {
+    final.value[key3] = result.value;
+  }
+}
+var NO_SYMBOL_KEYS = [];
+function normalizeDef(def) {
+  const keys = Object.keys(def.shape);
+  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
+  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
+  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
+  for (const k of allKeys) {
+    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
+      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
+    }
+  }
+  const okeys = optionalKeys(def.shape);
+  return {
+    ...def,
+    allKeys,
+    symbolKeys,
+    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
+    keySet: new Set(keys),
+    numKeys: keys.length,
+    optionalKeys: new Set(okeys)
+  };
+}
+function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
+  const unrecognized = [];
+  const keySet = def.keySet;
+  const _catchall = def.catchall._zod;
+  const t = _catchall.def.type;
+  const optin = _catchall.optin;
+  const optout = _catchall.optout;
+  let seen = 0;
+  for (const key3 in input) {
+    if (abortEarly && payload.issues.length !== seen) {
+      if (aborted(payload, seen))
+        break;
+      seen = payload.issues.length;
+    }
+    if (keySet.has(key3))
+      continue;
+    if (key3 === "__proto__") {
+      if (t === "never")
+        unrecognized.push(key3);
+      continue;
+    }
+    if (t === "never") {
+      unrecognized.push(key3);
+      continue;
+    }
+    const r = _catchall.run({ value: input[key3], issues: [] }, ctx);
+    if (r instanceof Promise) {
+      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
+    } else {
+      handlePropertyResult(r, payload, key3, input, optin, optout);
+    }
+  }
+  if (unrecognized.length) {
+    payload.issues.push({
+      code: "unrecognized_keys",
+      keys: unrecognized,
+      input,
+      inst,
+      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
+      continue: true
+    });
+  }
+  if (!proms.length)
+    return payload;
+  return Promise.all(proms).then(() => {
+    return payload;
+  });
+}
+var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
+  $ZodType.init(inst, def);
+  const desc = Object.getOwnPropertyDescriptor(def, "shape");
+  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
+  if (sh) {
+    const get = () => {
+      const newSh = { ...sh };
+      Object.defineProperty(def, "shape", { value: newSh });
+      get.raw = newSh;
+      return newSh;
+    };
+    get.raw = sh;
+    Object.defineProperty(def, "shape", { get });
+  }
+  const _normalized = cached2(() => normalizeDef(def));
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const shape = zod.def.shape;
+    const propValues = {};
+    for (const key3 in shape) {
+      const field = shape[key3]._zod;
+      if (field.values) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, key3)) {
+          assignProp(propValues, key3, /* @__PURE__ */ new Set());
+        }
+        for (const v of field.values)
+          propValues[key3].add(v);
+        if (field.optin !== void 0)
+          propValues[key3].add(void 0);
+      }
+    }
+    return propValues;
+  });
+  const isObject2 = isObject;
+  const catchall = def.catchall;
+  let value;
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    value ?? (value = _normalized.value);
+    const input = payload.value;
+    if (!isObject2(input)) {
+      payload.issues.push({
+        expected: "object",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+    const proms = [];
+    const shape = value.shape;
+    const abortEarly = ctx?.abortEarly;
+    let seen = payload.issues.length;
+    for (const key3 of value.allKeys) {
+      if (abortEarly && payload.issues.length !== seen) {
+        if (aborted(payload, seen))
+          break;
+        seen = payload.issues.length;
+      }
+      if (key3 === "__proto__")
+        continue;
+      const el = shape[key3];
+      const optin = el._zod.optin;
+      const optout = el._zod.optout;
+      const r = el._zod.run({ value: input[key3], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
+      } else {
+        handlePropertyResult(r, payload, key3, input, optin, optout);
+      }
+    }
+    if (!catchall) {
+      return proms.length ? Promise.all(proms).then(() => payload) : payload;
+    }
+    return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
+  };
+});
+var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) => {
+  $ZodObject.init(inst, def);
+  const superParse = inst._zod.parse;
+  const _normalized = cached2(() => normalizeDef(def));
+  const memo2 = globalConfig.memoizer;
+  const generateFastpass = (shape) => {
+    const normalized = _normalized.value;
+    const syms = normalized.symbolKeys;
+    const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
+    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
+    const prefixStr = (id, k) => `
+          let ${id}_ab = false;
+          for (let i = 0; i < ${id}.issues.length; i++) {
+            const iss = ${id}.issues[i];
+            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
+            payload.issues.push(iss);
+            if (iss.continue !== true) ${id}_ab = true;
+          }
+          if (${id}_ab && ctx && ctx.abortEarly) {
+            payload.value = newResult;
+            return payload;
+          }`;
+    doc.write(`const input = payload.value;`);
+    const ids = /* @__PURE__ */ Object.create(null);
+    let counter = 0;
+    for (const key3 of normalized.allKeys) {
+      ids[key3] = `key_${counter++}`;
+    }
+    doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
+    for (const key3 of normalized.allKeys) {
+      if (key3 === "__proto__")
+        continue;
+      const id = ids[key3];
+      const k = typeof key3 === "symbol" ? `syms[${syms.indexOf(key3)}]` : esc(key3);
+      const isPresent = `${k} in input`;
+      const schema = shape[key3];
+      const optin = schema?._zod?.optin;
+      const isOptionalIn = optin !== void 0;
+      const isOptionalOut = schema?._zod?.optout === "optional";
+      doc.write(`const ${id} = ${parseStr(k)};`);
+      if (isOptionalIn && isOptionalOut) {
+        const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
+        doc.write(`
+        const ${id}_present = ${isPresent};
+        if (!${id}.issues.length || ${id}_present) {
+          if (${id}.issues.length) {${prefixStr(id, k)}
+          }
+
+          if (${assign}) {
+            newResult[${k}] = ${id}.value;
+          }
+        }
+
+      `);
+      } else if (!isOptionalIn) {
+        doc.write(`
+        const ${id}_present = ${isPresent};
+        if (${id}.issues.length) {${prefixStr(id, k)}
+        }
+        if (!${id}_present && !${id}.issues.length) {
+          payload.issues.push({
+            code: "invalid_type",
+            expected: "nonoptional",
+            input: undefined,
+            path: [${k}]
+          });
+          if (ctx && ctx.abortEarly) {
+            payload.value = newResult;
+            return payload;
+          }
+        }
+
+        if (${id}_present) {
+          newResult[${k}] = ${id}.value;
+        }
+
+      `);
+      } else {
+        doc.write(`
+        if (${id}.issues.length) {${prefixStr(id, k)}
+        }
+      `);
+        if (optin === "defaulted") {
+          doc.write(`newResult[${k}] = ${id}.value;`);
+        } else {
+          doc.write(`
+        if (${id}.value !== undefined || ${isPresent}) {
+          newResult[${k}] = ${id}.value;
+        }
+      `);
+        }
+      }
+    }
+    doc.write(`payload.value = newResult;`);
+    doc.write(`return payload;`);
+    return doc.compile();
+  };
+  let fastpass;
+  const isObject2 = isObject;
+  const jit = !globalConfig.jitless;
+  const allowsEval2 = allowsEval;
+  const fastEnabled = jit && allowsEval2.value;
+  const catchall = def.catchall;
+  let value;
+  inst._zod.parse = (payload, ctx) => {
+    value ?? (value = _normalized.value);
+    const input = payload.value;
+    if (!isObject2(input)) {
+      payload.issues.push({
+        expected: "object",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {
+      if (!fastpass)
+        fastpass = generateFastpass(def.shape);
+      payload = fastpass(payload, ctx);
+      if (!catchall)
+        return payload;
+      return handleCatchall([], input, payload, ctx, value, inst, ctx?.abortEarly === true);
+    }
+    return superParse(payload, ctx);
+  };
+});
+function handleUnionResults(results, final, inst, ctx) {
+  for (const result of results) {
+    if (result.issues.length === 0) {
+      final.value = result.value;
+      return final;
+    }
+  }
+  const nonaborted = results.filter((r) => !aborted(r));
+  if (nonaborted.length === 1) {
+    final.value = nonaborted[0].value;
+    return nonaborted[0];
+  }
+  final.issues.push({
+    code: "invalid_union",
+    input: final.value,
+    inst,
+    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
+  });
+  return final;
+}
+var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
+  defineLazyInternal(inst, "values", (zod) => {
+    if (zod.def.options.every((o) => o._zod.values)) {
+      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
+    }
+    return void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    if (zod.def.options.every((o) => o._zod.pattern)) {
+      const patterns = zod.def.options.map((o) => o._zod.pattern);
+      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
+    }
+    return void 0;
+  });
+  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
+  inst._zod.parse = (payload, ctx) => {
+    if (first) {
+      return first(payload, ctx);
+    }
+    let async = false;
+    const results = [];
+    for (const option of def.options) {
+      const result = option._zod.run({
+        value: payload.value,
+        issues: []
+      }, ctx);
+      if (result instanceof Promise) {
+        results.push(result);
+        async = true;
+      } else {
+        if (result.issues.length === 0)
+          return result;
+        results.push(result);
+      }
+    }
+    if (!async)
+      return handleUnionResults(results, payload, inst, ctx);
+    return Promise.all(results).then((results2) => {
+      return handleUnionResults(results2, payload, inst, ctx);
+    });
+  };
+});
+function discriminatorMap(def) {
+  const map = /* @__PURE__ */ new Map();
+  for (const option of def.options) {
+    const values = option._zod.propValues?.[def.discriminator];
+    if (!values || values.size === 0)
+      throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
+    for (const value of values) {
+      if (map.has(value)) {
+        if (value !== void 0)
+          throw new Error(`Duplicate discriminator value "${String(value)}"`);
+        map.set(value, null);
+      } else {
+        map.set(value, option);
+      }
+    }
+  }
+  return map;
+}
+var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
+  def.inclusive = false;
+  $ZodUnion.init(inst, def);
+  const _super = inst._zod.parse;
+  defineLazyInternal(inst, "propValues", (zod) => {
+    const propValues = {};
+    let undefinedCount = 0;
+    for (const option of zod.def.options) {
+      const pv = option._zod.propValues;
+      if (!pv || Object.keys(pv).length === 0)
+        throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
+      if (pv[zod.def.discriminator]?.has(void 0))
+        undefinedCount++;
+      for (const [k, v] of Object.entries(pv)) {
+        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
+          assignProp(propValues, k, /* @__PURE__ */ new Set());
+        }
+        for (const val of v) {
+          propValues[k].add(val);
+        }
+      }
+    }
+    if (!zod.def.unionFallback && undefinedCount > 1)
+      propValues[zod.def.discriminator]?.delete(void 0);
+    return propValues;
+  });
+  def.options.forEach((option, i) => {
+    const propShape = rawShape(option._zod.def);
+    if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
+      throw new Error(`Invalid discriminated union option at index "${i}"`);
+    }
+  });
+  const disc = cached2(() => discriminatorMap(def));
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!isObject(input)) {
+      payload.issues.push({
+        code: "invalid_type",
+        expected: "object",
+        input,
+        inst
+      });
+      return payload;
+    }
+    const value = input?.[def.discriminator];
+    const opt2 = disc.value.get(value);
+    if (opt2 && (value !== void 0 || ctx.direction !== "backward")) {
+      return opt2._zod.run(payload, ctx);
+    }
+    if (def.unionFallback || ctx.direction === "backward") {
+      return _super(payload, ctx);
+    }
+    payload.issues.push({
+      code: "invalid_union",
+      errors: [],
+      note: "No matching discriminator",
+      discriminator: def.discriminator,
+      options: Array.from(disc.value.keys()).filter((value2) => disc.value.get(value2) !== null),
+      input,
+      path: [def.discriminator],
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodIntersection = /* @__PURE__ */ $constructor("$ZodIntersection", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    const left = def.left._zod.run({ value: input, issues: [] }, ctx);
+    const right = def.right._zod.run({ value: input, issues: [] }, ctx);
+    const async = left instanceof Promise || right instanceof Promise;
+    if (async) {
+      return Promise.all([left, right]).then(([left2, right2]) => {
+        return handleIntersectionResults(payload, left2, right2);
+      });
+    }
+    return handleIntersectionResults(payload, left, right);
+  };
+});
+function mergeValues(a, b) {
+  if (a === b) {
+    return { valid: true, data: a };
+  }
+  if (a instanceof Date && b instanceof Date && +a === +b) {
+    return { valid: true, data: a };
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const bKeys = Object.keys(b);
+    const sharedKeys = Object.keys(a).filter((key3) => bKeys.indexOf(key3) !== -1);
+    const newObj = { ...a, ...b };
+    if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
+      delete newObj.__proto__;
+    for (const key3 of sharedKeys) {
+      if (key3 === "__proto__")
+        continue;
+      const sharedValue = mergeValues(a[key3], b[key3]);
+      if (!sharedValue.valid) {
+        return {
+          valid: false,
+          mergeErrorPath: [key3, ...sharedValue.mergeErrorPath]
+        };
+      }
+      newObj[key3] = sharedValue.data;
+    }
+    return { valid: true, data: newObj };
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) {
+      return { valid: false, mergeErrorPath: [] };
+    }
+    const newArray = [];
+    for (let index = 0; index < a.length; index++) {
+      const itemA = a[index];
+      const itemB = b[index];
+      const sharedValue = mergeValues(itemA, itemB);
+      if (!sharedValue.valid) {
+        return {
+          valid: false,
+          mergeErrorPath: [index, ...sharedValue.mergeErrorPath]
+        };
+      }
+      newArray.push(sharedValue.data);
+    }
+    return { valid: true, data: newArray };
+  }
+  return { valid: false, mergeErrorPath: [] };
+}
+function handleIntersectionResults(result, left, right) {
+  const unrecKeys = /* @__PURE__ */ new Map();
+  let unrecIssue;
+  const keyIssues = /* @__PURE__ */ new Map();
+  const collect = (iss, side) => {
+    let keys;
+    if (iss.code === "unrecognized_keys" && !iss.path?.length) {
+      unrecIssue ?? (unrecIssue = iss);
+      keys = iss.keys;
+    } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
+      const k = String(iss.path[0]);
+      if (!keyIssues.has(k))
+        keyIssues.set(k, iss);
+      keys = [k];
+    } else {
+      return false;
+    }
+    for (const k of keys) {
+      if (!unrecKeys.has(k))
+        unrecKeys.set(k, {});
+      unrecKeys.get(k)[side] = true;
+    }
+    return true;
+  };
+  for (const iss of left.issues) {
+    if (!collect(iss, "l"))
+      result.issues.push(iss);
+  }
+  for (const iss of right.issues) {
+    if (!collect(iss, "r"))
+      result.issues.push(iss);
+  }
+  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
+  if (bothKeys.length) {
+    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
+    if (aggregated.length)
+      result.issues.push({ ...unrecIssue, keys: aggregated });
+    for (const k of bothKeys) {
+      if (!aggregated.includes(k) && keyIssues.has(k))
+        result.issues.push(keyIssues.get(k));
+    }
+  }
+  const merged = mergeValues(left.value, right.value);
+  if (!merged.valid) {
+    if (aborted(result))
+      return result;
+    throw new Error(`Unmergable intersection. Error path: ${JSON.stringify(merged.mergeErrorPath)}`);
+  }
+  result.value = merged.data;
+  return result;
+}
+var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
+  $ZodType.init(inst, def);
+  const items = def.items;
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!Array.isArray(input)) {
+      payload.issues.push({
+        input,
+        inst,
+        expected: "tuple",
+        code: "invalid_type"
+      });
+      return payload;
+    }
+    payload.value = memo2 ? memo2.alloc(inst, payload, [], ctx) : [];
+    const proms = [];
+    const optinStart = getTupleOptStart(items, "optin");
+    const optoutStart = getTupleOptStart(items, "optout");
+    if (!def.rest) {
+      if (input.length < optinStart) {
+        payload.issues.push({
+          code: "too_small",
+          minimum: optinStart,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+        return payload;
+      }
+      if (input.length > items.length) {
+        payload.issues.push({
+          code: "too_big",
+          maximum: items.length,
+          inclusive: true,
+          input,
+          inst,
+          origin: "array"
+        });
+      }
+    }
+    const itemResults = new Array(items.length);
+    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
+    let itemAborted = false;
+    for (let i = 0; i < items.length; i++) {
+      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
+      if (r instanceof Promise) {
+        proms.push(r.then((rr) => {
+          itemResults[i] = rr;
+        }));
+      } else {
+        itemResults[i] = r;
+        if (abortEarly && !itemAborted && r.issues.length)
+          itemAborted = aborted(r);
+      }
+    }
+    if (def.rest && !itemAborted) {
+      let i = items.length - 1;
+      const rest = input.slice(items.length);
+      let seen = payload.issues.length;
+      for (const el of rest) {
+        if (abortEarly && payload.issues.length !== seen) {
+          if (aborted(payload, seen))
+            break;
+          seen = payload.issues.length;
+        }
+        i++;
+        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
+        } else {
+          handleTupleResult(result, payload, i);
+        }
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
+    }
+    return handleTupleResults(itemResults, payload, items, input, optoutStart);
+  };
+});
+function getTupleOptStart(items, key3) {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const omittable = key3 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
+    if (!omittable)
+      return i + 1;
+  }
+  return 0;
+}
+function handleTupleResult(result, final, index) {
+  if (result.issues.length) {
+    final.issues.push(...prefixIssues(index, result.issues));
+  }
+  final.value[index] = result.value;
+}
+function handleTupleResults(itemResults, final, items, input, optoutStart) {
+  for (let i = 0; i < items.length; i++) {
+    const r = itemResults[i];
+    const isPresent = i < input.length;
+    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
+      final.value.length = i;
+      break;
+    }
+    if (r.issues.length) {
+      if (!isPresent && i >= optoutStart) {
+        final.value.length = i;
+        break;
+      }
+      final.issues.push(...prefixIssues(i, r.issues));
+    }
+    final.value[i] = r.value;
+  }
+  for (let i = final.value.length - 1; i >= input.length; i--) {
+    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
+      final.value.length = i;
+    } else {
+      break;
+    }
+  }
+  return final;
+}
+var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
+  $ZodType.init(inst, def);
+  const memo2 = globalConfig.memoizer;
+  memo2?.attach(inst);
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value;
+    if (!isPlainObject(input)) {
+      payload.issues.push({
+        expected: "record",
+        code: "invalid_type",
+        input,
+        inst
+      });
+      return payload;
+    }
+    const proms = [];
+    const values = def.keyType._zod.values;
+    if (values && !def.partial) {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      const recordKeys = /* @__PURE__ */ new Set();
+      for (const key3 of values) {
+        if (typeof key3 === "string" || typeof key3 === "number" || typeof key3 === "symbol") {
+          recordKeys.add(typeof key3 === "number" ? key3.toString() : key3);
+          if (key3 === "__proto__")
+            continue;
+          const keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
+          if (keyResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (keyResult.issues.length) {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key3,
+              path: [key3],
+              inst
+            });
+            continue;
+          }
+          const outKey = keyResult.value;
+          if (outKey === "__proto__")
+            continue;
+          const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
+          if (result instanceof Promise) {
+            proms.push(result.then((result2) => {
+              if (result2.issues.length) {
+                payload.issues.push(...prefixIssues(key3, result2.issues));
+              }
+              payload.value[outKey] = result2.value;
+            }));
+          } else {
+            if (result.issues.length) {
+              payload.issues.push(...prefixIssues(key3, result.issues));
+            }
+            payload.value[outKey] = result.value;
+          }
+        }
+      }
+      let unrecognized;
+      for (const key3 in input) {
+        if (!recordKeys.has(key3)) {
+          if (def.mode === "loose") {
+            if (key3 === "__proto__")
+              continue;
+            payload.value[key3] = input[key3];
+          } else {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key3);
+          }
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    } else {
+      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
+      let unrecognized;
+      for (const key3 of Reflect.ownKeys(input)) {
+        if (key3 === "__proto__")
+          continue;
+        if (!Object.prototype.propertyIsEnumerable.call(input, key3))
+          continue;
+        let keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
+        if (keyResult instanceof Promise) {
+          throw new Error("Async schemas not supported in object keys currently");
+        }
+        const checkNumericKey = typeof key3 === "string" && number.test(key3) && keyResult.issues.length;
+        if (checkNumericKey) {
+          const retryResult = def.keyType._zod.run({ value: Number(key3), issues: [] }, ctx);
+          if (retryResult instanceof Promise) {
+            throw new Error("Async schemas not supported in object keys currently");
+          }
+          if (retryResult.issues.length === 0) {
+            keyResult = retryResult;
+          }
+        }
+        if (keyResult.issues.length) {
+          if (def.mode === "loose") {
+            payload.value[key3] = input[key3];
+          } else if (values) {
+            unrecognized = unrecognized ?? [];
+            unrecognized.push(key3);
+          } else {
+            payload.issues.push({
+              code: "invalid_key",
+              origin: "record",
+              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
+              input: key3,
+              path: [key3],
+              inst
+            });
+          }
+          continue;
+        }
+        const outKey = keyResult.value;
+        if (outKey === "__proto__")
+          continue;
+        const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
+        if (result instanceof Promise) {
+          proms.push(result.then((result2) => {
+            if (result2.issues.length) {
+              payload.issues.push(...prefixIssues(key3, result2.issues));
+            }
+            payload.value[outKey] = result2.value;
+          }));
+        } else {
+          if (result.issues.length) {
+            payload.issues.push(...prefixIssues(key3, result.issues));
+          }
+          payload.value[outKey] = result.value;
+        }
+      }
+      if (unrecognized && unrecognized.length > 0) {
+        payload.issues.push({
+          code: "unrecognized_keys",
+          input,
+          inst,
+          keys: unrecognized,
+          continue: true
+        });
+      }
+    }
+    if (proms.length) {
+      return Promise.all(proms).then(() => payload);
+    }
+    return payload;
+  };
+});
+var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = getEnumValues(def.entries);
+  const valuesSet = new Set(values);
+  inst._zod.values = valuesSet;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
+    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input = payload.value;
+    if (valuesSet.has(input)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values,
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
+  $ZodType.init(inst, def);
+  const values = new Set(def.values);
+  inst._zod.values = values;
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const vals = zod.def.values;
+    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
+  });
+  inst._zod.parse = (payload, _ctx) => {
+    const input = payload.value;
+    if (values.has(input)) {
+      return payload;
+    }
+    payload.issues.push({
+      code: "invalid_value",
+      values: def.values,
+      input,
+      inst
+    });
+    return payload;
+  };
+});
+var $ZodTransform = /* @__PURE__ */ $constructor("$ZodTransform", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "optional";
+  globalConfig.memoizer?.guard(inst);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      throw new $ZodEncodeError(inst.constructor.name);
+    }
+    const _out = def.transform(payload.value, payload);
+    if (ctx.async) {
+      const output = _out instanceof Promise ? _out : Promise.resolve(_out);
+      return output.then((output2) => {
+        payload.value = output2;
+        return payload;
+      });
+    }
+    if (_out instanceof Promise) {
+      throw new $ZodAsyncError();
+    }
+    payload.value = _out;
+    return payload;
+  };
+});
+function handleOptionalResult(payload, result) {
+  payload.value = result.issues.length ? void 0 : result.value;
+  return payload;
+}
+var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  inst._zod.optout = "optional";
+  defineLazyInternal(inst, "values", (zod) => {
+    const values = zod.def.innerType._zod.values;
+    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
+  });
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === void 0) {
+      if (def.innerType._zod.optin !== "defaulted")
+        return payload;
+      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+      if (result instanceof Promise)
+        return result.then((result2) => handleOptionalResult(payload, result2));
+      return handleOptionalResult(payload, result);
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodExactOptional = /* @__PURE__ */ $constructor("$ZodExactOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  defineLazyInternal(inst, "pattern", (zod) => zod.def.innerType._zod.pattern);
+  inst._zod.parse = (payload, ctx) => {
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+  defineLazyInternal(inst, "pattern", (zod) => {
+    const pattern = zod.def.innerType._zod.pattern;
+    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
+  });
+  defineLazyInternal(inst, "values", (zod) => {
+    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    if (payload.value === null)
+      return payload;
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodDefault = /* @__PURE__ */ $constructor("$ZodDefault", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "defaulted";
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    if (payload.value === void 0) {
+      payload.value = def.defaultValue;
+      return payload;
+    }
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleDefaultResult(result2, def));
+    }
+    return handleDefaultResult(result, def);
+  };
+});
+function handleDefaultResult(payload, def) {
+  if (payload.value === void 0) {
+    payload.value = def.defaultValue;
+  }
+  return payload;
+}
+var $ZodPrefault = /* @__PURE__ */ $constructor("$ZodPrefault", (inst, def) => {
+  $ZodType.init(inst, def);
+  inst._zod.optin = "defaulted";
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    if (payload.value === void 0) {
+      payload.value = def.defaultValue;
+    }
+    return def.innerType._zod.run(payload, ctx);
+  };
+});
+var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => {
+    const v = zod.def.innerType._zod.values;
+    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
+  });
+  inst._zod.parse = (payload, ctx) => {
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleNonOptionalResult(result2, inst));
+    }
+    return handleNonOptionalResult(result, inst);
+  };
+});
+function handleNonOptionalResult(payload, inst) {
+  if (!payload.issues.length && payload.value === void 0) {
+    payload.issues.push({
+      code: "invalid_type",
+      expected: "nonoptional",
+      input: payload.value,
+      inst
+    });
+  }
+  return payload;
+}
+function handleCatchResult(payload, result, def, ctx) {
+  if (!result.issues.length) {
+    payload.value = result.value;
+    if (result.memo)
+      payload.memo = true;
+    return payload;
+  }
+  payload.value = def.catchValue({
+    ...result,
+    value: payload.value,
+    error: {
+      issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config()))
+    },
+    input: payload.value
+  });
+  return payload;
+}
+var $ZodCatch = /* @__PURE__ */ $constructor("$ZodCatch", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
+    if (result instanceof Promise) {
+      return result.then((result2) => handleCatchResult(payload, result2, def, ctx));
+    }
+    return handleCatchResult(payload, result, def, ctx);
+  };
+});
+var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
+  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      const right = def.out._zod.run(payload, ctx);
+      if (right instanceof Promise) {
+        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
+      }
+      return handlePipeResult(right, def.in, ctx);
+    }
+    const left = def.in._zod.run(payload, ctx);
+    if (left instanceof Promise) {
+      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
+    }
+    return handlePipeResult(left, def.out, ctx);
+  };
+});
+function handlePipeResult(left, next, ctx) {
+  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
+    left.aborted = true;
+    return left;
+  }
+  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
+}
+var $ZodPreprocess = /* @__PURE__ */ $constructor("$ZodPreprocess", (inst, def) => {
+  $ZodPipe.init(inst, def);
+});
+var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
+  $ZodType.init(inst, def);
+  defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
+  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType?._zod?.optin);
+  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType?._zod?.optout);
+  inst._zod.parse = (payload, ctx) => {
+    if (ctx.direction === "backward") {
+      return def.innerType._zod.run(payload, ctx);
+    }
+    const result = def.innerType._zod.run(payload, ctx);
+    if (result instanceof Promise) {
+      return result.then(handleReadonlyResult);
+    }
+    return handleReadonlyResult(result);
+  };
+});
+function handleReadonlyResult(payload) {
+  if (!payload.memo)
+    payload.value = Object.freeze(payload.value);
+  return payload;
+}
+var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
+  $ZodCheck.init(inst, def);
+  $ZodType.init(inst, def);
+  inst._zod.parse = (payload, _) => {
+    return payload;
+  };
+  inst._zod.check = (payload) => {
+    const input = payload.value;
+    const r = def.fn(input);
+    if (r instanceof Promise) {
+      return r.then((r2) => handleRefineResult(r2, payload, input, inst));
+    }
+    handleRefineResult(r, payload, input, inst);
+    return;
+  };
+});
+function handleRefineResult(result, payload, input, inst) {
+  if (!result) {
+    const _iss = {
+      code: "custom",
+      input,
+      inst,
+      // incorporates params.error into issue reporting
+      path: [...inst._zod.def.path ?? []],
+      // incorporates params.error into issue reporting
+      continue: !inst._zod.def.abort
+      // params: inst._zod.def.params,
+    };
+    if (inst._zod.def.params)
+      _iss.params = inst._zod.def.params;
+    payload.issues.push(issue(_iss));
+  }
+}
+
+// node_modules/zod/v4/core/memoizer.js
+var $ZodCyclicError = class extends Error {
+  constructor() {
+    super(`Cannot parse a reference cycle that closes through a transform`);
+    this.name = "ZodCyclicError";
+  }
+};
+var STATE = "~memo";
+var NO_ISSUES = [];
+function isRef(value) {
+  return value !== null && typeof value === "object";
+}
+function cloneIssues(issues) {
+  return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
+}
+var recursive = /* @__PURE__ */ new WeakMap();
+var NONE = 0;
+var ASSUMED = 1;
+var PROVEN = 2;
+function isRecursive(inst, stack, resolve) {
+  const cached3 = recursive.get(inst);
+  if (cached3 !== void 0)
+    return cached3 ? PROVEN : NONE;
+  if (stack.has(inst))
+    return PROVEN;
+  stack.add(inst);
+  let result = NONE;
+  const check = (child) => {
+    if (result !== PROVEN && child?._zod) {
+      const answer = isRecursive(child, stack, resolve);
+      if (answer > result)
+        result = answer;
+    }
+  };
+  const shape = (sh, spread) => {
+    let answer = NONE;
+    for (const key3 of Reflect.ownKeys(sh)) {
+      const desc = Object.getOwnPropertyDescriptor(sh, key3);
+      if (spread && !desc.enumerable)
+        continue;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      if (child > answer)
+        answer = child;
+    }
+    return answer;
+  };
+  const merge2 = (answer) => {
+    if (answer > result)
+      result = answer;
+  };
+  const def = inst._zod.def;
+  const kind = def.type;
+  switch (kind) {
+    case "object": {
+      const raw = rawShape(def);
+      merge2(raw ? shape(raw, true) : ASSUMED);
+      check(def.catchall);
+      break;
+    }
+    case "array":
+      check(def.element);
+      break;
+    case "tuple":
+      for (const el of def.items)
+        check(el);
+      check(def.rest);
+      break;
+    case "record":
+    case "map":
+      check(def.keyType);
+      check(def.valueType);
+      break;
+    case "set":
+      check(def.valueType);
+      break;
+    case "union":
+      for (const el of def.options)
+        check(el);
+      break;
+    case "intersection":
+      check(def.left);
+      check(def.right);
+      break;
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "catch":
+    case "readonly":
+    case "nonoptional":
+    case "promise":
+    case "success":
+      check(def.innerType);
+      break;
+    case "pipe":
+      check(def.in);
+      check(def.out);
+      break;
+    case "function":
+      check(def.input);
+      check(def.output);
+      break;
+    // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
+    case "lazy": {
+      const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
+      merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
+      break;
+    }
+    // a leaf by choice: `parts` are regex fragments, not data positions
+    case "template_literal":
+    // leaves
+    case "string":
+    case "number":
+    case "int":
+    case "boolean":
+    case "bigint":
+    case "symbol":
+    case "undefined":
+    case "null":
+    case "void":
+    case "never":
+    case "any":
+    case "unknown":
+    case "date":
+    case "nan":
+    case "enum":
+    case "literal":
+    case "file":
+    case "transform":
+    case "custom":
+      break;
+    default: {
+      kind;
+      for (const key3 in def) {
+        const desc = Object.getOwnPropertyDescriptor(def, key3);
+        if (!desc || desc.get)
+          continue;
+        const value = desc.value;
+        if (!value || typeof value !== "object")
+          continue;
+        if (value._zod)
+          check(value);
+        else if (Array.isArray(value))
+          for (const el of value)
+            check(el);
+      }
+    }
+  }
+  stack.delete(inst);
+  return settle(inst, result);
+}
+function settle(inst, answer) {
+  if (answer !== ASSUMED)
+    recursive.set(inst, answer === PROVEN);
+  return answer;
+}
+function bucketFor(state, inst) {
+  let bucket = state.buckets.get(inst);
+  if (!bucket) {
+    bucket = /* @__PURE__ */ new WeakMap();
+    state.buckets.set(inst, bucket);
+  }
+  return bucket;
+}
+var handoff;
+var open = [];
+var memo = {
+  alloc(_inst, payload, empty) {
+    const bucket = handoff;
+    if (!bucket)
+      return empty;
+    handoff = void 0;
+    const entry = { value: empty, issues: null };
+    bucket.set(payload.value, entry);
+    open.push(entry);
+    return empty;
+  },
+  guard(inst) {
+    var _a3;
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred.push(() => {
+      const base = inst._zod.parse;
+      const wrapped = (payload, ctx) => {
+        if (ctx.direction !== "backward" && isBackEdge(ctx, payload.value))
+          throw new $ZodCyclicError();
+        return base(payload, ctx);
+      };
+      inst._zod.parse = wrapped;
+      if (inst._zod.run === base)
+        inst._zod.run = wrapped;
+    });
+  },
+  attach(inst) {
+    var _a3;
+    let isRecursiveInst;
+    let rechecked = false;
+    let lastCtx;
+    let lastBucket;
+    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    inst._zod.deferred.push(() => {
+      const base = inst._zod.parse;
+      const wrapped = (payload, ctx) => {
+        if (isRecursiveInst === void 0) {
+          const walked = isRecursive(inst, /* @__PURE__ */ new Set(), false);
+          if (walked === NONE) {
+            inst._zod.parse = base;
+            if (inst._zod.run === wrapped)
+              inst._zod.run = base;
+            return base(payload, ctx);
+          }
+          if (walked === PROVEN || rechecked)
+            isRecursiveInst = true;
+          else
+            rechecked = true;
+        }
+        const input = payload.value;
+        if (!isRef(input))
+          return base(payload, ctx);
+        let state = ctx[STATE];
+        if (!state) {
+          state = { buckets: /* @__PURE__ */ new WeakMap(), backEdges: void 0 };
+          ctx[STATE] = state;
+        }
+        let bucket;
+        if (lastCtx === ctx) {
+          bucket = lastBucket;
+        } else {
+          bucket = bucketFor(state, inst);
+          lastCtx = ctx;
+          lastBucket = bucket;
+        }
+        const hit = bucket.get(input);
+        if (hit) {
+          payload.value = hit.value;
+          if (hit.issues) {
+            if (hit.issues.length)
+              payload.issues.push(...cloneIssues(hit.issues));
+          } else {
+            payload.memo = true;
+            state.backEdges ?? (state.backEdges = /* @__PURE__ */ new WeakSet());
+            state.backEdges.add(hit.value);
+          }
+          return payload;
+        }
+        handoff = bucket;
+        const depth = open.length;
+        const result = base(payload, ctx);
+        handoff = void 0;
+        const entry = open.length > depth ? open.pop() : void 0;
+        if (result instanceof Promise) {
+          return result.then((r) => {
+            if (entry)
+              entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
+            return r;
+          });
+        }
+        if (entry)
+          entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
+        return result;
+      };
+      inst._zod.parse = wrapped;
+      if (inst._zod.run === base)
+        inst._zod.run = wrapped;
+    });
+  }
+};
+function memoizer() {
+  return memo;
+}
+function isBackEdge(ctx, value) {
+  const backEdges = ctx[STATE]?.backEdges;
+  return backEdges !== void 0 && isRef(value) && backEdges.has(value);
+}
+
+// node_modules/zod/v4/locales/en.js
+var error = () => {
+  const Sizable = {
+    string: { unit: "characters", verb: "to have" },
+    file: { unit: "bytes", verb: "to have" },
+    array: { unit: "items", verb: "to have" },
+    set: { unit: "items", verb: "to have" },
+    map: { unit: "entries", verb: "to have" }
+  };
+  function getSizing(origin2) {
+    return Sizable[origin2] ?? null;
+  }
+  const FormatDictionary = {
+    regex: "input",
+    email: "email address",
+    url: "URL",
+    emoji: "emoji",
+    uuid: "UUID",
+    uuidv4: "UUIDv4",
+    uuidv6: "UUIDv6",
+    nanoid: "nanoid",
+    guid: "GUID",
+    cuid: "cuid",
+    cuid2: "cuid2",
+    ulid: "ULID",
+    xid: "XID",
+    ksuid: "KSUID",
+    datetime: "ISO datetime",
+    date: "ISO date",
+    time: "ISO time",
+    duration: "ISO duration",
+    ipv4: "IPv4 address",
+    ipv6: "IPv6 address",
+    mac: "MAC address",
+    cidrv4: "IPv4 range",
+    cidrv6: "IPv6 range",
+    base64: "base64-encoded string",
+    base64url: "base64url-encoded string",
+    json_string: "JSON string",
+    e164: "E.164 number",
+    currency_code: "currency code",
+    credit_card: "credit card number",
+    iban: "IBAN",
+    jwt: "JWT",
+    template_literal: "input"
+  };
+  const TypeDictionary = {
+    // Compatibility: "nan" -> "NaN" for display
+    nan: "NaN"
+    // All other type names omitted - they fall back to raw values via ?? operator
+  };
+  function getTypeName(type, input) {
+    if (type === "number" && typeof input === "number" && !Number.isFinite(input)) {
+      return String(input);
+    }
+    return TypeDictionary[type] ?? type;
+  }
+  return (issue2) => {
+    switch (issue2.code) {
+      case "invalid_type": {
+        const expected = getTypeName(issue2.expected);
+        const receivedType = parsedType(issue2.input);
+        const received = getTypeName(receivedType, issue2.input);
+        return `Invalid input: expected ${expected}, received ${received}`;
+      }
+      case "invalid_value":
+        if (issue2.values.length === 1)
+          return `Invalid input: expected ${stringifyPrimitive(issue2.values[0])}`;
+        return `Invalid option: expected one of ${joinValues(issue2.values, "|")}`;
+      case "too_big": {
+        const adj = issue2.exact ? "exactly " : issue2.inclusive ? "<=" : "<";
+        const sizing = getSizing(issue2.origin);
+        if (sizing)
+          return `Too big: expected ${issue2.origin ?? "value"} to have ${adj}${issue2.maximum.toString()} ${sizing.unit ?? "elements"}`;
+        return `Too big: expected ${issue2.origin ?? "value"} to be ${adj}${issue2.maximum.toString()}`;
+      }
+      case "too_small": {
+        const adj = issue2.exact ? "exactly " : issue2.inclusive ? ">=" : ">";
+        const sizing = getSizing(issue2.origin);
+        if (sizing) {
+          return `Too small: expected ${issue2.origin} to have ${adj}${issue2.minimum.toString()} ${sizing.unit}`;
+        }
+        return `Too small: expected ${issue2.origin} to be ${adj}${issue2.minimum.toString()}`;
+      }
+      case "invalid_format": {
+        const _issue = issue2;
+        if (_issue.format === "starts_with") {
+          return `Invalid string: must start with "${_issue.prefix}"`;
+        }
+        if (_issue.format === "ends_with")
+          return `Invalid string: must end with "${_issue.suffix}"`;
+        if (_issue.format === "includes")
+          return `Invalid string: must include "${_issue.includes}"`;
+        if (_issue.format === "regex")
+          return `Invalid string: must match pattern ${_issue.pattern}`;
+        return `Invalid ${FormatDictionary[_issue.format] ?? issue2.format}`;
+      }
+      case "not_multiple_of":
+        return `Invalid number: must be a multiple of ${issue2.divisor}`;
+      case "unrecognized_keys":
+        return `Unrecognized key${issue2.keys.length > 1 ? "s" : ""}: ${joinValues(issue2.keys, ", ")}`;
+      case "invalid_key":
+        return `Invalid key in ${issue2.origin}`;
+      case "invalid_union":
+        if (issue2.options && Array.isArray(issue2.options) && issue2.options.length > 0) {
+          const opts = issue2.options.map((o) => `'${o}'`).join(" | ");
+          return `Invalid discriminator value. Expected ${opts}`;
+        }
+        if (issue2.inclusive === false) {
+          return "Invalid input: more than one option matched";
+        }
+        return "Invalid input";
+      case "invalid_element":
+        return `Invalid value in ${issue2.origin}`;
+      default:
+        return `Invalid input`;
+    }
+  };
+};
+function en_default() {
+  return {
+    localeError: error()
+  };
+}
+
+// node_modules/zod/v4/core/registries.js
+var _a2;
+var $ZodRegistry = class {
+  constructor() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+  }
+  add(schema, ..._meta) {
+    const meta2 = _meta[0];
+    this._map.set(schema, meta2);
+    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
+      this._idmap.set(meta2.id, schema);
+    }
+    return this;
+  }
+  clear() {
+    this._map = /* @__PURE__ */ new WeakMap();
+    this._idmap = /* @__PURE__ */ new Map();
+    return this;
+  }
+  remove(schema) {
+    const meta2 = this._map.get(schema);
+    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
+      this._idmap.delete(meta2.id);
+    }
+    this._map.delete(schema);
+    return this;
+  }
+  get(schema) {
+    const p = schema._zod.parent;
+    if (p) {
+      const pm = { ...this.get(p) ?? {} };
+      delete pm.id;
+      const f = { ...pm, ...this._map.get(schema) };
+      return Object.keys(f).length ? f : void 0;
+    }
+    return this._map.get(schema);
+  }
+  has(schema) {
+    return this._map.has(schema);
+  }
+};
+function registry() {
+  return new $ZodRegistry();
+}
+(_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
+var globalRegistry = globalThis.__zod_globalRegistry;
+
+// node_modules/zod/v4/core/api.js
+function snapshotChecks(def) {
+  if (def.checks)
+    def.checks = [...def.checks];
+  return def;
+}
+// @__NO_SIDE_EFFECTS__
+function _string(Class2, params) {
+  return new Class2(snapshotChecks({ type: "string", ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _email(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "email",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _guid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "guid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v4",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v6",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv7(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "uuid",
+    check: "string_format",
+    abort: false,
+    version: "v7",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _url(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "url",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _emoji2(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "emoji",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _nanoid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "nanoid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cuid2(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cuid2",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ulid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ulid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _xid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "xid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ksuid(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ksuid",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ipv4",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "ipv6",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv4(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cidrv4",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv6(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "cidrv6",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "base64",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64url(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "base64url",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _e164(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "e164",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _jwt(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "jwt",
+    check: "string_format",
+    abort: false,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDateTime(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "datetime",
+    check: "string_format",
+    offset: false,
+    local: false,
+    precision: null,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDate(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "date",
+    check: "string_format",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoTime(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "time",
+    check: "string_format",
+    precision: null,
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDuration(Class2, params) {
+  return new Class2({
+    type: "string",
+    format: "duration",
+    check: "string_format",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _number(Class2, params) {
+  return new Class2(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _int(Class2, params) {
+  return new Class2({
+    type: "number",
+    check: "number_format",
+    abort: false,
+    format: "safeint",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _boolean(Class2, params) {
+  return new Class2({
+    type: "boolean",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _unknown(Class2) {
+  return new Class2({
+    type: "unknown"
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _never(Class2, params) {
+  return new Class2({
+    type: "never",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lt(value, params) {
+  return new $ZodCheckLessThan({
+    check: "less_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: false
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lte(value, params) {
+  return new $ZodCheckLessThan({
+    check: "less_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _gt(value, params) {
+  return new $ZodCheckGreaterThan({
+    check: "greater_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: false
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _gte(value, params) {
+  return new $ZodCheckGreaterThan({
+    check: "greater_than",
+    ...normalizeParams(params),
+    value,
+    inclusive: true
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _multipleOf(value, params) {
+  return new $ZodCheckMultipleOf({
+    check: "multiple_of",
+    ...normalizeParams(params),
+    value
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _maxLength(maximum, params) {
+  const ch = new $ZodCheckMaxLength({
+    check: "max_length",
+    ...normalizeParams(params),
+    maximum
+  });
+  return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _minLength(minimum, params) {
+  return new $ZodCheckMinLength({
+    check: "min_length",
+    ...normalizeParams(params),
+    minimum
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _length(length, params) {
+  return new $ZodCheckLengthEquals({
+    check: "length_equals",
+    ...normalizeParams(params),
+    length
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _regex(pattern, params) {
+  return new $ZodCheckRegex({
+    check: "string_format",
+    format: "regex",
+    ...normalizeParams(params),
+    pattern
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _lowercase(params) {
+  return new $ZodCheckLowerCase({
+    check: "string_format",
+    format: "lowercase",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _uppercase(params) {
+  return new $ZodCheckUpperCase({
+    check: "string_format",
+    format: "uppercase",
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _includes(includes, params) {
+  return new $ZodCheckIncludes({
+    check: "string_format",
+    format: "includes",
+    ...normalizeParams(params),
+    includes
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _startsWith(prefix, params) {
+  return new $ZodCheckStartsWith({
+    check: "string_format",
+    format: "starts_with",
+    ...normalizeParams(params),
+    prefix
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _endsWith(suffix, params) {
+  return new $ZodCheckEndsWith({
+    check: "string_format",
+    format: "ends_with",
+    ...normalizeParams(params),
+    suffix
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _overwrite(tx) {
+  return new $ZodCheckOverwrite({
+    check: "overwrite",
+    tx
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _normalize(form) {
+  return /* @__PURE__ */ _overwrite((input) => input.normalize(form));
+}
+// @__NO_SIDE_EFFECTS__
+function _trim() {
+  return /* @__PURE__ */ _overwrite((input) => input.trim());
+}
+// @__NO_SIDE_EFFECTS__
+function _toLowerCase() {
+  return /* @__PURE__ */ _overwrite((input) => input.toLowerCase());
+}
+// @__NO_SIDE_EFFECTS__
+function _toUpperCase() {
+  return /* @__PURE__ */ _overwrite((input) => input.toUpperCase());
+}
+// @__NO_SIDE_EFFECTS__
+function _slugify() {
+  return /* @__PURE__ */ _overwrite((input) => slugify(input));
+}
+// @__NO_SIDE_EFFECTS__
+function _array(Class2, element, params) {
+  return new Class2({
+    type: "array",
+    element,
+    // get element() {
+    //   return element;
+    // },
+    ...normalizeParams(params)
+  });
+}
+// @__NO_SIDE_EFFECTS__
+function _custom(Class2, fn, _params) {
+  const norm = normalizeParams(_params);
+  norm.abort ?? (norm.abort = true);
+  const schema = new Class2({
+    type: "custom",
+    check: "custom",
+    fn,
+    ...norm
+  });
+  return schema;
+}
+// @__NO_SIDE_EFFECTS__
+function _refine(Class2, fn, _params) {
+  const schema = new Class2({
+    type: "custom",
+    check: "custom",
+    fn,
+    ...normalizeParams(_params)
+  });
+  return schema;
+}
+// @__NO_SIDE_EFFECTS__
+function _superRefine(fn, params) {
+  const ch = /* @__PURE__ */ _check((payload) => {
+    payload.addIssue = (issue2) => {
+      if (typeof issue2 === "string") {
+        payload.issues.push(issue(issue2, payload.value, ch._zod.def));
+      } else {
+        const _issue = issue2;
+        if (_issue.fatal)
+          _issue.continue = false;
+        _issue.code ?? (_issue.code = "custom");
+        if (!("input" in _issue))
+          _issue.input = payload.value;
+        _issue.inst ?? (_issue.inst = ch);
+        _issue.continue ?? (_issue.continue = !ch._zod.def.abort);
+        payload.issues.push(issue(_issue));
+      }
+    };
+    return fn(payload.value, payload);
+  }, params);
+  return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _check(fn, params) {
+  const ch = new $ZodCheck({
+    check: "custom",
+    ...normalizeParams(params)
+  });
+  ch._zod.check = fn;
+  return ch;
+}
+
+// node_modules/zod/v4/core/to-json-schema.js
+function assignProps(target2, ...sources) {
+  for (const source of sources) {
+    for (const key3 of Reflect.ownKeys(source)) {
+      if (Object.prototype.propertyIsEnumerable.call(source, key3)) {
+        assignProp(target2, key3, source[key3]);
+      }
+    }
+  }
+  return target2;
+}
+function initializeContext(params) {
+  let target2 = params?.target ?? "draft-2020-12";
+  if (target2 === "draft-4")
+    target2 = "draft-04";
+  if (target2 === "draft-7")
+    target2 = "draft-07";
+  return {
+    processors: params.processors ?? {},
+    metadataRegistry: params?.metadata ?? globalRegistry,
+    target: target2,
+    unrepresentable: params?.unrepresentable ?? "throw",
+    override: params?.override ?? (() => {
+    }),
+    io: params?.io ?? "output",
+    counter: 0,
+    seen: /* @__PURE__ */ new Map(),
+    sharedDefsExtractedFor: void 0,
+    sharedEmitDoneFor: void 0,
+    cycles: params?.cycles ?? "ref",
+    reused: params?.reused ?? "inline",
+    intersections: [],
+    deferred: [],
+    external: params?.external ?? void 0
+  };
+}
+function handleUnrepresentable(schema, ctx, json, params, message) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+  if (result === "any")
+    return false;
+  if (result === void 0 || result === "throw")
+    throw new Error(message);
+  Object.assign(json, result);
+  return true;
+}
+function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
+  var _a3;
+  const def = schema._zod.def;
+  const seen = ctx.seen.get(schema);
+  if (seen) {
+    seen.count++;
+    const isCycle = _params.schemaPath.includes(schema);
+    if (isCycle) {
+      seen.cycle = _params.path;
+    }
+    return seen.schema;
+  }
+  const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
+  ctx.seen.set(schema, result);
+  ctx.sharedDefsExtractedFor = void 0;
+  ctx.sharedEmitDoneFor = void 0;
+  const overrideSchema = schema._zod.toJSONSchema?.();
+  if (overrideSchema) {
+    result.schema = overrideSchema;
+  } else {
+    const params = {
+      ..._params,
+      schemaPath: [..._params.schemaPath, schema],
+      path: _params.path
+    };
+    if (schema._zod.processJSONSchema) {
+      schema._zod.processJSONSchema(ctx, result.schema, params);
+    } else {
+      const _json = result.schema;
+      const processor = ctx.processors[def.type];
+      if (!processor) {
+        throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
+      }
+      processor(schema, ctx, _json, params);
+    }
+    const parent = schema._zod.parent;
+    if (parent) {
+      if (!result.ref)
+        result.ref = parent;
+      processSchema(parent, ctx, params);
+      ctx.seen.get(parent).isParent = true;
+    }
+  }
+  const meta2 = ctx.metadataRegistry.get(schema);
+  if (meta2)
+    assignProps(result.schema, meta2);
+  if (ctx.io === "input" && isTransforming(schema)) {
+    delete result.schema.examples;
+    delete result.schema.default;
+  }
+  if (ctx.io === "input" && "_prefault" in result.schema)
+    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
+  delete result.schema._prefault;
+  const _result = ctx.seen.get(schema);
+  return _result.schema;
+}
+function encodeJSONPointerSegment(segment) {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+function extractDefs(ctx, schema) {
+  const root = ctx.seen.get(schema);
+  if (!root)
+    throw new Error("Unprocessed schema. This is a bug in Zod.");
+  if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
+    return;
+  const idToSchema = /* @__PURE__ */ new Map();
+  for (const entry of ctx.seen.entries()) {
+    const id = ctx.metadataRegistry.get(entry[0])?.id;
+    if (id) {
+      const existing = idToSchema.get(id);
+      if (existing && existing !== entry[0]) {
+        throw new Error(`Duplicate schema id "${id}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
+      }
+      idToSchema.set(id, entry[0]);
+    }
+  }
+  const makeURI = (entry) => {
+    const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
+    if (ctx.external) {
+      const externalId = ctx.external.registry.get(entry[0])?.id;
+      const uriGenerator = ctx.external.uri ?? ((id2) => id2);
+      if (externalId) {
+        return { ref: uriGenerator(externalId) };
+      }
+      const id = entry[1].defId ?? entry[1].schema.id ?? `schema${ctx.counter++}`;
+      entry[1].defId = id;
+      return { defId: id, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id)}` };
+    }
+    const uriPrefix = `#`;
+    const defUriPrefix = `${uriPrefix}/${defsSegment}/`;
+    if (entry[1] === root && !entry[1].schema.id) {
+      return { ref: uriPrefix };
+    }
+    const defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
+    return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
+  };
+  const extractToDef = (entry) => {
+    if (entry[1].schema.$ref) {
+      return;
+    }
+    const seen = entry[1];
+    const { ref, defId } = makeURI(entry);
+    seen.def = { ...seen.schema };
+    if (defId)
+      seen.defId = defId;
+    const schema2 = seen.schema;
+    for (const key3 in schema2) {
+      delete schema2[key3];
+    }
+    schema2.$ref = ref;
+  };
+  if (ctx.cycles === "throw") {
+    for (const entry of ctx.seen.entries()) {
+      const seen = entry[1];
+      if (seen.cycle) {
+        throw new Error(`Cycle detected: #/${seen.cycle?.join("/")}/<root>
+
+Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.`);
+      }
+    }
+  }
+  for (const entry of ctx.seen.entries()) {
+    const seen = entry[1];
+    if (schema === entry[0]) {
+      extractToDef(entry);
+      continue;
+    }
+    if (ctx.external) {
+      const ext = ctx.external.registry.get(entry[0])?.id;
+      if (schema !== entry[0] && ext) {
+        extractToDef(entry);
+        continue;
+      }
+    }
+    const id = ctx.metadataRegistry.get(entry[0])?.id;
+    if (id) {
+      extractToDef(entry);
+      continue;
+    }
+    if (seen.cycle) {
+      extractToDef(entry);
+      continue;
+    }
+    if (seen.count > 1) {
+      if (ctx.reused === "ref") {
+        extractToDef(entry);
+      }
+    }
+  }
+  if (ctx.external)
+    ctx.sharedDefsExtractedFor = ctx.external;
+}
+function compactTypeUnion(schema) {
+  const options = schema.anyOf;
+  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
+    return;
+  const types2 = [];
+  for (const option of options) {
+    if (!option || typeof option !== "object")
+      return;
+    compactTypeUnion(option);
+    const keys = Object.keys(option);
+    if (keys.length !== 1 || keys[0] !== "type")
+      return;
+    const type = option.type;
+    for (const member of Array.isArray(type) ? type : [type]) {
+      if (typeof member !== "string")
+        return;
+      if (!types2.includes(member))
+        types2.push(member);
+    }
+  }
+  delete schema.anyOf;
+  schema.type = types2.length === 1 ? types2[0] : types2;
+}
+var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
+var UNION_KEYS = ["oneOf", "anyOf"];
+function undeclaredConstraint(member) {
+  const extra = member.additionalProperties;
+  if (extra === void 0 || extra === false || typeof extra !== "object" || extra === null)
+    return null;
+  return Object.keys(extra).length ? extra : null;
+}
+function foldObjects(members2) {
+  const objects = [];
+  for (const member of members2) {
+    if (typeof member !== "object" || member.type !== "object")
+      return null;
+    for (const key3 in member) {
+      if (!FOLDABLE_KEYS.has(key3))
+        return null;
+    }
+    objects.push(member);
+  }
+  const properties = {};
+  const required2 = /* @__PURE__ */ new Set();
+  for (const object2 of objects) {
+    for (const key3 in object2.properties) {
+      if (Object.prototype.hasOwnProperty.call(properties, key3))
+        continue;
+      const parts = [];
+      for (const other of objects) {
+        const part2 = other.properties?.[key3] ?? undeclaredConstraint(other);
+        if (part2 === null || part2 === void 0)
+          continue;
+        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
+          parts.push(part2);
+      }
+      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
+      assignProp(properties, key3, merged);
+    }
+    for (const key3 of object2.required ?? [])
+      required2.add(key3);
+  }
+  const folded = { type: "object", properties };
+  if (required2.size)
+    folded.required = [...required2];
+  if (objects.every((object2) => object2.additionalProperties === false)) {
+    folded.additionalProperties = false;
+  } else {
+    const constraints = [];
+    for (const object2 of objects) {
+      const constraint = undeclaredConstraint(object2);
+      if (constraint && !constraints.some((seen) => JSON.stringify(seen) === JSON.stringify(constraint)))
+        constraints.push(constraint);
+    }
+    if (constraints.length === 1)
+      folded.additionalProperties = constraints[0];
+    else if (constraints.length > 1)
+      folded.additionalProperties = { allOf: constraints };
+  }
+  return folded;
+}
+function foldIntersection(json) {
+  const allOf = json.allOf;
+  if (!Array.isArray(allOf) || allOf.length < 2)
+    return;
+  for (const key3 of FOLDABLE_KEYS)
+    if (key3 in json)
+      return;
+  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
+  let folded = null;
+  if (!unions.length) {
+    folded = foldObjects(allOf);
+  } else {
+    const union2 = unions[0];
+    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
+    if (Object.keys(union2).length !== 1)
+      return;
+    const rest = allOf.filter((m) => m !== union2);
+    const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
+    if (branches.some((b) => !b))
+      return;
+    folded = { [keyword]: branches };
+  }
+  if (!folded)
+    return;
+  delete json.allOf;
+  assignProps(json, folded);
+}
+function finalize(ctx, schema) {
+  const root = ctx.seen.get(schema);
+  if (!root)
+    throw new Error("Unprocessed schema. This is a bug in Zod.");
+  const flattenRef = (zodSchema) => {
+    const seen = ctx.seen.get(zodSchema);
+    if (seen.ref === null)
+      return;
+    const schema2 = seen.def ?? seen.schema;
+    const _cached = { ...schema2 };
+    const ref = seen.ref;
+    seen.ref = null;
+    if (ref) {
+      flattenRef(ref);
+      const refSeen = ctx.seen.get(ref);
+      const refSchema = refSeen.schema;
+      if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
+        schema2.allOf = schema2.allOf ?? [];
+        schema2.allOf.push(refSchema);
+      } else {
+        assignProps(schema2, refSchema);
+      }
+      assignProps(schema2, _cached);
+      const isParentRef = zodSchema._zod.parent === ref;
+      if (isParentRef) {
+        for (const key3 in schema2) {
+          if (key3 === "$ref" || key3 === "allOf")
+            continue;
+          if (!(key3 in _cached)) {
+            delete schema2[key3];
+          }
+        }
+      }
+      if (refSchema.$ref && refSeen.def) {
+        for (const key3 in schema2) {
+          if (key3 === "$ref" || key3 === "allOf")
+            continue;
+          if (key3 in refSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(refSeen.def[key3])) {
+            delete schema2[key3];
+          }
+        }
+      }
+    }
+    const parent = zodSchema._zod.parent;
+    if (parent && parent !== ref) {
+      flattenRef(parent);
+      const parentSeen = ctx.seen.get(parent);
+      if (parentSeen?.schema.$ref) {
+        schema2.$ref = parentSeen.schema.$ref;
+        if (parentSeen.def) {
+          for (const key3 in schema2) {
+            if (key3 === "$ref" || key3 === "allOf")
+              continue;
+            if (key3 in parentSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(parentSeen.def[key3])) {
+              delete schema2[key3];
+            }
+          }
+        }
+      }
+    }
+    ctx.override({
+      zodSchema,
+      jsonSchema: schema2,
+      path: seen.path ?? []
+    });
+  };
+  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
+    for (const entry of [...ctx.seen.entries()].reverse()) {
+      flattenRef(entry[0]);
+    }
+    if (ctx.target !== "openapi-3.0") {
+      for (const entry of ctx.seen.entries()) {
+        compactTypeUnion(entry[1].def ?? entry[1].schema);
+      }
+    }
+    for (const rewrite of ctx.deferred)
+      rewrite();
+    if (ctx.intersections.length) {
+      const carriers = /* @__PURE__ */ new Map();
+      for (const seen of ctx.seen.values()) {
+        for (const json of [seen.schema, seen.def]) {
+          const allOf = json?.allOf;
+          if (!Array.isArray(allOf))
+            continue;
+          const existing = carriers.get(allOf);
+          if (existing)
+            existing.push(json);
+          else
+            carriers.set(allOf, [json]);
+        }
+      }
+      for (const allOf of ctx.intersections) {
+        for (const json of carriers.get(allOf) ?? [])
+          foldIntersection(json);
+      }
+    }
+  }
+  const result = {};
+  if (ctx.target === "draft-2020-12") {
+    result.$schema = "https://json-schema.org/draft/2020-12/schema";
+  } else if (ctx.target === "draft-07") {
+    result.$schema = "http://json-schema.org/draft-07/schema#";
+  } else if (ctx.target === "draft-04") {
+    result.$schema = "http://json-schema.org/draft-04/schema#";
+  } else if (ctx.target === "openapi-3.0") {
+  } else {
+  }
+  if (ctx.external?.uri) {
+    const id = ctx.external.registry.get(schema)?.id;
+    if (!id)
+      throw new Error("Schema is missing an `id` property");
+    result.$id = ctx.external.uri(id);
+  }
+  assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
+  const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
+  if (rootMetaId !== void 0 && result.id === rootMetaId)
+    delete result.id;
+  const defs = ctx.external?.defs ?? {};
+  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
+    for (const entry of ctx.seen.entries()) {
+      const seen = entry[1];
+      if (seen.def && seen.defId) {
+        if (seen.def.id === seen.defId)
+          delete seen.def.id;
+        assignProp(defs, seen.defId, seen.def);
+      }
+    }
+  }
+  if (ctx.external)
+    ctx.sharedEmitDoneFor = ctx.external;
+  if (ctx.external) {
+  } else {
+    if (Object.keys(defs).length > 0) {
+      if (ctx.target === "draft-2020-12") {
+        result.$defs = defs;
+      } else {
+        result.definitions = defs;
+      }
+    }
+  }
+  try {
+    const finalized = JSON.parse(JSON.stringify(result));
+    Object.defineProperty(finalized, "~standard", {
+      value: {
+        ...schema["~standard"],
+        jsonSchema: {
+          input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
+          output: createStandardJSONSchemaMethod(schema, "output", ctx.processors)
+        }
+      },
+      enumerable: false,
+      writable: false
+    });
+    return finalized;
+  } catch (_err) {
+    throw new Error("Error converting schema to JSON.");
+  }
+}
+function isTransforming(_schema, _ctx) {
+  const ctx = _ctx ?? { seen: /* @__PURE__ */ new Set() };
+  if (ctx.seen.has(_schema))
+    return false;
+  ctx.seen.add(_schema);
+  const def = _schema._zod.def;
+  if (def.type === "transform")
+    return true;
+  if (def.type === "array")
+    return isTransforming(def.element, ctx);
+  if (def.type === "set")
+    return isTransforming(def.valueType, ctx);
+  if (def.type === "lazy")
+    return isTransforming(def.getter(), ctx);
+  if (def.type === "promise" || def.type === "optional" || def.type === "nonoptional" || def.type === "nullable" || def.type === "readonly" || def.type === "default" || def.type === "prefault" || def.type === "catch") {
+    return isTransforming(def.innerType, ctx);
+  }
+  if (def.type === "intersection") {
+    return isTransforming(def.left, ctx) || isTransforming(def.right, ctx);
+  }
+  if (def.type === "record" || def.type === "map") {
+    return isTransforming(def.keyType, ctx) || isTransforming(def.valueType, ctx);
+  }
+  if (def.type === "pipe") {
+    if (_schema._zod.traits.has("$ZodCodec"))
+      return true;
+    return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
+  }
+  if (def.type === "object") {
+    for (const key3 in def.shape) {
+      if (isTransforming(def.shape[key3], ctx))
+        return true;
+    }
+    return false;
+  }
+  if (def.type === "union") {
+    for (const option of def.options) {
+      if (isTransforming(option, ctx))
+        return true;
+    }
+    return false;
+  }
+  if (def.type === "tuple") {
+    for (const item of def.items) {
+      if (isTransforming(item, ctx))
+        return true;
+    }
+    if (def.rest && isTransforming(def.rest, ctx))
+      return true;
+    return false;
+  }
+  return false;
+}
+var createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
+  const ctx = initializeContext({ ...params, processors });
+  processSchema(schema, ctx);
+  extractDefs(ctx, schema);
+  return finalize(ctx, schema);
+};
+var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
+  const { libraryOptions, target: target2 } = params ?? {};
+  const ctx = initializeContext({ ...libraryOptions ?? {}, target: target2, io, processors });
+  processSchema(schema, ctx);
+  extractDefs(ctx, schema);
+  return finalize(ctx, schema);
+};
+
+// node_modules/zod/v4/core/json-schema-processors.js
+var narrowMin = (agg, key3, value) => {
+  if (agg[key3] === void 0 || value > agg[key3])
+    agg[key3] = value;
+};
+var narrowMax = (agg, key3, value) => {
+  if (agg[key3] === void 0 || value < agg[key3])
+    agg[key3] = value;
+};
+var narrowBoth = (agg, value) => {
+  narrowMin(agg, "minimum", value);
+  narrowMax(agg, "maximum", value);
+};
+var addDivisor = (agg, value) => {
+  agg.multipleOf ?? (agg.multipleOf = []);
+  if (!agg.multipleOf.includes(value))
+    agg.multipleOf.push(value);
+};
+var addPattern = (agg, pattern) => {
+  agg.patterns ?? (agg.patterns = /* @__PURE__ */ new Set());
+  agg.patterns.add(pattern);
+};
+var intersectMime = (agg, mime) => {
+  agg.mime = agg.mime ? agg.mime.filter((m) => mime.includes(m)) : [...mime];
+};
+var setFormat = (agg, format) => {
+  agg.format = format;
+  if (format.includes("int"))
+    agg.isInt = true;
+};
+var minContributor = (agg, def) => narrowMin(agg, "minimum", def.minimum);
+var maxContributor = (agg, def) => narrowMax(agg, "maximum", def.maximum);
+var formatContributor = (ranges) => (agg, def) => {
+  setFormat(agg, def.format);
+  const [minimum, maximum] = ranges[def.format];
+  narrowMin(agg, "minimum", minimum);
+  narrowMax(agg, "maximum", maximum);
+};
+var contributors = {
+  greater_than: (agg, def) => narrowMin(agg, def.inclusive ? "minimum" : "exclusiveMinimum", def.value),
+  less_than: (agg, def) => narrowMax(agg, def.inclusive ? "maximum" : "exclusiveMaximum", def.value),
+  multiple_of: (agg, def) => addDivisor(agg, def.value),
+  number_format: formatContributor(NUMBER_FORMAT_RANGES),
+  bigint_format: formatContributor(BIGINT_FORMAT_RANGES),
+  min_length: minContributor,
+  max_length: maxContributor,
+  length_equals: (agg, def) => narrowBoth(agg, def.length),
+  min_size: minContributor,
+  max_size: maxContributor,
+  size_equals: (agg, def) => narrowBoth(agg, def.size),
+  string_format: (agg, def) => {
+    setFormat(agg, def.format);
+    if (def.pattern)
+      addPattern(agg, def.pattern);
+    if (def.format === "base64" || def.format === "base64url")
+      agg.contentEncoding = def.format;
+    if (def.local || def.precision === -1)
+      agg.laxFormat = true;
+  },
+  mime_type: (agg, def) => intersectMime(agg, def.mime)
+};
+function aggregateChecks(schema) {
+  const agg = {};
+  const def = schema._zod.def;
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
+    contributors[ch._zod.def.check]?.(agg, ch._zod.def);
+  const bag = schema._zod.bag;
+  if (bag.minimum !== void 0)
+    narrowMin(agg, "minimum", bag.minimum);
+  if (bag.exclusiveMinimum !== void 0)
+    narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum);
+  if (bag.maximum !== void 0)
+    narrowMax(agg, "maximum", bag.maximum);
+  if (bag.exclusiveMaximum !== void 0)
+    narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum);
+  if (bag.multipleOf !== void 0)
+    addDivisor(agg, bag.multipleOf);
+  if (bag.format !== void 0) {
+    agg.format ?? (agg.format = bag.format);
+    if (bag.format.includes("int"))
+      agg.isInt = true;
+  }
+  if (bag.mime)
+    intersectMime(agg, bag.mime);
+  for (const pattern of bag.patterns ?? [])
+    addPattern(agg, pattern);
+  return agg;
+}
+var formatMap = {
+  guid: "uuid",
+  url: "uri",
+  datetime: "date-time",
+  json_string: "json-string",
+  regex: ""
+  // do not set
+};
+var exactPatterns = /* @__PURE__ */ new Map([
+  [base64Charset, base64],
+  [base64urlCharset, base64url]
+]);
+var exactPattern = (p) => exactPatterns.get(p) ?? p;
+var stringProcessor = (schema, ctx, _json, _params) => {
+  const json = _json;
+  json.type = "string";
+  const { minimum, maximum, format, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
+  if (typeof minimum === "number")
+    json.minLength = minimum;
+  if (typeof maximum === "number")
+    json.maxLength = maximum;
+  if (format) {
+    json.format = formatMap[format] ?? format;
+    if (json.format === "")
+      delete json.format;
+    if (format === "time" || laxFormat) {
+      delete json.format;
+    }
+  }
+  if (contentEncoding)
+    json.contentEncoding = contentEncoding;
+  if (patterns && patterns.size > 0) {
+    const patternList = [...patterns].map(exactPattern);
+    if (patternList.length === 1)
+      json.pattern = patternList[0].source;
+    else if (patternList.length > 1) {
+      json.allOf = [
+        ...patternList.map((regex) => ({
+          ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
+          pattern: regex.source
+        }))
+      ];
+    }
+  }
+};
+var numberProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
+  json.type = isInt ? "integer" : "number";
+  const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
+  const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
+  const legacy = ctx.target === "draft-04" || ctx.target === "openapi-3.0";
+  if (exMin) {
+    if (legacy) {
+      json.minimum = exclusiveMinimum;
+      json.exclusiveMinimum = true;
+    } else {
+      json.exclusiveMinimum = exclusiveMinimum;
+    }
+  } else if (typeof minimum === "number") {
+    json.minimum = minimum;
+  }
+  if (exMax) {
+    if (legacy) {
+      json.maximum = exclusiveMaximum;
+      json.exclusiveMaximum = true;
+    } else {
+      json.exclusiveMaximum = exclusiveMaximum;
+    }
+  } else if (typeof maximum === "number") {
+    json.maximum = maximum;
+  }
+  if (multipleOf) {
+    const divisors = /* @__PURE__ */ new Set();
+    for (const divisor of multipleOf) {
+      if (Number.isFinite(divisor) && divisor !== 0)
+        divisors.add(Math.abs(divisor));
+      else
+        handleUnrepresentable(schema, ctx, json, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
+    }
+    const [first, ...rest] = divisors;
+    if (first !== void 0)
+      json.multipleOf = first;
+    if (rest.length)
+      json.allOf = [...json.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
+  }
+};
+var booleanProcessor = (_schema, _ctx, json, _params) => {
+  json.type = "boolean";
+};
+var neverProcessor = (_schema, _ctx, json, _params) => {
+  json.not = {};
+};
+var unknownProcessor = (_schema, _ctx, _json, _params) => {
+};
+var enumProcessor = (schema, _ctx, json, _params) => {
+  const def = schema._zod.def;
+  const values = getEnumValues(def.entries);
+  if (values.length === 0) {
+    json.not = {};
+    return;
+  }
+  if (values.every((v) => typeof v === "number"))
+    json.type = "number";
+  if (values.every((v) => typeof v === "string"))
+    json.type = "string";
+  json.enum = values;
+};
+var literalProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  if (def.values.length === 0) {
+    json.not = {};
+    return;
+  }
+  const vals = [];
+  for (const val of def.values) {
+    if (val === void 0) {
+      if (handleUnrepresentable(schema, ctx, json, params, "Literal `undefined` cannot be represented in JSON Schema"))
+        return;
+    } else if (typeof val === "bigint") {
+      if (handleUnrepresentable(schema, ctx, json, params, "BigInt literals cannot be represented in JSON Schema"))
+        return;
+      vals.push(Number(val));
+    } else {
+      vals.push(val);
+    }
+  }
+  if (vals.length === 0) {
+  } else if (vals.length === 1) {
+    const val = vals[0];
+    json.type = val === null ? "null" : typeof val;
+    if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
+      json.enum = [val];
+    } else {
+      json.const = val;
+    }
+  } else {
+    if (vals.every((v) => typeof v === "number"))
+      json.type = "number";
+    if (vals.every((v) => typeof v === "string"))
+      json.type = "string";
+    if (vals.every((v) => typeof v === "boolean"))
+      json.type = "boolean";
+    if (vals.every((v) => v === null))
+      json.type = "null";
+    json.enum = vals;
+  }
+};
+var customProcessor = (schema, ctx, json, params) => {
+  handleUnrepresentable(schema, ctx, json, params, "Custom types cannot be represented in JSON Schema");
+};
+var transformProcessor = (schema, ctx, json, params) => {
+  handleUnrepresentable(schema, ctx, json, params, "Transforms cannot be represented in JSON Schema");
+};
+var arrayProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const def = schema._zod.def;
+  const { minimum, maximum } = aggregateChecks(schema);
+  if (typeof minimum === "number")
+    json.minItems = minimum;
+  if (typeof maximum === "number")
+    json.maxItems = maximum;
+  json.type = "array";
+  json.items = processSchema(def.element, ctx, {
+    ...params,
+    path: [...params.path, "items"]
+  });
+};
+function inputOptin(schema) {
+  const def = schema._zod.def;
+  if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
+    return inputOptin(def.out);
+  }
+  if (def.type === "catch") {
+    return inputOptin(def.innerType);
+  }
+  return schema._zod.optin;
+}
+var objectProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const def = schema._zod.def;
+  const shape = def.shape;
+  const symbolKeys = Object.getOwnPropertySymbols(shape);
+  if (symbolKeys.length && handleUnrepresentable(schema, ctx, json, params, "Symbol keys cannot be represented in JSON Schema")) {
+    return;
+  }
+  json.type = "object";
+  json.properties = {};
+  for (const key3 in shape) {
+    assignProp(json.properties, key3, processSchema(shape[key3], ctx, {
+      ...params,
+      path: [...params.path, "properties", key3]
+    }));
+  }
+  const requiredKeys = [];
+  for (const key3 of Object.keys(shape)) {
+    const field = def.shape[key3];
+    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
+      requiredKeys.push(key3);
+    }
+  }
+  if (requiredKeys.length > 0) {
+    json.required = requiredKeys;
+  }
+  if (def.catchall?._zod.def.type === "never") {
+    json.additionalProperties = false;
+  } else if (!def.catchall) {
+    if (ctx.io === "output")
+      json.additionalProperties = false;
+  } else if (def.catchall) {
+    json.additionalProperties = processSchema(def.catchall, ctx, {
+      ...params,
+      path: [...params.path, "additionalProperties"]
+    });
+  }
+};
+var unionProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  const isExclusive = def.inclusive === false;
+  const options = def.options.map((x, i) => processSchema(x, ctx, {
+    ...params,
+    path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
+  }));
+  if (isExclusive) {
+    json.oneOf = options;
+  } else {
+    json.anyOf = options;
+  }
+};
+var intersectionProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  const a = processSchema(def.left, ctx, {
+    ...params,
+    path: [...params.path, "allOf", 0]
+  });
+  const b = processSchema(def.right, ctx, {
+    ...params,
+    path: [...params.path, "allOf", 1]
+  });
+  const isSimpleIntersection = (val) => "allOf" in val && Object.keys(val).length === 1;
+  const allOf = [
+    ...isSimpleIntersection(a) ? a.allOf : [a],
+    ...isSimpleIntersection(b) ? b.allOf : [b]
+  ];
+  json.allOf = allOf;
+  ctx.intersections.push(allOf);
+};
+var tupleProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const def = schema._zod.def;
+  json.type = "array";
+  const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
+  const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
+  const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
+    ...params,
+    path: [...params.path, prefixPath, i]
+  }));
+  const rest = def.rest ? processSchema(def.rest, ctx, {
+    ...params,
+    path: [...params.path, restPath, ...ctx.target === "openapi-3.0" ? [def.items.length] : []]
+  }) : null;
+  let minItems = def.items.length;
+  while (minItems > 0) {
+    const item = def.items[minItems - 1];
+    const optional2 = ctx.io === "input" ? inputOptin(item) !== void 0 : item._zod.optout === "optional";
+    if (!optional2)
+      break;
+    minItems--;
+  }
+  const maxItems = def.items.length;
+  const isClosed = !def.rest;
+  if (ctx.target === "draft-2020-12") {
+    json.prefixItems = prefixItems;
+    if (isClosed) {
+      json.items = false;
+    } else if (rest) {
+      json.items = rest;
+    }
+    if (minItems > 0)
+      json.minItems = minItems;
+    if (isClosed)
+      json.maxItems = maxItems;
+  } else if (ctx.target === "openapi-3.0") {
+    json.items = {
+      anyOf: prefixItems
+    };
+    if (rest) {
+      json.items.anyOf.push(rest);
+    }
+    if (minItems > 0)
+      json.minItems = minItems;
+    if (isClosed)
+      json.maxItems = maxItems;
+  } else {
+    json.items = prefixItems;
+    if (isClosed) {
+      json.additionalItems = false;
+    } else if (rest) {
+      json.additionalItems = rest;
+    }
+    if (minItems > 0)
+      json.minItems = minItems;
+    if (isClosed)
+      json.maxItems = maxItems;
+  }
+  const { minimum, maximum } = aggregateChecks(schema);
+  if (typeof minimum === "number")
+    json.minItems = minimum;
+  if (typeof maximum === "number")
+    json.maxItems = maximum;
+};
+function stringifyKeyNames(bySchema, json, visited) {
+  if (json.$ref) {
+    if (visited.has(json))
+      return json;
+    visited.add(json);
+    const def = bySchema.get(json)?.def;
+    if (!def)
+      return json;
+    const inlined = stringifyKeyNames(bySchema, def, visited);
+    return inlined === def ? json : inlined;
+  }
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = json[keyword];
+    if (!Array.isArray(branches))
+      continue;
+    const mapped = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
+    if (mapped.some((branch, i) => branch !== branches[i]))
+      json = { ...json, [keyword]: mapped };
+  }
+  const types2 = Array.isArray(json.type) ? json.type : [json.type];
+  const numericType = !types2.includes("string") && types2.some((t) => t === "number" || t === "integer");
+  const values = json.enum ?? (json.const !== void 0 ? [json.const] : void 0);
+  if (!numericType && !values?.some((v) => typeof v === "number"))
+    return json;
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json;
+  if (rest.enum)
+    rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
+  else if (typeof rest.const === "number")
+    rest.const = String(rest.const);
+  if (!numericType)
+    return rest;
+  rest.type = "string";
+  if (!values)
+    rest.pattern = (types2.includes("number") ? number : integer).source;
+  return rest;
+}
+var pendingRecords = /* @__PURE__ */ new WeakMap();
+function rewriteKeyNames(ctx) {
+  const bySchema = /* @__PURE__ */ new Map();
+  for (const entry of ctx.seen.values()) {
+    if (entry.def && !bySchema.has(entry.schema))
+      bySchema.set(entry.schema, entry);
+  }
+  const rewrites = /* @__PURE__ */ new Map();
+  for (const record3 of pendingRecords.get(ctx) ?? []) {
+    const seen = ctx.seen.get(record3);
+    const names = (seen?.def ?? seen?.schema)?.propertyNames;
+    if (!names || names === true || rewrites.has(names))
+      continue;
+    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
+    if (rewritten !== names)
+      rewrites.set(names, rewritten);
+  }
+  if (!rewrites.size)
+    return;
+  for (const entry of ctx.seen.values()) {
+    for (const carrier of [entry.schema, entry.def]) {
+      const rewritten = carrier && rewrites.get(carrier.propertyNames);
+      if (rewritten)
+        carrier.propertyNames = rewritten;
+    }
+  }
+}
+var recordProcessor = (schema, ctx, _json, params) => {
+  const json = _json;
+  const def = schema._zod.def;
+  json.type = "object";
+  const keyType = def.keyType;
+  const patterns = aggregateChecks(keyType).patterns;
+  if (def.mode === "loose" && patterns && patterns.size > 0) {
+    const valueSchema = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "patternProperties", "*"]
+    });
+    json.patternProperties = {};
+    for (const pattern of patterns) {
+      assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
+    }
+  } else {
+    if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
+      json.propertyNames = processSchema(def.keyType, ctx, {
+        ...params,
+        path: [...params.path, "propertyNames"]
+      });
+      let pending = pendingRecords.get(ctx);
+      if (!pending) {
+        pending = [];
+        pendingRecords.set(ctx, pending);
+        ctx.deferred.push(() => rewriteKeyNames(ctx));
+      }
+      pending.push(schema);
+    }
+    json.additionalProperties = processSchema(def.valueType, ctx, {
+      ...params,
+      path: [...params.path, "additionalProperties"]
+    });
+  }
+  const keyValues = keyType._zod.values;
+  const omittableOnInput = ctx.io === "input" && inputOptin(def.valueType) !== void 0;
+  if (keyValues && !def.partial && !omittableOnInput) {
+    const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
+    if (validKeyValues.length > 0) {
+      json.required = validKeyValues.map(String);
+    }
+  }
+};
+var nullableProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  const inner = processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  if (ctx.target === "openapi-3.0") {
+    seen.ref = def.innerType;
+    json.nullable = true;
+  } else {
+    json.anyOf = [inner, { type: "null" }];
+  }
+};
+var nonoptionalProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+};
+var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
+function serializeDefaultValue(value, schema, ctx, json, params) {
+  let unrepresentable = false;
+  const serialized = JSON.stringify(value, (_, val) => {
+    if (typeof val !== "bigint")
+      return val;
+    unrepresentable = true;
+    return null;
+  });
+  if (!unrepresentable)
+    return JSON.parse(serialized);
+  handleUnrepresentable(schema, ctx, json, params, "BigInt defaults cannot be represented in JSON Schema");
+  return UNREPRESENTABLE_DEFAULT;
+}
+var defaultProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
+  if (value !== UNREPRESENTABLE_DEFAULT)
+    json.default = value;
+};
+var prefaultProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  if (ctx.io !== "input")
+    return;
+  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
+  if (value !== UNREPRESENTABLE_DEFAULT)
+    json._prefault = value;
+};
+var catchProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  let catchValue;
+  try {
+    catchValue = def.catchValue(void 0);
+  } catch {
+    handleUnrepresentable(schema, ctx, json, params, "Dynamic catch values are not supported in JSON Schema");
+    return;
+  }
+  json.default = catchValue;
+};
+var pipeProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  const inIsTransform = def.in._zod.traits.has("$ZodTransform");
+  const innerType = ctx.io === "input" ? inIsTransform ? def.out : def.in : def.out;
+  processSchema(innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = innerType;
+};
+var readonlyProcessor = (schema, ctx, json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+  json.readOnly = true;
+};
+var optionalProcessor = (schema, ctx, _json, params) => {
+  const def = schema._zod.def;
+  processSchema(def.innerType, ctx, params);
+  const seen = ctx.seen.get(schema);
+  seen.ref = def.innerType;
+};
+
+// node_modules/zod/v4/classic/errors.js
+var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
+function _lazyMethod(proto, key3, make) {
+  Object.defineProperty(proto, key3, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const value = make(this);
+      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
+      return value;
+    },
+    set(value) {
+      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
+    }
+  });
+}
+var initializer2 = (inst, issues) => {
+  $ZodError.init(inst, issues);
+  inst.name = "ZodError";
+  const proto = Object.getPrototypeOf(inst);
+  if (_installedErrorProtos.has(proto))
+    return;
+  _installedErrorProtos.add(proto);
+  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+  _lazyMethod(proto, "addIssue", (self2) => (issue2) => {
+    self2.issues.push(issue2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
+  });
+  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+    self2.issues.push(...issues2);
+    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
+  });
+  Object.defineProperty(proto, "isEmpty", {
+    configurable: true,
+    enumerable: false,
+    get() {
+      return this.issues.length === 0;
+    }
+  });
+};
+var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0, {
+  Parent: Error
+});
+
+// node_modules/zod/v4/classic/parse.js
+var parse = /* @__PURE__ */ _parse(ZodRealError);
+var parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
+var safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
+var safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
+var encode = /* @__PURE__ */ _encode(ZodRealError);
+var decode = /* @__PURE__ */ _decode(ZodRealError);
+var encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
+var decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
+var safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
+var safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
+var safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
+var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
+
+// node_modules/zod/v4/classic/schemas.js
+function _ensureDefaultLocale() {
+  if (!globalConfig.localeError)
+    config(en_default());
+}
+function _ensureDefaultMemoizer() {
+  if (!globalConfig.memoizer)
+    config({ memoizer: memoizer() });
+}
+var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
+  _ensureDefaultLocale();
+  $ZodType.init(inst, def);
+  inst.def = def;
+  inst.type = def.type;
+  return inst;
+}, {
+  check(...chks) {
+    const def = this.def;
+    return this.clone(util_exports.mergeDefs(def, {
+      checks: [
+        ...def.checks ?? [],
+        ...chks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
+      ]
+    }), { parent: true });
+  },
+  with(...chks) {
+    return this.check(...chks);
+  },
+  clone(def, params) {
+    return clone(this, def, params);
+  },
+  brand() {
+    return this;
+  },
+  register(reg, meta2) {
+    reg.add(this, meta2);
+    return this;
+  },
+  refine(check, params) {
+    return this.check(refine(check, params));
+  },
+  superRefine(refinement, params) {
+    return this.check(superRefine(refinement, params));
+  },
+  overwrite(fn) {
+    return this.check(_overwrite(fn));
+  },
+  optional() {
+    return optional(this);
+  },
+  exactOptional() {
+    return exactOptional(this);
+  },
+  nullable() {
+    return nullable(this);
+  },
+  nullish() {
+    return optional(nullable(this));
+  },
+  nonoptional(params) {
+    return nonoptional(this, params);
+  },
+  array() {
+    return array(this);
+  },
+  or(arg) {
+    return union([this, arg]);
+  },
+  and(arg) {
+    return intersection(this, arg);
+  },
+  transform(tx) {
+    return pipe(this, transform(tx));
+  },
+  default(d) {
+    return _default(this, d);
+  },
+  prefault(d) {
+    return prefault(this, d);
+  },
+  catch(params) {
+    return _catch(this, params);
+  },
+  pipe(target2) {
+    return pipe(this, target2);
+  },
+  readonly() {
+    return readonly(this);
+  },
+  describe(description) {
+    const cl = this.clone();
+    globalRegistry.add(cl, { description });
+    return cl;
+  },
+  meta(...args) {
+    if (args.length === 0)
+      return globalRegistry.get(this);
+    const cl = this.clone();
+    globalRegistry.add(cl, args[0]);
+    return cl;
+  },
+  isOptional() {
+    return this.safeParse(void 0).success;
+  },
+  isNullable() {
+    return this.safeParse(null).success;
+  },
+  apply(fn, ...args) {
+    return args.length === 0 ? fn(this) : fn(this, ...args);
+  },
+  // Overrides core's `~standard` to add `jsonSchema`. Must stay a prototype entry: redefining it per instance demotes instances to dictionary mode.
+  get "~standard"() {
+    return util_exports.hide(this, "~standard", {
+      ...standardProps(this),
+      jsonSchema: {
+        input: createStandardJSONSchemaMethod(this, "input"),
+        output: createStandardJSONSchemaMethod(this, "output")
+      }
+    });
+  },
+  set "~standard"(value) {
+    util_exports.own(this, "~standard", value);
+  },
+  parse: function _parse2(data, params) {
+    return parse(this, data, params, { callee: _parse2 });
+  },
+  parseAsync: async function _parseAsync2(data, params) {
+    return await parseAsync(this, data, params, { callee: _parseAsync2 });
+  },
+  safeParse(data, params) {
+    return safeParse(this, data, params);
+  },
+  async safeParseAsync(data, params) {
+    return safeParseAsync(this, data, params);
+  },
+  // `spa` is an alias: same function object as `safeParseAsync`, as before.
+  get spa() {
+    return this?.safeParseAsync;
+  },
+  set spa(value) {
+    util_exports.own(this, "spa", value);
+  },
+  validate(data, params) {
+    return validate(this, data, params);
+  },
+  validateAsync(data, params) {
+    return validateAsync(this, data, params);
+  },
+  encode: function _encode2(data, params) {
+    return encode(this, data, params, { callee: _encode2 });
+  },
+  decode: function _decode2(data, params) {
+    return decode(this, data, params, { callee: _decode2 });
+  },
+  encodeAsync: async function _encodeAsync2(data, params) {
+    return await encodeAsync(this, data, params, { callee: _encodeAsync2 });
+  },
+  decodeAsync: async function _decodeAsync2(data, params) {
+    return await decodeAsync(this, data, params, { callee: _decodeAsync2 });
+  },
+  safeEncode(data, params) {
+    return safeEncode(this, data, params);
+  },
+  safeDecode(data, params) {
+    return safeDecode(this, data, params);
+  },
+  async safeEncodeAsync(data, params) {
+    return safeEncodeAsync(this, data, params);
+  },
+  async safeDecodeAsync(data, params) {
+    return safeDecodeAsync(this, data, params);
+  },
+  toJSONSchema(params) {
+    return createToJSONSchemaMethod(this, {})(params);
+  },
+  // Reads through to the registry on every access, so it must not cache.
+  get description() {
+    return globalRegistry.get(this)?.description;
+  },
+  // No setter: `schema._def = x` throws, as it did when `_def` was a non-writable own property.
+  get _def() {
+    return this._zod.def;
+  }
+});
+var _ZodString = /* @__PURE__ */ $constructor(
+  "_ZodString",
+  (inst, def) => {
+    $ZodString.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json, params) => stringProcessor(inst, ctx, json, params);
+  },
+  /* @__PURE__ */ util_exports.derived({
+    format: (inst) => aggregateChecks(inst).format ?? null,
+    minLength: (inst) => aggregateChecks(inst).minimum ?? null,
+    maxLength: (inst) => aggregateChecks(inst).maximum ?? null
+  }, {
+    regex(...args) {
+      return this.check(_regex(...args));
+    },
+    includes(...args) {
+      return this.check(_includes(...args));
+    },
+    startsWith(...args) {
+      return this.check(_startsWith(...args));
+    },
+    endsWith(...args) {
+      return this.check(_endsWith(...args));
+    },
+    min(...args) {
+      return this.check(_minLength(...args));
+    },
+    max(...args) {
+      return this.check(_maxLength(...args));
+    },
+    length(...args) {
+      return this.check(_length(...args));
+    },
+    nonempty(...args) {
+      return this.check(_minLength(1, ...args));
+    },
+    lowercase(params) {
+      return this.check(_lowercase(params));
+    },
+    uppercase(params) {
+      return this.check(_uppercase(params));
+    },
+    trim() {
+      return this.check(_trim());
+    },
+    normalize(...args) {
+      return this.check(_normalize(...args));
+    },
+    toLowerCase() {
+      return this.check(_toLowerCase());
+    },
+    toUpperCase() {
+      return this.check(_toUpperCase());
+    },
+    slugify() {
+      return this.check(_slugify());
+    }
+  })
+);
+var ZodString = /* @__PURE__ */ $constructor("ZodString", (inst, def) => {
+  $ZodString.init(inst, def);
+  _ZodString.init(inst, def);
+}, {
+  email(params) {
+    return this.check(_email(ZodEmail, params));
+  },
+  url(params) {
+    return this.check(_url(ZodURL, params));
+  },
+  jwt(params) {
+    return this.check(_jwt(ZodJWT, params));
+  },
+  emoji(params) {
+    return this.check(_emoji2(ZodEmoji, params));
+  },
+  guid(params) {
+    return this.check(_guid(ZodGUID, params));
+  },
+  uuid(params) {
+    return this.check(_uuid(ZodUUID, params));
+  },
+  uuidv4(params) {
+    return this.check(_uuidv4(ZodUUID, params));
+  },
+  uuidv6(params) {
+    return this.check(_uuidv6(ZodUUID, params));
+  },
+  uuidv7(params) {
+    return this.check(_uuidv7(ZodUUID, params));
+  },
+  nanoid(params) {
+    return this.check(_nanoid(ZodNanoID, params));
+  },
+  cuid(params) {
+    return this.check(_cuid(ZodCUID, params));
+  },
+  cuid2(params) {
+    return this.check(_cuid2(ZodCUID2, params));
+  },
+  ulid(params) {
+    return this.check(_ulid(ZodULID, params));
+  },
+  base64(params) {
+    return this.check(_base64(ZodBase64, params));
+  },
+  base64url(params) {
+    return this.check(_base64url(ZodBase64URL, params));
+  },
+  xid(params) {
+    return this.check(_xid(ZodXID, params));
+  },
+  ksuid(params) {
+    return this.check(_ksuid(ZodKSUID, params));
+  },
+  ipv4(params) {
+    return this.check(_ipv4(ZodIPv4, params));
+  },
+  ipv6(params) {
+    return this.check(_ipv6(ZodIPv6, params));
+  },
+  cidrv4(params) {
+    return this.check(_cidrv4(ZodCIDRv4, params));
+  },
+  cidrv6(params) {
+    return this.check(_cidrv6(ZodCIDRv6, params));
+  },
+  e164(params) {
+    return this.check(_e164(ZodE164, params));
+  },
+  datetime(params) {
+    return this.check(_isoDateTime(ZodISODateTime, params));
+  },
+  date(params) {
+    return this.check(_isoDate(ZodISODate, params));
+  },
+  time(params) {
+    return this.check(_isoTime(ZodISOTime, params));
+  },
+  duration(params) {
+    return this.check(_isoDuration(ZodISODuration, params));
+  }
+});
+function string2(params) {
+  return _string(ZodString, params);
+}
+var ZodStringFormat = /* @__PURE__ */ $constructor("ZodStringFormat", (inst, def) => {
+  $ZodStringFormat.init(inst, def);
+  _ZodString.init(inst, def);
+});
+var ZodISODateTime = /* @__PURE__ */ $constructor("ZodISODateTime", (inst, def) => {
+  $ZodISODateTime.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISODate = /* @__PURE__ */ $constructor("ZodISODate", (inst, def) => {
+  $ZodISODate.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISOTime = /* @__PURE__ */ $constructor("ZodISOTime", (inst, def) => {
+  $ZodISOTime.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodISODuration = /* @__PURE__ */ $constructor("ZodISODuration", (inst, def) => {
+  $ZodISODuration.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodEmail = /* @__PURE__ */ $constructor("ZodEmail", (inst, def) => {
+  $ZodEmail.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodGUID = /* @__PURE__ */ $constructor("ZodGUID", (inst, def) => {
+  $ZodGUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodUUID = /* @__PURE__ */ $constructor("ZodUUID", (inst, def) => {
+  $ZodUUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
+  $ZodURL.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodEmoji = /* @__PURE__ */ $constructor("ZodEmoji", (inst, def) => {
+  $ZodEmoji.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodNanoID = /* @__PURE__ */ $constructor("ZodNanoID", (inst, def) => {
+  $ZodNanoID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCUID = /* @__PURE__ */ $constructor("ZodCUID", (inst, def) => {
+  $ZodCUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCUID2 = /* @__PURE__ */ $constructor("ZodCUID2", (inst, def) => {
+  $ZodCUID2.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodULID = /* @__PURE__ */ $constructor("ZodULID", (inst, def) => {
+  $ZodULID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodXID = /* @__PURE__ */ $constructor("ZodXID", (inst, def) => {
+  $ZodXID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodKSUID = /* @__PURE__ */ $constructor("ZodKSUID", (inst, def) => {
+  $ZodKSUID.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodIPv4 = /* @__PURE__ */ $constructor("ZodIPv4", (inst, def) => {
+  $ZodIPv4.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodIPv6 = /* @__PURE__ */ $constructor("ZodIPv6", (inst, def) => {
+  $ZodIPv6.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCIDRv4 = /* @__PURE__ */ $constructor("ZodCIDRv4", (inst, def) => {
+  $ZodCIDRv4.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodCIDRv6 = /* @__PURE__ */ $constructor("ZodCIDRv6", (inst, def) => {
+  $ZodCIDRv6.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodBase64 = /* @__PURE__ */ $constructor("ZodBase64", (inst, def) => {
+  $ZodBase64.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodBase64URL = /* @__PURE__ */ $constructor("ZodBase64URL", (inst, def) => {
+  $ZodBase64URL.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodE164 = /* @__PURE__ */ $constructor("ZodE164", (inst, def) => {
+  $ZodE164.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodJWT = /* @__PURE__ */ $constructor("ZodJWT", (inst, def) => {
+  $ZodJWT.init(inst, def);
+  ZodStringFormat.init(inst, def);
+});
+var ZodNumber = /* @__PURE__ */ $constructor(
+  "ZodNumber",
+  (inst, def) => {
+    $ZodNumber.init(inst, def);
+    ZodType.init(inst, def);
+    inst._zod.processJSONSchema = (ctx, json, params) => numberProcessor(inst, ctx, json, params);
+    inst.isFinite = true;
+  },
+  /* @__PURE__ */ util_exports.derived({
+    minValue: (inst) => {
+      const { minimum, exclusiveMinimum } = aggregateChecks(inst);
+      return Math.max(minimum ?? Number.NEGATIVE_INFINITY, exclusiveMinimum ?? Number.NEGATIVE_INFINITY);
+    },
+    maxValue: (inst) => {
+      const { maximum, exclusiveMaximum } = aggregateChecks(inst);
+      return Math.min(maximum ?? Number.POSITIVE_INFINITY, exclusiveMaximum ?? Number.POSITIVE_INFINITY);
+    },
+    isInt: (inst) => {
+      const { isInt, multipleOf } = aggregateChecks(inst);
+      return !!isInt || !!multipleOf?.some(Number.isSafeInteger);
+    },
+    format: (inst) => aggregateChecks(inst).format ?? null
+  }, {
+    gt(value, params) {
+      return this.check(_gt(value, params));
+    },
+    gte(value, params) {
+      return this.check(_gte(value, params));
+    },
+    min(value, params) {
+      return this.check(_gte(value, params));
+    },
+    lt(value, params) {
+      return this.check(_lt(value, params));
+    },
+    lte(value, params) {
+      return this.check(_lte(value, params));
+    },
+    max(value, params) {
+      return this.check(_lte(value, params));
+    },
+    int(params) {
+      return this.check(int(params));
+    },
+    safe(params) {
+      return this.check(int(params));
+    },
+    positive(params) {
+      return this.check(_gt(0, params));
+    },
+    nonnegative(params) {
+      return this.check(_gte(0, params));
+    },
+    negative(params) {
+      return this.check(_lt(0, params));
+    },
+    nonpositive(params) {
+      return this.check(_lte(0, params));
+    },
+    multipleOf(value, params) {
+      return this.check(_multipleOf(value, params));
+    },
+    step(value, params) {
+      return this.check(_multipleOf(value, params));
+    },
+    finite() {
+      return this;
+    }
+  })
+);
+function number2(params) {
+  return _number(ZodNumber, params);
+}
+var ZodNumberFormat = /* @__PURE__ */ $constructor("ZodNumberFormat", (inst, def) => {
+  $ZodNumberFormat.init(inst, def);
+  ZodNumber.init(inst, def);
+});
+function int(params) {
+  return _int(ZodNumberFormat, params);
+}
+var ZodBoolean = /* @__PURE__ */ $constructor("ZodBoolean", (inst, def) => {
+  $ZodBoolean.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => booleanProcessor(inst, ctx, json, params);
+});
+function boolean2(params) {
+  return _boolean(ZodBoolean, params);
+}
+var ZodUnknown = /* @__PURE__ */ $constructor("ZodUnknown", (inst, def) => {
+  $ZodUnknown.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => unknownProcessor(inst, ctx, json, params);
+});
+function unknown() {
+  return _unknown(ZodUnknown);
+}
+var ZodNever = /* @__PURE__ */ $constructor("ZodNever", (inst, def) => {
+  $ZodNever.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => neverProcessor(inst, ctx, json, params);
+});
+function never(params) {
+  return _never(ZodNever, params);
+}
+var ZodArray = /* @__PURE__ */ $constructor("ZodArray", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodArray.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => arrayProcessor(inst, ctx, json, params);
+  inst.element = def.element;
+}, {
+  min(n, params) {
+    return this.check(_minLength(n, params));
+  },
+  nonempty(params) {
+    return this.check(_minLength(1, params));
+  },
+  max(n, params) {
+    return this.check(_maxLength(n, params));
+  },
+  length(n, params) {
+    return this.check(_length(n, params));
+  },
+  unwrap() {
+    return this.element;
+  }
+});
+function array(element, params) {
+  return _array(ZodArray, element, params);
+}
+var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodObjectJIT.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => objectProcessor(inst, ctx, json, params);
+  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
+}, {
+  keyof() {
+    return _enum(Object.keys(this._zod.def.shape));
+  },
+  catchall(catchall) {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall }));
+  },
+  passthrough() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
+  },
+  loose() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
+  },
+  strict() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: never() }));
+  },
+  strip() {
+    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: void 0 }));
+  },
+  extend(incoming) {
+    return util_exports.extend(this, incoming);
+  },
+  safeExtend(incoming) {
+    return util_exports.safeExtend(this, incoming);
+  },
+  merge(other) {
+    return util_exports.merge(this, other);
+  },
+  pick(mask) {
+    return util_exports.pick(this, mask);
+  },
+  omit(mask) {
+    return util_exports.omit(this, mask);
+  },
+  partial(...args) {
+    return util_exports.partial(ZodOptional, this, args[0]);
+  },
+  exactPartial(...args) {
+    return util_exports.partial(ZodExactOptional, this, args[0], "exactPartial");
+  },
+  required(...args) {
+    return util_exports.required(ZodNonOptional, this, args[0]);
+  }
+});
+function object(shape, params) {
+  const def = {
+    type: "object",
+    shape: shape ?? {},
+    ...util_exports.normalizeParams(params)
+  };
+  return new ZodObject(def);
+}
+function strictObject(shape, params) {
+  return new ZodObject({
+    type: "object",
+    shape,
+    catchall: never(),
+    ...util_exports.normalizeParams(params)
+  });
+}
+function looseObject(shape, params) {
+  return new ZodObject({
+    type: "object",
+    shape,
+    catchall: unknown(),
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
+  $ZodUnion.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => unionProcessor(inst, ctx, json, params);
+  inst.options = def.options;
+});
+function union(options, params) {
+  return new ZodUnion({
+    type: "union",
+    options,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodDiscriminatedUnion", (inst, def) => {
+  ZodUnion.init(inst, def);
+  $ZodDiscriminatedUnion.init(inst, def);
+});
+function discriminatedUnion(discriminator, options, params) {
+  return new ZodDiscriminatedUnion({
+    type: "union",
+    options,
+    discriminator,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodIntersection = /* @__PURE__ */ $constructor("ZodIntersection", (inst, def) => {
+  $ZodIntersection.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => intersectionProcessor(inst, ctx, json, params);
+});
+function intersection(left, right) {
+  return new ZodIntersection({
+    type: "intersection",
+    left,
+    right
+  });
+}
+var ZodTuple = /* @__PURE__ */ $constructor("ZodTuple", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodTuple.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => tupleProcessor(inst, ctx, json, params);
+}, {
+  rest(rest) {
+    return this.clone({
+      ...this._zod.def,
+      rest
+    });
+  },
+  partial() {
+    const def = this._zod.def;
+    if (def.checks?.length)
+      throw new Error(".partial() cannot be used on tuple schemas containing refinements");
+    return this.clone({
+      ...def,
+      items: def.items.map((item) => new ZodOptional({ type: "optional", innerType: item }))
+    });
+  }
+});
+function tuple(items, _paramsOrRest, _params) {
+  const hasRest = _paramsOrRest instanceof $ZodType;
+  const params = hasRest ? _params : _paramsOrRest;
+  const rest = hasRest ? _paramsOrRest : null;
+  return new ZodTuple({
+    type: "tuple",
+    items,
+    rest,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodRecord = /* @__PURE__ */ $constructor("ZodRecord", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodRecord.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => recordProcessor(inst, ctx, json, params);
+  inst.keyType = def.keyType;
+  inst.valueType = def.valueType;
+});
+function record(keyType, valueType, params) {
+  if (!valueType || !valueType._zod) {
+    return new ZodRecord({
+      type: "record",
+      keyType: string2(),
+      valueType: keyType,
+      ...util_exports.normalizeParams(valueType)
+    });
+  }
+  return new ZodRecord({
+    type: "record",
+    keyType,
+    valueType,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
+  $ZodEnum.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => enumProcessor(inst, ctx, json, params);
+  inst.enum = def.entries;
+  inst.options = [...inst._zod.values];
+  const keys = new Set(Object.keys(def.entries));
+  inst.extract = (values, params) => {
+    const newEntries = {};
+    for (const value of values) {
+      if (keys.has(value)) {
+        newEntries[value] = def.entries[value];
+      } else
+        throw new Error(`Key ${value} not found in enum`);
+    }
+    return new ZodEnum({
+      ...def,
+      checks: [],
+      ...util_exports.normalizeParams(params),
+      entries: newEntries
+    });
+  };
+  inst.exclude = (values, params) => {
+    const newEntries = { ...def.entries };
+    for (const value of values) {
+      if (keys.has(value)) {
+        delete newEntries[value];
+      } else
+        throw new Error(`Key ${value} not found in enum`);
+    }
+    return new ZodEnum({
+      ...def,
+      checks: [],
+      ...util_exports.normalizeParams(params),
+      entries: newEntries
+    });
+  };
+});
+function _enum(values, params) {
+  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
+  return new ZodEnum({
+    type: "enum",
+    entries,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodLiteral = /* @__PURE__ */ $constructor("ZodLiteral", (inst, def) => {
+  $ZodLiteral.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => literalProcessor(inst, ctx, json, params);
+  inst.values = new Set(def.values);
+  Object.defineProperty(inst, "value", {
+    get() {
+      if (def.values.length > 1) {
+        throw new Error("This schema contains multiple valid literal values. Use `.values` instead.");
+      }
+      return def.values[0];
+    }
+  });
+});
+function literal(value, params) {
+  return new ZodLiteral({
+    type: "literal",
+    values: Array.isArray(value) ? value : [value],
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodTransform = /* @__PURE__ */ $constructor("ZodTransform", (inst, def) => {
+  _ensureDefaultMemoizer();
+  $ZodTransform.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => transformProcessor(inst, ctx, json, params);
+  inst._zod.parse = (payload, _ctx) => {
+    if (_ctx.direction === "backward") {
+      throw new $ZodEncodeError(inst.constructor.name);
+    }
+    payload.addIssue = (issue2) => {
+      if (typeof issue2 === "string") {
+        payload.issues.push(util_exports.issue(issue2, payload.value, def));
+      } else {
+        const _issue = issue2;
+        if (_issue.fatal)
+          _issue.continue = false;
+        _issue.code ?? (_issue.code = "custom");
+        if (!("input" in _issue))
+          _issue.input = payload.value;
+        _issue.inst ?? (_issue.inst = inst);
+        payload.issues.push(util_exports.issue(_issue));
+      }
+    };
+    const output = def.transform(payload.value, payload);
+    if (output instanceof Promise) {
+      return output.then((output2) => {
+        payload.value = output2;
+        return payload;
+      });
+    }
+    payload.value = output;
+    return payload;
+  };
+});
+function transform(fn) {
+  return new ZodTransform({
+    type: "transform",
+    transform: fn
+  });
+}
+var ZodOptional = /* @__PURE__ */ $constructor("ZodOptional", (inst, def) => {
+  $ZodOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function optional(innerType) {
+  return new ZodOptional({
+    type: "optional",
+    innerType
+  });
+}
+var ZodExactOptional = /* @__PURE__ */ $constructor("ZodExactOptional", (inst, def) => {
+  $ZodExactOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function exactOptional(innerType) {
+  return new ZodExactOptional({
+    type: "optional",
+    innerType
+  });
+}
+var ZodNullable = /* @__PURE__ */ $constructor("ZodNullable", (inst, def) => {
+  $ZodNullable.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => nullableProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function nullable(innerType) {
+  return new ZodNullable({
+    type: "nullable",
+    innerType
+  });
+}
+var ZodDefault = /* @__PURE__ */ $constructor("ZodDefault", (inst, def) => {
+  $ZodDefault.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => defaultProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+  inst.removeDefault = inst.unwrap;
+});
+function _default(innerType, defaultValue) {
+  return new ZodDefault({
+    type: "default",
+    innerType,
+    get defaultValue() {
+      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+    }
+  });
+}
+var ZodPrefault = /* @__PURE__ */ $constructor("ZodPrefault", (inst, def) => {
+  $ZodPrefault.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => prefaultProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function prefault(innerType, defaultValue) {
+  return new ZodPrefault({
+    type: "prefault",
+    innerType,
+    get defaultValue() {
+      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
+    }
+  });
+}
+var ZodNonOptional = /* @__PURE__ */ $constructor("ZodNonOptional", (inst, def) => {
+  $ZodNonOptional.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => nonoptionalProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function nonoptional(innerType, params) {
+  return new ZodNonOptional({
+    type: "nonoptional",
+    innerType,
+    ...util_exports.normalizeParams(params)
+  });
+}
+var ZodCatch = /* @__PURE__ */ $constructor("ZodCatch", (inst, def) => {
+  $ZodCatch.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => catchProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+  inst.removeCatch = inst.unwrap;
+});
+function _catch(innerType, catchValue) {
+  return new ZodCatch({
+    type: "catch",
+    innerType,
+    catchValue: typeof catchValue === "function" ? catchValue : util_exports.constantCatch(catchValue)
+  });
+}
+var ZodPipe = /* @__PURE__ */ $constructor("ZodPipe", (inst, def) => {
+  $ZodPipe.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => pipeProcessor(inst, ctx, json, params);
+  inst.in = def.in;
+  inst.out = def.out;
+});
+function pipe(in_, out) {
+  return new ZodPipe({
+    type: "pipe",
+    in: in_,
+    out
+    // ...util.normalizeParams(params),
+  });
+}
+var ZodPreprocess = /* @__PURE__ */ $constructor("ZodPreprocess", (inst, def) => {
+  ZodPipe.init(inst, def);
+  $ZodPreprocess.init(inst, def);
+});
+var ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
+  $ZodReadonly.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => readonlyProcessor(inst, ctx, json, params);
+  inst.unwrap = () => inst._zod.def.innerType;
+});
+function readonly(innerType) {
+  return new ZodReadonly({
+    type: "readonly",
+    innerType
+  });
+}
+var ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
+  $ZodCustom.init(inst, def);
+  ZodType.init(inst, def);
+  inst._zod.processJSONSchema = (ctx, json, params) => customProcessor(inst, ctx, json, params);
+});
+function custom(fn, _params) {
+  return _custom(ZodCustom, fn ?? (() => true), _params);
+}
+function refine(fn, _params = {}) {
+  return _refine(ZodCustom, fn, _params);
+}
+function superRefine(fn, params) {
+  return _superRefine(fn, params);
+}
+function preprocess(fn, schema) {
+  return new ZodPreprocess({
+    type: "pipe",
+    in: transform(fn),
+    out: schema
+  });
+}
+
+// node_modules/zod/v4/classic/iso.js
+var iso_exports = {};
+__export(iso_exports, {
+  ZodISODate: () => ZodISODate,
+  ZodISODateTime: () => ZodISODateTime,
+  ZodISODuration: () => ZodISODuration,
+  ZodISOTime: () => ZodISOTime,
+  date: () => date2,
+  datetime: () => datetime2,
+  duration: () => duration2,
+  time: () => time2
+});
+function datetime2(params) {
+  return _isoDateTime(ZodISODateTime, params);
+}
+function date2(params) {
+  return _isoDate(ZodISODate, params);
+}
+function time2(params) {
+  return _isoTime(ZodISOTime, params);
+}
+function duration2(params) {
+  return _isoDuration(ZodISODuration, params);
+}
+
+// src/contracts/time.ts
+var IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
+function isoToMs(iso) {
+  return Date.parse(iso);
+}
+function msToIso(ms2) {
+  const iso = new Date(ms2).toISOString();
+  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
+}
+function utcDate(ms2) {
+  return new Date(ms2).toISOString().slice(0, 10);
+}
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/files/atomic-write.ts
 var import_node_crypto = require("node:crypto");
@@ -19606,40 +32373,21 @@ async function readOwnFile(file) {
   }
 }
 var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-var TEMP_GRACE_MS = 6e4;
-async function removeStaleTemps(dir, isAlive2, opts = {}) {
+async function removeStaleTemps(dir, isAlive2) {
   let names;
   try {
     names = await import_node_fs2.promises.readdir(dir);
   } catch {
     return 0;
   }
-  const cutoffMs = (opts.nowMs ?? Date.now()) - (opts.graceMs ?? TEMP_GRACE_MS);
   let removed = 0;
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
     if (!m || isAlive2(Number(m[1]))) continue;
-    const file = import_node_path2.default.join(dir, name);
-    const st = await import_node_fs2.promises.lstat(file).catch(() => void 0);
-    if (!st?.isFile() || st.mtimeMs > cutoffMs) continue;
-    await import_node_fs2.promises.rm(file, { force: true });
+    await import_node_fs2.promises.rm(import_node_path2.default.join(dir, name), { force: true });
     removed++;
   }
   return removed;
-}
-async function tempFileDirs(paths, epicId) {
-  const epic = paths.epicDir(epicId);
-  const checkpoints = import_node_path2.default.join(paths.root, "pipeline_checkpoints");
-  const tickets = await import_node_fs2.promises.readdir(checkpoints, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => import_node_path2.default.join(checkpoints, e.name)), () => []);
-  return [
-    epic,
-    ...["requests", "acks", "agents", "launches", "commands", "inbox-sent"].map((d) => import_node_path2.default.join(epic, d)),
-    paths.frictionDir(),
-    paths.dispatchLogDir(),
-    import_node_path2.default.join(paths.root, "observe"),
-    import_node_path2.default.join(paths.root, "observe", "history"),
-    ...tickets
-  ];
 }
 
 // src/act/agents/inbox-lock.ts
@@ -19694,8 +32442,139 @@ async function acquireLocks(lockPaths, opts) {
 
 // src/act/agents/mailbox.ts
 var import_node_fs4 = require("node:fs");
+<<<<<<< HEAD
 init_request();
 init_time();
+=======
+
+// src/contracts/ids.ts
+var SAFE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
+var SAFE_ID_RULE = '1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
+var SafeId = string2().regex(SAFE_ID_PATTERN, { message: `expected an id of ${SAFE_ID_RULE}` });
+function isSafeId(id) {
+  return SAFE_ID_PATTERN.test(id);
+}
+function recoveryTaskId(taskId, attempt) {
+  const previous = `-r${attempt - 1}`;
+  const base = attempt > 1 && taskId.endsWith(previous) ? taskId.slice(0, -previous.length) : taskId;
+  if (attempt < 1) return taskId.replace(/-r\d+$/, "");
+  const suffix = `-r${attempt}`;
+  return base.slice(0, 128 - suffix.length) + suffix;
+}
+
+// src/contracts/vocabulary.ts
+var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_human", "stalled", "looping", "healthy"];
+var VerdictKindSchema = _enum(VERDICT_KINDS);
+var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
+var ExemptionSchema = _enum(EXEMPTION_NAMES);
+var ACTION_KINDS = ["cancel", "redispatch", "escalate", "nudge", "reconcile"];
+var ActionKindSchema = _enum(ACTION_KINDS);
+var ADAPTER_OPS = ["cancel", "redispatch", "nudge"];
+var AdapterOpSchema = _enum(ADAPTER_OPS);
+var RECOVERY_MODES = ["fresh", "resume"];
+var RecoveryModeSchema = _enum(RECOVERY_MODES);
+var TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
+var TransportCauseSchema = _enum(TRANSPORT_CAUSES);
+var DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
+var DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
+var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
+var AttentionKindSchema = _enum(ATTENTION_KINDS);
+var STRATEGIES = ["report", "cancel", "redispatch"];
+var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
+var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
+var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
+var NOTIFY_TRIGGERS = ["escalation", "unanswered_request", "orphan", "mass_stall", "human_wait"];
+var NotifyTriggerSchema = _enum(NOTIFY_TRIGGERS);
+var NOTIFY_FORMATS = ["slack", "json"];
+var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
+var STALL_REASONS = ["inactivity", "never_started", "open_tool_overrun", "request_unanswered", "api_gave_up", "context_exhausted", "looping"];
+var StallReasonSchema = _enum(STALL_REASONS);
+var LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
+var StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
+var TELEMETRY_EVENTS = ["user_prompt", "tool_decision", "tool_result", "api_request", "api_error", "assistant_response"];
+var TelemetryEventSchema = _enum(TELEMETRY_EVENTS);
+
+// src/contracts/request.ts
+var REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
+var RequestKindSchema = _enum(REQUEST_KINDS);
+var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
+var REQUEST_STATUSES = ["pending", "done", "unanswered"];
+var OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
+function isOpenRequestStatus(status) {
+  return status !== "done";
+}
+var RequestSchema = looseObject({
+  schema_version: literal("1"),
+  kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
+  key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
+  epic_id: SafeId,
+  task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
+  row_task_id: SafeId.optional().describe("The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id)."),
+  stop_task_id: SafeId.optional().describe("Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started)."),
+  stop_row_task_id: SafeId.optional().describe("With stop_task_id: the row that carries it."),
+  ticket_id: SafeId,
+  agent_id: SafeId.optional(),
+  agent_name: string2().optional(),
+  team_name: string2().optional(),
+  session_id: SafeId.optional(),
+  pid: number2().int().optional(),
+  reason: string2().optional().describe("Why, for humans."),
+  created_at: IsoTimestamp,
+  answer_by: IsoTimestamp.optional().describe("Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt."),
+  how_to_answer: string2().optional().describe("One line: the ways this request can be answered (docs/orchestrator.md)."),
+  redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
+  recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
+  checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
+  prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
+  resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
+  transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
+  route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
+  message: string2().optional().describe("nudge only: the text to send, verbatim."),
+  disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
+  what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
+  row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
+}).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
+var EscalationNoticeSchema = looseObject({
+  schema_version: literal("1"),
+  kind: literal("escalation"),
+  key: string2(),
+  epic_id: SafeId,
+  task_id: SafeId,
+  ticket_id: SafeId,
+  attempt_count: number2().int().describe("Stalled attempts of the ticket, the last one included."),
+  friction_path: string2().describe("State-dir relative path of the friction note."),
+  tracker: TrackerOutcomeSchema.describe("What happened to the ticket in Linear."),
+  created_at: IsoTimestamp,
+  needs_answer: literal(false),
+  message: string2()
+}).meta({ title: "EscalationNotice", description: "epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer." });
+function howToAnswer(kind, r) {
+  const row = r.row_task_id ?? r.task_id;
+  const base = r.key.replaceAll(":", "__");
+  if (kind === "cancel" && r.key.endsWith(":redispatch")) {
+    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
+  }
+  if (kind === "cancel" && r.key.endsWith(":escalate")) {
+    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
+  }
+  if (kind === "cancel") {
+    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+  }
+  if (kind === "nudge") {
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === "reconcile") {
+    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
+  }
+  if (kind === "resume") {
+    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
+  if (r.stop_row_task_id) {
+    return `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
+  return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+}
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/act/agents/outcome.ts
 function succeeded(kind, adapter, detail, extra = {}) {
@@ -19836,15 +32715,15 @@ function inboxTarget(teamsDir, req) {
 }
 var receiptFile = (req) => stepFile(import_node_path4.default.join(req.paths.epicDir(req.epicId), "inbox-sent"), req.key, "cancel");
 async function readInbox(file) {
-  let text;
+  let text2;
   try {
-    text = await import_node_fs5.promises.readFile(file, "utf8");
+    text2 = await import_node_fs5.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return [];
     throw e;
   }
   try {
-    const v = JSON.parse(text);
+    const v = JSON.parse(text2);
     return Array.isArray(v) ? v : void 0;
   } catch {
     return void 0;
@@ -19852,10 +32731,10 @@ async function readInbox(file) {
 }
 function hasShutdownRequest(messages, requestId) {
   return messages.some((m) => {
-    const text = m?.text;
-    if (typeof text !== "string" || !text.startsWith("{")) return false;
+    const text2 = m?.text;
+    if (typeof text2 !== "string" || !text2.startsWith("{")) return false;
     try {
-      const p = JSON.parse(text);
+      const p = JSON.parse(text2);
       return p.type === "shutdown_request" && p.requestId === requestId;
     } catch {
       return false;
@@ -19910,8 +32789,8 @@ function createClaudeTeamAdapter(agents, deps, opts = {}) {
       isThere: (m) => hasShutdownRequest(m, req.key),
       make: (now) => {
         const reason = req.reason ?? "dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.";
-        const text = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-        return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" };
+        const text2 = JSON.stringify({ type: "shutdown_request", requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+        return { from: SHUTDOWN_SENDER, text: text2, timestamp: now, read: false, summary: "Stall recovery: shutdown requested" };
       }
     }, deps, lockOpts),
     async cancelMarker(req) {
@@ -19985,9 +32864,9 @@ var NotifyRecordSchema = looseObject({
   http_status: number2().int().optional().describe("The last answer's HTTP status."),
   error: string2().optional().describe("failed: why, without the webhook URL.")
 }).meta({ title: "NotifyRecord", description: "epics/<epic_id>/notify/<key>.json: the marker of one webhook notification." });
-function parseMarker(schema, text) {
+function parseMarker(schema, text2) {
   try {
-    const r = schema.safeParse(JSON.parse(text));
+    const r = schema.safeParse(JSON.parse(text2));
     return r.success ? r.data : void 0;
   } catch {
     return void 0;
@@ -20020,10 +32899,10 @@ init_time();
 // src/sys/proc-identity.ts
 var import_node_child_process = require("node:child_process");
 var import_node_fs6 = require("node:fs");
-function parseProcStat(text) {
-  const close = text.lastIndexOf(")");
+function parseProcStat(text2) {
+  const close = text2.lastIndexOf(")");
   if (close < 0) return void 0;
-  const rest = text.slice(close + 2).split(" ");
+  const rest = text2.slice(close + 2).split(" ");
   const state = rest[0];
   const ppid = Number(rest[1]);
   const pgrp = Number(rest[2]);
@@ -20041,8 +32920,8 @@ async function processGroupMembers(pgrp) {
   const members2 = [];
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
-    const text = await import_node_fs6.promises.readFile(`/proc/${name}/stat`, "utf8").catch(() => void 0);
-    const st = text === void 0 ? void 0 : parseProcStat(text);
+    const text2 = await import_node_fs6.promises.readFile(`/proc/${name}/stat`, "utf8").catch(() => void 0);
+    const st = text2 === void 0 ? void 0 : parseProcStat(text2);
     if (st && st.pgrp === pgrp && st.state !== "Z" && st.state !== "X") members2.push({ pid: Number(name), ppid: st.ppid, startTicks: st.startTicks });
   }
   return members2;
@@ -20050,8 +32929,8 @@ async function processGroupMembers(pgrp) {
 async function ancestry(pid = process.pid) {
   const out = [pid];
   for (let p = pid; out.length < 4096; ) {
-    const text = await import_node_fs6.promises.readFile(`/proc/${p}/stat`, "utf8").catch(() => void 0);
-    const st = text === void 0 ? void 0 : parseProcStat(text);
+    const text2 = await import_node_fs6.promises.readFile(`/proc/${p}/stat`, "utf8").catch(() => void 0);
+    const st = text2 === void 0 ? void 0 : parseProcStat(text2);
     const parent = st?.ppid ?? (p === process.pid ? process.ppid : void 0);
     if (parent === void 0 || parent <= 0 || out.includes(parent)) break;
     out.push(parent);
@@ -20062,9 +32941,9 @@ async function ancestry(pid = process.pid) {
 var bootIdCache;
 var readBootId = () => bootIdCache ??= import_node_fs6.promises.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim(), () => void 0);
 async function probeProcess(pid) {
-  let text;
+  let text2;
   try {
-    text = await import_node_fs6.promises.readFile(`/proc/${pid}/stat`, "utf8");
+    text2 = await import_node_fs6.promises.readFile(`/proc/${pid}/stat`, "utf8");
   } catch (e) {
     const code = e.code;
     if (code === "ENOENT" || code === "ESRCH") {
@@ -20077,7 +32956,7 @@ async function probeProcess(pid) {
     }
     return { kind: "unknown", reason: `cannot read /proc/${pid}/stat (${code ?? String(e)})` };
   }
-  const stat = parseProcStat(text);
+  const stat = parseProcStat(text2);
   if (!stat) return { kind: "unknown", reason: `cannot parse /proc/${pid}/stat` };
   if (stat.state === "Z" || stat.state === "X") return { kind: "gone" };
   return { kind: "alive", identity: { pid, startTicks: stat.startTicks, bootId: await readBootId() }, pgrp: stat.pgrp };
@@ -20326,9 +33205,7 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `preparing the ${op} command`, e, file);
   }
-  const marks = { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
-  if ("recoveryTaskId" in req) marks.DISPATCH_WATCHDOG_TASK_ID = req.recoveryTaskId;
-  const env = agentEnv(process.env, marks, deps.claudeConfigDir);
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
@@ -20339,10 +33216,7 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
     }
     if (r.exitCode === 0) {
       await write({ ...done, status: "done" });
-      if (op !== "redispatch") return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
-      const launched = await launchedProcess(req.key, req.paths.root);
-      const which = launched ? `; its replacement runs as pid ${launched.pid}` : "; no process it started carries DISPATCH_WATCHDOG_KEY (the replacement runs elsewhere: it is watched once a row lists it)";
-      return { ...succeeded(op, "command", `the ${op} command for ${req.key} exited 0${which}.`, { markerPath: file }), ...launched ? { pid: launched.pid, identity: launched } : {} };
+      return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: "unknown" });
@@ -20354,13 +33228,6 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `recording the ${op} command's result`, e, file);
   }
-}
-async function launchedProcess(key3, stateRoot) {
-  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: key3, DISPATCH_WATCHDOG_STATE_DIR: stateRoot });
-  const pids = new Set(found.map((p) => p.pid));
-  const tops = [];
-  for (const p of found) if (!(await ancestry(p.pid)).slice(1).some((a) => pids.has(a))) tops.push(p);
-  return tops.length === 1 ? tops[0] : void 0;
 }
 function createCommandAdapter(agents, deps) {
   const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
@@ -20547,85 +33414,6 @@ function createAdapter(name, agents, deps, opts = {}) {
   }
 }
 
-// src/act/recovery/first-prompt.ts
-var import_node_fs10 = require("node:fs");
-
-// src/files/pseudo-files.ts
-var import_node_fs9 = require("node:fs");
-var import_node_path8 = __toESM(require("node:path"), 1);
-var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
-var rootDevices;
-function pseudoDevices() {
-  if (rootDevices) return rootDevices;
-  rootDevices = /* @__PURE__ */ new Set();
-  for (const root of ["/proc", "/sys"]) {
-    try {
-      rootDevices.add((0, import_node_fs9.statSync)(root).dev);
-    } catch {
-    }
-  }
-  return rootDevices;
-}
-function pseudoFileReason(file, dev) {
-  let real;
-  try {
-    real = import_node_fs9.realpathSync.native(import_node_path8.default.resolve(file));
-  } catch {
-    real = import_node_path8.default.resolve(file);
-  }
-  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
-  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
-  return void 0;
-}
-function isPseudoDevice(dev) {
-  return pseudoDevices().has(dev);
-}
-function pseudoDeviceReason(file) {
-  return refusal(file, file, void 0);
-}
-function refusal(file, real, root) {
-  const where2 = real === import_node_path8.default.resolve(file) ? "" : ` (it resolves to ${real})`;
-  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
-}
-
-// src/act/recovery/first-prompt.ts
-var FIRST_PROMPT_SCAN_BYTES = 256 * 1024;
-var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-function promptOfRecord(rec) {
-  if (!isRec(rec) || rec.type !== "user" || rec.isMeta === true || rec.isCompactSummary === true || !isRec(rec.message)) return void 0;
-  const content = rec.message.content;
-  const text = typeof content === "string" ? content : Array.isArray(content) && !content.some((b) => isRec(b) && b.type === "tool_result") ? content.map((b) => isRec(b) && b.type === "text" && typeof b.text === "string" ? b.text : "").join("\n") : "";
-  if (!text.trim() || /^\s*<(command-|local-command)/.test(text)) return void 0;
-  return text.trim();
-}
-async function readFirstPrompt(file) {
-  if (!file) return void 0;
-  const fh = await import_node_fs10.promises.open(file, "r").catch(() => void 0);
-  if (!fh) return void 0;
-  try {
-    const st = await fh.stat();
-    if (!st.isFile() || isPseudoDevice(st.dev)) return void 0;
-    const buf = Buffer.alloc(Math.min(FIRST_PROMPT_SCAN_BYTES, st.size));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    for (const line of buf.subarray(0, bytesRead).toString("utf8").split("\n")) {
-      if (!line.includes('"user"')) continue;
-      let rec;
-      try {
-        rec = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const prompt = promptOfRecord(rec);
-      if (prompt) return prompt;
-    }
-    return void 0;
-  } catch {
-    return void 0;
-  } finally {
-    await fh.close();
-  }
-}
-
 // src/act/recovery/perform.ts
 init_errors();
 
@@ -20651,8 +33439,8 @@ var EXEMPTION_RULES = {
   rate_limit: rule({
     reads: ["rateLimitPatterns", "rateLimitFactor", "openToolGraceMs"],
     window: (obs, p) => {
-      const text = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
-      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return void 0;
+      const text2 = obs.isOutputTracked ? "" : obs.lastOutput?.toLowerCase() ?? "";
+      if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text2.includes(x))) return void 0;
       const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== void 0 ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
       return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
     }
@@ -20672,8 +33460,8 @@ var EXEMPTION_RULES = {
     window: (obs, p) => {
       const tool = obs.lastTool;
       if (!tool?.isOpen || tool.isBackground) return void 0;
-      const own2 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
-      return own2 === void 0 ? void 0 : own2 + p.openToolGraceMs;
+      const own3 = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : void 0);
+      return own3 === void 0 ? void 0 : own3 + p.openToolGraceMs;
     }
   })
 };
@@ -20701,21 +33489,13 @@ function didYouMean(word, names) {
   return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
 }
 
-// src/core/terminal-watch.ts
-var AFTER_TERMINAL_SLACK_MS = 5e3;
-function watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) {
-  if (task.statusClass !== "terminal" || task.terminalSinceMs === void 0) return false;
-  if (task.pid === void 0 && !task.agentId && !task.sessionId && !task.transcriptPath) return false;
-  return isReconcilePending || nowMs - task.terminalSinceMs <= watchMs;
-}
-function stillRunning(task, obs, windowMs, nowMs) {
-  const since2 = task.terminalSinceMs;
-  if (since2 === void 0 || obs.isProcessAlive === false || task.hasExited) return void 0;
-  if (task.pid !== void 0 && obs.isProcessAlive === true && !obs.finished) return `its process ${task.pid} is alive and nothing says it finished`;
-  const at2 = obs.lastProgressMs === void 0 || obs.outputGrewAtMs === void 0 ? obs.lastProgressMs ?? obs.outputGrewAtMs : Math.max(obs.lastProgressMs, obs.outputGrewAtMs);
-  const isFinishedAfter = obs.finished?.atMs !== void 0 && at2 !== void 0 && obs.finished.atMs >= at2;
-  if (at2 === void 0 || isFinishedAfter || at2 <= since2 + AFTER_TERMINAL_SLACK_MS || nowMs - at2 > windowMs) return void 0;
-  return `it was at work ${Math.round((nowMs - at2) / 1e3)}s ago, ${Math.round((at2 - since2) / 1e3)}s after the row turned terminal`;
+// src/core/partition.ts
+function telemetryPartition(obs, nowMs, windowMs) {
+  const t = obs.telemetry;
+  if (!t || obs.sources.some((s) => s === "transcript" || s === "hooks" || s === "process")) return void 0;
+  if (t.hostHeardMs !== void 0 && t.hostHeardMs > t.sessionReceivedMs && nowMs - t.hostHeardMs <= windowMs) return void 0;
+  const since2 = Math.max(t.sessionReceivedMs, t.hostHeardMs ?? -Infinity);
+  return `the receiver has heard nothing at all from host ${t.host} since ${msToIso(since2)}`;
 }
 
 // src/core/assess.ts
@@ -20735,7 +33515,7 @@ function statusGuess(status) {
 }
 function effectiveWindow(obs, policy) {
   const base = policy.baseTimeoutMs;
-  let window = base;
+  let window2 = base;
   const exemptions = [];
   const asked = {};
   for (const name of EXEMPTION_NAMES) {
@@ -20743,11 +33523,11 @@ function effectiveWindow(obs, policy) {
     if (w === void 0) continue;
     exemptions.push(name);
     asked[name] = w;
-    window = Math.max(window, w);
+    window2 = Math.max(window2, w);
   }
   const openLimit = asked.open_tool_call ?? Infinity;
   return {
-    effectiveTimeoutMs: window,
+    effectiveTimeoutMs: window2,
     exemptions,
     hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
     isOpenOverrun: (idle) => idle > openLimit
@@ -20782,27 +33562,23 @@ function derived2(obs, policy) {
   derivedOf.set(obs, fresh);
   return fresh;
 }
-function assess(task, obs, policy, nowMs, wave = {}) {
+function assess(task, obs, policy, nowMs) {
   const d = derived2(obs, policy);
-  const window = d.window;
+  const window2 = d.window;
   const verdict = (kind, reason, extra = {}) => ({
     kind,
     taskId: task.taskId,
     ticketId: task.ticketId,
-    effectiveTimeoutMs: window.effectiveTimeoutMs,
-    exemptions: window.exemptions,
-    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    effectiveTimeoutMs: window2.effectiveTimeoutMs,
+    exemptions: window2.exemptions,
+    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
     lastTool: obs.lastTool?.name,
     ...obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {},
     sources: obs.sources,
     reason,
     ...extra
   });
-  if (task.statusClass === "terminal") {
-    const running = stillRunning(task, obs, window.effectiveTimeoutMs, nowMs);
-    if (running) return verdict("inconsistent", `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: "agent_running", sinceMs: task.terminalSinceMs } });
-    return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
-  }
+  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
   if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
   if (task.statusClass === "unknown") {
     const guess = statusGuess(task.status);
@@ -20827,7 +33603,7 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs, ...transportCause ? { transportCause } : {} });
   }
   const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window.effectiveTimeoutMs) ? obs.finished : void 0;
+  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window2.effectiveTimeoutMs) ? obs.finished : void 0;
   if (task.isOwnReplacement && finished) {
     return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
   }
@@ -20854,11 +33630,11 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   if (progressAt === void 0 && missingNote) {
     const since2 = task.dispatchedAtMs;
     const idleMs2 = Math.max(0, nowMs - since2);
-    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window.effectiveTimeoutMs };
-    if (idleMs2 > window.effectiveTimeoutMs) {
-      return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
+    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window2.effectiveTimeoutMs };
+    if (idleMs2 > window2.effectiveTimeoutMs) {
+      return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window2.effectiveTimeoutMs)} since dispatch (window ${sec(window2.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
     }
-    return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing2);
+    return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window2.effectiveTimeoutMs)}; ${missingNote})`, timing2);
   }
   const isGone = obs.isProcessAlive === false || task.hasExited === true;
   if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
@@ -20867,30 +33643,29 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   }
   const sinceMs = progressAt ?? task.dispatchedAtMs;
   const idleMs = Math.max(0, nowMs - sinceMs);
-  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window2.effectiveTimeoutMs };
   const note = missingNote ? ` (${missingNote})` : "";
-  if (idleMs > window.effectiveTimeoutMs) {
-    const stallReason = progressAt === void 0 ? "never_started" : window.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
+  if (idleMs > window2.effectiveTimeoutMs) {
+    const stallReason = progressAt === void 0 ? "never_started" : window2.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
     if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
       return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+    }
+    const partition = stallReason !== "never_started" ? telemetryPartition(obs, nowMs, window2.effectiveTimeoutMs) : void 0;
+    if (partition) {
+      return verdict("unknown", `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
     }
     if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
       return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
-    const childRows = children && stallReason === "inactivity" && !isGone ? ownRows(children.agentIds, task.taskId, wave) : [];
-    const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
-    if (stallReason === "inactivity" && children && unseen?.length && !isGone) {
-      const ids = unseen;
+    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
+      const ids = children.unseenIds;
       return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
     }
-    if (childRows.length > 0) {
-      return verdict("healthy", `${waitingOn(children)}, idle ${sec(idleMs)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(", ")}, judged and recovered on its own; this task is judged again once that row is no longer in flight${note}`, { idleMs, lastProgressMs: sinceMs });
-    }
-    const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
+    const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window2.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window2.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
     const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
-    return verdict("stalled", `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
+    return verdict("stalled", `${why} (window ${sec(window2.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
   }
   const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
@@ -20901,19 +33676,11 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
   }
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
-  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)})${via}${note}`, timing);
 }
 function silentModelCause(obs) {
-  if (!obs.sources.includes("transcript") || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
+  if (!(obs.sources.includes("transcript") || obs.sources.includes("telemetry")) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
   return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
-}
-function ownRows(agentIds, selfTaskId, wave) {
-  const out = [];
-  for (const a of agentIds) {
-    const row = wave.rowOfAgent?.get(a);
-    if (row !== void 0 && row !== selfTaskId) out.push([a, row]);
-  }
-  return out;
 }
 function waitingOn(children) {
   const many = children.agentIds.length > 1 ? "s" : "";
@@ -20953,33 +33720,33 @@ function emptyHistory() {
 }
 var CROSS_EPIC_EVENTS = /* @__PURE__ */ new Set(["redispatch", "stall_detected"]);
 function foldEvent(h, e, epicId) {
-  const own2 = e.epic_id === epicId;
+  const own3 = e.epic_id === epicId;
   switch (e.event) {
     case "redispatch":
       h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
       h.lastRecoveryMode.set(e.ticket_id, e.mode ?? "fresh");
-      if (own2) h.replacements.set(e.recovery_task_id, e);
+      if (own3) h.replacements.set(e.recovery_task_id, e);
       break;
     case "stall_detected": {
       const list2 = h.stalls.get(e.ticket_id) ?? [];
       list2.push(e);
       h.stalls.set(e.ticket_id, list2);
-      if (own2) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
-      if (own2 && e.action_taken === "report") {
+      if (own3) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
+      if (own3 && e.action_taken === "report") {
         const key3 = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
         h.attention.set(key3, { key: key3, kind: "stall_reported", taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ""}` });
       }
       break;
     }
     case "escalated_to_blocked":
-      if (own2 && e.key && !h.escalations.has(e.key)) h.escalations.set(e.key, e);
-      if (own2 && e.key) {
+      if (own3 && e.key && !h.escalations.has(e.key)) h.escalations.set(e.key, e);
+      if (own3 && e.key) {
         if (e.tracker === "failed") h.trackerPending.set(e.key, e);
         else h.trackerPending.delete(e.key);
       }
       break;
     case "recovery_summary":
-      if (own2) {
+      if (own3) {
         for (const k of [...e.orphans, ...e.more_orphans ?? []]) {
           h.reportedOrphans.add(k);
           h.attention.set(k, { key: k, kind: "orphan", detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ""}` });
@@ -20987,14 +33754,14 @@ function foldEvent(h, e, epicId) {
       }
       break;
     case "attention_needed":
-      if (own2) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...e.since ? { sinceMs: Date.parse(e.since) } : {}, detail: e.reason });
+      if (own3) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...e.since ? { sinceMs: Date.parse(e.since) } : {}, detail: e.reason });
       break;
     case "request_answered":
     case "request_unanswered":
-      if (own2) foldRequestEnd(h, e);
+      if (own3) foldRequestEnd(h, e);
       break;
     case "next_returned":
-      if (own2) {
+      if (own3) {
         for (const k of e.requests) h.announced.requests.add(k);
         for (const k of e.unanswered) h.announced.unanswered.add(k);
         for (const k of e.escalations) h.announced.escalations.add(k);
@@ -21002,32 +33769,32 @@ function foldEvent(h, e, epicId) {
       }
       break;
     case "mass_stall":
-      if (own2) h.lastMassStall = [...e.task_ids].sort().join(",");
-      if (own2 && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
+      if (own3) h.lastMassStall = [...e.task_ids].sort().join(",");
+      if (own3 && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
       break;
     case "mass_stall_ended":
-      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };
-      if (own2) h.lastMassStall = void 0;
+      if (own3 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };
+      if (own3) h.lastMassStall = void 0;
       break;
     case "mass_stall_escalated":
-      if (own2 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
+      if (own3 && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isEscalated: true };
       break;
     case "notify_started":
-      if (own2 && !h.notifications.has(e.key)) h.notifications.set(e.key, { key: e.key, started: e });
+      if (own3 && !h.notifications.has(e.key)) h.notifications.set(e.key, { key: e.key, started: e });
       break;
     case "notify_sent":
     case "notify_failed": {
-      const rec = own2 ? h.notifications.get(e.key) : void 0;
+      const rec = own3 ? h.notifications.get(e.key) : void 0;
       if (rec && (!rec.outcome || rec.outcome.event === "notify_failed")) rec.outcome = e;
       break;
     }
     case "action_started":
-      if (own2 && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: /* @__PURE__ */ new Set() });
+      if (own3 && !h.actions.has(e.key)) h.actions.set(e.key, { key: e.key, started: e, steps: /* @__PURE__ */ new Set() });
       break;
     default:
       break;
   }
-  if (own2 && "key" in e && typeof e.key === "string" && e.event !== "action_started") {
+  if (own3 && "key" in e && typeof e.key === "string" && e.event !== "action_started") {
     const rec = h.actions.get(e.key);
     if (rec) {
       rec.steps.add(e.event);
@@ -21037,11 +33804,11 @@ function foldEvent(h, e, epicId) {
     }
   }
   const kind = verdictOfEvent(e.event);
-  if (own2 && kind && "task_id" in e) {
+  if (own3 && kind && "task_id" in e) {
     h.lastLogged.set(String(e.task_id), kind);
     h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
   }
-  if (own2 && e.event === "stall_detected") h.lastStallReason.set(e.task_id, e.stall_reason);
+  if (own3 && e.event === "stall_detected") h.lastStallReason.set(e.task_id, e.stall_reason);
   return h;
 }
 function foldRequestStart(h, rec, e) {
@@ -21163,7 +33930,7 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
   const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
     const task = tasks.get(v.taskId);
-    if (!task || task.statusClass !== "in_flight" && v.disagreement?.kind !== "agent_running") continue;
+    if (!task || task.statusClass !== "in_flight") continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (["cancel", "redispatch", "escalate"].some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
     if (v.kind === "inconsistent" && v.disagreement) {
@@ -21193,25 +33960,19 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
       events.push({ event: "attention_needed", ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1e3)}s: ${v.reason}` });
     };
     if (v.kind === "waiting_human") attention("human_wait", c.humanWaitLimitMs, "a person has been needed");
-    if (v.kind === "unknown" && v.unobservedChildren?.length) {
-      const from = v.deadlineMs ?? nowMs;
-      const k = key(opts.epicId, v.taskId, `unobservable_child@${msToIso(from)}`);
-      const names = v.unobservedChildren.join(", ");
-      if (!history.attention.has(k)) events.push({ event: "attention_needed", ...ids, key: k, kind: "unobservable_child", since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
-    } else if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
+    if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
   }
   for (const r of history.requests.values()) {
     if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
     const v = byTask.get(r.taskId);
-    const isAgreed = v === void 0 ? tasks.get(r.taskId)?.statusClass === "terminal" : v.kind !== "inconsistent";
-    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : isAgreed;
+    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : v !== void 0 && v.kind !== "inconsistent";
     if (isResolved) events.push({ event: "request_answered", key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: "resolved" });
   }
   return { events, actions };
 }
 
 // src/act/recovery/checkpoint.ts
-var import_node_fs11 = require("node:fs");
+var import_node_fs9 = require("node:fs");
 var import_yaml2 = __toESM(require_dist(), 1);
 init_ids();
 
@@ -21231,10 +33992,10 @@ var SPECIAL_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__
 var NUMBER_LIKE = /^[-+]?(?:0o[0-7]+|0x[0-9a-fA-F]+|\.(?:inf|Inf|INF|nan|NaN|NAN)|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
 var SMALL_INT = /^(?:0|[1-9][0-9]{0,14})$/;
 var PLAIN_FIRST = /* @__PURE__ */ new Set([..."-?:,[]{}#&*!|>'\"%@`"]);
-function fastYaml(text) {
-  if (REJECTED_CHARS.test(text)) return void 0;
+function fastYaml(text2) {
+  if (REJECTED_CHARS.test(text2)) return void 0;
   try {
-    return new Reader(text).document();
+    return new Reader(text2).document();
   } catch (e) {
     if (e === BAIL) return void 0;
     throw e;
@@ -21257,8 +34018,8 @@ var Reader = class {
   lines;
   /** Index of the next line to read. */
   at = 0;
-  constructor(text) {
-    this.lines = text.split("\n");
+  constructor(text2) {
+    this.lines = text2.split("\n");
   }
   document() {
     const first = this.peek();
@@ -21346,22 +34107,22 @@ var Reader = class {
     return out;
   }
   /** A scalar starting at `text` (the rest of its line); its node belongs to a block at column `indent`. */
-  scalar(text, indent) {
-    const c = text[0];
-    if (c === '"' || c === "'") return this.quoted(text, indent, c);
-    if (text === "[]") return [];
-    if (text === "{}") return {};
-    return this.plain(text, indent);
+  scalar(text2, indent) {
+    const c = text2[0];
+    if (c === '"' || c === "'") return this.quoted(text2, indent, c);
+    if (text2 === "[]") return [];
+    if (text2 === "{}") return {};
+    return this.plain(text2, indent);
   }
   /**
    * A plain scalar, resolved by the core schema (null, booleans, small integers, else text). It
    * continues on deeper lines (folded: a break is a space, an empty line a newline), as writers
    * fold long text.
    */
-  plain(text, indent) {
-    if (PLAIN_FIRST.has(text[0])) bail();
-    const first = plainPiece(text);
-    if (first === void 0) return resolvePlain(text.slice(0, text.indexOf(" #")).trimEnd());
+  plain(text2, indent) {
+    if (PLAIN_FIRST.has(text2[0])) bail();
+    const first = plainPiece(text2);
+    if (first === void 0) return resolvePlain(text2.slice(0, text2.indexOf(" #")).trimEnd());
     let out = first;
     let isMultiLine = false;
     for (let i = this.at, empties = 0; i < this.lines.length; i++) {
@@ -21384,11 +34145,11 @@ var Reader = class {
     return isMultiLine ? NUMBER_LIKE.test(out) ? bail() : out : resolvePlain(out);
   }
   /** A quoted scalar, folded across lines as YAML does (a break is a space, an empty line a newline). */
-  quoted(text, indent, q) {
+  quoted(text2, indent, q) {
     const isDouble = q === '"';
     const unquote = isDouble ? unescape : (s) => s.replaceAll("''", "'");
     let out = "";
-    let line = text.slice(1);
+    let line = text2.slice(1);
     for (let isFirst = true; ; isFirst = false) {
       if (!isFirst) line = line.slice(indentOf(line));
       const close = isDouble ? closingQuote(line) : closingSingleQuote(line);
@@ -21423,8 +34184,8 @@ var Reader = class {
     }
   }
 };
-function plainPiece(text) {
-  const s = text.trimEnd();
+function plainPiece(text2) {
+  const s = text2.trimEnd();
   if (s.includes(": ") || s.endsWith(":")) bail();
   return s.includes(" #") ? void 0 : s;
 }
@@ -21517,16 +34278,16 @@ function unescape(s) {
 init_errors();
 var MAX_NESTING_DEPTH = 64;
 var MAX_STATE_ROWS = 2e4;
-function findTooDeep(text, max = MAX_NESTING_DEPTH) {
+function findTooDeep(text2, max = MAX_NESTING_DEPTH) {
   const indents = [];
   let flow = 0;
   let quote2;
   let scalarIndent;
-  for (let start = 0, line = 1; start <= text.length; line++) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
+  for (let start = 0, line = 1; start <= text2.length; line++) {
+    let end = text2.indexOf("\n", start);
+    if (end < 0) end = text2.length;
     let first = start;
-    while (first < end && (text[first] === " " || text[first] === "	")) first++;
+    while (first < end && (text2[first] === " " || text2[first] === "	")) first++;
     const indent = first - start;
     const isBlank3 = first >= end;
     if (scalarIndent !== void 0 && (isBlank3 || indent > scalarIndent)) {
@@ -21534,7 +34295,7 @@ function findTooDeep(text, max = MAX_NESTING_DEPTH) {
       continue;
     }
     scalarIndent = void 0;
-    if (!quote2 && flow === 0 && !isBlank3 && text[first] !== "#") {
+    if (!quote2 && flow === 0 && !isBlank3 && text2[first] !== "#") {
       while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
       indents.push(indent);
     }
@@ -21543,13 +34304,13 @@ function findTooDeep(text, max = MAX_NESTING_DEPTH) {
     let isValueStart = !quote2 && flow === 0;
     let isTokenStart = true;
     for (let k = first; k < end; k++) {
-      const c = text[k];
+      const c = text2[k];
       if (quote2) {
         if (quote2 === '"' && c === "\\") k++;
-        else if (c === quote2 && !(quote2 === "'" && text[k + 1] === "'" && ++k)) quote2 = void 0;
+        else if (c === quote2 && !(quote2 === "'" && text2[k + 1] === "'" && ++k)) quote2 = void 0;
         continue;
       }
-      if (c === "#" && (k === first || text[k - 1] === " " || text[k - 1] === "	")) break;
+      if (c === "#" && (k === first || text2[k - 1] === " " || text2[k - 1] === "	")) break;
       if (c === " " || c === "	") {
         isTokenStart = true;
         continue;
@@ -21569,7 +34330,7 @@ function findTooDeep(text, max = MAX_NESTING_DEPTH) {
           isTokenStart = true;
           continue;
         }
-        if (c === "-" && (k + 1 === end || text[k + 1] === " ")) {
+        if (c === "-" && (k + 1 === end || text2[k + 1] === " ")) {
           if (++depth > max) return { line, column: k - start + 1 };
           continue;
         }
@@ -21584,36 +34345,36 @@ function findTooDeep(text, max = MAX_NESTING_DEPTH) {
         }
         isValueStart = false;
       }
-      if (c === ":" && (k + 1 === end || text[k + 1] === " " || text[k + 1] === "	")) isValueStart = true;
+      if (c === ":" && (k + 1 === end || text2[k + 1] === " " || text2[k + 1] === "	")) isValueStart = true;
     }
     start = end + 1;
   }
   return void 0;
 }
-function checkNesting(text, file) {
-  const deep = findTooDeep(text);
+function checkNesting(text2, file) {
+  const deep = findTooDeep(text2);
   if (!deep) return void 0;
   return new InputError("input_too_large", `nested deeper than ${MAX_NESTING_DEPTH} levels (lists and mappings inside each other); nothing was parsed.`, {
     location: { file, line: deep.line, column: deep.column },
     hint: "No state or config file nests this deep: the file is damaged or not what the watchdog reads. Write it again (docs/state-files.md shows each shape)."
   });
 }
-function countKeys(text, key3) {
+function countKeys(text2, key3) {
   let n = 0;
-  for (let at2 = text.indexOf(key3); at2 >= 0; at2 = text.indexOf(key3, at2 + key3.length)) {
+  for (let at2 = text2.indexOf(key3); at2 >= 0; at2 = text2.indexOf(key3, at2 + key3.length)) {
     let k = at2 + key3.length;
-    if (text[k] === '"' || text[k] === "'") k++;
-    while (text[k] === " ") k++;
-    if (text[k] === ":") n++;
+    if (text2[k] === '"' || text2[k] === "'") k++;
+    while (text2[k] === " ") k++;
+    if (text2[k] === ":") n++;
   }
   return n;
 }
 
 // src/contracts/parse-yaml.ts
 init_safe_text();
-function formatPath(path43) {
+function formatPath(path44) {
   let s = "";
-  for (const part2 of path43) {
+  for (const part2 of path44) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -21626,29 +34387,29 @@ function describeValue(value) {
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") {
     const shown2 = redactSecrets(value);
-    const cut2 = shown2.length > 60 ? shown2.slice(0, 57) + "..." : shown2;
-    return escapeControls(JSON.stringify(cut2));
+    const cut3 = shown2.length > 60 ? shown2.slice(0, 57) + "..." : shown2;
+    return escapeControls(JSON.stringify(cut3));
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path43) {
+function valueAt(root, path44) {
   let cur = root;
-  for (const part2 of path43) {
+  for (const part2 of path44) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path43, isKeyWanted = false) {
+function nodeOffset(doc, path44, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path43.entries()) {
+  for (const [i, part2] of path44.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path43.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path44.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -21686,19 +34447,19 @@ function issueMessage(issue2, found) {
       return `not an accepted value${got}`;
   }
 }
-function parseYaml(text, schema, opts) {
-  const deep = opts.isNestingChecked ? void 0 : checkNesting(text, opts.file);
+function parseYaml(text2, schema, opts) {
+  const deep = opts.isNestingChecked ? void 0 : checkNesting(text2, opts.file);
   if (deep) return { ok: false, error: deep };
-  const fast = fastYaml(text);
+  const fast = fastYaml(text2);
   if (fast !== void 0) {
     const result = schema.safeParse(fast);
     if (result.success) return { ok: true, value: result.data };
   }
-  return parseYamlPositioned(text, schema, opts);
+  return parseYamlPositioned(text2, schema, opts);
 }
-function parseYamlPositioned(text, schema, opts) {
+function parseYamlPositioned(text2, schema, opts) {
   const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const syntax = doc.errors[0];
   if (syntax) {
     const pos = syntax.linePos?.[0] ?? lineCounter.linePos(syntax.pos[0]);
@@ -21726,10 +34487,10 @@ function parseYamlPositioned(text, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path43, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path43, isKeyWanted);
+  const locate = (path44, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path44, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path43) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path44) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -21743,13 +34504,13 @@ function parseYamlPositioned(text, schema, opts) {
   problems.sort((a, b) => (a.location?.line ?? 0) - (b.location?.line ?? 0));
   return { ok: false, error: combineProblems(problems) };
 }
-function yamlLocator(text, file) {
+function yamlLocator(text2, file) {
   const lineCounter = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter, prettyErrors: false });
-  return (path43) => {
-    const offset = nodeOffset(doc, path43);
+  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter, prettyErrors: false });
+  return (path44) => {
+    const offset = nodeOffset(doc, path44);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path43) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path44) };
   };
 }
 function pickIssue(first) {
@@ -21787,11 +34548,10 @@ var CheckpointSchema = looseObject({
   last_tool: LastTool.nullable(),
   last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
   supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null."),
-  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said."),
-  original_prompt: string2().optional().describe("The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown.")
+  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.")
 }).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
-function parseCheckpoint(text, fileName) {
-  return parseYaml(text, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
+function parseCheckpoint(text2, fileName) {
+  return parseYaml(text2, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
 }
 
 // src/act/recovery/checkpoint.ts
@@ -21810,35 +34570,18 @@ function itemText(v) {
   }
   return void 0;
 }
-var MARKER = /^\s*(?:[-*•+]|\d+[.)]|\[[ xX✓✔]?\])(?:\s+|(?=\[))/;
-function stripMarkers(text) {
-  let s = text;
-  for (let prev = ""; prev !== s; ) [prev, s] = [s, s.replace(MARKER, "")];
-  return s.trim();
-}
-function workItemKey(text) {
-  return stripMarkers(text).normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
-}
 function workItems(sources) {
   const out = [];
-  const seen = /* @__PURE__ */ new Set();
   for (const src of sources) {
     const list2 = Array.isArray(src) ? src : typeof src === "string" ? src.split("\n") : [];
     for (const raw of list2) {
-      const item = itemText(raw);
-      const text = item === void 0 ? void 0 : stripMarkers(item);
-      const key3 = text && workItemKey(text);
-      if (!text || !key3 || seen.has(key3)) continue;
-      seen.add(key3);
-      out.push(text.length > MAX_ITEM_CHARS ? text.slice(0, MAX_ITEM_CHARS - 1) + "…" : text);
+      const text2 = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, "").trim();
+      if (!text2 || out.includes(text2)) continue;
+      out.push(text2.length > MAX_ITEM_CHARS ? text2.slice(0, MAX_ITEM_CHARS - 1) + "…" : text2);
       if (out.length >= MAX_ITEMS) return out;
     }
   }
   return out;
-}
-function withoutDone(remaining, completed) {
-  const done = new Set(completed.map(workItemKey));
-  return remaining.filter((w) => !done.has(workItemKey(w)));
 }
 function completedFromCalls(calls) {
   const out = [];
@@ -21850,14 +34593,11 @@ function completedFromCalls(calls) {
   return out;
 }
 
-// src/act/recovery/checkpoint.ts
-init_safe_text();
-
 // src/act/recovery/recovery-prompt.ts
-var import_node_path9 = __toESM(require("node:path"), 1);
+var import_node_path8 = __toESM(require("node:path"), 1);
 var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
 function diagnosisPath(checkpointPath, attempt) {
-  return import_node_path9.default.join(import_node_path9.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+  return import_node_path8.default.join(import_node_path8.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
 }
 function describeTool(cp) {
   const t = cp.last_tool;
@@ -21878,7 +34618,6 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
     "- Do not explore beyond the files the remaining items name."
   ] : [];
-  const original = cp.original_prompt ? ["The original task, as the first agent was given it (for context: do only the remaining work below):", "<original-task>", cp.original_prompt, "</original-task>", ""] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     "",
@@ -21886,7 +34625,6 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     `Checkpoint: ${where2.checkpointPath}`,
     "Read the checkpoint first: it records what was done and what remains.",
     "",
-    ...original,
     done,
     "",
     remaining,
@@ -21905,19 +34643,6 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
 var LAST_OUTPUT_CHARS = 1e3;
 var COMPLETED_KEYS = ["completed_items", "completed_work", "completed_tasks"];
 var REMAINING_KEYS = ["remaining_work", "remaining_items", "remaining_tasks", "todo"];
-var PROMPT_KEYS = ["original_prompt", "prompt", "task_prompt"];
-var ORIGINAL_PROMPT_MAX_CHARS = 8e3;
-function originalPrompt(row, input) {
-  const own2 = PROMPT_KEYS.map((k) => row[k]).find((v) => typeof v === "string" && v.trim() !== "");
-  const text = (own2 ?? input.previous?.original_prompt ?? input.transcriptPrompt)?.trim();
-  if (!text) return void 0;
-  const clean = redactSecrets(text);
-  if (clean.length <= ORIGINAL_PROMPT_MAX_CHARS) return clean;
-  const half = Math.floor((ORIGINAL_PROMPT_MAX_CHARS - 5) / 2);
-  return `${clean.slice(0, half)}
-…
-${clean.slice(-half)}`;
-}
 var checkpointRelPath = (ticketId, attempt) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
 function buildCheckpoint(input) {
   const { task, row = {}, observation } = input;
@@ -21926,8 +34651,7 @@ function buildCheckpoint(input) {
   const prev = input.previous;
   const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
   const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
-  const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : prev?.remaining_work ?? [], completed);
-  const prompt = originalPrompt(row, input);
+  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
   return {
     schema_version: "1",
     epic_id: input.epicId,
@@ -21943,8 +34667,7 @@ function buildCheckpoint(input) {
     last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
     last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
     supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
-    ...input.cwd ? { cwd: input.cwd } : {},
-    ...prompt ? { original_prompt: prompt } : {}
+    ...input.cwd ? { cwd: input.cwd } : {}
   };
 }
 function renderCheckpointYaml(cp) {
@@ -21961,14 +34684,14 @@ async function writeCheckpoint(paths, cp) {
 async function readCheckpoint(paths, ticketId, attempt) {
   const file = paths.checkpoint(ticketId, attempt);
   try {
-    return parseCheckpoint(await import_node_fs11.promises.readFile(file, "utf8"), paths.relative(file));
+    return parseCheckpoint(await import_node_fs9.promises.readFile(file, "utf8"), paths.relative(file));
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
 }
 async function checkpointMarker(paths, ticketId, attempt) {
-  return import_node_fs11.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
+  return import_node_fs9.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
 }
 
 // src/act/recovery/perform.ts
@@ -21979,13 +34702,13 @@ var import_promises = require("node:fs/promises");
 init_errors();
 
 // src/act/friction/friction.ts
-var import_node_fs12 = require("node:fs");
-var import_node_path11 = __toESM(require("node:path"), 1);
+var import_node_fs10 = require("node:fs");
+var import_node_path10 = __toESM(require("node:path"), 1);
 init_time();
 init_errors();
 
 // src/files/paths.ts
-var import_node_path10 = __toESM(require("node:path"), 1);
+var import_node_path9 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
 function assertSafeId(id, what) {
@@ -22001,65 +34724,75 @@ var lower = (id) => id.toLowerCase();
 var StatePaths = class {
   root;
   constructor(stateDir) {
-    this.root = import_node_path10.default.resolve(stateDir);
+    this.root = import_node_path9.default.resolve(stateDir);
   }
   epicDir(epicId) {
-    return import_node_path10.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
+    return import_node_path9.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
   }
   stateFile(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "state.yaml");
+    return import_node_path9.default.join(this.epicDir(epicId), "state.yaml");
   }
   watchdogJson(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.json");
+    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.json");
   }
   lockFile(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.lock");
+    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.lock");
   }
   requestsDir(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "requests");
+    return import_node_path9.default.join(this.epicDir(epicId), "requests");
   }
   /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
   acksDir(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "acks");
+    return import_node_path9.default.join(this.epicDir(epicId), "acks");
   }
   /** One marker per webhook notification (act/notify/). */
   notifyDir(epicId) {
-    return import_node_path10.default.join(this.epicDir(epicId), "notify");
+    return import_node_path9.default.join(this.epicDir(epicId), "notify");
   }
   dispatchLogDir() {
-    return import_node_path10.default.join(this.root, "dispatch-log");
+    return import_node_path9.default.join(this.root, "dispatch-log");
   }
   dispatchLog(utcDate2) {
-    return import_node_path10.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
+    return import_node_path9.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
   }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId) {
-    return import_node_path10.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
+    return import_node_path9.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
   }
   activityDir() {
-    return import_node_path10.default.join(this.root, "activity");
+    return import_node_path9.default.join(this.root, "activity");
   }
   activityFile(agentOrSessionId) {
-    return import_node_path10.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+    return import_node_path9.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+  }
+  /** What the OTLP receiver keeps (docs/fleet.md): one event file per session, and hosts.json. */
+  telemetryDir() {
+    return import_node_path9.default.join(this.root, "telemetry");
+  }
+  telemetryFile(sessionId) {
+    return import_node_path9.default.join(this.telemetryDir(), `${assertSafeId(sessionId, "session id")}.ndjson`);
+  }
+  telemetryHosts() {
+    return import_node_path9.default.join(this.telemetryDir(), "hosts.json");
   }
   checkpointDir(ticketId) {
-    return import_node_path10.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
+    return import_node_path9.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
   }
   checkpoint(ticketId, attempt) {
-    return import_node_path10.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return import_node_path9.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
   }
   frictionDir() {
-    return import_node_path10.default.join(this.root, "friction");
+    return import_node_path9.default.join(this.root, "friction");
   }
   frictionFile(utcDate2, ticketId) {
-    return import_node_path10.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
+    return import_node_path9.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
   }
   configFile() {
-    return import_node_path10.default.join(this.root, "watchdog.config.yaml");
+    return import_node_path9.default.join(this.root, "watchdog.config.yaml");
   }
   /** A path relative to the state dir, for messages and events. */
   relative(p) {
-    return import_node_path10.default.relative(this.root, p) || ".";
+    return import_node_path9.default.relative(this.root, p) || ".";
   }
 };
 var STATE_DIR_LAYOUT = [
@@ -22068,8 +34801,6 @@ var STATE_DIR_LAYOUT = [
   { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
   // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
   { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
-  // The short mutex of a stale-lock takeover (journal/lock.ts), left by a watchdog killed mid-takeover.
-  { in: "epic", name: "watchdog.lock.takeover", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
   // What the process, command and claude-team adapters keep: logs, prompts, step markers.
@@ -22084,6 +34815,7 @@ var STATE_DIR_LAYOUT = [
   { in: "root", name: "friction", owner: "watchdog", prune: "never" },
   { in: "root", name: "watchdog.config.yaml", owner: "user", prune: "never" },
   { in: "root", name: "activity", owner: "hook", prune: "unused", pruneWhy: "no hook activity for {age}" },
+  { in: "root", name: "telemetry", owner: "receiver", prune: "unused", pruneWhy: "no telemetry received for {age}" },
   { in: "root", name: "observe", owner: "watchdog", prune: "unused", pruneWhy: "read positions unused for {age} (rebuilt when needed)" },
   { in: "root", name: "pipeline_checkpoints", owner: "watchdog", prune: "checkpoint" }
 ];
@@ -22188,21 +34920,21 @@ async function findFrictionNote(paths, ticketId, attempts) {
   const name = new RegExp(`^\\d{4}-\\d{2}-\\d{2}-stall-escalation-${escapeRegExp(assertSafeId(ticketId, "ticket id").toLowerCase())}(-attempt-\\d+)?\\.md$`);
   let entries;
   try {
-    entries = await import_node_fs12.promises.readdir(paths.frictionDir());
+    entries = await import_node_fs10.promises.readdir(paths.frictionDir());
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
   const marker = frictionMarker(ticketId, attempts);
   for (const entry of entries.filter((e) => name.test(e)).sort()) {
-    const file = import_node_path11.default.join(paths.frictionDir(), entry);
+    const file = import_node_path10.default.join(paths.frictionDir(), entry);
     if (await containsMarker(file, marker)) return file;
   }
   return void 0;
 }
 async function containsMarker(file, marker) {
   try {
-    return (await import_node_fs12.promises.readFile(file, "utf8")).includes(marker);
+    return (await import_node_fs10.promises.readFile(file, "utf8")).includes(marker);
   } catch (e) {
     if (e.code === "ENOENT") return false;
     throw e;
@@ -22210,9 +34942,9 @@ async function containsMarker(file, marker) {
 }
 function relativeEvidence(paths, input) {
   const rel = (p) => {
-    if (!import_node_path11.default.isAbsolute(p)) return p;
+    if (!import_node_path10.default.isAbsolute(p)) return p;
     const r = paths.relative(p);
-    return r.startsWith("..") ? p : r.split(import_node_path11.default.sep).join("/");
+    return r.startsWith("..") ? p : r.split(import_node_path10.default.sep).join("/");
   };
   return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
 }
@@ -22220,17 +34952,17 @@ async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
   const existing = await findFrictionNote(paths, ticketId, attempts);
   if (existing) return existing;
   const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await import_node_fs12.promises.access(base).then(() => true, () => false);
+  const isTaken = await import_node_fs10.promises.access(base).then(() => true, () => false);
   return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
 }
 async function writeFrictionNote(paths, input, opts) {
   const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
   if (existing) return { path: existing, written: false };
-  const text = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
+  const text2 = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
   const marker = frictionMarker(input.ticketId, input.attempts);
   const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
   for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
-    if (await createFileExclusive(file, text)) return { path: file, written: true };
+    if (await createFileExclusive(file, text2)) return { path: file, written: true };
     if (await containsMarker(file, marker)) return { path: file, written: false };
   }
   throw new ActionError("action_refused", `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
@@ -22238,12 +34970,12 @@ async function writeFrictionNote(paths, input, opts) {
   });
 }
 function orphanNotePath(paths, runId, nowMs) {
-  return import_node_path11.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
+  return import_node_path10.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
 }
 async function writeOrphanNote(paths, orphans, opts) {
   const file = orphanNotePath(paths, opts.runId, opts.nowMs);
-  const text = renderOrphanNote(orphans, { runId: opts.runId, epicId: opts.epicId, detectedAt: msToIso(opts.nowMs) });
-  if (await createFileExclusive(file, text)) return { path: file, written: true };
+  const text2 = renderOrphanNote(orphans, { runId: opts.runId, epicId: opts.epicId, detectedAt: msToIso(opts.nowMs) });
+  if (await createFileExclusive(file, text2)) return { path: file, written: true };
   if (await containsMarker(file, orphanMarker(opts.runId))) return { path: file, written: false };
   throw new ActionError("action_refused", `${paths.relative(file)}: exists but is not the orphan note of run ${opts.runId}.`, {
     hint: `Move the file aside, then run \`dispatch-watchdog recover --epic-id ${opts.epicId ?? "<epic id>"}\` again.`
@@ -22305,10 +35037,10 @@ async function escalateTicket(ctx, spec) {
 }
 
 // src/act/recovery/escalation-notice.ts
-var import_node_path12 = __toESM(require("node:path"), 1);
+var import_node_path11 = __toESM(require("node:path"), 1);
 init_time();
 function escalationNoticeFile(paths, epicId, key3) {
-  return import_node_path12.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
+  return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -22333,7 +35065,7 @@ async function writeEscalationNotice(ctx, spec, r) {
 }
 
 // src/act/recovery/retry-tracker.ts
-var import_node_path13 = __toESM(require("node:path"), 1);
+var import_node_path12 = __toESM(require("node:path"), 1);
 
 // src/act/recovery/spec.ts
 function taskOf(e, wave) {
@@ -22371,7 +35103,7 @@ async function retryFailedTrackers(ctx, opts) {
     const rec = ctx.history.actions.get(key3);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
-    const r = await moveToBlocked(ctx, spec, import_node_path13.default.join(ctx.paths.root, failed2.friction_path));
+    const r = await moveToBlocked(ctx, spec, import_node_path12.default.join(ctx.paths.root, failed2.friction_path));
     if (r.tracker === "failed") continue;
     const e = await ctx.log.append({
       event: "escalated_to_blocked",
@@ -22441,7 +35173,6 @@ function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecover
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => void 0) : void 0;
-  const transcriptPrompt = prior?.ok && prior.value.original_prompt ? void 0 : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
   const built = buildCheckpoint({
     epicId: ctx.epicId,
     task,
@@ -22452,8 +35183,7 @@ async function redispatchSteps(ctx, spec) {
     idleSeconds: spec.idleSeconds,
     nowMs: ctx.clock.nowMs(),
     previous: prior?.ok ? prior.value : void 0,
-    cwd: spec.cwd,
-    transcriptPrompt
+    cwd: spec.cwd
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint("after", "checkpoint");
@@ -22481,7 +35211,7 @@ async function redispatchSteps(ctx, spec) {
     detail: out.detail,
     ...out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {},
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
-    ...out.pid && out.adapter === "process" ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
+    ...out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
     ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
   });
 }
@@ -22734,7 +35464,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
     if (t.statusClass !== "in_flight" || t.lastOutput === void 0) return t;
     let before = seen.get(t.taskId);
     if (before === void 0 || before.text !== t.lastOutput) {
-      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs, firstSeenMs: before?.firstSeenMs ?? nowMs };
+      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs };
       seen.set(t.taskId, before);
     }
     const { changedAtMs } = before;
@@ -22747,20 +35477,12 @@ function applyRowOutputProgress(wave, seen, nowMs) {
   });
   return { ...wave, tasks };
 }
-function rowsWithUnwatchedOutput(wave, seen, nowMs, watchMs) {
-  const out = /* @__PURE__ */ new Set();
-  for (const t of wave.tasks) {
-    const s = t.statusClass === "in_flight" && t.lastOutput !== void 0 ? seen.get(t.taskId) : void 0;
-    if (s && s.changedAtMs === void 0 && s.firstSeenMs !== void 0 && nowMs - s.firstSeenMs < watchMs) out.add(t.rowTaskId ?? t.taskId);
-  }
-  return out;
-}
 
 // src/act/friction/mass-stall-note.ts
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_path13 = __toESM(require("node:path"), 1);
 init_time();
 async function writeMassStallNote(paths, epicId, e, nowMs) {
-  const text = [
+  const text2 = [
     `# Mass stall held too long: ${epicId}`,
     "",
     "## Summary",
@@ -22777,14 +35499,14 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
     "Check the host and the API quota before the redispatches add load; the dispatch log (mass_stall, mass_stall_escalated) has the timeline.",
     ""
   ].join("\n");
-  await createFileExclusive(import_node_path14.default.join(paths.root, e.friction_path), text);
+  await createFileExclusive(import_node_path13.default.join(paths.root, e.friction_path), text2);
 }
 
 // src/act/recovery/acks.ts
-var import_node_fs13 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
+var import_node_fs11 = require("node:fs");
+var import_node_path14 = __toESM(require("node:path"), 1);
 function ackFile(paths, epicId, key3) {
-  return import_node_path15.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
+  return import_node_path14.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
 }
 async function writeAck(paths, epicId, key3, ack) {
   return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
@@ -22793,7 +35515,7 @@ async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
   for (const key3 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs13.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
+      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
       out.set(key3, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
@@ -22854,14 +35576,14 @@ function mergeObservations(parts) {
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== void 0 && (out.cwd === void 0 || p.source === "transcript")) out.cwd = p.cwd;
-    if (p.transcriptFile !== void 0) out.transcriptFile ??= p.transcriptFile;
+    if (p.telemetry) out.telemetry = p.telemetry;
     if (p.isProcessAlive !== void 0) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== void 0) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
   const failedAtMs = out.failed?.atMs;
-  if (failedAtMs !== void 0 && parts.some((p) => (p.source === "hooks" || p.source === "transcript") && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
+  if (failedAtMs !== void 0 && parts.some((p) => (p.source === "hooks" || p.source === "transcript" || p.source === "telemetry") && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   if (finishedBy === "hooks" && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
   return redactObservation(out);
 }
@@ -22918,7 +35640,6 @@ function massStallNotePath(epicId, startMs) {
 function planCheck(verdicts, tasks, history, opts) {
   const acted = actedTaskIds(history);
   const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const judged = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
@@ -22955,21 +35676,21 @@ function planCheck(verdicts, tasks, history, opts) {
   } else if (episode && opts.nowMs !== void 0) {
     events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
   }
-  for (const v of judged) {
+  for (const v of inFlight2) {
     const task = tasks.get(v.taskId);
     const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
     if (decision?.action) actions.push(decision.action);
     if (decision && v.kind === "stalled") stalls.set(v.taskId, decision);
-    const eventName = VERDICT_EVENT[v.kind];
+    const eventName2 = VERDICT_EVENT[v.kind];
     const previous = history.lastLogged.get(v.taskId);
     const lastReason = history.lastStallReason.get(v.taskId);
     const isNewReason = v.kind === "stalled" && previous === "stalled" && lastReason !== void 0 && lastReason !== (v.stallReason ?? "inactivity");
-    if (!eventName || previous === v.kind && !isNewReason) continue;
+    if (!eventName2 || previous === v.kind && !isNewReason) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
-    if (eventName === "healthy") {
+    if (eventName2 === "healthy") {
       events.push({ event: "healthy", ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === "stalled" || previous === "looping" });
-    } else if (eventName === "stall_detected") {
+    } else if (eventName2 === "stall_detected") {
       const d = decision;
       events.push({
         event: "stall_detected",
@@ -22987,11 +35708,11 @@ function planCheck(verdicts, tasks, history, opts) {
         ...v.lastTool && v.isLastToolOpen !== void 0 ? { last_tool_open: v.isLastToolOpen } : {}
       });
     } else {
-      events.push({ event: eventName, ...ids, reason: v.reason });
+      events.push({ event: eventName2, ...ids, reason: v.reason });
     }
   }
   if (opts.nowMs !== void 0) {
-    const c = planControls(judged, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
@@ -23104,7 +35825,7 @@ function keepUnchangedRows(before, after) {
 }
 
 // src/observe/read/settle.ts
-var import_node_fs14 = require("node:fs");
+var import_node_fs12 = require("node:fs");
 var import_promises3 = require("node:timers/promises");
 var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3, restMs: 4e3 };
 async function fileSignature(file) {
@@ -23112,7 +35833,7 @@ async function fileSignature(file) {
 }
 async function statSignature(file) {
   try {
-    const s = await import_node_fs14.promises.stat(file, { bigint: true });
+    const s = await import_node_fs12.promises.stat(file, { bigint: true });
     const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
     return {
       signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
@@ -23145,7 +35866,45 @@ async function waitForSettledFile(file, opts, mustRest = false) {
 init_errors();
 
 // src/observe/read/state-file-reader.ts
-var import_node_fs15 = require("node:fs");
+var import_node_fs14 = require("node:fs");
+
+// src/files/pseudo-files.ts
+var import_node_fs13 = require("node:fs");
+var import_node_path15 = __toESM(require("node:path"), 1);
+var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
+var rootDevices;
+function pseudoDevices() {
+  if (rootDevices) return rootDevices;
+  rootDevices = /* @__PURE__ */ new Set();
+  for (const root of ["/proc", "/sys"]) {
+    try {
+      rootDevices.add((0, import_node_fs13.statSync)(root).dev);
+    } catch {
+    }
+  }
+  return rootDevices;
+}
+function pseudoFileReason(file, dev) {
+  let real;
+  try {
+    real = import_node_fs13.realpathSync.native(import_node_path15.default.resolve(file));
+  } catch {
+    real = import_node_path15.default.resolve(file);
+  }
+  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
+  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
+  return void 0;
+}
+function isPseudoDevice(dev) {
+  return pseudoDevices().has(dev);
+}
+function pseudoDeviceReason(file) {
+  return refusal(file, file, void 0);
+}
+function refusal(file, real, root) {
+  const where2 = real === import_node_path15.default.resolve(file) ? "" : ` (it resolves to ${real})`;
+  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
+}
 
 // src/contracts/state-file.ts
 init_zod();
@@ -23220,18 +35979,6 @@ function normalizeTask(row, waveDispatchedAtMs) {
     raw: row
   };
 }
-function earlierOpenRows(waves, currentIds) {
-  const out = [];
-  for (const w of waves) {
-    const at2 = ms(w.dispatched_at);
-    for (const row of w.tasks) {
-      const t = normalizeTask(row, at2);
-      if (t.statusClass === "terminal" || currentIds.has(t.taskId) || out.some((o) => o.taskId === t.taskId)) continue;
-      out.push(t);
-    }
-  }
-  return out;
-}
 function normalizeStateFile(file, fileName) {
   let wave;
   if (file.current_wave) {
@@ -23242,15 +35989,13 @@ function normalizeStateFile(file, fileName) {
     const at2 = ms(file.dispatched_at);
     wave = { shape: "wave_tasks", dispatchedAtMs: at2, tasks: file.wave_tasks.map((t) => normalizeTask(t, at2)) };
   } else if (file.waves) {
-    const openWaves = file.waves.filter((w) => !w.completed_at);
-    const open2 = openWaves.at(-1);
+    const open2 = [...file.waves].reverse().find((w) => !w.completed_at);
     const at2 = ms(open2?.dispatched_at);
-    const tasks = open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [];
     wave = {
       shape: "waves",
       waveId: open2?.wave_id == null ? void 0 : String(open2.wave_id),
       dispatchedAtMs: at2,
-      tasks: [...earlierOpenRows(openWaves.slice(0, -1), new Set(tasks.map((t) => t.taskId))), ...tasks],
+      tasks: open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [],
       ...open2 || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }
     };
   } else {
@@ -23278,22 +36023,22 @@ function normalizeStateFile(file, fileName) {
   return { ok: true, value: wave };
 }
 var MAX_STATE_LINE_CHARS = 256 * 1024;
-function firstLongLine(text, max) {
+function firstLongLine(text2, max) {
   let start = 0;
-  for (let line = 1; start <= text.length; line++) {
-    const end = text.indexOf("\n", start);
-    const stop = end < 0 ? text.length : end;
+  for (let line = 1; start <= text2.length; line++) {
+    const end = text2.indexOf("\n", start);
+    const stop = end < 0 ? text2.length : end;
     if (stop - start > max) return line;
     if (end < 0) return void 0;
     start = end + 1;
   }
   return void 0;
 }
-function parseJsonStateFile(text, fileName) {
-  if (!/^\s*\{/.test(text)) return void 0;
+function parseJsonStateFile(text2, fileName) {
+  if (!/^\s*\{/.test(text2)) return void 0;
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch {
     return void 0;
   }
@@ -23308,10 +36053,10 @@ function parseJsonStateFile(text, fileName) {
     })
   };
 }
-function parseStateFile(text, fileName) {
-  const deep = checkNesting(text, fileName);
+function parseStateFile(text2, fileName) {
+  const deep = checkNesting(text2, fileName);
   if (deep) return { ok: false, error: deep };
-  const rows = countKeys(text, "ticket_id");
+  const rows = countKeys(text2, "ticket_id");
   if (rows > MAX_STATE_ROWS) {
     return {
       ok: false,
@@ -23321,9 +36066,9 @@ function parseStateFile(text, fileName) {
       })
     };
   }
-  const json = parseJsonStateFile(text, fileName);
+  const json = parseJsonStateFile(text2, fileName);
   if (json) return json;
-  const long = firstLongLine(text, MAX_STATE_LINE_CHARS);
+  const long = firstLongLine(text2, MAX_STATE_LINE_CHARS);
   if (long !== void 0) {
     return {
       ok: false,
@@ -23333,7 +36078,7 @@ function parseStateFile(text, fileName) {
       })
     };
   }
-  const parsed = parseYaml(text, StateFileSchema, {
+  const parsed = parseYaml(text2, StateFileSchema, {
     file: fileName,
     isNestingChecked: true,
     typeHint: "Fix that field in the state file (docs/state-files.md lists every field and its type)."
@@ -23354,7 +36099,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs15.promises.stat(file);
+      stat = await import_node_fs14.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -23374,16 +36119,16 @@ var StateFileReader = class {
     this.cache.delete(file);
     const pseudo = pseudoFileReason(file, stat.dev);
     if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
-    let text;
+    let text2;
     try {
-      text = await import_node_fs15.promises.readFile(file, "utf8");
+      text2 = await import_node_fs14.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
     this.parses++;
-    const parsed = parseStateFile(text, file);
+    const parsed = parseStateFile(text2, file);
     if (!parsed.ok) throw parsed.error;
-    if (Buffer.byteLength(text) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key3, wave: parsed.value });
+    if (Buffer.byteLength(text2) === stat.size && Date.now() - stat.mtimeMs > RACY_MS) this.cache.set(file, { key: key3, wave: parsed.value });
     return parsed.value;
   }
 };
@@ -23647,26 +36392,21 @@ async function judge(env, read3, nowMs) {
     observed.set(task.taskId, o);
     return o.obs;
   };
-  const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
-  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
-  const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
-  const context = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])) };
   for (const task of wave.tasks) {
     let obs;
     let verdict;
-    if (task.statusClass === "terminal") task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
-    if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
+    if (task.statusClass !== "in_flight") {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
-      verdict = assess(task, obs, opts.policy, nowMs, context);
+      verdict = assess(task, obs, opts.policy, nowMs);
     } else {
       const last = observed.get(task.taskId);
       const reused = reuseObservation(last, task, env.observers, nowMs);
       obs = reused ?? await observeAfresh(task);
-      verdict = assess(task, obs, opts.policy, nowMs, context);
+      verdict = assess(task, obs, opts.policy, nowMs);
       if (reused && verdict.kind !== "healthy" && !reuseObservation(last, task, env.observers, nowMs, true)) {
         obs = await observeAfresh(task);
-        verdict = assess(task, obs, opts.policy, nowMs, context);
+        verdict = assess(task, obs, opts.policy, nowMs);
       }
     }
     observations.set(task.taskId, obs);
@@ -23676,11 +36416,9 @@ async function judge(env, read3, nowMs) {
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const unwatched = opts.isOnce ? void 0 : rowsWithUnwatchedOutput(wave, env.rowOutputs, nowMs, opts.checkIntervalSeconds * 1e3);
-  const held = unwatched?.size ? /* @__PURE__ */ new Set([...guarded.held, ...unwatched]) : guarded.held;
-  const plan = planFor(env, wave, verdicts, nowMs, held);
+  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
-  return { wave, observations, verdicts, plan, saysDone, guarded, held };
+  return { wave, observations, verdicts, plan, saysDone, guarded };
 }
 var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
 var MAX_TORN_REPORTS = 10;
@@ -23710,14 +36448,14 @@ async function runCheck(env, nowMs) {
       const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
-      const judged = await judge(env, next.wave, nowMs);
+      const judged2 = await judge(env, next.wave, nowMs);
       earlier = current;
-      current = judged;
+      current = judged2;
       if (earlier || !needsSecondRead(current, previous)) break;
     }
   }
   const { wave, verdicts } = current;
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
@@ -23847,7 +36585,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 }
 
 // src/act/notify/notifier.ts
-var import_node_fs16 = require("node:fs");
+var import_node_fs15 = require("node:fs");
 var import_node_path16 = __toESM(require("node:path"), 1);
 init_time();
 
@@ -23868,7 +36606,7 @@ function tracker(e) {
   }
 }
 function notificationFor(e, on) {
-  const make = (trigger, about, text, ids = {}) => on.has(trigger) ? { event: "notify_started", key: notifyKey(e.epic_id, trigger, about), trigger, about, text: `${PREFIX} ${text}`, ...ids } : void 0;
+  const make = (trigger, about, text2, ids = {}) => on.has(trigger) ? { event: "notify_started", key: notifyKey(e.epic_id, trigger, about), trigger, about, text: `${PREFIX} ${text2}`, ...ids } : void 0;
   switch (e.event) {
     case "escalated_to_blocked":
       if (e.is_retry || !e.key) return void 0;
@@ -24027,7 +36765,7 @@ var Notifier = class {
   }
   async readMarker(key3) {
     try {
-      return parseMarker(NotifyRecordSchema, await import_node_fs16.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
+      return parseMarker(NotifyRecordSchema, await import_node_fs15.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
     } catch (e) {
       if (e.code === "ENOENT") return "absent";
       throw e;
@@ -24144,13 +36882,13 @@ async function startTelemetry(env, version2, warn) {
 }
 
 // src/wiring.ts
-var import_node_path24 = __toESM(require("node:path"), 1);
+var import_node_path25 = __toESM(require("node:path"), 1);
 
 // src/observe/read/claude-observer.ts
-var import_node_path22 = __toESM(require("node:path"), 1);
+var import_node_path23 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
-var import_node_fs17 = require("node:fs");
+var import_node_fs16 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
 var import_node_path17 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
@@ -24179,7 +36917,7 @@ var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
 var exists2 = (p) => {
   try {
-    return (0, import_node_fs17.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+    return (0, import_node_fs16.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -24220,7 +36958,7 @@ var TranscriptFinder = class {
     this.statCalls++;
     let stamp;
     try {
-      stamp = (0, import_node_fs17.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+      stamp = (0, import_node_fs16.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
     } catch {
       stamp = void 0;
     }
@@ -24280,7 +37018,7 @@ var TranscriptFinder = class {
   async scanSessions(dirs, agentId) {
     for (const dir of dirs) {
       this.statCalls++;
-      const entries = await import_node_fs17.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await import_node_fs16.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         const file = import_node_path17.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
@@ -24293,7 +37031,7 @@ var TranscriptFinder = class {
     const stamp = this.stamp(nowMs);
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
-    const entries = await import_node_fs17.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const entries = await import_node_fs16.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
     const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path17.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
@@ -24301,7 +37039,7 @@ var TranscriptFinder = class {
 };
 
 // src/observe/read/hook-activity.ts
-var import_node_fs20 = require("node:fs");
+var import_node_fs19 = require("node:fs");
 var import_node_path18 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
@@ -24347,7 +37085,7 @@ var PrefixIdsFileSchema = looseObject({
 }).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
 
 // src/observe/parse/records/family.ts
-var isRec2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
 var rowOf = (table, key3) => typeof key3 === "string" && Object.hasOwn(table, key3) ? table[key3] : void 0;
@@ -24355,20 +37093,20 @@ var NO_MARKS = Object.freeze({});
 function contentText(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => isRec2(b) ? str(b.text) ?? "" : "").join("\n");
+  return content.map((b) => isRec(b) ? str(b.text) ?? "" : "").join("\n");
 }
 
 // src/observe/parse/tool-input-summary.ts
 init_safe_text();
 var SUMMARY_MAX_CHARS = 160;
 var COMMAND_MAX_CHARS = 1e3;
-function shorten(text, max) {
-  return text.length <= max ? text : text.slice(0, Math.max(0, max - 1)) + "…";
+function shorten(text2, max) {
+  return text2.length <= max ? text2 : text2.slice(0, Math.max(0, max - 1)) + "…";
 }
-function fnv1a(text) {
+function fnv1a(text2) {
   let h = 2166136261;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
+  for (let i = 0; i < text2.length; i++) {
+    h ^= text2.charCodeAt(i);
     h = Math.imul(h, 16777619);
   }
   return (h >>> 0).toString(16).padStart(8, "0");
@@ -24432,11 +37170,11 @@ function emptyTranscriptState() {
 function isTranscriptState(v) {
   return TranscriptStateSchema.safeParse(v).success;
 }
-function excerpt(text, max = OUTPUT_MAX_CHARS) {
-  text = redactSecrets(text);
-  if (text.length <= max) return text;
+function excerpt(text2, max = OUTPUT_MAX_CHARS) {
+  text2 = redactSecrets(text2);
+  if (text2.length <= max) return text2;
   const half = Math.floor((max - 3) / 2);
-  return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
+  return `${text2.slice(0, half)} … ${text2.slice(text2.length - half)}`;
 }
 function openCall(s, call) {
   if (call.toolUseId !== void 0 && s.recent.some((c) => c.toolUseId === call.toolUseId)) return false;
@@ -24496,14 +37234,14 @@ function setTeammate(s, name, status, atMs) {
   const t = name === void 0 ? void 0 : teammateNamed(s, name);
   if (t) trackTask(s, { id: t.id, kind: "teammate", status, atMs });
 }
-function applyTeammateMessages(s, text, atMs) {
-  for (const m of text.matchAll(TEAMMATE_MESSAGE)) {
+function applyTeammateMessages(s, text2, atMs) {
+  for (const m of text2.matchAll(TEAMMATE_MESSAGE)) {
     const from = m[1];
     const body = m[2].trim();
     let msg;
     try {
       const parsed = body.startsWith("{") ? JSON.parse(body) : void 0;
-      msg = isRec2(parsed) ? parsed : void 0;
+      msg = isRec(parsed) ? parsed : void 0;
     } catch {
       msg = void 0;
     }
@@ -24516,7 +37254,7 @@ function applyTeammateMessages(s, text, atMs) {
   }
 }
 function applySendMessage(s, input, atMs) {
-  const message = isRec2(input.message) ? input.message : void 0;
+  const message = isRec(input.message) ? input.message : void 0;
   const type = str(input.type) ?? str(message?.type);
   if (type?.startsWith("shutdown_")) return;
   const to = str(input.recipient) ?? str(input.to);
@@ -24534,21 +37272,21 @@ var API_FAILURES = [
   [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, "connection"],
   [/rate.?limit|usage limit|\b429\b/i, "rate_limit"]
 ];
-function apiFailure(rec, message, text) {
+function apiFailure(rec, message, text2) {
   const isFlagged = rec.isApiErrorMessage === true;
-  const isSynthetic = message.model === "<synthetic>" && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
+  const isSynthetic = message.model === "<synthetic>" && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text2.trim());
   if (!isFlagged && !isSynthetic) return void 0;
   const status = num(rec.apiErrorStatus);
-  const probe = `${text} ${str(rec.error) ?? ""} ${status ?? ""}`;
+  const probe = `${text2} ${str(rec.error) ?? ""} ${status ?? ""}`;
   const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? "api_error";
-  return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
+  return { status, kind, text: excerpt(text2.trim(), ERROR_MAX_CHARS) };
 }
 function applyAssistant(s, rec, atMs) {
-  const message = isRec2(rec.message) ? rec.message : {};
+  const message = isRec(rec.message) ? rec.message : {};
   if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
   const content = Array.isArray(message.content) ? message.content : [];
-  const text = content.map((b) => isRec2(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
-  const failure2 = apiFailure(rec, message, text);
+  const text2 = content.map((b) => isRec(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
+  const failure2 = apiFailure(rec, message, text2);
   s.apiError = failure2 && { ...failure2, atMs };
   const tail = s.tail;
   const messageId = str(message.id);
@@ -24560,14 +37298,14 @@ function applyAssistant(s, rec, atMs) {
     }
   }
   for (const block of content) {
-    if (!isRec2(block)) continue;
+    if (!isRec(block)) continue;
     if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
       s.lastOutput = excerpt(block.text);
       s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
     } else if (block.type === "tool_use" && typeof block.name === "string") {
       s.finalTextMs = void 0;
       const facts = summarizeToolInput(block.name, block.input);
-      const input = isRec2(block.input) ? block.input : {};
+      const input = isRec(block.input) ? block.input : {};
       const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== void 0);
       if (block.name === "TeamCreate") s.isTeamKnown = true;
       if (block.name === "SendMessage") applySendMessage(s, input, atMs);
@@ -24617,10 +37355,10 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
   }
 }
 function noteChildCall(call, data, atMs) {
-  const m = isRec2(data.message) ? data.message : {};
-  const content = isRec2(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  const m = isRec(data.message) ? data.message : {};
+  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
   for (const b of content) {
-    if (!isRec2(b)) continue;
+    if (!isRec(b)) continue;
     if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
       call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
     } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
@@ -24632,7 +37370,7 @@ var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
   agent_progress: applyAgentProgress
 };
-var dataOf = (rec) => isRec2(rec.data) ? rec.data : {};
+var dataOf = (rec) => isRec(rec.data) ? rec.data : {};
 var PROGRESS = {
   isSession: true,
   isHarnessNote: false,
@@ -24663,9 +37401,9 @@ function updateTask(s, task, isNotification = false) {
 }
 var NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
 var tag = (body, name) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
-function applyNotifications(s, text, atMs, isDelivered = false) {
-  if (!text.includes("-notification>")) return;
-  for (const m of text.matchAll(NOTIFICATION)) {
+function applyNotifications(s, text2, atMs, isDelivered = false) {
+  if (!text2.includes("-notification>")) return;
+  for (const m of text2.matchAll(NOTIFICATION)) {
     if (isDelivered) {
       s.interruptedMs = void 0;
       s.apiError = void 0;
@@ -24678,9 +37416,9 @@ function applyNotifications(s, text, atMs, isDelivered = false) {
   }
 }
 var TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
-function taskIdsMentioned(text) {
+function taskIdsMentioned(text2) {
   const out = /* @__PURE__ */ new Set();
-  for (const m of text.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
+  for (const m of text2.matchAll(TASK_ID_MENTIONS)) out.add(m[1] ?? m[2] ?? m[3]);
   return out;
 }
 
@@ -24718,7 +37456,7 @@ var RESULT = {
 
 // src/observe/parse/records/system.ts
 function applyRetry(s, rec, { atMs }) {
-  const err = isRec2(rec.error) ? rec.error : {};
+  const err = isRec(rec.error) ? rec.error : {};
   s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
 }
 function applyStreamRetry(s, rec, { atMs }) {
@@ -24731,7 +37469,7 @@ function applyTaskRecord(s, rec, { atMs }) {
     return;
   }
   const id = str(rec.task_id);
-  const status = rec.subtype === "task_updated" ? isRec2(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
+  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
   const toolUseId = str(rec.tool_use_id);
   if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
 }
@@ -24747,7 +37485,7 @@ var SYSTEM_SUBTYPES = {
   api_retry: { actor: "agent", apply: applyStreamRetry },
   compact_boundary: {
     actor: "agent",
-    marks: (rec) => ({ compact: isRec2(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
+    marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
     apply: (s, _rec, { atMs }) => {
       s.compactedAtMs = atMs;
     }
@@ -24775,36 +37513,36 @@ var SYSTEM = {
 var AGENT_STILL_RUNNING = /* @__PURE__ */ new Set(["running", "pending", "async_launched", "remote_launched"]);
 var ASYNC_LAUNCH = /^\s*Async agent launched successfully[\s\S]*?\bagentId:\s*([\w-]+)/;
 var CAVEAT_1_0 = "Caveat: The messages below were generated by the user while running local commands.";
-function isLocalCommandText(text) {
-  const t = text.trimStart();
+function isLocalCommandText(text2) {
+  const t = text2.trimStart();
   return t.startsWith("<command-name>") || t.startsWith("<command-message>") || t.startsWith("<local-command-stdout>") || t.startsWith("<local-command-stderr>") || t.startsWith("<local-command-caveat>") || t.startsWith(CAVEAT_1_0);
 }
 function firstText(message) {
   const c = message.content;
-  return typeof c === "string" ? c : Array.isArray(c) && isRec2(c[0]) ? str(c[0].text) : void 0;
+  return typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str(c[0].text) : void 0;
 }
 var isInterruption = (message) => firstText(message)?.startsWith("[Request interrupted by user") ?? false;
 var isLocalCommand = (message) => isLocalCommandText(firstText(message) ?? "");
 function isTeammateMessage(message) {
   const c = message.content;
-  const hasResult = Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result");
+  const hasResult = Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result");
   return !hasResult && contentText(c).includes("<teammate-message");
 }
 function userActor(rec) {
-  const message = isRec2(rec.message) ? rec.message : void 0;
+  const message = isRec(rec.message) ? rec.message : void 0;
   if (message && isInterruption(message)) return "interrupt";
   if (rec.isMeta === true) return "harness";
   if (rec.isCompactSummary === true) return "agent";
   const c = message?.content;
-  if (Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result")) return "agent";
-  const text = contentText(c);
-  if (text.includes("<task-notification>") || text.includes("<bash-notification>") || text.includes("<agent-notification>")) return "harness";
-  if (text.includes("<teammate-message")) return "harness";
+  if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
+  const text2 = contentText(c);
+  if (text2.includes("<task-notification>") || text2.includes("<bash-notification>") || text2.includes("<agent-notification>")) return "harness";
+  if (text2.includes("<teammate-message")) return "harness";
   return "human";
 }
-function applyDeliveredText(s, text, atMs) {
-  applyNotifications(s, text, atMs, true);
-  applyTeammateMessages(s, text, atMs);
+function applyDeliveredText(s, text2, atMs) {
+  applyNotifications(s, text2, atMs, true);
+  applyTeammateMessages(s, text2, atMs);
 }
 function applyToolResult(s, block, toolUseId, atMs) {
   const error2 = block.is_error === true ? excerpt(contentText(block.content), ERROR_MAX_CHARS) : void 0;
@@ -24828,7 +37566,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   const teammateId = result.status === "teammate_spawned" ? str(result.agent_id) ?? str(result.teammate_id) : void 0;
   if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
   if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  const task = isRec2(result.task) ? result.task : void 0;
+  const task = isRec(result.task) ? result.task : void 0;
   const taskId = str(task?.task_id);
   if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
   const shellId = str(result.shellId);
@@ -24837,7 +37575,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   if (killed && /kill/i.test(str(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
 }
 function applyUser(s, rec, { atMs, actor, marks }) {
-  const message = isRec2(rec.message) ? rec.message : {};
+  const message = isRec(rec.message) ? rec.message : {};
   if (actor === "human" && !marks.isLocalCommand || marks.isTeamWake) {
     s.apiError = void 0;
     s.finalTextMs = void 0;
@@ -24846,20 +37584,20 @@ function applyUser(s, rec, { atMs, actor, marks }) {
   if (typeof message.content === "string") applyDeliveredText(s, message.content, atMs);
   else if (Array.isArray(message.content)) {
     for (const block of message.content) {
-      if (isRec2(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
-      if (!isRec2(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      if (isRec(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
+      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
       applyToolResult(s, block, block.tool_use_id, atMs);
       resultFor ??= block.tool_use_id;
     }
   }
   if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
-  if (isRec2(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
+  if (isRec(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
 }
 var USER = {
   isSession: true,
   isHarnessNote: false,
   actor: userActor,
-  marks: (rec) => isRec2(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
+  marks: (rec) => isRec(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
   apply: applyUser
 };
 
@@ -24937,7 +37675,7 @@ function applyTurn(s, rec, at2, family, { atMs, actor, marks }) {
 
 // src/observe/parse/parse-transcript-record.ts
 function applyTranscriptRecord(s, rec, at2) {
-  if (!isRec2(rec) || typeof rec.type !== "string") return;
+  if (!isRec(rec) || typeof rec.type !== "string") return;
   s.records++;
   const ts = str(rec.timestamp);
   const parsed = ts === void 0 ? NaN : Date.parse(ts);
@@ -24952,15 +37690,15 @@ function applyTranscriptRecord(s, rec, at2) {
   family.apply(s, rec, ctx);
 }
 function recordActor(rec) {
-  return isRec2(rec) ? familyOf(rec.type).actor(rec) : "harness";
+  return isRec(rec) ? familyOf(rec.type).actor(rec) : "harness";
 }
 
 // src/observe/parse/parse-transcript.ts
 function describeRef(file, ref) {
   return ref.lineNo !== void 0 ? `${file}:${ref.lineNo}` : `${file}@${ref.offset}`;
 }
-function parseTranscriptLine(state, text, file, ref) {
-  const trimmed = text.trim();
+function parseTranscriptLine(state, text2, file, ref) {
+  const trimmed = text2.trim();
   if (trimmed === "") return void 0;
   let rec;
   try {
@@ -24974,10 +37712,10 @@ function parseTranscriptLine(state, text, file, ref) {
   applyTranscriptRecord(state, rec, ref.lineNo !== void 0 ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
   return void 0;
 }
-function parseTranscriptText(text, file = "transcript.jsonl") {
+function parseTranscriptText(text2, file = "transcript.jsonl") {
   const state = emptyTranscriptState();
   const diagnostics = [];
-  const lines = text.split("\n");
+  const lines = text2.split("\n");
   lines.pop();
   let offset = 0;
   lines.forEach((line, i) => {
@@ -25085,8 +37823,7 @@ function apply(s, l, atMs) {
     s.stopped = void 0;
     s.stopFailure = void 0;
   }
-  const isLaterCall = event === "PreToolUse" && toolUseId !== void 0 && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === "PermissionRequest";
-  if (s.waiting && (ENDS.has(event) || isLaterCall || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
+  if (s.waiting && (ENDS.has(event) || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
     s.waiting = void 0;
   }
   switch (event) {
@@ -25115,16 +37852,8 @@ function apply(s, l, atMs) {
       const type = str3(l.notification_type);
       const detail = str3(l.message);
       const toolUseId2 = s.open.at(-1)?.toolUseId;
-      if (type === "permission_prompt") {
-        if (s.waiting?.fromEvent !== "PermissionRequest") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
-      } else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
-      return;
-    }
-    case "PermissionRequest": {
-      const tool = str3(l.tool_name);
-      const call = s.open.findLast((c) => c.name === tool && (l.input === void 0 || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
-      const what = [tool, str3(l.command) ?? str3(l.input)].filter(Boolean).join(": ");
-      s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ""}`, fromEvent: event, ...call?.toolUseId ? { toolUseId: call.toolUseId } : {} };
+      if (type === "permission_prompt") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
+      else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
       return;
     }
     case "SubagentStop":
@@ -25141,11 +37870,11 @@ function apply(s, l, atMs) {
       return;
   }
 }
-function parseHookLine(s, text, file, ref) {
-  if (text.trim() === "") return void 0;
+function parseHookLine(s, text2, file, ref) {
+  if (text2.trim() === "") return void 0;
   let l;
   try {
-    l = JSON.parse(text);
+    l = JSON.parse(text2);
   } catch {
     l = void 0;
   }
@@ -25195,7 +37924,7 @@ function inheritSessionPrompt(session, agent) {
 }
 
 // src/observe/read/tail-store.ts
-var import_node_fs18 = require("node:fs");
+var import_node_fs17 = require("node:fs");
 var HEADER = JSON.stringify(STORE_HEADER);
 var COMPACT_FACTOR = 4;
 var COMPACT_SLACK_BYTES = 64 * 1024;
@@ -25204,9 +37933,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path43, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path43)?.bytes ?? 0);
-  disk.entries.set(path43, { usedAtMs, bytes });
+function setLive(disk, path44, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path44)?.bytes ?? 0);
+  disk.entries.set(path44, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -25224,22 +37953,22 @@ var TailStore = class {
   /** Every valid entry in the file; a missing or corrupt file is an empty store (we cold-start). */
   async load() {
     const out = /* @__PURE__ */ new Map();
-    let text;
+    let text2;
     try {
-      text = await import_node_fs18.promises.readFile(this.file, "utf8");
+      text2 = await import_node_fs17.promises.readFile(this.file, "utf8");
     } catch {
       this.disk = void 0;
       return out;
     }
-    const lines = text.split("\n");
+    const lines = text2.split("\n");
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path43, e] of Object.entries(first.entries)) this.take(out, path43, e);
+      for (const [path44, e] of Object.entries(first.entries)) this.take(out, path44, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
-    const disk = newModel(Buffer.byteLength(text));
+    const disk = newModel(Buffer.byteLength(text2));
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i];
       if (line === "") continue;
@@ -25248,7 +37977,7 @@ var TailStore = class {
       const e = this.take(out, v.path, v);
       if (e) setLive(disk, v.path, e.usedAtMs, Buffer.byteLength(line) + 1);
     }
-    if (text.endsWith("\n")) this.disk = disk;
+    if (text2.endsWith("\n")) this.disk = disk;
     return out;
   }
   /**
@@ -25261,17 +37990,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path43, e]) => JSON.stringify({ path: path43, ...e }));
+    const lines = [...ours].map(([path44, e]) => JSON.stringify({ path: path44, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path43, e] of ours) {
+      for (const [path44, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path43);
+        const had = disk.entries.get(path44);
         if (!had) {
           size++;
           live += n;
@@ -25281,10 +38010,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path43, e] of ours) {
+        for (const [path44, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path43);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path43, e.usedAtMs, n);
+          const had = disk.entries.get(path44);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path44, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -25299,12 +38028,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path43, e] of disk.entries) {
-      const mine = ours.get(path43);
+    for (const [path44, e] of disk.entries) {
+      const mine = ours.get(path44);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path43, e] of ours) if (!disk.entries.has(path43) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path44, e] of ours) if (!disk.entries.has(path44) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -25315,44 +38044,44 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path43, e] of ours) {
-      const theirs = merged.get(path43);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path43, e);
+    for (const [path44, e] of ours) {
+      const theirs = merged.get(path44);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path44, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path43, e] of kept2) {
-      const line = JSON.stringify({ path: path43, ...e });
+    for (const [path44, e] of kept2) {
+      const line = JSON.stringify({ path: path44, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path43, e.usedAtMs, n);
+      setLive(disk, path44, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path43, e) {
+  take(out, path44, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path43);
+    const had = out.get(path44);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path43, entry);
+    out.set(path44, entry);
     return entry;
   }
 };
-function parseJson(text) {
+function parseJson(text2) {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch {
     return void 0;
   }
 }
 
 // src/observe/read/tail-file.ts
-var import_node_fs19 = require("node:fs");
+var import_node_fs18 = require("node:fs");
 
 // src/observe/parse/line-splitter.ts
 function createLineSplitter(offset, opts = {}) {
@@ -25434,7 +38163,7 @@ var TailReader = class {
     if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
     this.notes?.beforeStat(file);
     try {
-      const st = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
+      const st = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
       if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
     } catch {
       return void 0;
@@ -25447,7 +38176,7 @@ var TailReader = class {
     let pre;
     this.notes?.beforeStat(file);
     try {
-      pre = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
+      pre = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
@@ -25460,14 +38189,14 @@ var TailReader = class {
     }
     let fd;
     try {
-      fd = (0, import_node_fs19.openSync)(file, import_node_fs19.constants.O_RDONLY | import_node_fs19.constants.O_NONBLOCK);
+      fd = (0, import_node_fs18.openSync)(file, import_node_fs18.constants.O_RDONLY | import_node_fs18.constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = (0, import_node_fs19.fstatSync)(fd);
+      const st = (0, import_node_fs18.fstatSync)(fd);
       if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
       if (isPseudoDevice(st.dev)) return { ok: false, code: "EPSEUDO", reason: pseudoDeviceReason(file) };
       let reset;
@@ -25483,7 +38212,7 @@ var TailReader = class {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs19.readSync)(fd, this.buf, 0, want, s.fedTo);
+        const bytesRead = (0, import_node_fs18.readSync)(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break;
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -25503,7 +38232,7 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
     } finally {
-      (0, import_node_fs19.closeSync)(fd);
+      (0, import_node_fs18.closeSync)(fd);
     }
   }
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
@@ -25516,7 +38245,7 @@ var TailReader = class {
   continuesAt(fd, s) {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs19.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    const bytesRead = (0, import_node_fs18.readSync)(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 10;
   }
@@ -25690,17 +38419,17 @@ var TailTracker = class {
 };
 
 // src/observe/read/hook-activity.ts
-function createHookActivityReader(paths, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path18.default.join(paths.root, "observe", "hooks.json"), isHookState) : void 0;
-  const tracker2 = new TailTracker(reader, { empty: emptyHookState, line: parseHookLine }, store);
-  const listing = new DirListing(paths.activityDir());
+function createIdFileReader(o) {
+  const store = o.storeFile ? new TailStore(o.storeFile, o.isState) : void 0;
+  const tracker2 = new TailTracker(o.reader, o.parser, store);
+  const listing = new DirListing(o.dir);
   const files = /* @__PURE__ */ new Map();
   const fileOf = (id) => {
     if (!id) return null;
     let f = files.get(id);
     if (f === void 0) {
       try {
-        const file = paths.activityFile(id);
+        const file = o.fileOf(id);
         f = { file, name: import_node_path18.default.basename(file) };
       } catch {
         f = null;
@@ -25716,36 +38445,13 @@ function createHookActivityReader(paths, reader, opts) {
       tracker2.beginCheck();
       listing.beginCheck();
     },
-    /** The activity of agent or session `id` as of now (reads only what was appended). */
+    /** What the file of `id` says as of now (reads only what was appended). */
     async read(id, nowMs) {
       const file = fileOf(id);
       if (file === null) return { version: 0 };
       const r = await tracker2.read(file, nowMs);
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === "ENOENT" ? {} : { unreadable: r.reason };
-    },
-    /**
-     * The subagents of session `sessionId` whose activity files were written since `sinceMs`, not in
-     * `except`, at most `max` (newest first): the children of a foreground call no transcript or
-     * progress line names. Lists the directory: only for that rare case.
-     */
-    async sessionChildren(sessionId, sinceMs, except, nowMs, max = 8) {
-      const names = await import_node_fs20.promises.readdir(paths.activityDir()).catch(() => []);
-      const fresh = [];
-      for (const n of names) {
-        const id = n.endsWith(".ndjson") ? n.slice(0, -".ndjson".length) : "";
-        if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
-        const file = import_node_path18.default.join(paths.activityDir(), n);
-        const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
-        if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
-      }
-      const out = [];
-      for (const f of fresh.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
-        if (out.length >= max) break;
-        const r = await tracker2.read(f.file, nowMs);
-        if (r.ok && r.state.sessionId === sessionId) out.push({ agentId: f.id, state: r.state });
-      }
-      return out;
     },
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
     peekVersion(id, nowMs, isStatRequired = false) {
@@ -25755,6 +38461,16 @@ function createHookActivityReader(paths, reader, opts) {
     flush: (nowMs) => tracker2.flush(nowMs),
     drainDiagnostics: () => tracker2.drainDiagnostics()
   };
+}
+function createHookActivityReader(paths, reader, opts) {
+  return createIdFileReader({
+    dir: paths.activityDir(),
+    fileOf: (id) => paths.activityFile(id),
+    parser: { empty: emptyHookState, line: parseHookLine },
+    reader,
+    storeFile: opts.isPersistent ? import_node_path18.default.join(paths.root, "observe", "hooks.json") : void 0,
+    isState: isHookState
+  });
 }
 var RACY_MS2 = 1e3;
 var DirListing = class {
@@ -25780,7 +38496,7 @@ var DirListing = class {
   }
   refresh() {
     try {
-      const st = (0, import_node_fs20.statSync)(this.dir, { throwIfNoEntry: false });
+      const st = (0, import_node_fs19.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
         this.names = /* @__PURE__ */ new Set();
         this.key = void 0;
@@ -25790,7 +38506,7 @@ var DirListing = class {
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs20.readdirSync)(this.dir));
+      this.names = new Set((0, import_node_fs19.readdirSync)(this.dir));
       this.key = key3;
     } catch {
       this.names = void 0;
@@ -25798,6 +38514,163 @@ var DirListing = class {
     }
   }
 };
+
+// src/observe/read/telemetry.ts
+var import_node_fs20 = require("node:fs");
+var import_node_path19 = __toESM(require("node:path"), 1);
+
+// src/contracts/telemetry.ts
+var TelemetryLineSchema = looseObject({
+  ts: string2().describe("When the agent says the event happened (event.timestamp, else the record time), ISO 8601 UTC."),
+  rx: number2().describe("When the receiver got it, epoch ms on the watchdog clock."),
+  event: TelemetryEventSchema,
+  host: string2().describe("The sending host: resource host.name, else host.id, else the peer address."),
+  seq: number2().optional().describe("event.sequence"),
+  prompt_id: string2().optional(),
+  tool_name: string2().optional(),
+  tool_use_id: string2().optional(),
+  decision: string2().optional().describe("tool_decision: accept or reject"),
+  success: boolean2().optional().describe("tool_result"),
+  error: string2().optional().describe("tool_result / api_error: the error text, shortened"),
+  input: string2().optional().describe("tool_decision: a summary of tool_parameters (OTEL_LOG_TOOL_DETAILS=1), shortened"),
+  command: string2().optional().describe("tool_decision of Bash: the command, shortened"),
+  timeout_ms: number2().optional().describe("tool_decision of Bash: its timeout"),
+  background: boolean2().optional().describe("tool_decision of Bash: run_in_background"),
+  attempt: number2().optional().describe("api_error: the attempt number"),
+  status_code: string2().optional().describe("api_error: the HTTP status")
+}).meta({ title: "TelemetryLine", description: "One line of telemetry/<session_id>.ndjson: a Claude Code OpenTelemetry event the OTLP receiver got." });
+var TelemetryHostsSchema = looseObject({
+  version: literal(1),
+  updated_ms: number2(),
+  hosts: record(string2(), looseObject({ first_ms: number2(), last_ms: number2(), requests: number2(), records: number2() }))
+}).meta({ title: "TelemetryHosts", description: "telemetry/hosts.json: when the OTLP receiver last heard from each host (logs or metrics)." });
+
+// src/observe/parse/parse-telemetry.ts
+var CLOSED_MAX2 = 64;
+function emptyTelemetryState() {
+  return { version: 1, kind: "telemetry", recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
+}
+function isTelemetryState(v) {
+  const s = v;
+  return s !== null && typeof s === "object" && s.version === 1 && s.kind === "telemetry" && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.closedIds);
+}
+function parseTelemetryLine(s, text2, file, ref) {
+  if (text2.trim() === "") return void 0;
+  let raw;
+  try {
+    raw = JSON.parse(text2);
+  } catch {
+    raw = void 0;
+  }
+  const parsed = TelemetryLineSchema.safeParse(raw);
+  if (!parsed.success) {
+    s.badLines++;
+    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a telemetry line (schemas/telemetry-line.schema.json); skipped` };
+  }
+  const l = parsed.data;
+  s.lines++;
+  const stamp = Date.parse(l.ts);
+  const atMs = Number.isFinite(stamp) ? stamp : void 0;
+  if (atMs !== void 0) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+  s.lastReceivedMs = Math.max(s.lastReceivedMs ?? l.rx, l.rx);
+  s.host = l.host;
+  s.last = l.event;
+  if (l.event !== "api_error") s.retry = void 0;
+  switch (l.event) {
+    case "tool_decision":
+      if (l.decision !== "reject" && l.tool_name && !(l.tool_use_id && s.closedIds.includes(l.tool_use_id))) {
+        openCall(s, {
+          name: l.tool_name,
+          inputSummary: l.input,
+          command: l.command,
+          timeoutMs: l.timeout_ms,
+          isBackground: l.background,
+          startedAtMs: atMs,
+          isOpen: true,
+          toolUseId: l.tool_use_id
+        });
+      }
+      break;
+    case "tool_result":
+      if (!l.tool_use_id) break;
+      closeCall(s, l.tool_use_id, l.success === false ? excerpt(l.error ?? "failed", ERROR_MAX_CHARS) : void 0);
+      s.closedIds.push(l.tool_use_id);
+      if (s.closedIds.length > CLOSED_MAX2) s.closedIds.shift();
+      break;
+    case "api_error":
+      s.retry = { atMs, attempt: l.attempt, status: l.status_code, error: l.error };
+      break;
+    default:
+      break;
+  }
+  return void 0;
+}
+function summarizeTelemetry(s) {
+  const part2 = { source: "telemetry", recentCalls: s.recent.map((c) => ({ ...c })) };
+  if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
+  const last = pickLastTool(s);
+  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (s.retry) part2.isApiRetrying = true;
+  const foreground = s.open.some((c) => !c.isBackground);
+  if ((s.last === "api_request" || s.last === "assistant_response") && !foreground && !s.retry) {
+    part2.finished = { kind: "final answer (telemetry: no tool call after the last response)", atMs: s.lastEventMs, isInferred: true };
+  }
+  return part2;
+}
+
+// src/observe/read/telemetry.ts
+function createTelemetryReader(paths, reader, opts) {
+  const files = createIdFileReader({
+    dir: paths.telemetryDir(),
+    fileOf: (id) => paths.telemetryFile(id),
+    parser: { empty: emptyTelemetryState, line: parseTelemetryLine },
+    reader,
+    storeFile: opts.isPersistent ? import_node_path19.default.join(paths.root, "observe", "telemetry.json") : void 0,
+    isState: isTelemetryState
+  });
+  let hosts;
+  let hostsRead;
+  const readHosts = async () => {
+    const file = paths.telemetryHosts();
+    const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
+    const key3 = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : "";
+    if (hosts?.key === key3) return hosts.doc;
+    let doc;
+    if (st) {
+      try {
+        const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs20.promises.readFile(file, "utf8")));
+        doc = parsed.success ? parsed.data : void 0;
+      } catch {
+        doc = void 0;
+      }
+    }
+    hosts = { key: key3, doc };
+    return doc;
+  };
+  return {
+    beginCheck() {
+      files.beginCheck();
+      hostsRead = void 0;
+    },
+    peekVersion: files.peekVersion,
+    flush: files.flush,
+    drainDiagnostics: files.drainDiagnostics,
+    /**
+     * The evidence of session `id` as of now, with when its host was last heard from; version 0
+     * when no telemetry was ever received for it.
+     */
+    async read(id, nowMs) {
+      const r = await files.read(id, nowMs);
+      if (r.unreadable) return { part: { source: "telemetry", missing: [{ source: "telemetry", reason: r.unreadable }] }, version: r.version };
+      const s = r.state;
+      if (!s || s.lines === 0 || s.host === void 0 || s.lastReceivedMs === void 0) return { version: r.version };
+      const doc = await (hostsRead ??= readHosts());
+      const part2 = summarizeTelemetry(s);
+      part2.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: doc?.hosts[s.host]?.last_ms };
+      return { part: part2, version: r.version };
+    }
+  };
+}
 
 // src/observe/parse/observe-transcript.ts
 function unnamedEarlierChildren(parent, children) {
@@ -25838,19 +38711,16 @@ function waitedChildren(parent, children) {
   return [...out];
 }
 function unseenCalls(state) {
-  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0);
-  const starts = calls.map((c) => c.startedAtMs).filter((x) => x !== void 0);
-  return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`), ...starts.length > 0 ? { sinceMs: Math.min(...starts) } : {} };
+  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
 }
 function observeTranscript(state, facts = {}, children = []) {
   const part2 = summarizeTranscript(state, facts);
   const foreground = waitedChildren(state, children);
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  const unseenForeground = foreground.length > 0 ? { labels: [] } : unseenCalls(state);
+  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
-    const { labels, sinceMs } = unseenForeground;
-    if (labels.length > 0) part2.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...sinceMs !== void 0 ? { sinceMs } : {} };
+    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
     if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
     return part2;
@@ -25858,12 +38728,12 @@ function observeTranscript(state, facts = {}, children = []) {
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
   const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
-  const newest2 = childMs.length > 0 ? Math.max(...childMs) : void 0;
-  if (newest2 !== void 0 && (part2.lastProgressMs === void 0 || newest2 > part2.lastProgressMs)) part2.lastProgressMs = newest2;
+  const newest = childMs.length > 0 ? Math.max(...childMs) : void 0;
+  if (newest !== void 0 && (part2.lastProgressMs === void 0 || newest > part2.lastProgressMs)) part2.lastProgressMs = newest;
   const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
   part2.waitingOnChildren = {
     agentIds: [.../* @__PURE__ */ new Set([...foreground.map((c) => c.agentId), ...background])],
-    lastProgressMs: newest2,
+    lastProgressMs: newest,
     ...background.length > 0 ? { isBackground: true } : {},
     ...unseen.length > 0 ? { unseenIds: unseen } : {}
   };
@@ -25876,14 +38746,14 @@ function observeTranscript(state, facts = {}, children = []) {
 
 // src/observe/read/child-transcripts.ts
 var import_node_fs21 = require("node:fs");
-var import_node_path19 = __toESM(require("node:path"), 1);
+var import_node_path20 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
 var HEAD_BYTES = 65536;
 var HEADS_MAX = 512;
 var isHelper = (name) => name.startsWith("agent-acompact") || name.startsWith("agent-aprompt_suggestion");
 var isChildName = (name) => name.startsWith("agent-") && name.endsWith(".jsonl") && !isHelper(name);
-var idOf = (file) => import_node_path19.default.basename(file, ".jsonl").slice("agent-".length);
+var idOf = (file) => import_node_path20.default.basename(file, ".jsonl").slice("agent-".length);
 var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
@@ -25911,7 +38781,7 @@ async function readHead(file) {
   return head;
 }
 function childDirs(file, sessionId) {
-  return { nested: import_node_path19.default.join(import_node_path19.default.dirname(file), sessionId ?? import_node_path19.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path19.default.dirname(file) };
+  return { nested: import_node_path20.default.join(import_node_path20.default.dirname(file), sessionId ?? import_node_path20.default.basename(file, ".jsonl"), "subagents"), flat: import_node_path20.default.dirname(file) };
 }
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
@@ -25919,8 +38789,8 @@ async function listChildren(dirs, sinceMs) {
     const names = await import_node_fs21.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs21.promises.stat(import_node_path19.default.join(dir, n)).catch(() => void 0);
-      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path19.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
+      const st = await import_node_fs21.promises.stat(import_node_path20.default.join(dir, n)).catch(() => void 0);
+      if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path20.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
   return fresh.sort((a, b) => b.mtimeMs - a.mtimeMs);
@@ -25948,7 +38818,7 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
   };
   const named = [...calls.map((c) => c.childAgentId), ...background];
   for (const id of new Set(named.filter((x) => x !== void 0))) {
-    if (!await add2(import_node_path19.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path19.default.join(dirs.flat, `agent-${id}.jsonl`), true);
+    if (!await add2(import_node_path20.default.join(dirs.nested, `agent-${id}.jsonl`), false)) await add2(import_node_path20.default.join(dirs.flat, `agent-${id}.jsonl`), true);
   }
   if (calls.some((c) => c.childAgentId === void 0)) {
     const since2 = Math.min(...calls.map((c) => c.startedAtMs ?? nowMs)) - SLACK_MS;
@@ -25984,9 +38854,9 @@ async function launchesIn(file, maxBytes) {
       if (bytesRead === 0) break;
       got += bytesRead;
     }
-    let text = buf.toString("utf8", 0, got);
-    if (start > 0) text = text.slice(text.indexOf("\n") + 1);
-    const { state } = parseTranscriptText(text, file);
+    let text2 = buf.toString("utf8", 0, got);
+    if (start > 0) text2 = text2.slice(text2.indexOf("\n") + 1);
+    const { state } = parseTranscriptText(text2, file);
     const out = { ino: st.ino, size: st.size, tasks: state.tasks, isWhole: start === 0 };
     if (launchCache.size >= LAUNCH_CACHE_MAX) launchCache.delete(launchCache.keys().next().value);
     launchCache.set(file, out);
@@ -25998,7 +38868,7 @@ async function launchesIn(file, maxBytes) {
 
 // src/observe/read/change-notes.ts
 var import_node_fs22 = require("node:fs");
-var import_node_path20 = __toESM(require("node:path"), 1);
+var import_node_path21 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
@@ -26043,10 +38913,10 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path20.default.dirname(file)), name: import_node_path20.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
-    this.ensureWatched(import_node_path20.default.dirname(file), n.dir);
+    this.ensureWatched(import_node_path21.default.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
     n.statAtMs = this.now();
@@ -26119,9 +38989,9 @@ var ChangeNotes = class {
 };
 
 // src/observe/read/transcript-tail.ts
-var import_node_path21 = __toESM(require("node:path"), 1);
+var import_node_path22 = __toESM(require("node:path"), 1);
 function createTranscriptTail(root, reader, opts) {
-  const store = opts.isPersistent ? new TailStore(import_node_path21.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
+  const store = opts.isPersistent ? new TailStore(import_node_path22.default.join(root, "observe", "transcripts.json"), isTranscriptState) : void 0;
   return new TailTracker(
     reader,
     {
@@ -26238,28 +39108,28 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path43, s] of this.scanned) files[path43] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path44, s] of this.scanned) files[path44] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
   async load() {
     if (!this.file) return;
-    let text;
+    let text2;
     try {
-      text = await import_node_fs23.promises.readFile(this.file, "utf8");
+      text2 = await import_node_fs23.promises.readFile(this.file, "utf8");
     } catch {
       return;
     }
     let parsed;
     try {
-      parsed = PrefixIdsFileSchema.safeParse(JSON.parse(text));
+      parsed = PrefixIdsFileSchema.safeParse(JSON.parse(text2));
     } catch {
       return;
     }
     if (!parsed.success) return;
-    for (const [path43, s] of Object.entries(parsed.data.files)) {
+    for (const [path44, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path43)) this.scanned.set(path43, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path44)) this.scanned.set(path44, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -26287,10 +39157,10 @@ var PrefixIds = class {
           const nl = this.chunk.subarray(0, bytesRead).indexOf(10, Math.max(0, from - at2));
           if (nl >= 0) [n, isDone] = [nl, true];
         }
-        const text = carry + this.chunk.toString("latin1", 0, n);
-        for (const id of taskIdsMentioned(text)) ids.add(id);
+        const text2 = carry + this.chunk.toString("latin1", 0, n);
+        for (const id of taskIdsMentioned(text2)) ids.add(id);
         if (isDone) break;
-        carry = text.slice(-OVERLAP);
+        carry = text2.slice(-OVERLAP);
         at2 += bytesRead;
       }
       this.scanned.delete(file);
@@ -26306,38 +39176,7 @@ var PrefixIds = class {
   }
 };
 
-// src/observe/parse/child-hooks.ts
-var newest = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
-function withChildHooks(part2, children) {
-  const w = part2.waitingOnChildren;
-  const seen = children.filter((c) => c.state.lines > 0);
-  if (!w || seen.length === 0) return part2;
-  const out = { ...part2 };
-  const labels = new Map(seen.filter((c) => c.forCall).map((c) => [c.forCall, c.agentId]));
-  const ids = new Set(seen.map((c) => c.agentId));
-  const agentIds = [...new Set(w.agentIds.map((id) => labels.get(id) ?? id))];
-  const unseenIds = (w.unseenIds ?? []).filter((id) => !labels.has(id) && !ids.has(id));
-  let childMs = w.lastProgressMs;
-  for (const c of seen) childMs = newest(childMs, c.state.lastEventMs);
-  out.waitingOnChildren = { ...w, agentIds, ...childMs !== void 0 ? { lastProgressMs: childMs } : {} };
-  if (unseenIds.length > 0) out.waitingOnChildren.unseenIds = unseenIds;
-  else delete out.waitingOnChildren.unseenIds;
-  out.lastProgressMs = newest(part2.lastProgressMs, childMs);
-  const busiest = [...seen].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
-  const facts = summarizeHooks(busiest.state);
-  const call = facts.lastTool;
-  if (call?.isOpen && !call.isBackground && (!part2.lastTool || !part2.lastTool.isOpen || isSubagentTool(part2.lastTool.name))) out.lastTool = { ...call, isOpenKnown: true };
-  for (const c of seen) {
-    const asks = summarizeHooks(c.state).waitingHuman;
-    if (asks && (!out.waitingHuman || (asks.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {
-      out.waitingHuman = { ...asks, detail: `in subagent ${c.agentId}${asks.detail ? `: ${asks.detail}` : ""}` };
-    }
-  }
-  return out;
-}
-
 // src/observe/read/claude-observer.ts
-var CHILD_SLACK_MS = 5e3;
 var MEMO_SWEEP_CHECKS = 64;
 var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
 function createClaudeObserver(opts) {
@@ -26346,12 +39185,13 @@ function createClaudeObserver(opts) {
   const persistent = opts.isPersistent ?? true;
   const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
   const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
+  const telemetry = createTelemetryReader(opts.paths, reader, { isPersistent: persistent });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
   let lastPersistMs = -Infinity;
   const memos = /* @__PURE__ */ new Map();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path22.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? import_node_path23.default.join(opts.paths.root, "observe", "prefix-ids.json") : void 0);
   async function observeTranscript2(task, hook, nowMs, trace) {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return void 0;
     const q = {
@@ -26388,11 +39228,9 @@ function createClaudeObserver(opts) {
     }
     trace.isMemoizable &&= !readsChildren(r.state);
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
-    const seen = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
-    const part2 = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
+    const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
-    part2.transcriptFile = found.location.path;
-    const flatParent = r.state.sessionId && import_node_path22.default.join(import_node_path22.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const flatParent = r.state.sessionId && import_node_path23.default.join(import_node_path23.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
       let p = await transcripts.read(parentPath, nowMs);
@@ -26408,21 +39246,6 @@ function createClaudeObserver(opts) {
     }
     return part2;
   }
-  async function waitedChildHooks(w, state, task, nowMs) {
-    const out = [];
-    for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
-      const h = await hooks.read(id, nowMs);
-      if (h.state) out.push({ agentId: id, state: h.state });
-    }
-    const labels = (w.unseenIds ?? []).filter((x) => !AGENT_TASK_ID.test(x));
-    const sessionId = state.sessionId ?? task.sessionId;
-    if (labels.length > 0 && sessionId && w.sinceMs !== void 0) {
-      const known = /* @__PURE__ */ new Set([...state.tasks.map((t) => t.id), ...w.agentIds, ...task.agentId ? [task.agentId] : []]);
-      const found = await hooks.sessionChildren(sessionId, w.sinceMs - CHILD_SLACK_MS, known, nowMs, labels.length);
-      found.forEach((c, i) => out.push({ ...c, forCall: labels[i] }));
-    }
-    return out;
-  }
   async function observe(task, nowMs) {
     memos.delete(task.taskId);
     const parts = [];
@@ -26433,16 +39256,22 @@ function createClaudeObserver(opts) {
       trace.isMemoizable &&= version2 !== void 0;
     };
     const ownId = task.agentId ?? task.sessionId;
-    const own2 = await hooks.read(ownId, nowMs);
-    hook(ownId, own2.version);
-    const transcript = await observeTranscript2(task, own2.state, nowMs, trace);
-    if (transcript) parts.push(transcript);
-    if (own2.state || own2.unreadable) {
-      const hp = own2.state ? summarizeHooks(own2.state) : { source: "hooks" };
-      if (own2.unreadable) hp.missing = [{ source: "hooks", reason: own2.unreadable }];
+    const own3 = await hooks.read(ownId, nowMs);
+    hook(ownId, own3.version);
+    const transcript = await observeTranscript2(task, own3.state, nowMs, trace);
+    const sessionOf = task.sessionId ?? own3.state?.sessionId;
+    const otel = task.agentId === void 0 || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0 };
+    trace.telemetryId = sessionOf;
+    trace.telemetryVersion = otel.version ?? -1;
+    trace.isMemoizable &&= otel.version === 0;
+    if (transcript && !(otel.part?.lastProgressMs !== void 0 && transcript.lastProgressMs === void 0 && transcript.missing)) parts.push(transcript);
+    if (otel.part) parts.push(otel.part);
+    if (own3.state || own3.unreadable) {
+      const hp = own3.state ? summarizeHooks(own3.state) : { source: "hooks" };
+      if (own3.unreadable) hp.missing = [{ source: "hooks", reason: own3.unreadable }];
       parts.push(hp);
     }
-    const sessionId = task.sessionId ?? own2.state?.sessionId;
+    const sessionId = task.sessionId ?? own3.state?.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
       hook(sessionId, session.version);
@@ -26458,19 +39287,21 @@ function createClaudeObserver(opts) {
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return void 0;
     if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) return void 0;
     for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
+    if (m.telemetryId !== void 0 && telemetry.peekVersion(m.telemetryId, nowMs, isStatRequired) !== m.telemetryVersion) return void 0;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
     m.usedInCheck = checks;
     return m.parts;
   }
   const flush = async (nowMs) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), telemetry.flush(nowMs), prefixes.save()]);
   };
   return {
     name: "claude-code",
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
+      telemetry.beginCheck();
       notes?.beginCheck();
       const settled = notes?.settle();
       if (++checks % MEMO_SWEEP_CHECKS === 0) {
@@ -26490,14 +39321,14 @@ function createClaudeObserver(opts) {
     },
     observeUnchanged,
     flush,
-    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
+    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans })
   };
 }
 
 // src/observe/read/process-observer.ts
 var import_node_fs25 = require("node:fs");
-var import_node_path23 = __toESM(require("node:path"), 1);
+var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
 init_zod();
@@ -26564,10 +39395,10 @@ function liveDescendants(pid) {
       continue;
     }
     for (const tid of tids) {
-      const text = readText(`/proc/${p}/task/${tid}/children`);
-      if (text === void 0) continue;
+      const text2 = readText(`/proc/${p}/task/${tid}/children`);
+      if (text2 === void 0) continue;
       listed2 = true;
-      for (const c of text.trim().split(/\s+/).filter(Boolean).map(Number)) {
+      for (const c of text2.trim().split(/\s+/).filter(Boolean).map(Number)) {
         const st = readText(`/proc/${c}/stat`);
         const state = st === void 0 ? void 0 : parseProcStat(st)?.state;
         if (state === void 0 || state === "Z" || state === "X" || seen.has(c)) continue;
@@ -26604,7 +39435,7 @@ function readProcFields(pid) {
     ...Number.isFinite(rchar) ? { readBytes: rchar } : {}
   };
 }
-function parseSsOutput(text, portOf) {
+function parseSsOutput(text2, portOf) {
   const out = /* @__PURE__ */ new Map();
   let current;
   const add2 = (bytes) => {
@@ -26616,7 +39447,7 @@ function parseSsOutput(text, portOf) {
       out.set(pid, conns);
     }
   };
-  for (const line of text.split("\n")) {
+  for (const line of text2.split("\n")) {
     if (line.trim() === "") continue;
     if (!/^\s/.test(line)) {
       if (current) add2(0);
@@ -26684,7 +39515,7 @@ function createProcessObserver(opts = {}) {
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs25.readFileSync)(import_node_path23.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs25.readFileSync)(import_node_path24.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -26749,7 +39580,7 @@ function createProcessObserver(opts = {}) {
 // src/wiring.ts
 function adapterFor(opts, clock3) {
   const configDir = opts.config.claude?.config_dir;
-  const claudeConfigDir2 = configDir === void 0 ? void 0 : import_node_path24.default.dirname(resolveProjectsDir({ configDir }));
+  const claudeConfigDir2 = configDir === void 0 ? void 0 : import_node_path25.default.dirname(resolveProjectsDir({ configDir }));
   return createAdapter(opts.adapter, opts.config.agents, { clock: clock3, requestDeadlineMs: opts.requestDeadlineSeconds * 1e3, claudeConfigDir: claudeConfigDir2 }, { strategy: opts.action, locate: opts.configLocate });
 }
 function performerContext(ctx, w, adapter) {
@@ -26813,7 +39644,7 @@ function realObservers(env) {
       createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === void 0, baseTimeoutMs: opts.policy.baseTimeoutMs })
     ];
     if (opts.nowOverrideMs !== void 0) return observers;
-    const sessionsDir = import_node_path24.default.join(import_node_path24.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
+    const sessionsDir = import_node_path25.default.join(import_node_path25.default.dirname(resolveProjectsDir({ configDir, env })), "sessions");
     return [...observers, createProcessObserver({ sessionsDir })];
   };
 }
@@ -26863,9 +39694,9 @@ function takesFlagOf(program2) {
     return cmd.options.some((o) => o.long === flag);
   };
 }
-function keepUserFlags(text, flags, takes) {
-  if (flags.length === 0) return text;
-  return text.replace(/`(dispatch-watchdog\b[^`]*)`/g, (_, cmd) => {
+function keepUserFlags(text2, flags, takes) {
+  if (flags.length === 0) return text2;
+  return text2.replace(/`(dispatch-watchdog\b[^`]*)`/g, (_, cmd) => {
     let line = cmd;
     const words = line.split(/\s+/).slice(1);
     const firstFlag = words.findIndex((w) => w.startsWith("-"));
@@ -26949,10 +39780,16 @@ var ConfigSchema = strictObject({
   }).optional(),
   claude: strictObject({
     config_dir: string2().min(1).optional().describe("Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude")
+  }).optional(),
+  otlp: strictObject({
+    listen: string2().min(1).optional().describe("HOST:PORT the OTLP/HTTP logs receiver listens on (the same as --otlp; docs/fleet.md). Unset: no receiver."),
+    token_env: string2().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(withDefault("The environment variable holding the bearer token senders must present (never the token itself).", DEFAULTS.otlp.token_env)),
+    max_request_bytes: number2().int().min(1024).optional().describe(withDefault("Largest request body accepted, after decompression (413 beyond).", DEFAULTS.otlp.max_request_bytes)),
+    max_requests_per_second: number2().positive().optional().describe(withDefault("Requests per second accepted from one peer address (429 with Retry-After beyond; bursts of twice as many).", DEFAULTS.otlp.max_requests_per_second))
   }).optional()
 }).meta({ title: "WatchdogConfig", description: "watchdog.config.yaml (docs/state-files.md). Flags override the file." });
-function parseConfig(text, fileName) {
-  return parseYaml(text, ConfigSchema, {
+function parseConfig(text2, fileName) {
+  return parseYaml(text2, ConfigSchema, {
     file: fileName,
     typeHint: "Fix that key in the config file (docs/state-files.md lists every key)."
   });
@@ -26993,13 +39830,16 @@ function configOption(cmd) {
 function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = "") {
   return cmd.option("--stall-window <seconds>", `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`, seconds("--stall-window")).option("--timeout <seconds>", "the same as --stall-window (its older name; not a limit on how long the command runs)", seconds("--timeout")).addOption(new Option("--action <strategy>", `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice("--action", STRATEGIES))).option("--check-interval <seconds>", `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds("--check-interval")).option("--max-redispatches <n>", `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count2("--max-redispatches"));
 }
+function otlpOption(cmd) {
+  return cmd.option("--otlp <host:port>", `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`);
+}
 
 // src/commands/watch.ts
 init_exit_codes();
 
 // src/options.ts
 var import_node_fs26 = require("node:fs");
-var import_node_path25 = __toESM(require("node:path"), 1);
+var import_node_path26 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
 
@@ -27007,12 +39847,12 @@ init_errors();
 init_errors();
 var UNIT_MS = { s: 1e3, m: 6e4, h: 36e5, d: 864e5, w: 7 * 864e5 };
 var DAY_MS = UNIT_MS.d;
-function parseDurationMs(text) {
-  const m = /^(\d+)([smhdw])$/.exec(text.trim());
+function parseDurationMs(text2) {
+  const m = /^(\d+)([smhdw])$/.exec(text2.trim());
   return m ? Number(m[1]) * UNIT_MS[m[2]] : void 0;
 }
-function parseSince(text, nowMs, flag = "--since") {
-  const t = text.trim();
+function parseSince(text2, nowMs, flag = "--since") {
+  const t = text2.trim();
   const m = /^(\d+)([mhdw])$/.exec(t);
   if (m) {
     const n = Number(m[1]);
@@ -27022,17 +39862,52 @@ function parseSince(text, nowMs, flag = "--since") {
   }
   if (/^\d{4}-\d{2}-\d{2}$/.test(t) && !Number.isNaN(Date.parse(`${t}T00:00:00Z`))) return Date.parse(`${t}T00:00:00Z`);
   if (hasZone(t) && !Number.isNaN(Date.parse(t))) return Date.parse(t);
-  throw new InputError("bad_flag", `${flag}: expected a duration (90m, 12h, 30d, 2w) or a date (2026-04-01, UTC), got ${JSON.stringify(text)}.`, {
+  throw new InputError("bad_flag", `${flag}: expected a duration (90m, 12h, 30d, 2w) or a date (2026-04-01, UTC), got ${JSON.stringify(text2)}.`, {
     hint: `e.g. ${flag} 7d`
   });
 }
-function hasZone(text) {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text.trim());
+function hasZone(text2) {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text2.trim());
+}
+
+// src/core/listen-address.ts
+init_errors();
+init_defaults();
+function parseListenAddress(value, what = "--otlp") {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s[\]]+)):(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    throw new InputError("bad_flag", `${what} ${JSON.stringify(value)} is not HOST:PORT.`, {
+      hint: `Give the address the OTLP/HTTP receiver listens on, e.g. ${what} 127.0.0.1:4318 (OTLP's HTTP port), or [::1]:4318.`
+    });
+  }
+  const host = m[1] ?? m[2];
+  const isLoopback = host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return { host, port, isLoopback };
+}
+function resolveReceiver(flag, config2, env) {
+  const value = flag ?? config2?.listen;
+  if (value === void 0) return void 0;
+  const listen = parseListenAddress(value, flag !== void 0 ? "--otlp" : "otlp.listen");
+  const tokenEnv = config2?.token_env ?? DEFAULTS.otlp.token_env;
+  const token = env[tokenEnv] || void 0;
+  if (!listen.isLoopback && token === void 0) {
+    throw new InputError("bad_flag", `the OTLP receiver would listen on ${value}, beyond this machine, with no bearer token: anyone who reaches the port could feed it evidence.`, {
+      hint: `Set ${tokenEnv} to a secret (senders: OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <it>"), or listen on 127.0.0.1 behind a local Collector (docs/fleet.md).`
+    });
+  }
+  return {
+    listen,
+    ...token !== void 0 ? { token } : {},
+    tokenEnv,
+    maxRequestBytes: config2?.max_request_bytes ?? DEFAULTS.otlp.max_request_bytes,
+    maxRequestsPerSecond: config2?.max_requests_per_second ?? DEFAULTS.otlp.max_requests_per_second
+  };
 }
 
 // src/options.ts
 function resolveStateDir(flag, env, cwd) {
-  return import_node_path25.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
+  return import_node_path26.default.resolve(cwd, flag ?? (env.ONEX_STATE_DIR || ".onex_state"));
 }
 function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
@@ -27067,9 +39942,9 @@ function readFailure(e, file) {
 }
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
-  const file = flag ? import_node_path25.default.resolve(cwd, flag) : import_node_path25.default.join(stateDir, "watchdog.config.yaml");
+  const file = flag ? import_node_path26.default.resolve(cwd, flag) : import_node_path26.default.join(stateDir, "watchdog.config.yaml");
   if (!flag && !(0, import_node_fs26.existsSync)(file)) return { config: {} };
-  let text;
+  let text2;
   try {
     const st = await import_node_fs26.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
@@ -27078,14 +39953,14 @@ async function loadConfig(flag, stateDir, cwd) {
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text = await import_node_fs26.promises.readFile(file, "utf8");
+    text2 = await import_node_fs26.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
   }
-  const parsed = parseConfig(text, file);
+  const parsed = parseConfig(text2, file);
   if (!parsed.ok) throw parsed.error;
-  return { config: parsed.value, file, locate: yamlLocator(text, file) };
+  return { config: parsed.value, file, locate: yamlLocator(text2, file) };
 }
 async function resolveOptions(flags, env, cwd, flagProblems = []) {
   const problems = [...flagProblems];
@@ -27116,6 +39991,7 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
     if (!(e instanceof InputError)) throw e;
     problems.push(e);
   }
+  const receiver = loaded ? collect(() => resolveReceiver(flags.otlp, loaded.config.otlp, env)) : void 0;
   const problem = combineProblems(problems);
   if (problem || !loaded || epicId === void 0) throw problem;
   const { config: config2, file, locate } = loaded;
@@ -27145,13 +40021,14 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
     },
     shouldActOnLooping: config2.looping?.act ?? D3.looping.act,
     requestDeadlineSeconds: config2.requests?.deadline_seconds ?? D3.requests.deadline_windows * timeoutSeconds,
-    controls: resolveControls(config2, config2.agents?.adapter ?? D3.agents.adapter, timeoutSeconds)
+    controls: resolveControls(config2, config2.agents?.adapter ?? D3.agents.adapter, timeoutSeconds),
+    ...receiver ? { receiver } : {}
   };
 }
 
 // src/watch.ts
 init_safe_text();
-var import_node_crypto4 = require("node:crypto");
+var import_node_crypto5 = require("node:crypto");
 
 // src/watch-view.ts
 init_format();
@@ -27206,7 +40083,7 @@ function buildTimeline(input) {
   };
   for (const r of input.rows) if (r.dispatchedAtMs !== void 0) lane(r.taskId, r.ticketId, r.dispatchedAtMs);
   const mass = [];
-  const mark = (l, kind, atMs, text) => l.marks.push({ kind, atMs, text });
+  const mark = (l, kind, atMs, text2) => l.marks.push({ kind, atMs, text: text2 });
   for (const e of input.events) {
     const at2 = Date.parse(e.timestamp_utc);
     switch (e.event) {
@@ -27369,10 +40246,10 @@ function renderTimelineText(tl, o) {
   let free = 0;
   for (let ms2 = 0; ms2 <= span; ms2 += step) {
     const i = Math.floor(ms2 / cellMs);
-    const text = offsetLabel(ms2);
-    if (i < free || i + text.length > width + 6) continue;
-    for (let k = 0; k < text.length; k++) axis[i + k] = text[k];
-    free = i + text.length + 1;
+    const text2 = offsetLabel(ms2);
+    if (i < free || i + text2.length > width + 6) continue;
+    for (let k = 0; k < text2.length; k++) axis[i + k] = text2[k];
+    free = i + text2.length + 1;
   }
   lines.push(`${" ".repeat(labelW + 1)} ${axis.join("").trimEnd()}`);
   const used = /* @__PURE__ */ new Set();
@@ -27414,10 +40291,10 @@ function renderTimelineText(tl, o) {
   lines.push(...wrap(summaryLine(tl.summary), columns));
   return lines;
 }
-function wrap(text, columns, indent = "") {
+function wrap(text2, columns, indent = "") {
   const out = [];
   let line = "";
-  for (const word of text.split(" ")) {
+  for (const word of text2.split(" ")) {
     if (line && line.length + 1 + word.length > columns) {
       out.push(line.length > columns ? cut(line, columns) : line);
       line = indent + word;
@@ -27467,7 +40344,7 @@ function frameRows(f) {
     t.task_id,
     t.ticket_id,
     verdictText(t, f),
-    idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === "stalled"),
+    idleNow(t, f) === null ? "-" : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
     t.verdict === "terminal" || t.verdict === "blocked" ? "-" : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
     f.requests.get(t.task_id)?.join(",") || "-",
@@ -27552,7 +40429,7 @@ function createWatchView(out, o) {
   let lastPlainMs;
   let drawn = 0;
   let queue = Promise.resolve();
-  const paint = (text, code) => o.terminal.hasColor && code ? `\x1B[${code}m${text}\x1B[0m` : text;
+  const paint = (text2, code) => o.terminal.hasColor && code ? `\x1B[${code}m${text2}\x1B[0m` : text2;
   function redraw() {
     const columns = Math.max(40, (o.terminal.columns() ?? 100) - 1);
     const lines = [];
@@ -27591,7 +40468,6 @@ function createWatchView(out, o) {
   }
   const seen = [];
   const escalated = /* @__PURE__ */ new Set();
-  let isFinished = false;
   return {
     event(e) {
       seen.push(e);
@@ -27600,12 +40476,7 @@ function createWatchView(out, o) {
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
-      if (frame && !isFinished) redraw();
-    },
-    note(line, atMs) {
-      if (!o.terminal.isTty) return plain(line, atMs);
-      feed.push(line);
-      if (frame && !isFinished) redraw();
+      if (frame) redraw();
     },
     result(r) {
       if (!r.ok) return queue;
@@ -27626,15 +40497,14 @@ function createWatchView(out, o) {
     },
     flush: () => queue,
     tick(nowMs) {
-      if (!o.terminal.isTty || !frame || isFinished || nowMs <= frame.nowMs) return;
+      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
       frame = { ...frame, nowMs };
       redraw();
     },
     finish(reason) {
-      const text = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
-      for (const line of wrap(text, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
+      const text2 = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
+      for (const line of wrap(text2, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
       drawn = 0;
-      isFinished = true;
     }
   };
 }
@@ -27645,7 +40515,7 @@ init_format();
 
 // src/journal/dispatch-log.ts
 var import_node_fs27 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
+var import_node_path27 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 init_events();
 
@@ -27743,7 +40613,7 @@ async function readDispatchLog(paths, filter) {
   }
   const out = { events: [], diagnostics: [] };
   for (const name of names) {
-    const file = import_node_path26.default.join(dir, name);
+    const file = import_node_path27.default.join(dir, name);
     const r = await readLogFile(file);
     for (const e of r.events) if (!filter || filter(e)) out.events.push(e);
     out.diagnostics.push(...r.diagnostics);
@@ -27784,7 +40654,7 @@ async function readLogFile(file) {
 
 // src/journal/log-summary.ts
 var import_node_fs29 = require("node:fs");
-var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_path29 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 init_zod();
@@ -28002,7 +40872,7 @@ var LinePrefilter = class {
 
 // src/journal/ticket-refs.ts
 var import_node_fs28 = require("node:fs");
-var import_node_path27 = __toESM(require("node:path"), 1);
+var import_node_path28 = __toESM(require("node:path"), 1);
 function readBack(dir, names, refs, ticket, event) {
   const out = [];
   const fds = /* @__PURE__ */ new Map();
@@ -28013,7 +40883,7 @@ function readBack(dir, names, refs, ticket, event) {
       if (fd === void 0) {
         const name = names[file];
         try {
-          fd = name === void 0 ? null : (0, import_node_fs28.openSync)(import_node_path27.default.join(dir, name), "r");
+          fd = name === void 0 ? null : (0, import_node_fs28.openSync)(import_node_path28.default.join(dir, name), "r");
         } catch {
           fd = null;
         }
@@ -28218,7 +41088,7 @@ async function loadHistory(paths, epicId, opts) {
   const prefilter = new LinePrefilter(epicId);
   let bytesRead = 0;
   for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path28.default.join(dir, name);
+    const file = import_node_path29.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const index = covers.length;
     coverNames[index] = name;
@@ -28266,15 +41136,15 @@ async function loadHistory(paths, epicId, opts) {
   return { history, diagnostics, diagnosticCount, stats: { from: start ? "summary" : names.length > 0 ? "rebuilt" : "empty", bytesRead, summaryWritten } };
 }
 async function readSummary(file, epicId) {
-  let text;
+  let text2;
   try {
-    text = await import_node_fs29.promises.readFile(file, "utf8");
+    text2 = await import_node_fs29.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
   let json;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text2);
   } catch {
     return void 0;
   }
@@ -28286,7 +41156,7 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs29.promises.stat(import_node_path28.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs29.promises.stat(import_node_path29.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
@@ -28358,9 +41228,9 @@ var LockSchema = looseObject({
   boot_id: string2().optional()
 }).meta({ title: "WatchdogLock", description: "epics/<epic_id>/watchdog.lock: the watchdog that watches the epic now." });
 var LockAsRead = LockSchema.partial().required({ pid: true });
-function parseLock(text) {
+function parseLock(text2) {
   try {
-    const r = LockAsRead.safeParse(JSON.parse(text));
+    const r = LockAsRead.safeParse(JSON.parse(text2));
     return r.success ? r.data : void 0;
   } catch {
     return void 0;
@@ -28384,8 +41254,8 @@ async function readLock(file) {
 }
 async function readLockFile(file) {
   try {
-    const [st, text] = await Promise.all([import_node_fs30.promises.stat(file), import_node_fs30.promises.readFile(file, "utf8")]);
-    return { ino: st.ino, text, holder: parseLock(text) };
+    const [st, text2] = await Promise.all([import_node_fs30.promises.stat(file), import_node_fs30.promises.readFile(file, "utf8")]);
+    return { ino: st.ino, text: text2, holder: parseLock(text2) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
@@ -28507,13 +41377,13 @@ async function runLoop(env, deps) {
 
 // src/journal/watch-file.ts
 var import_node_fs31 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_path30 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs31.watch)(import_node_path29.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path29.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs31.watch)(import_node_path30.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path30.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -28533,17 +41403,22 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs32 = require("node:fs");
+<<<<<<< HEAD
+var import_node_fs31 = require("node:fs");
 var import_node_path30 = __toESM(require("node:path"), 1);
 init_ids();
+=======
+var import_node_fs32 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path30.default.join(paths.root, "epics");
+  const dir = import_node_path31.default.join(paths.root, "epics");
   const names = await import_node_fs32.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs32.promises.stat(import_node_path30.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs32.promises.stat(import_node_path31.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
@@ -28568,6 +41443,377 @@ async function missingEpicError(paths, epicId) {
   });
 }
 
+// src/receive/otlp-receiver.ts
+var import_node_crypto4 = require("node:crypto");
+var import_node_fs33 = require("node:fs");
+var import_node_http = __toESM(require("node:http"), 1);
+var import_node_zlib = __toESM(require("node:zlib"), 1);
+
+// src/observe/parse/otlp-decode.ts
+var import_light = __toESM(require_light(), 1);
+
+// src/observe/parse/otlp-proto.ts
+var OTLP_DESCRIPTOR = { "nested": { "opentelemetry": { "nested": { "proto": { "nested": { "collector": { "nested": { "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.logs.v1", "java_outer_classname": "LogsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/logs/v1" }, "nested": { "LogsService": { "methods": { "Export": { "requestType": "ExportLogsServiceRequest", "responseType": "ExportLogsServiceResponse" } } }, "ExportLogsServiceRequest": { "fields": { "resourceLogs": { "rule": "repeated", "type": "opentelemetry.proto.logs.v1.ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ExportLogsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportLogsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportLogsPartialSuccess": { "fields": { "rejectedLogRecords": { "type": "int64", "id": 1, "protoName": "rejected_log_records" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.metrics.v1", "java_outer_classname": "MetricsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/metrics/v1" }, "nested": { "MetricsService": { "methods": { "Export": { "requestType": "ExportMetricsServiceRequest", "responseType": "ExportMetricsServiceResponse" } } }, "ExportMetricsServiceRequest": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "opentelemetry.proto.metrics.v1.ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ExportMetricsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportMetricsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportMetricsPartialSuccess": { "fields": { "rejectedDataPoints": { "type": "int64", "id": 1, "protoName": "rejected_data_points" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } } } }, "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.logs.v1", "java_outer_classname": "LogsProto", "go_package": "go.opentelemetry.io/proto/otlp/logs/v1" }, "nested": { "LogsData": { "fields": { "resourceLogs": { "rule": "repeated", "type": "ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ResourceLogs": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeLogs": { "rule": "repeated", "type": "ScopeLogs", "id": 2, "protoName": "scope_logs" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeLogs": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "logRecords": { "rule": "repeated", "type": "LogRecord", "id": 2, "protoName": "log_records" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "SeverityNumber": { "values": { "SEVERITY_NUMBER_UNSPECIFIED": 0, "SEVERITY_NUMBER_TRACE": 1, "SEVERITY_NUMBER_TRACE2": 2, "SEVERITY_NUMBER_TRACE3": 3, "SEVERITY_NUMBER_TRACE4": 4, "SEVERITY_NUMBER_DEBUG": 5, "SEVERITY_NUMBER_DEBUG2": 6, "SEVERITY_NUMBER_DEBUG3": 7, "SEVERITY_NUMBER_DEBUG4": 8, "SEVERITY_NUMBER_INFO": 9, "SEVERITY_NUMBER_INFO2": 10, "SEVERITY_NUMBER_INFO3": 11, "SEVERITY_NUMBER_INFO4": 12, "SEVERITY_NUMBER_WARN": 13, "SEVERITY_NUMBER_WARN2": 14, "SEVERITY_NUMBER_WARN3": 15, "SEVERITY_NUMBER_WARN4": 16, "SEVERITY_NUMBER_ERROR": 17, "SEVERITY_NUMBER_ERROR2": 18, "SEVERITY_NUMBER_ERROR3": 19, "SEVERITY_NUMBER_ERROR4": 20, "SEVERITY_NUMBER_FATAL": 21, "SEVERITY_NUMBER_FATAL2": 22, "SEVERITY_NUMBER_FATAL3": 23, "SEVERITY_NUMBER_FATAL4": 24 } }, "LogRecordFlags": { "values": { "LOG_RECORD_FLAGS_DO_NOT_USE": 0, "LOG_RECORD_FLAGS_TRACE_FLAGS_MASK": 255 } }, "LogRecord": { "fields": { "timeUnixNano": { "type": "fixed64", "id": 1, "protoName": "time_unix_nano" }, "observedTimeUnixNano": { "type": "fixed64", "id": 11, "protoName": "observed_time_unix_nano" }, "severityNumber": { "type": "SeverityNumber", "id": 2, "protoName": "severity_number" }, "severityText": { "type": "string", "id": 3, "protoName": "severity_text" }, "body": { "type": "opentelemetry.proto.common.v1.AnyValue", "id": 5 }, "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 6 }, "droppedAttributesCount": { "type": "uint32", "id": 7, "protoName": "dropped_attributes_count" }, "flags": { "type": "fixed32", "id": 8 }, "traceId": { "type": "bytes", "id": 9, "protoName": "trace_id" }, "spanId": { "type": "bytes", "id": 10, "protoName": "span_id" }, "eventName": { "type": "string", "id": 12, "protoName": "event_name" } }, "reserved": [[4, 4]] } } } } }, "common": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Common.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.common.v1", "java_outer_classname": "CommonProto", "go_package": "go.opentelemetry.io/proto/otlp/common/v1" }, "nested": { "AnyValue": { "oneofs": { "value": { "oneof": ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue", "stringValueStrindex"] } }, "fields": { "stringValue": { "type": "string", "id": 1, "protoName": "string_value" }, "boolValue": { "type": "bool", "id": 2, "protoName": "bool_value" }, "intValue": { "type": "int64", "id": 3, "protoName": "int_value" }, "doubleValue": { "type": "double", "id": 4, "protoName": "double_value" }, "arrayValue": { "type": "ArrayValue", "id": 5, "protoName": "array_value" }, "kvlistValue": { "type": "KeyValueList", "id": 6, "protoName": "kvlist_value" }, "bytesValue": { "type": "bytes", "id": 7, "protoName": "bytes_value" }, "stringValueStrindex": { "type": "int32", "id": 8, "protoName": "string_value_strindex" } } }, "ArrayValue": { "fields": { "values": { "rule": "repeated", "type": "AnyValue", "id": 1 } } }, "KeyValueList": { "fields": { "values": { "rule": "repeated", "type": "KeyValue", "id": 1 } } }, "KeyValue": { "fields": { "key": { "type": "string", "id": 1 }, "value": { "type": "AnyValue", "id": 2 }, "keyStrindex": { "type": "int32", "id": 3, "protoName": "key_strindex" } } }, "InstrumentationScope": { "fields": { "name": { "type": "string", "id": 1 }, "version": { "type": "string", "id": 2 }, "attributes": { "rule": "repeated", "type": "KeyValue", "id": 3 }, "droppedAttributesCount": { "type": "uint32", "id": 4, "protoName": "dropped_attributes_count" } } }, "EntityRef": { "fields": { "schemaUrl": { "type": "string", "id": 1, "protoName": "schema_url" }, "type": { "type": "string", "id": 2 }, "idKeys": { "rule": "repeated", "type": "string", "id": 3, "protoName": "id_keys" }, "descriptionKeys": { "rule": "repeated", "type": "string", "id": 4, "protoName": "description_keys" } } } } } } }, "resource": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Resource.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.resource.v1", "java_outer_classname": "ResourceProto", "go_package": "go.opentelemetry.io/proto/otlp/resource/v1" }, "nested": { "Resource": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "droppedAttributesCount": { "type": "uint32", "id": 2, "protoName": "dropped_attributes_count" }, "entityRefs": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.EntityRef", "id": 3, "protoName": "entity_refs" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.metrics.v1", "java_outer_classname": "MetricsProto", "go_package": "go.opentelemetry.io/proto/otlp/metrics/v1" }, "nested": { "MetricsData": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ResourceMetrics": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeMetrics": { "rule": "repeated", "type": "ScopeMetrics", "id": 2, "protoName": "scope_metrics" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeMetrics": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "metrics": { "rule": "repeated", "type": "Metric", "id": 2 }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "Metric": { "oneofs": { "data": { "oneof": ["gauge", "sum", "histogram", "exponentialHistogram", "summary"] } }, "fields": { "name": { "type": "string", "id": 1 }, "description": { "type": "string", "id": 2 }, "unit": { "type": "string", "id": 3 }, "gauge": { "type": "Gauge", "id": 5 }, "sum": { "type": "Sum", "id": 7 }, "histogram": { "type": "Histogram", "id": 9 }, "exponentialHistogram": { "type": "ExponentialHistogram", "id": 10, "protoName": "exponential_histogram" }, "summary": { "type": "Summary", "id": 11 }, "metadata": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 12 } }, "reserved": [[4, 4], [6, 6], [8, 8]] }, "Gauge": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" } } }, "Sum": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" }, "isMonotonic": { "type": "bool", "id": 3, "protoName": "is_monotonic" } } }, "Histogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "HistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "ExponentialHistogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "ExponentialHistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "Summary": { "fields": { "dataPoints": { "rule": "repeated", "type": "SummaryDataPoint", "id": 1, "protoName": "data_points" } } }, "AggregationTemporality": { "values": { "AGGREGATION_TEMPORALITY_UNSPECIFIED": 0, "AGGREGATION_TEMPORALITY_DELTA": 1, "AGGREGATION_TEMPORALITY_CUMULATIVE": 2 } }, "DataPointFlags": { "values": { "DATA_POINT_FLAGS_DO_NOT_USE": 0, "DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK": 1 } }, "NumberDataPoint": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 4, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 5 }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]] }, "HistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 9 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "bucketCounts": { "rule": "repeated", "type": "fixed64", "id": 6, "protoName": "bucket_counts" }, "explicitBounds": { "rule": "repeated", "type": "double", "id": 7, "protoName": "explicit_bounds" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 8 }, "flags": { "type": "uint32", "id": 10 }, "min": { "type": "double", "id": 11, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 12, "options": { "proto3_optional": true } } }, "reserved": [[1, 1]] }, "ExponentialHistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "scale": { "type": "sint32", "id": 6 }, "zeroCount": { "type": "fixed64", "id": 7, "protoName": "zero_count" }, "positive": { "type": "Buckets", "id": 8 }, "negative": { "type": "Buckets", "id": 9 }, "flags": { "type": "uint32", "id": 10 }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 11 }, "min": { "type": "double", "id": 12, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 13, "options": { "proto3_optional": true } }, "zeroThreshold": { "type": "double", "id": 14, "protoName": "zero_threshold" } }, "nested": { "Buckets": { "fields": { "offset": { "type": "sint32", "id": 1 }, "bucketCounts": { "rule": "repeated", "type": "uint64", "id": 2, "protoName": "bucket_counts" } } } } }, "SummaryDataPoint": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5 }, "quantileValues": { "rule": "repeated", "type": "ValueAtQuantile", "id": 6, "protoName": "quantile_values" }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]], "nested": { "ValueAtQuantile": { "fields": { "quantile": { "type": "double", "id": 1 }, "value": { "type": "double", "id": 2 } } } } }, "Exemplar": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "filteredAttributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7, "protoName": "filtered_attributes" }, "timeUnixNano": { "type": "fixed64", "id": 2, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 3, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "spanId": { "type": "bytes", "id": 4, "protoName": "span_id" }, "traceId": { "type": "bytes", "id": 5, "protoName": "trace_id" } }, "reserved": [[1, 1]] } } } } } } } } } } };
+
+// src/observe/parse/otlp-decode.ts
+var OtlpDecodeError = class extends Error {
+};
+var types;
+function protoTypes() {
+  if (!types) {
+    const root = import_light.default.Root.fromJSON(OTLP_DESCRIPTOR);
+    types = {
+      logs: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"),
+      metrics: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest"),
+      logsResponse: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse"),
+      metricsResponse: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse")
+    };
+  }
+  return types;
+}
+var own2 = (o, k) => o !== null && typeof o === "object" && Object.hasOwn(o, k);
+var arr = (v) => Array.isArray(v) ? v : [];
+function scalar(v) {
+  if (v === null || typeof v !== "object") return void 0;
+  const o = v;
+  if (own2(o, "stringValue")) return String(o.stringValue);
+  if (own2(o, "intValue")) return Number(String(o.intValue));
+  if (own2(o, "doubleValue")) return Number(o.doubleValue);
+  if (own2(o, "boolValue")) return Boolean(o.boolValue);
+  return void 0;
+}
+function attributes(list2) {
+  const m = /* @__PURE__ */ new Map();
+  for (const kv of arr(list2)) {
+    const v = scalar(kv.value);
+    if (typeof kv.key === "string" && v !== void 0) m.set(kv.key, v);
+  }
+  return m;
+}
+var text = (v) => v === void 0 || v === "" ? void 0 : String(v);
+function hostOf(a) {
+  return text(a.get("host.name")) ?? text(a.get("host.id"));
+}
+function nanosToMs(v) {
+  if (v === void 0 || v === null) return void 0;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || s.length <= 6) return void 0;
+  const ms2 = Number(s.slice(0, -6));
+  return ms2 > 0 ? ms2 : void 0;
+}
+var FIELD_MAX = 500;
+var cut2 = (s) => s === void 0 ? void 0 : s.length > FIELD_MAX ? `${s.slice(0, FIELD_MAX - 1)}…` : s;
+var KEPT = new Set(TELEMETRY_EVENTS);
+function eventName(a, body) {
+  const fromBody = text(scalar(body));
+  const name = text(a.get("event.name")) ?? (fromBody?.startsWith("claude_code.") ? fromBody.slice("claude_code.".length) : void 0);
+  return name !== void 0 && KEPT.has(name) ? name : void 0;
+}
+function toolFacts(toolName, params) {
+  if (params === void 0) return {};
+  const out = { input: cut2(params) };
+  if (toolName !== "Bash") return out;
+  try {
+    const p = JSON.parse(params);
+    const command = typeof p.full_command === "string" ? p.full_command : typeof p.command === "string" ? p.command : void 0;
+    if (command !== void 0) out.command = cut2(command);
+    if (typeof p.timeout === "number" && p.timeout > 0) out.timeout_ms = p.timeout;
+    if (p.run_in_background === true) out.background = true;
+  } catch {
+  }
+  return out;
+}
+var bool = (v) => v === void 0 ? void 0 : v === true || v === "true";
+function lineOf(lr, a, host, rxMs) {
+  const event = eventName(a, lr.body);
+  if (!event) return void 0;
+  const stamp = text(a.get("event.timestamp"));
+  const stampMs = stamp === void 0 ? NaN : Date.parse(stamp);
+  const atMs = Number.isFinite(stampMs) ? stampMs : nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano) ?? rxMs;
+  const toolName = text(a.get("tool_name"));
+  const seq = a.get("event.sequence");
+  const attempt = a.get("attempt");
+  const line = {
+    ts: new Date(atMs).toISOString(),
+    rx: rxMs,
+    event,
+    host,
+    ...typeof seq === "number" ? { seq } : {},
+    ...text(a.get("prompt.id")) ? { prompt_id: text(a.get("prompt.id")) } : {},
+    ...toolName ? { tool_name: toolName } : {},
+    ...text(a.get("tool_use_id")) ? { tool_use_id: text(a.get("tool_use_id")) } : {}
+  };
+  if (event === "tool_decision") {
+    if (text(a.get("decision"))) line.decision = text(a.get("decision"));
+    Object.assign(line, toolFacts(toolName, text(a.get("tool_parameters"))));
+  } else if (event === "tool_result") {
+    const success = bool(a.get("success"));
+    if (success !== void 0) line.success = success;
+    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
+  } else if (event === "api_error") {
+    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
+    if (text(a.get("status_code"))) line.status_code = text(a.get("status_code"));
+    if (typeof attempt === "number" || typeof attempt === "string" && /^\d+$/.test(attempt)) line.attempt = Number(attempt);
+  }
+  return line;
+}
+function firstPointHost(rm) {
+  for (const sm of arr(rm.scopeMetrics)) {
+    for (const m of arr(sm.metrics)) {
+      for (const kind of ["sum", "gauge", "histogram", "exponentialHistogram", "summary"]) {
+        const point = arr(m[kind]?.dataPoints)[0];
+        if (point) return hostOf(attributes(point.attributes));
+      }
+    }
+  }
+  return void 0;
+}
+function encodeResponse(signal2, encoding, rejected, message) {
+  const partial2 = rejected > 0 ? { partialSuccess: { [signal2 === "logs" ? "rejectedLogRecords" : "rejectedDataPoints"]: rejected, errorMessage: message ?? "" } } : {};
+  if (encoding === "json") return Buffer.from(JSON.stringify(partial2));
+  const t = protoTypes()[signal2 === "logs" ? "logsResponse" : "metricsResponse"];
+  return t.encode(t.fromObject(partial2)).finish();
+}
+function parseBody(body, signal2, encoding) {
+  if (encoding === "json") {
+    let v;
+    try {
+      v = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+    } catch (e) {
+      throw new OtlpDecodeError(`the body is not JSON: ${e.message}`);
+    }
+    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new OtlpDecodeError(`the body is not an OTLP ${signal2} export request (expected a JSON object with "${signal2 === "logs" ? "resourceLogs" : "resourceMetrics"}")`);
+    return v;
+  }
+  try {
+    return protoTypes()[signal2].decode(body);
+  } catch (e) {
+    throw new OtlpDecodeError(`the body is not a protobuf OTLP ${signal2} export request: ${e.message}`);
+  }
+}
+function decodeExport(body, signal2, encoding, peer, rxMs) {
+  const req = parseBody(body, signal2, encoding);
+  const out = { events: [], hosts: /* @__PURE__ */ new Map(), records: 0, rejected: 0 };
+  const count2 = (host, n) => out.hosts.set(host, (out.hosts.get(host) ?? 0) + n);
+  if (signal2 === "metrics") {
+    for (const rm of arr(req.resourceMetrics)) count2(hostOf(attributes(rm.resource?.attributes)) ?? firstPointHost(rm) ?? peer, 1);
+    return out;
+  }
+  for (const rl of arr(req.resourceLogs)) {
+    const resourceHost = hostOf(attributes(rl.resource?.attributes));
+    for (const sl of arr(rl.scopeLogs)) {
+      for (const lr of arr(sl.logRecords)) {
+        out.records++;
+        const a = attributes(lr.attributes);
+        const host = hostOf(a) ?? resourceHost ?? peer;
+        count2(host, 1);
+        const line = lineOf(lr, a, host, rxMs);
+        if (!line) continue;
+        const sessionId = text(a.get("session.id"));
+        if (sessionId === void 0 || !isSafeId(sessionId)) {
+          out.rejected++;
+          out.rejectedReason ??= sessionId === void 0 ? `a claude_code.${line.event} record has no session.id attribute` : `session.id ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
+          continue;
+        }
+        out.events.push({ sessionId, line });
+      }
+    }
+  }
+  return out;
+}
+
+// src/receive/otlp-receiver.ts
+init_errors();
+var CONTENT_TYPES = { "application/json": "json", "application/x-protobuf": "protobuf", "application/protobuf": "protobuf" };
+var ROUTES = { "/v1/logs": "logs", "/v1/metrics": "metrics" };
+var HttpRefusal = class extends Error {
+  constructor(status, message, headers = {}) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+  }
+  status;
+  headers;
+};
+function rateLimiter(rate, nowMs) {
+  const buckets = /* @__PURE__ */ new Map();
+  return (peer) => {
+    const now = nowMs();
+    const b = buckets.get(peer) ?? { tokens: rate * 2, atMs: now };
+    b.tokens = Math.min(rate * 2, b.tokens + (now - b.atMs) / 1e3 * rate);
+    b.atMs = now;
+    if (buckets.size > 1e4) buckets.clear();
+    buckets.set(peer, b);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  };
+}
+function isAuthorized(header, token) {
+  if (token === void 0) return true;
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
+  if (!m) return false;
+  const given = Buffer.from(m[1].trim());
+  const want = Buffer.from(token);
+  return given.length === want.length && (0, import_node_crypto4.timingSafeEqual)(given, want);
+}
+async function readBody(req, max) {
+  const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();
+  if (encoding !== "identity" && encoding !== "gzip") throw new HttpRefusal(415, `Content-Encoding ${encoding} is not accepted: send gzip or none`);
+  const declared = Number(req.headers["content-length"]);
+  const tooLarge = () => new HttpRefusal(413, `the request body is larger than ${max} bytes (otlp.max_request_bytes): send smaller batches (OTEL_BLRP_MAX_EXPORT_BATCH_SIZE, or the Collector's batch processor send_batch_max_size)`);
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  const chunks = [];
+  let size = 0;
+  for await (const c of req) {
+    size += c.length;
+    if (size > max) throw tooLarge();
+    chunks.push(c);
+  }
+  const raw = Buffer.concat(chunks, size);
+  if (encoding === "identity") return raw;
+  try {
+    return import_node_zlib.default.gunzipSync(raw, { maxOutputLength: max });
+  } catch (e) {
+    if (e.code === "ERR_BUFFER_TOO_LARGE" || /larger than|maxOutputLength/i.test(e.message)) throw tooLarge();
+    throw new HttpRefusal(400, `the gzip body cannot be decompressed: ${e.message}`);
+  }
+}
+async function startOtlpReceiver(o) {
+  const stats = { requests: 0, records: 0, events: 0, refused: {} };
+  const allow = rateLimiter(o.maxRequestsPerSecond, o.nowMs);
+  const hosts = await loadHosts(o.paths);
+  let hostsDirty = false;
+  let hostsTimer;
+  let hostsWrite = Promise.resolve();
+  const said = /* @__PURE__ */ new Set();
+  const fail2 = (m) => {
+    if (said.has(m) || said.size > 100) return;
+    said.add(m);
+    o.onError?.(m);
+  };
+  const writeHosts = () => {
+    hostsTimer = void 0;
+    if (!hostsDirty) return hostsWrite;
+    hostsDirty = false;
+    hosts.updated_ms = o.nowMs();
+    const text2 = JSON.stringify(hosts) + "\n";
+    hostsWrite = hostsWrite.then(() => writeFileAtomic(o.paths.telemetryHosts(), text2)).catch((e) => fail2(`cannot write ${o.paths.telemetryHosts()}: ${e.message}`));
+    return hostsWrite;
+  };
+  const heard = (counts, nowMs) => {
+    for (const [host, n] of counts) {
+      const h = hosts.hosts[host] ??= { first_ms: nowMs, last_ms: nowMs, requests: 0, records: 0 };
+      h.last_ms = Math.max(h.last_ms, nowMs);
+      h.requests++;
+      h.records += n;
+    }
+    hostsDirty = true;
+    hostsTimer ??= setTimeout(writeHosts, o.hostsFlushMs ?? 1e3);
+  };
+  async function handle(req) {
+    const url = (req.url ?? "/").split("?")[0];
+    const signal2 = ROUTES[url];
+    if (!signal2) throw new HttpRefusal(404, `no such endpoint ${url}: this receiver takes OTLP/HTTP POST /v1/logs (and answers /v1/metrics)`);
+    if (req.method !== "POST") throw new HttpRefusal(405, `${req.method} ${url}: only POST is accepted`, { allow: "POST" });
+    if (!isAuthorized(req.headers.authorization, o.token)) throw new HttpRefusal(401, 'missing or wrong bearer token: senders set OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>" (the Collector: headers.authorization on its otlphttp exporter)', { "www-authenticate": "Bearer" });
+    const peer = req.socket.remoteAddress ?? "unknown";
+    if (!allow(peer)) throw new HttpRefusal(429, `more than ${o.maxRequestsPerSecond} requests a second from ${peer} (otlp.max_requests_per_second): retry after 1 s, or batch more records per request`, { "retry-after": "1" });
+    const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+    const encoding = CONTENT_TYPES[type];
+    if (!encoding) throw new HttpRefusal(415, `Content-Type ${type || "(none)"} is not accepted: send application/json or application/x-protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/json or http/protobuf)`);
+    const body = await readBody(req, o.maxRequestBytes);
+    const rxMs = o.nowMs();
+    let decoded;
+    try {
+      decoded = decodeExport(body, signal2, encoding, peer, rxMs);
+    } catch (e) {
+      if (e instanceof OtlpDecodeError) throw new HttpRefusal(400, e.message);
+      throw e;
+    }
+    const bySession = /* @__PURE__ */ new Map();
+    for (const { sessionId, line } of decoded.events) {
+      const lines = bySession.get(sessionId) ?? [];
+      lines.push(JSON.stringify(line));
+      bySession.set(sessionId, lines);
+    }
+    try {
+      await Promise.all([...bySession].map(([sessionId, lines]) => appendLines(o.paths.telemetryFile(sessionId), lines, { sync: false })));
+    } catch (e) {
+      fail2(`cannot store telemetry under ${o.paths.telemetryDir()}: ${e.message}`);
+      throw new HttpRefusal(503, `the receiver cannot store telemetry right now: ${e.message}`, { "retry-after": "5" });
+    }
+    heard(decoded.hosts, rxMs);
+    stats.records += decoded.records;
+    stats.events += decoded.events.length;
+    return { type: encoding === "json" ? "application/json" : "application/x-protobuf", body: encodeResponse(signal2, encoding, decoded.rejected, decoded.rejectedReason) };
+  }
+  const server = import_node_http.default.createServer((req, res) => {
+    stats.requests++;
+    handle(req).then(
+      (r) => {
+        res.writeHead(200, { "content-type": r.type, "content-length": r.body.length });
+        res.end(r.body);
+      },
+      (e) => {
+        const refusal2 = e instanceof HttpRefusal ? e : new HttpRefusal(500, `internal error: ${e?.message ?? String(e)}`);
+        stats.refused[refusal2.status] = (stats.refused[refusal2.status] ?? 0) + 1;
+        const body = JSON.stringify({ code: refusal2.status, message: refusal2.message }) + "\n";
+        res.writeHead(refusal2.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...refusal2.headers, ...req.complete ? {} : { connection: "close" } });
+        res.end(body);
+      }
+    );
+  });
+  server.keepAliveTimeout = 3e4;
+  server.headersTimeout = 2e4;
+  server.requestTimeout = 6e4;
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.listen.port, o.listen.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = server.address().port;
+  const shownHost = o.listen.host.includes(":") ? `[${o.listen.host}]` : o.listen.host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    stats: () => ({ ...stats, refused: { ...stats.refused } }),
+    async close() {
+      await new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      if (hostsTimer) clearTimeout(hostsTimer);
+      await writeHosts();
+    }
+  };
+}
+async function loadHosts(paths) {
+  try {
+    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs33.promises.readFile(paths.telemetryHosts(), "utf8")));
+    if (parsed.success) return parsed.data;
+  } catch {
+  }
+  return { version: 1, updated_ms: 0, hosts: {} };
+}
+async function startConfiguredReceiver(s, paths, nowMs, err) {
+  let r;
+  try {
+    r = await startOtlpReceiver({ listen: s.listen, paths, token: s.token, maxRequestBytes: s.maxRequestBytes, maxRequestsPerSecond: s.maxRequestsPerSecond, nowMs, onError: (m) => err(`dispatch-watchdog: OTLP receiver: ${m}
+`) });
+  } catch (e) {
+    const code = e.code;
+    throw new InputError("bad_flag", `the OTLP receiver cannot listen on ${s.listen.host}:${s.listen.port}: ${code === "EADDRINUSE" ? "another process already listens there" : e.message}.`, {
+      hint: "Pick another port with --otlp HOST:PORT (a Collector in front can keep 4318 for itself), or stop the other listener."
+    });
+  }
+  err(`dispatch-watchdog: OTLP/HTTP receiver on ${r.url} (POST /v1/logs, JSON or protobuf${s.token ? `; bearer token from ${s.tokenEnv}` : ""})
+`);
+  return r;
+}
+
 // src/watch.ts
 function unwatchedLine(taskId, ticketId, reason) {
   return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${safeText(reason)}
@@ -28581,11 +41827,11 @@ function printResult(r, opts, out, terminal) {
 async function runWatch(opts, deps, next) {
   const paths = new StatePaths(opts.stateDir);
   guardStateDir(paths.root);
-  const runId = (0, import_node_crypto4.randomUUID)();
+  const runId = (0, import_node_crypto5.randomUUID)();
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
-  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
+  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
   if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
@@ -28604,13 +41850,18 @@ async function runWatch(opts, deps, next) {
     }
   };
   const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
+  let receiver;
   try {
+<<<<<<< HEAD
     telemetry = lock ? await deps.makeTelemetry?.(out) : void 0;
     const figures = (r) => {
       if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock3.nowMs() - r.nowMs });
     };
+=======
+    if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock3.nowMs(), (t) => out.err(t));
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
     if (lock) {
-      for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
+      for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
     }
     const journal2 = await openJournal(opts, deps, clock3, runId, live);
     const history = journal2.history;
@@ -28702,7 +41953,11 @@ async function runWatch(opts, deps, next) {
     }
     return code;
   } finally {
+<<<<<<< HEAD
     await telemetry?.shutdown();
+=======
+    await receiver?.close();
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
     await lock?.release();
   }
 }
@@ -28728,7 +41983,7 @@ async function openJournal(opts, deps, clock3, runId, live) {
 function registerWatch(program2, { env, setCode, flags: parsers, flagProblems }) {
   program2.option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)");
   watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
-  configOption(stateDirOption(program2)).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
+  otlpOption(configOption(stateDirOption(program2))).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
     const [word] = program2.args;
     if (word !== void 0) {
       const names = program2.commands.map((c) => c.name());
@@ -28757,7 +42012,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs33 = require("node:fs");
+var import_node_fs34 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
@@ -28844,9 +42099,9 @@ async function watcherOf(paths, epicId) {
 }
 async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
-  let text;
+  let text2;
   try {
-    text = await import_node_fs33.promises.readFile(file, "utf8");
+    text2 = await import_node_fs34.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -28854,7 +42109,7 @@ async function readWatchdogJson(paths, epicId) {
     });
   }
   try {
-    return WatchdogJsonSchema.parse(JSON.parse(text));
+    return WatchdogJsonSchema.parse(JSON.parse(text2));
   } catch (e) {
     throw new InputError("wrong_type", 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: "Run a check again to rewrite it." });
   }
@@ -28886,9 +42141,13 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/commands/next.ts
+<<<<<<< HEAD
 var import_node_path31 = __toESM(require("node:path"), 1);
 init_next();
 init_time();
+=======
+var import_node_path32 = __toESM(require("node:path"), 1);
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/core/next.ts
 init_next();
@@ -28913,7 +42172,6 @@ var ATTENTION_WHAT_TO_DO = {
   human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
   orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
   unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
-  unobservable_child: "The agent waits on a subagent the watchdog cannot see (no transcript, progress line or hook activity of it found), so it is never acted on: check the subagent by hand (its output file, or TaskOutput), give it a row of its own with its agent_id, or install the hook so its activity is seen.",
   stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.",
   unknown_status: "Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given."
 };
@@ -28922,7 +42180,7 @@ var ATTENTION_WHAT_TO_DO = {
 init_errors();
 init_exit_codes();
 async function requestObject(paths, epicId, r) {
-  const file = import_node_path31.default.join(paths.root, r.path);
+  const file = import_node_path32.default.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file));
     return { ...json, path: r.path };
@@ -29143,30 +42401,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
+var import_node_fs38 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
+
+// src/commands/hook-run.ts
 var import_node_fs37 = require("node:fs");
 var import_node_path34 = __toESM(require("node:path"), 1);
 
-// src/commands/hook-run.ts
-var import_node_fs36 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
-
 // src/files/append-line-sync.ts
-var import_node_fs34 = require("node:fs");
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_fs35 = require("node:fs");
+var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs34.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs35.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path32.default.resolve(import_node_path32.default.dirname(file));
-  (0, import_node_fs34.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path32.default.relative(import_node_path32.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path32.default.isAbsolute(rel)) {
-    let p = import_node_path32.default.resolve(root);
-    for (const part2 of rel.split(import_node_path32.default.sep)) {
-      p = import_node_path32.default.join(p, part2);
-      if ((0, import_node_fs34.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path33.default.resolve(import_node_path33.default.dirname(file));
+  (0, import_node_fs35.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path33.default.relative(import_node_path33.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path33.default.isAbsolute(rel)) {
+    let p = import_node_path33.default.resolve(root);
+    for (const part2 of rel.split(import_node_path33.default.sep)) {
+      p = import_node_path33.default.join(p, part2);
+      if ((0, import_node_fs35.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -29174,20 +42432,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs34.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs35.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs34.fstatSync)(fd);
+    const { size } = (0, import_node_fs35.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs34.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs35.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs34.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs35.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs34.writeSync)(fd, "\n");
+        (0, import_node_fs35.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -29196,7 +42454,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs34.closeSync)(fd);
+    (0, import_node_fs35.closeSync)(fd);
   }
 }
 
@@ -29258,7 +42516,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -29341,7 +42599,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs35.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs36.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -29380,10 +42638,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path33.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs36.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path34.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs37.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path33.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path34.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -29403,7 +42661,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path33.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path34.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -29421,16 +42679,15 @@ async function hookRun(argv, stdin, env, opts = {}) {
 }
 
 // src/commands/hook.ts
-var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification", "PermissionRequest"];
+var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification"];
 function hookSettingsBlock(command) {
   const handler = (isAsync) => ({ type: "command", command, timeout: 10, ...isAsync ? { async: true } : {} });
   const hooks = {};
-  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]);
-  const asyncEvents = /* @__PURE__ */ new Set(["PostToolUse", "PostToolUseFailure"]);
+  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
   for (const event of HOOK_EVENTS) {
     const isTool = toolEvents.has(event);
     const entry = isTool || event === "Notification" ? { matcher: isTool ? "*" : "" } : {};
-    entry.hooks = [handler(asyncEvents.has(event))];
+    entry.hooks = [handler(isTool && event !== "PreToolUse")];
     hooks[event] = [entry];
   }
   return { hooks };
@@ -29439,7 +42696,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path34.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path35.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -29465,7 +42722,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs37.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs38.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -29487,9 +42744,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs38 = require("node:fs");
+var import_node_fs39 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -29505,23 +42762,23 @@ var JsonTextError = class extends Error {
   }
   offset;
 };
-function parseJsonText(text) {
+function parseJsonText(text2) {
   let i = 0;
   const ws = () => {
-    while (i < text.length && " 	\n\r".includes(text[i])) i++;
+    while (i < text2.length && " 	\n\r".includes(text2[i])) i++;
   };
   const fail2 = (what) => {
-    throw new JsonTextError(`expected ${what}, got ${i < text.length ? JSON.stringify(text[i]) : "the end of the file"}`, i);
+    throw new JsonTextError(`expected ${what}, got ${i < text2.length ? JSON.stringify(text2[i]) : "the end of the file"}`, i);
   };
   const string3 = () => {
     const start = i;
-    if (text[i] !== '"') fail2("a string");
+    if (text2[i] !== '"') fail2("a string");
     i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-    if (i >= text.length) fail2("the end of a string");
+    while (i < text2.length && text2[i] !== '"') i += text2[i] === "\\" ? 2 : 1;
+    if (i >= text2.length) fail2("the end of a string");
     i++;
     try {
-      return JSON.parse(text.slice(start, i));
+      return JSON.parse(text2.slice(start, i));
     } catch {
       i = start;
       return fail2("a JSON string (no raw line breaks or tabs, escapes as in JSON)");
@@ -29530,23 +42787,23 @@ function parseJsonText(text) {
   const value = () => {
     ws();
     const start = i;
-    const c = text[i];
+    const c = text2[i];
     if (c === "{") {
       i++;
       const props = [];
       ws();
-      if (text[i] === "}") return { kind: "object", start, end: ++i, props };
+      if (text2[i] === "}") return { kind: "object", start, end: ++i, props };
       for (; ; ) {
         ws();
         const keyStart = i;
         const key3 = string3();
         ws();
-        if (text[i] !== ":") fail2('":"');
+        if (text2[i] !== ":") fail2('":"');
         i++;
         props.push({ key: key3, start: keyStart, value: value() });
         ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return { kind: "object", start, end: ++i, props };
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "}") return { kind: "object", start, end: ++i, props };
         else fail2('"," or "}"');
       }
     }
@@ -29554,12 +42811,12 @@ function parseJsonText(text) {
       i++;
       const items = [];
       ws();
-      if (text[i] === "]") return { kind: "array", start, end: ++i, items };
+      if (text2[i] === "]") return { kind: "array", start, end: ++i, items };
       for (; ; ) {
         items.push(value());
         ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return { kind: "array", start, end: ++i, items };
+        if (text2[i] === ",") i++;
+        else if (text2[i] === "]") return { kind: "array", start, end: ++i, items };
         else fail2('"," or "]"');
       }
     }
@@ -29567,56 +42824,56 @@ function parseJsonText(text) {
       string3();
       return { kind: "scalar", start, end: i };
     }
-    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text2.slice(i, i + 64));
     if (!m) fail2("a JSON value");
     i += m[0].length;
     return { kind: "scalar", start, end: i };
   };
   const root = value();
   ws();
-  if (i < text.length) fail2("the end of the file");
+  if (i < text2.length) fail2("the end of the file");
   return root;
 }
-function detectIndent(text) {
-  const m = /\n([ \t]+)\S/.exec(text);
+function detectIndent(text2) {
+  const m = /\n([ \t]+)\S/.exec(text2);
   if (m) return m[1];
-  return text.includes("\n") ? "  " : "";
+  return text2.includes("\n") ? "  " : "";
 }
-function lineIndent(text, offset) {
-  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart))[0];
+function lineIndent(text2, offset) {
+  const lineStart = text2.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text2.slice(lineStart))[0];
 }
 function render(value, unit, indent) {
   const json = unit ? JSON.stringify(value, null, unit) : JSON.stringify(value);
   return json.replace(/\n/g, "\n" + indent);
 }
-var splice = (text, start, end, insert) => text.slice(0, start) + insert + text.slice(end);
-function appendMember(text, container, member) {
+var splice = (text2, start, end, insert) => text2.slice(0, start) + insert + text2.slice(end);
+function appendMember(text2, container, member) {
   if (container.kind === "scalar") throw new InternalError("appendMember needs an object or an array");
-  const unit = detectIndent(text);
+  const unit = detectIndent(text2);
   const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const last = members2[members2.length - 1];
   const head = member.key === void 0 ? "" : JSON.stringify(member.key) + (unit ? ": " : ":");
   if (last) {
-    const before = text.slice(0, last.start);
+    const before = text2.slice(0, last.start);
     const sep = /[ \t\r\n]*$/.exec(before)[0];
-    const indent = sep.includes("\n") ? sep.slice(sep.lastIndexOf("\n") + 1) : lineIndent(text, last.start);
-    return splice(text, last.end, last.end, "," + sep + head + render(member.value, unit, indent));
+    const indent = sep.includes("\n") ? sep.slice(sep.lastIndexOf("\n") + 1) : lineIndent(text2, last.start);
+    return splice(text2, last.end, last.end, "," + sep + head + render(member.value, unit, indent));
   }
-  const outer = lineIndent(text, container.start);
-  if (!unit) return splice(text, container.start + 1, container.end - 1, head + render(member.value, unit, ""));
+  const outer = lineIndent(text2, container.start);
+  if (!unit) return splice(text2, container.start + 1, container.end - 1, head + render(member.value, unit, ""));
   const inner = outer + unit;
-  return splice(text, container.start + 1, container.end - 1, "\n" + inner + head + render(member.value, unit, inner) + "\n" + outer);
+  return splice(text2, container.start + 1, container.end - 1, "\n" + inner + head + render(member.value, unit, inner) + "\n" + outer);
 }
-function removeMember(text, container, index) {
+function removeMember(text2, container, index) {
   if (container.kind === "scalar") throw new InternalError("removeMember needs an object or an array");
   const members2 = container.kind === "object" ? container.props.map((p) => ({ start: p.start, end: p.value.end })) : container.items;
   const m = members2[index];
   if (!m) throw new InternalError(`no member ${index}`);
-  if (members2.length === 1) return splice(text, container.start + 1, container.end - 1, "");
+  if (members2.length === 1) return splice(text2, container.start + 1, container.end - 1, "");
   const next = members2[index + 1];
-  if (next) return splice(text, m.start, next.start, "");
-  return splice(text, members2[index - 1].end, m.end, "");
+  if (next) return splice(text2, m.start, next.start, "");
+  return splice(text2, members2[index - 1].end, m.end, "");
 }
 function propOf(node2, key3) {
   return node2.kind === "object" ? node2.props.find((p) => p.key === key3)?.value : void 0;
@@ -29627,17 +42884,17 @@ function isOurHookCommand(command) {
   if (typeof command !== "string") return false;
   return /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
 }
-var valueOf = (text, node2) => JSON.parse(text.slice(node2.start, node2.end));
+var valueOf = (text2, node2) => JSON.parse(text2.slice(node2.start, node2.end));
 function isOurHandler(handler) {
   return typeof handler === "object" && handler !== null && isOurHookCommand(handler.command);
 }
-function parseSettings(text, file) {
+function parseSettings(text2, file) {
   let root;
   try {
-    root = parseJsonText(text);
+    root = parseJsonText(text2);
   } catch (e) {
     if (!(e instanceof JsonTextError)) throw e;
-    const before = text.slice(0, e.offset);
+    const before = text2.slice(0, e.offset);
     const line = before.split("\n").length;
     const column = e.offset - before.lastIndexOf("\n");
     throw new InputError("json_syntax", `not valid JSON: ${e.message}.`, {
@@ -29648,7 +42905,7 @@ function parseSettings(text, file) {
   if (root.kind !== "object") throw new InputError("wrong_type", "expected a JSON object at the top of the settings file.", { location: { file }, hint: "Nothing was written." });
   const hooks = propOf(root, "hooks");
   if (hooks && hooks.kind !== "object") {
-    throw new InputError("wrong_type", `expected an object of events, got ${text.slice(hooks.start, Math.min(hooks.end, hooks.start + 40))}.`, {
+    throw new InputError("wrong_type", `expected an object of events, got ${text2.slice(hooks.start, Math.min(hooks.end, hooks.start + 40))}.`, {
       location: { file, path: "hooks" },
       hint: 'Claude Code expects "hooks": { "<Event>": [ … ] }; fix it and run the command again; nothing was written.'
     });
@@ -29660,8 +42917,8 @@ function parseSettings(text, file) {
   }
   return root;
 }
-function removeOneOfOurs(text, file) {
-  const root = parseSettings(text, file);
+function removeOneOfOurs(text2, file) {
+  const root = parseSettings(text2, file);
   const hooks = propOf(root, "hooks");
   if (hooks?.kind !== "object") return void 0;
   for (const [e, event] of hooks.props.entries()) {
@@ -29669,23 +42926,23 @@ function removeOneOfOurs(text, file) {
     for (const [j, entry] of event.value.items.entries()) {
       const handlers = propOf(entry, "hooks");
       if (handlers?.kind !== "array") continue;
-      const k = handlers.items.findIndex((h) => isOurHandler(valueOf(text, h)));
+      const k = handlers.items.findIndex((h) => isOurHandler(valueOf(text2, h)));
       if (k < 0) continue;
-      if (handlers.items.some((h) => !isOurHandler(valueOf(text, h)))) return removeMember(text, handlers, k);
-      if (event.value.items.length > 1) return removeMember(text, event.value, j);
-      if (hooks.props.length > 1) return removeMember(text, hooks, e);
-      return removeMember(text, root, root.kind === "object" ? root.props.findIndex((p) => p.key === "hooks") : -1);
+      if (handlers.items.some((h) => !isOurHandler(valueOf(text2, h)))) return removeMember(text2, handlers, k);
+      if (event.value.items.length > 1) return removeMember(text2, event.value, j);
+      if (hooks.props.length > 1) return removeMember(text2, hooks, e);
+      return removeMember(text2, root, root.kind === "object" ? root.props.findIndex((p) => p.key === "hooks") : -1);
     }
   }
   return void 0;
 }
-function removeAllOfOurs(text, file) {
+function removeAllOfOurs(text2, file) {
   let removed = 0;
-  for (let next = removeOneOfOurs(text, file); next !== void 0; next = removeOneOfOurs(text, file)) {
-    text = next;
+  for (let next = removeOneOfOurs(text2, file); next !== void 0; next = removeOneOfOurs(text2, file)) {
+    text2 = next;
     removed++;
   }
-  return { text, removed };
+  return { text: text2, removed };
 }
 function holdsExactly(settings, block) {
   const hooks = settings.hooks ?? {};
@@ -29699,12 +42956,12 @@ function holdsExactly(settings, block) {
   }
   return Object.keys(block.hooks).every((event) => event in hooks);
 }
-function planHookInstall(text, block, file) {
+function planHookInstall(text2, block, file) {
   const events = Object.keys(block.hooks);
-  if (text === void 0 || text.trim() === "") return { text: JSON.stringify(block, null, 2) + "\n", isChanged: true, removed: 0, added: events };
-  parseSettings(text, file);
-  if (holdsExactly(JSON.parse(text), block)) return { text, isChanged: false, removed: 0, added: [] };
-  const cleared = removeAllOfOurs(text, file);
+  if (text2 === void 0 || text2.trim() === "") return { text: JSON.stringify(block, null, 2) + "\n", isChanged: true, removed: 0, added: events };
+  parseSettings(text2, file);
+  if (holdsExactly(JSON.parse(text2), block)) return { text: text2, isChanged: false, removed: 0, added: [] };
+  const cleared = removeAllOfOurs(text2, file);
   let out = cleared.text;
   const root = parseSettings(out, file);
   if (!propOf(root, "hooks")) {
@@ -29718,41 +42975,41 @@ function planHookInstall(text, block, file) {
   }
   return { text: out, isChanged: true, removed: cleared.removed, added: events };
 }
-function planHookUninstall(text, file) {
-  if (text === void 0 || text.trim() === "") return { text: text ?? "", isChanged: false, removed: 0, added: [] };
-  parseSettings(text, file);
-  const cleared = removeAllOfOurs(text, file);
+function planHookUninstall(text2, file) {
+  if (text2 === void 0 || text2.trim() === "") return { text: text2 ?? "", isChanged: false, removed: 0, added: [] };
+  parseSettings(text2, file);
+  const cleared = removeAllOfOurs(text2, file);
   return { text: cleared.text, isChanged: cleared.removed > 0, removed: cleared.removed, added: [] };
 }
 
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path35.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path36.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path35.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path35.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path36.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path36.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path35.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path35.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path36.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path36.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs38.promises.readFile(file, "utf8");
+    return await import_node_fs39.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
-async function replaceSettings(file, before, text, backup) {
-  const real = before === void 0 ? file : await import_node_fs38.promises.realpath(file);
+async function replaceSettings(file, before, text2, backup) {
+  const real = before === void 0 ? file : await import_node_fs39.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs38.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs39.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
-  await writeFileAtomic(real, text, { mode });
+  await writeFileAtomic(real, text2, { mode });
   return before === void 0 ? void 0 : backup;
 }
 function describeEdit(verb, file, edit2) {
@@ -29786,11 +43043,11 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path35.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path36.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs38.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs39.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -29825,10 +43082,14 @@ function registerHookInstall(hook, { env, setCode }) {
 }
 
 // src/commands/recover.ts
+<<<<<<< HEAD
 var import_node_crypto5 = require("node:crypto");
 init_exit_codes();
+=======
+var import_node_crypto6 = require("node:crypto");
+>>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 async function runRecover(opts, deps) {
-  const runId = (0, import_node_crypto5.randomUUID)();
+  const runId = (0, import_node_crypto6.randomUUID)();
   const paths = new StatePaths(opts.stateDir);
   guardStateDir(paths.root);
   const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
@@ -29876,8 +43137,8 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_fs40 = require("node:fs");
+var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -30145,7 +43406,7 @@ function replayTranscript(input, policy) {
     ...timedRecords(input.transcript, -1, badLines),
     ...childSources.flatMap((c, i) => timedRecords(c, i, badLines))
   ].sort((a, b) => a.atMs - b.atMs || a.source - b.source || a.line - b.line);
-  const own2 = emptyTranscriptState();
+  const own3 = emptyTranscriptState();
   const children = childSources.map((c) => ({ agentId: childIdOf(c.file), state: emptyTranscriptState() }));
   const name = input.transcript.file;
   const first = records[0]?.atMs;
@@ -30155,7 +43416,7 @@ function replayTranscript(input, policy) {
   let judgedMs = -Infinity;
   const judge2 = (nowMs, at2) => {
     judgedMs = nowMs;
-    const obs = mergeObservations([observeRow(task), observeTranscript(own2, { nowMs }, children)]);
+    const obs = mergeObservations([observeRow(task), observeTranscript(own3, { nowMs }, children)]);
     const v = assess(task, obs, policy, nowMs);
     if (!prev || prev.kind !== v.kind || prev.stallReason !== v.stallReason) {
       raw.push({ atMs: nowMs, verdict: v, line: at2?.line, childFile: at2 && at2.source >= 0 ? childSources[at2.source].file : void 0 });
@@ -30172,7 +43433,7 @@ function replayTranscript(input, policy) {
   };
   records.forEach((r, i) => {
     advance(r.atMs);
-    const state = r.source < 0 ? own2 : children[r.source].state;
+    const state = r.source < 0 ? own3 : children[r.source].state;
     applyTranscriptRecord(state, r.rec, `line ${r.line}`);
     if (records[i + 1]?.atMs === r.atMs) return;
     judge2(r.atMs, r);
@@ -30230,7 +43491,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs39.promises.stat(file);
+    st = await import_node_fs40.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -30241,17 +43502,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs39.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs40.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path36.default.basename(file, ".jsonl");
-  const nested = import_node_path36.default.join(import_node_path36.default.dirname(file), session, "subagents");
-  const names = await import_node_fs39.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path36.default.join(nested, n));
+  const session = import_node_path37.default.basename(file, ".jsonl");
+  const nested = import_node_path37.default.join(import_node_path37.default.dirname(file), session, "subagents");
+  const names = await import_node_fs40.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path37.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs39.promises.readdir(import_node_path36.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs40.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path36.default.join(import_node_path36.default.dirname(file), n);
+    const child = import_node_path37.default.join(import_node_path37.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -30284,7 +43545,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path36.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path37.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -30296,8 +43557,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path36.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path36.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path37.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path37.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -30317,8 +43578,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 init_exit_codes();
 
 // src/commands/friction-review.ts
-var import_node_fs40 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_fs41 = require("node:fs");
+var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_time();
 init_friction_hypothesis();
@@ -30455,16 +43716,16 @@ function summarizeFriction(events, opts) {
     lines: opts.lines
   };
 }
-function section(text, title) {
-  const m = new RegExp(`^## ${title}\\n([\\s\\S]*?)(?=^## |$(?![\\s\\S]))`, "m").exec(text);
+function section(text2, title) {
+  const m = new RegExp(`^## ${title}\\n([\\s\\S]*?)(?=^## |$(?![\\s\\S]))`, "m").exec(text2);
   const body = m?.[1]?.trim();
   return body ? body.replace(/\s+/g, " ") : void 0;
 }
-function parseFrictionNote(text, relPath) {
-  const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text)?.[1];
-  const key3 = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
-  const orphanEpic = /actions? of epic (\S+?) had started/.exec(text)?.[1];
-  return { path: relPath, ticketId, epicId: key3 ?? orphanEpic, hypothesis: section(text, "Root Cause Hypothesis"), action: section(text, "Recommended Action") };
+function parseFrictionNote(text2, relPath) {
+  const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text2)?.[1];
+  const key3 = /Idempotency key: `([^`:]+):/.exec(text2)?.[1];
+  const orphanEpic = /actions? of epic (\S+?) had started/.exec(text2)?.[1];
+  return { path: relPath, ticketId, epicId: key3 ?? orphanEpic, hypothesis: section(text2, "Root Cause Hypothesis"), action: section(text2, "Recommended Action") };
 }
 var pct = (r, k) => {
   const first = r[`${k}_first`];
@@ -30511,9 +43772,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs40.promises.stat(file);
+  const stat = await import_node_fs41.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs40.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs41.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at2) => {
@@ -30529,7 +43790,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs40.promises.open(file, "r");
+  const h = await import_node_fs41.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -30541,18 +43802,18 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs40.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs41.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path37.default.join(dir, name), paths.relative(import_node_path37.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs40.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path38.default.join(dir, name), paths.relative(import_node_path38.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs41.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path37.default.join(paths.frictionDir(), n);
-    const text = await import_node_fs40.promises.readFile(file, "utf8").catch(() => "");
-    const at2 = /^Escalated at (\S+)\.$/m.exec(text)?.[1] ?? /At start-up \((\S+)\)/.exec(text)?.[1];
+    const file = import_node_path38.default.join(paths.frictionDir(), n);
+    const text2 = await import_node_fs41.promises.readFile(file, "utf8").catch(() => "");
+    const at2 = /^Escalated at (\S+)\.$/m.exec(text2)?.[1] ?? /At start-up \((\S+)\)/.exec(text2)?.[1];
     if (at2 && Date.parse(at2) < opts.sinceMs) continue;
-    notes.push(parseFrictionNote(text, paths.relative(file)));
+    notes.push(parseFrictionNote(text2, paths.relative(file)));
   }
   return summarizeFriction(events, { sinceMs: opts.sinceMs, untilMs: opts.nowMs, epicId: opts.epicId, notes, daysRead: days.map((d) => d.slice(0, 10)), lines });
 }
@@ -30583,8 +43844,8 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs41 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_fs42 = require("node:fs");
+var import_node_path39 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -30692,9 +43953,9 @@ function renderTimelineSvg(tl) {
   const legend = [`<rect x="${x - 4}" y="${ly - 6}" width="10" height="12" fill="${TIMELINE_COLORS.activity}"/><text x="${x + 12}" y="${ly + 4}">activity</text>`];
   x += 80;
   for (const k of TIMELINE_MARK_KINDS.filter((k2) => used.has(k2))) {
-    const text = TIMELINE_GLYPHS[k].legend;
-    legend.push(`${markShape(k, x, ly)}<text x="${px(x + 12)}" y="${px(ly + 4)}">${esc2(text)}</text>`);
-    x += 28 + text.length * 6.8;
+    const text2 = TIMELINE_GLYPHS[k].legend;
+    legend.push(`${markShape(k, x, ly)}<text x="${px(x + 12)}" y="${px(ly + 4)}">${esc2(text2)}</text>`);
+    x += 28 + text2.length * 6.8;
   }
   body.push(`<g class="legend">${legend.join("")}</g>`);
   body.push(`<text class="summary" x="12" y="${px(ly + 28)}" fill="#333333">${esc2(summaryLine(tl.summary))}</text>`);
@@ -30707,7 +43968,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs41.promises.stat(file);
+    const st = await import_node_fs42.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -30716,7 +43977,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs41.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs42.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -30744,13 +44005,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text = await import_node_fs41.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text2 = await import_node_fs42.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
-    const parsed = parseStateFile(text, paths.stateFile(epicId));
+    const parsed = parseStateFile(text2, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path38.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path39.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -30766,21 +44027,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path38.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path39.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs41.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs42.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path38.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path39.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -30810,8 +44071,8 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs42 = require("node:fs");
-var import_node_path39 = __toESM(require("node:path"), 1);
+var import_node_fs43 = require("node:fs");
+var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
 init_exit_codes();
@@ -30819,11 +44080,11 @@ var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === 
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs42.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs43.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs42.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path39.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs43.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path40.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -30839,8 +44100,8 @@ async function epicState(paths, epicId) {
     if (wave.tasks.length === 0) return { isFinished: false, why: "its wave lists no task" };
     const { history } = await loadHistory(paths, epicId, { isWritable: false });
     if (hasPendingRequest(history)) return { isFinished: false, why: "a request waits for the orchestrator's answer" };
-    const judged = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
-    const open2 = judged.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
+    const judged2 = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
+    const open2 = judged2.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
     if (open2.length === 0) return { isFinished: true, why: "wave complete" };
     return { isFinished: false, why: `${open2.length} task(s) not finished; its requests may be pending` };
   } catch (e) {
@@ -30853,7 +44114,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs42.promises.readdir(import_node_path39.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs43.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -30862,23 +44123,23 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs42.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path39.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs43.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path40.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path39.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path40.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path39.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs42.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    for (const f of await oldFiles(import_node_path40.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs43.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   const linked = await linkedFromNotes(paths);
-  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path39.default.join(paths.root, e.path))).map((e) => e.path);
-  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path39.default.join(paths.root, e.path))));
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path40.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path40.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs42.promises.rm(import_node_path39.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path39.default.dirname(import_node_path39.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs43.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path40.default.dirname(import_node_path40.default.join(paths.root, e.path)));
   }
   return report;
 }
@@ -30893,18 +44154,18 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text = await import_node_fs42.promises.readFile(file, "utf8").catch(() => "");
-    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const text2 = await import_node_fs43.promises.readFile(file, "utf8").catch(() => "");
+    for (const m of text2.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
-      linked.add(import_node_path39.default.resolve(import_node_path39.default.dirname(file), target2));
+      linked.add(import_node_path40.default.resolve(import_node_path40.default.dirname(file), target2));
     }
   }
   return linked;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path39.default.dirname(d) !== root && d.startsWith(root + import_node_path39.default.sep); d = import_node_path39.default.dirname(d)) {
-    if (!await import_node_fs42.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path40.default.dirname(d) !== root && d.startsWith(root + import_node_path40.default.sep); d = import_node_path40.default.dirname(d)) {
+    if (!await import_node_fs43.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -30946,32 +44207,119 @@ init_exit_codes();
 init_deps();
 
 // src/demo/run-demo.ts
-var import_node_crypto8 = require("node:crypto");
-var import_node_fs45 = require("node:fs");
-var import_node_path42 = __toESM(require("node:path"), 1);
+var import_node_crypto9 = require("node:crypto");
+var import_node_fs46 = require("node:fs");
+var import_node_path43 = __toESM(require("node:path"), 1);
 init_errors();
+init_format();
 
-// src/demo/fit-width.ts
-function fitWidth(text, columns) {
-  if (columns === void 0) return text;
-  return text.split("\n").flatMap((line) => {
-    if (line.length <= columns) return [line];
-    const lead = /^ */.exec(line)[0];
-    const width = Math.max(16, columns - lead.length);
-    const room = width - 4;
-    const words = line.slice(lead.length).split(" ").flatMap((w) => w.length <= room ? [w] : w.match(new RegExp(`.{1,${room}}`, "g")) ?? [w]);
-    return wrap(words.join(" "), width, "    ").map((part2) => lead + part2);
-  }).join("\n");
+// src/demo/live-view.ts
+init_format();
+var NOT_CHECKED = "(not checked yet)";
+var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
+var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
+var LiveView = class {
+  constructor(out, opts) {
+    this.out = out;
+    this.opts = opts;
+  }
+  out;
+  opts;
+  feed = [];
+  pending = [];
+  rows = [];
+  elapsedMs = 0;
+  drawnLines = 0;
+  lastState = /* @__PURE__ */ new Map();
+  /** A line for the event feed, `atMs` after the start; shown in time order at the next update. */
+  note(atMs, who, text2) {
+    this.pending.push({ atMs, line: `${elapsed(atMs).padStart(7)}  ${who.padEnd(12)}  ${text2}` });
+  }
+  /** New table contents; a TTY redraws, plain output prints the new events and what changed. */
+  update(elapsedMs, rows) {
+    this.elapsedMs = elapsedMs;
+    this.rows = rows;
+    const fresh = this.pending.splice(0).sort((a, b) => a.atMs - b.atMs).map((p) => p.line);
+    this.feed.push(...fresh);
+    if (this.opts.isTty) return this.redraw();
+    for (const line of fresh) this.out.out(line + "\n");
+    for (const r of rows) {
+      if (r.verdict === NOT_CHECKED) continue;
+      const state = `${r.verdict}|${r.exemptions}`;
+      if (this.lastState.get(r.taskId) === state) continue;
+      this.lastState.set(r.taskId, state);
+      const exempt = r.exemptions === "-" ? "" : `  exemptions ${r.exemptions}`;
+      this.out.out(`${elapsed(elapsedMs).padStart(7)}  ${"status".padEnd(12)}  ${r.taskId}: ${r.verdict}, idle/window ${r.idleWindow}${exempt}, last tool ${r.lastTool}
+`);
+    }
+  }
+  /** The last frame (TTY) or the final table (plain). */
+  finish(elapsedMs, rows) {
+    this.update(elapsedMs, rows);
+    if (this.opts.isTty) return;
+    this.out.out("\n" + this.table());
+  }
+  table() {
+    return renderTable(HEADER2, this.rows.map((r) => [r.taskId, r.agent, r.process, r.verdict, r.idleWindow, r.exemptions, r.lastTool]));
+  }
+  redraw() {
+    const width = Math.max(40, (this.opts.columns || 120) - 1);
+    const keep = this.opts.feedLines ?? 12;
+    const lines = [
+      `${this.opts.title}  ${elapsed(this.elapsedMs)}`,
+      "",
+      ...this.table().trimEnd().split("\n"),
+      "",
+      "events",
+      ...this.feed.slice(-keep)
+    ].map((l) => l.length > width ? l.slice(0, width - 1) + "…" : l);
+    const up = this.drawnLines > 0 ? `\x1B[${this.drawnLines}F\x1B[J` : "";
+    this.out.out(up + lines.join("\n") + "\n");
+    this.drawnLines = lines.length;
+  }
+};
+
+// src/demo/live-rows.ts
+function judged(entry) {
+  if (!entry) return { verdict: NOT_CHECKED, idleWindow: "-", exemptions: "-", lastTool: "-" };
+  const verdict = entry.verdict === "terminal" ? entry.status : entry.verdict === "stalled" ? "STALLED" : entry.verdict;
+  return {
+    verdict,
+    idleWindow: entry.idle_seconds === null ? "-" : `${entry.idle_seconds}s / ${entry.effective_timeout_seconds}s`,
+    exemptions: entry.exemptions.join(",") || "-",
+    lastTool: entry.last_tool ?? "-"
+  };
+}
+function processOf(run) {
+  const e = run.exit;
+  const state = !e ? "running" : e.code === 0 ? "exit 0" : e.signal ? `killed (${e.signal})` : `exit ${e.code}`;
+  return `pid ${run.pid} ${state}`;
+}
+function liveRows(runs, doc, replacements) {
+  const entry = (id) => doc?.tasks.find((t) => t.task_id === id);
+  const rows = [];
+  const place = (taskId) => {
+    for (const r of replacements.filter((x) => x.event.task_id === taskId)) {
+      const id = r.event.recovery_task_id;
+      rows.push({ taskId: id, agent: `replacement of ${taskId}`, process: `pid ${r.event.pid ?? "?"} ${r.isAlive ? "running" : "exited"}`, ...judged(entry(id)) });
+      place(id);
+    }
+  };
+  for (const run of runs) {
+    rows.push({ taskId: run.spec.taskId, agent: run.spec.label, process: processOf(run), ...judged(entry(run.spec.taskId)) });
+    place(run.spec.taskId);
+  }
+  return rows;
 }
 
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
-var import_node_crypto6 = require("node:crypto");
-var import_node_fs43 = require("node:fs");
-var import_node_path40 = __toESM(require("node:path"), 1);
+var import_node_crypto7 = require("node:crypto");
+var import_node_fs44 = require("node:fs");
+var import_node_path41 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
-var agentIdOf = () => "a" + (0, import_node_crypto6.randomBytes)(8).toString("hex");
+var agentIdOf = () => "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex");
 var DemoOrchestrator = class {
   constructor(env) {
     this.env = env;
@@ -30985,7 +44333,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path40.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path41.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -30993,11 +44341,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs43.promises.mkdir(import_node_path40.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs43.promises.writeFile(transcriptPath, "");
+      await import_node_fs44.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs44.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path40.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs43.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path41.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs44.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -31049,8 +44397,8 @@ var DemoOrchestrator = class {
         }))
       }
     };
-    const text = "# Written by the demo's orchestrator role; dispatch-watchdog only reads it.\n" + (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
-    this.writes = this.writes.then(() => writeFileAtomic(this.env.paths.stateFile(this.env.epicId), text));
+    const text2 = "# Written by the demo's orchestrator role; dispatch-watchdog only reads it.\n" + (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+    this.writes = this.writes.then(() => writeFileAtomic(this.env.paths.stateFile(this.env.epicId), text2));
     return this.writes;
   }
   /** Resolves when every dispatched agent has exited, or after `ms` (false then). */
@@ -31084,13 +44432,13 @@ var Timeline = class {
   get nowMs() {
     return this.atMs;
   }
-  prompt(text, gapMs = 150) {
-    this.steps.push({ atMs: this.atMs, kind: "prompt", text });
+  prompt(text2, gapMs = 150) {
+    this.steps.push({ atMs: this.atMs, kind: "prompt", text: text2 });
     this.atMs += gapMs;
     return this;
   }
-  say(text, gapMs = 250) {
-    this.steps.push({ atMs: this.atMs, kind: "text", text });
+  say(text2, gapMs = 250) {
+    this.steps.push({ atMs: this.atMs, kind: "text", text: text2 });
     this.atMs += gapMs;
     return this;
   }
@@ -31138,7 +44486,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path43, hits2) => ({ name: "Grep", input: { pattern, path: path43, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path44, hits2) => ({ name: "Grep", input: { pattern, path: path44, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -31248,7 +44596,6 @@ function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
 
 // src/demo/summary.ts
 init_format();
-var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
 var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
 var ofKind = (f, e) => f.events.filter((x) => x.event === e);
 var byRole = (f, role) => f.runs.find((r) => r.role === role);
@@ -31280,7 +44627,7 @@ function checkDemo(f) {
 }
 function timeline(f) {
   const entries = [];
-  const line = (atMs, text, ...more) => entries.push({ atMs, lines: [`${elapsed(atMs - f.t0Ms).padStart(7)}  ${text}`, ...more.map((m) => `${"".padStart(7)}    ${m}`)] });
+  const line = (atMs, text2, ...more) => entries.push({ atMs, lines: [`${elapsed(atMs - f.t0Ms).padStart(7)}  ${text2}`, ...more.map((m) => `${"".padStart(7)}    ${m}`)] });
   const stalled = byRole(f, "stalls");
   if (stalled?.lastRecordMs !== void 0) line(stalled.lastRecordMs, `${stalled.taskId} wrote its last record (${stalled.toolCalls ?? "?"} tool calls), then went silent`);
   for (const e of f.events) {
@@ -31314,8 +44661,6 @@ function renderSummary(f, checks, files) {
   const ok = checks.every((c) => c.ok);
   const secs4 = ((f.endMs - f.t0Ms) / 1e3).toFixed(1);
   const width = Math.max(...files.list.map(([p]) => p.length));
-  const isStacked = files.columns !== void 0 && files.list.some(([p, what]) => 4 + width + what.length > files.columns);
-  const fileLines = files.list.flatMap(([p, what]) => isStacked ? [`  ${p}`, `      ${what}`] : [`  ${p.padEnd(width)}  ${what}`]);
   return [
     "",
     `Summary of epic ${f.epicId} after ${secs4} s: ${ok ? "the demo went as expected." : "the demo did NOT go as expected."}`,
@@ -31330,17 +44675,17 @@ function renderSummary(f, checks, files) {
     ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.text}`),
     "",
     files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
-    ...fileLines,
+    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
     ...files.isKept ? ["", `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : [],
     ""
   ].join("\n");
 }
 
 // src/demo/transcript-facts.ts
-function transcriptFacts(text) {
+function transcriptFacts(text2) {
   const facts = { toolCalls: 0 };
   let bashId;
-  for (const line of text.split("\n")) {
+  for (const line of text2.split("\n")) {
     let rec;
     try {
       rec = JSON.parse(line);
@@ -31366,10 +44711,10 @@ function transcriptFacts(text) {
 }
 
 // src/demo/workspace.ts
-var import_node_crypto7 = require("node:crypto");
-var import_node_fs44 = require("node:fs");
+var import_node_crypto8 = require("node:crypto");
+var import_node_fs45 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
-var import_node_path41 = __toESM(require("node:path"), 1);
+var import_node_path42 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -31462,24 +44807,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs44.promises.mkdtemp(import_node_path41.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs45.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path41.default.join(root, "repo");
-  const plansDir = import_node_path41.default.join(root, "demo-agents");
-  const projectsDir = import_node_path41.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs44.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path41.default.join(plansDir, "agent.mjs");
-  await import_node_fs44.promises.writeFile(scriptPath, AGENT_SCRIPT);
-  const plan = { out: "-", agentId: "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path41.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs44.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs44.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path41.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const repoDir = import_node_path42.default.join(root, "repo");
+  const plansDir = import_node_path42.default.join(root, "demo-agents");
+  const projectsDir = import_node_path42.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs45.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path42.default.join(plansDir, "agent.mjs");
+  await import_node_fs45.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
+  const replacementPlan = import_node_path42.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs45.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs45.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path42.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs44.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs45.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -31488,21 +44833,27 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path41.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path42.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs44.existsSync)(import_node_path41.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs45.existsSync)(import_node_path42.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
 var REFRESH_MS = 250;
 var Monitor = class {
-  constructor(ws, orchestrator) {
+  constructor(ws, orchestrator, view, sinceStart, t0Ms) {
     this.ws = ws;
     this.orchestrator = orchestrator;
+    this.view = view;
+    this.sinceStart = sinceStart;
+    this.t0Ms = t0Ms;
   }
   ws;
   orchestrator;
+  view;
+  sinceStart;
+  t0Ms;
   doc;
   events = [];
   replacements = [];
@@ -31519,22 +44870,27 @@ var Monitor = class {
       this.inFlight = void 0;
     }
   }
+  rows() {
+    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
+  }
   async read() {
-    const text = await import_node_fs45.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
-    const parsed = text === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text));
+    const text2 = await import_node_fs46.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const parsed = text2 === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text2));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
+    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, "watchdog", renderEvent(e).slice(9));
     this.events = log.events;
     this.replacements = await Promise.all(this.events.filter((e) => e.event === "redispatch").map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
     const bash2 = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === "long-bash")?.spec.taskId);
     if (bash2 && bash2.exemptions.length > 0 && bash2.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
       this.bashWindowSeen = { windowSeconds: bash2.effective_timeout_seconds, exemptions: [...bash2.exemptions] };
     }
+    this.view.update(this.sinceStart(), this.rows());
   }
 };
-var safeJson = (text) => {
+var safeJson = (text2) => {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch {
     return void 0;
   }
@@ -31544,29 +44900,22 @@ async function isSameAlive(e) {
   const p = await probeProcess(e.pid);
   return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
 }
-var DEMO_FEED_LINES = 6;
-function demoView(view) {
-  return { ...view, interrupt: () => void 0 };
-}
 async function runDemo(opts, deps) {
   const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
-  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto8.randomUUID)() });
+  const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto9.randomUUID)() });
   const t0Ms = clock3.nowMs();
+  const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
-  const width = () => opts.terminal.isTty ? Math.max(40, (opts.terminal.columns() ?? 100) - 1) : void 0;
-  const say = (text) => output.out(fitWidth(text, width()));
-  say(
+  output.out(
     [
       `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
       `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1e3} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1e3} s) and is left alone.`,
       `State dir: ${ws.root}`,
-      "",
       ""
     ].join("\n")
   );
-  const view = demoView(createWatchView(output, { epicId: DEMO_EPIC_ID, terminal: opts.terminal, feedLines: DEMO_FEED_LINES }));
-  const note = (who, text) => view.note(`${new Date(clock3.nowMs()).toISOString().slice(11, 19)} ${who}: ${text}`, clock3.nowMs());
+  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
   const orchestrator = new DemoOrchestrator({
     paths: ws.paths,
     epicId: DEMO_EPIC_ID,
@@ -31577,10 +44926,10 @@ async function runDemo(opts, deps) {
     projectsDir: ws.projectsDir,
     repoDir: ws.repoDir,
     sessionId: ws.sessionId,
-    onNote: (text) => note("orchestrator", text)
+    onNote: (text2) => view.note(sinceStart(), "orchestrator", text2)
   });
-  const monitor = new Monitor(ws, orchestrator);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path42.default.join(ws.root, "claude") };
+  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path43.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -31593,10 +44942,8 @@ async function runDemo(opts, deps) {
       clock: clock3,
       pid: deps.pid,
       signal: AbortSignal.any([deps.signal, giveUp.signal]),
-      // The view draws the events; a warning joins its feed instead of breaking the frame.
-      output: { out: (text) => output.out(text), err: (text) => note("watchdog", text.trim()) },
-      terminal: opts.terminal,
-      view,
+      // Events are shown from the dispatch log; only warnings come through here.
+      output: { out: () => void 0, err: (text2) => view.note(sinceStart(), "watchdog", text2.trim()) },
       // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
       makeObservers: deps.makeObservers ?? realObservers(watchEnv),
       ...realActionDeps({ clock: clock3, env: watchEnv })
@@ -31611,6 +44958,7 @@ async function runDemo(opts, deps) {
   await orchestrator.allExited(3e3);
   clearInterval(ticker);
   await monitor.refresh(true).catch(() => void 0);
+  view.finish(sinceStart(), monitor.rows());
   await gatherFacts(facts, ws, orchestrator, monitor);
   facts.endMs = clock3.nowMs();
   const checks = checkDemo(facts);
@@ -31618,20 +44966,20 @@ async function runDemo(opts, deps) {
   const isKept = opts.isKept || !ok;
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
-  say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
-  if (!isKept) await import_node_fs45.promises.rm(ws.root, { recursive: true, force: true });
+  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
+  if (!isKept) await import_node_fs46.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs45.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs46.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs45.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs46.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
@@ -31654,9 +45002,8 @@ async function cleanUp(orchestrator, monitor) {
 // src/commands/demo.ts
 function registerDemo(program2, { env, setCode }) {
   const cmd = program2.command("demo").description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`).option("--keep", "keep the temporary state dir afterwards (kept anyway when the demo fails)").action(async (flags) => {
-    const plain = { isTty: false, hasColor: false, columns: () => void 0 };
-    const terminal = env.output.out === processOutput.out ? env.watchDeps.terminal ?? detectTerminal(process.stdout, env.env) : plain;
-    const demo = { isKept: Boolean(flags.keep), terminal, env: env.env, cwd: env.cwd };
+    const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
+    const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
     setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
   });
   teach(cmd, {

@@ -11,6 +11,7 @@ import { pseudoFileReason } from './files/pseudo-files.js';
 import { resolvePolicy, type Policy } from './core/policy.js';
 import { resolveControls, type ControlOptions } from './core/controls.js';
 import { hasZone } from './core/period.js';
+import { resolveReceiver, type ReceiverSettings } from './core/listen-address.js';
 
 /** What the user wrote on the command line (all optional). */
 export interface WatchdogFlags {
@@ -27,6 +28,8 @@ export interface WatchdogFlags {
   config?: string;
   json?: boolean;
   now?: string;
+  /** --otlp HOST:PORT: run the OTLP/HTTP logs receiver beside the loop (docs/fleet.md). */
+  otlp?: string;
 }
 
 export interface ResolvedOptions {
@@ -54,6 +57,8 @@ export interface ResolvedOptions {
   requestDeadlineSeconds: number;
   /** Resume, nudge, reconcile and attention settings (config `recovery`, `attention`). @defaultValue DEFAULT_CONTROLS */
   controls?: ControlOptions;
+  /** The OTLP/HTTP receiver to run beside the loop (--otlp, config otlp.listen); undefined: none. */
+  receiver?: ReceiverSettings;
 }
 
 /** State dir: --state-dir > $ONEX_STATE_DIR > ./.onex_state. */
@@ -156,6 +161,7 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     if (!(e instanceof InputError)) throw e;
     problems.push(e);
   }
+  const receiver = loaded ? collect(() => resolveReceiver(flags.otlp, loaded.config.otlp, env)) : undefined;
   const problem = combineProblems(problems);
   if (problem || !loaded || epicId === undefined) throw problem;
   const { config, file, locate } = loaded;
@@ -186,5 +192,6 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
     shouldActOnLooping: config.looping?.act ?? D.looping.act,
     requestDeadlineSeconds: config.requests?.deadline_seconds ?? D.requests.deadline_windows * timeoutSeconds,
     controls: resolveControls(config, config.agents?.adapter ?? D.agents.adapter, timeoutSeconds),
+    ...(receiver ? { receiver } : {}),
   };
 }

@@ -25,6 +25,7 @@ import { DEFAULTS } from './contracts/defaults.js';
 import { missingEpicError, stateFileAppears } from './observe/read/known-epics.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
 import type { TelemetrySink } from './act/telemetry/telemetry.js';
+import { startConfiguredReceiver, type OtlpReceiver } from './receive/otlp-receiver.js';
 
 /** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
 export function unwatchedLine(taskId: string, ticketId: string, reason: string): string {
@@ -123,12 +124,15 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   const lock: HeldLock | undefined = isReadOnly
     ? undefined
     : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock.nowMs()).toISOString() }, opts.epicId);
+  let receiver: OtlpReceiver | undefined;
   try {
     // Read-only runs journal nothing: they have nothing to export either.
     telemetry = lock ? await deps.makeTelemetry?.(out) : undefined;
     const figures = (r: CheckResult) => {
       if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock.nowMs() - r.nowMs });
     };
+    // --otlp: the OTLP/HTTP receiver runs beside the loop (a single check has no use for one).
+    if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock.nowMs(), (t) => out.err(t));
     if (lock) {
       // Temp files a killed watchdog left (before its rename): ours to clean, now that we hold the lock.
       for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
@@ -232,6 +236,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   } finally {
     // The last check's lines and figures are flushed before the lock goes.
     await telemetry?.shutdown();
+    await receiver?.close();
     await lock?.release();
   }
 }

@@ -89,3 +89,8 @@ export function watchOptions(cmd: Command, { seconds, count, choice }: FlagParse
     .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds('--check-interval'))
     .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count('--max-redispatches'));
 }
+
+/** --otlp HOST:PORT: the OTLP/HTTP logs receiver (docs/fleet.md), on the loop and on serve. */
+export function otlpOption(cmd: Command): Command {
+  return cmd.option('--otlp <host:port>', `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`);
+}

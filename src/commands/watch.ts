@@ -5,7 +5,7 @@ import { EXIT } from '../contracts/exit-codes.js';
 import { resolveOptions, type WatchdogFlags } from '../options.js';
 import { runWatch } from '../watch.js';
 import { didYouMean, teach } from '../cli-help.js';
-import { configOption, stateDirOption, watchOptions, type CliContext } from './command.js';
+import { configOption, otlpOption, stateDirOption, watchOptions, type CliContext } from './command.js';
 
 export function registerWatch(program: Command, { env, setCode, flags: parsers, flagProblems }: CliContext): void {
   program.option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)');
@@ -13,7 +13,7 @@ export function registerWatch(program: Command, { env, setCode, flags: parsers, 
     .option('--once', `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`)
     .option('--dry-run', 'judge and print, but write nothing and act on nothing')
     .option('--now <iso-time>', 'evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems');
-  configOption(stateDirOption(program))
+  otlpOption(configOption(stateDirOption(program)))
     .option('--json', 'print each check result as JSON on stdout')
     .action(async (flags: WatchdogFlags) => {
       const [word] = program.args;

@@ -96,6 +96,14 @@ export const ConfigSchema = z
         config_dir: z.string().min(1).optional().describe('Where Claude Code keeps projects/. @defaultValue $CLAUDE_CONFIG_DIR or ~/.claude'),
       })
       .optional(),
+    otlp: z
+      .strictObject({
+        listen: z.string().min(1).optional().describe('HOST:PORT the OTLP/HTTP logs receiver listens on (the same as --otlp; docs/fleet.md). Unset: no receiver.'),
+        token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(dv('The environment variable holding the bearer token senders must present (never the token itself).', DEFAULTS.otlp.token_env)),
+        max_request_bytes: z.number().int().min(1024).optional().describe(dv('Largest request body accepted, after decompression (413 beyond).', DEFAULTS.otlp.max_request_bytes)),
+        max_requests_per_second: z.number().positive().optional().describe(dv('Requests per second accepted from one peer address (429 with Retry-After beyond; bursts of twice as many).', DEFAULTS.otlp.max_requests_per_second)),
+      })
+      .optional(),
   })
   .meta({ title: 'WatchdogConfig', description: 'watchdog.config.yaml (docs/state-files.md). Flags override the file.' });
 export type WatchdogConfig = z.output<typeof ConfigSchema>;

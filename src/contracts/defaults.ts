@@ -36,6 +36,8 @@ export const DEFAULTS = {
   attention: { human_wait_seconds: 1800, unobservable_windows: 5 },
   /** requests.deadline_seconds defaults to this many base windows (timeout_seconds). */
   requests: { deadline_windows: 2 },
+  /** The OTLP/HTTP logs receiver (docs/fleet.md). */
+  otlp: { token_env: 'DISPATCH_WATCHDOG_OTLP_TOKEN', max_request_bytes: 4 * 1024 * 1024, max_requests_per_second: 100 },
   linear: { blocked_state: 'Blocked', api_url: 'https://api.linear.app/graphql' },
   /** The webhook (off without a URL): what it is sent about, its body, and how each POST is tried. */
   notifications: {

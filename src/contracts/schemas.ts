@@ -8,6 +8,7 @@ import { ObserveStoreLineSchema, PrefixIdsFileSchema } from './observe-store.js'
 import { CommandRecordSchema, LaunchRecordSchema, NotifyRecordSchema } from './markers.js';
 import { HistorySummarySchema } from './history-summary.js';
 import { ReplayLineSchema } from './replay.js';
+import { TelemetryHostsSchema, TelemetryLineSchema } from './telemetry.js';
 import { StateFileSchema } from './state-file.js';
 import { WatchdogJsonSchema } from './watchdog-json.js';
 import { EscalationNoticeSchema, RequestSchema } from './request.js';
@@ -31,6 +32,8 @@ export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'out
   { file: 'observe-prefix-ids.schema.json', schema: PrefixIdsFileSchema, io: 'output' },
   { file: 'history-summary.schema.json', schema: HistorySummarySchema, io: 'output' },
   { file: 'replay-line.schema.json', schema: ReplayLineSchema, io: 'output' },
+  { file: 'telemetry-line.schema.json', schema: TelemetryLineSchema, io: 'output' },
+  { file: 'telemetry-hosts.schema.json', schema: TelemetryHostsSchema, io: 'output' },
   { file: 'escalation-notice.schema.json', schema: EscalationNoticeSchema, io: 'output' },
   { file: 'next.schema.json', schema: NextDocSchema, io: 'output' },
 ];

@@ -123,3 +123,12 @@ export const LEGACY_STALL_REASONS: Readonly<Record<string, StallReason>> = { api
 
 /** A stall reason as read from a file: today's name, or an earlier version's (LEGACY_STALL_REASONS) as today's. */
 export const StallReasonAsRead = z.preprocess((v) => (typeof v === 'string' && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v), StallReasonSchema);
+
+/**
+ * The Claude Code OpenTelemetry events the receiver keeps (`claude_code.<name>` log records,
+ * ../shared/reference/claude-code-2.1.197.md "OpenTelemetry export"); any other record is counted
+ * as traffic from its host and dropped.
+ */
+export const TELEMETRY_EVENTS = ['user_prompt', 'tool_decision', 'tool_result', 'api_request', 'api_error', 'assistant_response'] as const;
+export type TelemetryEventName = (typeof TELEMETRY_EVENTS)[number];
+export const TelemetryEventSchema = z.enum(TELEMETRY_EVENTS);

@@ -8,6 +8,7 @@ import type { Policy } from './policy.js';
 import { msToIso } from '../contracts/time.js';
 import { didYouMean } from './did-you-mean.js';
 import { stillRunning } from './terminal-watch.js';
+import { telemetryPartition } from './partition.js';
 
 
 export interface Verdict {
@@ -279,6 +280,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
       return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
+    const partition = stallReason !== 'never_started' ? telemetryPartition(obs, nowMs, window.effectiveTimeoutMs) : undefined;
+    if (partition) {
+      // Missing telemetry never kills while its host is silent too: the network may be down, not the agent.
+      return verdict('unknown', `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
+    }
     if (stallReason === 'inactivity' && obs.waitingOnTeam && !isGone) {
       // The watchdog cannot see teammates at work (separate transcripts): never a stall while one
       // runs. A lead whose process is gone can no longer be woken (in-process teammates died with it).
@@ -331,7 +337,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
  * so this is a frozen stream (or a backoff that outlasted the window).
  */
 function silentModelCause(obs: Observation): TransportCause | undefined {
-  if (!obs.sources.includes('transcript') || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return undefined;
+  if (!(obs.sources.includes('transcript') || obs.sources.includes('telemetry')) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return undefined;
   return obs.isApiRetrying ? 'rate_limit' : 'frozen_stream';
 }
 

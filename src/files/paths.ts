@@ -64,6 +64,16 @@ export class StatePaths {
   activityFile(agentOrSessionId: string) {
     return path.join(this.activityDir(), `${assertSafeId(agentOrSessionId, 'agent or session id')}.ndjson`);
   }
+  /** What the OTLP receiver keeps (docs/fleet.md): one event file per session, and hosts.json. */
+  telemetryDir() {
+    return path.join(this.root, 'telemetry');
+  }
+  telemetryFile(sessionId: string) {
+    return path.join(this.telemetryDir(), `${assertSafeId(sessionId, 'session id')}.ndjson`);
+  }
+  telemetryHosts() {
+    return path.join(this.telemetryDir(), 'hosts.json');
+  }
   checkpointDir(ticketId: string) {
     return path.join(this.root, 'pipeline_checkpoints', assertSafeId(ticketId, 'ticket id'));
   }
@@ -97,7 +107,7 @@ export interface LayoutEntry {
   /** A name in the state dir (`in: 'root'`) or in an epic's dir (`in: 'epic'`); a final `*` matches any rest. */
   name: string;
   in: 'root' | 'epic';
-  owner: 'orchestrator' | 'watchdog' | 'hook' | 'user';
+  owner: 'orchestrator' | 'watchdog' | 'hook' | 'receiver' | 'user';
   prune: PruneRule;
   /** Why prune removes it (`unused` entries), `{age}` standing for --older-than. */
   pruneWhy?: string;
@@ -126,6 +136,7 @@ export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
   { in: 'root', name: 'friction', owner: 'watchdog', prune: 'never' },
   { in: 'root', name: 'watchdog.config.yaml', owner: 'user', prune: 'never' },
   { in: 'root', name: 'activity', owner: 'hook', prune: 'unused', pruneWhy: 'no hook activity for {age}' },
+  { in: 'root', name: 'telemetry', owner: 'receiver', prune: 'unused', pruneWhy: 'no telemetry received for {age}' },
   { in: 'root', name: 'observe', owner: 'watchdog', prune: 'unused', pruneWhy: 'read positions unused for {age} (rebuilt when needed)' },
   { in: 'root', name: 'pipeline_checkpoints', owner: 'watchdog', prune: 'checkpoint' },
 ];

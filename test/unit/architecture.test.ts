@@ -22,6 +22,8 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['version.ts', 2],
   ['journal/', 3],
   ['observe/read/', 3],
+  // The OTLP/HTTP receiver: an HTTP server that appends what it gets under the state dir.
+  ['receive/', 3],
   ['act/agents/', 4],
   ['act/tracker/', 4],
   ['act/friction/', 4],

@@ -5,7 +5,7 @@ import { redactSecrets } from '../../present/safe-text.js';
 export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error';
 
 /** Where a piece of evidence came from. */
-export type SourceName = 'row' | 'hooks' | 'transcript' | 'process';
+export type SourceName = 'row' | 'hooks' | 'transcript' | 'process' | 'telemetry';
 
 /** A tool call as seen in a transcript or hook events. */
 export interface ToolCall {
@@ -91,6 +91,12 @@ export interface Observation {
   cwd?: string;
   /** The transcript file this observation read (a recovery reads the agent's first prompt from it). */
   transcriptFile?: string;
+  /**
+   * The agent is seen through OpenTelemetry (docs/fleet.md): its host, when the receiver got the
+   * session's newest event, and when it last heard anything at all from that host (undefined:
+   * never). A silence is a stall only when the host is heard from after it (the partition rule).
+   */
+  telemetry?: { host: string; sessionReceivedMs: number; hostHeardMs?: number };
   /** Recent tool calls, oldest first, for loop detection. */
   recentCalls: ToolCall[];
   /** Evidence that contradicts itself (e.g. a transcript of another agent). */
@@ -162,6 +168,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== undefined && (out.cwd === undefined || p.source === 'transcript')) out.cwd = p.cwd;
     if (p.transcriptFile !== undefined) out.transcriptFile ??= p.transcriptFile;
+    if (p.telemetry) out.telemetry = p.telemetry;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
@@ -171,7 +178,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   // the agent at work after it (a new prompt, a woken turn, a tool call) clears one another
   // source still reports. A sampled process's bytes do not: the error response itself arrives then.
   const failedAtMs = out.failed?.atMs;
-  if (failedAtMs !== undefined && parts.some((p) => (p.source === 'hooks' || p.source === 'transcript') && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
+  if (failedAtMs !== undefined && parts.some((p) => (p.source === 'hooks' || p.source === 'transcript' || p.source === 'telemetry') && !p.failed && (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS)) delete out.failed;
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
   if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;

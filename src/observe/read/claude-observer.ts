@@ -6,6 +6,7 @@ import type { Task } from '../../contracts/state-file.js';
 import type { StatePaths } from '../../files/paths.js';
 import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
 import { createHookActivityReader } from './hook-activity.js';
+import { createTelemetryReader } from './telemetry.js';
 import type { PartialObservation } from '../parse/observation.js';
 import type { TaskObserver } from './observer.js';
 import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
@@ -60,6 +61,9 @@ interface Memo {
   /** Hook activity ids read (own, then the session's) and their versions (0: no file). */
   hookIds: (string | undefined)[];
   hookVersions: number[];
+  /** The session whose telemetry was looked for, and its version (0: none received). */
+  telemetryId?: string;
+  telemetryVersion?: number;
   /** Transcripts read (own, then the parent) and their versions. */
   files: string[];
   fileVersions: number[];
@@ -90,6 +94,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const persistent = opts.isPersistent ?? true;
   const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
   const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
+  const telemetry = createTelemetryReader(opts.paths, reader, { isPersistent: persistent });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
   let lastPersistMs = -Infinity;
   const memos = new Map<string, Memo>();
@@ -191,7 +196,15 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const own = await hooks.read(ownId, nowMs);
     hook(ownId, own.version);
     const transcript = await observeTranscript(task, own.state, nowMs, trace);
-    if (transcript) parts.push(transcript);
+    // OpenTelemetry received for the session (docs/fleet.md): an agent on another machine is judged
+    // from it as from a transcript, and a transcript this machine cannot find is then no gap.
+    const sessionOf = task.sessionId ?? own.state?.sessionId;
+    const otel = task.agentId === undefined || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0 };
+    trace.telemetryId = sessionOf;
+    trace.telemetryVersion = otel.version ?? -1;
+    trace.isMemoizable &&= otel.version === 0;
+    if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
+    if (otel.part) parts.push(otel.part);
     if (own.state || own.unreadable) {
       const hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
       if (own.unreadable) hp.missing = [{ source: 'hooks', reason: own.unreadable }];
@@ -217,6 +230,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Positions are due to be saved: `observe` does that.
     if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) return undefined;
     for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
+    if (m.telemetryId !== undefined && telemetry.peekVersion(m.telemetryId, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
     m.usedInCheck = checks;
     return m.parts;
@@ -224,7 +238,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
 
   const flush = async (nowMs: number) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), telemetry.flush(nowMs), prefixes.save()]);
   };
 
   return {
@@ -232,6 +246,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
+      telemetry.beginCheck();
       notes?.beginCheck();
       const settled = notes?.settle();
       // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
@@ -250,7 +265,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     },
     observeUnchanged,
     flush,
-    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
+    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };
 }

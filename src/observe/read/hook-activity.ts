@@ -6,32 +6,39 @@ import type { StatePaths } from '../../files/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TailReader } from './tail-file.js';
+import type { TailParser } from './tail-tracker.js';
 import { TailStore } from './tail-store.js';
 import { TailTracker } from './tail-tracker.js';
 
 /** What an activity file says; a missing file is no evidence (hooks are optional), not an error. */
-export interface HookActivity {
-  state?: HookState;
-  /** Why an existing activity file could not be read. */
+export type HookActivity = IdFileRead<HookState>;
+
+/** What one id's file of an NDJSON evidence dir says (hook activity, telemetry). */
+export interface IdFileRead<S> {
+  state?: S;
+  /** Why an existing file could not be read. */
   unreadable?: string;
-  /** 0: there is no activity file; else the file's read version (TrackResult.version). Unset: neither is known. */
+  /** 0: there is no such file; else the file's read version (TrackResult.version). Unset: neither is known. */
   version?: number;
 }
 
-/** The hook activity files of one state dir, read through `reader`. */
-export function createHookActivityReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
-  const store = opts.isPersistent ? new TailStore(path.join(paths.root, 'observe', 'hooks.json'), isHookState) : undefined;
-  const tracker = new TailTracker<HookState>(reader, { empty: emptyHookState, line: parseHookLine }, store);
-  const listing = new DirListing(paths.activityDir());
-  /** Validated activity file paths by id (no path building per task per check); null: not a valid id. */
+/**
+ * The per-id NDJSON files of one directory (`fileOf(id)` → its path; throws for an id that cannot
+ * be one), read incrementally through `reader`, positions saved in `storeFile` when given.
+ */
+export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => string; parser: TailParser<S>; reader: TailReader; storeFile?: string; isState: (v: unknown) => v is S }) {
+  const store = o.storeFile ? new TailStore(o.storeFile, o.isState) : undefined;
+  const tracker = new TailTracker<S>(o.reader, o.parser, store);
+  const listing = new DirListing(o.dir);
+  /** Validated file paths by id (no path building per task per check); null: not a valid id. */
   const files = new Map<string, { file: string; name: string } | null>();
-  /** The activity file of `id` when the directory may hold it; null when there is none. */
+  /** The file of `id` when the directory may hold it; null when there is none. */
   const fileOf = (id: string | undefined): string | null => {
     if (!id) return null;
     let f = files.get(id);
     if (f === undefined) {
       try {
-        const file = paths.activityFile(id);
+        const file = o.fileOf(id);
         f = { file, name: path.basename(file) };
       } catch {
         f = null;
@@ -39,7 +46,7 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
       if (files.size > 100_000) files.clear();
       files.set(id, f);
     }
-    // Most agents have no activity file (hooks are optional): no failing open for each of them.
+    // Most agents have no such file (hooks and telemetry are optional): no failing open for each of them.
     return f !== null && listing.mayExist(f.name) ? f.file : null;
   };
   return {
@@ -48,8 +55,8 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
       tracker.beginCheck();
       listing.beginCheck();
     },
-    /** The activity of agent or session `id` as of now (reads only what was appended). */
-    async read(id: string | undefined, nowMs: number): Promise<HookActivity> {
+    /** What the file of `id` says as of now (reads only what was appended). */
+    async read(id: string | undefined, nowMs: number): Promise<IdFileRead<S>> {
       const file = fileOf(id);
       if (file === null) return { version: 0 };
       const r = await tracker.read(file, nowMs);
@@ -87,6 +94,18 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
     flush: (nowMs: number) => tracker.flush(nowMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),
   };
+}
+
+/** The hook activity files of one state dir, read through `reader`. */
+export function createHookActivityReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
+  return createIdFileReader<HookState>({
+    dir: paths.activityDir(),
+    fileOf: (id) => paths.activityFile(id),
+    parser: { empty: emptyHookState, line: parseHookLine },
+    reader,
+    storeFile: opts.isPersistent ? path.join(paths.root, 'observe', 'hooks.json') : undefined,
+    isState: isHookState,
+  });
 }
 
 /** A file created this recently may be missing from a listing that stat says is current (same timestamp tick). */
