@@ -1208,7 +1208,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path44 = require("node:path");
-    var fs34 = require("node:fs");
+    var fs35 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs34.existsSync(executableFile)) return;
+        if (fs35.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2221,10 +2221,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path44.resolve(baseDir, baseName);
-          if (fs34.existsSync(localBin)) return localBin;
+          if (fs35.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path44.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs34.existsSync(`${localBin}${ext}`)
+            (ext) => fs35.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,7 +2236,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs34.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs35.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -17926,14 +17926,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs34 = this.flowScalar(this.type);
+              const fs35 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs34, sep: [] });
+                map.items.push({ start, key: fs35, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs34);
+                this.stack.push(fs35);
               } else {
-                Object.assign(it, { key: fs34, sep: [] });
+                Object.assign(it, { key: fs35, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18061,13 +18061,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs34 = this.flowScalar(this.type);
+              const fs35 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs34, sep: [] });
+                fc.items.push({ start: [], key: fs35, sep: [] });
               else if (it.sep)
-                this.stack.push(fs34);
+                this.stack.push(fs35);
               else
-                Object.assign(it, { key: fs34, sep: [] });
+                Object.assign(it, { key: fs35, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -22441,17 +22441,17 @@ var require_codegen = __commonJS({
 var require_fs = __commonJS({
   "node_modules/protobufjs/src/util/fs.js"(exports2, module2) {
     "use strict";
-    var fs34 = null;
+    var fs35 = null;
     try {
-      fs34 = require(
+      fs35 = require(
         /* webpackIgnore: true */
         "fs"
       );
-      if (!fs34 || !fs34.readFile || !fs34.readFileSync)
-        fs34 = null;
+      if (!fs35 || !fs35.readFile || !fs35.readFileSync)
+        fs35 = null;
     } catch (e) {
     }
-    module2.exports = fs34;
+    module2.exports = fs35;
   }
 });
 
@@ -22461,7 +22461,7 @@ var require_fetch = __commonJS({
     "use strict";
     module2.exports = fetch2;
     var asPromise = require_aspromise();
-    var fs34 = require_fs();
+    var fs35 = require_fs();
     function fetch2(filename, options, callback) {
       if (typeof options === "function") {
         callback = options;
@@ -22470,8 +22470,8 @@ var require_fetch = __commonJS({
         options = {};
       if (!callback)
         return asPromise(fetch2, this, filename, options);
-      if (!options.xhr && fs34 && fs34.readFile)
-        return fs34.readFile(filename, function fetchReadFileCallback(err, contents) {
+      if (!options.xhr && fs35 && fs35.readFile)
+        return fs35.readFile(filename, function fetchReadFileCallback(err, contents) {
           return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
         });
       return fetch2.xhr(filename, options, callback);
@@ -42120,22 +42120,132 @@ async function printStatus(paths, epicId, opts, out) {
   const ageSeconds = doc.watchdog.evaluated_at_override ? void 0 : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1e3));
   out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
 }
+async function printEveryStatus(paths, opts, out) {
+  const rows = [];
+  for (const epicId of await knownEpicIds(paths)) {
+    const doc = await readWatchdogJson(paths, epicId).catch(() => void 0);
+    rows.push({ epic_id: epicId, check_timestamp: doc?.check_timestamp ?? null, summary: doc?.summary ?? null, watcher: await watcherOf(paths, epicId) });
+  }
+  if (opts.isJson) return out.out(JSON.stringify({ epics: rows }, null, 2) + "\n");
+  if (rows.length === 0) return out.out(`no epic under ${paths.root} has a state file (epics/<id>/state.yaml)
+`);
+  const width = Math.max(4, ...rows.map((r) => r.epic_id.length));
+  out.out(`${"EPIC".padEnd(width)}  CHECKED   TASKS  HEALTHY  STALLED  OTHER  WATCHER
+`);
+  for (const r of rows) {
+    const s = r.summary;
+    const age = r.check_timestamp ? `${Math.max(0, Math.round((opts.nowMs - Date.parse(r.check_timestamp)) / 1e3))}s ago` : "never";
+    const other = s ? s.total_tasks - s.healthy - s.stalled : 0;
+    const n = (v, w) => String(v ?? "-").padStart(w);
+    out.out(`${r.epic_id.padEnd(width)}  ${age.padEnd(8)}  ${n(s?.total_tasks, 5)}  ${n(s?.healthy, 7)}  ${n(s?.stalled, 7)}  ${n(s ? other : void 0, 5)}  ${r.watcher}
+`);
+  }
+}
 function registerStatus(program2, { env, setCode }) {
-  const cmd = program2.command("status").description("print the last check of an epic as a table (or --json)").requiredOption("--epic-id <id>", "epic id");
-  stateDirOption(cmd).option("--json", "print watchdog.json").action(async (flags) => {
+  const cmd = program2.command("status").description("print the last check of an epic as a table (or --json); without --epic-id, every epic one line each").option("--epic-id <id>", "epic id (omitted: every epic under the state dir)");
+  stateDirOption(cmd).option("--json", 'print watchdog.json (without --epic-id: {"epics": [...]})').action(async (flags) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
     const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : void 0;
-    await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
+    const opts = { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns };
+    if (flags.epicId === void 0) await printEveryStatus(paths, opts, env.output);
+    else await printStatus(paths, flags.epicId, opts, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog status --epic-id PROJ-1000", "the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching"],
-      ["dispatch-watchdog status --epic-id PROJ-1000 --json", "watchdog.json as it is (reasons whole)"]
+      ["dispatch-watchdog status --epic-id PROJ-1000 --json", "watchdog.json as it is (reasons whole)"],
+      ["dispatch-watchdog status", "every epic under the state dir: its last check's counts, how old it is, who watches it"]
     ],
     exitCodes: [
       ["ok", "printed"],
       ["input", "no check was written for this epic yet, or watchdog.json is not a document of ours"]
+    ]
+  });
+}
+
+// src/serve.ts
+var import_node_fs35 = require("node:fs");
+init_errors();
+var stampOf = async (file) => {
+  const st = await import_node_fs35.promises.stat(file).catch(() => void 0);
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "";
+};
+async function runServe(base, deps) {
+  const paths = new StatePaths(base.stateDir);
+  guardStateDir(paths.root);
+  const out = deps.output;
+  const epics = /* @__PURE__ */ new Map();
+  let receiver;
+  const say = (run, text2) => {
+    if (run.said === text2) return;
+    run.said = text2;
+    out.err(text2);
+  };
+  const start = (epicId, run) => {
+    const opts = { ...base, epicId, receiver: void 0 };
+    const epicDeps = { ...deps, terminal: void 0, missingEpicSettleMs: 0 };
+    out.err(`dispatch-watchdog serve: watching epic ${epicId}
+`);
+    run.running = runWatch(opts, epicDeps).then(
+      async (code) => {
+        run.endedAt = await stampOf(paths.stateFile(epicId));
+        run.said = void 0;
+        if (!deps.signal.aborted) out.err(`dispatch-watchdog serve: epic ${epicId} ${code === EXIT.ok ? "is done" : `stopped (exit ${code})`}; watched again when its state file changes
+`);
+      },
+      async (e) => {
+        run.endedAt = await stampOf(paths.stateFile(epicId));
+        const held = e instanceof InputError && e.code === "lock_held";
+        if (held) run.endedAt = void 0;
+        say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : e?.message ?? String(e)}${held ? " (tried again while serve runs)" : "; watched again when its state file changes"}
+`);
+      }
+    ).finally(() => {
+      run.running = void 0;
+    });
+  };
+  try {
+    if (base.receiver) receiver = await startConfiguredReceiver(base.receiver, paths, () => deps.clock.nowMs(), (t) => out.err(t));
+    out.err(`dispatch-watchdog serve: watching every epic under ${paths.root} (SIGTERM stops)
+`);
+    while (!deps.signal.aborted) {
+      for (const epicId of await knownEpicIds(paths)) {
+        const run = epics.get(epicId) ?? {};
+        epics.set(epicId, run);
+        if (run.running) continue;
+        if (run.endedAt !== void 0 && run.endedAt === await stampOf(paths.stateFile(epicId))) continue;
+        start(epicId, run);
+      }
+      await deps.clock.sleep(deps.scanMs ?? 2e3, deps.signal).catch(() => void 0);
+    }
+    await Promise.all([...epics.values()].map((r) => r.running));
+    return EXIT.ok;
+  } finally {
+    await Promise.all([...epics.values()].map((r) => r.running));
+    await receiver?.close();
+  }
+}
+
+// src/commands/serve.ts
+var ANY_EPIC = "serve";
+function registerServe(program2, { env, setCode, flags: parsers, flagProblems }) {
+  const cmd = program2.command("serve").description("watch every epic under the state dir in one process (new ones as their state files appear), optionally receiving OTLP/HTTP logs");
+  watchOptions(cmd, parsers, "; per epic");
+  otlpOption(configOption(stateDirOption(cmd))).option("--json", "print each check result as JSON on stdout (one line per check, each naming its epic)").action(async (flags) => {
+    const opts = await resolveOptions({ ...flags, epicId: ANY_EPIC }, env.env, env.cwd, flagProblems);
+    setCode(await runServe(opts, { ...env.watchDeps, output: env.output }));
+  });
+  teach(cmd, {
+    examples: [
+      ["dispatch-watchdog serve", "watch every epic under ./.onex_state (or $ONEX_STATE_DIR) until SIGTERM"],
+      ["dispatch-watchdog serve --otlp 127.0.0.1:4318", "the same, receiving Claude Code's OpenTelemetry logs from agents on other machines (docs/fleet.md)"],
+      ["dispatch-watchdog status", "every epic's last check, one line each"]
+    ],
+    exitCodes: [
+      ["ok", "stopped by SIGINT/SIGTERM (every loop finished its action in flight first)"],
+      ["input", "bad flags or config, an --otlp address that cannot be used"],
+      ["failure", "the world refused (a file cannot be written), or a bug"]
     ]
   });
 }
@@ -42401,30 +42511,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs38 = require("node:fs");
+var import_node_fs39 = require("node:fs");
 var import_node_path35 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
-var import_node_fs37 = require("node:fs");
+var import_node_fs38 = require("node:fs");
 var import_node_path34 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs35.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs36.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
   const dir = import_node_path33.default.resolve(import_node_path33.default.dirname(file));
-  (0, import_node_fs35.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  (0, import_node_fs36.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = import_node_path33.default.relative(import_node_path33.default.resolve(root), dir);
   if (rel !== "" && !rel.startsWith("..") && !import_node_path33.default.isAbsolute(rel)) {
     let p = import_node_path33.default.resolve(root);
     for (const part2 of rel.split(import_node_path33.default.sep)) {
       p = import_node_path33.default.join(p, part2);
-      if ((0, import_node_fs35.lstatSync)(p).isSymbolicLink()) {
+      if ((0, import_node_fs36.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -42432,20 +42542,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs35.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs36.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs35.fstatSync)(fd);
+    const { size } = (0, import_node_fs36.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs35.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs36.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs35.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs36.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs35.writeSync)(fd, "\n");
+        (0, import_node_fs36.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -42454,7 +42564,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs35.closeSync)(fd);
+    (0, import_node_fs36.closeSync)(fd);
   }
 }
 
@@ -42516,7 +42626,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs36 = require("node:fs");
+var import_node_fs37 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -42599,7 +42709,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs36.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs37.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -42639,7 +42749,7 @@ async function runHookPayload(payload, opts) {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
     const root = import_node_path34.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs37.statSync)(root, { throwIfNoEntry: false });
+    const st = (0, import_node_fs38.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
     const file = import_node_path34.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
@@ -42722,7 +42832,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs38.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs39.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -42744,7 +42854,7 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs39 = require("node:fs");
+var import_node_fs40 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
@@ -42996,17 +43106,17 @@ function backupFileFor(file, env) {
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs39.promises.readFile(file, "utf8");
+    return await import_node_fs40.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text2, backup) {
-  const real = before === void 0 ? file : await import_node_fs39.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs40.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs39.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs40.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text2, { mode });
@@ -43047,7 +43157,7 @@ ${edit2.text}`);
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs39.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs40.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -43137,7 +43247,7 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs40 = require("node:fs");
+var import_node_fs41 = require("node:fs");
 var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 
@@ -43491,7 +43601,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs40.promises.stat(file);
+    st = await import_node_fs41.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -43502,15 +43612,15 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs40.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs41.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
   const session = import_node_path37.default.basename(file, ".jsonl");
   const nested = import_node_path37.default.join(import_node_path37.default.dirname(file), session, "subagents");
-  const names = await import_node_fs40.promises.readdir(nested).catch(() => []);
+  const names = await import_node_fs41.promises.readdir(nested).catch(() => []);
   const out = names.filter(isChildName).sort().map((n) => import_node_path37.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs40.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs41.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
     const child = import_node_path37.default.join(import_node_path37.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
@@ -43578,7 +43688,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 init_exit_codes();
 
 // src/commands/friction-review.ts
-var import_node_fs41 = require("node:fs");
+var import_node_fs42 = require("node:fs");
 var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_time();
@@ -43772,9 +43882,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs41.promises.stat(file);
+  const stat = await import_node_fs42.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs41.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs42.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at2) => {
@@ -43790,7 +43900,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs41.promises.open(file, "r");
+  const h = await import_node_fs42.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -43802,15 +43912,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs41.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs42.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
   for (const name of days) await readDay(import_node_path38.default.join(dir, name), paths.relative(import_node_path38.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs41.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  const names = (await import_node_fs42.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
     const file = import_node_path38.default.join(paths.frictionDir(), n);
-    const text2 = await import_node_fs41.promises.readFile(file, "utf8").catch(() => "");
+    const text2 = await import_node_fs42.promises.readFile(file, "utf8").catch(() => "");
     const at2 = /^Escalated at (\S+)\.$/m.exec(text2)?.[1] ?? /At start-up \((\S+)\)/.exec(text2)?.[1];
     if (at2 && Date.parse(at2) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text2, paths.relative(file)));
@@ -43844,7 +43954,7 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs42 = require("node:fs");
+var import_node_fs43 = require("node:fs");
 var import_node_path39 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
@@ -43968,7 +44078,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs42.promises.stat(file);
+    const st = await import_node_fs43.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -43977,7 +44087,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs42.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs43.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -44005,7 +44115,7 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text2 = await import_node_fs42.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text2 = await import_node_fs43.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text2, paths.stateFile(epicId));
     if (parsed.ok) {
@@ -44034,7 +44144,7 @@ async function readTimeline(paths, epicId, nowMs) {
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs42.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs43.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
@@ -44071,7 +44181,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs43 = require("node:fs");
+var import_node_fs44 = require("node:fs");
 var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
@@ -44080,10 +44190,10 @@ var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === 
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs43.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs44.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs43.promises.readdir(p);
+    const names = await import_node_fs44.promises.readdir(p);
     return (await Promise.all(names.map((n) => oldFiles(import_node_path40.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
@@ -44114,7 +44224,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs43.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs44.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -44123,13 +44233,13 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs43.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs44.promises.readdir(dir).catch(() => []);
     for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path40.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
   for (const e of ROOT_UNUSED) await add(ctx, import_node_path40.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
     for (const f of await oldFiles(import_node_path40.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs43.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+      const parsed = parseCheckpoint(await import_node_fs44.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
@@ -44138,7 +44248,7 @@ async function prune(paths, opts) {
   report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path40.default.join(paths.root, e.path))).map((e) => e.path);
   ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path40.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs43.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await import_node_fs44.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
     for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path40.default.dirname(import_node_path40.default.join(paths.root, e.path)));
   }
   return report;
@@ -44154,7 +44264,7 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text2 = await import_node_fs43.promises.readFile(file, "utf8").catch(() => "");
+    const text2 = await import_node_fs44.promises.readFile(file, "utf8").catch(() => "");
     for (const m of text2.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
@@ -44165,7 +44275,7 @@ async function linkedFromNotes(paths) {
 }
 async function removeEmptyParents(root, dir) {
   for (let d = dir; import_node_path40.default.dirname(d) !== root && d.startsWith(root + import_node_path40.default.sep); d = import_node_path40.default.dirname(d)) {
-    if (!await import_node_fs43.promises.rmdir(d).then(() => true, () => false)) return;
+    if (!await import_node_fs44.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -44208,7 +44318,7 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto9 = require("node:crypto");
-var import_node_fs46 = require("node:fs");
+var import_node_fs47 = require("node:fs");
 var import_node_path43 = __toESM(require("node:path"), 1);
 init_errors();
 init_format();
@@ -44315,7 +44425,7 @@ function liveRows(runs, doc, replacements) {
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs44 = require("node:fs");
+var import_node_fs45 = require("node:fs");
 var import_node_path41 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
@@ -44341,11 +44451,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs44.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs44.promises.writeFile(transcriptPath, "");
+      await import_node_fs45.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs45.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
       const planFile = import_node_path41.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs44.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      await import_node_fs45.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -44712,7 +44822,7 @@ function transcriptFacts(text2) {
 
 // src/demo/workspace.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs45 = require("node:fs");
+var import_node_fs46 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
 var import_node_path42 = __toESM(require("node:path"), 1);
 
@@ -44807,24 +44917,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs45.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs46.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
   const repoDir = import_node_path42.default.join(root, "repo");
   const plansDir = import_node_path42.default.join(root, "demo-agents");
   const projectsDir = import_node_path42.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs45.promises.mkdir(d, { recursive: true })));
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs46.promises.mkdir(d, { recursive: true })));
   const scriptPath = import_node_path42.default.join(plansDir, "agent.mjs");
-  await import_node_fs45.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  await import_node_fs46.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
   const replacementPlan = import_node_path42.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs45.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs45.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  await import_node_fs46.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs46.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
   const replacementLog = import_node_path42.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs45.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs46.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -44836,7 +44946,7 @@ async function interestingFiles(ws) {
     [import_node_path42.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs45.existsSync)(import_node_path42.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs46.existsSync)(import_node_path42.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -44874,7 +44984,7 @@ var Monitor = class {
     return liveRows(this.orchestrator.runs, this.doc, this.replacements);
   }
   async read() {
-    const text2 = await import_node_fs46.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text2 = await import_node_fs47.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text2 === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text2));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -44967,19 +45077,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs46.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs47.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs46.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs47.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs46.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs47.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
@@ -45022,6 +45132,7 @@ function registerDemo(program2, { env, setCode }) {
 var COMMANDS = [
   registerStatus,
   registerNext,
+  registerServe,
   registerAck,
   (program2, ctx) => registerHookInstall(registerHook(program2, ctx), ctx),
   registerRecover,

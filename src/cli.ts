@@ -12,6 +12,7 @@ import { didYouMean, commandPath, keepUserFlags, locationFlags, takesFlagOf } fr
 import { flagParsers, type CliContext, type CliEnv, type RegisterCommand } from './commands/command.js';
 import { registerWatch } from './commands/watch.js';
 import { registerStatus } from './commands/status.js';
+import { registerServe } from './commands/serve.js';
 import { registerNext } from './commands/next.js';
 import { registerAck } from './commands/ack.js';
 import { registerHook } from './commands/hook.js';
@@ -29,6 +30,7 @@ export type { CliEnv } from './commands/command.js';
 const COMMANDS: RegisterCommand[] = [
   registerStatus,
   registerNext,
+  registerServe,
   registerAck,
   (program, ctx) => registerHookInstall(registerHook(program, ctx), ctx),
   registerRecover,

@@ -13,6 +13,7 @@ import { EXIT } from '../contracts/exit-codes.js';
 import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';
+import { knownEpicIds } from '../observe/read/known-epics.js';
 
 /** Who watches the epic now, from its lock file. */
 async function watcherOf(paths: StatePaths, epicId: string): Promise<string> {
@@ -48,23 +49,46 @@ export async function printStatus(paths: StatePaths, epicId: string, opts: { isJ
   out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
 }
 
+/** Every epic of the state dir, one line each: its last check's counts, how old it is, who watches it (`serve` runs many). */
+export async function printEveryStatus(paths: StatePaths, opts: { isJson: boolean; nowMs: number }, out: Output): Promise<void> {
+  const rows = [];
+  for (const epicId of await knownEpicIds(paths)) {
+    const doc = await readWatchdogJson(paths, epicId).catch(() => undefined);
+    rows.push({ epic_id: epicId, check_timestamp: doc?.check_timestamp ?? null, summary: doc?.summary ?? null, watcher: await watcherOf(paths, epicId) });
+  }
+  if (opts.isJson) return out.out(JSON.stringify({ epics: rows }, null, 2) + '\n');
+  if (rows.length === 0) return out.out(`no epic under ${paths.root} has a state file (epics/<id>/state.yaml)\n`);
+  const width = Math.max(4, ...rows.map((r) => r.epic_id.length));
+  out.out(`${'EPIC'.padEnd(width)}  CHECKED   TASKS  HEALTHY  STALLED  OTHER  WATCHER\n`);
+  for (const r of rows) {
+    const s = r.summary;
+    const age = r.check_timestamp ? `${Math.max(0, Math.round((opts.nowMs - Date.parse(r.check_timestamp)) / 1000))}s ago` : 'never';
+    const other = s ? s.total_tasks - s.healthy - s.stalled : 0;
+    const n = (v: number | undefined, w: number) => String(v ?? '-').padStart(w);
+    out.out(`${r.epic_id.padEnd(width)}  ${age.padEnd(8)}  ${n(s?.total_tasks, 5)}  ${n(s?.healthy, 7)}  ${n(s?.stalled, 7)}  ${n(s ? other : undefined, 5)}  ${r.watcher}\n`);
+  }
+}
+
 export function registerStatus(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('status')
-    .description('print the last check of an epic as a table (or --json)')
-    .requiredOption('--epic-id <id>', 'epic id');
+    .description('print the last check of an epic as a table (or --json); without --epic-id, every epic one line each')
+    .option('--epic-id <id>', 'epic id (omitted: every epic under the state dir)');
   stateDirOption(cmd)
-    .option('--json', 'print watchdog.json')
-    .action(async (flags: { epicId: string; stateDir?: string; json?: boolean }) => {
+    .option('--json', 'print watchdog.json (without --epic-id: {"epics": [...]})')
+    .action(async (flags: { epicId?: string; stateDir?: string; json?: boolean }) => {
       const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       const columns = env.watchDeps.terminal?.isTty ? env.watchDeps.terminal.columns() : undefined;
-      await printStatus(paths, flags.epicId, { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns }, env.output);
+      const opts = { isJson: Boolean(flags.json), nowMs: env.watchDeps.clock.nowMs(), columns };
+      if (flags.epicId === undefined) await printEveryStatus(paths, opts, env.output);
+      else await printStatus(paths, flags.epicId, opts, env.output);
       setCode(EXIT.ok);
     });
   teach(cmd, {
     examples: [
       ['dispatch-watchdog status --epic-id PROJ-1000', 'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching'],
       ['dispatch-watchdog status --epic-id PROJ-1000 --json', 'watchdog.json as it is (reasons whole)'],
+      ['dispatch-watchdog status', 'every epic under the state dir: its last check\'s counts, how old it is, who watches it'],
     ],
     exitCodes: [
       ['ok', 'printed'],

@@ -60,7 +60,7 @@ describe('the OTLP/HTTP receiver', () => {
     expect((await post('/v1/logs', zlib.gzipSync(fixture('json-logs-1.json')), { ...JSON_TYPE, 'content-encoding': 'gzip' })).status).toBe(200);
     const bomb = await post('/v1/logs', zlib.gzipSync(Buffer.alloc(64 * 1024, 32)), { ...JSON_TYPE, 'content-encoding': 'gzip' });
     expect(bomb.status).toBe(413);
-    expect((await bomb.json()).message).toMatch(/larger than 8192 bytes \(otlp\.max_request_bytes\)/);
+    expect(((await bomb.json()) as { message: string }).message).toMatch(/larger than 8192 bytes \(otlp\.max_request_bytes\)/);
   });
 
   it('refuses a body over the limit before reading it, and the receiver keeps serving', async () => {
@@ -75,7 +75,7 @@ describe('the OTLP/HTTP receiver', () => {
     const none = await post('/v1/logs', fixture('json-logs-1.json'));
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
-    const text = (await none.json()).message as string;
+    const text = ((await none.json()) as { message: string }).message;
     expect(text).toMatch(/OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>"/);
     expect(text).not.toContain('s3cret');
     expect((await post('/v1/logs', fixture('json-logs-1.json'), { ...JSON_TYPE, authorization: 'Bearer s3cret-tokeX' })).status).toBe(401);
@@ -91,7 +91,7 @@ describe('the OTLP/HTTP receiver', () => {
     expect(codes).toEqual([200, 200, 200, 200, 429]);
     const refused = await post('/v1/logs', fixture('json-logs-2.json'));
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect((await refused.json()).message).toMatch(/more than 2 requests a second from 127\.0\.0\.1/);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/more than 2 requests a second from 127\.0\.0\.1/);
     now += 1000;
     expect((await post('/v1/logs', fixture('json-logs-2.json'))).status).toBe(200);
   });
@@ -109,7 +109,7 @@ describe('the OTLP/HTTP receiver', () => {
     for (const [res, status, message] of cases) {
       const got = await res;
       expect(got.status).toBe(status);
-      expect((await got.json()).message).toMatch(message);
+      expect(((await got.json()) as { message: string }).message).toMatch(message);
     }
   });
 
@@ -120,7 +120,7 @@ describe('the OTLP/HTTP receiver', () => {
     attrs.find((a) => a.key === 'session.id')!.value = { stringValue: '../../escape' };
     const res = await post('/v1/logs', Buffer.from(JSON.stringify(body)));
     expect(res.status).toBe(200);
-    expect((await res.json()).partialSuccess).toMatchObject({ rejectedLogRecords: 1, errorMessage: expect.stringMatching(/is not a session id/) });
+    expect(((await res.json()) as { partialSuccess: unknown }).partialSuccess).toMatchObject({ rejectedLogRecords: 1, errorMessage: expect.stringMatching(/is not a session id/) });
     expect(existsSync(path.join(stateDir, '..', 'escape.ndjson'))).toBe(false);
     expect(readdirSync(path.join(stateDir, 'telemetry')).filter((f) => f.endsWith('.ndjson'))).toHaveLength(1);
   });

@@ -62,9 +62,9 @@ describe('help', () => {
   });
 
   it("a subcommand's usage error points to its own help", async () => {
-    const r = await cli('status');
+    const r = await cli('recover');
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("error: required option '--epic-id <id>' not specified\n(run dispatch-watchdog status --help for usage)\n");
+    expect(r.stderr).toBe("error: required option '--epic-id <id>' not specified\n(run dispatch-watchdog recover --help for usage)\n");
     const since = await cli('friction', '--since', 'yesterday', '--state-dir', '/nonexistent');
     expect(since.stderr).toContain('(run dispatch-watchdog friction --help for usage)');
   });
