@@ -4,6 +4,7 @@ import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
 import { benchFleetScale, FULL, machine, QUICK } from './fleet-scale.js';
 import { benchTail } from './tail.js';
+import { benchOtlpIngest } from './otlp-ingest.js';
 
 const quick = process.argv.includes('--quick');
 const out = (s: string) => process.stdout.write(s + '\n');
@@ -12,7 +13,7 @@ out(`dispatch-watchdog benchmarks${quick ? ' (--quick: smaller data)' : ''}: ${m
 out(`\nfleet scale (issue 12)`);
 const figures = await benchFleetScale(quick ? QUICK : FULL, (l) => out(`  ${l}`));
 if (!quick) {
-  for (const bench of [benchCheck200, benchCheckTranscripts, benchTail]) {
+  for (const bench of [benchCheck200, benchCheckTranscripts, benchTail, () => benchOtlpIngest()]) {
     const r = await bench();
     out(`\n${r.name}\n${r.lines.map((l) => `  ${l}`).join('\n')}`);
   }
