@@ -75,3 +75,15 @@ describe('decodeExport', () => {
     execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts/otlp-proto.mjs'), '--check']);
   });
 });
+
+describe('what is stored', () => {
+  it('redacts secrets in commands, parameters and errors', () => {
+    const params = JSON.stringify({ full_command: 'curl -H "Authorization: Bearer abcdef123456789" https://x', description: 'd' });
+    const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'claude_code.tool_decision' }, attributes: [
+      { key: 'session.id', value: { stringValue: 's1' } }, { key: 'tool_name', value: { stringValue: 'Bash' } }, { key: 'decision', value: { stringValue: 'accept' } }, { key: 'tool_parameters', value: { stringValue: params } },
+    ] }] }] }] };
+    const [e] = decodeExport(Buffer.from(JSON.stringify(body)), 'logs', 'json', 'p', 1).events;
+    expect(JSON.stringify(e)).not.toContain('abcdef123456789');
+    expect(e!.line.command).toMatch(/^curl -H "Authorization: /);
+  });
+});

@@ -7,6 +7,7 @@ import { isSafeId } from '../../contracts/ids.js';
 import type { TelemetryLine } from '../../contracts/telemetry.js';
 import { TELEMETRY_EVENTS, type TelemetryEventName } from '../../contracts/vocabulary.js';
 import { OTLP_DESCRIPTOR } from './otlp-proto.js';
+import { redactSecrets } from '../../present/safe-text.js';
 
 export type OtlpSignal = 'logs' | 'metrics';
 export type OtlpEncoding = 'json' | 'protobuf';
@@ -84,7 +85,12 @@ function nanosToMs(v: unknown): number | undefined {
 
 /** How long a stored text field may be. @defaultValue 500 */
 const FIELD_MAX = 500;
-const cut = (s: string | undefined): string | undefined => (s === undefined ? undefined : s.length > FIELD_MAX ? `${s.slice(0, FIELD_MAX - 1)}…` : s);
+/** A stored text field: secrets redacted (a Bash command may carry a token), at most FIELD_MAX. */
+const cut = (raw: string | undefined): string | undefined => {
+  if (raw === undefined) return undefined;
+  const s = redactSecrets(raw);
+  return s.length > FIELD_MAX ? `${s.slice(0, FIELD_MAX - 1)}…` : s;
+};
 
 const KEPT = new Set<string>(TELEMETRY_EVENTS);
 
