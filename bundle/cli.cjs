@@ -3605,48 +3605,6 @@ var init_errors = __esm({
   }
 });
 
-// src/contracts/exit-codes.ts
-function exitCodeFor(thrown, out) {
-  const e = fileSystemErrorOf(thrown) ?? thrown;
-  if (e instanceof InputError) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.input;
-  }
-  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.failure;
-  }
-  const err = e;
-  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
-${err?.stack ?? ""}
-`, { keepNewlines: true }));
-  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
-  return EXIT.failure;
-}
-var EXIT_CODES, EXIT;
-var init_exit_codes = __esm({
-  "src/contracts/exit-codes.ts"() {
-    "use strict";
-    init_errors();
-    init_safe_text();
-    EXIT_CODES = {
-      ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
-      failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
-      input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
-      stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
-      unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
-      requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
-      unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
-      escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
-      attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)" },
-      max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
-    };
-    EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
-  }
-});
-
 // src/deps.ts
 function detectTerminal(stream, env) {
   const isTty = Boolean(stream.isTTY) && env.TERM !== "dumb";
@@ -3899,10 +3857,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path43) {
-  if (!path43)
+function getElementAtPath(obj, path44) {
+  if (!path44)
     return obj;
-  return path43.reduce((acc, key3) => acc?.[key3], obj);
+  return path44.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -4161,11 +4119,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path43, issues) {
+function prefixIssues(path44, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path43);
+    iss.path.unshift(path44);
     return iss;
   });
 }
@@ -4584,12 +4542,12 @@ function $constructor(name, initializer3, proto, params) {
     inst._zod.traits.add(name);
     initializer3(inst, def);
     if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
+      const own3 = Object.getPrototypeOf(inst);
       const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
+      let up = own3;
       while (up && up !== ctorProto)
         up = Object.getPrototypeOf(up);
-      const target2 = up ?? own2;
+      const target2 = up ?? own3;
       if (!initialized.has(target2)) {
         initialized.add(target2);
         members(target2, protoMembers);
@@ -4694,16 +4652,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path43 = []) => {
+  const processError = (error3, path44 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path43, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path44, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path43, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path43, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
       } else {
-        const fullpath = [...path43, ...issue2.path];
+        const fullpath = [...path44, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -8373,7 +8331,7 @@ function compactTypeUnion(schema) {
   const options = schema.anyOf;
   if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
     return;
-  const types = [];
+  const types2 = [];
   for (const option of options) {
     if (!option || typeof option !== "object")
       return;
@@ -8385,12 +8343,12 @@ function compactTypeUnion(schema) {
     for (const member of Array.isArray(type) ? type : [type]) {
       if (typeof member !== "string")
         return;
-      if (!types.includes(member))
-        types.push(member);
+      if (!types2.includes(member))
+        types2.push(member);
     }
   }
   delete schema.anyOf;
-  schema.type = types.length === 1 ? types[0] : types;
+  schema.type = types2.length === 1 ? types2[0] : types2;
 }
 function undeclaredConstraint(member) {
   const extra = member.additionalProperties;
@@ -8767,8 +8725,8 @@ function stringifyKeyNames(bySchema, json, visited) {
     if (mapped.some((branch, i) => branch !== branches[i]))
       json = { ...json, [keyword]: mapped };
   }
-  const types = Array.isArray(json.type) ? json.type : [json.type];
-  const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
+  const types2 = Array.isArray(json.type) ? json.type : [json.type];
+  const numericType = !types2.includes("string") && types2.some((t) => t === "number" || t === "integer");
   const values = json.enum ?? (json.const !== void 0 ? [json.const] : void 0);
   if (!numericType && !values?.some((v) => typeof v === "number"))
     return json;
@@ -8781,7 +8739,7 @@ function stringifyKeyNames(bySchema, json, visited) {
     return rest;
   rest.type = "string";
   if (!values)
-    rest.pattern = (types.includes("number") ? number : integer).source;
+    rest.pattern = (types2.includes("number") ? number : integer).source;
   return rest;
 }
 function rewriteKeyNames(ctx) {
@@ -9375,15 +9333,15 @@ var init_errors3 = __esm({
       if (_installedErrorProtos.has(proto))
         return;
       _installedErrorProtos.add(proto);
-      _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-      _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-      _lazyMethod(proto, "addIssue", (self) => (issue2) => {
-        self.issues.push(issue2);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+      _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
+      _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
+      _lazyMethod(proto, "addIssue", (self2) => (issue2) => {
+        self2.issues.push(issue2);
+        self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
       });
-      _lazyMethod(proto, "addIssues", (self) => (issues2) => {
-        self.issues.push(...issues2);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
+      _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
+        self2.issues.push(...issues2);
+        self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
       });
       Object.defineProperty(proto, "isEmpty", {
         configurable: true,
@@ -10165,7 +10123,7 @@ var init_schemas2 = __esm({
       $ZodObjectJIT.init(inst, def);
       ZodType.init(inst, def);
       inst._zod.processJSONSchema = (ctx, json, params) => objectProcessor(inst, ctx, json, params);
-      util_exports.installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
+      util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
     }, {
       keyof() {
         return _enum(Object.keys(this._zod.def.shape));
@@ -10479,26 +10437,6 @@ var init_zod = __esm({
   }
 });
 
-// src/contracts/time.ts
-function isoToMs(iso) {
-  return Date.parse(iso);
-}
-function msToIso(ms2) {
-  const iso = new Date(ms2).toISOString();
-  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
-}
-function utcDate(ms2) {
-  return new Date(ms2).toISOString().slice(0, 10);
-}
-var IsoTimestamp;
-var init_time = __esm({
-  "src/contracts/time.ts"() {
-    "use strict";
-    init_zod();
-    IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
-  }
-});
-
 // src/contracts/ids.ts
 function isSafeId(id) {
   return SAFE_ID_PATTERN.test(id);
@@ -10522,7 +10460,7 @@ var init_ids = __esm({
 });
 
 // src/contracts/vocabulary.ts
-var VERDICT_KINDS, VerdictKindSchema, EXEMPTION_NAMES, ExemptionSchema, ACTION_KINDS, ActionKindSchema, ADAPTER_OPS, AdapterOpSchema, RECOVERY_MODES, RecoveryModeSchema, TRANSPORT_CAUSES, TransportCauseSchema, DISAGREEMENT_KINDS, DisagreementKindSchema, ATTENTION_KINDS, AttentionKindSchema, STRATEGIES, ADAPTERS, TRACKER_OUTCOMES, TrackerOutcomeSchema, NOTIFY_TRIGGERS, NotifyTriggerSchema, NOTIFY_FORMATS, TIMELINE_MARK_KINDS, STALL_REASONS, StallReasonSchema, LEGACY_STALL_REASONS, StallReasonAsRead;
+var VERDICT_KINDS, VerdictKindSchema, EXEMPTION_NAMES, ExemptionSchema, ACTION_KINDS, ActionKindSchema, ADAPTER_OPS, AdapterOpSchema, RECOVERY_MODES, RecoveryModeSchema, TRANSPORT_CAUSES, TransportCauseSchema, DISAGREEMENT_KINDS, DisagreementKindSchema, ATTENTION_KINDS, AttentionKindSchema, STRATEGIES, ADAPTERS, TRACKER_OUTCOMES, TrackerOutcomeSchema, NOTIFY_TRIGGERS, NotifyTriggerSchema, NOTIFY_FORMATS, TIMELINE_MARK_KINDS, STALL_REASONS, StallReasonSchema, LEGACY_STALL_REASONS, StallReasonAsRead, TELEMETRY_EVENTS, TelemetryEventSchema;
 var init_vocabulary = __esm({
   "src/contracts/vocabulary.ts"() {
     "use strict";
@@ -10555,97 +10493,8 @@ var init_vocabulary = __esm({
     StallReasonSchema = _enum(STALL_REASONS);
     LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
     StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
-  }
-});
-
-// src/contracts/request.ts
-function isOpenRequestStatus(status) {
-  return status !== "done";
-}
-function howToAnswer(kind, r) {
-  const row = r.row_task_id ?? r.task_id;
-  const base = r.key.replaceAll(":", "__");
-  if (kind === "cancel" && r.key.endsWith(":redispatch")) {
-    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
-  }
-  if (kind === "cancel" && r.key.endsWith(":escalate")) {
-    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
-  }
-  if (kind === "cancel") {
-    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
-  }
-  if (kind === "nudge") {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
-  }
-  if (kind === "reconcile") {
-    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
-  }
-  if (kind === "resume") {
-    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-  }
-  if (r.stop_row_task_id) {
-    return `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-  }
-  return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-}
-var REQUEST_KINDS, RequestKindSchema, ANSWER_HOWS, REQUEST_STATUSES, OPEN_REQUEST_STATUSES, RequestSchema, EscalationNoticeSchema;
-var init_request = __esm({
-  "src/contracts/request.ts"() {
-    "use strict";
-    init_zod();
-    init_ids();
-    init_time();
-    init_vocabulary();
-    REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
-    RequestKindSchema = _enum(REQUEST_KINDS);
-    ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
-    REQUEST_STATUSES = ["pending", "done", "unanswered"];
-    OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
-    RequestSchema = looseObject({
-      schema_version: literal("1"),
-      kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
-      key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
-      epic_id: SafeId,
-      task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
-      row_task_id: SafeId.optional().describe("The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id)."),
-      stop_task_id: SafeId.optional().describe("Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started)."),
-      stop_row_task_id: SafeId.optional().describe("With stop_task_id: the row that carries it."),
-      ticket_id: SafeId,
-      agent_id: SafeId.optional(),
-      agent_name: string2().optional(),
-      team_name: string2().optional(),
-      session_id: SafeId.optional(),
-      pid: number2().int().optional(),
-      reason: string2().optional().describe("Why, for humans."),
-      created_at: IsoTimestamp,
-      answer_by: IsoTimestamp.optional().describe("Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt."),
-      how_to_answer: string2().optional().describe("One line: the ways this request can be answered (docs/orchestrator.md)."),
-      redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
-      recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
-      checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
-      prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
-      resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
-      transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
-      route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
-      message: string2().optional().describe("nudge only: the text to send, verbatim."),
-      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
-      what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
-      row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
-    }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
-    EscalationNoticeSchema = looseObject({
-      schema_version: literal("1"),
-      kind: literal("escalation"),
-      key: string2(),
-      epic_id: SafeId,
-      task_id: SafeId,
-      ticket_id: SafeId,
-      attempt_count: number2().int().describe("Stalled attempts of the ticket, the last one included."),
-      friction_path: string2().describe("State-dir relative path of the friction note."),
-      tracker: TrackerOutcomeSchema.describe("What happened to the ticket in Linear."),
-      created_at: IsoTimestamp,
-      needs_answer: literal(false),
-      message: string2()
-    }).meta({ title: "EscalationNotice", description: "epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer." });
+    TELEMETRY_EVENTS = ["user_prompt", "tool_decision", "tool_result", "api_request", "api_error", "assistant_response"];
+    TelemetryEventSchema = _enum(TELEMETRY_EVENTS);
   }
 });
 
@@ -10710,337 +10559,6 @@ var init_defaults = __esm({
         /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
         missing_epic_settle_ms: 5e3
       }
-    };
-  }
-});
-
-// src/contracts/next.ts
-var AttentionItemSchema, NEXT_REASONS, NEXT_EXIT, Kind, NextDocSchema;
-var init_next = __esm({
-  "src/contracts/next.ts"() {
-    "use strict";
-    init_zod();
-    init_exit_codes();
-    init_request();
-    init_time();
-    init_vocabulary();
-    AttentionItemSchema = object({
-      key: string2().describe("Stable id of this item: printed once."),
-      kind: AttentionKindSchema,
-      task_id: string2().optional(),
-      ticket_id: string2().optional(),
-      since: IsoTimestamp.optional(),
-      detail: string2(),
-      what_to_do: string2()
-    });
-    NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
-    NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
-    Kind = _enum(REQUEST_KINDS);
-    NextDocSchema = object({
-      schema_version: literal("1"),
-      epic_id: string2(),
-      reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
-      exit_code: number2().int(),
-      requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
-      unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
-      escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
-      attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
-      pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
-      wave: object({
-        in_flight: number2().int(),
-        terminal: number2().int(),
-        blocked: number2().int().describe("Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress)."),
-        unknown_status: number2().int().describe("Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status)."),
-        pending_requests: number2().int()
-      }).describe("The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).")
-    }).meta({ title: "NextResult", description: "stdout of `dispatch-watchdog next --json` (docs/recovery.md)." });
-  }
-});
-
-// src/contracts/events.ts
-function verdictOfEvent(event) {
-  return VERDICT_OF_EVENT.get(event);
-}
-var Envelope, TaskFields, ev, WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman, UnknownTask, MassStall, MassStallEnded, MassStallEscalated, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked, ActionFailed, RecoverySummary, StateRowsLost, RequestFields, RequestAnswered, RequestUnanswered, NudgeSent, ReconcileRequested, AttentionNeeded, NextReturned, NotifyKey, NotifyStarted, NotifySent, NotifyFailed, DispatchEventSchema, EVENT_NAMES, VERDICT_EVENT, VERDICT_OF_EVENT, OUTCOME_EVENT_OF;
-var init_events = __esm({
-  "src/contracts/events.ts"() {
-    "use strict";
-    init_zod();
-    init_ids();
-    init_next();
-    init_request();
-    init_time();
-    init_vocabulary();
-    Envelope = {
-      timestamp_utc: IsoTimestamp,
-      epic_id: string2(),
-      run_id: string2()
-    };
-    TaskFields = {
-      // Safe ids: a line edited by hand or by another tool can never steer a path out of the state dir.
-      ticket_id: SafeId,
-      task_id: SafeId,
-      agent_id: SafeId
-    };
-    ev = (event, shape, description) => looseObject({ event: literal(event), ...Envelope, ...shape }).meta({ title: event, description });
-    WatchdogStarted = ev("watchdog_started", {
-      pid: number2().int(),
-      version: string2(),
-      action: string2(),
-      timeout_seconds: number2(),
-      check_interval_seconds: number2(),
-      max_redispatches: number2().int(),
-      adapter: string2().optional()
-    }, "The watchdog began watching an epic.");
-    WatchdogStopped = ev("watchdog_stopped", {
-      reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
-      signal: string2().optional(),
-      checks: number2().int().optional()
-    }, "The watchdog stopped watching an epic.");
-    Healthy = ev("healthy", {
-      ...TaskFields,
-      idle_seconds: number2(),
-      effective_timeout_seconds: number2().optional(),
-      recovered: boolean2().optional()
-    }, "A task was first seen healthy, or recovered (not written every tick).");
-    StallDetected = ev("stall_detected", {
-      ...TaskFields,
-      stall_reason: StallReasonAsRead,
-      idle_seconds: number2(),
-      bash_timeout_exemption: boolean2(),
-      redispatch_attempt: number2().int(),
-      max_redispatches: number2().int(),
-      action_taken: string2(),
-      effective_timeout_seconds: number2().optional(),
-      exemptions: array(ExemptionSchema).optional(),
-      reason: string2().optional(),
-      last_tool: string2().optional(),
-      last_tool_open: boolean2().optional().describe("The last tool call had no result yet (absent: no source could tell).")
-    }, "A task crossed its effective stall window.");
-    TruthInconsistent = ev("truth_inconsistent", { ...TaskFields, reason: string2() }, "Evidence contradicts itself; reported, never acted on.");
-    LoopingDetected = ev("looping_detected", { ...TaskFields, reason: string2() }, "An agent repeats the same call or error.");
-    WaitingHuman = ev("waiting_human", { ...TaskFields, reason: string2() }, "An agent waits on a permission prompt or a question.");
-    UnknownTask = ev("task_unknown", { ...TaskFields, reason: string2() }, "A task cannot be judged (no evidence, unknown status, unreadable source).");
-    MassStall = ev("mass_stall", {
-      stalled: number2().int(),
-      in_flight: number2().int(),
-      task_ids: array(string2()),
-      episode_started_at: IsoTimestamp.optional().describe("When this episode of the breaker began (its first mass_stall).")
-    }, "Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.");
-    MassStallEnded = ev("mass_stall_ended", {
-      held_seconds: number2()
-    }, "The circuit breaker closed: fewer tasks stall at once.");
-    MassStallEscalated = ev("mass_stall_escalated", {
-      episode_started_at: IsoTimestamp,
-      held_seconds: number2(),
-      task_ids: array(string2()),
-      friction_path: string2()
-    }, "A mass-stall episode held actions longer than circuit_breaker.max_hold_seconds: escalated once (friction note); stalls are acted on again.");
-    InputErrorEvent = ev("input_error", {
-      code: string2(),
-      message: string2(),
-      file: string2().optional()
-    }, "A file could not be used; logged once per distinct problem.");
-    ActionStarted = ev("action_started", {
-      ...TaskFields,
-      key: string2().describe("Idempotency key <epic>:<task_id>:<action>."),
-      action: ActionKindSchema,
-      adapter: string2().optional(),
-      redispatch_attempt: number2().int().optional(),
-      recovery_task_id: SafeId.optional(),
-      pid: number2().int().optional().describe("The agent process to stop, when known."),
-      start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
-      boot_id: string2().optional(),
-      // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
-      stall_reason: StallReasonAsRead.optional().catch(void 0),
-      idle_seconds: number2().optional(),
-      session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
-      row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
-      mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
-      transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
-      route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
-      disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
-      detail: string2().optional().describe("reconcile only: what disagrees, in words."),
-      cwd: string2().optional().describe("redispatch: the agent's working directory (its transcript's newest cwd), so a replacement launched after a restart still starts there.")
-    }, "Write-ahead record of a destructive action (docs/recovery.md).");
-    AgentKilled = ev("agent_killed", {
-      ...TaskFields,
-      key: string2(),
-      adapter: string2().optional(),
-      was_forced: boolean2().optional(),
-      detail: string2().optional(),
-      step: _enum(["cancel", "stop_before_redispatch", "stop_before_escalation"]).optional(),
-      request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
-      answer_by: IsoTimestamp.optional().describe("The request's deadline.")
-    }, "The stalled agent was stopped (or a stop was requested).");
-    Redispatch = ev("redispatch", {
-      ...TaskFields,
-      key: string2(),
-      redispatch_attempt: number2().int(),
-      max_redispatches: number2().int().optional(),
-      recovery_task_id: SafeId,
-      checkpoint_path: string2().optional(),
-      remaining_tasks: array(string2()).optional(),
-      adapter: string2().optional(),
-      pid: number2().int().optional(),
-      start_ticks: number2().int().optional(),
-      boot_id: string2().optional(),
-      output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
-      mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
-      detail: string2().optional(),
-      request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
-      answer_by: IsoTimestamp.optional().describe("The request's deadline.")
-    }, "A fresh agent was launched (or requested) with only the remaining work.");
-    EscalatedToBlocked = ev("escalated_to_blocked", {
-      ...TaskFields,
-      key: string2().optional(),
-      attempt_count: number2().int(),
-      friction_path: string2(),
-      tracker: TrackerOutcomeSchema.optional(),
-      tracker_detail: string2().optional(),
-      tracker_retryable: boolean2().optional().describe("tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always."),
-      is_retry: boolean2().optional().describe("A later line for the same key: the tracker step, retried after it had failed.")
-    }, "The ticket hit the redispatch cap and was moved to Blocked.");
-    ActionFailed = ev("action_failed", {
-      ...TaskFields,
-      key: string2(),
-      action: ActionKindSchema,
-      error: string2(),
-      retryable: boolean2()
-    }, "A destructive action failed; that task instance is not acted on again automatically.");
-    RecoverySummary = ev("recovery_summary", {
-      done: array(string2()),
-      finished: array(string2()),
-      orphans: array(string2()).describe("Orphaned keys as listed for people: all of them, or the first 20 when there are more than 30."),
-      more_orphans: array(string2()).optional().describe("The orphaned keys not listed, so none is reported again at the next start-up."),
-      orphan_count: number2().int(),
-      friction_path: string2().optional()
-    }, "Start-up classification of every action started but not finished.");
-    StateRowsLost = ev("state_rows_lost", {
-      vanished: array(string2()).describe("In-flight task ids an earlier read listed and this one does not."),
-      fields_lost: array(object({ task_id: string2(), fields: array(string2()) })).describe("In-flight rows whose fields went missing."),
-      is_confirmed: boolean2().describe("true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.")
-    }, "Rows of the state file vanished or lost fields between reads; never taken as done or as never started.");
-    RequestFields = {
-      key: string2(),
-      kind: _enum(REQUEST_KINDS),
-      ticket_id: SafeId,
-      task_id: SafeId.describe("The task instance the request was about."),
-      recovery_task_id: SafeId.optional()
-    };
-    RequestAnswered = ev("request_answered", {
-      ...RequestFields,
-      how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
-      answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
-    }, "The orchestrator answered a request (docs/recovery.md).");
-    RequestUnanswered = ev("request_unanswered", {
-      ...RequestFields,
-      answer_by: IsoTimestamp
-    }, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
-    NudgeSent = ev("nudge_sent", {
-      ...TaskFields,
-      key: string2(),
-      adapter: string2().optional(),
-      route: _enum(["inbox", "resume"]),
-      detail: string2().optional(),
-      request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
-      answer_by: IsoTimestamp.optional()
-    }, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
-    ReconcileRequested = ev("reconcile_requested", {
-      ...TaskFields,
-      key: string2(),
-      disagreement: DisagreementKindSchema,
-      detail: string2().describe("What disagrees, in words."),
-      row_status: string2(),
-      request_path: string2(),
-      answer_by: IsoTimestamp.optional()
-    }, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
-    AttentionNeeded = ev("attention_needed", {
-      ...TaskFields,
-      key: string2(),
-      kind: AttentionKindSchema,
-      since: IsoTimestamp.optional(),
-      reason: string2()
-    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
-    NextReturned = ev("next_returned", {
-      reason: _enum(NEXT_REASONS),
-      exit_code: number2().int(),
-      requests: array(string2()).describe("Keys of the requests printed as new."),
-      unanswered: array(string2()),
-      escalations: array(string2()),
-      attention: array(string2()).optional().describe("Keys of the attention items printed.")
-    }, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
-    NotifyKey = string2().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
-    NotifyStarted = ev("notify_started", {
-      key: NotifyKey,
-      trigger: NotifyTriggerSchema,
-      about: string2().describe("The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set."),
-      text: string2().describe("The message, as sent (the same on every attempt and after a restart)."),
-      ticket_id: SafeId.optional(),
-      task_id: SafeId.optional()
-    }, "Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.");
-    NotifySent = ev("notify_sent", {
-      key: NotifyKey,
-      status: number2().int().describe("The 2xx the webhook answered."),
-      attempts: number2().int().min(1),
-      is_recovered: boolean2().optional().describe("Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).")
-    }, "The webhook answered 2xx; the notification is never sent again.");
-    NotifyFailed = ev("notify_failed", {
-      key: NotifyKey,
-      error: string2().describe("Why, without the webhook URL."),
-      attempts: number2().int().min(0),
-      is_orphan: boolean2().optional().describe("A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).")
-    }, "The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.");
-    DispatchEventSchema = discriminatedUnion("event", [
-      WatchdogStarted,
-      WatchdogStopped,
-      Healthy,
-      StallDetected,
-      TruthInconsistent,
-      LoopingDetected,
-      WaitingHuman,
-      UnknownTask,
-      MassStall,
-      InputErrorEvent,
-      ActionStarted,
-      AgentKilled,
-      Redispatch,
-      EscalatedToBlocked,
-      ActionFailed,
-      RecoverySummary,
-      StateRowsLost,
-      MassStallEnded,
-      MassStallEscalated,
-      RequestAnswered,
-      RequestUnanswered,
-      NextReturned,
-      NudgeSent,
-      ReconcileRequested,
-      AttentionNeeded,
-      NotifyStarted,
-      NotifySent,
-      NotifyFailed
-    ]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
-    EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
-    VERDICT_EVENT = {
-      terminal: null,
-      blocked: null,
-      inconsistent: "truth_inconsistent",
-      unknown: "task_unknown",
-      waiting_human: "waiting_human",
-      stalled: "stall_detected",
-      looping: "looping_detected",
-      healthy: "healthy"
-    };
-    VERDICT_OF_EVENT = new Map(
-      Object.entries(VERDICT_EVENT).flatMap(([kind, event]) => event ? [[event, kind]] : [])
-    );
-    OUTCOME_EVENT_OF = {
-      cancel: "agent_killed",
-      redispatch: "redispatch",
-      escalate: "escalated_to_blocked",
-      nudge: "nudge_sent",
-      reconcile: "reconcile_requested"
     };
   }
 });
@@ -19069,267 +18587,6 @@ var init_linear = __esm({
   }
 });
 
-<<<<<<< HEAD
-// src/core/format.ts
-function cut(s, n, isFlattened = true) {
-  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
-  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
-}
-function renderTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(header), ...rows.map(line)].join("\n") + "\n";
-}
-function renderStatus(doc, live = {}) {
-  const s = doc.summary;
-  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
-`;
-  const rows = doc.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    t.verdict === "stalled" ? "STALLED" : t.verdict,
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
-    t.exemptions.join(",") || "-",
-    t.reason
-  ].map((cell2) => safeText(cell2)));
-  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
-  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
-  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
-  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
-  const table = renderTable(header, rows);
-  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
-  const counts = [
-    `${s.total_tasks} tasks`,
-    `${s.healthy} healthy`,
-    `${s.stalled} stalled`,
-    `${s.blocked} blocked`,
-    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
-    s.looping ? `${s.looping} looping` : "",
-    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
-    s.unknown ? `${s.unknown} unknown` : "",
-    `${s.terminal} done`,
-    s.redispatched ? `${s.redispatched} redispatched` : "",
-    s.cancelled ? `${s.cancelled} cancelled` : "",
-    s.escalated ? `${s.escalated} escalated` : "",
-    s.pending_requests ? `${s.pending_requests} requests pending` : "",
-    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
-  ].filter(Boolean);
-  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
-  return head + table + (actions ? `stalls:
-${actions}
-` : "") + (requests ? `requests to the orchestrator:
-${requests}
-` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
-}
-function renderEvent(e) {
-  return safeText(eventText(e));
-}
-function eventText(e) {
-  const t = e.timestamp_utc.slice(11, 19);
-  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
-  switch (e.event) {
-    case "healthy":
-      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
-    case "stall_detected":
-      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
-    case "truth_inconsistent":
-    case "looping_detected":
-    case "waiting_human":
-    case "task_unknown":
-      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
-    case "input_error":
-      return `${t} input error: ${e.message}`;
-    case "mass_stall_ended":
-      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
-    case "mass_stall_escalated":
-      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
-    case "mass_stall":
-      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
-    case "action_started":
-      return `${t} ${who} ${e.action} started (key ${e.key})`;
-    case "agent_killed":
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
-    case "redispatch": {
-      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
-      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
-    }
-    case "nudge_sent":
-      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
-    case "reconcile_requested":
-      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
-    case "attention_needed":
-      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
-    case "escalated_to_blocked": {
-      const tracker2 = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
-      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker2}; friction note ${e.friction_path}`;
-    }
-    case "action_failed":
-      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
-    case "recovery_summary":
-      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
-    case "state_rows_lost": {
-      const what = [
-        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
-        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
-      ].filter(Boolean).join("; ");
-      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
-    }
-    case "watchdog_started":
-      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
-    case "watchdog_stopped":
-      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
-    case "request_answered":
-      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
-    case "request_unanswered":
-      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
-    case "next_returned":
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
-    case "notify_started":
-      return `${t} notifying (${e.trigger}): ${e.text}`;
-    case "notify_sent":
-      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}); key ${e.key}`;
-    case "notify_failed":
-      return `${t} notification ${e.is_orphan ? "ORPHANED" : "FAILED"}: ${e.error}; key ${e.key}`;
-  }
-}
-var fmtSecs, MAX_REASON_CHARS, isRequestOnly;
-var init_format = __esm({
-  "src/core/format.ts"() {
-    "use strict";
-    init_safe_text();
-    fmtSecs = (s) => {
-      if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
-      if (s < 120) return `${s}s`;
-      if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-      return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
-    };
-    MAX_REASON_CHARS = 100;
-    isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
-  }
-});
-
-// src/core/telemetry.ts
-function eventSeverity(e) {
-  if (ERROR.has(e.event) || e.event === "recovery_summary" && e.orphan_count > 0) return "error";
-  return WARN.has(e.event) ? "warn" : "info";
-}
-function eventAttributes(e) {
-  const out = {};
-  for (const [k, v] of Object.entries(e)) {
-    if (k === "timestamp_utc" || v === void 0 || v === null) continue;
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
-    else if (Array.isArray(v) && v.every((x) => typeof x === "string")) out[k] = v;
-    else out[k] = JSON.stringify(v);
-  }
-  return out;
-}
-function eventFigures(e) {
-  switch (e.event) {
-    case "stall_detected":
-      return {
-        stall: { stall_reason: e.stall_reason },
-        ...e.effective_timeout_seconds !== void 0 ? { detectionLatencySeconds: Math.max(0, e.idle_seconds - e.effective_timeout_seconds) } : {}
-      };
-    case "action_started":
-      return { action: { action: e.action, outcome: "started" } };
-    case "action_failed":
-      return { action: { action: e.action, outcome: "failed" } };
-    default: {
-      const action = ACTION_OF_OUTCOME.get(e.event);
-      if (!action || e.event === "escalated_to_blocked" && e.is_retry || e.event === "agent_killed" && e.step !== void 0 && e.step !== "cancel") return {};
-      return { action: { action, outcome: "done" } };
-    }
-  }
-}
-var WARN, ERROR, ACTION_OF_OUTCOME;
-var init_telemetry = __esm({
-  "src/core/telemetry.ts"() {
-    "use strict";
-    init_events();
-    WARN = /* @__PURE__ */ new Set(["stall_detected", "mass_stall", "request_unanswered", "attention_needed", "looping_detected", "waiting_human", "task_unknown", "truth_inconsistent", "state_rows_lost", "escalated_to_blocked", "mass_stall_escalated", "input_error", "reconcile_requested"]);
-    ERROR = /* @__PURE__ */ new Set(["action_failed", "notify_failed"]);
-    ACTION_OF_OUTCOME = new Map(Object.entries(OUTCOME_EVENT_OF).map(([a, ev2]) => [ev2, a]));
-  }
-});
-
-// src/act/telemetry/otel.ts
-var otel_exports = {};
-__export(otel_exports, {
-  startOtel: () => startOtel
-});
-function quietDiag(warn) {
-  let isTold = false;
-  const tell = () => {
-    if (isTold) return;
-    isTold = true;
-    warn("dispatch-watchdog: telemetry export failed (the OTLP endpoint did not take it); still watching, later failures not shown\n");
-  };
-  import_api.diag.setLogger({ error: tell, warn: () => {
-  }, info: () => {
-  }, debug: () => {
-  }, verbose: () => {
-  } }, { logLevel: import_api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
-}
-function startOtel(t, service, warn) {
-  quietDiag(warn);
-  const resource = (0, import_resources.resourceFromAttributes)({ "service.name": "dispatch-watchdog", "service.version": service.version }).merge((0, import_resources.detectResources)({ detectors: [import_resources.envDetector] }));
-  const logs = t.isLogsOn ? new import_sdk_logs.LoggerProvider({ resource, processors: [new import_sdk_logs.BatchLogRecordProcessor({ exporter: new import_exporter_logs_otlp_http.OTLPLogExporter(), scheduledDelayMillis: t.logDelayMs })] }) : void 0;
-  const metrics = t.isMetricsOn ? new import_sdk_metrics.MeterProvider({ resource, readers: [new import_sdk_metrics.PeriodicExportingMetricReader({ exporter: new import_exporter_metrics_otlp_http.OTLPMetricExporter(), exportIntervalMillis: t.metricIntervalMs, exportTimeoutMillis: Math.min(t.metricTimeoutMs, t.metricIntervalMs) })] }) : void 0;
-  const logger = logs?.getLogger("dispatch-watchdog", service.version);
-  const meter = metrics?.getMeter("dispatch-watchdog", service.version);
-  const lastCheck = /* @__PURE__ */ new Map();
-  const tasks = meter?.createObservableGauge("dispatch_watchdog.tasks", { description: "Tasks of the last check, by verdict.", unit: "{task}", valueType: import_api.ValueType.INT });
-  tasks?.addCallback((r) => {
-    for (const [epic, c] of lastCheck) {
-      const counts = new Map(VERDICT_KINDS.map((k) => [k, 0]));
-      for (const v of c.verdicts) counts.set(v, (counts.get(v) ?? 0) + 1);
-      for (const [verdict, n] of counts) r.observe(n, { epic_id: epic, verdict });
-    }
-  });
-  const pending = meter?.createObservableGauge("dispatch_watchdog.requests.pending", { description: "Requests to the orchestrator not answered yet.", unit: "{request}", valueType: import_api.ValueType.INT });
-  pending?.addCallback((r) => {
-    for (const [epic, c] of lastCheck) r.observe(c.pendingRequests, { epic_id: epic });
-  });
-  const stalls = meter?.createCounter("dispatch_watchdog.stalls", { description: "Stalls detected.", unit: "{stall}", valueType: import_api.ValueType.INT });
-  const actions = meter?.createCounter("dispatch_watchdog.actions", { description: "Recovery actions started, done and failed.", unit: "{action}", valueType: import_api.ValueType.INT });
-  const latency = meter?.createHistogram("dispatch_watchdog.detection.latency", { description: "How long past its stall window a stall was detected.", unit: "s" });
-  const duration3 = meter?.createHistogram("dispatch_watchdog.check.duration", { description: "Wall time of one check.", unit: "s" });
-  return {
-    onEvent(e) {
-      const [severityNumber, severityText] = SEVERITY[eventSeverity(e)];
-      logger?.emit({ eventName: `dispatch_watchdog.${e.event}`, timestamp: new Date(e.timestamp_utc), severityNumber, severityText, body: renderEvent(e), attributes: eventAttributes(e) });
-      const f = eventFigures(e);
-      const epic = { epic_id: e.epic_id };
-      if (f.stall) stalls?.add(1, { ...epic, ...f.stall });
-      if (f.action) actions?.add(1, { ...epic, ...f.action });
-      if (f.detectionLatencySeconds !== void 0) latency?.record(f.detectionLatencySeconds, epic);
-    },
-    onCheck(c) {
-      lastCheck.set(c.epicId, c);
-      duration3?.record(c.durationMs / 1e3, { epic_id: c.epicId });
-    },
-    async shutdown() {
-      await Promise.allSettled([logs?.shutdown(), metrics?.shutdown()]);
-    }
-  };
-}
-var import_api, import_api_logs, import_exporter_logs_otlp_http, import_exporter_metrics_otlp_http, import_resources, import_sdk_logs, import_sdk_metrics, SEVERITY;
-var init_otel = __esm({
-  "src/act/telemetry/otel.ts"() {
-    "use strict";
-    import_api = require("@opentelemetry/api");
-    import_api_logs = require("@opentelemetry/api-logs");
-    import_exporter_logs_otlp_http = require("@opentelemetry/exporter-logs-otlp-http");
-    import_exporter_metrics_otlp_http = require("@opentelemetry/exporter-metrics-otlp-http");
-    import_resources = require("@opentelemetry/resources");
-    import_sdk_logs = require("@opentelemetry/sdk-logs");
-    import_sdk_metrics = require("@opentelemetry/sdk-metrics");
-    init_vocabulary();
-    init_format();
-    init_telemetry();
-    SEVERITY = { info: [import_api_logs.SeverityNumber.INFO, "INFO"], warn: [import_api_logs.SeverityNumber.WARN, "WARN"], error: [import_api_logs.SeverityNumber.ERROR, "ERROR"] };
-=======
 // node_modules/protobufjs/src/util/aspromise.js
 var require_aspromise = __commonJS({
   "node_modules/protobufjs/src/util/aspromise.js"(exports2, module2) {
@@ -25496,7 +24753,202 @@ var require_light = __commonJS({
   "node_modules/protobufjs/light.js"(exports2, module2) {
     "use strict";
     module2.exports = require_index_light();
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
+  }
+});
+
+// src/observe/parse/otlp-proto.ts
+var OTLP_DESCRIPTOR;
+var init_otlp_proto = __esm({
+  "src/observe/parse/otlp-proto.ts"() {
+    "use strict";
+    OTLP_DESCRIPTOR = { "nested": { "opentelemetry": { "nested": { "proto": { "nested": { "collector": { "nested": { "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.logs.v1", "java_outer_classname": "LogsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/logs/v1" }, "nested": { "LogsService": { "methods": { "Export": { "requestType": "ExportLogsServiceRequest", "responseType": "ExportLogsServiceResponse" } } }, "ExportLogsServiceRequest": { "fields": { "resourceLogs": { "rule": "repeated", "type": "opentelemetry.proto.logs.v1.ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ExportLogsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportLogsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportLogsPartialSuccess": { "fields": { "rejectedLogRecords": { "type": "int64", "id": 1, "protoName": "rejected_log_records" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.metrics.v1", "java_outer_classname": "MetricsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/metrics/v1" }, "nested": { "MetricsService": { "methods": { "Export": { "requestType": "ExportMetricsServiceRequest", "responseType": "ExportMetricsServiceResponse" } } }, "ExportMetricsServiceRequest": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "opentelemetry.proto.metrics.v1.ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ExportMetricsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportMetricsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportMetricsPartialSuccess": { "fields": { "rejectedDataPoints": { "type": "int64", "id": 1, "protoName": "rejected_data_points" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } } } }, "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.logs.v1", "java_outer_classname": "LogsProto", "go_package": "go.opentelemetry.io/proto/otlp/logs/v1" }, "nested": { "LogsData": { "fields": { "resourceLogs": { "rule": "repeated", "type": "ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ResourceLogs": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeLogs": { "rule": "repeated", "type": "ScopeLogs", "id": 2, "protoName": "scope_logs" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeLogs": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "logRecords": { "rule": "repeated", "type": "LogRecord", "id": 2, "protoName": "log_records" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "SeverityNumber": { "values": { "SEVERITY_NUMBER_UNSPECIFIED": 0, "SEVERITY_NUMBER_TRACE": 1, "SEVERITY_NUMBER_TRACE2": 2, "SEVERITY_NUMBER_TRACE3": 3, "SEVERITY_NUMBER_TRACE4": 4, "SEVERITY_NUMBER_DEBUG": 5, "SEVERITY_NUMBER_DEBUG2": 6, "SEVERITY_NUMBER_DEBUG3": 7, "SEVERITY_NUMBER_DEBUG4": 8, "SEVERITY_NUMBER_INFO": 9, "SEVERITY_NUMBER_INFO2": 10, "SEVERITY_NUMBER_INFO3": 11, "SEVERITY_NUMBER_INFO4": 12, "SEVERITY_NUMBER_WARN": 13, "SEVERITY_NUMBER_WARN2": 14, "SEVERITY_NUMBER_WARN3": 15, "SEVERITY_NUMBER_WARN4": 16, "SEVERITY_NUMBER_ERROR": 17, "SEVERITY_NUMBER_ERROR2": 18, "SEVERITY_NUMBER_ERROR3": 19, "SEVERITY_NUMBER_ERROR4": 20, "SEVERITY_NUMBER_FATAL": 21, "SEVERITY_NUMBER_FATAL2": 22, "SEVERITY_NUMBER_FATAL3": 23, "SEVERITY_NUMBER_FATAL4": 24 } }, "LogRecordFlags": { "values": { "LOG_RECORD_FLAGS_DO_NOT_USE": 0, "LOG_RECORD_FLAGS_TRACE_FLAGS_MASK": 255 } }, "LogRecord": { "fields": { "timeUnixNano": { "type": "fixed64", "id": 1, "protoName": "time_unix_nano" }, "observedTimeUnixNano": { "type": "fixed64", "id": 11, "protoName": "observed_time_unix_nano" }, "severityNumber": { "type": "SeverityNumber", "id": 2, "protoName": "severity_number" }, "severityText": { "type": "string", "id": 3, "protoName": "severity_text" }, "body": { "type": "opentelemetry.proto.common.v1.AnyValue", "id": 5 }, "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 6 }, "droppedAttributesCount": { "type": "uint32", "id": 7, "protoName": "dropped_attributes_count" }, "flags": { "type": "fixed32", "id": 8 }, "traceId": { "type": "bytes", "id": 9, "protoName": "trace_id" }, "spanId": { "type": "bytes", "id": 10, "protoName": "span_id" }, "eventName": { "type": "string", "id": 12, "protoName": "event_name" } }, "reserved": [[4, 4]] } } } } }, "common": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Common.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.common.v1", "java_outer_classname": "CommonProto", "go_package": "go.opentelemetry.io/proto/otlp/common/v1" }, "nested": { "AnyValue": { "oneofs": { "value": { "oneof": ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue", "stringValueStrindex"] } }, "fields": { "stringValue": { "type": "string", "id": 1, "protoName": "string_value" }, "boolValue": { "type": "bool", "id": 2, "protoName": "bool_value" }, "intValue": { "type": "int64", "id": 3, "protoName": "int_value" }, "doubleValue": { "type": "double", "id": 4, "protoName": "double_value" }, "arrayValue": { "type": "ArrayValue", "id": 5, "protoName": "array_value" }, "kvlistValue": { "type": "KeyValueList", "id": 6, "protoName": "kvlist_value" }, "bytesValue": { "type": "bytes", "id": 7, "protoName": "bytes_value" }, "stringValueStrindex": { "type": "int32", "id": 8, "protoName": "string_value_strindex" } } }, "ArrayValue": { "fields": { "values": { "rule": "repeated", "type": "AnyValue", "id": 1 } } }, "KeyValueList": { "fields": { "values": { "rule": "repeated", "type": "KeyValue", "id": 1 } } }, "KeyValue": { "fields": { "key": { "type": "string", "id": 1 }, "value": { "type": "AnyValue", "id": 2 }, "keyStrindex": { "type": "int32", "id": 3, "protoName": "key_strindex" } } }, "InstrumentationScope": { "fields": { "name": { "type": "string", "id": 1 }, "version": { "type": "string", "id": 2 }, "attributes": { "rule": "repeated", "type": "KeyValue", "id": 3 }, "droppedAttributesCount": { "type": "uint32", "id": 4, "protoName": "dropped_attributes_count" } } }, "EntityRef": { "fields": { "schemaUrl": { "type": "string", "id": 1, "protoName": "schema_url" }, "type": { "type": "string", "id": 2 }, "idKeys": { "rule": "repeated", "type": "string", "id": 3, "protoName": "id_keys" }, "descriptionKeys": { "rule": "repeated", "type": "string", "id": 4, "protoName": "description_keys" } } } } } } }, "resource": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Resource.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.resource.v1", "java_outer_classname": "ResourceProto", "go_package": "go.opentelemetry.io/proto/otlp/resource/v1" }, "nested": { "Resource": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "droppedAttributesCount": { "type": "uint32", "id": 2, "protoName": "dropped_attributes_count" }, "entityRefs": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.EntityRef", "id": 3, "protoName": "entity_refs" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.metrics.v1", "java_outer_classname": "MetricsProto", "go_package": "go.opentelemetry.io/proto/otlp/metrics/v1" }, "nested": { "MetricsData": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ResourceMetrics": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeMetrics": { "rule": "repeated", "type": "ScopeMetrics", "id": 2, "protoName": "scope_metrics" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeMetrics": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "metrics": { "rule": "repeated", "type": "Metric", "id": 2 }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "Metric": { "oneofs": { "data": { "oneof": ["gauge", "sum", "histogram", "exponentialHistogram", "summary"] } }, "fields": { "name": { "type": "string", "id": 1 }, "description": { "type": "string", "id": 2 }, "unit": { "type": "string", "id": 3 }, "gauge": { "type": "Gauge", "id": 5 }, "sum": { "type": "Sum", "id": 7 }, "histogram": { "type": "Histogram", "id": 9 }, "exponentialHistogram": { "type": "ExponentialHistogram", "id": 10, "protoName": "exponential_histogram" }, "summary": { "type": "Summary", "id": 11 }, "metadata": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 12 } }, "reserved": [[4, 4], [6, 6], [8, 8]] }, "Gauge": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" } } }, "Sum": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" }, "isMonotonic": { "type": "bool", "id": 3, "protoName": "is_monotonic" } } }, "Histogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "HistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "ExponentialHistogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "ExponentialHistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "Summary": { "fields": { "dataPoints": { "rule": "repeated", "type": "SummaryDataPoint", "id": 1, "protoName": "data_points" } } }, "AggregationTemporality": { "values": { "AGGREGATION_TEMPORALITY_UNSPECIFIED": 0, "AGGREGATION_TEMPORALITY_DELTA": 1, "AGGREGATION_TEMPORALITY_CUMULATIVE": 2 } }, "DataPointFlags": { "values": { "DATA_POINT_FLAGS_DO_NOT_USE": 0, "DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK": 1 } }, "NumberDataPoint": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 4, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 5 }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]] }, "HistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 9 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "bucketCounts": { "rule": "repeated", "type": "fixed64", "id": 6, "protoName": "bucket_counts" }, "explicitBounds": { "rule": "repeated", "type": "double", "id": 7, "protoName": "explicit_bounds" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 8 }, "flags": { "type": "uint32", "id": 10 }, "min": { "type": "double", "id": 11, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 12, "options": { "proto3_optional": true } } }, "reserved": [[1, 1]] }, "ExponentialHistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "scale": { "type": "sint32", "id": 6 }, "zeroCount": { "type": "fixed64", "id": 7, "protoName": "zero_count" }, "positive": { "type": "Buckets", "id": 8 }, "negative": { "type": "Buckets", "id": 9 }, "flags": { "type": "uint32", "id": 10 }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 11 }, "min": { "type": "double", "id": 12, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 13, "options": { "proto3_optional": true } }, "zeroThreshold": { "type": "double", "id": 14, "protoName": "zero_threshold" } }, "nested": { "Buckets": { "fields": { "offset": { "type": "sint32", "id": 1 }, "bucketCounts": { "rule": "repeated", "type": "uint64", "id": 2, "protoName": "bucket_counts" } } } } }, "SummaryDataPoint": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5 }, "quantileValues": { "rule": "repeated", "type": "ValueAtQuantile", "id": 6, "protoName": "quantile_values" }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]], "nested": { "ValueAtQuantile": { "fields": { "quantile": { "type": "double", "id": 1 }, "value": { "type": "double", "id": 2 } } } } }, "Exemplar": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "filteredAttributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7, "protoName": "filtered_attributes" }, "timeUnixNano": { "type": "fixed64", "id": 2, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 3, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "spanId": { "type": "bytes", "id": 4, "protoName": "span_id" }, "traceId": { "type": "bytes", "id": 5, "protoName": "trace_id" } }, "reserved": [[1, 1]] } } } } } } } } } } };
+  }
+});
+
+// src/observe/parse/otlp-decode.ts
+var otlp_decode_exports = {};
+__export(otlp_decode_exports, {
+  OtlpDecodeError: () => OtlpDecodeError,
+  decodeExport: () => decodeExport,
+  encodeResponse: () => encodeResponse
+});
+function protoTypes() {
+  if (!types) {
+    const root = import_light.default.Root.fromJSON(OTLP_DESCRIPTOR);
+    types = {
+      logs: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"),
+      metrics: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest"),
+      logsResponse: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse"),
+      metricsResponse: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse")
+    };
+  }
+  return types;
+}
+function scalar(v) {
+  if (v === null || typeof v !== "object") return void 0;
+  const o = v;
+  if (own2(o, "stringValue")) return String(o.stringValue);
+  if (own2(o, "intValue")) return Number(String(o.intValue));
+  if (own2(o, "doubleValue")) return Number(o.doubleValue);
+  if (own2(o, "boolValue")) return Boolean(o.boolValue);
+  return void 0;
+}
+function attributes(list2) {
+  const m = /* @__PURE__ */ new Map();
+  for (const kv of arr(list2)) {
+    const v = scalar(kv.value);
+    if (typeof kv.key === "string" && v !== void 0) m.set(kv.key, v);
+  }
+  return m;
+}
+function hostOf(a) {
+  return text(a.get("host.name")) ?? text(a.get("host.id"));
+}
+function nanosToMs(v) {
+  if (v === void 0 || v === null) return void 0;
+  const s = String(v);
+  if (!/^\d+$/.test(s) || s.length <= 6) return void 0;
+  const ms2 = Number(s.slice(0, -6));
+  return ms2 > 0 ? ms2 : void 0;
+}
+function eventName(a, body) {
+  const fromBody = text(scalar(body));
+  const name = text(a.get("event.name")) ?? (fromBody?.startsWith("claude_code.") ? fromBody.slice("claude_code.".length) : void 0);
+  return name !== void 0 && KEPT.has(name) ? name : void 0;
+}
+function toolFacts(toolName, params) {
+  if (params === void 0) return {};
+  const out = { input: cut2(params) };
+  if (toolName !== "Bash") return out;
+  try {
+    const p = JSON.parse(params);
+    const command = typeof p.full_command === "string" ? p.full_command : typeof p.command === "string" ? p.command : void 0;
+    if (command !== void 0) out.command = cut2(command);
+    if (typeof p.timeout === "number" && p.timeout > 0) out.timeout_ms = p.timeout;
+    if (p.run_in_background === true) out.background = true;
+  } catch {
+  }
+  return out;
+}
+function lineOf(lr, a, host, rxMs) {
+  const event = eventName(a, lr.body);
+  if (!event) return void 0;
+  const stamp = text(a.get("event.timestamp"));
+  const stampMs = stamp === void 0 ? NaN : Date.parse(stamp);
+  const atMs = Number.isFinite(stampMs) ? stampMs : nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano) ?? rxMs;
+  const toolName = text(a.get("tool_name"));
+  const seq = a.get("event.sequence");
+  const attempt = a.get("attempt");
+  const line = {
+    ts: new Date(atMs).toISOString(),
+    rx: rxMs,
+    event,
+    host,
+    ...typeof seq === "number" ? { seq } : {},
+    ...text(a.get("prompt.id")) ? { prompt_id: text(a.get("prompt.id")) } : {},
+    ...toolName ? { tool_name: toolName } : {},
+    ...text(a.get("tool_use_id")) ? { tool_use_id: text(a.get("tool_use_id")) } : {}
+  };
+  if (event === "tool_decision") {
+    if (text(a.get("decision"))) line.decision = text(a.get("decision"));
+    Object.assign(line, toolFacts(toolName, text(a.get("tool_parameters"))));
+  } else if (event === "tool_result") {
+    const success = bool(a.get("success"));
+    if (success !== void 0) line.success = success;
+    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
+  } else if (event === "api_error") {
+    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
+    if (text(a.get("status_code"))) line.status_code = text(a.get("status_code"));
+    if (typeof attempt === "number" || typeof attempt === "string" && /^\d+$/.test(attempt)) line.attempt = Number(attempt);
+  }
+  return line;
+}
+function firstPointHost(rm) {
+  for (const sm of arr(rm.scopeMetrics)) {
+    for (const m of arr(sm.metrics)) {
+      for (const kind of ["sum", "gauge", "histogram", "exponentialHistogram", "summary"]) {
+        const point = arr(m[kind]?.dataPoints)[0];
+        if (point) return hostOf(attributes(point.attributes));
+      }
+    }
+  }
+  return void 0;
+}
+function encodeResponse(signal2, encoding, rejected, message) {
+  const partial2 = rejected > 0 ? { partialSuccess: { [signal2 === "logs" ? "rejectedLogRecords" : "rejectedDataPoints"]: rejected, errorMessage: message ?? "" } } : {};
+  if (encoding === "json") return Buffer.from(JSON.stringify(partial2));
+  const t = protoTypes()[signal2 === "logs" ? "logsResponse" : "metricsResponse"];
+  return t.encode(t.fromObject(partial2)).finish();
+}
+function parseBody(body, signal2, encoding) {
+  if (encoding === "json") {
+    let v;
+    try {
+      v = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+    } catch (e) {
+      throw new OtlpDecodeError(`the body is not JSON: ${e.message}`);
+    }
+    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new OtlpDecodeError(`the body is not an OTLP ${signal2} export request (expected a JSON object with "${signal2 === "logs" ? "resourceLogs" : "resourceMetrics"}")`);
+    return v;
+  }
+  try {
+    return protoTypes()[signal2].decode(body);
+  } catch (e) {
+    throw new OtlpDecodeError(`the body is not a protobuf OTLP ${signal2} export request: ${e.message}`);
+  }
+}
+function decodeExport(body, signal2, encoding, peer, rxMs) {
+  const req = parseBody(body, signal2, encoding);
+  const out = { events: [], hosts: /* @__PURE__ */ new Map(), records: 0, rejected: 0 };
+  const count2 = (host, n) => out.hosts.set(host, (out.hosts.get(host) ?? 0) + n);
+  if (signal2 === "metrics") {
+    for (const rm of arr(req.resourceMetrics)) count2(hostOf(attributes(rm.resource?.attributes)) ?? firstPointHost(rm) ?? peer, 1);
+    return out;
+  }
+  for (const rl of arr(req.resourceLogs)) {
+    const resourceHost = hostOf(attributes(rl.resource?.attributes));
+    for (const sl of arr(rl.scopeLogs)) {
+      for (const lr of arr(sl.logRecords)) {
+        out.records++;
+        const a = attributes(lr.attributes);
+        const host = hostOf(a) ?? resourceHost ?? peer;
+        count2(host, 1);
+        const line = lineOf(lr, a, host, rxMs);
+        if (!line) continue;
+        const sessionId = text(a.get("session.id"));
+        if (sessionId === void 0 || !isSafeId(sessionId)) {
+          out.rejected++;
+          out.rejectedReason ??= sessionId === void 0 ? `a claude_code.${line.event} record has no session.id attribute` : `session.id ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
+          continue;
+        }
+        out.events.push({ sessionId, line });
+      }
+    }
+  }
+  return out;
+}
+var import_light, OtlpDecodeError, types, own2, arr, text, FIELD_MAX, cut2, KEPT, bool;
+var init_otlp_decode = __esm({
+  "src/observe/parse/otlp-decode.ts"() {
+    "use strict";
+    import_light = __toESM(require_light(), 1);
+    init_ids();
+    init_vocabulary();
+    init_otlp_proto();
+    init_safe_text();
+    OtlpDecodeError = class extends Error {
+    };
+    own2 = (o, k) => o !== null && typeof o === "object" && Object.hasOwn(o, k);
+    arr = (v) => Array.isArray(v) ? v : [];
+    text = (v) => v === void 0 || v === "" ? void 0 : String(v);
+    FIELD_MAX = 500;
+    cut2 = (raw) => {
+      if (raw === void 0) return void 0;
+      const s = redactSecrets(raw);
+      return s.length > FIELD_MAX ? `${s.slice(0, FIELD_MAX - 1)}…` : s;
+    };
+    KEPT = new Set(TELEMETRY_EVENTS);
+    bool = (v) => v === void 0 ? void 0 : v === true || v === "true";
   }
 });
 
@@ -25519,7 +24971,44 @@ var {
 
 // src/cli.ts
 init_errors();
-init_exit_codes();
+
+// src/contracts/exit-codes.ts
+init_errors();
+init_safe_text();
+var EXIT_CODES = {
+  ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
+  failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
+  input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
+  stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
+  unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
+  requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
+  unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
+  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
+  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)" },
+  max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
+};
+var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
+function exitCodeFor(thrown, out) {
+  const e = fileSystemErrorOf(thrown) ?? thrown;
+  if (e instanceof InputError) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.input;
+  }
+  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.failure;
+  }
+  const err = e;
+  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
+${err?.stack ?? ""}
+`, { keepNewlines: true }));
+  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
+  return EXIT.failure;
+}
+
+// src/cli.ts
 init_deps();
 
 // src/sys/crash-point.ts
@@ -25642,6598 +25131,9 @@ function placeholderValues(req, promptFile) {
 var import_node_fs5 = require("node:fs");
 var import_node_os = __toESM(require("node:os"), 1);
 var import_node_path4 = __toESM(require("node:path"), 1);
-<<<<<<< HEAD
-init_time();
-=======
-
-// node_modules/zod/v4/core/util.js
-var util_exports = {};
-__export(util_exports, {
-  BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
-  CONSTANT_CATCH: () => CONSTANT_CATCH,
-  Class: () => Class,
-  NUMBER_FORMAT_RANGES: () => NUMBER_FORMAT_RANGES,
-  aborted: () => aborted,
-  allowsEval: () => allowsEval,
-  assert: () => assert,
-  assertEqual: () => assertEqual,
-  assertIs: () => assertIs,
-  assertNever: () => assertNever,
-  assertNotEqual: () => assertNotEqual,
-  assignProp: () => assignProp,
-  attachSchema: () => attachSchema,
-  base64ToUint8Array: () => base64ToUint8Array,
-  base64urlToUint8Array: () => base64urlToUint8Array,
-  cached: () => cached2,
-  captureStackTrace: () => captureStackTrace,
-  cleanEnum: () => cleanEnum,
-  cleanRegex: () => cleanRegex,
-  clone: () => clone,
-  cloneDef: () => cloneDef,
-  codePointLength: () => codePointLength,
-  constantCatch: () => constantCatch,
-  createTransparentProxy: () => createTransparentProxy,
-  defineLazy: () => defineLazy,
-  defineLazyInternal: () => defineLazyInternal,
-  derived: () => derived,
-  esc: () => esc,
-  escapeRegex: () => escapeRegex,
-  explicitlyAborted: () => explicitlyAborted,
-  extend: () => extend,
-  finalizeIssue: () => finalizeIssue,
-  floatSafeRemainder: () => floatSafeRemainder,
-  getElementAtPath: () => getElementAtPath,
-  getEnumValues: () => getEnumValues,
-  getLengthableOrigin: () => getLengthableOrigin,
-  getParsedType: () => getParsedType,
-  getSizableOrigin: () => getSizableOrigin,
-  hexToUint8Array: () => hexToUint8Array,
-  hide: () => hide,
-  installLazyProp: () => installLazyProp,
-  isObject: () => isObject,
-  isPlainObject: () => isPlainObject,
-  issue: () => issue,
-  joinValues: () => joinValues,
-  jsonStringifyReplacer: () => jsonStringifyReplacer,
-  members: () => members,
-  merge: () => merge,
-  mergeDefs: () => mergeDefs,
-  normalizeParams: () => normalizeParams,
-  nullish: () => nullish,
-  numKeys: () => numKeys,
-  objectClone: () => objectClone,
-  omit: () => omit,
-  optionalKeys: () => optionalKeys,
-  own: () => own,
-  parsedType: () => parsedType,
-  partial: () => partial,
-  pick: () => pick,
-  prefixIssues: () => prefixIssues,
-  primitiveTypes: () => primitiveTypes,
-  promiseAllObject: () => promiseAllObject,
-  propertyKeyTypes: () => propertyKeyTypes,
-  randomString: () => randomString,
-  rawShape: () => rawShape,
-  required: () => required,
-  safeExtend: () => safeExtend,
-  shallowClone: () => shallowClone,
-  sizeCaps: () => sizeCaps,
-  slugify: () => slugify,
-  stringifyPrimitive: () => stringifyPrimitive,
-  toZod: () => toZod,
-  uint8ArrayToBase64: () => uint8ArrayToBase64,
-  uint8ArrayToBase64url: () => uint8ArrayToBase64url,
-  uint8ArrayToHex: () => uint8ArrayToHex,
-  unwrapMessage: () => unwrapMessage
-});
-function assertEqual(val) {
-  return val;
-}
-function assertNotEqual(val) {
-  return val;
-}
-function toZod() {
-  return (schema) => schema;
-}
-function assertIs(_arg) {
-}
-function assertNever(_x) {
-  throw new Error("Unexpected value in exhaustive check");
-}
-function assert(_) {
-}
-function getEnumValues(entries) {
-  const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-  const values = Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
-  return values;
-}
-function joinValues(array2, separator = "|") {
-  return array2.map((val) => stringifyPrimitive(val)).join(separator);
-}
-function jsonStringifyReplacer(_, value) {
-  if (typeof value === "bigint")
-    return value.toString();
-  return value;
-}
-var Cached = class {
-  constructor(getter) {
-    this._getter = getter;
-    this._value = void 0;
-  }
-  get value() {
-    const getter = this._getter;
-    if (getter !== void 0) {
-      this._value = getter();
-      this._getter = void 0;
-    }
-    return this._value;
-  }
-};
-function cached2(getter) {
-  return new Cached(getter);
-}
-function nullish(input) {
-  return input === null || input === void 0;
-}
-function cleanRegex(source) {
-  const start = source.startsWith("^") ? 1 : 0;
-  const end = source.endsWith("$") ? source.length - 1 : source.length;
-  return source.slice(start, end);
-}
-function floatSafeRemainder(val, step) {
-  const ratio = val / step;
-  const roundedRatio = Math.round(ratio);
-  const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
-  if (Math.abs(ratio - roundedRatio) < tolerance)
-    return 0;
-  return ratio - roundedRatio;
-}
-var EVALUATING = /* @__PURE__ */ Symbol("evaluating");
-function defineLazy(object2, key3, getter) {
-  let value = void 0;
-  Object.defineProperty(object2, key3, {
-    get() {
-      if (value === EVALUATING) {
-        return void 0;
-      }
-      if (value === void 0) {
-        value = EVALUATING;
-        value = getter();
-      }
-      return value;
-    },
-    set(v) {
-      Object.defineProperty(object2, key3, {
-        value: v
-        // configurable: true,
-      });
-    },
-    configurable: true
-  });
-}
-function objectClone(obj) {
-  return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
-}
-function assignProp(target2, prop, value) {
-  Object.defineProperty(target2, prop, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true
-  });
-}
-function rawShape(def) {
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  return desc?.get ? desc.get.raw : desc?.value;
-}
-function sourceShape(schema) {
-  return rawShape(schema._zod.def) ?? schema._zod.def.shape;
-}
-function deferProp(target2, key3, getter) {
-  Object.defineProperty(target2, key3, {
-    get() {
-      const value = getter();
-      assignProp(this, key3, value);
-      return value;
-    },
-    enumerable: true,
-    configurable: true
-  });
-}
-function putProp(target2, key3, value) {
-  if (key3 in target2)
-    assignProp(target2, key3, value);
-  else
-    target2[key3] = value;
-}
-function mirrorShape(target2, source, keys, wrap2) {
-  const raw = sourceShape(source);
-  for (const key3 of keys) {
-    const desc = Object.getOwnPropertyDescriptor(raw, key3);
-    if (!desc.enumerable)
-      continue;
-    if (desc.get) {
-      deferProp(target2, key3, () => {
-        const value = source._zod.def.shape[key3];
-        return wrap2 ? wrap2(value, key3) : value;
-      });
-    } else
-      putProp(target2, key3, wrap2 ? wrap2(desc.value, key3) : desc.value);
-  }
-}
-function mirrorProps(target2, source) {
-  for (const key3 of Reflect.ownKeys(source)) {
-    const desc = Object.getOwnPropertyDescriptor(source, key3);
-    if (!desc.enumerable)
-      continue;
-    if (desc.get)
-      deferProp(target2, key3, () => source[key3]);
-    else
-      putProp(target2, key3, desc.value);
-  }
-}
-function mergeDefs(...defs) {
-  const mergedDescriptors = {};
-  for (const def of defs) {
-    const descriptors = Object.getOwnPropertyDescriptors(def);
-    Object.assign(mergedDescriptors, descriptors);
-  }
-  return Object.defineProperties({}, mergedDescriptors);
-}
-function cloneDef(schema) {
-  return mergeDefs(schema._zod.def);
-}
-function getElementAtPath(obj, path44) {
-  if (!path44)
-    return obj;
-  return path44.reduce((acc, key3) => acc?.[key3], obj);
-}
-function promiseAllObject(promisesObj) {
-  const keys = Object.keys(promisesObj);
-  const promises = keys.map((key3) => promisesObj[key3]);
-  return Promise.all(promises).then((results) => {
-    const resolvedObj = {};
-    for (let i = 0; i < keys.length; i++) {
-      resolvedObj[keys[i]] = results[i];
-    }
-    return resolvedObj;
-  });
-}
-function randomString(length = 10) {
-  const chars = "abcdefghijklmnopqrstuvwxyz";
-  let str5 = "";
-  for (let i = 0; i < length; i++) {
-    str5 += chars[Math.floor(Math.random() * chars.length)];
-  }
-  return str5;
-}
-function esc(str5) {
-  return JSON.stringify(str5);
-}
-function slugify(input) {
-  return input.toLowerCase().trim().replace(/[^\w\s-]/g, "").replace(/[\s_-]+/g, "-").replace(/^-+|-+$/g, "");
-}
-var captureStackTrace = "captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => {
-};
-function isObject(data) {
-  return typeof data === "object" && data !== null && !Array.isArray(data);
-}
-var allowsEval = /* @__PURE__ */ cached2(() => {
-  if (globalConfig.jitless) {
-    return false;
-  }
-  if (typeof navigator !== "undefined" && navigator?.userAgent?.includes("Cloudflare")) {
-    return false;
-  }
-  try {
-    const F = Function;
-    new F("");
-    return true;
-  } catch (_) {
-    return false;
-  }
-});
-function isPlainObject(o) {
-  if (isObject(o) === false)
-    return false;
-  const ctor = o.constructor;
-  if (ctor === void 0)
-    return true;
-  if (typeof ctor !== "function")
-    return true;
-  const prot = ctor.prototype;
-  if (isObject(prot) === false)
-    return false;
-  if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
-    return false;
-  }
-  return true;
-}
-function shallowClone(o) {
-  if (isPlainObject(o))
-    return { ...o };
-  if (Array.isArray(o))
-    return [...o];
-  if (o instanceof Map)
-    return new Map(o);
-  if (o instanceof Set)
-    return new Set(o);
-  return o;
-}
-function numKeys(data) {
-  let keyCount = 0;
-  for (const key3 in data) {
-    if (Object.prototype.hasOwnProperty.call(data, key3)) {
-      keyCount++;
-    }
-  }
-  return keyCount;
-}
-var getParsedType = (data) => {
-  const t = typeof data;
-  switch (t) {
-    case "undefined":
-      return "undefined";
-    case "string":
-      return "string";
-    case "number":
-      return Number.isNaN(data) ? "nan" : "number";
-    case "boolean":
-      return "boolean";
-    case "function":
-      return "function";
-    case "bigint":
-      return "bigint";
-    case "symbol":
-      return "symbol";
-    case "object":
-      if (Array.isArray(data)) {
-        return "array";
-      }
-      if (data === null) {
-        return "null";
-      }
-      if (data.then && typeof data.then === "function" && data.catch && typeof data.catch === "function") {
-        return "promise";
-      }
-      if (typeof Map !== "undefined" && data instanceof Map) {
-        return "map";
-      }
-      if (typeof Set !== "undefined" && data instanceof Set) {
-        return "set";
-      }
-      if (typeof Date !== "undefined" && data instanceof Date) {
-        return "date";
-      }
-      if (typeof File !== "undefined" && data instanceof File) {
-        return "file";
-      }
-      return "object";
-    default:
-      throw new Error(`Unknown data type: ${t}`);
-  }
-};
-var propertyKeyTypes = /* @__PURE__ */ new Set(["string", "number", "symbol"]);
-var primitiveTypes = /* @__PURE__ */ new Set([
-  "string",
-  "number",
-  "bigint",
-  "boolean",
-  "symbol",
-  "undefined"
-]);
-function escapeRegex(str5) {
-  return str5.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function clone(inst, def, params) {
-  const cl = new inst._zod.constr(def ?? inst._zod.def);
-  if (!def || params?.parent)
-    cl._zod.parent = inst;
-  return cl;
-}
-function normalizeParams(_params) {
-  const params = _params;
-  if (!params)
-    return {};
-  if (typeof params === "string")
-    return { error: () => params };
-  if (params?.message !== void 0) {
-    if (params?.error !== void 0)
-      throw new Error("Cannot specify both `message` and `error` params");
-    params.error = params.message;
-  }
-  delete params.message;
-  if (typeof params.error === "string")
-    return { ...params, error: () => params.error };
-  return params;
-}
-function createTransparentProxy(getter) {
-  let target2;
-  return new Proxy({}, {
-    get(_, prop, receiver) {
-      target2 ?? (target2 = getter());
-      return Reflect.get(target2, prop, receiver);
-    },
-    set(_, prop, value, receiver) {
-      target2 ?? (target2 = getter());
-      return Reflect.set(target2, prop, value, receiver);
-    },
-    has(_, prop) {
-      target2 ?? (target2 = getter());
-      return Reflect.has(target2, prop);
-    },
-    deleteProperty(_, prop) {
-      target2 ?? (target2 = getter());
-      return Reflect.deleteProperty(target2, prop);
-    },
-    ownKeys(_) {
-      target2 ?? (target2 = getter());
-      return Reflect.ownKeys(target2);
-    },
-    getOwnPropertyDescriptor(_, prop) {
-      target2 ?? (target2 = getter());
-      return Reflect.getOwnPropertyDescriptor(target2, prop);
-    },
-    defineProperty(_, prop, descriptor) {
-      target2 ?? (target2 = getter());
-      return Reflect.defineProperty(target2, prop, descriptor);
-    }
-  });
-}
-function stringifyPrimitive(value) {
-  if (typeof value === "bigint")
-    return value.toString() + "n";
-  if (typeof value === "string")
-    return `"${value}"`;
-  return `${value}`;
-}
-function optionalKeys(shape) {
-  return Object.keys(shape).filter((k) => {
-    return shape[k]._zod.optin !== void 0 && shape[k]._zod.optout === "optional";
-  });
-}
-var NUMBER_FORMAT_RANGES = /* @__PURE__ */ (() => ({
-  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  int32: [-2147483648, 2147483647],
-  uint32: [0, 4294967295],
-  float32: [-34028234663852886e22, 34028234663852886e22],
-  float64: [-Number.MAX_VALUE, Number.MAX_VALUE]
-}))();
-var BIGINT_FORMAT_RANGES = {
-  int64: [/* @__PURE__ */ BigInt("-9223372036854775808"), /* @__PURE__ */ BigInt("9223372036854775807")],
-  uint64: [/* @__PURE__ */ BigInt(0), /* @__PURE__ */ BigInt("18446744073709551615")]
-};
-function pick(schema, mask) {
-  const currDef = schema._zod.def;
-  const checks = currDef.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    throw new Error(".pick() cannot be used on object schemas containing refinements");
-  }
-  const newShape = {};
-  mirrorShape(newShape, schema, maskedKeys(schema, mask));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
-}
-function maskedKeys(schema, mask) {
-  const raw = sourceShape(schema);
-  const keys = [];
-  for (const key3 of Reflect.ownKeys(mask)) {
-    if (!Object.getOwnPropertyDescriptor(raw, key3)?.enumerable) {
-      throw new Error(`Unrecognized key: "${String(key3)}"`);
-    }
-    if (mask[key3])
-      keys.push(key3);
-  }
-  return keys;
-}
-function omit(schema, mask) {
-  const currDef = schema._zod.def;
-  const checks = currDef.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    throw new Error(".omit() cannot be used on object schemas containing refinements");
-  }
-  const omitted = new Set(maskedKeys(schema, mask));
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key3) => !omitted.has(key3)));
-  return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
-}
-function extend(schema, shape) {
-  if (!isPlainObject(shape)) {
-    throw new Error("Invalid input to extend: expected a plain object");
-  }
-  const checks = schema._zod.def.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    const existingShape = sourceShape(schema);
-    for (const key3 of Reflect.ownKeys(shape)) {
-      if (Object.getOwnPropertyDescriptor(existingShape, key3) !== void 0) {
-        throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
-      }
-    }
-  }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
-}
-function extended(schema, shape) {
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
-  mirrorProps(newShape, shape);
-  return newShape;
-}
-function safeExtend(schema, shape) {
-  if (!isPlainObject(shape)) {
-    throw new Error("Invalid input to safeExtend: expected a plain object");
-  }
-  return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
-}
-function merge(a, b) {
-  if (!b?._zod?.def) {
-    throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
-  }
-  if (a._zod.def.checks?.length) {
-    throw new Error(".merge() cannot be used on object schemas containing refinements. Use .safeExtend() instead.");
-  }
-  const newShape = {};
-  mirrorShape(newShape, a, Reflect.ownKeys(sourceShape(a)));
-  mirrorShape(newShape, b, Reflect.ownKeys(sourceShape(b)));
-  const def = mergeDefs(a._zod.def, {
-    shape: newShape,
-    get catchall() {
-      return b._zod.def.catchall;
-    },
-    checks: b._zod.def.checks ?? []
-  });
-  return clone(a, def);
-}
-function partial(Class2, schema, mask, name = "partial") {
-  const currDef = schema._zod.def;
-  const checks = currDef.checks;
-  const hasChecks = checks && checks.length > 0;
-  if (hasChecks) {
-    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
-  }
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class2 && ((value, key3) => selected && !selected.has(key3) ? value : new Class2({ type: "optional", innerType: value })));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
-}
-function required(Class2, schema, mask) {
-  const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
-  const newShape = {};
-  mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key3) => (
-    // overwrite with non-optional
-    selected && !selected.has(key3) ? value : new Class2({ type: "nonoptional", innerType: value })
-  ));
-  return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
-}
-function aborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue !== true) {
-      return true;
-    }
-  }
-  return false;
-}
-function explicitlyAborted(x, startIndex = 0) {
-  if (x.aborted === true)
-    return true;
-  for (let i = startIndex; i < x.issues.length; i++) {
-    if (x.issues[i]?.continue === false) {
-      return true;
-    }
-  }
-  return false;
-}
-function prefixIssues(path44, issues) {
-  return issues.map((iss) => {
-    var _a3;
-    (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path44);
-    return iss;
-  });
-}
-function unwrapMessage(message) {
-  return typeof message === "string" ? message : message?.message;
-}
-function sizeCaps(defChecks) {
-  const caps = [];
-  for (const ch of defChecks ?? []) {
-    const d = ch._zod.def;
-    if (!/_(length|size)$|_equals$/.test(d.check))
-      break;
-    const max = d.maximum ?? d.length ?? d.size;
-    if (max >= 0)
-      caps.push([max, ch]);
-  }
-  return caps;
-}
-function attachSchema(issues, start, inst) {
-  var _a3;
-  for (let i = start; i < issues.length; i++) {
-    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
-  }
-}
-function finalizeIssue(iss, ctx, config2) {
-  var _a3;
-  const traits = iss.inst?._zod?.traits;
-  if (traits?.has("$ZodType")) {
-    if (traits.has("$ZodCheck"))
-      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
-    else
-      iss.schema = iss.inst;
-  }
-  const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
-  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
-  const full = {};
-  for (const k of Object.keys(iss)) {
-    if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
-      continue;
-    full[k] = iss[k];
-  }
-  full.path ?? (full.path = []);
-  full.message = message;
-  if (ctx?.reportInput) {
-    full.input = iss.input;
-  }
-  return full;
-}
-function getSizableOrigin(input) {
-  if (input instanceof Set)
-    return "set";
-  if (input instanceof Map)
-    return "map";
-  if (input instanceof File)
-    return "file";
-  return "unknown";
-}
-var highSurrogate = /[\uD800-\uDBFF]/;
-function codePointLength(str5) {
-  const units = str5.length;
-  if (!highSurrogate.test(str5))
-    return units;
-  let count2 = units;
-  for (let i = 0; i < units - 1; i++) {
-    if ((str5.charCodeAt(i) & 64512) === 55296 && (str5.charCodeAt(i + 1) & 64512) === 56320) {
-      count2--;
-      i++;
-    }
-  }
-  return count2;
-}
-function getLengthableOrigin(input) {
-  if (Array.isArray(input))
-    return "array";
-  if (typeof input === "string")
-    return "string";
-  return "unknown";
-}
-function parsedType(data) {
-  const t = typeof data;
-  switch (t) {
-    case "number": {
-      return Number.isNaN(data) ? "nan" : "number";
-    }
-    case "object": {
-      if (data === null) {
-        return "null";
-      }
-      if (Array.isArray(data)) {
-        return "array";
-      }
-      const obj = data;
-      if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor) {
-        return obj.constructor.name;
-      }
-    }
-  }
-  return t;
-}
-function issue(...args) {
-  const [iss, input, inst] = args;
-  if (typeof iss === "string") {
-    return {
-      message: iss,
-      code: "custom",
-      input,
-      inst
-    };
-  }
-  return { ...iss };
-}
-function cleanEnum(obj) {
-  return Object.entries(obj).filter(([k, _]) => {
-    return Number.isNaN(Number.parseInt(k, 10));
-  }).map((el) => el[1]);
-}
-function base64ToUint8Array(base642) {
-  const binaryString = atob(base642);
-  const bytes = new Uint8Array(binaryString.length);
-  for (let i = 0; i < binaryString.length; i++) {
-    bytes[i] = binaryString.charCodeAt(i);
-  }
-  return bytes;
-}
-function uint8ArrayToBase64(bytes) {
-  let binaryString = "";
-  for (let i = 0; i < bytes.length; i++) {
-    binaryString += String.fromCharCode(bytes[i]);
-  }
-  return btoa(binaryString);
-}
-function base64urlToUint8Array(base64url2) {
-  const base642 = base64url2.replace(/-/g, "+").replace(/_/g, "/");
-  const padding = "=".repeat((4 - base642.length % 4) % 4);
-  return base64ToUint8Array(base642 + padding);
-}
-function uint8ArrayToBase64url(bytes) {
-  return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
-}
-function hexToUint8Array(hex) {
-  const cleanHex = hex.replace(/^0x/, "");
-  if (cleanHex.length % 2 !== 0) {
-    throw new Error("Invalid hex string length");
-  }
-  const bytes = new Uint8Array(cleanHex.length / 2);
-  for (let i = 0; i < cleanHex.length; i += 2) {
-    bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
-  }
-  return bytes;
-}
-function uint8ArrayToHex(bytes) {
-  return Array.from(bytes).map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-var Class = class {
-  constructor(..._args) {
-  }
-};
-function members(proto, table) {
-  for (const key3 in table) {
-    const desc = Object.getOwnPropertyDescriptor(table, key3);
-    if (desc.get)
-      Object.defineProperty(proto, key3, { ...desc, enumerable: false });
-    else
-      defineBound(proto, key3, desc.value);
-  }
-}
-function own(inst, key3, value, enumerable = true) {
-  Object.defineProperty(inst, key3, { configurable: true, writable: true, enumerable, value });
-  return value;
-}
-function hide(inst, key3, value) {
-  return own(inst, key3, value, false);
-}
-// @__NO_SIDE_EFFECTS__
-function derived(computes, table) {
-  for (const key3 in computes) {
-    const compute = computes[key3];
-    Object.defineProperty(table, key3, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        return own(this, key3, compute(this));
-      },
-      set(value) {
-        own(this, key3, value);
-      }
-    });
-  }
-  return table;
-}
-function defineBound(proto, key3, fn) {
-  Object.defineProperty(proto, key3, {
-    configurable: true,
-    get() {
-      return this == null ? fn : own(this, key3, fn.bind(this));
-    },
-    set(value) {
-      own(this, key3, value);
-    }
-  });
-}
-function claim(inst, sentinel) {
-  const proto = Object.getPrototypeOf(inst);
-  return sentinel in proto ? void 0 : proto;
-}
-var installing;
-var broke = false;
-var breaker = {
-  configurable: true,
-  get() {
-    broke = true;
-    return void 0;
-  }
-};
-function defineLazyInternal(inst, key3, compute) {
-  const proto = Object.getPrototypeOf(inst._zod);
-  if (key3 in proto && installing !== inst._zod) {
-    installing = void 0;
-    return;
-  }
-  installing = inst._zod;
-  Object.defineProperty(proto, key3, {
-    configurable: true,
-    get() {
-      Object.defineProperty(this, key3, breaker);
-      const outer = broke;
-      broke = false;
-      try {
-        const value = compute(this);
-        if (broke)
-          delete this[key3];
-        else
-          Object.defineProperty(this, key3, { configurable: true, writable: true, value });
-        broke = broke || outer;
-        return value;
-      } catch (err) {
-        delete this[key3];
-        broke = broke || outer;
-        throw err;
-      }
-    },
-    set(value) {
-      Object.defineProperty(this, key3, { configurable: true, writable: true, value });
-    }
-  });
-}
-function installLazyProp(inst, key3, make, enumerable) {
-  const proto = claim(inst, key3);
-  if (!proto)
-    return;
-  Object.defineProperty(proto, key3, {
-    configurable: true,
-    get() {
-      const desc = { configurable: true, writable: true, enumerable, value: void 0 };
-      Object.defineProperty(this, key3, desc);
-      desc.value = make(this);
-      Object.defineProperty(this, key3, desc);
-      return desc.value;
-    },
-    set(value) {
-      Object.defineProperty(this, key3, { configurable: true, writable: true, enumerable, value });
-    }
-  });
-}
-var CONSTANT_CATCH = "~constantCatch";
-function constantCatch(value) {
-  const fn = () => value;
-  fn[CONSTANT_CATCH] = true;
-  return fn;
-}
-
-// node_modules/zod/v4/core/core.js
-var _a;
-var _zodDesc = { value: void 0, enumerable: false };
-var _E = "captureStackTrace" in Error ? Error : null;
-function newError(Definition) {
-  const E2 = _E;
-  if (E2) {
-    const saved = E2.stackTraceLimit;
-    if (typeof saved === "number") {
-      try {
-        E2.stackTraceLimit = 0;
-      } catch {
-        _E = null;
-        return new Definition();
-      }
-      try {
-        return new Definition();
-      } finally {
-        E2.stackTraceLimit = saved;
-      }
-    }
-  }
-  return new Definition();
-}
-// @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer3, proto, params) {
-  const zodProto = {};
-  function Internals(def) {
-    this.def = def;
-    this.constr = _;
-    this.traits = /* @__PURE__ */ new Set();
-  }
-  Internals.prototype = zodProto;
-  const protoMembers = proto;
-  const initialized = protoMembers && /* @__PURE__ */ new WeakSet();
-  function init(inst, def) {
-    if (!inst._zod) {
-      _zodDesc.value = new Internals(def);
-      try {
-        Object.defineProperty(inst, "_zod", _zodDesc);
-      } finally {
-        _zodDesc.value = void 0;
-      }
-    } else if (inst._zod.traits.has(name)) {
-      return;
-    }
-    inst._zod.traits.add(name);
-    initializer3(inst, def);
-    if (initialized) {
-      const own3 = Object.getPrototypeOf(inst);
-      const ctorProto = inst._zod.constr.prototype;
-      let up = own3;
-      while (up && up !== ctorProto)
-        up = Object.getPrototypeOf(up);
-      const target2 = up ?? own3;
-      if (!initialized.has(target2)) {
-        initialized.add(target2);
-        members(target2, protoMembers);
-      }
-    }
-    const proto2 = _.prototype;
-    for (const k in proto2) {
-      if (!Object.prototype.hasOwnProperty.call(proto2, k))
-        continue;
-      if (!(k in inst)) {
-        inst[k] = proto2[k].bind(inst);
-      }
-    }
-  }
-  const Parent = params?.Parent ?? Object;
-  class Definition extends Parent {
-  }
-  Object.defineProperty(Definition, "name", { value: name });
-  function _(def) {
-    const inst = params?.Parent ? newError(Definition) : this;
-    init(inst, def);
-    const deferred = inst._zod.deferred;
-    if (deferred) {
-      for (const fn of deferred) {
-        fn();
-      }
-      inst._zod.deferred = void 0;
-    }
-    const pp = globalThis.__zod_globalConfig?.postProcessor;
-    if (pp)
-      pp(inst);
-    return inst;
-  }
-  Object.defineProperty(_, "init", { value: init });
-  Object.defineProperty(_, Symbol.hasInstance, {
-    value: (inst) => {
-      if (params?.Parent && inst instanceof params.Parent)
-        return true;
-      return inst?._zod?.traits?.has(name);
-    }
-  });
-  Object.defineProperty(_, "name", { value: name });
-  return _;
-}
-var $ZodAsyncError = class extends Error {
-  constructor() {
-    super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
-  }
-};
-var $ZodEncodeError = class extends Error {
-  constructor(name) {
-    super(`Encountered unidirectional transform during encode: ${name}`);
-    this.name = "ZodEncodeError";
-  }
-};
-(_a = globalThis).__zod_globalConfig ?? (_a.__zod_globalConfig = {});
-var globalConfig = globalThis.__zod_globalConfig;
-function config(newConfig) {
-  if (newConfig)
-    Object.assign(globalConfig, newConfig);
-  return globalConfig;
-}
-
-// node_modules/zod/v4/core/errors.js
-function _getMessage() {
-  const internals = this._zod;
-  internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-  return internals.message;
-}
-function _setMessage(value) {
-  this._zod.message = value;
-}
-var _messageDesc = {
-  get: _getMessage,
-  set: _setMessage,
-  enumerable: true,
-  configurable: true
-};
-var _issuesDesc = { value: void 0, enumerable: false };
-var _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-var initializer = (inst, def) => {
-  inst.name = "$ZodError";
-  _issuesDesc.value = def;
-  Object.defineProperty(inst, "issues", _issuesDesc);
-  _issuesDesc.value = void 0;
-  Object.defineProperty(inst, "message", _messageDesc);
-  const proto = Object.getPrototypeOf(inst);
-  if (!_installedToString.has(proto)) {
-    _installedToString.add(proto);
-    Object.defineProperty(proto, "toString", {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = () => this.message;
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-        return value;
-      },
-      set(value) {
-        Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-      }
-    });
-  }
-};
-var $ZodError = $constructor("$ZodError", initializer);
-var $ZodRealError = $constructor("$ZodError", initializer, void 0, {
-  Parent: Error
-});
-function node(obj, key3, make) {
-  if (!Object.prototype.hasOwnProperty.call(obj, key3)) {
-    if (key3 === "__proto__") {
-      Object.defineProperty(obj, key3, { value: make(), writable: true, enumerable: true, configurable: true });
-    } else {
-      obj[key3] = make();
-    }
-  }
-  return obj[key3];
-}
-function flattenError(error2, mapper = (issue2) => issue2.message) {
-  const fieldErrors = {};
-  const formErrors = [];
-  for (const sub of error2.issues) {
-    if (sub.path.length > 0) {
-      node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
-    } else {
-      formErrors.push(mapper(sub));
-    }
-  }
-  return { formErrors, fieldErrors };
-}
-function formatError(error2, mapper = (issue2) => issue2.message) {
-  const fieldErrors = { _errors: [] };
-  const processError = (error3, path44 = []) => {
-    for (const issue2 of error3.issues) {
-      if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path44, ...issue2.path]));
-      } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
-      } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
-      } else {
-        const fullpath = [...path44, ...issue2.path];
-        if (fullpath.length === 0) {
-          fieldErrors._errors.push(mapper(issue2));
-        } else {
-          let curr = fieldErrors;
-          let i = 0;
-          while (i < fullpath.length) {
-            const el = fullpath[i];
-            const terminal = i === fullpath.length - 1;
-            if (el === "_errors") {
-              if (terminal)
-                curr._errors.push(mapper(issue2));
-              i++;
-              continue;
-            }
-            if (!Object.prototype.hasOwnProperty.call(curr, el)) {
-              Object.defineProperty(curr, el, {
-                value: { _errors: [] },
-                enumerable: true,
-                writable: true,
-                configurable: true
-              });
-            }
-            const node2 = curr[el];
-            if (terminal) {
-              node2._errors.push(mapper(issue2));
-            }
-            curr = node2;
-            i++;
-          }
-        }
-      }
-    }
-  };
-  processError(error2);
-  return fieldErrors;
-}
-
-// node_modules/zod/v4/core/parse.js
-function finalizeParams(callee, params) {
-  return { callee: params?.callee ?? callee, Err: params?.Err };
-}
-var _parse = (_Err) => {
-  const fn = (schema, value, _ctx, _params) => {
-    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-      throw new $ZodAsyncError();
-    }
-    if (result.issues.length) {
-      const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, _params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var _parseAsync = (_Err) => {
-  const fn = async (schema, value, _ctx, params) => {
-    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-      result = await result;
-    if (result.issues.length) {
-      const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-      captureStackTrace(e, params?.callee ?? fn);
-      throw e;
-    }
-    return result.value;
-  };
-  return fn;
-};
-var _safeParse = (_Err) => (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-  const result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise) {
-    throw new $ZodAsyncError();
-  }
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-function failure(Err, issues, ctx) {
-  let error2;
-  return {
-    success: false,
-    get error() {
-      if (!error2) {
-        error2 = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-        issues = void 0;
-        ctx = void 0;
-      }
-      return error2;
-    },
-    set error(e) {
-      error2 = e;
-      issues = void 0;
-      ctx = void 0;
-    }
-  };
-}
-var _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise)
-    result = await result;
-  return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-var COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
-var COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
-var validate = ((schema, value, _ctx) => {
-  const validator = schema._zod.bag.validator;
-  if (validator !== void 0) {
-    if (validator(value) !== COMPILE_INVALID)
-      return true;
-    if (validator.definite === true && _ctx === void 0)
-      return false;
-  }
-  return validateFallback(schema, value, _ctx);
-});
-function validateFallback(schema, value, _ctx) {
-  const ctx = _ctx ? { ..._ctx, async: false, abortEarly: true } : { async: false, abortEarly: true };
-  const fallbackRun = schema._zod.bag.fallbackRun;
-  let result;
-  if (fallbackRun) {
-    ctx[COMPILE_FALLBACK] = true;
-    result = fallbackRun({ value, issues: [] }, ctx);
-  } else {
-    result = schema._zod.run({ value, issues: [] }, ctx);
-  }
-  if (result instanceof Promise) {
-    throw new $ZodAsyncError();
-  }
-  return result.issues.length === 0;
-}
-var validateAsync = async (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, async: true, abortEarly: true } : { async: true, abortEarly: true };
-  let result = schema._zod.run({ value, issues: [] }, ctx);
-  if (result instanceof Promise)
-    result = await result;
-  return result.issues.length === 0;
-};
-var _encode = (_Err) => {
-  const parse2 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return parse2(schema, value, ctx, finalizeParams(fn, _params));
-  };
-  return fn;
-};
-var _decode = (_Err) => {
-  const parse2 = _parse(_Err);
-  const fn = (schema, value, _ctx, _params) => {
-    return parse2(schema, value, _ctx, finalizeParams(fn, _params));
-  };
-  return fn;
-};
-var _encodeAsync = (_Err) => {
-  const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return await parseAsync2(schema, value, ctx, finalizeParams(fn, _params));
-  };
-  return fn;
-};
-var _decodeAsync = (_Err) => {
-  const parseAsync2 = _parseAsync(_Err);
-  const fn = async (schema, value, _ctx, _params) => {
-    return await parseAsync2(schema, value, _ctx, finalizeParams(fn, _params));
-  };
-  return fn;
-};
-var _safeEncode = (_Err) => (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParse(_Err)(schema, value, ctx);
-};
-var _safeDecode = (_Err) => (schema, value, _ctx) => {
-  return _safeParse(_Err)(schema, value, _ctx);
-};
-var _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
-  const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-  return _safeParseAsync(_Err)(schema, value, ctx);
-};
-var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
-  return _safeParseAsync(_Err)(schema, value, _ctx);
-};
-
-// node_modules/zod/v4/core/regexes.js
-var cuid = /^[cC][0-9a-z]{6,}$/;
-var cuid2 = /^[0-9a-z]+$/;
-var ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
-var xid = /^[0-9a-vA-V]{20}$/;
-var ksuid = /^[A-Za-z0-9]{27}$/;
-var nanoid = /^[a-zA-Z0-9_-]{21}$/;
-function nanoidOfLength(length) {
-  return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
-}
-var duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
-var guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-var uuid = (version2) => {
-  if (!version2)
-    return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
-  return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version2}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
-};
-var email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
-var _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
-function emoji() {
-  return new RegExp(_emoji, "u");
-}
-var ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
-var ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-var cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
-var cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
-var base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
-var base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
-var httpProtocol = /^https?$/;
-var e164 = /^\+[1-9]\d{6,14}$/;
-var dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
-function anchor(source) {
-  return new RegExp(`^${source}$`);
-}
-var date = /* @__PURE__ */ anchor(dateSource);
-function timeSource(args) {
-  const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
-  const regex = typeof args.precision === "number" ? args.precision === -1 ? `${hhmm}` : args.precision === 0 ? `${hhmm}:[0-5]\\d` : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}` : args.seconds ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?` : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
-  return regex;
-}
-function time(args) {
-  return new RegExp(`^${timeSource(args)}$`);
-}
-function datetime(args) {
-  const opts = ["Z"];
-  if (args.offset)
-    opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
-  const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
-  const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
-  return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
-}
-var anyString = /^[\s\S]{0,}$/;
-var integer = /^-?\d+$/;
-var number = /^-?\d+(?:\.\d+)?$/;
-var boolean = /^(?:true|false)$/i;
-var lowercase = /^[^A-Z]*$/;
-var uppercase = /^[^a-z]*$/;
-
-// node_modules/zod/v4/core/checks.js
-var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
-  var _a3;
-  inst._zod ?? (inst._zod = {});
-  inst._zod.def = def;
-  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
-});
-var _whenHasLength = (payload) => {
-  const val = payload.value;
-  return !nullish(val) && val.length !== void 0;
-};
-var numericOriginMap = {
-  number: "number",
-  bigint: "bigint",
-  object: "date"
-};
-var $ZodCheckLessThan = /* @__PURE__ */ $constructor("$ZodCheckLessThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin2 = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin2,
-      code: "too_big",
-      maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckGreaterThan = /* @__PURE__ */ $constructor("$ZodCheckGreaterThan", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const origin2 = numericOriginMap[typeof def.value];
-  inst._zod.check = (payload) => {
-    if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
-      return;
-    }
-    payload.issues.push({
-      origin: numericOriginMap[typeof payload.value] ?? origin2,
-      code: "too_small",
-      minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
-      input: payload.value,
-      inclusive: def.inclusive,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckMultipleOf = /* @__PURE__ */ $constructor("$ZodCheckMultipleOf", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (typeof payload.value !== typeof def.value)
-      throw new Error("Cannot mix number and bigint in multiple_of check.");
-    const isMultiple = typeof payload.value === "bigint" ? (
-      // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
-      def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
-    ) : floatSafeRemainder(payload.value, def.value) === 0;
-    if (isMultiple)
-      return;
-    payload.issues.push({
-      origin: typeof payload.value,
-      code: "not_multiple_of",
-      divisor: def.value,
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckNumberFormat = /* @__PURE__ */ $constructor("$ZodCheckNumberFormat", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  def.format = def.format || "float64";
-  const isInt = def.format?.includes("int");
-  const origin2 = isInt ? "int" : "number";
-  const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    if (isInt) {
-      if (!Number.isInteger(input)) {
-        payload.issues.push({
-          expected: origin2,
-          format: def.format,
-          code: "invalid_type",
-          continue: false,
-          input,
-          inst
-        });
-        return;
-      }
-      if (!Number.isSafeInteger(input)) {
-        if (input > 0) {
-          payload.issues.push({
-            input,
-            code: "too_big",
-            maximum: Number.MAX_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin: origin2,
-            inclusive: true,
-            continue: !def.abort
-          });
-        } else {
-          payload.issues.push({
-            input,
-            code: "too_small",
-            minimum: Number.MIN_SAFE_INTEGER,
-            note: "Integers must be within the safe integer range.",
-            inst,
-            origin: origin2,
-            inclusive: true,
-            continue: !def.abort
-          });
-        }
-        return;
-      }
-    }
-    if (input < minimum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_small",
-        minimum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-    if (input > maximum) {
-      payload.issues.push({
-        origin: "number",
-        input,
-        code: "too_big",
-        maximum,
-        inclusive: true,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
-  var _a3;
-  $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
-    if (length <= def.maximum)
-      return;
-    const origin2 = getLengthableOrigin(input);
-    payload.issues.push({
-      origin: origin2,
-      code: "too_big",
-      maximum: def.maximum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
-  var _a3;
-  $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2 ? codePointLength(input) : units;
-    if (length >= def.minimum)
-      return;
-    const origin2 = getLengthableOrigin(input);
-    payload.issues.push({
-      origin: origin2,
-      code: "too_small",
-      minimum: def.minimum,
-      inclusive: true,
-      input,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals", (inst, def) => {
-  var _a3;
-  $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const units = input.length;
-    const length = typeof input === "string" && units >= def.length && units <= def.length * 2 ? codePointLength(input) : units;
-    if (length === def.length)
-      return;
-    const origin2 = getLengthableOrigin(input);
-    const tooBig = length > def.length;
-    payload.issues.push({
-      origin: origin2,
-      ...tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length },
-      inclusive: true,
-      exact: true,
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
-  var _a3, _b;
-  $ZodCheck.init(inst, def);
-  if (def.pattern)
-    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
-      def.pattern.lastIndex = 0;
-      if (def.pattern.test(payload.value))
-        return;
-      payload.issues.push({
-        origin: "string",
-        code: "invalid_format",
-        format: def.format,
-        input: payload.value,
-        ...def.pattern ? { pattern: def.pattern.toString() } : {},
-        inst,
-        continue: !def.abort
-      });
-    });
-  else
-    (_b = inst._zod).check ?? (_b.check = () => {
-    });
-});
-var $ZodCheckRegex = /* @__PURE__ */ $constructor("$ZodCheckRegex", (inst, def) => {
-  $ZodCheckStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    def.pattern.lastIndex = 0;
-    if (def.pattern.test(payload.value))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "regex",
-      input: payload.value,
-      pattern: def.pattern.toString(),
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckLowerCase = /* @__PURE__ */ $constructor("$ZodCheckLowerCase", (inst, def) => {
-  def.pattern ?? (def.pattern = lowercase);
-  $ZodCheckStringFormat.init(inst, def);
-});
-var $ZodCheckUpperCase = /* @__PURE__ */ $constructor("$ZodCheckUpperCase", (inst, def) => {
-  def.pattern ?? (def.pattern = uppercase);
-  $ZodCheckStringFormat.init(inst, def);
-});
-var $ZodCheckIncludes = /* @__PURE__ */ $constructor("$ZodCheckIncludes", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const escapedRegex = escapeRegex(def.includes);
-  const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
-  def.pattern = pattern;
-  inst._zod.check = (payload) => {
-    if (payload.value.includes(def.includes, def.position))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "includes",
-      includes: def.includes,
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckStartsWith = /* @__PURE__ */ $constructor("$ZodCheckStartsWith", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const pattern = new RegExp(`^${escapeRegex(def.prefix)}.*`);
-  def.pattern ?? (def.pattern = pattern);
-  inst._zod.check = (payload) => {
-    if (payload.value.startsWith(def.prefix))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "starts_with",
-      prefix: def.prefix,
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckEndsWith = /* @__PURE__ */ $constructor("$ZodCheckEndsWith", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  const pattern = new RegExp(`.*${escapeRegex(def.suffix)}$`);
-  def.pattern ?? (def.pattern = pattern);
-  inst._zod.check = (payload) => {
-    if (payload.value.endsWith(def.suffix))
-      return;
-    payload.issues.push({
-      origin: "string",
-      code: "invalid_format",
-      format: "ends_with",
-      suffix: def.suffix,
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  inst._zod.check = (payload) => {
-    payload.value = def.tx(payload.value);
-  };
-});
-
-// node_modules/zod/v4/core/doc.js
-var Doc = class {
-  constructor(args = [], closed = {}) {
-    this.content = [];
-    this.indent = 0;
-    this.args = args;
-    this.closed = closed;
-  }
-  // the compiler catches a child's throw and keeps writing into this doc, so the indent has to unwind with it
-  indented(fn) {
-    this.indent += 1;
-    try {
-      fn(this);
-    } finally {
-      this.indent -= 1;
-    }
-  }
-  write(arg) {
-    if (typeof arg === "function") {
-      arg(this, { execution: "sync" });
-      arg(this, { execution: "async" });
-      return;
-    }
-    const content = arg;
-    const lines = content.split("\n").filter((x) => x);
-    const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-    const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line of dedented) {
-      this.content.push(line);
-    }
-  }
-  compile() {
-    const F = Function;
-    const content = this?.content ?? [``];
-    const factory = new F(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {
-${content.join("\n")}
-};`);
-    return factory(...Object.values(this.closed));
-  }
-};
-
-// node_modules/zod/v4/core/versions.js
-var version = {
-  major: 4,
-  minor: 6,
-  patch: 7
-};
-
-// node_modules/zod/v4/core/schemas.js
-var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
-  var _a3;
-  inst ?? (inst = {});
-  inst._zod.def = def;
-  inst._zod.bag = inst._zod.bag || {};
-  inst._zod.version = version;
-  const defChecks = inst._zod.def.checks;
-  const checks = inst._zod.traits.has("$ZodCheck") ? [inst, ...defChecks ?? []] : defChecks?.length ? [...defChecks] : [];
-  for (const ch of checks) {
-    for (const fn of ch._zod.onattach) {
-      fn(inst);
-    }
-  }
-  if (checks.length === 0) {
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
-    inst._zod.deferred?.push(() => {
-      inst._zod.run = inst._zod.parse;
-    });
-  } else {
-    const runChecks = (payload, checks2, ctx) => {
-      if (payload.memo)
-        return payload;
-      let isAborted = aborted(payload);
-      let asyncResult;
-      for (const ch of checks2) {
-        if (ch._zod.def.when) {
-          if (explicitlyAborted(payload))
-            continue;
-          const shouldRun = ch._zod.def.when(payload);
-          if (!shouldRun)
-            continue;
-        } else if (isAborted) {
-          continue;
-        }
-        const currLen = payload.issues.length;
-        const _ = ch._zod.check(payload);
-        if (_ instanceof Promise && ctx?.async === false) {
-          throw new $ZodAsyncError();
-        }
-        if (asyncResult || _ instanceof Promise) {
-          asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
-            await _;
-            const nextLen = payload.issues.length;
-            if (nextLen === currLen)
-              return;
-            attachSchema(payload.issues, currLen, inst);
-            if (!isAborted)
-              isAborted = aborted(payload, currLen);
-          });
-        } else {
-          const nextLen = payload.issues.length;
-          if (nextLen === currLen)
-            continue;
-          attachSchema(payload.issues, currLen, inst);
-          if (!isAborted)
-            isAborted = aborted(payload, currLen);
-        }
-      }
-      if (asyncResult) {
-        return asyncResult.then(() => {
-          return payload;
-        });
-      }
-      return payload;
-    };
-    const handleCanaryResult = (canary, payload, ctx) => {
-      if (aborted(canary)) {
-        canary.aborted = true;
-        return canary;
-      }
-      const checkResult = runChecks(payload, checks, ctx);
-      if (checkResult instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return checkResult.then((checkResult2) => inst._zod.parse(checkResult2, ctx));
-      }
-      return inst._zod.parse(checkResult, ctx);
-    };
-    inst._zod.run = (payload, ctx) => {
-      if (ctx.skipChecks) {
-        return inst._zod.parse(payload, ctx);
-      }
-      if (ctx.direction === "backward") {
-        const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
-        if (canary instanceof Promise) {
-          return canary.then((canary2) => {
-            return handleCanaryResult(canary2, payload, ctx);
-          });
-        }
-        return handleCanaryResult(canary, payload, ctx);
-      }
-      const result = inst._zod.parse(payload, ctx);
-      if (result instanceof Promise) {
-        if (ctx.async === false)
-          throw new $ZodAsyncError();
-        return result.then((result2) => runChecks(result2, checks, ctx));
-      }
-      return runChecks(result, checks, ctx);
-    };
-  }
-}, {
-  // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
-  get "~standard"() {
-    return hide(this, "~standard", standardProps(this));
-  },
-  set "~standard"(value) {
-    own(this, "~standard", value);
-  }
-});
-var toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
-async function validateAsync2(inst, value) {
-  const ctx = { async: true };
-  return toStandardResult(await inst._zod.run({ value, issues: [] }, ctx), ctx);
-}
-function standardProps(inst) {
-  return {
-    validate: (value) => {
-      const ctx = { async: false };
-      try {
-        const r = inst._zod.run({ value, issues: [] }, ctx);
-        if (!(r instanceof Promise))
-          return toStandardResult(r, ctx);
-      } catch (_) {
-      }
-      return validateAsync2(inst, value);
-    },
-    vendor: "zod",
-    version: 1
-  };
-}
-var $ZodString = /* @__PURE__ */ $constructor("$ZodString", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = def.pattern ?? anyString;
-  inst._zod.parse = (payload, _) => {
-    if (def.coerce)
-      try {
-        payload.value = String(payload.value);
-      } catch (_2) {
-      }
-    if (typeof payload.value === "string")
-      return payload;
-    payload.issues.push({
-      expected: "string",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodStringFormat = /* @__PURE__ */ $constructor("$ZodStringFormat", (inst, def) => {
-  $ZodCheckStringFormat.init(inst, def);
-  $ZodString.init(inst, def);
-});
-var $ZodGUID = /* @__PURE__ */ $constructor("$ZodGUID", (inst, def) => {
-  def.pattern ?? (def.pattern = guid);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodUUID = /* @__PURE__ */ $constructor("$ZodUUID", (inst, def) => {
-  if (def.version) {
-    const versionMap = {
-      v1: 1,
-      v2: 2,
-      v3: 3,
-      v4: 4,
-      v5: 5,
-      v6: 6,
-      v7: 7,
-      v8: 8
-    };
-    const v = versionMap[def.version];
-    if (v === void 0)
-      throw new Error(`Invalid UUID version: "${def.version}"`);
-    def.pattern ?? (def.pattern = uuid(v));
-  } else
-    def.pattern ?? (def.pattern = uuid());
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodEmail = /* @__PURE__ */ $constructor("$ZodEmail", (inst, def) => {
-  def.pattern ?? (def.pattern = email);
-  $ZodStringFormat.init(inst, def);
-});
-var URL_BAD_FORMAT = 1;
-var URL_UNPARSEABLE = 2;
-function canParseURL(input) {
-  try {
-    if (typeof URL !== "undefined" && typeof URL.canParse === "function")
-      return URL.canParse(input);
-    new URL(input);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function validateURL(trimmed, def) {
-  if (!("normalize" in def) && !("hostname" in def) && !("protocol" in def)) {
-    return canParseURL(trimmed) || URL_UNPARSEABLE;
-  }
-  return parseURLObject(trimmed, def);
-}
-function parseURLObject(trimmed, def) {
-  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
-    return URL_BAD_FORMAT;
-  }
-  try {
-    if (typeof URL !== "undefined") {
-      const URLStatic = URL;
-      if (typeof URLStatic.parse === "function")
-        return URLStatic.parse(trimmed) ?? URL_UNPARSEABLE;
-    }
-    return new URL(trimmed);
-  } catch {
-    return URL_UNPARSEABLE;
-  }
-}
-var asciiTabOrNewline = /[\t\n\r]/g;
-function stripTabAndNewline(value) {
-  return value.replace(asciiTabOrNewline, "");
-}
-function urlHostnameOk(url, hostname) {
-  hostname.lastIndex = 0;
-  return hostname.test(url.hostname);
-}
-function urlProtocolOk(url, protocol) {
-  protocol.lastIndex = 0;
-  return protocol.test(url.protocol.endsWith(":") ? url.protocol.slice(0, -1) : url.protocol);
-}
-var $ZodURL = /* @__PURE__ */ $constructor("$ZodURL", (inst, def) => {
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    try {
-      const trimmed = payload.value.trim();
-      const url = validateURL(trimmed, def);
-      if (url === URL_BAD_FORMAT) {
-        payload.issues.push({
-          code: "invalid_format",
-          format: "url",
-          note: "Invalid URL format",
-          input: payload.value,
-          inst,
-          continue: !def.abort
-        });
-        return;
-      }
-      if (url === URL_UNPARSEABLE) {
-        payload.issues.push({
-          code: "invalid_format",
-          format: "url",
-          input: payload.value,
-          inst,
-          continue: !def.abort
-        });
-        return;
-      }
-      if (url === true) {
-        payload.value = stripTabAndNewline(trimmed);
-        return;
-      }
-      if (def.hostname && !urlHostnameOk(url, def.hostname)) {
-        payload.issues.push({
-          code: "invalid_format",
-          format: "url",
-          note: "Invalid hostname",
-          pattern: def.hostname.source,
-          input: payload.value,
-          inst,
-          continue: !def.abort
-        });
-      }
-      if (def.protocol && !urlProtocolOk(url, def.protocol)) {
-        payload.issues.push({
-          code: "invalid_format",
-          format: "url",
-          note: "Invalid protocol",
-          pattern: def.protocol.source,
-          input: payload.value,
-          inst,
-          continue: !def.abort
-        });
-      }
-      payload.value = def.normalize ? url.href : stripTabAndNewline(trimmed);
-      return;
-    } catch (_) {
-      payload.issues.push({
-        code: "invalid_format",
-        format: "url",
-        input: payload.value,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-var $ZodEmoji = /* @__PURE__ */ $constructor("$ZodEmoji", (inst, def) => {
-  def.pattern ?? (def.pattern = emoji());
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodNanoID = /* @__PURE__ */ $constructor("$ZodNanoID", (inst, def) => {
-  if (def.length !== void 0 && (!Number.isInteger(def.length) || def.length < 1))
-    throw new Error(`Invalid nanoid length: ${def.length}`);
-  def.pattern ?? (def.pattern = def.length === void 0 ? nanoid : nanoidOfLength(def.length));
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodCUID = /* @__PURE__ */ $constructor("$ZodCUID", (inst, def) => {
-  def.pattern ?? (def.pattern = cuid);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodCUID2 = /* @__PURE__ */ $constructor("$ZodCUID2", (inst, def) => {
-  def.pattern ?? (def.pattern = cuid2);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodULID = /* @__PURE__ */ $constructor("$ZodULID", (inst, def) => {
-  def.pattern ?? (def.pattern = ulid);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodXID = /* @__PURE__ */ $constructor("$ZodXID", (inst, def) => {
-  def.pattern ?? (def.pattern = xid);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodKSUID = /* @__PURE__ */ $constructor("$ZodKSUID", (inst, def) => {
-  def.pattern ?? (def.pattern = ksuid);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodISODateTime = /* @__PURE__ */ $constructor("$ZodISODateTime", (inst, def) => {
-  def.pattern ?? (def.pattern = datetime(def));
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodISODate = /* @__PURE__ */ $constructor("$ZodISODate", (inst, def) => {
-  def.pattern ?? (def.pattern = date);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodISOTime = /* @__PURE__ */ $constructor("$ZodISOTime", (inst, def) => {
-  def.pattern ?? (def.pattern = time(def));
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodISODuration = /* @__PURE__ */ $constructor("$ZodISODuration", (inst, def) => {
-  def.pattern ?? (def.pattern = duration);
-  $ZodStringFormat.init(inst, def);
-});
-var $ZodIPv4 = /* @__PURE__ */ $constructor("$ZodIPv4", (inst, def) => {
-  def.pattern ?? (def.pattern = ipv4);
-  $ZodStringFormat.init(inst, def);
-});
-var ipv6Alphabet = /^[0-9a-fA-F:.]+$/;
-function isValidIPv6(value) {
-  if (!ipv6Alphabet.test(value))
-    return false;
-  return canParseURL(`http://[${value}]`);
-}
-var $ZodIPv6 = /* @__PURE__ */ $constructor("$ZodIPv6", (inst, def) => {
-  def.pattern ?? (def.pattern = ipv6);
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (!isValidIPv6(payload.value)) {
-      payload.issues.push({
-        code: "invalid_format",
-        format: "ipv6",
-        input: payload.value,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-var $ZodCIDRv4 = /* @__PURE__ */ $constructor("$ZodCIDRv4", (inst, def) => {
-  def.pattern ?? (def.pattern = cidrv4);
-  $ZodStringFormat.init(inst, def);
-});
-function isValidCIDRv6(value) {
-  const parts = value.split("/");
-  if (parts.length !== 2)
-    return false;
-  const [address, prefix] = parts;
-  if (!prefix)
-    return false;
-  const prefixNum = Number(prefix);
-  if (`${prefixNum}` !== prefix)
-    return false;
-  if (prefixNum < 0 || prefixNum > 128)
-    return false;
-  return isValidIPv6(address);
-}
-var $ZodCIDRv6 = /* @__PURE__ */ $constructor("$ZodCIDRv6", (inst, def) => {
-  def.pattern ?? (def.pattern = cidrv6);
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (!isValidCIDRv6(payload.value)) {
-      payload.issues.push({
-        code: "invalid_format",
-        format: "cidrv6",
-        input: payload.value,
-        inst,
-        continue: !def.abort
-      });
-    }
-  };
-});
-function isValidBase64(data) {
-  if (data === "")
-    return true;
-  if (/\s/.test(data))
-    return false;
-  if (data.length % 4 !== 0)
-    return false;
-  try {
-    atob(data);
-    return true;
-  } catch {
-    return false;
-  }
-}
-var base64Charset = /^[0-9a-zA-Z+/]*={0,2}$/;
-var $ZodBase64 = /* @__PURE__ */ $constructor("$ZodBase64", (inst, def) => {
-  def.pattern ?? (def.pattern = base64Charset);
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (isValidBase64(payload.value))
-      return;
-    payload.issues.push({
-      code: "invalid_format",
-      format: "base64",
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var base64urlCharset = /^[A-Za-z0-9_-]*$/;
-function isValidBase64URL(data) {
-  if (!base64urlCharset.test(data))
-    return false;
-  const base642 = data.replace(/[-_]/g, (c) => c === "-" ? "+" : "/");
-  const padded = base642.padEnd(Math.ceil(base642.length / 4) * 4, "=");
-  return isValidBase64(padded);
-}
-var $ZodBase64URL = /* @__PURE__ */ $constructor("$ZodBase64URL", (inst, def) => {
-  def.pattern ?? (def.pattern = base64urlCharset);
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (isValidBase64URL(payload.value))
-      return;
-    payload.issues.push({
-      code: "invalid_format",
-      format: "base64url",
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodE164 = /* @__PURE__ */ $constructor("$ZodE164", (inst, def) => {
-  def.pattern ?? (def.pattern = e164);
-  $ZodStringFormat.init(inst, def);
-});
-function isValidJWT(token, algorithm = null) {
-  try {
-    const tokensParts = token.split(".");
-    if (tokensParts.length !== 3)
-      return false;
-    const [header] = tokensParts;
-    if (!header)
-      return false;
-    const parsedHeader = JSON.parse(atob(header));
-    if ("typ" in parsedHeader && parsedHeader?.typ !== "JWT")
-      return false;
-    if (!parsedHeader.alg)
-      return false;
-    if (algorithm && (!("alg" in parsedHeader) || parsedHeader.alg !== algorithm))
-      return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-var $ZodJWT = /* @__PURE__ */ $constructor("$ZodJWT", (inst, def) => {
-  $ZodStringFormat.init(inst, def);
-  inst._zod.check = (payload) => {
-    if (isValidJWT(payload.value, def.alg))
-      return;
-    payload.issues.push({
-      code: "invalid_format",
-      format: "jwt",
-      input: payload.value,
-      inst,
-      continue: !def.abort
-    });
-  };
-});
-var $ZodNumber = /* @__PURE__ */ $constructor("$ZodNumber", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = number;
-  inst._zod.parse = (payload, _ctx) => {
-    if (def.coerce)
-      try {
-        payload.value = Number(payload.value);
-      } catch (_) {
-      }
-    const input = payload.value;
-    if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
-      return payload;
-    }
-    const received = typeof input === "number" ? Number.isNaN(input) ? "NaN" : !Number.isFinite(input) ? String(input) : void 0 : void 0;
-    payload.issues.push({
-      expected: "number",
-      code: "invalid_type",
-      input,
-      inst,
-      ...received ? { received } : {}
-    });
-    return payload;
-  };
-});
-var $ZodNumberFormat = /* @__PURE__ */ $constructor("$ZodNumberFormat", (inst, def) => {
-  $ZodCheckNumberFormat.init(inst, def);
-  $ZodNumber.init(inst, def);
-});
-var $ZodBoolean = /* @__PURE__ */ $constructor("$ZodBoolean", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.pattern = boolean;
-  inst._zod.parse = (payload, _ctx) => {
-    if (def.coerce)
-      try {
-        payload.value = Boolean(payload.value);
-      } catch (_) {
-      }
-    const input = payload.value;
-    if (typeof input === "boolean")
-      return payload;
-    payload.issues.push({
-      expected: "boolean",
-      code: "invalid_type",
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodUnknown = /* @__PURE__ */ $constructor("$ZodUnknown", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload) => payload;
-});
-var $ZodNever = /* @__PURE__ */ $constructor("$ZodNever", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _ctx) => {
-    payload.issues.push({
-      expected: "never",
-      code: "invalid_type",
-      input: payload.value,
-      inst
-    });
-    return payload;
-  };
-});
-function capSize(inst, size) {
-  const caps = sizeCaps(inst._zod.def.checks);
-  if (!caps.length)
-    return;
-  const cap = Math.min(...caps.map((c) => c[0]));
-  const parse2 = inst._zod.parse;
-  inst._zod.parse = (payload, ctx) => {
-    const n = size(payload.value);
-    if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
-      for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
-        if (n > max && ch._zod.def.when(payload)) {
-          const start = payload.issues.length;
-          ch._zod.check(payload);
-          payload.issues[start].continue = false;
-          attachSchema(payload.issues, start, inst);
-          return payload;
-        }
-      }
-    }
-    return parse2(payload, ctx);
-  };
-}
-var arraySize = (input) => Array.isArray(input) ? input.length : -1;
-function handleArrayResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-var $ZodArray = /* @__PURE__ */ $constructor("$ZodArray", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        expected: "array",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo2 ? memo2.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
-    const proms = [];
-    const abortEarly = ctx?.abortEarly;
-    for (let i = 0; i < input.length; i++) {
-      const item = input[i];
-      const result = def.element._zod.run({
-        value: item,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        proms.push(result.then((result2) => handleArrayResult(result2, payload, i)));
-      } else {
-        handleArrayResult(result, payload, i);
-        if (abortEarly && result.issues.length !== 0 && aborted(result))
-          break;
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-  capSize(inst, arraySize);
-});
-function handlePropertyResult(result, final, key3, input, optin, optout) {
-  const isPresent = key3 in input;
-  const isOptionalOut = optout === "optional";
-  if (!isPresent && isOptionalOut && optin === "optional") {
-    return;
-  }
-  if (result.issues.length) {
-    if (optin !== void 0 && isOptionalOut && !isPresent) {
-      return;
-    }
-    final.issues.push(...prefixIssues(key3, result.issues));
-  }
-  if (!isPresent && optin === void 0) {
-    if (!result.issues.length) {
-      final.issues.push({
-        code: "invalid_type",
-        expected: "nonoptional",
-        input: void 0,
-        path: [key3]
-      });
-    }
-    return;
-  }
-  if (result.value === void 0) {
-    if (isPresent || optin === "defaulted" && !isOptionalOut) {
-      final.value[key3] = void 0;
-    }
-  } else {
-    final.value[key3] = result.value;
-  }
-}
-var NO_SYMBOL_KEYS = [];
-function normalizeDef(def) {
-  const keys = Object.keys(def.shape);
-  const ownSymbols = Object.getOwnPropertySymbols(def.shape);
-  const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-  const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-  for (const k of allKeys) {
-    if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-      throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
-    }
-  }
-  const okeys = optionalKeys(def.shape);
-  return {
-    ...def,
-    allKeys,
-    symbolKeys,
-    // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-    keySet: new Set(keys),
-    numKeys: keys.length,
-    optionalKeys: new Set(okeys)
-  };
-}
-function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
-  const unrecognized = [];
-  const keySet = def.keySet;
-  const _catchall = def.catchall._zod;
-  const t = _catchall.def.type;
-  const optin = _catchall.optin;
-  const optout = _catchall.optout;
-  let seen = 0;
-  for (const key3 in input) {
-    if (abortEarly && payload.issues.length !== seen) {
-      if (aborted(payload, seen))
-        break;
-      seen = payload.issues.length;
-    }
-    if (keySet.has(key3))
-      continue;
-    if (key3 === "__proto__") {
-      if (t === "never")
-        unrecognized.push(key3);
-      continue;
-    }
-    if (t === "never") {
-      unrecognized.push(key3);
-      continue;
-    }
-    const r = _catchall.run({ value: input[key3], issues: [] }, ctx);
-    if (r instanceof Promise) {
-      proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
-    } else {
-      handlePropertyResult(r, payload, key3, input, optin, optout);
-    }
-  }
-  if (unrecognized.length) {
-    payload.issues.push({
-      code: "unrecognized_keys",
-      keys: unrecognized,
-      input,
-      inst,
-      // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
-      continue: true
-    });
-  }
-  if (!proms.length)
-    return payload;
-  return Promise.all(proms).then(() => {
-    return payload;
-  });
-}
-var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
-  $ZodType.init(inst, def);
-  const desc = Object.getOwnPropertyDescriptor(def, "shape");
-  const sh = desc?.get ? desc.get.raw : def.shape ?? {};
-  if (sh) {
-    const get = () => {
-      const newSh = { ...sh };
-      Object.defineProperty(def, "shape", { value: newSh });
-      get.raw = newSh;
-      return newSh;
-    };
-    get.raw = sh;
-    Object.defineProperty(def, "shape", { get });
-  }
-  const _normalized = cached2(() => normalizeDef(def));
-  defineLazyInternal(inst, "propValues", (zod) => {
-    const shape = zod.def.shape;
-    const propValues = {};
-    for (const key3 in shape) {
-      const field = shape[key3]._zod;
-      if (field.values) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, key3)) {
-          assignProp(propValues, key3, /* @__PURE__ */ new Set());
-        }
-        for (const v of field.values)
-          propValues[key3].add(v);
-        if (field.optin !== void 0)
-          propValues[key3].add(void 0);
-      }
-    }
-    return propValues;
-  });
-  const isObject2 = isObject;
-  const catchall = def.catchall;
-  let value;
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    value ?? (value = _normalized.value);
-    const input = payload.value;
-    if (!isObject2(input)) {
-      payload.issues.push({
-        expected: "object",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
-    const proms = [];
-    const shape = value.shape;
-    const abortEarly = ctx?.abortEarly;
-    let seen = payload.issues.length;
-    for (const key3 of value.allKeys) {
-      if (abortEarly && payload.issues.length !== seen) {
-        if (aborted(payload, seen))
-          break;
-        seen = payload.issues.length;
-      }
-      if (key3 === "__proto__")
-        continue;
-      const el = shape[key3];
-      const optin = el._zod.optin;
-      const optout = el._zod.optout;
-      const r = el._zod.run({ value: input[key3], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((r2) => handlePropertyResult(r2, payload, key3, input, optin, optout)));
-      } else {
-        handlePropertyResult(r, payload, key3, input, optin, optout);
-      }
-    }
-    if (!catchall) {
-      return proms.length ? Promise.all(proms).then(() => payload) : payload;
-    }
-    return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
-  };
-});
-var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) => {
-  $ZodObject.init(inst, def);
-  const superParse = inst._zod.parse;
-  const _normalized = cached2(() => normalizeDef(def));
-  const memo2 = globalConfig.memoizer;
-  const generateFastpass = (shape) => {
-    const normalized = _normalized.value;
-    const syms = normalized.symbolKeys;
-    const doc = new Doc(["payload", "ctx"], { shape, inst, memo: memo2, syms });
-    const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-    const prefixStr = (id, k) => `
-          let ${id}_ab = false;
-          for (let i = 0; i < ${id}.issues.length; i++) {
-            const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
-            payload.issues.push(iss);
-            if (iss.continue !== true) ${id}_ab = true;
-          }
-          if (${id}_ab && ctx && ctx.abortEarly) {
-            payload.value = newResult;
-            return payload;
-          }`;
-    doc.write(`const input = payload.value;`);
-    const ids = /* @__PURE__ */ Object.create(null);
-    let counter = 0;
-    for (const key3 of normalized.allKeys) {
-      ids[key3] = `key_${counter++}`;
-    }
-    doc.write(memo2 ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-    for (const key3 of normalized.allKeys) {
-      if (key3 === "__proto__")
-        continue;
-      const id = ids[key3];
-      const k = typeof key3 === "symbol" ? `syms[${syms.indexOf(key3)}]` : esc(key3);
-      const isPresent = `${k} in input`;
-      const schema = shape[key3];
-      const optin = schema?._zod?.optin;
-      const isOptionalIn = optin !== void 0;
-      const isOptionalOut = schema?._zod?.optout === "optional";
-      doc.write(`const ${id} = ${parseStr(k)};`);
-      if (isOptionalIn && isOptionalOut) {
-        const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
-        doc.write(`
-        const ${id}_present = ${isPresent};
-        if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
-          }
-
-          if (${assign}) {
-            newResult[${k}] = ${id}.value;
-          }
-        }
-
-      `);
-      } else if (!isOptionalIn) {
-        doc.write(`
-        const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
-        }
-        if (!${id}_present && !${id}.issues.length) {
-          payload.issues.push({
-            code: "invalid_type",
-            expected: "nonoptional",
-            input: undefined,
-            path: [${k}]
-          });
-          if (ctx && ctx.abortEarly) {
-            payload.value = newResult;
-            return payload;
-          }
-        }
-
-        if (${id}_present) {
-          newResult[${k}] = ${id}.value;
-        }
-
-      `);
-      } else {
-        doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
-        }
-      `);
-        if (optin === "defaulted") {
-          doc.write(`newResult[${k}] = ${id}.value;`);
-        } else {
-          doc.write(`
-        if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
-        }
-      `);
-        }
-      }
-    }
-    doc.write(`payload.value = newResult;`);
-    doc.write(`return payload;`);
-    return doc.compile();
-  };
-  let fastpass;
-  const isObject2 = isObject;
-  const jit = !globalConfig.jitless;
-  const allowsEval2 = allowsEval;
-  const fastEnabled = jit && allowsEval2.value;
-  const catchall = def.catchall;
-  let value;
-  inst._zod.parse = (payload, ctx) => {
-    value ?? (value = _normalized.value);
-    const input = payload.value;
-    if (!isObject2(input)) {
-      payload.issues.push({
-        expected: "object",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {
-      if (!fastpass)
-        fastpass = generateFastpass(def.shape);
-      payload = fastpass(payload, ctx);
-      if (!catchall)
-        return payload;
-      return handleCatchall([], input, payload, ctx, value, inst, ctx?.abortEarly === true);
-    }
-    return superParse(payload, ctx);
-  };
-});
-function handleUnionResults(results, final, inst, ctx) {
-  for (const result of results) {
-    if (result.issues.length === 0) {
-      final.value = result.value;
-      return final;
-    }
-  }
-  const nonaborted = results.filter((r) => !aborted(r));
-  if (nonaborted.length === 1) {
-    final.value = nonaborted[0].value;
-    return nonaborted[0];
-  }
-  final.issues.push({
-    code: "invalid_union",
-    input: final.value,
-    inst,
-    errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config())))
-  });
-  return final;
-}
-var $ZodUnion = /* @__PURE__ */ $constructor("$ZodUnion", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted") ? "defaulted" : zod.def.options.some((o) => o._zod.optin !== void 0) ? "optional" : void 0);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : void 0);
-  defineLazyInternal(inst, "values", (zod) => {
-    if (zod.def.options.every((o) => o._zod.values)) {
-      return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
-    }
-    return void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    if (zod.def.options.every((o) => o._zod.pattern)) {
-      const patterns = zod.def.options.map((o) => o._zod.pattern);
-      return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
-    }
-    return void 0;
-  });
-  const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-  inst._zod.parse = (payload, ctx) => {
-    if (first) {
-      return first(payload, ctx);
-    }
-    let async = false;
-    const results = [];
-    for (const option of def.options) {
-      const result = option._zod.run({
-        value: payload.value,
-        issues: []
-      }, ctx);
-      if (result instanceof Promise) {
-        results.push(result);
-        async = true;
-      } else {
-        if (result.issues.length === 0)
-          return result;
-        results.push(result);
-      }
-    }
-    if (!async)
-      return handleUnionResults(results, payload, inst, ctx);
-    return Promise.all(results).then((results2) => {
-      return handleUnionResults(results2, payload, inst, ctx);
-    });
-  };
-});
-function discriminatorMap(def) {
-  const map = /* @__PURE__ */ new Map();
-  for (const option of def.options) {
-    const values = option._zod.propValues?.[def.discriminator];
-    if (!values || values.size === 0)
-      throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
-    for (const value of values) {
-      if (map.has(value)) {
-        if (value !== void 0)
-          throw new Error(`Duplicate discriminator value "${String(value)}"`);
-        map.set(value, null);
-      } else {
-        map.set(value, option);
-      }
-    }
-  }
-  return map;
-}
-var $ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
-  def.inclusive = false;
-  $ZodUnion.init(inst, def);
-  const _super = inst._zod.parse;
-  defineLazyInternal(inst, "propValues", (zod) => {
-    const propValues = {};
-    let undefinedCount = 0;
-    for (const option of zod.def.options) {
-      const pv = option._zod.propValues;
-      if (!pv || Object.keys(pv).length === 0)
-        throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
-      if (pv[zod.def.discriminator]?.has(void 0))
-        undefinedCount++;
-      for (const [k, v] of Object.entries(pv)) {
-        if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-          assignProp(propValues, k, /* @__PURE__ */ new Set());
-        }
-        for (const val of v) {
-          propValues[k].add(val);
-        }
-      }
-    }
-    if (!zod.def.unionFallback && undefinedCount > 1)
-      propValues[zod.def.discriminator]?.delete(void 0);
-    return propValues;
-  });
-  def.options.forEach((option, i) => {
-    const propShape = rawShape(option._zod.def);
-    if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
-      throw new Error(`Invalid discriminated union option at index "${i}"`);
-    }
-  });
-  const disc = cached2(() => discriminatorMap(def));
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isObject(input)) {
-      payload.issues.push({
-        code: "invalid_type",
-        expected: "object",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const value = input?.[def.discriminator];
-    const opt2 = disc.value.get(value);
-    if (opt2 && (value !== void 0 || ctx.direction !== "backward")) {
-      return opt2._zod.run(payload, ctx);
-    }
-    if (def.unionFallback || ctx.direction === "backward") {
-      return _super(payload, ctx);
-    }
-    payload.issues.push({
-      code: "invalid_union",
-      errors: [],
-      note: "No matching discriminator",
-      discriminator: def.discriminator,
-      options: Array.from(disc.value.keys()).filter((value2) => disc.value.get(value2) !== null),
-      input,
-      path: [def.discriminator],
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodIntersection = /* @__PURE__ */ $constructor("$ZodIntersection", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    const left = def.left._zod.run({ value: input, issues: [] }, ctx);
-    const right = def.right._zod.run({ value: input, issues: [] }, ctx);
-    const async = left instanceof Promise || right instanceof Promise;
-    if (async) {
-      return Promise.all([left, right]).then(([left2, right2]) => {
-        return handleIntersectionResults(payload, left2, right2);
-      });
-    }
-    return handleIntersectionResults(payload, left, right);
-  };
-});
-function mergeValues(a, b) {
-  if (a === b) {
-    return { valid: true, data: a };
-  }
-  if (a instanceof Date && b instanceof Date && +a === +b) {
-    return { valid: true, data: a };
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const bKeys = Object.keys(b);
-    const sharedKeys = Object.keys(a).filter((key3) => bKeys.indexOf(key3) !== -1);
-    const newObj = { ...a, ...b };
-    if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
-      delete newObj.__proto__;
-    for (const key3 of sharedKeys) {
-      if (key3 === "__proto__")
-        continue;
-      const sharedValue = mergeValues(a[key3], b[key3]);
-      if (!sharedValue.valid) {
-        return {
-          valid: false,
-          mergeErrorPath: [key3, ...sharedValue.mergeErrorPath]
-        };
-      }
-      newObj[key3] = sharedValue.data;
-    }
-    return { valid: true, data: newObj };
-  }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) {
-      return { valid: false, mergeErrorPath: [] };
-    }
-    const newArray = [];
-    for (let index = 0; index < a.length; index++) {
-      const itemA = a[index];
-      const itemB = b[index];
-      const sharedValue = mergeValues(itemA, itemB);
-      if (!sharedValue.valid) {
-        return {
-          valid: false,
-          mergeErrorPath: [index, ...sharedValue.mergeErrorPath]
-        };
-      }
-      newArray.push(sharedValue.data);
-    }
-    return { valid: true, data: newArray };
-  }
-  return { valid: false, mergeErrorPath: [] };
-}
-function handleIntersectionResults(result, left, right) {
-  const unrecKeys = /* @__PURE__ */ new Map();
-  let unrecIssue;
-  const keyIssues = /* @__PURE__ */ new Map();
-  const collect = (iss, side) => {
-    let keys;
-    if (iss.code === "unrecognized_keys" && !iss.path?.length) {
-      unrecIssue ?? (unrecIssue = iss);
-      keys = iss.keys;
-    } else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-      const k = String(iss.path[0]);
-      if (!keyIssues.has(k))
-        keyIssues.set(k, iss);
-      keys = [k];
-    } else {
-      return false;
-    }
-    for (const k of keys) {
-      if (!unrecKeys.has(k))
-        unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
-    }
-    return true;
-  };
-  for (const iss of left.issues) {
-    if (!collect(iss, "l"))
-      result.issues.push(iss);
-  }
-  for (const iss of right.issues) {
-    if (!collect(iss, "r"))
-      result.issues.push(iss);
-  }
-  const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
-  if (bothKeys.length) {
-    const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
-    if (aggregated.length)
-      result.issues.push({ ...unrecIssue, keys: aggregated });
-    for (const k of bothKeys) {
-      if (!aggregated.includes(k) && keyIssues.has(k))
-        result.issues.push(keyIssues.get(k));
-    }
-  }
-  const merged = mergeValues(left.value, right.value);
-  if (!merged.valid) {
-    if (aborted(result))
-      return result;
-    throw new Error(`Unmergable intersection. Error path: ${JSON.stringify(merged.mergeErrorPath)}`);
-  }
-  result.value = merged.data;
-  return result;
-}
-var $ZodTuple = /* @__PURE__ */ $constructor("$ZodTuple", (inst, def) => {
-  $ZodType.init(inst, def);
-  const items = def.items;
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!Array.isArray(input)) {
-      payload.issues.push({
-        input,
-        inst,
-        expected: "tuple",
-        code: "invalid_type"
-      });
-      return payload;
-    }
-    payload.value = memo2 ? memo2.alloc(inst, payload, [], ctx) : [];
-    const proms = [];
-    const optinStart = getTupleOptStart(items, "optin");
-    const optoutStart = getTupleOptStart(items, "optout");
-    if (!def.rest) {
-      if (input.length < optinStart) {
-        payload.issues.push({
-          code: "too_small",
-          minimum: optinStart,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-        return payload;
-      }
-      if (input.length > items.length) {
-        payload.issues.push({
-          code: "too_big",
-          maximum: items.length,
-          inclusive: true,
-          input,
-          inst,
-          origin: "array"
-        });
-      }
-    }
-    const itemResults = new Array(items.length);
-    const abortEarly = def.rest ? ctx?.abortEarly : void 0;
-    let itemAborted = false;
-    for (let i = 0; i < items.length; i++) {
-      const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
-      if (r instanceof Promise) {
-        proms.push(r.then((rr) => {
-          itemResults[i] = rr;
-        }));
-      } else {
-        itemResults[i] = r;
-        if (abortEarly && !itemAborted && r.issues.length)
-          itemAborted = aborted(r);
-      }
-    }
-    if (def.rest && !itemAborted) {
-      let i = items.length - 1;
-      const rest = input.slice(items.length);
-      let seen = payload.issues.length;
-      for (const el of rest) {
-        if (abortEarly && payload.issues.length !== seen) {
-          if (aborted(payload, seen))
-            break;
-          seen = payload.issues.length;
-        }
-        i++;
-        const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((r) => handleTupleResult(r, payload, i)));
-        } else {
-          handleTupleResult(result, payload, i);
-        }
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
-    }
-    return handleTupleResults(itemResults, payload, items, input, optoutStart);
-  };
-});
-function getTupleOptStart(items, key3) {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const omittable = key3 === "optin" ? items[i]._zod.optin !== void 0 : items[i]._zod.optout === "optional";
-    if (!omittable)
-      return i + 1;
-  }
-  return 0;
-}
-function handleTupleResult(result, final, index) {
-  if (result.issues.length) {
-    final.issues.push(...prefixIssues(index, result.issues));
-  }
-  final.value[index] = result.value;
-}
-function handleTupleResults(itemResults, final, items, input, optoutStart) {
-  for (let i = 0; i < items.length; i++) {
-    const r = itemResults[i];
-    const isPresent = i < input.length;
-    if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-      final.value.length = i;
-      break;
-    }
-    if (r.issues.length) {
-      if (!isPresent && i >= optoutStart) {
-        final.value.length = i;
-        break;
-      }
-      final.issues.push(...prefixIssues(i, r.issues));
-    }
-    final.value[i] = r.value;
-  }
-  for (let i = final.value.length - 1; i >= input.length; i--) {
-    if (items[i]._zod.optout === "optional" && final.value[i] === void 0) {
-      final.value.length = i;
-    } else {
-      break;
-    }
-  }
-  return final;
-}
-var $ZodRecord = /* @__PURE__ */ $constructor("$ZodRecord", (inst, def) => {
-  $ZodType.init(inst, def);
-  const memo2 = globalConfig.memoizer;
-  memo2?.attach(inst);
-  inst._zod.parse = (payload, ctx) => {
-    const input = payload.value;
-    if (!isPlainObject(input)) {
-      payload.issues.push({
-        expected: "record",
-        code: "invalid_type",
-        input,
-        inst
-      });
-      return payload;
-    }
-    const proms = [];
-    const values = def.keyType._zod.values;
-    if (values && !def.partial) {
-      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
-      const recordKeys = /* @__PURE__ */ new Set();
-      for (const key3 of values) {
-        if (typeof key3 === "string" || typeof key3 === "number" || typeof key3 === "symbol") {
-          recordKeys.add(typeof key3 === "number" ? key3.toString() : key3);
-          if (key3 === "__proto__")
-            continue;
-          const keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
-          if (keyResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (keyResult.issues.length) {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key3,
-              path: [key3],
-              inst
-            });
-            continue;
-          }
-          const outKey = keyResult.value;
-          if (outKey === "__proto__")
-            continue;
-          const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
-          if (result instanceof Promise) {
-            proms.push(result.then((result2) => {
-              if (result2.issues.length) {
-                payload.issues.push(...prefixIssues(key3, result2.issues));
-              }
-              payload.value[outKey] = result2.value;
-            }));
-          } else {
-            if (result.issues.length) {
-              payload.issues.push(...prefixIssues(key3, result.issues));
-            }
-            payload.value[outKey] = result.value;
-          }
-        }
-      }
-      let unrecognized;
-      for (const key3 in input) {
-        if (!recordKeys.has(key3)) {
-          if (def.mode === "loose") {
-            if (key3 === "__proto__")
-              continue;
-            payload.value[key3] = input[key3];
-          } else {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key3);
-          }
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    } else {
-      payload.value = memo2 ? memo2.alloc(inst, payload, {}, ctx) : {};
-      let unrecognized;
-      for (const key3 of Reflect.ownKeys(input)) {
-        if (key3 === "__proto__")
-          continue;
-        if (!Object.prototype.propertyIsEnumerable.call(input, key3))
-          continue;
-        let keyResult = def.keyType._zod.run({ value: key3, issues: [] }, ctx);
-        if (keyResult instanceof Promise) {
-          throw new Error("Async schemas not supported in object keys currently");
-        }
-        const checkNumericKey = typeof key3 === "string" && number.test(key3) && keyResult.issues.length;
-        if (checkNumericKey) {
-          const retryResult = def.keyType._zod.run({ value: Number(key3), issues: [] }, ctx);
-          if (retryResult instanceof Promise) {
-            throw new Error("Async schemas not supported in object keys currently");
-          }
-          if (retryResult.issues.length === 0) {
-            keyResult = retryResult;
-          }
-        }
-        if (keyResult.issues.length) {
-          if (def.mode === "loose") {
-            payload.value[key3] = input[key3];
-          } else if (values) {
-            unrecognized = unrecognized ?? [];
-            unrecognized.push(key3);
-          } else {
-            payload.issues.push({
-              code: "invalid_key",
-              origin: "record",
-              issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-              input: key3,
-              path: [key3],
-              inst
-            });
-          }
-          continue;
-        }
-        const outKey = keyResult.value;
-        if (outKey === "__proto__")
-          continue;
-        const result = def.valueType._zod.run({ value: input[key3], issues: [] }, ctx);
-        if (result instanceof Promise) {
-          proms.push(result.then((result2) => {
-            if (result2.issues.length) {
-              payload.issues.push(...prefixIssues(key3, result2.issues));
-            }
-            payload.value[outKey] = result2.value;
-          }));
-        } else {
-          if (result.issues.length) {
-            payload.issues.push(...prefixIssues(key3, result.issues));
-          }
-          payload.value[outKey] = result.value;
-        }
-      }
-      if (unrecognized && unrecognized.length > 0) {
-        payload.issues.push({
-          code: "unrecognized_keys",
-          input,
-          inst,
-          keys: unrecognized,
-          continue: true
-        });
-      }
-    }
-    if (proms.length) {
-      return Promise.all(proms).then(() => payload);
-    }
-    return payload;
-  };
-});
-var $ZodEnum = /* @__PURE__ */ $constructor("$ZodEnum", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = getEnumValues(def.entries);
-  const valuesSet = new Set(values);
-  inst._zod.values = valuesSet;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-    return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (valuesSet.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodLiteral = /* @__PURE__ */ $constructor("$ZodLiteral", (inst, def) => {
-  $ZodType.init(inst, def);
-  const values = new Set(def.values);
-  inst._zod.values = values;
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const vals = zod.def.values;
-    return new RegExp(vals.length ? `^(${vals.map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o)).join("|")})$` : "^[^\\s\\S]$");
-  });
-  inst._zod.parse = (payload, _ctx) => {
-    const input = payload.value;
-    if (values.has(input)) {
-      return payload;
-    }
-    payload.issues.push({
-      code: "invalid_value",
-      values: def.values,
-      input,
-      inst
-    });
-    return payload;
-  };
-});
-var $ZodTransform = /* @__PURE__ */ $constructor("$ZodTransform", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.optin = "optional";
-  globalConfig.memoizer?.guard(inst);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      throw new $ZodEncodeError(inst.constructor.name);
-    }
-    const _out = def.transform(payload.value, payload);
-    if (ctx.async) {
-      const output = _out instanceof Promise ? _out : Promise.resolve(_out);
-      return output.then((output2) => {
-        payload.value = output2;
-        return payload;
-      });
-    }
-    if (_out instanceof Promise) {
-      throw new $ZodAsyncError();
-    }
-    payload.value = _out;
-    return payload;
-  };
-});
-function handleOptionalResult(payload, result) {
-  payload.value = result.issues.length ? void 0 : result.value;
-  return payload;
-}
-var $ZodOptional = /* @__PURE__ */ $constructor("$ZodOptional", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-  inst._zod.optout = "optional";
-  defineLazyInternal(inst, "values", (zod) => {
-    const values = zod.def.innerType._zod.values;
-    return values ? /* @__PURE__ */ new Set([...values, void 0]) : void 0;
-  });
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === void 0) {
-      if (def.innerType._zod.optin !== "defaulted")
-        return payload;
-      const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-      if (result instanceof Promise)
-        return result.then((result2) => handleOptionalResult(payload, result2));
-      return handleOptionalResult(payload, result);
-    }
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodExactOptional = /* @__PURE__ */ $constructor("$ZodExactOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-  defineLazyInternal(inst, "pattern", (zod) => zod.def.innerType._zod.pattern);
-  inst._zod.parse = (payload, ctx) => {
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodNullable = /* @__PURE__ */ $constructor("$ZodNullable", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-  defineLazyInternal(inst, "pattern", (zod) => {
-    const pattern = zod.def.innerType._zod.pattern;
-    return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : void 0;
-  });
-  defineLazyInternal(inst, "values", (zod) => {
-    return zod.def.innerType._zod.values ? /* @__PURE__ */ new Set([...zod.def.innerType._zod.values, null]) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    if (payload.value === null)
-      return payload;
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodDefault = /* @__PURE__ */ $constructor("$ZodDefault", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.optin = "defaulted";
-  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      return def.innerType._zod.run(payload, ctx);
-    }
-    if (payload.value === void 0) {
-      payload.value = def.defaultValue;
-      return payload;
-    }
-    const result = def.innerType._zod.run(payload, ctx);
-    if (result instanceof Promise) {
-      return result.then((result2) => handleDefaultResult(result2, def));
-    }
-    return handleDefaultResult(result, def);
-  };
-});
-function handleDefaultResult(payload, def) {
-  if (payload.value === void 0) {
-    payload.value = def.defaultValue;
-  }
-  return payload;
-}
-var $ZodPrefault = /* @__PURE__ */ $constructor("$ZodPrefault", (inst, def) => {
-  $ZodType.init(inst, def);
-  inst._zod.optin = "defaulted";
-  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      return def.innerType._zod.run(payload, ctx);
-    }
-    if (payload.value === void 0) {
-      payload.value = def.defaultValue;
-    }
-    return def.innerType._zod.run(payload, ctx);
-  };
-});
-var $ZodNonOptional = /* @__PURE__ */ $constructor("$ZodNonOptional", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "values", (zod) => {
-    const v = zod.def.innerType._zod.values;
-    return v ? new Set([...v].filter((x) => x !== void 0)) : void 0;
-  });
-  inst._zod.parse = (payload, ctx) => {
-    const result = def.innerType._zod.run(payload, ctx);
-    if (result instanceof Promise) {
-      return result.then((result2) => handleNonOptionalResult(result2, inst));
-    }
-    return handleNonOptionalResult(result, inst);
-  };
-});
-function handleNonOptionalResult(payload, inst) {
-  if (!payload.issues.length && payload.value === void 0) {
-    payload.issues.push({
-      code: "invalid_type",
-      expected: "nonoptional",
-      input: payload.value,
-      inst
-    });
-  }
-  return payload;
-}
-function handleCatchResult(payload, result, def, ctx) {
-  if (!result.issues.length) {
-    payload.value = result.value;
-    if (result.memo)
-      payload.memo = true;
-    return payload;
-  }
-  payload.value = def.catchValue({
-    ...result,
-    value: payload.value,
-    error: {
-      issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config()))
-    },
-    input: payload.value
-  });
-  return payload;
-}
-var $ZodCatch = /* @__PURE__ */ $constructor("$ZodCatch", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      return def.innerType._zod.run(payload, ctx);
-    }
-    const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-      return result.then((result2) => handleCatchResult(payload, result2, def, ctx));
-    }
-    return handleCatchResult(payload, result, def, ctx);
-  };
-});
-var $ZodPipe = /* @__PURE__ */ $constructor("$ZodPipe", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-  defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      const right = def.out._zod.run(payload, ctx);
-      if (right instanceof Promise) {
-        return right.then((right2) => handlePipeResult(right2, def.in, ctx));
-      }
-      return handlePipeResult(right, def.in, ctx);
-    }
-    const left = def.in._zod.run(payload, ctx);
-    if (left instanceof Promise) {
-      return left.then((left2) => handlePipeResult(left2, def.out, ctx));
-    }
-    return handlePipeResult(left, def.out, ctx);
-  };
-});
-function handlePipeResult(left, next, ctx) {
-  if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
-    left.aborted = true;
-    return left;
-  }
-  return next._zod.run({ value: left.value, issues: left.issues }, ctx);
-}
-var $ZodPreprocess = /* @__PURE__ */ $constructor("$ZodPreprocess", (inst, def) => {
-  $ZodPipe.init(inst, def);
-});
-var $ZodReadonly = /* @__PURE__ */ $constructor("$ZodReadonly", (inst, def) => {
-  $ZodType.init(inst, def);
-  defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
-  defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-  defineLazyInternal(inst, "optin", (zod) => zod.def.innerType?._zod?.optin);
-  defineLazyInternal(inst, "optout", (zod) => zod.def.innerType?._zod?.optout);
-  inst._zod.parse = (payload, ctx) => {
-    if (ctx.direction === "backward") {
-      return def.innerType._zod.run(payload, ctx);
-    }
-    const result = def.innerType._zod.run(payload, ctx);
-    if (result instanceof Promise) {
-      return result.then(handleReadonlyResult);
-    }
-    return handleReadonlyResult(result);
-  };
-});
-function handleReadonlyResult(payload) {
-  if (!payload.memo)
-    payload.value = Object.freeze(payload.value);
-  return payload;
-}
-var $ZodCustom = /* @__PURE__ */ $constructor("$ZodCustom", (inst, def) => {
-  $ZodCheck.init(inst, def);
-  $ZodType.init(inst, def);
-  inst._zod.parse = (payload, _) => {
-    return payload;
-  };
-  inst._zod.check = (payload) => {
-    const input = payload.value;
-    const r = def.fn(input);
-    if (r instanceof Promise) {
-      return r.then((r2) => handleRefineResult(r2, payload, input, inst));
-    }
-    handleRefineResult(r, payload, input, inst);
-    return;
-  };
-});
-function handleRefineResult(result, payload, input, inst) {
-  if (!result) {
-    const _iss = {
-      code: "custom",
-      input,
-      inst,
-      // incorporates params.error into issue reporting
-      path: [...inst._zod.def.path ?? []],
-      // incorporates params.error into issue reporting
-      continue: !inst._zod.def.abort
-      // params: inst._zod.def.params,
-    };
-    if (inst._zod.def.params)
-      _iss.params = inst._zod.def.params;
-    payload.issues.push(issue(_iss));
-  }
-}
-
-// node_modules/zod/v4/core/memoizer.js
-var $ZodCyclicError = class extends Error {
-  constructor() {
-    super(`Cannot parse a reference cycle that closes through a transform`);
-    this.name = "ZodCyclicError";
-  }
-};
-var STATE = "~memo";
-var NO_ISSUES = [];
-function isRef(value) {
-  return value !== null && typeof value === "object";
-}
-function cloneIssues(issues) {
-  return issues.map((iss) => iss.path ? { ...iss, path: iss.path.slice() } : { ...iss });
-}
-var recursive = /* @__PURE__ */ new WeakMap();
-var NONE = 0;
-var ASSUMED = 1;
-var PROVEN = 2;
-function isRecursive(inst, stack, resolve) {
-  const cached3 = recursive.get(inst);
-  if (cached3 !== void 0)
-    return cached3 ? PROVEN : NONE;
-  if (stack.has(inst))
-    return PROVEN;
-  stack.add(inst);
-  let result = NONE;
-  const check = (child) => {
-    if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve);
-      if (answer > result)
-        result = answer;
-    }
-  };
-  const shape = (sh, spread) => {
-    let answer = NONE;
-    for (const key3 of Reflect.ownKeys(sh)) {
-      const desc = Object.getOwnPropertyDescriptor(sh, key3);
-      if (spread && !desc.enumerable)
-        continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
-      if (child > answer)
-        answer = child;
-    }
-    return answer;
-  };
-  const merge2 = (answer) => {
-    if (answer > result)
-      result = answer;
-  };
-  const def = inst._zod.def;
-  const kind = def.type;
-  switch (kind) {
-    case "object": {
-      const raw = rawShape(def);
-      merge2(raw ? shape(raw, true) : ASSUMED);
-      check(def.catchall);
-      break;
-    }
-    case "array":
-      check(def.element);
-      break;
-    case "tuple":
-      for (const el of def.items)
-        check(el);
-      check(def.rest);
-      break;
-    case "record":
-    case "map":
-      check(def.keyType);
-      check(def.valueType);
-      break;
-    case "set":
-      check(def.valueType);
-      break;
-    case "union":
-      for (const el of def.options)
-        check(el);
-      break;
-    case "intersection":
-      check(def.left);
-      check(def.right);
-      break;
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "catch":
-    case "readonly":
-    case "nonoptional":
-    case "promise":
-    case "success":
-      check(def.innerType);
-      break;
-    case "pipe":
-      check(def.in);
-      check(def.out);
-      break;
-    case "function":
-      check(def.input);
-      check(def.output);
-      break;
-    // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
-    case "lazy": {
-      const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
-      merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
-      break;
-    }
-    // a leaf by choice: `parts` are regex fragments, not data positions
-    case "template_literal":
-    // leaves
-    case "string":
-    case "number":
-    case "int":
-    case "boolean":
-    case "bigint":
-    case "symbol":
-    case "undefined":
-    case "null":
-    case "void":
-    case "never":
-    case "any":
-    case "unknown":
-    case "date":
-    case "nan":
-    case "enum":
-    case "literal":
-    case "file":
-    case "transform":
-    case "custom":
-      break;
-    default: {
-      kind;
-      for (const key3 in def) {
-        const desc = Object.getOwnPropertyDescriptor(def, key3);
-        if (!desc || desc.get)
-          continue;
-        const value = desc.value;
-        if (!value || typeof value !== "object")
-          continue;
-        if (value._zod)
-          check(value);
-        else if (Array.isArray(value))
-          for (const el of value)
-            check(el);
-      }
-    }
-  }
-  stack.delete(inst);
-  return settle(inst, result);
-}
-function settle(inst, answer) {
-  if (answer !== ASSUMED)
-    recursive.set(inst, answer === PROVEN);
-  return answer;
-}
-function bucketFor(state, inst) {
-  let bucket = state.buckets.get(inst);
-  if (!bucket) {
-    bucket = /* @__PURE__ */ new WeakMap();
-    state.buckets.set(inst, bucket);
-  }
-  return bucket;
-}
-var handoff;
-var open = [];
-var memo = {
-  alloc(_inst, payload, empty) {
-    const bucket = handoff;
-    if (!bucket)
-      return empty;
-    handoff = void 0;
-    const entry = { value: empty, issues: null };
-    bucket.set(payload.value, entry);
-    open.push(entry);
-    return empty;
-  },
-  guard(inst) {
-    var _a3;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
-    inst._zod.deferred.push(() => {
-      const base = inst._zod.parse;
-      const wrapped = (payload, ctx) => {
-        if (ctx.direction !== "backward" && isBackEdge(ctx, payload.value))
-          throw new $ZodCyclicError();
-        return base(payload, ctx);
-      };
-      inst._zod.parse = wrapped;
-      if (inst._zod.run === base)
-        inst._zod.run = wrapped;
-    });
-  },
-  attach(inst) {
-    var _a3;
-    let isRecursiveInst;
-    let rechecked = false;
-    let lastCtx;
-    let lastBucket;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
-    inst._zod.deferred.push(() => {
-      const base = inst._zod.parse;
-      const wrapped = (payload, ctx) => {
-        if (isRecursiveInst === void 0) {
-          const walked = isRecursive(inst, /* @__PURE__ */ new Set(), false);
-          if (walked === NONE) {
-            inst._zod.parse = base;
-            if (inst._zod.run === wrapped)
-              inst._zod.run = base;
-            return base(payload, ctx);
-          }
-          if (walked === PROVEN || rechecked)
-            isRecursiveInst = true;
-          else
-            rechecked = true;
-        }
-        const input = payload.value;
-        if (!isRef(input))
-          return base(payload, ctx);
-        let state = ctx[STATE];
-        if (!state) {
-          state = { buckets: /* @__PURE__ */ new WeakMap(), backEdges: void 0 };
-          ctx[STATE] = state;
-        }
-        let bucket;
-        if (lastCtx === ctx) {
-          bucket = lastBucket;
-        } else {
-          bucket = bucketFor(state, inst);
-          lastCtx = ctx;
-          lastBucket = bucket;
-        }
-        const hit = bucket.get(input);
-        if (hit) {
-          payload.value = hit.value;
-          if (hit.issues) {
-            if (hit.issues.length)
-              payload.issues.push(...cloneIssues(hit.issues));
-          } else {
-            payload.memo = true;
-            state.backEdges ?? (state.backEdges = /* @__PURE__ */ new WeakSet());
-            state.backEdges.add(hit.value);
-          }
-          return payload;
-        }
-        handoff = bucket;
-        const depth = open.length;
-        const result = base(payload, ctx);
-        handoff = void 0;
-        const entry = open.length > depth ? open.pop() : void 0;
-        if (result instanceof Promise) {
-          return result.then((r) => {
-            if (entry)
-              entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
-            return r;
-          });
-        }
-        if (entry)
-          entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
-        return result;
-      };
-      inst._zod.parse = wrapped;
-      if (inst._zod.run === base)
-        inst._zod.run = wrapped;
-    });
-  }
-};
-function memoizer() {
-  return memo;
-}
-function isBackEdge(ctx, value) {
-  const backEdges = ctx[STATE]?.backEdges;
-  return backEdges !== void 0 && isRef(value) && backEdges.has(value);
-}
-
-// node_modules/zod/v4/locales/en.js
-var error = () => {
-  const Sizable = {
-    string: { unit: "characters", verb: "to have" },
-    file: { unit: "bytes", verb: "to have" },
-    array: { unit: "items", verb: "to have" },
-    set: { unit: "items", verb: "to have" },
-    map: { unit: "entries", verb: "to have" }
-  };
-  function getSizing(origin2) {
-    return Sizable[origin2] ?? null;
-  }
-  const FormatDictionary = {
-    regex: "input",
-    email: "email address",
-    url: "URL",
-    emoji: "emoji",
-    uuid: "UUID",
-    uuidv4: "UUIDv4",
-    uuidv6: "UUIDv6",
-    nanoid: "nanoid",
-    guid: "GUID",
-    cuid: "cuid",
-    cuid2: "cuid2",
-    ulid: "ULID",
-    xid: "XID",
-    ksuid: "KSUID",
-    datetime: "ISO datetime",
-    date: "ISO date",
-    time: "ISO time",
-    duration: "ISO duration",
-    ipv4: "IPv4 address",
-    ipv6: "IPv6 address",
-    mac: "MAC address",
-    cidrv4: "IPv4 range",
-    cidrv6: "IPv6 range",
-    base64: "base64-encoded string",
-    base64url: "base64url-encoded string",
-    json_string: "JSON string",
-    e164: "E.164 number",
-    currency_code: "currency code",
-    credit_card: "credit card number",
-    iban: "IBAN",
-    jwt: "JWT",
-    template_literal: "input"
-  };
-  const TypeDictionary = {
-    // Compatibility: "nan" -> "NaN" for display
-    nan: "NaN"
-    // All other type names omitted - they fall back to raw values via ?? operator
-  };
-  function getTypeName(type, input) {
-    if (type === "number" && typeof input === "number" && !Number.isFinite(input)) {
-      return String(input);
-    }
-    return TypeDictionary[type] ?? type;
-  }
-  return (issue2) => {
-    switch (issue2.code) {
-      case "invalid_type": {
-        const expected = getTypeName(issue2.expected);
-        const receivedType = parsedType(issue2.input);
-        const received = getTypeName(receivedType, issue2.input);
-        return `Invalid input: expected ${expected}, received ${received}`;
-      }
-      case "invalid_value":
-        if (issue2.values.length === 1)
-          return `Invalid input: expected ${stringifyPrimitive(issue2.values[0])}`;
-        return `Invalid option: expected one of ${joinValues(issue2.values, "|")}`;
-      case "too_big": {
-        const adj = issue2.exact ? "exactly " : issue2.inclusive ? "<=" : "<";
-        const sizing = getSizing(issue2.origin);
-        if (sizing)
-          return `Too big: expected ${issue2.origin ?? "value"} to have ${adj}${issue2.maximum.toString()} ${sizing.unit ?? "elements"}`;
-        return `Too big: expected ${issue2.origin ?? "value"} to be ${adj}${issue2.maximum.toString()}`;
-      }
-      case "too_small": {
-        const adj = issue2.exact ? "exactly " : issue2.inclusive ? ">=" : ">";
-        const sizing = getSizing(issue2.origin);
-        if (sizing) {
-          return `Too small: expected ${issue2.origin} to have ${adj}${issue2.minimum.toString()} ${sizing.unit}`;
-        }
-        return `Too small: expected ${issue2.origin} to be ${adj}${issue2.minimum.toString()}`;
-      }
-      case "invalid_format": {
-        const _issue = issue2;
-        if (_issue.format === "starts_with") {
-          return `Invalid string: must start with "${_issue.prefix}"`;
-        }
-        if (_issue.format === "ends_with")
-          return `Invalid string: must end with "${_issue.suffix}"`;
-        if (_issue.format === "includes")
-          return `Invalid string: must include "${_issue.includes}"`;
-        if (_issue.format === "regex")
-          return `Invalid string: must match pattern ${_issue.pattern}`;
-        return `Invalid ${FormatDictionary[_issue.format] ?? issue2.format}`;
-      }
-      case "not_multiple_of":
-        return `Invalid number: must be a multiple of ${issue2.divisor}`;
-      case "unrecognized_keys":
-        return `Unrecognized key${issue2.keys.length > 1 ? "s" : ""}: ${joinValues(issue2.keys, ", ")}`;
-      case "invalid_key":
-        return `Invalid key in ${issue2.origin}`;
-      case "invalid_union":
-        if (issue2.options && Array.isArray(issue2.options) && issue2.options.length > 0) {
-          const opts = issue2.options.map((o) => `'${o}'`).join(" | ");
-          return `Invalid discriminator value. Expected ${opts}`;
-        }
-        if (issue2.inclusive === false) {
-          return "Invalid input: more than one option matched";
-        }
-        return "Invalid input";
-      case "invalid_element":
-        return `Invalid value in ${issue2.origin}`;
-      default:
-        return `Invalid input`;
-    }
-  };
-};
-function en_default() {
-  return {
-    localeError: error()
-  };
-}
-
-// node_modules/zod/v4/core/registries.js
-var _a2;
-var $ZodRegistry = class {
-  constructor() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-  }
-  add(schema, ..._meta) {
-    const meta2 = _meta[0];
-    this._map.set(schema, meta2);
-    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.set(meta2.id, schema);
-    }
-    return this;
-  }
-  clear() {
-    this._map = /* @__PURE__ */ new WeakMap();
-    this._idmap = /* @__PURE__ */ new Map();
-    return this;
-  }
-  remove(schema) {
-    const meta2 = this._map.get(schema);
-    if (meta2 && typeof meta2 === "object" && "id" in meta2) {
-      this._idmap.delete(meta2.id);
-    }
-    this._map.delete(schema);
-    return this;
-  }
-  get(schema) {
-    const p = schema._zod.parent;
-    if (p) {
-      const pm = { ...this.get(p) ?? {} };
-      delete pm.id;
-      const f = { ...pm, ...this._map.get(schema) };
-      return Object.keys(f).length ? f : void 0;
-    }
-    return this._map.get(schema);
-  }
-  has(schema) {
-    return this._map.has(schema);
-  }
-};
-function registry() {
-  return new $ZodRegistry();
-}
-(_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
-var globalRegistry = globalThis.__zod_globalRegistry;
-
-// node_modules/zod/v4/core/api.js
-function snapshotChecks(def) {
-  if (def.checks)
-    def.checks = [...def.checks];
-  return def;
-}
-// @__NO_SIDE_EFFECTS__
-function _string(Class2, params) {
-  return new Class2(snapshotChecks({ type: "string", ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _email(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "email",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _guid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "guid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "uuid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv4(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "uuid",
-    check: "string_format",
-    abort: false,
-    version: "v4",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv6(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "uuid",
-    check: "string_format",
-    abort: false,
-    version: "v6",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv7(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "uuid",
-    check: "string_format",
-    abort: false,
-    version: "v7",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _url(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "url",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _emoji2(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "emoji",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _nanoid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "nanoid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _cuid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "cuid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _cuid2(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "cuid2",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _ulid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "ulid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _xid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "xid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _ksuid(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "ksuid",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv4(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "ipv4",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv6(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "ipv6",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv4(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "cidrv4",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv6(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "cidrv6",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "base64",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64url(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "base64url",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _e164(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "e164",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _jwt(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "jwt",
-    check: "string_format",
-    abort: false,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDateTime(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "datetime",
-    check: "string_format",
-    offset: false,
-    local: false,
-    precision: null,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDate(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "date",
-    check: "string_format",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoTime(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "time",
-    check: "string_format",
-    precision: null,
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDuration(Class2, params) {
-  return new Class2({
-    type: "string",
-    format: "duration",
-    check: "string_format",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _number(Class2, params) {
-  return new Class2(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _int(Class2, params) {
-  return new Class2({
-    type: "number",
-    check: "number_format",
-    abort: false,
-    format: "safeint",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _boolean(Class2, params) {
-  return new Class2({
-    type: "boolean",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _unknown(Class2) {
-  return new Class2({
-    type: "unknown"
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _never(Class2, params) {
-  return new Class2({
-    type: "never",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _lt(value, params) {
-  return new $ZodCheckLessThan({
-    check: "less_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: false
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _lte(value, params) {
-  return new $ZodCheckLessThan({
-    check: "less_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _gt(value, params) {
-  return new $ZodCheckGreaterThan({
-    check: "greater_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: false
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _gte(value, params) {
-  return new $ZodCheckGreaterThan({
-    check: "greater_than",
-    ...normalizeParams(params),
-    value,
-    inclusive: true
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _multipleOf(value, params) {
-  return new $ZodCheckMultipleOf({
-    check: "multiple_of",
-    ...normalizeParams(params),
-    value
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxLength(maximum, params) {
-  const ch = new $ZodCheckMaxLength({
-    check: "max_length",
-    ...normalizeParams(params),
-    maximum
-  });
-  return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _minLength(minimum, params) {
-  return new $ZodCheckMinLength({
-    check: "min_length",
-    ...normalizeParams(params),
-    minimum
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _length(length, params) {
-  return new $ZodCheckLengthEquals({
-    check: "length_equals",
-    ...normalizeParams(params),
-    length
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _regex(pattern, params) {
-  return new $ZodCheckRegex({
-    check: "string_format",
-    format: "regex",
-    ...normalizeParams(params),
-    pattern
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _lowercase(params) {
-  return new $ZodCheckLowerCase({
-    check: "string_format",
-    format: "lowercase",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _uppercase(params) {
-  return new $ZodCheckUpperCase({
-    check: "string_format",
-    format: "uppercase",
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _includes(includes, params) {
-  return new $ZodCheckIncludes({
-    check: "string_format",
-    format: "includes",
-    ...normalizeParams(params),
-    includes
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _startsWith(prefix, params) {
-  return new $ZodCheckStartsWith({
-    check: "string_format",
-    format: "starts_with",
-    ...normalizeParams(params),
-    prefix
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _endsWith(suffix, params) {
-  return new $ZodCheckEndsWith({
-    check: "string_format",
-    format: "ends_with",
-    ...normalizeParams(params),
-    suffix
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _overwrite(tx) {
-  return new $ZodCheckOverwrite({
-    check: "overwrite",
-    tx
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _normalize(form) {
-  return /* @__PURE__ */ _overwrite((input) => input.normalize(form));
-}
-// @__NO_SIDE_EFFECTS__
-function _trim() {
-  return /* @__PURE__ */ _overwrite((input) => input.trim());
-}
-// @__NO_SIDE_EFFECTS__
-function _toLowerCase() {
-  return /* @__PURE__ */ _overwrite((input) => input.toLowerCase());
-}
-// @__NO_SIDE_EFFECTS__
-function _toUpperCase() {
-  return /* @__PURE__ */ _overwrite((input) => input.toUpperCase());
-}
-// @__NO_SIDE_EFFECTS__
-function _slugify() {
-  return /* @__PURE__ */ _overwrite((input) => slugify(input));
-}
-// @__NO_SIDE_EFFECTS__
-function _array(Class2, element, params) {
-  return new Class2({
-    type: "array",
-    element,
-    // get element() {
-    //   return element;
-    // },
-    ...normalizeParams(params)
-  });
-}
-// @__NO_SIDE_EFFECTS__
-function _custom(Class2, fn, _params) {
-  const norm = normalizeParams(_params);
-  norm.abort ?? (norm.abort = true);
-  const schema = new Class2({
-    type: "custom",
-    check: "custom",
-    fn,
-    ...norm
-  });
-  return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function _refine(Class2, fn, _params) {
-  const schema = new Class2({
-    type: "custom",
-    check: "custom",
-    fn,
-    ...normalizeParams(_params)
-  });
-  return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function _superRefine(fn, params) {
-  const ch = /* @__PURE__ */ _check((payload) => {
-    payload.addIssue = (issue2) => {
-      if (typeof issue2 === "string") {
-        payload.issues.push(issue(issue2, payload.value, ch._zod.def));
-      } else {
-        const _issue = issue2;
-        if (_issue.fatal)
-          _issue.continue = false;
-        _issue.code ?? (_issue.code = "custom");
-        if (!("input" in _issue))
-          _issue.input = payload.value;
-        _issue.inst ?? (_issue.inst = ch);
-        _issue.continue ?? (_issue.continue = !ch._zod.def.abort);
-        payload.issues.push(issue(_issue));
-      }
-    };
-    return fn(payload.value, payload);
-  }, params);
-  return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _check(fn, params) {
-  const ch = new $ZodCheck({
-    check: "custom",
-    ...normalizeParams(params)
-  });
-  ch._zod.check = fn;
-  return ch;
-}
-
-// node_modules/zod/v4/core/to-json-schema.js
-function assignProps(target2, ...sources) {
-  for (const source of sources) {
-    for (const key3 of Reflect.ownKeys(source)) {
-      if (Object.prototype.propertyIsEnumerable.call(source, key3)) {
-        assignProp(target2, key3, source[key3]);
-      }
-    }
-  }
-  return target2;
-}
-function initializeContext(params) {
-  let target2 = params?.target ?? "draft-2020-12";
-  if (target2 === "draft-4")
-    target2 = "draft-04";
-  if (target2 === "draft-7")
-    target2 = "draft-07";
-  return {
-    processors: params.processors ?? {},
-    metadataRegistry: params?.metadata ?? globalRegistry,
-    target: target2,
-    unrepresentable: params?.unrepresentable ?? "throw",
-    override: params?.override ?? (() => {
-    }),
-    io: params?.io ?? "output",
-    counter: 0,
-    seen: /* @__PURE__ */ new Map(),
-    sharedDefsExtractedFor: void 0,
-    sharedEmitDoneFor: void 0,
-    cycles: params?.cycles ?? "ref",
-    reused: params?.reused ?? "inline",
-    intersections: [],
-    deferred: [],
-    external: params?.external ?? void 0
-  };
-}
-function handleUnrepresentable(schema, ctx, json, params, message) {
-  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
-  if (result === "any")
-    return false;
-  if (result === void 0 || result === "throw")
-    throw new Error(message);
-  Object.assign(json, result);
-  return true;
-}
-function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
-  var _a3;
-  const def = schema._zod.def;
-  const seen = ctx.seen.get(schema);
-  if (seen) {
-    seen.count++;
-    const isCycle = _params.schemaPath.includes(schema);
-    if (isCycle) {
-      seen.cycle = _params.path;
-    }
-    return seen.schema;
-  }
-  const result = { schema: {}, count: 1, cycle: void 0, path: _params.path };
-  ctx.seen.set(schema, result);
-  ctx.sharedDefsExtractedFor = void 0;
-  ctx.sharedEmitDoneFor = void 0;
-  const overrideSchema = schema._zod.toJSONSchema?.();
-  if (overrideSchema) {
-    result.schema = overrideSchema;
-  } else {
-    const params = {
-      ..._params,
-      schemaPath: [..._params.schemaPath, schema],
-      path: _params.path
-    };
-    if (schema._zod.processJSONSchema) {
-      schema._zod.processJSONSchema(ctx, result.schema, params);
-    } else {
-      const _json = result.schema;
-      const processor = ctx.processors[def.type];
-      if (!processor) {
-        throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
-      }
-      processor(schema, ctx, _json, params);
-    }
-    const parent = schema._zod.parent;
-    if (parent) {
-      if (!result.ref)
-        result.ref = parent;
-      processSchema(parent, ctx, params);
-      ctx.seen.get(parent).isParent = true;
-    }
-  }
-  const meta2 = ctx.metadataRegistry.get(schema);
-  if (meta2)
-    assignProps(result.schema, meta2);
-  if (ctx.io === "input" && isTransforming(schema)) {
-    delete result.schema.examples;
-    delete result.schema.default;
-  }
-  if (ctx.io === "input" && "_prefault" in result.schema)
-    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
-  delete result.schema._prefault;
-  const _result = ctx.seen.get(schema);
-  return _result.schema;
-}
-function encodeJSONPointerSegment(segment) {
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-function extractDefs(ctx, schema) {
-  const root = ctx.seen.get(schema);
-  if (!root)
-    throw new Error("Unprocessed schema. This is a bug in Zod.");
-  if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
-    return;
-  const idToSchema = /* @__PURE__ */ new Map();
-  for (const entry of ctx.seen.entries()) {
-    const id = ctx.metadataRegistry.get(entry[0])?.id;
-    if (id) {
-      const existing = idToSchema.get(id);
-      if (existing && existing !== entry[0]) {
-        throw new Error(`Duplicate schema id "${id}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
-      }
-      idToSchema.set(id, entry[0]);
-    }
-  }
-  const makeURI = (entry) => {
-    const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
-    if (ctx.external) {
-      const externalId = ctx.external.registry.get(entry[0])?.id;
-      const uriGenerator = ctx.external.uri ?? ((id2) => id2);
-      if (externalId) {
-        return { ref: uriGenerator(externalId) };
-      }
-      const id = entry[1].defId ?? entry[1].schema.id ?? `schema${ctx.counter++}`;
-      entry[1].defId = id;
-      return { defId: id, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id)}` };
-    }
-    const uriPrefix = `#`;
-    const defUriPrefix = `${uriPrefix}/${defsSegment}/`;
-    if (entry[1] === root && !entry[1].schema.id) {
-      return { ref: uriPrefix };
-    }
-    const defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
-    return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
-  };
-  const extractToDef = (entry) => {
-    if (entry[1].schema.$ref) {
-      return;
-    }
-    const seen = entry[1];
-    const { ref, defId } = makeURI(entry);
-    seen.def = { ...seen.schema };
-    if (defId)
-      seen.defId = defId;
-    const schema2 = seen.schema;
-    for (const key3 in schema2) {
-      delete schema2[key3];
-    }
-    schema2.$ref = ref;
-  };
-  if (ctx.cycles === "throw") {
-    for (const entry of ctx.seen.entries()) {
-      const seen = entry[1];
-      if (seen.cycle) {
-        throw new Error(`Cycle detected: #/${seen.cycle?.join("/")}/<root>
-
-Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.`);
-      }
-    }
-  }
-  for (const entry of ctx.seen.entries()) {
-    const seen = entry[1];
-    if (schema === entry[0]) {
-      extractToDef(entry);
-      continue;
-    }
-    if (ctx.external) {
-      const ext = ctx.external.registry.get(entry[0])?.id;
-      if (schema !== entry[0] && ext) {
-        extractToDef(entry);
-        continue;
-      }
-    }
-    const id = ctx.metadataRegistry.get(entry[0])?.id;
-    if (id) {
-      extractToDef(entry);
-      continue;
-    }
-    if (seen.cycle) {
-      extractToDef(entry);
-      continue;
-    }
-    if (seen.count > 1) {
-      if (ctx.reused === "ref") {
-        extractToDef(entry);
-      }
-    }
-  }
-  if (ctx.external)
-    ctx.sharedDefsExtractedFor = ctx.external;
-}
-function compactTypeUnion(schema) {
-  const options = schema.anyOf;
-  if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
-    return;
-  const types2 = [];
-  for (const option of options) {
-    if (!option || typeof option !== "object")
-      return;
-    compactTypeUnion(option);
-    const keys = Object.keys(option);
-    if (keys.length !== 1 || keys[0] !== "type")
-      return;
-    const type = option.type;
-    for (const member of Array.isArray(type) ? type : [type]) {
-      if (typeof member !== "string")
-        return;
-      if (!types2.includes(member))
-        types2.push(member);
-    }
-  }
-  delete schema.anyOf;
-  schema.type = types2.length === 1 ? types2[0] : types2;
-}
-var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
-var UNION_KEYS = ["oneOf", "anyOf"];
-function undeclaredConstraint(member) {
-  const extra = member.additionalProperties;
-  if (extra === void 0 || extra === false || typeof extra !== "object" || extra === null)
-    return null;
-  return Object.keys(extra).length ? extra : null;
-}
-function foldObjects(members2) {
-  const objects = [];
-  for (const member of members2) {
-    if (typeof member !== "object" || member.type !== "object")
-      return null;
-    for (const key3 in member) {
-      if (!FOLDABLE_KEYS.has(key3))
-        return null;
-    }
-    objects.push(member);
-  }
-  const properties = {};
-  const required2 = /* @__PURE__ */ new Set();
-  for (const object2 of objects) {
-    for (const key3 in object2.properties) {
-      if (Object.prototype.hasOwnProperty.call(properties, key3))
-        continue;
-      const parts = [];
-      for (const other of objects) {
-        const part2 = other.properties?.[key3] ?? undeclaredConstraint(other);
-        if (part2 === null || part2 === void 0)
-          continue;
-        if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part2)))
-          parts.push(part2);
-      }
-      const merged = parts.length === 1 ? parts[0] : foldObjects(parts) ?? { allOf: parts };
-      assignProp(properties, key3, merged);
-    }
-    for (const key3 of object2.required ?? [])
-      required2.add(key3);
-  }
-  const folded = { type: "object", properties };
-  if (required2.size)
-    folded.required = [...required2];
-  if (objects.every((object2) => object2.additionalProperties === false)) {
-    folded.additionalProperties = false;
-  } else {
-    const constraints = [];
-    for (const object2 of objects) {
-      const constraint = undeclaredConstraint(object2);
-      if (constraint && !constraints.some((seen) => JSON.stringify(seen) === JSON.stringify(constraint)))
-        constraints.push(constraint);
-    }
-    if (constraints.length === 1)
-      folded.additionalProperties = constraints[0];
-    else if (constraints.length > 1)
-      folded.additionalProperties = { allOf: constraints };
-  }
-  return folded;
-}
-function foldIntersection(json) {
-  const allOf = json.allOf;
-  if (!Array.isArray(allOf) || allOf.length < 2)
-    return;
-  for (const key3 of FOLDABLE_KEYS)
-    if (key3 in json)
-      return;
-  const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
-  let folded = null;
-  if (!unions.length) {
-    folded = foldObjects(allOf);
-  } else {
-    const union2 = unions[0];
-    const keyword = UNION_KEYS.find((k) => Array.isArray(union2[k]));
-    if (Object.keys(union2).length !== 1)
-      return;
-    const rest = allOf.filter((m) => m !== union2);
-    const branches = union2[keyword].map((branch) => foldObjects([...rest, branch]));
-    if (branches.some((b) => !b))
-      return;
-    folded = { [keyword]: branches };
-  }
-  if (!folded)
-    return;
-  delete json.allOf;
-  assignProps(json, folded);
-}
-function finalize(ctx, schema) {
-  const root = ctx.seen.get(schema);
-  if (!root)
-    throw new Error("Unprocessed schema. This is a bug in Zod.");
-  const flattenRef = (zodSchema) => {
-    const seen = ctx.seen.get(zodSchema);
-    if (seen.ref === null)
-      return;
-    const schema2 = seen.def ?? seen.schema;
-    const _cached = { ...schema2 };
-    const ref = seen.ref;
-    seen.ref = null;
-    if (ref) {
-      flattenRef(ref);
-      const refSeen = ctx.seen.get(ref);
-      const refSchema = refSeen.schema;
-      if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
-        schema2.allOf = schema2.allOf ?? [];
-        schema2.allOf.push(refSchema);
-      } else {
-        assignProps(schema2, refSchema);
-      }
-      assignProps(schema2, _cached);
-      const isParentRef = zodSchema._zod.parent === ref;
-      if (isParentRef) {
-        for (const key3 in schema2) {
-          if (key3 === "$ref" || key3 === "allOf")
-            continue;
-          if (!(key3 in _cached)) {
-            delete schema2[key3];
-          }
-        }
-      }
-      if (refSchema.$ref && refSeen.def) {
-        for (const key3 in schema2) {
-          if (key3 === "$ref" || key3 === "allOf")
-            continue;
-          if (key3 in refSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(refSeen.def[key3])) {
-            delete schema2[key3];
-          }
-        }
-      }
-    }
-    const parent = zodSchema._zod.parent;
-    if (parent && parent !== ref) {
-      flattenRef(parent);
-      const parentSeen = ctx.seen.get(parent);
-      if (parentSeen?.schema.$ref) {
-        schema2.$ref = parentSeen.schema.$ref;
-        if (parentSeen.def) {
-          for (const key3 in schema2) {
-            if (key3 === "$ref" || key3 === "allOf")
-              continue;
-            if (key3 in parentSeen.def && JSON.stringify(schema2[key3]) === JSON.stringify(parentSeen.def[key3])) {
-              delete schema2[key3];
-            }
-          }
-        }
-      }
-    }
-    ctx.override({
-      zodSchema,
-      jsonSchema: schema2,
-      path: seen.path ?? []
-    });
-  };
-  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-    for (const entry of [...ctx.seen.entries()].reverse()) {
-      flattenRef(entry[0]);
-    }
-    if (ctx.target !== "openapi-3.0") {
-      for (const entry of ctx.seen.entries()) {
-        compactTypeUnion(entry[1].def ?? entry[1].schema);
-      }
-    }
-    for (const rewrite of ctx.deferred)
-      rewrite();
-    if (ctx.intersections.length) {
-      const carriers = /* @__PURE__ */ new Map();
-      for (const seen of ctx.seen.values()) {
-        for (const json of [seen.schema, seen.def]) {
-          const allOf = json?.allOf;
-          if (!Array.isArray(allOf))
-            continue;
-          const existing = carriers.get(allOf);
-          if (existing)
-            existing.push(json);
-          else
-            carriers.set(allOf, [json]);
-        }
-      }
-      for (const allOf of ctx.intersections) {
-        for (const json of carriers.get(allOf) ?? [])
-          foldIntersection(json);
-      }
-    }
-  }
-  const result = {};
-  if (ctx.target === "draft-2020-12") {
-    result.$schema = "https://json-schema.org/draft/2020-12/schema";
-  } else if (ctx.target === "draft-07") {
-    result.$schema = "http://json-schema.org/draft-07/schema#";
-  } else if (ctx.target === "draft-04") {
-    result.$schema = "http://json-schema.org/draft-04/schema#";
-  } else if (ctx.target === "openapi-3.0") {
-  } else {
-  }
-  if (ctx.external?.uri) {
-    const id = ctx.external.registry.get(schema)?.id;
-    if (!id)
-      throw new Error("Schema is missing an `id` property");
-    result.$id = ctx.external.uri(id);
-  }
-  assignProps(result, root.defId ? root.schema : root.def ?? root.schema);
-  const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
-  if (rootMetaId !== void 0 && result.id === rootMetaId)
-    delete result.id;
-  const defs = ctx.external?.defs ?? {};
-  if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-    for (const entry of ctx.seen.entries()) {
-      const seen = entry[1];
-      if (seen.def && seen.defId) {
-        if (seen.def.id === seen.defId)
-          delete seen.def.id;
-        assignProp(defs, seen.defId, seen.def);
-      }
-    }
-  }
-  if (ctx.external)
-    ctx.sharedEmitDoneFor = ctx.external;
-  if (ctx.external) {
-  } else {
-    if (Object.keys(defs).length > 0) {
-      if (ctx.target === "draft-2020-12") {
-        result.$defs = defs;
-      } else {
-        result.definitions = defs;
-      }
-    }
-  }
-  try {
-    const finalized = JSON.parse(JSON.stringify(result));
-    Object.defineProperty(finalized, "~standard", {
-      value: {
-        ...schema["~standard"],
-        jsonSchema: {
-          input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
-          output: createStandardJSONSchemaMethod(schema, "output", ctx.processors)
-        }
-      },
-      enumerable: false,
-      writable: false
-    });
-    return finalized;
-  } catch (_err) {
-    throw new Error("Error converting schema to JSON.");
-  }
-}
-function isTransforming(_schema, _ctx) {
-  const ctx = _ctx ?? { seen: /* @__PURE__ */ new Set() };
-  if (ctx.seen.has(_schema))
-    return false;
-  ctx.seen.add(_schema);
-  const def = _schema._zod.def;
-  if (def.type === "transform")
-    return true;
-  if (def.type === "array")
-    return isTransforming(def.element, ctx);
-  if (def.type === "set")
-    return isTransforming(def.valueType, ctx);
-  if (def.type === "lazy")
-    return isTransforming(def.getter(), ctx);
-  if (def.type === "promise" || def.type === "optional" || def.type === "nonoptional" || def.type === "nullable" || def.type === "readonly" || def.type === "default" || def.type === "prefault" || def.type === "catch") {
-    return isTransforming(def.innerType, ctx);
-  }
-  if (def.type === "intersection") {
-    return isTransforming(def.left, ctx) || isTransforming(def.right, ctx);
-  }
-  if (def.type === "record" || def.type === "map") {
-    return isTransforming(def.keyType, ctx) || isTransforming(def.valueType, ctx);
-  }
-  if (def.type === "pipe") {
-    if (_schema._zod.traits.has("$ZodCodec"))
-      return true;
-    return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
-  }
-  if (def.type === "object") {
-    for (const key3 in def.shape) {
-      if (isTransforming(def.shape[key3], ctx))
-        return true;
-    }
-    return false;
-  }
-  if (def.type === "union") {
-    for (const option of def.options) {
-      if (isTransforming(option, ctx))
-        return true;
-    }
-    return false;
-  }
-  if (def.type === "tuple") {
-    for (const item of def.items) {
-      if (isTransforming(item, ctx))
-        return true;
-    }
-    if (def.rest && isTransforming(def.rest, ctx))
-      return true;
-    return false;
-  }
-  return false;
-}
-var createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
-  const ctx = initializeContext({ ...params, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
-};
-var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
-  const { libraryOptions, target: target2 } = params ?? {};
-  const ctx = initializeContext({ ...libraryOptions ?? {}, target: target2, io, processors });
-  processSchema(schema, ctx);
-  extractDefs(ctx, schema);
-  return finalize(ctx, schema);
-};
-
-// node_modules/zod/v4/core/json-schema-processors.js
-var narrowMin = (agg, key3, value) => {
-  if (agg[key3] === void 0 || value > agg[key3])
-    agg[key3] = value;
-};
-var narrowMax = (agg, key3, value) => {
-  if (agg[key3] === void 0 || value < agg[key3])
-    agg[key3] = value;
-};
-var narrowBoth = (agg, value) => {
-  narrowMin(agg, "minimum", value);
-  narrowMax(agg, "maximum", value);
-};
-var addDivisor = (agg, value) => {
-  agg.multipleOf ?? (agg.multipleOf = []);
-  if (!agg.multipleOf.includes(value))
-    agg.multipleOf.push(value);
-};
-var addPattern = (agg, pattern) => {
-  agg.patterns ?? (agg.patterns = /* @__PURE__ */ new Set());
-  agg.patterns.add(pattern);
-};
-var intersectMime = (agg, mime) => {
-  agg.mime = agg.mime ? agg.mime.filter((m) => mime.includes(m)) : [...mime];
-};
-var setFormat = (agg, format) => {
-  agg.format = format;
-  if (format.includes("int"))
-    agg.isInt = true;
-};
-var minContributor = (agg, def) => narrowMin(agg, "minimum", def.minimum);
-var maxContributor = (agg, def) => narrowMax(agg, "maximum", def.maximum);
-var formatContributor = (ranges) => (agg, def) => {
-  setFormat(agg, def.format);
-  const [minimum, maximum] = ranges[def.format];
-  narrowMin(agg, "minimum", minimum);
-  narrowMax(agg, "maximum", maximum);
-};
-var contributors = {
-  greater_than: (agg, def) => narrowMin(agg, def.inclusive ? "minimum" : "exclusiveMinimum", def.value),
-  less_than: (agg, def) => narrowMax(agg, def.inclusive ? "maximum" : "exclusiveMaximum", def.value),
-  multiple_of: (agg, def) => addDivisor(agg, def.value),
-  number_format: formatContributor(NUMBER_FORMAT_RANGES),
-  bigint_format: formatContributor(BIGINT_FORMAT_RANGES),
-  min_length: minContributor,
-  max_length: maxContributor,
-  length_equals: (agg, def) => narrowBoth(agg, def.length),
-  min_size: minContributor,
-  max_size: maxContributor,
-  size_equals: (agg, def) => narrowBoth(agg, def.size),
-  string_format: (agg, def) => {
-    setFormat(agg, def.format);
-    if (def.pattern)
-      addPattern(agg, def.pattern);
-    if (def.format === "base64" || def.format === "base64url")
-      agg.contentEncoding = def.format;
-    if (def.local || def.precision === -1)
-      agg.laxFormat = true;
-  },
-  mime_type: (agg, def) => intersectMime(agg, def.mime)
-};
-function aggregateChecks(schema) {
-  const agg = {};
-  const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
-    contributors[ch._zod.def.check]?.(agg, ch._zod.def);
-  const bag = schema._zod.bag;
-  if (bag.minimum !== void 0)
-    narrowMin(agg, "minimum", bag.minimum);
-  if (bag.exclusiveMinimum !== void 0)
-    narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum);
-  if (bag.maximum !== void 0)
-    narrowMax(agg, "maximum", bag.maximum);
-  if (bag.exclusiveMaximum !== void 0)
-    narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum);
-  if (bag.multipleOf !== void 0)
-    addDivisor(agg, bag.multipleOf);
-  if (bag.format !== void 0) {
-    agg.format ?? (agg.format = bag.format);
-    if (bag.format.includes("int"))
-      agg.isInt = true;
-  }
-  if (bag.mime)
-    intersectMime(agg, bag.mime);
-  for (const pattern of bag.patterns ?? [])
-    addPattern(agg, pattern);
-  return agg;
-}
-var formatMap = {
-  guid: "uuid",
-  url: "uri",
-  datetime: "date-time",
-  json_string: "json-string",
-  regex: ""
-  // do not set
-};
-var exactPatterns = /* @__PURE__ */ new Map([
-  [base64Charset, base64],
-  [base64urlCharset, base64url]
-]);
-var exactPattern = (p) => exactPatterns.get(p) ?? p;
-var stringProcessor = (schema, ctx, _json, _params) => {
-  const json = _json;
-  json.type = "string";
-  const { minimum, maximum, format, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
-  if (typeof minimum === "number")
-    json.minLength = minimum;
-  if (typeof maximum === "number")
-    json.maxLength = maximum;
-  if (format) {
-    json.format = formatMap[format] ?? format;
-    if (json.format === "")
-      delete json.format;
-    if (format === "time" || laxFormat) {
-      delete json.format;
-    }
-  }
-  if (contentEncoding)
-    json.contentEncoding = contentEncoding;
-  if (patterns && patterns.size > 0) {
-    const patternList = [...patterns].map(exactPattern);
-    if (patternList.length === 1)
-      json.pattern = patternList[0].source;
-    else if (patternList.length > 1) {
-      json.allOf = [
-        ...patternList.map((regex) => ({
-          ...ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0" ? { type: "string" } : {},
-          pattern: regex.source
-        }))
-      ];
-    }
-  }
-};
-var numberProcessor = (schema, ctx, _json, params) => {
-  const json = _json;
-  const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
-  json.type = isInt ? "integer" : "number";
-  const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
-  const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
-  const legacy = ctx.target === "draft-04" || ctx.target === "openapi-3.0";
-  if (exMin) {
-    if (legacy) {
-      json.minimum = exclusiveMinimum;
-      json.exclusiveMinimum = true;
-    } else {
-      json.exclusiveMinimum = exclusiveMinimum;
-    }
-  } else if (typeof minimum === "number") {
-    json.minimum = minimum;
-  }
-  if (exMax) {
-    if (legacy) {
-      json.maximum = exclusiveMaximum;
-      json.exclusiveMaximum = true;
-    } else {
-      json.exclusiveMaximum = exclusiveMaximum;
-    }
-  } else if (typeof maximum === "number") {
-    json.maximum = maximum;
-  }
-  if (multipleOf) {
-    const divisors = /* @__PURE__ */ new Set();
-    for (const divisor of multipleOf) {
-      if (Number.isFinite(divisor) && divisor !== 0)
-        divisors.add(Math.abs(divisor));
-      else
-        handleUnrepresentable(schema, ctx, json, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
-    }
-    const [first, ...rest] = divisors;
-    if (first !== void 0)
-      json.multipleOf = first;
-    if (rest.length)
-      json.allOf = [...json.allOf ?? [], ...rest.map((m) => ({ multipleOf: m }))];
-  }
-};
-var booleanProcessor = (_schema, _ctx, json, _params) => {
-  json.type = "boolean";
-};
-var neverProcessor = (_schema, _ctx, json, _params) => {
-  json.not = {};
-};
-var unknownProcessor = (_schema, _ctx, _json, _params) => {
-};
-var enumProcessor = (schema, _ctx, json, _params) => {
-  const def = schema._zod.def;
-  const values = getEnumValues(def.entries);
-  if (values.length === 0) {
-    json.not = {};
-    return;
-  }
-  if (values.every((v) => typeof v === "number"))
-    json.type = "number";
-  if (values.every((v) => typeof v === "string"))
-    json.type = "string";
-  json.enum = values;
-};
-var literalProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  if (def.values.length === 0) {
-    json.not = {};
-    return;
-  }
-  const vals = [];
-  for (const val of def.values) {
-    if (val === void 0) {
-      if (handleUnrepresentable(schema, ctx, json, params, "Literal `undefined` cannot be represented in JSON Schema"))
-        return;
-    } else if (typeof val === "bigint") {
-      if (handleUnrepresentable(schema, ctx, json, params, "BigInt literals cannot be represented in JSON Schema"))
-        return;
-      vals.push(Number(val));
-    } else {
-      vals.push(val);
-    }
-  }
-  if (vals.length === 0) {
-  } else if (vals.length === 1) {
-    const val = vals[0];
-    json.type = val === null ? "null" : typeof val;
-    if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
-      json.enum = [val];
-    } else {
-      json.const = val;
-    }
-  } else {
-    if (vals.every((v) => typeof v === "number"))
-      json.type = "number";
-    if (vals.every((v) => typeof v === "string"))
-      json.type = "string";
-    if (vals.every((v) => typeof v === "boolean"))
-      json.type = "boolean";
-    if (vals.every((v) => v === null))
-      json.type = "null";
-    json.enum = vals;
-  }
-};
-var customProcessor = (schema, ctx, json, params) => {
-  handleUnrepresentable(schema, ctx, json, params, "Custom types cannot be represented in JSON Schema");
-};
-var transformProcessor = (schema, ctx, json, params) => {
-  handleUnrepresentable(schema, ctx, json, params, "Transforms cannot be represented in JSON Schema");
-};
-var arrayProcessor = (schema, ctx, _json, params) => {
-  const json = _json;
-  const def = schema._zod.def;
-  const { minimum, maximum } = aggregateChecks(schema);
-  if (typeof minimum === "number")
-    json.minItems = minimum;
-  if (typeof maximum === "number")
-    json.maxItems = maximum;
-  json.type = "array";
-  json.items = processSchema(def.element, ctx, {
-    ...params,
-    path: [...params.path, "items"]
-  });
-};
-function inputOptin(schema) {
-  const def = schema._zod.def;
-  if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
-    return inputOptin(def.out);
-  }
-  if (def.type === "catch") {
-    return inputOptin(def.innerType);
-  }
-  return schema._zod.optin;
-}
-var objectProcessor = (schema, ctx, _json, params) => {
-  const json = _json;
-  const def = schema._zod.def;
-  const shape = def.shape;
-  const symbolKeys = Object.getOwnPropertySymbols(shape);
-  if (symbolKeys.length && handleUnrepresentable(schema, ctx, json, params, "Symbol keys cannot be represented in JSON Schema")) {
-    return;
-  }
-  json.type = "object";
-  json.properties = {};
-  for (const key3 in shape) {
-    assignProp(json.properties, key3, processSchema(shape[key3], ctx, {
-      ...params,
-      path: [...params.path, "properties", key3]
-    }));
-  }
-  const requiredKeys = [];
-  for (const key3 of Object.keys(shape)) {
-    const field = def.shape[key3];
-    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
-      requiredKeys.push(key3);
-    }
-  }
-  if (requiredKeys.length > 0) {
-    json.required = requiredKeys;
-  }
-  if (def.catchall?._zod.def.type === "never") {
-    json.additionalProperties = false;
-  } else if (!def.catchall) {
-    if (ctx.io === "output")
-      json.additionalProperties = false;
-  } else if (def.catchall) {
-    json.additionalProperties = processSchema(def.catchall, ctx, {
-      ...params,
-      path: [...params.path, "additionalProperties"]
-    });
-  }
-};
-var unionProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  const isExclusive = def.inclusive === false;
-  const options = def.options.map((x, i) => processSchema(x, ctx, {
-    ...params,
-    path: [...params.path, isExclusive ? "oneOf" : "anyOf", i]
-  }));
-  if (isExclusive) {
-    json.oneOf = options;
-  } else {
-    json.anyOf = options;
-  }
-};
-var intersectionProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  const a = processSchema(def.left, ctx, {
-    ...params,
-    path: [...params.path, "allOf", 0]
-  });
-  const b = processSchema(def.right, ctx, {
-    ...params,
-    path: [...params.path, "allOf", 1]
-  });
-  const isSimpleIntersection = (val) => "allOf" in val && Object.keys(val).length === 1;
-  const allOf = [
-    ...isSimpleIntersection(a) ? a.allOf : [a],
-    ...isSimpleIntersection(b) ? b.allOf : [b]
-  ];
-  json.allOf = allOf;
-  ctx.intersections.push(allOf);
-};
-var tupleProcessor = (schema, ctx, _json, params) => {
-  const json = _json;
-  const def = schema._zod.def;
-  json.type = "array";
-  const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
-  const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-  const prefixItems = def.items.map((x, i) => processSchema(x, ctx, {
-    ...params,
-    path: [...params.path, prefixPath, i]
-  }));
-  const rest = def.rest ? processSchema(def.rest, ctx, {
-    ...params,
-    path: [...params.path, restPath, ...ctx.target === "openapi-3.0" ? [def.items.length] : []]
-  }) : null;
-  let minItems = def.items.length;
-  while (minItems > 0) {
-    const item = def.items[minItems - 1];
-    const optional2 = ctx.io === "input" ? inputOptin(item) !== void 0 : item._zod.optout === "optional";
-    if (!optional2)
-      break;
-    minItems--;
-  }
-  const maxItems = def.items.length;
-  const isClosed = !def.rest;
-  if (ctx.target === "draft-2020-12") {
-    json.prefixItems = prefixItems;
-    if (isClosed) {
-      json.items = false;
-    } else if (rest) {
-      json.items = rest;
-    }
-    if (minItems > 0)
-      json.minItems = minItems;
-    if (isClosed)
-      json.maxItems = maxItems;
-  } else if (ctx.target === "openapi-3.0") {
-    json.items = {
-      anyOf: prefixItems
-    };
-    if (rest) {
-      json.items.anyOf.push(rest);
-    }
-    if (minItems > 0)
-      json.minItems = minItems;
-    if (isClosed)
-      json.maxItems = maxItems;
-  } else {
-    json.items = prefixItems;
-    if (isClosed) {
-      json.additionalItems = false;
-    } else if (rest) {
-      json.additionalItems = rest;
-    }
-    if (minItems > 0)
-      json.minItems = minItems;
-    if (isClosed)
-      json.maxItems = maxItems;
-  }
-  const { minimum, maximum } = aggregateChecks(schema);
-  if (typeof minimum === "number")
-    json.minItems = minimum;
-  if (typeof maximum === "number")
-    json.maxItems = maximum;
-};
-function stringifyKeyNames(bySchema, json, visited) {
-  if (json.$ref) {
-    if (visited.has(json))
-      return json;
-    visited.add(json);
-    const def = bySchema.get(json)?.def;
-    if (!def)
-      return json;
-    const inlined = stringifyKeyNames(bySchema, def, visited);
-    return inlined === def ? json : inlined;
-  }
-  for (const keyword of ["anyOf", "oneOf"]) {
-    const branches = json[keyword];
-    if (!Array.isArray(branches))
-      continue;
-    const mapped = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
-    if (mapped.some((branch, i) => branch !== branches[i]))
-      json = { ...json, [keyword]: mapped };
-  }
-  const types2 = Array.isArray(json.type) ? json.type : [json.type];
-  const numericType = !types2.includes("string") && types2.some((t) => t === "number" || t === "integer");
-  const values = json.enum ?? (json.const !== void 0 ? [json.const] : void 0);
-  if (!numericType && !values?.some((v) => typeof v === "number"))
-    return json;
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json;
-  if (rest.enum)
-    rest.enum = rest.enum.map((v) => typeof v === "number" ? String(v) : v);
-  else if (typeof rest.const === "number")
-    rest.const = String(rest.const);
-  if (!numericType)
-    return rest;
-  rest.type = "string";
-  if (!values)
-    rest.pattern = (types2.includes("number") ? number : integer).source;
-  return rest;
-}
-var pendingRecords = /* @__PURE__ */ new WeakMap();
-function rewriteKeyNames(ctx) {
-  const bySchema = /* @__PURE__ */ new Map();
-  for (const entry of ctx.seen.values()) {
-    if (entry.def && !bySchema.has(entry.schema))
-      bySchema.set(entry.schema, entry);
-  }
-  const rewrites = /* @__PURE__ */ new Map();
-  for (const record3 of pendingRecords.get(ctx) ?? []) {
-    const seen = ctx.seen.get(record3);
-    const names = (seen?.def ?? seen?.schema)?.propertyNames;
-    if (!names || names === true || rewrites.has(names))
-      continue;
-    const rewritten = stringifyKeyNames(bySchema, names, /* @__PURE__ */ new Set());
-    if (rewritten !== names)
-      rewrites.set(names, rewritten);
-  }
-  if (!rewrites.size)
-    return;
-  for (const entry of ctx.seen.values()) {
-    for (const carrier of [entry.schema, entry.def]) {
-      const rewritten = carrier && rewrites.get(carrier.propertyNames);
-      if (rewritten)
-        carrier.propertyNames = rewritten;
-    }
-  }
-}
-var recordProcessor = (schema, ctx, _json, params) => {
-  const json = _json;
-  const def = schema._zod.def;
-  json.type = "object";
-  const keyType = def.keyType;
-  const patterns = aggregateChecks(keyType).patterns;
-  if (def.mode === "loose" && patterns && patterns.size > 0) {
-    const valueSchema = processSchema(def.valueType, ctx, {
-      ...params,
-      path: [...params.path, "patternProperties", "*"]
-    });
-    json.patternProperties = {};
-    for (const pattern of patterns) {
-      assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
-    }
-  } else {
-    if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
-      json.propertyNames = processSchema(def.keyType, ctx, {
-        ...params,
-        path: [...params.path, "propertyNames"]
-      });
-      let pending = pendingRecords.get(ctx);
-      if (!pending) {
-        pending = [];
-        pendingRecords.set(ctx, pending);
-        ctx.deferred.push(() => rewriteKeyNames(ctx));
-      }
-      pending.push(schema);
-    }
-    json.additionalProperties = processSchema(def.valueType, ctx, {
-      ...params,
-      path: [...params.path, "additionalProperties"]
-    });
-  }
-  const keyValues = keyType._zod.values;
-  const omittableOnInput = ctx.io === "input" && inputOptin(def.valueType) !== void 0;
-  if (keyValues && !def.partial && !omittableOnInput) {
-    const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
-    if (validKeyValues.length > 0) {
-      json.required = validKeyValues.map(String);
-    }
-  }
-};
-var nullableProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  const inner = processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  if (ctx.target === "openapi-3.0") {
-    seen.ref = def.innerType;
-    json.nullable = true;
-  } else {
-    json.anyOf = [inner, { type: "null" }];
-  }
-};
-var nonoptionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-};
-var UNREPRESENTABLE_DEFAULT = /* @__PURE__ */ Symbol();
-function serializeDefaultValue(value, schema, ctx, json, params) {
-  let unrepresentable = false;
-  const serialized = JSON.stringify(value, (_, val) => {
-    if (typeof val !== "bigint")
-      return val;
-    unrepresentable = true;
-    return null;
-  });
-  if (!unrepresentable)
-    return JSON.parse(serialized);
-  handleUnrepresentable(schema, ctx, json, params, "BigInt defaults cannot be represented in JSON Schema");
-  return UNREPRESENTABLE_DEFAULT;
-}
-var defaultProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
-  if (value !== UNREPRESENTABLE_DEFAULT)
-    json.default = value;
-};
-var prefaultProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-  if (ctx.io !== "input")
-    return;
-  const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
-  if (value !== UNREPRESENTABLE_DEFAULT)
-    json._prefault = value;
-};
-var catchProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-  let catchValue;
-  try {
-    catchValue = def.catchValue(void 0);
-  } catch {
-    handleUnrepresentable(schema, ctx, json, params, "Dynamic catch values are not supported in JSON Schema");
-    return;
-  }
-  json.default = catchValue;
-};
-var pipeProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
-  const inIsTransform = def.in._zod.traits.has("$ZodTransform");
-  const innerType = ctx.io === "input" ? inIsTransform ? def.out : def.in : def.out;
-  processSchema(innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = innerType;
-};
-var readonlyProcessor = (schema, ctx, json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-  json.readOnly = true;
-};
-var optionalProcessor = (schema, ctx, _json, params) => {
-  const def = schema._zod.def;
-  processSchema(def.innerType, ctx, params);
-  const seen = ctx.seen.get(schema);
-  seen.ref = def.innerType;
-};
-
-// node_modules/zod/v4/classic/errors.js
-var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-function _lazyMethod(proto, key3, make) {
-  Object.defineProperty(proto, key3, {
-    configurable: true,
-    enumerable: false,
-    get() {
-      const value = make(this);
-      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
-      return value;
-    },
-    set(value) {
-      Object.defineProperty(this, key3, { value, configurable: true, writable: true });
-    }
-  });
-}
-var initializer2 = (inst, issues) => {
-  $ZodError.init(inst, issues);
-  inst.name = "ZodError";
-  const proto = Object.getPrototypeOf(inst);
-  if (_installedErrorProtos.has(proto))
-    return;
-  _installedErrorProtos.add(proto);
-  _lazyMethod(proto, "format", (self2) => (mapper) => formatError(self2, mapper));
-  _lazyMethod(proto, "flatten", (self2) => (mapper) => flattenError(self2, mapper));
-  _lazyMethod(proto, "addIssue", (self2) => (issue2) => {
-    self2.issues.push(issue2);
-    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
-  });
-  _lazyMethod(proto, "addIssues", (self2) => (issues2) => {
-    self2.issues.push(...issues2);
-    self2.message = JSON.stringify(self2.issues, jsonStringifyReplacer, 2);
-  });
-  Object.defineProperty(proto, "isEmpty", {
-    configurable: true,
-    enumerable: false,
-    get() {
-      return this.issues.length === 0;
-    }
-  });
-};
-var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0, {
-  Parent: Error
-});
-
-// node_modules/zod/v4/classic/parse.js
-var parse = /* @__PURE__ */ _parse(ZodRealError);
-var parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
-var safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
-var safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
-var encode = /* @__PURE__ */ _encode(ZodRealError);
-var decode = /* @__PURE__ */ _decode(ZodRealError);
-var encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
-var decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
-var safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
-var safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
-var safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
-var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
-
-// node_modules/zod/v4/classic/schemas.js
-function _ensureDefaultLocale() {
-  if (!globalConfig.localeError)
-    config(en_default());
-}
-function _ensureDefaultMemoizer() {
-  if (!globalConfig.memoizer)
-    config({ memoizer: memoizer() });
-}
-var ZodType = /* @__PURE__ */ $constructor("ZodType", (inst, def) => {
-  _ensureDefaultLocale();
-  $ZodType.init(inst, def);
-  inst.def = def;
-  inst.type = def.type;
-  return inst;
-}, {
-  check(...chks) {
-    const def = this.def;
-    return this.clone(util_exports.mergeDefs(def, {
-      checks: [
-        ...def.checks ?? [],
-        ...chks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch)
-      ]
-    }), { parent: true });
-  },
-  with(...chks) {
-    return this.check(...chks);
-  },
-  clone(def, params) {
-    return clone(this, def, params);
-  },
-  brand() {
-    return this;
-  },
-  register(reg, meta2) {
-    reg.add(this, meta2);
-    return this;
-  },
-  refine(check, params) {
-    return this.check(refine(check, params));
-  },
-  superRefine(refinement, params) {
-    return this.check(superRefine(refinement, params));
-  },
-  overwrite(fn) {
-    return this.check(_overwrite(fn));
-  },
-  optional() {
-    return optional(this);
-  },
-  exactOptional() {
-    return exactOptional(this);
-  },
-  nullable() {
-    return nullable(this);
-  },
-  nullish() {
-    return optional(nullable(this));
-  },
-  nonoptional(params) {
-    return nonoptional(this, params);
-  },
-  array() {
-    return array(this);
-  },
-  or(arg) {
-    return union([this, arg]);
-  },
-  and(arg) {
-    return intersection(this, arg);
-  },
-  transform(tx) {
-    return pipe(this, transform(tx));
-  },
-  default(d) {
-    return _default(this, d);
-  },
-  prefault(d) {
-    return prefault(this, d);
-  },
-  catch(params) {
-    return _catch(this, params);
-  },
-  pipe(target2) {
-    return pipe(this, target2);
-  },
-  readonly() {
-    return readonly(this);
-  },
-  describe(description) {
-    const cl = this.clone();
-    globalRegistry.add(cl, { description });
-    return cl;
-  },
-  meta(...args) {
-    if (args.length === 0)
-      return globalRegistry.get(this);
-    const cl = this.clone();
-    globalRegistry.add(cl, args[0]);
-    return cl;
-  },
-  isOptional() {
-    return this.safeParse(void 0).success;
-  },
-  isNullable() {
-    return this.safeParse(null).success;
-  },
-  apply(fn, ...args) {
-    return args.length === 0 ? fn(this) : fn(this, ...args);
-  },
-  // Overrides core's `~standard` to add `jsonSchema`. Must stay a prototype entry: redefining it per instance demotes instances to dictionary mode.
-  get "~standard"() {
-    return util_exports.hide(this, "~standard", {
-      ...standardProps(this),
-      jsonSchema: {
-        input: createStandardJSONSchemaMethod(this, "input"),
-        output: createStandardJSONSchemaMethod(this, "output")
-      }
-    });
-  },
-  set "~standard"(value) {
-    util_exports.own(this, "~standard", value);
-  },
-  parse: function _parse2(data, params) {
-    return parse(this, data, params, { callee: _parse2 });
-  },
-  parseAsync: async function _parseAsync2(data, params) {
-    return await parseAsync(this, data, params, { callee: _parseAsync2 });
-  },
-  safeParse(data, params) {
-    return safeParse(this, data, params);
-  },
-  async safeParseAsync(data, params) {
-    return safeParseAsync(this, data, params);
-  },
-  // `spa` is an alias: same function object as `safeParseAsync`, as before.
-  get spa() {
-    return this?.safeParseAsync;
-  },
-  set spa(value) {
-    util_exports.own(this, "spa", value);
-  },
-  validate(data, params) {
-    return validate(this, data, params);
-  },
-  validateAsync(data, params) {
-    return validateAsync(this, data, params);
-  },
-  encode: function _encode2(data, params) {
-    return encode(this, data, params, { callee: _encode2 });
-  },
-  decode: function _decode2(data, params) {
-    return decode(this, data, params, { callee: _decode2 });
-  },
-  encodeAsync: async function _encodeAsync2(data, params) {
-    return await encodeAsync(this, data, params, { callee: _encodeAsync2 });
-  },
-  decodeAsync: async function _decodeAsync2(data, params) {
-    return await decodeAsync(this, data, params, { callee: _decodeAsync2 });
-  },
-  safeEncode(data, params) {
-    return safeEncode(this, data, params);
-  },
-  safeDecode(data, params) {
-    return safeDecode(this, data, params);
-  },
-  async safeEncodeAsync(data, params) {
-    return safeEncodeAsync(this, data, params);
-  },
-  async safeDecodeAsync(data, params) {
-    return safeDecodeAsync(this, data, params);
-  },
-  toJSONSchema(params) {
-    return createToJSONSchemaMethod(this, {})(params);
-  },
-  // Reads through to the registry on every access, so it must not cache.
-  get description() {
-    return globalRegistry.get(this)?.description;
-  },
-  // No setter: `schema._def = x` throws, as it did when `_def` was a non-writable own property.
-  get _def() {
-    return this._zod.def;
-  }
-});
-var _ZodString = /* @__PURE__ */ $constructor(
-  "_ZodString",
-  (inst, def) => {
-    $ZodString.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => stringProcessor(inst, ctx, json, params);
-  },
-  /* @__PURE__ */ util_exports.derived({
-    format: (inst) => aggregateChecks(inst).format ?? null,
-    minLength: (inst) => aggregateChecks(inst).minimum ?? null,
-    maxLength: (inst) => aggregateChecks(inst).maximum ?? null
-  }, {
-    regex(...args) {
-      return this.check(_regex(...args));
-    },
-    includes(...args) {
-      return this.check(_includes(...args));
-    },
-    startsWith(...args) {
-      return this.check(_startsWith(...args));
-    },
-    endsWith(...args) {
-      return this.check(_endsWith(...args));
-    },
-    min(...args) {
-      return this.check(_minLength(...args));
-    },
-    max(...args) {
-      return this.check(_maxLength(...args));
-    },
-    length(...args) {
-      return this.check(_length(...args));
-    },
-    nonempty(...args) {
-      return this.check(_minLength(1, ...args));
-    },
-    lowercase(params) {
-      return this.check(_lowercase(params));
-    },
-    uppercase(params) {
-      return this.check(_uppercase(params));
-    },
-    trim() {
-      return this.check(_trim());
-    },
-    normalize(...args) {
-      return this.check(_normalize(...args));
-    },
-    toLowerCase() {
-      return this.check(_toLowerCase());
-    },
-    toUpperCase() {
-      return this.check(_toUpperCase());
-    },
-    slugify() {
-      return this.check(_slugify());
-    }
-  })
-);
-var ZodString = /* @__PURE__ */ $constructor("ZodString", (inst, def) => {
-  $ZodString.init(inst, def);
-  _ZodString.init(inst, def);
-}, {
-  email(params) {
-    return this.check(_email(ZodEmail, params));
-  },
-  url(params) {
-    return this.check(_url(ZodURL, params));
-  },
-  jwt(params) {
-    return this.check(_jwt(ZodJWT, params));
-  },
-  emoji(params) {
-    return this.check(_emoji2(ZodEmoji, params));
-  },
-  guid(params) {
-    return this.check(_guid(ZodGUID, params));
-  },
-  uuid(params) {
-    return this.check(_uuid(ZodUUID, params));
-  },
-  uuidv4(params) {
-    return this.check(_uuidv4(ZodUUID, params));
-  },
-  uuidv6(params) {
-    return this.check(_uuidv6(ZodUUID, params));
-  },
-  uuidv7(params) {
-    return this.check(_uuidv7(ZodUUID, params));
-  },
-  nanoid(params) {
-    return this.check(_nanoid(ZodNanoID, params));
-  },
-  cuid(params) {
-    return this.check(_cuid(ZodCUID, params));
-  },
-  cuid2(params) {
-    return this.check(_cuid2(ZodCUID2, params));
-  },
-  ulid(params) {
-    return this.check(_ulid(ZodULID, params));
-  },
-  base64(params) {
-    return this.check(_base64(ZodBase64, params));
-  },
-  base64url(params) {
-    return this.check(_base64url(ZodBase64URL, params));
-  },
-  xid(params) {
-    return this.check(_xid(ZodXID, params));
-  },
-  ksuid(params) {
-    return this.check(_ksuid(ZodKSUID, params));
-  },
-  ipv4(params) {
-    return this.check(_ipv4(ZodIPv4, params));
-  },
-  ipv6(params) {
-    return this.check(_ipv6(ZodIPv6, params));
-  },
-  cidrv4(params) {
-    return this.check(_cidrv4(ZodCIDRv4, params));
-  },
-  cidrv6(params) {
-    return this.check(_cidrv6(ZodCIDRv6, params));
-  },
-  e164(params) {
-    return this.check(_e164(ZodE164, params));
-  },
-  datetime(params) {
-    return this.check(_isoDateTime(ZodISODateTime, params));
-  },
-  date(params) {
-    return this.check(_isoDate(ZodISODate, params));
-  },
-  time(params) {
-    return this.check(_isoTime(ZodISOTime, params));
-  },
-  duration(params) {
-    return this.check(_isoDuration(ZodISODuration, params));
-  }
-});
-function string2(params) {
-  return _string(ZodString, params);
-}
-var ZodStringFormat = /* @__PURE__ */ $constructor("ZodStringFormat", (inst, def) => {
-  $ZodStringFormat.init(inst, def);
-  _ZodString.init(inst, def);
-});
-var ZodISODateTime = /* @__PURE__ */ $constructor("ZodISODateTime", (inst, def) => {
-  $ZodISODateTime.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodISODate = /* @__PURE__ */ $constructor("ZodISODate", (inst, def) => {
-  $ZodISODate.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodISOTime = /* @__PURE__ */ $constructor("ZodISOTime", (inst, def) => {
-  $ZodISOTime.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodISODuration = /* @__PURE__ */ $constructor("ZodISODuration", (inst, def) => {
-  $ZodISODuration.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodEmail = /* @__PURE__ */ $constructor("ZodEmail", (inst, def) => {
-  $ZodEmail.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodGUID = /* @__PURE__ */ $constructor("ZodGUID", (inst, def) => {
-  $ZodGUID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodUUID = /* @__PURE__ */ $constructor("ZodUUID", (inst, def) => {
-  $ZodUUID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodURL = /* @__PURE__ */ $constructor("ZodURL", (inst, def) => {
-  $ZodURL.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodEmoji = /* @__PURE__ */ $constructor("ZodEmoji", (inst, def) => {
-  $ZodEmoji.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodNanoID = /* @__PURE__ */ $constructor("ZodNanoID", (inst, def) => {
-  $ZodNanoID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodCUID = /* @__PURE__ */ $constructor("ZodCUID", (inst, def) => {
-  $ZodCUID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodCUID2 = /* @__PURE__ */ $constructor("ZodCUID2", (inst, def) => {
-  $ZodCUID2.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodULID = /* @__PURE__ */ $constructor("ZodULID", (inst, def) => {
-  $ZodULID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodXID = /* @__PURE__ */ $constructor("ZodXID", (inst, def) => {
-  $ZodXID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodKSUID = /* @__PURE__ */ $constructor("ZodKSUID", (inst, def) => {
-  $ZodKSUID.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodIPv4 = /* @__PURE__ */ $constructor("ZodIPv4", (inst, def) => {
-  $ZodIPv4.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodIPv6 = /* @__PURE__ */ $constructor("ZodIPv6", (inst, def) => {
-  $ZodIPv6.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodCIDRv4 = /* @__PURE__ */ $constructor("ZodCIDRv4", (inst, def) => {
-  $ZodCIDRv4.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodCIDRv6 = /* @__PURE__ */ $constructor("ZodCIDRv6", (inst, def) => {
-  $ZodCIDRv6.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodBase64 = /* @__PURE__ */ $constructor("ZodBase64", (inst, def) => {
-  $ZodBase64.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodBase64URL = /* @__PURE__ */ $constructor("ZodBase64URL", (inst, def) => {
-  $ZodBase64URL.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodE164 = /* @__PURE__ */ $constructor("ZodE164", (inst, def) => {
-  $ZodE164.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodJWT = /* @__PURE__ */ $constructor("ZodJWT", (inst, def) => {
-  $ZodJWT.init(inst, def);
-  ZodStringFormat.init(inst, def);
-});
-var ZodNumber = /* @__PURE__ */ $constructor(
-  "ZodNumber",
-  (inst, def) => {
-    $ZodNumber.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => numberProcessor(inst, ctx, json, params);
-    inst.isFinite = true;
-  },
-  /* @__PURE__ */ util_exports.derived({
-    minValue: (inst) => {
-      const { minimum, exclusiveMinimum } = aggregateChecks(inst);
-      return Math.max(minimum ?? Number.NEGATIVE_INFINITY, exclusiveMinimum ?? Number.NEGATIVE_INFINITY);
-    },
-    maxValue: (inst) => {
-      const { maximum, exclusiveMaximum } = aggregateChecks(inst);
-      return Math.min(maximum ?? Number.POSITIVE_INFINITY, exclusiveMaximum ?? Number.POSITIVE_INFINITY);
-    },
-    isInt: (inst) => {
-      const { isInt, multipleOf } = aggregateChecks(inst);
-      return !!isInt || !!multipleOf?.some(Number.isSafeInteger);
-    },
-    format: (inst) => aggregateChecks(inst).format ?? null
-  }, {
-    gt(value, params) {
-      return this.check(_gt(value, params));
-    },
-    gte(value, params) {
-      return this.check(_gte(value, params));
-    },
-    min(value, params) {
-      return this.check(_gte(value, params));
-    },
-    lt(value, params) {
-      return this.check(_lt(value, params));
-    },
-    lte(value, params) {
-      return this.check(_lte(value, params));
-    },
-    max(value, params) {
-      return this.check(_lte(value, params));
-    },
-    int(params) {
-      return this.check(int(params));
-    },
-    safe(params) {
-      return this.check(int(params));
-    },
-    positive(params) {
-      return this.check(_gt(0, params));
-    },
-    nonnegative(params) {
-      return this.check(_gte(0, params));
-    },
-    negative(params) {
-      return this.check(_lt(0, params));
-    },
-    nonpositive(params) {
-      return this.check(_lte(0, params));
-    },
-    multipleOf(value, params) {
-      return this.check(_multipleOf(value, params));
-    },
-    step(value, params) {
-      return this.check(_multipleOf(value, params));
-    },
-    finite() {
-      return this;
-    }
-  })
-);
-function number2(params) {
-  return _number(ZodNumber, params);
-}
-var ZodNumberFormat = /* @__PURE__ */ $constructor("ZodNumberFormat", (inst, def) => {
-  $ZodNumberFormat.init(inst, def);
-  ZodNumber.init(inst, def);
-});
-function int(params) {
-  return _int(ZodNumberFormat, params);
-}
-var ZodBoolean = /* @__PURE__ */ $constructor("ZodBoolean", (inst, def) => {
-  $ZodBoolean.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => booleanProcessor(inst, ctx, json, params);
-});
-function boolean2(params) {
-  return _boolean(ZodBoolean, params);
-}
-var ZodUnknown = /* @__PURE__ */ $constructor("ZodUnknown", (inst, def) => {
-  $ZodUnknown.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => unknownProcessor(inst, ctx, json, params);
-});
-function unknown() {
-  return _unknown(ZodUnknown);
-}
-var ZodNever = /* @__PURE__ */ $constructor("ZodNever", (inst, def) => {
-  $ZodNever.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => neverProcessor(inst, ctx, json, params);
-});
-function never(params) {
-  return _never(ZodNever, params);
-}
-var ZodArray = /* @__PURE__ */ $constructor("ZodArray", (inst, def) => {
-  _ensureDefaultMemoizer();
-  $ZodArray.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => arrayProcessor(inst, ctx, json, params);
-  inst.element = def.element;
-}, {
-  min(n, params) {
-    return this.check(_minLength(n, params));
-  },
-  nonempty(params) {
-    return this.check(_minLength(1, params));
-  },
-  max(n, params) {
-    return this.check(_maxLength(n, params));
-  },
-  length(n, params) {
-    return this.check(_length(n, params));
-  },
-  unwrap() {
-    return this.element;
-  }
-});
-function array(element, params) {
-  return _array(ZodArray, element, params);
-}
-var ZodObject = /* @__PURE__ */ $constructor("ZodObject", (inst, def) => {
-  _ensureDefaultMemoizer();
-  $ZodObjectJIT.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => objectProcessor(inst, ctx, json, params);
-  util_exports.installLazyProp(inst, "shape", (self2) => self2._zod.def.shape, false);
-}, {
-  keyof() {
-    return _enum(Object.keys(this._zod.def.shape));
-  },
-  catchall(catchall) {
-    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall }));
-  },
-  passthrough() {
-    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
-  },
-  loose() {
-    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: unknown() }));
-  },
-  strict() {
-    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: never() }));
-  },
-  strip() {
-    return this.clone(util_exports.mergeDefs(this._zod.def, { catchall: void 0 }));
-  },
-  extend(incoming) {
-    return util_exports.extend(this, incoming);
-  },
-  safeExtend(incoming) {
-    return util_exports.safeExtend(this, incoming);
-  },
-  merge(other) {
-    return util_exports.merge(this, other);
-  },
-  pick(mask) {
-    return util_exports.pick(this, mask);
-  },
-  omit(mask) {
-    return util_exports.omit(this, mask);
-  },
-  partial(...args) {
-    return util_exports.partial(ZodOptional, this, args[0]);
-  },
-  exactPartial(...args) {
-    return util_exports.partial(ZodExactOptional, this, args[0], "exactPartial");
-  },
-  required(...args) {
-    return util_exports.required(ZodNonOptional, this, args[0]);
-  }
-});
-function object(shape, params) {
-  const def = {
-    type: "object",
-    shape: shape ?? {},
-    ...util_exports.normalizeParams(params)
-  };
-  return new ZodObject(def);
-}
-function strictObject(shape, params) {
-  return new ZodObject({
-    type: "object",
-    shape,
-    catchall: never(),
-    ...util_exports.normalizeParams(params)
-  });
-}
-function looseObject(shape, params) {
-  return new ZodObject({
-    type: "object",
-    shape,
-    catchall: unknown(),
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodUnion = /* @__PURE__ */ $constructor("ZodUnion", (inst, def) => {
-  $ZodUnion.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => unionProcessor(inst, ctx, json, params);
-  inst.options = def.options;
-});
-function union(options, params) {
-  return new ZodUnion({
-    type: "union",
-    options,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodDiscriminatedUnion = /* @__PURE__ */ $constructor("ZodDiscriminatedUnion", (inst, def) => {
-  ZodUnion.init(inst, def);
-  $ZodDiscriminatedUnion.init(inst, def);
-});
-function discriminatedUnion(discriminator, options, params) {
-  return new ZodDiscriminatedUnion({
-    type: "union",
-    options,
-    discriminator,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodIntersection = /* @__PURE__ */ $constructor("ZodIntersection", (inst, def) => {
-  $ZodIntersection.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => intersectionProcessor(inst, ctx, json, params);
-});
-function intersection(left, right) {
-  return new ZodIntersection({
-    type: "intersection",
-    left,
-    right
-  });
-}
-var ZodTuple = /* @__PURE__ */ $constructor("ZodTuple", (inst, def) => {
-  _ensureDefaultMemoizer();
-  $ZodTuple.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => tupleProcessor(inst, ctx, json, params);
-}, {
-  rest(rest) {
-    return this.clone({
-      ...this._zod.def,
-      rest
-    });
-  },
-  partial() {
-    const def = this._zod.def;
-    if (def.checks?.length)
-      throw new Error(".partial() cannot be used on tuple schemas containing refinements");
-    return this.clone({
-      ...def,
-      items: def.items.map((item) => new ZodOptional({ type: "optional", innerType: item }))
-    });
-  }
-});
-function tuple(items, _paramsOrRest, _params) {
-  const hasRest = _paramsOrRest instanceof $ZodType;
-  const params = hasRest ? _params : _paramsOrRest;
-  const rest = hasRest ? _paramsOrRest : null;
-  return new ZodTuple({
-    type: "tuple",
-    items,
-    rest,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodRecord = /* @__PURE__ */ $constructor("ZodRecord", (inst, def) => {
-  _ensureDefaultMemoizer();
-  $ZodRecord.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => recordProcessor(inst, ctx, json, params);
-  inst.keyType = def.keyType;
-  inst.valueType = def.valueType;
-});
-function record(keyType, valueType, params) {
-  if (!valueType || !valueType._zod) {
-    return new ZodRecord({
-      type: "record",
-      keyType: string2(),
-      valueType: keyType,
-      ...util_exports.normalizeParams(valueType)
-    });
-  }
-  return new ZodRecord({
-    type: "record",
-    keyType,
-    valueType,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodEnum = /* @__PURE__ */ $constructor("ZodEnum", (inst, def) => {
-  $ZodEnum.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => enumProcessor(inst, ctx, json, params);
-  inst.enum = def.entries;
-  inst.options = [...inst._zod.values];
-  const keys = new Set(Object.keys(def.entries));
-  inst.extract = (values, params) => {
-    const newEntries = {};
-    for (const value of values) {
-      if (keys.has(value)) {
-        newEntries[value] = def.entries[value];
-      } else
-        throw new Error(`Key ${value} not found in enum`);
-    }
-    return new ZodEnum({
-      ...def,
-      checks: [],
-      ...util_exports.normalizeParams(params),
-      entries: newEntries
-    });
-  };
-  inst.exclude = (values, params) => {
-    const newEntries = { ...def.entries };
-    for (const value of values) {
-      if (keys.has(value)) {
-        delete newEntries[value];
-      } else
-        throw new Error(`Key ${value} not found in enum`);
-    }
-    return new ZodEnum({
-      ...def,
-      checks: [],
-      ...util_exports.normalizeParams(params),
-      entries: newEntries
-    });
-  };
-});
-function _enum(values, params) {
-  const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-  return new ZodEnum({
-    type: "enum",
-    entries,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodLiteral = /* @__PURE__ */ $constructor("ZodLiteral", (inst, def) => {
-  $ZodLiteral.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => literalProcessor(inst, ctx, json, params);
-  inst.values = new Set(def.values);
-  Object.defineProperty(inst, "value", {
-    get() {
-      if (def.values.length > 1) {
-        throw new Error("This schema contains multiple valid literal values. Use `.values` instead.");
-      }
-      return def.values[0];
-    }
-  });
-});
-function literal(value, params) {
-  return new ZodLiteral({
-    type: "literal",
-    values: Array.isArray(value) ? value : [value],
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodTransform = /* @__PURE__ */ $constructor("ZodTransform", (inst, def) => {
-  _ensureDefaultMemoizer();
-  $ZodTransform.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => transformProcessor(inst, ctx, json, params);
-  inst._zod.parse = (payload, _ctx) => {
-    if (_ctx.direction === "backward") {
-      throw new $ZodEncodeError(inst.constructor.name);
-    }
-    payload.addIssue = (issue2) => {
-      if (typeof issue2 === "string") {
-        payload.issues.push(util_exports.issue(issue2, payload.value, def));
-      } else {
-        const _issue = issue2;
-        if (_issue.fatal)
-          _issue.continue = false;
-        _issue.code ?? (_issue.code = "custom");
-        if (!("input" in _issue))
-          _issue.input = payload.value;
-        _issue.inst ?? (_issue.inst = inst);
-        payload.issues.push(util_exports.issue(_issue));
-      }
-    };
-    const output = def.transform(payload.value, payload);
-    if (output instanceof Promise) {
-      return output.then((output2) => {
-        payload.value = output2;
-        return payload;
-      });
-    }
-    payload.value = output;
-    return payload;
-  };
-});
-function transform(fn) {
-  return new ZodTransform({
-    type: "transform",
-    transform: fn
-  });
-}
-var ZodOptional = /* @__PURE__ */ $constructor("ZodOptional", (inst, def) => {
-  $ZodOptional.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function optional(innerType) {
-  return new ZodOptional({
-    type: "optional",
-    innerType
-  });
-}
-var ZodExactOptional = /* @__PURE__ */ $constructor("ZodExactOptional", (inst, def) => {
-  $ZodExactOptional.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function exactOptional(innerType) {
-  return new ZodExactOptional({
-    type: "optional",
-    innerType
-  });
-}
-var ZodNullable = /* @__PURE__ */ $constructor("ZodNullable", (inst, def) => {
-  $ZodNullable.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => nullableProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function nullable(innerType) {
-  return new ZodNullable({
-    type: "nullable",
-    innerType
-  });
-}
-var ZodDefault = /* @__PURE__ */ $constructor("ZodDefault", (inst, def) => {
-  $ZodDefault.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => defaultProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-  inst.removeDefault = inst.unwrap;
-});
-function _default(innerType, defaultValue) {
-  return new ZodDefault({
-    type: "default",
-    innerType,
-    get defaultValue() {
-      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
-    }
-  });
-}
-var ZodPrefault = /* @__PURE__ */ $constructor("ZodPrefault", (inst, def) => {
-  $ZodPrefault.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => prefaultProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function prefault(innerType, defaultValue) {
-  return new ZodPrefault({
-    type: "prefault",
-    innerType,
-    get defaultValue() {
-      return typeof defaultValue === "function" ? defaultValue() : util_exports.shallowClone(defaultValue);
-    }
-  });
-}
-var ZodNonOptional = /* @__PURE__ */ $constructor("ZodNonOptional", (inst, def) => {
-  $ZodNonOptional.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => nonoptionalProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function nonoptional(innerType, params) {
-  return new ZodNonOptional({
-    type: "nonoptional",
-    innerType,
-    ...util_exports.normalizeParams(params)
-  });
-}
-var ZodCatch = /* @__PURE__ */ $constructor("ZodCatch", (inst, def) => {
-  $ZodCatch.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => catchProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-  inst.removeCatch = inst.unwrap;
-});
-function _catch(innerType, catchValue) {
-  return new ZodCatch({
-    type: "catch",
-    innerType,
-    catchValue: typeof catchValue === "function" ? catchValue : util_exports.constantCatch(catchValue)
-  });
-}
-var ZodPipe = /* @__PURE__ */ $constructor("ZodPipe", (inst, def) => {
-  $ZodPipe.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => pipeProcessor(inst, ctx, json, params);
-  inst.in = def.in;
-  inst.out = def.out;
-});
-function pipe(in_, out) {
-  return new ZodPipe({
-    type: "pipe",
-    in: in_,
-    out
-    // ...util.normalizeParams(params),
-  });
-}
-var ZodPreprocess = /* @__PURE__ */ $constructor("ZodPreprocess", (inst, def) => {
-  ZodPipe.init(inst, def);
-  $ZodPreprocess.init(inst, def);
-});
-var ZodReadonly = /* @__PURE__ */ $constructor("ZodReadonly", (inst, def) => {
-  $ZodReadonly.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => readonlyProcessor(inst, ctx, json, params);
-  inst.unwrap = () => inst._zod.def.innerType;
-});
-function readonly(innerType) {
-  return new ZodReadonly({
-    type: "readonly",
-    innerType
-  });
-}
-var ZodCustom = /* @__PURE__ */ $constructor("ZodCustom", (inst, def) => {
-  $ZodCustom.init(inst, def);
-  ZodType.init(inst, def);
-  inst._zod.processJSONSchema = (ctx, json, params) => customProcessor(inst, ctx, json, params);
-});
-function custom(fn, _params) {
-  return _custom(ZodCustom, fn ?? (() => true), _params);
-}
-function refine(fn, _params = {}) {
-  return _refine(ZodCustom, fn, _params);
-}
-function superRefine(fn, params) {
-  return _superRefine(fn, params);
-}
-function preprocess(fn, schema) {
-  return new ZodPreprocess({
-    type: "pipe",
-    in: transform(fn),
-    out: schema
-  });
-}
-
-// node_modules/zod/v4/classic/iso.js
-var iso_exports = {};
-__export(iso_exports, {
-  ZodISODate: () => ZodISODate,
-  ZodISODateTime: () => ZodISODateTime,
-  ZodISODuration: () => ZodISODuration,
-  ZodISOTime: () => ZodISOTime,
-  date: () => date2,
-  datetime: () => datetime2,
-  duration: () => duration2,
-  time: () => time2
-});
-function datetime2(params) {
-  return _isoDateTime(ZodISODateTime, params);
-}
-function date2(params) {
-  return _isoDate(ZodISODate, params);
-}
-function time2(params) {
-  return _isoTime(ZodISOTime, params);
-}
-function duration2(params) {
-  return _isoDuration(ZodISODuration, params);
-}
 
 // src/contracts/time.ts
+init_zod();
 var IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
 function isoToMs(iso) {
   return Date.parse(iso);
@@ -32245,7 +25145,6 @@ function msToIso(ms2) {
 function utcDate(ms2) {
   return new Date(ms2).toISOString().slice(0, 10);
 }
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/files/atomic-write.ts
 var import_node_crypto = require("node:crypto");
@@ -32442,59 +25341,11 @@ async function acquireLocks(lockPaths, opts) {
 
 // src/act/agents/mailbox.ts
 var import_node_fs4 = require("node:fs");
-<<<<<<< HEAD
-init_request();
-init_time();
-=======
-
-// src/contracts/ids.ts
-var SAFE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/;
-var SAFE_ID_RULE = '1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
-var SafeId = string2().regex(SAFE_ID_PATTERN, { message: `expected an id of ${SAFE_ID_RULE}` });
-function isSafeId(id) {
-  return SAFE_ID_PATTERN.test(id);
-}
-function recoveryTaskId(taskId, attempt) {
-  const previous = `-r${attempt - 1}`;
-  const base = attempt > 1 && taskId.endsWith(previous) ? taskId.slice(0, -previous.length) : taskId;
-  if (attempt < 1) return taskId.replace(/-r\d+$/, "");
-  const suffix = `-r${attempt}`;
-  return base.slice(0, 128 - suffix.length) + suffix;
-}
-
-// src/contracts/vocabulary.ts
-var VERDICT_KINDS = ["terminal", "blocked", "inconsistent", "unknown", "waiting_human", "stalled", "looping", "healthy"];
-var VerdictKindSchema = _enum(VERDICT_KINDS);
-var EXEMPTION_NAMES = ["bash_long_timeout", "rate_limit", "ci_polling", "open_tool_call"];
-var ExemptionSchema = _enum(EXEMPTION_NAMES);
-var ACTION_KINDS = ["cancel", "redispatch", "escalate", "nudge", "reconcile"];
-var ActionKindSchema = _enum(ACTION_KINDS);
-var ADAPTER_OPS = ["cancel", "redispatch", "nudge"];
-var AdapterOpSchema = _enum(ADAPTER_OPS);
-var RECOVERY_MODES = ["fresh", "resume"];
-var RecoveryModeSchema = _enum(RECOVERY_MODES);
-var TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
-var TransportCauseSchema = _enum(TRANSPORT_CAUSES);
-var DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
-var DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-var ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
-var AttentionKindSchema = _enum(ATTENTION_KINDS);
-var STRATEGIES = ["report", "cancel", "redispatch"];
-var ADAPTERS = ["mailbox", "claude-team", "process", "command"];
-var TRACKER_OUTCOMES = ["updated", "already_blocked", "skipped", "failed"];
-var TrackerOutcomeSchema = _enum(TRACKER_OUTCOMES);
-var NOTIFY_TRIGGERS = ["escalation", "unanswered_request", "orphan", "mass_stall", "human_wait"];
-var NotifyTriggerSchema = _enum(NOTIFY_TRIGGERS);
-var NOTIFY_FORMATS = ["slack", "json"];
-var TIMELINE_MARK_KINDS = ["escalated", "stall", "unanswered", "redispatch", "cancel", "waiting_human", "looping", "inconsistent", "unknown", "answered"];
-var STALL_REASONS = ["inactivity", "never_started", "open_tool_overrun", "request_unanswered", "api_gave_up", "context_exhausted", "looping"];
-var StallReasonSchema = _enum(STALL_REASONS);
-var LEGACY_STALL_REASONS = { api_error: "api_gave_up" };
-var StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
-var TELEMETRY_EVENTS = ["user_prompt", "tool_decision", "tool_result", "api_request", "api_error", "assistant_response"];
-var TelemetryEventSchema = _enum(TELEMETRY_EVENTS);
 
 // src/contracts/request.ts
+init_zod();
+init_ids();
+init_vocabulary();
 var REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
 var RequestKindSchema = _enum(REQUEST_KINDS);
 var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
@@ -32574,7 +25425,6 @@ function howToAnswer(kind, r) {
   }
   return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
 }
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/act/agents/outcome.ts
 function succeeded(kind, adapter, detail, extra = {}) {
@@ -32830,7 +25680,6 @@ var import_node_path7 = __toESM(require("node:path"), 1);
 
 // src/contracts/markers.ts
 init_zod();
-init_time();
 init_vocabulary();
 var LaunchRecordSchema = looseObject({
   key: string2(),
@@ -32874,7 +25723,6 @@ function parseMarker(schema, text2) {
 }
 
 // src/act/agents/command.ts
-init_time();
 init_defaults();
 
 // src/act/agents/agent-env.ts
@@ -32894,7 +25742,6 @@ function agentEnv(base, extra, claudeConfigDir2) {
 var import_node_child_process2 = require("node:child_process");
 var import_node_fs7 = require("node:fs");
 var import_node_path6 = __toESM(require("node:path"), 1);
-init_time();
 
 // src/sys/proc-identity.ts
 var import_node_child_process = require("node:child_process");
@@ -33246,7 +26093,6 @@ function createCommandAdapter(agents, deps) {
 init_defaults();
 
 // src/act/agents/verify-target.ts
-init_time();
 var DEFAULT_START_TOLERANCE_MS = 5e3;
 var MAX_START_BEFORE_DISPATCH_MS = 6e4;
 async function verifyTarget(pid, known, toleranceMs = DEFAULT_START_TOLERANCE_MS) {
@@ -33465,9 +26311,6 @@ var EXEMPTION_RULES = {
     }
   })
 };
-
-// src/core/assess.ts
-init_time();
 
 // src/core/did-you-mean.ts
 function distance(a, b) {
@@ -33695,8 +26538,322 @@ function maxDefined(a, b) {
   return Math.max(a, b);
 }
 
+// src/contracts/events.ts
+init_zod();
+init_ids();
+
+// src/contracts/next.ts
+init_zod();
+init_vocabulary();
+var AttentionItemSchema = object({
+  key: string2().describe("Stable id of this item: printed once."),
+  kind: AttentionKindSchema,
+  task_id: string2().optional(),
+  ticket_id: string2().optional(),
+  since: IsoTimestamp.optional(),
+  detail: string2(),
+  what_to_do: string2()
+});
+var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
+var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
+var Kind = _enum(REQUEST_KINDS);
+var NextDocSchema = object({
+  schema_version: literal("1"),
+  epic_id: string2(),
+  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
+  exit_code: number2().int(),
+  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
+  unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
+  escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
+  attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
+  pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
+  wave: object({
+    in_flight: number2().int(),
+    terminal: number2().int(),
+    blocked: number2().int().describe("Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress)."),
+    unknown_status: number2().int().describe("Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status)."),
+    pending_requests: number2().int()
+  }).describe("The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).")
+}).meta({ title: "NextResult", description: "stdout of `dispatch-watchdog next --json` (docs/recovery.md)." });
+
+// src/contracts/events.ts
+init_vocabulary();
+var Envelope = {
+  timestamp_utc: IsoTimestamp,
+  epic_id: string2(),
+  run_id: string2()
+};
+var TaskFields = {
+  // Safe ids: a line edited by hand or by another tool can never steer a path out of the state dir.
+  ticket_id: SafeId,
+  task_id: SafeId,
+  agent_id: SafeId
+};
+var ev = (event, shape, description) => looseObject({ event: literal(event), ...Envelope, ...shape }).meta({ title: event, description });
+var WatchdogStarted = ev("watchdog_started", {
+  pid: number2().int(),
+  version: string2(),
+  action: string2(),
+  timeout_seconds: number2(),
+  check_interval_seconds: number2(),
+  max_redispatches: number2().int(),
+  adapter: string2().optional()
+}, "The watchdog began watching an epic.");
+var WatchdogStopped = ev("watchdog_stopped", {
+  reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
+  signal: string2().optional(),
+  checks: number2().int().optional()
+}, "The watchdog stopped watching an epic.");
+var Healthy = ev("healthy", {
+  ...TaskFields,
+  idle_seconds: number2(),
+  effective_timeout_seconds: number2().optional(),
+  recovered: boolean2().optional()
+}, "A task was first seen healthy, or recovered (not written every tick).");
+var StallDetected = ev("stall_detected", {
+  ...TaskFields,
+  stall_reason: StallReasonAsRead,
+  idle_seconds: number2(),
+  bash_timeout_exemption: boolean2(),
+  redispatch_attempt: number2().int(),
+  max_redispatches: number2().int(),
+  action_taken: string2(),
+  effective_timeout_seconds: number2().optional(),
+  exemptions: array(ExemptionSchema).optional(),
+  reason: string2().optional(),
+  last_tool: string2().optional(),
+  last_tool_open: boolean2().optional().describe("The last tool call had no result yet (absent: no source could tell).")
+}, "A task crossed its effective stall window.");
+var TruthInconsistent = ev("truth_inconsistent", { ...TaskFields, reason: string2() }, "Evidence contradicts itself; reported, never acted on.");
+var LoopingDetected = ev("looping_detected", { ...TaskFields, reason: string2() }, "An agent repeats the same call or error.");
+var WaitingHuman = ev("waiting_human", { ...TaskFields, reason: string2() }, "An agent waits on a permission prompt or a question.");
+var UnknownTask = ev("task_unknown", { ...TaskFields, reason: string2() }, "A task cannot be judged (no evidence, unknown status, unreadable source).");
+var MassStall = ev("mass_stall", {
+  stalled: number2().int(),
+  in_flight: number2().int(),
+  task_ids: array(string2()),
+  episode_started_at: IsoTimestamp.optional().describe("When this episode of the breaker began (its first mass_stall).")
+}, "Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.");
+var MassStallEnded = ev("mass_stall_ended", {
+  held_seconds: number2()
+}, "The circuit breaker closed: fewer tasks stall at once.");
+var MassStallEscalated = ev("mass_stall_escalated", {
+  episode_started_at: IsoTimestamp,
+  held_seconds: number2(),
+  task_ids: array(string2()),
+  friction_path: string2()
+}, "A mass-stall episode held actions longer than circuit_breaker.max_hold_seconds: escalated once (friction note); stalls are acted on again.");
+var InputErrorEvent = ev("input_error", {
+  code: string2(),
+  message: string2(),
+  file: string2().optional()
+}, "A file could not be used; logged once per distinct problem.");
+var ActionStarted = ev("action_started", {
+  ...TaskFields,
+  key: string2().describe("Idempotency key <epic>:<task_id>:<action>."),
+  action: ActionKindSchema,
+  adapter: string2().optional(),
+  redispatch_attempt: number2().int().optional(),
+  recovery_task_id: SafeId.optional(),
+  pid: number2().int().optional().describe("The agent process to stop, when known."),
+  start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
+  boot_id: string2().optional(),
+  // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
+  stall_reason: StallReasonAsRead.optional().catch(void 0),
+  idle_seconds: number2().optional(),
+  session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
+  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
+  mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
+  transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
+  route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
+  disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
+  detail: string2().optional().describe("reconcile only: what disagrees, in words."),
+  cwd: string2().optional().describe("redispatch: the agent's working directory (its transcript's newest cwd), so a replacement launched after a restart still starts there.")
+}, "Write-ahead record of a destructive action (docs/recovery.md).");
+var AgentKilled = ev("agent_killed", {
+  ...TaskFields,
+  key: string2(),
+  adapter: string2().optional(),
+  was_forced: boolean2().optional(),
+  detail: string2().optional(),
+  step: _enum(["cancel", "stop_before_redispatch", "stop_before_escalation"]).optional(),
+  request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
+  answer_by: IsoTimestamp.optional().describe("The request's deadline.")
+}, "The stalled agent was stopped (or a stop was requested).");
+var Redispatch = ev("redispatch", {
+  ...TaskFields,
+  key: string2(),
+  redispatch_attempt: number2().int(),
+  max_redispatches: number2().int().optional(),
+  recovery_task_id: SafeId,
+  checkpoint_path: string2().optional(),
+  remaining_tasks: array(string2()).optional(),
+  adapter: string2().optional(),
+  pid: number2().int().optional(),
+  start_ticks: number2().int().optional(),
+  boot_id: string2().optional(),
+  output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
+  mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
+  detail: string2().optional(),
+  request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
+  answer_by: IsoTimestamp.optional().describe("The request's deadline.")
+}, "A fresh agent was launched (or requested) with only the remaining work.");
+var EscalatedToBlocked = ev("escalated_to_blocked", {
+  ...TaskFields,
+  key: string2().optional(),
+  attempt_count: number2().int(),
+  friction_path: string2(),
+  tracker: TrackerOutcomeSchema.optional(),
+  tracker_detail: string2().optional(),
+  tracker_retryable: boolean2().optional().describe("tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always."),
+  is_retry: boolean2().optional().describe("A later line for the same key: the tracker step, retried after it had failed.")
+}, "The ticket hit the redispatch cap and was moved to Blocked.");
+var ActionFailed = ev("action_failed", {
+  ...TaskFields,
+  key: string2(),
+  action: ActionKindSchema,
+  error: string2(),
+  retryable: boolean2()
+}, "A destructive action failed; that task instance is not acted on again automatically.");
+var RecoverySummary = ev("recovery_summary", {
+  done: array(string2()),
+  finished: array(string2()),
+  orphans: array(string2()).describe("Orphaned keys as listed for people: all of them, or the first 20 when there are more than 30."),
+  more_orphans: array(string2()).optional().describe("The orphaned keys not listed, so none is reported again at the next start-up."),
+  orphan_count: number2().int(),
+  friction_path: string2().optional()
+}, "Start-up classification of every action started but not finished.");
+var StateRowsLost = ev("state_rows_lost", {
+  vanished: array(string2()).describe("In-flight task ids an earlier read listed and this one does not."),
+  fields_lost: array(object({ task_id: string2(), fields: array(string2()) })).describe("In-flight rows whose fields went missing."),
+  is_confirmed: boolean2().describe("true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.")
+}, "Rows of the state file vanished or lost fields between reads; never taken as done or as never started.");
+var RequestFields = {
+  key: string2(),
+  kind: _enum(REQUEST_KINDS),
+  ticket_id: SafeId,
+  task_id: SafeId.describe("The task instance the request was about."),
+  recovery_task_id: SafeId.optional()
+};
+var RequestAnswered = ev("request_answered", {
+  ...RequestFields,
+  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
+  answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
+}, "The orchestrator answered a request (docs/recovery.md).");
+var RequestUnanswered = ev("request_unanswered", {
+  ...RequestFields,
+  answer_by: IsoTimestamp
+}, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
+var NudgeSent = ev("nudge_sent", {
+  ...TaskFields,
+  key: string2(),
+  adapter: string2().optional(),
+  route: _enum(["inbox", "resume"]),
+  detail: string2().optional(),
+  request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
+  answer_by: IsoTimestamp.optional()
+}, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
+var ReconcileRequested = ev("reconcile_requested", {
+  ...TaskFields,
+  key: string2(),
+  disagreement: DisagreementKindSchema,
+  detail: string2().describe("What disagrees, in words."),
+  row_status: string2(),
+  request_path: string2(),
+  answer_by: IsoTimestamp.optional()
+}, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
+var AttentionNeeded = ev("attention_needed", {
+  ...TaskFields,
+  key: string2(),
+  kind: AttentionKindSchema,
+  since: IsoTimestamp.optional(),
+  reason: string2()
+}, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
+var NextReturned = ev("next_returned", {
+  reason: _enum(NEXT_REASONS),
+  exit_code: number2().int(),
+  requests: array(string2()).describe("Keys of the requests printed as new."),
+  unanswered: array(string2()),
+  escalations: array(string2()),
+  attention: array(string2()).optional().describe("Keys of the attention items printed.")
+}, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
+var NotifyKey = string2().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
+var NotifyStarted = ev("notify_started", {
+  key: NotifyKey,
+  trigger: NotifyTriggerSchema,
+  about: string2().describe("The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set."),
+  text: string2().describe("The message, as sent (the same on every attempt and after a restart)."),
+  ticket_id: SafeId.optional(),
+  task_id: SafeId.optional()
+}, "Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.");
+var NotifySent = ev("notify_sent", {
+  key: NotifyKey,
+  status: number2().int().describe("The 2xx the webhook answered."),
+  attempts: number2().int().min(1),
+  is_recovered: boolean2().optional().describe("Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).")
+}, "The webhook answered 2xx; the notification is never sent again.");
+var NotifyFailed = ev("notify_failed", {
+  key: NotifyKey,
+  error: string2().describe("Why, without the webhook URL."),
+  attempts: number2().int().min(0),
+  is_orphan: boolean2().optional().describe("A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).")
+}, "The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.");
+var DispatchEventSchema = discriminatedUnion("event", [
+  WatchdogStarted,
+  WatchdogStopped,
+  Healthy,
+  StallDetected,
+  TruthInconsistent,
+  LoopingDetected,
+  WaitingHuman,
+  UnknownTask,
+  MassStall,
+  InputErrorEvent,
+  ActionStarted,
+  AgentKilled,
+  Redispatch,
+  EscalatedToBlocked,
+  ActionFailed,
+  RecoverySummary,
+  StateRowsLost,
+  MassStallEnded,
+  MassStallEscalated,
+  RequestAnswered,
+  RequestUnanswered,
+  NextReturned,
+  NudgeSent,
+  ReconcileRequested,
+  AttentionNeeded,
+  NotifyStarted,
+  NotifySent,
+  NotifyFailed
+]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
+var EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
+var VERDICT_EVENT = {
+  terminal: null,
+  blocked: null,
+  inconsistent: "truth_inconsistent",
+  unknown: "task_unknown",
+  waiting_human: "waiting_human",
+  stalled: "stall_detected",
+  looping: "looping_detected",
+  healthy: "healthy"
+};
+var VERDICT_OF_EVENT = new Map(
+  Object.entries(VERDICT_EVENT).flatMap(([kind, event]) => event ? [[event, kind]] : [])
+);
+function verdictOfEvent(event) {
+  return VERDICT_OF_EVENT.get(event);
+}
+var OUTCOME_EVENT_OF = {
+  cancel: "agent_killed",
+  redispatch: "redispatch",
+  escalate: "escalated_to_blocked",
+  nudge: "nudge_sent",
+  reconcile: "reconcile_requested"
+};
+
 // src/core/history.ts
-init_events();
 function emptyHistory() {
   return {
     lastLogged: /* @__PURE__ */ new Map(),
@@ -33903,7 +27060,6 @@ function renderResumePrompt(r) {
 }
 
 // src/core/plan-controls.ts
-init_time();
 var key = (epicId, taskId, what) => `${epicId}:${taskId}:${what}`;
 function nudgeRoute(task, adapter, c) {
   const isTeammate = Boolean(task.teamName && task.agentName) || Boolean(task.agentId?.includes("@"));
@@ -34524,7 +27680,6 @@ function pickIssue(first) {
 }
 
 // src/contracts/checkpoint.ts
-init_time();
 init_vocabulary();
 var LastTool = looseObject({
   name: string2(),
@@ -34553,9 +27708,6 @@ var CheckpointSchema = looseObject({
 function parseCheckpoint(text2, fileName) {
   return parseYaml(text2, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
 }
-
-// src/act/recovery/checkpoint.ts
-init_time();
 
 // src/act/recovery/work-items.ts
 var MAX_ITEMS = 50;
@@ -34704,7 +27856,6 @@ init_errors();
 // src/act/friction/friction.ts
 var import_node_fs10 = require("node:fs");
 var import_node_path10 = __toESM(require("node:path"), 1);
-init_time();
 init_errors();
 
 // src/files/paths.ts
@@ -35038,7 +28189,6 @@ async function escalateTicket(ctx, spec) {
 
 // src/act/recovery/escalation-notice.ts
 var import_node_path11 = __toESM(require("node:path"), 1);
-init_time();
 function escalationNoticeFile(paths, epicId, key3) {
   return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
@@ -35415,7 +28565,6 @@ async function recoverAtStartUp(ctx, opts) {
 }
 
 // src/core/requests.ts
-init_time();
 function rowAttempt(t) {
   for (const v of [t.redispatchCount, t.raw?.attempt, t.raw?.redispatch_attempt]) if (typeof v === "number") return v;
   return void 0;
@@ -35480,7 +28629,6 @@ function applyRowOutputProgress(wave, seen, nowMs) {
 
 // src/act/friction/mass-stall-note.ts
 var import_node_path13 = __toESM(require("node:path"), 1);
-init_time();
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text2 = [
     `# Mass stall held too long: ${epicId}`,
@@ -35522,9 +28670,6 @@ async function readAcks(paths, epicId, keys) {
   }
   return out;
 }
-
-// src/check.ts
-init_time();
 
 // src/observe/parse/observation.ts
 init_safe_text();
@@ -35622,9 +28767,7 @@ function observeRow(task) {
 }
 
 // src/core/plan.ts
-init_events();
 init_ids();
-init_time();
 function actionKey(epicId, taskId, kind) {
   return `${epicId}:${taskId}:${kind}`;
 }
@@ -35910,7 +29053,6 @@ function refusal(file, real, root) {
 init_zod();
 init_errors();
 init_ids();
-init_time();
 var opt = (t) => t.nullish();
 var TaskRowSchema = looseObject({
   task_id: opt(SafeId).describe("Task id; defaults to ticket_id. `id` is an alias."),
@@ -36233,9 +29375,6 @@ function guardRows(trusted, read3, suspects, nowMs, confirmMs2) {
 }
 
 // src/core/report.ts
-init_events();
-init_request();
-init_time();
 init_vocabulary();
 var secs2 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
 function outcomeCounts(history) {
@@ -36587,7 +29726,6 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 // src/act/notify/notifier.ts
 var import_node_fs15 = require("node:fs");
 var import_node_path16 = __toESM(require("node:path"), 1);
-init_time();
 
 // src/core/notify.ts
 var PREFIX = "[dispatch-watchdog]";
@@ -36832,53 +29970,6 @@ function resolveNotifySettings(config2, env, locate) {
     retries: n.retries ?? D3.retries,
     isReceiverIdempotent: n.idempotent_receiver ?? D3.idempotent_receiver
   };
-}
-
-// src/act/telemetry/telemetry-env.ts
-var positiveMs = (v, fallback) => {
-  const n = Number(v);
-  return v !== void 0 && v.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-};
-function readTelemetryEnv(env) {
-  if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") return void 0;
-  const exporters = (v) => (v ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
-  const has = (name) => Boolean(env[name]?.trim());
-  const isOn = (signal2) => {
-    const named = exporters(env[`OTEL_${signal2}_EXPORTER`]);
-    if (named.includes("none")) return false;
-    if (named.includes("otlp")) return true;
-    return named.length === 0 && (has("OTEL_EXPORTER_OTLP_ENDPOINT") || has(`OTEL_EXPORTER_OTLP_${signal2}_ENDPOINT`));
-  };
-  const isLogsOn = isOn("LOGS");
-  const isMetricsOn = isOn("METRICS");
-  if (!isLogsOn && !isMetricsOn) return void 0;
-  const warnings = [];
-  for (const name of ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"]) {
-    const p = env[name]?.trim();
-    if (p && p !== "http/json") warnings.push(`${name}=${p}: the watchdog exports OTLP/HTTP JSON (http/json) only; sending that`);
-  }
-  for (const signal2 of ["LOGS", "METRICS"]) {
-    const other = exporters(env[`OTEL_${signal2}_EXPORTER`]).filter((e) => e !== "otlp" && e !== "none");
-    if (other.length > 0) warnings.push(`OTEL_${signal2}_EXPORTER=${other.join(",")}: only otlp is supported; ignored`);
-  }
-  return {
-    isLogsOn,
-    isMetricsOn,
-    metricIntervalMs: positiveMs(env.OTEL_METRIC_EXPORT_INTERVAL, 6e4),
-    metricTimeoutMs: positiveMs(env.OTEL_METRIC_EXPORT_TIMEOUT, 3e4),
-    logDelayMs: positiveMs(env.OTEL_BLRP_SCHEDULE_DELAY, 1e3),
-    warnings
-  };
-}
-
-// src/act/telemetry/telemetry.ts
-async function startTelemetry(env, version2, warn) {
-  const t = readTelemetryEnv(env);
-  if (!t) return void 0;
-  for (const w of t.warnings) warn(`dispatch-watchdog: telemetry: ${w}
-`);
-  const { startOtel: startOtel2 } = await Promise.resolve().then(() => (init_otel(), otel_exports));
-  return startOtel2(t, { version: version2 }, warn);
 }
 
 // src/wiring.ts
@@ -38520,6 +31611,8 @@ var import_node_fs20 = require("node:fs");
 var import_node_path19 = __toESM(require("node:path"), 1);
 
 // src/contracts/telemetry.ts
+init_zod();
+init_vocabulary();
 var TelemetryLineSchema = looseObject({
   ts: string2().describe("When the agent says the event happened (event.timestamp, else the record time), ISO 8601 UTC."),
   rx: number2().describe("When the receiver got it, epoch ms on the watchdog clock."),
@@ -39624,7 +32717,6 @@ function realActionDeps(w) {
 `);
       return new Notifier({ ...ctx, epicId: ctx.opts.epicId, clock: w.clock, settings, signal: w.signal, onError, retry: w.notifyRetry });
     },
-    makeTelemetry: (output) => startTelemetry(w.env, packageVersion(), (line) => output.err(line)),
     makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
     recover: async (ctx) => {
       let wave;
@@ -39650,7 +32742,6 @@ function realObservers(env) {
 }
 
 // src/cli-help.ts
-init_exit_codes();
 function commandPath(cmd) {
   const names = [];
   for (let c = cmd; c; c = c.parent) names.unshift(c.name());
@@ -39833,9 +32924,6 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 function otlpOption(cmd) {
   return cmd.option("--otlp <host:port>", `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`);
 }
-
-// src/commands/watch.ts
-init_exit_codes();
 
 // src/options.ts
 var import_node_fs26 = require("node:fs");
@@ -40030,8 +33118,138 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
 init_safe_text();
 var import_node_crypto5 = require("node:crypto");
 
-// src/watch-view.ts
-init_format();
+// src/core/format.ts
+init_safe_text();
+var fmtSecs = (s) => {
+  if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
+};
+function cut(s, n, isFlattened = true) {
+  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
+  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
+}
+var MAX_REASON_CHARS = 100;
+function renderTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+function renderStatus(doc, live = {}) {
+  const s = doc.summary;
+  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
+  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
+`;
+  const rows = doc.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    t.verdict === "stalled" ? "STALLED" : t.verdict,
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.exemptions.join(",") || "-",
+    t.reason
+  ].map((cell2) => safeText(cell2)));
+  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
+  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
+  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
+  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
+  const table = renderTable(header, rows);
+  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
+  const counts = [
+    `${s.total_tasks} tasks`,
+    `${s.healthy} healthy`,
+    `${s.stalled} stalled`,
+    `${s.blocked} blocked`,
+    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
+    s.looping ? `${s.looping} looping` : "",
+    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
+    s.unknown ? `${s.unknown} unknown` : "",
+    `${s.terminal} done`,
+    s.redispatched ? `${s.redispatched} redispatched` : "",
+    s.cancelled ? `${s.cancelled} cancelled` : "",
+    s.escalated ? `${s.escalated} escalated` : "",
+    s.pending_requests ? `${s.pending_requests} requests pending` : "",
+    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
+  ].filter(Boolean);
+  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
+  return head + table + (actions ? `stalls:
+${actions}
+` : "") + (requests ? `requests to the orchestrator:
+${requests}
+` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
+}
+var isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
+function renderEvent(e) {
+  return safeText(eventText(e));
+}
+function eventText(e) {
+  const t = e.timestamp_utc.slice(11, 19);
+  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
+  switch (e.event) {
+    case "healthy":
+      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
+    case "stall_detected":
+      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
+    case "truth_inconsistent":
+    case "looping_detected":
+    case "waiting_human":
+    case "task_unknown":
+      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
+    case "input_error":
+      return `${t} input error: ${e.message}`;
+    case "mass_stall_ended":
+      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
+    case "mass_stall_escalated":
+      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
+    case "mass_stall":
+      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
+    case "action_started":
+      return `${t} ${who} ${e.action} started (key ${e.key})`;
+    case "agent_killed":
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
+    case "redispatch": {
+      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
+      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
+    }
+    case "nudge_sent":
+      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
+    case "reconcile_requested":
+      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
+    case "attention_needed":
+      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
+    case "escalated_to_blocked": {
+      const tracker2 = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker2}; friction note ${e.friction_path}`;
+    }
+    case "action_failed":
+      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
+    case "recovery_summary":
+      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
+    case "state_rows_lost": {
+      const what = [
+        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
+        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
+      ].filter(Boolean).join("; ");
+      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
+    }
+    case "watchdog_started":
+      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
+    case "watchdog_stopped":
+      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
+    case "request_answered":
+      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
+    case "request_unanswered":
+      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
+    case "next_returned":
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
+    case "notify_started":
+      return `${t} notifying (${e.trigger}): ${e.text}`;
+    case "notify_sent":
+      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}); key ${e.key}`;
+    case "notify_failed":
+      return `${t} notification ${e.is_orphan ? "ORPHANED" : "FAILED"}: ${e.error}; key ${e.key}`;
+  }
+}
 
 // src/core/timeline.ts
 function summarizeWave(events) {
@@ -40190,7 +33408,6 @@ function offsetLabel(ms2) {
 
 // src/core/timeline-text.ts
 init_vocabulary();
-init_format();
 var TIMELINE_GLYPHS = {
   activity: { glyph: "▇", sgr: "32", legend: "activity" },
   silent: { glyph: "·", sgr: "2", legend: "silent" },
@@ -40305,7 +33522,6 @@ function wrap(text2, columns, indent = "") {
 }
 
 // src/core/watch-frame.ts
-init_format();
 init_safe_text();
 function requestsByTask(report) {
   const out = /* @__PURE__ */ new Map();
@@ -40509,15 +33725,10 @@ function createWatchView(out, o) {
   };
 }
 
-// src/watch.ts
-init_exit_codes();
-init_format();
-
 // src/journal/dispatch-log.ts
 var import_node_fs27 = require("node:fs");
 var import_node_path27 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
-init_events();
 
 // src/contracts/seed-events.ts
 init_ids();
@@ -40541,7 +33752,6 @@ function fillSeedLine(json) {
 }
 
 // src/journal/dispatch-log.ts
-init_time();
 var DispatchLog = class {
   constructor(paths, epicId, runId, nowMs, onAppend) {
     this.paths = paths;
@@ -40659,7 +33869,6 @@ var import_node_path29 = __toESM(require("node:path"), 1);
 // src/contracts/history-summary.ts
 init_zod();
 init_ids();
-init_request();
 init_vocabulary();
 var HISTORY_SUMMARY_VERSION = 6;
 var Covered = object({
@@ -41219,7 +34428,6 @@ init_errors();
 
 // src/contracts/lock.ts
 init_zod();
-init_time();
 var LockSchema = looseObject({
   pid: number2().int().describe("The process that holds the lock."),
   run_id: string2().describe("Its run id (the dispatch log's run_id); only that run releases the lock."),
@@ -41403,14 +34611,9 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-<<<<<<< HEAD
-var import_node_fs31 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
-init_ids();
-=======
 var import_node_fs32 = require("node:fs");
 var import_node_path31 = __toESM(require("node:path"), 1);
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
+init_ids();
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
@@ -41448,186 +34651,6 @@ var import_node_crypto4 = require("node:crypto");
 var import_node_fs33 = require("node:fs");
 var import_node_http = __toESM(require("node:http"), 1);
 var import_node_zlib = __toESM(require("node:zlib"), 1);
-
-// src/observe/parse/otlp-decode.ts
-var import_light = __toESM(require_light(), 1);
-
-// src/observe/parse/otlp-proto.ts
-var OTLP_DESCRIPTOR = { "nested": { "opentelemetry": { "nested": { "proto": { "nested": { "collector": { "nested": { "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.logs.v1", "java_outer_classname": "LogsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/logs/v1" }, "nested": { "LogsService": { "methods": { "Export": { "requestType": "ExportLogsServiceRequest", "responseType": "ExportLogsServiceResponse" } } }, "ExportLogsServiceRequest": { "fields": { "resourceLogs": { "rule": "repeated", "type": "opentelemetry.proto.logs.v1.ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ExportLogsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportLogsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportLogsPartialSuccess": { "fields": { "rejectedLogRecords": { "type": "int64", "id": 1, "protoName": "rejected_log_records" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Collector.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.collector.metrics.v1", "java_outer_classname": "MetricsServiceProto", "go_package": "go.opentelemetry.io/proto/otlp/collector/metrics/v1" }, "nested": { "MetricsService": { "methods": { "Export": { "requestType": "ExportMetricsServiceRequest", "responseType": "ExportMetricsServiceResponse" } } }, "ExportMetricsServiceRequest": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "opentelemetry.proto.metrics.v1.ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ExportMetricsServiceResponse": { "fields": { "partialSuccess": { "type": "ExportMetricsPartialSuccess", "id": 1, "protoName": "partial_success" } } }, "ExportMetricsPartialSuccess": { "fields": { "rejectedDataPoints": { "type": "int64", "id": 1, "protoName": "rejected_data_points" }, "errorMessage": { "type": "string", "id": 2, "protoName": "error_message" } } } } } } } } }, "logs": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Logs.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.logs.v1", "java_outer_classname": "LogsProto", "go_package": "go.opentelemetry.io/proto/otlp/logs/v1" }, "nested": { "LogsData": { "fields": { "resourceLogs": { "rule": "repeated", "type": "ResourceLogs", "id": 1, "protoName": "resource_logs" } } }, "ResourceLogs": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeLogs": { "rule": "repeated", "type": "ScopeLogs", "id": 2, "protoName": "scope_logs" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeLogs": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "logRecords": { "rule": "repeated", "type": "LogRecord", "id": 2, "protoName": "log_records" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "SeverityNumber": { "values": { "SEVERITY_NUMBER_UNSPECIFIED": 0, "SEVERITY_NUMBER_TRACE": 1, "SEVERITY_NUMBER_TRACE2": 2, "SEVERITY_NUMBER_TRACE3": 3, "SEVERITY_NUMBER_TRACE4": 4, "SEVERITY_NUMBER_DEBUG": 5, "SEVERITY_NUMBER_DEBUG2": 6, "SEVERITY_NUMBER_DEBUG3": 7, "SEVERITY_NUMBER_DEBUG4": 8, "SEVERITY_NUMBER_INFO": 9, "SEVERITY_NUMBER_INFO2": 10, "SEVERITY_NUMBER_INFO3": 11, "SEVERITY_NUMBER_INFO4": 12, "SEVERITY_NUMBER_WARN": 13, "SEVERITY_NUMBER_WARN2": 14, "SEVERITY_NUMBER_WARN3": 15, "SEVERITY_NUMBER_WARN4": 16, "SEVERITY_NUMBER_ERROR": 17, "SEVERITY_NUMBER_ERROR2": 18, "SEVERITY_NUMBER_ERROR3": 19, "SEVERITY_NUMBER_ERROR4": 20, "SEVERITY_NUMBER_FATAL": 21, "SEVERITY_NUMBER_FATAL2": 22, "SEVERITY_NUMBER_FATAL3": 23, "SEVERITY_NUMBER_FATAL4": 24 } }, "LogRecordFlags": { "values": { "LOG_RECORD_FLAGS_DO_NOT_USE": 0, "LOG_RECORD_FLAGS_TRACE_FLAGS_MASK": 255 } }, "LogRecord": { "fields": { "timeUnixNano": { "type": "fixed64", "id": 1, "protoName": "time_unix_nano" }, "observedTimeUnixNano": { "type": "fixed64", "id": 11, "protoName": "observed_time_unix_nano" }, "severityNumber": { "type": "SeverityNumber", "id": 2, "protoName": "severity_number" }, "severityText": { "type": "string", "id": 3, "protoName": "severity_text" }, "body": { "type": "opentelemetry.proto.common.v1.AnyValue", "id": 5 }, "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 6 }, "droppedAttributesCount": { "type": "uint32", "id": 7, "protoName": "dropped_attributes_count" }, "flags": { "type": "fixed32", "id": 8 }, "traceId": { "type": "bytes", "id": 9, "protoName": "trace_id" }, "spanId": { "type": "bytes", "id": 10, "protoName": "span_id" }, "eventName": { "type": "string", "id": 12, "protoName": "event_name" } }, "reserved": [[4, 4]] } } } } }, "common": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Common.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.common.v1", "java_outer_classname": "CommonProto", "go_package": "go.opentelemetry.io/proto/otlp/common/v1" }, "nested": { "AnyValue": { "oneofs": { "value": { "oneof": ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue", "stringValueStrindex"] } }, "fields": { "stringValue": { "type": "string", "id": 1, "protoName": "string_value" }, "boolValue": { "type": "bool", "id": 2, "protoName": "bool_value" }, "intValue": { "type": "int64", "id": 3, "protoName": "int_value" }, "doubleValue": { "type": "double", "id": 4, "protoName": "double_value" }, "arrayValue": { "type": "ArrayValue", "id": 5, "protoName": "array_value" }, "kvlistValue": { "type": "KeyValueList", "id": 6, "protoName": "kvlist_value" }, "bytesValue": { "type": "bytes", "id": 7, "protoName": "bytes_value" }, "stringValueStrindex": { "type": "int32", "id": 8, "protoName": "string_value_strindex" } } }, "ArrayValue": { "fields": { "values": { "rule": "repeated", "type": "AnyValue", "id": 1 } } }, "KeyValueList": { "fields": { "values": { "rule": "repeated", "type": "KeyValue", "id": 1 } } }, "KeyValue": { "fields": { "key": { "type": "string", "id": 1 }, "value": { "type": "AnyValue", "id": 2 }, "keyStrindex": { "type": "int32", "id": 3, "protoName": "key_strindex" } } }, "InstrumentationScope": { "fields": { "name": { "type": "string", "id": 1 }, "version": { "type": "string", "id": 2 }, "attributes": { "rule": "repeated", "type": "KeyValue", "id": 3 }, "droppedAttributesCount": { "type": "uint32", "id": 4, "protoName": "dropped_attributes_count" } } }, "EntityRef": { "fields": { "schemaUrl": { "type": "string", "id": 1, "protoName": "schema_url" }, "type": { "type": "string", "id": 2 }, "idKeys": { "rule": "repeated", "type": "string", "id": 3, "protoName": "id_keys" }, "descriptionKeys": { "rule": "repeated", "type": "string", "id": 4, "protoName": "description_keys" } } } } } } }, "resource": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Resource.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.resource.v1", "java_outer_classname": "ResourceProto", "go_package": "go.opentelemetry.io/proto/otlp/resource/v1" }, "nested": { "Resource": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "droppedAttributesCount": { "type": "uint32", "id": 2, "protoName": "dropped_attributes_count" }, "entityRefs": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.EntityRef", "id": 3, "protoName": "entity_refs" } } } } } } }, "metrics": { "nested": { "v1": { "options": { "csharp_namespace": "OpenTelemetry.Proto.Metrics.V1", "java_multiple_files": true, "java_package": "io.opentelemetry.proto.metrics.v1", "java_outer_classname": "MetricsProto", "go_package": "go.opentelemetry.io/proto/otlp/metrics/v1" }, "nested": { "MetricsData": { "fields": { "resourceMetrics": { "rule": "repeated", "type": "ResourceMetrics", "id": 1, "protoName": "resource_metrics" } } }, "ResourceMetrics": { "fields": { "resource": { "type": "opentelemetry.proto.resource.v1.Resource", "id": 1 }, "scopeMetrics": { "rule": "repeated", "type": "ScopeMetrics", "id": 2, "protoName": "scope_metrics" }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } }, "reserved": [[1e3, 1e3]] }, "ScopeMetrics": { "fields": { "scope": { "type": "opentelemetry.proto.common.v1.InstrumentationScope", "id": 1 }, "metrics": { "rule": "repeated", "type": "Metric", "id": 2 }, "schemaUrl": { "type": "string", "id": 3, "protoName": "schema_url" } } }, "Metric": { "oneofs": { "data": { "oneof": ["gauge", "sum", "histogram", "exponentialHistogram", "summary"] } }, "fields": { "name": { "type": "string", "id": 1 }, "description": { "type": "string", "id": 2 }, "unit": { "type": "string", "id": 3 }, "gauge": { "type": "Gauge", "id": 5 }, "sum": { "type": "Sum", "id": 7 }, "histogram": { "type": "Histogram", "id": 9 }, "exponentialHistogram": { "type": "ExponentialHistogram", "id": 10, "protoName": "exponential_histogram" }, "summary": { "type": "Summary", "id": 11 }, "metadata": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 12 } }, "reserved": [[4, 4], [6, 6], [8, 8]] }, "Gauge": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" } } }, "Sum": { "fields": { "dataPoints": { "rule": "repeated", "type": "NumberDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" }, "isMonotonic": { "type": "bool", "id": 3, "protoName": "is_monotonic" } } }, "Histogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "HistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "ExponentialHistogram": { "fields": { "dataPoints": { "rule": "repeated", "type": "ExponentialHistogramDataPoint", "id": 1, "protoName": "data_points" }, "aggregationTemporality": { "type": "AggregationTemporality", "id": 2, "protoName": "aggregation_temporality" } } }, "Summary": { "fields": { "dataPoints": { "rule": "repeated", "type": "SummaryDataPoint", "id": 1, "protoName": "data_points" } } }, "AggregationTemporality": { "values": { "AGGREGATION_TEMPORALITY_UNSPECIFIED": 0, "AGGREGATION_TEMPORALITY_DELTA": 1, "AGGREGATION_TEMPORALITY_CUMULATIVE": 2 } }, "DataPointFlags": { "values": { "DATA_POINT_FLAGS_DO_NOT_USE": 0, "DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK": 1 } }, "NumberDataPoint": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 4, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 5 }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]] }, "HistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 9 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "bucketCounts": { "rule": "repeated", "type": "fixed64", "id": 6, "protoName": "bucket_counts" }, "explicitBounds": { "rule": "repeated", "type": "double", "id": 7, "protoName": "explicit_bounds" }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 8 }, "flags": { "type": "uint32", "id": 10 }, "min": { "type": "double", "id": 11, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 12, "options": { "proto3_optional": true } } }, "reserved": [[1, 1]] }, "ExponentialHistogramDataPoint": { "oneofs": { "_sum": { "oneof": ["sum"] }, "_min": { "oneof": ["min"] }, "_max": { "oneof": ["max"] } }, "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 1 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5, "options": { "proto3_optional": true } }, "scale": { "type": "sint32", "id": 6 }, "zeroCount": { "type": "fixed64", "id": 7, "protoName": "zero_count" }, "positive": { "type": "Buckets", "id": 8 }, "negative": { "type": "Buckets", "id": 9 }, "flags": { "type": "uint32", "id": 10 }, "exemplars": { "rule": "repeated", "type": "Exemplar", "id": 11 }, "min": { "type": "double", "id": 12, "options": { "proto3_optional": true } }, "max": { "type": "double", "id": 13, "options": { "proto3_optional": true } }, "zeroThreshold": { "type": "double", "id": 14, "protoName": "zero_threshold" } }, "nested": { "Buckets": { "fields": { "offset": { "type": "sint32", "id": 1 }, "bucketCounts": { "rule": "repeated", "type": "uint64", "id": 2, "protoName": "bucket_counts" } } } } }, "SummaryDataPoint": { "fields": { "attributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7 }, "startTimeUnixNano": { "type": "fixed64", "id": 2, "protoName": "start_time_unix_nano" }, "timeUnixNano": { "type": "fixed64", "id": 3, "protoName": "time_unix_nano" }, "count": { "type": "fixed64", "id": 4 }, "sum": { "type": "double", "id": 5 }, "quantileValues": { "rule": "repeated", "type": "ValueAtQuantile", "id": 6, "protoName": "quantile_values" }, "flags": { "type": "uint32", "id": 8 } }, "reserved": [[1, 1]], "nested": { "ValueAtQuantile": { "fields": { "quantile": { "type": "double", "id": 1 }, "value": { "type": "double", "id": 2 } } } } }, "Exemplar": { "oneofs": { "value": { "oneof": ["asDouble", "asInt"] } }, "fields": { "filteredAttributes": { "rule": "repeated", "type": "opentelemetry.proto.common.v1.KeyValue", "id": 7, "protoName": "filtered_attributes" }, "timeUnixNano": { "type": "fixed64", "id": 2, "protoName": "time_unix_nano" }, "asDouble": { "type": "double", "id": 3, "protoName": "as_double" }, "asInt": { "type": "sfixed64", "id": 6, "protoName": "as_int" }, "spanId": { "type": "bytes", "id": 4, "protoName": "span_id" }, "traceId": { "type": "bytes", "id": 5, "protoName": "trace_id" } }, "reserved": [[1, 1]] } } } } } } } } } } };
-
-// src/observe/parse/otlp-decode.ts
-init_safe_text();
-var OtlpDecodeError = class extends Error {
-};
-var types;
-function protoTypes() {
-  if (!types) {
-    const root = import_light.default.Root.fromJSON(OTLP_DESCRIPTOR);
-    types = {
-      logs: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"),
-      metrics: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest"),
-      logsResponse: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse"),
-      metricsResponse: root.lookupType("opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse")
-    };
-  }
-  return types;
-}
-var own2 = (o, k) => o !== null && typeof o === "object" && Object.hasOwn(o, k);
-var arr = (v) => Array.isArray(v) ? v : [];
-function scalar(v) {
-  if (v === null || typeof v !== "object") return void 0;
-  const o = v;
-  if (own2(o, "stringValue")) return String(o.stringValue);
-  if (own2(o, "intValue")) return Number(String(o.intValue));
-  if (own2(o, "doubleValue")) return Number(o.doubleValue);
-  if (own2(o, "boolValue")) return Boolean(o.boolValue);
-  return void 0;
-}
-function attributes(list2) {
-  const m = /* @__PURE__ */ new Map();
-  for (const kv of arr(list2)) {
-    const v = scalar(kv.value);
-    if (typeof kv.key === "string" && v !== void 0) m.set(kv.key, v);
-  }
-  return m;
-}
-var text = (v) => v === void 0 || v === "" ? void 0 : String(v);
-function hostOf(a) {
-  return text(a.get("host.name")) ?? text(a.get("host.id"));
-}
-function nanosToMs(v) {
-  if (v === void 0 || v === null) return void 0;
-  const s = String(v);
-  if (!/^\d+$/.test(s) || s.length <= 6) return void 0;
-  const ms2 = Number(s.slice(0, -6));
-  return ms2 > 0 ? ms2 : void 0;
-}
-var FIELD_MAX = 500;
-var cut2 = (raw) => {
-  if (raw === void 0) return void 0;
-  const s = redactSecrets(raw);
-  return s.length > FIELD_MAX ? `${s.slice(0, FIELD_MAX - 1)}…` : s;
-};
-var KEPT = new Set(TELEMETRY_EVENTS);
-function eventName(a, body) {
-  const fromBody = text(scalar(body));
-  const name = text(a.get("event.name")) ?? (fromBody?.startsWith("claude_code.") ? fromBody.slice("claude_code.".length) : void 0);
-  return name !== void 0 && KEPT.has(name) ? name : void 0;
-}
-function toolFacts(toolName, params) {
-  if (params === void 0) return {};
-  const out = { input: cut2(params) };
-  if (toolName !== "Bash") return out;
-  try {
-    const p = JSON.parse(params);
-    const command = typeof p.full_command === "string" ? p.full_command : typeof p.command === "string" ? p.command : void 0;
-    if (command !== void 0) out.command = cut2(command);
-    if (typeof p.timeout === "number" && p.timeout > 0) out.timeout_ms = p.timeout;
-    if (p.run_in_background === true) out.background = true;
-  } catch {
-  }
-  return out;
-}
-var bool = (v) => v === void 0 ? void 0 : v === true || v === "true";
-function lineOf(lr, a, host, rxMs) {
-  const event = eventName(a, lr.body);
-  if (!event) return void 0;
-  const stamp = text(a.get("event.timestamp"));
-  const stampMs = stamp === void 0 ? NaN : Date.parse(stamp);
-  const atMs = Number.isFinite(stampMs) ? stampMs : nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano) ?? rxMs;
-  const toolName = text(a.get("tool_name"));
-  const seq = a.get("event.sequence");
-  const attempt = a.get("attempt");
-  const line = {
-    ts: new Date(atMs).toISOString(),
-    rx: rxMs,
-    event,
-    host,
-    ...typeof seq === "number" ? { seq } : {},
-    ...text(a.get("prompt.id")) ? { prompt_id: text(a.get("prompt.id")) } : {},
-    ...toolName ? { tool_name: toolName } : {},
-    ...text(a.get("tool_use_id")) ? { tool_use_id: text(a.get("tool_use_id")) } : {}
-  };
-  if (event === "tool_decision") {
-    if (text(a.get("decision"))) line.decision = text(a.get("decision"));
-    Object.assign(line, toolFacts(toolName, text(a.get("tool_parameters"))));
-  } else if (event === "tool_result") {
-    const success = bool(a.get("success"));
-    if (success !== void 0) line.success = success;
-    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
-  } else if (event === "api_error") {
-    if (text(a.get("error"))) line.error = cut2(text(a.get("error")));
-    if (text(a.get("status_code"))) line.status_code = text(a.get("status_code"));
-    if (typeof attempt === "number" || typeof attempt === "string" && /^\d+$/.test(attempt)) line.attempt = Number(attempt);
-  }
-  return line;
-}
-function firstPointHost(rm) {
-  for (const sm of arr(rm.scopeMetrics)) {
-    for (const m of arr(sm.metrics)) {
-      for (const kind of ["sum", "gauge", "histogram", "exponentialHistogram", "summary"]) {
-        const point = arr(m[kind]?.dataPoints)[0];
-        if (point) return hostOf(attributes(point.attributes));
-      }
-    }
-  }
-  return void 0;
-}
-function encodeResponse(signal2, encoding, rejected, message) {
-  const partial2 = rejected > 0 ? { partialSuccess: { [signal2 === "logs" ? "rejectedLogRecords" : "rejectedDataPoints"]: rejected, errorMessage: message ?? "" } } : {};
-  if (encoding === "json") return Buffer.from(JSON.stringify(partial2));
-  const t = protoTypes()[signal2 === "logs" ? "logsResponse" : "metricsResponse"];
-  return t.encode(t.fromObject(partial2)).finish();
-}
-function parseBody(body, signal2, encoding) {
-  if (encoding === "json") {
-    let v;
-    try {
-      v = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
-    } catch (e) {
-      throw new OtlpDecodeError(`the body is not JSON: ${e.message}`);
-    }
-    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new OtlpDecodeError(`the body is not an OTLP ${signal2} export request (expected a JSON object with "${signal2 === "logs" ? "resourceLogs" : "resourceMetrics"}")`);
-    return v;
-  }
-  try {
-    return protoTypes()[signal2].decode(body);
-  } catch (e) {
-    throw new OtlpDecodeError(`the body is not a protobuf OTLP ${signal2} export request: ${e.message}`);
-  }
-}
-function decodeExport(body, signal2, encoding, peer, rxMs) {
-  const req = parseBody(body, signal2, encoding);
-  const out = { events: [], hosts: /* @__PURE__ */ new Map(), records: 0, rejected: 0 };
-  const count2 = (host, n) => out.hosts.set(host, (out.hosts.get(host) ?? 0) + n);
-  if (signal2 === "metrics") {
-    for (const rm of arr(req.resourceMetrics)) count2(hostOf(attributes(rm.resource?.attributes)) ?? firstPointHost(rm) ?? peer, 1);
-    return out;
-  }
-  for (const rl of arr(req.resourceLogs)) {
-    const resourceHost = hostOf(attributes(rl.resource?.attributes));
-    for (const sl of arr(rl.scopeLogs)) {
-      for (const lr of arr(sl.logRecords)) {
-        out.records++;
-        const a = attributes(lr.attributes);
-        const host = hostOf(a) ?? resourceHost ?? peer;
-        count2(host, 1);
-        const line = lineOf(lr, a, host, rxMs);
-        if (!line) continue;
-        const sessionId = text(a.get("session.id"));
-        if (sessionId === void 0 || !isSafeId(sessionId)) {
-          out.rejected++;
-          out.rejectedReason ??= sessionId === void 0 ? `a claude_code.${line.event} record has no session.id attribute` : `session.id ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
-          continue;
-        }
-        out.events.push({ sessionId, line });
-      }
-    }
-  }
-  return out;
-}
-
-// src/receive/otlp-receiver.ts
 init_errors();
 var CONTENT_TYPES = { "application/json": "json", "application/x-protobuf": "protobuf", "application/protobuf": "protobuf" };
 var ROUTES = { "/v1/logs": "logs", "/v1/metrics": "metrics" };
@@ -41685,6 +34708,7 @@ async function readBody(req, max) {
   }
 }
 async function startOtlpReceiver(o) {
+  const { decodeExport: decodeExport2, encodeResponse: encodeResponse2, OtlpDecodeError: OtlpDecodeError2 } = await Promise.resolve().then(() => (init_otlp_decode(), otlp_decode_exports));
   const stats = { requests: 0, records: 0, events: 0, refused: {} };
   const allow = rateLimiter(o.maxRequestsPerSecond, o.nowMs);
   const hosts = await loadHosts(o.paths);
@@ -41731,9 +34755,9 @@ async function startOtlpReceiver(o) {
     const rxMs = o.nowMs();
     let decoded;
     try {
-      decoded = decodeExport(body, signal2, encoding, peer, rxMs);
+      decoded = decodeExport2(body, signal2, encoding, peer, rxMs);
     } catch (e) {
-      if (e instanceof OtlpDecodeError) throw new HttpRefusal(400, e.message);
+      if (e instanceof OtlpDecodeError2) throw new HttpRefusal(400, e.message);
       throw e;
     }
     const bySession = /* @__PURE__ */ new Map();
@@ -41751,7 +34775,7 @@ async function startOtlpReceiver(o) {
     heard(decoded.hosts, rxMs);
     stats.records += decoded.records;
     stats.events += decoded.events.length;
-    return { type: encoding === "json" ? "application/json" : "application/x-protobuf", body: encodeResponse(signal2, encoding, decoded.rejected, decoded.rejectedReason) };
+    return { type: encoding === "json" ? "application/json" : "application/x-protobuf", body: encodeResponse2(signal2, encoding, decoded.rejected, decoded.rejectedReason) };
   }
   const server = import_node_http.default.createServer((req, res) => {
     stats.requests++;
@@ -41844,11 +34868,9 @@ async function runWatch(opts, deps, next) {
     return EXIT.input;
   }
   let notifier;
-  let telemetry;
   const live = (e) => {
     view?.event(e);
     notifier?.onAppended(e);
-    telemetry?.onEvent(e);
     if (e.event === "task_unknown" && !opts.isOnce) {
       out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
       view?.interrupt();
@@ -41857,14 +34879,7 @@ async function runWatch(opts, deps, next) {
   const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
   let receiver;
   try {
-<<<<<<< HEAD
-    telemetry = lock ? await deps.makeTelemetry?.(out) : void 0;
-    const figures = (r) => {
-      if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock3.nowMs() - r.nowMs });
-    };
-=======
     if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock3.nowMs(), (t) => out.err(t));
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
     if (lock) {
       for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
     }
@@ -41889,7 +34904,6 @@ async function runWatch(opts, deps, next) {
     if (ctx && deps.recover) await deps.recover(ctx);
     if (opts.isOnce) {
       const r = await runCheck(env, clock3.nowMs());
-      figures(r);
       await env.performer?.drain?.();
       await notifier?.drain();
       for (const o of env.observers) await o.flush?.(clock3.nowMs());
@@ -41922,7 +34936,6 @@ async function runWatch(opts, deps, next) {
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
-        figures(r);
         if ((opts.isJson || isReadOnly) && !next) printResult(r, opts, out);
         await view?.result(r);
       },
@@ -41958,11 +34971,7 @@ async function runWatch(opts, deps, next) {
     }
     return code;
   } finally {
-<<<<<<< HEAD
-    await telemetry?.shutdown();
-=======
     await receiver?.close();
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
     await lock?.release();
   }
 }
@@ -42021,9 +35030,6 @@ var import_node_fs34 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
-init_request();
-init_time();
-init_request();
 init_vocabulary();
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
 var StallEntry = looseObject({
@@ -42095,8 +35101,6 @@ var WatchdogJsonSchema = looseObject({
 
 // src/commands/status.ts
 init_errors();
-init_format();
-init_exit_codes();
 async function watcherOf(paths, epicId) {
   const lock = await readLock(paths.lockFile(epicId));
   if (!lock) return "no watchdog running";
@@ -42256,16 +35260,9 @@ function registerServe(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/next.ts
-<<<<<<< HEAD
-var import_node_path31 = __toESM(require("node:path"), 1);
-init_next();
-init_time();
-=======
 var import_node_path32 = __toESM(require("node:path"), 1);
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 
 // src/core/next.ts
-init_next();
 function newsOf(h) {
   const reqs = [...h.requests.values()];
   return {
@@ -42293,7 +35290,6 @@ var ATTENTION_WHAT_TO_DO = {
 
 // src/commands/next.ts
 init_errors();
-init_exit_codes();
 async function requestObject(paths, epicId, r) {
   const file = import_node_path32.default.join(paths.root, r.path);
   try {
@@ -42457,8 +35453,6 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/ack.ts
 init_errors();
-init_time();
-init_exit_codes();
 var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate|nudge|reconcile)$/;
 function parseRequestKey(key3) {
   const m = KEY2.exec(key3);
@@ -43197,12 +36191,7 @@ function registerHookInstall(hook, { env, setCode }) {
 }
 
 // src/commands/recover.ts
-<<<<<<< HEAD
-var import_node_crypto5 = require("node:crypto");
-init_exit_codes();
-=======
 var import_node_crypto6 = require("node:crypto");
->>>>>>> 597f63f (OTLP/HTTP logs receiver (issue 22 item 1): --otlp HOST:PORT on the loop takes Claude Code's OpenTelemetry logs (JSON or protobuf, decoded by protobufjs from the vendored opentelemetry-proto v1.11.0 definitions; gzip; bearer token; bounded body and per-peer rate, each refusal an HTTP error that says why) into telemetry/<session>.ndjson, and a row naming only a session_id is judged from them as from a transcript (open tool_decision widens the window, api_error is retry evidence, a final answer an inferred finish); partition rule: no stall while the session's host is silent too (real 2.1.197 sessions, separate HOMEs, judged against their transcripts))
 async function runRecover(opts, deps) {
   const runId = (0, import_node_crypto6.randomUUID)();
   const paths = new StatePaths(opts.stateDir);
@@ -43353,7 +36342,6 @@ function renderGapHistogramSvg(h, title) {
 
 // src/contracts/replay.ts
 init_zod();
-init_time();
 init_vocabulary();
 var Common = {
   /** The transcript replayed, as given on the command line. */
@@ -43400,8 +36388,6 @@ var ReplaySummarySchema = looseObject({
 var ReplayLineSchema = discriminatedUnion("type", [ReplayChangeSchema, ReplaySummarySchema]);
 
 // src/core/render-replay.ts
-init_time();
-init_format();
 var secs3 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
 var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
 function where(c) {
@@ -43592,7 +36578,6 @@ function scoreStalls(changes, records) {
 
 // src/commands/replay.ts
 init_defaults();
-init_exit_codes();
 function recordTimes(src) {
   const out = [];
   for (const line of src.text.split("\n")) {
@@ -43689,17 +36674,12 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
   });
 }
 
-// src/commands/friction.ts
-init_exit_codes();
-
 // src/commands/friction-review.ts
 var import_node_fs42 = require("node:fs");
 var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
-init_time();
 init_friction_hypothesis();
 init_stall_history();
-init_format();
 var MASS_STALL_MATCH_MS = 6e4;
 var bump = (o, k) => void (o[k] = (o[k] ?? 0) + 1);
 var join = (o) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(", ") || "-";
@@ -44190,7 +37170,6 @@ var import_node_fs44 = require("node:fs");
 var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
-init_exit_codes();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
@@ -44318,7 +37297,6 @@ function registerPrune(program2, { env, setCode }) {
 }
 
 // src/commands/demo.ts
-init_exit_codes();
 init_deps();
 
 // src/demo/run-demo.ts
@@ -44326,10 +37304,8 @@ var import_node_crypto9 = require("node:crypto");
 var import_node_fs47 = require("node:fs");
 var import_node_path43 = __toESM(require("node:path"), 1);
 init_errors();
-init_format();
 
 // src/demo/live-view.ts
-init_format();
 var NOT_CHECKED = "(not checked yet)";
 var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
 var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
@@ -44710,7 +37686,6 @@ function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
 }
 
 // src/demo/summary.ts
-init_format();
 var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
 var ofKind = (f, e) => f.events.filter((x) => x.event === e);
 var byRole = (f, role) => f.runs.find((r) => r.role === role);

@@ -12,7 +12,7 @@ import zlib from 'node:zlib';
 import { TelemetryHostsSchema, type TelemetryHosts } from '../contracts/telemetry.js';
 import { appendLines, writeFileAtomic } from '../files/atomic-write.js';
 import type { StatePaths } from '../files/paths.js';
-import { decodeExport, encodeResponse, OtlpDecodeError, type OtlpEncoding, type OtlpSignal } from '../observe/parse/otlp-decode.js';
+import type { OtlpEncoding, OtlpSignal } from '../observe/parse/otlp-decode.js';
 import type { ListenAddress, ReceiverSettings } from '../core/listen-address.js';
 import { InputError } from '../contracts/errors.js';
 
@@ -110,6 +110,8 @@ async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer>
 
 /** Start listening; resolves once the port is bound (rejects with the OS's reason otherwise). */
 export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceiver> {
+  // Loaded only when a receiver starts: protobufjs costs every other command ~0.1 s of start-up.
+  const { decodeExport, encodeResponse, OtlpDecodeError } = await import('../observe/parse/otlp-decode.js');
   const stats: ReceiverStats = { requests: 0, records: 0, events: 0, refused: {} };
   const allow = rateLimiter(o.maxRequestsPerSecond, o.nowMs);
   const hosts = await loadHosts(o.paths);
