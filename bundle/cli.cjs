@@ -3605,6 +3605,48 @@ var init_errors = __esm({
   }
 });
 
+// src/contracts/exit-codes.ts
+function exitCodeFor(thrown, out) {
+  const e = fileSystemErrorOf(thrown) ?? thrown;
+  if (e instanceof InputError) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.input;
+  }
+  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
+    out.err(`dispatch-watchdog: ${e.describe()}
+`);
+    return EXIT.failure;
+  }
+  const err = e;
+  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
+${err?.stack ?? ""}
+`, { keepNewlines: true }));
+  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
+  return EXIT.failure;
+}
+var EXIT_CODES, EXIT;
+var init_exit_codes = __esm({
+  "src/contracts/exit-codes.ts"() {
+    "use strict";
+    init_errors();
+    init_safe_text();
+    EXIT_CODES = {
+      ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
+      failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
+      input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
+      stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
+      unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
+      requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
+      unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
+      escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
+      attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)" },
+      max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
+    };
+    EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
+  }
+});
+
 // src/deps.ts
 function detectTerminal(stream, env) {
   const isTty = Boolean(stream.isTTY) && env.TERM !== "dumb";
@@ -10437,6 +10479,26 @@ var init_zod = __esm({
   }
 });
 
+// src/contracts/time.ts
+function isoToMs(iso) {
+  return Date.parse(iso);
+}
+function msToIso(ms2) {
+  const iso = new Date(ms2).toISOString();
+  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
+}
+function utcDate(ms2) {
+  return new Date(ms2).toISOString().slice(0, 10);
+}
+var IsoTimestamp;
+var init_time = __esm({
+  "src/contracts/time.ts"() {
+    "use strict";
+    init_zod();
+    IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
+  }
+});
+
 // src/contracts/ids.ts
 function isSafeId(id) {
   return SAFE_ID_PATTERN.test(id);
@@ -10495,6 +10557,97 @@ var init_vocabulary = __esm({
     StallReasonAsRead = preprocess((v) => typeof v === "string" && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v, StallReasonSchema);
     TELEMETRY_EVENTS = ["user_prompt", "tool_decision", "tool_result", "api_request", "api_error", "assistant_response"];
     TelemetryEventSchema = _enum(TELEMETRY_EVENTS);
+  }
+});
+
+// src/contracts/request.ts
+function isOpenRequestStatus(status) {
+  return status !== "done";
+}
+function howToAnswer(kind, r) {
+  const row = r.row_task_id ?? r.task_id;
+  const base = r.key.replaceAll(":", "__");
+  if (kind === "cancel" && r.key.endsWith(":redispatch")) {
+    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
+  }
+  if (kind === "cancel" && r.key.endsWith(":escalate")) {
+    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
+  }
+  if (kind === "cancel") {
+    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+  }
+  if (kind === "nudge") {
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === "reconcile") {
+    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
+  }
+  if (kind === "resume") {
+    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
+  if (r.stop_row_task_id) {
+    return `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+  }
+  return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
+}
+var REQUEST_KINDS, RequestKindSchema, ANSWER_HOWS, REQUEST_STATUSES, OPEN_REQUEST_STATUSES, RequestSchema, EscalationNoticeSchema;
+var init_request = __esm({
+  "src/contracts/request.ts"() {
+    "use strict";
+    init_zod();
+    init_ids();
+    init_time();
+    init_vocabulary();
+    REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
+    RequestKindSchema = _enum(REQUEST_KINDS);
+    ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
+    REQUEST_STATUSES = ["pending", "done", "unanswered"];
+    OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
+    RequestSchema = looseObject({
+      schema_version: literal("1"),
+      kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
+      key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
+      epic_id: SafeId,
+      task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
+      row_task_id: SafeId.optional().describe("The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id)."),
+      stop_task_id: SafeId.optional().describe("Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started)."),
+      stop_row_task_id: SafeId.optional().describe("With stop_task_id: the row that carries it."),
+      ticket_id: SafeId,
+      agent_id: SafeId.optional(),
+      agent_name: string2().optional(),
+      team_name: string2().optional(),
+      session_id: SafeId.optional(),
+      pid: number2().int().optional(),
+      reason: string2().optional().describe("Why, for humans."),
+      created_at: IsoTimestamp,
+      answer_by: IsoTimestamp.optional().describe("Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt."),
+      how_to_answer: string2().optional().describe("One line: the ways this request can be answered (docs/orchestrator.md)."),
+      redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
+      recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
+      checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
+      prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
+      resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
+      transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
+      route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
+      message: string2().optional().describe("nudge only: the text to send, verbatim."),
+      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
+      what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
+      row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
+    }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
+    EscalationNoticeSchema = looseObject({
+      schema_version: literal("1"),
+      kind: literal("escalation"),
+      key: string2(),
+      epic_id: SafeId,
+      task_id: SafeId,
+      ticket_id: SafeId,
+      attempt_count: number2().int().describe("Stalled attempts of the ticket, the last one included."),
+      friction_path: string2().describe("State-dir relative path of the friction note."),
+      tracker: TrackerOutcomeSchema.describe("What happened to the ticket in Linear."),
+      created_at: IsoTimestamp,
+      needs_answer: literal(false),
+      message: string2()
+    }).meta({ title: "EscalationNotice", description: "epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer." });
   }
 });
 
@@ -10559,6 +10712,337 @@ var init_defaults = __esm({
         /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
         missing_epic_settle_ms: 5e3
       }
+    };
+  }
+});
+
+// src/contracts/next.ts
+var AttentionItemSchema, NEXT_REASONS, NEXT_EXIT, Kind, NextDocSchema;
+var init_next = __esm({
+  "src/contracts/next.ts"() {
+    "use strict";
+    init_zod();
+    init_exit_codes();
+    init_request();
+    init_time();
+    init_vocabulary();
+    AttentionItemSchema = object({
+      key: string2().describe("Stable id of this item: printed once."),
+      kind: AttentionKindSchema,
+      task_id: string2().optional(),
+      ticket_id: string2().optional(),
+      since: IsoTimestamp.optional(),
+      detail: string2(),
+      what_to_do: string2()
+    });
+    NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
+    NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
+    Kind = _enum(REQUEST_KINDS);
+    NextDocSchema = object({
+      schema_version: literal("1"),
+      epic_id: string2(),
+      reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
+      exit_code: number2().int(),
+      requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
+      unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
+      escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
+      attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
+      pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
+      wave: object({
+        in_flight: number2().int(),
+        terminal: number2().int(),
+        blocked: number2().int().describe("Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress)."),
+        unknown_status: number2().int().describe("Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status)."),
+        pending_requests: number2().int()
+      }).describe("The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).")
+    }).meta({ title: "NextResult", description: "stdout of `dispatch-watchdog next --json` (docs/recovery.md)." });
+  }
+});
+
+// src/contracts/events.ts
+function verdictOfEvent(event) {
+  return VERDICT_OF_EVENT.get(event);
+}
+var Envelope, TaskFields, ev, WatchdogStarted, WatchdogStopped, Healthy, StallDetected, TruthInconsistent, LoopingDetected, WaitingHuman, UnknownTask, MassStall, MassStallEnded, MassStallEscalated, InputErrorEvent, ActionStarted, AgentKilled, Redispatch, EscalatedToBlocked, ActionFailed, RecoverySummary, StateRowsLost, RequestFields, RequestAnswered, RequestUnanswered, NudgeSent, ReconcileRequested, AttentionNeeded, NextReturned, NotifyKey, NotifyStarted, NotifySent, NotifyFailed, DispatchEventSchema, EVENT_NAMES, VERDICT_EVENT, VERDICT_OF_EVENT, OUTCOME_EVENT_OF;
+var init_events = __esm({
+  "src/contracts/events.ts"() {
+    "use strict";
+    init_zod();
+    init_ids();
+    init_next();
+    init_request();
+    init_time();
+    init_vocabulary();
+    Envelope = {
+      timestamp_utc: IsoTimestamp,
+      epic_id: string2(),
+      run_id: string2()
+    };
+    TaskFields = {
+      // Safe ids: a line edited by hand or by another tool can never steer a path out of the state dir.
+      ticket_id: SafeId,
+      task_id: SafeId,
+      agent_id: SafeId
+    };
+    ev = (event, shape, description) => looseObject({ event: literal(event), ...Envelope, ...shape }).meta({ title: event, description });
+    WatchdogStarted = ev("watchdog_started", {
+      pid: number2().int(),
+      version: string2(),
+      action: string2(),
+      timeout_seconds: number2(),
+      check_interval_seconds: number2(),
+      max_redispatches: number2().int(),
+      adapter: string2().optional()
+    }, "The watchdog began watching an epic.");
+    WatchdogStopped = ev("watchdog_stopped", {
+      reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
+      signal: string2().optional(),
+      checks: number2().int().optional()
+    }, "The watchdog stopped watching an epic.");
+    Healthy = ev("healthy", {
+      ...TaskFields,
+      idle_seconds: number2(),
+      effective_timeout_seconds: number2().optional(),
+      recovered: boolean2().optional()
+    }, "A task was first seen healthy, or recovered (not written every tick).");
+    StallDetected = ev("stall_detected", {
+      ...TaskFields,
+      stall_reason: StallReasonAsRead,
+      idle_seconds: number2(),
+      bash_timeout_exemption: boolean2(),
+      redispatch_attempt: number2().int(),
+      max_redispatches: number2().int(),
+      action_taken: string2(),
+      effective_timeout_seconds: number2().optional(),
+      exemptions: array(ExemptionSchema).optional(),
+      reason: string2().optional(),
+      last_tool: string2().optional(),
+      last_tool_open: boolean2().optional().describe("The last tool call had no result yet (absent: no source could tell).")
+    }, "A task crossed its effective stall window.");
+    TruthInconsistent = ev("truth_inconsistent", { ...TaskFields, reason: string2() }, "Evidence contradicts itself; reported, never acted on.");
+    LoopingDetected = ev("looping_detected", { ...TaskFields, reason: string2() }, "An agent repeats the same call or error.");
+    WaitingHuman = ev("waiting_human", { ...TaskFields, reason: string2() }, "An agent waits on a permission prompt or a question.");
+    UnknownTask = ev("task_unknown", { ...TaskFields, reason: string2() }, "A task cannot be judged (no evidence, unknown status, unreadable source).");
+    MassStall = ev("mass_stall", {
+      stalled: number2().int(),
+      in_flight: number2().int(),
+      task_ids: array(string2()),
+      episode_started_at: IsoTimestamp.optional().describe("When this episode of the breaker began (its first mass_stall).")
+    }, "Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.");
+    MassStallEnded = ev("mass_stall_ended", {
+      held_seconds: number2()
+    }, "The circuit breaker closed: fewer tasks stall at once.");
+    MassStallEscalated = ev("mass_stall_escalated", {
+      episode_started_at: IsoTimestamp,
+      held_seconds: number2(),
+      task_ids: array(string2()),
+      friction_path: string2()
+    }, "A mass-stall episode held actions longer than circuit_breaker.max_hold_seconds: escalated once (friction note); stalls are acted on again.");
+    InputErrorEvent = ev("input_error", {
+      code: string2(),
+      message: string2(),
+      file: string2().optional()
+    }, "A file could not be used; logged once per distinct problem.");
+    ActionStarted = ev("action_started", {
+      ...TaskFields,
+      key: string2().describe("Idempotency key <epic>:<task_id>:<action>."),
+      action: ActionKindSchema,
+      adapter: string2().optional(),
+      redispatch_attempt: number2().int().optional(),
+      recovery_task_id: SafeId.optional(),
+      pid: number2().int().optional().describe("The agent process to stop, when known."),
+      start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
+      boot_id: string2().optional(),
+      // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
+      stall_reason: StallReasonAsRead.optional().catch(void 0),
+      idle_seconds: number2().optional(),
+      session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
+      row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
+      mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
+      transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
+      route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
+      disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
+      detail: string2().optional().describe("reconcile only: what disagrees, in words."),
+      cwd: string2().optional().describe("redispatch: the agent's working directory (its transcript's newest cwd), so a replacement launched after a restart still starts there.")
+    }, "Write-ahead record of a destructive action (docs/recovery.md).");
+    AgentKilled = ev("agent_killed", {
+      ...TaskFields,
+      key: string2(),
+      adapter: string2().optional(),
+      was_forced: boolean2().optional(),
+      detail: string2().optional(),
+      step: _enum(["cancel", "stop_before_redispatch", "stop_before_escalation"]).optional(),
+      request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
+      answer_by: IsoTimestamp.optional().describe("The request's deadline.")
+    }, "The stalled agent was stopped (or a stop was requested).");
+    Redispatch = ev("redispatch", {
+      ...TaskFields,
+      key: string2(),
+      redispatch_attempt: number2().int(),
+      max_redispatches: number2().int().optional(),
+      recovery_task_id: SafeId,
+      checkpoint_path: string2().optional(),
+      remaining_tasks: array(string2()).optional(),
+      adapter: string2().optional(),
+      pid: number2().int().optional(),
+      start_ticks: number2().int().optional(),
+      boot_id: string2().optional(),
+      output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
+      mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
+      detail: string2().optional(),
+      request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
+      answer_by: IsoTimestamp.optional().describe("The request's deadline.")
+    }, "A fresh agent was launched (or requested) with only the remaining work.");
+    EscalatedToBlocked = ev("escalated_to_blocked", {
+      ...TaskFields,
+      key: string2().optional(),
+      attempt_count: number2().int(),
+      friction_path: string2(),
+      tracker: TrackerOutcomeSchema.optional(),
+      tracker_detail: string2().optional(),
+      tracker_retryable: boolean2().optional().describe("tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always."),
+      is_retry: boolean2().optional().describe("A later line for the same key: the tracker step, retried after it had failed.")
+    }, "The ticket hit the redispatch cap and was moved to Blocked.");
+    ActionFailed = ev("action_failed", {
+      ...TaskFields,
+      key: string2(),
+      action: ActionKindSchema,
+      error: string2(),
+      retryable: boolean2()
+    }, "A destructive action failed; that task instance is not acted on again automatically.");
+    RecoverySummary = ev("recovery_summary", {
+      done: array(string2()),
+      finished: array(string2()),
+      orphans: array(string2()).describe("Orphaned keys as listed for people: all of them, or the first 20 when there are more than 30."),
+      more_orphans: array(string2()).optional().describe("The orphaned keys not listed, so none is reported again at the next start-up."),
+      orphan_count: number2().int(),
+      friction_path: string2().optional()
+    }, "Start-up classification of every action started but not finished.");
+    StateRowsLost = ev("state_rows_lost", {
+      vanished: array(string2()).describe("In-flight task ids an earlier read listed and this one does not."),
+      fields_lost: array(object({ task_id: string2(), fields: array(string2()) })).describe("In-flight rows whose fields went missing."),
+      is_confirmed: boolean2().describe("true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.")
+    }, "Rows of the state file vanished or lost fields between reads; never taken as done or as never started.");
+    RequestFields = {
+      key: string2(),
+      kind: _enum(REQUEST_KINDS),
+      ticket_id: SafeId,
+      task_id: SafeId.describe("The task instance the request was about."),
+      recovery_task_id: SafeId.optional()
+    };
+    RequestAnswered = ev("request_answered", {
+      ...RequestFields,
+      how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
+      answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
+    }, "The orchestrator answered a request (docs/recovery.md).");
+    RequestUnanswered = ev("request_unanswered", {
+      ...RequestFields,
+      answer_by: IsoTimestamp
+    }, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
+    NudgeSent = ev("nudge_sent", {
+      ...TaskFields,
+      key: string2(),
+      adapter: string2().optional(),
+      route: _enum(["inbox", "resume"]),
+      detail: string2().optional(),
+      request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
+      answer_by: IsoTimestamp.optional()
+    }, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
+    ReconcileRequested = ev("reconcile_requested", {
+      ...TaskFields,
+      key: string2(),
+      disagreement: DisagreementKindSchema,
+      detail: string2().describe("What disagrees, in words."),
+      row_status: string2(),
+      request_path: string2(),
+      answer_by: IsoTimestamp.optional()
+    }, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
+    AttentionNeeded = ev("attention_needed", {
+      ...TaskFields,
+      key: string2(),
+      kind: AttentionKindSchema,
+      since: IsoTimestamp.optional(),
+      reason: string2()
+    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
+    NextReturned = ev("next_returned", {
+      reason: _enum(NEXT_REASONS),
+      exit_code: number2().int(),
+      requests: array(string2()).describe("Keys of the requests printed as new."),
+      unanswered: array(string2()),
+      escalations: array(string2()),
+      attention: array(string2()).optional().describe("Keys of the attention items printed.")
+    }, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
+    NotifyKey = string2().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
+    NotifyStarted = ev("notify_started", {
+      key: NotifyKey,
+      trigger: NotifyTriggerSchema,
+      about: string2().describe("The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set."),
+      text: string2().describe("The message, as sent (the same on every attempt and after a restart)."),
+      ticket_id: SafeId.optional(),
+      task_id: SafeId.optional()
+    }, "Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.");
+    NotifySent = ev("notify_sent", {
+      key: NotifyKey,
+      status: number2().int().describe("The 2xx the webhook answered."),
+      attempts: number2().int().min(1),
+      is_recovered: boolean2().optional().describe("Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).")
+    }, "The webhook answered 2xx; the notification is never sent again.");
+    NotifyFailed = ev("notify_failed", {
+      key: NotifyKey,
+      error: string2().describe("Why, without the webhook URL."),
+      attempts: number2().int().min(0),
+      is_orphan: boolean2().optional().describe("A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).")
+    }, "The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.");
+    DispatchEventSchema = discriminatedUnion("event", [
+      WatchdogStarted,
+      WatchdogStopped,
+      Healthy,
+      StallDetected,
+      TruthInconsistent,
+      LoopingDetected,
+      WaitingHuman,
+      UnknownTask,
+      MassStall,
+      InputErrorEvent,
+      ActionStarted,
+      AgentKilled,
+      Redispatch,
+      EscalatedToBlocked,
+      ActionFailed,
+      RecoverySummary,
+      StateRowsLost,
+      MassStallEnded,
+      MassStallEscalated,
+      RequestAnswered,
+      RequestUnanswered,
+      NextReturned,
+      NudgeSent,
+      ReconcileRequested,
+      AttentionNeeded,
+      NotifyStarted,
+      NotifySent,
+      NotifyFailed
+    ]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
+    EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
+    VERDICT_EVENT = {
+      terminal: null,
+      blocked: null,
+      inconsistent: "truth_inconsistent",
+      unknown: "task_unknown",
+      waiting_human: "waiting_human",
+      stalled: "stall_detected",
+      looping: "looping_detected",
+      healthy: "healthy"
+    };
+    VERDICT_OF_EVENT = new Map(
+      Object.entries(VERDICT_EVENT).flatMap(([kind, event]) => event ? [[event, kind]] : [])
+    );
+    OUTCOME_EVENT_OF = {
+      cancel: "agent_killed",
+      redispatch: "redispatch",
+      escalate: "escalated_to_blocked",
+      nudge: "nudge_sent",
+      reconcile: "reconcile_requested"
     };
   }
 });
@@ -18587,6 +19071,268 @@ var init_linear = __esm({
   }
 });
 
+// src/core/format.ts
+function cut(s, n, isFlattened = true) {
+  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
+  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
+}
+function renderTable(header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+function renderStatus(doc, live = {}) {
+  const s = doc.summary;
+  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
+  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
+`;
+  const rows = doc.tasks.map((t) => [
+    t.task_id,
+    t.ticket_id,
+    t.verdict === "stalled" ? "STALLED" : t.verdict,
+    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    t.exemptions.join(",") || "-",
+    t.reason
+  ].map((cell2) => safeText(cell2)));
+  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
+  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
+  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
+  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
+  const table = renderTable(header, rows);
+  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
+  const counts = [
+    `${s.total_tasks} tasks`,
+    `${s.healthy} healthy`,
+    `${s.stalled} stalled`,
+    `${s.blocked} blocked`,
+    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
+    s.looping ? `${s.looping} looping` : "",
+    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
+    s.unknown ? `${s.unknown} unknown` : "",
+    `${s.terminal} done`,
+    s.redispatched ? `${s.redispatched} redispatched` : "",
+    s.cancelled ? `${s.cancelled} cancelled` : "",
+    s.escalated ? `${s.escalated} escalated` : "",
+    s.pending_requests ? `${s.pending_requests} requests pending` : "",
+    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
+  ].filter(Boolean);
+  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
+  return head + table + (actions ? `stalls:
+${actions}
+` : "") + (requests ? `requests to the orchestrator:
+${requests}
+` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
+}
+function renderEvent(e) {
+  return safeText(eventText(e));
+}
+function eventText(e) {
+  const t = e.timestamp_utc.slice(11, 19);
+  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
+  switch (e.event) {
+    case "healthy":
+      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
+    case "stall_detected":
+      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
+    case "truth_inconsistent":
+    case "looping_detected":
+    case "waiting_human":
+    case "task_unknown":
+      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
+    case "input_error":
+      return `${t} input error: ${e.message}`;
+    case "mass_stall_ended":
+      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
+    case "mass_stall_escalated":
+      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
+    case "mass_stall":
+      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
+    case "action_started":
+      return `${t} ${who} ${e.action} started (key ${e.key})`;
+    case "agent_killed":
+      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
+    case "redispatch": {
+      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
+      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
+    }
+    case "nudge_sent":
+      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
+    case "reconcile_requested":
+      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
+    case "attention_needed":
+      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
+    case "escalated_to_blocked": {
+      const tracker2 = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
+      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker2}; friction note ${e.friction_path}`;
+    }
+    case "action_failed":
+      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
+    case "recovery_summary":
+      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
+    case "state_rows_lost": {
+      const what = [
+        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
+        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
+      ].filter(Boolean).join("; ");
+      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
+    }
+    case "watchdog_started":
+      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
+    case "watchdog_stopped":
+      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
+    case "request_answered":
+      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
+    case "request_unanswered":
+      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
+    case "next_returned":
+      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
+    case "notify_started":
+      return `${t} notifying (${e.trigger}): ${e.text}`;
+    case "notify_sent":
+      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}); key ${e.key}`;
+    case "notify_failed":
+      return `${t} notification ${e.is_orphan ? "ORPHANED" : "FAILED"}: ${e.error}; key ${e.key}`;
+  }
+}
+var fmtSecs, MAX_REASON_CHARS, isRequestOnly;
+var init_format = __esm({
+  "src/core/format.ts"() {
+    "use strict";
+    init_safe_text();
+    fmtSecs = (s) => {
+      if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
+      if (s < 120) return `${s}s`;
+      if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+      return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
+    };
+    MAX_REASON_CHARS = 100;
+    isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
+  }
+});
+
+// src/core/telemetry.ts
+function eventSeverity(e) {
+  if (ERROR.has(e.event) || e.event === "recovery_summary" && e.orphan_count > 0) return "error";
+  return WARN.has(e.event) ? "warn" : "info";
+}
+function eventAttributes(e) {
+  const out = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (k === "timestamp_utc" || v === void 0 || v === null) continue;
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
+    else if (Array.isArray(v) && v.every((x) => typeof x === "string")) out[k] = v;
+    else out[k] = JSON.stringify(v);
+  }
+  return out;
+}
+function eventFigures(e) {
+  switch (e.event) {
+    case "stall_detected":
+      return {
+        stall: { stall_reason: e.stall_reason },
+        ...e.effective_timeout_seconds !== void 0 ? { detectionLatencySeconds: Math.max(0, e.idle_seconds - e.effective_timeout_seconds) } : {}
+      };
+    case "action_started":
+      return { action: { action: e.action, outcome: "started" } };
+    case "action_failed":
+      return { action: { action: e.action, outcome: "failed" } };
+    default: {
+      const action = ACTION_OF_OUTCOME.get(e.event);
+      if (!action || e.event === "escalated_to_blocked" && e.is_retry || e.event === "agent_killed" && e.step !== void 0 && e.step !== "cancel") return {};
+      return { action: { action, outcome: "done" } };
+    }
+  }
+}
+var WARN, ERROR, ACTION_OF_OUTCOME;
+var init_telemetry = __esm({
+  "src/core/telemetry.ts"() {
+    "use strict";
+    init_events();
+    WARN = /* @__PURE__ */ new Set(["stall_detected", "mass_stall", "request_unanswered", "attention_needed", "looping_detected", "waiting_human", "task_unknown", "truth_inconsistent", "state_rows_lost", "escalated_to_blocked", "mass_stall_escalated", "input_error", "reconcile_requested"]);
+    ERROR = /* @__PURE__ */ new Set(["action_failed", "notify_failed"]);
+    ACTION_OF_OUTCOME = new Map(Object.entries(OUTCOME_EVENT_OF).map(([a, ev2]) => [ev2, a]));
+  }
+});
+
+// src/act/telemetry/otel.ts
+var otel_exports = {};
+__export(otel_exports, {
+  startOtel: () => startOtel
+});
+function quietDiag(warn) {
+  let isTold = false;
+  const tell = () => {
+    if (isTold) return;
+    isTold = true;
+    warn("dispatch-watchdog: telemetry export failed (the OTLP endpoint did not take it); still watching, later failures not shown\n");
+  };
+  import_api.diag.setLogger({ error: tell, warn: () => {
+  }, info: () => {
+  }, debug: () => {
+  }, verbose: () => {
+  } }, { logLevel: import_api.DiagLogLevel.ERROR, suppressOverrideMessage: true });
+}
+function startOtel(t, service, warn) {
+  quietDiag(warn);
+  const resource = (0, import_resources.resourceFromAttributes)({ "service.name": "dispatch-watchdog", "service.version": service.version }).merge((0, import_resources.detectResources)({ detectors: [import_resources.envDetector] }));
+  const logs = t.isLogsOn ? new import_sdk_logs.LoggerProvider({ resource, processors: [new import_sdk_logs.BatchLogRecordProcessor({ exporter: new import_exporter_logs_otlp_http.OTLPLogExporter(), scheduledDelayMillis: t.logDelayMs })] }) : void 0;
+  const metrics = t.isMetricsOn ? new import_sdk_metrics.MeterProvider({ resource, readers: [new import_sdk_metrics.PeriodicExportingMetricReader({ exporter: new import_exporter_metrics_otlp_http.OTLPMetricExporter(), exportIntervalMillis: t.metricIntervalMs, exportTimeoutMillis: Math.min(t.metricTimeoutMs, t.metricIntervalMs) })] }) : void 0;
+  const logger = logs?.getLogger("dispatch-watchdog", service.version);
+  const meter = metrics?.getMeter("dispatch-watchdog", service.version);
+  const lastCheck = /* @__PURE__ */ new Map();
+  const tasks = meter?.createObservableGauge("dispatch_watchdog.tasks", { description: "Tasks of the last check, by verdict.", unit: "{task}", valueType: import_api.ValueType.INT });
+  tasks?.addCallback((r) => {
+    for (const [epic, c] of lastCheck) {
+      const counts = new Map(VERDICT_KINDS.map((k) => [k, 0]));
+      for (const v of c.verdicts) counts.set(v, (counts.get(v) ?? 0) + 1);
+      for (const [verdict, n] of counts) r.observe(n, { epic_id: epic, verdict });
+    }
+  });
+  const pending = meter?.createObservableGauge("dispatch_watchdog.requests.pending", { description: "Requests to the orchestrator not answered yet.", unit: "{request}", valueType: import_api.ValueType.INT });
+  pending?.addCallback((r) => {
+    for (const [epic, c] of lastCheck) r.observe(c.pendingRequests, { epic_id: epic });
+  });
+  const stalls = meter?.createCounter("dispatch_watchdog.stalls", { description: "Stalls detected.", unit: "{stall}", valueType: import_api.ValueType.INT });
+  const actions = meter?.createCounter("dispatch_watchdog.actions", { description: "Recovery actions started, done and failed.", unit: "{action}", valueType: import_api.ValueType.INT });
+  const latency = meter?.createHistogram("dispatch_watchdog.detection.latency", { description: "How long past its stall window a stall was detected.", unit: "s" });
+  const duration3 = meter?.createHistogram("dispatch_watchdog.check.duration", { description: "Wall time of one check.", unit: "s" });
+  return {
+    onEvent(e) {
+      const [severityNumber, severityText] = SEVERITY[eventSeverity(e)];
+      logger?.emit({ eventName: `dispatch_watchdog.${e.event}`, timestamp: new Date(e.timestamp_utc), severityNumber, severityText, body: renderEvent(e), attributes: eventAttributes(e) });
+      const f = eventFigures(e);
+      const epic = { epic_id: e.epic_id };
+      if (f.stall) stalls?.add(1, { ...epic, ...f.stall });
+      if (f.action) actions?.add(1, { ...epic, ...f.action });
+      if (f.detectionLatencySeconds !== void 0) latency?.record(f.detectionLatencySeconds, epic);
+    },
+    onCheck(c) {
+      lastCheck.set(c.epicId, c);
+      duration3?.record(c.durationMs / 1e3, { epic_id: c.epicId });
+    },
+    async shutdown() {
+      await Promise.allSettled([logs?.shutdown(), metrics?.shutdown()]);
+    }
+  };
+}
+var import_api, import_api_logs, import_exporter_logs_otlp_http, import_exporter_metrics_otlp_http, import_resources, import_sdk_logs, import_sdk_metrics, SEVERITY;
+var init_otel = __esm({
+  "src/act/telemetry/otel.ts"() {
+    "use strict";
+    import_api = require("@opentelemetry/api");
+    import_api_logs = require("@opentelemetry/api-logs");
+    import_exporter_logs_otlp_http = require("@opentelemetry/exporter-logs-otlp-http");
+    import_exporter_metrics_otlp_http = require("@opentelemetry/exporter-metrics-otlp-http");
+    import_resources = require("@opentelemetry/resources");
+    import_sdk_logs = require("@opentelemetry/sdk-logs");
+    import_sdk_metrics = require("@opentelemetry/sdk-metrics");
+    init_vocabulary();
+    init_format();
+    init_telemetry();
+    SEVERITY = { info: [import_api_logs.SeverityNumber.INFO, "INFO"], warn: [import_api_logs.SeverityNumber.WARN, "WARN"], error: [import_api_logs.SeverityNumber.ERROR, "ERROR"] };
+  }
+});
+
 // node_modules/protobufjs/src/util/aspromise.js
 var require_aspromise = __commonJS({
   "node_modules/protobufjs/src/util/aspromise.js"(exports2, module2) {
@@ -24971,44 +25717,7 @@ var {
 
 // src/cli.ts
 init_errors();
-
-// src/contracts/exit-codes.ts
-init_errors();
-init_safe_text();
-var EXIT_CODES = {
-  ok: { code: 0, means: "the command did what it is for (each --help says what that is); --help, --version" },
-  failure: { code: 1, means: "the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)" },
-  input: { code: 2, means: "bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix" },
-  stall: { code: 3, means: "something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)" },
-  unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
-  requests: { code: 10, means: "next: new requests to carry out on agents (cancel, redispatch, resume, nudge)" },
-  unanswered: { code: 11, means: "next: a request passed its answer_by without an answer" },
-  escalation: { code: 12, means: "next: a ticket was escalated to Blocked" },
-  attention: { code: 13, means: "next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)" },
-  max_wait: { code: 14, means: "next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)" }
-};
-var EXIT = Object.fromEntries(Object.entries(EXIT_CODES).map(([name, { code }]) => [name, code]));
-function exitCodeFor(thrown, out) {
-  const e = fileSystemErrorOf(thrown) ?? thrown;
-  if (e instanceof InputError) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.input;
-  }
-  if (e instanceof WatchdogError && !(e instanceof InternalError)) {
-    out.err(`dispatch-watchdog: ${e.describe()}
-`);
-    return EXIT.failure;
-  }
-  const err = e;
-  out.err(safeText(`dispatch-watchdog: internal error: ${err?.message ?? String(e)}
-${err?.stack ?? ""}
-`, { keepNewlines: true }));
-  out.err("This is a dispatch-watchdog bug; please report it with the command you ran.\n");
-  return EXIT.failure;
-}
-
-// src/cli.ts
+init_exit_codes();
 init_deps();
 
 // src/sys/crash-point.ts
@@ -25131,20 +25840,7 @@ function placeholderValues(req, promptFile) {
 var import_node_fs5 = require("node:fs");
 var import_node_os = __toESM(require("node:os"), 1);
 var import_node_path4 = __toESM(require("node:path"), 1);
-
-// src/contracts/time.ts
-init_zod();
-var IsoTimestamp = iso_exports.datetime({ offset: true, message: 'expected an ISO-8601 timestamp with a zone, e.g. "2026-04-02T10:00:00Z"' });
-function isoToMs(iso) {
-  return Date.parse(iso);
-}
-function msToIso(ms2) {
-  const iso = new Date(ms2).toISOString();
-  return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;
-}
-function utcDate(ms2) {
-  return new Date(ms2).toISOString().slice(0, 10);
-}
+init_time();
 
 // src/files/atomic-write.ts
 var import_node_crypto = require("node:crypto");
@@ -25341,90 +26037,8 @@ async function acquireLocks(lockPaths, opts) {
 
 // src/act/agents/mailbox.ts
 var import_node_fs4 = require("node:fs");
-
-// src/contracts/request.ts
-init_zod();
-init_ids();
-init_vocabulary();
-var REQUEST_KINDS = ["cancel", "redispatch", "resume", "nudge", "reconcile"];
-var RequestKindSchema = _enum(REQUEST_KINDS);
-var ANSWER_HOWS = ["row", "row_reused", "ack", "terminal", "resolved"];
-var REQUEST_STATUSES = ["pending", "done", "unanswered"];
-var OPEN_REQUEST_STATUSES = ["pending", "unanswered"];
-function isOpenRequestStatus(status) {
-  return status !== "done";
-}
-var RequestSchema = looseObject({
-  schema_version: literal("1"),
-  kind: RequestKindSchema.describe("cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead)."),
-  key: string2().describe("The idempotency key <epic>:<task_id>:<action>: act on each key once."),
-  epic_id: SafeId,
-  task_id: SafeId.describe("The task instance to stop (cancel) or the one being replaced (redispatch)."),
-  row_task_id: SafeId.optional().describe("The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id)."),
-  stop_task_id: SafeId.optional().describe("Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started)."),
-  stop_row_task_id: SafeId.optional().describe("With stop_task_id: the row that carries it."),
-  ticket_id: SafeId,
-  agent_id: SafeId.optional(),
-  agent_name: string2().optional(),
-  team_name: string2().optional(),
-  session_id: SafeId.optional(),
-  pid: number2().int().optional(),
-  reason: string2().optional().describe("Why, for humans."),
-  created_at: IsoTimestamp,
-  answer_by: IsoTimestamp.optional().describe("Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt."),
-  how_to_answer: string2().optional().describe("One line: the ways this request can be answered (docs/orchestrator.md)."),
-  redispatch_attempt: number2().int().min(1).optional().describe("redispatch only: the attempt (1 = first replacement)."),
-  recovery_task_id: SafeId.optional().describe("redispatch only: the task id of the replacement."),
-  checkpoint_path: string2().optional().describe("redispatch only: absolute path of the recovery checkpoint."),
-  prompt: string2().optional().describe("redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed)."),
-  resume_prompt: string2().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
-  transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
-  route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
-  message: string2().optional().describe("nudge only: the text to send, verbatim."),
-  disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
-  what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
-  row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
-}).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
-var EscalationNoticeSchema = looseObject({
-  schema_version: literal("1"),
-  kind: literal("escalation"),
-  key: string2(),
-  epic_id: SafeId,
-  task_id: SafeId,
-  ticket_id: SafeId,
-  attempt_count: number2().int().describe("Stalled attempts of the ticket, the last one included."),
-  friction_path: string2().describe("State-dir relative path of the friction note."),
-  tracker: TrackerOutcomeSchema.describe("What happened to the ticket in Linear."),
-  created_at: IsoTimestamp,
-  needs_answer: literal(false),
-  message: string2()
-}).meta({ title: "EscalationNotice", description: "epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer." });
-function howToAnswer(kind, r) {
-  const row = r.row_task_id ?? r.task_id;
-  const base = r.key.replaceAll(":", "__");
-  if (kind === "cancel" && r.key.endsWith(":redispatch")) {
-    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
-  }
-  if (kind === "cancel" && r.key.endsWith(":escalate")) {
-    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
-  }
-  if (kind === "cancel") {
-    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
-  }
-  if (kind === "nudge") {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
-  }
-  if (kind === "reconcile") {
-    return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
-  }
-  if (kind === "resume") {
-    return `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-  }
-  if (r.stop_row_task_id) {
-    return `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-  }
-  return `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`;
-}
+init_request();
+init_time();
 
 // src/act/agents/outcome.ts
 function succeeded(kind, adapter, detail, extra = {}) {
@@ -25680,6 +26294,7 @@ var import_node_path7 = __toESM(require("node:path"), 1);
 
 // src/contracts/markers.ts
 init_zod();
+init_time();
 init_vocabulary();
 var LaunchRecordSchema = looseObject({
   key: string2(),
@@ -25723,6 +26338,7 @@ function parseMarker(schema, text2) {
 }
 
 // src/act/agents/command.ts
+init_time();
 init_defaults();
 
 // src/act/agents/agent-env.ts
@@ -25742,6 +26358,7 @@ function agentEnv(base, extra, claudeConfigDir2) {
 var import_node_child_process2 = require("node:child_process");
 var import_node_fs7 = require("node:fs");
 var import_node_path6 = __toESM(require("node:path"), 1);
+init_time();
 
 // src/sys/proc-identity.ts
 var import_node_child_process = require("node:child_process");
@@ -26093,6 +26710,7 @@ function createCommandAdapter(agents, deps) {
 init_defaults();
 
 // src/act/agents/verify-target.ts
+init_time();
 var DEFAULT_START_TOLERANCE_MS = 5e3;
 var MAX_START_BEFORE_DISPATCH_MS = 6e4;
 async function verifyTarget(pid, known, toleranceMs = DEFAULT_START_TOLERANCE_MS) {
@@ -26312,6 +26930,9 @@ var EXEMPTION_RULES = {
   })
 };
 
+// src/core/assess.ts
+init_time();
+
 // src/core/did-you-mean.ts
 function distance(a, b) {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -26333,6 +26954,7 @@ function didYouMean(word, names) {
 }
 
 // src/core/partition.ts
+init_time();
 function telemetryPartition(obs, nowMs, windowMs) {
   const t = obs.telemetry;
   if (!t || obs.sources.some((s) => s === "transcript" || s === "hooks" || s === "process")) return void 0;
@@ -26538,322 +27160,8 @@ function maxDefined(a, b) {
   return Math.max(a, b);
 }
 
-// src/contracts/events.ts
-init_zod();
-init_ids();
-
-// src/contracts/next.ts
-init_zod();
-init_vocabulary();
-var AttentionItemSchema = object({
-  key: string2().describe("Stable id of this item: printed once."),
-  kind: AttentionKindSchema,
-  task_id: string2().optional(),
-  ticket_id: string2().optional(),
-  since: IsoTimestamp.optional(),
-  detail: string2(),
-  what_to_do: string2()
-});
-var NEXT_REASONS = ["wave_complete", "requests", "unanswered", "escalation", "attention", "max_wait"];
-var NEXT_EXIT = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
-var Kind = _enum(REQUEST_KINDS);
-var NextDocSchema = object({
-  schema_version: literal("1"),
-  epic_id: string2(),
-  reason: _enum(NEXT_REASONS).describe("Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report."),
-  exit_code: number2().int(),
-  requests: array(RequestSchema.extend({ path: string2().describe("State-dir relative path of the request file.") })).describe("New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path."),
-  unanswered: array(object({ key: string2(), kind: Kind, task_id: string2(), ticket_id: string2(), recovery_task_id: string2().optional(), answer_by: IsoTimestamp })).describe("Requests that passed answer_by without an answer (a redispatch counts as a failed attempt)."),
-  escalations: array(object({ key: string2(), ticket_id: string2(), task_id: string2(), friction_path: string2(), tracker: string2(), notice_path: string2() })).describe("Tickets escalated to Blocked: informational, need no answer; do not redispatch them."),
-  attention: array(AttentionItemSchema).describe("What only a person can help with, not printed before."),
-  pending: array(object({ key: string2(), kind: Kind, task_id: string2(), answer_by: IsoTimestamp, path: string2() })).describe("Every request still waiting for an answer, new or printed before."),
-  wave: object({
-    in_flight: number2().int(),
-    terminal: number2().int(),
-    blocked: number2().int().describe("Blocked rows, and the instances of a ticket escalated to Blocked (its row may still say in progress)."),
-    unknown_status: number2().int().describe("Rows whose status the watchdog does not know: nobody watches these agents (attention unknown_status)."),
-    pending_requests: number2().int()
-  }).describe("The task instances the watchdog judged, as the facts say (a replaced or never-started instance is terminal once its request is settled).")
-}).meta({ title: "NextResult", description: "stdout of `dispatch-watchdog next --json` (docs/recovery.md)." });
-
-// src/contracts/events.ts
-init_vocabulary();
-var Envelope = {
-  timestamp_utc: IsoTimestamp,
-  epic_id: string2(),
-  run_id: string2()
-};
-var TaskFields = {
-  // Safe ids: a line edited by hand or by another tool can never steer a path out of the state dir.
-  ticket_id: SafeId,
-  task_id: SafeId,
-  agent_id: SafeId
-};
-var ev = (event, shape, description) => looseObject({ event: literal(event), ...Envelope, ...shape }).meta({ title: event, description });
-var WatchdogStarted = ev("watchdog_started", {
-  pid: number2().int(),
-  version: string2(),
-  action: string2(),
-  timeout_seconds: number2(),
-  check_interval_seconds: number2(),
-  max_redispatches: number2().int(),
-  adapter: string2().optional()
-}, "The watchdog began watching an epic.");
-var WatchdogStopped = ev("watchdog_stopped", {
-  reason: _enum(["wave_complete", "signal", "once", "error", "next", "max_wait"]),
-  signal: string2().optional(),
-  checks: number2().int().optional()
-}, "The watchdog stopped watching an epic.");
-var Healthy = ev("healthy", {
-  ...TaskFields,
-  idle_seconds: number2(),
-  effective_timeout_seconds: number2().optional(),
-  recovered: boolean2().optional()
-}, "A task was first seen healthy, or recovered (not written every tick).");
-var StallDetected = ev("stall_detected", {
-  ...TaskFields,
-  stall_reason: StallReasonAsRead,
-  idle_seconds: number2(),
-  bash_timeout_exemption: boolean2(),
-  redispatch_attempt: number2().int(),
-  max_redispatches: number2().int(),
-  action_taken: string2(),
-  effective_timeout_seconds: number2().optional(),
-  exemptions: array(ExemptionSchema).optional(),
-  reason: string2().optional(),
-  last_tool: string2().optional(),
-  last_tool_open: boolean2().optional().describe("The last tool call had no result yet (absent: no source could tell).")
-}, "A task crossed its effective stall window.");
-var TruthInconsistent = ev("truth_inconsistent", { ...TaskFields, reason: string2() }, "Evidence contradicts itself; reported, never acted on.");
-var LoopingDetected = ev("looping_detected", { ...TaskFields, reason: string2() }, "An agent repeats the same call or error.");
-var WaitingHuman = ev("waiting_human", { ...TaskFields, reason: string2() }, "An agent waits on a permission prompt or a question.");
-var UnknownTask = ev("task_unknown", { ...TaskFields, reason: string2() }, "A task cannot be judged (no evidence, unknown status, unreadable source).");
-var MassStall = ev("mass_stall", {
-  stalled: number2().int(),
-  in_flight: number2().int(),
-  task_ids: array(string2()),
-  episode_started_at: IsoTimestamp.optional().describe("When this episode of the breaker began (its first mass_stall).")
-}, "Circuit breaker: too many tasks stalled at once; no cancel or redispatch this check.");
-var MassStallEnded = ev("mass_stall_ended", {
-  held_seconds: number2()
-}, "The circuit breaker closed: fewer tasks stall at once.");
-var MassStallEscalated = ev("mass_stall_escalated", {
-  episode_started_at: IsoTimestamp,
-  held_seconds: number2(),
-  task_ids: array(string2()),
-  friction_path: string2()
-}, "A mass-stall episode held actions longer than circuit_breaker.max_hold_seconds: escalated once (friction note); stalls are acted on again.");
-var InputErrorEvent = ev("input_error", {
-  code: string2(),
-  message: string2(),
-  file: string2().optional()
-}, "A file could not be used; logged once per distinct problem.");
-var ActionStarted = ev("action_started", {
-  ...TaskFields,
-  key: string2().describe("Idempotency key <epic>:<task_id>:<action>."),
-  action: ActionKindSchema,
-  adapter: string2().optional(),
-  redispatch_attempt: number2().int().optional(),
-  recovery_task_id: SafeId.optional(),
-  pid: number2().int().optional().describe("The agent process to stop, when known."),
-  start_ticks: number2().int().optional().describe("Its start time (/proc/<pid>/stat field 22), so a reused pid is never killed."),
-  boot_id: string2().optional(),
-  // A reason this version does not know (a newer one's) reads as none: the write-ahead record must never be lost.
-  stall_reason: StallReasonAsRead.optional().catch(void 0),
-  idle_seconds: number2().optional(),
-  session_id: string2().optional().describe("The stalled agent's session, so a row reused for the replacement is recognised."),
-  row_task_id: SafeId.optional().describe("The state-file row carrying task_id, when a reused row carries a replacement."),
-  mode: RecoveryModeSchema.optional().describe("redispatch only: fresh (a new agent with the remaining work; the default when absent) or resume (the agent's own session, continued)."),
-  transport_cause: TransportCauseSchema.optional().describe("The stall's cause was the link to the API (why a resume was chosen)."),
-  route: _enum(["inbox", "resume"]).optional().describe("nudge only: where the nudge lands."),
-  disagreement: DisagreementKindSchema.optional().describe("reconcile only: how the row and the agent disagree."),
-  detail: string2().optional().describe("reconcile only: what disagrees, in words."),
-  cwd: string2().optional().describe("redispatch: the agent's working directory (its transcript's newest cwd), so a replacement launched after a restart still starts there.")
-}, "Write-ahead record of a destructive action (docs/recovery.md).");
-var AgentKilled = ev("agent_killed", {
-  ...TaskFields,
-  key: string2(),
-  adapter: string2().optional(),
-  was_forced: boolean2().optional(),
-  detail: string2().optional(),
-  step: _enum(["cancel", "stop_before_redispatch", "stop_before_escalation"]).optional(),
-  request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
-  answer_by: IsoTimestamp.optional().describe("The request's deadline.")
-}, "The stalled agent was stopped (or a stop was requested).");
-var Redispatch = ev("redispatch", {
-  ...TaskFields,
-  key: string2(),
-  redispatch_attempt: number2().int(),
-  max_redispatches: number2().int().optional(),
-  recovery_task_id: SafeId,
-  checkpoint_path: string2().optional(),
-  remaining_tasks: array(string2()).optional(),
-  adapter: string2().optional(),
-  pid: number2().int().optional(),
-  start_ticks: number2().int().optional(),
-  boot_id: string2().optional(),
-  output_path: string2().optional().describe("Where a launched agent writes its output (process adapter)."),
-  mode: RecoveryModeSchema.optional().describe("fresh (absent: fresh) or resume: the stalled agent's own session was resumed (or a resume was requested), keeping its context."),
-  detail: string2().optional(),
-  request_path: string2().optional().describe("State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered."),
-  answer_by: IsoTimestamp.optional().describe("The request's deadline.")
-}, "A fresh agent was launched (or requested) with only the remaining work.");
-var EscalatedToBlocked = ev("escalated_to_blocked", {
-  ...TaskFields,
-  key: string2().optional(),
-  attempt_count: number2().int(),
-  friction_path: string2(),
-  tracker: TrackerOutcomeSchema.optional(),
-  tracker_detail: string2().optional(),
-  tracker_retryable: boolean2().optional().describe("tracker failed, and a later retry may succeed: the running watchdog retries every 5 minutes, a start-up always."),
-  is_retry: boolean2().optional().describe("A later line for the same key: the tracker step, retried after it had failed.")
-}, "The ticket hit the redispatch cap and was moved to Blocked.");
-var ActionFailed = ev("action_failed", {
-  ...TaskFields,
-  key: string2(),
-  action: ActionKindSchema,
-  error: string2(),
-  retryable: boolean2()
-}, "A destructive action failed; that task instance is not acted on again automatically.");
-var RecoverySummary = ev("recovery_summary", {
-  done: array(string2()),
-  finished: array(string2()),
-  orphans: array(string2()).describe("Orphaned keys as listed for people: all of them, or the first 20 when there are more than 30."),
-  more_orphans: array(string2()).optional().describe("The orphaned keys not listed, so none is reported again at the next start-up."),
-  orphan_count: number2().int(),
-  friction_path: string2().optional()
-}, "Start-up classification of every action started but not finished.");
-var StateRowsLost = ev("state_rows_lost", {
-  vanished: array(string2()).describe("In-flight task ids an earlier read listed and this one does not."),
-  fields_lost: array(object({ task_id: string2(), fields: array(string2()) })).describe("In-flight rows whose fields went missing."),
-  is_confirmed: boolean2().describe("true: a read taken after the file stopped changing agrees (the orchestrator changed the rows); false: one read was torn mid-write and was not acted on.")
-}, "Rows of the state file vanished or lost fields between reads; never taken as done or as never started.");
-var RequestFields = {
-  key: string2(),
-  kind: _enum(REQUEST_KINDS),
-  ticket_id: SafeId,
-  task_id: SafeId.describe("The task instance the request was about."),
-  recovery_task_id: SafeId.optional()
-};
-var RequestAnswered = ev("request_answered", {
-  ...RequestFields,
-  how: _enum(ANSWER_HOWS).describe("row: a row for recovery_task_id appeared; row_reused: the same row carries a new agent or the attempt; ack: `dispatch-watchdog ack`; terminal: the cancelled row turned terminal; resolved: the truth changed (a nudged agent made progress; a reconciled row and its agent agree)."),
-  answered_by_task_id: SafeId.optional().describe("The row that answered (ack --task-id, or the reused row).")
-}, "The orchestrator answered a request (docs/recovery.md).");
-var RequestUnanswered = ev("request_unanswered", {
-  ...RequestFields,
-  answer_by: IsoTimestamp
-}, "A request passed its answer_by without an answer; logged once. A redispatch left unanswered counts as a failed attempt.");
-var NudgeSent = ev("nudge_sent", {
-  ...TaskFields,
-  key: string2(),
-  adapter: string2().optional(),
-  route: _enum(["inbox", "resume"]),
-  detail: string2().optional(),
-  request_path: string2().optional().describe("mailbox: the nudge request the orchestrator carries out."),
-  answer_by: IsoTimestamp.optional()
-}, "One nudge was sent (or requested) to an agent between turns whose row is still in progress; it has nudge_grace_seconds to show progress.");
-var ReconcileRequested = ev("reconcile_requested", {
-  ...TaskFields,
-  key: string2(),
-  disagreement: DisagreementKindSchema,
-  detail: string2().describe("What disagrees, in words."),
-  row_status: string2(),
-  request_path: string2(),
-  answer_by: IsoTimestamp.optional()
-}, "The row and the agent's own record disagree past the grace: the owner was asked to reconcile them (never destructive).");
-var AttentionNeeded = ev("attention_needed", {
-  ...TaskFields,
-  key: string2(),
-  kind: AttentionKindSchema,
-  since: IsoTimestamp.optional(),
-  reason: string2()
-}, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
-var NextReturned = ev("next_returned", {
-  reason: _enum(NEXT_REASONS),
-  exit_code: number2().int(),
-  requests: array(string2()).describe("Keys of the requests printed as new."),
-  unanswered: array(string2()),
-  escalations: array(string2()),
-  attention: array(string2()).optional().describe("Keys of the attention items printed.")
-}, "`dispatch-watchdog next` printed these to the orchestrator: never printed as new again.");
-var NotifyKey = string2().describe('Idempotency key <epic>:notify:<trigger>:<what it is about> (docs/fleet.md "Notifications").');
-var NotifyStarted = ev("notify_started", {
-  key: NotifyKey,
-  trigger: NotifyTriggerSchema,
-  about: string2().describe("The key of what it is about: the escalation or request key, the attention key, the episode start, the orphan set."),
-  text: string2().describe("The message, as sent (the same on every attempt and after a restart)."),
-  ticket_id: SafeId.optional(),
-  task_id: SafeId.optional()
-}, "Write-ahead record of one webhook notification, in the same write as the event it is about; sent in the background, never blocking a check.");
-var NotifySent = ev("notify_sent", {
-  key: NotifyKey,
-  status: number2().int().describe("The 2xx the webhook answered."),
-  attempts: number2().int().min(1),
-  is_recovered: boolean2().optional().describe("Settled at start-up from its marker (sent before a crash) or sent then (a crash came before the POST).")
-}, "The webhook answered 2xx; the notification is never sent again.");
-var NotifyFailed = ev("notify_failed", {
-  key: NotifyKey,
-  error: string2().describe("Why, without the webhook URL."),
-  attempts: number2().int().min(0),
-  is_orphan: boolean2().optional().describe("A crash came after the POST began and before its answer was recorded: the receiver may have it; never sent again (unless notifications.idempotent_receiver).")
-}, "The notification was given up on (retries exhausted, a 4xx, or an orphan); never sent again.");
-var DispatchEventSchema = discriminatedUnion("event", [
-  WatchdogStarted,
-  WatchdogStopped,
-  Healthy,
-  StallDetected,
-  TruthInconsistent,
-  LoopingDetected,
-  WaitingHuman,
-  UnknownTask,
-  MassStall,
-  InputErrorEvent,
-  ActionStarted,
-  AgentKilled,
-  Redispatch,
-  EscalatedToBlocked,
-  ActionFailed,
-  RecoverySummary,
-  StateRowsLost,
-  MassStallEnded,
-  MassStallEscalated,
-  RequestAnswered,
-  RequestUnanswered,
-  NextReturned,
-  NudgeSent,
-  ReconcileRequested,
-  AttentionNeeded,
-  NotifyStarted,
-  NotifySent,
-  NotifyFailed
-]).meta({ title: "DispatchEvent", description: "One line of dispatch-log/<YYYY-MM-DD>.ndjson (docs/state-files.md)." });
-var EVENT_NAMES = DispatchEventSchema.options.map((o) => o.shape.event.value);
-var VERDICT_EVENT = {
-  terminal: null,
-  blocked: null,
-  inconsistent: "truth_inconsistent",
-  unknown: "task_unknown",
-  waiting_human: "waiting_human",
-  stalled: "stall_detected",
-  looping: "looping_detected",
-  healthy: "healthy"
-};
-var VERDICT_OF_EVENT = new Map(
-  Object.entries(VERDICT_EVENT).flatMap(([kind, event]) => event ? [[event, kind]] : [])
-);
-function verdictOfEvent(event) {
-  return VERDICT_OF_EVENT.get(event);
-}
-var OUTCOME_EVENT_OF = {
-  cancel: "agent_killed",
-  redispatch: "redispatch",
-  escalate: "escalated_to_blocked",
-  nudge: "nudge_sent",
-  reconcile: "reconcile_requested"
-};
-
 // src/core/history.ts
+init_events();
 function emptyHistory() {
   return {
     lastLogged: /* @__PURE__ */ new Map(),
@@ -27060,6 +27368,7 @@ function renderResumePrompt(r) {
 }
 
 // src/core/plan-controls.ts
+init_time();
 var key = (epicId, taskId, what) => `${epicId}:${taskId}:${what}`;
 function nudgeRoute(task, adapter, c) {
   const isTeammate = Boolean(task.teamName && task.agentName) || Boolean(task.agentId?.includes("@"));
@@ -27680,6 +27989,7 @@ function pickIssue(first) {
 }
 
 // src/contracts/checkpoint.ts
+init_time();
 init_vocabulary();
 var LastTool = looseObject({
   name: string2(),
@@ -27708,6 +28018,9 @@ var CheckpointSchema = looseObject({
 function parseCheckpoint(text2, fileName) {
   return parseYaml(text2, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
 }
+
+// src/act/recovery/checkpoint.ts
+init_time();
 
 // src/act/recovery/work-items.ts
 var MAX_ITEMS = 50;
@@ -27856,6 +28169,7 @@ init_errors();
 // src/act/friction/friction.ts
 var import_node_fs10 = require("node:fs");
 var import_node_path10 = __toESM(require("node:path"), 1);
+init_time();
 init_errors();
 
 // src/files/paths.ts
@@ -28189,6 +28503,7 @@ async function escalateTicket(ctx, spec) {
 
 // src/act/recovery/escalation-notice.ts
 var import_node_path11 = __toESM(require("node:path"), 1);
+init_time();
 function escalationNoticeFile(paths, epicId, key3) {
   return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
@@ -28565,6 +28880,7 @@ async function recoverAtStartUp(ctx, opts) {
 }
 
 // src/core/requests.ts
+init_time();
 function rowAttempt(t) {
   for (const v of [t.redispatchCount, t.raw?.attempt, t.raw?.redispatch_attempt]) if (typeof v === "number") return v;
   return void 0;
@@ -28629,6 +28945,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
 
 // src/act/friction/mass-stall-note.ts
 var import_node_path13 = __toESM(require("node:path"), 1);
+init_time();
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text2 = [
     `# Mass stall held too long: ${epicId}`,
@@ -28670,6 +28987,9 @@ async function readAcks(paths, epicId, keys) {
   }
   return out;
 }
+
+// src/check.ts
+init_time();
 
 // src/observe/parse/observation.ts
 init_safe_text();
@@ -28767,7 +29087,9 @@ function observeRow(task) {
 }
 
 // src/core/plan.ts
+init_events();
 init_ids();
+init_time();
 function actionKey(epicId, taskId, kind) {
   return `${epicId}:${taskId}:${kind}`;
 }
@@ -29053,6 +29375,7 @@ function refusal(file, real, root) {
 init_zod();
 init_errors();
 init_ids();
+init_time();
 var opt = (t) => t.nullish();
 var TaskRowSchema = looseObject({
   task_id: opt(SafeId).describe("Task id; defaults to ticket_id. `id` is an alias."),
@@ -29375,6 +29698,9 @@ function guardRows(trusted, read3, suspects, nowMs, confirmMs2) {
 }
 
 // src/core/report.ts
+init_events();
+init_request();
+init_time();
 init_vocabulary();
 var secs2 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
 function outcomeCounts(history) {
@@ -29726,6 +30052,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 // src/act/notify/notifier.ts
 var import_node_fs15 = require("node:fs");
 var import_node_path16 = __toESM(require("node:path"), 1);
+init_time();
 
 // src/core/notify.ts
 var PREFIX = "[dispatch-watchdog]";
@@ -29970,6 +30297,53 @@ function resolveNotifySettings(config2, env, locate) {
     retries: n.retries ?? D3.retries,
     isReceiverIdempotent: n.idempotent_receiver ?? D3.idempotent_receiver
   };
+}
+
+// src/act/telemetry/telemetry-env.ts
+var positiveMs = (v, fallback) => {
+  const n = Number(v);
+  return v !== void 0 && v.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+};
+function readTelemetryEnv(env) {
+  if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") return void 0;
+  const exporters = (v) => (v ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const has = (name) => Boolean(env[name]?.trim());
+  const isOn = (signal2) => {
+    const named = exporters(env[`OTEL_${signal2}_EXPORTER`]);
+    if (named.includes("none")) return false;
+    if (named.includes("otlp")) return true;
+    return named.length === 0 && (has("OTEL_EXPORTER_OTLP_ENDPOINT") || has(`OTEL_EXPORTER_OTLP_${signal2}_ENDPOINT`));
+  };
+  const isLogsOn = isOn("LOGS");
+  const isMetricsOn = isOn("METRICS");
+  if (!isLogsOn && !isMetricsOn) return void 0;
+  const warnings = [];
+  for (const name of ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"]) {
+    const p = env[name]?.trim();
+    if (p && p !== "http/json") warnings.push(`${name}=${p}: the watchdog exports OTLP/HTTP JSON (http/json) only; sending that`);
+  }
+  for (const signal2 of ["LOGS", "METRICS"]) {
+    const other = exporters(env[`OTEL_${signal2}_EXPORTER`]).filter((e) => e !== "otlp" && e !== "none");
+    if (other.length > 0) warnings.push(`OTEL_${signal2}_EXPORTER=${other.join(",")}: only otlp is supported; ignored`);
+  }
+  return {
+    isLogsOn,
+    isMetricsOn,
+    metricIntervalMs: positiveMs(env.OTEL_METRIC_EXPORT_INTERVAL, 6e4),
+    metricTimeoutMs: positiveMs(env.OTEL_METRIC_EXPORT_TIMEOUT, 3e4),
+    logDelayMs: positiveMs(env.OTEL_BLRP_SCHEDULE_DELAY, 1e3),
+    warnings
+  };
+}
+
+// src/act/telemetry/telemetry.ts
+async function startTelemetry(env, version2, warn) {
+  const t = readTelemetryEnv(env);
+  if (!t) return void 0;
+  for (const w of t.warnings) warn(`dispatch-watchdog: telemetry: ${w}
+`);
+  const { startOtel: startOtel2 } = await Promise.resolve().then(() => (init_otel(), otel_exports));
+  return startOtel2(t, { version: version2 }, warn);
 }
 
 // src/wiring.ts
@@ -32717,6 +33091,7 @@ function realActionDeps(w) {
 `);
       return new Notifier({ ...ctx, epicId: ctx.opts.epicId, clock: w.clock, settings, signal: w.signal, onError, retry: w.notifyRetry });
     },
+    makeTelemetry: (output) => startTelemetry(w.env, packageVersion(), (line) => output.err(line)),
     makeOverlay: (opts) => async (wave, history) => overlayWave(wave, history, opts.epicId, opts.stateDir, await replacementStates(history)),
     recover: async (ctx) => {
       let wave;
@@ -32742,6 +33117,7 @@ function realObservers(env) {
 }
 
 // src/cli-help.ts
+init_exit_codes();
 function commandPath(cmd) {
   const names = [];
   for (let c = cmd; c; c = c.parent) names.unshift(c.name());
@@ -32924,6 +33300,9 @@ function watchOptions(cmd, { seconds, count: count2, choice }, intervalNote = ""
 function otlpOption(cmd) {
   return cmd.option("--otlp <host:port>", `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`);
 }
+
+// src/commands/watch.ts
+init_exit_codes();
 
 // src/options.ts
 var import_node_fs26 = require("node:fs");
@@ -33118,138 +33497,8 @@ async function resolveOptions(flags, env, cwd, flagProblems = []) {
 init_safe_text();
 var import_node_crypto5 = require("node:crypto");
 
-// src/core/format.ts
-init_safe_text();
-var fmtSecs = (s) => {
-  if (s === null || s === void 0 || !Number.isFinite(s)) return "-";
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor(s % 3600 / 60)).padStart(2, "0")}m`;
-};
-function cut(s, n, isFlattened = true) {
-  const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
-  return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
-}
-var MAX_REASON_CHARS = 100;
-function renderTable(header, rows) {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(header), ...rows.map(line)].join("\n") + "\n";
-}
-function renderStatus(doc, live = {}) {
-  const s = doc.summary;
-  const age = live.ageSeconds === void 0 ? "" : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const head = `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? " (--now)" : age}  action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ""}
-`;
-  const rows = doc.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    t.verdict === "stalled" ? "STALLED" : t.verdict,
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
-    t.exemptions.join(",") || "-",
-    t.reason
-  ].map((cell2) => safeText(cell2)));
-  const header = ["TASK", "TICKET", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "REASON"];
-  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)) + 2).reduce((a, b) => a + b, 0);
-  const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
-  for (const r of rows) r[5] = cut(r[5], Math.min(room, MAX_REASON_CHARS));
-  const table = renderTable(header, rows);
-  const actions = doc.stalls_detected.map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ""}, attempt ${st.redispatch_attempt}`).join("\n");
-  const counts = [
-    `${s.total_tasks} tasks`,
-    `${s.healthy} healthy`,
-    `${s.stalled} stalled`,
-    `${s.blocked} blocked`,
-    s.waiting_human ? `${s.waiting_human} waiting on a human` : "",
-    s.looping ? `${s.looping} looping` : "",
-    s.inconsistent ? `${s.inconsistent} inconsistent` : "",
-    s.unknown ? `${s.unknown} unknown` : "",
-    `${s.terminal} done`,
-    s.redispatched ? `${s.redispatched} redispatched` : "",
-    s.cancelled ? `${s.cancelled} cancelled` : "",
-    s.escalated ? `${s.escalated} escalated` : "",
-    s.pending_requests ? `${s.pending_requests} requests pending` : "",
-    s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : ""
-  ].filter(Boolean);
-  const requests = (doc.requests ?? []).map((r) => `  ${r.status === "unanswered" ? "UNANSWERED" : "pending"} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ""}, answer by ${r.answer_by}: ${r.path}`).join("\n");
-  return head + table + (actions ? `stalls:
-${actions}
-` : "") + (requests ? `requests to the orchestrator:
-${requests}
-` : "") + counts.join(", ") + (doc.watchdog.mass_stall ? "  [circuit breaker open: no actions]" : "") + "\n";
-}
-var isRequestOnly = (adapter) => adapter === "mailbox" || adapter === "claude-team";
-function renderEvent(e) {
-  return safeText(eventText(e));
-}
-function eventText(e) {
-  const t = e.timestamp_utc.slice(11, 19);
-  const who = "task_id" in e ? `${String(e.task_id)} (${String(e.ticket_id)})` : "";
-  switch (e.event) {
-    case "healthy":
-      return `${t} ${who} healthy${e.recovered ? " again" : ""}, idle ${fmtSecs(e.idle_seconds)}`;
-    case "stall_detected":
-      return `${t} ${who} STALLED: ${e.reason ?? e.stall_reason} -> ${e.action_taken}`;
-    case "truth_inconsistent":
-    case "looping_detected":
-    case "waiting_human":
-    case "task_unknown":
-      return `${t} ${who} ${e.event.replace("_detected", "").replace("truth_", "").replace("task_", "")}: ${e.reason}`;
-    case "input_error":
-      return `${t} input error: ${e.message}`;
-    case "mass_stall_ended":
-      return `${t} circuit breaker closed after ${fmtSecs(e.held_seconds)}`;
-    case "mass_stall_escalated":
-      return `${t} circuit breaker held actions for ${fmtSecs(e.held_seconds)}: ESCALATED (friction note ${e.friction_path}); acting on stalls again`;
-    case "mass_stall":
-      return `${t} circuit breaker: ${e.stalled} of ${e.in_flight} tasks stalled at once; holding actions (host starved?)`;
-    case "action_started":
-      return `${t} ${who} ${e.action} started (key ${e.key})`;
-    case "agent_killed":
-      return `${t} ${who} ${isRequestOnly(e.adapter) ? "stop requested" : "agent stopped"}${e.was_forced ? " (SIGKILL)" : ""}${e.detail ? `: ${e.detail}` : ""}`;
-    case "redispatch": {
-      const what = e.mode === "resume" ? isRequestOnly(e.adapter) ? "resume requested" : "session resumed" : isRequestOnly(e.adapter) ? "replacement requested" : "redispatched";
-      return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ""}`;
-    }
-    case "nudge_sent":
-      return `${t} ${who} nudge ${e.request_path ? "requested" : "sent"} (${e.route}); key ${e.key}`;
-    case "reconcile_requested":
-      return `${t} ${who} RECONCILE requested (${e.disagreement}): ${e.detail}; key ${e.key}`;
-    case "attention_needed":
-      return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
-    case "escalated_to_blocked": {
-      const tracker2 = e.tracker === "updated" ? "moved to Blocked" : e.tracker === "already_blocked" ? "already Blocked" : e.tracker === "failed" ? `moving to Blocked FAILED (${e.tracker_detail ?? "see the log"})` : "ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand";
-      return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker2}; friction note ${e.friction_path}`;
-    }
-    case "action_failed":
-      return `${t} ${who} ${e.action} FAILED: ${e.error}${e.retryable ? " (a retry could succeed; not retried automatically)" : ""}`;
-    case "recovery_summary":
-      return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
-    case "state_rows_lost": {
-      const what = [
-        e.vanished.length ? `${e.vanished.join(", ")} vanished` : "",
-        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(", ")}`)
-      ].filter(Boolean).join("; ");
-      return `${t} state file ${e.is_confirmed ? "changed" : "read torn mid-write (ignored)"}: ${what}`;
-    }
-    case "watchdog_started":
-      return `${t} watching epic ${e.epic_id} (action ${e.action}, window ${e.timeout_seconds}s, pid ${e.pid})`;
-    case "watchdog_stopped":
-      return `${t} stopped: ${e.reason}${e.signal ? ` (${e.signal})` : ""}`;
-    case "request_answered":
-      return `${t} ${who} ${e.kind} request answered (${e.how}${e.answered_by_task_id ? ` by ${e.answered_by_task_id}` : ""}); key ${e.key}`;
-    case "request_unanswered":
-      return `${t} ${who} ${e.kind} request UNANSWERED by ${e.answer_by}${e.kind === "redispatch" ? ": counted as a failed attempt" : ""}; key ${e.key}`;
-    case "next_returned":
-      return `${t} next returned ${e.reason} (exit ${e.exit_code}): ${e.requests.length} new requests, ${e.unanswered.length} unanswered, ${e.escalations.length} escalations${e.attention?.length ? `, ${e.attention.length} for attention` : ""}`;
-    case "notify_started":
-      return `${t} notifying (${e.trigger}): ${e.text}`;
-    case "notify_sent":
-      return `${t} notification sent (${e.status}, ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}); key ${e.key}`;
-    case "notify_failed":
-      return `${t} notification ${e.is_orphan ? "ORPHANED" : "FAILED"}: ${e.error}; key ${e.key}`;
-  }
-}
+// src/watch-view.ts
+init_format();
 
 // src/core/timeline.ts
 function summarizeWave(events) {
@@ -33408,6 +33657,7 @@ function offsetLabel(ms2) {
 
 // src/core/timeline-text.ts
 init_vocabulary();
+init_format();
 var TIMELINE_GLYPHS = {
   activity: { glyph: "▇", sgr: "32", legend: "activity" },
   silent: { glyph: "·", sgr: "2", legend: "silent" },
@@ -33522,6 +33772,7 @@ function wrap(text2, columns, indent = "") {
 }
 
 // src/core/watch-frame.ts
+init_format();
 init_safe_text();
 function requestsByTask(report) {
   const out = /* @__PURE__ */ new Map();
@@ -33725,10 +33976,15 @@ function createWatchView(out, o) {
   };
 }
 
+// src/watch.ts
+init_exit_codes();
+init_format();
+
 // src/journal/dispatch-log.ts
 var import_node_fs27 = require("node:fs");
 var import_node_path27 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
+init_events();
 
 // src/contracts/seed-events.ts
 init_ids();
@@ -33752,6 +34008,7 @@ function fillSeedLine(json) {
 }
 
 // src/journal/dispatch-log.ts
+init_time();
 var DispatchLog = class {
   constructor(paths, epicId, runId, nowMs, onAppend) {
     this.paths = paths;
@@ -33869,6 +34126,7 @@ var import_node_path29 = __toESM(require("node:path"), 1);
 // src/contracts/history-summary.ts
 init_zod();
 init_ids();
+init_request();
 init_vocabulary();
 var HISTORY_SUMMARY_VERSION = 6;
 var Covered = object({
@@ -34428,6 +34686,7 @@ init_errors();
 
 // src/contracts/lock.ts
 init_zod();
+init_time();
 var LockSchema = looseObject({
   pid: number2().int().describe("The process that holds the lock."),
   run_id: string2().describe("Its run id (the dispatch log's run_id); only that run releases the lock."),
@@ -34868,9 +35127,11 @@ async function runWatch(opts, deps, next) {
     return EXIT.input;
   }
   let notifier;
+  let telemetry;
   const live = (e) => {
     view?.event(e);
     notifier?.onAppended(e);
+    telemetry?.onEvent(e);
     if (e.event === "task_unknown" && !opts.isOnce) {
       out.err(unwatchedLine(e.task_id, e.ticket_id, e.reason));
       view?.interrupt();
@@ -34879,6 +35140,10 @@ async function runWatch(opts, deps, next) {
   const lock = isReadOnly ? void 0 : await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(clock3.nowMs()).toISOString() }, opts.epicId);
   let receiver;
   try {
+    telemetry = lock ? await deps.makeTelemetry?.(out) : void 0;
+    const figures = (r) => {
+      if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock3.nowMs() - r.nowMs });
+    };
     if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock3.nowMs(), (t) => out.err(t));
     if (lock) {
       for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
@@ -34904,6 +35169,7 @@ async function runWatch(opts, deps, next) {
     if (ctx && deps.recover) await deps.recover(ctx);
     if (opts.isOnce) {
       const r = await runCheck(env, clock3.nowMs());
+      figures(r);
       await env.performer?.drain?.();
       await notifier?.drain();
       for (const o of env.observers) await o.flush?.(clock3.nowMs());
@@ -34936,6 +35202,7 @@ async function runWatch(opts, deps, next) {
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
       onResult: async (r) => {
+        figures(r);
         if ((opts.isJson || isReadOnly) && !next) printResult(r, opts, out);
         await view?.result(r);
       },
@@ -34971,6 +35238,7 @@ async function runWatch(opts, deps, next) {
     }
     return code;
   } finally {
+    await telemetry?.shutdown();
     await receiver?.close();
     await lock?.release();
   }
@@ -35030,6 +35298,9 @@ var import_node_fs34 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
+init_request();
+init_time();
+init_request();
 init_vocabulary();
 var VERDICT_COUNTS = Object.fromEntries(VERDICT_KINDS.map((k) => [k, number2().int()]));
 var StallEntry = looseObject({
@@ -35101,6 +35372,8 @@ var WatchdogJsonSchema = looseObject({
 
 // src/commands/status.ts
 init_errors();
+init_format();
+init_exit_codes();
 async function watcherOf(paths, epicId) {
   const lock = await readLock(paths.lockFile(epicId));
   if (!lock) return "no watchdog running";
@@ -35176,6 +35449,7 @@ function registerStatus(program2, { env, setCode }) {
 // src/serve.ts
 var import_node_fs35 = require("node:fs");
 init_errors();
+init_exit_codes();
 var stampOf = async (file) => {
   const st = await import_node_fs35.promises.stat(file).catch(() => void 0);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "";
@@ -35261,8 +35535,11 @@ function registerServe(program2, { env, setCode, flags: parsers, flagProblems })
 
 // src/commands/next.ts
 var import_node_path32 = __toESM(require("node:path"), 1);
+init_next();
+init_time();
 
 // src/core/next.ts
+init_next();
 function newsOf(h) {
   const reqs = [...h.requests.values()];
   return {
@@ -35290,6 +35567,7 @@ var ATTENTION_WHAT_TO_DO = {
 
 // src/commands/next.ts
 init_errors();
+init_exit_codes();
 async function requestObject(paths, epicId, r) {
   const file = import_node_path32.default.join(paths.root, r.path);
   try {
@@ -35453,6 +35731,8 @@ function registerNext(program2, { env, setCode, flags: parsers }) {
 
 // src/commands/ack.ts
 init_errors();
+init_time();
+init_exit_codes();
 var KEY2 = /^([^:]+):([^:]+):(cancel|redispatch|escalate|nudge|reconcile)$/;
 function parseRequestKey(key3) {
   const m = KEY2.exec(key3);
@@ -36192,6 +36472,7 @@ function registerHookInstall(hook, { env, setCode }) {
 
 // src/commands/recover.ts
 var import_node_crypto6 = require("node:crypto");
+init_exit_codes();
 async function runRecover(opts, deps) {
   const runId = (0, import_node_crypto6.randomUUID)();
   const paths = new StatePaths(opts.stateDir);
@@ -36342,6 +36623,7 @@ function renderGapHistogramSvg(h, title) {
 
 // src/contracts/replay.ts
 init_zod();
+init_time();
 init_vocabulary();
 var Common = {
   /** The transcript replayed, as given on the command line. */
@@ -36388,6 +36670,8 @@ var ReplaySummarySchema = looseObject({
 var ReplayLineSchema = discriminatedUnion("type", [ReplayChangeSchema, ReplaySummarySchema]);
 
 // src/core/render-replay.ts
+init_time();
+init_format();
 var secs3 = (ms2) => ms2 === void 0 ? null : Math.round(ms2 / 1e3);
 var clock2 = (ms2) => new Date(ms2).toISOString().slice(11, 19);
 function where(c) {
@@ -36578,6 +36862,7 @@ function scoreStalls(changes, records) {
 
 // src/commands/replay.ts
 init_defaults();
+init_exit_codes();
 function recordTimes(src) {
   const out = [];
   for (const line of src.text.split("\n")) {
@@ -36674,12 +36959,17 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
   });
 }
 
+// src/commands/friction.ts
+init_exit_codes();
+
 // src/commands/friction-review.ts
 var import_node_fs42 = require("node:fs");
 var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
+init_time();
 init_friction_hypothesis();
 init_stall_history();
+init_format();
 var MASS_STALL_MATCH_MS = 6e4;
 var bump = (o, k) => void (o[k] = (o[k] ?? 0) + 1);
 var join = (o) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(", ") || "-";
@@ -37170,6 +37460,7 @@ var import_node_fs44 = require("node:fs");
 var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
+init_exit_codes();
 var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === "finished_epic");
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
@@ -37297,6 +37588,7 @@ function registerPrune(program2, { env, setCode }) {
 }
 
 // src/commands/demo.ts
+init_exit_codes();
 init_deps();
 
 // src/demo/run-demo.ts
@@ -37304,8 +37596,10 @@ var import_node_crypto9 = require("node:crypto");
 var import_node_fs47 = require("node:fs");
 var import_node_path43 = __toESM(require("node:path"), 1);
 init_errors();
+init_format();
 
 // src/demo/live-view.ts
+init_format();
 var NOT_CHECKED = "(not checked yet)";
 var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
 var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
@@ -37686,6 +37980,7 @@ function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
 }
 
 // src/demo/summary.ts
+init_format();
 var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
 var ofKind = (f, e) => f.events.filter((x) => x.event === e);
 var byRole = (f, role) => f.runs.find((r) => r.role === role);
