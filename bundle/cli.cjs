@@ -1208,7 +1208,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path44 = require("node:path");
-    var fs35 = require("node:fs");
+    var fs36 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs35.existsSync(executableFile)) return;
+        if (fs36.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2221,10 +2221,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path44.resolve(baseDir, baseName);
-          if (fs35.existsSync(localBin)) return localBin;
+          if (fs36.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path44.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs35.existsSync(`${localBin}${ext}`)
+            (ext) => fs36.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,7 +2236,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs35.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs36.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -10539,9 +10539,9 @@ var init_vocabulary = __esm({
     RecoveryModeSchema = _enum(RECOVERY_MODES);
     TRANSPORT_CAUSES = ["frozen_stream", "overloaded", "connection", "rate_limit"];
     TransportCauseSchema = _enum(TRANSPORT_CAUSES);
-    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript"];
+    DISAGREEMENT_KINDS = ["agent_finished", "result_delivered", "foreign_transcript", "agent_running"];
     DisagreementKindSchema = _enum(DISAGREEMENT_KINDS);
-    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "stall_reported", "unknown_status"];
+    ATTENTION_KINDS = ["human_wait", "orphan", "unobservable", "unobservable_child", "stall_reported", "unknown_status"];
     AttentionKindSchema = _enum(ATTENTION_KINDS);
     STRATEGIES = ["report", "cancel", "redispatch"];
     ADAPTERS = ["mailbox", "claude-team", "process", "command"];
@@ -10578,6 +10578,9 @@ function howToAnswer(kind, r) {
   }
   if (kind === "nudge") {
     return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+  }
+  if (kind === "reconcile" && r.disagreement === "agent_running") {
+    return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === "reconcile") {
     return `Look at the agent's own record and make row ${row} say the truth: set its status (completed, failed, cancelled, or back to in_progress with the agent that really works on it), or run \`dispatch-watchdog ack ${r.key}\` if the row is right as it is. Nothing is stopped or relaunched for it.`;
@@ -10630,7 +10633,7 @@ var init_request = __esm({
       transport_cause: string2().optional().describe("resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit)."),
       route: _enum(["inbox", "resume"]).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
       message: string2().optional().describe("nudge only: the text to send, verbatim."),
-      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered or foreign_transcript."),
+      disagreement: string2().optional().describe("reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works)."),
       what_disagrees: string2().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
       row_status: string2().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request.")
     }).meta({ title: "Request", description: "epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter)." });
@@ -10963,7 +10966,7 @@ var init_events = __esm({
       kind: AttentionKindSchema,
       since: IsoTimestamp.optional(),
       reason: string2()
-    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
+    }, "A person is needed: a human wait over attention.human_wait_seconds, an agent unobservable over attention.unobservable_seconds, an agent past its window waiting on a subagent nothing can be seen of (at once, the reason naming it), or a row whose status the watchdog does not know (at once: that agent is not watched); next returns attention.");
     NextReturned = ev("next_returned", {
       reason: _enum(NEXT_REASONS),
       exit_code: number2().int(),
@@ -17928,14 +17931,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs35 = this.flowScalar(this.type);
+              const fs36 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs35, sep: [] });
+                map.items.push({ start, key: fs36, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs35);
+                this.stack.push(fs36);
               } else {
-                Object.assign(it, { key: fs35, sep: [] });
+                Object.assign(it, { key: fs36, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18063,13 +18066,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs35 = this.flowScalar(this.type);
+              const fs36 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs35, sep: [] });
+                fc.items.push({ start: [], key: fs36, sep: [] });
               else if (it.sep)
-                this.stack.push(fs35);
+                this.stack.push(fs36);
               else
-                Object.assign(it, { key: fs35, sep: [] });
+                Object.assign(it, { key: fs36, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -22444,17 +22447,17 @@ var require_codegen = __commonJS({
 var require_fs = __commonJS({
   "node_modules/protobufjs/src/util/fs.js"(exports2, module2) {
     "use strict";
-    var fs35 = null;
+    var fs36 = null;
     try {
-      fs35 = require(
+      fs36 = require(
         /* webpackIgnore: true */
         "fs"
       );
-      if (!fs35 || !fs35.readFile || !fs35.readFileSync)
-        fs35 = null;
+      if (!fs36 || !fs36.readFile || !fs36.readFileSync)
+        fs36 = null;
     } catch (e) {
     }
-    module2.exports = fs35;
+    module2.exports = fs36;
   }
 });
 
@@ -22464,7 +22467,7 @@ var require_fetch = __commonJS({
     "use strict";
     module2.exports = fetch2;
     var asPromise = require_aspromise();
-    var fs35 = require_fs();
+    var fs36 = require_fs();
     function fetch2(filename, options, callback) {
       if (typeof options === "function") {
         callback = options;
@@ -22473,8 +22476,8 @@ var require_fetch = __commonJS({
         options = {};
       if (!callback)
         return asPromise(fetch2, this, filename, options);
-      if (!options.xhr && fs35 && fs35.readFile)
-        return fs35.readFile(filename, function fetchReadFileCallback(err, contents) {
+      if (!options.xhr && fs36 && fs36.readFile)
+        return fs36.readFile(filename, function fetchReadFileCallback(err, contents) {
           return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
         });
       return fetch2.xhr(filename, options, callback);
@@ -26953,6 +26956,23 @@ function didYouMean(word, names) {
   return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : void 0;
 }
 
+// src/core/terminal-watch.ts
+var AFTER_TERMINAL_SLACK_MS = 5e3;
+function watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) {
+  if (task.statusClass !== "terminal" || task.terminalSinceMs === void 0) return false;
+  if (task.pid === void 0 && !task.agentId && !task.sessionId && !task.transcriptPath) return false;
+  return isReconcilePending || nowMs - task.terminalSinceMs <= watchMs;
+}
+function stillRunning(task, obs, windowMs, nowMs) {
+  const since2 = task.terminalSinceMs;
+  if (since2 === void 0 || obs.isProcessAlive === false || task.hasExited) return void 0;
+  if (task.pid !== void 0 && obs.isProcessAlive === true && !obs.finished) return `its process ${task.pid} is alive and nothing says it finished`;
+  const at2 = obs.lastProgressMs === void 0 || obs.outputGrewAtMs === void 0 ? obs.lastProgressMs ?? obs.outputGrewAtMs : Math.max(obs.lastProgressMs, obs.outputGrewAtMs);
+  const isFinishedAfter = obs.finished?.atMs !== void 0 && at2 !== void 0 && obs.finished.atMs >= at2;
+  if (at2 === void 0 || isFinishedAfter || at2 <= since2 + AFTER_TERMINAL_SLACK_MS || nowMs - at2 > windowMs) return void 0;
+  return `it was at work ${Math.round((nowMs - at2) / 1e3)}s ago, ${Math.round((at2 - since2) / 1e3)}s after the row turned terminal`;
+}
+
 // src/core/partition.ts
 init_time();
 function telemetryPartition(obs, nowMs, windowMs) {
@@ -27043,7 +27063,11 @@ function assess(task, obs, policy, nowMs) {
     reason,
     ...extra
   });
-  if (task.statusClass === "terminal") return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  if (task.statusClass === "terminal") {
+    const running = stillRunning(task, obs, window2.effectiveTimeoutMs, nowMs);
+    if (running) return verdict("inconsistent", `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: "agent_running", sinceMs: task.terminalSinceMs } });
+    return verdict("terminal", `status "${task.status}" is terminal; not evaluated`);
+  }
   if (task.statusClass === "blocked") return verdict("blocked", "status is blocked");
   if (task.statusClass === "unknown") {
     const guess = statusGuess(task.status);
@@ -27395,7 +27419,7 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
   const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
     const task = tasks.get(v.taskId);
-    if (!task || task.statusClass !== "in_flight") continue;
+    if (!task || task.statusClass !== "in_flight" && v.disagreement?.kind !== "agent_running") continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (["cancel", "redispatch", "escalate"].some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
     if (v.kind === "inconsistent" && v.disagreement) {
@@ -27425,12 +27449,18 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
       events.push({ event: "attention_needed", ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1e3)}s: ${v.reason}` });
     };
     if (v.kind === "waiting_human") attention("human_wait", c.humanWaitLimitMs, "a person has been needed");
-    if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
+    if (v.kind === "unknown" && v.unobservedChildren?.length) {
+      const from = v.deadlineMs ?? nowMs;
+      const k = key(opts.epicId, v.taskId, `unobservable_child@${msToIso(from)}`);
+      const names = v.unobservedChildren.join(", ");
+      if (!history.attention.has(k)) events.push({ event: "attention_needed", ...ids, key: k, kind: "unobservable_child", since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
+    } else if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
   }
   for (const r of history.requests.values()) {
     if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
     const v = byTask.get(r.taskId);
-    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : v !== void 0 && v.kind !== "inconsistent";
+    const isAgreed = v === void 0 ? tasks.get(r.taskId)?.statusClass === "terminal" : v.kind !== "inconsistent";
+    const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : isAgreed;
     if (isResolved) events.push({ event: "request_answered", key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: "resolved" });
   }
   return { events, actions };
@@ -29105,6 +29135,7 @@ function massStallNotePath(epicId, startMs) {
 function planCheck(verdicts, tasks, history, opts) {
   const acted = actedTaskIds(history);
   const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
+  const judged2 = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
@@ -29141,7 +29172,7 @@ function planCheck(verdicts, tasks, history, opts) {
   } else if (episode && opts.nowMs !== void 0) {
     events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
   }
-  for (const v of inFlight2) {
+  for (const v of judged2) {
     const task = tasks.get(v.taskId);
     const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
@@ -29177,7 +29208,7 @@ function planCheck(verdicts, tasks, history, opts) {
     }
   }
   if (opts.nowMs !== void 0) {
-    const c = planControls(inFlight2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(judged2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
@@ -29857,10 +29888,14 @@ async function judge(env, read3, nowMs) {
     observed.set(task.taskId, o);
     return o.obs;
   };
+  const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
+  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
+  const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
   for (const task of wave.tasks) {
     let obs;
     let verdict;
-    if (task.statusClass !== "in_flight") {
+    if (task.statusClass === "terminal") task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
+    if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
       verdict = assess(task, obs, opts.policy, nowMs);
@@ -31288,7 +31323,8 @@ function apply(s, l, atMs) {
     s.stopped = void 0;
     s.stopFailure = void 0;
   }
-  if (s.waiting && (ENDS.has(event) || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
+  const isLaterCall = event === "PreToolUse" && toolUseId !== void 0 && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === "PermissionRequest";
+  if (s.waiting && (ENDS.has(event) || isLaterCall || ["SubagentStart", "UserPromptSubmit"].includes(event) || POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId))) {
     s.waiting = void 0;
   }
   switch (event) {
@@ -31317,8 +31353,16 @@ function apply(s, l, atMs) {
       const type = str3(l.notification_type);
       const detail = str3(l.message);
       const toolUseId2 = s.open.at(-1)?.toolUseId;
-      if (type === "permission_prompt") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
-      else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
+      if (type === "permission_prompt") {
+        if (s.waiting?.fromEvent !== "PermissionRequest") s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail, toolUseId: toolUseId2 };
+      } else if (type === "idle_prompt" || type === "elicitation_dialog") s.waiting = { kind: "notification", sinceMs: atMs, detail: detail ?? type };
+      return;
+    }
+    case "PermissionRequest": {
+      const tool = str3(l.tool_name);
+      const call = s.open.findLast((c) => c.name === tool && (l.input === void 0 || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
+      const what = [tool, str3(l.command) ?? str3(l.input)].filter(Boolean).join(": ");
+      s.waiting = { kind: "permission_prompt", sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ""}`, fromEvent: event, ...call?.toolUseId ? { toolUseId: call.toolUseId } : {} };
       return;
     }
     case "SubagentStop":
@@ -31918,6 +31962,8 @@ function createIdFileReader(o) {
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === "ENOENT" ? {} : { unreadable: r.reason };
     },
+    /** A file of the directory by its path (one already known to be a safe name). */
+    readPath: (file, nowMs) => tracker2.read(file, nowMs),
     /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
     peekVersion(id, nowMs, isStatRequired = false) {
       const file = fileOf(id);
@@ -31928,7 +31974,7 @@ function createIdFileReader(o) {
   };
 }
 function createHookActivityReader(paths, reader, opts) {
-  return createIdFileReader({
+  const files = createIdFileReader({
     dir: paths.activityDir(),
     fileOf: (id) => paths.activityFile(id),
     parser: { empty: emptyHookState, line: parseHookLine },
@@ -31936,6 +31982,32 @@ function createHookActivityReader(paths, reader, opts) {
     storeFile: opts.isPersistent ? import_node_path18.default.join(paths.root, "observe", "hooks.json") : void 0,
     isState: isHookState
   });
+  return {
+    ...files,
+    /**
+     * The subagents of session `sessionId` whose activity files were written since `sinceMs`, not in
+     * `except`, at most `max` (newest first): the children of a foreground call no transcript or
+     * progress line names. Lists the directory: only for that rare case.
+     */
+    async sessionChildren(sessionId, sinceMs, except, nowMs, max = 8) {
+      const names = await import_node_fs19.promises.readdir(paths.activityDir()).catch(() => []);
+      const fresh = [];
+      for (const n of names) {
+        const id = n.endsWith(".ndjson") ? n.slice(0, -".ndjson".length) : "";
+        if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
+        const file = import_node_path18.default.join(paths.activityDir(), n);
+        const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
+        if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
+      }
+      const out = [];
+      for (const f of fresh.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
+        if (out.length >= max) break;
+        const r = await files.readPath(f.file, nowMs);
+        if (r.ok && r.state.sessionId === sessionId) out.push({ agentId: f.id, state: r.state });
+      }
+      return out;
+    }
+  };
 }
 var RACY_MS2 = 1e3;
 var DirListing = class {
@@ -32178,16 +32250,19 @@ function waitedChildren(parent, children) {
   return [...out];
 }
 function unseenCalls(state) {
-  return state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0).map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`);
+  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === void 0);
+  const starts = calls.map((c) => c.startedAtMs).filter((x) => x !== void 0);
+  return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? "without an id"})`), ...starts.length > 0 ? { sinceMs: Math.min(...starts) } : {} };
 }
 function observeTranscript(state, facts = {}, children = []) {
   const part2 = summarizeTranscript(state, facts);
   const foreground = waitedChildren(state, children);
   const inferred = inferredBackground(state, children);
   const background = [...backgroundWaits(state), ...inferred];
-  const unseenForeground = foreground.length > 0 ? [] : unseenCalls(state);
+  const unseenForeground = foreground.length > 0 ? { labels: [] } : unseenCalls(state);
   if (foreground.length === 0 && background.length === 0) {
-    if (unseenForeground.length > 0) part2.waitingOnChildren = { agentIds: unseenForeground, unseenIds: unseenForeground };
+    const { labels, sinceMs } = unseenForeground;
+    if (labels.length > 0) part2.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...sinceMs !== void 0 ? { sinceMs } : {} };
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
     if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
     return part2;
@@ -32195,12 +32270,12 @@ function observeTranscript(state, facts = {}, children = []) {
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
   const waited = [.../* @__PURE__ */ new Set([...foreground, ...children.filter((c) => background.includes(c.agentId))])];
   const childMs = waited.map((c) => c.state.lastEventMs).filter((x) => x !== void 0);
-  const newest = childMs.length > 0 ? Math.max(...childMs) : void 0;
-  if (newest !== void 0 && (part2.lastProgressMs === void 0 || newest > part2.lastProgressMs)) part2.lastProgressMs = newest;
+  const newest2 = childMs.length > 0 ? Math.max(...childMs) : void 0;
+  if (newest2 !== void 0 && (part2.lastProgressMs === void 0 || newest2 > part2.lastProgressMs)) part2.lastProgressMs = newest2;
   const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
   part2.waitingOnChildren = {
     agentIds: [.../* @__PURE__ */ new Set([...foreground.map((c) => c.agentId), ...background])],
-    lastProgressMs: newest,
+    lastProgressMs: newest2,
     ...background.length > 0 ? { isBackground: true } : {},
     ...unseen.length > 0 ? { unseenIds: unseen } : {}
   };
@@ -32643,7 +32718,38 @@ var PrefixIds = class {
   }
 };
 
+// src/observe/parse/child-hooks.ts
+var newest = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
+function withChildHooks(part2, children) {
+  const w = part2.waitingOnChildren;
+  const seen = children.filter((c) => c.state.lines > 0);
+  if (!w || seen.length === 0) return part2;
+  const out = { ...part2 };
+  const labels = new Map(seen.filter((c) => c.forCall).map((c) => [c.forCall, c.agentId]));
+  const ids = new Set(seen.map((c) => c.agentId));
+  const agentIds = [...new Set(w.agentIds.map((id) => labels.get(id) ?? id))];
+  const unseenIds = (w.unseenIds ?? []).filter((id) => !labels.has(id) && !ids.has(id));
+  let childMs = w.lastProgressMs;
+  for (const c of seen) childMs = newest(childMs, c.state.lastEventMs);
+  out.waitingOnChildren = { ...w, agentIds, ...childMs !== void 0 ? { lastProgressMs: childMs } : {} };
+  if (unseenIds.length > 0) out.waitingOnChildren.unseenIds = unseenIds;
+  else delete out.waitingOnChildren.unseenIds;
+  out.lastProgressMs = newest(part2.lastProgressMs, childMs);
+  const busiest = [...seen].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
+  const facts = summarizeHooks(busiest.state);
+  const call = facts.lastTool;
+  if (call?.isOpen && !call.isBackground && (!part2.lastTool || !part2.lastTool.isOpen || isSubagentTool(part2.lastTool.name))) out.lastTool = { ...call, isOpenKnown: true };
+  for (const c of seen) {
+    const asks = summarizeHooks(c.state).waitingHuman;
+    if (asks && (!out.waitingHuman || (asks.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {
+      out.waitingHuman = { ...asks, detail: `in subagent ${c.agentId}${asks.detail ? `: ${asks.detail}` : ""}` };
+    }
+  }
+  return out;
+}
+
 // src/observe/read/claude-observer.ts
+var CHILD_SLACK_MS = 5e3;
 var MEMO_SWEEP_CHECKS = 64;
 var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
 function createClaudeObserver(opts) {
@@ -32695,7 +32801,8 @@ function createClaudeObserver(opts) {
     }
     trace.isMemoizable &&= !readsChildren(r.state);
     const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
-    const part2 = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
+    const seen = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
+    const part2 = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
     const flatParent = r.state.sessionId && import_node_path23.default.join(import_node_path23.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
@@ -32712,6 +32819,21 @@ function createClaudeObserver(opts) {
       if (done) part2.finished = { kind: "parent transcript reports the agent completed", atMs: done.atMs };
     }
     return part2;
+  }
+  async function waitedChildHooks(w, state, task, nowMs) {
+    const out = [];
+    for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
+      const h = await hooks.read(id, nowMs);
+      if (h.state) out.push({ agentId: id, state: h.state });
+    }
+    const labels = (w.unseenIds ?? []).filter((x) => !AGENT_TASK_ID.test(x));
+    const sessionId = state.sessionId ?? task.sessionId;
+    if (labels.length > 0 && sessionId && w.sinceMs !== void 0) {
+      const known = /* @__PURE__ */ new Set([...state.tasks.map((t) => t.id), ...w.agentIds, ...task.agentId ? [task.agentId] : []]);
+      const found = await hooks.sessionChildren(sessionId, w.sinceMs - CHILD_SLACK_MS, known, nowMs, labels.length);
+      found.forEach((c, i) => out.push({ ...c, forCall: labels[i] }));
+    }
+    return out;
   }
   async function observe(task, nowMs) {
     memos.delete(task.taskId);
@@ -35561,6 +35683,7 @@ var ATTENTION_WHAT_TO_DO = {
   human_wait: "The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.",
   orphan: "A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.",
   unobservable: "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
+  unobservable_child: "The agent waits on a subagent the watchdog cannot see (no transcript, progress line or hook activity of it found), so it is never acted on: check the subagent by hand (its output file, or TaskOutput), give it a row of its own with its agent_id, or install the hook so its activity is seen.",
   stall_reported: "Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.",
   unknown_status: "Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given."
 };
@@ -36068,15 +36191,16 @@ async function hookRun(argv, stdin, env, opts = {}) {
 }
 
 // src/commands/hook.ts
-var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification"];
+var HOOK_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStart", "SubagentStop", "Stop", "StopFailure", "Notification", "PermissionRequest"];
 function hookSettingsBlock(command) {
   const handler = (isAsync) => ({ type: "command", command, timeout: 10, ...isAsync ? { async: true } : {} });
   const hooks = {};
-  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure"]);
+  const toolEvents = /* @__PURE__ */ new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"]);
+  const asyncEvents = /* @__PURE__ */ new Set(["PostToolUse", "PostToolUseFailure"]);
   for (const event of HOOK_EVENTS) {
     const isTool = toolEvents.has(event);
     const entry = isTool || event === "Notification" ? { matcher: isTool ? "*" : "" } : {};
-    entry.hooks = [handler(isTool && event !== "PreToolUse")];
+    entry.hooks = [handler(asyncEvents.has(event))];
     hooks[event] = [entry];
   }
   return { hooks };

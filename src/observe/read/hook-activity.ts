@@ -63,6 +63,30 @@ export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => 
       if (r.ok) return { state: r.state, version: r.version };
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
     },
+    /** A file of the directory by its path (one already known to be a safe name). */
+    readPath: (file: string, nowMs: number) => tracker.read(file, nowMs),
+    /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
+    peekVersion(id: string | undefined, nowMs: number, isStatRequired = false): number | undefined {
+      const file = fileOf(id);
+      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
+    },
+    flush: (nowMs: number) => tracker.flush(nowMs),
+    drainDiagnostics: () => tracker.drainDiagnostics(),
+  };
+}
+
+/** The hook activity files of one state dir, read through `reader`. */
+export function createHookActivityReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
+  const files = createIdFileReader<HookState>({
+    dir: paths.activityDir(),
+    fileOf: (id) => paths.activityFile(id),
+    parser: { empty: emptyHookState, line: parseHookLine },
+    reader,
+    storeFile: opts.isPersistent ? path.join(paths.root, 'observe', 'hooks.json') : undefined,
+    isState: isHookState,
+  });
+  return {
+    ...files,
     /**
      * The subagents of session `sessionId` whose activity files were written since `sinceMs`, not in
      * `except`, at most `max` (newest first): the children of a foreground call no transcript or
@@ -81,31 +105,12 @@ export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => 
       const out: { agentId: string; state: HookState }[] = [];
       for (const f of fresh.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
         if (out.length >= max) break;
-        const r = await tracker.read(f.file, nowMs);
+        const r = await files.readPath(f.file, nowMs);
         if (r.ok && r.state.sessionId === sessionId) out.push({ agentId: f.id, state: r.state });
       }
       return out;
     },
-    /** What `read` would return now as its `version`, if nothing changed since (no promise); undefined: ask `read`. */
-    peekVersion(id: string | undefined, nowMs: number, isStatRequired = false): number | undefined {
-      const file = fileOf(id);
-      return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
-    },
-    flush: (nowMs: number) => tracker.flush(nowMs),
-    drainDiagnostics: () => tracker.drainDiagnostics(),
   };
-}
-
-/** The hook activity files of one state dir, read through `reader`. */
-export function createHookActivityReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
-  return createIdFileReader<HookState>({
-    dir: paths.activityDir(),
-    fileOf: (id) => paths.activityFile(id),
-    parser: { empty: emptyHookState, line: parseHookLine },
-    reader,
-    storeFile: opts.isPersistent ? path.join(paths.root, 'observe', 'hooks.json') : undefined,
-    isState: isHookState,
-  });
 }
 
 /** A file created this recently may be missing from a listing that stat says is current (same timestamp tick). */
