@@ -1208,7 +1208,7 @@ var require_command = __commonJS({
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
     var path44 = require("node:path");
-    var fs36 = require("node:fs");
+    var fs37 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs36.existsSync(executableFile)) return;
+        if (fs37.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2221,10 +2221,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path44.resolve(baseDir, baseName);
-          if (fs36.existsSync(localBin)) return localBin;
+          if (fs37.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path44.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs36.existsSync(`${localBin}${ext}`)
+            (ext) => fs37.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,7 +2236,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs36.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs37.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -17931,14 +17931,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs36 = this.flowScalar(this.type);
+              const fs37 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs36, sep: [] });
+                map.items.push({ start, key: fs37, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs36);
+                this.stack.push(fs37);
               } else {
-                Object.assign(it, { key: fs36, sep: [] });
+                Object.assign(it, { key: fs37, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18066,13 +18066,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs36 = this.flowScalar(this.type);
+              const fs37 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs36, sep: [] });
+                fc.items.push({ start: [], key: fs37, sep: [] });
               else if (it.sep)
-                this.stack.push(fs36);
+                this.stack.push(fs37);
               else
-                Object.assign(it, { key: fs36, sep: [] });
+                Object.assign(it, { key: fs37, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -19075,6 +19075,10 @@ var init_linear = __esm({
 });
 
 // src/core/format.ts
+function idleWindowCell(idleSeconds, windowSeconds, isStalled) {
+  if (idleSeconds === null) return "-";
+  return `${isStalled && idleSeconds <= windowSeconds ? `>${fmtSecs(windowSeconds)}` : fmtSecs(idleSeconds)} / ${fmtSecs(windowSeconds)}`;
+}
 function cut(s, n, isFlattened = true) {
   const flat = isFlattened ? s.replace(/\s+/g, " ") : s;
   return flat.length <= n ? flat : n <= 1 ? flat.slice(0, n) : flat.slice(0, n - 1) + "…";
@@ -19093,7 +19097,7 @@ function renderStatus(doc, live = {}) {
     t.task_id,
     t.ticket_id,
     t.verdict === "stalled" ? "STALLED" : t.verdict,
-    t.idle_seconds === null ? "-" : `${fmtSecs(t.idle_seconds)} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === "stalled"),
     t.exemptions.join(",") || "-",
     t.reason
   ].map((cell2) => safeText(cell2)));
@@ -22447,17 +22451,17 @@ var require_codegen = __commonJS({
 var require_fs = __commonJS({
   "node_modules/protobufjs/src/util/fs.js"(exports2, module2) {
     "use strict";
-    var fs36 = null;
+    var fs37 = null;
     try {
-      fs36 = require(
+      fs37 = require(
         /* webpackIgnore: true */
         "fs"
       );
-      if (!fs36 || !fs36.readFile || !fs36.readFileSync)
-        fs36 = null;
+      if (!fs37 || !fs37.readFile || !fs37.readFileSync)
+        fs37 = null;
     } catch (e) {
     }
-    module2.exports = fs36;
+    module2.exports = fs37;
   }
 });
 
@@ -22467,7 +22471,7 @@ var require_fetch = __commonJS({
     "use strict";
     module2.exports = fetch2;
     var asPromise = require_aspromise();
-    var fs36 = require_fs();
+    var fs37 = require_fs();
     function fetch2(filename, options, callback) {
       if (typeof options === "function") {
         callback = options;
@@ -22476,8 +22480,8 @@ var require_fetch = __commonJS({
         options = {};
       if (!callback)
         return asPromise(fetch2, this, filename, options);
-      if (!options.xhr && fs36 && fs36.readFile)
-        return fs36.readFile(filename, function fetchReadFileCallback(err, contents) {
+      if (!options.xhr && fs37 && fs37.readFile)
+        return fs37.readFile(filename, function fetchReadFileCallback(err, contents) {
           return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
         });
       return fetch2.xhr(filename, options, callback);
@@ -25971,21 +25975,40 @@ async function readOwnFile(file) {
   }
 }
 var TEMP_NAME = /^\.?.+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-async function removeStaleTemps(dir, isAlive2) {
+var TEMP_GRACE_MS = 6e4;
+async function removeStaleTemps(dir, isAlive2, opts = {}) {
   let names;
   try {
     names = await import_node_fs2.promises.readdir(dir);
   } catch {
     return 0;
   }
+  const cutoffMs = (opts.nowMs ?? Date.now()) - (opts.graceMs ?? TEMP_GRACE_MS);
   let removed = 0;
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
     if (!m || isAlive2(Number(m[1]))) continue;
-    await import_node_fs2.promises.rm(import_node_path2.default.join(dir, name), { force: true });
+    const file = import_node_path2.default.join(dir, name);
+    const st = await import_node_fs2.promises.lstat(file).catch(() => void 0);
+    if (!st?.isFile() || st.mtimeMs > cutoffMs) continue;
+    await import_node_fs2.promises.rm(file, { force: true });
     removed++;
   }
   return removed;
+}
+async function tempFileDirs(paths, epicId) {
+  const epic = paths.epicDir(epicId);
+  const checkpoints = import_node_path2.default.join(paths.root, "pipeline_checkpoints");
+  const tickets = await import_node_fs2.promises.readdir(checkpoints, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => import_node_path2.default.join(checkpoints, e.name)), () => []);
+  return [
+    epic,
+    ...["requests", "acks", "agents", "launches", "commands", "inbox-sent"].map((d) => import_node_path2.default.join(epic, d)),
+    paths.frictionDir(),
+    paths.dispatchLogDir(),
+    import_node_path2.default.join(paths.root, "observe"),
+    import_node_path2.default.join(paths.root, "observe", "history"),
+    ...tickets
+  ];
 }
 
 // src/act/agents/inbox-lock.ts
@@ -26672,7 +26695,9 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `preparing the ${op} command`, e, file);
   }
-  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId }, deps.claudeConfigDir);
+  const marks = { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root };
+  if ("recoveryTaskId" in req) marks.DISPATCH_WATCHDOG_TASK_ID = req.recoveryTaskId;
+  const env = agentEnv(process.env, marks, deps.claudeConfigDir);
   const r = await runArgv(expanded.argv, { timeoutMs, env });
   const done = { ...rec, exit_code: r.exitCode, signal: r.signal, output_tail: r.outputTail.slice(-500) };
   const tail = r.outputTail.trim() ? ` Output: ${JSON.stringify(r.outputTail.trim().slice(-300))}` : "";
@@ -26683,7 +26708,10 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
     }
     if (r.exitCode === 0) {
       await write({ ...done, status: "done" });
-      return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      if (op !== "redispatch") return succeeded(op, "command", `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
+      const launched = await launchedProcess(req.key, req.paths.root);
+      const which = launched ? `; its replacement runs as pid ${launched.pid}` : "; no process it started carries DISPATCH_WATCHDOG_KEY (the replacement runs elsewhere: it is watched once a row lists it)";
+      return { ...succeeded(op, "command", `the ${op} command for ${req.key} exited 0${which}.`, { markerPath: file }), ...launched ? { pid: launched.pid, identity: launched } : {} };
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: "unknown" });
@@ -26695,6 +26723,13 @@ async function runStep(op, req, template, timeoutMs, deps, configKey = `agents.$
   } catch (e) {
     return ioFailure(op, "command", `recording the ${op} command's result`, e, file);
   }
+}
+async function launchedProcess(key3, stateRoot) {
+  const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: key3, DISPATCH_WATCHDOG_STATE_DIR: stateRoot });
+  const pids = new Set(found.map((p) => p.pid));
+  const tops = [];
+  for (const p of found) if (!(await ancestry(p.pid)).slice(1).some((a) => pids.has(a))) tops.push(p);
+  return tops.length === 1 ? tops[0] : void 0;
 }
 function createCommandAdapter(agents, deps) {
   const timeoutMs = agents.command_timeout_ms ?? DEFAULTS.agents.command_timeout_ms;
@@ -26881,6 +26916,85 @@ function createAdapter(name, agents, deps, opts = {}) {
   }
 }
 
+// src/act/recovery/first-prompt.ts
+var import_node_fs10 = require("node:fs");
+
+// src/files/pseudo-files.ts
+var import_node_fs9 = require("node:fs");
+var import_node_path8 = __toESM(require("node:path"), 1);
+var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
+var rootDevices;
+function pseudoDevices() {
+  if (rootDevices) return rootDevices;
+  rootDevices = /* @__PURE__ */ new Set();
+  for (const root of ["/proc", "/sys"]) {
+    try {
+      rootDevices.add((0, import_node_fs9.statSync)(root).dev);
+    } catch {
+    }
+  }
+  return rootDevices;
+}
+function pseudoFileReason(file, dev) {
+  let real;
+  try {
+    real = import_node_fs9.realpathSync.native(import_node_path8.default.resolve(file));
+  } catch {
+    real = import_node_path8.default.resolve(file);
+  }
+  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
+  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
+  return void 0;
+}
+function isPseudoDevice(dev) {
+  return pseudoDevices().has(dev);
+}
+function pseudoDeviceReason(file) {
+  return refusal(file, file, void 0);
+}
+function refusal(file, real, root) {
+  const where2 = real === import_node_path8.default.resolve(file) ? "" : ` (it resolves to ${real})`;
+  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
+}
+
+// src/act/recovery/first-prompt.ts
+var FIRST_PROMPT_SCAN_BYTES = 256 * 1024;
+var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+function promptOfRecord(rec) {
+  if (!isRec(rec) || rec.type !== "user" || rec.isMeta === true || rec.isCompactSummary === true || !isRec(rec.message)) return void 0;
+  const content = rec.message.content;
+  const text2 = typeof content === "string" ? content : Array.isArray(content) && !content.some((b) => isRec(b) && b.type === "tool_result") ? content.map((b) => isRec(b) && b.type === "text" && typeof b.text === "string" ? b.text : "").join("\n") : "";
+  if (!text2.trim() || /^\s*<(command-|local-command)/.test(text2)) return void 0;
+  return text2.trim();
+}
+async function readFirstPrompt(file) {
+  if (!file) return void 0;
+  const fh = await import_node_fs10.promises.open(file, "r").catch(() => void 0);
+  if (!fh) return void 0;
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || isPseudoDevice(st.dev)) return void 0;
+    const buf = Buffer.alloc(Math.min(FIRST_PROMPT_SCAN_BYTES, st.size));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    for (const line of buf.subarray(0, bytesRead).toString("utf8").split("\n")) {
+      if (!line.includes('"user"')) continue;
+      let rec;
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const prompt = promptOfRecord(rec);
+      if (prompt) return prompt;
+    }
+    return void 0;
+  } catch {
+    return void 0;
+  } finally {
+    await fh.close();
+  }
+}
+
 // src/act/recovery/perform.ts
 init_errors();
 
@@ -27047,7 +27161,7 @@ function derived2(obs, policy) {
   derivedOf.set(obs, fresh);
   return fresh;
 }
-function assess(task, obs, policy, nowMs) {
+function assess(task, obs, policy, nowMs, wave = {}) {
   const d = derived2(obs, policy);
   const window2 = d.window;
   const verdict = (kind, reason, extra = {}) => ({
@@ -27147,9 +27261,14 @@ function assess(task, obs, policy, nowMs) {
       return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
-    if (stallReason === "inactivity" && children?.unseenIds && !isGone) {
-      const ids = children.unseenIds;
+    const childRows = children && stallReason === "inactivity" && !isGone ? ownRows(children.agentIds, task.taskId, wave) : [];
+    const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
+    if (stallReason === "inactivity" && children && unseen?.length && !isGone) {
+      const ids = unseen;
       return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+    }
+    if (childRows.length > 0) {
+      return verdict("healthy", `${waitingOn(children)}, idle ${sec(idleMs)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(", ")}, judged and recovered on its own; this task is judged again once that row is no longer in flight${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window2.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window2.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
@@ -27170,6 +27289,14 @@ function assess(task, obs, policy, nowMs) {
 function silentModelCause(obs) {
   if (!(obs.sources.includes("transcript") || obs.sources.includes("telemetry")) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
   return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
+}
+function ownRows(agentIds, selfTaskId, wave) {
+  const out = [];
+  for (const a of agentIds) {
+    const row = wave.rowOfAgent?.get(a);
+    if (row !== void 0 && row !== selfTaskId) out.push([a, row]);
+  }
+  return out;
 }
 function waitingOn(children) {
   const many = children.agentIds.length > 1 ? "s" : "";
@@ -27467,7 +27594,7 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
 }
 
 // src/act/recovery/checkpoint.ts
-var import_node_fs9 = require("node:fs");
+var import_node_fs11 = require("node:fs");
 var import_yaml2 = __toESM(require_dist(), 1);
 init_ids();
 
@@ -28043,7 +28170,8 @@ var CheckpointSchema = looseObject({
   last_tool: LastTool.nullable(),
   last_output: string2().nullable().describe("The end of the last text the agent wrote (excerpt)."),
   supersedes: string2().nullable().describe("The previous checkpoint of this ticket (state-dir relative), or null."),
-  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.")
+  cwd: string2().optional().describe("Where the stalled agent worked (its transcript's newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said."),
+  original_prompt: string2().optional().describe("The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown.")
 }).meta({ title: "RecoveryCheckpoint", description: "pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md)." });
 function parseCheckpoint(text2, fileName) {
   return parseYaml(text2, CheckpointSchema, { file: fileName, typeHint: "The checkpoint was changed by hand or by another tool; restore it or remove it." });
@@ -28065,18 +28193,35 @@ function itemText(v) {
   }
   return void 0;
 }
+var MARKER = /^\s*(?:[-*•+]|\d+[.)]|\[[ xX✓✔]?\])(?:\s+|(?=\[))/;
+function stripMarkers(text2) {
+  let s = text2;
+  for (let prev = ""; prev !== s; ) [prev, s] = [s, s.replace(MARKER, "")];
+  return s.trim();
+}
+function workItemKey(text2) {
+  return stripMarkers(text2).normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
 function workItems(sources) {
   const out = [];
+  const seen = /* @__PURE__ */ new Set();
   for (const src of sources) {
     const list2 = Array.isArray(src) ? src : typeof src === "string" ? src.split("\n") : [];
     for (const raw of list2) {
-      const text2 = itemText(raw)?.replace(/^\s*(?:[-*•]|\d+[.)]|\[[ xX]\])\s+/, "").trim();
-      if (!text2 || out.includes(text2)) continue;
+      const item = itemText(raw);
+      const text2 = item === void 0 ? void 0 : stripMarkers(item);
+      const key3 = text2 && workItemKey(text2);
+      if (!text2 || !key3 || seen.has(key3)) continue;
+      seen.add(key3);
       out.push(text2.length > MAX_ITEM_CHARS ? text2.slice(0, MAX_ITEM_CHARS - 1) + "…" : text2);
       if (out.length >= MAX_ITEMS) return out;
     }
   }
   return out;
+}
+function withoutDone(remaining, completed) {
+  const done = new Set(completed.map(workItemKey));
+  return remaining.filter((w) => !done.has(workItemKey(w)));
 }
 function completedFromCalls(calls) {
   const out = [];
@@ -28088,11 +28233,14 @@ function completedFromCalls(calls) {
   return out;
 }
 
+// src/act/recovery/checkpoint.ts
+init_safe_text();
+
 // src/act/recovery/recovery-prompt.ts
-var import_node_path8 = __toESM(require("node:path"), 1);
+var import_node_path9 = __toESM(require("node:path"), 1);
 var list = (items, numbered) => items.map((s, i) => numbered ? `${i + 1}. ${s}` : `- ${s}`).join("\n");
 function diagnosisPath(checkpointPath, attempt) {
-  return import_node_path8.default.join(import_node_path8.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
+  return import_node_path9.default.join(import_node_path9.default.dirname(checkpointPath), `diagnosis-${attempt}.md`);
 }
 function describeTool(cp) {
   const t = cp.last_tool;
@@ -28113,6 +28261,7 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     "- Never print a whole file, log or test run: pipe output through `tail -n 50` or `grep`, and Read at most 200 lines at a time.",
     "- Do not explore beyond the files the remaining items name."
   ] : [];
+  const original = cp.original_prompt ? ["The original task, as the first agent was given it (for context: do only the remaining work below):", "<original-task>", cp.original_prompt, "</original-task>", ""] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     "",
@@ -28120,6 +28269,7 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
     `Checkpoint: ${where2.checkpointPath}`,
     "Read the checkpoint first: it records what was done and what remains.",
     "",
+    ...original,
     done,
     "",
     remaining,
@@ -28138,6 +28288,19 @@ ${list(cp.remaining_work, true)}` : `Remaining work: not recorded. Work out what
 var LAST_OUTPUT_CHARS = 1e3;
 var COMPLETED_KEYS = ["completed_items", "completed_work", "completed_tasks"];
 var REMAINING_KEYS = ["remaining_work", "remaining_items", "remaining_tasks", "todo"];
+var PROMPT_KEYS = ["original_prompt", "prompt", "task_prompt"];
+var ORIGINAL_PROMPT_MAX_CHARS = 8e3;
+function originalPrompt(row, input) {
+  const own3 = PROMPT_KEYS.map((k) => row[k]).find((v) => typeof v === "string" && v.trim() !== "");
+  const text2 = (own3 ?? input.previous?.original_prompt ?? input.transcriptPrompt)?.trim();
+  if (!text2) return void 0;
+  const clean = redactSecrets(text2);
+  if (clean.length <= ORIGINAL_PROMPT_MAX_CHARS) return clean;
+  const half = Math.floor((ORIGINAL_PROMPT_MAX_CHARS - 5) / 2);
+  return `${clean.slice(0, half)}
+…
+${clean.slice(-half)}`;
+}
 var checkpointRelPath = (ticketId, attempt) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
 function buildCheckpoint(input) {
   const { task, row = {}, observation } = input;
@@ -28146,7 +28309,8 @@ function buildCheckpoint(input) {
   const prev = input.previous;
   const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
   const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
-  const remaining = ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []).filter((w) => !completed.includes(w));
+  const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : prev?.remaining_work ?? [], completed);
+  const prompt = originalPrompt(row, input);
   return {
     schema_version: "1",
     epic_id: input.epicId,
@@ -28162,7 +28326,8 @@ function buildCheckpoint(input) {
     last_tool: tool ? JSON.parse(JSON.stringify({ name: tool.name, input_summary: tool.inputSummary, command: tool.command, is_open: tool.isOpen, error: tool.error })) : task.lastToolName ? JSON.parse(JSON.stringify({ name: task.lastToolName, command: task.lastToolCommand, is_open: false })) : null,
     last_output: out ? out.length > LAST_OUTPUT_CHARS ? "…" + out.slice(-LAST_OUTPUT_CHARS) : out : null,
     supersedes: input.supersedes !== void 0 ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
-    ...input.cwd ? { cwd: input.cwd } : {}
+    ...input.cwd ? { cwd: input.cwd } : {},
+    ...prompt ? { original_prompt: prompt } : {}
   };
 }
 function renderCheckpointYaml(cp) {
@@ -28179,14 +28344,14 @@ async function writeCheckpoint(paths, cp) {
 async function readCheckpoint(paths, ticketId, attempt) {
   const file = paths.checkpoint(ticketId, attempt);
   try {
-    return parseCheckpoint(await import_node_fs9.promises.readFile(file, "utf8"), paths.relative(file));
+    return parseCheckpoint(await import_node_fs11.promises.readFile(file, "utf8"), paths.relative(file));
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
 }
 async function checkpointMarker(paths, ticketId, attempt) {
-  return import_node_fs9.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
+  return import_node_fs11.promises.access(paths.checkpoint(ticketId, attempt)).then(() => "done", (e) => e.code === "ENOENT" ? "absent" : "unknown");
 }
 
 // src/act/recovery/perform.ts
@@ -28197,13 +28362,13 @@ var import_promises = require("node:fs/promises");
 init_errors();
 
 // src/act/friction/friction.ts
-var import_node_fs10 = require("node:fs");
-var import_node_path10 = __toESM(require("node:path"), 1);
+var import_node_fs12 = require("node:fs");
+var import_node_path11 = __toESM(require("node:path"), 1);
 init_time();
 init_errors();
 
 // src/files/paths.ts
-var import_node_path9 = __toESM(require("node:path"), 1);
+var import_node_path10 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
 function assertSafeId(id, what) {
@@ -28219,75 +28384,75 @@ var lower = (id) => id.toLowerCase();
 var StatePaths = class {
   root;
   constructor(stateDir) {
-    this.root = import_node_path9.default.resolve(stateDir);
+    this.root = import_node_path10.default.resolve(stateDir);
   }
   epicDir(epicId) {
-    return import_node_path9.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
+    return import_node_path10.default.join(this.root, "epics", assertSafeId(epicId, "epic id"));
   }
   stateFile(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "state.yaml");
+    return import_node_path10.default.join(this.epicDir(epicId), "state.yaml");
   }
   watchdogJson(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.json");
+    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.json");
   }
   lockFile(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "watchdog.lock");
+    return import_node_path10.default.join(this.epicDir(epicId), "watchdog.lock");
   }
   requestsDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "requests");
+    return import_node_path10.default.join(this.epicDir(epicId), "requests");
   }
   /** Answers given with `dispatch-watchdog ack`, one file per key (outside requests/, which the orchestrator may clean). */
   acksDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "acks");
+    return import_node_path10.default.join(this.epicDir(epicId), "acks");
   }
   /** One marker per webhook notification (act/notify/). */
   notifyDir(epicId) {
-    return import_node_path9.default.join(this.epicDir(epicId), "notify");
+    return import_node_path10.default.join(this.epicDir(epicId), "notify");
   }
   dispatchLogDir() {
-    return import_node_path9.default.join(this.root, "dispatch-log");
+    return import_node_path10.default.join(this.root, "dispatch-log");
   }
   dispatchLog(utcDate2) {
-    return import_node_path9.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
+    return import_node_path10.default.join(this.dispatchLogDir(), `${utcDate2}.ndjson`);
   }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId) {
-    return import_node_path9.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
+    return import_node_path10.default.join(this.root, "observe", "history", `${assertSafeId(epicId, "epic id")}.json`);
   }
   activityDir() {
-    return import_node_path9.default.join(this.root, "activity");
+    return import_node_path10.default.join(this.root, "activity");
   }
   activityFile(agentOrSessionId) {
-    return import_node_path9.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
+    return import_node_path10.default.join(this.activityDir(), `${assertSafeId(agentOrSessionId, "agent or session id")}.ndjson`);
   }
   /** What the OTLP receiver keeps (docs/fleet.md): one event file per session, and hosts.json. */
   telemetryDir() {
-    return import_node_path9.default.join(this.root, "telemetry");
+    return import_node_path10.default.join(this.root, "telemetry");
   }
   telemetryFile(sessionId) {
-    return import_node_path9.default.join(this.telemetryDir(), `${assertSafeId(sessionId, "session id")}.ndjson`);
+    return import_node_path10.default.join(this.telemetryDir(), `${assertSafeId(sessionId, "session id")}.ndjson`);
   }
   telemetryHosts() {
-    return import_node_path9.default.join(this.telemetryDir(), "hosts.json");
+    return import_node_path10.default.join(this.telemetryDir(), "hosts.json");
   }
   checkpointDir(ticketId) {
-    return import_node_path9.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
+    return import_node_path10.default.join(this.root, "pipeline_checkpoints", assertSafeId(ticketId, "ticket id"));
   }
   checkpoint(ticketId, attempt) {
-    return import_node_path9.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return import_node_path10.default.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
   }
   frictionDir() {
-    return import_node_path9.default.join(this.root, "friction");
+    return import_node_path10.default.join(this.root, "friction");
   }
   frictionFile(utcDate2, ticketId) {
-    return import_node_path9.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
+    return import_node_path10.default.join(this.frictionDir(), `${utcDate2}-stall-escalation-${lower(assertSafeId(ticketId, "ticket id"))}.md`);
   }
   configFile() {
-    return import_node_path9.default.join(this.root, "watchdog.config.yaml");
+    return import_node_path10.default.join(this.root, "watchdog.config.yaml");
   }
   /** A path relative to the state dir, for messages and events. */
   relative(p) {
-    return import_node_path9.default.relative(this.root, p) || ".";
+    return import_node_path10.default.relative(this.root, p) || ".";
   }
 };
 var STATE_DIR_LAYOUT = [
@@ -28296,6 +28461,8 @@ var STATE_DIR_LAYOUT = [
   { in: "epic", name: "watchdog.lock", owner: "watchdog", prune: "finished_epic" },
   // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
   { in: "epic", name: "watchdog.lock.stale.*", owner: "watchdog", prune: "finished_epic" },
+  // The short mutex of a stale-lock takeover (journal/lock.ts), left by a watchdog killed mid-takeover.
+  { in: "epic", name: "watchdog.lock.takeover", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "requests", owner: "watchdog", prune: "finished_epic" },
   { in: "epic", name: "acks", owner: "watchdog", prune: "finished_epic" },
   // What the process, command and claude-team adapters keep: logs, prompts, step markers.
@@ -28415,21 +28582,21 @@ async function findFrictionNote(paths, ticketId, attempts) {
   const name = new RegExp(`^\\d{4}-\\d{2}-\\d{2}-stall-escalation-${escapeRegExp(assertSafeId(ticketId, "ticket id").toLowerCase())}(-attempt-\\d+)?\\.md$`);
   let entries;
   try {
-    entries = await import_node_fs10.promises.readdir(paths.frictionDir());
+    entries = await import_node_fs12.promises.readdir(paths.frictionDir());
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw e;
   }
   const marker = frictionMarker(ticketId, attempts);
   for (const entry of entries.filter((e) => name.test(e)).sort()) {
-    const file = import_node_path10.default.join(paths.frictionDir(), entry);
+    const file = import_node_path11.default.join(paths.frictionDir(), entry);
     if (await containsMarker(file, marker)) return file;
   }
   return void 0;
 }
 async function containsMarker(file, marker) {
   try {
-    return (await import_node_fs10.promises.readFile(file, "utf8")).includes(marker);
+    return (await import_node_fs12.promises.readFile(file, "utf8")).includes(marker);
   } catch (e) {
     if (e.code === "ENOENT") return false;
     throw e;
@@ -28437,9 +28604,9 @@ async function containsMarker(file, marker) {
 }
 function relativeEvidence(paths, input) {
   const rel = (p) => {
-    if (!import_node_path10.default.isAbsolute(p)) return p;
+    if (!import_node_path11.default.isAbsolute(p)) return p;
     const r = paths.relative(p);
-    return r.startsWith("..") ? p : r.split(import_node_path10.default.sep).join("/");
+    return r.startsWith("..") ? p : r.split(import_node_path11.default.sep).join("/");
   };
   return { dispatchLogs: input.evidencePaths.dispatchLogs.map(rel), checkpoints: input.evidencePaths.checkpoints.map(rel) };
 }
@@ -28447,7 +28614,7 @@ async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
   const existing = await findFrictionNote(paths, ticketId, attempts);
   if (existing) return existing;
   const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await import_node_fs10.promises.access(base).then(() => true, () => false);
+  const isTaken = await import_node_fs12.promises.access(base).then(() => true, () => false);
   return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
 }
 async function writeFrictionNote(paths, input, opts) {
@@ -28465,7 +28632,7 @@ async function writeFrictionNote(paths, input, opts) {
   });
 }
 function orphanNotePath(paths, runId, nowMs) {
-  return import_node_path10.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
+  return import_node_path11.default.join(paths.frictionDir(), `${utcDate(nowMs)}-orphaned-actions-${assertSafeId(runId, "run id")}.md`);
 }
 async function writeOrphanNote(paths, orphans, opts) {
   const file = orphanNotePath(paths, opts.runId, opts.nowMs);
@@ -28532,10 +28699,10 @@ async function escalateTicket(ctx, spec) {
 }
 
 // src/act/recovery/escalation-notice.ts
-var import_node_path11 = __toESM(require("node:path"), 1);
+var import_node_path12 = __toESM(require("node:path"), 1);
 init_time();
 function escalationNoticeFile(paths, epicId, key3) {
-  return import_node_path11.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
+  return import_node_path12.default.join(paths.requestsDir(epicId), `${keyToFileName(key3)}.escalation.json`);
 }
 async function writeEscalationNotice(ctx, spec, r) {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
@@ -28560,7 +28727,7 @@ async function writeEscalationNotice(ctx, spec, r) {
 }
 
 // src/act/recovery/retry-tracker.ts
-var import_node_path12 = __toESM(require("node:path"), 1);
+var import_node_path13 = __toESM(require("node:path"), 1);
 
 // src/act/recovery/spec.ts
 function taskOf(e, wave) {
@@ -28598,7 +28765,7 @@ async function retryFailedTrackers(ctx, opts) {
     const rec = ctx.history.actions.get(key3);
     if (!rec) continue;
     const spec = specFromRecord(rec, opts.wave);
-    const r = await moveToBlocked(ctx, spec, import_node_path12.default.join(ctx.paths.root, failed2.friction_path));
+    const r = await moveToBlocked(ctx, spec, import_node_path13.default.join(ctx.paths.root, failed2.friction_path));
     if (r.tracker === "failed") continue;
     const e = await ctx.log.append({
       event: "escalated_to_blocked",
@@ -28668,6 +28835,7 @@ function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecover
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => void 0) : void 0;
+  const transcriptPrompt = prior?.ok && prior.value.original_prompt ? void 0 : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
   const built = buildCheckpoint({
     epicId: ctx.epicId,
     task,
@@ -28678,7 +28846,8 @@ async function redispatchSteps(ctx, spec) {
     idleSeconds: spec.idleSeconds,
     nowMs: ctx.clock.nowMs(),
     previous: prior?.ok ? prior.value : void 0,
-    cwd: spec.cwd
+    cwd: spec.cwd,
+    transcriptPrompt
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint("after", "checkpoint");
@@ -28706,7 +28875,7 @@ async function redispatchSteps(ctx, spec) {
     detail: out.detail,
     ...out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {},
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
-    ...out.pid ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
+    ...out.pid && out.adapter === "process" ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {},
     ...out.requestPath ? { request_path: out.requestPath, ...out.answerBy ? { answer_by: out.answerBy } : {} } : {}
   });
 }
@@ -28959,7 +29128,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
     if (t.statusClass !== "in_flight" || t.lastOutput === void 0) return t;
     let before = seen.get(t.taskId);
     if (before === void 0 || before.text !== t.lastOutput) {
-      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs };
+      before = { text: t.lastOutput, changedAtMs: before === void 0 ? void 0 : nowMs, firstSeenMs: before?.firstSeenMs ?? nowMs };
       seen.set(t.taskId, before);
     }
     const { changedAtMs } = before;
@@ -28972,9 +29141,17 @@ function applyRowOutputProgress(wave, seen, nowMs) {
   });
   return { ...wave, tasks };
 }
+function rowsWithUnwatchedOutput(wave, seen, nowMs, watchMs) {
+  const out = /* @__PURE__ */ new Set();
+  for (const t of wave.tasks) {
+    const s = t.statusClass === "in_flight" && t.lastOutput !== void 0 ? seen.get(t.taskId) : void 0;
+    if (s && s.changedAtMs === void 0 && s.firstSeenMs !== void 0 && nowMs - s.firstSeenMs < watchMs) out.add(t.rowTaskId ?? t.taskId);
+  }
+  return out;
+}
 
 // src/act/friction/mass-stall-note.ts
-var import_node_path13 = __toESM(require("node:path"), 1);
+var import_node_path14 = __toESM(require("node:path"), 1);
 init_time();
 async function writeMassStallNote(paths, epicId, e, nowMs) {
   const text2 = [
@@ -28994,14 +29171,14 @@ async function writeMassStallNote(paths, epicId, e, nowMs) {
     "Check the host and the API quota before the redispatches add load; the dispatch log (mass_stall, mass_stall_escalated) has the timeline.",
     ""
   ].join("\n");
-  await createFileExclusive(import_node_path13.default.join(paths.root, e.friction_path), text2);
+  await createFileExclusive(import_node_path14.default.join(paths.root, e.friction_path), text2);
 }
 
 // src/act/recovery/acks.ts
-var import_node_fs11 = require("node:fs");
-var import_node_path14 = __toESM(require("node:path"), 1);
+var import_node_fs13 = require("node:fs");
+var import_node_path15 = __toESM(require("node:path"), 1);
 function ackFile(paths, epicId, key3) {
-  return import_node_path14.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
+  return import_node_path15.default.join(paths.acksDir(epicId), `${keyToFileName(key3)}.ack.json`);
 }
 async function writeAck(paths, epicId, key3, ack) {
   return createFileExclusive(ackFile(paths, epicId, key3), JSON.stringify({ key: key3, ...ack.taskId ? { task_id: ack.taskId } : {}, acked_at: ack.at }) + "\n");
@@ -29010,7 +29187,7 @@ async function readAcks(paths, epicId, keys) {
   const out = /* @__PURE__ */ new Map();
   for (const key3 of keys) {
     try {
-      const json = JSON.parse(await import_node_fs11.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
+      const json = JSON.parse(await import_node_fs13.promises.readFile(ackFile(paths, epicId, key3), "utf8"));
       out.set(key3, typeof json.task_id === "string" ? { taskId: json.task_id } : {});
     } catch {
     }
@@ -29071,6 +29248,7 @@ function mergeObservations(parts) {
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;
     if (p.cwd !== void 0 && (out.cwd === void 0 || p.source === "transcript")) out.cwd = p.cwd;
+    if (p.transcriptFile !== void 0) out.transcriptFile ??= p.transcriptFile;
     if (p.telemetry) out.telemetry = p.telemetry;
     if (p.isProcessAlive !== void 0) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== void 0) out.liveChildren = p.liveChildren;
@@ -29135,7 +29313,7 @@ function massStallNotePath(epicId, startMs) {
 function planCheck(verdicts, tasks, history, opts) {
   const acted = actedTaskIds(history);
   const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const judged2 = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
+  const judged = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
   const stalled = inFlight2.filter((v) => v.kind === "stalled");
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
@@ -29172,7 +29350,7 @@ function planCheck(verdicts, tasks, history, opts) {
   } else if (episode && opts.nowMs !== void 0) {
     events.push({ event: "mass_stall_ended", held_seconds: secs(opts.nowMs - episode.startMs) });
   }
-  for (const v of judged2) {
+  for (const v of judged) {
     const task = tasks.get(v.taskId);
     const isTarget = v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping;
     const decision = isTarget ? decide(v, task, history, opts, acted, isHeld) : void 0;
@@ -29208,7 +29386,7 @@ function planCheck(verdicts, tasks, history, opts) {
     }
   }
   if (opts.nowMs !== void 0) {
-    const c = planControls(judged2, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
+    const c = planControls(judged, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
   }
@@ -29321,7 +29499,7 @@ function keepUnchangedRows(before, after) {
 }
 
 // src/observe/read/settle.ts
-var import_node_fs12 = require("node:fs");
+var import_node_fs14 = require("node:fs");
 var import_promises3 = require("node:timers/promises");
 var DEFAULT_SETTLE = { intervalMs: 100, maxWaitMs: 2e3, restMs: 4e3 };
 async function fileSignature(file) {
@@ -29329,7 +29507,7 @@ async function fileSignature(file) {
 }
 async function statSignature(file) {
   try {
-    const s = await import_node_fs12.promises.stat(file, { bigint: true });
+    const s = await import_node_fs14.promises.stat(file, { bigint: true });
     const changedNs = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
     return {
       signature: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
@@ -29362,45 +29540,7 @@ async function waitForSettledFile(file, opts, mustRest = false) {
 init_errors();
 
 // src/observe/read/state-file-reader.ts
-var import_node_fs14 = require("node:fs");
-
-// src/files/pseudo-files.ts
-var import_node_fs13 = require("node:fs");
-var import_node_path15 = __toESM(require("node:path"), 1);
-var PSEUDO_ROOTS = ["/proc", "/sys", "/dev"];
-var rootDevices;
-function pseudoDevices() {
-  if (rootDevices) return rootDevices;
-  rootDevices = /* @__PURE__ */ new Set();
-  for (const root of ["/proc", "/sys"]) {
-    try {
-      rootDevices.add((0, import_node_fs13.statSync)(root).dev);
-    } catch {
-    }
-  }
-  return rootDevices;
-}
-function pseudoFileReason(file, dev) {
-  let real;
-  try {
-    real = import_node_fs13.realpathSync.native(import_node_path15.default.resolve(file));
-  } catch {
-    real = import_node_path15.default.resolve(file);
-  }
-  const root = PSEUDO_ROOTS.find((r) => real === r || real.startsWith(r + "/"));
-  if (root || dev !== void 0 && isPseudoDevice(dev)) return refusal(file, real, root);
-  return void 0;
-}
-function isPseudoDevice(dev) {
-  return pseudoDevices().has(dev);
-}
-function pseudoDeviceReason(file) {
-  return refusal(file, file, void 0);
-}
-function refusal(file, real, root) {
-  const where2 = real === import_node_path15.default.resolve(file) ? "" : ` (it resolves to ${real})`;
-  return `refusing to read ${file}${where2}: a ${root ?? "/proc or /sys"} file is no state file, config or transcript, and may hold secrets (a process's environment)`;
-}
+var import_node_fs15 = require("node:fs");
 
 // src/contracts/state-file.ts
 init_zod();
@@ -29475,6 +29615,18 @@ function normalizeTask(row, waveDispatchedAtMs) {
     raw: row
   };
 }
+function earlierOpenRows(waves, currentIds) {
+  const out = [];
+  for (const w of waves) {
+    const at2 = ms(w.dispatched_at);
+    for (const row of w.tasks) {
+      const t = normalizeTask(row, at2);
+      if (t.statusClass === "terminal" || currentIds.has(t.taskId) || out.some((o) => o.taskId === t.taskId)) continue;
+      out.push(t);
+    }
+  }
+  return out;
+}
 function normalizeStateFile(file, fileName) {
   let wave;
   if (file.current_wave) {
@@ -29485,13 +29637,15 @@ function normalizeStateFile(file, fileName) {
     const at2 = ms(file.dispatched_at);
     wave = { shape: "wave_tasks", dispatchedAtMs: at2, tasks: file.wave_tasks.map((t) => normalizeTask(t, at2)) };
   } else if (file.waves) {
-    const open2 = [...file.waves].reverse().find((w) => !w.completed_at);
+    const openWaves = file.waves.filter((w) => !w.completed_at);
+    const open2 = openWaves.at(-1);
     const at2 = ms(open2?.dispatched_at);
+    const tasks = open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [];
     wave = {
       shape: "waves",
       waveId: open2?.wave_id == null ? void 0 : String(open2.wave_id),
       dispatchedAtMs: at2,
-      tasks: open2 ? open2.tasks.map((t) => normalizeTask(t, at2)) : [],
+      tasks: [...earlierOpenRows(openWaves.slice(0, -1), new Set(tasks.map((t) => t.taskId))), ...tasks],
       ...open2 || file.waves.length === 0 ? {} : { isEveryWaveCompleted: true }
     };
   } else {
@@ -29595,7 +29749,7 @@ var StateFileReader = class {
   async read(file, epicId) {
     let stat;
     try {
-      stat = await import_node_fs14.promises.stat(file);
+      stat = await import_node_fs15.promises.stat(file);
     } catch (e) {
       this.cache.delete(file);
       throw statError(e, file, epicId);
@@ -29617,7 +29771,7 @@ var StateFileReader = class {
     if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
     let text2;
     try {
-      text2 = await import_node_fs14.promises.readFile(file, "utf8");
+      text2 = await import_node_fs15.promises.readFile(file, "utf8");
     } catch (e) {
       throw statError(e, file, epicId);
     }
@@ -29891,6 +30045,7 @@ async function judge(env, read3, nowMs) {
   const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
   const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
+  const context = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])) };
   for (const task of wave.tasks) {
     let obs;
     let verdict;
@@ -29898,15 +30053,15 @@ async function judge(env, read3, nowMs) {
     if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
     } else {
       const last = observed.get(task.taskId);
       const reused = reuseObservation(last, task, env.observers, nowMs);
       obs = reused ?? await observeAfresh(task);
-      verdict = assess(task, obs, opts.policy, nowMs);
+      verdict = assess(task, obs, opts.policy, nowMs, context);
       if (reused && verdict.kind !== "healthy" && !reuseObservation(last, task, env.observers, nowMs, true)) {
         obs = await observeAfresh(task);
-        verdict = assess(task, obs, opts.policy, nowMs);
+        verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }
     observations.set(task.taskId, obs);
@@ -29916,9 +30071,11 @@ async function judge(env, read3, nowMs) {
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  const plan = planFor(env, wave, verdicts, nowMs, guarded.held);
+  const unwatched = opts.isOnce ? void 0 : rowsWithUnwatchedOutput(wave, env.rowOutputs, nowMs, opts.checkIntervalSeconds * 1e3);
+  const held = unwatched?.size ? /* @__PURE__ */ new Set([...guarded.held, ...unwatched]) : guarded.held;
+  const plan = planFor(env, wave, verdicts, nowMs, held);
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
-  return { wave, observations, verdicts, plan, saysDone, guarded };
+  return { wave, observations, verdicts, plan, saysDone, guarded, held };
 }
 var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
 var MAX_TORN_REPORTS = 10;
@@ -29948,14 +30105,14 @@ async function runCheck(env, nowMs) {
       const next = await readSettled(env.paths, opts.epicId, env.settle, !env.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error };
       requestEvents ??= await settleRequestLifecycle(env, next.wave, nowMs);
-      const judged2 = await judge(env, next.wave, nowMs);
+      const judged = await judge(env, next.wave, nowMs);
       earlier = current;
-      current = judged2;
+      current = judged;
       if (earlier || !needsSecondRead(current, previous)) break;
     }
   }
   const { wave, verdicts } = current;
-  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.guarded.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
+  const plan = earlier ? planFor(env, wave, verdicts, nowMs, current.held, new Set(earlier.plan.actions.map((a) => a.key))) : current.plan;
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
@@ -30085,7 +30242,7 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
 }
 
 // src/act/notify/notifier.ts
-var import_node_fs15 = require("node:fs");
+var import_node_fs16 = require("node:fs");
 var import_node_path16 = __toESM(require("node:path"), 1);
 init_time();
 
@@ -30265,7 +30422,7 @@ var Notifier = class {
   }
   async readMarker(key3) {
     try {
-      return parseMarker(NotifyRecordSchema, await import_node_fs15.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
+      return parseMarker(NotifyRecordSchema, await import_node_fs16.promises.readFile(this.markerFile(key3), "utf8")) ?? "unreadable";
     } catch (e) {
       if (e.code === "ENOENT") return "absent";
       throw e;
@@ -30388,7 +30545,7 @@ var import_node_path25 = __toESM(require("node:path"), 1);
 var import_node_path23 = __toESM(require("node:path"), 1);
 
 // src/observe/read/find-transcript.ts
-var import_node_fs16 = require("node:fs");
+var import_node_fs17 = require("node:fs");
 var import_node_os3 = __toESM(require("node:os"), 1);
 var import_node_path17 = __toESM(require("node:path"), 1);
 function resolveProjectsDir(opts = {}) {
@@ -30417,7 +30574,7 @@ var part = (v) => v === void 0 ? "" : v;
 var keyOf = (q) => `${part(q.transcriptPath)}\0${part(q.agentTranscriptPath)}\0${part(q.sessionTranscriptPath)}\0${part(q.sessionId)}\0${part(q.agentId)}`;
 var exists2 = (p) => {
   try {
-    return (0, import_node_fs16.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
+    return (0, import_node_fs17.statSync)(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -30458,7 +30615,7 @@ var TranscriptFinder = class {
     this.statCalls++;
     let stamp;
     try {
-      stamp = (0, import_node_fs16.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
+      stamp = (0, import_node_fs17.statSync)(this.projectsDir, { bigint: true, throwIfNoEntry: false })?.mtimeNs;
     } catch {
       stamp = void 0;
     }
@@ -30518,7 +30675,7 @@ var TranscriptFinder = class {
   async scanSessions(dirs, agentId) {
     for (const dir of dirs) {
       this.statCalls++;
-      const entries = await import_node_fs16.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+      const entries = await import_node_fs17.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
       for (const e of entries) {
         if (!e.isDirectory()) continue;
         const file = import_node_path17.default.join(dir, e.name, "subagents", `agent-${agentId}.jsonl`);
@@ -30531,7 +30688,7 @@ var TranscriptFinder = class {
     const stamp = this.stamp(nowMs);
     if (this.projects && nowMs - this.projects.atMs < (this.opts.listTtlMs ?? 6e4) && this.projects.stamp === stamp) return this.projects.dirs;
     this.statCalls++;
-    const entries = await import_node_fs16.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
+    const entries = await import_node_fs17.promises.readdir(this.projectsDir, { withFileTypes: true }).catch(() => []);
     const dirs = entries.filter((e) => e.isDirectory()).map((e) => import_node_path17.default.join(this.projectsDir, e.name));
     this.projects = { dirs, atMs: nowMs, stamp };
     return dirs;
@@ -30539,7 +30696,7 @@ var TranscriptFinder = class {
 };
 
 // src/observe/read/hook-activity.ts
-var import_node_fs19 = require("node:fs");
+var import_node_fs20 = require("node:fs");
 var import_node_path18 = __toESM(require("node:path"), 1);
 
 // src/contracts/observe-store.ts
@@ -30585,7 +30742,7 @@ var PrefixIdsFileSchema = looseObject({
 }).meta({ title: "PrefixIdsFile", description: "observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names." });
 
 // src/observe/parse/records/family.ts
-var isRec = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+var isRec2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) ? v : void 0;
 var rowOf = (table, key3) => typeof key3 === "string" && Object.hasOwn(table, key3) ? table[key3] : void 0;
@@ -30593,7 +30750,7 @@ var NO_MARKS = Object.freeze({});
 function contentText(content) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => isRec(b) ? str(b.text) ?? "" : "").join("\n");
+  return content.map((b) => isRec2(b) ? str(b.text) ?? "" : "").join("\n");
 }
 
 // src/observe/parse/tool-input-summary.ts
@@ -30741,7 +30898,7 @@ function applyTeammateMessages(s, text2, atMs) {
     let msg;
     try {
       const parsed = body.startsWith("{") ? JSON.parse(body) : void 0;
-      msg = isRec(parsed) ? parsed : void 0;
+      msg = isRec2(parsed) ? parsed : void 0;
     } catch {
       msg = void 0;
     }
@@ -30754,7 +30911,7 @@ function applyTeammateMessages(s, text2, atMs) {
   }
 }
 function applySendMessage(s, input, atMs) {
-  const message = isRec(input.message) ? input.message : void 0;
+  const message = isRec2(input.message) ? input.message : void 0;
   const type = str(input.type) ?? str(message?.type);
   if (type?.startsWith("shutdown_")) return;
   const to = str(input.recipient) ?? str(input.to);
@@ -30782,10 +30939,10 @@ function apiFailure(rec, message, text2) {
   return { status, kind, text: excerpt(text2.trim(), ERROR_MAX_CHARS) };
 }
 function applyAssistant(s, rec, atMs) {
-  const message = isRec(rec.message) ? rec.message : {};
+  const message = isRec2(rec.message) ? rec.message : {};
   if (atMs !== void 0) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
   const content = Array.isArray(message.content) ? message.content : [];
-  const text2 = content.map((b) => isRec(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
+  const text2 = content.map((b) => isRec2(b) && b.type === "text" ? str(b.text) ?? "" : "").join("\n");
   const failure2 = apiFailure(rec, message, text2);
   s.apiError = failure2 && { ...failure2, atMs };
   const tail = s.tail;
@@ -30798,14 +30955,14 @@ function applyAssistant(s, rec, atMs) {
     }
   }
   for (const block of content) {
-    if (!isRec(block)) continue;
+    if (!isRec2(block)) continue;
     if (block.type === "text" && typeof block.text === "string" && block.text.trim() !== "") {
       s.lastOutput = excerpt(block.text);
       s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
     } else if (block.type === "tool_use" && typeof block.name === "string") {
       s.finalTextMs = void 0;
       const facts = summarizeToolInput(block.name, block.input);
-      const input = isRec(block.input) ? block.input : {};
+      const input = isRec2(block.input) ? block.input : {};
       const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== void 0);
       if (block.name === "TeamCreate") s.isTeamKnown = true;
       if (block.name === "SendMessage") applySendMessage(s, input, atMs);
@@ -30855,10 +31012,10 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
   }
 }
 function noteChildCall(call, data, atMs) {
-  const m = isRec(data.message) ? data.message : {};
-  const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
+  const m = isRec2(data.message) ? data.message : {};
+  const content = isRec2(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
   for (const b of content) {
-    if (!isRec(b)) continue;
+    if (!isRec2(b)) continue;
     if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
       call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
     } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
@@ -30870,7 +31027,7 @@ var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
   agent_progress: applyAgentProgress
 };
-var dataOf = (rec) => isRec(rec.data) ? rec.data : {};
+var dataOf = (rec) => isRec2(rec.data) ? rec.data : {};
 var PROGRESS = {
   isSession: true,
   isHarnessNote: false,
@@ -30956,7 +31113,7 @@ var RESULT = {
 
 // src/observe/parse/records/system.ts
 function applyRetry(s, rec, { atMs }) {
-  const err = isRec(rec.error) ? rec.error : {};
+  const err = isRec2(rec.error) ? rec.error : {};
   s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
 }
 function applyStreamRetry(s, rec, { atMs }) {
@@ -30969,7 +31126,7 @@ function applyTaskRecord(s, rec, { atMs }) {
     return;
   }
   const id = str(rec.task_id);
-  const status = rec.subtype === "task_updated" ? isRec(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
+  const status = rec.subtype === "task_updated" ? isRec2(rec.patch) ? str(rec.patch.status) : void 0 : str(rec.status);
   const toolUseId = str(rec.tool_use_id);
   if (id && status && status !== "running" && status !== "pending") updateTask(s, { id, kind: "unknown", status, atMs, ...toolUseId ? { toolUseId } : {} }, true);
 }
@@ -30985,7 +31142,7 @@ var SYSTEM_SUBTYPES = {
   api_retry: { actor: "agent", apply: applyStreamRetry },
   compact_boundary: {
     actor: "agent",
-    marks: (rec) => ({ compact: isRec(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
+    marks: (rec) => ({ compact: isRec2(rec.compactMetadata) && rec.compactMetadata.trigger === "manual" ? "manual" : "auto" }),
     apply: (s, _rec, { atMs }) => {
       s.compactedAtMs = atMs;
     }
@@ -31019,22 +31176,22 @@ function isLocalCommandText(text2) {
 }
 function firstText(message) {
   const c = message.content;
-  return typeof c === "string" ? c : Array.isArray(c) && isRec(c[0]) ? str(c[0].text) : void 0;
+  return typeof c === "string" ? c : Array.isArray(c) && isRec2(c[0]) ? str(c[0].text) : void 0;
 }
 var isInterruption = (message) => firstText(message)?.startsWith("[Request interrupted by user") ?? false;
 var isLocalCommand = (message) => isLocalCommandText(firstText(message) ?? "");
 function isTeammateMessage(message) {
   const c = message.content;
-  const hasResult = Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result");
+  const hasResult = Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result");
   return !hasResult && contentText(c).includes("<teammate-message");
 }
 function userActor(rec) {
-  const message = isRec(rec.message) ? rec.message : void 0;
+  const message = isRec2(rec.message) ? rec.message : void 0;
   if (message && isInterruption(message)) return "interrupt";
   if (rec.isMeta === true) return "harness";
   if (rec.isCompactSummary === true) return "agent";
   const c = message?.content;
-  if (Array.isArray(c) && c.some((b) => isRec(b) && b.type === "tool_result")) return "agent";
+  if (Array.isArray(c) && c.some((b) => isRec2(b) && b.type === "tool_result")) return "agent";
   const text2 = contentText(c);
   if (text2.includes("<task-notification>") || text2.includes("<bash-notification>") || text2.includes("<agent-notification>")) return "harness";
   if (text2.includes("<teammate-message")) return "harness";
@@ -31066,7 +31223,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   const teammateId = result.status === "teammate_spawned" ? str(result.agent_id) ?? str(result.teammate_id) : void 0;
   if (teammateId) trackTask(s, { id: teammateId, kind: "teammate", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
   if (agentId && result.status === "async_launched") trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, ...resultFor ? { toolUseId: resultFor } : {} });
-  const task = isRec(result.task) ? result.task : void 0;
+  const task = isRec2(result.task) ? result.task : void 0;
   const taskId = str(task?.task_id);
   if (taskId && typeof task?.status === "string") updateTask(s, { id: taskId, kind: "unknown", status: task.status, atMs });
   const shellId = str(result.shellId);
@@ -31075,7 +31232,7 @@ function applyToolUseResult(s, result, atMs, resultFor) {
   if (killed && /kill/i.test(str(result.message) ?? "")) trackTask(s, { id: killed, kind: "bash", status: "killed", atMs });
 }
 function applyUser(s, rec, { atMs, actor, marks }) {
-  const message = isRec(rec.message) ? rec.message : {};
+  const message = isRec2(rec.message) ? rec.message : {};
   if (actor === "human" && !marks.isLocalCommand || marks.isTeamWake) {
     s.apiError = void 0;
     s.finalTextMs = void 0;
@@ -31084,20 +31241,20 @@ function applyUser(s, rec, { atMs, actor, marks }) {
   if (typeof message.content === "string") applyDeliveredText(s, message.content, atMs);
   else if (Array.isArray(message.content)) {
     for (const block of message.content) {
-      if (isRec(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
-      if (!isRec(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
+      if (isRec2(block) && block.type === "text" && typeof block.text === "string") applyDeliveredText(s, block.text, atMs);
+      if (!isRec2(block) || block.type !== "tool_result" || typeof block.tool_use_id !== "string") continue;
       applyToolResult(s, block, block.tool_use_id, atMs);
       resultFor ??= block.tool_use_id;
     }
   }
   if (rec.isCompactSummary === true && atMs !== void 0) s.compactedAtMs = atMs;
-  if (isRec(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
+  if (isRec2(rec.toolUseResult)) applyToolUseResult(s, rec.toolUseResult, atMs, resultFor);
 }
 var USER = {
   isSession: true,
   isHarnessNote: false,
   actor: userActor,
-  marks: (rec) => isRec(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
+  marks: (rec) => isRec2(rec.message) ? { isLocalCommand: isLocalCommand(rec.message), isTeamWake: isTeammateMessage(rec.message) } : {},
   apply: applyUser
 };
 
@@ -31175,7 +31332,7 @@ function applyTurn(s, rec, at2, family, { atMs, actor, marks }) {
 
 // src/observe/parse/parse-transcript-record.ts
 function applyTranscriptRecord(s, rec, at2) {
-  if (!isRec(rec) || typeof rec.type !== "string") return;
+  if (!isRec2(rec) || typeof rec.type !== "string") return;
   s.records++;
   const ts = str(rec.timestamp);
   const parsed = ts === void 0 ? NaN : Date.parse(ts);
@@ -31190,7 +31347,7 @@ function applyTranscriptRecord(s, rec, at2) {
   family.apply(s, rec, ctx);
 }
 function recordActor(rec) {
-  return isRec(rec) ? familyOf(rec.type).actor(rec) : "harness";
+  return isRec2(rec) ? familyOf(rec.type).actor(rec) : "harness";
 }
 
 // src/observe/parse/parse-transcript.ts
@@ -31433,7 +31590,7 @@ function inheritSessionPrompt(session, agent) {
 }
 
 // src/observe/read/tail-store.ts
-var import_node_fs17 = require("node:fs");
+var import_node_fs18 = require("node:fs");
 var HEADER = JSON.stringify(STORE_HEADER);
 var COMPACT_FACTOR = 4;
 var COMPACT_SLACK_BYTES = 64 * 1024;
@@ -31464,7 +31621,7 @@ var TailStore = class {
     const out = /* @__PURE__ */ new Map();
     let text2;
     try {
-      text2 = await import_node_fs17.promises.readFile(this.file, "utf8");
+      text2 = await import_node_fs18.promises.readFile(this.file, "utf8");
     } catch {
       this.disk = void 0;
       return out;
@@ -31590,7 +31747,7 @@ function parseJson(text2) {
 }
 
 // src/observe/read/tail-file.ts
-var import_node_fs18 = require("node:fs");
+var import_node_fs19 = require("node:fs");
 
 // src/observe/parse/line-splitter.ts
 function createLineSplitter(offset, opts = {}) {
@@ -31672,7 +31829,7 @@ var TailReader = class {
     if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
     this.notes?.beforeStat(file);
     try {
-      const st = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
+      const st = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
       if (st === void 0 || !st.isFile() || !isUnchanged(prev, st)) return void 0;
     } catch {
       return void 0;
@@ -31685,7 +31842,7 @@ var TailReader = class {
     let pre;
     this.notes?.beforeStat(file);
     try {
-      pre = (0, import_node_fs18.statSync)(file, { throwIfNoEntry: false });
+      pre = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
@@ -31698,14 +31855,14 @@ var TailReader = class {
     }
     let fd;
     try {
-      fd = (0, import_node_fs18.openSync)(file, import_node_fs18.constants.O_RDONLY | import_node_fs18.constants.O_NONBLOCK);
+      fd = (0, import_node_fs19.openSync)(file, import_node_fs19.constants.O_RDONLY | import_node_fs19.constants.O_NONBLOCK);
       this.opens++;
     } catch (e) {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
-      const st = (0, import_node_fs18.fstatSync)(fd);
+      const st = (0, import_node_fs19.fstatSync)(fd);
       if (!st.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
       if (isPseudoDevice(st.dev)) return { ok: false, code: "EPSEUDO", reason: pseudoDeviceReason(file) };
       let reset;
@@ -31721,7 +31878,7 @@ var TailReader = class {
       const s = pos.splitter;
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
-        const bytesRead = (0, import_node_fs18.readSync)(fd, this.buf, 0, want, s.fedTo);
+        const bytesRead = (0, import_node_fs19.readSync)(fd, this.buf, 0, want, s.fedTo);
         if (bytesRead === 0) break;
         this.bytesRead += bytesRead;
         feedLines(s, this.buf.subarray(0, bytesRead), this.opts.maxLineBytes, h);
@@ -31741,7 +31898,7 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: read failed (${code}: ${e.message})` };
     } finally {
-      (0, import_node_fs18.closeSync)(fd);
+      (0, import_node_fs19.closeSync)(fd);
     }
   }
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */
@@ -31754,7 +31911,7 @@ var TailReader = class {
   continuesAt(fd, s) {
     if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
     const one = Buffer.alloc(1);
-    const bytesRead = (0, import_node_fs18.readSync)(fd, one, 0, 1, s.fedTo - 1);
+    const bytesRead = (0, import_node_fs19.readSync)(fd, one, 0, 1, s.fedTo - 1);
     this.bytesRead += bytesRead;
     return bytesRead === 1 && one[0] === 10;
   }
@@ -31990,13 +32147,13 @@ function createHookActivityReader(paths, reader, opts) {
      * progress line names. Lists the directory: only for that rare case.
      */
     async sessionChildren(sessionId, sinceMs, except, nowMs, max = 8) {
-      const names = await import_node_fs19.promises.readdir(paths.activityDir()).catch(() => []);
+      const names = await import_node_fs20.promises.readdir(paths.activityDir()).catch(() => []);
       const fresh = [];
       for (const n of names) {
         const id = n.endsWith(".ndjson") ? n.slice(0, -".ndjson".length) : "";
         if (!AGENT_TASK_ID.test(id) || except.has(id)) continue;
         const file = import_node_path18.default.join(paths.activityDir(), n);
-        const st = await import_node_fs19.promises.stat(file).catch(() => void 0);
+        const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
         if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ id, file, mtimeMs: st.mtimeMs });
       }
       const out = [];
@@ -32033,7 +32190,7 @@ var DirListing = class {
   }
   refresh() {
     try {
-      const st = (0, import_node_fs19.statSync)(this.dir, { throwIfNoEntry: false });
+      const st = (0, import_node_fs20.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
         this.names = /* @__PURE__ */ new Set();
         this.key = void 0;
@@ -32043,7 +32200,7 @@ var DirListing = class {
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
-      this.names = new Set((0, import_node_fs19.readdirSync)(this.dir));
+      this.names = new Set((0, import_node_fs20.readdirSync)(this.dir));
       this.key = key3;
     } catch {
       this.names = void 0;
@@ -32053,7 +32210,7 @@ var DirListing = class {
 };
 
 // src/observe/read/telemetry.ts
-var import_node_fs20 = require("node:fs");
+var import_node_fs21 = require("node:fs");
 var import_node_path19 = __toESM(require("node:path"), 1);
 
 // src/contracts/telemetry.ts
@@ -32171,13 +32328,13 @@ function createTelemetryReader(paths, reader, opts) {
   let hostsRead;
   const readHosts = async () => {
     const file = paths.telemetryHosts();
-    const st = await import_node_fs20.promises.stat(file).catch(() => void 0);
+    const st = await import_node_fs21.promises.stat(file).catch(() => void 0);
     const key3 = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : "";
     if (hosts?.key === key3) return hosts.doc;
     let doc;
     if (st) {
       try {
-        const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs20.promises.readFile(file, "utf8")));
+        const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs21.promises.readFile(file, "utf8")));
         doc = parsed.success ? parsed.data : void 0;
       } catch {
         doc = void 0;
@@ -32287,7 +32444,7 @@ function observeTranscript(state, facts = {}, children = []) {
 }
 
 // src/observe/read/child-transcripts.ts
-var import_node_fs21 = require("node:fs");
+var import_node_fs22 = require("node:fs");
 var import_node_path20 = __toESM(require("node:path"), 1);
 var CHILDREN_MAX = 8;
 var SLACK_MS = 5e3;
@@ -32300,7 +32457,7 @@ var heads = /* @__PURE__ */ new Map();
 async function readHead(file) {
   const hit = heads.get(file);
   if (hit) return hit;
-  const fh = await import_node_fs21.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs22.promises.open(file, "r").catch(() => void 0);
   if (!fh) return {};
   const head = {};
   try {
@@ -32328,10 +32485,10 @@ function childDirs(file, sessionId) {
 async function listChildren(dirs, sinceMs) {
   const fresh = [];
   for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]]) {
-    const names = await import_node_fs21.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs22.promises.readdir(dir).catch(() => []);
     for (const n of names) {
       if (!isChildName(n)) continue;
-      const st = await import_node_fs21.promises.stat(import_node_path20.default.join(dir, n)).catch(() => void 0);
+      const st = await import_node_fs22.promises.stat(import_node_path20.default.join(dir, n)).catch(() => void 0);
       if (st?.isFile() && st.mtimeMs >= sinceMs) fresh.push({ file: import_node_path20.default.join(dir, n), mtimeMs: st.mtimeMs, isFlat });
     }
   }
@@ -32381,11 +32538,11 @@ async function readWaitedChildren(transcripts, file, state, nowMs) {
 var launchCache = /* @__PURE__ */ new Map();
 var LAUNCH_CACHE_MAX = 256;
 async function launchesIn(file, maxBytes) {
-  const st = await import_node_fs21.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs22.promises.stat(file).catch(() => void 0);
   if (!st?.isFile()) return void 0;
   const hit = launchCache.get(file);
   if (hit && hit.ino === st.ino && hit.size === st.size) return hit;
-  const fh = await import_node_fs21.promises.open(file, "r").catch(() => void 0);
+  const fh = await import_node_fs22.promises.open(file, "r").catch(() => void 0);
   if (!fh) return void 0;
   try {
     const start = Math.max(0, st.size - maxBytes);
@@ -32409,13 +32566,13 @@ async function launchesIn(file, maxBytes) {
 }
 
 // src/observe/read/change-notes.ts
-var import_node_fs22 = require("node:fs");
+var import_node_fs23 = require("node:fs");
 var import_node_path21 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e3;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
-var defaultWatch = (dir, listener) => (0, import_node_fs22.watch)(dir, { persistent: false }, listener);
+var defaultWatch = (dir, listener) => (0, import_node_fs23.watch)(dir, { persistent: false }, listener);
 var ChangeNotes = class {
   dirs = /* @__PURE__ */ new Map();
   notes = /* @__PURE__ */ new Map();
@@ -32620,7 +32777,7 @@ function resolvePolicy(config2, timeoutSeconds) {
 }
 
 // src/observe/read/prefix-ids.ts
-var import_node_fs23 = require("node:fs");
+var import_node_fs24 = require("node:fs");
 var OVERLAP = 512;
 var FILES_MAX = 1024;
 var PrefixIds = class {
@@ -32658,7 +32815,7 @@ var PrefixIds = class {
     if (!this.file) return;
     let text2;
     try {
-      text2 = await import_node_fs23.promises.readFile(this.file, "utf8");
+      text2 = await import_node_fs24.promises.readFile(this.file, "utf8");
     } catch {
       return;
     }
@@ -32676,12 +32833,12 @@ var PrefixIds = class {
   }
   async idsOf(file, from) {
     await (this.loading ??= this.load());
-    const pre = (0, import_node_fs23.statSync)(file, { throwIfNoEntry: false });
+    const pre = (0, import_node_fs24.statSync)(file, { throwIfNoEntry: false });
     const had = this.scanned.get(file);
     if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
     let handle;
     try {
-      handle = await import_node_fs23.promises.open(file, "r");
+      handle = await import_node_fs24.promises.open(file, "r");
     } catch {
       return void 0;
     }
@@ -32804,6 +32961,7 @@ function createClaudeObserver(opts) {
     const seen = observeTranscript(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : void 0, nowMs }, children);
     const part2 = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
     part2.contradictions = transcriptContradictions(r.state, task, found.location.path);
+    part2.transcriptFile = found.location.path;
     const flatParent = r.state.sessionId && import_node_path23.default.join(import_node_path23.default.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
     const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : void 0);
     if (task.agentId && parentPath && parentPath !== found.location.path && !part2.finished) {
@@ -32916,7 +33074,7 @@ function createClaudeObserver(opts) {
 }
 
 // src/observe/read/process-observer.ts
-var import_node_fs25 = require("node:fs");
+var import_node_fs26 = require("node:fs");
 var import_node_path24 = __toESM(require("node:path"), 1);
 
 // src/contracts/claude-session.ts
@@ -32955,13 +33113,13 @@ function processPart(track) {
 
 // src/observe/read/process-sample.ts
 var import_node_child_process4 = require("node:child_process");
-var import_node_fs24 = require("node:fs");
+var import_node_fs25 = require("node:fs");
 var DEFAULT_API_PORT = 443;
 var CHILDREN_MAX2 = 64;
 var SS_TIMEOUT_MS = 2e3;
 var readText = (file) => {
   try {
-    return (0, import_node_fs24.readFileSync)(file, "utf8");
+    return (0, import_node_fs25.readFileSync)(file, "utf8");
   } catch {
     return void 0;
   }
@@ -32979,7 +33137,7 @@ function liveDescendants(pid) {
     const p = queue.shift();
     let tids;
     try {
-      tids = (0, import_node_fs24.readdirSync)(`/proc/${p}/task`);
+      tids = (0, import_node_fs25.readdirSync)(`/proc/${p}/task`);
     } catch {
       continue;
     }
@@ -33097,14 +33255,14 @@ function createProcessObserver(opts = {}) {
     listedAtMs = nowMs;
     let names = [];
     try {
-      names = (0, import_node_fs25.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
+      names = (0, import_node_fs26.readdirSync)(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
     } catch {
       return void 0;
     }
     for (const n of names) {
       let json;
       try {
-        json = JSON.parse((0, import_node_fs25.readFileSync)(import_node_path24.default.join(opts.sessionsDir, n), "utf8"));
+        json = JSON.parse((0, import_node_fs26.readFileSync)(import_node_path24.default.join(opts.sessionsDir, n), "utf8"));
       } catch {
         continue;
       }
@@ -33427,7 +33585,7 @@ function otlpOption(cmd) {
 init_exit_codes();
 
 // src/options.ts
-var import_node_fs26 = require("node:fs");
+var import_node_fs27 = require("node:fs");
 var import_node_path26 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
@@ -33502,7 +33660,7 @@ function existingStateDir(flag, env, cwd) {
   const dir = resolveStateDir(flag, env, cwd);
   let isDir2;
   try {
-    isDir2 = (0, import_node_fs26.statSync)(dir).isDirectory();
+    isDir2 = (0, import_node_fs27.statSync)(dir).isDirectory();
   } catch {
     isDir2 = void 0;
   }
@@ -33532,17 +33690,17 @@ function readFailure(e, file) {
 var MAX_CONFIG_BYTES = 1024 * 1024;
 async function loadConfig(flag, stateDir, cwd) {
   const file = flag ? import_node_path26.default.resolve(cwd, flag) : import_node_path26.default.join(stateDir, "watchdog.config.yaml");
-  if (!flag && !(0, import_node_fs26.existsSync)(file)) return { config: {} };
+  if (!flag && !(0, import_node_fs27.existsSync)(file)) return { config: {} };
   let text2;
   try {
-    const st = await import_node_fs26.promises.stat(file);
+    const st = await import_node_fs27.promises.stat(file);
     if (!st.isFile()) throw new InputError("unreadable_file", "the config file is not a regular file.", { location: { file } });
     const pseudo = pseudoFileReason(file, st.dev);
     if (pseudo) throw new InputError("unreadable_file", `${pseudo}.`, { location: { file }, hint: "Point --config at a watchdog.config.yaml (a plain file)." });
     if (st.size > MAX_CONFIG_BYTES) {
       throw new InputError("unreadable_file", `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: "Point --config at watchdog.config.yaml (a few hundred bytes)." });
     }
-    text2 = await import_node_fs26.promises.readFile(file, "utf8");
+    text2 = await import_node_fs27.promises.readFile(file, "utf8");
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw readFailure(e, file);
@@ -33933,7 +34091,7 @@ function frameRows(f) {
     t.task_id,
     t.ticket_id,
     verdictText(t, f),
-    idleNow(t, f) === null ? "-" : `${fmtSecs(idleNow(t, f))} / ${fmtSecs(t.effective_timeout_seconds)}`,
+    idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === "stalled"),
     t.verdict === "terminal" || t.verdict === "blocked" ? "-" : idleBar(idleNow(t, f), t.effective_timeout_seconds),
     t.verdict === "healthy" ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : "-",
     f.requests.get(t.task_id)?.join(",") || "-",
@@ -34057,6 +34215,7 @@ function createWatchView(out, o) {
   }
   const seen = [];
   const escalated = /* @__PURE__ */ new Set();
+  let isFinished = false;
   return {
     event(e) {
       seen.push(e);
@@ -34065,7 +34224,12 @@ function createWatchView(out, o) {
       const line = renderEvent(e);
       if (!o.terminal.isTty) return plain(line, Date.parse(e.timestamp_utc));
       feed.push(line);
-      if (frame) redraw();
+      if (frame && !isFinished) redraw();
+    },
+    note(line, atMs) {
+      if (!o.terminal.isTty) return plain(line, atMs);
+      feed.push(line);
+      if (frame && !isFinished) redraw();
     },
     result(r) {
       if (!r.ok) return queue;
@@ -34086,7 +34250,7 @@ function createWatchView(out, o) {
     },
     flush: () => queue,
     tick(nowMs) {
-      if (!o.terminal.isTty || !frame || nowMs <= frame.nowMs) return;
+      if (!o.terminal.isTty || !frame || isFinished || nowMs <= frame.nowMs) return;
       frame = { ...frame, nowMs };
       redraw();
     },
@@ -34094,6 +34258,7 @@ function createWatchView(out, o) {
       const text2 = `${reason === "wave_complete" ? "wave complete" : `stopped (${reason})`}: ${summaryLine(summarizeWave(seen))}`;
       for (const line of wrap(text2, Math.max(40, (o.terminal.columns() ?? 100) - 1), "  ")) out.out(line + "\n");
       drawn = 0;
+      isFinished = true;
     }
   };
 }
@@ -34103,7 +34268,7 @@ init_exit_codes();
 init_format();
 
 // src/journal/dispatch-log.ts
-var import_node_fs27 = require("node:fs");
+var import_node_fs28 = require("node:fs");
 var import_node_path27 = __toESM(require("node:path"), 1);
 var import_node_readline = require("node:readline");
 init_events();
@@ -34195,7 +34360,7 @@ async function readDispatchLog(paths, filter) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs27.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
+    names = (await import_node_fs28.promises.readdir(dir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n)).sort();
   } catch (e) {
     if (e.code === "ENOENT") return { events: [], diagnostics: [] };
     throw e;
@@ -34211,8 +34376,8 @@ async function readDispatchLog(paths, filter) {
 }
 async function readLogFile(file) {
   const out = { events: [], diagnostics: [] };
-  const stat = await import_node_fs27.promises.stat(file);
-  const stream = (0, import_node_fs27.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
+  const stat = await import_node_fs28.promises.stat(file);
+  const stream = (0, import_node_fs28.createReadStream)(file, { encoding: "utf8", start: 0, end: Math.max(0, stat.size - 1) });
   const rl = (0, import_node_readline.createInterface)({ input: stream, crlfDelay: Infinity });
   let n = 0;
   let pending;
@@ -34229,7 +34394,7 @@ async function readLogFile(file) {
     pending = { line, n };
   }
   if (pending) {
-    const h = await import_node_fs27.promises.open(file, "r");
+    const h = await import_node_fs28.promises.open(file, "r");
     try {
       const b = Buffer.alloc(1);
       await h.read(b, 0, 1, stat.size - 1);
@@ -34242,7 +34407,7 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs29 = require("node:fs");
+var import_node_fs30 = require("node:fs");
 var import_node_path29 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
@@ -34460,7 +34625,7 @@ var LinePrefilter = class {
 };
 
 // src/journal/ticket-refs.ts
-var import_node_fs28 = require("node:fs");
+var import_node_fs29 = require("node:fs");
 var import_node_path28 = __toESM(require("node:path"), 1);
 function readBack(dir, names, refs, ticket, event) {
   const out = [];
@@ -34472,7 +34637,7 @@ function readBack(dir, names, refs, ticket, event) {
       if (fd === void 0) {
         const name = names[file];
         try {
-          fd = name === void 0 ? null : (0, import_node_fs28.openSync)(import_node_path28.default.join(dir, name), "r");
+          fd = name === void 0 ? null : (0, import_node_fs29.openSync)(import_node_path28.default.join(dir, name), "r");
         } catch {
           fd = null;
         }
@@ -34480,12 +34645,12 @@ function readBack(dir, names, refs, ticket, event) {
       }
       if (fd === null) continue;
       const buf = Buffer.alloc(length);
-      if ((0, import_node_fs28.readSync)(fd, buf, 0, length, offset) !== length) continue;
+      if ((0, import_node_fs29.readSync)(fd, buf, 0, length, offset) !== length) continue;
       const r = parseLogLine(buf.toString("utf8"));
       if (r.ok && r.event.event === event && r.event.ticket_id === ticket) out.push({ ref, event: r.event });
     }
   } finally {
-    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs28.closeSync)(fd);
+    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs29.closeSync)(fd);
   }
   return out;
 }
@@ -34651,7 +34816,7 @@ async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs29.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs30.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -34727,7 +34892,7 @@ async function loadHistory(paths, epicId, opts) {
 async function readSummary(file, epicId) {
   let text2;
   try {
-    text2 = await import_node_fs29.promises.readFile(file, "utf8");
+    text2 = await import_node_fs30.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -34745,7 +34910,7 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs29.promises.stat(import_node_path29.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs30.promises.stat(import_node_path29.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
@@ -34759,7 +34924,7 @@ function isBlank2(buf, s, e) {
   return true;
 }
 async function foldFile(file, offset, linesBefore, take) {
-  const h = await import_node_fs29.promises.open(file, "r");
+  const h = await import_node_fs30.promises.open(file, "r");
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
@@ -34802,7 +34967,7 @@ async function foldFile(file, offset, linesBefore, take) {
 }
 
 // src/journal/lock.ts
-var import_node_fs30 = require("node:fs");
+var import_node_fs31 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -34836,14 +35001,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs30.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs31.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text2] = await Promise.all([import_node_fs30.promises.stat(file), import_node_fs30.promises.readFile(file, "utf8")]);
+    const [st, text2] = await Promise.all([import_node_fs31.promises.stat(file), import_node_fs31.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text: text2, holder: parseLock(text2) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -34855,16 +35020,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs30.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs30.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs31.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs31.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs30.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs31.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs30.promises.rm(mutex, { force: true });
+    await import_node_fs31.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -34887,7 +35052,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs30.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs31.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -34965,13 +35130,13 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs31 = require("node:fs");
+var import_node_fs32 = require("node:fs");
 var import_node_path30 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs31.watch)(import_node_path30.default.dirname(file), { persistent: false }, (_event, name) => {
+    watcher = (0, import_node_fs32.watch)(import_node_path30.default.dirname(file), { persistent: false }, (_event, name) => {
       if (name === null || name === import_node_path30.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
@@ -34992,22 +35157,22 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs32 = require("node:fs");
+var import_node_fs33 = require("node:fs");
 var import_node_path31 = __toESM(require("node:path"), 1);
 init_ids();
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
   const dir = import_node_path31.default.join(paths.root, "epics");
-  const names = await import_node_fs32.promises.readdir(dir).catch(() => []);
+  const names = await import_node_fs33.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs32.promises.stat(import_node_path31.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs33.promises.stat(import_node_path31.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs32.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs33.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -35029,7 +35194,7 @@ async function missingEpicError(paths, epicId) {
 
 // src/receive/otlp-receiver.ts
 var import_node_crypto4 = require("node:crypto");
-var import_node_fs33 = require("node:fs");
+var import_node_fs34 = require("node:fs");
 var import_node_http = __toESM(require("node:http"), 1);
 var import_node_zlib = __toESM(require("node:zlib"), 1);
 init_errors();
@@ -35202,7 +35367,7 @@ async function startOtlpReceiver(o) {
 }
 async function loadHosts(paths) {
   try {
-    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs33.promises.readFile(paths.telemetryHosts(), "utf8")));
+    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs34.promises.readFile(paths.telemetryHosts(), "utf8")));
     if (parsed.success) return parsed.data;
   } catch {
   }
@@ -35241,7 +35406,7 @@ async function runWatch(opts, deps, next) {
   const isReadOnly = opts.isDryRun || opts.nowOverrideMs !== void 0;
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
-  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
+  const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
   if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
@@ -35268,7 +35433,7 @@ async function runWatch(opts, deps, next) {
     };
     if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock3.nowMs(), (t) => out.err(t));
     if (lock) {
-      for (const dir of [paths.epicDir(opts.epicId), paths.requestsDir(opts.epicId), paths.frictionDir(), paths.dispatchLogDir()]) await removeStaleTemps(dir, isAlive);
+      for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
     }
     const journal2 = await openJournal(opts, deps, clock3, runId, live);
     const history = journal2.history;
@@ -35416,7 +35581,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs34 = require("node:fs");
+var import_node_fs35 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
@@ -35505,7 +35670,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text2;
   try {
-    text2 = await import_node_fs34.promises.readFile(file, "utf8");
+    text2 = await import_node_fs35.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -35569,11 +35734,11 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/serve.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 init_errors();
 init_exit_codes();
 var stampOf = async (file) => {
-  const st = await import_node_fs35.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs36.promises.stat(file).catch(() => void 0);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "";
 };
 async function runServe(base, deps) {
@@ -35913,30 +36078,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs39 = require("node:fs");
+var import_node_fs40 = require("node:fs");
 var import_node_path35 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
-var import_node_fs38 = require("node:fs");
+var import_node_fs39 = require("node:fs");
 var import_node_path34 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs36 = require("node:fs");
+var import_node_fs37 = require("node:fs");
 var import_node_path33 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs36.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs37.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
   const dir = import_node_path33.default.resolve(import_node_path33.default.dirname(file));
-  (0, import_node_fs36.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  (0, import_node_fs37.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
   const rel = import_node_path33.default.relative(import_node_path33.default.resolve(root), dir);
   if (rel !== "" && !rel.startsWith("..") && !import_node_path33.default.isAbsolute(rel)) {
     let p = import_node_path33.default.resolve(root);
     for (const part2 of rel.split(import_node_path33.default.sep)) {
       p = import_node_path33.default.join(p, part2);
-      if ((0, import_node_fs36.lstatSync)(p).isSymbolicLink()) {
+      if ((0, import_node_fs37.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -35944,20 +36109,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs36.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs37.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs36.fstatSync)(fd);
+    const { size } = (0, import_node_fs37.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs36.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs37.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs36.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs37.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs36.writeSync)(fd, "\n");
+        (0, import_node_fs37.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -35966,7 +36131,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs36.closeSync)(fd);
+    (0, import_node_fs37.closeSync)(fd);
   }
 }
 
@@ -36028,7 +36193,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs37 = require("node:fs");
+var import_node_fs38 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -36111,7 +36276,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs37.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs38.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -36151,7 +36316,7 @@ async function runHookPayload(payload, opts) {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
     const root = import_node_path34.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs38.statSync)(root, { throwIfNoEntry: false });
+    const st = (0, import_node_fs39.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
     const file = import_node_path34.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
@@ -36235,7 +36400,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs39.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs40.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -36257,7 +36422,7 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs40 = require("node:fs");
+var import_node_fs41 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
 var import_node_path36 = __toESM(require("node:path"), 1);
 init_errors();
@@ -36509,17 +36674,17 @@ function backupFileFor(file, env) {
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs40.promises.readFile(file, "utf8");
+    return await import_node_fs41.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text2, backup) {
-  const real = before === void 0 ? file : await import_node_fs40.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs41.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs40.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs41.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text2, { mode });
@@ -36560,7 +36725,7 @@ ${edit2.text}`);
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs40.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs41.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -36646,7 +36811,7 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs41 = require("node:fs");
+var import_node_fs42 = require("node:fs");
 var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 
@@ -37000,7 +37165,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs41.promises.stat(file);
+    st = await import_node_fs42.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -37011,15 +37176,15 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs41.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs42.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
   const session = import_node_path37.default.basename(file, ".jsonl");
   const nested = import_node_path37.default.join(import_node_path37.default.dirname(file), session, "subagents");
-  const names = await import_node_fs41.promises.readdir(nested).catch(() => []);
+  const names = await import_node_fs42.promises.readdir(nested).catch(() => []);
   const out = names.filter(isChildName).sort().map((n) => import_node_path37.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs41.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs42.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
     const child = import_node_path37.default.join(import_node_path37.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
@@ -37087,7 +37252,7 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 init_exit_codes();
 
 // src/commands/friction-review.ts
-var import_node_fs42 = require("node:fs");
+var import_node_fs43 = require("node:fs");
 var import_node_path38 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_time();
@@ -37281,9 +37446,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs42.promises.stat(file);
+  const stat = await import_node_fs43.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs42.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs43.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at2) => {
@@ -37299,7 +37464,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs42.promises.open(file, "r");
+  const h = await import_node_fs43.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -37311,15 +37476,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs42.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs43.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
   for (const name of days) await readDay(import_node_path38.default.join(dir, name), paths.relative(import_node_path38.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs42.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  const names = (await import_node_fs43.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
     const file = import_node_path38.default.join(paths.frictionDir(), n);
-    const text2 = await import_node_fs42.promises.readFile(file, "utf8").catch(() => "");
+    const text2 = await import_node_fs43.promises.readFile(file, "utf8").catch(() => "");
     const at2 = /^Escalated at (\S+)\.$/m.exec(text2)?.[1] ?? /At start-up \((\S+)\)/.exec(text2)?.[1];
     if (at2 && Date.parse(at2) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text2, paths.relative(file)));
@@ -37353,7 +37518,7 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs43 = require("node:fs");
+var import_node_fs44 = require("node:fs");
 var import_node_path39 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
@@ -37477,7 +37642,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs43.promises.stat(file);
+    const st = await import_node_fs44.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -37486,7 +37651,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs43.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs44.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -37514,7 +37679,7 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text2 = await import_node_fs43.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text2 = await import_node_fs44.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text2, paths.stateFile(epicId));
     if (parsed.ok) {
@@ -37543,7 +37708,7 @@ async function readTimeline(paths, epicId, nowMs) {
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs43.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs44.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
@@ -37580,7 +37745,7 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs44 = require("node:fs");
+var import_node_fs45 = require("node:fs");
 var import_node_path40 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
@@ -37589,10 +37754,10 @@ var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === 
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs44.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs45.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs44.promises.readdir(p);
+    const names = await import_node_fs45.promises.readdir(p);
     return (await Promise.all(names.map((n) => oldFiles(import_node_path40.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
@@ -37609,8 +37774,8 @@ async function epicState(paths, epicId) {
     if (wave.tasks.length === 0) return { isFinished: false, why: "its wave lists no task" };
     const { history } = await loadHistory(paths, epicId, { isWritable: false });
     if (hasPendingRequest(history)) return { isFinished: false, why: "a request waits for the orchestrator's answer" };
-    const judged2 = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
-    const open2 = judged2.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
+    const judged = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
+    const open2 = judged.tasks.filter((t) => t.statusClass !== "terminal" && t.statusClass !== "blocked" && !(t.isOwnReplacement && t.hasExited));
     if (open2.length === 0) return { isFinished: true, why: "wave complete" };
     return { isFinished: false, why: `${open2.length} task(s) not finished; its requests may be pending` };
   } catch (e) {
@@ -37623,7 +37788,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs44.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs45.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -37632,13 +37797,13 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs44.promises.readdir(dir).catch(() => []);
+    const names = await import_node_fs45.promises.readdir(dir).catch(() => []);
     for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path40.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
   for (const e of ROOT_UNUSED) await add(ctx, import_node_path40.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
     for (const f of await oldFiles(import_node_path40.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs44.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+      const parsed = parseCheckpoint(await import_node_fs45.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
@@ -37647,7 +37812,7 @@ async function prune(paths, opts) {
   report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path40.default.join(paths.root, e.path))).map((e) => e.path);
   ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path40.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs44.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await import_node_fs45.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
     for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path40.default.dirname(import_node_path40.default.join(paths.root, e.path)));
   }
   return report;
@@ -37663,7 +37828,7 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text2 = await import_node_fs44.promises.readFile(file, "utf8").catch(() => "");
+    const text2 = await import_node_fs45.promises.readFile(file, "utf8").catch(() => "");
     for (const m of text2.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
@@ -37674,7 +37839,7 @@ async function linkedFromNotes(paths) {
 }
 async function removeEmptyParents(root, dir) {
   for (let d = dir; import_node_path40.default.dirname(d) !== root && d.startsWith(root + import_node_path40.default.sep); d = import_node_path40.default.dirname(d)) {
-    if (!await import_node_fs44.promises.rmdir(d).then(() => true, () => false)) return;
+    if (!await import_node_fs45.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -37717,114 +37882,27 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto9 = require("node:crypto");
-var import_node_fs47 = require("node:fs");
+var import_node_fs48 = require("node:fs");
 var import_node_path43 = __toESM(require("node:path"), 1);
 init_errors();
-init_format();
 
-// src/demo/live-view.ts
-init_format();
-var NOT_CHECKED = "(not checked yet)";
-var HEADER2 = ["TASK", "AGENT", "PROCESS", "VERDICT", "IDLE / WINDOW", "EXEMPTIONS", "LAST TOOL"];
-var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
-var LiveView = class {
-  constructor(out, opts) {
-    this.out = out;
-    this.opts = opts;
-  }
-  out;
-  opts;
-  feed = [];
-  pending = [];
-  rows = [];
-  elapsedMs = 0;
-  drawnLines = 0;
-  lastState = /* @__PURE__ */ new Map();
-  /** A line for the event feed, `atMs` after the start; shown in time order at the next update. */
-  note(atMs, who, text2) {
-    this.pending.push({ atMs, line: `${elapsed(atMs).padStart(7)}  ${who.padEnd(12)}  ${text2}` });
-  }
-  /** New table contents; a TTY redraws, plain output prints the new events and what changed. */
-  update(elapsedMs, rows) {
-    this.elapsedMs = elapsedMs;
-    this.rows = rows;
-    const fresh = this.pending.splice(0).sort((a, b) => a.atMs - b.atMs).map((p) => p.line);
-    this.feed.push(...fresh);
-    if (this.opts.isTty) return this.redraw();
-    for (const line of fresh) this.out.out(line + "\n");
-    for (const r of rows) {
-      if (r.verdict === NOT_CHECKED) continue;
-      const state = `${r.verdict}|${r.exemptions}`;
-      if (this.lastState.get(r.taskId) === state) continue;
-      this.lastState.set(r.taskId, state);
-      const exempt = r.exemptions === "-" ? "" : `  exemptions ${r.exemptions}`;
-      this.out.out(`${elapsed(elapsedMs).padStart(7)}  ${"status".padEnd(12)}  ${r.taskId}: ${r.verdict}, idle/window ${r.idleWindow}${exempt}, last tool ${r.lastTool}
-`);
-    }
-  }
-  /** The last frame (TTY) or the final table (plain). */
-  finish(elapsedMs, rows) {
-    this.update(elapsedMs, rows);
-    if (this.opts.isTty) return;
-    this.out.out("\n" + this.table());
-  }
-  table() {
-    return renderTable(HEADER2, this.rows.map((r) => [r.taskId, r.agent, r.process, r.verdict, r.idleWindow, r.exemptions, r.lastTool]));
-  }
-  redraw() {
-    const width = Math.max(40, (this.opts.columns || 120) - 1);
-    const keep = this.opts.feedLines ?? 12;
-    const lines = [
-      `${this.opts.title}  ${elapsed(this.elapsedMs)}`,
-      "",
-      ...this.table().trimEnd().split("\n"),
-      "",
-      "events",
-      ...this.feed.slice(-keep)
-    ].map((l) => l.length > width ? l.slice(0, width - 1) + "…" : l);
-    const up = this.drawnLines > 0 ? `\x1B[${this.drawnLines}F\x1B[J` : "";
-    this.out.out(up + lines.join("\n") + "\n");
-    this.drawnLines = lines.length;
-  }
-};
-
-// src/demo/live-rows.ts
-function judged(entry) {
-  if (!entry) return { verdict: NOT_CHECKED, idleWindow: "-", exemptions: "-", lastTool: "-" };
-  const verdict = entry.verdict === "terminal" ? entry.status : entry.verdict === "stalled" ? "STALLED" : entry.verdict;
-  return {
-    verdict,
-    idleWindow: entry.idle_seconds === null ? "-" : `${entry.idle_seconds}s / ${entry.effective_timeout_seconds}s`,
-    exemptions: entry.exemptions.join(",") || "-",
-    lastTool: entry.last_tool ?? "-"
-  };
-}
-function processOf(run) {
-  const e = run.exit;
-  const state = !e ? "running" : e.code === 0 ? "exit 0" : e.signal ? `killed (${e.signal})` : `exit ${e.code}`;
-  return `pid ${run.pid} ${state}`;
-}
-function liveRows(runs, doc, replacements) {
-  const entry = (id) => doc?.tasks.find((t) => t.task_id === id);
-  const rows = [];
-  const place = (taskId) => {
-    for (const r of replacements.filter((x) => x.event.task_id === taskId)) {
-      const id = r.event.recovery_task_id;
-      rows.push({ taskId: id, agent: `replacement of ${taskId}`, process: `pid ${r.event.pid ?? "?"} ${r.isAlive ? "running" : "exited"}`, ...judged(entry(id)) });
-      place(id);
-    }
-  };
-  for (const run of runs) {
-    rows.push({ taskId: run.spec.taskId, agent: run.spec.label, process: processOf(run), ...judged(entry(run.spec.taskId)) });
-    place(run.spec.taskId);
-  }
-  return rows;
+// src/demo/fit-width.ts
+function fitWidth(text2, columns) {
+  if (columns === void 0) return text2;
+  return text2.split("\n").flatMap((line) => {
+    if (line.length <= columns) return [line];
+    const lead = /^ */.exec(line)[0];
+    const width = Math.max(16, columns - lead.length);
+    const room = width - 4;
+    const words = line.slice(lead.length).split(" ").flatMap((w) => w.length <= room ? [w] : w.match(new RegExp(`.{1,${room}}`, "g")) ?? [w]);
+    return wrap(words.join(" "), width, "    ").map((part2) => lead + part2);
+  }).join("\n");
 }
 
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs45 = require("node:fs");
+var import_node_fs46 = require("node:fs");
 var import_node_path41 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
@@ -37850,11 +37928,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs45.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs45.promises.writeFile(transcriptPath, "");
+      await import_node_fs46.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs46.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
       const planFile = import_node_path41.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs45.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      await import_node_fs46.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -38105,6 +38183,7 @@ function demoConfigYaml(nodePath, scriptPath, replacementPlanPath) {
 
 // src/demo/summary.ts
 init_format();
+var elapsed = (ms2) => `+${(Math.max(0, ms2) / 1e3).toFixed(1)}s`;
 var UNEXPECTED = /* @__PURE__ */ new Set(["action_failed", "escalated_to_blocked", "mass_stall", "truth_inconsistent", "looping_detected", "waiting_human", "task_unknown", "input_error", "recovery_summary"]);
 var ofKind = (f, e) => f.events.filter((x) => x.event === e);
 var byRole = (f, role) => f.runs.find((r) => r.role === role);
@@ -38170,6 +38249,8 @@ function renderSummary(f, checks, files) {
   const ok = checks.every((c) => c.ok);
   const secs4 = ((f.endMs - f.t0Ms) / 1e3).toFixed(1);
   const width = Math.max(...files.list.map(([p]) => p.length));
+  const isStacked = files.columns !== void 0 && files.list.some(([p, what]) => 4 + width + what.length > files.columns);
+  const fileLines = files.list.flatMap(([p, what]) => isStacked ? [`  ${p}`, `      ${what}`] : [`  ${p.padEnd(width)}  ${what}`]);
   return [
     "",
     `Summary of epic ${f.epicId} after ${secs4} s: ${ok ? "the demo went as expected." : "the demo did NOT go as expected."}`,
@@ -38184,7 +38265,7 @@ function renderSummary(f, checks, files) {
     ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.text}`),
     "",
     files.isKept ? `Files (kept in ${files.dir})` : `Files (were in ${files.dir}; removed, run with --keep to look at them)`,
-    ...files.list.map(([p, what]) => `  ${p.padEnd(width)}  ${what}`),
+    ...fileLines,
     ...files.isKept ? ["", `Look again: dispatch-watchdog status --epic-id ${f.epicId} --state-dir ${files.dir}`] : [],
     ""
   ].join("\n");
@@ -38221,7 +38302,7 @@ function transcriptFacts(text2) {
 
 // src/demo/workspace.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs46 = require("node:fs");
+var import_node_fs47 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
 var import_node_path42 = __toESM(require("node:path"), 1);
 
@@ -38316,24 +38397,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs46.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs47.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
   const repoDir = import_node_path42.default.join(root, "repo");
   const plansDir = import_node_path42.default.join(root, "demo-agents");
   const projectsDir = import_node_path42.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs46.promises.mkdir(d, { recursive: true })));
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs47.promises.mkdir(d, { recursive: true })));
   const scriptPath = import_node_path42.default.join(plansDir, "agent.mjs");
-  await import_node_fs46.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  await import_node_fs47.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
   const replacementPlan = import_node_path42.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs46.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs46.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  await import_node_fs47.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs47.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
   const replacementLog = import_node_path42.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs46.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs47.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -38345,24 +38426,18 @@ async function interestingFiles(ws) {
     [import_node_path42.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs46.existsSync)(import_node_path42.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs47.existsSync)(import_node_path42.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
 var REFRESH_MS = 250;
 var Monitor = class {
-  constructor(ws, orchestrator, view, sinceStart, t0Ms) {
+  constructor(ws, orchestrator) {
     this.ws = ws;
     this.orchestrator = orchestrator;
-    this.view = view;
-    this.sinceStart = sinceStart;
-    this.t0Ms = t0Ms;
   }
   ws;
   orchestrator;
-  view;
-  sinceStart;
-  t0Ms;
   doc;
   events = [];
   replacements = [];
@@ -38379,22 +38454,17 @@ var Monitor = class {
       this.inFlight = void 0;
     }
   }
-  rows() {
-    return liveRows(this.orchestrator.runs, this.doc, this.replacements);
-  }
   async read() {
-    const text2 = await import_node_fs47.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text2 = await import_node_fs48.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text2 === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text2));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
-    for (const e of log.events.slice(this.events.length)) this.view.note(Date.parse(e.timestamp_utc) - this.t0Ms, "watchdog", renderEvent(e).slice(9));
     this.events = log.events;
     this.replacements = await Promise.all(this.events.filter((e) => e.event === "redispatch").map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
     const bash2 = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === "long-bash")?.spec.taskId);
     if (bash2 && bash2.exemptions.length > 0 && bash2.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
       this.bashWindowSeen = { windowSeconds: bash2.effective_timeout_seconds, exemptions: [...bash2.exemptions] };
     }
-    this.view.update(this.sinceStart(), this.rows());
   }
 };
 var safeJson = (text2) => {
@@ -38409,22 +38479,29 @@ async function isSameAlive(e) {
   const p = await probeProcess(e.pid);
   return p.kind === "alive" && (e.start_ticks === void 0 || p.identity.startTicks === e.start_ticks);
 }
+var DEMO_FEED_LINES = 6;
+function demoView(view) {
+  return { ...view, interrupt: () => void 0 };
+}
 async function runDemo(opts, deps) {
   const { clock: clock3, output } = deps;
   const nodePath = opts.nodePath ?? process.execPath;
   const ws = await createWorkspace({ tmpDir: opts.tmpDir, nodePath, sessionId: (0, import_node_crypto9.randomUUID)() });
   const t0Ms = clock3.nowMs();
-  const sinceStart = () => clock3.nowMs() - t0Ms;
   const t = DEMO_TIMING;
-  output.out(
+  const width = () => opts.terminal.isTty ? Math.max(40, (opts.terminal.columns() ?? 100) - 1) : void 0;
+  const say = (text2) => output.out(fitWidth(text2, width()));
+  say(
     [
       `dispatch-watchdog demo: epic ${DEMO_EPIC_ID}, 3 agents writing Claude Code transcripts; stall window ${t.stallWindowSeconds} s, checks every ${t.checkIntervalSeconds} s, action redispatch via the process adapter.`,
       `Expect: DEMO-102 goes silent after ~2.5 s and is killed and redispatched; DEMO-103 sits ${t.bashRunsMs / 1e3} s in a silent Bash call (timeout ${t.bashTimeoutMs / 1e3} s) and is left alone.`,
       `State dir: ${ws.root}`,
+      "",
       ""
     ].join("\n")
   );
-  const view = new LiveView(output, { isTty: opts.isTty, columns: opts.columns, title: `dispatch-watchdog demo  epic ${DEMO_EPIC_ID}  window ${t.stallWindowSeconds}s  checks every ${t.checkIntervalSeconds}s  adapter process` });
+  const view = demoView(createWatchView(output, { epicId: DEMO_EPIC_ID, terminal: opts.terminal, feedLines: DEMO_FEED_LINES }));
+  const note = (who, text2) => view.note(`${new Date(clock3.nowMs()).toISOString().slice(11, 19)} ${who}: ${text2}`, clock3.nowMs());
   const orchestrator = new DemoOrchestrator({
     paths: ws.paths,
     epicId: DEMO_EPIC_ID,
@@ -38435,9 +38512,9 @@ async function runDemo(opts, deps) {
     projectsDir: ws.projectsDir,
     repoDir: ws.repoDir,
     sessionId: ws.sessionId,
-    onNote: (text2) => view.note(sinceStart(), "orchestrator", text2)
+    onNote: (text2) => note("orchestrator", text2)
   });
-  const monitor = new Monitor(ws, orchestrator, view, sinceStart, t0Ms);
+  const monitor = new Monitor(ws, orchestrator);
   const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path43.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
@@ -38451,8 +38528,10 @@ async function runDemo(opts, deps) {
       clock: clock3,
       pid: deps.pid,
       signal: AbortSignal.any([deps.signal, giveUp.signal]),
-      // Events are shown from the dispatch log; only warnings come through here.
-      output: { out: () => void 0, err: (text2) => view.note(sinceStart(), "watchdog", text2.trim()) },
+      // The view draws the events; a warning joins its feed instead of breaking the frame.
+      output: { out: (text2) => output.out(text2), err: (text2) => note("watchdog", text2.trim()) },
+      terminal: opts.terminal,
+      view,
       // Transcript evidence (the agents' Claude Code JSONL), as the real CLI wires it.
       makeObservers: deps.makeObservers ?? realObservers(watchEnv),
       ...realActionDeps({ clock: clock3, env: watchEnv })
@@ -38467,7 +38546,6 @@ async function runDemo(opts, deps) {
   await orchestrator.allExited(3e3);
   clearInterval(ticker);
   await monitor.refresh(true).catch(() => void 0);
-  view.finish(sinceStart(), monitor.rows());
   await gatherFacts(facts, ws, orchestrator, monitor);
   facts.endMs = clock3.nowMs();
   const checks = checkDemo(facts);
@@ -38475,20 +38553,20 @@ async function runDemo(opts, deps) {
   const isKept = opts.isKept || !ok;
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
-  output.out(renderSummary(facts, checks, { dir: ws.root, isKept, list: files }));
-  if (!isKept) await import_node_fs47.promises.rm(ws.root, { recursive: true, force: true });
+  say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
+  if (!isKept) await import_node_fs48.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs47.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs48.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs47.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs48.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),
@@ -38511,8 +38589,9 @@ async function cleanUp(orchestrator, monitor) {
 // src/commands/demo.ts
 function registerDemo(program2, { env, setCode }) {
   const cmd = program2.command("demo").description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`).option("--keep", "keep the temporary state dir afterwards (kept anyway when the demo fails)").action(async (flags) => {
-    const isTty = env.output === processOutput && detectTerminal(process.stdout, env.env).isTty;
-    const demo = { isKept: Boolean(flags.keep), isTty, columns: process.stdout.columns, env: env.env, cwd: env.cwd };
+    const plain = { isTty: false, hasColor: false, columns: () => void 0 };
+    const terminal = env.output.out === processOutput.out ? env.watchDeps.terminal ?? detectTerminal(process.stdout, env.env) : plain;
+    const demo = { isKept: Boolean(flags.keep), terminal, env: env.env, cwd: env.cwd };
     setCode(await runDemo(demo, { ...env.watchDeps, output: env.output }));
   });
   teach(cmd, {
