@@ -90,7 +90,7 @@ describe('the long-running watchdog as a process', () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
     const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
-    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 10_000, 'first check');
+    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 25_000, 'first check');
     const live = await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir]);
     expect(live.stdout.split('\n')[0]).toMatch(new RegExp(`^epic E-1  checked \\S+ \\(\\d+s ago\\)  action report  base window 2m00s  watched by pid ${child.pid} since `));
     child.kill('SIGTERM');
@@ -104,7 +104,7 @@ describe('the long-running watchdog as a process', () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
     const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report', '--timeout', '3600', '--check-interval', '3600']);
-    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 10_000, 'first check');
+    await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 25_000, 'first check');
     const t = Date.now();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
     expect(await exited(child)).toEqual({ code: 0, signal: null });
@@ -116,7 +116,7 @@ describe('the long-running watchdog as a process', () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
     const first = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
-    await until(() => readEvents(dir).some((e) => e.event === 'watchdog_started'), 10_000, 'first watchdog');
+    await until(() => readEvents(dir).some((e) => e.event === 'watchdog_started'), 25_000, 'first watchdog');
     const second = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once']);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`another dispatch-watchdog (pid ${first.pid}, since `);
