@@ -28,6 +28,9 @@ async function watched(marker: string, reply: Parameters<ModelServer['script']>[
   const s = startClaude({ server, prompt: `${marker}: explain the design at length` });
   await server.waitFor((r) => r.agent === marker && r.path.endsWith('/v1/messages'), 60_000, `${marker}'s request`);
   await until(() => existsSync(path.join(s.claudeDir, 'sessions', `${s.pid}.json`)), 30_000, 'the session file naming its pid');
+  // Its transcript too (2.1.197 writes the prompt record a moment after the request): the loop's
+  // clock runs ahead of real time, and a check before it exists rightly says "never started".
+  await until(() => s.transcript().length > 0, 30_000, 'the session transcript');
   const stateDir = tempDir();
   writeWave(stateDir, 'E-PL', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
   const observers = realObservers({ ...process.env, CLAUDE_CONFIG_DIR: s.claudeDir });
