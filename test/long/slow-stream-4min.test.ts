@@ -4,7 +4,8 @@
 // for twice the DEFAULT 120 s window; the watchdog (a real CLI process, real clock, the default
 // window, `--check-interval 5`) finds the session's pid from ~/.claude/sessions/ and sees the bytes
 // its API connection receives. Every check during the stream must say healthy, with checks made
-// well past the window. Cost: ~4.5 min of one vitest worker (the suite runs 3 in parallel).
+// well past the window. Cost: ~4.5 min, so it lives in test/long/: `npm run test:long`, run by CI
+// after `npm test`.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeSkip, startClaude } from '../helpers/claude-session.js';
