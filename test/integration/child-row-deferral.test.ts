@@ -32,6 +32,14 @@ function transcripts(dir: string): string {
   return claude;
 }
 
+/** The wave: the lead (by session) and its subagent's own row (by agent id), in `subStatus`. */
+function rows(dir: string, subStatus: string): void {
+  writeWave(dir, EPIC, iso(T0), [
+    { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' },
+    { task_id: 'sub', ticket_id: 'P-1', status: subStatus, dispatched_at: iso(T0), agent_id: SUB },
+  ]);
+}
+
 async function next(clock: ManualClock, dir: string, claude: string) {
   const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, action: 'redispatch', json: true }, { isNext: true, claudeConfigDir: claude });
   for (let i = 0; i < 30 && !s.isDone(); i++) await s.advance(10 * S);
@@ -43,10 +51,7 @@ describe('a lead waiting on a subagent with a row of its own', () => {
   it('is not acted on with it: one stall, one redispatch request, for the subagent; the lead says why it waits', async () => {
     const dir = tempDir();
     const claude = transcripts(dir);
-    writeWave(dir, EPIC, iso(T0), [
-      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' },
-      { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(T0), agent_id: SUB },
-    ]);
+    rows(dir, 'in_progress');
     const { code, doc } = await next(new ManualClock(T0 + 10 * S), dir, claude);
     expect(code).toBe(10);
     expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['sub']);
@@ -61,10 +66,7 @@ describe('a lead waiting on a subagent with a row of its own', () => {
   it('is judged again once that row is no longer in flight: then its own silence is a stall', async () => {
     const dir = tempDir();
     const claude = transcripts(dir);
-    writeWave(dir, EPIC, iso(T0), [
-      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' },
-      { task_id: 'sub', ticket_id: 'P-1', status: 'cancelled', dispatched_at: iso(T0), agent_id: SUB },
-    ]);
+    rows(dir, 'cancelled');
     const { code, doc } = await next(new ManualClock(T0 + 10 * S), dir, claude);
     expect(code).toBe(10);
     expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['lead']);
