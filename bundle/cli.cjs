@@ -27344,9 +27344,13 @@ function foldEvent(h, e, epicId) {
       if (own3) h.replacements.set(e.recovery_task_id, e);
       break;
     case "stall_detected": {
-      const list2 = h.stalls.get(e.ticket_id) ?? [];
-      list2.push(e);
-      h.stalls.set(e.ticket_id, list2);
+      const appendable = h.stalls;
+      if (appendable.appendStall) appendable.appendStall(e.ticket_id, e);
+      else {
+        const list2 = h.stalls.get(e.ticket_id) ?? [];
+        list2.push(e);
+        h.stalls.set(e.ticket_id, list2);
+      }
       if (own3) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
       if (own3 && e.action_taken === "report") {
         const key3 = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
@@ -34415,7 +34419,7 @@ init_zod();
 init_ids();
 init_request();
 init_vocabulary();
-var HISTORY_SUMMARY_VERSION = 6;
+var HISTORY_SUMMARY_VERSION = 7;
 var Covered = object({
   name: string2().regex(/^\d{4}-\d{2}-\d{2}\.ndjson$/),
   dev: number2(),
@@ -34449,7 +34453,11 @@ var kept = (event) => custom((v) => {
 var isRef2 = (x) => Array.isArray(x) && x.length === 3 && x.every((n) => Number.isInteger(n) && n >= 0) && x[2] > 0;
 var isStall = (x) => typeof x === "object" && x !== null && x.event === "stall_detected" && typeof x.epic_id === "string";
 var stallItems = custom((v) => Array.isArray(v) && v.every((x) => isRef2(x) || isStall(x)), "expected line references [cover, offset, length] or stall_detected events").meta({ description: "Line references [cover index, byte offset, byte length] into the covered day files, or stall_detected events." });
-var flatRefs = custom((v) => Array.isArray(v) && v.length % 3 === 0 && v.every((n) => Number.isInteger(n) && n >= 0), "expected [cover, offset, length, …]").meta({ description: "Line references, flat: [cover index, byte offset, byte length, …]." });
+var TICKET = "[A-Za-z0-9][A-Za-z0-9._@-]{0,127}";
+var REFS = "\\d+,\\d+,[1-9]\\d*(?:,\\d+,\\d+,[1-9]\\d*)*";
+var STALL_LINE = new RegExp(`^${TICKET}\\t(?:\\*|${REFS})$`);
+var REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join("|")})?\\t(?:${REFS})?$`);
+var linesText = (line, what, description) => custom((v) => typeof v === "string" && (v === "" || v.endsWith("\n") && v.slice(0, -1).split("\n").every((l) => line.test(l))), `expected ${what}`).meta({ description });
 var HistorySummarySchema = object({
   version: literal(HISTORY_SUMMARY_VERSION),
   epic_id: SafeId,
@@ -34460,9 +34468,11 @@ var HistorySummarySchema = object({
     last_logged_at_ms: pairs(number2()),
     attention: array(object({ key: string2(), kind: AttentionKindSchema, taskId: string2().optional(), ticketId: string2().optional(), sinceMs: number2().optional(), detail: string2() })),
     last_stall_reason: pairs(string2()).default([]).describe("The stall_reason of the last stall_detected per task id (a summary without it predates the field)."),
-    redispatch_count: pairs(number2().int().min(0)),
-    last_recovery_mode: pairs(RecoveryModeSchema),
-    redispatch_refs: pairs(flatRefs).describe("Per ticket, other epics' redispatch lines not folded yet: [cover index, byte offset, byte length, …] into the covered day files, counted into redispatch_count and last_recovery_mode when this epic first asks about the ticket."),
+    redispatches: linesText(
+      REDISPATCH_LINE,
+      'lines "ticket\\tcount\\tmode\\tcover,offset,length,…"',
+      "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket)."
+    ),
     actions: array(
       object({
         key: string2(),
@@ -34472,7 +34482,12 @@ var HistorySummarySchema = object({
       })
     ),
     replacements: pairs(kept("redispatch")),
-    stalls: pairs(stallItems).describe("Per ticket (all epics), its stall_detected lines: each a reference to its line in a covered day file, read back only when an escalation asks for that ticket (or the event itself, for one folded from no file)."),
+    stalls: linesText(
+      STALL_LINE,
+      'lines "ticket\\tcover,offset,length,…" or "ticket\\t*"',
+      `Per ticket (all epics), in the fold's order, one line: ticket, tab, its stall_detected lines as cover index, byte offset, byte length, … into the covered day files (read back only when an escalation asks for that ticket), or "*" when some were folded from no file (then stall_events has them).`
+    ),
+    stall_events: pairs(stallItems).describe('The tickets whose stalls line is "*": their stalls as line references or whole stall_detected events, in order.'),
     own_stalls: array(tuple([string2(), number2(), string2()])).describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
     last_mass_stall: string2().optional(),
     mass_stall_episode: object({ startMs: number2(), isOpen: boolean2(), isEscalated: boolean2() }).optional(),
@@ -34486,6 +34501,13 @@ var HistorySummarySchema = object({
     notifications: array(object({ key: string2(), started: kept("notify_started"), outcome: union([kept("notify_sent"), kept("notify_failed")]).optional() })).default([])
   })
 }).meta({ title: "HistorySummary", description: "observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived)." });
+function refsFromText(text2) {
+  const n = text2 === "" ? [] : text2.split(",");
+  const out = [];
+  for (let i = 0; i + 2 < n.length; i += 3) out.push([+n[i], +n[i + 1], +n[i + 2]]);
+  return out;
+}
+var refsToText = (refs) => refs.map((r) => r.join(",")).join(",");
 
 // src/core/history-summary.ts
 function historyToJson(h, lazy) {
@@ -34516,10 +34538,12 @@ function historyToJson(h, lazy) {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a))),
     last_stall_reason: [...h.lastStallReason],
-    ...lazy ? lazy.redispatch() : { redispatch_count: [...h.redispatchCount], last_recovery_mode: [...h.lastRecoveryMode], redispatch_refs: [] },
+    ...lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}	${n}	${h.lastRecoveryMode.get(t) ?? ""}	
+`).join("") },
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
-    stalls: isRawStalls(h.stalls) ? h.stalls.rawEntries() : [...h.stalls],
+    ...isRawStalls(h.stalls) ? h.stalls.rawText() : { stalls: [...h.stalls.keys()].map((t) => `${t}	*
+`).join(""), stall_events: [...h.stalls] },
     own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs, s.ticketId]),
     ...h.lastMassStall !== void 0 ? { last_mass_stall: h.lastMassStall } : {},
     ...h.massStallEpisode ? { mass_stall_episode: { ...h.massStallEpisode } } : {},
@@ -34533,7 +34557,7 @@ function historyToJson(h, lazy) {
     notifications: [...h.notifications.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {} }))
   };
 }
-var isRawStalls = (m) => typeof m.rawEntries === "function";
+var isRawStalls = (m) => typeof m.rawText === "function";
 function historyFromJson(j, lazy) {
   const r = lazy.redispatch(j);
   const h = {
@@ -34545,7 +34569,7 @@ function historyFromJson(j, lazy) {
     lastRecoveryMode: r.lastRecoveryMode,
     actions: new Map(j.actions.map((r2) => [r2.key, { key: r2.key, started: r2.started, ...r2.outcome ? { outcome: r2.outcome } : {}, steps: new Set(r2.steps) }])),
     replacements: new Map(j.replacements),
-    stalls: lazy.stalls(j.stalls),
+    stalls: lazy.stalls(j),
     ownStalls: j.own_stalls.map(([taskId, atMs, ticketId]) => ({ taskId, ticketId, atMs })),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),
@@ -34569,7 +34593,7 @@ var TS_LEN = 24;
 var EVENT = Buffer.from('","event":"');
 var EPIC = Buffer.from('","epic_id":"');
 var RUN = Buffer.from('","run_id":"');
-var TICKET = Buffer.from('","ticket_id":"');
+var TICKET2 = Buffer.from('","ticket_id":"');
 var STALL = Buffer.from("stall_detected");
 var QUOTE = 34;
 var BACKSLASH = 92;
@@ -34613,8 +34637,8 @@ var LinePrefilter = class {
     if (!this.cross.some((c) => same(buf, evS, evE, c))) return SKIP;
     if (!at(buf, epE, e, RUN)) return PARSE;
     const runE = plainEnd(buf, epE + RUN.length, e);
-    if (runE < 0 || !at(buf, runE, e, TICKET)) return PARSE;
-    const tS = runE + TICKET.length;
+    if (runE < 0 || !at(buf, runE, e, TICKET2)) return PARSE;
+    const tS = runE + TICKET2.length;
     const tE = plainEnd(buf, tS, e);
     if (tE <= tS) return PARSE;
     this.ticketStart = tS;
@@ -34663,24 +34687,52 @@ var StallRefMap = class extends Map {
   /**
    * @param dir the dispatch-log directory
    * @param names the covered day files by cover index (read at use: the fold appends to it)
+   * @param text a summary's `stalls` (checked): one line per ticket, split only here
+   * @param events a summary's `stall_events`: the items of the tickets whose line is "*"
    */
-  constructor(dir, names, entries = []) {
+  constructor(dir, names, text2 = "", events = []) {
     super();
     this.dir = dir;
     this.names = names;
-    for (const [ticket, items] of entries) super.set(ticket, items.slice());
+    const mixed = new Map(events);
+    for (const line of text2 === "" ? [] : text2.slice(0, -1).split("\n")) {
+      const tab = line.indexOf("	");
+      const ticket = line.slice(0, tab);
+      const refs = line.slice(tab + 1);
+      if (refs !== "*") this.slot(ticket, refs);
+      else if (mixed.has(ticket)) this.slot(ticket, mixed.get(ticket).slice());
+    }
   }
   dir;
   names;
+  slot(ticket, v) {
+    super.set(ticket, v);
+  }
+  items(ticket) {
+    const v = super.get(ticket);
+    if (typeof v !== "string") return v;
+    const items = refsFromText(v);
+    this.slot(ticket, items);
+    return items;
+  }
   /** Add a stall by reference, without parsing it (it is checked against the schema when read back). */
   addRef(ticket, ref) {
-    const items = super.get(ticket);
-    if (items) items.push(ref);
-    else super.set(ticket, [ref]);
+    const v = super.get(ticket);
+    if (typeof v === "string") this.slot(ticket, `${v},${ref.join(",")}`);
+    else if (v) v.push(ref);
+    else this.slot(ticket, [ref]);
+  }
+  /** Add a stall folded from its line (its reference tagged): the ticket's earlier ones are not read back for it. */
+  appendStall(ticket, e) {
+    const ref = origin.get(e);
+    if (ref) return this.addRef(ticket, ref);
+    const items = this.items(ticket);
+    if (items) items.push(e);
+    else this.slot(ticket, [e]);
   }
   /** The ticket's stalls, read back from the log on first use (in place, so a push lands in the map). */
   get(ticket) {
-    const items = super.get(ticket);
+    const items = this.items(ticket);
     if (!items || !items.some(isRef3)) return items;
     const read3 = new Map(readBack(this.dir, this.names(), items.filter(isRef3), ticket, "stall_detected").map((r) => [r.ref, r.event]));
     const events = [];
@@ -34711,30 +34763,52 @@ var StallRefMap = class extends Map {
     for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
   }
   /** Every entry as the summary keeps it: a reference for each stall read from a day file, without reading any back. */
-  rawEntries() {
-    return [...super.entries()].map(([k, items]) => [k, items.map((it) => isRef3(it) ? it : origin.get(it) ?? it)]);
+  rawText() {
+    let stalls = "";
+    const events = [];
+    for (const [ticket, v] of super.entries()) {
+      if (typeof v === "string") {
+        stalls += `${ticket}	${v}
+`;
+        continue;
+      }
+      const items = v.map((it) => isRef3(it) ? it : origin.get(it) ?? it);
+      if (items.length === 0) continue;
+      if (items.every(isRef3)) stalls += `${ticket}	${refsToText(items)}
+`;
+      else {
+        stalls += `${ticket}	*
+`;
+        events.push([ticket, items]);
+      }
+    }
+    return { stalls, stall_events: events };
   }
 };
 var RedispatchRefs = class {
-  constructor(dir, names, j) {
+  /** @param text a summary's `redispatches` (checked): "ticket\tcount\tmode\trefs" lines */
+  constructor(dir, names, text2 = "") {
     this.dir = dir;
     this.names = names;
-    this.count = new SettlingMap(this, j?.redispatch_count ?? []);
-    this.mode = new SettlingMap(this, j?.last_recovery_mode ?? []);
-    for (const [t, flat] of j?.redispatch_refs ?? []) {
-      const refs = [];
-      for (let i = 0; i + 2 < flat.length; i += 3) refs.push([flat[i], flat[i + 1], flat[i + 2]]);
-      this.pending.set(t, refs);
+    this.count = new SettlingMap(this);
+    this.mode = new SettlingMap(this);
+    for (const line of text2 === "" ? [] : text2.slice(0, -1).split("\n")) {
+      const [ticket, count2, mode, refs] = line.split("	");
+      if (count2 !== "") this.count.setRaw(ticket, +count2);
+      if (mode !== "") this.mode.setRaw(ticket, mode);
+      if (refs !== "") this.pending.set(ticket, refs);
     }
   }
   dir;
   names;
+  /** Per ticket, its lines not folded yet: references, or a summary's text of them. */
   pending = /* @__PURE__ */ new Map();
   count;
   mode;
   add(ticket, ref) {
     const refs = this.pending.get(ticket);
-    if (refs) refs.push(ref);
+    if (typeof refs === "string") this.pending.set(ticket, `${refs},${ref.join(",")}`);
+    else if (refs) refs.push(ref);
     else this.pending.set(ticket, [ref]);
   }
   /** Fold the ticket's pending lines (they precede anything folded from here on, in log order). */
@@ -34742,7 +34816,7 @@ var RedispatchRefs = class {
     const refs = this.pending.get(ticket);
     if (!refs) return;
     this.pending.delete(ticket);
-    for (const { event } of readBack(this.dir, this.names(), refs, ticket, "redispatch")) {
+    for (const { event } of readBack(this.dir, this.names(), typeof refs === "string" ? refsFromText(refs) : refs, ticket, "redispatch")) {
       this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
       this.mode.setRaw(ticket, event.mode ?? "fresh");
     }
@@ -34750,16 +34824,23 @@ var RedispatchRefs = class {
   settleAll() {
     for (const t of [...this.pending.keys()]) this.settle(t);
   }
-  /** The summary's part: what was folded, and the lines not read back yet (flat [cover, offset, length, …] per ticket). */
+  /** The summary's part: what was folded, and the lines not read back yet, one line per ticket. */
   raw() {
-    return { redispatch_count: this.count.rawEntries(), last_recovery_mode: this.mode.rawEntries(), redispatch_refs: [...this.pending].map(([t, refs]) => [t, refs.flat()]) };
+    let text2 = "";
+    const line = (t) => {
+      const refs = this.pending.get(t);
+      text2 += `${t}	${this.count.getRaw(t) ?? ""}	${this.mode.getRaw(t) ?? ""}	${typeof refs === "string" ? refs : refs ? refsToText(refs) : ""}
+`;
+    };
+    for (const t of this.count.rawKeys()) line(t);
+    for (const t of this.pending.keys()) if (this.count.getRaw(t) === void 0) line(t);
+    return { redispatches: text2 };
   }
 };
 var SettlingMap = class extends Map {
-  constructor(refs, entries) {
+  constructor(refs) {
     super();
     this.refs = refs;
-    for (const [k, v] of entries) super.set(k, v);
   }
   refs;
   getRaw(k) {
@@ -34768,8 +34849,8 @@ var SettlingMap = class extends Map {
   setRaw(k, v) {
     super.set(k, v);
   }
-  rawEntries() {
-    return [...super.entries()];
+  rawKeys() {
+    return super.keys();
   }
   get(k) {
     this.refs.settle(k);
@@ -34829,13 +34910,13 @@ async function loadHistory(paths, epicId, opts) {
   const namesOf = () => coverNames;
   let redispatches = new RedispatchRefs(dir, namesOf);
   const lazy = {
-    stalls: (entries) => new StallRefMap(dir, namesOf, entries),
+    stalls: (j) => new StallRefMap(dir, namesOf, j?.stalls, j?.stall_events),
     redispatch: (j) => {
-      redispatches = new RedispatchRefs(dir, namesOf, j);
+      redispatches = new RedispatchRefs(dir, namesOf, j.redispatches);
       return { redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
     }
   };
-  const history = start ? historyFromJson(summary.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls([]), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+  const history = start ? historyFromJson(summary.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls(), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
   const stalls = history.stalls;
   const diagnostics = start ? summary.diagnostics.first.slice() : [];
   let diagnosticCount = start ? summary.diagnostics.count : 0;

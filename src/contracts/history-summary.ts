@@ -5,10 +5,10 @@ import * as z from 'zod';
 import type { EventOf } from './events.js';
 import { SafeId } from './ids.js';
 import { ANSWER_HOWS, REQUEST_KINDS, REQUEST_STATUSES } from './request.js';
-import { AttentionKindSchema, RecoveryModeSchema, VerdictKindSchema } from './vocabulary.js';
+import { AttentionKindSchema, RECOVERY_MODES, VerdictKindSchema } from './vocabulary.js';
 
-/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. 5: resume, nudge, reconcile and attention (last_recovery_mode, last_logged_at_ms, attention). 6: other epics' stalls and redispatches as references to their lines in the covered day files; own_stalls with the ticket. */
-export const HISTORY_SUMMARY_VERSION = 6;
+/** 4: stall reasons renamed (`api_error` → `api_gave_up`); a summary keeps events as written, so older ones are rebuilt from the log. 5: resume, nudge, reconcile and attention (last_recovery_mode, last_logged_at_ms, attention). 6: other epics' stalls and redispatches as references to their lines in the covered day files; own_stalls with the ticket. 7: the per-ticket parts (every epic's stalls and redispatches) as two texts of one line per ticket, parsed per ticket on use (a later start spent most of its time on their 100,000s of small arrays). */
+export const HISTORY_SUMMARY_VERSION = 7;
 
 /** How much of one day file the summary covers: its first `size` bytes, `lines` lines. */
 const Covered = z.object({
@@ -60,14 +60,22 @@ const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'esca
 
 const isRef = (x: unknown) => Array.isArray(x) && x.length === 3 && x.every((n) => Number.isInteger(n) && n >= 0) && x[2] > 0;
 const isStall = (x: unknown) => typeof x === 'object' && x !== null && (x as { event?: unknown }).event === 'stall_detected' && typeof (x as { epic_id?: unknown }).epic_id === 'string';
-/** A ticket's stalls: line references (LineRefSchema) or kept stall_detected events; checked by hand, as there are 100,000s. */
+/** A ticket's stalls: line references (LineRefSchema) or kept stall_detected events; checked by hand. */
 const stallItems = z
   .custom<(LineRef | EventOf<'stall_detected'>)[]>((v) => Array.isArray(v) && v.every((x) => isRef(x) || isStall(x)), 'expected line references [cover, offset, length] or stall_detected events')
   .meta({ description: 'Line references [cover index, byte offset, byte length] into the covered day files, or stall_detected events.' });
 
-const flatRefs = z
-  .custom<number[]>((v) => Array.isArray(v) && v.length % 3 === 0 && v.every((n) => Number.isInteger(n) && n >= 0), 'expected [cover, offset, length, …]')
-  .meta({ description: 'Line references, flat: [cover index, byte offset, byte length, …].' });
+// The per-ticket texts: one line per ticket, "\n"-terminated, fields split by tabs (a ticket id is
+// a SafeId: no tab, comma or newline); line references flat as "cover,offset,length,…".
+const TICKET = '[A-Za-z0-9][A-Za-z0-9._@-]{0,127}';
+const REFS = '\\d+,\\d+,[1-9]\\d*(?:,\\d+,\\d+,[1-9]\\d*)*';
+const STALL_LINE = new RegExp(`^${TICKET}\\t(?:\\*|${REFS})$`);
+const REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join('|')})?\\t(?:${REFS})?$`);
+/** Every line of `text` matches `line` (checked a line at a time: one pattern over megabytes backtracks). */
+const linesText = (line: RegExp, what: string, description: string) =>
+  z
+    .custom<string>((v) => typeof v === 'string' && (v === '' || (v.endsWith('\n') && v.slice(0, -1).split('\n').every((l) => line.test(l)))), `expected ${what}`)
+    .meta({ description });
 
 export const HistorySummarySchema = z
   .object({
@@ -80,9 +88,11 @@ export const HistorySummarySchema = z
       last_logged_at_ms: pairs(z.number()),
       attention: z.array(z.object({ key: z.string(), kind: AttentionKindSchema, taskId: z.string().optional(), ticketId: z.string().optional(), sinceMs: z.number().optional(), detail: z.string() })),
       last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
-      redispatch_count: pairs(z.number().int().min(0)),
-      last_recovery_mode: pairs(RecoveryModeSchema),
-      redispatch_refs: pairs(flatRefs).describe("Per ticket, other epics' redispatch lines not folded yet: [cover index, byte offset, byte length, …] into the covered day files, counted into redispatch_count and last_recovery_mode when this epic first asks about the ticket."),
+      redispatches: linesText(
+        REDISPATCH_LINE,
+        'lines "ticket\\tcount\\tmode\\tcover,offset,length,…"',
+        "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket).",
+      ),
       actions: z.array(
         z.object({
           key: z.string(),
@@ -92,7 +102,12 @@ export const HistorySummarySchema = z
         }),
       ),
       replacements: pairs(kept('redispatch')),
-      stalls: pairs(stallItems).describe('Per ticket (all epics), its stall_detected lines: each a reference to its line in a covered day file, read back only when an escalation asks for that ticket (or the event itself, for one folded from no file).'),
+      stalls: linesText(
+        STALL_LINE,
+        'lines "ticket\\tcover,offset,length,…" or "ticket\\t*"',
+        "Per ticket (all epics), in the fold's order, one line: ticket, tab, its stall_detected lines as cover index, byte offset, byte length, … into the covered day files (read back only when an escalation asks for that ticket), or \"*\" when some were folded from no file (then stall_events has them).",
+      ),
+      stall_events: pairs(stallItems).describe('The tickets whose stalls line is "*": their stalls as line references or whole stall_detected events, in order.'),
       own_stalls: z.array(z.tuple([z.string(), z.number(), z.string()])).describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
       last_mass_stall: z.string().optional(),
       mass_stall_episode: z.object({ startMs: z.number(), isOpen: z.boolean(), isEscalated: z.boolean() }).optional(),
@@ -109,3 +124,13 @@ export const HistorySummarySchema = z
   .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived).' });
 export type HistorySummary = z.output<typeof HistorySummarySchema>;
 export type HistorySummaryInput = z.input<typeof HistorySummarySchema>;
+
+/** "cover,offset,length,…" (a checked summary's text) → line references. */
+export function refsFromText(text: string): LineRef[] {
+  const n = text === '' ? [] : text.split(',');
+  const out: LineRef[] = [];
+  for (let i = 0; i + 2 < n.length; i += 3) out.push([+n[i]!, +n[i + 1]!, +n[i + 2]!]);
+  return out;
+}
+
+export const refsToText = (refs: readonly LineRef[]): string => refs.map((r) => r.join(',')).join(',');

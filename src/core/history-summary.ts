@@ -7,7 +7,7 @@ type HistoryJson = HistorySummary['history'];
 
 /** Per-ticket parts kept lazily by the shell (journal/ticket-refs.ts): given as they are, not read back. */
 export interface LazyParts {
-  redispatch(): Pick<HistoryJson, 'redispatch_count' | 'last_recovery_mode' | 'redispatch_refs'>;
+  redispatch(): Pick<HistoryJson, 'redispatches'>;
 }
 
 /** History as plain JSON (Maps and Sets as arrays). */
@@ -39,10 +39,10 @@ export function historyToJson(h: History, lazy?: LazyParts): HistoryJson {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a)) as HistoryJson['attention'][number]),
     last_stall_reason: [...h.lastStallReason],
-    ...(lazy ? lazy.redispatch() : { redispatch_count: [...h.redispatchCount], last_recovery_mode: [...h.lastRecoveryMode], redispatch_refs: [] }),
+    ...(lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}\t${n}\t${h.lastRecoveryMode.get(t) ?? ''}\t\n`).join('') }),
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: [...r.steps] })),
     replacements: [...h.replacements],
-    stalls: isRawStalls(h.stalls) ? h.stalls.rawEntries() : [...h.stalls],
+    ...(isRawStalls(h.stalls) ? h.stalls.rawText() : { stalls: [...h.stalls.keys()].map((t) => `${t}\t*\n`).join(''), stall_events: [...h.stalls] }),
     own_stalls: h.ownStalls.map((s) => [s.taskId, s.atMs, s.ticketId]),
     ...(h.lastMassStall !== undefined ? { last_mass_stall: h.lastMassStall } : {}),
     ...(h.massStallEpisode ? { mass_stall_episode: { ...h.massStallEpisode } } : {}),
@@ -59,10 +59,10 @@ export function historyToJson(h: History, lazy?: LazyParts): HistoryJson {
 
 /** A stalls map that gives its entries as a summary keeps them, without reading back lines never used (journal/ticket-refs.ts). */
 export interface RawStalls {
-  rawEntries(): HistoryJson['stalls'];
+  rawText(): Pick<HistoryJson, 'stalls' | 'stall_events'>;
 }
 
-const isRawStalls = (m: object): m is RawStalls => typeof (m as Partial<RawStalls>).rawEntries === 'function';
+const isRawStalls = (m: object): m is RawStalls => typeof (m as Partial<RawStalls>).rawText === 'function';
 
 /**
  * The History a summary describes (Map and Set insertion order as in the fold that wrote it).
@@ -70,7 +70,7 @@ const isRawStalls = (m: object): m is RawStalls => typeof (m as Partial<RawStall
  */
 export function historyFromJson(
   j: HistoryJson,
-  lazy: { stalls: (entries: HistoryJson['stalls']) => History['stalls']; redispatch: (j: HistoryJson) => Pick<History, 'redispatchCount' | 'lastRecoveryMode'> },
+  lazy: { stalls: (j: HistoryJson) => History['stalls']; redispatch: (j: HistoryJson) => Pick<History, 'redispatchCount' | 'lastRecoveryMode'> },
 ): History {
   const r = lazy.redispatch(j);
   const h: History = {
@@ -82,7 +82,7 @@ export function historyFromJson(
     lastRecoveryMode: r.lastRecoveryMode,
     actions: new Map(j.actions.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: new Set(r.steps) }])),
     replacements: new Map(j.replacements),
-    stalls: lazy.stalls(j.stalls),
+    stalls: lazy.stalls(j),
     ownStalls: j.own_stalls.map(([taskId, atMs, ticketId]) => ({ taskId, ticketId, atMs })),
     trackerPending: new Map(j.tracker_pending),
     reportedOrphans: new Set(j.reported_orphans),

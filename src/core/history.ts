@@ -86,6 +86,11 @@ export interface History {
   notifications: Map<string, NotificationRecord>;
 }
 
+/** A stalls map that takes a stall without reading the ticket's earlier ones back (journal/ticket-refs.ts): the fold only appends. */
+export interface AppendStalls {
+  appendStall(ticket: string, e: EventOf<'stall_detected'>): void;
+}
+
 /** Something only a person can help with (`next` reason attention). */
 export interface AttentionRecord {
   key: string;
@@ -118,9 +123,13 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       if (own) h.replacements.set(e.recovery_task_id, e);
       break;
     case 'stall_detected': {
-      const list = h.stalls.get(e.ticket_id) ?? [];
-      list.push(e);
-      h.stalls.set(e.ticket_id, list);
+      const appendable = h.stalls as Map<string, EventOf<'stall_detected'>[]> & Partial<AppendStalls>;
+      if (appendable.appendStall) appendable.appendStall(e.ticket_id, e);
+      else {
+        const list = h.stalls.get(e.ticket_id) ?? [];
+        list.push(e);
+        h.stalls.set(e.ticket_id, list);
+      }
       if (own) h.ownStalls.push({ taskId: e.task_id, ticketId: e.ticket_id, atMs: Date.parse(e.timestamp_utc) });
       // Report mode acts on nothing: every stall is for a person to hear about.
       if (own && e.action_taken === 'report') {

@@ -58,13 +58,13 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
   const namesOf = () => coverNames;
   let redispatches = new RedispatchRefs(dir, namesOf);
   const lazy = {
-    stalls: (entries: HistorySummary['history']['stalls']) => new StallRefMap(dir, namesOf, entries),
+    stalls: (j?: HistorySummary['history']) => new StallRefMap(dir, namesOf, j?.stalls, j?.stall_events),
     redispatch: (j: HistorySummary['history']) => {
-      redispatches = new RedispatchRefs(dir, namesOf, j);
+      redispatches = new RedispatchRefs(dir, namesOf, j.redispatches);
       return { redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
     },
   };
-  const history = start ? historyFromJson(summary!.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls([]), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+  const history = start ? historyFromJson(summary!.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls(), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
   const stalls = history.stalls as StallRefMap;
   const diagnostics: LogDiagnostic[] = start ? summary!.diagnostics.first.slice() : [];
   let diagnosticCount = start ? summary!.diagnostics.count : 0;

@@ -14,7 +14,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { EventOf } from '../contracts/events.js';
-import type { HistorySummary, LineRef } from '../contracts/history-summary.js';
+import { refsFromText, refsToText, type HistorySummary, type LineRef } from '../contracts/history-summary.js';
 import type { RawStalls } from '../core/history-summary.js';
 import type { RecoveryMode } from '../contracts/vocabulary.js';
 import { parseLogLine } from './dispatch-log.js';
@@ -61,30 +61,65 @@ export function tagLine(e: object, ref: LineRef): void {
 
 const isRef = (x: Item): x is LineRef => Array.isArray(x);
 
+/** Per ticket: its items, or (from a summary, not used yet) its references as text. */
+type Slot = Item[] | string;
+
 export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls {
   /**
    * @param dir the dispatch-log directory
    * @param names the covered day files by cover index (read at use: the fold appends to it)
+   * @param text a summary's `stalls` (checked): one line per ticket, split only here
+   * @param events a summary's `stall_events`: the items of the tickets whose line is "*"
    */
   constructor(
     private readonly dir: string,
     private readonly names: () => readonly string[],
-    entries: HistorySummary['history']['stalls'] = [],
+    text = '',
+    events: Json['stall_events'] = [],
   ) {
     super();
-    for (const [ticket, items] of entries) super.set(ticket, items.slice() as StallEvent[]);
+    const mixed = new Map(events);
+    for (const line of text === '' ? [] : text.slice(0, -1).split('\n')) {
+      const tab = line.indexOf('\t');
+      const ticket = line.slice(0, tab);
+      const refs = line.slice(tab + 1);
+      if (refs !== '*') this.slot(ticket, refs);
+      else if (mixed.has(ticket)) this.slot(ticket, mixed.get(ticket)!.slice());
+    }
+  }
+
+  private slot(ticket: string, v: Slot): void {
+    super.set(ticket, v as unknown as StallEvent[]);
+  }
+
+  private items(ticket: string): Item[] | undefined {
+    const v = super.get(ticket) as Slot | undefined;
+    if (typeof v !== 'string') return v;
+    const items: Item[] = refsFromText(v);
+    this.slot(ticket, items);
+    return items;
   }
 
   /** Add a stall by reference, without parsing it (it is checked against the schema when read back). */
   addRef(ticket: string, ref: LineRef): void {
-    const items = super.get(ticket) as Item[] | undefined;
-    if (items) items.push(ref);
-    else super.set(ticket, [ref] as unknown as StallEvent[]);
+    const v = super.get(ticket) as Slot | undefined;
+    if (typeof v === 'string') this.slot(ticket, `${v},${ref.join(',')}`);
+    else if (v) v.push(ref);
+    else this.slot(ticket, [ref]);
+  }
+
+  /** Add a stall folded from its line (its reference tagged): the ticket's earlier ones are not read back for it. */
+  appendStall(ticket: string, e: StallEvent): void {
+    const ref = origin.get(e);
+    if (ref) return this.addRef(ticket, ref);
+    const items = this.items(ticket);
+    if (items) items.push(e);
+    else this.slot(ticket, [e]);
   }
 
   /** The ticket's stalls, read back from the log on first use (in place, so a push lands in the map). */
   override get(ticket: string): StallEvent[] | undefined {
-    const items = super.get(ticket) as Item[] | undefined;
+    const items = this.items(ticket);
     if (!items || !items.some(isRef)) return items as StallEvent[] | undefined;
     const read = new Map(readBack(this.dir, this.names(), items.filter(isRef), ticket, 'stall_detected').map((r) => [r.ref, r.event]));
     const events: StallEvent[] = [];
@@ -120,8 +155,23 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
   }
 
   /** Every entry as the summary keeps it: a reference for each stall read from a day file, without reading any back. */
-  rawEntries(): HistorySummary['history']['stalls'] {
-    return [...super.entries()].map(([k, items]) => [k, (items as Item[]).map((it) => (isRef(it) ? it : (origin.get(it) ?? it)))]);
+  rawText(): Pick<Json, 'stalls' | 'stall_events'> {
+    let stalls = '';
+    const events: Json['stall_events'] = [];
+    for (const [ticket, v] of super.entries() as MapIterator<[string, Slot]>) {
+      if (typeof v === 'string') {
+        stalls += `${ticket}\t${v}\n`;
+        continue;
+      }
+      const items = v.map((it) => (isRef(it) ? it : (origin.get(it) ?? it)));
+      if (items.length === 0) continue;
+      if (items.every(isRef)) stalls += `${ticket}\t${refsToText(items)}\n`;
+      else {
+        stalls += `${ticket}\t*\n`;
+        events.push([ticket, items]);
+      }
+    }
+    return { stalls, stall_events: events };
   }
 }
 
@@ -131,27 +181,31 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
  * as events (this epic's lines, lines of other shapes, earlier read-backs).
  */
 export class RedispatchRefs {
-  private readonly pending = new Map<string, LineRef[]>();
+  /** Per ticket, its lines not folded yet: references, or a summary's text of them. */
+  private readonly pending = new Map<string, LineRef[] | string>();
   readonly count: SettlingMap<number>;
   readonly mode: SettlingMap<RecoveryMode>;
 
+  /** @param text a summary's `redispatches` (checked): "ticket\tcount\tmode\trefs" lines */
   constructor(
     private readonly dir: string,
     private readonly names: () => readonly string[],
-    j?: Pick<Json, 'redispatch_count' | 'last_recovery_mode' | 'redispatch_refs'>,
+    text = '',
   ) {
-    this.count = new SettlingMap(this, j?.redispatch_count ?? []);
-    this.mode = new SettlingMap(this, j?.last_recovery_mode ?? []);
-    for (const [t, flat] of j?.redispatch_refs ?? []) {
-      const refs: LineRef[] = [];
-      for (let i = 0; i + 2 < flat.length; i += 3) refs.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
-      this.pending.set(t, refs);
+    this.count = new SettlingMap(this);
+    this.mode = new SettlingMap(this);
+    for (const line of text === '' ? [] : text.slice(0, -1).split('\n')) {
+      const [ticket, count, mode, refs] = line.split('\t') as [string, string, string, string];
+      if (count !== '') this.count.setRaw(ticket, +count);
+      if (mode !== '') this.mode.setRaw(ticket, mode as RecoveryMode);
+      if (refs !== '') this.pending.set(ticket, refs);
     }
   }
 
   add(ticket: string, ref: LineRef): void {
     const refs = this.pending.get(ticket);
-    if (refs) refs.push(ref);
+    if (typeof refs === 'string') this.pending.set(ticket, `${refs},${ref.join(',')}`);
+    else if (refs) refs.push(ref);
     else this.pending.set(ticket, [ref]);
   }
 
@@ -160,7 +214,7 @@ export class RedispatchRefs {
     const refs = this.pending.get(ticket);
     if (!refs) return;
     this.pending.delete(ticket);
-    for (const { event } of readBack(this.dir, this.names(), refs, ticket, 'redispatch')) {
+    for (const { event } of readBack(this.dir, this.names(), typeof refs === 'string' ? refsFromText(refs) : refs, ticket, 'redispatch')) {
       this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
       this.mode.setRaw(ticket, event.mode ?? 'fresh');
     }
@@ -170,20 +224,23 @@ export class RedispatchRefs {
     for (const t of [...this.pending.keys()]) this.settle(t);
   }
 
-  /** The summary's part: what was folded, and the lines not read back yet (flat [cover, offset, length, …] per ticket). */
-  raw(): Pick<Json, 'redispatch_count' | 'last_recovery_mode' | 'redispatch_refs'> {
-    return { redispatch_count: this.count.rawEntries(), last_recovery_mode: this.mode.rawEntries(), redispatch_refs: [...this.pending].map(([t, refs]) => [t, refs.flat()]) };
+  /** The summary's part: what was folded, and the lines not read back yet, one line per ticket. */
+  raw(): Pick<Json, 'redispatches'> {
+    let text = '';
+    const line = (t: string) => {
+      const refs = this.pending.get(t);
+      text += `${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${typeof refs === 'string' ? refs : refs ? refsToText(refs) : ''}\n`;
+    };
+    for (const t of this.count.rawKeys()) line(t);
+    for (const t of this.pending.keys()) if (this.count.getRaw(t) === undefined) line(t);
+    return { redispatches: text };
   }
 }
 
 /** A Map whose reads (and writes, which follow them in log order) first settle the ticket's pending lines. */
 export class SettlingMap<V> extends Map<string, V> {
-  constructor(
-    private readonly refs: RedispatchRefs,
-    entries: readonly (readonly [string, V])[],
-  ) {
+  constructor(private readonly refs: RedispatchRefs) {
     super();
-    for (const [k, v] of entries) super.set(k, v);
   }
 
   getRaw(k: string): V | undefined {
@@ -194,8 +251,8 @@ export class SettlingMap<V> extends Map<string, V> {
     super.set(k, v);
   }
 
-  rawEntries(): [string, V][] {
-    return [...super.entries()];
+  rawKeys(): MapIterator<string> {
+    return super.keys();
   }
 
   override get(k: string): V | undefined {

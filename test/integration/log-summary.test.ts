@@ -95,6 +95,13 @@ describe('start-up from the dispatch-log summary', () => {
     await expectSame(paths, 'rebuilt');
     writeFileSync(paths.historySummary(EPIC), JSON.stringify({ version: 1, epic_id: 'E-2', covers: [] }));
     await expectSame(paths, 'rebuilt');
+    // A per-ticket text with a line that is not "ticket<TAB>refs" (or not newline-terminated): not trusted.
+    const good = JSON.parse(readFileSync(paths.historySummary(EPIC), 'utf8')) as { history: { stalls: string; redispatches: string } };
+    expect(good.history.stalls).toMatch(/^P-\d+\t\d+,\d+,\d+/);
+    for (const bad of [{ stalls: good.history.stalls.replace(/\t\d+,/, '\t-1,') }, { stalls: good.history.stalls.slice(0, -1) }, { redispatches: good.history.redispatches.replace(/\t(fresh|resume)\t/, '\tsometimes\t') }]) {
+      writeFileSync(paths.historySummary(EPIC), JSON.stringify({ ...good, history: { ...good.history, ...bad } }));
+      await expectSame(paths, 'rebuilt');
+    }
   });
 
   it('a read-only start never writes the summary', async () => {
@@ -115,22 +122,24 @@ describe('StallRefMap', () => {
     const lines = [stall('P-1', 1), stall('P-2', 2), stall('P-1', 3)];
     writeFileSync(path.join(dir, '2026-01-01.ndjson'), lines.join('\n') + '\n');
     const at = (i: number): [number, number, number] => [0, lines.slice(0, i).join('\n').length + (i > 0 ? 1 : 0), lines[i]!.length];
-    const m = new StallRefMap(dir, () => ['2026-01-01.ndjson'], [
-      ['P-1', [at(0), at(2)]],
-      // A reference that no longer reads back as P-3's stall (the file changed): left out.
-      ['P-3', [at(1)]],
-    ]);
+    const text = (r: [number, number, number]) => r.join(',');
+    // A summary's text; P-3's reference no longer reads back as its stall (the file changed): left out.
+    const m = new StallRefMap(dir, () => ['2026-01-01.ndjson'], `P-1\t${text(at(0))},${text(at(2))}\nP-3\t${text(at(1))}\n`);
     m.addRef('P-2', at(1));
     expect([...m.keys()]).toEqual(['P-1', 'P-3', 'P-2']);
-    expect(m.rawEntries()).toEqual([['P-1', [at(0), at(2)]], ['P-3', [at(1)]], ['P-2', [at(1)]]]);
+    expect(m.rawText()).toEqual({ stalls: `P-1\t${text(at(0))},${text(at(2))}\nP-3\t${text(at(1))}\nP-2\t${text(at(1))}\n`, stall_events: [] });
     const p1 = m.get('P-1')!;
     expect(p1.map((e) => e.task_id)).toEqual(['t1', 't3']);
     p1.push({ ...p1[0]!, task_id: 't9' });
     expect(m.get('P-1')!.map((e) => e.task_id)).toEqual(['t1', 't3', 't9']);
     expect(m.get('P-3')).toEqual([]);
     expect(m.get('zz')).toBeUndefined();
-    // Lines read back keep their reference; an event folded from no file is kept whole.
-    expect(m.rawEntries()[0]).toEqual(['P-1', [at(0), at(2), { ...p1[0]!, task_id: 't9' }]]);
+    // Lines read back keep their reference; an event folded from no file is kept whole (P-3 read back empty: no line).
+    expect(m.rawText()).toEqual({ stalls: `P-1\t*\nP-2\t${text(at(1))}\n`, stall_events: [['P-1', [at(0), at(2), { ...p1[0]!, task_id: 't9' }]]] });
+    // That text read back gives the same map.
+    const again = new StallRefMap(dir, () => ['2026-01-01.ndjson'], m.rawText().stalls, m.rawText().stall_events);
+    expect([...again.keys()]).toEqual(['P-1', 'P-2']);
+    expect(again.get('P-1')!.map((e) => e.task_id)).toEqual(['t1', 't3', 't9']);
     expect(new Map(m).get('P-2')!.map((e) => e.task_id)).toEqual(['t2']);
   });
 });
