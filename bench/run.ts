@@ -5,6 +5,7 @@ import { benchCheckTranscripts } from './check-transcripts.js';
 import { benchFleetScale, FULL, machine, QUICK } from './fleet-scale.js';
 import { benchTail } from './tail.js';
 import { benchOtlpIngest } from './otlp-ingest.js';
+import { benchFalseStalls } from './false-stalls.js';
 
 const quick = process.argv.includes('--quick');
 const out = (s: string) => process.stdout.write(s + '\n');
@@ -18,6 +19,9 @@ if (!quick) {
     out(`\n${r.name}\n${r.lines.map((l) => `  ${l}`).join('\n')}`);
   }
 }
+// Issue 19's false-stall figures on the real transcripts here: replays, about a second (also with --quick).
+const stalls = await benchFalseStalls();
+out(`\n${stalls.name}\n${stalls.lines.map((l) => `  ${l}`).join('\n')}`);
 const goals = figures.filter((f) => !f.isExtra);
 const missed = goals.filter((f) => !f.met);
 out(`\n${goals.length - missed.length} of ${goals.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`);

@@ -7363,14 +7363,14 @@ var init_memoizer = __esm({
         var _a3;
         (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
         inst._zod.deferred.push(() => {
-          const base = inst._zod.parse;
+          const base2 = inst._zod.parse;
           const wrapped = (payload, ctx) => {
             if (ctx.direction !== "backward" && isBackEdge(ctx, payload.value))
               throw new $ZodCyclicError();
-            return base(payload, ctx);
+            return base2(payload, ctx);
           };
           inst._zod.parse = wrapped;
-          if (inst._zod.run === base)
+          if (inst._zod.run === base2)
             inst._zod.run = wrapped;
         });
       },
@@ -7382,15 +7382,15 @@ var init_memoizer = __esm({
         let lastBucket;
         (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
         inst._zod.deferred.push(() => {
-          const base = inst._zod.parse;
+          const base2 = inst._zod.parse;
           const wrapped = (payload, ctx) => {
             if (isRecursiveInst === void 0) {
               const walked = isRecursive(inst, /* @__PURE__ */ new Set(), false);
               if (walked === NONE) {
-                inst._zod.parse = base;
+                inst._zod.parse = base2;
                 if (inst._zod.run === wrapped)
-                  inst._zod.run = base;
-                return base(payload, ctx);
+                  inst._zod.run = base2;
+                return base2(payload, ctx);
               }
               if (walked === PROVEN || rechecked)
                 isRecursiveInst = true;
@@ -7399,7 +7399,7 @@ var init_memoizer = __esm({
             }
             const input = payload.value;
             if (!isRef(input))
-              return base(payload, ctx);
+              return base2(payload, ctx);
             let state = ctx[STATE];
             if (!state) {
               state = { buckets: /* @__PURE__ */ new WeakMap(), backEdges: void 0 };
@@ -7428,7 +7428,7 @@ var init_memoizer = __esm({
             }
             handoff = bucket;
             const depth = open.length;
-            const result = base(payload, ctx);
+            const result = base2(payload, ctx);
             handoff = void 0;
             const entry = open.length > depth ? open.pop() : void 0;
             if (result instanceof Promise) {
@@ -7443,7 +7443,7 @@ var init_memoizer = __esm({
             return result;
           };
           inst._zod.parse = wrapped;
-          if (inst._zod.run === base)
+          if (inst._zod.run === base2)
             inst._zod.run = wrapped;
         });
       }
@@ -10505,10 +10505,10 @@ function isSafeId(id) {
 }
 function recoveryTaskId(taskId, attempt) {
   const previous = `-r${attempt - 1}`;
-  const base = attempt > 1 && taskId.endsWith(previous) ? taskId.slice(0, -previous.length) : taskId;
+  const base2 = attempt > 1 && taskId.endsWith(previous) ? taskId.slice(0, -previous.length) : taskId;
   if (attempt < 1) return taskId.replace(/-r\d+$/, "");
   const suffix = `-r${attempt}`;
-  return base.slice(0, 128 - suffix.length) + suffix;
+  return base2.slice(0, 128 - suffix.length) + suffix;
 }
 var SAFE_ID_PATTERN, SAFE_ID_RULE, SafeId;
 var init_ids = __esm({
@@ -10566,12 +10566,12 @@ function isOpenRequestStatus(status) {
 }
 function howToAnswer(kind, r) {
   const row = r.row_task_id ?? r.task_id;
-  const base = r.key.replaceAll(":", "__");
+  const base2 = r.key.replaceAll(":", "__");
   if (kind === "cancel" && r.key.endsWith(":redispatch")) {
-    return `The stop step of redispatch request ${r.key}: act on ${base}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
+    return `The stop step of redispatch request ${r.key}: act on ${base2}.redispatch.json instead (stopping the agent of row ${row} is part of it); setting row ${row} to a terminal status alone does not answer it.`;
   }
   if (kind === "cancel" && r.key.endsWith(":escalate")) {
-    return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
+    return `Ticket escalated to Blocked (${base2}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
   }
   if (kind === "cancel") {
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
@@ -18486,16 +18486,16 @@ var init_friction_hypothesis = __esm({
 // src/act/friction/stall-history.ts
 function stallRecordFromEvent(ev2) {
   const lastTool = ev2.last_tool;
-  const base = {
+  const base2 = {
     detectedAt: ev2.timestamp_utc,
     taskId: ev2.task_id,
     ...typeof lastTool === "string" && lastTool ? { lastTool } : {}
   };
   if (ev2.event === "looping_detected") {
-    return { ...base, attempt: attemptOfTaskId(ev2.task_id), idleSeconds: 0, stallReason: "looping", exemptions: [], reason: ev2.reason };
+    return { ...base2, attempt: attemptOfTaskId(ev2.task_id), idleSeconds: 0, stallReason: "looping", exemptions: [], reason: ev2.reason };
   }
   return {
-    ...base,
+    ...base2,
     ...ev2.last_tool_open !== void 0 ? { isLastToolOpen: ev2.last_tool_open } : {},
     attempt: ev2.redispatch_attempt,
     idleSeconds: ev2.idle_seconds,
@@ -18795,8 +18795,8 @@ function validateNumberOption(name, value, { min = 0, allowInfinity = false } = 
 }
 function calculateDelay(retriesConsumed, options) {
   const attempt = Math.max(1, retriesConsumed + 1);
-  const random = options.randomize ? Math.random() + 1 : 1;
-  let timeout = Math.round(random * options.minTimeout * options.factor ** (attempt - 1));
+  const random2 = options.randomize ? Math.random() + 1 : 1;
+  let timeout = Math.round(random2 * options.minTimeout * options.factor ** (attempt - 1));
   timeout = Math.min(timeout, options.maxTimeout);
   return timeout;
 }
@@ -18947,7 +18947,7 @@ var init_backoff = __esm({
 // src/act/tracker/linear-retry.ts
 function withLinearRetry(fn, o = {}) {
   const sleep2 = o.sleep ?? realClock.sleep;
-  const random = o.random ?? Math.random;
+  const random2 = o.random ?? Math.random;
   const nowMs = o.nowMs ?? Date.now;
   const maxRateLimitWaitMs = o.maxRateLimitWaitMs ?? 6e4;
   return pRetry(
@@ -18968,7 +18968,7 @@ function withLinearRetry(fn, o = {}) {
         if (retriesLeft <= 0) return;
         const asked = rateLimitWaitMs(error2, nowMs());
         if (asked !== void 0 && asked > maxRateLimitWaitMs) throw error2;
-        const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 500, o.maxDelayMs ?? 8e3, random());
+        const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 500, o.maxDelayMs ?? 8e3, random2());
         await sleep2(Math.max(backoff, asked ?? 0), o.signal);
       }
     }
@@ -26370,12 +26370,12 @@ init_defaults();
 // src/act/agents/agent-env.ts
 var import_node_os2 = __toESM(require("node:os"), 1);
 var import_node_path5 = __toESM(require("node:path"), 1);
-function agentEnv(base, extra, claudeConfigDir2) {
-  const env = { ...base, ...extra };
+function agentEnv(base2, extra, claudeConfigDir2) {
+  const env = { ...base2, ...extra };
   delete env.LINEAR_API_KEY;
   if (claudeConfigDir2 === void 0) return env;
   const dir = import_node_path5.default.resolve(claudeConfigDir2);
-  if (dir === import_node_path5.default.resolve(base.HOME || import_node_os2.default.homedir(), ".claude")) delete env.CLAUDE_CONFIG_DIR;
+  if (dir === import_node_path5.default.resolve(base2.HOME || import_node_os2.default.homedir(), ".claude")) delete env.CLAUDE_CONFIG_DIR;
   else env.CLAUDE_CONFIG_DIR = dir;
   return env;
 }
@@ -26582,7 +26582,7 @@ async function launchReplacement(req, template, deps, adapter = "process") {
   if (req.cwd !== void 0 && !await isDir(req.cwd)) {
     return failed("redispatch", adapter, "missing_target", `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`);
   }
-  const base = {
+  const base2 = {
     key: req.key,
     status: "launching",
     recovery_task_id: req.recoveryTaskId,
@@ -26594,7 +26594,7 @@ async function launchReplacement(req, template, deps, adapter = "process") {
   };
   try {
     await writeFileAtomic(files.promptFile, req.prompt);
-    const body = JSON.stringify(base, null, 2) + "\n";
+    const body = JSON.stringify(base2, null, 2) + "\n";
     if (rec === "missing") {
       if (!await createFileExclusive(file, body)) return orphan("redispatch", adapter, `${rel} appeared while launching ${req.recoveryTaskId}.`, file);
     } else {
@@ -26610,13 +26610,13 @@ async function launchReplacement(req, template, deps, adapter = "process") {
     pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);
   } catch (e) {
     const code = e.code ?? "error";
-    await writeFileAtomic(file, JSON.stringify({ ...base, status: "failed", error: code }, null, 2) + "\n").catch(() => void 0);
+    await writeFileAtomic(file, JSON.stringify({ ...base2, status: "failed", error: code }, null, 2) + "\n").catch(() => void 0);
     return failed("redispatch", adapter, "spawn_failed", `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
   }
   const identity = await readProcessIdentity(pid);
-  const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ""}, output in ${base.log_file}.`;
+  const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ""}, output in ${base2.log_file}.`;
   try {
-    await writeFileAtomic(file, JSON.stringify({ ...base, status: "launched", pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + "\n");
+    await writeFileAtomic(file, JSON.stringify({ ...base2, status: "launched", pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + "\n");
   } catch (e) {
     return { ...succeeded("redispatch", adapter, `${detail} (the launch marker could not be completed: ${e.message})`, { markerPath: file }), pid, identity };
   }
@@ -27113,8 +27113,8 @@ function statusGuess(status) {
   return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
 }
 function effectiveWindow(obs, policy) {
-  const base = policy.baseTimeoutMs;
-  let window2 = base;
+  const base2 = policy.baseTimeoutMs;
+  let window2 = base2;
   const exemptions = [];
   const asked = {};
   for (const name of EXEMPTION_NAMES) {
@@ -27128,7 +27128,7 @@ function effectiveWindow(obs, policy) {
   return {
     effectiveTimeoutMs: window2,
     exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
+    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base2,
     isOpenOverrun: (idle) => idle > openLimit
   };
 }
@@ -28617,21 +28617,21 @@ function relativeEvidence(paths, input) {
 async function frictionNotePathFor(paths, ticketId, attempts, nowMs) {
   const existing = await findFrictionNote(paths, ticketId, attempts);
   if (existing) return existing;
-  const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await import_node_fs12.promises.access(base).then(() => true, () => false);
-  return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
+  const base2 = paths.frictionFile(utcDate(nowMs), ticketId);
+  const isTaken = await import_node_fs12.promises.access(base2).then(() => true, () => false);
+  return isTaken ? base2.replace(/\.md$/, `-attempt-${attempts}.md`) : base2;
 }
 async function writeFrictionNote(paths, input, opts) {
   const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
   if (existing) return { path: existing, written: false };
   const text2 = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
   const marker = frictionMarker(input.ticketId, input.attempts);
-  const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
-  for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
+  const base2 = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
+  for (const file of [base2, base2.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
     if (await createFileExclusive(file, text2)) return { path: file, written: true };
     if (await containsMarker(file, marker)) return { path: file, written: false };
   }
-  throw new ActionError("action_refused", `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
+  throw new ActionError("action_refused", `${paths.relative(base2)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
     hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(":")[0] ?? "<epic id>"}\`.`
   });
 }
@@ -28831,10 +28831,10 @@ async function stopStep(ctx, spec, step) {
 }
 function launchRequest(ctx, spec, checkpointPath, freshPrompt, checkpointRecoveryId) {
   const cwd = spec.cwd ?? spec.observation?.cwd;
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...cwd ? { cwd } : {} };
-  if (spec.mode !== "resume") return { ...base, prompt: freshPrompt };
+  const base2 = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...cwd ? { cwd } : {} };
+  if (spec.mode !== "resume") return { ...base2, prompt: freshPrompt };
   const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
-  return { ...base, prompt, mode: "resume", fallbackPrompt: freshPrompt, ...spec.transportCause ? { transportCause: spec.transportCause } : {} };
+  return { ...base2, prompt, mode: "resume", fallbackPrompt: freshPrompt, ...spec.transportCause ? { transportCause: spec.transportCause } : {} };
 }
 async function redispatchSteps(ctx, spec) {
   const { task } = spec;
@@ -29409,19 +29409,19 @@ function planCheck(verdicts, tasks, history, opts) {
 }
 function decide(v, task, history, opts, acted, isMassStall) {
   const count2 = history.redispatchCount.get(v.ticketId) ?? 0;
-  const base = { redispatchAttempt: count2 + 1 };
-  if (opts.strategy === "report") return { ...base, actionTaken: "report" };
-  if (task.pendingRequestKey) return { ...base, actionTaken: "awaiting_orchestrator" };
-  if (acted.has(v.taskId)) return { ...base, actionTaken: "already_under_way" };
-  if (isMassStall) return { ...base, actionTaken: "held:mass_stall" };
-  if (opts.isLagged) return { ...base, actionTaken: "held:self_lag" };
-  if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base, actionTaken: "held:unconfirmed_read" };
+  const base2 = { redispatchAttempt: count2 + 1 };
+  if (opts.strategy === "report") return { ...base2, actionTaken: "report" };
+  if (task.pendingRequestKey) return { ...base2, actionTaken: "awaiting_orchestrator" };
+  if (acted.has(v.taskId)) return { ...base2, actionTaken: "already_under_way" };
+  if (isMassStall) return { ...base2, actionTaken: "held:mass_stall" };
+  if (opts.isLagged) return { ...base2, actionTaken: "held:self_lag" };
+  if (opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId)) return { ...base2, actionTaken: "held:unconfirmed_read" };
   const make = (kind, attempt, recovery, mode) => {
     const key3 = actionKey(opts.epicId, v.taskId, kind);
-    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key3)) return { ...base, actionTaken: "held:unconfirmed_read" };
+    if (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(key3)) return { ...base2, actionTaken: "held:unconfirmed_read" };
     const taken = mode === "resume" ? "redispatch:resume" : kind;
     return {
-      ...base,
+      ...base2,
       actionTaken: opts.isReadOnly ? `dry_run:${taken}` : taken,
       recoveryTaskId: recovery,
       action: { kind, key: key3, task, verdict: v, attempt, recoveryTaskId: recovery, ...mode ? { mode } : {} }
@@ -30349,7 +30349,7 @@ async function postOnce(url, body, headers, o) {
 }
 async function postWebhook(url, body, headers, o) {
   const sleep2 = o.sleep ?? realClock.sleep;
-  const random = o.random ?? Math.random;
+  const random2 = o.random ?? Math.random;
   const maxDelayMs = o.maxDelayMs ?? 3e4;
   let attempts = 0;
   try {
@@ -30372,7 +30372,7 @@ async function postWebhook(url, body, headers, o) {
         onFailedAttempt: async ({ error: error2, retriesConsumed, retriesLeft }) => {
           if (retriesLeft <= 0) return;
           const asked = error2 instanceof PostFailure ? error2.retryAfterMs : void 0;
-          const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 1e3, maxDelayMs, random());
+          const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 1e3, maxDelayMs, random2());
           await sleep2(Math.min(maxDelayMs, Math.max(backoff, asked ?? 0)), o.signal);
         }
       }
@@ -31768,7 +31768,7 @@ function createLineSplitter(offset, opts = {}) {
 var NL = 10;
 function feedLines(s, chunk, maxLineBytes, sink) {
   let pos = 0;
-  const base = s.fedTo;
+  const base2 = s.fedTo;
   s.fedTo += chunk.length;
   while (pos < chunk.length) {
     const nl = chunk.indexOf(NL, pos);
@@ -31796,7 +31796,7 @@ function feedLines(s, chunk, maxLineBytes, sink) {
     s.partBytes = 0;
     s.isSkipping = false;
     s.isOversize = false;
-    s.lineStart = base + nl + 1;
+    s.lineStart = base2 + nl + 1;
     if (s.lineNo !== void 0) s.lineNo++;
     pos = nl + 1;
   }
@@ -32052,11 +32052,11 @@ var TailTracker = class {
     const read3 = (position) => {
       const isLazy = isLazyParser && level < 2;
       return this.reader.read(file, position, {
-        reset: (_reason, cutAt) => {
+        reset: (_reason, cutAt2) => {
           state = parser.empty();
           diags = [];
-          if (cutAt !== void 0 && isLazy) parser.beginTail?.(state, cutAt);
-          lazyFrom = cutAt !== void 0 && isLazy ? cutAt : void 0;
+          if (cutAt2 !== void 0 && isLazy) parser.beginTail?.(state, cutAt2);
+          lazyFrom = cutAt2 !== void 0 && isLazy ? cutAt2 : void 0;
         },
         line: (bytes, ref) => {
           const d = parser.line(state, bytes.toString("utf8"), file, ref);
@@ -32702,8 +32702,8 @@ function createTranscriptTail(root, reader, opts) {
       line: parseTranscriptLine,
       skipped: (s) => void s.skippedLines++,
       // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
-      beginTail: (s, cutAt) => {
-        s.tail = { from: cutAt, callsSinceFresh: 0 };
+      beginTail: (s, cutAt2) => {
+        s.tail = { from: cutAt2, callsSinceFresh: 0 };
         s.isLazyTail = true;
       },
       hasContext: (s) => s.tail === void 0 && !lacksTeamContext(s)
@@ -32762,11 +32762,11 @@ var DEFAULT_POLICY = {
 function resolvePolicy(config2, timeoutSeconds) {
   const e = config2.exemptions ?? {};
   const l = config2.looping ?? {};
-  const base = timeoutSeconds ?? config2.timeout_seconds;
+  const base2 = timeoutSeconds ?? config2.timeout_seconds;
   const d = DEFAULT_POLICY;
   return {
     ...d,
-    baseTimeoutMs: base === void 0 ? d.baseTimeoutMs : Math.round(base * 1e3),
+    baseTimeoutMs: base2 === void 0 ? d.baseTimeoutMs : Math.round(base2 * 1e3),
     bashLongTimeoutMs: e.bash_long_timeout_ms ?? d.bashLongTimeoutMs,
     bashGraceMs: e.bash_grace_seconds === void 0 ? d.bashGraceMs : e.bash_grace_seconds * 1e3,
     rateLimitFactor: e.rate_limit_factor ?? d.rateLimitFactor,
@@ -34287,7 +34287,7 @@ function fillSeedLine(json) {
   if ("run_id" in j || !isSeedEvent(j.event) || typeof j.ticket_id !== "string") return void 0;
   const agent = typeof j.agent_id === "string" ? j.agent_id : j.ticket_id;
   const attempt = typeof j.redispatch_attempt === "number" ? j.redispatch_attempt : 1;
-  const base = { epic_id: "", run_id: "seed", task_id: agent, agent_id: agent, seed_shape: true };
+  const base2 = { epic_id: "", run_id: "seed", task_id: agent, agent_id: agent, seed_shape: true };
   const defaults = {
     stall_detected: { stall_reason: "inactivity", idle_seconds: 0, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: "report" },
     agent_killed: { key: `seed:${agent}:cancel` },
@@ -34295,7 +34295,7 @@ function fillSeedLine(json) {
     escalated_to_blocked: { attempt_count: 0, friction_path: "" },
     healthy: { idle_seconds: 0 }
   }[j.event];
-  return { ...base, ...defaults, ...j };
+  return { ...base2, ...defaults, ...j };
 }
 
 // src/journal/dispatch-log.ts
@@ -35016,7 +35016,7 @@ async function foldFile(file, offset, linesBefore, take) {
     while (pos < st.size) {
       const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
       if (bytesRead === 0) break;
-      const base = pos - carry.length;
+      const base2 = pos - carry.length;
       pos += bytesRead;
       const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
       const end = chunk.lastIndexOf(10);
@@ -35031,11 +35031,11 @@ async function foldFile(file, offset, linesBefore, take) {
         if (cr !== -1 && cr < s) cr = chunk.indexOf(13, s);
         let ls = s;
         while (cr !== -1 && cr < le) {
-          take(chunk, ls, cr, base + ls, ++lineNo);
+          take(chunk, ls, cr, base2 + ls, ++lineNo);
           ls = cr + 1;
           cr = chunk.indexOf(13, ls);
         }
-        take(chunk, ls, le, base + ls, ++lineNo);
+        take(chunk, ls, le, base2 + ls, ++lineNo);
         s = nl + 1;
       }
       carry = Buffer.from(chunk.subarray(end + 1));
@@ -35290,12 +35290,12 @@ var HttpRefusal = class extends Error {
   status;
   headers;
 };
-function rateLimiter(rate, nowMs) {
+function rateLimiter(rate2, nowMs) {
   const buckets = /* @__PURE__ */ new Map();
   return (peer) => {
     const now = nowMs();
-    const b = buckets.get(peer) ?? { tokens: rate * 2, atMs: now };
-    b.tokens = Math.min(rate * 2, b.tokens + (now - b.atMs) / 1e3 * rate);
+    const b = buckets.get(peer) ?? { tokens: rate2 * 2, atMs: now };
+    b.tokens = Math.min(rate2 * 2, b.tokens + (now - b.atMs) / 1e3 * rate2);
     b.atMs = now;
     if (buckets.size > 1e4) buckets.clear();
     buckets.set(peer, b);
@@ -35822,8 +35822,8 @@ var stampOf = async (file) => {
   const st = await import_node_fs36.promises.stat(file).catch(() => void 0);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "";
 };
-async function runServe(base, deps) {
-  const paths = new StatePaths(base.stateDir);
+async function runServe(base2, deps) {
+  const paths = new StatePaths(base2.stateDir);
   guardStateDir(paths.root);
   const out = deps.output;
   const epics = /* @__PURE__ */ new Map();
@@ -35834,7 +35834,7 @@ async function runServe(base, deps) {
     out.err(text2);
   };
   const start = (epicId, run) => {
-    const opts = { ...base, epicId, receiver: void 0 };
+    const opts = { ...base2, epicId, receiver: void 0 };
     const epicDeps = { ...deps, terminal: void 0, missingEpicSettleMs: 0 };
     out.err(`dispatch-watchdog serve: watching epic ${epicId}
 `);
@@ -35857,7 +35857,7 @@ async function runServe(base, deps) {
     });
   };
   try {
-    if (base.receiver) receiver = await startConfiguredReceiver(base.receiver, paths, () => deps.clock.nowMs(), (t) => out.err(t));
+    if (base2.receiver) receiver = await startConfiguredReceiver(base2.receiver, paths, () => deps.clock.nowMs(), (t) => out.err(t));
     out.err(`dispatch-watchdog serve: watching every epic under ${paths.root} (SIGTERM stops)
 `);
     while (!deps.signal.aborted) {
@@ -37153,14 +37153,16 @@ function timedRecords(src, source, bad) {
   });
   return out;
 }
+function replayRecords(input, bad = []) {
+  return [...timedRecords(input.transcript, -1, bad), ...(input.children ?? []).flatMap((c, i) => timedRecords(c, i, bad))].sort(
+    (a, b) => a.atMs - b.atMs || a.source - b.source || a.line - b.line
+  );
+}
 var childIdOf = (file) => /agent-([^/\\]+)\.jsonl$/.exec(file)?.[1] ?? file;
 function replayTranscript(input, policy) {
   const badLines = [];
   const childSources = input.children ?? [];
-  const records = [
-    ...timedRecords(input.transcript, -1, badLines),
-    ...childSources.flatMap((c, i) => timedRecords(c, i, badLines))
-  ].sort((a, b) => a.atMs - b.atMs || a.source - b.source || a.line - b.line);
+  const records = replayRecords(input, badLines);
   const own3 = emptyTranscriptState();
   const children = childSources.map((c) => ({ agentId: childIdOf(c.file), state: emptyTranscriptState() }));
   const name = input.transcript.file;
@@ -37193,6 +37195,7 @@ function replayTranscript(input, policy) {
     if (records[i + 1]?.atMs === r.atMs) return;
     judge2(r.atMs, r);
   });
+  const atLastRecord = prev;
   advance(Infinity);
   const changes = scoreStalls(dropFlicker(raw), records);
   const stalls = changes.filter((c) => c.verdict.kind === "stalled");
@@ -37202,6 +37205,7 @@ function replayTranscript(input, policy) {
     baseTimeoutMs: policy.baseTimeoutMs,
     changes,
     badLines,
+    atLastRecord,
     summary: {
       records: records.length,
       firstMs: first,
@@ -37228,6 +37232,161 @@ function scoreStalls(changes, records) {
     if (next.actor === "agent") return { ...c, outcome: "false_alarm", resumedAtMs: next.atMs };
     return { ...c, outcome: next.actor === "interrupt" ? "interrupted" : "human_resumed", resumedAtMs: next.atMs };
   });
+}
+
+// src/core/replay-score.ts
+var GIVE_UPS = /* @__PURE__ */ new Set(["api_gave_up", "context_exhausted"]);
+var INSTANT_TOOLS = /* @__PURE__ */ new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
+var REFUSED = /doesn't want to proceed|user (?:rejected|denied)|permission (?:was )?denied/i;
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+var blocksOf = (rec) => {
+  const content = isRec2(rec) && isRec2(rec.message) ? rec.message.content : void 0;
+  return Array.isArray(content) ? content : [];
+};
+var blockText = (b) => isRec2(b) ? typeof b.content === "string" ? b.content : Array.isArray(b.content) ? b.content.map(blockText).join("\n") : typeof b.text === "string" ? b.text : "" : "";
+function isHumanWait(v, resumedBy) {
+  if (v.isLastToolOpen === true && v.lastTool !== void 0 && INSTANT_TOOLS.has(v.lastTool)) return true;
+  return blocksOf(resumedBy?.rec).some((b) => isRec2(b) && b.type === "tool_result" && REFUSED.test(blockText(b)));
+}
+function turnOverAt(records, atMs) {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i];
+    if (r.source !== -1 || r.atMs > atMs || !isRec2(r.rec)) continue;
+    if (familyOf(r.rec.type).marks(r.rec).isTurnEnd === true || r.rec.type === "result") return true;
+    if (r.actor !== "agent") continue;
+    const blocks = blocksOf(r.rec);
+    return r.rec.type === "assistant" && !blocks.some((b) => isRec2(b) && b.type === "tool_use") && blocks.some((b) => isRec2(b) && b.type === "text" && blockText(b).trim() !== "");
+  }
+  return false;
+}
+function cutAt(input, records, cutMs) {
+  const keep = /* @__PURE__ */ new Map();
+  for (const r of records) if (r.atMs <= cutMs) keep.set(r.source, (keep.get(r.source) ?? /* @__PURE__ */ new Set()).add(r.line));
+  const cut3 = (src, i) => ({ file: src.file, text: src.text.split("\n").filter((_, j) => keep.get(i)?.has(j + 1)).join("\n") + "\n" });
+  return { transcript: cut3(input.transcript, -1), children: (input.children ?? []).flatMap((c, i) => keep.has(i) ? [cut3(c, i)] : []) };
+}
+var verdictAt = (changes, atMs) => changes.filter((c) => c.atMs <= atMs).at(-1);
+function scoreCrashes(input, records, policy, draw, cuts, out) {
+  const first = records[0]?.atMs;
+  const last = records.at(-1)?.atMs;
+  if (first === void 0 || last === void 0 || last === first) return;
+  const seen = /* @__PURE__ */ new Set();
+  for (let i = 0; i < cuts; i++) {
+    const cutMs = first + Math.floor(draw() * (last - first));
+    const lastKept = records.filter((r2) => r2.atMs <= cutMs).at(-1).atMs;
+    if (seen.has(lastKept)) continue;
+    seen.add(lastKept);
+    const r = replayTranscript(cutAt(input, records, cutMs), policy);
+    const v = r.atLastRecord;
+    if (v?.kind === "stalled") {
+      out.simulated++;
+      out.flagged++;
+      continue;
+    }
+    if (!v || v.kind !== "healthy" || v.deadlineMs === void 0) {
+      const kind = v ? v.kind === "healthy" ? "healthy, no deadline" : v.kind : "no verdict";
+      out.notAtWork[kind] = (out.notAtWork[kind] ?? 0) + 1;
+      continue;
+    }
+    out.simulated++;
+    const limit = lastKept + v.effectiveTimeoutMs + 1e3;
+    const stall = r.changes.find((c) => c.atMs > lastKept && c.verdict.kind === "stalled");
+    if (stall && stall.atMs <= limit) out.flagged++;
+    else if (r.changes.some((c) => c.atMs > lastKept && c.atMs <= limit && c.verdict.kind === "unknown" && (c.verdict.unobservedChildren?.length ?? 0) > 0)) out.reportedUnobservable++;
+    else out.missed.push({ file: input.transcript.file, cutMs, reason: stall ? `flagged ${((stall.atMs - lastKept) / 1e3).toFixed(1)}s after the last record (window ${v.effectiveTimeoutMs / 1e3}s)` : `never flagged: ${r.changes.at(-1)?.verdict.reason ?? ""}` });
+  }
+}
+function scoreOne(input, r, records, score) {
+  const acting = records.filter((x) => x.actor !== "harness");
+  if (records.length > 0) score.agentHours += (records.at(-1).atMs - records[0].atMs) / 36e5;
+  acting.forEach((b, i) => {
+    const a = acting[i - 1];
+    if (a && b.actor === "agent") score.activeHours += (b.atMs - a.atMs) / 36e5;
+    if (a && b.actor === "human" && turnOverAt(records, a.atMs)) score.finishedTurns++;
+  });
+  if (acting.length > 0 && turnOverAt(records, acting.at(-1).atMs)) score.finishedTurns++;
+  const file = input.transcript.file;
+  r.changes.forEach((c, i) => {
+    if (c.verdict.kind !== "stalled") return;
+    if (c.verdict.stallReason !== void 0 && GIVE_UPS.has(c.verdict.stallReason)) {
+      const g = score.giveUps;
+      g.seen++;
+      const cause = records.filter((x) => x.atMs <= c.atMs).at(-1);
+      if (c.line !== void 0 && cause !== void 0 && c.atMs - cause.atMs <= 1e3) g.flaggedAtOnce++;
+      if (c.resumedAtMs === void 0) return;
+      g.resumed++;
+      const after = verdictAt(r.changes.slice(i), c.resumedAtMs);
+      if (after !== c && !(after?.verdict.kind === "stalled" && GIVE_UPS.has(after.verdict.stallReason ?? ""))) g.cleared++;
+      else g.notCleared.push({ file, atMs: c.atMs });
+      return;
+    }
+    if (c.outcome === "false_alarm") {
+      const resumedBy = acting.find((x) => x.atMs > c.atMs);
+      score.falseStalls.push({ file, atMs: c.atMs, resumedAtMs: c.resumedAtMs, reason: c.verdict.reason, isHumanWait: isHumanWait(c.verdict, resumedBy) });
+      return;
+    }
+    const before = acting.filter((x) => x.atMs <= c.atMs).at(-1);
+    if (before && turnOverAt(records, before.atMs)) score.finishedCalledStalled.push({ file, atMs: c.atMs });
+    else if (c.outcome === "end_of_transcript") score.atEnd++;
+    else score.humanSteppedIn++;
+  });
+}
+function scoreReplays(inputs, policy, opts = {}) {
+  const draw = random(opts.seed ?? 19);
+  const score = {
+    windowSeconds: policy.baseTimeoutMs / 1e3,
+    sessions: inputs.length,
+    agentHours: 0,
+    activeHours: 0,
+    falseStalls: [],
+    finishedTurns: 0,
+    finishedCalledStalled: [],
+    humanSteppedIn: 0,
+    atEnd: 0,
+    crashes: { simulated: 0, flagged: 0, reportedUnobservable: 0, missed: [], notAtWork: {} },
+    giveUps: { seen: 0, flaggedAtOnce: 0, resumed: 0, cleared: 0, notCleared: [] }
+  };
+  for (const input of inputs) {
+    const records = replayRecords(input);
+    scoreOne(input, replayTranscript(input, policy), records, score);
+    scoreCrashes(input, records, policy, draw, opts.cutsPerFile ?? 25, score.crashes);
+  }
+  return score;
+}
+
+// src/core/render-score.ts
+init_time();
+var hours = (h) => h < 0.1 ? `${(h * 60).toFixed(1)} min` : `${h.toFixed(2)} h`;
+var rate = (n, h) => h > 0 ? (n / h).toFixed(2) : "–";
+var base = (file) => file.split(/[/\\]/).at(-1) ?? file;
+function renderScore(s) {
+  const notHuman = s.falseStalls.filter((f) => !f.isHumanWait);
+  const human = s.falseStalls.length - notHuman.length;
+  const notAtWork = Object.entries(s.crashes.notAtWork).map(([k, n]) => `${n} ${k}`).join(", ");
+  const g = s.giveUps;
+  const lines = [
+    `at ${s.windowSeconds} s: ${s.sessions} transcript(s), ${hours(s.agentHours)} of records, ${hours(s.activeHours)} active`,
+    `  false stalls while the agent was provably working, human waits excluded  ${notHuman.length} (${rate(notHuman.length, s.activeHours)} per active agent-hour)`,
+    `  false stalls during permission / question waits, no hook                 ${human}`,
+    `  finished turns called stalled                                            ${s.finishedCalledStalled.length} of ${s.finishedTurns}`,
+    `  simulated crashes flagged within window + 1 s                            ${s.crashes.flagged} of ${s.crashes.simulated}${s.crashes.reportedUnobservable ? ` (${s.crashes.reportedUnobservable} of the rest reported as waiting on a child nothing can be seen of, not acted on)` : ""}${notAtWork ? ` (cuts with the agent not at work, no crash to flag: ${notAtWork})` : ""}`,
+    `  API give-ups flagged at once; cleared when the agent resumed            ${g.flaggedAtOnce} of ${g.seen}; ${g.cleared} of ${g.resumed}`,
+    `  stalls a human answered mid-turn: ${s.humanSteppedIn}; stalls at the end of a file mid-turn: ${s.atEnd}`
+  ];
+  for (const f of s.falseStalls) lines.push(`    false stall${f.isHumanWait ? " (human wait)" : ""}: ${base(f.file)} at ${msToIso(f.atMs)}, went on ${((f.resumedAtMs - f.atMs) / 1e3).toFixed(1)} s later: ${f.reason}`);
+  for (const f of s.finishedCalledStalled) lines.push(`    finished turn called stalled: ${base(f.file)} at ${msToIso(f.atMs)}`);
+  for (const m of s.crashes.missed) lines.push(`    crash missed: ${base(m.file)} cut at ${msToIso(m.cutMs)}: ${m.reason}`);
+  for (const n of g.notCleared) lines.push(`    give-up not cleared by the resume: ${base(n.file)} at ${msToIso(n.atMs)}`);
+  return lines;
 }
 
 // src/commands/replay.ts
@@ -37272,22 +37431,25 @@ async function findChildTranscripts(file) {
   }
   return out;
 }
+async function readReplayInput(file) {
+  return { transcript: await readSource(file), children: await Promise.all((await findChildTranscripts(file)).map(readSource)) };
+}
 async function runReplay(files, flags, output) {
   const inputs = [];
-  for (const file of files) {
-    const transcript = await readSource(file);
-    const children = await Promise.all((await findChildTranscripts(file)).map(readSource));
-    inputs.push({ transcript, children });
-  }
-  const base = flags.policy ?? DEFAULT_POLICY;
+  for (const file of files) inputs.push(await readReplayInput(file));
+  const base2 = flags.policy ?? DEFAULT_POLICY;
   const results = [];
-  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1e3) }));
+  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base2, baseTimeoutMs: Math.round(seconds * 1e3) }));
   const empty = results.find((r) => r.summary.records === 0);
   if (empty) {
     throw new InputError("unreadable_file", `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ""}.`, {
       location: { file: empty.file },
       hint: "Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file)."
     });
+  }
+  if (flags.isScore) {
+    for (const seconds of flags.timeouts) output.out(renderScore(scoreReplays(inputs, { ...base2, baseTimeoutMs: Math.round(seconds * 1e3) })).join("\n") + "\n");
+    return results;
   }
   for (const r of results) {
     if (flags.isJson) {
@@ -37297,7 +37459,7 @@ async function runReplay(files, flags, output) {
     }
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
-  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
+  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children ?? []].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
     const title = inputs.length === 1 ? `silent gaps in ${import_node_path37.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
@@ -37308,18 +37470,19 @@ async function runReplay(files, flags, output) {
   return results;
 }
 function registerReplay(program2, { env, setCode, flags: parsers }) {
-  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--stall-window <seconds...>", `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v, prev) => parsers.collectSeconds("--stall-window")(v, prev ?? [])).option("--timeout <seconds...>", "the same as --stall-window (its older name)", (v, prev) => parsers.collectSeconds("--timeout")(v, prev ?? [])).option("--svg <file>", "also write the histogram of silent gaps against the windows as an SVG file").option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
+  const cmd = program2.command("replay").description("replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)").argument("<transcript.jsonl...>", "transcripts to replay (subagents under <session>/subagents/ are read with their parent)").option("--stall-window <seconds...>", `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v, prev) => parsers.collectSeconds("--stall-window")(v, prev ?? [])).option("--timeout <seconds...>", "the same as --stall-window (its older name)", (v, prev) => parsers.collectSeconds("--timeout")(v, prev ?? [])).option("--svg <file>", "also write the histogram of silent gaps against the windows as an SVG file").option("--config <file>", "read exemption settings from this watchdog.config.yaml").option("--score", "print the false-stall figures over all the files instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)").option("--json", "print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)").action(async (files, flags) => {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
     const svgFile = flags.svg === void 0 ? void 0 : import_node_path37.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path37.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config2), svgFile }, env.output);
+    await runReplay(files.map((f) => import_node_path37.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
     examples: [
       ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl", "the verdict timeline of one session and its stalls, false alarms marked"],
       ["dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg", "pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)"],
+      ["dispatch-watchdog replay ~/.claude/projects/*/*.jsonl --score --stall-window 120 300", "how many false stalls each window would have given on your own sessions, and whether crashes and give-ups were caught"],
       ["dispatch-watchdog replay session.jsonl --json", "NDJSON: one object per verdict change, then a summary"]
     ],
     exitCodes: [

@@ -10,7 +10,9 @@ import { ReplayLineSchema } from '../contracts/replay.js';
 import type { Output } from '../deps.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
-import { replayTranscript, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
+import { scoreReplays } from '../core/replay-score.js';
+import { renderScore } from '../core/render-score.js';
+import { replayTranscript, type ReplayInput, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
 import { isChildName, readHead } from '../observe/read/child-transcripts.js';
 import type { Command } from 'commander';
 import { DEFAULTS } from '../contracts/defaults.js';
@@ -37,6 +39,8 @@ export interface ReplayFlags {
   /** Base windows in seconds; one pass per value. @defaultValue [120] */
   timeouts: number[];
   isJson: boolean;
+  /** Print issue 19's figures over all the files (core/replay-score) instead of each timeline. */
+  isScore?: boolean;
   /** Exemption settings from a config file (its base window is replaced by each --timeout). */
   policy?: Policy;
 }
@@ -80,14 +84,15 @@ export async function findChildTranscripts(file: string): Promise<string[]> {
   return out;
 }
 
+/** A session transcript and its subagents' transcripts, read for replay. */
+export async function readReplayInput(file: string): Promise<ReplayInput> {
+  return { transcript: await readSource(file), children: await Promise.all((await findChildTranscripts(file)).map(readSource)) };
+}
+
 /** Replay every file at every window and print the result; returns the results (tests). */
 export async function runReplay(files: readonly string[], flags: ReplayFlags, output: Output): Promise<ReplayResult[]> {
   const inputs = [];
-  for (const file of files) {
-    const transcript = await readSource(file);
-    const children = await Promise.all((await findChildTranscripts(file)).map(readSource));
-    inputs.push({ transcript, children });
-  }
+  for (const file of files) inputs.push(await readReplayInput(file));
   const base = flags.policy ?? DEFAULT_POLICY;
   const results: ReplayResult[] = [];
   for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
@@ -99,6 +104,10 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
       hint: 'Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file).',
     });
   }
+  if (flags.isScore) {
+    for (const seconds of flags.timeouts) output.out(renderScore(scoreReplays(inputs, { ...base, baseTimeoutMs: Math.round(seconds * 1000) })).join('\n') + '\n');
+    return results;
+  }
   for (const r of results) {
     if (flags.isJson) {
       for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
@@ -108,7 +117,7 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
   // Where each window falls among the silences the agents really had.
-  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1000)));
+  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...(i.children ?? [])].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1000)));
   if (!flags.isJson) output.out('\n' + renderGapHistogramText(histogram).join('\n') + '\n');
   if (flags.svgFile !== undefined) {
     const title = inputs.length === 1 ? `silent gaps in ${path.basename(inputs[0]!.transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
@@ -128,19 +137,21 @@ export function registerReplay(program: Command, { env, setCode, flags: parsers 
     .option('--timeout <seconds...>', 'the same as --stall-window (its older name)', (v: string, prev?: number[]) => parsers.collectSeconds('--timeout')(v, prev ?? []))
     .option('--svg <file>', 'also write the histogram of silent gaps against the windows as an SVG file')
     .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
+    .option('--score', 'print the false-stall figures over all the files instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)')
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
-    .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean }) => {
+    .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean; score?: boolean }) => {
       const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
       const given = [...(flags.stallWindow ?? []), ...(flags.timeout ?? [])];
       const timeouts = given.length > 0 ? given : [config.timeout_seconds ?? DEFAULTS.timeout_seconds];
       const svgFile = flags.svg === undefined ? undefined : path.resolve(env.cwd, flags.svg);
-      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), policy: resolvePolicy(config), svgFile }, env.output);
+      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config), svgFile }, env.output);
       setCode(EXIT.ok);
     });
   teach(cmd, {
     examples: [
       ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],
       ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg', 'pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)'],
+      ['dispatch-watchdog replay ~/.claude/projects/*/*.jsonl --score --stall-window 120 300', 'how many false stalls each window would have given on your own sessions, and whether crashes and give-ups were caught'],
       ['dispatch-watchdog replay session.jsonl --json', 'NDJSON: one object per verdict change, then a summary'],
     ],
     exitCodes: [

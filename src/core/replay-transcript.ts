@@ -56,9 +56,11 @@ export interface ReplayResult {
   summary: ReplaySummary;
   /** Lines that were not JSON, by `file:line`. */
   badLines: string[];
+  /** The verdict judged at the last record (before any window ran out after it): what a crash there left. */
+  atLastRecord?: Verdict;
 }
 
-interface TimedRecord {
+export interface TimedRecord {
   rec: unknown;
   atMs: number;
   line: number;
@@ -99,16 +101,20 @@ function timedRecords(src: ReplaySource, source: number, bad: string[]): TimedRe
   return out;
 }
 
+/** The records of a transcript and its subagents' transcripts, in time order (the agent's own first at a tie). */
+export function replayRecords(input: ReplayInput, bad: string[] = []): TimedRecord[] {
+  return [...timedRecords(input.transcript, -1, bad), ...(input.children ?? []).flatMap((c, i) => timedRecords(c, i, bad))].sort(
+    (a, b) => a.atMs - b.atMs || a.source - b.source || a.line - b.line,
+  );
+}
+
 const childIdOf = (file: string) => /agent-([^/\\]+)\.jsonl$/.exec(file)?.[1] ?? file;
 
 /** Replay one transcript at one base window. */
 export function replayTranscript(input: ReplayInput, policy: Policy): ReplayResult {
   const badLines: string[] = [];
   const childSources = input.children ?? [];
-  const records = [
-    ...timedRecords(input.transcript, -1, badLines),
-    ...childSources.flatMap((c, i) => timedRecords(c, i, badLines)),
-  ].sort((a, b) => a.atMs - b.atMs || a.source - b.source || a.line - b.line);
+  const records = replayRecords(input, badLines);
   const own = emptyTranscriptState();
   const children: ChildTranscript[] = childSources.map((c) => ({ agentId: childIdOf(c.file), state: emptyTranscriptState() }));
   const name = input.transcript.file;
@@ -144,6 +150,7 @@ export function replayTranscript(input: ReplayInput, policy: Policy): ReplayResu
     if (records[i + 1]?.atMs === r.atMs) return; // judge once per moment
     judge(r.atMs, r);
   });
+  const atLastRecord = prev;
   advance(Infinity);
 
   const changes = scoreStalls(dropFlicker(raw), records);
@@ -154,6 +161,7 @@ export function replayTranscript(input: ReplayInput, policy: Policy): ReplayResu
     baseTimeoutMs: policy.baseTimeoutMs,
     changes,
     badLines,
+    atLastRecord,
     summary: {
       records: records.length,
       firstMs: first,

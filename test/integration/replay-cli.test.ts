@@ -40,6 +40,16 @@ describe('dispatch-watchdog replay', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('waiting on subagent a1');
     expect(text.stdout).toMatch(/WINDOW {2}STALLS {2}FALSE ALARMS {2}HUMAN STEPPED IN {2}AT END\n120s +1 +0 +0 +1\n30s +6 +5 +0 +1\n/);
+    // --score: issue 19's figures over the files, one block per window, instead of the timelines.
+    const score = await runMain(['replay', file, '--score', '--stall-window', '120', '30']);
+    expect(score.code).toBe(0);
+    expect(score.stdout).not.toContain('TIME ');
+    expect(score.stdout).toMatch(/^at 120 s: 1 transcript\(s\).*\n.*human waits excluded +0 /m);
+    expect(score.stdout).toMatch(/^at 30 s: .*\n.*human waits excluded +5 /m);
+    // This session ends on a final answer with no turn-end record (an interactive 2.x session writes
+    // system/turn_duration): read as a pause, it stalls, and the score says so by name.
+    expect(score.stdout).toContain('finished turns called stalled                                            1 of 1');
+    expect(score.stdout).toContain('finished turn called stalled: sess-1.jsonl at 2026-02-12T10:07:01.001Z');
   });
 
   it('a missing transcript is an input error naming the file (exit 2)', async () => {

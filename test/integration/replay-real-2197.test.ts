@@ -21,6 +21,30 @@ describe('replay over real 2.1.197 sessions', () => {
     expect(r.summary.falseAlarms).toBe(0);
   });
 
+  it('a give-up is stalled (api_gave_up) at its own record, and the resumed run 21 s later clears it; the stamped stream-json shows the retries before it as backoff', async () => {
+    const r = replayTranscript(await replayInputOf(path.join(DIR, 'give-up-resumed'), 'fe27fd1f-8a46-4a69-bfc3-1dbe76c92ac5.jsonl'), DEFAULT_POLICY);
+    expect(r.changes.map((c) => [c.verdict.kind, c.verdict.stallReason ?? null, c.line ?? null])).toEqual([
+      ['healthy', null, 1],
+      ['stalled', 'api_gave_up', 7],
+      ['healthy', null, 11],
+      ['inconsistent', null, null],
+    ]);
+    const stream = await replayInputOf(path.join(DIR, 'give-up-resumed'), 'stream-1-gave-up.jsonl');
+    expect(replayTranscript(stream, DEFAULT_POLICY).changes.map((c) => [c.verdict.kind, c.verdict.stallReason ?? null, c.line ?? null])).toEqual([
+      ['healthy', null, 1],
+      ['stalled', 'api_gave_up', 5],
+    ]);
+    // Cut after the third retry line: backing off, its window doubled.
+    const retrying = { transcript: { ...stream.transcript, text: stream.transcript.text.split('\n').slice(0, 4).join('\n') + '\n' } };
+    expect(replayTranscript(retrying, DEFAULT_POLICY).atLastRecord).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'], effectiveTimeoutMs: 240_000 });
+  });
+
+  it('a 150 s model turn streamed slowly is a silence no record covers: a false stall at 120 s, none at 300 s (only the process sample tells it from a frozen stream)', async () => {
+    const input = await replayInputOf(path.join(DIR, 'slow-stream'), '3370afcc-db45-4d7a-bd3c-d0debdf7f77e.jsonl');
+    expect(replayTranscript(input, DEFAULT_POLICY).changes.filter((c) => c.outcome === 'false_alarm')).toHaveLength(1);
+    expect(replayTranscript(input, { ...DEFAULT_POLICY, baseTimeoutMs: 300_000 }).summary.stalls).toBe(0);
+  });
+
   it('a lead waiting on a child nothing can be seen of is unknown past its window, never stalled', async () => {
     const r = await replay('unobservable-child');
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'unknown']);
