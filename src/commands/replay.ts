@@ -137,7 +137,7 @@ export function registerReplay(program: Command, { env, setCode, flags: parsers 
     .option('--timeout <seconds...>', 'the same as --stall-window (its older name)', (v: string, prev?: number[]) => parsers.collectSeconds('--timeout')(v, prev ?? []))
     .option('--svg <file>', 'also write the histogram of silent gaps against the windows as an SVG file')
     .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
-    .option('--score', 'print the false-stall figures over all the files instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)')
+    .option('--score', 'print the false-stall figures over all the files (text) instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)')
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
     .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean; score?: boolean }) => {
       const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};

@@ -19,7 +19,7 @@ export function renderScore(s: WindowScore): string[] {
     `  finished turns called stalled                                            ${s.finishedCalledStalled.length} of ${s.finishedTurns}`,
     `  simulated crashes flagged within window + 1 s                            ${s.crashes.flagged} of ${s.crashes.simulated}${s.crashes.reportedUnobservable ? ` (${s.crashes.reportedUnobservable} of the rest reported as waiting on a child nothing can be seen of, not acted on)` : ''}${notAtWork ? ` (cuts with the agent not at work, no crash to flag: ${notAtWork})` : ''}`,
     `  API give-ups flagged at once; cleared when the agent resumed            ${g.flaggedAtOnce} of ${g.seen}; ${g.cleared} of ${g.resumed}`,
-    `  stalls a human answered mid-turn: ${s.humanSteppedIn}; stalls at the end of a file mid-turn: ${s.atEnd}`,
+    `  stalls a human's prompt or Esc ended, the turn not over: ${s.humanSteppedIn}; stalls at the end of a file, the turn not over: ${s.atEnd}`,
   ];
   for (const f of s.falseStalls) lines.push(`    false stall${f.isHumanWait ? ' (human wait)' : ''}: ${base(f.file)} at ${msToIso(f.atMs)}, went on ${((f.resumedAtMs - f.atMs) / 1000).toFixed(1)} s later: ${f.reason}`);
   for (const f of s.finishedCalledStalled) lines.push(`    finished turn called stalled: ${base(f.file)} at ${msToIso(f.atMs)}`);
