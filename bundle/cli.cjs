@@ -27338,11 +27338,16 @@ var CROSS_EPIC_EVENTS = /* @__PURE__ */ new Set(["redispatch", "stall_detected"]
 function foldEvent(h, e, epicId) {
   const own3 = e.epic_id === epicId;
   switch (e.event) {
-    case "redispatch":
-      h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
-      h.lastRecoveryMode.set(e.ticket_id, e.mode ?? "fresh");
+    case "redispatch": {
+      const appendable = h.redispatchCount;
+      if (appendable.appendRedispatch) appendable.appendRedispatch(e.ticket_id, e.mode ?? "fresh");
+      else {
+        h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+        h.lastRecoveryMode.set(e.ticket_id, e.mode ?? "fresh");
+      }
       if (own3) h.replacements.set(e.recovery_task_id, e);
       break;
+    }
     case "stall_detected": {
       const appendable = h.stalls;
       if (appendable.appendStall) appendable.appendStall(e.ticket_id, e);
@@ -34456,7 +34461,7 @@ var stallItems = custom((v) => Array.isArray(v) && v.every((x) => isRef2(x) || i
 var TICKET = "[A-Za-z0-9][A-Za-z0-9._@-]{0,127}";
 var REFS = "\\d+,\\d+,[1-9]\\d*(?:,\\d+,\\d+,[1-9]\\d*)*";
 var STALL_LINE = new RegExp(`^${TICKET}\\t(?:\\*|${REFS})$`);
-var REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join("|")})?\\t(?:${REFS})?$`);
+var REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join("|")})?\\t(?:${REFS})?\\t(?:${REFS})?$`);
 var linesText = (line, what, description) => custom((v) => typeof v === "string" && (v === "" || v.endsWith("\n") && v.slice(0, -1).split("\n").every((l) => line.test(l))), `expected ${what}`).meta({ description });
 var HistorySummarySchema = object({
   version: literal(HISTORY_SUMMARY_VERSION),
@@ -34470,8 +34475,8 @@ var HistorySummarySchema = object({
     last_stall_reason: pairs(string2()).default([]).describe("The stall_reason of the last stall_detected per task id (a summary without it predates the field)."),
     redispatches: linesText(
       REDISPATCH_LINE,
-      'lines "ticket\\tcount\\tmode\\tcover,offset,length,…"',
-      "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket)."
+      'lines "ticket\\tcount\\tmode\\tcover,offset,length,…\\tcover,offset,length,…"',
+      "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket; the last valid one gives the mode), tab, more such lines that only count (a redispatch folded after them decided the mode)."
     ),
     actions: array(
       object({
@@ -34538,7 +34543,7 @@ function historyToJson(h, lazy) {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a))),
     last_stall_reason: [...h.lastStallReason],
-    ...lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}	${n}	${h.lastRecoveryMode.get(t) ?? ""}	
+    ...lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}	${n}	${h.lastRecoveryMode.get(t) ?? ""}		
 `).join("") },
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...r.outcome ? { outcome: r.outcome } : {}, steps: [...r.steps] })),
     replacements: [...h.replacements],
@@ -34715,17 +34720,17 @@ var StallRefMap = class extends Map {
     this.slot(ticket, items);
     return items;
   }
-  /** Add a stall by reference, without parsing it (it is checked against the schema when read back). */
-  addRef(ticket, ref) {
+  /** Add a stall by reference (cover index, byte offset, length), without parsing it: it is checked against the schema when read back. Kept as text until the ticket is asked for. */
+  addRef(ticket, cover, offset, length) {
     const v = super.get(ticket);
-    if (typeof v === "string") this.slot(ticket, `${v},${ref.join(",")}`);
-    else if (v) v.push(ref);
-    else this.slot(ticket, [ref]);
+    if (v === void 0) this.slot(ticket, `${cover},${offset},${length}`);
+    else if (typeof v === "string") this.slot(ticket, `${v},${cover},${offset},${length}`);
+    else v.push([cover, offset, length]);
   }
   /** Add a stall folded from its line (its reference tagged): the ticket's earlier ones are not read back for it. */
   appendStall(ticket, e) {
     const ref = origin.get(e);
-    if (ref) return this.addRef(ticket, ref);
+    if (ref) return this.addRef(ticket, ref[0], ref[1], ref[2]);
     const items = this.items(ticket);
     if (items) items.push(e);
     else this.slot(ticket, [e]);
@@ -34785,56 +34790,75 @@ var StallRefMap = class extends Map {
     return { stalls, stall_events: events };
   }
 };
+
+// src/journal/redispatch-refs.ts
+function addTo(m, ticket, refs) {
+  const have = m.get(ticket);
+  m.set(ticket, have === void 0 ? refs : `${have},${refs}`);
+}
 var RedispatchRefs = class {
-  /** @param text a summary's `redispatches` (checked): "ticket\tcount\tmode\trefs" lines */
+  /** @param text a summary's `redispatches` (checked): "ticket\tcount\tmode\trefs\tcount-only refs" lines */
   constructor(dir, names, text2 = "") {
     this.dir = dir;
     this.names = names;
     this.count = new SettlingMap(this);
     this.mode = new SettlingMap(this);
     for (const line of text2 === "" ? [] : text2.slice(0, -1).split("\n")) {
-      const [ticket, count2, mode, refs] = line.split("	");
+      const [ticket, count2, mode, refs, only] = line.split("	");
       if (count2 !== "") this.count.setRaw(ticket, +count2);
       if (mode !== "") this.mode.setRaw(ticket, mode);
       if (refs !== "") this.pending.set(ticket, refs);
+      if (only !== "") this.countOnly.set(ticket, only);
     }
   }
   dir;
   names;
-  /** Per ticket, its lines not folded yet: references, or a summary's text of them. */
+  /** Lines that count and may decide the ticket's last mode (nothing folded after them yet). */
   pending = /* @__PURE__ */ new Map();
+  /** Lines that only count: this epic folded a redispatch of the ticket after them. */
+  countOnly = /* @__PURE__ */ new Map();
   count;
   mode;
-  add(ticket, ref) {
-    const refs = this.pending.get(ticket);
-    if (typeof refs === "string") this.pending.set(ticket, `${refs},${ref.join(",")}`);
-    else if (refs) refs.push(ref);
-    else this.pending.set(ticket, [ref]);
+  /** Another epic's redispatch line (cover index, byte offset, length), counted when the ticket is asked for. */
+  add(ticket, cover, offset, length) {
+    addTo(this.pending, ticket, `${cover},${offset},${length}`);
+  }
+  /** This epic's redispatch (or one parsed for another reason), in log order after every pending line of the ticket. */
+  appendFolded(ticket, mode) {
+    const before = this.pending.get(ticket);
+    if (before !== void 0) {
+      this.pending.delete(ticket);
+      addTo(this.countOnly, ticket, before);
+    }
+    this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
+    this.mode.setRaw(ticket, mode);
   }
   /** Fold the ticket's pending lines (they precede anything folded from here on, in log order). */
   settle(ticket) {
+    const only = this.countOnly.get(ticket);
     const refs = this.pending.get(ticket);
-    if (!refs) return;
+    if (only === void 0 && refs === void 0) return;
+    this.countOnly.delete(ticket);
     this.pending.delete(ticket);
-    for (const { event } of readBack(this.dir, this.names(), typeof refs === "string" ? refsFromText(refs) : refs, ticket, "redispatch")) {
+    const onlyRefs = only === void 0 ? [] : refsFromText(only);
+    const decides = new Set(refs === void 0 ? [] : refsFromText(refs));
+    for (const { ref, event } of readBack(this.dir, this.names(), [...onlyRefs, ...decides], ticket, "redispatch")) {
       this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
-      this.mode.setRaw(ticket, event.mode ?? "fresh");
+      if (decides.has(ref)) this.mode.setRaw(ticket, event.mode ?? "fresh");
     }
   }
   settleAll() {
-    for (const t of [...this.pending.keys()]) this.settle(t);
+    for (const t of /* @__PURE__ */ new Set([...this.pending.keys(), ...this.countOnly.keys()])) this.settle(t);
   }
   /** The summary's part: what was folded, and the lines not read back yet, one line per ticket. */
   raw() {
-    let text2 = "";
-    const line = (t) => {
-      const refs = this.pending.get(t);
-      text2 += `${t}	${this.count.getRaw(t) ?? ""}	${this.mode.getRaw(t) ?? ""}	${typeof refs === "string" ? refs : refs ? refsToText(refs) : ""}
-`;
-    };
+    const lines = [];
+    const line = (t) => lines.push(`${t}	${this.count.getRaw(t) ?? ""}	${this.mode.getRaw(t) ?? ""}	${this.pending.get(t) ?? ""}	${this.countOnly.get(t) ?? ""}
+`);
     for (const t of this.count.rawKeys()) line(t);
     for (const t of this.pending.keys()) if (this.count.getRaw(t) === void 0) line(t);
-    return { redispatches: text2 };
+    for (const t of this.countOnly.keys()) if (this.count.getRaw(t) === void 0 && !this.pending.has(t)) line(t);
+    return { redispatches: lines.join("") };
   }
 };
 var SettlingMap = class extends Map {
@@ -34843,6 +34867,9 @@ var SettlingMap = class extends Map {
     this.refs = refs;
   }
   refs;
+  appendRedispatch(ticket, mode) {
+    this.refs.appendFolded(ticket, mode);
+  }
   getRaw(k) {
     return super.get(k);
   }
@@ -34933,8 +34960,8 @@ async function loadHistory(paths, epicId, opts) {
       if (kind === SKIP) return;
       if (kind === CROSS_REF) {
         const ticket = buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd);
-        if (prefilter.isStall) stalls.addRef(ticket, [index, at2, e - s]);
-        else redispatches.add(ticket, [index, at2, e - s]);
+        if (prefilter.isStall) stalls.addRef(ticket, index, at2, e - s);
+        else redispatches.add(ticket, index, at2, e - s);
         return;
       }
       const line = buf.toString("utf8", s, e);

@@ -70,7 +70,7 @@ const stallItems = z
 const TICKET = '[A-Za-z0-9][A-Za-z0-9._@-]{0,127}';
 const REFS = '\\d+,\\d+,[1-9]\\d*(?:,\\d+,\\d+,[1-9]\\d*)*';
 const STALL_LINE = new RegExp(`^${TICKET}\\t(?:\\*|${REFS})$`);
-const REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join('|')})?\\t(?:${REFS})?$`);
+const REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join('|')})?\\t(?:${REFS})?\\t(?:${REFS})?$`);
 /** Every line of `text` matches `line` (checked a line at a time: one pattern over megabytes backtracks). */
 const linesText = (line: RegExp, what: string, description: string) =>
   z
@@ -90,8 +90,8 @@ export const HistorySummarySchema = z
       last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
       redispatches: linesText(
         REDISPATCH_LINE,
-        'lines "ticket\\tcount\\tmode\\tcover,offset,length,…"',
-        "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket).",
+        'lines "ticket\\tcount\\tmode\\tcover,offset,length,…\\tcover,offset,length,…"',
+        "Per ticket (all epics), one line: ticket, tab, completed redispatches folded so far (empty: none), tab, the last one's recovery mode (empty: none), tab, other epics' redispatch lines not folded yet as cover index, byte offset, byte length, … into the covered day files (counted when this epic first asks about the ticket; the last valid one gives the mode), tab, more such lines that only count (a redispatch folded after them decided the mode).",
       ),
       actions: z.array(
         z.object({

@@ -39,7 +39,7 @@ export function historyToJson(h: History, lazy?: LazyParts): HistoryJson {
     last_logged_at_ms: [...h.lastLoggedAtMs],
     attention: [...h.attention.values()].map((a) => JSON.parse(JSON.stringify(a)) as HistoryJson['attention'][number]),
     last_stall_reason: [...h.lastStallReason],
-    ...(lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}\t${n}\t${h.lastRecoveryMode.get(t) ?? ''}\t\n`).join('') }),
+    ...(lazy ? lazy.redispatch() : { redispatches: [...h.redispatchCount].map(([t, n]) => `${t}\t${n}\t${h.lastRecoveryMode.get(t) ?? ''}\t\t\n`).join('') }),
     actions: [...h.actions.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}), steps: [...r.steps] })),
     replacements: [...h.replacements],
     ...(isRawStalls(h.stalls) ? h.stalls.rawText() : { stalls: [...h.stalls.keys()].map((t) => `${t}\t*\n`).join(''), stall_events: [...h.stalls] }),

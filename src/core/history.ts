@@ -91,6 +91,11 @@ export interface AppendStalls {
   appendStall(ticket: string, e: EventOf<'stall_detected'>): void;
 }
 
+/** A redispatch-count map that takes a redispatch without reading the ticket's earlier ones back (journal/redispatch-refs.ts); it keeps lastRecoveryMode with it. */
+export interface AppendRedispatch {
+  appendRedispatch(ticket: string, mode: RecoveryMode): void;
+}
+
 /** Something only a person can help with (`next` reason attention). */
 export interface AttentionRecord {
   key: string;
@@ -117,11 +122,16 @@ export const CROSS_EPIC_EVENTS: ReadonlySet<string> = new Set(['redispatch', 'st
 export function foldEvent(h: History, e: DispatchEvent, epicId: string): History {
   const own = e.epic_id === epicId;
   switch (e.event) {
-    case 'redispatch':
-      h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
-      h.lastRecoveryMode.set(e.ticket_id, e.mode ?? 'fresh');
+    case 'redispatch': {
+      const appendable = h.redispatchCount as Map<string, number> & Partial<AppendRedispatch>;
+      if (appendable.appendRedispatch) appendable.appendRedispatch(e.ticket_id, e.mode ?? 'fresh');
+      else {
+        h.redispatchCount.set(e.ticket_id, (h.redispatchCount.get(e.ticket_id) ?? 0) + 1);
+        h.lastRecoveryMode.set(e.ticket_id, e.mode ?? 'fresh');
+      }
       if (own) h.replacements.set(e.recovery_task_id, e);
       break;
+    }
     case 'stall_detected': {
       const appendable = h.stalls as Map<string, EventOf<'stall_detected'>[]> & Partial<AppendStalls>;
       if (appendable.appendStall) appendable.appendStall(e.ticket_id, e);

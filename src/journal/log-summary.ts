@@ -14,7 +14,8 @@ import { writeFileAtomic } from '../files/atomic-write.js';
 import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
 import { LinePrefilter, CROSS_REF, SKIP } from './log-prefilter.js';
-import { RedispatchRefs, StallRefMap, tagLine } from './ticket-refs.js';
+import { StallRefMap, tagLine } from './ticket-refs.js';
+import { RedispatchRefs } from './redispatch-refs.js';
 
 /** Corrupt lines remembered by name (the rest are counted); start-up prints the first five. */
 const DIAGNOSTICS_KEPT = 20;
@@ -82,8 +83,8 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
       // Another epic's stall or redispatch only feeds its ticket's totals (foldEvent's one effect of it): kept by reference, checked when read back.
       if (kind === CROSS_REF) {
         const ticket = buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd);
-        if (prefilter.isStall) stalls.addRef(ticket, [index, at, e - s]);
-        else redispatches.add(ticket, [index, at, e - s]);
+        if (prefilter.isStall) stalls.addRef(ticket, index, at, e - s);
+        else redispatches.add(ticket, index, at, e - s);
         return;
       }
       const line = buf.toString('utf8', s, e);

@@ -5,7 +5,8 @@
 //   1,000,000 events holds ~100,000 stalls: kept as events they were most of a start's memory and
 //   of the summary (68 MB of 74 MB); as references, ~20 bytes each.
 // - History.redispatchCount and lastRecoveryMode: another epic's redispatches of a ticket, counted
-//   when the planner asks about that ticket (a ticket of this wave), not parsed at start-up.
+//   when the planner asks about that ticket (a ticket of this wave), not parsed at start-up
+//   (journal/redispatch-refs.ts).
 // A line is checked against the event schema when read back (journal/log-prefilter.ts keeps
 // another epic's stall by its bytes alone). The summary vouches a covered file's bytes are
 // unchanged (device, inode, size); a line that does not read back as that ticket's valid stall
@@ -16,7 +17,6 @@ import path from 'node:path';
 import type { EventOf } from '../contracts/events.js';
 import { refsFromText, refsToText, type HistorySummary, type LineRef } from '../contracts/history-summary.js';
 import type { RawStalls } from '../core/history-summary.js';
-import type { RecoveryMode } from '../contracts/vocabulary.js';
 import { parseLogLine } from './dispatch-log.js';
 
 type StallEvent = EventOf<'stall_detected'>;
@@ -24,7 +24,7 @@ type Item = StallEvent | LineRef;
 type Json = HistorySummary['history'];
 
 /** The lines at `refs` that read back as `ticket`'s valid `event` lines, in order (fds opened once per file). */
-function readBack<E extends 'stall_detected' | 'redispatch'>(dir: string, names: readonly string[], refs: readonly LineRef[], ticket: string, event: E): { ref: LineRef; event: EventOf<E> }[] {
+export function readBack<E extends 'stall_detected' | 'redispatch'>(dir: string, names: readonly string[], refs: readonly LineRef[], ticket: string, event: E): { ref: LineRef; event: EventOf<E> }[] {
   const out: { ref: LineRef; event: EventOf<E> }[] = [];
   const fds = new Map<number, number | null>();
   try {
@@ -100,18 +100,18 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
     return items;
   }
 
-  /** Add a stall by reference, without parsing it (it is checked against the schema when read back). */
-  addRef(ticket: string, ref: LineRef): void {
+  /** Add a stall by reference (cover index, byte offset, length), without parsing it: it is checked against the schema when read back. Kept as text until the ticket is asked for. */
+  addRef(ticket: string, cover: number, offset: number, length: number): void {
     const v = super.get(ticket) as Slot | undefined;
-    if (typeof v === 'string') this.slot(ticket, `${v},${ref.join(',')}`);
-    else if (v) v.push(ref);
-    else this.slot(ticket, [ref]);
+    if (v === undefined) this.slot(ticket, `${cover},${offset},${length}`);
+    else if (typeof v === 'string') this.slot(ticket, `${v},${cover},${offset},${length}`);
+    else v.push([cover, offset, length]);
   }
 
   /** Add a stall folded from its line (its reference tagged): the ticket's earlier ones are not read back for it. */
   appendStall(ticket: string, e: StallEvent): void {
     const ref = origin.get(e);
-    if (ref) return this.addRef(ticket, ref);
+    if (ref) return this.addRef(ticket, ref[0], ref[1], ref[2]);
     const items = this.items(ticket);
     if (items) items.push(e);
     else this.slot(ticket, [e]);
@@ -172,129 +172,5 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
       }
     }
     return { stalls, stall_events: events };
-  }
-}
-
-/**
- * Another epic's redispatches per ticket, by reference, folded (read back, checked, counted) the
- * first time this epic asks about the ticket; until then the maps below hold only what was folded
- * as events (this epic's lines, lines of other shapes, earlier read-backs).
- */
-export class RedispatchRefs {
-  /** Per ticket, its lines not folded yet: references, or a summary's text of them. */
-  private readonly pending = new Map<string, LineRef[] | string>();
-  readonly count: SettlingMap<number>;
-  readonly mode: SettlingMap<RecoveryMode>;
-
-  /** @param text a summary's `redispatches` (checked): "ticket\tcount\tmode\trefs" lines */
-  constructor(
-    private readonly dir: string,
-    private readonly names: () => readonly string[],
-    text = '',
-  ) {
-    this.count = new SettlingMap(this);
-    this.mode = new SettlingMap(this);
-    for (const line of text === '' ? [] : text.slice(0, -1).split('\n')) {
-      const [ticket, count, mode, refs] = line.split('\t') as [string, string, string, string];
-      if (count !== '') this.count.setRaw(ticket, +count);
-      if (mode !== '') this.mode.setRaw(ticket, mode as RecoveryMode);
-      if (refs !== '') this.pending.set(ticket, refs);
-    }
-  }
-
-  add(ticket: string, ref: LineRef): void {
-    const refs = this.pending.get(ticket);
-    if (typeof refs === 'string') this.pending.set(ticket, `${refs},${ref.join(',')}`);
-    else if (refs) refs.push(ref);
-    else this.pending.set(ticket, [ref]);
-  }
-
-  /** Fold the ticket's pending lines (they precede anything folded from here on, in log order). */
-  settle(ticket: string): void {
-    const refs = this.pending.get(ticket);
-    if (!refs) return;
-    this.pending.delete(ticket);
-    for (const { event } of readBack(this.dir, this.names(), typeof refs === 'string' ? refsFromText(refs) : refs, ticket, 'redispatch')) {
-      this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
-      this.mode.setRaw(ticket, event.mode ?? 'fresh');
-    }
-  }
-
-  settleAll(): void {
-    for (const t of [...this.pending.keys()]) this.settle(t);
-  }
-
-  /** The summary's part: what was folded, and the lines not read back yet, one line per ticket. */
-  raw(): Pick<Json, 'redispatches'> {
-    let text = '';
-    const line = (t: string) => {
-      const refs = this.pending.get(t);
-      text += `${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${typeof refs === 'string' ? refs : refs ? refsToText(refs) : ''}\n`;
-    };
-    for (const t of this.count.rawKeys()) line(t);
-    for (const t of this.pending.keys()) if (this.count.getRaw(t) === undefined) line(t);
-    return { redispatches: text };
-  }
-}
-
-/** A Map whose reads (and writes, which follow them in log order) first settle the ticket's pending lines. */
-export class SettlingMap<V> extends Map<string, V> {
-  constructor(private readonly refs: RedispatchRefs) {
-    super();
-  }
-
-  getRaw(k: string): V | undefined {
-    return super.get(k);
-  }
-
-  setRaw(k: string, v: V): void {
-    super.set(k, v);
-  }
-
-  rawKeys(): MapIterator<string> {
-    return super.keys();
-  }
-
-  override get(k: string): V | undefined {
-    this.refs.settle(k);
-    return super.get(k);
-  }
-
-  override has(k: string): boolean {
-    this.refs.settle(k);
-    return super.has(k);
-  }
-
-  override set(k: string, v: V): this {
-    this.refs.settle(k);
-    return super.set(k, v);
-  }
-
-  override *entries(): MapIterator<[string, V]> {
-    this.refs.settleAll();
-    yield* super.entries();
-  }
-
-  override *keys(): MapIterator<string> {
-    this.refs.settleAll();
-    yield* super.keys();
-  }
-
-  override *values(): MapIterator<V> {
-    this.refs.settleAll();
-    yield* super.values();
-  }
-
-  override [Symbol.iterator](): MapIterator<[string, V]> {
-    return this.entries();
-  }
-
-  override forEach(fn: (v: V, k: string, m: Map<string, V>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
-  }
-
-  override get size(): number {
-    this.refs.settleAll();
-    return super.size;
   }
 }

@@ -125,7 +125,7 @@ describe('StallRefMap', () => {
     const text = (r: [number, number, number]) => r.join(',');
     // A summary's text; P-3's reference no longer reads back as its stall (the file changed): left out.
     const m = new StallRefMap(dir, () => ['2026-01-01.ndjson'], `P-1\t${text(at(0))},${text(at(2))}\nP-3\t${text(at(1))}\n`);
-    m.addRef('P-2', at(1));
+    m.addRef('P-2', ...at(1));
     expect([...m.keys()]).toEqual(['P-1', 'P-3', 'P-2']);
     expect(m.rawText()).toEqual({ stalls: `P-1\t${text(at(0))},${text(at(2))}\nP-3\t${text(at(1))}\nP-2\t${text(at(1))}\n`, stall_events: [] });
     const p1 = m.get('P-1')!;
