@@ -36,14 +36,35 @@ export function sessionFiles(dir: string): string[] {
   return out;
 }
 
+/** The session id and, for a subagent's transcript, its agent id, from a file's first record. */
+function headOf(text: string): { sessionId?: string; agentId?: string } {
+  try {
+    const rec = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as { sessionId?: unknown; isSidechain?: unknown; agentId?: unknown };
+    return { sessionId: typeof rec.sessionId === 'string' ? rec.sessionId : undefined, agentId: rec.isSidechain === true && typeof rec.agentId === 'string' ? rec.agentId : undefined };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The sessions under `dirs`, each with its subagents' transcripts. A subagent's transcript kept as a
+ * file of its own (an excerpt not in Claude Code's layout) is read with the session it names, as
+ * Claude Code's layout would have it (`agent-<id>.jsonl`): alone, its final answer reads as a pause.
+ */
 export async function readStandIn(dirs: readonly string[]): Promise<ReplayInput[]> {
   const inputs: ReplayInput[] = [];
+  const rel = (f: string) => path.relative(ROOT, f);
   for (const file of dirs.flatMap(sessionFiles)) {
     const input = await readReplayInput(file);
-    const rel = (f: string) => path.relative(ROOT, f);
     inputs.push({ transcript: { ...input.transcript, file: rel(file) }, children: input.children?.map((c) => ({ ...c, file: rel(c.file) })) });
   }
-  return inputs;
+  return inputs.filter((input) => {
+    const { sessionId, agentId } = headOf(input.transcript.text);
+    const parent = agentId === undefined ? undefined : inputs.find((p) => p !== input && headOf(p.transcript.text).agentId === undefined && headOf(p.transcript.text).sessionId === sessionId);
+    if (!parent) return true;
+    parent.children = [...(parent.children ?? []), { file: path.join(path.dirname(input.transcript.file), `agent-${agentId}.jsonl`), text: input.transcript.text }];
+    return false;
+  });
 }
 
 export const WINDOWS_S = [120, 300];

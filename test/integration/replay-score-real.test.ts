@@ -2,11 +2,15 @@
 // stand-in for the issue's 26 sessions): today's figures pinned, so a change to the check code that
 // adds a false stall, calls a finished turn stalled, misses a crash or keeps a give-up after a
 // resume fails here. `npm run bench` prints the same figures, with the shared excerpts beside them.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readStandIn, STAND_IN } from '../../bench/false-stalls.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderScore } from '../../src/core/render-score.js';
 import { scoreReplays } from '../../src/core/replay-score.js';
+import { assistant, jsonl, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const inputs = await readStandIn(STAND_IN.own);
 const at = (seconds: number) => scoreReplays(inputs, { ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
@@ -49,5 +53,16 @@ describe('false stalls on our own real transcripts', () => {
     const s = at(300);
     expect(s.falseStalls, renderScore(s).join('\n')).toEqual([]);
     expect(s.finishedCalledStalled).toEqual([]);
+  });
+});
+
+describe('the stand-in set', () => {
+  it("a subagent's transcript kept as a file of its own is read with the session it names: alone, its final answer would read as a pause", async () => {
+    const dir = tempDir();
+    const sub = { isSidechain: true, agentId: 'a93ccab' };
+    writeFileSync(path.join(dir, 'parent.jsonl'), jsonl(user(0, 'go'), assistant(1, [toolUse('t1', 'Task', { prompt: 'look' })]), user(100, [toolResult('t1', 'found')]), assistant(101, [text('Done.')])));
+    writeFileSync(path.join(dir, 'child-excerpt.jsonl'), jsonl(user(2, 'look', sub), assistant(3, [text('Found it.')], sub)));
+    const read = await readStandIn([dir]);
+    expect(read.map((i) => [path.basename(i.transcript.file), i.children?.map((c) => path.basename(c.file))])).toEqual([['parent.jsonl', ['agent-a93ccab.jsonl']]]);
   });
 });
