@@ -37281,6 +37281,7 @@ var blocksOf = (rec) => {
 };
 var blockText = (b) => isRec2(b) ? typeof b.content === "string" ? b.content : Array.isArray(b.content) ? b.content.map(blockText).join("\n") : typeof b.text === "string" ? b.text : "" : "";
 function isHumanWait(v, resumedBy) {
+  if (v.stallReason === "open_tool_overrun") return true;
   if (v.isLastToolOpen === true && v.lastTool !== void 0 && INSTANT_TOOLS.has(v.lastTool)) return true;
   return blocksOf(resumedBy?.rec).some((b) => isRec2(b) && b.type === "tool_result" && REFUSED.test(blockText(b)));
 }

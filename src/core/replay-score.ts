@@ -80,10 +80,13 @@ const blockText = (b: unknown): string => (isRec(b) ? (typeof b.content === 'str
 
 /**
  * A false stall during a human's wait, as far as the records tell: the call left open was one that
- * returns at once unless a permission dialog holds it, or its result says the human refused it.
- * A permission granted after a long Bash or WebFetch call looks like the call's own time.
+ * returns at once unless a permission dialog holds it, or was open past its own timeout + grace
+ * (`open_tool_overrun`: Claude Code ends a Bash command at its timeout, so only a dialog can hold
+ * it), or its result says the human refused it. A permission granted within a call's own window
+ * looks like the call's own time.
  */
 export function isHumanWait(v: Verdict, resumedBy: TimedRecord | undefined): boolean {
+  if (v.stallReason === 'open_tool_overrun') return true;
   if (v.isLastToolOpen === true && v.lastTool !== undefined && INSTANT_TOOLS.has(v.lastTool)) return true;
   return blocksOf(resumedBy?.rec).some((b) => isRec(b) && b.type === 'tool_result' && REFUSED.test(blockText(b)));
 }

@@ -21,12 +21,15 @@ describe('scoreReplays', () => {
     expect(renderScore(s)[1]).toMatch(/human waits excluded +1 \(/);
   });
 
-  it('a false stall on an Edit held open (a permission dialog), or whose result says the human refused, is a human wait', () => {
+  it('a false stall on an Edit held open (a permission dialog), a Bash open past its own timeout, or a call whose result says the human refused, is a human wait', () => {
     const held = (result: string, name: string) =>
       jsonl(user(0, 'go'), assistant(1, [toolUse('e1', name, { file_path: '/a', command: 'x' })]), user(400, [toolResult('e1', result)]), assistant(401, [text('Done.')]), system(402, 'turn_duration'));
     expect(score(held('edited', 'Edit')).falseStalls.map((f) => f.isHumanWait)).toEqual([true]);
-    expect(score(held("The user doesn't want to proceed with this tool use.", 'Bash')).falseStalls.map((f) => f.isHumanWait)).toEqual([true]);
-    expect(score(held('done', 'Bash')).falseStalls.map((f) => f.isHumanWait)).toEqual([false]);
+    expect(score(held("The user doesn't want to proceed with this tool use.", 'WebFetch')).falseStalls.map((f) => f.isHumanWait)).toEqual([true]);
+    // A Bash call open past its own timeout + grace (Claude Code's 120 s default + 60 s) cannot be running: only a dialog holds it.
+    expect(score(held('done', 'Bash')).falseStalls.map((f) => [f.isHumanWait, f.reason.includes('timeout')])).toEqual([[true, true]]);
+    // A call with no timeout of its own held as long looks like any slow call.
+    expect(score(held('fetched', 'WebFetch')).falseStalls.map((f) => f.isHumanWait)).toEqual([false]);
   });
 
   it('a finished turn the human answers 10 minutes later is counted and not called stalled; a stall after a mid-turn thinking block is not a finished turn', () => {
