@@ -1,13 +1,14 @@
 // Resume instead of restart (DESIGN §8): a transport stall of a known session is recovered by
 // resuming that session, keeping its context: a `resume` request (mailbox), or the configured
 // agents.resume_argv run with {session_id} (process adapter). Same key, same cap as a redispatch.
-import { promises as fs, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAdapter } from '../../src/act/agents/make-adapter.js';
 import { realClock } from '../../src/deps.js';
 import { redispatchRequest } from '../helpers/agent-requests.js';
 import { assistant, jsonl, toolResult, toolUse, user } from '../helpers/claude-lines.js';
+import { projectDirName } from '../helpers/claude-session.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession } from '../helpers/session.js';
 import { fixture, waitFor } from '../helpers/spawn-fixture.js';
@@ -82,5 +83,58 @@ describe('resume a transport stall', () => {
     const adapter = createAdapter('process', { kill_grace_ms: 50 }, { clock: realClock });
     const out = await adapter.redispatch({ ...(await redispatchRequest(tempDir())), mode: 'resume' });
     expect(out.detail).toMatchInlineSnapshot(`"agents.resume_argv is not set: the process adapter launches resumes from it. Add e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"] to watchdog.config.yaml."`);
+  });
+});
+
+/**
+ * A `claude -p` the lead started itself, as 2.1.197 leaves it when its first request froze: the
+ * prompt dequeued, the prompt record, nothing after (Claude Code writes its transcript only once
+ * that request is sent). Found by its session id under <config>/projects/<cwd>/, as the row names no path.
+ */
+function promptOnlyTranscript(claudeDir: string, sessionId: string, t0: number, atS: number): void {
+  const dir = path.join(claudeDir, 'projects', projectDirName('/work/lead'));
+  mkdirSync(dir, { recursive: true });
+  const at = { timestamp: iso(t0 + atS * S), sessionId, version: '2.1.197', entrypoint: 'sdk-cli', cwd: '/work/lead' };
+  writeFileSync(path.join(dir, `${sessionId}.jsonl`), jsonl(
+    JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: at.timestamp, sessionId, content: 'WORKER: implement P-1' }),
+    JSON.stringify({ type: 'queue-operation', operation: 'dequeue', timestamp: at.timestamp, sessionId }),
+    user(atS, 'WORKER: implement P-1', at),
+  ));
+}
+
+describe('a row naming only its session_id (a claude -p the lead launched with Bash)', () => {
+  const sid = '0a173973-e114-48e5-a0a9-5742ad3267ef';
+  async function judgeRow(write: (claudeDir: string, t0: number) => void, whenS: number) {
+    const dir = tempDir();
+    const claudeDir = path.join(dir, 'claude');
+    const t0 = Date.parse('2026-04-02T10:00:00Z');
+    const clock = new ManualClock(t0);
+    writeWave(dir, EPIC, iso(t0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(t0), session_id: sid }]);
+    // The lead's own session made the project dir already: the worker's file is a new name in it.
+    mkdirSync(path.join(claudeDir, 'projects', projectDirName('/work/lead')), { recursive: true });
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 3, checkInterval: 1 }, { claudeConfigDir: claudeDir });
+    for (let i = 0; i < 12; i++) {
+      if (i === whenS) write(claudeDir, t0);
+      await s.advance(S);
+    }
+    s.stop();
+    await s.done;
+    return { action: events(dir, 'action_started')[0], stall: events(dir, 'stall_detected')[0] };
+  }
+
+  it('its transcript, found by discovery after the first checks, holds only the prompt: a frozen first request, resumed', async () => {
+    const { action, stall } = await judgeRow((c, t0) => promptOnlyTranscript(c, sid, t0, 2), 2);
+    expect(stall).toMatchObject({ stall_reason: 'inactivity', action_taken: 'redispatch:resume' });
+    expect(action).toMatchObject({ mode: 'resume', transport_cause: 'frozen_stream', session_id: sid });
+  });
+
+  it('no transcript by the end of the window: it never started, and a session never written has nothing to resume (a fresh agent)', async () => {
+    // What the first scripted-lead run with `claude -p` workers met: a 3 s window, and a worker
+    // whose start-up (3.15 s at load 3) ended after it; its transcript appeared 0.1 s too late.
+    const { action, stall } = await judgeRow((c, t0) => promptOnlyTranscript(c, sid, t0, 4), 4);
+    expect(stall).toMatchObject({ stall_reason: 'never_started', action_taken: 'redispatch' });
+    expect(stall?.reason).toMatch(/no transcript for session/);
+    expect(action).toMatchObject({ action: 'redispatch' });
+    expect(action?.mode).not.toBe('resume');
   });
 });
