@@ -17,7 +17,7 @@ import type { StatePaths } from './files/paths.js';
 import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import { isAlive } from './sys/proc-identity.js';
-import { watchesTerminalRow } from './core/terminal-watch.js';
+import { terminalRowWatcher } from './core/terminal-watch.js';
 import { DEFAULT_CONTROLS } from './core/controls.js';
 import type { TaskObserver } from './observe/read/observer.js';
 import type { ResolvedOptions } from './options.js';
@@ -191,14 +191,14 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     return o.obs;
   };
   const terminalSince = (env.terminalSince ??= new Map());
-  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
+  const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
   const context: WaveContext = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === 'in_flight' && t.agentId).map((t) => [t.agentId!, t.taskId])) };
   for (const task of wave.tasks) {
     let obs: Observation;
     let verdict: Verdict;
     if (task.statusClass === 'terminal') task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
-    if (task.statusClass !== 'in_flight' && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
+    if (task.statusClass !== 'in_flight' && !watchesTerminal(task, nowMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
       verdict = assess(task, obs, opts.policy, nowMs, context);

@@ -17,6 +17,27 @@ export function watchesTerminalRow(task: Task, nowMs: number, watchMs: number, i
   return isReconcilePending || nowMs - task.terminalSinceMs <= watchMs;
 }
 
+/** What names a row's agent: its pid, subagent id, own session (not a subagent's lead's) or transcript. */
+function agentKeys(t: Task): string[] {
+  const keys: string[] = [];
+  if (t.pid !== undefined) keys.push(`pid:${t.pid}`);
+  if (t.agentId) keys.push(`agent:${t.agentId}`);
+  else if (t.sessionId) keys.push(`session:${t.sessionId}`);
+  if (t.transcriptPath) keys.push(`file:${t.transcriptPath}`);
+  return keys;
+}
+
+/**
+ * watchesTerminalRow for the rows of one wave, but never for a terminal row whose agent an
+ * in-flight row names too: the orchestrator handed it on (a resume answered by a new row carrying
+ * the same session), so the work going on is that row's, not the old row's to reconcile.
+ */
+export function terminalRowWatcher(tasks: readonly Task[], watchMs: number): (task: Task, nowMs: number, isReconcilePending: boolean) => boolean {
+  let carried: Set<string> | undefined;
+  const inFlight = () => (carried ??= new Set(tasks.filter((t) => t.statusClass === 'in_flight').flatMap(agentKeys)));
+  return (task, nowMs, isReconcilePending) => watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) && !agentKeys(task).some((k) => inFlight().has(k));
+}
+
 /**
  * What says the agent of a terminal row still runs, in words, or undefined: the row's own process
  * alive with no record of the agent having finished, or its own records (or its process's output)

@@ -3,11 +3,14 @@
 // a `reconcile` request says what disagrees and how to answer, `next` returns attention (13), and
 // nothing is stopped. Once the process is gone the row and the agent agree: the request is
 // answered (resolved) and the wave completes. In-process, on a manual clock.
+import { appendFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { assistant, jsonl, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { nextOnClock } from '../helpers/session.js';
+import { nextOnClock, startSession } from '../helpers/session.js';
 import { spawnFixture } from '../helpers/spawn-fixture.js';
-import { readEvents, writeWave } from '../helpers/state.js';
+import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const EPIC = 'E-1';
@@ -56,5 +59,32 @@ describe('a row that says completed while its agent still runs', () => {
     expect(code).toBe(0);
     expect(events(dir, 'reconcile_requested')).toEqual([]);
     expect(clock.nowMs() - (T0 + 3 * S)).toBeLessThan(60 * S);
+  });
+});
+
+describe('a row cancelled for a resume that another row carries on', () => {
+  it('is not asked about: the session at work is the new row\'s (same session_id), never a reconcile of the old one', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0 + 3 * S);
+    const file = path.join(dir, 's-1.jsonl');
+    const rec = (s: number) => ({ timestamp: iso(T0 + s * S), sessionId: 's-1' });
+    writeFileSync(file, jsonl(user(0, 'Fix ENG-1', rec(0)), assistant(1, [toolUse('tu1', 'Bash', { command: 'make' })], rec(1)), user(2, [toolResult('tu1', 'ok')], rec(2))));
+    // The orchestrator answered a resume by adding the recovery row (SKILL.md: "or add the recovery_task_id row"):
+    // the resumed run writes on in the same session's transcript.
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'cancelled', dispatched_at: iso(T0), session_id: 's-1', transcript_path: file },
+      { task_id: 't1-r1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0 + 3 * S), session_id: 's-1', transcript_path: file },
+    ]);
+    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 10, checkInterval: 5 }, { claudeConfigDir: path.join(dir, 'claude') });
+    for (let i = 1; i <= 12; i++) {
+      const at = 3 + 5 * i;
+      appendFileSync(file, jsonl(assistant(at, [toolUse(`tu${at}`, 'Bash', { command: `step ${at}` })], rec(at)), user(at, [toolResult(`tu${at}`, 'ok')], rec(at))));
+      await s.advance(5 * S);
+    }
+    s.stop();
+    await s.done;
+    expect(events(dir, 'truth_inconsistent')).toEqual([]);
+    expect(events(dir, 'reconcile_requested')).toEqual([]);
+    expect(readWatchdogJson(dir, EPIC).tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict])).toEqual([['t1', 'terminal'], ['t1-r1', 'healthy']]);
   });
 });
