@@ -74,7 +74,7 @@ export function summarizeFriction(
   let massStalls = 0;
   let inputErrors = 0;
   let orphaned = 0;
-  // A nudge worked when its agent is next seen healthy, before a reconcile or a stall of it.
+  // A nudge worked when its agent is next seen healthy, or its row ended, before a reconcile or a stall of it.
   const nudged = new Set<string>();
   let nudgesSent = 0;
   let nudgesWorked = 0;
@@ -135,6 +135,10 @@ export function summarizeFriction(
         break;
       case 'healthy':
         if (nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
+        break;
+      case 'request_answered':
+        // The nudged row ended (the agent said it was done, its owner recorded it), or its agent went on.
+        if (e.kind === 'nudge' && (e.how === 'terminal' || e.how === 'resolved') && nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
         break;
       case 'reconcile_requested':
         nudged.delete(`${e.epic_id}:${e.task_id}`);

@@ -51,7 +51,7 @@ export const FrictionReviewSchema = z
     orphaned_actions: z.number().int(),
     nudges: z.object({
       sent: z.number().int().describe('nudge_sent lines: agents between turns nudged once before a reconcile request.'),
-      worked: z.number().int().describe('Nudged agents seen making progress again (a healthy line) before anything else was done about them.'),
+      worked: z.number().int().describe('Nudged agents seen making progress again (a healthy line), or whose row ended (the nudge answered `terminal` or `resolved`), before a reconcile request or a stall of them.'),
     }),
     notes: z.array(z.string()).describe('Friction notes dated in the period (state-dir relative).'),
     lines: z.object({

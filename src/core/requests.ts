@@ -32,15 +32,20 @@ export function isRowReused(row: Task, r: RequestRecord): boolean {
 
 /** How the orchestrator answered `r`, if it did. */
 export function answerOf(r: RequestRecord, rows: ReadonlyMap<string, Task>, ack: Ack | undefined): { how: AnswerHow; byTaskId?: string } | undefined {
-  if (ack) return { how: 'ack', byTaskId: ack.taskId };
   const row = rows.get(r.rowTaskId);
-  if (r.kind === 'cancel') return row?.statusClass === 'terminal' ? { how: 'terminal', byTaskId: r.rowTaskId } : undefined;
-  if (r.kind === 'nudge') return row?.statusClass === 'terminal' ? { how: 'terminal', byTaskId: r.rowTaskId } : row && isRowReused(row, r) ? { how: 'row_reused', byTaskId: r.rowTaskId } : undefined;
-  if (r.kind === 'reconcile') {
-    // The owner made the row say something else (its status, or the agent it names).
-    if (row && r.was.status !== undefined && row.status !== r.was.status) return { how: 'resolved', byTaskId: r.rowTaskId };
-    return row && isRowReused(row, r) ? { how: 'row_reused', byTaskId: r.rowTaskId } : undefined;
+  // A nudge or a reconcile the row itself answered says so even beside an ack read at the same
+  // check (the skill acks a nudge as it sends it, then records how the agent ended): `friction`
+  // counts a nudged row that ended as a nudge that worked.
+  if (r.kind === 'nudge') {
+    if (row?.statusClass === 'terminal') return { how: 'terminal', byTaskId: r.rowTaskId };
+    if (row && isRowReused(row, r)) return { how: 'row_reused', byTaskId: r.rowTaskId };
   }
+  // The owner made the row say something else (its status, or the agent it names).
+  if (r.kind === 'reconcile' && row && r.was.status !== undefined && row.status !== r.was.status) return { how: 'resolved', byTaskId: r.rowTaskId };
+  if (r.kind === 'reconcile' && row && isRowReused(row, r)) return { how: 'row_reused', byTaskId: r.rowTaskId };
+  if (ack) return { how: 'ack', byTaskId: ack.taskId };
+  if (r.kind === 'cancel') return row?.statusClass === 'terminal' ? { how: 'terminal', byTaskId: r.rowTaskId } : undefined;
+  if (r.kind === 'nudge' || r.kind === 'reconcile') return undefined;
   if (r.recoveryTaskId && rows.has(r.recoveryTaskId)) return { how: 'row', byTaskId: r.recoveryTaskId };
   if (row && isRowReused(row, r)) return { how: 'row_reused', byTaskId: r.rowTaskId };
   return undefined;

@@ -42,6 +42,18 @@ function note(ticket: string, epic: string) {
 }
 
 describe('friction review (pure)', () => {
+  it('counts nudges sent, and those that worked: the agent next seen healthy, or its row ended, before a reconcile or a stall', () => {
+    const nudge = (task: string) => ({ ...env(1), event: 'nudge_sent', ...ids('P-9', task), key: `E-1:${task}:nudge`, route: 'resume' });
+    const answered = (task: string, how: string) => ({ ...env(1), event: 'request_answered', ...ids('P-9', task), key: `E-1:${task}:nudge`, kind: 'nudge', how });
+    const log = [
+      nudge('a'), { ...env(1), event: 'healthy', ...ids('P-9', 'a'), idle_seconds: 1, effective_timeout_seconds: 120, recovered: false },
+      nudge('b'), answered('b', 'terminal'),
+      nudge('c'), answered('c', 'ack'), { ...env(1), event: 'reconcile_requested', ...ids('P-9', 'c'), key: 'E-1:c:reconcile', disagreement: 'agent_finished', detail: 'x', row_status: 'in_progress', request_path: 'r' },
+      nudge('d'), stall(1, 'P-9', {}), answered('d', 'resolved'),
+    ].map((e) => (e.event === 'stall_detected' ? { ...e, task_id: 'd', agent_id: 'd' } : e)) as DispatchEvent[];
+    expect(summarizeFriction(log, { sinceMs: today - 30 * DAY, untilMs: now, notes: [], daysRead: [], lines: noLines }).nudges).toEqual({ sent: 4, worked: 2 });
+  });
+
   it('ranks escalations first, then redispatches, then stalls; one row per ticket with its epics; a table per epic', () => {
     const notes = [{ ...parseFrictionNote(note('P-1', 'E-2'), 'friction/n.md') }];
     const s = summarizeFriction(events, { sinceMs: today - 30 * DAY, untilMs: now, notes, daysRead: [], lines: noLines });

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { printStatus } from '../../src/commands/status.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { assistant, jsonl, system, text, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -65,6 +66,23 @@ describe('a row its agent disagrees with', () => {
     const third = await next(clock, dir);
     expect(third.code).toBe(0);
     expect(events(dir, 'request_answered')).toEqual(expect.arrayContaining([expect.objectContaining({ key, kind: 'reconcile', how: 'resolved' })]));
+  });
+
+  it('a nudge the skill acks as it sends it, then a row its owner ended: answered terminal, and friction counts it as worked', async () => {
+    const dir = tempDir();
+    const clock = new ManualClock(T0 + 3 * S);
+    const row = { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: endedTranscript(dir) };
+    writeWave(dir, EPIC, iso(T0), [row]);
+    const first = await next(clock, dir);
+    expect(first.doc.requests).toEqual([expect.objectContaining({ kind: 'nudge' })]);
+    // The lead sends the nudge, acks it (SKILL.md), reads the agent's answer and records how it ended; then next.
+    const key = `${EPIC}:t1:nudge`;
+    expect((await runMain(['ack', key, '--state-dir', dir])).code).toBe(0);
+    writeWave(dir, EPIC, iso(T0), [{ ...row, status: 'completed' }]);
+    expect((await next(clock, dir)).code).toBe(0);
+    expect(events(dir, 'request_answered')).toEqual([expect.objectContaining({ key, kind: 'nudge', how: 'terminal' })]);
+    const friction = await runMain(['friction', '--state-dir', dir, '--json', '--since', '3650d']);
+    expect(JSON.parse(friction.stdout).nudges).toEqual({ sent: 1, worked: 1 });
   });
 
   it('report mode: next returns attention on every new stall instead of staying silent', async () => {
