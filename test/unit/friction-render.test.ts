@@ -40,6 +40,9 @@ describe('hypothesizeRootCause', () => {
     ['no last tool at all', three(() => ({})), 'context_or_dependency'],
     ['a single stall on a tool', [stall(0, { lastTool: 'Edit' })], 'context_or_dependency'],
     ['no history', [], 'context_or_dependency'],
+    // The watchdog judged it transport and resumed it (a frozen first request has no tool): once is enough.
+    ['a single stall resumed for a frozen stream, no tool yet', [stall(0, { isResumed: true })], 'api_hang'],
+    ['one resumed stall among three silent ones with no tool', three((n) => ({ isResumed: n === 0 })), 'context_or_dependency'],
   ])('%s → %s', (_name, history, kind) => {
     expect(hypothesizeRootCause(history, 'ENG-123').kind).toBe(kind);
   });

@@ -117,12 +117,14 @@ const RULES: Rule[] = [
   },
   (h, t, then) => {
     // Silent after its last call had returned: the agent was waiting on the model, not on a tool.
-    const n = count(h, (r) => r.stallReason === 'inactivity' && !isOpenAtStall(r) && r.lastTool !== undefined);
-    if (!isRepeated(n, h.length)) return undefined;
+    // A stall resumed for its transport cause was judged one by the watchdog (a frozen first request has no tool).
+    const n = count(h, (r) => r.isResumed === true || (r.stallReason === 'inactivity' && !isOpenAtStall(r) && r.lastTool !== undefined));
+    if (!isRepeated(n, h.length) && !(h.length > 0 && h.every((r) => r.isResumed))) return undefined;
     const tools = [...new Set(h.map((r) => r.lastTool).filter(Boolean))].map((x) => `\`${x}\``).join(', ');
+    const after = tools ? `after its last tool call (${tools}) had returned` : 'with no tool call open';
     return {
       kind: 'api_hang',
-      text: `In ${of(n, h.length)} stalls the agent went silent after its last tool call (${tools}) had returned: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on the tool.`,
+      text: `${h.length === 1 ? 'The agent' : `In ${of(n, h.length)} stalls the agent`} went silent ${after}: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on a tool.`,
       action: `Check the provider's status and the agent's network at those times; resuming the same session usually gets past a frozen stream. The task is probably fine: ${then.replace(/^then /, '')} as it is.`,
     };
   },

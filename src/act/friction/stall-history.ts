@@ -24,6 +24,8 @@ export interface StallRecord {
   reason?: string;
   /** It stalled in a mass stall (a circuit-breaker check listed it with much of the wave). */
   isMassStall?: boolean;
+  /** Its cause was the link to the API (a frozen stream, a give-up on overload or connection): it was resumed. */
+  isResumed?: boolean;
 }
 
 type StallEvent = EventOf<'stall_detected'> | EventOf<'looping_detected'>;
@@ -47,6 +49,7 @@ export function stallRecordFromEvent(ev: StallEvent): StallRecord {
     stallReason: ev.stall_reason,
     exemptions: ev.exemptions ?? (ev.bash_timeout_exemption ? ['bash_long_timeout'] : []),
     ...(ev.reason !== undefined ? { reason: ev.reason } : {}),
+    ...(ev.action_taken.endsWith(':resume') ? { isResumed: true } : {}),
   };
 }
 
