@@ -18465,12 +18465,13 @@ var init_friction_hypothesis = __esm({
         };
       },
       (h, t, then) => {
-        const n = count(h, (r) => r.stallReason === "inactivity" && !isOpenAtStall(r) && r.lastTool !== void 0);
-        if (!isRepeated(n, h.length)) return void 0;
+        const n = count(h, (r) => r.isResumed === true || r.stallReason === "inactivity" && !isOpenAtStall(r) && r.lastTool !== void 0);
+        if (!isRepeated(n, h.length) && !(h.length > 0 && h.every((r) => r.isResumed))) return void 0;
         const tools = [...new Set(h.map((r) => r.lastTool).filter(Boolean))].map((x) => `\`${x}\``).join(", ");
+        const after = tools ? `after its last tool call (${tools}) had returned` : "with no tool call open";
         return {
           kind: "api_hang",
-          text: `In ${of(n, h.length)} stalls the agent went silent after its last tool call (${tools}) had returned: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on the tool.`,
+          text: `${h.length === 1 ? "The agent" : `In ${of(n, h.length)} stalls the agent`} went silent ${after}: it was waiting on the model's next response (a frozen stream, a silent retry, or a process that stopped), not on a tool.`,
           action: `Check the provider's status and the agent's network at those times; resuming the same session usually gets past a frozen stream. The task is probably fine: ${then.replace(/^then /, "")} as it is.`
         };
       }
@@ -18501,7 +18502,8 @@ function stallRecordFromEvent(ev2) {
     idleSeconds: ev2.idle_seconds,
     stallReason: ev2.stall_reason,
     exemptions: ev2.exemptions ?? (ev2.bash_timeout_exemption ? ["bash_long_timeout"] : []),
-    ...ev2.reason !== void 0 ? { reason: ev2.reason } : {}
+    ...ev2.reason !== void 0 ? { reason: ev2.reason } : {},
+    ...ev2.action_taken.endsWith(":resume") ? { isResumed: true } : {}
   };
 }
 function attemptOfTaskId(taskId) {
@@ -27077,6 +27079,19 @@ function watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) {
   if (task.pid === void 0 && !task.agentId && !task.sessionId && !task.transcriptPath) return false;
   return isReconcilePending || nowMs - task.terminalSinceMs <= watchMs;
 }
+function agentKeys(t) {
+  const keys = [];
+  if (t.pid !== void 0) keys.push(`pid:${t.pid}`);
+  if (t.agentId) keys.push(`agent:${t.agentId}`);
+  else if (t.sessionId) keys.push(`session:${t.sessionId}`);
+  if (t.transcriptPath) keys.push(`file:${t.transcriptPath}`);
+  return keys;
+}
+function terminalRowWatcher(tasks, watchMs) {
+  let carried2;
+  const inFlight2 = () => carried2 ??= new Set(tasks.filter((t) => t.statusClass === "in_flight").flatMap(agentKeys));
+  return (task, nowMs, isReconcilePending) => watchesTerminalRow(task, nowMs, watchMs, isReconcilePending) && !agentKeys(task).some((k) => inFlight2().has(k));
+}
 function stillRunning(task, obs, windowMs, nowMs) {
   const since2 = task.terminalSinceMs;
   if (since2 === void 0 || obs.isProcessAlive === false || task.hasExited) return void 0;
@@ -29100,14 +29115,16 @@ function isRowReused(row, r) {
   return row.agentId !== void 0 && row.agentId !== w.agentId || row.sessionId !== void 0 && row.sessionId !== w.sessionId || row.pid !== void 0 && row.pid !== w.pid;
 }
 function answerOf(r, rows, ack) {
-  if (ack) return { how: "ack", byTaskId: ack.taskId };
   const row = rows.get(r.rowTaskId);
-  if (r.kind === "cancel") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : void 0;
-  if (r.kind === "nudge") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
-  if (r.kind === "reconcile") {
-    if (row && r.was.status !== void 0 && row.status !== r.was.status) return { how: "resolved", byTaskId: r.rowTaskId };
-    return row && isRowReused(row, r) ? { how: "row_reused", byTaskId: r.rowTaskId } : void 0;
+  if (r.kind === "nudge") {
+    if (row?.statusClass === "terminal") return { how: "terminal", byTaskId: r.rowTaskId };
+    if (row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
   }
+  if (r.kind === "reconcile" && row && r.was.status !== void 0 && row.status !== r.was.status) return { how: "resolved", byTaskId: r.rowTaskId };
+  if (r.kind === "reconcile" && row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
+  if (ack) return { how: "ack", byTaskId: ack.taskId };
+  if (r.kind === "cancel") return row?.statusClass === "terminal" ? { how: "terminal", byTaskId: r.rowTaskId } : void 0;
+  if (r.kind === "nudge" || r.kind === "reconcile") return void 0;
   if (r.recoveryTaskId && rows.has(r.recoveryTaskId)) return { how: "row", byTaskId: r.recoveryTaskId };
   if (row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
   return void 0;
@@ -30052,14 +30069,14 @@ async function judge(env, read3, nowMs) {
     return o.obs;
   };
   const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
-  const watchMs = (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs;
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
+  const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
   const context = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])) };
   for (const task of wave.tasks) {
     let obs;
     let verdict;
     if (task.statusClass === "terminal") task.terminalSinceMs ??= terminalSince.get(task.taskId) ?? (terminalSince.set(task.taskId, nowMs), nowMs);
-    if (task.statusClass !== "in_flight" && !watchesTerminalRow(task, nowMs, watchMs, reconciling.has(task.taskId))) {
+    if (task.statusClass !== "in_flight" && !watchesTerminal(task, nowMs, reconciling.has(task.taskId))) {
       obs = mergeObservations([]);
       observed.delete(task.taskId);
       verdict = assess(task, obs, opts.policy, nowMs, context);
@@ -37620,6 +37637,9 @@ function summarizeFriction(events, opts) {
         break;
       case "healthy":
         if (nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
+        break;
+      case "request_answered":
+        if (e.kind === "nudge" && (e.how === "terminal" || e.how === "resolved") && nudged.delete(`${e.epic_id}:${e.task_id}`)) nudgesWorked++;
         break;
       case "reconcile_requested":
         nudged.delete(`${e.epic_id}:${e.task_id}`);

@@ -18,14 +18,15 @@ const EPIC = 'E-1';
 const TICKET = 'ENG-123';
 const SECRET = 'lin_api_CRASHTEST_s3cr3t_0123456789';
 
-type Strategy = 'cancel' | 'redispatch' | 'escalate';
+type Strategy = 'cancel' | 'redispatch' | 'resume' | 'escalate';
 const STRATEGY_ARGS: Record<Strategy, string[]> = {
   cancel: ['--action', 'cancel'],
   redispatch: [],
+  resume: [], // a redispatch whose stall is transport (a frozen stream): agents.resume_argv
   escalate: ['--max-redispatches', '0'], // the cap is reached at the first stall
 };
-const KEY = (s: Strategy) => `${EPIC}:t1:${s}`;
-const OUTCOME: Record<Strategy, string> = { cancel: 'agent_killed', redispatch: 'redispatch', escalate: 'escalated_to_blocked' };
+const KEY = (s: Strategy) => `${EPIC}:t1:${s === 'resume' ? 'redispatch' : s}`;
+const OUTCOME: Record<Strategy, string> = { cancel: 'agent_killed', redispatch: 'redispatch', resume: 'redispatch', escalate: 'escalated_to_blocked' };
 
 const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 
@@ -38,7 +39,7 @@ function allFiles(dir: string): string[] {
 }
 
 /** A stalled task t1 whose agent is a real child process, the process adapter, and a fake Linear. */
-async function scene() {
+async function scene(strategy: Strategy = 'redispatch') {
   const dir = tempDir('dw-crash-');
   const launches = path.join(tempDir('dw-launches-'), 'launches.ndjson');
   const linear = await startLinearServer();
@@ -46,12 +47,20 @@ async function scene() {
   writeFileSync(
     path.join(dir, 'watchdog.config.yaml'),
     stringify({
-      agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'] },
+      agents: {
+        adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'],
+        resume_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '--resume', '{session_id}'],
+      },
       linear: { api_url: linear.url },
     }),
   );
   // Dispatched 3 s ago (the agent started within the 5 s identity tolerance), silent since: stalled at --timeout 1.
-  writeWave(dir, EPIC, ago(3), [{ task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: agent.pid, dispatched_at: ago(3), last_activity_ts: ago(3) }]);
+  // For a resume, its transcript too: the last record a tool result, then silence (the model's answer never came).
+  const transcript = path.join(dir, 's-1.jsonl');
+  const rec = (type: string, content: unknown) => JSON.stringify({ type, timestamp: ago(3), sessionId: 's-1', message: { role: type, content } });
+  if (strategy === 'resume') writeFileSync(transcript, [rec('user', 'fix it'), rec('assistant', [{ type: 'tool_use', id: 'tu1', name: 'Bash', input: {} }]), rec('user', [{ type: 'tool_result', tool_use_id: 'tu1', content: 'ok' }])].join('\n') + '\n');
+  const resume = strategy === 'resume' ? { session_id: 's-1', transcript_path: transcript } : {};
+  writeWave(dir, EPIC, ago(3), [{ task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: agent.pid, dispatched_at: ago(3), last_activity_ts: ago(3), ...resume }]);
   const outputs: string[] = [];
   const env = { LINEAR_API_KEY: SECRET };
   const base = (s: Strategy) => ['--epic-id', EPIC, '--state-dir', dir, '--timeout', '1', ...STRATEGY_ARGS[s]];
@@ -100,6 +109,7 @@ const CASES: [Strategy, string, Settled, 'recover' | 'once'][] = [
   ['redispatch', 'after:agent_killed', 'finished', 'once'],
   ['redispatch', 'before:redispatch', 'done', 'once'], // launched, the line is missing
   ['redispatch', 'after:redispatch', 'nothing_open', 'recover'],
+  ['resume', 'before:redispatch', 'done', 'once'], // the session resumed, the line is missing: never resumed twice
   ['escalate', 'after:action_started', 'finished', 'once'],
   ['escalate', 'before:agent_killed', 'finished', 'once'],
   ['escalate', 'after:agent_killed', 'finished', 'once'],
@@ -110,7 +120,7 @@ const CASES: [Strategy, string, Settled, 'recover' | 'once'][] = [
 // Three real CLI runs per case (crash, recover, once): at load 25 one took over 30 s.
 describe('SIGKILL at every step boundary, then a restart', { timeout: 90_000 }, () => {
   it.each(CASES)('%s, crash %s: the restart classifies it %s (restart: %s) and every side effect happened once', async (strategy, point, settled, restart) => {
-    const s = await scene();
+    const s = await scene(strategy);
     const key = KEY(strategy);
 
     // 1. The crash happened exactly at the boundary.
@@ -143,11 +153,11 @@ describe('SIGKILL at every step boundary, then a restart', { timeout: 90_000 }, 
     expect(await s.agentEnd()).toBe('SIGTERM');
 
     // One launch of the replacement, by the fake agent's own count (read once it has exited), without the Linear key in its env.
-    if (strategy === 'redispatch') {
+    if (strategy === 'redispatch' || strategy === 'resume') {
       const [redispatch] = s.events('redispatch', key);
-      expect(redispatch).toMatchObject({ recovery_task_id: 't1-r1', redispatch_attempt: 1, pid: expect.any(Number) });
+      expect(redispatch).toMatchObject({ recovery_task_id: 't1-r1', redispatch_attempt: 1, pid: expect.any(Number), ...(strategy === 'resume' ? { mode: 'resume' } : {}) });
       await s.gone(Number(redispatch!.pid));
-      expect(s.launched()).toEqual([{ argv: ['t1-r1', '1'], key, hasLinearKey: false }]);
+      expect(s.launched()).toEqual([{ argv: strategy === 'resume' ? ['--resume', 's-1'] : ['t1-r1', '1'], key, hasLinearKey: false }]);
     } else expect(s.launched()).toEqual([]);
 
     // One state change and one comment in Linear; none for the other strategies.
