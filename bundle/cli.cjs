@@ -32594,7 +32594,7 @@ async function launchesIn(file, maxBytes) {
 // src/observe/read/change-notes.ts
 var import_node_fs23 = require("node:fs");
 var import_node_path21 = __toESM(require("node:path"), 1);
-var NOTE_TRUST_MS = 1e3;
+var NOTE_TRUST_MS = 1e4;
 var RETRY_MS = 6e4;
 var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
@@ -32604,6 +32604,7 @@ var ChangeNotes = class {
   notes = /* @__PURE__ */ new Map();
   trustMs;
   now;
+  share;
   watch;
   lastCheckAtMs;
   /** Checks come faster than the trust window: directories are watched. */
@@ -32611,6 +32612,7 @@ var ChangeNotes = class {
   constructor(opts = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
     this.now = opts.now ?? (() => performance.now());
+    this.share = opts.share ?? (() => 0.5 + Math.random() / 2);
     this.watch = opts.watch ?? defaultWatch;
   }
   /**
@@ -32638,13 +32640,13 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, trustedUntilMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
     this.ensureWatched(import_node_path21.default.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
-    n.statAtMs = this.now();
+    n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
   }
   /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
@@ -32655,7 +32657,7 @@ var ChangeNotes = class {
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
   isUntouched(file) {
     const n = this.notes.get(file);
-    return n !== void 0 && n.isAtEnd && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() - n.statAtMs < this.trustMs;
+    return n !== void 0 && n.isAtEnd && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() < n.trustedUntilMs;
   }
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */
   async settle() {

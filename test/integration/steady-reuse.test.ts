@@ -299,6 +299,42 @@ describe('change notification', () => {
     expect(watches).toBe(before);
     notes.close();
 
+    // Each stat vouches for its own share of the window (at random in a real watchdog: re-stats spread over checks).
+    let share = 0.5;
+    const shared = new ChangeNotes({ now: () => now, trustMs: 1000, share: () => share, watch: (d, listener) => watch(d, { persistent: false }, listener) });
+    now = 0;
+    shared.beginCheck();
+    now = 10;
+    shared.beginCheck();
+    shared.beforeStat(file);
+    shared.atEnd(file);
+    now = 509;
+    expect(shared.isUntouched(file)).toBe(true);
+    now = 510;
+    expect(shared.isUntouched(file)).toBe(false);
+    share = 1;
+    shared.beforeStat(file);
+    shared.atEnd(file);
+    now = 1509;
+    expect(shared.isUntouched(file)).toBe(true);
+    now = 1510;
+    expect(shared.isUntouched(file)).toBe(false);
+    shared.close();
+    // The default window (10 s) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
+    const everySecond = new ChangeNotes({ now: () => now, watch: (d, listener) => watch(d, { persistent: false }, listener) });
+    now = 0;
+    everySecond.beginCheck();
+    now = 1040;
+    everySecond.beginCheck();
+    everySecond.beforeStat(file);
+    everySecond.atEnd(file);
+    now = 2080;
+    everySecond.beginCheck();
+    expect(everySecond.isUntouched(file)).toBe(true);
+    now = 1040 + 10_000;
+    expect(everySecond.isUntouched(file)).toBe(false);
+    everySecond.close();
+
     const fast = (n: ChangeNotes) => (n.beginCheck(), n.beginCheck(), n);
     const broken = fast(new ChangeNotes({ watch: () => { throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' }); } }));
     broken.beforeStat(file);

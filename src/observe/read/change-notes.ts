@@ -2,7 +2,8 @@
 // check need not stat a file nothing touched (issue 12). Only ever a hint that saves a stat: a
 // file counts as untouched only while its directory is watched, no event named it since its last
 // real stat (and no rename happened in the directory), that stat found it read to its end, and
-// that stat is younger than `trustMs`. Anything else falls back to a stat: no watch support, a
+// that stat is younger than its trust (`trustMs`, shortened at random by up to half per stat, so
+// the re-stats of a fleet spread over checks instead of coming all in one). Anything else falls back to a stat: no watch support, a
 // watch error, a rename, a queue that overflowed (libuv drops the overflow event, so the trust
 // window bounds what a lost event can hide). Callers stat before any verdict other than healthy.
 // Watching costs ~4 µs of CPU per write to a watched directory, and pays only while checks come
@@ -10,8 +11,13 @@
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
-/** How long a real stat vouches for a file that no event named. @defaultValue 1000 */
-export const NOTE_TRUST_MS = 1000;
+/**
+ * How long a real stat vouches at most for a file that no event named (each stat: between half of
+ * it and all of it, at random). It bounds what an event libuv dropped (inotify's queue overflow)
+ * can hide, and that is never a stall: a verdict other than healthy is concluded only after a
+ * stat. @defaultValue 10000
+ */
+export const NOTE_TRUST_MS = 10_000;
 /** A directory whose watch failed is tried again after this long. @defaultValue 60000 */
 const RETRY_MS = 60_000;
 /** Names remembered as touched per directory before the whole directory counts as touched. @defaultValue 4096 */
@@ -31,7 +37,8 @@ interface Note {
   dir: Dir;
   name: string;
   epoch: number;
-  statAtMs: number;
+  /** Until when the last real stat vouches (its time plus its share of the trust window). */
+  trustedUntilMs: number;
   isAtEnd: boolean;
 }
 
@@ -39,6 +46,8 @@ export interface ChangeNotesOptions {
   trustMs?: number;
   /** Wall clock in ms (monotonic). @defaultValue performance.now */
   now?: () => number;
+  /** Each stat's share of the trust window, in [0.5, 1]. @defaultValue 0.5 + Math.random() / 2 */
+  share?: () => number;
   /** fs.watch, replaceable in tests. */
   watch?: (dir: string, listener: (event: string, name: string | Buffer | null) => void) => FSWatcher;
 }
@@ -50,6 +59,7 @@ export class ChangeNotes {
   private notes = new Map<string, Note>();
   private readonly trustMs: number;
   private readonly now: () => number;
+  private readonly share: () => number;
   private readonly watch: NonNullable<ChangeNotesOptions['watch']>;
   private lastCheckAtMs?: number;
   /** Checks come faster than the trust window: directories are watched. */
@@ -58,6 +68,7 @@ export class ChangeNotes {
   constructor(opts: ChangeNotesOptions = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
     this.now = opts.now ?? (() => performance.now());
+    this.share = opts.share ?? (() => 0.5 + Math.random() / 2);
     this.watch = opts.watch ?? defaultWatch;
   }
 
@@ -87,13 +98,13 @@ export class ChangeNotes {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, statAtMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, trustedUntilMs: 0, isAtEnd: false };
       this.notes.set(file, n);
     }
     this.ensureWatched(path.dirname(file), n.dir);
     n.dir.touched.delete(n.name);
     n.epoch = n.dir.epoch;
-    n.statAtMs = this.now();
+    n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
   }
 
@@ -106,7 +117,7 @@ export class ChangeNotes {
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
   isUntouched(file: string): boolean {
     const n = this.notes.get(file);
-    return n !== undefined && n.isAtEnd && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() - n.statAtMs < this.trustMs;
+    return n !== undefined && n.isAtEnd && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() < n.trustedUntilMs;
   }
 
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */
