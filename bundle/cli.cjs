@@ -27567,8 +27567,8 @@ function outcomeAtMs(history, k) {
 function planControls(verdicts, tasks, history, opts, c, nowMs) {
   const events = [];
   const actions = [];
-  const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
+    if (v.kind !== "inconsistent" && v.kind !== "waiting_human" && v.kind !== "unknown") continue;
     const task = tasks.get(v.taskId);
     if (!task || task.statusClass !== "in_flight" && v.disagreement?.kind !== "agent_running") continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
@@ -27607,8 +27607,10 @@ function planControls(verdicts, tasks, history, opts, c, nowMs) {
       if (!history.attention.has(k)) events.push({ event: "attention_needed", ...ids, key: k, kind: "unobservable_child", since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
     } else if (v.kind === "unknown") attention("unobservable", c.unobservableAfterMs, "the agent could not be observed");
   }
+  let byTask;
   for (const r of history.requests.values()) {
     if (r.status !== "pending" || r.kind !== "nudge" && r.kind !== "reconcile") continue;
+    byTask ??= new Map(verdicts.map((v2) => [v2.taskId, v2]));
     const v = byTask.get(r.taskId);
     const isAgreed = v === void 0 ? tasks.get(r.taskId)?.statusClass === "terminal" : v.kind !== "inconsistent";
     const isResolved = r.kind === "nudge" ? v?.kind === "healthy" || v?.kind === "terminal" : isAgreed;
@@ -30060,7 +30062,7 @@ async function judge(env, read3, nowMs) {
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, env.rowOutputs ??= /* @__PURE__ */ new Map(), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
-  const observations = /* @__PURE__ */ new Map();
+  const observations = [];
   const verdicts = [];
   const observed = env.observed ??= /* @__PURE__ */ new Map();
   const observeAfresh = async (task) => {
@@ -30090,7 +30092,7 @@ async function judge(env, read3, nowMs) {
         verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }
-    observations.set(task.taskId, obs);
+    observations.push(obs);
     verdicts.push(verdict);
   }
   if (observed.size > wave.tasks.length) {
@@ -30103,7 +30105,11 @@ async function judge(env, read3, nowMs) {
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
   return { wave, observations, verdicts, plan, saysDone, guarded, held };
 }
-var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(compareReads(previous, j.wave));
+function lossOf(j, previous) {
+  if (j.loss?.before !== previous) j.loss = { before: previous, loss: compareReads(previous, j.wave) };
+  return j.loss.loss;
+}
+var needsSecondRead = (j, previous) => j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || previous !== void 0 && hasLoss(lossOf(j, previous));
 var MAX_TORN_REPORTS = 10;
 async function record2(env, body, nowMs) {
   const e = env.log ? await env.log.append(body) : { ...body, timestamp_utc: msToIso(nowMs), epic_id: env.opts.epicId, run_id: env.runId };
@@ -30142,7 +30148,7 @@ async function runCheck(env, nowMs) {
   const isWaveDone = Boolean(earlier?.saysDone && current.saysDone);
   const events = [...plan.events];
   if (previous && env.log) {
-    const loss = compareReads(previous, wave);
+    const loss = lossOf(current, previous);
     const heldLoss = [current.guarded.heldLoss, firstJudged?.guarded.heldLoss].find((l) => l !== void 0 && hasLoss(l));
     const torn = heldLoss && !hasLoss(loss) ? heldLoss : void 0;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]]) {
@@ -30159,12 +30165,12 @@ async function runCheck(env, nowMs) {
   env.previousWave = wave;
   env.trustedRead = current.guarded.wave;
   env.suspects = current.guarded.suspects;
-  const observations = current.observations;
+  const { observations } = current;
   if (env.log) {
     for (const e of events) if (e.event === "mass_stall_escalated") await writeMassStallNote(env.paths, opts.epicId, e, nowMs);
     for (const e of await env.log.appendAll(events)) foldEvent(env.history, e, opts.epicId);
     if (env.performer) {
-      for (const action of plan.actions) await env.performer.perform(action, observations.get(action.task.taskId));
+      for (const action of plan.actions) await env.performer.perform(action, observations[wave.tasks.findIndex((t) => t.taskId === action.task.taskId)]);
       await env.performer.afterCheck?.(nowMs);
     }
   }

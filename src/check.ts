@@ -127,7 +127,10 @@ function reuseObservation(last: ObservedTask | undefined, task: Task, observers:
 
 interface Judged {
   wave: Wave;
-  observations: Map<string, Observation>;
+  /** Each task's observation, in the order of wave.tasks (a Map by id cost a string-keyed set per task per check). */
+  observations: Observation[];
+  /** compareReads(before, wave), once asked (a check asks it twice of the same two waves). */
+  loss?: { before: Wave; loss: RowLoss };
   verdicts: Verdict[];
   plan: Plan;
   /** This read alone says the wave is over. */
@@ -182,7 +185,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   if (env.overlay) wave = await env.overlay(wave, env.history);
   wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
-  const observations = new Map<string, Observation>();
+  const observations: Observation[] = [];
   const verdicts: Verdict[] = [];
   const observed = (env.observed ??= new Map());
   const observeAfresh = async (task: Task) => {
@@ -214,7 +217,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
         verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }
-    observations.set(task.taskId, obs);
+    observations.push(obs);
     verdicts.push(verdict);
   }
   // Rows gone from the state file take their observations with them.
@@ -231,9 +234,15 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   return { wave, observations, verdicts, plan, saysDone, guarded, held };
 }
 
+/** What `previous` lost in the judged read, compared once per pair. */
+function lossOf(j: Judged, previous: Wave): RowLoss {
+  if (j.loss?.before !== previous) j.loss = { before: previous, loss: compareReads(previous, j.wave) };
+  return j.loss.loss;
+}
+
 /** A conclusion one read alone may not draw: a destructive action, the end of the wave, lost rows. */
 const needsSecondRead = (j: Judged, previous: Wave | undefined) =>
-  j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || (previous !== undefined && hasLoss(compareReads(previous, j.wave)));
+  j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || (previous !== undefined && hasLoss(lossOf(j, previous)));
 
 /** At most this many state_rows_lost events about torn (ignored) reads per run. */
 const MAX_TORN_REPORTS = 10;
@@ -288,7 +297,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   if (previous && env.log) {
     // `previous` is a judged wave: a raw read would lack the instance a reused row carries (t1-r1 in row t1) and report it vanished.
     // Held rows are told unconfirmed (this read's, else the first read's); a loss that got through is confirmed.
-    const loss = compareReads(previous, wave);
+    const loss = lossOf(current, previous);
     const heldLoss = [current.guarded.heldLoss, firstJudged?.guarded.heldLoss].find((l): l is RowLoss => l !== undefined && hasLoss(l));
     const torn = heldLoss && !hasLoss(loss) ? heldLoss : undefined;
     for (const [l, isConfirmed] of [[loss, true], [torn, false]] as const) {
@@ -305,14 +314,14 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   env.previousWave = wave;
   env.trustedRead = current.guarded.wave;
   env.suspects = current.guarded.suspects;
-  const observations = current.observations;
+  const { observations } = current;
   if (env.log) {
     // The note first, then the line that names it: a crash in between leaves a note, never a dangling path.
     for (const e of events) if (e.event === 'mass_stall_escalated') await writeMassStallNote(env.paths, opts.epicId, e as unknown as MassStallEscalation, nowMs);
     // One write and one fsync for all of this check's verdict lines (1,000 `healthy` lines at a cold start).
     for (const e of await env.log.appendAll(events)) foldEvent(env.history, e, opts.epicId);
     if (env.performer) {
-      for (const action of plan.actions) await env.performer.perform(action, observations.get(action.task.taskId)!);
+      for (const action of plan.actions) await env.performer.perform(action, observations[wave.tasks.findIndex((t) => t.taskId === action.task.taskId)]!);
       await env.performer.afterCheck?.(nowMs);
     }
   }

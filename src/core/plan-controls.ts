@@ -84,8 +84,9 @@ export interface ControlPlan {
 export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: ControlPlanOptions, c: ControlOptions, nowMs: number): ControlPlan {
   const events: EventBody[] = [];
   const actions: ControlAction[] = [];
-  const byTask = new Map(verdicts.map((v) => [v.taskId, v]));
   for (const v of verdicts) {
+    // Only these verdicts lead to a control (a steady wave's thousands of healthy tasks cost nothing here).
+    if (v.kind !== 'inconsistent' && v.kind !== 'waiting_human' && v.kind !== 'unknown') continue;
     const task = tasks.get(v.taskId);
     if (!task || (task.statusClass !== 'in_flight' && v.disagreement?.kind !== 'agent_running')) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
@@ -128,8 +129,10 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
     } else if (v.kind === 'unknown') attention('unobservable', c.unobservableAfterMs, 'the agent could not be observed');
   }
   // Requests the truth has answered: a nudged agent that made progress, a disagreement that cleared.
+  let byTask: Map<string, Verdict> | undefined;
   for (const r of history.requests.values()) {
     if (r.status !== 'pending' || (r.kind !== 'nudge' && r.kind !== 'reconcile')) continue;
+    byTask ??= new Map(verdicts.map((v) => [v.taskId, v]));
     const v = byTask.get(r.taskId);
     // A terminal row no longer in the list judged: its agent stopped, the row and it agree again.
     const isAgreed = v === undefined ? tasks.get(r.taskId)?.statusClass === 'terminal' : v.kind !== 'inconsistent';
