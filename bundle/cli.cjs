@@ -34943,6 +34943,7 @@ var SettlingMap = class extends Map {
 // src/journal/log-summary.ts
 var DIAGNOSTICS_KEPT = 20;
 var REFRESH_BYTES = 1024 * 1024;
+var REFRESH_AT_STOP_BYTES = 256 * 1024;
 var READ_CHUNK = 4 * 1024 * 1024;
 var DAY_FILE = /^\d{4}-\d{2}-\d{2}\.ndjson$/;
 async function loadHistory(paths, epicId, opts) {
@@ -35006,7 +35007,9 @@ async function loadHistory(paths, epicId, opts) {
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   }
   let summaryWritten = false;
-  if (opts.isWritable && (!start || bytesRead >= REFRESH_BYTES) && covers.length > 0) {
+  const logBytes2 = covers.reduce((n, c) => n + c.size, 0);
+  const isBehind = opts.isRefresh ? logBytes2 > (summary?.covers.reduce((n, c) => n + c.size, 0) ?? 0) : bytesRead >= REFRESH_BYTES;
+  if (opts.isWritable && (!start || isBehind) && covers.length > 0) {
     const body = {
       version: HISTORY_SUMMARY_VERSION,
       epic_id: epicId,
@@ -35020,7 +35023,20 @@ async function loadHistory(paths, epicId, opts) {
     } catch {
     }
   }
-  return { history, diagnostics, diagnosticCount, stats: { from: start ? "summary" : names.length > 0 ? "rebuilt" : "empty", bytesRead, summaryWritten } };
+  return { history, diagnostics, diagnosticCount, stats: { from: start ? "summary" : names.length > 0 ? "rebuilt" : "empty", bytesRead, summaryWritten, logBytes: logBytes2 } };
+}
+async function refreshSummary(paths, epicId, sinceBytes) {
+  try {
+    if (sinceBytes !== void 0 && await logBytes(paths.dispatchLogDir()) - sinceBytes < REFRESH_AT_STOP_BYTES) return false;
+    return (await loadHistory(paths, epicId, { isWritable: true, isRefresh: true })).stats.summaryWritten;
+  } catch {
+    return false;
+  }
+}
+async function logBytes(dir) {
+  let total = 0;
+  for (const n of (await import_node_fs30.promises.readdir(dir).catch(() => [])).filter((f) => DAY_FILE.test(f))) total += (await import_node_fs30.promises.stat(import_node_path29.default.join(dir, n)).catch(() => void 0))?.size ?? 0;
+  return total;
 }
 async function readSummary(file, epicId) {
   let text2;
@@ -35651,6 +35667,7 @@ async function runWatch(opts, deps, next) {
     const code = next && end.reason !== "signal" && (end.last || end.reason === "max_wait") ? await next.finish(end.last, history, log, end.reason === "max_wait") : EXIT.ok;
     const signalName = deps.signal.aborted ? String(deps.signal.reason?.signal ?? "SIGTERM") : void 0;
     await log?.append({ event: "watchdog_stopped", reason: end.reason, ...signalName ? { signal: signalName } : {}, checks: end.checks });
+    if (lock) await refreshSummary(paths, opts.epicId, journal2.logBytes);
     if (next && end.reason === "signal") {
       out.err(`dispatch-watchdog next: stopped by ${signalName} before anything needed the orchestrator; run it again.
 `);
@@ -35678,7 +35695,7 @@ async function openJournal(opts, deps, clock3, runId, live) {
   if (past.diagnosticCount > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnosticCount - 5} more corrupt dispatch-log lines skipped
 `);
   const history = past.history;
-  return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock3.nowMs(), live) };
+  return { paths, history, logBytes: past.stats.logBytes, log: new DispatchLog(paths, opts.epicId, runId, () => clock3.nowMs(), live) };
 }
 
 // src/commands/watch.ts

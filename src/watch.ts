@@ -9,7 +9,7 @@ import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type W
 import { EXIT } from './contracts/exit-codes.js';
 import { renderStatus } from './core/format.js';
 import { DispatchLog } from './journal/dispatch-log.js';
-import { loadHistory } from './journal/log-summary.js';
+import { loadHistory, refreshSummary } from './journal/log-summary.js';
 import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { guardStateDir, removeStaleTemps, tempFileDirs } from './files/atomic-write.js';
@@ -228,6 +228,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     const code = next && end.reason !== 'signal' && (end.last || end.reason === 'max_wait') ? await next.finish(end.last, history, log!, end.reason === 'max_wait') : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log?.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
+    // The appender keeps the summary up to date: the next start reads only what follows this run.
+    if (lock) await refreshSummary(paths, opts.epicId, journal.logBytes);
     if (next && end.reason === 'signal') {
       out.err(`dispatch-watchdog next: stopped by ${signalName} before anything needed the orchestrator; run it again.\n`);
       return EXIT.failure;
@@ -258,5 +260,5 @@ export async function openJournal(opts: ResolvedOptions, deps: WatchDeps, clock:
   for (const d of past.diagnostics.slice(0, 5)) deps.output.err(`dispatch-watchdog: warning: ${d.file}:${d.line} ${d.message}\n`);
   if (past.diagnosticCount > 5) deps.output.err(`dispatch-watchdog: warning: ${past.diagnosticCount - 5} more corrupt dispatch-log lines skipped\n`);
   const history = past.history;
-  return { paths, history, log: new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live) };
+  return { paths, history, logBytes: past.stats.logBytes, log: new DispatchLog(paths, opts.epicId, runId, () => clock.nowMs(), live) };
 }

@@ -4,7 +4,8 @@
 // of the last covered day and the days after. The summary is stale, and rebuilt from every day
 // file, when a covered file vanished, was replaced or shrank, an earlier-covered file grew (its
 // new lines would fold out of order), or an uncovered day sorts before the last covered one.
-// The NDJSON files stay the source of truth and are never written here.
+// A stopping watchdog, the appender of its epic's lines, brings the summary to the log's end
+// (refreshSummary). The NDJSON files stay the source of truth and are never written here.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { HISTORY_SUMMARY_VERSION, HistorySummarySchema, type HistorySummary } from '../contracts/history-summary.js';
@@ -21,6 +22,8 @@ import { RedispatchRefs } from './redispatch-refs.js';
 const DIAGNOSTICS_KEPT = 20;
 /** Rewrite the summary when a start read at least this much past it. */
 const REFRESH_BYTES = 1024 * 1024;
+/** A stopping watchdog brings the summary to the log's end when the log grew at least this much during its run. */
+const REFRESH_AT_STOP_BYTES = 256 * 1024;
 const READ_CHUNK = 4 * 1024 * 1024;
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.ndjson$/;
 
@@ -31,7 +34,7 @@ export interface LoadedHistory {
   /** All corrupt lines of the whole log. */
   diagnosticCount: number;
   /** How start-up went: from the summary or rebuilt, and the log bytes read. */
-  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean };
+  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean; logBytes: number };
 }
 
 type Covered = HistorySummary['covers'][number];
@@ -40,7 +43,7 @@ type Covered = HistorySummary['covers'][number];
  * The history of `epicId` folded from the whole dispatch log, reading only what the summary
  * does not cover. `isWritable`: refresh the summary when it was missing, stale or far behind.
  */
-export async function loadHistory(paths: StatePaths, epicId: string, opts: { isWritable: boolean }): Promise<LoadedHistory> {
+export async function loadHistory(paths: StatePaths, epicId: string, opts: { isWritable: boolean; isRefresh?: boolean }): Promise<LoadedHistory> {
   const dir = paths.dispatchLogDir();
   let names: string[];
   try {
@@ -104,7 +107,10 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   }
   let summaryWritten = false;
-  if (opts.isWritable && (!start || bytesRead >= REFRESH_BYTES) && covers.length > 0) {
+  const logBytes = covers.reduce((n, c) => n + c.size, 0);
+  // A refresh writes once the summary would cover more (a torn last line read again does not count).
+  const isBehind = opts.isRefresh ? logBytes > (summary?.covers.reduce((n, c) => n + c.size, 0) ?? 0) : bytesRead >= REFRESH_BYTES;
+  if (opts.isWritable && (!start || isBehind) && covers.length > 0) {
     const body: HistorySummary = {
       version: HISTORY_SUMMARY_VERSION,
       epic_id: epicId,
@@ -119,7 +125,31 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
       // Derived data: a summary we cannot write costs the next start time, never correctness.
     }
   }
-  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten } };
+  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten, logBytes } };
+}
+
+/**
+ * Bring the summary up to the log's end: what the appender (a watchdog, at its stop) does so that
+ * the next start reads only what was appended after. `sinceBytes`: the log's size when it started;
+ * nothing is done when it grew less than REFRESH_AT_STOP_BYTES (a short run such as one `next`:
+ * the next start reads that faster than a rewrite here). Written only from what was read back
+ * whole from the day files (a torn last line is left for later), so a crash at any point never
+ * leaves a summary claiming more than the log holds. True when written.
+ */
+export async function refreshSummary(paths: StatePaths, epicId: string, sinceBytes?: number): Promise<boolean> {
+  try {
+    if (sinceBytes !== undefined && (await logBytes(paths.dispatchLogDir())) - sinceBytes < REFRESH_AT_STOP_BYTES) return false;
+    return (await loadHistory(paths, epicId, { isWritable: true, isRefresh: true })).stats.summaryWritten;
+  } catch {
+    return false; // derived data: the next start catches up from the summary's recorded offsets
+  }
+}
+
+/** The bytes of every day file now. */
+async function logBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const n of (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => DAY_FILE.test(f))) total += (await fs.stat(path.join(dir, n)).catch(() => undefined))?.size ?? 0;
+  return total;
 }
 
 /** The summary, if it is ours, whole and of this version; anything else is rebuilt. */

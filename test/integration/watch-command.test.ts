@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exited, runCli, spawnCli, until } from '../helpers/cli.js';
@@ -91,11 +91,17 @@ describe('the long-running watchdog as a process', () => {
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);
     const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report']);
     await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 25_000, 'first check');
+    // Other epics' lines while it runs (~370 KB): at its stop it brings the summary to the log's end.
+    const day = path.join(dir, 'dispatch-log', `${new Date().toISOString().slice(0, 10)}.ndjson`);
+    const other = JSON.stringify({ timestamp_utc: ago(1), event: 'healthy', epic_id: 'E-2', run_id: 'r', ticket_id: 'P-9', task_id: 't9', agent_id: 'a9', idle_seconds: 1, effective_timeout_seconds: 120 });
+    appendFileSync(day, `${other}\n`.repeat(2000));
     const live = await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir]);
     expect(live.stdout.split('\n')[0]).toMatch(new RegExp(`^epic E-1  checked \\S+ \\(\\d+s ago\\)  action report  base window 2m00s  watched by pid ${child.pid} since `));
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal', signal: 'SIGTERM' });
+    const covers = (JSON.parse(readFileSync(path.join(dir, 'observe/history/E-1.json'), 'utf8')) as { covers: { name: string; size: number }[] }).covers;
+    expect(covers.at(-1)).toMatchObject({ name: path.basename(day), size: statSync(day).size });
     expect((await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir])).stdout).toContain('  no watchdog running\n');
     expect(existsSync(path.join(dir, 'epics/E-1/watchdog.lock'))).toBe(false);
   });
