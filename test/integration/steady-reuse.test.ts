@@ -300,34 +300,32 @@ describe('change notification', () => {
     notes.close();
 
     // Each stat vouches for its own share of the window (at random in a real watchdog: re-stats spread over checks).
+    const real = (d: string, listener: (event: string, name: string | Buffer | null) => void) => watch(d, { persistent: false }, listener);
+    const statOf = (n: ChangeNotes) => (n.beforeStat(file), n.atEnd(file));
+    /** Two checks `gapMs` apart (from 0), then a stat found the file read to its end. */
+    const watchedAfter = (n: ChangeNotes, gapMs: number) => {
+      now = 0;
+      n.beginCheck();
+      now = gapMs;
+      n.beginCheck();
+      statOf(n);
+      return n;
+    };
     let share = 0.5;
-    const shared = new ChangeNotes({ now: () => now, trustMs: 1000, share: () => share, watch: (d, listener) => watch(d, { persistent: false }, listener) });
-    now = 0;
-    shared.beginCheck();
-    now = 10;
-    shared.beginCheck();
-    shared.beforeStat(file);
-    shared.atEnd(file);
-    now = 509;
-    expect(shared.isUntouched(file)).toBe(true);
-    now = 510;
-    expect(shared.isUntouched(file)).toBe(false);
+    const shared = watchedAfter(new ChangeNotes({ now: () => now, trustMs: 1000, share: () => share, watch: real }), 10);
+    for (const [atMs, isUntouched] of [[509, true], [510, false]] as const) {
+      now = atMs;
+      expect(shared.isUntouched(file)).toBe(isUntouched);
+    }
     share = 1;
-    shared.beforeStat(file);
-    shared.atEnd(file);
-    now = 1509;
-    expect(shared.isUntouched(file)).toBe(true);
-    now = 1510;
-    expect(shared.isUntouched(file)).toBe(false);
+    statOf(shared);
+    for (const [atMs, isUntouched] of [[1509, true], [1510, false]] as const) {
+      now = atMs;
+      expect(shared.isUntouched(file)).toBe(isUntouched);
+    }
     shared.close();
     // The default window (10 s) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
-    const everySecond = new ChangeNotes({ now: () => now, watch: (d, listener) => watch(d, { persistent: false }, listener) });
-    now = 0;
-    everySecond.beginCheck();
-    now = 1040;
-    everySecond.beginCheck();
-    everySecond.beforeStat(file);
-    everySecond.atEnd(file);
+    const everySecond = watchedAfter(new ChangeNotes({ now: () => now, watch: real }), 1040);
     now = 2080;
     everySecond.beginCheck();
     expect(everySecond.isUntouched(file)).toBe(true);
