@@ -1,9 +1,12 @@
 // Any Node warning (a leaked listener, a deprecation, an emitted YAML warning) fails the test
 // that caused it, as execa's test setup does: warnings are bugs we have not met yet.
+// The suite runs several files in one worker process (vitest.config.ts: isolate false), and a
+// setup file runs once per file: the listener is added once per process, not once per file.
 import { afterEach, expect } from 'vitest';
 
-const warnings: string[] = [];
-process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
+const KEY = Symbol.for('dispatch-watchdog.test.warnings');
+const holder = globalThis as { [KEY]?: string[] };
+const warnings = (holder[KEY] ??= (process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`)), []));
 
 afterEach(() => {
   const seen = warnings.splice(0);

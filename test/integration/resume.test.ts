@@ -73,7 +73,11 @@ describe('resume a transport stall', () => {
     const fresh = await redispatchRequest(dir, { sessionId: 's-9' });
     const req = { ...fresh, mode: 'resume' as const, prompt: 'Continue where you left off', fallbackPrompt: fresh.prompt };
     expect(await adapter.redispatch(req)).toMatchObject({ ok: true, pid: expect.any(Number) });
-    const lines = await waitFor('the resumed agent to start', async () => (await fs.readFile(out, 'utf8').catch(() => undefined))?.trim().split('\n').map((l) => JSON.parse(l)));
+    // The agent may be writing its line as we read: only a whole line (ending in a newline) counts.
+    const lines = await waitFor('the resumed agent to start', async () => {
+      const text = await fs.readFile(out, 'utf8').catch(() => '');
+      return text.endsWith('\n') ? text.trim().split('\n').map((l) => JSON.parse(l)) : undefined;
+    });
     expect(lines).toEqual([expect.objectContaining({ argv: ['--resume', 's-9', '-p', 'Continue where you left off'], key: 'PROJ-1000:t1:redispatch' })]);
     expect(await adapter.redispatchMarker(req)).toBe('done');
     expect(await adapter.redispatch(req)).toMatchObject({ ok: true, wasAlreadyDone: true });
