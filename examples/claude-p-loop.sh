@@ -50,20 +50,22 @@ write_state() {
 finish() { [ -f "$RUN/status/$1" ] || echo "$2" >"$RUN/status/$1"; }
 
 # Start `claude -p` for a task in the background (`claude --resume SESSION -p` with a 5th argument) and add its row.
+# Each new session gets an id of ours (--session-id), recorded as the row's session_id: a stall of
+# its link to the API can then be recovered by resuming that session, its context kept.
 launch() {
-  local task=$1 ticket=$2 prompt=$3 attempt=${4:-0} out="$RUN/out/$1.jsonl" seq resume=()
-  [ -n "${5:-}" ] && resume=(--resume "$5")
+  local task=$1 ticket=$2 prompt=$3 attempt=${4:-0} out="$RUN/out/$1.jsonl" seq session=${5:-} flags
+  if [ -n "$session" ]; then flags=(--resume "$session"); else session=$(cat /proc/sys/kernel/random/uuid 2>/dev/null || uuidgen); flags=(--session-id "$session"); fi
   seq=$(printf '%04d' "$(find "$RUN/rows" -name '*.json' | wc -l)")
   (
-    "$CLAUDE" "${resume[@]}" -p "$prompt" --output-format stream-json --verbose >"$out" 2>"$RUN/out/$task.err" </dev/null &
+    "$CLAUDE" "${flags[@]}" -p "$prompt" --output-format stream-json --verbose >"$out" 2>"$RUN/out/$task.err" </dev/null &
     echo $! >"$RUN/pid/$task.tmp" && mv "$RUN/pid/$task.tmp" "$RUN/pid/$task"
     if wait $!; then finish "$task" completed; else finish "$task" failed; fi
     write_state
   ) &
   until [ -f "$RUN/pid/$task" ]; do sleep 0.01; done
   jq -n --arg t "$task" --arg k "$ticket" --arg at "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson pid "$(cat "$RUN/pid/$task")" \
-    --arg out "$out" --argjson n "$attempt" \
-    '{task_id: $t, ticket_id: $k, dispatched_at: $at, pid: $pid, transcript_path: $out} + (if $n > 0 then {redispatch_count: $n} else {} end)' \
+    --arg out "$out" --argjson n "$attempt" --arg sid "$session" \
+    '{task_id: $t, ticket_id: $k, dispatched_at: $at, pid: $pid, session_id: $sid, transcript_path: $out} + (if $n > 0 then {redispatch_count: $n} else {} end)' \
     >"$RUN/rows/$seq-$task.json"
   log "launched $task ($ticket) pid $(cat "$RUN/pid/$task")"
 }

@@ -8,6 +8,7 @@
 //
 // tickets.json: [{ "ticket_id": "PROJ-1001", "prompt": "Implement PROJ-1001: …" }, …]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { openSync, closeSync, mkdirSync, renameSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +21,8 @@ interface Row {
   status: 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'blocked';
   dispatched_at: string;
   pid?: number;
+  /** The session we gave it (--session-id): a stall of its link to the API resumes it (`kind: resume`). */
+  session_id: string;
   /** The agent's stream-json output: the watchdog reads it to see progress. */
   transcript_path: string;
   redispatch_count?: number;
@@ -59,14 +62,15 @@ function writeState(): void {
   renameSync(`${file}.tmp`, file);
 }
 
-/** Start `claude -p <prompt>` for a task (or `claude --resume <session> -p <prompt>`) and add its row. */
+/** Start `claude -p <prompt>` for a task in a session of ours (or `claude --resume <session> -p <prompt>`) and add its row. */
 function launch(taskId: string, ticketId: string, prompt: string, attempt = 0, resumeSession?: string): Row {
   const transcript = path.join(outDir, `${taskId}.jsonl`);
   const out = openSync(transcript, 'a');
-  const resume = resumeSession ? ['--resume', resumeSession] : [];
-  const child = spawn(values.claude!, [...resume, '-p', prompt, '--output-format', 'stream-json', '--verbose'], { stdio: ['ignore', out, 'inherit'] });
+  const session = resumeSession ?? randomUUID();
+  const flags = resumeSession ? ['--resume', session] : ['--session-id', session];
+  const child = spawn(values.claude!, [...flags, '-p', prompt, '--output-format', 'stream-json', '--verbose'], { stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
-  const row: Row = { task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: new Date().toISOString(), pid: child.pid, transcript_path: transcript };
+  const row: Row = { task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: new Date().toISOString(), pid: child.pid, session_id: session, transcript_path: transcript };
   if (attempt > 0) row.redispatch_count = attempt;
   rows.push(row);
   agents.set(taskId, child);

@@ -1,6 +1,7 @@
 // The bash consumer in examples/ (docs/orchestrator.md §9) runs as a user would run it: two
-// tickets through a `claude` that is the fake, one stalls once, is redispatched with the request's
-// prompt and finishes; the script exits 0 when `next` says the wave is complete.
+// tickets through a `claude` that is the fake, one stalls once (silent mid-answer: the link to the
+// API), is resumed in its own session with the request's resume prompt and finishes; the script
+// exits 0 when `next` says the wave is complete.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ const SCRIPT = path.join(REPO_ROOT, 'examples', 'claude-p-loop.sh');
 const HAS_JQ = spawnSync('jq', ['--version']).status === 0;
 
 describe('examples/claude-p-loop.sh', () => {
-  it.runIf(HAS_JQ)('dispatches, relaunches the stalled ticket with the request\'s prompt, and exits 0 when the wave is complete', async () => {
+  it.runIf(HAS_JQ)('dispatches, resumes the stalled ticket\'s session with the request\'s resume prompt, and exits 0 when the wave is complete', async () => {
     const dir = tempDir('dw-bash-');
     const state = path.join(dir, '.onex_state');
     mkdirSync(state);
@@ -46,15 +47,18 @@ describe('examples/claude-p-loop.sh', () => {
     expect(code, out).toBe(0);
     expect(out).toContain('[orchestrator] wave complete: t1=completed t2=cancelled t2-r1=completed');
 
-    const launches = readFileSync(path.join(dir, 'launches.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ticket: string; behaviour: string });
+    const launches = readFileSync(path.join(dir, 'launches.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ticket: string; behaviour: string; resumed?: string });
     expect(launches.map((l) => `${l.ticket}:${l.behaviour}`).sort()).toEqual(['PROJ-2001:work', 'PROJ-2002:stall', 'PROJ-2002:work']);
     const events = readEvents(state).filter((e) => e.epic_id === EPIC);
-    expect(events.filter((e) => e.event === 'redispatch').map((e) => e.recovery_task_id)).toEqual(['t2-r1']);
+    expect(events.filter((e) => e.event === 'redispatch').map((e) => [e.recovery_task_id, e.mode])).toEqual([['t2-r1', 'resume']]);
     expect(events.filter((e) => e.event === 'request_answered').map((e) => [e.key, e.how])).toEqual([['PROJ-2000:t2:redispatch', 'row']]);
-    // The replacement ran with the request's prompt, which names the ticket and the checkpoint.
-    const request = JSON.parse(readFileSync(path.join(state, 'epics', EPIC, 'requests', 'PROJ-2000__t2__redispatch.redispatch.json'), 'utf8')) as { prompt: string; checkpoint_path: string };
-    expect(request.prompt).toContain('PROJ-2002');
-    expect(request.prompt).toContain(request.checkpoint_path);
+    // The old row handed its session on to the new one: nothing to reconcile.
+    expect(events.filter((e) => e.event === 'reconcile_requested' || e.event === 'truth_inconsistent')).toEqual([]);
+    // The replacement is the stalled session resumed, with the request's resume prompt (which names the ticket).
+    const request = JSON.parse(readFileSync(path.join(state, 'epics', EPIC, 'requests', 'PROJ-2000__t2__redispatch.resume.json'), 'utf8')) as { session_id: string; resume_prompt: string; prompt: string; checkpoint_path: string };
+    expect(request.resume_prompt).toMatch(/^Continue where you left off on PROJ-2002/);
+    expect(launches.filter((l) => l.ticket === 'PROJ-2002').map((l) => l.resumed)).toEqual([undefined, request.session_id]);
+    expect(request.prompt).toContain(request.checkpoint_path); // the fresh fallback
   }, 60_000);
 
   it.skipIf(HAS_JQ)('needs jq, which this machine lacks: skipped', () => {});

@@ -1,6 +1,7 @@
 // The seed's whole cycle with real processes and the default mailbox adapter: the examples/
 // orchestrator dispatches four `claude -p` (a fake that works or stalls as planned), one ticket
-// stalls → request → relaunch → the replacement stalls → second redispatch → stalls again →
+// stalls → request → its session resumed (silent mid-answer: the link to the API) → the resumed
+// run stalls → a fresh redispatch (a second stall in a row is not the link's) → stalls again →
 // escalation to Blocked on a fake Linear → the wave completes and `next` says so by itself.
 // The same cycle survives a kill -9 of the watchdog at a random moment; an orchestrator that
 // never answers ends in request_unanswered and an escalation, not silence.
@@ -76,7 +77,7 @@ async function expectSeedCycle(w: World, linear: LinearServer) {
   // (A key's files are its steps: the stop (.cancel.json) and the launch or the notice.)
   const keys = [...new Set(readdirSync(path.join(w.state, 'epics', EPIC, 'requests')).map((f) => f.split('.')[0]))].sort();
   expect(keys).toEqual(['PROJ-1000__t2-r1__redispatch', 'PROJ-1000__t2-r2__escalate', 'PROJ-1000__t2__redispatch']);
-  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id])).toEqual([['t2', 't2-r1'], ['t2-r1', 't2-r2']]);
+  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id, e.mode])).toEqual([['t2', 't2-r1', 'resume'], ['t2-r1', 't2-r2', undefined]]);
   expect(of('escalated_to_blocked').map((e) => [e.ticket_id, e.task_id])).toEqual([['PROJ-1002', 't2-r2']]);
 
   // Every replacement was watched: each was seen stalling, by its own task id.
