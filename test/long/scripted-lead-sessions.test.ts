@@ -25,6 +25,7 @@ import { CLAUDE_BIN, claudeSkip, startClaude, type ClaudeSession } from '../help
 import { until } from '../helpers/cli.js';
 import { contentText, startModelServer, text, toolUse, type Block, type LoggedRequest, type ModelServer, type Reply } from '../helpers/model-server.js';
 import { bashCall, jsonDocOf, nextCommand, resultOf, shellWord, SKILL_CLI, writeStateCommand } from '../helpers/scripted-lead.js';
+import { runMain } from '../helpers/in-process-cli.js';
 import { readEvents } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -190,8 +191,12 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
     const events = readEvents(path.join(cwd, '.onex_state'));
     const answered = events.filter((e) => e.event === 'request_answered').map((e) => [e.epic_id, e.kind, e.task_id, e.how]);
     expect(answered).toEqual(expect.arrayContaining([[EPIC, 'resume', 't1', 'row_reused'], [CANCEL_EPIC, 'cancel', 'c1', 'terminal']]));
-    // The nudge is answered by the ack, or by the progress the nudged run made (whichever the next check sees first).
-    expect(answered).toContainEqual([EPIC, 'nudge', 't2', expect.stringMatching(/^(ack|resolved)$/)]);
+    // The lead acked the nudge, then recorded how the nudged run ended (completed): the row answers it.
+    expect(answered, JSON.stringify(answered)).toContainEqual([EPIC, 'nudge', 't2', 'terminal']);
     expect(events.filter((e) => e.event === 'action_started').map((e) => e.action)).not.toContain('escalate');
+    // Each nudge was followed by a run that said it was done, recorded by the lead: friction counts it as worked.
+    const friction = JSON.parse((await runMain(['friction', '--state-dir', path.join(cwd, '.onex_state'), '--json'])).stdout);
+    expect(friction.nudges.sent).toBeGreaterThanOrEqual(1);
+    expect(friction.nudges).toEqual({ sent: friction.nudges.sent, worked: friction.nudges.sent });
   });
 });
