@@ -50,15 +50,20 @@ describe('examples/claude-p-loop.sh', () => {
     const launches = readFileSync(path.join(dir, 'launches.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ticket: string; behaviour: string; resumed?: string });
     expect(launches.map((l) => `${l.ticket}:${l.behaviour}`).sort()).toEqual(['PROJ-2001:work', 'PROJ-2002:stall', 'PROJ-2002:work']);
     const events = readEvents(state).filter((e) => e.epic_id === EPIC);
-    expect(events.filter((e) => e.event === 'redispatch').map((e) => [e.recovery_task_id, e.mode])).toEqual([['t2-r1', 'resume']]);
+    // Silent after its first words: the link to the API, resumed. (On a machine so loaded that the
+    // fake wrote nothing within the 1 s window it never started: a fresh agent, nothing to resume.)
+    const first = events.find((e) => e.event === 'stall_detected' && e.task_id === 't2');
+    const isResume = first?.stall_reason === 'inactivity';
+    expect(events.filter((e) => e.event === 'redispatch').map((e) => [e.recovery_task_id, e.mode])).toEqual([['t2-r1', isResume ? 'resume' : undefined]]);
     expect(events.filter((e) => e.event === 'request_answered').map((e) => [e.key, e.how])).toEqual([['PROJ-2000:t2:redispatch', 'row']]);
-    // The old row handed its session on to the new one: nothing to reconcile.
-    expect(events.filter((e) => e.event === 'reconcile_requested' || e.event === 'truth_inconsistent')).toEqual([]);
+    // The old row handed its session on to the new one: nothing to reconcile about it. (t1's row may
+    // lag its agent's end by a check on a loaded machine: the script writes it after the exit.)
+    expect(events.filter((e) => (e.event === 'reconcile_requested' || e.event === 'truth_inconsistent') && e.task_id === 't2')).toEqual([]);
     // The replacement is the stalled session resumed, with the request's resume prompt (which names the ticket).
-    const request = JSON.parse(readFileSync(path.join(state, 'epics', EPIC, 'requests', 'PROJ-2000__t2__redispatch.resume.json'), 'utf8')) as { session_id: string; resume_prompt: string; prompt: string; checkpoint_path: string };
-    expect(request.resume_prompt).toMatch(/^Continue where you left off on PROJ-2002/);
-    expect(launches.filter((l) => l.ticket === 'PROJ-2002').map((l) => l.resumed)).toEqual([undefined, request.session_id]);
-    expect(request.prompt).toContain(request.checkpoint_path); // the fresh fallback
+    const request = JSON.parse(readFileSync(path.join(state, 'epics', EPIC, 'requests', `PROJ-2000__t2__redispatch.${isResume ? 'resume' : 'redispatch'}.json`), 'utf8')) as { session_id: string; resume_prompt?: string; prompt: string; checkpoint_path: string };
+    if (isResume) expect(request.resume_prompt).toMatch(/^Continue where you left off on PROJ-2002/);
+    expect(launches.filter((l) => l.ticket === 'PROJ-2002').map((l) => l.resumed)).toEqual([undefined, isResume ? request.session_id : undefined]);
+    expect(request.prompt).toContain(request.checkpoint_path); // the fresh prompt (a resume's fallback)
   }, 60_000);
 
   it.skipIf(HAS_JQ)('needs jq, which this machine lacks: skipped', () => {});

@@ -77,7 +77,12 @@ async function expectSeedCycle(w: World, linear: LinearServer) {
   // (A key's files are its steps: the stop (.cancel.json) and the launch or the notice.)
   const keys = [...new Set(readdirSync(path.join(w.state, 'epics', EPIC, 'requests')).map((f) => f.split('.')[0]))].sort();
   expect(keys).toEqual(['PROJ-1000__t2-r1__redispatch', 'PROJ-1000__t2-r2__escalate', 'PROJ-1000__t2__redispatch']);
-  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id, e.mode])).toEqual([['t2', 't2-r1', 'resume'], ['t2-r1', 't2-r2', undefined]]);
+  // The first silence came after the fake's first words: resumed (unless a loaded machine kept it from writing them within the window: never started, fresh).
+  const isResume = of('stall_detected').find((e) => e.task_id === 't2')?.stall_reason === 'inactivity';
+  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id])).toEqual([['t2', 't2-r1'], ['t2-r1', 't2-r2']]);
+  const modes = of('redispatch').map((e) => e.mode);
+  expect(modes[0]).toBe(isResume ? 'resume' : undefined);
+  if (isResume) expect(modes[1]).toBeUndefined(); // a second stall in a row gets a fresh agent
   expect(of('escalated_to_blocked').map((e) => [e.ticket_id, e.task_id])).toEqual([['PROJ-1002', 't2-r2']]);
 
   // Every replacement was watched: each was seen stalling, by its own task id.
