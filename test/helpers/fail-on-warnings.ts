@@ -6,7 +6,17 @@ import { afterEach, expect } from 'vitest';
 
 const KEY = Symbol.for('dispatch-watchdog.test.warnings');
 const holder = globalThis as { [KEY]?: string[] };
-const warnings = (holder[KEY] ??= (process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`)), []));
+
+function processWarnings(): string[] {
+  const existing = holder[KEY];
+  if (existing) return existing;
+  const warnings: string[] = [];
+  process.on('warning', (w) => warnings.push(`${w.name}: ${w.message}`));
+  holder[KEY] = warnings;
+  return warnings;
+}
+
+const warnings = processWarnings();
 
 afterEach(() => {
   const seen = warnings.splice(0);
