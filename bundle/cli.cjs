@@ -26477,15 +26477,27 @@ function clockTicksPerSecond() {
     });
   });
 }
-async function processStartMs(identity) {
+var bootTimes;
+function widenBootTimes(seen, btimeS) {
+  return seen ? { minS: Math.min(seen.minS, btimeS), maxS: Math.max(seen.maxS, btimeS) } : { minS: btimeS, maxS: btimeS };
+}
+async function sampleBootTime() {
+  const btime = await readBootTimeS();
+  return btime === void 0 ? bootTimes : bootTimes = widenBootTimes(bootTimes, btime);
+}
+async function readBootTimeS() {
   try {
-    const stat = await import_node_fs6.promises.readFile("/proc/stat", "utf8");
-    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1]);
-    if (!Number.isFinite(btime)) return void 0;
-    return btime * 1e3 + identity.startTicks * 1e3 / await clockTicksPerSecond();
+    const btime = Number(/^btime (\d+)$/m.exec(await import_node_fs6.promises.readFile("/proc/stat", "utf8"))?.[1]);
+    return Number.isFinite(btime) ? btime : void 0;
   } catch {
     return void 0;
   }
+}
+async function processStartRangeMs(identity) {
+  const seen = await sampleBootTime();
+  if (!seen) return void 0;
+  const sinceBootMs = identity.startTicks * 1e3 / await clockTicksPerSecond();
+  return { earliestMs: seen.minS * 1e3 + sinceBootMs, latestMs: seen.maxS * 1e3 + sinceBootMs };
 }
 async function findProcessesWithEnv(vars) {
   let names;
@@ -26764,24 +26776,30 @@ async function verifyTarget(pid, known, toleranceMs = DEFAULT_START_TOLERANCE_MS
   if (known.dispatchedAtMs === void 0) {
     return { kind: "unknown", detail: `no identity was recorded for pid ${pid} and the task has no dispatched_at to compare its start time with` };
   }
-  const startMs = await processStartMs(live);
-  if (startMs === void 0) return { kind: "unknown", detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
-  if (startMs > known.dispatchedAtMs + toleranceMs) {
-    if (known.isWaveDispatch) {
+  const range = await processStartRangeMs(live);
+  if (range === void 0) return { kind: "unknown", detail: `cannot read the start time of pid ${pid} (no /proc/stat)` };
+  const v = judgeStartTime(pid, range, known.dispatchedAtMs, Boolean(known.isWaveDispatch), toleranceMs);
+  if (v) return v;
+  return { kind: "match", identity: live, pgrp: probe.pgrp };
+}
+function judgeStartTime(pid, range, dispatchedAtMs, isWaveDispatch, toleranceMs = DEFAULT_START_TOLERANCE_MS) {
+  const startMs = range.earliestMs;
+  if (startMs > dispatchedAtMs + toleranceMs) {
+    if (isWaveDispatch) {
       return {
         kind: "unknown",
-        detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(known.dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`
+        detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`
       };
     }
-    return { kind: "other", detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(known.dispatchedAtMs)}` };
+    return { kind: "other", detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(dispatchedAtMs)}` };
   }
-  if (startMs < known.dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {
+  if (range.latestMs < dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {
     return {
       kind: "unknown",
-      detail: `pid ${pid} belongs to a process started at ${msToIso(Math.round(startMs))}, long before the task was dispatched at ${msToIso(known.dispatchedAtMs)}: not the agent (a wrong pid in the state file?)`
+      detail: `pid ${pid} belongs to a process started at ${msToIso(Math.round(range.latestMs))}, long before the task was dispatched at ${msToIso(dispatchedAtMs)}: not the agent (a wrong pid in the state file?)`
     };
   }
-  return { kind: "match", identity: live, pgrp: probe.pgrp };
+  return void 0;
 }
 
 // src/act/agents/process.ts
@@ -27049,6 +27067,21 @@ var EXEMPTION_RULES = {
   })
 };
 
+// src/core/unobserved.ts
+var MIN_UNOBSERVED_MS = 2e3;
+var UNOBSERVED_KEEP_MS = 864e5;
+var MAX_UNOBSERVED_SPANS = 256;
+function noteLateWake(spans, atMs, lateMs) {
+  if (lateMs >= MIN_UNOBSERVED_MS) spans.push({ atMs, ms: lateMs });
+  while (spans.length > 0 && (spans.length > MAX_UNOBSERVED_SPANS || spans[0].atMs < atMs - UNOBSERVED_KEEP_MS)) spans.shift();
+}
+function unobservedSince(spans, sinceMs, nowMs) {
+  if (!spans) return 0;
+  let total = 0;
+  for (const s of spans) if (s.atMs > sinceMs && s.atMs <= nowMs) total += Math.min(s.ms, s.atMs - sinceMs);
+  return Math.min(total, Math.max(0, nowMs - sinceMs));
+}
+
 // src/core/assess.ts
 init_time();
 
@@ -27248,8 +27281,9 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   if (progressAt === void 0 && missingNote) {
     const since2 = task.dispatchedAtMs;
     const idleMs2 = Math.max(0, nowMs - since2);
-    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + window2.effectiveTimeoutMs };
-    if (idleMs2 > window2.effectiveTimeoutMs) {
+    const unseenMs2 = unobservedSince(wave.unobserved, since2, nowMs);
+    const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + unseenMs2 + window2.effectiveTimeoutMs };
+    if (idleMs2 - unseenMs2 > window2.effectiveTimeoutMs) {
       return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window2.effectiveTimeoutMs)} since dispatch (window ${sec(window2.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
     }
     return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window2.effectiveTimeoutMs)}; ${missingNote})`, timing2);
@@ -27261,10 +27295,13 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   }
   const sinceMs = progressAt ?? task.dispatchedAtMs;
   const idleMs = Math.max(0, nowMs - sinceMs);
-  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window2.effectiveTimeoutMs };
+  const unseenMs = unobservedSince(wave.unobserved, sinceMs, nowMs);
+  const judgedMs = idleMs - unseenMs;
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + unseenMs + window2.effectiveTimeoutMs };
   const note = missingNote ? ` (${missingNote})` : "";
-  if (idleMs > window2.effectiveTimeoutMs) {
-    const stallReason = progressAt === void 0 ? "never_started" : window2.isOpenOverrun(idleMs) ? "open_tool_overrun" : "inactivity";
+  const unseenNote = unseenMs > 0 ? `; ${sec(unseenMs)} of it the watchdog did not see pass (it woke late: the machine paused or the clock stepped), so ${sec(judgedMs)} of silence is judged` : "";
+  if (judgedMs > window2.effectiveTimeoutMs) {
+    const stallReason = progressAt === void 0 ? "never_started" : window2.isOpenOverrun(judgedMs) ? "open_tool_overrun" : "inactivity";
     if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
       return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
@@ -27288,7 +27325,7 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window2.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window2.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
     const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
-    return verdict("stalled", `${why} (window ${sec(window2.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
+    return verdict("stalled", `${why} (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
   }
   const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
@@ -27299,7 +27336,7 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
   }
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
-  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)})${via}${note}`, timing);
+  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
 }
 function silentModelCause(obs) {
   if (!(obs.sources.includes("transcript") || obs.sources.includes("telemetry")) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
@@ -29131,7 +29168,7 @@ function answerOf(r, rows, ack) {
   if (row && isRowReused(row, r)) return { how: "row_reused", byTaskId: r.rowTaskId };
   return void 0;
 }
-function settleRequests(wave, history, acks, nowMs) {
+function settleRequests(wave, history, acks, nowMs, unobserved) {
   const rows = new Map(wave.tasks.map((t) => [t.taskId, t]));
   const events = [];
   for (const r of history.requests.values()) {
@@ -29140,11 +29177,14 @@ function settleRequests(wave, history, acks, nowMs) {
     const answer = answerOf(r, rows, acks.get(r.key));
     if (answer) {
       events.push({ event: "request_answered", ...ids, how: answer.how, ...answer.byTaskId ? { answered_by_task_id: answer.byTaskId } : {} });
-    } else if (nowMs > r.answerByMs) {
+    } else if (nowMs > answerByMs(r, nowMs, unobserved)) {
       events.push({ event: "request_unanswered", ...ids, answer_by: msToIso(r.answerByMs) });
     }
   }
   return events;
+}
+function answerByMs(r, nowMs, unobserved) {
+  return r.answerByMs + unobservedSince(unobserved, r.createdAtMs, nowMs);
 }
 function pendingRequests(history) {
   return [...history.requests.values()].filter((r) => r.status === "pending");
@@ -30073,7 +30113,10 @@ async function judge(env, read3, nowMs) {
   const terminalSince = env.terminalSince ??= /* @__PURE__ */ new Map();
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
   const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
-  const context = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])) };
+  const context = {
+    rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])),
+    ...env.unobserved?.length ? { unobserved: env.unobserved } : {}
+  };
   for (const task of wave.tasks) {
     let obs;
     let verdict;
@@ -30121,7 +30164,7 @@ async function settleRequestLifecycle(env, wave, nowMs) {
   if (pending.length === 0) return [];
   const acks = await readAcks(env.paths, env.opts.epicId, pending.map((r) => r.key));
   const out = [];
-  for (const body of settleRequests(wave, env.history, acks, nowMs)) out.push(await record2(env, body, nowMs));
+  for (const body of settleRequests(wave, env.history, acks, nowMs, env.unobserved)) out.push(await record2(env, body, nowMs));
   return out;
 }
 async function runCheck(env, nowMs) {
@@ -30197,7 +30240,7 @@ async function runCheck(env, nowMs) {
     hasStall: verdicts.some((v) => v.kind === "stalled" || v.kind === "looping" && opts.shouldActOnLooping),
     isWaveDone,
     requestEvents: requestEvents ?? [],
-    requestDeadlinesMs: pendingRequests(env.history).map((r) => r.answerByMs)
+    requestDeadlinesMs: pendingRequests(env.history).map((r) => answerByMs(r, nowMs, env.unobserved))
   };
 }
 
@@ -35231,6 +35274,7 @@ async function runLoop(env, deps) {
   while (!deps.signal.aborted) {
     const nowMs = deps.clock.nowMs();
     env.isLagged = nowMs - plannedMs > intervalMs;
+    noteLateWake(env.unobserved ??= [], nowMs, nowMs - plannedMs);
     let r;
     try {
       r = await runCheck(env, nowMs);
@@ -35619,6 +35663,7 @@ async function runWatch(opts, deps, next) {
       if (r.hasStall || r.requestEvents.some((e) => e.event === "request_unanswered")) return EXIT.stall;
       return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
     }
+    if (env.performer) await sampleBootTime();
     await log?.append({
       event: "watchdog_started",
       pid: deps.pid,

@@ -4,10 +4,11 @@ import type { Task, Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
 import { InputError } from './contracts/errors.js';
 import { assess, type Verdict, type WaveContext } from './core/assess.js';
+import type { UnobservedSpan } from './core/unobserved.js';
 import { writeFileAtomic } from './files/atomic-write.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
-import { pendingRequests, settleRequests } from './core/requests.js';
+import { answerByMs, pendingRequests, settleRequests } from './core/requests.js';
 import { applyRowOutputProgress, rowsWithUnwatchedOutput, type RowOutputs } from './core/row-output.js';
 import { writeMassStallNote, type MassStallEscalation } from './act/friction/mass-stall-note.js';
 import { readAcks } from './act/recovery/acks.js';
@@ -48,6 +49,8 @@ export interface CheckEnv {
   pid: number;
   /** The watchdog ran late; plan re-observes before acting. */
   isLagged?: boolean;
+  /** Each late wake of the loop (how late, when): time the watchdog did not see pass is no agent's silence. */
+  unobserved?: UnobservedSpan[];
   /** How a second read waits for the state file to stop changing. @defaultValue DEFAULT_SETTLE */
   settle?: SettleOptions;
   /** The last read judged, kept between checks: rows it lists may not silently vanish. */
@@ -196,7 +199,10 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   const terminalSince = (env.terminalSince ??= new Map());
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
   const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
-  const context: WaveContext = { rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === 'in_flight' && t.agentId).map((t) => [t.agentId!, t.taskId])) };
+  const context: WaveContext = {
+    rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === 'in_flight' && t.agentId).map((t) => [t.agentId!, t.taskId])),
+    ...(env.unobserved?.length ? { unobserved: env.unobserved } : {}),
+  };
   for (const task of wave.tasks) {
     let obs: Observation;
     let verdict: Verdict;
@@ -260,7 +266,7 @@ async function settleRequestLifecycle(env: CheckEnv, wave: Wave, nowMs: number):
   if (pending.length === 0) return [];
   const acks = await readAcks(env.paths, env.opts.epicId, pending.map((r) => r.key));
   const out: DispatchEvent[] = [];
-  for (const body of settleRequests(wave, env.history, acks, nowMs)) out.push(await record(env, body, nowMs));
+  for (const body of settleRequests(wave, env.history, acks, nowMs, env.unobserved)) out.push(await record(env, body, nowMs));
   return out;
 }
 
@@ -349,6 +355,6 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     hasStall: verdicts.some((v) => v.kind === 'stalled' || (v.kind === 'looping' && opts.shouldActOnLooping)),
     isWaveDone,
     requestEvents: requestEvents ?? [],
-    requestDeadlinesMs: pendingRequests(env.history).map((r) => r.answerByMs),
+    requestDeadlinesMs: pendingRequests(env.history).map((r) => answerByMs(r, nowMs, env.unobserved)),
   };
 }

@@ -3,6 +3,7 @@
 import type { Clock } from './deps.js';
 import type { InputError } from './contracts/errors.js';
 import { runCheck, type CheckEnv, type CheckResult } from './check.js';
+import { noteLateWake } from './core/unobserved.js';
 
 export interface LoopDeps {
   clock: Clock;
@@ -68,6 +69,8 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     // Self-lag guard: woke later than planned by more than an interval (event loop blocked,
     // process stopped, machine asleep) → this check only re-observes; the next one may act.
     env.isLagged = nowMs - plannedMs > intervalMs;
+    // How late it woke is time no one was seen at work: no agent's silence (assess subtracts it).
+    noteLateWake((env.unobserved ??= []), nowMs, nowMs - plannedMs);
     let r: CheckResult;
     try {
       r = await runCheck(env, nowMs);

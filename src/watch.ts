@@ -13,7 +13,7 @@ import { loadHistory, refreshSummary } from './journal/log-summary.js';
 import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { guardStateDir, removeStaleTemps, tempFileDirs } from './files/atomic-write.js';
-import { isAlive } from './sys/proc-identity.js';
+import { isAlive, sampleBootTime } from './sys/proc-identity.js';
 import { StatePaths } from './files/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
@@ -177,6 +177,8 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
     }
 
+    // A start time is read against the boot time: seen now, a clock stepped later cannot pass an agent off as a stranger.
+    if (env.performer) await sampleBootTime();
     // --dry-run journals nothing: the loop runs on the history as read, and prints each check instead.
     await log?.append({
       event: 'watchdog_started',

@@ -5,6 +5,7 @@ import type { Observation, SourceName, ToolCall } from '../observe/parse/observa
 import { EXEMPTION_NAMES, type DisagreementKind, type ExemptionName, type StallReason, type TransportCause, type VerdictKind } from '../contracts/vocabulary.js';
 import { EXEMPTION_RULES } from './exemptions.js';
 import type { Policy } from './policy.js';
+import { unobservedSince, type UnobservedSpan } from './unobserved.js';
 import { msToIso } from '../contracts/time.js';
 import { didYouMean } from './did-you-mean.js';
 import { stillRunning } from './terminal-watch.js';
@@ -160,6 +161,8 @@ function derived(obs: Observation, policy: Policy): Derived {
 export interface WaveContext {
   /** Agents (subagent ids) that have an in-flight row of their own, by that row's task id. */
   rowOfAgent?: ReadonlyMap<string, string>;
+  /** Late wakes of the watchdog: time it did not see pass counts as no one's silence. */
+  unobserved?: readonly UnobservedSpan[];
 }
 
 /** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
@@ -253,8 +256,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     // since dispatch without a sign of life: then it never started (saying where we looked).
     const since = task.dispatchedAtMs!;
     const idleMs = Math.max(0, nowMs - since);
-    const timing = { idleMs, lastProgressMs: since, deadlineMs: since + window.effectiveTimeoutMs };
-    if (idleMs > window.effectiveTimeoutMs) {
+    const unseenMs = unobservedSince(wave.unobserved, since, nowMs);
+    const timing = { idleMs, lastProgressMs: since, deadlineMs: since + unseenMs + window.effectiveTimeoutMs };
+    if (idleMs - unseenMs > window.effectiveTimeoutMs) {
       return verdict('stalled', `never started: no activity in ${idleBeside(idleMs, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing, stallReason: 'never_started' });
     }
     // Starting: judged from dispatched_at like a row with no source at all (a fresh replacement
@@ -272,10 +276,14 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 6. Stalled: idle strictly longer than the window.
   const sinceMs = (progressAt ?? task.dispatchedAtMs)!;
   const idleMs = Math.max(0, nowMs - sinceMs);
-  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + window.effectiveTimeoutMs };
+  // Time the watchdog did not see pass (a paused machine, a clock stepped forward) is nobody's silence.
+  const unseenMs = unobservedSince(wave.unobserved, sinceMs, nowMs);
+  const judgedMs = idleMs - unseenMs;
+  const timing = { idleMs, lastProgressMs: sinceMs, deadlineMs: sinceMs + unseenMs + window.effectiveTimeoutMs };
   const note = missingNote ? ` (${missingNote})` : '';
-  if (idleMs > window.effectiveTimeoutMs) {
-    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(idleMs) ? 'open_tool_overrun' : 'inactivity';
+  const unseenNote = unseenMs > 0 ? `; ${sec(unseenMs)} of it the watchdog did not see pass (it woke late: the machine paused or the clock stepped), so ${sec(judgedMs)} of silence is judged` : '';
+  if (judgedMs > window.effectiveTimeoutMs) {
+    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
       return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
@@ -313,7 +321,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
             : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     const transportCause = stallReason === 'inactivity' && !task.hasExited ? silentModelCause(obs) : undefined;
-    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)})${exited}${note}`, { ...timing, stallReason, ...(transportCause ? { transportCause } : {}) });
+    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, { ...timing, stallReason, ...(transportCause ? { transportCause } : {}) });
   }
 
   // 7. Alive but going round in circles.
@@ -328,7 +336,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
 
   // 8. Healthy.
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ''}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ''}`;
-  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)})${via}${note}`, timing);
+  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
 }
 
 /**

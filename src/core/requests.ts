@@ -6,6 +6,7 @@ import type { Task, Wave } from '../contracts/state-file.js';
 import type { AnswerHow } from '../contracts/request.js';
 import { msToIso } from '../contracts/time.js';
 import type { History, RequestRecord } from './history.js';
+import { unobservedSince, type UnobservedSpan } from './unobserved.js';
 
 /** An answer given with `dispatch-watchdog ack <key> [--task-id ID]`. */
 export interface Ack {
@@ -52,7 +53,7 @@ export function answerOf(r: RequestRecord, rows: ReadonlyMap<string, Task>, ack:
 }
 
 /** The request_answered / request_unanswered events this check owes. */
-export function settleRequests(wave: Wave, history: History, acks: ReadonlyMap<string, Ack>, nowMs: number): EventBody[] {
+export function settleRequests(wave: Wave, history: History, acks: ReadonlyMap<string, Ack>, nowMs: number, unobserved?: readonly UnobservedSpan[]): EventBody[] {
   const rows = new Map(wave.tasks.map((t) => [t.taskId, t]));
   const events: EventBody[] = [];
   for (const r of history.requests.values()) {
@@ -61,11 +62,16 @@ export function settleRequests(wave: Wave, history: History, acks: ReadonlyMap<s
     const answer = answerOf(r, rows, acks.get(r.key));
     if (answer) {
       events.push({ event: 'request_answered', ...ids, how: answer.how, ...(answer.byTaskId ? { answered_by_task_id: answer.byTaskId } : {}) });
-    } else if (nowMs > r.answerByMs) {
+    } else if (nowMs > answerByMs(r, nowMs, unobserved)) {
       events.push({ event: 'request_unanswered', ...ids, answer_by: msToIso(r.answerByMs) });
     }
   }
   return events;
+}
+
+/** When `r` goes unanswered: its answer_by, moved on by the time the watchdog did not see pass since it was written (the orchestrator was paused too). */
+export function answerByMs(r: RequestRecord, nowMs: number, unobserved?: readonly UnobservedSpan[]): number {
+  return r.answerByMs + unobservedSince(unobserved, r.createdAtMs, nowMs);
 }
 
 /** Keys of the requests still waiting for an answer. */

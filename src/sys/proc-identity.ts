@@ -124,16 +124,50 @@ export function clockTicksPerSecond(): Promise<number> {
   }));
 }
 
-/** Wall-clock start of a process in epoch ms (boot time from /proc/stat `btime` + start ticks); undefined without /proc. */
-export async function processStartMs(identity: ProcessIdentity): Promise<number | undefined> {
+/**
+ * The boot time (/proc/stat `btime`, epoch s) seen so far by this process, lowest and highest. The
+ * kernel derives it from the wall clock, so a clock stepped forward (a VM resumed, NTP) moves it
+ * and every start time computed from it: a time written before the step is compared with both.
+ */
+export interface BootTimes {
+  minS: number;
+  maxS: number;
+}
+let bootTimes: BootTimes | undefined;
+
+/** `seen` widened by one more reading of `btime`. */
+export function widenBootTimes(seen: BootTimes | undefined, btimeS: number): BootTimes {
+  return seen ? { minS: Math.min(seen.minS, btimeS), maxS: Math.max(seen.maxS, btimeS) } : { minS: btimeS, maxS: btimeS };
+}
+
+/** Read `btime` now and remember it; undefined without /proc. Called at watch start so a later step is seen. */
+export async function sampleBootTime(): Promise<BootTimes | undefined> {
+  const btime = await readBootTimeS();
+  return btime === undefined ? bootTimes : (bootTimes = widenBootTimes(bootTimes, btime));
+}
+
+/** /proc/stat `btime` as of now, in epoch seconds. */
+async function readBootTimeS(): Promise<number | undefined> {
   try {
-    const stat = await fs.readFile('/proc/stat', 'utf8');
-    const btime = Number(/^btime (\d+)$/m.exec(stat)?.[1]);
-    if (!Number.isFinite(btime)) return undefined;
-    return btime * 1000 + (identity.startTicks * 1000) / (await clockTicksPerSecond());
+    const btime = Number(/^btime (\d+)$/m.exec(await fs.readFile('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(btime) ? btime : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A process's wall-clock start in epoch ms, earliest and latest under every boot time seen; undefined without /proc. */
+export async function processStartRangeMs(identity: ProcessIdentity): Promise<{ earliestMs: number; latestMs: number } | undefined> {
+  const seen = await sampleBootTime();
+  if (!seen) return undefined;
+  const sinceBootMs = (identity.startTicks * 1000) / (await clockTicksPerSecond());
+  return { earliestMs: seen.minS * 1000 + sinceBootMs, latestMs: seen.maxS * 1000 + sinceBootMs };
+}
+
+/** Wall-clock start of a process in epoch ms (boot time from /proc/stat `btime` + start ticks, as of now); undefined without /proc. */
+export async function processStartMs(identity: ProcessIdentity): Promise<number | undefined> {
+  const btime = await readBootTimeS();
+  return btime === undefined ? undefined : btime * 1000 + (identity.startTicks * 1000) / (await clockTicksPerSecond());
 }
 
 /** The live processes whose environment holds every `name=value` of `vars` (/proc/<pid>/environ, readable for our own user's processes only). */

@@ -44,4 +44,21 @@ export class ManualClock implements Clock {
   set(ms: number) {
     this.advance(ms - this.now);
   }
+  /**
+   * Let `ms` pass as on a machine that is running: each sleeper wakes at its own deadline and
+   * `settled` is awaited before the clock moves on. (`advance` is a jump: the machine slept, and
+   * the watchdog sees it woke late.)
+   */
+  async pass(ms: number, settled: () => Promise<void>): Promise<void> {
+    const target = this.now + ms;
+    for (let next = this.nextWakeMs(), steps = 0; next !== undefined && next < target; next = this.nextWakeMs()) {
+      if (++steps > 100_000) throw new Error(`ManualClock.pass: sleepers keep waking at ${this.now} without time passing`);
+      this.set(Math.max(next, this.now));
+      await new Promise((r) => setImmediate(r));
+      await settled();
+    }
+    this.set(target);
+    await new Promise((r) => setImmediate(r));
+    await settled();
+  }
 }

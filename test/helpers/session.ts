@@ -48,11 +48,7 @@ export async function startSession(clock: ManualClock, flags: WatchdogFlags, opt
     done,
     isDone: () => finished,
     stop: () => controller.abort({ signal: 'SIGTERM' }),
-    advance: async (ms) => {
-      clock.advance(ms);
-      await new Promise((r) => setImmediate(r));
-      await settled();
-    },
+    advance: (ms) => clock.pass(ms, settled),
   };
 }
 

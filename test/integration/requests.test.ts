@@ -42,7 +42,7 @@ describe('a pending request keeps the loop watching', () => {
     const s = await startSession(clock, flags(dir));
     await s.advance(61 * S);
     const key = `${EPIC}:t1:redispatch`;
-    expect(events(dir, 'redispatch')).toEqual([expect.objectContaining({ key, request_path: `epics/${EPIC}/requests/E-1__t1__redispatch.redispatch.json`, answer_by: '2026-04-02T10:03:01Z' })]);
+    expect(events(dir, 'redispatch')).toEqual([expect.objectContaining({ key, request_path: `epics/${EPIC}/requests/E-1__t1__redispatch.redispatch.json`, answer_by: '2026-04-02T10:03:00.050Z' })]);
     // The last task in flight was replaced by a request: the wave is not complete while it is pending.
     await s.advance(10 * S);
     expect(s.isDone()).toBe(false);
@@ -110,7 +110,7 @@ describe('a pending request keeps the loop watching', () => {
     const s = await startSession(clock, flags(dir, { action: 'cancel' }));
     await s.advance(61 * S);
     const key = `${EPIC}:t1:cancel`;
-    expect(requestJson(dir, key, 'cancel')).toMatchObject({ key, kind: 'cancel', answer_by: '2026-04-02T10:03:01Z', how_to_answer: expect.stringContaining(`dispatch-watchdog ack ${key}`) });
+    expect(requestJson(dir, key, 'cancel')).toMatchObject({ key, kind: 'cancel', answer_by: '2026-04-02T10:03:00.050Z', how_to_answer: expect.stringContaining(`dispatch-watchdog ack ${key}`) });
 
     expect(await cli(['ack', `${EPIC}:t9:cancel`, '--state-dir', dir], clock)).toMatchObject({ code: 2, stderr: expect.stringContaining(`no request with key ${EPIC}:t9:cancel`) });
     expect(await cli(['ack', 'nonsense', '--state-dir', dir], clock)).toMatchObject({ code: 2, stderr: expect.stringContaining('is not of the form <epic>:<task_id>:<cancel|redispatch|nudge|reconcile>') });
@@ -130,9 +130,10 @@ describe('a request nobody answers', () => {
     const clock = new ManualClock(T0);
     writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
     const s = await startSession(clock, flags(dir));
-    await s.advance(61 * S); // stall → request 1, answer by T0+181s
-    expect(clock.nextWakeMs()).toBe(T0 + 71 * S);
-    for (let i = 0; i < 12; i++) await s.advance(10 * S); // T0+181s: not yet past
+    await s.advance(61 * S); // stalled when its deadline woke the loop (T0+60.05 s) → request 1, answer by T0+180.05 s
+    expect(clock.nextWakeMs()).toBe(T0 + 70_050);
+    for (let i = 0; i < 11; i++) await s.advance(10 * S);
+    await s.advance(9 * S); // T0+180 s: not yet past
     expect(events(dir, 'request_unanswered')).toHaveLength(0);
     await s.advance(1 * S);
     expect(events(dir, 'request_unanswered')).toEqual([expect.objectContaining({ key: `${EPIC}:t1:redispatch`, kind: 'redispatch', task_id: 't1', recovery_task_id: 't1-r1' })]);

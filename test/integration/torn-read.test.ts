@@ -65,7 +65,7 @@ describe('a row that loses fields', () => {
     expect(readEvents(dir)[3]).toMatchObject({ fields_lost: [{ task_id: 't1', fields: ['last_activity_ts'] }], is_confirmed: true });
     // Real silence still stalls, counted from the last activity seen.
     await h.advance(91 * S);
-    expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't1', stall_reason: 'inactivity', idle_seconds: 121 });
+    expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't1', stall_reason: 'inactivity', idle_seconds: 120 });
     h.stop();
     await h.done;
   });

@@ -187,9 +187,10 @@ describe('progress seen in the row', () => {
     writeWave(dir, EPIC, iso(T0), [row('t1', T0, { last_output: 'step 2' })]); // only the output moved
     for (let i = 0; i < 3; i++) await s.advance(10 * S); // T0+50s: 30 s after the change at T0+30s is not over
     expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toHaveLength(0);
-    await s.advance(10 * S); // T0+60s: 30 s since the change, strictly more at the next tick
-    await s.advance(10 * S);
-    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([expect.objectContaining({ task_id: 't1', idle_seconds: 40 })]);
+    await s.advance(10 * S); // T0+60s: 30 s since the change, not more
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toHaveLength(0);
+    await s.advance(10 * S); // the deadline wakes the loop a moment later
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([expect.objectContaining({ task_id: 't1', idle_seconds: 30, timestamp_utc: '2026-04-02T10:01:00.050Z' })]);
     s.stop();
     await s.done;
   });
@@ -261,17 +262,17 @@ describe('the circuit breaker', () => {
     writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ circuit_breaker: { max_hold_seconds: 60 } }));
     writeWave(dir, EPIC, iso(T0), ['t1', 't2', 't3'].map((id, i) => row(id, T0, { ticket_id: `ENG-${i + 1}` })));
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
-    for (let i = 0; i < 4; i++) await s.advance(10 * S); // T0+40s: all three stalled → held (the episode starts)
+    for (let i = 0; i < 4; i++) await s.advance(10 * S); // all three stalled at their deadline (T0+30.05s) → held (the episode starts)
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall')).toHaveLength(1);
     expect(readEvents(dir).filter((e) => e.event === 'action_started')).toHaveLength(0);
-    for (let i = 0; i < 6; i++) await s.advance(10 * S); // T0+100s: held 60 s since T0+40s, not more
+    for (let i = 0; i < 6; i++) await s.advance(10 * S); // T0+100s: the check at T0+90.05s held 60 s, not more
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(0);
     await s.advance(10 * S);
     const escalated = readEvents(dir).filter((e) => e.event === 'mass_stall_escalated');
-    expect(escalated).toEqual([expect.objectContaining({ episode_started_at: '2026-04-02T10:00:40Z', task_ids: ['t1', 't2', 't3'], friction_path: 'friction/2026-04-02-mass-stall-e-1-100040.md' })]);
+    expect(escalated).toEqual([expect.objectContaining({ episode_started_at: '2026-04-02T10:00:30.050Z', task_ids: ['t1', 't2', 't3'], friction_path: 'friction/2026-04-02-mass-stall-e-1-100030.md' })]);
     expect(readFileSync(path.join(dir, escalated[0]!.friction_path as string), 'utf8')).toContain('# Mass stall held too long: E-1');
     expect(readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id)).toEqual(['t1', 't2', 't3']);
-    expect(s.out.join('')).toContain('circuit breaker held actions for 70s: ESCALATED (friction note friction/2026-04-02-mass-stall-e-1-100040.md); acting on stalls again');
+    expect(s.out.join('')).toContain('circuit breaker held actions for 70s: ESCALATED (friction note friction/2026-04-02-mass-stall-e-1-100030.md); acting on stalls again');
     for (let i = 0; i < 3; i++) await s.advance(10 * S);
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(1);
     s.stop();
