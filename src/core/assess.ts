@@ -221,7 +221,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // A finish inferred from a final answer holds only after a whole window of silence: until then
   // the text may be followed by a slow call, and the agent is judged as working.
   const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const finished = obs.finished && (!obs.finished.isInferred || (quietSinceMs !== undefined && nowMs - quietSinceMs > window.effectiveTimeoutMs)) ? obs.finished : undefined;
+  const finished =
+    obs.finished && (!obs.finished.isInferred || (quietSinceMs !== undefined && nowMs - quietSinceMs - unobservedSince(wave.unobserved, quietSinceMs, nowMs) > window.effectiveTimeoutMs)) ? obs.finished : undefined;
 
   // A replacement we launched ourselves has no orchestrator row to disagree with: its finish is the end.
   if (task.isOwnReplacement && finished) {

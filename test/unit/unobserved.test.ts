@@ -76,6 +76,16 @@ describe('assess with time the watchdog did not see pass', () => {
   });
 });
 
+describe('an inferred finish across a pause', () => {
+  it('holds only after a whole window of watched silence: an own replacement is not called done for time nobody saw pass', () => {
+    const policy = { ...DEFAULT_POLICY, baseTimeoutMs: 4 * S };
+    const t = makeTask({ isOwnReplacement: true });
+    const obs = makeObs({ lastProgressMs: T0, finished: { kind: 'final_answer', atMs: T0, isInferred: true } });
+    expect(assess(t, obs, policy, T0 + 5 * S).kind).toBe('terminal');
+    expect(assess(t, obs, policy, T0 + 5 * S, { unobserved: [{ atMs: T0 + 5 * S, ms: 3 * S }] }).kind).toBe('healthy');
+  });
+});
+
 describe('a start time read across a stepped clock', () => {
   const dispatchedAtMs = T0;
   it('an agent started at dispatch is not taken for a stranger after the clock stepped 9.7 s forward', () => {
