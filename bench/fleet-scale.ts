@@ -39,9 +39,13 @@ export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, s
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-export const cli = path.join(root, 'bin', 'dispatch-watchdog.js');
+/**
+ * The CLI as an installed package runs it: the npm bin runs the committed one-file bundle there
+ * (bin/dispatch-watchdog.js; a checkout's bin runs dist/). `npm run bench` rebuilds it first.
+ */
+export const cli = path.join(root, 'bundle', 'cli.cjs');
 // What `hook install` and hooks/hooks.json run: the committed CommonJS bundle (npm run bundle); and
-// the ES module build of the same code, which older installs and the bin's `hook` run.
+// the ES module build of the same code, which older installs and a checkout's bin run for `hook`.
 const hookEntry = path.join(root, 'bundle', 'hook.cjs');
 const hookEntryEsm = path.join(root, 'dist', 'src', 'hook-entry.js');
 

@@ -9,10 +9,9 @@ import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateFleet, transcriptLines } from './fleet.js';
-import { pct, type Figure, type Scale } from './fleet-scale.js';
+import { cli, pct, type Figure, type Scale } from './fleet-scale.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '..', '..', 'bin', 'dispatch-watchdog.js');
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);

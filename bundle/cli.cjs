@@ -27254,7 +27254,7 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     return verdict("stalled", `${what}: ${f.detail ?? "no message"}`, { stallReason, idleMs: idleMs2, lastProgressMs: f.atMs, ...transportCause ? { transportCause } : {} });
   }
   const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs > window2.effectiveTimeoutMs) ? obs.finished : void 0;
+  const finished = obs.finished && (!obs.finished.isInferred || quietSinceMs !== void 0 && nowMs - quietSinceMs - unobservedSince(wave.unobserved, quietSinceMs, nowMs) > window2.effectiveTimeoutMs) ? obs.finished : void 0;
   if (task.isOwnReplacement && finished) {
     return verdict("terminal", `the agent finished (${finished.kind})${task.hasExited ? " and its process exited" : ""}`);
   }

@@ -3,7 +3,7 @@
 // bin and import the installed API, types included. Packs from the dist/ the test run built
 // (`npm pack --ignore-scripts`): prepack would rebuild dist/ under the other tests' feet.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -112,6 +112,24 @@ describe('the packed tarball', () => {
     writeWave(state, 'E-1', new Date(now - 10_000).toISOString(), [{ ticket_id: 'T-1', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() }]);
     const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-1', '--once', '--action', 'report'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } });
     expect(stdout).toMatch(/T-1\s+T-1\s+healthy/);
+  });
+
+  it("runs the committed bundles, not dist/'s modules: with dist/ moved away the bin still checks a wave and records a hook", async () => {
+    const installed = path.join(app, 'node_modules', 'dispatch-watchdog');
+    const state = path.join(app, 'state-bundle');
+    const now = Date.now();
+    writeWave(state, 'E-B', new Date(now - 10_000).toISOString(), [{ ticket_id: 'T-9', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() }]);
+    renameSync(path.join(installed, 'dist'), path.join(installed, 'dist.away'));
+    try {
+      const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-B', '--once', '--action', 'report'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } });
+      expect(stdout).toMatch(/T-9\s+T-9\s+healthy/);
+      const child = execFile(bin(), ['hook', '--state-dir', state]);
+      child.stdin!.end(JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-b' }));
+      expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(state, 'activity', 'sess-b.ndjson'), 'utf8'))).toMatchObject({ event: 'Stop', session_id: 'sess-b' });
+    } finally {
+      renameSync(path.join(installed, 'dist.away'), path.join(installed, 'dist'));
+    }
   });
 
   it('is importable with types: a TypeScript consumer type-checks and runs checkWave', async () => {
