@@ -27018,7 +27018,7 @@ async function readFirstPrompt(file) {
 // src/act/recovery/perform.ts
 init_errors();
 
-// src/core/assess.ts
+// src/core/observation-window.ts
 init_vocabulary();
 
 // src/core/exemptions.ts
@@ -27066,6 +27066,57 @@ var EXEMPTION_RULES = {
     }
   })
 };
+
+// src/core/observation-window.ts
+function effectiveWindow(obs, policy) {
+  const base2 = policy.baseTimeoutMs;
+  let window2 = base2;
+  const exemptions = [];
+  const asked = {};
+  for (const name of EXEMPTION_NAMES) {
+    const w = EXEMPTION_RULES[name].window(obs, policy);
+    if (w === void 0) continue;
+    exemptions.push(name);
+    asked[name] = w;
+    window2 = Math.max(window2, w);
+  }
+  const openLimit = asked.open_tool_call ?? Infinity;
+  return {
+    effectiveTimeoutMs: window2,
+    exemptions,
+    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base2,
+    isOpenOverrun: (idle) => idle > openLimit
+  };
+}
+var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
+function trailingRepeat(calls) {
+  const last = calls.at(-1);
+  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
+  const key3 = `${last.name}\0${last.inputSummary ?? ""}`;
+  let count2 = 0;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const c = calls[i];
+    if (`${c.name}\0${c.inputSummary ?? ""}` !== key3) break;
+    count2++;
+  }
+  return { call: last, count: count2 };
+}
+function repeatedError(calls) {
+  const done = calls.filter((c) => !c.isOpen);
+  const error2 = done.at(-1)?.error;
+  if (!error2) return { count: 0 };
+  let count2 = 0;
+  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
+  return { error: error2, count: count2 };
+}
+var derivedOf = /* @__PURE__ */ new WeakMap();
+function derived2(obs, policy) {
+  const d = derivedOf.get(obs);
+  if (d?.policy === policy) return d;
+  const fresh = { policy, window: effectiveWindow(obs, policy) };
+  derivedOf.set(obs, fresh);
+  return fresh;
+}
 
 // src/core/unobserved.ts
 var MIN_UNOBSERVED_MS = 2e3;
@@ -27159,55 +27210,6 @@ var KNOWN_STATUSES = ["in_progress", "running", "dispatched", "completed", "merg
 function statusGuess(status) {
   const norm = status.trim().toLowerCase().replace(/[\s-]+/g, "_");
   return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
-}
-function effectiveWindow(obs, policy) {
-  const base2 = policy.baseTimeoutMs;
-  let window2 = base2;
-  const exemptions = [];
-  const asked = {};
-  for (const name of EXEMPTION_NAMES) {
-    const w = EXEMPTION_RULES[name].window(obs, policy);
-    if (w === void 0) continue;
-    exemptions.push(name);
-    asked[name] = w;
-    window2 = Math.max(window2, w);
-  }
-  const openLimit = asked.open_tool_call ?? Infinity;
-  return {
-    effectiveTimeoutMs: window2,
-    exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base2,
-    isOpenOverrun: (idle) => idle > openLimit
-  };
-}
-var STATUS_POLL_TOOLS = /* @__PURE__ */ new Set(["TaskList", "TaskGet", "TaskOutput", "BashOutput"]);
-function trailingRepeat(calls) {
-  const last = calls.at(-1);
-  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
-  const key3 = `${last.name}\0${last.inputSummary ?? ""}`;
-  let count2 = 0;
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const c = calls[i];
-    if (`${c.name}\0${c.inputSummary ?? ""}` !== key3) break;
-    count2++;
-  }
-  return { call: last, count: count2 };
-}
-function repeatedError(calls) {
-  const done = calls.filter((c) => !c.isOpen);
-  const error2 = done.at(-1)?.error;
-  if (!error2) return { count: 0 };
-  let count2 = 0;
-  for (let i = done.length - 1; i >= 0 && done[i].error === error2; i--) count2++;
-  return { error: error2, count: count2 };
-}
-var derivedOf = /* @__PURE__ */ new WeakMap();
-function derived2(obs, policy) {
-  const d = derivedOf.get(obs);
-  if (d?.policy === policy) return d;
-  const fresh = { policy, window: effectiveWindow(obs, policy) };
-  derivedOf.set(obs, fresh);
-  return fresh;
 }
 function assess(task, obs, policy, nowMs, wave = {}) {
   const d = derived2(obs, policy);
@@ -29362,6 +29364,34 @@ function observeRow(task) {
   return part2;
 }
 
+// src/check-observe.ts
+async function observeTask(task, observers, nowMs) {
+  const parts = [observeRow(task)];
+  const byObserver = [];
+  const isProcessAlive = task.pid === void 0 ? void 0 : isAlive(task.pid);
+  if (isProcessAlive !== void 0) parts.push({ source: "row", isProcessAlive });
+  for (const o of observers) {
+    try {
+      const got = await o.observe(task, nowMs);
+      byObserver.push(got);
+      parts.push(...got);
+    } catch (e) {
+      byObserver.push(void 0);
+      parts.push({ source: "transcript", missing: [{ source: "transcript", reason: `${o.name} failed: ${e.message}` }] });
+    }
+  }
+  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts) };
+}
+function reuseObservation(last, task, observers, nowMs, isStatRequired = false) {
+  if (last?.task !== task) return void 0;
+  for (let i = 0; i < observers.length; i++) {
+    const parts = observers[i].observeUnchanged?.(task, nowMs, isStatRequired);
+    if (parts === void 0 || parts !== last.parts[i]) return void 0;
+  }
+  if (task.pid !== void 0 && isAlive(task.pid) !== last.isAlive) return void 0;
+  return last.obs;
+}
+
 // src/core/plan.ts
 init_events();
 init_ids();
@@ -30046,32 +30076,6 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
 }
 
 // src/check.ts
-async function observeTask(task, observers, nowMs) {
-  const parts = [observeRow(task)];
-  const byObserver = [];
-  const isProcessAlive = task.pid === void 0 ? void 0 : isAlive(task.pid);
-  if (isProcessAlive !== void 0) parts.push({ source: "row", isProcessAlive });
-  for (const o of observers) {
-    try {
-      const got = await o.observe(task, nowMs);
-      byObserver.push(got);
-      parts.push(...got);
-    } catch (e) {
-      byObserver.push(void 0);
-      parts.push({ source: "transcript", missing: [{ source: "transcript", reason: `${o.name} failed: ${e.message}` }] });
-    }
-  }
-  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts) };
-}
-function reuseObservation(last, task, observers, nowMs, isStatRequired = false) {
-  if (last?.task !== task) return void 0;
-  for (let i = 0; i < observers.length; i++) {
-    const parts = observers[i].observeUnchanged?.(task, nowMs, isStatRequired);
-    if (parts === void 0 || parts !== last.parts[i]) return void 0;
-  }
-  if (task.pid !== void 0 && isAlive(task.pid) !== last.isAlive) return void 0;
-  return last.obs;
-}
 var confirmMs = (env) => Math.max((env.settle ?? DEFAULT_SETTLE).restMs, 2 * env.opts.checkIntervalSeconds * 1e3);
 function readSaysWaveDone(wave, verdicts) {
   if (wave.isEveryWaveCompleted) return true;

@@ -15,9 +15,8 @@ import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
 import { msToIso } from './contracts/time.js';
 import type { StatePaths } from './files/paths.js';
-import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
-import { observeRow } from './observe/parse/observe-row.js';
-import { isAlive } from './sys/proc-identity.js';
+import { mergeObservations, type Observation } from './observe/parse/observation.js';
+import { observeTask, reuseObservation, type ObservedTask } from './check-observe.js';
 import { terminalRowWatcher } from './core/terminal-watch.js';
 import { DEFAULT_CONTROLS } from './core/controls.js';
 import type { TaskObserver } from './observe/read/observer.js';
@@ -84,49 +83,6 @@ export type CheckResult =
 
 export { MAX_STATE_FILE_BYTES } from './observe/read/state-file-reader.js';
 export { readWave } from './check-read.js';
-
-/** One task's last observation: reused while its row object and every observer's parts are the same. */
-export interface ObservedTask {
-  task: Task;
-  /** What each observer returned (undefined: it failed). */
-  parts: (readonly PartialObservation[] | undefined)[];
-  isAlive?: boolean;
-  obs: Observation;
-}
-
-/** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
-async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<ObservedTask> {
-  const parts = [observeRow(task)];
-  const byObserver: ObservedTask['parts'] = [];
-  // A live pid turns an open call past its own timeout into a prompt, not a stall (DESIGN §5).
-  const isProcessAlive = task.pid === undefined ? undefined : isAlive(task.pid);
-  if (isProcessAlive !== undefined) parts.push({ source: 'row', isProcessAlive });
-  for (const o of observers) {
-    try {
-      const got = await o.observe(task, nowMs);
-      byObserver.push(got);
-      parts.push(...got);
-    } catch (e) {
-      byObserver.push(undefined);
-      parts.push({ source: 'transcript', missing: [{ source: 'transcript', reason: `${o.name} failed: ${(e as Error).message}` }] });
-    }
-  }
-  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts) };
-}
-
-/**
- * The last observation of `task` when nothing it was built from changed: the same row object,
- * each observer's same parts (asked synchronously, a stat or two each), the same pid liveness.
- */
-function reuseObservation(last: ObservedTask | undefined, task: Task, observers: readonly TaskObserver[], nowMs: number, isStatRequired = false): Observation | undefined {
-  if (last?.task !== task) return undefined;
-  for (let i = 0; i < observers.length; i++) {
-    const parts = observers[i]!.observeUnchanged?.(task, nowMs, isStatRequired);
-    if (parts === undefined || parts !== last.parts[i]) return undefined;
-  }
-  if (task.pid !== undefined && isAlive(task.pid) !== last.isAlive) return undefined;
-  return last.obs;
-}
 
 interface Judged {
   wave: Wave;

@@ -1,9 +1,9 @@
 // Verdicts (DESIGN §5): assess(task, observation, policy, nowMs) → Verdict.
 // Pure and deterministic: no I/O, no clock; precedence is first match wins.
 import type { Task } from '../contracts/state-file.js';
-import type { Observation, SourceName, ToolCall } from '../observe/parse/observation.js';
-import { EXEMPTION_NAMES, type DisagreementKind, type ExemptionName, type StallReason, type TransportCause, type VerdictKind } from '../contracts/vocabulary.js';
-import { EXEMPTION_RULES } from './exemptions.js';
+import type { Observation, SourceName } from '../observe/parse/observation.js';
+import type { DisagreementKind, ExemptionName, StallReason, TransportCause, VerdictKind } from '../contracts/vocabulary.js';
+import { derived, repeatedError, trailingRepeat } from './observation-window.js';
 import type { Policy } from './policy.js';
 import { unobservedSince, type UnobservedSpan } from './unobserved.js';
 import { msToIso } from '../contracts/time.js';
@@ -72,89 +72,6 @@ const KNOWN_STATUSES = ['in_progress', 'running', 'dispatched', 'completed', 'me
 export function statusGuess(status: string): string | undefined {
   const norm = status.trim().toLowerCase().replace(/[\s-]+/g, '_');
   return KNOWN_STATUSES.includes(norm) ? norm : didYouMean(norm, KNOWN_STATUSES);
-}
-
-interface Window {
-  effectiveTimeoutMs: number;
-  exemptions: ExemptionName[];
-  hasBashTimeoutExemption: boolean;
-  isOpenOverrun: (idleMs: number) => boolean;
-}
-
-/** The effective stall window: base, widened by every exemption that holds (largest wins). */
-export function effectiveWindow(obs: Observation, policy: Policy): Window {
-  const base = policy.baseTimeoutMs;
-  let window = base;
-  const exemptions: ExemptionName[] = [];
-  const asked: Partial<Record<ExemptionName, number>> = {};
-  for (const name of EXEMPTION_NAMES) {
-    const w = EXEMPTION_RULES[name].window(obs, policy);
-    if (w === undefined) continue;
-    exemptions.push(name);
-    asked[name] = w;
-    window = Math.max(window, w);
-  }
-  const openLimit = asked.open_tool_call ?? Infinity;
-  return {
-    effectiveTimeoutMs: window,
-    exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
-    isOpenOverrun: (idle) => idle > openLimit,
-  };
-}
-
-/**
- * Tools that only ask how background work is going (a team's task list, a background shell or
- * task's output). Asking again while waiting is the agent waiting, not a loop: a real team lead
- * polled `TaskList` 4 times in 6 s while its teammates worked (test/fixtures/real/).
- */
-const STATUS_POLL_TOOLS = new Set(['TaskList', 'TaskGet', 'TaskOutput', 'BashOutput']);
-
-/** The call (and its input) repeated at the end of the sequence, and how often (status polls never count). */
-function trailingRepeat(calls: readonly ToolCall[]): { call?: ToolCall; count: number } {
-  const last = calls.at(-1);
-  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
-  const key = `${last.name}\u0000${last.inputSummary ?? ''}`;
-  let count = 0;
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const c = calls[i]!;
-    if (`${c.name}\u0000${c.inputSummary ?? ''}` !== key) break;
-    count++;
-  }
-  return { call: last, count };
-}
-
-/**
- * The same error ending the sequence, counted over the calls in a row that failed with it: a
- * call that succeeded (or failed otherwise) ends the loop, so the agent moving on clears it.
- */
-function repeatedError(calls: readonly ToolCall[]): { error?: string; count: number } {
-  const done = calls.filter((c) => !c.isOpen);
-  const error = done.at(-1)?.error;
-  if (!error) return { count: 0 };
-  let count = 0;
-  for (let i = done.length - 1; i >= 0 && done[i]!.error === error; i--) count++;
-  return { error, count };
-}
-
-/**
- * What assess derives from an observation alone (and the policy), kept per observation object:
- * a steady check judges the same (reused, never mutated) observation again at every moment.
- */
-interface Derived {
-  policy: Policy;
-  window: Window;
-  repeat?: ReturnType<typeof trailingRepeat>;
-  err?: ReturnType<typeof repeatedError>;
-}
-const derivedOf = new WeakMap<Observation, Derived>();
-
-function derived(obs: Observation, policy: Policy): Derived {
-  const d = derivedOf.get(obs);
-  if (d?.policy === policy) return d;
-  const fresh: Derived = { policy, window: effectiveWindow(obs, policy) };
-  derivedOf.set(obs, fresh);
-  return fresh;
 }
 
 /** What one task's judgment needs to know of the rest of its wave. */
