@@ -35278,7 +35278,7 @@ async function runLoop(env, deps) {
   while (!deps.signal.aborted) {
     const nowMs = deps.clock.nowMs();
     env.isLagged = nowMs - plannedMs > intervalMs;
-    noteLateWake(env.unobserved ??= [], nowMs, nowMs - plannedMs);
+    noteLateWake(env.unobserved ??= [], nowMs, Math.max(nowMs - plannedMs, deps.lostTimeMs?.() ?? 0));
     let r;
     try {
       r = await runCheck(env, nowMs);
@@ -35681,8 +35681,10 @@ async function runWatch(opts, deps, next) {
     const waker = deps.shouldWatchStateFile === false ? void 0 : wakeOnChange(paths.stateFile(opts.epicId));
     const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock3.nowMs()), 1e3) : void 0;
     ticker?.unref();
+    const pauses = deps.makePauseMeter?.();
     const end = await runLoop(env, {
       clock: clock3,
+      ...pauses ? { lostTimeMs: () => pauses.read() } : {},
       ...next?.maxWaitMs !== void 0 ? { untilMs: clock3.nowMs() + next.maxWaitMs } : {},
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
@@ -35706,6 +35708,7 @@ async function runWatch(opts, deps, next) {
       }
     }).finally(() => {
       waker?.close();
+      pauses?.stop();
       if (ticker) clearInterval(ticker);
     });
     await env.performer?.drain?.();
@@ -38972,6 +38975,28 @@ function registerDemo(program2, { env, setCode }) {
   });
 }
 
+// src/sys/pause-meter.ts
+function startPauseMeter(tickMs = 500) {
+  let last = performance.now();
+  let longest = 0;
+  const sample = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - tickMs);
+    last = now;
+  };
+  const timer = setInterval(sample, tickMs);
+  timer.unref();
+  return {
+    read() {
+      sample();
+      const ms2 = Math.max(0, longest);
+      longest = 0;
+      return ms2;
+    },
+    stop: () => clearInterval(timer)
+  };
+}
+
 // src/cli.ts
 var COMMANDS = [
   registerStatus,
@@ -39054,6 +39079,7 @@ async function runProcess() {
       signal: controller.signal,
       pid: process.pid,
       makeObservers: realObservers(process.env),
+      makePauseMeter: startPauseMeter,
       ...realActionDeps({ clock: realClock, env: process.env, signal: controller.signal })
     }
   });

@@ -23,6 +23,7 @@ import { registerFriction } from './commands/friction.js';
 import { registerTimeline } from './commands/timeline.js';
 import { registerPrune } from './commands/prune.js';
 import { registerDemo } from './commands/demo.js';
+import { startPauseMeter } from './sys/pause-meter.js';
 
 export type { CliEnv } from './commands/command.js';
 
@@ -126,6 +127,7 @@ export async function runProcess(): Promise<void> {
       signal: controller.signal,
       pid: process.pid,
       makeObservers: realObservers(process.env),
+      makePauseMeter: startPauseMeter,
       ...realActionDeps({ clock: realClock, env: process.env, signal: controller.signal }),
     },
   });

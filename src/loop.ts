@@ -21,6 +21,8 @@ export interface LoopDeps {
   shouldStop?: (r: Extract<CheckResult, { ok: true }>) => boolean;
   /** `next --max-wait`: stop after the first check at or past this moment. */
   untilMs?: number;
+  /** The longest time this process did not run since the last call (sys/pause-meter.ts): a pause in a check too. */
+  lostTimeMs?: () => number;
 }
 
 export interface LoopEnd {
@@ -69,8 +71,9 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     // Self-lag guard: woke later than planned by more than an interval (event loop blocked,
     // process stopped, machine asleep) → this check only re-observes; the next one may act.
     env.isLagged = nowMs - plannedMs > intervalMs;
-    // How late it woke is time no one was seen at work: no agent's silence (assess subtracts it).
-    noteLateWake((env.unobserved ??= []), nowMs, nowMs - plannedMs);
+    // How late it woke, or how long the process stood still since the last check (a pause in a
+    // check is no lateness of a wake), is time no one was seen at work: no agent's silence.
+    noteLateWake((env.unobserved ??= []), nowMs, Math.max(nowMs - plannedMs, deps.lostTimeMs?.() ?? 0));
     let r: CheckResult;
     try {
       r = await runCheck(env, nowMs);

@@ -14,6 +14,7 @@ import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { guardStateDir, removeStaleTemps, tempFileDirs } from './files/atomic-write.js';
 import { isAlive, sampleBootTime } from './sys/proc-identity.js';
+import type { PauseMeter } from './sys/pause-meter.js';
 import { StatePaths } from './files/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
@@ -58,6 +59,8 @@ export interface WatchDeps {
   makeNotifier?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string; output: Output }) => NotifierPort | undefined;
   /** The watchdog's own telemetry (OTel logs and metrics; undefined: OTEL_* asks for none). */
   makeTelemetry?: (output: Output) => Promise<TelemetrySink | undefined>;
+  /** Measures how long the process stood still (real runs: sys/pause-meter.ts; absent on a manual clock). */
+  makePauseMeter?: () => PauseMeter;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
@@ -194,8 +197,10 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     // A terminal's view ticks every second between checks (idle times, countdowns); it only reads the clock.
     const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock.nowMs()), 1000) : undefined;
     ticker?.unref();
+    const pauses = deps.makePauseMeter?.();
     const end = await runLoop(env, {
       clock,
+      ...(pauses ? { lostTimeMs: () => pauses.read() } : {}),
       ...(next?.maxWaitMs !== undefined ? { untilMs: clock.nowMs() + next.maxWaitMs } : {}),
       signal: deps.signal,
       wakeSignal: () => waker?.next(),
@@ -219,6 +224,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       },
     }).finally(() => {
       waker?.close();
+      pauses?.stop();
       if (ticker) clearInterval(ticker);
     });
     // An escalation left running in the background (a slow tracker) ends before we do.

@@ -132,6 +132,34 @@ describe('the watch loop (report mode)', () => {
   });
 });
 
+describe('time the process stood still in a check', () => {
+  it('is no one\'s silence either: a pause the pause meter saw, the loop on time, moves the stall on by as much', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    let lost = 0;
+    const meter = {
+      read: () => {
+        const ms = lost;
+        lost = 0;
+        return ms;
+      },
+      stop: () => undefined,
+    };
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 30 }, T0, { makePauseMeter: () => meter });
+    await h.advance(90 * S);
+    // The process stood still 30 s inside a check (the wake after it was on time).
+    lost = 30 * S;
+    await h.advance(40 * S); // T0+130 s: 130 s by the clock, 100 s of it watched
+    const stalls = () => readEvents(dir).filter((e) => e.event === 'stall_detected');
+    expect(stalls()).toEqual([]);
+    expect(readWatchdogJson(dir, 'E-1').tasks[0].reason).toContain('30s of it the watchdog did not see pass');
+    await h.advance(21 * S);
+    expect(stalls()).toEqual([expect.objectContaining({ task_id: 't1', idle_seconds: 150 })]);
+    h.stop();
+    await h.done;
+  });
+});
+
 describe('the watch loop with actions', () => {
   it('after the machine slept, the time asleep is no one\'s silence: a stall is acted on once a window of it was watched', async () => {
     const { realActionDeps } = await import('../../src/wiring.js');

@@ -45,7 +45,10 @@ describe.skipIf(claudeSkip !== undefined)('a frozen response on a real session',
     const deadline = Date.parse(checks[i]!.stalls_detected[0]!.last_activity) + WINDOW_S * 1000;
     const lateMs = Date.parse(checks[i]!.check_timestamp) - deadline;
     expect(lateMs).toBeGreaterThanOrEqual(0);
-    if (i > 0) expect(Date.parse(checks[i - 1]!.check_timestamp)).toBeLessThan(deadline);
+    // A check at the deadline itself is healthy (a stall is strictly longer); one past it only
+    // when the watchdog woke late itself (a loaded machine): that time is nobody's silence.
+    const before = checks[i - 1];
+    if (before && Date.parse(before.check_timestamp) > deadline) expect(before.tasks[0]!.reason, JSON.stringify(before.tasks[0])).toContain('did not see pass');
     if (os.loadavg()[0]! <= 8) expect(lateMs, `flagged ${lateMs} ms after the deadline`).toBeLessThanOrEqual(1000);
     // The request is sent again (no record of the stall or the resend is written) and answered.
     const resent = await server.waitFor((r) => r.agent === marker && r.attempt === 1, 60_000, 'the resend');

@@ -114,3 +114,20 @@ describe('a request across a pause', () => {
     expect(answerByMs(r, T0 + 200 * S, [{ atMs: T0 - S, ms: 50 * S }])).toBe(T0 + 120 * S);
   });
 });
+
+describe('the pause meter', () => {
+  it('reads the longest time the event loop stood still since the last reading', async () => {
+    const { startPauseMeter } = await import('../../src/sys/pause-meter.js');
+    const meter = startPauseMeter(50);
+    try {
+      await new Promise((r) => setTimeout(r, 120)); // a sample or two first
+      meter.read();
+      const until = performance.now() + 600;
+      while (performance.now() < until); // the process does nothing else for 600 ms
+      expect(meter.read()).toBeGreaterThanOrEqual(500);
+      expect(meter.read()).toBe(0); // a reading starts the next one
+    } finally {
+      meter.stop();
+    }
+  });
+});
