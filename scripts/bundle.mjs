@@ -77,11 +77,11 @@ function writeAtomic(file, text) {
   renameSync(tmp, file);
 }
 
-/** Rebuild the committed bundles; returns the files that changed. */
-export async function writeBundles() {
+/** Rebuild the committed bundles (or, with `outDir`, the same files under it); returns the files that changed. */
+export async function writeBundles(outDir) {
   const changed = [];
   for (const { file, text } of await buildBundles()) {
-    const abs = path.join(root, file);
+    const abs = outDir ? path.join(root, outDir, path.basename(file)) : path.join(root, file);
     let old;
     try {
       old = readFileSync(abs, 'utf8');
@@ -95,7 +95,13 @@ export async function writeBundles() {
   return changed;
 }
 
+// `--out DIR`: the same bundles under DIR, the committed ones untouched. `npm test` builds
+// dist/bundle/ so the suite's CLI runs are of the code as it is now (test/helpers/cli.ts).
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const changed = await writeBundles();
-  process.stdout.write(changed.length ? `rebuilt ${changed.join(', ')}\n` : `${BUNDLES.join(', ')} already up to date\n`);
+  const at = process.argv.indexOf('--out');
+  const outDir = at > 0 ? process.argv[at + 1] : undefined;
+  if (at > 0 && !outDir) throw new Error('--out needs a directory');
+  const changed = await writeBundles(outDir);
+  const where = outDir ? ` in ${outDir}` : '';
+  process.stdout.write(changed.length ? `rebuilt ${changed.join(', ')}${where}\n` : `${BUNDLES.join(', ')} already up to date${where}\n`);
 }
