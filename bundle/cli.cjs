@@ -27129,7 +27129,10 @@ function noteLateWake(spans, atMs, lateMs) {
 function unobservedSince(spans, sinceMs, nowMs) {
   if (!spans) return 0;
   let total = 0;
-  for (const s of spans) if (s.atMs > sinceMs && s.atMs <= nowMs) total += Math.min(s.ms, s.atMs - sinceMs);
+  for (let i = spans.length - 1; i >= 0 && spans[i].atMs > sinceMs; i--) {
+    const s = spans[i];
+    if (s.atMs <= nowMs) total += Math.min(s.ms, s.atMs - sinceMs);
+  }
   return Math.min(total, Math.max(0, nowMs - sinceMs));
 }
 

@@ -31,6 +31,10 @@ export function noteLateWake(spans: UnobservedSpan[], atMs: number, lateMs: numb
 export function unobservedSince(spans: readonly UnobservedSpan[] | undefined, sinceMs: number, nowMs: number): number {
   if (!spans) return 0;
   let total = 0;
-  for (const s of spans) if (s.atMs > sinceMs && s.atMs <= nowMs) total += Math.min(s.ms, s.atMs - sinceMs);
+  // Newest first (spans are kept in time order): an agent that moved lately stops at once.
+  for (let i = spans.length - 1; i >= 0 && spans[i]!.atMs > sinceMs; i--) {
+    const s = spans[i]!;
+    if (s.atMs <= nowMs) total += Math.min(s.ms, s.atMs - sinceMs);
+  }
   return Math.min(total, Math.max(0, nowMs - sinceMs));
 }
