@@ -43,7 +43,9 @@ async function runLoop(stateDir: string, claudeDir: string, agents: number, chec
   const fileOf = (k: number) => path.join(project, `sess-${Math.floor(k / 20)}`, 'subagents', `agent-a${k}.jsonl`);
   const out = path.join(stateDir, 'epics', 'E-1', 'watchdog.json');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--check-interval', '1', '--stall-window', '3600', '--action', 'report'], {
+  // BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles or tunes the loop under measurement.
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--check-interval', '1', '--stall-window', '3600', '--action', 'report'], {
     env: { ...process.env, CLAUDE_CONFIG_DIR: claudeDir },
     stdio: 'ignore',
   });

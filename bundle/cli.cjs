@@ -31905,10 +31905,11 @@ var TailReader = class {
   /**
    * Whether `file` is the same file, with the same size and mtime, as when `prev` read it to its
    * end: 'notes' when change notification vouches that nothing touched it since a stat said so
-   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed).
+   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed). `note`:
+   * the file's note handle (`noteOf`), asked instead of looking the path up.
    */
-  unchangedBy(file, prev, isStatRequired = false) {
-    if (!isStatRequired && this.notes?.isUntouched(file)) return "notes";
+  unchangedBy(file, prev, isStatRequired = false, note) {
+    if (!isStatRequired && this.notes && (note ? this.notes.isUntouchedNote(note) : this.notes.isUntouched(file))) return "notes";
     this.notes?.beforeStat(file);
     try {
       const st = (0, import_node_fs19.statSync)(file, { throwIfNoEntry: false });
@@ -31918,6 +31919,10 @@ var TailReader = class {
     }
     this.notes?.atEnd(file);
     return "stat";
+  }
+  /** The change note of `file` once it was stat'ed (a handle for `unchangedBy`); undefined without change notification. */
+  noteOf(file) {
+    return this.notes?.noteOf(file);
   }
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */
   async read(file, prev, h, coldBytes = this.opts.tailBytes) {
@@ -32036,7 +32041,7 @@ var TailTracker = class {
     const mem = this.entries.get(file);
     const want = opts.context ? LEVEL_OF[opts.context] : 0;
     if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== void 0 && mem.mtimeMs !== void 0 && !this.busy.has(file) && !this.wantsMore(mem, want)) {
-      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version });
+      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version, handle: mem });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
     const run = before.then(() => this.readNow(file, nowMs, want));
@@ -32056,17 +32061,24 @@ var TailTracker = class {
    */
   peekVersion(file, nowMs, isStatRequired = false) {
     const mem = this.entries.get(file);
-    if (!mem || mem.version === void 0 || this.busy.has(file)) return void 0;
+    return mem && this.peekHandle(mem, nowMs, isStatRequired);
+  }
+  /** `peekVersion` of the file a handle from `read` tracks, with no path lookup. */
+  peekHandle(mem, nowMs, isStatRequired = false) {
+    if (mem.isDropped || mem.version === void 0 || this.busy.size !== 0 && this.busy.has(mem.file)) return void 0;
     if (this.checkId > 0 && mem.checkId === this.checkId && (!isStatRequired || mem.statCheckId === this.checkId)) return mem.version;
-    const by = this.reader.unchangedBy(file, mem.position, isStatRequired);
+    const by = this.reader.unchangedBy(mem.file, mem.position, isStatRequired, mem.note);
     if (!by) {
       mem.checkId = void 0;
       return void 0;
     }
-    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
+    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(mem.file);
     mem.usedAtMs = nowMs;
     mem.checkId = this.checkId;
-    if (by === "stat") mem.statCheckId = this.checkId;
+    if (by === "stat") {
+      mem.statCheckId = this.checkId;
+      mem.note = this.reader.noteOf(mem.file);
+    }
     return mem.version;
   }
   /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
@@ -32087,9 +32099,13 @@ var TailTracker = class {
     }
     this.dirty.clear();
     for (const [file, e] of this.entries) {
-      if (nowMs - e.usedAtMs > 864e5) this.entries.delete(file);
+      if (nowMs - e.usedAtMs > 864e5) this.drop(file, e);
     }
     await this.store.save(out, nowMs, this.entries.size);
+  }
+  drop(file, e) {
+    e.isDropped = true;
+    this.entries.delete(file);
   }
   diag(d) {
     this.diags.push(d);
@@ -32103,7 +32119,7 @@ var TailTracker = class {
     const stored = await this.stored;
     const saved = stored.get(file);
     stored.delete(file);
-    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
+    return saved && { file, position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
   }
   /** The state came from a tail alone and misses context the parser can name. */
   lacksContext(state) {
@@ -32154,15 +32170,19 @@ var TailTracker = class {
     }
     for (const d of diags) if (reportedFrom === void 0 || d.offset < reportedFrom) this.diag(d);
     if (!res.ok) {
-      this.entries.delete(file);
+      const live2 = this.entries.get(file);
+      if (live2) this.drop(file, live2);
       return res;
     }
     const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== void 0;
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version2 = prev && !changed && prev.version !== void 0 && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version: version2, level, ...lazyFrom !== void 0 ? { lazyFrom } : {} });
-    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version: version2 };
+    const fresh = { file, position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version: version2, level, note: this.reader.noteOf(file), ...lazyFrom !== void 0 ? { lazyFrom } : {} };
+    const live = this.entries.get(file);
+    const handle = live ? Object.assign(live, { lazyFrom: void 0 }, fresh) : fresh;
+    if (!live) this.entries.set(file, handle);
+    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version: version2, handle };
   }
 };
 
@@ -32196,9 +32216,12 @@ function createIdFileReader(o) {
     /** What the file of `id` says as of now (reads only what was appended). */
     async read(id, nowMs) {
       const file = fileOf(id);
-      if (file === null) return { version: 0 };
+      if (file === null) {
+        const f = id ? files.get(id) : void 0;
+        return { version: 0, handle: f ? { entry: void 0, absentIn: listing.generationNow(), name: f.name } : { entry: void 0, absentIn: -1, name: void 0 } };
+      }
       const r = await tracker2.read(file, nowMs);
-      if (r.ok) return { state: r.state, version: r.version };
+      if (r.ok) return { state: r.state, version: r.version, handle: { entry: r.handle, absentIn: -1, name: void 0 } };
       return r.code === "ENOENT" ? {} : { unreadable: r.reason };
     },
     /** A file of the directory by its path (one already known to be a safe name). */
@@ -32207,6 +32230,16 @@ function createIdFileReader(o) {
     peekVersion(id, nowMs, isStatRequired = false) {
       const file = fileOf(id);
       return file === null ? 0 : tracker2.peekVersion(file, nowMs, isStatRequired);
+    },
+    /** `peekVersion` of what a handle from `read` names, with no lookup by id or path. */
+    peekHandle(h, nowMs, isStatRequired = false) {
+      if (h.entry) return tracker2.peekHandle(h.entry, nowMs, isStatRequired);
+      if (h.absentIn === -1) return 0;
+      const g = listing.generationNow();
+      if (g === h.absentIn) return 0;
+      if (h.name === void 0 || listing.mayExist(h.name)) return void 0;
+      h.absentIn = g;
+      return 0;
     },
     flush: (nowMs) => tracker2.flush(nowMs),
     drainDiagnostics: () => tracker2.drainDiagnostics()
@@ -32259,32 +32292,46 @@ var DirListing = class {
   isRacy = true;
   checkId = 0;
   seenInCheck = -1;
+  /** Moves whenever the names are listed again (or become unknown). */
+  generation = 0;
   beginCheck() {
     this.checkId++;
   }
   /** False only when the directory is known not to hold `name`. */
   mayExist(name) {
+    this.current();
+    return this.names === void 0 || this.names.has(name);
+  }
+  /** The listing's generation as of now: a name it lacked is still absent while this is the same. */
+  generationNow() {
+    this.current();
+    return this.generation;
+  }
+  current() {
     if (this.checkId === 0 || this.seenInCheck !== this.checkId) {
       this.seenInCheck = this.checkId;
       this.refresh();
     }
-    return this.names === void 0 || this.names.has(name);
   }
   refresh() {
     try {
       const st = (0, import_node_fs20.statSync)(this.dir, { throwIfNoEntry: false });
       if (!st) {
+        if (this.key === "none") return;
+        this.generation++;
         this.names = /* @__PURE__ */ new Set();
-        this.key = void 0;
+        this.key = "none";
         this.isRacy = true;
         return;
       }
       const key3 = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key3 === this.key && !this.isRacy && this.names) return;
+      this.generation++;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS2;
       this.names = new Set((0, import_node_fs20.readdirSync)(this.dir));
       this.key = key3;
     } catch {
+      this.generation++;
       this.names = void 0;
       this.key = void 0;
     }
@@ -32431,6 +32478,7 @@ function createTelemetryReader(paths, reader, opts) {
       hostsRead = void 0;
     },
     peekVersion: files.peekVersion,
+    peekHandle: files.peekHandle,
     flush: files.flush,
     drainDiagnostics: files.drainDiagnostics,
     /**
@@ -32441,7 +32489,7 @@ function createTelemetryReader(paths, reader, opts) {
       const r = await files.read(id, nowMs);
       if (r.unreadable) return { part: { source: "telemetry", missing: [{ source: "telemetry", reason: r.unreadable }] }, version: r.version };
       const s = r.state;
-      if (!s || s.lines === 0 || s.host === void 0 || s.lastReceivedMs === void 0) return { version: r.version };
+      if (!s || s.lines === 0 || s.host === void 0 || s.lastReceivedMs === void 0) return { version: r.version, handle: r.handle };
       const doc = await (hostsRead ??= readHosts());
       const part2 = summarizeTelemetry(s);
       part2.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: doc?.hosts[s.host]?.last_ms };
@@ -32652,7 +32700,6 @@ var import_node_fs23 = require("node:fs");
 var import_node_path21 = __toESM(require("node:path"), 1);
 var NOTE_TRUST_MS = 1e4;
 var RETRY_MS = 6e4;
-var DIRTY_MAX = 4096;
 var NOTES_MAX = 1e5;
 var defaultWatch = (dir, listener) => (0, import_node_fs23.watch)(dir, { persistent: false }, listener);
 var ChangeNotes = class {
@@ -32665,6 +32712,8 @@ var ChangeNotes = class {
   lastCheckAtMs;
   /** Checks come faster than the trust window: directories are watched. */
   isEnabled = false;
+  /** Moves whenever every note is forgotten: a note handle of an older generation vouches for nothing. */
+  generation = 0;
   constructor(opts = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
     this.now = opts.now ?? (() => performance.now());
@@ -32681,26 +32730,32 @@ var ChangeNotes = class {
     this.lastCheckAtMs = t;
     if (this.notes.size > NOTES_MAX) {
       this.close();
-      this.notes.clear();
+      this.forget();
       this.dirs.clear();
     }
     if (isFrequent === this.isEnabled) return;
     this.isEnabled = isFrequent;
     if (!isFrequent) {
       this.close();
-      this.notes.clear();
+      this.forget();
     }
+  }
+  forget() {
+    this.notes.clear();
+    for (const d of this.dirs.values()) d.byName.clear();
+    this.generation++;
   }
   /** Call right before a real stat of `file`: an event from now on marks it touched again. */
   beforeStat(file) {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, trustedUntilMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false };
       this.notes.set(file, n);
+      n.dir.byName.set(n.name, n);
     }
     this.ensureWatched(import_node_path21.default.dirname(file), n.dir);
-    n.dir.touched.delete(n.name);
+    n.isTouched = false;
     n.epoch = n.dir.epoch;
     n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
@@ -32713,7 +32768,15 @@ var ChangeNotes = class {
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
   isUntouched(file) {
     const n = this.notes.get(file);
-    return n !== void 0 && n.isAtEnd && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() < n.trustedUntilMs;
+    return n !== void 0 && this.isUntouchedNote(n);
+  }
+  /** The note of `file` (a handle for `isUntouchedNote`), once a stat of it was noted. */
+  noteOf(file) {
+    return this.notes.get(file);
+  }
+  /** `isUntouched` of the file a handle from `noteOf` notes: false once the notes were forgotten since. */
+  isUntouchedNote(n) {
+    return n.generation === this.generation && n.isAtEnd && !n.isTouched && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
   }
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */
   async settle() {
@@ -32728,7 +32791,7 @@ var ChangeNotes = class {
   dirOf(dir) {
     let d = this.dirs.get(dir);
     if (!d) {
-      d = { epoch: 0, touched: /* @__PURE__ */ new Set() };
+      d = { epoch: 0, byName: /* @__PURE__ */ new Map() };
       this.dirs.set(dir, d);
     }
     return d;
@@ -32737,18 +32800,14 @@ var ChangeNotes = class {
     if (d.watcher || d.failedAtMs !== void 0 && this.now() - d.failedAtMs < RETRY_MS) return;
     try {
       d.epoch++;
-      d.touched.clear();
       const w = this.watch(dir, (event, name) => {
         if (event !== "change" || name === null) {
           d.epoch++;
           this.drop(d);
           return;
         }
-        if (d.touched.size >= DIRTY_MAX) {
-          d.epoch++;
-          d.touched.clear();
-        }
-        d.touched.add(String(name));
+        const n = d.byName.get(String(name));
+        if (n) n.isTouched = true;
       });
       w.on("error", () => {
         d.epoch++;
@@ -32991,6 +33050,7 @@ function withChildHooks(part2, children) {
 
 // src/observe/read/claude-observer.ts
 var CHILD_SLACK_MS = 5e3;
+var NOT_READ = { entry: void 0, absentIn: -1, name: void 0 };
 var MEMO_SWEEP_CHECKS = 64;
 var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
 function createClaudeObserver(opts) {
@@ -33030,7 +33090,7 @@ function createClaudeObserver(opts) {
       finder.invalidate(q);
       return missing(r.reason);
     }
-    trace.files.push(found.location.path);
+    trace.files.push(r.handle);
     trace.fileVersions.push(r.version);
     if (r.state.tail && r.state.lastEventMs !== void 0) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
     if (r.size > 0) {
@@ -33054,7 +33114,7 @@ function createClaudeObserver(opts) {
         p = await transcripts.read(parentPath, nowMs, { context: "full" });
       }
       if (p.ok) {
-        trace.files.push(parentPath);
+        trace.files.push(p.handle);
         trace.fileVersions.push(p.version);
       } else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : void 0;
@@ -33080,21 +33140,21 @@ function createClaudeObserver(opts) {
   async function observe(task, nowMs) {
     memos.delete(task.taskId);
     const parts = [];
-    const trace = { hookIds: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
-    const hook = (id, version2) => {
-      trace.hookIds.push(id);
-      trace.hookVersions.push(version2 ?? -1);
-      trace.isMemoizable &&= version2 !== void 0;
+    const trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const hook = (read3) => {
+      if (read3.handle) trace.hookHandles.push(read3.handle);
+      trace.hookVersions.push(read3.version ?? -1);
+      trace.isMemoizable &&= read3.version !== void 0 && read3.handle !== void 0;
     };
     const ownId = task.agentId ?? task.sessionId;
     const own3 = await hooks.read(ownId, nowMs);
-    hook(ownId, own3.version);
+    hook(own3);
     const transcript = await observeTranscript2(task, own3.state, nowMs, trace);
     const sessionOf = task.sessionId ?? own3.state?.sessionId;
-    const otel = task.agentId === void 0 || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0 };
-    trace.telemetryId = sessionOf;
+    const otel = task.agentId === void 0 || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0, handle: NOT_READ };
+    trace.telemetryHandle = otel.handle;
     trace.telemetryVersion = otel.version ?? -1;
-    trace.isMemoizable &&= otel.version === 0;
+    trace.isMemoizable &&= otel.version === 0 && otel.handle !== void 0;
     if (transcript && !(otel.part?.lastProgressMs !== void 0 && transcript.lastProgressMs === void 0 && transcript.missing)) parts.push(transcript);
     if (otel.part) parts.push(otel.part);
     if (own3.state || own3.unreadable) {
@@ -33105,7 +33165,7 @@ function createClaudeObserver(opts) {
     const sessionId = task.sessionId ?? own3.state?.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
-      hook(sessionId, session.version);
+      hook(session);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: "hooks", waitingHuman: prompt });
@@ -33117,9 +33177,9 @@ function createClaudeObserver(opts) {
     const m = memos.get(task.taskId);
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return void 0;
     if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) return void 0;
-    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
-    if (m.telemetryId !== void 0 && telemetry.peekVersion(m.telemetryId, nowMs, isStatRequired) !== m.telemetryVersion) return void 0;
-    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
+    for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
+    if (m.telemetryHandle !== void 0 && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return void 0;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
     m.usedInCheck = checks;
     return m.parts;
   }

@@ -20,23 +20,30 @@ import path from 'node:path';
 export const NOTE_TRUST_MS = 10_000;
 /** A directory whose watch failed is tried again after this long. @defaultValue 60000 */
 const RETRY_MS = 60_000;
-/** Names remembered as touched per directory before the whole directory counts as touched. @defaultValue 4096 */
-const DIRTY_MAX = 4096;
 /** Files remembered before every note is forgotten (they are stat'ed again): memory follows the wave. @defaultValue 100000 */
 const NOTES_MAX = 100_000;
 
 interface Dir {
   watcher?: FSWatcher;
-  /** Moves on every rename, error or overflow of the name set: every file's last stat is void. */
+  /** Moves on every rename or error: every file's last stat is void. */
   epoch: number;
-  touched: Set<string>;
+  /** The notes of this directory's files by name: an event marks its file's note touched. */
+  byName: Map<string, Note>;
   failedAtMs?: number;
 }
 
-interface Note {
+/**
+ * What is known of one file since its last real stat. Held by callers as a handle (`noteOf`), so a
+ * steady check asks `isUntouchedNote` with a few field reads instead of path lookups.
+ */
+export interface Note {
   dir: Dir;
   name: string;
   epoch: number;
+  /** The notes generation it belongs to: every note is void once the notes are forgotten. */
+  generation: number;
+  /** An event named it since its last stat. */
+  isTouched: boolean;
   /** Until when the last real stat vouches (its time plus its share of the trust window). */
   trustedUntilMs: number;
   isAtEnd: boolean;
@@ -64,6 +71,8 @@ export class ChangeNotes {
   private lastCheckAtMs?: number;
   /** Checks come faster than the trust window: directories are watched. */
   private isEnabled = false;
+  /** Moves whenever every note is forgotten: a note handle of an older generation vouches for nothing. */
+  private generation = 0;
 
   constructor(opts: ChangeNotesOptions = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
@@ -82,15 +91,21 @@ export class ChangeNotes {
     this.lastCheckAtMs = t;
     if (this.notes.size > NOTES_MAX) {
       this.close();
-      this.notes.clear();
+      this.forget();
       this.dirs.clear();
     }
     if (isFrequent === this.isEnabled) return;
     this.isEnabled = isFrequent;
     if (!isFrequent) {
       this.close();
-      this.notes.clear();
+      this.forget();
     }
+  }
+
+  private forget(): void {
+    this.notes.clear();
+    for (const d of this.dirs.values()) d.byName.clear();
+    this.generation++;
   }
 
   /** Call right before a real stat of `file`: an event from now on marks it touched again. */
@@ -98,11 +113,12 @@ export class ChangeNotes {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, trustedUntilMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false };
       this.notes.set(file, n);
+      n.dir.byName.set(n.name, n);
     }
     this.ensureWatched(path.dirname(file), n.dir);
-    n.dir.touched.delete(n.name);
+    n.isTouched = false;
     n.epoch = n.dir.epoch;
     n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
@@ -117,7 +133,17 @@ export class ChangeNotes {
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
   isUntouched(file: string): boolean {
     const n = this.notes.get(file);
-    return n !== undefined && n.isAtEnd && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && !n.dir.touched.has(n.name) && this.now() < n.trustedUntilMs;
+    return n !== undefined && this.isUntouchedNote(n);
+  }
+
+  /** The note of `file` (a handle for `isUntouchedNote`), once a stat of it was noted. */
+  noteOf(file: string): Note | undefined {
+    return this.notes.get(file);
+  }
+
+  /** `isUntouched` of the file a handle from `noteOf` notes: false once the notes were forgotten since. */
+  isUntouchedNote(n: Note): boolean {
+    return n.generation === this.generation && n.isAtEnd && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
   }
 
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */
@@ -137,7 +163,7 @@ export class ChangeNotes {
   private dirOf(dir: string): Dir {
     let d = this.dirs.get(dir);
     if (!d) {
-      d = { epoch: 0, touched: new Set() };
+      d = { epoch: 0, byName: new Map() };
       this.dirs.set(dir, d);
     }
     return d;
@@ -147,7 +173,6 @@ export class ChangeNotes {
     if (d.watcher || (d.failedAtMs !== undefined && this.now() - d.failedAtMs < RETRY_MS)) return;
     try {
       d.epoch++;
-      d.touched.clear();
       const w = this.watch(dir, (event, name) => {
         if (event !== 'change' || name === null) {
           // A rename (a file created, replaced, removed; the directory itself moved) or an unnamed
@@ -156,11 +181,8 @@ export class ChangeNotes {
           this.drop(d);
           return;
         }
-        if (d.touched.size >= DIRTY_MAX) {
-          d.epoch++;
-          d.touched.clear();
-        }
-        d.touched.add(String(name));
+        const n = d.byName.get(String(name));
+        if (n) n.isTouched = true;
       });
       w.on('error', () => {
         d.epoch++;

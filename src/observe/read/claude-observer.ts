@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Task } from '../../contracts/state-file.js';
 import type { StatePaths } from '../../files/paths.js';
 import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
-import { createHookActivityReader } from './hook-activity.js';
+import { createHookActivityReader, type IdHandle } from './hook-activity.js';
 import { createTelemetryReader } from './telemetry.js';
 import type { PartialObservation } from '../parse/observation.js';
 import type { TaskObserver } from './observer.js';
@@ -22,6 +22,8 @@ import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TranscriptState } from '../parse/transcript-state.js';
+import type { TelemetryState } from '../parse/parse-telemetry.js';
+import type { TailHandle } from './tail-tracker.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -58,14 +60,14 @@ export interface ClaudeObserver extends TaskObserver {
 interface Memo {
   task: Task;
   parts: PartialObservation[];
-  /** Hook activity ids read (own, then the session's) and their versions (0: no file). */
-  hookIds: (string | undefined)[];
+  /** Hook activity files read (own, then the session's), as handles, and their versions (0: no file). */
+  hookHandles: IdHandle<HookState>[];
   hookVersions: number[];
-  /** The session whose telemetry was looked for, and its version (0: none received). */
-  telemetryId?: string;
+  /** The session telemetry looked for, as a handle, and its version (0: none received). */
+  telemetryHandle?: IdHandle<TelemetryState>;
   telemetryVersion?: number;
-  /** Transcripts read (own, then the parent) and their versions. */
-  files: string[];
+  /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
+  files: TailHandle<TranscriptState>[];
   fileVersions: number[];
   finderGeneration: number;
   /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
@@ -77,6 +79,9 @@ interface Memo {
 
 /** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
 const CHILD_SLACK_MS = 5_000;
+
+/** The handle of a source not read for a task (its parts depend on no file of it). */
+const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefined };
 
 /** A memo unused for this many checks is dropped. */
 const MEMO_SWEEP_CHECKS = 64;
@@ -127,7 +132,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       finder.invalidate(q);
       return missing(r.reason);
     }
-    trace.files.push(found.location.path);
+    trace.files.push(r.handle);
     trace.fileVersions.push(r.version);
     // A tail trusted alone is trusted only within the base window of its newest record.
     if (r.state.tail && r.state.lastEventMs !== undefined) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
@@ -155,7 +160,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
         p = await transcripts.read(parentPath, nowMs, { context: 'full' });
       }
       if (p.ok) {
-        trace.files.push(parentPath);
+        trace.files.push(p.handle);
         trace.fileVersions.push(p.version);
       } else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : undefined;
@@ -186,23 +191,23 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Kept again only if this observation completes and every input was a plain read.
     memos.delete(task.taskId);
     const parts: PartialObservation[] = [];
-    const trace: Trace = { hookIds: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
-    const hook = (id: string | undefined, version: number | undefined) => {
-      trace.hookIds.push(id);
-      trace.hookVersions.push(version ?? -1);
-      trace.isMemoizable &&= version !== undefined;
+    const trace: Trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const hook = (read: { version?: number; handle?: IdHandle<HookState> }) => {
+      if (read.handle) trace.hookHandles.push(read.handle);
+      trace.hookVersions.push(read.version ?? -1);
+      trace.isMemoizable &&= read.version !== undefined && read.handle !== undefined;
     };
     const ownId = task.agentId ?? task.sessionId;
     const own = await hooks.read(ownId, nowMs);
-    hook(ownId, own.version);
+    hook(own);
     const transcript = await observeTranscript(task, own.state, nowMs, trace);
     // OpenTelemetry received for the session (docs/fleet.md): an agent on another machine is judged
     // from it as from a transcript, and a transcript this machine cannot find is then no gap.
     const sessionOf = task.sessionId ?? own.state?.sessionId;
-    const otel = task.agentId === undefined || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0 };
-    trace.telemetryId = sessionOf;
+    const otel = task.agentId === undefined || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0, handle: NOT_READ };
+    trace.telemetryHandle = otel.handle;
     trace.telemetryVersion = otel.version ?? -1;
-    trace.isMemoizable &&= otel.version === 0;
+    trace.isMemoizable &&= otel.version === 0 && otel.handle !== undefined;
     if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
     if (otel.part) parts.push(otel.part);
     if (own.state || own.unreadable) {
@@ -214,7 +219,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const sessionId = task.sessionId ?? own.state?.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
-      hook(sessionId, session.version);
+      hook(session);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
@@ -229,9 +234,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
     // Positions are due to be saved: `observe` does that.
     if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) return undefined;
-    for (let i = 0; i < m.hookIds.length; i++) if (hooks.peekVersion(m.hookIds[i], nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
-    if (m.telemetryId !== undefined && telemetry.peekVersion(m.telemetryId, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
-    for (let i = 0; i < m.files.length; i++) if (transcripts.peekVersion(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
+    // Handles, not ids or paths: a few field reads per file, no lookups (issue 23).
+    for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
+    if (m.telemetryHandle !== undefined && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
     m.usedInCheck = checks;
     return m.parts;
   }

@@ -8,7 +8,7 @@ import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TailReader } from './tail-file.js';
 import type { TailParser } from './tail-tracker.js';
 import { TailStore } from './tail-store.js';
-import { TailTracker } from './tail-tracker.js';
+import { TailTracker, type TailHandle } from './tail-tracker.js';
 
 /** What an activity file says; a missing file is no evidence (hooks are optional), not an error. */
 export type HookActivity = IdFileRead<HookState>;
@@ -20,7 +20,21 @@ export interface IdFileRead<S> {
   unreadable?: string;
   /** 0: there is no such file; else the file's read version (TrackResult.version). Unset: neither is known. */
   version?: number;
+  /** With a version: what `peekHandle` asks to tell whether it still holds, with no lookup by id or path. */
+  handle?: IdHandle<S>;
 }
+
+/**
+ * One id's file as last read: its tracked entry, or (no entry) the listing generation that showed
+ * no such file (-1: the id can name no file at all).
+ */
+export interface IdHandle<S> {
+  entry?: TailHandle<S>;
+  absentIn: number;
+  /** The file's name in the directory (for a file absent when read). */
+  name?: string;
+}
+
 
 /**
  * The per-id NDJSON files of one directory (`fileOf(id)` → its path; throws for an id that cannot
@@ -58,9 +72,13 @@ export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => 
     /** What the file of `id` says as of now (reads only what was appended). */
     async read(id: string | undefined, nowMs: number): Promise<IdFileRead<S>> {
       const file = fileOf(id);
-      if (file === null) return { version: 0 };
+      if (file === null) {
+        const f = id ? files.get(id) : undefined;
+        // One shape for every handle (a steady check asks each of them).
+        return { version: 0, handle: f ? { entry: undefined, absentIn: listing.generationNow(), name: f.name } : { entry: undefined, absentIn: -1, name: undefined } };
+      }
       const r = await tracker.read(file, nowMs);
-      if (r.ok) return { state: r.state, version: r.version };
+      if (r.ok) return { state: r.state, version: r.version, handle: { entry: r.handle, absentIn: -1, name: undefined } };
       return r.code === 'ENOENT' ? {} : { unreadable: r.reason };
     },
     /** A file of the directory by its path (one already known to be a safe name). */
@@ -69,6 +87,17 @@ export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => 
     peekVersion(id: string | undefined, nowMs: number, isStatRequired = false): number | undefined {
       const file = fileOf(id);
       return file === null ? 0 : tracker.peekVersion(file, nowMs, isStatRequired);
+    },
+    /** `peekVersion` of what a handle from `read` names, with no lookup by id or path. */
+    peekHandle(h: IdHandle<S>, nowMs: number, isStatRequired = false): number | undefined {
+      if (h.entry) return tracker.peekHandle(h.entry, nowMs, isStatRequired);
+      if (h.absentIn === -1) return 0;
+      const g = listing.generationNow();
+      if (g === h.absentIn) return 0;
+      // Listed again (another file came or went): still absent, by name.
+      if (h.name === undefined || listing.mayExist(h.name)) return undefined;
+      h.absentIn = g;
+      return 0;
     },
     flush: (nowMs: number) => tracker.flush(nowMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),
@@ -128,6 +157,8 @@ class DirListing {
   private isRacy = true;
   private checkId = 0;
   private seenInCheck = -1;
+  /** Moves whenever the names are listed again (or become unknown). */
+  private generation = 0;
 
   constructor(private readonly dir: string) {}
 
@@ -137,28 +168,43 @@ class DirListing {
 
   /** False only when the directory is known not to hold `name`. */
   mayExist(name: string): boolean {
+    this.current();
+    return this.names === undefined || this.names.has(name);
+  }
+
+  /** The listing's generation as of now: a name it lacked is still absent while this is the same. */
+  generationNow(): number {
+    this.current();
+    return this.generation;
+  }
+
+  private current(): void {
     if (this.checkId === 0 || this.seenInCheck !== this.checkId) {
       this.seenInCheck = this.checkId;
       this.refresh();
     }
-    return this.names === undefined || this.names.has(name);
   }
 
   private refresh(): void {
     try {
       const st = statSync(this.dir, { throwIfNoEntry: false });
       if (!st) {
+        // No directory, as at the last look too: the same (empty) listing.
+        if (this.key === 'none') return;
+        this.generation++;
         this.names = new Set();
-        this.key = undefined;
+        this.key = 'none';
         this.isRacy = true;
         return;
       }
       const key = `${st.dev}:${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
       if (key === this.key && !this.isRacy && this.names) return;
+      this.generation++;
       this.isRacy = Date.now() - st.mtimeMs <= RACY_MS;
       this.names = new Set(readdirSync(this.dir));
       this.key = key;
     } catch {
+      this.generation++;
       this.names = undefined; // cannot tell: let the read itself find out
       this.key = undefined;
     }

@@ -3,7 +3,7 @@
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { isPseudoDevice, pseudoDeviceReason } from '../../files/pseudo-files.js';
-import type { ChangeNotes } from './change-notes.js';
+import type { ChangeNotes, Note } from './change-notes.js';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -95,10 +95,11 @@ export class TailReader {
   /**
    * Whether `file` is the same file, with the same size and mtime, as when `prev` read it to its
    * end: 'notes' when change notification vouches that nothing touched it since a stat said so
-   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed).
+   * (no stat), 'stat' after one stat; undefined when it changed (or cannot be stat'ed). `note`:
+   * the file's note handle (`noteOf`), asked instead of looking the path up.
    */
-  unchangedBy(file: string, prev: TailPosition, isStatRequired = false): 'notes' | 'stat' | undefined {
-    if (!isStatRequired && this.notes?.isUntouched(file)) return 'notes';
+  unchangedBy(file: string, prev: TailPosition, isStatRequired = false, note?: Note): 'notes' | 'stat' | undefined {
+    if (!isStatRequired && this.notes && (note ? this.notes.isUntouchedNote(note) : this.notes.isUntouched(file))) return 'notes';
     this.notes?.beforeStat(file);
     try {
       const st = statSync(file, { throwIfNoEntry: false });
@@ -108,6 +109,11 @@ export class TailReader {
     }
     this.notes?.atEnd(file);
     return 'stat';
+  }
+
+  /** The change note of `file` once it was stat'ed (a handle for `unchangedBy`); undefined without change notification. */
+  noteOf(file: string): Note | undefined {
+    return this.notes?.noteOf(file);
   }
 
   /** Read what `file` gained since `prev` (undefined: cold start), feeding complete lines to `h`. */

@@ -6,6 +6,7 @@ import type { ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { describeRef } from '../parse/parse-transcript.js';
 import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
+import type { Note } from './change-notes.js';
 
 /** How one kind of file (transcript, hook activity) is parsed; states must be plain JSON. */
 export interface TailParser<S> {
@@ -41,11 +42,22 @@ export type TrackResult<S> =
       ok: true; state: S; size: number; mtimeMs: number; reset?: ResetReason;
       /** Changes whenever what a read returns for this file changes (state, size, mtime): `peek` compares it. */
       version: number;
+      /** The file's entry, for `peekHandle` (no path lookup per check). */
+      handle: TailHandle<S>;
     }
   | { ok: false; code: string; reason: string };
 
-interface Entry<S> {
+/**
+ * One tracked file, as a handle callers keep for `peekHandle`: the same object for as long as the
+ * file is tracked (updated in place by each read), marked dropped once it is not.
+ */
+export interface TailHandle<S> {
+  readonly file: string;
   position: TailPosition;
+  /** No longer tracked (a failed read, pruned): ask `read`. */
+  isDropped?: boolean;
+  /** The file's change note after its last stat (a handle: no path lookup when change notification vouches). */
+  note?: Note;
   state: S;
   usedAtMs: number;
   /** The check in which this file was last read (0: outside any check). */
@@ -72,7 +84,7 @@ const DIAGNOSTICS_MAX = 100;
 
 /** Per-file positions and parser states; `read` returns the state after the newly appended lines. */
 export class TailTracker<S> {
-  private entries = new Map<string, Entry<S>>();
+  private entries = new Map<string, TailHandle<S>>();
   private stored?: Promise<Map<string, StoredTail<S>>>;
   private busy = new Map<string, Promise<unknown>>();
   /** Files whose position or state changed since the last flush (only these are saved). */
@@ -104,7 +116,7 @@ export class TailTracker<S> {
     const mem = this.entries.get(file);
     const want: Level = opts.context ? LEVEL_OF[opts.context] : 0;
     if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file) && !this.wantsMore(mem, want)) {
-      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version! });
+      return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version!, handle: mem });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
     const run = before.then(() => this.readNow(file, nowMs, want));
@@ -125,19 +137,27 @@ export class TailTracker<S> {
    */
   peekVersion(file: string, nowMs: number, isStatRequired = false): number | undefined {
     const mem = this.entries.get(file);
-    if (!mem || mem.version === undefined || this.busy.has(file)) return undefined;
+    return mem && this.peekHandle(mem, nowMs, isStatRequired);
+  }
+
+  /** `peekVersion` of the file a handle from `read` tracks, with no path lookup. */
+  peekHandle(mem: TailHandle<S>, nowMs: number, isStatRequired = false): number | undefined {
+    if (mem.isDropped || mem.version === undefined || (this.busy.size !== 0 && this.busy.has(mem.file))) return undefined;
     if (this.checkId > 0 && mem.checkId === this.checkId && (!isStatRequired || mem.statCheckId === this.checkId)) return mem.version;
-    const by = this.reader.unchangedBy(file, mem.position, isStatRequired);
+    const by = this.reader.unchangedBy(mem.file, mem.position, isStatRequired, mem.note);
     if (!by) {
       // Changed: a read in this check must not take the entry as read already.
       mem.checkId = undefined;
       return undefined;
     }
     // As readNow does for an unchanged file.
-    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(file);
+    if (nowMs - (mem.savedUsedAtMs ?? 0) > USED_AT_REFRESH_MS) this.dirty.add(mem.file);
     mem.usedAtMs = nowMs;
     mem.checkId = this.checkId;
-    if (by === 'stat') mem.statCheckId = this.checkId;
+    if (by === 'stat') {
+      mem.statCheckId = this.checkId;
+      mem.note = this.reader.noteOf(mem.file);
+    }
     return mem.version;
   }
 
@@ -161,9 +181,14 @@ export class TailTracker<S> {
     this.dirty.clear();
     for (const [file, e] of this.entries) {
       // Not read for a day: keep it on disk only, so memory follows the live tasks.
-      if (nowMs - e.usedAtMs > 86_400_000) this.entries.delete(file);
+      if (nowMs - e.usedAtMs > 86_400_000) this.drop(file, e);
     }
     await this.store.save(out, nowMs, this.entries.size);
+  }
+
+  private drop(file: string, e: TailHandle<S>): void {
+    e.isDropped = true;
+    this.entries.delete(file);
   }
 
   private diag(d: ObserveDiagnostic): void {
@@ -171,7 +196,7 @@ export class TailTracker<S> {
     if (this.diags.length > DIAGNOSTICS_MAX) this.diags.shift();
   }
 
-  private async entryFor(file: string): Promise<Entry<S> | undefined> {
+  private async entryFor(file: string): Promise<TailHandle<S> | undefined> {
     const mem = this.entries.get(file);
     if (mem) return mem;
     if (!this.store) return undefined;
@@ -180,7 +205,7 @@ export class TailTracker<S> {
     const saved = stored.get(file);
     // From here on the in-memory entry owns this state (it is folded into in place).
     stored.delete(file);
-    return saved && { position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
+    return saved && { file, position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
   }
 
   /** The state came from a tail alone and misses context the parser can name. */
@@ -188,7 +213,7 @@ export class TailTracker<S> {
     return this.parser.hasContext !== undefined && !this.parser.hasContext(state);
   }
 
-  private wantsMore(e: Entry<S>, want: Level): boolean {
+  private wantsMore(e: TailHandle<S>, want: Level): boolean {
     return this.lacksContext(e.state) && (e.level ?? 0) < want;
   }
 
@@ -241,7 +266,8 @@ export class TailTracker<S> {
     for (const d of diags) if (reportedFrom === undefined || d.offset < reportedFrom) this.diag(d);
     if (!res.ok) {
       // Whatever was folded in before the failure no longer matches a position: start over next time.
-      this.entries.delete(file);
+      const live = this.entries.get(file);
+      if (live) this.drop(file, live);
       return res;
     }
     const changed = !prev || res.position.cursor.offset !== prev.position.cursor.offset || res.reset !== undefined;
@@ -249,7 +275,11 @@ export class TailTracker<S> {
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    this.entries.set(file, { position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, level, ...(lazyFrom !== undefined ? { lazyFrom } : {}) });
-    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version };
+    const fresh: TailHandle<S> = { file, position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, level, note: this.reader.noteOf(file), ...(lazyFrom !== undefined ? { lazyFrom } : {}) };
+    // Updated in place: a handle a caller holds (peekHandle) stays the file's.
+    const live = this.entries.get(file);
+    const handle = live ? Object.assign(live, { lazyFrom: undefined }, fresh) : fresh;
+    if (!live) this.entries.set(file, handle);
+    return { ok: true, state, size: res.size, mtimeMs: res.mtimeMs, reset: res.reset, version, handle };
   }
 }

@@ -7,7 +7,7 @@ import { TelemetryHostsSchema, type TelemetryHosts } from '../../contracts/telem
 import type { StatePaths } from '../../files/paths.js';
 import type { PartialObservation } from '../parse/observation.js';
 import { emptyTelemetryState, isTelemetryState, parseTelemetryLine, summarizeTelemetry, type TelemetryState } from '../parse/parse-telemetry.js';
-import { createIdFileReader } from './hook-activity.js';
+import { createIdFileReader, type IdHandle } from './hook-activity.js';
 import type { TailReader } from './tail-file.js';
 
 /** The telemetry of one state dir, read through `reader`. */
@@ -46,17 +46,18 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
       hostsRead = undefined;
     },
     peekVersion: files.peekVersion,
+    peekHandle: files.peekHandle,
     flush: files.flush,
     drainDiagnostics: files.drainDiagnostics,
     /**
      * The evidence of session `id` as of now, with when its host was last heard from; version 0
      * when no telemetry was ever received for it.
      */
-    async read(id: string | undefined, nowMs: number): Promise<{ part?: PartialObservation; version?: number }> {
+    async read(id: string | undefined, nowMs: number): Promise<{ part?: PartialObservation; version?: number; handle?: IdHandle<TelemetryState> }> {
       const r = await files.read(id, nowMs);
       if (r.unreadable) return { part: { source: 'telemetry', missing: [{ source: 'telemetry', reason: r.unreadable }] }, version: r.version };
       const s = r.state;
-      if (!s || s.lines === 0 || s.host === undefined || s.lastReceivedMs === undefined) return { version: r.version };
+      if (!s || s.lines === 0 || s.host === undefined || s.lastReceivedMs === undefined) return { version: r.version, handle: r.handle };
       const doc = await (hostsRead ??= readHosts());
       const part = summarizeTelemetry(s);
       part.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: doc?.hosts[s.host]?.last_ms };
