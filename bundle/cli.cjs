@@ -27217,19 +27217,7 @@ function statusGuess(status) {
 function assess(task, obs, policy, nowMs, wave = {}) {
   const d = derived2(obs, policy);
   const window2 = d.window;
-  const verdict = (kind, reason, extra = {}) => ({
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window2.effectiveTimeoutMs,
-    exemptions: window2.exemptions,
-    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    ...obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {},
-    sources: obs.sources,
-    reason,
-    ...extra
-  });
+  const verdict = (kind, reason, extra) => makeVerdict(task, obs, window2, kind, reason, extra);
   if (task.statusClass === "terminal") {
     const running = stillRunning(task, obs, window2.effectiveTimeoutMs, nowMs);
     if (running) return verdict("inconsistent", `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: "agent_running", sinceMs: task.terminalSinceMs } });
@@ -27267,19 +27255,11 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     const kind = finished.kind.startsWith("parent transcript") ? "result_delivered" : "agent_finished";
     return verdict("inconsistent", `agent finished (${finished.kind}) but the row still says "${task.status}"`, { disagreement: { kind, ...finished.atMs !== void 0 ? { sinceMs: finished.atMs } : {} } });
   }
-  const stamps = [
-    ["last activity", obs.lastProgressMs],
-    ["dispatched_at", task.dispatchedAtMs],
-    ["output growth", obs.outputGrewAtMs]
-  ];
-  for (const [what, at2] of stamps) {
-    if (at2 !== void 0 && at2 - nowMs > policy.futureSkewMs) {
-      return verdict("inconsistent", `${what} is ${sec(at2 - nowMs)} in the future (clock skew or a bad timestamp)`);
-    }
-  }
+  const future = isFuture(obs.lastProgressMs, nowMs, policy) ? ["last activity", obs.lastProgressMs] : isFuture(task.dispatchedAtMs, nowMs, policy) ? ["dispatched_at", task.dispatchedAtMs] : isFuture(obs.outputGrewAtMs, nowMs, policy) ? ["output growth", obs.outputGrewAtMs] : void 0;
+  if (future) return verdict("inconsistent", `${future[0]} is ${sec(future[1] - nowMs)} in the future (clock skew or a bad timestamp)`);
   if (obs.contradictions.length > 0) return verdict("inconsistent", obs.contradictions.join("; "), { disagreement: { kind: "foreign_transcript" } });
   const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
+  const missingNote = obs.missing.length === 0 ? "" : obs.missing.map((m) => `${m.source}: ${m.reason}`).join("; ");
   if (progressAt === void 0 && task.dispatchedAtMs === void 0) {
     return verdict("unknown", `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ""}`);
   }
@@ -27342,6 +27322,23 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   }
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
   return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
+}
+var isFuture = (at2, nowMs, policy) => at2 !== void 0 && at2 - nowMs > policy.futureSkewMs;
+function makeVerdict(task, obs, window2, kind, reason, extra) {
+  const v = {
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    effectiveTimeoutMs: window2.effectiveTimeoutMs,
+    exemptions: window2.exemptions,
+    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    sources: obs.sources,
+    reason
+  };
+  if (obs.lastTool?.isOpenKnown) v.isLastToolOpen = obs.lastTool.isOpen;
+  if (extra) Object.assign(v, extra);
+  return v;
 }
 function silentModelCause(obs) {
   if (!(obs.sources.includes("transcript") || obs.sources.includes("telemetry")) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;

@@ -86,19 +86,7 @@ export interface WaveContext {
 export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number, wave: WaveContext = {}): Verdict {
   const d = derived(obs, policy);
   const window = d.window;
-  const verdict = (kind: VerdictKind, reason: string, extra: Partial<Verdict> = {}): Verdict => ({
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window.effectiveTimeoutMs,
-    exemptions: window.exemptions,
-    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    ...(obs.lastTool?.isOpenKnown ? { isLastToolOpen: obs.lastTool.isOpen } : {}),
-    sources: obs.sources,
-    reason,
-    ...extra,
-  });
+  const verdict = (kind: VerdictKind, reason: string, extra?: Partial<Verdict>): Verdict => makeVerdict(task, obs, window, kind, reason, extra);
 
   // 1-2. Status decides first.
   if (task.statusClass === 'terminal') {
@@ -151,21 +139,14 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const kind: DisagreementKind = finished.kind.startsWith('parent transcript') ? 'result_delivered' : 'agent_finished';
     return verdict('inconsistent', `agent finished (${finished.kind}) but the row still says "${task.status}"`, { disagreement: { kind, ...(finished.atMs !== undefined ? { sinceMs: finished.atMs } : {}) } });
   }
-  const stamps: [string, number | undefined][] = [
-    ['last activity', obs.lastProgressMs],
-    ['dispatched_at', task.dispatchedAtMs],
-    ['output growth', obs.outputGrewAtMs],
-  ];
-  for (const [what, at] of stamps) {
-    if (at !== undefined && at - nowMs > policy.futureSkewMs) {
-      return verdict('inconsistent', `${what} is ${sec(at - nowMs)} in the future (clock skew or a bad timestamp)`);
-    }
-  }
+  // Three stamps, checked without building a list of them (assess runs for every task every check).
+  const future = isFuture(obs.lastProgressMs, nowMs, policy) ? (['last activity', obs.lastProgressMs!] as const) : isFuture(task.dispatchedAtMs, nowMs, policy) ? (['dispatched_at', task.dispatchedAtMs!] as const) : isFuture(obs.outputGrewAtMs, nowMs, policy) ? (['output growth', obs.outputGrewAtMs!] as const) : undefined;
+  if (future) return verdict('inconsistent', `${future[0]} is ${sec(future[1] - nowMs)} in the future (clock skew or a bad timestamp)`);
   if (obs.contradictions.length > 0) return verdict('inconsistent', obs.contradictions.join('; '), { disagreement: { kind: 'foreign_transcript' } });
 
   // 4. Nothing to measure from.
   const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
-  const missingNote = obs.missing.map((m) => `${m.source}: ${m.reason}`).join('; ');
+  const missingNote = obs.missing.length === 0 ? '' : obs.missing.map((m) => `${m.source}: ${m.reason}`).join('; ');
   if (progressAt === undefined && task.dispatchedAtMs === undefined) {
     return verdict('unknown', `no activity evidence and no dispatched_at${missingNote ? ` (${missingNote})` : ''}`);
   }
@@ -255,6 +236,29 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 8. Healthy.
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ''}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ''}`;
   return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
+}
+
+const isFuture = (at: number | undefined, nowMs: number, policy: Policy) => at !== undefined && at - nowMs > policy.futureSkewMs;
+
+/**
+ * One verdict, built field by field in one order (no spread of temporaries: assess runs for every
+ * task every check, and each spread was an object allocated and thrown away).
+ */
+function makeVerdict(task: Task, obs: Observation, window: ReturnType<typeof derived>['window'], kind: VerdictKind, reason: string, extra: Partial<Verdict> | undefined): Verdict {
+  const v: Verdict = {
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    effectiveTimeoutMs: window.effectiveTimeoutMs,
+    exemptions: window.exemptions,
+    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    sources: obs.sources,
+    reason,
+  };
+  if (obs.lastTool?.isOpenKnown) v.isLastToolOpen = obs.lastTool.isOpen;
+  if (extra) Object.assign(v, extra);
+  return v;
 }
 
 /**
