@@ -25887,12 +25887,42 @@ async function createTemp(file, mode) {
   const handle = await import_node_fs2.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   return { tmp, handle };
 }
+var scratch;
+var isScratchTaken = false;
+var SCRATCH_MIN = 64 * 1024;
+var SCRATCH_MAX = 64 * 1024 * 1024;
+async function writeAll(handle, data) {
+  if (typeof data !== "string" && !Array.isArray(data)) {
+    await handle.writeFile(data);
+    return;
+  }
+  const parts = typeof data === "string" ? [data] : data;
+  let length = 0;
+  for (const p of parts) length += Buffer.byteLength(p, "utf8");
+  if (length < SCRATCH_MIN || isScratchTaken || length > SCRATCH_MAX) {
+    await handle.writeFile(parts.length === 1 ? parts[0] : parts.join(""));
+    return;
+  }
+  isScratchTaken = true;
+  try {
+    if (!scratch || scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.ceil(length * 1.25)));
+    let n = 0;
+    for (const p of parts) n += scratch.write(p, n, "utf8");
+    for (let at2 = 0; at2 < n; ) {
+      const { bytesWritten } = await handle.write(scratch, at2, n - at2);
+      if (bytesWritten <= 0) throw new Error(`a write made no progress at byte ${at2} of ${n}`);
+      at2 += bytesWritten;
+    }
+  } finally {
+    isScratchTaken = false;
+  }
+}
 async function writeTemp(file, data, mode) {
   const { tmp, handle } = await createTemp(file, mode);
   try {
     try {
       await handle.chmod(mode);
-      await handle.writeFile(data);
+      await writeAll(handle, data);
       await handle.sync();
     } finally {
       await handle.close();
@@ -27217,7 +27247,8 @@ function statusGuess(status) {
 function assess(task, obs, policy, nowMs, wave = {}) {
   const d = derived2(obs, policy);
   const window2 = d.window;
-  const verdict = (kind, reason, extra) => makeVerdict(task, obs, window2, kind, reason, extra);
+  const verdict = (kind, reason, extra) => makeVerdict(task, obs, window2, kind, reason, extra, void 0);
+  const timed = (kind, reason, timing2, extra) => makeVerdict(task, obs, window2, kind, reason, extra, timing2);
   if (task.statusClass === "terminal") {
     const running = stillRunning(task, obs, window2.effectiveTimeoutMs, nowMs);
     if (running) return verdict("inconsistent", `the row says "${task.status}" but its agent is still running: ${running}`, { disagreement: { kind: "agent_running", sinceMs: task.terminalSinceMs } });
@@ -27269,9 +27300,9 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     const unseenMs2 = unobservedSince(wave.unobserved, since2, nowMs);
     const timing2 = { idleMs: idleMs2, lastProgressMs: since2, deadlineMs: since2 + unseenMs2 + window2.effectiveTimeoutMs };
     if (idleMs2 - unseenMs2 > window2.effectiveTimeoutMs) {
-      return verdict("stalled", `never started: no activity in ${idleBeside(idleMs2, window2.effectiveTimeoutMs)} since dispatch (window ${sec(window2.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing2, stallReason: "never_started" });
+      return timed("stalled", `never started: no activity in ${idleBeside(idleMs2, window2.effectiveTimeoutMs)} since dispatch (window ${sec(window2.effectiveTimeoutMs)}); looked in: ${missingNote}`, timing2, { stallReason: "never_started" });
     }
-    return verdict("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window2.effectiveTimeoutMs)}; ${missingNote})`, timing2);
+    return timed("healthy", `starting: dispatched ${sec(idleMs2)} ago, no record yet (window ${sec(window2.effectiveTimeoutMs)}; ${missingNote})`, timing2);
   }
   const isGone = obs.isProcessAlive === false || task.hasExited === true;
   if (obs.waitingHuman && !(obs.waitingHuman.kind === "interrupted" && isGone)) {
@@ -27288,11 +27319,11 @@ function assess(task, obs, policy, nowMs, wave = {}) {
   if (judgedMs > window2.effectiveTimeoutMs) {
     const stallReason = progressAt === void 0 ? "never_started" : window2.isOpenOverrun(judgedMs) ? "open_tool_overrun" : "inactivity";
     if (stallReason === "open_tool_overrun" && obs.isProcessAlive === true) {
-      return verdict("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+      return timed("waiting_human", `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
     const partition = stallReason !== "never_started" ? telemetryPartition(obs, nowMs, window2.effectiveTimeoutMs) : void 0;
     if (partition) {
-      return verdict("unknown", `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
+      return timed("unknown", `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
     }
     if (stallReason === "inactivity" && obs.waitingOnTeam && !isGone) {
       return verdict("healthy", `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
@@ -27302,7 +27333,7 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
     if (stallReason === "inactivity" && children && unseen?.length && !isGone) {
       const ids = unseen;
-      return verdict("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+      return timed("unknown", `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(", ")}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, timing, { unobservedChildren: ids });
     }
     if (childRows.length > 0) {
       return verdict("healthy", `${waitingOn(children)}, idle ${sec(idleMs)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(", ")}, judged and recovered on its own; this task is judged again once that row is no longer in flight${note}`, { idleMs, lastProgressMs: sinceMs });
@@ -27310,22 +27341,36 @@ function assess(task, obs, policy, nowMs, wave = {}) {
     const why = stallReason === "never_started" ? `no activity since dispatch ${idleBeside(idleMs, window2.effectiveTimeoutMs)} ago` : stallReason === "open_tool_overrun" ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window2.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? "; the agent process is gone" : ""}` : children ? `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(", ")})` : ""}` : `no progress for ${idleBeside(idleMs, window2.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? "; its process exited without finishing" : "";
     const transportCause = stallReason === "inactivity" && !task.hasExited ? silentModelCause(obs) : void 0;
-    return verdict("stalled", `${why} (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, { ...timing, stallReason, ...transportCause ? { transportCause } : {} });
+    return timed("stalled", `${why} (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, timing, transportCause ? { stallReason, transportCause } : { stallReason });
   }
   const repeat = d.repeat ??= trailingRepeat(obs.recentCalls);
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
-    return verdict("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
+    return timed("looping", `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
   }
   const err = d.err ??= repeatedError(obs.recentCalls);
   if (err.error && err.count >= policy.loopErrorCount) {
-    return verdict("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
+    return timed("looping", `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, " ").slice(0, 80)}`, timing);
   }
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ""}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ""}`;
-  return verdict("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
+  return timed("healthy", `active ${sec(idleMs)} ago (window ${sec(window2.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
 }
 var isFuture = (at2, nowMs, policy) => at2 !== void 0 && at2 - nowMs > policy.futureSkewMs;
-function makeVerdict(task, obs, window2, kind, reason, extra) {
-  const v = {
+function makeVerdict(task, obs, window2, kind, reason, extra, timing) {
+  const v = timing ? {
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    idleMs: timing.idleMs,
+    lastProgressMs: timing.lastProgressMs,
+    effectiveTimeoutMs: window2.effectiveTimeoutMs,
+    exemptions: window2.exemptions,
+    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0,
+    sources: obs.sources,
+    reason,
+    deadlineMs: timing.deadlineMs
+  } : {
     kind,
     taskId: task.taskId,
     ticketId: task.ticketId,
@@ -27333,10 +27378,10 @@ function makeVerdict(task, obs, window2, kind, reason, extra) {
     exemptions: window2.exemptions,
     hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
     lastTool: obs.lastTool?.name,
+    isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0,
     sources: obs.sources,
     reason
   };
-  if (obs.lastTool?.isOpenKnown) v.isLastToolOpen = obs.lastTool.isOpen;
   if (extra) Object.assign(v, extra);
   return v;
 }
@@ -29192,6 +29237,32 @@ function pendingRequests(history) {
   return [...history.requests.values()].filter((r) => r.status === "pending");
 }
 
+// src/core/wave-index.ts
+function withTasks(wave, tasks) {
+  if (tasks.length === wave.tasks.length) {
+    let i = 0;
+    while (i < tasks.length && tasks[i] === wave.tasks[i]) i++;
+    if (i === tasks.length) return wave;
+  }
+  return { ...wave, tasks };
+}
+var byIdOf = /* @__PURE__ */ new WeakMap();
+var agentRowsOf = /* @__PURE__ */ new WeakMap();
+function tasksById(tasks) {
+  let m = byIdOf.get(tasks);
+  if (!m) byIdOf.set(tasks, m = new Map(tasks.map((t) => [t.taskId, t])));
+  return m;
+}
+function agentRows(tasks) {
+  let m = agentRowsOf.get(tasks);
+  if (!m) {
+    const rows = /* @__PURE__ */ new Map();
+    for (const t of tasks) if (t.statusClass === "in_flight" && t.agentId) rows.set(t.agentId, t.taskId);
+    agentRowsOf.set(tasks, m = rows);
+  }
+  return m;
+}
+
 // src/core/row-output.ts
 function applyRowOutputProgress(wave, seen, nowMs) {
   const tasks = wave.tasks.map((t) => {
@@ -29209,7 +29280,7 @@ function applyRowOutputProgress(wave, seen, nowMs) {
     }
     return before.task;
   });
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
 }
 function rowsWithUnwatchedOutput(wave, seen, nowMs, watchMs) {
   const out = /* @__PURE__ */ new Set();
@@ -29408,11 +29479,7 @@ function recentStalls(history, sinceMs, nowMs) {
 function massStallNotePath(epicId, startMs) {
   return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(":", "")}.md`;
 }
-function planCheck(verdicts, tasks, history, opts) {
-  const acted = actedTaskIds(history);
-  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
-  const judged = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
-  const stalled = inFlight2.filter((v) => v.kind === "stalled");
+function massStallOf(inFlight2, stalled, history, opts) {
   const cb = opts.circuitBreaker;
   const hasRecovered = new Set(inFlight2.filter((v) => v.kind !== "stalled").map((v) => v.taskId));
   const since2 = (ms2) => opts.nowMs === void 0 ? [] : recentStalls(history, opts.nowMs - ms2, opts.nowMs).filter((r) => !hasRecovered.has(r.taskId));
@@ -29422,18 +29489,28 @@ function planCheck(verdicts, tasks, history, opts) {
   const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== "stalled");
   const burstRecent = since2(BURST_MS);
   const burstTickets = /* @__PURE__ */ new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
-  const isMassStall = stalled.length > 0 && (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled);
-  const massTaskIds = [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
+  const isMassStall = stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size || fresh.length > 0 && burstTickets.size >= cb.minStalled;
+  if (!isMassStall) return void 0;
+  return { taskIds: [.../* @__PURE__ */ new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort(), populationSize: population.size };
+}
+function planCheck(verdicts, tasks, history, opts) {
+  const acted = actedTaskIds(history);
+  const inFlight2 = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === "in_flight" && v.kind !== "terminal");
+  const judged = [...inFlight2, ...verdicts.filter((v) => v.disagreement?.kind === "agent_running" && tasks.get(v.taskId)?.statusClass === "terminal")];
+  const stalled = inFlight2.filter((v) => v.kind === "stalled");
+  const cb = opts.circuitBreaker;
+  const mass = stalled.length > 0 ? massStallOf(inFlight2, stalled, history, opts) : void 0;
+  const isMassStall = mass !== void 0;
   const events = [];
   const actions = [];
   const stalls = /* @__PURE__ */ new Map();
   const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : void 0;
   let isHeld = isMassStall && !episode?.isEscalated;
-  if (isMassStall) {
-    const ids = massTaskIds;
+  if (mass) {
+    const ids = mass.taskIds;
     const startMs = episode?.startMs ?? opts.nowMs;
     if (history.lastMassStall !== ids.join(",")) {
-      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, population.size), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
+      events.push({ event: "mass_stall", stalled: ids.length, in_flight: Math.max(inFlight2.length, mass.populationSize), task_ids: ids, ...startMs !== void 0 ? { episode_started_at: msToIso(startMs) } : {} });
     }
     if (isHeld && episode && opts.nowMs !== void 0 && cb.maxHoldMs !== void 0 && opts.nowMs - episode.startMs > cb.maxHoldMs) {
       isHeld = false;
@@ -29533,6 +29610,7 @@ function decide(v, task, history, opts, acted, isMassStall) {
 var isRow = (t) => !t.isOwnReplacement && !t.unansweredRequest;
 var inFlight = (w) => w.tasks.filter((t) => t.statusClass === "in_flight" && isRow(t));
 function compareReads(before, after) {
+  if (before === after) return { vanished: [], fieldsLost: [] };
   const rowOf2 = (t) => t.rowTaskId ?? t.taskId;
   const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf2(t), t]));
   const loss = { vanished: [], fieldsLost: [] };
@@ -29554,8 +29632,8 @@ function compareReads(before, after) {
 var hasLoss = (l) => l.vanished.length > 0 || l.fieldsLost.length > 0;
 var carried = /* @__PURE__ */ new WeakMap();
 function carryActivityForward(before, wave) {
-  if (!before) return wave;
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  if (!before || before === wave) return wave;
+  const old = tasksById(before.tasks);
   const tasks = wave.tasks.map((t) => {
     const p = old.get(t.taskId);
     if (!p || t.statusClass !== "in_flight" || p.statusClass !== "in_flight") return t;
@@ -29570,7 +29648,7 @@ function carryActivityForward(before, wave) {
     carried.set(t, out);
     return out;
   });
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
 }
 function isSameData(a, b) {
   if (a === b) return true;
@@ -29950,9 +30028,9 @@ function mergeRow(before, after, waveDispatchedAtMs) {
 }
 function guardRows(trusted, read3, suspects, nowMs, confirmMs2) {
   const none = { wave: read3, held: /* @__PURE__ */ new Set(), heldLoss: { vanished: [], fieldsLost: [] }, suspects: /* @__PURE__ */ new Map() };
-  if (!trusted) return none;
+  if (!trusted || trusted === read3) return none;
   if (trusted.waveId !== void 0 && read3.waveId !== void 0 && trusted.waveId !== read3.waveId) return none;
-  const now = new Map(read3.tasks.map((t) => [t.taskId, t]));
+  const now = tasksById(read3.tasks);
   const out = { ...none, suspects: /* @__PURE__ */ new Map() };
   const replace = /* @__PURE__ */ new Map();
   const keepVanished = [];
@@ -30000,7 +30078,7 @@ function outcomeCounts(history) {
   return { redispatched, cancelled, escalated };
 }
 function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
-  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const taskOf2 = (v, i) => tasks[i]?.taskId === v.taskId ? tasks[i] : tasksById(tasks).get(v.taskId);
   const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, verdicts.filter((v) => v.kind === k).length]));
   const { healthy, stalled, blocked, ...otherCounts } = counts;
   const stalls = verdicts.filter((v) => v.kind === "stalled").map((v) => {
@@ -30036,20 +30114,23 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === "healthy").map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === "blocked").map((v) => v.ticketId),
-    tasks: verdicts.map((v) => ({
-      task_id: v.taskId,
-      ...byId.get(v.taskId)?.rowTaskId ? { row_task_id: byId.get(v.taskId).rowTaskId } : {},
-      ticket_id: v.ticketId,
-      status: byId.get(v.taskId)?.status ?? "unknown",
-      verdict: v.kind,
-      idle_seconds: v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs),
-      effective_timeout_seconds: secs2(v.effectiveTimeoutMs) ?? 0,
-      exemptions: v.exemptions,
-      last_tool: v.lastTool ?? null,
-      sources: v.sources,
-      reason: v.reason,
-      ...v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}
-    })),
+    tasks: verdicts.map((v, i) => {
+      const task = taskOf2(v, i);
+      return {
+        task_id: v.taskId,
+        ...task?.rowTaskId ? { row_task_id: task.rowTaskId } : {},
+        ticket_id: v.ticketId,
+        status: task?.status ?? "unknown",
+        verdict: v.kind,
+        idle_seconds: v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs),
+        effective_timeout_seconds: secs2(v.effectiveTimeoutMs) ?? 0,
+        exemptions: v.exemptions,
+        last_tool: v.lastTool ?? null,
+        sources: v.sources,
+        reason: v.reason,
+        ...v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}
+      };
+    }),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.
@@ -30083,7 +30164,7 @@ function readSaysWaveDone(wave, verdicts) {
 }
 function planFor(env, wave, verdicts, nowMs, heldTaskIds, confirmedActionKeys) {
   const { opts } = env;
-  return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
+  return planCheck(verdicts, tasksById(wave.tasks), env.history, {
     epicId: opts.epicId,
     strategy: opts.action,
     maxRedispatches: opts.maxRedispatches,
@@ -30118,7 +30199,7 @@ async function judge(env, read3, nowMs) {
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === "reconcile" && r.status === "pending").map((r) => r.taskId));
   const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
   const context = {
-    rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === "in_flight" && t.agentId).map((t) => [t.agentId, t.taskId])),
+    rowOfAgent: agentRows(wave.tasks),
     ...env.unobserved?.length ? { unobserved: env.unobserved } : {}
   };
   for (const task of wave.tasks) {
@@ -30232,7 +30313,7 @@ async function runCheck(env, nowMs) {
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== void 0
   });
-  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + "\n");
+  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), [JSON.stringify(report, null, 2), "\n"]);
   return {
     ok: true,
     nowMs,
@@ -30249,6 +30330,7 @@ async function runCheck(env, nowMs) {
 }
 
 // src/core/overlay.ts
+var OVERLAID_KINDS = ["redispatch", "cancel", "escalate"];
 var DONE_STATUS = { cancel: ["cancelled", "terminal"], redispatch: ["superseded", "terminal"], escalate: ["blocked", "blocked"] };
 function replacementTask(e, stateRoot, processState) {
   const gone = processState === "gone";
@@ -30288,7 +30370,7 @@ function unstartedReplacement(r, history) {
 }
 function overlayRow(t, history, epicId) {
   if (t.statusClass !== "in_flight") return t;
-  for (const kind of ["redispatch", "cancel", "escalate"]) {
+  for (const kind of OVERLAID_KINDS) {
     const key3 = actionKey(epicId, t.taskId, kind);
     const rec = history.actions.get(key3);
     if (!rec?.outcome || rec.outcome.event === "action_failed") continue;
@@ -30300,11 +30382,20 @@ function overlayRow(t, history, epicId) {
   }
   return t;
 }
+var instances = /* @__PURE__ */ new WeakMap();
+function instanceOf(row, instance) {
+  const hit = instances.get(row);
+  if (hit?.taskId === instance) return hit;
+  const t = { ...row, taskId: instance, rowTaskId: row.taskId };
+  instances.set(row, t);
+  return t;
+}
 function overlayWave(wave, history, epicId, stateRoot, processStates) {
+  const acted = actedInstances(history, epicId);
   const tasks = wave.tasks.map((row) => {
-    const instance = history.rowInstance.get(row.taskId);
-    const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
-    return overlayRow(t, history, epicId);
+    const instance = history.rowInstance.size === 0 ? void 0 : history.rowInstance.get(row.taskId);
+    const t = instance ? instanceOf(row, instance) : row;
+    return acted.has(t.taskId) ? overlayRow(t, history, epicId) : t;
   });
   const listed2 = new Set(tasks.map((t) => t.taskId));
   for (const e of history.replacements.values()) {
@@ -30317,7 +30408,18 @@ function overlayWave(wave, history, epicId, stateRoot, processStates) {
     tasks.push(overlayRow(unstartedReplacement(r, history), history, epicId));
     listed2.add(r.recoveryTaskId);
   }
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
+}
+function actedInstances(history, epicId) {
+  const out = /* @__PURE__ */ new Set();
+  if (history.actions.size === 0) return out;
+  const prefix = `${epicId}:`;
+  for (const key3 of history.actions.keys()) {
+    if (!key3.startsWith(prefix)) continue;
+    const kind = OVERLAID_KINDS.find((k) => key3.endsWith(`:${k}`));
+    if (kind && key3.length > prefix.length + kind.length + 1) out.add(key3.slice(prefix.length, key3.length - kind.length - 1));
+  }
+  return out;
 }
 
 // src/act/notify/notifier.ts

@@ -30,6 +30,7 @@ import type { RowLoss } from './core/read-diff.js';
 
 export type { ActionPerformer } from './core/plan.js';
 import { buildWatchdogJson } from './core/report.js';
+import { agentRows, tasksById } from './core/wave-index.js';
 
 /** Derives the wave the watchdog judges from the state file plus its own log (replacements it launched). */
 export type WaveOverlay = (wave: Wave, history: History) => Promise<Wave>;
@@ -117,7 +118,7 @@ export function readSaysWaveDone(wave: Wave, verdicts: readonly Verdict[]): bool
 /** Plan from verdicts; with `confirmedActionKeys`, only actions an earlier read also planned are taken. */
 function planFor(env: CheckEnv, wave: Wave, verdicts: Verdict[], nowMs: number, heldTaskIds: ReadonlySet<string>, confirmedActionKeys?: ReadonlySet<string>): Plan {
   const { opts } = env;
-  return planCheck(verdicts, new Map(wave.tasks.map((t) => [t.taskId, t])), env.history, {
+  return planCheck(verdicts, tasksById(wave.tasks), env.history, {
     epicId: opts.epicId,
     strategy: opts.action,
     maxRedispatches: opts.maxRedispatches,
@@ -156,7 +157,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
   const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
   const context: WaveContext = {
-    rowOfAgent: new Map(wave.tasks.filter((t) => t.statusClass === 'in_flight' && t.agentId).map((t) => [t.agentId!, t.taskId])),
+    rowOfAgent: agentRows(wave.tasks),
     ...(env.unobserved?.length ? { unobserved: env.unobserved } : {}),
   };
   for (const task of wave.tasks) {
@@ -299,7 +300,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     isNowOverridden: opts.nowOverrideMs !== undefined,
   });
   // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
-  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), [JSON.stringify(report, null, 2), '\n']);
   return {
     ok: true,
     nowMs,

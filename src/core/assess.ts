@@ -86,7 +86,9 @@ export interface WaveContext {
 export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number, wave: WaveContext = {}): Verdict {
   const d = derived(obs, policy);
   const window = d.window;
-  const verdict = (kind: VerdictKind, reason: string, extra?: Partial<Verdict>): Verdict => makeVerdict(task, obs, window, kind, reason, extra);
+  const verdict = (kind: VerdictKind, reason: string, extra?: Partial<Verdict>): Verdict => makeVerdict(task, obs, window, kind, reason, extra, undefined);
+  // A verdict with a deadline: its times are fields of the verdict as built, not added after.
+  const timed = (kind: VerdictKind, reason: string, timing: Timing, extra?: Partial<Verdict>): Verdict => makeVerdict(task, obs, window, kind, reason, extra, timing);
 
   // 1-2. Status decides first.
   if (task.statusClass === 'terminal') {
@@ -158,11 +160,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const unseenMs = unobservedSince(wave.unobserved, since, nowMs);
     const timing = { idleMs, lastProgressMs: since, deadlineMs: since + unseenMs + window.effectiveTimeoutMs };
     if (idleMs - unseenMs > window.effectiveTimeoutMs) {
-      return verdict('stalled', `never started: no activity in ${idleBeside(idleMs, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, { ...timing, stallReason: 'never_started' });
+      return timed('stalled', `never started: no activity in ${idleBeside(idleMs, window.effectiveTimeoutMs)} since dispatch (window ${sec(window.effectiveTimeoutMs)}); looked in: ${missingNote}`, timing, { stallReason: 'never_started' });
     }
     // Starting: judged from dispatched_at like a row with no source at all (a fresh replacement
     // has no transcript for its first seconds), and said as such.
-    return verdict('healthy', `starting: dispatched ${sec(idleMs)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing);
+    return timed('healthy', `starting: dispatched ${sec(idleMs)} ago, no record yet (window ${sec(window.effectiveTimeoutMs)}; ${missingNote})`, timing);
   }
 
   // 5. A human has to answer. An interrupted agent whose process is gone waits for no one.
@@ -185,12 +187,12 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
-      return verdict('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+      return timed('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
     }
     const partition = stallReason !== 'never_started' ? telemetryPartition(obs, nowMs, window.effectiveTimeoutMs) : undefined;
     if (partition) {
       // Missing telemetry never kills while its host is silent too: the network may be down, not the agent.
-      return verdict('unknown', `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
+      return timed('unknown', `no progress for ${sec(idleMs)}, but ${partition}: a network partition looks the same as a stall, so none is concluded; not acted on (docs/fleet.md, partitions)${note}`, timing);
     }
     if (stallReason === 'inactivity' && obs.waitingOnTeam && !isGone) {
       // The watchdog cannot see teammates at work (separate transcripts): never a stall while one
@@ -203,7 +205,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     if (stallReason === 'inactivity' && children && unseen?.length && !isGone) {
       // Missing evidence never kills: the child may be at work where the watchdog cannot look.
       const ids = unseen;
-      return verdict('unknown', `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(', ')}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, { ...timing, unobservedChildren: ids });
+      return timed('unknown', `${waitingOn(children)}, idle ${sec(idleMs)}: no transcript found for ${ids.join(', ')}, so its silence cannot be judged; not acted on (a row of its own is judged on its own evidence)${note}`, timing, { unobservedChildren: ids });
     }
     if (childRows.length > 0) {
       // The child it waits on has a row of its own, judged and recovered there: acting on this
@@ -220,43 +222,67 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
             : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     const transportCause = stallReason === 'inactivity' && !task.hasExited ? silentModelCause(obs) : undefined;
-    return verdict('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, { ...timing, stallReason, ...(transportCause ? { transportCause } : {}) });
+    return timed('stalled', `${why} (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${exited}${note}`, timing, transportCause ? { stallReason, transportCause } : { stallReason });
   }
 
   // 7. Alive but going round in circles.
   const repeat = (d.repeat ??= trailingRepeat(obs.recentCalls));
   if (repeat.call && repeat.count >= policy.loopRepeatCount) {
-    return verdict('looping', `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
+    return timed('looping', `same ${repeat.call.name} call repeated ${repeat.count} times in a row`, timing);
   }
   const err = (d.err ??= repeatedError(obs.recentCalls));
   if (err.error && err.count >= policy.loopErrorCount) {
-    return verdict('looping', `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, ' ').slice(0, 80)}`, timing);
+    return timed('looping', `same error ${err.count} times in a row: ${err.error.replace(/\s+/g, ' ').slice(0, 80)}`, timing);
   }
 
   // 8. Healthy.
   const via = `${obs.waitingOnChildren ? `; ${waitingOn(obs.waitingOnChildren)}` : ''}${obs.waitingOnTeam ? `; ${waitingOnTeam(obs.waitingOnTeam)}` : ''}`;
-  return verdict('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
+  return timed('healthy', `active ${sec(idleMs)} ago (window ${sec(window.effectiveTimeoutMs)}${unseenNote})${via}${note}`, timing);
+}
+
+/** When a verdict's silence counts from, how long it is, and when it becomes a stall if nothing changes. */
+interface Timing {
+  idleMs: number;
+  lastProgressMs: number;
+  deadlineMs: number;
 }
 
 const isFuture = (at: number | undefined, nowMs: number, policy: Policy) => at !== undefined && at - nowMs > policy.futureSkewMs;
 
 /**
  * One verdict, built field by field in one order (no spread of temporaries: assess runs for every
- * task every check, and each spread was an object allocated and thrown away).
+ * task every check, and each spread was an object allocated and thrown away). Its times and
+ * `isLastToolOpen` are fields of the literal: a field added after it grows a second store per verdict.
  */
-function makeVerdict(task: Task, obs: Observation, window: ReturnType<typeof derived>['window'], kind: VerdictKind, reason: string, extra: Partial<Verdict> | undefined): Verdict {
-  const v: Verdict = {
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window.effectiveTimeoutMs,
-    exemptions: window.exemptions,
-    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    sources: obs.sources,
-    reason,
-  };
-  if (obs.lastTool?.isOpenKnown) v.isLastToolOpen = obs.lastTool.isOpen;
+function makeVerdict(task: Task, obs: Observation, window: ReturnType<typeof derived>['window'], kind: VerdictKind, reason: string, extra: Partial<Verdict> | undefined, timing: Timing | undefined): Verdict {
+  const v: Verdict = timing
+    ? {
+        kind,
+        taskId: task.taskId,
+        ticketId: task.ticketId,
+        idleMs: timing.idleMs,
+        lastProgressMs: timing.lastProgressMs,
+        effectiveTimeoutMs: window.effectiveTimeoutMs,
+        exemptions: window.exemptions,
+        hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+        lastTool: obs.lastTool?.name,
+        isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined,
+        sources: obs.sources,
+        reason,
+        deadlineMs: timing.deadlineMs,
+      }
+    : {
+        kind,
+        taskId: task.taskId,
+        ticketId: task.ticketId,
+        effectiveTimeoutMs: window.effectiveTimeoutMs,
+        exemptions: window.exemptions,
+        hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+        lastTool: obs.lastTool?.name,
+        isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined,
+        sources: obs.sources,
+        reason,
+      };
   if (extra) Object.assign(v, extra);
   return v;
 }

@@ -6,10 +6,12 @@ import type { EventOf } from '../contracts/events.js';
 import type { Task, Wave } from '../contracts/state-file.js';
 import { actionKey } from './plan.js';
 import type { History, RequestRecord } from './history.js';
+import { withTasks } from './wave-index.js';
 
 /** What the shell found out about a replacement's process. */
 export type ProcessState = 'alive' | 'gone' | 'unknown';
 
+const OVERLAID_KINDS = ['redispatch', 'cancel', 'escalate'] as const;
 const DONE_STATUS = { cancel: ['cancelled', 'terminal'], redispatch: ['superseded', 'terminal'], escalate: ['blocked', 'blocked'] } as const;
 
 /** A task for a replacement we launched and the orchestrator does not list. */
@@ -62,7 +64,7 @@ function unstartedReplacement(r: RequestRecord, history: History): Task {
 /** One in-flight row after our log: done once our action on it is done and, for a request, answered. */
 function overlayRow(t: Task, history: History, epicId: string): Task {
   if (t.statusClass !== 'in_flight') return t;
-  for (const kind of ['redispatch', 'cancel', 'escalate'] as const) {
+  for (const kind of OVERLAID_KINDS) {
     const key = actionKey(epicId, t.taskId, kind);
     const rec = history.actions.get(key);
     if (!rec?.outcome || rec.outcome.event === 'action_failed') continue;
@@ -77,13 +79,26 @@ function overlayRow(t: Task, history: History, epicId: string): Task {
   return t;
 }
 
+/** Per row as read: the task it carries as a reused instance (the same object while row and instance are). */
+const instances = new WeakMap<Task, Task>();
+
+function instanceOf(row: Task, instance: string): Task {
+  const hit = instances.get(row);
+  if (hit?.taskId === instance) return hit;
+  const t = { ...row, taskId: instance, rowTaskId: row.taskId };
+  instances.set(row, t);
+  return t;
+}
+
 /** Apply our own log to the orchestrator's wave. */
 export function overlayWave(wave: Wave, history: History, epicId: string, stateRoot: string, processStates: ReadonlyMap<string, ProcessState>): Wave {
+  // Only an instance with an action of ours can change (three keys built per task per check, otherwise).
+  const acted = actedInstances(history, epicId);
   const tasks: Task[] = wave.tasks.map((row) => {
     // A row the orchestrator reused for a replacement carries that instance now.
-    const instance = history.rowInstance.get(row.taskId);
-    const t = instance ? { ...row, taskId: instance, rowTaskId: row.taskId } : row;
-    return overlayRow(t, history, epicId);
+    const instance = history.rowInstance.size === 0 ? undefined : history.rowInstance.get(row.taskId);
+    const t = instance ? instanceOf(row, instance) : row;
+    return acted.has(t.taskId) ? overlayRow(t, history, epicId) : t;
   });
   const listed = new Set(tasks.map((t) => t.taskId));
   for (const e of history.replacements.values()) {
@@ -97,5 +112,19 @@ export function overlayWave(wave: Wave, history: History, epicId: string, stateR
     tasks.push(overlayRow(unstartedReplacement(r, history), history, epicId));
     listed.add(r.recoveryTaskId);
   }
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
+}
+
+
+/** The task instances `overlayRow` finds an action record for: the task id inside each of this epic's keys (actionKey). */
+function actedInstances(history: History, epicId: string): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (history.actions.size === 0) return out;
+  const prefix = `${epicId}:`;
+  for (const key of history.actions.keys()) {
+    if (!key.startsWith(prefix)) continue;
+    const kind = OVERLAID_KINDS.find((k) => key.endsWith(`:${k}`));
+    if (kind && key.length > prefix.length + kind.length + 1) out.add(key.slice(prefix.length, key.length - kind.length - 1));
+  }
+  return out;
 }

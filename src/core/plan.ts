@@ -102,13 +102,8 @@ export function massStallNotePath(epicId: string, startMs: number): string {
   return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(':', '')}.md`;
 }
 
-/** Decide what to log and do for one check. */
-export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
-  const acted = actedTaskIds(history);
-  const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
-  // A terminal row whose agent still runs is logged and reconciled like an in-flight disagreement.
-  const judged = [...inFlight, ...verdicts.filter((v) => v.disagreement?.kind === 'agent_running' && tasks.get(v.taskId)?.statusClass === 'terminal')];
-  const stalled = inFlight.filter((v) => v.kind === 'stalled');
+/** The task ids of a mass stall (DESIGN §7 circuit breaker) among `stalled` (not empty), or undefined when it is none. */
+function massStallOf(inFlight: readonly Verdict[], stalled: readonly Verdict[], history: History, opts: PlanOptions): { taskIds: string[]; populationSize: number } | undefined {
   const cb = opts.circuitBreaker;
   // A starved host does not stall every agent in the same millisecond: each deadline wakes its own
   // check. Stalls of the last window count with this check's, over the tasks in flight then or now.
@@ -123,10 +118,22 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== 'stalled');
   const burstRecent = since(BURST_MS);
   const burstTickets = new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
-  const isMassStall =
-    stalled.length > 0 &&
-    ((stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size) || (fresh.length > 0 && burstTickets.size >= cb.minStalled));
-  const massTaskIds = [...new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort();
+  const isMassStall = (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size) || (fresh.length > 0 && burstTickets.size >= cb.minStalled);
+  if (!isMassStall) return undefined;
+  return { taskIds: [...new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort(), populationSize: population.size };
+}
+
+/** Decide what to log and do for one check. */
+export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: PlanOptions): Plan {
+  const acted = actedTaskIds(history);
+  const inFlight = verdicts.filter((v) => tasks.get(v.taskId)?.statusClass === 'in_flight' && v.kind !== 'terminal');
+  // A terminal row whose agent still runs is logged and reconciled like an in-flight disagreement.
+  const judged = [...inFlight, ...verdicts.filter((v) => v.disagreement?.kind === 'agent_running' && tasks.get(v.taskId)?.statusClass === 'terminal')];
+  const stalled = inFlight.filter((v) => v.kind === 'stalled');
+  const cb = opts.circuitBreaker;
+  // With nothing stalled now there is no mass stall: a steady check builds none of its sets.
+  const mass = stalled.length > 0 ? massStallOf(inFlight, stalled, history, opts) : undefined;
+  const isMassStall = mass !== undefined;
 
   const events: EventBody[] = [];
   const actions: IntendedAction[] = [];
@@ -136,11 +143,11 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
   // episode is escalated once (a friction note, by the shell) and stalls are acted on again.
   const episode = history.massStallEpisode?.isOpen ? history.massStallEpisode : undefined;
   let isHeld = isMassStall && !episode?.isEscalated;
-  if (isMassStall) {
-    const ids = massTaskIds;
+  if (mass) {
+    const ids = mass.taskIds;
     const startMs = episode?.startMs ?? opts.nowMs;
     if (history.lastMassStall !== ids.join(',')) {
-      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: Math.max(inFlight.length, population.size), task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
+      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: Math.max(inFlight.length, mass.populationSize), task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
     }
     if (isHeld && episode && opts.nowMs !== undefined && cb.maxHoldMs !== undefined && opts.nowMs - episode.startMs > cb.maxHoldMs) {
       isHeld = false;

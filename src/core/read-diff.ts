@@ -1,6 +1,7 @@
 // Two reads of the state file compared (DESIGN §3 "Reading under a live writer"): which in-flight
 // rows vanished or lost fields, and the activity a torn row must not lose. Pure.
 import type { Task, Wave } from '../contracts/state-file.js';
+import { tasksById, withTasks } from './wave-index.js';
 
 export interface RowLoss {
   /** In-flight task ids of the earlier read that the later read does not list. */
@@ -15,6 +16,8 @@ const inFlight = (w: Wave) => w.tasks.filter((t) => t.statusClass === 'in_flight
 
 /** What an in-flight row of `before` lost in `after`. */
 export function compareReads(before: Wave, after: Wave): RowLoss {
+  // The same wave (a steady check): every row is there with every field.
+  if (before === after) return { vanished: [], fieldsLost: [] };
   // By row, not by instance: a reused row that now carries the replacement (t1-r1 in row t1) is not lost.
   const rowOf = (t: Task) => t.rowTaskId ?? t.taskId;
   const now = new Map(after.tasks.filter(isRow).map((t) => [rowOf(t), t]));
@@ -44,8 +47,9 @@ const carried = new WeakMap<Task, Task>();
 
 /** A row may not lose the activity an earlier read of the same attempt showed: never taken as never started. */
 export function carryActivityForward(before: Wave | undefined, wave: Wave): Wave {
-  if (!before) return wave;
-  const old = new Map(before.tasks.map((t) => [t.taskId, t]));
+  // From itself nothing is carried (a steady check judges the wave it judged last).
+  if (!before || before === wave) return wave;
+  const old = tasksById(before.tasks);
   const tasks = wave.tasks.map((t): Task => {
     const p = old.get(t.taskId);
     if (!p || t.statusClass !== 'in_flight' || p.statusClass !== 'in_flight') return t;
@@ -62,7 +66,7 @@ export function carryActivityForward(before: Wave | undefined, wave: Wave): Wave
     carried.set(t, out);
     return out;
   });
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
 }
 
 /** Equality of JSON-like values (what the state file parses into: plain objects, arrays, primitives). */

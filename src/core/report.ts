@@ -8,6 +8,7 @@ import { VERDICT_KINDS, type VerdictKind } from '../contracts/vocabulary.js';
 import { stallReasonOf, type Verdict } from './assess.js';
 import type { History, RequestRecord } from './history.js';
 import type { Plan } from './plan.js';
+import { tasksById } from './wave-index.js';
 
 export interface ReportMeta {
   epicId: string;
@@ -40,7 +41,8 @@ function outcomeCounts(history: History) {
 
 /** The whole watchdog.json document for one check. */
 export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Verdict[], plan: Plan, history: History, meta: ReportMeta): WatchdogJson {
-  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  // A check's verdicts are in the order of its tasks: the map is asked only of a verdict that is not.
+  const taskOf = (v: Verdict, i: number) => (tasks[i]?.taskId === v.taskId ? tasks[i] : tasksById(tasks).get(v.taskId));
   const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, verdicts.filter((v) => v.kind === k).length])) as Record<VerdictKind, number>;
   const { healthy, stalled, blocked, ...otherCounts } = counts;
   const stalls = verdicts
@@ -80,11 +82,13 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === 'healthy').map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === 'blocked').map((v) => v.ticketId),
-    tasks: verdicts.map((v) => ({
+    tasks: verdicts.map((v, i) => {
+      const task = taskOf(v, i);
+      return {
       task_id: v.taskId,
-      ...(byId.get(v.taskId)?.rowTaskId ? { row_task_id: byId.get(v.taskId)!.rowTaskId } : {}),
+      ...(task?.rowTaskId ? { row_task_id: task.rowTaskId } : {}),
       ticket_id: v.ticketId,
-      status: byId.get(v.taskId)?.status ?? 'unknown',
+      status: task?.status ?? 'unknown',
       verdict: v.kind,
       idle_seconds: v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs),
       effective_timeout_seconds: secs(v.effectiveTimeoutMs) ?? 0,
@@ -93,7 +97,8 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
       sources: v.sources,
       reason: v.reason,
       ...(v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}),
-    })),
+      };
+    }),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.

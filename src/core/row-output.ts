@@ -3,6 +3,7 @@
 // the check that saw it change. The first sight of a text proves nothing either way: a stall of
 // such a row is acted on only once the text was watched for a check interval. Pure.
 import type { Task, Wave } from '../contracts/state-file.js';
+import { withTasks } from './wave-index.js';
 
 /**
  * Per task id: the last_output last seen and when it was last seen to change; and the row last
@@ -28,7 +29,7 @@ export function applyRowOutputProgress(wave: Wave, seen: RowOutputs, nowMs: numb
     }
     return before.task;
   });
-  return { ...wave, tasks };
+  return withTasks(wave, tasks);
 }
 
 /**

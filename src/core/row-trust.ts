@@ -4,6 +4,7 @@
 // keep saying so. Until then it blocks the end of the wave and every action on it. Pure.
 import { normalizeTask, type Task, type TaskRow, type Wave } from '../contracts/state-file.js';
 import type { RowLoss } from './read-diff.js';
+import { tasksById } from './wave-index.js';
 
 /** Row id → the check time its suspicion was first seen (kept between checks). */
 export type Suspects = ReadonlyMap<string, number>;
@@ -57,10 +58,11 @@ function mergeRow(before: Task, after: Task, waveDispatchedAtMs: number | undefi
  */
 export function guardRows(trusted: Wave | undefined, read: Wave, suspects: Suspects, nowMs: number, confirmMs: number): GuardedRead {
   const none: GuardedRead = { wave: read, held: new Set(), heldLoss: { vanished: [], fieldsLost: [] }, suspects: new Map() };
-  if (!trusted) return none;
+  // Nothing to regress from, or the very read trusted last (a steady check: the file did not change).
+  if (!trusted || trusted === read) return none;
   // A new wave replaces the rows of the last one: nothing regressed.
   if (trusted.waveId !== undefined && read.waveId !== undefined && trusted.waveId !== read.waveId) return none;
-  const now = new Map(read.tasks.map((t) => [t.taskId, t]));
+  const now = tasksById(read.tasks);
   const out: GuardedRead = { ...none, suspects: new Map() };
   const replace = new Map<string, Task>();
   const keepVanished: Task[] = [];

@@ -72,7 +72,7 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
     }
     const observed = observe.mock.calls.map(([t]) => (t as { taskId: string }).taskId);
     observe.mockClear();
-    return { verdicts: r.verdicts, observed };
+    return { verdicts: r.verdicts, observed, tasks: r.tasks };
   };
   return { env, check, sub, parent, write, rows, paths, stateDir };
 }
@@ -89,6 +89,8 @@ describe('reusing an unchanged task\'s observation', () => {
     // Nothing changed: nothing is observed again, and idle time still grows.
     const quiet = await s.check(ms(30));
     expect(quiet.observed).toEqual([]);
+    // The wave judged is the very one judged last (each stage gave back what it was given).
+    expect(quiet.tasks).toBe(first.tasks);
     expect(quiet.verdicts[0]!.idleMs).toBe(20_000);
     // At the deadline itself the window is not exceeded; one millisecond later it is.
     const atDeadline = await s.check(deadline);
