@@ -30077,9 +30077,19 @@ function outcomeCounts(history) {
   }
   return { redispatched, cancelled, escalated };
 }
+function taskEntry(v, task) {
+  const idle = v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs);
+  const status = task?.status ?? "unknown";
+  const window2 = secs2(v.effectiveTimeoutMs) ?? 0;
+  const lastTool = v.lastTool ?? null;
+  const entry = task?.rowTaskId ? { task_id: v.taskId, row_task_id: task.rowTaskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window2, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason } : { task_id: v.taskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window2, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason };
+  if (v.unobservedChildren) entry.unobserved_children = v.unobservedChildren;
+  return entry;
+}
 function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
   const taskOf2 = (v, i) => tasks[i]?.taskId === v.taskId ? tasks[i] : tasksById(tasks).get(v.taskId);
-  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, verdicts.filter((v) => v.kind === k).length]));
+  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, 0]));
+  for (const v of verdicts) counts[v.kind]++;
   const { healthy, stalled, blocked, ...otherCounts } = counts;
   const stalls = verdicts.filter((v) => v.kind === "stalled").map((v) => {
     const d = plan.stalls.get(v.taskId);
@@ -30114,23 +30124,7 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === "healthy").map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === "blocked").map((v) => v.ticketId),
-    tasks: verdicts.map((v, i) => {
-      const task = taskOf2(v, i);
-      return {
-        task_id: v.taskId,
-        ...task?.rowTaskId ? { row_task_id: task.rowTaskId } : {},
-        ticket_id: v.ticketId,
-        status: task?.status ?? "unknown",
-        verdict: v.kind,
-        idle_seconds: v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs),
-        effective_timeout_seconds: secs2(v.effectiveTimeoutMs) ?? 0,
-        exemptions: v.exemptions,
-        last_tool: v.lastTool ?? null,
-        sources: v.sources,
-        reason: v.reason,
-        ...v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}
-      };
-    }),
+    tasks: verdicts.map((v, i) => taskEntry(v, taskOf2(v, i))),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.
@@ -34393,17 +34387,24 @@ function heartbeatLine(f) {
   return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report, f.escalated)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
 }
 function changeLines(prev, f) {
-  const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
+  let before;
+  const previousOf = (t, i) => {
+    const same2 = prev?.tasks[i];
+    if (!prev || same2?.task_id === t.task_id) return same2;
+    return (before ??= new Map(prev.tasks.map((x) => [x.task_id, x]))).get(t.task_id);
+  };
   const lines = [];
   const at2 = hhmmss(f.nowMs);
-  for (const t of f.report.tasks) {
-    const p = before.get(t.task_id);
-    const who = `${t.task_id} (${t.ticket_id})`;
-    if ((t.verdict === "terminal" || t.verdict === "blocked") && p && p.verdict !== t.verdict) lines.push(`${at2} ${who} ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
-    if (t.verdict === "terminal" || t.verdict === "blocked") continue;
+  for (let i = 0; i < f.report.tasks.length; i++) {
+    const t = f.report.tasks[i];
+    const p = previousOf(t, i);
+    const isEnded = t.verdict === "terminal" || t.verdict === "blocked";
+    if (isEnded && p && p.verdict !== t.verdict) lines.push(`${at2} ${t.task_id} (${t.ticket_id}) ${t.verdict === "terminal" ? `finished: ${t.status}` : "is blocked"}`);
+    if (isEnded || p?.exemptions === t.exemptions || t.exemptions.length === 0 && (p === void 0 || p.exemptions.length === 0)) continue;
     const was = p?.exemptions.join(",") ?? "";
     const now = t.exemptions.join(",");
     if (was === now) continue;
+    const who = `${t.task_id} (${t.ticket_id})`;
     lines.push(now ? `${at2} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at2} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
   }
   return lines.map((l) => safeText(l));
@@ -34411,6 +34412,18 @@ function changeLines(prev, f) {
 
 // src/watch-view.ts
 var PAINT = { ESCALATED: "35;1", STALLED: "31;1", healthy: "32", blocked: "33", waiting_human: "33", looping: "33", inconsistent: "35", unknown: "35" };
+function deadlinesOf(verdicts) {
+  let byId;
+  return {
+    get(taskId) {
+      if (!byId) {
+        byId = /* @__PURE__ */ new Map();
+        for (const v of verdicts) if (v.deadlineMs !== void 0) byId.set(v.taskId, v.deadlineMs);
+      }
+      return byId.get(taskId);
+    }
+  };
+}
 function createWatchView(out, o) {
   const heartbeatMs = o.heartbeatMs ?? 3e5;
   const feed = [];
@@ -34477,9 +34490,7 @@ function createWatchView(out, o) {
     result(r) {
       if (!r.ok) return queue;
       return queue = queue.then(async () => {
-        const deadlines = /* @__PURE__ */ new Map();
-        for (const v of r.verdicts) if (v.deadlineMs !== void 0) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        frame = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);

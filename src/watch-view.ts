@@ -9,6 +9,7 @@ import { summarizeWave, summaryLine } from './core/timeline.js';
 import { wrap } from './core/timeline-text.js';
 import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
 import type { CheckResult } from './check.js';
+import type { Verdict } from './core/assess.js';
 
 export interface WatchViewOptions {
   epicId: string;
@@ -37,6 +38,20 @@ export interface WatchView {
 }
 
 const PAINT: Record<string, string> = { ESCALATED: '35;1', STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
+
+/** Each task's deadline, by task id, built when first asked (a log view asks only at its heartbeat; a terminal's, every draw). */
+function deadlinesOf(verdicts: readonly Verdict[]): FrameInput['deadlines'] {
+  let byId: Map<string, number> | undefined;
+  return {
+    get(taskId) {
+      if (!byId) {
+        byId = new Map();
+        for (const v of verdicts) if (v.deadlineMs !== undefined) byId.set(v.taskId, v.deadlineMs);
+      }
+      return byId.get(taskId);
+    },
+  };
+}
 
 export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
   const heartbeatMs = o.heartbeatMs ?? 300_000;
@@ -112,9 +127,7 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
     result(r) {
       if (!r.ok) return queue;
       return (queue = queue.then(async () => {
-        const deadlines = new Map<string, number>();
-        for (const v of r.verdicts) if (v.deadlineMs !== undefined) deadlines.set(v.taskId, v.deadlineMs);
-        frame = { report: r.report, deadlines, requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        frame = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
         if (o.terminal.isTty) redraw();
         else {
           for (const line of changeLines(prev, frame)) plain(line, r.nowMs);

@@ -39,11 +39,31 @@ function outcomeCounts(history: History) {
   return { redispatched, cancelled, escalated };
 }
 
+type TaskEntry = WatchdogJson['tasks'][number];
+
+/**
+ * One task's entry, in the document's key order. Built as one of two literals (with or without a
+ * row_task_id), not with spreads: it is built for every task after every check.
+ */
+function taskEntry(v: Verdict, task: Task | undefined): TaskEntry {
+  const idle = v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs);
+  const status = task?.status ?? 'unknown';
+  const window = secs(v.effectiveTimeoutMs) ?? 0;
+  const lastTool = v.lastTool ?? null;
+  const entry: TaskEntry = task?.rowTaskId
+    ? { task_id: v.taskId, row_task_id: task.rowTaskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason }
+    : { task_id: v.taskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason };
+  if (v.unobservedChildren) entry.unobserved_children = v.unobservedChildren;
+  return entry;
+}
+
 /** The whole watchdog.json document for one check. */
 export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Verdict[], plan: Plan, history: History, meta: ReportMeta): WatchdogJson {
   // A check's verdicts are in the order of its tasks: the map is asked only of a verdict that is not.
   const taskOf = (v: Verdict, i: number) => (tasks[i]?.taskId === v.taskId ? tasks[i] : tasksById(tasks).get(v.taskId));
-  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, verdicts.filter((v) => v.kind === k).length])) as Record<VerdictKind, number>;
+  // One pass counts every kind (a filter per kind made a list per kind of every task).
+  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, 0])) as Record<VerdictKind, number>;
+  for (const v of verdicts) counts[v.kind]++;
   const { healthy, stalled, blocked, ...otherCounts } = counts;
   const stalls = verdicts
     .filter((v) => v.kind === 'stalled')
@@ -82,23 +102,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === 'healthy').map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === 'blocked').map((v) => v.ticketId),
-    tasks: verdicts.map((v, i) => {
-      const task = taskOf(v, i);
-      return {
-      task_id: v.taskId,
-      ...(task?.rowTaskId ? { row_task_id: task.rowTaskId } : {}),
-      ticket_id: v.ticketId,
-      status: task?.status ?? 'unknown',
-      verdict: v.kind,
-      idle_seconds: v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs),
-      effective_timeout_seconds: secs(v.effectiveTimeoutMs) ?? 0,
-      exemptions: v.exemptions,
-      last_tool: v.lastTool ?? null,
-      sources: v.sources,
-      reason: v.reason,
-      ...(v.unobservedChildren ? { unobserved_children: v.unobservedChildren } : {}),
-      };
-    }),
+    tasks: verdicts.map((v, i) => taskEntry(v, taskOf(v, i))),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.

@@ -12,7 +12,7 @@ export { cut };
 export interface FrameInput {
   report: WatchdogJson;
   /** Task id → when it would be called stalled if nothing changes (in-flight tasks only). */
-  deadlines: ReadonlyMap<string, number>;
+  deadlines: Pick<ReadonlyMap<string, number>, 'get'>;
   /** Task id → requests waiting for the orchestrator (requestsByTask). */
   requests: ReadonlyMap<string, readonly string[]>;
   /** The moment drawn: the check's, or a tick's between checks (idle times and countdowns move on). */
@@ -157,17 +157,25 @@ export function heartbeatLine(f: FrameInput): string {
 
 /** What changed since the previous check that the log's events do not say: completions and exemptions. */
 export function changeLines(prev: WatchdogJson | undefined, f: FrameInput): string[] {
-  const before = new Map(prev?.tasks.map((t) => [t.task_id, t]));
+  // Asked after every check, of every task: the same index first (a steady wave's order), a map only when it differs.
+  let before: Map<string, WatchdogJson['tasks'][number]> | undefined;
+  const previousOf = (t: WatchdogJson['tasks'][number], i: number) => {
+    const same = prev?.tasks[i];
+    if (!prev || same?.task_id === t.task_id) return same;
+    return (before ??= new Map(prev.tasks.map((x) => [x.task_id, x]))).get(t.task_id);
+  };
   const lines: string[] = [];
   const at = hhmmss(f.nowMs);
-  for (const t of f.report.tasks) {
-    const p = before.get(t.task_id);
-    const who = `${t.task_id} (${t.ticket_id})`;
-    if ((t.verdict === 'terminal' || t.verdict === 'blocked') && p && p.verdict !== t.verdict) lines.push(`${at} ${who} ${t.verdict === 'terminal' ? `finished: ${t.status}` : 'is blocked'}`);
-    if (t.verdict === 'terminal' || t.verdict === 'blocked') continue;
+  for (let i = 0; i < f.report.tasks.length; i++) {
+    const t = f.report.tasks[i]!;
+    const p = previousOf(t, i);
+    const isEnded = t.verdict === 'terminal' || t.verdict === 'blocked';
+    if (isEnded && p && p.verdict !== t.verdict) lines.push(`${at} ${t.task_id} (${t.ticket_id}) ${t.verdict === 'terminal' ? `finished: ${t.status}` : 'is blocked'}`);
+    if (isEnded || p?.exemptions === t.exemptions || (t.exemptions.length === 0 && (p === undefined || p.exemptions.length === 0))) continue;
     const was = p?.exemptions.join(',') ?? '';
     const now = t.exemptions.join(',');
     if (was === now) continue;
+    const who = `${t.task_id} (${t.ticket_id})`;
     lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
   }
   return lines.map((l) => safeText(l));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWave } from '../../src/check-wave.js';
 import { idleWindowCell, renderStatus } from '../../src/core/format.js';
-import { deadlineCell, exemptionWhy, fitTable, requestsByTask } from '../../src/core/watch-frame.js';
+import { changeLines, deadlineCell, exemptionWhy, fitTable, requestsByTask } from '../../src/core/watch-frame.js';
 import { detectTerminal } from '../../src/deps.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -73,5 +73,23 @@ describe('frame cells', () => {
     const t = fitTable(['A', 'BBBB', 'C'], [['a1', 'b'.repeat(30), 'c'.repeat(40)]], 30, [1]);
     expect(t.kept).toEqual([0, 2]);
     expect(t.lines).toEqual(['A   C', `a1  ${'c'.repeat(25)}…`]);
+  });
+});
+
+describe('what changed since the last check', () => {
+  it('says completions and exemptions by task id, whether the rows kept their order or not', async () => {
+    const prev = await exampleReport();
+    const now = structuredClone(prev);
+    const i = now.tasks.findIndex((t) => t.verdict === 'healthy');
+    now.tasks[i] = { ...now.tasks[i]!, exemptions: ['rate_limit'] };
+    const at = (nowMs: number) => ({ report: now, deadlines: new Map(), requests: new Map(), nowMs });
+    const nowMs = Date.parse('2026-04-02T10:10:01Z');
+    const said = changeLines(prev, at(nowMs));
+    expect(said).toEqual([expect.stringContaining(`${now.tasks[i]!.task_id} (${now.tasks[i]!.ticket_id}) exempt, window`)]);
+    // The same change, the rows in another order: found by id, and nothing else is said.
+    now.tasks.reverse();
+    expect(changeLines(prev, at(nowMs))).toEqual(said);
+    // Nothing changed: nothing said.
+    expect(changeLines(prev, { ...at(nowMs), report: structuredClone(prev) })).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { guardRows } from '../../src/core/row-trust.js';
 import { agentRows, tasksById, withTasks } from '../../src/core/wave-index.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 
-const waveOf = (tasks: Task[]): Wave => ({ waveId: 1, tasks }) as Wave;
+const waveOf = (tasks: Task[]): Wave => ({ shape: 'current_wave', waveId: '1', tasks }) as Wave;
 const rows = () => waveOf([0, 1, 2].map((k) => makeTask({ taskId: `t${k}`, ticketId: `P-${k}`, agentId: `a${k}`, lastActivityMs: T0 + k, lastOutput: `out ${k}`, raw: { task_id: `t${k}` } })));
 const env = { timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'E-1', run_id: 'r' };
 
@@ -23,7 +23,7 @@ describe('a steady wave keeps its identity', () => {
     expect(withTasks(w, [...w.tasks])).toBe(w);
     const swapped = withTasks(w, [w.tasks[1]!, w.tasks[0]!, w.tasks[2]!]);
     expect(swapped).not.toBe(w);
-    expect(swapped.waveId).toBe(1);
+    expect(swapped.waveId).toBe('1');
     expect(withTasks(w, w.tasks.slice(0, 2)).tasks).toHaveLength(2);
   });
 
