@@ -29341,6 +29341,23 @@ init_time();
 
 // src/observe/parse/observation.ts
 init_safe_text();
+function knownCall(c) {
+  return {
+    name: c.name,
+    inputSummary: c.inputSummary,
+    command: c.command,
+    timeoutMs: c.timeoutMs,
+    startedAtMs: c.startedAtMs,
+    isOpen: c.isOpen,
+    toolUseId: c.toolUseId,
+    error: c.error,
+    isBackground: c.isBackground,
+    childAgentId: c.childAgentId,
+    childCall: c.childCall,
+    killsTaskId: c.killsTaskId,
+    isOpenKnown: true
+  };
+}
 var RESUME_SLACK_MS = 1e3;
 var newer = (a, b) => a === void 0 ? b : b === void 0 ? a : Math.max(a, b);
 function mergeObservations(parts) {
@@ -31577,7 +31594,7 @@ function summarizeTranscript(s, facts = {}) {
   const grewAt = s.lastAssistantMs ?? (s.lastEventMs === void 0 ? mtime : void 0);
   if (grewAt !== void 0 && s.records > 0) part2.outputGrewAtMs = grewAt;
   const last = pickLastTool(s);
-  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (last) part2.lastTool = knownCall(last);
   if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
   if (s.lastAssistantMs !== void 0 || s.lastOutput !== void 0) part2.isOutputTracked = true;
   if (s.apiRetry) part2.isApiRetrying = true;
@@ -31747,7 +31764,7 @@ function summarizeHooks(s) {
   const part2 = { source: "hooks", recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
-  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (last) part2.lastTool = knownCall(last);
   if (s.lastOutput !== void 0) part2.lastOutput = s.lastOutput;
   const asking = s.open.findLast((c) => c.name === "AskUserQuestion");
   if (s.waiting) part2.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
@@ -32527,7 +32544,7 @@ function summarizeTelemetry(s) {
   const part2 = { source: "telemetry", recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
-  if (last) part2.lastTool = { ...last, isOpenKnown: true };
+  if (last) part2.lastTool = knownCall(last);
   if (s.retry) part2.isApiRetrying = true;
   const foreground = s.open.some((c) => !c.isBackground);
   if ((s.last === "api_request" || s.last === "assistant_response") && !foreground && !s.retry) {
@@ -32644,7 +32661,7 @@ function observeTranscript(state, facts = {}, children = []) {
     const { labels, sinceMs } = unseenForeground;
     if (labels.length > 0) part2.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...sinceMs !== void 0 ? { sinceMs } : {} };
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
-    if (mirrored) part2.lastTool = { ...mirrored, isOpenKnown: true };
+    if (mirrored) part2.lastTool = knownCall(mirrored);
     return part2;
   }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part2.finished;
@@ -32662,7 +32679,7 @@ function observeTranscript(state, facts = {}, children = []) {
   if (waited.length === 0) return part2;
   const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
   const childCall = pickLastTool(busiest.state);
-  if (childCall?.isOpen && !childCall.isBackground) part2.lastTool = { ...childCall, isOpenKnown: true };
+  if (childCall?.isOpen && !childCall.isBackground) part2.lastTool = knownCall(childCall);
   return part2;
 }
 
@@ -33131,7 +33148,7 @@ function withChildHooks(part2, children) {
   const busiest = [...seen].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0];
   const facts = summarizeHooks(busiest.state);
   const call = facts.lastTool;
-  if (call?.isOpen && !call.isBackground && (!part2.lastTool || !part2.lastTool.isOpen || isSubagentTool(part2.lastTool.name))) out.lastTool = { ...call, isOpenKnown: true };
+  if (call?.isOpen && !call.isBackground && (!part2.lastTool || !part2.lastTool.isOpen || isSubagentTool(part2.lastTool.name))) out.lastTool = knownCall(call);
   for (const c of seen) {
     const asks = summarizeHooks(c.state).waitingHuman;
     if (asks && (!out.waitingHuman || (asks.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {
@@ -33146,6 +33163,22 @@ var CHILD_SLACK_MS = 5e3;
 var NOT_READ = { entry: void 0, absentIn: -1, name: void 0 };
 var MEMO_SWEEP_CHECKS = 64;
 var maxOf = (...xs) => xs.reduce((m, x) => x === void 0 ? m : m === void 0 ? x : Math.max(m, x), void 0);
+function memoOf(t, task, parts, usedInCheck) {
+  return {
+    task,
+    parts,
+    hookHandles: t.hookHandles,
+    hookVersions: t.hookVersions,
+    telemetryHandle: t.telemetryHandle,
+    telemetryVersion: t.telemetryVersion,
+    files: t.files,
+    fileVersions: t.fileVersions,
+    finderGeneration: t.finderGeneration,
+    fromMs: t.fromMs,
+    untilMs: t.untilMs,
+    usedInCheck
+  };
+}
 function createClaudeObserver(opts) {
   const notes = opts.changeNotes instanceof ChangeNotes ? opts.changeNotes : opts.changeNotes === false ? void 0 : new ChangeNotes();
   const reader = new TailReader(opts.tail, notes);
@@ -33263,7 +33296,7 @@ function createClaudeObserver(opts) {
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: "hooks", waitingHuman: prompt });
     }
-    if (trace.isMemoizable) memos.set(task.taskId, { ...trace, task, parts, usedInCheck: checks });
+    if (trace.isMemoizable) memos.set(task.taskId, memoOf(trace, task, parts, checks));
     return parts;
   }
   function observeUnchanged(task, nowMs, isStatRequired = false) {

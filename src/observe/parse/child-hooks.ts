@@ -2,7 +2,7 @@
 // evidence (issue 19 items 1-3): a child whose hooks show it at work keeps its parent alive, its
 // open call holds the parent's window, its permission dialog makes the parent wait for a human,
 // and a child seen only by its hooks is no longer unobservable. Pure.
-import type { PartialObservation } from './observation.js';
+import { knownCall, type PartialObservation } from './observation.js';
 import { summarizeHooks, type HookState } from './parse-hook-activity.js';
 import { isSubagentTool } from './records/tasks.js';
 
@@ -39,7 +39,7 @@ export function withChildHooks(part: PartialObservation, children: readonly Chil
   const busiest = [...seen].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0]!;
   const facts = summarizeHooks(busiest.state);
   const call = facts.lastTool;
-  if (call?.isOpen && !call.isBackground && (!part.lastTool || !part.lastTool.isOpen || isSubagentTool(part.lastTool.name))) out.lastTool = { ...call, isOpenKnown: true };
+  if (call?.isOpen && !call.isBackground && (!part.lastTool || !part.lastTool.isOpen || isSubagentTool(part.lastTool.name))) out.lastTool = knownCall(call);
   for (const c of seen) {
     const asks = summarizeHooks(c.state).waitingHuman;
     if (asks && (!out.waitingHuman || (asks.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {

@@ -34,6 +34,29 @@ export interface ToolCall {
   isOpenKnown?: boolean;
 }
 
+/**
+ * `call` as a source that knows whether it returned tells it: one literal with every field, never
+ * a spread (Node 20's V8 gives most spread copies a hidden class of their own: one per agent, and
+ * every read of a last tool megamorphic).
+ */
+export function knownCall(c: ToolCall): ToolCall {
+  return {
+    name: c.name,
+    inputSummary: c.inputSummary,
+    command: c.command,
+    timeoutMs: c.timeoutMs,
+    startedAtMs: c.startedAtMs,
+    isOpen: c.isOpen,
+    toolUseId: c.toolUseId,
+    error: c.error,
+    isBackground: c.isBackground,
+    childAgentId: c.childAgentId,
+    childCall: c.childCall,
+    killsTaskId: c.killsTaskId,
+    isOpenKnown: true,
+  };
+}
+
 export interface Observation {
   /** Sources that contributed at least one fact. */
   sources: SourceName[];

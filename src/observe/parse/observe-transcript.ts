@@ -1,6 +1,6 @@
 // One agent's transcript evidence, with the subagents it waits on: the single function the
 // check (claude-observer) and `replay` both use, so replay judges exactly as the loop does. Pure.
-import type { PartialObservation } from './observation.js';
+import { knownCall, type PartialObservation } from './observation.js';
 import { backgroundWaits, summarizeTranscript, turnOver, type TranscriptFacts } from './parse-transcript.js';
 import { AGENT_TASK_ID, isSubagentTool } from './records/tasks.js';
 import { pickLastTool, type TranscriptState } from './transcript-state.js';
@@ -104,7 +104,7 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
     if (labels.length > 0) part.waitingOnChildren = { agentIds: labels, unseenIds: labels, ...(sinceMs !== undefined ? { sinceMs } : {}) };
     // No child transcript, but its progress lines mirror its open call: that call holds the window.
     const mirrored = state.open.findLast((c) => isSubagentTool(c.name) && !c.isBackground && c.childCall?.isOpen)?.childCall;
-    if (mirrored) part.lastTool = { ...mirrored, isOpenKnown: true };
+    if (mirrored) part.lastTool = knownCall(mirrored);
     return part;
   }
   if (inferred.length > 0 && !(state.result && !state.result.isError)) delete part.finished;
@@ -123,6 +123,6 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   // The busiest child's open call is the call the agent waits on: its own timeout holds the window.
   const busiest = [...waited].sort((a, b) => (b.state.lastEventMs ?? 0) - (a.state.lastEventMs ?? 0))[0]!;
   const childCall = pickLastTool(busiest.state);
-  if (childCall?.isOpen && !childCall.isBackground) part.lastTool = { ...childCall, isOpenKnown: true };
+  if (childCall?.isOpen && !childCall.isBackground) part.lastTool = knownCall(childCall);
   return part;
 }

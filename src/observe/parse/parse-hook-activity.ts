@@ -6,7 +6,7 @@
 // the next event shows it working again.
 import { HookStateSchema } from '../../contracts/observe-store.js';
 import type { LineRef } from './line-splitter.js';
-import type { ApiFailureKind, PartialObservation, ToolCall } from './observation.js';
+import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from './observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 
@@ -167,7 +167,7 @@ export function summarizeHooks(s: HookState): PartialObservation {
   const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
-  if (last) part.lastTool = { ...last, isOpenKnown: true };
+  if (last) part.lastTool = knownCall(last);
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
   if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };

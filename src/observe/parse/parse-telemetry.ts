@@ -8,7 +8,7 @@
 import { TelemetryLineSchema } from '../../contracts/telemetry.js';
 import type { TelemetryEventName } from '../../contracts/vocabulary.js';
 import type { LineRef } from './line-splitter.js';
-import type { PartialObservation, ToolCall } from './observation.js';
+import { knownCall, type PartialObservation, type ToolCall } from './observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 
@@ -102,7 +102,7 @@ export function summarizeTelemetry(s: TelemetryState): PartialObservation {
   const part: PartialObservation = { source: 'telemetry', recentCalls: s.recent.map((c) => ({ ...c })) };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
-  if (last) part.lastTool = { ...last, isOpenKnown: true };
+  if (last) part.lastTool = knownCall(last);
   if (s.retry) part.isApiRetrying = true;
   const foreground = s.open.some((c) => !c.isBackground);
   if ((s.last === 'api_request' || s.last === 'assistant_response') && !foreground && !s.retry) {

@@ -2,7 +2,7 @@
 // Pure: the tail reader (transcript-tail.ts) does the I/O and hands over complete lines.
 import type { Task } from '../../contracts/state-file.js';
 import type { LineRef } from './line-splitter.js';
-import type { PartialObservation, ToolCall } from './observation.js';
+import { knownCall, type PartialObservation, type ToolCall } from './observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
 import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
 
@@ -101,7 +101,7 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? mtime : undefined);
   if (grewAt !== undefined && s.records > 0) part.outputGrewAtMs = grewAt;
   const last = pickLastTool(s);
-  if (last) part.lastTool = { ...last, isOpenKnown: true };
+  if (last) part.lastTool = knownCall(last);
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
   if (s.lastAssistantMs !== undefined || s.lastOutput !== undefined) part.isOutputTracked = true;
   if (s.apiRetry) part.isApiRetrying = true;

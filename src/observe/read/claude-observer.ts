@@ -91,6 +91,28 @@ type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: bool
 
 const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
 
+/**
+ * A memo as one literal, never a spread of its trace: Node 20's V8 gives most objects made by a
+ * spread a hidden class of their own, and every memo read in the steady check's reuse test then
+ * went through a megamorphic lookup (and a class per agent stayed in memory).
+ */
+function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedInCheck: number): Memo {
+  return {
+    task,
+    parts,
+    hookHandles: t.hookHandles,
+    hookVersions: t.hookVersions,
+    telemetryHandle: t.telemetryHandle,
+    telemetryVersion: t.telemetryVersion,
+    files: t.files,
+    fileVersions: t.fileVersions,
+    finderGeneration: t.finderGeneration,
+    fromMs: t.fromMs,
+    untilMs: t.untilMs,
+    usedInCheck,
+  };
+}
+
 /** Build the observer the check uses for Claude Code agents. */
 export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserver {
   // Change notification vouches for untouched files, so a steady check need not stat each one.
@@ -224,7 +246,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
     }
-    if (trace.isMemoizable) memos.set(task.taskId, { ...trace, task, parts, usedInCheck: checks });
+    if (trace.isMemoizable) memos.set(task.taskId, memoOf(trace, task, parts, checks));
     return parts;
   }
 
