@@ -27356,12 +27356,12 @@ function assess(task, obs, policy, nowMs, wave = {}) {
 }
 var isFuture = (at2, nowMs, policy) => at2 !== void 0 && at2 - nowMs > policy.futureSkewMs;
 function makeVerdict(task, obs, window2, kind, reason, extra, timing) {
-  const v = timing ? {
+  const v = {
     kind,
     taskId: task.taskId,
     ticketId: task.ticketId,
-    idleMs: timing.idleMs,
-    lastProgressMs: timing.lastProgressMs,
+    idleMs: timing?.idleMs,
+    lastProgressMs: timing?.lastProgressMs,
     effectiveTimeoutMs: window2.effectiveTimeoutMs,
     exemptions: window2.exemptions,
     hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
@@ -27369,18 +27369,7 @@ function makeVerdict(task, obs, window2, kind, reason, extra, timing) {
     isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0,
     sources: obs.sources,
     reason,
-    deadlineMs: timing.deadlineMs
-  } : {
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    effectiveTimeoutMs: window2.effectiveTimeoutMs,
-    exemptions: window2.exemptions,
-    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0,
-    sources: obs.sources,
-    reason
+    deadlineMs: timing?.deadlineMs
   };
   if (extra) Object.assign(v, extra);
   return v;

@@ -255,34 +255,22 @@ const isFuture = (at: number | undefined, nowMs: number, policy: Policy) => at !
  * `isLastToolOpen` are fields of the literal: a field added after it grows a second store per verdict.
  */
 function makeVerdict(task: Task, obs: Observation, window: ReturnType<typeof derived>['window'], kind: VerdictKind, reason: string, extra: Partial<Verdict> | undefined, timing: Timing | undefined): Verdict {
-  const v: Verdict = timing
-    ? {
-        kind,
-        taskId: task.taskId,
-        ticketId: task.ticketId,
-        idleMs: timing.idleMs,
-        lastProgressMs: timing.lastProgressMs,
-        effectiveTimeoutMs: window.effectiveTimeoutMs,
-        exemptions: window.exemptions,
-        hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-        lastTool: obs.lastTool?.name,
-        isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined,
-        sources: obs.sources,
-        reason,
-        deadlineMs: timing.deadlineMs,
-      }
-    : {
-        kind,
-        taskId: task.taskId,
-        ticketId: task.ticketId,
-        effectiveTimeoutMs: window.effectiveTimeoutMs,
-        exemptions: window.exemptions,
-        hasBashTimeoutExemption: window.hasBashTimeoutExemption,
-        lastTool: obs.lastTool?.name,
-        isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined,
-        sources: obs.sources,
-        reason,
-      };
+  // Every verdict has one shape: fields it lacks are there, undefined.
+  const v: Verdict = {
+    kind,
+    taskId: task.taskId,
+    ticketId: task.ticketId,
+    idleMs: timing?.idleMs,
+    lastProgressMs: timing?.lastProgressMs,
+    effectiveTimeoutMs: window.effectiveTimeoutMs,
+    exemptions: window.exemptions,
+    hasBashTimeoutExemption: window.hasBashTimeoutExemption,
+    lastTool: obs.lastTool?.name,
+    isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined,
+    sources: obs.sources,
+    reason,
+    deadlineMs: timing?.deadlineMs,
+  };
   if (extra) Object.assign(v, extra);
   return v;
 }
