@@ -25887,42 +25887,12 @@ async function createTemp(file, mode) {
   const handle = await import_node_fs2.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   return { tmp, handle };
 }
-var scratch;
-var isScratchTaken = false;
-var SCRATCH_MIN = 64 * 1024;
-var SCRATCH_MAX = 64 * 1024 * 1024;
-async function writeAll(handle, data) {
-  if (typeof data !== "string" && !Array.isArray(data)) {
-    await handle.writeFile(data);
-    return;
-  }
-  const parts = typeof data === "string" ? [data] : data;
-  let length = 0;
-  for (const p of parts) length += Buffer.byteLength(p, "utf8");
-  if (length < SCRATCH_MIN || isScratchTaken || length > SCRATCH_MAX) {
-    await handle.writeFile(parts.length === 1 ? parts[0] : parts.join(""));
-    return;
-  }
-  isScratchTaken = true;
-  try {
-    if (!scratch || scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.ceil(length * 1.25)));
-    let n = 0;
-    for (const p of parts) n += scratch.write(p, n, "utf8");
-    for (let at2 = 0; at2 < n; ) {
-      const { bytesWritten } = await handle.write(scratch, at2, n - at2);
-      if (bytesWritten <= 0) throw new Error(`a write made no progress at byte ${at2} of ${n}`);
-      at2 += bytesWritten;
-    }
-  } finally {
-    isScratchTaken = false;
-  }
-}
 async function writeTemp(file, data, mode) {
   const { tmp, handle } = await createTemp(file, mode);
   try {
     try {
       await handle.chmod(mode);
-      await writeAll(handle, data);
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();
@@ -30313,7 +30283,7 @@ async function runCheck(env, nowMs) {
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== void 0
   });
-  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), [JSON.stringify(report, null, 2), "\n"]);
+  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + "\n");
   return {
     ok: true,
     nowMs,
@@ -30393,7 +30363,7 @@ function instanceOf(row, instance) {
 function overlayWave(wave, history, epicId, stateRoot, processStates) {
   const acted = actedInstances(history, epicId);
   const tasks = wave.tasks.map((row) => {
-    const instance = history.rowInstance.size === 0 ? void 0 : history.rowInstance.get(row.taskId);
+    const instance = history.rowInstance.get(row.taskId);
     const t = instance ? instanceOf(row, instance) : row;
     return acted.has(t.taskId) ? overlayRow(t, history, epicId) : t;
   });

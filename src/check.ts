@@ -300,7 +300,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     isNowOverridden: opts.nowOverrideMs !== undefined,
   });
   // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
-  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), [JSON.stringify(report, null, 2), '\n']);
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
   return {
     ok: true,
     nowMs,

@@ -96,7 +96,7 @@ export function overlayWave(wave: Wave, history: History, epicId: string, stateR
   const acted = actedInstances(history, epicId);
   const tasks: Task[] = wave.tasks.map((row) => {
     // A row the orchestrator reused for a replacement carries that instance now.
-    const instance = history.rowInstance.size === 0 ? undefined : history.rowInstance.get(row.taskId);
+    const instance = history.rowInstance.get(row.taskId);
     const t = instance ? instanceOf(row, instance) : row;
     return acted.has(t.taskId) ? overlayRow(t, history, epicId) : t;
   });
@@ -114,7 +114,6 @@ export function overlayWave(wave: Wave, history: History, epicId: string, stateR
   }
   return withTasks(wave, tasks);
 }
-
 
 /** The task instances `overlayRow` finds an action record for: the task id inside each of this epic's keys (actionKey). */
 function actedInstances(history: History, epicId: string): ReadonlySet<string> {

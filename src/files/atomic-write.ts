@@ -58,56 +58,13 @@ async function createTemp(file: string, mode: number): Promise<{ tmp: string; ha
   return { tmp, handle };
 }
 
-/**
- * One buffer, kept, for encoding the large text files written again and again (watchdog.json after
- * every check: ~0.4 MB at 1,000 agents, allocated anew each time otherwise). Taken by one write at
- * a time; a write that finds it taken encodes into its own.
- */
-let scratch: Buffer | undefined;
-let isScratchTaken = false;
-/** Text shorter than this is written as it is. */
-const SCRATCH_MIN = 64 * 1024;
-/** The kept buffer never grows past this (a larger text gets a buffer of its own). */
-const SCRATCH_MAX = 64 * 1024 * 1024;
-
-/** A file's content: text, bytes, or text in parts written one after the other (no concatenated copy to flatten). */
-export type FileData = string | Uint8Array | readonly string[];
-
-async function writeAll(handle: fs.FileHandle, data: FileData): Promise<void> {
-  if (typeof data !== 'string' && !Array.isArray(data)) {
-    await handle.writeFile(data as Uint8Array);
-    return;
-  }
-  const parts: readonly string[] = typeof data === 'string' ? [data] : data;
-  let length = 0;
-  for (const p of parts) length += Buffer.byteLength(p, 'utf8');
-  if (length < SCRATCH_MIN || isScratchTaken || length > SCRATCH_MAX) {
-    await handle.writeFile(parts.length === 1 ? parts[0]! : parts.join(''));
-    return;
-  }
-  isScratchTaken = true;
-  try {
-    // Room to grow a little (a wave's report grows by a few bytes per check) before a new buffer.
-    if (!scratch || scratch.length < length) scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX, Math.ceil(length * 1.25)));
-    let n = 0;
-    for (const p of parts) n += scratch.write(p, n, 'utf8');
-    for (let at = 0; at < n; ) {
-      const { bytesWritten } = await handle.write(scratch, at, n - at);
-      if (bytesWritten <= 0) throw new Error(`a write made no progress at byte ${at} of ${n}`);
-      at += bytesWritten;
-    }
-  } finally {
-    isScratchTaken = false;
-  }
-}
-
 /** Write, fsync and close a temp file; on any failure the temp file is removed. */
-async function writeTemp(file: string, data: FileData, mode: number): Promise<string> {
+async function writeTemp(file: string, data: string | Uint8Array, mode: number): Promise<string> {
   const { tmp, handle } = await createTemp(file, mode);
   try {
     try {
       await handle.chmod(mode); // the umask may have taken bits the caller asked for
-      await writeAll(handle, data);
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();
@@ -120,7 +77,7 @@ async function writeTemp(file: string, data: FileData, mode: number): Promise<st
 }
 
 /** Replace `file` with `data` so a reader sees the old or the new content, never a mix. @defaultValue mode 0600 */
-export async function writeFileAtomic(file: string, data: FileData, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
   await ensureDir(dir);
   const tmp = await writeTemp(file, data, opts.mode ?? FILE_MODE);

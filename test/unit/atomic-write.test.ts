@@ -14,16 +14,16 @@ describe('atomic writes', () => {
     expect(readdirSync(path.dirname(file))).toEqual(['watchdog.json']);
   });
 
-  it('writes large texts through its kept buffer byte for byte: parts, multi-byte text, a shorter text after a longer one, writes at once', async () => {
+  it('writes large texts byte for byte: multi-byte text, a shorter text after a longer one, writes at once', async () => {
     const dir = tempDir();
     const big = (n: number, c: string) => `{"a":"${c.repeat(n)}"}`;
     const texts = [big(200_000, 'é'), big(300_000, 'x'), big(90_000, '😀'), big(70_000, 'y')];
     for (const [i, t] of texts.entries()) {
       const file = path.join(dir, `one-${i}.json`);
-      await writeFileAtomic(file, [t, '\n']);
+      await writeFileAtomic(file, `${t}\n`);
       expect(readFileSync(file, 'utf8')).toBe(`${t}\n`);
     }
-    // Concurrent writes: one takes the kept buffer, the others encode their own; none is mixed.
+    // Concurrent writes: none is mixed.
     const files = texts.map((_, i) => path.join(dir, `many-${i}.json`));
     await Promise.all(texts.map((t, i) => writeFileAtomic(files[i]!, t)));
     for (const [i, t] of texts.entries()) expect(readFileSync(files[i]!, 'utf8')).toBe(t);
