@@ -33811,13 +33811,9 @@ function otlpOption(cmd) {
 }
 
 // src/commands/watch.ts
-init_exit_codes();
-
-// src/options.ts
-var import_node_fs27 = require("node:fs");
-var import_node_path26 = __toESM(require("node:path"), 1);
 init_defaults();
 init_errors();
+init_exit_codes();
 
 // src/core/period.ts
 init_errors();
@@ -33845,6 +33841,12 @@ function parseSince(text2, nowMs, flag = "--since") {
 function hasZone(text2) {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text2.trim());
 }
+
+// src/options.ts
+var import_node_fs27 = require("node:fs");
+var import_node_path26 = __toESM(require("node:path"), 1);
+init_defaults();
+init_errors();
 
 // src/core/listen-address.ts
 init_errors();
@@ -35535,11 +35537,14 @@ async function knownEpicIds(paths) {
   return out;
 }
 var exists3 = (file) => import_node_fs33.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
-async function stateFileAppears(paths, epicId, clock3, signal2, settleMs) {
+async function stateFileAppears(paths, epicId, clock3, signal2, settleMs, onWait) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
+  let hasWaited = false;
   while (!await exists3(file)) {
     if (signal2.aborted || clock3.nowMs() >= untilMs) return false;
+    if (!hasWaited) onWait?.();
+    hasWaited = true;
     await clock3.sleep(Math.min(SETTLE_POLL_MS, untilMs - clock3.nowMs()), signal2);
   }
   return true;
@@ -35553,6 +35558,9 @@ async function missingEpicError(paths, epicId) {
     hint: `${others}Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`
   });
 }
+
+// src/watch.ts
+init_stall_history();
 
 // src/receive/otlp-receiver.ts
 var import_node_crypto4 = require("node:crypto");
@@ -35769,7 +35777,10 @@ async function runWatch(opts, deps, next) {
   const clock3 = opts.nowOverrideMs === void 0 ? deps.clock : { ...deps.clock, nowMs: () => opts.nowOverrideMs };
   const out = deps.output;
   const view = !opts.isOnce && !opts.isJson && !next && !isReadOnly ? deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => void 0 }, heartbeatMs: deps.heartbeatMs }) : void 0;
-  if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, opts.isOnce ? 0 : deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)) {
+  const settleMs = deps.missingEpicSettleMs ?? (opts.isOnce ? 0 : DEFAULTS.fixed.missing_epic_settle_ms);
+  const announceWait = settleMs > DEFAULTS.fixed.missing_epic_settle_ms ? () => out.err(`dispatch-watchdog: waiting up to ${formatSeconds(settleMs / 1e3)} for ${paths.stateFile(opts.epicId)} (--wait-for-state); the orchestrator writes it when it dispatches a wave.
+`) : void 0;
+  if (!await stateFileAppears(paths, opts.epicId, clock3, deps.signal, settleMs, announceWait)) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}
 `);
@@ -35918,7 +35929,7 @@ async function openJournal(opts, deps, clock3, runId, live) {
 // src/commands/watch.ts
 function registerWatch(program2, { env, setCode, flags: parsers, flagProblems }) {
   program2.option("--epic-id <id>", "epic to watch (epics/<id>/state.yaml under the state dir)");
-  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems");
+  watchOptions(program2, parsers, "; stalls are caught at their deadline anyway").option("--once", `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`).option("--dry-run", "judge and print, but write nothing and act on nothing").option("--now <iso-time>", "evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems").option("--wait-for-state <duration>", `wait this long for a state file that is not there yet (45s, 10m, 2h), for a watchdog started before the orchestrator writes the wave (default ${DEFAULTS.fixed.missing_epic_settle_ms / 1e3}s; --once: none)`);
   otlpOption(configOption(stateDirOption(program2))).option("--json", "print each check result as JSON on stdout").action(async (flags) => {
     const [word] = program2.args;
     if (word !== void 0) {
@@ -35926,14 +35937,17 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
       const guess = didYouMean(word, names);
       program2.error(`error: unknown command '${word}'${guess ? `. Did you mean '${guess}'?` : `. Commands: ${names.join(", ")}.`}`, { exitCode: EXIT.input, code: "commander.unknownCommand" });
     }
-    const opts = await resolveOptions(flags, env.env, env.cwd, flagProblems);
-    setCode(await runWatch(opts, { ...env.watchDeps, output: env.output }));
+    const waitMs = flags.waitForState === void 0 ? void 0 : parseDurationMs(flags.waitForState);
+    const problems = waitMs === void 0 && flags.waitForState !== void 0 ? [...flagProblems, new InputError("bad_flag", `--wait-for-state: expected a duration (45s, 10m, 2h), got ${JSON.stringify(flags.waitForState)}.`, { hint: "e.g. --wait-for-state 10m" })] : flagProblems;
+    const opts = await resolveOptions(flags, env.env, env.cwd, problems);
+    setCode(await runWatch(opts, { ...env.watchDeps, output: env.output, ...waitMs !== void 0 ? { missingEpicSettleMs: waitMs } : {} }));
   });
   teach(program2, {
     examples: [
       ["dispatch-watchdog --epic-id PROJ-1000", "watch the wave until no task is in flight; recover stalls (redispatch, then escalate)"],
       ["dispatch-watchdog next --epic-id PROJ-1000 --json", `what an orchestrator runs after dispatching a wave: returns when it must act (exit ${EXIT.requests}, ${EXIT.unanswered}, ${EXIT.escalation}) or the wave is done (${EXIT.ok}); docs/orchestrator.md`],
       ["dispatch-watchdog --epic-id PROJ-1000 --once --action report", `one check, print the table, exit ${EXIT.ok} or ${EXIT.stall}`],
+      ["dispatch-watchdog --epic-id PROJ-1000 --wait-for-state 10m", "start before the orchestrator dispatches: wait up to 10 minutes for epics/PROJ-1000/state.yaml"],
       ["dispatch-watchdog --epic-id PROJ-1000 --now 2026-04-02T10:10:00Z", "judge the wave as of that moment (post-mortem), write nothing"],
       ["dispatch-watchdog help status", "the help of one command"]
     ],

@@ -24,6 +24,7 @@ import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
 import { DEFAULTS } from './contracts/defaults.js';
 import { missingEpicError, stateFileAppears } from './observe/read/known-epics.js';
+import { formatSeconds } from './act/friction/stall-history.js';
 import type { RecoveryReport } from './act/recovery/recover.js';
 import type { TelemetrySink } from './act/telemetry/telemetry.js';
 import { startConfiguredReceiver, type OtlpReceiver } from './receive/otlp-receiver.js';
@@ -53,7 +54,7 @@ export interface WatchDeps {
   shouldWatchStateFile?: boolean;
   /** How a confirming read waits for the state file to stop changing (tests shorten it). */
   settle?: SettleOptions;
-  /** How long a missing state file may take to appear at start-up. @defaultValue DEFAULTS.fixed.missing_epic_settle_ms */
+  /** How long a missing state file may take to appear at start-up (--wait-for-state). @defaultValue DEFAULTS.fixed.missing_epic_settle_ms, 0 with --once */
   missingEpicSettleMs?: number;
   /** Webhook notifications (absent, or undefined: none configured). */
   makeNotifier?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string; output: Output }) => NotifierPort | undefined;
@@ -107,7 +108,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   // A row that cannot be judged is never silent: its event goes to stderr too (once, when it changes).
   // An epic with no state file is refused after a short settle (the orchestrator may be writing it),
   // before anything is created for it: no lock, no log line, no derived files.
-  if (!(await stateFileAppears(paths, opts.epicId, clock, deps.signal, opts.isOnce ? 0 : (deps.missingEpicSettleMs ?? DEFAULTS.fixed.missing_epic_settle_ms)))) {
+  const settleMs = deps.missingEpicSettleMs ?? (opts.isOnce ? 0 : DEFAULTS.fixed.missing_epic_settle_ms);
+  const announceWait = settleMs > DEFAULTS.fixed.missing_epic_settle_ms
+    ? () => out.err(`dispatch-watchdog: waiting up to ${formatSeconds(settleMs / 1000)} for ${paths.stateFile(opts.epicId)} (--wait-for-state); the orchestrator writes it when it dispatches a wave.\n`)
+    : undefined;
+  if (!(await stateFileAppears(paths, opts.epicId, clock, deps.signal, settleMs, announceWait))) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}\n`);
     return EXIT.input;

@@ -70,6 +70,7 @@ describe('bad input exits 2 with a message naming what to fix', () => {
     ['an id that would escape the state dir', () => ['--epic-id', '../../etc'], 'epic id "../../etc" cannot be used: expected 1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit.'],
     ['a config key that does not exist', (d) => (writeFileSync(path.join(d, 'watchdog.config.yaml'), 'timeout_secs: 30\n'), ['--epic-id', 'E-1']), 'watchdog.config.yaml:1:1 timeout_secs: unknown key "timeout_secs". Remove that key or fix its spelling'],
     ['a bad flag value', () => ['--epic-id', 'E-1', '--timeout', '-5'], 'dispatch-watchdog: --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "-5".\n'],
+    ['a --wait-for-state that is not a duration', () => ['--epic-id', 'E-1', '--wait-for-state', 'soon'], 'dispatch-watchdog: --wait-for-state: expected a duration (45s, 10m, 2h), got "soon". e.g. --wait-for-state 10m'],
     ['an unknown action', () => ['--epic-id', 'E-1', '--action', 'nuke'], 'dispatch-watchdog: --action: expected one of report, cancel, redispatch, got "nuke".\n'],
     ['no epic id', () => [], 'dispatch-watchdog: --epic-id is required. e.g. dispatch-watchdog --epic-id PROJ-1000'],
     ['a state file that is not a file', (d) => (rmSync(path.join(d, 'epics/E-1/state.yaml')), execFileSync('mkfifo', [path.join(d, 'epics/E-1/state.yaml')]), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml: the state file is not a regular file.'],
@@ -86,6 +87,18 @@ describe('bad input exits 2 with a message naming what to fix', () => {
 });
 
 describe('the long-running watchdog as a process', () => {
+  it('started before the orchestrator, --wait-for-state waits for the state file, creating nothing meanwhile, then watches it', async () => {
+    const dir = tempDir();
+    const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report', '--wait-for-state', '10m']);
+    await until(() => child.output().includes(`dispatch-watchdog: waiting up to 10m 00s for ${path.join(dir, 'epics', 'E-1', 'state.yaml')} (--wait-for-state)`), 25_000, 'the wait announced');
+    expect(existsSync(path.join(dir, 'dispatch-log'))).toBe(false);
+    expect(existsSync(path.join(dir, 'epics'))).toBe(false);
+    writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
+    await until(() => readEvents(dir).some((e) => e.event === 'healthy' && e.task_id === 't1'), 25_000, 'the first check once the file is there');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toEqual({ code: 0, signal: null });
+  });
+
   it('on SIGTERM writes watchdog_stopped and exits 0', async () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: ago(1) }]);

@@ -3,7 +3,7 @@
 // project dir (a fresh worktree: the session starts), the rows are written and the watchdog
 // starts: all six orders. A subagent's agent_id exists only once it runs, so a wave written before
 // that holds the lead's row, and the subagent's row is added as soon as its id is known (as a lead
-// records the id the Agent result gives it); a watchdog started before any wave waits for the file.
+// records the id the Agent result gives it); a watchdog started before any wave waits for the file (--wait-for-state).
 // Each is found within a few checks of the last of the three, never after the old 30-90 s of
 // cached listings.
 import { existsSync, mkdirSync } from 'node:fs';
@@ -62,7 +62,8 @@ async function discover(order: Step[], background: boolean) {
       writeWave(stateDir, epic, new Date().toISOString(), agentId ? [leadRow, subRow(agentId)] : [leadRow]);
       rowsWritten = true;
     } else {
-      w = startWatchdog({ stateDir, epic, claudeDir, args: ['--timeout', '30'] });
+      // Started before the rows, it waits for the state file (the default 5 s settle is shorter than a session's start on a loaded machine).
+      w = startWatchdog({ stateDir, epic, claudeDir, args: ['--timeout', '30', '--wait-for-state', '2m'] });
     }
   }
   const lastStepMs = Date.now();

@@ -25,12 +25,15 @@ export async function knownEpicIds(paths: StatePaths): Promise<string[]> {
 
 const exists = (file: string) => fs.stat(file).then(() => true, (e: NodeJS.ErrnoException) => e.code !== 'ENOENT');
 
-/** True once the epic's state file exists (anything there but ENOENT counts: the check reports it); false after `settleMs` without. */
-export async function stateFileAppears(paths: StatePaths, epicId: string, clock: Clock, signal: AbortSignal, settleMs: number): Promise<boolean> {
+/** True once the epic's state file exists (anything there but ENOENT counts: the check reports it); false after `settleMs` without. `onWait`: called once, when the first look finds none. */
+export async function stateFileAppears(paths: StatePaths, epicId: string, clock: Clock, signal: AbortSignal, settleMs: number, onWait?: () => void): Promise<boolean> {
   const file = paths.stateFile(epicId);
   const untilMs = clock.nowMs() + settleMs;
+  let hasWaited = false;
   while (!(await exists(file))) {
     if (signal.aborted || clock.nowMs() >= untilMs) return false;
+    if (!hasWaited) onWait?.();
+    hasWaited = true;
     await clock.sleep(Math.min(SETTLE_POLL_MS, untilMs - clock.nowMs()), signal);
   }
   return true;
