@@ -32767,7 +32767,7 @@ async function launchesIn(file, maxBytes) {
 // src/observe/read/change-notes.ts
 var import_node_fs23 = require("node:fs");
 var import_node_path21 = __toESM(require("node:path"), 1);
-var NOTE_TRUST_MS = 1e4;
+var NOTE_TRUST_MS = 3e4;
 var RETRY_MS = 6e4;
 var NOTES_MAX = 1e5;
 var defaultWatch = (dir, listener) => (0, import_node_fs23.watch)(dir, { persistent: false }, listener);

@@ -11,7 +11,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { ChangeNotes } from '../../src/observe/read/change-notes.js';
+import { ChangeNotes, NOTE_TRUST_MS } from '../../src/observe/read/change-notes.js';
 import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
@@ -326,12 +326,12 @@ describe('change notification', () => {
       expect(shared.isUntouched(file)).toBe(isUntouched);
     }
     shared.close();
-    // The default window (10 s) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
+    // The default window (NOTE_TRUST_MS, 30 s) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
     const everySecond = watchedAfter(new ChangeNotes({ now: () => now, watch: real }), 1040);
     now = 2080;
     everySecond.beginCheck();
     expect(everySecond.isUntouched(file)).toBe(true);
-    now = 1040 + 10_000;
+    now = 1040 + NOTE_TRUST_MS;
     expect(everySecond.isUntouched(file)).toBe(false);
     everySecond.close();
 
