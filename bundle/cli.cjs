@@ -30283,7 +30283,7 @@ async function runCheck(env, nowMs) {
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== void 0
   });
-  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + "\n");
+  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report) + "\n");
   return {
     ok: true,
     nowMs,

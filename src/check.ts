@@ -300,7 +300,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     isNowOverridden: opts.nowOverrideMs !== undefined,
   });
   // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
-  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report, null, 2) + '\n');
+  // Compact: the indented form cost a third more to build and write at 10,000 agents (status --json prints it indented).
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report) + '\n');
   return {
     ok: true,
     nowMs,
