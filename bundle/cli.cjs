@@ -30932,6 +30932,15 @@ function capped(full) {
 }
 var str2 = (v) => typeof v === "string" ? v : void 0;
 var num2 = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
+var FILE_KEYS = /* @__PURE__ */ new Set(["file_path", "notebook_path", "content"]);
+function inputBeyondFile(input) {
+  let rest;
+  for (const key3 of Object.keys(input)) {
+    if (FILE_KEYS.has(key3) || input[key3] === void 0) continue;
+    (rest ??= /* @__PURE__ */ Object.create(null))[key3] = input[key3];
+  }
+  return rest;
+}
 function headline(name, input) {
   switch (name) {
     case "Bash":
@@ -30943,9 +30952,9 @@ function headline(name, input) {
     case "NotebookEdit": {
       const file = str2(input.file_path) ?? str2(input.notebook_path);
       if (file === void 0) return void 0;
-      const rest = { ...input, file_path: void 0, notebook_path: void 0, content: void 0 };
-      const tail = Object.values(rest).some((v) => v !== void 0) ? ` ${stableJson(rest)}` : "";
-      return name === "Write" ? `${file} #${fnv1a(str2(input.content) ?? "")}` : `${file}${tail}`;
+      if (name === "Write") return `${file} #${fnv1a(str2(input.content) ?? "")}`;
+      const rest = inputBeyondFile(input);
+      return rest ? `${file} ${stableJson(rest)}` : file;
     }
     case "Task":
     case "Agent":

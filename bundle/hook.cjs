@@ -173,6 +173,15 @@ function capped(full) {
 }
 var str = (v) => typeof v === "string" ? v : void 0;
 var num = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : void 0;
+var FILE_KEYS = /* @__PURE__ */ new Set(["file_path", "notebook_path", "content"]);
+function inputBeyondFile(input) {
+  let rest;
+  for (const key of Object.keys(input)) {
+    if (FILE_KEYS.has(key) || input[key] === void 0) continue;
+    (rest ??= /* @__PURE__ */ Object.create(null))[key] = input[key];
+  }
+  return rest;
+}
 function headline(name, input) {
   switch (name) {
     case "Bash":
@@ -184,9 +193,9 @@ function headline(name, input) {
     case "NotebookEdit": {
       const file = str(input.file_path) ?? str(input.notebook_path);
       if (file === void 0) return void 0;
-      const rest = { ...input, file_path: void 0, notebook_path: void 0, content: void 0 };
-      const tail = Object.values(rest).some((v) => v !== void 0) ? ` ${stableJson(rest)}` : "";
-      return name === "Write" ? `${file} #${fnv1a(str(input.content) ?? "")}` : `${file}${tail}`;
+      if (name === "Write") return `${file} #${fnv1a(str(input.content) ?? "")}`;
+      const rest = inputBeyondFile(input);
+      return rest ? `${file} ${stableJson(rest)}` : file;
     }
     case "Task":
     case "Agent":

@@ -34,4 +34,26 @@ describe('summarizeToolInput', () => {
     expect(a.inputSummary).toMatch(/^\/f #[0-9a-f]{8}$/);
     expect(a.inputSummary).not.toBe(summarizeToolInput('Write', { file_path: '/f', content: 'two' }).inputSummary);
   });
+
+  it('names a file tool by its file and every other field of its input, whatever the keys', () => {
+    // What the summary was when it was built from a spread copy with the file keys taken out.
+    const spreadSummary = (input: Record<string, unknown>) => {
+      const rest = { ...input, file_path: undefined, notebook_path: undefined, content: undefined };
+      const file = (input.file_path ?? input.notebook_path) as string;
+      return Object.values(rest).some((v) => v !== undefined) ? `${file} ${stableJson(rest)}` : file;
+    };
+    const inputs: Record<string, unknown>[] = [
+      { file_path: '/a.ts' },
+      { file_path: '/a.ts', offset: undefined },
+      { file_path: '/a.ts', old_string: 'x', new_string: 'y', replace_all: true },
+      { notebook_path: '/n.ipynb', cell_id: 'c1', new_source: 's' },
+      { content: 'c', file_path: '/a.ts', edits: [{ old_string: 'a', new_string: 'b' }] },
+      JSON.parse('{"file_path":"/a.ts","__proto__":{"polluted":true},"constructor":1}') as Record<string, unknown>,
+    ];
+    for (const name of ['Read', 'Edit', 'MultiEdit', 'NotebookEdit']) {
+      for (const input of inputs) expect(summarizeToolInput(name, input).inputSummary, `${name} ${JSON.stringify(input)}`).toBe(spreadSummary(input));
+    }
+    expect(summarizeToolInput('Edit', inputs[5]).inputSummary).toBe('/a.ts {"__proto__":{"polluted":true},"constructor":1}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
