@@ -27326,24 +27326,44 @@ function assess(task, obs, policy, nowMs, wave = {}) {
 }
 var isFuture = (at2, nowMs, policy) => at2 !== void 0 && at2 - nowMs > policy.futureSkewMs;
 function makeVerdict(task, obs, window2, kind, reason, extra, timing) {
-  const v = {
-    kind,
-    taskId: task.taskId,
-    ticketId: task.ticketId,
-    idleMs: timing?.idleMs,
-    lastProgressMs: timing?.lastProgressMs,
-    effectiveTimeoutMs: window2.effectiveTimeoutMs,
-    exemptions: window2.exemptions,
-    hasBashTimeoutExemption: window2.hasBashTimeoutExemption,
-    lastTool: obs.lastTool?.name,
-    isLastToolOpen: obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0,
-    sources: obs.sources,
-    reason,
-    deadlineMs: timing?.deadlineMs
-  };
+  const v = new JudgedVerdict(task, obs, window2, kind, reason, timing);
   if (extra) Object.assign(v, extra);
   return v;
 }
+var JudgedVerdict = class {
+  kind;
+  taskId;
+  ticketId;
+  idleMs;
+  lastProgressMs;
+  effectiveTimeoutMs;
+  exemptions;
+  hasBashTimeoutExemption;
+  lastTool;
+  isLastToolOpen;
+  sources;
+  reason;
+  deadlineMs;
+  stallReason = void 0;
+  disagreement = void 0;
+  transportCause = void 0;
+  unobservedChildren = void 0;
+  constructor(task, obs, window2, kind, reason, timing) {
+    this.kind = kind;
+    this.taskId = task.taskId;
+    this.ticketId = task.ticketId;
+    this.idleMs = timing?.idleMs;
+    this.lastProgressMs = timing?.lastProgressMs;
+    this.effectiveTimeoutMs = window2.effectiveTimeoutMs;
+    this.exemptions = window2.exemptions;
+    this.hasBashTimeoutExemption = window2.hasBashTimeoutExemption;
+    this.lastTool = obs.lastTool?.name;
+    this.isLastToolOpen = obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : void 0;
+    this.sources = obs.sources;
+    this.reason = reason;
+    this.deadlineMs = timing?.deadlineMs;
+  }
+};
 function silentModelCause(obs) {
   if (!(obs.sources.includes("transcript") || obs.sources.includes("telemetry")) || obs.lastTool?.isOpen || obs.waitingOnChildren || obs.waitingOnTeam) return void 0;
   return obs.isApiRetrying ? "rate_limit" : "frozen_stream";
@@ -30053,15 +30073,34 @@ function outcomeCounts(history) {
   }
   return { redispatched, cancelled, escalated };
 }
-function taskEntry(v, task) {
-  const idle = v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs);
-  const status = task?.status ?? "unknown";
-  const window2 = secs2(v.effectiveTimeoutMs) ?? 0;
-  const lastTool = v.lastTool ?? null;
-  const entry = task?.rowTaskId ? { task_id: v.taskId, row_task_id: task.rowTaskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window2, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason } : { task_id: v.taskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window2, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason };
-  if (v.unobservedChildren) entry.unobserved_children = v.unobservedChildren;
-  return entry;
-}
+var Entry = class {
+  task_id;
+  row_task_id;
+  ticket_id;
+  status;
+  verdict;
+  idle_seconds;
+  effective_timeout_seconds;
+  exemptions;
+  last_tool;
+  sources;
+  reason;
+  unobserved_children;
+  constructor(v, task) {
+    this.task_id = v.taskId;
+    if (task?.rowTaskId) this.row_task_id = task.rowTaskId;
+    this.ticket_id = v.ticketId;
+    this.status = task?.status ?? "unknown";
+    this.verdict = v.kind;
+    this.idle_seconds = v.kind === "terminal" || v.kind === "blocked" ? null : secs2(v.idleMs);
+    this.effective_timeout_seconds = secs2(v.effectiveTimeoutMs) ?? 0;
+    this.exemptions = v.exemptions;
+    this.last_tool = v.lastTool ?? null;
+    this.sources = v.sources;
+    this.reason = v.reason;
+    if (v.unobservedChildren) this.unobserved_children = v.unobservedChildren;
+  }
+};
 function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
   const taskOf2 = (v, i) => tasks[i]?.taskId === v.taskId ? tasks[i] : tasksById(tasks).get(v.taskId);
   const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, 0]));
@@ -30100,7 +30139,7 @@ function buildWatchdogJson(tasks, verdicts, plan, history, meta2) {
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === "healthy").map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === "blocked").map((v) => v.ticketId),
-    tasks: verdicts.map((v, i) => taskEntry(v, taskOf2(v, i))),
+    tasks: verdicts.map((v, i) => new Entry(v, taskOf2(v, i))),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.

@@ -42,19 +42,40 @@ function outcomeCounts(history: History) {
 type TaskEntry = WatchdogJson['tasks'][number];
 
 /**
- * One task's entry, in the document's key order. Built as one of two literals (with or without a
- * row_task_id), not with spreads: it is built for every task after every check.
+ * One task's entry, its keys in the document's order (row_task_id and unobserved_children only
+ * when present). Built for every task after every check, so made with `new`, never a literal:
+ * V8 allocates a literal's objects straight into the old generation once a check's entries have
+ * survived a young collection, as a cold check's do (see JudgedVerdict in assess.ts).
  */
-function taskEntry(v: Verdict, task: Task | undefined): TaskEntry {
-  const idle = v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs);
-  const status = task?.status ?? 'unknown';
-  const window = secs(v.effectiveTimeoutMs) ?? 0;
-  const lastTool = v.lastTool ?? null;
-  const entry: TaskEntry = task?.rowTaskId
-    ? { task_id: v.taskId, row_task_id: task.rowTaskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason }
-    : { task_id: v.taskId, ticket_id: v.ticketId, status, verdict: v.kind, idle_seconds: idle, effective_timeout_seconds: window, exemptions: v.exemptions, last_tool: lastTool, sources: v.sources, reason: v.reason };
-  if (v.unobservedChildren) entry.unobserved_children = v.unobservedChildren;
-  return entry;
+class Entry {
+  [key: string]: unknown;
+  task_id: string;
+  row_task_id?: string;
+  ticket_id: string;
+  status: string;
+  verdict: VerdictKind;
+  idle_seconds: number | null;
+  effective_timeout_seconds: number;
+  exemptions: TaskEntry['exemptions'];
+  last_tool: string | null;
+  sources: string[];
+  reason: string;
+  unobserved_children?: string[];
+
+  constructor(v: Verdict, task: Task | undefined) {
+    this.task_id = v.taskId;
+    if (task?.rowTaskId) this.row_task_id = task.rowTaskId;
+    this.ticket_id = v.ticketId;
+    this.status = task?.status ?? 'unknown';
+    this.verdict = v.kind;
+    this.idle_seconds = v.kind === 'terminal' || v.kind === 'blocked' ? null : secs(v.idleMs);
+    this.effective_timeout_seconds = secs(v.effectiveTimeoutMs) ?? 0;
+    this.exemptions = v.exemptions;
+    this.last_tool = v.lastTool ?? null;
+    this.sources = v.sources;
+    this.reason = v.reason;
+    if (v.unobservedChildren) this.unobserved_children = v.unobservedChildren;
+  }
 }
 
 /** The whole watchdog.json document for one check. */
@@ -102,7 +123,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
     stalls_detected: stalls,
     healthy_tasks: verdicts.filter((v) => v.kind === 'healthy').map((v) => v.taskId),
     blocked_tasks: verdicts.filter((v) => v.kind === 'blocked').map((v) => v.ticketId),
-    tasks: verdicts.map((v, i) => taskEntry(v, taskOf(v, i))),
+    tasks: verdicts.map((v, i): TaskEntry => new Entry(v, taskOf(v, i))),
     summary: {
       total_tasks: verdicts.length,
       // The seed's keys first, in the seed's order; then every other verdict's count.
