@@ -29167,6 +29167,56 @@ async function recoverAtStartUp(ctx, opts) {
   return report;
 }
 
+// src/files/json-bytes.ts
+var PIECE = 64;
+var JsonBytes = class {
+  buf;
+  at = 0;
+  constructor(initialBytes = 16 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+  /**
+   * `JSON.stringify(doc) + '\n'` as UTF-8 bytes: a view of this encoder's buffer, valid until
+   * the next call (write it before encoding again).
+   */
+  encode(doc) {
+    this.at = 0;
+    this.put("{");
+    let isFirst = true;
+    for (const key3 of Object.keys(doc)) {
+      const value = doc[key3];
+      const isLong = Array.isArray(value) && value.length > PIECE;
+      const text2 = isLong ? "" : JSON.stringify(value);
+      if (text2 === void 0) continue;
+      this.put(isFirst ? `${JSON.stringify(key3)}:` : `,${JSON.stringify(key3)}:`);
+      isFirst = false;
+      if (isLong) this.putArray(value);
+      else this.put(text2);
+    }
+    this.put("}\n");
+    return this.buf.subarray(0, this.at);
+  }
+  /** A long array, a piece at a time: each piece's brackets become the commas between pieces. */
+  putArray(items) {
+    for (let i = 0; i < items.length; i += PIECE) {
+      const start = this.at;
+      this.put(JSON.stringify(items.slice(i, i + PIECE)));
+      if (i > 0) this.buf[start] = 44;
+      this.at--;
+    }
+    this.put("]");
+  }
+  put(text2) {
+    const need = this.at + text2.length * 3;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(grown, 0, 0, this.at);
+      this.buf = grown;
+    }
+    this.at += this.buf.write(text2, this.at);
+  }
+};
+
 // src/core/requests.ts
 init_time();
 function rowAttempt(t) {
@@ -30322,7 +30372,7 @@ async function runCheck(env, nowMs) {
     action: opts.action,
     isNowOverridden: opts.nowOverrideMs !== void 0
   });
-  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report) + "\n");
+  if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), (env.reportBytes ??= new JsonBytes()).encode(report));
   return {
     ok: true,
     nowMs,
@@ -34428,12 +34478,25 @@ function heartbeatLine(f) {
   const next = nextDeadline(f);
   return `${hhmmss(f.nowMs)} still watching epic ${f.report.epic_id}: ${countsLine(f.report, f.escalated)}` + (next ? `; next possible stall ${next}` : "") + (pending ? `; ${pending} request(s) waiting for the orchestrator` : "");
 }
+function taskMarks(tasks, into = []) {
+  into.length = tasks.length;
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i];
+    const m = into[i];
+    if (m) {
+      m.task_id = t.task_id;
+      m.verdict = t.verdict;
+      m.exemptions = t.exemptions;
+    } else into[i] = { task_id: t.task_id, verdict: t.verdict, exemptions: t.exemptions };
+  }
+  return into;
+}
 function changeLines(prev, f) {
   let before;
   const previousOf = (t, i) => {
-    const same2 = prev?.tasks[i];
+    const same2 = prev?.[i];
     if (!prev || same2?.task_id === t.task_id) return same2;
-    return (before ??= new Map(prev.tasks.map((x) => [x.task_id, x]))).get(t.task_id);
+    return (before ??= new Map(prev.map((x) => [x.task_id, x]))).get(t.task_id);
   };
   const lines = [];
   const at2 = hhmmss(f.nowMs);
@@ -34532,13 +34595,15 @@ function createWatchView(out, o) {
     result(r) {
       if (!r.ok) return queue;
       return queue = queue.then(async () => {
-        frame = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
-        if (o.terminal.isTty) redraw();
-        else {
-          for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
-          if (lastPlainMs === void 0 || prev === void 0 || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(frame), r.nowMs);
+        const checked = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        if (o.terminal.isTty) {
+          frame = checked;
+          redraw();
+        } else {
+          for (const line of changeLines(prev, checked)) plain(line, r.nowMs);
+          if (lastPlainMs === void 0 || prev === void 0 || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(checked), r.nowMs);
+          prev = taskMarks(r.report.tasks, prev);
         }
-        prev = r.report;
       });
     },
     interrupt() {
@@ -35533,6 +35598,7 @@ async function runLoop(env, deps) {
       continue;
     }
     const wakeAt = Math.min(nextWakeMs(r, nowMs, intervalMs), deps.untilMs ?? Infinity);
+    r = void 0;
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());
     const wake = deps.wakeSignal?.();
     const signal2 = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;

@@ -6,6 +6,7 @@ import { InputError } from './contracts/errors.js';
 import { assess, type Verdict, type WaveContext } from './core/assess.js';
 import type { UnobservedSpan } from './core/unobserved.js';
 import { writeFileAtomic } from './files/atomic-write.js';
+import { JsonBytes } from './files/json-bytes.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
 import { answerByMs, pendingRequests, settleRequests } from './core/requests.js';
@@ -70,6 +71,8 @@ export interface CheckEnv {
   terminalSince?: Map<string, number>;
   /** The last read as parsed, and as judged (its unchanged rows' tasks kept from the read before). */
   lastRead?: { parsed: Wave; kept: Wave };
+  /** Encodes watchdog.json into one buffer kept from check to check (files/json-bytes.ts). */
+  reportBytes?: JsonBytes;
 }
 
 export type CheckResult =
@@ -301,7 +304,8 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   });
   // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
   // Compact: the indented form cost a third more to build and write at 10,000 agents (status --json prints it indented).
-  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), JSON.stringify(report) + '\n');
+  // Encoded into a buffer kept between checks: no large string and no new buffer per check.
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), (env.reportBytes ??= new JsonBytes()).encode(report));
   return {
     ok: true,
     nowMs,

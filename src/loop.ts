@@ -74,7 +74,7 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     // How late it woke, or how long the process stood still since the last check (a pause in a
     // check is no lateness of a wake), is time no one was seen at work: no agent's silence.
     noteLateWake((env.unobserved ??= []), nowMs, Math.max(nowMs - plannedMs, deps.lostTimeMs?.() ?? 0));
-    let r: CheckResult;
+    let r: CheckResult | undefined;
     try {
       r = await runCheck(env, nowMs);
     } catch (e) {
@@ -117,6 +117,10 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
       continue;
     }
     const wakeAt = Math.min(nextWakeMs(r, nowMs, intervalMs), deps.untilMs ?? Infinity);
+    // Nothing of this check is held while the loop sleeps: a result kept until the next check
+    // (10,000 verdicts, the report) outlives a young-generation collection and is promoted, and
+    // the old generation's collections are what a steady loop pays most for beyond the check.
+    r = undefined;
     // Lag is measured from when we went to sleep: a slow check of our own (a kill's grace
     // period) is not the machine sleeping.
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());

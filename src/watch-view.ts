@@ -2,12 +2,11 @@
 // table redrawn in place after every check with the latest events under it; otherwise plain
 // lines (each event, what changed, and a heartbeat every few minutes). --json and --once do not use it.
 import type { DispatchEvent } from './contracts/events.js';
-import type { WatchdogJson } from './contracts/watchdog-json.js';
 import type { Output, Terminal } from './deps.js';
 import { cut, renderEvent } from './core/format.js';
 import { summarizeWave, summaryLine } from './core/timeline.js';
 import { wrap } from './core/timeline-text.js';
-import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, type FrameInput } from './core/watch-frame.js';
+import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, taskMarks, type FrameInput, type TaskMark } from './core/watch-frame.js';
 import type { CheckResult } from './check.js';
 import type { Verdict } from './core/assess.js';
 
@@ -57,7 +56,8 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
   const heartbeatMs = o.heartbeatMs ?? 300_000;
   const feed: string[] = [];
   let frame: FrameInput | undefined;
-  let prev: WatchdogJson | undefined;
+  /** Plain output: each task's verdict and exemptions at the last check, for the change lines. */
+  let prev: TaskMark[] | undefined;
   let lastPlainMs: number | undefined;
   let drawn = 0;
   let queue = Promise.resolve();
@@ -127,13 +127,18 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
     result(r) {
       if (!r.ok) return queue;
       return (queue = queue.then(async () => {
-        frame = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
-        if (o.terminal.isTty) redraw();
-        else {
-          for (const line of changeLines(prev, frame)) plain(line, r.nowMs);
-          if (lastPlainMs === undefined || prev === undefined || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(frame), r.nowMs);
+        const checked: FrameInput = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        if (o.terminal.isTty) {
+          // Kept for the redraws between checks (idle times and countdowns tick).
+          frame = checked;
+          redraw();
+        } else {
+          // Plain lines keep nothing of the check but its marks: a report kept until the next
+          // check outlives a young-generation collection, and V8 promotes it (see taskMarks).
+          for (const line of changeLines(prev, checked)) plain(line, r.nowMs);
+          if (lastPlainMs === undefined || prev === undefined || r.nowMs - lastPlainMs >= heartbeatMs) plain(heartbeatLine(checked), r.nowMs);
+          prev = taskMarks(r.report.tasks, prev);
         }
-        prev = r.report;
       }));
     },
     interrupt() {

@@ -156,13 +156,38 @@ export function heartbeatLine(f: FrameInput): string {
 }
 
 /** What changed since the previous check that the log's events do not say: completions and exemptions. */
-export function changeLines(prev: WatchdogJson | undefined, f: FrameInput): string[] {
+/**
+ * What changeLines compares a check with: each task's id, verdict and exemptions at the check
+ * before (not its reason or idle time, which change every check).
+ */
+export type TaskMark = Pick<WatchdogJson['tasks'][number], 'task_id' | 'verdict' | 'exemptions'>;
+
+/**
+ * The marks of `tasks`, written over `into` (its objects reused): the live view keeps them from
+ * one check to the next instead of the whole report, whose reasons and entries would otherwise
+ * outlive the check and be promoted to V8's old generation (at 10,000 agents, megabytes a check).
+ */
+export function taskMarks(tasks: readonly WatchdogJson['tasks'][number][], into: TaskMark[] = []): TaskMark[] {
+  into.length = tasks.length;
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i]!;
+    const m = into[i];
+    if (m) {
+      m.task_id = t.task_id;
+      m.verdict = t.verdict;
+      m.exemptions = t.exemptions;
+    } else into[i] = { task_id: t.task_id, verdict: t.verdict, exemptions: t.exemptions };
+  }
+  return into;
+}
+
+export function changeLines(prev: readonly TaskMark[] | undefined, f: FrameInput): string[] {
   // Asked after every check, of every task: the same index first (a steady wave's order), a map only when it differs.
-  let before: Map<string, WatchdogJson['tasks'][number]> | undefined;
+  let before: Map<string, TaskMark> | undefined;
   const previousOf = (t: WatchdogJson['tasks'][number], i: number) => {
-    const same = prev?.tasks[i];
+    const same = prev?.[i];
     if (!prev || same?.task_id === t.task_id) return same;
-    return (before ??= new Map(prev.tasks.map((x) => [x.task_id, x]))).get(t.task_id);
+    return (before ??= new Map(prev.map((x) => [x.task_id, x]))).get(t.task_id);
   };
   const lines: string[] = [];
   const at = hhmmss(f.nowMs);

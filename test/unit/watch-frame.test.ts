@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkWave } from '../../src/check-wave.js';
 import { idleWindowCell, renderStatus } from '../../src/core/format.js';
-import { changeLines, deadlineCell, exemptionWhy, fitTable, requestsByTask } from '../../src/core/watch-frame.js';
+import { changeLines, deadlineCell, exemptionWhy, fitTable, requestsByTask, taskMarks } from '../../src/core/watch-frame.js';
 import { detectTerminal } from '../../src/deps.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
@@ -84,12 +84,19 @@ describe('what changed since the last check', () => {
     now.tasks[i] = { ...now.tasks[i]!, exemptions: ['rate_limit'] };
     const at = (nowMs: number) => ({ report: now, deadlines: new Map(), requests: new Map(), nowMs });
     const nowMs = Date.parse('2026-04-02T10:10:01Z');
-    const said = changeLines(prev, at(nowMs));
+    const marks = taskMarks(prev.tasks);
+    const said = changeLines(marks, at(nowMs));
     expect(said).toEqual([expect.stringContaining(`${now.tasks[i]!.task_id} (${now.tasks[i]!.ticket_id}) exempt, window`)]);
     // The same change, the rows in another order: found by id, and nothing else is said.
     now.tasks.reverse();
-    expect(changeLines(prev, at(nowMs))).toEqual(said);
+    expect(changeLines(marks, at(nowMs))).toEqual(said);
     // Nothing changed: nothing said.
-    expect(changeLines(prev, { ...at(nowMs), report: structuredClone(prev) })).toEqual([]);
+    expect(changeLines(marks, { ...at(nowMs), report: structuredClone(prev) })).toEqual([]);
+    // The marks are written over in place, one object per task kept from check to check.
+    const first = marks[0];
+    expect(taskMarks(now.tasks, marks)).toBe(marks);
+    expect(marks[0]).toBe(first);
+    expect(marks.map((m) => m.task_id)).toEqual(now.tasks.map((t) => t.task_id));
+    expect(changeLines(marks, at(nowMs))).toEqual([]);
   });
 });
