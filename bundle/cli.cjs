@@ -35401,18 +35401,26 @@ function isBlank2(buf, s, e) {
 }
 async function foldFile(file, offset, linesBefore, take) {
   const h = await import_node_fs30.promises.open(file, "r");
+  let pending;
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
     let pos = offset;
     let done = offset;
     let carry = Buffer.alloc(0);
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
-    while (pos < st.size) {
-      const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
+    const bufs = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];
+    const readInto = (i, at2) => h.read(bufs[i], 0, Math.min(READ_CHUNK, st.size - at2), at2);
+    let which = 0;
+    pending = pos < st.size ? readInto(which, pos) : void 0;
+    while (pending) {
+      const { bytesRead } = await pending;
+      pending = void 0;
       if (bytesRead === 0) break;
+      const buf = bufs[which];
       const base2 = pos - carry.length;
       pos += bytesRead;
+      which = which === 0 ? 1 : 0;
+      if (pos < st.size) pending = readInto(which, pos);
       const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
       const end = chunk.lastIndexOf(10);
       if (end < 0) {
@@ -35438,6 +35446,7 @@ async function foldFile(file, offset, linesBefore, take) {
     }
     return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
   } finally {
+    await pending?.catch(() => void 0);
     await h.close();
   }
 }

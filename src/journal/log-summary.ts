@@ -207,18 +207,28 @@ async function foldFile(
   take: (buf: Buffer, s: number, e: number, at: number, lineNo: number) => void,
 ): Promise<{ dev: number; ino: number; size: number; lines: number; bytesRead: number }> {
   const h = await fs.open(file, 'r');
+  let pending: Promise<{ bytesRead: number }> | undefined;
   try {
     const st = await h.stat();
     let lineNo = linesBefore;
     let pos = offset;
     let done = offset;
     let carry = Buffer.alloc(0);
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
-    while (pos < st.size) {
-      const { bytesRead } = await h.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
+    // Two buffers: the next chunk is read in libuv's pool while this one is scanned, so a first
+    // start over a long log waits for the disk (or the page cache's copy) only for its first chunk.
+    const bufs = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)] as const;
+    const readInto = (i: 0 | 1, at: number) => h.read(bufs[i], 0, Math.min(READ_CHUNK, st.size - at), at);
+    let which: 0 | 1 = 0;
+    pending = pos < st.size ? readInto(which, pos) : undefined;
+    while (pending) {
+      const { bytesRead } = await pending;
+      pending = undefined;
       if (bytesRead === 0) break;
+      const buf = bufs[which];
       const base = pos - carry.length;
       pos += bytesRead;
+      which = which === 0 ? 1 : 0;
+      if (pos < st.size) pending = readInto(which, pos);
       const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
       const end = chunk.lastIndexOf(0x0a);
       if (end < 0) {
@@ -244,6 +254,8 @@ async function foldFile(
     }
     return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
   } finally {
+    // A read still in flight (a line's handler threw) ends before its handle closes.
+    await pending?.catch(() => undefined);
     await h.close();
   }
 }

@@ -4,7 +4,7 @@
 // it cannot change this epic's history, and another epic's stall or redispatch is checked when read
 // back, so an invalid one counts no more than in a fold. What differs, by design: another epic's
 // skipped or deferred lines are not checked for corruption here (their own epic's watchdog is).
-import { appendFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateLog } from '../../bench/gen-log.js';
@@ -121,5 +121,21 @@ describe('start-up over a log of real-looking waves', () => {
     // Rebuilt from nothing, the same again (the references now point into every day file).
     for (const n of readdirSync(path.join(dir, 'observe', 'history'))) appendFileSync(path.join(dir, 'observe', 'history', n), 'torn');
     await expectSame('rebuilt');
+  });
+
+  it('reads a day file of several chunks (the next one read while this one is scanned) as a whole fold does, to the line', async () => {
+    const dir = tempDir();
+    const paths = new StatePaths(dir);
+    const epic = wavesEpic(7);
+    const { names } = generateWavesLog(dir, { events: 30_000, days: 1, junkEvery: 1500 });
+    // Over two of start-up's 4 MB read chunks: lines cross both boundaries.
+    expect(statSync(path.join(dir, 'dispatch-log', names[0]!)).size).toBeGreaterThan(8 * 1024 * 1024);
+    const all = await readDispatchLog(paths);
+    const got = await loadHistory(paths, epic, { isWritable: false });
+    expect(got.stats.from).toBe('rebuilt');
+    expect(json(got.history)).toEqual(json(foldHistory(all.events, epic)));
+    expect(got.diagnosticCount).toBe(all.diagnostics.length);
+    expect(got.diagnostics).toEqual(all.diagnostics.slice(0, got.diagnostics.length));
+    expect(got.diagnostics.at(-1)!.line).toBeGreaterThan(15_000);
   });
 });
