@@ -1207,8 +1207,8 @@ var require_command = __commonJS({
   "node_modules/commander/lib/command.js"(exports2) {
     var EventEmitter = require("node:events").EventEmitter;
     var childProcess = require("node:child_process");
-    var path44 = require("node:path");
-    var fs37 = require("node:fs");
+    var path45 = require("node:path");
+    var fs39 = require("node:fs");
     var process2 = require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -2202,7 +2202,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs37.existsSync(executableFile)) return;
+        if (fs39.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -2220,11 +2220,11 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let launchWithNode = false;
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
-          const localBin = path44.resolve(baseDir, baseName);
-          if (fs37.existsSync(localBin)) return localBin;
-          if (sourceExt.includes(path44.extname(baseName))) return void 0;
+          const localBin = path45.resolve(baseDir, baseName);
+          if (fs39.existsSync(localBin)) return localBin;
+          if (sourceExt.includes(path45.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs37.existsSync(`${localBin}${ext}`)
+            (ext) => fs39.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -2236,21 +2236,21 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs37.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs39.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
-          executableDir = path44.resolve(
-            path44.dirname(resolvedScriptPath),
+          executableDir = path45.resolve(
+            path45.dirname(resolvedScriptPath),
             executableDir
           );
         }
         if (executableDir) {
           let localFile = findFile(executableDir, executableFile);
           if (!localFile && !subcommand._executableFile && this._scriptPath) {
-            const legacyName = path44.basename(
+            const legacyName = path45.basename(
               this._scriptPath,
-              path44.extname(this._scriptPath)
+              path45.extname(this._scriptPath)
             );
             if (legacyName !== this._name) {
               localFile = findFile(
@@ -2261,7 +2261,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
           }
           executableFile = localFile || executableFile;
         }
-        launchWithNode = sourceExt.includes(path44.extname(executableFile));
+        launchWithNode = sourceExt.includes(path45.extname(executableFile));
         let proc;
         if (process2.platform !== "win32") {
           if (launchWithNode) {
@@ -3176,7 +3176,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {Command}
        */
       nameFromFilename(filename) {
-        this._name = path44.basename(filename, path44.extname(filename));
+        this._name = path45.basename(filename, path45.extname(filename));
         return this;
       }
       /**
@@ -3190,9 +3190,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} [path]
        * @return {(string|null|Command)}
        */
-      executableDir(path45) {
-        if (path45 === void 0) return this._executableDir;
-        this._executableDir = path45;
+      executableDir(path46) {
+        if (path46 === void 0) return this._executableDir;
+        this._executableDir = path46;
         return this;
       }
       /**
@@ -3899,10 +3899,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path44) {
-  if (!path44)
+function getElementAtPath(obj, path45) {
+  if (!path45)
     return obj;
-  return path44.reduce((acc, key3) => acc?.[key3], obj);
+  return path45.reduce((acc, key3) => acc?.[key3], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -4161,11 +4161,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path44, issues) {
+function prefixIssues(path45, issues) {
   return issues.map((iss) => {
     var _a3;
     (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path44);
+    iss.path.unshift(path45);
     return iss;
   });
 }
@@ -4694,16 +4694,16 @@ function flattenError(error2, mapper = (issue2) => issue2.message) {
 }
 function formatError(error2, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error3, path44 = []) => {
+  const processError = (error3, path45 = []) => {
     for (const issue2 of error3.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path44, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path45, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path45, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path44, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path45, ...issue2.path]);
       } else {
-        const fullpath = [...path44, ...issue2.path];
+        const fullpath = [...path45, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -11127,17 +11127,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    function visit_(key3, node2, visitor, path44) {
-      const ctrl = callVisitor(key3, node2, visitor, path44);
+    function visit_(key3, node2, visitor, path45) {
+      const ctrl = callVisitor(key3, node2, visitor, path45);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path44, ctrl);
-        return visit_(key3, ctrl, visitor, path44);
+        replaceNode(key3, path45, ctrl);
+        return visit_(key3, ctrl, visitor, path45);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path44 = Object.freeze(path44.concat(node2));
+          path45 = Object.freeze(path45.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = visit_(i, node2.items[i], visitor, path44);
+            const ci = visit_(i, node2.items[i], visitor, path45);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -11148,13 +11148,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path44 = Object.freeze(path44.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path44);
+          path45 = Object.freeze(path45.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path45);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path44);
+          const cv = visit_("value", node2.value, visitor, path45);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -11175,17 +11175,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP2;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key3, node2, visitor, path44) {
-      const ctrl = await callVisitor(key3, node2, visitor, path44);
+    async function visitAsync_(key3, node2, visitor, path45) {
+      const ctrl = await callVisitor(key3, node2, visitor, path45);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key3, path44, ctrl);
-        return visitAsync_(key3, ctrl, visitor, path44);
+        replaceNode(key3, path45, ctrl);
+        return visitAsync_(key3, ctrl, visitor, path45);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node2)) {
-          path44 = Object.freeze(path44.concat(node2));
+          path45 = Object.freeze(path45.concat(node2));
           for (let i = 0; i < node2.items.length; ++i) {
-            const ci = await visitAsync_(i, node2.items[i], visitor, path44);
+            const ci = await visitAsync_(i, node2.items[i], visitor, path45);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -11196,13 +11196,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node2)) {
-          path44 = Object.freeze(path44.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path44);
+          path45 = Object.freeze(path45.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path45);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path44);
+          const cv = await visitAsync_("value", node2.value, visitor, path45);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -11229,23 +11229,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key3, node2, visitor, path44) {
+    function callVisitor(key3, node2, visitor, path45) {
       if (typeof visitor === "function")
-        return visitor(key3, node2, path44);
+        return visitor(key3, node2, path45);
       if (identity.isMap(node2))
-        return visitor.Map?.(key3, node2, path44);
+        return visitor.Map?.(key3, node2, path45);
       if (identity.isSeq(node2))
-        return visitor.Seq?.(key3, node2, path44);
+        return visitor.Seq?.(key3, node2, path45);
       if (identity.isPair(node2))
-        return visitor.Pair?.(key3, node2, path44);
+        return visitor.Pair?.(key3, node2, path45);
       if (identity.isScalar(node2))
-        return visitor.Scalar?.(key3, node2, path44);
+        return visitor.Scalar?.(key3, node2, path45);
       if (identity.isAlias(node2))
-        return visitor.Alias?.(key3, node2, path44);
+        return visitor.Alias?.(key3, node2, path45);
       return void 0;
     }
-    function replaceNode(key3, path44, node2) {
-      const parent = path44[path44.length - 1];
+    function replaceNode(key3, path45, node2) {
+      const parent = path45[path45.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key3] = node2;
       } else if (identity.isPair(parent)) {
@@ -11857,10 +11857,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path44, value) {
+    function collectionFromPath(schema, path45, value) {
       let v = value;
-      for (let i = path44.length - 1; i >= 0; --i) {
-        const k = path44[i];
+      for (let i = path45.length - 1; i >= 0; --i) {
+        const k = path45[i];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a = [];
           a[k] = v;
@@ -11879,7 +11879,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path44) => path44 == null || typeof path44 === "object" && !!path44[Symbol.iterator]().next().done;
+    var isEmptyPath = (path45) => path45 == null || typeof path45 === "object" && !!path45[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -11909,11 +11909,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path44, value) {
-        if (isEmptyPath(path44))
+      addIn(path45, value) {
+        if (isEmptyPath(path45))
           this.add(value);
         else {
-          const [key3, ...rest] = path44;
+          const [key3, ...rest] = path45;
           const node2 = this.get(key3, true);
           if (identity.isCollection(node2))
             node2.addIn(rest, value);
@@ -11927,8 +11927,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path44) {
-        const [key3, ...rest] = path44;
+      deleteIn(path45) {
+        const [key3, ...rest] = path45;
         if (rest.length === 0)
           return this.delete(key3);
         const node2 = this.get(key3, true);
@@ -11942,8 +11942,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path44, keepScalar) {
-        const [key3, ...rest] = path44;
+      getIn(path45, keepScalar) {
+        const [key3, ...rest] = path45;
         const node2 = this.get(key3, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node2) ? node2.value : node2;
@@ -11961,8 +11961,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path44) {
-        const [key3, ...rest] = path44;
+      hasIn(path45) {
+        const [key3, ...rest] = path45;
         if (rest.length === 0)
           return this.has(key3);
         const node2 = this.get(key3, true);
@@ -11972,8 +11972,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path44, value) {
-        const [key3, ...rest] = path44;
+      setIn(path45, value) {
+        const [key3, ...rest] = path45;
         if (rest.length === 0) {
           this.set(key3, value);
         } else {
@@ -14488,9 +14488,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path44, value) {
+      addIn(path45, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path44, value);
+          this.contents.addIn(path45, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -14565,14 +14565,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path44) {
-        if (Collection.isEmptyPath(path44)) {
+      deleteIn(path45) {
+        if (Collection.isEmptyPath(path45)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path44) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path45) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -14587,10 +14587,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path44, keepScalar) {
-        if (Collection.isEmptyPath(path44))
+      getIn(path45, keepScalar) {
+        if (Collection.isEmptyPath(path45))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path44, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path45, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -14601,10 +14601,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path44) {
-        if (Collection.isEmptyPath(path44))
+      hasIn(path45) {
+        if (Collection.isEmptyPath(path45))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path44) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path45) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -14621,13 +14621,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path44, value) {
-        if (Collection.isEmptyPath(path44)) {
+      setIn(path45, value) {
+        if (Collection.isEmptyPath(path45)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path44), value);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path45), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path44, value);
+          this.contents.setIn(path45, value);
         }
       }
       /**
@@ -16588,9 +16588,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP2;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path44) => {
+    visit.itemAtPath = (cst, path45) => {
       let item = cst;
-      for (const [field, index] of path44) {
+      for (const [field, index] of path45) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -16599,23 +16599,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path44) => {
-      const parent = visit.itemAtPath(cst, path44.slice(0, -1));
-      const field = path44[path44.length - 1][0];
+    visit.parentCollection = (cst, path45) => {
+      const parent = visit.itemAtPath(cst, path45.slice(0, -1));
+      const field = path45[path45.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path44, item, visitor) {
-      let ctrl = visitor(item, path44);
+    function _visit(path45, item, visitor) {
+      let ctrl = visitor(item, path45);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path44.concat([[field, i]])), token.items[i], visitor);
+            const ci = _visit(Object.freeze(path45.concat([[field, i]])), token.items[i], visitor);
             if (typeof ci === "number")
               i = ci - 1;
             else if (ci === BREAK)
@@ -16626,10 +16626,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path44);
+            ctrl = ctrl(item, path45);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path44) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path45) : ctrl;
     }
     exports2.visit = visit;
   }
@@ -17931,14 +17931,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs37 = this.flowScalar(this.type);
+              const fs39 = this.flowScalar(this.type);
               if (atNextItem || it.value) {
-                map.items.push({ start, key: fs37, sep: [] });
+                map.items.push({ start, key: fs39, sep: [] });
                 this.onKeyLine = true;
               } else if (it.sep) {
-                this.stack.push(fs37);
+                this.stack.push(fs39);
               } else {
-                Object.assign(it, { key: fs37, sep: [] });
+                Object.assign(it, { key: fs39, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -18066,13 +18066,13 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs37 = this.flowScalar(this.type);
+              const fs39 = this.flowScalar(this.type);
               if (!it || it.value)
-                fc.items.push({ start: [], key: fs37, sep: [] });
+                fc.items.push({ start: [], key: fs39, sep: [] });
               else if (it.sep)
-                this.stack.push(fs37);
+                this.stack.push(fs39);
               else
-                Object.assign(it, { key: fs37, sep: [] });
+                Object.assign(it, { key: fs39, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -22453,17 +22453,17 @@ var require_codegen = __commonJS({
 var require_fs = __commonJS({
   "node_modules/protobufjs/src/util/fs.js"(exports2, module2) {
     "use strict";
-    var fs37 = null;
+    var fs39 = null;
     try {
-      fs37 = require(
+      fs39 = require(
         /* webpackIgnore: true */
         "fs"
       );
-      if (!fs37 || !fs37.readFile || !fs37.readFileSync)
-        fs37 = null;
+      if (!fs39 || !fs39.readFile || !fs39.readFileSync)
+        fs39 = null;
     } catch (e) {
     }
-    module2.exports = fs37;
+    module2.exports = fs39;
   }
 });
 
@@ -22473,7 +22473,7 @@ var require_fetch = __commonJS({
     "use strict";
     module2.exports = fetch2;
     var asPromise = require_aspromise();
-    var fs37 = require_fs();
+    var fs39 = require_fs();
     function fetch2(filename, options, callback) {
       if (typeof options === "function") {
         callback = options;
@@ -22482,8 +22482,8 @@ var require_fetch = __commonJS({
         options = {};
       if (!callback)
         return asPromise(fetch2, this, filename, options);
-      if (!options.xhr && fs37 && fs37.readFile)
-        return fs37.readFile(filename, function fetchReadFileCallback(err, contents) {
+      if (!options.xhr && fs39 && fs39.readFile)
+        return fs39.readFile(filename, function fetchReadFileCallback(err, contents) {
           return err && typeof XMLHttpRequest !== "undefined" ? fetch2.xhr(filename, options, callback) : err ? callback(err) : callback(null, options.binary ? contents : contents.toString("utf8"));
         });
       return fetch2.xhr(filename, options, callback);
@@ -22521,13 +22521,13 @@ var require_fetch = __commonJS({
 var require_path = __commonJS({
   "node_modules/protobufjs/src/util/path.js"(exports2) {
     "use strict";
-    var path44 = exports2;
+    var path45 = exports2;
     var urlRe = /^[a-zA-Z][a-zA-Z0-9+.-]+:\/\//;
-    function normalizeUrl(path45) {
-      if (typeof URL === "undefined" || !urlRe.test(path45))
+    function normalizeUrl(path46) {
+      if (typeof URL === "undefined" || !urlRe.test(path46))
         return null;
       try {
-        return new URL(path45).href;
+        return new URL(path46).href;
       } catch (e) {
         return null;
       }
@@ -22547,8 +22547,8 @@ var require_path = __commonJS({
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path44.isAbsolute = function isAbsolute2(path45) {
-        return /^(?:\/|\w+:|\\\\\w+)/.test(path45);
+      path45.isAbsolute = function isAbsolute2(path46) {
+        return /^(?:\/|\w+:|\\\\\w+)/.test(path46);
       }
     );
     var normalize = (
@@ -22557,18 +22557,18 @@ var require_path = __commonJS({
        * @param {string} path Path to normalize
        * @returns {string} Normalized path
        */
-      path44.normalize = function normalize2(path45) {
-        var normalizedUrl = normalizeUrl(path45);
+      path45.normalize = function normalize2(path46) {
+        var normalizedUrl = normalizeUrl(path46);
         if (normalizedUrl)
           return normalizedUrl;
-        var firstTwoCharacters = path45.substring(0, 2);
+        var firstTwoCharacters = path46.substring(0, 2);
         var uncPrefix = "";
         if (firstTwoCharacters === "\\\\") {
           uncPrefix = firstTwoCharacters;
-          path45 = path45.substring(2);
+          path46 = path46.substring(2);
         }
-        path45 = path45.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path45.split("/"), absolute = isAbsolute(path45), prefix = "";
+        path46 = path46.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+        var parts = path46.split("/"), absolute = isAbsolute(path46), prefix = "";
         if (absolute)
           prefix = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -22587,7 +22587,7 @@ var require_path = __commonJS({
         return uncPrefix + prefix + parts.join("/");
       }
     );
-    path44.resolve = function resolve(originPath, includePath, alreadyNormalized) {
+    path45.resolve = function resolve(originPath, includePath, alreadyNormalized) {
       var resolvedUrl = resolveUrl(originPath, includePath);
       if (resolvedUrl)
         return resolvedUrl;
@@ -22760,18 +22760,18 @@ var require_namespace = __commonJS({
       object2.onRemove(this);
       return clearCache(this);
     };
-    Namespace.prototype.define = function define2(path44, json) {
-      if (util.isString(path44))
-        path44 = path44.split(".");
-      else if (!Array.isArray(path44))
+    Namespace.prototype.define = function define2(path45, json) {
+      if (util.isString(path45))
+        path45 = path45.split(".");
+      else if (!Array.isArray(path45))
         throw TypeError("illegal path");
-      if (path44 && path44.length && path44[0] === "")
+      if (path45 && path45.length && path45[0] === "")
         throw Error("path must be relative");
-      if (path44.length > util.recursionLimit)
+      if (path45.length > util.recursionLimit)
         throw Error("max depth exceeded");
       var ptr = this;
-      while (path44.length > 0) {
-        var part2 = path44.shift();
+      while (path45.length > 0) {
+        var part2 = path45.shift();
         if (ptr.nested && ptr.nested[part2]) {
           ptr = ptr.nested[part2];
           if (!(ptr instanceof Namespace))
@@ -22807,22 +22807,22 @@ var require_namespace = __commonJS({
       });
       return this;
     };
-    Namespace.prototype.lookup = function lookup(path44, filterTypes, parentAlreadyChecked) {
+    Namespace.prototype.lookup = function lookup(path45, filterTypes, parentAlreadyChecked) {
       if (typeof filterTypes === "boolean") {
         parentAlreadyChecked = filterTypes;
         filterTypes = void 0;
       } else if (filterTypes && !Array.isArray(filterTypes))
         filterTypes = [filterTypes];
-      if (util.isString(path44) && path44.length) {
-        if (path44 === ".")
+      if (util.isString(path45) && path45.length) {
+        if (path45 === ".")
           return this.root;
-        path44 = path44.split(".");
-      } else if (!path44.length)
+        path45 = path45.split(".");
+      } else if (!path45.length)
         return this;
-      var flatPath = path44.join(".");
-      if (path44[0] === "")
-        return this.root.lookup(path44.slice(1), filterTypes);
-      var found = this._lookupImpl(path44, flatPath);
+      var flatPath = path45.join(".");
+      if (path45[0] === "")
+        return this.root.lookup(path45.slice(1), filterTypes);
+      var found = this._lookupImpl(path45, flatPath);
       if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
         return found;
       }
@@ -22834,7 +22834,7 @@ var require_namespace = __commonJS({
         return null;
       var current = this;
       while (current.parent) {
-        found = current.parent._lookupImpl(path44, flatPath);
+        found = current.parent._lookupImpl(path45, flatPath);
         if (found && (!filterTypes || filterTypes.indexOf(found.constructor) > -1)) {
           return found;
         }
@@ -22842,22 +22842,22 @@ var require_namespace = __commonJS({
       }
       return null;
     };
-    Namespace.prototype._lookupImpl = function lookup(path44, flatPath) {
+    Namespace.prototype._lookupImpl = function lookup(path45, flatPath) {
       if (Object.prototype.hasOwnProperty.call(this._lookupCache, flatPath)) {
         return this._lookupCache[flatPath];
       }
-      var found = this.get(path44[0]);
+      var found = this.get(path45[0]);
       var exact = null;
       if (found) {
-        if (path44.length === 1) {
+        if (path45.length === 1) {
           exact = found;
         } else if (found instanceof Namespace) {
-          path44 = path44.slice(1);
-          exact = found._lookupImpl(path44, path44.join("."));
+          path45 = path45.slice(1);
+          exact = found._lookupImpl(path45, path45.join("."));
         }
       } else {
         for (var i = 0; i < this.nestedArray.length; ++i)
-          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path44, flatPath))) {
+          if (this._nestedArray[i] instanceof Namespace && (found = this._nestedArray[i]._lookupImpl(path45, flatPath))) {
             exact = found;
             break;
           }
@@ -22865,28 +22865,28 @@ var require_namespace = __commonJS({
       this._lookupCache[flatPath] = exact;
       return exact;
     };
-    Namespace.prototype.lookupType = function lookupType(path44) {
-      var found = this.lookup(path44, [Type]);
+    Namespace.prototype.lookupType = function lookupType(path45) {
+      var found = this.lookup(path45, [Type]);
       if (!found)
-        throw Error("no such type: " + path44);
+        throw Error("no such type: " + path45);
       return found;
     };
-    Namespace.prototype.lookupEnum = function lookupEnum(path44) {
-      var found = this.lookup(path44, [Enum]);
+    Namespace.prototype.lookupEnum = function lookupEnum(path45) {
+      var found = this.lookup(path45, [Enum]);
       if (!found)
-        throw Error("no such Enum '" + path44 + "' in " + this);
+        throw Error("no such Enum '" + path45 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path44) {
-      var found = this.lookup(path44, [Type, Enum]);
+    Namespace.prototype.lookupTypeOrEnum = function lookupTypeOrEnum(path45) {
+      var found = this.lookup(path45, [Type, Enum]);
       if (!found)
-        throw Error("no such Type or Enum '" + path44 + "' in " + this);
+        throw Error("no such Type or Enum '" + path45 + "' in " + this);
       return found;
     };
-    Namespace.prototype.lookupService = function lookupService(path44) {
-      var found = this.lookup(path44, [Service]);
+    Namespace.prototype.lookupService = function lookupService(path45) {
+      var found = this.lookup(path45, [Service]);
       if (!found)
-        throw Error("no such Service '" + path44 + "' in " + this);
+        throw Error("no such Service '" + path45 + "' in " + this);
       return found;
     };
     Namespace._configure = function(Type_, Service_, Enum_) {
@@ -24503,13 +24503,13 @@ var require_util = __commonJS({
       Object.defineProperty(object2, "$type", { value: enm, enumerable: false });
       return enm;
     };
-    util.setProperty = function setProperty(dst, path44, value, ifNotSet) {
-      function setProp(dst2, path45, value2) {
-        var part2 = path45.shift();
+    util.setProperty = function setProperty(dst, path45, value, ifNotSet) {
+      function setProp(dst2, path46, value2) {
+        var part2 = path46.shift();
         if (util.isUnsafeProperty(part2))
           return dst2;
-        if (path45.length > 0) {
-          dst2[part2] = setProp(dst2[part2] || {}, path45, value2);
+        if (path46.length > 0) {
+          dst2[part2] = setProp(dst2[part2] || {}, path46, value2);
         } else {
           var prevValue = dst2[part2];
           if (prevValue && ifNotSet)
@@ -24522,12 +24522,12 @@ var require_util = __commonJS({
       }
       if (typeof dst !== "object")
         throw TypeError("dst must be an object");
-      if (!path44)
+      if (!path45)
         throw TypeError("path must be specified");
-      path44 = path44.split(".");
-      if (path44.length > util.recursionLimit)
+      path45 = path45.split(".");
+      if (path45.length > util.recursionLimit)
         throw Error("max depth exceeded");
-      return setProp(dst, path44, value);
+      return setProp(dst, path45, value);
     };
     Object.defineProperty(util, "decorateRoot", {
       get: function() {
@@ -25107,12 +25107,12 @@ var require_object = __commonJS({
        */
       fullName: {
         get: function() {
-          var path44 = [this.name], ptr = this.parent;
+          var path45 = [this.name], ptr = this.parent;
           while (ptr) {
-            path44.unshift(ptr.name);
+            path45.unshift(ptr.name);
             ptr = ptr.parent;
           }
-          return path44.join(".");
+          return path45.join(".");
         }
       }
     });
@@ -28083,9 +28083,9 @@ function countKeys(text2, key3) {
 
 // src/contracts/parse-yaml.ts
 init_safe_text();
-function formatPath(path44) {
+function formatPath(path45) {
   let s = "";
-  for (const part2 of path44) {
+  for (const part2 of path45) {
     if (typeof part2 === "number") s += `[${part2}]`;
     else s += (s ? "." : "") + String(part2);
   }
@@ -28103,24 +28103,24 @@ function describeValue(value) {
   }
   return `${typeof value} ${String(value)}`;
 }
-function valueAt(root, path44) {
+function valueAt(root, path45) {
   let cur = root;
-  for (const part2 of path44) {
+  for (const part2 of path45) {
     if (cur === null || typeof cur !== "object") return void 0;
     cur = cur[part2];
   }
   return cur;
 }
-function nodeOffset(doc, path44, isKeyWanted = false) {
+function nodeOffset(doc, path45, isKeyWanted = false) {
   let node2 = doc.contents;
   let offset = node2?.range?.[0];
-  for (const [i, part2] of path44.entries()) {
+  for (const [i, part2] of path45.entries()) {
     if ((0, import_yaml.isMap)(node2)) {
       const pair = node2.items.find((p) => p.key?.value === part2);
       if (!pair) break;
       node2 = pair.value;
       const keyAt = pair.key?.range?.[0];
-      offset = isKeyWanted && i === path44.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
+      offset = isKeyWanted && i === path45.length - 1 ? keyAt ?? offset : pair.value?.range?.[0] ?? keyAt ?? offset;
     } else if ((0, import_yaml.isSeq)(node2) && typeof part2 === "number") {
       node2 = node2.items[part2];
       offset = node2?.range?.[0] ?? offset;
@@ -28198,10 +28198,10 @@ function parseYamlPositioned(text2, schema, opts) {
   }
   const result = schema.safeParse(data ?? {});
   if (result.success) return { ok: true, value: result.data };
-  const locate = (path44, isKeyWanted = false) => {
-    const offset = nodeOffset(doc, path44, isKeyWanted);
+  const locate = (path45, isKeyWanted = false) => {
+    const offset = nodeOffset(doc, path45, isKeyWanted);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path44) };
+    return { file: opts.file, line: pos?.line, column: pos?.col, path: formatPath(path45) };
   };
   const problems = result.error.issues.map(pickIssue).flatMap((issue2) => {
     if (issue2.code === "unrecognized_keys") {
@@ -28218,10 +28218,10 @@ function parseYamlPositioned(text2, schema, opts) {
 function yamlLocator(text2, file) {
   const lineCounter = new import_yaml.LineCounter();
   const doc = (0, import_yaml.parseDocument)(text2, { lineCounter, prettyErrors: false });
-  return (path44) => {
-    const offset = nodeOffset(doc, path44);
+  return (path45) => {
+    const offset = nodeOffset(doc, path45);
     const pos = offset === void 0 ? void 0 : lineCounter.linePos(offset);
-    return { file, line: pos?.line, column: pos?.col, path: formatPath(path44) };
+    return { file, line: pos?.line, column: pos?.col, path: formatPath(path45) };
   };
 }
 function pickIssue(first) {
@@ -31848,9 +31848,9 @@ var isCursor = (v) => TailCursorSchema.safeParse(v).success;
 function newModel(bytes) {
   return { bytes, entries: /* @__PURE__ */ new Map(), liveBytes: 0, oldestMs: Infinity };
 }
-function setLive(disk, path44, usedAtMs, bytes) {
-  disk.liveBytes += bytes - (disk.entries.get(path44)?.bytes ?? 0);
-  disk.entries.set(path44, { usedAtMs, bytes });
+function setLive(disk, path45, usedAtMs, bytes) {
+  disk.liveBytes += bytes - (disk.entries.get(path45)?.bytes ?? 0);
+  disk.entries.set(path45, { usedAtMs, bytes });
   if (usedAtMs < disk.oldestMs) disk.oldestMs = usedAtMs;
 }
 var TailStore = class {
@@ -31879,7 +31879,7 @@ var TailStore = class {
     const first = parseJson(lines[0] ?? "");
     this.disk = void 0;
     if (first?.version === 1 && first.entries !== null && typeof first.entries === "object") {
-      for (const [path44, e] of Object.entries(first.entries)) this.take(out, path44, e);
+      for (const [path45, e] of Object.entries(first.entries)) this.take(out, path45, e);
       return out;
     }
     if (lines[0] !== HEADER) return out;
@@ -31905,17 +31905,17 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path44, e]) => JSON.stringify({ path: path44, ...e }));
+    const lines = [...ours].map(([path45, e]) => JSON.stringify({ path: path45, ...e }));
     const disk = this.disk;
     if (disk) {
       let bytes = disk.bytes;
       let live = disk.liveBytes;
       let size = disk.entries.size;
       let i = 0;
-      for (const [path44, e] of ours) {
+      for (const [path45, e] of ours) {
         const n = Buffer.byteLength(lines[i++]) + 1;
         bytes += n;
-        const had = disk.entries.get(path44);
+        const had = disk.entries.get(path45);
         if (!had) {
           size++;
           live += n;
@@ -31925,10 +31925,10 @@ var TailStore = class {
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
         await appendLines(this.file, lines, { sync: false });
         i = 0;
-        for (const [path44, e] of ours) {
+        for (const [path45, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path44);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path44, e.usedAtMs, n);
+          const had = disk.entries.get(path45);
+          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path45, e.usedAtMs, n);
         }
         disk.bytes = bytes;
         return;
@@ -31943,12 +31943,12 @@ var TailStore = class {
    */
   isPruneDue(disk, ours, nowMs) {
     let oldest = Infinity;
-    for (const [path44, e] of disk.entries) {
-      const mine = ours.get(path44);
+    for (const [path45, e] of disk.entries) {
+      const mine = ours.get(path45);
       const usedAtMs = mine && mine.usedAtMs >= e.usedAtMs ? mine.usedAtMs : e.usedAtMs;
       if (usedAtMs < oldest) oldest = usedAtMs;
     }
-    for (const [path44, e] of ours) if (!disk.entries.has(path44) && e.usedAtMs < oldest) oldest = e.usedAtMs;
+    for (const [path45, e] of ours) if (!disk.entries.has(path45) && e.usedAtMs < oldest) oldest = e.usedAtMs;
     if (nowMs - oldest > this.opts.retainMs) return true;
     let current = Infinity;
     for (const e of disk.entries.values()) if (e.usedAtMs < current) current = e.usedAtMs;
@@ -31959,31 +31959,31 @@ var TailStore = class {
   async compact(ours, nowMs, limit) {
     this.compactions++;
     const merged = await this.load();
-    for (const [path44, e] of ours) {
-      const theirs = merged.get(path44);
-      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path44, e);
+    for (const [path45, e] of ours) {
+      const theirs = merged.get(path45);
+      if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path45, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
-    for (const [path44, e] of kept2) {
-      const line = JSON.stringify({ path: path44, ...e });
+    for (const [path45, e] of kept2) {
+      const line = JSON.stringify({ path: path45, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
-      setLive(disk, path44, e.usedAtMs, n);
+      setLive(disk, path45, e.usedAtMs, n);
     }
     await writeFileAtomic(this.file, lines.join("\n") + "\n");
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */
-  take(out, path44, e) {
+  take(out, path45, e) {
     const v = e;
     if (!v || !isCursor(v.cursor) || !this.isState(v.state) || !isNum(v.usedAtMs)) return void 0;
-    const had = out.get(path44);
+    const had = out.get(path45);
     if (had && had.usedAtMs > v.usedAtMs) return had;
     const entry = { cursor: v.cursor, state: v.state, usedAtMs: v.usedAtMs };
-    out.set(path44, entry);
+    out.set(path45, entry);
     return entry;
   }
 };
@@ -33117,7 +33117,7 @@ var PrefixIds = class {
     if (!this.file || !this.isDirty) return;
     this.isDirty = false;
     const files = {};
-    for (const [path44, s] of this.scanned) files[path44] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    for (const [path45, s] of this.scanned) files[path45] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
     await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + "\n");
   }
   /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
@@ -33136,9 +33136,9 @@ var PrefixIds = class {
       return;
     }
     if (!parsed.success) return;
-    for (const [path44, s] of Object.entries(parsed.data.files)) {
+    for (const [path45, s] of Object.entries(parsed.data.files)) {
       if (this.scanned.size >= FILES_MAX) break;
-      if (!this.scanned.has(path44)) this.scanned.set(path44, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+      if (!this.scanned.has(path45)) this.scanned.set(path45, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
     }
   }
   async idsOf(file, from) {
@@ -34768,8 +34768,8 @@ async function readLogFile(file) {
 }
 
 // src/journal/log-summary.ts
-var import_node_fs30 = require("node:fs");
-var import_node_path29 = __toESM(require("node:path"), 1);
+var import_node_fs32 = require("node:fs");
+var import_node_path30 = __toESM(require("node:path"), 1);
 
 // src/contracts/history-summary.ts
 init_zod();
@@ -35005,9 +35005,114 @@ var LinePrefilter = class {
   }
 };
 
-// src/journal/ticket-refs.ts
+// src/journal/log-scan.ts
 var import_node_fs29 = require("node:fs");
+var READ_CHUNK = 4 * 1024 * 1024;
+function isBlank2(buf, s, e) {
+  for (let i = s; i < e; i++) {
+    const b = buf[i];
+    if (b !== 32 && b !== 9 && b !== 11 && b !== 12) return false;
+  }
+  return true;
+}
+async function foldFile(file, offset, linesBefore, take) {
+  const h = await import_node_fs29.promises.open(file, "r");
+  let pending;
+  try {
+    const st = await h.stat();
+    let lineNo = linesBefore;
+    let pos = offset;
+    let done = offset;
+    let carry = Buffer.alloc(0);
+    const bufs = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];
+    const readInto = (i, at2) => h.read(bufs[i], 0, Math.min(READ_CHUNK, st.size - at2), at2);
+    let which = 0;
+    pending = pos < st.size ? readInto(which, pos) : void 0;
+    while (pending) {
+      const { bytesRead } = await pending;
+      pending = void 0;
+      if (bytesRead === 0) break;
+      const buf = bufs[which];
+      const base2 = pos - carry.length;
+      pos += bytesRead;
+      which = which === 0 ? 1 : 0;
+      if (pos < st.size) pending = readInto(which, pos);
+      const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+      const end = chunk.lastIndexOf(10);
+      if (end < 0) {
+        carry = Buffer.from(chunk);
+        continue;
+      }
+      let cr = chunk.indexOf(13);
+      for (let s = 0; s <= end; ) {
+        const nl = chunk.indexOf(10, s);
+        const le = nl > s && chunk[nl - 1] === 13 ? nl - 1 : nl;
+        if (cr !== -1 && cr < s) cr = chunk.indexOf(13, s);
+        let ls = s;
+        while (cr !== -1 && cr < le) {
+          take(chunk, ls, cr, base2 + ls, ++lineNo);
+          ls = cr + 1;
+          cr = chunk.indexOf(13, ls);
+        }
+        take(chunk, ls, le, base2 + ls, ++lineNo);
+        s = nl + 1;
+      }
+      carry = Buffer.from(chunk.subarray(end + 1));
+      done = pos - carry.length;
+    }
+    return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
+  } finally {
+    await pending?.catch(() => void 0);
+    await h.close();
+  }
+}
+var LINE = 0;
+var REF_STALL = 1;
+
+// src/journal/log-scan-start.ts
+var import_node_fs30 = require("node:fs");
 var import_node_path28 = __toESM(require("node:path"), 1);
+var import_node_worker_threads = require("node:worker_threads");
+var PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
+var WORKER_SHARE = 0.55;
+function defaultScanWorker() {
+  const here = __dwImportMetaUrl;
+  const url = new URL(here.endsWith(".cjs") ? "./log-scan.cjs" : "./log-scan-worker.js", here);
+  return (0, import_node_fs30.existsSync)(url) ? url : void 0;
+}
+async function splitForWorker(dir, names, firstWhole, minBytes) {
+  if (names.length - firstWhole < 2) return void 0;
+  const sizes = await Promise.all(names.map((n) => import_node_fs30.promises.stat(import_node_path28.default.join(dir, n)).then((st) => st.size, () => 0)));
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total < minBytes) return void 0;
+  let tail = 0;
+  for (let k = names.length - 1; k > firstWhole; k--) {
+    tail += sizes[k];
+    if (tail >= total * WORKER_SHARE) return k;
+  }
+  return firstWhole + 1;
+}
+function startScan(file, dir, names, epicId) {
+  return new Promise((resolve) => {
+    let worker;
+    try {
+      worker = new import_node_worker_threads.Worker(file, { workerData: { dir, names, epicId } });
+    } catch {
+      resolve(void 0);
+      return;
+    }
+    worker.once("message", (m) => {
+      resolve(m.files);
+      void worker.terminate();
+    });
+    worker.once("error", () => resolve(void 0));
+    worker.once("exit", () => resolve(void 0));
+  });
+}
+
+// src/journal/ticket-refs.ts
+var import_node_fs31 = require("node:fs");
+var import_node_path29 = __toESM(require("node:path"), 1);
 function readBack(dir, names, refs, ticket, event) {
   const out = [];
   const fds = /* @__PURE__ */ new Map();
@@ -35018,7 +35123,7 @@ function readBack(dir, names, refs, ticket, event) {
       if (fd === void 0) {
         const name = names[file];
         try {
-          fd = name === void 0 ? null : (0, import_node_fs29.openSync)(import_node_path28.default.join(dir, name), "r");
+          fd = name === void 0 ? null : (0, import_node_fs31.openSync)(import_node_path29.default.join(dir, name), "r");
         } catch {
           fd = null;
         }
@@ -35026,12 +35131,12 @@ function readBack(dir, names, refs, ticket, event) {
       }
       if (fd === null) continue;
       const buf = Buffer.alloc(length);
-      if ((0, import_node_fs29.readSync)(fd, buf, 0, length, offset) !== length) continue;
+      if ((0, import_node_fs31.readSync)(fd, buf, 0, length, offset) !== length) continue;
       const r = parseLogLine(buf.toString("utf8"));
       if (r.ok && r.event.event === event && r.event.ticket_id === ticket) out.push({ ref, event: r.event });
     }
   } finally {
-    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs29.closeSync)(fd);
+    for (const fd of fds.values()) if (fd !== null) (0, import_node_fs31.closeSync)(fd);
   }
   return out;
 }
@@ -35271,13 +35376,12 @@ var SettlingMap = class extends Map {
 var DIAGNOSTICS_KEPT = 20;
 var REFRESH_BYTES = 1024 * 1024;
 var REFRESH_AT_STOP_BYTES = 256 * 1024;
-var READ_CHUNK = 4 * 1024 * 1024;
 var DAY_FILE = /^\d{4}-\d{2}-\d{2}\.ndjson$/;
 async function loadHistory(paths, epicId, opts) {
   const dir = paths.dispatchLogDir();
   let names;
   try {
-    names = (await import_node_fs30.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
+    names = (await import_node_fs32.promises.readdir(dir)).filter((n) => DAY_FILE.test(n)).sort();
   } catch (e) {
     if (e.code !== "ENOENT") throw e;
     names = [];
@@ -35302,8 +35406,25 @@ async function loadHistory(paths, epicId, opts) {
   let diagnosticCount = start ? summary.diagnostics.count : 0;
   const prefilter = new LinePrefilter(epicId);
   let bytesRead = 0;
-  for (const name of start ? names.slice(start.index) : names) {
-    const file = import_node_path29.default.join(dir, name);
+  const takeRef = (isStall2, ticket, index, at2, len) => {
+    if (isStall2) stalls.addRef(ticket, index, at2, len);
+    else redispatches.add(ticket, index, at2, len);
+  };
+  const takeLine = (line, file, lineNo, index, at2, len) => {
+    if (line.trim() === "") return;
+    const parsed = parseLogLine(line);
+    if (!parsed.ok) {
+      if (!parsed.message) return;
+      diagnosticCount++;
+      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+      return;
+    }
+    const ev2 = parsed.event;
+    if (ev2.event === "stall_detected") tagLine(ev2, [index, at2, len]);
+    foldEvent(history, ev2, epicId);
+  };
+  const foldDay = async (name) => {
+    const file = import_node_path30.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const index = covers.length;
     coverNames[index] = name;
@@ -35311,27 +35432,35 @@ async function loadHistory(paths, epicId, opts) {
       if (isBlank2(buf, s, e)) return;
       const kind = prefilter.classify(buf, s, e);
       if (kind === SKIP) return;
-      if (kind === CROSS_REF) {
-        const ticket = buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd);
-        if (prefilter.isStall) stalls.addRef(ticket, index, at2, e - s);
-        else redispatches.add(ticket, index, at2, e - s);
-        return;
-      }
-      const line = buf.toString("utf8", s, e);
-      if (line.trim() === "") return;
-      const parsed = parseLogLine(line);
-      if (!parsed.ok) {
-        if (!parsed.message) return;
-        diagnosticCount++;
-        if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
-        return;
-      }
-      const ev2 = parsed.event;
-      if (ev2.event === "stall_detected") tagLine(ev2, [index, at2, e - s]);
-      foldEvent(history, ev2, epicId);
+      if (kind === CROSS_REF) takeRef(prefilter.isStall, buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd), index, at2, e - s);
+      else takeLine(buf.toString("utf8", s, e), file, lineNo, index, at2, e - s);
     });
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
+  };
+  const foldScanned = (f) => {
+    const file = import_node_path30.default.join(dir, f.name);
+    const index = covers.length;
+    coverNames[index] = f.name;
+    for (let i = 0; i < f.kinds.length; i++) {
+      const kind = f.kinds[i];
+      if (kind === LINE) takeLine(f.texts[i], file, f.lineNos[i], index, f.ats[i], f.lens[i]);
+      else takeRef(kind === REF_STALL, f.texts[i], index, f.ats[i], f.lens[i]);
+    }
+    bytesRead += f.bytesRead;
+    covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
+  };
+  const todo = start ? names.slice(start.index) : names;
+  let workerDays = 0;
+  const worker = opts.scanWorker === null ? void 0 : opts.scanWorker ?? defaultScanWorker();
+  const split = worker ? await splitForWorker(dir, todo, start ? 1 : 0, opts.parallelMinBytes ?? PARALLEL_MIN_BYTES) : void 0;
+  const scan = split === void 0 ? void 0 : startScan(worker, dir, todo.slice(split), epicId);
+  for (const name of split === void 0 ? todo : todo.slice(0, split)) await foldDay(name);
+  if (scan) {
+    const scanned = await scan;
+    if (scanned) for (const f of scanned) foldScanned(f);
+    else for (const name of todo.slice(split)) await foldDay(name);
+    workerDays = scanned?.length ?? 0;
   }
   let summaryWritten = false;
   const logBytes2 = covers.reduce((n, c) => n + c.size, 0);
@@ -35350,7 +35479,7 @@ async function loadHistory(paths, epicId, opts) {
     } catch {
     }
   }
-  return { history, diagnostics, diagnosticCount, stats: { from: start ? "summary" : names.length > 0 ? "rebuilt" : "empty", bytesRead, summaryWritten, logBytes: logBytes2 } };
+  return { history, diagnostics, diagnosticCount, stats: { from: start ? "summary" : names.length > 0 ? "rebuilt" : "empty", bytesRead, summaryWritten, logBytes: logBytes2, workerDays } };
 }
 async function refreshSummary(paths, epicId, sinceBytes) {
   try {
@@ -35362,13 +35491,13 @@ async function refreshSummary(paths, epicId, sinceBytes) {
 }
 async function logBytes(dir) {
   let total = 0;
-  for (const n of (await import_node_fs30.promises.readdir(dir).catch(() => [])).filter((f) => DAY_FILE.test(f))) total += (await import_node_fs30.promises.stat(import_node_path29.default.join(dir, n)).catch(() => void 0))?.size ?? 0;
+  for (const n of (await import_node_fs32.promises.readdir(dir).catch(() => [])).filter((f) => DAY_FILE.test(f))) total += (await import_node_fs32.promises.stat(import_node_path30.default.join(dir, n)).catch(() => void 0))?.size ?? 0;
   return total;
 }
 async function readSummary(file, epicId) {
   let text2;
   try {
-    text2 = await import_node_fs30.promises.readFile(file, "utf8");
+    text2 = await import_node_fs32.promises.readFile(file, "utf8");
   } catch {
     return void 0;
   }
@@ -35386,73 +35515,15 @@ async function resumePoint(dir, names, s) {
   const upTo = names.filter((n) => n <= last.name);
   if (upTo.length !== s.covers.length || upTo.some((n, i) => n !== s.covers[i].name)) return void 0;
   for (const c of s.covers) {
-    const st = await import_node_fs30.promises.stat(import_node_path29.default.join(dir, c.name)).catch(() => void 0);
+    const st = await import_node_fs32.promises.stat(import_node_path30.default.join(dir, c.name)).catch(() => void 0);
     if (!st || st.dev !== c.dev || st.ino !== c.ino) return void 0;
     if (c === last ? st.size < c.size : st.size !== c.size) return void 0;
   }
   return { index: upTo.length - 1, resume: last };
 }
-function isBlank2(buf, s, e) {
-  for (let i = s; i < e; i++) {
-    const b = buf[i];
-    if (b !== 32 && b !== 9 && b !== 11 && b !== 12) return false;
-  }
-  return true;
-}
-async function foldFile(file, offset, linesBefore, take) {
-  const h = await import_node_fs30.promises.open(file, "r");
-  let pending;
-  try {
-    const st = await h.stat();
-    let lineNo = linesBefore;
-    let pos = offset;
-    let done = offset;
-    let carry = Buffer.alloc(0);
-    const bufs = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];
-    const readInto = (i, at2) => h.read(bufs[i], 0, Math.min(READ_CHUNK, st.size - at2), at2);
-    let which = 0;
-    pending = pos < st.size ? readInto(which, pos) : void 0;
-    while (pending) {
-      const { bytesRead } = await pending;
-      pending = void 0;
-      if (bytesRead === 0) break;
-      const buf = bufs[which];
-      const base2 = pos - carry.length;
-      pos += bytesRead;
-      which = which === 0 ? 1 : 0;
-      if (pos < st.size) pending = readInto(which, pos);
-      const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const end = chunk.lastIndexOf(10);
-      if (end < 0) {
-        carry = Buffer.from(chunk);
-        continue;
-      }
-      let cr = chunk.indexOf(13);
-      for (let s = 0; s <= end; ) {
-        const nl = chunk.indexOf(10, s);
-        const le = nl > s && chunk[nl - 1] === 13 ? nl - 1 : nl;
-        if (cr !== -1 && cr < s) cr = chunk.indexOf(13, s);
-        let ls = s;
-        while (cr !== -1 && cr < le) {
-          take(chunk, ls, cr, base2 + ls, ++lineNo);
-          ls = cr + 1;
-          cr = chunk.indexOf(13, ls);
-        }
-        take(chunk, ls, le, base2 + ls, ++lineNo);
-        s = nl + 1;
-      }
-      carry = Buffer.from(chunk.subarray(end + 1));
-      done = pos - carry.length;
-    }
-    return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
-  } finally {
-    await pending?.catch(() => void 0);
-    await h.close();
-  }
-}
 
 // src/journal/lock.ts
-var import_node_fs31 = require("node:fs");
+var import_node_fs33 = require("node:fs");
 var import_promises4 = require("node:timers/promises");
 init_errors();
 
@@ -35486,14 +35557,14 @@ async function isHolderAlive(holder) {
 }
 async function readLock(file) {
   try {
-    return parseLock(await import_node_fs31.promises.readFile(file, "utf8"));
+    return parseLock(await import_node_fs33.promises.readFile(file, "utf8"));
   } catch {
     return void 0;
   }
 }
 async function readLockFile(file) {
   try {
-    const [st, text2] = await Promise.all([import_node_fs31.promises.stat(file), import_node_fs31.promises.readFile(file, "utf8")]);
+    const [st, text2] = await Promise.all([import_node_fs33.promises.stat(file), import_node_fs33.promises.readFile(file, "utf8")]);
     return { ino: st.ino, text: text2, holder: parseLock(text2) };
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
@@ -35505,16 +35576,16 @@ async function removeStaleLock(file, seen) {
   const mutex = `${file}.takeover`;
   if (!await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: (/* @__PURE__ */ new Date()).toISOString() }) + "\n")) {
     const held = await readLockFile(mutex).catch(() => void 0);
-    const age = held ? Date.now() - await import_node_fs31.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
-    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs31.promises.rm(mutex, { force: true });
+    const age = held ? Date.now() - await import_node_fs33.promises.stat(mutex).then((s) => s.mtimeMs, () => Date.now()) : 0;
+    if (held && (age > STALE_MUTEX_MS || held.holder && !isAlive(held.holder.pid))) await import_node_fs33.promises.rm(mutex, { force: true });
     return false;
   }
   try {
     const now = await readLockFile(file);
-    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs31.promises.rm(file, { force: true });
+    if (now && now.ino === seen.ino && now.text === seen.text) await import_node_fs33.promises.rm(file, { force: true });
     return true;
   } finally {
-    await import_node_fs31.promises.rm(mutex, { force: true });
+    await import_node_fs33.promises.rm(mutex, { force: true });
   }
 }
 async function acquireLock(file, info, epicId) {
@@ -35537,7 +35608,7 @@ async function acquireLock(file, info, epicId) {
 }
 async function releaseLock(file, runId) {
   const holder = await readLock(file);
-  if (holder?.run_id === runId) await import_node_fs31.promises.rm(file, { force: true });
+  if (holder?.run_id === runId) await import_node_fs33.promises.rm(file, { force: true });
 }
 
 // src/loop.ts
@@ -35617,14 +35688,14 @@ async function runLoop(env, deps) {
 }
 
 // src/journal/watch-file.ts
-var import_node_fs32 = require("node:fs");
-var import_node_path30 = __toESM(require("node:path"), 1);
+var import_node_fs34 = require("node:fs");
+var import_node_path31 = __toESM(require("node:path"), 1);
 function wakeOnChange(file) {
   let controller = new AbortController();
   let watcher;
   try {
-    watcher = (0, import_node_fs32.watch)(import_node_path30.default.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === null || name === import_node_path30.default.basename(file)) controller.abort();
+    watcher = (0, import_node_fs34.watch)(import_node_path31.default.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === null || name === import_node_path31.default.basename(file)) controller.abort();
     });
     watcher.on("error", () => watcher?.close());
   } catch {
@@ -35644,22 +35715,22 @@ function wakeOnChange(file) {
 init_defaults();
 
 // src/observe/read/known-epics.ts
-var import_node_fs33 = require("node:fs");
-var import_node_path31 = __toESM(require("node:path"), 1);
+var import_node_fs35 = require("node:fs");
+var import_node_path32 = __toESM(require("node:path"), 1);
 init_ids();
 init_errors();
 var SETTLE_POLL_MS = 250;
 async function knownEpicIds(paths) {
-  const dir = import_node_path31.default.join(paths.root, "epics");
-  const names = await import_node_fs33.promises.readdir(dir).catch(() => []);
+  const dir = import_node_path32.default.join(paths.root, "epics");
+  const names = await import_node_fs35.promises.readdir(dir).catch(() => []);
   const out = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await import_node_fs33.promises.stat(import_node_path31.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
+    const isFile = await import_node_fs35.promises.stat(import_node_path32.default.join(dir, n, "state.yaml")).then((s) => s.isFile(), () => false);
     if (isFile) out.push(n);
   }
   return out;
 }
-var exists3 = (file) => import_node_fs33.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
+var exists3 = (file) => import_node_fs35.promises.stat(file).then(() => true, (e) => e.code !== "ENOENT");
 async function stateFileAppears(paths, epicId, clock3, signal2, settleMs, onWait) {
   const file = paths.stateFile(epicId);
   const untilMs = clock3.nowMs() + settleMs;
@@ -35687,7 +35758,7 @@ init_stall_history();
 
 // src/receive/otlp-receiver.ts
 var import_node_crypto4 = require("node:crypto");
-var import_node_fs34 = require("node:fs");
+var import_node_fs36 = require("node:fs");
 var import_node_http = __toESM(require("node:http"), 1);
 var import_node_zlib = __toESM(require("node:zlib"), 1);
 init_errors();
@@ -35860,7 +35931,7 @@ async function startOtlpReceiver(o) {
 }
 async function loadHosts(paths) {
   try {
-    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs34.promises.readFile(paths.telemetryHosts(), "utf8")));
+    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await import_node_fs36.promises.readFile(paths.telemetryHosts(), "utf8")));
     if (parsed.success) return parsed.data;
   } catch {
   }
@@ -36085,7 +36156,7 @@ function registerWatch(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/status.ts
-var import_node_fs35 = require("node:fs");
+var import_node_fs37 = require("node:fs");
 
 // src/contracts/watchdog-json.ts
 init_zod();
@@ -36174,7 +36245,7 @@ async function readWatchdogJson(paths, epicId) {
   const file = paths.watchdogJson(assertSafeId(epicId, "epic id"));
   let text2;
   try {
-    text2 = await import_node_fs35.promises.readFile(file, "utf8");
+    text2 = await import_node_fs37.promises.readFile(file, "utf8");
   } catch {
     throw new InputError("missing_file", "no check has been written for this epic yet.", {
       location: { file },
@@ -36238,11 +36309,11 @@ function registerStatus(program2, { env, setCode }) {
 }
 
 // src/serve.ts
-var import_node_fs36 = require("node:fs");
+var import_node_fs38 = require("node:fs");
 init_errors();
 init_exit_codes();
 var stampOf = async (file) => {
-  const st = await import_node_fs36.promises.stat(file).catch(() => void 0);
+  const st = await import_node_fs38.promises.stat(file).catch(() => void 0);
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : "";
 };
 async function runServe(base2, deps) {
@@ -36325,7 +36396,7 @@ function registerServe(program2, { env, setCode, flags: parsers, flagProblems })
 }
 
 // src/commands/next.ts
-var import_node_path32 = __toESM(require("node:path"), 1);
+var import_node_path33 = __toESM(require("node:path"), 1);
 init_next();
 init_time();
 
@@ -36361,7 +36432,7 @@ var ATTENTION_WHAT_TO_DO = {
 init_errors();
 init_exit_codes();
 async function requestObject(paths, epicId, r) {
-  const file = import_node_path32.default.join(paths.root, r.path);
+  const file = import_node_path33.default.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file));
     return { ...json, path: r.path };
@@ -36582,30 +36653,30 @@ function registerAck(program2, { env, setCode }) {
 }
 
 // src/commands/hook.ts
-var import_node_fs40 = require("node:fs");
-var import_node_path35 = __toESM(require("node:path"), 1);
+var import_node_fs42 = require("node:fs");
+var import_node_path36 = __toESM(require("node:path"), 1);
 
 // src/commands/hook-run.ts
-var import_node_fs39 = require("node:fs");
-var import_node_path34 = __toESM(require("node:path"), 1);
+var import_node_fs41 = require("node:fs");
+var import_node_path35 = __toESM(require("node:path"), 1);
 
 // src/files/append-line-sync.ts
-var import_node_fs37 = require("node:fs");
-var import_node_path33 = __toESM(require("node:path"), 1);
+var import_node_fs39 = require("node:fs");
+var import_node_path34 = __toESM(require("node:path"), 1);
 init_errors();
-var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs37.constants;
+var { O_RDWR: O_RDWR2, O_CREAT: O_CREAT2, O_APPEND: O_APPEND2, O_NOFOLLOW: O_NOFOLLOW2 } = import_node_fs39.constants;
 var SYNC_FILE_MODE = 384;
 var SYNC_DIR_MODE = 448;
 function appendLineSync(file, line, root, opts = {}) {
   if (line.includes("\n")) throw new InternalError("appendLine: a line must not contain a newline");
-  const dir = import_node_path33.default.resolve(import_node_path33.default.dirname(file));
-  (0, import_node_fs37.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
-  const rel = import_node_path33.default.relative(import_node_path33.default.resolve(root), dir);
-  if (rel !== "" && !rel.startsWith("..") && !import_node_path33.default.isAbsolute(rel)) {
-    let p = import_node_path33.default.resolve(root);
-    for (const part2 of rel.split(import_node_path33.default.sep)) {
-      p = import_node_path33.default.join(p, part2);
-      if ((0, import_node_fs37.lstatSync)(p).isSymbolicLink()) {
+  const dir = import_node_path34.default.resolve(import_node_path34.default.dirname(file));
+  (0, import_node_fs39.mkdirSync)(dir, { recursive: true, mode: SYNC_DIR_MODE });
+  const rel = import_node_path34.default.relative(import_node_path34.default.resolve(root), dir);
+  if (rel !== "" && !rel.startsWith("..") && !import_node_path34.default.isAbsolute(rel)) {
+    let p = import_node_path34.default.resolve(root);
+    for (const part2 of rel.split(import_node_path34.default.sep)) {
+      p = import_node_path34.default.join(p, part2);
+      if ((0, import_node_fs39.lstatSync)(p).isSymbolicLink()) {
         const e = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
         e.code = "ELOOP";
         e.path = p;
@@ -36613,20 +36684,20 @@ function appendLineSync(file, line, root, opts = {}) {
       }
     }
   }
-  const fd = (0, import_node_fs37.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
+  const fd = (0, import_node_fs39.openSync)(file, O_RDWR2 | O_APPEND2 | O_CREAT2 | O_NOFOLLOW2, SYNC_FILE_MODE);
   try {
-    const { size } = (0, import_node_fs37.fstatSync)(fd);
+    const { size } = (0, import_node_fs39.fstatSync)(fd);
     let restore = "";
     if (size > 0) {
       const last = Buffer.alloc(1);
-      (0, import_node_fs37.readSync)(fd, last, 0, 1, size - 1);
+      (0, import_node_fs39.readSync)(fd, last, 0, 1, size - 1);
       if (last[0] !== 10) restore = "\n";
     }
     const data = Buffer.from(restore + line + "\n");
-    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs37.writeSync)(fd, data, 0, data.length);
+    const written = opts.write ? opts.write(fd, data) : (0, import_node_fs39.writeSync)(fd, data, 0, data.length);
     if (written < data.length) {
       try {
-        (0, import_node_fs37.writeSync)(fd, "\n");
+        (0, import_node_fs39.writeSync)(fd, "\n");
       } catch {
       }
       const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
@@ -36635,7 +36706,7 @@ function appendLineSync(file, line, root, opts = {}) {
       throw e;
     }
   } finally {
-    (0, import_node_fs37.closeSync)(fd);
+    (0, import_node_fs39.closeSync)(fd);
   }
 }
 
@@ -36697,7 +36768,7 @@ function fitLine(line) {
 }
 
 // src/commands/hook-stdin.ts
-var import_node_fs38 = require("node:fs");
+var import_node_fs40 = require("node:fs");
 var HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 var SALVAGE_BYTES = 64 * 1024;
 var StdinBytes = class {
@@ -36780,7 +36851,7 @@ function readStdinFd(fd, timeoutMs, stream, maxBytes = HOOK_STDIN_MAX_BYTES) {
     const timer = setTimeout(() => finish(false), timeoutMs);
     const next = () => {
       const chunk = Buffer.allocUnsafe(64 * 1024);
-      (0, import_node_fs38.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
+      (0, import_node_fs40.read)(fd, chunk, 0, chunk.length, null, (err, n) => {
         if (isDone) return;
         if (err?.code === "EAGAIN") {
           isDone = true;
@@ -36819,10 +36890,10 @@ async function runHookPayload(payload, opts) {
   try {
     const built = buildHookLine(payload, opts.nowMs);
     if (!built) return { isWritten: false, reason: "not a hook payload with hook_event_name and a safe agent_id or session_id" };
-    const root = import_node_path34.default.resolve(opts.stateDir);
-    const st = (0, import_node_fs39.statSync)(root, { throwIfNoEntry: false });
+    const root = import_node_path35.default.resolve(opts.stateDir);
+    const st = (0, import_node_fs41.statSync)(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = import_node_path34.default.join(root, "activity", `${built.id}.ndjson`);
+    const file = import_node_path35.default.join(root, "activity", `${built.id}.ndjson`);
     appendLineSync(file, JSON.stringify(built.line), root);
     return { isWritten: true, file };
   } catch (e) {
@@ -36842,7 +36913,7 @@ function resolveHookStateDir(argv, env) {
   const i = argv.indexOf("--state-dir");
   const eq = argv.find((a) => a.startsWith("--state-dir="));
   const flag = eq ? eq.slice("--state-dir=".length) : i >= 0 ? argv[i + 1] : void 0;
-  return import_node_path34.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
+  return import_node_path35.default.resolve(flag || env.ONEX_STATE_DIR || ".onex_state");
 }
 async function hookRun(argv, stdin, env, opts = {}) {
   try {
@@ -36878,7 +36949,7 @@ function shellQuote(arg) {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 function hookEntryPath() {
-  return import_node_path35.default.join(packageRoot(), "bundle", "hook.cjs");
+  return import_node_path36.default.join(packageRoot(), "bundle", "hook.cjs");
 }
 var CACHES = [
   [/[/\\]_npx[/\\]/, "npx"],
@@ -36904,7 +36975,7 @@ async function hookMain(argv, stdin, env, opts = {}) {
       const cache = packageCacheOf(entry);
       if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy
 `);
-      if (!(0, import_node_fs40.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
+      if (!(0, import_node_fs42.existsSync)(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})
 `);
       return 0;
     }
@@ -36926,9 +36997,9 @@ function registerHook(program2, { env, setCode }) {
 }
 
 // src/commands/hook-install.ts
-var import_node_fs41 = require("node:fs");
+var import_node_fs43 = require("node:fs");
 var import_node_os4 = __toESM(require("node:os"), 1);
-var import_node_path36 = __toESM(require("node:path"), 1);
+var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/commands/hook-settings.ts
@@ -37167,28 +37238,28 @@ function planHookUninstall(text2, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path36.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path37.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
-  if (scope === "user") return import_node_path36.default.join(claudeConfigDir(env), "settings.json");
-  return import_node_path36.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
+  if (scope === "user") return import_node_path37.default.join(claudeConfigDir(env), "settings.json");
+  return import_node_path37.default.join(cwd, ".claude", scope === "project" ? "settings.json" : "settings.local.json");
 }
 function backupFileFor(file, env) {
-  return import_node_path36.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path36.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
+  return import_node_path37.default.join(claudeConfigDir(env), "backups", "dispatch-watchdog", `${import_node_path37.default.resolve(file).replace(/[/\\.:]/g, "-")}.bak`);
 }
 async function readIfExists(file) {
   try {
-    return await import_node_fs41.promises.readFile(file, "utf8");
+    return await import_node_fs43.promises.readFile(file, "utf8");
   } catch (e) {
     if (e.code === "ENOENT") return void 0;
     throw new InputError("unreadable_file", `cannot read the settings file: ${e.message}.`, { location: { file }, cause: e });
   }
 }
 async function replaceSettings(file, before, text2, backup) {
-  const real = before === void 0 ? file : await import_node_fs41.promises.realpath(file);
+  const real = before === void 0 ? file : await import_node_fs43.promises.realpath(file);
   let mode;
   if (before !== void 0) {
-    mode = (await import_node_fs41.promises.stat(real)).mode & 511;
+    mode = (await import_node_fs43.promises.stat(real)).mode & 511;
     await writeFileAtomic(backup, before, { mode: 384 });
   }
   await writeFileAtomic(real, text2, { mode });
@@ -37225,11 +37296,11 @@ ${edit2.text}`);
     const backup = await replaceSettings(file, before, edit2.text, backupFileFor(file, opts.env));
     output.out(`${verb === "install" ? "added" : "removed"} ${describeEdit(verb, file, edit2)}; ${backup ? `the previous file is in ${backup}` : "new file"}.
 `);
-    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path36.default.basename(file)} holds this machine's paths: keep it out of git.
+    if (verb === "install" && opts.scope === "local") output.out(`${import_node_path37.default.basename(file)} holds this machine's paths: keep it out of git.
 `);
     if (verb === "install") output.out("Sessions already running may need a restart (or a look at /hooks) to pick it up.\n");
   }
-  if (verb === "install" && !(0, import_node_fs41.existsSync)(opts.stateDir)) {
+  if (verb === "install" && !(0, import_node_fs43.existsSync)(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})
 `);
   }
@@ -37315,8 +37386,8 @@ function registerRecover(program2, { env, setCode }) {
 }
 
 // src/commands/replay.ts
-var import_node_fs42 = require("node:fs");
-var import_node_path37 = __toESM(require("node:path"), 1);
+var import_node_fs44 = require("node:fs");
+var import_node_path38 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/core/svg.ts
@@ -37829,7 +37900,7 @@ var MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 async function readSource(file) {
   let st;
   try {
-    st = await import_node_fs42.promises.stat(file);
+    st = await import_node_fs44.promises.stat(file);
   } catch (e) {
     const code = e.code;
     throw new InputError("missing_file", code === "ENOENT" ? "transcript not found." : `cannot read the transcript (${code}).`, {
@@ -37840,17 +37911,17 @@ async function readSource(file) {
   }
   if (!st.isFile()) throw new InputError("unreadable_file", "not a regular file.", { location: { file }, hint: "Give a .jsonl transcript file, not a directory or a pipe." });
   if (st.size > MAX_REPLAY_BYTES) throw new InputError("unreadable_file", `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
-  return { file, text: await import_node_fs42.promises.readFile(file, "utf8") };
+  return { file, text: await import_node_fs44.promises.readFile(file, "utf8") };
 }
 async function findChildTranscripts(file) {
-  const session = import_node_path37.default.basename(file, ".jsonl");
-  const nested = import_node_path37.default.join(import_node_path37.default.dirname(file), session, "subagents");
-  const names = await import_node_fs42.promises.readdir(nested).catch(() => []);
-  const out = names.filter(isChildName).sort().map((n) => import_node_path37.default.join(nested, n));
+  const session = import_node_path38.default.basename(file, ".jsonl");
+  const nested = import_node_path38.default.join(import_node_path38.default.dirname(file), session, "subagents");
+  const names = await import_node_fs44.promises.readdir(nested).catch(() => []);
+  const out = names.filter(isChildName).sort().map((n) => import_node_path38.default.join(nested, n));
   if (session.startsWith("agent-")) return out;
-  const flat = (await import_node_fs42.promises.readdir(import_node_path37.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
+  const flat = (await import_node_fs44.promises.readdir(import_node_path38.default.dirname(file)).catch(() => [])).filter(isChildName).sort();
   for (const n of flat) {
-    const child = import_node_path37.default.join(import_node_path37.default.dirname(file), n);
+    const child = import_node_path38.default.join(import_node_path38.default.dirname(file), n);
     if ((await readHead(child)).sessionId === session) out.push(child);
   }
   return out;
@@ -37886,7 +37957,7 @@ async function runReplay(files, flags, output) {
   const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...i.children ?? []].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1e3)));
   if (!flags.isJson) output.out("\n" + renderGapHistogramText(histogram).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const title = inputs.length === 1 ? `silent gaps in ${import_node_path37.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
+    const title = inputs.length === 1 ? `silent gaps in ${import_node_path38.default.basename(inputs[0].transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
     await writeFileAtomic(flags.svgFile, renderGapHistogramSvg(histogram, title), { mode: 420 });
     if (!flags.isJson) output.out(`wrote ${flags.svgFile}
 `);
@@ -37898,8 +37969,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
     const config2 = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
     const given = [...flags.stallWindow ?? [], ...flags.timeout ?? []];
     const timeouts = given.length > 0 ? given : [config2.timeout_seconds ?? DEFAULTS.timeout_seconds];
-    const svgFile = flags.svg === void 0 ? void 0 : import_node_path37.default.resolve(env.cwd, flags.svg);
-    await runReplay(files.map((f) => import_node_path37.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config2), svgFile }, env.output);
+    const svgFile = flags.svg === void 0 ? void 0 : import_node_path38.default.resolve(env.cwd, flags.svg);
+    await runReplay(files.map((f) => import_node_path38.default.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config2), svgFile }, env.output);
     setCode(EXIT.ok);
   });
   teach(cmd, {
@@ -37920,8 +37991,8 @@ function registerReplay(program2, { env, setCode, flags: parsers }) {
 init_exit_codes();
 
 // src/commands/friction-review.ts
-var import_node_fs43 = require("node:fs");
-var import_node_path38 = __toESM(require("node:path"), 1);
+var import_node_fs45 = require("node:fs");
+var import_node_path39 = __toESM(require("node:path"), 1);
 var import_node_readline2 = require("node:readline");
 init_time();
 init_friction_hypothesis();
@@ -38117,9 +38188,9 @@ function renderFriction(s) {
   return out.join("\n").replace(/\n+$/, "") + "\n";
 }
 async function readDay(file, rel, events, lines) {
-  const stat = await import_node_fs43.promises.stat(file);
+  const stat = await import_node_fs45.promises.stat(file);
   if (stat.size === 0) return;
-  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs43.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline2.createInterface)({ input: (0, import_node_fs45.createReadStream)(file, { encoding: "utf8", end: stat.size - 1 }), crlfDelay: Infinity });
   let n = 0;
   let pending;
   const take = (line, at2) => {
@@ -38135,7 +38206,7 @@ async function readDay(file, rel, events, lines) {
     n++;
     pending = line;
   }
-  const h = await import_node_fs43.promises.open(file, "r");
+  const h = await import_node_fs45.promises.open(file, "r");
   try {
     const b = Buffer.alloc(1);
     await h.read(b, 0, 1, stat.size - 1);
@@ -38147,15 +38218,15 @@ async function readDay(file, rel, events, lines) {
 async function reviewFriction(paths, opts) {
   const since2 = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await import_node_fs43.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
+  const days = (await import_node_fs45.promises.readdir(dir).catch(() => [])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since2).sort();
   const events = [];
   const lines = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
-  for (const name of days) await readDay(import_node_path38.default.join(dir, name), paths.relative(import_node_path38.default.join(dir, name)), events, lines);
-  const names = (await import_node_fs43.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
+  for (const name of days) await readDay(import_node_path39.default.join(dir, name), paths.relative(import_node_path39.default.join(dir, name)), events, lines);
+  const names = (await import_node_fs45.promises.readdir(paths.frictionDir()).catch(() => [])).filter((n) => n.endsWith(".md") && n.slice(0, 10) >= since2).sort();
   const notes = [];
   for (const n of names) {
-    const file = import_node_path38.default.join(paths.frictionDir(), n);
-    const text2 = await import_node_fs43.promises.readFile(file, "utf8").catch(() => "");
+    const file = import_node_path39.default.join(paths.frictionDir(), n);
+    const text2 = await import_node_fs45.promises.readFile(file, "utf8").catch(() => "");
     const at2 = /^Escalated at (\S+)\.$/m.exec(text2)?.[1] ?? /At start-up \((\S+)\)/.exec(text2)?.[1];
     if (at2 && Date.parse(at2) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text2, paths.relative(file)));
@@ -38189,8 +38260,8 @@ function registerFriction(program2, { env, setCode }) {
 }
 
 // src/commands/timeline.ts
-var import_node_fs44 = require("node:fs");
-var import_node_path39 = __toESM(require("node:path"), 1);
+var import_node_fs46 = require("node:fs");
+var import_node_path40 = __toESM(require("node:path"), 1);
 var import_node_readline3 = require("node:readline");
 init_errors();
 
@@ -38313,7 +38384,7 @@ var PROGRESS_TYPES = /* @__PURE__ */ new Set(["assistant", "user", "progress", "
 async function readActivityTimes(file) {
   let size;
   try {
-    const st = await import_node_fs44.promises.stat(file);
+    const st = await import_node_fs46.promises.stat(file);
     if (!st.isFile()) return [];
     size = st.size;
   } catch {
@@ -38322,7 +38393,7 @@ async function readActivityTimes(file) {
   const out = [];
   if (size === 0) return out;
   const start = Math.max(0, size - MAX_ACTIVITY_BYTES);
-  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs44.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
+  const rl = (0, import_node_readline3.createInterface)({ input: (0, import_node_fs46.createReadStream)(file, { encoding: "utf8", start, end: size - 1 }), crlfDelay: Infinity });
   let isFirst = start > 0;
   for await (const line of rl) {
     if (isFirst) {
@@ -38350,13 +38421,13 @@ async function readTimeline(paths, epicId, nowMs) {
   const activity = /* @__PURE__ */ new Map();
   let hasStateFile = false;
   try {
-    const text2 = await import_node_fs44.promises.readFile(paths.stateFile(epicId), "utf8");
+    const text2 = await import_node_fs46.promises.readFile(paths.stateFile(epicId), "utf8");
     hasStateFile = true;
     const parsed = parseStateFile(text2, paths.stateFile(epicId));
     if (parsed.ok) {
       for (const t of parsed.value.tasks) {
         rows.push({ taskId: t.taskId, ticketId: t.ticketId, status: t.status, statusClass: t.statusClass, dispatchedAtMs: t.dispatchedAtMs });
-        if (t.transcriptPath) addFile(t.taskId, import_node_path39.default.resolve(paths.root, expandHome(t.transcriptPath)));
+        if (t.transcriptPath) addFile(t.taskId, import_node_path40.default.resolve(paths.root, expandHome(t.transcriptPath)));
         for (const id of [t.agentId, t.sessionId]) if (id && /^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/.test(id)) addFile(t.taskId, paths.activityFile(id));
         if (t.lastActivityMs !== void 0) activity.set(t.taskId, [t.lastActivityMs]);
       }
@@ -38372,21 +38443,21 @@ async function readTimeline(paths, epicId, nowMs) {
       hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(", ")}.` : "Check --epic-id and --state-dir (or $ONEX_STATE_DIR)."
     });
   }
-  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path39.default.resolve(paths.root, e.output_path));
+  for (const e of log.events) if (e.event === "redispatch" && e.output_path) addFile(e.recovery_task_id, import_node_path40.default.resolve(paths.root, e.output_path));
   for (const [taskId, set] of files) {
     for (const file of set) {
       const times = await readActivityTimes(file);
       if (times.length) activity.set(taskId, [...activity.get(taskId) ?? [], ...times]);
     }
   }
-  const lastCheck = await import_node_fs44.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
+  const lastCheck = await import_node_fs46.promises.readFile(paths.watchdogJson(epicId), "utf8").then((t) => Date.parse(JSON.parse(t).check_timestamp ?? ""), () => NaN);
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {} });
 }
 async function runTimeline(paths, flags, output) {
   const tl = await readTimeline(paths, flags.epicId, flags.nowMs);
   output.out(renderTimelineText(tl, { columns: flags.columns, hasColor: flags.hasColor }).join("\n") + "\n");
   if (flags.svgFile !== void 0) {
-    const file = import_node_path39.default.resolve(flags.cwd, flags.svgFile);
+    const file = import_node_path40.default.resolve(flags.cwd, flags.svgFile);
     await writeFileAtomic(file, renderTimelineSvg(tl), { mode: 420 });
     output.out(`wrote ${file} (open it in a browser, or attach it to the ticket)
 `);
@@ -38416,8 +38487,8 @@ function registerTimeline(program2, { env, setCode, flags: parsers }) {
 }
 
 // src/commands/prune.ts
-var import_node_fs45 = require("node:fs");
-var import_node_path40 = __toESM(require("node:path"), 1);
+var import_node_fs47 = require("node:fs");
+var import_node_path41 = __toESM(require("node:path"), 1);
 init_errors();
 init_ids();
 init_exit_codes();
@@ -38425,11 +38496,11 @@ var EPIC_PRUNED = STATE_DIR_LAYOUT.filter((e) => e.in === "epic" && e.prune === 
 var ROOT_UNUSED = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "unused");
 var CHECKPOINTS = STATE_DIR_LAYOUT.filter((e) => e.in === "root" && e.prune === "checkpoint");
 async function oldFiles(p, cutoffMs) {
-  const st = await import_node_fs45.promises.lstat(p).catch(() => void 0);
+  const st = await import_node_fs47.promises.lstat(p).catch(() => void 0);
   if (!st) return [];
   if (st.isDirectory()) {
-    const names = await import_node_fs45.promises.readdir(p);
-    return (await Promise.all(names.map((n) => oldFiles(import_node_path40.default.join(p, n), cutoffMs)))).flat();
+    const names = await import_node_fs47.promises.readdir(p);
+    return (await Promise.all(names.map((n) => oldFiles(import_node_path41.default.join(p, n), cutoffMs)))).flat();
   }
   return st.mtimeMs < cutoffMs ? [{ file: p, bytes: st.size }] : [];
 }
@@ -38459,7 +38530,7 @@ async function prune(paths, opts) {
   const ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = /* @__PURE__ */ new Set();
-  const epicIds = (await import_node_fs45.promises.readdir(import_node_path40.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
+  const epicIds = (await import_node_fs47.promises.readdir(import_node_path41.default.join(paths.root, "epics")).catch(() => [])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {
@@ -38468,23 +38539,23 @@ async function prune(paths, opts) {
     }
     finished.add(epicId);
     const dir = paths.epicDir(epicId);
-    const names = await import_node_fs45.promises.readdir(dir).catch(() => []);
-    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path40.default.join(dir, n), `epic ${epicId}: ${state.why}`);
+    const names = await import_node_fs47.promises.readdir(dir).catch(() => []);
+    for (const n of names.filter((n2) => EPIC_PRUNED.some((e) => isLayoutEntry(e, n2))).sort()) await add(ctx, import_node_path41.default.join(dir, n), `epic ${epicId}: ${state.why}`);
   }
-  for (const e of ROOT_UNUSED) await add(ctx, import_node_path40.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
+  for (const e of ROOT_UNUSED) await add(ctx, import_node_path41.default.join(paths.root, e.name), (e.pruneWhy ?? "unused for {age}").replace("{age}", opts.olderThan));
   for (const e of CHECKPOINTS) {
-    for (const f of await oldFiles(import_node_path40.default.join(paths.root, e.name), ctx.cutoffMs)) {
-      const parsed = parseCheckpoint(await import_node_fs45.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
+    for (const f of await oldFiles(import_node_path41.default.join(paths.root, e.name), ctx.cutoffMs)) {
+      const parsed = parseCheckpoint(await import_node_fs47.promises.readFile(f.file, "utf8").catch(() => ""), f.file);
       if (!parsed.ok || !(finished.has(parsed.value.epic_id) || !epicIds.includes(parsed.value.epic_id))) continue;
       ctx.out.push({ path: paths.relative(f.file), bytes: f.bytes, why: `recovery checkpoint of finished epic ${parsed.value.epic_id}` });
     }
   }
   const linked = await linkedFromNotes(paths);
-  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path40.default.join(paths.root, e.path))).map((e) => e.path);
-  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path40.default.join(paths.root, e.path))));
+  report.kept_linked = ctx.out.filter((e) => linked.has(import_node_path41.default.join(paths.root, e.path))).map((e) => e.path);
+  ctx.out.splice(0, ctx.out.length, ...ctx.out.filter((e) => !linked.has(import_node_path41.default.join(paths.root, e.path))));
   if (!opts.isDryRun) {
-    for (const e of ctx.out) await import_node_fs45.promises.rm(import_node_path40.default.join(paths.root, e.path), { force: true });
-    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path40.default.dirname(import_node_path40.default.join(paths.root, e.path)));
+    for (const e of ctx.out) await import_node_fs47.promises.rm(import_node_path41.default.join(paths.root, e.path), { force: true });
+    for (const e of ctx.out) await removeEmptyParents(paths.root, import_node_path41.default.dirname(import_node_path41.default.join(paths.root, e.path)));
   }
   return report;
 }
@@ -38499,18 +38570,18 @@ async function linkedFromNotes(paths) {
   const linked = /* @__PURE__ */ new Set();
   const notes = (await oldFiles(paths.frictionDir(), Infinity)).filter((f) => f.file.endsWith(".md"));
   for (const { file } of notes) {
-    const text2 = await import_node_fs45.promises.readFile(file, "utf8").catch(() => "");
+    const text2 = await import_node_fs47.promises.readFile(file, "utf8").catch(() => "");
     for (const m of text2.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target2 = safeDecode2(m[1].split("#")[0]);
       if (/^[a-z][a-z0-9+.-]*:/i.test(target2) && !/^[A-Za-z]:[\\/]/.test(target2)) continue;
-      linked.add(import_node_path40.default.resolve(import_node_path40.default.dirname(file), target2));
+      linked.add(import_node_path41.default.resolve(import_node_path41.default.dirname(file), target2));
     }
   }
   return linked;
 }
 async function removeEmptyParents(root, dir) {
-  for (let d = dir; import_node_path40.default.dirname(d) !== root && d.startsWith(root + import_node_path40.default.sep); d = import_node_path40.default.dirname(d)) {
-    if (!await import_node_fs45.promises.rmdir(d).then(() => true, () => false)) return;
+  for (let d = dir; import_node_path41.default.dirname(d) !== root && d.startsWith(root + import_node_path41.default.sep); d = import_node_path41.default.dirname(d)) {
+    if (!await import_node_fs47.promises.rmdir(d).then(() => true, () => false)) return;
   }
 }
 var kb = (n) => n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -38553,8 +38624,8 @@ init_deps();
 
 // src/demo/run-demo.ts
 var import_node_crypto9 = require("node:crypto");
-var import_node_fs48 = require("node:fs");
-var import_node_path43 = __toESM(require("node:path"), 1);
+var import_node_fs50 = require("node:fs");
+var import_node_path44 = __toESM(require("node:path"), 1);
 init_errors();
 
 // src/demo/fit-width.ts
@@ -38573,8 +38644,8 @@ function fitWidth(text2, columns) {
 // src/demo/orchestrator.ts
 var import_node_child_process5 = require("node:child_process");
 var import_node_crypto7 = require("node:crypto");
-var import_node_fs46 = require("node:fs");
-var import_node_path41 = __toESM(require("node:path"), 1);
+var import_node_fs48 = require("node:fs");
+var import_node_path42 = __toESM(require("node:path"), 1);
 var import_yaml3 = __toESM(require_dist(), 1);
 var STDERR_TAIL_CHARS = 2e3;
 var agentIdOf = () => "a" + (0, import_node_crypto7.randomBytes)(8).toString("hex");
@@ -38591,7 +38662,7 @@ var DemoOrchestrator = class {
   /** `<projects>/<encoded repo>/<session>/subagents/agent-<id>.jsonl`, Claude Code's layout (surfaces §1.1). */
   transcriptFor(agentId) {
     const project = this.env.repoDir.replace(/[/.]/g, "-");
-    return import_node_path41.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
+    return import_node_path42.default.join(this.env.projectsDir, project, this.env.sessionId, "subagents", `agent-${agentId}.jsonl`);
   }
   /** Spawn every agent, then write the state file listing them with their pids. */
   async dispatch(specs) {
@@ -38599,11 +38670,11 @@ var DemoOrchestrator = class {
     for (const spec of specs) {
       const agentId = agentIdOf();
       const transcriptPath = this.transcriptFor(agentId);
-      await import_node_fs46.promises.mkdir(import_node_path41.default.dirname(transcriptPath), { recursive: true });
-      await import_node_fs46.promises.writeFile(transcriptPath, "");
+      await import_node_fs48.promises.mkdir(import_node_path42.default.dirname(transcriptPath), { recursive: true });
+      await import_node_fs48.promises.writeFile(transcriptPath, "");
       const plan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
-      const planFile = import_node_path41.default.join(this.env.plansDir, `${spec.taskId}.json`);
-      await import_node_fs46.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
+      const planFile = import_node_path42.default.join(this.env.plansDir, `${spec.taskId}.json`);
+      await import_node_fs48.promises.writeFile(planFile, JSON.stringify(plan, null, 2) + "\n");
       const dispatchedAtMs = this.env.clock.nowMs();
       const child = (0, import_node_child_process5.spawn)(this.env.nodePath, [this.env.scriptPath, planFile], { cwd: this.env.repoDir, stdio: ["ignore", "ignore", "pipe"] });
       await new Promise((resolve, reject) => {
@@ -38744,7 +38815,7 @@ var read2 = (file, lines, extra = {}) => ({
   result: lines,
   toolUseResult: { type: "text", file: { filePath: file, content: lines, numLines: lines.split("\n").length, startLine: 1, totalLines: 120 } }
 });
-var grep = (pattern, path44, hits2) => ({ name: "Grep", input: { pattern, path: path44, output_mode: "content" }, result: hits2 });
+var grep = (pattern, path45, hits2) => ({ name: "Grep", input: { pattern, path: path45, output_mode: "content" }, result: hits2 });
 var edit = (file, oldString, newString) => ({
   name: "Edit",
   input: { file_path: file, old_string: oldString, new_string: newString },
@@ -38973,9 +39044,9 @@ function transcriptFacts(text2) {
 
 // src/demo/workspace.ts
 var import_node_crypto8 = require("node:crypto");
-var import_node_fs47 = require("node:fs");
+var import_node_fs49 = require("node:fs");
 var import_node_os5 = __toESM(require("node:os"), 1);
-var import_node_path42 = __toESM(require("node:path"), 1);
+var import_node_path43 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
 var AGENT_SCRIPT = String.raw`// dispatch-watchdog demo agent: replays a plan of Claude-Code-format transcript records.
@@ -39068,24 +39139,24 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs47.promises.mkdtemp(import_node_path42.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs49.promises.mkdtemp(import_node_path43.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
-  const repoDir = import_node_path42.default.join(root, "repo");
-  const plansDir = import_node_path42.default.join(root, "demo-agents");
-  const projectsDir = import_node_path42.default.join(root, "claude", "projects");
-  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs47.promises.mkdir(d, { recursive: true })));
-  const scriptPath = import_node_path42.default.join(plansDir, "agent.mjs");
-  await import_node_fs47.promises.writeFile(scriptPath, AGENT_SCRIPT);
+  const repoDir = import_node_path43.default.join(root, "repo");
+  const plansDir = import_node_path43.default.join(root, "demo-agents");
+  const projectsDir = import_node_path43.default.join(root, "claude", "projects");
+  await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => import_node_fs49.promises.mkdir(d, { recursive: true })));
+  const scriptPath = import_node_path43.default.join(plansDir, "agent.mjs");
+  await import_node_fs49.promises.writeFile(scriptPath, AGENT_SCRIPT);
   const plan = { out: "-", agentId: "a" + (0, import_node_crypto8.randomBytes)(8).toString("hex"), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
-  const replacementPlan = import_node_path42.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
-  await import_node_fs47.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
-  await import_node_fs47.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = import_node_path42.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
+  const replacementPlan = import_node_path43.default.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
+  await import_node_fs49.promises.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + "\n");
+  await import_node_fs49.promises.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
+  const replacementLog = import_node_path43.default.join(paths.epicDir(DEMO_EPIC_ID), "agents", `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 async function interestingFiles(ws) {
   const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await import_node_fs47.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
+  const logs = await import_node_fs49.promises.readdir(ws.paths.dispatchLogDir()).catch(() => []);
   const list2 = [
     ["watchdog.config.yaml", "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
@@ -39094,10 +39165,10 @@ async function interestingFiles(ws) {
     [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, "the recovery checkpoint: what was done, what remains"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, "the narrow-scope prompt the replacement was given"],
     [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
-    [import_node_path42.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
+    [import_node_path43.default.relative(ws.root, ws.projectsDir) + "/", "the three agents' Claude Code transcripts"],
     ["demo-agents/", "the agent script and the plans it replays"]
   ];
-  return list2.filter(([rel]) => (0, import_node_fs47.existsSync)(import_node_path42.default.join(ws.root, rel)));
+  return list2.filter(([rel]) => (0, import_node_fs49.existsSync)(import_node_path43.default.join(ws.root, rel)));
 }
 
 // src/demo/run-demo.ts
@@ -39126,7 +39197,7 @@ var Monitor = class {
     }
   }
   async read() {
-    const text2 = await import_node_fs48.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
+    const text2 = await import_node_fs50.promises.readFile(this.ws.paths.watchdogJson(DEMO_EPIC_ID), "utf8").catch(() => void 0);
     const parsed = text2 === void 0 ? void 0 : WatchdogJsonSchema.safeParse(safeJson(text2));
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
@@ -39186,7 +39257,7 @@ async function runDemo(opts, deps) {
     onNote: (text2) => note("orchestrator", text2)
   });
   const monitor = new Monitor(ws, orchestrator);
-  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path43.default.join(ws.root, "claude") };
+  const watchEnv = { ...opts.env, CLAUDE_CONFIG_DIR: import_node_path44.default.join(ws.root, "claude") };
   delete watchEnv.LINEAR_API_KEY;
   const giveUp = new AbortController();
   const giveUpTimer = setTimeout(() => giveUp.abort({ signal: "demo_deadline" }), t.giveUpMs);
@@ -39225,19 +39296,19 @@ async function runDemo(opts, deps) {
   const files = await interestingFiles(ws);
   await cleanUp(orchestrator, monitor);
   say(renderSummary(facts, checks, { dir: ws.root, isKept, list: files, columns: width() }));
-  if (!isKept) await import_node_fs48.promises.rm(ws.root, { recursive: true, force: true });
+  if (!isKept) await import_node_fs50.promises.rm(ws.root, { recursive: true, force: true });
   return ok ? 0 : 1;
 }
 async function gatherFacts(facts, ws, orchestrator, monitor) {
   facts.events = monitor.events;
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
-    const tf = transcriptFacts(await import_node_fs48.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
+    const tf = transcriptFacts(await import_node_fs50.promises.readFile(run.transcriptPath, "utf8").catch(() => ""));
     facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
     if (run.spec.role === "long-bash") facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);
-  const log = await import_node_fs48.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
+  const log = await import_node_fs50.promises.readFile(ws.replacementLog, "utf8").catch(() => "");
   facts.replacement = {
     pid: replacement?.event.pid,
     hasFinished: log.includes(REPLACEMENT_DONE_TEXT),

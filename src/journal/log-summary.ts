@@ -15,6 +15,8 @@ import { writeFileAtomic } from '../files/atomic-write.js';
 import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
 import { LinePrefilter, CROSS_REF, SKIP } from './log-prefilter.js';
+import { foldFile, isBlank, LINE, REF_STALL, type ScannedFile } from './log-scan.js';
+import { defaultScanWorker, PARALLEL_MIN_BYTES, splitForWorker, startScan } from './log-scan-start.js';
 import { StallRefMap, tagLine } from './ticket-refs.js';
 import { RedispatchRefs } from './redispatch-refs.js';
 
@@ -24,7 +26,6 @@ const DIAGNOSTICS_KEPT = 20;
 const REFRESH_BYTES = 1024 * 1024;
 /** A stopping watchdog brings the summary to the log's end when the log grew at least this much during its run. */
 const REFRESH_AT_STOP_BYTES = 256 * 1024;
-const READ_CHUNK = 4 * 1024 * 1024;
 const DAY_FILE = /^\d{4}-\d{2}-\d{2}\.ndjson$/;
 
 export interface LoadedHistory {
@@ -34,16 +35,25 @@ export interface LoadedHistory {
   /** All corrupt lines of the whole log. */
   diagnosticCount: number;
   /** How start-up went: from the summary or rebuilt, and the log bytes read. */
-  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean; logBytes: number };
+  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean; logBytes: number; /** Days a worker thread scanned. */ workerDays: number };
 }
 
 type Covered = HistorySummary['covers'][number];
+
+export interface LoadOptions {
+  isWritable: boolean;
+  isRefresh?: boolean;
+  /** The scan worker's file (log-scan-start.ts), or null for none. @defaultValue the one beside this module, when there is one */
+  scanWorker?: URL | null;
+  /** Days from their start worth a worker when they hold at least this many bytes. @defaultValue PARALLEL_MIN_BYTES */
+  parallelMinBytes?: number;
+}
 
 /**
  * The history of `epicId` folded from the whole dispatch log, reading only what the summary
  * does not cover. `isWritable`: refresh the summary when it was missing, stale or far behind.
  */
-export async function loadHistory(paths: StatePaths, epicId: string, opts: { isWritable: boolean; isRefresh?: boolean }): Promise<LoadedHistory> {
+export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadOptions): Promise<LoadedHistory> {
   const dir = paths.dispatchLogDir();
   let names: string[];
   try {
@@ -74,7 +84,25 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
   let diagnosticCount = start ? summary!.diagnostics.count : 0;
   const prefilter = new LinePrefilter(epicId);
   let bytesRead = 0;
-  for (const name of start ? names.slice(start.index) : names) {
+  /** Another epic's stall or redispatch only feeds its ticket's totals (foldEvent's one effect of it): kept by reference, checked when read back. */
+  const takeRef = (isStall: boolean, ticket: string, index: number, at: number, len: number) => {
+    if (isStall) stalls.addRef(ticket, index, at, len);
+    else redispatches.add(ticket, index, at, len);
+  };
+  const takeLine = (line: string, file: string, lineNo: number, index: number, at: number, len: number) => {
+    if (line.trim() === '') return;
+    const parsed = parseLogLine(line);
+    if (!parsed.ok) {
+      if (!parsed.message) return;
+      diagnosticCount++;
+      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+      return;
+    }
+    const ev = parsed.event;
+    if (ev.event === 'stall_detected') tagLine(ev, [index, at, len]);
+    foldEvent(history, ev, epicId);
+  };
+  const foldDay = async (name: string) => {
     const file = path.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : undefined;
     const index = covers.length;
@@ -83,28 +111,38 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
       if (isBlank(buf, s, e)) return;
       const kind = prefilter.classify(buf, s, e);
       if (kind === SKIP) return;
-      // Another epic's stall or redispatch only feeds its ticket's totals (foldEvent's one effect of it): kept by reference, checked when read back.
-      if (kind === CROSS_REF) {
-        const ticket = buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd);
-        if (prefilter.isStall) stalls.addRef(ticket, index, at, e - s);
-        else redispatches.add(ticket, index, at, e - s);
-        return;
-      }
-      const line = buf.toString('utf8', s, e);
-      if (line.trim() === '') return;
-      const parsed = parseLogLine(line);
-      if (!parsed.ok) {
-        if (!parsed.message) return;
-        diagnosticCount++;
-        if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
-        return;
-      }
-      const ev = parsed.event;
-      if (ev.event === 'stall_detected') tagLine(ev, [index, at, e - s]);
-      foldEvent(history, ev, epicId);
+      if (kind === CROSS_REF) takeRef(prefilter.isStall, buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd), index, at, e - s);
+      else takeLine(buf.toString('utf8', s, e), file, lineNo, index, at, e - s);
     });
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
+  };
+  // The same lines in the same order, scanned by the worker: folded here as foldDay folds them.
+  const foldScanned = (f: ScannedFile) => {
+    const file = path.join(dir, f.name);
+    const index = covers.length;
+    coverNames[index] = f.name;
+    for (let i = 0; i < f.kinds.length; i++) {
+      const kind = f.kinds[i];
+      if (kind === LINE) takeLine(f.texts[i]!, file, f.lineNos[i]!, index, f.ats[i]!, f.lens[i]!);
+      else takeRef(kind === REF_STALL, f.texts[i]!, index, f.ats[i]!, f.lens[i]!);
+    }
+    bytesRead += f.bytesRead;
+    covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
+  };
+  const todo = start ? names.slice(start.index) : names;
+  let workerDays = 0;
+  // A long stretch of whole days: a worker scans the later ones while this thread folds the first.
+  const worker = opts.scanWorker === null ? undefined : (opts.scanWorker ?? defaultScanWorker());
+  const split = worker ? await splitForWorker(dir, todo, start ? 1 : 0, opts.parallelMinBytes ?? PARALLEL_MIN_BYTES) : undefined;
+  const scan = split === undefined ? undefined : startScan(worker!, dir, todo.slice(split), epicId);
+  for (const name of split === undefined ? todo : todo.slice(0, split)) await foldDay(name);
+  if (scan) {
+    const scanned = await scan;
+    // A worker that failed (or could not start) costs time, never correctness: those days are folded here.
+    if (scanned) for (const f of scanned) foldScanned(f);
+    else for (const name of todo.slice(split)) await foldDay(name);
+    workerDays = scanned?.length ?? 0;
   }
   let summaryWritten = false;
   const logBytes = covers.reduce((n, c) => n + c.size, 0);
@@ -125,7 +163,7 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: { isW
       // Derived data: a summary we cannot write costs the next start time, never correctness.
     }
   }
-  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten, logBytes } };
+  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten, logBytes, workerDays } };
 }
 
 /**
@@ -184,78 +222,3 @@ async function resumePoint(dir: string, names: string[], s: HistorySummary): Pro
   return { index: upTo.length - 1, resume: last };
 }
 
-/** Only spaces, tabs, vertical tabs and form feeds (what trim() removes, in ASCII). */
-function isBlank(buf: Buffer, s: number, e: number): boolean {
-  for (let i = s; i < e; i++) {
-    const b = buf[i]!;
-    if (b !== 0x20 && b !== 0x09 && b !== 0x0b && b !== 0x0c) return false;
-  }
-  return true;
-}
-
-/**
- * Hand each complete line of `file` from byte `offset` (a line start; `linesBefore` lines precede
- * it) to `take` as bytes [s, e) of a buffer, with its file offset and line number, as a whole read
- * splits them: lines end at "\n", "\r\n" or a lone "\r", as readline splits them; a torn last line
- * (no newline yet) is left for a later read. Lines are never decoded here: `take` decides which
- * are worth it (most of a long log is other epics' lines nobody here folds).
- */
-async function foldFile(
-  file: string,
-  offset: number,
-  linesBefore: number,
-  take: (buf: Buffer, s: number, e: number, at: number, lineNo: number) => void,
-): Promise<{ dev: number; ino: number; size: number; lines: number; bytesRead: number }> {
-  const h = await fs.open(file, 'r');
-  let pending: Promise<{ bytesRead: number }> | undefined;
-  try {
-    const st = await h.stat();
-    let lineNo = linesBefore;
-    let pos = offset;
-    let done = offset;
-    let carry = Buffer.alloc(0);
-    // Two buffers: the next chunk is read in libuv's pool while this one is scanned, so a first
-    // start over a long log waits for the disk (or the page cache's copy) only for its first chunk.
-    const bufs = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)] as const;
-    const readInto = (i: 0 | 1, at: number) => h.read(bufs[i], 0, Math.min(READ_CHUNK, st.size - at), at);
-    let which: 0 | 1 = 0;
-    pending = pos < st.size ? readInto(which, pos) : undefined;
-    while (pending) {
-      const { bytesRead } = await pending;
-      pending = undefined;
-      if (bytesRead === 0) break;
-      const buf = bufs[which];
-      const base = pos - carry.length;
-      pos += bytesRead;
-      which = which === 0 ? 1 : 0;
-      if (pos < st.size) pending = readInto(which, pos);
-      const chunk = carry.length > 0 ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const end = chunk.lastIndexOf(0x0a);
-      if (end < 0) {
-        carry = Buffer.from(chunk);
-        continue;
-      }
-      let cr = chunk.indexOf(0x0d);
-      for (let s = 0; s <= end; ) {
-        const nl = chunk.indexOf(0x0a, s);
-        const le = nl > s && chunk[nl - 1] === 0x0d ? nl - 1 : nl;
-        if (cr !== -1 && cr < s) cr = chunk.indexOf(0x0d, s);
-        let ls = s;
-        while (cr !== -1 && cr < le) {
-          take(chunk, ls, cr, base + ls, ++lineNo);
-          ls = cr + 1;
-          cr = chunk.indexOf(0x0d, ls);
-        }
-        take(chunk, ls, le, base + ls, ++lineNo);
-        s = nl + 1;
-      }
-      carry = Buffer.from(chunk.subarray(end + 1));
-      done = pos - carry.length;
-    }
-    return { dev: st.dev, ino: st.ino, size: done, lines: lineNo, bytesRead: pos - offset };
-  } finally {
-    // A read still in flight (a line's handler threw) ends before its handle closes.
-    await pending?.catch(() => undefined);
-    await h.close();
-  }
-}

@@ -42,9 +42,11 @@ describe('bundle/', () => {
     }
   });
 
-  it('the hook holds src/ only and requires node built-ins only; the CLI leaves only @linear/sdk and @opentelemetry/* to node_modules', () => {
-    const [hook, cli] = BUNDLES.map((f) => fresh.find((b) => b.file === f)!);
+  it('the hook holds src/ only and requires node built-ins only, as does the scan worker; the CLI leaves only @linear/sdk and @opentelemetry/* to node_modules', () => {
+    const [hook, cli, scan] = BUNDLES.map((f) => fresh.find((b) => b.file === f)!);
     expect(hook!.inputs.filter((f) => !f.startsWith('src/'))).toEqual([]);
+    // The log's scan worker is self-contained: the CLI starts it from bundle/ in a plain clone too.
+    expect(requiresOf(scan!.text).filter((m) => !isBuiltin(m))).toEqual([]);
     expect(requiresOf(hook!.text).filter((m) => !m.startsWith('node:'))).toEqual([]);
     const external = requiresOf(cli!.text).filter((m) => !isBuiltin(m));
     expect(external).toContain('@linear/sdk');

@@ -4,7 +4,8 @@
 // it cannot change this epic's history, and another epic's stall or redispatch is checked when read
 // back, so an invalid one counts no more than in a fold. What differs, by design: another epic's
 // skipped or deferred lines are not checked for corruption here (their own epic's watchdog is).
-import { appendFileSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateLog } from '../../bench/gen-log.js';
@@ -17,6 +18,7 @@ import { CROSS_REF, LinePrefilter, PARSE, SKIP } from '../../src/journal/log-pre
 import { loadHistory } from '../../src/journal/log-summary.js';
 import { comparableHistory } from '../../bench/history-compare.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { REPO_ROOT } from '../helpers/cli.js';
 
 const json = comparableHistory;
 
@@ -137,5 +139,42 @@ describe('start-up over a log of real-looking waves', () => {
     expect(got.diagnosticCount).toBe(all.diagnostics.length);
     expect(got.diagnostics).toEqual(all.diagnostics.slice(0, got.diagnostics.length));
     expect(got.diagnostics.at(-1)!.line).toBeGreaterThan(15_000);
+  });
+
+  it('gives the same history, summary and diagnostics when a worker thread scans the later days, and when the worker fails', async () => {
+    // The worker's own file, as npm test builds it beside the suite's CLI (dist/bundle/).
+    const built = path.join(REPO_ROOT, 'dist', 'bundle', 'log-scan.cjs');
+    expect(existsSync(built), `${built} is missing: run npm test (it builds dist/bundle/ before the suite)`).toBe(true);
+    const dir = tempDir();
+    const paths = new StatePaths(dir);
+    const epic = wavesEpic(7);
+    const { names } = generateWavesLog(dir, { events: 30_000, days: 6, junkEvery: 0 });
+    // A corrupt line in the last day, the worker's: reported with its file and line all the same.
+    const lastDay = path.join(dir, 'dispatch-log', names.at(-1)!);
+    const lastLine = readFileSync(lastDay, 'utf8').split('\n').length;
+    appendFileSync(lastDay, '{"timestamp_utc":"2026-01-06T23:59:59.000Z","event":"healthy","epic_id":"torn\n');
+    const summaryFile = path.join(dir, 'observe', 'history', `${epic}.json`);
+    const load = async (scanWorker: URL | null) => {
+      rmSync(summaryFile, { force: true });
+      const got = await loadHistory(paths, epic, { isWritable: true, scanWorker, parallelMinBytes: 0 });
+      return { got, summary: readFileSync(summaryFile, 'utf8') };
+    };
+    const here = await load(null);
+    expect(here.got.stats.workerDays).toBe(0);
+    const split = await load(pathToFileURL(built));
+    // The worker took the later days (about half the bytes), this thread the first ones.
+    expect(split.got.stats.workerDays).toBeGreaterThanOrEqual(2);
+    expect(split.got.stats.workerDays).toBeLessThan(6);
+    expect(split.summary).toBe(here.summary);
+    expect(json(split.got.history)).toEqual(json(here.got.history));
+    expect(json(split.got.history)).toEqual(json(foldHistory((await readDispatchLog(paths)).events, epic)));
+    expect([split.got.diagnosticCount, split.got.diagnostics, split.got.stats.bytesRead]).toEqual([here.got.diagnosticCount, here.got.diagnostics, here.got.stats.bytesRead]);
+    expect(split.got.diagnostics).toEqual([{ file: lastDay, line: lastLine, message: expect.stringContaining('not valid JSON') }]);
+    // A worker that throws at once: its days are folded here, the same history again.
+    const broken = path.join(dir, 'broken-worker.cjs');
+    writeFileSync(broken, "throw new Error('no scan today');\n");
+    const failed = await load(pathToFileURL(broken));
+    expect(failed.got.stats.workerDays).toBe(0);
+    expect(failed.summary).toBe(here.summary);
   });
 });

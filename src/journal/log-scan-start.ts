@@ -1,0 +1,59 @@
+// Starting the scan worker of a first start (log-scan.ts, log-scan-worker.ts): which days it takes,
+// and where its file is. A worker that cannot start or fails is no error: its days are folded on
+// the main thread instead, so it costs time, never correctness.
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ScannedFile } from './log-scan.js';
+
+/** Days from their start worth a worker: a smaller read is over before a worker has started. */
+export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
+/** The worker's share of the bytes: the main thread also folds the worker's lines afterwards. */
+const WORKER_SHARE = 0.55;
+
+/**
+ * The scan worker beside this module: bundle/log-scan.cjs beside the CLI bundle, dist/'s module
+ * beside this one; none when running from src/ (tests name a built one).
+ */
+export function defaultScanWorker(): URL | undefined {
+  const here = import.meta.url;
+  const url = new URL(here.endsWith('.cjs') ? './log-scan.cjs' : './log-scan-worker.js', here);
+  return existsSync(url) ? url : undefined;
+}
+
+/**
+ * Where `names` (day files read from their start, but the first `firstWhole` which may resume
+ * mid-file) split between this thread and a worker: the worker takes the days from the returned
+ * index on, about WORKER_SHARE of the bytes. Undefined when they hold fewer than `minBytes`.
+ */
+export async function splitForWorker(dir: string, names: readonly string[], firstWhole: number, minBytes: number): Promise<number | undefined> {
+  if (names.length - firstWhole < 2) return undefined;
+  const sizes = await Promise.all(names.map((n) => fs.stat(path.join(dir, n)).then((st) => st.size, () => 0)));
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total < minBytes) return undefined;
+  let tail = 0;
+  for (let k = names.length - 1; k > firstWhole; k--) {
+    tail += sizes[k]!;
+    if (tail >= total * WORKER_SHARE) return k;
+  }
+  return firstWhole + 1;
+}
+
+/** Scan `names` of `dir` in a worker thread; undefined when it could not start or failed. */
+export function startScan(file: URL, dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[] | undefined> {
+  return new Promise((resolve) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(file, { workerData: { dir, names, epicId } });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    worker.once('message', (m: { files?: ScannedFile[] }) => {
+      resolve(m.files);
+      void worker.terminate();
+    });
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+}
