@@ -35071,6 +35071,7 @@ var REF_STALL = 1;
 
 // src/journal/log-scan-start.ts
 var import_node_fs30 = require("node:fs");
+var import_node_os4 = require("node:os");
 var import_node_path28 = __toESM(require("node:path"), 1);
 var import_node_worker_threads = require("node:worker_threads");
 var PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
@@ -35092,8 +35093,18 @@ async function splitForWorker(dir, names, firstWhole, minBytes) {
   }
   return firstWhole + 1;
 }
+var MAX_SCAN_WORKERS = Math.max(1, (0, import_node_os4.availableParallelism)() - 1);
+var runningScans = 0;
 function startScan(file, dir, names, epicId) {
-  return new Promise((resolve) => {
+  if (runningScans >= MAX_SCAN_WORKERS) return void 0;
+  runningScans++;
+  let isDone = false;
+  return new Promise((settle2) => {
+    const resolve = (files) => {
+      if (!isDone) runningScans--;
+      isDone = true;
+      settle2(files);
+    };
     let worker;
     try {
       worker = new import_node_worker_threads.Worker(file, { workerData: { dir, names, epicId } });
@@ -35455,7 +35466,7 @@ async function loadHistory(paths, epicId, opts) {
   const worker = opts.scanWorker === null ? void 0 : opts.scanWorker ?? defaultScanWorker();
   const split = worker ? await splitForWorker(dir, todo, start ? 1 : 0, opts.parallelMinBytes ?? PARALLEL_MIN_BYTES) : void 0;
   const scan = split === void 0 ? void 0 : startScan(worker, dir, todo.slice(split), epicId);
-  for (const name of split === void 0 ? todo : todo.slice(0, split)) await foldDay(name);
+  for (const name of scan ? todo.slice(0, split) : todo) await foldDay(name);
   if (scan) {
     const scanned = await scan;
     if (scanned) for (const f of scanned) foldScanned(f);
@@ -36998,7 +37009,7 @@ function registerHook(program2, { env, setCode }) {
 
 // src/commands/hook-install.ts
 var import_node_fs43 = require("node:fs");
-var import_node_os4 = __toESM(require("node:os"), 1);
+var import_node_os5 = __toESM(require("node:os"), 1);
 var import_node_path37 = __toESM(require("node:path"), 1);
 init_errors();
 
@@ -37238,7 +37249,7 @@ function planHookUninstall(text2, file) {
 // src/commands/hook-install.ts
 var DEFAULT_SETTINGS_SCOPE = "local";
 function claudeConfigDir(env) {
-  return env.CLAUDE_CONFIG_DIR || import_node_path37.default.join(env.HOME || import_node_os4.default.homedir(), ".claude");
+  return env.CLAUDE_CONFIG_DIR || import_node_path37.default.join(env.HOME || import_node_os5.default.homedir(), ".claude");
 }
 function settingsFileFor(scope, env, cwd) {
   if (scope === "user") return import_node_path37.default.join(claudeConfigDir(env), "settings.json");
@@ -39045,7 +39056,7 @@ function transcriptFacts(text2) {
 // src/demo/workspace.ts
 var import_node_crypto8 = require("node:crypto");
 var import_node_fs49 = require("node:fs");
-var import_node_os5 = __toESM(require("node:os"), 1);
+var import_node_os6 = __toESM(require("node:os"), 1);
 var import_node_path43 = __toESM(require("node:path"), 1);
 
 // src/demo/agent-script.ts
@@ -39139,7 +39150,7 @@ tick();
 
 // src/demo/workspace.ts
 async function createWorkspace(opts) {
-  const root = await import_node_fs49.promises.mkdtemp(import_node_path43.default.join(opts.tmpDir ?? import_node_os5.default.tmpdir(), "dispatch-watchdog-demo-"));
+  const root = await import_node_fs49.promises.mkdtemp(import_node_path43.default.join(opts.tmpDir ?? import_node_os6.default.tmpdir(), "dispatch-watchdog-demo-"));
   const paths = new StatePaths(root);
   const repoDir = import_node_path43.default.join(root, "repo");
   const plansDir = import_node_path43.default.join(root, "demo-agents");

@@ -2,6 +2,7 @@
 // and where its file is. A worker that cannot start or fails is no error: its days are folded on
 // the main thread instead, so it costs time, never correctness.
 import { existsSync, promises as fs } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ScannedFile } from './log-scan.js';
@@ -39,9 +40,27 @@ export async function splitForWorker(dir: string, names: readonly string[], firs
   return firstWhole + 1;
 }
 
-/** Scan `names` of `dir` in a worker thread; undefined when it could not start or failed. */
-export function startScan(file: URL, dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[] | undefined> {
-  return new Promise((resolve) => {
+/**
+ * Scan workers at once in one process: `serve` starts every epic's watch together, and a worker
+ * beyond the spare cores adds only memory (each holds its share of the log's kept lines).
+ */
+export const MAX_SCAN_WORKERS = Math.max(1, availableParallelism() - 1);
+let runningScans = 0;
+
+/**
+ * Scan `names` of `dir` in a worker thread: what it kept, or undefined when it could not start or
+ * failed. No promise at all when MAX_SCAN_WORKERS are already at work: the caller folds them itself.
+ */
+export function startScan(file: URL, dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[] | undefined> | undefined {
+  if (runningScans >= MAX_SCAN_WORKERS) return undefined;
+  runningScans++;
+  let isDone = false;
+  return new Promise<ScannedFile[] | undefined>((settle) => {
+    const resolve = (files: ScannedFile[] | undefined) => {
+      if (!isDone) runningScans--;
+      isDone = true;
+      settle(files);
+    };
     let worker: Worker;
     try {
       worker = new Worker(file, { workerData: { dir, names, epicId } });

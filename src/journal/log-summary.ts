@@ -136,7 +136,7 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
   const worker = opts.scanWorker === null ? undefined : (opts.scanWorker ?? defaultScanWorker());
   const split = worker ? await splitForWorker(dir, todo, start ? 1 : 0, opts.parallelMinBytes ?? PARALLEL_MIN_BYTES) : undefined;
   const scan = split === undefined ? undefined : startScan(worker!, dir, todo.slice(split), epicId);
-  for (const name of split === undefined ? todo : todo.slice(0, split)) await foldDay(name);
+  for (const name of scan ? todo.slice(0, split) : todo) await foldDay(name);
   if (scan) {
     const scanned = await scan;
     // A worker that failed (or could not start) costs time, never correctness: those days are folded here.

@@ -16,6 +16,7 @@ import { StatePaths } from '../../src/files/paths.js';
 import { readDispatchLog } from '../../src/journal/dispatch-log.js';
 import { CROSS_REF, LinePrefilter, PARSE, SKIP } from '../../src/journal/log-prefilter.js';
 import { loadHistory } from '../../src/journal/log-summary.js';
+import { MAX_SCAN_WORKERS } from '../../src/journal/log-scan-start.js';
 import { comparableHistory } from '../../bench/history-compare.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { REPO_ROOT } from '../helpers/cli.js';
@@ -176,5 +177,12 @@ describe('start-up over a log of real-looking waves', () => {
     const failed = await load(pathToFileURL(broken));
     expect(failed.got.stats.workerDays).toBe(0);
     expect(failed.summary).toBe(here.summary);
+    // Starts at once (serve starts every epic together): no more workers than MAX_SCAN_WORKERS; the others fold on this thread.
+    rmSync(summaryFile, { force: true });
+    const together = await Promise.all(Array.from({ length: MAX_SCAN_WORKERS + 1 }, () => loadHistory(paths, epic, { isWritable: false, scanWorker: pathToFileURL(built), parallelMinBytes: 0 })));
+    const withWorker = together.filter((t) => t.stats.workerDays > 0).length;
+    expect(withWorker).toBeGreaterThanOrEqual(1);
+    expect(withWorker).toBeLessThanOrEqual(MAX_SCAN_WORKERS);
+    for (const t of together) expect(json(t.history)).toEqual(json(here.got.history));
   });
 });
