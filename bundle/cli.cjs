@@ -35068,6 +35068,16 @@ async function foldFile(file, offset, linesBefore, take) {
 }
 var LINE = 0;
 var REF_STALL = 1;
+var REF_REDISPATCH = 2;
+function foldKeptLines(file, offset, linesBefore, prefilter, keep) {
+  return foldFile(file, offset, linesBefore, (buf, s, e, at2, lineNo) => {
+    if (isBlank2(buf, s, e)) return;
+    const kind = prefilter.classify(buf, s, e);
+    if (kind === SKIP) return;
+    if (kind === CROSS_REF) keep(prefilter.isStall ? REF_STALL : REF_REDISPATCH, buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd), at2, e - s, lineNo);
+    else keep(LINE, buf.toString("utf8", s, e), at2, e - s, lineNo);
+  });
+}
 
 // src/journal/log-scan-start.ts
 var import_node_fs30 = require("node:fs");
@@ -35434,18 +35444,13 @@ async function loadHistory(paths, epicId, opts) {
     if (ev2.event === "stall_detected") tagLine(ev2, [index, at2, len]);
     foldEvent(history, ev2, epicId);
   };
+  const take = (kind, text2, file, lineNo, index, at2, len) => kind === LINE ? takeLine(text2, file, lineNo, index, at2, len) : takeRef(kind === REF_STALL, text2, index, at2, len);
   const foldDay = async (name) => {
     const file = import_node_path30.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const index = covers.length;
     coverNames[index] = name;
-    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (buf, s, e, at2, lineNo) => {
-      if (isBlank2(buf, s, e)) return;
-      const kind = prefilter.classify(buf, s, e);
-      if (kind === SKIP) return;
-      if (kind === CROSS_REF) takeRef(prefilter.isStall, buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd), index, at2, e - s);
-      else takeLine(buf.toString("utf8", s, e), file, lineNo, index, at2, e - s);
-    });
+    const r = await foldKeptLines(file, from?.size ?? 0, from?.lines ?? 0, prefilter, (kind, text2, at2, len, lineNo) => take(kind, text2, file, lineNo, index, at2, len));
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   };
@@ -35453,11 +35458,7 @@ async function loadHistory(paths, epicId, opts) {
     const file = import_node_path30.default.join(dir, f.name);
     const index = covers.length;
     coverNames[index] = f.name;
-    for (let i = 0; i < f.kinds.length; i++) {
-      const kind = f.kinds[i];
-      if (kind === LINE) takeLine(f.texts[i], file, f.lineNos[i], index, f.ats[i], f.lens[i]);
-      else takeRef(kind === REF_STALL, f.texts[i], index, f.ats[i], f.lens[i]);
-    }
+    for (let i = 0; i < f.kinds.length; i++) take(f.kinds[i], f.texts[i], file, f.lineNos[i], index, f.ats[i], f.lens[i]);
     bytesRead += f.bytesRead;
     covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
   };

@@ -6622,6 +6622,15 @@ async function foldFile(file, offset, linesBefore, take) {
 var LINE = 0;
 var REF_STALL = 1;
 var REF_REDISPATCH = 2;
+function foldKeptLines(file, offset, linesBefore, prefilter, keep) {
+  return foldFile(file, offset, linesBefore, (buf, s, e, at2, lineNo) => {
+    if (isBlank(buf, s, e)) return;
+    const kind = prefilter.classify(buf, s, e);
+    if (kind === SKIP) return;
+    if (kind === CROSS_REF) keep(prefilter.isStall ? REF_STALL : REF_REDISPATCH, buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd), at2, e - s, lineNo);
+    else keep(LINE, buf.toString("utf8", s, e), at2, e - s, lineNo);
+  });
+}
 async function scanDayFiles(dir2, names2, epicId2) {
   const prefilter = new LinePrefilter(epicId2);
   const out = [];
@@ -6631,19 +6640,11 @@ async function scanDayFiles(dir2, names2, epicId2) {
     const ats = [];
     const lens = [];
     const lineNos = [];
-    const r = await foldFile(import_node_path.default.join(dir2, name), 0, 0, (buf, s, e, at2, lineNo) => {
-      if (isBlank(buf, s, e)) return;
-      const kind = prefilter.classify(buf, s, e);
-      if (kind === SKIP) return;
-      if (kind === CROSS_REF) {
-        kinds.push(prefilter.isStall ? REF_STALL : REF_REDISPATCH);
-        texts.push(buf.toString("utf8", prefilter.ticketStart, prefilter.ticketEnd));
-      } else {
-        kinds.push(LINE);
-        texts.push(buf.toString("utf8", s, e));
-      }
+    const r = await foldKeptLines(import_node_path.default.join(dir2, name), 0, 0, prefilter, (kind, text, at2, len, lineNo) => {
+      kinds.push(kind);
+      texts.push(text);
       ats.push(at2);
-      lens.push(e - s);
+      lens.push(len);
       lineNos.push(lineNo);
     });
     out.push({ name, ...r, kinds, texts, ats, lens, lineNos });

@@ -9,7 +9,7 @@ import { CROSS_REF, LinePrefilter, SKIP } from './log-prefilter.js';
 const READ_CHUNK = 4 * 1024 * 1024;
 
 /** Only spaces, tabs, vertical tabs and form feeds (what trim() removes, in ASCII). */
-export function isBlank(buf: Buffer, s: number, e: number): boolean {
+function isBlank(buf: Buffer, s: number, e: number): boolean {
   for (let i = s; i < e; i++) {
     const b = buf[i]!;
     if (b !== 0x20 && b !== 0x09 && b !== 0x0b && b !== 0x0c) return false;
@@ -24,7 +24,7 @@ export function isBlank(buf: Buffer, s: number, e: number): boolean {
  * (no newline yet) is left for a later read. Lines are never decoded here: `take` decides which
  * are worth it (most of a long log is other epics' lines nobody here folds).
  */
-export async function foldFile(
+async function foldFile(
   file: string,
   offset: number,
   linesBefore: number,
@@ -109,6 +109,28 @@ export interface ScannedFile {
   lineNos: number[];
 }
 
+/**
+ * Hand each line of `file` from `offset` that start-up keeps to `keep`: LINE with the line's text,
+ * or REF_STALL / REF_REDISPATCH with another epic's ticket, its bytes and line number. Blank lines
+ * and the lines the prefilter skips are not handed over. Both threads of a first start read
+ * their days through this.
+ */
+export function foldKeptLines(
+  file: string,
+  offset: number,
+  linesBefore: number,
+  prefilter: LinePrefilter,
+  keep: (kind: number, text: string, at: number, len: number, lineNo: number) => void,
+): ReturnType<typeof foldFile> {
+  return foldFile(file, offset, linesBefore, (buf, s, e, at, lineNo) => {
+    if (isBlank(buf, s, e)) return;
+    const kind = prefilter.classify(buf, s, e);
+    if (kind === SKIP) return;
+    if (kind === CROSS_REF) keep(prefilter.isStall ? REF_STALL : REF_REDISPATCH, buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd), at, e - s, lineNo);
+    else keep(LINE, buf.toString('utf8', s, e), at, e - s, lineNo);
+  });
+}
+
 /** Scan whole day files `names` of `dir` for `epicId`, as start-up's fold would read them. */
 export async function scanDayFiles(dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[]> {
   const prefilter = new LinePrefilter(epicId);
@@ -119,19 +141,11 @@ export async function scanDayFiles(dir: string, names: readonly string[], epicId
     const ats: number[] = [];
     const lens: number[] = [];
     const lineNos: number[] = [];
-    const r = await foldFile(path.join(dir, name), 0, 0, (buf, s, e, at, lineNo) => {
-      if (isBlank(buf, s, e)) return;
-      const kind = prefilter.classify(buf, s, e);
-      if (kind === SKIP) return;
-      if (kind === CROSS_REF) {
-        kinds.push(prefilter.isStall ? REF_STALL : REF_REDISPATCH);
-        texts.push(buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd));
-      } else {
-        kinds.push(LINE);
-        texts.push(buf.toString('utf8', s, e));
-      }
+    const r = await foldKeptLines(path.join(dir, name), 0, 0, prefilter, (kind, text, at, len, lineNo) => {
+      kinds.push(kind);
+      texts.push(text);
       ats.push(at);
-      lens.push(e - s);
+      lens.push(len);
       lineNos.push(lineNo);
     });
     out.push({ name, ...r, kinds, texts, ats, lens, lineNos });

@@ -14,8 +14,8 @@ import { historyFromJson, historyToJson } from '../core/history-summary.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
-import { LinePrefilter, CROSS_REF, SKIP } from './log-prefilter.js';
-import { foldFile, isBlank, LINE, REF_STALL, type ScannedFile } from './log-scan.js';
+import { LinePrefilter } from './log-prefilter.js';
+import { foldKeptLines, LINE, REF_STALL, type ScannedFile } from './log-scan.js';
 import { defaultScanWorker, PARALLEL_MIN_BYTES, splitForWorker, startScan } from './log-scan-start.js';
 import { StallRefMap, tagLine } from './ticket-refs.js';
 import { RedispatchRefs } from './redispatch-refs.js';
@@ -102,18 +102,15 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
     if (ev.event === 'stall_detected') tagLine(ev, [index, at, len]);
     foldEvent(history, ev, epicId);
   };
+  /** One kept line of day `index` (log-scan.ts foldKeptLines), read here or by the worker. */
+  const take = (kind: number, text: string, file: string, lineNo: number, index: number, at: number, len: number) =>
+    kind === LINE ? takeLine(text, file, lineNo, index, at, len) : takeRef(kind === REF_STALL, text, index, at, len);
   const foldDay = async (name: string) => {
     const file = path.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : undefined;
     const index = covers.length;
     coverNames[index] = name;
-    const r = await foldFile(file, from?.size ?? 0, from?.lines ?? 0, (buf, s, e, at, lineNo) => {
-      if (isBlank(buf, s, e)) return;
-      const kind = prefilter.classify(buf, s, e);
-      if (kind === SKIP) return;
-      if (kind === CROSS_REF) takeRef(prefilter.isStall, buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd), index, at, e - s);
-      else takeLine(buf.toString('utf8', s, e), file, lineNo, index, at, e - s);
-    });
+    const r = await foldKeptLines(file, from?.size ?? 0, from?.lines ?? 0, prefilter, (kind, text, at, len, lineNo) => take(kind, text, file, lineNo, index, at, len));
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   };
@@ -122,11 +119,7 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
     const file = path.join(dir, f.name);
     const index = covers.length;
     coverNames[index] = f.name;
-    for (let i = 0; i < f.kinds.length; i++) {
-      const kind = f.kinds[i];
-      if (kind === LINE) takeLine(f.texts[i]!, file, f.lineNos[i]!, index, f.ats[i]!, f.lens[i]!);
-      else takeRef(kind === REF_STALL, f.texts[i]!, index, f.ats[i]!, f.lens[i]!);
-    }
+    for (let i = 0; i < f.kinds.length; i++) take(f.kinds[i]!, f.texts[i]!, file, f.lineNos[i]!, index, f.ats[i]!, f.lens[i]!);
     bytesRead += f.bytesRead;
     covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
   };
