@@ -32087,6 +32087,21 @@ var TailReader = class {
     this.notes?.atEnd(file);
     return "stat";
   }
+  /**
+   * Whether `file` still does not exist: true when change notification vouches that nothing was
+   * created in its directory since a stat found it missing (no stat), else after one stat.
+   */
+  isStillAbsent(file, isStatRequired = false) {
+    if (!isStatRequired && this.notes?.isStillAbsent(file)) return true;
+    this.notes?.beforeStat(file);
+    try {
+      if ((0, import_node_fs19.statSync)(file, { throwIfNoEntry: false }) !== void 0) return false;
+    } catch {
+      return false;
+    }
+    this.notes?.absent(file);
+    return true;
+  }
   /** The change note of `file` once it was stat'ed (a handle for `unchangedBy`); undefined without change notification. */
   noteOf(file) {
     return this.notes?.noteOf(file);
@@ -32101,7 +32116,10 @@ var TailReader = class {
       const code = e.code ?? "EIO";
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
-    if (!pre) return { ok: false, code: "ENOENT", reason: `${file}: cannot open (ENOENT)` };
+    if (!pre) {
+      this.notes?.absent(file);
+      return { ok: false, code: "ENOENT", reason: `${file}: cannot open (ENOENT)` };
+    }
     if (!pre.isFile()) return { ok: false, code: "ENOTFILE", reason: `${file}: not a regular file` };
     if (prev && isUnchanged(prev, pre)) {
       this.notes?.atEnd(file);
@@ -32247,6 +32265,14 @@ var TailTracker = class {
       mem.note = this.reader.noteOf(mem.file);
     }
     return mem.version;
+  }
+  /**
+   * Whether `file`, which the last `read` found missing, still is: `peekVersion` for a file that
+   * was not there (one stat at most, or none when change notification vouches; no promise).
+   */
+  isStillAbsent(file, isStatRequired = false) {
+    if (this.entries.has(file) || this.busy.size !== 0 && this.busy.has(file)) return false;
+    return this.reader.isStillAbsent(file, isStatRequired);
   }
   /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
   drainDiagnostics() {
@@ -32917,7 +32943,7 @@ var ChangeNotes = class {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(import_node_path21.default.dirname(file)), name: import_node_path21.default.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false, isAbsent: false };
       this.notes.set(file, n);
       n.dir.byName.set(n.name, n);
     }
@@ -32926,11 +32952,22 @@ var ChangeNotes = class {
     n.epoch = n.dir.epoch;
     n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
+    n.isAbsent = false;
   }
   /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
   atEnd(file) {
     const n = this.notes.get(file);
     if (n) n.isAtEnd = true;
+  }
+  /** The stat that followed `beforeStat` found no `file`. */
+  absent(file) {
+    const n = this.notes.get(file);
+    if (n) n.isAbsent = true;
+  }
+  /** True only when nothing can have created `file` since a recent real stat found none. */
+  isStillAbsent(file) {
+    const n = this.notes.get(file);
+    return n !== void 0 && n.isAbsent && this.isQuiet(n);
   }
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
   isUntouched(file) {
@@ -32943,7 +32980,11 @@ var ChangeNotes = class {
   }
   /** `isUntouched` of the file a handle from `noteOf` notes: false once the notes were forgotten since. */
   isUntouchedNote(n) {
-    return n.generation === this.generation && n.isAtEnd && !n.isTouched && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
+    return n.isAtEnd && this.isQuiet(n);
+  }
+  /** No event can have named the note's file since its last stat, which is recent enough to vouch. */
+  isQuiet(n) {
+    return n.generation === this.generation && !n.isTouched && n.dir.watcher !== void 0 && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
   }
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */
   async settle() {
@@ -33230,6 +33271,7 @@ function memoOf(t, task, parts, usedInCheck) {
     telemetryVersion: t.telemetryVersion,
     files: t.files,
     fileVersions: t.fileVersions,
+    absentFiles: t.absentFiles,
     finderGeneration: t.finderGeneration,
     fromMs: t.fromMs,
     untilMs: t.untilMs,
@@ -33299,7 +33341,8 @@ function createClaudeObserver(opts) {
       if (p.ok) {
         trace.files.push(p.handle);
         trace.fileVersions.push(p.version);
-      } else trace.isMemoizable = false;
+      } else if (p.code === "ENOENT") trace.absentFiles.push(parentPath);
+      else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : void 0;
       if (done) part2.finished = { kind: "parent transcript reports the agent completed", atMs: done.atMs };
     }
@@ -33323,7 +33366,7 @@ function createClaudeObserver(opts) {
   async function observe(task, nowMs) {
     memos.delete(task.taskId);
     const parts = [];
-    const trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], absentFiles: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
     const hook = (read3) => {
       if (read3.handle) trace.hookHandles.push(read3.handle);
       trace.hookVersions.push(read3.version ?? -1);
@@ -33363,6 +33406,7 @@ function createClaudeObserver(opts) {
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
     if (m.telemetryHandle !== void 0 && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return void 0;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
+    for (let i = 0; i < m.absentFiles.length; i++) if (!transcripts.isStillAbsent(m.absentFiles[i], isStatRequired)) return void 0;
     m.usedInCheck = checks;
     return m.parts;
   }

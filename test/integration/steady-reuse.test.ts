@@ -5,7 +5,7 @@
 // tasks whose inputs changed.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { appendFileSync, mkdirSync, renameSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
@@ -149,6 +149,28 @@ describe('reusing an unchanged task\'s observation', () => {
     const hooked = await s.check(ms(23));
     expect(hooked.observed).toEqual(['t2']);
     expect(hooked.verdicts[2]!.lastProgressMs).toBe(ms(22));
+  });
+
+  it('reuses a subagent whose parent transcript is missing, until the parent appears and reports it completed', async () => {
+    // A flat layout (agent-<id>.jsonl beside where <session>.jsonl would be), its parent not written.
+    const s = await setup();
+    const project = path.dirname(s.parent);
+    const flat = path.join(project, 'agent-f1.jsonl');
+    const side = { agentId: 'f1', isSidechain: true, sessionId: 'sess-9' };
+    writeFileSync(flat, jsonl(assistant(12, [toolUse('f', 'Read', { file_path: '/x' })], side), user(12, [toolResult('f')], side)));
+    utimesSync(flat, new Date(ms(12)), new Date(ms(12)));
+    s.write([...s.rows, { task_id: 'tf', ticket_id: 'P-f', status: 'in_progress', agent_id: 'f1', transcript_path: flat }]);
+    const first = await s.check(ms(20));
+    expect(first.observed).toContain('tf');
+    // The parent's absence is what the observation was built from: unchanged, nothing is read again.
+    expect((await s.check(ms(30))).observed).toEqual([]);
+    expect((await s.check(ms(31))).observed).toEqual([]);
+    writeFileSync(path.join(project, 'sess-9.jsonl'), jsonl(assistant(32, [toolUse('p9', 'Agent', { description: 'd', prompt: 'p' })], { sessionId: 'sess-9' }), user(33, [toolResult('p9', [text('final report')])], { sessionId: 'sess-9', toolUseResult: { status: 'completed', agentId: 'f1' } })));
+    const appeared = await s.check(ms(34));
+    expect(appeared.observed).toEqual(['tf']);
+    const tf = appeared.verdicts.find((v) => v.taskId === 'tf')!;
+    expect(tf.kind).toBe('inconsistent');
+    expect(tf.reason).toContain('parent transcript reports the agent completed');
   });
 
   it('observes every check a session that waits on a background subagent, whose progress is the child\'s', async () => {
@@ -348,7 +370,46 @@ describe('change notification', () => {
     failing.emit('error', new Error('watch failed'));
     expect(erring.isUntouched(file)).toBe(false);
   });
+  it('vouches that a missing file is still missing until a file is created in its directory, and never that it is read to its end', async () => {
+    const dir = tempDir();
+    const missing = path.join(dir, 'sess-9.jsonl');
+    let now = 0;
+    const notes = new ChangeNotes({ now: () => now, trustMs: 1000, watch: (d, listener) => watch(d, { persistent: false }, listener) });
+    notes.beginCheck();
+    now = 10;
+    notes.beginCheck();
+    const reader = new TailReader({}, notes);
+    // The first answer is a stat's; later ones are the notes' while nothing was created.
+    expect(reader.isStillAbsent(missing)).toBe(true);
+    await notes.settle();
+    expect(notes.isStillAbsent(missing)).toBe(true);
+    expect(notes.isUntouched(missing)).toBe(false);
+    // A file created elsewhere in the directory is a rename event: the absence is stat'ed again.
+    writeFileSync(path.join(dir, 'other.jsonl'), 'x\n');
+    await notes.settle();
+    expect(notes.isStillAbsent(missing)).toBe(false);
+    expect(reader.isStillAbsent(missing)).toBe(true);
+    await notes.settle();
+    expect(notes.isStillAbsent(missing)).toBe(true);
+    writeFileSync(missing, 'now here\n');
+    await notes.settle();
+    expect(notes.isStillAbsent(missing)).toBe(false);
+    expect(reader.isStillAbsent(missing)).toBe(false);
+    // A stat is required (the verdict would act): asked of the disk, not of the notes.
+    rmSync(missing);
+    expect(reader.isStillAbsent(missing)).toBe(true);
+    writeFileSync(missing, 'back\n');
+    expect(reader.isStillAbsent(missing, true)).toBe(false);
+    // Past its trust window a missing file is stat'ed again.
+    rmSync(missing);
+    expect(reader.isStillAbsent(missing)).toBe(true);
+    await notes.settle();
+    now = 2000;
+    expect(notes.isStillAbsent(missing)).toBe(false);
+    notes.close();
+  });
 });
+
 
 describe('TailTracker.peekVersion', () => {
   it('answers for an unchanged file with one stat and no open, and not for one that changed', async () => {

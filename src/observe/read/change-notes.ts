@@ -48,6 +48,8 @@ export interface Note {
   /** Until when the last real stat vouches (its time plus its share of the trust window). */
   trustedUntilMs: number;
   isAtEnd: boolean;
+  /** The stat that followed `beforeStat` found no file: a file created since is a rename event. */
+  isAbsent: boolean;
 }
 
 export interface ChangeNotesOptions {
@@ -114,7 +116,7 @@ export class ChangeNotes {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false };
+      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false, isAbsent: false };
       this.notes.set(file, n);
       n.dir.byName.set(n.name, n);
     }
@@ -123,12 +125,25 @@ export class ChangeNotes {
     n.epoch = n.dir.epoch;
     n.trustedUntilMs = this.now() + this.trustMs * this.share();
     n.isAtEnd = false;
+    n.isAbsent = false;
   }
 
   /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
   atEnd(file: string): void {
     const n = this.notes.get(file);
     if (n) n.isAtEnd = true;
+  }
+
+  /** The stat that followed `beforeStat` found no `file`. */
+  absent(file: string): void {
+    const n = this.notes.get(file);
+    if (n) n.isAbsent = true;
+  }
+
+  /** True only when nothing can have created `file` since a recent real stat found none. */
+  isStillAbsent(file: string): boolean {
+    const n = this.notes.get(file);
+    return n !== undefined && n.isAbsent && this.isQuiet(n);
   }
 
   /** True only when nothing can have changed `file` since a recent real stat found it read to its end. */
@@ -144,7 +159,12 @@ export class ChangeNotes {
 
   /** `isUntouched` of the file a handle from `noteOf` notes: false once the notes were forgotten since. */
   isUntouchedNote(n: Note): boolean {
-    return n.generation === this.generation && n.isAtEnd && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
+    return n.isAtEnd && this.isQuiet(n);
+  }
+
+  /** No event can have named the note's file since its last stat, which is recent enough to vouch. */
+  private isQuiet(n: Note): boolean {
+    return n.generation === this.generation && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
   }
 
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */

@@ -69,6 +69,8 @@ interface Memo {
   /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
   files: TailHandle<TranscriptState>[];
   fileVersions: number[];
+  /** Transcripts looked for and not found (a subagent's parent not written yet, or elsewhere): reused while still missing. */
+  absentFiles: string[];
   finderGeneration: number;
   /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
   fromMs: number;
@@ -106,6 +108,7 @@ function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedInCheck: 
     telemetryVersion: t.telemetryVersion,
     files: t.files,
     fileVersions: t.fileVersions,
+    absentFiles: t.absentFiles,
     finderGeneration: t.finderGeneration,
     fromMs: t.fromMs,
     untilMs: t.untilMs,
@@ -184,7 +187,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       if (p.ok) {
         trace.files.push(p.handle);
         trace.fileVersions.push(p.version);
-      } else trace.isMemoizable = false;
+      } else if (p.code === 'ENOENT') trace.absentFiles.push(parentPath);
+      else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : undefined;
       if (done) part.finished = { kind: 'parent transcript reports the agent completed', atMs: done.atMs };
     }
@@ -213,7 +217,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Kept again only if this observation completes and every input was a plain read.
     memos.delete(task.taskId);
     const parts: PartialObservation[] = [];
-    const trace: Trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const trace: Trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], absentFiles: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
     const hook = (read: { version?: number; handle?: IdHandle<HookState> }) => {
       if (read.handle) trace.hookHandles.push(read.handle);
       trace.hookVersions.push(read.version ?? -1);
@@ -260,6 +264,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
     if (m.telemetryHandle !== undefined && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
+    for (let i = 0; i < m.absentFiles.length; i++) if (!transcripts.isStillAbsent(m.absentFiles[i]!, isStatRequired)) return undefined;
     m.usedInCheck = checks;
     return m.parts;
   }

@@ -111,6 +111,22 @@ export class TailReader {
     return 'stat';
   }
 
+  /**
+   * Whether `file` still does not exist: true when change notification vouches that nothing was
+   * created in its directory since a stat found it missing (no stat), else after one stat.
+   */
+  isStillAbsent(file: string, isStatRequired = false): boolean {
+    if (!isStatRequired && this.notes?.isStillAbsent(file)) return true;
+    this.notes?.beforeStat(file);
+    try {
+      if (statSync(file, { throwIfNoEntry: false }) !== undefined) return false;
+    } catch {
+      return false;
+    }
+    this.notes?.absent(file);
+    return true;
+  }
+
   /** The change note of `file` once it was stat'ed (a handle for `unchangedBy`); undefined without change notification. */
   noteOf(file: string): Note | undefined {
     return this.notes?.noteOf(file);
@@ -128,7 +144,10 @@ export class TailReader {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
-    if (!pre) return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
+    if (!pre) {
+      this.notes?.absent(file);
+      return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
+    }
     if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
     if (prev && isUnchanged(prev, pre)) {
       this.notes?.atEnd(file);

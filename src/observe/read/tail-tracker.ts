@@ -161,6 +161,15 @@ export class TailTracker<S> {
     return mem.version;
   }
 
+  /**
+   * Whether `file`, which the last `read` found missing, still is: `peekVersion` for a file that
+   * was not there (one stat at most, or none when change notification vouches; no promise).
+   */
+  isStillAbsent(file: string, isStatRequired = false): boolean {
+    if (this.entries.has(file) || (this.busy.size !== 0 && this.busy.has(file))) return false;
+    return this.reader.isStillAbsent(file, isStatRequired);
+  }
+
   /** Problems met since the last call (bad JSON lines, oversized lines), oldest first. */
   drainDiagnostics(): ObserveDiagnostic[] {
     const out = this.diags;
