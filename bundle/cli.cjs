@@ -35022,6 +35022,11 @@ var LinePrefilter = class {
     this.epic = Buffer.from(epicId, "utf8");
     this.cross = [...CROSS_EPIC_EVENTS].map((n) => Buffer.from(n));
   }
+  /** Bytes [s, e) name one of CROSS_EPIC_EVENTS (a loop, not `some`: no closure per line of a million). */
+  isCross(buf, s, e) {
+    for (let i = 0; i < this.cross.length; i++) if (same(buf, s, e, this.cross[i])) return true;
+    return false;
+  }
   /** What to do with the line at bytes [s, e) of `buf`: PARSE, SKIP or CROSS_REF. */
   classify(buf, s, e) {
     if (buf[e - 1] !== 125 || !at(buf, s, e, OPEN)) return PARSE;
@@ -35035,7 +35040,7 @@ var LinePrefilter = class {
     const epS = evE + EPIC.length;
     const epE = plainEnd(buf, epS, e);
     if (epE < 0 || same(buf, epS, epE, this.epic)) return PARSE;
-    if (!this.cross.some((c) => same(buf, evS, evE, c))) return SKIP;
+    if (!this.isCross(buf, evS, evE)) return SKIP;
     if (!at(buf, epE, e, RUN)) return PARSE;
     const runE = plainEnd(buf, epE + RUN.length, e);
     if (runE < 0 || !at(buf, runE, e, TICKET2)) return PARSE;
@@ -35152,27 +35157,41 @@ var runningScans = 0;
 function startScan(file, dir, names, epicId) {
   if (runningScans >= MAX_SCAN_WORKERS) return void 0;
   runningScans++;
-  let isDone = false;
-  return new Promise((settle2) => {
-    const resolve = (files) => {
-      if (!isDone) runningScans--;
-      isDone = true;
-      settle2(files);
-    };
-    let worker;
-    try {
-      worker = new import_node_worker_threads.Worker(file, { workerData: { dir, names, epicId } });
-    } catch {
-      resolve(void 0);
-      return;
-    }
-    worker.once("message", (m) => {
-      resolve(m.files);
-      void worker.terminate();
+  const arrived = [];
+  let isEnded = false;
+  let wake;
+  let worker;
+  const end = () => {
+    if (!isEnded) runningScans--;
+    isEnded = true;
+    wake?.();
+    void worker?.terminate();
+  };
+  try {
+    worker = new import_node_worker_threads.Worker(file, { workerData: { dir, names, epicId } });
+    worker.on("message", (m) => {
+      if (isEnded) return;
+      if (m.file) {
+        arrived.push(m.file);
+        wake?.();
+      } else end();
     });
-    worker.once("error", () => resolve(void 0));
-    worker.once("exit", () => resolve(void 0));
-  });
+    worker.once("error", end);
+    worker.once("exit", end);
+  } catch {
+    end();
+  }
+  let taken = 0;
+  return {
+    async next() {
+      while (taken === arrived.length && !isEnded) await new Promise((r) => wake = r);
+      wake = void 0;
+      if (taken === arrived.length) return void 0;
+      const f = arrived[taken];
+      arrived[taken++] = void 0;
+      return f;
+    }
+  };
 }
 
 // src/journal/ticket-refs.ts
@@ -35513,10 +35532,11 @@ async function loadHistory(paths, epicId, opts) {
   const scan = split === void 0 ? void 0 : startScan(worker, dir, todo.slice(split), epicId);
   for (const name of scan ? todo.slice(0, split) : todo) await foldDay(name);
   if (scan) {
-    const scanned = await scan;
-    if (scanned) for (const f of scanned) foldScanned(f);
-    else for (const name of todo.slice(split)) await foldDay(name);
-    workerDays = scanned?.length ?? 0;
+    for (let f = await scan.next(); f; f = await scan.next()) {
+      foldScanned(f);
+      workerDays++;
+    }
+    for (const name of todo.slice(split + workerDays)) await foldDay(name);
   }
   let summaryWritten = false;
   const logBytes2 = covers.reduce((n, c) => n + c.size, 0);

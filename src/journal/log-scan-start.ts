@@ -47,32 +47,53 @@ export async function splitForWorker(dir: string, names: readonly string[], firs
 export const MAX_SCAN_WORKERS = Math.max(1, availableParallelism() - 1);
 let runningScans = 0;
 
+/** The days a worker scans, in order, as it sends them. */
+export interface ScanStream {
+  /** The next day scanned; undefined once the worker is done, or failed or could not start (then fewer days came than were asked). */
+  next(): Promise<ScannedFile | undefined>;
+}
+
 /**
- * Scan `names` of `dir` in a worker thread: what it kept, or undefined when it could not start or
- * failed. No promise at all when MAX_SCAN_WORKERS are already at work: the caller folds them itself.
+ * Scan `names` of `dir` in a worker thread, each day handed over as soon as it is scanned (the
+ * caller folds one while the next is scanned). No stream at all when MAX_SCAN_WORKERS are
+ * already at work: the caller folds them itself.
  */
-export function startScan(file: URL, dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[] | undefined> | undefined {
+export function startScan(file: URL, dir: string, names: readonly string[], epicId: string): ScanStream | undefined {
   if (runningScans >= MAX_SCAN_WORKERS) return undefined;
   runningScans++;
-  let isDone = false;
-  return new Promise<ScannedFile[] | undefined>((settle) => {
-    const resolve = (files: ScannedFile[] | undefined) => {
-      if (!isDone) runningScans--;
-      isDone = true;
-      settle(files);
-    };
-    let worker: Worker;
-    try {
-      worker = new Worker(file, { workerData: { dir, names, epicId } });
-    } catch {
-      resolve(undefined);
-      return;
-    }
-    worker.once('message', (m: { files?: ScannedFile[] }) => {
-      resolve(m.files);
-      void worker.terminate();
+  const arrived: ScannedFile[] = [];
+  let isEnded = false;
+  let wake: (() => void) | undefined;
+  let worker: Worker | undefined;
+  const end = () => {
+    if (!isEnded) runningScans--;
+    isEnded = true;
+    wake?.();
+    void worker?.terminate();
+  };
+  try {
+    worker = new Worker(file, { workerData: { dir, names, epicId } });
+    worker.on('message', (m: { file?: ScannedFile; done?: true; error?: string }) => {
+      if (isEnded) return;
+      if (m.file) {
+        arrived.push(m.file);
+        wake?.();
+      } else end();
     });
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
-  });
+    worker.once('error', end);
+    worker.once('exit', end);
+  } catch {
+    end();
+  }
+  let taken = 0;
+  return {
+    async next() {
+      while (taken === arrived.length && !isEnded) await new Promise<void>((r) => (wake = r));
+      wake = undefined;
+      if (taken === arrived.length) return undefined;
+      const f = arrived[taken]!;
+      arrived[taken++] = undefined as unknown as ScannedFile;
+      return f;
+    },
+  };
 }

@@ -131,10 +131,9 @@ export function foldKeptLines(
   });
 }
 
-/** Scan whole day files `names` of `dir` for `epicId`, as start-up's fold would read them. */
-export async function scanDayFiles(dir: string, names: readonly string[], epicId: string): Promise<ScannedFile[]> {
+/** Scan whole day files `names` of `dir` for `epicId`, as start-up's fold would read them, handing each to `onFile` as soon as it is scanned. */
+export async function scanDayFiles(dir: string, names: readonly string[], epicId: string, onFile: (f: ScannedFile) => void): Promise<void> {
   const prefilter = new LinePrefilter(epicId);
-  const out: ScannedFile[] = [];
   for (const name of names) {
     const kinds: number[] = [];
     const texts: string[] = [];
@@ -148,7 +147,6 @@ export async function scanDayFiles(dir: string, names: readonly string[], epicId
       lens.push(len);
       lineNos.push(lineNo);
     });
-    out.push({ name, ...r, kinds, texts, ats, lens, lineNos });
+    onFile({ name, ...r, kinds, texts, ats, lens, lineNos });
   }
-  return out;
 }

@@ -131,11 +131,13 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
   const scan = split === undefined ? undefined : startScan(worker!, dir, todo.slice(split), epicId);
   for (const name of scan ? todo.slice(0, split) : todo) await foldDay(name);
   if (scan) {
-    const scanned = await scan;
-    // A worker that failed (or could not start) costs time, never correctness: those days are folded here.
-    if (scanned) for (const f of scanned) foldScanned(f);
-    else for (const name of todo.slice(split)) await foldDay(name);
-    workerDays = scanned?.length ?? 0;
+    // Each day as the worker sends it: folded here while it scans the next.
+    for (let f = await scan.next(); f; f = await scan.next()) {
+      foldScanned(f);
+      workerDays++;
+    }
+    // A worker that failed (or could not start) costs time, never correctness: the days it did not send are folded here.
+    for (const name of todo.slice(split! + workerDays)) await foldDay(name);
   }
   let summaryWritten = false;
   const logBytes = covers.reduce((n, c) => n + c.size, 0);

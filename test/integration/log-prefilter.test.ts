@@ -177,6 +177,21 @@ describe('start-up over a log of real-looking waves', () => {
     const failed = await load(pathToFileURL(broken));
     expect(failed.got.stats.workerDays).toBe(0);
     expect(failed.summary).toBe(here.summary);
+    // A worker that dies after sending its first day: that day is folded as sent, the rest here.
+    const dying = path.join(dir, 'dying-worker.cjs');
+    writeFileSync(
+      dying,
+      `const { parentPort } = require('node:worker_threads');
+const post = parentPort.postMessage.bind(parentPort);
+let days = 0;
+parentPort.postMessage = (m) => { if (m.file && ++days > 1) throw new Error('died after a day'); post(m); };
+require(${JSON.stringify(built)});
+`,
+    );
+    const died = await load(pathToFileURL(dying));
+    expect(died.got.stats.workerDays).toBe(1);
+    expect(died.summary).toBe(here.summary);
+    expect(died.got.diagnostics).toEqual(here.got.diagnostics);
     // Starts at once (serve starts every epic together): no more workers than MAX_SCAN_WORKERS; the others fold on this thread.
     rmSync(summaryFile, { force: true });
     const together = await Promise.all(Array.from({ length: MAX_SCAN_WORKERS + 1 }, () => loadHistory(paths, epic, { isWritable: false, scanWorker: pathToFileURL(built), parallelMinBytes: 0 })));
