@@ -35118,6 +35118,11 @@ async function foldFile(file, offset, linesBefore, take) {
 var LINE = 0;
 var REF_STALL = 1;
 var REF_REDISPATCH = 2;
+function parseKeptLine(text2) {
+  if (text2.trim() === "") return null;
+  const r = parseLogLine(text2);
+  return r.ok ? r.event : r.message ?? null;
+}
 function foldKeptLines(file, offset, linesBefore, prefilter, keep) {
   return foldFile(file, offset, linesBefore, (buf, s, e, at2, lineNo) => {
     if (isBlank2(buf, s, e)) return;
@@ -35134,7 +35139,7 @@ var import_node_os4 = require("node:os");
 var import_node_path28 = __toESM(require("node:path"), 1);
 var import_node_worker_threads = require("node:worker_threads");
 var PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
-var WORKER_SHARE = 0.55;
+var WORKER_SHARE = 0.7;
 function defaultScanWorker() {
   const here = __dwImportMetaUrl;
   const url = new URL(here.endsWith(".cjs") ? "./log-scan.cjs" : "./log-scan-worker.js", here);
@@ -35494,26 +35499,28 @@ async function loadHistory(paths, epicId, opts) {
     if (isStall2) stalls.addRef(ticket, index, at2, len);
     else redispatches.add(ticket, index, at2, len);
   };
-  const takeLine = (line, file, lineNo, index, at2, len) => {
-    if (line.trim() === "") return;
-    const parsed = parseLogLine(line);
-    if (!parsed.ok) {
-      if (!parsed.message) return;
+  const foldParsed = (ev2, file, lineNo, index, at2, len) => {
+    if (ev2 === null) return;
+    if (typeof ev2 === "string") {
       diagnosticCount++;
-      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: ev2 });
       return;
     }
-    const ev2 = parsed.event;
     if (ev2.event === "stall_detected") tagLine(ev2, [index, at2, len]);
     foldEvent(history, ev2, epicId);
   };
-  const take = (kind, text2, file, lineNo, index, at2, len) => kind === LINE ? takeLine(text2, file, lineNo, index, at2, len) : takeRef(kind === REF_STALL, text2, index, at2, len);
   const foldDay = async (name) => {
     const file = import_node_path30.default.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : void 0;
     const index = covers.length;
     coverNames[index] = name;
-    const r = await foldKeptLines(file, from?.size ?? 0, from?.lines ?? 0, prefilter, (kind, text2, at2, len, lineNo) => take(kind, text2, file, lineNo, index, at2, len));
+    const r = await foldKeptLines(
+      file,
+      from?.size ?? 0,
+      from?.lines ?? 0,
+      prefilter,
+      (kind, text2, at2, len, lineNo) => kind === LINE ? foldParsed(parseKeptLine(text2), file, lineNo, index, at2, len) : takeRef(kind === REF_STALL, text2, index, at2, len)
+    );
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   };
@@ -35521,7 +35528,11 @@ async function loadHistory(paths, epicId, opts) {
     const file = import_node_path30.default.join(dir, f.name);
     const index = covers.length;
     coverNames[index] = f.name;
-    for (let i = 0; i < f.kinds.length; i++) take(f.kinds[i], f.texts[i], file, f.lineNos[i], index, f.ats[i], f.lens[i]);
+    for (let i = 0; i < f.kinds.length; i++) {
+      const kind = f.kinds[i];
+      if (kind === LINE) foldParsed(f.parsed[i], file, f.lineNos[i], index, f.ats[i], f.lens[i]);
+      else takeRef(kind === REF_STALL, f.texts[i], index, f.ats[i], f.lens[i]);
+    }
     bytesRead += f.bytesRead;
     covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
   };

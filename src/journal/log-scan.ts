@@ -4,6 +4,8 @@
 // log (1,000,000 events) is mostly this scan; two cores scan it in a little over half the time.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { DispatchEvent } from '../contracts/events.js';
+import { parseLogLine } from './dispatch-log.js';
 import { CROSS_REF, LinePrefilter, SKIP } from './log-prefilter.js';
 
 const READ_CHUNK = 4 * 1024 * 1024;
@@ -90,10 +92,23 @@ export const REF_STALL = 1;
 export const REF_REDISPATCH = 2;
 
 /**
+ * A kept line as the fold takes it: its event, or why it is left out (a diagnostic's message;
+ * null: left out silently, as a blank line or another tool's event is).
+ */
+export type ParsedLine = DispatchEvent | string | null;
+
+export function parseKeptLine(text: string): ParsedLine {
+  if (text.trim() === '') return null;
+  const r = parseLogLine(text);
+  return r.ok ? r.event : (r.message ?? null);
+}
+
+/**
  * One day file as scanned: its cover (device, inode, bytes and lines read whole) and, in order,
- * every line the fold needs: `kinds[i]` is LINE (`texts[i]` the line, `lineNos[i]` its number)
- * or REF_STALL / REF_REDISPATCH (`texts[i]` the ticket); `ats[i]` and `lens[i]` its bytes. Blank
- * lines and the lines the prefilter skips are not kept. Plain arrays: posted from the worker.
+ * every line the fold needs: `kinds[i]` is LINE (`parsed[i]` the line parsed, `lineNos[i]` its
+ * number) or REF_STALL / REF_REDISPATCH (`texts[i]` the ticket); `ats[i]` and `lens[i]` its
+ * bytes. Blank lines and the lines the prefilter skips are not kept. Plain arrays and objects:
+ * posted from the worker, which parses this epic's lines too (the main thread only folds them).
  */
 export interface ScannedFile {
   name: string;
@@ -104,6 +119,7 @@ export interface ScannedFile {
   bytesRead: number;
   kinds: number[];
   texts: string[];
+  parsed: ParsedLine[];
   ats: number[];
   lens: number[];
   lineNos: number[];
@@ -137,16 +153,18 @@ export async function scanDayFiles(dir: string, names: readonly string[], epicId
   for (const name of names) {
     const kinds: number[] = [];
     const texts: string[] = [];
+    const parsed: ParsedLine[] = [];
     const ats: number[] = [];
     const lens: number[] = [];
     const lineNos: number[] = [];
     const r = await foldKeptLines(path.join(dir, name), 0, 0, prefilter, (kind, text, at, len, lineNo) => {
       kinds.push(kind);
-      texts.push(text);
+      texts.push(kind === LINE ? '' : text);
+      parsed.push(kind === LINE ? parseKeptLine(text) : null);
       ats.push(at);
       lens.push(len);
       lineNos.push(lineNo);
     });
-    onFile({ name, ...r, kinds, texts, ats, lens, lineNos });
+    onFile({ name, ...r, kinds, texts, parsed, ats, lens, lineNos });
   }
 }

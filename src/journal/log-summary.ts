@@ -12,10 +12,10 @@ import { HISTORY_SUMMARY_VERSION, HistorySummarySchema, type HistorySummary } fr
 import { emptyHistory, foldEvent, type History } from '../core/history.js';
 import { historyFromJson, historyToJson } from '../core/history-summary.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { parseLogLine, type LogDiagnostic } from './dispatch-log.js';
+import type { LogDiagnostic } from './dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
 import { LinePrefilter } from './log-prefilter.js';
-import { foldKeptLines, LINE, REF_STALL, type ScannedFile } from './log-scan.js';
+import { foldKeptLines, LINE, parseKeptLine, REF_STALL, type ParsedLine, type ScannedFile } from './log-scan.js';
 import { defaultScanWorker, PARALLEL_MIN_BYTES, splitForWorker, startScan } from './log-scan-start.js';
 import { StallRefMap, tagLine } from './ticket-refs.js';
 import { RedispatchRefs } from './redispatch-refs.js';
@@ -89,28 +89,25 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
     if (isStall) stalls.addRef(ticket, index, at, len);
     else redispatches.add(ticket, index, at, len);
   };
-  const takeLine = (line: string, file: string, lineNo: number, index: number, at: number, len: number) => {
-    if (line.trim() === '') return;
-    const parsed = parseLogLine(line);
-    if (!parsed.ok) {
-      if (!parsed.message) return;
+  /** One line of this epic's (or one the prefilter could not vouch for) of day `index`, parsed here or by the worker. */
+  const foldParsed = (ev: ParsedLine, file: string, lineNo: number, index: number, at: number, len: number) => {
+    if (ev === null) return;
+    if (typeof ev === 'string') {
       diagnosticCount++;
-      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: parsed.message });
+      if (diagnostics.length < DIAGNOSTICS_KEPT) diagnostics.push({ file, line: lineNo, message: ev });
       return;
     }
-    const ev = parsed.event;
     if (ev.event === 'stall_detected') tagLine(ev, [index, at, len]);
     foldEvent(history, ev, epicId);
   };
-  /** One kept line of day `index` (log-scan.ts foldKeptLines), read here or by the worker. */
-  const take = (kind: number, text: string, file: string, lineNo: number, index: number, at: number, len: number) =>
-    kind === LINE ? takeLine(text, file, lineNo, index, at, len) : takeRef(kind === REF_STALL, text, index, at, len);
   const foldDay = async (name: string) => {
     const file = path.join(dir, name);
     const from = start && name === start.resume.name ? start.resume : undefined;
     const index = covers.length;
     coverNames[index] = name;
-    const r = await foldKeptLines(file, from?.size ?? 0, from?.lines ?? 0, prefilter, (kind, text, at, len, lineNo) => take(kind, text, file, lineNo, index, at, len));
+    const r = await foldKeptLines(file, from?.size ?? 0, from?.lines ?? 0, prefilter, (kind, text, at, len, lineNo) =>
+      kind === LINE ? foldParsed(parseKeptLine(text), file, lineNo, index, at, len) : takeRef(kind === REF_STALL, text, index, at, len),
+    );
     bytesRead += r.bytesRead;
     covers.push({ name, dev: r.dev, ino: r.ino, size: r.size, lines: r.lines });
   };
@@ -119,7 +116,11 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
     const file = path.join(dir, f.name);
     const index = covers.length;
     coverNames[index] = f.name;
-    for (let i = 0; i < f.kinds.length; i++) take(f.kinds[i]!, f.texts[i]!, file, f.lineNos[i]!, index, f.ats[i]!, f.lens[i]!);
+    for (let i = 0; i < f.kinds.length; i++) {
+      const kind = f.kinds[i]!;
+      if (kind === LINE) foldParsed(f.parsed[i]!, file, f.lineNos[i]!, index, f.ats[i]!, f.lens[i]!);
+      else takeRef(kind === REF_STALL, f.texts[i]!, index, f.ats[i]!, f.lens[i]!);
+    }
     bytesRead += f.bytesRead;
     covers.push({ name: f.name, dev: f.dev, ino: f.ino, size: f.size, lines: f.lines });
   };
