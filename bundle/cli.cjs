@@ -31091,12 +31091,32 @@ function openCall(s, call) {
   if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
   return true;
 }
+function replaceCall(s, i, change) {
+  const c = s.recent[i];
+  const next = {
+    name: c.name,
+    inputSummary: c.inputSummary,
+    command: c.command,
+    timeoutMs: c.timeoutMs,
+    startedAtMs: c.startedAtMs,
+    isOpen: c.isOpen,
+    toolUseId: c.toolUseId,
+    error: c.error,
+    isBackground: c.isBackground,
+    childAgentId: c.childAgentId,
+    childCall: c.childCall,
+    killsTaskId: c.killsTaskId,
+    isOpenKnown: c.isOpenKnown
+  };
+  Object.assign(next, change);
+  s.recent[i] = next;
+  return next;
+}
 function closeCall(s, toolUseId, error2) {
   let known = false;
-  for (const c of s.recent) {
-    if (c.toolUseId !== toolUseId) continue;
-    c.isOpen = false;
-    if (error2 !== void 0) c.error = error2;
+  for (let i2 = 0; i2 < s.recent.length; i2++) {
+    if (s.recent[i2].toolUseId !== toolUseId) continue;
+    replaceCall(s, i2, error2 !== void 0 ? { isOpen: false, error: error2 } : { isOpen: false });
     known = true;
   }
   const i = s.open.findIndex((c) => c.toolUseId === toolUseId);
@@ -31255,22 +31275,28 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) {
+  for (const c of s.open) {
+    if (c.toolUseId !== id) continue;
     c.childAgentId = agentId;
-    noteChildCall(c, data, atMs);
+    c.childCall = childCallAfter(c.childCall, data, atMs);
+  }
+  for (let i = 0; i < s.recent.length; i++) {
+    const c = s.recent[i];
+    if (c.toolUseId === id) replaceCall(s, i, { childAgentId: agentId, childCall: childCallAfter(c.childCall, data, atMs) });
   }
 }
-function noteChildCall(call, data, atMs) {
+function childCallAfter(childCall, data, atMs) {
   const m = isRec2(data.message) ? data.message : {};
   const content = isRec2(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
   for (const b of content) {
     if (!isRec2(b)) continue;
     if (m.type === "assistant" && b.type === "tool_use" && typeof b.name === "string") {
-      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
-    } else if (m.type === "user" && b.type === "tool_result" && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
-      call.childCall = { ...call.childCall, isOpen: false };
+      childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
+    } else if (m.type === "user" && b.type === "tool_result" && childCall && str(b.tool_use_id) === childCall.toolUseId) {
+      childCall = { ...childCall, isOpen: false };
     }
   }
+  return childCall;
 }
 var PROGRESS_KINDS = {
   bash_progress: applyBashProgress,
@@ -31644,7 +31670,7 @@ function mtimeSameAsOf(mtimeMs, nowMs) {
   return void 0;
 }
 function summarizeTranscript(s, facts = {}) {
-  const part2 = { source: "transcript", recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part2 = { source: "transcript", recentCalls: s.recent.slice() };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
   if (s.cwd !== void 0) part2.cwd = s.cwd;
   const mtime = mtimeAsOf(facts);
@@ -31818,7 +31844,7 @@ function stopFailureKind(error2) {
   return "api_error";
 }
 function summarizeHooks(s) {
-  const part2 = { source: "hooks", recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part2 = { source: "hooks", recentCalls: s.recent.slice() };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
   if (last) part2.lastTool = knownCall(last);
@@ -32624,7 +32650,7 @@ function parseTelemetryLine(s, text2, file, ref) {
   return void 0;
 }
 function summarizeTelemetry(s) {
-  const part2 = { source: "telemetry", recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part2 = { source: "telemetry", recentCalls: s.recent.slice() };
   if (s.lastEventMs !== void 0) part2.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
   if (last) part2.lastTool = knownCall(last);

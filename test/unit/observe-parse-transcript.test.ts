@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { backgroundWaits, childCompletion, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
+import { backgroundWaits, childCompletion, parseTranscriptLine, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
 import { RECENT_CALLS_MAX, runningAgents } from '../../src/observe/parse/transcript-state.js';
 import { inferredBackground } from '../../src/observe/parse/observe-transcript.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
@@ -278,6 +278,29 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       const { part } = summarize(...firstRun, init(100), say(101, [text('Fixed.')], 'm3'), result(102));
       expect(part.finished).toEqual({ kind: 'result success', atMs: ms(102) });
     });
+  });
+
+  it('shares its calls with the state it summarized, and keeps them as they were when the state goes on', () => {
+    const { state, part } = summarize(
+      assistant(0, [toolUse('t1', 'Read', { file_path: '/a.ts' })]),
+      user(1, [toolResult('t1')]),
+      assistant(2, [toolUse('t2', 'Task', { description: 'd', prompt: 'p' })]),
+    );
+    // No copy of each call per observation: the same objects.
+    expect(part.recentCalls).toHaveLength(2);
+    part.recentCalls!.forEach((c, i) => expect(c).toBe(state.recent[i]));
+    // The subagent's progress and then the call's result arrive: the state's call is replaced, the observation's is not touched.
+    let ref = { offset: 1000, lineNo: 4 };
+    for (const line of [progress(3, { type: 'agent_progress', agentId: 'a9', message: { type: 'assistant', message: { content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }] } } }, 't2'), user(4, [toolResult('t2', 'Exit 1', true)])]) {
+      parseTranscriptLine(state, line, 'a.jsonl', ref);
+      ref = { offset: ref.offset + 1000, lineNo: ref.lineNo + 1 };
+    }
+    const t2 = state.recent.find((c) => c.toolUseId === 't2')!;
+    expect(t2).toMatchObject({ isOpen: false, error: 'Exit 1', childAgentId: 'a9', childCall: { name: 'Bash', isOpen: true } });
+    expect(part.recentCalls![1]).toMatchObject({ toolUseId: 't2', isOpen: true });
+    expect(part.recentCalls![1]!.error).toBeUndefined();
+    expect(part.recentCalls![1]!.childAgentId).toBeUndefined();
+    expect(part.recentCalls![0]).toBe(state.recent[0]);
   });
 
   it('keeps only the last RECENT_CALLS_MAX calls, oldest first', () => {

@@ -164,7 +164,7 @@ function stopFailureKind(error: string | undefined): ApiFailureKind {
 
 /** The evidence in hook activity, as one source for mergeObservations. */
 export function summarizeHooks(s: HookState): PartialObservation {
-  const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.slice() };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
   if (last) part.lastTool = knownCall(last);

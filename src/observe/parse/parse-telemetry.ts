@@ -99,7 +99,7 @@ export function parseTelemetryLine(s: TelemetryState, text: string, file: string
 
 /** The evidence in a session's telemetry, as one source for mergeObservations. */
 export function summarizeTelemetry(s: TelemetryState): PartialObservation {
-  const part: PartialObservation = { source: 'telemetry', recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part: PartialObservation = { source: 'telemetry', recentCalls: s.recent.slice() };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   const last = pickLastTool(s);
   if (last) part.lastTool = knownCall(last);

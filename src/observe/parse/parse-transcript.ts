@@ -91,7 +91,7 @@ export function mtimeSameAsOf(mtimeMs: number, nowMs: number): { fromMs: number;
 
 /** The evidence in a transcript's state, as one source for mergeObservations. */
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
-  const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.map((c) => ({ ...c })) };
+  const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.slice() };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
   if (s.cwd !== undefined) part.cwd = s.cwd;
   // Output growth is the agent's own writing. The file's mtime is used only for records without

@@ -147,13 +147,40 @@ export function openCall(s: CallTable, call: ToolCall): boolean {
   return true;
 }
 
+/**
+ * A call of `recent` as changed by `change`, in a new object that takes its place: a call in
+ * `recent` is never changed in place, so an observation shares its calls with the state it was
+ * summarized from (no copy of each agent's recent calls per observation) and keeps them as they
+ * were when it was made.
+ */
+export function replaceCall(s: CallTable, i: number, change: Partial<ToolCall>): ToolCall {
+  const c = s.recent[i]!;
+  const next: ToolCall = {
+    name: c.name,
+    inputSummary: c.inputSummary,
+    command: c.command,
+    timeoutMs: c.timeoutMs,
+    startedAtMs: c.startedAtMs,
+    isOpen: c.isOpen,
+    toolUseId: c.toolUseId,
+    error: c.error,
+    isBackground: c.isBackground,
+    childAgentId: c.childAgentId,
+    childCall: c.childCall,
+    killsTaskId: c.killsTaskId,
+    isOpenKnown: c.isOpenKnown,
+  };
+  Object.assign(next, change);
+  s.recent[i] = next;
+  return next;
+}
+
 /** Close the call `toolUseId` (a result arrived); false when the call is not known. */
 export function closeCall(s: CallTable, toolUseId: string, error?: string): boolean {
   let known = false;
-  for (const c of s.recent) {
-    if (c.toolUseId !== toolUseId) continue;
-    c.isOpen = false;
-    if (error !== undefined) c.error = error;
+  for (let i = 0; i < s.recent.length; i++) {
+    if (s.recent[i]!.toolUseId !== toolUseId) continue;
+    replaceCall(s, i, error !== undefined ? { isOpen: false, error } : { isOpen: false });
     known = true;
   }
   const i = s.open.findIndex((c) => c.toolUseId === toolUseId);

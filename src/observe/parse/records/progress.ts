@@ -1,6 +1,6 @@
 // `type:"progress"`: lines Claude Code writes while a call runs (`data.type`: `bash_progress`,
 // `agent_progress`, `hook_progress`…). They rebuild a call a cold tail start cut off. Pure.
-import { openCall, trackTask, type TranscriptState } from '../transcript-state.js';
+import { openCall, replaceCall, trackTask, type TranscriptState } from '../transcript-state.js';
 import type { ToolCall } from '../observation.js';
 import { summarizeToolInput } from '../tool-input-summary.js';
 import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordContext, type RecordFamily } from './family.js';
@@ -43,9 +43,15 @@ function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isA
     spoilFreshTail(s);
     return;
   }
-  for (const c of known) {
+  // An open call is the state's own copy; a call of `recent` is replaced, never changed in place.
+  for (const c of s.open) {
+    if (c.toolUseId !== id) continue;
     c.childAgentId = agentId;
-    noteChildCall(c, data, atMs);
+    c.childCall = childCallAfter(c.childCall, data, atMs);
+  }
+  for (let i = 0; i < s.recent.length; i++) {
+    const c = s.recent[i]!;
+    if (c.toolUseId === id) replaceCall(s, i, { childAgentId: agentId, childCall: childCallAfter(c.childCall, data, atMs) });
   }
 }
 
@@ -54,17 +60,18 @@ function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isA
  * opens it, its tool_result closes it. The parent waits on that call, so its window is the
  * parent's too (issue 19 item 2: a subagent's open Bash, or its permission prompt).
  */
-function noteChildCall(call: ToolCall, data: Rec, atMs: number | undefined): void {
+function childCallAfter(childCall: ToolCall | undefined, data: Rec, atMs: number | undefined): ToolCall | undefined {
   const m = isRec(data.message) ? data.message : {};
   const content = isRec(m.message) && Array.isArray(m.message.content) ? m.message.content : [];
   for (const b of content) {
     if (!isRec(b)) continue;
     if (m.type === 'assistant' && b.type === 'tool_use' && typeof b.name === 'string') {
-      call.childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
-    } else if (m.type === 'user' && b.type === 'tool_result' && call.childCall && str(b.tool_use_id) === call.childCall.toolUseId) {
-      call.childCall = { ...call.childCall, isOpen: false };
+      childCall = { name: b.name, ...summarizeToolInput(b.name, b.input), startedAtMs: atMs, isOpen: true, toolUseId: str(b.id) };
+    } else if (m.type === 'user' && b.type === 'tool_result' && childCall && str(b.tool_use_id) === childCall.toolUseId) {
+      childCall = { ...childCall, isOpen: false };
     }
   }
+  return childCall;
 }
 
 /** What each `data.type` sets; one without a row sets nothing. */
