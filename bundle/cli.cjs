@@ -25887,12 +25887,32 @@ async function createTemp(file, mode) {
   const handle = await import_node_fs2.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
   return { tmp, handle };
 }
+var LINES_CHUNK_BYTES = 512 * 1024;
+async function writeLineChunks(h, lines, write, head = "") {
+  let written = 0;
+  let total = 0;
+  for (let i = 0; i < lines.length; ) {
+    let chars = 0;
+    const from = i;
+    while (i < lines.length && (i === from || chars < LINES_CHUNK_BYTES)) chars += lines[i++].length + 1;
+    const data = Buffer.from((from === 0 ? head : "") + lines.slice(from, i).join("\n") + "\n");
+    total += data.length;
+    const n = await write(h, data);
+    written += n;
+    if (n < data.length) break;
+  }
+  return { written, total };
+}
 async function writeTemp(file, data, mode) {
   const { tmp, handle } = await createTemp(file, mode);
   try {
     try {
       await handle.chmod(mode);
-      await handle.writeFile(data);
+      if (typeof data === "string" || data instanceof Uint8Array) await handle.writeFile(data);
+      else {
+        const { written, total } = await writeLineChunks(handle, data.lines, writeOnce);
+        if (written < total) throw Object.assign(new Error(`short write to ${tmp}: ${written} of ${total} bytes (disk full?)`), { code: "ENOSPC", syscall: "write" });
+      }
       await handle.sync();
     } finally {
       await handle.close();
@@ -25947,11 +25967,17 @@ async function appendLines(file, lines, opts = {}) {
   const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
     const restore = await endsTorn(h) ? "\n" : "";
-    const data = Buffer.from(restore + lines.join("\n") + "\n");
-    const written = await (opts.write ?? writeOnce)(h, data);
-    if (written < data.length) {
+    const write = opts.write ?? writeOnce;
+    let written;
+    let total;
+    if (opts.isChunked) ({ written, total } = await writeLineChunks(h, lines, write, restore));
+    else {
+      const data = Buffer.from(restore + lines.join("\n") + "\n");
+      [written, total] = [await write(h, data), data.length];
+    }
+    if (written < total) {
       await h.write("\n").catch(() => void 0);
-      const e = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
+      const e = new Error(`short write to ${file}: ${written} of ${total} bytes (disk full?); the torn line was closed with a newline`);
       e.code = "ENOSPC";
       e.syscall = "write";
       throw e;
@@ -31949,7 +31975,7 @@ var TailStore = class {
       }
       const isDue = size > limit || nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs);
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
-        await appendLines(this.file, lines, { sync: false });
+        await appendLines(this.file, lines, { sync: false, isChunked: true });
         i = 0;
         for (const [path45, e] of ours) {
           const n = Buffer.byteLength(lines[i++]) + 1;
@@ -31960,7 +31986,7 @@ var TailStore = class {
         return;
       }
     }
-    await this.compact(ours, nowMs, limit);
+    await this.compact(ours, nowMs, limit, lines);
   }
   /**
    * Whether an entry would be past `retainMs` after saving `ours` (the whole index, visited only
@@ -31981,11 +32007,14 @@ var TailStore = class {
     disk.oldestMs = current;
     return false;
   }
-  /** Rewrite the file with `ours` merged over what is on disk, pruned. */
-  async compact(ours, nowMs, limit) {
+  /** Rewrite the file with `ours` (their lines `oursLines`, in order) merged over what is on disk, pruned. */
+  async compact(ours, nowMs, limit, oursLines) {
     this.compactions++;
     const merged = await this.load();
+    const lineOf2 = /* @__PURE__ */ new Map();
+    let i = 0;
     for (const [path45, e] of ours) {
+      lineOf2.set(e, oursLines[i++]);
       const theirs = merged.get(path45);
       if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path45, e);
     }
@@ -31993,13 +32022,13 @@ var TailStore = class {
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
     for (const [path45, e] of kept2) {
-      const line = JSON.stringify({ path: path45, ...e });
+      const line = lineOf2.get(e) ?? JSON.stringify({ path: path45, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
       setLive(disk, path45, e.usedAtMs, n);
     }
-    await writeFileAtomic(this.file, lines.join("\n") + "\n");
+    await writeFileAtomic(this.file, { lines });
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */

@@ -13957,6 +13957,7 @@ function fillSeedLine(json) {
 // src/files/atomic-write.ts
 var import_node_fs = require("node:fs");
 var { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = import_node_fs.constants;
+var LINES_CHUNK_BYTES = 512 * 1024;
 
 // src/journal/dispatch-log.ts
 function parseLogLine(line) {

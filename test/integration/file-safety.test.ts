@@ -38,6 +38,45 @@ describe('log lines after a torn last line', () => {
   });
 });
 
+describe('a derived file written as lines, a few hundred KB per write', () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ path: `/p/agent-${i}.jsonl`, state: 'x'.repeat(300 + (i % 7)) }));
+  const whole = lines.join('\n') + '\n';
+
+  it('appends the same bytes as one write, in several writes of whole lines; a short one is closed and reported', async () => {
+    const file = path.join(tempDir(), 'transcripts.json');
+    const sizes: number[] = [];
+    const counted = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (sizes.push(data.length), (await h.write(data, 0, data.length)).bytesWritten);
+    writeFileSync(file, '{"torn":');
+    await appendLines(file, lines, { sync: false, isChunked: true, write: counted });
+    expect(readFileSync(file, 'utf8')).toBe('{"torn":\n' + whole);
+    expect(sizes.length).toBeGreaterThan(1);
+    // Every write ends at a line's end.
+    let at = '{"torn":'.length;
+    for (const n of sizes) {
+      at += n;
+      expect(readFileSync(file).subarray(at - 1, at).toString()).toBe('\n');
+    }
+    const fresh = path.join(tempDir(), 'transcripts.json');
+    let writes = 0;
+    const fullDisk = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (++writes === 2 ? (await h.write(data, 0, 10)).bytesWritten : (await h.write(data, 0, data.length)).bytesWritten);
+    await expect(appendLines(fresh, lines, { sync: false, isChunked: true, write: fullDisk })).rejects.toMatchObject({ code: 'ENOSPC' });
+    // The first write's lines are whole; the second's fragment is closed; nothing after it was written.
+    const got = readFileSync(fresh, 'utf8').split('\n');
+    expect(got.at(-1)).toBe('');
+    expect(got.at(-2)).toHaveLength(10);
+    expect(got.slice(0, -2)).toEqual(lines.slice(0, got.length - 2));
+  });
+
+  it('replaces a file with exactly the joined lines', async () => {
+    const file = path.join(tempDir(), 'transcripts.json');
+    writeFileSync(file, 'old\n');
+    await writeFileAtomic(file, { lines });
+    expect(readFileSync(file, 'utf8')).toBe(whole);
+    await writeFileAtomic(file, { lines: [] });
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+});
+
 describe('temp files', () => {
   it('a write that fails leaves no temp file behind (watchdog.json, markers)', async () => {
     const dir = tempDir();

@@ -134,7 +134,7 @@ export class TailStore<S> {
       }
       const isDue = size > limit || (nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs));
       if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
-        await appendLines(this.file, lines, { sync: false });
+        await appendLines(this.file, lines, { sync: false, isChunked: true });
         i = 0;
         for (const [path, e] of ours) {
           const n = Buffer.byteLength(lines[i++]!) + 1;
@@ -145,7 +145,7 @@ export class TailStore<S> {
         return;
       }
     }
-    await this.compact(ours, nowMs, limit);
+    await this.compact(ours, nowMs, limit, lines);
   }
 
   /**
@@ -168,11 +168,15 @@ export class TailStore<S> {
     return false;
   }
 
-  /** Rewrite the file with `ours` merged over what is on disk, pruned. */
-  private async compact(ours: Map<string, StoredTail<S>>, nowMs: number, limit: number): Promise<void> {
+  /** Rewrite the file with `ours` (their lines `oursLines`, in order) merged over what is on disk, pruned. */
+  private async compact(ours: Map<string, StoredTail<S>>, nowMs: number, limit: number, oursLines: readonly string[]): Promise<void> {
     this.compactions++;
     const merged = await this.load();
+    // Each of ours that is kept is written as the line save() already made of it.
+    const lineOf = new Map<StoredTail<S>, string>();
+    let i = 0;
     for (const [path, e] of ours) {
+      lineOf.set(e, oursLines[i++]!);
       const theirs = merged.get(path);
       if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path, e);
     }
@@ -183,13 +187,13 @@ export class TailStore<S> {
     const disk = newModel(HEADER.length + 1);
     const lines = [HEADER];
     for (const [path, e] of kept) {
-      const line = JSON.stringify({ path, ...e });
+      const line = lineOf.get(e) ?? JSON.stringify({ path, ...e });
       lines.push(line);
       const n = Buffer.byteLength(line) + 1;
       disk.bytes += n;
       setLive(disk, path, e.usedAtMs, n);
     }
-    await writeFileAtomic(this.file, lines.join('\n') + '\n');
+    await writeFileAtomic(this.file, { lines });
     this.disk = disk;
   }
 
