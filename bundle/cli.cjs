@@ -25891,16 +25891,24 @@ var LINES_CHUNK_BYTES = 512 * 1024;
 async function writeLineChunks(h, lines, write, head = "") {
   let written = 0;
   let total = 0;
-  for (let i = 0; i < lines.length; ) {
-    let chars = 0;
-    const from = i;
-    while (i < lines.length && (i === from || chars < LINES_CHUNK_BYTES)) chars += lines[i++].length + 1;
-    const data = Buffer.from((from === 0 ? head : "") + lines.slice(from, i).join("\n") + "\n");
+  let chunk = [];
+  let chars = 0;
+  const flush = async () => {
+    const data = Buffer.from((total === 0 ? head : "") + chunk.join("\n") + "\n");
+    chunk = [];
+    chars = 0;
     total += data.length;
     const n = await write(h, data);
     written += n;
-    if (n < data.length) break;
+    return n === data.length;
+  };
+  for (const line of lines) {
+    if (line.includes("\n")) throw new InternalError("a line must not contain a newline");
+    chunk.push(line);
+    chars += line.length + 1;
+    if (chars >= LINES_CHUNK_BYTES && !await flush()) return { written, total };
   }
+  if (chunk.length > 0) await flush();
   return { written, total };
 }
 async function writeTemp(file, data, mode) {
@@ -25961,8 +25969,11 @@ async function fsyncDir(dir) {
 }
 var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
 async function appendLines(file, lines, opts = {}) {
-  if (lines.length === 0) return;
-  if (lines.some((l) => l.includes("\n"))) throw new InternalError("appendLine: a line must not contain a newline");
+  if (!opts.isChunked || Array.isArray(lines)) {
+    lines = [...lines];
+    if (lines.length === 0) return;
+    if (lines.some((l) => l.includes("\n"))) throw new InternalError("appendLine: a line must not contain a newline");
+  }
   await ensureDir(import_node_path2.default.dirname(file));
   const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
@@ -31948,7 +31959,7 @@ var TailStore = class {
     return out;
   }
   /**
-   * Save `ours` (the entries that changed): appended in one write, or merged over what is on
+   * Save `ours` (the entries that changed): appended as whole lines, or merged over what is on
    * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
    * `liveCount`: how many files the caller is watching now; never pruned below that. An append
    * costs the entries saved, not the entries on disk (the model is updated in place, after the
@@ -31957,36 +31968,39 @@ var TailStore = class {
   async save(ours, nowMs, liveCount = 0) {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path45, e]) => JSON.stringify({ path: path45, ...e }));
     const disk = this.disk;
-    if (disk) {
-      let bytes = disk.bytes;
-      let live = disk.liveBytes;
-      let size = disk.entries.size;
-      let i = 0;
-      for (const [path45, e] of ours) {
-        const n = Buffer.byteLength(lines[i++]) + 1;
-        bytes += n;
-        const had = disk.entries.get(path45);
-        if (!had) {
-          size++;
-          live += n;
-        } else if (had.usedAtMs <= e.usedAtMs) live += n - had.bytes;
-      }
-      const isDue = size > limit || nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs);
-      if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
-        await appendLines(this.file, lines, { sync: false, isChunked: true });
-        i = 0;
-        for (const [path45, e] of ours) {
-          const n = Buffer.byteLength(lines[i++]) + 1;
-          const had = disk.entries.get(path45);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path45, e.usedAtMs, n);
-        }
-        disk.bytes = bytes;
-        return;
+    if (!disk) return this.compact(ours, nowMs, limit);
+    const mean = disk.entries.size > 0 ? disk.liveBytes / disk.entries.size : 0;
+    let bytes = disk.bytes;
+    let live = disk.liveBytes;
+    let size = disk.entries.size;
+    for (const path45 of ours.keys()) {
+      const had = disk.entries.get(path45);
+      const n = had?.bytes ?? mean;
+      bytes += n;
+      if (!had) {
+        size++;
+        live += n;
       }
     }
-    await this.compact(ours, nowMs, limit, lines);
+    const isDue = size > limit || nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs);
+    if (isDue || bytes > COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) return this.compact(ours, nowMs, limit);
+    const sizes = [];
+    function* lines() {
+      for (const [path45, e] of ours) {
+        const line = JSON.stringify({ path: path45, ...e });
+        sizes.push(Buffer.byteLength(line) + 1);
+        yield line;
+      }
+    }
+    await appendLines(this.file, lines(), { sync: false, isChunked: true });
+    let i = 0;
+    for (const [path45, e] of ours) {
+      const n = sizes[i++];
+      disk.bytes += n;
+      const had = disk.entries.get(path45);
+      if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path45, e.usedAtMs, n);
+    }
   }
   /**
    * Whether an entry would be past `retainMs` after saving `ours` (the whole index, visited only
@@ -32007,28 +32021,34 @@ var TailStore = class {
     disk.oldestMs = current;
     return false;
   }
-  /** Rewrite the file with `ours` (their lines `oursLines`, in order) merged over what is on disk, pruned. */
+  /**
+   * Rewrite the file with `ours` merged over what is on disk, pruned. `oursLines`: their lines,
+   * in order, when save() made them already; else each line is made as it is written (the lines
+   * of 10,000 agents' positions are never all in memory at once).
+   */
   async compact(ours, nowMs, limit, oursLines) {
     this.compactions++;
     const merged = await this.load();
     const lineOf2 = /* @__PURE__ */ new Map();
     let i = 0;
     for (const [path45, e] of ours) {
-      lineOf2.set(e, oursLines[i++]);
+      if (oursLines) lineOf2.set(e, oursLines[i++]);
       const theirs = merged.get(path45);
       if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path45, e);
     }
     const kept2 = [...merged.entries()].filter(([, e]) => nowMs - e.usedAtMs <= this.opts.retainMs).sort((a, b) => b[1].usedAtMs - a[1].usedAtMs).slice(0, limit);
     const disk = newModel(HEADER.length + 1);
-    const lines = [HEADER];
-    for (const [path45, e] of kept2) {
-      const line = lineOf2.get(e) ?? JSON.stringify({ path: path45, ...e });
-      lines.push(line);
-      const n = Buffer.byteLength(line) + 1;
-      disk.bytes += n;
-      setLive(disk, path45, e.usedAtMs, n);
+    function* lines() {
+      yield HEADER;
+      for (const [path45, e] of kept2) {
+        const line = lineOf2.get(e) ?? JSON.stringify({ path: path45, ...e });
+        const n = Buffer.byteLength(line) + 1;
+        disk.bytes += n;
+        setLive(disk, path45, e.usedAtMs, n);
+        yield line;
+      }
     }
-    await writeFileAtomic(this.file, { lines });
+    await writeFileAtomic(this.file, { lines: lines() });
     this.disk = disk;
   }
   /** Validate one stored entry into `out` (a later one of the same file wins unless older). */

@@ -63,26 +63,35 @@ async function createTemp(file: string, mode: number): Promise<{ tmp: string; ha
  * of 20 MB (the saved positions of 10,000 agents) is never one string and one buffer of its size.
  */
 export interface FileLines {
-  lines: readonly string[];
+  /** Made as they are written when a generator (one chunk's lines in memory at a time). */
+  lines: Iterable<string>;
 }
 
 /** Bytes of lines joined per write() when a file is written or appended as lines. */
 const LINES_CHUNK_BYTES = 512 * 1024;
 
 /** Write `lines` to `h`, each followed by "\n", in writes of about LINES_CHUNK_BYTES; the bytes written. */
-async function writeLineChunks(h: fs.FileHandle, lines: readonly string[], write: (handle: fs.FileHandle, data: Buffer) => Promise<number>, head = ''): Promise<{ written: number; total: number }> {
+async function writeLineChunks(h: fs.FileHandle, lines: Iterable<string>, write: (handle: fs.FileHandle, data: Buffer) => Promise<number>, head = ''): Promise<{ written: number; total: number }> {
   let written = 0;
   let total = 0;
-  for (let i = 0; i < lines.length; ) {
-    let chars = 0;
-    const from = i;
-    while (i < lines.length && (i === from || chars < LINES_CHUNK_BYTES)) chars += lines[i++]!.length + 1;
-    const data = Buffer.from((from === 0 ? head : '') + lines.slice(from, i).join('\n') + '\n');
+  let chunk: string[] = [];
+  let chars = 0;
+  const flush = async () => {
+    const data = Buffer.from((total === 0 ? head : '') + chunk.join('\n') + '\n');
+    chunk = [];
+    chars = 0;
     total += data.length;
     const n = await write(h, data);
     written += n;
-    if (n < data.length) break;
+    return n === data.length;
+  };
+  for (const line of lines) {
+    if (line.includes('\n')) throw new InternalError('a line must not contain a newline');
+    chunk.push(line);
+    chars += line.length + 1;
+    if (chars >= LINES_CHUNK_BYTES && !(await flush())) return { written, total };
   }
+  if (chunk.length > 0) await flush();
   return { written, total };
 }
 
@@ -178,9 +187,12 @@ const writeOnce = async (h: fs.FileHandle, data: Buffer) => (await h.write(data,
  * "\n" back, so the fragment stays one bad line that readers skip, never glued to ours. A short
  * write of our own is closed with "\n" the same way and reported as an error (ENOSPC).
  */
-export async function appendLines(file: string, lines: readonly string[], opts: AppendOptions = {}): Promise<void> {
-  if (lines.length === 0) return;
-  if (lines.some((l) => l.includes('\n'))) throw new InternalError('appendLine: a line must not contain a newline');
+export async function appendLines(file: string, lines: readonly string[] | Iterable<string>, opts: AppendOptions = {}): Promise<void> {
+  if (!opts.isChunked || Array.isArray(lines)) {
+    lines = [...lines];
+    if ((lines as string[]).length === 0) return;
+    if ((lines as string[]).some((l) => l.includes('\n'))) throw new InternalError('appendLine: a line must not contain a newline');
+  }
   await ensureDir(path.dirname(file));
   const h = await fs.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
@@ -190,7 +202,7 @@ export async function appendLines(file: string, lines: readonly string[], opts: 
     let total: number;
     if (opts.isChunked) ({ written, total } = await writeLineChunks(h, lines, write, restore));
     else {
-      const data = Buffer.from(restore + lines.join('\n') + '\n');
+      const data = Buffer.from(restore + (lines as string[]).join('\n') + '\n');
       [written, total] = [await write(h, data), data.length];
     }
     if (written < total) {

@@ -106,7 +106,7 @@ export class TailStore<S> {
   }
 
   /**
-   * Save `ours` (the entries that changed): appended in one write, or merged over what is on
+   * Save `ours` (the entries that changed): appended as whole lines, or merged over what is on
    * disk (another process may have saved meanwhile) and rewritten when the file needs compacting.
    * `liveCount`: how many files the caller is watching now; never pruned below that. An append
    * costs the entries saved, not the entries on disk (the model is updated in place, after the
@@ -115,37 +115,43 @@ export class TailStore<S> {
   async save(ours: Map<string, StoredTail<S>>, nowMs: number, liveCount = 0): Promise<void> {
     if (ours.size === 0) return;
     const limit = Math.max(this.opts.maxEntries, liveCount);
-    const lines = [...ours].map(([path, e]) => JSON.stringify({ path, ...e }));
     const disk = this.disk;
-    if (disk) {
-      // What the file would hold after the append: sizes only, nothing changed yet.
-      let bytes = disk.bytes;
-      let live = disk.liveBytes;
-      let size = disk.entries.size;
-      let i = 0;
-      for (const [path, e] of ours) {
-        const n = Buffer.byteLength(lines[i++]!) + 1;
-        bytes += n;
-        const had = disk.entries.get(path);
-        if (!had) {
-          size++;
-          live += n;
-        } else if (had.usedAtMs <= e.usedAtMs) live += n - had.bytes;
-      }
-      const isDue = size > limit || (nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs));
-      if (!isDue && bytes <= COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) {
-        await appendLines(this.file, lines, { sync: false, isChunked: true });
-        i = 0;
-        for (const [path, e] of ours) {
-          const n = Buffer.byteLength(lines[i++]!) + 1;
-          const had = disk.entries.get(path);
-          if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path, e.usedAtMs, n);
-        }
-        disk.bytes = bytes;
-        return;
+    // Nothing on disk to append to (a first save, a torn file): written whole, each line as it goes.
+    if (!disk) return this.compact(ours, nowMs, limit);
+    // What the file would hold after the append, by the sizes these files' lines had last time (a
+    // new one's: the mean): the lines are made only as they are written, never all at once.
+    const mean = disk.entries.size > 0 ? disk.liveBytes / disk.entries.size : 0;
+    let bytes = disk.bytes;
+    let live = disk.liveBytes;
+    let size = disk.entries.size;
+    for (const path of ours.keys()) {
+      const had = disk.entries.get(path);
+      const n = had?.bytes ?? mean;
+      bytes += n;
+      if (!had) {
+        size++;
+        live += n;
       }
     }
-    await this.compact(ours, nowMs, limit, lines);
+    const isDue = size > limit || (nowMs - disk.oldestMs > this.opts.retainMs && this.isPruneDue(disk, ours, nowMs));
+    if (isDue || bytes > COMPACT_FACTOR * live + COMPACT_SLACK_BYTES) return this.compact(ours, nowMs, limit);
+    const sizes: number[] = [];
+    function* lines(): Generator<string> {
+      for (const [path, e] of ours) {
+        const line = JSON.stringify({ path, ...e });
+        sizes.push(Buffer.byteLength(line) + 1);
+        yield line;
+      }
+    }
+    await appendLines(this.file, lines(), { sync: false, isChunked: true });
+    // The model, from the sizes written.
+    let i = 0;
+    for (const [path, e] of ours) {
+      const n = sizes[i++]!;
+      disk.bytes += n;
+      const had = disk.entries.get(path);
+      if (!had || had.usedAtMs <= e.usedAtMs) setLive(disk, path, e.usedAtMs, n);
+    }
   }
 
   /**
@@ -168,15 +174,18 @@ export class TailStore<S> {
     return false;
   }
 
-  /** Rewrite the file with `ours` (their lines `oursLines`, in order) merged over what is on disk, pruned. */
-  private async compact(ours: Map<string, StoredTail<S>>, nowMs: number, limit: number, oursLines: readonly string[]): Promise<void> {
+  /**
+   * Rewrite the file with `ours` merged over what is on disk, pruned. `oursLines`: their lines,
+   * in order, when save() made them already; else each line is made as it is written (the lines
+   * of 10,000 agents' positions are never all in memory at once).
+   */
+  private async compact(ours: Map<string, StoredTail<S>>, nowMs: number, limit: number, oursLines?: readonly string[]): Promise<void> {
     this.compactions++;
     const merged = await this.load();
-    // Each of ours that is kept is written as the line save() already made of it.
     const lineOf = new Map<StoredTail<S>, string>();
     let i = 0;
     for (const [path, e] of ours) {
-      lineOf.set(e, oursLines[i++]!);
+      if (oursLines) lineOf.set(e, oursLines[i++]!);
       const theirs = merged.get(path);
       if (!theirs || theirs.usedAtMs <= e.usedAtMs) merged.set(path, e);
     }
@@ -185,15 +194,17 @@ export class TailStore<S> {
       .sort((a, b) => b[1].usedAtMs - a[1].usedAtMs)
       .slice(0, limit);
     const disk = newModel(HEADER.length + 1);
-    const lines = [HEADER];
-    for (const [path, e] of kept) {
-      const line = lineOf.get(e) ?? JSON.stringify({ path, ...e });
-      lines.push(line);
-      const n = Buffer.byteLength(line) + 1;
-      disk.bytes += n;
-      setLive(disk, path, e.usedAtMs, n);
+    function* lines(): Generator<string> {
+      yield HEADER;
+      for (const [path, e] of kept) {
+        const line = lineOf.get(e) ?? JSON.stringify({ path, ...e });
+        const n = Buffer.byteLength(line) + 1;
+        disk.bytes += n;
+        setLive(disk, path, e.usedAtMs, n);
+        yield line;
+      }
     }
-    await writeFileAtomic(this.file, { lines });
+    await writeFileAtomic(this.file, { lines: lines() });
     this.disk = disk;
   }
 
