@@ -29408,6 +29408,9 @@ init_time();
 // src/observe/parse/observation.ts
 init_safe_text();
 function knownCall(c) {
+  return copyCall(c, true);
+}
+function copyCall(c, isOpenKnown = c.isOpenKnown) {
   return {
     name: c.name,
     inputSummary: c.inputSummary,
@@ -29421,7 +29424,7 @@ function knownCall(c) {
     childAgentId: c.childAgentId,
     childCall: c.childCall,
     killsTaskId: c.killsTaskId,
-    isOpenKnown: true
+    isOpenKnown
   };
 }
 var RESUME_SLACK_MS = 1e3;
@@ -31129,22 +31132,7 @@ function openCall(s, call) {
   return true;
 }
 function replaceCall(s, i, change) {
-  const c = s.recent[i];
-  const next = {
-    name: c.name,
-    inputSummary: c.inputSummary,
-    command: c.command,
-    timeoutMs: c.timeoutMs,
-    startedAtMs: c.startedAtMs,
-    isOpen: c.isOpen,
-    toolUseId: c.toolUseId,
-    error: c.error,
-    isBackground: c.isBackground,
-    childAgentId: c.childAgentId,
-    childCall: c.childCall,
-    killsTaskId: c.killsTaskId,
-    isOpenKnown: c.isOpenKnown
-  };
+  const next = copyCall(s.recent[i]);
   Object.assign(next, change);
   s.recent[i] = next;
   return next;

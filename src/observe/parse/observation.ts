@@ -40,6 +40,11 @@ export interface ToolCall {
  * every read of a last tool megamorphic).
  */
 export function knownCall(c: ToolCall): ToolCall {
+  return copyCall(c, true);
+}
+
+/** A copy of `call` (with `isOpenKnown` as given): one literal with every field, as knownCall says why. */
+export function copyCall(c: ToolCall, isOpenKnown = c.isOpenKnown): ToolCall {
   return {
     name: c.name,
     inputSummary: c.inputSummary,
@@ -53,7 +58,7 @@ export function knownCall(c: ToolCall): ToolCall {
     childAgentId: c.childAgentId,
     childCall: c.childCall,
     killsTaskId: c.killsTaskId,
-    isOpenKnown: true,
+    isOpenKnown,
   };
 }
 

@@ -2,7 +2,7 @@
 // be kept in memory across checks and persisted across restarts. Pure.
 import { redactSecrets } from '../../present/safe-text.js';
 import { TranscriptStateSchema } from '../../contracts/observe-store.js';
-import type { ApiFailureKind, ToolCall } from './observation.js';
+import { copyCall, type ApiFailureKind, type ToolCall } from './observation.js';
 
 /** Tool calls kept for loop detection (newest last). @defaultValue 20 */
 export const RECENT_CALLS_MAX = 20;
@@ -154,22 +154,7 @@ export function openCall(s: CallTable, call: ToolCall): boolean {
  * were when it was made.
  */
 export function replaceCall(s: CallTable, i: number, change: Partial<ToolCall>): ToolCall {
-  const c = s.recent[i]!;
-  const next: ToolCall = {
-    name: c.name,
-    inputSummary: c.inputSummary,
-    command: c.command,
-    timeoutMs: c.timeoutMs,
-    startedAtMs: c.startedAtMs,
-    isOpen: c.isOpen,
-    toolUseId: c.toolUseId,
-    error: c.error,
-    isBackground: c.isBackground,
-    childAgentId: c.childAgentId,
-    childCall: c.childCall,
-    killsTaskId: c.killsTaskId,
-    isOpenKnown: c.isOpenKnown,
-  };
+  const next = copyCall(s.recent[i]!);
   Object.assign(next, change);
   s.recent[i] = next;
   return next;
