@@ -30413,6 +30413,7 @@ async function runCheck(env, nowMs) {
     isNowOverridden: opts.nowOverrideMs !== void 0
   });
   if (!opts.isDryRun && opts.nowOverrideMs === void 0) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), (env.reportBytes ??= new JsonBytes()).encode(report));
+  for (const o of env.observers) await o.endCheck?.(nowMs);
   return {
     ok: true,
     nowMs,
@@ -33465,7 +33466,6 @@ function createClaudeObserver(opts) {
   function observeUnchanged(task, nowMs, isStatRequired = false) {
     const m = memos.get(task.taskId);
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return void 0;
-    if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) return void 0;
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i], nowMs, isStatRequired) !== m.hookVersions[i]) return void 0;
     if (m.telemetryHandle !== void 0 && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return void 0;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i], nowMs, isStatRequired) !== m.fileVersions[i]) return void 0;
@@ -33492,15 +33492,18 @@ function createClaudeObserver(opts) {
     },
     async observe(task, nowMs) {
       try {
-        const parts = await observe(task, nowMs);
-        if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) await flush(nowMs).catch(() => void 0);
-        return parts;
+        return await observe(task, nowMs);
       } catch (e) {
         const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
         return [{ source: "transcript", missing: [{ source: "transcript", reason }] }];
       }
     },
     observeUnchanged,
+    // Positions are saved every persistEveryMs, once the check's verdicts are out: at 10,000 agents
+    // the save after a cold check is 22 MB of JSON, which a deadline falling due should not wait for.
+    async endCheck(nowMs) {
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 1e4)) await flush(nowMs).catch(() => void 0);
+    },
     flush,
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans })

@@ -306,6 +306,7 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
   // Compact: the indented form cost a third more to build and write at 10,000 agents (status --json prints it indented).
   // Encoded into a buffer kept between checks: no large string and no new buffer per check.
   if (!opts.isDryRun && opts.nowOverrideMs === undefined) await writeFileAtomic(env.paths.watchdogJson(opts.epicId), (env.reportBytes ??= new JsonBytes()).encode(report));
+  for (const o of env.observers) await o.endCheck?.(nowMs);
   return {
     ok: true,
     nowMs,

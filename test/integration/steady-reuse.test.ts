@@ -5,7 +5,7 @@
 // tasks whose inputs changed.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheck, type CheckEnv } from '../../src/check.js';
@@ -149,6 +149,17 @@ describe('reusing an unchanged task\'s observation', () => {
     const hooked = await s.check(ms(23));
     expect(hooked.observed).toEqual(['t2']);
     expect(hooked.verdicts[2]!.lastProgressMs).toBe(ms(22));
+  });
+
+  it('saves every position a check read once its verdicts are out, not only those read before the save fell due', async () => {
+    const s = await setup();
+    const env: CheckEnv = { ...s.env, observers: [createClaudeObserver({ paths: s.paths, claudeConfigDir: path.join(path.dirname(s.stateDir), 'claude'), env: {} })] };
+    const r = await runCheck(env, ms(20));
+    expect(r.ok).toBe(true);
+    // The cold check read all four subagents (and their parent): all are saved for a restart.
+    const saved = readFileSync(path.join(s.stateDir, 'observe', 'transcripts.json'), 'utf8');
+    for (let k = 0; k < AGENTS; k++) expect(saved).toContain(JSON.stringify(s.sub(k)));
+    expect(saved).toContain(JSON.stringify(s.parent));
   });
 
   it('reuses a subagent whose parent transcript is missing, until the parent appears and reports it completed', async () => {

@@ -258,8 +258,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   function observeUnchanged(task: Task, nowMs: number, isStatRequired = false): PartialObservation[] | undefined {
     const m = memos.get(task.taskId);
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
-    // Positions are due to be saved: `observe` does that.
-    if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) return undefined;
     // Handles, not ids or paths: a few field reads per file, no lookups (issue 23).
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
     if (m.telemetryHandle !== undefined && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
@@ -288,15 +286,18 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     },
     async observe(task, nowMs) {
       try {
-        const parts = await observe(task, nowMs);
-        if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
-        return parts;
+        return await observe(task, nowMs);
       } catch (e) {
         const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
         return [{ source: 'transcript', missing: [{ source: 'transcript', reason }] }];
       }
     },
     observeUnchanged,
+    // Positions are saved every persistEveryMs, once the check's verdicts are out: at 10,000 agents
+    // the save after a cold check is 22 MB of JSON, which a deadline falling due should not wait for.
+    async endCheck(nowMs) {
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
+    },
     flush,
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),

@@ -19,6 +19,11 @@ export interface TaskObserver {
    * change notifications pending now have arrived when the promise settles.
    */
   beginCheck?(nowMs: number): void | Promise<void>;
+  /**
+   * A check is over: its verdicts are logged and its report written (optional). Persist what is
+   * due (saved offsets) here, off the path from a deadline to its verdict.
+   */
+  endCheck?(nowMs: number): Promise<void>;
   /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
   flush?(nowMs: number): Promise<void>;
 }
