@@ -25969,11 +25969,9 @@ async function fsyncDir(dir) {
 }
 var writeOnce = async (h, data) => (await h.write(data, 0, data.length)).bytesWritten;
 async function appendLines(file, lines, opts = {}) {
-  if (!opts.isChunked || Array.isArray(lines)) {
-    lines = [...lines];
-    if (lines.length === 0) return;
-    if (lines.some((l) => l.includes("\n"))) throw new InternalError("appendLine: a line must not contain a newline");
-  }
+  const whole = opts.isChunked ? void 0 : Array.isArray(lines) ? lines : [...lines];
+  if (whole?.length === 0) return;
+  if (whole?.some((l) => l.includes("\n"))) throw new InternalError("appendLine: a line must not contain a newline");
   await ensureDir(import_node_path2.default.dirname(file));
   const h = await import_node_fs2.promises.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
@@ -25981,9 +25979,9 @@ async function appendLines(file, lines, opts = {}) {
     const write = opts.write ?? writeOnce;
     let written;
     let total;
-    if (opts.isChunked) ({ written, total } = await writeLineChunks(h, lines, write, restore));
+    if (!whole) ({ written, total } = await writeLineChunks(h, lines, write, restore));
     else {
-      const data = Buffer.from(restore + lines.join("\n") + "\n");
+      const data = Buffer.from(restore + whole.join("\n") + "\n");
       [written, total] = [await write(h, data), data.length];
     }
     if (written < total) {
@@ -31290,8 +31288,8 @@ function applyAgentProgress(s, rec, data, { atMs, isAfterTurnEnd }) {
   const id = str(rec.parentToolUseID);
   const agentId = str(data.agentId);
   if (!id || !agentId) return;
-  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
-  if (known.length === 0) {
+  const isKnown = (c) => c.toolUseId === id;
+  if (!s.open.some(isKnown) && !s.recent.some(isKnown)) {
     if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
     if (isAfterTurnEnd) {
       trackTask(s, { id: agentId, kind: "agent", status: "running", atMs, toolUseId: id });
@@ -35252,15 +35250,11 @@ function startScan(file, dir, names, epicId) {
   } catch {
     end();
   }
-  let taken = 0;
   return {
     async next() {
-      while (taken === arrived.length && !isEnded) await new Promise((r) => wake = r);
+      while (arrived.length === 0 && !isEnded) await new Promise((r) => wake = r);
       wake = void 0;
-      if (taken === arrived.length) return void 0;
-      const f = arrived[taken];
-      arrived[taken++] = void 0;
-      return f;
+      return arrived.shift();
     }
   };
 }

@@ -187,12 +187,11 @@ const writeOnce = async (h: fs.FileHandle, data: Buffer) => (await h.write(data,
  * "\n" back, so the fragment stays one bad line that readers skip, never glued to ours. A short
  * write of our own is closed with "\n" the same way and reported as an error (ENOSPC).
  */
-export async function appendLines(file: string, lines: readonly string[] | Iterable<string>, opts: AppendOptions = {}): Promise<void> {
-  if (!opts.isChunked || Array.isArray(lines)) {
-    lines = [...lines];
-    if ((lines as string[]).length === 0) return;
-    if ((lines as string[]).some((l) => l.includes('\n'))) throw new InternalError('appendLine: a line must not contain a newline');
-  }
+export async function appendLines(file: string, lines: Iterable<string>, opts: AppendOptions = {}): Promise<void> {
+  // One write: every line checked before anything is written. Chunked: each line as it is written.
+  const whole = opts.isChunked ? undefined : Array.isArray(lines) ? (lines as readonly string[]) : [...lines];
+  if (whole?.length === 0) return;
+  if (whole?.some((l) => l.includes('\n'))) throw new InternalError('appendLine: a line must not contain a newline');
   await ensureDir(path.dirname(file));
   const h = await fs.open(file, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, FILE_MODE);
   try {
@@ -200,9 +199,9 @@ export async function appendLines(file: string, lines: readonly string[] | Itera
     const write = opts.write ?? writeOnce;
     let written: number;
     let total: number;
-    if (opts.isChunked) ({ written, total } = await writeLineChunks(h, lines, write, restore));
+    if (!whole) ({ written, total } = await writeLineChunks(h, lines, write, restore));
     else {
-      const data = Buffer.from(restore + (lines as string[]).join('\n') + '\n');
+      const data = Buffer.from(restore + whole.join('\n') + '\n');
       [written, total] = [await write(h, data), data.length];
     }
     if (written < total) {

@@ -90,15 +90,12 @@ export function startScan(file: URL, dir: string, names: readonly string[], epic
   } catch {
     end();
   }
-  let taken = 0;
   return {
     async next() {
-      while (taken === arrived.length && !isEnded) await new Promise<void>((r) => (wake = r));
+      while (arrived.length === 0 && !isEnded) await new Promise<void>((r) => (wake = r));
       wake = undefined;
-      if (taken === arrived.length) return undefined;
-      const f = arrived[taken]!;
-      arrived[taken++] = undefined as unknown as ScannedFile;
-      return f;
+      // Taken out of the queue: a day folded is not held here too.
+      return arrived.shift();
     },
   };
 }

@@ -30,8 +30,8 @@ function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isA
   const id = str(rec.parentToolUseID);
   const agentId = str(data.agentId);
   if (!id || !agentId) return;
-  const known = [...s.open, ...s.recent].filter((c) => c.toolUseId === id);
-  if (known.length === 0) {
+  const isKnown = (c: { toolUseId?: string }) => c.toolUseId === id;
+  if (!s.open.some(isKnown) && !s.recent.some(isKnown)) {
     if (s.tasks.some((t) => t.id === agentId || t.toolUseId === id)) return;
     // Right after a turn end no foreground call is open: this is a background agent launched
     // before what was read (a cold tail), running, as the whole file's state knows it.
