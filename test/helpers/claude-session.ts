@@ -26,10 +26,12 @@ import { onTestFinished } from 'vitest';
 import { REPO_ROOT } from './cli.js';
 import type { ModelServer } from './model-server.js';
 
-export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+// The tests below were written against 2.1.197, installed beside the pinned newest (2.1.332, which
+// owns node_modules/.bin/claude) through the npm alias claude-code-2.1.197.
+export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.197', 'bin', 'claude.exe');
 
 function probe(): string | undefined {
-  if (!existsSync(CLAUDE_BIN)) return `no ${CLAUDE_BIN} (npm ci installs @anthropic-ai/claude-code)`;
+  if (!existsSync(CLAUDE_BIN)) return `no ${CLAUDE_BIN} (npm ci installs the alias claude-code-2.1.197)`;
   try {
     const v = execFileSync(CLAUDE_BIN, ['--version'], { env: { ...process.env, IS_SANDBOX: '1', DISABLE_AUTOUPDATER: '1' }, timeout: 30_000, encoding: 'utf8' });
     return /2\.1\.197/.test(v) ? undefined : `claude --version says ${v.trim()}, the tests are written against 2.1.197`;
