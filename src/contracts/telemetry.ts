@@ -5,6 +5,9 @@
 import * as z from 'zod';
 import { TelemetryEventSchema } from './vocabulary.js';
 
+/** Longest host name the receiver keeps (DNS names are at most 253); a longer one is cut. */
+export const TELEMETRY_HOST_MAX = 255;
+
 /** One received event, as the receiver appends it (observe/parse/parse-telemetry.ts folds them). */
 export const TelemetryLineSchema = z
   .looseObject({

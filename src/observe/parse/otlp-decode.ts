@@ -4,7 +4,7 @@
 // from proto/); the OTLP JSON encoding has the same field names, so one walk reads both.
 import protobuf from 'protobufjs/light.js';
 import { isSafeId } from '../../contracts/ids.js';
-import type { TelemetryLine } from '../../contracts/telemetry.js';
+import { TELEMETRY_HOST_MAX, type TelemetryLine } from '../../contracts/telemetry.js';
 import { TELEMETRY_EVENTS, type TelemetryEventName } from '../../contracts/vocabulary.js';
 import { OTLP_DESCRIPTOR } from './otlp-proto.js';
 import { redactSecrets } from '../../present/safe-text.js';
@@ -77,8 +77,6 @@ function attributes(list: unknown): Map<string, string | number | boolean> {
 
 const text = (v: string | number | boolean | undefined): string | undefined => (v === undefined || v === '' ? undefined : String(v));
 
-/** Longest host name kept (DNS names are at most 253). @defaultValue 255 */
-export const HOST_MAX = 255;
 /** Longest identifier kept (prompt.id, tool_use_id, tool_name, decision, status_code). @defaultValue 128 */
 const ID_MAX = 128;
 
@@ -91,9 +89,9 @@ export function shortId(raw: string | undefined, max = ID_MAX): string | undefin
   return clean.length > max || s.length < raw.length ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-/** The sending host named by resource or record attributes (at most HOST_MAX characters). */
+/** The sending host named by resource or record attributes (at most TELEMETRY_HOST_MAX characters). */
 function hostOf(a: Map<string, string | number | boolean>): string | undefined {
-  return shortId(text(a.get('host.name')) ?? text(a.get('host.id')), HOST_MAX);
+  return shortId(text(a.get('host.name')) ?? text(a.get('host.id')), TELEMETRY_HOST_MAX);
 }
 
 /** Largest epoch ms a Date can hold. */
