@@ -226,7 +226,7 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
         res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...refusal.headers, ...(req.complete ? {} : { connection: 'close' }) });
         res.end(body);
       },
-    );
+    ).catch(() => res.destroy()); // an answer that cannot be written: that connection ends, never the process
   });
   // Past maxConnections a connection is answered 503 at once and closed: no parser, no body, no buffer.
   const busyBody = JSON.stringify({ code: 503, message: `the receiver has ${maxConnections} connections open already: retry after 1 s` }) + '\n';
@@ -250,6 +250,8 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
       resolve();
     });
   });
+  // After the bind, a server error (EMFILE on accept under a connection flood) is said, never thrown into `serve`.
+  server.on('error', (e) => fail(`the listener: ${(e as Error).message}`));
   const port = (server.address() as AddressInfo).port;
   const shownHost = o.listen.host.includes(':') ? `[${o.listen.host}]` : o.listen.host;
   return {
