@@ -14,6 +14,7 @@ import type { StatePaths } from '../files/paths.js';
 import type { OtlpEncoding, OtlpSignal } from '../observe/parse/otlp-decode.js';
 import type { ListenAddress, ReceiverSettings } from '../core/listen-address.js';
 import { InputError } from '../contracts/errors.js';
+import { crashPoint } from '../sys/crash-point.js';
 import { HostsBook } from './hosts-book.js';
 import { clientOf, InFlightBudget, knownSessions, rateLimiter } from './limits.js';
 
@@ -142,6 +143,7 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
       hostsTimer = undefined;
       if (!hostsDirty) return hostsWrite;
       hostsDirty = false;
+      crashPoint('throw', 'hosts_flush');
       hosts.updatedMs = o.nowMs();
       hostsWrite = hostsWrite.then(() => hosts.write(o.paths.telemetryHosts())).catch(cannotWrite);
     } catch (e) {

@@ -166,6 +166,31 @@ describe('the OTLP receiver keeps nothing unbounded', () => {
 });
 
 describe('serve under a host-name flood', { timeout: 120_000 }, () => {
+  it('an error thrown in the receiver\'s hosts.json timer is said, and serve goes on', async () => {
+    const stateDir = tempDir('dw-otlp-fault-');
+    writeWave(stateDir, 'E-1', new Date().toISOString(), [{ task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
+    // TEST-ONLY fault (sys/crash-point.ts): the first hosts.json flush throws, as JSON.stringify's RangeError did on main.
+    const serve = spawnCli(['serve', '--state-dir', stateDir, '--timeout', '3600', '--check-interval', '1', '--action', 'report', '--otlp', '127.0.0.1:0'], { env: { DISPATCH_WATCHDOG_TEST_CRASH: 'throw:hosts_flush' } });
+    onTestFinished(() => void serve.kill('SIGKILL'));
+    const port = Number((await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.output()) ?? undefined, 30_000, 'the receiver'))[1]);
+    const url = `http://127.0.0.1:${port}`;
+    expect((await post(url, logsFrom(['first']))).status).toBe(200);
+    await until(() => /OTLP receiver: cannot write .*hosts\.json: test fault at hosts_flush/.test(serve.output()), 30_000, `the fault to be said (${serve.output()})`);
+    expect((await post(url, logsFrom(['second']))).status).toBe(200);
+    const paths = new StatePaths(stateDir);
+    await until(() => {
+      try {
+        const hosts = readHosts(paths).hosts;
+        return Object.hasOwn(hosts, 'first') && Object.hasOwn(hosts, 'second');
+      } catch {
+        return false;
+      }
+    }, 30_000, 'hosts.json written by the next flush');
+    expect(serve.exitCode).toBeNull();
+    serve.kill('SIGTERM');
+    expect(await exited(serve)).toEqual({ code: 0, signal: null });
+  });
+
   it('stays up, serving, with a small hosts.json, and stops cleanly', async () => {
     const stateDir = tempDir('dw-otlp-flood-');
     writeWave(stateDir, 'E-1', new Date().toISOString(), [{ task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
