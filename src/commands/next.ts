@@ -12,6 +12,7 @@ import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
 import { readOwnFile } from '../files/atomic-write.js';
 import { ancestry } from '../sys/proc-identity.js';
+import { toJson, toTerminal } from '../present/sinks.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';
@@ -138,7 +139,8 @@ export function renderNextDoc(doc: NextDoc): string {
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked${unknown}, ${w.pending_requests} requests pending`);
   const then = doc.reason === 'wave_complete' ? ': the watchdog is done' : doc.reason === 'max_wait' ? ': nothing needed you within --max-wait; run next again to keep waiting' : ': carry these out, then run next again';
   lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
-  return lines.join('\n') + '\n';
+  // A row's free text (a status, an agent's words) leaves here: each line escaped, so none can forge another or drive the terminal.
+  return lines.map((l) => toTerminal(l)).join('\n') + '\n';
 }
 
 /** The `next` behaviour for runWatch. */
@@ -156,7 +158,7 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
       }
       const news = newsOf(history);
       const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
-      print(opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc));
+      print(opts.isJson ? toJson(doc) + '\n' : renderNextDoc(doc));
       // Printed first, journaled second: a crash in between repeats the news rather than lose it.
       await log.append({
         event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,
