@@ -129,6 +129,13 @@ describe('where text leaves us', () => {
     for (let y = 0; y < shot.height; y += 4) for (let x = 0; x < shot.width; x += 4) if (shot.at(x, y).every((c) => c < 100)) dark++;
     expect(dark).toBeGreaterThan(10);
     expect(shot.at(2, 2)).toEqual([255, 255, 255]);
+    // Chromium's XML error page ("This page contains the following errors") is a #fdd box: none of it.
+    let errorBox = 0;
+    for (let y = 0; y < Math.min(shot.height, 200); y += 2) for (let x = 0; x < shot.width; x += 4) {
+      const [r, g, b] = shot.at(x, y);
+      if (r > 245 && g > 210 && g < 232 && b > 210 && b < 232) errorBox++;
+    }
+    expect(errorBox).toBe(0);
   });
 });
 
