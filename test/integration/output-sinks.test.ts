@@ -176,3 +176,18 @@ describe('secret shapes beyond the first five', () => {
     }
   });
 });
+
+describe('the Linear comment, as the fake Linear server receives it', () => {
+  it('carries every hostile string with its controls and bidi characters escaped, and no secret', async () => {
+    const { escalateInLinear } = await import('../../src/act/tracker/linear.js');
+    const { startLinearServer } = await import('../helpers/linear-server.js');
+    await using fake = await startLinearServer();
+    const body = `Stalled.\n\n${HOSTILE.join('\n')}\nmysql --password hunter2Secret9`;
+    await escalateInLinear({ apiKey: 'lin_api_TESTKEY_0123456789abcdef', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: body, idempotencyKey: 'E-1:t1:escalate', sleep: async () => undefined, random: () => 0 });
+    const sent = fake.requests.find((r) => r.variables?.input?.body)!.variables.input.body as string;
+    expect(sent).not.toMatch(RAW_CONTROL);
+    expect(sent).not.toContain('hunter2Secret9');
+    expect(sent).toContain('\\e]52;c;');
+    expect(sent.split('\n').length).toBeGreaterThan(HOSTILE.length);
+  });
+});
