@@ -54,6 +54,8 @@ export interface History {
   attention: Map<string, AttentionRecord>;
   /** The stall_reason of the last stall_detected logged per task id: a new reason is logged again. */
   lastStallReason: Map<string, string>;
+  /** The action_taken of the last stall_detected logged per task id: a held action, once taken, is logged again. */
+  lastStallAction: Map<string, string>;
   /** Completed `redispatch` events per ticket, all epics, exact id match. */
   redispatchCount: Map<string, number>;
   /** How each ticket's last completed redispatch recovered (all epics): a resume is not repeated in a row. */
@@ -107,7 +109,7 @@ export interface AttentionRecord {
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), lastStallReason: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
+  return { lastLogged: new Map(), lastStallReason: new Map(), lastStallAction: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
     requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() }, notifications: new Map() };
 }
 
@@ -220,7 +222,10 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
     h.lastLogged.set(String(e.task_id), kind);
     h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
   }
-  if (own && e.event === 'stall_detected') h.lastStallReason.set(e.task_id, e.stall_reason);
+  if (own && e.event === 'stall_detected') {
+    h.lastStallReason.set(e.task_id, e.stall_reason);
+    h.lastStallAction.set(e.task_id, e.action_taken);
+  }
   return h;
 }
 
