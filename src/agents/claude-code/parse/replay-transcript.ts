@@ -1,64 +1,17 @@
 // Replays a recorded Claude Code transcript (and its subagents' transcripts) record by record
 // through the same parser, observation and assess() code the check uses, with the time taken
 // from the records, and scores every stall by what the agent did next. Pure: texts in, timeline out.
-import type { Task } from '../contracts/state-file.js';
-import { assess, type Verdict } from './assess.js';
-import type { Policy } from './policy.js';
-import { mergeObservations } from '../observe/parse/observation.js';
-import { observeRow } from '../observe/parse/observe-row.js';
-import { observeTranscript, type ChildTranscript } from '../observe/parse/observe-transcript.js';
-import { applyTranscriptRecord, recordActor, type RecordActor } from '../observe/parse/parse-transcript-record.js';
-import { emptyTranscriptState, type TranscriptState } from '../observe/parse/transcript-state.js';
+import type { Task } from '../../../contracts/state-file.js';
+import { assess, type Verdict } from '../../../core/assess.js';
+import type { Policy } from '../../../core/policy.js';
+import { mergeObservations } from '../../../observe/parse/observation.js';
+import { observeRow } from '../../../observe/parse/observe-row.js';
+import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
+import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';
+import { emptyTranscriptState, type TranscriptState } from './transcript-state.js';
+import type { ReplayInput, ReplayResult, ReplaySource, VerdictChange } from '../../../core/replay-types.js';
 
-/** One transcript file's text. */
-export interface ReplaySource {
-  file: string;
-  text: string;
-}
-
-export interface ReplayInput {
-  /** The agent's own transcript. */
-  transcript: ReplaySource;
-  /** Its subagents' transcripts (`<session>/subagents/agent-<id>.jsonl`), if any. */
-  children?: readonly ReplaySource[];
-}
-
-export type StallOutcome = 'false_alarm' | 'human_resumed' | 'interrupted' | 'end_of_transcript';
-
-/** The verdict changed at `atMs` (a record arrived, or a window ran out when `line` is undefined). */
-export interface VerdictChange {
-  atMs: number;
-  verdict: Verdict;
-  /** 1-based line of the agent's transcript (or `file:line` of a child's) that caused it. */
-  line?: number;
-  childFile?: string;
-  /** For a stall: what happened next. */
-  outcome?: StallOutcome;
-  /** For a false alarm: when the agent went on. */
-  resumedAtMs?: number;
-}
-
-export interface ReplaySummary {
-  records: number;
-  firstMs?: number;
-  lastMs?: number;
-  stalls: number;
-  falseAlarms: number;
-  humanResumed: number;
-  atEnd: number;
-}
-
-export interface ReplayResult {
-  file: string;
-  children: string[];
-  baseTimeoutMs: number;
-  changes: VerdictChange[];
-  summary: ReplaySummary;
-  /** Lines that were not JSON, by `file:line`. */
-  badLines: string[];
-  /** The verdict judged at the last record (before any window ran out after it): what a crash there left. */
-  atLastRecord?: Verdict;
-}
+export type { ReplayInput, ReplayResult, ReplaySource, ReplaySummary, StallOutcome, VerdictChange } from '../../../core/replay-types.js';
 
 export interface TimedRecord {
   rec: unknown;
