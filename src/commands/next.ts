@@ -55,7 +55,8 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
 /** The whole `next` document. */
 export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: WaveFacts, isMaxWait = false): Promise<NextDoc> {
   const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? 'max_wait' : 'wave_complete');
-  const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
+  // A replacement our command launched elsewhere waits for its row, not for an answer of yours.
+  const pending = [...history.requests.values()].filter((q) => q.status === 'pending' && !q.isLaunched);
   return {
     schema_version: '1',
     epic_id: epicId,

@@ -37,6 +37,7 @@ const RequestRecordJson = z.object({
   status: z.enum(REQUEST_STATUSES),
   how: z.enum(ANSWER_HOWS).optional(),
   answeredByTaskId: z.string().optional(),
+  isLaunched: z.boolean().optional(),
 });
 
 const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));

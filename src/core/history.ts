@@ -43,6 +43,8 @@ export interface RequestRecord {
   status: RequestStatus;
   how?: AnswerHow;
   answeredByTaskId?: string;
+  /** A replacement our own command launched elsewhere (command adapter): awaited like a request, nothing for the orchestrator to do. */
+  isLaunched?: boolean;
 }
 
 export interface History {
@@ -251,6 +253,7 @@ function foldRequestStart(h: History, rec: ActionRecord, e: DispatchEvent): void
     path: e.request_path,
     was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid, ...(e.event === 'reconcile_requested' ? { status: e.row_status } : {}) },
     status: 'pending',
+    ...(e.event === 'redispatch' && e.adapter === 'command' ? { isLaunched: true } : {}),
   });
 }
 
