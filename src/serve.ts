@@ -10,7 +10,7 @@
 import { promises as fs } from 'node:fs';
 import type { Output } from './deps.js';
 import { InputError } from './contracts/errors.js';
-import { WatchdogJsonSchema } from './contracts/watchdog-json.js';
+import { parseWatchdogJson, SEED_WRITER } from './contracts/watchdog-json.js';
 import { STRATEGIES, type Strategy } from './contracts/vocabulary.js';
 import { readLock } from './journal/lock.js';
 import { isAlive } from './sys/proc-identity.js';
@@ -53,7 +53,8 @@ export async function epicOptions(base: ResolvedOptions, paths: StatePaths, epic
   const text = await fs.readFile(paths.watchdogJson(epicId), 'utf8').catch(() => undefined);
   let w: { timeout_seconds: number; action: string; check_interval_seconds: number } | undefined;
   try {
-    w = text === undefined ? undefined : WatchdogJsonSchema.parse(JSON.parse(text)).watchdog;
+    w = text === undefined ? undefined : parseWatchdogJson(JSON.parse(text)).watchdog;
+    if (w && (w as { version?: string }).version === SEED_WRITER) w = undefined; // the seed records no window
   } catch {
     w = undefined;
   }
