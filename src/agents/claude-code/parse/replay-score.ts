@@ -54,7 +54,7 @@ export interface WindowScore {
   giveUps: { seen: number; flaggedAtOnce: number; resumed: number; cleared: number; notCleared: { file: string; atMs: number }[] };
 }
 
-const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted']);
+const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed']);
 /** Tools that return at once unless a permission dialog holds them. */
 const INSTANT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's tool result when the human refused a call in the dialog. */

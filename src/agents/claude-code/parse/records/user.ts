@@ -103,8 +103,19 @@ function applyToolUseResult(s: TranscriptState, result: Rec, atMs: number | unde
   if (killed && /kill/i.test(str(result.message) ?? '')) trackTask(s, { id: killed, kind: 'bash', status: 'killed', atMs });
 }
 
+/**
+ * Claude Code's own async-agent stall watchdog (2.1.332: `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS`)
+ * aborting a subagent: the interruption record it writes is marked `rowSource: "harness"` (a
+ * person's Esc is not), in a subagent's transcript. The agent is dead: a runtime failure, acted on
+ * at once like a give-up, never a human's doing.
+ */
+const isRuntimeKill = (rec: Rec) => rec.rowSource === 'harness' && (rec.isSidechain === true || rec.agentId !== undefined);
+
 function applyUser(s: TranscriptState, rec: Rec, { atMs, actor, marks }: RecordContext): void {
   const message = isRec(rec.message) ? rec.message : {};
+  if (actor === 'interrupt' && isRuntimeKill(rec)) {
+    s.apiError = { kind: 'runtime_killed', atMs, text: '"[Request interrupted by user]" written by the harness (rowSource), not a person; the parent is told "Agent stalled: no progress"' };
+  }
   if ((actor === 'human' && !marks.isLocalCommand) || marks.isTeamWake) {
     // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
     s.apiError = undefined;
