@@ -27,4 +27,17 @@ describe('replay over real 2.1.332 sessions', () => {
     expect(r.badLines).toEqual([]);
     expect(r.changes.filter((c) => c.verdict.kind === 'stalled')).toEqual([]);
   });
+
+  it('a subagent parked on the command Claude Code moved to the background is waiting on it (open, bounded by the 10 min background limit), never finished', async () => {
+    const dir = path.join(DIR, 'parked-on-background-command', 'd2a4e170-0dba-433b-96af-489811779975', 'subagents');
+    const r = replayTranscript(await replayInputOf(dir, 'agent-a74b351fc5cf6a059.jsonl'), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    expect(r.changes.map((c) => c.verdict.kind)).not.toContain('inconsistent');
+    // Healthy throughout the wait; the file's end judged as never continuing is the command's
+    // background limit (10 min) + 60 s grace overrun, not a finish nor the 2-minute window.
+    expect(r.changes.map((c) => [c.verdict.kind, c.verdict.stallReason ?? null, c.verdict.effectiveTimeoutMs, c.outcome ?? null])).toEqual([
+      ['healthy', null, 120_000, null],
+      ['stalled', 'open_tool_overrun', 660_000, 'end_of_transcript'],
+    ]);
+  });
 });
