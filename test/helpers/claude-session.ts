@@ -42,6 +42,8 @@ export const OLDEST: ClaudeVersion = '2.1.197';
 
 /** The tests written before the table ran 2.1.197 by this path; they still do. */
 export const CLAUDE_BIN = CLAUDE_VERSIONS[OLDEST];
+/** The pinned newest, 2.1.332 (node_modules/.bin/claude). */
+export const CLAUDE_BIN_LATEST = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
 export const claudeBin = (version: ClaudeVersion = OLDEST) => CLAUDE_VERSIONS[version];
 
 function probe(version: ClaudeVersion): string | undefined {
@@ -116,6 +118,8 @@ export interface ClaudeOptions {
   args?: string[];
   /** Which Claude Code runs (default: the oldest, 2.1.197, which the older tests were written on). */
   version?: ClaudeVersion;
+  /** Another Claude Code binary, e.g. CLAUDE_BIN_LATEST (prefer `version`). */
+  bin?: string;
 }
 
 const scratch = (prefix: string, made: string[]) => {
@@ -174,7 +178,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   args.push(...(opts.args ?? []));
   const outFd = openSync(streamPath, 'a');
   const errFd = openSync(errPath, 'a');
-  const child = spawn(claudeBin(opts.version), args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
+  const child = spawn(opts.bin ?? claudeBin(opts.version), args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;
@@ -209,7 +213,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   const transcriptPath = path.join(projectDir, `${sessionId}.jsonl`);
   return {
     pid,
-    version: opts.version ?? OLDEST,
+    version: opts.bin === CLAUDE_BIN_LATEST ? NEWEST : (opts.version ?? OLDEST),
     sessionId,
     home,
     cwd,
