@@ -2,7 +2,8 @@
 // `npm run bench -- --quick`: the issue-12 figures on smaller data (under 2 minutes).
 import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
-import { benchFleetScale, FULL, machine, node, pct, QUICK } from './fleet-scale.js';
+import { benchFleetScale, machine } from './fleet-scale.js';
+import { FULL, node, pct, QUICK } from './figures.js';
 import { benchTail } from './tail.js';
 import { benchOtlpIngest } from './otlp-ingest.js';
 import { benchFalseStalls } from './false-stalls.js';
