@@ -39,8 +39,8 @@ export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, s
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..', '..');
 /**
- * The CLI as an installed package runs it: the npm bin runs the committed one-file bundle there
- * (bin/dispatch-watchdog.js; a checkout's bin runs dist/). `npm run bench` rebuilds it first.
+ * The CLI as an installed package runs it: the npm bin runs the one-file bundle there
+ * (bin/dispatch-watchdog.js; a checkout's bin runs dist/). `npm run bench` builds it first (npm run build).
  */
 export const cli = path.join(root, 'bundle', 'cli.cjs');
 

@@ -11,7 +11,7 @@ import { cli, f0, here, lat, node, pct, root, type Figure, type Scale } from './
 import { benchScale } from './scale.js';
 import { benchLog } from './start-up.js';
 
-// What `hook install` and hooks/hooks.json run: the committed CommonJS bundle (npm run bundle); and
+// What `hook install` and hooks/hooks.json run: the CommonJS bundle (npm run build); and
 // the ES module build of the same code, which older installs and a checkout's bin run for `hook`.
 const hookEntry = path.join(root, 'bundle', 'hook.cjs');
 const hookEntryEsm = path.join(root, 'dist', 'src', 'hook-entry.js');

@@ -21,8 +21,8 @@ import type { WebhookRetryOptions } from './act/notify/webhook.js';
 import { startTelemetry } from './act/telemetry/telemetry.js';
 import { packageVersion } from './version.js';
 import path from 'node:path';
-import { createClaudeObserver } from './observe/read/claude-observer.js';
-import { resolveProjectsDir } from './observe/read/find-transcript.js';
+import { createClaudeObserver } from './agents/claude-code/read/claude-observer.js';
+import { resolveProjectsDir } from './agents/claude-code/read/find-transcript.js';
 import { createProcessObserver } from './observe/read/process-observer.js';
 import type { TaskObserver } from './observe/read/observer.js';
 

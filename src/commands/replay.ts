@@ -1,6 +1,7 @@
 // `dispatch-watchdog replay <transcript.jsonl>… [--timeout S…] [--json]`: reads recorded
 // transcripts (and their subagents' transcripts) and prints what the watchdog would have
 // judged, moment by moment. The judging is core/replay (pure); this file only reads files.
+import { toJson } from '../present/sinks.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
@@ -10,10 +11,10 @@ import { ReplayLineSchema } from '../contracts/replay.js';
 import type { Output } from '../deps.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
-import { scoreReplays } from '../core/replay-score.js';
+import { scoreReplays } from '../agents/claude-code/parse/replay-score.js';
 import { renderScore } from '../core/render-score.js';
-import { replayTranscript, type ReplayInput, type ReplayResult, type ReplaySource } from '../core/replay-transcript.js';
-import { isChildName, readHead } from '../observe/read/child-transcripts.js';
+import { replayTranscript, type ReplayInput, type ReplayResult, type ReplaySource } from '../agents/claude-code/parse/replay-transcript.js';
+import { isChildName, readHead } from '../agents/claude-code/read/child-transcripts.js';
 import type { Command } from 'commander';
 import { DEFAULTS } from '../contracts/defaults.js';
 import { EXIT } from '../contracts/exit-codes.js';
@@ -110,7 +111,7 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   for (const r of results) {
     if (flags.isJson) {
-      for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
+      for (const line of replayJsonLines(r)) output.out(toJson(ReplayLineSchema.parse(line)) + '\n');
     } else {
       output.out(renderReplayText(r) + '\n');
     }

@@ -12,8 +12,8 @@ import { RequestSchema } from '../../src/contracts/request.js';
 import { realClock } from '../../src/deps.js';
 import { acquireLock, readLock } from '../../src/journal/lock.js';
 import { ObserveStoreLineSchema, STORE_HEADER } from '../../src/contracts/observe-store.js';
-import { emptyHookState, isHookState } from '../../src/observe/parse/parse-hook-activity.js';
-import { emptyTranscriptState, isTranscriptState } from '../../src/observe/parse/transcript-state.js';
+import { emptyHookState, isHookState } from '../../src/agents/claude-code/parse/parse-hook-activity.js';
+import { emptyTranscriptState, isTranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { TailStore } from '../../src/observe/read/tail-store.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -25,7 +25,10 @@ describe('request files (mailbox adapter)', () => {
     const req = cancelRequest(tempDir(), { agentId: 'worker-1@team', pid: 4242 });
     expect((await createMailboxAdapter({ clock: realClock }).cancel(req)).ok).toBe(true);
     const parsed = RequestSchema.strict().parse(readJson(requestFile(req, 'cancel')));
-    expect(parsed).toMatchObject({ schema_version: '1', kind: 'cancel', key: req.key, epic_id: 'PROJ-1000', agent_id: 'worker-1@team', pid: 4242 });
+    expect(parsed).toMatchObject({ schema_version: '1', kind: 'cancel', key: req.key, epic_id: 'PROJ-1000', agent_id: 'worker-1@team' });
+    // No process 4242 started with this task: the pid is withheld, and the request says why (issue 36 item 5).
+    expect(parsed.pid).toBeUndefined();
+    expect(parsed.pid_withheld).toMatch(/^pid 4242 /);
     expect(parsed.prompt).toBeUndefined();
   });
 

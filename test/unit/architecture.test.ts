@@ -16,6 +16,10 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['present/', 0],
   ['core/', 1],
   ['observe/parse/', 1],
+  // An agent CLI's wing (docs/architecture.md "How to add an agent CLI"): its pure parsers, its readers, its adapter.
+  ['agents/claude-code/parse/', 1],
+  ['agents/claude-code/act/', 4],
+  ['agents/', 3],
   // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.
   ['files/', 1],
   ['sys/', 2],

@@ -6,8 +6,11 @@ import { TelemetryHostsSchema, type TelemetryHosts } from '../../contracts/telem
 import type { StatePaths } from '../../files/paths.js';
 import type { PartialObservation } from '../parse/observation.js';
 import { emptyTelemetryState, isTelemetryState, parseTelemetryLine, summarizeTelemetry, type TelemetryState } from '../parse/parse-telemetry.js';
-import { createIdFileReader, type IdHandle } from './hook-activity.js';
+import { createIdFileReader, type IdHandle } from '../../agents/claude-code/read/hook-activity.js';
 import type { TailReader } from './tail-file.js';
+
+/** Largest hosts.json read (the receiver writes at most 1,000 hosts of at most 255 characters: well under). @defaultValue 2 MiB */
+const HOSTS_FILE_MAX_BYTES = 2 * 1024 * 1024;
 
 /** The telemetry of one state dir, read through `reader`. */
 export function createTelemetryReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
@@ -28,7 +31,8 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
     const key = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '';
     if (hosts?.key === key) return hosts.doc;
     let doc: TelemetryHosts | undefined;
-    if (st) {
+    // The receiver keeps it far smaller (receive/hosts-book.ts); a larger one is not its, and is not read.
+    if (st && st.size <= HOSTS_FILE_MAX_BYTES) {
       try {
         const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
         doc = parsed.success ? parsed.data : undefined;
@@ -59,7 +63,8 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
       if (!s || s.lines === 0 || s.host === undefined || s.lastReceivedMs === undefined) return { version: r.version, handle: r.handle };
       const doc = await (hostsRead ??= readHosts());
       const part = summarizeTelemetry(s);
-      part.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: doc?.hosts[s.host]?.last_ms };
+      const heard = doc && Object.hasOwn(doc.hosts, s.host) ? doc.hosts[s.host]?.last_ms : undefined;
+      part.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: heard };
       return { part, version: r.version };
     },
   };

@@ -1,0 +1,194 @@
+// activity/<id>.ndjson lines (written by `dispatch-watchdog hook`, see hook-line.ts) →
+// HookState → PartialObservation (source 'hooks'). Pure. PreToolUse opens a call by
+// tool_use_id; PostToolUse/PostToolUseFailure close it (even when logged first, as async hooks
+// may be); PermissionRequest (the dialog opened, naming the agent and the tool) and Notification
+// permission_prompt mean a human must answer; SubagentStop/Stop mean the agent's turn ended, until
+// the next event shows it working again.
+import { HookStateSchema } from '../../../contracts/observe-store.js';
+import type { LineRef } from '../../../observe/parse/line-splitter.js';
+import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
+import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
+import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
+
+/** Tool-use ids remembered as closed (a Post line may precede its Pre line). @defaultValue 64 */
+const CLOSED_MAX = 64;
+
+export interface HookState {
+  version: 1;
+  kind: 'hooks';
+  lastEventMs?: number;
+  sessionId?: string;
+  agentId?: string;
+  recent: ToolCall[];
+  open: ToolCall[];
+  closedIds: string[];
+  /** An open prompt; `toolUseId` is the call it was raised for, when one was open. */
+  waiting?: { kind: 'permission_prompt' | 'notification'; sinceMs?: number; detail?: string; toolUseId?: string; fromEvent?: string };
+  stopped?: { event: string; atMs?: number; backgroundRunning?: number };
+  stopFailure?: { error?: string; atMs?: number };
+  lastOutput?: string;
+  transcriptPath?: string;
+  agentTranscriptPath?: string;
+  lines: number;
+  badLines: number;
+}
+
+/** The state of an activity file nothing has been read from. */
+export function emptyHookState(): HookState {
+  return { version: 1, kind: 'hooks', recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
+}
+
+/** True for a HookState loaded from disk. */
+export function isHookState(v: unknown): v is HookState {
+  return HookStateSchema.safeParse(v).success;
+}
+
+type Rec = Record<string, unknown>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+function closeAll(s: HookState): void {
+  const ids = s.open.map((c) => c.toolUseId);
+  s.open = [];
+  for (const id of ids) if (id) closeCall(s, id);
+}
+
+const ENDS = new Set(['SubagentStop', 'Stop', 'StopFailure']);
+const POSTS = new Set(['PostToolUse', 'PostToolUseFailure']);
+
+function apply(s: HookState, l: Rec, atMs: number | undefined): void {
+  const event = str(l.event) ?? '';
+  const toolUseId = str(l.tool_use_id);
+  // Post hooks run async (they may land late): they neither resume a stopped agent nor answer
+  // a prompt, except the Post of the very call the prompt was raised for.
+  if (!POSTS.has(event) && !ENDS.has(event) && event !== 'Notification') {
+    s.stopped = undefined;
+    s.stopFailure = undefined;
+  }
+  // A prompt holds the agent: the Post of its call, a new turn, or a later call (the agent went on) answers it.
+  const isLaterCall = event === 'PreToolUse' && toolUseId !== undefined && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === 'PermissionRequest';
+  if (s.waiting && (ENDS.has(event) || isLaterCall || ['SubagentStart', 'UserPromptSubmit'].includes(event) || (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))) {
+    s.waiting = undefined;
+  }
+  switch (event) {
+    case 'PreToolUse':
+      if (str(l.tool_name) && !(toolUseId && s.closedIds.includes(toolUseId))) {
+        openCall(s, {
+          name: str(l.tool_name)!,
+          inputSummary: str(l.input),
+          command: str(l.command),
+          timeoutMs: typeof l.timeout_ms === 'number' ? l.timeout_ms : undefined,
+          isBackground: l.background === true ? true : undefined,
+          startedAtMs: atMs,
+          isOpen: true,
+          toolUseId,
+        });
+      }
+      return;
+    case 'PostToolUse':
+    case 'PostToolUseFailure':
+      if (!toolUseId) return;
+      closeCall(s, toolUseId, event === 'PostToolUseFailure' ? excerpt(str(l.error) ?? 'failed', ERROR_MAX_CHARS) : undefined);
+      s.closedIds.push(toolUseId);
+      if (s.closedIds.length > CLOSED_MAX) s.closedIds.shift();
+      return;
+    case 'Notification': {
+      const type = str(l.notification_type);
+      const detail = str(l.message);
+      // The prompt is for the newest call still open (its Post answers it).
+      const toolUseId = s.open.at(-1)?.toolUseId;
+      if (type === 'permission_prompt') {
+        if (s.waiting?.fromEvent !== 'PermissionRequest') s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail, toolUseId };
+      }
+      else if (type === 'idle_prompt' || type === 'elicitation_dialog') s.waiting = { kind: 'notification', sinceMs: atMs, detail: detail ?? type };
+      return;
+    }
+    case 'PermissionRequest': {
+      // No tool_use_id in the payload (2.1.197): the prompt is for the newest open call of that tool.
+      const tool = str(l.tool_name);
+      const call = s.open.findLast((c) => c.name === tool && (l.input === undefined || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
+      const what = [tool, str(l.command) ?? str(l.input)].filter(Boolean).join(': ');
+      // The Notification that follows (~6 s later) keeps this one: it says less.
+      s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ''}`, fromEvent: event, ...(call?.toolUseId ? { toolUseId: call.toolUseId } : {}) };
+      return;
+    }
+    case 'SubagentStop':
+    case 'Stop':
+      closeAll(s);
+      s.stopped = { event, atMs, backgroundRunning: typeof l.background_running === 'number' ? l.background_running : undefined };
+      if (str(l.last_message)) s.lastOutput = str(l.last_message);
+      return;
+    case 'StopFailure':
+      closeAll(s);
+      s.stopFailure = { error: str(l.error), atMs };
+      return;
+    default:
+      return;
+  }
+}
+
+/** Fold one activity line into `s`; a line that is not a JSON object becomes a diagnostic. */
+export function parseHookLine(s: HookState, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined {
+  if (text.trim() === '') return undefined;
+  let l: unknown;
+  try {
+    l = JSON.parse(text);
+  } catch {
+    l = undefined;
+  }
+  if (l === null || typeof l !== 'object' || Array.isArray(l) || typeof (l as Rec).event !== 'string') {
+    s.badLines++;
+    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a hook activity line (expected a JSON object with "event"); skipped` };
+  }
+  const rec = l as Rec;
+  s.lines++;
+  const parsed = typeof rec.ts === 'string' ? Date.parse(rec.ts) : NaN;
+  const atMs = Number.isFinite(parsed) ? parsed : undefined;
+  if (atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+  s.sessionId = str(rec.session_id) ?? s.sessionId;
+  s.agentId = str(rec.agent_id) ?? s.agentId;
+  s.transcriptPath = str(rec.transcript_path) ?? s.transcriptPath;
+  s.agentTranscriptPath = str(rec.agent_transcript_path) ?? s.agentTranscriptPath;
+  apply(s, rec, atMs);
+  return undefined;
+}
+
+/** The StopFailure hook's `error` as a failure kind. */
+function stopFailureKind(error: string | undefined): ApiFailureKind {
+  if (!error) return 'api_error';
+  if (/prompt.?too.?long|context/i.test(error)) return 'context_exhausted';
+  if (/overloaded/i.test(error)) return 'overloaded';
+  if (/rate.?limit/i.test(error)) return 'rate_limit';
+  if (/connect|network/i.test(error)) return 'connection';
+  return 'api_error';
+}
+
+/** The evidence in hook activity, as one source for mergeObservations. */
+export function summarizeHooks(s: HookState): PartialObservation {
+  const part: PartialObservation = { source: 'hooks', recentCalls: s.recent.slice() };
+  if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
+  const last = pickLastTool(s);
+  if (last) part.lastTool = knownCall(last);
+  if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
+  const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
+  if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
+  else if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  if (s.stopped && !s.stopped.backgroundRunning) part.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
+  if (s.stopFailure) part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
+  return part;
+}
+
+/**
+ * A permission prompt raised in the main session (where background subagents' prompts go) holds
+ * the agent too when the agent has a call open since before the prompt and nothing after it.
+ */
+export function inheritSessionPrompt(
+  session: HookState,
+  agent: { isOpen: boolean; openSinceMs?: number; lastProgressMs?: number },
+): PartialObservation['waitingHuman'] {
+  const w = session.waiting;
+  if (!w || w.kind !== 'permission_prompt' || !agent.isOpen || w.sinceMs === undefined) return undefined;
+  if (agent.openSinceMs !== undefined && agent.openSinceMs > w.sinceMs) return undefined;
+  // 1 s of slack: the agent's own lines for the same moment may be stamped just after the prompt.
+  if (agent.lastProgressMs !== undefined && agent.lastProgressMs > w.sinceMs + 1000) return undefined;
+  return { kind: w.kind, sinceMs: w.sinceMs, detail: `in the main session${w.detail ? `: ${w.detail}` : ''}` };
+}

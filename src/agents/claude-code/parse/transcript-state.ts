@@ -1,0 +1,215 @@
+// What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
+// be kept in memory across checks and persisted across restarts. Pure.
+import { redactSecrets } from '../../../present/safe-text.js';
+import { TranscriptStateSchema } from '../../../contracts/observe-store.js';
+import { copyCall, type ApiFailureKind, type ToolCall } from '../../../observe/parse/observation.js';
+
+/** Tool calls kept for loop detection (newest last). @defaultValue 20 */
+export const RECENT_CALLS_MAX = 20;
+/** Open calls tracked at once; the oldest is dropped beyond this. @defaultValue 32 */
+export const OPEN_CALLS_MAX = 32;
+/** Background tasks and child agents remembered. @defaultValue 64 */
+export const TASKS_MAX = 64;
+/** Characters of the last assistant text kept (head and tail). @defaultValue 600 */
+export const OUTPUT_MAX_CHARS = 600;
+/** Characters of a tool error kept. @defaultValue 200 */
+export const ERROR_MAX_CHARS = 200;
+
+/** A background Bash task or a child agent this transcript launched or was told about. */
+export interface TrackedTask {
+  id: string;
+  /**
+   * `agent`: a subagent (its Task/Agent result named it); a running background one holds its
+   * parent's finish. `teammate`: an agent-team member this session (the lead) spawned, id
+   * `<name>@<team>`; a running one holds the lead's finish too (`idle`, `shutdown`, `terminated`
+   * do not).
+   */
+  kind: 'agent' | 'bash' | 'teammate' | 'unknown';
+  /** `running` until a result or `<task-notification>` says otherwise (`completed`, `failed`, `killed`…). */
+  status: string;
+  atMs?: number;
+  /** The call that launched it (a notification may name the call rather than the id). */
+  toolUseId?: string;
+}
+
+/**
+ * What a state folded from a tail start alone (a cold start mid-file, the bytes before `from`
+ * unread) can vouch for; see `tailSuffices` (tail-context.ts). Dropped once a turn boundary is
+ * read (then the tail holds enough context, as the read-back rule has always said).
+ */
+export interface TailLedger {
+  /** Byte offset the tail began at. */
+  from: number;
+  /** `message.id` of the first assistant record read (it may be a later block of a message begun before the tail). */
+  firstMessageId?: string;
+  /**
+   * An assistant message that began inside the tail was read: the API call that wrote it was sent
+   * with the result of every call opened before it, so nothing opened before the tail is still open.
+   */
+  isFresh?: true;
+  /** Tool calls opened since that message began (they are the newest entries of `recent`). */
+  callsSinceFresh: number;
+  /** After it, a result or progress line named a call the tail never saw: the premise failed. */
+  isSpoiled?: true;
+}
+
+export interface TranscriptState {
+  version: 1;
+  /** Newest timestamp of a record that shows the agent or its harness at work. */
+  lastEventMs?: number;
+  /** Oldest timestamp seen (a child transcript's start, to match it to the parent's call). */
+  firstEventMs?: number;
+  /** Newest assistant record. */
+  lastAssistantMs?: number;
+  lastOutput?: string;
+  /** Recent tool calls, oldest first (results fill in `isOpen`/`error`). */
+  recent: ToolCall[];
+  /** Calls without a result yet, oldest first. */
+  open: ToolCall[];
+  /** Set while the newest records are `system/api_error` retries. */
+  apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
+  /** The newest assistant record was Claude Code's terminal API error message: the agent gave up. */
+  apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
+  /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
+  turnEndedMs?: number;
+  /**
+   * The human interrupted the agent (`[Request interrupted by user]`, Esc) in a main session and
+   * nothing has happened since: the agent is idle until the human types (a new prompt, or the
+   * agent at work again, clears it). Not set in a subagent's transcript (`isSidechain`, `agentId`), where
+   * Claude Code's own stall watchdog writes the same text when it gives up on the subagent.
+   */
+  interruptedMs?: number;
+  /** The newest assistant record ended in text with no call after it: a final answer, if the turn is over. */
+  finalTextMs?: number;
+  /** This Claude Code writes no turn-end record (1.0.x, or a scripted `-p`/SDK run): a final answer ends the turn. */
+  hasNoTurnEndRecords?: boolean;
+  /** A turn boundary (a prompt, a turn end, a compaction summary) was read: a tail start has enough context. */
+  hasTurnStart?: boolean;
+  /** Reading began mid-file (a cold tail start): launches before `firstEventMs` are unknown. */
+  isTailStart?: boolean;
+  /** Set while only a tail was read (a lazy cold start): what the bytes before it could still change. */
+  tail?: TailLedger;
+  /** A manual `/compact` is under way: its records are the human's, not the agent's. */
+  isManualCompact?: boolean;
+  /** A final `type:"result"` record (stream-json output) was seen. */
+  result?: { subtype?: string; atMs?: number; isError?: boolean };
+  compactedAtMs?: number;
+  tasks: TrackedTask[];
+  /** The agent team the newest record names (`teamName`, on every record after `TeamCreate`). */
+  teamName?: string;
+  /** `TeamCreate` was read: every teammate spawn comes after it, so the state knows the whole team. */
+  isTeamKnown?: true;
+  /** Read from a short lazy tail (a cold start): a team whose creation it did not read needs a read-back. */
+  isLazyTail?: true;
+  /** The newest `agentId` / `sessionId` on a record, and where it was read. */
+  agentId?: string;
+  sessionId?: string;
+  identityAt?: string;
+  /** The first record's `cwd`: where the session started, so where a replacement is launched (a later record's may point elsewhere). */
+  cwd?: string;
+  records: number;
+  badLines: number;
+  skippedLines: number;
+}
+
+/** The state of a transcript nothing has been read from. */
+export function emptyTranscriptState(): TranscriptState {
+  return { version: 1, recent: [], open: [], tasks: [], records: 0, badLines: 0, skippedLines: 0 };
+}
+
+/** True for a TranscriptState loaded from disk (same version, the lists present). */
+export function isTranscriptState(v: unknown): v is TranscriptState {
+  return TranscriptStateSchema.safeParse(v).success;
+}
+
+/** Long text as its head and tail, so both the opening and the last words survive; secrets redacted first (never cut in half). */
+export function excerpt(text: string, max = OUTPUT_MAX_CHARS): string {
+  text = redactSecrets(text);
+  if (text.length <= max) return text;
+  const half = Math.floor((max - 3) / 2);
+  return `${text.slice(0, half)} … ${text.slice(text.length - half)}`;
+}
+
+/** The calls part of a parser state (transcript or hook activity). */
+export interface CallTable {
+  recent: ToolCall[];
+  open: ToolCall[];
+}
+
+/** Remember a new call (open until its result arrives); false when it was already known. */
+export function openCall(s: CallTable, call: ToolCall): boolean {
+  if (call.toolUseId !== undefined && s.recent.some((c) => c.toolUseId === call.toolUseId)) return false;
+  s.recent.push(call);
+  if (s.recent.length > RECENT_CALLS_MAX) s.recent.splice(0, s.recent.length - RECENT_CALLS_MAX);
+  if (!call.isOpen) return true;
+  s.open.push({ ...call });
+  if (s.open.length > OPEN_CALLS_MAX) s.open.splice(0, s.open.length - OPEN_CALLS_MAX);
+  return true;
+}
+
+/**
+ * A call of `recent` as changed by `change`, in a new object that takes its place: a call in
+ * `recent` is never changed in place, so an observation shares its calls with the state it was
+ * summarized from (no copy of each agent's recent calls per observation) and keeps them as they
+ * were when it was made.
+ */
+export function replaceCall(s: CallTable, i: number, change: Partial<ToolCall>): ToolCall {
+  const next = copyCall(s.recent[i]!);
+  Object.assign(next, change);
+  s.recent[i] = next;
+  return next;
+}
+
+/** Close the call `toolUseId` (a result arrived); false when the call is not known. */
+export function closeCall(s: CallTable, toolUseId: string, error?: string): boolean {
+  let known = false;
+  for (let i = 0; i < s.recent.length; i++) {
+    if (s.recent[i]!.toolUseId !== toolUseId) continue;
+    replaceCall(s, i, error !== undefined ? { isOpen: false, error } : { isOpen: false });
+    known = true;
+  }
+  const i = s.open.findIndex((c) => c.toolUseId === toolUseId);
+  if (i >= 0) {
+    s.open.splice(i, 1);
+    known = true;
+  }
+  return known;
+}
+
+/** Add or update a tracked background task or child agent. */
+export function trackTask(s: TranscriptState, task: TrackedTask): void {
+  const prev = s.tasks.find((t) => t.id === task.id);
+  if (prev) {
+    prev.status = task.status;
+    if (task.kind !== 'unknown') prev.kind = task.kind;
+    if (task.atMs !== undefined) prev.atMs = task.atMs;
+    if (task.toolUseId !== undefined) prev.toolUseId = task.toolUseId;
+    return;
+  }
+  s.tasks.push(task);
+  if (s.tasks.length > TASKS_MAX) s.tasks.splice(0, s.tasks.length - TASKS_MAX);
+}
+
+/** Background subagents launched (`async_launched`) whose end no record has reported yet. */
+export function runningAgents(s: TranscriptState): string[] {
+  return s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id);
+}
+
+/** Teammates spawned (`teammate_spawned`) and still at work: neither idle nor shut down, as far as this transcript knows. */
+export function runningTeammates(s: TranscriptState): string[] {
+  return s.tasks.filter((t) => t.kind === 'teammate' && t.status === 'running').map((t) => t.id);
+}
+
+/** A team whose creation a lazy tail did not read: its teammates may have been spawned before the tail. */
+export function lacksTeamContext(s: TranscriptState): boolean {
+  return s.isLazyTail === true && s.teamName !== undefined && s.isTeamKnown !== true;
+}
+
+/**
+ * The call to report as "last": the newest open foreground call when one is open (a parallel
+ * call that returned later must not hide a long Bash still running), else the newest call.
+ */
+export function pickLastTool(s: CallTable): ToolCall | undefined {
+  const open = s.open.filter((c) => !c.isBackground);
+  return open.at(-1) ?? s.recent.at(-1);
+}

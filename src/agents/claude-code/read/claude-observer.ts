@@ -1,0 +1,305 @@
+// The Claude Code observer: per task, hook activity (activity/<agent or session id>.ndjson) and
+// the agent's transcript, each read incrementally, as one PartialObservation per source.
+// Positions and parser states persist under <stateDir>/observe/ across restarts.
+import path from 'node:path';
+import type { Task } from '../../../contracts/state-file.js';
+import type { StatePaths } from '../../../files/paths.js';
+import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
+import { createHookActivityReader, type IdHandle } from './hook-activity.js';
+import { createTelemetryReader } from '../../../observe/read/telemetry.js';
+import type { PartialObservation } from '../../../observe/parse/observation.js';
+import type { TaskObserver } from '../../../observe/read/observer.js';
+import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
+import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
+import { readsChildren, readWaitedChildren } from './child-transcripts.js';
+import { ChangeNotes } from '../../../observe/read/change-notes.js';
+import { TailReader, type TailOptions } from '../../../observe/read/tail-file.js';
+import { createTranscriptTail } from './transcript-tail.js';
+import { tailSuffices } from '../parse/tail-context.js';
+import { DEFAULT_POLICY } from '../../../core/policy.js';
+import { PrefixIds } from './prefix-ids.js';
+import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
+import { AGENT_TASK_ID } from '../parse/records/tasks.js';
+import type { TranscriptState } from '../parse/transcript-state.js';
+import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
+import type { TailHandle } from '../../../observe/read/tail-tracker.js';
+
+export interface ClaudeObserverOptions {
+  paths: StatePaths;
+  /** Claude Code's config dir (config `claude.config_dir`). @defaultValue $CLAUDE_CONFIG_DIR, else ~/.claude */
+  claudeConfigDir?: string;
+  env?: NodeJS.ProcessEnv;
+  homeDir?: string;
+  tail?: Partial<TailOptions>;
+  /** Save positions at most this often, in ms (and on `flush`). @defaultValue 10000 */
+  persistEveryMs?: number;
+  /** Keep positions across restarts under <stateDir>/observe/. @defaultValue true */
+  isPersistent?: boolean;
+  /** Let change notification (inotify) stand in for the stat of an untouched file (tests may pass their own). @defaultValue true */
+  changeNotes?: boolean | ChangeNotes;
+  /** The base stall window (`--timeout`), in ms: a lazy cold tail is trusted only within it. @defaultValue DEFAULT_POLICY.baseTimeoutMs */
+  baseTimeoutMs?: number;
+}
+
+export interface ClaudeObserver extends TaskObserver {
+  /** Save every position and parser state now (call on shutdown). */
+  flush(nowMs: number): Promise<void>;
+  /** Bad or oversized lines met since the last call, naming file and line. */
+  drainDiagnostics(): ObserveDiagnostic[];
+  /** Bytes read from disk and transcript-search filesystem calls, since creation. */
+  stats(): { bytesRead: number; findStatCalls: number; opens: number; prefixScans: number };
+}
+
+/**
+ * What one task's parts were built from, kept so a check in which none of it changed reuses them
+ * (issue 12: a steady check costs what changed). Exact: the parts are a function of the row, the
+ * hook and transcript files named here (each at a read version), the finder's cached answer, and
+ * the judged moment only while the transcript's mtime is after it.
+ */
+interface Memo {
+  task: Task;
+  parts: PartialObservation[];
+  /** Hook activity files read (own, then the session's), as handles, and their versions (0: no file). */
+  hookHandles: IdHandle<HookState>[];
+  hookVersions: number[];
+  /** The session telemetry looked for, as a handle, and its version (0: none received). */
+  telemetryHandle?: IdHandle<TelemetryState>;
+  telemetryVersion?: number;
+  /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
+  files: TailHandle<TranscriptState>[];
+  fileVersions: number[];
+  /** Transcripts looked for and not found (a subagent's parent not written yet, or elsewhere): reused while still missing. */
+  absentFiles: string[];
+  finderGeneration: number;
+  /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
+  fromMs: number;
+  untilMs: number;
+  /** The check (beginCheck count) that last used it. */
+  usedInCheck: number;
+}
+
+/** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
+const CHILD_SLACK_MS = 5_000;
+
+/** The handle of a source not read for a task (its parts depend on no file of it). */
+const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefined };
+
+/** A memo unused for this many checks is dropped. */
+const MEMO_SWEEP_CHECKS = 64;
+
+/** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
+type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean };
+
+const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
+
+/**
+ * A memo as one literal, never a spread of its trace: Node 20's V8 gives most objects made by a
+ * spread a hidden class of their own, and every memo read in the steady check's reuse test then
+ * went through a megamorphic lookup (and a class per agent stayed in memory).
+ */
+function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedInCheck: number): Memo {
+  return {
+    task,
+    parts,
+    hookHandles: t.hookHandles,
+    hookVersions: t.hookVersions,
+    telemetryHandle: t.telemetryHandle,
+    telemetryVersion: t.telemetryVersion,
+    files: t.files,
+    fileVersions: t.fileVersions,
+    absentFiles: t.absentFiles,
+    finderGeneration: t.finderGeneration,
+    fromMs: t.fromMs,
+    untilMs: t.untilMs,
+    usedInCheck,
+  };
+}
+
+/** Build the observer the check uses for Claude Code agents. */
+export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserver {
+  // Change notification vouches for untouched files, so a steady check need not stat each one.
+  const notes = opts.changeNotes instanceof ChangeNotes ? opts.changeNotes : opts.changeNotes === false ? undefined : new ChangeNotes();
+  const reader = new TailReader(opts.tail, notes);
+  const persistent = opts.isPersistent ?? true;
+  const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
+  const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
+  const telemetry = createTelemetryReader(opts.paths, reader, { isPersistent: persistent });
+  const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
+  let lastPersistMs = -Infinity;
+  const memos = new Map<string, Memo>();
+  let checks = 0;
+  const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
+
+  async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
+    if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;
+    const q: TranscriptQuery = {
+      transcriptPath: task.transcriptPath,
+      agentTranscriptPath: hook?.agentTranscriptPath,
+      sessionTranscriptPath: hook?.transcriptPath,
+      sessionId: task.sessionId ?? hook?.sessionId,
+      agentId: task.agentId,
+    };
+    const missing = (reason: string): PartialObservation => ({ source: 'transcript', missing: [{ source: 'transcript', reason }] });
+    const found = await finder.find(q, nowMs);
+    trace.finderGeneration = finder.generation;
+    trace.isMemoizable &&= found.ok;
+    if (!found.ok) return missing(found.reason);
+    let r = await transcripts.read(found.location.path, nowMs);
+    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is widened, then completed.
+    for (const context of ['wide', 'full'] as const) {
+      if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
+      r = await transcripts.read(found.location.path, nowMs, { context });
+    }
+    if (!r.ok) {
+      trace.isMemoizable = false;
+      finder.invalidate(q);
+      return missing(r.reason);
+    }
+    trace.files.push(r.handle);
+    trace.fileVersions.push(r.version);
+    // A tail trusted alone is trusted only within the base window of its newest record.
+    if (r.state.tail && r.state.lastEventMs !== undefined) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
+    if (r.size > 0) {
+      const same = mtimeSameAsOf(r.mtimeMs, nowMs);
+      if (same) {
+        trace.fromMs = Math.max(trace.fromMs, same.fromMs);
+        trace.untilMs = Math.min(trace.untilMs, same.untilMs);
+      } else trace.isMemoizable = false;
+    }
+    // Subagents waited on are found by listing directories and reading their files: never reused.
+    trace.isMemoizable &&= !readsChildren(r.state);
+    const children = await readWaitedChildren(transcripts, found.location.path, r.state, nowMs);
+    const seen = summarizeWithChildren(r.state, { mtimeMs: r.size > 0 ? r.mtimeMs : undefined, nowMs }, children);
+    const part = seen.waitingOnChildren ? withChildHooks(seen, await waitedChildHooks(seen.waitingOnChildren, r.state, task, nowMs)) : seen;
+    part.contradictions = transcriptContradictions(r.state, task, found.location.path);
+    part.transcriptFile = found.location.path;
+    // A subagent's end is written in its parent's transcript (the Task/Agent result, or a task-notification).
+    const flatParent = r.state.sessionId && path.join(path.dirname(found.location.path), `${r.state.sessionId}.jsonl`);
+    const parentPath = found.location.parentPath ?? (task.agentId ? flatParent : undefined);
+    if (task.agentId && parentPath && parentPath !== found.location.path && !part.finished) {
+      let p = await transcripts.read(parentPath, nowMs);
+      // A parent read from a tail alone: read back when the bytes before it may report this agent.
+      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && (await prefixes.mention(parentPath, p.state.tail.from, task.agentId))) {
+        p = await transcripts.read(parentPath, nowMs, { context: 'full' });
+      }
+      if (p.ok) {
+        trace.files.push(p.handle);
+        trace.fileVersions.push(p.version);
+      } else if (p.code === 'ENOENT') trace.absentFiles.push(parentPath);
+      else trace.isMemoizable = false;
+      const done = p.ok ? childCompletion(p.state, task.agentId) : undefined;
+      if (done) part.finished = { kind: 'parent transcript reports the agent completed', atMs: done.atMs };
+    }
+    return part;
+  }
+
+  /** The hook activity of the children a parent waits on: by id, and for a foreground child no record names, by its session. */
+  async function waitedChildHooks(w: NonNullable<PartialObservation['waitingOnChildren']>, state: TranscriptState, task: Task, nowMs: number): Promise<ChildHooks[]> {
+    const out: ChildHooks[] = [];
+    for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
+      const h = await hooks.read(id, nowMs);
+      if (h.state) out.push({ agentId: id, state: h.state });
+    }
+    const labels = (w.unseenIds ?? []).filter((x) => !AGENT_TASK_ID.test(x));
+    const sessionId = state.sessionId ?? task.sessionId;
+    if (labels.length > 0 && sessionId && w.sinceMs !== undefined) {
+      // Not a sibling the parent launched or named (a background subagent writes hooks too).
+      const known = new Set([...state.tasks.map((t) => t.id), ...w.agentIds, ...(task.agentId ? [task.agentId] : [])]);
+      const found = await hooks.sessionChildren(sessionId, w.sinceMs - CHILD_SLACK_MS, known, nowMs, labels.length);
+      found.forEach((c, i) => out.push({ ...c, forCall: labels[i] }));
+    }
+    return out;
+  }
+
+  async function observe(task: Task, nowMs: number): Promise<PartialObservation[]> {
+    // Kept again only if this observation completes and every input was a plain read.
+    memos.delete(task.taskId);
+    const parts: PartialObservation[] = [];
+    const trace: Trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], absentFiles: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const hook = (read: { version?: number; handle?: IdHandle<HookState> }) => {
+      if (read.handle) trace.hookHandles.push(read.handle);
+      trace.hookVersions.push(read.version ?? -1);
+      trace.isMemoizable &&= read.version !== undefined && read.handle !== undefined;
+    };
+    const ownId = task.agentId ?? task.sessionId;
+    const own = await hooks.read(ownId, nowMs);
+    hook(own);
+    const transcript = await observeTranscript(task, own.state, nowMs, trace);
+    // OpenTelemetry received for the session (docs/fleet.md): an agent on another machine is judged
+    // from it as from a transcript, and a transcript this machine cannot find is then no gap.
+    const sessionOf = task.sessionId ?? own.state?.sessionId;
+    const otel = task.agentId === undefined || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0, handle: NOT_READ };
+    trace.telemetryHandle = otel.handle;
+    trace.telemetryVersion = otel.version ?? -1;
+    trace.isMemoizable &&= otel.version === 0 && otel.handle !== undefined;
+    if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
+    if (otel.part) parts.push(otel.part);
+    if (own.state || own.unreadable) {
+      const hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
+      if (own.unreadable) hp.missing = [{ source: 'hooks', reason: own.unreadable }];
+      parts.push(hp);
+    }
+    // A background subagent's permission prompt is raised in the main session (2.1.186+).
+    const sessionId = task.sessionId ?? own.state?.sessionId;
+    if (task.agentId && sessionId && sessionId !== task.agentId) {
+      const session = await hooks.read(sessionId, nowMs);
+      hook(session);
+      const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
+      const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
+      if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
+    }
+    if (trace.isMemoizable) memos.set(task.taskId, memoOf(trace, task, parts, checks));
+    return parts;
+  }
+
+  /** The parts of the last `observe(task)` when nothing they were built from changed; undefined: call `observe`. */
+  function observeUnchanged(task: Task, nowMs: number, isStatRequired = false): PartialObservation[] | undefined {
+    const m = memos.get(task.taskId);
+    if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
+    // Handles, not ids or paths: a few field reads per file, no lookups (issue 23).
+    for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
+    if (m.telemetryHandle !== undefined && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
+    for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
+    for (let i = 0; i < m.absentFiles.length; i++) if (!transcripts.isStillAbsent(m.absentFiles[i]!, isStatRequired)) return undefined;
+    m.usedInCheck = checks;
+    return m.parts;
+  }
+
+  const flush = async (nowMs: number) => {
+    lastPersistMs = nowMs;
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), telemetry.flush(nowMs), prefixes.save()]);
+  };
+
+  return {
+    name: 'claude-code',
+    beginCheck() {
+      transcripts.beginCheck();
+      hooks.beginCheck();
+      telemetry.beginCheck();
+      notes?.beginCheck();
+      const settled = notes?.settle();
+      // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
+      if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
+      return settled;
+    },
+    async observe(task, nowMs) {
+      try {
+        return await observe(task, nowMs);
+      } catch (e) {
+        const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
+        return [{ source: 'transcript', missing: [{ source: 'transcript', reason }] }];
+      }
+    },
+    observeUnchanged,
+    // Positions are saved every persistEveryMs, once the check's verdicts are out: at 10,000 agents
+    // the save after a cold check is 22 MB of JSON, which a deadline falling due should not wait for.
+    async endCheck(nowMs) {
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
+    },
+    flush,
+    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
+    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
+  };
+}

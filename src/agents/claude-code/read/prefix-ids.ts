@@ -1,0 +1,123 @@
+// The task and agent ids the unread part of a lazily read transcript mentions (the bytes before
+// its tail, back to the read-back bound), found by one raw scan per file without parsing: a parent
+// read from a tail alone is read back only when its prefix may report the agent asking. The ids
+// found are saved (observe/prefix-ids.json) with the positions, so a restart whose saved tail
+// starts where it did need not scan again. I/O.
+import { promises as fs, statSync } from 'node:fs';
+import { PrefixIdsFileSchema } from '../../../contracts/observe-store.js';
+import { writeFileAtomic } from '../../../files/atomic-write.js';
+import { taskIdsMentioned } from '../parse/records/tasks.js';
+
+interface Scanned {
+  from: number;
+  dev: number;
+  ino: number;
+  ids: Set<string>;
+}
+
+/** Characters kept from one chunk for the next: longer than any id mention. */
+const OVERLAP = 512;
+/** Files scanned at once in memory; the oldest is forgotten beyond this. @defaultValue 1024 */
+const FILES_MAX = 1024;
+
+export class PrefixIds {
+  /** Prefix scans done (for tests and benches). */
+  scans = 0;
+  private scanned = new Map<string, Scanned>();
+  private chunk = Buffer.allocUnsafe(256 * 1024);
+  private loading?: Promise<void>;
+  private isDirty = false;
+
+  /**
+   * `maxBytes`: how far back a read-back goes (a prefix beyond it is never read). `file`: where
+   * scans are saved and loaded from (none: kept in memory only).
+   */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly file?: string,
+  ) {}
+
+  /** True when the bytes of `file` before `from` (within the bound) may name `id`; an unreadable file may. */
+  async mention(file: string, from: number, id: string): Promise<boolean> {
+    const ids = await this.idsOf(file, from);
+    return ids === undefined || ids.has(id);
+  }
+
+  /** Save the scans done since the last save (one small file, rewritten). */
+  async save(): Promise<void> {
+    if (!this.file || !this.isDirty) return;
+    this.isDirty = false;
+    const files: Record<string, { dev: number; ino: number; from: number; ids: string[] }> = {};
+    for (const [path, s] of this.scanned) files[path] = { dev: s.dev, ino: s.ino, from: s.from, ids: [...s.ids] };
+    await writeFileAtomic(this.file, JSON.stringify({ version: 1, files }) + '\n');
+  }
+
+  /** The saved scans, once; a missing or corrupt file is none (each parent is scanned again). */
+  private async load(): Promise<void> {
+    if (!this.file) return;
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch {
+      return;
+    }
+    let parsed;
+    try {
+      parsed = PrefixIdsFileSchema.safeParse(JSON.parse(text));
+    } catch {
+      return;
+    }
+    if (!parsed.success) return;
+    for (const [path, s] of Object.entries(parsed.data.files)) {
+      if (this.scanned.size >= FILES_MAX) break;
+      if (!this.scanned.has(path)) this.scanned.set(path, { from: s.from, dev: s.dev, ino: s.ino, ids: new Set(s.ids) });
+    }
+  }
+
+  private async idsOf(file: string, from: number): Promise<Set<string> | undefined> {
+    await (this.loading ??= this.load());
+    // The subagents of one parent ask in turn: one stat each, one scan per parent.
+    const pre = statSync(file, { throwIfNoEntry: false });
+    const had = this.scanned.get(file);
+    if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const st = await handle.stat();
+      this.scans++;
+      // Scanned in chunks that overlap by more than any match is long: small buffers and strings,
+      // never a whole prefix in memory. The line cut at `from` was not parsed either: scanned to its end.
+      const ids = new Set<string>();
+      let carry = '';
+      for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
+        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
+        if (bytesRead === 0) break;
+        let n = bytesRead;
+        let isDone = false;
+        if (at + bytesRead > from) {
+          // This chunk reaches the tail: stop at the end of the cut line.
+          const nl = this.chunk.subarray(0, bytesRead).indexOf(0x0a, Math.max(0, from - at));
+          if (nl >= 0) [n, isDone] = [nl, true];
+        }
+        const text = carry + this.chunk.toString('latin1', 0, n);
+        for (const id of taskIdsMentioned(text)) ids.add(id);
+        if (isDone) break;
+        carry = text.slice(-OVERLAP);
+        at += bytesRead;
+      }
+      this.scanned.delete(file);
+      if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value!);
+      this.scanned.set(file, { from, dev: st.dev, ino: st.ino, ids });
+      this.isDirty = true;
+      return ids;
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+}
