@@ -8,12 +8,11 @@ import { writeFileAtomic } from './files/atomic-write.js';
 import { JsonBytes } from './files/json-bytes.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
-import { answerByMs, pendingRequests, settleRequests } from './core/requests.js';
-import { applyRowOutputProgress, rowsWithUnwatchedOutput } from './core/row-output.js';
+import { answerByMs, pendingRequests } from './core/requests.js';
+import { applyRowOutputProgress } from './core/row-output.js';
 import { writeMassStallNote, type MassStallEscalation } from './act/friction/mass-stall-note.js';
-import { readAcks } from './act/recovery/acks.js';
-import type { DispatchEvent, EventBody } from './contracts/events.js';
-import { msToIso } from './contracts/time.js';
+import { settleRequestLifecycle } from './check-requests.js';
+import type { DispatchEvent } from './contracts/events.js';
 import type { StatePaths } from './files/paths.js';
 import { mergeObservations, type Observation } from './observe/parse/observation.js';
 import { observeTask, reuseObservation } from './check-observe.js';
@@ -61,6 +60,8 @@ export type CheckResult = { memory: CheckMemory } & (
       requestEvents: DispatchEvent[];
       /** Answer deadlines of the requests still pending: the loop wakes then. */
       requestDeadlinesMs: number[];
+      /** Other moments the loop wakes: a limit of the plan running out, a held action's second look. */
+      wakeAtMs?: number[];
     }
   | { ok: false; nowMs: number; error: InputError }
 );
@@ -83,7 +84,7 @@ interface Judged {
   saysDone: boolean;
   /** The read as guarded against the last trusted one (rows held as trusted). */
   guarded: GuardedRead;
-  /** Rows no action may touch this check: held as trusted, or their output not watched long enough. */
+  /** Rows no action may touch this check: held as trusted. */
   held: ReadonlySet<string>;
 }
 
@@ -129,7 +130,7 @@ async function judge(env: CheckEnv, mem: Memo, read: Wave, nowMs: number): Promi
   const guarded = guardRows(mem.trustedRead, kept, mem.suspects, nowMs, confirmMs(env));
   let wave = carryActivityForward(mem.previousWave, guarded.wave);
   if (env.overlay) wave = await env.overlay(wave, env.history);
-  wave = applyRowOutputProgress(wave, mem.rowOutputs, nowMs);
+  wave = applyRowOutputProgress(wave, mem.rowOutputs, nowMs, !opts.isOnce);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
   const observations: Observation[] = [];
   const verdicts: Verdict[] = [];
@@ -173,9 +174,7 @@ async function judge(env: CheckEnv, mem: Memo, read: Wave, nowMs: number): Promi
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  // The loop does not judge a row's output growth on its first sight (--once has one sight only).
-  const unwatched = opts.isOnce ? undefined : rowsWithUnwatchedOutput(wave, mem.rowOutputs, nowMs, opts.checkIntervalSeconds * 1000);
-  const held = unwatched?.size ? new Set([...guarded.held, ...unwatched]) : guarded.held;
+  const held = guarded.held;
   const plan = planFor(env, mem.isLagged, wave, verdicts, nowMs, held);
   // The wave is not over while a request waits for the orchestrator (DESIGN §8), nor while a row is held.
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
@@ -192,21 +191,17 @@ function lossOf(j: Judged, previous: Wave): RowLoss {
 const needsSecondRead = (j: Judged, previous: Wave | undefined) =>
   j.plan.actions.length > 0 || j.saysDone || j.wave.tasks.length === 0 || (previous !== undefined && hasLoss(lossOf(j, previous)));
 
-/** Journal one event (or, read-only, only fold it) so the rest of the check sees it. */
-async function record(env: CheckEnv, body: EventBody, nowMs: number): Promise<DispatchEvent> {
-  const e = env.log ? await env.log.append(body) : ({ ...body, timestamp_utc: msToIso(nowMs), epic_id: env.opts.epicId, run_id: env.runId } as DispatchEvent);
-  foldEvent(env.history, e, env.opts.epicId);
-  return e;
-}
-
-/** Answers and deadlines of pending requests, judged from the state file as written (DESIGN §8). */
-async function settleRequestLifecycle(env: CheckEnv, mem: Memo, wave: Wave, nowMs: number): Promise<DispatchEvent[]> {
-  const pending = pendingRequests(env.history);
-  if (pending.length === 0) return [];
-  const acks = await readAcks(env.paths, env.opts.epicId, pending.map((r) => r.key));
-  const out: DispatchEvent[] = [];
-  for (const body of settleRequests(wave, env.history, acks, nowMs, mem.unobserved)) out.push(await record(env, body, nowMs));
-  return out;
+/** When to look again besides the verdicts' deadlines: the plan's limits, and an action held because the two reads disagreed (once the file rests). */
+function wakeUps(env: CheckEnv, plan: Plan, nowMs: number, heldRows: ReadonlySet<string>): { wakeAtMs?: number[] } {
+  const out = plan.wakeAtMs ? [...plan.wakeAtMs] : [];
+  // A row held as last trusted waits for reads spread over its confirmation time (check intervals), not for this.
+  for (const [taskId, d] of plan.stalls) {
+    if (d.actionTaken === 'held:unconfirmed_read' && !heldRows.has(taskId)) {
+      out.push(nowMs + (env.settle ?? DEFAULT_SETTLE).restMs);
+      break;
+    }
+  }
+  return out.length ? { wakeAtMs: out } : {};
 }
 
 /** Run one check as of `nowMs`, from what the checks before it left (`memory`); the result carries the memory for the next. */
@@ -218,7 +213,7 @@ export async function runCheck(env: CheckEnv, memory: CheckMemory, nowMs: number
   // of a read taken once the file stopped changing, and only what both reads agree on is done.
   const first = await tryReadWave(env.paths, opts.epicId);
   // Requests first: an answer changes what this check judges (a replaced row, a reused one).
-  let requestEvents = first.ok ? await settleRequestLifecycle(env, mem, first.wave, nowMs) : undefined;
+  let requestEvents = first.ok ? await settleRequestLifecycle(env, mem.unobserved, first.wave, nowMs) : undefined;
   let earlier: Judged | undefined;
   let current: Judged | undefined = first.ok ? await judge(env, mem, first.wave, nowMs) : undefined;
   // The first read as judged (reused rows carry their instance), to compare like with like below.
@@ -228,7 +223,7 @@ export async function runCheck(env: CheckEnv, memory: CheckMemory, nowMs: number
       // With nothing trusted yet, the file must rest: a torn file at rest looks settled for seconds.
       const next = await readSettled(env.paths, opts.epicId, env.settle, !mem.trustedRead);
       if (!next.ok) return { ok: false, nowMs, error: next.error, memory: mem };
-      requestEvents ??= await settleRequestLifecycle(env, mem, next.wave, nowMs);
+      requestEvents ??= await settleRequestLifecycle(env, mem.unobserved, next.wave, nowMs);
       const judged = await judge(env, mem, next.wave, nowMs);
       earlier = current;
       current = judged;
@@ -293,6 +288,7 @@ export async function runCheck(env: CheckEnv, memory: CheckMemory, nowMs: number
     isWaveDone,
     requestEvents: requestEvents ?? [],
     requestDeadlinesMs: pendingRequests(env.history).map((r) => answerByMs(r, nowMs, mem.unobserved)),
+    ...wakeUps(env, plan, nowMs, current.held),
     memory: mem,
   };
 }
