@@ -1,7 +1,7 @@
 // checkWave: one read-only check of a wave for programs that import dispatch-watchdog. It judges
 // like `--dry-run` (no log lines, no actions, no watchdog.json written) at the time the caller gives.
 import { randomUUID } from 'node:crypto';
-import { runCheck, type CheckEnv } from './check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from './check.js';
 import type { WatchdogConfig } from './contracts/config.js';
 import type { Strategy } from './contracts/vocabulary.js';
 import type { Task } from './contracts/state-file.js';
@@ -69,7 +69,7 @@ export async function checkWave(o: CheckWaveOptions): Promise<WaveCheck> {
     version: packageVersion(),
     pid: process.pid,
   };
-  const r = await runCheck(checkEnv, nowMs);
+  const r = await runCheck(checkEnv, newCheckMemory(), nowMs);
   if (!r.ok) throw r.error;
   return { report: r.report, tasks: r.tasks, verdicts: r.verdicts, hasStall: r.hasStall, isWaveDone: r.isWaveDone, config: opts.config };
 }
