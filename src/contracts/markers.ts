@@ -46,7 +46,7 @@ export type CommandRecord = z.output<typeof CommandRecordSchema>;
 export const NotifyRecordSchema = z
   .looseObject({
     key: z.string(),
-    status: z.enum(['sending', 'sent', 'failed']).describe('sending: written before the first POST; sent: after a 2xx; failed: given up on (retries exhausted or a 4xx).'),
+    status: z.enum(['sending', 'retrying', 'sent', 'failed']).describe('sending: written before each POST; retrying: an attempt failed and the next waits (no POST in flight: a restart sends it); sent: after a 2xx; failed: given up on (retries exhausted, a 4xx or a redirect).'),
     started_at: IsoTimestamp,
     attempts: z.number().int().min(0),
     http_status: z.number().int().optional().describe('The last answer\'s HTTP status.'),
