@@ -106,7 +106,7 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
 
   it('carries out each request kind', () => {
     for (const kind of ['cancel', 'redispatch', 'resume', 'nudge', 'reconcile']) expect(body).toContain(`**\`${kind}\`**`);
-    expect(body).toContain('claude --resume <session_id> -p "<resume_prompt>"');
+    expect(body).toContain("the request's `resume_command` exactly as given");
   });
 });
 
