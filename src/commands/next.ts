@@ -19,12 +19,21 @@ import type { Command } from 'commander';
 import { parseDurationMs } from '../core/period.js';
 import { InputError } from '../contracts/errors.js';
 import { EXIT } from '../contracts/exit-codes.js';
-import type { TrackerOutcomeKind } from '../contracts/vocabulary.js';
+import type { TrackerOutcomeKind, VerdictKind } from '../contracts/vocabulary.js';
+import type { StatusClass } from '../contracts/state-file.js';
+import { followHolder, liveHolder } from './next-follow.js';
 import { resolveOptions, type WatchdogFlags } from '../options.js';
 import { teach } from '../cli-help.js';
 import { configOption, stateDirOption, watchOptions, type CliContext } from './command.js';
 
 type OkResult = Extract<CheckResult, { ok: true }>;
+
+/** What the document needs of the wave: each instance's verdict and status class (a check's result, or another watchdog's watchdog.json). */
+export interface WaveFacts {
+  isWaveDone: boolean;
+  verdicts: readonly { kind: VerdictKind; taskId: string; ticketId: string }[];
+  tasks: readonly { taskId: string; statusClass: StatusClass }[];
+}
 
 /** The request as its file says (the orchestrator may have deleted it: then what the log knows); a link in its place is refused. */
 async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord): Promise<NextDoc['requests'][number]> {
@@ -52,9 +61,10 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
 }
 
 /** The whole `next` document. */
-export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult, isMaxWait = false): Promise<NextDoc> {
+export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: WaveFacts, isMaxWait = false): Promise<NextDoc> {
   const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? 'max_wait' : 'wave_complete');
-  const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
+  // A replacement our command launched elsewhere waits for its row, not for an answer of yours.
+  const pending = [...history.requests.values()].filter((q) => q.status === 'pending' && !q.isLaunched);
   return {
     schema_version: '1',
     epic_id: epicId,
@@ -80,7 +90,7 @@ export async function buildNextDoc(paths: StatePaths, epicId: string, news: Next
  * says in progress (the orchestrator blocks it after reading this), and a row whose status the
  * watchdog does not know is counted apart, never as in flight.
  */
-export function waveCounts(r: Pick<OkResult, 'verdicts' | 'tasks'>, history: Pick<History, 'escalations'>): Omit<NextDoc['wave'], 'pending_requests'> {
+export function waveCounts(r: Pick<WaveFacts, 'verdicts' | 'tasks'>, history: Pick<History, 'escalations'>): Omit<NextDoc['wave'], 'pending_requests'> {
   const escalated = new Set([...history.escalations.values()].map((e) => e.ticket_id));
   const isUnknownStatus = new Set(r.tasks.filter((t) => t.statusClass === 'unknown').map((t) => t.taskId));
   const counts = { in_flight: 0, terminal: 0, blocked: 0, unknown_status: 0 };
@@ -170,9 +180,37 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
   };
 }
 
-/** Run `next`; resolves to its exit code. */
-export function runNext(opts: ResolvedOptions, deps: WatchDeps, maxWaitMs?: number): Promise<number> {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), maxWaitMs, (t) => deps.output.err(t)));
+/**
+ * Run `next`; resolves to its exit code. An epic another watchdog holds (`serve`, a standalone
+ * loop) is followed, not refused: `next` reports what that watchdog finds (next-follow.ts), and
+ * watches the epic itself once that one stops.
+ */
+export async function runNext(opts: ResolvedOptions, deps: WatchDeps, maxWaitMs?: number): Promise<number> {
+  const paths = new StatePaths(opts.stateDir);
+  const untilMs = maxWaitMs === undefined ? undefined : deps.clock.nowMs() + maxWaitMs;
+  const left = () => (untilMs === undefined ? undefined : Math.max(0, untilMs - deps.clock.nowMs()));
+  for (;;) {
+    const holder = await liveHolder(paths, opts.epicId, deps.pid);
+    if (holder) {
+      const makeDoc = async (news: NextNews, history: History, wave: WaveFacts, isMaxWait: boolean) => {
+        const doc = await buildNextDoc(paths, opts.epicId, news, history, wave, isMaxWait);
+        return { doc, text: opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc) };
+      };
+      const followed = await followHolder(opts, { ...deps, makeDoc }, holder, left());
+      if (followed === 'signal') {
+        deps.output.err(`dispatch-watchdog next: stopped by a signal before anything needed the orchestrator; run it again.\n`);
+        return EXIT.failure;
+      }
+      if (followed !== 'free') return followed;
+    }
+    try {
+      return await runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), left(), (t) => deps.output.err(t)));
+    } catch (e) {
+      // Taken by another watchdog between the look and the lock: follow that one.
+      if (e instanceof InputError && e.code === 'lock_held' && !deps.signal.aborted) continue;
+      throw e;
+    }
+  }
 }
 
 export function registerNext(program: Command, { env, setCode, flags: parsers }: CliContext): void {

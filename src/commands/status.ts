@@ -3,7 +3,7 @@
 import { toJson } from '../present/sinks.js';
 import { promises as fs } from 'node:fs';
 import { isAlive } from '../sys/proc-identity.js';
-import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-json.js';
+import { parseWatchdogJson, type WatchdogJson } from '../contracts/watchdog-json.js';
 import type { Output } from '../deps.js';
 import { InputError } from '../contracts/errors.js';
 import { renderStatus } from '../core/format.js';
@@ -36,7 +36,8 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
     });
   }
   try {
-    return WatchdogJsonSchema.parse(JSON.parse(text));
+    // Ours, or the seed's own document (schema_version "1.1" without our additive keys).
+    return parseWatchdogJson(JSON.parse(text));
   } catch (e) {
     throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
   }
