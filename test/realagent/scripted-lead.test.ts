@@ -6,13 +6,14 @@
 // records the replacement row, runs `next` again; the replacement finishes while its row still says
 // in_progress, `next` exits 13 (attention) with a reconcile request; the lead makes the row say the
 // truth; `next` exits 0, wave_complete.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeSkip, startClaude } from '../helpers/claude-session.js';
 import { contentText, startModelServer, text, toolUse, type LoggedRequest, type ModelServer } from '../helpers/model-server.js';
 import { agentIdOf, bashCall, nextCommand, nextDocOf, resultOf, writeStateCommand } from '../helpers/scripted-lead.js';
 import { readEvents } from '../helpers/state.js';
+import { spawnCli, until } from '../helpers/cli.js';
 
 let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
@@ -153,5 +154,57 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md on
     expect(seen.stopped).toContain(`Successfully stopped task: ${seen.worker}`);
     expect(seen.second).toMatchObject({ reason: 'attention', exit_code: 13 });
     expect(seen.third).toMatchObject({ reason: 'wave_complete', exit_code: 0 });
+  });
+
+  it('-p lead beside serve: serve watches the epic, the lead\'s next follows it (exit 10 with serve\'s request), the lead carries it out', async () => {
+    const seen: Record<string, any> = {};
+    const now = () => new Date().toISOString();
+    const epic = 'E-LEAD3';
+    const next = NEXT.replaceAll(EPIC, epic);
+    const state = (rows: object[]) => writeState(rows).replaceAll(EPIC, epic);
+    const cwd = (await import('../helpers/temp-dir.js')).tempDir();
+    const stateDir = path.join(cwd, '.onex_state');
+    mkdirSync(stateDir, { recursive: true });
+    const serve = spawnCli(['serve', '--state-dir', stateDir, '--timeout', '3', '--check-interval', '1']);
+    const lockPid = () => {
+      try {
+        return (JSON.parse(readFileSync(path.join(stateDir, 'epics', epic, 'watchdog.lock'), 'utf8')) as { pid: number }).pid;
+      } catch {
+        return undefined;
+      }
+    };
+    try {
+      server.script('REPL-MARK-C', [{ blocks: [text('P-3 finished.')] }]);
+      server.script('WORKER-C', [{ freeze: 'before_bytes' }]);
+      server.script('LEAD-SKILL-3', [
+        { blocks: [toolUse('Agent', { description: 'impl P-3', prompt: 'WORKER-C: implement P-3', subagent_type: 'general-purpose', run_in_background: true }, 'toolu_c_worker')] },
+        (r) => {
+          seen.worker = agentIdOf(r, 'toolu_c_worker');
+          return { blocks: [bash(state([{ task_id: 't1', ticket_id: 'P-3', status: 'in_progress', dispatched_at: now(), agent_id: seen.worker, remaining_work: ['REPL-MARK-C: finish P-3'] }]))] };
+        },
+        // The lead runs next once serve watches the epic (serve looks every 2 s).
+        { hold: until(() => lockPid() === serve.pid, 60_000, 'serve watches the epic'), blocks: [bash(next, { timeout: 600000 }, 'toolu_c_next1')] },
+        (r) => {
+          seen.nextText = resultOf(r, 'toolu_c_next1');
+          seen.first = nextDocOf(r, 'toolu_c_next1');
+          return { blocks: [toolUse('TaskStop', { task_id: seen.worker }, 'toolu_c_stop')] };
+        },
+        (r) => {
+          seen.stopped = resultOf(r, 'toolu_c_stop');
+          return { blocks: [text('Stopped the stalled worker; the replacement is next.')] };
+        },
+      ]);
+      const s = startClaude({ server, prompt: 'LEAD-SKILL-3: dispatch the wave for epic E-LEAD3 and supervise it with the dispatch-watchdog skill', cwd });
+      expect(await s.exited, s.stderr()).toEqual({ code: 0, signal: null });
+      expect(seen.nextText).toContain(`is watched by pid ${serve.pid}`);
+      expect(seen.first).toMatchObject({ reason: 'requests', exit_code: 10 });
+      expect(seen.first.requests[0]).toMatchObject({ kind: 'redispatch', task_id: 't1', agent_id: seen.worker, recovery_task_id: 't1-r1' });
+      expect(seen.stopped).toContain(`Successfully stopped task: ${seen.worker}`);
+      // One watchdog judged the epic: serve's. The lead's next only relayed.
+      expect(lockPid()).toBe(serve.pid);
+      expect(readEvents(stateDir).filter((e) => e.event === 'watchdog_started' && e.epic_id === epic)).toHaveLength(1);
+    } finally {
+      serve.kill('SIGKILL');
+    }
   });
 });

@@ -158,7 +158,7 @@ export interface Observation {
      */
     isInferred?: boolean;
   };
-  /** The agent's working directory (its transcript's newest `cwd`): where a replacement must work. */
+  /** The agent's working directory (its transcript's first `cwd`, the session's own start): where a replacement must work. */
   cwd?: string;
   /** The transcript file this observation read (a recovery reads the agent's first prompt from it). */
   transcriptFile?: string;

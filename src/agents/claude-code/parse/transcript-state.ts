@@ -105,7 +105,7 @@ export interface TranscriptState {
   agentId?: string;
   sessionId?: string;
   identityAt?: string;
-  /** The newest record's `cwd`: where the agent works (a replacement is launched there). */
+  /** The first record's `cwd`: where the session started, so where a replacement is launched (a later record's may point elsewhere). */
   cwd?: string;
   records: number;
   badLines: number;
