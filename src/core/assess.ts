@@ -120,7 +120,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const f = obs.failed;
     const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : 'api_gave_up';
     const what =
-      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? "killed by Claude Code's own stall watchdog" : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
+      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });
