@@ -25,7 +25,9 @@ export interface CheckWaveOptions {
   action?: Strategy;
   /** A config file to read; default `<stateDir>/watchdog.config.yaml` when present. */
   configFile?: string;
-  /** Read Claude Code transcripts and hook activity as evidence. @defaultValue true */
+  /** Read each agent CLI's own files (its harness's observers: transcripts, hook activity) as evidence. @defaultValue true */
+  shouldReadAgentFiles?: boolean;
+  /** @deprecated The name before agent harnesses (issue 32): `shouldReadAgentFiles`. */
   shouldReadClaudeCode?: boolean;
   /** Environment for `CLAUDE_CONFIG_DIR`. @defaultValue process.env */
   env?: NodeJS.ProcessEnv;
@@ -62,7 +64,7 @@ export async function checkWave(o: CheckWaveOptions): Promise<WaveCheck> {
   const checkEnv: CheckEnv = {
     paths,
     opts,
-    observers: o.shouldReadClaudeCode === false ? [] : realObservers(env)(paths, opts),
+    observers: (o.shouldReadAgentFiles ?? o.shouldReadClaudeCode) === false ? [] : realObservers(env)(paths, opts),
     history,
     overlay: realActionDeps({ clock, env }).makeOverlay?.(opts),
     runId: randomUUID(),

@@ -2,6 +2,7 @@
 import type { DispatchEvent } from '../contracts/events.js';
 import { SEED_WRITER, type WatchdogJson } from '../contracts/watchdog-json.js';
 import { safeText } from '../present/safe-text.js';
+import { ADAPTER_TRAITS, type AdapterName } from '../contracts/vocabulary.js';
 
 export const fmtSecs = (s: number | null | undefined) => {
   if (s === null || s === undefined || !Number.isFinite(s)) return '-';
@@ -88,7 +89,7 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
 }
 
 /** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
-const isRequestOnly = (adapter: string | undefined) => adapter === 'mailbox' || adapter === 'claude-team';
+const isRequestOnly = (adapter: string | undefined) => adapter !== undefined && Object.hasOwn(ADAPTER_TRAITS, adapter) && ADAPTER_TRAITS[adapter as AdapterName].isRequestOnly;
 
 /** One line per logged event, for the loop's live output: what it quotes from files made safe to print. */
 export function renderEvent(e: DispatchEvent): string {

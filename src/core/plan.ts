@@ -190,7 +190,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
         ...ids,
         stall_reason: stallReasonOf(v),
         idle_seconds: secs(v.idleMs),
-        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        bash_timeout_exemption: v.hasShellTimeoutExemption,
         redispatch_attempt: d.redispatchAttempt,
         max_redispatches: opts.maxRedispatches,
         action_taken: d.actionTaken,

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { classifyStatus } from '../../src/contracts/state-file.js';
 import { makeObs, makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const S = 1000;
 const policy = (baseSeconds: number): Policy => ({ ...DEFAULT_POLICY, baseTimeoutMs: baseSeconds * S });
@@ -41,14 +44,14 @@ describe('assess: the stall window', () => {
     const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000, lastToolCommand: 'gh run watch 1', lastOutput: 'retrying' }, 10);
     expect(v.effectiveTimeoutMs).toBe(660_000);
     expect(v.exemptions).toEqual(['bash_long_timeout', 'rate_limit', 'ci_polling']);
-    expect(v.hasBashTimeoutExemption).toBe(true);
+    expect(v.hasShellTimeoutExemption).toBe(true);
   });
 
   it('the Bash exemption that does not widen the window is listed but not flagged', () => {
     const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 10, 300);
     expect(v.effectiveTimeoutMs).toBe(300_000);
     expect(v.exemptions).toEqual(['bash_long_timeout']);
-    expect(v.hasBashTimeoutExemption).toBe(false);
+    expect(v.hasShellTimeoutExemption).toBe(false);
   });
 
   it('a task with no activity falls back to the wave dispatch time (normalised into dispatchedAtMs)', () => {

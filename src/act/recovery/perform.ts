@@ -14,6 +14,7 @@ import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
 import type { CancelRequest, RedispatchRequest } from '../agents/adapter.js';
 import { renderResumePrompt } from '../../core/controls.js';
+import { harnessOf } from '../../agents/harnesses.js';
 import { renderNudge } from '../../core/plan-controls.js';
 import { writeRequest } from '../agents/mailbox.js';
 import { agentFiles } from '../agents/process-launch.js';
@@ -88,7 +89,7 @@ export function launchRequest(ctx: PerformerContext, spec: ActionSpecOf<'redispa
   const cwd = spec.cwd ?? spec.observation?.cwd;
   const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...(cwd ? { cwd } : {}) };
   if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
-  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
+  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath, agentName: harnessOf(spec.task)?.wording.displayName });
   return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };
 }
 
