@@ -11,6 +11,8 @@ import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
 import { readOwnFile } from '../files/atomic-write.js';
+import { ancestry } from '../sys/proc-identity.js';
+import { toJson, toTerminal } from '../present/sinks.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';
@@ -38,6 +40,12 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
   const file = path.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file)) as NextDoc['requests'][number];
+    // Never hand the lead its own pid (or its shell's) to kill: a request written by another watchdog
+    // process (`serve`) was checked against that process's ancestors, not ours.
+    if (typeof json.pid === 'number' && (json.pid <= 1 || (await ancestry()).includes(json.pid))) {
+      const { pid, ...rest } = json;
+      return { ...rest, pid_withheld: `pid ${pid} is ${pid <= 1 ? 'not an agent' : 'an ancestor of this `next` (the lead, or the shell that runs it)'}, not the agent: do not kill it`, path: r.path };
+    }
     return { ...json, path: r.path };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
@@ -121,7 +129,7 @@ export function renderNextDoc(doc: NextDoc): string {
             ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? 'disagreement'}: ${q.what_disagrees ?? ''})`
             : `stop ${who}`;
     // Why last: a give-up reads `failed: context_exhausted, …`, a silence `stalled: inactivity, idle 240s`.
-    const why = q.reason ? ` Why: ${q.reason}.` : '';
+    const why = (q.reason ? ` Why: ${q.reason}.` : '') + (q.pid_withheld ? ` No pid given: ${q.pid_withheld}.` : '');
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
   }
   for (const u of doc.unanswered) {
@@ -141,7 +149,8 @@ export function renderNextDoc(doc: NextDoc): string {
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked${unknown}, ${w.pending_requests} requests pending`);
   const then = doc.reason === 'wave_complete' ? ': the watchdog is done' : doc.reason === 'max_wait' ? ': nothing needed you within --max-wait; run next again to keep waiting' : ': carry these out, then run next again';
   lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
-  return lines.join('\n') + '\n';
+  // A row's free text (a status, an agent's words) leaves here: each line escaped, so none can forge another or drive the terminal.
+  return lines.map((l) => toTerminal(l)).join('\n') + '\n';
 }
 
 /** The `next` behaviour for runWatch. */
@@ -159,7 +168,7 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
       }
       const news = newsOf(history);
       const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
-      print(opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc));
+      print(opts.isJson ? toJson(doc) + '\n' : renderNextDoc(doc));
       // Printed first, journaled second: a crash in between repeats the news rather than lose it.
       await log.append({
         event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,

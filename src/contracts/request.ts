@@ -50,7 +50,8 @@ export const RequestSchema = z
     agent_name: z.string().optional(),
     team_name: z.string().optional(),
     session_id: SafeId.optional(),
-    pid: z.number().int().optional(),
+    pid: z.number().int().optional().describe('The agent\'s process, only when it is provably the stalled agent (alive, not pid 1, not the watchdog or its ancestors, the process recorded for it or started with its dispatch); otherwise absent and pid_withheld says why.'),
+    pid_withheld: z.string().optional().describe('Why the row\'s pid is not given: it is not provably the agent (pid 1, the watchdog or the lead that runs it, a process started after the dispatch, one that has exited). Do not kill it; stop the agent another way.'),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
     answer_by: IsoTimestamp.optional().describe('Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.'),
@@ -61,6 +62,7 @@ export const RequestSchema = z
     prompt: z.string().optional().describe('redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed).'),
     resume_prompt: z.string().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
     transport_cause: z.string().optional().describe('resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit).'),
+    resume_command: z.string().optional().describe('resume, and nudge by route resume: the command to run, every value single-quoted for a POSIX shell (safe to paste as is), e.g. claude --resume \'<session_id>\' -p \'<resume_prompt>\'.'),
     route: z.enum(['inbox', 'resume']).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
     message: z.string().optional().describe('nudge only: the text to send, verbatim.'),
     disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works).'),
@@ -88,6 +90,16 @@ export const EscalationNoticeSchema = z
   .meta({ title: 'EscalationNotice', description: 'epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer.' });
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
+/** `value` as one word for a POSIX shell: single-quoted, a `'` inside written as `'\''`. Nothing in it is expanded. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** `claude --resume <session> -p <prompt>` with every value quoted (a state-dir path holding `$(…)` runs nothing). */
+export function resumeCommand(sessionId: string, prompt: string): string {
+  return `claude --resume ${shellQuote(sessionId)} -p ${shellQuote(prompt)}`;
+}
+
 /** The one-line answer instructions written into every request. */
 export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string }): string {
   const row = r.row_task_id ?? r.task_id;
@@ -104,7 +116,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
     return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === 'nudge') {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: run \`resume_command\`, every value in it quoted) once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
   }
   if (kind === 'reconcile' && r.disagreement === 'agent_running') {
     return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
@@ -114,7 +126,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'resume') {
     return (
-      `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
+      `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (run \`resume_command\` as given: every value in it is quoted; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
       `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
       `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );

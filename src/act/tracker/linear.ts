@@ -1,6 +1,7 @@
 // Escalation in Linear (DESIGN §9): move the issue to the team's "Blocked" state and add one
 // comment carrying the idempotency key. Safe to re-run after a crash: an issue already in the
 // state is not updated, and an existing comment with the key is not posted again.
+import { toLinear } from '../../present/sinks.js';
 import { LinearClient, type Issue, type WorkflowState } from '@linear/sdk';
 import { DEFAULTS } from '../../contracts/defaults.js';
 import { ActionError } from '../../contracts/errors.js';
@@ -112,7 +113,8 @@ export async function escalateInLinear(given: EscalateInLinearOptions): Promise<
   if (existing) return { ok: true, tracker, commented: false, issueId: issue.id, stateId: target.id, commentId: existing };
 
   const text = typeof o.commentBody === 'function' ? o.commentBody(target.name) : o.commentBody;
-  const body = withCommentKey(redact(text, o.apiKey), key);
+  // Controls, bidi characters and secrets escaped where the comment leaves (present/sinks.ts toLinear).
+  const body = withCommentKey(toLinear(redact(text, o.apiKey)), key);
   const created = await step('add the comment', async (c, attempt) => {
     // A retry may follow a create whose reply was lost: look for our comment before posting again.
     const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue.id, key) : undefined;
