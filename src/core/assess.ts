@@ -120,7 +120,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const f = obs.failed;
     const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : 'api_gave_up';
     const what =
-      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
+      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });
@@ -172,7 +172,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const isGone = obs.isProcessAlive === false || task.hasExited === true;
   if (obs.waitingHuman && !(obs.waitingHuman.kind === 'interrupted' && isGone)) {
     const w = obs.waitingHuman;
-    return verdict('waiting_human', `waiting for a human: ${w.kind.replace('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
+    return verdict('waiting_human', `waiting for a human: ${w.kind.replaceAll('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
   }
 
   // 6. Stalled: idle strictly longer than the window.

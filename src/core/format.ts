@@ -44,7 +44,7 @@ export function renderTable(header: string[], rows: string[][]): string {
 export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
   const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const policy = doc.watchdog.version === SEED_WRITER ? "written by the seed's skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
+  const policy = doc.watchdog.version === SEED_WRITER ? "written by the onex skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
   const head =
     `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
     `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n`;

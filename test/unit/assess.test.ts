@@ -261,3 +261,11 @@ describe('assess: exemptions follow the open call when a source can tell (issue 
     expect(assess(t, retrying, DEFAULT_POLICY, T0 + 121 * S)).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'] });
   });
 });
+
+describe('reason words (issue 33 item 8)', () => {
+  it('a question is "ask user question", not "ask user_question"', () => {
+    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question', sinceMs: T0, detail: 'Which name?' } }), DEFAULT_POLICY, T0 + 10 * S);
+    expect(v.kind).toBe('waiting_human');
+    expect(v.reason).toBe('waiting for a human: ask user question (Which name?)');
+  });
+});
