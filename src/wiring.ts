@@ -5,7 +5,7 @@ import { createAdapter } from './act/agents/make-adapter.js';
 import { createPerformer, type PerformerContext } from './act/recovery/perform.js';
 import { probeProcess } from './sys/proc-identity.js';
 import { recoverAtStartUp } from './act/recovery/recover.js';
-import type { Wave } from './contracts/state-file.js';
+import type { Task, Wave } from './contracts/state-file.js';
 import type { Clock } from './deps.js';
 import { readWave } from './check.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
@@ -25,6 +25,9 @@ import { createClaudeObserver } from './observe/read/claude-observer.js';
 import { resolveProjectsDir } from './observe/read/find-transcript.js';
 import { createProcessObserver } from './observe/read/process-observer.js';
 import type { TaskObserver } from './observe/read/observer.js';
+import { createCodexObserver } from './agents/codex/read/codex-observer.js';
+import { onlyRows } from './agents/codex/read/only-rows.js';
+import { isCodexRow } from './agents/codex/row.js';
 
 export interface WiringEnv {
   clock: Clock;
@@ -116,12 +119,14 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
 export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[] {
   return (paths, opts) => {
     const configDir = opts.config.claude?.config_dir;
+    const isClaude = (t: Task) => !isCodexRow(t);
     const observers = [
-      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }),
+      onlyRows(createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }), isClaude),
+      createCodexObserver({ env }),
     ];
     // A moment replayed with --now has no process to look at: its evidence is the files alone.
     if (opts.nowOverrideMs !== undefined) return observers;
     const sessionsDir = path.join(path.dirname(resolveProjectsDir({ configDir, env })), 'sessions');
-    return [...observers, createProcessObserver({ sessionsDir })];
+    return [...observers, onlyRows(createProcessObserver({ sessionsDir }), isClaude)];
   };
 }

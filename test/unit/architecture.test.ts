@@ -16,6 +16,11 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['present/', 0],
   ['core/', 1],
   ['observe/parse/', 1],
+  // Codex's wing (issue 35): pure parsers (layer 1), readers (the 'agents/' row, 3), its stop (4).
+  ['agents/codex/parse/', 1],
+  ['agents/codex/row.ts', 1],
+  ['agents/codex/act/', 4],
+  ['agents/', 3],
   // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.
   ['files/', 1],
   ['sys/', 2],
