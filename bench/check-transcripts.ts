@@ -10,8 +10,8 @@ import { runCheck, type CheckEnv } from '../src/check.js';
 import { writeFileAtomic } from '../src/files/atomic-write.js';
 import { emptyHistory } from '../src/core/history.js';
 import { StatePaths } from '../src/files/paths.js';
-import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
-import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
+import { createClaudeObserver } from '../src/agents/claude-code/read/claude-observer.js';
+import { parseTranscriptText, summarizeTranscript } from '../src/agents/claude-code/parse/parse-transcript.js';
 import { resolveOptions } from '../src/options.js';
 
 const TASKS = 200;

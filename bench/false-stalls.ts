@@ -1,15 +1,15 @@
 // Issue 19's measurement on the real transcripts this repo holds (its 26 sessions are not here; these
 // stand in for them): every session under test/fixtures/real/, test/fixtures/real-2.1.197/ and
 // ../shared/fixtures/claude-code/ (skipped, with a line saying so, when ../shared is absent),
-// replayed record by record at 120 s and 300 s and scored (src/core/replay-score.ts).
+// replayed record by record at 120 s and 300 s and scored (src/agents/claude-code/parse/replay-score.ts).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readReplayInput } from '../src/commands/replay.js';
 import { DEFAULT_POLICY } from '../src/core/policy.js';
 import { renderScore } from '../src/core/render-score.js';
-import { scoreReplays, type WindowScore } from '../src/core/replay-score.js';
-import type { ReplayInput } from '../src/core/replay-transcript.js';
+import { scoreReplays, type WindowScore } from '../src/agents/claude-code/parse/replay-score.js';
+import type { ReplayInput } from '../src/agents/claude-code/parse/replay-transcript.js';
 
 /** The repo root, from src/ (tsx) or dist/bench/ (npm run bench). */
 const ROOT = (() => {

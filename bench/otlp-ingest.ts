@@ -13,7 +13,7 @@ import protobuf from 'protobufjs/light.js';
 import { stringify } from 'yaml';
 import type { Task } from '../src/contracts/state-file.js';
 import { StatePaths } from '../src/files/paths.js';
-import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
+import { createClaudeObserver } from '../src/agents/claude-code/read/claude-observer.js';
 import { OTLP_DESCRIPTOR } from '../src/observe/parse/otlp-proto.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

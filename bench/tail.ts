@@ -6,8 +6,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Task } from '../src/contracts/state-file.js';
 import { StatePaths } from '../src/files/paths.js';
-import { createClaudeObserver } from '../src/observe/read/claude-observer.js';
-import { parseTranscriptText, summarizeTranscript } from '../src/observe/parse/parse-transcript.js';
+import { createClaudeObserver } from '../src/agents/claude-code/read/claude-observer.js';
+import { parseTranscriptText, summarizeTranscript } from '../src/agents/claude-code/parse/parse-transcript.js';
 
 const SIZE_MB = 40;
 const GROWTH_BYTES = 10 * 1024;

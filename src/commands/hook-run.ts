@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { appendLineSync } from '../files/append-line-sync.js';
-import { buildHookLine } from '../observe/parse/hook-line.js';
+import { buildHookLine } from '../agents/claude-code/parse/hook-line.js';
 import { readStdin, readStdinFd, salvagePayload } from './hook-stdin.js';
 
 export interface HookResult {

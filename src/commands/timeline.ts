@@ -15,7 +15,7 @@ import type { Output } from '../deps.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { readDispatchLog } from '../journal/dispatch-log.js';
 import { assertSafeId, StatePaths } from '../files/paths.js';
-import { expandHome } from '../observe/read/find-transcript.js';
+import { expandHome } from '../agents/claude-code/read/find-transcript.js';
 import { knownEpicIds } from '../observe/read/known-epics.js';
 import type { Command } from 'commander';
 import { existingStateDir } from '../options.js';

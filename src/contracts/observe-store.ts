@@ -15,7 +15,7 @@ export const TailCursorSchema = z.looseObject({
   mtimeMs: z.number(),
 });
 
-// The parser states are the parsers' own (observe/parse/transcript-state.ts, parse-hook-activity.ts);
+// The parser states are the parsers' own (agents/claude-code/parse/transcript-state.ts, parse-hook-activity.ts);
 // the store checks what tells a state of this version from an older or foreign one.
 const CallList = z.array(z.looseObject({ name: z.string() }));
 
@@ -49,7 +49,7 @@ export const ObserveStoreLineSchema = z
 
 /**
  * <stateDir>/observe/prefix-ids.json: the ids each parent transcript names in the bytes before
- * the tail it was read from lazily (observe/read/prefix-ids.ts), so a restart need not scan them
+ * the tail it was read from lazily (agents/claude-code/read/prefix-ids.ts), so a restart need not scan them
  * again. Derived data: a missing or corrupt file costs one scan per parent, never correctness.
  */
 export const PrefixIdsFileSchema = z

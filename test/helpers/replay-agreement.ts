@@ -9,11 +9,11 @@ import { findChildTranscripts } from '../../src/commands/replay.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import type { ReplayInput } from '../../src/core/replay-transcript.js';
+import type { ReplayInput } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
-import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { tempDir } from './temp-dir.js';
 
 /** The transcript `name` in `dir` and its subagents' transcripts, as `replay` reads them. */

@@ -12,7 +12,7 @@ import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
-import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { assistant, jsonl, ms, payload, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

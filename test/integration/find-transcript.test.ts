@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TranscriptFinder } from '../../src/observe/read/find-transcript.js';
+import { TranscriptFinder } from '../../src/agents/claude-code/read/find-transcript.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function setup() {

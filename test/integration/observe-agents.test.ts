@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { createClaudeObserver } from '../../src/observe/read/claude-observer.js';
+import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
-import { buildHookLine } from '../../src/observe/parse/hook-line.js';
+import { buildHookLine } from '../../src/agents/claude-code/parse/hook-line.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
-import { emptyHookState, parseHookLine, summarizeHooks } from '../../src/observe/parse/parse-hook-activity.js';
-import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript } from '../../src/observe/parse/parse-transcript.js';
+import { emptyHookState, parseHookLine, summarizeHooks } from '../../src/agents/claude-code/parse/parse-hook-activity.js';
+import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
 

@@ -4,11 +4,11 @@ import { appendFileSync, openSync, closeSync, renameSync, truncateSync, writeFil
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTranscriptLine } from '../../src/observe/parse/parse-transcript.js';
+import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { TailReader, type TailOptions } from '../../src/observe/read/tail-file.js';
 import { TailStore } from '../../src/observe/read/tail-store.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
-import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/observe/parse/transcript-state.js';
+import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { assistant, jsonl, ms, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -4,7 +4,7 @@ import { existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSyn
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PrefixIdsFileSchema } from '../../src/contracts/observe-store.js';
-import { PrefixIds } from '../../src/observe/read/prefix-ids.js';
+import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const MAX = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { replayTranscript } from '../../src/core/replay-transcript.js';
+import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import { replayInputOf } from '../helpers/replay-agreement.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real-2.1.197');

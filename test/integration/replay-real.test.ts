@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderReplayText } from '../../src/core/render-replay.js';
-import { replayTranscript } from '../../src/core/replay-transcript.js';
-import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
+import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
+import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { expectColdAgreesWithLoop, lineTimes, replayInputOf } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

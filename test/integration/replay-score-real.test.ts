@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readStandIn, STAND_IN } from '../../bench/false-stalls.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderScore } from '../../src/core/render-score.js';
-import { scoreReplays } from '../../src/core/replay-score.js';
+import { scoreReplays } from '../../src/agents/claude-code/parse/replay-score.js';
 import { assistant, jsonl, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -12,13 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { replayTranscript } from '../../src/core/replay-transcript.js';
+import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
-import { parseTranscriptText, summarizeTranscript } from '../../src/observe/parse/parse-transcript.js';
-import { runningTeammates } from '../../src/observe/parse/transcript-state.js';
+import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { runningTeammates } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { expectColdAgreesWithLoop, replayInputOf } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -16,7 +16,9 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['present/', 0],
   ['core/', 1],
   ['observe/parse/', 1],
-  // Codex's wing (issue 35): pure parsers (layer 1), readers (the 'agents/' row, 3), its stop (4).
+  // An agent CLI's wing (docs/architecture.md "How to add an agent CLI"): its pure parsers, its readers, its adapter.
+  ['agents/claude-code/parse/', 1],
+  ['agents/claude-code/act/', 4],
   ['agents/codex/parse/', 1],
   ['agents/codex/row.ts', 1],
   ['agents/codex/act/', 4],

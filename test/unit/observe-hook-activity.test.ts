@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SAFE_ID_PATTERN } from '../../src/contracts/ids.js';
-import { buildHookLine, HOOK_LINE_MAX_BYTES, HOOK_SAFE_ID } from '../../src/observe/parse/hook-line.js';
-import { emptyHookState, inheritSessionPrompt, parseHookLine, summarizeHooks } from '../../src/observe/parse/parse-hook-activity.js';
+import { buildHookLine, HOOK_LINE_MAX_BYTES, HOOK_SAFE_ID } from '../../src/agents/claude-code/parse/hook-line.js';
+import { emptyHookState, inheritSessionPrompt, parseHookLine, summarizeHooks } from '../../src/agents/claude-code/parse/parse-hook-activity.js';
 import { ms, payload } from '../helpers/claude-lines.js';
 
 type Obj = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { backgroundWaits, childCompletion, parseTranscriptLine, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/observe/parse/parse-transcript.js';
-import { RECENT_CALLS_MAX, runningAgents } from '../../src/observe/parse/transcript-state.js';
-import { inferredBackground } from '../../src/observe/parse/observe-transcript.js';
+import { backgroundWaits, childCompletion, parseTranscriptLine, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { RECENT_CALLS_MAX, runningAgents } from '../../src/agents/claude-code/parse/transcript-state.js';
+import { inferredBackground } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const summarize = (...lines: string[]) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SUMMARY_MAX_CHARS, stableJson, summarizeToolInput } from '../../src/observe/parse/tool-input-summary.js';
+import { SUMMARY_MAX_CHARS, stableJson, summarizeToolInput } from '../../src/agents/claude-code/parse/tool-input-summary.js';
 
 describe('summarizeToolInput', () => {
   it.each([

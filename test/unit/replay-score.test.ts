@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderScore } from '../../src/core/render-score.js';
-import { scoreReplays } from '../../src/core/replay-score.js';
+import { scoreReplays } from '../../src/agents/claude-code/parse/replay-score.js';
 import { assistant, jsonl, ms, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const policy = (seconds = 120) => ({ ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });

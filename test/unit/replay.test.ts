@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ReplayLineSchema } from '../../src/contracts/replay.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../../src/core/render-replay.js';
-import { replayTranscript } from '../../src/core/replay-transcript.js';
+import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import { assistant, jsonl, ms, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const policy = (seconds = 120) => ({ ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });

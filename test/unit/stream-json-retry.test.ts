@@ -1,7 +1,7 @@
 // stream-json `system/api_retry` (issue 17 item 1): the only retry evidence 2.1.197 writes. Lines
 // as a real `claude -p --output-format stream-json` run wrote them (429 with retry-after 1, then 529s).
 import { describe, expect, it } from 'vitest';
-import { parseTranscriptText, summarizeTranscript } from '../../src/observe/parse/parse-transcript.js';
+import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';

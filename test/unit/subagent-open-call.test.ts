@@ -3,8 +3,8 @@
 // the parent would (Bash: its timeout + 60 s); past it with the process alive, most likely a
 // permission prompt (waiting_human), never a stall to act on; gone, the stall rule.
 import { describe, expect, it } from 'vitest';
-import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
-import { observeTranscript } from '../../src/observe/parse/observe-transcript.js';
+import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';

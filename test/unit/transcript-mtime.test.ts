@@ -3,7 +3,7 @@
 // often a few ms past the judged moment: that is activity now. Only an mtime far past it (a
 // `--now` in the past) is ignored. (A healthy stream-json agent used to flip to stalled.)
 import { describe, expect, it } from 'vitest';
-import { parseTranscriptText, summarizeTranscript } from '../../src/observe/parse/parse-transcript.js';
+import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 
 const streamJson = [
   { type: 'system', subtype: 'init', session_id: 's' },

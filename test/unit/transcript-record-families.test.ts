@@ -1,10 +1,10 @@
-// The record-family table (src/observe/parse/records/table.ts): one family per record type,
+// The record-family table (src/agents/claude-code/parse/records/table.ts): one family per record type,
 // who each record shows at work, and record or tool names that are Object.prototype members.
 import { describe, expect, it } from 'vitest';
-import { applyTranscriptRecord, recordActor } from '../../src/observe/parse/parse-transcript-record.js';
-import { parseTranscriptText } from '../../src/observe/parse/parse-transcript.js';
-import { familyOf, RECORD_FAMILIES, RECORD_TYPES } from '../../src/observe/parse/records/table.js';
-import { emptyTranscriptState } from '../../src/observe/parse/transcript-state.js';
+import { applyTranscriptRecord, recordActor } from '../../src/agents/claude-code/parse/parse-transcript-record.js';
+import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { familyOf, RECORD_FAMILIES, RECORD_TYPES } from '../../src/agents/claude-code/parse/records/table.js';
+import { emptyTranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { assistant, jsonl, ms, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 
 const rec = (line: string): unknown => JSON.parse(line);

@@ -4,7 +4,7 @@ import { combineProblems, InputError } from '../../contracts/errors.js';
 import type { AdapterDeps, AgentAdapter, AgentsConfig } from './adapter.js';
 import type { Locate } from '../../contracts/parse-yaml.js';
 import { validateArgvTemplate } from './argv-template.js';
-import { createClaudeTeamAdapter, type ClaudeTeamOptions } from './claude-team.js';
+import { createClaudeTeamAdapter, type ClaudeTeamOptions } from '../../agents/claude-code/act/claude-team.js';
 import { createCommandAdapter } from './command.js';
 import { createMailboxAdapter } from './mailbox.js';
 import { createProcessAdapter, type ProcessAdapterOptions } from './process.js';

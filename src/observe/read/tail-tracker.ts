@@ -2,8 +2,8 @@
 // memory across checks, and in a TailStore across restarts. One read per file at a time (a
 // shared parent transcript may be asked for by several tasks at once). I/O via TailReader.
 import type { LineRef } from '../parse/line-splitter.js';
-import type { ObserveDiagnostic } from '../parse/parse-transcript.js';
-import { describeRef } from '../parse/parse-transcript.js';
+import type { ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
+import { describeRef } from '../../agents/claude-code/parse/parse-transcript.js';
 import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
 import type { Note } from './change-notes.js';

@@ -7,7 +7,7 @@ import { TelemetryHostsSchema, type TelemetryHosts } from '../../contracts/telem
 import type { StatePaths } from '../../files/paths.js';
 import type { PartialObservation } from '../parse/observation.js';
 import { emptyTelemetryState, isTelemetryState, parseTelemetryLine, summarizeTelemetry, type TelemetryState } from '../parse/parse-telemetry.js';
-import { createIdFileReader, type IdHandle } from './hook-activity.js';
+import { createIdFileReader, type IdHandle } from '../../agents/claude-code/read/hook-activity.js';
 import type { TailReader } from './tail-file.js';
 
 /** The telemetry of one state dir, read through `reader`. */

@@ -1,7 +1,7 @@
 // `type:"assistant"`: the model's text and tool calls, and Claude Code's own terminal API error
 // message (written as an assistant message when it gives up). Pure.
 import { summarizeToolInput } from '../tool-input-summary.js';
-import type { ApiFailureKind } from '../observation.js';
+import type { ApiFailureKind } from '../../../../observe/parse/observation.js';
 import { ERROR_MAX_CHARS, excerpt, openCall, type TranscriptState } from '../transcript-state.js';
 import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordFamily } from './family.js';
 import { applySendMessage } from './teammates.js';

@@ -1,7 +1,7 @@
 // `type:"progress"`: lines Claude Code writes while a call runs (`data.type`: `bash_progress`,
 // `agent_progress`, `hook_progress`…). They rebuild a call a cold tail start cut off. Pure.
 import { openCall, replaceCall, trackTask, type TranscriptState } from '../transcript-state.js';
-import type { ToolCall } from '../observation.js';
+import type { ToolCall } from '../../../../observe/parse/observation.js';
 import { summarizeToolInput } from '../tool-input-summary.js';
 import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordContext, type RecordFamily } from './family.js';
 

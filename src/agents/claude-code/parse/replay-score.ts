@@ -4,10 +4,10 @@
 // human waits and the rest; finished turns called stalled; simulated crashes (the files cut at
 // seeded random moments) flagged within the window + 1 s; API give-ups flagged at once and cleared
 // once the agent resumes. Pure: texts in, figures out.
-import type { Verdict } from './assess.js';
-import type { Policy } from './policy.js';
-import { familyOf } from '../observe/parse/records/table.js';
-import { isRec } from '../observe/parse/records/family.js';
+import type { Verdict } from '../../../core/assess.js';
+import type { Policy } from '../../../core/policy.js';
+import { familyOf } from './records/table.js';
+import { isRec } from './records/family.js';
 import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, type TimedRecord, type VerdictChange } from './replay-transcript.js';
 
 /** A stall the agent went on from by itself. */

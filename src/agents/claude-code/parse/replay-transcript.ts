@@ -1,14 +1,14 @@
 // Replays a recorded Claude Code transcript (and its subagents' transcripts) record by record
 // through the same parser, observation and assess() code the check uses, with the time taken
 // from the records, and scores every stall by what the agent did next. Pure: texts in, timeline out.
-import type { Task } from '../contracts/state-file.js';
-import { assess, type Verdict } from './assess.js';
-import type { Policy } from './policy.js';
-import { mergeObservations } from '../observe/parse/observation.js';
-import { observeRow } from '../observe/parse/observe-row.js';
-import { observeTranscript, type ChildTranscript } from '../observe/parse/observe-transcript.js';
-import { applyTranscriptRecord, recordActor, type RecordActor } from '../observe/parse/parse-transcript-record.js';
-import { emptyTranscriptState, type TranscriptState } from '../observe/parse/transcript-state.js';
+import type { Task } from '../../../contracts/state-file.js';
+import { assess, type Verdict } from '../../../core/assess.js';
+import type { Policy } from '../../../core/policy.js';
+import { mergeObservations } from '../../../observe/parse/observation.js';
+import { observeRow } from '../../../observe/parse/observe-row.js';
+import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
+import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';
+import { emptyTranscriptState, type TranscriptState } from './transcript-state.js';
 
 /** One transcript file's text. */
 export interface ReplaySource {

@@ -1,6 +1,6 @@
 // One agent's transcript evidence, with the subagents it waits on: the single function the
 // check (claude-observer) and `replay` both use, so replay judges exactly as the loop does. Pure.
-import { knownCall, type PartialObservation } from './observation.js';
+import { knownCall, type PartialObservation } from '../../../observe/parse/observation.js';
 import { backgroundWaits, summarizeTranscript, turnOver, type TranscriptFacts } from './parse-transcript.js';
 import { AGENT_TASK_ID, isSubagentTool } from './records/tasks.js';
 import { pickLastTool, type TranscriptState } from './transcript-state.js';

@@ -2,7 +2,7 @@
 // hook writer so both sources describe the same call the same way, secrets redacted before it is
 // cut (a token in a command never reaches a hook line, a cache, a reason or a prompt). Pure; it
 // imports only present/safe-text (which imports nothing), so the hook entry stays small.
-import { redactSecrets } from '../../present/safe-text.js';
+import { redactSecrets } from '../../../present/safe-text.js';
 
 /** What a tool call's input says that the watchdog uses. */
 export interface ToolInputFacts {

@@ -2,7 +2,7 @@
 // evidence (issue 19 items 1-3): a child whose hooks show it at work keeps its parent alive, its
 // open call holds the parent's window, its permission dialog makes the parent wait for a human,
 // and a child seen only by its hooks is no longer unobservable. Pure.
-import { knownCall, type PartialObservation } from './observation.js';
+import { knownCall, type PartialObservation } from '../../../observe/parse/observation.js';
 import { summarizeHooks, type HookState } from './parse-hook-activity.js';
 import { isSubagentTool } from './records/tasks.js';
 

@@ -1,8 +1,8 @@
 // What the transcript parser remembers between reads: small, bounded and plain JSON, so it can
 // be kept in memory across checks and persisted across restarts. Pure.
-import { redactSecrets } from '../../present/safe-text.js';
-import { TranscriptStateSchema } from '../../contracts/observe-store.js';
-import { copyCall, type ApiFailureKind, type ToolCall } from './observation.js';
+import { redactSecrets } from '../../../present/safe-text.js';
+import { TranscriptStateSchema } from '../../../contracts/observe-store.js';
+import { copyCall, type ApiFailureKind, type ToolCall } from '../../../observe/parse/observation.js';
 
 /** Tool calls kept for loop detection (newest last). @defaultValue 20 */
 export const RECENT_CALLS_MAX = 20;

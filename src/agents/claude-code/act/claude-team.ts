@@ -4,13 +4,13 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { msToIso } from '../../contracts/time.js';
-import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.js';
-import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from './adapter.js';
+import { msToIso } from '../../../contracts/time.js';
+import { createFileExclusive, writeFileAtomic } from '../../../files/atomic-write.js';
+import type { AdapterDeps, AgentAdapter, AgentsConfig, CancelRequest, MarkerState } from '../../../act/agents/adapter.js';
 import { acquireLocks } from './inbox-lock.js';
-import { launchKindOf, requestMarker, writeNudgeRequest, writeRequest } from './mailbox.js';
-import { failed, ioFailure, succeeded } from './outcome.js';
-import { stepFile } from './step-file.js';
+import { launchKindOf, requestMarker, writeNudgeRequest, writeRequest } from '../../../act/agents/mailbox.js';
+import { failed, ioFailure, succeeded } from '../../../act/agents/outcome.js';
+import { stepFile } from '../../../act/agents/step-file.js';
 
 /** Teammates answer a shutdown request to its sender; the lead is the only sender they are known to obey. */
 export const SHUTDOWN_SENDER = 'team-lead';

@@ -1,7 +1,7 @@
 // The lock Claude Code takes around an inbox write: a directory made with mkdir (the proper-lockfile
 // convention: atomic, stale when its mtime is older than 10 s). Waits a bounded time, never forever.
 import { promises as fs } from 'node:fs';
-import type { Clock } from '../../deps.js';
+import type { Clock } from '../../../deps.js';
 
 /** proper-lockfile's default: a holder refreshes the mtime every 5 s, so 10 s old means it died. */
 export const DEFAULT_LOCK_STALE_MS = 10_000;

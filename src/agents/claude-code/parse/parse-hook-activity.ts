@@ -4,9 +4,9 @@
 // may be); PermissionRequest (the dialog opened, naming the agent and the tool) and Notification
 // permission_prompt mean a human must answer; SubagentStop/Stop mean the agent's turn ended, until
 // the next event shows it working again.
-import { HookStateSchema } from '../../contracts/observe-store.js';
-import type { LineRef } from './line-splitter.js';
-import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from './observation.js';
+import { HookStateSchema } from '../../../contracts/observe-store.js';
+import type { LineRef } from '../../../observe/parse/line-splitter.js';
+import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 

@@ -2,28 +2,28 @@
 // the agent's transcript, each read incrementally, as one PartialObservation per source.
 // Positions and parser states persist under <stateDir>/observe/ across restarts.
 import path from 'node:path';
-import type { Task } from '../../contracts/state-file.js';
-import type { StatePaths } from '../../files/paths.js';
+import type { Task } from '../../../contracts/state-file.js';
+import type { StatePaths } from '../../../files/paths.js';
 import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
 import { createHookActivityReader, type IdHandle } from './hook-activity.js';
-import { createTelemetryReader } from './telemetry.js';
-import type { PartialObservation } from '../parse/observation.js';
-import type { TaskObserver } from './observer.js';
+import { createTelemetryReader } from '../../../observe/read/telemetry.js';
+import type { PartialObservation } from '../../../observe/parse/observation.js';
+import type { TaskObserver } from '../../../observe/read/observer.js';
 import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
 import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
-import { ChangeNotes } from './change-notes.js';
-import { TailReader, type TailOptions } from './tail-file.js';
+import { ChangeNotes } from '../../../observe/read/change-notes.js';
+import { TailReader, type TailOptions } from '../../../observe/read/tail-file.js';
 import { createTranscriptTail } from './transcript-tail.js';
 import { tailSuffices } from '../parse/tail-context.js';
-import { DEFAULT_POLICY } from '../../core/policy.js';
+import { DEFAULT_POLICY } from '../../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TranscriptState } from '../parse/transcript-state.js';
-import type { TelemetryState } from '../parse/parse-telemetry.js';
-import type { TailHandle } from './tail-tracker.js';
+import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
+import type { TailHandle } from '../../../observe/read/tail-tracker.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;

@@ -2,13 +2,13 @@
 // incrementally, keeping a HookState per file; positions persist in <stateDir>/observe/hooks.json.
 import { promises as fs, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { StatePaths } from '../../files/paths.js';
+import type { StatePaths } from '../../../files/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
-import type { TailReader } from './tail-file.js';
-import type { TailParser } from './tail-tracker.js';
-import { TailStore } from './tail-store.js';
-import { TailTracker, type TailHandle } from './tail-tracker.js';
+import type { TailReader } from '../../../observe/read/tail-file.js';
+import type { TailParser } from '../../../observe/read/tail-tracker.js';
+import { TailStore } from '../../../observe/read/tail-store.js';
+import { TailTracker, type TailHandle } from '../../../observe/read/tail-tracker.js';
 
 /** What an activity file says; a missing file is no evidence (hooks are optional), not an error. */
 export type HookActivity = IdFileRead<HookState>;

@@ -4,8 +4,8 @@
 // found are saved (observe/prefix-ids.json) with the positions, so a restart whose saved tail
 // starts where it did need not scan again. I/O.
 import { promises as fs, statSync } from 'node:fs';
-import { PrefixIdsFileSchema } from '../../contracts/observe-store.js';
-import { writeFileAtomic } from '../../files/atomic-write.js';
+import { PrefixIdsFileSchema } from '../../../contracts/observe-store.js';
+import { writeFileAtomic } from '../../../files/atomic-write.js';
 import { taskIdsMentioned } from '../parse/records/tasks.js';
 
 interface Scanned {

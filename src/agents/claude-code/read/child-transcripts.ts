@@ -8,7 +8,7 @@ import { unnamedEarlierChildren, type ChildTranscript } from '../parse/observe-t
 import { backgroundWaits, parseTranscriptText, turnOver } from '../parse/parse-transcript.js';
 import { isSubagentTool } from '../parse/records/tasks.js';
 import type { TrackedTask, TranscriptState } from '../parse/transcript-state.js';
-import type { TailTracker } from './tail-tracker.js';
+import type { TailTracker } from '../../../observe/read/tail-tracker.js';
 
 /** Child transcripts read at most per agent and check. @defaultValue 8 */
 const CHILDREN_MAX = 8;

@@ -2,7 +2,7 @@
 // few payload fields the watchdog uses, shortened, never the tool's full input or output.
 // Pure; imports nothing heavy, so the hook entry stays fast.
 import { shorten, summarizeToolInput } from './tool-input-summary.js';
-import { redactSecrets } from '../../present/safe-text.js';
+import { redactSecrets } from '../../../present/safe-text.js';
 
 /** One activity line (snake_case like the hook payload it comes from). */
 export interface HookLine {

@@ -1,8 +1,8 @@
 // Claude Code transcript lines → TranscriptState → PartialObservation (source 'transcript').
 // Pure: the tail reader (transcript-tail.ts) does the I/O and hands over complete lines.
-import type { Task } from '../../contracts/state-file.js';
-import type { LineRef } from './line-splitter.js';
-import { knownCall, type PartialObservation, type ToolCall } from './observation.js';
+import type { Task } from '../../../contracts/state-file.js';
+import type { LineRef } from '../../../observe/parse/line-splitter.js';
+import { knownCall, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
 import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
 

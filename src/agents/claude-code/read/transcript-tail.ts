@@ -2,9 +2,9 @@
 // into a TranscriptState; positions persist in <stateDir>/observe/transcripts.json.
 import path from 'node:path';
 import { parseTranscriptLine } from '../parse/parse-transcript.js';
-import type { TailReader } from './tail-file.js';
-import { TailStore } from './tail-store.js';
-import { TailTracker } from './tail-tracker.js';
+import type { TailReader } from '../../../observe/read/tail-file.js';
+import { TailStore } from '../../../observe/read/tail-store.js';
+import { TailTracker } from '../../../observe/read/tail-tracker.js';
 import { emptyTranscriptState, isTranscriptState, lacksTeamContext, type TranscriptState } from '../parse/transcript-state.js';
 
 /** A tracker of transcript files under a state dir `root`, reading through `reader`. */

@@ -34,7 +34,7 @@
 // only by harness records (hook output, queued input, local commands) still is; a tail without
 // a fresh message reads back to it.
 import { lacksTeamContext, RECENT_CALLS_MAX, type TranscriptState } from './transcript-state.js';
-import type { ToolCall } from './observation.js';
+import type { ToolCall } from '../../../observe/parse/observation.js';
 import { turnOver } from './parse-transcript.js';
 
 const key = (c: ToolCall) => `${c.name}\u0000${c.inputSummary ?? ''}`;
