@@ -51,6 +51,7 @@ export const RequestSchema = z
     team_name: z.string().optional(),
     session_id: SafeId.optional(),
     pid: z.number().int().optional(),
+    agent: z.string().optional().describe('The row\'s agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume: codex exec resume <session_id> "<resume_prompt>" in the agent\'s own cwd; docs/codex.md).'),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
     answer_by: IsoTimestamp.optional().describe('Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.'),
@@ -89,8 +90,13 @@ export const EscalationNoticeSchema = z
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
 /** The one-line answer instructions written into every request. */
-export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string }): string {
+export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string; agent?: string }): string {
   const row = r.row_task_id ?? r.task_id;
+  const isCodex = r.agent === 'codex';
+  // How this row's agent CLI resumes a session (Codex: in the agent's own cwd, or the turn works elsewhere).
+  const resumeWith = (prompt: string) => (isCodex ? `codex exec resume <session_id> --json "<${prompt}>" run in the agent's own cwd` : `claude --resume <session_id> -p "<${prompt}>"`);
+  const fresh = isCodex ? ' (codex exec --json "<prompt>" in the agent\'s cwd; record its thread id from thread.started)' : '';
+  const stopHow = isCodex ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left)' : '';
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
   // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.
@@ -101,10 +107,10 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
     return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
   }
   if (kind === 'cancel') {
-    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+    return `Stop the agent${stopHow}, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === 'nudge') {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: claude --resume <session_id> -p "<message>") once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: ${resumeWith('message')}) once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
   }
   if (kind === 'reconcile' && r.disagreement === 'agent_running') {
     return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
@@ -114,7 +120,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'resume') {
     return (
-      `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (claude --resume <session_id> -p "<resume_prompt>"; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
+      `Stop the agent of row ${row}${stopHow}, resume its session with \`resume_prompt\` (${resumeWith('resume_prompt')}; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
       `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
       `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
@@ -122,12 +128,12 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   if (r.stop_row_task_id) {
     // task_id never ran: there is no row of it to cancel or reuse.
     return (
-      `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
+      `Stop the agent of row ${r.stop_row_task_id} if it still runs${stopHow} (${r.task_id} was never started), launch a fresh one with \`prompt\`${fresh}, then either add a row with task_id ${r.recovery_task_id} ` +
       `(and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
   }
   return (
-    `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
+    `Stop the agent of row ${row}${stopHow}, launch a fresh one with \`prompt\`${fresh}, then either add a row with task_id ${r.recovery_task_id} ` +
     `(and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, ` +
     `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
   );

@@ -9,6 +9,7 @@ import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, NudgeRequest, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
+import { isCodexRow } from '../../agents/codex/row.js';
 
 /** The JSON in `epics/<epic>/requests/<key>.<kind>.json` (schema: contracts/request.ts). */
 export type MailboxRequest = Request;
@@ -24,7 +25,7 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   const out: MailboxRequest = {
     schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId,
     ...(t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {}), ticket_id: t.ticketId,
-    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid,
+    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid, ...(isCodexRow(t) ? { agent: 'codex' } : {}),
     reason: req.reason, created_at: msToIso(nowMs),
   };
   if (kind === 'redispatch' && 'prompt' in req) {
