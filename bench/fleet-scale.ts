@@ -45,11 +45,11 @@ export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, s
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 /**
- * The CLI as an installed package runs it: the npm bin runs the committed one-file bundle there
- * (bin/dispatch-watchdog.js; a checkout's bin runs dist/). `npm run bench` rebuilds it first.
+ * The CLI as an installed package runs it: the npm bin runs the one-file bundle there
+ * (bin/dispatch-watchdog.js; a checkout's bin runs dist/). `npm run bench` builds it first (npm run build).
  */
 export const cli = path.join(root, 'bundle', 'cli.cjs');
-// What `hook install` and hooks/hooks.json run: the committed CommonJS bundle (npm run bundle); and
+// What `hook install` and hooks/hooks.json run: the CommonJS bundle (npm run build); and
 // the ES module build of the same code, which older installs and a checkout's bin run for `hook`.
 const hookEntry = path.join(root, 'bundle', 'hook.cjs');
 const hookEntryEsm = path.join(root, 'dist', 'src', 'hook-entry.js');

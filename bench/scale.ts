@@ -17,7 +17,7 @@ const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
 
 /** utime + stime of a live process, in ms (/proc/<pid>/stat fields 14 and 15). */
-function cpuMsOf(pid: number): number {
+export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
@@ -30,7 +30,7 @@ function mainThreadCpuMsOf(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
 
-const vmHwmMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+export const vmHwmMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface LoopRun {

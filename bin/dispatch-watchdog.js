@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point: the CLI (installed: the committed bundle/; in a checkout: dist/, built by `npm run build`).
+// Entry point: the CLI (installed: bundle/, built at pack time; in a checkout: dist/, built by `npm run build`).
 // Two fast paths load almost nothing: `--version` (read package.json) and the Claude Code
 // hook, which runs on every tool call and loads only the hook module. `hook install`,
 // `hook uninstall` and `hook --print-settings` are ordinary commands of the full CLI.
@@ -10,7 +10,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v' || args[0]
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
-  // An installed package (no src/ beside dist/) runs the committed one-file bundles (npm run bundle):
+  // An installed package (no src/ beside dist/) runs the one-file bundles (built by prepack):
   // the CLI starts in about 100 ms of CPU instead of 230 ms for dist/'s ~290 modules. A checkout
   // runs dist/, which its own build keeps current (a bundle there may be behind src/).
   const { existsSync } = await import('node:fs');

@@ -1,4 +1,4 @@
-// Fast entry for the Claude Code hook: `node bundle/hook.cjs [--state-dir DIR]` (the committed
+// Fast entry for the Claude Code hook: `node bundle/hook.cjs [--state-dir DIR]` (the built
 // CommonJS bundle of this file, see scripts/bundle.mjs; dist/src/hook-entry.js is the same code
 // as an ES module). It loads hook-run.ts and its small helpers only, reads the payload from
 // descriptor 0 (process.stdin would load node's stream machinery) and writes synchronously, so a

@@ -41,8 +41,8 @@ export function shellQuote(arg: string): string {
 }
 
 /**
- * Absolute path of this package's hook: bundle/hook.cjs, the committed one-file build that
- * hooks/hooks.json runs too (`npm run bundle`; CommonJS starts sooner than an ES module).
+ * Absolute path of this package's hook: bundle/hook.cjs, the one-file build that
+ * hooks/hooks.json runs too (built by `npm run build` and `prepack`, scripts/bundle.mjs; CommonJS starts sooner than an ES module).
  */
 export function hookEntryPath(): string {
   return path.join(packageRoot(), 'bundle', 'hook.cjs');

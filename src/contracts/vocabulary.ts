@@ -134,3 +134,14 @@ export const StallReasonAsRead = z.preprocess((v) => (typeof v === 'string' && O
 export const TELEMETRY_EVENTS = ['user_prompt', 'tool_decision', 'tool_result', 'api_request', 'api_error', 'assistant_response'] as const;
 export type TelemetryEventName = (typeof TELEMETRY_EVENTS)[number];
 export const TelemetryEventSchema = z.enum(TELEMETRY_EVENTS);
+
+/**
+ * The agent CLIs a row may name (`agent:` in the state file, docs/state-files.md); each is one
+ * harness under src/agents/<name>/ (docs/architecture.md "How to add an agent CLI"). A row without
+ * one is Claude Code's.
+ */
+export const AGENT_CLIS = ['claude-code', 'codex'] as const;
+export type AgentCli = (typeof AGENT_CLIS)[number];
+export const AgentCliSchema = z.enum(AGENT_CLIS);
+/** The CLI of a row that names none. */
+export const DEFAULT_AGENT_CLI: AgentCli = 'claude-code';

@@ -3,7 +3,7 @@
 import type { ReplayLine } from '../contracts/replay.js';
 import { msToIso } from '../contracts/time.js';
 import { renderTable } from './format.js';
-import type { ReplayResult, VerdictChange } from '../agents/claude-code/parse/replay-transcript.js';
+import type { ReplayResult, VerdictChange } from './replay-types.js';
 
 const secs = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms / 1000));
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);

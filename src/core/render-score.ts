@@ -1,6 +1,6 @@
-// `replay --score` and `npm run bench`: issue 19's table from agents/claude-code/parse/replay-score, as text. Pure.
+// `replay --score` and `npm run bench`: issue 19's table from a harness's replay score (agents/harness.ts), as text. Pure.
 import { msToIso } from '../contracts/time.js';
-import type { WindowScore } from '../agents/claude-code/parse/replay-score.js';
+import type { WindowScore } from './replay-types.js';
 
 const hours = (h: number) => (h < 0.1 ? `${(h * 60).toFixed(1)} min` : `${h.toFixed(2)} h`);
 const rate = (n: number, h: number) => (h > 0 ? (n / h).toFixed(2) : '–');

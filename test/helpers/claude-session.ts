@@ -30,6 +30,9 @@ import type { ModelServer } from './model-server.js';
 // owns node_modules/.bin/claude) through the npm alias claude-code-2.1.197.
 export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.197', 'bin', 'claude.exe');
 
+/** The pinned newest, 2.1.332 (node_modules/.bin/claude). */
+export const CLAUDE_BIN_LATEST = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+
 function probe(): string | undefined {
   if (!existsSync(CLAUDE_BIN)) return `no ${CLAUDE_BIN} (npm ci installs the alias claude-code-2.1.197)`;
   try {
@@ -77,6 +80,8 @@ export interface ClaudeOptions {
   pluginDir?: string;
   env?: Record<string, string>;
   args?: string[];
+  /** Another Claude Code binary than CLAUDE_BIN (2.1.197), e.g. CLAUDE_BIN_LATEST. */
+  bin?: string;
 }
 
 const scratch = (prefix: string, made: string[]) => {
@@ -135,7 +140,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   args.push(...(opts.args ?? []));
   const outFd = openSync(streamPath, 'a');
   const errFd = openSync(errPath, 'a');
-  const child = spawn(CLAUDE_BIN, args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
+  const child = spawn(opts.bin ?? CLAUDE_BIN, args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;

@@ -108,7 +108,7 @@ describe('the built fast entry', () => {
     return new Promise<{ code: number | null; signal: string | null; out: string; ms: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out, ms: Date.now() - t0 })));
   };
 
-  it('is what hook install and --print-settings pin: the committed CommonJS bundle, the one hooks/hooks.json runs', async () => {
+  it('is what hook install and --print-settings pin: the CommonJS bundle (bundle/hook.cjs), the one hooks/hooks.json runs', async () => {
     const printed = await runCli(['hook', '--print-settings', '--state-dir', '/srv/state']);
     expect(printed.stdout).toContain(JSON.stringify(`node ${cjsEntry} --state-dir /srv/state`));
     expect(isOurHookCommand(`node ${cjsEntry} --state-dir /s`)).toBe(true);

@@ -19,7 +19,9 @@ describe('package.json', () => {
   it('runs nothing at install time and builds at pack time', () => {
     for (const s of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[s], s).toBeUndefined();
     expect(pkg.scripts.prepack).toMatch(/tsc -p tsconfig\.build\.json/);
-    // The hook install pins, and the plugin's CLI, are committed (bundle/): nothing to build for them.
+    // The bundles the installed bin and the hook install run are built at pack time (bundle/ is
+    // not in git); npm test builds them before this test packs with --ignore-scripts.
+    expect(pkg.scripts.prepack).toMatch(/&& node scripts\/bundle\.mjs$/);
     expect(pkg.files).toContain('bundle');
   });
   it('says where it comes from and what it exports', () => {
@@ -51,7 +53,7 @@ describe('the packed tarball', () => {
   }, 120_000);
 
   it('holds the build, the schemas, the docs and the licence, and nothing else', () => {
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'bundle/hook.cjs', 'bundle/cli.cjs']) {
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'bundle/hook.cjs', 'bundle/cli.cjs', 'bundle/log-scan.cjs']) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('dist/bench') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
@@ -114,7 +116,7 @@ describe('the packed tarball', () => {
     expect(stdout).toMatch(/T-1\s+T-1\s+healthy/);
   });
 
-  it("runs the committed bundles, not dist/'s modules: with dist/ moved away the bin still checks a wave and records a hook", async () => {
+  it("runs the bundles, not dist/'s modules: with dist/ moved away the bin still checks a wave and records a hook", async () => {
     const installed = path.join(app, 'node_modules', 'dispatch-watchdog');
     const state = path.join(app, 'state-bundle');
     const now = Date.now();

@@ -1,5 +1,5 @@
-// The Claude Code plugin shipped in the package: the manifest, the skill's front matter and the
-// hooks file, checked against the formats Claude Code reads (plugin manifest: kebab-case name,
+// The Claude Code plugin (the tree scripts/build-plugin.mjs builds, and the package): the manifest,
+// the marketplace entry, the skill's front matter and the hooks file, checked against the formats Claude Code reads (plugin manifest: kebab-case name,
 // semver, `./` paths; skill: name = folder, description ≤ 1024; hooks: settings.json's shape),
 // the hook command run the way Claude Code runs it (sh -c, ${CLAUDE_PLUGIN_ROOT} set), and every
 // command the skill tells the lead to run, run.
@@ -9,6 +9,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { BUNDLES } from '../../scripts/bundle.mjs';
+import { RELEASE_BRANCH } from '../../scripts/release-plugin.mjs';
 import { HOOK_EVENTS, hookSettingsBlock } from '../../src/commands/hook.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -37,10 +39,27 @@ describe('.claude-plugin/plugin.json', () => {
   });
 
   it('names no component paths: skills/ and hooks/hooks.json load from their default place (naming hooks again loads them twice)', () => {
-    const known = ['name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords'];
+    const known = ['name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'engines'];
     expect(Object.keys(manifest).filter((k) => !known.includes(k))).toEqual([]);
     expect(existsSync(path.join(REPO_ROOT, 'skills', 'dispatch-watchdog', 'SKILL.md'))).toBe(true);
     expect(existsSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'))).toBe(true);
+  });
+
+  it('declares the Claude Code versions it is tested with (engines, read by 2.1.323+): from 2.1.197, the oldest the install test runs, on', () => {
+    // test/long/plugin-install.test.ts installs it with 2.1.197 and 2.1.332; a range that left
+    // either out would make 2.1.332 refuse the install.
+    expect(manifest.engines).toEqual({ 'claude-code': '>=2.1.197' });
+  });
+});
+
+describe('.claude-plugin/marketplace.json', () => {
+  const market = JSON.parse(read('.claude-plugin/marketplace.json')) as { name: string; plugins: { name: string; source: unknown }[] };
+
+  it("is this repo as a marketplace whose one plugin is fetched from the release branch (the built tree only), not from main's source", () => {
+    expect(market.name).toBe(pkg.name);
+    expect(market.plugins.map((p) => p.name)).toEqual([pkg.name]);
+    const repo = new URL(JSON.parse(read('package.json')).repository.url.replace(/^git\+/, '')).pathname.replace(/^\//, '').replace(/\.git$/, '');
+    expect(market.plugins[0]!.source).toEqual({ source: 'github', repo, ref: RELEASE_BRANCH });
   });
 });
 
@@ -91,7 +110,7 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
   });
 });
 
-/** How the skill runs the CLI: the plugin's committed bundle, nothing on the PATH. */
+/** How the skill runs the CLI: the plugin's own bundle, nothing on the PATH. */
 const SKILL_CLI = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/cli.cjs"';
 
 const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/hook.cjs" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
@@ -119,6 +138,8 @@ describe('hooks/hooks.json', () => {
   it('installs the same handlers as `hook --print-settings`, with a ${CLAUDE_PLUGIN_ROOT}-relative entry that the package ships', () => {
     expect(doc.hooks).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
     expect(Object.keys(doc.hooks)).toEqual([...HOOK_EVENTS]);
+    // Built into the plugin's tree (scripts/build-plugin.mjs) and the package (prepack), and into bundle/ of a checkout by npm test / npm run build.
+    expect(BUNDLES).toContain('bundle/hook.cjs');
     expect(existsSync(path.join(REPO_ROOT, 'bundle', 'hook.cjs'))).toBe(true);
   });
 
@@ -177,7 +198,7 @@ describe('the commands the skill tells the lead to run', () => {
    * Run one of the skill's commands in `cwd` (the directory holding .onex_state/), placeholders
    * filled, the way the lead's Bash tool does: through sh, ${CLAUDE_PLUGIN_ROOT} already replaced by
    * Claude Code (it fills it in SKILL.md; the Bash tool's environment does not have it), PATH empty
-   * of dispatch-watchdog. So it runs the committed bundle, not dist/.
+   * of dispatch-watchdog. So it runs the bundle (built into bundle/ by npm test), not dist/.
    */
   const runSkillCommand = (command: string, cwd: string, fill: Record<string, string>, home: string): Promise<CliResult> => {
     const line = command.replaceAll('${CLAUDE_PLUGIN_ROOT}', REPO_ROOT).replace(/<([A-Z_]+)>/g, (_, k: string) => fill[k] ?? `<${k}>`);

@@ -40,6 +40,7 @@ export function createLineSplitter(offset: number, opts: { skipFirst?: boolean; 
 }
 
 export interface SplitSink {
+  /** A complete line, without its newline. The bytes are lent: they may be a view of the caller's read buffer, valid during the call only. */
   line(bytes: Buffer, ref: LineRef): void;
   /** A line over the cap was dropped whole. */
   oversize(ref: LineRef, bytes: number): void;
@@ -62,15 +63,16 @@ export function feedLines(s: LineSplitter, chunk: Buffer, maxLineBytes: number, 
       s.partBytes += end - pos;
       s.isSkipping = true;
       s.isOversize = true;
-    } else if (end > pos) {
-      // Copy: the caller may reuse the chunk's buffer for the next read.
+    } else if (end > pos && (nl === -1 || s.parts.length > 0)) {
+      // Copy a part that waits for the rest of its line: the caller reuses the chunk's buffer for
+      // the next read. A line whole within this chunk is lent as it is (no copy; see SplitSink).
       s.parts.push(Buffer.from(chunk.subarray(pos, end)));
       s.partBytes += end - pos;
     }
     if (nl === -1) return;
     const ref: LineRef = { offset: s.lineStart, lineNo: s.lineNo };
     if (!s.isSkipping) {
-      const bytes = s.parts.length === 1 ? s.parts[0]! : Buffer.concat(s.parts, s.partBytes);
+      const bytes = s.parts.length === 0 ? chunk.subarray(pos, end) : s.parts.length === 1 ? s.parts[0]! : Buffer.concat(s.parts, s.partBytes);
       if (bytes.length > 0) sink.line(bytes, ref);
     } else if (s.isOversize) {
       sink.oversize(ref, s.partBytes);

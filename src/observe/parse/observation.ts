@@ -10,6 +10,26 @@ export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' |
 /** Where a piece of evidence came from. */
 export type SourceName = 'row' | 'hooks' | 'transcript' | 'process' | 'telemetry';
 
+/**
+ * What a tool call does, whichever agent CLI made it (its harness classifies it, agents/harness.ts
+ * `classifyTool`): run a command, launch a subagent, touch files, fetch from the web, call an MCP
+ * server, or anything else. The core reads kinds, never a vendor's tool names.
+ */
+export const TOOL_KINDS = ['shell', 'subagent', 'file', 'web', 'mcp', 'other'] as const;
+export type ToolKind = (typeof TOOL_KINDS)[number];
+
+/** A harness's word on one call: its kind, the timeout the CLI applies when the call names none, whether it only polls. */
+export interface ToolClass {
+  kind: ToolKind;
+  /** The CLI's own limit on this call when its input names none (Claude Code's Bash: 120 s), in ms. */
+  defaultTimeoutMs?: number;
+  /** Only asks how background work is going (a task list, a background shell's output): repeating it is waiting, not a loop. */
+  isStatusPoll?: boolean;
+}
+
+/** Classifies one call by its name and input facts. Pure, total: an unknown name is `other`. */
+export type ToolClassifier = (call: Pick<ToolCall, 'name' | 'command'>) => ToolClass;
+
 /** A tool call as seen in a transcript or hook events. */
 export interface ToolCall {
   name: string;

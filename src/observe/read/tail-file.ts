@@ -171,15 +171,23 @@ export class TailReader {
       if (isPseudoDevice(st.dev)) return { ok: false, code: 'EPSEUDO', reason: pseudoDeviceReason(file) };
       let reset: ResetReason | undefined;
       let pos = prev;
+      // Bytes of the first chunk already in this.buf: read from one byte before the resume point,
+      // that byte checked to still be a newline (one read for the check and the first chunk).
+      let first = 0;
       if (!pos) reset = 'cold';
       else if (pos.cursor.ino !== st.ino || pos.cursor.dev !== st.dev) reset = 'replaced';
       else if (st.size < pos.splitter.fedTo) reset = 'truncated';
-      else if (st.size > pos.splitter.fedTo && !this.continuesAt(fd, pos.splitter)) reset = 'rewritten';
+      else if (st.size > pos.splitter.fedTo) {
+        first = this.readContinuing(fd, pos.splitter, st.size);
+        if (first === -1) reset = 'rewritten';
+      }
       if (reset || !pos) {
+        first = 0;
         pos = this.coldPosition(st.size, coldBytes);
         h.reset(reset ?? 'cold', pos.splitter.isSkipping ? pos.cursor.offset : undefined);
       }
       const s = pos.splitter;
+      if (first > 0) feedLines(s, this.buf.subarray(this.buf.length - first), this.opts.maxLineBytes, h);
       while (s.fedTo < st.size) {
         const want = Math.min(this.buf.length, st.size - s.fedTo);
         const bytesRead = readSync(fd, this.buf, 0, want, s.fedTo);
@@ -214,12 +222,22 @@ export class TailReader {
     return { cursor: { dev: 0, ino: 0, offset: start, size: 0, mtimeMs: 0 }, splitter: createLineSplitter(start, { skipFirst: true }) };
   }
 
-  /** Same inode and longer: check the byte before the resume point is still a newline (1 byte read). */
-  private continuesAt(fd: number, s: LineSplitter): boolean {
-    if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return true;
-    const one = Buffer.alloc(1);
-    const bytesRead = readSync(fd, one, 0, 1, s.fedTo - 1);
+  /**
+   * Same inode and longer: the first chunk after the resume point, read together with the byte
+   * before it, which must still be a newline (else the file was rewritten: -1). Returns how many
+   * bytes of the chunk it left at the end of this.buf (0: nothing read, read on as usual).
+   */
+  private readContinuing(fd: number, s: LineSplitter, size: number): number {
+    if (s.fedTo === 0 || s.partBytes > 0 || s.isSkipping) return 0;
+    // Into the buffer's end, so the chunk after the checked byte is its last `n` bytes.
+    const want = Math.min(this.buf.length, size - s.fedTo + 1);
+    const at = this.buf.length - want;
+    const bytesRead = readSync(fd, this.buf, at, want, s.fedTo - 1);
     this.bytesRead += bytesRead;
-    return bytesRead === 1 && one[0] === 0x0a;
+    if (bytesRead === 0 || this.buf[at] !== 0x0a) return -1;
+    // The rest of the chunk moved to the end (a short read leaves a gap before it).
+    if (bytesRead < want) this.buf.copyWithin(this.buf.length - (bytesRead - 1), at + 1, at + bytesRead);
+    return bytesRead - 1;
   }
+
 }

@@ -13,6 +13,11 @@ export interface TailParser<S> {
   empty(): S;
   /** Fold one complete line (without its newline) into `state`. */
   line(state: S, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined;
+  /**
+   * The same from the line's bytes (optional: a parser that can fold some records from their
+   * first bytes, never decoding the rest). The bytes are only lent: valid during the call.
+   */
+  lineBytes?(state: S, bytes: Buffer, file: string, ref: LineRef): ObserveDiagnostic | undefined;
   /** Count a line skipped for being over the size cap. */
   skipped?(state: S): void;
   /**
@@ -255,7 +260,7 @@ export class TailTracker<S> {
           lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
         },
         line: (bytes, ref) => {
-          const d = parser.line(state, bytes.toString('utf8'), file, ref);
+          const d = parser.lineBytes ? parser.lineBytes(state, bytes, file, ref) : parser.line(state, bytes.toString('utf8'), file, ref);
           if (d) diags.push(d);
         },
         oversize: (ref, bytes) => {

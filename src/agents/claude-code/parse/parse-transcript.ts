@@ -4,6 +4,7 @@ import type { Task } from '../../../contracts/state-file.js';
 import type { LineRef } from '../../../observe/parse/line-splitter.js';
 import { knownCall, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
+import { skimTranscriptLine } from './skim-record.js';
 import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
 
 /** A problem with one line of an observed file: reported, never fatal. */
@@ -36,6 +37,20 @@ export function parseTranscriptLine(state: TranscriptState, text: string, file: 
   // A line number is known only when reading began at byte 0.
   if (ref.lineNo === undefined) state.isTailStart = true;
   applyTranscriptRecord(state, rec, ref.lineNo !== undefined ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
+  return undefined;
+}
+
+/**
+ * Fold one complete line given as bytes: a record whose bulk the fold never reads is folded from
+ * its first bytes (skim-record.ts), anything else decoded and parsed by parseTranscriptLine.
+ */
+export function parseTranscriptBytes(state: TranscriptState, bytes: Buffer, file: string, ref: LineRef): ObserveDiagnostic | undefined {
+  const skim = skimTranscriptLine(bytes);
+  if (skim === undefined) return parseTranscriptLine(state, bytes.toString('utf8'), file, ref);
+  if ('text' in skim) return parseTranscriptLine(state, skim.text, file, ref);
+  // A type the fold does not know: it reads nothing but the type (parse-transcript-record.ts).
+  if (ref.lineNo === undefined) state.isTailStart = true;
+  applyTranscriptRecord(state, { type: skim.unknownType }, ref.lineNo !== undefined ? `line ${ref.lineNo}` : `byte ${ref.offset}`);
   return undefined;
 }
 

@@ -8,51 +8,10 @@ import type { Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
 import { familyOf } from './records/table.js';
 import { isRec } from './records/family.js';
+import type { ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, type TimedRecord, type VerdictChange } from './replay-transcript.js';
 
-/** A stall the agent went on from by itself. */
-export interface FalseStall {
-  file: string;
-  atMs: number;
-  resumedAtMs: number;
-  reason: string;
-  /** The wait was a human's (a permission dialog, a question): see isHumanWait. */
-  isHumanWait: boolean;
-}
-
-export interface ScoreOptions {
-  /** Seed of the crash moments. @defaultValue 19 */
-  seed?: number;
-  /** Crash moments drawn per transcript. @defaultValue 25 */
-  cutsPerFile?: number;
-}
-
-export interface WindowScore {
-  windowSeconds: number;
-  sessions: number;
-  /** First to last record, summed over the transcripts. */
-  agentHours: number;
-  /** The silences the agent's own next record ended (it was at work), summed. */
-  activeHours: number;
-  falseStalls: FalseStall[];
-  /** Turns that ended (a final answer, a turn-end record) before a human's prompt or the end of the file. */
-  finishedTurns: number;
-  finishedCalledStalled: { file: string; atMs: number }[];
-  /** Stalls a human's prompt or interruption ended while the agent was mid-turn (a real stall, or a wait no record shows). */
-  humanSteppedIn: number;
-  /** Stalls with nothing after them while the agent was mid-turn (the recording stopped, or the agent died). */
-  atEnd: number;
-  crashes: {
-    simulated: number;
-    flagged: number;
-    /** Not stalled but reported within the window + 1 s as waiting on a child nothing can be seen of (`unknown`, never acted on). */
-    reportedUnobservable: number;
-    missed: { file: string; cutMs: number; reason: string }[];
-    /** Cuts where the agent was not at work (finished, waiting on a human, ...), by verdict kind: no crash to flag. */
-    notAtWork: Record<string, number>;
-  };
-  giveUps: { seen: number; flaggedAtOnce: number; resumed: number; cleared: number; notCleared: { file: string; atMs: number }[] };
-}
+export type { FalseStall, ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 
 const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted']);
 /** Tools that return at once unless a permission dialog holds them. */

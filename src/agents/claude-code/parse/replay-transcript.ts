@@ -9,56 +9,9 @@ import { observeRow } from '../../../observe/parse/observe-row.js';
 import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
 import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';
 import { emptyTranscriptState, type TranscriptState } from './transcript-state.js';
+import type { ReplayInput, ReplayResult, ReplaySource, VerdictChange } from '../../../core/replay-types.js';
 
-/** One transcript file's text. */
-export interface ReplaySource {
-  file: string;
-  text: string;
-}
-
-export interface ReplayInput {
-  /** The agent's own transcript. */
-  transcript: ReplaySource;
-  /** Its subagents' transcripts (`<session>/subagents/agent-<id>.jsonl`), if any. */
-  children?: readonly ReplaySource[];
-}
-
-export type StallOutcome = 'false_alarm' | 'human_resumed' | 'interrupted' | 'end_of_transcript';
-
-/** The verdict changed at `atMs` (a record arrived, or a window ran out when `line` is undefined). */
-export interface VerdictChange {
-  atMs: number;
-  verdict: Verdict;
-  /** 1-based line of the agent's transcript (or `file:line` of a child's) that caused it. */
-  line?: number;
-  childFile?: string;
-  /** For a stall: what happened next. */
-  outcome?: StallOutcome;
-  /** For a false alarm: when the agent went on. */
-  resumedAtMs?: number;
-}
-
-export interface ReplaySummary {
-  records: number;
-  firstMs?: number;
-  lastMs?: number;
-  stalls: number;
-  falseAlarms: number;
-  humanResumed: number;
-  atEnd: number;
-}
-
-export interface ReplayResult {
-  file: string;
-  children: string[];
-  baseTimeoutMs: number;
-  changes: VerdictChange[];
-  summary: ReplaySummary;
-  /** Lines that were not JSON, by `file:line`. */
-  badLines: string[];
-  /** The verdict judged at the last record (before any window ran out after it): what a crash there left. */
-  atLastRecord?: Verdict;
-}
+export type { ReplayInput, ReplayResult, ReplaySource, ReplaySummary, StallOutcome, VerdictChange } from '../../../core/replay-types.js';
 
 export interface TimedRecord {
   rec: unknown;

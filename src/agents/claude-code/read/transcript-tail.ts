@@ -1,7 +1,7 @@
 // Tails Claude Code transcripts: per file, the bytes appended since the last read are parsed
 // into a TranscriptState; positions persist in <stateDir>/observe/transcripts.json.
 import path from 'node:path';
-import { parseTranscriptLine } from '../parse/parse-transcript.js';
+import { parseTranscriptBytes, parseTranscriptLine } from '../parse/parse-transcript.js';
 import type { TailReader } from '../../../observe/read/tail-file.js';
 import { TailStore } from '../../../observe/read/tail-store.js';
 import { TailTracker } from '../../../observe/read/tail-tracker.js';
@@ -15,6 +15,7 @@ export function createTranscriptTail(root: string, reader: TailReader, opts: { i
     {
       empty: emptyTranscriptState,
       line: parseTranscriptLine,
+      lineBytes: parseTranscriptBytes,
       skipped: (s) => void s.skippedLines++,
       // Lazy: a cold start reads a short tail and notes what it can vouch for (tail-context.ts).
       beginTail: (s, cutAt) => {

@@ -16,6 +16,14 @@ export const QUEUE_OPERATION: RecordFamily = {
   },
 };
 
+/**
+ * Attachments whose body this family never reads (it reads no attachment's body): the fast path
+ * (skim-record.ts) folds them with the body cut out. Bulk only — a prompt snapshot, skill and
+ * tool listings (4–56 KB each in 2.1.332). A family that starts reading an attachment's body
+ * takes its type out of this list.
+ */
+export const SKIMMED_ATTACHMENTS: ReadonlySet<string> = new Set(['prompt_snapshot', 'skill_listing', 'agent_listing_delta', 'deferred_tools_delta']);
+
 export const ATTACHMENT: RecordFamily = {
   isSession: true,
   isHarnessNote: false,

@@ -1,0 +1,173 @@
+// Issue 37: a busy wave. Every agent appends one Claude Code 2.1.332-sized turn (bench/turn-2332.ts,
+// ~11 KB, 61 % of it `api-request*` records) every 5 s while the real CLI loop checks every 2 s:
+// about 400 changed files and 4.5 MB per check at 1,000 agents. Measured from outside the loop
+// (/proc: whole-process CPU per check, VmHWM), at 100 / 1,000 / 10,000 agents, beside the two
+// floors measured in the same run on the same appended bytes: reading them only, and reading them
+// plus JSON.parse of every line (what a watchdog that parses everything cannot go below).
+import { spawn } from 'node:child_process';
+import { appendFileSync, closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { generateFleet } from './fleet.js';
+import { cli, pct, type Figure } from './fleet-scale.js';
+import { cpuMsOf, vmHwmMb } from './scale.js';
+import { turn2332Lines } from './turn-2332.js';
+
+const f0 = (n: number) => n.toFixed(0);
+const f1 = (n: number) => n.toFixed(1);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface BusyScale {
+  agents: number[];
+  /** Each agent writes one turn this often. */
+  turnEveryMs: number;
+  checkIntervalS: number;
+  settleChecks: number;
+  checks: number;
+}
+
+export const BUSY_FULL: BusyScale = { agents: [100, 1000, 10_000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 10, checks: 20 };
+export const BUSY_QUICK: BusyScale = { agents: [100, 1000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 5, checks: 8 };
+
+interface BusyRun {
+  agents: number;
+  coldMs: number;
+  cpuPerCheckMs: number;
+  hwmMb: number;
+  filesPerCheck: number;
+  bytesPerCheck: number;
+  floorBytesMs: number;
+  floorParseMs: number;
+}
+
+/** The two floors for one check's worth of appends: `files` files whose last `bytes[i]` bytes are new. */
+function floors(files: string[], bytes: number[]): { readMs: number; parseMs: number } {
+  const buf = Buffer.alloc(1 << 20);
+  const run = (parse: boolean) => {
+    const t = performance.now();
+    for (let i = 0; i < files.length; i++) {
+      const size = statSync(files[i]!).size;
+      const fd = openSync(files[i]!, 'r');
+      const n = Math.min(bytes[i]!, buf.length);
+      readSync(fd, buf, 0, n, size - n);
+      closeSync(fd);
+      // The last n bytes start inside a line: parse from the first whole one.
+      if (parse) for (const line of buf.toString('utf8', buf.indexOf(10) + 1, n).split('\n')) if (line) JSON.parse(line);
+    }
+    return performance.now() - t;
+  };
+  const reads: number[] = [];
+  const parses: number[] = [];
+  for (let k = 0; k < 5; k++) {
+    reads.push(run(false));
+    parses.push(run(true));
+  }
+  return { readMs: pct(reads, 50), parseMs: pct(parses, 50) };
+}
+
+async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyRun> {
+  const start = Date.now();
+  const fleet = generateFleet(dir, agents, 1024, start);
+  // Each agent's transcript holds three 2.1.332 turns: the cold check reads records of today's sizes.
+  const turns = new Array<number>(agents).fill(3);
+  fleet.transcripts.forEach((f, k) => writeFileSync(f, [0, 1, 2].map((i) => turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, i, start - 30_000 + i * 1000)).join('')));
+  const out = path.join(fleet.stateDir, 'epics', 'E-1', 'watchdog.json');
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, cli, '--epic-id', 'E-1', '--state-dir', fleet.stateDir, '--check-interval', String(s.checkIntervalS), '--stall-window', '3600', '--action', 'report'], {
+    env: { ...process.env, CLAUDE_CONFIG_DIR: fleet.claudeDir },
+    stdio: 'ignore',
+  });
+  const stop = () => child.kill('SIGKILL');
+  process.once('exit', stop);
+  // The writer: one turn per agent every turnEveryMs, spread evenly (a tick every 50 ms).
+  const tickMs = 50;
+  const perTick = Math.max(1, Math.round((agents * tickMs) / s.turnEveryMs));
+  let next = 0;
+  let written = 0;
+  let writes = 0;
+  const writer = setInterval(() => {
+    for (let j = 0; j < perTick; j++) {
+      const k = next++ % agents;
+      const text = turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, Date.now());
+      appendFileSync(fleet.transcripts[k]!, text);
+      written += text.length;
+      writes++;
+    }
+  }, tickMs);
+  try {
+    let ino = -1;
+    const nextCheck = async (patienceMs: number) => {
+      const deadline = performance.now() + patienceMs;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`the watchdog loop exited (${child.exitCode})`);
+        if (performance.now() > deadline) throw new Error(`no check within the bench's patience at ${agents} busy agents`);
+        let now = -1;
+        try {
+          now = statSync(out).ino;
+        } catch {
+          // not written yet
+        }
+        if (now !== -1 && now !== ino) {
+          ino = now;
+          return;
+        }
+        await sleep(20);
+      }
+    };
+    const t0 = performance.now();
+    await nextCheck(300_000);
+    const coldMs = performance.now() - t0;
+    for (let i = 0; i < s.settleChecks; i++) await nextCheck(120_000);
+    const c0 = cpuMsOf(child.pid!);
+    const w0 = written;
+    const n0 = writes;
+    const m0 = performance.now();
+    for (let i = 0; i < s.checks; i++) await nextCheck(120_000);
+    const c1 = cpuMsOf(child.pid!);
+    const hwmMb = vmHwmMb(child.pid!);
+    const checks = ((performance.now() - m0) / 1000) / s.checkIntervalS;
+    clearInterval(writer);
+    const filesPerCheck = (writes - n0) / checks;
+    const bytesPerCheck = (written - w0) / checks;
+    // The floors, on the same files: one check's worth of the turns just written (the last turn of each).
+    const sample = Math.min(agents, Math.round(filesPerCheck));
+    const files = Array.from({ length: sample }, (_, i) => fleet.transcripts[(next - 1 - i + agents * 4) % agents]!);
+    const each = Math.round(bytesPerCheck / Math.max(1, filesPerCheck));
+    const fl = floors(files, files.map(() => each));
+    return { agents, coldMs, cpuPerCheckMs: (c1 - c0) / s.checks, hwmMb, filesPerCheck, bytesPerCheck, floorBytesMs: fl.readMs, floorParseMs: fl.parseMs };
+  } finally {
+    clearInterval(writer);
+    process.off('exit', stop);
+    child.kill('SIGTERM');
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+  }
+}
+
+export async function benchBusy(s: BusyScale, tmp: string, log: (line: string) => void): Promise<Figure[]> {
+  const rows: BusyRun[] = [];
+  for (const agents of s.agents) {
+    const t = performance.now();
+    rows.push(await runBusy(path.join(tmp, `busy-${agents}`), agents, s));
+    log(`        (${agents} busy agents: ${f0((performance.now() - t) / 1000)} s)`);
+  }
+  const first = rows[0]!;
+  const last = rows[rows.length - 1]!;
+  const figures: Figure[] = rows.map((r) => ({
+    figure: `busy wave, ${r.agents.toLocaleString('en')} agents each writing a 2.1.332 turn every ${s.turnEveryMs / 1000} s (the real CLI loop, --check-interval ${s.checkIntervalS}; ${f0(r.filesPerCheck)} changed files and ${f1(r.bytesPerCheck / 1024 ** 2)} MB a check)`,
+    goal: r.agents === 1000 ? 'whole-process CPU ≤ 20 ms a check, peak RSS ≤ 150 MB' : r.agents === 10_000 ? 'whole-process CPU ≤ 200 ms a check, peak RSS ≤ 400 MB' : '(growth point)',
+    ours: `whole process ${f1(r.cpuPerCheckMs)} ms CPU per check (/proc, ${s.checks} checks after ${s.settleChecks}); cold first check ${f0(r.coldMs)} ms from spawn; peak RSS (VmHWM) ${f0(r.hwmMb)} MB`,
+    naive: `floors on the same appended bytes, in-process: read + JSON.parse of every line ${f1(r.floorParseMs)} ms (${f1(r.floorParseMs / r.cpuPerCheckMs)}× ours), reading the bytes only ${f1(r.floorBytesMs)} ms`,
+    met: r.agents === 1000 ? r.cpuPerCheckMs <= 20 && r.hwmMb <= 150 : r.agents === 10_000 ? r.cpuPerCheckMs <= 200 && r.hwmMb <= 400 : true,
+    isExtra: r.agents !== 1000 && r.agents !== 10_000,
+  }));
+  if (rows.length > 1) {
+    figures.push({
+      figure: `growth of the busy check, ${first.agents.toLocaleString('en')} → ${last.agents.toLocaleString('en')} agents`,
+      goal: '(reported: a per-agent slope)',
+      ours: `${(((last.cpuPerCheckMs - first.cpuPerCheckMs) / (last.agents - first.agents)) * 1000).toFixed(1)} µs CPU per busy agent per check; ${rows.map((r) => `${r.agents}: ${f1(r.cpuPerCheckMs)} ms`).join(', ')}`,
+      naive: `parse-everything floor: ${(((last.floorParseMs - first.floorParseMs) / (last.agents - first.agents)) * 1000).toFixed(1)} µs per agent per check`,
+      met: true,
+      isExtra: true,
+    });
+  }
+  return figures;
+}

@@ -1,0 +1,55 @@
+// One turn of a Claude Code 2.1.332 subagent as it lands in its transcript: the record mix and
+// sizes of a real 2.1.332 session recorded against the scripted model server (the suite's
+// test/fixtures/real-2.1.332/ and docs/performance.md "a busy wave"): per model request an
+// `api-request` (~1.3 KB) and an `api-request-blob` (1–8 KB), now and then an `api-request-shape`
+// (19–38 KB, when the request's shape changes), the assistant's tool call, `tools-used`, the
+// tool's result, an attachment or two (a 1 KB reminder; a 4 KB `prompt_snapshot` every four
+// turns), `last-prompt` and `atis-latch`. About 11–12 KB a turn on average, 61 % of it the
+// `api-request*` records, as measured.
+const pad = (n: number, seed: number) => {
+  let s = '';
+  let x = seed >>> 0 || 1;
+  while (s.length < n) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    s += x.toString(36);
+  }
+  return s.slice(0, n);
+};
+
+const hex = (i: number, n = 64) => pad(n, i * 7 + 3).replace(/[g-z]/g, (c) => String.fromCharCode(97 + (c.charCodeAt(0) % 6)));
+
+/** The lines of turn `i` of agent `agent` in session `session`, stamped from `t` (ms) on. */
+export function turn2332Lines(agent: string, session: string, i: number, t: number, cwd = '/work/repo'): string {
+  const ts = (dt: number) => new Date(t + dt).toISOString();
+  const base = { isSidechain: true, agentId: agent };
+  const tail = { userType: 'external', entrypoint: 'sdk-cli', cwd, sessionId: session, version: '2.1.332', gitBranch: 'main' };
+  const toolId = `toolu_${agent}_${i}`;
+  const lines: unknown[] = [];
+  if (i % 8 === 0) {
+    lines.push({ type: 'api-request-shape', sessionId: session, agentId: agent, shapeHash: hex(i), timestamp: ts(0), version: '2.1.332', shape: { system: [{ type: 'text', text: pad(i % 16 === 0 ? 36_000 : 18_000, i) }], tools: [{ name: 'Bash', description: pad(800, i + 1) }] } });
+  }
+  lines.push({ type: 'api-request-blob', sessionId: session, agentId: agent, hash: hex(i + 1), message: { role: 'user', content: [{ type: 'text', text: pad(i % 5 === 0 ? 7_400 : 1_200, i + 2) }] } });
+  lines.push({
+    type: 'api-request', sessionId: session, agentId: agent, id: `req-${agent}-${i}`, timestamp: ts(5), version: '2.1.332', querySource: 'agent:builtin:general-purpose', shapeHash: hex(i),
+    params: { model: 'claude-opus-5-5', betas: ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'context-management-2025-06-27'], max_tokens: 128000, thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } },
+    thread: { type: 'none' }, echoWireToolInputs: false, keep: 0, tail: [hex(i + 2), hex(i + 3)], requestDigest: hex(i + 4),
+  });
+  lines.push({
+    parentUuid: `p-${agent}-${i}`, ...base,
+    message: { id: `msg_${agent}_${i}`, type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/work/repo/src/m${i}.ts` } }], stop_reason: 'tool_use', usage: { input_tokens: 1200 + i, output_tokens: 80, cache_read_input_tokens: 40000 } },
+    apiBlockIndex: 0, requestId: `req_${hex(i + 5, 24)}`, requestRef: `req-${agent}-${i}`, requestedModel: 'claude-opus-5-5', type: 'assistant', uuid: `a-${agent}-${i}`, timestamp: ts(900), ...tail,
+  });
+  lines.push({ type: 'tools-used', tools: ['Read', 'Bash'], sessionId: session, agentId: agent });
+  lines.push({
+    parentUuid: `a-${agent}-${i}`, ...base, promptId: `prompt-${agent}`, type: 'user',
+    message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: pad(i % 3 === 0 ? 1_600 : 900, i + 6) }] },
+    uuid: `u-${agent}-${i}`, timestamp: ts(1_000), sandboxed: false, sourceToolAssistantUUID: `a-${agent}-${i}`, ...tail,
+  });
+  lines.push({ parentUuid: `u-${agent}-${i}`, ...base, attachment: { type: 'todo_reminder', content: [{ content: pad(600, i + 7), status: 'in_progress' }] }, type: 'attachment', uuid: `r-${agent}-${i}`, timestamp: ts(1_010), ...tail });
+  if (i % 4 === 1) {
+    lines.push({ parentUuid: `r-${agent}-${i}`, ...base, attachment: { type: 'prompt_snapshot', system: pad(3_400, i + 8) }, type: 'attachment', uuid: `s-${agent}-${i}`, timestamp: ts(1_020), ...tail });
+  }
+  lines.push({ type: 'last-prompt', lastPrompt: 'implement the ticket', leafUuid: `u-${agent}-${i}`, sessionId: session, agentId: agent });
+  lines.push({ type: 'atis-latch', atis: '', sessionId: session, agentId: agent });
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
