@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAdapter } from '../../src/act/agents/make-adapter.js';
 import { buildMailboxRequest } from '../../src/act/agents/mailbox.js';
-import { CODEX_EXEC_FLAGS } from '../../src/agents/codex/act/commands.js';
+import { CODEX_EXEC_FLAGS } from '../../src/agents/codex/commands.js';
 import { realClock } from '../../src/deps.js';
 import { cancelRequest, redispatchRequest } from '../helpers/agent-requests.js';
 import { descendants } from '../helpers/claude-session.js';

@@ -21,6 +21,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['agents/claude-code/act/', 4],
   ['agents/codex/parse/', 1],
   ['agents/codex/row.ts', 1],
+  ['agents/codex/commands.ts', 1],
   ['agents/codex/act/', 4],
   ['agents/', 3],
   // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.

@@ -7,7 +7,7 @@ import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement, nudgeLaunchRequest } from './process-launch.js';
 import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
-import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from '../../agents/codex/act/commands.js';
+import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from '../../agents/codex/commands.js';
 import { stopCodex } from '../../agents/codex/act/stop.js';
 import { codexHomeOf, lockPathOf } from '../../agents/codex/read/codex-home.js';
 import { lockHolder } from '../../agents/codex/read/owner.js';
