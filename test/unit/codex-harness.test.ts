@@ -48,6 +48,16 @@ describe('the Codex harness', () => {
     expect(s.observers).toHaveLength(1);
   });
 
+  it('gives another CLI\'s row the same empty parts every time, so a steady check still reuses its observation', async () => {
+    const o = codexHarness.connect({ paths: new StatePaths(tempDir()), config: {}, env: {}, isPersistent: false, baseTimeoutMs: 120_000 }).observers[0]!;
+    const claudeRow = row({ session_id: THREAD });
+    const first = await o.observe(claudeRow, 0);
+    expect(first).toEqual([]);
+    expect(await o.observe(claudeRow, 1)).toBe(first);
+    expect(o.observeUnchanged?.(claudeRow, 2)).toBe(first);
+    expect(o.observeUnchanged?.(row({ agent: 'codex', session_id: THREAD }), 2)).toBeUndefined();
+  });
+
   it('replays a rollout: healthy while a call is open, a stall where the silence after it outran the window', () => {
     const text = [
       rec('2026-12-05T12:00:00.000Z', 'session_meta', { id: THREAD, cwd: '/w' }),

@@ -48,6 +48,9 @@ async function foldFile<S>(file: string, prev: Folded<S> | undefined, fresh: () 
   return cur;
 }
 
+/** The parts of a row that is not Codex's: one array, so an unchanged check can return it again. */
+const NONE: PartialObservation[] = [];
+
 export interface CodexObserverOptions {
   env: NodeJS.ProcessEnv;
 }
@@ -71,8 +74,11 @@ export function createCodexObserver(opts: CodexObserverOptions): TaskObserver {
 
   return {
     name: 'codex',
+    // Another CLI's row: nothing, the same array every time, so a steady check reuses its observation.
+    // A Codex row is observed afresh each check (a stat and the bytes appended; its owner from /proc).
+    observeUnchanged: (task) => (isCodexRow(task) ? undefined : NONE),
     async observe(task: Task, _nowMs: number): Promise<PartialObservation[]> {
-      if (!isCodexRow(task)) return [];
+      if (!isCodexRow(task)) return NONE;
       const raw = task.raw ?? {};
       const outputPath = typeof raw.output_path === 'string' ? raw.output_path : undefined;
       const out = outputPath ? await foldFile(outputPath, outputs.get(outputPath), emptyExecEvents, foldExecEvent) : undefined;
