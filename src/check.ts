@@ -10,7 +10,7 @@ import { JsonBytes } from './files/json-bytes.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
 import { foldEvent, hasPendingRequest, type History } from './core/history.js';
 import { answerByMs, pendingRequests, settleRequests } from './core/requests.js';
-import { applyRowOutputProgress, rowsWithUnwatchedOutput, type RowOutputs } from './core/row-output.js';
+import { applyRowOutputProgress, type RowOutputs } from './core/row-output.js';
 import { writeMassStallNote, type MassStallEscalation } from './act/friction/mass-stall-note.js';
 import { readAcks } from './act/recovery/acks.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
@@ -82,6 +82,8 @@ export type CheckResult =
       requestEvents: DispatchEvent[];
       /** Answer deadlines of the requests still pending: the loop wakes then. */
       requestDeadlinesMs: number[];
+      /** Other moments the loop wakes: a limit of the plan running out, a held action's second look. */
+      wakeAtMs?: number[];
     }
   | { ok: false; nowMs: number; error: InputError };
 
@@ -100,7 +102,7 @@ interface Judged {
   saysDone: boolean;
   /** The read as guarded against the last trusted one (rows held as trusted). */
   guarded: GuardedRead;
-  /** Rows no action may touch this check: held as trusted, or their output not watched long enough. */
+  /** Rows no action may touch this check: held as trusted. */
   held: ReadonlySet<string>;
 }
 
@@ -146,7 +148,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
   const guarded = guardRows(env.trustedRead, kept, env.suspects ?? new Map(), nowMs, confirmMs(env));
   let wave = carryActivityForward(env.previousWave, guarded.wave);
   if (env.overlay) wave = await env.overlay(wave, env.history);
-  wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs);
+  wave = applyRowOutputProgress(wave, (env.rowOutputs ??= new Map()), nowMs, !opts.isOnce);
   for (const o of env.observers) await o.beginCheck?.(nowMs);
   const observations: Observation[] = [];
   const verdicts: Verdict[] = [];
@@ -191,9 +193,7 @@ async function judge(env: CheckEnv, read: Wave, nowMs: number): Promise<Judged> 
     const ids = new Set(wave.tasks.map((t) => t.taskId));
     for (const id of observed.keys()) if (!ids.has(id)) observed.delete(id);
   }
-  // The loop does not judge a row's output growth on its first sight (--once has one sight only).
-  const unwatched = opts.isOnce ? undefined : rowsWithUnwatchedOutput(wave, env.rowOutputs, nowMs, opts.checkIntervalSeconds * 1000);
-  const held = unwatched?.size ? new Set([...guarded.held, ...unwatched]) : guarded.held;
+  const held = guarded.held;
   const plan = planFor(env, wave, verdicts, nowMs, held);
   // The wave is not over while a request waits for the orchestrator (DESIGN §8), nor while a row is held.
   const saysDone = readSaysWaveDone(wave, verdicts) && !hasPendingRequest(env.history) && guarded.held.size === 0;
@@ -228,6 +228,19 @@ async function settleRequestLifecycle(env: CheckEnv, wave: Wave, nowMs: number):
   const out: DispatchEvent[] = [];
   for (const body of settleRequests(wave, env.history, acks, nowMs, env.unobserved)) out.push(await record(env, body, nowMs));
   return out;
+}
+
+/** When to look again besides the verdicts' deadlines: the plan's limits, and an action held because the two reads disagreed (once the file rests). */
+function wakeUps(env: CheckEnv, plan: Plan, nowMs: number, heldRows: ReadonlySet<string>): { wakeAtMs?: number[] } {
+  const out = plan.wakeAtMs ? [...plan.wakeAtMs] : [];
+  // A row held as last trusted waits for reads spread over its confirmation time (check intervals), not for this.
+  for (const [taskId, d] of plan.stalls) {
+    if (d.actionTaken === 'held:unconfirmed_read' && !heldRows.has(taskId)) {
+      out.push(nowMs + (env.settle ?? DEFAULT_SETTLE).restMs);
+      break;
+    }
+  }
+  return out.length ? { wakeAtMs: out } : {};
 }
 
 /** Run one check as of `nowMs`. */
@@ -319,5 +332,6 @@ export async function runCheck(env: CheckEnv, nowMs: number): Promise<CheckResul
     isWaveDone,
     requestEvents: requestEvents ?? [],
     requestDeadlinesMs: pendingRequests(env.history).map((r) => answerByMs(r, nowMs, env.unobserved)),
+    ...wakeUps(env, plan, nowMs, current.held),
   };
 }

@@ -7,7 +7,7 @@ export { ConfigSchema, parseConfig, type WatchdogConfig } from './contracts/conf
 export { DEFAULTS } from './contracts/defaults.js';
 // ACTIONS and EXEMPTIONS are the names the API was first published with.
 export { VERDICT_KINDS, EXEMPTION_NAMES, EXEMPTION_NAMES as EXEMPTIONS, ACTION_KINDS, STRATEGIES, STRATEGIES as ACTIONS, ADAPTERS, type VerdictKind, type ExemptionName, type ActionKind, type Strategy, type AdapterName } from './contracts/vocabulary.js';
-export { WatchdogJsonSchema, type WatchdogJson } from './contracts/watchdog-json.js';
+export { WatchdogJsonSchema, WatchdogJsonReadSchema, parseWatchdogJson, type WatchdogJson } from './contracts/watchdog-json.js';
 export { FrictionReviewSchema, type FrictionReview } from './contracts/friction-review.js';
 export { DispatchEventSchema, type DispatchEvent, type EventName, type EventOf } from './contracts/events.js';
 export { CheckpointSchema, parseCheckpoint, type Checkpoint } from './contracts/checkpoint.js';

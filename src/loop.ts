@@ -55,6 +55,7 @@ export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): n
     }
     // A request is unanswered once now > answer_by.
     for (const at of r.requestDeadlinesMs) if (at >= nowMs) next = Math.min(next, at + DEADLINE_SLACK_MS);
+    for (const at of r.wakeAtMs ?? []) if (at >= nowMs) next = Math.min(next, at);
   }
   return Math.max(next, nowMs + MIN_SLEEP_MS);
 }

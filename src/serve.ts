@@ -1,16 +1,24 @@
 // `dispatch-watchdog serve`: one long-running process for every epic of a state dir. Each epic with
 // a state file gets the loop `dispatch-watchdog --epic-id …` runs (same lock, journal, checks and
-// actions: one watchdog per epic, whoever holds it); a new epic is picked up when its state file
-// appears, a finished one is let go until its state file changes again; an epic another process
-// watches is left to it and tried again later. The OTLP receiver (`--otlp`) is shared. SIGTERM
+// actions: one watchdog per epic, whoever holds it), with the policy the epic's own watchdog last
+// ran with (its watchdog.json: window, action, interval), serve's flags only for an epic never
+// watched; a new epic is picked up when its state file appears, a finished one is let go until
+// its state file changes again; an epic another process watches is left to it (said once) and
+// tried again later. A lead's `next` beside serve follows it (commands/next-follow.ts). Every
+// line of an epic's loop names the epic. The OTLP receiver (`--otlp`) is shared. SIGTERM
 // stops every loop (each finishes its action in flight and logs watchdog_stopped), then the receiver.
 import { promises as fs } from 'node:fs';
+import type { Output } from './deps.js';
 import { InputError } from './contracts/errors.js';
+import { parseWatchdogJson, SEED_WRITER } from './contracts/watchdog-json.js';
+import { STRATEGIES, type Strategy } from './contracts/vocabulary.js';
+import { readLock } from './journal/lock.js';
+import { isAlive } from './sys/proc-identity.js';
 import { EXIT } from './contracts/exit-codes.js';
 import { guardStateDir } from './files/atomic-write.js';
 import { StatePaths } from './files/paths.js';
 import { knownEpicIds } from './observe/read/known-epics.js';
-import type { ResolvedOptions } from './options.js';
+import { resolveOptions, type ResolvedOptions } from './options.js';
 import { startConfiguredReceiver, type OtlpReceiver } from './receive/otlp-receiver.js';
 import { runWatch, type WatchDeps } from './watch.js';
 
@@ -27,6 +35,39 @@ interface EpicRun {
   endedAt?: string;
   /** Why it is not watched here (another watchdog holds it, or its loop failed), said once per change. */
   said?: string;
+}
+
+/** Every line an epic's loop writes names the epic (a JSON line names it in its own epic_id). */
+export function epicOutput(out: Output, epicId: string): Output {
+  const tag = (text: string) => text.replace(/^(?!\{)(?=.)/gm, `[${epicId}] `);
+  return { out: (t) => out.out(tag(t)), err: (t) => out.err(tag(t)) };
+}
+
+/**
+ * The options an epic is watched with: the window, action and interval its own watchdog last ran
+ * with (its watchdog.json), so a taken-over epic is never judged with another window; serve's
+ * own for an epic never watched. The words say which.
+ */
+export async function epicOptions(base: ResolvedOptions, paths: StatePaths, epicId: string): Promise<{ opts: ResolvedOptions; from: string }> {
+  const own: ResolvedOptions = { ...base, epicId, receiver: undefined };
+  const text = await fs.readFile(paths.watchdogJson(epicId), 'utf8').catch(() => undefined);
+  let w: { timeout_seconds: number; action: string; check_interval_seconds: number } | undefined;
+  try {
+    w = text === undefined ? undefined : parseWatchdogJson(JSON.parse(text)).watchdog;
+    if (w && (w as { version?: string }).version === SEED_WRITER) w = undefined; // the seed records no window
+  } catch {
+    w = undefined;
+  }
+  const action = w && (STRATEGIES as readonly string[]).includes(w.action) ? (w.action as Strategy) : undefined;
+  if (!w || !action || (w.timeout_seconds === base.timeoutSeconds && action === base.action && w.check_interval_seconds === base.checkIntervalSeconds)) {
+    return { opts: own, from: `window ${own.timeoutSeconds}s, action ${own.action}` };
+  }
+  const opts = await resolveOptions(
+    { epicId, stateDir: base.stateDir, config: base.configFile, timeout: w.timeout_seconds, action, checkInterval: w.check_interval_seconds, maxRedispatches: base.maxRedispatches, json: base.isJson },
+    {},
+    base.stateDir,
+  );
+  return { opts: { ...opts, receiver: undefined }, from: `window ${opts.timeoutSeconds}s, action ${opts.action}, as its own watchdog last ran` };
 }
 
 const stampOf = async (file: string): Promise<string> => {
@@ -46,11 +87,11 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
     run.said = text;
     out.err(text);
   };
-  const start = (epicId: string, run: EpicRun) => {
-    const opts: ResolvedOptions = { ...base, epicId, receiver: undefined };
-    // Several epics share one output: plain lines (each names its epic), never one epic's live table.
-    const epicDeps: WatchDeps = { ...deps, terminal: undefined, missingEpicSettleMs: 0 };
-    out.err(`dispatch-watchdog serve: watching epic ${epicId}\n`);
+  const start = (epicId: string, run: EpicRun, opts: ResolvedOptions, from: string) => {
+    // Several epics share one output: plain lines, each naming its epic, never one epic's live table.
+    const epicDeps: WatchDeps = { ...deps, output: epicOutput(out, epicId), terminal: undefined, missingEpicSettleMs: 0 };
+    out.err(`dispatch-watchdog serve: watching epic ${epicId} (${from})\n`);
+    run.said = undefined;
     run.running = runWatch(opts, epicDeps).then(
       async (code) => {
         run.endedAt = await stampOf(paths.stateFile(epicId));
@@ -77,7 +118,18 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
         epics.set(epicId, run);
         if (run.running) continue;
         if (run.endedAt !== undefined && run.endedAt === (await stampOf(paths.stateFile(epicId)))) continue;
-        start(epicId, run);
+        // Held by another watchdog (a standalone loop, a lead's next): left to it, said once.
+        const holder = await readLock(paths.lockFile(epicId));
+        if (holder && holder.pid !== deps.pid && isAlive(holder.pid)) {
+          say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is watching it (taken over when it stops)\n`);
+          continue;
+        }
+        try {
+          const { opts, from } = await epicOptions(base, paths, epicId);
+          start(epicId, run, opts, from);
+        } catch (e) {
+          say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : (e as Error)?.message ?? String(e)}\n`);
+        }
       }
       await deps.clock.sleep(deps.scanMs ?? 2000, deps.signal).catch(() => undefined);
     }

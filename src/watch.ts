@@ -1,5 +1,6 @@
 // The main command: take the epic's lock, replay the log, then run one check (--once) or the
 // loop, and journal start and stop. Returns the exit code (DESIGN §10).
+import { toJson } from './present/sinks.js';
 import { safeText } from './present/safe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
@@ -88,7 +89,7 @@ export interface NextMode {
 
 function printResult(r: CheckResult, opts: ResolvedOptions, out: Output, terminal?: Terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}\n`);
-  out.out(opts.isJson ? JSON.stringify(r.report) + '\n' : renderStatus(r.report, { columns: terminal?.isTty ? terminal.columns() : undefined }));
+  out.out(opts.isJson ? toJson(r.report) + '\n' : renderStatus(r.report, { columns: terminal?.isTty ? terminal.columns() : undefined }));
 }
 
 /** Run the watchdog for one epic. */

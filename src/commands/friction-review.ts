@@ -58,7 +58,11 @@ export function summarizeFriction(
 ): FrictionReview {
   const tickets = new Map<string, Acc>();
   const epics = new Map<string, FrictionReview['epics'][number]>();
+  // A seed-shaped line (the seed skill's own, no epic_id) belongs to no epic: it counts for its
+  // ticket, never as an epic row of its own (issue 33).
+  const noEpic = { epic_id: '', tickets: 0, stalls: 0, redispatches: 0, escalations: 0, mass_stalls: 0, input_errors: 0 };
   const epic = (id: string) => {
+    if (id === '') return noEpic;
     let e = epics.get(id);
     if (!e) epics.set(id, (e = { epic_id: id, tickets: 0, stalls: 0, redispatches: 0, escalations: 0, mass_stalls: 0, input_errors: 0 }));
     return e;
@@ -68,9 +72,11 @@ export function summarizeFriction(
     if (!t) {
       tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, tracker: null, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] }));
     }
-    if (!t.epics.includes(epicId)) t.epics.push(epicId);
+    if (epicId !== '' && !t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
   };
+  // The seed logs agent_killed both for a cancel and before a redispatch: a kill its redispatch follows is the redispatch's.
+  const seedKills = new Map<string, number>();
   let massStalls = 0;
   let inputErrors = 0;
   let orphaned = 0;
@@ -99,13 +105,17 @@ export function summarizeFriction(
       }
       case 'redispatch': {
         const t = ticket(e.ticket_id, e.epic_id);
+        if (e.epic_id === '' && (seedKills.get(e.ticket_id) ?? 0) > 0) seedKills.set(e.ticket_id, seedKills.get(e.ticket_id)! - 1);
         t.redispatches++;
         t.replacement = e.recovery_task_id;
         epic(e.epic_id).redispatches++;
         break;
       }
       case 'agent_killed':
-        if (e.step === 'cancel' || e.step === undefined) ticket(e.ticket_id, e.epic_id).cancels++;
+        if (e.epic_id === '' && e.step === undefined) {
+          ticket(e.ticket_id, e.epic_id);
+          seedKills.set(e.ticket_id, (seedKills.get(e.ticket_id) ?? 0) + 1);
+        } else if (e.step === 'cancel' || e.step === undefined) ticket(e.ticket_id, e.epic_id).cancels++;
         break;
       case 'escalated_to_blocked': {
         const t = ticket(e.ticket_id, e.epic_id);
@@ -147,6 +157,7 @@ export function summarizeFriction(
         break;
     }
   }
+  for (const [id, n] of seedKills) tickets.get(id)!.cancels += n;
   for (const t of tickets.values()) for (const id of t.epics) epic(id).tickets++;
   const notes = opts.notes.filter((n) => opts.epicId === undefined || n.epicId === undefined || n.epicId === opts.epicId);
   const ranked = [...tickets.values()]
@@ -218,7 +229,7 @@ export function renderFriction(s: FrictionReview): string {
   else {
     out.push('look at first:');
     for (const t of s.tickets.slice(0, 10)) {
-      out.push(`${String(t.rank).padStart(3)}. ${t.ticket_id} (epic ${t.epics.join(', ')}): ${t.why_first}`);
+      out.push(`${String(t.rank).padStart(3)}. ${t.ticket_id} (${t.epics.length ? `epic ${t.epics.join(', ')}` : 'no epic: seed-shaped log lines'}): ${t.why_first}`);
       if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === 'stall_pattern' ? ' (from the stall pattern)' : ''}: ${cut(t.hypothesis, 240)}`);
       if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
       if (t.note) out.push(`     note: ${t.note}`);
@@ -227,7 +238,7 @@ export function renderFriction(s: FrictionReview): string {
     if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
     out.push('');
     const rows = s.tickets.map((t) => [
-      String(t.rank), t.ticket_id, t.epics.join(','), String(t.stalls), String(t.redispatches), String(t.cancels),
+      String(t.rank), t.ticket_id, t.epics.join(',') || '-', String(t.stalls), String(t.redispatches), String(t.cancels),
       t.escalations ? `yes (${t.escalations})` : '-', join(t.stall_reasons), join(t.exemptions_seen), t.last_stall ?? '-',
     ]);
     out.push(renderTable(['#', 'TICKET', 'EPIC', 'STALLS', 'REDISPATCHED', 'CANCELLED', 'ESCALATED', 'STALL REASONS', 'EXEMPTIONS SEEN', 'LAST STALL'], rows));

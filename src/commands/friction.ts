@@ -1,5 +1,6 @@
 // `dispatch-watchdog friction [--since P] [--epic-id ID] [--json]`: its flags, help and exit codes;
 // the review itself is friction-review.ts.
+import { toJson } from '../present/sinks.js';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
 import { assertSafeId, StatePaths } from '../files/paths.js';
@@ -21,7 +22,7 @@ export function registerFriction(program: Command, { env, setCode }: CliContext)
       const sinceMs = parseSince(flags.since, nowMs);
       const epicId = flags.epicId === undefined ? undefined : assertSafeId(flags.epicId, 'epic id');
       const review = await reviewFriction(new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd)), { sinceMs, nowMs, epicId });
-      env.output.out(flags.json ? JSON.stringify(review, null, 2) + '\n' : renderFriction(review));
+      env.output.out(flags.json ? toJson(review, 2) + '\n' : renderFriction(review));
       setCode(EXIT.ok);
     });
   teach(cmd, {

@@ -11,24 +11,41 @@ import { escalationNoticeFile } from '../act/recovery/escalation-notice.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
 import { readOwnFile } from '../files/atomic-write.js';
+import { ancestry } from '../sys/proc-identity.js';
+import { toJson, toTerminal } from '../present/sinks.js';
 import type { ResolvedOptions } from '../options.js';
 import { runWatch, type NextMode, type WatchDeps } from '../watch.js';
 import type { Command } from 'commander';
 import { parseDurationMs } from '../core/period.js';
 import { InputError } from '../contracts/errors.js';
 import { EXIT } from '../contracts/exit-codes.js';
-import type { TrackerOutcomeKind } from '../contracts/vocabulary.js';
+import type { TrackerOutcomeKind, VerdictKind } from '../contracts/vocabulary.js';
+import type { StatusClass } from '../contracts/state-file.js';
+import { followHolder, liveHolder } from './next-follow.js';
 import { resolveOptions, type WatchdogFlags } from '../options.js';
 import { teach } from '../cli-help.js';
 import { configOption, stateDirOption, watchOptions, type CliContext } from './command.js';
 
 type OkResult = Extract<CheckResult, { ok: true }>;
 
+/** What the document needs of the wave: each instance's verdict and status class (a check's result, or another watchdog's watchdog.json). */
+export interface WaveFacts {
+  isWaveDone: boolean;
+  verdicts: readonly { kind: VerdictKind; taskId: string; ticketId: string }[];
+  tasks: readonly { taskId: string; statusClass: StatusClass }[];
+}
+
 /** The request as its file says (the orchestrator may have deleted it: then what the log knows); a link in its place is refused. */
 async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord): Promise<NextDoc['requests'][number]> {
   const file = path.join(paths.root, r.path);
   try {
     const json = JSON.parse(await readOwnFile(file)) as NextDoc['requests'][number];
+    // Never hand the lead its own pid (or its shell's) to kill: a request written by another watchdog
+    // process (`serve`) was checked against that process's ancestors, not ours.
+    if (typeof json.pid === 'number' && (json.pid <= 1 || (await ancestry()).includes(json.pid))) {
+      const { pid, ...rest } = json;
+      return { ...rest, pid_withheld: `pid ${pid} is ${pid <= 1 ? 'not an agent' : 'an ancestor of this `next` (the lead, or the shell that runs it)'}, not the agent: do not kill it`, path: r.path };
+    }
     return { ...json, path: r.path };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
@@ -44,9 +61,10 @@ async function requestObject(paths: StatePaths, epicId: string, r: RequestRecord
 }
 
 /** The whole `next` document. */
-export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: OkResult, isMaxWait = false): Promise<NextDoc> {
+export async function buildNextDoc(paths: StatePaths, epicId: string, news: NextNews, history: History, r: WaveFacts, isMaxWait = false): Promise<NextDoc> {
   const reason = nextReason(news, r.isWaveDone) ?? (isMaxWait ? 'max_wait' : 'wave_complete');
-  const pending = [...history.requests.values()].filter((q) => q.status === 'pending');
+  // A replacement our command launched elsewhere waits for its row, not for an answer of yours.
+  const pending = [...history.requests.values()].filter((q) => q.status === 'pending' && !q.isLaunched);
   return {
     schema_version: '1',
     epic_id: epicId,
@@ -72,7 +90,7 @@ export async function buildNextDoc(paths: StatePaths, epicId: string, news: Next
  * says in progress (the orchestrator blocks it after reading this), and a row whose status the
  * watchdog does not know is counted apart, never as in flight.
  */
-export function waveCounts(r: Pick<OkResult, 'verdicts' | 'tasks'>, history: Pick<History, 'escalations'>): Omit<NextDoc['wave'], 'pending_requests'> {
+export function waveCounts(r: Pick<WaveFacts, 'verdicts' | 'tasks'>, history: Pick<History, 'escalations'>): Omit<NextDoc['wave'], 'pending_requests'> {
   const escalated = new Set([...history.escalations.values()].map((e) => e.ticket_id));
   const isUnknownStatus = new Set(r.tasks.filter((t) => t.statusClass === 'unknown').map((t) => t.taskId));
   const counts = { in_flight: 0, terminal: 0, blocked: 0, unknown_status: 0 };
@@ -111,7 +129,7 @@ export function renderNextDoc(doc: NextDoc): string {
             ? `make row ${q.row_task_id ?? q.task_id} say the truth (${q.disagreement ?? 'disagreement'}: ${q.what_disagrees ?? ''})`
             : `stop ${who}`;
     // Why last: a give-up reads `failed: context_exhausted, …`, a silence `stalled: inactivity, idle 240s`.
-    const why = q.reason ? ` Why: ${q.reason}.` : '';
+    const why = (q.reason ? ` Why: ${q.reason}.` : '') + (q.pid_withheld ? ` No pid given: ${q.pid_withheld}.` : '');
     lines.push(`request ${q.kind} ${q.key}: ${what}; file ${q.path}; answer by ${q.answer_by ?? '-'}: ${q.how_to_answer ?? `dispatch-watchdog ack ${q.key}`}${why}`);
   }
   for (const u of doc.unanswered) {
@@ -131,7 +149,8 @@ export function renderNextDoc(doc: NextDoc): string {
   lines.push(`wave ${doc.epic_id}: ${w.in_flight} in flight, ${w.terminal} terminal, ${w.blocked} blocked${unknown}, ${w.pending_requests} requests pending`);
   const then = doc.reason === 'wave_complete' ? ': the watchdog is done' : doc.reason === 'max_wait' ? ': nothing needed you within --max-wait; run next again to keep waiting' : ': carry these out, then run next again';
   lines.push(`next: ${doc.reason} (exit ${doc.exit_code})${then}`);
-  return lines.join('\n') + '\n';
+  // A row's free text (a status, an agent's words) leaves here: each line escaped, so none can forge another or drive the terminal.
+  return lines.map((l) => toTerminal(l)).join('\n') + '\n';
 }
 
 /** The `next` behaviour for runWatch. */
@@ -149,7 +168,7 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
       }
       const news = newsOf(history);
       const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
-      print(opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc));
+      print(opts.isJson ? toJson(doc) + '\n' : renderNextDoc(doc));
       // Printed first, journaled second: a crash in between repeats the news rather than lose it.
       await log.append({
         event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,
@@ -161,9 +180,37 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
   };
 }
 
-/** Run `next`; resolves to its exit code. */
-export function runNext(opts: ResolvedOptions, deps: WatchDeps, maxWaitMs?: number): Promise<number> {
-  return runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), maxWaitMs, (t) => deps.output.err(t)));
+/**
+ * Run `next`; resolves to its exit code. An epic another watchdog holds (`serve`, a standalone
+ * loop) is followed, not refused: `next` reports what that watchdog finds (next-follow.ts), and
+ * watches the epic itself once that one stops.
+ */
+export async function runNext(opts: ResolvedOptions, deps: WatchDeps, maxWaitMs?: number): Promise<number> {
+  const paths = new StatePaths(opts.stateDir);
+  const untilMs = maxWaitMs === undefined ? undefined : deps.clock.nowMs() + maxWaitMs;
+  const left = () => (untilMs === undefined ? undefined : Math.max(0, untilMs - deps.clock.nowMs()));
+  for (;;) {
+    const holder = await liveHolder(paths, opts.epicId, deps.pid);
+    if (holder) {
+      const makeDoc = async (news: NextNews, history: History, wave: WaveFacts, isMaxWait: boolean) => {
+        const doc = await buildNextDoc(paths, opts.epicId, news, history, wave, isMaxWait);
+        return { doc, text: opts.isJson ? JSON.stringify(doc) + '\n' : renderNextDoc(doc) };
+      };
+      const followed = await followHolder(opts, { ...deps, makeDoc }, holder, left());
+      if (followed === 'signal') {
+        deps.output.err(`dispatch-watchdog next: stopped by a signal before anything needed the orchestrator; run it again.\n`);
+        return EXIT.failure;
+      }
+      if (followed !== 'free') return followed;
+    }
+    try {
+      return await runWatch(opts, deps, nextMode(opts, (t) => deps.output.out(t), left(), (t) => deps.output.err(t)));
+    } catch (e) {
+      // Taken by another watchdog between the look and the lock: follow that one.
+      if (e instanceof InputError && e.code === 'lock_held' && !deps.signal.aborted) continue;
+      throw e;
+    }
+  }
 }
 
 export function registerNext(program: Command, { env, setCode, flags: parsers }: CliContext): void {

@@ -3,6 +3,7 @@
 // file, a friction note or what one links to, the dispatch log, or anything of an epic whose wave
 // is still running (its requests may be pending) or that a live watchdog holds. What may go is the layout's
 // (files/paths.ts STATE_DIR_LAYOUT, its `prune` rule); this walks it.
+import { toJson } from '../present/sinks.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseCheckpoint } from '../contracts/checkpoint.js';
@@ -186,7 +187,7 @@ export function registerPrune(program: Command, { env, setCode }: CliContext): v
       if (olderThanMs === undefined) throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: 'e.g. --older-than 30d' });
       const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       const report = await prune(paths, { nowMs: env.watchDeps.clock.nowMs(), olderThanMs, olderThan: flags.olderThan, isDryRun: Boolean(flags.dryRun) });
-      env.output.out(flags.json ? JSON.stringify(report, null, 2) + '\n' : renderPrune(report));
+      env.output.out(flags.json ? toJson(report, 2) + '\n' : renderPrune(report));
       setCode(EXIT.ok);
     });
   teach(cmd, {

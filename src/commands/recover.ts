@@ -1,6 +1,7 @@
 // `dispatch-watchdog recover --epic-id ID`: take the epic's lock, settle the actions a crash left
 // unfinished (done / finished now / failed / orphan; act/recovery/recover.ts), print the
 // classification, exit. Every start-up of the watchdog does the same before its first check.
+import { toJson } from '../present/sinks.js';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT } from '../contracts/exit-codes.js';
@@ -26,7 +27,7 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
     const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
     await notifier?.drain();
     if (opts.isJson) {
-      deps.output.out(JSON.stringify({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
+      deps.output.out(toJson({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
     } else {
       const failed = report.failed.length > 0 ? `, ${report.failed.length} failed` : '';
       const lines = [

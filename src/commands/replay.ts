@@ -1,6 +1,7 @@
 // `dispatch-watchdog replay <transcript.jsonl>… [--timeout S…] [--json]`: reads recorded
 // transcripts (and their subagents' transcripts) and prints what the watchdog would have
 // judged, moment by moment. The judging is core/replay (pure); this file only reads files.
+import { toJson } from '../present/sinks.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
@@ -110,7 +111,7 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   for (const r of results) {
     if (flags.isJson) {
-      for (const line of replayJsonLines(r)) output.out(JSON.stringify(ReplayLineSchema.parse(line)) + '\n');
+      for (const line of replayJsonLines(r)) output.out(toJson(ReplayLineSchema.parse(line)) + '\n');
     } else {
       output.out(renderReplayText(r) + '\n');
     }

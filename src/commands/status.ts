@@ -1,8 +1,9 @@
 // `dispatch-watchdog status`: the last check of an epic as a table, with how old it is and
 // whether a watchdog is watching right now.
+import { toJson } from '../present/sinks.js';
 import { promises as fs } from 'node:fs';
 import { isAlive } from '../sys/proc-identity.js';
-import { WatchdogJsonSchema, type WatchdogJson } from '../contracts/watchdog-json.js';
+import { parseWatchdogJson, type WatchdogJson } from '../contracts/watchdog-json.js';
 import type { Output } from '../deps.js';
 import { InputError } from '../contracts/errors.js';
 import { renderStatus } from '../core/format.js';
@@ -35,7 +36,8 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
     });
   }
   try {
-    return WatchdogJsonSchema.parse(JSON.parse(text));
+    // Ours, or the seed's own document (schema_version "1.1" without our additive keys).
+    return parseWatchdogJson(JSON.parse(text));
   } catch (e) {
     throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
   }
@@ -44,7 +46,7 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
 /** Print the last check: the table, or the document itself with --json. */
 export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number; columns?: number }, out: Output): Promise<void> {
   const doc = await readWatchdogJson(paths, epicId);
-  if (opts.isJson) return out.out(JSON.stringify(doc, null, 2) + '\n');
+  if (opts.isJson) return out.out(toJson(doc, 2) + '\n');
   const ageSeconds = doc.watchdog.evaluated_at_override ? undefined : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1000));
   out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));
 }
@@ -56,7 +58,7 @@ export async function printEveryStatus(paths: StatePaths, opts: { isJson: boolea
     const doc = await readWatchdogJson(paths, epicId).catch(() => undefined);
     rows.push({ epic_id: epicId, check_timestamp: doc?.check_timestamp ?? null, summary: doc?.summary ?? null, watcher: await watcherOf(paths, epicId) });
   }
-  if (opts.isJson) return out.out(JSON.stringify({ epics: rows }, null, 2) + '\n');
+  if (opts.isJson) return out.out(toJson({ epics: rows }, 2) + '\n');
   if (rows.length === 0) return out.out(`no epic under ${paths.root} has a state file (epics/<id>/state.yaml)\n`);
   const width = Math.max(4, ...rows.map((r) => r.epic_id.length));
   out.out(`${'EPIC'.padEnd(width)}  CHECKED   TASKS  HEALTHY  STALLED  OTHER  WATCHER\n`);

@@ -31,7 +31,7 @@ export const CheckpointSchema = z
     last_tool: LastTool.nullable(),
     last_output: z.string().nullable().describe('The end of the last text the agent wrote (excerpt).'),
     supersedes: z.string().nullable().describe('The previous checkpoint of this ticket (state-dir relative), or null.'),
-    cwd: z.string().optional().describe('Where the stalled agent worked (its transcript\'s newest cwd): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.'),
+    cwd: z.string().optional().describe('Where the stalled agent worked (its transcript\'s first cwd, where the session started): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.'),
     original_prompt: z
       .string()
       .optional()

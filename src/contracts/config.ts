@@ -24,7 +24,7 @@ export const ConfigSchema = z
         rate_limit_factor: z.number().min(1).max(100).optional().describe(dv('Window multiplier during rate-limit backoff.', D.exemptions.rate_limit_factor)),
         rate_limit_patterns: z.array(z.string().min(1)).optional().describe(dv('Case-insensitive substrings of the last output.', D.exemptions.rate_limit_patterns)),
         ci_polling_seconds: Seconds.optional().describe(dv('Minimum window while polling CI.', D.exemptions.ci_polling_seconds)),
-        ci_polling_patterns: z.array(z.string().min(1)).optional().describe(dv('Substrings of a Bash command that polls CI.', D.exemptions.ci_polling_patterns)),
+        ci_polling_patterns: z.array(z.string().min(1)).optional().describe(dv('Shapes of a Bash command that polls CI: the words lead a command of the line (after `timeout`, `VAR=x`, `bash -c`), the flags appear anywhere among its arguments (`gh pr checks --watch` matches `gh pr checks 42 --watch`); under `watch -n N` or a while/until loop the words alone match.', D.exemptions.ci_polling_patterns)),
         open_tool_grace_seconds: z.number().min(0).optional().describe(dv('Grace after an open tool call\'s own timeout.', D.exemptions.open_tool_grace_seconds)),
         future_skew_seconds: z.number().min(0).optional().describe(dv('A timestamp further in the future is inconsistent.', D.exemptions.future_skew_seconds)),
       })

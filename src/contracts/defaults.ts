@@ -13,7 +13,7 @@ export const DEFAULTS = {
     rate_limit_factor: 2,
     rate_limit_patterns: ['rate limit', 'retry'] as readonly string[],
     ci_polling_seconds: 600,
-    ci_polling_patterns: ['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait'] as readonly string[],
+    ci_polling_patterns: ['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait', 'glab ci status --live', 'glab ci status -l', 'glab pipeline status --live'] as readonly string[],
     open_tool_grace_seconds: 60,
     future_skew_seconds: 300,
   },

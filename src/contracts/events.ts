@@ -110,7 +110,7 @@ export const ActionStarted = ev('action_started', {
   route: z.enum(['inbox', 'resume']).optional().describe('nudge only: where the nudge lands.'),
   disagreement: DisagreementKindSchema.optional().describe('reconcile only: how the row and the agent disagree.'),
   detail: z.string().optional().describe('reconcile only: what disagrees, in words.'),
-  cwd: z.string().optional().describe('redispatch: the agent\'s working directory (its transcript\'s newest cwd), so a replacement launched after a restart still starts there.'),
+  cwd: z.string().optional().describe('redispatch: the agent\'s working directory (its transcript\'s first cwd, where the session started), so a replacement launched after a restart still starts there.'),
 }, 'Write-ahead record of a destructive action (docs/recovery.md).');
 
 export const AgentKilled = ev('agent_killed', {

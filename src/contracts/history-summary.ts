@@ -37,6 +37,7 @@ const RequestRecordJson = z.object({
   status: z.enum(REQUEST_STATUSES),
   how: z.enum(ANSWER_HOWS).optional(),
   answeredByTaskId: z.string().optional(),
+  isLaunched: z.boolean().optional(),
 });
 
 const pairs = <V extends z.ZodType>(v: V) => z.array(z.tuple([z.string(), v]));
@@ -88,6 +89,7 @@ export const HistorySummarySchema = z
       last_logged_at_ms: pairs(z.number()),
       attention: z.array(z.object({ key: z.string(), kind: AttentionKindSchema, taskId: z.string().optional(), ticketId: z.string().optional(), sinceMs: z.number().optional(), detail: z.string() })),
       last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
+      last_stall_action: pairs(z.string()).default([]).describe('The action_taken of the last stall_detected per task id (a summary without it predates the field).'),
       redispatches: linesText(
         REDISPATCH_LINE,
         'lines "ticket\\tcount\\tmode\\tcover,offset,length,…\\tcover,offset,length,…"',

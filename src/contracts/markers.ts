@@ -1,6 +1,7 @@
 // The marker files the process and command adapters keep per idempotency key (docs/recovery.md): each
 // is written before its side effect and completed after, so a crash in between reads as "cannot
-// tell" (an orphan), never as "do it again". Pure.
+// tell" (an orphan), never as "do it again" — except where evidence tells (a launch's spawn token,
+// act/agents/process-launch.ts). Pure.
 import * as z from 'zod';
 import { IsoTimestamp } from './time.js';
 import { AdapterOpSchema } from './vocabulary.js';
@@ -20,6 +21,8 @@ export const LaunchRecordSchema = z
     boot_id: z.string().optional(),
     error: z.string().optional().describe('failed: the spawn error code.'),
     cwd: z.string().optional().describe('The working directory the replacement was started in (the stalled agent\'s own); absent: the watchdog\'s.'),
+    spawn_token: z.string().optional().describe('launching: the file name (beside the marker) of the spawn token, created before the spawn and removed by the replacement as it starts: still there proves nothing was spawned; gone proves it started.'),
+    exited_before_recorded: z.boolean().optional().describe('launched: a restart found the spawn token gone and no process left: the replacement started and exited before its pid was recorded.'),
   })
   .meta({ title: 'LaunchRecord', description: 'epics/<epic_id>/launches/<key>.redispatch.json: the process adapter\'s marker of one launch.' });
 export type LaunchRecord = z.output<typeof LaunchRecordSchema>;
@@ -43,7 +46,7 @@ export type CommandRecord = z.output<typeof CommandRecordSchema>;
 export const NotifyRecordSchema = z
   .looseObject({
     key: z.string(),
-    status: z.enum(['sending', 'sent', 'failed']).describe('sending: written before the first POST; sent: after a 2xx; failed: given up on (retries exhausted or a 4xx).'),
+    status: z.enum(['sending', 'retrying', 'sent', 'failed']).describe('sending: written before each POST; retrying: an attempt failed and the next waits (no POST in flight: a restart sends it); sent: after a 2xx; failed: given up on (retries exhausted, a 4xx or a redirect).'),
     started_at: IsoTimestamp,
     attempts: z.number().int().min(0),
     http_status: z.number().int().optional().describe('The last answer\'s HTTP status.'),

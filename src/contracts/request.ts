@@ -50,8 +50,9 @@ export const RequestSchema = z
     agent_name: z.string().optional(),
     team_name: z.string().optional(),
     session_id: SafeId.optional(),
-    pid: z.number().int().optional(),
-    agent: z.string().optional().describe('The row\'s agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume: codex exec resume <session_id> "<resume_prompt>" in the agent\'s own cwd; docs/codex.md).'),
+    pid: z.number().int().optional().describe('The agent\'s process, only when it is provably the stalled agent (alive, not pid 1, not the watchdog or its ancestors, the process recorded for it or started with its dispatch); otherwise absent and pid_withheld says why.'),
+    agent: z.string().optional().describe('The row\'s agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume_command is codex exec resume, run in the agent\'s own cwd; docs/codex.md).'),
+    pid_withheld: z.string().optional().describe('Why the row\'s pid is not given: it is not provably the agent (pid 1, the watchdog or the lead that runs it, a process started after the dispatch, one that has exited). Do not kill it; stop the agent another way.'),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
     answer_by: IsoTimestamp.optional().describe('Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.'),
@@ -62,6 +63,7 @@ export const RequestSchema = z
     prompt: z.string().optional().describe('redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed).'),
     resume_prompt: z.string().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
     transport_cause: z.string().optional().describe('resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit).'),
+    resume_command: z.string().optional().describe('resume, and nudge by route resume: the command to run, every value single-quoted for a POSIX shell (safe to paste as is), e.g. claude --resume \'<session_id>\' -p \'<resume_prompt>\'.'),
     route: z.enum(['inbox', 'resume']).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
     message: z.string().optional().describe('nudge only: the text to send, verbatim.'),
     disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works).'),
@@ -89,14 +91,23 @@ export const EscalationNoticeSchema = z
   .meta({ title: 'EscalationNotice', description: 'epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer.' });
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
+/** `value` as one word for a POSIX shell: single-quoted, a `'` inside written as `'\''`. Nothing in it is expanded. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** `claude --resume <session> -p <prompt>` with every value quoted (a state-dir path holding `$(…)` runs nothing). */
+export function resumeCommand(sessionId: string, prompt: string, agent?: string): string {
+  // Codex: the same flags as a watched launch (docs/codex.md); run in the agent's own cwd.
+  if (agent === 'codex') return `codex exec resume ${shellQuote(sessionId)} --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${shellQuote(prompt)}`;
+  return `claude --resume ${shellQuote(sessionId)} -p ${shellQuote(prompt)}`;
+}
+
 /** The one-line answer instructions written into every request. */
 export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string; agent?: string }): string {
   const row = r.row_task_id ?? r.task_id;
-  const isCodex = r.agent === 'codex';
-  // How this row's agent CLI resumes a session (Codex: in the agent's own cwd, or the turn works elsewhere).
-  const resumeWith = (prompt: string) => (isCodex ? `codex exec resume <session_id> --json "<${prompt}>" run in the agent's own cwd` : `claude --resume <session_id> -p "<${prompt}>"`);
-  const fresh = isCodex ? ' (codex exec --json "<prompt>" in the agent\'s cwd; record its thread id from thread.started)' : '';
-  const stopHow = isCodex ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left)' : '';
+  // A Codex agent is stopped at its native binary, not the npm wrapper, and leaves its commands running.
+  const stopHow = r.agent === 'codex' ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd)' : '';
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
   // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.
@@ -110,7 +121,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
     return `Stop the agent${stopHow}, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === 'nudge') {
-    return `Send the message (route inbox: SendMessage to the teammate; route resume: ${resumeWith('message')}) once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
+    return `Send the message (route inbox: SendMessage to the teammate; route resume: run \`resume_command\`, every value in it quoted) once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
   }
   if (kind === 'reconcile' && r.disagreement === 'agent_running') {
     return `Row ${row} says its work is over but its agent is still at work: if the work goes on, set row ${row} back to in_progress; if the row is right, stop the agent yourself (the watchdog never does) or run \`dispatch-watchdog ack ${r.key}\`.`;
@@ -120,7 +131,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'resume') {
     return (
-      `Stop the agent of row ${row}${stopHow}, resume its session with \`resume_prompt\` (${resumeWith('resume_prompt')}; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
+      `Stop the agent of row ${row}${stopHow}, resume its session with \`resume_prompt\` (run \`resume_command\` as given: every value in it is quoted; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
       `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
       `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
@@ -128,12 +139,12 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   if (r.stop_row_task_id) {
     // task_id never ran: there is no row of it to cancel or reuse.
     return (
-      `Stop the agent of row ${r.stop_row_task_id} if it still runs${stopHow} (${r.task_id} was never started), launch a fresh one with \`prompt\`${fresh}, then either add a row with task_id ${r.recovery_task_id} ` +
+      `Stop the agent of row ${r.stop_row_task_id} if it still runs (${r.task_id} was never started), launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
       `(and set row ${r.stop_row_task_id} to cancelled), or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
   }
   return (
-    `Stop the agent of row ${row}${stopHow}, launch a fresh one with \`prompt\`${fresh}, then either add a row with task_id ${r.recovery_task_id} ` +
+    `Stop the agent of row ${row}${stopHow}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
     `(and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, ` +
     `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
   );

@@ -10,7 +10,7 @@ import { HistorySummarySchema } from './history-summary.js';
 import { ReplayLineSchema } from './replay.js';
 import { TelemetryHostsSchema, TelemetryLineSchema } from './telemetry.js';
 import { StateFileSchema } from './state-file.js';
-import { WatchdogJsonSchema } from './watchdog-json.js';
+import { WatchdogJsonReadSchema } from './watchdog-json.js';
 import { EscalationNoticeSchema, RequestSchema } from './request.js';
 import { NextDocSchema } from './next.js';
 import { FrictionReviewSchema } from './friction-review.js';
@@ -19,7 +19,7 @@ import { FrictionReviewSchema } from './friction-review.js';
 export const SCHEMA_FILES: { file: string; schema: z.ZodType; io: 'input' | 'output' }[] = [
   { file: 'state-file.schema.json', schema: StateFileSchema, io: 'input' },
   { file: 'watchdog-config.schema.json', schema: ConfigSchema, io: 'input' },
-  { file: 'watchdog-json.schema.json', schema: WatchdogJsonSchema, io: 'output' },
+  { file: 'watchdog-json.schema.json', schema: WatchdogJsonReadSchema, io: 'output' },
   { file: 'dispatch-event.schema.json', schema: DispatchEventSchema, io: 'output' },
   { file: 'recovery-checkpoint.schema.json', schema: CheckpointSchema, io: 'output' },
   { file: 'request.schema.json', schema: RequestSchema, io: 'output' },

@@ -84,3 +84,60 @@ export const WatchdogJsonSchema = z
   })
   .meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md).' });
 export type WatchdogJson = z.output<typeof WatchdogJsonSchema>;
+
+/**
+ * watchdog.json as read (issue 33 item 5): schema_version "1.1" is the seed's document, so the
+ * seed's keys are required and ours (`tasks`, `watchdog`, `requests`, the other summary counts,
+ * a stall's window, exemptions and reason) are additive and optional. Our writer always writes
+ * them (`WatchdogJsonSchema`); a document the seed's skill wrote has none, and reads as it is.
+ */
+export const WatchdogJsonReadSchema = WatchdogJsonSchema.extend({
+  stalls_detected: z.array(StallEntry.partial({ effective_timeout_seconds: true, exemptions: true, stall_reason: true, last_activity: true })),
+  tasks: z.array(TaskEntry).optional(),
+  summary: z.looseObject({
+    total_tasks: z.number().int(),
+    healthy: z.number().int(),
+    stalled: z.number().int(),
+    blocked: z.number().int(),
+    redispatched: z.number().int(),
+  }),
+  watchdog: WatchdogJsonSchema.shape.watchdog.optional(),
+}).meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md). The seed\'s keys are required; ours are additive (always written by this watchdog, absent from a document the seed\'s skill wrote).' });
+
+/** The marks of a document the seed's skill wrote: no window, action or interval recorded. */
+export const SEED_WRITER = 'seed';
+
+/**
+ * Parse a watchdog.json as read and give it every key ours has: a seed-shaped document's tasks
+ * come from its lists (stalled, healthy, blocked), its counts from its summary, and its `watchdog`
+ * says it was written by the seed (`version: "seed"`, no window: 0). Throws the zod error.
+ */
+export function parseWatchdogJson(value: unknown): WatchdogJson {
+  const full = WatchdogJsonSchema.safeParse(value);
+  if (full.success) return full.data;
+  const doc = WatchdogJsonReadSchema.parse(value);
+  const stalled = doc.stalls_detected.map((s) => ({
+    ...s,
+    last_activity: s.last_activity ?? null,
+    effective_timeout_seconds: s.effective_timeout_seconds ?? 0,
+    exemptions: s.exemptions ?? (s.bash_timeout_exemption ? ['bash_long_timeout' as const] : []),
+    stall_reason: s.stall_reason ?? 'inactivity',
+  }));
+  const seedTask = (taskId: string, ticketId: string, verdict: VerdictKind, idle: number | null, reason: string) => ({
+    task_id: taskId, ticket_id: ticketId, status: verdict === 'blocked' ? 'blocked' : 'in_progress', verdict, idle_seconds: idle, effective_timeout_seconds: 0,
+    exemptions: [], last_tool: null, sources: ['seed watchdog.json'], reason,
+  });
+  const tasks = doc.tasks ?? [
+    ...stalled.map((s) => seedTask(s.task_id, s.ticket_id, 'stalled', s.elapsed_seconds, `stalled: idle ${s.elapsed_seconds}s, ${s.action_taken} (attempt ${s.redispatch_attempt})`)),
+    ...doc.healthy_tasks.map((id) => seedTask(id, '-', 'healthy', null, 'healthy (the seed records no idle time)')),
+    ...doc.blocked_tasks.map((id) => seedTask(id, id, 'blocked', null, 'blocked')),
+  ];
+  const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, 0])) as Record<VerdictKind, number>;
+  return {
+    ...doc,
+    stalls_detected: stalled,
+    tasks,
+    summary: { ...counts, cancelled: 0, escalated: 0, ...doc.summary },
+    watchdog: doc.watchdog ?? { version: SEED_WRITER, pid: 0, run_id: '', check_interval_seconds: 0, action: 'unknown', timeout_seconds: 0 },
+  } as WatchdogJson;
+}

@@ -118,8 +118,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 4'. Failed: the agent's own record says it gave up on the API. Acted on like a stall, at once.
   if (obs.failed) {
     const f = obs.failed;
-    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'agent_died' ? 'agent_died' : 'api_gave_up';
-    const what = f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'agent_died' ? 'the agent process died' : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
+    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : f.kind === 'agent_died' ? 'agent_died' : 'api_gave_up';
+    const what =
+      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? "killed by Claude Code's own stall watchdog" : f.kind === 'agent_died' ? 'the agent process died' : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });

@@ -4,6 +4,7 @@
 import type { ExemptionName } from '../contracts/vocabulary.js';
 import type { Observation } from '../observe/parse/observation.js';
 import type { Policy } from './policy.js';
+import { isCiPolling } from './ci-polling.js';
 
 export interface ExemptionRule<K extends keyof Policy = keyof Policy> {
   /** The policy settings the rule reads (besides the base window). */
@@ -46,7 +47,7 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
     window: (obs, p) => {
       const tool = obs.lastTool;
       const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : undefined) ?? '';
-      return isBash(obs) && isRunning(obs) && command && p.ciPollingPatterns.some((x) => command.includes(x)) ? p.ciPollingMs : undefined;
+      return isBash(obs) && isRunning(obs) && isCiPolling(command, p.ciPollingPatterns) ? p.ciPollingMs : undefined;
     },
   }),
   // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.

@@ -1,6 +1,6 @@
 // Human-readable renderings of a check: the status table and one-line event summaries. Pure.
 import type { DispatchEvent } from '../contracts/events.js';
-import type { WatchdogJson } from '../contracts/watchdog-json.js';
+import { SEED_WRITER, type WatchdogJson } from '../contracts/watchdog-json.js';
 import { safeText } from '../present/safe-text.js';
 
 export const fmtSecs = (s: number | null | undefined) => {
@@ -43,9 +43,10 @@ export function renderTable(header: string[], rows: string[][]): string {
 export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
   const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
+  const policy = doc.watchdog.version === SEED_WRITER ? "written by the seed's skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
   const head =
     `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
-    `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}${live.watcher ? `  ${live.watcher}` : ''}\n`;
+    `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n`;
   const rows = doc.tasks.map((t) => [
     t.task_id,
     t.ticket_id,

@@ -43,6 +43,8 @@ export interface RequestRecord {
   status: RequestStatus;
   how?: AnswerHow;
   answeredByTaskId?: string;
+  /** A replacement our own command launched elsewhere (command adapter): awaited like a request, nothing for the orchestrator to do. */
+  isLaunched?: boolean;
 }
 
 export interface History {
@@ -54,6 +56,8 @@ export interface History {
   attention: Map<string, AttentionRecord>;
   /** The stall_reason of the last stall_detected logged per task id: a new reason is logged again. */
   lastStallReason: Map<string, string>;
+  /** The action_taken of the last stall_detected logged per task id: a held action, once taken, is logged again. */
+  lastStallAction: Map<string, string>;
   /** Completed `redispatch` events per ticket, all epics, exact id match. */
   redispatchCount: Map<string, number>;
   /** How each ticket's last completed redispatch recovered (all epics): a resume is not repeated in a row. */
@@ -107,7 +111,7 @@ export interface AttentionRecord {
 }
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), lastStallReason: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
+  return { lastLogged: new Map(), lastStallReason: new Map(), lastStallAction: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
     requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() }, notifications: new Map() };
 }
 
@@ -220,7 +224,10 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
     h.lastLogged.set(String(e.task_id), kind);
     h.lastLoggedAtMs.set(String(e.task_id), Date.parse(e.timestamp_utc));
   }
-  if (own && e.event === 'stall_detected') h.lastStallReason.set(e.task_id, e.stall_reason);
+  if (own && e.event === 'stall_detected') {
+    h.lastStallReason.set(e.task_id, e.stall_reason);
+    h.lastStallAction.set(e.task_id, e.action_taken);
+  }
   return h;
 }
 
@@ -246,6 +253,7 @@ function foldRequestStart(h: History, rec: ActionRecord, e: DispatchEvent): void
     path: e.request_path,
     was: { agentId: s.agent_id, sessionId: s.session_id, pid: s.pid, ...(e.event === 'reconcile_requested' ? { status: e.row_status } : {}) },
     status: 'pending',
+    ...(e.event === 'redispatch' && e.adapter === 'command' ? { isLaunched: true } : {}),
   });
 }
 

@@ -20,7 +20,8 @@ export interface NextNews {
 export function newsOf(h: History): NextNews {
   const reqs = [...h.requests.values()];
   return {
-    requests: reqs.filter((r) => r.status === 'pending' && !h.announced.requests.has(r.key)),
+    // A replacement our command launched elsewhere is awaited, not asked for: nothing to carry out.
+    requests: reqs.filter((r) => r.status === 'pending' && !r.isLaunched && !h.announced.requests.has(r.key)),
     // A nudge nobody acked is no news: its grace ended and a reconcile request follows if need be.
     unanswered: reqs.filter((r) => r.status === 'unanswered' && r.kind !== 'nudge' && !h.announced.unanswered.has(r.key)),
     escalations: [...h.escalations.entries()].filter(([k]) => !h.announced.escalations.has(k)).map(([, e]) => e),

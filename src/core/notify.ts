@@ -1,6 +1,7 @@
 // Which dispatch-log events a webhook hears about, the idempotency key and message of each, and the
 // body POSTed for it (docs/fleet.md "Notifications"). Pure: events in, a notify_started body and
 // JSON text out; the shell (act/notify/) journals and sends.
+import { toJson, toSlack } from '../present/sinks.js';
 import type { DispatchEvent, EventOf } from '../contracts/events.js';
 import type { NotifyFormat, NotifyTrigger } from '../contracts/vocabulary.js';
 
@@ -59,8 +60,9 @@ export function notificationFor(e: DispatchEvent, on: ReadonlySet<NotifyTrigger>
 
 /** The JSON text POSTed for a notification: the same bytes on every attempt and after a restart (all of it comes from its journal line). */
 export function renderNotifyBody(n: EventOf<'notify_started'>, format: NotifyFormat): string {
-  if (format === 'slack') return JSON.stringify({ text: n.text });
-  return JSON.stringify({
+  // Slack mrkdwn escaped where the text leaves (no <!channel>, no disguised link); JSON with C1 and bidi escaped.
+  if (format === 'slack') return toJson({ text: toSlack(n.text) });
+  return toJson({
     source: 'dispatch-watchdog',
     trigger: n.trigger,
     key: n.key,

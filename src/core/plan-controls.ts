@@ -73,6 +73,8 @@ export interface ControlPlanOptions {
 export interface ControlPlan {
   events: EventBody[];
   actions: ControlAction[];
+  /** When a limit counted here runs out (a human wait, a reconcile grace): the loop wakes then. */
+  wakeAtMs: number[];
 }
 
 /**
@@ -84,6 +86,7 @@ export interface ControlPlan {
 export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: ControlPlanOptions, c: ControlOptions, nowMs: number): ControlPlan {
   const events: EventBody[] = [];
   const actions: ControlAction[] = [];
+  const wakeAtMs: number[] = [];
   for (const v of verdicts) {
     // Only these verdicts lead to a control (a steady wave's thousands of healthy tasks cost nothing here).
     if (v.kind !== 'inconsistent' && v.kind !== 'waiting_human' && v.kind !== 'unknown') continue;
@@ -94,7 +97,10 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
     if ((['cancel', 'redispatch', 'escalate'] as const).some((k) => history.actions.has(key(opts.epicId, v.taskId, k)))) continue;
     if (v.kind === 'inconsistent' && v.disagreement) {
       const from = v.disagreement.sinceMs ?? since(history, v.taskId, 'inconsistent') ?? nowMs;
-      if (nowMs - from <= c.reconcileGraceMs) continue;
+      if (nowMs - from <= c.reconcileGraceMs) {
+        wakeAtMs.push(from + c.reconcileGraceMs + 1);
+        continue;
+      }
       const nudgeKey = key(opts.epicId, v.taskId, 'nudge');
       const route = v.disagreement.kind === 'agent_finished' && c.isNudgeOn && opts.strategy !== 'report' ? nudgeRoute(task, c.adapter, c) : undefined;
       const make = (kind: 'nudge' | 'reconcile', k: string) => {
@@ -112,8 +118,12 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
       continue;
     }
     const attention = (kind: AttentionKind, limitMs: number, what: string) => {
+      // Not logged yet: it is, by this check, so its limit runs from now.
       const from = since(history, v.taskId, v.kind);
-      if (from === undefined || nowMs - from <= limitMs) return;
+      if (from === undefined || nowMs - from <= limitMs) {
+        wakeAtMs.push((from ?? nowMs) + limitMs + 1);
+        return;
+      }
       const k = key(opts.epicId, v.taskId, `${kind}@${msToIso(from)}`);
       if (history.attention.has(k)) return;
       events.push({ event: 'attention_needed', ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1000)}s: ${v.reason}` });
@@ -139,5 +149,5 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
     const isResolved = r.kind === 'nudge' ? v?.kind === 'healthy' || v?.kind === 'terminal' : isAgreed;
     if (isResolved) events.push({ event: 'request_answered', key: r.key, kind: r.kind, ticket_id: r.ticketId, task_id: r.taskId, how: 'resolved' });
   }
-  return { events, actions };
+  return { events, actions, wakeAtMs };
 }

@@ -72,6 +72,8 @@ export interface Plan {
   /** Per stalled task id: what this check decided (for watchdog.json). */
   stalls: Map<string, StallDecision>;
   isMassStall: boolean;
+  /** Moments a limit of this plan runs out (a human wait, a reconcile grace): the loop wakes then. */
+  wakeAtMs?: number[];
 }
 
 /** The idempotency key of an action on one task instance. */
@@ -172,7 +174,11 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     // is api_gave_up): the log says what the stall, and any action on it, was for.
     const lastReason = history.lastStallReason.get(v.taskId);
     const isNewReason = v.kind === 'stalled' && previous === 'stalled' && lastReason !== undefined && lastReason !== (v.stallReason ?? 'inactivity');
-    if (!eventName || (previous === v.kind && !isNewReason)) continue;
+    // A stall whose action was held (a second look, a lagging watchdog, a mass stall) is logged
+    // again when the action is finally taken: the log says what was done, and when.
+    const lastAction = history.lastStallAction.get(v.taskId);
+    const isHeldNowTaken = v.kind === 'stalled' && previous === 'stalled' && lastAction?.startsWith('held:') === true && decision?.action !== undefined;
+    if (!eventName || (previous === v.kind && !isNewReason && !isHeldNowTaken)) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (eventName === 'healthy') {
       events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === 'stalled' || previous === 'looping' });
@@ -198,10 +204,12 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     }
   }
   // Nudge, reconcile, attention: never destructive, so neither the breaker nor a replacement's cap holds them.
+  let wakeAtMs: number[] | undefined;
   if (opts.nowMs !== undefined) {
     const c = planControls(judged, tasks, history, opts, opts.controls ?? DEFAULT_CONTROLS, opts.nowMs);
     events.push(...c.events);
     actions.push(...c.actions);
+    wakeAtMs = c.wakeAtMs;
   }
   // A row whose status the watchdog does not know is an agent nobody watches: logged (once, like
   // any verdict change) so the loop can say it, though it is not in flight; and a person is needed
@@ -217,7 +225,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
       events.push({ event: 'attention_needed', ...ids, key, kind: 'unknown_status', since: msToIso(sinceMs ?? opts.nowMs), reason: v.reason });
     }
   }
-  return { events, actions, stalls, isMassStall };
+  return { events, actions, stalls, isMassStall, ...(wakeAtMs?.length ? { wakeAtMs } : {}) };
 }
 
 function decide(

@@ -1,8 +1,9 @@
 // Small helpers for the self-contained SVG files we write (timeline, replay histogram): escaping,
 // the document wrapper, and a colour per kind. Pure.
+import { toXml } from '../present/sinks.js';
 
-/** Text or an attribute value made safe for XML. */
-export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** Text or an attribute value made safe for XML (present/sinks.ts: controls escaped, non-characters replaced, specials as entities). */
+export const esc = toXml;
 
 /** A number with at most one decimal, for coordinates. */
 export const px = (n: number) => String(Math.round(n * 10) / 10);

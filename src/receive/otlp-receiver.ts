@@ -2,19 +2,21 @@
 // agents or through an OpenTelemetry Collector's otlphttp exporter. POST /v1/logs (JSON or
 // protobuf, gzip or not) appends each session's events to telemetry/<session>.ndjson; /v1/metrics
 // is answered and counted as traffic from its host; telemetry/hosts.json says when each host was
-// last heard from. A bearer token when configured, a bounded body and a per-peer request rate;
-// every refusal is an HTTP error that says why, and the receiver keeps running.
+// last heard from. A bearer token when configured, a bounded body, a per-client request rate, a
+// cap on connections and on bytes in flight, a bounded hosts.json and number of sessions (issue
+// 36 item 1); every refusal is an HTTP error that says why, and the receiver keeps running.
 import { timingSafeEqual } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
-import { TelemetryHostsSchema, type TelemetryHosts } from '../contracts/telemetry.js';
-import { appendLines, writeFileAtomic } from '../files/atomic-write.js';
+import { appendLines } from '../files/atomic-write.js';
 import type { StatePaths } from '../files/paths.js';
 import type { OtlpEncoding, OtlpSignal } from '../observe/parse/otlp-decode.js';
 import type { ListenAddress, ReceiverSettings } from '../core/listen-address.js';
 import { InputError } from '../contracts/errors.js';
+import { crashPoint } from '../sys/crash-point.js';
+import { HostsBook } from './hosts-book.js';
+import { clientOf, InFlightBudget, knownSessions, rateLimiter } from './limits.js';
 
 export interface ReceiverOptions {
   listen: ListenAddress;
@@ -28,10 +30,22 @@ export interface ReceiverOptions {
   hostsFlushMs?: number;
   /** A request that could not be stored (the disk refused): said once per distinct message. */
   onError?: (message: string) => void;
+  /** Open connections at most; the next is answered 503 and closed. @defaultValue 256 */
+  maxConnections?: number;
+  /** Request body bytes held at once across all requests; a request past it is answered 503. @defaultValue 16 × maxRequestBytes */
+  maxBytesInFlight?: number;
+  /** Sessions (telemetry/<session>.ndjson files) at most; a new one past it is refused (partial success). @defaultValue 10000 */
+  maxSessions?: number;
 }
+
+/** @defaultValue see ReceiverOptions */
+const DEFAULT_MAX_CONNECTIONS = 256;
+const DEFAULT_MAX_SESSIONS = 10_000;
 
 export interface ReceiverStats {
   requests: number;
+  /** Connections open now. */
+  connections: number;
   records: number;
   events: number;
   refused: Record<string, number>;
@@ -59,22 +73,6 @@ class HttpRefusal extends Error {
   }
 }
 
-/** A token bucket per peer address: `rate` requests a second, bursts of twice as many. */
-function rateLimiter(rate: number, nowMs: () => number) {
-  const buckets = new Map<string, { tokens: number; atMs: number }>();
-  return (peer: string): boolean => {
-    const now = nowMs();
-    const b = buckets.get(peer) ?? { tokens: rate * 2, atMs: now };
-    b.tokens = Math.min(rate * 2, b.tokens + ((now - b.atMs) / 1000) * rate);
-    b.atMs = now;
-    if (buckets.size > 10_000) buckets.clear();
-    buckets.set(peer, b);
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
-  };
-}
-
 function isAuthorized(header: string | undefined, token: string | undefined): boolean {
   if (token === undefined) return true;
   const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
@@ -84,18 +82,29 @@ function isAuthorized(header: string | undefined, token: string | undefined): bo
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-/** The body, at most `max` bytes once decompressed; a larger one is refused as it arrives. */
-async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
+/**
+ * The body, at most `max` bytes once decompressed; a larger one is refused as it arrives. Its bytes
+ * are taken from `budget` as declared or as they arrive (a request that would pass it: 503), and
+ * given back by the caller: `held.bytes`.
+ */
+async function readBody(req: http.IncomingMessage, max: number, budget: InFlightBudget, held: { bytes: number }): Promise<Buffer> {
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity' && encoding !== 'gzip') throw new HttpRefusal(415, `Content-Encoding ${encoding} is not accepted: send gzip or none`);
   const declared = Number(req.headers['content-length']);
   const tooLarge = () => new HttpRefusal(413, `the request body is larger than ${max} bytes (otlp.max_request_bytes): send smaller batches (OTEL_BLRP_MAX_EXPORT_BATCH_SIZE, or the Collector's batch processor send_batch_max_size)`);
+  const busy = () => new HttpRefusal(503, `the receiver holds ${budget.max} bytes in flight already (other requests still arriving): retry after 1 s`, { 'retry-after': '1' });
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  const take = (n: number) => {
+    if (!budget.take(n)) throw busy();
+    held.bytes += n;
+  };
+  if (Number.isFinite(declared) && declared > 0) take(declared);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
     size += (c as Buffer).length;
     if (size > max) throw tooLarge();
+    if (size > held.bytes) take(size - held.bytes);
     chunks.push(c as Buffer);
   }
   const raw = Buffer.concat(chunks, size);
@@ -112,9 +121,12 @@ async function readBody(req: http.IncomingMessage, max: number): Promise<Buffer>
 export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceiver> {
   // Loaded only when a receiver starts: protobufjs costs every other command ~0.1 s of start-up.
   const { decodeExport, encodeResponse, OtlpDecodeError } = await import('../observe/parse/otlp-decode.js');
-  const stats: ReceiverStats = { requests: 0, records: 0, events: 0, refused: {} };
+  const stats: ReceiverStats = { requests: 0, connections: 0, records: 0, events: 0, refused: {} };
   const allow = rateLimiter(o.maxRequestsPerSecond, o.nowMs);
-  const hosts = await loadHosts(o.paths);
+  const budget = new InFlightBudget(o.maxBytesInFlight ?? 16 * o.maxRequestBytes);
+  const maxConnections = o.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  const hosts = await HostsBook.load(o.paths);
+  const sessions = await knownSessions(o.paths, o.maxSessions ?? DEFAULT_MAX_SESSIONS);
   let hostsDirty = false;
   let hostsTimer: NodeJS.Timeout | undefined;
   let hostsWrite: Promise<void> = Promise.resolve();
@@ -124,22 +136,24 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
     said.add(m);
     o.onError?.(m);
   };
-  const writeHosts = () => {
-    hostsTimer = undefined;
-    if (!hostsDirty) return hostsWrite;
-    hostsDirty = false;
-    hosts.updated_ms = o.nowMs();
-    const text = JSON.stringify(hosts) + '\n';
-    hostsWrite = hostsWrite.then(() => writeFileAtomic(o.paths.telemetryHosts(), text)).catch((e) => fail(`cannot write ${o.paths.telemetryHosts()}: ${(e as Error).message}`));
+  const cannotWrite = (e: unknown) => fail(`cannot write ${o.paths.telemetryHosts()}: ${(e as Error)?.message ?? String(e)}`);
+  // A timer's callback: nothing it throws may escape (an uncaught error would end `serve` and every epic it watches).
+  const writeHosts = (): Promise<void> => {
+    try {
+      hostsTimer = undefined;
+      if (!hostsDirty) return hostsWrite;
+      hostsDirty = false;
+      crashPoint('throw', 'hosts_flush');
+      hosts.updatedMs = o.nowMs();
+      hostsWrite = hostsWrite.then(() => hosts.write(o.paths.telemetryHosts())).catch(cannotWrite);
+    } catch (e) {
+      hostsDirty = true; // written by the next flush
+      cannotWrite(e);
+    }
     return hostsWrite;
   };
   const heard = (counts: Map<string, number>, nowMs: number) => {
-    for (const [host, n] of counts) {
-      const h = (hosts.hosts[host] ??= { first_ms: nowMs, last_ms: nowMs, requests: 0, records: 0 });
-      h.last_ms = Math.max(h.last_ms, nowMs);
-      h.requests++;
-      h.records += n;
-    }
+    for (const [host, n] of counts) hosts.heard(host, n, nowMs);
     hostsDirty = true;
     hostsTimer ??= setTimeout(writeHosts, o.hostsFlushMs ?? 1000);
   };
@@ -151,11 +165,18 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
     if (req.method !== 'POST') throw new HttpRefusal(405, `${req.method} ${url}: only POST is accepted`, { allow: 'POST' });
     if (!isAuthorized(req.headers.authorization, o.token)) throw new HttpRefusal(401, 'missing or wrong bearer token: senders set OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>" (the Collector: headers.authorization on its otlphttp exporter)', { 'www-authenticate': 'Bearer' });
     const peer = req.socket.remoteAddress ?? 'unknown';
-    if (!allow(peer)) throw new HttpRefusal(429, `more than ${o.maxRequestsPerSecond} requests a second from ${peer} (otlp.max_requests_per_second): retry after 1 s, or batch more records per request`, { 'retry-after': '1' });
+    const client = clientOf(peer);
+    if (!allow(client)) throw new HttpRefusal(429, `more than ${o.maxRequestsPerSecond} requests a second from ${client === 'loopback' ? `this machine (${peer}; every loopback address counts as one)` : client} (otlp.max_requests_per_second): retry after 1 s, or batch more records per request`, { 'retry-after': '1' });
     const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const encoding = CONTENT_TYPES[type];
     if (!encoding) throw new HttpRefusal(415, `Content-Type ${type || '(none)'} is not accepted: send application/json or application/x-protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/json or http/protobuf)`);
-    const body = await readBody(req, o.maxRequestBytes);
+    const held = { bytes: 0 };
+    let body: Buffer;
+    try {
+      body = await readBody(req, o.maxRequestBytes, budget, held);
+    } finally {
+      budget.give(held.bytes);
+    }
     const rxMs = o.nowMs();
     let decoded;
     try {
@@ -166,9 +187,16 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
     }
     const bySession = new Map<string, string[]>();
     for (const { sessionId, line } of decoded.events) {
-      const lines = bySession.get(sessionId) ?? [];
+      let lines = bySession.get(sessionId);
+      if (!lines) {
+        if (!sessions.admit(sessionId)) {
+          decoded.rejected++;
+          decoded.rejectedReason ??= `the receiver keeps at most ${sessions.max} sessions under ${o.paths.telemetryDir()} and this one is new: prune old ones (dispatch-watchdog prune)`;
+          continue;
+        }
+        bySession.set(sessionId, (lines = []));
+      }
       lines.push(JSON.stringify(line));
-      bySession.set(sessionId, lines);
     }
     try {
       // No fsync: telemetry is evidence, not a side effect; a line lost in a crash is a gap, never an action.
@@ -184,6 +212,8 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
   }
 
   const server = http.createServer((req, res) => {
+    // Already answered 503 by the connection cap.
+    if ((req.socket as { refusedBusy?: boolean }).refusedBusy) return void req.socket.destroy();
     stats.requests++;
     handle(req).then(
       (r) => {
@@ -198,7 +228,19 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
         res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...refusal.headers, ...(req.complete ? {} : { connection: 'close' }) });
         res.end(body);
       },
-    );
+    ).catch(() => res.destroy()); // an answer that cannot be written: that connection ends, never the process
+  });
+  // Past maxConnections a connection is answered 503 at once and closed: no parser, no body, no buffer.
+  const busyBody = JSON.stringify({ code: 503, message: `the receiver has ${maxConnections} connections open already: retry after 1 s` }) + '\n';
+  const busyReply = `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(busyBody)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${busyBody}`;
+  server.on('connection', (socket) => {
+    stats.connections++;
+    socket.once('close', () => stats.connections--);
+    if (stats.connections <= maxConnections) return;
+    stats.refused[503] = (stats.refused[503] ?? 0) + 1;
+    socket.end(busyReply);
+    socket.setTimeout(5_000, () => socket.destroy());
+    (socket as { refusedBusy?: boolean }).refusedBusy = true;
   });
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 20_000;
@@ -210,6 +252,8 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
       resolve();
     });
   });
+  // After the bind, a server error (EMFILE on accept under a connection flood) is said, never thrown into `serve`.
+  server.on('error', (e) => fail(`the listener: ${(e as Error).message}`));
   const port = (server.address() as AddressInfo).port;
   const shownHost = o.listen.host.includes(':') ? `[${o.listen.host}]` : o.listen.host;
   return {
@@ -225,17 +269,6 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
       await writeHosts();
     },
   };
-}
-
-/** hosts.json as the last receiver left it (a restart keeps when each host was last heard); a bad file starts empty. */
-async function loadHosts(paths: StatePaths): Promise<TelemetryHosts> {
-  try {
-    const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await fs.readFile(paths.telemetryHosts(), 'utf8')));
-    if (parsed.success) return parsed.data;
-  } catch {
-    /* none yet */
-  }
-  return { version: 1, updated_ms: 0, hosts: {} };
 }
 
 /** Start the receiver the options ask for, saying where on stderr; a port that cannot be bound is an InputError. */

@@ -1,4 +1,4 @@
-// Run the real `claude -p` (the pinned devDependency @anthropic-ai/claude-code) in a scratch HOME
+// Run the real `claude -p` (one of CLAUDE_VERSIONS: the pinned newest 2.1.332, or 2.1.197) in a scratch HOME
 // against the scripted model server (model-server.ts), the way
 // ../shared/reference/claude-code-2.1.197.md "Running it offline" does.
 //
@@ -10,7 +10,8 @@
 //
 // Options: `cwd` (default: a fresh temp dir), `home` (default: a fresh temp dir; share one between
 // sessions to share ~/.claude), `sessionId` (default: a random uuid), `pluginDir` (--plugin-dir),
-// `env` (added last: API_TIMEOUT_MS, CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS, …), `args` (extra flags).
+// `env` (added last: API_TIMEOUT_MS, CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS, …), `args` (extra flags),
+// `version` (default 2.1.197; `describeVersions(ALL_VERSIONS, …)` runs a block on each).
 // Each session runs in its own process group. When the test ends (passed or failed) every process
 // it started is SIGKILLed: the group, and every descendant found under /proc (Bash tool shells may
 // start groups of their own). Temp dirs it made are removed then too.
@@ -22,36 +23,71 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { onTestFinished } from 'vitest';
+import { describe, onTestFinished } from 'vitest';
 import { REPO_ROOT } from './cli.js';
 import type { ModelServer } from './model-server.js';
 
-// The tests below were written against 2.1.197, installed beside the pinned newest (2.1.332, which
-// owns node_modules/.bin/claude) through the npm alias claude-code-2.1.197.
-export const CLAUDE_BIN = path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.197', 'bin', 'claude.exe');
+// The Claude Code versions the real-session tests run: the pinned newest (2.1.332, which owns
+// node_modules/.bin/claude) and the oldest supported (2.1.197, installed beside it through the npm
+// alias claude-code-2.1.197). Adding the next version is one line here (and an npm alias).
+export const CLAUDE_VERSIONS = {
+  '2.1.332': path.join(REPO_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+  '2.1.197': path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.197', 'bin', 'claude.exe'),
+} as const;
+export type ClaudeVersion = keyof typeof CLAUDE_VERSIONS;
+/** Every version, newest first: `describe.each(ALL_VERSIONS)` for behaviour both hold. */
+export const ALL_VERSIONS = Object.keys(CLAUDE_VERSIONS) as ClaudeVersion[];
+export const NEWEST: ClaudeVersion = '2.1.332';
+export const OLDEST: ClaudeVersion = '2.1.197';
 
+/** The tests written before the table ran 2.1.197 by this path; they still do. */
+export const CLAUDE_BIN = CLAUDE_VERSIONS[OLDEST];
 /** The pinned newest, 2.1.332 (node_modules/.bin/claude). */
 export const CLAUDE_BIN_LATEST = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+export const claudeBin = (version: ClaudeVersion = OLDEST) => CLAUDE_VERSIONS[version];
 
-function probe(): string | undefined {
-  if (!existsSync(CLAUDE_BIN)) return `no ${CLAUDE_BIN} (npm ci installs the alias claude-code-2.1.197)`;
+function probe(version: ClaudeVersion): string | undefined {
+  const bin = CLAUDE_VERSIONS[version];
+  if (!existsSync(bin)) return `no ${bin} (npm ci installs Claude Code ${version})`;
   try {
-    const v = execFileSync(CLAUDE_BIN, ['--version'], { env: { ...process.env, IS_SANDBOX: '1', DISABLE_AUTOUPDATER: '1' }, timeout: 30_000, encoding: 'utf8' });
-    return /2\.1\.197/.test(v) ? undefined : `claude --version says ${v.trim()}, the tests are written against 2.1.197`;
+    const v = execFileSync(bin, ['--version'], { env: { ...process.env, IS_SANDBOX: '1', DISABLE_AUTOUPDATER: '1' }, timeout: 30_000, encoding: 'utf8' });
+    return v.includes(version) ? undefined : `${bin} --version says ${v.trim()}, the tests expect ${version}`;
   } catch (e) {
-    return `no build of claude for ${process.platform}-${process.arch}: ${(e as Error).message.split('\n')[0]}`;
+    return `no build of claude ${version} for ${process.platform}-${process.arch}: ${(e as Error).message.split('\n')[0]}`;
   }
 }
 
-/** Undefined when the real binary runs here; else why these tests are skipped. */
-export const claudeSkip: string | undefined = probe();
-if (claudeSkip) console.warn(`real Claude Code tests skipped: ${claudeSkip}`);
+const skips = new Map<ClaudeVersion, string | undefined>();
+/** Undefined when that version's binary runs here; else why its tests are skipped (probed once). */
+export function claudeSkipFor(version: ClaudeVersion): string | undefined {
+  if (!skips.has(version)) {
+    const why = probe(version);
+    skips.set(version, why);
+    if (why) console.warn(`real Claude Code ${version} tests skipped: ${why}`);
+  }
+  return skips.get(version);
+}
+
+/**
+ * `describe` once per version (a describe.each whose blocks each skip, saying why, where that
+ * version's binary does not run): `describeVersions(ALL_VERSIONS, 'name', (version) => { … })`.
+ * Markers scripted on one model server must differ per version (suffix them with the version).
+ */
+export function describeVersions(versions: readonly ClaudeVersion[], name: string, fn: (version: ClaudeVersion) => void, opts: { timeout?: number } = {}): void {
+  describe.each(versions.map((v) => [v]))(`${name} [Claude Code %s]`, (version) => {
+    describe.skipIf(claudeSkipFor(version) !== undefined)('', opts, () => fn(version));
+  });
+}
+
+/** Undefined when the real 2.1.197 binary runs here; else why these tests are skipped. */
+export const claudeSkip: string | undefined = claudeSkipFor(OLDEST);
 
 /** Claude Code's project dir name for a cwd: every / and . becomes -. */
 export const projectDirName = (cwd: string) => cwd.replace(/[/.]/g, '-');
 
 export interface ClaudeSession {
   pid: number;
+  version: ClaudeVersion;
   sessionId: string;
   home: string;
   cwd: string;
@@ -80,7 +116,9 @@ export interface ClaudeOptions {
   pluginDir?: string;
   env?: Record<string, string>;
   args?: string[];
-  /** Another Claude Code binary than CLAUDE_BIN (2.1.197), e.g. CLAUDE_BIN_LATEST. */
+  /** Which Claude Code runs (default: the oldest, 2.1.197, which the older tests were written on). */
+  version?: ClaudeVersion;
+  /** Another Claude Code binary, e.g. CLAUDE_BIN_LATEST (prefer `version`). */
   bin?: string;
 }
 
@@ -140,7 +178,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   args.push(...(opts.args ?? []));
   const outFd = openSync(streamPath, 'a');
   const errFd = openSync(errPath, 'a');
-  const child = spawn(opts.bin ?? CLAUDE_BIN, args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
+  const child = spawn(opts.bin ?? claudeBin(opts.version), args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;
@@ -175,6 +213,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   const transcriptPath = path.join(projectDir, `${sessionId}.jsonl`);
   return {
     pid,
+    version: opts.bin === CLAUDE_BIN_LATEST ? NEWEST : (opts.version ?? OLDEST),
     sessionId,
     home,
     cwd,

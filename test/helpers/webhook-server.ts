@@ -10,7 +10,8 @@ export interface WebhookRequest {
   body: unknown;
 }
 
-export type WebhookReply = { status: number; headers?: Record<string, string> } | { hang: true };
+/** `body: 'endless'`: the answer's body never ends, written as fast as the client reads it; `'trickle'`: one byte every 50 ms, forever. */
+export type WebhookReply = { status: number; headers?: Record<string, string>; body?: 'endless' | 'trickle' } | { hang: true };
 
 export async function startWebhookServer(reply: (req: WebhookRequest, n: number) => WebhookReply = () => ({ status: 200 })) {
   const requests: WebhookRequest[] = [];
@@ -32,9 +33,35 @@ export async function startWebhookServer(reply: (req: WebhookRequest, n: number)
       const a = answer(r, requests.length);
       if ('hang' in a) return void hung.add(res);
       res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
+      if (a.body === 'endless' || a.body === 'trickle') return void stream(res, a.body);
       res.end('ok');
     });
   });
+  /** Body bytes written to endless or trickling answers (until their client went away). */
+  const streamed = { bytes: 0, open: 0 };
+  const stream = (res: ServerResponse, how: 'endless' | 'trickle') => {
+    hung.add(res);
+    streamed.open++;
+    const chunk = Buffer.alloc(how === 'endless' ? 64 * 1024 : 1, 120);
+    let timer: NodeJS.Timeout | undefined;
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      streamed.open--;
+      clearTimeout(timer);
+    };
+    res.on('close', end);
+    const pump = () => {
+      if (done || res.destroyed) return end();
+      streamed.bytes += chunk.length;
+      const more = res.write(chunk);
+      if (how === 'trickle') timer = setTimeout(pump, 50);
+      else if (more) setImmediate(pump);
+      else res.once('drain', pump);
+    };
+    pump();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -42,6 +69,7 @@ export async function startWebhookServer(reply: (req: WebhookRequest, n: number)
     url: `http://127.0.0.1:${port}/services/T000/B000/XOXB-s3cr3t-token`,
     token: 'XOXB-s3cr3t-token',
     requests,
+    streamed,
     handle(r: typeof reply) {
       answer = r;
     },

@@ -25,7 +25,10 @@ describe('request files (mailbox adapter)', () => {
     const req = cancelRequest(tempDir(), { agentId: 'worker-1@team', pid: 4242 });
     expect((await createMailboxAdapter({ clock: realClock }).cancel(req)).ok).toBe(true);
     const parsed = RequestSchema.strict().parse(readJson(requestFile(req, 'cancel')));
-    expect(parsed).toMatchObject({ schema_version: '1', kind: 'cancel', key: req.key, epic_id: 'PROJ-1000', agent_id: 'worker-1@team', pid: 4242 });
+    expect(parsed).toMatchObject({ schema_version: '1', kind: 'cancel', key: req.key, epic_id: 'PROJ-1000', agent_id: 'worker-1@team' });
+    // No process 4242 started with this task: the pid is withheld, and the request says why (issue 36 item 5).
+    expect(parsed.pid).toBeUndefined();
+    expect(parsed.pid_withheld).toMatch(/^pid 4242 /);
     expect(parsed.prompt).toBeUndefined();
   });
 

@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { escalateInLinear, type EscalateInLinearOptions } from '../../src/act/tracker/linear.js';
 import { ActionError } from '../../src/contracts/errors.js';
+import { renderEscalationComment } from '../../src/act/tracker/linear-comment.js';
 import { replies, startLinearServer, type LinearServer, type Reply } from '../helpers/linear-server.js';
 
 const KEY = 'lin_api_TESTKEY_0123456789abcdef';
@@ -61,6 +62,18 @@ describe('escalateInLinear', () => {
     await using fake = await startLinearServer();
     const { opts } = setup(fake, { blockedStateName: 'blocked' });
     await expect(escalateInLinear(opts)).resolves.toMatchObject({ tracker: 'updated', stateId: 'state-blocked' });
+  });
+
+  it("the comment starts with the seed's sentence and names the state as Linear spells it, not as configured (issue 33)", async () => {
+    await using fake = await startLinearServer();
+    const commentBody = (state: string) =>
+      renderEscalationComment({ ticketId: 'ENG-123', attempts: 3, history: [], frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md', key: IDEMPOTENCY_KEY, stateName: state });
+    const { opts } = setup(fake, { blockedStateName: 'blocked', commentBody });
+    await escalateInLinear(opts);
+    const body = String(fake.requests.at(-1)!.variables.input.body);
+    expect(body.startsWith('Auto-blocked: agent stalled 3 times. Requires manual investigation. See dispatch log.\n')).toBe(true);
+    expect(body).toContain('moved ENG-123 to **Blocked**');
+    expect(body).not.toContain('(in the watchdog\'s state dir)');
   });
 
   it.each<[string, Reply]>([

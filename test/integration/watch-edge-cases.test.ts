@@ -197,7 +197,7 @@ describe('progress seen in the row', () => {
 });
 
 describe('progress seen in the row: the first sight', () => {
-  it('a row idle past its window but whose last_output then changes is never acted on at the first check; unchanged for an interval, it is', async () => {
+  it('a row idle past its window but whose last_output then changes is never acted on at the first check; unchanged for its window, it is', async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0);
     const past = T0 - 600 * S; // idle 10 minutes already: stalled by time alone
@@ -205,11 +205,15 @@ describe('progress seen in the row: the first sight', () => {
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
     const started = () => readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id);
     expect(started()).toEqual([]); // whether the output grows is not known at its first sight
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([]); // nor is it called stalled (issue 33)
     writeWave(dir, EPIC, iso(past), [row('t1', past, { last_output: 'step 2' }), row('t2', past, { ticket_id: 'ENG-2', last_output: 'waiting' })]);
     await s.advance(10 * S);
     expect(readWatchdogJson(dir, EPIC).tasks.find((t: { task_id: string }) => t.task_id === 't1').verdict).toBe('healthy');
-    // t2's text held still for a whole interval: no growth, so its stall is acted on now.
+    expect(started()).toEqual([]);
+    // t2's text held still for its whole window since it was first seen: no growth, acted on at that deadline.
+    await s.advance(21 * S);
     expect(started()).toEqual(['t2']);
+    expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't2', action_taken: 'redispatch', timestamp_utc: iso(T0 + 30 * S + 50) }); // the interval's check at +30 s was a ms early; the deadline wakes it (at least 50 ms later)
     s.stop();
     await s.done;
   });

@@ -90,10 +90,11 @@ describe.skipIf(codexSkip !== undefined)(`Codex recovery (skipped: ${codexSkip ?
     const base = await redispatchRequest(tempDir(), { sessionId: 'T1', raw: { agent: 'codex' } });
     const r = buildMailboxRequest({ ...base, mode: 'resume' }, 'resume', Date.now(), 60_000);
     expect(r.agent).toBe('codex');
-    expect(r.how_to_answer).toMatch(/codex exec resume <session_id> --json "<resume_prompt>" run in the agent's own cwd/);
+    expect(r.resume_command).toMatch(/^codex exec resume 'T1' --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox '/);
     expect(r.how_to_answer).toMatch(/SIGINT to the native codex pid/);
     const claude = buildMailboxRequest({ ...base, task: { ...base.task, raw: {} } }, 'resume', Date.now(), 60_000);
     expect(claude.agent).toBeUndefined();
-    expect(claude.how_to_answer).toMatch(/claude --resume <session_id> -p/);
+    expect(claude.resume_command).toMatch(/^claude --resume 'T1' -p /);
+    expect(claude.how_to_answer).not.toMatch(/codex/i);
   });
 });

@@ -3,8 +3,8 @@
 // session's real transcript, says healthy while the call runs and finished after the final answer
 // (`inconsistent` while its row still says in_progress).
 import { mkdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeSkip, startClaude } from '../helpers/claude-session.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALL_VERSIONS, describeVersions, startClaude } from '../helpers/claude-session.js';
 import { runCli, until } from '../helpers/cli.js';
 import { bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { writeWave } from '../helpers/state.js';
@@ -14,14 +14,14 @@ let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-describe.skipIf(claudeSkip !== undefined)('a real claude -p session', { timeout: 120_000 }, () => {
+describeVersions(ALL_VERSIONS, 'a real claude -p session', (version) => {
   it('a Bash call longer than the window is healthy throughout, the session finished after its final answer', async () => {
-    const marker = 'LONGBASH-1';
+    const marker = `LONGBASH-${version}`;
     const gate = tempDir();
     server.script(marker, [{ blocks: [bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo built`)] }, { blocks: [text('All done: built.')] }]);
     const stateDir = tempDir();
     mkdirSync(stateDir, { recursive: true });
-    const s = startClaude({ server, prompt: `${marker}: build the project` });
+    const s = startClaude({ server, prompt: `${marker}: build the project`, version });
     writeWave(stateDir, 'E-LB', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
     const judge = async (aheadMs = 0) => {
       const args = ['--epic-id', 'E-LB', '--state-dir', stateDir, '--action', 'report', '--json', '--timeout', '30'];
@@ -45,4 +45,4 @@ describe.skipIf(claudeSkip !== undefined)('a real claude -p session', { timeout:
     // The server saw the tool result of the real Bash run.
     expect(JSON.stringify(server.of(marker)[1]?.body.messages.at(-1))).toContain('built');
   });
-});
+}, { timeout: 120_000 });

@@ -180,7 +180,9 @@ describe('the escalation comment', () => {
       frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md', key: 'epic-1:t1-r2:escalate',
     });
     expect(body).toMatchInlineSnapshot(`
-      "**dispatch-watchdog moved ENG-123 to Blocked**: the agent stalled in 3 attempts, and the redispatch limit is reached.
+      "Auto-blocked: agent stalled 3 times. Requires manual investigation. See dispatch log.
+
+      dispatch-watchdog moved ENG-123 to **Blocked**: every attempt stalled and the redispatch limit is reached.
 
       | # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |
       |---|---|---|---|---|---|---|---|
@@ -192,7 +194,7 @@ describe('the escalation comment', () => {
 
       **Recommended action:** Launch one agent for ENG-123 by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, then move ENG-123 out of Blocked.
 
-      Friction note: \`friction/2026-04-02-stall-escalation-eng-123.md\` (in the watchdog's state dir).
+      The friction note on the watchdog's host (\`friction/2026-04-02-stall-escalation-eng-123.md\`) holds this same history; its dispatch-log lines carry the key below.
 
       _Posted by dispatch-watchdog · key \`dispatch-watchdog:epic-1:t1-r2:escalate\`_
       <!-- dispatch-watchdog:epic-1:t1-r2:escalate -->

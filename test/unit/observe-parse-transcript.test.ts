@@ -11,9 +11,9 @@ const summarize = (...lines: string[]) => {
 };
 
 describe('parseTranscriptText → summarizeTranscript', () => {
-  it("keeps the newest record's cwd: where a replacement must work (issue 17 item 3)", () => {
-    const { part } = summarize(user(0, 'go', { cwd: '/repo/wt-1' }), assistant(1, [text('cd done')], { cwd: '/repo/wt-1/pkg' }));
-    expect(part.cwd).toBe('/repo/wt-1/pkg');
+  it("keeps the session's own first cwd, never a later record's that may point elsewhere: where a replacement must work (issue 36 item 5)", () => {
+    const { part } = summarize(user(0, 'go', { cwd: '/repo/wt-1' }), assistant(1, [text('cd done')], { cwd: '/repo/wt-2-another-ticket' }));
+    expect(part.cwd).toBe('/repo/wt-1');
     expect(summarize(user(0, 'go')).part.cwd).toBeUndefined();
   });
 

@@ -77,8 +77,15 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
       if (op !== 'redispatch') return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
       // The replacement it started is watched like a process-adapter launch: found by the marks it inherited.
       const launched = await launchedProcess(req.key, req.paths.root);
-      const which = launched ? `; its replacement runs as pid ${launched.pid}` : '; no process it started carries DISPATCH_WATCHDOG_KEY (the replacement runs elsewhere: it is watched once a row lists it)';
-      return { ...succeeded(op, 'command', `the ${op} command for ${req.key} exited 0${which}.`, { markerPath: file }), ...(launched ? { pid: launched.pid, identity: launched } : {}) };
+      if (launched) return { ...succeeded(op, 'command', `the ${op} command for ${req.key} exited 0; its replacement runs as pid ${launched.pid}.`, { markerPath: file }), pid: launched.pid, identity: launched };
+      // Launched elsewhere (another runner, another host): awaited like a request until a row lists
+      // it or its answer-by passes (then a failed attempt, as an unanswered request), never "done".
+      // Its marker stands in for the request file; it is nothing for the orchestrator to carry out.
+      const answerBy = deps.requestDeadlineMs === undefined ? undefined : msToIso(deps.clock.nowMs() + deps.requestDeadlineMs);
+      const until = answerBy ? ` by ${answerBy}` : '';
+      return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0; no process it started carries DISPATCH_WATCHDOG_KEY, so the replacement runs elsewhere: it is awaited until a row lists it${until}, else counted as a failed attempt.`, {
+        markerPath: file, requestPath: rel, ...(answerBy ? { answerBy } : {}),
+      });
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: 'unknown' });

@@ -1,7 +1,7 @@
 // mailbox adapter (the default, needs no config): writes request files under epics/<id>/requests/ for
 // the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
 import { promises as fs } from 'node:fs';
-import { howToAnswer } from '../../contracts/request.js';
+import { howToAnswer, resumeCommand } from '../../contracts/request.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
 import { createFileExclusive, readOwnFile } from '../../files/atomic-write.js';
@@ -9,6 +9,7 @@ import type { AdapterOp } from '../../contracts/vocabulary.js';
 import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, NudgeRequest, RedispatchRequest } from './adapter.js';
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
+import { checkRequestPid } from './request-pid.js';
 import { isCodexRow } from '../../agents/codex/row.js';
 
 /** The JSON in `epics/<epic>/requests/<key>.<kind>.json` (schema: contracts/request.ts). */
@@ -39,6 +40,9 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
     });
   }
   if (req.requestFields) Object.assign(out, req.requestFields);
+  // The command to paste, every value quoted (a prompt naming a state dir with `$(…)` runs nothing).
+  const resumeText = kind === 'resume' ? out.resume_prompt : kind === 'nudge' && out.route === 'resume' ? out.message : undefined;
+  if (out.session_id && resumeText !== undefined) out.resume_command = resumeCommand(out.session_id, resumeText, out.agent);
   if (deadlineMs !== undefined) {
     out.answer_by = msToIso(nowMs + deadlineMs);
     out.how_to_answer = howToAnswer(kind, out);
@@ -72,7 +76,8 @@ export async function writeRequest(req: CancelRequest | RedispatchRequest, kind:
   const rel = req.paths.relative(file);
   try {
     const nowMs = deps.clock.nowMs();
-    const request = buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs);
+    // The pid only when it is provably the agent (request-pid.ts): a lead may `kill` it literally.
+    const request = await checkRequestPid(buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs), req.task, (req as CancelRequest).expectedProcess ?? req.task.expectedProcess);
     const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + '\n');
     const answerBy = created ? request.answer_by : ((await answerByOf(file)) ?? request.answer_by);
     const lifecycle = { markerPath: file, requestPath: rel, answerBy };

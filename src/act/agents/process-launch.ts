@@ -1,8 +1,16 @@
-// Launch a replacement agent from agents.redispatch_argv (no shell), detached, output to a log under the
-// state dir. A launch marker is created as `launching` BEFORE the spawn and completed with the pid after
-// it: a crash in between leaves `launching`, which means "cannot tell" (an orphan, never launched twice).
-// The replacement starts in the stalled agent's own working directory (its transcript's `cwd`: with a
-// worktree per ticket, the remaining work must land in that checkout); without one, in the watchdog's.
+// Launch a replacement agent from agents.redispatch_argv (no shell interprets it), detached, output to a log
+// under the state dir. The launch protocol (docs/recovery.md "The launch marker"), so that a crash at any
+// point leads to exactly one replacement:
+//   1. a spawn token `<marker>.token` is created (empty), then the marker as `launching` naming it;
+//   2. the replacement is spawned through `/bin/sh -c 'rm -f -- "$0" || exit 125; exec "$@"' <token> <argv…>`:
+//      it removes the token and then becomes the agent (same pid, argv passed as arguments, never parsed);
+//   3. the marker is completed with the pid.
+// A `launching` marker is settled from that evidence: a live process carrying DISPATCH_WATCHDOG_KEY is
+// adopted; a token still there (and no such process) proves nothing was spawned, so the launch runs now;
+// a token gone proves the replacement started (and has exited): done, never launched twice. A marker
+// without a token (torn, or written by an older version) stays "cannot tell" (an orphan).
+// The replacement starts in the stalled agent's own working directory (the row's, or its session's
+// first `cwd`: with a worktree per ticket, the remaining work must land in that checkout); without one, in the watchdog's.
 import { spawn } from 'node:child_process';
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +45,9 @@ export function launchFile(req: RedispatchRequest): string {
   return stepFile(path.join(req.paths.epicDir(req.epicId), 'launches'), req.key, 'redispatch');
 }
 
+/** The spawn token of a launch marker: present from before the spawn until the replacement starts. */
+export const tokenFile = (markerFile: string) => markerFile.replace(/\.json$/, '') + '.token';
+
 /** The launch record, `missing`, or `unreadable` (torn or foreign content: treated as "cannot tell"). */
 export async function readLaunchRecord(file: string): Promise<LaunchRecord | 'missing' | 'unreadable'> {
   try {
@@ -47,30 +58,47 @@ export async function readLaunchRecord(file: string): Promise<LaunchRecord | 'mi
 }
 
 /**
- * A `launching` marker (a crash between marker and pid) whose replacement really runs: it carries
- * DISPATCH_WATCHDOG_KEY=<key> and DISPATCH_WATCHDOG_STATE_DIR in its environment, so exactly one live process tells. The marker is
- * completed with its pid and start time and the record returned; otherwise undefined (cannot tell).
+ * Settle a `launching` marker (a crash between marker and launch, see the module comment): the record
+ * completed as launched (adopted, or started and gone), `never` (provably nothing was spawned: launch
+ * now), or undefined (cannot tell). A live replacement carries DISPATCH_WATCHDOG_KEY=<key> and
+ * DISPATCH_WATCHDOG_STATE_DIR in its environment (the same key in another state dir is another watchdog's).
  */
-async function adoptRunningLaunch(req: RedispatchRequest, rec: LaunchRecord, file: string): Promise<LaunchRecord | undefined> {
+async function settleLaunching(req: RedispatchRequest, rec: LaunchRecord, file: string): Promise<LaunchRecord | 'never' | undefined> {
   if (rec.status !== 'launching') return undefined;
-  // The same key in another state dir is another watchdog's agent: both must match.
   const found = await findProcessesWithEnv({ DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root });
-  if (found.length !== 1) return undefined;
-  const p = found[0]!;
-  const launched = { ...rec, status: 'launched' as const, pid: p.pid, start_ticks: p.startTicks, boot_id: p.bootId };
+  if (found.length > 1) return undefined;
+  if (found.length === 1) {
+    const p = found[0]!;
+    const launched = { ...rec, status: 'launched' as const, pid: p.pid, start_ticks: p.startTicks, boot_id: p.bootId };
+    await writeFileAtomic(file, JSON.stringify(launched, null, 2) + '\n');
+    return launched;
+  }
+  if (rec.spawn_token !== path.basename(tokenFile(file))) return undefined;
+  const token = await fs.lstat(tokenFile(file)).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : undefined));
+  if (token === undefined) return undefined;
+  if (token) return 'never';
+  // Started (it removed the token) and already exited: launched, its pid no longer known.
+  const { spawn_token: _t, ...rest } = rec;
+  const launched: LaunchRecord = { ...rest, status: 'launched', exited_before_recorded: true };
   await writeFileAtomic(file, JSON.stringify(launched, null, 2) + '\n');
   return launched;
 }
 
-/** launched → done; none or failed → absent; launching (crash between marker and spawn) or unreadable → unknown, unless the replacement is found running. */
+/** launched → done; none or failed → absent; launching → settled from its evidence (done, absent) or unknown; unreadable → unknown. */
 export async function launchMarker(req: RedispatchRequest): Promise<MarkerState> {
   const file = launchFile(req);
   const rec = await readLaunchRecord(file);
   if (rec === 'missing') return 'absent';
   if (rec === 'unreadable') return 'unknown';
-  if (rec.status === 'launching' && (await adoptRunningLaunch(req, rec, file))) return 'done';
-  return rec.status === 'launched' ? 'done' : rec.status === 'failed' ? 'absent' : 'unknown';
+  if (rec.status === 'launching') {
+    const settled = await settleLaunching(req, rec, file);
+    return settled === 'never' ? 'absent' : settled ? 'done' : 'unknown';
+  }
+  return rec.status === 'launched' ? 'done' : 'absent';
 }
+
+/** The replacement's argv behind the token remover (see the module comment): `"$@"` is never parsed by the shell. */
+const SPAWN_WRAPPER = ['/bin/sh', '-c', 'rm -f -- "$0" || exit 125; exec "$@"'];
 
 /** Spawn detached with stdout and stderr appended to `logFile`; resolves once the process exists. */
 async function spawnDetached(argv: string[], logFile: string, env: NodeJS.ProcessEnv, cwd: string | undefined) {
@@ -90,6 +118,25 @@ async function spawnDetached(argv: string[], logFile: string, env: NodeJS.Proces
   }
 }
 
+/**
+ * Throw as spawn would (ENOENT, EACCES) when `cmd` is no executable file: behind the token remover the
+ * spawn itself succeeds whatever argv[0] is, so a missing agent CLI is caught here, before the launch.
+ */
+async function assertExecutable(cmd: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<void> {
+  const candidates = cmd.includes('/') ? [path.resolve(cwd ?? process.cwd(), cmd)] : (env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, cmd));
+  let code = 'ENOENT';
+  for (const c of candidates) {
+    try {
+      if (!(await fs.stat(c)).isFile()) continue;
+      await fs.access(c, constants.X_OK);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EACCES') code = 'EACCES';
+    }
+  }
+  throw Object.assign(new Error(`${cmd}: ${code}`), { code });
+}
+
 const isDir = (p: string) => fs.stat(p).then((s) => s.isDirectory(), () => false);
 
 const RETRYABLE_SPAWN = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
@@ -99,12 +146,18 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   const file = launchFile(req);
   const rel = req.paths.relative(file);
   let rec = await readLaunchRecord(file);
-  if (typeof rec === 'object' && rec.status === 'launching') rec = (await adoptRunningLaunch(req, rec, file)) ?? rec;
-  if (typeof rec === 'object' && rec.status === 'launched') {
-    const identity = rec.start_ticks === undefined ? undefined : { pid: rec.pid!, startTicks: rec.start_ticks, bootId: rec.boot_id };
-    return { ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was already launched (pid ${rec.pid}); not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity };
+  let isNeverSpawned = false;
+  if (typeof rec === 'object' && rec.status === 'launching') {
+    const settled = await settleLaunching(req, rec, file);
+    if (settled === 'never') isNeverSpawned = true;
+    else if (settled) rec = settled;
   }
-  if (rec === 'unreadable' || (typeof rec === 'object' && rec.status === 'launching')) {
+  if (typeof rec === 'object' && rec.status === 'launched') {
+    const identity = rec.start_ticks === undefined || rec.pid === undefined ? undefined : { pid: rec.pid, startTicks: rec.start_ticks, bootId: rec.boot_id };
+    const was = rec.pid === undefined ? 'already launched (and has exited)' : `already launched (pid ${rec.pid})`;
+    return { ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was ${was}; not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity };
+  }
+  if (rec === 'unreadable' || (typeof rec === 'object' && rec.status === 'launching' && !isNeverSpawned)) {
     return orphan('redispatch', adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
   }
   const configKey = req.mode === 'resume' ? 'agents.resume_argv' : 'agents.redispatch_argv';
@@ -123,15 +176,16 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   const base: LaunchRecord = {
     key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],
     prompt_file: req.paths.relative(files.promptFile), log_file: req.paths.relative(files.logFile), started_at: msToIso(deps.clock.nowMs()),
-    ...(req.cwd ? { cwd: req.cwd } : {}),
+    ...(req.cwd ? { cwd: req.cwd } : {}), spawn_token: path.basename(tokenFile(file)),
   };
   try {
     await writeFileAtomic(files.promptFile, req.prompt);
+    await writeFileAtomic(tokenFile(file), ''); // before the marker: a `launching` marker always has its token
     const body = JSON.stringify(base, null, 2) + '\n';
     if (rec === 'missing') {
       if (!(await createFileExclusive(file, body))) return orphan('redispatch', adapter, `${rel} appeared while launching ${req.recoveryTaskId}.`, file);
     } else {
-      await writeFileAtomic(file, body); // a failed launch never started a process: safe to try again
+      await writeFileAtomic(file, body); // a failed launch, or a `launching` one whose token proves nothing was spawned: safe to try again
     }
   } catch (e) {
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
@@ -142,12 +196,14 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root, ...codexHome }, deps.claudeConfigDir);
   let pid: number;
   try {
-    pid = await spawnDetached(expanded.argv, files.logFile, env, req.cwd);
+    await assertExecutable(expanded.argv[0]!, env, req.cwd);
+    pid = await spawnDetached([...SPAWN_WRAPPER, tokenFile(file), ...expanded.argv], files.logFile, env, req.cwd);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     await writeFileAtomic(file, JSON.stringify({ ...base, status: 'failed', error: code }, null, 2) + '\n').catch(() => undefined);
     return failed('redispatch', adapter, 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
   }
+  crashPoint('after', 'spawned'); // test-only: a crash between the spawn and the completed marker
   const identity = await readProcessIdentity(pid);
   const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ''}, output in ${base.log_file}.`;
   try {

@@ -1,5 +1,6 @@
 // One ticket's stall history as the escalation renders it (friction note, Linear comment).
 // Pure: built from dispatch-log events the caller has already read.
+import { escapeControls } from '../../present/safe-text.js';
 import type { EventOf } from '../../contracts/events.js';
 import type { StallReason } from '../../contracts/vocabulary.js';
 
@@ -67,10 +68,10 @@ export function formatSeconds(s: number): string {
   return `${Math.floor(total / 3600)}h ${String(Math.floor((total % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** One markdown table cell: no pipes or newlines inside, `–` when empty. */
+/** One markdown table cell: no pipes, links, tags or newlines inside, controls escaped, `–` when empty. */
 export function cell(value: string | number | undefined): string {
   const s = value === undefined ? '' : String(value);
-  return s.trim() === '' ? '–' : s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  return s.trim() === '' ? '–' : escapeControls(s.replace(/\r?\n/g, ' ')).replace(/[|[\]<>]/g, '\\$&');
 }
 
 /** The markdown table of a stall history (header included). */

@@ -2,7 +2,8 @@
 // notify_started is written in the same write() as the event it is about, the POST runs in the
 // background (a hung webhook never delays a check), a marker file says sending → sent/failed, and
 // the outcome is journaled. At start-up an unfinished one is classified from its marker, never
-// blindly sent again: no marker → sent now; sent/failed → its outcome appended; sending → orphan.
+// blindly sent again: no marker → sent now; sent/failed → its outcome appended; retrying (stopped
+// between attempts: no POST in flight) → sent now; sending → orphan.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { DispatchEvent, EventBody, EventOf } from '../../contracts/events.js';
@@ -101,6 +102,8 @@ export class Notifier {
     if (m === 'absent') return this.send(n, true);
     if (m !== 'unreadable' && m.status === 'sent') return this.append({ event: 'notify_sent', key: n.key, status: m.http_status ?? 200, attempts: Math.max(1, m.attempts), is_recovered: true });
     if (m !== 'unreadable' && m.status === 'failed') return this.append({ event: 'notify_failed', key: n.key, error: m.error ?? 'given up on before a restart', attempts: m.attempts });
+    // Stopped while waiting to retry: every POST so far was answered with a refusal or given up on, none is in flight.
+    if (m !== 'unreadable' && m.status === 'retrying') return this.send(n, true, true);
     if (this.d.settings.isReceiverIdempotent) return this.send(n, true, true);
     return this.append({ event: 'notify_failed', key: n.key, error: ORPHAN_TEXT, attempts: m === 'unreadable' ? 0 : m.attempts, is_orphan: true });
   }
@@ -112,9 +115,18 @@ export class Notifier {
     if (isResend) await writeFileAtomic(file, JSON.stringify(marker) + '\n');
     else if (!(await createFileExclusive(file, JSON.stringify(marker) + '\n'))) return this.settle(n); // someone began it: classify, never send twice
     const s = this.d.settings;
-    const r = await postWebhook(s.url, renderNotifyBody(n, s.format), this.headers(n), { timeoutMs: s.timeoutMs, retries: s.retries, signal: this.d.signal, ...this.d.retry });
+    const r = await postWebhook(s.url, renderNotifyBody(n, s.format), this.headers(n), {
+      timeoutMs: s.timeoutMs,
+      retries: s.retries,
+      signal: this.d.signal,
+      // Between attempts the marker says `retrying`: a stop (SIGTERM) or crash then keeps the notice for the next start.
+      beforeRetryWait: (attempts, error) => writeFileAtomic(file, JSON.stringify({ ...marker, status: 'retrying', attempts, error } satisfies NotifyRecord) + '\n'),
+      beforeRetryPost: (attempt) => writeFileAtomic(file, JSON.stringify({ ...marker, attempts: attempt - 1 } satisfies NotifyRecord) + '\n'),
+      ...this.d.retry,
+    });
     if (r.ok) crashPoint('after', 'notify_post');
-    // Stopped mid-send: left `sending`, so the next start-up reports it undecided rather than guess.
+    // Stopped mid-POST: left `sending`, so the next start-up reports it undecided rather than guess;
+    // stopped while waiting to retry: left `retrying`, and the next start-up sends it.
     if (!r.ok && r.wasStopped) return;
     const done: NotifyRecord = { ...marker, status: r.ok ? 'sent' : 'failed', attempts: r.attempts, ...(r.status ? { http_status: r.status } : {}), ...(r.ok ? {} : { error: r.error }) };
     await writeFileAtomic(file, JSON.stringify(done) + '\n');

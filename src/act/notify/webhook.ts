@@ -1,6 +1,8 @@
 // One webhook POST with p-retry: exponential backoff with jitter, only for a network error, a
-// timeout, 5xx and 429 (honouring Retry-After); any other answer stops at once. The URL is a
-// secret (a Slack URL embeds a token): no message, error or log line built here contains it.
+// timeout, 5xx and 429 (honouring Retry-After); any other answer stops at once, a redirect too
+// (refused, never followed). Bounded (issue 36 item 3): the whole exchange, answer body included,
+// ends within timeout_ms, and at most BODY_MAX_BYTES of the body are read. The URL is a secret (a
+// Slack URL embeds a token): no message, error or log line built here contains it.
 import pRetry, { AbortError } from 'p-retry';
 import { realClock } from '../../deps.js';
 import { backoffDelayMs } from '../../core/backoff.js';
@@ -21,7 +23,14 @@ export interface WebhookRetryOptions {
   random?: () => number;
   /** Called just before each POST is sent (the crash point of the tests sits after it). */
   onAttempt?: (attempt: number) => void;
+  /** Awaited before a retry's POST (attempt 2 on): the notifier marks the send begun again. */
+  beforeRetryPost?: (attempt: number) => Promise<void>;
+  /** Awaited after a failed attempt, before the wait for the next: no POST is in flight until it ends. */
+  beforeRetryWait?: (attempts: number, error: string) => Promise<void>;
 }
+
+/** Bytes of an answer's body read (then the rest is dropped): a webhook's answer is not ours to keep. @defaultValue 4096 */
+export const BODY_MAX_BYTES = 4096;
 
 export type WebhookResult = { ok: true; status: number; attempts: number } | { ok: false; error: string; attempts: number; status?: number; wasStopped: boolean };
 
@@ -55,19 +64,50 @@ function describeThrown(e: unknown, timeoutMs: number, stop?: AbortSignal): Post
   return new PostFailure(`network error${code && /^[A-Z_]+$/.test(code) ? ` (${code})` : ''}`, true);
 }
 
-async function postOnce(url: string, body: string, headers: Record<string, string>, o: WebhookRetryOptions): Promise<number> {
-  const signals = [AbortSignal.timeout(o.timeoutMs), ...(o.signal ? [o.signal] : [])];
-  let res: Response;
+/** Read at most `max` bytes of `res`'s body, until it ends or `signal` aborts; the rest is cancelled, never buffered. */
+async function skimBody(res: Response, max: number, signal: AbortSignal): Promise<void> {
+  const reader = res.body?.getReader();
+  if (!reader) return;
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const onAbort = () => stop?.();
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
   try {
-    res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.any(signals), redirect: 'error' });
-  } catch (e) {
-    throw describeThrown(e, o.timeoutMs, o.signal);
+    for (let got = 0; got < max; ) {
+      const r = await Promise.race([reader.read(), stopped.then(() => undefined)]);
+      if (!r || r.done) return;
+      got += r.value.byteLength;
+    }
+  } catch {
+    // A body cut short: the answer's status is what counts.
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    reader.cancel().catch(() => undefined);
   }
-  // The body is not ours to keep; read it off so the connection is released.
-  await res.arrayBuffer().catch(() => undefined);
-  if (res.status >= 200 && res.status < 300) return res.status;
-  const isRetryable = res.status >= 500 || res.status === 429;
-  throw new PostFailure(`the webhook answered HTTP ${res.status}`, isRetryable, res.status, retryAfterMs(res.headers.get('retry-after'), Date.now()));
+}
+
+async function postOnce(url: string, body: string, headers: Record<string, string>, o: WebhookRetryOptions): Promise<number> {
+  // One deadline for the whole exchange: connecting, the answer's headers and its body.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${o.timeoutMs} ms`, 'TimeoutError')), o.timeoutMs);
+  const signal = AbortSignal.any([deadline.signal, ...(o.signal ? [o.signal] : [])]);
+  try {
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', headers, body, signal, redirect: 'manual' });
+    } catch (e) {
+      throw describeThrown(e, o.timeoutMs, o.signal);
+    }
+    await skimBody(res, BODY_MAX_BYTES, signal);
+    if (res.status >= 200 && res.status < 300) return res.status;
+    // A redirect is refused: following it would POST the notice (and its key) somewhere not configured.
+    if (res.status >= 300 && res.status < 400) throw new PostFailure(`the webhook answered HTTP ${res.status}: a redirect, not followed (configure the URL it points to)`, false, res.status);
+    const isRetryable = res.status >= 500 || res.status === 429;
+    throw new PostFailure(`the webhook answered HTTP ${res.status}`, isRetryable, res.status, retryAfterMs(res.headers.get('retry-after'), Date.now()));
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** POST `body` to `url` until a 2xx, a non-retryable answer, the last retry, or the stop signal. */
@@ -80,6 +120,7 @@ export async function postWebhook(url: string, body: string, headers: Record<str
     const status = await pRetry(
       async () => {
         attempts++;
+        if (attempts > 1) await o.beforeRetryPost?.(attempts);
         o.onAttempt?.(attempts);
         try {
           return await postOnce(url, body, headers, o);
@@ -93,7 +134,8 @@ export async function postWebhook(url: string, body: string, headers: Record<str
         minTimeout: 0, // our sleep does the waiting
         signal: o.signal,
         onFailedAttempt: async ({ error, retriesConsumed, retriesLeft }) => {
-          if (retriesLeft <= 0) return;
+          if (retriesLeft <= 0 || (error instanceof PostFailure && !error.isRetryable)) return;
+          await o.beforeRetryWait?.(attempts, error instanceof PostFailure ? error.message : 'the POST failed');
           const asked = error instanceof PostFailure ? error.retryAfterMs : undefined;
           const backoff = backoffDelayMs(retriesConsumed + 1, o.minDelayMs ?? 1_000, maxDelayMs, random());
           await sleep(Math.min(maxDelayMs, Math.max(backoff, asked ?? 0)), o.signal);

@@ -57,7 +57,7 @@ export async function moveToBlocked(ctx: EscalationContext, spec: ActionSpec, fr
       ticketId,
       blockedStateName: ctx.tracker.blockedStateName,
       idempotencyKey: spec.key,
-      commentBody: renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: ctx.tracker.blockedStateName }),
+      commentBody: (linearState) => renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: linearState }),
     });
     crashPoint('after', 'linear'); // test-only (sys/crash-point.ts)
     return { tracker: r.tracker, detail: r.commented ? undefined : 'the escalation comment was already there' };

@@ -48,6 +48,7 @@ async function fail(ctx: PerformerContext, spec: ActionSpec, error: string, retr
 export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds'>): string {
   if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
   if (spec.stallReason === 'api_gave_up') return 'failed: api_gave_up, the agent gave up on an API error';
+  if (spec.stallReason === 'runtime_killed') return "failed: runtime_killed, Claude Code's own stall watchdog killed the agent";
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 

@@ -47,8 +47,12 @@ export function withCommentKey(body: string, key: string): string {
 export function renderEscalationComment(input: EscalationCommentInput): string {
   const { ticketId: t, history } = input;
   const hypothesis = hypothesizeRootCause(history, t);
+  const n = input.attempts;
   const body = [
-    `**dispatch-watchdog moved ${t} to ${input.stateName ?? DEFAULTS.linear.blocked_state}**: the agent stalled in ${input.attempts} attempts, and the redispatch limit is reached.`,
+    // The seed's own sentence first (seeds/dispatch-watchdog.md), then our detail.
+    `Auto-blocked: agent stalled ${n} time${n === 1 ? '' : 's'}. Requires manual investigation. See dispatch log.`,
+    '',
+    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: every attempt stalled and the redispatch limit is reached.`,
     '',
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
     '',
@@ -56,7 +60,8 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
     '',
     `**Recommended action:** ${hypothesis.action}`,
     '',
-    `Friction note: \`${input.frictionPath}\` (in the watchdog's state dir).`,
+    // A Linear reader cannot open the watchdog's files: the note's facts are above; the key finds the rest.
+    `The friction note on the watchdog's host (\`${input.frictionPath}\`) holds this same history; its dispatch-log lines carry the key below.`,
   ].join('\n');
   return withCommentKey(body, input.key);
 }

@@ -1,6 +1,7 @@
 // Escalation in Linear (DESIGN §9): move the issue to the team's "Blocked" state and add one
 // comment carrying the idempotency key. Safe to re-run after a crash: an issue already in the
 // state is not updated, and an existing comment with the key is not posted again.
+import { toLinear } from '../../present/sinks.js';
 import { LinearClient, type Issue, type WorkflowState } from '@linear/sdk';
 import { DEFAULTS } from '../../contracts/defaults.js';
 import { ActionError } from '../../contracts/errors.js';
@@ -19,8 +20,8 @@ export interface EscalateInLinearOptions extends LinearRetryOptions {
   ticketId: string;
   /** Matched case-insensitively against the team's workflow states. @defaultValue "Blocked" */
   blockedStateName?: string;
-  /** Markdown; the key footer is appended unless the body already carries the key. */
-  commentBody: string;
+  /** Markdown; the key footer is appended unless the body already carries the key. A function is given the state's name as Linear spells it. */
+  commentBody: string | ((linearStateName: string) => string);
   /** `<epic>:<task_id>:escalate`; a comment carrying it means "already commented". */
   idempotencyKey: string;
   /** Deadline of each HTTP request, in ms. @defaultValue 10000 */
@@ -111,7 +112,9 @@ export async function escalateInLinear(given: EscalateInLinearOptions): Promise<
   const existing = await findKeyedComment((vars) => step('read the comments', (c) => readCommentsPage(c, vars)), issue.id, key);
   if (existing) return { ok: true, tracker, commented: false, issueId: issue.id, stateId: target.id, commentId: existing };
 
-  const body = withCommentKey(redact(o.commentBody, o.apiKey), key);
+  const text = typeof o.commentBody === 'function' ? o.commentBody(target.name) : o.commentBody;
+  // Controls, bidi characters and secrets escaped where the comment leaves (present/sinks.ts toLinear).
+  const body = withCommentKey(toLinear(redact(text, o.apiKey)), key);
   const created = await step('add the comment', async (c, attempt) => {
     // A retry may follow a create whose reply was lost: look for our comment before posting again.
     const earlier = attempt > 1 ? await findKeyedComment((vars) => readCommentsPage(c, vars), issue.id, key) : undefined;

@@ -1,11 +1,10 @@
 // What the watchdog knows about one agent, merged from every source (DESIGN §4). Pure types + merge.
 import { redactSecrets } from '../../present/safe-text.js';
 
-/**
- * Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder);
- * `agent_died`: its process is gone with no end record (a harness that can prove it: Codex's thread lock).
- */
-export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'agent_died';
+/** Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder). */
+/** `runtime_killed`: not the API: Claude Code's own stall watchdog aborted the agent (2.1.332). */
+/** `agent_died`: its process is gone with no end record (a harness that can prove it: Codex's thread lock). */
+export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'runtime_killed' | 'agent_died';
 
 /** Where a piece of evidence came from. */
 export type SourceName = 'row' | 'hooks' | 'transcript' | 'process' | 'telemetry';
@@ -143,7 +142,7 @@ export interface Observation {
      */
     isInferred?: boolean;
   };
-  /** The agent's working directory (its transcript's newest `cwd`): where a replacement must work. */
+  /** The agent's working directory (its transcript's first `cwd`, the session's own start): where a replacement must work. */
   cwd?: string;
   /** The transcript file this observation read (a recovery reads the agent's first prompt from it). */
   transcriptFile?: string;

@@ -4,7 +4,7 @@
 // from proto/); the OTLP JSON encoding has the same field names, so one walk reads both.
 import protobuf from 'protobufjs/light.js';
 import { isSafeId } from '../../contracts/ids.js';
-import type { TelemetryLine } from '../../contracts/telemetry.js';
+import { TELEMETRY_HOST_MAX, type TelemetryLine } from '../../contracts/telemetry.js';
 import { TELEMETRY_EVENTS, type TelemetryEventName } from '../../contracts/vocabulary.js';
 import { OTLP_DESCRIPTOR } from './otlp-proto.js';
 import { redactSecrets } from '../../present/safe-text.js';
@@ -44,7 +44,8 @@ function protoTypes() {
 
 type Rec = Record<string, unknown>;
 const own = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && Object.hasOwn(o, k);
-const arr = (v: unknown): Rec[] => (Array.isArray(v) ? (v as Rec[]) : []);
+/** The objects of a list (a null or a scalar where an object belongs is skipped, never thrown on). */
+const arr = (v: unknown): Rec[] => (Array.isArray(v) ? (v.filter((x) => x !== null && typeof x === 'object') as Rec[]) : []);
 
 /** An AnyValue as a plain scalar (64-bit ints arrive as strings in JSON and as Long in protobuf). */
 function scalar(v: unknown): string | number | boolean | undefined {
@@ -57,29 +58,57 @@ function scalar(v: unknown): string | number | boolean | undefined {
   return undefined;
 }
 
-/** key → scalar of a KeyValue list. */
+/** Attributes read from one list (resource or record); the rest are ignored. @defaultValue 128 */
+const ATTRIBUTES_MAX = 128;
+/** Longest attribute key read. @defaultValue 128 */
+const KEY_MAX = 128;
+
+/** key → scalar of a KeyValue list (the first ATTRIBUTES_MAX; a key longer than KEY_MAX is none of ours). */
 function attributes(list: unknown): Map<string, string | number | boolean> {
   const m = new Map<string, string | number | boolean>();
-  for (const kv of arr(list)) {
+  const kvs = arr(list);
+  for (let i = 0; i < kvs.length && i < ATTRIBUTES_MAX; i++) {
+    const kv = kvs[i]!;
     const v = scalar(kv.value);
-    if (typeof kv.key === 'string' && v !== undefined) m.set(kv.key, v);
+    if (typeof kv.key === 'string' && kv.key.length <= KEY_MAX && v !== undefined) m.set(kv.key, v);
   }
   return m;
 }
 
 const text = (v: string | number | boolean | undefined): string | undefined => (v === undefined || v === '' ? undefined : String(v));
 
-/** The sending host named by resource or record attributes. */
-function hostOf(a: Map<string, string | number | boolean>): string | undefined {
-  return text(a.get('host.name')) ?? text(a.get('host.id'));
+/** Longest identifier kept (prompt.id, tool_use_id, tool_name, decision, status_code). @defaultValue 128 */
+const ID_MAX = 128;
+
+/** A short identifier as stored: control characters out, at most `max` characters (a longer one is cut and marked). */
+export function shortId(raw: string | undefined, max = ID_MAX): string | undefined {
+  if (raw === undefined) return undefined;
+  const s = raw.length > max * 4 ? raw.slice(0, max * 4) : raw;
+  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '');
+  if (clean === '') return undefined;
+  return clean.length > max || s.length < raw.length ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-/** Epoch ms of a unix-nanos field (a decimal string or a Long); undefined when 0 or absent. */
-function nanosToMs(v: unknown): number | undefined {
+/** The sending host named by resource or record attributes (at most TELEMETRY_HOST_MAX characters). */
+function hostOf(a: Map<string, string | number | boolean>): string | undefined {
+  return shortId(text(a.get('host.name')) ?? text(a.get('host.id')), TELEMETRY_HOST_MAX);
+}
+
+/** Largest epoch ms a Date can hold. */
+const DATE_MAX_MS = 8.64e15;
+
+/** A record this decoder refuses alone (partial success), with why. */
+class RecordRefusal extends Error {}
+
+/** Epoch ms of a unix-nanos field (a decimal string or a Long); undefined when 0 or absent; a RecordRefusal when it is no time. */
+function nanosToMs(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   const s = String(v);
-  if (!/^\d+$/.test(s) || s.length <= 6) return undefined;
+  if (s === '0' || s === '') return undefined;
+  if (!/^\d+$/.test(s)) throw new RecordRefusal(`${field} ${JSON.stringify(s.slice(0, 40))} is not a count of nanoseconds`);
+  if (s.length <= 6) return undefined;
   const ms = Number(s.slice(0, -6));
+  if (!(ms <= DATE_MAX_MS)) throw new RecordRefusal(`${field} ${s.length > 40 ? `${s.slice(0, 20)}…(${s.length} digits)` : s} is not a time (past year 275760)`);
   return ms > 0 ? ms : undefined;
 }
 
@@ -110,7 +139,7 @@ function toolFacts(toolName: string | undefined, params: string | undefined): Pi
     const p = JSON.parse(params) as Rec;
     const command = typeof p.full_command === 'string' ? p.full_command : typeof p.command === 'string' ? p.command : undefined;
     if (command !== undefined) out.command = cut(command);
-    if (typeof p.timeout === 'number' && p.timeout > 0) out.timeout_ms = p.timeout;
+    if (typeof p.timeout === 'number' && p.timeout > 0 && Number.isFinite(p.timeout)) out.timeout_ms = p.timeout;
     if (p.run_in_background === true) out.background = true;
   } catch {
     /* not JSON: kept as text */
@@ -124,24 +153,31 @@ const bool = (v: string | number | boolean | undefined): boolean | undefined => 
 function lineOf(lr: Rec, a: Map<string, string | number | boolean>, host: string, rxMs: number): TelemetryLine | undefined {
   const event = eventName(a, lr.body);
   if (!event) return undefined;
+  // The sender's time is evidence only (the judge measures silence on the receiver's clock, `rx`);
+  // a field that is no time at all refuses this record alone.
   const stamp = text(a.get('event.timestamp'));
-  const stampMs = stamp === undefined ? NaN : Date.parse(stamp);
-  const atMs = Number.isFinite(stampMs) ? stampMs : (nanosToMs(lr.timeUnixNano) ?? nanosToMs(lr.observedTimeUnixNano) ?? rxMs);
-  const toolName = text(a.get('tool_name'));
+  const stampMs = stamp === undefined || stamp.length > 40 ? NaN : Date.parse(stamp);
+  const recordMs = nanosToMs(lr.timeUnixNano, 'timeUnixNano');
+  const observedMs = nanosToMs(lr.observedTimeUnixNano, 'observedTimeUnixNano');
+  const atMs = Number.isFinite(stampMs) ? stampMs : (recordMs ?? observedMs ?? rxMs);
+  const toolName = shortId(text(a.get('tool_name')));
   const seq = a.get('event.sequence');
   const attempt = a.get('attempt');
+  const promptId = shortId(text(a.get('prompt.id')));
+  const toolUseId = shortId(text(a.get('tool_use_id')));
   const line: TelemetryLine = {
     ts: new Date(atMs).toISOString(),
     rx: rxMs,
     event,
     host,
-    ...(typeof seq === 'number' ? { seq } : {}),
-    ...(text(a.get('prompt.id')) ? { prompt_id: text(a.get('prompt.id')) } : {}),
+    ...(typeof seq === 'number' && Number.isFinite(seq) ? { seq } : {}),
+    ...(promptId ? { prompt_id: promptId } : {}),
     ...(toolName ? { tool_name: toolName } : {}),
-    ...(text(a.get('tool_use_id')) ? { tool_use_id: text(a.get('tool_use_id')) } : {}),
+    ...(toolUseId ? { tool_use_id: toolUseId } : {}),
   };
   if (event === 'tool_decision') {
-    if (text(a.get('decision'))) line.decision = text(a.get('decision'));
+    const decision = shortId(text(a.get('decision')));
+    if (decision) line.decision = decision;
     Object.assign(line, toolFacts(toolName, text(a.get('tool_parameters'))));
   } else if (event === 'tool_result') {
     const success = bool(a.get('success'));
@@ -149,8 +185,9 @@ function lineOf(lr: Rec, a: Map<string, string | number | boolean>, host: string
     if (text(a.get('error'))) line.error = cut(text(a.get('error')));
   } else if (event === 'api_error') {
     if (text(a.get('error'))) line.error = cut(text(a.get('error')));
-    if (text(a.get('status_code'))) line.status_code = text(a.get('status_code'));
-    if (typeof attempt === 'number' || (typeof attempt === 'string' && /^\d+$/.test(attempt))) line.attempt = Number(attempt);
+    const status = shortId(text(a.get('status_code')));
+    if (status) line.status_code = status;
+    if ((typeof attempt === 'number' && Number.isFinite(attempt)) || (typeof attempt === 'string' && /^\d{1,9}$/.test(attempt))) line.attempt = Number(attempt);
   }
   return line;
 }
@@ -213,7 +250,15 @@ export function decodeExport(body: Uint8Array, signal: OtlpSignal, encoding: Otl
         const a = attributes(lr.attributes);
         const host = hostOf(a) ?? resourceHost ?? peer;
         count(host, 1);
-        const line = lineOf(lr, a, host, rxMs);
+        // One bad record is refused alone (OTLP partial success); the rest of its batch is kept.
+        let line: TelemetryLine | undefined;
+        try {
+          line = lineOf(lr, a, host, rxMs);
+        } catch (e) {
+          out.rejected++;
+          out.rejectedReason ??= `a log record was refused: ${e instanceof RecordRefusal ? e.message : (e as Error)?.message}`;
+          continue;
+        }
         if (!line) continue;
         const sessionId = text(a.get('session.id'));
         if (sessionId === undefined || !isSafeId(sessionId)) {

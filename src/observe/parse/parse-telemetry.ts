@@ -4,7 +4,9 @@
 // widens the window like an open transcript call; every event is progress; api_error is retry
 // evidence until the next request goes through; a final answer (api_request or assistant_response
 // with no call open after it) is an inferred finish, which counts only after a whole window of
-// silence, like a `-p` transcript's.
+// silence, like a `-p` transcript's. Every time judged here is the receiver's (a line's `rx`, when
+// it arrived): a sender's clock may be minutes or decades off, so its `ts` is kept as evidence and
+// never measures a silence (issue 36 item 2); lines are in the order the sender exported them.
 import { TelemetryLineSchema } from '../../contracts/telemetry.js';
 import type { TelemetryEventName } from '../../contracts/vocabulary.js';
 import type { LineRef } from './line-splitter.js';
@@ -16,11 +18,10 @@ import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from '../
 const CLOSED_MAX = 64;
 
 export interface TelemetryState {
-  version: 1;
+  /** 2: every time is the receiver's (1 took the sender's clock; a store of it is read again). */
+  version: 2;
   kind: 'telemetry';
-  /** Newest event time (the agent's clock). */
-  lastEventMs?: number;
-  /** When the receiver got the newest line (the watchdog's clock): the partition rule compares it with the host's traffic. */
+  /** When the receiver got the newest line (the watchdog's clock): the session's last progress, and what the partition rule compares with the host's traffic. */
   lastReceivedMs?: number;
   host?: string;
   /** The newest event's name. */
@@ -35,13 +36,13 @@ export interface TelemetryState {
 }
 
 export function emptyTelemetryState(): TelemetryState {
-  return { version: 1, kind: 'telemetry', recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
+  return { version: 2, kind: 'telemetry', recent: [], open: [], closedIds: [], lines: 0, badLines: 0 };
 }
 
 /** True for a TelemetryState loaded from disk. */
 export function isTelemetryState(v: unknown): v is TelemetryState {
   const s = v as Partial<TelemetryState> | null;
-  return s !== null && typeof s === 'object' && s.version === 1 && s.kind === 'telemetry' && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.closedIds);
+  return s !== null && typeof s === 'object' && s.version === 2 && s.kind === 'telemetry' && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.closedIds);
 }
 
 /** Fold one telemetry line into `s`; a line that is not one becomes a diagnostic. */
@@ -60,10 +61,9 @@ export function parseTelemetryLine(s: TelemetryState, text: string, file: string
   }
   const l = parsed.data;
   s.lines++;
-  const stamp = Date.parse(l.ts);
-  const atMs = Number.isFinite(stamp) ? stamp : undefined;
-  if (atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
-  s.lastReceivedMs = Math.max(s.lastReceivedMs ?? l.rx, l.rx);
+  // The receiver's clock, never the sender's `ts` (1970, 2100, or ten minutes behind: issue 36).
+  const atMs = l.rx;
+  s.lastReceivedMs = Math.max(s.lastReceivedMs ?? atMs, atMs);
   s.host = l.host;
   s.last = l.event;
   if (l.event !== 'api_error') s.retry = undefined;
@@ -100,13 +100,13 @@ export function parseTelemetryLine(s: TelemetryState, text: string, file: string
 /** The evidence in a session's telemetry, as one source for mergeObservations. */
 export function summarizeTelemetry(s: TelemetryState): PartialObservation {
   const part: PartialObservation = { source: 'telemetry', recentCalls: s.recent.slice() };
-  if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
+  if (s.lastReceivedMs !== undefined) part.lastProgressMs = s.lastReceivedMs;
   const last = pickLastTool(s);
   if (last) part.lastTool = knownCall(last);
   if (s.retry) part.isApiRetrying = true;
   const foreground = s.open.some((c) => !c.isBackground);
   if ((s.last === 'api_request' || s.last === 'assistant_response') && !foreground && !s.retry) {
-    part.finished = { kind: 'final answer (telemetry: no tool call after the last response)', atMs: s.lastEventMs, isInferred: true };
+    part.finished = { kind: 'final answer (telemetry: no tool call after the last response)', atMs: s.lastReceivedMs, isInferred: true };
   }
   return part;
 }

@@ -10,6 +10,9 @@ import { emptyTelemetryState, isTelemetryState, parseTelemetryLine, summarizeTel
 import { createIdFileReader, type IdHandle } from '../../agents/claude-code/read/hook-activity.js';
 import type { TailReader } from './tail-file.js';
 
+/** Largest hosts.json read (the receiver writes at most 1,000 hosts of at most 255 characters: well under). @defaultValue 2 MiB */
+const HOSTS_FILE_MAX_BYTES = 2 * 1024 * 1024;
+
 /** The telemetry of one state dir, read through `reader`. */
 export function createTelemetryReader(paths: StatePaths, reader: TailReader, opts: { isPersistent: boolean }) {
   const files = createIdFileReader<TelemetryState>({
@@ -29,7 +32,8 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
     const key = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '';
     if (hosts?.key === key) return hosts.doc;
     let doc: TelemetryHosts | undefined;
-    if (st) {
+    // The receiver keeps it far smaller (receive/hosts-book.ts); a larger one is not its, and is not read.
+    if (st && st.size <= HOSTS_FILE_MAX_BYTES) {
       try {
         const parsed = TelemetryHostsSchema.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
         doc = parsed.success ? parsed.data : undefined;
@@ -60,7 +64,8 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
       if (!s || s.lines === 0 || s.host === undefined || s.lastReceivedMs === undefined) return { version: r.version, handle: r.handle };
       const doc = await (hostsRead ??= readHosts());
       const part = summarizeTelemetry(s);
-      part.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: doc?.hosts[s.host]?.last_ms };
+      const heard = doc && Object.hasOwn(doc.hosts, s.host) ? doc.hosts[s.host]?.last_ms : undefined;
+      part.telemetry = { host: s.host, sessionReceivedMs: s.lastReceivedMs, hostHeardMs: heard };
       return { part, version: r.version };
     },
   };

@@ -82,7 +82,10 @@ export function buildHookLine(payload: unknown, nowMs: number): { id: string; li
   set('notification_type', str(p.notification_type, 64));
   set('message', str(p.message));
   if (Array.isArray(p.background_tasks)) {
-    const running = p.background_tasks.filter((t) => !DONE.has(String((t as Rec | null)?.status ?? 'running').toLowerCase())).length;
+    // 2.1.332 lists a background subagent's own task among the running ones at its SubagentStop:
+    // the stopping agent is not work it leaves running.
+    const self = p.hook_event_name === 'SubagentStop' ? p.agent_id : undefined;
+    const running = p.background_tasks.filter((t) => (t as Rec | null)?.id !== self || self === undefined).filter((t) => !DONE.has(String((t as Rec | null)?.status ?? 'running').toLowerCase())).length;
     set('background_running', running);
   }
   set('last_message', str(p.last_assistant_message, 300));

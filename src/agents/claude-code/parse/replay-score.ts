@@ -13,7 +13,7 @@ import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, t
 
 export type { FalseStall, ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 
-const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted']);
+const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed']);
 /** Tools that return at once unless a permission dialog holds them. */
 const INSTANT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's tool result when the human refused a call in the dialog. */

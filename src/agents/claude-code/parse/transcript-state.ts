@@ -70,6 +70,8 @@ export interface TranscriptState {
   apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
   /** The newest assistant record was Claude Code's terminal API error message: the agent gave up. */
   apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
+  /** When the newest `api-request` (2.1.300+) was sent, until a response (an assistant record) came. */
+  requestSentMs?: number;
   /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
   turnEndedMs?: number;
   /**
@@ -105,7 +107,7 @@ export interface TranscriptState {
   agentId?: string;
   sessionId?: string;
   identityAt?: string;
-  /** The newest record's `cwd`: where the agent works (a replacement is launched there). */
+  /** The first record's `cwd`: where the session started, so where a replacement is launched (a later record's may point elsewhere). */
   cwd?: string;
   records: number;
   badLines: number;

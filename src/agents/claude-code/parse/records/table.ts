@@ -3,6 +3,7 @@
 // RECORD_FAMILIES; its family (flags, actor, marks, apply: family.ts RecordFamily) in a file of
 // its own under records/. A new `system` subtype is a row in records/system.ts, a new progress
 // kind a row in records/progress.ts. Record shapes: shared/reference/claude-code-surfaces.md §1.
+import { API_REQUEST } from './api-request.js';
 import { ASSISTANT } from './assistant.js';
 import { NO_MARKS, rowOf, type RecordFamily } from './family.js';
 import { PROGRESS } from './progress.js';
@@ -11,7 +12,7 @@ import { RESULT } from './result.js';
 import { SYSTEM } from './system.js';
 import { USER } from './user.js';
 
-export const RECORD_TYPES = ['assistant', 'user', 'progress', 'system', 'attachment', 'result', 'queue-operation'] as const;
+export const RECORD_TYPES = ['assistant', 'user', 'progress', 'system', 'attachment', 'result', 'queue-operation', 'api-request'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
 export const RECORD_FAMILIES: Readonly<Record<RecordType, RecordFamily>> = {
@@ -22,6 +23,7 @@ export const RECORD_FAMILIES: Readonly<Record<RecordType, RecordFamily>> = {
   attachment: ATTACHMENT,
   result: RESULT,
   'queue-operation': QUEUE_OPERATION,
+  'api-request': API_REQUEST,
 };
 
 /**

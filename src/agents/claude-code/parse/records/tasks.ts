@@ -1,6 +1,9 @@
 // Background tasks and child agents a transcript launches or hears about: their ids, the
 // notifications that end them, and the status updates that wake a parent. Pure.
-import { trackTask, type TrackedTask, type TranscriptState } from '../transcript-state.js';
+import { closeCall, trackTask, type TrackedTask, type TranscriptState } from '../transcript-state.js';
+
+/** The call id under which an auto-backgrounded command's wait is kept open (the tool's own id is closed by its result). */
+export const BACKGROUNDED = 'backgrounded:';
 
 /** Tool names that launch a subagent (`Task` was renamed `Agent` in about 2.1.63). */
 export function isSubagentTool(name: string): boolean {
@@ -25,6 +28,8 @@ export function updateTask(s: TranscriptState, task: TrackedTask, isNotification
   const prev = s.tasks.find((t) => t.id === task.id);
   const wasWaitedOn = prev ? prev.kind === 'agent' && prev.status === 'running' : isNotification && AGENT_TASK_ID.test(task.id);
   trackTask(s, task);
+  // The auto-backgrounded command an agent waits on (records/user.ts) ended: its wait is over.
+  if (task.status !== 'running') closeCall(s, `${BACKGROUNDED}${task.id}`);
   if (!wasWaitedOn || task.status === 'running' || (s.turnEndedMs === undefined && s.finalTextMs === undefined)) return;
   s.turnEndedMs = undefined;
   s.finalTextMs = undefined;
@@ -49,7 +54,11 @@ export function applyNotifications(s: TranscriptState, text: string, atMs: numbe
       s.apiError = undefined;
     }
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id') ?? tag(m[2]!, 'agent-id');
-    const status = tag(m[2]!, 'status');
+    // 2.1.332 says `completed` of an agent that only stopped to wait on its own background work
+    // ("… is waiting on its own background work", "the result below may be interim"): parked, not
+    // ended; it resumes when that work reports. It still wakes the parent.
+    const said = tag(m[2]!, 'status');
+    const status = said === 'completed' && /waiting on its own background work/.test(tag(m[2]!, 'summary') ?? '') ? 'parked' : said;
     const toolUseId = tag(m[2]!, 'tool-use-id');
     const kind = m[1] === 'bash-notification' ? 'bash' : m[1] === 'agent-notification' ? 'agent' : 'unknown';
     if (id && status) updateTask(s, { id, kind, status, atMs, ...(toolUseId ? { toolUseId } : {}) }, m[1] !== 'bash-notification');

@@ -21,8 +21,9 @@ function noteSession(s: TranscriptState, rec: Rec, at: string, atMs: number | un
   if (agentId) s.agentId = agentId;
   if (sessionId) s.sessionId = sessionId;
   if (agentId || sessionId) s.identityAt = at;
+  // The session's own start: a later record's cwd (after a `cd`, a subagent in another worktree) can point elsewhere.
   const cwd = str(rec.cwd);
-  if (cwd) s.cwd = cwd;
+  if (cwd) s.cwd ??= cwd;
   const teamName = str(rec.teamName);
   if (teamName) s.teamName = teamName;
   noteVersion(s, rec);

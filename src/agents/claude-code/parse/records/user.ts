@@ -1,9 +1,10 @@
 // `type:"user"`: the human's prompts, tool results (and their structured `toolUseResult`),
 // notifications and teammate messages Claude Code delivers as user text, local commands and
 // the interruption marker. Pure.
-import { closeCall, ERROR_MAX_CHARS, excerpt, trackTask, type TranscriptState } from '../transcript-state.js';
+import type { ToolCall } from '../../../../observe/parse/observation.js';
+import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, trackTask, type TranscriptState } from '../transcript-state.js';
 import { contentText, isRec, str, type Rec, type RecordActor, type RecordContext, type RecordFamily } from './family.js';
-import { applyNotifications, updateTask } from './tasks.js';
+import { applyNotifications, BACKGROUNDED, updateTask } from './tasks.js';
 import { applyTeammateMessages, TEAMMATE_SPAWN } from './teammates.js';
 
 /** `toolUseResult.status` values of a subagent that has not ended. */
@@ -78,8 +79,38 @@ function applyToolResult(s: TranscriptState, block: Rec, toolUseId: string, atMs
     for (const t of s.tasks) if (t.kind === 'teammate' && t.status !== 'shutdown' && t.status !== 'terminated') trackTask(s, { id: t.id, kind: 'teammate', status: 'deleted', atMs });
   }
   const isKnown = closeCall(s, toolUseId, error);
+  if (error === undefined) keepAutoBackgrounded(s, contentText(block.content), call, atMs);
   // After a message that began in the tail, every result answers a call the tail holds.
   if (!isKnown && s.tail?.isFresh) s.tail.isSpoiled = true;
+}
+
+/**
+ * A command Claude Code moved to the background when it outlived its `timeout` (2.1.210+:
+ * "Command did not complete within its 8s timeout and was moved to the background (ID: b3bn4ehdu)
+ * … If it is still running after 10m in the background, it will be stopped"). The agent then
+ * waits on it and is woken by its end (2.1.314 `backgroundWakesOwner`): the wait stays an open
+ * call, bounded by that background limit, until the task's notification; an agent parked on it
+ * has not finished, whatever `meta.json` `finished` says.
+ */
+const MOVED_TO_BACKGROUND = /moved to the background \(ID: ([\w-]+)\)/;
+const BACKGROUND_LIMIT = /still running after (\d+)\s*m(?:in)?\b/;
+/** Claude Code's background limit for an unattended command when the result names none (2.1.285: 30 min). */
+const DEFAULT_BACKGROUND_LIMIT_MS = 1_800_000;
+
+function keepAutoBackgrounded(s: TranscriptState, text: string, call: ToolCall | undefined, atMs: number | undefined): void {
+  const id = MOVED_TO_BACKGROUND.exec(text)?.[1];
+  if (!id) return;
+  const minutes = Number(BACKGROUND_LIMIT.exec(text)?.[1]);
+  trackTask(s, { id, kind: 'bash', status: 'running', atMs });
+  openCall(s, {
+    name: call?.name ?? 'Bash',
+    ...(call?.command !== undefined ? { command: call.command } : {}),
+    inputSummary: `waiting on ${id}, moved to the background${call?.inputSummary ? `: ${call.inputSummary}` : ''}`,
+    timeoutMs: Number.isFinite(minutes) && minutes > 0 ? minutes * 60_000 : DEFAULT_BACKGROUND_LIMIT_MS,
+    startedAtMs: atMs,
+    isOpen: true,
+    toolUseId: `${BACKGROUNDED}${id}`,
+  });
 }
 
 /** The structured `toolUseResult` of a tool result record: the tasks, agents and teammates it names. `resultFor`: its first result's call. */
@@ -103,8 +134,19 @@ function applyToolUseResult(s: TranscriptState, result: Rec, atMs: number | unde
   if (killed && /kill/i.test(str(result.message) ?? '')) trackTask(s, { id: killed, kind: 'bash', status: 'killed', atMs });
 }
 
+/**
+ * Claude Code's own async-agent stall watchdog (2.1.332: `CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS`)
+ * aborting a subagent: the interruption record it writes is marked `rowSource: "harness"` (a
+ * person's Esc is not), in a subagent's transcript. The agent is dead: a runtime failure, acted on
+ * at once like a give-up, never a human's doing.
+ */
+const isRuntimeKill = (rec: Rec) => rec.rowSource === 'harness' && (rec.isSidechain === true || rec.agentId !== undefined);
+
 function applyUser(s: TranscriptState, rec: Rec, { atMs, actor, marks }: RecordContext): void {
   const message = isRec(rec.message) ? rec.message : {};
+  if (actor === 'interrupt' && isRuntimeKill(rec)) {
+    s.apiError = { kind: 'runtime_killed', atMs, text: '"[Request interrupted by user]" written by the harness (rowSource), not a person; the parent is told "Agent stalled: no progress"' };
+  }
   if ((actor === 'human' && !marks.isLocalCommand) || marks.isTeamWake) {
     // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
     s.apiError = undefined;

@@ -1,0 +1,43 @@
+// Real Claude Code 2.1.332 sessions (test/fixtures/real-2.1.332/README.md) through `replay`, which
+// reads transcripts only (issue 38): Claude Code's own stall kill is a failure at its record, and
+// the session with API retries is backoff while `system/api_error` records announce the wait.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
+import { replayInputOf } from '../helpers/replay-agreement.js';
+
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real-2.1.332');
+
+describe('replay over real 2.1.332 sessions', () => {
+  it("the subagent Claude Code's stall watchdog killed is stalled (runtime_killed) at the harness's interruption record, never waiting_human", async () => {
+    const dir = path.join(DIR, 'bg-agent-stall-kill', 'c516172b-9491-41c2-b86a-ede8c4aa912b', 'subagents');
+    const r = replayTranscript(await replayInputOf(dir, 'agent-abaa977f42daf9802.jsonl'), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    const kinds = r.changes.map((c) => c.verdict.kind);
+    expect(kinds).not.toContain('waiting_human');
+    const last = r.changes.at(-1)!;
+    expect(last.verdict).toMatchObject({ kind: 'stalled', stallReason: 'runtime_killed' });
+    expect(last.verdict.reason).toMatch(/killed by Claude Code's own stall watchdog/);
+  });
+
+  it('the main session retrying 429s is never stalled', async () => {
+    const r = replayTranscript(await replayInputOf(path.join(DIR, 'main-retry-bash'), '11bd68f5-94e6-4ca9-9e69-11231384d41e.jsonl'), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    expect(r.changes.filter((c) => c.verdict.kind === 'stalled')).toEqual([]);
+  });
+
+  it('a subagent parked on the command Claude Code moved to the background is waiting on it (open, bounded by the 10 min background limit), never finished', async () => {
+    const dir = path.join(DIR, 'parked-on-background-command', 'd2a4e170-0dba-433b-96af-489811779975', 'subagents');
+    const r = replayTranscript(await replayInputOf(dir, 'agent-a74b351fc5cf6a059.jsonl'), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    expect(r.changes.map((c) => c.verdict.kind)).not.toContain('inconsistent');
+    // Healthy throughout the wait; the file's end judged as never continuing is the command's
+    // background limit (10 min) + 60 s grace overrun, not a finish nor the 2-minute window.
+    expect(r.changes.map((c) => [c.verdict.kind, c.verdict.stallReason ?? null, c.verdict.effectiveTimeoutMs, c.outcome ?? null])).toEqual([
+      ['healthy', null, 120_000, null],
+      ['stalled', 'open_tool_overrun', 660_000, 'end_of_transcript'],
+    ]);
+  });
+});
