@@ -24,6 +24,7 @@ import { claudeConfigDirOf } from './agents/claude-code/harness.js';
 import { allHarnesses, harnessOf } from './agents/harnesses.js';
 import { createProcessObserver } from './observe/read/process-observer.js';
 import type { TaskObserver } from './observe/read/observer.js';
+import { onlyRows } from './agents/harness.js';
 
 export interface WiringEnv {
   clock: Clock;
@@ -125,6 +126,7 @@ export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts:
       const h = harnessOf(task);
       return h && sessions.get(h)?.sessionPid?.(sessionId, nowMs);
     };
-    return [...observers, createProcessObserver({ sessionPid })];
+    // A Codex row's liveness is its own harness's (the native agent, the thread lock): never its node wrapper's pid.
+    return [...observers, onlyRows(createProcessObserver({ sessionPid }), (t) => harnessOf(t)?.name !== 'codex')];
   };
 }

@@ -3,11 +3,13 @@
 import type { Task } from '../contracts/state-file.js';
 import { DEFAULT_AGENT_CLI, type AgentCli } from '../contracts/vocabulary.js';
 import { claudeCodeHarness } from './claude-code/harness.js';
+import { codexHarness } from './codex/harness.js';
 import type { AgentHarness } from './harness.js';
 
 /** Every harness, by the name a row gives (`agent:`). A CLI without one yet: its rows are read by none (their own row only). */
 export const HARNESSES: Readonly<Partial<Record<AgentCli, AgentHarness>>> = {
   'claude-code': claudeCodeHarness,
+  codex: codexHarness,
 };
 
 /** The harness that reads `task` (its `agent`, default claude-code), or undefined when there is none for that CLI. */

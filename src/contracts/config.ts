@@ -50,6 +50,13 @@ export const ConfigSchema = z
         redispatch_argv: Argv.optional(),
         cancel_argv: Argv.optional(),
         resume_argv: Argv.optional().describe('argv template that resumes a stalled agent\'s own session (process and command adapters), e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"]; {prompt} is the resume prompt. Without it every recovery is a fresh agent.'),
+        codex: z
+          .strictObject({
+            redispatch_argv: Argv.optional().describe('Codex rows (agent: codex): the fresh agent. @defaultValue ["codex", "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "{prompt}"]'),
+            resume_argv: Argv.optional().describe('Codex rows: the agent\'s own thread resumed, run in its cwd. @defaultValue ["codex", "exec", "resume", "{session_id}", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "{prompt}"]'),
+          })
+          .optional()
+          .describe('process adapter, rows with agent: codex (docs/codex.md): their own launch templates; stop is SIGINT to the native codex, SIGKILL after kill_grace_ms, then the command groups it left.'),
         teams_dir: z.string().min(1).optional().describe('Claude Code teams dir. @defaultValue ~/.claude/teams'),
         command_timeout_ms: z.number().int().min(100).max(3_600_000).optional().describe(dv('command adapter: a cancel or redispatch command running longer is killed and its outcome is unknown.', D.agents.command_timeout_ms)),
       })

@@ -51,6 +51,7 @@ export const RequestSchema = z
     team_name: z.string().optional(),
     session_id: SafeId.optional(),
     pid: z.number().int().optional().describe('The agent\'s process, only when it is provably the stalled agent (alive, not pid 1, not the watchdog or its ancestors, the process recorded for it or started with its dispatch); otherwise absent and pid_withheld says why.'),
+    agent: z.string().optional().describe('The row\'s agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume_command is codex exec resume, run in the agent\'s own cwd; docs/codex.md).'),
     pid_withheld: z.string().optional().describe('Why the row\'s pid is not given: it is not provably the agent (pid 1, the watchdog or the lead that runs it, a process started after the dispatch, one that has exited). Do not kill it; stop the agent another way.'),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
@@ -96,13 +97,17 @@ export function shellQuote(value: string): string {
 }
 
 /** `claude --resume <session> -p <prompt>` with every value quoted (a state-dir path holding `$(…)` runs nothing). */
-export function resumeCommand(sessionId: string, prompt: string): string {
+export function resumeCommand(sessionId: string, prompt: string, agent?: string): string {
+  // Codex: the same flags as a watched launch (docs/codex.md); run in the agent's own cwd.
+  if (agent === 'codex') return `codex exec resume ${shellQuote(sessionId)} --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${shellQuote(prompt)}`;
   return `claude --resume ${shellQuote(sessionId)} -p ${shellQuote(prompt)}`;
 }
 
 /** The one-line answer instructions written into every request. */
-export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string }): string {
+export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string; agent?: string }): string {
   const row = r.row_task_id ?? r.task_id;
+  // A Codex agent is stopped at its native binary, not the npm wrapper, and leaves its commands running.
+  const stopHow = r.agent === 'codex' ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd)' : '';
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
   // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.
@@ -113,7 +118,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
     return `Ticket escalated to Blocked (${base}.escalation.json): stop the agent of row ${row} if it still runs (and any other agent of the ticket) and set the ticket's in-flight rows to blocked; nothing to answer, do not relaunch.`;
   }
   if (kind === 'cancel') {
-    return `Stop the agent, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
+    return `Stop the agent${stopHow}, then set row ${row}'s status to a terminal one (e.g. cancelled), or run \`dispatch-watchdog ack ${r.key}\`.`;
   }
   if (kind === 'nudge') {
     return `Send the message (route inbox: SendMessage to the teammate; route resume: run \`resume_command\`, every value in it quoted) once, then run \`dispatch-watchdog ack ${r.key}\`; the agent's progress also answers it. Never stop the agent for it.`;
@@ -126,7 +131,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
   }
   if (kind === 'resume') {
     return (
-      `Stop the agent of row ${row}, resume its session with \`resume_prompt\` (run \`resume_command\` as given: every value in it is quoted; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
+      `Stop the agent of row ${row}${stopHow}, resume its session with \`resume_prompt\` (run \`resume_command\` as given: every value in it is quoted; a background subagent has no resume: launch a fresh agent with \`prompt\` instead), ` +
       `then either reuse row ${row} with the resumed run's pid (if any) and redispatch_count ${r.redispatch_attempt}, or add a row with task_id ${r.recovery_task_id} (and set row ${row} to cancelled), ` +
       `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
     );
@@ -139,7 +144,7 @@ export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string
     );
   }
   return (
-    `Stop the agent of row ${row}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
+    `Stop the agent of row ${row}${stopHow}, launch a fresh one with \`prompt\`, then either add a row with task_id ${r.recovery_task_id} ` +
     `(and set row ${row} to cancelled), or reuse row ${row} with the new agent's agent_id/session_id/pid and redispatch_count ${r.redispatch_attempt}, ` +
     `or run \`dispatch-watchdog ack ${r.key} [--task-id ID]\`.`
   );

@@ -118,9 +118,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   // 4'. Failed: the agent's own record says it gave up on the API. Acted on like a stall, at once.
   if (obs.failed) {
     const f = obs.failed;
-    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : 'api_gave_up';
+    const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : f.kind === 'agent_died' ? 'agent_died' : 'api_gave_up';
     const what =
-      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
+      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : f.kind === 'agent_died' ? 'the agent process died' : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });
@@ -186,7 +186,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const unseenNote = unseenMs > 0 ? `; ${sec(unseenMs)} of it the watchdog did not see pass (it woke late: the machine paused or the clock stepped), so ${sec(judgedMs)} of silence is judged` : '';
   if (judgedMs > window.effectiveTimeoutMs) {
     const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : 'inactivity';
-    if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
+    if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true && obs.canWaitOnHuman !== false) {
       // Past its own timeout with the agent's process alive: its CLI is waiting on a prompt (the harness says how to see it).
       const hint = obs.agentWords ? ` (${obs.agentWords.hiddenPromptHint})` : '';
       return timed('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt${hint}`, timing);

@@ -19,6 +19,10 @@ const LAYERS: [prefix: string, layer: number][] = [
   // An agent CLI's wing (docs/architecture.md "How to add an agent CLI"): its pure parsers, its readers, its adapter.
   ['agents/claude-code/parse/', 1],
   ['agents/claude-code/act/', 4],
+  ['agents/codex/parse/', 1],
+  ['agents/codex/row.ts', 1],
+  ['agents/codex/commands.ts', 1],
+  ['agents/codex/act/', 4],
   ['agents/', 3],
   // The state-dir layout, safe writes and the sync append: every layer above contracts may use them.
   ['files/', 1],

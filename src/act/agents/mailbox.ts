@@ -10,6 +10,7 @@ import type { AdapterDeps, AgentAdapter, CancelRequest, MarkerState, NudgeReques
 import { ioFailure, succeeded } from './outcome.js';
 import { stepFile } from './step-file.js';
 import { checkRequestPid } from './request-pid.js';
+import { isCodexRow } from '../../agents/codex/row.js';
 
 /** The JSON in `epics/<epic>/requests/<key>.<kind>.json` (schema: contracts/request.ts). */
 export type MailboxRequest = Request;
@@ -25,7 +26,7 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   const out: MailboxRequest = {
     schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId,
     ...(t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {}), ticket_id: t.ticketId,
-    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid,
+    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid, ...(isCodexRow(t) ? { agent: 'codex' } : {}),
     reason: req.reason, created_at: msToIso(nowMs),
   };
   if (kind === 'redispatch' && 'prompt' in req) {
@@ -41,7 +42,7 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   if (req.requestFields) Object.assign(out, req.requestFields);
   // The command to paste, every value quoted (a prompt naming a state dir with `$(…)` runs nothing).
   const resumeText = kind === 'resume' ? out.resume_prompt : kind === 'nudge' && out.route === 'resume' ? out.message : undefined;
-  if (out.session_id && resumeText !== undefined) out.resume_command = resumeCommand(out.session_id, resumeText);
+  if (out.session_id && resumeText !== undefined) out.resume_command = resumeCommand(out.session_id, resumeText, out.agent);
   if (deadlineMs !== undefined) {
     out.answer_by = msToIso(nowMs + deadlineMs);
     out.how_to_answer = howToAnswer(kind, out);

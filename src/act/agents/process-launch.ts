@@ -26,6 +26,8 @@ import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { findProcessesWithEnv, readProcessIdentity } from '../../sys/proc-identity.js';
 import { stepFile } from './step-file.js';
+import { codexHomeOf } from '../../agents/codex/read/codex-home.js';
+import { isCodexRow } from '../../agents/codex/row.js';
 
 /** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
 export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
@@ -189,7 +191,9 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
   crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
-  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root }, deps.claudeConfigDir);
+  // A Codex agent resumes (and its replacement writes) under the CODEX_HOME its rollout lies in.
+  const codexHome: Record<string, string> = isCodexRow(req.task) ? { CODEX_HOME: codexHomeOf(req.task.transcriptPath, req.task.raw?.codex_home, process.env) } : {};
+  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root, ...codexHome }, deps.claudeConfigDir);
   let pid: number;
   try {
     await assertExecutable(expanded.argv[0]!, env, req.cwd);

@@ -7,6 +7,12 @@ import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement, nudgeLaunchRequest } from './process-launch.js';
 import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
+import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from '../../agents/codex/commands.js';
+import { stopCodex } from '../../agents/codex/act/stop.js';
+import { codexHomeOf, lockPathOf } from '../../agents/codex/read/codex-home.js';
+import { lockHolder } from '../../agents/codex/read/owner.js';
+import { isCodexRow } from '../../agents/codex/row.js';
+import type { Task } from '../../contracts/state-file.js';
 
 /** How long a SIGKILLed process may take to disappear before we call it a failure. */
 const KILL_WAIT_MS = 2000;
@@ -105,12 +111,18 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
         const v = await verifyTarget(pid, known, tolerance);
         switch (v.kind) {
           case 'gone':
-            return succeeded('cancel', 'process', `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true });
-          case 'other':
-            return succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
+          case 'other': {
+            // A Codex agent outlives its killed node wrapper: its thread lock names it.
+            const owner = isCodexRow(req.task) ? codexLockOwner(req.task) : undefined;
+            if (owner !== undefined) return await stopCodex(undefined, owner, graceMs, deps);
+            return v.kind === 'gone'
+              ? succeeded('cancel', 'process', `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true })
+              : succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
+          }
           case 'unknown':
             return failed('cancel', 'process', 'identity_unknown', `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
           case 'match':
+            if (isCodexRow(req.task)) return await stopCodex(v.identity.pid, codexLockOwner(req.task), graceMs, deps);
             return await terminate(v.identity, v.pgrp, graceMs, deps);
         }
       } catch (e) {
@@ -123,9 +135,22 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
       const v = await verifyTarget(pid, known, tolerance);
       return v.kind === 'match' ? 'absent' : v.kind === 'unknown' ? 'unknown' : 'done';
     },
-    redispatch: (req) => launchReplacement(req, req.mode === 'resume' ? agents.resume_argv : agents.redispatch_argv, deps),
+    redispatch: (req) => launchReplacement(req, templateOf(agents, req.task, req.mode === 'resume' ? 'resume' : 'redispatch'), deps),
     redispatchMarker: (req) => launchMarker(req),
-    nudge: async (req) => ({ ...(await launchReplacement(nudgeLaunchRequest(req), agents.resume_argv, deps)), kind: 'nudge' }),
+    nudge: async (req) => ({ ...(await launchReplacement(nudgeLaunchRequest(req), templateOf(agents, req.task, 'resume'), deps)), kind: 'nudge' }),
     nudgeMarker: (req) => launchMarker(nudgeLaunchRequest({ ...req, message: '', route: 'resume' })),
   };
+}
+
+/** The launch template for a row: a Codex row's own (agents.codex, else the Codex harness's defaults), else the configured one. */
+function templateOf(agents: AgentsConfig, task: Task, what: 'resume' | 'redispatch'): readonly string[] | undefined {
+  if (isCodexRow(task)) return what === 'resume' ? (agents.codex?.resume_argv ?? CODEX_RESUME_ARGV) : (agents.codex?.redispatch_argv ?? CODEX_REDISPATCH_ARGV);
+  return what === 'resume' ? agents.resume_argv : agents.redispatch_argv;
+}
+
+/** The live holder of a Codex row's thread lock (its native agent), if any. */
+function codexLockOwner(task: Task): number | undefined {
+  if (!task.sessionId) return undefined;
+  const holder = lockHolder(lockPathOf(codexHomeOf(task.transcriptPath, task.raw?.codex_home, process.env), task.sessionId));
+  return typeof holder === 'number' ? holder : undefined;
 }

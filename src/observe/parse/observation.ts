@@ -3,7 +3,8 @@ import { redactSecrets } from '../../present/safe-text.js';
 
 /** Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder). */
 /** `runtime_killed`: not the API: Claude Code's own stall watchdog aborted the agent (2.1.332). */
-export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'runtime_killed';
+/** `agent_died`: its process is gone with no end record (a harness that can prove it: Codex's thread lock). */
+export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'runtime_killed' | 'agent_died';
 
 /** Where a piece of evidence came from. */
 export type SourceName = 'row' | 'hooks' | 'transcript' | 'process' | 'telemetry';
@@ -145,6 +146,11 @@ export interface Observation {
   waitingOnTeam?: { members: string[] };
   /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
   isOutputTracked?: boolean;
+  /**
+   * The agent cannot wait on a person (false: Codex exec, whose approval policy is `never`): an
+   * open call past its own budget is then an overrun, never taken for a permission prompt.
+   */
+  canWaitOnHuman?: boolean;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
   /** Live child processes of the agent's process (a tool's command running), when its process is sampled. */
@@ -247,6 +253,7 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     if (p.cwd !== undefined && (out.cwd === undefined || p.source === 'transcript')) out.cwd = p.cwd;
     if (p.transcriptFile !== undefined) out.transcriptFile ??= p.transcriptFile;
     if (p.telemetry) out.telemetry = p.telemetry;
+    if (p.canWaitOnHuman === false) out.canWaitOnHuman = false;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);

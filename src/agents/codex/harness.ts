@@ -1,0 +1,39 @@
+// The Codex CLI harness (agents/harness.ts; docs/codex.md): which rows are Codex's, what its calls
+// are and how long Codex lets them run, how it is resumed and relaunched, its words, its readers.
+import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js';
+import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from './commands.js';
+import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
+import { replayRollout, scoreRollouts } from './parse/replay.js';
+import { codexHomeOf, findRollout } from './read/codex-home.js';
+import { createCodexObserver } from './read/codex-observer.js';
+import { isCodexRow } from './row.js';
+
+export const codexHarness: AgentHarness = {
+  name: 'codex',
+  readsRow: isCodexRow,
+  classifyTool: (call) => {
+    const b = codexCallBudget(call.name, {});
+    return { kind: b.kind, ...(b.timeoutMs !== undefined ? { defaultTimeoutMs: b.timeoutMs } : {}), ...(call.name === 'write_stdin' || call.name === 'wait' ? { isStatusPoll: true } : {}) };
+  },
+  commands: { resume: CODEX_RESUME_ARGV, nudge: CODEX_RESUME_ARGV, redispatch: CODEX_REDISPATCH_ARGV },
+  wording: {
+    displayName: 'Codex',
+    hiddenPromptHint: 'codex exec never waits for a person (approvals are never asked), so this is an overrun',
+    resumeHint: `codex exec resume <session_id> --json "<prompt>" (run in the agent's own cwd, with its CODEX_HOME)`,
+  },
+  // Codex's shell has no timeout: a call's budget is its yield (default 10 s), then polls.
+  defaults: { shellTimeoutMs: EXEC_DEFAULT_YIELD_MS },
+  replay: { replay: replayRollout, score: scoreRollouts },
+  connect(ctx: HarnessContext): HarnessSession {
+    return {
+      observers: [createCodexObserver({ env: ctx.env })],
+      async findFiles(task) {
+        if (task.transcriptPath) return { transcript: task.transcriptPath };
+        if (!task.sessionId) return { reason: 'the row names no session_id (the thread id from thread.started) and no transcript_path' };
+        const home = codexHomeOf(undefined, task.raw?.codex_home, ctx.env);
+        const hit = findRollout(home, task.sessionId);
+        return hit ? { transcript: hit } : { reason: `no rollout-*-${task.sessionId}.jsonl under ${home}/sessions` };
+      },
+    };
+  },
+};

@@ -1,0 +1,5 @@
+// Which rows are Codex's: `agent: codex` on the row (DESIGN §15; default claude-code). Pure.
+import type { Task } from '../../contracts/state-file.js';
+
+/** The row names Codex as its agent CLI. */
+export const isCodexRow = (task: Task): boolean => task.raw?.agent === 'codex';
