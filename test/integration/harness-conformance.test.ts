@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentHarness, HarnessContext } from '../../src/agents/harness.js';
 import { commandLine } from '../../src/agents/harness.js';
 import { claudeCodeHarness } from '../../src/agents/claude-code/harness.js';
+import { codexHarness } from '../../src/agents/codex/harness.js';
 import { HARNESSES } from '../../src/agents/harnesses.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { StatePaths } from '../../src/files/paths.js';
@@ -42,6 +43,26 @@ const HARNESS_BEDS: Bed[] = [
         file,
         claudeLine({ type: 'user', sessionId: task.sessionId, timestamp: at(0), cwd: '/work/repo', message: { role: 'user', content: 'run the tests' } }) +
           claudeLine({ type: 'assistant', sessionId: task.sessionId, timestamp: at(1), message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } }),
+      );
+      return file;
+    },
+  },
+  {
+    harness: codexHarness,
+    shellTool: 'exec_command',
+    context: (stateDir, home) => ({ paths: new StatePaths(stateDir), config: {}, env: { CODEX_HOME: home }, isPersistent: false, baseTimeoutMs: DEFAULT_POLICY.baseTimeoutMs }),
+    // A rollout as Codex 0.171.0 writes it (docs/codex.md): the session, a turn, an exec_command call still open.
+    writeSession(home, task) {
+      const dir = path.join(home, 'sessions', '2026', '04', '02');
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `rollout-2026-04-02T10-00-00-${task.sessionId}.jsonl`);
+      let ordinal = 0;
+      const rec = (s: number, type: string, payload: Record<string, unknown>) => claudeLine({ timestamp: new Date(T0 + s * 1000).toISOString(), ordinal: ordinal++, type, payload });
+      writeFileSync(
+        file,
+        rec(0, 'session_meta', { id: task.sessionId, cwd: '/work/repo', originator: 'codex_exec', cli_version: '0.171.0' }) +
+          rec(0, 'event_msg', { type: 'task_started', turn_id: 'turn-1' }) +
+          rec(1, 'response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm test', yield_time_ms: 10_000 }), call_id: 'call_1' }),
       );
       return file;
     },

@@ -2,4 +2,4 @@
 import type { Task } from '../../contracts/state-file.js';
 
 /** The row names Codex as its agent CLI. */
-export const isCodexRow = (task: Task): boolean => task.raw?.agent === 'codex';
+export const isCodexRow = (task: Pick<Task, 'agent'>): boolean => task.agent === 'codex';
