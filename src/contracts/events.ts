@@ -5,7 +5,7 @@ import { SafeId } from './ids.js';
 import { NEXT_REASONS } from './next.js';
 import { ANSWER_HOWS, REQUEST_KINDS } from './request.js';
 import { IsoTimestamp } from './time.js';
-import { NotifyTriggerSchema, AttentionKindSchema, DisagreementKindSchema, RecoveryModeSchema, TransportCauseSchema, TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
+import { AgentCliSchema, NotifyTriggerSchema, AttentionKindSchema, DisagreementKindSchema, RecoveryModeSchema, TransportCauseSchema, TrackerOutcomeSchema, ActionKindSchema as ActionKind, ExemptionSchema as Exemption, StallReasonAsRead, type ActionKind as ActionKindName, type VerdictKind } from './vocabulary.js';
 
 const Envelope = {
   timestamp_utc: IsoTimestamp,
@@ -137,6 +137,7 @@ export const Redispatch = ev('redispatch', {
   start_ticks: z.number().int().optional(),
   boot_id: z.string().optional(),
   output_path: z.string().optional().describe('Where a launched agent writes its output (process adapter).'),
+  agent: AgentCliSchema.optional().describe('The agent CLI of the stalled row, and so of its replacement (absent: claude-code).'),
   mode: RecoveryModeSchema.optional().describe('fresh (absent: fresh) or resume: the stalled agent\'s own session was resumed (or a resume was requested), keeping its context.'),
   detail: z.string().optional(),
   request_path: z.string().optional().describe('State-dir relative path of the request file written for the orchestrator (mailbox): the request is pending until answered.'),

@@ -29,8 +29,10 @@ export function replacementTask(e: EventOf<'redispatch'>, stateRoot: string, pro
     dispatchedAtMs: Date.parse(e.timestamp_utc),
     pid: e.pid,
     expectedProcess: e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined,
+    // Its CLI is the stalled row's, whose harness reads the launched agent's output (docs/recovery.md).
+    ...(e.agent ? { agent: e.agent } : {}),
     transcriptPath: e.output_path ? `${stateRoot}/${e.output_path}` : undefined,
-    raw: { remaining_work: e.remaining_tasks ?? [] },
+    raw: { remaining_work: e.remaining_tasks ?? [], ...(e.agent ? { agent: e.agent } : {}) },
   };
 }
 

@@ -72,3 +72,18 @@ describe('the Codex harness', () => {
     expect(r.badLines).toEqual([]);
   });
 });
+
+describe("the watchdog's own Codex replacement", () => {
+  it('is read by the Codex harness: the redispatch carries the row\'s agent, and its --json stdout is not taken for a rollout', async () => {
+    const { replacementTask } = await import('../../src/core/overlay.js');
+    const { harnessOf } = await import('../../src/agents/harnesses.js');
+    const e = { event: 'redispatch', timestamp_utc: '2026-12-05T12:00:00.000Z', epic_id: 'E', task_id: 't1', ticket_id: 'CX-1', key: 'E:t1:redispatch:1', redispatch_attempt: 1, recovery_task_id: 't1-r1', output_path: 'agents/E/t1-r1.log', agent: 'codex', pid: 4242 } as never;
+    const task = replacementTask(e, '/state', 'alive');
+    expect(task.agent).toBe('codex');
+    expect(harnessOf(task)?.name).toBe('codex');
+    const s = codexHarness.connect({ paths: new StatePaths(tempDir()), config: {}, env: { CODEX_HOME: tempDir() }, isPersistent: false, baseTimeoutMs: 120_000 });
+    expect((await s.findFiles(task, Date.now())).transcript).toBeUndefined();
+    // Without the agent, as before: a Claude Code replacement.
+    expect(harnessOf(replacementTask({ ...(e as object), agent: undefined } as never, '/state', 'alive'))?.name).toBe('claude-code');
+  });
+});

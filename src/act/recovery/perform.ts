@@ -122,7 +122,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpecOf<'redisp
   await journal(ctx, {
     event: 'redispatch', ...idsOf(task), key: spec.key, redispatch_attempt: spec.attempt, max_redispatches: ctx.maxRedispatches,
     recovery_task_id: recoveryId, checkpoint_path: ctx.paths.relative(checkpointPath), ...(spec.mode === 'resume' ? { mode: 'resume' as const } : {}),
-    remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail,
+    remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail, ...(task.agent ? { agent: task.agent } : {}),
     ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
     ...(out.pid && out.adapter === 'process' ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),

@@ -4,7 +4,7 @@ import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js
 import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from './commands.js';
 import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
 import { replayRollout, scoreRollouts } from './parse/replay.js';
-import { codexHomeOf, findRollout } from './read/codex-home.js';
+import { codexHomeOf, findRollout, isRolloutPath } from './read/codex-home.js';
 import { createCodexObserver } from './read/codex-observer.js';
 import { isCodexRow } from './row.js';
 
@@ -28,7 +28,7 @@ export const codexHarness: AgentHarness = {
     return {
       observers: [createCodexObserver({ env: ctx.env })],
       async findFiles(task) {
-        if (task.transcriptPath) return { transcript: task.transcriptPath };
+        if (isRolloutPath(task.transcriptPath)) return { transcript: task.transcriptPath };
         if (!task.sessionId) return { reason: 'the row names no session_id (the thread id from thread.started) and no transcript_path' };
         const home = codexHomeOf(undefined, task.raw?.codex_home, ctx.env);
         const hit = findRollout(home, task.sessionId);

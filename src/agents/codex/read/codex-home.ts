@@ -8,6 +8,9 @@ import path from 'node:path';
 const DATED = /[/\\]sessions[/\\]\d{4}[/\\]\d{2}[/\\]\d{2}[/\\]rollout-[^/\\]+\.jsonl$/;
 
 /** CODEX_HOME for a row: the one its rollout path lies in, else `codex_home` on the row, else $CODEX_HOME, else ~/.codex. */
+/** A Codex rollout's file name (`rollout-<start>-<thread>.jsonl`), as opposed to a launched agent's --json stdout. */
+export const isRolloutPath = (file: string | undefined): file is string => file !== undefined && /(^|[/\\])rollout-[^/\\]+\.jsonl$/.test(file);
+
 export function codexHomeOf(transcriptPath: string | undefined, rowHome: unknown, env: NodeJS.ProcessEnv): string {
   if (transcriptPath && DATED.test(transcriptPath)) return path.resolve(transcriptPath, '..', '..', '..', '..', '..');
   if (typeof rowHome === 'string' && rowHome !== '') return path.resolve(rowHome);

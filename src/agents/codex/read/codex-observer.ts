@@ -11,7 +11,7 @@ import { emptyExecEvents, foldExecEvent, type ExecEventsState } from '../parse/e
 import { observeCodexThread, type CodexLiveness } from '../parse/observe-rollout.js';
 import { emptyRollout, foldRolloutLine, type RolloutState } from '../parse/rollout.js';
 import { isCodexRow } from '../row.js';
-import { codexHomeOf, findRollout, lockPathOf } from './codex-home.js';
+import { codexHomeOf, findRollout, isRolloutPath, lockPathOf } from './codex-home.js';
 import { commandGroupsOf, lockHolder } from './owner.js';
 
 /** A file folded so far: where the next read starts, the unfinished last line, the state. */
@@ -80,12 +80,15 @@ export function createCodexObserver(opts: CodexObserverOptions): TaskObserver {
     async observe(task: Task, _nowMs: number): Promise<PartialObservation[]> {
       if (!isCodexRow(task)) return NONE;
       const raw = task.raw ?? {};
-      const outputPath = typeof raw.output_path === 'string' ? raw.output_path : undefined;
+      // The watchdog's own replacement names its launched output as its transcript: for Codex that
+      // is the --json stdout (the thread id comes from there), not a rollout.
+      const named = isRolloutPath(task.transcriptPath) ? task.transcriptPath : undefined;
+      const outputPath = typeof raw.output_path === 'string' ? raw.output_path : named === undefined ? task.transcriptPath : undefined;
       const out = outputPath ? await foldFile(outputPath, outputs.get(outputPath), emptyExecEvents, foldExecEvent) : undefined;
       if (outputPath && out) outputs.set(outputPath, out);
       const threadId = task.sessionId ?? out?.state.threadId;
-      const home = codexHomeOf(task.transcriptPath, raw.codex_home, opts.env);
-      let file = task.transcriptPath ?? (threadId ? found.get(threadId) : undefined);
+      const home = codexHomeOf(named, raw.codex_home, opts.env);
+      let file = named ?? (threadId ? found.get(threadId) : undefined);
       if (!file && threadId) {
         file = findRollout(home, threadId);
         if (file) found.set(threadId, file);
