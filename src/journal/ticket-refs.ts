@@ -111,7 +111,10 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
   /** Add a stall folded from its line (its reference tagged): the ticket's earlier ones are not read back for it. */
   appendStall(ticket: string, e: StallEvent): void {
     const ref = origin.get(e);
-    if (ref) return this.addRef(ticket, ref[0], ref[1], ref[2]);
+    if (ref) {
+      this.addRef(ticket, ref[0], ref[1], ref[2]);
+      return;
+    }
     const items = this.items(ticket);
     if (items) items.push(e);
     else this.slot(ticket, [e]);
