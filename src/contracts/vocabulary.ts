@@ -110,9 +110,11 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * `context_exhausted`: its turn ended on an API error Claude Code gave up on ("Prompt is too long"
  * for the second); `looping`: the same call or error over and over, acted on with `looping.act`;
  * `runtime_killed`: the agent runtime's own stall watchdog killed it (Claude Code 2.1.332's
- * `[Request interrupted by user]` marked `rowSource: "harness"`), a failure acted on at once.
+ * `[Request interrupted by user]` marked `rowSource: "harness"`), a failure acted on at once;
+ * `run_ended`: the run that ran the agent ended (Claude Code's `SessionEnd` hook) before the agent
+ * finished: its rows are dead at once, not a window later.
  */
-export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping', 'runtime_killed'] as const;
+export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping', 'runtime_killed', 'run_ended'] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */
 export const StallReasonSchema = z.enum(STALL_REASONS);

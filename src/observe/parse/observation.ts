@@ -122,6 +122,11 @@ export interface Observation {
   waitingOnTeam?: { members: string[] };
   /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
   isOutputTracked?: boolean;
+  /**
+   * The run that ran this agent ended (Claude Code's `SessionEnd` hook in the session's activity):
+   * nothing in it works any more, whatever its last records say.
+   */
+  runEnded?: { atMs?: number; detail: string };
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
   /** Live child processes of the agent's process (a tool's command running), when its process is sampled. */
@@ -219,6 +224,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.transcriptFile !== undefined) out.transcriptFile ??= p.transcriptFile;
     if (p.telemetry) out.telemetry = p.telemetry;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
+    if (p.runEnded && (!out.runEnded || (p.runEnded.atMs ?? 0) > (out.runEnded.atMs ?? 0))) out.runEnded = p.runEnded;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);

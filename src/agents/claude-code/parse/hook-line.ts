@@ -28,6 +28,8 @@ export interface HookLine {
   message?: string;
   /** Stop/SubagentStop: background tasks still running (newer builds list them). */
   background_running?: number;
+  /** SessionEnd `reason` (`other`, `prompt_input_exit`, `logout`…). */
+  reason?: string;
   /** Stop/SubagentStop `last_assistant_message` (newer builds), shortened. */
   last_message?: string;
   transcript_path?: string;
@@ -89,6 +91,7 @@ export function buildHookLine(payload: unknown, nowMs: number): { id: string; li
     set('background_running', running);
   }
   set('last_message', str(p.last_assistant_message, 300));
+  set('reason', p.hook_event_name === 'SessionEnd' ? str(p.reason, 64) : undefined);
   set('transcript_path', str(p.transcript_path, 1000));
   set('agent_transcript_path', str(p.agent_transcript_path, 1000));
   return { id, line: fitLine(line) };

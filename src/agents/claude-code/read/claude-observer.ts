@@ -9,7 +9,7 @@ import { createHookActivityReader, type IdHandle } from './hook-activity.js';
 import { createTelemetryReader } from '../../../observe/read/telemetry.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
 import type { TaskObserver } from '../../../observe/read/observer.js';
-import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
+import { inheritSessionPrompt, runEndedOf, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
 import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
@@ -89,7 +89,7 @@ const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefi
 const MEMO_SWEEP_CHECKS = 64;
 
 /** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
-type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean };
+type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean; sessionId?: string };
 
 const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
 
@@ -159,6 +159,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     }
     trace.files.push(r.handle);
     trace.fileVersions.push(r.version);
+    trace.sessionId = r.state.sessionId;
     // A tail trusted alone is trusted only within the base window of its newest record.
     if (r.state.tail && r.state.lastEventMs !== undefined) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
     if (r.size > 0) {
@@ -242,13 +243,15 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       parts.push(hp);
     }
     // A background subagent's permission prompt is raised in the main session (2.1.186+).
-    const sessionId = task.sessionId ?? own.state?.sessionId;
+    const sessionId = task.sessionId ?? own.state?.sessionId ?? trace.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
       hook(session);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
+      // The session's run ended (SessionEnd): its subagents died with it.
+      if (session.state?.sessionEnded) parts.push({ source: 'hooks', runEnded: runEndedOf(session.state.sessionEnded) });
     }
     if (trace.isMemoizable) memos.set(task.taskId, memoOf(trace, task, parts, checks));
     return parts;
