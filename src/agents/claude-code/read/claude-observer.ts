@@ -21,7 +21,7 @@ import { DEFAULT_POLICY } from '../../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
-import type { TranscriptState } from '../parse/transcript-state.js';
+import { emptyTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
 import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
 import type { TailHandle } from '../../../observe/read/tail-tracker.js';
 
@@ -238,8 +238,14 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
     if (otel.part) parts.push(otel.part);
     if (own.state || own.unreadable) {
-      const hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
+      let hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
       if (own.unreadable) hp.missing = [{ source: 'hooks', reason: own.unreadable }];
+      // The Stop hook's running background subagents, when the transcript names none: their hooks are their progress.
+      if (hp.waitingOnChildren && transcript?.waitingOnChildren) delete hp.waitingOnChildren;
+      else if (hp.waitingOnChildren) {
+        trace.isMemoizable = false; // the children's files are read, not traced
+        hp = withChildHooks(hp, await waitedChildHooks(hp.waitingOnChildren, emptyTranscriptState(), task, nowMs));
+      }
       parts.push(hp);
     }
     // A background subagent's permission prompt is raised in the main session (2.1.186+).
