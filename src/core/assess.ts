@@ -200,7 +200,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const note = missingNote ? ` (${missingNote})` : '';
   const unseenNote = unseenMs > 0 ? `; ${sec(unseenMs)} of it the watchdog did not see pass (it woke late: the machine paused or the clock stepped), so ${sec(judgedMs)} of silence is judged` : '';
   if (judgedMs > window.effectiveTimeoutMs) {
-    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : 'inactivity';
+    const q = obs.queuedUnconsumed;
+    const isQueueStuck = q !== undefined && !obs.lastTool?.isOpen && !obs.waitingOnChildren && !obs.waitingOnTeam;
+    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : isQueueStuck ? 'queue_unconsumed' : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
       // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
       return timed('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
@@ -233,6 +235,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
         ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago`
         : stallReason === 'open_tool_overrun'
           ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
+          : stallReason === 'queue_unconsumed'
+            ? `idle ${idleBeside(idleMs, window.effectiveTimeoutMs)} with nothing open while ${q!.detail} queued for it${q!.sinceMs !== undefined ? ` ${sec(Math.max(0, nowMs - q!.sinceMs))} ago` : ''} was never consumed (a queue-operation enqueue with no dequeue: a wake that never landed)`
           : children
             ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
             : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;

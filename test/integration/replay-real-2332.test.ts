@@ -41,3 +41,31 @@ describe('replay over real 2.1.332 sessions', () => {
     ]);
   });
 });
+
+describe('a wake that never landed (issue 38: a queue-operation enqueue with no dequeue)', () => {
+  const dir = path.join(DIR, 'bg-agent-stall-kill');
+  const LEAD = 'c516172b-9491-41c2-b86a-ede8c4aa912b.jsonl';
+  /** The real lead, up to and including the enqueue of its subagent's `failed` notification (line 32), without the dequeue and all after. */
+  const cut = async () => {
+    const input = await replayInputOf(dir, LEAD);
+    const lines = input.transcript.text.split('\n');
+    const at = lines.findIndex((l) => l.includes('"operation":"enqueue"') && l.includes('<task-notification>'));
+    expect(lines[at + 1]).toContain('"operation":"dequeue"');
+    return { ...input, transcript: { ...input.transcript, text: `${lines.slice(0, at + 1).join('\n')}\n` } };
+  };
+
+  it('is stalled (queue_unconsumed) one window after the lead went idle, naming the queued notification, never called finished', async () => {
+    const r = replayTranscript(await cut(), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    expect(r.changes.map((c) => c.verdict.kind)).not.toContain('inconsistent');
+    const last = r.changes.at(-1)!;
+    expect(last.verdict).toMatchObject({ kind: 'stalled', stallReason: 'queue_unconsumed' });
+    expect(last.verdict.reason).toMatch(/a task notification \(abaa977f42daf9802\) queued for it .* was never consumed/);
+    expect(last.verdict.effectiveTimeoutMs).toBe(120_000);
+  });
+
+  it('the same lead with its dequeue (the healthy twin) is never stalled', async () => {
+    const r = replayTranscript(await replayInputOf(dir, LEAD), DEFAULT_POLICY);
+    expect(r.changes.map((c) => c.verdict.stallReason ?? null)).not.toContain('queue_unconsumed');
+  });
+});

@@ -122,6 +122,8 @@ export interface Observation {
   waitingOnTeam?: { members: string[] };
   /** The agent's output is read from its transcript: model prose is not read for backoff (API retries are records). */
   isOutputTracked?: boolean;
+  /** Input queued for the agent and never consumed (a `queue-operation` enqueue with no dequeue): a wake that may not have landed. */
+  queuedUnconsumed?: { sinceMs?: number; detail: string };
   /**
    * The run that ran this agent ended (Claude Code's `SessionEnd` hook in the session's activity):
    * nothing in it works any more, whatever its last records say.
@@ -224,6 +226,7 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
     if (p.transcriptFile !== undefined) out.transcriptFile ??= p.transcriptFile;
     if (p.telemetry) out.telemetry = p.telemetry;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
+    if (p.queuedUnconsumed) out.queuedUnconsumed = p.queuedUnconsumed;
     if (p.runEnded && (!out.runEnded || (p.runEnded.atMs ?? 0) > (out.runEnded.atMs ?? 0))) out.runEnded = p.runEnded;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);

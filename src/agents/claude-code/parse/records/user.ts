@@ -155,6 +155,8 @@ function applyUser(s: TranscriptState, rec: Rec, { atMs, actor, marks }: RecordC
   if (actor === 'interrupt' && isRuntimeKill(rec)) {
     s.apiError = { kind: 'runtime_killed', atMs, text: '"[Request interrupted by user]" written by the harness (rowSource), not a person; the parent is told "Agent stalled: no progress"' };
   }
+  // Input delivered to the agent consumed what was queued (builds that write no dequeue).
+  if (actor === 'human' || (actor === 'harness' && !Array.isArray(message.content)) || (actor === 'harness' && contentText(message.content).includes('-notification>'))) s.queued = undefined;
   if ((actor === 'human' && !marks.isLocalCommand) || marks.isTeamWake) {
     // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
     s.apiError = undefined;
