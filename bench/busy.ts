@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateFleet } from './fleet.js';
-import { cli, pct, type Figure } from './fleet-scale.js';
+import { cli, pct, type Figure } from './figures.js';
 import { cpuMsOf, vmHwmMb } from './scale.js';
 import { turn2332Lines } from './turn-2332.js';
 

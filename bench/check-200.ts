@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { readFile } from 'node:fs/promises';
-import { runCheck, type CheckEnv } from '../src/check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from '../src/check.js';
 import { parseStateFile } from '../src/contracts/state-file.js';
 import { assess } from '../src/core/assess.js';
 import { emptyHistory } from '../src/core/history.js';
@@ -44,9 +44,11 @@ export async function benchCheck200(): Promise<{ name: string; lines: string[] }
     const env: CheckEnv = { paths, opts, observers: [], history: emptyHistory(), runId: 'bench', version: 'bench', pid: process.pid };
 
     const ours: number[] = [];
+    let memory = newCheckMemory();
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
-      const r = await runCheck(env, now);
+      const r = await runCheck(env, memory, now);
+      memory = r.memory;
       ours.push(performance.now() - t);
       if (!r.ok || r.verdicts.length !== TASKS) throw new Error('bench check failed');
     }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
-import { runCheck, type CheckEnv } from '../src/check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from '../src/check.js';
 import { writeFileAtomic } from '../src/files/atomic-write.js';
 import { emptyHistory } from '../src/core/history.js';
 import { StatePaths } from '../src/files/paths.js';
@@ -41,7 +41,7 @@ export async function benchCheckTranscripts(): Promise<{ name: string; lines: st
     const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), runId: 'bench', version: 'bench', pid: process.pid };
 
     const c0 = performance.now();
-    await runCheck(env, now);
+    let memory = (await runCheck(env, newCheckMemory(), now)).memory;
     const coldMs = performance.now() - c0;
     const heapMb = process.memoryUsage().heapUsed / 1024 / 1024;
 
@@ -51,7 +51,8 @@ export async function benchCheckTranscripts(): Promise<{ name: string; lines: st
     for (let round = 0; round < 21; round++) {
       for (const [k, f] of files.entries()) appendFileSync(f, line(`a${k}`, i++, now));
       const t = performance.now();
-      const r = await runCheck(env, now + 1000);
+      const r = await runCheck(env, memory, now + 1000);
+      memory = r.memory;
       ours.push(performance.now() - t);
       if (!r.ok || r.verdicts.some((v) => v.kind !== 'healthy')) throw new Error('bench: unexpected verdicts');
     }

@@ -6,7 +6,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runCheck, type CheckEnv } from '../src/check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from '../src/check.js';
 import { emptyHistory } from '../src/core/history.js';
 import { DispatchLog } from '../src/journal/dispatch-log.js';
 import { StatePaths } from '../src/files/paths.js';
@@ -51,7 +51,8 @@ async function ours() {
   if (growFirst) grow(100);
   const c0 = process.cpuUsage();
   const w0 = performance.now();
-  const cold = await runCheck(env, FLEET_NOW);
+  const cold = await runCheck(env, newCheckMemory(), FLEET_NOW);
+  let memory = cold.memory;
   const coldWall = performance.now() - w0;
   const coldCpu = cpuMs(c0);
   const coldBytes = observer.stats().bytesRead;
@@ -64,7 +65,8 @@ async function ours() {
     grow(round);
     const c = process.cpuUsage();
     const t = performance.now();
-    const r = await runCheck(env, FLEET_NOW + round * 1000);
+    const r = await runCheck(env, memory, FLEET_NOW + round * 1000);
+    memory = r.memory;
     wall.push(performance.now() - t);
     cpu.push(cpuMs(c));
     // A steady wave: every agent healthy, nothing to log (a stalling fleet would measure something else).

@@ -3,7 +3,8 @@
 // `npm run bench -- --busy`: only the busy wave (issue 37), about 5 minutes.
 import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
-import { benchFleetScale, FULL, machine, node, pct, QUICK } from './fleet-scale.js';
+import { benchFleetScale, machine } from './fleet-scale.js';
+import { FULL, node, pct, QUICK } from './figures.js';
 import { benchTail } from './tail.js';
 import { benchOtlpIngest } from './otlp-ingest.js';
 import { benchFalseStalls } from './false-stalls.js';

@@ -9,7 +9,7 @@ import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateFleet, transcriptLines } from './fleet.js';
-import { cli, pct, type Figure, type Scale } from './fleet-scale.js';
+import { cli, pct, type Figure, type Scale } from './figures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);

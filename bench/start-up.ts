@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { cli, f0, lat, node, pct, type Figure, type Scale } from './fleet-scale.js';
+import { cli, f0, lat, node, pct, type Figure, type Scale } from './figures.js';
 import { generateWavesLog, wavesEpic } from './gen-waves.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -5,6 +5,7 @@ import { mergeObservations, type Observation, type PartialObservation } from './
 import { observeRow } from './observe/parse/observe-row.js';
 import type { TaskObserver } from './observe/read/observer.js';
 import { isAlive } from './sys/proc-identity.js';
+import { harnessOf } from './agents/harnesses.js';
 
 /** One task's last observation: reused while its row object and every observer's parts are the same. */
 export interface ObservedTask {
@@ -32,7 +33,8 @@ export async function observeTask(task: Task, observers: readonly TaskObserver[]
       parts.push({ source: 'transcript', missing: [{ source: 'transcript', reason: `${o.name} failed: ${(e as Error).message}` }] });
     }
   }
-  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts) };
+  // The row's harness classifies its calls (kinds, the CLI's timeouts) and lends its words.
+  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts, harnessOf(task)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // checkWave: one read-only check of a wave for programs that import dispatch-watchdog. It judges
 // like `--dry-run` (no log lines, no actions, no watchdog.json written) at the time the caller gives.
 import { randomUUID } from 'node:crypto';
-import { runCheck, type CheckEnv } from './check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from './check.js';
 import type { WatchdogConfig } from './contracts/config.js';
 import type { Strategy } from './contracts/vocabulary.js';
 import type { Task } from './contracts/state-file.js';
@@ -25,7 +25,9 @@ export interface CheckWaveOptions {
   action?: Strategy;
   /** A config file to read; default `<stateDir>/watchdog.config.yaml` when present. */
   configFile?: string;
-  /** Read Claude Code transcripts and hook activity as evidence. @defaultValue true */
+  /** Read each agent CLI's own files (its harness's observers: transcripts, hook activity) as evidence. @defaultValue true */
+  shouldReadAgentFiles?: boolean;
+  /** @deprecated The name before agent harnesses (issue 32): `shouldReadAgentFiles`. */
   shouldReadClaudeCode?: boolean;
   /** Environment for `CLAUDE_CONFIG_DIR`. @defaultValue process.env */
   env?: NodeJS.ProcessEnv;
@@ -62,14 +64,14 @@ export async function checkWave(o: CheckWaveOptions): Promise<WaveCheck> {
   const checkEnv: CheckEnv = {
     paths,
     opts,
-    observers: o.shouldReadClaudeCode === false ? [] : realObservers(env)(paths, opts),
+    observers: (o.shouldReadAgentFiles ?? o.shouldReadClaudeCode) === false ? [] : realObservers(env)(paths, opts),
     history,
     overlay: realActionDeps({ clock, env }).makeOverlay?.(opts),
     runId: randomUUID(),
     version: packageVersion(),
     pid: process.pid,
   };
-  const r = await runCheck(checkEnv, nowMs);
+  const r = await runCheck(checkEnv, newCheckMemory(), nowMs);
   if (!r.ok) throw r.error;
   return { report: r.report, tasks: r.tasks, verdicts: r.verdicts, hasStall: r.hasStall, isWaveDone: r.isWaveDone, config: opts.config };
 }

@@ -2,7 +2,7 @@
 // check interval, whichever is sooner; stop when nothing is left to watch or on a signal.
 import type { Clock } from './deps.js';
 import type { InputError } from './contracts/errors.js';
-import { runCheck, type CheckEnv, type CheckResult } from './check.js';
+import { newCheckMemory, runCheck, type CheckEnv, type CheckMemory, type CheckResult } from './check.js';
 import { noteLateWake } from './core/unobserved.js';
 
 export interface LoopDeps {
@@ -23,6 +23,8 @@ export interface LoopDeps {
   untilMs?: number;
   /** The longest time this process did not run since the last call (sys/pause-meter.ts): a pause in a check too. */
   lostTimeMs?: () => number;
+  /** What checks before the loop left (a first check run outside it). @defaultValue newCheckMemory() */
+  memory?: CheckMemory;
 }
 
 export interface LoopEnd {
@@ -60,9 +62,10 @@ export function nextWakeMs(r: CheckResult, nowMs: number, intervalMs: number): n
   return Math.max(next, nowMs + MIN_SLEEP_MS);
 }
 
-/** Run checks until the wave is done or `deps.signal` aborts. */
+/** Run checks until the wave is done or `deps.signal` aborts. The loop owns the between-check memory: each check returns the next. */
 export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
   const intervalMs = env.opts.checkIntervalSeconds * 1000;
+  let memory = deps.memory ?? newCheckMemory();
   const seenErrors = new Set<string>();
   let told: number[] = [];
   let checks = 0;
@@ -71,13 +74,15 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     const nowMs = deps.clock.nowMs();
     // Self-lag guard: woke later than planned by more than an interval (event loop blocked,
     // process stopped, machine asleep) → this check only re-observes; the next one may act.
-    env.isLagged = nowMs - plannedMs > intervalMs;
+    const isLagged = nowMs - plannedMs > intervalMs;
     // How late it woke, or how long the process stood still since the last check (a pause in a
     // check is no lateness of a wake), is time no one was seen at work: no agent's silence.
-    noteLateWake((env.unobserved ??= []), nowMs, Math.max(nowMs - plannedMs, deps.lostTimeMs?.() ?? 0));
+    noteLateWake(memory.unobserved, nowMs, Math.max(nowMs - plannedMs, deps.lostTimeMs?.() ?? 0));
+    if (isLagged !== memory.isLagged) memory = { ...memory, isLagged };
     let r: CheckResult | undefined;
     try {
-      r = await runCheck(env, nowMs);
+      r = await runCheck(env, memory, nowMs);
+      memory = r.memory;
     } catch (e) {
       // The world refused something (disk full, a permission changed): say so once, keep
       // watching, and try again after an interval rather than leave the wave unwatched.
@@ -113,7 +118,7 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     if (r.ok && deps.shouldStop?.(r)) return { reason: 'next', checks, last: r };
     if (r.ok && r.isWaveDone) return { reason: 'wave_complete', checks, last: r };
     if (deps.untilMs !== undefined && deps.clock.nowMs() >= deps.untilMs) return { reason: 'max_wait', checks, ...(r.ok ? { last: r } : {}) };
-    if (env.isLagged) {
+    if (isLagged) {
       plannedMs = deps.clock.nowMs();
       continue;
     }

@@ -12,6 +12,7 @@ import { resolvePolicy, type Policy } from './core/policy.js';
 import { resolveControls, type ControlOptions } from './core/controls.js';
 import { hasZone } from './core/period.js';
 import { resolveReceiver, type ReceiverSettings } from './core/listen-address.js';
+import { StatePaths } from './files/paths.js';
 
 /** What the user wrote on the command line (all optional). */
 export interface WatchdogFlags {
@@ -110,7 +111,7 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Read the config file named by --config, else <state dir>/watchdog.config.yaml if present. */
 export async function loadConfig(flag: string | undefined, stateDir: string, cwd: string): Promise<{ config: WatchdogConfig; file?: string; locate?: Locate }> {
-  const file = flag ? path.resolve(cwd, flag) : path.join(stateDir, 'watchdog.config.yaml');
+  const file = flag ? path.resolve(cwd, flag) : new StatePaths(stateDir).configFile();
   if (!flag && !existsSync(file)) return { config: {} };
   let text: string;
   try {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
 import { createWatchView, type WatchView } from './watch-view.js';
 import type { DispatchEvent, EventBody } from './contracts/events.js';
-import { runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
+import { newCheckMemory, runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
 import { EXIT } from './contracts/exit-codes.js';
 import { renderStatus } from './core/format.js';
 import { DispatchLog } from './journal/dispatch-log.js';
@@ -168,7 +168,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     if (ctx && deps.recover) await deps.recover(ctx);
 
     if (opts.isOnce) {
-      const r = await runCheck(env, clock.nowMs());
+      const r = await runCheck(env, newCheckMemory(), clock.nowMs());
       figures(r);
       await env.performer?.drain?.();
       await notifier?.drain();

@@ -5,7 +5,7 @@ import { createAdapter } from './act/agents/make-adapter.js';
 import { createPerformer, type PerformerContext } from './act/recovery/perform.js';
 import { probeProcess } from './sys/proc-identity.js';
 import { recoverAtStartUp } from './act/recovery/recover.js';
-import type { Wave } from './contracts/state-file.js';
+import type { Task, Wave } from './contracts/state-file.js';
 import type { Clock } from './deps.js';
 import { readWave } from './check.js';
 import type { DispatchLog } from './journal/dispatch-log.js';
@@ -20,9 +20,8 @@ import { resolveNotifySettings } from './act/notify/notify-config.js';
 import type { WebhookRetryOptions } from './act/notify/webhook.js';
 import { startTelemetry } from './act/telemetry/telemetry.js';
 import { packageVersion } from './version.js';
-import path from 'node:path';
-import { createClaudeObserver } from './agents/claude-code/read/claude-observer.js';
-import { resolveProjectsDir } from './agents/claude-code/read/find-transcript.js';
+import { claudeConfigDirOf } from './agents/claude-code/harness.js';
+import { allHarnesses, harnessOf } from './agents/harnesses.js';
 import { createProcessObserver } from './observe/read/process-observer.js';
 import type { TaskObserver } from './observe/read/observer.js';
 
@@ -47,8 +46,7 @@ interface ShellContext {
 
 /** The adapter the config names (default mailbox); a config problem is an InputError. */
 export function adapterFor(opts: ResolvedOptions, clock: Clock): AgentAdapter {
-  const configDir = opts.config.claude?.config_dir;
-  const claudeConfigDir = configDir === undefined ? undefined : path.dirname(resolveProjectsDir({ configDir }));
+  const claudeConfigDir = opts.config.claude?.config_dir === undefined ? undefined : claudeConfigDirOf({ config: opts.config, env: {} });
   return createAdapter(opts.adapter, opts.config.agents, { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000, claudeConfigDir }, { strategy: opts.action, locate: opts.configLocate });
 }
 
@@ -112,16 +110,21 @@ export function realActionDeps(w: WiringEnv): Pick<WatchDeps, 'makePerformer' | 
   };
 }
 
-/** Claude Code transcripts and hook activity, and the agent's process where it is known, as evidence (docs/claude-code.md, docs/verdicts.md). */
+/**
+ * Every agent CLI's readers (its harness's observers: Claude Code's transcripts and hook activity),
+ * and the agent's process where it is known, as evidence (docs/claude-code.md, docs/verdicts.md).
+ */
 export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[] {
   return (paths, opts) => {
-    const configDir = opts.config.claude?.config_dir;
-    const observers = [
-      createClaudeObserver({ paths, claudeConfigDir: configDir, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs }),
-    ];
+    const ctx = { paths, config: opts.config, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs };
+    const sessions = new Map(allHarnesses().map((h) => [h, h.connect(ctx)] as const));
+    const observers = [...sessions.values()].flatMap((s) => s.observers);
     // A moment replayed with --now has no process to look at: its evidence is the files alone.
     if (opts.nowOverrideMs !== undefined) return observers;
-    const sessionsDir = path.join(path.dirname(resolveProjectsDir({ configDir, env })), 'sessions');
-    return [...observers, createProcessObserver({ sessionsDir })];
+    const sessionPid = (task: Task, sessionId: string, nowMs: number) => {
+      const h = harnessOf(task);
+      return h && sessions.get(h)?.sessionPid?.(sessionId, nowMs);
+    };
+    return [...observers, createProcessObserver({ sessionPid })];
   };
 }

@@ -11,7 +11,7 @@ import type { AgentCli } from '../contracts/vocabulary.js';
 import type { Policy } from '../core/policy.js';
 import type { ReplayInput, ReplayResult, ScoreOptions, WindowScore } from '../core/replay-types.js';
 import type { StatePaths } from '../files/paths.js';
-import type { ToolClassifier } from '../observe/parse/observation.js';
+import type { AgentWords, PartialObservation, ToolClassifier } from '../observe/parse/observation.js';
 import type { TaskObserver } from '../observe/read/observer.js';
 
 export type { ToolClass, ToolClassifier, ToolKind } from '../observe/parse/observation.js';
@@ -37,16 +37,13 @@ export interface HarnessCommands {
   redispatch: readonly string[];
 }
 
-/** Words a verdict reason or a request takes from the harness (the core has none of its own about a CLI). */
-export interface HarnessWording {
-  /** The CLI's name in prose (`Claude Code`): "the API was overloaded and Claude Code gave up retrying". */
-  displayName: string;
-  /**
-   * Said after an open call that overran its timeout while the agent's process lives (most likely a
-   * prompt the watchdog cannot see): how to see it, e.g. `install the Notification hook to see it`.
-   */
-  hiddenPromptHint: string;
-  /** Where the resume and nudge routes of a request are spelled out for a person: `claude --resume <session_id> -p "<prompt>"`. */
+/**
+ * Words a verdict reason or a request takes from the harness (the core has none of its own about a
+ * CLI): `displayName` (`Claude Code`: "the API was overloaded and Claude Code gave up retrying"),
+ * `hiddenPromptHint` (said after an open call that overran its timeout while the agent's process
+ * lives, most likely a prompt the watchdog cannot see: `install the Notification hook to see it`).
+ */
+export interface HarnessWording extends AgentWords {  /** Where the resume and nudge routes of a request are spelled out for a person: `claude --resume <session_id> -p "<prompt>"`. */
   resumeHint: string;
 }
 
@@ -70,8 +67,8 @@ export interface HarnessContext {
 export interface HarnessSession {
   /** The observers it contributes; each observes only rows `readsRow` accepts. */
   observers: readonly TaskObserver[];
-  /** Finds the row's files now (never throws). */
-  findFiles(task: Task): Promise<AgentFiles>;
+  /** Finds the row's files as of `nowMs` (never throws; a miss is a reason). */
+  findFiles(task: Task, nowMs: number): Promise<AgentFiles>;
   /**
    * The process identity check: the pid of the process that runs the row's session, as the CLI
    * records it (Claude Code's `<config dir>/sessions/<pid>.json`), when it does; undefined: the
@@ -86,7 +83,7 @@ export interface HarnessReplay {
   score(inputs: readonly ReplayInput[], policy: Policy, opts?: ScoreOptions): WindowScore;
 }
 
-/** One agent CLI. */
+/** One agent CLI. It is the EvidenceLens the merge of its rows' evidence reads (classifyTool, wording). */
 export interface AgentHarness {
   readonly name: AgentCli;
   /** Whether this harness reads `task` (the row's `agent`, default claude-code, names it). */
@@ -107,4 +104,18 @@ export interface AgentHarness {
  */
 export function commandLine(argv: readonly string[]): string {
   return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
+}
+
+/** No evidence: one array, so an unchanged check can return it again. */
+const NONE: readonly PartialObservation[] = [];
+
+/**
+ * `observer` for the rows `reads` accepts only (a row naming another CLI gets no parts from it):
+ * only the harness a row names reads it.
+ */
+export function onlyRows<O extends TaskObserver>(observer: O, reads: (task: Task) => boolean): O {
+  return Object.assign(Object.create(observer) as O, {
+    observe: (task: Task, nowMs: number) => (reads(task) ? observer.observe(task, nowMs) : Promise.resolve(NONE as PartialObservation[])),
+    ...(observer.observeUnchanged && { observeUnchanged: (task: Task, nowMs: number, isStatRequired?: boolean) => (reads(task) ? observer.observeUnchanged!(task, nowMs, isStatRequired) : NONE) }),
+  });
 }

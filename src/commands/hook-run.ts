@@ -8,6 +8,7 @@ import path from 'node:path';
 import { appendLineSync } from '../files/append-line-sync.js';
 import { buildHookLine } from '../agents/claude-code/parse/hook-line.js';
 import { readStdin, readStdinFd, salvagePayload } from './hook-stdin.js';
+import { activityFileOf } from '../files/activity-path.js';
 
 export interface HookResult {
   isWritten: boolean;
@@ -26,7 +27,7 @@ export async function runHookPayload(payload: unknown, opts: { stateDir: string;
     // project the agent works in. Only its activity/ subdirectory is created.
     const st = statSync(root, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return { isWritten: false, reason: `state dir ${root} does not exist` };
-    const file = path.join(root, 'activity', `${built.id}.ndjson`);
+    const file = activityFileOf(root, built.id);
     // One synchronous write(), no fsync: losing the last event on a power cut is fine; making the
     // agent wait is not. No directory under root (activity/) may be a symlink out of the state dir.
     appendLineSync(file, JSON.stringify(built.line), root);

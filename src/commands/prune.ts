@@ -98,7 +98,7 @@ export async function prune(paths: StatePaths, opts: { nowMs: number; olderThanM
   const ctx: Ctx = { paths, cutoffMs: opts.nowMs - opts.olderThanMs, out: [] };
   const report: PruneReport = { older_than: opts.olderThan, is_dry_run: opts.isDryRun, removed: ctx.out, kept_epics: [], kept_linked: [] };
   const finished = new Set<string>();
-  const epicIds = (await fs.readdir(path.join(paths.root, 'epics')).catch(() => [] as string[])).filter(isSafeId).sort();
+  const epicIds = (await fs.readdir(paths.epicsDir()).catch(() => [] as string[])).filter(isSafeId).sort();
   for (const epicId of epicIds) {
     const state = await epicState(paths, epicId);
     if (!state.isFinished) {

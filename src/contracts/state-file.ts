@@ -6,6 +6,7 @@ import { SafeId } from './ids.js';
 import { checkNesting, countKeys, MAX_STATE_ROWS } from './input-limits.js';
 import { formatPath, issueMessage, parseYaml, valueAt, type ParseResult } from './parse-yaml.js';
 import { IsoTimestamp, isoToMs } from './time.js';
+import { AgentCliSchema, type AgentCli } from './vocabulary.js';
 
 const opt = <T extends z.ZodType>(t: T) => t.nullish();
 
@@ -30,6 +31,7 @@ export const TaskRowSchema = z
     transcript_path: opt(z.string().min(1)),
     pid: opt(z.number().int().min(1).max(4_194_304)),
     redispatch_count: opt(z.number().int().min(0)),
+    agent: opt(AgentCliSchema).describe('The agent CLI running this task: claude-code (the default) or codex. Only that CLI\'s harness reads its files.'),
   })
   .meta({ title: 'TaskRow', description: 'One dispatched task in an epic state file (docs/state-files.md).' });
 export type TaskRow = z.output<typeof TaskRowSchema>;
@@ -88,6 +90,8 @@ export interface Task {
   transcriptPath?: string;
   pid?: number;
   redispatchCount?: number;
+  /** The agent CLI the row names (`agent:`); absent: claude-code (DEFAULT_AGENT_CLI). */
+  agent?: AgentCli;
   /** A replacement the watchdog launched itself (process adapter): its "row" is ours, so its own finish is the end. */
   isOwnReplacement?: boolean;
   /** ... and its process is gone: done if its output says it finished, else it stalls like any silent agent. */
@@ -142,6 +146,7 @@ export function normalizeTask(row: TaskRow, waveDispatchedAtMs: number | undefin
     transcriptPath: und(row.transcript_path),
     pid: und(row.pid),
     redispatchCount: und(row.redispatch_count),
+    agent: und(row.agent),
     raw: row as Record<string, unknown>,
   };
 }

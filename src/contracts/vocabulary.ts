@@ -76,6 +76,19 @@ export type Strategy = (typeof STRATEGIES)[number];
 export const ADAPTERS = ['mailbox', 'claude-team', 'process', 'command'] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
 
+/**
+ * What each adapter can do, so the core chooses by capability, never by name: `isRequestOnly` —
+ * it asks the orchestrator (a request file) instead of acting itself; `hasInbox` — it can put a
+ * message in a teammate's inbox (a nudge's `inbox` route); `launchesItself` — it runs commands
+ * itself (a resume needs `agents.resume_argv`).
+ */
+export const ADAPTER_TRAITS: { readonly [A in AdapterName]: { isRequestOnly: boolean; hasInbox: boolean; launchesItself: boolean } } = {
+  mailbox: { isRequestOnly: true, hasInbox: true, launchesItself: false },
+  'claude-team': { isRequestOnly: true, hasInbox: true, launchesItself: false },
+  process: { isRequestOnly: false, hasInbox: false, launchesItself: true },
+  command: { isRequestOnly: false, hasInbox: false, launchesItself: true },
+};
+
 /** What an escalation did to the ticket in the tracker (Linear). */
 export const TRACKER_OUTCOMES = ['updated', 'already_blocked', 'skipped', 'failed'] as const;
 export type TrackerOutcomeKind = (typeof TRACKER_OUTCOMES)[number];

@@ -102,7 +102,7 @@ export const WatchdogJsonReadSchema = WatchdogJsonSchema.extend({
     redispatched: z.number().int(),
   }),
   watchdog: WatchdogJsonSchema.shape.watchdog.optional(),
-}).meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md). The seed\'s keys are required; ours are additive (always written by this watchdog, absent from a document the seed\'s skill wrote).' });
+}).meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md). The keys of the onex skill\'s document are required; ours are additive (always written by this watchdog, absent from a document the onex skill wrote).' });
 
 /** The marks of a document the seed's skill wrote: no window, action or interval recorded. */
 export const SEED_WRITER = 'seed';
@@ -129,7 +129,7 @@ export function parseWatchdogJson(value: unknown): WatchdogJson {
   });
   const tasks = doc.tasks ?? [
     ...stalled.map((s) => seedTask(s.task_id, s.ticket_id, 'stalled', s.elapsed_seconds, `stalled: idle ${s.elapsed_seconds}s, ${s.action_taken} (attempt ${s.redispatch_attempt})`)),
-    ...doc.healthy_tasks.map((id) => seedTask(id, '-', 'healthy', null, 'healthy (the seed records no idle time)')),
+    ...doc.healthy_tasks.map((id) => seedTask(id, '-', 'healthy', null, 'healthy (the onex skill records no idle time)')),
     ...doc.blocked_tasks.map((id) => seedTask(id, id, 'blocked', null, 'blocked')),
   ];
   const counts = Object.fromEntries(VERDICT_KINDS.map((k) => [k, 0])) as Record<VerdictKind, number>;

@@ -24,7 +24,7 @@ export interface Verdict {
   /** Every exemption whose condition held, by name (the largest window wins). */
   exemptions: ExemptionName[];
   /** The Bash exemption held and widened the window (the seed's `bash_timeout_exemption`). */
-  hasBashTimeoutExemption: boolean;
+  hasShellTimeoutExemption: boolean;
   lastTool?: string;
   /** Whether that call was still open (no result yet), when a source can tell. */
   isLastToolOpen?: boolean;
@@ -120,7 +120,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const f = obs.failed;
     const stallReason: StallReason = f.kind === 'context_exhausted' ? 'context_exhausted' : f.kind === 'runtime_killed' ? 'runtime_killed' : 'api_gave_up';
     const what =
-      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? "killed by Claude Code's own stall watchdog" : `the agent gave up on an API error (${f.kind.replace('_', ' ')})`;
+      f.kind === 'context_exhausted' ? 'the agent ran out of context' : f.kind === 'runtime_killed' ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog` : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, { stallReason, idleMs, lastProgressMs: f.atMs, ...(transportCause ? { transportCause } : {}) });
@@ -187,7 +187,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const isGone = obs.isProcessAlive === false || task.hasExited === true;
   if (obs.waitingHuman && !(obs.waitingHuman.kind === 'interrupted' && isGone)) {
     const w = obs.waitingHuman;
-    return verdict('waiting_human', `waiting for a human: ${w.kind.replace('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
+    return verdict('waiting_human', `waiting for a human: ${w.kind.replaceAll('_', ' ')}${w.detail ? ` (${w.detail})` : ''}`);
   }
 
   // 6. Stalled: idle strictly longer than the window.
@@ -204,8 +204,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
     const isQueueStuck = q !== undefined && !obs.lastTool?.isOpen && !obs.waitingOnChildren && !obs.waitingOnTeam;
     const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : isQueueStuck ? 'queue_unconsumed' : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true) {
-      // Past its own timeout with the agent's process alive: Claude Code is waiting on a prompt.
-      return timed('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt (install the Notification hook to see it)`, timing);
+      // Past its own timeout with the agent's process alive: its CLI is waiting on a prompt (the harness says how to see it).
+      const hint = obs.agentWords ? ` (${obs.agentWords.hiddenPromptHint})` : '';
+      return timed('waiting_human', `${obs.lastTool?.name} call open ${sec(idleMs)}, past its own timeout, and the agent's process is alive: most likely a permission prompt${hint}`, timing);
     }
     const partition = stallReason !== 'never_started' ? telemetryPartition(obs, nowMs, window.effectiveTimeoutMs) : undefined;
     if (partition) {
@@ -296,7 +297,7 @@ class JudgedVerdict implements Verdict {
   lastProgressMs: number | undefined;
   effectiveTimeoutMs: number;
   exemptions: ExemptionName[];
-  hasBashTimeoutExemption: boolean;
+  hasShellTimeoutExemption: boolean;
   lastTool: string | undefined;
   isLastToolOpen: boolean | undefined;
   sources: SourceName[];
@@ -315,7 +316,7 @@ class JudgedVerdict implements Verdict {
     this.lastProgressMs = timing?.lastProgressMs;
     this.effectiveTimeoutMs = window.effectiveTimeoutMs;
     this.exemptions = window.exemptions;
-    this.hasBashTimeoutExemption = window.hasBashTimeoutExemption;
+    this.hasShellTimeoutExemption = window.hasShellTimeoutExemption;
     this.lastTool = obs.lastTool?.name;
     this.isLastToolOpen = obs.lastTool?.isOpenKnown ? obs.lastTool.isOpen : undefined;
     this.sources = obs.sources;
@@ -326,7 +327,7 @@ class JudgedVerdict implements Verdict {
 
 /**
  * A silence that is the model's, not a tool's: the transcript is read, no call is open, no child or
- * teammate is waited on. Claude Code writes nothing while a stream is frozen (or while it retries),
+ * teammate is waited on. The agent's CLI writes nothing while a stream is frozen (or while it retries),
  * so this is a frozen stream (or a backoff that outlasted the window).
  */
 function silentModelCause(obs: Observation): TransportCause | undefined {

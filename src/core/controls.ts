@@ -3,7 +3,7 @@
 // read. Pure: plain data in, plain data out.
 import type { WatchdogConfig } from '../contracts/config.js';
 import { DEFAULTS } from '../contracts/defaults.js';
-import type { AdapterName, RecoveryMode, TransportCause } from '../contracts/vocabulary.js';
+import { ADAPTER_TRAITS, type AdapterName, type RecoveryMode, type TransportCause } from '../contracts/vocabulary.js';
 import type { Task } from '../contracts/state-file.js';
 import type { Verdict } from './assess.js';
 import type { History } from './history.js';
@@ -12,7 +12,7 @@ import type { History } from './history.js';
 export interface ControlOptions {
   /** Transport causes recovered by resuming the agent's own session. @defaultValue DEFAULTS.recovery.resume_on */
   resumeOn: readonly TransportCause[];
-  /** The adapter can carry a resume out: mailbox and claude-team by request, process and command with agents.resume_argv. */
+  /** The adapter can carry a resume out: the request-only adapters by request, process and command with agents.resume_argv. */
   canResume: boolean;
   /** The adapter, for where a nudge can land (core/plan-controls.ts nudgeRoute). */
   adapter: AdapterName;
@@ -30,7 +30,7 @@ export interface ControlOptions {
 
 /** Config + adapter (+ the base window from --timeout) → ControlOptions. */
 export function resolveControls(config: WatchdogConfig, adapter: AdapterName, timeoutSeconds = config.timeout_seconds ?? DEFAULTS.timeout_seconds): ControlOptions {
-  const launchesItself = adapter === 'process' || adapter === 'command';
+  const { launchesItself } = ADAPTER_TRAITS[adapter];
   const r = config.recovery ?? {};
   const a = config.attention ?? {};
   const windowMs = timeoutSeconds * 1000;
@@ -60,16 +60,20 @@ export function recoveryModeOf(v: Verdict, task: Task, history: History, c: Cont
   return history.lastRecoveryMode.get(v.ticketId) === 'resume' ? 'fresh' : 'resume';
 }
 
-const CAUSE_TEXT: Record<TransportCause, string> = {
-  frozen_stream: 'the response stream from the API stopped mid-answer',
-  overloaded: 'the API was overloaded and Claude Code gave up retrying',
-  connection: 'the connection to the API was lost and Claude Code gave up retrying',
-  rate_limit: 'the API rate limit held past Claude Code\'s retries',
+/** Why a session's context is sound, per cause; `cli` is the agent CLI's name in prose (its harness's displayName). */
+const CAUSE_TEXT: Record<TransportCause, (cli: string) => string> = {
+  frozen_stream: () => 'the response stream from the API stopped mid-answer',
+  overloaded: (cli) => `the API was overloaded and ${cli} gave up retrying`,
+  connection: (cli) => `the connection to the API was lost and ${cli} gave up retrying`,
+  rate_limit: (cli) => `the API rate limit held past ${cli}'s retries`,
 };
 
-/** The prompt a resumed session gets: short, since the whole conversation is still there. */
-export function renderResumePrompt(r: { ticketId: string; cause?: TransportCause; checkpointPath?: string }): string {
-  const why = r.cause ? CAUSE_TEXT[r.cause] : 'the previous request was interrupted';
+/**
+ * The prompt a resumed session gets: short, since the whole conversation is still there.
+ * `agentName`: the CLI's name in prose (agents/harness.ts HarnessWording.displayName).
+ */
+export function renderResumePrompt(r: { ticketId: string; cause?: TransportCause; checkpointPath?: string; agentName?: string }): string {
+  const why = r.cause ? CAUSE_TEXT[r.cause](r.agentName ?? 'the agent') : 'the previous request was interrupted';
   return (
     `Continue where you left off on ${r.ticketId}: the previous request was interrupted (${why}); ` +
     'your conversation and work so far are intact. Do not start over: check what is already done, then finish the remaining work.' +

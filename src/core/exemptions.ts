@@ -15,18 +15,19 @@ export interface ExemptionRule<K extends keyof Policy = keyof Policy> {
 
 const rule = <K extends keyof Policy>(r: ExemptionRule<K>): ExemptionRule => r;
 
-const isBash = (obs: Observation) => obs.lastTool?.name === 'Bash';
+/** The last call runs a shell command (its harness said so: ToolCall.kind). */
+const isShell = (obs: Observation) => obs.lastTool?.kind === 'shell';
 /** When the transcript or hooks can tell, a call that returned widens nothing; a row cannot tell (the seed's rule). */
 const isRunning = (obs: Observation) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
 
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
-  // A Bash call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
+  // A shell call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
   bash_long_timeout: rule({
     reads: ['bashLongTimeoutMs', 'bashGraceMs'],
     window: (obs, p) => {
       const t = obs.lastTool?.timeoutMs;
-      return isBash(obs) && isRunning(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
+      return isShell(obs) && isRunning(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
     },
   }),
   // The API is backing off (or the row's output says so): the base window times the factor, and
@@ -41,22 +42,22 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
       return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
     },
   }),
-  // A Bash command that waits on CI, while it runs: at least the CI polling window.
+  // A shell command that waits on CI, while it runs: at least the CI polling window.
   ci_polling: rule({
     reads: ['ciPollingPatterns', 'ciPollingMs'],
     window: (obs, p) => {
       const tool = obs.lastTool;
-      const command = tool?.command ?? (isBash(obs) ? tool?.inputSummary : undefined) ?? '';
-      return isBash(obs) && isRunning(obs) && isCiPolling(command, p.ciPollingPatterns) ? p.ciPollingMs : undefined;
+      const command = tool?.command ?? (isShell(obs) ? tool?.inputSummary : undefined) ?? '';
+      return isShell(obs) && isRunning(obs) && isCiPolling(command, p.ciPollingPatterns) ? p.ciPollingMs : undefined;
     },
   }),
-  // A foreground tool call still open: its own timeout (Claude Code's Bash default when it names none) plus grace.
+  // A foreground tool call still open: its own timeout (the limit its CLI applies when it names none) plus grace.
   open_tool_call: rule({
-    reads: ['bashDefaultTimeoutMs', 'openToolGraceMs'],
+    reads: ['openToolGraceMs'],
     window: (obs, p) => {
       const tool = obs.lastTool;
       if (!tool?.isOpen || tool.isBackground) return undefined;
-      const own = tool.timeoutMs ?? (isBash(obs) ? p.bashDefaultTimeoutMs : undefined);
+      const own = tool.timeoutMs ?? tool.defaultTimeoutMs;
       return own === undefined ? undefined : own + p.openToolGraceMs;
     },
   }),

@@ -2,6 +2,7 @@
 import type { DispatchEvent } from '../contracts/events.js';
 import { SEED_WRITER, type WatchdogJson } from '../contracts/watchdog-json.js';
 import { safeText } from '../present/safe-text.js';
+import { ADAPTER_TRAITS, type AdapterName } from '../contracts/vocabulary.js';
 
 export const fmtSecs = (s: number | null | undefined) => {
   if (s === null || s === undefined || !Number.isFinite(s)) return '-';
@@ -43,7 +44,7 @@ export function renderTable(header: string[], rows: string[][]): string {
 export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
   const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const policy = doc.watchdog.version === SEED_WRITER ? "written by the seed's skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
+  const policy = doc.watchdog.version === SEED_WRITER ? "written by the onex skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
   const head =
     `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
     `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n`;
@@ -88,7 +89,7 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
 }
 
 /** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
-const isRequestOnly = (adapter: string | undefined) => adapter === 'mailbox' || adapter === 'claude-team';
+const isRequestOnly = (adapter: string | undefined) => adapter !== undefined && Object.hasOwn(ADAPTER_TRAITS, adapter) && ADAPTER_TRAITS[adapter as AdapterName].isRequestOnly;
 
 /** One line per logged event, for the loop's live output: what it quotes from files made safe to print. */
 export function renderEvent(e: DispatchEvent): string {

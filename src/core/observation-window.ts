@@ -9,7 +9,7 @@ import type { Policy } from './policy.js';
 export interface Window {
   effectiveTimeoutMs: number;
   exemptions: ExemptionName[];
-  hasBashTimeoutExemption: boolean;
+  hasShellTimeoutExemption: boolean;
   isOpenOverrun: (idleMs: number) => boolean;
 }
 
@@ -30,22 +30,20 @@ export function effectiveWindow(obs: Observation, policy: Policy): Window {
   return {
     effectiveTimeoutMs: window,
     exemptions,
-    hasBashTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
+    hasShellTimeoutExemption: (asked.bash_long_timeout ?? 0) > base,
     isOpenOverrun: (idle) => idle > openLimit,
   };
 }
 
 /**
- * Tools that only ask how background work is going (a team's task list, a background shell or
- * task's output). Asking again while waiting is the agent waiting, not a loop: a real team lead
- * polled `TaskList` 4 times in 6 s while its teammates worked (test/fixtures/real/).
+ * The call (and its input) repeated at the end of the sequence, and how often. Status polls never
+ * count (ToolCall.isStatusPoll, from the harness: a team's task list, a background shell or task's
+ * output): asking again while waiting is the agent waiting, not a loop (a real team lead polled
+ * its task list 4 times in 6 s while its teammates worked, test/fixtures/real/).
  */
-const STATUS_POLL_TOOLS = new Set(['TaskList', 'TaskGet', 'TaskOutput', 'BashOutput']);
-
-/** The call (and its input) repeated at the end of the sequence, and how often (status polls never count). */
 export function trailingRepeat(calls: readonly ToolCall[]): { call?: ToolCall; count: number } {
   const last = calls.at(-1);
-  if (!last || STATUS_POLL_TOOLS.has(last.name)) return { count: 0 };
+  if (!last || last.isStatusPoll) return { count: 0 };
   const key = `${last.name}\u0000${last.inputSummary ?? ''}`;
   let count = 0;
   for (let i = calls.length - 1; i >= 0; i--) {

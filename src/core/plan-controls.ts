@@ -5,12 +5,12 @@
 import type { EventBody } from '../contracts/events.js';
 import type { Task } from '../contracts/state-file.js';
 import { msToIso } from '../contracts/time.js';
-import type { AdapterName, AttentionKind } from '../contracts/vocabulary.js';
+import { ADAPTER_TRAITS, type AdapterName, type AttentionKind } from '../contracts/vocabulary.js';
 import type { Verdict } from './assess.js';
 import type { ControlOptions } from './controls.js';
 import type { History } from './history.js';
 
-/** How a nudge reaches an agent: a teammate's inbox, or its `-p` session resumed with the nudge as prompt. */
+/** How a nudge reaches an agent: a teammate's inbox, or its session resumed with the nudge as prompt. */
 export type NudgeRoute = 'inbox' | 'resume';
 
 const key = (epicId: string, taskId: string, what: string) => `${epicId}:${taskId}:${what}`;
@@ -21,10 +21,11 @@ const key = (epicId: string, taskId: string, what: string) => `${epicId}:${taskI
  */
 export function nudgeRoute(task: Task, adapter: AdapterName, c: ControlOptions): NudgeRoute | undefined {
   const isTeammate = Boolean(task.teamName && task.agentName) || Boolean(task.agentId?.includes('@'));
-  if (isTeammate && (adapter === 'claude-team' || adapter === 'mailbox')) return 'inbox';
-  // A session of its own (not a subagent of one): `claude --resume <session> -p "<nudge>"`.
+  const traits = ADAPTER_TRAITS[adapter];
+  if (isTeammate && traits.hasInbox) return 'inbox';
+  // A session of its own (not a subagent of one): resumed with the nudge as its prompt (the harness's `nudge` command).
   if (task.sessionId && !task.agentId) {
-    if (adapter === 'mailbox' || adapter === 'claude-team') return 'resume';
+    if (traits.isRequestOnly) return 'resume';
     if (c.canResume) return 'resume';
   }
   return undefined;

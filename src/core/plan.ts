@@ -10,6 +10,7 @@ import type { Task } from '../contracts/state-file.js';
 import type { Observation } from '../observe/parse/observation.js';
 import { stallReasonOf, type Verdict } from './assess.js';
 import { actedTaskIds, type History } from './history.js';
+import { massStallNoteRelPath } from '../files/paths.js';
 
 export interface IntendedAction {
   kind: ActionKind;
@@ -101,7 +102,7 @@ function recentStalls(history: History, sinceMs: number, nowMs: number): { taskI
 
 /** State-dir relative path of the friction note of one mass-stall episode. */
 export function massStallNotePath(epicId: string, startMs: number): string {
-  return `friction/${utcDate(startMs)}-mass-stall-${epicId.toLowerCase()}-${msToIso(startMs).slice(11, 19).replaceAll(':', '')}.md`;
+  return massStallNoteRelPath(epicId, utcDate(startMs), msToIso(startMs).slice(11, 19).replaceAll(':', ''));
 }
 
 /** The task ids of a mass stall (DESIGN §7 circuit breaker) among `stalled` (not empty), or undefined when it is none. */
@@ -189,7 +190,7 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
         ...ids,
         stall_reason: stallReasonOf(v),
         idle_seconds: secs(v.idleMs),
-        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        bash_timeout_exemption: v.hasShellTimeoutExemption,
         redispatch_attempt: d.redispatchAttempt,
         max_redispatches: opts.maxRedispatches,
         action_taken: d.actionTaken,

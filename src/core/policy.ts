@@ -5,22 +5,20 @@ import { DEFAULTS } from '../contracts/defaults.js';
 export interface Policy {
   /** Base stall window. @defaultValue 120000 */
   baseTimeoutMs: number;
-  /** A Bash timeout above this extends the window. @defaultValue 120000 */
+  /** A shell call's own timeout above this extends the window. @defaultValue 120000 */
   bashLongTimeoutMs: number;
-  /** Added to a long Bash timeout. @defaultValue 60000 */
+  /** Added to a long shell timeout. @defaultValue 60000 */
   bashGraceMs: number;
   /** Window multiplier during rate-limit backoff. @defaultValue 2 */
   rateLimitFactor: number;
   /** Lower-case substrings of the last output that mean backoff. */
   rateLimitPatterns: string[];
-  /** Minimum window while a Bash command polls CI. @defaultValue 600000 */
+  /** Minimum window while a shell command polls CI. @defaultValue 600000 */
   ciPollingMs: number;
-  /** Substrings of a Bash command that polls CI. */
+  /** Substrings of a shell command that polls CI. */
   ciPollingPatterns: string[];
   /** Grace after an open tool call's own timeout. @defaultValue 60000 */
   openToolGraceMs: number;
-  /** Claude Code's Bash default timeout, for an open Bash call that names none. @defaultValue 120000 */
-  bashDefaultTimeoutMs: number;
   /** A timestamp further ahead than this is inconsistent. @defaultValue 300000 */
   futureSkewMs: number;
   /** Same call, same input, this many times in a row is looping. @defaultValue 4 */
@@ -42,7 +40,6 @@ export const DEFAULT_POLICY: Policy = {
   ciPollingMs: E.ci_polling_seconds * 1000,
   ciPollingPatterns: [...E.ci_polling_patterns],
   openToolGraceMs: E.open_tool_grace_seconds * 1000,
-  bashDefaultTimeoutMs: D.fixed.claude_bash_timeout_ms,
   futureSkewMs: E.future_skew_seconds * 1000,
   loopRepeatCount: D.looping.repeat_count,
   loopErrorCount: D.looping.error_count,

@@ -95,7 +95,7 @@ export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Ver
         ticket_id: v.ticketId,
         last_activity: v.lastProgressMs === undefined ? null : msToIso(v.lastProgressMs),
         elapsed_seconds: secs(v.idleMs) ?? 0,
-        bash_timeout_exemption: v.hasBashTimeoutExemption,
+        bash_timeout_exemption: v.hasShellTimeoutExemption,
         action_taken: d?.actionTaken ?? meta.action,
         redispatch_attempt: d?.redispatchAttempt ?? 1,
         recovery_task_id: d?.recoveryTaskId ?? null,

@@ -32,15 +32,16 @@ export function requestsByTask(report: WatchdogJson): Map<string, string[]> {
 
 /** Why each exemption widens the window, in a few words. */
 const EXEMPTION_WHY: { readonly [N in ExemptionName]: (lastTool: string | null) => string } = {
-  bash_long_timeout: () => 'long Bash call (its own timeout)',
+  // The shell exemptions name the call by its tool (the CLI's own word for its shell).
+  bash_long_timeout: (tool) => `long ${tool ?? 'shell'} call (its own timeout)`,
   rate_limit: () => 'backing off a rate limit',
-  ci_polling: () => 'Bash polling CI',
+  ci_polling: (tool) => `${tool ?? 'shell'} polling CI`,
   open_tool_call: (tool) => `${tool ?? 'tool'} call still open`,
 };
 
 type Task = WatchdogJson['tasks'][number];
 
-/** `bash_long_timeout: long Bash call (its own timeout)`, or '-'. */
+/** `bash_long_timeout: long <tool> call (its own timeout)`, or '-'. */
 export function exemptionWhy(t: Pick<Task, 'exemptions' | 'last_tool'>): string {
   return t.exemptions.map((x) => `${x}: ${EXEMPTION_WHY[x](t.last_tool)}`).join('; ') || '-';
 }

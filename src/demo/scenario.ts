@@ -1,6 +1,7 @@
 // The demo's embedded default: one epic, three agents (steady, stalling, long Bash), one
 // replacement, and the config that makes the whole job fit in about 30 seconds. Pure.
 import { Timeline, type PlanStep } from './timeline.js';
+import { checkpointRelPath } from '../files/paths.js';
 
 export const DEMO_EPIC_ID = 'DEMO-1';
 
@@ -120,7 +121,7 @@ export function replacementSteps(repo: string): PlanStep[] {
   const t = new Timeline('Repl');
   t.prompt('(the recovery prompt file replaces this text)');
   t.say('Reading the checkpoint first; I will only do the remaining work.');
-  t.tool(read('pipeline_checkpoints/DEMO-102/recovery-1.yaml', 'remaining_work:\n  - Add the withRetry helper (exponential backoff)\n  - Test the retry path'));
+  t.tool(read(checkpointRelPath('DEMO-102', 1), 'remaining_work:\n  - Add the withRetry helper (exponential backoff)\n  - Test the retry path'));
   t.tool(read(`${repo}/src/invoices/client.ts`, '    13→  return withRetry(() => http.get(`/invoices/${id}`));', { offset: 1, limit: 30 }));
   t.tool({ name: 'Write', input: { file_path: `${repo}/src/retry.ts`, content: 'export async function withRetry(fn, tries = 4) { /* 200ms, 400ms, 800ms */ }' }, result: `File created successfully at: ${repo}/src/retry.ts` });
   t.tool(edit(`${repo}/src/invoices/client.ts`, "import { http } from '../http';", "import { http } from '../http';\nimport { withRetry } from '../retry';"));

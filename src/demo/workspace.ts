@@ -35,22 +35,23 @@ export async function createWorkspace(opts: { tmpDir?: string; nodePath: string;
   const replacementPlan = path.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
   await fs.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + '\n');
   await fs.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
-  const replacementLog = path.join(paths.epicDir(DEMO_EPIC_ID), 'agents', `${REPLACEMENT_TASK_ID}.log`);
+  const replacementLog = path.join(paths.agentsDir(DEMO_EPIC_ID), `${REPLACEMENT_TASK_ID}.log`);
   return { root, paths, repoDir, scriptPath, plansDir, projectsDir, sessionId: opts.sessionId, replacementLog };
 }
 
 /** The files worth opening after the run, as [path relative to the root, what it is]; only those that exist. */
 export async function interestingFiles(ws: Workspace): Promise<[string, string][]> {
-  const epic = `epics/${DEMO_EPIC_ID}`;
-  const logs = await fs.readdir(ws.paths.dispatchLogDir()).catch(() => [] as string[]);
+  const { paths } = ws;
+  const rel = (p: string) => path.relative(ws.root, p);
+  const logs = await fs.readdir(paths.dispatchLogDir()).catch(() => [] as string[]);
   const list: [string, string][] = [
-    ['watchdog.config.yaml', "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
-    [`${epic}/state.yaml`, "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
-    [`${epic}/watchdog.json`, "the watchdog's last check"],
-    ...logs.filter((n) => n.endsWith('.ndjson')).map((n): [string, string] => [`dispatch-log/${n}`, 'every event the watchdog logged, one JSON line each']),
-    [`pipeline_checkpoints/${STALLED_TASK_ID}/recovery-1.yaml`, 'the recovery checkpoint: what was done, what remains'],
-    [`${epic}/agents/${REPLACEMENT_TASK_ID}.prompt.md`, 'the narrow-scope prompt the replacement was given'],
-    [`${epic}/agents/${REPLACEMENT_TASK_ID}.log`, "the replacement's transcript (its stdout)"],
+    [rel(paths.configFile()), "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
+    [rel(paths.stateFile(DEMO_EPIC_ID)), "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
+    [rel(paths.watchdogJson(DEMO_EPIC_ID)), "the watchdog's last check"],
+    ...logs.filter((n) => n.endsWith('.ndjson')).map((n): [string, string] => [rel(path.join(paths.dispatchLogDir(), n)), 'every event the watchdog logged, one JSON line each']),
+    [rel(paths.checkpoint(STALLED_TASK_ID, 1)), 'the recovery checkpoint: what was done, what remains'],
+    [rel(path.join(paths.agentsDir(DEMO_EPIC_ID), `${REPLACEMENT_TASK_ID}.prompt.md`)), 'the narrow-scope prompt the replacement was given'],
+    [rel(ws.replacementLog), "the replacement's transcript (its stdout)"],
     [path.relative(ws.root, ws.projectsDir) + '/', "the three agents' Claude Code transcripts"],
     ['demo-agents/', 'the agent script and the plans it replays'],
   ];

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
 import { InternalError } from '../contracts/errors.js';
-import type { StatePaths } from './paths.js';
+import { STATE_DIR_LAYOUT, type StatePaths } from './paths.js';
 
 /** Files we create: owner read/write only. */
 export const FILE_MODE = 0o600;
@@ -272,17 +272,21 @@ export async function removeStaleTemps(dir: string, isAlive: (pid: number) => bo
 }
 
 /**
- * Every folder of the state dir an epic's watchdog writes temp files into: the epic's own
- * (requests, acks, agents, launches, commands, inbox-sent), the shared ones (friction, the log,
- * observe/, observe/history) and each ticket's checkpoint folder.
+ * Every folder of the state dir an epic's watchdog may have left temp files in, as
+ * STATE_DIR_LAYOUT says (`temps`): the epic's own entries in its folder, the shared ones at the
+ * root, and the folders below those written `inside_and_below` (observe/history, each ticket's
+ * checkpoint folder).
  */
 export async function tempFileDirs(paths: StatePaths, epicId: string): Promise<string[]> {
-  const epic = paths.epicDir(epicId);
-  const checkpoints = path.join(paths.root, 'pipeline_checkpoints');
-  const tickets = await fs.readdir(checkpoints, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => path.join(checkpoints, e.name)), () => []);
-  return [
-    epic, ...['requests', 'acks', 'agents', 'launches', 'commands', 'inbox-sent'].map((d) => path.join(epic, d)),
-    paths.frictionDir(), paths.dispatchLogDir(), path.join(paths.root, 'observe'), path.join(paths.root, 'observe', 'history'),
-    ...tickets,
-  ];
+  const dirs = new Set<string>();
+  for (const e of STATE_DIR_LAYOUT) {
+    if (!e.temps || e.name.endsWith('*')) continue;
+    const at = path.join(e.in === 'epic' ? paths.epicDir(epicId) : paths.root, e.name);
+    if (e.temps === 'beside') dirs.add(path.dirname(at));
+    else dirs.add(at);
+    if (e.temps !== 'inside_and_below') continue;
+    const below = await fs.readdir(at, { withFileTypes: true }).catch(() => []);
+    for (const d of below) if (d.isDirectory()) dirs.add(path.join(at, d.name));
+  }
+  return [...dirs];
 }

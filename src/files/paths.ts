@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { InputError } from '../contracts/errors.js';
 import { isSafeId, SAFE_ID_RULE } from '../contracts/ids.js';
+import { ACTIVITY_DIR, activityFileOf } from './activity-path.js';
 
 /** Throw a clear InputError unless `id` is a safe single path segment. */
 export function assertSafeId(id: string, what: string): string {
@@ -17,6 +18,19 @@ export function assertSafeId(id: string, what: string): string {
   return id;
 }
 
+/** The folder of every ticket's recovery checkpoints. */
+const CHECKPOINTS = 'pipeline_checkpoints';
+
+/** A ticket's checkpoint of one attempt, relative to the state dir (what a later checkpoint's `supersedes` names). */
+export function checkpointRelPath(ticketId: string, attempt: number): string {
+  return path.posix.join(CHECKPOINTS, assertSafeId(ticketId, 'ticket id'), `recovery-${attempt}.yaml`);
+}
+
+/** The friction note of one mass-stall episode (its epic, UTC date and hhmmss), relative to the state dir. */
+export function massStallNoteRelPath(epicId: string, utcDate: string, hhmmss: string): string {
+  return path.posix.join('friction', `${utcDate}-mass-stall-${epicId.toLowerCase()}-${hhmmss}.md`);
+}
+
 /** Lower-cased ticket id as used in friction file names. */
 const lower = (id: string) => id.toLowerCase();
 
@@ -25,8 +39,12 @@ export class StatePaths {
   constructor(stateDir: string) {
     this.root = path.resolve(stateDir);
   }
+  /** Where every epic's folder is. */
+  epicsDir() {
+    return path.join(this.root, 'epics');
+  }
   epicDir(epicId: string) {
-    return path.join(this.root, 'epics', assertSafeId(epicId, 'epic id'));
+    return path.join(this.epicsDir(), assertSafeId(epicId, 'epic id'));
   }
   stateFile(epicId: string) {
     return path.join(this.epicDir(epicId), 'state.yaml');
@@ -48,21 +66,45 @@ export class StatePaths {
   notifyDir(epicId: string) {
     return path.join(this.epicDir(epicId), 'notify');
   }
+  /** What the process adapter gives and keeps of an agent it launched: prompts and output logs. */
+  agentsDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'agents');
+  }
+  /** The process adapter's launch markers. */
+  launchesDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'launches');
+  }
+  /** The command adapter's step markers. */
+  commandsDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'commands');
+  }
+  /** The claude-team adapter's receipts of inbox messages sent. */
+  inboxSentDir(epicId: string) {
+    return path.join(this.epicDir(epicId), 'inbox-sent');
+  }
   dispatchLogDir() {
     return path.join(this.root, 'dispatch-log');
   }
   dispatchLog(utcDate: string) {
     return path.join(this.dispatchLogDir(), `${utcDate}.ndjson`);
   }
+  /** Derived data the watchdog keeps between runs (read positions, the log's summaries); rebuilt when missing. */
+  observeDir() {
+    return path.join(this.root, 'observe');
+  }
+  /** One file of observe/ (e.g. `transcripts.json`): a name of our own, never an id. */
+  observeFile(name: 'transcripts.json' | 'hooks.json' | 'telemetry.json' | 'prefix-ids.json') {
+    return path.join(this.observeDir(), name);
+  }
   /** The derived summary of the dispatch log for one epic (fast start-up; rebuilt when missing). */
   historySummary(epicId: string) {
-    return path.join(this.root, 'observe', 'history', `${assertSafeId(epicId, 'epic id')}.json`);
+    return path.join(this.observeDir(), 'history', `${assertSafeId(epicId, 'epic id')}.json`);
   }
   activityDir() {
-    return path.join(this.root, 'activity');
+    return path.join(this.root, ACTIVITY_DIR);
   }
   activityFile(agentOrSessionId: string) {
-    return path.join(this.activityDir(), `${assertSafeId(agentOrSessionId, 'agent or session id')}.ndjson`);
+    return activityFileOf(this.root, assertSafeId(agentOrSessionId, 'agent or session id'));
   }
   /** What the OTLP receiver keeps (docs/fleet.md): one event file per session, and hosts.json. */
   telemetryDir() {
@@ -74,11 +116,15 @@ export class StatePaths {
   telemetryHosts() {
     return path.join(this.telemetryDir(), 'hosts.json');
   }
+  /** Every ticket's recovery checkpoints, a folder per ticket. */
+  checkpointsDir() {
+    return path.join(this.root, CHECKPOINTS);
+  }
   checkpointDir(ticketId: string) {
-    return path.join(this.root, 'pipeline_checkpoints', assertSafeId(ticketId, 'ticket id'));
+    return path.join(this.checkpointsDir(), assertSafeId(ticketId, 'ticket id'));
   }
   checkpoint(ticketId: string, attempt: number) {
-    return path.join(this.checkpointDir(ticketId), `recovery-${attempt}.yaml`);
+    return path.join(this.root, checkpointRelPath(ticketId, attempt));
   }
   frictionDir() {
     return path.join(this.root, 'friction');
@@ -111,34 +157,40 @@ export interface LayoutEntry {
   prune: PruneRule;
   /** Why prune removes it (`unused` entries), `{age}` standing for --older-than. */
   pruneWhy?: string;
+  /**
+   * Where a writer killed between its temp file and the rename leaves the temp (atomic-write.ts):
+   * `beside` a file (in the folder that holds it), `inside` a folder, or `inside_and_below` (the
+   * folder and each folder in it). The start-up sweep reads this. Absent: never written by rename.
+   */
+  temps?: 'beside' | 'inside' | 'inside_and_below';
 }
 
 /** Everything the state dir holds (epics/<epic>/ holds the `in: 'epic'` entries). A new file or folder gets a row here. */
 export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
   { in: 'epic', name: 'state.yaml', owner: 'orchestrator', prune: 'never' },
-  { in: 'epic', name: 'watchdog.json', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'watchdog.lock', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'watchdog.json', owner: 'watchdog', prune: 'finished_epic', temps: 'beside' },
+  { in: 'epic', name: 'watchdog.lock', owner: 'watchdog', prune: 'finished_epic', temps: 'beside' },
   // A dead holder's lock, renamed aside by the next watchdog (journal/lock.ts).
   { in: 'epic', name: 'watchdog.lock.stale.*', owner: 'watchdog', prune: 'finished_epic' },
   // The short mutex of a stale-lock takeover (journal/lock.ts), left by a watchdog killed mid-takeover.
-  { in: 'epic', name: 'watchdog.lock.takeover', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'requests', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'acks', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'watchdog.lock.takeover', owner: 'watchdog', prune: 'finished_epic', temps: 'beside' },
+  { in: 'epic', name: 'requests', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
+  { in: 'epic', name: 'acks', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
   // What the process, command and claude-team adapters keep: logs, prompts, step markers.
-  { in: 'epic', name: 'agents', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'launches', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'commands', owner: 'watchdog', prune: 'finished_epic' },
-  { in: 'epic', name: 'inbox-sent', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'agents', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
+  { in: 'epic', name: 'launches', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
+  { in: 'epic', name: 'commands', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
+  { in: 'epic', name: 'inbox-sent', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
   // One marker per webhook notification: sending, sent, failed.
-  { in: 'epic', name: 'notify', owner: 'watchdog', prune: 'finished_epic' },
+  { in: 'epic', name: 'notify', owner: 'watchdog', prune: 'finished_epic', temps: 'inside' },
   { in: 'root', name: 'epics', owner: 'orchestrator', prune: 'never' },
-  { in: 'root', name: 'dispatch-log', owner: 'watchdog', prune: 'never' },
-  { in: 'root', name: 'friction', owner: 'watchdog', prune: 'never' },
+  { in: 'root', name: 'dispatch-log', owner: 'watchdog', prune: 'never', temps: 'inside' },
+  { in: 'root', name: 'friction', owner: 'watchdog', prune: 'never', temps: 'inside' },
   { in: 'root', name: 'watchdog.config.yaml', owner: 'user', prune: 'never' },
   { in: 'root', name: 'activity', owner: 'hook', prune: 'unused', pruneWhy: 'no hook activity for {age}' },
-  { in: 'root', name: 'telemetry', owner: 'receiver', prune: 'unused', pruneWhy: 'no telemetry received for {age}' },
-  { in: 'root', name: 'observe', owner: 'watchdog', prune: 'unused', pruneWhy: 'read positions unused for {age} (rebuilt when needed)' },
-  { in: 'root', name: 'pipeline_checkpoints', owner: 'watchdog', prune: 'checkpoint' },
+  { in: 'root', name: 'telemetry', owner: 'receiver', prune: 'unused', pruneWhy: 'no telemetry received for {age}', temps: 'inside' },
+  { in: 'root', name: 'observe', owner: 'watchdog', prune: 'unused', pruneWhy: 'read positions unused for {age} (rebuilt when needed)', temps: 'inside_and_below' },
+  { in: 'root', name: 'pipeline_checkpoints', owner: 'watchdog', prune: 'checkpoint', temps: 'inside_and_below' },
 ];
 
 /** Whether `name` (one path segment) is the entry. */

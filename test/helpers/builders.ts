@@ -1,6 +1,7 @@
 // Builders for core data: a task row and an observation with sensible defaults.
 import type { Task } from '../../src/contracts/state-file.js';
-import { mergeObservations, type Observation } from '../../src/observe/parse/observation.js';
+import { classified, mergeObservations, type Observation } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 
 export const T0 = Date.parse('2026-04-02T10:00:00Z');
 
@@ -8,6 +9,10 @@ export function makeTask(over: Partial<Task> = {}): Task {
   return { taskId: 't1', ticketId: 'PROJ-1001', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: T0, ...over };
 }
 
+/** An observation of a Claude Code row: its calls classified and its words lent as the check's merge does (CLAUDE_LENS). */
 export function makeObs(over: Partial<Observation> = {}): Observation {
-  return { ...mergeObservations([]), ...over };
+  const o: Observation = { ...mergeObservations([], CLAUDE_LENS), ...over };
+  if (o.lastTool) o.lastTool = classified(o.lastTool, CLAUDE_LENS.classifyTool);
+  o.recentCalls = o.recentCalls.map((c) => classified(c, CLAUDE_LENS.classifyTool));
+  return o;
 }

@@ -11,10 +11,13 @@ import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { ReplayInput } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { tempDir } from './temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 /** The transcript `name` in `dir` and its subagents' transcripts, as `replay` reads them. */
 export async function replayInputOf(dir: string, name: string): Promise<ReplayInput> {

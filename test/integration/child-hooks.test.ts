@@ -10,11 +10,14 @@ import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { assistant, jsonl, ms, payload, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const PROJECT = '-home-u-p';
 const CHILD = 'a0123456789abcdef';

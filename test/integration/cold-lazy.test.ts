@@ -12,7 +12,8 @@ import type { Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
@@ -22,6 +23,8 @@ import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import type { TailOptions } from '../../src/observe/read/tail-file.js';
 import { expectColdAgreesWithLoop } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();

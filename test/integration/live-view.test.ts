@@ -72,11 +72,11 @@ describe('the live view between checks and at the end', () => {
 /** One check of the wave in `dir` at `nowMs`, as the loop hands it to the view. */
 async function captureResult(dir: string, nowMs: number): Promise<CheckResult> {
   let captured: CheckResult | undefined;
-  const { runCheck } = await import('../../src/check.js');
+  const { newCheckMemory, runCheck } = await import('../../src/check.js');
   const { resolveOptions } = await import('../../src/options.js');
   const { StatePaths } = await import('../../src/files/paths.js');
   const { emptyHistory } = await import('../../src/core/history.js');
   const opts = await resolveOptions({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, dryRun: true }, {}, process.cwd());
-  captured = await runCheck({ paths: new StatePaths(dir), opts, observers: [], history: emptyHistory(), runId: 'r', version: '0', pid: 1 } as never, nowMs);
+  captured = await runCheck({ paths: new StatePaths(dir), opts, observers: [], history: emptyHistory(), runId: 'r', version: '0', pid: 1 } as never, newCheckMemory(), nowMs);
   return captured;
 }

@@ -9,10 +9,13 @@ import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { tempDir } from '../helpers/temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 // argv: mode, transcript file, BASE ms, agent id. stdin "advance <s>" moves the simulated clock
 // to BASE + s seconds: the agent writes its records up to then and answers "ok <s>".

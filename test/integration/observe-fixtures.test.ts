@@ -5,12 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { buildHookLine } from '../../src/agents/claude-code/parse/hook-line.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { emptyHookState, parseHookLine, summarizeHooks } from '../../src/agents/claude-code/parse/parse-hook-activity.js';
 import { childCompletion, parseTranscriptText, runningTasks, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const FIXTURES = CLAUDE_FIXTURES;
 const hasFixtures = hasClaudeFixtures;

@@ -106,7 +106,8 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
 
   it('carries out each request kind', () => {
     for (const kind of ['cancel', 'redispatch', 'resume', 'nudge', 'reconcile']) expect(body).toContain(`**\`${kind}\`**`);
-    expect(body).toContain('claude --resume <session_id> -p "<resume_prompt>"');
+    // A resume is the request's own resume_command, run as given (its values single-quoted: issue 36 item 5).
+    expect(body).toContain("the request's `resume_command` exactly as given");
   });
 });
 

@@ -13,13 +13,16 @@ import { planCheck } from '../../src/core/plan.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderReplayText } from '../../src/core/render-replay.js';
 import { replayTranscript, type ReplayInput } from '../../src/agents/claude-code/parse/replay-transcript.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { parseTranscriptText, runningTasks } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { CLAUDE_FIXTURES, hasClaudeFixtures } from '../helpers/shared-fixtures.js';
 import { expectColdAgreesWithLoop, replayInputOf } from '../helpers/replay-agreement.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/transcripts');
 // Session transcripts; `agent-*.jsonl` beside them are subagents in the old flat layout (2.0.x).

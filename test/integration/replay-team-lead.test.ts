@@ -15,12 +15,15 @@ import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { replayTranscript } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { runningTeammates } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { expectColdAgreesWithLoop, replayInputOf } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const REAL = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real/agentping-2.1.37-team-lead.jsonl'), 'utf8').trim().split('\n');
 const last = JSON.parse(REAL.at(-1)!) as Record<string, unknown>;

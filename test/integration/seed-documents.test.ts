@@ -30,7 +30,7 @@ describe("the seed's watchdog.json", () => {
     writeFileSync(path.join(dir, 'epics', 'PROJ-1000', 'watchdog.json'), JSON.stringify(SEED_WATCHDOG_JSON));
     const table = await runMain(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000']);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toContain("written by the seed's skill");
+    expect(table.stdout).toContain('written by the onex skill');
     expect(table.stdout).toMatch(/task-abc123\s+PROJ-1001\s+STALLED/);
     expect(table.stdout).toContain('task-def456');
     const json = await runMain(['status', '--state-dir', dir, '--epic-id', 'PROJ-1000', '--json']);

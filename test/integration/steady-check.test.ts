@@ -6,7 +6,8 @@ import { appendFileSync, mkdirSync, promises as fsp, readFileSync, statSync, uti
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DispatchLog } from '../../src/journal/dispatch-log.js';
-import { runCheck, type CheckEnv } from '../../src/check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from '../../src/check.js';
+import { rememberingCheck } from '../helpers/check-memory.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
@@ -42,21 +43,21 @@ async function setup() {
   const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', dryRun: true }, {}, root);
   const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false });
   const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), runId: 'r', version: 'v', pid: process.pid };
-  return { env, observer, stateFile, sub, parent, paths, tasks, stateDir };
+  return { env, observer, stateFile, sub, parent, paths, tasks, stateDir, check: rememberingCheck() };
 }
 
 describe('a steady check', () => {
   it('parses the state file once, opens only what grew, reads a shared parent once, and never opens missing activity files', async () => {
     const s = await setup();
     const parses0 = stateFileReader.parses;
-    const first = await runCheck(s.env, ms(20));
+    const first = await s.check(s.env, ms(20));
     expect(first.ok && first.verdicts.map((v) => v.kind)).toEqual(Array(AGENTS).fill('healthy'));
     expect(stateFileReader.parses - parses0).toBe(1);
     // Cold: every subagent file, and the parent once (not once per child).
     expect(s.observer.stats().opens).toBe(AGENTS + 1);
 
     const quiet = s.observer.stats().opens;
-    await runCheck(s.env, ms(21));
+    await s.check(s.env, ms(21));
     expect(s.observer.stats().opens - quiet).toBe(0);
     expect(stateFileReader.parses - parses0).toBe(1);
 
@@ -64,7 +65,7 @@ describe('a steady check', () => {
     appendFileSync(s.sub(7), jsonl(assistant(21, [text('more')], { agentId: 'a7', isSidechain: true })));
     appendFileSync(s.parent, jsonl(assistant(21, [text('still dispatching')])));
     const before = s.observer.stats().opens;
-    const r = await runCheck(s.env, ms(22));
+    const r = await s.check(s.env, ms(22));
     expect(r.ok).toBe(true);
     expect(s.observer.stats().opens - before).toBe(3);
 
@@ -73,18 +74,18 @@ describe('a steady check', () => {
     mkdirSync(path.dirname(activity), { recursive: true });
     writeFileSync(activity, JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a5', tool_name: 'Bash', tool_use_id: 'b1' }) + '\n');
     const withHook = s.observer.stats().opens;
-    await runCheck(s.env, ms(23));
+    await s.check(s.env, ms(23));
     expect(s.observer.stats().opens - withHook).toBe(1);
   });
 
   it('parses the state file again when it changes, however small the change', async () => {
     const s = await setup();
     const parses0 = stateFileReader.parses;
-    await runCheck(s.env, ms(20));
-    await runCheck(s.env, ms(21));
+    await s.check(s.env, ms(20));
+    await s.check(s.env, ms(21));
     expect(stateFileReader.parses - parses0).toBe(1);
     writeWave(s.stateDir, 'E-1', at(0), s.tasks.map((t, k) => (k === 0 ? { ...t, status: 'completed' } : t)));
-    const r = await runCheck(s.env, ms(22));
+    const r = await s.check(s.env, ms(22));
     expect(stateFileReader.parses - parses0).toBe(2);
     expect(r.ok && r.verdicts[0]!.kind).toBe('terminal');
   });
@@ -97,7 +98,7 @@ describe('journaling a check', () => {
     const env: CheckEnv = { ...s.env, log };
     const open = vi.spyOn(fsp, 'open');
     try {
-      const r = await runCheck(env, ms(20));
+      const r = await runCheck(env, newCheckMemory(), ms(20));
       expect(r.ok && r.plan.events.length).toBe(AGENTS);
       const logOpens = open.mock.calls.filter(([f]) => String(f).includes('dispatch-log'));
       expect(logOpens).toHaveLength(1);

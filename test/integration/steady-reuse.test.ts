@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runCheck, type CheckEnv } from '../../src/check.js';
+import { newCheckMemory, runCheck, type CheckEnv } from '../../src/check.js';
+import { rememberingCheck } from '../helpers/check-memory.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { ChangeNotes, NOTE_TRUST_MS } from '../../src/observe/read/change-notes.js';
@@ -57,15 +58,16 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
     pid: process.pid,
   });
   const env = makeEnv();
+  const checkOf = rememberingCheck();
   const observe = vi.fn();
   if (opt.hasObservers) observe.mockImplementation(env.observers[0]!.observe.bind(env.observers[0]));
   if (opt.hasObservers) (env.observers[0] as { observe: unknown }).observe = observe;
   /** One check by the long-lived env, and the same moment judged by a fresh one: they must agree. */
   const check = async (nowMs: number, o: { isFreshSame: boolean } = { isFreshSame: true }) => {
-    const r = await runCheck(env, nowMs);
+    const r = await checkOf(env, nowMs);
     if (!r.ok) throw new Error('check failed');
     if (o.isFreshSame) {
-      const fresh = await runCheck(makeEnv(), nowMs);
+      const fresh = await runCheck(makeEnv(), newCheckMemory(), nowMs);
       if (!fresh.ok) throw new Error('check failed');
       expect(r.verdicts).toEqual(fresh.verdicts);
       expect(r.report).toEqual(fresh.report);
@@ -154,7 +156,7 @@ describe('reusing an unchanged task\'s observation', () => {
   it('saves every position a check read once its verdicts are out, not only those read before the save fell due', async () => {
     const s = await setup();
     const env: CheckEnv = { ...s.env, observers: [createClaudeObserver({ paths: s.paths, claudeConfigDir: path.join(path.dirname(s.stateDir), 'claude'), env: {} })] };
-    const r = await runCheck(env, ms(20));
+    const r = await runCheck(env, newCheckMemory(), ms(20));
     expect(r.ok).toBe(true);
     // The cold check read all four subagents (and their parent): all are saved for a restart.
     const saved = readFileSync(path.join(s.stateDir, 'observe', 'transcripts.json'), 'utf8');

@@ -9,11 +9,14 @@ import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js'
 import { foldHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
 import type { IntendedAction } from '../../src/core/plan.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { makeTask } from '../helpers/builders.js';
 import { replies, startLinearServer } from '../helpers/linear-server.js';
 import { readEvents } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const T0 = Date.parse('2026-04-02T10:00:00Z');
 
@@ -30,7 +33,7 @@ const escalation = (): IntendedAction => {
   const task = makeTask({ taskId: 't1-r2', ticketId: 'ENG-123' });
   return {
     kind: 'escalate', key: 'E-1:t1-r2:escalate', task, attempt: 3,
-    verdict: { kind: 'stalled', taskId: task.taskId, ticketId: task.ticketId, effectiveTimeoutMs: 120_000, exemptions: [], hasBashTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 200_000, stallReason: 'inactivity' },
+    verdict: { kind: 'stalled', taskId: task.taskId, ticketId: task.ticketId, effectiveTimeoutMs: 120_000, exemptions: [], hasShellTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 200_000, stallReason: 'inactivity' },
   };
 };
 

@@ -38,6 +38,8 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['check.ts', 6],
   ['check-read.ts', 6],
   ['check-observe.ts', 6],
+  ['check-memory.ts', 6],
+  ['check-requests.ts', 6],
   ['loop.ts', 7],
   ['watch-view.ts', 8],
   ['watch.ts', 8],

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { classifyStatus } from '../../src/contracts/state-file.js';
 import { makeObs, makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const S = 1000;
 const policy = (baseSeconds: number): Policy => ({ ...DEFAULT_POLICY, baseTimeoutMs: baseSeconds * S });
@@ -41,14 +44,14 @@ describe('assess: the stall window', () => {
     const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000, lastToolCommand: 'gh run watch 1', lastOutput: 'retrying' }, 10);
     expect(v.effectiveTimeoutMs).toBe(660_000);
     expect(v.exemptions).toEqual(['bash_long_timeout', 'rate_limit', 'ci_polling']);
-    expect(v.hasBashTimeoutExemption).toBe(true);
+    expect(v.hasShellTimeoutExemption).toBe(true);
   });
 
   it('the Bash exemption that does not widen the window is listed but not flagged', () => {
     const v = fromRow({ lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 10, 300);
     expect(v.effectiveTimeoutMs).toBe(300_000);
     expect(v.exemptions).toEqual(['bash_long_timeout']);
-    expect(v.hasBashTimeoutExemption).toBe(false);
+    expect(v.hasShellTimeoutExemption).toBe(false);
   });
 
   it('a task with no activity falls back to the wave dispatch time (normalised into dispatchedAtMs)', () => {
@@ -256,5 +259,13 @@ describe('assess: exemptions follow the open call when a source can tell (issue 
     expect(assess(t, tracked, DEFAULT_POLICY, T0 + 121 * S).kind).toBe('stalled');
     const retrying = mergeObservations([observeRow(t), { source: 'transcript', lastProgressMs: T0, isOutputTracked: true, isApiRetrying: true }]);
     expect(assess(t, retrying, DEFAULT_POLICY, T0 + 121 * S)).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'] });
+  });
+});
+
+describe('reason words (issue 33 item 8)', () => {
+  it('a question is "ask user question", not "ask user_question"', () => {
+    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question', sinceMs: T0, detail: 'Which name?' } }), DEFAULT_POLICY, T0 + 10 * S);
+    expect(v.kind).toBe('waiting_human');
+    expect(v.reason).toBe('waiting for a human: ask user question (Which name?)');
   });
 });

@@ -11,7 +11,7 @@ import { makeTask } from '../helpers/builders.js';
 const NOW = Date.parse('2026-04-02T10:00:10Z');
 const opts: PlanOptions = { epicId: 'E-1', strategy: 'redispatch', maxRedispatches: 2, shouldActOnLooping: false, circuitBreaker: { minStalled: 3, fraction: 0.5 }, isLagged: false, nowMs: NOW };
 const verdict = (taskId: string, ticketId: string, kind: Verdict['kind']): Verdict => ({
-  kind, taskId, ticketId, effectiveTimeoutMs: 1_000, exemptions: [], hasBashTimeoutExemption: false,
+  kind, taskId, ticketId, effectiveTimeoutMs: 1_000, exemptions: [], hasShellTimeoutExemption: false,
   sources: ['row'], reason: kind, idleMs: 2_000, stallReason: kind === 'stalled' ? 'inactivity' : undefined,
 });
 const env = (at: string) => ({ timestamp_utc: at, epic_id: 'E-1', run_id: 'r' });

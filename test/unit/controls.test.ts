@@ -16,7 +16,7 @@ const opts = (over: Partial<PlanOptions> = {}): PlanOptions => ({
   circuitBreaker: { minStalled: 3, fraction: 0.5 }, isLagged: false, ...over,
 });
 const stalled = (over: Partial<Verdict> = {}): Verdict => ({
-  kind: 'stalled', taskId: 't1', ticketId: 'P-1', effectiveTimeoutMs: 120_000, exemptions: [], hasBashTimeoutExemption: false,
+  kind: 'stalled', taskId: 't1', ticketId: 'P-1', effectiveTimeoutMs: 120_000, exemptions: [], hasShellTimeoutExemption: false,
   sources: ['transcript'], reason: 'stalled', idleMs: 130_000, stallReason: 'inactivity', ...over,
 });
 const env = { timestamp_utc: '2026-04-02T09:00:00Z', epic_id: 'E-1', run_id: 'r' };

@@ -1,10 +1,13 @@
 // A give-up ends when the agent resumes (issue 19 item 4): later progress in any hook or
 // transcript source clears a give-up another source still reports; nothing else does.
 import { describe, expect, it } from 'vitest';
-import { mergeObservations, type PartialObservation } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith, type PartialObservation } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const gaveUp: PartialObservation = { source: 'hooks', lastProgressMs: T0, failed: { kind: 'overloaded', atMs: T0, detail: 'StopFailure: overloaded' } };
 

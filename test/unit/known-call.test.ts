@@ -9,6 +9,9 @@ describe('knownCall', () => {
     const child: ToolCall = { name: 'Read', isOpen: true };
     const every: Required<ToolCall> = {
       name: 'Bash',
+      kind: 'shell',
+      defaultTimeoutMs: 120_000,
+      isStatusPoll: false,
       inputSummary: 'npm test',
       command: 'npm test',
       timeoutMs: 600_000,

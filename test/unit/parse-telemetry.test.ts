@@ -5,10 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { TelemetryLine } from '../../src/contracts/telemetry.js';
-import { mergeObservations, type PartialObservation } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith, type PartialObservation } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { emptyTelemetryState, parseTelemetryLine, summarizeTelemetry } from '../../src/observe/parse/parse-telemetry.js';
 import { makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const S = 1000;
 type Ev = Partial<TelemetryLine> & { event: TelemetryLine['event']; at: number };

@@ -16,7 +16,7 @@ const opts = (over: Partial<PlanOptions> = {}): PlanOptions => ({
   ...over,
 });
 const verdict = (taskId: string, kind: Verdict['kind'], over: Partial<Verdict> = {}): Verdict => ({
-  kind, taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 120_000, exemptions: [], hasBashTimeoutExemption: false,
+  kind, taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 120_000, exemptions: [], hasShellTimeoutExemption: false,
   sources: ['row'], reason: kind, idleMs: 130_000, stallReason: kind === 'stalled' ? 'inactivity' : undefined, ...over,
 });
 const tasksOf = (vs: Verdict[]) => new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));

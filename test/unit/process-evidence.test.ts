@@ -2,11 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { foldProcessSample, hasReceived, processPart, type ProcessSample } from '../../src/observe/parse/process-evidence.js';
 import { parseSsOutput } from '../../src/observe/read/process-sample.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const sample = (bytes: Record<string, number> | undefined, over: Partial<ProcessSample> = {}): ProcessSample => ({ pid: 42, startTicks: 100, apiBytesReceived: bytes, ...over });
 

@@ -107,7 +107,7 @@ describe('readSaysWaveDone', () => {
 describe('planCheck with confirmedActionKeys', () => {
   it('holds an action an earlier read did not also plan', () => {
     const vs: Verdict[] = ['t1', 't2'].map((taskId) => ({
-      kind: 'stalled', taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 1, exemptions: [], hasBashTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 2, stallReason: 'never_started',
+      kind: 'stalled', taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 1, exemptions: [], hasShellTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 2, stallReason: 'never_started',
     }));
     const tasks = new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));
     const opts = { epicId: 'E', strategy: 'redispatch', maxRedispatches: 2, shouldActOnLooping: false, circuitBreaker: { minStalled: 3, fraction: 0.5 }, isLagged: false } as const;

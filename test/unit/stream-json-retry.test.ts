@@ -4,8 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const init = { type: 'system', subtype: 'init', session_id: 's1', cwd: '/w', tools: [], model: 'claude' };
 const retry = (attempt: number, delay: number, status = 429) => ({ type: 'system', subtype: 'api_retry', attempt, max_retries: 10, retry_delay_ms: delay, error_status: status, error: status === 429 ? 'rate_limit' : 'overloaded', session_id: 's1', uuid: `u${attempt}` });

@@ -5,10 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { makeTask, T0 } from '../helpers/builders.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 const base = { sessionId: 's1', version: '2.1.37', cwd: '/w' };

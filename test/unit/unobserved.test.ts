@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { MAX_UNOBSERVED_SPANS, MIN_UNOBSERVED_MS, noteLateWake, unobservedSince, UNOBSERVED_KEEP_MS, type UnobservedSpan } from '../../src/core/unobserved.js';
 import { judgeStartTime } from '../../src/act/agents/verify-target.js';
@@ -11,6 +12,8 @@ import { widenBootTimes } from '../../src/sys/proc-identity.js';
 import { makeObs, makeTask, T0 } from '../helpers/builders.js';
 import { answerByMs } from '../../src/core/requests.js';
 import type { RequestRecord } from '../../src/core/history.js';
+/** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
+const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const S = 1000;
 

@@ -2,7 +2,6 @@
 // shell; exit code 0 = done. A marker is written `running` before the command and `done`/`failed` after,
 // so a crash or timeout while it runs reads as "cannot tell" (an orphan), never as "run it again".
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { CommandRecordSchema, parseMarker, type CommandRecord } from '../../contracts/markers.js';
 import { msToIso } from '../../contracts/time.js';
 import { createFileExclusive, writeFileAtomic } from '../../files/atomic-write.js';
@@ -21,7 +20,7 @@ type Status = CommandRecord['status'];
 
 /** `epics/<epic>/commands/<key>.<op>.json`. */
 export function commandFile(req: CancelRequest, op: AdapterOp): string {
-  return stepFile(path.join(req.paths.epicDir(req.epicId), 'commands'), req.key, op);
+  return stepFile(req.paths.commandsDir(req.epicId), req.key, op);
 }
 
 async function readStatus(file: string): Promise<Status | 'missing' | 'unreadable'> {

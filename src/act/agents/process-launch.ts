@@ -29,7 +29,7 @@ import { stepFile } from './step-file.js';
 
 /** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
 export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
-  const dir = path.join(paths.epicDir(epicId), 'agents');
+  const dir = paths.agentsDir(epicId);
   return { promptFile: path.join(dir, `${recoveryTaskId}.prompt.md`), logFile: path.join(dir, `${recoveryTaskId}.log`) };
 }
 
@@ -40,7 +40,7 @@ export function nudgeLaunchRequest(req: NudgeRequest): RedispatchRequest {
 
 /** The launch marker of a redispatch key. */
 export function launchFile(req: RedispatchRequest): string {
-  return stepFile(path.join(req.paths.epicDir(req.epicId), 'launches'), req.key, 'redispatch');
+  return stepFile(req.paths.launchesDir(req.epicId), req.key, 'redispatch');
 }
 
 /** The spawn token of a launch marker: present from before the spawn until the replacement starts. */

@@ -10,7 +10,7 @@ import type { Task } from '../../contracts/state-file.js';
 import { msToIso } from '../../contracts/time.js';
 import type { StallReason } from '../../contracts/vocabulary.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
-import type { StatePaths } from '../../files/paths.js';
+import { checkpointRelPath, type StatePaths } from '../../files/paths.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { MarkerState } from '../agents/adapter.js';
 import { completedFromCalls, withoutDone, workItems } from './work-items.js';
@@ -60,7 +60,7 @@ function originalPrompt(row: Record<string, unknown>, input: CheckpointInput): s
 }
 
 /** State-dir relative path of a checkpoint, as written into `supersedes` and events. */
-export const checkpointRelPath = (ticketId: string, attempt: number) => `pipeline_checkpoints/${ticketId}/recovery-${attempt}.yaml`;
+export { checkpointRelPath };
 
 /** The checkpoint of one redispatch. Pure. */
 export function buildCheckpoint(input: CheckpointInput): Checkpoint {

@@ -11,6 +11,7 @@ import { frictionNotePathFor, writeFrictionNote } from '../friction/friction.js'
 import { renderEscalationComment } from '../tracker/linear-comment.js';
 import { stallRecordFromEvent } from '../friction/stall-history.js';
 import type { ActionSpec, TrackerSettings } from './spec.js';
+import path from 'node:path';
 
 interface EscalationContext {
   paths: StatePaths;
@@ -29,8 +30,8 @@ export interface EscalationResult {
 /** Dispatch-log files and checkpoints of a ticket, state-dir relative, for the evidence section. */
 async function evidence(paths: StatePaths, ticketId: string) {
   const list = async (dir: string) => readdir(dir).catch(() => [] as string[]);
-  const dispatchLogs = (await list(paths.dispatchLogDir())).filter((f) => f.endsWith('.ndjson')).sort().map((f) => `dispatch-log/${f}`);
-  const checkpoints = (await list(paths.checkpointDir(ticketId))).filter((f) => f.endsWith('.yaml')).sort().map((f) => `pipeline_checkpoints/${ticketId}/${f}`);
+  const dispatchLogs = (await list(paths.dispatchLogDir())).filter((f) => f.endsWith('.ndjson')).sort().map((f) => paths.relative(path.join(paths.dispatchLogDir(), f)));
+  const checkpoints = (await list(paths.checkpointDir(ticketId))).filter((f) => f.endsWith('.yaml')).sort().map((f) => paths.relative(path.join(paths.checkpointDir(ticketId), f)));
   return { dispatchLogs, checkpoints };
 }
 

@@ -6,6 +6,7 @@ import { readFirstPrompt } from './first-prompt.js';
 import type { EventBody } from '../../contracts/events.js';
 import type { Task } from '../../contracts/state-file.js';
 import { ActionError } from '../../contracts/errors.js';
+import type { ActionKind } from '../../contracts/vocabulary.js';
 import { crashPoint } from '../../sys/crash-point.js';
 import { stallReasonOf } from '../../core/assess.js';
 import { foldEvent } from '../../core/history.js';
@@ -13,6 +14,7 @@ import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
 import type { CancelRequest, RedispatchRequest } from '../agents/adapter.js';
 import { renderResumePrompt } from '../../core/controls.js';
+import { harnessOf } from '../../agents/harnesses.js';
 import { renderNudge } from '../../core/plan-controls.js';
 import { writeRequest } from '../agents/mailbox.js';
 import { agentFiles } from '../agents/process-launch.js';
@@ -21,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { escalateTicket } from './escalate.js';
 import { writeEscalationNotice } from './escalation-notice.js';
 import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
-import type { ActionSpec, PerformerContext } from './spec.js';
+import { specOf, type ActionSpec, type ActionSpecOf, type PerformerContext, type StartedFields } from './spec.js';
 
 export type { ActionSpec, PerformerContext } from './spec.js';
 
@@ -37,7 +39,7 @@ function hasStep(ctx: PerformerContext, key: string, event: string): boolean {
   return ctx.history.actions.get(key)?.steps.has(event) ?? false;
 }
 
-async function fail(ctx: PerformerContext, spec: ActionSpec, error: string, retryable: boolean): Promise<void> {
+async function fail(ctx: PerformerContext, spec: Pick<ActionSpec, 'task' | 'key' | 'kind'>, error: string, retryable: boolean): Promise<void> {
   await journal(ctx, { event: 'action_failed', ...idsOf(spec.task), key: spec.key, action: spec.kind, error, retryable });
 }
 
@@ -84,15 +86,15 @@ async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' 
 }
 
 /** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */
-export function launchRequest(ctx: PerformerContext, spec: ActionSpec, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
+export function launchRequest(ctx: PerformerContext, spec: ActionSpecOf<'redispatch'>, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
   const cwd = spec.cwd ?? spec.observation?.cwd;
   const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...(cwd ? { cwd } : {}) };
   if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
-  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath });
+  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath, agentName: harnessOf(spec.task)?.wording.displayName });
   return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };
 }
 
-async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+async function redispatchSteps(ctx: PerformerContext, spec: ActionSpecOf<'redispatch'>): Promise<void> {
   const { task } = spec;
   // 1. The checkpoint (created once; on a resume, the prompt is rendered from the file as written).
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => undefined) : undefined;
@@ -129,7 +131,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpec): Promise
   });
 }
 
-async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+async function escalateSteps(ctx: PerformerContext, spec: ActionSpecOf<'escalate'>): Promise<void> {
   // Stop burning tokens on a ticket a human now owns; a failure here does not hold the escalation.
   if (!hasStep(ctx, spec.key, 'agent_killed') && !spec.task.unansweredRequest) {
     const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
@@ -145,7 +147,7 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpec): Promise<v
 }
 
 /** One nudge, by the adapter (its marker first); nothing is stopped. */
-async function nudgeStep(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+async function nudgeStep(ctx: PerformerContext, spec: ActionSpecOf<'nudge'>): Promise<void> {
   const route = spec.route ?? 'resume';
   const cwd = spec.cwd ?? spec.observation?.cwd;
   const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route, ...(cwd ? { cwd } : {}) });
@@ -157,7 +159,7 @@ async function nudgeStep(ctx: PerformerContext, spec: ActionSpec): Promise<void>
 }
 
 /** A reconcile request for the row's owner, whatever the adapter (a question, never an action on the agent). */
-async function reconcileStep(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+async function reconcileStep(ctx: PerformerContext, spec: ActionSpecOf<'reconcile'>): Promise<void> {
   const disagreement = spec.disagreement ?? 'agent_finished';
   const detail = spec.detail ?? `row ${spec.task.rowTaskId ?? spec.task.taskId} says "${spec.task.status}", the agent's own record disagrees`;
   const req = { ...cancelRequest(ctx, spec), requestFields: { disagreement, what_disagrees: detail, row_status: spec.task.status } };
@@ -169,14 +171,34 @@ async function reconcileStep(ctx: PerformerContext, spec: ActionSpec): Promise<v
   });
 }
 
+/** The steps of one action kind; each checks its own marker before it fires. */
+export type Step<K extends ActionKind> = (ctx: PerformerContext, spec: ActionSpecOf<K>) => Promise<void>;
+
+/**
+ * Every kind's steps, one entry per kind: a kind added to ACTION_KINDS does not compile until its
+ * steps are written here, and no kind falls through to another's (escalation least of all).
+ */
+export const STEPS: { readonly [K in ActionKind]: Step<K> } = {
+  cancel: async (ctx, spec) => void (await stopStep(ctx, spec, 'cancel')),
+  redispatch: redispatchSteps,
+  escalate: escalateSteps,
+  nudge: nudgeStep,
+  reconcile: reconcileStep,
+};
+
+/** The steps of the spec's kind; a kind with none fails the action (not retryable), never runs another kind's steps. */
+function stepsOf<K extends ActionKind>(spec: ActionSpecOf<K>): Step<K> {
+  const step: Step<K> | undefined = Object.hasOwn(STEPS, spec.kind) ? STEPS[spec.kind as K] : undefined;
+  if (step) return step;
+  throw new ActionError('internal', `no steps for action kind "${String(spec.kind)}": nothing was done.`, {
+    hint: 'This is a dispatch-watchdog bug; please report it with the dispatch log.',
+  });
+}
+
 /** Run (or resume) the steps of a started action. Each step checks its marker first. */
-export async function runSteps(ctx: PerformerContext, spec: ActionSpec): Promise<void> {
+export async function runSteps<K extends ActionKind>(ctx: PerformerContext, spec: ActionSpecOf<K>): Promise<void> {
   try {
-    if (spec.kind === 'cancel') await stopStep(ctx, spec, 'cancel');
-    else if (spec.kind === 'redispatch') await redispatchSteps(ctx, spec);
-    else if (spec.kind === 'nudge') await nudgeStep(ctx, spec);
-    else if (spec.kind === 'reconcile') await reconcileStep(ctx, spec);
-    else await escalateSteps(ctx, spec);
+    await stepsOf(spec)(ctx, spec);
   } catch (e) {
     const retryable = e instanceof ActionError ? e.isRetryable : true;
     await fail(ctx, spec, e instanceof ActionError ? e.describe() : `unexpected: ${(e as Error).message}`, retryable);
@@ -208,14 +230,17 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
     async perform(action: IntendedAction, observation: Observation) {
       if (ctx.history.actions.has(action.key)) return; // already started: recovery owns it
       const v = action.verdict;
-      const spec: ActionSpec = {
-        kind: action.kind, key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
-        stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
-        ...((action.kind === 'redispatch' || action.kind === 'nudge') && observation.cwd ? { cwd: observation.cwd } : {}),
-        ...(action.mode === 'resume' ? { mode: 'resume' as const, ...(v.transportCause ? { transportCause: v.transportCause } : {}) } : {}),
+      // The kind's own fields, as the write-ahead record spells them (the spec reads them back the same way after a crash).
+      const fields: StartedFields = {
+        ...(action.mode === 'resume' ? { mode: 'resume' as const, ...(v.transportCause ? { transport_cause: v.transportCause } : {}) } : {}),
         ...(action.route ? { route: action.route } : {}),
         ...(action.kind === 'reconcile' && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}),
+        ...((action.kind === 'redispatch' || action.kind === 'nudge') && observation.cwd ? { cwd: observation.cwd } : {}),
       };
+      const spec: ActionSpec = specOf(action.kind, {
+        key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
+        stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
+      }, fields);
       const proc = action.task.expectedProcess;
       await journal(ctx, {
         event: 'action_started', ...idsOf(action.task), key: action.key, action: action.kind, adapter: ctx.adapter.name,
@@ -224,11 +249,7 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
         stall_reason: spec.stallReason, idle_seconds: spec.idleSeconds,
         ...(action.task.sessionId ? { session_id: action.task.sessionId } : {}),
         ...(action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}),
-        ...(spec.mode === 'resume' ? { mode: 'resume' as const, ...(spec.transportCause ? { transport_cause: spec.transportCause } : {}) } : {}),
-        ...(spec.route ? { route: spec.route } : {}),
-        ...(spec.disagreement ? { disagreement: spec.disagreement } : {}),
-        ...(spec.detail ? { detail: spec.detail } : {}),
-        ...(spec.cwd ? { cwd: spec.cwd } : {}),
+        ...fields,
       });
       if (action.kind !== 'escalate') return runSteps(ctx, spec);
       // The key is started, so no later check re-fires it while it runs; its outcome is journaled

@@ -5,13 +5,14 @@
 import { createHash } from 'node:crypto';
 import type { Wave } from '../../contracts/state-file.js';
 import { foldEvent } from '../../core/history.js';
-import type { MarkerState } from '../agents/adapter.js';
+import type { ActionKind } from '../../contracts/vocabulary.js';
+import type { CancelRequest, MarkerState } from '../agents/adapter.js';
 import { checkpointMarker, readCheckpoint, renderRecoveryPrompt } from './checkpoint.js';
 import { findFrictionNote, writeOrphanNote, ORPHANS_LIST_ALL_UP_TO, ORPHANS_SHOWN_WHEN_MANY, type OrphanAction } from '../friction/friction.js';
 import { runSteps } from './perform.js';
 import { requestMarker } from '../agents/mailbox.js';
 import { retryFailedTrackers } from './retry-tracker.js';
-import { specFromRecord, type ActionSpec, type PerformerContext } from './spec.js';
+import { specFromRecord, type ActionSpecOf, type PerformerContext } from './spec.js';
 
 export type Classification = 'done' | 'safe_to_finish' | 'orphan';
 
@@ -25,26 +26,36 @@ export interface RecoveryReport {
   trackerRetried?: string[];
 }
 
-/** Classify one unfinished action from its side-effect markers. */
-export async function classifyAction(ctx: PerformerContext, spec: ActionSpec): Promise<{ kind: Classification; detail: string }> {
-  const req = { epicId: ctx.epicId, key: spec.key, task: spec.task, paths: ctx.paths, expectedProcess: spec.task.expectedProcess };
-  const markers: [string, MarkerState][] = [];
-  if (spec.kind === 'cancel') markers.push(['stop', await ctx.adapter.cancelMarker(req)]);
-  if (spec.kind === 'redispatch') {
-    markers.push(['checkpoint', await checkpointMarker(ctx.paths, spec.task.ticketId, spec.attempt)]);
-    markers.push(['stop', await ctx.adapter.cancelMarker(req)]);
+/** The request the markers of an action are read with. */
+type MarkerRequest = CancelRequest;
+
+/** The side-effect markers of one action kind, each named: read only, nothing fires. */
+export type MarkerReader<K extends ActionKind> = (ctx: PerformerContext, spec: ActionSpecOf<K>, req: MarkerRequest) => Promise<[string, MarkerState][]>;
+
+/** Every kind's markers, one entry per kind: a kind added to ACTION_KINDS does not compile until they are written. */
+export const MARKERS: { readonly [K in ActionKind]: MarkerReader<K> } = {
+  cancel: async (ctx, _spec, req) => [['stop', await ctx.adapter.cancelMarker(req)]],
+  redispatch: async (ctx, spec, req) => {
+    const checkpoint = await checkpointMarker(ctx.paths, spec.task.ticketId, spec.attempt);
+    const stop = await ctx.adapter.cancelMarker(req);
     const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
     const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
     const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : '';
-    markers.push(['launch', await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt, ...(spec.mode ? { mode: spec.mode } : {}) })]);
-  }
-  if (spec.kind === 'nudge') markers.push(['nudge', await ctx.adapter.nudgeMarker(req)]);
-  if (spec.kind === 'reconcile') markers.push(['reconcile request', await requestMarker(req, 'reconcile')]);
-  if (spec.kind === 'escalate') {
-    // Moving to Blocked and commenting are idempotent by key; the note is written once per attempt.
-    const note = await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt);
-    markers.push(['friction note', note ? 'done' : 'absent']);
-  }
+    const launch = await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt, ...(spec.mode ? { mode: spec.mode } : {}) });
+    return [['checkpoint', checkpoint], ['stop', stop], ['launch', launch]];
+  },
+  // Moving to Blocked and commenting are idempotent by key; the note is written once per attempt.
+  escalate: async (ctx, spec) => [['friction note', (await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt)) ? 'done' : 'absent']],
+  nudge: async (ctx, _spec, req) => [['nudge', await ctx.adapter.nudgeMarker(req)]],
+  reconcile: async (_ctx, _spec, req) => [['reconcile request', await requestMarker(req, 'reconcile')]],
+};
+
+/** Classify one unfinished action from its side-effect markers; a kind with no markers is an orphan (never re-fired). */
+export async function classifyAction<K extends ActionKind>(ctx: PerformerContext, spec: ActionSpecOf<K>): Promise<{ kind: Classification; detail: string }> {
+  const req = { epicId: ctx.epicId, key: spec.key, task: spec.task, paths: ctx.paths, expectedProcess: spec.task.expectedProcess };
+  const read: MarkerReader<K> | undefined = Object.hasOwn(MARKERS, spec.kind) ? MARKERS[spec.kind as K] : undefined;
+  if (!read) return { kind: 'orphan', detail: `no markers are known for action kind "${String(spec.kind)}"` };
+  const markers = await read(ctx, spec, req);
   const unknown = markers.filter(([, m]) => m === 'unknown').map(([n]) => n);
   const describe = markers.map(([n, m]) => `${n}: ${m}`).join(', ');
   if (unknown.length > 0) return { kind: 'orphan', detail: `cannot tell whether ${unknown.join(' and ')} happened (${describe})` };

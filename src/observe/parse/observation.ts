@@ -28,14 +28,34 @@ export interface ToolClass {
 /** Classifies one call by its name and input facts. Pure, total: an unknown name is `other`. */
 export type ToolClassifier = (call: Pick<ToolCall, 'name' | 'command'>) => ToolClass;
 
+/** The words a verdict reason takes from the row's harness (agents/harness.ts HarnessWording). */
+export interface AgentWords {
+  /** The CLI's name in prose: `Claude Code`. */
+  displayName: string;
+  /** How to see a prompt the watchdog cannot (an open call past its timeout, the process alive). */
+  hiddenPromptHint: string;
+}
+
+/** What the row's harness lends the merge: how its calls are classified, and its words. */
+export interface EvidenceLens {
+  classifyTool: ToolClassifier;
+  wording?: AgentWords;
+}
+
 /** A tool call as seen in a transcript or hook events. */
 export interface ToolCall {
   name: string;
+  /** What the call does, as the row's harness classifies it (mergeObservations sets it); absent: not classified (read as `other`). */
+  kind?: ToolKind;
+  /** The CLI's own limit on this call when its input names none (ToolClass.defaultTimeoutMs), in ms. */
+  defaultTimeoutMs?: number;
+  /** Only polls background work (ToolClass.isStatusPoll). */
+  isStatusPoll?: boolean;
   /** Stable summary of the input: used for display and loop detection. */
   inputSummary?: string;
-  /** Bash `command`, when the tool is Bash. */
+  /** The shell command, when the call runs one. */
   command?: string;
-  /** Bash `timeout` (ms), when given. */
+  /** The call's own timeout (ms), when its input names one. */
   timeoutMs?: number;
   startedAtMs?: number;
   /** No result yet. */
@@ -43,13 +63,13 @@ export interface ToolCall {
   toolUseId?: string;
   /** The result was an error; its text, shortened. */
   error?: string;
-  /** Runs in the background (Bash run_in_background); its silence is not ours to judge. */
+  /** Runs in the background (a shell or subagent sent there); its silence is not ours to judge. */
   isBackground?: boolean;
-  /** A `Task`/`Agent` call: the subagent its progress lines name. */
+  /** A subagent call: the subagent its progress lines name. */
   childAgentId?: string;
-  /** A `Task`/`Agent` call: the subagent's own newest call, as its progress lines mirror it. */
+  /** A subagent call: the subagent's own newest call, as its progress lines mirror it. */
   childCall?: ToolCall;
-  /** KillShell/TaskStop: the background shell or task it stops. */
+  /** A call that stops a background shell or task: which one. */
   killsTaskId?: string;
   /** The source can tell whether the call returned (transcript, hooks); a row cannot. */
   isOpenKnown?: boolean;
@@ -68,6 +88,9 @@ export function knownCall(c: ToolCall): ToolCall {
 export function copyCall(c: ToolCall, isOpenKnown = c.isOpenKnown): ToolCall {
   return {
     name: c.name,
+    kind: c.kind,
+    defaultTimeoutMs: c.defaultTimeoutMs,
+    isStatusPoll: c.isStatusPoll,
     inputSummary: c.inputSummary,
     command: c.command,
     timeoutMs: c.timeoutMs,
@@ -155,6 +178,8 @@ export interface Observation {
   telemetry?: { host: string; sessionReceivedMs: number; hostHeardMs?: number };
   /** Recent tool calls, oldest first, for loop detection. */
   recentCalls: ToolCall[];
+  /** The words of the row's harness, for reasons (absent: no harness reads the row). */
+  agentWords?: AgentWords;
   /** Evidence that contradicts itself (e.g. a transcript of another agent). */
   contradictions: string[];
   /** Sources that should exist but could not be read, with why (never silently healthy). */
@@ -169,8 +194,12 @@ const RESUME_SLACK_MS = 1000;
 
 const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
-/** Merge evidence from several sources: newest wins for each fact; lists are concatenated. */
-export function mergeObservations(parts: readonly PartialObservation[]): Observation {
+/**
+ * Merge evidence from several sources: newest wins for each fact; lists are concatenated. With
+ * `lens` (the row's harness, agents/harness.ts), the last call and the newest of the recent
+ * calls carry their kind (what the core judges by), and the observation its words.
+ */
+export function mergeObservations(parts: readonly PartialObservation[], lens?: EvidenceLens): Observation {
   const out: Observation = { sources: [], recentCalls: [], contradictions: [], missing: [] };
   let toolAt = -Infinity;
   let outputAt = -Infinity;
@@ -240,7 +269,42 @@ export function mergeObservations(parts: readonly PartialObservation[]): Observa
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
   if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;
+  if (lens) {
+    classifyCalls(out, lens.classifyTool);
+    if (lens.wording) out.agentWords = lens.wording;
+  }
   return redactObservation(out);
+}
+
+/** `call` with its kind as `classify` says (the same object when it has one). */
+export function classified(call: ToolCall, classify: ToolClassifier): ToolCall {
+  if (call.kind !== undefined) return call;
+  const c = classify(call);
+  const out = copyCall(call);
+  out.kind = c.kind;
+  out.defaultTimeoutMs = c.defaultTimeoutMs;
+  out.isStatusPoll = c.isStatusPoll;
+  return out;
+}
+
+/** The calls the core reads a kind of: the last call (and the child call it mirrors) and the newest recent call (loop detection). */
+function classifyCalls(out: Observation, classify: ToolClassifier): void {
+  const t = out.lastTool;
+  if (t) {
+    const child = t.childCall && classified(t.childCall, classify);
+    const own = classified(t, classify);
+    if (child !== t.childCall) {
+      const copy = copyCall(own);
+      copy.childCall = child;
+      out.lastTool = copy;
+    } else out.lastTool = own;
+  }
+  const n = out.recentCalls.length;
+  const last = out.recentCalls[n - 1];
+  if (last && last.kind === undefined) {
+    out.recentCalls = out.recentCalls.slice();
+    out.recentCalls[n - 1] = classified(last, classify);
+  }
 }
 
 /**

@@ -1,23 +1,21 @@
 // The process observer (DESIGN §4 source 6): for each task whose agent's process is known (the
-// row's `pid`, or the session's `<config dir>/sessions/<pid>.json`), one sample per check folded
+// row's `pid`, or the pid its CLI recorded for the session), one sample per check folded
 // into a track (parse/process-evidence.ts). Only a main session's own row: a subagent shares its
 // session's process, whose bytes may be any agent's. No /proc → no evidence (today's verdicts). I/O.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Task } from '../../contracts/state-file.js';
-import { ClaudeSessionFileSchema } from '../../contracts/claude-session.js';
 import { foldProcessSample, processPart, type ProcessSample, type ProcessTrack } from '../parse/process-evidence.js';
 import type { PartialObservation } from '../parse/observation.js';
 import type { TaskObserver } from './observer.js';
 import { apiPortOf, readProcessSamples } from './process-sample.js';
 
 export interface ProcessObserverOptions {
-  /** `<config dir>/sessions`, where Claude Code 2.1.x names each session's pid; absent: rows' `pid` only. */
-  sessionsDir?: string;
+  /**
+   * The pid the row's agent CLI recorded for its session (its harness's `sessionPid`: Claude Code
+   * 2.1.x names each session's pid in `<config dir>/sessions/<pid>.json`); absent: rows' `pid` only.
+   */
+  sessionPid?: (task: Task, sessionId: string, nowMs: number) => number | undefined;
   /** Sample these pids now (tests inject their own). @defaultValue readProcessSamples */
   readSamples?: (pids: readonly number[], apiPorts: Map<number, number>) => Promise<Map<number, ProcessSample>>;
-  /** A session missing from sessionsDir is looked for again at most this often, in ms. @defaultValue 5000 */
-  relistMs?: number;
 }
 
 /** The parts of a task with no process to sample: one array, so an unchanged check can return it again. */
@@ -33,36 +31,10 @@ export function createProcessObserver(opts: ProcessObserverOptions = {}): TaskOb
   const apiPorts = new Map<number, number>();
   let samples = new Map<number, ProcessSample>();
   let sampledAtMs = -Infinity;
-  const sessionPids = new Map<string, number>();
-  let listedAtMs = -Infinity;
-
-  /** The pid Claude Code recorded for `sessionId`, re-listing the sessions dir on a miss. */
-  function sessionPid(sessionId: string, nowMs: number): number | undefined {
-    const hit = sessionPids.get(sessionId);
-    if (hit !== undefined || !opts.sessionsDir || nowMs - listedAtMs < (opts.relistMs ?? 5000)) return hit;
-    listedAtMs = nowMs;
-    let names: string[] = [];
-    try {
-      names = readdirSync(opts.sessionsDir).filter((n) => /^\d+\.json$/.test(n));
-    } catch {
-      return undefined;
-    }
-    for (const n of names) {
-      let json: unknown;
-      try {
-        json = JSON.parse(readFileSync(path.join(opts.sessionsDir, n), 'utf8'));
-      } catch {
-        continue; // being written, or not Claude Code's: looked at again on the next miss
-      }
-      const f = ClaudeSessionFileSchema.safeParse(json);
-      if (f.success) sessionPids.set(f.data.sessionId, f.data.pid);
-    }
-    return sessionPids.get(sessionId);
-  }
 
   const pidOf = (task: Task, nowMs: number): number | undefined => {
     if (!isMainSession(task)) return undefined;
-    return task.pid ?? (task.sessionId ? sessionPid(task.sessionId, nowMs) : undefined);
+    return task.pid ?? (task.sessionId ? opts.sessionPid?.(task, task.sessionId, nowMs) : undefined);
   };
 
   const portOf = (pid: number) => {

@@ -2,7 +2,6 @@
 // activity, and telemetry/hosts.json (when each host was last heard from) at most once a check.
 // Positions persist in <stateDir>/observe/telemetry.json.
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { TelemetryHostsSchema, type TelemetryHosts } from '../../contracts/telemetry.js';
 import type { StatePaths } from '../../files/paths.js';
 import type { PartialObservation } from '../parse/observation.js';
@@ -20,7 +19,7 @@ export function createTelemetryReader(paths: StatePaths, reader: TailReader, opt
     fileOf: (id) => paths.telemetryFile(id),
     parser: { empty: emptyTelemetryState, line: parseTelemetryLine },
     reader,
-    storeFile: opts.isPersistent ? path.join(paths.root, 'observe', 'telemetry.json') : undefined,
+    storeFile: opts.isPersistent ? paths.observeFile('telemetry.json') : undefined,
     isState: isTelemetryState,
   });
   let hosts: { key: string; doc?: TelemetryHosts } | undefined;

@@ -36,7 +36,7 @@ export function inboxTarget(teamsDir: string, req: CancelRequest): { dir: string
 }
 
 /** Our local receipt, written after the inbox write: still a marker if Claude Code clears the inbox. */
-const receiptFile = (req: CancelRequest) => stepFile(path.join(req.paths.epicDir(req.epicId), 'inbox-sent'), req.key, 'cancel');
+const receiptFile = (req: CancelRequest) => stepFile(req.paths.inboxSentDir(req.epicId), req.key, 'cancel');
 
 /** The inbox as an array; `[]` when absent; undefined when it is not a JSON array (never overwritten then). */
 async function readInbox(file: string): Promise<unknown[] | undefined> {
@@ -71,7 +71,7 @@ export function hasShutdownRequest(messages: readonly unknown[], requestId: stri
 
 const exists = (f: string) => fs.access(f).then(() => true, () => false);
 
-const nudgeReceipt = (req: CancelRequest) => stepFile(path.join(req.paths.epicDir(req.epicId), 'inbox-sent'), req.key, 'nudge');
+const nudgeReceipt = (req: CancelRequest) => stepFile(req.paths.inboxSentDir(req.epicId), req.key, 'nudge');
 const nudgeTag = (key: string) => `[dispatch-watchdog ${key}]`;
 const hasNudge = (messages: readonly unknown[], key: string) => messages.some((m) => String((m as { text?: unknown } | null)?.text ?? '').endsWith(nudgeTag(key)));
 

@@ -9,6 +9,7 @@ import { observeRow } from '../../../observe/parse/observe-row.js';
 import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
 import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';
 import { emptyTranscriptState, type TranscriptState } from './transcript-state.js';
+import { CLAUDE_LENS } from './tool-kinds.js';
 import type { ReplayInput, ReplayResult, ReplaySource, VerdictChange } from '../../../core/replay-types.js';
 
 export type { ReplayInput, ReplayResult, ReplaySource, ReplaySummary, StallOutcome, VerdictChange } from '../../../core/replay-types.js';
@@ -79,7 +80,7 @@ export function replayTranscript(input: ReplayInput, policy: Policy): ReplayResu
   let judgedMs = -Infinity;
   const judge = (nowMs: number, at?: TimedRecord): Verdict => {
     judgedMs = nowMs;
-    const obs = mergeObservations([observeRow(task), observeTranscript(own, { nowMs }, children)]);
+    const obs = mergeObservations([observeRow(task), observeTranscript(own, { nowMs }, children)], CLAUDE_LENS);
     const v = assess(task, obs, policy, nowMs);
     if (!prev || prev.kind !== v.kind || prev.stallReason !== v.stallReason) {
       raw.push({ atMs: nowMs, verdict: v, line: at?.line, childFile: at && at.source >= 0 ? childSources[at.source]!.file : undefined });

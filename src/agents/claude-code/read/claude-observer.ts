@@ -130,7 +130,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const memos = new Map<string, Memo>();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
-  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? path.join(opts.paths.root, 'observe', 'prefix-ids.json') : undefined);
+  const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
 
   async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;

@@ -111,7 +111,7 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
     fileOf: (id) => paths.activityFile(id),
     parser: { empty: emptyHookState, line: parseHookLine },
     reader,
-    storeFile: opts.isPersistent ? path.join(paths.root, 'observe', 'hooks.json') : undefined,
+    storeFile: opts.isPersistent ? paths.observeFile('hooks.json') : undefined,
     isState: isHookState,
   });
   return {

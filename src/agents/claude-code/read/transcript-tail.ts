@@ -1,15 +1,15 @@
 // Tails Claude Code transcripts: per file, the bytes appended since the last read are parsed
 // into a TranscriptState; positions persist in <stateDir>/observe/transcripts.json.
-import path from 'node:path';
 import { parseTranscriptBytes, parseTranscriptLine } from '../parse/parse-transcript.js';
 import type { TailReader } from '../../../observe/read/tail-file.js';
 import { TailStore } from '../../../observe/read/tail-store.js';
 import { TailTracker } from '../../../observe/read/tail-tracker.js';
 import { emptyTranscriptState, isTranscriptState, lacksTeamContext, type TranscriptState } from '../parse/transcript-state.js';
+import { StatePaths } from '../../../files/paths.js';
 
 /** A tracker of transcript files under a state dir `root`, reading through `reader`. */
 export function createTranscriptTail(root: string, reader: TailReader, opts: { isPersistent: boolean }): TailTracker<TranscriptState> {
-  const store = opts.isPersistent ? new TailStore(path.join(root, 'observe', 'transcripts.json'), isTranscriptState) : undefined;
+  const store = opts.isPersistent ? new TailStore(new StatePaths(root).observeFile('transcripts.json'), isTranscriptState) : undefined;
   return new TailTracker<TranscriptState>(
     reader,
     {

@@ -1,0 +1,21 @@
+// The agent CLIs the watchdog has a harness for (agents/harness.ts), one row each: the watch builds
+// each one's readers, and a row is read and judged through the harness its `agent:` names.
+import type { Task } from '../contracts/state-file.js';
+import { DEFAULT_AGENT_CLI, type AgentCli } from '../contracts/vocabulary.js';
+import { claudeCodeHarness } from './claude-code/harness.js';
+import type { AgentHarness } from './harness.js';
+
+/** Every harness, by the name a row gives (`agent:`). A CLI without one yet: its rows are read by none (their own row only). */
+export const HARNESSES: Readonly<Partial<Record<AgentCli, AgentHarness>>> = {
+  'claude-code': claudeCodeHarness,
+};
+
+/** The harness that reads `task` (its `agent`, default claude-code), or undefined when there is none for that CLI. */
+export function harnessOf(task: Pick<Task, 'agent'>): AgentHarness | undefined {
+  return HARNESSES[task.agent ?? DEFAULT_AGENT_CLI];
+}
+
+/** The harnesses, in a stable order. */
+export function allHarnesses(): AgentHarness[] {
+  return Object.values(HARNESSES).filter((h): h is AgentHarness => h !== undefined);
+}
