@@ -237,7 +237,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
         : stallReason === 'open_tool_overrun'
           ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
           : stallReason === 'queue_unconsumed'
-            ? `idle ${idleBeside(idleMs, window.effectiveTimeoutMs)} with nothing open while ${q!.detail} queued for it${q!.sinceMs !== undefined ? ` ${sec(Math.max(0, nowMs - q!.sinceMs))} ago` : ''} was never consumed (a queue-operation enqueue with no dequeue: a wake that never landed)`
+            ? `idle ${idleBeside(idleMs, window.effectiveTimeoutMs)} with nothing open while ${q!.detail} queued for it${q!.sinceMs !== undefined ? ` ${sec(Math.max(0, nowMs - q!.sinceMs))} ago` : ''} was never consumed (enqueued, never dequeued: a wake that never landed)`
           : children
             ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
             : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
