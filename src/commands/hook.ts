@@ -13,9 +13,9 @@ import { stateDirOption, type CliContext } from './command.js';
 export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
 /** The events the watchdog listens to (DESIGN §4). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest'] as const;
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd'] as const;
 
-/** The settings.json block that installs `command` for the 9 events (claude-code-surfaces.md §2.1). */
+/** The settings.json block that installs `command` for the 10 events (claude-code-surfaces.md §2.1). */
 export function hookSettingsBlock(command: string): { hooks: Record<string, unknown[]> } {
   // timeout is in seconds. Post hooks are async: the result is already in, so the agent need not
   // wait for us; Pre hooks stay synchronous so a call is on record before it runs.

@@ -124,9 +124,13 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * for the second); `looping`: the same call or error over and over, acted on with `looping.act`;
  * `runtime_killed`: the agent runtime's own stall watchdog killed it (Claude Code 2.1.332's
  * `[Request interrupted by user]` marked `rowSource: "harness"`), a failure acted on at once; `agent_died`: its process is gone with its turn open and no end record
- * (Codex: no live holder of the thread's writer lock), acted on at once.
+ * (Codex: no live holder of the thread's writer lock), acted on at once;
+ * `run_ended`: the run that ran the agent ended (Claude Code's `SessionEnd` hook) before the agent
+ * finished: its rows are dead at once, not a window later; `queue_unconsumed`: idle past its
+ * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
+ * consumed: a wake that never landed.
  */
-export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping', 'runtime_killed', 'agent_died'] as const;
+export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping', 'runtime_killed', 'agent_died', 'run_ended', 'queue_unconsumed'] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */
 export const StallReasonSchema = z.enum(STALL_REASONS);

@@ -147,6 +147,21 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   if (future) return verdict('inconsistent', `${future[0]} is ${sec(future[1] - nowMs)} in the future (clock skew or a bad timestamp)`);
   if (obs.contradictions.length > 0) return verdict('inconsistent', obs.contradictions.join('; '), { disagreement: { kind: 'foreign_transcript' } });
 
+  // 4''. The run that ran the agent ended before it finished (SessionEnd): dead at once, not a
+  // window later. A lead whose child has a row of its own is deferred to that row even then: one
+  // action per failure (the child's row is orphaned by the same end).
+  if (obs.runEnded) {
+    const at = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs) ?? task.dispatchedAtMs;
+    const idle = at === undefined ? {} : { idleMs: Math.max(0, nowMs - at), lastProgressMs: at };
+    const children = obs.waitingOnChildren;
+    const childRows = children ? ownRows(children.agentIds, task.taskId, wave) : [];
+    if (childRows.length > 0) {
+      return verdict('healthy', `its run ended (${obs.runEnded.detail}) while ${waitingOn(children!)}: ${childRows.map(([a, t]) => `${a} is row ${t}`).join(', ')}, judged and recovered on its own (one action for one failure); this task is judged again once that row is no longer in flight`, idle);
+    }
+    const orphan = children ? `; ${waitingOn(children)}, which died with it` : task.agentId !== undefined && task.agentId !== task.sessionId ? '; a subagent dies with its session' : '';
+    return verdict('stalled', `its run ended before the agent finished (${obs.runEnded.detail})${orphan}`, { stallReason: 'run_ended', ...idle });
+  }
+
   // 4. Nothing to measure from.
   const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
   const missingNote = obs.missing.length === 0 ? '' : obs.missing.map((m) => `${m.source}: ${m.reason}`).join('; ');
@@ -185,7 +200,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const note = missingNote ? ` (${missingNote})` : '';
   const unseenNote = unseenMs > 0 ? `; ${sec(unseenMs)} of it the watchdog did not see pass (it woke late: the machine paused or the clock stepped), so ${sec(judgedMs)} of silence is judged` : '';
   if (judgedMs > window.effectiveTimeoutMs) {
-    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : 'inactivity';
+    const q = obs.queuedUnconsumed;
+    const isQueueStuck = q !== undefined && !obs.lastTool?.isOpen && !obs.waitingOnChildren && !obs.waitingOnTeam;
+    const stallReason: StallReason = progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : isQueueStuck ? 'queue_unconsumed' : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true && obs.canWaitOnHuman !== false) {
       // Past its own timeout with the agent's process alive: its CLI is waiting on a prompt (the harness says how to see it).
       const hint = obs.agentWords ? ` (${obs.agentWords.hiddenPromptHint})` : '';
@@ -202,7 +219,7 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
       return verdict('healthy', `${waitingOnTeam(obs.waitingOnTeam)}, idle ${sec(idleMs)}: their transcripts are not read, so their silence is not judged; the lead is judged again when they message it or shut down${note}`, { idleMs, lastProgressMs: sinceMs });
     }
     const children = obs.waitingOnChildren;
-    const childRows = children && stallReason === 'inactivity' && !isGone ? ownRows(children.agentIds, task.taskId, wave) : [];
+    const childRows = children && stallReason === 'inactivity' ? ownRows(children.agentIds, task.taskId, wave) : [];
     const unseen = children?.unseenIds?.filter((id) => !wave.rowOfAgent?.has(id));
     if (stallReason === 'inactivity' && children && unseen?.length && !isGone) {
       // Missing evidence never kills: the child may be at work where the watchdog cannot look.
@@ -219,6 +236,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
         ? `no activity since dispatch ${idleBeside(idleMs, window.effectiveTimeoutMs)} ago`
         : stallReason === 'open_tool_overrun'
           ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
+          : stallReason === 'queue_unconsumed'
+            ? `idle ${idleBeside(idleMs, window.effectiveTimeoutMs)} with nothing open while ${q!.detail} queued for it${q!.sinceMs !== undefined ? ` ${sec(Math.max(0, nowMs - q!.sinceMs))} ago` : ''} was never consumed (enqueued, never dequeued: a wake that never landed)`
           : children
             ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
             : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;

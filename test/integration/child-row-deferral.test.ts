@@ -2,6 +2,7 @@
 // as well (killing the lead would kill its foreground child, and two replacements would start).
 // The subagent's row is judged and recovered; the lead is judged again once that row is no longer
 // in flight. In-process `next` on a manual clock, transcripts in a fake Claude config dir.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,5 +72,50 @@ describe('a lead waiting on a subagent with a row of its own', () => {
     expect(code).toBe(10);
     expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['lead']);
     expect(readEvents(dir).find((e) => e.event === 'stall_detected' && e.task_id === 'lead')?.reason).toContain(`waiting on subagent ${SUB}, which stalled`);
+  });
+});
+
+/** The session's run ended (Claude Code's SessionEnd, as the hook records it) at `atMs`. */
+function sessionEnd(dir: string, atMs: number): void {
+  mkdirSync(path.join(dir, 'activity'), { recursive: true });
+  writeFileSync(path.join(dir, 'activity', 's-1.ndjson'), `${JSON.stringify({ ts: iso(atMs), event: 'SessionEnd', session_id: 's-1', reason: 'other' })}\n`);
+}
+
+/** A pid no process has any more (a child that ran and was reaped). */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+
+describe('a run that ended (issue 38: SessionEnd, the lead process gone)', () => {
+  it('orphans the subagent row at once (run_ended, not a window later) and defers the lead to it even with its process gone: one redispatch for one failure', async () => {
+    const dir = tempDir();
+    const claude = transcripts(dir);
+    sessionEnd(dir, T0 + 7 * S);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', pid: deadPid() },
+      { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(T0), agent_id: SUB },
+    ]);
+    const { code, doc } = await next(new ManualClock(T0 + 10 * S), dir, claude);
+    expect(code).toBe(10);
+    expect(doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['sub']);
+    const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
+    expect(stalls.map((e) => [e.task_id, e.stall_reason])).toEqual([['sub', 'run_ended']]);
+    // At the first check (10 s in, a 60 s window): dead at once.
+    expect(Date.parse(String(stalls[0]!.timestamp_utc))).toBeLessThan(T0 + 20 * S);
+    expect(String(stalls[0]!.reason)).toContain('its run ended before the agent finished (SessionEnd (other)');
+    const lead = readWatchdogJson(dir, EPIC).tasks.find((t: { task_id: string }) => t.task_id === 'lead');
+    expect(lead).toMatchObject({ verdict: 'healthy' });
+    expect(lead.reason).toContain(`its run ended (SessionEnd`);
+    expect(lead.reason).toContain(`${SUB} is row sub, judged and recovered on its own`);
+  });
+
+  it('a lead alone whose run ended is dead at once too (run_ended)', async () => {
+    const dir = tempDir();
+    const claude = transcripts(dir);
+    sessionEnd(dir, T0 + 7 * S);
+    writeWave(dir, EPIC, iso(T0), [{ task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1' }]);
+    const { code } = await next(new ManualClock(T0 + 10 * S), dir, claude);
+    expect(code).toBe(10);
+    const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
+    expect(stalls.map((e) => [e.task_id, e.stall_reason])).toEqual([['lead', 'run_ended']]);
+    expect(Date.parse(String(stalls[0]!.timestamp_utc))).toBeLessThan(T0 + 20 * S);
   });
 });

@@ -60,10 +60,10 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
     const parsed = JSON.parse(edit.text) as { hooks: Record<string, { hooks: { command: string }[] }[]>; model: string };
     expect(parsed.model).toBe('opus');
     expect(parsed.hooks.PreToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['~/bin/guard.sh', `node ${ENTRY} --state-dir /srv/state`]);
-    expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest']);
+    expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd']);
     // New entries follow the file's own 4-space indentation.
     expect(edit.text).toContain('\n        "Stop": [\n            {\n                "hooks": [\n');
-    expect(planHookUninstall(edit.text, 'settings.json')).toEqual({ text: USER_SETTINGS, isChanged: true, removed: 9, added: [] });
+    expect(planHookUninstall(edit.text, 'settings.json')).toEqual({ text: USER_SETTINGS, isChanged: true, removed: 10, added: [] });
   });
 
   it('changes nothing when the same block is already installed', () => {
@@ -74,11 +74,11 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
   it('replaces an older install (another state dir, or the bin form) instead of adding a second one', () => {
     const old = planHookInstall(USER_SETTINGS, hookSettingsBlock('dispatch-watchdog hook'), 'settings.json').text;
     const edit = planHookInstall(old, block('/new/state'), 'settings.json');
-    expect(edit).toMatchObject({ isChanged: true, removed: 9 });
+    expect(edit).toMatchObject({ isChanged: true, removed: 10 });
     const commands = JSON.stringify(JSON.parse(edit.text)).match(/"command":"[^"]*"/g);
     expect(commands).toEqual([
       '"command":"~/bin/guard.sh"', `"command":"node ${ENTRY} --state-dir /new/state"`, '"command":"echo hi"',
-      ...Array(8).fill(`"command":"node ${ENTRY} --state-dir /new/state"`),
+      ...Array(9).fill(`"command":"node ${ENTRY} --state-dir /new/state"`),
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('runHookInstall', () => {
     const c = capture();
     expect(await runHookInstall('install', p.opts(), c.output)).toBe(0);
     expect(c.out.stdout).toBe(
-      `added the dispatch-watchdog hook for 9 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification, PermissionRequest) in ${p.settings}; new file.\n` +
+      `added the dispatch-watchdog hook for 10 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification, PermissionRequest, SessionEnd) in ${p.settings}; new file.\n` +
         "settings.local.json holds this machine's paths: keep it out of git.\n" +
         'Sessions already running may need a restart (or a look at /hooks) to pick it up.\n',
     );
@@ -176,7 +176,7 @@ describe('runHookInstall', () => {
     const installed = readFileSync(real, 'utf8');
     const u = capture();
     await runHookInstall('uninstall', p.opts(), u.output);
-    expect(u.out.stdout).toBe(`removed 9 dispatch-watchdog hook handlers from ${p.settings}; the previous file is in ${bak}.\n`);
+    expect(u.out.stdout).toBe(`removed 10 dispatch-watchdog hook handlers from ${p.settings}; the previous file is in ${bak}.\n`);
     expect(readFileSync(real, 'utf8')).toBe(USER_SETTINGS);
     // Still one backup: the text before the last change.
     expect(readFileSync(bak, 'utf8')).toBe(installed);
@@ -191,7 +191,7 @@ describe('runHookInstall', () => {
     const p = project();
     const c = capture();
     await runHookInstall('install', p.opts({ isDryRun: true }), c.output);
-    expect(c.out.stdout).toMatch(/^would add the dispatch-watchdog hook for 9 events .* \(dry run: nothing written\)\. The file would read:\n\{\n {2}"hooks"/);
+    expect(c.out.stdout).toMatch(/^would add the dispatch-watchdog hook for 10 events .* \(dry run: nothing written\)\. The file would read:\n\{\n {2}"hooks"/);
     expect(existsSync(path.dirname(p.settings))).toBe(false);
   });
 

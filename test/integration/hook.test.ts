@@ -64,14 +64,14 @@ describe('runHook', () => {
 });
 
 describe('hookMain', () => {
-  it('--print-settings prints the settings.json block for the 9 events, state dir pinned', async () => {
+  it('--print-settings prints the settings.json block for the 10 events, state dir pinned', async () => {
     let out = '';
     let warning = '';
     const code = await hookMain(['--print-settings', '--state-dir', '/srv/state dir'], Readable.from([]), {}, { out: (t) => (out += t), warn: (t) => (warning += t) });
     expect(code).toBe(0);
     expect(warning).toBe("note: /srv/state dir does not exist yet; the hook records nothing until it does (mkdir -p '/srv/state dir')\n");
     const block = JSON.parse(out) as ReturnType<typeof hookSettingsBlock>;
-    expect(Object.keys(block.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest']);
+    expect(Object.keys(block.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd']);
     const command = (block.hooks.Stop![0] as { hooks: { command: string }[] }).hooks[0]!.command;
     expect(command).toMatch(/^node \S+bundle\/hook\.cjs --state-dir '\/srv\/state dir'$/);
   });
@@ -140,6 +140,17 @@ describe('hookMain', () => {
                 },
               ],
               "matcher": "*",
+            },
+          ],
+          "SessionEnd": [
+            {
+              "hooks": [
+                {
+                  "command": "dispatch-watchdog hook",
+                  "timeout": 10,
+                  "type": "command",
+                },
+              ],
             },
           ],
           "Stop": [

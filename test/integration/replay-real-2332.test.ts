@@ -41,3 +41,55 @@ describe('replay over real 2.1.332 sessions', () => {
     ]);
   });
 });
+
+describe('a wake that never landed (issue 38: a queue-operation enqueue with no dequeue)', () => {
+  const dir = path.join(DIR, 'bg-agent-stall-kill');
+  const LEAD = 'c516172b-9491-41c2-b86a-ede8c4aa912b.jsonl';
+  /** The real lead, up to and including the enqueue of its subagent's `failed` notification (line 32), without the dequeue and all after. */
+  const cut = async () => {
+    const input = await replayInputOf(dir, LEAD);
+    const lines = input.transcript.text.split('\n');
+    const at = lines.findIndex((l) => l.includes('"operation":"enqueue"') && l.includes('<task-notification>'));
+    expect(lines[at + 1]).toContain('"operation":"dequeue"');
+    return { ...input, transcript: { ...input.transcript, text: `${lines.slice(0, at + 1).join('\n')}\n` } };
+  };
+
+  it('is stalled (queue_unconsumed) one window after the lead went idle, naming the queued notification, never called finished', async () => {
+    const r = replayTranscript(await cut(), DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    expect(r.changes.map((c) => c.verdict.kind)).not.toContain('inconsistent');
+    const last = r.changes.at(-1)!;
+    expect(last.verdict).toMatchObject({ kind: 'stalled', stallReason: 'queue_unconsumed' });
+    expect(last.verdict.reason).toMatch(/a task notification \(abaa977f42daf9802\) queued for it .* was never consumed/);
+    expect(last.verdict.effectiveTimeoutMs).toBe(120_000);
+  });
+
+  it('the same lead with its dequeue (the healthy twin) is never stalled', async () => {
+    const r = replayTranscript(await replayInputOf(dir, LEAD), DEFAULT_POLICY);
+    expect(r.changes.map((c) => c.verdict.stallReason ?? null)).not.toContain('queue_unconsumed');
+  });
+});
+
+describe('a frozen stream that Claude Code resent (a second api-request with no response, no retry record)', () => {
+  const dir = path.join(DIR, 'bg-agent-stall-kill', 'c516172b-9491-41c2-b86a-ede8c4aa912b', 'subagents');
+  const NAME = 'agent-abaa977f42daf9802.jsonl';
+
+  it('is stalled one window after the resend, as the stream (frozen_stream), the window not widened nor called a rate limit', async () => {
+    const input = await replayInputOf(dir, NAME);
+    // The real subagent up to its request whose reply never started (14:24:51.353), without the
+    // kill; then the same request sent again 30 s later, as Claude Code's idle watchdog resends it.
+    const lines = input.transcript.text.trim().split('\n');
+    const at = lines.findLastIndex((l) => l.includes('"type":"api-request"'));
+    const resend = JSON.parse(lines[at]!) as Record<string, unknown>;
+    const sentMs = Date.parse(String(resend.timestamp));
+    const again = { ...resend, id: 'resend-1', timestamp: new Date(sentMs + 30_000).toISOString() };
+    const text = `${lines.slice(0, at + 1).join('\n')}\n${JSON.stringify(again)}\n`;
+    const r = replayTranscript({ ...input, transcript: { ...input.transcript, text } }, DEFAULT_POLICY);
+    expect(r.badLines).toEqual([]);
+    const last = r.changes.at(-1)!;
+    expect(last.verdict).toMatchObject({ kind: 'stalled', stallReason: 'inactivity', transportCause: 'frozen_stream', effectiveTimeoutMs: 120_000 });
+    expect(last.verdict.exemptions).not.toContain('rate_limit');
+    // Within the window + 1 s of the resend.
+    expect(last.atMs - (sentMs + 30_000)).toBeLessThanOrEqual(120_000 + 1000);
+  });
+});

@@ -105,6 +105,15 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expected: { lastProgressMs: ms(0) },
     },
     {
+      name: "Claude Code's kill records at a run's end (\"User rejected tool use\", [Request interrupted by user for tool use], 2.1.332) are not progress; the call is closed",
+      lines: [
+        assistant(0, [toolUse('t1', 'Bash', { command: 'node build.js', timeout: 600000 })], { isSidechain: true, agentId: 'a1' }),
+        user(600, [toolResult('t1', 'User rejected tool use', true)], { isSidechain: true, agentId: 'a1' }),
+        user(600, [text('[Request interrupted by user for tool use]')], { isSidechain: true, agentId: 'a1' }),
+      ],
+      expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', toolUseId: 't1', isOpen: false } },
+    },
+    {
       name: 'a long Bash still open is the last tool even when a parallel call returned later',
       lines: [
         assistant(0, [toolUse('t1', 'Bash', { command: 'make test', timeout: 600000 })]),

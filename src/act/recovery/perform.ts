@@ -51,6 +51,7 @@ export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSecond
   if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
   if (spec.stallReason === 'api_gave_up') return 'failed: api_gave_up, the agent gave up on an API error';
   if (spec.stallReason === 'runtime_killed') return "failed: runtime_killed, Claude Code's own stall watchdog killed the agent";
+  if (spec.stallReason === 'run_ended') return 'failed: run_ended, the run that ran the agent ended before it finished';
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 

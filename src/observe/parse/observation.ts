@@ -151,6 +151,13 @@ export interface Observation {
    * open call past its own budget is then an overrun, never taken for a permission prompt.
    */
   canWaitOnHuman?: boolean;
+  /** Input queued for the agent and never consumed (a `queue-operation` enqueue with no dequeue): a wake that may not have landed. */
+  queuedUnconsumed?: { sinceMs?: number; detail: string };
+  /**
+   * The run that ran this agent ended (Claude Code's `SessionEnd` hook in the session's activity):
+   * nothing in it works any more, whatever its last records say.
+   */
+  runEnded?: { atMs?: number; detail: string };
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
   /** Live child processes of the agent's process (a tool's command running), when its process is sampled. */
@@ -255,6 +262,8 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     if (p.telemetry) out.telemetry = p.telemetry;
     if (p.canWaitOnHuman === false) out.canWaitOnHuman = false;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
+    if (p.queuedUnconsumed) out.queuedUnconsumed = p.queuedUnconsumed;
+    if (p.runEnded && (!out.runEnded || (p.runEnded.atMs ?? 0) > (out.runEnded.atMs ?? 0))) out.runEnded = p.runEnded;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);

@@ -28,6 +28,10 @@ export interface HookLine {
   message?: string;
   /** Stop/SubagentStop: background tasks still running (newer builds list them). */
   background_running?: number;
+  /** SessionEnd `reason` (`other`, `prompt_input_exit`, `logout`…). */
+  reason?: string;
+  /** Stop/SubagentStop: the ids of the background subagents still running (2.1.332 lists them), at most 16. */
+  background_agents?: string[];
   /** Stop/SubagentStop `last_assistant_message` (newer builds), shortened. */
   last_message?: string;
   transcript_path?: string;
@@ -87,8 +91,15 @@ export function buildHookLine(payload: unknown, nowMs: number): { id: string; li
     const self = p.hook_event_name === 'SubagentStop' ? p.agent_id : undefined;
     const running = p.background_tasks.filter((t) => (t as Rec | null)?.id !== self || self === undefined).filter((t) => !DONE.has(String((t as Rec | null)?.status ?? 'running').toLowerCase())).length;
     set('background_running', running);
+    const agents = p.background_tasks
+      .map((t) => t as Rec | null)
+      .filter((t) => t?.type === 'subagent' && t.id !== self && !DONE.has(String(t.status ?? 'running').toLowerCase()) && typeof t.id === 'string' && HOOK_SAFE_ID.test(t.id))
+      .map((t) => t!.id as string)
+      .slice(0, 16);
+    set('background_agents', agents.length > 0 ? agents : undefined);
   }
   set('last_message', str(p.last_assistant_message, 300));
+  set('reason', p.hook_event_name === 'SessionEnd' ? str(p.reason, 64) : undefined);
   set('transcript_path', str(p.transcript_path, 1000));
   set('agent_transcript_path', str(p.agent_transcript_path, 1000));
   return { id, line: fitLine(line) };

@@ -24,8 +24,10 @@ export interface HookState {
   closedIds: string[];
   /** An open prompt; `toolUseId` is the call it was raised for, when one was open. */
   waiting?: { kind: 'permission_prompt' | 'notification'; sinceMs?: number; detail?: string; toolUseId?: string; fromEvent?: string };
-  stopped?: { event: string; atMs?: number; backgroundRunning?: number };
+  stopped?: { event: string; atMs?: number; backgroundRunning?: number; backgroundAgents?: string[] };
   stopFailure?: { error?: string; atMs?: number };
+  /** `SessionEnd`: the session's process ended (its `reason`); a later event (a resumed run) clears it. */
+  sessionEnded?: { atMs?: number; reason?: string };
   lastOutput?: string;
   transcriptPath?: string;
   agentTranscriptPath?: string;
@@ -60,9 +62,10 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
   const toolUseId = str(l.tool_use_id);
   // Post hooks run async (they may land late): they neither resume a stopped agent nor answer
   // a prompt, except the Post of the very call the prompt was raised for.
-  if (!POSTS.has(event) && !ENDS.has(event) && event !== 'Notification') {
+  if (!POSTS.has(event) && !ENDS.has(event) && event !== 'Notification' && event !== 'SessionEnd') {
     s.stopped = undefined;
     s.stopFailure = undefined;
+    s.sessionEnded = undefined;
   }
   // A prompt holds the agent: the Post of its call, a new turn, or a later call (the agent went on) answers it.
   const isLaterCall = event === 'PreToolUse' && toolUseId !== undefined && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === 'PermissionRequest';
@@ -115,11 +118,15 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
     case 'Stop':
       closeAll(s);
       s.stopped = { event, atMs, backgroundRunning: typeof l.background_running === 'number' ? l.background_running : undefined };
+      if (Array.isArray(l.background_agents)) s.stopped.backgroundAgents = l.background_agents.filter((x): x is string => typeof x === 'string');
       if (str(l.last_message)) s.lastOutput = str(l.last_message);
       return;
     case 'StopFailure':
       closeAll(s);
       s.stopFailure = { error: str(l.error), atMs };
+      return;
+    case 'SessionEnd':
+      s.sessionEnded = { atMs, reason: str(l.reason) };
       return;
     default:
       return;
@@ -173,8 +180,16 @@ export function summarizeHooks(s: HookState): PartialObservation {
   if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
   else if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (s.stopped && !s.stopped.backgroundRunning) part.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
+  // The turn ended while background subagents run (the Stop hook's `background_tasks`, 2.1.332): it waits on them.
+  if (s.stopped?.backgroundAgents?.length) part.waitingOnChildren = { agentIds: s.stopped.backgroundAgents.slice(), isBackground: true };
+  if (s.sessionEnded) part.runEnded = runEndedOf(s.sessionEnded);
   if (s.stopFailure) part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
   return part;
+}
+
+/** The `SessionEnd` of a session as the end of every agent's run in it. */
+export function runEndedOf(e: NonNullable<HookState['sessionEnded']>): NonNullable<PartialObservation['runEnded']> {
+  return { atMs: e.atMs, detail: `SessionEnd${e.reason ? ` (${e.reason})` : ''}${e.atMs !== undefined ? ` at ${new Date(e.atMs).toISOString()}` : ''}` };
 }
 
 /**

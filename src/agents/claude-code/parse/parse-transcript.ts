@@ -127,6 +127,9 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   if (s.interruptedMs !== undefined && !part.waitingHuman) {
     part.waitingHuman = { kind: 'interrupted', sinceMs: s.interruptedMs, detail: 'Esc: "[Request interrupted by user]", idle until a new prompt' };
   }
+  // Queued input not consumed: the agent has something to answer, so a turn that ended before it is not the end.
+  const isQueued = s.queued !== undefined && (s.turnEndedMs === undefined || (s.queued.sinceMs ?? Infinity) >= s.turnEndedMs);
+  if (s.queued) part.queuedUnconsumed = { sinceMs: s.queued.sinceMs, detail: `${s.queued.what}${s.queued.count > 1 ? ` and ${s.queued.count - 1} more` : ''}` };
   const running = runningTasks(s).length;
   const withBackground = running > 0 ? `, ${running} background task${running === 1 ? '' : 's'} still running` : '';
   const turn = turnOver(s);
@@ -141,10 +144,10 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
     // takes the subagents' progress; teammates' transcripts are not read).
     const team = runningTeammates(s);
     if (team.length > 0) part.waitingOnTeam = { members: team };
-  } else if (turn === 'ended') {
+  } else if (turn === 'ended' && !isQueued) {
     // Background shells (dev servers) may outlive the turn: the turn still ended.
     part.finished = { kind: `turn ended${withBackground}`, atMs: s.turnEndedMs || undefined };
-  } else if (turn === 'final_answer') {
+  } else if (turn === 'final_answer' && !isQueued) {
     part.finished = { kind: `final answer (this Claude Code writes no turn-end record)${withBackground}`, atMs: s.finalTextMs || undefined, isInferred: true };
   }
   return part;

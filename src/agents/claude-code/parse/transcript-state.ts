@@ -72,6 +72,11 @@ export interface TranscriptState {
   apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
   /** When the newest `api-request` (2.1.300+) was sent, until a response (an assistant record) came. */
   requestSentMs?: number;
+  /**
+   * Input queued for the agent (`queue-operation` enqueue, 2.1.x) and not yet consumed (no
+   * dequeue): since when, how many, and what the oldest was. A wake that never landed (#91503).
+   */
+  queued?: { sinceMs?: number; count: number; what: string };
   /** A turn ended (`system/turn_duration` or `stop_hook_summary`) and nothing ran since. */
   turnEndedMs?: number;
   /**

@@ -9,7 +9,7 @@ import { createHookActivityReader, type IdHandle } from './hook-activity.js';
 import { createTelemetryReader } from '../../../observe/read/telemetry.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
 import type { TaskObserver } from '../../../observe/read/observer.js';
-import { inheritSessionPrompt, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
+import { inheritSessionPrompt, runEndedOf, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
 import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
@@ -21,7 +21,7 @@ import { DEFAULT_POLICY } from '../../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
-import type { TranscriptState } from '../parse/transcript-state.js';
+import { emptyTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
 import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
 import type { TailHandle } from '../../../observe/read/tail-tracker.js';
 
@@ -89,7 +89,7 @@ const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefi
 const MEMO_SWEEP_CHECKS = 64;
 
 /** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
-type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean };
+type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean; sessionId?: string };
 
 const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
 
@@ -159,6 +159,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     }
     trace.files.push(r.handle);
     trace.fileVersions.push(r.version);
+    trace.sessionId = r.state.sessionId;
     // A tail trusted alone is trusted only within the base window of its newest record.
     if (r.state.tail && r.state.lastEventMs !== undefined) trace.untilMs = Math.min(trace.untilMs, r.state.lastEventMs + baseTimeoutMs + 1);
     if (r.size > 0) {
@@ -237,18 +238,26 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
     if (otel.part) parts.push(otel.part);
     if (own.state || own.unreadable) {
-      const hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
+      let hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
       if (own.unreadable) hp.missing = [{ source: 'hooks', reason: own.unreadable }];
+      // The Stop hook's running background subagents, when the transcript names none: their hooks are their progress.
+      if (hp.waitingOnChildren && transcript?.waitingOnChildren) delete hp.waitingOnChildren;
+      else if (hp.waitingOnChildren) {
+        trace.isMemoizable = false; // the children's files are read, not traced
+        hp = withChildHooks(hp, await waitedChildHooks(hp.waitingOnChildren, emptyTranscriptState(), task, nowMs));
+      }
       parts.push(hp);
     }
     // A background subagent's permission prompt is raised in the main session (2.1.186+).
-    const sessionId = task.sessionId ?? own.state?.sessionId;
+    const sessionId = task.sessionId ?? own.state?.sessionId ?? trace.sessionId;
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
       hook(session);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
       const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
+      // The session's run ended (SessionEnd): its subagents died with it.
+      if (session.state?.sessionEnded) parts.push({ source: 'hooks', runEnded: runEndedOf(session.state.sessionEnded) });
     }
     if (trace.isMemoizable) memos.set(task.taskId, memoOf(trace, task, parts, checks));
     return parts;

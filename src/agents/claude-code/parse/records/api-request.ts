@@ -1,9 +1,11 @@
 // `type:"api-request"` (Claude Code 2.1.300+): one record per model request, in the main and the
 // subagent transcripts, written as the request is sent. A request in flight: silence after it is
-// the model's or the transport's, never a tool's. Two requests with no response between them are
-// a retry: 2.1.332 writes `system/api_error` for the main session's retries only, so a
-// subagent's backoff (a 429 with `retry-after: 40`: requests 43 s apart) is known from these
-// alone, and widens the window like the main session's retry records. Pure.
+// the model's or the transport's, never a tool's. A second request with no response since the
+// first is a resend, and the records do not say why: a 429 backoff (2.1.332 writes
+// `system/api_error` for the main session's retries only) or Claude Code's own byte/stream-idle
+// watchdog dropping a frozen stream. So it is activity (the agent is alive and asking again), never
+// an announced backoff: the window is not widened and a stall after it is the stream's
+// (`frozen_stream`), unless a retry record says backoff. Pure.
 import { NO_MARKS, type RecordFamily } from './family.js';
 
 export const API_REQUEST: RecordFamily = {
@@ -13,8 +15,6 @@ export const API_REQUEST: RecordFamily = {
   actor: () => 'harness',
   marks: () => NO_MARKS,
   apply: (s, _rec, { atMs }) => {
-    const prev = s.requestSentMs;
-    if (prev !== undefined) s.apiRetry ??= { sinceMs: prev, attempt: 1 };
-    s.requestSentMs = atMs ?? prev ?? 0;
+    s.requestSentMs = atMs ?? s.requestSentMs ?? 0;
   },
 };

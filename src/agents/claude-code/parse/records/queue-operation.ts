@@ -1,8 +1,17 @@
 // `type:"queue-operation"` (input the human queued while the agent worked) and
 // `type:"attachment"` (files, hook context and reminders attached to a turn): the harness's,
 // not the agent's work. Pure.
-import { NO_MARKS, type RecordFamily } from './family.js';
+import { isRec, NO_MARKS, type RecordFamily } from './family.js';
 import { applyNotifications } from './tasks.js';
+
+/** What a queued input is, in a few words: "a task notification (a1b2…)", or the prompt's head. */
+function queuedWhat(content: unknown): string {
+  const text = typeof content === 'string' ? content : '';
+  const task = /<task-notification>[\s\S]*?<task-id>([\w-]+)<\/task-id>/.exec(text)?.[1];
+  if (task) return `a task notification (${task})`;
+  const head = text.replace(/\s+/g, ' ').trim().slice(0, 60);
+  return head ? `a message ("${head}${text.length > 60 ? '…' : ''}")` : 'a message';
+}
 
 export const QUEUE_OPERATION: RecordFamily = {
   // Queued input is not the session's own activity: it neither names the session nor moves its time.
@@ -13,6 +22,13 @@ export const QUEUE_OPERATION: RecordFamily = {
   // It carries task notifications, though (not delivered yet: they do not end an interruption).
   apply: (s, rec, { atMs }) => {
     if (typeof rec.content === 'string') applyNotifications(s, rec.content, atMs);
+    // Enqueued input waits until a dequeue (or a remove) consumes it; popAll/clear take all of it.
+    if (rec.operation === 'enqueue') {
+      if (s.queued) s.queued.count++;
+      else s.queued = { sinceMs: atMs, count: 1, what: queuedWhat(rec.content) };
+    } else if (typeof rec.operation === 'string' && s.queued) {
+      if (--s.queued.count <= 0 || /all|clear/i.test(rec.operation)) s.queued = undefined;
+    }
   },
 };
 
@@ -29,5 +45,8 @@ export const ATTACHMENT: RecordFamily = {
   isHarnessNote: false,
   actor: () => 'harness',
   marks: () => NO_MARKS,
-  apply: () => undefined,
+  // A queued command absorbed mid-turn (2.1.259+: `attachment {type:"queued_command"}`) was consumed.
+  apply: (s, rec) => {
+    if (isRec(rec.attachment) && rec.attachment.type === 'queued_command') s.queued = undefined;
+  },
 };

@@ -44,9 +44,17 @@ function isTeammateMessage(message: Rec): boolean {
   return !hasResult && contentText(c).includes('<teammate-message');
 }
 
+/**
+ * "User rejected tool use": the result Claude Code writes for each call it aborts when it stops an
+ * agent (a `-p` run at its background-wait ceiling, 2.1.332). Like the interruption after it, not
+ * the agent's progress (a person declining a prompt is written in other words).
+ */
+const KILLED_CALL = 'User rejected tool use';
+const isKilledCalls = (c: unknown[]) => c.every((b) => !isRec(b) || b.type !== 'tool_result' || contentText(b.content).trim() === KILLED_CALL) && c.some((b) => isRec(b) && b.type === 'tool_result');
+
 function userActor(rec: Rec): RecordActor {
   const message = isRec(rec.message) ? rec.message : undefined;
-  if (message && isInterruption(message)) return 'interrupt';
+  if (message && (isInterruption(message) || (Array.isArray(message.content) && isKilledCalls(message.content)))) return 'interrupt';
   if (rec.isMeta === true) return 'harness';
   if (rec.isCompactSummary === true) return 'agent';
   const c = message?.content;
@@ -147,6 +155,8 @@ function applyUser(s: TranscriptState, rec: Rec, { atMs, actor, marks }: RecordC
   if (actor === 'interrupt' && isRuntimeKill(rec)) {
     s.apiError = { kind: 'runtime_killed', atMs, text: '"[Request interrupted by user]" written by the harness (rowSource), not a person; the parent is told "Agent stalled: no progress"' };
   }
+  // Input delivered to the agent consumed what was queued (builds that write no dequeue).
+  if (actor === 'human' || (actor === 'harness' && !Array.isArray(message.content)) || (actor === 'harness' && contentText(message.content).includes('-notification>'))) s.queued = undefined;
   if ((actor === 'human' && !marks.isLocalCommand) || marks.isTeamWake) {
     // A new prompt: the previous turn's final answer and give-up no longer describe the agent.
     s.apiError = undefined;
