@@ -23,6 +23,8 @@ describe('hypothesizeRootCause', () => {
   it.each<[string, StallRecord[], HypothesisKind]>([
     ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
+    // Replacements that never started are a failing launch, not context exhaustion.
+    ['the first went quiet, both replacements never started', three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'dispatch_environment'],
     ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
     ['one Bash overrun among three, the others silent after a call returned', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'api_hang'],
@@ -63,6 +65,14 @@ describe('hypothesizeRootCause', () => {
     expect(h.text).toContain('All 3 stalls happened in a mass stall');
     expect(h.text).not.toMatch(/context exhaustion|split/);
     expect(h.action).not.toMatch(/split/);
+  });
+
+  it('never blames context exhaustion on replacements that never started', () => {
+    const h = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'ENG-1');
+    expect(h.text).toMatch(/^The agent never showed any activity in 2 of 3 attempts \(t1-r1, t1-r2; the others went quiet after starting\)/);
+    expect(h.text).not.toMatch(/context exhaustion/);
+    const once = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'ENG-1');
+    expect(once.text).toMatch(/^The agent went quiet 2 times after starting \(and one attempt never started\)/);
   });
 
   it('names the evidence in its text', () => {
