@@ -82,6 +82,19 @@ describe('hypothesizeRootCause', () => {
   });
 });
 
+describe('a count with fewer stall lines than attempts', () => {
+  it('says so beside the table, in the note and in the Linear comment', () => {
+    const history = [stall(0), stall(2)];
+    const line = 'The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.';
+    const note = renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history, evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } });
+    expect(note).toContain(`Agent stalled 3 times`);
+    expect(note).toContain(line);
+    const comment = renderEscalationComment({ ticketId: 'ENG-1', attempts: 3, history, frictionPath: 'friction/x.md', key: 'E:t1-r2:escalate' });
+    expect(comment).toContain(line);
+    expect(renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history: three(() => ({})), evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } })).not.toContain('The table lists');
+  });
+});
+
 describe('renderFrictionNote', () => {
   it('follows the seed template with history, evidence links, hypothesis and action', () => {
     const md = renderFrictionNote({
