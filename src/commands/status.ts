@@ -44,11 +44,17 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
   }
 }
 
+/** The epic's wave is over and its state file is still there (what prune leaves of a finished epic). */
+async function isOver(paths: StatePaths, epicId: string): Promise<boolean> {
+  const s = await epicState(paths, epicId).catch(() => undefined);
+  return s !== undefined && s.isFinished && s.why !== 'no state file';
+}
+
 /** Print the last check: the table, or the document itself with --json. */
 export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number; columns?: number }, out: Output): Promise<void> {
   const doc = await readWatchdogJson(paths, epicId).catch(async (e: unknown) => {
     // A finished epic's check is gone (prune removed it): another check would judge nothing; its history is in the log.
-    if (!(e instanceof InputError) || e.code !== 'missing_file' || !(await epicState(paths, epicId)).isFinished) throw e;
+    if (!(e instanceof InputError) || e.code !== 'missing_file' || !(await isOver(paths, epicId))) throw e;
     throw new InputError('missing_file', 'no check of this epic is kept: its wave is over (prune removes a finished epic\'s check).', {
       location: e.location,
       hint: `Its history is in the dispatch log: \`dispatch-watchdog timeline --epic-id ${epicId}\` or \`dispatch-watchdog friction\`.`,
