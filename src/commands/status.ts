@@ -47,7 +47,7 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
 /** The epic's wave is over and its state file is still there (what prune leaves of a finished epic). */
 async function isOver(paths: StatePaths, epicId: string): Promise<boolean> {
   const s = await epicState(paths, epicId).catch(() => undefined);
-  return s !== undefined && s.isFinished && s.why !== 'no state file';
+  return s?.isFinished === true && s.why !== 'no state file';
 }
 
 /** Print the last check: the table, or the document itself with --json. */
