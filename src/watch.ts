@@ -87,6 +87,20 @@ export interface NextMode {
   maxWaitMs?: number;
 }
 
+/**
+ * With --once: a person is needed, as `next` would return attention (13) for it: a row its agent
+ * disagrees with whose reconcile request is due or pending, or a human wait past its limit. (A row
+ * that cannot be judged keeps its own exit, unwatched.)
+ */
+function needsPerson(r: Extract<CheckResult, { ok: true }>, h: History): boolean {
+  const disagreeing = new Set(r.verdicts.filter((v) => v.kind === 'inconsistent').map((v) => v.taskId));
+  return (
+    r.plan.actions.some((a) => a.kind === 'reconcile') ||
+    r.plan.events.some((e) => e.event === 'attention_needed' && e.kind === 'human_wait') ||
+    [...h.requests.values()].some((q) => q.kind === 'reconcile' && q.status === 'pending' && disagreeing.has(q.taskId))
+  );
+}
+
 function printResult(r: CheckResult, opts: ResolvedOptions, out: Output, terminal?: Terminal) {
   if (!r.ok) return out.err(`dispatch-watchdog: ${r.error.describe()}\n`);
   out.out(opts.isJson ? toJson(r.report) + '\n' : renderStatus(r.report, { columns: terminal?.isTty ? terminal.columns() : undefined }));
@@ -182,7 +196,7 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       // be judged is an agent nobody watches: never "all good".
       const unwatched = r.verdicts.filter((v) => v.kind === 'unknown');
       for (const v of unwatched) out.err(unwatchedLine(v.taskId, v.ticketId, v.reason));
-      if (r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered')) return EXIT.stall;
+      if (r.hasStall || r.requestEvents.some((e) => e.event === 'request_unanswered') || needsPerson(r, history)) return EXIT.stall;
       return unwatched.length > 0 ? EXIT.unwatched : EXIT.ok;
     }
 

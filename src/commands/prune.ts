@@ -72,7 +72,7 @@ async function add(ctx: Ctx, p: string, why: string) {
  * watchdog judges it (its log applied: a row it replaced or escalated is no longer in flight, whatever
  * the row still says), no request waiting for an answer, and no replacement it launched still running.
  */
-async function epicState(paths: StatePaths, epicId: string): Promise<{ isFinished: boolean; why: string }> {
+export async function epicState(paths: StatePaths, epicId: string): Promise<{ isFinished: boolean; why: string }> {
   const lock = await readLock(paths.lockFile(epicId));
   if (lock && isAlive(lock.pid)) return { isFinished: false, why: `a watchdog (pid ${lock.pid}) is watching it` };
   try {

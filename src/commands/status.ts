@@ -15,6 +15,7 @@ import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';
 import { knownEpicIds } from '../observe/read/known-epics.js';
+import { epicState } from './prune.js';
 
 /** Who watches the epic now, from its lock file. */
 async function watcherOf(paths: StatePaths, epicId: string): Promise<string> {
@@ -43,9 +44,22 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
   }
 }
 
+/** The epic's wave is over and its state file is still there (what prune leaves of a finished epic). */
+async function isOver(paths: StatePaths, epicId: string): Promise<boolean> {
+  const s = await epicState(paths, epicId).catch(() => undefined);
+  return s?.isFinished === true && s.why !== 'no state file';
+}
+
 /** Print the last check: the table, or the document itself with --json. */
 export async function printStatus(paths: StatePaths, epicId: string, opts: { isJson: boolean; nowMs: number; columns?: number }, out: Output): Promise<void> {
-  const doc = await readWatchdogJson(paths, epicId);
+  const doc = await readWatchdogJson(paths, epicId).catch(async (e: unknown) => {
+    // A finished epic's check is gone (prune removed it): another check would judge nothing; its history is in the log.
+    if (!(e instanceof InputError) || e.code !== 'missing_file' || !(await isOver(paths, epicId))) throw e;
+    throw new InputError('missing_file', 'no check of this epic is kept: its wave is over (prune removes a finished epic\'s check).', {
+      location: e.location,
+      hint: `Its history is in the dispatch log: \`dispatch-watchdog timeline --epic-id ${epicId}\` or \`dispatch-watchdog friction\`.`,
+    });
+  });
   if (opts.isJson) return out.out(toJson(doc, 2) + '\n');
   const ageSeconds = doc.watchdog.evaluated_at_override ? undefined : Math.max(0, Math.round((opts.nowMs - Date.parse(doc.check_timestamp)) / 1000));
   out.out(renderStatus(doc, { ageSeconds, watcher: await watcherOf(paths, epicId), columns: opts.columns }));

@@ -13,7 +13,7 @@ import { configOption, otlpOption, stateDirOption, watchOptions, type CliContext
 export function registerWatch(program: Command, { env, setCode, flags: parsers, flagProblems }: CliContext): void {
   program.option('--epic-id <id>', 'epic to watch (epics/<id>/state.yaml under the state dir)');
   watchOptions(program, parsers, '; stalls are caught at their deadline anyway')
-    .option('--once', `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`)
+    .option('--once', `one check, then exit: ${EXIT.ok} all in-flight tasks healthy, ${EXIT.stall} stall found or a person needed, ${EXIT.unwatched} a row cannot be judged (not watched), ${EXIT.input} bad input or usage`)
     .option('--dry-run', 'judge and print, but write nothing and act on nothing')
     .option('--now <iso-time>', 'evaluate the wave as of this moment (implies --once; no log lines, no actions): for examples and post-mortems')
     .option('--wait-for-state <duration>', `wait this long for a state file that is not there yet (45s, 10m, 2h), for a watchdog started before the orchestrator writes the wave (default ${DEFAULTS.fixed.missing_epic_settle_ms / 1000}s; --once: none)`);
@@ -44,7 +44,7 @@ export function registerWatch(program: Command, { env, setCode, flags: parsers, 
     ],
     exitCodes: [
       ['ok', 'the loop ended (wave done, or stopped by SIGINT/SIGTERM); with --once: no stall; --help, --version'],
-      ['stall', 'with --once or --now: a stall was found (or a loop, when looping.act acts on loops)'],
+      ['stall', 'with --once or --now: a stall was found (or a loop, when looping.act acts on loops), a request went unanswered, or a person is needed (a row its agent disagrees with, its reconcile due or pending; a human wait past its limit)'],
       ['unwatched', 'with --once or --now: no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it, with a did-you-mean'],
       ['input'],
       ['failure', 'the world refused (a file cannot be written), or a bug'],

@@ -150,7 +150,10 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     const ids = mass.taskIds;
     const startMs = episode?.startMs ?? opts.nowMs;
     if (history.lastMassStall !== ids.join(',')) {
-      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: Math.max(inFlight.length, mass.populationSize), task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
+      // Divided by the tasks in flight now or stalled in the window (a replaced task's stall counts
+      // among them): never "6 of 5 tasks stalled".
+      const among = new Set([...inFlight.map((v) => v.taskId), ...ids]).size;
+      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: among, task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
     }
     if (isHeld && episode && opts.nowMs !== undefined && cb.maxHoldMs !== undefined && opts.nowMs - episode.startMs > cb.maxHoldMs) {
       isHeld = false;

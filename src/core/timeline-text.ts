@@ -29,6 +29,9 @@ export interface TimelineTextOptions {
 }
 
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The span with its date(s): `2026-04-02 10:00:00–10:03:30`, or both dates when it crosses midnight UTC. */
+const dated = (startMs: number, endMs: number) => `${day(startMs)} ${clock(startMs)}–${day(endMs) === day(startMs) ? '' : `${day(endMs)} `}${clock(endMs)}`;
 
 /** A lane's cells: undefined outside its life, '' behind a wide glyph. */
 export function laneCells(l: TimelineLane, t0: number, cellMs: number, width: number, endMs: number): (CellKind | '' | undefined)[] {
@@ -70,7 +73,13 @@ export function renderTimelineText(tl: Timeline, o: TimelineTextOptions): string
   const span = tl.endMs - tl.startMs;
   const cellMs = Math.max(1, Math.ceil(span / width));
   const lines: string[] = [];
-  lines.push(cut(`epic ${tl.epicId}  ${clock(tl.startMs)}–${clock(tl.endMs)} UTC (${offsetLabel(span)})  1 column = ${cellMs < 1000 ? `${cellMs}ms` : offsetLabel(cellMs)}  ${tl.lanes.length} lane(s)`, columns, false));
+  // The header says when (dates included); what does not fit of the rest is left off whole, not cut.
+  let header = `epic ${tl.epicId}  ${dated(tl.startMs, tl.endMs)} UTC (${offsetLabel(span)})`;
+  for (const more of [`1 column = ${cellMs < 1000 ? `${cellMs}ms` : offsetLabel(cellMs)}`, `${tl.lanes.length} lane(s)`]) {
+    if (header.length + 2 + more.length > columns) break;
+    header += `  ${more}`;
+  }
+  lines.push(cut(header, columns, false));
   // Axis: a label at each tick that fits without touching the one before.
   const step = tickStepMs(span, Math.floor(width / 8));
   const axis = new Array(width + 8).fill(' ');

@@ -95,6 +95,19 @@ describe('prune', () => {
     expect(renderPrune(r)).toContain('  epics/DONE/watchdog.json  (epic DONE: wave complete)\n');
   });
 
+  it('status after prune says the finished epic is over, and suggests no check that would judge nothing', async () => {
+    const root = stateDir();
+    await prune(new StatePaths(root), { nowMs: now, olderThanMs: 30 * DAY, olderThan: '30d', isDryRun: false });
+    const done = await runMain(['status', '--epic-id', 'DONE', '--state-dir', root]);
+    expect(done.code).toBe(2);
+    expect(done.stderr).toMatch(/its wave is over/);
+    expect(done.stderr).toContain('dispatch-watchdog timeline --epic-id DONE');
+    expect(done.stderr).not.toContain('--once');
+    // An epic still running whose check is missing is told to run one.
+    const running = await runMain(['status', '--epic-id', 'RUN', '--state-dir', root]);
+    expect(running.stderr).toContain('dispatch-watchdog --epic-id RUN --once');
+  });
+
   it('--dry-run lists the same files and removes none; the CLI says so', async () => {
     const root = stateDir();
     const r = await runMain(['prune', '--state-dir', root, '--dry-run', '--json']);

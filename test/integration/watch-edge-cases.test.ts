@@ -130,6 +130,11 @@ describe('seed-shaped dispatch-log lines', () => {
     expect(ours.filter((e) => e.event === 'escalated_to_blocked')).toEqual([expect.objectContaining({ key: `${EPIC}:t1:escalate`, attempt_count: 3 })]);
     // And we keep writing our superset.
     expect(ours.every((e) => e.epic_id === EPIC && typeof e.run_id === 'string')).toBe(true);
+    // The note's count and its table agree: 3 stalls counted, 2 stall lines, and it says why.
+    const note = readFileSync(path.join(dir, ours.find((e) => e.event === 'escalated_to_blocked')!.friction_path as string), 'utf8');
+    expect(note).toContain('Agent stalled 3 times');
+    expect(note.match(/^\| \d+ \|/gm)).toHaveLength(2);
+    expect(note).toContain('The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.');
   });
 });
 

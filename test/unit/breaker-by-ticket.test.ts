@@ -37,3 +37,18 @@ describe('the circuit breaker', () => {
     expect(p.actions).toEqual([]);
   });
 });
+
+describe('the mass_stall line', () => {
+  // Stalls of the last 60 s count with this check's, but were divided by the tasks in flight now
+  // only: a replaced task's stall made "6 of 5 tasks stalled at once".
+  it('never names more stalled tasks than it divides by', () => {
+    const vs = [verdict('t2-r1', 'P-2', 'stalled'), ...['1', '3', '4', '5'].map((n) => verdict(`t${n}`, `P-${n}`, 'stalled'))];
+    const tasks = new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));
+    const history = foldHistory([stall('t2', '2026-04-02T10:00:02Z'), redispatch('t2', 1, '2026-04-02T10:00:02Z')], 'E-1');
+    const p = planCheck(vs, tasks, history, opts);
+    const line = p.events.find((e) => e.event === 'mass_stall') as { stalled: number; in_flight: number; task_ids: string[] } | undefined;
+    expect(line?.task_ids).toEqual(['t1', 't2', 't2-r1', 't3', 't4', 't5']);
+    expect(line?.stalled).toBe(6);
+    expect(line!.in_flight).toBeGreaterThanOrEqual(line!.stalled);
+  });
+});

@@ -23,6 +23,8 @@ describe('hypothesizeRootCause', () => {
   it.each<[string, StallRecord[], HypothesisKind]>([
     ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
+    // Replacements that never started are a failing launch, not context exhaustion.
+    ['the first went quiet, both replacements never started', three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'dispatch_environment'],
     ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
     ['one Bash overrun among three, the others silent after a call returned', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'api_hang'],
@@ -65,10 +67,31 @@ describe('hypothesizeRootCause', () => {
     expect(h.action).not.toMatch(/split/);
   });
 
+  it('never blames context exhaustion on replacements that never started', () => {
+    const h = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'ENG-1');
+    expect(h.text).toMatch(/^The agent never showed any activity in 2 of 3 attempts \(t1-r1, t1-r2; the others went quiet after starting\)/);
+    expect(h.text).not.toMatch(/context exhaustion/);
+    const once = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'ENG-1');
+    expect(once.text).toMatch(/^The agent went quiet 2 times after starting \(and one attempt never started\)/);
+  });
+
   it('names the evidence in its text', () => {
     const h = hypothesizeRootCause(three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'ENG-123');
     expect(h.text).toContain('In 2 of 3 stalls a Bash command ran past its own timeout');
     expect(h.action).toContain('ENG-123');
+  });
+});
+
+describe('a count with fewer stall lines than attempts', () => {
+  it('says so beside the table, in the note and in the Linear comment', () => {
+    const history = [stall(0), stall(2)];
+    const line = 'The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.';
+    const note = renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history, evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } });
+    expect(note).toContain(`Agent stalled 3 times`);
+    expect(note).toContain(line);
+    const comment = renderEscalationComment({ ticketId: 'ENG-1', attempts: 3, history, frictionPath: 'friction/x.md', key: 'E:t1-r2:escalate' });
+    expect(comment).toContain(line);
+    expect(renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history: three(() => ({})), evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } })).not.toContain('The table lists');
   });
 });
 

@@ -21,6 +21,7 @@ describe('knownCall', () => {
       error: 'exit 1',
       isBackground: true,
       childAgentId: 'a1',
+      isChildSeen: true,
       childCall: child,
       killsTaskId: 'b1',
       isOpenKnown: false,

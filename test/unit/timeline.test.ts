@@ -63,7 +63,7 @@ describe('renderTimelineText', () => {
   it('at 70 columns: the wave at a glance', () => {
     const lines = renderTimelineText(tl, { columns: 70, hasColor: false });
     expect(lines.join('\n')).toMatchInlineSnapshot(`
-      "epic PROJ-1  10:00:00–10:03:30 UTC (3m30s)  1 column = 6s  5 lane(s)
+      "epic PROJ-1  2026-04-02 10:00:00–10:03:30 UTC (3m30s)  1 column = 6s
              0s       1m        2m        3m
       t1    │▇▇▇▇∞▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇▇     done (completed)
       t2    │▇▇···✗↻                             replaced by t2-r1
@@ -80,6 +80,12 @@ describe('renderTimelineText', () => {
 
   it.each([40, 70, 120, 200])('never draws wider than %i columns', (columns) => {
     for (const line of renderTimelineText(tl, { columns, hasColor: true })) expect(displayWidth(line)).toBeLessThanOrEqual(columns);
+  });
+
+  it('its header dates the span, both dates when it crosses midnight UTC', () => {
+    expect(renderTimelineText(tl, { columns: 100, hasColor: false })[0]).toBe('epic PROJ-1  2026-04-02 10:00:00–10:03:30 UTC (3m30s)  1 column = 3s  5 lane(s)');
+    const late = { ...tl, startMs: Date.parse('2026-04-02T23:58:00Z'), endMs: Date.parse('2026-04-03T00:01:30Z'), lanes: [] };
+    expect(renderTimelineText(late, { columns: 100, hasColor: false })[0]).toMatch(/^epic PROJ-1 {2}2026-04-02 23:58:00–2026-04-03 00:01:30 UTC \(3m30s\)/);
   });
 
   it('a narrow terminal drops the outcome column before the chart gets too small', () => {

@@ -62,10 +62,13 @@ const RULES: Rule[] = [
     };
   },
   (h, t, then) => {
-    if (h.length === 0 || count(h, (r) => r.stallReason === 'never_started') !== h.length) return undefined;
+    // An attempt that never started ran out of nothing (no context, no tool): its launch failed.
+    const n = count(h, (r) => r.stallReason === 'never_started');
+    if (h.length === 0 || (n !== h.length && !isRepeated(n, h.length))) return undefined;
+    const which = n === h.length ? '' : ` (${h.filter((r) => r.stallReason === 'never_started').map((r) => r.taskId).join(', ')}; the others went quiet after starting)`;
     return {
       kind: 'dispatch_environment',
-      text: `The agent never showed any activity in ${of(h.length, h.length)} attempts. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,
+      text: `The agent never showed any activity in ${of(n, h.length)} attempts${which}. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,
       action: `Launch one agent for ${t} by hand with the same command and read its first transcript lines and stderr. Fix the launch or environment, ${then}.`,
     };
   },
@@ -130,14 +133,20 @@ const RULES: Rule[] = [
   },
 ];
 
-const FALLBACK = (h: readonly StallRecord[], t: string, then: string): Hypothesis => ({
-  kind: 'context_or_dependency',
-  text:
-    h.length === 0
-      ? 'No stall details were recorded, so there is no pattern to read. The usual causes are context exhaustion or a blocking dependency.'
-      : `The agent went quiet ${h.length === 1 ? 'once' : `${h.length} times`} with no common tool, open command or rate limit: likely context exhaustion (a long session loses track of the task) or a blocking dependency (waiting on other work, a review or a missing input).`,
-  action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, ${then}.`,
-});
+const FALLBACK = (h: readonly StallRecord[], t: string, then: string): Hypothesis => {
+  // An attempt that never started is no session that lost track of its task: counted apart.
+  const quiet = h.filter((r) => r.stallReason !== 'never_started').length;
+  const unstarted = h.length - quiet;
+  const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+  return {
+    kind: 'context_or_dependency',
+    text:
+      h.length === 0
+        ? 'No stall details were recorded, so there is no pattern to read. The usual causes are context exhaustion or a blocking dependency.'
+        : `The agent went quiet ${times(quiet)}${unstarted > 0 ? ` after starting (and ${unstarted === 1 ? 'one attempt' : `${unstarted} attempts`} never started)` : ''} with no common tool, open command or rate limit: likely context exhaustion (a long session loses track of the task) or a blocking dependency (waiting on other work, a review or a missing input).`,
+    action: `Manual investigation required. Check whether ${t} depends on unfinished work; if not, split it into smaller tickets that each fit one agent session, ${then}.`,
+  };
+};
 
 /** The hypothesis for a stall history (first matching rule, else context exhaustion / dependency). */
 export function hypothesizeRootCause(history: readonly StallRecord[], ticketId: string, standing: TicketStanding = { state: 'blocked' }): Hypothesis {

@@ -3,7 +3,7 @@
 import { DEFAULTS } from '../../contracts/defaults.js';
 import type { TrackerOutcomeKind } from '../../contracts/vocabulary.js';
 import { hypothesizeRootCause } from './friction-hypothesis.js';
-import { cell, renderStallTable, type StallRecord } from './stall-history.js';
+import { cell, renderStallTable, unloggedStallsLine, type StallRecord } from './stall-history.js';
 
 /** What happened to the Linear issue (mirrors `escalated_to_blocked.tracker`). */
 export interface TrackerOutcome {
@@ -73,6 +73,7 @@ export function renderFrictionNote(input: FrictionNoteInput): string {
     ...(input.escalatedAt ? [`Escalated at ${input.escalatedAt}.`] : []),
     trackerLine(t, input.trackerOutcome),
     '',
+    ...(unloggedStallsLine(input.attempts, history) !== undefined ? [unloggedStallsLine(input.attempts, history)!, ''] : []),
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
     '',
     '## Evidence',

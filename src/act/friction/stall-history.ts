@@ -74,6 +74,17 @@ export function cell(value: string | number | undefined): string {
   return s.trim() === '' ? '–' : escapeControls(s.replace(/\r?\n/g, ' ')).replace(/[|[\]<>]/g, '\\$&');
 }
 
+/**
+ * What the table leaves out, when the dispatch log holds fewer stall lines than the attempts counted
+ * (a redispatch logged without its stall, as the onex skill's own lines can be): the count and the
+ * table then say the same. Undefined when every stall is in the table.
+ */
+export function unloggedStallsLine(attempts: number, history: readonly StallRecord[]): string | undefined {
+  const missing = attempts - history.length;
+  if (missing <= 0 || history.length === 0) return undefined;
+  return `The table lists ${history.length} of these ${attempts} stalls: ${missing === 1 ? 'one attempt was' : `${missing} attempts were`} counted from a redispatch line with no stall line of its own in the dispatch log.`;
+}
+
 /** The markdown table of a stall history (header included). */
 export function renderStallTable(history: readonly StallRecord[]): string {
   const rows = history.map(

@@ -4,7 +4,7 @@
 // markdown still leaves a marker a retry can find.
 import { DEFAULTS } from '../../contracts/defaults.js';
 import { hypothesizeRootCause } from '../friction/friction-hypothesis.js';
-import { renderStallTable, type StallRecord } from '../friction/stall-history.js';
+import { renderStallTable, unloggedStallsLine, type StallRecord } from '../friction/stall-history.js';
 
 /** What the escalation comment says. */
 export interface EscalationCommentInput {
@@ -54,6 +54,7 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
     '',
     `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: every attempt stalled and the redispatch limit is reached.`,
     '',
+    ...(unloggedStallsLine(n, history) !== undefined ? [unloggedStallsLine(n, history)!, ''] : []),
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
     '',
     `**Root cause hypothesis:** ${hypothesis.text}`,

@@ -68,6 +68,8 @@ export interface ToolCall {
   isBackground?: boolean;
   /** A subagent call: the subagent its progress lines name. */
   childAgentId?: string;
+  /** Its subagent's activity was seen through the parent's progress lines, though none named the subagent. */
+  isChildSeen?: boolean;
   /** A subagent call: the subagent's own newest call, as its progress lines mirror it. */
   childCall?: ToolCall;
   /** A call that stops a background shell or task: which one. */
@@ -101,6 +103,7 @@ export function copyCall(c: ToolCall, isOpenKnown = c.isOpenKnown): ToolCall {
     error: c.error,
     isBackground: c.isBackground,
     childAgentId: c.childAgentId,
+    isChildSeen: c.isChildSeen,
     childCall: c.childCall,
     killsTaskId: c.killsTaskId,
     isOpenKnown,

@@ -84,7 +84,7 @@ export function waitedChildren(parent: TranscriptState, children: readonly Child
 
 /** The open foreground subagent calls with no child evidence at all (no progress line names a child), labelled by call. */
 function unseenCalls(state: TranscriptState): { labels: string[]; sinceMs?: number } {
-  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined);
+  const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined && !c.isChildSeen);
   const starts = calls.map((c) => c.startedAtMs).filter((x): x is number => x !== undefined);
   return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`), ...(starts.length > 0 ? { sinceMs: Math.min(...starts) } : {}) };
 }

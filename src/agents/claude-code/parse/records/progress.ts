@@ -29,6 +29,12 @@ function applyBashProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs }: Re
 function applyAgentProgress(s: TranscriptState, rec: Rec, data: Rec, { atMs, isAfterTurnEnd }: RecordContext): void {
   const id = str(rec.parentToolUseID);
   const agentId = str(data.agentId);
+  if (id && !agentId) {
+    // A line that names no subagent is still its activity, seen through the parent (issue 33
+    // item 7): the call waits on a child that was observed, whose silence is a stall like any.
+    for (const c of s.open) if (c.toolUseId === id) c.isChildSeen = true;
+    return;
+  }
   if (!id || !agentId) return;
   const isKnown = (c: { toolUseId?: string }) => c.toolUseId === id;
   if (!s.open.some(isKnown) && !s.recent.some(isKnown)) {
