@@ -69,13 +69,32 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
   const fleet = generateFleet(dir, agents, 1024, start);
   // Each agent's transcript holds three 2.1.332 turns: the cold check reads records of today's sizes.
   const turns = new Array<number>(agents).fill(3);
-  fleet.transcripts.forEach((f, k) => writeFileSync(f, [0, 1, 2].map((i) => turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, i, start - 30_000 + i * 1000)).join('')));
+  fleet.transcripts.forEach((f, k) =>
+    writeFileSync(f, [0, 1, 2].map((i) => turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, i, start - 30_000 + i * 1000)).join('')),
+  );
   const out = path.join(fleet.stateDir, 'epics', 'E-1', 'watchdog.json');
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, cli, '--epic-id', 'E-1', '--state-dir', fleet.stateDir, '--check-interval', String(s.checkIntervalS), '--stall-window', '3600', '--action', 'report'], {
-    env: { ...process.env, CLAUDE_CONFIG_DIR: fleet.claudeDir },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...flags,
+      cli,
+      '--epic-id',
+      'E-1',
+      '--state-dir',
+      fleet.stateDir,
+      '--check-interval',
+      String(s.checkIntervalS),
+      '--stall-window',
+      '3600',
+      '--action',
+      'report',
+    ],
+    {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: fleet.claudeDir },
+      stdio: 'ignore',
+    },
+  );
   const stop = () => child.kill('SIGKILL');
   process.once('exit', stop);
   // The writer: one turn per agent every turnEveryMs, spread evenly (a tick every 50 ms).
@@ -124,7 +143,7 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
     for (let i = 0; i < s.checks; i++) await nextCheck(120_000);
     const c1 = cpuMsOf(child.pid!);
     const hwmMb = vmHwmMb(child.pid!);
-    const checks = ((performance.now() - m0) / 1000) / s.checkIntervalS;
+    const checks = (performance.now() - m0) / 1000 / s.checkIntervalS;
     clearInterval(writer);
     const filesPerCheck = (writes - n0) / checks;
     const bytesPerCheck = (written - w0) / checks;
@@ -132,7 +151,10 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
     const sample = Math.min(agents, Math.round(filesPerCheck));
     const files = Array.from({ length: sample }, (_, i) => fleet.transcripts[(next - 1 - i + agents * 4) % agents]!);
     const each = Math.round(bytesPerCheck / Math.max(1, filesPerCheck));
-    const fl = floors(files, files.map(() => each));
+    const fl = floors(
+      files,
+      files.map(() => each),
+    );
     return { agents, coldMs, cpuPerCheckMs: (c1 - c0) / s.checks, hwmMb, filesPerCheck, bytesPerCheck, floorBytesMs: fl.readMs, floorParseMs: fl.parseMs };
   } finally {
     clearInterval(writer);
@@ -153,7 +175,12 @@ export async function benchBusy(s: BusyScale, tmp: string, log: (line: string) =
   const last = rows[rows.length - 1]!;
   const figures: Figure[] = rows.map((r) => ({
     figure: `busy wave, ${r.agents.toLocaleString('en')} agents each writing a 2.1.332 turn every ${s.turnEveryMs / 1000} s (the real CLI loop, --check-interval ${s.checkIntervalS}; ${f0(r.filesPerCheck)} changed files and ${f1(r.bytesPerCheck / 1024 ** 2)} MB a check)`,
-    goal: r.agents === 1000 ? 'whole-process CPU ≤ 20 ms a check, peak RSS ≤ 150 MB' : r.agents === 10_000 ? 'whole-process CPU ≤ 200 ms a check, peak RSS ≤ 400 MB' : '(growth point)',
+    goal:
+      r.agents === 1000
+        ? 'whole-process CPU ≤ 20 ms a check, peak RSS ≤ 150 MB'
+        : r.agents === 10_000
+          ? 'whole-process CPU ≤ 200 ms a check, peak RSS ≤ 400 MB'
+          : '(growth point)',
     ours: `whole process ${f1(r.cpuPerCheckMs)} ms CPU per check (/proc, ${s.checks} checks after ${s.settleChecks}); cold first check ${f0(r.coldMs)} ms from spawn; peak RSS (VmHWM) ${f0(r.hwmMb)} MB`,
     naive: `floors on the same appended bytes, in-process: read + JSON.parse of every line ${f1(r.floorParseMs)} ms (${f1(r.floorParseMs / r.cpuPerCheckMs)}× ours), reading the bytes only ${f1(r.floorBytesMs)} ms`,
     met: r.agents === 1000 ? r.cpuPerCheckMs <= 20 && r.hwmMb <= 150 : r.agents === 10_000 ? r.cpuPerCheckMs <= 200 && r.hwmMb <= 400 : true,

@@ -19,8 +19,22 @@ const FILE_BYTES = 2 * 1024 * 1024;
 
 // Real assistant records carry the API message id (a lazy cold start relies on it).
 const line = (agent: string, i: number, t: number) =>
-  JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: 's', message: { id: `msg_${agent}_${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) + '\n' +
-  JSON.stringify({ type: 'user', timestamp: new Date(t + 200).toISOString(), agentId: agent, sessionId: 's', message: { role: 'user', content: [{ tool_use_id: `u${i}`, type: 'tool_result', content: 'y'.repeat(700) }] } }) + '\n';
+  JSON.stringify({
+    type: 'assistant',
+    timestamp: new Date(t).toISOString(),
+    agentId: agent,
+    sessionId: 's',
+    message: { id: `msg_${agent}_${i}`, role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/src/${i}.ts` } }] },
+  }) +
+  '\n' +
+  JSON.stringify({
+    type: 'user',
+    timestamp: new Date(t + 200).toISOString(),
+    agentId: agent,
+    sessionId: 's',
+    message: { role: 'user', content: [{ tool_use_id: `u${i}`, type: 'tool_result', content: 'y'.repeat(700) }] },
+  }) +
+  '\n';
 
 export async function benchCheckTranscripts(): Promise<{ name: string; lines: string[] }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dw-bench-tx-'));

@@ -40,7 +40,10 @@ export function sessionFiles(dir: string): string[] {
 function headOf(text: string): { sessionId?: string; agentId?: string } {
   try {
     const rec = JSON.parse(text.slice(0, text.indexOf('\n') >>> 0)) as { sessionId?: unknown; isSidechain?: unknown; agentId?: unknown };
-    return { sessionId: typeof rec.sessionId === 'string' ? rec.sessionId : undefined, agentId: rec.isSidechain === true && typeof rec.agentId === 'string' ? rec.agentId : undefined };
+    return {
+      sessionId: typeof rec.sessionId === 'string' ? rec.sessionId : undefined,
+      agentId: rec.isSidechain === true && typeof rec.agentId === 'string' ? rec.agentId : undefined,
+    };
   } catch {
     return {};
   }
@@ -60,9 +63,15 @@ export async function readStandIn(dirs: readonly string[]): Promise<ReplayInput[
   }
   return inputs.filter((input) => {
     const { sessionId, agentId } = headOf(input.transcript.text);
-    const parent = agentId === undefined ? undefined : inputs.find((p) => p !== input && headOf(p.transcript.text).agentId === undefined && headOf(p.transcript.text).sessionId === sessionId);
+    const parent =
+      agentId === undefined
+        ? undefined
+        : inputs.find((p) => p !== input && headOf(p.transcript.text).agentId === undefined && headOf(p.transcript.text).sessionId === sessionId);
     if (!parent) return true;
-    parent.children = [...(parent.children ?? []), { file: path.join(path.dirname(input.transcript.file), `agent-${agentId}.jsonl`), text: input.transcript.text }];
+    parent.children = [
+      ...(parent.children ?? []),
+      { file: path.join(path.dirname(input.transcript.file), `agent-${agentId}.jsonl`), text: input.transcript.text },
+    ];
     return false;
   });
 }
@@ -79,11 +88,14 @@ export async function benchFalseStalls(): Promise<{ name: string; lines: string[
     return { name: NAME, lines, own };
   }
   const shared = scoreAt(await readStandIn([STAND_IN.shared]));
-  lines.push(`the shared excerpts (${path.relative(ROOT, STAND_IN.shared)}: lines picked out of longer sessions, so a silence there may be lines left out):`, ...shared.flatMap(renderScore));
+  lines.push(
+    `the shared excerpts (${path.relative(ROOT, STAND_IN.shared)}: lines picked out of longer sessions, so a silence there may be lines left out):`,
+    ...shared.flatMap(renderScore),
+  );
   return { name: NAME, lines, own, shared };
 }
 
-const NAME = 'false stalls on the real transcripts here (issue 19\'s measurement, stand-in set; crash cuts: seed 19, 25 per file)';
+const NAME = "false stalls on the real transcripts here (issue 19's measurement, stand-in set; crash cuts: seed 19, 25 per file)";
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const r = await benchFalseStalls();

@@ -33,8 +33,44 @@ export interface Scale {
   settleChecks: number;
 }
 
-export const FULL: Scale = { quick: false, agents: 1000, fileBytes: 1024 * 1024, steadyChecks: 40, naiveChecks: 2, logEvents: 1_000_000, logDays: 90, startRuns: 5, detectAgents: 200, detectSpreadS: 30, detectTimeoutS: 20, detectFleetAgents: 10_000, hookRuns: 60, scaleAgents: [100, 1000, 10_000], scaleBytes: 32 * 1024, loopChecks: 60, settleChecks: 60 };
-export const QUICK: Scale = { quick: true, agents: 1000, fileBytes: 32 * 1024, steadyChecks: 20, naiveChecks: 2, logEvents: 100_000, logDays: 90, startRuns: 3, detectAgents: 200, detectSpreadS: 8, detectTimeoutS: 8, detectFleetAgents: 0, hookRuns: 40, scaleAgents: [100, 1000], scaleBytes: 16 * 1024, loopChecks: 8, settleChecks: 30 };
+export const FULL: Scale = {
+  quick: false,
+  agents: 1000,
+  fileBytes: 1024 * 1024,
+  steadyChecks: 40,
+  naiveChecks: 2,
+  logEvents: 1_000_000,
+  logDays: 90,
+  startRuns: 5,
+  detectAgents: 200,
+  detectSpreadS: 30,
+  detectTimeoutS: 20,
+  detectFleetAgents: 10_000,
+  hookRuns: 60,
+  scaleAgents: [100, 1000, 10_000],
+  scaleBytes: 32 * 1024,
+  loopChecks: 60,
+  settleChecks: 60,
+};
+export const QUICK: Scale = {
+  quick: true,
+  agents: 1000,
+  fileBytes: 32 * 1024,
+  steadyChecks: 20,
+  naiveChecks: 2,
+  logEvents: 100_000,
+  logDays: 90,
+  startRuns: 3,
+  detectAgents: 200,
+  detectSpreadS: 8,
+  detectTimeoutS: 8,
+  detectFleetAgents: 0,
+  hookRuns: 40,
+  scaleAgents: [100, 1000],
+  scaleBytes: 16 * 1024,
+  loopChecks: 8,
+  settleChecks: 30,
+};
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '..', '..');
@@ -63,7 +99,10 @@ export interface Figure {
 }
 
 /** Run node with `args`; its wall time and, from outside (GNU time: wait4's ru_maxrss, the process's VmHWM), its peak RSS. */
-export function node(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): { ms: number; rssMb?: number; cpuMs?: number; stdout: string; status: number | null } {
+export function node(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string } = {},
+): { ms: number; rssMb?: number; cpuMs?: number; stdout: string; status: number | null } {
   const time = existsSync('/usr/bin/time');
   const cmd = time ? '/usr/bin/time' : process.execPath;
   const argv = time ? ['-f', '__RSS_KB=%M __CPU_S=%U+%S', process.execPath, ...args] : args;

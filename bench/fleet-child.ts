@@ -43,7 +43,11 @@ function grow(round: number) {
 async function ours() {
   const paths = new StatePaths(stateDir!);
   // FLEET_STALL_WINDOW: a fleet that took long to write (10,000 agents on a loaded machine) stays inside its window.
-  const opts = await resolveOptions({ epicId: 'E-1', stateDir, action: 'report', ...(process.env.FLEET_STALL_WINDOW ? { stallWindow: Number(process.env.FLEET_STALL_WINDOW) } : {}) }, {}, stateDir!);
+  const opts = await resolveOptions(
+    { epicId: 'E-1', stateDir, action: 'report', ...(process.env.FLEET_STALL_WINDOW ? { stallWindow: Number(process.env.FLEET_STALL_WINDOW) } : {}) },
+    {},
+    stateDir!,
+  );
   const observer = createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {} });
   const log = new DispatchLog(paths, 'E-1', 'bench', () => FLEET_NOW);
   const env: CheckEnv = { paths, opts, observers: [observer], history: emptyHistory(), log, runId: 'bench', version: 'bench', pid: process.pid };
@@ -58,7 +62,8 @@ async function ours() {
   const coldBytes = observer.stats().bytesRead;
   const coldPrefixScans = observer.stats().prefixScans;
   const maxRssAfterColdMb = process.resourceUsage().maxRSS / 1024;
-  if (!cold.ok || cold.verdicts.some((v) => v.kind !== 'healthy')) throw new Error(`fleet: unexpected cold verdicts ${cold.ok ? [...new Set(cold.verdicts.map((v) => v.kind))] : cold.error.message}`);
+  if (!cold.ok || cold.verdicts.some((v) => v.kind !== 'healthy'))
+    throw new Error(`fleet: unexpected cold verdicts ${cold.ok ? [...new Set(cold.verdicts.map((v) => v.kind))] : cold.error.message}`);
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let round = 1; round <= checks; round++) {
@@ -70,10 +75,20 @@ async function ours() {
     wall.push(performance.now() - t);
     cpu.push(cpuMs(c));
     // A steady wave: every agent healthy, nothing to log (a stalling fleet would measure something else).
-    if (!r.ok || r.verdicts.some((v) => v.kind !== 'healthy')) throw new Error(`fleet: unexpected steady verdicts ${r.ok ? [...new Set(r.verdicts.map((v) => v.kind))] : r.error.message}`);
+    if (!r.ok || r.verdicts.some((v) => v.kind !== 'healthy'))
+      throw new Error(`fleet: unexpected steady verdicts ${r.ok ? [...new Set(r.verdicts.map((v) => v.kind))] : r.error.message}`);
   }
   await observer.flush(FLEET_NOW + checks * 1000);
-  return { coldWall, coldCpu, wall, cpu, bytesRead: coldBytes, prefixScans: coldPrefixScans, maxRssAfterColdMb, heapAfterMb: process.memoryUsage().heapUsed / 1024 ** 2 };
+  return {
+    coldWall,
+    coldCpu,
+    wall,
+    cpu,
+    bytesRead: coldBytes,
+    prefixScans: coldPrefixScans,
+    maxRssAfterColdMb,
+    heapAfterMb: process.memoryUsage().heapUsed / 1024 ** 2,
+  };
 }
 
 function naive() {

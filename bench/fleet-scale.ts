@@ -30,7 +30,17 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
   const run = (mode: string, checks: number, growFirst = false) => {
     const r = node([child, mode, fleet.stateDir, fleet.claudeDir, String(s.agents), String(checks), ...(growFirst ? ['grow-first'] : [])]);
     if (r.status !== 0) throw new Error(`fleet child ${mode} failed: ${r.stdout}`);
-    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; coldCpu: number; wall: number[]; cpu: number[]; maxRssMb: number; bytesRead: number; maxRssAfterColdMb: number; heapAfterMb: number; prefixScans: number };
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      coldWall: number;
+      coldCpu: number;
+      wall: number[];
+      cpu: number[];
+      maxRssMb: number;
+      bytesRead: number;
+      maxRssAfterColdMb: number;
+      heapAfterMb: number;
+      prefixScans: number;
+    };
   };
   const ours = run('ours', s.steadyChecks);
   // A restart: the saved read positions (every agent's) carry over, so its first check reads
@@ -92,7 +102,14 @@ export async function benchDetection(s: Scale, tmp: string, fleet?: { healthy: n
   for (let k = 0; k < (fleet?.healthy ?? 0); k++) {
     const file = path.join(project, `agent-h${k}.jsonl`);
     writeFileSync(file, transcriptLines(`h${k}`, 's', 1, Date.now()));
-    tasks.push({ task_id: `h${k}`, ticket_id: `H-${k}`, status: 'in_progress', agent_id: `h${k}`, transcript_path: file, dispatched_at: new Date(Date.now() - 60_000).toISOString() });
+    tasks.push({
+      task_id: `h${k}`,
+      ticket_id: `H-${k}`,
+      status: 'in_progress',
+      agent_id: `h${k}`,
+      transcript_path: file,
+      dispatched_at: new Date(Date.now() - 60_000).toISOString(),
+    });
   }
   const startMs = Date.now();
   for (let k = 0; k < s.detectAgents; k++) {
@@ -102,17 +119,31 @@ export async function benchDetection(s: Scale, tmp: string, fleet?: { healthy: n
     writeFileSync(file, transcriptLines(`d${k}`, 's', 1, last - 200));
     utimesSync(file, last / 1000, last / 1000);
     deadlines.set(`t${k}`, deadline);
-    tasks.push({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `d${k}`, transcript_path: file, dispatched_at: new Date(last - 60_000).toISOString() });
+    tasks.push({
+      task_id: `t${k}`,
+      ticket_id: `P-${k}`,
+      status: 'in_progress',
+      agent_id: `d${k}`,
+      transcript_path: file,
+      dispatched_at: new Date(last - 60_000).toISOString(),
+    });
   }
   mkdirSync(path.join(stateDir, 'epics', 'E-1'), { recursive: true });
-  writeFileSync(path.join(stateDir, 'epics', 'E-1', 'state.yaml'), stringify({ current_wave: { dispatched_at: new Date(startMs - 120_000).toISOString(), tasks } }));
+  writeFileSync(
+    path.join(stateDir, 'epics', 'E-1', 'state.yaml'),
+    stringify({ current_wave: { dispatched_at: new Date(startMs - 120_000).toISOString(), tasks } }),
+  );
   // Spins until its parent is gone, so a bench killed midway leaves no busy process behind.
   const spin = `const p = ${process.pid}; let t = 0; for (;;) { if (Date.now() > t) { t = Date.now() + 500; try { process.kill(p, 0); } catch { process.exit(0); } } }`;
   const busy = spawn(process.execPath, ['-e', spin], { stdio: 'ignore' });
-  const watcher = spawn(process.execPath, [cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--timeout', String(timeoutS), '--check-interval', '30', '--action', 'report'], {
-    env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') },
-    stdio: 'ignore',
-  });
+  const watcher = spawn(
+    process.execPath,
+    [cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--timeout', String(timeoutS), '--check-interval', '30', '--action', 'report'],
+    {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') },
+      stdio: 'ignore',
+    },
+  );
   const stopChildren = () => {
     watcher.kill('SIGTERM');
     busy.kill('SIGKILL');
@@ -160,7 +191,15 @@ export function benchHook(s: Scale, tmp: string): Figure[] {
   if (!existsSync(hookEntry)) throw new Error(`${hookEntry} is missing: run npm run build (it builds the hook's CommonJS entry)`);
   const stateDir = path.join(tmp, 'hook');
   mkdirSync(stateDir, { recursive: true });
-  const payload = JSON.stringify({ session_id: 'sess-1', transcript_path: '/tmp/x.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: 'u1', agent_id: 'a1' });
+  const payload = JSON.stringify({
+    session_id: 'sess-1',
+    transcript_path: '/tmp/x.jsonl',
+    cwd: '/tmp',
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Read',
+    tool_use_id: 'u1',
+    agent_id: 'a1',
+  });
   const hook: number[] = [];
   const esm: number[] = [];
   const bare: number[] = [];
@@ -175,7 +214,9 @@ export function benchHook(s: Scale, tmp: string): Figure[] {
     hook.push(run(hookEntry));
     esm.push(run(hookEntryEsm));
   }
-  const lines = readFileSync(path.join(stateDir, 'activity', 'a1.ndjson'), 'utf8').split('\n').filter(Boolean).length;
+  const lines = readFileSync(path.join(stateDir, 'activity', 'a1.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean).length;
   if (lines !== 2 * s.hookRuns) throw new Error(`the hook wrote ${lines} lines for ${2 * s.hookRuns} calls`);
   const ratio = (xs: number[]) => pct(xs, 50) / pct(bare, 50);
   const ours = (xs: number[]) => `${lat(xs, 'ms', f0)} (${ratio(xs).toFixed(2)}×, +${f0(pct(xs, 50) - pct(bare, 50))} ms)`;
@@ -208,13 +249,16 @@ export async function benchFleetScale(s: Scale, log: (line: string) => void): Pr
       ['fleet', () => benchFleet(s, tmp)],
       ['log', () => benchLog(s, tmp)],
       ['detection', () => benchDetection(s, tmp)],
-      ...(s.detectFleetAgents > 0 ? ([['detection in a fleet', () => benchDetection(s, tmp, { healthy: s.detectFleetAgents - s.detectAgents, timeoutS: 120, leadMs: 30_000 })]] as const) : []),
+      ...(s.detectFleetAgents > 0
+        ? ([['detection in a fleet', () => benchDetection(s, tmp, { healthy: s.detectFleetAgents - s.detectAgents, timeoutS: 120, leadMs: 30_000 })]] as const)
+        : []),
       ['scale', () => benchScale(s, tmp, log)],
     ] as const) {
       const t = performance.now();
       const got = await step();
       figures.push(...got);
-      for (const f of got) log(`${f.isExtra ? 'INFO' : verdict(f.met)}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        naive: ${f.naive}`);
+      for (const f of got)
+        log(`${f.isExtra ? 'INFO' : verdict(f.met)}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        naive: ${f.naive}`);
       log(`        (${name}: ${f0((performance.now() - t) / 1000)} s)`);
     }
   } finally {
@@ -225,7 +269,10 @@ export async function benchFleetScale(s: Scale, log: (line: string) => void): Pr
 
 export function machine(): string {
   const cpus = os.cpus();
-  let load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+  let load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
   try {
     load += `; ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores online`;
   } catch {

@@ -22,9 +22,23 @@ const PER_SESSION = 20;
 export function transcriptLines(agent: string, session: string, i: number, t: number): string {
   const id = `u${i}`;
   return (
-    JSON.stringify({ type: 'assistant', timestamp: new Date(t).toISOString(), agentId: agent, sessionId: session, isSidechain: true, message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] } }) +
+    JSON.stringify({
+      type: 'assistant',
+      timestamp: new Date(t).toISOString(),
+      agentId: agent,
+      sessionId: session,
+      isSidechain: true,
+      message: { id: `msg_${i}`, role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${i}.ts` } }] },
+    }) +
     '\n' +
-    JSON.stringify({ type: 'user', timestamp: new Date(t + 200).toISOString(), agentId: agent, sessionId: session, isSidechain: true, message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: 'y'.repeat(700) }] } }) +
+    JSON.stringify({
+      type: 'user',
+      timestamp: new Date(t + 200).toISOString(),
+      agentId: agent,
+      sessionId: session,
+      isSidechain: true,
+      message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: 'y'.repeat(700) }] },
+    }) +
     '\n'
   );
 }
@@ -86,7 +100,14 @@ export function generateFleet(root: string, agents: number, fileBytes: number, n
   for (let k = 0; k < agents; k += 10) {
     writeFileSync(
       path.join(activity, `a${k}.ndjson`),
-      JSON.stringify({ ts: new Date(now - 30_000).toISOString(), event: 'PostToolUse', session_id: `sess-${Math.floor(k / PER_SESSION)}`, agent_id: `a${k}`, tool_name: 'Read', tool_use_id: 'h1' }) + '\n',
+      JSON.stringify({
+        ts: new Date(now - 30_000).toISOString(),
+        event: 'PostToolUse',
+        session_id: `sess-${Math.floor(k / PER_SESSION)}`,
+        agent_id: `a${k}`,
+        tool_name: 'Read',
+        tool_use_id: 'h1',
+      }) + '\n',
     );
   }
   return { stateDir, claudeDir, agents, nowMs: now, transcripts, bytes };

@@ -25,7 +25,7 @@ export const wavesEpic = (i: number) => `EPIC-${100 + i}`;
 const REASONS = [
   'no transcript record, hook activity or process output for 912 s (window 600 s); the last tool call (Bash: npm test -- --runInBand packages/billing) had returned 640 s earlier and nothing followed it',
   'the agent repeated the same Edit of src/invoices/fetch.ts (old_string not found) 6 times in 4 minutes without reading the file again in between; its last 3 results were the identical error',
-  'the row says in_progress, but the agent\'s transcript ended its turn 14 minutes ago with a final message and no tool call open; the orchestrator has not marked the task done',
+  "the row says in_progress, but the agent's transcript ended its turn 14 minutes ago with a final message and no tool call open; the orchestrator has not marked the task done",
   'a permission prompt for Bash(git push origin HEAD:refs/heads/feature/PROJ-4411) has been open for 21 minutes; no answer has reached the session',
 ];
 const TOOLS = ['Bash', 'Read', 'Edit', 'Grep', 'Write', 'Task', 'WebFetch'];
@@ -69,7 +69,15 @@ export function generateWavesLog(stateDir: string, o: GenWavesOptions): { names:
       const run = `run-${d}-${wave++}`;
       const size = 10 + Math.floor(rnd() * 50);
       const adapter = pick(['mailbox', 'process', 'claude-team']);
-      push(epic, run, 'watchdog_started', { pid: 4000 + (wave % 30000), version: '0.1.0', action: 'redispatch', timeout_seconds: 600, check_interval_seconds: 30, max_redispatches: 2, adapter });
+      push(epic, run, 'watchdog_started', {
+        pid: 4000 + (wave % 30000),
+        version: '0.1.0',
+        action: 'redispatch',
+        timeout_seconds: 600,
+        check_interval_seconds: 30,
+        max_redispatches: 2,
+        adapter,
+      });
       for (let t = 0; t < size && i < perDay; t++) {
         const ticket = `PROJ-${1000 + Math.floor(rnd() * 40_000)}`;
         const task = `${ticket.toLowerCase()}-w${wave}`;
@@ -79,7 +87,13 @@ export function generateWavesLog(stateDir: string, o: GenWavesOptions): { names:
         if (r < 0.55) continue; // finished without trouble (terminal rows log nothing)
         if (r < 0.62) {
           push(epic, run, 'waiting_human', { ...tf, reason: REASONS[3] });
-          push(epic, run, 'attention_needed', { ...tf, key: `${epic}:${task}:human_wait`, kind: 'human_wait', since: new Date(start + d * 86_400_000).toISOString(), reason: REASONS[3] });
+          push(epic, run, 'attention_needed', {
+            ...tf,
+            key: `${epic}:${task}:human_wait`,
+            kind: 'human_wait',
+            since: new Date(start + d * 86_400_000).toISOString(),
+            reason: REASONS[3],
+          });
           push(epic, run, 'healthy', { ...tf, idle_seconds: 3, recovered: true });
           continue;
         }
@@ -90,22 +104,76 @@ export function generateWavesLog(stateDir: string, o: GenWavesOptions): { names:
         // A stall, recovered by a redispatch through a request the orchestrator answers.
         const reason = pick(['inactivity', 'open_tool_overrun', 'api_gave_up', 'never_started']);
         const tool = pick(TOOLS);
-        push(epic, run, 'stall_detected', { ...tf, stall_reason: reason, idle_seconds: 600 + Math.floor(rnd() * 900), bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch', effective_timeout_seconds: 600, reason: REASONS[0], last_tool: tool, last_tool_open: rnd() < 0.4 });
+        push(epic, run, 'stall_detected', {
+          ...tf,
+          stall_reason: reason,
+          idle_seconds: 600 + Math.floor(rnd() * 900),
+          bash_timeout_exemption: false,
+          redispatch_attempt: 1,
+          max_redispatches: 2,
+          action_taken: 'redispatch',
+          effective_timeout_seconds: 600,
+          reason: REASONS[0],
+          last_tool: tool,
+          last_tool_open: rnd() < 0.4,
+        });
         const key = `${epic}:${task}:redispatch`;
         const recovery = `${task}-r1`;
         const answerBy = new Date(start + d * 86_400_000 + 3_600_000).toISOString();
-        push(epic, run, 'action_started', { ...tf, key, action: 'redispatch', adapter, redispatch_attempt: 1, recovery_task_id: recovery, stall_reason: reason, idle_seconds: 700, session_id: `sess-${task}` });
-        push(epic, run, 'agent_killed', { ...tf, key, adapter, step: 'stop_before_redispatch', request_path: `requests/${epic}/${task}.cancel.json`, answer_by: answerBy });
-        push(epic, run, 'redispatch', { ...tf, key, redispatch_attempt: 1, max_redispatches: 2, recovery_task_id: recovery, checkpoint_path: `checkpoints/${epic}/${task}.md`, remaining_tasks: ['finish the invoice retry', 'run the billing tests'], adapter, request_path: `requests/${epic}/${task}.redispatch.json`, answer_by: answerBy });
+        push(epic, run, 'action_started', {
+          ...tf,
+          key,
+          action: 'redispatch',
+          adapter,
+          redispatch_attempt: 1,
+          recovery_task_id: recovery,
+          stall_reason: reason,
+          idle_seconds: 700,
+          session_id: `sess-${task}`,
+        });
+        push(epic, run, 'agent_killed', {
+          ...tf,
+          key,
+          adapter,
+          step: 'stop_before_redispatch',
+          request_path: `requests/${epic}/${task}.cancel.json`,
+          answer_by: answerBy,
+        });
+        push(epic, run, 'redispatch', {
+          ...tf,
+          key,
+          redispatch_attempt: 1,
+          max_redispatches: 2,
+          recovery_task_id: recovery,
+          checkpoint_path: `checkpoints/${epic}/${task}.md`,
+          remaining_tasks: ['finish the invoice retry', 'run the billing tests'],
+          adapter,
+          request_path: `requests/${epic}/${task}.redispatch.json`,
+          answer_by: answerBy,
+        });
         push(epic, run, 'next_returned', { reason: 'requests', exit_code: 10, requests: [key], unanswered: [], escalations: [] });
         if (rnd() < 0.85) {
-          push(epic, run, 'request_answered', { key, kind: 'redispatch', ticket_id: ticket, task_id: task, recovery_task_id: recovery, how: pick(['row', 'row_reused', 'ack']) });
+          push(epic, run, 'request_answered', {
+            key,
+            kind: 'redispatch',
+            ticket_id: ticket,
+            task_id: task,
+            recovery_task_id: recovery,
+            how: pick(['row', 'row_reused', 'ack']),
+          });
           continue;
         }
         push(epic, run, 'request_unanswered', { key, kind: 'redispatch', ticket_id: ticket, task_id: task, recovery_task_id: recovery, answer_by: answerBy });
         const ek = `${epic}:${task}:escalate`;
         push(epic, run, 'action_started', { ...tf, key: ek, action: 'escalate', adapter });
-        push(epic, run, 'escalated_to_blocked', { ...tf, key: ek, attempt_count: 2, friction_path: `friction/${day}-${task}.md`, tracker: pick(['updated', 'failed', 'skipped']), tracker_detail: 'Linear: moved to Blocked with a comment linking the friction note' });
+        push(epic, run, 'escalated_to_blocked', {
+          ...tf,
+          key: ek,
+          attempt_count: 2,
+          friction_path: `friction/${day}-${task}.md`,
+          tracker: pick(['updated', 'failed', 'skipped']),
+          tracker_detail: 'Linear: moved to Blocked with a comment linking the friction note',
+        });
       }
       push(epic, run, 'watchdog_stopped', { reason: pick(['wave_complete', 'next', 'signal']), checks: 40 + Math.floor(rnd() * 400) });
     }

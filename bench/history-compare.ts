@@ -8,5 +8,12 @@ import { historyToJson } from '../src/core/history-summary.js';
 const byKey = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 export function comparableHistory(h: History) {
-  return { ...historyToJson(h), stalls: [...h.stalls], stall_events: undefined, redispatches: undefined, redispatch_count: byKey(h.redispatchCount), last_recovery_mode: byKey(h.lastRecoveryMode) };
+  return {
+    ...historyToJson(h),
+    stalls: [...h.stalls],
+    stall_events: undefined,
+    redispatches: undefined,
+    redispatch_count: byKey(h.redispatchCount),
+    last_recovery_mode: byKey(h.lastRecoveryMode),
+  };
 }

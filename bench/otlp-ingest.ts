@@ -28,30 +28,101 @@ const s = (key: string, v: string): Attr => ({ key, value: { stringValue: v } })
 /** One session's events as [name, attributes] in order: a prompt, then Bash call cycles. */
 function sessionEvents(sid: string, n: number, t0: number): { name: string; atMs: number; attrs: Attr[]; toolUseId?: string }[] {
   const out = [];
-  const common = (name: string, seq: number, atMs: number) => [s('host.name', 'bench-host'), s('user.id', 'f'.repeat(64)), s('session.id', sid), s('terminal.type', 'xterm'), s('event.name', name), s('event.timestamp', new Date(atMs).toISOString()), { key: 'event.sequence', value: { intValue: seq } }, s('prompt.id', `${sid}-p`)];
+  const common = (name: string, seq: number, atMs: number) => [
+    s('host.name', 'bench-host'),
+    s('user.id', 'f'.repeat(64)),
+    s('session.id', sid),
+    s('terminal.type', 'xterm'),
+    s('event.name', name),
+    s('event.timestamp', new Date(atMs).toISOString()),
+    { key: 'event.sequence', value: { intValue: seq } },
+    s('prompt.id', `${sid}-p`),
+  ];
   for (let i = 0; i < n; i++) {
     const atMs = t0 + i * 100;
     const k = i % 3;
     const id = `toolu_${sid}_${Math.floor(i / 3)}`;
     if (i === 0) out.push({ name: 'user_prompt', atMs, attrs: [...common('user_prompt', i, atMs), s('prompt_length', '21'), s('prompt', '<REDACTED>')] });
-    else if (k === 1) out.push({ name: 'tool_decision', atMs, toolUseId: id, attrs: [...common('tool_decision', i, atMs), s('decision', 'accept'), s('source', 'config'), s('tool_name', 'Bash'), s('tool_use_id', id), s('tool_parameters', JSON.stringify({ bash_command: 'npm', full_command: `npm test -- file-${i}.ts`, description: 'run the tests' }))] });
-    else if (k === 2) out.push({ name: 'api_request', atMs, attrs: [...common('api_request', i, atMs), s('model', 'claude-opus-4-8'), { key: 'input_tokens', value: { intValue: 1200 } }, { key: 'output_tokens', value: { intValue: 80 } }, { key: 'duration_ms', value: { intValue: 900 } }] });
-    else out.push({ name: 'tool_result', atMs, toolUseId: `toolu_${sid}_${Math.floor(i / 3) - 1}`, attrs: [...common('tool_result', i, atMs), s('tool_name', 'Bash'), s('tool_use_id', `toolu_${sid}_${Math.floor(i / 3) - 1}`), s('success', 'true'), s('duration_ms', '700')] });
+    else if (k === 1)
+      out.push({
+        name: 'tool_decision',
+        atMs,
+        toolUseId: id,
+        attrs: [
+          ...common('tool_decision', i, atMs),
+          s('decision', 'accept'),
+          s('source', 'config'),
+          s('tool_name', 'Bash'),
+          s('tool_use_id', id),
+          s('tool_parameters', JSON.stringify({ bash_command: 'npm', full_command: `npm test -- file-${i}.ts`, description: 'run the tests' })),
+        ],
+      });
+    else if (k === 2)
+      out.push({
+        name: 'api_request',
+        atMs,
+        attrs: [
+          ...common('api_request', i, atMs),
+          s('model', 'claude-opus-4-8'),
+          { key: 'input_tokens', value: { intValue: 1200 } },
+          { key: 'output_tokens', value: { intValue: 80 } },
+          { key: 'duration_ms', value: { intValue: 900 } },
+        ],
+      });
+    else
+      out.push({
+        name: 'tool_result',
+        atMs,
+        toolUseId: `toolu_${sid}_${Math.floor(i / 3) - 1}`,
+        attrs: [
+          ...common('tool_result', i, atMs),
+          s('tool_name', 'Bash'),
+          s('tool_use_id', `toolu_${sid}_${Math.floor(i / 3) - 1}`),
+          s('success', 'true'),
+          s('duration_ms', '700'),
+        ],
+      });
   }
   return out;
 }
 
 /** The same events as transcript lines (assistant tool_use, user tool_result, a prompt). */
 function transcriptOf(sid: string, events: ReturnType<typeof sessionEvents>): string {
-  return events
-    .map((e) => {
-      const ts = new Date(e.atMs).toISOString();
-      if (e.name === 'tool_decision') return JSON.stringify({ type: 'assistant', timestamp: ts, sessionId: sid, uuid: `${e.toolUseId}-a`, message: { id: `msg_${e.toolUseId}`, role: 'assistant', content: [{ type: 'tool_use', id: e.toolUseId, name: 'Bash', input: { command: 'npm test', description: 'run the tests' } }] } });
-      if (e.name === 'tool_result') return JSON.stringify({ type: 'user', timestamp: ts, sessionId: sid, uuid: `${e.toolUseId}-u`, message: { role: 'user', content: [{ tool_use_id: e.toolUseId, type: 'tool_result', content: 'ok' }] } });
-      if (e.name === 'user_prompt') return JSON.stringify({ type: 'user', timestamp: ts, sessionId: sid, message: { role: 'user', content: 'build the project' } });
-      return JSON.stringify({ type: 'assistant', timestamp: ts, sessionId: sid, message: { id: `msg_${e.atMs}`, role: 'assistant', content: [{ type: 'text', text: 'running' }] } });
-    })
-    .join('\n') + '\n';
+  return (
+    events
+      .map((e) => {
+        const ts = new Date(e.atMs).toISOString();
+        if (e.name === 'tool_decision')
+          return JSON.stringify({
+            type: 'assistant',
+            timestamp: ts,
+            sessionId: sid,
+            uuid: `${e.toolUseId}-a`,
+            message: {
+              id: `msg_${e.toolUseId}`,
+              role: 'assistant',
+              content: [{ type: 'tool_use', id: e.toolUseId, name: 'Bash', input: { command: 'npm test', description: 'run the tests' } }],
+            },
+          });
+        if (e.name === 'tool_result')
+          return JSON.stringify({
+            type: 'user',
+            timestamp: ts,
+            sessionId: sid,
+            uuid: `${e.toolUseId}-u`,
+            message: { role: 'user', content: [{ tool_use_id: e.toolUseId, type: 'tool_result', content: 'ok' }] },
+          });
+        if (e.name === 'user_prompt')
+          return JSON.stringify({ type: 'user', timestamp: ts, sessionId: sid, message: { role: 'user', content: 'build the project' } });
+        return JSON.stringify({
+          type: 'assistant',
+          timestamp: ts,
+          sessionId: sid,
+          message: { id: `msg_${e.atMs}`, role: 'assistant', content: [{ type: 'text', text: 'running' }] },
+        });
+      })
+      .join('\n') + '\n'
+  );
 }
 
 /** utime + stime of a process, in CPU seconds. */
@@ -74,8 +145,21 @@ export async function benchOtlpIngest(records = 200_000): Promise<{ name: string
     const flat = events[0]!.flatMap((_, i) => events.map((e) => e[i]!)).filter(Boolean);
     const bodies: Uint8Array[] = [];
     for (let i = 0; i < flat.length; i += BATCH) {
-      const logRecords = flat.slice(i, i + BATCH).map((e) => ({ timeUnixNano: `${e.atMs}000000`, body: { stringValue: `claude_code.${e.name}` }, attributes: e.attrs }));
-      bodies.push(Req.encode(Req.fromObject({ resourceLogs: [{ resource: { attributes: [s('service.name', 'claude-code'), s('host.name', 'bench-host')] }, scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }] }] })).finish());
+      const logRecords = flat
+        .slice(i, i + BATCH)
+        .map((e) => ({ timeUnixNano: `${e.atMs}000000`, body: { stringValue: `claude_code.${e.name}` }, attributes: e.attrs }));
+      bodies.push(
+        Req.encode(
+          Req.fromObject({
+            resourceLogs: [
+              {
+                resource: { attributes: [s('service.name', 'claude-code'), s('host.name', 'bench-host')] },
+                scopeLogs: [{ scope: { name: 'com.anthropic.claude_code.events' }, logRecords }],
+              },
+            ],
+          }),
+        ).finish(),
+      );
     }
     const stateDir = path.join(dir, 'state');
     const epicDir = path.join(stateDir, 'epics', 'E-BENCH');
@@ -85,24 +169,53 @@ export async function benchOtlpIngest(records = 200_000): Promise<{ name: string
     const rest = new Date(Date.now() - 60_000);
     utimesSync(path.join(epicDir, 'state.yaml'), rest, rest);
     mkdirSync(path.join(dir, 'claude', 'projects'), { recursive: true });
-    const w = spawn(process.execPath, [cli, '--epic-id', 'E-BENCH', '--state-dir', stateDir, '--otlp', '127.0.0.1:0', '--check-interval', '1', '--timeout', '3600', '--action', 'report', '--json'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const w = spawn(
+      process.execPath,
+      [
+        cli,
+        '--epic-id',
+        'E-BENCH',
+        '--state-dir',
+        stateDir,
+        '--otlp',
+        '127.0.0.1:0',
+        '--check-interval',
+        '1',
+        '--timeout',
+        '3600',
+        '--action',
+        'report',
+        '--json',
+      ],
+      { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'claude') }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     Object.assign(child, { pid: w.pid!, kill: (sig?: string) => w.kill((sig ?? 'SIGKILL') as NodeJS.Signals) });
     let err = '';
     w.stderr.on('data', (d) => (err += d));
     const port = await new Promise<number>((resolve, reject) => {
       const t = setInterval(() => {
         const m = /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-        if (m) (clearInterval(t), resolve(Number(m[1])));
+        if (m) clearInterval(t), resolve(Number(m[1]));
       }, 20);
       w.once('exit', () => (clearInterval(t), reject(new Error(`the watchdog exited: ${err}`))));
     });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
     const post = (body: Uint8Array) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, path: '/v1/logs', method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/logs',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

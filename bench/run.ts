@@ -22,7 +22,11 @@ out(`dispatch-watchdog benchmarks${quick ? ' (--quick: smaller data)' : ''}: ${m
  * The machine's speed when the run starts and ends: a bare node start, p50 of 9. On a shared VM
  * it moves by a third within an hour, and every absolute figure with it (docs/performance.md).
  */
-const speed = () => `${pct(Array.from({ length: 9 }, () => node(['-e', '']).ms), 50).toFixed(0)} ms`;
+const speed = () =>
+  `${pct(
+    Array.from({ length: 9 }, () => node(['-e', '']).ms),
+    50,
+  ).toFixed(0)} ms`;
 const speedAtStart = speed();
 out(`machine speed: a bare node start takes p50 ${speedAtStart}`);
 const figures = busyOnly ? [] : (out(`\nfleet scale (issue 12)`), await benchFleetScale(quick ? QUICK : FULL, (l) => out(`  ${l}`)));
@@ -34,7 +38,8 @@ try {
   const busyScale = quick ? BUSY_QUICK : BUSY_FULL;
   if (process.env.BUSY_AGENTS) busyScale.agents = process.env.BUSY_AGENTS.split(',').map(Number);
   const busy = await benchBusy(busyScale, busyTmp, (l) => out(`  ${l}`));
-  for (const f of busy) out(`  ${f.isExtra ? 'INFO' : f.met ? 'MET' : 'MISSED'}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        floors: ${f.naive}`);
+  for (const f of busy)
+    out(`  ${f.isExtra ? 'INFO' : f.met ? 'MET' : 'MISSED'}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        floors: ${f.naive}`);
   figures.push(...busy);
 } finally {
   rmSync(busyTmp, { recursive: true, force: true });
@@ -51,4 +56,6 @@ if (stalls) out(`\n${stalls.name}\n${stalls.lines.map((l) => `  ${l}`).join('\n'
 const goals = figures.filter((f) => !f.isExtra);
 const missed = goals.filter((f) => !f.met);
 out(`\nmachine speed: a bare node start took p50 ${speedAtStart} at the start, ${speed()} at the end`);
-out(`\n${goals.length - missed.length} of ${goals.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`);
+out(
+  `\n${goals.length - missed.length} of ${goals.length} goals met${missed.length ? `; missed: ${missed.map((f) => f.figure).join('; ')}` : ''} (${((performance.now() - t0) / 1000).toFixed(0)} s, load average now ${machine().split('load average ')[1]})`,
+);

@@ -54,10 +54,14 @@ async function runLoop(stateDir: string, claudeDir: string, agents: number, chec
   const t0 = performance.now();
   // BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles or tunes the loop under measurement.
   const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--check-interval', '1', '--stall-window', '3600', '--action', 'report'], {
-    env: { ...process.env, CLAUDE_CONFIG_DIR: claudeDir },
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    process.execPath,
+    [...flags, cli, '--epic-id', 'E-1', '--state-dir', stateDir, '--check-interval', '1', '--stall-window', '3600', '--action', 'report'],
+    {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: claudeDir },
+      stdio: 'ignore',
+    },
+  );
   const stop = () => child.kill('SIGKILL');
   process.once('exit', stop);
   try {
@@ -101,7 +105,15 @@ async function runLoop(stateDir: string, claudeDir: string, agents: number, chec
     for (let i = 0; i < checks; i++) await nextCheck(performance.now() + 60_000);
     const c1 = cpuMsOf(child.pid!);
     const m1 = mainThreadCpuMsOf(child.pid!);
-    return { coldMs, cpuPerCheckMs: (c1 - c0) / checks, mainCpuPerCheckMs: (m1 - m0) / checks, earlyCpuPerCheckMs: (e1 - e0) / checks, checks, settleChecks, hwmMb: vmHwmMb(child.pid!) };
+    return {
+      coldMs,
+      cpuPerCheckMs: (c1 - c0) / checks,
+      mainCpuPerCheckMs: (m1 - m0) / checks,
+      earlyCpuPerCheckMs: (e1 - e0) / checks,
+      checks,
+      settleChecks,
+      hwmMb: vmHwmMb(child.pid!),
+    };
   } finally {
     process.off('exit', stop);
     child.kill('SIGTERM');
@@ -111,7 +123,11 @@ async function runLoop(stateDir: string, claudeDir: string, agents: number, chec
 
 /** The in-process figures of the same fleet (bench/fleet-child.ts at the fleet's moment). */
 function runInProcess(mode: 'ours' | 'naive', stateDir: string, claudeDir: string, agents: number, checks: number, nowMs: number) {
-  const r = spawnSync(process.execPath, [path.join(here, 'fleet-child.js'), mode, stateDir, claudeDir, String(agents), String(checks)], { env: { ...process.env, FLEET_NOW_MS: String(nowMs), FLEET_STALL_WINDOW: '3600' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [path.join(here, 'fleet-child.js'), mode, stateDir, claudeDir, String(agents), String(checks)], {
+    env: { ...process.env, FLEET_NOW_MS: String(nowMs), FLEET_STALL_WINDOW: '3600' },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`fleet child ${mode} at ${agents} agents failed: ${r.stdout}${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; cpu: number[]; maxRssMb: number };
 }
@@ -139,20 +155,26 @@ export async function benchScale(s: Scale, tmp: string, log: (line: string) => v
   const at = (n: number) => rows.find((r) => r.agents === n);
   const first = rows[0]!;
   const last = rows[rows.length - 1]!;
-  const slopeUs = (last.loop.cpuPerCheckMs - first.loop.cpuPerCheckMs) / (last.agents - first.agents) * 1000;
+  const slopeUs = ((last.loop.cpuPerCheckMs - first.loop.cpuPerCheckMs) / (last.agents - first.agents)) * 1000;
   const figures: Figure[] = rows.map((r) => ({
     figure: `steady check as users pay it, ${r.agents.toLocaleString('en')} agents (the real CLI loop, --check-interval 1, ~3 KB appended per check)`,
-    goal: r.agents === 1000 ? 'whole-process CPU ≤ 20 ms' : r.agents === 10_000 ? 'whole-process CPU ≤ 100 ms, peak RSS ≤ 400 MB, cold first check ≤ 5 s' : '(growth point)',
+    goal:
+      r.agents === 1000
+        ? 'whole-process CPU ≤ 20 ms'
+        : r.agents === 10_000
+          ? 'whole-process CPU ≤ 100 ms, peak RSS ≤ 400 MB, cold first check ≤ 5 s'
+          : '(growth point)',
     ours: `whole process ${f1(r.loop.cpuPerCheckMs)} ms CPU per check (/proc, ${r.loop.checks} checks after ${r.loop.settleChecks}: main thread ${f1(r.loop.mainCpuPerCheckMs)} ms, V8's and libuv's threads ${f1(r.loop.cpuPerCheckMs - r.loop.mainCpuPerCheckMs)} ms; the first ${r.loop.checks} after the cold one, JIT compiling: ${f1(r.loop.earlyCpuPerCheckMs)} ms; in-process ${f1(r.inProc)} ms p50); cold first check ${f0(r.loop.coldMs)} ms from spawn (in-process ${f0(r.inCold)} ms); peak RSS (VmHWM) ${f0(r.loop.hwmMb)} MB`,
     naive: `re-read + re-parse every transcript and the state file: CPU ${f0(r.naive)} ms (${f0(r.naive / r.loop.cpuPerCheckMs)}× the whole process)`,
-    met: r.agents === 1000 ? r.loop.cpuPerCheckMs <= 20 : r.agents === 10_000 ? r.loop.cpuPerCheckMs <= 100 && r.loop.hwmMb <= 400 && r.loop.coldMs <= 5000 : true,
+    met:
+      r.agents === 1000 ? r.loop.cpuPerCheckMs <= 20 : r.agents === 10_000 ? r.loop.cpuPerCheckMs <= 100 && r.loop.hwmMb <= 400 && r.loop.coldMs <= 5000 : true,
     isExtra: r.agents !== 1000 && r.agents !== 10_000,
   }));
   figures.push({
     figure: `growth of the whole-process steady check, ${first.agents.toLocaleString('en')} → ${last.agents.toLocaleString('en')} agents`,
     goal: '(reported: a per-agent slope)',
     ours: `${slopeUs.toFixed(1)} µs CPU per agent per check${at(1000) ? `; ${rows.map((r) => `${r.agents}: ${f1(r.loop.cpuPerCheckMs)} ms`).join(', ')}` : ''}`,
-    naive: `re-reading: ${((last.naive - first.naive) / (last.agents - first.agents) * 1000).toFixed(0)} µs per agent per check`,
+    naive: `re-reading: ${(((last.naive - first.naive) / (last.agents - first.agents)) * 1000).toFixed(0)} µs per agent per check`,
     met: true,
     isExtra: true,
   });

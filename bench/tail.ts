@@ -15,8 +15,20 @@ const ROUNDS = 10;
 
 function record(i: number, t: number): string {
   const id = `toolu_${i}`;
-  const call = { type: 'assistant', timestamp: new Date(t).toISOString(), agentId: 'a1', sessionId: 's1', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/file-${i}.ts` } }] } };
-  const result = { type: 'user', timestamp: new Date(t + 500).toISOString(), agentId: 'a1', sessionId: 's1', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: 'x'.repeat(600) }] } };
+  const call = {
+    type: 'assistant',
+    timestamp: new Date(t).toISOString(),
+    agentId: 'a1',
+    sessionId: 's1',
+    message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/file-${i}.ts` } }] },
+  };
+  const result = {
+    type: 'user',
+    timestamp: new Date(t + 500).toISOString(),
+    agentId: 'a1',
+    sessionId: 's1',
+    message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: 'x'.repeat(600) }] },
+  };
   return JSON.stringify(call) + '\n' + JSON.stringify(result) + '\n';
 }
 

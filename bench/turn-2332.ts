@@ -26,28 +26,98 @@ export function turn2332Lines(agent: string, session: string, i: number, t: numb
   const toolId = `toolu_${agent}_${i}`;
   const lines: unknown[] = [];
   if (i % 8 === 0) {
-    lines.push({ type: 'api-request-shape', sessionId: session, agentId: agent, shapeHash: hex(i), timestamp: ts(0), version: '2.1.332', shape: { system: [{ type: 'text', text: pad(i % 16 === 0 ? 36_000 : 18_000, i) }], tools: [{ name: 'Bash', description: pad(800, i + 1) }] } });
+    lines.push({
+      type: 'api-request-shape',
+      sessionId: session,
+      agentId: agent,
+      shapeHash: hex(i),
+      timestamp: ts(0),
+      version: '2.1.332',
+      shape: { system: [{ type: 'text', text: pad(i % 16 === 0 ? 36_000 : 18_000, i) }], tools: [{ name: 'Bash', description: pad(800, i + 1) }] },
+    });
   }
-  lines.push({ type: 'api-request-blob', sessionId: session, agentId: agent, hash: hex(i + 1), message: { role: 'user', content: [{ type: 'text', text: pad(i % 5 === 0 ? 7_400 : 1_200, i + 2) }] } });
   lines.push({
-    type: 'api-request', sessionId: session, agentId: agent, id: `req-${agent}-${i}`, timestamp: ts(5), version: '2.1.332', querySource: 'agent:builtin:general-purpose', shapeHash: hex(i),
-    params: { model: 'claude-opus-5-5', betas: ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'context-management-2025-06-27'], max_tokens: 128000, thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } },
-    thread: { type: 'none' }, echoWireToolInputs: false, keep: 0, tail: [hex(i + 2), hex(i + 3)], requestDigest: hex(i + 4),
+    type: 'api-request-blob',
+    sessionId: session,
+    agentId: agent,
+    hash: hex(i + 1),
+    message: { role: 'user', content: [{ type: 'text', text: pad(i % 5 === 0 ? 7_400 : 1_200, i + 2) }] },
   });
   lines.push({
-    parentUuid: `p-${agent}-${i}`, ...base,
-    message: { id: `msg_${agent}_${i}`, type: 'message', role: 'assistant', model: 'claude-opus-5-5', content: [{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/work/repo/src/m${i}.ts` } }], stop_reason: 'tool_use', usage: { input_tokens: 1200 + i, output_tokens: 80, cache_read_input_tokens: 40000 } },
-    apiBlockIndex: 0, requestId: `req_${hex(i + 5, 24)}`, requestRef: `req-${agent}-${i}`, requestedModel: 'claude-opus-5-5', type: 'assistant', uuid: `a-${agent}-${i}`, timestamp: ts(900), ...tail,
+    type: 'api-request',
+    sessionId: session,
+    agentId: agent,
+    id: `req-${agent}-${i}`,
+    timestamp: ts(5),
+    version: '2.1.332',
+    querySource: 'agent:builtin:general-purpose',
+    shapeHash: hex(i),
+    params: {
+      model: 'claude-opus-5-5',
+      betas: ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'context-management-2025-06-27'],
+      max_tokens: 128000,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'medium' },
+    },
+    thread: { type: 'none' },
+    echoWireToolInputs: false,
+    keep: 0,
+    tail: [hex(i + 2), hex(i + 3)],
+    requestDigest: hex(i + 4),
+  });
+  lines.push({
+    parentUuid: `p-${agent}-${i}`,
+    ...base,
+    message: {
+      id: `msg_${agent}_${i}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-5-5',
+      content: [{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/work/repo/src/m${i}.ts` } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1200 + i, output_tokens: 80, cache_read_input_tokens: 40000 },
+    },
+    apiBlockIndex: 0,
+    requestId: `req_${hex(i + 5, 24)}`,
+    requestRef: `req-${agent}-${i}`,
+    requestedModel: 'claude-opus-5-5',
+    type: 'assistant',
+    uuid: `a-${agent}-${i}`,
+    timestamp: ts(900),
+    ...tail,
   });
   lines.push({ type: 'tools-used', tools: ['Read', 'Bash'], sessionId: session, agentId: agent });
   lines.push({
-    parentUuid: `a-${agent}-${i}`, ...base, promptId: `prompt-${agent}`, type: 'user',
+    parentUuid: `a-${agent}-${i}`,
+    ...base,
+    promptId: `prompt-${agent}`,
+    type: 'user',
     message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: pad(i % 3 === 0 ? 1_600 : 900, i + 6) }] },
-    uuid: `u-${agent}-${i}`, timestamp: ts(1_000), sandboxed: false, sourceToolAssistantUUID: `a-${agent}-${i}`, ...tail,
+    uuid: `u-${agent}-${i}`,
+    timestamp: ts(1_000),
+    sandboxed: false,
+    sourceToolAssistantUUID: `a-${agent}-${i}`,
+    ...tail,
   });
-  lines.push({ parentUuid: `u-${agent}-${i}`, ...base, attachment: { type: 'todo_reminder', content: [{ content: pad(600, i + 7), status: 'in_progress' }] }, type: 'attachment', uuid: `r-${agent}-${i}`, timestamp: ts(1_010), ...tail });
+  lines.push({
+    parentUuid: `u-${agent}-${i}`,
+    ...base,
+    attachment: { type: 'todo_reminder', content: [{ content: pad(600, i + 7), status: 'in_progress' }] },
+    type: 'attachment',
+    uuid: `r-${agent}-${i}`,
+    timestamp: ts(1_010),
+    ...tail,
+  });
   if (i % 4 === 1) {
-    lines.push({ parentUuid: `r-${agent}-${i}`, ...base, attachment: { type: 'prompt_snapshot', system: pad(3_400, i + 8) }, type: 'attachment', uuid: `s-${agent}-${i}`, timestamp: ts(1_020), ...tail });
+    lines.push({
+      parentUuid: `r-${agent}-${i}`,
+      ...base,
+      attachment: { type: 'prompt_snapshot', system: pad(3_400, i + 8) },
+      type: 'attachment',
+      uuid: `s-${agent}-${i}`,
+      timestamp: ts(1_020),
+      ...tail,
+    });
   }
   lines.push({ type: 'last-prompt', lastPrompt: 'implement the ticket', leafUuid: `u-${agent}-${i}`, sessionId: session, agentId: agent });
   lines.push({ type: 'atis-latch', atis: '', sessionId: session, agentId: agent });

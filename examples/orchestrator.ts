@@ -70,7 +70,15 @@ function launch(taskId: string, ticketId: string, prompt: string, attempt = 0, r
   const flags = resumeSession ? ['--resume', session] : ['--session-id', session];
   const child = spawn(values.claude!, [...flags, '-p', prompt, '--output-format', 'stream-json', '--verbose'], { stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
-  const row: Row = { task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: new Date().toISOString(), pid: child.pid, session_id: session, transcript_path: transcript };
+  const row: Row = {
+    task_id: taskId,
+    ticket_id: ticketId,
+    status: 'in_progress',
+    dispatched_at: new Date().toISOString(),
+    pid: child.pid,
+    session_id: session,
+    transcript_path: transcript,
+  };
   if (attempt > 0) row.redispatch_count = attempt;
   rows.push(row);
   agents.set(taskId, child);

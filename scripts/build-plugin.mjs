@@ -47,5 +47,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (!out) throw new Error('--out needs a directory');
   const { dir, files } = await writePluginTree(out);
   const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.text), 0);
-  process.stdout.write(`wrote the plugin tree into ${path.relative(process.cwd(), dir) || '.'}: ${files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB (claude --plugin-dir ${path.relative(process.cwd(), dir) || '.'})\n`);
+  process.stdout.write(
+    `wrote the plugin tree into ${path.relative(process.cwd(), dir) || '.'}: ${files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MB (claude --plugin-dir ${path.relative(process.cwd(), dir) || '.'})\n`,
+  );
 }

@@ -17,7 +17,10 @@ const ENTRIES = ['opentelemetry/proto/collector/logs/v1/logs_service.proto', 'op
 export function generate() {
   const r = new protobuf.Root();
   r.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(protoDir, target));
-  r.loadSync(ENTRIES.map((e) => path.join(protoDir, e)), { keepCase: false });
+  r.loadSync(
+    ENTRIES.map((e) => path.join(protoDir, e)),
+    { keepCase: false },
+  );
   r.resolveAll();
   const json = JSON.stringify(r.toJSON({ keepComments: false }));
   return (

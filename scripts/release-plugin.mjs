@@ -64,7 +64,8 @@ export async function release({ push } = {}) {
   const tree = writeTree(await buildPluginTree());
   const tag = releaseTag(version);
   const tagged = tryGit(['rev-parse', '--verify', '-q', `refs/tags/${tag}^{tree}`]);
-  if (tagged && tagged !== tree) throw new Error(`${tag} is already published with another tree: bump the version in package.json (and .claude-plugin/plugin.json) and release again`);
+  if (tagged && tagged !== tree)
+    throw new Error(`${tag} is already published with another tree: bump the version in package.json (and .claude-plugin/plugin.json) and release again`);
   const branchRef = `refs/heads/${RELEASE_BRANCH}`;
   const previous = tryGit(['rev-parse', '--verify', '-q', branchRef]);
   let commit = previous;
@@ -99,8 +100,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.stdout.write(`${ref} is exactly the plugin tree src/ builds\n`);
   } else {
     const at = args.indexOf('--push');
-    if (args.some((a, i) => a !== '--push' && i !== at + 1) || (at >= 0 && !args[at + 1])) throw new Error('usage: node scripts/release-plugin.mjs [--push REMOTE] | --check [REF]');
+    if (args.some((a, i) => a !== '--push' && i !== at + 1) || (at >= 0 && !args[at + 1]))
+      throw new Error('usage: node scripts/release-plugin.mjs [--push REMOTE] | --check [REF]');
     const r = await release({ push: at >= 0 ? args[at + 1] : undefined });
-    process.stdout.write(`${r.changed ? 'published' : 'already published'} ${RELEASE_BRANCH} ${r.commit.slice(0, 12)} (tree ${r.tree.slice(0, 12)}, ${r.tag}), built from ${r.source.slice(0, 12)}${at >= 0 ? `; pushed to ${args[at + 1]}` : ''}\n`);
+    process.stdout.write(
+      `${r.changed ? 'published' : 'already published'} ${RELEASE_BRANCH} ${r.commit.slice(0, 12)} (tree ${r.tree.slice(0, 12)}, ${r.tag}), built from ${r.source.slice(0, 12)}${at >= 0 ? `; pushed to ${args[at + 1]}` : ''}\n`,
+    );
   }
 }

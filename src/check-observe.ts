@@ -41,7 +41,13 @@ export async function observeTask(task: Task, observers: readonly TaskObserver[]
  * The last observation of `task` when nothing it was built from changed: the same row object,
  * each observer's same parts (asked synchronously, a stat or two each), the same pid liveness.
  */
-export function reuseObservation(last: ObservedTask | undefined, task: Task, observers: readonly TaskObserver[], nowMs: number, isStatRequired = false): Observation | undefined {
+export function reuseObservation(
+  last: ObservedTask | undefined,
+  task: Task,
+  observers: readonly TaskObserver[],
+  nowMs: number,
+  isStatRequired = false,
+): Observation | undefined {
   if (last?.task !== task) return undefined;
   for (let i = 0; i < observers.length; i++) {
     const parts = observers[i]!.observeUnchanged?.(task, nowMs, isStatRequired);

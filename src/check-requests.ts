@@ -31,7 +31,11 @@ async function record(env: RequestEnv, body: EventBody, nowMs: number): Promise<
 export async function settleRequestLifecycle(env: RequestEnv, unobserved: readonly UnobservedSpan[], wave: Wave, nowMs: number): Promise<DispatchEvent[]> {
   const pending = pendingRequests(env.history);
   if (pending.length === 0) return [];
-  const acks = await readAcks(env.paths, env.opts.epicId, pending.map((r) => r.key));
+  const acks = await readAcks(
+    env.paths,
+    env.opts.epicId,
+    pending.map((r) => r.key),
+  );
   const out: DispatchEvent[] = [];
   for (const body of settleRequests(wave, env.history, acks, nowMs, unobserved)) out.push(await record(env, body, nowMs));
   return out;

@@ -100,8 +100,14 @@ function readFailure(e: unknown, file: string): InputError {
   const code = (e as NodeJS.ErrnoException).code;
   const location = { file };
   if (code === 'ENOENT') return new InputError('missing_file', 'config file not found.', { location, hint: 'Check the --config path.', cause: e });
-  if (code === 'EACCES' || code === 'EPERM') return new InputError('unreadable_file', 'cannot read the config file: permission denied.', { location, hint: 'Make it readable by this user.', cause: e });
-  if (code === 'ENOTDIR') return new InputError('missing_file', 'config file not found: a part of its path is a file, not a directory.', { location, hint: 'Check the --config path.', cause: e });
+  if (code === 'EACCES' || code === 'EPERM')
+    return new InputError('unreadable_file', 'cannot read the config file: permission denied.', { location, hint: 'Make it readable by this user.', cause: e });
+  if (code === 'ENOTDIR')
+    return new InputError('missing_file', 'config file not found: a part of its path is a file, not a directory.', {
+      location,
+      hint: 'Check the --config path.',
+      cause: e,
+    });
   const what = code ?? (e instanceof Error ? e.message : String(e));
   return new InputError('unreadable_file', `cannot read the config file (${what}).`, { location, cause: e });
 }
@@ -120,7 +126,10 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
     const pseudo = pseudoFileReason(file, st.dev);
     if (pseudo) throw new InputError('unreadable_file', `${pseudo}.`, { location: { file }, hint: 'Point --config at a watchdog.config.yaml (a plain file).' });
     if (st.size > MAX_CONFIG_BYTES) {
-      throw new InputError('unreadable_file', `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, { location: { file }, hint: 'Point --config at watchdog.config.yaml (a few hundred bytes).' });
+      throw new InputError('unreadable_file', `the config file is ${st.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit.`, {
+        location: { file },
+        hint: 'Point --config at watchdog.config.yaml (a few hundred bytes).',
+      });
     }
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
@@ -133,7 +142,12 @@ export async function loadConfig(flag: string | undefined, stateDir: string, cwd
 }
 
 /** Combine flags, config and defaults; throws one InputError listing every problem found (after `flagProblems`, the flag values the parser refused). */
-export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEnv, cwd: string, flagProblems: readonly InputError[] = []): Promise<ResolvedOptions> {
+export async function resolveOptions(
+  flags: WatchdogFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  flagProblems: readonly InputError[] = [],
+): Promise<ResolvedOptions> {
   const problems: InputError[] = [...flagProblems];
   const collect = <T>(fn: () => T): T | undefined => {
     try {
@@ -150,8 +164,14 @@ export async function resolveOptions(flags: WatchdogFlags, env: NodeJS.ProcessEn
   if (flags.now !== undefined) {
     nowOverrideMs = Date.parse(flags.now);
     if (!hasZone(flags.now) || Number.isNaN(nowOverrideMs)) {
-      const why = Number.isNaN(nowOverrideMs) ? 'expected an ISO-8601 time with a zone' : 'the time has no zone, so it would be read in this machine\'s local time';
-      problems.push(new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, { hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00' }));
+      const why = Number.isNaN(nowOverrideMs)
+        ? 'expected an ISO-8601 time with a zone'
+        : "the time has no zone, so it would be read in this machine's local time";
+      problems.push(
+        new InputError('bad_flag', `--now: ${why}, got ${JSON.stringify(flags.now)}.`, {
+          hint: 'Add Z for UTC or an offset, e.g. --now 2026-04-02T10:10:00Z or --now 2026-04-02T12:10:00+02:00',
+        }),
+      );
     }
   }
   const stateDir = collect(() => existingStateDir(flags.stateDir, env, cwd)) ?? resolveStateDir(flags.stateDir, env, cwd);

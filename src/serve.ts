@@ -63,7 +63,16 @@ export async function epicOptions(base: ResolvedOptions, paths: StatePaths, epic
     return { opts: own, from: `window ${own.timeoutSeconds}s, action ${own.action}` };
   }
   const opts = await resolveOptions(
-    { epicId, stateDir: base.stateDir, config: base.configFile, timeout: w.timeout_seconds, action, checkInterval: w.check_interval_seconds, maxRedispatches: base.maxRedispatches, json: base.isJson },
+    {
+      epicId,
+      stateDir: base.stateDir,
+      config: base.configFile,
+      timeout: w.timeout_seconds,
+      action,
+      checkInterval: w.check_interval_seconds,
+      maxRedispatches: base.maxRedispatches,
+      json: base.isJson,
+    },
     {},
     base.stateDir,
   );
@@ -92,25 +101,39 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
     const epicDeps: WatchDeps = { ...deps, output: epicOutput(out, epicId), terminal: undefined, missingEpicSettleMs: 0 };
     out.err(`dispatch-watchdog serve: watching epic ${epicId} (${from})\n`);
     run.said = undefined;
-    run.running = runWatch(opts, epicDeps).then(
-      async (code) => {
-        run.endedAt = await stampOf(paths.stateFile(epicId));
-        run.said = undefined;
-        if (!deps.signal.aborted) out.err(`dispatch-watchdog serve: epic ${epicId} ${code === EXIT.ok ? 'is done' : `stopped (exit ${code})`}; watched again when its state file changes\n`);
-      },
-      async (e: unknown) => {
-        run.endedAt = await stampOf(paths.stateFile(epicId));
-        const held = e instanceof InputError && e.code === 'lock_held';
-        // Held elsewhere: tried again at every scan (whoever holds it watches it; one watchdog per epic).
-        if (held) run.endedAt = undefined;
-        say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : (e as Error)?.message ?? String(e)}${held ? ' (tried again while serve runs)' : '; watched again when its state file changes'}\n`);
-      },
-    ).finally(() => {
-      run.running = undefined;
-    });
+    run.running = runWatch(opts, epicDeps)
+      .then(
+        async (code) => {
+          run.endedAt = await stampOf(paths.stateFile(epicId));
+          run.said = undefined;
+          if (!deps.signal.aborted)
+            out.err(
+              `dispatch-watchdog serve: epic ${epicId} ${code === EXIT.ok ? 'is done' : `stopped (exit ${code})`}; watched again when its state file changes\n`,
+            );
+        },
+        async (e: unknown) => {
+          run.endedAt = await stampOf(paths.stateFile(epicId));
+          const held = e instanceof InputError && e.code === 'lock_held';
+          // Held elsewhere: tried again at every scan (whoever holds it watches it; one watchdog per epic).
+          if (held) run.endedAt = undefined;
+          say(
+            run,
+            `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : ((e as Error)?.message ?? String(e))}${held ? ' (tried again while serve runs)' : '; watched again when its state file changes'}\n`,
+          );
+        },
+      )
+      .finally(() => {
+        run.running = undefined;
+      });
   };
   try {
-    if (base.receiver) receiver = await startConfiguredReceiver(base.receiver, paths, () => deps.clock.nowMs(), (t) => out.err(t));
+    if (base.receiver)
+      receiver = await startConfiguredReceiver(
+        base.receiver,
+        paths,
+        () => deps.clock.nowMs(),
+        (t) => out.err(t),
+      );
     out.err(`dispatch-watchdog serve: watching every epic under ${paths.root} (SIGTERM stops)\n`);
     while (!deps.signal.aborted) {
       for (const epicId of await knownEpicIds(paths)) {
@@ -121,14 +144,20 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
         // Held by another watchdog (a standalone loop, a lead's next): left to it, said once.
         const holder = await readLock(paths.lockFile(epicId));
         if (holder && holder.pid !== deps.pid && isAlive(holder.pid)) {
-          say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is watching it (taken over when it stops)\n`);
+          say(
+            run,
+            `dispatch-watchdog serve: epic ${epicId} not watched here: another dispatch-watchdog (pid ${holder.pid}, since ${holder.started_at}) is watching it (taken over when it stops)\n`,
+          );
           continue;
         }
         try {
           const { opts, from } = await epicOptions(base, paths, epicId);
           start(epicId, run, opts, from);
         } catch (e) {
-          say(run, `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : (e as Error)?.message ?? String(e)}\n`);
+          say(
+            run,
+            `dispatch-watchdog serve: epic ${epicId} not watched here: ${e instanceof InputError ? e.describe() : ((e as Error)?.message ?? String(e))}\n`,
+          );
         }
       }
       await deps.clock.sleep(deps.scanMs ?? 2000, deps.signal).catch(() => undefined);

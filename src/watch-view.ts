@@ -6,7 +6,19 @@ import type { Output, Terminal } from './deps.js';
 import { cut, renderEvent } from './core/format.js';
 import { summarizeWave, summaryLine } from './core/timeline.js';
 import { wrap } from './core/timeline-text.js';
-import { WATCH_HEADER, changeLines, requestsByTask, countsLine, fitTable, frameRows, heartbeatLine, nextDeadline, taskMarks, type FrameInput, type TaskMark } from './core/watch-frame.js';
+import {
+  WATCH_HEADER,
+  changeLines,
+  requestsByTask,
+  countsLine,
+  fitTable,
+  frameRows,
+  heartbeatLine,
+  nextDeadline,
+  taskMarks,
+  type FrameInput,
+  type TaskMark,
+} from './core/watch-frame.js';
 import type { CheckResult } from './check.js';
 import type { Verdict } from './core/assess.js';
 
@@ -36,7 +48,16 @@ export interface WatchView {
   finish(reason: string): void;
 }
 
-const PAINT: Record<string, string> = { ESCALATED: '35;1', STALLED: '31;1', healthy: '32', blocked: '33', waiting_human: '33', looping: '33', inconsistent: '35', unknown: '35' };
+const PAINT: Record<string, string> = {
+  ESCALATED: '35;1',
+  STALLED: '31;1',
+  healthy: '32',
+  blocked: '33',
+  waiting_human: '33',
+  looping: '33',
+  inconsistent: '35',
+  unknown: '35',
+};
 
 /** Each task's deadline, by task id, built when first asked (a log view asks only at its heartbeat; a terminal's, every draw). */
 function deadlinesOf(verdicts: readonly Verdict[]): FrameInput['deadlines'] {
@@ -71,7 +92,10 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
       const r = frame.report;
       const next = nextDeadline(frame);
       lines.push(
-        `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(0, columns),
+        `dispatch-watchdog  epic ${r.epic_id}  checked ${r.check_timestamp.slice(11, 19)}  action ${r.watchdog.action}  base window ${r.watchdog.timeout_seconds}s`.slice(
+          0,
+          columns,
+        ),
         `${countsLine(r, frame.escalated)}${next ? `  next possible stall: ${next}` : ''}`.slice(0, columns),
         '',
       );
@@ -127,7 +151,14 @@ export function createWatchView(out: Output, o: WatchViewOptions): WatchView {
     result(r) {
       if (!r.ok) return queue;
       return (queue = queue.then(async () => {
-        const checked: FrameInput = { report: r.report, deadlines: deadlinesOf(r.verdicts), requests: requestsByTask(r.report), nowMs: r.nowMs, checkedAtMs: r.nowMs, escalated };
+        const checked: FrameInput = {
+          report: r.report,
+          deadlines: deadlinesOf(r.verdicts),
+          requests: requestsByTask(r.report),
+          nowMs: r.nowMs,
+          checkedAtMs: r.nowMs,
+          escalated,
+        };
         if (o.terminal.isTty) {
           // Kept for the redraws between checks (idle times and countdowns tick).
           frame = checked;

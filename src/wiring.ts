@@ -48,7 +48,12 @@ interface ShellContext {
 /** The adapter the config names (default mailbox); a config problem is an InputError. */
 export function adapterFor(opts: ResolvedOptions, clock: Clock): AgentAdapter {
   const claudeConfigDir = opts.config.claude?.config_dir === undefined ? undefined : claudeConfigDirOf({ config: opts.config, env: {} });
-  return createAdapter(opts.adapter, opts.config.agents, { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000, claudeConfigDir }, { strategy: opts.action, locate: opts.configLocate });
+  return createAdapter(
+    opts.adapter,
+    opts.config.agents,
+    { clock, requestDeadlineMs: opts.requestDeadlineSeconds * 1000, claudeConfigDir },
+    { strategy: opts.action, locate: opts.configLocate },
+  );
 }
 
 /** Everything the executor and recovery share. */

@@ -43,8 +43,8 @@ export interface HarnessCommands {
  * `hiddenPromptHint` (said after an open call that overran its timeout while the agent's process
  * lives, most likely a prompt the watchdog cannot see: `install the Notification hook to see it`).
  */
-export interface HarnessWording extends AgentWords {  /** Where the resume and nudge routes of a request are spelled out for a person: `claude --resume <session_id> -p "<prompt>"`. */
-  resumeHint: string;
+export interface HarnessWording extends AgentWords {
+  /** Where the resume and nudge routes of a request are spelled out for a person: `claude --resume <session_id> -p "<prompt>"`. */ resumeHint: string;
 }
 
 /** The harness's own defaults (the config can override the ones it names in `contracts/defaults.ts`). */
@@ -116,6 +116,8 @@ const NONE: readonly PartialObservation[] = [];
 export function onlyRows<O extends TaskObserver>(observer: O, reads: (task: Task) => boolean): O {
   return Object.assign(Object.create(observer) as O, {
     observe: (task: Task, nowMs: number) => (reads(task) ? observer.observe(task, nowMs) : Promise.resolve(NONE as PartialObservation[])),
-    ...(observer.observeUnchanged && { observeUnchanged: (task: Task, nowMs: number, isStatRequired?: boolean) => (reads(task) ? observer.observeUnchanged!(task, nowMs, isStatRequired) : NONE) }),
+    ...(observer.observeUnchanged && {
+      observeUnchanged: (task: Task, nowMs: number, isStatRequired?: boolean) => (reads(task) ? observer.observeUnchanged!(task, nowMs, isStatRequired) : NONE),
+    }),
   });
 }

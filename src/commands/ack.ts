@@ -44,21 +44,29 @@ export async function runAck(paths: StatePaths, key: string, taskId: string | un
     return 0;
   }
   if (r.status === 'unanswered') {
-    out.out(`${key}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === 'redispatch' ? ' (a failed attempt)' : ''}; the ack changes nothing.\n`);
+    out.out(
+      `${key}: already past its deadline (${msToIso(r.answerByMs)}) and counted as unanswered${r.kind === 'redispatch' ? ' (a failed attempt)' : ''}; the ack changes nothing.\n`,
+    );
     return 0;
   }
   const isNew = await writeAck(paths, epicId, key, { taskId, at: msToIso(nowMs) });
   const by = taskId ? ` with task ${taskId}` : '';
-  out.out(isNew ? `${key}: answered${by}; the watchdog records it at its next check.\n` : `${key}: already acknowledged; the watchdog records it at its next check.\n`);
+  out.out(
+    isNew
+      ? `${key}: answered${by}; the watchdog records it at its next check.\n`
+      : `${key}: already acknowledged; the watchdog records it at its next check.\n`,
+  );
   return 0;
 }
 
 export function registerAck(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('ack')
-    .description(`answer a request by hand (cancel, redispatch/resume, nudge, reconcile; when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`)
-    .argument('<key>', 'the request\'s key, e.g. PROJ-1000:t1:redispatch')
-    .option('--task-id <id>', 'the task id the replacement runs under, when it is not the request\'s recovery_task_id');
+    .description(
+      `answer a request by hand (cancel, redispatch/resume, nudge, reconcile; when no row shows the answer): exit ${EXIT.ok} answered now or already, ${EXIT.input} unknown key`,
+    )
+    .argument('<key>', "the request's key, e.g. PROJ-1000:t1:redispatch")
+    .option('--task-id <id>', "the task id the replacement runs under, when it is not the request's recovery_task_id");
   stateDirOption(cmd).action(async (key: string, flags: { taskId?: string; stateDir?: string }) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
     guardStateDir(paths.root);
@@ -67,7 +75,7 @@ export function registerAck(program: Command, { env, setCode }: CliContext): voi
   teach(cmd, {
     examples: [
       ['dispatch-watchdog ack PROJ-1000:t1:cancel', 'the agent was stopped (and its row not marked terminal)'],
-      ['dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry', 'the replacement runs under another task id than the request\'s recovery_task_id'],
+      ['dispatch-watchdog ack PROJ-1000:t1:redispatch --task-id t1-retry', "the replacement runs under another task id than the request's recovery_task_id"],
     ],
     exitCodes: [
       ['ok', 'answered now, or already answered (the watchdog records it at its next check)'],

@@ -65,8 +65,10 @@ export function flagParsers(problems: InputError[]) {
       const n = Number(v);
       return v.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : bad(flag, 'a whole number >= 0', v);
     },
-    choice: <T extends string>(flag: string, choices: readonly T[]) => (v: string) =>
-      (choices as readonly string[]).includes(v) ? (v as T) : bad(flag, `one of ${choices.join(', ')}`, v),
+    choice:
+      <T extends string>(flag: string, choices: readonly T[]) =>
+      (v: string) =>
+        (choices as readonly string[]).includes(v) ? (v as T) : bad(flag, `one of ${choices.join(', ')}`, v),
   };
 }
 
@@ -83,14 +85,33 @@ export function configOption(cmd: Command): Command {
 /** The options that shape a watch (the watch command and next): window, strategy, interval, cap. */
 export function watchOptions(cmd: Command, { seconds, count, choice }: FlagParsers, intervalNote = ''): Command {
   return cmd
-    .option('--stall-window <seconds>', `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`, seconds('--stall-window'))
+    .option(
+      '--stall-window <seconds>',
+      `how long a task may go without progress before it is stalled, before exemptions widen it (default ${DEFAULTS.timeout_seconds})`,
+      seconds('--stall-window'),
+    )
     .option('--timeout <seconds>', 'the same as --stall-window (its older name; not a limit on how long the command runs)', seconds('--timeout'))
-    .addOption(new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`).choices([...STRATEGIES]).argParser(choice('--action', STRATEGIES)))
-    .option('--check-interval <seconds>', `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`, seconds('--check-interval'))
-    .option('--max-redispatches <n>', `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`, count('--max-redispatches'));
+    .addOption(
+      new Option('--action <strategy>', `what to do about a stalled task (default ${DEFAULTS.action})`)
+        .choices([...STRATEGIES])
+        .argParser(choice('--action', STRATEGIES)),
+    )
+    .option(
+      '--check-interval <seconds>',
+      `longest sleep between checks (default ${DEFAULTS.check_interval_seconds})${intervalNote}`,
+      seconds('--check-interval'),
+    )
+    .option(
+      '--max-redispatches <n>',
+      `redispatches per ticket before escalating to ${DEFAULTS.linear.blocked_state} (default ${DEFAULTS.max_redispatches})`,
+      count('--max-redispatches'),
+    );
 }
 
 /** --otlp HOST:PORT: the OTLP/HTTP logs receiver (docs/fleet.md), on the loop and on serve. */
 export function otlpOption(cmd: Command): Command {
-  return cmd.option('--otlp <host:port>', `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`);
+  return cmd.option(
+    '--otlp <host:port>',
+    `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`,
+  );
 }

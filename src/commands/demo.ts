@@ -9,7 +9,9 @@ import type { CliContext } from './command.js';
 export function registerDemo(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('demo')
-    .description(`run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`)
+    .description(
+      `run the main job on a built-in wave in about 30 s: three agents, one stalls and is killed and redispatched; exit ${EXIT.ok} when it went as expected`,
+    )
     .option('--keep', 'keep the temporary state dir afterwards (kept anyway when the demo fails)')
     .action(async (flags: { keep?: boolean }) => {
       // TERM=dumb, a pipe or an output not the process's get plain lines: no cursor movement (the

@@ -12,7 +12,9 @@ import { parseSince, renderFriction, reviewFriction } from './friction-review.js
 export function registerFriction(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('friction')
-    .description('review a period of the dispatch log: which tickets to look at first and why (with the hypothesis and recommended action of their friction notes), stalls, redispatches and escalations per ticket and per epic, and skipped log lines')
+    .description(
+      'review a period of the dispatch log: which tickets to look at first and why (with the hypothesis and recommended action of their friction notes), stalls, redispatches and escalations per ticket and per epic, and skipped log lines',
+    )
     .option('--since <period>', 'how far back: a duration (2w, 30d, 12h, 90m; 0d = today) or a date (2026-04-01, UTC)', '30d')
     .option('--epic-id <id>', 'only this epic');
   stateDirOption(cmd)

@@ -93,20 +93,33 @@ export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookIn
   if (verb === 'install') {
     const cache = packageCacheOf(entry);
     if (cache) {
-      throw new InputError('unsafe_hook_path', `refusing to install a hook that runs ${entry}: that copy of dispatch-watchdog lives in ${cache}'s cache, which may be deleted at any time, and every tool call would then fail its hook.`, {
-        hint: 'Install the package where it stays (npm install -g dispatch-watchdog, or npm install -D dispatch-watchdog in the project), then run that copy: dispatch-watchdog hook install. Nothing was written.',
-      });
+      throw new InputError(
+        'unsafe_hook_path',
+        `refusing to install a hook that runs ${entry}: that copy of dispatch-watchdog lives in ${cache}'s cache, which may be deleted at any time, and every tool call would then fail its hook.`,
+        {
+          hint: 'Install the package where it stays (npm install -g dispatch-watchdog, or npm install -D dispatch-watchdog in the project), then run that copy: dispatch-watchdog hook install. Nothing was written.',
+        },
+      );
     }
   }
   const before = await readIfExists(file);
-  const edit = verb === 'install' ? planHookInstall(before, hookSettingsBlock(defaultHookCommand(opts.stateDir, entry)), file) : planHookUninstall(before, file);
+  const edit =
+    verb === 'install' ? planHookInstall(before, hookSettingsBlock(defaultHookCommand(opts.stateDir, entry)), file) : planHookUninstall(before, file);
   if (!edit.isChanged) {
-    output.out(verb === 'install' ? `the dispatch-watchdog hook is already installed in ${file}; nothing changed.\n` : `no dispatch-watchdog hook in ${before === undefined ? `${file} (no such file)` : file}; nothing changed.\n`);
+    output.out(
+      verb === 'install'
+        ? `the dispatch-watchdog hook is already installed in ${file}; nothing changed.\n`
+        : `no dispatch-watchdog hook in ${before === undefined ? `${file} (no such file)` : file}; nothing changed.\n`,
+    );
   } else if (opts.isDryRun) {
-    output.out(`would ${verb === 'install' ? 'add' : 'remove'} ${describeEdit(verb, file, edit)} (dry run: nothing written). The file would read:\n${edit.text}`);
+    output.out(
+      `would ${verb === 'install' ? 'add' : 'remove'} ${describeEdit(verb, file, edit)} (dry run: nothing written). The file would read:\n${edit.text}`,
+    );
   } else {
     const backup = await replaceSettings(file, before, edit.text, backupFileFor(file, opts.env));
-    output.out(`${verb === 'install' ? 'added' : 'removed'} ${describeEdit(verb, file, edit)}; ${backup ? `the previous file is in ${backup}` : 'new file'}.\n`);
+    output.out(
+      `${verb === 'install' ? 'added' : 'removed'} ${describeEdit(verb, file, edit)}; ${backup ? `the previous file is in ${backup}` : 'new file'}.\n`,
+    );
     if (verb === 'install' && opts.scope === 'local') output.out(`${path.basename(file)} holds this machine's paths: keep it out of git.\n`);
     if (verb === 'install') output.out('Sessions already running may need a restart (or a look at /hooks) to pick it up.\n');
   }
@@ -130,21 +143,27 @@ export function registerHookInstall(hook: Command, { env, setCode }: CliContext)
       .option('--local', "this machine's settings of the project: ./.claude/settings.local.json (the default)")
       .option('--project', "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)")
       .option('--dry-run', 'print what would change and the resulting file; write nothing');
-    stateDirOption(cmd, 'state dir the hook records into', ', pinned as an absolute path').action(async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
-      const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
-      if (scopes.length > 1) throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
-      const scope: SettingsScope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
-      const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-      const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
-      setCode(await runHookInstall(verb, opts, env.output));
-    });
+    stateDirOption(cmd, 'state dir the hook records into', ', pinned as an absolute path').action(
+      async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
+        const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
+        if (scopes.length > 1)
+          throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
+        const scope: SettingsScope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
+        const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
+        const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
+        setCode(await runHookInstall(verb, opts, env.output));
+      },
+    );
     teach(cmd, {
       examples:
         verb === 'install'
           ? [
               ['dispatch-watchdog hook install', 'install it for this project on this machine: ./.claude/settings.local.json'],
               ['dispatch-watchdog hook install --dry-run', 'show what would change in that file; write nothing'],
-              ['dispatch-watchdog hook install --user --state-dir ~/.onex_state', 'install for every Claude Code session of this user, recording into that state dir'],
+              [
+                'dispatch-watchdog hook install --user --state-dir ~/.onex_state',
+                'install for every Claude Code session of this user, recording into that state dir',
+              ],
             ]
           : [['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"]],
       exitCodes: [

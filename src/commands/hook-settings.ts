@@ -17,7 +17,10 @@ export interface SettingsEdit {
 /** A hook command this package installed: its fast entry (the bundle, or an older build), or the `dispatch-watchdog hook` bin. */
 export function isOurHookCommand(command: unknown): boolean {
   if (typeof command !== 'string') return false;
-  return /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) || /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command);
+  return (
+    /(?:dist[/\\](?:src|hook)[/\\]hook-entry\.js|bundle[/\\]hook\.cjs)(?=['"\s]|$)/.test(command) ||
+    /(^|[\s'"/\\])dispatch-watchdog(\.js)?['"]?\s+hook(\s|$)/.test(command)
+  );
 }
 
 const valueOf = (text: string, node: JsonNode): unknown => JSON.parse(text.slice(node.start, node.end));
@@ -41,7 +44,8 @@ function parseSettings(text: string, file: string): JsonNode {
       hint: 'Fix the file (or move it away) and run the command again; nothing was written.',
     });
   }
-  if (root.kind !== 'object') throw new InputError('wrong_type', 'expected a JSON object at the top of the settings file.', { location: { file }, hint: 'Nothing was written.' });
+  if (root.kind !== 'object')
+    throw new InputError('wrong_type', 'expected a JSON object at the top of the settings file.', { location: { file }, hint: 'Nothing was written.' });
   const hooks = propOf(root, 'hooks');
   if (hooks && hooks.kind !== 'object') {
     throw new InputError('wrong_type', `expected an object of events, got ${text.slice(hooks.start, Math.min(hooks.end, hooks.start + 40))}.`, {
@@ -51,7 +55,10 @@ function parseSettings(text: string, file: string): JsonNode {
   }
   for (const p of hooks?.kind === 'object' ? hooks.props : []) {
     if (p.value.kind !== 'array') {
-      throw new InputError('wrong_type', 'expected an array of matcher entries.', { location: { file, path: `hooks.${p.key}` }, hint: 'Fix it and run the command again; nothing was written.' });
+      throw new InputError('wrong_type', 'expected an array of matcher entries.', {
+        location: { file, path: `hooks.${p.key}` },
+        hint: 'Fix it and run the command again; nothing was written.',
+      });
     }
   }
   return root;

@@ -97,7 +97,12 @@ function readStream(stdin: NodeJS.ReadableStream, timeoutMs: number, bytes: Stdi
  * `stream()` for the rest. After a timeout a read may still be pending in libuv's thread pool
  * (`isEnded` false), which keeps the process from exiting until stdin closes: the caller decides.
  */
-export function readStdinFd(fd: number, timeoutMs: number, stream: () => NodeJS.ReadableStream, maxBytes = HOOK_STDIN_MAX_BYTES): Promise<StdinText & { payload?: unknown }> {
+export function readStdinFd(
+  fd: number,
+  timeoutMs: number,
+  stream: () => NodeJS.ReadableStream,
+  maxBytes = HOOK_STDIN_MAX_BYTES,
+): Promise<StdinText & { payload?: unknown }> {
   return new Promise((resolve) => {
     const bytes = new StdinBytes(maxBytes);
     const startMs = Date.now();
@@ -131,7 +136,17 @@ export function readStdinFd(fd: number, timeoutMs: number, stream: () => NodeJS.
   });
 }
 
-const FIELDS = ['hook_event_name', 'session_id', 'agent_id', 'agent_type', 'tool_name', 'tool_use_id', 'notification_type', 'transcript_path', 'agent_transcript_path'];
+const FIELDS = [
+  'hook_event_name',
+  'session_id',
+  'agent_id',
+  'agent_type',
+  'tool_name',
+  'tool_use_id',
+  'notification_type',
+  'transcript_path',
+  'agent_transcript_path',
+];
 
 /** The top-level string fields of a payload too big to keep whole, found in its head and tail. */
 export function salvagePayload(head: string, tail: string): Record<string, string> {

@@ -13,7 +13,18 @@ import { stateDirOption, type CliContext } from './command.js';
 export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
 /** The events the watchdog listens to (DESIGN §4). */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd'] as const;
+export const HOOK_EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'StopFailure',
+  'Notification',
+  'PermissionRequest',
+  'SessionEnd',
+] as const;
 
 /** The settings.json block that installs `command` for the 10 events (claude-code-surfaces.md §2.1). */
 export function hookSettingsBlock(command: string): { hooks: Record<string, unknown[]> } {
@@ -87,7 +98,10 @@ export async function hookMain(
       const entry = opts.entryPath ?? hookEntryPath();
       out(JSON.stringify(hookSettingsBlock(defaultHookCommand(stateDir, entry)), null, 2) + '\n');
       const cache = packageCacheOf(entry);
-      if (cache) warn(`note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`);
+      if (cache)
+        warn(
+          `note: this block runs ${entry}, a copy in ${cache}'s cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`,
+        );
       // The hook never creates the state dir (a hook fired in an unrelated project leaves no trace),
       // so installing it before the dir exists would record nothing: say so, on stderr.
       if (!existsSync(stateDir)) warn(`note: ${stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(stateDir)})\n`);
@@ -106,7 +120,9 @@ export function registerHook(program: Command, { env, setCode }: CliContext): Co
     .command('hook')
     .description('the Claude Code hook: read one hook payload on stdin, append it to activity/<agent or session id>.ndjson, print nothing, always exit 0')
     .option('--print-settings', 'print the settings.json block that installs this hook');
-  stateDirOption(cmd).action(async () => setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })));
+  stateDirOption(cmd).action(async () =>
+    setCode(await hookMain(env.argv.slice(1), env.stdin ?? process.stdin, env.env, { out: (t) => env.output.out(t), warn: (t) => env.output.err(t) })),
+  );
   return teach(cmd, {
     examples: [
       ['dispatch-watchdog hook --print-settings', 'the settings.json block to paste into .claude/settings.local.json (see docs/claude-code.md)'],

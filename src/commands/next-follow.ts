@@ -80,7 +80,10 @@ async function holderWave(paths: StatePaths, epicId: string): Promise<FollowedWa
     isWaveDone: false,
     verdicts: tasks.map((t) => ({ kind: t.verdict as VerdictKind, taskId: t.task_id, ticketId: t.ticket_id })),
     // A replacement the holder launched has a status of its own making: judged, so in flight.
-    tasks: tasks.map((t) => ({ taskId: t.task_id, statusClass: classifyStatus(t.status) === 'unknown' && t.verdict !== 'unknown' ? 'in_flight' : classifyStatus(t.status) })),
+    tasks: tasks.map((t) => ({
+      taskId: t.task_id,
+      statusClass: classifyStatus(t.status) === 'unknown' && t.verdict !== 'unknown' ? 'in_flight' : classifyStatus(t.status),
+    })),
   };
 }
 
@@ -98,7 +101,12 @@ export interface FollowDeps {
  * journal `next_returned`, resolve with the exit code), `--max-wait` passes (exit 14), or the
  * holder stops ('free': the caller watches the epic itself).
  */
-export async function followHolder(opts: ResolvedOptions, deps: FollowDeps, holder: { pid: number; started_at?: string }, maxWaitMs?: number): Promise<number | 'free' | 'signal'> {
+export async function followHolder(
+  opts: ResolvedOptions,
+  deps: FollowDeps,
+  holder: { pid: number; started_at?: string },
+  maxWaitMs?: number,
+): Promise<number | 'free' | 'signal'> {
   const paths = new StatePaths(opts.stateDir);
   const dir = paths.dispatchLogDir();
   deps.output.err(
@@ -119,8 +127,12 @@ export async function followHolder(opts: ResolvedOptions, deps: FollowDeps, hold
       const { doc, text } = await deps.makeDoc(news, history, await holderWave(paths, opts.epicId), isMaxWait && !reason);
       deps.output.out(text);
       await log.append({
-        event: 'next_returned', reason: doc.reason, exit_code: doc.exit_code,
-        requests: news.requests.map((q) => q.key), unanswered: news.unanswered.map((q) => q.key), escalations: news.escalations.map((e) => e.key!),
+        event: 'next_returned',
+        reason: doc.reason,
+        exit_code: doc.exit_code,
+        requests: news.requests.map((q) => q.key),
+        unanswered: news.unanswered.map((q) => q.key),
+        escalations: news.escalations.map((e) => e.key!),
         ...(news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}),
       });
       return doc.exit_code;

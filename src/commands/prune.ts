@@ -80,7 +80,7 @@ export async function epicState(paths: StatePaths, epicId: string): Promise<{ is
     if (wave.isEveryWaveCompleted) return { isFinished: true, why: 'every wave completed' };
     if (wave.tasks.length === 0) return { isFinished: false, why: 'its wave lists no task' };
     const { history } = await loadHistory(paths, epicId, { isWritable: false });
-    if (hasPendingRequest(history)) return { isFinished: false, why: 'a request waits for the orchestrator\'s answer' };
+    if (hasPendingRequest(history)) return { isFinished: false, why: "a request waits for the orchestrator's answer" };
     const judged = overlayWave(wave, history, epicId, paths.root, await replacementStates(history));
     // A replacement we launched whose process is gone runs no more (its output said how it ended).
     const open = judged.tasks.filter((t) => t.statusClass !== 'terminal' && t.statusClass !== 'blocked' && !(t.isOwnReplacement && t.hasExited));
@@ -156,7 +156,13 @@ async function linkedFromNotes(paths: StatePaths): Promise<Set<string>> {
 /** Remove now-empty directories up to (not including) the state dir's top-level folders. */
 async function removeEmptyParents(root: string, dir: string) {
   for (let d = dir; path.dirname(d) !== root && d.startsWith(root + path.sep); d = path.dirname(d)) {
-    if (!(await fs.rmdir(d).then(() => true, () => false))) return;
+    if (
+      !(await fs.rmdir(d).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
   }
 }
 
@@ -177,14 +183,19 @@ export function renderPrune(r: PruneReport): string {
 export function registerPrune(program: Command, { env, setCode }: CliContext): void {
   const cmd = program
     .command('prune')
-    .description("remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests")
+    .description(
+      "remove what the watchdog wrote and no longer needs: files of finished epics (watchdog.json, requests, acks, agent logs, markers), old hook activity, read positions and recovery checkpoints; never a state file, a friction note, the dispatch log or a running epic's requests",
+    )
     .option('--older-than <duration>', 'only files not changed for this long: 90m, 12h, 30d, 2w', '30d')
     .option('--dry-run', 'list what would be removed; remove nothing');
   stateDirOption(cmd)
     .option('--json', 'print the report as JSON')
     .action(async (flags: { olderThan: string; dryRun?: boolean; stateDir?: string; json?: boolean }) => {
       const olderThanMs = parseDurationMs(flags.olderThan);
-      if (olderThanMs === undefined) throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, { hint: 'e.g. --older-than 30d' });
+      if (olderThanMs === undefined)
+        throw new InputError('bad_flag', `--older-than: expected a duration (90m, 12h, 30d, 2w), got ${JSON.stringify(flags.olderThan)}.`, {
+          hint: 'e.g. --older-than 30d',
+        });
       const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
       const report = await prune(paths, { nowMs: env.watchDeps.clock.nowMs(), olderThanMs, olderThan: flags.olderThan, isDryRun: Boolean(flags.dryRun) });
       env.output.out(flags.json ? toJson(report, 2) + '\n' : renderPrune(report));

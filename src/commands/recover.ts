@@ -18,7 +18,11 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
   const runId = randomUUID();
   const paths = new StatePaths(opts.stateDir);
   guardStateDir(paths.root);
-  const lock = await acquireLock(paths.lockFile(opts.epicId), { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() }, opts.epicId);
+  const lock = await acquireLock(
+    paths.lockFile(opts.epicId),
+    { pid: deps.pid, run_id: runId, started_at: new Date(deps.clock.nowMs()).toISOString() },
+    opts.epicId,
+  );
   try {
     let notifier: NotifierPort | undefined;
     const { paths, history, log } = await openJournal(opts, deps, deps.clock, runId, (e) => notifier?.onAppended(e));
@@ -27,7 +31,10 @@ export async function runRecover(opts: ResolvedOptions, deps: WatchDeps): Promis
     const report = (await deps.recover?.({ paths, opts, log, history, runId })) ?? { done: [], finished: [], failed: [], orphans: [] };
     await notifier?.drain();
     if (opts.isJson) {
-      deps.output.out(toJson({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) + '\n');
+      deps.output.out(
+        toJson({ done: report.done, finished: report.finished, ...(report.failed.length > 0 ? { failed: report.failed } : {}), orphans: report.orphans }) +
+          '\n',
+      );
     } else {
       const failed = report.failed.length > 0 ? `, ${report.failed.length} failed` : '';
       const lines = [

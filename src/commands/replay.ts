@@ -49,7 +49,6 @@ export interface ReplayFlags {
 /** Largest transcript replayed, in bytes. @defaultValue 268435456 (256 MB) */
 export const MAX_REPLAY_BYTES = 256 * 1024 * 1024;
 
-
 async function readSource(file: string): Promise<ReplaySource> {
   let st;
   try {
@@ -62,8 +61,10 @@ async function readSource(file: string): Promise<ReplaySource> {
       cause: e,
     });
   }
-  if (!st.isFile()) throw new InputError('unreadable_file', 'not a regular file.', { location: { file }, hint: 'Give a .jsonl transcript file, not a directory or a pipe.' });
-  if (st.size > MAX_REPLAY_BYTES) throw new InputError('unreadable_file', `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
+  if (!st.isFile())
+    throw new InputError('unreadable_file', 'not a regular file.', { location: { file }, hint: 'Give a .jsonl transcript file, not a directory or a pipe.' });
+  if (st.size > MAX_REPLAY_BYTES)
+    throw new InputError('unreadable_file', `transcript is ${st.size} bytes, over the ${MAX_REPLAY_BYTES}-byte limit.`, { location: { file } });
   return { file, text: await fs.readFile(file, 'utf8') };
 }
 
@@ -75,7 +76,10 @@ export async function findChildTranscripts(file: string): Promise<string[]> {
   const session = path.basename(file, '.jsonl');
   const nested = path.join(path.dirname(file), session, 'subagents');
   const names = await fs.readdir(nested).catch(() => [] as string[]);
-  const out = names.filter(isChildName).sort().map((n) => path.join(nested, n));
+  const out = names
+    .filter(isChildName)
+    .sort()
+    .map((n) => path.join(nested, n));
   if (session.startsWith('agent-')) return out;
   const flat = (await fs.readdir(path.dirname(file)).catch(() => [] as string[])).filter(isChildName).sort();
   for (const n of flat) {
@@ -96,17 +100,23 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   for (const file of files) inputs.push(await readReplayInput(file));
   const base = flags.policy ?? DEFAULT_POLICY;
   const results: ReplayResult[] = [];
-  for (const seconds of flags.timeouts) for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
+  for (const seconds of flags.timeouts)
+    for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
   // A file with no transcript record (a README, a log of another tool) is not a replay of nothing.
   const empty = results.find((r) => r.summary.records === 0);
   if (empty) {
-    throw new InputError('unreadable_file', `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ''}.`, {
-      location: { file: empty.file },
-      hint: 'Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file).',
-    });
+    throw new InputError(
+      'unreadable_file',
+      `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ''}.`,
+      {
+        location: { file: empty.file },
+        hint: 'Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file).',
+      },
+    );
   }
   if (flags.isScore) {
-    for (const seconds of flags.timeouts) output.out(renderScore(scoreReplays(inputs, { ...base, baseTimeoutMs: Math.round(seconds * 1000) })).join('\n') + '\n');
+    for (const seconds of flags.timeouts)
+      output.out(renderScore(scoreReplays(inputs, { ...base, baseTimeoutMs: Math.round(seconds * 1000) })).join('\n') + '\n');
     return results;
   }
   for (const r of results) {
@@ -118,7 +128,10 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   }
   if (!flags.isJson && results.length > 1) output.out(renderReplayComparison(results));
   // Where each window falls among the silences the agents really had.
-  const histogram = gapHistogram(inputs.flatMap((i) => silentGaps([i.transcript, ...(i.children ?? [])].flatMap(recordTimes))), flags.timeouts.map((s) => Math.round(s * 1000)));
+  const histogram = gapHistogram(
+    inputs.flatMap((i) => silentGaps([i.transcript, ...(i.children ?? [])].flatMap(recordTimes))),
+    flags.timeouts.map((s) => Math.round(s * 1000)),
+  );
   if (!flags.isJson) output.out('\n' + renderGapHistogramText(histogram).join('\n') + '\n');
   if (flags.svgFile !== undefined) {
     const title = inputs.length === 1 ? `silent gaps in ${path.basename(inputs[0]!.transcript.file)}` : `silent gaps in ${inputs.length} transcripts`;
@@ -131,28 +144,49 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
 export function registerReplay(program: Command, { env, setCode, flags: parsers }: CliContext): void {
   const cmd = program
     .command('replay')
-    .description('replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)')
+    .description(
+      'replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)',
+    )
     .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
     // No commander default: it would print "(default: [])" after ours.
-    .option('--stall-window <seconds...>', `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`, (v: string, prev?: number[]) => parsers.collectSeconds('--stall-window')(v, prev ?? []))
-    .option('--timeout <seconds...>', 'the same as --stall-window (its older name)', (v: string, prev?: number[]) => parsers.collectSeconds('--timeout')(v, prev ?? []))
+    .option(
+      '--stall-window <seconds...>',
+      `base window(s) in seconds; several values print one pass each, a comparison table, and where each falls in the histogram of silent gaps (default ${DEFAULTS.timeout_seconds})`,
+      (v: string, prev?: number[]) => parsers.collectSeconds('--stall-window')(v, prev ?? []),
+    )
+    .option('--timeout <seconds...>', 'the same as --stall-window (its older name)', (v: string, prev?: number[]) =>
+      parsers.collectSeconds('--timeout')(v, prev ?? []),
+    )
     .option('--svg <file>', 'also write the histogram of silent gaps against the windows as an SVG file')
     .option('--config <file>', 'read exemption settings from this watchdog.config.yaml')
-    .option('--score', 'print the false-stall figures over all the files (text) instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)')
+    .option(
+      '--score',
+      'print the false-stall figures over all the files (text) instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)',
+    )
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
     .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean; score?: boolean }) => {
       const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
       const given = [...(flags.stallWindow ?? []), ...(flags.timeout ?? [])];
       const timeouts = given.length > 0 ? given : [config.timeout_seconds ?? DEFAULTS.timeout_seconds];
       const svgFile = flags.svg === undefined ? undefined : path.resolve(env.cwd, flags.svg);
-      await runReplay(files.map((f) => path.resolve(env.cwd, f)), { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config), svgFile }, env.output);
+      await runReplay(
+        files.map((f) => path.resolve(env.cwd, f)),
+        { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config), svgFile },
+        env.output,
+      );
       setCode(EXIT.ok);
     });
   teach(cmd, {
     examples: [
       ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],
-      ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg', 'pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)'],
-      ['dispatch-watchdog replay ~/.claude/projects/*/*.jsonl --score --stall-window 120 300', 'how many false stalls each window would have given on your own sessions, and whether crashes and give-ups were caught'],
+      [
+        'dispatch-watchdog replay ~/.claude/projects/-home-me-app/*.jsonl --stall-window 60 120 300 --svg gaps.svg',
+        'pick a window: one pass per value, one row per window, and the histogram of silent gaps with each window on it (also as SVG)',
+      ],
+      [
+        'dispatch-watchdog replay ~/.claude/projects/*/*.jsonl --score --stall-window 120 300',
+        'how many false stalls each window would have given on your own sessions, and whether crashes and give-ups were caught',
+      ],
       ['dispatch-watchdog replay session.jsonl --json', 'NDJSON: one object per verdict change, then a summary'],
     ],
     exitCodes: [

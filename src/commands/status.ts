@@ -40,7 +40,11 @@ export async function readWatchdogJson(paths: StatePaths, epicId: string): Promi
     // Ours, or the seed's own document (schema_version "1.1" without our additive keys).
     return parseWatchdogJson(JSON.parse(text));
   } catch (e) {
-    throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', { location: { file }, cause: e, hint: 'Run a check again to rewrite it.' });
+    throw new InputError('wrong_type', 'watchdog.json is not a schema_version "1.1" document.', {
+      location: { file },
+      cause: e,
+      hint: 'Run a check again to rewrite it.',
+    });
   }
 }
 
@@ -55,7 +59,7 @@ export async function printStatus(paths: StatePaths, epicId: string, opts: { isJ
   const doc = await readWatchdogJson(paths, epicId).catch(async (e: unknown) => {
     // A finished epic's check is gone (prune removed it): another check would judge nothing; its history is in the log.
     if (!(e instanceof InputError) || e.code !== 'missing_file' || !(await isOver(paths, epicId))) throw e;
-    throw new InputError('missing_file', 'no check of this epic is kept: its wave is over (prune removes a finished epic\'s check).', {
+    throw new InputError('missing_file', "no check of this epic is kept: its wave is over (prune removes a finished epic's check).", {
       location: e.location,
       hint: `Its history is in the dispatch log: \`dispatch-watchdog timeline --epic-id ${epicId}\` or \`dispatch-watchdog friction\`.`,
     });
@@ -81,7 +85,9 @@ export async function printEveryStatus(paths: StatePaths, opts: { isJson: boolea
     const age = r.check_timestamp ? `${Math.max(0, Math.round((opts.nowMs - Date.parse(r.check_timestamp)) / 1000))}s ago` : 'never';
     const other = s ? s.total_tasks - s.healthy - s.stalled : 0;
     const n = (v: number | undefined, w: number) => String(v ?? '-').padStart(w);
-    out.out(`${r.epic_id.padEnd(width)}  ${age.padEnd(8)}  ${n(s?.total_tasks, 5)}  ${n(s?.healthy, 7)}  ${n(s?.stalled, 7)}  ${n(s ? other : undefined, 5)}  ${r.watcher}\n`);
+    out.out(
+      `${r.epic_id.padEnd(width)}  ${age.padEnd(8)}  ${n(s?.total_tasks, 5)}  ${n(s?.healthy, 7)}  ${n(s?.stalled, 7)}  ${n(s ? other : undefined, 5)}  ${r.watcher}\n`,
+    );
   }
 }
 
@@ -104,7 +110,7 @@ export function registerStatus(program: Command, { env, setCode }: CliContext): 
     examples: [
       ['dispatch-watchdog status --epic-id PROJ-1000', 'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching'],
       ['dispatch-watchdog status --epic-id PROJ-1000 --json', 'watchdog.json as it is (reasons whole)'],
-      ['dispatch-watchdog status', 'every epic under the state dir: its last check\'s counts, how old it is, who watches it'],
+      ['dispatch-watchdog status', "every epic under the state dir: its last check's counts, how old it is, who watches it"],
     ],
     exitCodes: [
       ['ok', 'printed'],

@@ -51,7 +51,12 @@ export async function readActivityTimes(file: string): Promise<number[]> {
     if (!line.includes('"t')) continue;
     try {
       const rec = JSON.parse(line) as { type?: unknown; timestamp?: unknown; ts?: unknown; event?: unknown };
-      const at = typeof rec.timestamp === 'string' && PROGRESS_TYPES.has(String(rec.type)) ? rec.timestamp : typeof rec.ts === 'string' && typeof rec.event === 'string' ? rec.ts : undefined;
+      const at =
+        typeof rec.timestamp === 'string' && PROGRESS_TYPES.has(String(rec.type))
+          ? rec.timestamp
+          : typeof rec.ts === 'string' && typeof rec.event === 'string'
+            ? rec.ts
+            : undefined;
       const ms = at === undefined ? NaN : Date.parse(at);
       if (Number.isFinite(ms)) out.push(ms);
     } catch {
@@ -91,7 +96,11 @@ export async function readTimeline(paths: StatePaths, epicId: string, nowMs: num
     const guess = didYouMean(epicId, known);
     throw new InputError('missing_file', `no epic ${JSON.stringify(epicId)} here: no state file and no dispatch-log line names it.`, {
       location: { file: paths.stateFile(epicId) },
-      hint: guess ? `Did you mean --epic-id ${guess}?` : known.length ? `Epics in this state dir: ${known.slice(0, 10).join(', ')}.` : 'Check --epic-id and --state-dir (or $ONEX_STATE_DIR).',
+      hint: guess
+        ? `Did you mean --epic-id ${guess}?`
+        : known.length
+          ? `Epics in this state dir: ${known.slice(0, 10).join(', ')}.`
+          : 'Check --epic-id and --state-dir (or $ONEX_STATE_DIR).',
     });
   }
   // A replacement the watchdog launched writes where its redispatch line says.
@@ -102,7 +111,10 @@ export async function readTimeline(paths: StatePaths, epicId: string, nowMs: num
       if (times.length) activity.set(taskId, [...(activity.get(taskId) ?? []), ...times]);
     }
   }
-  const lastCheck = await fs.readFile(paths.watchdogJson(epicId), 'utf8').then((t) => Date.parse((JSON.parse(t) as { check_timestamp?: string }).check_timestamp ?? ''), () => NaN);
+  const lastCheck = await fs.readFile(paths.watchdogJson(epicId), 'utf8').then(
+    (t) => Date.parse((JSON.parse(t) as { check_timestamp?: string }).check_timestamp ?? ''),
+    () => NaN,
+  );
   return buildTimeline({ epicId, events: log.events, rows, activity, nowMs, ...(Number.isFinite(lastCheck) ? { lastCheckMs: lastCheck } : {}) });
 }
 
@@ -131,15 +143,24 @@ export async function runTimeline(paths: StatePaths, flags: TimelineFlags, outpu
 export function registerTimeline(program: Command, { env, setCode, flags: parsers }: CliContext): void {
   const cmd = program
     .command('timeline')
-    .description('the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents\' own records; --svg writes it as a self-contained SVG file')
+    .description(
+      "the wave as a picture: one lane per task instance over time, with its activity, stalls, redispatches, requests, escalations and human waits, from the dispatch log and the agents' own records; --svg writes it as a self-contained SVG file",
+    )
     .requiredOption('--epic-id <id>', 'epic id')
     .option('--svg <file>', 'also write the picture as an SVG file (open it in a browser, attach it to a ticket)')
-    .option('--width <columns>', 'terminal width to draw in (default: the terminal\'s, else 100)', parsers.count('--width'));
+    .option('--width <columns>', "terminal width to draw in (default: the terminal's, else 100)", parsers.count('--width'));
   stateDirOption(cmd).action(async (flags: { epicId: string; svg?: string; width?: number; stateDir?: string }) => {
     const paths = new StatePaths(existingStateDir(flags.stateDir, env.env, env.cwd));
     const terminal = env.watchDeps.terminal;
     const columns = flags.width ?? (terminal?.isTty ? terminal.columns() : undefined);
-    const opts = { epicId: assertSafeId(flags.epicId, 'epic id'), svgFile: flags.svg, columns, hasColor: Boolean(terminal?.hasColor), nowMs: env.watchDeps.clock.nowMs(), cwd: env.cwd };
+    const opts = {
+      epicId: assertSafeId(flags.epicId, 'epic id'),
+      svgFile: flags.svg,
+      columns,
+      hasColor: Boolean(terminal?.hasColor),
+      nowMs: env.watchDeps.clock.nowMs(),
+      cwd: env.cwd,
+    };
     setCode(await runTimeline(paths, opts, env.output));
   });
   teach(cmd, {

@@ -31,11 +31,18 @@ export const CheckpointSchema = z
     last_tool: LastTool.nullable(),
     last_output: z.string().nullable().describe('The end of the last text the agent wrote (excerpt).'),
     supersedes: z.string().nullable().describe('The previous checkpoint of this ticket (state-dir relative), or null.'),
-    cwd: z.string().optional().describe('Where the stalled agent worked (its transcript\'s first cwd, where the session started): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.'),
+    cwd: z
+      .string()
+      .optional()
+      .describe(
+        "Where the stalled agent worked (its transcript's first cwd, where the session started): start the replacement there (with a worktree per ticket, that checkout). Absent when no transcript said.",
+      ),
     original_prompt: z
       .string()
       .optional()
-      .describe("The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown."),
+      .describe(
+        "The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown.",
+      ),
   })
   .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md).' });
 export type Checkpoint = z.output<typeof CheckpointSchema>;

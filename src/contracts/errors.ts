@@ -120,22 +120,31 @@ export function fileSystemErrorOf(e: unknown): WatchdogError | undefined {
   switch (errno) {
     case 'ELOOP':
       // Our own guard words this one fully (atomic-write, append-line-sync): keep its text.
-      return new InputError('unsafe_state_path', e.message.startsWith('refusing') ? e.message.replace(/\s*Replace the link with a directory\.$/, '') : `refusing to follow the symlink${where}: every file the watchdog writes stays inside the state dir.`, {
-        hint: 'Replace the link with a real directory (or point --state-dir at the directory it links to).', cause: e,
-      });
+      return new InputError(
+        'unsafe_state_path',
+        e.message.startsWith('refusing')
+          ? e.message.replace(/\s*Replace the link with a directory\.$/, '')
+          : `refusing to follow the symlink${where}: every file the watchdog writes stays inside the state dir.`,
+        {
+          hint: 'Replace the link with a real directory (or point --state-dir at the directory it links to).',
+          cause: e,
+        },
+      );
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
       // Only a refusal on a named file: a pathless EPERM (a signal, say) is not the user's to fix here.
       if (!at) return undefined;
       return new InputError('state_dir_unwritable', `${errno === 'EROFS' ? 'read-only file system' : 'permission denied'} on ${at} (${errno}).`, {
-        hint: 'Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.', cause: e,
+        hint: 'Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.',
+        cause: e,
       });
     case 'ENOSPC':
     case 'EDQUOT':
       return new ActionError('disk_full', `cannot write${where}: the disk is full (${errno}).`, {
         hint: 'Free some space and run it again: every line written before this one is intact, and unfinished actions are settled at the next start.',
-        isRetryable: true, cause: e,
+        isRetryable: true,
+        cause: e,
       });
     default:
       return undefined;

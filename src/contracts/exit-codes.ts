@@ -13,13 +13,24 @@ import { safeText } from '../present/safe-text.js';
 export const EXIT_CODES = {
   ok: { code: 0, means: 'the command did what it is for (each --help says what that is); --help, --version' },
   failure: { code: 1, means: 'the world refused (a file cannot be written, an action failed), or a dispatch-watchdog bug (then with the stack)' },
-  input: { code: 2, means: 'bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix' },
+  input: {
+    code: 2,
+    means: 'bad input or usage (a state file, config or flag), or another watchdog holds the lock; the message names file, line, field and the fix',
+  },
   stall: { code: 3, means: 'something needs a person: a stall or an unanswered request (--once, --now), orphaned actions (recover)' },
-  unwatched: { code: 4, means: 'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)' },
+  unwatched: {
+    code: 4,
+    means:
+      'no stall, but a row cannot be judged (an unknown status such as "in-progress", no evidence at all): that agent is NOT watched; stderr names it (--once, --now)',
+  },
   requests: { code: 10, means: 'next: new requests to carry out on agents (cancel, redispatch, resume, nudge)' },
   unanswered: { code: 11, means: 'next: a request passed its answer_by without an answer' },
   escalation: { code: 12, means: 'next: a ticket was escalated to Blocked' },
-  attention: { code: 13, means: 'next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)' },
+  attention: {
+    code: 13,
+    means:
+      'next: a person is needed (a reconcile request, a long human wait, an orphaned action, an unobservable agent, a row whose status is unknown, a stall in report mode)',
+  },
   max_wait: { code: 14, means: 'next: --max-wait passed with nothing for the orchestrator (run next again to keep waiting)' },
 } as const satisfies Record<string, { code: number; means: string }>;
 

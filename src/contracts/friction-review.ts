@@ -16,7 +16,9 @@ export const FrictionTicket = z.object({
   cancels: z.number().int(),
   escalations: z.number().int(),
   failed_actions: z.number().int(),
-  tracker: TrackerOutcomeSchema.nullable().describe('What the last escalation did in the tracker (skipped: no LINEAR_API_KEY, the ticket was not moved to Blocked), or null if never escalated.'),
+  tracker: TrackerOutcomeSchema.nullable().describe(
+    'What the last escalation did in the tracker (skipped: no LINEAR_API_KEY, the ticket was not moved to Blocked), or null if never escalated.',
+  ),
   stall_reasons: z.partialRecord(StallReasonSchema, z.number().int()).describe('Stall reason → how many times.'),
   exemptions_seen: Counts,
   last_stall: IsoTimestamp.nullable(),
@@ -51,7 +53,12 @@ export const FrictionReviewSchema = z
     orphaned_actions: z.number().int(),
     nudges: z.object({
       sent: z.number().int().describe('nudge_sent lines: agents between turns nudged once before a reconcile request.'),
-      worked: z.number().int().describe('Nudged agents seen making progress again (a healthy line), or whose row ended (the nudge answered `terminal` or `resolved`), before a reconcile request or a stall of them.'),
+      worked: z
+        .number()
+        .int()
+        .describe(
+          'Nudged agents seen making progress again (a healthy line), or whose row ended (the nudge answered `terminal` or `resolved`), before a reconcile request or a stall of them.',
+        ),
     }),
     notes: z.array(z.string()).describe('Friction notes dated in the period (state-dir relative).'),
     lines: z.object({

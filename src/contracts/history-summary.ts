@@ -51,7 +51,22 @@ export type LineRef = z.output<typeof LineRefSchema>;
  * full event schema when it was folded from the log, and the summary is ours, written whole
  * (temp + rename); re-validating 100,000s of stall events would cost most of a start-up.
  */
-const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'escalated_to_blocked' | 'action_failed' | 'stall_detected' | 'nudge_sent' | 'reconcile_requested' | 'notify_started' | 'notify_sent' | 'notify_failed'>(event: E) =>
+const kept = <
+  E extends
+    | 'action_started'
+    | 'agent_killed'
+    | 'redispatch'
+    | 'escalated_to_blocked'
+    | 'action_failed'
+    | 'stall_detected'
+    | 'nudge_sent'
+    | 'reconcile_requested'
+    | 'notify_started'
+    | 'notify_sent'
+    | 'notify_failed',
+>(
+  event: E,
+) =>
   z
     .custom<EventOf<E>>((v) => {
       const e = v as { event?: unknown; timestamp_utc?: unknown; epic_id?: unknown } | null;
@@ -60,10 +75,14 @@ const kept = <E extends 'action_started' | 'agent_killed' | 'redispatch' | 'esca
     .meta({ description: `A ${event} line as folded from the dispatch log (see dispatch-event.schema.json).` });
 
 const isRef = (x: unknown) => Array.isArray(x) && x.length === 3 && x.every((n) => Number.isInteger(n) && n >= 0) && x[2] > 0;
-const isStall = (x: unknown) => typeof x === 'object' && x !== null && (x as { event?: unknown }).event === 'stall_detected' && typeof (x as { epic_id?: unknown }).epic_id === 'string';
+const isStall = (x: unknown) =>
+  typeof x === 'object' && x !== null && (x as { event?: unknown }).event === 'stall_detected' && typeof (x as { epic_id?: unknown }).epic_id === 'string';
 /** A ticket's stalls: line references (LineRefSchema) or kept stall_detected events; checked by hand. */
 const stallItems = z
-  .custom<(LineRef | EventOf<'stall_detected'>)[]>((v) => Array.isArray(v) && v.every((x) => isRef(x) || isStall(x)), 'expected line references [cover, offset, length] or stall_detected events')
+  .custom<(LineRef | EventOf<'stall_detected'>)[]>(
+    (v) => Array.isArray(v) && v.every((x) => isRef(x) || isStall(x)),
+    'expected line references [cover, offset, length] or stall_detected events',
+  )
   .meta({ description: 'Line references [cover index, byte offset, byte length] into the covered day files, or stall_detected events.' });
 
 // The per-ticket texts: one line per ticket, "\n"-terminated, fields split by tabs (a ticket id is
@@ -75,7 +94,17 @@ const REDISPATCH_LINE = new RegExp(`^${TICKET}\\t\\d*\\t(?:${RECOVERY_MODES.join
 /** Every line of `text` matches `line` (checked a line at a time: one pattern over megabytes backtracks). */
 const linesText = (line: RegExp, what: string, description: string) =>
   z
-    .custom<string>((v) => typeof v === 'string' && (v === '' || (v.endsWith('\n') && v.slice(0, -1).split('\n').every((l) => line.test(l)))), `expected ${what}`)
+    .custom<string>(
+      (v) =>
+        typeof v === 'string' &&
+        (v === '' ||
+          (v.endsWith('\n') &&
+            v
+              .slice(0, -1)
+              .split('\n')
+              .every((l) => line.test(l)))),
+      `expected ${what}`,
+    )
     .meta({ description });
 
 export const HistorySummarySchema = z
@@ -87,9 +116,22 @@ export const HistorySummarySchema = z
     history: z.object({
       last_logged: pairs(VerdictKindSchema),
       last_logged_at_ms: pairs(z.number()),
-      attention: z.array(z.object({ key: z.string(), kind: AttentionKindSchema, taskId: z.string().optional(), ticketId: z.string().optional(), sinceMs: z.number().optional(), detail: z.string() })),
-      last_stall_reason: pairs(z.string()).default([]).describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
-      last_stall_action: pairs(z.string()).default([]).describe('The action_taken of the last stall_detected per task id (a summary without it predates the field).'),
+      attention: z.array(
+        z.object({
+          key: z.string(),
+          kind: AttentionKindSchema,
+          taskId: z.string().optional(),
+          ticketId: z.string().optional(),
+          sinceMs: z.number().optional(),
+          detail: z.string(),
+        }),
+      ),
+      last_stall_reason: pairs(z.string())
+        .default([])
+        .describe('The stall_reason of the last stall_detected per task id (a summary without it predates the field).'),
+      last_stall_action: pairs(z.string())
+        .default([])
+        .describe('The action_taken of the last stall_detected per task id (a summary without it predates the field).'),
       redispatches: linesText(
         REDISPATCH_LINE,
         'lines "ticket\\tcount\\tmode\\tcover,offset,length,…\\tcover,offset,length,…"',
@@ -99,7 +141,16 @@ export const HistorySummarySchema = z
         z.object({
           key: z.string(),
           started: kept('action_started'),
-          outcome: z.union([kept('agent_killed'), kept('redispatch'), kept('escalated_to_blocked'), kept('action_failed'), kept('nudge_sent'), kept('reconcile_requested')]).optional(),
+          outcome: z
+            .union([
+              kept('agent_killed'),
+              kept('redispatch'),
+              kept('escalated_to_blocked'),
+              kept('action_failed'),
+              kept('nudge_sent'),
+              kept('reconcile_requested'),
+            ])
+            .optional(),
           steps: z.array(z.string()),
         }),
       ),
@@ -107,10 +158,14 @@ export const HistorySummarySchema = z
       stalls: linesText(
         STALL_LINE,
         'lines "ticket\\tcover,offset,length,…" or "ticket\\t*"',
-        "Per ticket (all epics), in the fold's order, one line: ticket, tab, its stall_detected lines as cover index, byte offset, byte length, … into the covered day files (read back only when an escalation asks for that ticket), or \"*\" when some were folded from no file (then stall_events has them).",
+        'Per ticket (all epics), in the fold\'s order, one line: ticket, tab, its stall_detected lines as cover index, byte offset, byte length, … into the covered day files (read back only when an escalation asks for that ticket), or "*" when some were folded from no file (then stall_events has them).',
       ),
-      stall_events: pairs(stallItems).describe('The tickets whose stalls line is "*": their stalls as line references or whole stall_detected events, in order.'),
-      own_stalls: z.array(z.tuple([z.string(), z.number(), z.string()])).describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
+      stall_events: pairs(stallItems).describe(
+        'The tickets whose stalls line is "*": their stalls as line references or whole stall_detected events, in order.',
+      ),
+      own_stalls: z
+        .array(z.tuple([z.string(), z.number(), z.string()]))
+        .describe("This epic's stalls as [task id, epoch ms, ticket id], in log order (the circuit breaker's window)."),
       last_mass_stall: z.string().optional(),
       mass_stall_episode: z.object({ startMs: z.number(), isOpen: z.boolean(), isEscalated: z.boolean() }).optional(),
       tracker_pending: pairs(kept('escalated_to_blocked')),
@@ -120,7 +175,9 @@ export const HistorySummarySchema = z
       escalations: pairs(kept('escalated_to_blocked')),
       announced: z.object({ requests: z.array(z.string()), unanswered: z.array(z.string()), escalations: z.array(z.string()), attention: z.array(z.string()) }),
       // A summary without it predates notifications: its log had none to fold.
-      notifications: z.array(z.object({ key: z.string(), started: kept('notify_started'), outcome: z.union([kept('notify_sent'), kept('notify_failed')]).optional() })).default([]),
+      notifications: z
+        .array(z.object({ key: z.string(), started: kept('notify_started'), outcome: z.union([kept('notify_sent'), kept('notify_failed')]).optional() }))
+        .default([]),
     }),
   })
   .meta({ title: 'HistorySummary', description: 'observe/history/<epic_id>.json: the dispatch log folded for one epic, for fast start-up (derived).' });

@@ -6,7 +6,7 @@ import { IsoTimestamp } from './time.js';
 export const LockSchema = z
   .looseObject({
     pid: z.number().int().describe('The process that holds the lock.'),
-    run_id: z.string().describe('Its run id (the dispatch log\'s run_id); only that run releases the lock.'),
+    run_id: z.string().describe("Its run id (the dispatch log's run_id); only that run releases the lock."),
     started_at: IsoTimestamp.describe('When it took the lock.'),
     start_ticks: z.number().int().optional().describe('Its process start time (/proc/<pid>/stat field 22), so a reused pid is not taken for it.'),
     boot_id: z.string().optional(),
@@ -18,7 +18,7 @@ export type LockInfo = z.output<typeof LockSchema>;
 const LockAsRead = LockSchema.partial().required({ pid: true });
 
 /** The lock as read: undefined for garbage (no pid), which a new watchdog may take over. */
-export function parseLock(text: string): Partial<LockInfo> & Pick<LockInfo, 'pid'> | undefined {
+export function parseLock(text: string): (Partial<LockInfo> & Pick<LockInfo, 'pid'>) | undefined {
   try {
     const r = LockAsRead.safeParse(JSON.parse(text));
     return r.success ? r.data : undefined;

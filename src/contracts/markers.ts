@@ -10,21 +10,31 @@ import { AdapterOpSchema } from './vocabulary.js';
 export const LaunchRecordSchema = z
   .looseObject({
     key: z.string(),
-    status: z.enum(['launching', 'launched', 'failed']).describe('launching: written before the spawn; launched: completed with the pid after it; failed: the spawn failed (safe to try again).'),
+    status: z
+      .enum(['launching', 'launched', 'failed'])
+      .describe('launching: written before the spawn; launched: completed with the pid after it; failed: the spawn failed (safe to try again).'),
     recovery_task_id: z.string(),
     argv_template: z.array(z.string()),
     prompt_file: z.string().describe('State-dir relative.'),
-    log_file: z.string().describe('State-dir relative: the agent\'s stdout and stderr.'),
+    log_file: z.string().describe("State-dir relative: the agent's stdout and stderr."),
     started_at: IsoTimestamp,
     pid: z.number().int().optional(),
     start_ticks: z.number().int().optional(),
     boot_id: z.string().optional(),
     error: z.string().optional().describe('failed: the spawn error code.'),
-    cwd: z.string().optional().describe('The working directory the replacement was started in (the stalled agent\'s own); absent: the watchdog\'s.'),
-    spawn_token: z.string().optional().describe('launching: the file name (beside the marker) of the spawn token, created before the spawn and removed by the replacement as it starts: still there proves nothing was spawned; gone proves it started.'),
-    exited_before_recorded: z.boolean().optional().describe('launched: a restart found the spawn token gone and no process left: the replacement started and exited before its pid was recorded.'),
+    cwd: z.string().optional().describe("The working directory the replacement was started in (the stalled agent's own); absent: the watchdog's."),
+    spawn_token: z
+      .string()
+      .optional()
+      .describe(
+        'launching: the file name (beside the marker) of the spawn token, created before the spawn and removed by the replacement as it starts: still there proves nothing was spawned; gone proves it started.',
+      ),
+    exited_before_recorded: z
+      .boolean()
+      .optional()
+      .describe('launched: a restart found the spawn token gone and no process left: the replacement started and exited before its pid was recorded.'),
   })
-  .meta({ title: 'LaunchRecord', description: 'epics/<epic_id>/launches/<key>.redispatch.json: the process adapter\'s marker of one launch.' });
+  .meta({ title: 'LaunchRecord', description: "epics/<epic_id>/launches/<key>.redispatch.json: the process adapter's marker of one launch." });
 export type LaunchRecord = z.output<typeof LaunchRecordSchema>;
 
 /** `epics/<epic>/commands/<key>.<op>.json` (command adapter). */
@@ -32,24 +42,30 @@ export const CommandRecordSchema = z
   .looseObject({
     key: z.string(),
     op: AdapterOpSchema,
-    status: z.enum(['running', 'done', 'failed', 'unknown']).describe('running: written before the command; done: exit 0; failed: another exit code; unknown: timed out or killed.'),
+    status: z
+      .enum(['running', 'done', 'failed', 'unknown'])
+      .describe('running: written before the command; done: exit 0; failed: another exit code; unknown: timed out or killed.'),
     argv_template: z.array(z.string()),
     started_at: IsoTimestamp,
     exit_code: z.number().int().nullable().optional(),
     signal: z.string().nullable().optional(),
-    output_tail: z.string().optional().describe('The last 500 characters of the command\'s output.'),
+    output_tail: z.string().optional().describe("The last 500 characters of the command's output."),
   })
-  .meta({ title: 'CommandRecord', description: 'epics/<epic_id>/commands/<key>.<op>.json: the command adapter\'s marker of one command.' });
+  .meta({ title: 'CommandRecord', description: "epics/<epic_id>/commands/<key>.<op>.json: the command adapter's marker of one command." });
 export type CommandRecord = z.output<typeof CommandRecordSchema>;
 
 /** `epics/<epic>/notify/<key>.json`: one webhook notification's marker (docs/fleet.md "Notifications"). */
 export const NotifyRecordSchema = z
   .looseObject({
     key: z.string(),
-    status: z.enum(['sending', 'retrying', 'sent', 'failed']).describe('sending: written before each POST; retrying: an attempt failed and the next waits (no POST in flight: a restart sends it); sent: after a 2xx; failed: given up on (retries exhausted, a 4xx or a redirect).'),
+    status: z
+      .enum(['sending', 'retrying', 'sent', 'failed'])
+      .describe(
+        'sending: written before each POST; retrying: an attempt failed and the next waits (no POST in flight: a restart sends it); sent: after a 2xx; failed: given up on (retries exhausted, a 4xx or a redirect).',
+      ),
     started_at: IsoTimestamp,
     attempts: z.number().int().min(0),
-    http_status: z.number().int().optional().describe('The last answer\'s HTTP status.'),
+    http_status: z.number().int().optional().describe("The last answer's HTTP status."),
     error: z.string().optional().describe('failed: why, without the webhook URL.'),
   })
   .meta({ title: 'NotifyRecord', description: 'epics/<epic_id>/notify/<key>.json: the marker of one webhook notification.' });

@@ -26,7 +26,14 @@ export type NextReason = (typeof NEXT_REASONS)[number];
  * `attention` (13): only a person can help (a long human wait, an orphan, an unobservable agent, a
  * row whose status is unknown, a reconcile request, a stall in report mode).
  */
-export const NEXT_EXIT: Record<NextReason, number> = { wave_complete: EXIT.ok, requests: EXIT.requests, unanswered: EXIT.unanswered, escalation: EXIT.escalation, attention: EXIT.attention, max_wait: EXIT.max_wait };
+export const NEXT_EXIT: Record<NextReason, number> = {
+  wave_complete: EXIT.ok,
+  requests: EXIT.requests,
+  unanswered: EXIT.unanswered,
+  escalation: EXIT.escalation,
+  attention: EXIT.attention,
+  max_wait: EXIT.max_wait,
+};
 
 const Kind = z.enum(REQUEST_KINDS);
 
@@ -34,13 +41,19 @@ export const NextDocSchema = z
   .object({
     schema_version: z.literal('1'),
     epic_id: z.string(),
-    reason: z.enum(NEXT_REASONS).describe('Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report.'),
+    reason: z
+      .enum(NEXT_REASONS)
+      .describe(
+        'Why next returned: the most urgent of what holds (requests > unanswered > escalation > attention > wave_complete); a run whose only new requests are reconcile requests returns attention. max_wait: --max-wait passed with nothing to report.',
+      ),
     exit_code: z.number().int(),
     requests: z
       .array(RequestSchema.extend({ path: z.string().describe('State-dir relative path of the request file.') }))
       .describe('New requests to carry out (cancel, redispatch, resume, nudge, reconcile), each as written in its file, plus its path.'),
     unanswered: z
-      .array(z.object({ key: z.string(), kind: Kind, task_id: z.string(), ticket_id: z.string(), recovery_task_id: z.string().optional(), answer_by: IsoTimestamp }))
+      .array(
+        z.object({ key: z.string(), kind: Kind, task_id: z.string(), ticket_id: z.string(), recovery_task_id: z.string().optional(), answer_by: IsoTimestamp }),
+      )
       .describe('Requests that passed answer_by without an answer (a redispatch counts as a failed attempt).'),
     escalations: z
       .array(z.object({ key: z.string(), ticket_id: z.string(), task_id: z.string(), friction_path: z.string(), tracker: z.string(), notice_path: z.string() }))

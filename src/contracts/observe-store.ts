@@ -40,12 +40,14 @@ export const HookStateSchema = z.looseObject({
 export const STORE_HEADER = { version: 2 } as const;
 
 /** One saved file: its path, cursor, parser state and when it was last used. */
-export const storeEntrySchema = <S extends z.ZodType>(state: S) =>
-  z.looseObject({ path: z.string(), cursor: TailCursorSchema, state, usedAtMs: z.number() });
+export const storeEntrySchema = <S extends z.ZodType>(state: S) => z.looseObject({ path: z.string(), cursor: TailCursorSchema, state, usedAtMs: z.number() });
 
 export const ObserveStoreLineSchema = z
   .union([z.strictObject({ version: z.literal(STORE_HEADER.version) }), storeEntrySchema(z.union([TranscriptStateSchema, HookStateSchema]))])
-  .meta({ title: 'ObserveStoreLine', description: 'One line of observe/transcripts.json or observe/hooks.json: the header {"version":2}, then one entry per saved file.' });
+  .meta({
+    title: 'ObserveStoreLine',
+    description: 'One line of observe/transcripts.json or observe/hooks.json: the header {"version":2}, then one entry per saved file.',
+  });
 
 /**
  * <stateDir>/observe/prefix-ids.json: the ids each parent transcript names in the bytes before
@@ -65,4 +67,7 @@ export const PrefixIdsFileSchema = z
       }),
     ),
   })
-  .meta({ title: 'PrefixIdsFile', description: 'observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names.' });
+  .meta({
+    title: 'PrefixIdsFile',
+    description: 'observe/prefix-ids.json: the task and agent ids the unread prefix of each lazily read parent transcript names.',
+  });

@@ -164,10 +164,13 @@ export function parseYamlPositioned<S extends z.ZodType>(text: string, schema: S
   // Every problem, each at its own line: an unknown key is one problem per key.
   const problems = result.error.issues.map(pickIssue).flatMap((issue): InputError[] => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => new InputError('unknown_config_key', `unknown key ${JSON.stringify(key)}.`, {
-        location: locate([...issue.path, key], true),
-        hint: 'Remove that key or fix its spelling (docs/state-files.md lists every key).',
-      }));
+      return issue.keys.map(
+        (key) =>
+          new InputError('unknown_config_key', `unknown key ${JSON.stringify(key)}.`, {
+            location: locate([...issue.path, key], true),
+            hint: 'Remove that key or fix its spelling (docs/state-files.md lists every key).',
+          }),
+      );
     }
     return [new InputError('wrong_type', `${issueMessage(issue, valueAt(data, issue.path))}.`, { location: locate(issue.path), hint: opts.typeHint })];
   });

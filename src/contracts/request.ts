@@ -38,39 +38,83 @@ export function isOpenRequestStatus(status: RequestStatus): status is OpenReques
 export const RequestSchema = z
   .looseObject({
     schema_version: z.literal('1'),
-    kind: RequestKindSchema.describe('cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent\'s own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead).'),
+    kind: RequestKindSchema.describe(
+      "cancel: stop the agent; redispatch: launch the replacement described below; resume: resume the agent's own session with resume_prompt (no session to resume, e.g. a background subagent: launch a fresh agent with prompt instead).",
+    ),
     key: z.string().describe('The idempotency key <epic>:<task_id>:<action>: act on each key once.'),
     epic_id: SafeId,
     task_id: SafeId.describe('The task instance to stop (cancel) or the one being replaced (redispatch).'),
-    row_task_id: SafeId.optional().describe('The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id).'),
-    stop_task_id: SafeId.optional().describe('Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task\'s (the last one started).'),
+    row_task_id: SafeId.optional().describe(
+      'The row in the state file that carries task_id, when the orchestrator reused a row for a replacement (then it differs from task_id).',
+    ),
+    stop_task_id: SafeId.optional().describe(
+      "Set when task_id is a replacement asked for and never started (its request went unanswered): it has no agent; the agent to stop, if it still runs, is this task's (the last one started).",
+    ),
     stop_row_task_id: SafeId.optional().describe('With stop_task_id: the row that carries it.'),
     ticket_id: SafeId,
     agent_id: SafeId.optional(),
     agent_name: z.string().optional(),
     team_name: z.string().optional(),
     session_id: SafeId.optional(),
-    pid: z.number().int().optional().describe('The agent\'s process, only when it is provably the stalled agent (alive, not pid 1, not the watchdog or its ancestors, the process recorded for it or started with its dispatch); otherwise absent and pid_withheld says why.'),
-    agent: z.string().optional().describe('The row\'s agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume_command is codex exec resume, run in the agent\'s own cwd; docs/codex.md).'),
-    pid_withheld: z.string().optional().describe('Why the row\'s pid is not given: it is not provably the agent (pid 1, the watchdog or the lead that runs it, a process started after the dispatch, one that has exited). Do not kill it; stop the agent another way.'),
+    pid: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "The agent's process, only when it is provably the stalled agent (alive, not pid 1, not the watchdog or its ancestors, the process recorded for it or started with its dispatch); otherwise absent and pid_withheld says why.",
+      ),
+    agent: z
+      .string()
+      .optional()
+      .describe(
+        "The row's agent CLI when it is not Claude Code: codex (stop: SIGINT to the native codex pid, then its command groups; resume_command is codex exec resume, run in the agent's own cwd; docs/codex.md).",
+      ),
+    pid_withheld: z
+      .string()
+      .optional()
+      .describe(
+        "Why the row's pid is not given: it is not provably the agent (pid 1, the watchdog or the lead that runs it, a process started after the dispatch, one that has exited). Do not kill it; stop the agent another way.",
+      ),
     reason: z.string().optional().describe('Why, for humans.'),
     created_at: IsoTimestamp,
-    answer_by: IsoTimestamp.optional().describe('Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.'),
+    answer_by: IsoTimestamp.optional().describe(
+      'Deadline: created_at + requests.deadline_seconds (default 2 × the base window). Unanswered after it, the request is logged as request_unanswered and a redispatch counts as a failed attempt.',
+    ),
     how_to_answer: z.string().optional().describe('One line: the ways this request can be answered (docs/orchestrator.md).'),
     redispatch_attempt: z.number().int().min(1).optional().describe('redispatch only: the attempt (1 = first replacement).'),
     recovery_task_id: SafeId.optional().describe('redispatch only: the task id of the replacement.'),
     checkpoint_path: z.string().optional().describe('redispatch only: absolute path of the recovery checkpoint.'),
-    prompt: z.string().optional().describe('redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed).'),
-    resume_prompt: z.string().optional().describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
+    prompt: z
+      .string()
+      .optional()
+      .describe('redispatch and resume: the full prompt of a fresh replacement (for resume, the fallback when the session cannot be resumed).'),
+    resume_prompt: z
+      .string()
+      .optional()
+      .describe('resume only: the prompt to continue the session with, e.g. claude --resume <session_id> -p "<resume_prompt>".'),
     transport_cause: z.string().optional().describe('resume only: why the context is sound (frozen_stream, overloaded, connection, rate_limit).'),
-    resume_command: z.string().optional().describe('resume, and nudge by route resume: the command to run, every value single-quoted for a POSIX shell (safe to paste as is), e.g. claude --resume \'<session_id>\' -p \'<resume_prompt>\'.'),
-    route: z.enum(['inbox', 'resume']).optional().describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
+    resume_command: z
+      .string()
+      .optional()
+      .describe(
+        "resume, and nudge by route resume: the command to run, every value single-quoted for a POSIX shell (safe to paste as is), e.g. claude --resume '<session_id>' -p '<resume_prompt>'.",
+      ),
+    route: z
+      .enum(['inbox', 'resume'])
+      .optional()
+      .describe('nudge only: inbox — SendMessage(to=agent_name, message=<message>) to the teammate; resume — claude --resume <session_id> -p "<message>".'),
     message: z.string().optional().describe('nudge only: the text to send, verbatim.'),
-    disagreement: z.string().optional().describe('reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works).'),
-    what_disagrees: z.string().optional().describe('reconcile only: the row says one thing, the agent\'s own record another, in words.'),
-    row_status: z.string().optional().describe('reconcile only: the row\'s status when asked; changing it (or its agent fields) answers the request.'),
+    disagreement: z
+      .string()
+      .optional()
+      .describe('reconcile only: agent_finished, result_delivered, foreign_transcript or agent_running (the row says terminal, its agent still works).'),
+    what_disagrees: z.string().optional().describe("reconcile only: the row says one thing, the agent's own record another, in words."),
+    row_status: z.string().optional().describe("reconcile only: the row's status when asked; changing it (or its agent fields) answers the request."),
   })
-  .meta({ title: 'Request', description: 'epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter).' });
+  .meta({
+    title: 'Request',
+    description: 'epics/<epic_id>/requests/<key>.<kind>.json: a cancel or redispatch for the orchestrator to carry out (mailbox adapter).',
+  });
 /** One request file, as the orchestrator reads it. */
 export type Request = z.output<typeof RequestSchema>;
 export const EscalationNoticeSchema = z
@@ -88,7 +132,10 @@ export const EscalationNoticeSchema = z
     needs_answer: z.literal(false),
     message: z.string(),
   })
-  .meta({ title: 'EscalationNotice', description: 'epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer.' });
+  .meta({
+    title: 'EscalationNotice',
+    description: 'epics/<epic_id>/requests/<key>.escalation.json: a ticket was escalated to Blocked; informational, needs no answer.',
+  });
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
 /** `value` as one word for a POSIX shell: single-quoted, a `'` inside written as `'\''`. Nothing in it is expanded. */
@@ -99,15 +146,31 @@ export function shellQuote(value: string): string {
 /** `claude --resume <session> -p <prompt>` with every value quoted (a state-dir path holding `$(…)` runs nothing). */
 export function resumeCommand(sessionId: string, prompt: string, agent?: string): string {
   // Codex: the same flags as a watched launch (docs/codex.md); run in the agent's own cwd.
-  if (agent === 'codex') return `codex exec resume ${shellQuote(sessionId)} --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${shellQuote(prompt)}`;
+  if (agent === 'codex')
+    return `codex exec resume ${shellQuote(sessionId)} --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${shellQuote(prompt)}`;
   return `claude --resume ${shellQuote(sessionId)} -p ${shellQuote(prompt)}`;
 }
 
 /** The one-line answer instructions written into every request. */
-export function howToAnswer(kind: RequestKind, r: { key: string; task_id: string; row_task_id?: string; stop_row_task_id?: string; recovery_task_id?: string; redispatch_attempt?: number; disagreement?: string; agent?: string }): string {
+export function howToAnswer(
+  kind: RequestKind,
+  r: {
+    key: string;
+    task_id: string;
+    row_task_id?: string;
+    stop_row_task_id?: string;
+    recovery_task_id?: string;
+    redispatch_attempt?: number;
+    disagreement?: string;
+    agent?: string;
+  },
+): string {
   const row = r.row_task_id ?? r.task_id;
   // A Codex agent is stopped at its native binary, not the npm wrapper, and leaves its commands running.
-  const stopHow = r.agent === 'codex' ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd)' : '';
+  const stopHow =
+    r.agent === 'codex'
+      ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd)'
+      : '';
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
   // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.

@@ -21,7 +21,14 @@ export function fillSeedLine(json: unknown): Record<string, unknown> | undefined
   const attempt = typeof j.redispatch_attempt === 'number' ? j.redispatch_attempt : 1;
   const base = { epic_id: '', run_id: 'seed', task_id: agent, agent_id: agent, seed_shape: true };
   const defaults: Record<string, unknown> = {
-    stall_detected: { stall_reason: 'inactivity', idle_seconds: 0, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report' },
+    stall_detected: {
+      stall_reason: 'inactivity',
+      idle_seconds: 0,
+      bash_timeout_exemption: false,
+      redispatch_attempt: 1,
+      max_redispatches: 2,
+      action_taken: 'report',
+    },
     agent_killed: { key: `seed:${agent}:cancel` },
     redispatch: { key: `seed:${agent}:redispatch`, redispatch_attempt: attempt, recovery_task_id: recoveryTaskId(agent, attempt) },
     escalated_to_blocked: { attempt_count: 0, friction_path: '' },

@@ -31,7 +31,7 @@ export const TaskRowSchema = z
     transcript_path: opt(z.string().min(1)),
     pid: opt(z.number().int().min(1).max(4_194_304)),
     redispatch_count: opt(z.number().int().min(0)),
-    agent: opt(AgentCliSchema).describe('The agent CLI running this task: claude-code (the default) or codex. Only that CLI\'s harness reads its files.'),
+    agent: opt(AgentCliSchema).describe("The agent CLI running this task: claude-code (the default) or codex. Only that CLI's harness reads its files."),
   })
   .meta({ title: 'TaskRow', description: 'One dispatched task in an epic state file (docs/state-files.md).' });
 export type TaskRow = z.output<typeof TaskRowSchema>;
@@ -175,7 +175,12 @@ export function normalizeStateFile(file: StateFile, fileName: string): ParseResu
   if (file.current_wave) {
     const w = file.current_wave;
     const at = ms(w.dispatched_at);
-    wave = { shape: 'current_wave', waveId: w.wave_id == null ? undefined : String(w.wave_id), dispatchedAtMs: at, tasks: w.tasks.map((t) => normalizeTask(t, at)) };
+    wave = {
+      shape: 'current_wave',
+      waveId: w.wave_id == null ? undefined : String(w.wave_id),
+      dispatchedAtMs: at,
+      tasks: w.tasks.map((t) => normalizeTask(t, at)),
+    };
   } else if (file.wave_tasks) {
     const at = ms(file.dispatched_at);
     wave = { shape: 'wave_tasks', dispatchedAtMs: at, tasks: file.wave_tasks.map((t) => normalizeTask(t, at)) };

@@ -11,7 +11,11 @@ export const TELEMETRY_HOST_MAX = 255;
 /** One received event, as the receiver appends it (observe/parse/parse-telemetry.ts folds them). */
 export const TelemetryLineSchema = z
   .looseObject({
-    ts: z.string().describe('When the agent says the event happened (event.timestamp, else the record time), ISO 8601 UTC, on the sender\'s clock: evidence only, never used to measure a silence.'),
+    ts: z
+      .string()
+      .describe(
+        "When the agent says the event happened (event.timestamp, else the record time), ISO 8601 UTC, on the sender's clock: evidence only, never used to measure a silence.",
+      ),
     rx: z.number().describe('When the receiver got it, epoch ms on the watchdog clock: the time the judge uses.'),
     event: TelemetryEventSchema,
     host: z.string().describe('The sending host: resource host.name, else host.id, else the peer address.'),

@@ -112,7 +112,18 @@ export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
  * What `dispatch-watchdog timeline` draws on a lane besides activity, in drawing precedence (when
  * two fall in one cell the earlier wins): each comes from one dispatch-log event (core/timeline.ts).
  */
-export const TIMELINE_MARK_KINDS = ['escalated', 'stall', 'unanswered', 'redispatch', 'cancel', 'waiting_human', 'looping', 'inconsistent', 'unknown', 'answered'] as const;
+export const TIMELINE_MARK_KINDS = [
+  'escalated',
+  'stall',
+  'unanswered',
+  'redispatch',
+  'cancel',
+  'waiting_human',
+  'looping',
+  'inconsistent',
+  'unknown',
+  'answered',
+] as const;
 export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
 
 /**
@@ -130,7 +141,19 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
  * consumed: a wake that never landed.
  */
-export const STALL_REASONS = ['inactivity', 'never_started', 'open_tool_overrun', 'request_unanswered', 'api_gave_up', 'context_exhausted', 'looping', 'runtime_killed', 'agent_died', 'run_ended', 'queue_unconsumed'] as const;
+export const STALL_REASONS = [
+  'inactivity',
+  'never_started',
+  'open_tool_overrun',
+  'request_unanswered',
+  'api_gave_up',
+  'context_exhausted',
+  'looping',
+  'runtime_killed',
+  'agent_died',
+  'run_ended',
+  'queue_unconsumed',
+] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */
 export const StallReasonSchema = z.enum(STALL_REASONS);
@@ -142,7 +165,10 @@ export const StallReasonSchema = z.enum(STALL_REASONS);
 export const LEGACY_STALL_REASONS: Readonly<Record<string, StallReason>> = { api_error: 'api_gave_up' };
 
 /** A stall reason as read from a file: today's name, or an earlier version's (LEGACY_STALL_REASONS) as today's. */
-export const StallReasonAsRead = z.preprocess((v) => (typeof v === 'string' && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v), StallReasonSchema);
+export const StallReasonAsRead = z.preprocess(
+  (v) => (typeof v === 'string' && Object.hasOwn(LEGACY_STALL_REASONS, v) ? LEGACY_STALL_REASONS[v] : v),
+  StallReasonSchema,
+);
 
 /**
  * The Claude Code OpenTelemetry events the receiver keeps (`claude_code.<name>` log records,

@@ -102,7 +102,11 @@ export const WatchdogJsonReadSchema = WatchdogJsonSchema.extend({
     redispatched: z.number().int(),
   }),
   watchdog: WatchdogJsonSchema.shape.watchdog.optional(),
-}).meta({ title: 'WatchdogJson', description: 'epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md). The keys of the onex skill\'s document are required; ours are additive (always written by this watchdog, absent from a document the onex skill wrote).' });
+}).meta({
+  title: 'WatchdogJson',
+  description:
+    "epics/<epic_id>/watchdog.json: the latest check (docs/state-files.md). The keys of the onex skill's document are required; ours are additive (always written by this watchdog, absent from a document the onex skill wrote).",
+});
 
 /** The marks of a document the seed's skill wrote: no window, action or interval recorded. */
 export const SEED_WRITER = 'seed';
@@ -124,11 +128,27 @@ export function parseWatchdogJson(value: unknown): WatchdogJson {
     stall_reason: s.stall_reason ?? 'inactivity',
   }));
   const seedTask = (taskId: string, ticketId: string, verdict: VerdictKind, idle: number | null, reason: string) => ({
-    task_id: taskId, ticket_id: ticketId, status: verdict === 'blocked' ? 'blocked' : 'in_progress', verdict, idle_seconds: idle, effective_timeout_seconds: 0,
-    exemptions: [], last_tool: null, sources: ['seed watchdog.json'], reason,
+    task_id: taskId,
+    ticket_id: ticketId,
+    status: verdict === 'blocked' ? 'blocked' : 'in_progress',
+    verdict,
+    idle_seconds: idle,
+    effective_timeout_seconds: 0,
+    exemptions: [],
+    last_tool: null,
+    sources: ['seed watchdog.json'],
+    reason,
   });
   const tasks = doc.tasks ?? [
-    ...stalled.map((s) => seedTask(s.task_id, s.ticket_id, 'stalled', s.elapsed_seconds, `stalled: idle ${s.elapsed_seconds}s, ${s.action_taken} (attempt ${s.redispatch_attempt})`)),
+    ...stalled.map((s) =>
+      seedTask(
+        s.task_id,
+        s.ticket_id,
+        'stalled',
+        s.elapsed_seconds,
+        `stalled: idle ${s.elapsed_seconds}s, ${s.action_taken} (attempt ${s.redispatch_attempt})`,
+      ),
+    ),
     ...doc.healthy_tasks.map((id) => seedTask(id, '-', 'healthy', null, 'healthy (the onex skill records no idle time)')),
     ...doc.blocked_tasks.map((id) => seedTask(id, id, 'blocked', null, 'blocked')),
   ];

@@ -60,7 +60,27 @@ export function simpleCommands(line: string): string[][] {
 }
 
 /** Words that start a shell construct or wrap a command without being it. */
-const KEYWORDS = new Set(['!', 'if', 'then', 'else', 'elif', 'do', 'while', 'until', '{', '}', 'time', 'nohup', 'command', 'exec', 'builtin', 'env', 'sudo', 'stdbuf', 'unbuffer']);
+const KEYWORDS = new Set([
+  '!',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'do',
+  'while',
+  'until',
+  '{',
+  '}',
+  'time',
+  'nohup',
+  'command',
+  'exec',
+  'builtin',
+  'env',
+  'sudo',
+  'stdbuf',
+  'unbuffer',
+]);
 const LOOPS = new Set(['while', 'until']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
 const isAssignment = (w: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w);

@@ -29,7 +29,11 @@ export interface ControlOptions {
 }
 
 /** Config + adapter (+ the base window from --timeout) → ControlOptions. */
-export function resolveControls(config: WatchdogConfig, adapter: AdapterName, timeoutSeconds = config.timeout_seconds ?? DEFAULTS.timeout_seconds): ControlOptions {
+export function resolveControls(
+  config: WatchdogConfig,
+  adapter: AdapterName,
+  timeoutSeconds = config.timeout_seconds ?? DEFAULTS.timeout_seconds,
+): ControlOptions {
   const { launchesItself } = ADAPTER_TRAITS[adapter];
   const r = config.recovery ?? {};
   const a = config.attention ?? {};

@@ -17,7 +17,9 @@ function distance(a: string, b: string): number {
 
 /** The known name closest to `word` (at most 2 edits, or a prefix), if any. */
 export function didYouMean(word: string, names: readonly string[]): string | undefined {
-  const scored = names.map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) })).sort((a, b) => a.d - b.d);
+  const scored = names
+    .map((n) => ({ n, d: n.startsWith(word) && word.length >= 2 ? 0.5 : distance(word.toLowerCase(), n.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d);
   const best = scored[0];
   return best && best.d <= Math.min(2, Math.max(1, Math.floor(word.length / 3))) ? best.n : undefined;
 }

@@ -44,27 +44,38 @@ export function renderTable(header: string[], rows: string[][]): string {
 export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
   const age = live.ageSeconds === undefined ? '' : ` (${fmtSecs(live.ageSeconds)} ago)`;
-  const policy = doc.watchdog.version === SEED_WRITER ? "written by the onex skill (no action or window recorded)" : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
+  const policy =
+    doc.watchdog.version === SEED_WRITER
+      ? 'written by the onex skill (no action or window recorded)'
+      : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
   const head =
     `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
     `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n`;
-  const rows = doc.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    t.verdict === 'stalled' ? 'STALLED' : t.verdict,
-    idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === 'stalled'),
-    t.exemptions.join(',') || '-',
-    t.reason,
-  ].map((cell) => safeText(cell))); // a reason quotes the row (its status) and the agent (its last call)
+  const rows = doc.tasks.map((t) =>
+    [
+      t.task_id,
+      t.ticket_id,
+      t.verdict === 'stalled' ? 'STALLED' : t.verdict,
+      idleWindowCell(t.idle_seconds, t.effective_timeout_seconds, t.verdict === 'stalled'),
+      t.exemptions.join(',') || '-',
+      t.reason,
+    ].map((cell) => safeText(cell)),
+  ); // a reason quotes the row (its status) and the agent (its last call)
   const header = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'EXEMPTIONS', 'REASON'];
   // A reason can run to hundreds of characters (an unknown row quotes what it could not read): cut it
   // to the terminal when we know its width, else to MAX_REASON_CHARS.
-  const others = header.slice(0, -1).map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2).reduce((a, b) => a + b, 0);
+  const others = header
+    .slice(0, -1)
+    .map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)) + 2)
+    .reduce((a, b) => a + b, 0);
   const room = live.columns ? Math.max(20, live.columns - 1 - others) : MAX_REASON_CHARS;
   for (const r of rows) r[5] = cut(r[5]!, Math.min(room, MAX_REASON_CHARS));
   const table = renderTable(header, rows);
   const actions = doc.stalls_detected
-    .map((st) => `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ''}, attempt ${st.redispatch_attempt}`)
+    .map(
+      (st) =>
+        `  ${st.task_id} (${st.ticket_id}): ${st.action_taken}${st.recovery_task_id ? ` -> ${st.recovery_task_id}` : ''}, attempt ${st.redispatch_attempt}`,
+    )
     .join('\n');
   const counts = [
     `${s.total_tasks} tasks`,
@@ -83,13 +94,25 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
     s.unanswered_requests ? `${s.unanswered_requests} requests unanswered` : '',
   ].filter(Boolean);
   const requests = (doc.requests ?? [])
-    .map((r) => `  ${r.status === 'unanswered' ? 'UNANSWERED' : 'pending'} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ''}, answer by ${r.answer_by}: ${r.path}`)
+    .map(
+      (r) =>
+        `  ${r.status === 'unanswered' ? 'UNANSWERED' : 'pending'} ${r.kind} ${r.task_id} (${r.ticket_id})${r.recovery_task_id ? ` -> ${r.recovery_task_id}` : ''}, answer by ${r.answer_by}: ${r.path}`,
+    )
     .join('\n');
-  return head + table + (actions ? `stalls:\n${actions}\n` : '') + (requests ? `requests to the orchestrator:\n${requests}\n` : '') + counts.join(', ') + (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') + '\n';
+  return (
+    head +
+    table +
+    (actions ? `stalls:\n${actions}\n` : '') +
+    (requests ? `requests to the orchestrator:\n${requests}\n` : '') +
+    counts.join(', ') +
+    (doc.watchdog.mass_stall ? '  [circuit breaker open: no actions]' : '') +
+    '\n'
+  );
 }
 
 /** Adapters that ask someone else (the orchestrator, the teammate) to act, rather than act themselves. */
-const isRequestOnly = (adapter: string | undefined) => adapter !== undefined && Object.hasOwn(ADAPTER_TRAITS, adapter) && ADAPTER_TRAITS[adapter as AdapterName].isRequestOnly;
+const isRequestOnly = (adapter: string | undefined) =>
+  adapter !== undefined && Object.hasOwn(ADAPTER_TRAITS, adapter) && ADAPTER_TRAITS[adapter as AdapterName].isRequestOnly;
 
 /** One line per logged event, for the loop's live output: what it quotes from files made safe to print. */
 export function renderEvent(e: DispatchEvent): string {
@@ -122,7 +145,14 @@ function eventText(e: DispatchEvent): string {
     case 'agent_killed':
       return `${t} ${who} ${isRequestOnly(e.adapter) ? 'stop requested' : 'agent stopped'}${e.was_forced ? ' (SIGKILL)' : ''}${e.detail ? `: ${e.detail}` : ''}`;
     case 'redispatch': {
-      const what = e.mode === 'resume' ? (isRequestOnly(e.adapter) ? 'resume requested' : 'session resumed') : isRequestOnly(e.adapter) ? 'replacement requested' : 'redispatched';
+      const what =
+        e.mode === 'resume'
+          ? isRequestOnly(e.adapter)
+            ? 'resume requested'
+            : 'session resumed'
+          : isRequestOnly(e.adapter)
+            ? 'replacement requested'
+            : 'redispatched';
       return `${t} ${who} ${what} as ${e.recovery_task_id} (attempt ${e.redispatch_attempt})${e.pid ? `, pid ${e.pid}` : ''}`;
     }
     case 'nudge_sent':
@@ -133,10 +163,13 @@ function eventText(e: DispatchEvent): string {
       return `${t} ${who} ATTENTION (${e.kind}): ${e.reason}`;
     case 'escalated_to_blocked': {
       const tracker =
-        e.tracker === 'updated' ? 'moved to Blocked' :
-        e.tracker === 'already_blocked' ? 'already Blocked' :
-        e.tracker === 'failed' ? `moving to Blocked FAILED (${e.tracker_detail ?? 'see the log'})` :
-        'ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand';
+        e.tracker === 'updated'
+          ? 'moved to Blocked'
+          : e.tracker === 'already_blocked'
+            ? 'already Blocked'
+            : e.tracker === 'failed'
+              ? `moving to Blocked FAILED (${e.tracker_detail ?? 'see the log'})`
+              : 'ticket not moved (no LINEAR_API_KEY): move it to Blocked by hand';
       return `${t} ${who} escalated after ${e.attempt_count} stalls: ${tracker}; friction note ${e.friction_path}`;
     }
     case 'action_failed':
@@ -144,10 +177,9 @@ function eventText(e: DispatchEvent): string {
     case 'recovery_summary':
       return `${t} start-up recovery: ${e.done.length} done, ${e.finished.length} finished, ${e.orphan_count} orphaned`;
     case 'state_rows_lost': {
-      const what = [
-        e.vanished.length ? `${e.vanished.join(', ')} vanished` : '',
-        ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(', ')}`),
-      ].filter(Boolean).join('; ');
+      const what = [e.vanished.length ? `${e.vanished.join(', ')} vanished` : '', ...e.fields_lost.map((f) => `${f.task_id} lost ${f.fields.join(', ')}`)]
+        .filter(Boolean)
+        .join('; ');
       return `${t} state file ${e.is_confirmed ? 'changed' : 'read torn mid-write (ignored)'}: ${what}`;
     }
     case 'watchdog_started':

@@ -48,7 +48,15 @@ export function gapHistogram(gapsMs: readonly number[], windowsMs: readonly numb
     counts[i]++;
   }
   const kept = gapsMs.filter((g) => g >= MIN_GAP_MS);
-  return { edgesMs: edges, counts, windowsMs: windows, longer: windows.map((w) => kept.filter((g) => g > w).length), total: kept.length, short, longestMs: longest };
+  return {
+    edgesMs: edges,
+    counts,
+    windowsMs: windows,
+    longer: windows.map((w) => kept.filter((g) => g > w).length),
+    total: kept.length,
+    short,
+    longestMs: longest,
+  };
 }
 
 /** `1s`, `2m`, `1h30m`, `1.5s`. */
@@ -72,7 +80,9 @@ const label = (h: GapHistogram, i: number) => (i === h.edgesMs.length - 1 ? `≥
 
 /** The histogram as text lines, a window line at each candidate window, within `columns`. */
 export function renderGapHistogramText(h: GapHistogram, columns = 100): string[] {
-  const lines = [`silent gaps between records: ${h.total} of at least ${dur(MIN_GAP_MS)}${h.short ? ` (${h.short} shorter not shown)` : ''}, longest ${dur(h.longestMs)}`];
+  const lines = [
+    `silent gaps between records: ${h.total} of at least ${dur(MIN_GAP_MS)}${h.short ? ` (${h.short} shorter not shown)` : ''}, longest ${dur(h.longestMs)}`,
+  ];
   if (h.total === 0) return lines;
   const labelW = Math.max(...h.edgesMs.map((_, i) => label(h, i).length));
   const countW = String(Math.max(...h.counts)).length;
@@ -80,7 +90,8 @@ export function renderGapHistogramText(h: GapHistogram, columns = 100): string[]
   const max = Math.max(...h.counts);
   h.edgesMs.slice(0, shown(h)).forEach((edge, i) => {
     const w = h.windowsMs.indexOf(edge);
-    if (w >= 0) lines.push(`${'─'.repeat(labelW)}  ── window ${dur(edge)}: ${h.longer[w]} gap${h.longer[w] === 1 ? '' : 's'} longer ${'─'.repeat(4)}`.slice(0, columns));
+    if (w >= 0)
+      lines.push(`${'─'.repeat(labelW)}  ── window ${dur(edge)}: ${h.longer[w]} gap${h.longer[w] === 1 ? '' : 's'} longer ${'─'.repeat(4)}`.slice(0, columns));
     const n = h.counts[i]!;
     const bar = n === 0 ? '' : '█'.repeat(Math.max(1, Math.round((n / max) * barW)));
     lines.push(`${label(h, i).padStart(labelW)}  ${String(n).padStart(countW)} ${bar}`.trimEnd());
@@ -103,16 +114,22 @@ export function renderGapHistogramSvg(h: GapHistogram, title: string): string {
   h.counts.slice(0, n).forEach((c, i) => {
     const hgt = (c / max) * plotH;
     const x = G.left + i * slot;
-    body.push(`<g class="bucket" data-from-ms="${h.edgesMs[i]}" data-count="${c}"><title>${esc(`${label(h, i)}: ${c} gap(s)`)}</title>` +
-      `<rect x="${px(x + 3)}" y="${px(G.height - G.bottom - hgt)}" width="${px(slot - 6)}" height="${px(hgt)}" fill="${G.bar}"/>` +
-      `<text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom - hgt - 4)}" text-anchor="middle" font-size="11">${c}</text>` +
-      `<text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom + 16)}" text-anchor="middle" font-size="10" fill="#555555">${esc(label(h, i))}</text></g>`);
+    body.push(
+      `<g class="bucket" data-from-ms="${h.edgesMs[i]}" data-count="${c}"><title>${esc(`${label(h, i)}: ${c} gap(s)`)}</title>` +
+        `<rect x="${px(x + 3)}" y="${px(G.height - G.bottom - hgt)}" width="${px(slot - 6)}" height="${px(hgt)}" fill="${G.bar}"/>` +
+        `<text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom - hgt - 4)}" text-anchor="middle" font-size="11">${c}</text>` +
+        `<text x="${px(x + slot / 2)}" y="${px(G.height - G.bottom + 16)}" text-anchor="middle" font-size="10" fill="#555555">${esc(label(h, i))}</text></g>`,
+    );
   });
   h.windowsMs.forEach((w, k) => {
     const x = G.left + h.edgesMs.indexOf(w) * slot;
-    body.push(`<g class="window" data-window-ms="${w}"><line x1="${px(x)}" y1="${G.top}" x2="${px(x)}" y2="${G.height - G.bottom}" stroke="${G.window}" stroke-width="2" stroke-dasharray="6 4"/>` +
-      `<text x="${px(x + 4)}" y="${px(G.top + 12 + k * 14)}" fill="${G.window}" font-size="11">${esc(`window ${dur(w)}: ${h.longer[k]} longer`)}</text></g>`);
+    body.push(
+      `<g class="window" data-window-ms="${w}"><line x1="${px(x)}" y1="${G.top}" x2="${px(x)}" y2="${G.height - G.bottom}" stroke="${G.window}" stroke-width="2" stroke-dasharray="6 4"/>` +
+        `<text x="${px(x + 4)}" y="${px(G.top + 12 + k * 14)}" fill="${G.window}" font-size="11">${esc(`window ${dur(w)}: ${h.longer[k]} longer`)}</text></g>`,
+    );
   });
-  body.push(`<text x="12" y="${G.height - 20}" fill="#333333">${esc(`${h.total} silent gaps of at least ${dur(MIN_GAP_MS)} between records${h.short ? `, ${h.short} shorter not shown` : ''}; longest ${dur(h.longestMs)}`)}</text>`);
+  body.push(
+    `<text x="12" y="${G.height - 20}" fill="#333333">${esc(`${h.total} silent gaps of at least ${dur(MIN_GAP_MS)} between records${h.short ? `, ${h.short} shorter not shown` : ''}; longest ${dur(h.longestMs)}`)}</text>`,
+  );
   return svgDocument(G.width, G.height, title, body);
 }

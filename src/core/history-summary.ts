@@ -54,7 +54,12 @@ export function historyToJson(h: History, lazy?: LazyParts): HistoryJson {
     requests: [...h.requests.values()].map((r) => JSON.parse(JSON.stringify(r)) as HistoryJson['requests'][number]),
     row_instance: [...h.rowInstance],
     escalations: [...h.escalations],
-    announced: { requests: [...h.announced.requests], unanswered: [...h.announced.unanswered], escalations: [...h.announced.escalations], attention: [...h.announced.attention] },
+    announced: {
+      requests: [...h.announced.requests],
+      unanswered: [...h.announced.unanswered],
+      escalations: [...h.announced.escalations],
+      attention: [...h.announced.attention],
+    },
     notifications: [...h.notifications.values()].map((r) => ({ key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}) })),
   };
 }
@@ -92,7 +97,12 @@ export function historyFromJson(
     requests: new Map(j.requests.map((r) => [r.key, { ...r, was: { ...r.was } }])),
     rowInstance: new Map(j.row_instance),
     escalations: new Map(j.escalations),
-    announced: { requests: new Set(j.announced.requests), unanswered: new Set(j.announced.unanswered), escalations: new Set(j.announced.escalations), attention: new Set(j.announced.attention) },
+    announced: {
+      requests: new Set(j.announced.requests),
+      unanswered: new Set(j.announced.unanswered),
+      escalations: new Set(j.announced.escalations),
+      attention: new Set(j.announced.attention),
+    },
     notifications: new Map(j.notifications.map((r) => [r.key, { key: r.key, started: r.started, ...(r.outcome ? { outcome: r.outcome } : {}) }])),
   };
   if (j.last_mass_stall !== undefined) h.lastMassStall = j.last_mass_stall;

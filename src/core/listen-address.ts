@@ -48,9 +48,13 @@ export function resolveReceiver(
   const tokenEnv = config?.token_env ?? DEFAULTS.otlp.token_env;
   const token = env[tokenEnv] || undefined;
   if (!listen.isLoopback && token === undefined) {
-    throw new InputError('bad_flag', `the OTLP receiver would listen on ${value}, beyond this machine, with no bearer token: anyone who reaches the port could feed it evidence.`, {
-      hint: `Set ${tokenEnv} to a secret (senders: OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <it>"), or listen on 127.0.0.1 behind a local Collector (docs/fleet.md).`,
-    });
+    throw new InputError(
+      'bad_flag',
+      `the OTLP receiver would listen on ${value}, beyond this machine, with no bearer token: anyone who reaches the port could feed it evidence.`,
+      {
+        hint: `Set ${tokenEnv} to a secret (senders: OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <it>"), or listen on 127.0.0.1 behind a local Collector (docs/fleet.md).`,
+      },
+    );
   }
   return {
     listen,

@@ -42,12 +42,15 @@ export function nextReason(news: NextNews, isWaveDone: boolean): NextReason | un
 /** What a person should do about each kind of attention item. */
 export const ATTENTION_WHAT_TO_DO: Record<AttentionKind, string> = {
   human_wait: 'The agent waits on a permission prompt or a question: answer it in its session, or stop it; the watchdog never acts on a human wait.',
-  orphan: 'A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.',
-  unobservable: 'The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row\'s agent_id/session_id/transcript_path, or install the hook.',
+  orphan:
+    'A crash left this action undecidable: check by hand whether it happened (the agent stopped, the replacement launched) and fix the state file; it is never re-fired.',
+  unobservable:
+    "The watchdog cannot see this agent (no transcript, hooks or process it can read): check it by hand, fix the row's agent_id/session_id/transcript_path, or install the hook.",
   unobservable_child:
-    'The agent waits on a subagent the watchdog cannot see (no transcript, progress line or hook activity of it found), so it is never acted on: check the subagent by hand (its output file, or its CLI\'s view of its background tasks), give it a row of its own with its agent_id, or install the hook so its activity is seen.',
+    "The agent waits on a subagent the watchdog cannot see (no transcript, progress line or hook activity of it found), so it is never acted on: check the subagent by hand (its output file, or its CLI's view of its background tasks), give it a row of its own with its agent_id, or install the hook so its activity is seen.",
   stall_reported: 'Report mode acts on nothing: look at the agent, and stop or relaunch it yourself if it is stuck.',
-  unknown_status: 'Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given.',
+  unknown_status:
+    'Nobody watches this agent until its row says a status the watchdog knows: set it to in_progress, running, dispatched or blocked, or to a terminal one (completed, merged, failed, cancelled, timeout), the one meant if a did-you-mean is given.',
 };
 
 export { NEXT_EXIT };

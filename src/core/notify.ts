@@ -6,7 +6,15 @@ import type { DispatchEvent, EventOf } from '../contracts/events.js';
 import type { NotifyFormat, NotifyTrigger } from '../contracts/vocabulary.js';
 
 /** A notify_started line before the journal stamps it (its fields spelt out: EventBody of a loose object keeps only the index signature). */
-export type NotificationBody = { event: 'notify_started'; key: string; trigger: NotifyTrigger; about: string; text: string; ticket_id?: string; task_id?: string };
+export type NotificationBody = {
+  event: 'notify_started';
+  key: string;
+  trigger: NotifyTrigger;
+  about: string;
+  text: string;
+  ticket_id?: string;
+  task_id?: string;
+};
 type Started = NotificationBody;
 
 const PREFIX = '[dispatch-watchdog]';
@@ -37,22 +45,43 @@ export function notificationFor(e: DispatchEvent, on: ReadonlySet<NotifyTrigger>
     case 'escalated_to_blocked':
       // A retried tracker step is the same escalation: told once.
       if (e.is_retry || !e.key) return undefined;
-      return make('escalation', e.key, `${e.ticket_id} (epic ${e.epic_id}) escalated after ${e.attempt_count} stall(s): ${tracker(e)}. Friction note: ${e.friction_path}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+      return make(
+        'escalation',
+        e.key,
+        `${e.ticket_id} (epic ${e.epic_id}) escalated after ${e.attempt_count} stall(s): ${tracker(e)}. Friction note: ${e.friction_path}`,
+        { ticket_id: e.ticket_id, task_id: e.task_id },
+      );
     case 'request_unanswered':
-      return make('unanswered_request', e.key, `the ${e.kind} request for ${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) was not answered by ${e.answer_by}${e.kind === 'redispatch' ? ' (counted as a failed attempt)' : ''}. Key: ${e.key}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+      return make(
+        'unanswered_request',
+        e.key,
+        `the ${e.kind} request for ${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) was not answered by ${e.answer_by}${e.kind === 'redispatch' ? ' (counted as a failed attempt)' : ''}. Key: ${e.key}`,
+        { ticket_id: e.ticket_id, task_id: e.task_id },
+      );
     case 'recovery_summary': {
       if (e.orphan_count === 0) return undefined;
       const keys = [...e.orphans, ...(e.more_orphans ?? [])];
       // One start-up reports its orphans once: the run names the set.
-      return make('orphan', `recovery@${e.run_id}`, `epic ${e.epic_id}: ${e.orphan_count} action(s) a crash left undecided, never re-fired: ${listed(keys)}. Check each by hand${e.friction_path ? ` (friction note ${e.friction_path})` : ''}.`);
+      return make(
+        'orphan',
+        `recovery@${e.run_id}`,
+        `epic ${e.epic_id}: ${e.orphan_count} action(s) a crash left undecided, never re-fired: ${listed(keys)}. Check each by hand${e.friction_path ? ` (friction note ${e.friction_path})` : ''}.`,
+      );
     }
     case 'mass_stall': {
       const episode = e.episode_started_at ?? e.timestamp_utc;
-      return make('mass_stall', `episode@${episode}`, `epic ${e.epic_id}: ${e.stalled} of ${e.in_flight} tasks stalled at once (${listed(e.task_ids)}); cancels and redispatches are held: the host or the model provider is likely in trouble.`);
+      return make(
+        'mass_stall',
+        `episode@${episode}`,
+        `epic ${e.epic_id}: ${e.stalled} of ${e.in_flight} tasks stalled at once (${listed(e.task_ids)}); cancels and redispatches are held: the host or the model provider is likely in trouble.`,
+      );
     }
     case 'attention_needed':
       if (e.kind !== 'human_wait') return undefined;
-      return make('human_wait', e.key, `${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) waits on a person: ${e.reason}`, { ticket_id: e.ticket_id, task_id: e.task_id });
+      return make('human_wait', e.key, `${e.task_id} (${e.ticket_id}, epic ${e.epic_id}) waits on a person: ${e.reason}`, {
+        ticket_id: e.ticket_id,
+        task_id: e.task_id,
+      });
     default:
       return undefined;
   }

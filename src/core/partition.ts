@@ -16,4 +16,3 @@ export function telemetryPartition(obs: Observation, nowMs: number, windowMs: nu
   const since = Math.max(t.sessionReceivedMs, t.hostHeardMs ?? -Infinity);
   return `the receiver has heard nothing at all from host ${t.host} since ${msToIso(since)}`;
 }
-

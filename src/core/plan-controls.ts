@@ -84,7 +84,14 @@ export interface ControlPlan {
  * unobservable agent past its limit; and the nudge and reconcile requests the agent or the owner has
  * since answered by the truth changing.
  */
-export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<string, Task>, history: History, opts: ControlPlanOptions, c: ControlOptions, nowMs: number): ControlPlan {
+export function planControls(
+  verdicts: readonly Verdict[],
+  tasks: ReadonlyMap<string, Task>,
+  history: History,
+  opts: ControlPlanOptions,
+  c: ControlOptions,
+  nowMs: number,
+): ControlPlan {
   const events: EventBody[] = [];
   const actions: ControlAction[] = [];
   const wakeAtMs: number[] = [];
@@ -105,7 +112,13 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
       const nudgeKey = key(opts.epicId, v.taskId, 'nudge');
       const route = v.disagreement.kind === 'agent_finished' && c.isNudgeOn && opts.strategy !== 'report' ? nudgeRoute(task, c.adapter, c) : undefined;
       const make = (kind: 'nudge' | 'reconcile', k: string) => {
-        if (opts.isReadOnly || opts.isLagged || opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId) || (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(k))) return;
+        if (
+          opts.isReadOnly ||
+          opts.isLagged ||
+          opts.heldTaskIds?.has(task.rowTaskId ?? v.taskId) ||
+          (opts.confirmedActionKeys && !opts.confirmedActionKeys.has(k))
+        )
+          return;
         actions.push({ kind, key: k, task, verdict: v, attempt: 1, ...(kind === 'nudge' && route ? { route } : {}) });
       };
       if (route && !history.actions.has(nudgeKey)) {
@@ -127,7 +140,14 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
       }
       const k = key(opts.epicId, v.taskId, `${kind}@${msToIso(from)}`);
       if (history.attention.has(k)) return;
-      events.push({ event: 'attention_needed', ...ids, key: k, kind, since: msToIso(from), reason: `${what} for ${Math.round((nowMs - from) / 1000)}s: ${v.reason}` });
+      events.push({
+        event: 'attention_needed',
+        ...ids,
+        key: k,
+        kind,
+        since: msToIso(from),
+        reason: `${what} for ${Math.round((nowMs - from) / 1000)}s: ${v.reason}`,
+      });
     };
     if (v.kind === 'waiting_human') attention('human_wait', c.humanWaitLimitMs, 'a person has been needed');
     if (v.kind === 'unknown' && v.unobservedChildren?.length) {
@@ -136,7 +156,15 @@ export function planControls(verdicts: readonly Verdict[], tasks: ReadonlyMap<st
       const from = v.deadlineMs ?? nowMs;
       const k = key(opts.epicId, v.taskId, `unobservable_child@${msToIso(from)}`);
       const names = v.unobservedChildren.join(', ');
-      if (!history.attention.has(k)) events.push({ event: 'attention_needed', ...ids, key: k, kind: 'unobservable_child', since: msToIso(from), reason: `waits on ${names}, which cannot be observed: ${v.reason}` });
+      if (!history.attention.has(k))
+        events.push({
+          event: 'attention_needed',
+          ...ids,
+          key: k,
+          kind: 'unobservable_child',
+          since: msToIso(from),
+          reason: `waits on ${names}, which cannot be observed: ${v.reason}`,
+        });
     } else if (v.kind === 'unknown') attention('unobservable', c.unobservableAfterMs, 'the agent could not be observed');
   }
   // Requests the truth has answered: a nudged agent that made progress, a disagreement that cleared.

@@ -106,7 +106,12 @@ export function massStallNotePath(epicId: string, startMs: number): string {
 }
 
 /** The task ids of a mass stall (DESIGN §7 circuit breaker) among `stalled` (not empty), or undefined when it is none. */
-function massStallOf(inFlight: readonly Verdict[], stalled: readonly Verdict[], history: History, opts: PlanOptions): { taskIds: string[]; populationSize: number } | undefined {
+function massStallOf(
+  inFlight: readonly Verdict[],
+  stalled: readonly Verdict[],
+  history: History,
+  opts: PlanOptions,
+): { taskIds: string[]; populationSize: number } | undefined {
   const cb = opts.circuitBreaker;
   // A starved host does not stall every agent in the same millisecond: each deadline wakes its own
   // check. Stalls of the last window count with this check's, over the tasks in flight then or now.
@@ -121,9 +126,13 @@ function massStallOf(inFlight: readonly Verdict[], stalled: readonly Verdict[], 
   const fresh = stalled.filter((v) => history.lastLogged.get(v.taskId) !== 'stalled');
   const burstRecent = since(BURST_MS);
   const burstTickets = new Set([...fresh.map((v) => v.ticketId), ...burstRecent.map((r) => r.ticketId)]);
-  const isMassStall = (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size) || (fresh.length > 0 && burstTickets.size >= cb.minStalled);
+  const isMassStall =
+    (stalledTickets.size >= cb.minStalled && stalledTickets.size >= cb.fraction * population.size) || (fresh.length > 0 && burstTickets.size >= cb.minStalled);
   if (!isMassStall) return undefined;
-  return { taskIds: [...new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort(), populationSize: population.size };
+  return {
+    taskIds: [...new Set([...stalled.map((v) => v.taskId), ...recent.map((r) => r.taskId), ...burstRecent.map((r) => r.taskId)])].sort(),
+    populationSize: population.size,
+  };
 }
 
 /** Decide what to log and do for one check. */
@@ -153,12 +162,21 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
       // Divided by the tasks in flight now or stalled in the window (a replaced task's stall counts
       // among them): never "6 of 5 tasks stalled".
       const among = new Set([...inFlight.map((v) => v.taskId), ...ids]).size;
-      events.push({ event: 'mass_stall', stalled: ids.length, in_flight: among, task_ids: ids, ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}) });
+      events.push({
+        event: 'mass_stall',
+        stalled: ids.length,
+        in_flight: among,
+        task_ids: ids,
+        ...(startMs !== undefined ? { episode_started_at: msToIso(startMs) } : {}),
+      });
     }
     if (isHeld && episode && opts.nowMs !== undefined && cb.maxHoldMs !== undefined && opts.nowMs - episode.startMs > cb.maxHoldMs) {
       isHeld = false;
       events.push({
-        event: 'mass_stall_escalated', episode_started_at: msToIso(episode.startMs), held_seconds: secs(opts.nowMs - episode.startMs), task_ids: ids,
+        event: 'mass_stall_escalated',
+        episode_started_at: msToIso(episode.startMs),
+        held_seconds: secs(opts.nowMs - episode.startMs),
+        task_ids: ids,
         friction_path: massStallNotePath(opts.epicId, episode.startMs),
       });
     }
@@ -185,7 +203,13 @@ export function planCheck(verdicts: readonly Verdict[], tasks: ReadonlyMap<strin
     if (!eventName || (previous === v.kind && !isNewReason && !isHeldNowTaken)) continue;
     const ids = { ticket_id: v.ticketId, task_id: v.taskId, agent_id: task.agentId ?? v.taskId };
     if (eventName === 'healthy') {
-      events.push({ event: 'healthy', ...ids, idle_seconds: secs(v.idleMs), effective_timeout_seconds: secs(v.effectiveTimeoutMs), recovered: previous === 'stalled' || previous === 'looping' });
+      events.push({
+        event: 'healthy',
+        ...ids,
+        idle_seconds: secs(v.idleMs),
+        effective_timeout_seconds: secs(v.effectiveTimeoutMs),
+        recovered: previous === 'stalled' || previous === 'looping',
+      });
     } else if (eventName === 'stall_detected') {
       const d = decision!; // a stalled verdict is always a target, so it has its decision
       events.push({

@@ -10,7 +10,9 @@ const base = (file: string) => file.split(/[/\\]/).at(-1) ?? file;
 export function renderScore(s: WindowScore): string[] {
   const notHuman = s.falseStalls.filter((f) => !f.isHumanWait);
   const human = s.falseStalls.length - notHuman.length;
-  const notAtWork = Object.entries(s.crashes.notAtWork).map(([k, n]) => `${n} ${k}`).join(', ');
+  const notAtWork = Object.entries(s.crashes.notAtWork)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   const g = s.giveUps;
   const lines = [
     `at ${s.windowSeconds} s: ${s.sessions} transcript(s), ${hours(s.agentHours)} of records, ${hours(s.activeHours)} active`,
@@ -21,7 +23,10 @@ export function renderScore(s: WindowScore): string[] {
     `  API give-ups flagged at once; cleared when the agent resumed            ${g.flaggedAtOnce} of ${g.seen}; ${g.cleared} of ${g.resumed}`,
     `  stalls a human's prompt or Esc ended, the turn not over: ${s.humanSteppedIn}; stalls at the end of a file, the turn not over: ${s.atEnd}`,
   ];
-  for (const f of s.falseStalls) lines.push(`    false stall${f.isHumanWait ? ' (human wait)' : ''}: ${base(f.file)} at ${msToIso(f.atMs)}, went on ${((f.resumedAtMs - f.atMs) / 1000).toFixed(1)} s later: ${f.reason}`);
+  for (const f of s.falseStalls)
+    lines.push(
+      `    false stall${f.isHumanWait ? ' (human wait)' : ''}: ${base(f.file)} at ${msToIso(f.atMs)}, went on ${((f.resumedAtMs - f.atMs) / 1000).toFixed(1)} s later: ${f.reason}`,
+    );
   for (const f of s.finishedCalledStalled) lines.push(`    finished turn called stalled: ${base(f.file)} at ${msToIso(f.atMs)}`);
   for (const m of s.crashes.missed) lines.push(`    crash missed: ${base(m.file)} cut at ${msToIso(m.cutMs)}: ${m.reason}`);
   for (const n of g.notCleared) lines.push(`    give-up not cleared by the resume: ${base(n.file)} at ${msToIso(n.atMs)}`);

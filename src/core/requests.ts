@@ -53,7 +53,13 @@ export function answerOf(r: RequestRecord, rows: ReadonlyMap<string, Task>, ack:
 }
 
 /** The request_answered / request_unanswered events this check owes. */
-export function settleRequests(wave: Wave, history: History, acks: ReadonlyMap<string, Ack>, nowMs: number, unobserved?: readonly UnobservedSpan[]): EventBody[] {
+export function settleRequests(
+  wave: Wave,
+  history: History,
+  acks: ReadonlyMap<string, Ack>,
+  nowMs: number,
+  unobserved?: readonly UnobservedSpan[],
+): EventBody[] {
   const rows = new Map(wave.tasks.map((t) => [t.taskId, t]));
   const events: EventBody[] = [];
   for (const r of history.requests.values()) {

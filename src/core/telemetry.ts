@@ -7,7 +7,21 @@ import type { ActionKind } from '../contracts/vocabulary.js';
 export type Severity = 'info' | 'warn' | 'error';
 export type AttributeValue = string | number | boolean | string[];
 
-const WARN = new Set(['stall_detected', 'mass_stall', 'request_unanswered', 'attention_needed', 'looping_detected', 'waiting_human', 'task_unknown', 'truth_inconsistent', 'state_rows_lost', 'escalated_to_blocked', 'mass_stall_escalated', 'input_error', 'reconcile_requested']);
+const WARN = new Set([
+  'stall_detected',
+  'mass_stall',
+  'request_unanswered',
+  'attention_needed',
+  'looping_detected',
+  'waiting_human',
+  'task_unknown',
+  'truth_inconsistent',
+  'state_rows_lost',
+  'escalated_to_blocked',
+  'mass_stall_escalated',
+  'input_error',
+  'reconcile_requested',
+]);
 const ERROR = new Set(['action_failed', 'notify_failed']);
 
 /** How loud an event is as a log record. */
@@ -53,7 +67,8 @@ export function eventFigures(e: DispatchEvent): EventFigures {
       const action = ACTION_OF_OUTCOME.get(e.event);
       // A tracker retry's second escalated_to_blocked line finishes nothing new; a stop before a
       // redispatch or an escalation is a step of that action, not a cancel.
-      if (!action || (e.event === 'escalated_to_blocked' && e.is_retry) || (e.event === 'agent_killed' && e.step !== undefined && e.step !== 'cancel')) return {};
+      if (!action || (e.event === 'escalated_to_blocked' && e.is_retry) || (e.event === 'agent_killed' && e.step !== undefined && e.step !== 'cancel'))
+        return {};
       return { action: { action, outcome: 'done' } };
     }
   }

@@ -48,7 +48,10 @@ export function stillRunning(task: Task, obs: Observation, windowMs: number, now
   const since = task.terminalSinceMs;
   if (since === undefined || obs.isProcessAlive === false || task.hasExited) return undefined;
   if (task.pid !== undefined && obs.isProcessAlive === true && !obs.finished) return `its process ${task.pid} is alive and nothing says it finished`;
-  const at = obs.lastProgressMs === undefined || obs.outputGrewAtMs === undefined ? (obs.lastProgressMs ?? obs.outputGrewAtMs) : Math.max(obs.lastProgressMs, obs.outputGrewAtMs);
+  const at =
+    obs.lastProgressMs === undefined || obs.outputGrewAtMs === undefined
+      ? (obs.lastProgressMs ?? obs.outputGrewAtMs)
+      : Math.max(obs.lastProgressMs, obs.outputGrewAtMs);
   const isFinishedAfter = obs.finished?.atMs !== undefined && at !== undefined && obs.finished.atMs >= at;
   if (at === undefined || isFinishedAfter || at <= since + AFTER_TERMINAL_SLACK_MS || nowMs - at > windowMs) return undefined;
   return `it was at work ${Math.round((nowMs - at) / 1000)}s ago, ${Math.round((at - since) / 1000)}s after the row turned terminal`;

@@ -72,19 +72,25 @@ export function renderTimelineSvg(tl: Timeline): string {
   const bottom = G.top + tl.lanes.length * G.laneH + (tl.massStallsMs.length ? G.laneH : 0);
   for (let ms = 0; ms <= span; ms += step) {
     const x = xOf(tl.startMs + ms);
-    body.push(`<line class="tick" x1="${px(x)}" y1="${G.top - 6}" x2="${px(x)}" y2="${px(bottom)}" stroke="#eeeeee"/><text x="${px(x)}" y="${G.top - 10}" text-anchor="middle" fill="#555555">${esc(offsetLabel(ms))}</text>`);
+    body.push(
+      `<line class="tick" x1="${px(x)}" y1="${G.top - 6}" x2="${px(x)}" y2="${px(bottom)}" stroke="#eeeeee"/><text x="${px(x)}" y="${G.top - 10}" text-anchor="middle" fill="#555555">${esc(offsetLabel(ms))}</text>`,
+    );
   }
   tl.lanes.forEach((l, i) => {
     const y = yOf(i);
     const out: string[] = [`<g class="lane" data-task="${esc(l.taskId)}" data-ticket="${esc(l.ticketId)}">`];
     out.push(`<text class="label" x="12" y="${px(y + 4)}">${esc(l.taskId)}</text>`);
-    out.push(`<line class="life" x1="${px(xOf(l.startMs))}" y1="${px(y)}" x2="${px(xOf(l.endMs ?? tl.endMs))}" y2="${px(y)}" stroke="${TIMELINE_COLORS.life}" stroke-width="2"/>`);
+    out.push(
+      `<line class="life" x1="${px(xOf(l.startMs))}" y1="${px(y)}" x2="${px(xOf(l.endMs ?? tl.endMs))}" y2="${px(y)}" stroke="${TIMELINE_COLORS.life}" stroke-width="2"/>`,
+    );
     // Activity: a bar per run of progress less than 3 px apart.
     let runStart: number | undefined;
     let runEnd = 0;
     const flush = () => {
       if (runStart === undefined) return;
-      out.push(`<rect class="activity" x="${px(runStart - 1)}" y="${px(y - 6)}" width="${px(Math.max(3, runEnd - runStart + 2))}" height="12" fill="${TIMELINE_COLORS.activity}"/>`);
+      out.push(
+        `<rect class="activity" x="${px(runStart - 1)}" y="${px(y - 6)}" width="${px(Math.max(3, runEnd - runStart + 2))}" height="12" fill="${TIMELINE_COLORS.activity}"/>`,
+      );
     };
     for (const ms of l.activityMs) {
       const x = xOf(ms);
@@ -100,7 +106,9 @@ export function renderTimelineSvg(tl: Timeline): string {
     for (const m of [...l.marks].sort((a, b) => a.atMs - b.atMs)) {
       const x = Math.max(xOf(m.atMs), lastX + 16);
       lastX = x;
-      out.push(`<g class="mark" data-kind="${m.kind}" data-at="${new Date(m.atMs).toISOString()}" data-x="${px(x)}"><title>${esc(`${new Date(m.atMs).toISOString().slice(11, 19)} ${l.taskId}: ${m.text}`)}</title>${markShape(m.kind, x, y)}</g>`);
+      out.push(
+        `<g class="mark" data-kind="${m.kind}" data-at="${new Date(m.atMs).toISOString()}" data-x="${px(x)}"><title>${esc(`${new Date(m.atMs).toISOString().slice(11, 19)} ${l.taskId}: ${m.text}`)}</title>${markShape(m.kind, x, y)}</g>`,
+      );
     }
     out.push(`<text class="outcome" x="${px(G.width - G.right + 12)}" y="${px(y + 4)}" fill="#333333">${esc(l.outcome)}</text>`, '</g>');
     body.push(out.join(''));
@@ -108,13 +116,18 @@ export function renderTimelineSvg(tl: Timeline): string {
   if (tl.massStallsMs.length) {
     const y = yOf(tl.lanes.length);
     body.push(`<text x="12" y="${px(y + 4)}" fill="#555555">breaker</text>`);
-    for (const ms of tl.massStallsMs) body.push(`<g class="mark" data-kind="mass_stall"><title>circuit breaker: mass stall</title><rect x="${px(xOf(ms) - 2)}" y="${px(y - 8)}" width="4" height="16" fill="${TIMELINE_COLORS.stall}"/></g>`);
+    for (const ms of tl.massStallsMs)
+      body.push(
+        `<g class="mark" data-kind="mass_stall"><title>circuit breaker: mass stall</title><rect x="${px(xOf(ms) - 2)}" y="${px(y - 8)}" width="4" height="16" fill="${TIMELINE_COLORS.stall}"/></g>`,
+      );
   }
   // Legend: the kinds this picture uses.
   const used = new Set(tl.lanes.flatMap((l) => l.marks.map((m) => m.kind)));
   let x = 16;
   const ly = bottom + 26;
-  const legend: string[] = [`<rect x="${x - 4}" y="${ly - 6}" width="10" height="12" fill="${TIMELINE_COLORS.activity}"/><text x="${x + 12}" y="${ly + 4}">activity</text>`];
+  const legend: string[] = [
+    `<rect x="${x - 4}" y="${ly - 6}" width="10" height="12" fill="${TIMELINE_COLORS.activity}"/><text x="${x + 12}" y="${ly + 4}">activity</text>`,
+  ];
   x += 80;
   for (const k of TIMELINE_MARK_KINDS.filter((k) => used.has(k))) {
     const text = TIMELINE_GLYPHS[k].legend;

@@ -114,7 +114,9 @@ export function renderTimelineText(tl: Timeline, o: TimelineTextOptions): string
     lines.push(`${cut('breaker', labelW).padEnd(labelW)} │${row.join('').trimEnd()}`);
   }
   // Legend: what this picture uses, wrapped to the width.
-  const items = (['activity', 'silent', ...TIMELINE_MARK_KINDS] as CellKind[]).filter((k) => used.has(k)).map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1] as const);
+  const items = (['activity', 'silent', ...TIMELINE_MARK_KINDS] as CellKind[])
+    .filter((k) => used.has(k))
+    .map((k) => [paint(TIMELINE_GLYPHS[k].glyph, TIMELINE_GLYPHS[k].sgr), TIMELINE_GLYPHS[k].legend, TIMELINE_GLYPHS[k].width ?? 1] as const);
   if (tl.massStallsMs.length > 0) items.push([paint('≋', '31'), 'circuit breaker (mass stall)', 1]);
   let line = '';
   let lineW = 0;

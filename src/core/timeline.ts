@@ -79,11 +79,23 @@ export interface TimelineInput {
 
 /** Count what the log says happened (retried tracker lines are one escalation). */
 export function summarizeWave(events: readonly DispatchEvent[]): WaveSummary {
-  const s: WaveSummary = { stalls: 0, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] };
+  const s: WaveSummary = {
+    stalls: 0,
+    redispatches: 0,
+    cancels: 0,
+    escalations: 0,
+    trackerSkipped: 0,
+    requestsAnswered: 0,
+    requestsUnanswered: 0,
+    waitingHuman: 0,
+    massStalls: 0,
+    detectLagMs: [],
+  };
   for (const e of events) {
     if (e.event === 'stall_detected') {
       s.stalls++;
-      if (e.effective_timeout_seconds !== undefined && e.stall_reason !== 'request_unanswered') s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1000)));
+      if (e.effective_timeout_seconds !== undefined && e.stall_reason !== 'request_unanswered')
+        s.detectLagMs.push(Math.max(0, Math.round((e.idle_seconds - e.effective_timeout_seconds) * 1000)));
     } else if (e.event === 'redispatch') s.redispatches++;
     else if (e.event === 'agent_killed' && e.step === 'cancel') s.cancels++;
     else if (e.event === 'escalated_to_blocked' && !e.is_retry) {
@@ -105,7 +117,8 @@ export function summaryLine(s: WaveSummary): string {
     plural(s.stalls, 'stall'),
     plural(s.redispatches, 'redispatch', 'redispatches'),
     s.cancels ? plural(s.cancels, 'cancel') : '',
-    plural(s.escalations, 'escalation') + (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ''}: not moved to Blocked)` : ''),
+    plural(s.escalations, 'escalation') +
+      (s.trackerSkipped ? ` (tracker skipped${s.trackerSkipped < s.escalations ? ` for ${s.trackerSkipped}` : ''}: not moved to Blocked)` : ''),
     plural(s.requestsAnswered, 'request') + ' answered',
     s.requestsUnanswered ? `${s.requestsUnanswered} unanswered` : '',
     s.waitingHuman ? `${s.waitingHuman} human wait${s.waitingHuman === 1 ? '' : 's'}` : '',
@@ -113,7 +126,10 @@ export function summaryLine(s: WaveSummary): string {
   ].filter(Boolean);
   const lag = s.detectLagMs;
   const secs = (ms: number) => (ms / 1000).toFixed(1);
-  const detect = lag.length === 0 ? '' : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs(lag[0]!) : `${secs(Math.min(...lag))}–${secs(Math.max(...lag))}`} s past the window`;
+  const detect =
+    lag.length === 0
+      ? ''
+      : `; time to detect: ${Math.min(...lag) === Math.max(...lag) ? secs(lag[0]!) : `${secs(Math.min(...lag))}–${secs(Math.max(...lag))}`} s past the window`;
   return parts.join(', ') + detect;
 }
 
@@ -212,8 +228,17 @@ export function buildTimeline(input: TimelineInput): Timeline {
     l.marks.sort((a, b) => a.atMs - b.atMs);
     const row = rowOf.get(l.taskId);
     // The row's word is the latest for an instance the log has not ended.
-    if (row && l.endMs === undefined) l.outcome = row.statusClass === 'terminal' ? `done (${row.status})` : row.statusClass === 'blocked' ? 'blocked' : row.statusClass === 'unknown' ? `status "${row.status}"?` : 'in flight';
-    if (row?.statusClass === 'terminal' || row?.statusClass === 'blocked') l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
+    if (row && l.endMs === undefined)
+      l.outcome =
+        row.statusClass === 'terminal'
+          ? `done (${row.status})`
+          : row.statusClass === 'blocked'
+            ? 'blocked'
+            : row.statusClass === 'unknown'
+              ? `status "${row.status}"?`
+              : 'in flight';
+    if (row?.statusClass === 'terminal' || row?.statusClass === 'blocked')
+      l.endMs ??= Math.max(l.startMs, l.activityMs.at(-1) ?? l.startMs, l.marks.at(-1)?.atMs ?? l.startMs);
     startMs = Math.min(startMs, l.startMs, l.activityMs[0] ?? Infinity);
     endMs = Math.max(endMs, l.endMs ?? l.startMs, l.activityMs.at(-1) ?? -Infinity, l.marks.at(-1)?.atMs ?? -Infinity);
   }

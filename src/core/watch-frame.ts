@@ -56,7 +56,13 @@ export function deadlineCell(deadlineMs: number | undefined, nowMs: number): str
 }
 
 const verdictText = (t: Task, f: FrameInput) =>
-  f.escalated?.has(t.task_id) && t.verdict !== 'terminal' && t.verdict !== 'blocked' ? 'ESCALATED' : t.verdict === 'stalled' ? 'STALLED' : t.verdict === 'terminal' ? `done (${t.status})` : t.verdict;
+  f.escalated?.has(t.task_id) && t.verdict !== 'terminal' && t.verdict !== 'blocked'
+    ? 'ESCALATED'
+    : t.verdict === 'stalled'
+      ? 'STALLED'
+      : t.verdict === 'terminal'
+        ? `done (${t.status})`
+        : t.verdict;
 
 export const WATCH_HEADER = ['TASK', 'TICKET', 'VERDICT', 'IDLE / WINDOW', 'OF WINDOW', 'STALLS AT', 'REQUESTS', 'WHY'] as const;
 
@@ -76,17 +82,19 @@ export function idleBar(idleSeconds: number | null, windowSeconds: number, cells
 
 /** The table's cells, one row per task. */
 export function frameRows(f: FrameInput): string[][] {
-  return f.report.tasks.map((t) => [
-    t.task_id,
-    t.ticket_id,
-    verdictText(t, f),
-    idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === 'stalled'),
-    t.verdict === 'terminal' || t.verdict === 'blocked' ? '-' : idleBar(idleNow(t, f), t.effective_timeout_seconds),
-    t.verdict === 'healthy' ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : '-',
-    f.requests.get(t.task_id)?.join(',') || '-',
-    // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
-    t.verdict === 'healthy' ? exemptionWhy(t) : t.verdict === 'terminal' ? '-' : t.reason,
-  ].map((cell) => safeText(cell))); // a row's status and an agent's last call come from files
+  return f.report.tasks.map((t) =>
+    [
+      t.task_id,
+      t.ticket_id,
+      verdictText(t, f),
+      idleWindowCell(idleNow(t, f), t.effective_timeout_seconds, t.verdict === 'stalled'),
+      t.verdict === 'terminal' || t.verdict === 'blocked' ? '-' : idleBar(idleNow(t, f), t.effective_timeout_seconds),
+      t.verdict === 'healthy' ? deadlineCell(f.deadlines.get(t.task_id), f.nowMs) : '-',
+      f.requests.get(t.task_id)?.join(',') || '-',
+      // Healthy: which exemption widens the window and why; anything else: the verdict's reason.
+      t.verdict === 'healthy' ? exemptionWhy(t) : t.verdict === 'terminal' ? '-' : t.reason,
+    ].map((cell) => safeText(cell)),
+  ); // a row's status and an agent's last call come from files
 }
 
 /**
@@ -94,7 +102,12 @@ export function frameRows(f: FrameInput): string[][] {
  * columns are dropped from `dropOrder`, then each line is cut. Returns lines and the start
  * offset of every kept column (so the shell can colour a cell).
  */
-export function fitTable(header: readonly string[], rows: readonly string[][], columns: number, dropOrder: readonly number[]): { lines: string[]; kept: number[]; offsets: number[] } {
+export function fitTable(
+  header: readonly string[],
+  rows: readonly string[][],
+  columns: number,
+  dropOrder: readonly number[],
+): { lines: string[]; kept: number[]; offsets: number[] } {
   let kept = header.map((_, i) => i);
   const widthOf = (i: number) => Math.max(header[i]!.length, ...rows.map((r) => (r[i] ?? '').replace(/\s+/g, ' ').length));
   const total = (cols: number[], lastW: number) => cols.slice(0, -1).reduce((s, i) => s + widthOf(i) + 2, 0) + lastW;
@@ -120,7 +133,14 @@ export function fitTable(header: readonly string[], rows: readonly string[][], c
   }
   offsets.push(at);
   const line = (cells: readonly string[]) =>
-    cut(kept.map((i, k) => (k === kept.length - 1 ? cut(cells[i] ?? '', lastW) : cut(cells[i] ?? '', widthOf(i)).padEnd(widthOf(i)))).join('  ').trimEnd(), columns, false);
+    cut(
+      kept
+        .map((i, k) => (k === kept.length - 1 ? cut(cells[i] ?? '', lastW) : cut(cells[i] ?? '', widthOf(i)).padEnd(widthOf(i))))
+        .join('  ')
+        .trimEnd(),
+      columns,
+      false,
+    );
   return { lines: [line(header), ...rows.map(line)], kept, offsets };
 }
 
@@ -196,13 +216,18 @@ export function changeLines(prev: readonly TaskMark[] | undefined, f: FrameInput
     const t = f.report.tasks[i]!;
     const p = previousOf(t, i);
     const isEnded = t.verdict === 'terminal' || t.verdict === 'blocked';
-    if (isEnded && p && p.verdict !== t.verdict) lines.push(`${at} ${t.task_id} (${t.ticket_id}) ${t.verdict === 'terminal' ? `finished: ${t.status}` : 'is blocked'}`);
+    if (isEnded && p && p.verdict !== t.verdict)
+      lines.push(`${at} ${t.task_id} (${t.ticket_id}) ${t.verdict === 'terminal' ? `finished: ${t.status}` : 'is blocked'}`);
     if (isEnded || p?.exemptions === t.exemptions || (t.exemptions.length === 0 && (p === undefined || p.exemptions.length === 0))) continue;
     const was = p?.exemptions.join(',') ?? '';
     const now = t.exemptions.join(',');
     if (was === now) continue;
     const who = `${t.task_id} (${t.ticket_id})`;
-    lines.push(now ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}` : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`);
+    lines.push(
+      now
+        ? `${at} ${who} exempt, window ${fmtSecs(t.effective_timeout_seconds)}: ${exemptionWhy(t)}`
+        : `${at} ${who} no longer exempt, window ${fmtSecs(t.effective_timeout_seconds)}`,
+    );
   }
   return lines.map((l) => safeText(l));
 }

@@ -13,7 +13,10 @@ export function fitWidth(text: string, columns: number | undefined): string {
       const lead = /^ */.exec(line)![0];
       const width = Math.max(16, columns - lead.length);
       const room = width - 4;
-      const words = line.slice(lead.length).split(' ').flatMap((w) => (w.length <= room ? [w] : (w.match(new RegExp(`.{1,${room}}`, 'g')) ?? [w])));
+      const words = line
+        .slice(lead.length)
+        .split(' ')
+        .flatMap((w) => (w.length <= room ? [w] : (w.match(new RegExp(`.{1,${room}}`, 'g')) ?? [w])));
       return wrap(words.join(' '), width, '    ').map((part) => lead + part);
     })
     .join('\n');

@@ -69,7 +69,14 @@ export class DemoOrchestrator {
       await fs.mkdir(path.dirname(transcriptPath), { recursive: true });
       // The file exists before the row names it, so the watchdog never looks for a missing transcript.
       await fs.writeFile(transcriptPath, '');
-      const plan: AgentPlan = { out: transcriptPath, agentId, sessionId: this.env.sessionId, cwd: this.env.repoDir, gitBranch: spec.ticketId.toLowerCase(), steps: spec.steps };
+      const plan: AgentPlan = {
+        out: transcriptPath,
+        agentId,
+        sessionId: this.env.sessionId,
+        cwd: this.env.repoDir,
+        gitBranch: spec.ticketId.toLowerCase(),
+        steps: spec.steps,
+      };
       const planFile = path.join(this.env.plansDir, `${spec.taskId}.json`);
       await fs.writeFile(planFile, JSON.stringify(plan, null, 2) + '\n');
       const dispatchedAtMs = this.env.clock.nowMs();
@@ -80,11 +87,15 @@ export class DemoOrchestrator {
       });
       const run: AgentRun = { spec, agentId, pid: child.pid!, dispatchedAtMs, transcriptPath, stderrTail: '' };
       child.stderr!.on('data', (d: Buffer) => (run.stderrTail = (run.stderrTail + d.toString()).slice(-STDERR_TAIL_CHARS)));
-      this.exits.push(new Promise((resolve) => child.once('exit', (code, signal) => {
-        run.exit = { code, signal, atMs: this.env.clock.nowMs() };
-        this.onExit(run);
-        resolve();
-      })));
+      this.exits.push(
+        new Promise((resolve) =>
+          child.once('exit', (code, signal) => {
+            run.exit = { code, signal, atMs: this.env.clock.nowMs() };
+            this.onExit(run);
+            resolve();
+          }),
+        ),
+      );
       this.children.set(spec.taskId, child);
       this.runs.push(run);
       this.env.onNote(`dispatched ${spec.taskId} (${spec.label}) as pid ${run.pid}`);
@@ -125,7 +136,7 @@ export class DemoOrchestrator {
         })),
       },
     };
-    const text = '# Written by the demo\'s orchestrator role; dispatch-watchdog only reads it.\n' + stringify(doc, { lineWidth: 0 });
+    const text = "# Written by the demo's orchestrator role; dispatch-watchdog only reads it.\n" + stringify(doc, { lineWidth: 0 });
     this.writes = this.writes.then(() => writeFileAtomic(this.env.paths.stateFile(this.env.epicId), text));
     return this.writes;
   }

@@ -74,7 +74,9 @@ class Monitor {
     if (parsed?.success) this.doc = parsed.data;
     const log = await readDispatchLog(this.ws.paths, (e) => e.epic_id === DEMO_EPIC_ID);
     this.events = log.events;
-    this.replacements = await Promise.all(this.events.filter((e): e is EventOf<'redispatch'> => e.event === 'redispatch').map(async (event) => ({ event, isAlive: await isSameAlive(event) })));
+    this.replacements = await Promise.all(
+      this.events.filter((e): e is EventOf<'redispatch'> => e.event === 'redispatch').map(async (event) => ({ event, isAlive: await isSameAlive(event) })),
+    );
     const bash = this.doc?.tasks.find((t) => t.task_id === this.orchestrator.runs.find((r) => r.spec.role === 'long-bash')?.spec.taskId);
     if (bash && bash.exemptions.length > 0 && bash.effective_timeout_seconds > (this.bashWindowSeen?.windowSeconds ?? 0)) {
       this.bashWindowSeen = { windowSeconds: bash.effective_timeout_seconds, exemptions: [...bash.exemptions] };
@@ -128,8 +130,16 @@ export async function runDemo(opts: DemoOptions, deps: WatchDeps): Promise<numbe
   const view = demoView(createWatchView(output, { epicId: DEMO_EPIC_ID, terminal: opts.terminal, feedLines: DEMO_FEED_LINES }));
   const note = (who: string, text: string) => view.note(`${new Date(clock.nowMs()).toISOString().slice(11, 19)} ${who}: ${text}`, clock.nowMs());
   const orchestrator = new DemoOrchestrator({
-    paths: ws.paths, epicId: DEMO_EPIC_ID, clock, nodePath, scriptPath: ws.scriptPath, plansDir: ws.plansDir,
-    projectsDir: ws.projectsDir, repoDir: ws.repoDir, sessionId: ws.sessionId, onNote: (text) => note('orchestrator', text),
+    paths: ws.paths,
+    epicId: DEMO_EPIC_ID,
+    clock,
+    nodePath,
+    scriptPath: ws.scriptPath,
+    plansDir: ws.plansDir,
+    projectsDir: ws.projectsDir,
+    repoDir: ws.repoDir,
+    sessionId: ws.sessionId,
+    onNote: (text) => note('orchestrator', text),
   });
   const monitor = new Monitor(ws, orchestrator);
 
@@ -184,7 +194,15 @@ async function gatherFacts(facts: DemoFacts, ws: Workspace, orchestrator: DemoOr
   facts.bashWindowSeen = monitor.bashWindowSeen;
   for (const run of orchestrator.runs) {
     const tf = transcriptFacts(await fs.readFile(run.transcriptPath, 'utf8').catch(() => ''));
-    facts.runs.push({ taskId: run.spec.taskId, role: run.spec.role, label: run.spec.label, pid: run.pid, exit: run.exit, toolCalls: tf.toolCalls, lastRecordMs: tf.lastRecordMs });
+    facts.runs.push({
+      taskId: run.spec.taskId,
+      role: run.spec.role,
+      label: run.spec.label,
+      pid: run.pid,
+      exit: run.exit,
+      toolCalls: tf.toolCalls,
+      lastRecordMs: tf.lastRecordMs,
+    });
     if (run.spec.role === 'long-bash') facts.bashCall = tf.bashCall;
   }
   const replacement = monitor.replacements.find((r) => r.event.recovery_task_id === REPLACEMENT_TASK_ID);

@@ -71,7 +71,10 @@ function healthySteps(repo: string): PlanStep[] {
   const files = ['src/invoices/routes.ts', 'src/invoices/store.ts', 'src/invoices/cursor.ts', 'test/invoices/routes.test.ts'];
   for (let round = 0; round < 11; round++) {
     const file = `${repo}/${files[round % files.length]}`;
-    t.tool(read(file, `     1→export async function listInvoices(db, opts) {\n     2→  // page ${round + 1}`, { offset: 1 + round * 40, limit: 40 }), DEMO_TIMING.toolCadenceMs);
+    t.tool(
+      read(file, `     1→export async function listInvoices(db, opts) {\n     2→  // page ${round + 1}`, { offset: 1 + round * 40, limit: 40 }),
+      DEMO_TIMING.toolCadenceMs,
+    );
     t.tool(grep(`cursor|pageSize|limit${round}`, `${repo}/src`, `src/invoices/store.ts:${30 + round}:  limit: opts.pageSize`), DEMO_TIMING.toolCadenceMs);
     t.tool(edit(file, `// page ${round + 1}`, `// page ${round + 1}: cursor handled`), DEMO_TIMING.toolCadenceMs);
     t.tool({ name: 'Glob', input: { pattern: `src/invoices/**/*${round}.ts` }, result: 'No files found' }, DEMO_TIMING.toolCadenceMs);
@@ -103,7 +106,13 @@ function longBashSteps(repo: string): PlanStep[] {
   t.tool(grep('waitFor|textContent', `${repo}/test/e2e`, 'test/e2e/checkout.spec.ts:42:  expect(await page.textContent(".total"))'));
   t.say('Running the checkout e2e suite; it takes a few seconds and prints only at the end.', 100);
   t.tool(
-    bash('npm run test:e2e -- checkout 2>&1 | tail -40', 'Run the checkout e2e suite', DEMO_TIMING.bashTimeoutMs, '12 passing (5.8s)\n1 failing: checkout › shows the total (expected "€12.00", got "")', DEMO_TIMING.bashRunsMs),
+    bash(
+      'npm run test:e2e -- checkout 2>&1 | tail -40',
+      'Run the checkout e2e suite',
+      DEMO_TIMING.bashTimeoutMs,
+      '12 passing (5.8s)\n1 failing: checkout › shows the total (expected "€12.00", got "")',
+      DEMO_TIMING.bashRunsMs,
+    ),
     DEMO_TIMING.bashRunsMs + 200,
   );
   t.say('The total is read before the price request settles; waiting for it fixes the flake.', 300);
@@ -123,9 +132,17 @@ export function replacementSteps(repo: string): PlanStep[] {
   t.say('Reading the checkpoint first; I will only do the remaining work.');
   t.tool(read(checkpointRelPath('DEMO-102', 1), 'remaining_work:\n  - Add the withRetry helper (exponential backoff)\n  - Test the retry path'));
   t.tool(read(`${repo}/src/invoices/client.ts`, '    13→  return withRetry(() => http.get(`/invoices/${id}`));', { offset: 1, limit: 30 }));
-  t.tool({ name: 'Write', input: { file_path: `${repo}/src/retry.ts`, content: 'export async function withRetry(fn, tries = 4) { /* 200ms, 400ms, 800ms */ }' }, result: `File created successfully at: ${repo}/src/retry.ts` });
+  t.tool({
+    name: 'Write',
+    input: { file_path: `${repo}/src/retry.ts`, content: 'export async function withRetry(fn, tries = 4) { /* 200ms, 400ms, 800ms */ }' },
+    result: `File created successfully at: ${repo}/src/retry.ts`,
+  });
   t.tool(edit(`${repo}/src/invoices/client.ts`, "import { http } from '../http';", "import { http } from '../http';\nimport { withRetry } from '../retry';"));
-  t.tool({ name: 'Write', input: { file_path: `${repo}/test/retry.test.ts`, content: "it('retries a 503 three times', async () => { /* … */ });" }, result: `File created successfully at: ${repo}/test/retry.test.ts` });
+  t.tool({
+    name: 'Write',
+    input: { file_path: `${repo}/test/retry.test.ts`, content: "it('retries a 503 three times', async () => { /* … */ });" },
+    result: `File created successfully at: ${repo}/test/retry.test.ts`,
+  });
   t.tool(grep('withRetry', `${repo}/src`, 'src/retry.ts:1:export async function withRetry(fn, tries = 4) {'));
   t.tool(read(`${repo}/test/retry.test.ts`, "     1→it('retries a 503 three times', async () => { /* … */ });"));
   t.tool(edit(`${repo}/test/retry.test.ts`, '/* … */', 'expect(calls).toBe(4);'));
@@ -138,11 +155,22 @@ export function demoAgents(repo: string): DemoAgentSpec[] {
   return [
     { taskId: 'DEMO-101', ticketId: 'DEMO-101', role: 'healthy', label: 'steady tool calls', title: 'Paginate GET /invoices', steps: healthySteps(repo) },
     {
-      taskId: 'DEMO-102', ticketId: 'DEMO-102', role: 'stalls', label: 'stalls mid-task', title: 'Retry failed invoice fetches',
+      taskId: 'DEMO-102',
+      ticketId: 'DEMO-102',
+      role: 'stalls',
+      label: 'stalls mid-task',
+      title: 'Retry failed invoice fetches',
       remainingWork: ['Add the withRetry helper (exponential backoff) in src/retry.ts', 'Test the retry path in test/retry.test.ts'],
       steps: stallingSteps(repo),
     },
-    { taskId: 'DEMO-103', ticketId: 'DEMO-103', role: 'long-bash', label: `silent Bash (timeout ${DEMO_TIMING.bashTimeoutMs / 1000} s)`, title: 'Fix the flaky checkout e2e test', steps: longBashSteps(repo) },
+    {
+      taskId: 'DEMO-103',
+      ticketId: 'DEMO-103',
+      role: 'long-bash',
+      label: `silent Bash (timeout ${DEMO_TIMING.bashTimeoutMs / 1000} s)`,
+      title: 'Fix the flaky checkout e2e test',
+      steps: longBashSteps(repo),
+    },
   ];
 }
 

@@ -44,7 +44,17 @@ export interface Check {
 /** `+6.4s`: time since the demo started. */
 export const elapsed = (ms: number) => `+${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 
-const UNEXPECTED = new Set(['action_failed', 'escalated_to_blocked', 'mass_stall', 'truth_inconsistent', 'looping_detected', 'waiting_human', 'task_unknown', 'input_error', 'recovery_summary']);
+const UNEXPECTED = new Set([
+  'action_failed',
+  'escalated_to_blocked',
+  'mass_stall',
+  'truth_inconsistent',
+  'looping_detected',
+  'waiting_human',
+  'task_unknown',
+  'input_error',
+  'recovery_summary',
+]);
 
 const ofKind = <E extends DispatchEvent['event']>(f: DemoFacts, e: E) => f.events.filter((x): x is Extract<DispatchEvent, { event: E }> => x.event === e);
 const byRole = (f: DemoFacts, role: AgentRole) => f.runs.find((r) => r.role === role);
@@ -59,9 +69,15 @@ export function checkDemo(f: DemoFacts): Check[] {
   const exitedClean = (role: AgentRole) => byRole(f, role)?.exit?.code === 0;
   const stalled = byRole(f, 'stalls');
   return [
-    { ok: stalls.length === 1 && stalls[0]!.task_id === STALLED_TASK_ID, text: `exactly one stall detected, on ${STALLED_TASK_ID} (got ${stalls.map((s) => s.task_id).join(', ') || 'none'})` },
+    {
+      ok: stalls.length === 1 && stalls[0]!.task_id === STALLED_TASK_ID,
+      text: `exactly one stall detected, on ${STALLED_TASK_ID} (got ${stalls.map((s) => s.task_id).join(', ') || 'none'})`,
+    },
     { ok: kills.length === 1 && kills[0]!.task_id === STALLED_TASK_ID, text: `${STALLED_TASK_ID} killed exactly once (${kills.length} agent_killed events)` },
-    { ok: Boolean(stalled?.exit && stalled.exit.code !== 0), text: `${STALLED_TASK_ID}'s process is gone (${stalled?.exit ? (stalled.exit.signal ?? `exit ${stalled.exit.code}`) : 'still running'})` },
+    {
+      ok: Boolean(stalled?.exit && stalled.exit.code !== 0),
+      text: `${STALLED_TASK_ID}'s process is gone (${stalled?.exit ? (stalled.exit.signal ?? `exit ${stalled.exit.code}`) : 'still running'})`,
+    },
     {
       ok: redispatches.length === 1 && redispatches[0]!.task_id === STALLED_TASK_ID && redispatches[0]!.recovery_task_id === REPLACEMENT_TASK_ID,
       text: `${STALLED_TASK_ID} redispatched exactly once, as ${REPLACEMENT_TASK_ID} (${redispatches.length} redispatch events)`,
@@ -69,7 +85,10 @@ export function checkDemo(f: DemoFacts): Check[] {
     { ok: Boolean(f.replacement?.hasFinished && f.replacement.isGone), text: `the replacement ${REPLACEMENT_TASK_ID} finished its work and exited` },
     { ok: exitedClean('healthy'), text: `the steady agent ${byRole(f, 'healthy')?.taskId ?? '?'} was never flagged and finished (exit 0)` },
     { ok: exitedClean('long-bash'), text: `the long-Bash agent ${byRole(f, 'long-bash')?.taskId ?? '?'} was never flagged and finished (exit 0)` },
-    { ok: unexpected.length === 0, text: `no failed actions, escalations or other surprises${unexpected.length ? ` (got ${unexpected.map((e) => e.event).join(', ')})` : ''}` },
+    {
+      ok: unexpected.length === 0,
+      text: `no failed actions, escalations or other surprises${unexpected.length ? ` (got ${unexpected.map((e) => e.event).join(', ')})` : ''}`,
+    },
     {
       ok: f.watchExitCode === 0 && stopped?.reason === 'wave_complete' && !f.stopReason,
       text: `the wave completed and the watchdog stopped by itself${f.stopReason ? ` (${f.stopReason === 'gave_up' ? `demo gave up after ${DEMO_TIMING.giveUpMs / 1000} s` : 'interrupted'})` : ''}${f.watchError ? ` (${f.watchError})` : ''}`,
@@ -77,14 +96,14 @@ export function checkDemo(f: DemoFacts): Check[] {
   ];
 }
 
-
 /** The "what happened" lines: when the stalled agent went quiet, every action-related event, and when the replacement was done. */
 function timeline(f: DemoFacts): string[] {
   const entries: { atMs: number; lines: string[] }[] = [];
   const line = (atMs: number, text: string, ...more: string[]) =>
     entries.push({ atMs, lines: [`${elapsed(atMs - f.t0Ms).padStart(7)}  ${text}`, ...more.map((m) => `${''.padStart(7)}    ${m}`)] });
   const stalled = byRole(f, 'stalls');
-  if (stalled?.lastRecordMs !== undefined) line(stalled.lastRecordMs, `${stalled.taskId} wrote its last record (${stalled.toolCalls ?? '?'} tool calls), then went silent`);
+  if (stalled?.lastRecordMs !== undefined)
+    line(stalled.lastRecordMs, `${stalled.taskId} wrote its last record (${stalled.toolCalls ?? '?'} tool calls), then went silent`);
   for (const e of f.events) {
     if (e.event === 'healthy' || e.event === 'watchdog_started' || e.event === 'action_started') continue;
     const more: string[] = [];
@@ -107,18 +126,26 @@ function notFlagged(f: DemoFacts): string[] {
     const seen = f.bashWindowSeen;
     const widened = seen
       ? `its window was ${seen.windowSeconds} s (${seen.exemptions.join(', ') || 'no exemption'}) instead of ${DEMO_TIMING.stallWindowSeconds} s`
-      : `an open call never stalls before its own timeout plus grace (${(DEMO_TIMING.bashTimeoutMs / 1000) + DEMO_TIMING.openToolGraceSeconds} s)`;
-    out.push(`  ${bash.taskId}  sat ${silent} in an open Bash call (timeout ${f.bashCall.timeoutMs / 1000} s) writing nothing: ${widened}; finished${bash.exit ? ` at ${elapsed(bash.exit.atMs - f.t0Ms)}` : ''}.`);
+      : `an open call never stalls before its own timeout plus grace (${DEMO_TIMING.bashTimeoutMs / 1000 + DEMO_TIMING.openToolGraceSeconds} s)`;
+    out.push(
+      `  ${bash.taskId}  sat ${silent} in an open Bash call (timeout ${f.bashCall.timeoutMs / 1000} s) writing nothing: ${widened}; finished${bash.exit ? ` at ${elapsed(bash.exit.atMs - f.t0Ms)}` : ''}.`,
+    );
   }
   const healthy = byRole(f, 'healthy');
   if (healthy) {
-    out.push(`  ${healthy.taskId}  called a tool every ${DEMO_TIMING.toolCadenceMs / 1000} s (${healthy.toolCalls ?? '?'} calls): healthy throughout; finished${healthy.exit ? ` at ${elapsed(healthy.exit.atMs - f.t0Ms)}` : ''}.`);
+    out.push(
+      `  ${healthy.taskId}  called a tool every ${DEMO_TIMING.toolCadenceMs / 1000} s (${healthy.toolCalls ?? '?'} calls): healthy throughout; finished${healthy.exit ? ` at ${elapsed(healthy.exit.atMs - f.t0Ms)}` : ''}.`,
+    );
   }
   return out;
 }
 
 /** The closing summary; `files` are [path relative to the demo dir, what it is]. */
-export function renderSummary(f: DemoFacts, checks: readonly Check[], files: { dir: string; isKept: boolean; list: [string, string][]; columns?: number }): string {
+export function renderSummary(
+  f: DemoFacts,
+  checks: readonly Check[],
+  files: { dir: string; isKept: boolean; list: [string, string][]; columns?: number },
+): string {
   const ok = checks.every((c) => c.ok);
   const secs = ((f.endMs - f.t0Ms) / 1000).toFixed(1);
   const width = Math.max(...files.list.map(([p]) => p.length));

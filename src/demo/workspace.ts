@@ -31,7 +31,14 @@ export async function createWorkspace(opts: { tmpDir?: string; nodePath: string;
   await Promise.all([repoDir, plansDir, projectsDir, paths.epicDir(DEMO_EPIC_ID)].map((d) => fs.mkdir(d, { recursive: true })));
   const scriptPath = path.join(plansDir, 'agent.mjs');
   await fs.writeFile(scriptPath, AGENT_SCRIPT);
-  const plan: AgentPlan = { out: '-', agentId: 'a' + randomBytes(8).toString('hex'), sessionId: opts.sessionId, cwd: repoDir, gitBranch: STALLED_TASK_ID.toLowerCase(), steps: replacementSteps(repoDir) };
+  const plan: AgentPlan = {
+    out: '-',
+    agentId: 'a' + randomBytes(8).toString('hex'),
+    sessionId: opts.sessionId,
+    cwd: repoDir,
+    gitBranch: STALLED_TASK_ID.toLowerCase(),
+    steps: replacementSteps(repoDir),
+  };
   const replacementPlan = path.join(plansDir, `${REPLACEMENT_TASK_ID}.json`);
   await fs.writeFile(replacementPlan, JSON.stringify(plan, null, 2) + '\n');
   await fs.writeFile(paths.configFile(), demoConfigYaml(opts.nodePath, scriptPath, replacementPlan));
@@ -48,7 +55,9 @@ export async function interestingFiles(ws: Workspace): Promise<[string, string][
     [rel(paths.configFile()), "the demo's config: 4 s window, 1 s checks, process adapter, redispatch_argv"],
     [rel(paths.stateFile(DEMO_EPIC_ID)), "the wave as the demo's orchestrator role wrote it (the watchdog only reads it)"],
     [rel(paths.watchdogJson(DEMO_EPIC_ID)), "the watchdog's last check"],
-    ...logs.filter((n) => n.endsWith('.ndjson')).map((n): [string, string] => [rel(path.join(paths.dispatchLogDir(), n)), 'every event the watchdog logged, one JSON line each']),
+    ...logs
+      .filter((n) => n.endsWith('.ndjson'))
+      .map((n): [string, string] => [rel(path.join(paths.dispatchLogDir(), n)), 'every event the watchdog logged, one JSON line each']),
     [rel(paths.checkpoint(STALLED_TASK_ID, 1)), 'the recovery checkpoint: what was done, what remains'],
     [rel(path.join(paths.agentsDir(DEMO_EPIC_ID), `${REPLACEMENT_TASK_ID}.prompt.md`)), 'the narrow-scope prompt the replacement was given'],
     [rel(ws.replacementLog), "the replacement's transcript (its stdout)"],

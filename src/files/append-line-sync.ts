@@ -29,7 +29,9 @@ export function appendLineSync(file: string, line: string, root: string, opts: {
     for (const part of rel.split(path.sep)) {
       p = path.join(p, part);
       if (lstatSync(p).isSymbolicLink()) {
-        const e: NodeJS.ErrnoException = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
+        const e: NodeJS.ErrnoException = new Error(
+          `refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`,
+        );
         e.code = 'ELOOP';
         e.path = p;
         throw e;
@@ -53,7 +55,9 @@ export function appendLineSync(file: string, line: string, root: string, opts: {
       } catch {
         // the disk is full: the reader skips the torn line either way
       }
-      const e: NodeJS.ErrnoException = new Error(`short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`);
+      const e: NodeJS.ErrnoException = new Error(
+        `short write to ${file}: ${written} of ${data.length} bytes (disk full?); the torn line was closed with a newline`,
+      );
       e.code = 'ENOSPC';
       e.syscall = 'write';
       throw e;

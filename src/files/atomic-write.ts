@@ -30,7 +30,9 @@ export function guardStateDir(stateDir: string): void {
 
 /** The error for a write that would leave the state dir through a symlink. */
 function symlinkRefused(p: string): NodeJS.ErrnoException {
-  const e: NodeJS.ErrnoException = new Error(`refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`);
+  const e: NodeJS.ErrnoException = new Error(
+    `refusing to write through the symlink ${p}: every file the watchdog writes stays inside the state dir. Replace the link with a directory.`,
+  );
   e.code = 'ELOOP';
   e.path = p;
   return e;
@@ -71,7 +73,12 @@ export interface FileLines {
 const LINES_CHUNK_BYTES = 512 * 1024;
 
 /** Write `lines` to `h`, each followed by "\n", in writes of about LINES_CHUNK_BYTES; the bytes written. */
-async function writeLineChunks(h: fs.FileHandle, lines: Iterable<string>, write: (handle: fs.FileHandle, data: Buffer) => Promise<number>, head = ''): Promise<{ written: number; total: number }> {
+async function writeLineChunks(
+  h: fs.FileHandle,
+  lines: Iterable<string>,
+  write: (handle: fs.FileHandle, data: Buffer) => Promise<number>,
+  head = '',
+): Promise<{ written: number; total: number }> {
   let written = 0;
   let total = 0;
   let chunk: string[] = [];
@@ -104,7 +111,8 @@ async function writeTemp(file: string, data: string | Uint8Array | FileLines, mo
       if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
       else {
         const { written, total } = await writeLineChunks(handle, data.lines, writeOnce);
-        if (written < total) throw Object.assign(new Error(`short write to ${tmp}: ${written} of ${total} bytes (disk full?)`), { code: 'ENOSPC', syscall: 'write' });
+        if (written < total)
+          throw Object.assign(new Error(`short write to ${tmp}: ${written} of ${total} bytes (disk full?)`), { code: 'ENOSPC', syscall: 'write' });
       }
       await handle.sync();
     } finally {

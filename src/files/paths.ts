@@ -189,7 +189,14 @@ export const STATE_DIR_LAYOUT: readonly LayoutEntry[] = [
   { in: 'root', name: 'watchdog.config.yaml', owner: 'user', prune: 'never' },
   { in: 'root', name: 'activity', owner: 'hook', prune: 'unused', pruneWhy: 'no hook activity for {age}' },
   { in: 'root', name: 'telemetry', owner: 'receiver', prune: 'unused', pruneWhy: 'no telemetry received for {age}', temps: 'inside' },
-  { in: 'root', name: 'observe', owner: 'watchdog', prune: 'unused', pruneWhy: 'read positions unused for {age} (rebuilt when needed)', temps: 'inside_and_below' },
+  {
+    in: 'root',
+    name: 'observe',
+    owner: 'watchdog',
+    prune: 'unused',
+    pruneWhy: 'read positions unused for {age} (rebuilt when needed)',
+    temps: 'inside_and_below',
+  },
   { in: 'root', name: 'pipeline_checkpoints', owner: 'watchdog', prune: 'checkpoint', temps: 'inside_and_below' },
 ];
 

@@ -53,7 +53,10 @@ export class DispatchLog {
     const full = bodies.map((b) => this.stamp(b, stamp));
     const written = this.companionsOf ? full.flatMap((e) => [e, ...this.companionsOf!(e).map((c) => this.stamp(c, stamp))]) : full;
     for (const e of written) crashPoint('before', e.event);
-    await appendLines(this.paths.dispatchLog(utcDate(now)), written.map((e) => JSON.stringify(e)));
+    await appendLines(
+      this.paths.dispatchLog(utcDate(now)),
+      written.map((e) => JSON.stringify(e)),
+    );
     for (const e of written) {
       crashPoint('after', e.event);
       this.onAppend?.(e);

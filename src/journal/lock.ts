@@ -58,7 +58,13 @@ async function removeStaleLock(file: string, seen: { ino: number; text: string }
   const mutex = `${file}.takeover`;
   if (!(await createFileExclusive(mutex, JSON.stringify({ pid: process.pid, at: new Date().toISOString() }) + '\n'))) {
     const held = await readLockFile(mutex).catch(() => undefined);
-    const age = held ? Date.now() - (await fs.stat(mutex).then((s) => s.mtimeMs, () => Date.now())) : 0;
+    const age = held
+      ? Date.now() -
+        (await fs.stat(mutex).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ))
+      : 0;
     if (held && (age > STALE_MUTEX_MS || (held.holder && !isAlive(held.holder.pid)))) await fs.rm(mutex, { force: true });
     return false;
   }

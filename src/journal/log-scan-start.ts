@@ -34,7 +34,14 @@ export function defaultScanWorker(): URL | undefined {
  */
 export async function splitForWorker(dir: string, names: readonly string[], firstWhole: number, minBytes: number): Promise<number | undefined> {
   if (names.length - firstWhole < 2) return undefined;
-  const sizes = await Promise.all(names.map((n) => fs.stat(path.join(dir, n)).then((st) => st.size, () => 0)));
+  const sizes = await Promise.all(
+    names.map((n) =>
+      fs.stat(path.join(dir, n)).then(
+        (st) => st.size,
+        () => 0,
+      ),
+    ),
+  );
   const total = sizes.reduce((a, b) => a + b, 0);
   if (total < minBytes) return undefined;
   let tail = 0;

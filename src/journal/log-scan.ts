@@ -142,7 +142,8 @@ export function foldKeptLines(
     if (isBlank(buf, s, e)) return;
     const kind = prefilter.classify(buf, s, e);
     if (kind === SKIP) return;
-    if (kind === CROSS_REF) keep(prefilter.isStall ? REF_STALL : REF_REDISPATCH, buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd), at, e - s, lineNo);
+    if (kind === CROSS_REF)
+      keep(prefilter.isStall ? REF_STALL : REF_REDISPATCH, buf.toString('utf8', prefilter.ticketStart, prefilter.ticketEnd), at, e - s, lineNo);
     else keep(LINE, buf.toString('utf8', s, e), at, e - s, lineNo);
   });
 }

@@ -35,7 +35,13 @@ export interface LoadedHistory {
   /** All corrupt lines of the whole log. */
   diagnosticCount: number;
   /** How start-up went: from the summary or rebuilt, and the log bytes read. */
-  stats: { from: 'summary' | 'rebuilt' | 'empty'; bytesRead: number; summaryWritten: boolean; logBytes: number; /** Days a worker thread scanned. */ workerDays: number };
+  stats: {
+    from: 'summary' | 'rebuilt' | 'empty';
+    bytesRead: number;
+    summaryWritten: boolean;
+    logBytes: number /** Days a worker thread scanned. */;
+    workerDays: number;
+  };
 }
 
 type Covered = HistorySummary['covers'][number];
@@ -78,7 +84,9 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
       return { redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
     },
   };
-  const history = start ? historyFromJson(summary!.history, lazy) : { ...emptyHistory(), stalls: lazy.stalls(), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
+  const history = start
+    ? historyFromJson(summary!.history, lazy)
+    : { ...emptyHistory(), stalls: lazy.stalls(), redispatchCount: redispatches.count, lastRecoveryMode: redispatches.mode };
   const stalls = history.stalls as StallRefMap;
   const diagnostics: LogDiagnostic[] = start ? summary!.diagnostics.first.slice() : [];
   let diagnosticCount = start ? summary!.diagnostics.count : 0;
@@ -159,7 +167,12 @@ export async function loadHistory(paths: StatePaths, epicId: string, opts: LoadO
       // Derived data: a summary we cannot write costs the next start time, never correctness.
     }
   }
-  return { history, diagnostics, diagnosticCount, stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten, logBytes, workerDays } };
+  return {
+    history,
+    diagnostics,
+    diagnosticCount,
+    stats: { from: start ? 'summary' : names.length > 0 ? 'rebuilt' : 'empty', bytesRead, summaryWritten, logBytes, workerDays },
+  };
 }
 
 /**
@@ -182,7 +195,8 @@ export async function refreshSummary(paths: StatePaths, epicId: string, sinceByt
 /** The bytes of every day file now. */
 async function logBytes(dir: string): Promise<number> {
   let total = 0;
-  for (const n of (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => DAY_FILE.test(f))) total += (await fs.stat(path.join(dir, n)).catch(() => undefined))?.size ?? 0;
+  for (const n of (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => DAY_FILE.test(f)))
+    total += (await fs.stat(path.join(dir, n)).catch(() => undefined))?.size ?? 0;
   return total;
 }
 
@@ -217,4 +231,3 @@ async function resumePoint(dir: string, names: string[], s: HistorySummary): Pro
   }
   return { index: upTo.length - 1, resume: last };
 }
-

@@ -81,7 +81,8 @@ export class RedispatchRefs {
   /** The summary's part: what was folded, and the lines not read back yet, one line per ticket. */
   raw(): Pick<Json, 'redispatches'> {
     const lines: string[] = [];
-    const line = (t: string) => lines.push(`${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${this.pending.get(t) ?? ''}\t${this.countOnly.get(t) ?? ''}\n`);
+    const line = (t: string) =>
+      lines.push(`${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${this.pending.get(t) ?? ''}\t${this.countOnly.get(t) ?? ''}\n`);
     for (const t of this.count.rawKeys()) line(t);
     for (const t of this.pending.keys()) if (this.count.getRaw(t) === undefined) line(t);
     for (const t of this.countOnly.keys()) if (this.count.getRaw(t) === undefined && !this.pending.has(t)) line(t);

@@ -24,7 +24,13 @@ type Item = StallEvent | LineRef;
 type Json = HistorySummary['history'];
 
 /** The lines at `refs` that read back as `ticket`'s valid `event` lines, in order (fds opened once per file). */
-export function readBack<E extends 'stall_detected' | 'redispatch'>(dir: string, names: readonly string[], refs: readonly LineRef[], ticket: string, event: E): { ref: LineRef; event: EventOf<E> }[] {
+export function readBack<E extends 'stall_detected' | 'redispatch'>(
+  dir: string,
+  names: readonly string[],
+  refs: readonly LineRef[],
+  ticket: string,
+  event: E,
+): { ref: LineRef; event: EventOf<E> }[] {
   const out: { ref: LineRef; event: EventOf<E> }[] = [];
   const fds = new Map<number, number | null>();
   try {

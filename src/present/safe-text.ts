@@ -15,15 +15,27 @@ const SECRET_PATTERNS: readonly [RegExp, string | ((...m: string[]) => string)][
   [/\b(xox[abprs]-)[A-Za-z0-9-]{8,}/g, '$1[redacted]'],
   [/\b(AKIA)[A-Z0-9]{16}\b/g, '$1[redacted]'],
   // An Authorization header or a bearer token, quoted or not.
-  [/\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s"',;]+/gi, (_m, name: string, scheme?: string) => `${name}${scheme ? `${scheme} ` : ''}[redacted]`],
+  [
+    /\b(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s"',;]+/gi,
+    (_m, name: string, scheme?: string) => `${name}${scheme ? `${scheme} ` : ''}[redacted]`,
+  ],
   [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]'],
   // NAME=value (an environment, a command line), and "name": "value" (JSON, quoted YAML, and JSON escaped
   // once or more inside another string: \"name\":\"value\"), where the name says it is a secret.
-  [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*=\s*["']?)([^\s"',;&\u0000-\u001f\u007f]{4,})/gi, '$1[redacted]'],
-  [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)\\*["']?\s*:\s*\\*["'])([^\s"',;&\\\u0000-\u001f\u007f]{4,})/gi, '$1[redacted]'],
+  [
+    /\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)["']?\s*=\s*["']?)([^\s"',;&\u0000-\u001f\u007f]{4,})/gi,
+    '$1[redacted]',
+  ],
+  [
+    /\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|secret|token|password|passwd|credentials?)\\*["']?\s*:\s*\\*["'])([^\s"',;&\\\u0000-\u001f\u007f]{4,})/gi,
+    '$1[redacted]',
+  ],
   // A header or YAML key whose name says it is a key (`X-Api-Key: v`, `api_key: v`), unquoted: the value
   // must look like one (8+ characters with a digit), so our own `linear.api_key: expected a string` stays.
-  [/\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|auth[_-]?token|secret[_-]?key|password|passwd)\s*:\s*)(?=[^\s"',;]*\d)([A-Za-z0-9._~+/=-]{8,})/gi, '$1[redacted]'],
+  [
+    /\b([A-Za-z0-9_.-]*(?:api[_-]?key|access[_-]?key|auth[_-]?token|secret[_-]?key|password|passwd)\s*:\s*)(?=[^\s"',;]*\d)([A-Za-z0-9._~+/=-]{8,})/gi,
+    '$1[redacted]',
+  ],
   // A command-line flag (`--password v`, `--api-key=v`, `--token v`): whatever follows is the secret.
   [/(\s--?[A-Za-z0-9-]*(?:password|passwd|secret|token|api-?key|access-?key)(?:=|\s+))(?!-)([^\s"']+)/gi, '$1[redacted]'],
   // Credentials in a URL (`https://user:pass@host`).
@@ -50,7 +62,8 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 const CONTROL_BUT_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\u001b': '\\e' };
 
-const escapeOne = (c: string) => NAMED[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapeOne = (c: string) =>
+  NAMED[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Control characters shown as escapes (`\e[31m`, `\r`, `\x07`, `\u202e`): visible, never run by a terminal. */
 export function escapeControls(text: string, opts: { keepNewlines?: boolean } = {}): string {

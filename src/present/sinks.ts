@@ -29,7 +29,9 @@ const XML_SPECIAL: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
 
 /** XML (SVG) text or attribute value: controls shown as escapes, non-characters as U+FFFD, the five specials as entities. */
 export function toXml(text: string): string {
-  return escapeControls(text).replace(XML_INVALID, '\ufffd').replace(/[&<>"']/g, (c) => XML_SPECIAL[c]!);
+  return escapeControls(text)
+    .replace(XML_INVALID, '\ufffd')
+    .replace(/[&<>"']/g, (c) => XML_SPECIAL[c]!);
 }
 
 /**

@@ -70,7 +70,10 @@ export class HostsBook {
       book.updatedMs = parsed.data.updated_ms;
       // Oldest first, so the newest are kept and are last (most recent).
       const entries = Object.entries((raw as { hosts: Record<string, HostEntry> }).hosts)
-        .filter(([host, e]) => host.length <= HOST_MAX && e !== null && typeof e === 'object' && [e.first_ms, e.last_ms, e.requests, e.records].every(Number.isFinite))
+        .filter(
+          ([host, e]) =>
+            host.length <= HOST_MAX && e !== null && typeof e === 'object' && [e.first_ms, e.last_ms, e.requests, e.records].every(Number.isFinite),
+        )
         .sort((a, b) => a[1].last_ms - b[1].last_ms);
       for (const [host, e] of entries.slice(-max)) book.hosts.set(host, { first_ms: e.first_ms, last_ms: e.last_ms, requests: e.requests, records: e.records });
     } catch {

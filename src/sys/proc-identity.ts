@@ -60,11 +60,14 @@ export async function ancestry(pid = process.pid): Promise<number[]> {
 
 let bootIdCache: Promise<string | undefined> | undefined;
 const readBootId = () =>
-  (bootIdCache ??= fs.readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined));
+  (bootIdCache ??= fs.readFile('/proc/sys/kernel/random/boot_id', 'utf8').then(
+    (s) => s.trim(),
+    () => undefined,
+  ));
 
 /** What /proc says about a pid right now. */
 export type ProcessProbe =
-  | { kind: 'alive'; identity: ProcessIdentity; /** process group id (field 5) */ pgrp: number }
+  | { kind: 'alive'; identity: ProcessIdentity /** process group id (field 5) */; pgrp: number }
   | { kind: 'gone' }
   | { kind: 'unknown'; reason: string };
 

@@ -17,7 +17,12 @@ export function cancelRequest(stateDir: string, task: Partial<Task> = {}, action
 export async function redispatchRequest(stateDir: string, task: Partial<Task> = {}, attempt = 1): Promise<RedispatchRequest> {
   const base = cancelRequest(stateDir, task, 'redispatch');
   const cp = buildCheckpoint({
-    epicId: EPIC, task: base.task, attempt, stallReason: 'inactivity', idleSeconds: 145, nowMs: Date.parse('2026-04-02T10:05:00Z'),
+    epicId: EPIC,
+    task: base.task,
+    attempt,
+    stallReason: 'inactivity',
+    idleSeconds: 145,
+    nowMs: Date.parse('2026-04-02T10:05:00Z'),
     row: { remaining_work: ['Add the retry test', 'Update the changelog'], completed_items: ['Implement retry'] },
   });
   const { path: checkpointPath } = await writeCheckpoint(base.paths, cp);

@@ -21,12 +21,24 @@ export async function screenshot(file: string, width: number, height: number): P
   const png = path.join(profile, 'shot.png');
   try {
     const args = [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--hide-scrollbars', `--user-data-dir=${profile}`,
-      `--window-size=${width},${height}`, `--screenshot=${png}`, `file://${file}`,
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--hide-scrollbars',
+      `--user-data-dir=${profile}`,
+      `--window-size=${width},${height}`,
+      `--screenshot=${png}`,
+      `file://${file}`,
     ];
     await new Promise<void>((resolve, reject) => {
-      execFile(bin, args, { timeout: 120_000 }, (err, _out, stderr) => (err && !existsSync(png) ? reject(new Error(`chromium failed: ${err.message}\n${stderr}`)) : resolve()));
+      execFile(bin, args, { timeout: 120_000 }, (err, _out, stderr) =>
+        err && !existsSync(png) ? reject(new Error(`chromium failed: ${err.message}\n${stderr}`)) : resolve(),
+      );
     });
     return decodePng(await fs.readFile(png));
   } finally {
@@ -72,7 +84,20 @@ export function decodePng(buf: Buffer): Pixels {
       const b = y > 0 ? out[(y - 1) * stride + i]! : 0;
       const c = y > 0 && i >= channels ? out[(y - 1) * stride + i - channels]! : 0;
       const p = a + b - c;
-      const pred = filter === 0 ? 0 : filter === 1 ? a : filter === 2 ? b : filter === 3 ? (a + b) >> 1 : Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const pred =
+        filter === 0
+          ? 0
+          : filter === 1
+            ? a
+            : filter === 2
+              ? b
+              : filter === 3
+                ? (a + b) >> 1
+                : Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+                  ? a
+                  : Math.abs(p - b) <= Math.abs(p - c)
+                    ? b
+                    : c;
       out[y * stride + i] = (line[i]! + pred) & 0xff;
     }
   }

@@ -12,14 +12,20 @@ const line = (o: Obj) => JSON.stringify(o);
 const base = (s: number, extra: Obj) => ({ isSidechain: false, sessionId: 'sess-1', version: '2.1.39', timestamp: at(s), ...extra });
 
 export const toolUse = (id: string, name: string, input: Obj = {}) => ({ type: 'tool_use', id, name, input, caller: { type: 'direct' } });
-export const toolResult = (id: string, content: unknown = 'ok', isError?: boolean) => ({ tool_use_id: id, type: 'tool_result', content, ...(isError === undefined ? {} : { is_error: isError }) });
+export const toolResult = (id: string, content: unknown = 'ok', isError?: boolean) => ({
+  tool_use_id: id,
+  type: 'tool_result',
+  content,
+  ...(isError === undefined ? {} : { is_error: isError }),
+});
 export const text = (t: string) => ({ type: 'text', text: t });
 
 export const assistant = (s: number, content: Obj[], extra: Obj = {}) =>
   line({ ...base(s, extra), type: 'assistant', message: { role: 'assistant', type: 'message', content, stop_reason: null } });
 export const user = (s: number, content: unknown, extra: Obj = {}) => line({ ...base(s, extra), type: 'user', message: { role: 'user', content } });
 export const system = (s: number, subtype: string, extra: Obj = {}) => line({ ...base(s, extra), type: 'system', subtype });
-export const progress = (s: number, data: Obj, parentToolUseID?: string, extra: Obj = {}) => line({ ...base(s, extra), type: 'progress', data, parentToolUseID });
+export const progress = (s: number, data: Obj, parentToolUseID?: string, extra: Obj = {}) =>
+  line({ ...base(s, extra), type: 'progress', data, parentToolUseID });
 export const apiError = (s: number, attempt: number) =>
   system(s, 'api_error', { level: 'error', retryAttempt: attempt, maxRetries: 10, retryInMs: 500, error: { status: 529, message: 'overloaded' } });
 export const notification = (taskId: string, status: string) =>

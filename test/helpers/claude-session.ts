@@ -73,7 +73,12 @@ export function claudeSkipFor(version: ClaudeVersion): string | undefined {
  * version's binary does not run): `describeVersions(ALL_VERSIONS, 'name', (version) => { … })`.
  * Markers scripted on one model server must differ per version (suffix them with the version).
  */
-export function describeVersions(versions: readonly ClaudeVersion[], name: string, fn: (version: ClaudeVersion) => void, opts: { timeout?: number } = {}): void {
+export function describeVersions(
+  versions: readonly ClaudeVersion[],
+  name: string,
+  fn: (version: ClaudeVersion) => void,
+  opts: { timeout?: number } = {},
+): void {
   describe.each(versions.map((v) => [v]))(`${name} [Claude Code %s]`, (version) => {
     describe.skipIf(claudeSkipFor(version) !== undefined)('', opts, () => fn(version));
   });
@@ -132,7 +137,16 @@ const scratch = (prefix: string, made: string[]) => {
 export function claudeEnv(server: ModelServer, home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const keep = ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'SHELL'];
   const base = Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
-  return { ...base, HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test', IS_SANDBOX: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...extra };
+  return {
+    ...base,
+    HOME: home,
+    ANTHROPIC_BASE_URL: server.url,
+    ANTHROPIC_API_KEY: 'test',
+    IS_SANDBOX: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ...extra,
+  };
 }
 
 /** Every live descendant of `pid` (from /proc ppid links). */
@@ -149,7 +163,7 @@ export function descendants(pid: number): number[] {
   }
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [c, pp] of parent) if (pp === p && !out.includes(c)) (out.push(c), walk(c));
+    for (const [c, pp] of parent) if (pp === p && !out.includes(c)) out.push(c), walk(c);
   };
   walk(pid);
   return out;
@@ -178,11 +192,18 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   args.push(...(opts.args ?? []));
   const outFd = openSync(streamPath, 'a');
   const errFd = openSync(errPath, 'a');
-  const child = spawn(opts.bin ?? claudeBin(opts.version), args, { cwd, env: claudeEnv(opts.server, home, opts.env), stdio: ['ignore', outFd, errFd], detached: true });
+  const child = spawn(opts.bin ?? claudeBin(opts.version), args, {
+    cwd,
+    env: claudeEnv(opts.server, home, opts.env),
+    stdio: ['ignore', outFd, errFd],
+    detached: true,
+  });
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let seen: number[] = [];
   const track = setInterval(() => (seen = [...new Set([...seen, ...descendants(pid)])]), 500);
   void exited.then(() => clearInterval(track));
@@ -228,7 +249,11 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
     transcript: () => lines(transcriptPath),
     subagentIds: () => {
       const dir = path.join(projectDir, sessionId, 'subagents');
-      return existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith('agent-') && f.endsWith('.jsonl')).map((f) => f.slice('agent-'.length, -'.jsonl'.length)) : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.startsWith('agent-') && f.endsWith('.jsonl'))
+            .map((f) => f.slice('agent-'.length, -'.jsonl'.length))
+        : [];
     },
     kill: (signal = 'SIGKILL') => tryKill(pid, signal),
   };

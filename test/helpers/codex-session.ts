@@ -152,9 +152,12 @@ export function findRollouts(codexHome: string, threadId?: string): string[] {
   const out: string[] = [];
   const root = path.join(codexHome, 'sessions');
   const list = (d: string) => (existsSync(d) ? readdirSync(d).sort() : []);
-  for (const y of list(root)) for (const m of list(path.join(root, y))) for (const d of list(path.join(root, y, m))) {
-    for (const f of list(path.join(root, y, m, d))) if (f.startsWith('rollout-') && f.endsWith(threadId ? `-${threadId}.jsonl` : '.jsonl')) out.push(path.join(root, y, m, d, f));
-  }
+  for (const y of list(root))
+    for (const m of list(path.join(root, y)))
+      for (const d of list(path.join(root, y, m))) {
+        for (const f of list(path.join(root, y, m, d)))
+          if (f.startsWith('rollout-') && f.endsWith(threadId ? `-${threadId}.jsonl` : '.jsonl')) out.push(path.join(root, y, m, d, f));
+      }
   return out;
 }
 
@@ -194,7 +197,9 @@ export function startCodex(opts: CodexOptions): CodexSession {
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const seen = new Set<number>();
   const groups = new Set<number>();
   const look = () => {
@@ -212,8 +217,8 @@ export function startCodex(opts: CodexOptions): CodexSession {
   const threadId = new Promise<string>((resolve, reject) => {
     const poll = setInterval(() => {
       const t = events().find((e) => e.type === 'thread.started')?.thread_id;
-      if (typeof t === 'string') (clearInterval(poll), resolve(t));
-      else if (ended) (clearInterval(poll), reject(new Error(`codex exited without thread.started; stderr: ${readFileSync(errPath, 'utf8').slice(-800)}`)));
+      if (typeof t === 'string') clearInterval(poll), resolve(t);
+      else if (ended) clearInterval(poll), reject(new Error(`codex exited without thread.started; stderr: ${readFileSync(errPath, 'utf8').slice(-800)}`));
     }, 50);
   });
   threadId.catch(() => undefined);

@@ -9,9 +9,29 @@ const env = (s: number) => ({ timestamp_utc: at(s), epic_id: 'PROJ-1', run_id: '
 const who = (task: string, ticket: string) => ({ task_id: task, agent_id: task, ticket_id: ticket });
 
 const stall = (s: number, task: string, idle: number, attempt: number) =>
-  ({ event: 'stall_detected', ...env(s), ...who(task, 'P-2'), stall_reason: 'inactivity', idle_seconds: idle, bash_timeout_exemption: false, redispatch_attempt: attempt, max_redispatches: 2, action_taken: 'redispatch', effective_timeout_seconds: 20, reason: `no progress for ${idle}s (window 20s)` }) as DispatchEvent;
+  ({
+    event: 'stall_detected',
+    ...env(s),
+    ...who(task, 'P-2'),
+    stall_reason: 'inactivity',
+    idle_seconds: idle,
+    bash_timeout_exemption: false,
+    redispatch_attempt: attempt,
+    max_redispatches: 2,
+    action_taken: 'redispatch',
+    effective_timeout_seconds: 20,
+    reason: `no progress for ${idle}s (window 20s)`,
+  }) as DispatchEvent;
 const redispatch = (s: number, task: string, next: string, attempt: number) =>
-  ({ event: 'redispatch', ...env(s), ...who(task, 'P-2'), key: `PROJ-1:${task}:redispatch`, redispatch_attempt: attempt, recovery_task_id: next, request_path: `epics/PROJ-1/requests/${task}.redispatch.json` }) as DispatchEvent;
+  ({
+    event: 'redispatch',
+    ...env(s),
+    ...who(task, 'P-2'),
+    key: `PROJ-1:${task}:redispatch`,
+    redispatch_attempt: attempt,
+    recovery_task_id: next,
+    request_path: `epics/PROJ-1/requests/${task}.redispatch.json`,
+  }) as DispatchEvent;
 
 export const KNOWN_EVENTS: DispatchEvent[] = [
   { event: 'watchdog_started', ...env(0), pid: 1, version: '0', action: 'redispatch', timeout_seconds: 20, check_interval_seconds: 5, max_redispatches: 2 },
@@ -26,11 +46,20 @@ export const KNOWN_EVENTS: DispatchEvent[] = [
   redispatch(81, 't2-r1', 't2-r2', 2),
   { event: 'request_answered', ...env(90), key: 'PROJ-1:t2-r1:redispatch', kind: 'redispatch', ...who('t2-r1', 'P-2'), recovery_task_id: 't2-r2', how: 'row' },
   stall(125, 't2-r2', 21.2, 2),
-  { event: 'escalated_to_blocked', ...env(126), ...who('t2-r2', 'P-2'), key: 'PROJ-1:t2-r2:escalate', attempt_count: 3, friction_path: 'friction/2026-04-02-stall-escalation-p-2.md', tracker: 'skipped' },
+  {
+    event: 'escalated_to_blocked',
+    ...env(126),
+    ...who('t2-r2', 'P-2'),
+    key: 'PROJ-1:t2-r2:escalate',
+    attempt_count: 3,
+    friction_path: 'friction/2026-04-02-stall-escalation-p-2.md',
+    tracker: 'skipped',
+  },
   { event: 'waiting_human', ...env(200), ...who('t3', 'P-3'), reason: 'waiting for a human: permission prompt' },
 ];
 
-const every = (from: number, to: number, step: number) => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => WAVE_T0 + (from + i * step) * 1000);
+const every = (from: number, to: number, step: number) =>
+  Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => WAVE_T0 + (from + i * step) * 1000);
 
 export const KNOWN_WAVE: TimelineInput = {
   epicId: 'PROJ-1',

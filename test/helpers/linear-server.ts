@@ -18,15 +18,39 @@ export type Reply = { status: number; headers?: Record<string, string>; body: un
 export type Handler = (req: RecordedRequest) => Reply | undefined;
 
 /** An issue the fake keeps; updates and comments change it. */
-export interface FakeIssue { id: string; identifier: string; teamId: string; stateId: string; comments: { id: string; body: string }[] }
+export interface FakeIssue {
+  id: string;
+  identifier: string;
+  teamId: string;
+  stateId: string;
+  comments: { id: string; body: string }[];
+}
 /** A workflow state of a team. */
-export interface FakeState { id: string; name: string; type: string; teamId: string }
+export interface FakeState {
+  id: string;
+  name: string;
+  type: string;
+  teamId: string;
+}
 
 /** Canned failures, shaped as libraries.md §1.5 captured them. */
 export const replies = {
   unauthorized: (message = 'Authentication required, not authenticated'): Reply => ({
     status: 401,
-    body: { errors: [{ message, extensions: { type: 'authentication error', code: 'AUTHENTICATION_ERROR', statusCode: 401, userError: true, userPresentableMessage: 'You need to authenticate to access this operation.' } }] },
+    body: {
+      errors: [
+        {
+          message,
+          extensions: {
+            type: 'authentication error',
+            code: 'AUTHENTICATION_ERROR',
+            statusCode: 401,
+            userError: true,
+            userPresentableMessage: 'You need to authenticate to access this operation.',
+          },
+        },
+      ],
+    },
   }),
   /** Linear's RATELIMITED reply: HTTP 400 (or 429) with extensions.code, and Retry-After in seconds. */
   rateLimited: ({ retryAfterSec, status = 400, typed = true }: { retryAfterSec?: number; status?: number; typed?: boolean } = {}): Reply => ({
@@ -35,7 +59,10 @@ export const replies = {
     body: { errors: [{ message: 'Rate limit exceeded', extensions: { ...(typed ? { type: 'ratelimited' } : {}), code: 'RATELIMITED', statusCode: 429 } }] },
   }),
   serverError: (status = 500): Reply => ({ status, headers: { 'content-type': 'text/plain' }, body: status === 500 ? 'Internal Server Error' : 'Bad Gateway' }),
-  invalidInput: (message: string): Reply => ({ status: 200, body: { data: null, errors: [{ message, extensions: { type: 'invalid input', code: 'INPUT_ERROR', statusCode: 400, userError: true } }] } }),
+  invalidInput: (message: string): Reply => ({
+    status: 200,
+    body: { data: null, errors: [{ message, extensions: { type: 'invalid input', code: 'INPUT_ERROR', statusCode: 400, userError: true } }] },
+  }),
   hang: (): Reply => ({ hang: true }),
   /** The server commits the change, but the client sees `reply` (default: a 502). */
   lostAfterApply: (reply: Reply = replies.serverError(502)): Reply => ({ applyThen: reply }),
@@ -43,12 +70,33 @@ export const replies = {
 
 const T = '2025-01-01T00:00:00.000Z';
 const pageInfo = (hasNextPage = false, endCursor: string | null = null) => ({ hasNextPage, hasPreviousPage: false, startCursor: null, endCursor });
-const stateNode = (s: FakeState) => ({ id: s.id, name: s.name, type: s.type, color: '#888888', position: 1, team: { id: s.teamId }, createdAt: T, updatedAt: T });
+const stateNode = (s: FakeState) => ({
+  id: s.id,
+  name: s.name,
+  type: s.type,
+  color: '#888888',
+  position: 1,
+  team: { id: s.teamId },
+  createdAt: T,
+  updatedAt: T,
+});
 const issueNode = (i: FakeIssue) => ({
-  id: i.id, identifier: i.identifier, title: 'Fix the thing', number: Number(i.identifier.split('-').at(-1)), url: `https://linear.app/acme/issue/${i.identifier}`,
-  priority: 0, priorityLabel: 'No priority', createdAt: T, updatedAt: T, labelIds: [], previousIdentifiers: [], reactionData: [], reactions: [],
+  id: i.id,
+  identifier: i.identifier,
+  title: 'Fix the thing',
+  number: Number(i.identifier.split('-').at(-1)),
+  url: `https://linear.app/acme/issue/${i.identifier}`,
+  priority: 0,
+  priorityLabel: 'No priority',
+  createdAt: T,
+  updatedAt: T,
+  labelIds: [],
+  previousIdentifiers: [],
+  reactionData: [],
+  reactions: [],
   sharedAccess: { isShared: false, sharedWithCount: 0, viewerHasOnlySharedAccess: false, disallowedIssueFields: [], sharedWithUsers: [] },
-  team: { id: i.teamId }, state: { id: i.stateId },
+  team: { id: i.teamId },
+  state: { id: i.stateId },
 });
 
 /** Team ENG (team-1): Todo, In Progress, Blocked. */
@@ -62,7 +110,12 @@ export const defaultStates = (): FakeState[] => [
 export async function startLinearServer(opts: { states?: FakeState[]; issues?: Partial<FakeIssue>[] } = {}) {
   const states = opts.states ?? defaultStates();
   const issues: FakeIssue[] = (opts.issues ?? [{}]).map((p, n) => ({
-    id: `issue-uuid-${n + 1}`, identifier: `ENG-${123 + n}`, teamId: 'team-1', stateId: 'state-todo', comments: [], ...p,
+    id: `issue-uuid-${n + 1}`,
+    identifier: `ENG-${123 + n}`,
+    teamId: 'team-1',
+    stateId: 'state-todo',
+    comments: [],
+    ...p,
   }));
   const requests: RecordedRequest[] = [];
   const handlers: Handler[] = [];

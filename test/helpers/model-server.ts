@@ -78,11 +78,21 @@ export interface ModelServer {
 }
 
 export const text = (t: string): Block => ({ type: 'text', text: t });
-export const toolUse = (name: string, input: Record<string, unknown>, id = `toolu_${randomBytes(12).toString('hex')}`): Block => ({ type: 'tool_use', id, name, input });
+export const toolUse = (name: string, input: Record<string, unknown>, id = `toolu_${randomBytes(12).toString('hex')}`): Block => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+});
 export const bash = (command: string, extra: Record<string, unknown> = {}): Block => toolUse('Bash', { command, description: 'run a command', ...extra });
 /** The Agent tool as 2.1.197 advertises it; `prompt` should contain the subagent's marker. */
 export const agent = (prompt: string, opts: { background?: boolean; description?: string } = {}): Block =>
-  toolUse('Agent', { description: opts.description ?? 'a subagent', prompt, subagent_type: 'general-purpose', ...(opts.background ? { run_in_background: true } : {}) });
+  toolUse('Agent', {
+    description: opts.description ?? 'a subagent',
+    prompt,
+    subagent_type: 'general-purpose',
+    ...(opts.background ? { run_in_background: true } : {}),
+  });
 
 /** The text of a content value (string or blocks, tool results included). */
 export function contentText(content: unknown): string {
@@ -96,7 +106,9 @@ export function lastToolResults(req: LoggedRequest): { tool_use_id: string; text
   const msgs: any[] = req.body?.messages ?? [];
   const last = msgs[msgs.length - 1];
   if (!last || !Array.isArray(last.content)) return [];
-  return last.content.filter((b: any) => b?.type === 'tool_result').map((b: any) => ({ tool_use_id: b.tool_use_id, text: contentText(b.content), is_error: b.is_error === true }));
+  return last.content
+    .filter((b: any) => b?.type === 'tool_result')
+    .map((b: any) => ({ tool_use_id: b.tool_use_id, text: contentText(b.content), is_error: b.is_error === true }));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,7 +121,7 @@ export async function startModelServer(): Promise<ModelServer> {
   let closed = false;
 
   const notify = (r: LoggedRequest) => {
-    for (const w of [...waiters]) if (w.pred(r)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(r));
+    for (const w of [...waiters]) if (w.pred(r)) waiters.splice(waiters.indexOf(w), 1), w.resolve(r);
   };
 
   const identify = (body: any): { agent?: string; turn: number } => {
@@ -137,7 +149,8 @@ export async function startModelServer(): Promise<ModelServer> {
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (req.method === 'HEAD' || req.method === 'GET') return void res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'GET' ? '{}' : undefined);
+    if (req.method === 'HEAD' || req.method === 'GET')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'GET' ? '{}' : undefined);
     let body: any = {};
     try {
       body = raw ? JSON.parse(raw) : {};
@@ -148,7 +161,18 @@ export async function startModelServer(): Promise<ModelServer> {
     const isMessages = url.pathname.endsWith('/v1/messages');
     const attempt = isMessages && who ? requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/v1/messages')).length : 0;
     const rc = req.headers['x-stainless-retry-count'];
-    const entry: LoggedRequest = { at: Date.now(), method: req.method ?? '', path: url.pathname, headers: req.headers, body, stream: body?.stream === true, agent: who, turn, attempt, retryCount: rc === undefined ? undefined : Number(rc) };
+    const entry: LoggedRequest = {
+      at: Date.now(),
+      method: req.method ?? '',
+      path: url.pathname,
+      headers: req.headers,
+      body,
+      stream: body?.stream === true,
+      agent: who,
+      turn,
+      attempt,
+      retryCount: rc === undefined ? undefined : Number(rc),
+    };
     requests.push(entry);
     const end = (outcome: string) => {
       if (entry.outcome) return;
@@ -158,7 +182,8 @@ export async function startModelServer(): Promise<ModelServer> {
     };
     res.on('close', () => end('aborted'));
     notify(entry);
-    if (url.pathname.endsWith('/count_tokens')) return void (res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 })), end('complete'));
+    if (url.pathname.endsWith('/count_tokens'))
+      return void (res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 })), end('complete'));
     if (!isMessages) return void (res.writeHead(404).end('{}'), end('error:404'));
     const reply = pick(entry);
     if (reply.freeze && reply.freezeMs !== undefined) {
@@ -178,10 +203,21 @@ export async function startModelServer(): Promise<ModelServer> {
     if (reply.freeze === 'before_bytes') return; // never answer; the client gives up or the server closes
     const blocks = reply.blocks ?? [text('ok')];
     const id = `msg_${randomBytes(12).toString('hex')}`;
-    const message = { id, type: 'message', role: 'assistant', model: body?.model ?? 'claude-sonnet', content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body?.model ?? 'claude-sonnet',
+      content: [] as unknown[],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    };
     const stopReason = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
     if (!entry.stream) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, content: blocks, stop_reason: stopReason, usage: { ...message.usage, output_tokens: 5 } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ...message, content: blocks, stop_reason: stopReason, usage: { ...message.usage, output_tokens: 5 } }));
       return end('complete');
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': `req_${id}` });

@@ -46,24 +46,37 @@ export function readTasks(stateDir: string, epic: string): TaskView[] {
  */
 export function startWatchdog(o: { stateDir: string; epic: string; claudeDir: string; args?: string[]; env?: NodeJS.ProcessEnv }): RunningWatchdog {
   const args = o.args ?? [];
-  const defaults = ['--json', ...(args.includes('--check-interval') ? [] : ['--check-interval', '1']), ...(args.includes('--action') ? [] : ['--action', 'report'])];
-  const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], { env: o.env?.HOME ? o.env : { ...o.env, CLAUDE_CONFIG_DIR: o.claudeDir } });
+  const defaults = [
+    '--json',
+    ...(args.includes('--check-interval') ? [] : ['--check-interval', '1']),
+    ...(args.includes('--action') ? [] : ['--action', 'report']),
+  ];
+  const child = spawnCli(['--epic-id', o.epic, '--state-dir', o.stateDir, ...defaults, ...args], {
+    env: o.env?.HOME ? o.env : { ...o.env, CLAUDE_CONFIG_DIR: o.claudeDir },
+  });
   onTestFinished(() => void child.kill('SIGKILL'));
   return {
     output: () => child.output(),
     checks: () =>
-      child.output().split('\n').flatMap((l) => {
-        if (!l.startsWith('{"')) return [];
-        try {
-          const r = JSON.parse(l);
-          return r.check_timestamp ? [r] : [];
-        } catch {
-          return [];
-        }
-      }),
+      child
+        .output()
+        .split('\n')
+        .flatMap((l) => {
+          if (!l.startsWith('{"')) return [];
+          try {
+            const r = JSON.parse(l);
+            return r.check_timestamp ? [r] : [];
+          } catch {
+            return [];
+          }
+        }),
     tasks: () => readTasks(o.stateDir, o.epic),
     waitTask: (taskId, pred, what, timeoutMs = 60_000) =>
-      until(() => readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId && pred(t)), timeoutMs, `${what} (watchdog output: ${child.output().slice(-500)}; last: ${JSON.stringify(readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId))})`),
+      until(
+        () => readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId && pred(t)),
+        timeoutMs,
+        `${what} (watchdog output: ${child.output().slice(-500)}; last: ${JSON.stringify(readTasks(o.stateDir, o.epic).find((t) => t.task_id === taskId))})`,
+      ),
     stop: () => void child.kill('SIGTERM'),
   };
 }

@@ -56,7 +56,14 @@ export async function expectColdAgreesWithLoop(dir: string, name: string): Promi
   const paths = new StatePaths(path.join(tmp, 'state'));
   const observer = () => createClaudeObserver({ paths, claudeConfigDir: path.join(tmp, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
   const loop = observer();
-  const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: records[0]!.atMs, transcriptPath: path.join(tmp, name) };
+  const task: Task = {
+    taskId: 't',
+    ticketId: 'T-1',
+    status: 'in_progress',
+    statusClass: 'in_flight',
+    dispatchedAtMs: records[0]!.atMs,
+    transcriptPath: path.join(tmp, name),
+  };
   const judge = async (o: ReturnType<typeof observer>, nowMs: number) => {
     const v = assess(task, mergeObservations([observeRow(task), ...(await o.observe(task, nowMs))]), DEFAULT_POLICY, nowMs);
     return `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}`;

@@ -79,13 +79,21 @@ export interface ResponsesServer {
 }
 
 export const say = (text: string): Item => ({ type: 'text', text });
-export const call = (name: string, args: Record<string, unknown>, callId = `call_${randomBytes(8).toString('hex')}`): Item => ({ type: 'function_call', name, callId, arguments: args });
+export const call = (name: string, args: Record<string, unknown>, callId = `call_${randomBytes(8).toString('hex')}`): Item => ({
+  type: 'function_call',
+  name,
+  callId,
+  arguments: args,
+});
 /** `exec_command`: the shell tool; Codex yields after `yieldMs` with "Process running with session ID N". */
 export const execCommand = (cmd: string, opts: { yieldMs?: number } = {}): Item => call('exec_command', { cmd, yield_time_ms: opts.yieldMs ?? 10_000 });
 /** `write_stdin`: an empty poll of a yielded command's session. */
-export const writeStdin = (sessionId: number, opts: { yieldMs?: number } = {}): Item => call('write_stdin', { session_id: sessionId, chars: '', yield_time_ms: opts.yieldMs ?? 30_000 });
+export const writeStdin = (sessionId: number, opts: { yieldMs?: number } = {}): Item =>
+  call('write_stdin', { session_id: sessionId, chars: '', yield_time_ms: opts.yieldMs ?? 30_000 });
 /** An OpenAI usage-limit 429 body: Codex fails at once ("usage_limit_exceeded"), retry-after or not. */
-export const usageLimit = () => ({ error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_in_seconds: 3600 } });
+export const usageLimit = () => ({
+  error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_in_seconds: 3600 },
+});
 
 /** The text of a message's content (input_text / output_text parts). */
 export function contentText(content: unknown): string {
@@ -120,12 +128,15 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
   let closed = false;
 
   const notify = (r: LoggedRequest) => {
-    for (const w of [...waiters]) if (w.pred(r)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(r));
+    for (const w of [...waiters]) if (w.pred(r)) waiters.splice(waiters.indexOf(w), 1), w.resolve(r);
   };
 
   const identify = (body: any): { agent?: string; turn: number } => {
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
-    const userText = input.filter((m) => m?.type === 'message' && m.role === 'user').map((m) => contentText(m.content)).join('\n');
+    const userText = input
+      .filter((m) => m?.type === 'message' && m.role === 'user')
+      .map((m) => contentText(m.content))
+      .join('\n');
     const s = scripts.find((x) => userText.includes(x.marker));
     const turn = input.filter((m) => m?.type === 'function_call' || m?.type === 'custom_tool_call' || (m?.type === 'message' && m.role === 'assistant')).length;
     return { agent: s?.marker, turn };
@@ -159,7 +170,17 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
     const attempt = isResponses && who ? requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/responses')).length : 0;
     const th = req.headers['thread-id'];
     const threadId = typeof th === 'string' ? th : typeof body?.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
-    const entry: LoggedRequest = { at: Date.now(), method: req.method ?? '', path: url.pathname, headers: req.headers, body, agent: who, turn, attempt, threadId };
+    const entry: LoggedRequest = {
+      at: Date.now(),
+      method: req.method ?? '',
+      path: url.pathname,
+      headers: req.headers,
+      body,
+      agent: who,
+      turn,
+      attempt,
+      threadId,
+    };
     requests.push(entry);
     const end = (outcome: string) => {
       if (entry.outcome) return;
@@ -197,9 +218,21 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
     for (const [index, it] of items.entries()) {
       if (it.type === 'text') {
         const itemId = `msg_${index}_${randomBytes(4).toString('hex')}`;
-        const done = { type: 'message', id: itemId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: it.text, annotations: [] }] };
+        const done = {
+          type: 'message',
+          id: itemId,
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: it.text, annotations: [] }],
+        };
         send({ type: 'response.output_item.added', output_index: index, item: { ...done, status: 'in_progress', content: [] } });
-        send({ type: 'response.content_part.added', item_id: itemId, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+        send({
+          type: 'response.content_part.added',
+          item_id: itemId,
+          output_index: index,
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        });
         const pieces = reply.chunkMs ? [...it.text] : [it.text];
         for (const p of pieces) {
           send({ type: 'response.output_text.delta', item_id: itemId, output_index: index, content_index: 0, delta: p });
@@ -212,7 +245,15 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
         send({ type: 'response.output_item.done', output_index: index, item: done });
       } else {
         const args = JSON.stringify(it.arguments);
-        const done = { type: 'function_call', id: `fc_${index}_${randomBytes(4).toString('hex')}`, status: 'completed', name: it.name, call_id: it.callId, arguments: args, ...(it.namespace ? { namespace: it.namespace } : {}) };
+        const done = {
+          type: 'function_call',
+          id: `fc_${index}_${randomBytes(4).toString('hex')}`,
+          status: 'completed',
+          name: it.name,
+          call_id: it.callId,
+          arguments: args,
+          ...(it.namespace ? { namespace: it.namespace } : {}),
+        };
         send({ type: 'response.output_item.added', output_index: index, item: { ...done, status: 'in_progress', arguments: '' } });
         if (reply.freeze === 'mid_stream') return;
         send({ type: 'response.function_call_arguments.delta', item_id: done.id, output_index: index, delta: args });
@@ -220,7 +261,13 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
         send({ type: 'response.output_item.done', output_index: index, item: done });
       }
     }
-    const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 10,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 110,
+    };
     send({ type: 'response.completed', response: { id, object: 'response', status: 'completed', output: [], usage } });
     res.end();
     end('complete');
@@ -239,7 +286,10 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
         const hit = requests.find(pred);
         if (hit) return resolve(hit);
         const w = { pred, resolve: (r: LoggedRequest) => (clearTimeout(timer), resolve(r)) };
-        const timer = setTimeout(() => (waiters.splice(waiters.indexOf(w), 1), reject(new Error(`responses server: timed out waiting for ${what}`))), timeoutMs);
+        const timer = setTimeout(
+          () => (waiters.splice(waiters.indexOf(w), 1), reject(new Error(`responses server: timed out waiting for ${what}`))),
+          timeoutMs,
+        );
         waiters.push(w);
       }),
     close: async () => {

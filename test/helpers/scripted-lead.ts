@@ -7,7 +7,8 @@ import { contentText, toolUse, type Block, type LoggedRequest } from './model-se
 
 /** The skill's command, with ${CLAUDE_PLUGIN_ROOT} filled in as Claude Code fills it. */
 export const SKILL_CLI = `node "${path.join(REPO_ROOT, 'bundle', 'cli.cjs')}"`;
-export const bashCall = (command: string, extra: Record<string, unknown> = {}, id?: string): Block => toolUse('Bash', { command, description: 'run a command', ...extra }, id);
+export const bashCall = (command: string, extra: Record<string, unknown> = {}, id?: string): Block =>
+  toolUse('Bash', { command, description: 'run a command', ...extra }, id);
 /** `next` as the skill runs it, with a short window so the test does not wait minutes. */
 export const nextCommand = (epic: string, extra = '') => `${SKILL_CLI} next --epic-id ${epic} --json --timeout 3 --check-interval 1${extra}`;
 

@@ -24,14 +24,27 @@ export interface Session {
 /** Start `dispatch-watchdog [next] ...flags` now; resolves once it sleeps or exits. */
 /** `settle`: how the state file's confirming read waits (default: the real one). */
 /** `claudeConfigDir`: also observe Claude Code transcripts under that dir (the real observer). */
-export async function startSession(clock: ManualClock, flags: WatchdogFlags, opts: { isNext?: boolean; claudeConfigDir?: string; settle?: SettleOptions } = {}): Promise<Session> {
+export async function startSession(
+  clock: ManualClock,
+  flags: WatchdogFlags,
+  opts: { isNext?: boolean; claudeConfigDir?: string; settle?: SettleOptions } = {},
+): Promise<Session> {
   const out: string[] = [];
   const err: string[] = [];
   const output: Output = { out: (t) => void out.push(t), err: (t) => void err.push(t) };
   const controller = new AbortController();
   const resolved = await resolveOptions(flags, {}, process.cwd());
   const makeObservers = opts.claudeConfigDir ? realObservers({ CLAUDE_CONFIG_DIR: opts.claudeConfigDir }) : undefined;
-  const deps = { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, settle: opts.settle, makeObservers, ...realActionDeps({ clock, env: {} }) };
+  const deps = {
+    clock,
+    output,
+    signal: controller.signal,
+    pid: process.pid,
+    shouldWatchStateFile: false,
+    settle: opts.settle,
+    makeObservers,
+    ...realActionDeps({ clock, env: {} }),
+  };
   let finished = false;
   const done = (opts.isNext ? runNext(resolved, deps) : runWatch(resolved, deps)).finally(() => (finished = true));
   // When the test ends, stop the command and wait for it to exit: a loop still writing its
@@ -57,7 +70,11 @@ export async function startSession(clock: ManualClock, flags: WatchdogFlags, opt
  * time (a jump in time would trip the self-lag guard): its exit code and the document it printed.
  */
 export async function nextOnClock(clock: ManualClock, stateDir: string, epicId: string, maxSteps = 30): Promise<{ code: number; doc: Record<string, any> }> {
-  const s = await startSession(clock, { epicId, stateDir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(stateDir, 'claude') });
+  const s = await startSession(
+    clock,
+    { epicId, stateDir, timeout: 60, checkInterval: 10, json: true },
+    { isNext: true, claudeConfigDir: path.join(stateDir, 'claude') },
+  );
   for (let i = 0; i < maxSteps && !s.isDone(); i++) await s.advance(10_000);
   if (!s.isDone()) s.stop();
   const code = await s.done;

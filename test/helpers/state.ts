@@ -30,7 +30,12 @@ export function readEvents(stateDir: string): Record<string, unknown>[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .sort()
-    .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    .flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
 }
 
 export function readWatchdogJson(stateDir: string, epicId: string): Record<string, any> {

@@ -25,7 +25,15 @@ export async function startWatch(flags: WatchdogFlags, startMs: number, extra: P
   const controller = new AbortController();
   const opts = await resolveOptions(flags, {}, process.cwd());
   // The manual clock decides when checks run; a file watcher waking the loop would race it.
-  const done = runWatch(opts, { clock, output, signal: controller.signal, pid: process.pid, shouldWatchStateFile: false, settle: { intervalMs: 5, maxWaitMs: 1000, restMs: 5 }, ...extra });
+  const done = runWatch(opts, {
+    clock,
+    output,
+    signal: controller.signal,
+    pid: process.pid,
+    shouldWatchStateFile: false,
+    settle: { intervalMs: 5, maxWaitMs: 1000, restMs: 5 },
+    ...extra,
+  });
   const settled = () => Promise.race([clock.waitForSleeper(), done.then(() => undefined)]);
   await settled();
   return {

@@ -18,16 +18,34 @@ const T0 = Date.parse('2026-04-02T10:00:00Z');
 
 // Type-level: a table that leaves out a kind does not compile (tsc -p tsconfig.test.json checks these).
 // @ts-expect-error escalate has no steps
-const stepsWithoutEscalate: { readonly [K in ActionKind]: Step<K> } = { cancel: STEPS.cancel, redispatch: STEPS.redispatch, nudge: STEPS.nudge, reconcile: STEPS.reconcile };
+const stepsWithoutEscalate: { readonly [K in ActionKind]: Step<K> } = {
+  cancel: STEPS.cancel,
+  redispatch: STEPS.redispatch,
+  nudge: STEPS.nudge,
+  reconcile: STEPS.reconcile,
+};
 // @ts-expect-error nudge has no markers
-const markersWithoutNudge: { readonly [K in ActionKind]: MarkerReader<K> } = { cancel: MARKERS.cancel, redispatch: MARKERS.redispatch, escalate: MARKERS.escalate, reconcile: MARKERS.reconcile };
+const markersWithoutNudge: { readonly [K in ActionKind]: MarkerReader<K> } = {
+  cancel: MARKERS.cancel,
+  redispatch: MARKERS.redispatch,
+  escalate: MARKERS.escalate,
+  reconcile: MARKERS.reconcile,
+};
 // A new kind is a new key of every table: one without its entry does not compile either.
 type WithNewKind = ActionKind | 'teleport';
 // @ts-expect-error teleport has no fields
 const fieldsWithNewKind: { readonly [K in WithNewKind]: object } = { cancel: {}, redispatch: {}, escalate: {}, nudge: {}, reconcile: {} } satisfies KindFields;
 // A kind's fields belong to it alone: a cancel has no nudge route.
 // @ts-expect-error route is a nudge's field
-const cancelWithRoute: ActionSpecOf<'cancel'> = { kind: 'cancel', key: 'E-1:t1:cancel', task: { taskId: 't1', ticketId: 'P-1', status: 'in_progress', statusClass: 'in_flight' }, attempt: 1, stallReason: 'inactivity', idleSeconds: 1, route: 'inbox' };
+const cancelWithRoute: ActionSpecOf<'cancel'> = {
+  kind: 'cancel',
+  key: 'E-1:t1:cancel',
+  task: { taskId: 't1', ticketId: 'P-1', status: 'in_progress', statusClass: 'in_flight' },
+  attempt: 1,
+  stallReason: 'inactivity',
+  idleSeconds: 1,
+  route: 'inbox',
+};
 void [stepsWithoutEscalate, markersWithoutNudge, fieldsWithNewKind, cancelWithRoute];
 
 /** An adapter that counts what it is asked to do and does nothing. */
@@ -39,9 +57,14 @@ function countingAdapter(): AgentAdapter & { calls: string[] } {
   };
   const absent = (op: string) => async (): Promise<MarkerState> => (calls.push(op), 'absent');
   return {
-    name: 'mailbox', calls,
-    cancel: refuse('cancel'), redispatch: refuse('redispatch'), nudge: refuse('nudge'),
-    cancelMarker: absent('cancelMarker'), redispatchMarker: absent('redispatchMarker'), nudgeMarker: absent('nudgeMarker'),
+    name: 'mailbox',
+    calls,
+    cancel: refuse('cancel'),
+    redispatch: refuse('redispatch'),
+    nudge: refuse('nudge'),
+    cancelMarker: absent('cancelMarker'),
+    redispatchMarker: absent('redispatchMarker'),
+    nudgeMarker: absent('nudgeMarker'),
   };
 }
 
@@ -49,16 +72,27 @@ function context(dir: string, adapter: AgentAdapter): PerformerContext {
   const paths = new StatePaths(dir);
   const clock = new ManualClock(T0);
   return {
-    epicId: 'E-1', paths, log: new DispatchLog(paths, 'E-1', 'run-1', () => clock.nowMs()), history: foldHistory([], 'E-1'),
-    adapter, clock, maxRedispatches: 2, tracker: { blockedStateName: 'Blocked' },
+    epicId: 'E-1',
+    paths,
+    log: new DispatchLog(paths, 'E-1', 'run-1', () => clock.nowMs()),
+    history: foldHistory([], 'E-1'),
+    adapter,
+    clock,
+    maxRedispatches: 2,
+    tracker: { blockedStateName: 'Blocked' },
   };
 }
 
 /** A spec of a kind this version has no steps for (a bug, or a newer version's record forced through). */
-const unknownKind = (): ActionSpec => ({
-  kind: 'teleport' as ActionKind, key: 'E-1:t1:teleport', task: { taskId: 't1', ticketId: 'P-1', status: 'in_progress', statusClass: 'in_flight' },
-  attempt: 3, stallReason: 'inactivity', idleSeconds: 900,
-}) as ActionSpec;
+const unknownKind = (): ActionSpec =>
+  ({
+    kind: 'teleport' as ActionKind,
+    key: 'E-1:t1:teleport',
+    task: { taskId: 't1', ticketId: 'P-1', status: 'in_progress', statusClass: 'in_flight' },
+    attempt: 3,
+    stallReason: 'inactivity',
+    idleSeconds: 900,
+  }) as ActionSpec;
 
 describe('action kinds are total', () => {
   it('every kind has its steps and its markers, and no table has a key that is not a kind', () => {

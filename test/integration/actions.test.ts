@@ -24,11 +24,19 @@ const once = (dir: string, args: string[] = [], env: NodeJS.ProcessEnv = NO_KEY)
   runCli(['--epic-id', EPIC, '--state-dir', dir, '--once', '--timeout', '1', ...args], { env });
 
 const events = (dir: string, name?: string, key?: string) => readEvents(dir).filter((e) => (!name || e.event === name) && (!key || e.key === key));
-const requestFile = (dir: string, key: string, kind: 'cancel' | 'redispatch') => path.join(dir, 'epics', EPIC, 'requests', `${key.replaceAll(':', '__')}.${kind}.json`);
+const requestFile = (dir: string, key: string, kind: 'cancel' | 'redispatch') =>
+  path.join(dir, 'epics', EPIC, 'requests', `${key.replaceAll(':', '__')}.${kind}.json`);
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, any>;
 const config = (dir: string, cfg: object) => writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify(cfg));
 /** A stalled row: silent for `s` seconds. */
-const stalled = (taskId: string, ticketId: string, s = 600, extra: Partial<RowSpec> = {}): RowSpec => ({ task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: ago(s), last_activity_ts: ago(s), ...extra });
+const stalled = (taskId: string, ticketId: string, s = 600, extra: Partial<RowSpec> = {}): RowSpec => ({
+  task_id: taskId,
+  ticket_id: ticketId,
+  status: 'in_progress',
+  dispatched_at: ago(s),
+  last_activity_ts: ago(s),
+  ...extra,
+});
 
 function allFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -40,7 +48,11 @@ function allFiles(dir: string): string[] {
 /** Append dispatch-log lines to one day's file, as an earlier run would have. */
 function logLines(dir: string, day: string, lines: Record<string, unknown>[]) {
   mkdirSync(path.join(dir, 'dispatch-log'), { recursive: true });
-  for (const l of lines) appendFileSync(path.join(dir, 'dispatch-log', `${day}.ndjson`), JSON.stringify({ timestamp_utc: `${day}T10:00:00.000Z`, run_id: 'earlier-run', ...l }) + '\n');
+  for (const l of lines)
+    appendFileSync(
+      path.join(dir, 'dispatch-log', `${day}.ndjson`),
+      JSON.stringify({ timestamp_utc: `${day}T10:00:00.000Z`, run_id: 'earlier-run', ...l }) + '\n',
+    );
 }
 const ids = (ticket: string, task: string) => ({ ticket_id: ticket, task_id: task, agent_id: task });
 
@@ -53,7 +65,15 @@ describe('cancel', () => {
     const r = await once(dir, ['--action', 'cancel']);
     expect(r.code).toBe(3);
     const key = `${EPIC}:t1:cancel`;
-    expect(readJson(requestFile(dir, key, 'cancel'))).toMatchObject({ schema_version: '1', kind: 'cancel', key, epic_id: EPIC, task_id: 't1', ticket_id: 'ENG-1', reason: expect.stringMatching(/^stalled: inactivity, idle \d+s$/) });
+    expect(readJson(requestFile(dir, key, 'cancel'))).toMatchObject({
+      schema_version: '1',
+      kind: 'cancel',
+      key,
+      epic_id: EPIC,
+      task_id: 't1',
+      ticket_id: 'ENG-1',
+      reason: expect.stringMatching(/^stalled: inactivity, idle \d+s$/),
+    });
     expect(events(dir).map((e) => e.event)).toEqual(['stall_detected', 'action_started', 'agent_killed']);
     expect(events(dir, 'agent_killed')[0]).toMatchObject({ key, adapter: 'mailbox', step: 'cancel', was_forced: false });
     expect(readWatchdogJson(dir, EPIC).stalls_detected[0]).toMatchObject({ task_id: 't1', action_taken: 'cancel' });
@@ -91,7 +111,12 @@ describe('cancel', () => {
     const killed = events(dir, 'agent_killed');
     expect(killed).toEqual([
       expect.objectContaining({ key: `${EPIC}:t1:cancel`, adapter: 'process', was_forced: false, detail: `process ${polite.pid} stopped after SIGTERM.` }),
-      expect.objectContaining({ key: `${EPIC}:t2:cancel`, adapter: 'process', was_forced: true, detail: `process ${stubborn.pid} ignored SIGTERM for 50 ms and was killed with SIGKILL.` }),
+      expect.objectContaining({
+        key: `${EPIC}:t2:cancel`,
+        adapter: 'process',
+        was_forced: true,
+        detail: `process ${stubborn.pid} ignored SIGTERM for 50 ms and was killed with SIGKILL.`,
+      }),
     ]);
     expect(events(dir, 'action_started').map((e) => e.pid)).toEqual([polite.pid, stubborn.pid]);
   });
@@ -110,20 +135,48 @@ describe('redispatch', () => {
     const cp = parseCheckpoint(readFileSync(cpFile, 'utf8'), cpFile);
     if (!cp.ok) throw new Error(cp.error.describe());
     expect(cp.value).toMatchObject({
-      schema_version: '1', epic_id: EPIC, ticket_id: 'ENG-7', task_id: 't1', attempt: 1, recovery_task_id: 't1-r1', stall_reason: 'inactivity',
-      completed_work: ['Implement retry'], remaining_work: ['Add the retry test', 'Update the changelog'], last_output: 'Running the suite', supersedes: null,
+      schema_version: '1',
+      epic_id: EPIC,
+      ticket_id: 'ENG-7',
+      task_id: 't1',
+      attempt: 1,
+      recovery_task_id: 't1-r1',
+      stall_reason: 'inactivity',
+      completed_work: ['Implement retry'],
+      remaining_work: ['Add the retry test', 'Update the changelog'],
+      last_output: 'Running the suite',
+      supersedes: null,
     });
     const request = readJson(requestFile(dir, key1, 'redispatch'));
     expect(request).toEqual({
-      schema_version: '1', kind: 'redispatch', key: key1, epic_id: EPIC, task_id: 't1', ticket_id: 'ENG-7', reason: expect.any(String), created_at: expect.any(String),
-      redispatch_attempt: 1, recovery_task_id: 't1-r1', checkpoint_path: cpFile, prompt: renderRecoveryPrompt(cp.value, { checkpointPath: cpFile }),
-      answer_by: expect.any(String), how_to_answer: expect.stringContaining('add a row with task_id t1-r1'),
+      schema_version: '1',
+      kind: 'redispatch',
+      key: key1,
+      epic_id: EPIC,
+      task_id: 't1',
+      ticket_id: 'ENG-7',
+      reason: expect.any(String),
+      created_at: expect.any(String),
+      redispatch_attempt: 1,
+      recovery_task_id: 't1-r1',
+      checkpoint_path: cpFile,
+      prompt: renderRecoveryPrompt(cp.value, { checkpointPath: cpFile }),
+      answer_by: expect.any(String),
+      how_to_answer: expect.stringContaining('add a row with task_id t1-r1'),
     });
     // Default deadline: 2 × the base window (1 s here).
     expect(Date.parse(request.answer_by) - Date.parse(request.created_at)).toBe(2000);
     expect(request.prompt).toContain('1. Add the retry test\n2. Update the changelog');
     expect(existsSync(requestFile(dir, key1, 'cancel'))).toBe(true); // the stalled agent is stopped first
-    expect(events(dir, 'redispatch', key1)).toEqual([expect.objectContaining({ recovery_task_id: 't1-r1', redispatch_attempt: 1, max_redispatches: 2, checkpoint_path: 'pipeline_checkpoints/ENG-7/recovery-1.yaml', remaining_tasks: row.remaining_work })]);
+    expect(events(dir, 'redispatch', key1)).toEqual([
+      expect.objectContaining({
+        recovery_task_id: 't1-r1',
+        redispatch_attempt: 1,
+        max_redispatches: 2,
+        checkpoint_path: 'pipeline_checkpoints/ENG-7/recovery-1.yaml',
+        remaining_tasks: row.remaining_work,
+      }),
+    ]);
 
     // Run 2: the orchestrator started t1-r1 (it still lists t1 as in progress); t1-r1 stalls → t1-r2.
     writeWave(dir, EPIC, ago(900), [stalled('t1', 'ENG-7', 900, row), stalled('t1-r1', 'ENG-7', 300)]);
@@ -148,7 +201,9 @@ describe('redispatch', () => {
     const agent = await spawnFixture('sleep-forever.mjs');
     // Replacements are real processes that never make progress, so each one stalls in turn.
     // Every agent here stops on SIGTERM: a grace no loaded machine outlasts pins "stopped after SIGTERM".
-    config(dir, { agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } });
+    config(dir, {
+      agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] },
+    });
     writeWave(dir, EPIC, ago(3), [stalled('t1', 'ENG-9', 3, { pid: agent.pid })]);
     onTestFinished(async () => {
       for (const e of events(dir, 'redispatch')) {
@@ -161,7 +216,13 @@ describe('redispatch', () => {
     expect(await exited(child)).toEqual({ code: 0, signal: null });
 
     const [r1, r2] = events(dir, 'redispatch');
-    expect(r1).toMatchObject({ key: `${EPIC}:t1:redispatch`, recovery_task_id: 't1-r1', pid: expect.any(Number), start_ticks: expect.any(Number), output_path: 'epics/E-1/agents/t1-r1.log' });
+    expect(r1).toMatchObject({
+      key: `${EPIC}:t1:redispatch`,
+      recovery_task_id: 't1-r1',
+      pid: expect.any(Number),
+      start_ticks: expect.any(Number),
+      output_path: 'epics/E-1/agents/t1-r1.log',
+    });
     expect(r2).toMatchObject({ key: `${EPIC}:t1-r1:redispatch`, task_id: 't1-r1', recovery_task_id: 't1-r2', redispatch_attempt: 2 });
     expect(events(dir, 'action_started', `${EPIC}:t1-r1:redispatch`)[0]).toMatchObject({ pid: r1!.pid, start_ticks: r1!.start_ticks });
     expect(events(dir, 'agent_killed').map((e) => [e.key, e.detail])).toEqual([
@@ -173,7 +234,9 @@ describe('redispatch', () => {
     expect(events(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'wave_complete' });
     expect(await agent.exited).toEqual({ code: null, signal: 'SIGTERM' });
     for (const e of [r1!, r2!]) expect((await probeProcess(Number(e.pid))).kind).toBe('gone');
-    expect(readFileSync(path.join(dir, 'epics/E-1/agents/t1-r1.prompt.md'), 'utf8')).toContain('Recovery redispatch #1 for ENG-9 (you are t1-r1; you replace t1).');
+    expect(readFileSync(path.join(dir, 'epics/E-1/agents/t1-r1.prompt.md'), 'utf8')).toContain(
+      'Recovery redispatch #1 for ENG-9 (you are t1-r1; you replace t1).',
+    );
   });
 });
 
@@ -191,7 +254,17 @@ describe('escalation at the cap, which survives restarts (earlier days, any epic
     config(dir, { linear: { api_url: linear.url } });
     // Two redispatches of ENG-123 by an earlier watchdog of another epic, on two earlier days; ENG-1234's do not count for ENG-123 or ENG-12.
     logLines(dir, '2026-01-01', [
-      { event: 'stall_detected', epic_id: 'E-0', ...ids('ENG-123', 't1'), stall_reason: 'inactivity', idle_seconds: 600, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' },
+      {
+        event: 'stall_detected',
+        epic_id: 'E-0',
+        ...ids('ENG-123', 't1'),
+        stall_reason: 'inactivity',
+        idle_seconds: 600,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 1,
+        max_redispatches: 2,
+        action_taken: 'redispatch',
+      },
       { event: 'redispatch', epic_id: 'E-0', ...ids('ENG-123', 't1'), key: 'E-0:t1:redispatch', redispatch_attempt: 1, recovery_task_id: 't1-r1' },
       { event: 'redispatch', epic_id: 'E-0', ...ids('ENG-1234', 't4'), key: 'E-0:t4:redispatch', redispatch_attempt: 1, recovery_task_id: 't4-r1' },
     ]);
@@ -208,7 +281,13 @@ describe('escalation at the cap, which survives restarts (earlier days, any epic
     expect(events(dir, 'redispatch', `${EPIC}:t5:redispatch`)[0]).toMatchObject({ recovery_task_id: 't5-r1', redispatch_attempt: 1 });
     const [escalated, ...more] = events(dir, 'escalated_to_blocked');
     expect(more).toEqual([]);
-    expect(escalated).toMatchObject({ key, ticket_id: 'ENG-123', attempt_count: 3, tracker, friction_path: expect.stringMatching(/^friction\/\d{4}-\d{2}-\d{2}-stall-escalation-eng-123\.md$/) });
+    expect(escalated).toMatchObject({
+      key,
+      ticket_id: 'ENG-123',
+      attempt_count: 3,
+      tracker,
+      friction_path: expect.stringMatching(/^friction\/\d{4}-\d{2}-\d{2}-stall-escalation-eng-123\.md$/),
+    });
     const note = readFileSync(path.join(dir, String(escalated!.friction_path)), 'utf8');
     for (const heading of ['## Summary', '## Evidence', '## Root Cause Hypothesis', '## Recommended Action']) expect(note).toContain(heading);
     expect(note).toContain('dispatch-log/2026-01-01.ndjson');
@@ -250,7 +329,13 @@ describe('guards', () => {
 
   it('circuit breaker: 3 of 4 in flight stall at once → no action, one mass_stall; a lone stall later is acted on', async () => {
     const dir = tempDir();
-    const healthy = (id: string) => ({ task_id: id, ticket_id: `ENG-${id}`, status: 'in_progress', dispatched_at: ago(600), last_activity_ts: new Date(Date.now() + 60_000).toISOString() });
+    const healthy = (id: string) => ({
+      task_id: id,
+      ticket_id: `ENG-${id}`,
+      status: 'in_progress',
+      dispatched_at: ago(600),
+      last_activity_ts: new Date(Date.now() + 60_000).toISOString(),
+    });
     writeWave(dir, EPIC, ago(600), [stalled('t1', 'ENG-t1'), stalled('t2', 'ENG-t2'), stalled('t3', 'ENG-t3'), healthy('t4')]);
     for (let i = 0; i < 2; i++) expect((await once(dir)).code).toBe(3);
     expect(events(dir, 'mass_stall')).toEqual([expect.objectContaining({ stalled: 3, in_flight: 4, task_ids: ['t1', 't2', 't3'] })]);
@@ -267,7 +352,9 @@ describe('guards', () => {
 
   it('a second watchdog, or `recover`, is refused while one runs (exit 2 naming its pid)', async () => {
     const dir = tempDir();
-    writeWave(dir, EPIC, ago(10), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: new Date(Date.now() + 60_000).toISOString() }]);
+    writeWave(dir, EPIC, ago(10), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: new Date(Date.now() + 60_000).toISOString() },
+    ]);
     const first = spawnCli(['--epic-id', EPIC, '--state-dir', dir]);
     onTestFinished(() => void first.kill('SIGKILL'));
     await until(() => events(dir, 'watchdog_started').length > 0, 10_000, 'the first watchdog');
@@ -295,7 +382,11 @@ describe('SIGTERM during an action', () => {
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(await stubborn.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(events(dir).slice(-3).map((e) => [e.event, e.key ?? e.signal])).toEqual([
+    expect(
+      events(dir)
+        .slice(-3)
+        .map((e) => [e.event, e.key ?? e.signal]),
+    ).toEqual([
       ['action_started', `${EPIC}:t1:cancel`],
       ['agent_killed', `${EPIC}:t1:cancel`],
       ['watchdog_stopped', 'SIGTERM'],
@@ -312,7 +403,16 @@ describe('dispatch-watchdog recover', () => {
     const redispatchKey = `${EPIC}:t2:redispatch`;
     logLines(dir, '2026-01-04', [
       { event: 'action_started', epic_id: EPIC, ...ids('ENG-1', 't1'), key: cancelKey, action: 'cancel', adapter: 'mailbox' },
-      { event: 'action_started', epic_id: EPIC, ...ids('ENG-2', 't2'), key: redispatchKey, action: 'redispatch', adapter: 'mailbox', redispatch_attempt: 1, recovery_task_id: 't2-r1' },
+      {
+        event: 'action_started',
+        epic_id: EPIC,
+        ...ids('ENG-2', 't2'),
+        key: redispatchKey,
+        action: 'redispatch',
+        adapter: 'mailbox',
+        redispatch_attempt: 1,
+        recovery_task_id: 't2-r1',
+      },
     ]);
     // The cancel request of t1 was written before the crash; nothing of t2's redispatch was.
     mkdirSync(path.dirname(requestFile(dir, cancelKey, 'cancel')), { recursive: true });
@@ -320,7 +420,11 @@ describe('dispatch-watchdog recover', () => {
 
     const r: CliResult = await runCli(['recover', '--epic-id', EPIC, '--state-dir', dir]);
     expect(r).toEqual({ code: 0, stdout: `recovery of epic ${EPIC}: 1 already done, 1 finished now, 0 orphaned\n`, stderr: '' });
-    expect(events(dir).slice(2).map((e) => [e.event, e.key ?? ''])).toEqual([
+    expect(
+      events(dir)
+        .slice(2)
+        .map((e) => [e.event, e.key ?? '']),
+    ).toEqual([
       ['agent_killed', cancelKey],
       ['agent_killed', redispatchKey],
       ['redispatch', redispatchKey],
@@ -328,7 +432,10 @@ describe('dispatch-watchdog recover', () => {
     ]);
     expect(events(dir, 'recovery_summary')[0]).toMatchObject({ done: [cancelKey], finished: [redispatchKey], orphans: [], orphan_count: 0 });
     expect(readJson(requestFile(dir, cancelKey, 'cancel'))).toEqual({ schema_version: '1', kind: 'cancel', key: cancelKey }); // not rewritten
-    expect(readJson(requestFile(dir, redispatchKey, 'redispatch'))).toMatchObject({ recovery_task_id: 't2-r1', checkpoint_path: path.join(dir, 'pipeline_checkpoints/ENG-2/recovery-1.yaml') });
+    expect(readJson(requestFile(dir, redispatchKey, 'redispatch'))).toMatchObject({
+      recovery_task_id: 't2-r1',
+      checkpoint_path: path.join(dir, 'pipeline_checkpoints/ENG-2/recovery-1.yaml'),
+    });
 
     const json = await runCli(['recover', '--epic-id', EPIC, '--state-dir', dir, '--json']);
     expect(json).toEqual({ code: 0, stdout: '{"done":[],"finished":[],"orphans":[]}\n', stderr: '' });

@@ -24,7 +24,11 @@ interface Harness {
 }
 
 const readJson = async (f: string) => JSON.parse(await fs.readFile(f, 'utf8'));
-const lines = async (f: string) => (await fs.readFile(f, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = async (f: string) =>
+  (await fs.readFile(f, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const node = process.execPath;
 const agentArgv = (out: string) => [node, fixture('fake-agent.mjs'), out, '--prompt-file', '{prompt_file}', '--checkpoint', '{checkpoint}'];
 

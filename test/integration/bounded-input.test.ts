@@ -62,7 +62,9 @@ describe('rows', () => {
   it('100,000 rows are refused before parsing, within a 96 MB heap', async () => {
     const dir = tempDir();
     stateFile(dir, head.replace('    - ticket_id: P-1\n', '') + Array.from({ length: N }, (_, i) => `    - ticket_id: P-${i}\n`).join(''));
-    const child = spawn(process.execPath, ['--max-old-space-size=96', BIN, '--epic-id', 'E-1', '--state-dir', dir, '--once'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--max-old-space-size=96', BIN, '--epic-id', 'E-1', '--state-dir', dir, '--once'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     expect((await exited(child)).code, stderr).toBe(2);
@@ -73,14 +75,23 @@ describe('rows', () => {
     const dir = tempDir();
     const at = new Date().toISOString();
     const tasks = Array.from({ length: 10_000 }, (_, i) => ({
-      task_id: `task-${i}`, ticket_id: `PROJ-${1000 + i}`, status: 'in_progress', dispatched_at: at, last_activity_ts: at,
-      agent_id: `agent-${i}`, session_id: `0f7c9a52-1b7e-4b8e-9d1a-${String(i).padStart(12, '0')}`, last_tool_name: 'Bash', last_output: 'Running the test suite',
+      task_id: `task-${i}`,
+      ticket_id: `PROJ-${1000 + i}`,
+      status: 'in_progress',
+      dispatched_at: at,
+      last_activity_ts: at,
+      agent_id: `agent-${i}`,
+      session_id: `0f7c9a52-1b7e-4b8e-9d1a-${String(i).padStart(12, '0')}`,
+      last_tool_name: 'Bash',
+      last_output: 'Running the test suite',
     }));
     const text = JSON.stringify({ current_wave: { wave_id: 3, dispatched_at: at, tasks } });
     expect(text.length).toBeGreaterThan(2_000_000);
     stateFile(dir, text);
     // Its table is megabytes: stdout is dropped, watchdog.json tells the result.
-    const child = spawn(process.execPath, [BIN, '--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     expect((await exited(child)).code, stderr).toBe(0);

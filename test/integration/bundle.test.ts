@@ -49,7 +49,8 @@ describe('the bundles', () => {
     expect(again.map((b) => b.text)).toEqual(fresh.map((b) => b.text));
     for (const { file, text } of fresh) {
       // As a directory (`/root/`): a short home such as /root is also a word of protobufjs's prose ("namespace/root first").
-      for (const machine of [REPO_ROOT, realpathSync(REPO_ROOT), os.homedir(), os.tmpdir()]) expect(text.includes(machine + path.sep), `${file} holds ${machine}`).toBe(false);
+      for (const machine of [REPO_ROOT, realpathSync(REPO_ROOT), os.homedir(), os.tmpdir()])
+        expect(text.includes(machine + path.sep), `${file} holds ${machine}`).toBe(false);
       // A node_modules reached through a symlink (a worktree sharing one) is named as the checkout names it.
       expect(text.includes('../node_modules/'), `${file} names a node_modules outside the checkout`).toBe(false);
     }
@@ -72,7 +73,11 @@ describe('the bundles', () => {
     expect(files.map((f) => f.file).filter((f) => /package(-lock)?\.json$|node_modules/.test(f))).toEqual([]);
     const cli = path.join(dir, 'plugin', 'bundle', 'cli.cjs');
     expect((await run(process.execPath, [cli, '--version'], { cwd: dir })).stdout).toBe(`${version}\n`);
-    const check = await run(process.execPath, [cli, '--state-dir', path.join(REPO_ROOT, '.onex_state.example'), '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z'], { cwd: dir }).catch((e: { code: number; stdout: string }) => e);
+    const check = await run(
+      process.execPath,
+      [cli, '--state-dir', path.join(REPO_ROOT, '.onex_state.example'), '--epic-id', 'PROJ-1000', '--now', '2026-04-02T10:10:00Z'],
+      { cwd: dir },
+    ).catch((e: { code: number; stdout: string }) => e);
     expect([(check as { code?: number }).code, check.stdout]).toEqual([3, expect.stringMatching(/task-1002\s+PROJ-1002\s+STALLED/)]);
     // The hook, as hooks/hooks.json runs it.
     mkdirSync(path.join(dir, 'state'));
@@ -94,7 +99,9 @@ describe('the release (scripts/release-plugin.mjs) in a clean clone', () => {
   /** The files of a commit's tree and their bytes. */
   const treeOf = async (ref: string) => {
     const names = (await gitIn(clone, 'ls-tree', '-r', '--name-only', ref)).split('\n');
-    return Promise.all(names.map(async (file) => ({ file, text: (await run('git', ['show', `${ref}:${file}`], { cwd: clone, maxBuffer: 64 * 1024 * 1024 })).stdout })));
+    return Promise.all(
+      names.map(async (file) => ({ file, text: (await run('git', ['show', `${ref}:${file}`], { cwd: clone, maxBuffer: 64 * 1024 * 1024 })).stdout })),
+    );
   };
 
   beforeAll(async () => {
@@ -110,7 +117,7 @@ describe('the release (scripts/release-plugin.mjs) in a clean clone', () => {
     for (const f of ['bundle', 'plugin', 'dist']) expect(existsSync(path.join(clone, f)), f).toBe(false);
   });
 
-  it("publishes on the release branch exactly the tree the script builds from src/ (and nothing else), tagged with the version, naming the commit it was built from", async () => {
+  it('publishes on the release branch exactly the tree the script builds from src/ (and nothing else), tagged with the version, naming the commit it was built from', async () => {
     const r = await release();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^published ${RELEASE_BRANCH} [0-9a-f]{12} .*${releaseTag(version)}`));
@@ -118,9 +125,19 @@ describe('the release (scripts/release-plugin.mjs) in a clean clone', () => {
     const built = await buildPluginTree();
     expect(published.map((f) => f.file)).toEqual(built.map((f) => f.file));
     for (const { file, text } of built) if (published.find((f) => f.file === file)!.text !== text) expect.fail(`${file} on ${RELEASE_BRANCH} is not the build`);
-    expect(published.map((f) => f.file).sort()).toEqual(['.claude-plugin/plugin.json', 'LICENSE', 'bundle/cli.cjs', 'bundle/hook.cjs', 'bundle/log-scan.cjs', 'hooks/hooks.json', 'skills/dispatch-watchdog/SKILL.md']);
+    expect(published.map((f) => f.file).sort()).toEqual([
+      '.claude-plugin/plugin.json',
+      'LICENSE',
+      'bundle/cli.cjs',
+      'bundle/hook.cjs',
+      'bundle/log-scan.cjs',
+      'hooks/hooks.json',
+      'skills/dispatch-watchdog/SKILL.md',
+    ]);
     expect(await gitIn(clone, 'rev-parse', `${releaseTag(version)}^{commit}`)).toBe(await gitIn(clone, 'rev-parse', RELEASE_BRANCH));
-    expect(await gitIn(clone, 'log', '-1', '--format=%s', RELEASE_BRANCH)).toBe(`dispatch-watchdog ${version}: the Claude Code plugin, built from ${await gitIn(clone, 'rev-parse', 'main')}`);
+    expect(await gitIn(clone, 'log', '-1', '--format=%s', RELEASE_BRANCH)).toBe(
+      `dispatch-watchdog ${version}: the Claude Code plugin, built from ${await gitIn(clone, 'rev-parse', 'main')}`,
+    );
     // main is untouched: the checkout, its index and its branch.
     expect(await gitIn(clone, 'status', '--porcelain')).toBe('');
     expect(await gitIn(clone, 'rev-list', '--count', 'main')).toBe('1');
@@ -140,17 +157,21 @@ describe('the release (scripts/release-plugin.mjs) in a clean clone', () => {
     const file = path.join(clone, 'src', 'bundle-cli.ts');
     writeFileSync(file, `${readFileSync(file, 'utf8')}if (process.env.DW_A_CHANGE) console.log('a change');\n`);
     const dirty = await release();
-    expect([dirty.code, dirty.stderr]).toEqual([1, expect.stringContaining('uncommitted changes in the plugin\'s inputs')]);
+    expect([dirty.code, dirty.stderr]).toEqual([1, expect.stringContaining("uncommitted changes in the plugin's inputs")]);
     await gitIn(clone, 'commit', '-qam', 'a source change');
     const stale = await release('--check');
     expect([stale.code, stale.stderr]).toEqual([1, `${RELEASE_BRANCH} is not the plugin tree src/ builds; these differ: bundle/cli.cjs\n`]);
     const same = await release();
     expect([same.code, same.stderr]).toEqual([1, expect.stringContaining(`${releaseTag(version)} is already published with another tree: bump the version`)]);
-    const bump = (rel: string) => writeFileSync(path.join(clone, rel), readFileSync(path.join(clone, rel), 'utf8').replace(`"version": "${version}"`, '"version": "9.9.9"'));
+    const bump = (rel: string) =>
+      writeFileSync(path.join(clone, rel), readFileSync(path.join(clone, rel), 'utf8').replace(`"version": "${version}"`, '"version": "9.9.9"'));
     bump('package.json');
     await gitIn(clone, 'commit', '-qam', 'version 9.9.9 in package.json only');
     const half = await release();
-    expect([half.code, half.stderr]).toEqual([1, expect.stringContaining(`.claude-plugin/plugin.json says version ${version}, package.json 9.9.9: make them the same`)]);
+    expect([half.code, half.stderr]).toEqual([
+      1,
+      expect.stringContaining(`.claude-plugin/plugin.json says version ${version}, package.json 9.9.9: make them the same`),
+    ]);
     bump('.claude-plugin/plugin.json');
     await gitIn(clone, 'commit', '-qam', 'version 9.9.9');
     const next = await release();

@@ -8,7 +8,15 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 it('writes the checkpoint once, reads it back, and marks the step done', async () => {
   const paths = new StatePaths(tempDir());
-  const cp = buildCheckpoint({ epicId: 'PROJ-1000', task: makeTask(), attempt: 1, stallReason: 'inactivity', idleSeconds: 130, nowMs: T0, row: { remaining_work: ['Finish: the "retry" path'] } });
+  const cp = buildCheckpoint({
+    epicId: 'PROJ-1000',
+    task: makeTask(),
+    attempt: 1,
+    stallReason: 'inactivity',
+    idleSeconds: 130,
+    nowMs: T0,
+    row: { remaining_work: ['Finish: the "retry" path'] },
+  });
   expect(await checkpointMarker(paths, 'PROJ-1001', 1)).toBe('absent');
   const first = await writeCheckpoint(paths, cp);
   expect(first).toEqual({ path: paths.checkpoint('PROJ-1001', 1), wasCreated: true });

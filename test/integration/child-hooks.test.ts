@@ -43,7 +43,10 @@ function setup() {
 }
 
 /** A lead whose foreground Agent call is open and whose child's transcript is nowhere to be found. */
-const waitingForeground = [user(0, 'review it'), assistant(1, [toolUse('p1', 'Agent', { description: 'review', prompt: 'p', subagent_type: 'general-purpose' })])];
+const waitingForeground = [
+  user(0, 'review it'),
+  assistant(1, [toolUse('p1', 'Agent', { description: 'review', prompt: 'p', subagent_type: 'general-purpose' })]),
+];
 const sub = (extra: Record<string, unknown> = {}) => ({ agent_id: CHILD, agent_type: 'general-purpose', ...extra });
 
 describe("a parent judged with its subagent's hook activity", () => {
@@ -60,7 +63,11 @@ describe("a parent judged with its subagent's hook activity", () => {
     expect(v.reason).toContain(`waiting on subagent ${CHILD}`);
     expect(v.unobservedChildren).toBeUndefined();
     // Its hooks went quiet for a whole window: the child stalled, and the parent with it.
-    expect(await s.judge(272)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity', reason: expect.stringContaining(`waiting on subagent ${CHILD}, which stalled`) });
+    expect(await s.judge(272)).toMatchObject({
+      kind: 'stalled',
+      stallReason: 'inactivity',
+      reason: expect.stringContaining(`waiting on subagent ${CHILD}, which stalled`),
+    });
   });
 
   it("the child's open long Bash call (hooks) holds the parent's window", async () => {
@@ -96,7 +103,7 @@ describe("a parent judged with its subagent's hook activity", () => {
     expect(await s.judge(200)).toMatchObject({ kind: 'healthy', reason: expect.stringContaining(`waiting on background subagent ${CHILD}`) });
   });
 
-  it("a sibling the parent launched in the background is never taken for an unseen foreground child", async () => {
+  it('a sibling the parent launched in the background is never taken for an unseen foreground child', async () => {
     const s = setup();
     const sibling = 'afedcba9876543210';
     s.parent(
@@ -107,7 +114,13 @@ describe("a parent judged with its subagent's hook activity", () => {
     );
     await s.hook(190, 'PreToolUse', { agent_id: sibling, tool_name: 'Grep', tool_input: { pattern: 'y' }, tool_use_id: 'c9' });
     // Another session's child is not this parent's either.
-    await s.hook(190, 'PreToolUse', { session_id: 'sess-2', agent_id: 'a1111111111111111', tool_name: 'Grep', tool_input: { pattern: 'z' }, tool_use_id: 'c8' });
+    await s.hook(190, 'PreToolUse', {
+      session_id: 'sess-2',
+      agent_id: 'a1111111111111111',
+      tool_name: 'Grep',
+      tool_input: { pattern: 'z' },
+      tool_use_id: 'c8',
+    });
     expect(await s.judge(200)).toMatchObject({ kind: 'unknown', unobservedChildren: ['(the subagent of Agent call p1)'] });
   });
 });

@@ -24,11 +24,21 @@ function transcripts(dir: string): string {
   const project = path.join(claude, 'projects', '-work-p');
   mkdirSync(path.join(project, 's-1', 'subagents'), { recursive: true });
   const lead = { timestamp: iso(T0), sessionId: 's-1' };
-  writeFileSync(path.join(project, 's-1.jsonl'), jsonl(user(0, 'run the wave', lead), assistant(1, [toolUse('p1', 'Agent', { description: 'ticket', prompt: 'do P-1' })], { ...lead, timestamp: iso(T0 + S) })));
+  writeFileSync(
+    path.join(project, 's-1.jsonl'),
+    jsonl(
+      user(0, 'run the wave', lead),
+      assistant(1, [toolUse('p1', 'Agent', { description: 'ticket', prompt: 'do P-1' })], { ...lead, timestamp: iso(T0 + S) }),
+    ),
+  );
   const child = { sessionId: 's-1', agentId: SUB, isSidechain: true };
   writeFileSync(
     path.join(project, 's-1', 'subagents', `agent-${SUB}.jsonl`),
-    jsonl(user(2, 'do P-1', { ...child, timestamp: iso(T0 + 2 * S) }), assistant(5, [toolUse('c1', 'Read', { file_path: '/x' })], { ...child, timestamp: iso(T0 + 5 * S) }), user(6, [{ tool_use_id: 'c1', type: 'tool_result', content: 'ok' }], { ...child, timestamp: iso(T0 + 6 * S) })),
+    jsonl(
+      user(2, 'do P-1', { ...child, timestamp: iso(T0 + 2 * S) }),
+      assistant(5, [toolUse('c1', 'Read', { file_path: '/x' })], { ...child, timestamp: iso(T0 + 5 * S) }),
+      user(6, [{ tool_use_id: 'c1', type: 'tool_result', content: 'ok' }], { ...child, timestamp: iso(T0 + 6 * S) }),
+    ),
   );
   return claude;
 }
@@ -42,7 +52,11 @@ function rows(dir: string, subStatus: string): void {
 }
 
 async function next(clock: ManualClock, dir: string, claude: string) {
-  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, action: 'redispatch', json: true }, { isNext: true, claudeConfigDir: claude });
+  const s = await startSession(
+    clock,
+    { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, action: 'redispatch', json: true },
+    { isNext: true, claudeConfigDir: claude },
+  );
   for (let i = 0; i < 30 && !s.isDone(); i++) await s.advance(10 * S);
   if (!s.isDone()) s.stop();
   return { code: await s.done, doc: JSON.parse(s.out.join('') || '{}') as Record<string, any> };

@@ -23,7 +23,11 @@ describe('the circuit breaker', () => {
       't1:redispatch',
       ...Array.from({ length: 8 }, (_, i) => `t${i + 2}:held:mass_stall`),
     ]);
-    expect(readEvents(dir).filter((e) => e.event === 'mass_stall').at(-1)).toMatchObject({ stalled: 10, in_flight: 10 });
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'mass_stall')
+        .at(-1),
+    ).toMatchObject({ stalled: 10, in_flight: 10 });
     h.stop();
     await h.done;
   });

@@ -29,7 +29,12 @@ describe('claude-team adapter', () => {
     const messages = await read();
     expect(messages.slice(0, 1)).toEqual(EXISTING);
     expect(messages[1]).toMatchObject({ from: 'team-lead', read: false, timestamp: expect.any(String) });
-    expect(JSON.parse(messages[1]!.text)).toMatchObject({ type: 'shutdown_request', requestId: 'PROJ-1000:t1:cancel', from: 'team-lead', reason: 'test stall' });
+    expect(JSON.parse(messages[1]!.text)).toMatchObject({
+      type: 'shutdown_request',
+      requestId: 'PROJ-1000:t1:cancel',
+      from: 'team-lead',
+      reason: 'test stall',
+    });
   });
 
   it('nudges a teammate between turns with a plain message in its inbox, once; its marker says so after', async () => {
@@ -40,7 +45,11 @@ describe('claude-team adapter', () => {
     expect(await adapter.nudge(nudge)).toMatchObject({ ok: true, wasAlreadyDone: true });
     const messages = await read();
     expect(messages).toHaveLength(2);
-    expect(messages[1]).toMatchObject({ from: 'team-lead', read: false, text: 'Your turn ended, but PROJ-1001 is still in progress. [dispatch-watchdog PROJ-1000:t1:nudge]' });
+    expect(messages[1]).toMatchObject({
+      from: 'team-lead',
+      read: false,
+      text: 'Your turn ended, but PROJ-1001 is still in progress. [dispatch-watchdog PROJ-1000:t1:nudge]',
+    });
     expect(await adapter.nudgeMarker(nudge)).toBe('done');
   });
 

@@ -40,11 +40,23 @@ function writer(who: Obj = {}) {
     lines,
     prompt: (s: number, text: string) => lines.push(rec(s, { type: 'user', message: { role: 'user', content: text } }, who)),
     call: (s: number, name: string, input: Obj, id = `tu${++n}`) => {
-      lines.push(rec(s, { type: 'assistant', message: { id: `msg_${id}`, role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } }, who));
+      lines.push(
+        rec(s, { type: 'assistant', message: { id: `msg_${id}`, role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } }, who),
+      );
       return id;
     },
     result: (s: number, id: string, content: string, isError = false, toolUseResult?: Obj) =>
-      lines.push(rec(s, { type: 'user', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content, is_error: isError }] }, ...(toolUseResult ? { toolUseResult } : {}) }, who)),
+      lines.push(
+        rec(
+          s,
+          {
+            type: 'user',
+            message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content, is_error: isError }] },
+            ...(toolUseResult ? { toolUseResult } : {}),
+          },
+          who,
+        ),
+      ),
     /** `k` finished Read calls, one message each, from second `s`, every `every` seconds. */
     work: (s: number, k: number, every = 2) => {
       for (let i = 0; i < k; i++) {
@@ -55,7 +67,14 @@ function writer(who: Obj = {}) {
     },
     /** Records that are not the agent's messages (hook progress), from `s`, one a second. */
     hooks: (s: number, k: number, every = 1) => {
-      for (let i = 0; i < k; i++) lines.push(rec(s + i * every, { type: 'progress', data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Read', command: `echo ${PAD}` } }, who));
+      for (let i = 0; i < k; i++)
+        lines.push(
+          rec(
+            s + i * every,
+            { type: 'progress', data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Read', command: `echo ${PAD}` } },
+            who,
+          ),
+        );
     },
     text: () => lines.join('\n') + '\n',
   };
@@ -83,7 +102,8 @@ const CASES: Record<string, (dir: string) => Case> = {
     w.prompt(0, 'Build it.');
     const s = w.work(1, 8);
     const id = w.call(s, 'Bash', { command: 'make release', timeout: 600_000 });
-    for (let i = 1; i <= 40; i++) w.lines.push(rec(s + i, { type: 'progress', parentToolUseID: id, data: { type: 'bash_progress', output: `step ${i} ${PAD}`, elapsedTimeSeconds: i } }));
+    for (let i = 1; i <= 40; i++)
+      w.lines.push(rec(s + i, { type: 'progress', parentToolUseID: id, data: { type: 'bash_progress', output: `step ${i} ${PAD}`, elapsedTimeSeconds: i } }));
     return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
   },
   'a Task call opened before the tail, its subagent still working': (dir) => {
@@ -113,7 +133,13 @@ const CASES: Record<string, (dir: string) => Case> = {
     const w = writer();
     w.prompt(0, 'Fix the bug.');
     const s = w.work(1, 6);
-    w.lines.push(rec(s, { type: 'assistant', isApiErrorMessage: true, message: { id: 'msg_err', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 Overloaded' }] } }));
+    w.lines.push(
+      rec(s, {
+        type: 'assistant',
+        isApiErrorMessage: true,
+        message: { id: 'msg_err', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 Overloaded' }] },
+      }),
+    );
     w.hooks(s + 1, 30);
     return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
   },
@@ -121,10 +147,16 @@ const CASES: Record<string, (dir: string) => Case> = {
     const w = writer();
     w.prompt(0, 'Explore both.');
     const s = w.work(1, 6);
-    const block = (id: string, name: string, input: Obj) => rec(s, { type: 'assistant', message: { id: 'msg_par', role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } });
+    const block = (id: string, name: string, input: Obj) =>
+      rec(s, { type: 'assistant', message: { id: 'msg_par', role: 'assistant', type: 'message', content: [{ type: 'tool_use', id, name, input }] } });
     const task = (d: string) => ({ description: d, prompt: d, subagent_type: 'Explore' });
     // Parallel calls: one message, one record per block, the same message id.
-    w.lines.push(block('tA', 'Task', task('explore a')), block('tB', 'Task', task('explore b')), block('r1', 'Read', { file_path: '/a.ts' }), block('r2', 'Grep', { pattern: 'x' }));
+    w.lines.push(
+      block('tA', 'Task', task('explore a')),
+      block('tB', 'Task', task('explore b')),
+      block('r1', 'Read', { file_path: '/a.ts' }),
+      block('r2', 'Grep', { pattern: 'x' }),
+    );
     w.result(s + 1, 'r1', `a ${PAD}`);
     w.result(s + 1, 'r2', `x ${PAD}`);
     w.hooks(s + 1, 12);
@@ -150,12 +182,23 @@ const CASES: Record<string, (dir: string) => Case> = {
     // Fewer than 20 calls after it: the launch stays among the recent calls the loop remembers.
     for (let i = 0; i < 15; i++) {
       w.work(3 + i * 3, 1);
-      if (i % 2 === 1) w.lines.push(rec(4 + i * 3, { type: 'progress', parentToolUseID: id, data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } } }));
+      if (i % 2 === 1)
+        w.lines.push(
+          rec(4 + i * 3, {
+            type: 'progress',
+            parentToolUseID: id,
+            data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } },
+          }),
+        );
     }
     const bg = writer({ agentId: 'cbg', isSidechain: true });
     bg.prompt(2, 'Audit');
     bg.work(3, 10, 4);
-    return { files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+    return {
+      files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() },
+      task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }),
+      own: 's1.jsonl',
+    };
   },
   'a background agent whose progress lines come more than 20 calls after its launch': (dir) => {
     const w = writer();
@@ -165,25 +208,46 @@ const CASES: Record<string, (dir: string) => Case> = {
     // The launch leaves the 20 recent calls the loop remembers; its progress lines go on.
     for (let i = 0; i < 30; i++) {
       w.work(3 + i * 3, 1);
-      if (i % 3 === 2) w.lines.push(rec(4 + i * 3, { type: 'progress', parentToolUseID: id, data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } } }));
+      if (i % 3 === 2)
+        w.lines.push(
+          rec(4 + i * 3, {
+            type: 'progress',
+            parentToolUseID: id,
+            data: { type: 'agent_progress', agentId: 'cbg', prompt: 'Audit', message: { type: 'assistant', text: PAD } },
+          }),
+        );
     }
     const bg = writer({ agentId: 'cbg', isSidechain: true });
     bg.prompt(2, 'Audit');
     bg.work(3, 20, 4);
-    return { files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
+    return {
+      files: { 's1.jsonl': w.text(), 's1/subagents/agent-cbg.jsonl': bg.text() },
+      task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }),
+      own: 's1.jsonl',
+    };
   },
   'a 1.0 session that names its version on its first record only, ending in a final answer': (dir) => {
     const w = writer({ version: undefined });
     w.lines.push(rec(0, { type: 'user', version: '1.0.77', message: { role: 'user', content: 'Explain the module.' } }, { version: undefined }));
     const s = w.work(1, 20);
-    w.lines.push(rec(s, { type: 'assistant', message: { id: 'msg_final', role: 'assistant', type: 'message', content: [{ type: 'text', text: `The module parses input. ${PAD}` }] } }, { version: undefined }));
+    w.lines.push(
+      rec(
+        s,
+        {
+          type: 'assistant',
+          message: { id: 'msg_final', role: 'assistant', type: 'message', content: [{ type: 'text', text: `The module parses input. ${PAD}` }] },
+        },
+        { version: undefined },
+      ),
+    );
     return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
   },
   'the same error four times in a row, straddling the tail start': (dir) => {
     const w = writer();
     w.prompt(0, 'Make the tests pass.');
     let s = w.work(1, 10);
-    for (let i = 0; i < 4; i++, s += 3) w.result(s + 1, w.call(s, 'Bash', { command: `npm test -- --shard=${i} ${PAD}` }), "Error: Cannot find module 'zod'", true);
+    for (let i = 0; i < 4; i++, s += 3)
+      w.result(s + 1, w.call(s, 'Bash', { command: `npm test -- --shard=${i} ${PAD}` }), "Error: Cannot find module 'zod'", true);
     return { files: { 's1.jsonl': w.text() }, task: row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') }), own: 's1.jsonl' };
   },
   'a parent that reported the subagent finished before its tail': (dir) => {
@@ -196,12 +260,24 @@ const CASES: Record<string, (dir: string) => Case> = {
     parent.result(end + 1, tk, 'Done.', false, { status: 'completed', agentId: 'c2', totalDurationMs: 1000 });
     parent.work(end + 2, 30, 1);
     const file = path.join(dir, 's1/subagents/agent-c2.jsonl');
-    return { files: { 's1.jsonl': parent.text(), 's1/subagents/agent-c2.jsonl': child.text() }, task: row({ agentId: 'c2', sessionId: 's1', transcriptPath: file }), own: 's1/subagents/agent-c2.jsonl' };
+    return {
+      files: { 's1.jsonl': parent.text(), 's1/subagents/agent-c2.jsonl': child.text() },
+      task: row({ agentId: 'c2', sessionId: 's1', transcriptPath: file }),
+      own: 's1/subagents/agent-c2.jsonl',
+    };
   },
 };
 
 const show = (v: Verdict) => `${v.kind}/${v.stallReason ?? '-'}/${v.effectiveTimeoutMs}/${v.deadlineMs ?? '-'}/${v.lastTool ?? '-'}: ${v.reason}`;
-const lastMs = (files: Record<string, string>) => Math.max(...Object.values(files).flatMap((t) => t.trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp))));
+const lastMs = (files: Record<string, string>) =>
+  Math.max(
+    ...Object.values(files).flatMap((t) =>
+      t
+        .trim()
+        .split('\n')
+        .map((l) => Date.parse((JSON.parse(l) as { timestamp: string }).timestamp)),
+    ),
+  );
 const MOMENTS_S = [60, 121, 200, 700];
 
 describe('a lazy cold start judges like the loop at every cut and moment', () => {
@@ -213,7 +289,8 @@ describe('a lazy cold start judges like the loop at every cut and moment', () =>
       writeFileSync(path.join(dir, f), text);
     }
     const paths = new StatePaths(path.join(dir, 'state'));
-    const observer = (tail: Partial<TailOptions>) => createClaudeObserver({ paths, claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail });
+    const observer = (tail: Partial<TailOptions>) =>
+      createClaudeObserver({ paths, claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail });
     const judge = async (tail: Partial<TailOptions>, nowMs: number) => {
       const o = observer(tail);
       const v = assess(c.task, mergeObservations([observeRow(c.task), ...(await o.observe(c.task, nowMs))]), DEFAULT_POLICY, nowMs);
@@ -228,7 +305,10 @@ describe('a lazy cold start judges like the loop at every cut and moment', () =>
       const nowMs = end + after * 1000;
       const loop = (await judge({ tailBytes: 1 << 30, lazyTailBytes: 1 << 30 }, nowMs)).v;
       // A tail starting at each of the last 45 lines (cut a few bytes into the line before it).
-      const starts = [...own.matchAll(/\n/g)].map((m) => m.index! + 1).filter((at) => at < size).slice(-45);
+      const starts = [...own.matchAll(/\n/g)]
+        .map((m) => m.index! + 1)
+        .filter((at) => at < size)
+        .slice(-45);
       for (const [i, cut] of starts.map((at) => size - at + 5).entries()) {
         // Every other cut reads back in two steps: `tailBytes` (4 × the lazy tail) first, then the bound.
         const cold = await judge({ tailBytes: i % 2 ? cut * 4 : cut, lazyTailBytes: cut }, nowMs);
@@ -238,7 +318,7 @@ describe('a lazy cold start judges like the loop at every cut and moment', () =>
         const tail = own.slice(own.length - cut);
         const alone = parseTranscriptText(tail.slice(tail.indexOf('\n') + 1)).state;
         const v = assess(c.task, mergeObservations([observeRow(c.task), observeTranscript(alone, { nowMs })]), DEFAULT_POLICY, nowMs);
-        if (show(v).split(":")[0] !== loop.split(":")[0]) teeth++;
+        if (show(v).split(':')[0] !== loop.split(':')[0]) teeth++;
       }
     }
     if (name.startsWith('an agent at work')) expect(lazy, 'the lazy tail was enough at some cuts').toBeGreaterThan(0);
@@ -255,8 +335,15 @@ describe('a stream-json run (claude -p) resumed into the file its finished run w
     let n = 0;
     const work = (s: number, k: number) => {
       for (let i = 0; i < k; i++, n++) {
-        lines.push(sj(s + i * 4, { type: 'assistant', message: { id: `msg_${n}`, role: 'assistant', content: [{ type: 'tool_use', id: `tu${n}`, name: 'Read', input: { file_path: `/src/f${n}.ts` } }] } }));
-        lines.push(sj(s + i * 4 + 1, { type: 'user', message: { role: 'user', content: [{ tool_use_id: `tu${n}`, type: 'tool_result', content: `contents ${PAD}` }] } }));
+        lines.push(
+          sj(s + i * 4, {
+            type: 'assistant',
+            message: { id: `msg_${n}`, role: 'assistant', content: [{ type: 'tool_use', id: `tu${n}`, name: 'Read', input: { file_path: `/src/f${n}.ts` } }] },
+          }),
+        );
+        lines.push(
+          sj(s + i * 4 + 1, { type: 'user', message: { role: 'user', content: [{ tool_use_id: `tu${n}`, type: 'tool_result', content: `contents ${PAD}` }] } }),
+        );
       }
       return s + k * 4;
     };
@@ -272,9 +359,17 @@ describe('a stream-json run (claude -p) resumed into the file its finished run w
     expect(compared).toBe(lines.length * 4);
     // The loop (one observer, the whole file) stalls on the hang instead of calling the run finished.
     const task = row({ transcriptPath: path.join(dir, 'run.jsonl') });
-    const observer = createClaudeObserver({ paths: new StatePaths(path.join(dir, 'state')), claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false });
+    const observer = createClaudeObserver({
+      paths: new StatePaths(path.join(dir, 'state')),
+      claudeConfigDir: path.join(dir, 'claude'),
+      env: {},
+      isPersistent: false,
+    });
     const nowMs = T0 + (s - 3) * 1000 + 121_000;
-    expect(assess(task, mergeObservations([observeRow(task), ...(await observer.observe(task, nowMs))]), DEFAULT_POLICY, nowMs)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(assess(task, mergeObservations([observeRow(task), ...(await observer.observe(task, nowMs))]), DEFAULT_POLICY, nowMs)).toMatchObject({
+      kind: 'stalled',
+      stallReason: 'inactivity',
+    });
   });
 });
 
@@ -283,11 +378,23 @@ describe('a read-back after a lazy tail', () => {
     const dir = tempDir();
     const w = writer();
     // No message ids: the tail cannot vouch for anything, so the check reads back.
-    for (let i = 0; i < 30; i++) w.lines.push(rec(i, { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/f${i}` } }] } }));
+    for (let i = 0; i < 30; i++)
+      w.lines.push(
+        rec(i, {
+          type: 'assistant',
+          message: { role: 'assistant', content: [{ type: 'tool_use', id: `u${i}`, name: 'Read', input: { file_path: `/f${i}` } }] },
+        }),
+      );
     w.lines.push('{"type":"assistant", not json');
     w.lines.push(rec(31, { type: 'user', message: { role: 'user', content: [{ tool_use_id: 'u29', type: 'tool_result', content: 'ok' }] } }));
     writeFileSync(path.join(dir, 's1.jsonl'), w.text());
-    const o = createClaudeObserver({ paths: new StatePaths(path.join(dir, 'state')), claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024, lazyTailBytes: 1024, maxColdBytes: 64 * 1024 } });
+    const o = createClaudeObserver({
+      paths: new StatePaths(path.join(dir, 'state')),
+      claudeConfigDir: path.join(dir, 'claude'),
+      env: {},
+      isPersistent: false,
+      tail: { tailBytes: 1024, lazyTailBytes: 1024, maxColdBytes: 64 * 1024 },
+    });
     const task = row({ sessionId: 's1', transcriptPath: path.join(dir, 's1.jsonl') });
     await o.observe(task, T0 + 40_000);
     expect(o.stats().bytesRead, 'read back past the tail').toBeGreaterThan(1024 * 2);
@@ -299,11 +406,16 @@ describe('a read-back after a lazy tail', () => {
 describe('the raw scan of a parent prefix', () => {
   it('finds every id a record may set a task status for, without parsing', () => {
     const text =
-      JSON.stringify({ toolUseResult: { status: 'completed', agentId: 'a93ccab' } }) + '\n' +
-      JSON.stringify({ message: { content: '<task-notification>\n<task-id> b1x </task-id>\n<status>completed</status></task-notification>' } }) + '\n' +
-      JSON.stringify({ toolUseResult: { retrieval_status: 'success', task: { task_id: 'c7', status: 'completed' } } }) + '\n' +
-      JSON.stringify({ toolUseResult: { shellId: 'sh1', status: 'completed' } }) + '\n' +
-      JSON.stringify({ message: { content: '<agent-notification><agent-id>ag5</agent-id><status>completed</status></agent-notification>' } }) + '\n' +
+      JSON.stringify({ toolUseResult: { status: 'completed', agentId: 'a93ccab' } }) +
+      '\n' +
+      JSON.stringify({ message: { content: '<task-notification>\n<task-id> b1x </task-id>\n<status>completed</status></task-notification>' } }) +
+      '\n' +
+      JSON.stringify({ toolUseResult: { retrieval_status: 'success', task: { task_id: 'c7', status: 'completed' } } }) +
+      '\n' +
+      JSON.stringify({ toolUseResult: { shellId: 'sh1', status: 'completed' } }) +
+      '\n' +
+      JSON.stringify({ message: { content: '<agent-notification><agent-id>ag5</agent-id><status>completed</status></agent-notification>' } }) +
+      '\n' +
       JSON.stringify({ message: { content: [{ type: 'tool_result', content: 'Async agent launched successfully.\nagentId: a77 (use it to resume)' }] } });
     expect([...taskIdsMentioned(text)].sort()).toEqual(['a77', 'a93ccab', 'ag5', 'b1x', 'c7', 'sh1']);
   });

@@ -14,7 +14,8 @@ import { fixture } from '../helpers/spawn-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const node = process.execPath;
-const command = (cancel: string[], timeoutMs?: number) => createAdapter('command', { cancel_argv: cancel, command_timeout_ms: timeoutMs }, { clock: realClock });
+const command = (cancel: string[], timeoutMs?: number) =>
+  createAdapter('command', { cancel_argv: cancel, command_timeout_ms: timeoutMs }, { clock: realClock });
 
 describe('command adapter', () => {
   it('reports a non-zero exit with the end of its output; the marker stays absent', async () => {
@@ -83,7 +84,10 @@ describe('command adapter: the replacement it starts', () => {
     writeWave(dir, 'E-1', old, [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: old, last_activity_ts: old }]);
     // A launcher that starts the replacement detached and exits 0 at once, as `my-orchestrator start` would.
     const launcher = `require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { detached: true, stdio: 'ignore' }).unref()`;
-    await fs.writeFile(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'command', cancel_argv: [node, '-e', '0'], redispatch_argv: [node, '-e', launcher] } }));
+    await fs.writeFile(
+      path.join(dir, 'watchdog.config.yaml'),
+      stringify({ agents: { adapter: 'command', cancel_argv: [node, '-e', '0'], redispatch_argv: [node, '-e', launcher] } }),
+    );
     const killLaunched = async () => {
       for (const p of await findProcessesWithEnv({ DISPATCH_WATCHDOG_STATE_DIR: path.resolve(dir) })) process.kill(p.pid, 'SIGKILL');
     };

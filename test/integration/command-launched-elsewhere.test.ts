@@ -22,7 +22,10 @@ function setup() {
   const dir = tempDir();
   // Both commands succeed and start nothing on this machine (the replacement goes to another runner).
   const ok = [process.execPath, '-e', '0'];
-  writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'command', cancel_argv: [...ok], redispatch_argv: [...ok] }, requests: { deadline_seconds: 60 } }));
+  writeFileSync(
+    path.join(dir, 'watchdog.config.yaml'),
+    stringify({ agents: { adapter: 'command', cancel_argv: [...ok], redispatch_argv: [...ok] }, requests: { deadline_seconds: 60 } }),
+  );
   writeWave(dir, EPIC, iso(PAST), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(PAST), last_activity_ts: iso(PAST) }]);
   return dir;
 }
@@ -34,7 +37,9 @@ describe('a replacement the command launched elsewhere', () => {
     const clock = new ManualClock(T0);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 5, checkInterval: 10 });
     for (let i = 0; i < 4 && events(dir, 'redispatch').length === 0; i++) await s.advance(10 * S);
-    expect(events(dir, 'redispatch')).toEqual([expect.objectContaining({ task_id: 't1', recovery_task_id: 't1-r1', adapter: 'command', answer_by: expect.any(String) })]);
+    expect(events(dir, 'redispatch')).toEqual([
+      expect.objectContaining({ task_id: 't1', recovery_task_id: 't1-r1', adapter: 'command', answer_by: expect.any(String) }),
+    ]);
     for (let i = 0; i < 3; i++) await s.advance(10 * S);
     expect(s.isDone()).toBe(false); // was: "wave complete" a second after the launch
     writeWave(dir, EPIC, iso(PAST), [

@@ -48,7 +48,9 @@ async function scene(strategy: Strategy = 'redispatch') {
     path.join(dir, 'watchdog.config.yaml'),
     stringify({
       agents: {
-        adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'],
+        adapter: 'process',
+        kill_grace_ms: 60_000,
+        redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '{recovery_task_id}', '{attempt}'],
         resume_argv: [process.execPath, fixture('fake-agent.mjs'), launches, '--resume', '{session_id}'],
       },
       linear: { api_url: linear.url },
@@ -58,9 +60,19 @@ async function scene(strategy: Strategy = 'redispatch') {
   // For a resume, its transcript too: the last record a tool result, then silence (the model's answer never came).
   const transcript = path.join(dir, 's-1.jsonl');
   const rec = (type: string, content: unknown) => JSON.stringify({ type, timestamp: ago(3), sessionId: 's-1', message: { role: type, content } });
-  if (strategy === 'resume') writeFileSync(transcript, [rec('user', 'fix it'), rec('assistant', [{ type: 'tool_use', id: 'tu1', name: 'Bash', input: {} }]), rec('user', [{ type: 'tool_result', tool_use_id: 'tu1', content: 'ok' }])].join('\n') + '\n');
+  if (strategy === 'resume')
+    writeFileSync(
+      transcript,
+      [
+        rec('user', 'fix it'),
+        rec('assistant', [{ type: 'tool_use', id: 'tu1', name: 'Bash', input: {} }]),
+        rec('user', [{ type: 'tool_result', tool_use_id: 'tu1', content: 'ok' }]),
+      ].join('\n') + '\n',
+    );
   const resume = strategy === 'resume' ? { session_id: 's-1', transcript_path: transcript } : {};
-  writeWave(dir, EPIC, ago(3), [{ task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: agent.pid, dispatched_at: ago(3), last_activity_ts: ago(3), ...resume }]);
+  writeWave(dir, EPIC, ago(3), [
+    { task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: agent.pid, dispatched_at: ago(3), last_activity_ts: ago(3), ...resume },
+  ]);
   const outputs: string[] = [];
   const env = { LINEAR_API_KEY: SECRET };
   const base = (s: Strategy) => ['--epic-id', EPIC, '--state-dir', dir, '--timeout', '1', ...STRATEGY_ARGS[s]];
@@ -87,7 +99,11 @@ async function scene(strategy: Strategy = 'redispatch') {
       outputs.push(r.stdout, r.stderr);
       return r;
     },
-    launched: () => readFileSync(launches, { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { argv: string[]; key: string; hasLinearKey: boolean }),
+    launched: () =>
+      readFileSync(launches, { encoding: 'utf8', flag: 'a+' })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { argv: string[]; key: string; hasLinearKey: boolean }),
     events: (name?: string, key?: string) => readEvents(dir).filter((e) => (!name || e.event === name) && (!key || e.key === key)),
     /** Wait until a process we did not start (a launched replacement) has exited; a zombie counts as exited. */
     gone: (pid: number) => waitFor(`pid ${pid} to exit`, async () => ((await probeProcess(pid)).kind === 'gone' ? true : undefined)),
@@ -143,7 +159,10 @@ describe('SIGKILL at every step boundary, then a restart', { timeout: 90_000 }, 
     // 3. One start-up summary (none when nothing was open), never an orphan, never a failure.
     const summaries = s.events('recovery_summary');
     if (settled === 'nothing_open') expect(summaries).toEqual([]);
-    else expect(summaries).toEqual([expect.objectContaining({ done: settled === 'done' ? [key] : [], finished: settled === 'finished' ? [key] : [], orphans: [], orphan_count: 0 })]);
+    else
+      expect(summaries).toEqual([
+        expect.objectContaining({ done: settled === 'done' ? [key] : [], finished: settled === 'finished' ? [key] : [], orphans: [], orphan_count: 0 }),
+      ]);
     expect(s.events('action_failed')).toEqual([]);
 
     // 4. Exactly once: one start, one outcome, one stop of the real agent.
@@ -155,7 +174,12 @@ describe('SIGKILL at every step boundary, then a restart', { timeout: 90_000 }, 
     // One launch of the replacement, by the fake agent's own count (read once it has exited), without the Linear key in its env.
     if (strategy === 'redispatch' || strategy === 'resume') {
       const [redispatch] = s.events('redispatch', key);
-      expect(redispatch).toMatchObject({ recovery_task_id: 't1-r1', redispatch_attempt: 1, pid: expect.any(Number), ...(strategy === 'resume' ? { mode: 'resume' } : {}) });
+      expect(redispatch).toMatchObject({
+        recovery_task_id: 't1-r1',
+        redispatch_attempt: 1,
+        pid: expect.any(Number),
+        ...(strategy === 'resume' ? { mode: 'resume' } : {}),
+      });
       await s.gone(Number(redispatch!.pid));
       expect(s.launched()).toEqual([{ argv: strategy === 'resume' ? ['--resume', 's-1'] : ['t1-r1', '1'], key, hasLinearKey: false }]);
     } else expect(s.launched()).toEqual([]);
@@ -197,7 +221,10 @@ describe('a crash between the launch marker and the launch', { timeout: 90_000 }
     }
     if (restart === 'recover') {
       const r = await s.recover();
-      expect(r).toMatchObject({ code: 0, stdout: `recovery of epic ${EPIC}: ${point === 'after:spawned' ? '1 already done, 0 finished now' : '0 already done, 1 finished now'}, 0 orphaned\n` });
+      expect(r).toMatchObject({
+        code: 0,
+        stdout: `recovery of epic ${EPIC}: ${point === 'after:spawned' ? '1 already done, 0 finished now' : '0 already done, 1 finished now'}, 0 orphaned\n`,
+      });
     }
     const last = await s.once('redispatch');
     expect(last.stderr).toBe('');
@@ -241,7 +268,9 @@ describe('things changed while the watchdog was down', () => {
     expect(s.events('action_started', key)[0]).toMatchObject({ pid: s.agent.pid });
     // The orchestrator restarted t1 itself: same task id, a new agent process, a new dispatch time.
     const fresh = await spawnFixture('sleep-forever.mjs');
-    writeWave(s.dir, EPIC, ago(0), [{ task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: fresh.pid, dispatched_at: ago(0), last_activity_ts: ago(0) }]);
+    writeWave(s.dir, EPIC, ago(0), [
+      { task_id: 't1', ticket_id: TICKET, status: 'in_progress', pid: fresh.pid, dispatched_at: ago(0), last_activity_ts: ago(0) },
+    ]);
     const r = await s.recover();
     expect(r.code).toBe(3);
     expect(r.stdout).toContain(`orphan ${key}: cannot tell whether stop happened (stop: unknown)`);
@@ -255,7 +284,10 @@ describe('things changed while the watchdog was down', () => {
     const key = KEY('redispatch');
     expect(await s.crash('redispatch', 'after:agent_killed')).toEqual({ code: null, signal: 'SIGKILL' });
     // The agent CLI was uninstalled meanwhile.
-    writeFileSync(path.join(s.dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [path.join(s.dir, 'no-such-agent')] } }));
+    writeFileSync(
+      path.join(s.dir, 'watchdog.config.yaml'),
+      stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [path.join(s.dir, 'no-such-agent')] } }),
+    );
     const r = await s.recover();
     expect(r.stdout).toBe(
       `recovery of epic ${EPIC}: 0 already done, 0 finished now, 1 failed, 0 orphaned\n` +

@@ -48,8 +48,14 @@ describe('dispatch-watchdog demo', () => {
     expect(named('watchdog_stopped')).toMatchObject([{ reason: 'wave_complete' }]);
 
     // The orchestrator role completed the two agents that finished; the watchdog never wrote its file.
-    const state = parse(readFileSync(path.join(dir!, 'epics', 'DEMO-1', 'state.yaml'), 'utf8')) as { current_wave: { tasks: { task_id: string; status: string }[] } };
-    expect(Object.fromEntries(state.current_wave.tasks.map((t) => [t.task_id, t.status]))).toEqual({ 'DEMO-101': 'completed', 'DEMO-102': 'in_progress', 'DEMO-103': 'completed' });
+    const state = parse(readFileSync(path.join(dir!, 'epics', 'DEMO-1', 'state.yaml'), 'utf8')) as {
+      current_wave: { tasks: { task_id: string; status: string }[] };
+    };
+    expect(Object.fromEntries(state.current_wave.tasks.map((t) => [t.task_id, t.status]))).toEqual({
+      'DEMO-101': 'completed',
+      'DEMO-102': 'in_progress',
+      'DEMO-103': 'completed',
+    });
     expect(readFileSync(path.join(dir!, 'epics', 'DEMO-1', 'agents', 'DEMO-102-r1.log'), 'utf8')).toContain('Recovery complete');
     expect(readFileSync(path.join(dir!, 'epics', 'DEMO-1', 'agents', 'DEMO-102-r1.prompt.md'), 'utf8')).toContain('Add the withRetry helper');
   });
@@ -57,12 +63,25 @@ describe('dispatch-watchdog demo', () => {
 
 describe('checkDemo', () => {
   const T0 = Date.parse('2026-04-02T10:00:00Z');
-  const ev = (s: number, body: Record<string, unknown>) => ({ timestamp_utc: new Date(T0 + s * 1000).toISOString(), epic_id: 'DEMO-1', run_id: 'r', ...body }) as DispatchEvent;
+  const ev = (s: number, body: Record<string, unknown>) =>
+    ({ timestamp_utc: new Date(T0 + s * 1000).toISOString(), epic_id: 'DEMO-1', run_id: 'r', ...body }) as DispatchEvent;
   const ids = (task: string) => ({ ticket_id: task.replace(/-r\d+$/, ''), task_id: task, agent_id: task });
   const stall = (s: number, task: string) =>
-    ev(s, { event: 'stall_detected', ...ids(task), stall_reason: 'inactivity', idle_seconds: 5, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' });
+    ev(s, {
+      event: 'stall_detected',
+      ...ids(task),
+      stall_reason: 'inactivity',
+      idle_seconds: 5,
+      bash_timeout_exemption: false,
+      redispatch_attempt: 1,
+      max_redispatches: 2,
+      action_taken: 'redispatch',
+    });
   const good = (): DemoFacts => ({
-    epicId: 'DEMO-1', t0Ms: T0, endMs: T0 + 24_000, watchExitCode: 0,
+    epicId: 'DEMO-1',
+    t0Ms: T0,
+    endMs: T0 + 24_000,
+    watchExitCode: 0,
     events: [
       stall(6, 'DEMO-102'),
       ev(6.1, { event: 'agent_killed', ...ids('DEMO-102'), key: 'k' }),
@@ -85,7 +104,11 @@ describe('checkDemo', () => {
     const f = good();
     f.events.splice(1, 0, stall(8, 'DEMO-103'));
     f.stopReason = 'gave_up';
-    expect(checkDemo(f).filter((c) => !c.ok).map((c) => c.text)).toEqual([
+    expect(
+      checkDemo(f)
+        .filter((c) => !c.ok)
+        .map((c) => c.text),
+    ).toEqual([
       'exactly one stall detected, on DEMO-102 (got DEMO-102, DEMO-103)',
       'the wave completed and the watchdog stopped by itself (demo gave up after 40 s)',
     ]);

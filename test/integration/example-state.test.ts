@@ -21,10 +21,12 @@ const NOW = Date.parse('2026-04-02T10:10:00Z');
 /** Every file under `dir`, relative, sorted. */
 function files(dir: string, rel = ''): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).sort().flatMap((n) => {
-    const p = path.join(dir, n);
-    return statSync(p).isDirectory() ? files(p, path.join(rel, n)) : [path.join(rel, n)];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((n) => {
+      const p = path.join(dir, n);
+      return statSync(p).isDirectory() ? files(p, path.join(rel, n)) : [path.join(rel, n)];
+    });
 }
 
 /** What differs from run to run (ids, pids, where the copy lives) made fixed. */
@@ -68,15 +70,26 @@ describe('the example state dir', () => {
     }
     // Each kind of output is there.
     const names = [...produced.keys()];
-    for (const kind of [/^epics\/PROJ-1000\/watchdog\.json$/, /^dispatch-log\/2026-04-02\.ndjson$/, /^pipeline_checkpoints\/PROJ-1002\/recovery-1\.yaml$/, /^epics\/PROJ-1000\/requests\/.*\.redispatch\.json$/, /^friction\/.*PROJ-2003.*\.md$/i]) {
-      expect(names.some((n) => kind.test(n)), `${kind} in ${names.join(', ')}`).toBe(true);
+    for (const kind of [
+      /^epics\/PROJ-1000\/watchdog\.json$/,
+      /^dispatch-log\/2026-04-02\.ndjson$/,
+      /^pipeline_checkpoints\/PROJ-1002\/recovery-1\.yaml$/,
+      /^epics\/PROJ-1000\/requests\/.*\.redispatch\.json$/,
+      /^friction\/.*PROJ-2003.*\.md$/i,
+    ]) {
+      expect(
+        names.some((n) => kind.test(n)),
+        `${kind} in ${names.join(', ')}`,
+      ).toBe(true);
     }
     // And each is what a run writes today.
     expect(files(AFTER)).toEqual(names);
     for (const [f, text] of produced) expect(readFileSync(path.join(AFTER, f), 'utf8'), f).toBe(text);
     // Every exemption of the row-only rules shows in the inputs' judgment.
     const exemptions = new Set(
-      ['PROJ-1000', 'PROJ-2000'].flatMap((e) => (JSON.parse(produced.get(`epics/${e}/watchdog.json`)!) as { tasks: { exemptions: string[] }[] }).tasks.flatMap((t) => t.exemptions)),
+      ['PROJ-1000', 'PROJ-2000'].flatMap((e) =>
+        (JSON.parse(produced.get(`epics/${e}/watchdog.json`)!) as { tasks: { exemptions: string[] }[] }).tasks.flatMap((t) => t.exemptions),
+      ),
     );
     expect([...exemptions].sort()).toEqual(['bash_long_timeout', 'ci_polling', 'rate_limit']);
   });

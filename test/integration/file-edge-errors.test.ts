@@ -53,9 +53,13 @@ describe('errors at the file edge', () => {
   it('maps each errno the user can fix, and leaves the rest to the bug path', () => {
     const link = fileSystemErrorOf(errno('ELOOP', 'ELOOP: too many symbolic links encountered', '/s/dispatch-log/2026-04-02.ndjson'));
     expect(link).toBeInstanceOf(InputError);
-    expect(link?.describe()).toBe('refusing to follow the symlink /s/dispatch-log/2026-04-02.ndjson: every file the watchdog writes stays inside the state dir. Replace the link with a real directory (or point --state-dir at the directory it links to).');
+    expect(link?.describe()).toBe(
+      'refusing to follow the symlink /s/dispatch-log/2026-04-02.ndjson: every file the watchdog writes stays inside the state dir. Replace the link with a real directory (or point --state-dir at the directory it links to).',
+    );
     const ro = fileSystemErrorOf(errno('EROFS', 'EROFS: read-only file system', '/s/epics/E-1/watchdog.json'));
-    expect(ro?.describe()).toBe('read-only file system on /s/epics/E-1/watchdog.json (EROFS). Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.');
+    expect(ro?.describe()).toBe(
+      'read-only file system on /s/epics/E-1/watchdog.json (EROFS). Make it accessible to this user (the state dir must be writable), or point --state-dir (or ONEX_STATE_DIR) at a state dir that is.',
+    );
     expect(fileSystemErrorOf(errno('EACCES', 'EACCES: permission denied', '/s/epics'))?.code).toBe('state_dir_unwritable');
     const full = fileSystemErrorOf(errno('ENOSPC', 'ENOSPC: no space left on device', '/s/dispatch-log/2026-04-02.ndjson'));
     expect(full).toBeInstanceOf(ActionError);

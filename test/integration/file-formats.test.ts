@@ -36,7 +36,13 @@ describe('request files (mailbox adapter)', () => {
     const req = await redispatchRequest(tempDir());
     expect((await createMailboxAdapter({ clock: realClock }).redispatch(req)).ok).toBe(true);
     const parsed = RequestSchema.strict().parse(readJson(requestFile(req, 'redispatch')));
-    expect(parsed).toMatchObject({ kind: 'redispatch', redispatch_attempt: 1, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
+    expect(parsed).toMatchObject({
+      kind: 'redispatch',
+      redispatch_attempt: 1,
+      recovery_task_id: req.recoveryTaskId,
+      checkpoint_path: req.checkpointPath,
+      prompt: req.prompt,
+    });
   });
 });
 
@@ -57,14 +63,25 @@ describe('adapter marker files', () => {
   it('a command record matches CommandRecordSchema', async () => {
     const req = cancelRequest(tempDir());
     expect((await createCommandAdapter({ cancel_argv: [process.execPath, '-e', 'console.log("stopped")'] }, { clock: realClock }).cancel(req)).ok).toBe(true);
-    expect(CommandRecordSchema.strict().parse(readJson(commandFile(req, 'cancel')))).toMatchObject({ key: req.key, op: 'cancel', status: 'done', exit_code: 0, output_tail: 'stopped\n' });
+    expect(CommandRecordSchema.strict().parse(readJson(commandFile(req, 'cancel')))).toMatchObject({
+      key: req.key,
+      op: 'cancel',
+      status: 'done',
+      exit_code: 0,
+      output_tail: 'stopped\n',
+    });
   });
 
   it('a launch record matches LaunchRecordSchema', async () => {
     const req = await redispatchRequest(tempDir());
     const outcome = await launchReplacement(req, [process.execPath, '-e', ''], { clock: realClock });
     expect(outcome.ok).toBe(true);
-    expect(LaunchRecordSchema.strict().parse(readJson(launchFile(req)))).toMatchObject({ key: req.key, status: 'launched', pid: outcome.pid, recovery_task_id: req.recoveryTaskId });
+    expect(LaunchRecordSchema.strict().parse(readJson(launchFile(req)))).toMatchObject({
+      key: req.key,
+      status: 'launched',
+      pid: outcome.pid,
+      recovery_task_id: req.recoveryTaskId,
+    });
   });
 });
 
@@ -78,7 +95,10 @@ describe('observe stores', () => {
     const entry = { cursor: { dev: 1, ino: 2, offset: 10, lineNo: 3, size: 10, mtimeMs: 5 }, state: empty(), usedAtMs: 7 };
     await store.save(new Map([['/a.jsonl', entry]]), 7);
     await store.save(new Map([['/b.jsonl', { ...entry, usedAtMs: 8 }]]), 8);
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     expect(lines[0]).toEqual(STORE_HEADER);
     expect(lines).toHaveLength(3);
     for (const line of lines) ObserveStoreLineSchema.parse(line);

@@ -21,7 +21,10 @@ describe('log lines after a torn last line', () => {
     const paths = new StatePaths(dir);
     const file = paths.dispatchLog('2026-04-02');
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, '{"timestamp_utc":"2026-04-02T09:00:00Z","event":"healthy","epic_id":"E-1","run_id":"r","ticket_id":"P-1","task_id":"t1","agent_id":"t1","idle_seconds":1}\n{"timestamp_utc":"2026-04-02T09:');
+    writeFileSync(
+      file,
+      '{"timestamp_utc":"2026-04-02T09:00:00Z","event":"healthy","epic_id":"E-1","run_id":"r","ticket_id":"P-1","task_id":"t1","agent_id":"t1","idle_seconds":1}\n{"timestamp_utc":"2026-04-02T09:',
+    );
     await new DispatchLog(paths, 'E-1', 'r2', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' });
     expect(readFileSync(file, 'utf8').split('\n').slice(1)).toEqual(['{"timestamp_utc":"2026-04-02T09:', expect.stringContaining('"watchdog_stopped"'), '']);
     const read = await readDispatchLog(paths);
@@ -45,7 +48,9 @@ describe('a derived file written as lines, a few hundred KB per write', () => {
   it('appends the same bytes as one write, in several writes of whole lines; a short one is closed and reported', async () => {
     const file = path.join(tempDir(), 'transcripts.json');
     const sizes: number[] = [];
-    const counted = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (sizes.push(data.length), (await h.write(data, 0, data.length)).bytesWritten);
+    const counted = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (
+      sizes.push(data.length), (await h.write(data, 0, data.length)).bytesWritten
+    );
     writeFileSync(file, '{"torn":');
     await appendLines(file, lines, { sync: false, isChunked: true, write: counted });
     expect(readFileSync(file, 'utf8')).toBe('{"torn":\n' + whole);
@@ -54,11 +59,16 @@ describe('a derived file written as lines, a few hundred KB per write', () => {
     let at = '{"torn":'.length;
     for (const n of sizes) {
       at += n;
-      expect(readFileSync(file).subarray(at - 1, at).toString()).toBe('\n');
+      expect(
+        readFileSync(file)
+          .subarray(at - 1, at)
+          .toString(),
+      ).toBe('\n');
     }
     const fresh = path.join(tempDir(), 'transcripts.json');
     let writes = 0;
-    const fullDisk = async (h: import('node:fs/promises').FileHandle, data: Buffer) => (++writes === 2 ? (await h.write(data, 0, 10)).bytesWritten : (await h.write(data, 0, data.length)).bytesWritten);
+    const fullDisk = async (h: import('node:fs/promises').FileHandle, data: Buffer) =>
+      ++writes === 2 ? (await h.write(data, 0, 10)).bytesWritten : (await h.write(data, 0, data.length)).bytesWritten;
     await expect(appendLines(fresh, lines, { sync: false, isChunked: true, write: fullDisk })).rejects.toMatchObject({ code: 'ENOSPC' });
     // The first write's lines are whole; the second's fragment is closed; nothing after it was written.
     const got = readFileSync(fresh, 'utf8').split('\n');
@@ -86,7 +96,7 @@ describe('temp files', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('temp files of a killed writer are removed at the next start, a live writer\'s and a fresh one are kept', async () => {
+  it("temp files of a killed writer are removed at the next start, a live writer's and a fresh one are kept", async () => {
     const dir = tempDir();
     const dead = await spawnFixture('sleep-forever.mjs');
     dead.child.kill('SIGKILL');
@@ -120,7 +130,10 @@ describe('temp files', () => {
     ];
     const recent = new Date(Date.now() - 5_000).toISOString();
     mkdirSync(path.join(dir, 'epics', 'E-1'), { recursive: true });
-    writeFileSync(path.join(dir, 'epics', 'E-1', 'state.yaml'), `current_wave:\n  dispatched_at: "${recent}"\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: merged }\n`);
+    writeFileSync(
+      path.join(dir, 'epics', 'E-1', 'state.yaml'),
+      `current_wave:\n  dispatched_at: "${recent}"\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: merged }\n`,
+    );
     const at = new Date(Date.now() - 60_000);
     utimesSync(path.join(dir, 'epics', 'E-1', 'state.yaml'), at, at);
     for (const f of left) {
@@ -151,7 +164,9 @@ describe('symlinks inside the state dir', () => {
     const target = path.join(outside, 'target.ndjson');
     writeFileSync(target, '');
     symlinkSync(target, paths2.dispatchLog('2026-04-02'));
-    await expect(new DispatchLog(paths2, 'E-1', 'r', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' })).rejects.toMatchObject({ code: 'ELOOP' });
+    await expect(new DispatchLog(paths2, 'E-1', 'r', () => T0).append({ event: 'watchdog_stopped', reason: 'signal' })).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
 
     mkdirSync(paths.epicDir('E-1'), { recursive: true });
     symlinkSync(outside, paths.requestsDir('E-1'));
@@ -207,7 +222,13 @@ describe('a stale lock', () => {
   it('whose pid now belongs to another process (other start time) is taken over', async () => {
     const other = await spawnFixture('sleep-forever.mjs');
     const live = (await readProcessIdentity(other.pid))!;
-    const file = lockAt(tempDir(), { pid: other.pid, run_id: 'old', started_at: '2026-04-01T00:00:00Z', start_ticks: live.startTicks - 1, boot_id: live.bootId });
+    const file = lockAt(tempDir(), {
+      pid: other.pid,
+      run_id: 'old',
+      started_at: '2026-04-01T00:00:00Z',
+      start_ticks: live.startTicks - 1,
+      boot_id: live.bootId,
+    });
     const lock = await acquireLock(file, info, 'E-1');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid, run_id: 'me', start_ticks: expect.any(Number) });
     await lock.release();
@@ -230,7 +251,10 @@ describe('the hook', () => {
     const dir = tempDir();
     const outside = tempDir('dw-outside-');
     symlinkSync(outside, path.join(dir, 'activity'));
-    const r = await runHookPayload({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'Bash', tool_input: { command: 'ls' } }, { stateDir: dir, nowMs: T0 });
+    const r = await runHookPayload(
+      { hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'Bash', tool_input: { command: 'ls' } },
+      { stateDir: dir, nowMs: T0 },
+    );
     expect(r.isWritten).toBe(false);
     expect(readdirSync(outside)).toEqual([]);
   });

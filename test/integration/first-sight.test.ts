@@ -17,7 +17,14 @@ const S = 1000;
 const EPIC = 'E1';
 const iso = (ms: number) => new Date(ms).toISOString();
 const PAST = T0 - 29_246_490 * S; // the row: last activity long ago, output moving now
-const row = (extra: Partial<RowSpec> = {}): RowSpec => ({ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(PAST), last_activity_ts: iso(PAST), ...extra });
+const row = (extra: Partial<RowSpec> = {}): RowSpec => ({
+  task_id: 't1',
+  ticket_id: 'ENG-1',
+  status: 'in_progress',
+  dispatched_at: iso(PAST),
+  last_activity_ts: iso(PAST),
+  ...extra,
+});
 const stalls = (dir: string) => readEvents(dir).filter((e) => e.event === 'stall_detected');
 
 describe('a row whose last_output is seen for the first time', () => {
@@ -51,7 +58,11 @@ describe('a row whose last_output is seen for the first time', () => {
     expect(stalls(dir)).toEqual([]);
     await s.advance(6 * S);
     expect(stalls(dir)).toEqual([expect.objectContaining({ task_id: 't1', action_taken: 'redispatch', timestamp_utc: iso(T0 + 5 * S + 1) })]);
-    expect(readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.action)).toContain('redispatch');
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'action_started')
+        .map((e) => e.action),
+    ).toContain('redispatch');
     s.stop();
     await s.done;
   });
@@ -69,13 +80,17 @@ describe('an action held for a second look', () => {
   it('gets a stall_detected line of its own when it is finally taken', async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0);
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), last_activity_ts: iso(T0), branch: 'eng-1' }]);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), last_activity_ts: iso(T0), branch: 'eng-1' },
+    ]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 5, checkInterval: 10 });
     await s.advance(2 * S);
     // The row loses a field as it stalls: held as last trusted until later reads confirm it.
     writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), last_activity_ts: iso(T0) }]);
     for (let i = 0; i < 6; i++) await s.advance(10 * S);
-    const lines = stalls(dir).filter((e) => e.task_id === 't1').map((e) => e.action_taken);
+    const lines = stalls(dir)
+      .filter((e) => e.task_id === 't1')
+      .map((e) => e.action_taken);
     expect(lines[0]).toBe('held:unconfirmed_read');
     expect(lines.at(-1)).toBe('redispatch');
     expect(lines).toHaveLength(2);
@@ -85,13 +100,18 @@ describe('an action held for a second look', () => {
 });
 
 describe('a human wait', () => {
-  it("its limit is a wake-up: the attention is logged at the limit, not a check interval later", async () => {
+  it('its limit is a wake-up: the attention is logged at the limit, not a check interval later', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'watchdog.config.yaml'), JSON.stringify({ attention: { human_wait_seconds: 60 } }));
     const at = (s: number) => ({ timestamp: iso(T0 + s * S), sessionId: 's-1' });
     const transcript = path.join(dir, 's-1.jsonl');
-    writeFileSync(transcript, jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('tu1', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], at(1))));
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: transcript }]);
+    writeFileSync(
+      transcript,
+      jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('tu1', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], at(1))),
+    );
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: transcript },
+    ]);
     const clock = new ManualClock(T0 + 2 * S);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 25 }, { claudeConfigDir: path.join(dir, 'claude') });
     await s.advance(70 * S);

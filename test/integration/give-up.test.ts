@@ -34,10 +34,24 @@ describe('an API give-up', () => {
 
     const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
     expect(stalls).toEqual([
-      expect.objectContaining({ task_id: 't1', stall_reason: 'context_exhausted', action_taken: 'redispatch', reason: expect.stringContaining('the agent ran out of context: Prompt is too long') }),
-      expect.objectContaining({ task_id: 't2', stall_reason: 'api_gave_up', action_taken: 'redispatch', reason: expect.stringContaining('the agent gave up on an API error (overloaded)') }),
+      expect.objectContaining({
+        task_id: 't1',
+        stall_reason: 'context_exhausted',
+        action_taken: 'redispatch',
+        reason: expect.stringContaining('the agent ran out of context: Prompt is too long'),
+      }),
+      expect.objectContaining({
+        task_id: 't2',
+        stall_reason: 'api_gave_up',
+        action_taken: 'redispatch',
+        reason: expect.stringContaining('the agent gave up on an API error (overloaded)'),
+      }),
     ]);
-    expect(readEvents(dir).filter((e) => e.event === 'redispatch').map((e) => e.task_id)).toEqual(['t1', 't2']);
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'redispatch')
+        .map((e) => e.task_id),
+    ).toEqual(['t1', 't2']);
 
     const ctx = requestOf(dir, 't1');
     expect(ctx.reason).toBe('failed: context_exhausted, the agent ran out of context ("Prompt is too long")');
@@ -56,7 +70,9 @@ describe('an API give-up', () => {
     expect(status.stdout).not.toContain('no progress');
     const next = await runCli(['next', '--epic-id', EPIC, '--state-dir', dir], { env: { LINEAR_API_KEY: '' } });
     expect(next.code, next.stderr).toBe(10);
-    expect(next.stdout).toMatch(/^request redispatch E-1:t1:redispatch: .* Why: failed: context_exhausted, the agent ran out of context \("Prompt is too long"\)\.$/m);
+    expect(next.stdout).toMatch(
+      /^request redispatch E-1:t1:redispatch: .* Why: failed: context_exhausted, the agent ran out of context \("Prompt is too long"\)\.$/m,
+    );
     expect(next.stdout).toMatch(/^request redispatch E-1:t2:redispatch: .* Why: failed: api_gave_up, the agent gave up on an API error\.$/m);
   });
 });

@@ -33,7 +33,13 @@ const HARNESS_BEDS: Bed[] = [
   {
     harness: claudeCodeHarness,
     shellTool: 'Bash',
-    context: (stateDir, home) => ({ paths: new StatePaths(stateDir), config: { claude: { config_dir: home } }, env: {}, isPersistent: false, baseTimeoutMs: DEFAULT_POLICY.baseTimeoutMs }),
+    context: (stateDir, home) => ({
+      paths: new StatePaths(stateDir),
+      config: { claude: { config_dir: home } },
+      env: {},
+      isPersistent: false,
+      baseTimeoutMs: DEFAULT_POLICY.baseTimeoutMs,
+    }),
     writeSession(home, task) {
       const dir = path.join(home, 'projects', '-work-repo');
       mkdirSync(dir, { recursive: true });
@@ -42,7 +48,12 @@ const HARNESS_BEDS: Bed[] = [
       writeFileSync(
         file,
         claudeLine({ type: 'user', sessionId: task.sessionId, timestamp: at(0), cwd: '/work/repo', message: { role: 'user', content: 'run the tests' } }) +
-          claudeLine({ type: 'assistant', sessionId: task.sessionId, timestamp: at(1), message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] } }),
+          claudeLine({
+            type: 'assistant',
+            sessionId: task.sessionId,
+            timestamp: at(1),
+            message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] },
+          }),
       );
       return file;
     },
@@ -50,19 +61,31 @@ const HARNESS_BEDS: Bed[] = [
   {
     harness: codexHarness,
     shellTool: 'exec_command',
-    context: (stateDir, home) => ({ paths: new StatePaths(stateDir), config: {}, env: { CODEX_HOME: home }, isPersistent: false, baseTimeoutMs: DEFAULT_POLICY.baseTimeoutMs }),
+    context: (stateDir, home) => ({
+      paths: new StatePaths(stateDir),
+      config: {},
+      env: { CODEX_HOME: home },
+      isPersistent: false,
+      baseTimeoutMs: DEFAULT_POLICY.baseTimeoutMs,
+    }),
     // A rollout as Codex 0.171.0 writes it (docs/codex.md): the session, a turn, an exec_command call still open.
     writeSession(home, task) {
       const dir = path.join(home, 'sessions', '2026', '04', '02');
       mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `rollout-2026-04-02T10-00-00-${task.sessionId}.jsonl`);
       let ordinal = 0;
-      const rec = (s: number, type: string, payload: Record<string, unknown>) => claudeLine({ timestamp: new Date(T0 + s * 1000).toISOString(), ordinal: ordinal++, type, payload });
+      const rec = (s: number, type: string, payload: Record<string, unknown>) =>
+        claudeLine({ timestamp: new Date(T0 + s * 1000).toISOString(), ordinal: ordinal++, type, payload });
       writeFileSync(
         file,
         rec(0, 'session_meta', { id: task.sessionId, cwd: '/work/repo', originator: 'codex_exec', cli_version: '0.171.0' }) +
           rec(0, 'event_msg', { type: 'task_started', turn_id: 'turn-1' }) +
-          rec(1, 'response_item', { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm test', yield_time_ms: 10_000 }), call_id: 'call_1' }),
+          rec(1, 'response_item', {
+            type: 'function_call',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: 'npm test', yield_time_ms: 10_000 }),
+            call_id: 'call_1',
+          }),
       );
       return file;
     },
@@ -77,13 +100,18 @@ describe('every agent CLI the vocabulary names', () => {
     }
   });
   it('every registered harness has a bed in this suite', () => {
-    expect(Object.values(HARNESSES).map((h) => h!.name).sort()).toEqual(HARNESS_BEDS.map((b) => b.harness.name).sort());
+    expect(
+      Object.values(HARNESSES)
+        .map((h) => h!.name)
+        .sort(),
+    ).toEqual(HARNESS_BEDS.map((b) => b.harness.name).sort());
   });
 });
 
 describe.each(HARNESS_BEDS)('harness $harness.name', (bed) => {
   const h = bed.harness;
-  const row = (over: Partial<Task> = {}) => makeTask({ sessionId: `5e551011-0000-4000-8000-${h.name === 'claude-code' ? '000000000001' : '000000000002'}`, agent: h.name, ...over });
+  const row = (over: Partial<Task> = {}) =>
+    makeTask({ sessionId: `5e551011-0000-4000-8000-${h.name === 'claude-code' ? '000000000001' : '000000000002'}`, agent: h.name, ...over });
   const other = AGENT_CLIS.find((n) => n !== h.name)!;
 
   it('reads only rows naming it (claude-code also reads rows naming none)', () => {

@@ -41,7 +41,9 @@ describe('appendLineSync', () => {
   it('closes a short write (a full disk) with a newline and reports ENOSPC; the next line is whole', () => {
     const root = tempDir();
     const file = path.join(root, 'activity', 'a1.ndjson');
-    expect(() => appendLineSync(file, '{"n":1,"pad":"xxxx"}', root, { write: (fd, data) => writeSync(fd, data, 0, 7) })).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
+    expect(() => appendLineSync(file, '{"n":1,"pad":"xxxx"}', root, { write: (fd, data) => writeSync(fd, data, 0, 7) })).toThrow(
+      expect.objectContaining({ code: 'ENOSPC' }),
+    );
     appendLineSync(file, '{"n":2}', root);
     expect(readFileSync(file, 'utf8')).toBe('{"n":1,\n{"n":2}\n');
   });
@@ -63,7 +65,13 @@ describe('readStdinFd', () => {
     writeFileSync(small, '{"hook_event_name":"Stop"}');
     const fd = openSync(small, 'r');
     onTestFinished(() => closeSync(fd));
-    expect(await readStdinFd(fd, 5000, () => process.stdin)).toEqual({ text: '{"hook_event_name":"Stop"}', isCut: false, tail: '', isEnded: true, payload: { hook_event_name: 'Stop' } });
+    expect(await readStdinFd(fd, 5000, () => process.stdin)).toEqual({
+      text: '{"hook_event_name":"Stop"}',
+      isCut: false,
+      tail: '',
+      isEnded: true,
+      payload: { hook_event_name: 'Stop' },
+    });
 
     const big = path.join(dir, 'big.json');
     writeFileSync(big, 'h'.repeat(100_000) + 'x'.repeat(200_000) + 't'.repeat(100_000));
@@ -105,7 +113,9 @@ describe('the built fast entry', () => {
     child.stderr.on('data', (d) => (out += d));
     child.stdin.write(input); // and never end()
     const t0 = Date.now();
-    return new Promise<{ code: number | null; signal: string | null; out: string; ms: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out, ms: Date.now() - t0 })));
+    return new Promise<{ code: number | null; signal: string | null; out: string; ms: number }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal, out, ms: Date.now() - t0 })),
+    );
   };
 
   it('is what hook install and --print-settings pin: the CommonJS bundle (bundle/hook.cjs), the one hooks/hooks.json runs', async () => {

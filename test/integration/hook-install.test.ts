@@ -40,13 +40,24 @@ function project(): { cwd: string; home: string; opts: (o?: Partial<HookInstallO
   mkdirSync(path.join(cwd, '.onex_state'), { recursive: true });
   mkdirSync(home);
   const opts = (o: Partial<HookInstallOptions> = {}): HookInstallOptions => ({
-    scope: 'local', isDryRun: false, stateDir: path.join(cwd, '.onex_state'), env: { HOME: home }, cwd, entryPath: ENTRY, ...o,
+    scope: 'local',
+    isDryRun: false,
+    stateDir: path.join(cwd, '.onex_state'),
+    env: { HOME: home },
+    cwd,
+    entryPath: ENTRY,
+    ...o,
   });
   return { cwd, home, opts, settings: path.join(cwd, '.claude', 'settings.local.json') };
 }
 
 /** Every file under `dir`, relative (none when it does not exist). */
-const filesUnder = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(path.join(dir, f)).isFile()).sort() : []);
+const filesUnder = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => statSync(path.join(dir, f)).isFile())
+        .sort()
+    : [];
 
 describe('planHookInstall / planHookUninstall (text edits)', () => {
   it('adds our handler to every event and keeps every other byte; uninstall gives the original back', () => {
@@ -60,7 +71,19 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
     const parsed = JSON.parse(edit.text) as { hooks: Record<string, { hooks: { command: string }[] }[]>; model: string };
     expect(parsed.model).toBe('opus');
     expect(parsed.hooks.PreToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['~/bin/guard.sh', `node ${ENTRY} --state-dir /srv/state`]);
-    expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd']);
+    expect(Object.keys(parsed.hooks)).toEqual([
+      'PreToolUse',
+      'SessionStart',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'SubagentStart',
+      'SubagentStop',
+      'Stop',
+      'StopFailure',
+      'Notification',
+      'PermissionRequest',
+      'SessionEnd',
+    ]);
     // New entries follow the file's own 4-space indentation.
     expect(edit.text).toContain('\n        "Stop": [\n            {\n                "hooks": [\n');
     expect(planHookUninstall(edit.text, 'settings.json')).toEqual({ text: USER_SETTINGS, isChanged: true, removed: 10, added: [] });
@@ -77,7 +100,9 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
     expect(edit).toMatchObject({ isChanged: true, removed: 10 });
     const commands = JSON.stringify(JSON.parse(edit.text)).match(/"command":"[^"]*"/g);
     expect(commands).toEqual([
-      '"command":"~/bin/guard.sh"', `"command":"node ${ENTRY} --state-dir /new/state"`, '"command":"echo hi"',
+      '"command":"~/bin/guard.sh"',
+      `"command":"node ${ENTRY} --state-dir /new/state"`,
+      '"command":"echo hi"',
       ...Array(9).fill(`"command":"node ${ENTRY} --state-dir /new/state"`),
     ]);
   });
@@ -95,10 +120,23 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
   });
 
   it.each([
-    { name: 'a syntax error', text: '{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n', message: 's.json:3:14: not valid JSON: expected a JSON value, got ",". Fix the file (or move it away) and run the command again; nothing was written.' },
+    {
+      name: 'a syntax error',
+      text: '{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n',
+      message: 's.json:3:14: not valid JSON: expected a JSON value, got ",". Fix the file (or move it away) and run the command again; nothing was written.',
+    },
     { name: 'a root that is not an object', text: '[]', message: 's.json: expected a JSON object at the top of the settings file. Nothing was written.' },
-    { name: 'hooks that are not an object', text: '{"hooks": []}', message: 's.json hooks: expected an object of events, got []. Claude Code expects "hooks": { "<Event>": [ … ] }; fix it and run the command again; nothing was written.' },
-    { name: 'an event that is not an array', text: '{"hooks": {"Stop": {}}}', message: 's.json hooks.Stop: expected an array of matcher entries. Fix it and run the command again; nothing was written.' },
+    {
+      name: 'hooks that are not an object',
+      text: '{"hooks": []}',
+      message:
+        's.json hooks: expected an object of events, got []. Claude Code expects "hooks": { "<Event>": [ … ] }; fix it and run the command again; nothing was written.',
+    },
+    {
+      name: 'an event that is not an array',
+      text: '{"hooks": {"Stop": {}}}',
+      message: 's.json hooks.Stop: expected an array of matcher entries. Fix it and run the command again; nothing was written.',
+    },
   ])('refuses $name, naming the place', ({ text, message }) => {
     for (const run of [() => planHookInstall(text, block(), 's.json'), () => planHookUninstall(text, 's.json')]) {
       try {
@@ -206,7 +244,9 @@ describe('runHookInstall', () => {
     const p = project();
     const c = capture();
     await runHookInstall('install', p.opts({ stateDir: path.join(p.cwd, 'nope') }), c.output);
-    expect(c.out.stderr).toBe(`note: ${path.join(p.cwd, 'nope')} does not exist yet; the hook records nothing until it does (mkdir -p ${path.join(p.cwd, 'nope')})\n`);
+    expect(c.out.stderr).toBe(
+      `note: ${path.join(p.cwd, 'nope')} does not exist yet; the hook records nothing until it does (mkdir -p ${path.join(p.cwd, 'nope')})\n`,
+    );
   });
 
   it.each([
@@ -235,21 +275,31 @@ describe('runHookInstall', () => {
 });
 
 describe('hook --print-settings', () => {
-  it('warns when the entry it prints lives in a package manager\'s cache, and still prints the block', async () => {
+  it("warns when the entry it prints lives in a package manager's cache, and still prints the block", async () => {
     const entry = '/home/u/.npm/_npx/6a9f/node_modules/dispatch-watchdog/dist/src/hook-entry.js';
     const state = tempDir();
     let out = '';
     let warning = '';
-    await hookMain(['--print-settings', '--state-dir', state], Readable.from([]), {}, { out: (t) => (out += t), warn: (t) => (warning += t), entryPath: entry });
+    await hookMain(
+      ['--print-settings', '--state-dir', state],
+      Readable.from([]),
+      {},
+      { out: (t) => (out += t), warn: (t) => (warning += t), entryPath: entry },
+    );
     expect(out).toContain(`"command": "node ${entry} --state-dir ${state}"`);
-    expect(warning).toBe(`note: this block runs ${entry}, a copy in npx's cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`);
+    expect(warning).toBe(
+      `note: this block runs ${entry}, a copy in npx's cache that may be deleted at any time (then every tool call fails its hook); install the package (npm install -g dispatch-watchdog) and print the block from that copy\n`,
+    );
   });
 });
 
 describe('the CLI', () => {
   it('routes `hook install --user` past the hook fast path to the full CLI, into $HOME/.claude', async () => {
     const p = project();
-    const r = await runCli(['hook', 'install', '--user', '--state-dir', path.join(p.cwd, '.onex_state')], { cwd: p.cwd, env: { HOME: p.home, CLAUDE_CONFIG_DIR: '' } });
+    const r = await runCli(['hook', 'install', '--user', '--state-dir', path.join(p.cwd, '.onex_state')], {
+      cwd: p.cwd,
+      env: { HOME: p.home, CLAUDE_CONFIG_DIR: '' },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const file = path.join(p.home, '.claude', 'settings.json');
@@ -265,6 +315,11 @@ describe('the CLI', () => {
   it('exits 2 on two scopes at once', async () => {
     const p = project();
     const r = await runCli(['hook', 'uninstall', '--user', '--project'], { cwd: p.cwd, env: { HOME: p.home } });
-    expect(r).toEqual({ code: 2, stdout: '', stderr: 'dispatch-watchdog: choose one of --user, --project and --local, got --user and --project.\n(run dispatch-watchdog hook uninstall --help for usage)\n' });
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'dispatch-watchdog: choose one of --user, --project and --local, got --user and --project.\n(run dispatch-watchdog hook uninstall --help for usage)\n',
+    });
   });
 });

@@ -22,7 +22,11 @@ const stateDir = () => {
   mkdirSync(dir);
   return dir;
 };
-const readLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const readLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('runHook', () => {
   it('appends one compact line to activity/<agent_id>.ndjson', async () => {
@@ -48,7 +52,11 @@ describe('runHook', () => {
   it.each([
     { name: 'garbage', stdin: 'not json {', reason: 'stdin is not JSON' },
     { name: 'an empty object', stdin: '{}', reason: expect.stringContaining('not a hook payload') },
-    { name: 'a path-escaping id', stdin: JSON.stringify(payload('Stop', { session_id: '../x' })), reason: expect.stringContaining('safe agent_id or session_id') },
+    {
+      name: 'a path-escaping id',
+      stdin: JSON.stringify(payload('Stop', { session_id: '../x' })),
+      reason: expect.stringContaining('safe agent_id or session_id'),
+    },
   ])('writes nothing for $name', async ({ stdin, reason }) => {
     const dir = stateDir();
     expect(await runHook(stdin, { stateDir: dir, nowMs: NOW })).toEqual({ isWritten: false, reason });
@@ -67,11 +75,27 @@ describe('hookMain', () => {
   it('--print-settings prints the settings.json block for the 10 events, state dir pinned', async () => {
     let out = '';
     let warning = '';
-    const code = await hookMain(['--print-settings', '--state-dir', '/srv/state dir'], Readable.from([]), {}, { out: (t) => (out += t), warn: (t) => (warning += t) });
+    const code = await hookMain(
+      ['--print-settings', '--state-dir', '/srv/state dir'],
+      Readable.from([]),
+      {},
+      { out: (t) => (out += t), warn: (t) => (warning += t) },
+    );
     expect(code).toBe(0);
     expect(warning).toBe("note: /srv/state dir does not exist yet; the hook records nothing until it does (mkdir -p '/srv/state dir')\n");
     const block = JSON.parse(out) as ReturnType<typeof hookSettingsBlock>;
-    expect(Object.keys(block.hooks)).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'Notification', 'PermissionRequest', 'SessionEnd']);
+    expect(Object.keys(block.hooks)).toEqual([
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'SubagentStart',
+      'SubagentStop',
+      'Stop',
+      'StopFailure',
+      'Notification',
+      'PermissionRequest',
+      'SessionEnd',
+    ]);
     const command = (block.hooks.Stop![0] as { hooks: { command: string }[] }).hooks[0]!.command;
     expect(command).toMatch(/^node \S+bundle\/hook\.cjs --state-dir '\/srv\/state dir'$/);
   });
@@ -216,7 +240,15 @@ describe('hookMain', () => {
   });
 
   it('keeps the head and tail of an oversized payload and salvages its top-level ids', async () => {
-    const big = JSON.stringify(payload('PostToolUse', { agent_id: 'a1', tool_name: 'Read', tool_input: { file_path: '/f' }, tool_response: { content: 'x'.repeat(300_000) }, tool_use_id: 'toolu_9' }));
+    const big = JSON.stringify(
+      payload('PostToolUse', {
+        agent_id: 'a1',
+        tool_name: 'Read',
+        tool_input: { file_path: '/f' },
+        tool_response: { content: 'x'.repeat(300_000) },
+        tool_use_id: 'toolu_9',
+      }),
+    );
     const got = await readStdin(Readable.from([big.slice(0, 100_000), big.slice(100_000)]), 1000, 150_000);
     expect(got.isCut).toBe(true);
     expect(salvagePayload(got.text, got.tail)).toEqual({
@@ -282,7 +314,9 @@ describe('the hook entry as a child process', () => {
     built = out;
     writeFileSync(path.join(out, 'package.json'), '{"type":"module"}');
     for (const file of hookClosure().files) {
-      const js = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+      const js = ts.transpileModule(readFileSync(file, 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
       const dest = path.join(out, path.relative(repoRoot, file).replace(/\.ts$/, '.js'));
       mkdirSync(path.dirname(dest), { recursive: true });
       writeFileSync(dest, js);

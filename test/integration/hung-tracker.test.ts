@@ -19,8 +19,16 @@ describe('a Linear that never answers', () => {
     fake.handle(() => replies.hang());
     const started = Date.now();
     const p = escalateInLinear({
-      apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate',
-      requestTimeoutMs: 200, totalBudgetMs: 500, retries: 50, minDelayMs: 10, maxDelayMs: 10,
+      apiKey: 'lin_api_TESTKEY',
+      apiUrl: fake.url,
+      ticketId: 'ENG-123',
+      commentBody: 'x',
+      idempotencyKey: 'E:t1:escalate',
+      requestTimeoutMs: 200,
+      totalBudgetMs: 500,
+      retries: 50,
+      minDelayMs: 10,
+      maxDelayMs: 10,
     });
     await expect(within(3000, p)).rejects.toMatchObject({ code: 'tracker_unavailable', isRetryable: true });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -43,7 +51,9 @@ function startWithHungLinear(fake: LinearServer, dispatchedAt: string, rows: Row
   const dir = tempDir();
   writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ linear: { api_url: fake.url } }));
   writeWave(dir, 'E-1', dispatchedAt, rows);
-  const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', timeoutSeconds, '--max-redispatches', '0'], { env: { LINEAR_API_KEY: 'lin_api_TESTKEY' } });
+  const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--timeout', timeoutSeconds, '--max-redispatches', '0'], {
+    env: { LINEAR_API_KEY: 'lin_api_TESTKEY' },
+  });
   onTestFinished(() => void child.kill('SIGKILL'));
   return { dir, child };
 }
@@ -59,10 +69,15 @@ describe('a hung escalation does not hold the loop', () => {
   it("another task's stall is detected while an escalation waits on a Linear that never answers", async () => {
     await using fake = await startLinearServer();
     const old = new Date(Date.now() - 600_000).toISOString();
-    const { dir, child } = startWithHungLinear(fake, old, [
-      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: old },
-      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: new Date().toISOString() },
-    ], '3');
+    const { dir, child } = startWithHungLinear(
+      fake,
+      old,
+      [
+        { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', last_activity_ts: old },
+        { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: new Date().toISOString() },
+      ],
+      '3',
+    );
     await until(() => fake.requests.length > 0, 15_000, 'the first Linear request');
     const hungAt = Date.now();
     // t2 stalls 3 s after it was written; the escalation of t1 holds Linear for up to 30 s.
@@ -76,7 +91,14 @@ describe('Linear failures the campaign found', () => {
   it('a 5xx labelled JSON whose body is not JSON is retried', async () => {
     await using fake = await startLinearServer();
     fake.enqueue('issue', { status: 502, headers: { 'content-type': 'application/json' }, body: '<html>Bad Gateway</html>' });
-    const r = await escalateInLinear({ apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate', sleep: async () => undefined });
+    const r = await escalateInLinear({
+      apiKey: 'lin_api_TESTKEY',
+      apiUrl: fake.url,
+      ticketId: 'ENG-123',
+      commentBody: 'x',
+      idempotencyKey: 'E:t1:escalate',
+      sleep: async () => undefined,
+    });
     expect(r).toMatchObject({ tracker: 'updated', commented: true });
     expect(fake.ops().slice(0, 2)).toEqual(['issue', 'issue']);
   });
@@ -85,7 +107,14 @@ describe('Linear failures the campaign found', () => {
     const comments = Array.from({ length: 2_050 }, (_, n) => ({ id: `c${n}`, body: `comment ${n}` }));
     await using fake = await startLinearServer({ issues: [{ comments }] });
     fake.enqueue('createComment', replies.lostAfterApply());
-    const r = await escalateInLinear({ apiKey: 'lin_api_TESTKEY', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: 'x', idempotencyKey: 'E:t1:escalate', sleep: async () => undefined });
+    const r = await escalateInLinear({
+      apiKey: 'lin_api_TESTKEY',
+      apiUrl: fake.url,
+      ticketId: 'ENG-123',
+      commentBody: 'x',
+      idempotencyKey: 'E:t1:escalate',
+      sleep: async () => undefined,
+    });
     expect(r).toMatchObject({ tracker: 'updated' });
     expect(fake.ops().filter((op) => op === 'createComment')).toHaveLength(1);
   });

@@ -14,10 +14,24 @@ describe('a launching marker left by a crash', () => {
     const req = await redispatchRequest(tempDir());
     const file = launchFile(req);
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: ['agent'], prompt_file: 'p', log_file: 'l', started_at: '2026-04-02T10:00:00.000Z' }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        key: req.key,
+        status: 'launching',
+        recovery_task_id: req.recoveryTaskId,
+        argv_template: ['agent'],
+        prompt_file: 'p',
+        log_file: 'l',
+        started_at: '2026-04-02T10:00:00.000Z',
+      }),
+    );
     expect(await launchMarker(req)).toBe('unknown'); // nothing runs with the key yet
 
-    const child = spawn(process.execPath, [fixture('sleep-forever.mjs')], { env: { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [fixture('sleep-forever.mjs')], {
+      env: { ...process.env, DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     onTestFinished(() => void child.kill('SIGKILL'));
     await new Promise((r) => child.stdout!.once('data', r));
     expect(await waitFor('the marker to be adopted', async () => ((await launchMarker(req)) === 'done' ? true : undefined))).toBe(true);

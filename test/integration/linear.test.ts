@@ -67,13 +67,20 @@ describe('escalateInLinear', () => {
   it("the comment starts with the seed's sentence and names the state as Linear spells it, not as configured (issue 33)", async () => {
     await using fake = await startLinearServer();
     const commentBody = (state: string) =>
-      renderEscalationComment({ ticketId: 'ENG-123', attempts: 3, history: [], frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md', key: IDEMPOTENCY_KEY, stateName: state });
+      renderEscalationComment({
+        ticketId: 'ENG-123',
+        attempts: 3,
+        history: [],
+        frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md',
+        key: IDEMPOTENCY_KEY,
+        stateName: state,
+      });
     const { opts } = setup(fake, { blockedStateName: 'blocked', commentBody });
     await escalateInLinear(opts);
     const body = String(fake.requests.at(-1)!.variables.input.body);
     expect(body.startsWith('Auto-blocked: agent stalled 3 times. Requires manual investigation. See dispatch log.\n')).toBe(true);
     expect(body).toContain('moved ENG-123 to **Blocked**');
-    expect(body).not.toContain('(in the watchdog\'s state dir)');
+    expect(body).not.toContain("(in the watchdog's state dir)");
   });
 
   it.each<[string, Reply]>([
@@ -188,7 +195,12 @@ describe('escalateInLinear', () => {
   });
 
   it('fails clearly when the team has no Blocked state, and changes nothing', async () => {
-    await using fake = await startLinearServer({ states: [{ id: 'state-todo', name: 'Todo', type: 'unstarted', teamId: 'team-1' }, { id: 'state-done', name: 'Done', type: 'completed', teamId: 'team-1' }] });
+    await using fake = await startLinearServer({
+      states: [
+        { id: 'state-todo', name: 'Todo', type: 'unstarted', teamId: 'team-1' },
+        { id: 'state-done', name: 'Done', type: 'completed', teamId: 'team-1' },
+      ],
+    });
     const { opts } = setup(fake);
     const e = await failure(escalateInLinear(opts));
     expect([e.code, e.isRetryable, e.describe()]).toMatchInlineSnapshot(`
@@ -207,7 +219,12 @@ describe('escalateInLinear', () => {
     await using fake = await startLinearServer({ issues: [{ stateId: 'state-blocked' }] });
     const { opts } = setup(fake);
     await expect(escalateInLinear(opts)).resolves.toEqual({
-      ok: true, tracker: 'already_blocked', commented: true, issueId: 'issue-uuid-1', stateId: 'state-blocked', commentId: 'comment-1',
+      ok: true,
+      tracker: 'already_blocked',
+      commented: true,
+      issueId: 'issue-uuid-1',
+      stateId: 'state-blocked',
+      commentId: 'comment-1',
     });
     expect(fake.ops()).toEqual(['issue', 'workflowStates', 'dispatchWatchdogIssueComments', 'createComment']);
   });
@@ -218,7 +235,14 @@ describe('escalateInLinear', () => {
     await escalateInLinear(opts);
     fake.requests.length = 0;
     const again = await escalateInLinear(opts);
-    expect(again).toEqual({ ok: true, tracker: 'already_blocked', commented: false, issueId: 'issue-uuid-1', stateId: 'state-blocked', commentId: 'comment-1' });
+    expect(again).toEqual({
+      ok: true,
+      tracker: 'already_blocked',
+      commented: false,
+      issueId: 'issue-uuid-1',
+      stateId: 'state-blocked',
+      commentId: 'comment-1',
+    });
     expect(fake.ops()).toEqual(['issue', 'workflowStates', 'dispatchWatchdogIssueComments']);
     expect(fake.issue().comments).toHaveLength(1);
   });
@@ -233,7 +257,10 @@ describe('escalateInLinear', () => {
   });
 
   it('finds the keyed comment on a later page, and ignores a similar key', async () => {
-    const others = Array.from({ length: 150 }, (_, n) => ({ id: `old-${n}`, body: n === 7 ? 'see dispatch-watchdog:epic-1:t1-r2:escalate-not' : `comment ${n}` }));
+    const others = Array.from({ length: 150 }, (_, n) => ({
+      id: `old-${n}`,
+      body: n === 7 ? 'see dispatch-watchdog:epic-1:t1-r2:escalate-not' : `comment ${n}`,
+    }));
     const mine = { id: 'old-keyed', body: `Stalled.\n<!-- dispatch-watchdog:${IDEMPOTENCY_KEY} -->` };
     await using fake = await startLinearServer({ issues: [{ stateId: 'state-blocked', comments: [...others, mine] }] });
     const { opts } = setup(fake);
@@ -300,7 +327,9 @@ describe('escalateInLinear', () => {
           "Linear escalation of ENG-1 failed at "connect": the API key is empty. Set LINEAR_API_KEY, or unset it to skip the tracker.",
         ]
       `);
-      const e2 = await failure(escalateInLinear({ apiKey: KEY, apiUrl: 'http://example.com/graphql', ticketId: 'ENG-1', commentBody: 'x', idempotencyKey: 'k' }));
+      const e2 = await failure(
+        escalateInLinear({ apiKey: KEY, apiUrl: 'http://example.com/graphql', ticketId: 'ENG-1', commentBody: 'x', idempotencyKey: 'k' }),
+      );
       expect([e2.code, e2.describe()]).toMatchInlineSnapshot(`
         [
           "tracker_input",

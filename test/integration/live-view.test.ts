@@ -42,8 +42,27 @@ describe('the live view between checks and at the end', () => {
     await view.result(await captureResult(dir, T0));
     const env = { timestamp_utc: iso(T0), epic_id: 'E-1', run_id: 'r' };
     const ids = { task_id: 't1', agent_id: 't1', ticket_id: 'P-1' };
-    view.event({ event: 'stall_detected', ...env, ...ids, stall_reason: 'inactivity', idle_seconds: 200, bash_timeout_exemption: false, redispatch_attempt: 2, max_redispatches: 2, action_taken: 'escalate', effective_timeout_seconds: 120, reason: 'no progress for 200s (window 120s) while waiting on the model after its last Read call' } as DispatchEvent);
-    view.event({ event: 'escalated_to_blocked', ...env, ...ids, attempt_count: 3, friction_path: 'friction/2026-04-02-stall-escalation-p-1.md', tracker: 'skipped' } as DispatchEvent);
+    view.event({
+      event: 'stall_detected',
+      ...env,
+      ...ids,
+      stall_reason: 'inactivity',
+      idle_seconds: 200,
+      bash_timeout_exemption: false,
+      redispatch_attempt: 2,
+      max_redispatches: 2,
+      action_taken: 'escalate',
+      effective_timeout_seconds: 120,
+      reason: 'no progress for 200s (window 120s) while waiting on the model after its last Read call',
+    } as DispatchEvent);
+    view.event({
+      event: 'escalated_to_blocked',
+      ...env,
+      ...ids,
+      attempt_count: 3,
+      friction_path: 'friction/2026-04-02-stall-escalation-p-1.md',
+      tracker: 'skipped',
+    } as DispatchEvent);
     const frame = lastFrame(out);
     expect(frame).toMatch(/^t1 +P-1 +ESCALATED /m);
     // The counts say what the table says: escalated, not stalled.
@@ -53,7 +72,9 @@ describe('the live view between checks and at the end', () => {
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(69);
     out.length = 0;
     view.finish('wave_complete');
-    expect(out.join('')).toBe('wave complete: 1 stall, 0 redispatches, 1 escalation (tracker\n  skipped: not moved to Blocked), 0 requests answered; time to\n  detect: 80.0 s past the window\n');
+    expect(out.join('')).toBe(
+      'wave complete: 1 stall, 0 redispatches, 1 escalation (tracker\n  skipped: not moved to Blocked), 0 requests answered; time to\n  detect: 80.0 s past the window\n',
+    );
     // The log's last line comes after the summary: no second table under it.
     view.event({ event: 'watchdog_stopped', ...env, reason: 'wave_complete', checks: 2 } as DispatchEvent);
     view.tick(T0 + 10 * S);
@@ -77,6 +98,10 @@ async function captureResult(dir: string, nowMs: number): Promise<CheckResult> {
   const { StatePaths } = await import('../../src/files/paths.js');
   const { emptyHistory } = await import('../../src/core/history.js');
   const opts = await resolveOptions({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, dryRun: true }, {}, process.cwd());
-  captured = await runCheck({ paths: new StatePaths(dir), opts, observers: [], history: emptyHistory(), runId: 'r', version: '0', pid: 1 } as never, newCheckMemory(), nowMs);
+  captured = await runCheck(
+    { paths: new StatePaths(dir), opts, observers: [], history: emptyHistory(), runId: 'r', version: '0', pid: 1 } as never,
+    newCheckMemory(),
+    nowMs,
+  );
   return captured;
 }

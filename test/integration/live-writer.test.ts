@@ -23,13 +23,27 @@ describe('a non-atomic writer beside a running watchdog', () => {
       const stalled = await spawnFixture('sleep-forever.mjs');
       // Dispatched now (every agent started before it, within the identity tolerance).
       const at = new Date().toISOString();
-      const rows = (epic: string, withPids: boolean) => [
-        ...healthy.map((a, i) => ({ task_id: `t${i + 1}`, ticket_id: `P-${i + 1}`, status: 'in_progress', dispatched_at: at, ...(withPids ? { pid: a.pid } : {}), fresh: true })),
-        { task_id: 'stuck', ticket_id: 'P-99', status: 'in_progress', dispatched_at: at, ...(withPids ? { pid: stalled.pid } : {}), last_activity_ts: at },
-      ].map((r) => ({ ...r, task_id: `${epic}-${r.task_id}` }));
+      const rows = (epic: string, withPids: boolean) =>
+        [
+          ...healthy.map((a, i) => ({
+            task_id: `t${i + 1}`,
+            ticket_id: `P-${i + 1}`,
+            status: 'in_progress',
+            dispatched_at: at,
+            ...(withPids ? { pid: a.pid } : {}),
+            fresh: true,
+          })),
+          { task_id: 'stuck', ticket_id: 'P-99', status: 'in_progress', dispatched_at: at, ...(withPids ? { pid: stalled.pid } : {}), last_activity_ts: at },
+        ].map((r) => ({ ...r, task_id: `${epic}-${r.task_id}` }));
 
       const config = path.join(dir, 'process.config.yaml');
-      writeFileSync(config, stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs')] }, max_redispatches: 1 }));
+      writeFileSync(
+        config,
+        stringify({
+          agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs')] },
+          max_redispatches: 1,
+        }),
+      );
       const watch = (epic: string, extra: string[]) => {
         const child = spawnCli(['--epic-id', epic, '--state-dir', dir, '--timeout', '4', '--check-interval', '1', '--action', 'redispatch', ...extra]);
         onTestFinished(() => void child.kill('SIGKILL'));
@@ -66,7 +80,10 @@ describe('a non-atomic writer beside a running watchdog', () => {
 
       // ... and nothing else was: every healthy agent still runs, and no request names a healthy task.
       for (const a of healthy) expect(isRunning(a.pid), `healthy agent ${a.pid} was signalled`).toBe(true);
-      expect(readdirSync(mailRequests).every((f) => f.includes('MAIL-stuck')), readdirSync(mailRequests).join(' ')).toBe(true);
+      expect(
+        readdirSync(mailRequests).every((f) => f.includes('MAIL-stuck')),
+        readdirSync(mailRequests).join(' '),
+      ).toBe(true);
       const events = readEvents(dir);
       const acted = events.filter((e) => e.event === 'action_started').map((e) => String(e.task_id));
       expect(acted.filter((id) => !/-stuck(-r\d+)?$/.test(id))).toEqual([]);
@@ -79,4 +96,3 @@ describe('a non-atomic writer beside a running watchdog', () => {
     CAMPAIGN_MS + 40_000,
   );
 });
-

@@ -37,7 +37,10 @@ describe('many watchdogs starting at once over a stale lock', () => {
       const answers = contenders.map(answer);
       for (const c of contenders) c.child.kill('SIGUSR1');
       const got = await Promise.all(answers);
-      expect(got.filter((a) => a === 'got'), got.join(' ')).toHaveLength(1);
+      expect(
+        got.filter((a) => a === 'got'),
+        got.join(' '),
+      ).toHaveLength(1);
       expect(got.filter((a) => a === 'held')).toHaveLength(7);
       for (const c of contenders) c.child.kill('SIGKILL');
       await Promise.all(contenders.map((c) => c.exited));

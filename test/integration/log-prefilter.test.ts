@@ -30,15 +30,16 @@ describe('LinePrefilter', () => {
     return f.classify(b, 2, b.length - 2);
   };
   const ts = '2026-01-01T00:00:00.000Z';
-  const w = (event: string, epic: string, rest = ',"ticket_id":"P-1","task_id":"t1"}') => `{"timestamp_utc":"${ts}","event":"${event}","epic_id":"${epic}","run_id":"r1"${rest}`;
+  const w = (event: string, epic: string, rest = ',"ticket_id":"P-1","task_id":"t1"}') =>
+    `{"timestamp_utc":"${ts}","event":"${event}","epic_id":"${epic}","run_id":"r1"${rest}`;
 
-  it('skips another epic\'s line of an event that cannot change this epic\'s history', () => {
+  it("skips another epic's line of an event that cannot change this epic's history", () => {
     expect(line(w('healthy', 'E-2'))).toBe(SKIP);
     expect(line(w('action_started', 'E-11'))).toBe(SKIP);
     expect(line(w('a_newer_event', 'E-2'))).toBe(SKIP);
   });
 
-  it('keeps another epic\'s stall or redispatch by reference, with its ticket', () => {
+  it("keeps another epic's stall or redispatch by reference, with its ticket", () => {
     expect(line(w('stall_detected', 'E-2'))).toBe(CROSS_REF);
     expect(f.isStall).toBe(true);
     expect(line(w('redispatch', 'E-2', ',"ticket_id":"PROJ-ü9","x":1}'))).toBe(CROSS_REF);
@@ -48,7 +49,7 @@ describe('LinePrefilter', () => {
     expect(b.toString('utf8', f.ticketStart, f.ticketEnd)).toBe('PROJ-ü9');
   });
 
-  it('parses this epic\'s lines and every line it cannot read from its bytes alone', () => {
+  it("parses this epic's lines and every line it cannot read from its bytes alone", () => {
     expect(line(w('healthy', 'E-1'))).toBe(PARSE);
     expect(line(w('healthy', 'E-1', '}'))).toBe(PARSE);
     // A torn line (no closing brace), escapes where the fields are read, another key order.
@@ -71,10 +72,43 @@ describe('CROSS_EPIC_EVENTS', () => {
     generateLog(dir, { events: 3000, days: 3, junkEvery: 0 });
     const events = (await readDispatchLog(new StatePaths(dir))).events;
     const base = json(foldHistory(events, 'E-1'));
-    const acted = events.find((e) => e.event === 'action_started' && e.epic_id === 'E-1') as DispatchEvent & { key: string; task_id: string; ticket_id: string };
+    const acted = events.find((e) => e.event === 'action_started' && e.epic_id === 'E-1') as DispatchEvent & {
+      key: string;
+      task_id: string;
+      ticket_id: string;
+    };
     for (const name of EVENT_NAMES) {
       // Another epic's line with this epic's ids and action key in every field a fold might read.
-      const other = { ...acted, event: name, epic_id: 'E-2', key: acted.key, reason: 'x', kind: 'human_wait', orphans: [acted.key], done: [], finished: [], orphan_count: 1, requests: [acted.key], unanswered: [], escalations: [], task_ids: [acted.task_id], stalled: 1, in_flight: 1, held_seconds: 1, how: 'row', recovery_task_id: 'x-r1', redispatch_attempt: 1, stall_reason: 'inactivity', idle_seconds: 1, bash_timeout_exemption: false, max_redispatches: 2, action_taken: 'report', attempt_count: 1, friction_path: 'f.md', tracker: 'failed' } as unknown as DispatchEvent;
+      const other = {
+        ...acted,
+        event: name,
+        epic_id: 'E-2',
+        key: acted.key,
+        reason: 'x',
+        kind: 'human_wait',
+        orphans: [acted.key],
+        done: [],
+        finished: [],
+        orphan_count: 1,
+        requests: [acted.key],
+        unanswered: [],
+        escalations: [],
+        task_ids: [acted.task_id],
+        stalled: 1,
+        in_flight: 1,
+        held_seconds: 1,
+        how: 'row',
+        recovery_task_id: 'x-r1',
+        redispatch_attempt: 1,
+        stall_reason: 'inactivity',
+        idle_seconds: 1,
+        bash_timeout_exemption: false,
+        max_redispatches: 2,
+        action_taken: 'report',
+        attempt_count: 1,
+        friction_path: 'f.md',
+        tracker: 'failed',
+      } as unknown as DispatchEvent;
       const changed = JSON.stringify(json(foldHistory([...events, other], 'E-1'))) !== JSON.stringify(base);
       expect({ name, changed }).toEqual({ name, changed: CROSS_EPIC_EVENTS.has(name) });
     }
@@ -113,9 +147,13 @@ describe('start-up over a log of real-looking waves', () => {
     // out; so does start-up, when it reads them back. And an invalid healthy line, never read here.
     const ticket = [...own][0]!;
     const last = path.join(dir, 'dispatch-log', names.at(-1)!);
-    const env = (event: string) => `{"timestamp_utc":"2026-01-06T23:59:00.000Z","event":"${event}","epic_id":"${wavesEpic(8)}","run_id":"r-x","ticket_id":"${ticket}","task_id":"t-x","agent_id":"a-x"`;
+    const env = (event: string) =>
+      `{"timestamp_utc":"2026-01-06T23:59:00.000Z","event":"${event}","epic_id":"${wavesEpic(8)}","run_id":"r-x","ticket_id":"${ticket}","task_id":"t-x","agent_id":"a-x"`;
     const countBefore = h.redispatchCount.get(ticket);
-    appendFileSync(last, `${env('redispatch')},"key":"k","redispatch_attempt":1}\n${env('stall_detected')},"stall_reason":"bored","idle_seconds":1,"bash_timeout_exemption":false,"redispatch_attempt":1,"max_redispatches":2,"action_taken":"report"}\n${env('healthy')},"idle_seconds":"soon"}\n`);
+    appendFileSync(
+      last,
+      `${env('redispatch')},"key":"k","redispatch_attempt":1}\n${env('stall_detected')},"stall_reason":"bored","idle_seconds":1,"bash_timeout_exemption":false,"redispatch_attempt":1,"max_redispatches":2,"action_taken":"report"}\n${env('healthy')},"idle_seconds":"soon"}\n`,
+    );
     const second = await expectSame('summary');
     expect(second.got.history.redispatchCount.get(ticket)).toBe(countBefore);
     expect(second.full.diagnostics.length - first.full.diagnostics.length).toBe(3);
@@ -169,7 +207,11 @@ describe('start-up over a log of real-looking waves', () => {
     expect(split.summary).toBe(here.summary);
     expect(json(split.got.history)).toEqual(json(here.got.history));
     expect(json(split.got.history)).toEqual(json(foldHistory((await readDispatchLog(paths)).events, epic)));
-    expect([split.got.diagnosticCount, split.got.diagnostics, split.got.stats.bytesRead]).toEqual([here.got.diagnosticCount, here.got.diagnostics, here.got.stats.bytesRead]);
+    expect([split.got.diagnosticCount, split.got.diagnostics, split.got.stats.bytesRead]).toEqual([
+      here.got.diagnosticCount,
+      here.got.diagnostics,
+      here.got.stats.bytesRead,
+    ]);
     expect(split.got.diagnostics).toEqual([{ file: lastDay, line: lastLine, message: expect.stringContaining('not valid JSON') }]);
     // A worker that throws at once: its days are folded here, the same history again.
     const broken = path.join(dir, 'broken-worker.cjs');
@@ -194,7 +236,11 @@ require(${JSON.stringify(built)});
     expect(died.got.diagnostics).toEqual(here.got.diagnostics);
     // Starts at once (serve starts every epic together): no more workers than MAX_SCAN_WORKERS; the others fold on this thread.
     rmSync(summaryFile, { force: true });
-    const together = await Promise.all(Array.from({ length: MAX_SCAN_WORKERS + 1 }, () => loadHistory(paths, epic, { isWritable: false, scanWorker: pathToFileURL(built), parallelMinBytes: 0 })));
+    const together = await Promise.all(
+      Array.from({ length: MAX_SCAN_WORKERS + 1 }, () =>
+        loadHistory(paths, epic, { isWritable: false, scanWorker: pathToFileURL(built), parallelMinBytes: 0 }),
+      ),
+    );
     const withWorker = together.filter((t) => t.stats.workerDays > 0).length;
     expect(withWorker).toBeGreaterThanOrEqual(1);
     expect(withWorker).toBeLessThanOrEqual(MAX_SCAN_WORKERS);

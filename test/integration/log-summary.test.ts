@@ -27,7 +27,12 @@ async function expectSame(paths: StatePaths, from: 'summary' | 'rebuilt', isWrit
   expect(got.stats.from).toBe(from);
   // Other epics' stalls and redispatches are references into the log, read back on first use
   // (journal/ticket-refs.ts): compare them as plain Maps.
-  const plain = (h: History) => ({ ...h, stalls: new Map(h.stalls), redispatchCount: new Map(h.redispatchCount), lastRecoveryMode: new Map(h.lastRecoveryMode) });
+  const plain = (h: History) => ({
+    ...h,
+    stalls: new Map(h.stalls),
+    redispatchCount: new Map(h.redispatchCount),
+    lastRecoveryMode: new Map(h.lastRecoveryMode),
+  });
   expect(plain(got.history)).toEqual(plain(full.history));
   // Same order too (a Map's order is its insertion order, which the planner may see).
   expect(comparableHistory(got.history)).toEqual(comparableHistory(full.history));
@@ -58,7 +63,20 @@ describe('start-up from the dispatch-log summary', () => {
 
     // Appends to the last day (one torn, to be completed later) and two new days.
     const last = path.join(dir, 'dispatch-log', names.at(-1)!);
-    appendFileSync(last, line('2026-01-10T23:00:00.000Z', { event: 'redispatch', ticket_id: 'P-1', task_id: 't1-0', agent_id: 'a1', key: 'E-1:t1-0:redispatch', redispatch_attempt: 1, recovery_task_id: 'late-1' }) + '\n' + '{"timestamp_utc":"2026-01-10T23:30:00.000Z","event":"heal');
+    appendFileSync(
+      last,
+      line('2026-01-10T23:00:00.000Z', {
+        event: 'redispatch',
+        ticket_id: 'P-1',
+        task_id: 't1-0',
+        agent_id: 'a1',
+        key: 'E-1:t1-0:redispatch',
+        redispatch_attempt: 1,
+        recovery_task_id: 'late-1',
+      }) +
+        '\n' +
+        '{"timestamp_utc":"2026-01-10T23:30:00.000Z","event":"heal',
+    );
     const more = generateLog(path.join(dir, 'more'), { events: 600, days: 2, startMs: Date.parse('2026-01-11T00:00:00Z'), seed: 7 });
     for (const n of more.names) writeFileSync(path.join(dir, 'dispatch-log', n), readFileSync(path.join(dir, 'more', 'dispatch-log', n), 'utf8'));
     const second = await expectSame(paths, 'summary');
@@ -78,10 +96,24 @@ describe('start-up from the dispatch-log summary', () => {
     await expectSame(paths, 'summary');
 
     // An earlier day grew: its new lines must fold before the later days.
-    appendFileSync(path.join(dir, 'dispatch-log', names[1]!), line('2026-01-02T23:59:00.000Z', { event: 'redispatch', ticket_id: 'P-9', task_id: 't9-1', agent_id: 'a9', key: 'E-1:t9-1:redispatch', redispatch_attempt: 1, recovery_task_id: 'x-9' }) + '\n');
+    appendFileSync(
+      path.join(dir, 'dispatch-log', names[1]!),
+      line('2026-01-02T23:59:00.000Z', {
+        event: 'redispatch',
+        ticket_id: 'P-9',
+        task_id: 't9-1',
+        agent_id: 'a9',
+        key: 'E-1:t9-1:redispatch',
+        redispatch_attempt: 1,
+        recovery_task_id: 'x-9',
+      }) + '\n',
+    );
     await expectSame(paths, 'rebuilt');
     // A day that sorts before the last covered one appeared.
-    writeFileSync(path.join(dir, 'dispatch-log', day('2025-12-31')), line('2025-12-31T10:00:00.000Z', { event: 'recovery_summary', done: [], finished: [], orphans: ['E-1:t1:cancel'], orphan_count: 1 }) + '\n');
+    writeFileSync(
+      path.join(dir, 'dispatch-log', day('2025-12-31')),
+      line('2025-12-31T10:00:00.000Z', { event: 'recovery_summary', done: [], finished: [], orphans: ['E-1:t1:cancel'], orphan_count: 1 }) + '\n',
+    );
     await expectSame(paths, 'rebuilt');
     // The last day was replaced (a new inode), even by a longer file.
     const lastFile = path.join(dir, 'dispatch-log', names.at(-1)!);
@@ -98,7 +130,11 @@ describe('start-up from the dispatch-log summary', () => {
     // A per-ticket text with a line that is not "ticket<TAB>refs" (or not newline-terminated): not trusted.
     const good = JSON.parse(readFileSync(paths.historySummary(EPIC), 'utf8')) as { history: { stalls: string; redispatches: string } };
     expect(good.history.stalls).toMatch(/^P-\d+\t\d+,\d+,\d+/);
-    for (const bad of [{ stalls: good.history.stalls.replace(/\t\d+,/, '\t-1,') }, { stalls: good.history.stalls.slice(0, -1) }, { redispatches: good.history.redispatches.replace(/\t(fresh|resume)\t/, '\tsometimes\t') }]) {
+    for (const bad of [
+      { stalls: good.history.stalls.replace(/\t\d+,/, '\t-1,') },
+      { stalls: good.history.stalls.slice(0, -1) },
+      { redispatches: good.history.redispatches.replace(/\t(fresh|resume)\t/, '\tsometimes\t') },
+    ]) {
       writeFileSync(paths.historySummary(EPIC), JSON.stringify({ ...good, history: { ...good.history, ...bad } }));
       await expectSame(paths, 'rebuilt');
     }
@@ -118,7 +154,22 @@ describe('start-up from the dispatch-log summary', () => {
 describe('StallRefMap', () => {
   it('reads a stall back from its line on first use, keeps the written order, and behaves as a Map', () => {
     const dir = tempDir();
-    const stall = (ticket: string, n: number) => JSON.stringify({ timestamp_utc: `2026-01-01T00:00:0${n}.000Z`, event: 'stall_detected', epic_id: 'E-2', run_id: 'r', ticket_id: ticket, task_id: `t${n}`, agent_id: `a${n}`, stall_reason: 'inactivity', idle_seconds: 700, bash_timeout_exemption: false, redispatch_attempt: 0, max_redispatches: 2, action_taken: 'redispatch' });
+    const stall = (ticket: string, n: number) =>
+      JSON.stringify({
+        timestamp_utc: `2026-01-01T00:00:0${n}.000Z`,
+        event: 'stall_detected',
+        epic_id: 'E-2',
+        run_id: 'r',
+        ticket_id: ticket,
+        task_id: `t${n}`,
+        agent_id: `a${n}`,
+        stall_reason: 'inactivity',
+        idle_seconds: 700,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 0,
+        max_redispatches: 2,
+        action_taken: 'redispatch',
+      });
     const lines = [stall('P-1', 1), stall('P-2', 2), stall('P-1', 3)];
     writeFileSync(path.join(dir, '2026-01-01.ndjson'), lines.join('\n') + '\n');
     const at = (i: number): [number, number, number] => [0, lines.slice(0, i).join('\n').length + (i > 0 ? 1 : 0), lines[i]!.length];

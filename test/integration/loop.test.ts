@@ -34,7 +34,16 @@ describe('the watch loop (report mode)', () => {
     await h.advance(61 * S); // T0+121s: woken at the deadline, T0+120.001s
     expect(names(dir).slice(3)).toEqual(['stall_detected:t1']);
     const stall = readEvents(dir)[3]!;
-    expect(stall).toMatchObject({ ticket_id: 'P-1', agent_id: 't1', stall_reason: 'inactivity', idle_seconds: 120, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report' });
+    expect(stall).toMatchObject({
+      ticket_id: 'P-1',
+      agent_id: 't1',
+      stall_reason: 'inactivity',
+      idle_seconds: 120,
+      bash_timeout_exemption: false,
+      redispatch_attempt: 1,
+      max_redispatches: 2,
+      action_taken: 'report',
+    });
     const doc = readWatchdogJson(dir, 'E-1');
     expect(doc.stalls_detected).toHaveLength(1);
     expect(doc.healthy_tasks).toEqual(['t2']);
@@ -133,7 +142,7 @@ describe('the watch loop (report mode)', () => {
 });
 
 describe('time the process stood still in a check', () => {
-  it('is no one\'s silence either: a pause the pause meter saw, the loop on time, moves the stall on by as much', async () => {
+  it("is no one's silence either: a pause the pause meter saw, the loop on time, moves the stall on by as much", async () => {
     const dir = tempDir();
     writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
     let lost = 0;
@@ -161,7 +170,7 @@ describe('time the process stood still in a check', () => {
 });
 
 describe('the watch loop with actions', () => {
-  it('after the machine slept, the time asleep is no one\'s silence: a stall is acted on once a window of it was watched', async () => {
+  it("after the machine slept, the time asleep is no one's silence: a stall is acted on once a window of it was watched", async () => {
     const { realActionDeps } = await import('../../src/wiring.js');
     const dir = tempDir();
     writeWave(dir, 'E-1', iso(T0), [
@@ -181,7 +190,10 @@ describe('the watch loop with actions', () => {
     h.clock.advance(600 * S);
     await new Promise((r) => setImmediate(r));
     await h.settled();
-    const t1 = () => readEvents(dir).filter((e) => e.task_id === 't1').map((e) => `${e.event}${e.action_taken ? ':' + e.action_taken : ''}`);
+    const t1 = () =>
+      readEvents(dir)
+        .filter((e) => e.task_id === 't1')
+        .map((e) => `${e.event}${e.action_taken ? ':' + e.action_taken : ''}`);
     expect(t1()).toEqual(['healthy']);
     expect(readWatchdogJson(dir, 'E-1').healthy_tasks).toContain('t1');
     // Watched silence reaches the window 90 s later: then it is a stall, acted on at once.

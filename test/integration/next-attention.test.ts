@@ -19,7 +19,11 @@ const S = 1000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function next(clock: ManualClock, dir: string) {
-  const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 5, json: true }, { isNext: true, claudeConfigDir: path.join(dir, 'claude') });
+  const s = await startSession(
+    clock,
+    { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 5, json: true },
+    { isNext: true, claudeConfigDir: path.join(dir, 'claude') },
+  );
   for (let i = 0; i < 100 && !s.isDone(); i++) await s.advance(5 * S);
   return { code: await s.done, doc: NextDocSchema.parse(JSON.parse(s.out.join(''))) };
 }
@@ -30,7 +34,10 @@ describe('next returns attention when a person is needed', () => {
     writeFileSync(path.join(dir, 'watchdog.config.yaml'), JSON.stringify({ attention: { human_wait_seconds: 60 } }));
     const at = (s: number) => ({ timestamp: iso(T0 + s * S), sessionId: 's-1' });
     const transcript = path.join(dir, 's-1.jsonl');
-    writeFileSync(transcript, jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('tu1', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], at(1))));
+    writeFileSync(
+      transcript,
+      jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('tu1', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], at(1))),
+    );
     // A second agent at work keeps the wave open after the attention.
     writeWave(dir, EPIC, iso(T0), [
       { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: transcript },
@@ -40,7 +47,9 @@ describe('next returns attention when a person is needed', () => {
     const r = await next(clock, dir);
     expect(r.code).toBe(13);
     expect(r.doc.reason).toBe('attention');
-    expect(r.doc.attention).toEqual([expect.objectContaining({ kind: 'human_wait', task_id: 't1', ticket_id: 'ENG-1', what_to_do: expect.stringMatching(/answer it in its session/) })]);
+    expect(r.doc.attention).toEqual([
+      expect.objectContaining({ kind: 'human_wait', task_id: 't1', ticket_id: 'ENG-1', what_to_do: expect.stringMatching(/answer it in its session/) }),
+    ]);
     expect(r.doc.requests).toEqual([]);
     expect(readEvents(dir).filter((e) => e.event === 'attention_needed')).toEqual([expect.objectContaining({ kind: 'human_wait', task_id: 't1' })]);
     expect(readEvents(dir).filter((e) => e.event === 'action_started')).toEqual([]);
@@ -57,7 +66,9 @@ describe('next returns attention when a person is needed', () => {
     const clock = new ManualClock(T0);
     const r = await next(clock, dir);
     expect(r.code).toBe(13);
-    expect(r.doc.attention).toEqual([expect.objectContaining({ kind: 'unobservable', task_id: 't1', what_to_do: expect.stringMatching(/cannot see this agent/) })]);
+    expect(r.doc.attention).toEqual([
+      expect.objectContaining({ kind: 'unobservable', task_id: 't1', what_to_do: expect.stringMatching(/cannot see this agent/) }),
+    ]);
     expect(readEvents(dir).filter((e) => e.event === 'action_started')).toEqual([]);
   });
 });

@@ -11,7 +11,14 @@ import { tempDir } from '../helpers/temp-dir.js';
 const T0 = Date.parse('2026-04-02T10:00:00Z');
 const EPIC = 'E-1';
 const iso = (ms: number) => new Date(ms).toISOString();
-const row = (taskId: string, ticketId: string, atMs: number, extra: Partial<RowSpec> = {}): RowSpec => ({ task_id: taskId, ticket_id: ticketId, status: 'in_progress', dispatched_at: iso(atMs), last_activity_ts: iso(atMs), ...extra });
+const row = (taskId: string, ticketId: string, atMs: number, extra: Partial<RowSpec> = {}): RowSpec => ({
+  task_id: taskId,
+  ticket_id: ticketId,
+  status: 'in_progress',
+  dispatched_at: iso(atMs),
+  last_activity_ts: iso(atMs),
+  ...extra,
+});
 
 /** Run `next` (--json unless `isText`) until it exits, moving the clock 5 s at a time. */
 async function next(clock: ManualClock, dir: string, isText = false): Promise<{ code: number; doc?: NextDoc; text: string; err: string }> {
@@ -23,7 +30,7 @@ async function next(clock: ManualClock, dir: string, isText = false): Promise<{ 
 }
 
 describe('next follows the facts', () => {
-  it('a typo\'d status returns attention at once (exit 13) with the status meant and what to do; it is counted apart, not in flight', async () => {
+  it("a typo'd status returns attention at once (exit 13) with the status meant and what to do; it is counted apart, not in flight", async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0);
     // A live agent keeps the wave open; the typo'd row is the news.
@@ -32,7 +39,13 @@ describe('next follows the facts', () => {
     expect(r.code).toBe(13);
     expect(r.doc!.reason).toBe('attention');
     expect(r.doc!.attention).toEqual([
-      expect.objectContaining({ kind: 'unknown_status', task_id: 't1', ticket_id: 'P-1', detail: expect.stringContaining('status "in-progress" is not one the watchdog knows (did you mean "in_progress"?'), what_to_do: expect.stringContaining('Nobody watches this agent') }),
+      expect.objectContaining({
+        kind: 'unknown_status',
+        task_id: 't1',
+        ticket_id: 'P-1',
+        detail: expect.stringContaining('status "in-progress" is not one the watchdog knows (did you mean "in_progress"?'),
+        what_to_do: expect.stringContaining('Nobody watches this agent'),
+      }),
     ]);
     expect(r.doc!.wave).toEqual({ in_flight: 1, terminal: 0, blocked: 0, unknown_status: 1, pending_requests: 0 });
     expect(r.err).toContain('t1 (P-1) cannot be judged');
@@ -40,7 +53,9 @@ describe('next follows the facts', () => {
     writeWave(dir, EPIC, iso(T0), [row('t1', 'P-1', T0, { status: 'runing' }), row('t2', 'P-2', T0 + 3_600_000)]);
     const again = await next(clock, dir, true);
     expect(again.code).toBe(13);
-    expect(again.text).toMatch(/^attention unknown_status E-1:t1:unknown_status@runing: status "runing" is not one the watchdog knows \(did you mean "running"\?.*Nobody watches this agent/m);
+    expect(again.text).toMatch(
+      /^attention unknown_status E-1:t1:unknown_status@runing: status "runing" is not one the watchdog knows \(did you mean "running"\?.*Nobody watches this agent/m,
+    );
     expect(again.text).toContain('wave E-1: 1 in flight, 0 terminal, 0 blocked, 1 with an unknown status (NOT watched), 0 requests pending\n');
   });
 
@@ -54,7 +69,9 @@ describe('next follows the facts', () => {
     // Nobody answers: the replacement u1-r1 never starts, and the next request is about it.
     const second = await next(clock, dir, true);
     expect(second.code).toBe(10);
-    expect(second.text).toMatch(/^request redispatch E-1:u1-r1:redispatch: stop u1 \(ENG-1\) if it still runs \(u1-r1 was never started\), launch u1-r2 with the prompt in the file; .*: Stop the agent of row u1 if it still runs \(u1-r1 was never started\), launch a fresh one with `prompt`, then either add a row with task_id u1-r2 \(and set row u1 to cancelled\), or run `dispatch-watchdog ack E-1:u1-r1:redispatch \[--task-id ID\]`\./m);
+    expect(second.text).toMatch(
+      /^request redispatch E-1:u1-r1:redispatch: stop u1 \(ENG-1\) if it still runs \(u1-r1 was never started\), launch u1-r2 with the prompt in the file; .*: Stop the agent of row u1 if it still runs \(u1-r1 was never started\), launch a fresh one with `prompt`, then either add a row with task_id u1-r2 \(and set row u1 to cancelled\), or run `dispatch-watchdog ack E-1:u1-r1:redispatch \[--task-id ID\]`\./m,
+    );
     expect(second.text).not.toMatch(/stop u1-r1|row u1-r1/);
     // Nobody answers again: the ticket reaches its cap and is escalated; it is blocked, not in flight.
     const third = await next(clock, dir);

@@ -21,7 +21,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function waitingLead(dir: string): string {
   const at = (s: number) => ({ timestamp: iso(T0 + s * S), sessionId: 's-1' });
   const file = path.join(dir, 's-1.jsonl');
-  writeFileSync(file, jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('p1', 'Agent', { description: 'fix', prompt: 'p', subagent_type: 'general-purpose' })], at(1))));
+  writeFileSync(
+    file,
+    jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('p1', 'Agent', { description: 'fix', prompt: 'p', subagent_type: 'general-purpose' })], at(1))),
+  );
   return file;
 }
 
@@ -31,7 +34,9 @@ describe('next, for a parent waiting on a subagent nothing can be seen of', () =
   it('returns attention at once past the window, naming the child; nothing is acted on', async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0 + 3 * S);
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: waitingLead(dir) }]);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: waitingLead(dir) },
+    ]);
     const { code, doc } = await next(clock, dir);
     expect(code).toBe(13);
     expect(doc.reason).toBe('attention');
@@ -46,11 +51,18 @@ describe('next, for a parent waiting on a subagent nothing can be seen of', () =
   it('a child whose hooks show it at work is no attention: the parent is judged by them', async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0 + 3 * S);
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: waitingLead(dir) }]);
-    const hook = (s: number, event: string, extra: Record<string, unknown>) => runHook(JSON.stringify(payload(event, { session_id: 's-1', agent_id: 'a0123456789abcdef', ...extra })), { stateDir: dir, nowMs: T0 + s * S });
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: waitingLead(dir) },
+    ]);
+    const hook = (s: number, event: string, extra: Record<string, unknown>) =>
+      runHook(JSON.stringify(payload(event, { session_id: 's-1', agent_id: 'a0123456789abcdef', ...extra })), { stateDir: dir, nowMs: T0 + s * S });
     await hook(2, 'SubagentStart', {});
     await hook(3, 'PreToolUse', { tool_name: 'Bash', tool_input: { command: 'npm run e2e', timeout: 600_000 }, tool_use_id: 'c1' });
-    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, json: true }, { isNext: true, claudeConfigDir: path.join(dir, 'claude') });
+    const s = await startSession(
+      clock,
+      { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, json: true },
+      { isNext: true, claudeConfigDir: path.join(dir, 'claude') },
+    );
     for (let i = 0; i < 12 && !s.isDone(); i++) await s.advance(10 * S);
     expect(s.isDone()).toBe(false);
     s.stop();

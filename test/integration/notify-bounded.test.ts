@@ -39,7 +39,7 @@ function scene(hook: WebhookServer, notifications: Record<string, unknown>, rows
 }
 
 describe('webhooks bounded', () => {
-  it('a 200 whose body never ends: read to a few KB, the notice sent, the loop exits at the wave\'s end', async () => {
+  it("a 200 whose body never ends: read to a few KB, the notice sent, the loop exits at the wave's end", async () => {
     await using hook = await startWebhookServer(() => ({ status: 200, body: 'endless' }));
     const s = scene(hook, { timeout_ms: 3000, retries: 0 });
     const child = s.loop();
@@ -68,7 +68,9 @@ describe('webhooks bounded', () => {
     const s = scene(hook, { retries: 2 });
     await s.once();
     expect(hook.requests.map((r) => r.path)).toEqual(['/services/T000/B000/XOXB-s3cr3t-token']);
-    expect(s.events('notify_failed')).toEqual([expect.objectContaining({ key: KEY, attempts: 1, error: expect.stringMatching(/HTTP 302: a redirect, not followed/) })]);
+    expect(s.events('notify_failed')).toEqual([
+      expect.objectContaining({ key: KEY, attempts: 1, error: expect.stringMatching(/HTTP 302: a redirect, not followed/) }),
+    ]);
     expect(JSON.stringify(s.events())).not.toContain(hook.token);
     expect(s.marker()).toMatchObject({ status: 'failed' });
   }, 30_000);
@@ -76,7 +78,9 @@ describe('webhooks bounded', () => {
   it('SIGTERM while a notice waits to be retried keeps it: the next start sends it', async () => {
     await using hook = await startWebhookServer(() => ({ status: 503, headers: { 'retry-after': '30' } }));
     // t2 runs a 10-minute Bash: the wave goes on after t1's escalation, so the loop goes on.
-    const s = scene(hook, { retries: 3 }, [{ task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: ago(0), last_tool_name: 'Bash', last_tool_timeout_ms: 600_000 }]);
+    const s = scene(hook, { retries: 3 }, [
+      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: ago(0), last_tool_name: 'Bash', last_tool_timeout_ms: 600_000 },
+    ]);
     const child = s.loop();
     await until(() => hook.requests.length === 1 && s.marker()?.status === 'retrying', 20_000, 'the first POST refused and its retry waiting');
     child.kill('SIGTERM');

@@ -76,7 +76,9 @@ describe('webhook notifications', () => {
     expect(req!.headers['idempotency-key']).toBe(KEY);
     expect(req!.headers['content-type']).toBe('application/json');
     expect(req!.body).toMatchObject({ source: 'dispatch-watchdog', trigger: 'escalation', key: KEY, epic_id: EPIC, ticket_id: 'ENG-1', task_id: 't1' });
-    expect((req!.body as { text: string }).text).toMatch(/^\[dispatch-watchdog\] ENG-1 \(epic E-1\) escalated after 1 stall\(s\): not moved \(no LINEAR_API_KEY\)/);
+    expect((req!.body as { text: string }).text).toMatch(
+      /^\[dispatch-watchdog\] ENG-1 \(epic E-1\) escalated after 1 stall\(s\): not moved \(no LINEAR_API_KEY\)/,
+    );
     // The notification's line is written with the escalation's, in one write.
     const names = s.events().map((e) => e.event);
     expect(names.slice(names.indexOf('escalated_to_blocked'), names.indexOf('escalated_to_blocked') + 2)).toEqual(['escalated_to_blocked', 'notify_started']);
@@ -150,11 +152,17 @@ describe('webhook notifications', () => {
   it('a hung webhook never delays a check; SIGTERM stops at once and the next start reports the send undecided', async () => {
     await using hook = await startWebhookServer(() => ({ hang: true }));
     // t2 runs a 10-minute Bash: the wave goes on after t1's escalation, so checks go on.
-    const s = scene(hook, { timeout_ms: 120_000, retries: 0 }, [{ task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: ago(0), last_tool_name: 'Bash', last_tool_timeout_ms: 600_000 }]);
+    const s = scene(hook, { timeout_ms: 120_000, retries: 0 }, [
+      { task_id: 't2', ticket_id: 'ENG-2', status: 'in_progress', last_activity_ts: ago(0), last_tool_name: 'Bash', last_tool_timeout_ms: 600_000 },
+    ]);
     const child = s.loop([]);
     await until(() => hook.requests.length === 1, 20_000, 'the POST');
     // Checks go on while the POST hangs: each prints one JSON line.
-    const checksAt = () => child.output().split('\n').filter((l) => l.startsWith('{"schema_version"')).length;
+    const checksAt = () =>
+      child
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{"schema_version"')).length;
     const before = checksAt();
     await until(() => checksAt() >= before + 3, 20_000, 'three more checks while the webhook hangs');
     expect(s.events('notify_sent')).toEqual([]);
@@ -179,7 +187,10 @@ describe('webhook notifications', () => {
 
     // A redispatch request (mailbox) with a 1 s deadline, left unanswered.
     const u = scene(hook, { on: ['unanswered_request'] });
-    writeFileSync(path.join(u.dir, 'watchdog.config.yaml'), stringify({ requests: { deadline_seconds: 1 }, notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['unanswered_request'] } }));
+    writeFileSync(
+      path.join(u.dir, 'watchdog.config.yaml'),
+      stringify({ requests: { deadline_seconds: 1 }, notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['unanswered_request'] } }),
+    );
     const r = await runCli(['--epic-id', EPIC, '--state-dir', u.dir, '--timeout', '1', '--once'], { env: { WEBHOOK_URL: hook.url } });
     expect(r.code).toBe(3);
     const deadline = Date.parse(String(u.events('redispatch')[0]!.answer_by));
@@ -194,7 +205,14 @@ describe('webhook notifications', () => {
     const s = scene(hook, { on: ['orphan'] });
     const pidFile = path.join(s.dir, 'cancel.pid');
     const cancel = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`];
-    writeFileSync(path.join(s.dir, 'watchdog.config.yaml'), stringify({ action: 'cancel', agents: { adapter: 'command', cancel_argv: cancel }, notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['orphan'] } }));
+    writeFileSync(
+      path.join(s.dir, 'watchdog.config.yaml'),
+      stringify({
+        action: 'cancel',
+        agents: { adapter: 'command', cancel_argv: cancel },
+        notifications: { url_env: 'WEBHOOK_URL', format: 'json', on: ['orphan'] },
+      }),
+    );
     const env = { WEBHOOK_URL: hook.url };
     const child = spawnCli(['--epic-id', EPIC, '--state-dir', s.dir, '--timeout', '1', '--action', 'cancel', '--once'], { env });
     onTestFinished(() => void child.kill('SIGKILL'));
@@ -210,7 +228,9 @@ describe('webhook notifications', () => {
     await exited(child);
     const r = await runCli(['recover', '--epic-id', EPIC, '--state-dir', s.dir], { env });
     expect(r, r.stdout + r.stderr).toMatchObject({ code: 3 });
-    expect(hook.requests.map((x) => x.body)).toEqual([expect.objectContaining({ trigger: 'orphan', text: expect.stringContaining(`1 action(s) a crash left undecided, never re-fired: ${EPIC}:t1:cancel`) })]);
+    expect(hook.requests.map((x) => x.body)).toEqual([
+      expect.objectContaining({ trigger: 'orphan', text: expect.stringContaining(`1 action(s) a crash left undecided, never re-fired: ${EPIC}:t1:cancel`) }),
+    ]);
     expect(s.events('notify_sent')).toHaveLength(1);
   }, 40_000);
 

@@ -83,7 +83,15 @@ describe('four real agents, one stopped mid-task', () => {
     const modes = ['busy', 'stopped', 'bash-open', 'api-retry'] as const;
     const agents = modes.map((m, i) => startAgent(script, m, path.join(subagents, `agent-a${i}.jsonl`), BASE, `a${i}`));
     const observer = createClaudeObserver({ paths: new StatePaths(path.join(root, 'state')), claudeConfigDir: path.join(root, 'claude'), env: {} });
-    const tasks: Task[] = modes.map((m, i) => ({ taskId: m, ticketId: `PROJ-${i}`, status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: BASE, agentId: `a${i}`, sessionId: 'sess-1' }));
+    const tasks: Task[] = modes.map((m, i) => ({
+      taskId: m,
+      ticketId: `PROJ-${i}`,
+      status: 'in_progress',
+      statusClass: 'in_flight',
+      dispatchedAtMs: BASE,
+      agentId: `a${i}`,
+      sessionId: 'sess-1',
+    }));
     /** Let every agent reach second `s`, then judge every task at BASE + s seconds (+ extraMs). */
     const checkAt = async (s: number, extraMs = 0) => {
       await Promise.all(agents.map((a) => a.advance(s)));

@@ -18,7 +18,10 @@ const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(
 const FIXTURES = CLAUDE_FIXTURES;
 const hasFixtures = hasClaudeFixtures;
 
-const linesOf = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8').split('\n').filter((l) => l !== '');
+const linesOf = (name: string) =>
+  readFileSync(path.join(FIXTURES, name), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 const timeOf = (line: string) => Date.parse((JSON.parse(line) as { timestamp: string }).timestamp);
 const prefix = (lines: string[], n: number) => parseTranscriptText(lines.slice(0, n).join('\n') + '\n').state;
 
@@ -64,7 +67,12 @@ describe.skipIf(!hasFixtures)(`real Claude Code fixtures (${FIXTURES}; skipped w
 
     it('sees the open Bash (timeout 60 s), then the TaskOutput wait (timeout 180 s) with its exemption', () => {
       const bash = summarizeTranscript(prefix(lines, 4));
-      expect(bash.lastTool).toMatchObject({ name: 'Bash', isOpen: true, timeoutMs: 60000, command: 'mix test test/spotter_web/live/session_live_test.exs 2>&1' });
+      expect(bash.lastTool).toMatchObject({
+        name: 'Bash',
+        isOpen: true,
+        timeoutMs: 60000,
+        command: 'mix test test/spotter_web/live/session_live_test.exs 2>&1',
+      });
       expect(bash.lastProgressMs).toBe(timeOf(lines[3]!)); // the third bash_progress line
       const waiting = verdictAfter(lines, 7, timeOf(lines[6]!) + 150_000);
       expect(waiting.kind, waiting.reason).toBe('healthy');

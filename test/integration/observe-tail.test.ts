@@ -15,7 +15,10 @@ import { tempDir } from '../helpers/temp-dir.js';
 function tracker(dir: string, opts: Partial<TailOptions> = {}, isPersistent = false) {
   const store = isPersistent ? new TailStore(path.join(dir, 'observe', 'transcripts.json'), isTranscriptState) : undefined;
   const reader = new TailReader(opts);
-  return { reader, t: new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine, skipped: (s) => void s.skippedLines++ }, store) };
+  return {
+    reader,
+    t: new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine, skipped: (s) => void s.skippedLines++ }, store),
+  };
 }
 
 async function readOk(t: TailTracker<TranscriptState>, file: string, nowMs = ms(0)) {
@@ -161,7 +164,15 @@ describe('TailTracker on a transcript file', () => {
     const dir = tempDir();
     const store = new TailStore(path.join(dir, 's.json'), isTranscriptState, { maxEntries: 3 });
     const entry = (usedAtMs: number) => ({ cursor: { dev: 1, ino: 1, offset: 0, size: 0, mtimeMs: 0 }, state: emptyTranscriptState(), usedAtMs });
-    await store.save(new Map([['a', entry(1)], ['b', entry(2)], ['c', entry(3)], ['d', entry(4)]]), 10);
+    await store.save(
+      new Map([
+        ['a', entry(1)],
+        ['b', entry(2)],
+        ['c', entry(3)],
+        ['d', entry(4)],
+      ]),
+      10,
+    );
     expect([...(await store.load()).keys()].sort()).toEqual(['b', 'c', 'd']);
     await store.save(new Map([['e', entry(5)]]), 8 * 86_400_000);
     expect([...(await store.load()).keys()]).toEqual([]);

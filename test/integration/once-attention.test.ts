@@ -20,9 +20,12 @@ describe('--once --action report on an inconsistent row', () => {
     const at = (s: number) => ({ timestamp: iso(T0 + s * 1000), sessionId: 's-1' });
     const file = path.join(dir, 's-1.jsonl');
     writeFileSync(file, jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [text('Done.')], at(1)), system(2, 'turn_duration', at(2))));
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: file }]);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', transcript_path: file },
+    ]);
     const clock = new ManualClock(T0 + 3_000);
-    const once = async (action: 'report' | 'redispatch') => (await startSession(clock, { epicId: EPIC, stateDir: dir, once: true, action, timeout: 60 }, { claudeConfigDir: path.join(dir, 'claude') })).done;
+    const once = async (action: 'report' | 'redispatch') =>
+      (await startSession(clock, { epicId: EPIC, stateDir: dir, once: true, action, timeout: 60 }, { claudeConfigDir: path.join(dir, 'claude') })).done;
     expect(await once('report')).toBe(0); // the disagreement is seen: its reconcile grace starts
     clock.set(T0 + 600_000);
     // Report mode writes no request, but the reconcile is due: a person is needed.

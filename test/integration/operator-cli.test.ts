@@ -30,7 +30,7 @@ describe('next', () => {
     expect(r.stderr).toContain('--max-wait: expected a duration (45s, 10m, 2h), got "soon".');
   });
 
-  it('a typo\'d epic is an error after a short settle, with the epic meant, and nothing is created for it', async () => {
+  it("a typo'd epic is an error after a short settle, with the epic meant, and nothing is created for it", async () => {
     const dir = tempDir('dw-next-');
     writeWave(dir, 'NOPE1', recent(), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
     const before = readdirSync(dir, { recursive: true }).sort();
@@ -43,9 +43,11 @@ describe('next', () => {
 });
 
 describe('the stall window flag', () => {
-  it.each([['--stall-window'], ['--timeout']])('%s sets the base window (--timeout is the seed\'s alias, in its composed form too)', async (flag) => {
+  it.each([['--stall-window'], ['--timeout']])("%s sets the base window (--timeout is the seed's alias, in its composed form too)", async (flag) => {
     const dir = tempDir('dw-window-');
-    writeWave(dir, 'E-1', recent(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date(Date.now() - 200_000).toISOString() }]);
+    writeWave(dir, 'E-1', recent(), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date(Date.now() - 200_000).toISOString() },
+    ]);
     const r = await runMain(['--epic-id', 'E-1', '--state-dir', dir, flag, '300', '--action', 'report', '--once', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).tasks[0]).toMatchObject({ verdict: 'healthy', effective_timeout_seconds: 300 });

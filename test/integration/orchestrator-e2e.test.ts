@@ -46,7 +46,13 @@ function world(linear: LinearServer, plan: Record<string, string[]>, deadlineSec
     CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude'),
     ONEX_STATE_DIR: state,
   };
-  const launches = () => (existsSync(launchLog) ? readFileSync(launchLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []);
+  const launches = () =>
+    existsSync(launchLog)
+      ? readFileSync(launchLog, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+      : [];
   // A failed run must not leave stalled fakes behind: they never exit by themselves.
   onTestFinished(() => killFakeClaudes((launches() as { pid: number }[]).map((l) => l.pid)));
   return { dir, state, env, launches };
@@ -54,7 +60,21 @@ function world(linear: LinearServer, plan: Record<string, string[]>, deadlineSec
 
 /** Start the examples/ orchestrator; `output()` is everything it printed. */
 function startOrchestrator(w: World) {
-  const args = [ORCHESTRATOR, '--epic-id', EPIC, '--tickets', path.join(w.dir, 'tickets.json'), '--state-dir', w.state, '--claude', FAKE_CLAUDE, '--watchdog', BIN, '--', ...NEXT_FLAGS];
+  const args = [
+    ORCHESTRATOR,
+    '--epic-id',
+    EPIC,
+    '--tickets',
+    path.join(w.dir, 'tickets.json'),
+    '--state-dir',
+    w.state,
+    '--claude',
+    FAKE_CLAUDE,
+    '--watchdog',
+    BIN,
+    '--',
+    ...NEXT_FLAGS,
+  ];
   const child = spawn(process.execPath, args, { cwd: w.dir, env: { ...process.env, ...w.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout.on('data', (d) => (text += d));
@@ -79,7 +99,10 @@ async function expectSeedCycle(w: World, linear: LinearServer) {
   expect(keys).toEqual(['PROJ-1000__t2-r1__redispatch', 'PROJ-1000__t2-r2__escalate', 'PROJ-1000__t2__redispatch']);
   // The first silence came after the fake's first words: resumed (unless a loaded machine kept it from writing them within the window: never started, fresh).
   const isResume = of('stall_detected').find((e) => e.task_id === 't2')?.stall_reason === 'inactivity';
-  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id])).toEqual([['t2', 't2-r1'], ['t2-r1', 't2-r2']]);
+  expect(of('redispatch').map((e) => [e.task_id, e.recovery_task_id])).toEqual([
+    ['t2', 't2-r1'],
+    ['t2-r1', 't2-r2'],
+  ]);
   const modes = of('redispatch').map((e) => e.mode);
   expect(modes[0]).toBe(isResume ? 'resume' : undefined);
   if (isResume) expect(modes[1]).toBeUndefined(); // a second stall in a row gets a fresh agent
@@ -90,7 +113,14 @@ async function expectSeedCycle(w: World, linear: LinearServer) {
   expect([...stalled].sort()).toEqual(['t2', 't2-r1', 't2-r2']);
 
   // Both requests were answered by the rows the orchestrator wrote; none went unanswered.
-  expect(of('request_answered').map((e) => [e.key, e.how]).sort()).toEqual([['PROJ-1000:t2-r1:redispatch', 'row'], ['PROJ-1000:t2:redispatch', 'row']]);
+  expect(
+    of('request_answered')
+      .map((e) => [e.key, e.how])
+      .sort(),
+  ).toEqual([
+    ['PROJ-1000:t2-r1:redispatch', 'row'],
+    ['PROJ-1000:t2:redispatch', 'row'],
+  ]);
   expect(of('request_unanswered')).toEqual([]);
 
   // The fake claude ran 3 times for PROJ-1002 and once for every other ticket: no extra launch.
@@ -103,8 +133,17 @@ async function expectSeedCycle(w: World, linear: LinearServer) {
   expect(linear.ops().filter((op) => op === 'updateIssue')).toHaveLength(1);
 
   // The rows as the orchestrator left them.
-  const rows = (JSON.parse(readFileSync(path.join(w.state, 'epics', EPIC, 'state.yaml'), 'utf8')) as { current_wave: { tasks: { task_id: string; status: string }[] } }).current_wave.tasks;
-  expect(Object.fromEntries(rows.map((r) => [r.task_id, r.status]))).toEqual({ t1: 'completed', t2: 'cancelled', t3: 'completed', t4: 'completed', 't2-r1': 'cancelled', 't2-r2': 'blocked' });
+  const rows = (
+    JSON.parse(readFileSync(path.join(w.state, 'epics', EPIC, 'state.yaml'), 'utf8')) as { current_wave: { tasks: { task_id: string; status: string }[] } }
+  ).current_wave.tasks;
+  expect(Object.fromEntries(rows.map((r) => [r.task_id, r.status]))).toEqual({
+    t1: 'completed',
+    t2: 'cancelled',
+    t3: 'completed',
+    t4: 'completed',
+    't2-r1': 'cancelled',
+    't2-r2': 'blocked',
+  });
 
   // Nothing is left pending, and a new `next` agrees at once that the wave is complete.
   const again = await runCli(['next', '--epic-id', EPIC, '--json', ...NEXT_FLAGS], { env: w.env, cwd: w.dir });
@@ -144,7 +183,10 @@ describe('the seed cycle, end to end', () => {
       await until(() => [...orch.output().matchAll(/next pid (\d+)/g)].length > pids.length, 20_000, 'the following next');
       process.kill(Number([...orch.output().matchAll(/next pid (\d+)/g)].at(-1)![1]), 'SIGKILL');
     }
-    const timer = setTimeout(() => console.log(`still running after 60 s:\n${orch.output()}\nrequests: ${readdirSync(path.join(w.state, 'epics', EPIC, 'requests')).join(' ')}`), 60_000);
+    const timer = setTimeout(
+      () => console.log(`still running after 60 s:\n${orch.output()}\nrequests: ${readdirSync(path.join(w.state, 'epics', EPIC, 'requests')).join(' ')}`),
+      60_000,
+    );
     const { code } = await exited(orch);
     clearTimeout(timer);
     expect(code, orch.output()).toBe(0);
@@ -161,7 +203,10 @@ describe('an orchestrator that never answers', () => {
     const now = new Date().toISOString();
     const rows = TICKETS.map((ticket, n) => {
       const out = path.join(w.dir, `t${n + 1}.jsonl`);
-      const child = spawn(FAKE_CLAUDE, ['-p', `Implement ${ticket}.`, '--output-format', 'stream-json', '--verbose'], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn(FAKE_CLAUDE, ['-p', `Implement ${ticket}.`, '--output-format', 'stream-json', '--verbose'], {
+        env: { ...process.env, ...w.env },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       child.stdout.on('data', (d) => writeFileSync(out, d, { flag: 'a' }));
       return { task_id: `t${n + 1}`, ticket_id: ticket, status: 'in_progress', dispatched_at: now, pid: child.pid, transcript_path: out, child };
     });
@@ -185,7 +230,10 @@ describe('an orchestrator that never answers', () => {
       const events = readEvents(w.state).filter((e) => e.epic_id === EPIC);
       // Each unanswered redispatch counts as a failed attempt: t2's, then the one for its would-be
       // replacement; the cap reached, the ticket is escalated.
-      expect(events.filter((e) => e.event === 'request_unanswered' && e.kind === 'redispatch').map((e) => e.key)).toEqual(['PROJ-1000:t2:redispatch', 'PROJ-1000:t2-r1:redispatch']);
+      expect(events.filter((e) => e.event === 'request_unanswered' && e.kind === 'redispatch').map((e) => e.key)).toEqual([
+        'PROJ-1000:t2:redispatch',
+        'PROJ-1000:t2-r1:redispatch',
+      ]);
       // Never answered either: the reconcile requests about rows whose agents finished; they cost no attempt.
       expect(events.filter((e) => e.event === 'request_unanswered' && e.kind !== 'redispatch').every((e) => e.kind === 'reconcile')).toBe(true);
       expect(events.filter((e) => e.event === 'escalated_to_blocked').map((e) => e.ticket_id)).toEqual(['PROJ-1002']);

@@ -22,7 +22,15 @@ afterEach(async () => {
 
 async function receiver(o: Partial<ReceiverOptions> = {}) {
   const paths = new StatePaths(tempDir('dw-otlp-limits-'));
-  const r = await startOtlpReceiver({ listen: { host: '127.0.0.1', port: 0, isLoopback: true }, paths, maxRequestBytes: 1 << 20, maxRequestsPerSecond: 1000, nowMs: Date.now, hostsFlushMs: 10, ...o });
+  const r = await startOtlpReceiver({
+    listen: { host: '127.0.0.1', port: 0, isLoopback: true },
+    paths,
+    maxRequestBytes: 1 << 20,
+    maxRequestsPerSecond: 1000,
+    nowMs: Date.now,
+    hostsFlushMs: 10,
+    ...o,
+  });
   open.push(r);
   return { r, paths };
 }
@@ -33,7 +41,22 @@ function logsFrom(hosts: string[], session = 's-1', extra: { key: string; value:
   return JSON.stringify({
     resourceLogs: hosts.map((h, i) => ({
       resource: { attributes: [str('host.name', h)] },
-      scopeLogs: [{ logRecords: [{ timeUnixNano: String(Date.now() * 1e6), attributes: [str('event.name', 'tool_decision'), str('session.id', session), str('tool_name', 'Bash'), str('decision', 'accept'), ...(i === 0 ? extra : [])] }] }],
+      scopeLogs: [
+        {
+          logRecords: [
+            {
+              timeUnixNano: String(Date.now() * 1e6),
+              attributes: [
+                str('event.name', 'tool_decision'),
+                str('session.id', session),
+                str('tool_name', 'Bash'),
+                str('decision', 'accept'),
+                ...(i === 0 ? extra : []),
+              ],
+            },
+          ],
+        },
+      ],
     })),
   });
 }
@@ -43,10 +66,14 @@ const readHosts = (paths: StatePaths) => JSON.parse(readFileSync(paths.telemetry
 /** A request from `localAddress` (another loopback address), answered with its status. */
 function postFrom(url: string, localAddress: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/logs`, { method: 'POST', localAddress, headers: { ...JSON_TYPE, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = http.request(
+      `${url}/v1/logs`,
+      { method: 'POST', localAddress, headers: { ...JSON_TYPE, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -121,13 +148,17 @@ describe('the OTLP receiver keeps nothing unbounded', () => {
     await until(() => errors.length > 0, 10_000, 'the timer error to be said');
     expect(errors[0]).toMatch(/cannot write .*hosts\.json: Invalid string length/);
     expect((await post(r.url, logsFrom(['h2']))).status).toBe(200);
-    await until(() => {
-      try {
-        return Object.hasOwn(readHosts(paths).hosts, 'h2');
-      } catch {
-        return false;
-      }
-    }, 10_000, 'hosts.json written by the next flush');
+    await until(
+      () => {
+        try {
+          return Object.hasOwn(readHosts(paths).hosts, 'h2');
+        } catch {
+          return false;
+        }
+      },
+      10_000,
+      'hosts.json written by the next flush',
+    );
   });
 
   it('caps connections and bytes in flight: 503 with Retry-After, and serves again once they end', async () => {
@@ -140,10 +171,16 @@ describe('the OTLP receiver keeps nothing unbounded', () => {
     expect(refused.headers.get('retry-after')).toBeTruthy();
     expect(((await refused.json()) as { message: string }).message).toMatch(/bytes in flight/);
     // Four more idle connections reach the cap of 8: the next connection is answered 503 and closed.
-    const idle = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((res) => {
-      const s = net.connect(r.port, '127.0.0.1', () => res(s));
-      onTestFinished(() => void s.destroy());
-    })));
+    const idle = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<net.Socket>((res) => {
+            const s = net.connect(r.port, '127.0.0.1', () => res(s));
+            onTestFinished(() => void s.destroy());
+          }),
+      ),
+    );
     await until(() => r.stats().connections >= 8, 10_000, 'eight connections open');
     const over = await post(r.url, logsFrom(['h1'])).catch((e: Error) => e);
     expect(over instanceof Response ? over.status : over.message).toBe(503);
@@ -166,26 +203,38 @@ describe('the OTLP receiver keeps nothing unbounded', () => {
 });
 
 describe('serve under a host-name flood', { timeout: 120_000 }, () => {
-  it('an error thrown in the receiver\'s hosts.json timer is said, and serve goes on', async () => {
+  it("an error thrown in the receiver's hosts.json timer is said, and serve goes on", async () => {
     const stateDir = tempDir('dw-otlp-fault-');
-    writeWave(stateDir, 'E-1', new Date().toISOString(), [{ task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
+    writeWave(stateDir, 'E-1', new Date().toISOString(), [
+      { task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() },
+    ]);
     // TEST-ONLY fault (sys/crash-point.ts): the first hosts.json flush throws, as JSON.stringify's RangeError did on main.
-    const serve = spawnCli(['serve', '--state-dir', stateDir, '--timeout', '3600', '--check-interval', '1', '--action', 'report', '--otlp', '127.0.0.1:0'], { env: { DISPATCH_WATCHDOG_TEST_CRASH: 'throw:hosts_flush' } });
+    const serve = spawnCli(['serve', '--state-dir', stateDir, '--timeout', '3600', '--check-interval', '1', '--action', 'report', '--otlp', '127.0.0.1:0'], {
+      env: { DISPATCH_WATCHDOG_TEST_CRASH: 'throw:hosts_flush' },
+    });
     onTestFinished(() => void serve.kill('SIGKILL'));
     const port = Number((await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.output()) ?? undefined, 30_000, 'the receiver'))[1]);
     const url = `http://127.0.0.1:${port}`;
     expect((await post(url, logsFrom(['first']))).status).toBe(200);
-    await until(() => /OTLP receiver: cannot write .*hosts\.json: test fault at hosts_flush/.test(serve.output()), 30_000, `the fault to be said (${serve.output()})`);
+    await until(
+      () => /OTLP receiver: cannot write .*hosts\.json: test fault at hosts_flush/.test(serve.output()),
+      30_000,
+      `the fault to be said (${serve.output()})`,
+    );
     expect((await post(url, logsFrom(['second']))).status).toBe(200);
     const paths = new StatePaths(stateDir);
-    await until(() => {
-      try {
-        const hosts = readHosts(paths).hosts;
-        return Object.hasOwn(hosts, 'first') && Object.hasOwn(hosts, 'second');
-      } catch {
-        return false;
-      }
-    }, 30_000, 'hosts.json written by the next flush');
+    await until(
+      () => {
+        try {
+          const hosts = readHosts(paths).hosts;
+          return Object.hasOwn(hosts, 'first') && Object.hasOwn(hosts, 'second');
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      'hosts.json written by the next flush',
+    );
     expect(serve.exitCode).toBeNull();
     serve.kill('SIGTERM');
     expect(await exited(serve)).toEqual({ code: 0, signal: null });
@@ -193,7 +242,9 @@ describe('serve under a host-name flood', { timeout: 120_000 }, () => {
 
   it('stays up, serving, with a small hosts.json, and stops cleanly', async () => {
     const stateDir = tempDir('dw-otlp-flood-');
-    writeWave(stateDir, 'E-1', new Date().toISOString(), [{ task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
+    writeWave(stateDir, 'E-1', new Date().toISOString(), [
+      { task_id: 'a1', ticket_id: 'P-a1', status: 'in_progress', last_activity_ts: new Date().toISOString() },
+    ]);
     const serve = spawnCli(['serve', '--state-dir', stateDir, '--timeout', '3600', '--check-interval', '1', '--action', 'report', '--otlp', '127.0.0.1:0']);
     onTestFinished(() => void serve.kill('SIGKILL'));
     const port = Number((await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.output()) ?? undefined, 30_000, 'the receiver'))[1]);
@@ -205,13 +256,17 @@ describe('serve under a host-name flood', { timeout: 120_000 }, () => {
       if (res.status === 429) i--;
     }
     const paths = new StatePaths(stateDir);
-    await until(() => {
-      try {
-        return readHosts(paths) && statSync(paths.telemetryHosts()).mtimeMs > 0 && Object.keys(readHosts(paths).hosts).some((h) => h.startsWith('39-'));
-      } catch {
-        return false;
-      }
-    }, 30_000, 'hosts.json to hold the last flood host');
+    await until(
+      () => {
+        try {
+          return readHosts(paths) && statSync(paths.telemetryHosts()).mtimeMs > 0 && Object.keys(readHosts(paths).hosts).some((h) => h.startsWith('39-'));
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      'hosts.json to hold the last flood host',
+    );
     expect(statSync(paths.telemetryHosts()).size).toBeLessThan(64 * 1024);
     expect(serve.exitCode).toBeNull();
     expect((await post(url, logsFrom(['after-the-flood']))).status).toBe(200);

@@ -23,7 +23,15 @@ afterEach(async () => {
 async function receiver(o: { token?: string; maxRequestBytes?: number; maxRequestsPerSecond?: number; nowMs?: () => number } = {}) {
   const stateDir = tempDir();
   const paths = new StatePaths(stateDir);
-  const r = await startOtlpReceiver({ listen: { host: '127.0.0.1', port: 0, isLoopback: true }, paths, token: o.token, maxRequestBytes: o.maxRequestBytes ?? 1 << 20, maxRequestsPerSecond: o.maxRequestsPerSecond ?? 1000, nowMs: o.nowMs ?? Date.now, hostsFlushMs: 10 });
+  const r = await startOtlpReceiver({
+    listen: { host: '127.0.0.1', port: 0, isLoopback: true },
+    paths,
+    token: o.token,
+    maxRequestBytes: o.maxRequestBytes ?? 1 << 20,
+    maxRequestsPerSecond: o.maxRequestsPerSecond ?? 1000,
+    nowMs: o.nowMs ?? Date.now,
+    hostsFlushMs: 10,
+  });
   open.push(r);
   const post = (p: string, body: Uint8Array, headers: Record<string, string> = JSON_TYPE) => fetch(r.url + p, { method: 'POST', body, headers });
   return { r, paths, stateDir, post };
@@ -32,7 +40,7 @@ async function receiver(o: { token?: string; maxRequestBytes?: number; maxReques
 const sessionOf = (f: string) => /"session\.id","value":\{"stringValue":"([^"]+)"/.exec(fixture(f).toString())![1]!;
 
 describe('the OTLP/HTTP receiver', () => {
-  it('stores each session\'s events from JSON and protobuf requests, and when each host was heard', async () => {
+  it("stores each session's events from JSON and protobuf requests, and when each host was heard", async () => {
     const { r, paths, post } = await receiver();
     for (const f of ['json-logs-1.json', 'json-logs-2.json', 'json-logs-3.json']) {
       const res = await post('/v1/logs', fixture(f));
@@ -45,7 +53,10 @@ describe('the OTLP/HTTP receiver', () => {
     expect(proto.headers.get('content-type')).toBe('application/x-protobuf');
     expect((await proto.arrayBuffer()).byteLength).toBe(0);
     expect((await post('/v1/metrics', fixture('protobuf-metrics-1.bin'), PROTO_TYPE)).status).toBe(200);
-    const lines = readFileSync(paths.telemetryFile(sessionOf('json-logs-1.json')), 'utf8').trim().split('\n').map((l) => TelemetryLineSchema.parse(JSON.parse(l)));
+    const lines = readFileSync(paths.telemetryFile(sessionOf('json-logs-1.json')), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => TelemetryLineSchema.parse(JSON.parse(l)));
     expect(lines.map((l) => l.event)).toEqual(['user_prompt', 'tool_decision', 'api_request', 'tool_result', 'api_request', 'assistant_response']);
     expect(readdirSync(paths.telemetryDir()).filter((f) => f.endsWith('.ndjson'))).toHaveLength(2);
     await r.close();
@@ -91,7 +102,9 @@ describe('the OTLP/HTTP receiver', () => {
     expect(codes).toEqual([200, 200, 200, 200, 429]);
     const refused = await post('/v1/logs', fixture('json-logs-2.json'));
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(((await refused.json()) as { message: string }).message).toMatch(/more than 2 requests a second from this machine \(127\.0\.0\.1; every loopback address counts as one\)/);
+    expect(((await refused.json()) as { message: string }).message).toMatch(
+      /more than 2 requests a second from this machine \(127\.0\.0\.1; every loopback address counts as one\)/,
+    );
     now += 1000;
     expect((await post('/v1/logs', fixture('json-logs-2.json'))).status).toBe(200);
   });
@@ -120,7 +133,10 @@ describe('the OTLP/HTTP receiver', () => {
     attrs.find((a) => a.key === 'session.id')!.value = { stringValue: '../../escape' };
     const res = await post('/v1/logs', Buffer.from(JSON.stringify(body)));
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { partialSuccess: unknown }).partialSuccess).toMatchObject({ rejectedLogRecords: 1, errorMessage: expect.stringMatching(/is not a session id/) });
+    expect(((await res.json()) as { partialSuccess: unknown }).partialSuccess).toMatchObject({
+      rejectedLogRecords: 1,
+      errorMessage: expect.stringMatching(/is not a session id/),
+    });
     expect(existsSync(path.join(stateDir, '..', 'escape.ndjson'))).toBe(false);
     expect(readdirSync(path.join(stateDir, 'telemetry')).filter((f) => f.endsWith('.ndjson'))).toHaveLength(1);
   });

@@ -75,14 +75,29 @@ describe('one escaping rule per sink, over the hostile battery', () => {
 });
 
 describe('where text leaves us', () => {
-  it('next: a row\'s free text is printed escaped, never a forged line or a terminal command', () => {
+  it("next: a row's free text is printed escaped, never a forged line or a terminal command", () => {
     const doc: NextDoc = {
-      schema_version: '1', epic_id: 'E-1', reason: 'requests', exit_code: 10,
+      schema_version: '1',
+      epic_id: 'E-1',
+      reason: 'requests',
+      exit_code: 10,
       requests: HOSTILE.map((h, i) => ({
-        schema_version: '1' as const, kind: 'reconcile' as const, key: `E-1:t${i}:reconcile`, epic_id: 'E-1', task_id: `t${i}`, ticket_id: 'P-1', created_at: '2026-04-02T10:00:00.000Z',
-        reason: h, what_disagrees: h, disagreement: 'agent_finished', path: `epics/E-1/requests/E-1__t${i}__reconcile.reconcile.json`,
+        schema_version: '1' as const,
+        kind: 'reconcile' as const,
+        key: `E-1:t${i}:reconcile`,
+        epic_id: 'E-1',
+        task_id: `t${i}`,
+        ticket_id: 'P-1',
+        created_at: '2026-04-02T10:00:00.000Z',
+        reason: h,
+        what_disagrees: h,
+        disagreement: 'agent_finished',
+        path: `epics/E-1/requests/E-1__t${i}__reconcile.reconcile.json`,
       })),
-      unanswered: [], escalations: [], attention: [{ key: 'k', kind: 'human_wait', detail: HOSTILE.join(' '), what_to_do: 'answer it' }], pending: [],
+      unanswered: [],
+      escalations: [],
+      attention: [{ key: 'k', kind: 'human_wait', detail: HOSTILE.join(' '), what_to_do: 'answer it' }],
+      pending: [],
       wave: { in_flight: 1, terminal: 0, blocked: 0, unknown_status: 0, pending_requests: HOSTILE.length },
     } as unknown as NextDoc;
     const out = renderNextDoc(doc);
@@ -92,26 +107,60 @@ describe('where text leaves us', () => {
     expect(out.split('\n').filter((l) => l.startsWith('request '))).toHaveLength(HOSTILE.length);
   });
 
-  it('Slack: an agent\'s question reaches the channel as text, with no <!channel> and no disguised link', () => {
+  it("Slack: an agent's question reaches the channel as text, with no <!channel> and no disguised link", () => {
     for (const h of HOSTILE) {
-      const body = renderNotifyBody({ event: 'notify_started', trigger: 'attention', key: 'k', epic_id: 'E-1', about: 'a', text: h, timestamp_utc: '2026-04-02T10:00:00.000Z' } as never, 'slack');
+      const body = renderNotifyBody(
+        { event: 'notify_started', trigger: 'attention', key: 'k', epic_id: 'E-1', about: 'a', text: h, timestamp_utc: '2026-04-02T10:00:00.000Z' } as never,
+        'slack',
+      );
       const text = (JSON.parse(body) as { text: string }).text;
       expect(text).not.toMatch(/<[!@#]|<https?:/);
       expect(body).not.toMatch(RAW_CONTROL);
     }
-    const generic = renderNotifyBody({ event: 'notify_started', trigger: 'attention', key: 'k', epic_id: 'E-1', about: 'a', text: HOSTILE.join(' '), timestamp_utc: '2026-04-02T10:00:00.000Z' } as never, 'json');
+    const generic = renderNotifyBody(
+      {
+        event: 'notify_started',
+        trigger: 'attention',
+        key: 'k',
+        epic_id: 'E-1',
+        about: 'a',
+        text: HOSTILE.join(' '),
+        timestamp_utc: '2026-04-02T10:00:00.000Z',
+      } as never,
+      'json',
+    );
     expect(generic).not.toMatch(RAW_CONTROL);
     expect((JSON.parse(generic) as { text: string }).text).toBe(HOSTILE.join(' '));
   });
 
-  const timeline = (): Timeline => ({
-    epicId: 'E-1', startMs: 0, endMs: 600_000, massStallsMs: [],
-    lanes: HOSTILE.map((h, i) => ({
-      taskId: `t${i}`, ticketId: h, startMs: 0, endMs: 500_000, activityMs: [10_000], outcome: h,
-      marks: [{ kind: 'stall_detected', atMs: 200_000, text: h }],
-    })),
-    summary: { stalls: 1, redispatches: 0, cancels: 0, escalations: 0, trackerSkipped: 0, requestsAnswered: 0, requestsUnanswered: 0, waitingHuman: 0, massStalls: 0, detectLagMs: [] },
-  } as unknown as Timeline);
+  const timeline = (): Timeline =>
+    ({
+      epicId: 'E-1',
+      startMs: 0,
+      endMs: 600_000,
+      massStallsMs: [],
+      lanes: HOSTILE.map((h, i) => ({
+        taskId: `t${i}`,
+        ticketId: h,
+        startMs: 0,
+        endMs: 500_000,
+        activityMs: [10_000],
+        outcome: h,
+        marks: [{ kind: 'stall_detected', atMs: 200_000, text: h }],
+      })),
+      summary: {
+        stalls: 1,
+        redispatches: 0,
+        cancels: 0,
+        escalations: 0,
+        trackerSkipped: 0,
+        requestsAnswered: 0,
+        requestsUnanswered: 0,
+        waitingHuman: 0,
+        massStalls: 0,
+        detectLagMs: [],
+      },
+    }) as unknown as Timeline;
 
   it('timeline --svg: well-formed XML for hostile names, parsed by a strict parser', () => {
     const svg = renderTimelineSvg(timeline());
@@ -119,24 +168,29 @@ describe('where text leaves us', () => {
     expect(svg).not.toMatch(RAW_CONTROL);
   });
 
-  it.skipIf(!findChromium())(`timeline --svg opens in headless Chromium (${findChromium() ? 'Chromium found' : CHROMIUM_MISSING})`, { timeout: 120_000 }, async () => {
-    const file = path.join(tempDir(), 'timeline.svg');
-    writeFileSync(file, renderTimelineSvg(timeline()));
-    const shot = await screenshot(file, 900, 700);
-    // A parse error page is drawn instead of the picture: Chromium shows the SVG's white background and dark text.
-    expect(shot.width).toBe(900);
-    let dark = 0;
-    for (let y = 0; y < shot.height; y += 4) for (let x = 0; x < shot.width; x += 4) if (shot.at(x, y).every((c) => c < 100)) dark++;
-    expect(dark).toBeGreaterThan(10);
-    expect(shot.at(2, 2)).toEqual([255, 255, 255]);
-    // Chromium's XML error page ("This page contains the following errors") is a #fdd box: none of it.
-    let errorBox = 0;
-    for (let y = 0; y < Math.min(shot.height, 200); y += 2) for (let x = 0; x < shot.width; x += 4) {
-      const [r, g, b] = shot.at(x, y);
-      if (r > 245 && g > 210 && g < 232 && b > 210 && b < 232) errorBox++;
-    }
-    expect(errorBox).toBe(0);
-  });
+  it.skipIf(!findChromium())(
+    `timeline --svg opens in headless Chromium (${findChromium() ? 'Chromium found' : CHROMIUM_MISSING})`,
+    { timeout: 120_000 },
+    async () => {
+      const file = path.join(tempDir(), 'timeline.svg');
+      writeFileSync(file, renderTimelineSvg(timeline()));
+      const shot = await screenshot(file, 900, 700);
+      // A parse error page is drawn instead of the picture: Chromium shows the SVG's white background and dark text.
+      expect(shot.width).toBe(900);
+      let dark = 0;
+      for (let y = 0; y < shot.height; y += 4) for (let x = 0; x < shot.width; x += 4) if (shot.at(x, y).every((c) => c < 100)) dark++;
+      expect(dark).toBeGreaterThan(10);
+      expect(shot.at(2, 2)).toEqual([255, 255, 255]);
+      // Chromium's XML error page ("This page contains the following errors") is a #fdd box: none of it.
+      let errorBox = 0;
+      for (let y = 0; y < Math.min(shot.height, 200); y += 2)
+        for (let x = 0; x < shot.width; x += 4) {
+          const [r, g, b] = shot.at(x, y);
+          if (r > 245 && g > 210 && g < 232 && b > 210 && b < 232) errorBox++;
+        }
+      expect(errorBox).toBe(0);
+    },
+  );
 });
 
 describe('secret shapes beyond the first five', () => {
@@ -183,7 +237,15 @@ describe('the Linear comment, as the fake Linear server receives it', () => {
     const { startLinearServer } = await import('../helpers/linear-server.js');
     await using fake = await startLinearServer();
     const body = `Stalled.\n\n${HOSTILE.join('\n')}\nmysql --password hunter2Secret9`;
-    await escalateInLinear({ apiKey: 'lin_api_TESTKEY_0123456789abcdef', apiUrl: fake.url, ticketId: 'ENG-123', commentBody: body, idempotencyKey: 'E-1:t1:escalate', sleep: async () => undefined, random: () => 0 });
+    await escalateInLinear({
+      apiKey: 'lin_api_TESTKEY_0123456789abcdef',
+      apiUrl: fake.url,
+      ticketId: 'ENG-123',
+      commentBody: body,
+      idempotencyKey: 'E-1:t1:escalate',
+      sleep: async () => undefined,
+      random: () => 0,
+    });
     const sent = fake.requests.find((r) => r.variables?.input?.body)!.variables.input.body as string;
     expect(sent).not.toMatch(RAW_CONTROL);
     expect(sent).not.toContain('hunter2Secret9');

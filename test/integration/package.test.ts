@@ -12,7 +12,8 @@ import { REPO_ROOT } from '../helpers/cli.js';
 import { writeWave } from '../helpers/state.js';
 
 const run = promisify(execFile);
-const npm = (args: string[], cwd: string) => run('npm', args, { cwd, timeout: 90_000, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  run('npm', args, { cwd, timeout: 90_000, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, any>;
 
 describe('package.json', () => {
@@ -53,7 +54,20 @@ describe('the packed tarball', () => {
   }, 120_000);
 
   it('holds the build, the schemas, the docs and the licence, and nothing else', () => {
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/dispatch-watchdog.js', 'dist/src/cli.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'schemas/state-file.schema.json', 'docs/state-files.md', 'bundle/hook.cjs', 'bundle/cli.cjs', 'bundle/log-scan.cjs']) {
+    for (const f of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'bin/dispatch-watchdog.js',
+      'dist/src/cli.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'schemas/state-file.schema.json',
+      'docs/state-files.md',
+      'bundle/hook.cjs',
+      'bundle/cli.cjs',
+      'bundle/log-scan.cjs',
+    ]) {
       expect(files, f).toContain(f);
     }
     expect(files.filter((f) => f.startsWith('dist/bench') || f.endsWith('.map') || f.startsWith('test/') || f.startsWith('src/'))).toEqual([]);
@@ -83,11 +97,16 @@ describe('the packed tarball', () => {
   it("runs the README's first command in the installed package, on the example it ships", async () => {
     // README line 4: `npm ci && npm run build && npx dispatch-watchdog …`; the package is already
     // built, so a consumer runs the last part, in the package's own directory.
-    const first = readFileSync(path.join(app, 'node_modules', 'dispatch-watchdog', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('npm ci && '))!;
+    const first = readFileSync(path.join(app, 'node_modules', 'dispatch-watchdog', 'README.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('npm ci && '))!;
     const args = first.split(' && ').at(-1)!.split(' ');
     expect(args.slice(0, 2)).toEqual(['npx', 'dispatch-watchdog']);
     expect(files).toContain('.onex_state.example/epics/PROJ-1000/state.yaml');
-    const r = await run(bin(), args.slice(2), { cwd: path.join(app, 'node_modules', 'dispatch-watchdog'), env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    const r = await run(bin(), args.slice(2), {
+      cwd: path.join(app, 'node_modules', 'dispatch-watchdog'),
+      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') },
+    }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     expect([(r as { code?: number }).code, r.stderr]).toEqual([3, '']);
     expect(r.stdout).toMatch(/task-1002\s+PROJ-1002\s+STALLED/);
   });
@@ -100,19 +119,27 @@ describe('the packed tarball', () => {
     const { stdout } = await run(bin(), ['hook', 'install'], { cwd: project, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: '', ONEX_STATE_DIR: '' } });
     const file = path.join(project, '.claude', 'settings.local.json');
     expect(stdout).toContain(`in ${file}; new file.`);
-    const command = (JSON.parse(readFileSync(file, 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } }).hooks.PreToolUse[0]!.hooks[0]!.command;
+    const command = (JSON.parse(readFileSync(file, 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } }).hooks.PreToolUse[0]!.hooks[0]!
+      .command;
     expect(command).toBe(`node ${path.join(app, 'node_modules', 'dispatch-watchdog', 'bundle', 'hook.cjs')} --state-dir ${path.join(project, '.onex_state')}`);
     const child = execFile('sh', ['-c', command], { cwd: project });
     child.stdin!.end(JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-2', tool_name: 'Bash', tool_input: { command: 'make' } }));
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(project, '.onex_state', 'activity', 'sess-2.ndjson'), 'utf8'))).toMatchObject({ event: 'PreToolUse', tool_name: 'Bash' });
+    expect(JSON.parse(readFileSync(path.join(project, '.onex_state', 'activity', 'sess-2.ndjson'), 'utf8'))).toMatchObject({
+      event: 'PreToolUse',
+      tool_name: 'Bash',
+    });
   });
 
   it('checks a wave once (exit 0 when healthy)', async () => {
     const state = path.join(app, 'state');
     const now = Date.now();
-    writeWave(state, 'E-1', new Date(now - 10_000).toISOString(), [{ ticket_id: 'T-1', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() }]);
-    const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-1', '--once', '--action', 'report'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } });
+    writeWave(state, 'E-1', new Date(now - 10_000).toISOString(), [
+      { ticket_id: 'T-1', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() },
+    ]);
+    const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-1', '--once', '--action', 'report'], {
+      env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') },
+    });
     expect(stdout).toMatch(/T-1\s+T-1\s+healthy/);
   });
 
@@ -120,10 +147,14 @@ describe('the packed tarball', () => {
     const installed = path.join(app, 'node_modules', 'dispatch-watchdog');
     const state = path.join(app, 'state-bundle');
     const now = Date.now();
-    writeWave(state, 'E-B', new Date(now - 10_000).toISOString(), [{ ticket_id: 'T-9', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() }]);
+    writeWave(state, 'E-B', new Date(now - 10_000).toISOString(), [
+      { ticket_id: 'T-9', status: 'in_progress', last_activity_ts: new Date(now - 5_000).toISOString() },
+    ]);
     renameSync(path.join(installed, 'dist'), path.join(installed, 'dist.away'));
     try {
-      const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-B', '--once', '--action', 'report'], { env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') } });
+      const { stdout } = await run(bin(), ['--state-dir', state, '--epic-id', 'E-B', '--once', '--action', 'report'], {
+        env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(app, 'no-claude') },
+      });
       expect(stdout).toMatch(/T-9\s+T-9\s+healthy/);
       const child = execFile(bin(), ['hook', '--state-dir', state]);
       child.stdin!.end(JSON.stringify({ hook_event_name: 'Stop', session_id: 'sess-b' }));
@@ -141,11 +172,31 @@ describe('the packed tarball', () => {
       "import { checkWave, StateFileSchema, type WatchdogJson } from 'dispatch-watchdog';",
       `const r = await checkWave({ stateDir: ${JSON.stringify(state)}, epicId: 'E-2', nowMs: Date.parse('2026-04-02T10:05:00Z'), shouldReadClaudeCode: false });`,
       'const doc: WatchdogJson = r.report;',
-      "console.log(doc.tasks[0]?.verdict, r.hasStall, typeof StateFileSchema.parse);",
+      'console.log(doc.tasks[0]?.verdict, r.hasStall, typeof StateFileSchema.parse);',
     ].join('\n');
     writeFileSync(path.join(app, 'consumer.ts'), source);
     const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', '--typeRoots', path.join(REPO_ROOT, 'node_modules', '@types'), 'consumer.ts'], { cwd: app });
+    await run(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        '--types',
+        'node',
+        '--typeRoots',
+        path.join(REPO_ROOT, 'node_modules', '@types'),
+        'consumer.ts',
+      ],
+      { cwd: app },
+    );
     writeFileSync(path.join(app, 'consumer.mjs'), source.replace(', type WatchdogJson', '').replace('const doc: WatchdogJson', 'const doc'));
     expect((await run(process.execPath, ['consumer.mjs'], { cwd: app })).stdout).toBe('stalled true function\n');
   });

@@ -22,7 +22,9 @@ const pkg = JSON.parse(read('package.json')) as { name: string; version: string;
 
 /** Every hook event Claude Code knows (claude-code-surfaces.md §2.3). */
 const KNOWN_EVENTS = new Set(
-  'PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact PostCompact PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove InstructionsLoaded CwdChanged FileChanged MessageDisplay'.split(' '),
+  'PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact PostCompact PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove InstructionsLoaded CwdChanged FileChanged MessageDisplay'.split(
+    ' ',
+  ),
 );
 
 describe('.claude-plugin/plugin.json', () => {
@@ -76,7 +78,18 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
 
   it('has the front matter Claude Code reads: name = its folder, a description that says when to use it', () => {
     expect(skillDirs).toEqual(['dispatch-watchdog']);
-    const known = ['name', 'description', 'argument-hint', 'allowed-tools', 'disable-model-invocation', 'user-invocable', 'model', 'license', 'compatibility', 'metadata'];
+    const known = [
+      'name',
+      'description',
+      'argument-hint',
+      'allowed-tools',
+      'disable-model-invocation',
+      'user-invocable',
+      'model',
+      'license',
+      'compatibility',
+      'metadata',
+    ];
     expect(Object.keys(front).filter((k) => !known.includes(k))).toEqual([]);
     expect(front.name).toBe('dispatch-watchdog');
     expect(front.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
@@ -89,12 +102,12 @@ describe('skills/dispatch-watchdog/SKILL.md', () => {
     expect(body).toContain('$ARGUMENTS');
   });
 
-  it('says how to stop an agent and launch its replacement with the prompt from the request, with Claude Code 2.1.197\'s real tools', () => {
+  it("says how to stop an agent and launch its replacement with the prompt from the request, with Claude Code 2.1.197's real tools", () => {
     expect(body).toContain('TaskStop(task_id="<agent_id>")');
     // SendMessage's message is a string (an object is an InputValidationError), for teammates only.
     expect(body).toContain('SendMessage(to="<agent_name>", message="Stop working on <ticket_id> now: <reason>")');
     expect(body).not.toMatch(/message=\{/);
-    expect(body).toContain('prompt=<the request\'s prompt, verbatim>');
+    expect(body).toContain("prompt=<the request's prompt, verbatim>");
     expect(body).toContain('run_in_background: true');
     expect(body).toContain('task_id: <recovery_task_id>');
   });
@@ -117,7 +130,10 @@ const SKILL_CLI = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/cli.cjs"';
 const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/hook.cjs" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
 
 describe('hooks/hooks.json', () => {
-  const doc = JSON.parse(read('hooks/hooks.json')) as { description?: unknown; hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]> };
+  const doc = JSON.parse(read('hooks/hooks.json')) as {
+    description?: unknown;
+    hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]>;
+  };
 
   it('has the plugin hooks shape: { description, hooks: { <Event>: [{ matcher?, hooks: [command handlers] }] } }', () => {
     expect(Object.keys(doc).sort()).toEqual(['description', 'hooks']);
@@ -144,11 +160,24 @@ describe('hooks/hooks.json', () => {
     expect(existsSync(path.join(REPO_ROOT, 'bundle', 'hook.cjs'))).toBe(true);
   });
 
-  const payload = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'sess-1', agent_id: 'a1b2c3d', transcript_path: '/x/sess-1.jsonl', cwd: '/x', tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'toolu_1' });
+  const payload = JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    session_id: 'sess-1',
+    agent_id: 'a1b2c3d',
+    transcript_path: '/x/sess-1.jsonl',
+    cwd: '/x',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test' },
+    tool_use_id: 'toolu_1',
+  });
 
   it.each([
     { name: 'the project dir', env: (dir: string) => ({ CLAUDE_PROJECT_DIR: dir }), stateDir: (dir: string) => path.join(dir, '.onex_state') },
-    { name: '$ONEX_STATE_DIR', env: (dir: string) => ({ CLAUDE_PROJECT_DIR: path.join(dir, 'elsewhere'), ONEX_STATE_DIR: path.join(dir, 'state') }), stateDir: (dir: string) => path.join(dir, 'state') },
+    {
+      name: '$ONEX_STATE_DIR',
+      env: (dir: string) => ({ CLAUDE_PROJECT_DIR: path.join(dir, 'elsewhere'), ONEX_STATE_DIR: path.join(dir, 'state') }),
+      stateDir: (dir: string) => path.join(dir, 'state'),
+    },
   ])('run as Claude Code runs it (sh -c), records into the state dir of $name', async ({ env, stateDir }) => {
     const dir = tempDir();
     mkdirSync(stateDir(dir), { recursive: true });
@@ -169,7 +198,10 @@ describe('hooks/hooks.json', () => {
 describe('the package', () => {
   it('ships the plugin: .claude-plugin/, skills/ and hooks/ are in the tarball', async () => {
     for (const f of ['.claude-plugin', 'skills', 'hooks']) expect(pkg.files).toContain(f);
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json']));
     // The bundles hooks/hooks.json and the skill run (test/integration/bundle.test.ts).
@@ -204,9 +236,14 @@ describe('the commands the skill tells the lead to run', () => {
   const runSkillCommand = (command: string, cwd: string, fill: Record<string, string>, home: string): Promise<CliResult> => {
     const line = command.replaceAll('${CLAUDE_PLUGIN_ROOT}', REPO_ROOT).replace(/<([A-Z_]+)>/g, (_, k: string) => fill[k] ?? `<${k}>`);
     return new Promise((resolve) => {
-      execFile('sh', ['-c', line], { cwd, env: { PATH: path.dirname(process.execPath), HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') }, timeout: 20_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-      });
+      execFile(
+        'sh',
+        ['-c', line],
+        { cwd, env: { PATH: path.dirname(process.execPath), HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') }, timeout: 20_000 },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+        },
+      );
     });
   };
 
@@ -215,8 +252,15 @@ describe('the commands the skill tells the lead to run', () => {
     const home = path.join(project, 'home');
     mkdirSync(home);
     const now = Date.now();
-    writeWave(path.join(project, '.onex_state'), 'PROJ-1000', new Date(now - 5_000).toISOString(), [{ task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', last_activity_ts: new Date(now - 1_000).toISOString() }]);
-    expect(await runCli(['--epic-id', 'PROJ-1000', '--once', '--action', 'report'], { cwd: project, env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') } })).toMatchObject({ code: 0 });
+    writeWave(path.join(project, '.onex_state'), 'PROJ-1000', new Date(now - 5_000).toISOString(), [
+      { task_id: 't1', ticket_id: 'PROJ-1001', status: 'in_progress', last_activity_ts: new Date(now - 1_000).toISOString() },
+    ]);
+    expect(
+      await runCli(['--epic-id', 'PROJ-1000', '--once', '--action', 'report'], {
+        cwd: project,
+        env: { HOME: home, ONEX_STATE_DIR: '', CLAUDE_CONFIG_DIR: path.join(home, '.claude') },
+      }),
+    ).toMatchObject({ code: 0 });
     const status = await runSkillCommand(`${SKILL_CLI} status --epic-id <EPIC>`, project, { EPIC: 'PROJ-1000' }, home);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/t1\s+PROJ-1001\s+healthy/);
@@ -246,7 +290,15 @@ describe('the commands the skill tells the lead to run', () => {
     writeWave(state, 'PROJ-1000', old, [
       { task_id: 't1', ticket_id: 'PROJ-1001', status: 'cancelled', dispatched_at: old, agent_id: 'a1' },
       { task_id: 't2', ticket_id: 'PROJ-1002', status: 'completed', dispatched_at: old },
-      { task_id: req!.recovery_task_id, ticket_id: 'PROJ-1001', status: 'completed', dispatched_at: now, last_activity_ts: now, agent_id: 'a2', agent_name: 'recovery-PROJ-1001-attempt-1' },
+      {
+        task_id: req!.recovery_task_id,
+        ticket_id: 'PROJ-1001',
+        status: 'completed',
+        dispatched_at: now,
+        last_activity_ts: now,
+        agent_id: 'a2',
+        agent_name: 'recovery-PROJ-1001-attempt-1',
+      },
     ]);
     const ack = await runSkillCommand(`${SKILL_CLI} ack <KEY>`, project, { KEY: req!.key }, home);
     expect(ack.code, ack.stderr).toBe(0);

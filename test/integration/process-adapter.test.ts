@@ -96,9 +96,11 @@ describe('process adapter: redispatch', () => {
     const out = path.join(dir, 'argv.ndjson');
     const req = await redispatchRequest(dir);
     process.env.LINEAR_API_KEY = 'lin_api_secret';
-    const outcome = await adapterWith([process.execPath, fixture('fake-agent.mjs'), out, '{recovery_task_id}', '{ticket}', '{attempt}', '{epic}', '{task_id}']).redispatch(req).finally(() => {
-      delete process.env.LINEAR_API_KEY;
-    });
+    const outcome = await adapterWith([process.execPath, fixture('fake-agent.mjs'), out, '{recovery_task_id}', '{ticket}', '{attempt}', '{epic}', '{task_id}'])
+      .redispatch(req)
+      .finally(() => {
+        delete process.env.LINEAR_API_KEY;
+      });
     expect(outcome).toMatchObject({ ok: true, pid: expect.any(Number) });
     // A whole line, not the moment the agent has created its file and not yet written to it.
     const [line] = await waitFor('the agent to start', async () => {
@@ -117,7 +119,10 @@ describe('process adapter: redispatch', () => {
     const worktree = await fs.realpath(tempDir());
     const out = path.join(dir, 'pwd.txt');
     const adapter = adapterWith(['/bin/sh', '-c', `pwd > ${out}; echo "$1" >> ${out}`, 'sh', '{cwd}']);
-    expect(await adapter.redispatch({ ...(await redispatchRequest(dir)), cwd: worktree })).toMatchObject({ ok: true, detail: expect.stringContaining(` in ${worktree}`) });
+    expect(await adapter.redispatch({ ...(await redispatchRequest(dir)), cwd: worktree })).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining(` in ${worktree}`),
+    });
     expect(await waitFor('the replacement to start', async () => (await fs.readFile(out, 'utf8').catch(() => '')).split('\n')[1] || undefined)).toBe(worktree);
     expect((await fs.readFile(out, 'utf8')).split('\n')[0]).toBe(worktree);
     const gone = await redispatchRequest(tempDir());
@@ -150,6 +155,8 @@ describe('process adapter: redispatch', () => {
   it('says what to configure when agents.redispatch_argv is missing', async () => {
     const outcome = await adapterWith().redispatch(await redispatchRequest(tempDir()));
     expect(outcome).toMatchObject({ ok: false, code: 'not_configured' });
-    expect(outcome.detail).toMatchInlineSnapshot(`"agents.redispatch_argv is not set: the process adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml."`);
+    expect(outcome.detail).toMatchInlineSnapshot(
+      `"agents.redispatch_argv is not set: the process adapter launches replacements from it. Add e.g. ["claude", "-p", "{prompt}"] to watchdog.config.yaml."`,
+    );
   });
 });

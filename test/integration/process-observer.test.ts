@@ -78,7 +78,7 @@ describe.skipIf(!hasSs)('process observer (Linux, ss)', () => {
     expect(await look(T0 + 10_000)).toBeUndefined();
   });
 
-  it('a subagent row shares its session\'s process: not sampled', async () => {
+  it("a subagent row shares its session's process: not sampled", async () => {
     const observer = createProcessObserver();
     expect(await observer.observe(makeTask({ pid: process.pid, agentId: 'a0123456789abcdef', sessionId: 's1' }), T0)).toEqual([]);
   });

@@ -24,15 +24,29 @@ function file(root: string, rel: string, text: string, ageDays: number) {
 
 const checkpoint = (epic: string, ticket: string) =>
   stringify({
-    schema_version: '1', epic_id: epic, ticket_id: ticket, task_id: ticket, attempt: 1, recovery_task_id: `${ticket}-r1`,
-    created_at: '2026-01-01T00:00:00Z', stall_reason: 'inactivity', idle_seconds: 300, completed_work: [], remaining_work: [],
-    last_tool: null, last_output: null, supersedes: null,
+    schema_version: '1',
+    epic_id: epic,
+    ticket_id: ticket,
+    task_id: ticket,
+    attempt: 1,
+    recovery_task_id: `${ticket}-r1`,
+    created_at: '2026-01-01T00:00:00Z',
+    stall_reason: 'inactivity',
+    idle_seconds: 300,
+    completed_work: [],
+    remaining_work: [],
+    last_tool: null,
+    last_output: null,
+    supersedes: null,
   });
 
 /** A state dir with one finished epic, one running, one finished but watched, and shared files old and new. */
 function stateDir(): string {
   const root = tempDir('dw-prune-');
-  writeWave(root, 'DONE', '2026-01-01T00:00:00Z', [{ ticket_id: 'T-1', status: 'merged' }, { ticket_id: 'T-2', status: 'blocked' }]);
+  writeWave(root, 'DONE', '2026-01-01T00:00:00Z', [
+    { ticket_id: 'T-1', status: 'merged' },
+    { ticket_id: 'T-2', status: 'blocked' },
+  ]);
   file(root, 'epics/DONE/watchdog.json', '{}', 40);
   file(root, 'epics/DONE/watchdog.lock', JSON.stringify({ pid: 999_999_999, run_id: 'r', started_at: '2026-01-01T00:00:00Z' }), 40);
   file(root, 'epics/DONE/requests/DONE__T-1__redispatch.redispatch.json', '{}', 40);
@@ -41,7 +55,7 @@ function stateDir(): string {
   file(root, 'epics/DONE/watchdog.lock.takeover', '{}', 40);
   file(root, 'epics/DONE/agents/T-1-r1.log', 'log', 40);
   file(root, 'epics/DONE/agents/T-1-r2.log', 'recent log', 1);
-  file(root, 'epics/DONE/notes.txt', 'the orchestrator\'s own file', 40);
+  file(root, 'epics/DONE/notes.txt', "the orchestrator's own file", 40);
   writeWave(root, 'RUN', '2026-01-01T00:00:00Z', [{ ticket_id: 'T-3', status: 'in_progress' }]);
   file(root, 'epics/RUN/requests/RUN__T-3__cancel.cancel.json', '{}', 40);
   file(root, 'epics/RUN/acks/RUN__T-3__cancel.ack.json', '{}', 40);
@@ -79,9 +93,16 @@ describe('prune', () => {
     expect(r.removed.map((e) => e.path)).toEqual(REMOVED);
     for (const p of REMOVED) expect(existsSync(path.join(root, p)), p).toBe(false);
     for (const p of [
-      'epics/DONE/state.yaml', 'epics/DONE/agents/T-1-r2.log', 'epics/DONE/notes.txt', 'epics/RUN/requests/RUN__T-3__cancel.cancel.json', 'epics/RUN/acks/RUN__T-3__cancel.ack.json',
-      'epics/HELD/watchdog.json', 'activity/live-session.ndjson', 'pipeline_checkpoints/T-3/recovery-1.yaml',
-      'friction/2026-01-01-stall-escalation-t-1.md', 'dispatch-log/2026-01-01.ndjson',
+      'epics/DONE/state.yaml',
+      'epics/DONE/agents/T-1-r2.log',
+      'epics/DONE/notes.txt',
+      'epics/RUN/requests/RUN__T-3__cancel.cancel.json',
+      'epics/RUN/acks/RUN__T-3__cancel.ack.json',
+      'epics/HELD/watchdog.json',
+      'activity/live-session.ndjson',
+      'pipeline_checkpoints/T-3/recovery-1.yaml',
+      'friction/2026-01-01-stall-escalation-t-1.md',
+      'dispatch-log/2026-01-01.ndjson',
     ]) {
       expect(existsSync(path.join(root, p)), p).toBe(true);
     }
@@ -155,12 +176,20 @@ describe('prune judges an epic as the watchdog does', () => {
     const root = stateDir();
     file(root, 'pipeline_checkpoints/T-2/recovery-1.yaml', checkpoint('DONE', 'T-2'), 40);
     file(root, 'pipeline_checkpoints/T-2/recovery-2.yaml', checkpoint('DONE', 'T-2'), 40);
-    file(root, 'friction/2026-01-01-stall-escalation-t-2.md', [
-      '# Agent Stall Escalation: T-2', '', '## Evidence',
-      '- Checkpoint: [pipeline_checkpoints/T-2/recovery-1.yaml](../pipeline_checkpoints/T-2/recovery-1.yaml)',
-      `- Checkpoint: [${root}/pipeline_checkpoints/T-2/recovery-2.yaml](${root}/pipeline_checkpoints/T-2/recovery-2.yaml)`,
-      '- Tracker: [T-2](https://linear.app/x/issue/T-2)', '',
-    ].join('\n'), 40);
+    file(
+      root,
+      'friction/2026-01-01-stall-escalation-t-2.md',
+      [
+        '# Agent Stall Escalation: T-2',
+        '',
+        '## Evidence',
+        '- Checkpoint: [pipeline_checkpoints/T-2/recovery-1.yaml](../pipeline_checkpoints/T-2/recovery-1.yaml)',
+        `- Checkpoint: [${root}/pipeline_checkpoints/T-2/recovery-2.yaml](${root}/pipeline_checkpoints/T-2/recovery-2.yaml)`,
+        '- Tracker: [T-2](https://linear.app/x/issue/T-2)',
+        '',
+      ].join('\n'),
+      40,
+    );
     const r = await prune(new StatePaths(root), { nowMs: now, olderThanMs: 30 * DAY, olderThan: '30d', isDryRun: false });
     expect(r.removed.map((e) => e.path)).toEqual(REMOVED);
     expect(r.kept_linked).toEqual(['pipeline_checkpoints/T-2/recovery-1.yaml', 'pipeline_checkpoints/T-2/recovery-2.yaml']);

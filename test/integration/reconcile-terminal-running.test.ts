@@ -34,10 +34,22 @@ describe('a row that says completed while its agent still runs', () => {
     const key = `${EPIC}:t1:reconcile`;
     // On this manual clock the row was dispatched in April, and the real process started today: it is
     // not provably the row's agent, so the request withholds its pid and says why (issue 36 item 5).
-    expect(first.doc.requests).toEqual([expect.objectContaining({ kind: 'reconcile', key, disagreement: 'agent_running', row_status: 'completed', pid_withheld: expect.stringContaining(`pid ${agent.pid} `) })]);
+    expect(first.doc.requests).toEqual([
+      expect.objectContaining({
+        kind: 'reconcile',
+        key,
+        disagreement: 'agent_running',
+        row_status: 'completed',
+        pid_withheld: expect.stringContaining(`pid ${agent.pid} `),
+      }),
+    ]);
     expect(first.doc.requests[0].pid).toBeUndefined();
-    expect(first.doc.requests[0].what_disagrees).toBe(`the row says "completed" but its agent is still running: its process ${agent.pid} is alive and nothing says it finished`);
-    expect(first.doc.requests[0].how_to_answer).toMatch(/^Row t1 says its work is over but its agent is still at work: if the work goes on, set row t1 back to in_progress; if the row is right, stop the agent yourself \(the watchdog never does\)/);
+    expect(first.doc.requests[0].what_disagrees).toBe(
+      `the row says "completed" but its agent is still running: its process ${agent.pid} is alive and nothing says it finished`,
+    );
+    expect(first.doc.requests[0].how_to_answer).toMatch(
+      /^Row t1 says its work is over but its agent is still at work: if the work goes on, set row t1 back to in_progress; if the row is right, stop the agent yourself \(the watchdog never does\)/,
+    );
     expect(events(dir, 'truth_inconsistent')).toEqual([expect.objectContaining({ task_id: 't1' })]);
     expect(events(dir, 'action_started').map((e) => e.action)).toEqual(['reconcile']);
     expect(agent.child.exitCode).toBeNull(); // never stopped by the watchdog
@@ -66,12 +78,15 @@ describe('a row that says completed while its agent still runs', () => {
 });
 
 describe('a row cancelled for a resume that another row carries on', () => {
-  it('is not asked about: the session at work is the new row\'s (same session_id), never a reconcile of the old one', async () => {
+  it("is not asked about: the session at work is the new row's (same session_id), never a reconcile of the old one", async () => {
     const dir = tempDir();
     const clock = new ManualClock(T0 + 3 * S);
     const file = path.join(dir, 's-1.jsonl');
     const rec = (s: number) => ({ timestamp: iso(T0 + s * S), sessionId: 's-1' });
-    writeFileSync(file, jsonl(user(0, 'Fix ENG-1', rec(0)), assistant(1, [toolUse('tu1', 'Bash', { command: 'make' })], rec(1)), user(2, [toolResult('tu1', 'ok')], rec(2))));
+    writeFileSync(
+      file,
+      jsonl(user(0, 'Fix ENG-1', rec(0)), assistant(1, [toolUse('tu1', 'Bash', { command: 'make' })], rec(1)), user(2, [toolResult('tu1', 'ok')], rec(2))),
+    );
     // The orchestrator answered a resume by adding the recovery row (SKILL.md: "or add the recovery_task_id row"):
     // the resumed run writes on in the same session's transcript.
     writeWave(dir, EPIC, iso(T0), [
@@ -81,13 +96,19 @@ describe('a row cancelled for a resume that another row carries on', () => {
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 10, checkInterval: 5 }, { claudeConfigDir: path.join(dir, 'claude') });
     for (let i = 1; i <= 12; i++) {
       const at = 3 + 5 * i;
-      appendFileSync(file, jsonl(assistant(at, [toolUse(`tu${at}`, 'Bash', { command: `step ${at}` })], rec(at)), user(at, [toolResult(`tu${at}`, 'ok')], rec(at))));
+      appendFileSync(
+        file,
+        jsonl(assistant(at, [toolUse(`tu${at}`, 'Bash', { command: `step ${at}` })], rec(at)), user(at, [toolResult(`tu${at}`, 'ok')], rec(at))),
+      );
       await s.advance(5 * S);
     }
     s.stop();
     await s.done;
     expect(events(dir, 'truth_inconsistent')).toEqual([]);
     expect(events(dir, 'reconcile_requested')).toEqual([]);
-    expect(readWatchdogJson(dir, EPIC).tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict])).toEqual([['t1', 'terminal'], ['t1-r1', 'healthy']]);
+    expect(readWatchdogJson(dir, EPIC).tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict])).toEqual([
+      ['t1', 'terminal'],
+      ['t1-r1', 'healthy'],
+    ]);
   });
 });

@@ -19,7 +19,16 @@ const T0 = Date.parse('2026-04-02T10:00:00Z');
 async function startedActions(dir: string, ids: string[], action: 'cancel' | 'redispatch' = 'cancel') {
   const log = new DispatchLog(new StatePaths(dir), 'E-1', 'crashed-run', () => T0);
   for (const id of ids) {
-    await log.append({ event: 'action_started', ticket_id: `P-${id}`, task_id: id, agent_id: id, key: `E-1:${id}:${action}`, action, adapter: 'mailbox', redispatch_attempt: 1 });
+    await log.append({
+      event: 'action_started',
+      ticket_id: `P-${id}`,
+      task_id: id,
+      agent_id: id,
+      key: `E-1:${id}:${action}`,
+      action,
+      adapter: 'mailbox',
+      redispatch_attempt: 1,
+    });
   }
 }
 
@@ -29,8 +38,14 @@ async function startUp(dir: string, adapter: AgentAdapter, runId: string) {
   const clock = new ManualClock(T0 + 60_000);
   const history = foldHistory((await readDispatchLog(paths)).events, 'E-1');
   const ctx: PerformerContext = {
-    epicId: 'E-1', paths, log: new DispatchLog(paths, 'E-1', runId, () => clock.nowMs()), history, adapter, clock,
-    maxRedispatches: 2, tracker: { blockedStateName: 'Blocked' },
+    epicId: 'E-1',
+    paths,
+    log: new DispatchLog(paths, 'E-1', runId, () => clock.nowMs()),
+    history,
+    adapter,
+    clock,
+    maxRedispatches: 2,
+    tracker: { blockedStateName: 'Blocked' },
   };
   return recoverUnfinished(ctx, { runId });
 }
@@ -43,10 +58,19 @@ function blindAdapter(): AgentAdapter & { calls: number } {
     calls: 0,
     cancelMarker: unknown,
     redispatchMarker: unknown,
-    cancel: async () => { adapter.calls++; throw new Error('must not fire'); },
-    redispatch: async () => { adapter.calls++; throw new Error('must not fire'); },
+    cancel: async () => {
+      adapter.calls++;
+      throw new Error('must not fire');
+    },
+    redispatch: async () => {
+      adapter.calls++;
+      throw new Error('must not fire');
+    },
     nudgeMarker: unknown,
-    nudge: async () => { adapter.calls++; throw new Error('must not fire'); },
+    nudge: async () => {
+      adapter.calls++;
+      throw new Error('must not fire');
+    },
   };
   return adapter;
 }
@@ -59,7 +83,9 @@ describe('start-up recovery', () => {
     await startUp(dir, adapter, 'run-1');
     // Simulate the crash: drop the summary line, keep the note.
     const logFile = path.join(dir, 'dispatch-log', readdirSync(path.join(dir, 'dispatch-log'))[0]!);
-    const kept = readFileSync(logFile, 'utf8').split('\n').filter((l) => l && !l.includes('recovery_summary'));
+    const kept = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.includes('recovery_summary'));
     writeFileSync(logFile, kept.join('\n') + '\n');
     await startUp(dir, adapter, 'run-2');
     expect(readdirSync(path.join(dir, 'friction'))).toHaveLength(1);
@@ -97,13 +123,25 @@ describe('start-up recovery', () => {
     const clock = new ManualClock(T0);
     const mailbox = createMailboxAdapter({ clock });
     // The crash hit after `a`'s side effect but before its outcome was journaled.
-    await mailbox.cancel({ epicId: 'E-1', key: 'E-1:a:cancel', task: { taskId: 'a', ticketId: 'P-a', status: 'in_progress', statusClass: 'in_flight' }, paths: new StatePaths(dir) });
+    await mailbox.cancel({
+      epicId: 'E-1',
+      key: 'E-1:a:cancel',
+      task: { taskId: 'a', ticketId: 'P-a', status: 'in_progress', statusClass: 'in_flight' },
+      paths: new StatePaths(dir),
+    });
     const report = await startUp(dir, mailbox, 'run-1');
     expect(report).toMatchObject({ done: ['E-1:a:cancel'], finished: ['E-1:b:cancel'], orphans: [] });
     expect(readdirSync(path.join(dir, 'epics/E-1/requests')).sort()).toEqual(['E-1__a__cancel.cancel.json', 'E-1__b__cancel.cancel.json']);
-    const killed = readEvents(dir).filter((e) => e.event === 'agent_killed').map((e) => e.key);
+    const killed = readEvents(dir)
+      .filter((e) => e.event === 'agent_killed')
+      .map((e) => e.key);
     expect(killed).toEqual(['E-1:a:cancel', 'E-1:b:cancel']);
-    expect(readEvents(dir).find((e) => e.event === 'recovery_summary')).toMatchObject({ done: ['E-1:a:cancel'], finished: ['E-1:b:cancel'], orphans: [], orphan_count: 0 });
+    expect(readEvents(dir).find((e) => e.event === 'recovery_summary')).toMatchObject({
+      done: ['E-1:a:cancel'],
+      finished: ['E-1:b:cancel'],
+      orphans: [],
+      orphan_count: 0,
+    });
     expect(existsSync(path.join(dir, 'friction'))).toBe(false);
 
     // Nothing left to do at the next start-up.
@@ -118,7 +156,16 @@ describe('start-up recovery', () => {
     const paths = new StatePaths(dir);
     const clock = new ManualClock(T0 + 60_000);
     const history = foldHistory((await readDispatchLog(paths)).events, 'E-1');
-    const ctx: PerformerContext = { epicId: 'E-1', paths, log: new DispatchLog(paths, 'E-1', 'r2', () => clock.nowMs()), history, adapter: mailbox, clock, maxRedispatches: 2, tracker: { blockedStateName: 'Blocked' } };
+    const ctx: PerformerContext = {
+      epicId: 'E-1',
+      paths,
+      log: new DispatchLog(paths, 'E-1', 'r2', () => clock.nowMs()),
+      history,
+      adapter: mailbox,
+      clock,
+      maxRedispatches: 2,
+      tracker: { blockedStateName: 'Blocked' },
+    };
     const wave = { shape: 'wave_tasks' as const, tasks: [{ taskId: 'done-1', ticketId: 'P-done-1', status: 'merged', statusClass: 'terminal' as const }] };
     const report = await recoverUnfinished(ctx, { runId: 'r2', wave });
     expect(report.failed).toEqual([{ key: 'E-1:done-1:redispatch', error: expect.stringContaining('not finished: the task is "merged" now') }]);

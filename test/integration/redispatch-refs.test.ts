@@ -53,7 +53,13 @@ describe('redispatch counts and modes at start-up', () => {
     append(redispatch(EPIC, 'P-1', 'fresh'), redispatch(EPIC, 'P-2', 'resume'), redispatch(EPIC, 'P-4', 'resume'));
     await expectSameAsFold(paths, tickets);
     // The summary now holds P-1's and P-2's earlier lines as count-only: more lines after it.
-    append(redispatch('E-2', 'P-1', 'resume'), redispatch('E-2', 'P-2', 'fresh', false), redispatch(EPIC, 'P-3', 'fresh'), redispatch('E-4', 'P-4', 'fresh', false), redispatch('E-4', 'P-5', 'resume'));
+    append(
+      redispatch('E-2', 'P-1', 'resume'),
+      redispatch('E-2', 'P-2', 'fresh', false),
+      redispatch(EPIC, 'P-3', 'fresh'),
+      redispatch('E-4', 'P-4', 'fresh', false),
+      redispatch('E-4', 'P-5', 'resume'),
+    );
     await expectSameAsFold(paths, tickets);
     const got = (await loadHistory(paths, EPIC, { isWritable: false })).history;
     expect(tickets.map((t) => [got.redispatchCount.get(t), got.lastRecoveryMode.get(t)])).toEqual([

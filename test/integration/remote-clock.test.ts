@@ -58,7 +58,15 @@ let calls = 0;
 const work = (): Ev[] => {
   const id = `tu${++calls}`;
   return [
-    { name: 'tool_decision', attrs: [str('tool_name', 'Bash'), str('tool_use_id', id), str('decision', 'accept'), str('tool_parameters', JSON.stringify({ command: `make step-${calls}` }))] },
+    {
+      name: 'tool_decision',
+      attrs: [
+        str('tool_name', 'Bash'),
+        str('tool_use_id', id),
+        str('decision', 'accept'),
+        str('tool_parameters', JSON.stringify({ command: `make step-${calls}` })),
+      ],
+    },
     { name: 'tool_result', attrs: [str('tool_name', 'Bash'), str('tool_use_id', id), str('success', 'true')] },
   ];
 };
@@ -66,7 +74,14 @@ const work = (): Ev[] => {
 async function bed() {
   let now = T0;
   const paths = new StatePaths(tempDir('dw-clock-'));
-  const r = await startOtlpReceiver({ listen: { host: '127.0.0.1', port: 0, isLoopback: true }, paths, maxRequestBytes: 1 << 20, maxRequestsPerSecond: 1000, nowMs: () => now, hostsFlushMs: 0 });
+  const r = await startOtlpReceiver({
+    listen: { host: '127.0.0.1', port: 0, isLoopback: true },
+    paths,
+    maxRequestBytes: 1 << 20,
+    maxRequestsPerSecond: 1000,
+    nowMs: () => now,
+    hostsFlushMs: 0,
+  });
   open.push(r);
   const reader = createTelemetryReader(paths, new TailReader(), { isPersistent: false });
   const task = makeTask({ sessionId: SESSION, dispatchedAtMs: T0 });
@@ -106,31 +121,35 @@ const SKEWS: [string, (receiverMs: number) => number][] = [
 ];
 
 describe('a remote clock never decides a verdict', () => {
-  it.each(SKEWS)('sender clock %s: working is healthy throughout, silence is a stall by window + 1 s', async (_, sender) => {
-    const b = await bed();
-    // 10 minutes of work, a batch and a host heartbeat every 30 s, judged after each.
-    let last = T0;
-    for (let t = T0 + 5 * S; t <= T0 + 10 * 60 * S; t += 30 * S) {
-      b.at(t);
-      expect((await b.post('logs', logs(work(), sender(t)))).status).toBe(200);
-      last = t;
-      b.at(t + 15 * S);
-      expect((await b.post('metrics', heartbeat)).status).toBe(200);
-      b.at(t + 29 * S);
+  it.each(SKEWS)(
+    'sender clock %s: working is healthy throughout, silence is a stall by window + 1 s',
+    async (_, sender) => {
+      const b = await bed();
+      // 10 minutes of work, a batch and a host heartbeat every 30 s, judged after each.
+      let last = T0;
+      for (let t = T0 + 5 * S; t <= T0 + 10 * 60 * S; t += 30 * S) {
+        b.at(t);
+        expect((await b.post('logs', logs(work(), sender(t)))).status).toBe(200);
+        last = t;
+        b.at(t + 15 * S);
+        expect((await b.post('metrics', heartbeat)).status).toBe(200);
+        b.at(t + 29 * S);
+        const v = await b.judge();
+        expect(v.kind, `${new Date(t).toISOString()}: ${v.reason}`).toBe('healthy');
+      }
+      // The agent stops; its host keeps its heartbeat.
+      for (let t = last + 30 * S; t <= last + WINDOW_MS + 1 * S; t += 30 * S) {
+        b.at(t);
+        await b.post('metrics', heartbeat);
+      }
+      b.at(last + WINDOW_MS - 1 * S);
+      expect((await b.judge()).kind).toBe('healthy');
+      b.at(last + WINDOW_MS + 1 * S);
       const v = await b.judge();
-      expect(v.kind, `${new Date(t).toISOString()}: ${v.reason}`).toBe('healthy');
-    }
-    // The agent stops; its host keeps its heartbeat.
-    for (let t = last + 30 * S; t <= last + WINDOW_MS + 1 * S; t += 30 * S) {
-      b.at(t);
-      await b.post('metrics', heartbeat);
-    }
-    b.at(last + WINDOW_MS - 1 * S);
-    expect((await b.judge()).kind).toBe('healthy');
-    b.at(last + WINDOW_MS + 1 * S);
-    const v = await b.judge();
-    expect(v, v.reason).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
-  }, 60_000);
+      expect(v, v.reason).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    },
+    60_000,
+  );
 
   it('a poisoned batch (one record stamped 1e30 ns) loses that record alone: the agent is seen working', async () => {
     const b = await bed();

@@ -27,11 +27,20 @@ async function scene(opts: { watchdogConfigDir?: string } = {}) {
   const sessionId = '5f0c8a52-1d8e-4c36-9a53-2f7c0e1b9d44';
   const project = path.join(claudeDir, 'projects', worktree.replace(/[/.]/g, '-'));
   mkdirSync(project, { recursive: true });
-  const rec = (type: string, message: object) => JSON.stringify({ type, uuid: `u-${type}`, sessionId, cwd: worktree, timestamp: ago(3), isSidechain: false, version: '2.1.197', message });
-  writeFileSync(path.join(project, `${sessionId}.jsonl`), [rec('user', { role: 'user', content: 'implement P-1' }), rec('assistant', { role: 'assistant', content: [{ type: 'text', text: 'working on it' }] })].join('\n') + '\n');
+  const rec = (type: string, message: object) =>
+    JSON.stringify({ type, uuid: `u-${type}`, sessionId, cwd: worktree, timestamp: ago(3), isSidechain: false, version: '2.1.197', message });
+  writeFileSync(
+    path.join(project, `${sessionId}.jsonl`),
+    [rec('user', { role: 'user', content: 'implement P-1' }), rec('assistant', { role: 'assistant', content: [{ type: 'text', text: 'working on it' }] })].join(
+      '\n',
+    ) + '\n',
+  );
   // The replacement says where it runs and which config dir it was given.
   const argv = ['/bin/sh', '-c', 'pwd > "$0.tmp"; printf "%s\\n" "${CLAUDE_CONFIG_DIR-unset}" >> "$0.tmp"; mv "$0.tmp" "$0"', out];
-  writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: argv }, claude: { config_dir: claudeDir } }));
+  writeFileSync(
+    path.join(dir, 'watchdog.config.yaml'),
+    stringify({ agents: { adapter: 'process', kill_grace_ms: 60_000, redispatch_argv: argv }, claude: { config_dir: claudeDir } }),
+  );
   writeWave(dir, EPIC, ago(3), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', pid: agent.pid, dispatched_at: ago(3), session_id: sessionId }]);
   // The watchdog's own CLAUDE_CONFIG_DIR (when any) is not the configured one: the config wins.
   const env = { CLAUDE_CONFIG_DIR: opts.watchdogConfigDir ?? '' };
@@ -43,7 +52,13 @@ async function scene(opts: { watchdogConfigDir?: string } = {}) {
     agent,
     env,
     /** The replacement's pwd and CLAUDE_CONFIG_DIR, once it has run. */
-    replacement: () => waitFor('the replacement to run', async () => readFile(out, 'utf8').then((t) => t.trim().split('\n'), () => undefined)),
+    replacement: () =>
+      waitFor('the replacement to run', async () =>
+        readFile(out, 'utf8').then(
+          (t) => t.trim().split('\n'),
+          () => undefined,
+        ),
+      ),
     crash: async (point: string) => {
       const child = spawnCli([...args, '--once'], { env: { ...env, DISPATCH_WATCHDOG_TEST_CRASH: point } });
       onTestFinished(() => void child.kill('SIGKILL'));
@@ -61,7 +76,7 @@ describe("the process adapter's replacement: where it starts, which Claude confi
     ['launched at once', undefined, 'once'],
     ['after a crash right after action_started, finished by the next run', 'after:action_started', 'once'],
     ['after a crash right after the checkpoint, finished by recover', 'after:checkpoint', 'recover'],
-  ] as const)('%s: in the agent\'s cwd, with CLAUDE_CONFIG_DIR = claude.config_dir', async (_what, point, restart) => {
+  ] as const)("%s: in the agent's cwd, with CLAUDE_CONFIG_DIR = claude.config_dir", async (_what, point, restart) => {
     const s = await scene({ watchdogConfigDir: tempDir('dw-other-claude-') });
     if (point) expect(await s.crash(point)).toEqual({ code: null, signal: 'SIGKILL' });
     const r = restart === 'recover' && point ? await s.recover() : await s.once();

@@ -30,7 +30,10 @@ describe('dispatch-watchdog replay', () => {
     const r = await runMain(['replay', file, '--timeout', '120', '--timeout', '30', '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => ReplayLineSchema.parse(JSON.parse(l)));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => ReplayLineSchema.parse(JSON.parse(l)));
     const summaries = lines.filter((l) => l.type === 'summary');
     expect(summaries.map((s) => [s.timeout_seconds, s.stalls, s.false_alarms, s.children.map((c) => path.basename(c))])).toEqual([
       [120, 1, 0, ['agent-a1.jsonl']],

@@ -26,7 +26,9 @@ const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/transcripts');
 // Session transcripts; `agent-*.jsonl` beside them are subagents in the old flat layout (2.0.x).
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.jsonl') && !f.startsWith('agent-'))
+  .sort();
 const read = (name: string) => readFileSync(path.join(DIR, name), 'utf8');
 
 const inputOf = (name: string): Promise<ReplayInput> => replayInputOf(DIR, name);
@@ -78,11 +80,13 @@ describe('each cause, on its transcript', () => {
     const alone = replayTranscript({ transcript: { file: name, text: read(name) } }, DEFAULT_POLICY);
     expect(alone.summary.stalls).toBe(0);
     const unknown = alone.changes.find((c) => c.verdict.kind === 'unknown')!;
-    expect(unknown.verdict.reason).toMatch(/no transcript found for \(the subagent of (Task|Agent) call toolu_\w+\), so its silence cannot be judged; not acted on/);
+    expect(unknown.verdict.reason).toMatch(
+      /no transcript found for \(the subagent of (Task|Agent) call toolu_\w+\), so its silence cannot be judged; not acted on/,
+    );
     expect(unknown.verdict.unobservedChildren).toHaveLength(1);
   });
 
-  it('2. ...and stalls when its child stalls, naming the child; the child\'s open Bash holds the window meanwhile', async () => {
+  it("2. ...and stalls when its child stalls, naming the child; the child's open Bash holds the window meanwhile", async () => {
     const r = await replayAt('11111111-0000-4000-8000-000000000004.jsonl');
     const stalls = r.changes.filter((c) => c.verdict.kind === 'stalled');
     expect(stalls).toHaveLength(1);
@@ -123,7 +127,9 @@ describe('each cause, on its transcript', () => {
     // it, and is never acted on: unknown, not stalled (missing evidence never kills).
     const alone = replayTranscript({ transcript: { file: name, text: read(name) } }, DEFAULT_POLICY);
     expect(alone.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'unknown']);
-    expect(alone.changes[1]!.verdict.reason).toContain('waiting on background subagent ad15ea5e0b0e4c1a2, idle 120s: no transcript found for ad15ea5e0b0e4c1a2');
+    expect(alone.changes[1]!.verdict.reason).toContain(
+      'waiting on background subagent ad15ea5e0b0e4c1a2, idle 120s: no transcript found for ad15ea5e0b0e4c1a2',
+    );
     expect(alone.changes[1]!.verdict.unobservedChildren).toEqual(['ad15ea5e0b0e4c1a2']);
   });
 
@@ -157,7 +163,9 @@ describe('each cause, on its transcript', () => {
     expect(alone.summary.falseAlarms).toBe(0);
     expect(alone.changes.map((c) => c.verdict.kind)).toContain('unknown');
     // Another session's flat child is not taken for this one's.
-    expect(await findChildTranscripts(path.join(DIR, '11111111-0000-4000-8000-000000000005.jsonl'))).toEqual([path.join(DIR, '11111111-0000-4000-8000-000000000005/subagents/agent-ac0ffee12d34e5f67.jsonl')]);
+    expect(await findChildTranscripts(path.join(DIR, '11111111-0000-4000-8000-000000000005.jsonl'))).toEqual([
+      path.join(DIR, '11111111-0000-4000-8000-000000000005/subagents/agent-ac0ffee12d34e5f67.jsonl'),
+    ]);
   });
 
   it('3. a turn that ended while background shells run is finished; <bash-notification> and KillShell end them', async () => {
@@ -186,10 +194,25 @@ describe('each cause, on its transcript', () => {
 
   it('5. an open call far past its own timeout: a live pid is a prompt (waiting_human), a dead one a stall', () => {
     const text = read('long-bash-then-crash.jsonl').split('\n').slice(0, 3).join('\n') + '\n';
-    const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight', dispatchedAtMs: lastTime('long-bash-then-crash.jsonl') - 400_000 };
+    const task: Task = {
+      taskId: 't',
+      ticketId: 'T-1',
+      status: 'in_progress',
+      statusClass: 'in_flight',
+      dispatchedAtMs: lastTime('long-bash-then-crash.jsonl') - 400_000,
+    };
     const nowMs = timeOf(text.split('\n')[2]!) + 600_000 + 60_001 + 1;
     const judge = (isProcessAlive?: boolean) =>
-      assess(task, mergeObservations([observeRow(task), observeTranscript(parseTranscriptText(text).state, { nowMs }), ...(isProcessAlive === undefined ? [] : [{ source: 'row' as const, isProcessAlive }])]), DEFAULT_POLICY, nowMs);
+      assess(
+        task,
+        mergeObservations([
+          observeRow(task),
+          observeTranscript(parseTranscriptText(text).state, { nowMs }),
+          ...(isProcessAlive === undefined ? [] : [{ source: 'row' as const, isProcessAlive }]),
+        ]),
+        DEFAULT_POLICY,
+        nowMs,
+      );
     expect(judge(true)).toMatchObject({ kind: 'waiting_human' });
     expect(judge(true).reason).toContain('most likely a permission prompt');
     expect(judge(false)).toMatchObject({ kind: 'stalled', stallReason: 'open_tool_overrun' });
@@ -208,7 +231,12 @@ describe('each cause, on its transcript', () => {
     expect(ctx.verdict).toMatchObject({ stallReason: 'context_exhausted' });
     const task: Task = { taskId: 't', ticketId: 'T-1', status: 'in_progress', statusClass: 'in_flight' };
     const plan = planCheck([{ ...ctx.verdict, taskId: 't', ticketId: 'T-1' }], new Map([['t', task]]), emptyHistory(), {
-      epicId: 'E', strategy: 'redispatch', maxRedispatches: 2, shouldActOnLooping: false, circuitBreaker: { minStalled: 3, fraction: 0.5 }, isLagged: false,
+      epicId: 'E',
+      strategy: 'redispatch',
+      maxRedispatches: 2,
+      shouldActOnLooping: false,
+      circuitBreaker: { minStalled: 3, fraction: 0.5 },
+      isLagged: false,
     });
     expect(plan.actions.map((a) => a.kind)).toEqual(['redispatch']);
     expect(plan.events[0]).toMatchObject({ event: 'stall_detected', stall_reason: 'context_exhausted' });
@@ -243,7 +271,10 @@ describe.skipIf(!hasClaudeFixtures)(`the real excerpts in ${CLAUDE_FIXTURES} (sk
   it('2.1.39 parent + its subagent: healthy from the Task call to its result (agent_progress and the child file)', () => {
     const parent = readFileSync(path.join(CLAUDE_FIXTURES, 'transcript-v2.1.39-parent-task-subagent.jsonl'), 'utf8');
     const child = readFileSync(path.join(CLAUDE_FIXTURES, 'transcript-v2.1.39-subagent-agent-a93ccab.jsonl'), 'utf8');
-    const r = replayTranscript({ transcript: { file: 'parent.jsonl', text: parent }, children: [{ file: 'x/agent-a93ccab.jsonl', text: child }] }, DEFAULT_POLICY);
+    const r = replayTranscript(
+      { transcript: { file: 'parent.jsonl', text: parent }, children: [{ file: 'x/agent-a93ccab.jsonl', text: child }] },
+      DEFAULT_POLICY,
+    );
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'stalled']);
     expect(r.changes[1]!.outcome).toBe('end_of_transcript'); // the excerpt ends there: nothing after the Task result
     expect(parseTranscriptText(parent).state.recent.find((c) => c.name === 'Task')).toMatchObject({ childAgentId: 'a93ccab', isOpen: false });

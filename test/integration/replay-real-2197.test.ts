@@ -19,7 +19,10 @@ describe('replay over real 2.1.197 sessions', () => {
     const r = await replay('permission-wait');
     expect(r.badLines).toEqual([]);
     const last = r.changes.at(-1)!;
-    expect(last).toMatchObject({ outcome: 'end_of_transcript', verdict: { kind: 'stalled', stallReason: 'inactivity', lastTool: 'Bash', effectiveTimeoutMs: 120_000, exemptions: [] } });
+    expect(last).toMatchObject({
+      outcome: 'end_of_transcript',
+      verdict: { kind: 'stalled', stallReason: 'inactivity', lastTool: 'Bash', effectiveTimeoutMs: 120_000, exemptions: [] },
+    });
     expect(r.summary.falseAlarms).toBe(0);
   });
 
@@ -50,7 +53,9 @@ describe('replay over real 2.1.197 sessions', () => {
   it('a lead waiting on a child nothing can be seen of is unknown past its window, never stalled', async () => {
     const r = await replay('unobservable-child');
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'unknown']);
-    expect(r.changes.at(-1)!.verdict.reason).toContain('no transcript found for (the subagent of Agent call toolu_a1), so its silence cannot be judged; not acted on');
+    expect(r.changes.at(-1)!.verdict.reason).toContain(
+      'no transcript found for (the subagent of Agent call toolu_a1), so its silence cannot be judged; not acted on',
+    );
     expect(r.summary.stalls).toBe(0);
   });
 });

@@ -14,7 +14,9 @@ import { expectColdAgreesWithLoop, lineTimes, replayInputOf } from '../helpers/r
 import { tempDir } from '../helpers/temp-dir.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real');
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.jsonl')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 const replayAt = async (name: string, seconds = 120) => replayTranscript(await replayInputOf(DIR, name), { ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
 const times = (name: string) => lineTimes(readFileSync(path.join(DIR, name), 'utf8')).map((r) => r.atMs);
 const ATTIO = 'attio-mcp-server-1.0.70-local-commands.jsonl';
@@ -23,7 +25,8 @@ const AGENTPING = 'agentping-2.1.37-task-agent-progress.jsonl';
 const AGENTPING_END = 'agentping-2.1.37-interrupted-twice.jsonl';
 const TEAM = 'agentping-2.1.37-team-lead.jsonl';
 const LOOPKIT = 'loopkit-2.1.96-clear-then-fetch.jsonl';
-const stateAfter = (name: string, lines: number) => parseTranscriptText(readFileSync(path.join(DIR, name), 'utf8').split('\n').slice(0, lines).join('\n') + '\n').state;
+const stateAfter = (name: string, lines: number) =>
+  parseTranscriptText(readFileSync(path.join(DIR, name), 'utf8').split('\n').slice(0, lines).join('\n') + '\n').state;
 
 describe('replay over the real excerpts in test/fixtures/real', () => {
   it('holds the six licensed excerpts the README lists', () => {
@@ -53,7 +56,7 @@ describe('replay over the real excerpts in test/fixtures/real', () => {
 });
 
 describe('what each real excerpt shows', () => {
-  it('1.0.70: the 1.0.x local-command caveat line, /mcp and /model before the first prompt are the human\'s, not progress', async () => {
+  it("1.0.70: the 1.0.x local-command caveat line, /mcp and /model before the first prompt are the human's, not progress", async () => {
     const r = await replayAt(ATTIO);
     const t = times(ATTIO);
     // The session sat open 81 minutes before the human typed; that idle stall is the human's, not a false alarm.
@@ -75,7 +78,7 @@ describe('what each real excerpt shows', () => {
     expect(r.changes[2]!.verdict.reason).toContain('this Claude Code writes no turn-end record');
   });
 
-  it('2.1.37: agent_progress lines of an Explore subagent keep its parent\'s open Task call alive; the excerpt ends mid-Task', async () => {
+  it("2.1.37: agent_progress lines of an Explore subagent keep its parent's open Task call alive; the excerpt ends mid-Task", async () => {
     const r = await replayAt(AGENTPING);
     const t = times(AGENTPING);
     const state = parseTranscriptText(readFileSync(path.join(DIR, AGENTPING), 'utf8')).state;
@@ -95,7 +98,12 @@ describe('what each real excerpt shows', () => {
     const r = await replayAt(AGENTPING_END);
     // Each interruption waits for the human (no stall while they read and type); each prompt starts a normal turn.
     expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'waiting_human', 'healthy', 'waiting_human', 'healthy', 'stalled']);
-    expect(r.changes.filter((c) => c.verdict.kind === 'healthy').slice(1).map((c) => c.atMs)).toEqual([t[6], t[10]]);
+    expect(
+      r.changes
+        .filter((c) => c.verdict.kind === 'healthy')
+        .slice(1)
+        .map((c) => c.atMs),
+    ).toEqual([t[6], t[10]]);
     expect(r.changes.at(-1)).toMatchObject({ atMs: t.at(-1)! + 120_001, outcome: 'end_of_transcript' });
   });
 
@@ -122,7 +130,7 @@ describe('what each real excerpt shows', () => {
     expect(state.open).toEqual([]); // every spawn returned at once: the teammates run in the background
   });
 
-  it('2.1.96: /clear before the prompt (caveat, command and its system/local_command output) is the human\'s, not progress; attachments, ToolSearch and two different tool errors in a row are work, not a loop', async () => {
+  it("2.1.96: /clear before the prompt (caveat, command and its system/local_command output) is the human's, not progress; attachments, ToolSearch and two different tool errors in a row are work, not a loop", async () => {
     const t = times(LOOPKIT);
     expect(stateAfter(LOOPKIT, 5).lastEventMs).toBeUndefined(); // the caveat, /clear and its system/local_command output
     expect(stateAfter(LOOPKIT, 6).lastEventMs).toBe(t[5]); // the prompt

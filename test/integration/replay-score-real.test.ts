@@ -38,11 +38,20 @@ describe('false stalls on our own real transcripts', () => {
   it('at 120 s: one false stall, the 150 s model turn no record shows; no finished turn called stalled; every crash flagged but a 1.0.x crash after text; give-ups flagged and cleared', () => {
     const s = at(120);
     const why = renderScore(s).join('\n');
-    expect(s.falseStalls.map((f) => [f.file.split('/').slice(-2).join('/'), f.isHumanWait, Math.round((f.resumedAtMs - f.atMs) / 1000)]), why).toEqual([['slow-stream/3370afcc-db45-4d7a-bd3c-d0debdf7f77e.jsonl', false, 31]]);
+    expect(
+      s.falseStalls.map((f) => [f.file.split('/').slice(-2).join('/'), f.isHumanWait, Math.round((f.resumedAtMs - f.atMs) / 1000)]),
+      why,
+    ).toEqual([['slow-stream/3370afcc-db45-4d7a-bd3c-d0debdf7f77e.jsonl', false, 31]]);
     expect(s.finishedCalledStalled, why).toEqual([]);
     expect(s.finishedTurns, why).toBe(6);
-    expect(s.crashes.missed.map((m) => m.file.split('/').at(-1)), why).toEqual(['templar-1.0.57-interrupted-prompt.jsonl', 'templar-1.0.57-interrupted-prompt.jsonl']);
-    expect(s.crashes.missed.every((m) => m.reason.includes('this Claude Code writes no turn-end record')), why).toBe(true);
+    expect(
+      s.crashes.missed.map((m) => m.file.split('/').at(-1)),
+      why,
+    ).toEqual(['templar-1.0.57-interrupted-prompt.jsonl', 'templar-1.0.57-interrupted-prompt.jsonl']);
+    expect(
+      s.crashes.missed.every((m) => m.reason.includes('this Claude Code writes no turn-end record')),
+      why,
+    ).toBe(true);
     expect(s.crashes, why).toMatchObject({ reportedUnobservable: 1 });
     expect(s.crashes.flagged, why).toBe(s.crashes.simulated - 3);
     expect(s.crashes.simulated, why).toBeGreaterThan(40);
@@ -60,9 +69,14 @@ describe('the stand-in set', () => {
   it("a subagent's transcript kept as a file of its own is read with the session it names: alone, its final answer would read as a pause", async () => {
     const dir = tempDir();
     const sub = { isSidechain: true, agentId: 'a93ccab' };
-    writeFileSync(path.join(dir, 'parent.jsonl'), jsonl(user(0, 'go'), assistant(1, [toolUse('t1', 'Task', { prompt: 'look' })]), user(100, [toolResult('t1', 'found')]), assistant(101, [text('Done.')])));
+    writeFileSync(
+      path.join(dir, 'parent.jsonl'),
+      jsonl(user(0, 'go'), assistant(1, [toolUse('t1', 'Task', { prompt: 'look' })]), user(100, [toolResult('t1', 'found')]), assistant(101, [text('Done.')])),
+    );
     writeFileSync(path.join(dir, 'child-excerpt.jsonl'), jsonl(user(2, 'look', sub), assistant(3, [text('Found it.')], sub)));
     const read = await readStandIn([dir]);
-    expect(read.map((i) => [path.basename(i.transcript.file), i.children?.map((c) => path.basename(c.file))])).toEqual([['parent.jsonl', ['agent-a93ccab.jsonl']]]);
+    expect(read.map((i) => [path.basename(i.transcript.file), i.children?.map((c) => path.basename(c.file))])).toEqual([
+      ['parent.jsonl', ['agent-a93ccab.jsonl']],
+    ]);
   });
 });

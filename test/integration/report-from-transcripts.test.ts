@@ -43,11 +43,17 @@ describe('report mode on real Claude-Code-style agents', () => {
     // Keep watching well past the others' would-be deadlines: the open 10-minute Bash call and
     // the API backoff are legitimate silence, the busy agent is busy.
     await new Promise((r) => setTimeout(r, 5000));
-    const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected').map((e) => e.task_id);
+    const stalls = readEvents(dir)
+      .filter((e) => e.event === 'stall_detected')
+      .map((e) => e.task_id);
     expect(stalls).toEqual(['t-stopped']);
     const doc = readWatchdogJson(dir, 'E-2E');
     const byTask = Object.fromEntries(doc.tasks.map((t: { task_id: string }) => [t.task_id, t]));
-    expect(byTask['t-bash-open']).toMatchObject({ verdict: 'healthy', exemptions: ['bash_long_timeout', 'open_tool_call'], sources: expect.arrayContaining(['transcript']) });
+    expect(byTask['t-bash-open']).toMatchObject({
+      verdict: 'healthy',
+      exemptions: ['bash_long_timeout', 'open_tool_call'],
+      sources: expect.arrayContaining(['transcript']),
+    });
     expect(byTask['t-api-retry']).toMatchObject({ verdict: 'healthy', exemptions: ['rate_limit'] });
     expect(byTask['t-busy'].verdict).toBe('healthy');
     watchdog.kill('SIGTERM');

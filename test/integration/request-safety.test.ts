@@ -34,14 +34,26 @@ describe('the pid a request names', () => {
   it.each([
     ['pid 1', async () => ({ pid: 1, dispatchedAtMs: Date.now() }), /pid 1 is not an agent/],
     ['the watchdog itself', async () => ({ pid: process.pid, dispatchedAtMs: await startOf(process.pid) }), /this watchdog itself/],
-    ["the watchdog's parent (the lead that runs it)", async () => ({ pid: process.ppid, dispatchedAtMs: await startOf(process.ppid) }), /an ancestor of the watchdog/],
-    ['a process started after the dispatch (a reused pid)', async () => ({ pid: (await spawnFixture('sleep-forever.mjs')).pid, dispatchedAtMs: Date.now() - 3_600_000 }), /after the task was dispatched/],
-    ['a process that has exited', async () => {
-      const gone = await spawnFixture('sleep-forever.mjs');
-      gone.child.kill('SIGKILL');
-      await gone.exited;
-      return { pid: gone.pid, dispatchedAtMs: Date.now() };
-    }, /has exited/],
+    [
+      "the watchdog's parent (the lead that runs it)",
+      async () => ({ pid: process.ppid, dispatchedAtMs: await startOf(process.ppid) }),
+      /an ancestor of the watchdog/,
+    ],
+    [
+      'a process started after the dispatch (a reused pid)',
+      async () => ({ pid: (await spawnFixture('sleep-forever.mjs')).pid, dispatchedAtMs: Date.now() - 3_600_000 }),
+      /after the task was dispatched/,
+    ],
+    [
+      'a process that has exited',
+      async () => {
+        const gone = await spawnFixture('sleep-forever.mjs');
+        gone.child.kill('SIGKILL');
+        await gone.exited;
+        return { pid: gone.pid, dispatchedAtMs: Date.now() };
+      },
+      /has exited/,
+    ],
   ])('is withheld for %s, and the request says why', async (_name, row, why) => {
     const dir = tempDir();
     const task = await row();
@@ -67,7 +79,11 @@ describe('suggested shell commands', () => {
     const bin = path.join(root, 'bin');
     mkdirSync(bin);
     await fs.writeFile(path.join(bin, 'claude'), '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\n', { mode: 0o755 });
-    const out = execFileSync('/bin/sh', ['-c', r.resume_command], { cwd: root, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: '/nonexistent-home' }, encoding: 'utf8' });
+    const out = execFileSync('/bin/sh', ['-c', r.resume_command], {
+      cwd: root,
+      env: { PATH: `${bin}:/usr/bin:/bin`, HOME: '/nonexistent-home' },
+      encoding: 'utf8',
+    });
     expect(out).toBe(['--resume', 's-1', '-p', req.prompt].join('\n') + '\n');
     expect(existsSync(path.join(root, 'pwned'))).toBe(false);
     expect(existsSync(path.join(root, 'pwned2'))).toBe(false);

@@ -24,11 +24,10 @@ const events = (dir: string, name: string) => readEvents(dir).filter((e) => e.ev
 function frozenTranscript(dir: string, t0: number): string {
   const at = (s: number) => ({ timestamp: iso(t0 + s * S), sessionId: 's-1' });
   const file = path.join(dir, 's-1.jsonl');
-  writeFileSync(file, jsonl(
-    user(0, 'Fix ENG-1', at(0)),
-    assistant(1, [toolUse('tu1', 'Bash', { command: 'npm test' })], at(1)),
-    user(2, [toolResult('tu1', 'ok')], at(2)),
-  ));
+  writeFileSync(
+    file,
+    jsonl(user(0, 'Fix ENG-1', at(0)), assistant(1, [toolUse('tu1', 'Bash', { command: 'npm test' })], at(1)), user(2, [toolResult('tu1', 'ok')], at(2))),
+  );
   return file;
 }
 
@@ -65,18 +64,27 @@ describe('resume a transport stall', () => {
   it('process adapter: agents.resume_argv runs with {session_id} and the resume prompt, once per key', async () => {
     const dir = tempDir();
     const out = path.join(dir, 'argv.ndjson');
-    const adapter = createAdapter('process', {
-      kill_grace_ms: 50,
-      redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), out, 'fresh', '{prompt}'],
-      resume_argv: [process.execPath, fixture('fake-agent.mjs'), out, '--resume', '{session_id}', '-p', '{prompt}'],
-    }, { clock: realClock });
+    const adapter = createAdapter(
+      'process',
+      {
+        kill_grace_ms: 50,
+        redispatch_argv: [process.execPath, fixture('fake-agent.mjs'), out, 'fresh', '{prompt}'],
+        resume_argv: [process.execPath, fixture('fake-agent.mjs'), out, '--resume', '{session_id}', '-p', '{prompt}'],
+      },
+      { clock: realClock },
+    );
     const fresh = await redispatchRequest(dir, { sessionId: 's-9' });
     const req = { ...fresh, mode: 'resume' as const, prompt: 'Continue where you left off', fallbackPrompt: fresh.prompt };
     expect(await adapter.redispatch(req)).toMatchObject({ ok: true, pid: expect.any(Number) });
     // The agent may be writing its line as we read: only a whole line (ending in a newline) counts.
     const lines = await waitFor('the resumed agent to start', async () => {
       const text = await fs.readFile(out, 'utf8').catch(() => '');
-      return text.endsWith('\n') ? text.trim().split('\n').map((l) => JSON.parse(l)) : undefined;
+      return text.endsWith('\n')
+        ? text
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l))
+        : undefined;
     });
     expect(lines).toEqual([expect.objectContaining({ argv: ['--resume', 's-9', '-p', 'Continue where you left off'], key: 'PROJ-1000:t1:redispatch' })]);
     expect(await adapter.redispatchMarker(req)).toBe('done');
@@ -86,7 +94,9 @@ describe('resume a transport stall', () => {
   it('process adapter: says what to configure when agents.resume_argv is missing', async () => {
     const adapter = createAdapter('process', { kill_grace_ms: 50 }, { clock: realClock });
     const out = await adapter.redispatch({ ...(await redispatchRequest(tempDir())), mode: 'resume' });
-    expect(out.detail).toMatchInlineSnapshot(`"agents.resume_argv is not set: the process adapter launches resumes from it. Add e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"] to watchdog.config.yaml."`);
+    expect(out.detail).toMatchInlineSnapshot(
+      `"agents.resume_argv is not set: the process adapter launches resumes from it. Add e.g. ["claude", "--resume", "{session_id}", "-p", "{prompt}"] to watchdog.config.yaml."`,
+    );
   });
 });
 
@@ -99,11 +109,14 @@ function promptOnlyTranscript(claudeDir: string, sessionId: string, t0: number, 
   const dir = path.join(claudeDir, 'projects', projectDirName('/work/lead'));
   mkdirSync(dir, { recursive: true });
   const at = { timestamp: iso(t0 + atS * S), sessionId, version: '2.1.197', entrypoint: 'sdk-cli', cwd: '/work/lead' };
-  writeFileSync(path.join(dir, `${sessionId}.jsonl`), jsonl(
-    JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: at.timestamp, sessionId, content: 'WORKER: implement P-1' }),
-    JSON.stringify({ type: 'queue-operation', operation: 'dequeue', timestamp: at.timestamp, sessionId }),
-    user(atS, 'WORKER: implement P-1', at),
-  ));
+  writeFileSync(
+    path.join(dir, `${sessionId}.jsonl`),
+    jsonl(
+      JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: at.timestamp, sessionId, content: 'WORKER: implement P-1' }),
+      JSON.stringify({ type: 'queue-operation', operation: 'dequeue', timestamp: at.timestamp, sessionId }),
+      user(atS, 'WORKER: implement P-1', at),
+    ),
+  );
 }
 
 describe('a row naming only its session_id (a claude -p the lead launched with Bash)', () => {

@@ -42,7 +42,9 @@ describe('files under /proc, /sys and /dev are never read', () => {
     writeWave(dir, 'E-1', recent(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: recent() }]);
     const r = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--config', '/proc/self/environ'], { env: SECRET_ENV });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/refusing to read \/proc\/self\/environ \(it resolves to \/proc\/\d+\/environ\): a \/proc file is no state file, config or transcript, and may hold secrets/);
+    expect(r.stderr).toMatch(
+      /refusing to read \/proc\/self\/environ \(it resolves to \/proc\/\d+\/environ\): a \/proc file is no state file, config or transcript, and may hold secrets/,
+    );
     expectNoSecret(r.stdout, r.stderr);
   });
 
@@ -59,7 +61,9 @@ describe('files under /proc, /sys and /dev are never read', () => {
 
   it("a row's transcript_path at /proc/self/environ is a missing source that says why, never read", async () => {
     const dir = tempDir('dw-safe-');
-    writeWave(dir, 'E-1', recent(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: recent(), transcript_path: '/proc/self/environ' }]);
+    writeWave(dir, 'E-1', recent(), [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: recent(), transcript_path: '/proc/self/environ' },
+    ]);
     const r = await runCli(['--epic-id', 'E-1', '--state-dir', dir, '--once', '--action', 'report', '--json'], { env: SECRET_ENV });
     const task = JSON.parse(r.stdout).tasks[0];
     expect(task.reason).toContain('refusing to read /proc/self/environ');

@@ -16,7 +16,16 @@ const SEED_WATCHDOG_JSON = {
   epic_id: 'PROJ-1000',
   check_timestamp: '2026-04-02T10:00:00Z',
   stalls_detected: [
-    { task_id: 'task-abc123', ticket_id: 'PROJ-1001', last_activity: '2026-04-02T09:58:00Z', elapsed_seconds: 145, bash_timeout_exemption: false, action_taken: 'redispatch', redispatch_attempt: 1, recovery_task_id: 'task-xyz789' },
+    {
+      task_id: 'task-abc123',
+      ticket_id: 'PROJ-1001',
+      last_activity: '2026-04-02T09:58:00Z',
+      elapsed_seconds: 145,
+      bash_timeout_exemption: false,
+      action_taken: 'redispatch',
+      redispatch_attempt: 1,
+      recovery_task_id: 'task-xyz789',
+    },
   ],
   healthy_tasks: ['task-def456', 'task-ghi789'],
   blocked_tasks: ['PROJ-1003'],
@@ -42,7 +51,12 @@ describe("the seed's watchdog.json", () => {
 
   it('the API reads it, our keys filled from its lists', () => {
     const doc = parseWatchdogJson(SEED_WATCHDOG_JSON);
-    expect(doc.tasks.map((t) => [t.task_id, t.verdict])).toEqual([['task-abc123', 'stalled'], ['task-def456', 'healthy'], ['task-ghi789', 'healthy'], ['PROJ-1003', 'blocked']]);
+    expect(doc.tasks.map((t) => [t.task_id, t.verdict])).toEqual([
+      ['task-abc123', 'stalled'],
+      ['task-def456', 'healthy'],
+      ['task-ghi789', 'healthy'],
+      ['PROJ-1003', 'blocked'],
+    ]);
     expect(doc.watchdog.version).toBe('seed');
     expect(doc.summary).toMatchObject({ total_tasks: 5, redispatched: 1, cancelled: 0, escalated: 0 });
   });
@@ -55,10 +69,35 @@ describe("the seed's dispatch-log lines in friction", () => {
     const t = (s: number) => new Date(Date.now() - 3_600_000 + s * 1000).toISOString();
     // The seed's own lines (its schema: no epic_id, run_id, task_id), then ours for the same ticket in epic E7.
     const lines = [
-      { timestamp_utc: t(0), event: 'stall_detected', ticket_id: 'PROJ-7', agent_id: 'task-a', stall_reason: 'inactivity', idle_seconds: 145, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' },
+      {
+        timestamp_utc: t(0),
+        event: 'stall_detected',
+        ticket_id: 'PROJ-7',
+        agent_id: 'task-a',
+        stall_reason: 'inactivity',
+        idle_seconds: 145,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 1,
+        max_redispatches: 2,
+        action_taken: 'redispatch',
+      },
       { timestamp_utc: t(1), event: 'agent_killed', ticket_id: 'PROJ-7', agent_id: 'task-a' },
       { timestamp_utc: t(2), event: 'redispatch', ticket_id: 'PROJ-7', redispatch_attempt: 1, remaining_tasks: ['finish'] },
-      { timestamp_utc: t(10), epic_id: 'E7', run_id: 'r1', event: 'stall_detected', ticket_id: 'PROJ-7', task_id: 't7', agent_id: 't7', stall_reason: 'inactivity', idle_seconds: 200, bash_timeout_exemption: false, redispatch_attempt: 2, max_redispatches: 2, action_taken: 'report' },
+      {
+        timestamp_utc: t(10),
+        epic_id: 'E7',
+        run_id: 'r1',
+        event: 'stall_detected',
+        ticket_id: 'PROJ-7',
+        task_id: 't7',
+        agent_id: 't7',
+        stall_reason: 'inactivity',
+        idle_seconds: 200,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 2,
+        max_redispatches: 2,
+        action_taken: 'report',
+      },
     ];
     mkdirSync(path.join(dir, 'dispatch-log'), { recursive: true });
     writeFileSync(path.join(dir, 'dispatch-log', `${day}.ndjson`), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

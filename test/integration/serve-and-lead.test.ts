@@ -41,7 +41,9 @@ describe('next beside serve', { timeout: 120_000 }, () => {
     expect(next.stderr).toContain(`epic E1 is watched by pid ${serve.pid}`);
     const doc = JSON.parse(next.stdout);
     expect(doc).toMatchObject({ epic_id: 'E1', reason: 'requests', exit_code: 10 });
-    expect(doc.requests).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'redispatch', task_id: 't1', recovery_task_id: 't1-r1', prompt: expect.any(String) })]));
+    expect(doc.requests).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'redispatch', task_id: 't1', recovery_task_id: 't1-r1', prompt: expect.any(String) })]),
+    );
     expect(doc.wave.in_flight).toBe(1);
     expect(lockOf(stateDir, 'E1')?.pid).toBe(serve.pid);
     // What was printed is journaled: a second next has nothing new (max-wait, exit 14).

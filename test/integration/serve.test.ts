@@ -34,7 +34,11 @@ describe('serve', { timeout: 90_000 }, () => {
     const serve = spawnCli(['serve', ...common, '--otlp', '127.0.0.1:0', '--json']);
     onTestFinished(() => void serve.kill('SIGKILL'));
     const port = Number((await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.output()) ?? undefined, 20_000, 'the receiver'))[1]);
-    await until(() => lockOf(stateDir, 'E-1')?.pid === serve.pid && existsSync(path.join(stateDir, 'epics', 'E-1', 'watchdog.json')), 20_000, 'serve watches E-1');
+    await until(
+      () => lockOf(stateDir, 'E-1')?.pid === serve.pid && existsSync(path.join(stateDir, 'epics', 'E-1', 'watchdog.json')),
+      20_000,
+      'serve watches E-1',
+    );
     await until(() => /epic E-2 is done/.test(serve.output()), 20_000, `E-2 let go (${serve.output()})`);
     await until(() => /epic E-4 not watched here: .*another dispatch-watchdog \(pid \d+/.test(serve.output()), 20_000, 'E-4 left to its holder');
     expect(lockOf(stateDir, 'E-4')?.pid).toBe(other.pid);
@@ -57,7 +61,11 @@ describe('serve', { timeout: 90_000 }, () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^EPIC\s+CHECKED\s+TASKS\s+HEALTHY\s+STALLED\s+OTHER\s+WATCHER$/);
 
     // The shared receiver takes OTLP/HTTP.
-    const res = await fetch(`http://127.0.0.1:${port}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceLogs":[]}' });
+    const res = await fetch(`http://127.0.0.1:${port}/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"resourceLogs":[]}',
+    });
     expect(res.status).toBe(200);
 
     serve.kill('SIGTERM');

@@ -26,7 +26,12 @@ async function loadsOf(args: string[], input?: string, env: NodeJS.ProcessEnv = 
   );
   writeFileSync(log, '');
   await new Promise<void>((resolve) => {
-    const child = execFile(process.execPath, ['--import', path.join(dir, 'esm.mjs'), '--require', path.join(dir, 'cjs.cjs'), ...args], { cwd: dir, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude'), ...env } }, () => resolve());
+    const child = execFile(
+      process.execPath,
+      ['--import', path.join(dir, 'esm.mjs'), '--require', path.join(dir, 'cjs.cjs'), ...args],
+      { cwd: dir, env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(dir, 'no-claude'), ...env } },
+      () => resolve(),
+    );
     child.stdin!.end(input ?? '');
   });
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
@@ -60,7 +65,10 @@ describe('startup weight', () => {
     for (const entry of [BIN, path.join(REPO_ROOT, 'bundle', 'cli.cjs')]) {
       const state = tempDir();
       mkdirSync(path.join(state, 'epics', 'E-1'), { recursive: true });
-      writeFileSync(path.join(state, 'epics', 'E-1', 'state.yaml'), `current_wave: { wave_id: 1, tasks: [ { task_id: t1, ticket_id: ENG-1, status: completed } ] }\n`);
+      writeFileSync(
+        path.join(state, 'epics', 'E-1', 'state.yaml'),
+        `current_wave: { wave_id: 1, tasks: [ { task_id: t1, ticket_id: ENG-1, status: completed } ] }\n`,
+      );
       const args = [entry, '--state-dir', state, '--epic-id', 'E-1', '--once'];
       expect(otel(await loadsOf(args, '', { OTEL_EXPORTER_OTLP_ENDPOINT: '' })), entry).toEqual([]);
       // The recorder sees it when asked for (the endpoint refuses: nothing listens on port 9).

@@ -34,8 +34,15 @@ async function setup() {
   const parent = path.join(claudeDir, 'projects', '-p', 'sess-1.jsonl');
   writeFileSync(parent, jsonl(assistant(0, [text('dispatching')])));
   const sub = (k: number) => path.join(sessionDir, 'subagents', `agent-a${k}.jsonl`);
-  for (let k = 0; k < AGENTS; k++) writeFileSync(sub(k), jsonl(assistant(10, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true })));
-  const tasks = Array.from({ length: AGENTS }, (_, k) => ({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `a${k}`, session_id: 'sess-1' }));
+  for (let k = 0; k < AGENTS; k++)
+    writeFileSync(sub(k), jsonl(assistant(10, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true })));
+  const tasks = Array.from({ length: AGENTS }, (_, k) => ({
+    task_id: `t${k}`,
+    ticket_id: `P-${k}`,
+    status: 'in_progress',
+    agent_id: `a${k}`,
+    session_id: 'sess-1',
+  }));
   const stateFile = writeWave(stateDir, 'E-1', at(0), tasks);
   // An old file: stat can vouch that it did not change since it was parsed.
   utimesSync(stateFile, HOUR_AGO, HOUR_AGO);
@@ -72,7 +79,10 @@ describe('a steady check', () => {
     // A hook activity file that appears is read from the next check on.
     const activity = s.paths.activityFile('a5');
     mkdirSync(path.dirname(activity), { recursive: true });
-    writeFileSync(activity, JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a5', tool_name: 'Bash', tool_use_id: 'b1' }) + '\n');
+    writeFileSync(
+      activity,
+      JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a5', tool_name: 'Bash', tool_use_id: 'b1' }) + '\n',
+    );
     const withHook = s.observer.stats().opens;
     await s.check(s.env, ms(23));
     expect(s.observer.stats().opens - withHook).toBe(1);
@@ -84,7 +94,12 @@ describe('a steady check', () => {
     await s.check(s.env, ms(20));
     await s.check(s.env, ms(21));
     expect(stateFileReader.parses - parses0).toBe(1);
-    writeWave(s.stateDir, 'E-1', at(0), s.tasks.map((t, k) => (k === 0 ? { ...t, status: 'completed' } : t)));
+    writeWave(
+      s.stateDir,
+      'E-1',
+      at(0),
+      s.tasks.map((t, k) => (k === 0 ? { ...t, status: 'completed' } : t)),
+    );
     const r = await s.check(s.env, ms(22));
     expect(stateFileReader.parses - parses0).toBe(2);
     expect(r.ok && r.verdicts[0]!.kind).toBe('terminal');
@@ -92,7 +107,7 @@ describe('a steady check', () => {
 });
 
 describe('journaling a check', () => {
-  it('writes all of a check\'s log lines with one open, one write and one fsync', async () => {
+  it("writes all of a check's log lines with one open, one write and one fsync", async () => {
     const s = await setup();
     const log = new DispatchLog(s.paths, 'E-1', 'r', () => ms(20));
     const env: CheckEnv = { ...s.env, log };
@@ -204,7 +219,10 @@ describe('saving read positions', () => {
     const { file, store, index } = await loaded(1000);
     const before = statSync(file).size;
     for (let round = 1; round <= 5; round++) {
-      const ours = new Map([[`/p/agent-a${round * 3}.jsonl`, entry(round * 3 + 5000, ms(10 + round))], [`/p/new-${round}.jsonl`, entry(round, ms(10 + round))]]);
+      const ours = new Map([
+        [`/p/agent-a${round * 3}.jsonl`, entry(round * 3 + 5000, ms(10 + round))],
+        [`/p/new-${round}.jsonl`, entry(round, ms(10 + round))],
+      ]);
       await store.save(ours, ms(10 + round), 1000 + round);
     }
     expect(index.walks).toBe(0);

@@ -36,10 +36,20 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
   writeFileSync(parent, jsonl(assistant(0, [text('dispatching')])));
   const sub = (k: number) => path.join(project, 'sess-1', 'subagents', `agent-a${k}.jsonl`);
   // Agent k last worked at 10 + k seconds.
-  for (let k = 0; k < AGENTS; k++) writeFileSync(sub(k), jsonl(assistant(10 + k, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true }), user(10 + k, [toolResult(`u${k}`)], { agentId: `a${k}`, isSidechain: true })));
+  for (let k = 0; k < AGENTS; k++)
+    writeFileSync(
+      sub(k),
+      jsonl(
+        assistant(10 + k, [toolUse(`u${k}`, 'Read', { file_path: '/x' })], { agentId: `a${k}`, isSidechain: true }),
+        user(10 + k, [toolResult(`u${k}`)], { agentId: `a${k}`, isSidechain: true }),
+      ),
+    );
   for (let k = 0; k < AGENTS; k++) utimesSync(sub(k), new Date(ms(10 + k)), new Date(ms(10 + k)));
   utimesSync(parent, new Date(ms(0)), new Date(ms(0)));
-  const rows: RowSpec[] = [...Array.from({ length: AGENTS }, (_, k) => ({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `a${k}`, session_id: 'sess-1' })), ...extraRows];
+  const rows: RowSpec[] = [
+    ...Array.from({ length: AGENTS }, (_, k) => ({ task_id: `t${k}`, ticket_id: `P-${k}`, status: 'in_progress', agent_id: `a${k}`, session_id: 'sess-1' })),
+    ...extraRows,
+  ];
   const write = (rs: RowSpec[]) => {
     const file = writeWave(stateDir, 'E-1', at(0), rs);
     // An old file: stat can vouch that it did not change since it was parsed.
@@ -51,7 +61,9 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
   const makeEnv = (): CheckEnv => ({
     paths,
     opts,
-    observers: opt.hasObservers ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false, ...(opt.notes ? { changeNotes: opt.notes } : {}) })] : [],
+    observers: opt.hasObservers
+      ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false, ...(opt.notes ? { changeNotes: opt.notes } : {}) })]
+      : [],
     history: emptyHistory(),
     runId: 'r',
     version: 'v',
@@ -79,7 +91,7 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
   return { env, check, sub, parent, write, rows, paths, stateDir };
 }
 
-describe('reusing an unchanged task\'s observation', () => {
+describe("reusing an unchanged task's observation", () => {
   it('still turns a task stalled exactly at its deadline, without observing it again', async () => {
     const s = await setup();
     const first = await s.check(ms(20));
@@ -107,13 +119,22 @@ describe('reusing an unchanged task\'s observation', () => {
   it('observes again a task whose transcript grew, and only that task', async () => {
     const s = await setup();
     await s.check(ms(20));
-    appendFileSync(s.sub(2), jsonl(assistant(25, [text('all done')], { agentId: 'a2', isSidechain: true }), user(25, 'more', { agentId: 'a2', isSidechain: true })));
+    appendFileSync(
+      s.sub(2),
+      jsonl(assistant(25, [text('all done')], { agentId: 'a2', isSidechain: true }), user(25, 'more', { agentId: 'a2', isSidechain: true })),
+    );
     const r = await s.check(ms(26));
     expect(r.observed).toEqual(['t2']);
     expect(r.verdicts[2]!.lastProgressMs).toBe(ms(25));
     // A file replaced by one of the same size and mtime (a new inode) is read again too.
     const copy = `${s.sub(1)}.new`;
-    writeFileSync(copy, jsonl(assistant(11, [toolUse('u1', 'Grep', { file_path: '/x' })], { agentId: 'a1', isSidechain: true }), user(11, [toolResult('u1')], { agentId: 'a1', isSidechain: true })));
+    writeFileSync(
+      copy,
+      jsonl(
+        assistant(11, [toolUse('u1', 'Grep', { file_path: '/x' })], { agentId: 'a1', isSidechain: true }),
+        user(11, [toolResult('u1')], { agentId: 'a1', isSidechain: true }),
+      ),
+    );
     const old = statSync(s.sub(1));
     expect(statSync(copy).size).toBe(old.size);
     utimesSync(copy, old.atime, old.mtime);
@@ -126,7 +147,13 @@ describe('reusing an unchanged task\'s observation', () => {
   it('observes again every child when the parent they share reports one of them completed', async () => {
     const s = await setup();
     await s.check(ms(20));
-    appendFileSync(s.parent, jsonl(assistant(21, [toolUse('p1', 'Agent', { description: 'd', prompt: 'p' })]), user(22, [toolResult('p1', [text('final report')])], { toolUseResult: { status: 'completed', agentId: 'a3' } })));
+    appendFileSync(
+      s.parent,
+      jsonl(
+        assistant(21, [toolUse('p1', 'Agent', { description: 'd', prompt: 'p' })]),
+        user(22, [toolResult('p1', [text('final report')])], { toolUseResult: { status: 'completed', agentId: 'a3' } }),
+      ),
+    );
     const r = await s.check(ms(23));
     expect(r.observed.sort()).toEqual(['t0', 't1', 't2', 't3']);
     expect(r.verdicts[3]!.kind).toBe('inconsistent');
@@ -147,7 +174,18 @@ describe('reusing an unchanged task\'s observation', () => {
 
     const activity = s.paths.activityFile('a2');
     mkdirSync(path.dirname(activity), { recursive: true });
-    writeFileSync(activity, JSON.stringify({ ts: at(22), event: 'PreToolUse', session_id: 'sess-1', agent_id: 'a2', tool_name: 'Bash', tool_use_id: 'b1', tool_input: { command: 'sleep 1' } }) + '\n');
+    writeFileSync(
+      activity,
+      JSON.stringify({
+        ts: at(22),
+        event: 'PreToolUse',
+        session_id: 'sess-1',
+        agent_id: 'a2',
+        tool_name: 'Bash',
+        tool_use_id: 'b1',
+        tool_input: { command: 'sleep 1' },
+      }) + '\n',
+    );
     const hooked = await s.check(ms(23));
     expect(hooked.observed).toEqual(['t2']);
     expect(hooked.verdicts[2]!.lastProgressMs).toBe(ms(22));
@@ -155,7 +193,10 @@ describe('reusing an unchanged task\'s observation', () => {
 
   it('saves every position a check read once its verdicts are out, not only those read before the save fell due', async () => {
     const s = await setup();
-    const env: CheckEnv = { ...s.env, observers: [createClaudeObserver({ paths: s.paths, claudeConfigDir: path.join(path.dirname(s.stateDir), 'claude'), env: {} })] };
+    const env: CheckEnv = {
+      ...s.env,
+      observers: [createClaudeObserver({ paths: s.paths, claudeConfigDir: path.join(path.dirname(s.stateDir), 'claude'), env: {} })],
+    };
     const r = await runCheck(env, newCheckMemory(), ms(20));
     expect(r.ok).toBe(true);
     // The cold check read all four subagents (and their parent): all are saved for a restart.
@@ -178,7 +219,13 @@ describe('reusing an unchanged task\'s observation', () => {
     // The parent's absence is what the observation was built from: unchanged, nothing is read again.
     expect((await s.check(ms(30))).observed).toEqual([]);
     expect((await s.check(ms(31))).observed).toEqual([]);
-    writeFileSync(path.join(project, 'sess-9.jsonl'), jsonl(assistant(32, [toolUse('p9', 'Agent', { description: 'd', prompt: 'p' })], { sessionId: 'sess-9' }), user(33, [toolResult('p9', [text('final report')])], { sessionId: 'sess-9', toolUseResult: { status: 'completed', agentId: 'f1' } })));
+    writeFileSync(
+      path.join(project, 'sess-9.jsonl'),
+      jsonl(
+        assistant(32, [toolUse('p9', 'Agent', { description: 'd', prompt: 'p' })], { sessionId: 'sess-9' }),
+        user(33, [toolResult('p9', [text('final report')])], { sessionId: 'sess-9', toolUseResult: { status: 'completed', agentId: 'f1' } }),
+      ),
+    );
     const appeared = await s.check(ms(34));
     expect(appeared.observed).toEqual(['tf']);
     const tf = appeared.verdicts.find((v) => v.taskId === 'tf')!;
@@ -186,7 +233,7 @@ describe('reusing an unchanged task\'s observation', () => {
     expect(tf.reason).toContain('parent transcript reports the agent completed');
   });
 
-  it('observes every check a session that waits on a background subagent, whose progress is the child\'s', async () => {
+  it("observes every check a session that waits on a background subagent, whose progress is the child's", async () => {
     const s = await setup([{ task_id: 'ts', ticket_id: 'P-s', status: 'in_progress', session_id: 'sess-1' }]);
     const launch = [
       user(0, 'review it in the background'),
@@ -235,7 +282,7 @@ describe('reusing an unchanged task\'s observation', () => {
     expect((await s.check(ms(22))).verdicts[0]!.lastProgressMs).toBe(ms(19));
   });
 
-  it('does not reuse across a moment the file\'s mtime is just ahead of', async () => {
+  it("does not reuse across a moment the file's mtime is just ahead of", async () => {
     const s = await setup();
     // The agent's file was touched at 40 s: judged at 35 s, the mtime stands for "now".
     utimesSync(s.sub(0), new Date(ms(40)), new Date(ms(40)));
@@ -248,7 +295,7 @@ describe('reusing an unchanged task\'s observation', () => {
     expect((await s.check(ms(42))).observed).toEqual([]);
   });
 
-  it('asks again whether a row\'s pid is alive', async () => {
+  it("asks again whether a row's pid is alive", async () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     try {
       const s = await setup([{ task_id: 'tp', ticket_id: 'P-p', status: 'in_progress', agent_id: 'ap', session_id: 'sess-1', pid: child.pid }]);
@@ -274,16 +321,31 @@ describe('reusing an unchanged task\'s observation', () => {
 
 describe('change notification', () => {
   /** A watch that never reports anything: notification that missed every change. */
-  const deaf = () => Object.assign(new EventEmitter(), { close() {}, ref() { return this; }, unref() { return this; } }) as unknown as FSWatcher;
+  const deaf = () =>
+    Object.assign(new EventEmitter(), {
+      close() {},
+      ref() {
+        return this;
+      },
+      unref() {
+        return this;
+      },
+    }) as unknown as FSWatcher;
 
-  it('is never the only ground for a stall: a file it missed is stat\'ed before the verdict', async () => {
+  it("is never the only ground for a stall: a file it missed is stat'ed before the verdict", async () => {
     const s = await setup([], { hasObservers: true, notes: new ChangeNotes({ watch: deaf, trustMs: Infinity }) });
     const first = await s.check(ms(20), { isFreshSame: false });
     const deadline = first.verdicts[0]!.deadlineMs!;
     // The second check comes fast: from it on, the files are watched.
     await s.check(ms(21), { isFreshSame: false });
     // Agent 0 worked again; the deaf watch says nothing of it.
-    appendFileSync(s.sub(0), jsonl(assistant(30, [toolUse('w1', 'Read', { file_path: '/y' })], { agentId: 'a0', isSidechain: true }), user(31, [toolResult('w1')], { agentId: 'a0', isSidechain: true })));
+    appendFileSync(
+      s.sub(0),
+      jsonl(
+        assistant(30, [toolUse('w1', 'Read', { file_path: '/y' })], { agentId: 'a0', isSidechain: true }),
+        user(31, [toolResult('w1')], { agentId: 'a0', isSidechain: true }),
+      ),
+    );
     const missed = await s.check(ms(35), { isFreshSame: false });
     expect(missed.observed).toEqual([]);
     expect(missed.verdicts[0]!.lastProgressMs).toBe(ms(10));
@@ -350,13 +412,19 @@ describe('change notification', () => {
     };
     let share = 0.5;
     const shared = watchedAfter(new ChangeNotes({ now: () => now, trustMs: 1000, share: () => share, watch: real }), 10);
-    for (const [atMs, isUntouched] of [[509, true], [510, false]] as const) {
+    for (const [atMs, isUntouched] of [
+      [509, true],
+      [510, false],
+    ] as const) {
       now = atMs;
       expect(shared.isUntouched(file)).toBe(isUntouched);
     }
     share = 1;
     statOf(shared);
-    for (const [atMs, isUntouched] of [[1509, true], [1510, false]] as const) {
+    for (const [atMs, isUntouched] of [
+      [1509, true],
+      [1510, false],
+    ] as const) {
       now = atMs;
       expect(shared.isUntouched(file)).toBe(isUntouched);
     }
@@ -371,7 +439,13 @@ describe('change notification', () => {
     everySecond.close();
 
     const fast = (n: ChangeNotes) => (n.beginCheck(), n.beginCheck(), n);
-    const broken = fast(new ChangeNotes({ watch: () => { throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' }); } }));
+    const broken = fast(
+      new ChangeNotes({
+        watch: () => {
+          throw Object.assign(new Error('no watches left'), { code: 'ENOSPC' });
+        },
+      }),
+    );
     broken.beforeStat(file);
     broken.atEnd(file);
     expect(broken.isUntouched(file)).toBe(false);
@@ -422,7 +496,6 @@ describe('change notification', () => {
     notes.close();
   });
 });
-
 
 describe('TailTracker.peekVersion', () => {
   it('answers for an unchanged file with one stat and no open, and not for one that changed', async () => {

@@ -23,7 +23,10 @@ const SESSION = 'c516172b-9491-41c2-b86a-ede8c4aa912b';
 /** The recorded payloads, in order, each filed as the hook files it at `T0 + secs[i]` s (undefined: skipped). */
 function fileHooks(stateDir: string, secs: (number | undefined)[]): void {
   mkdirSync(path.join(stateDir, 'activity'), { recursive: true });
-  const payloads = readFileSync(FIXTURE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const payloads = readFileSync(FIXTURE, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   payloads.forEach((p, i) => {
     const at = secs[i];
     if (at === undefined) return;
@@ -33,7 +36,11 @@ function fileHooks(stateDir: string, secs: (number | undefined)[]): void {
 }
 
 async function judgeAt(stateDir: string, atMs: number) {
-  const s = await startSession(new ManualClock(atMs), { epicId: EPIC, stateDir, timeout: 60, checkInterval: 10, json: true, once: true }, { claudeConfigDir: path.join(stateDir, 'claude') });
+  const s = await startSession(
+    new ManualClock(atMs),
+    { epicId: EPIC, stateDir, timeout: 60, checkInterval: 10, json: true, once: true },
+    { claudeConfigDir: path.join(stateDir, 'claude') },
+  );
   await s.done;
   return readWatchdogJson(stateDir, EPIC).tasks.find((t: { task_id: string }) => t.task_id === 'lead');
 }
@@ -48,7 +55,9 @@ describe("a lead whose turn ended while the Stop hook's background_tasks lists a
     const dir = tempDir();
     mkdirSync(path.join(dir, 'claude'), { recursive: true });
     fileHooks(dir, firstTurn);
-    writeWave(dir, EPIC, new Date(T0).toISOString(), [{ task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: new Date(T0).toISOString(), session_id: SESSION }]);
+    writeWave(dir, EPIC, new Date(T0).toISOString(), [
+      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: new Date(T0).toISOString(), session_id: SESSION },
+    ]);
     const lead = await judgeAt(dir, T0 + 70 * S);
     expect(lead.verdict).toBe('healthy');
     expect(lead.reason).toContain('waiting on background subagent abaa977f42daf9802');
@@ -58,7 +67,9 @@ describe("a lead whose turn ended while the Stop hook's background_tasks lists a
     const dir = tempDir();
     mkdirSync(path.join(dir, 'claude'), { recursive: true });
     fileHooks(dir, firstTurn);
-    writeWave(dir, EPIC, new Date(T0).toISOString(), [{ task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: new Date(T0).toISOString(), session_id: SESSION }]);
+    writeWave(dir, EPIC, new Date(T0).toISOString(), [
+      { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: new Date(T0).toISOString(), session_id: SESSION },
+    ]);
     const lead = await judgeAt(dir, T0 + 115 * S);
     expect(lead.verdict).toBe('stalled');
     expect(lead.reason).toContain('waiting on background subagent abaa977f42daf9802, which stalled');

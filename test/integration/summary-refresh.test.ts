@@ -40,7 +40,8 @@ async function expectWholeFold(paths: StatePaths, from: 'summary' | 'rebuilt') {
   return got;
 }
 
-const summaryOf = (paths: StatePaths) => JSON.parse(readFileSync(paths.historySummary(EPIC), 'utf8')) as { covers: { name: string; size: number; lines: number }[] };
+const summaryOf = (paths: StatePaths) =>
+  JSON.parse(readFileSync(paths.historySummary(EPIC), 'utf8')) as { covers: { name: string; size: number; lines: number }[] };
 
 describe('the summary kept up to date by the appender', () => {
   it('a writer killed with -9 mid-line: the refreshed summary stops before the torn line; the next start folds it once whole', async () => {
@@ -69,7 +70,11 @@ describe('the summary kept up to date by the appender', () => {
     const after = summaryOf(paths).covers.at(-1)!;
     expect(after.size).toBe(size - 60);
     expect(after.lines).toBe(before.lines + 200);
-    expect(readFileSync(file).subarray(after.size - 1, after.size).toString()).toBe('\n');
+    expect(
+      readFileSync(file)
+        .subarray(after.size - 1, after.size)
+        .toString(),
+    ).toBe('\n');
     const got = await expectWholeFold(paths, 'summary');
     expect(got.stats.bytesRead).toBe(60); // the torn line, left for later
     expect(got.history.redispatchCount.get('P-0')).toBeGreaterThan(0);

@@ -13,7 +13,8 @@ const EPIC = 'E-1';
 const ago = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 
 type KeyValue = { key: string; value: Record<string, unknown> };
-const valueOf = (v: Record<string, unknown>): unknown => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue;
+const valueOf = (v: Record<string, unknown>): unknown =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue;
 const attrs = (list: KeyValue[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 
 /** An OTLP/HTTP JSON receiver: what arrived at /v1/logs and /v1/metrics. */
@@ -31,11 +32,20 @@ async function startCollector() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const logs = () =>
-    posts.filter((p) => p.path === '/v1/logs').flatMap((p) => p.body.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => ({ ...r, resource: attrs(rl.resource.attributes), attrs: attrs(r.attributes) })))));
-  const metrics = () => posts.filter((p) => p.path === '/v1/metrics').flatMap((p) => p.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics)));
+    posts
+      .filter((p) => p.path === '/v1/logs')
+      .flatMap((p) =>
+        p.body.resourceLogs.flatMap((rl: any) =>
+          rl.scopeLogs.flatMap((sl: any) => sl.logRecords.map((r: any) => ({ ...r, resource: attrs(rl.resource.attributes), attrs: attrs(r.attributes) }))),
+        ),
+      );
+  const metrics = () =>
+    posts.filter((p) => p.path === '/v1/metrics').flatMap((p) => p.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics)));
   /** The data points of the last export of metric `name`, with their attributes read. */
   const points = (name: string) => {
-    const m = metrics().filter((x: any) => x.name === name).at(-1);
+    const m = metrics()
+      .filter((x: any) => x.name === name)
+      .at(-1);
     const data = m?.gauge ?? m?.sum ?? m?.histogram;
     return (data?.dataPoints ?? []).map((d: any) => ({ ...d, attrs: attrs(d.attributes), value: d.asInt !== undefined ? Number(d.asInt) : d.asDouble }));
   };
@@ -56,21 +66,41 @@ describe('telemetry out', () => {
   it('--once: its events as OTel logs and its figures as OTel metrics, flushed before it exits', async () => {
     const c = await startCollector();
     const s = scene();
-    const r = await runCli([...s.args, '--once'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_SERVICE_NAME: 'wd-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=ci' } });
+    const r = await runCli([...s.args, '--once'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_SERVICE_NAME: 'wd-test', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=ci' },
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).toBe('');
 
     const logs = c.logs();
-    expect(logs.map((l: any) => l.eventName)).toEqual(expect.arrayContaining(['dispatch_watchdog.stall_detected', 'dispatch_watchdog.action_started', 'dispatch_watchdog.escalated_to_blocked', 'dispatch_watchdog.healthy']));
+    expect(logs.map((l: any) => l.eventName)).toEqual(
+      expect.arrayContaining([
+        'dispatch_watchdog.stall_detected',
+        'dispatch_watchdog.action_started',
+        'dispatch_watchdog.escalated_to_blocked',
+        'dispatch_watchdog.healthy',
+      ]),
+    );
     const stall = logs.find((l: any) => l.eventName === 'dispatch_watchdog.stall_detected');
-    expect(stall).toMatchObject({ severityText: 'WARN', body: { stringValue: expect.stringMatching(/t1 \(ENG-1\) STALLED: no progress for \d+s \(window 1s\) -> escalate$/) } });
+    expect(stall).toMatchObject({
+      severityText: 'WARN',
+      body: { stringValue: expect.stringMatching(/t1 \(ENG-1\) STALLED: no progress for \d+s \(window 1s\) -> escalate$/) },
+    });
     expect(stall.attrs).toMatchObject({ epic_id: EPIC, task_id: 't1', ticket_id: 'ENG-1', stall_reason: 'inactivity', effective_timeout_seconds: 1 });
     expect(stall.resource).toMatchObject({ 'service.name': 'wd-test', 'deployment.environment': 'ci', 'service.version': expect.any(String) });
 
     const byVerdict = Object.fromEntries(c.points('dispatch_watchdog.tasks').map((p: any) => [p.attrs.verdict, p.value]));
     expect(byVerdict).toMatchObject({ stalled: 1, healthy: 1, waiting_human: 0 });
     expect(c.points('dispatch_watchdog.stalls').map((p: any) => [p.attrs, p.value])).toEqual([[{ epic_id: EPIC, stall_reason: 'inactivity' }, 1]]);
-    expect(c.points('dispatch_watchdog.actions').map((p: any) => [p.attrs.action, p.attrs.outcome, p.value]).sort()).toEqual([['escalate', 'done', 1], ['escalate', 'started', 1]]);
+    expect(
+      c
+        .points('dispatch_watchdog.actions')
+        .map((p: any) => [p.attrs.action, p.attrs.outcome, p.value])
+        .sort(),
+    ).toEqual([
+      ['escalate', 'done', 1],
+      ['escalate', 'started', 1],
+    ]);
     expect(c.points('dispatch_watchdog.requests.pending').map((p: any) => p.value)).toEqual([0]);
     const [latency] = c.points('dispatch_watchdog.detection.latency');
     expect(Number(latency.count)).toBe(1);
@@ -81,7 +111,9 @@ describe('telemetry out', () => {
   it('the loop exports metrics on its interval while it runs', async () => {
     const c = await startCollector();
     const s = scene();
-    const child = spawnCli([...s.args, '--check-interval', '1'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_LOGS_EXPORTER: 'none' } });
+    const child = spawnCli([...s.args, '--check-interval', '1'], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_LOGS_EXPORTER: 'none' },
+    });
     onTestFinished(() => void child.kill('SIGKILL'));
     // Two exports before any stop: the periodic reader, not the final flush.
     await until(() => c.points('dispatch_watchdog.check.duration').some((p: any) => Number(p.count) >= 2), 20_000, 'two checks in the exported figures');
@@ -94,7 +126,9 @@ describe('telemetry out', () => {
     const c = await startCollector();
     const s = scene();
     await runCli([...s.args, '--once'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: c.url, OTEL_SDK_DISABLED: 'true' } });
-    await runCli([...s.args, '--once', '--epic-id', EPIC], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '' } });
+    await runCli([...s.args, '--once', '--epic-id', EPIC], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: '', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '' },
+    });
     expect(c.posts).toEqual([]);
   });
 });

@@ -21,9 +21,16 @@ function knownStateDir(): string {
   const foreign = { ...KNOWN_EVENTS[1]!, epic_id: 'OTHER', task_id: 'x9', agent_id: 'x9' };
   writeFileSync(path.join(root, 'dispatch-log', '2026-04-02.ndjson'), [...KNOWN_EVENTS, foreign].map((e) => JSON.stringify(e)).join('\n') + '\n');
   const transcript = path.join(root, 't1.jsonl');
-  writeFileSync(transcript, Array.from({ length: 48 }, (_, i) => JSON.stringify({ type: i % 2 ? 'user' : 'assistant', timestamp: iso(i * 4), sessionId: 's1' })).join('\n') + '\n{"type":"summary"}\n{"torn');
+  writeFileSync(
+    transcript,
+    Array.from({ length: 48 }, (_, i) => JSON.stringify({ type: i % 2 ? 'user' : 'assistant', timestamp: iso(i * 4), sessionId: 's1' })).join('\n') +
+      '\n{"type":"summary"}\n{"torn',
+  );
   mkdirSync(path.join(root, 'activity'), { recursive: true });
-  writeFileSync(path.join(root, 'activity', 'a3.ndjson'), Array.from({ length: 10 }, (_, i) => JSON.stringify({ ts: iso(i * 2), event: 'PostToolUse', tool_name: 'Read' })).join('\n') + '\n');
+  writeFileSync(
+    path.join(root, 'activity', 'a3.ndjson'),
+    Array.from({ length: 10 }, (_, i) => JSON.stringify({ ts: iso(i * 2), event: 'PostToolUse', tool_name: 'Read' })).join('\n') + '\n',
+  );
   writeWave(root, 'PROJ-1', iso(0), [
     { task_id: 't1', ticket_id: 'P-1', status: 'completed', transcript_path: transcript },
     { task_id: 't2', ticket_id: 'P-2', status: 'in_progress' },
@@ -33,7 +40,7 @@ function knownStateDir(): string {
 }
 
 describe('dispatch-watchdog timeline', () => {
-  it('draws the wave from the log and the agents\' own records, within the width asked', async () => {
+  it("draws the wave from the log and the agents' own records, within the width asked", async () => {
     const root = knownStateDir();
     const r = await runMain(['timeline', '--epic-id', 'PROJ-1', '--state-dir', root, '--width', '70'], { env: { NO_COLOR: '1' } });
     expect(r.stderr).toBe('');
@@ -68,7 +75,7 @@ describe('dispatch-watchdog timeline', () => {
     expect(svg).not.toMatch(/<script|href=/);
   });
 
-  it.skipIf(!findChromium())('real headless Chromium draws each lane\'s activity and marks where they belong', async () => {
+  it.skipIf(!findChromium())("real headless Chromium draws each lane's activity and marks where they belong", async () => {
     const dir = tempDir('dw-timeline-svg-');
     const tl = buildTimeline(KNOWN_WAVE);
     const file = path.join(dir, 'wave.svg');
@@ -79,7 +86,12 @@ describe('dispatch-watchdog timeline', () => {
     const laneY = (taskId: string) => G.top + tl.lanes.findIndex((l) => l.taskId === taskId) * G.laneH + G.laneH / 2;
     const left = 16 + G.labelPerChar * 5;
     const xOf = (s: number) => left + ((s * 1000) / (tl.endMs - tl.startMs)) * (G.width - left - G.right);
-    const band = (taskId: string, s0: number, s1: number) => ({ x0: Math.floor(xOf(s0)) - 2, x1: Math.ceil(xOf(s1)) + 2, y0: laneY(taskId) - 9, y1: laneY(taskId) + 9 });
+    const band = (taskId: string, s0: number, s1: number) => ({
+      x0: Math.floor(xOf(s0)) - 2,
+      x1: Math.ceil(xOf(s1)) + 2,
+      y0: laneY(taskId) - 9,
+      y1: laneY(taskId) + 9,
+    });
     const red = rgb(TIMELINE_COLORS.stall);
     const green = rgb(TIMELINE_COLORS.activity);
     const purple = rgb(TIMELINE_COLORS.escalated);

@@ -20,7 +20,13 @@ type Row = Record<string, unknown>;
 
 const stateFile = (dir: string) => path.join(dir, 'epics', EPIC, 'state.yaml');
 const shapeA = (rows: Row[]) => stringify({ current_wave: { wave_id: 1, tasks: rows } });
-const shapeC = (rows: Row[]) => stringify({ waves: [{ wave_id: 0, completed_at: '2026-01-01T00:00:00Z', tasks: [{ ticket_id: 'P-0', status: 'merged' }] }, { wave_id: 1, tasks: rows }] });
+const shapeC = (rows: Row[]) =>
+  stringify({
+    waves: [
+      { wave_id: 0, completed_at: '2026-01-01T00:00:00Z', tasks: [{ ticket_id: 'P-0', status: 'merged' }] },
+      { wave_id: 1, tasks: rows },
+    ],
+  });
 /** The file as a writer that truncated it and wrote every line before `marker` left it. */
 const cutBefore = (text: string, marker: string) => {
   const at = text.indexOf(marker);
@@ -36,7 +42,13 @@ const acted = (dir: string) => readEvents(dir).filter((e) => e.event === 'action
 
 /** Rows at `nowMs`: t1 healthy (fresh activity), t2 completed (its status written last). */
 const rowsAt = (nowMs: number): Row[] => [
-  { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: new Date(nowMs - 600 * S).toISOString(), last_activity_ts: new Date(nowMs - 5 * S).toISOString() },
+  {
+    task_id: 't1',
+    ticket_id: 'P-1',
+    status: 'in_progress',
+    dispatched_at: new Date(nowMs - 600 * S).toISOString(),
+    last_activity_ts: new Date(nowMs - 5 * S).toISOString(),
+  },
   { task_id: 't2', ticket_id: 'P-2', dispatched_at: new Date(nowMs - 600 * S).toISOString(), status: 'completed' },
 ];
 
@@ -87,7 +99,11 @@ describe('a running watchdog beside a writer that tears the file and pauses', ()
     expect(s.isDone()).toBe(false);
     await s.advance(10 * S);
     expect(await s.done).toBe(0);
-    expect(readEvents(dir).filter((e) => e.event === 'state_rows_lost').map((e) => e.is_confirmed)).toEqual([false, true]);
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'state_rows_lost')
+        .map((e) => e.is_confirmed),
+    ).toEqual([false, true]);
   });
 
   it('process adapter over real agents: an exempt agent whose tool fields are torn off is not signalled, a completed row cut before its status is not replaced', async () => {
@@ -102,7 +118,16 @@ describe('a running watchdog beside a writer that tears the file and pauses', ()
     const clock = new ManualClock(Date.now() + 600 * S);
     const rows: Row[] = [
       { task_id: 't2', ticket_id: 'P-2', pid: done.pid, dispatched_at: at, status: 'completed' },
-      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', pid: exempt.pid, dispatched_at: at, last_activity_ts: at, last_tool_name: 'Bash', last_tool_timeout_ms: 3_600_000 },
+      {
+        task_id: 't1',
+        ticket_id: 'P-1',
+        status: 'in_progress',
+        pid: exempt.pid,
+        dispatched_at: at,
+        last_activity_ts: at,
+        last_tool_name: 'Bash',
+        last_tool_timeout_ms: 3_600_000,
+      },
     ];
     const config = path.join(dir, 'process.config.yaml');
     writeFileSync(config, stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs')] } }));
@@ -139,7 +164,11 @@ describe('a watchdog started while the torn file rests', () => {
     // (8 s here, so a loaded machine that freezes this process for seconds still sees the finish).
     const finish = setTimeout(() => write(dir, full), 1000);
     onTestFinished(() => clearTimeout(finish));
-    const s = await startSession(clock, { epicId: EPIC, stateDir: dir, action: 'redispatch', timeout: 120, checkInterval: 10 }, { isNext: true, settle: { intervalMs: 100, maxWaitMs: 2000, restMs: 8000 } });
+    const s = await startSession(
+      clock,
+      { epicId: EPIC, stateDir: dir, action: 'redispatch', timeout: 120, checkInterval: 10 },
+      { isNext: true, settle: { intervalMs: 100, maxWaitMs: 2000, restMs: 8000 } },
+    );
     onTestFinished(() => s.stop());
     expect(s.isDone(), s.out.join('')).toBe(false);
     expect(requests(dir)).toEqual([]);

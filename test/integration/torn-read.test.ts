@@ -14,24 +14,23 @@ const S = 1000;
 const names = (dir: string) => readEvents(dir).map((e) => `${e.event}${e.task_id ? ':' + e.task_id : ''}`);
 
 describe('a state file read without rows', () => {
-  it.each([
-    ['current_wave: {wave_id: 1}\n'],
-    ['current_wave:\n  wave_id: 1\n  tasks: []\n'],
-    ['wave_tasks: []\n'],
-  ])('never ends supervision: %j', async (text) => {
-    const dir = tempDir();
-    const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
-    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', checkInterval: 10 }, T0);
-    writeFileSync(file, text);
-    await h.advance(10 * S);
-    await h.advance(10 * S);
-    expect(names(dir)).not.toContain('watchdog_stopped');
-    // The vanished in-flight row is reported once, held (not yet believed), not taken as done.
-    expect(readEvents(dir).filter((e) => e.event === 'state_rows_lost')).toEqual([expect.objectContaining({ vanished: ['t1'], is_confirmed: false })]);
-    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'merged' }]);
-    await h.advance(10 * S);
-    expect(await h.done).toBe(0);
-  });
+  it.each([['current_wave: {wave_id: 1}\n'], ['current_wave:\n  wave_id: 1\n  tasks: []\n'], ['wave_tasks: []\n']])(
+    'never ends supervision: %j',
+    async (text) => {
+      const dir = tempDir();
+      const file = writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+      const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', checkInterval: 10 }, T0);
+      writeFileSync(file, text);
+      await h.advance(10 * S);
+      await h.advance(10 * S);
+      expect(names(dir)).not.toContain('watchdog_stopped');
+      // The vanished in-flight row is reported once, held (not yet believed), not taken as done.
+      expect(readEvents(dir).filter((e) => e.event === 'state_rows_lost')).toEqual([expect.objectContaining({ vanished: ['t1'], is_confirmed: false })]);
+      writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'merged' }]);
+      await h.advance(10 * S);
+      expect(await h.done).toBe(0);
+    },
+  );
 
   it('ends when every wave of shape C is completed', async () => {
     const dir = tempDir();

@@ -23,17 +23,41 @@ const T0 = Date.parse('2026-04-02T10:00:00Z');
 async function context(dir: string, url: string, clock: ManualClock, runId: string): Promise<PerformerContext> {
   const paths = new StatePaths(dir);
   return {
-    epicId: 'E-1', paths, log: new DispatchLog(paths, 'E-1', runId, () => clock.nowMs()),
-    history: foldHistory((await readDispatchLog(paths)).events, 'E-1'), adapter: createMailboxAdapter({ clock }), clock, maxRedispatches: 2,
-    tracker: { apiKey: 'lin_api_SECRET', apiUrl: url, blockedStateName: 'Blocked', retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0, sleep: async () => undefined } },
+    epicId: 'E-1',
+    paths,
+    log: new DispatchLog(paths, 'E-1', runId, () => clock.nowMs()),
+    history: foldHistory((await readDispatchLog(paths)).events, 'E-1'),
+    adapter: createMailboxAdapter({ clock }),
+    clock,
+    maxRedispatches: 2,
+    tracker: {
+      apiKey: 'lin_api_SECRET',
+      apiUrl: url,
+      blockedStateName: 'Blocked',
+      retry: { retries: 1, minDelayMs: 0, maxDelayMs: 0, sleep: async () => undefined },
+    },
   };
 }
 
 const escalation = (): IntendedAction => {
   const task = makeTask({ taskId: 't1-r2', ticketId: 'ENG-123' });
   return {
-    kind: 'escalate', key: 'E-1:t1-r2:escalate', task, attempt: 3,
-    verdict: { kind: 'stalled', taskId: task.taskId, ticketId: task.ticketId, effectiveTimeoutMs: 120_000, exemptions: [], hasShellTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 200_000, stallReason: 'inactivity' },
+    kind: 'escalate',
+    key: 'E-1:t1-r2:escalate',
+    task,
+    attempt: 3,
+    verdict: {
+      kind: 'stalled',
+      taskId: task.taskId,
+      ticketId: task.ticketId,
+      effectiveTimeoutMs: 120_000,
+      exemptions: [],
+      hasShellTimeoutExemption: false,
+      sources: ['row'],
+      reason: 'x',
+      idleMs: 200_000,
+      stallReason: 'inactivity',
+    },
   };
 };
 
@@ -56,7 +80,11 @@ describe('retrying a failed tracker step', () => {
 
     clock.advance(5 * 60_000);
     await performer.afterCheck!(clock.nowMs());
-    expect(readEvents(dir).filter((e) => e.event === 'escalated_to_blocked').at(-1)).toMatchObject({ tracker: 'updated', is_retry: true, key: 'E-1:t1-r2:escalate' });
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'escalated_to_blocked')
+        .at(-1),
+    ).toMatchObject({ tracker: 'updated', is_retry: true, key: 'E-1:t1-r2:escalate' });
     expect(fake.issue().stateId).toBe('state-blocked');
     expect(fake.issue().comments).toHaveLength(1);
 

@@ -47,7 +47,14 @@ describe('dispatch-watchdog --once', () => {
     expect(existsSync(path.join(dir, 'epics', 'PROJ-1000', 'watchdog.json'))).toBe(false);
     const doc = JSON.parse(r.stdout);
     const verdicts = Object.fromEntries(doc.tasks.map((t: { task_id: string; verdict: string }) => [t.task_id, t.verdict]));
-    expect(verdicts).toEqual({ 'task-1001': 'healthy', 'task-1002': 'stalled', 'task-1003': 'healthy', 'task-1004': 'healthy', 'task-1005': 'blocked', 'task-1006': 'terminal' });
+    expect(verdicts).toEqual({
+      'task-1001': 'healthy',
+      'task-1002': 'stalled',
+      'task-1003': 'healthy',
+      'task-1004': 'healthy',
+      'task-1005': 'blocked',
+      'task-1006': 'terminal',
+    });
     expect(doc.tasks.find((t: { task_id: string }) => t.task_id === 'task-1003').exemptions).toEqual(['bash_long_timeout']);
     expect(doc.stalls_detected[0].action_taken).toBe('dry_run:redispatch');
     expect(existsSync(path.join(dir, 'dispatch-log'))).toBe(false);
@@ -64,17 +71,53 @@ describe('dispatch-watchdog --once', () => {
 // In-process: the message and the exit code are the point, not the process (the tests above and below spawn it).
 describe('bad input exits 2 with a message naming what to fix', () => {
   const cases: [string, (dir: string) => string[], string][] = [
-    ['malformed YAML', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'current_wave:\n  tasks: [\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].'],
-    ['a wrong type', (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'wave_tasks:\n  - ticket_id: P-1\n    pid: abc\n'), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml:3:10 wave_tasks[0].pid: expected number, got "abc".'],
+    [
+      'malformed YAML',
+      (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'current_wave:\n  tasks: [\n'), ['--epic-id', 'E-1']),
+      'epics/E-1/state.yaml:3:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ].',
+    ],
+    [
+      'a wrong type',
+      (d) => (writeFileSync(path.join(d, 'epics/E-1/state.yaml'), 'wave_tasks:\n  - ticket_id: P-1\n    pid: abc\n'), ['--epic-id', 'E-1']),
+      'epics/E-1/state.yaml:3:10 wave_tasks[0].pid: expected number, got "abc".',
+    ],
     ['a missing state file', () => ['--epic-id', 'E-404'], 'epics/E-404/state.yaml: state file not found. Epics here: E-1. Check --epic-id and --state-dir'],
-    ['an id that would escape the state dir', () => ['--epic-id', '../../etc'], 'epic id "../../etc" cannot be used: expected 1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit.'],
-    ['a config key that does not exist', (d) => (writeFileSync(path.join(d, 'watchdog.config.yaml'), 'timeout_secs: 30\n'), ['--epic-id', 'E-1']), 'watchdog.config.yaml:1:1 timeout_secs: unknown key "timeout_secs". Remove that key or fix its spelling'],
-    ['a bad flag value', () => ['--epic-id', 'E-1', '--timeout', '-5'], 'dispatch-watchdog: --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "-5".\n'],
-    ['a --wait-for-state that is not a duration', () => ['--epic-id', 'E-1', '--wait-for-state', 'soon'], 'dispatch-watchdog: --wait-for-state: expected a duration (45s, 10m, 2h), got "soon". e.g. --wait-for-state 10m'],
-    ['an unknown action', () => ['--epic-id', 'E-1', '--action', 'nuke'], 'dispatch-watchdog: --action: expected one of report, cancel, redispatch, got "nuke".\n'],
+    [
+      'an id that would escape the state dir',
+      () => ['--epic-id', '../../etc'],
+      'epic id "../../etc" cannot be used: expected 1-128 letters, digits, ".", "_", "@" or "-", starting with a letter or digit.',
+    ],
+    [
+      'a config key that does not exist',
+      (d) => (writeFileSync(path.join(d, 'watchdog.config.yaml'), 'timeout_secs: 30\n'), ['--epic-id', 'E-1']),
+      'watchdog.config.yaml:1:1 timeout_secs: unknown key "timeout_secs". Remove that key or fix its spelling',
+    ],
+    [
+      'a bad flag value',
+      () => ['--epic-id', 'E-1', '--timeout', '-5'],
+      'dispatch-watchdog: --timeout: expected a number of seconds above 0 and at most 604800 (7 days), got "-5".\n',
+    ],
+    [
+      'a --wait-for-state that is not a duration',
+      () => ['--epic-id', 'E-1', '--wait-for-state', 'soon'],
+      'dispatch-watchdog: --wait-for-state: expected a duration (45s, 10m, 2h), got "soon". e.g. --wait-for-state 10m',
+    ],
+    [
+      'an unknown action',
+      () => ['--epic-id', 'E-1', '--action', 'nuke'],
+      'dispatch-watchdog: --action: expected one of report, cancel, redispatch, got "nuke".\n',
+    ],
     ['no epic id', () => [], 'dispatch-watchdog: --epic-id is required. e.g. dispatch-watchdog --epic-id PROJ-1000'],
-    ['a state file that is not a file', (d) => (rmSync(path.join(d, 'epics/E-1/state.yaml')), execFileSync('mkfifo', [path.join(d, 'epics/E-1/state.yaml')]), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml: the state file is not a regular file.'],
-    ['a state file over 16 MB', (d) => (truncateSync(path.join(d, 'epics/E-1/state.yaml'), 17 * 1024 * 1024), ['--epic-id', 'E-1']), 'epics/E-1/state.yaml: state file is 17825792 bytes, over the 16777216-byte limit.'],
+    [
+      'a state file that is not a file',
+      (d) => (rmSync(path.join(d, 'epics/E-1/state.yaml')), execFileSync('mkfifo', [path.join(d, 'epics/E-1/state.yaml')]), ['--epic-id', 'E-1']),
+      'epics/E-1/state.yaml: the state file is not a regular file.',
+    ],
+    [
+      'a state file over 16 MB',
+      (d) => (truncateSync(path.join(d, 'epics/E-1/state.yaml'), 17 * 1024 * 1024), ['--epic-id', 'E-1']),
+      'epics/E-1/state.yaml: state file is 17825792 bytes, over the 16777216-byte limit.',
+    ],
   ];
   it.each(cases)('%s', async (_name, setup, message) => {
     const dir = tempDir();
@@ -90,7 +133,11 @@ describe('the long-running watchdog as a process', () => {
   it('started before the orchestrator, --wait-for-state waits for the state file, creating nothing meanwhile, then watches it', async () => {
     const dir = tempDir();
     const child = spawnCli(['--epic-id', 'E-1', '--state-dir', dir, '--action', 'report', '--wait-for-state', '10m']);
-    await until(() => child.output().includes(`dispatch-watchdog: waiting up to 10m 00s for ${path.join(dir, 'epics', 'E-1', 'state.yaml')} (--wait-for-state)`), 25_000, 'the wait announced');
+    await until(
+      () => child.output().includes(`dispatch-watchdog: waiting up to 10m 00s for ${path.join(dir, 'epics', 'E-1', 'state.yaml')} (--wait-for-state)`),
+      25_000,
+      'the wait announced',
+    );
     expect(existsSync(path.join(dir, 'dispatch-log'))).toBe(false);
     expect(existsSync(path.join(dir, 'epics'))).toBe(false);
     writeWave(dir, 'E-1', ago(10), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date().toISOString() }]);
@@ -106,10 +153,22 @@ describe('the long-running watchdog as a process', () => {
     await until(() => readEvents(dir).some((e) => e.event === 'healthy'), 25_000, 'first check');
     // Other epics' lines while it runs (~370 KB): at its stop it brings the summary to the log's end.
     const day = path.join(dir, 'dispatch-log', `${new Date().toISOString().slice(0, 10)}.ndjson`);
-    const other = JSON.stringify({ timestamp_utc: ago(1), event: 'healthy', epic_id: 'E-2', run_id: 'r', ticket_id: 'P-9', task_id: 't9', agent_id: 'a9', idle_seconds: 1, effective_timeout_seconds: 120 });
+    const other = JSON.stringify({
+      timestamp_utc: ago(1),
+      event: 'healthy',
+      epic_id: 'E-2',
+      run_id: 'r',
+      ticket_id: 'P-9',
+      task_id: 't9',
+      agent_id: 'a9',
+      idle_seconds: 1,
+      effective_timeout_seconds: 120,
+    });
     appendFileSync(day, `${other}\n`.repeat(2000));
     const live = await runCli(['status', '--epic-id', 'E-1', '--state-dir', dir]);
-    expect(live.stdout.split('\n')[0]).toMatch(new RegExp(`^epic E-1  checked \\S+ \\(\\d+s ago\\)  action report  base window 2m00s  watched by pid ${child.pid} since `));
+    expect(live.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^epic E-1  checked \\S+ \\(\\d+s ago\\)  action report  base window 2m00s  watched by pid ${child.pid} since `),
+    );
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'watchdog_stopped', reason: 'signal', signal: 'SIGTERM' });

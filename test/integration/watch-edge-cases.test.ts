@@ -19,13 +19,23 @@ const T0 = Date.parse('2026-04-02T10:00:00Z');
 const S = 1000;
 const EPIC = 'E-1';
 const iso = (ms: number) => new Date(ms).toISOString();
-const row = (taskId: string, atMs: number, extra: Partial<RowSpec> = {}): RowSpec => ({ task_id: taskId, ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(atMs), last_activity_ts: iso(atMs), ...extra });
+const row = (taskId: string, atMs: number, extra: Partial<RowSpec> = {}): RowSpec => ({
+  task_id: taskId,
+  ticket_id: 'ENG-1',
+  status: 'in_progress',
+  dispatched_at: iso(atMs),
+  last_activity_ts: iso(atMs),
+  ...extra,
+});
 
 async function cli(args: string[], opts: { stdin?: string } = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await main({
-    argv: args, env: {}, cwd: process.cwd(), output: { out: (t) => void out.push(t), err: (t) => void err.push(t) },
+    argv: args,
+    env: {},
+    cwd: process.cwd(),
+    output: { out: (t) => void out.push(t), err: (t) => void err.push(t) },
     stdin: Readable.from([opts.stdin ?? '']),
     watchDeps: { clock: new ManualClock(T0), signal: new AbortController().signal, pid: process.pid },
   });
@@ -112,12 +122,29 @@ describe('seed-shaped dispatch-log lines', () => {
     mkdirSync(path.join(dir, 'dispatch-log'));
     // The seed's own shapes (seeds/dispatch-watchdog.md): no epic_id, run_id or task_id.
     const seed = [
-      { timestamp_utc: '2026-04-01T14:30:00Z', event: 'stall_detected', ticket_id: 'ENG-1', agent_id: 'task-abc123', stall_reason: 'inactivity', idle_seconds: 145, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' },
+      {
+        timestamp_utc: '2026-04-01T14:30:00Z',
+        event: 'stall_detected',
+        ticket_id: 'ENG-1',
+        agent_id: 'task-abc123',
+        stall_reason: 'inactivity',
+        idle_seconds: 145,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 1,
+        max_redispatches: 2,
+        action_taken: 'redispatch',
+      },
       { timestamp_utc: '2026-04-01T14:30:01Z', event: 'agent_killed', ticket_id: 'ENG-1', agent_id: 'task-abc123' },
       { timestamp_utc: '2026-04-01T14:30:02Z', event: 'redispatch', ticket_id: 'ENG-1', redispatch_attempt: 1, remaining_tasks: ['a'] },
       { timestamp_utc: '2026-04-01T15:30:02Z', event: 'redispatch', ticket_id: 'ENG-1', redispatch_attempt: 2, remaining_tasks: ['a'] },
       { timestamp_utc: '2026-04-01T15:40:00Z', event: 'healthy', ticket_id: 'ENG-2', agent_id: 'task-x', idle_seconds: 3 },
-      { timestamp_utc: '2026-04-01T15:50:00Z', event: 'escalated_to_blocked', ticket_id: 'ENG-3', attempt_count: 3, friction_path: '.onex_state/friction/2026-04-01-stall-escalation-eng-3.md' },
+      {
+        timestamp_utc: '2026-04-01T15:50:00Z',
+        event: 'escalated_to_blocked',
+        ticket_id: 'ENG-3',
+        attempt_count: 3,
+        friction_path: '.onex_state/friction/2026-04-01-stall-escalation-eng-3.md',
+      },
     ];
     writeFileSync(path.join(dir, 'dispatch-log', '2026-04-01.ndjson'), seed.map((l) => JSON.stringify(l) + '\n').join(''));
     writeWave(dir, EPIC, iso(T0), [row('t1', T0)]);
@@ -134,7 +161,9 @@ describe('seed-shaped dispatch-log lines', () => {
     const note = readFileSync(path.join(dir, ours.find((e) => e.event === 'escalated_to_blocked')!.friction_path as string), 'utf8');
     expect(note).toContain('Agent stalled 3 times');
     expect(note.match(/^\| \d+ \|/gm)).toHaveLength(2);
-    expect(note).toContain('The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.');
+    expect(note).toContain(
+      'The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.',
+    );
   });
 });
 
@@ -143,7 +172,10 @@ describe('process adapter', () => {
     const dir = tempDir();
     const agent = await spawnFixture('sleep-forever.mjs');
     onTestFinished(() => void agent.child.kill('SIGKILL'));
-    writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } }));
+    writeFileSync(
+      path.join(dir, 'watchdog.config.yaml'),
+      stringify({ agents: { adapter: 'process', kill_grace_ms: 50, redispatch_argv: [process.execPath, fixture('sleep-forever.mjs'), '{recovery_task_id}'] } }),
+    );
     // The wave was dispatched 10 minutes ago; this agent started seconds ago (a late start, not a reused pid).
     const waveAt = Date.now() - 600 * S;
     writeWave(dir, EPIC, iso(waveAt), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', pid: agent.pid, last_activity_ts: iso(waveAt) }]);
@@ -195,7 +227,9 @@ describe('progress seen in the row', () => {
     await s.advance(10 * S); // T0+60s: 30 s since the change, not more
     expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toHaveLength(0);
     await s.advance(10 * S); // the deadline wakes the loop a moment later
-    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([expect.objectContaining({ task_id: 't1', idle_seconds: 30, timestamp_utc: '2026-04-02T10:01:00.050Z' })]);
+    expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([
+      expect.objectContaining({ task_id: 't1', idle_seconds: 30, timestamp_utc: '2026-04-02T10:01:00.050Z' }),
+    ]);
     s.stop();
     await s.done;
   });
@@ -208,7 +242,10 @@ describe('progress seen in the row: the first sight', () => {
     const past = T0 - 600 * S; // idle 10 minutes already: stalled by time alone
     writeWave(dir, EPIC, iso(past), [row('t1', past, { last_output: 'step 1' }), row('t2', past, { ticket_id: 'ENG-2', last_output: 'waiting' })]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
-    const started = () => readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id);
+    const started = () =>
+      readEvents(dir)
+        .filter((e) => e.event === 'action_started')
+        .map((e) => e.task_id);
     expect(started()).toEqual([]); // whether the output grows is not known at its first sight
     expect(readEvents(dir).filter((e) => e.event === 'stall_detected')).toEqual([]); // nor is it called stalled (issue 33)
     writeWave(dir, EPIC, iso(past), [row('t1', past, { last_output: 'step 2' }), row('t2', past, { ticket_id: 'ENG-2', last_output: 'waiting' })]);
@@ -218,7 +255,11 @@ describe('progress seen in the row: the first sight', () => {
     // t2's text held still for its whole window since it was first seen: no growth, acted on at that deadline.
     await s.advance(21 * S);
     expect(started()).toEqual(['t2']);
-    expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({ task_id: 't2', action_taken: 'redispatch', timestamp_utc: iso(T0 + 30 * S + 50) }); // the interval's check at +30 s was a ms early; the deadline wakes it (at least 50 ms later)
+    expect(readEvents(dir).find((e) => e.event === 'stall_detected')).toMatchObject({
+      task_id: 't2',
+      action_taken: 'redispatch',
+      timestamp_utc: iso(T0 + 30 * S + 50),
+    }); // the interval's check at +30 s was a ms early; the deadline wakes it (at least 50 ms later)
     s.stop();
     await s.done;
   });
@@ -233,7 +274,10 @@ describe('a transcript that never appears', () => {
     writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), transcript_path: missing }]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10, action: 'report' }, { claudeConfigDir: claude });
     expect(readEvents(dir).find((e) => e.event === 'task_unknown')).toBeUndefined();
-    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({ verdict: 'healthy', reason: expect.stringMatching(/^starting: dispatched 0s ago, no record yet \(window 30s; transcript: /) });
+    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({
+      verdict: 'healthy',
+      reason: expect.stringMatching(/^starting: dispatched 0s ago, no record yet \(window 30s; transcript: /),
+    });
     for (let i = 0; i < 4 && !s.isDone(); i++) await s.advance(10 * S);
     const stall = readEvents(dir).find((e) => e.event === 'stall_detected')!;
     expect(stall).toMatchObject({ task_id: 't1', stall_reason: 'never_started' });
@@ -248,15 +292,29 @@ describe('a transcript that never appears', () => {
     const clock = new ManualClock(T0);
     const project = path.join(claude, 'projects', '-work-repo');
     mkdirSync(path.join(project, 'sess-1', 'subagents'), { recursive: true });
-    writeWave(dir, EPIC, iso(T0), [{ task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 'sess-1', agent_id: 'ag1' }]);
+    writeWave(dir, EPIC, iso(T0), [
+      { task_id: 't1', ticket_id: 'ENG-1', status: 'in_progress', dispatched_at: iso(T0), session_id: 'sess-1', agent_id: 'ag1' },
+    ]);
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 120, checkInterval: 5, action: 'report' }, { claudeConfigDir: claude });
     // Starting, not unknown: a fresh agent has no transcript for its first seconds (issue 21).
     expect(readEvents(dir).at(-1)).toMatchObject({ event: 'healthy', task_id: 't1', recovered: false });
     expect(readWatchdogJson(dir, EPIC).tasks[0].reason).toMatch(/^starting: /);
-    const line = JSON.stringify({ isSidechain: true, sessionId: 'sess-1', agentId: 'ag1', version: '2.1.39', timestamp: iso(T0 + 3 * S), type: 'assistant', message: { role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Reading the code' }], stop_reason: null } });
+    const line = JSON.stringify({
+      isSidechain: true,
+      sessionId: 'sess-1',
+      agentId: 'ag1',
+      version: '2.1.39',
+      timestamp: iso(T0 + 3 * S),
+      type: 'assistant',
+      message: { role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Reading the code' }], stop_reason: null },
+    });
     writeFileSync(path.join(project, 'sess-1', 'subagents', 'agent-ag1.jsonl'), line + '\n');
     await s.advance(5 * S);
-    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({ verdict: 'healthy', sources: expect.arrayContaining(['transcript']), reason: expect.stringMatching(/^active /) });
+    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({
+      verdict: 'healthy',
+      sources: expect.arrayContaining(['transcript']),
+      reason: expect.stringMatching(/^active /),
+    });
     // ... and no "healthy again" for an agent that was never anything else.
     expect(readEvents(dir).filter((e) => e.event === 'healthy' && e.recovered)).toEqual([]);
     s.stop();
@@ -269,7 +327,12 @@ describe('the circuit breaker', () => {
     const dir = tempDir();
     const clock = new ManualClock(T0);
     writeFileSync(path.join(dir, 'watchdog.config.yaml'), stringify({ circuit_breaker: { max_hold_seconds: 60 } }));
-    writeWave(dir, EPIC, iso(T0), ['t1', 't2', 't3'].map((id, i) => row(id, T0, { ticket_id: `ENG-${i + 1}` })));
+    writeWave(
+      dir,
+      EPIC,
+      iso(T0),
+      ['t1', 't2', 't3'].map((id, i) => row(id, T0, { ticket_id: `ENG-${i + 1}` })),
+    );
     const s = await startSession(clock, { epicId: EPIC, stateDir: dir, timeout: 30, checkInterval: 10 });
     for (let i = 0; i < 4; i++) await s.advance(10 * S); // all three stalled at their deadline (T0+30.05s) → held (the episode starts)
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall')).toHaveLength(1);
@@ -278,10 +341,22 @@ describe('the circuit breaker', () => {
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(0);
     await s.advance(10 * S);
     const escalated = readEvents(dir).filter((e) => e.event === 'mass_stall_escalated');
-    expect(escalated).toEqual([expect.objectContaining({ episode_started_at: '2026-04-02T10:00:30.050Z', task_ids: ['t1', 't2', 't3'], friction_path: 'friction/2026-04-02-mass-stall-e-1-100030.md' })]);
+    expect(escalated).toEqual([
+      expect.objectContaining({
+        episode_started_at: '2026-04-02T10:00:30.050Z',
+        task_ids: ['t1', 't2', 't3'],
+        friction_path: 'friction/2026-04-02-mass-stall-e-1-100030.md',
+      }),
+    ]);
     expect(readFileSync(path.join(dir, escalated[0]!.friction_path as string), 'utf8')).toContain('# Mass stall held too long: E-1');
-    expect(readEvents(dir).filter((e) => e.event === 'action_started').map((e) => e.task_id)).toEqual(['t1', 't2', 't3']);
-    expect(s.out.join('')).toContain('circuit breaker held actions for 70s: ESCALATED (friction note friction/2026-04-02-mass-stall-e-1-100030.md); acting on stalls again');
+    expect(
+      readEvents(dir)
+        .filter((e) => e.event === 'action_started')
+        .map((e) => e.task_id),
+    ).toEqual(['t1', 't2', 't3']);
+    expect(s.out.join('')).toContain(
+      'circuit breaker held actions for 70s: ESCALATED (friction note friction/2026-04-02-mass-stall-e-1-100030.md); acting on stalls again',
+    );
     for (let i = 0; i < 3; i++) await s.advance(10 * S);
     expect(readEvents(dir).filter((e) => e.event === 'mass_stall_escalated')).toHaveLength(1);
     s.stop();

@@ -21,7 +21,10 @@ function startDemo(columns: number, onTestFinished: (fn: () => Promise<void>) =>
   const cmd = `cd ${quote(REPO_ROOT)} && env TMPDIR=${quote(tmp)} LINEAR_API_KEY= ${quote(process.execPath)} ${quote(BIN)} demo; echo "DEMO-EXIT $?"; exec sleep 600`;
   tmux('new-session', '-d', '-x', String(columns), '-y', '30', '-s', 'demo', cmd);
   /** The screen (`isWhole`: with the scrollback), wrapped lines joined back, trailing blanks dropped. */
-  const screen = (isWhole = false) => tmux('capture-pane', '-p', '-J', '-t', 'demo', ...(isWhole ? ['-S', '-'] : [])).split('\n').map((l) => l.trimEnd());
+  const screen = (isWhole = false) =>
+    tmux('capture-pane', '-p', '-J', '-t', 'demo', ...(isWhole ? ['-S', '-'] : []))
+      .split('\n')
+      .map((l) => l.trimEnd());
   const hasEnded = (ls: string[]) => ls.some((l) => l.startsWith('DEMO-EXIT '));
   // A demo still running is stopped the way a person would (Ctrl-C: it stops its agents itself),
   // and its temp dir is removed only once it has ended.
@@ -50,19 +53,30 @@ async function waitFor(read: () => string[], has: (lines: string[]) => boolean, 
 const isHeader = (l: string) => /^TASK +(TICKET +)?VERDICT +IDLE \/ WINDOW/.test(l);
 
 describe.skipIf(!HAS_TMUX)('the demo in a real terminal', () => {
-  it.for([70, 120])('at %i columns: the live table of the watch, redrawn in place, and every line fits', { timeout: 120_000 }, async (columns, { expect, onTestFinished }) => {
-    const demo = startDemo(columns, onTestFinished);
-    // A whole frame after the redispatch: the header, the replacement's row, the event feed.
-    const frame = await waitFor(() => demo.screen(), (ls) => ls.some(isHeader) && ls.some((l) => /^DEMO-102-r1 /.test(l)) && ls.includes('events'), 'a frame with the replacement');
-    expect(frame.find((l) => l.startsWith('dispatch-watchdog  epic DEMO-1  checked '))).toBeDefined();
-    expect(frame.find((l) => /^DEMO-102 +(DEMO-102 +)?(STALLED|done \(superseded\)) /.test(l)), frame.join('\n')).toBeDefined();
-    if (columns >= 120) expect(frame.find(isHeader)).toMatch(/OF WINDOW +STALLS AT/);
-    const end = await waitFor(() => demo.screen(true), demo.hasEnded, 'the demo to end');
-    expect(end, end.join('\n')).toContain('DEMO-EXIT 0');
-    expect(end.join('\n')).toMatch(/the demo went as\s+expected/);
-    const long = [...frame, ...end].filter((l) => [...l].length > columns);
-    expect(long, `lines over ${columns} columns`).toEqual([]);
-    // Redrawn in place: one table header in the whole scrollback, not one per check.
-    expect(end.filter(isHeader)).toHaveLength(1);
-  });
+  it.for([70, 120])(
+    'at %i columns: the live table of the watch, redrawn in place, and every line fits',
+    { timeout: 120_000 },
+    async (columns, { expect, onTestFinished }) => {
+      const demo = startDemo(columns, onTestFinished);
+      // A whole frame after the redispatch: the header, the replacement's row, the event feed.
+      const frame = await waitFor(
+        () => demo.screen(),
+        (ls) => ls.some(isHeader) && ls.some((l) => /^DEMO-102-r1 /.test(l)) && ls.includes('events'),
+        'a frame with the replacement',
+      );
+      expect(frame.find((l) => l.startsWith('dispatch-watchdog  epic DEMO-1  checked '))).toBeDefined();
+      expect(
+        frame.find((l) => /^DEMO-102 +(DEMO-102 +)?(STALLED|done \(superseded\)) /.test(l)),
+        frame.join('\n'),
+      ).toBeDefined();
+      if (columns >= 120) expect(frame.find(isHeader)).toMatch(/OF WINDOW +STALLS AT/);
+      const end = await waitFor(() => demo.screen(true), demo.hasEnded, 'the demo to end');
+      expect(end, end.join('\n')).toContain('DEMO-EXIT 0');
+      expect(end.join('\n')).toMatch(/the demo went as\s+expected/);
+      const long = [...frame, ...end].filter((l) => [...l].length > columns);
+      expect(long, `lines over ${columns} columns`).toEqual([]);
+      // Redrawn in place: one table header in the whole scrollback, not one per check.
+      expect(end.filter(isHeader)).toHaveLength(1);
+    },
+  );
 });

@@ -47,28 +47,51 @@ describe.skipIf(claudeSkip !== undefined)('real sessions judged from their OpenT
     // Both waves exist before any session starts: rows written as the orchestrator dispatches.
     const dispatchedAt = new Date().toISOString();
     writeWave(otelDir, 'E-OT', dispatchedAt, []);
-    const w = startWatchdog({ stateDir: otelDir, epic: 'E-OT', claudeDir: blind, args: [...args, '--otlp', '127.0.0.1:0'], env: { DISPATCH_WATCHDOG_OTLP_TOKEN: 't0ken-for-the-test' } });
-    const port = Number((await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.output()) ?? undefined, 30_000, 'the receiver\'s port'))[1]);
+    const w = startWatchdog({
+      stateDir: otelDir,
+      epic: 'E-OT',
+      claudeDir: blind,
+      args: [...args, '--otlp', '127.0.0.1:0'],
+      env: { DISPATCH_WATCHDOG_OTLP_TOKEN: 't0ken-for-the-test' },
+    });
+    const port = Number(
+      (await until(() => /OTLP\/HTTP receiver on http:\/\/127\.0\.0\.1:(\d+)/.exec(w.output()) ?? undefined, 30_000, "the receiver's port"))[1],
+    );
 
     // A: one long Bash call (open until the gate), then a response frozen after its headers.
     server.script('OTEL-A', [{ blocks: [bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo built`)] }, { freeze: 'after_headers' }]);
     // B: the same host, busy throughout: its traffic shows host 1's link is up.
-    server.script('OTEL-B', Array.from({ length: 80 }, () => ({ blocks: [bash('sleep 1')] })));
+    server.script(
+      'OTEL-B',
+      Array.from({ length: 80 }, () => ({ blocks: [bash('sleep 1')] })),
+    );
     // C: alone on host 2, frozen after one call: the host falls silent with it.
     server.script('OTEL-C', [{ blocks: [bash('echo hi')] }, { freeze: 'after_headers' }]);
-    const start = (marker: string, host: string): ClaudeSession => startClaude({ server, prompt: `${marker}: build the project`, env: telemetryEnv(port, host) });
+    const start = (marker: string, host: string): ClaudeSession =>
+      startClaude({ server, prompt: `${marker}: build the project`, env: telemetryEnv(port, host) });
     const a = start('OTEL-A', 'agenthost-1');
     const b = start('OTEL-B', 'agenthost-1');
     const c = start('OTEL-C', 'agenthost-2');
     const rows = (withTranscripts: boolean) =>
-      [a, c].map((s, i) => ({ task_id: `t${i + 1}`, ticket_id: `P-${i + 1}`, status: 'in_progress', session_id: s.sessionId, ...(withTranscripts ? { transcript_path: s.transcriptPath } : {}) }));
+      [a, c].map((s, i) => ({
+        task_id: `t${i + 1}`,
+        ticket_id: `P-${i + 1}`,
+        status: 'in_progress',
+        session_id: s.sessionId,
+        ...(withTranscripts ? { transcript_path: s.transcriptPath } : {}),
+      }));
     writeWave(otelDir, 'E-OT', dispatchedAt, rows(false));
     writeWave(trDir, 'E-TR', dispatchedAt, rows(true));
     const wt = startWatchdog({ stateDir: trDir, epic: 'E-TR', claudeDir: blind, args });
 
     // A's Bash call is open past the window: healthy from both sources.
     const decided = await server.waitFor((r) => r.agent === 'OTEL-A' && r.turn === 0 && r.outcome === 'complete', 60_000, 'A asked for its Bash call');
-    await w.waitTask('t1', (t) => t.verdict === 'healthy' && t.sources.includes('telemetry') && t.last_tool === 'Bash', 'A healthy from telemetry, its Bash call seen', 60_000);
+    await w.waitTask(
+      't1',
+      (t) => t.verdict === 'healthy' && t.sources.includes('telemetry') && t.last_tool === 'Bash',
+      'A healthy from telemetry, its Bash call seen',
+      60_000,
+    );
     await until(() => Date.now() - decided.endedAt! > 25_000, 40_000, 'the call open past the window');
     for (const wd of [w, wt]) expect(task(wd, 't1'), wd.output().slice(-400)).toMatchObject({ verdict: 'healthy' });
     expect(task(w, 't1')!.sources).toEqual(['telemetry']);
@@ -80,8 +103,16 @@ describe.skipIf(claudeSkip !== undefined)('real sessions judged from their OpenT
     const stalledTr = await wt.waitTask('t1', (t) => t.verdict === 'stalled', 'A stalled from its transcript', 90_000);
     for (const k of ['stall_reason', 'effective_timeout_seconds', 'exemptions', 'last_tool'] as const) expect(stalledOtel[k], k).toEqual(stalledTr[k]);
     // The same recovery request from each (a frozen stream: resume in the session).
-    const reqOtel = await until(() => requests(otelDir, 'E-OT').find((f) => f.includes(':t1:') || f.includes('__t1__')), 30_000, 'the telemetry watchdog\'s request for t1');
-    const reqTr = await until(() => requests(trDir, 'E-TR').find((f) => f.includes(':t1:') || f.includes('__t1__')), 30_000, 'the transcript watchdog\'s request for t1');
+    const reqOtel = await until(
+      () => requests(otelDir, 'E-OT').find((f) => f.includes(':t1:') || f.includes('__t1__')),
+      30_000,
+      "the telemetry watchdog's request for t1",
+    );
+    const reqTr = await until(
+      () => requests(trDir, 'E-TR').find((f) => f.includes(':t1:') || f.includes('__t1__')),
+      30_000,
+      "the transcript watchdog's request for t1",
+    );
     expect(reqOtel.replace('E-OT', 'E')).toBe(reqTr.replace('E-TR', 'E'));
 
     // C's host went silent with C: never concluded from the telemetry; its transcript shows the stall.

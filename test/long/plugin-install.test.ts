@@ -39,14 +39,19 @@ let scratch = '';
 let clone = '';
 /** The release branch's files (path → bytes), what every install must hold. */
 let released = new Map<string, string>();
-const repoSlug = new URL((JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url.replace(/^git\+/, '')).pathname.replace(/^\//, '').replace(/\.git$/, '');
+const repoSlug = new URL(
+  (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url.replace(/^git\+/, ''),
+).pathname
+  .replace(/^\//, '')
+  .replace(/\.git$/, '');
 
 const VERSIONS = [
   { version: '2.1.332', bin: CLAUDE_BIN_LATEST },
   { version: '2.1.197', bin: CLAUDE_BIN },
 ];
 
-const claude = (bin: string, args: string[], home: string, timeout = 300_000) => run(bin, args, { cwd: scratch, env: claudeEnv(server, home), timeout, maxBuffer: 16 * 1024 * 1024 });
+const claude = (bin: string, args: string[], home: string, timeout = 300_000) =>
+  run(bin, args, { cwd: scratch, env: claudeEnv(server, home), timeout, maxBuffer: 16 * 1024 * 1024 });
 
 /** Every file under `dir` (relative) and the bytes they hold, symlinks not followed. */
 function walk(dir: string, rel = ''): { file: string; bytes: number }[] {
@@ -78,7 +83,10 @@ function homeFetchingGitHubFromClone(name: string): string {
   const home = path.join(scratch, name);
   mkdirSync(home);
   const to = `file://${clone}`;
-  writeFileSync(path.join(home, '.gitconfig'), `[url "${to}"]\n\tinsteadOf = git@github.com:${repoSlug}.git\n\tinsteadOf = https://github.com/${repoSlug}.git\n`);
+  writeFileSync(
+    path.join(home, '.gitconfig'),
+    `[url "${to}"]\n\tinsteadOf = git@github.com:${repoSlug}.git\n\tinsteadOf = https://github.com/${repoSlug}.git\n`,
+  );
   return home;
 }
 
@@ -94,7 +102,10 @@ function nextCommandOf(req: LoggedRequest, epic: string): string {
  * A lead that loads the skill, then runs the `next` command its text gives (in the foreground, to
  * keep the test short), then answers. Resolves with the command it ran and the Bash result.
  */
-async function leadRunsTheSkill(marker: string, opts: { pluginDir?: string; home: string; bin?: string }): Promise<{ command: string; result: string; sessionId: string; stateDir: string }> {
+async function leadRunsTheSkill(
+  marker: string,
+  opts: { pluginDir?: string; home: string; bin?: string },
+): Promise<{ command: string; result: string; sessionId: string; stateDir: string }> {
   const cwd = realpathSync(mkdtempSync(path.join(scratch, 'project-')));
   const stateDir = path.join(cwd, '.onex_state');
   const epic = `E-${marker}`;
@@ -122,10 +133,14 @@ const activityOf = (stateDir: string, sessionId: string) =>
 
 /** The session's activity lines once the Stop line is in (it comes ~0.2 s after the final answer: wait for it, never assume it). */
 const activityToStop = (r: { stateDir: string; sessionId: string }) =>
-  until(() => {
-    const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
-    return got.some((l) => l.event === 'Stop') && got;
-  }, 30_000, 'the Stop line in activity/');
+  until(
+    () => {
+      const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
+      return got.some((l) => l.event === 'Stop') && got;
+    },
+    30_000,
+    'the Stop line in activity/',
+  );
 
 /** The session ran the skill's next (wave complete) and its tool calls reached activity/ through the hook. */
 async function expectSkillAndHookWork(r: Awaited<ReturnType<typeof leadRunsTheSkill>>, root: string, epic: string): Promise<void> {
@@ -139,60 +154,76 @@ async function expectSkillAndHookWork(r: Awaited<ReturnType<typeof leadRunsTheSk
 
 describe.skipIf(claudeSkip !== undefined)('the release, the way it is published', () => {
   it('is the built plugin and nothing else: no package.json, no lockfile, ≤ 5 MB', () => {
-    expect([...released.keys()].sort()).toEqual(['.claude-plugin/plugin.json', 'LICENSE', 'bundle/cli.cjs', 'bundle/hook.cjs', 'bundle/log-scan.cjs', 'hooks/hooks.json', 'skills/dispatch-watchdog/SKILL.md']);
+    expect([...released.keys()].sort()).toEqual([
+      '.claude-plugin/plugin.json',
+      'LICENSE',
+      'bundle/cli.cjs',
+      'bundle/hook.cjs',
+      'bundle/log-scan.cjs',
+      'hooks/hooks.json',
+      'skills/dispatch-watchdog/SKILL.md',
+    ]);
     const bytes = [...released.values()].reduce((n, t) => n + Buffer.byteLength(t), 0);
     console.log(`release branch ${RELEASE_BRANCH}: ${released.size} files, ${(bytes / MB).toFixed(2)} MB`);
     expect(bytes).toBeLessThanOrEqual(5 * MB);
   });
 });
 
-describe.skipIf(claudeSkip !== undefined).each(VERSIONS)('the plugin installed from the repo as its own marketplace by Claude Code $version', ({ version, bin }) => {
-  let home = '';
-  let installPath = '';
-  let installSeconds = 0;
-  /** The wall time of `claude plugin list` just before: Claude Code's own start on this machine now. */
-  let startSeconds = 0;
+describe.skipIf(claudeSkip !== undefined).each(VERSIONS)(
+  'the plugin installed from the repo as its own marketplace by Claude Code $version',
+  ({ version, bin }) => {
+    let home = '';
+    let installPath = '';
+    let installSeconds = 0;
+    /** The wall time of `claude plugin list` just before: Claude Code's own start on this machine now. */
+    let startSeconds = 0;
 
-  beforeAll(async () => {
-    if (claudeSkip) return;
-    expect((await run(bin, ['--version'], { env: claudeEnv(server, scratch) })).stdout).toContain(version);
-    home = homeFetchingGitHubFromClone(`home-${version}`);
-    await claude(bin, ['plugin', 'marketplace', 'add', clone], home);
-    const t = performance.now();
-    await claude(bin, ['plugin', 'list'], home);
-    startSeconds = (performance.now() - t) / 1000;
-    const t0 = performance.now();
-    await claude(bin, ['plugin', 'install', 'dispatch-watchdog@dispatch-watchdog'], home);
-    installSeconds = (performance.now() - t0) / 1000;
-    const installed = JSON.parse(readFileSync(path.join(home, '.claude', 'plugins', 'installed_plugins.json'), 'utf8')) as { plugins: Record<string, { installPath: string }[]> };
-    installPath = installed.plugins['dispatch-watchdog@dispatch-watchdog']![0]!.installPath;
-  }, 600_000);
+    beforeAll(async () => {
+      if (claudeSkip) return;
+      expect((await run(bin, ['--version'], { env: claudeEnv(server, scratch) })).stdout).toContain(version);
+      home = homeFetchingGitHubFromClone(`home-${version}`);
+      await claude(bin, ['plugin', 'marketplace', 'add', clone], home);
+      const t = performance.now();
+      await claude(bin, ['plugin', 'list'], home);
+      startSeconds = (performance.now() - t) / 1000;
+      const t0 = performance.now();
+      await claude(bin, ['plugin', 'install', 'dispatch-watchdog@dispatch-watchdog'], home);
+      installSeconds = (performance.now() - t0) / 1000;
+      const installed = JSON.parse(readFileSync(path.join(home, '.claude', 'plugins', 'installed_plugins.json'), 'utf8')) as {
+        plugins: Record<string, { installPath: string }[]>;
+      };
+      installPath = installed.plugins['dispatch-watchdog@dispatch-watchdog']![0]!.installPath;
+    }, 600_000);
 
-  it('holds in the plugin cache exactly the release: its files, byte for byte, no node_modules, ≤ 5 MB; installed within 3 s (scaled by the load)', () => {
-    const cache = path.join(home, '.claude', 'plugins', 'cache');
-    expect(installPath.startsWith(path.join(cache, 'dispatch-watchdog', 'dispatch-watchdog'))).toBe(true);
-    const all = walk(cache);
-    const bytes = all.reduce((n, f) => n + f.bytes, 0);
-    // Beside the plugin's files: 2.1.197 keeps the clone's .git (~0.6 MB; 2.1.332 removes it), and
-    // .in_use/ is Claude Code's own mark of a process using this copy.
-    const inPlugin = walk(installPath).filter((f) => !f.file.startsWith('.git/') && !f.file.startsWith('.in_use/'));
-    const [load] = os.loadavg();
-    const perCore = load! / os.availableParallelism();
-    const bound = 3 * Math.max(1, perCore);
-    console.log(`Claude Code ${version}: plugin cache ${(bytes / MB).toFixed(2)} MB in ${all.length} files (${inPlugin.length} of them the plugin's); install ${installSeconds.toFixed(2)} s, \`claude plugin list\` just before ${startSeconds.toFixed(2)} s (load ${load!.toFixed(1)} on ${os.availableParallelism()} cores: bound ${bound.toFixed(1)} s)`);
-    expect(all.filter((f) => f.file.split('/').includes('node_modules'))).toEqual([]);
-    expect(bytes).toBeLessThanOrEqual(5 * MB);
-    expect(inPlugin.map((f) => f.file).sort()).toEqual([...released.keys()].sort());
-    for (const [file, text] of released) if (readFileSync(path.join(installPath, file), 'utf8') !== text) expect.fail(`${file} in the cache is not the release's`);
-    expect(installSeconds).toBeLessThanOrEqual(bound);
-  });
+    it('holds in the plugin cache exactly the release: its files, byte for byte, no node_modules, ≤ 5 MB; installed within 3 s (scaled by the load)', () => {
+      const cache = path.join(home, '.claude', 'plugins', 'cache');
+      expect(installPath.startsWith(path.join(cache, 'dispatch-watchdog', 'dispatch-watchdog'))).toBe(true);
+      const all = walk(cache);
+      const bytes = all.reduce((n, f) => n + f.bytes, 0);
+      // Beside the plugin's files: 2.1.197 keeps the clone's .git (~0.6 MB; 2.1.332 removes it), and
+      // .in_use/ is Claude Code's own mark of a process using this copy.
+      const inPlugin = walk(installPath).filter((f) => !f.file.startsWith('.git/') && !f.file.startsWith('.in_use/'));
+      const [load] = os.loadavg();
+      const perCore = load! / os.availableParallelism();
+      const bound = 3 * Math.max(1, perCore);
+      console.log(
+        `Claude Code ${version}: plugin cache ${(bytes / MB).toFixed(2)} MB in ${all.length} files (${inPlugin.length} of them the plugin's); install ${installSeconds.toFixed(2)} s, \`claude plugin list\` just before ${startSeconds.toFixed(2)} s (load ${load!.toFixed(1)} on ${os.availableParallelism()} cores: bound ${bound.toFixed(1)} s)`,
+      );
+      expect(all.filter((f) => f.file.split('/').includes('node_modules'))).toEqual([]);
+      expect(bytes).toBeLessThanOrEqual(5 * MB);
+      expect(inPlugin.map((f) => f.file).sort()).toEqual([...released.keys()].sort());
+      for (const [file, text] of released)
+        if (readFileSync(path.join(installPath, file), 'utf8') !== text) expect.fail(`${file} in the cache is not the release's`);
+      expect(installSeconds).toBeLessThanOrEqual(bound);
+    });
 
-  it("a real session's tool calls reach activity/ through the installed hook, and the skill runs next from the installed copy", async () => {
-    const marker = `PLUGIN-${version.replaceAll('.', '')}`;
-    const r = await leadRunsTheSkill(marker, { home, bin });
-    await expectSkillAndHookWork(r, installPath, `E-${marker}`);
-  });
-});
+    it("a real session's tool calls reach activity/ through the installed hook, and the skill runs next from the installed copy", async () => {
+      const marker = `PLUGIN-${version.replaceAll('.', '')}`;
+      const r = await leadRunsTheSkill(marker, { home, bin });
+      await expectSkillAndHookWork(r, installPath, `E-${marker}`);
+    });
+  },
+);
 
 describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
   it('claude plugin validate: 2.1.332 --strict passes on the repo (marketplace) and on the release; 2.1.197 knows every field but engines (it ignores it at load time)', async () => {
@@ -231,8 +262,23 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
 
   it('npm pack of the clean clone builds (prepack) and ships the bundles the package runs', async () => {
     expect(existsSync(path.join(clone, 'dist'))).toBe(false);
-    const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: clone, timeout: 300_000, maxBuffer: 16 * MB, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], {
+      cwd: clone,
+      timeout: 300_000,
+      maxBuffer: 16 * MB,
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
     const files = (JSON.parse(stdout.slice(stdout.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['bundle/hook.cjs', 'bundle/cli.cjs', 'bundle/log-scan.cjs', 'dist/src/cli.js', '.claude-plugin/plugin.json', 'hooks/hooks.json', 'skills/dispatch-watchdog/SKILL.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bundle/hook.cjs',
+        'bundle/cli.cjs',
+        'bundle/log-scan.cjs',
+        'dist/src/cli.js',
+        '.claude-plugin/plugin.json',
+        'hooks/hooks.json',
+        'skills/dispatch-watchdog/SKILL.md',
+      ]),
+    );
   }, 300_000);
 });

@@ -36,7 +36,8 @@ afterAll(() => server?.close());
 const EPIC = 'E-LEAD3';
 const CANCEL_EPIC = 'E-LEAD3C';
 const FLAGS = '--output-format stream-json --verbose --dangerously-skip-permissions';
-const worker = (marker: string, sessionId: string, out: string) => `${CLAUDE_BIN} -p ${shellWord(`${marker}: implement it`)} --session-id ${sessionId} ${FLAGS} > ${out} 2>&1`;
+const worker = (marker: string, sessionId: string, out: string) =>
+  `${CLAUDE_BIN} -p ${shellWord(`${marker}: implement it`)} --session-id ${sessionId} ${FLAGS} > ${out} 2>&1`;
 const resumeCmd = (sessionId: string, prompt: string, out: string) => `${CLAUDE_BIN} --resume ${sessionId} -p ${shellWord(prompt)} ${FLAGS} > ${out} 2>&1`;
 const shellIdOf = (t: string) => /with ID: ([A-Za-z0-9_-]+)/.exec(t)?.[1];
 /** The background shells a request told of as completed (`<task-notification>`), anywhere in the conversation. */
@@ -58,13 +59,17 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
     let session: ClaudeSession | undefined;
     /** A worker's transcript holds its prompt record (the lead's cwd is the worker's: one project dir). */
     const started = (id: string) =>
-      until(() => {
-        try {
-          return readFileSync(path.join(session!.projectDir, `${S[id]}.jsonl`), 'utf8').includes('"type":"user"');
-        } catch {
-          return false;
-        }
-      }, 120_000, `${id}'s transcript`);
+      until(
+        () => {
+          try {
+            return readFileSync(path.join(session!.projectDir, `${S[id]}.jsonl`), 'utf8').includes('"type":"user"');
+          } catch {
+            return false;
+          }
+        },
+        120_000,
+        `${id}'s transcript`,
+      );
 
     // t1's first request freezes until it is resumed; t2 ends its first turn unfinished; c1 freezes.
     server.script('WORKER-C1', [[{ freeze: 'before_bytes' }, { blocks: [text('P-t1 done after the resume.')] }]]);
@@ -80,13 +85,16 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
       return { block: () => make(id), then };
     };
     const runNext = (epic: string, extra = ''): Step =>
-      call((id) => bashCall(nextCommand(epic, extra), { timeout: 600000 }, id), (t) => {
-        const doc = jsonDocOf(t);
-        docs.push({ epic, doc });
-        for (const q of doc.requests ?? []) queue.push(...carryOut(epic, q));
-        if (doc.reason !== 'wave_complete') queue.push(runNext(epic, extra));
-        else if (epic === EPIC) queue.push(...launch(CANCEL_EPIC, 'c1', 'WORKER-C3'), runNext(CANCEL_EPIC, ' --action cancel'));
-      });
+      call(
+        (id) => bashCall(nextCommand(epic, extra), { timeout: 600000 }, id),
+        (t) => {
+          const doc = jsonDocOf(t);
+          docs.push({ epic, doc });
+          for (const q of doc.requests ?? []) queue.push(...carryOut(epic, q));
+          if (doc.reason !== 'wave_complete') queue.push(runNext(epic, extra));
+          else if (epic === EPIC) queue.push(...launch(CANCEL_EPIC, 'c1', 'WORKER-C3'), runNext(CANCEL_EPIC, ' --action cancel'));
+        },
+      );
     // A foreground run's final message is the agent reporting back: the row says how it ended.
     const finish = (epic: string, id: string) => ({ block: () => (row(epic, id, { status: 'completed' }), write(epic)) });
     const learn = (id: string, out: string) => (t: string) => {
@@ -100,7 +108,10 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
       if (q.kind === 'resume') {
         return [
           call((i) => toolUse('TaskStop', { task_id: shells[id] }, i)),
-          call((i) => bashCall(resumeCmd(q.session_id, q.resume_prompt, `${id}-resumed.jsonl`), { run_in_background: true }, i), learn(id, `${id}-resumed.jsonl`)),
+          call(
+            (i) => bashCall(resumeCmd(q.session_id, q.resume_prompt, `${id}-resumed.jsonl`), { run_in_background: true }, i),
+            learn(id, `${id}-resumed.jsonl`),
+          ),
           { block: () => (row(epic, id, { status: 'in_progress', dispatched_at: now(), redispatch_count: q.redispatch_attempt }), write(epic)) },
         ];
       }
@@ -120,8 +131,17 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
         S[next] = randomUUID();
         return [
           call((i) => toolUse('TaskStop', { task_id: shells[id] }, i)),
-          call((i) => bashCall(`${CLAUDE_BIN} -p ${shellWord(q.prompt)} --session-id ${S[next]} ${FLAGS} > ${next}.jsonl 2>&1`, { run_in_background: true }, i), learn(next, `${next}.jsonl`)),
-          { block: () => (row(epic, id, { status: 'cancelled' }), row(epic, next, { task_id: next, ticket_id: q.ticket_id, status: 'in_progress', dispatched_at: now(), session_id: S[next] }), write(epic)) },
+          call(
+            (i) => bashCall(`${CLAUDE_BIN} -p ${shellWord(q.prompt)} --session-id ${S[next]} ${FLAGS} > ${next}.jsonl 2>&1`, { run_in_background: true }, i),
+            learn(next, `${next}.jsonl`),
+          ),
+          {
+            block: () => (
+              row(epic, id, { status: 'cancelled' }),
+              row(epic, next, { task_id: next, ticket_id: q.ticket_id, status: 'in_progress', dispatched_at: now(), session_id: S[next] }),
+              write(epic)
+            ),
+          },
         ];
       }
       // reconcile: make the row say the truth (the agent reported it finished).
@@ -129,7 +149,10 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
     };
     const launch = (epic: string, id: string, marker: string): Step[] => [
       call((i) => bashCall(worker(marker, S[id]!, `${id}.jsonl`), { run_in_background: true }, i), learn(id, `${id}.jsonl`)),
-      { hold: () => started(id), block: () => (row(epic, id, { task_id: id, ticket_id: `P-${id}`, status: 'in_progress', dispatched_at: now(), session_id: S[id] }), write(epic)) },
+      {
+        hold: () => started(id),
+        block: () => (row(epic, id, { task_id: id, ticket_id: `P-${id}`, status: 'in_progress', dispatched_at: now(), session_id: S[id] }), write(epic)),
+      },
     ];
     queue.push(...launch(EPIC, 't1', 'WORKER-C1'), ...launch(EPIC, 't2', 'WORKER-C2'), runNext(EPIC));
 
@@ -144,10 +167,15 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
         if (reported.has(shell) || !outs[shell]) continue;
         reported.add(shell);
         const id = Object.keys(shells).find((k) => shells[k] === shell)!;
-        queue.unshift(call((i) => toolUse('Read', { file_path: path.join(cwd, outs[shell]!) }, i), (t) => {
-          const epic = Object.keys(rows).find((e) => rows[e]![id]?.status === 'in_progress');
-          if (epic && /"result":"[^"]*done/.test(t)) queue.unshift(finish(epic, id));
-        }));
+        queue.unshift(
+          call(
+            (i) => toolUse('Read', { file_path: path.join(cwd, outs[shell]!) }, i),
+            (t) => {
+              const epic = Object.keys(rows).find((e) => rows[e]![id]?.status === 'in_progress');
+              if (epic && /"result":"[^"]*done/.test(t)) queue.unshift(finish(epic, id));
+            },
+          ),
+        );
       }
       const step = queue.shift();
       if (!step) {
@@ -166,9 +194,16 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
       else fill();
       return reply;
     };
-    server.script('LEAD-SKILL-3', Array.from({ length: 120 }, () => lead));
+    server.script(
+      'LEAD-SKILL-3',
+      Array.from({ length: 120 }, () => lead),
+    );
 
-    session = startClaude({ server, prompt: `LEAD-SKILL-3: dispatch the waves for ${EPIC} and ${CANCEL_EPIC} and supervise them with the dispatch-watchdog skill`, cwd });
+    session = startClaude({
+      server,
+      prompt: `LEAD-SKILL-3: dispatch the waves for ${EPIC} and ${CANCEL_EPIC} and supervise them with the dispatch-watchdog skill`,
+      cwd,
+    });
     expect(await session.exited, session.stderr()).toEqual({ code: 0, signal: null });
     const reasons = JSON.stringify(docs.map((d) => [d.epic, d.doc.reason, (d.doc.requests ?? []).map((q: any) => `${q.kind}:${q.task_id}:${q.reason}`)]));
     expect(isDone, reasons).toBe(true);
@@ -178,7 +213,12 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
     expect(carried, reasons).not.toContain('redispatch');
     expect(docs.filter((d) => d.doc.reason === 'wave_complete').map((d) => d.epic)).toEqual([EPIC, CANCEL_EPIC]);
     const all = docs.flatMap((d) => d.doc.requests ?? []);
-    expect(all.find((q) => q.kind === 'resume')).toMatchObject({ task_id: 't1', session_id: S.t1, transport_cause: 'frozen_stream', recovery_task_id: 't1-r1' });
+    expect(all.find((q) => q.kind === 'resume')).toMatchObject({
+      task_id: 't1',
+      session_id: S.t1,
+      transport_cause: 'frozen_stream',
+      recovery_task_id: 't1-r1',
+    });
     expect(all.find((q) => q.kind === 'nudge' && q.task_id === 't2')).toMatchObject({ route: 'resume', session_id: S.t2 });
     expect(all.find((q) => q.kind === 'cancel')).toMatchObject({ epic_id: CANCEL_EPIC, task_id: 'c1', session_id: S.c1 });
     // The resumed run's first request carries the prior conversation, then the resume prompt.
@@ -190,7 +230,12 @@ describe.skipIf(claudeSkip !== undefined)('a scripted lead following SKILL.md wi
     expect(contentText(nudged!.body.messages[0].content)).toContain('WORKER-C2: implement it');
     const events = readEvents(path.join(cwd, '.onex_state'));
     const answered = events.filter((e) => e.event === 'request_answered').map((e) => [e.epic_id, e.kind, e.task_id, e.how]);
-    expect(answered).toEqual(expect.arrayContaining([[EPIC, 'resume', 't1', 'row_reused'], [CANCEL_EPIC, 'cancel', 'c1', 'terminal']]));
+    expect(answered).toEqual(
+      expect.arrayContaining([
+        [EPIC, 'resume', 't1', 'row_reused'],
+        [CANCEL_EPIC, 'cancel', 'c1', 'terminal'],
+      ]),
+    );
     // The lead acked the nudge, then recorded how the nudged run ended (completed): the row answers it.
     expect(answered, JSON.stringify(answered)).toContainEqual([EPIC, 'nudge', 't2', 'terminal']);
     expect(events.filter((e) => e.event === 'action_started').map((e) => e.action)).not.toContain('escalate');

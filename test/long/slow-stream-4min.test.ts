@@ -42,7 +42,10 @@ describe.skipIf(claudeSkip !== undefined || !hasSs)('a 4-minute streaming model 
     expect(request.outcome).toBe('complete');
     expect(endedAt - startedAt).toBeGreaterThan(4 * 60_000);
     // Every check made while it streamed said healthy; some were made long past the window.
-    const during = w.checks().map((c) => ({ at: Date.parse(c.check_timestamp), t: c.tasks[0] })).filter((c) => c.at > startedAt && c.at < endedAt && c.t);
+    const during = w
+      .checks()
+      .map((c) => ({ at: Date.parse(c.check_timestamp), t: c.tasks[0] }))
+      .filter((c) => c.at > startedAt && c.at < endedAt && c.t);
     expect(during.filter((c) => c.t!.verdict !== 'healthy').map((c) => [c.at - startedAt, c.t!.verdict, c.t!.reason])).toEqual([]);
     const late = during.filter((c) => c.at - startedAt > (WINDOW_S + 30) * 1000);
     expect(late.length).toBeGreaterThan(10);

@@ -81,9 +81,16 @@ async function stalledAtWindow(w: RunningWatchdog, id: string, what: string, win
 
 /** Every check of the task so far, once one was made at least `windowS` + 1.5 s after `sinceMs`: none says stalled or looping. */
 async function neverFlagged(w: RunningWatchdog, id: string, sinceMs: number, what: string, windowS = WINDOW_S): Promise<TaskView[]> {
-  await until(() => w.checks().some((c) => taskIn(c, id) && Date.parse(c.check_timestamp) >= sinceMs + windowS * 1000 + 1500), 60_000, `${what}: a check a window later`);
+  await until(
+    () => w.checks().some((c) => taskIn(c, id) && Date.parse(c.check_timestamp) >= sinceMs + windowS * 1000 + 1500),
+    60_000,
+    `${what}: a check a window later`,
+  );
   const seen = w.checks().flatMap((c) => taskIn(c, id) ?? []);
-  expect(seen.filter((t) => t.verdict === 'stalled' || t.verdict === 'looping'), what).toEqual([]);
+  expect(
+    seen.filter((t) => t.verdict === 'stalled' || t.verdict === 'looping'),
+    what,
+  ).toEqual([]);
   return seen;
 }
 
@@ -92,7 +99,7 @@ async function neverFlagged(w: RunningWatchdog, id: string, sinceMs: number, wha
  * and recovered there (one stall, one action); the lead says so, and no check stalled it.
  */
 async function leadDefers(sc: Scene, waitsOn: 'subagent' | 'background subagent'): Promise<void> {
-  const lead = await sc.w.waitTask('lead', (t) => t.reason.includes('judged and recovered on its own'), 'the lead waiting on its subagent\'s own row');
+  const lead = await sc.w.waitTask('lead', (t) => t.reason.includes('judged and recovered on its own'), "the lead waiting on its subagent's own row");
   expect(lead.verdict).toBe('healthy');
   expect(lead.reason).toContain(`waiting on ${waitsOn} ${sc.agentId}, idle`);
   expect(lead.reason).toContain(`${sc.agentId} is row sub`);
@@ -100,17 +107,26 @@ async function leadDefers(sc: Scene, waitsOn: 'subagent' | 'background subagent'
 }
 
 /** A lead that launches its subagent in the background, ends its turn, then answers the notification. */
-const bgLead = (name: string): TurnScript[] => [{ blocks: [agent(`SUB-${name}: do the work`, { background: true })] }, { blocks: [text('launched, waiting')] }, { blocks: [text('lead done')] }];
+const bgLead = (name: string): TurnScript[] => [
+  { blocks: [agent(`SUB-${name}: do the work`, { background: true })] },
+  { blocks: [text('launched, waiting')] },
+  { blocks: [text('lead done')] },
+];
 /** A lead that waits on its subagent in the foreground (an open Agent call). */
 const fgLead = (name: string): TurnScript[] => [{ blocks: [agent(`SUB-${name}: do the work`)] }, { blocks: [text('lead done')] }];
 
 const gateWait = (gate: string) => bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo gate-open`);
 
 /** A subagent's transcript records (its file under the lead's subagents/ dir). */
-const subRecords = (sc: Scene) => readFileSync(path.join(sc.s.subagentsDir, `agent-${sc.agentId}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
-const toolUses = (recs: Record<string, any>[]) => recs.filter((r) => r.type === 'assistant').flatMap((r) => (r.message?.content ?? []).filter((b: any) => b.type === 'tool_use'));
+const subRecords = (sc: Scene) =>
+  readFileSync(path.join(sc.s.subagentsDir, `agent-${sc.agentId}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+const toolUses = (recs: Record<string, any>[]) =>
+  recs.filter((r) => r.type === 'assistant').flatMap((r) => (r.message?.content ?? []).filter((b: any) => b.type === 'tool_use'));
 
-describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s tracker, on real sessions', { timeout: 120_000 }, () => {
+describe.skipIf(claudeSkip !== undefined)("stall signatures from Claude Code's tracker, on real sessions", { timeout: 120_000 }, () => {
   it('a background subagent wedged before its first assistant turn is stalled at its window, its lead deferring to that row; one that answers is not', async () => {
     const gate = tempDir();
     const [wedged, answers] = await Promise.all([
@@ -150,7 +166,10 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
   it('a subagent whose work is on disk but whose Agent call never returns (its final answer freezes) is stalled at its window, its lead deferring to that row; one that answers returns', async () => {
     const dir = tempDir();
     const [frozen, returns] = await Promise.all([
-      scene('NORETURN', fgLead('NORETURN'), [{ blocks: [bash(`echo built > ${dir}/frozen.txt`)] }, { freeze: 'mid_message', blocks: [text('Work done: frozen.txt written.')] }]),
+      scene('NORETURN', fgLead('NORETURN'), [
+        { blocks: [bash(`echo built > ${dir}/frozen.txt`)] },
+        { freeze: 'mid_message', blocks: [text('Work done: frozen.txt written.')] },
+      ]),
       scene('RETURNS', fgLead('RETURNS'), [{ blocks: [bash(`echo built > ${dir}/returns.txt`)] }, { blocks: [text('Work done: returns.txt written.')] }]),
     ]);
     const startedMs = Date.now();
@@ -168,7 +187,10 @@ describe.skipIf(claudeSkip !== undefined)('stall signatures from Claude Code\'s 
     const same = Array.from({ length: 40 }, () => ({ blocks: [bash('sleep 0.3; ls -a')] }));
     const different = Array.from({ length: 8 }, (_, i) => ({ blocks: [bash(`sleep 0.3; echo step-${i}`)] }));
     const windowS = 10;
-    const [loops, works] = await Promise.all([scene('LOOPING', same, undefined, windowS), scene('PROGRESS', [...different, { blocks: [text('all steps done')] }], undefined, windowS)]);
+    const [loops, works] = await Promise.all([
+      scene('LOOPING', same, undefined, windowS),
+      scene('PROGRESS', [...different, { blocks: [text('all steps done')] }], undefined, windowS),
+    ]);
     const startedMs = Date.now();
     await until(() => loops.w.checks().some((c) => taskIn(c, 'lead')?.verdict === 'looping'), 60_000, 'looping');
     const checks = loops.w.checks();

@@ -38,7 +38,12 @@ async function discover(order: Step[], background: boolean) {
   const sub = `SUB-${name}-WORK`;
   const gate = tempDir();
   const launch = agent(`${sub}: do the work`, { background });
-  server.script(lead, background ? [{ blocks: [launch] }, { blocks: [text('launched, waiting')] }, { blocks: [text('lead done')] }] : [{ blocks: [launch] }, { blocks: [text('lead done')] }]);
+  server.script(
+    lead,
+    background
+      ? [{ blocks: [launch] }, { blocks: [text('launched, waiting')] }, { blocks: [text('lead done')] }]
+      : [{ blocks: [launch] }, { blocks: [text('lead done')] }],
+  );
   server.script(sub, [{ blocks: [bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo sub-work-done`)] }, { blocks: [text('sub done')] }]);
   const stateDir = tempDir();
   const home = tempDir('dw-home-');
@@ -46,7 +51,13 @@ async function discover(order: Step[], background: boolean) {
   const epic = `E-${name}`;
   const claudeDir = `${home}/.claude`;
   const leadRow = { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', session_id: sessionId };
-  const subRow = (agentId: string) => ({ task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId, agent_name: `impl-${name.toLowerCase()}` });
+  const subRow = (agentId: string) => ({
+    task_id: 'sub',
+    ticket_id: 'P-1',
+    status: 'in_progress',
+    agent_id: agentId,
+    agent_name: `impl-${name.toLowerCase()}`,
+  });
   let s: ClaudeSession | undefined;
   let w: RunningWatchdog | undefined;
   let agentId: string | undefined;
@@ -69,7 +80,13 @@ async function discover(order: Step[], background: boolean) {
   const lastStepMs = Date.now();
   // The lead is seen waiting on its subagent (a background one once the lead's turn has ended).
   const waiting = `waiting on ${background ? 'background ' : ''}subagent ${agentId}`;
-  const found = (id: string) => w!.waitTask(id, (t) => t.sources.includes('transcript') && t.verdict === 'healthy' && (id === 'sub' ? t.last_tool === 'Bash' : t.reason.includes(waiting)), `${name}: ${id} found from its ${id === 'lead' ? 'session_id' : 'agent_id'}`, FOUND_WITHIN_MS);
+  const found = (id: string) =>
+    w!.waitTask(
+      id,
+      (t) => t.sources.includes('transcript') && t.verdict === 'healthy' && (id === 'sub' ? t.last_tool === 'Bash' : t.reason.includes(waiting)),
+      `${name}: ${id} found from its ${id === 'lead' ? 'session_id' : 'agent_id'}`,
+      FOUND_WITHIN_MS,
+    );
   const [leadSeen, subSeen] = await Promise.all([found('lead'), found('sub')]);
   expect(Date.now() - lastStepMs).toBeLessThan(FOUND_WITHIN_MS);
   expect(subSeen).toMatchObject({ verdict: 'healthy', last_tool: 'Bash', exemptions: ['open_tool_call'] });
@@ -79,10 +96,17 @@ async function discover(order: Step[], background: boolean) {
   expect(s!.stream().at(-1)).toMatchObject({ type: 'result', is_error: false, result: 'lead done' });
 }
 
-describe.skipIf(claudeSkip !== undefined)('real subagents found from the skill row shape, in every order of project dir, rows and watchdog', { timeout: 120_000 }, () => {
-  // Two orders at a time, each with a foreground and a background subagent (one server; no two sessions share a HOME).
-  const pairs = [0, 2, 4].map((i) => [ORDERS[i]!, ORDERS[i + 1]!] as const);
-  it.each(pairs.map((p) => [p.map((o) => o.join(' → ')).join(', and '), p] as const))('%s: the lead and its foreground and background subagents', async (_name, pair) => {
-    await Promise.all(pair.flatMap((order) => [discover(order, false), discover(order, true)]));
-  });
-});
+describe.skipIf(claudeSkip !== undefined)(
+  'real subagents found from the skill row shape, in every order of project dir, rows and watchdog',
+  { timeout: 120_000 },
+  () => {
+    // Two orders at a time, each with a foreground and a background subagent (one server; no two sessions share a HOME).
+    const pairs = [0, 2, 4].map((i) => [ORDERS[i]!, ORDERS[i + 1]!] as const);
+    it.each(pairs.map((p) => [p.map((o) => o.join(' → ')).join(', and '), p] as const))(
+      '%s: the lead and its foreground and background subagents',
+      async (_name, pair) => {
+        await Promise.all(pair.flatMap((order) => [discover(order, false), discover(order, true)]));
+      },
+    );
+  },
+);

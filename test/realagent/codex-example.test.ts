@@ -36,7 +36,12 @@ describe.skipIf(codexSkip !== undefined || !HAS_JQ)(`examples/codex-wave.sh (ski
     });
     writeFileSync(path.join(dir, 'tickets.tsv'), 'PROJ-1\tEX-CX-1 do one\nPROJ-2\tEX-CX-2 do two\n');
     const env = { ...codexEnv(path.join(home, 'home'), home), ONEX_STATE_DIR: path.join(dir, 'state'), CODEX: CODEX_BIN };
-    const run = spawnSync('bash', [path.join(REPO_ROOT, 'examples', 'codex-wave.sh'), 'CXW-1', path.join(dir, 'tickets.tsv')], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync('bash', [path.join(REPO_ROOT, 'examples', 'codex-wave.sh'), 'CXW-1', path.join(dir, 'tickets.tsv')], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/recorded 2 agents/);
     const state = JSON.parse(readFileSync(path.join(dir, 'state', 'epics', 'CXW-1', 'state.yaml'), 'utf8'));
@@ -50,7 +55,9 @@ describe.skipIf(codexSkip !== undefined || !HAS_JQ)(`examples/codex-wave.sh (ski
     // Both answer at once: once each has written its task_complete, the watchdog sees them finished.
     const done = () => rows.every((r: Record<string, string>) => readFileSync(r.transcript_path!, 'utf8').includes('"task_complete"'));
     for (let i = 0; i < 600 && !done(); i++) await new Promise((res) => setTimeout(res, 50));
-    const cli = await runCli(['--epic-id', 'CXW-1', '--state-dir', path.join(dir, 'state'), '--once', '--action', 'report', '--json'], { env: { CODEX_HOME: home } });
+    const cli = await runCli(['--epic-id', 'CXW-1', '--state-dir', path.join(dir, 'state'), '--once', '--action', 'report', '--json'], {
+      env: { CODEX_HOME: home },
+    });
     expect(cli.code, cli.stderr).toBe(0);
     const verdicts = readWatchdogJson(path.join(dir, 'state'), 'CXW-1').tasks.map((t: Record<string, string>) => t.verdict);
     expect(verdicts).toEqual(['inconsistent', 'inconsistent']); // finished; the rows still say in progress

@@ -15,7 +15,17 @@ const EPIC = 'MIX-1';
 async function codexRow(taskId: string, s: CodexSession) {
   const thread = await s.threadId;
   const rollout = await until(() => s.rolloutPath(), 'the rollout');
-  return { task_id: taskId, ticket_id: `T-${taskId}`, status: 'in_progress', agent: 'codex', session_id: thread, pid: s.pid, transcript_path: rollout, output_path: s.outputPath, dispatched_at: new Date().toISOString() };
+  return {
+    task_id: taskId,
+    ticket_id: `T-${taskId}`,
+    status: 'in_progress',
+    agent: 'codex',
+    session_id: thread,
+    pid: s.pid,
+    transcript_path: rollout,
+    output_path: s.outputPath,
+    dispatched_at: new Date().toISOString(),
+  };
 }
 
 describe.skipIf(codexSkip !== undefined)(`a mixed wave (skipped: ${codexSkip ?? 'no'})`, () => {
@@ -34,11 +44,20 @@ describe.skipIf(codexSkip !== undefined)(`a mixed wave (skipped: ${codexSkip ?? 
     const stateDir = tempDir();
     // Past the frozen agent's window: its last record is the prompt, written before the request went out.
     const promptAt = Date.parse(frozen.rollout().at(-1)!.timestamp);
-    await until(() => Date.now() > promptAt + 5_500 || undefined, 'the frozen agent\'s window to pass', 20_000);
+    await until(() => Date.now() > promptAt + 5_500 || undefined, "the frozen agent's window to pass", 20_000);
     // A Claude Code row that recorded its own activity just now (no transcript: the row is its evidence).
-    const claudeRow = { task_id: 'cc-1', ticket_id: 'T-cc-1', status: 'in_progress', last_activity_ts: new Date().toISOString(), last_tool_name: 'Bash', dispatched_at: new Date().toISOString() };
+    const claudeRow = {
+      task_id: 'cc-1',
+      ticket_id: 'T-cc-1',
+      status: 'in_progress',
+      last_activity_ts: new Date().toISOString(),
+      last_tool_name: 'Bash',
+      dispatched_at: new Date().toISOString(),
+    };
     writeWave(stateDir, EPIC, new Date().toISOString(), [...rows, claudeRow]);
-    const r = await runCli(['--epic-id', EPIC, '--state-dir', stateDir, '--once', '--timeout', '5', '--action', 'report', '--json'], { env: { CLAUDE_CONFIG_DIR: tempDir() } });
+    const r = await runCli(['--epic-id', EPIC, '--state-dir', stateDir, '--once', '--timeout', '5', '--action', 'report', '--json'], {
+      env: { CLAUDE_CONFIG_DIR: tempDir() },
+    });
     expect(r.code, r.stderr).toBe(3);
     const byId = Object.fromEntries(readWatchdogJson(stateDir, EPIC).tasks.map((t: Record<string, any>) => [t.task_id, t]));
     expect(byId['cx-frozen']).toMatchObject({ verdict: 'stalled' });

@@ -44,10 +44,22 @@ describe.skipIf(codexSkip !== undefined)(`Codex recovery (skipped: ${codexSkip ?
     const sleep = await until(() => descendants(native).find((p) => comm(p) === 'sleep'), 'the command');
     const rollout = s.rolloutPath()!;
     const adapter = createAdapter('process', { kill_grace_ms: 10_000 }, { clock: realClock });
-    const out = await adapter.cancel(cancelRequest(tempDir(), { pid: s.pid, sessionId: thread, transcriptPath: rollout, dispatchedAtMs: Date.now() - 1000, raw: { agent: 'codex', dispatched_at: 'x' } }));
+    const out = await adapter.cancel(
+      cancelRequest(tempDir(), {
+        pid: s.pid,
+        sessionId: thread,
+        transcriptPath: rollout,
+        dispatchedAtMs: Date.now() - 1000,
+        raw: { agent: 'codex', dispatched_at: 'x' },
+      }),
+    );
     expect(out).toMatchObject({ ok: true, wasForced: false });
     // Codex kills its command's tree on SIGINT; a group still dying when the watchdog looks is killed by it (either way none survives).
-    expect(out.detail).toMatch(new RegExp(`^codex ${native} \\(launched as ${s.pid}\\) stopped after SIGINT \\(turn_aborted recorded\\)(; killed the process group \\d+ of the command it left)?\\.$`));
+    expect(out.detail).toMatch(
+      new RegExp(
+        `^codex ${native} \\(launched as ${s.pid}\\) stopped after SIGINT \\(turn_aborted recorded\\)(; killed the process group \\d+ of the command it left)?\\.$`,
+      ),
+    );
     expect((await s.exited).code).toBe(1);
     await until(() => !alive(sleep) || undefined, 'the command to be gone', 5_000);
     expect(jsonLines(rollout).some((r) => r.payload?.type === 'turn_aborted')).toBe(true);
@@ -70,7 +82,11 @@ describe.skipIf(codexSkip !== undefined)(`Codex recovery (skipped: ${codexSkip ?
       else process.env.MOCK_API_KEY = saved;
       for (const p of processesOfHome(s.codexHome)) alive(p) && process.kill(p, 'SIGKILL');
     });
-    const adapter = createAdapter('process', { kill_grace_ms: 2000, codex: { resume_argv: [CODEX_BIN, 'exec', 'resume', '{session_id}', ...CODEX_EXEC_FLAGS, '{prompt}'] } }, { clock: realClock });
+    const adapter = createAdapter(
+      'process',
+      { kill_grace_ms: 2000, codex: { resume_argv: [CODEX_BIN, 'exec', 'resume', '{session_id}', ...CODEX_EXEC_FLAGS, '{prompt}'] } },
+      { clock: realClock },
+    );
     const stateDir = tempDir();
     const base = await redispatchRequest(stateDir, { pid: s.pid, sessionId: thread, transcriptPath: rollout, raw: { agent: 'codex' } });
     const req = { ...base, mode: 'resume' as const, prompt: 'continue where you stopped', cwd: s.cwd };
@@ -87,7 +103,7 @@ describe.skipIf(codexSkip !== undefined)(`Codex recovery (skipped: ${codexSkip ?
     expect(JSON.stringify(resumedReq.body.input)).toContain('continue where you stopped');
   });
 
-  it('a mailbox request for a Codex row names Codex\'s commands', async () => {
+  it("a mailbox request for a Codex row names Codex's commands", async () => {
     const base = await redispatchRequest(tempDir(), { sessionId: 'T1', raw: { agent: 'codex' } });
     const r = buildMailboxRequest({ ...base, mode: 'resume' }, 'resume', Date.now(), 60_000);
     expect(r.agent).toBe('codex');

@@ -38,7 +38,7 @@ describe.skipIf(codexSkip !== undefined)(`real codex exec (skipped: ${codexSkip 
     server.script('CX-ORPHAN', [{ items: [execCommand('sleep 120; echo late', { yieldMs: 30000 })] }]);
     const s = startCodex({ server, prompt: 'CX-ORPHAN run it' });
     const native = await until(() => s.nativePid(), 'the native codex');
-    orphan = await until(() => descendants(native).find((p) => readComm(p) === 'sleep'), 'the command\'s sleep');
+    orphan = await until(() => descendants(native).find((p) => readComm(p) === 'sleep'), "the command's sleep");
     process.kill(-s.pid, 'SIGKILL');
     await s.exited;
     await until(() => readPpid(orphan!) !== native || undefined, 'the sleep to be reparented');

@@ -19,7 +19,10 @@ const policy = { ...DEFAULT_POLICY, baseTimeoutMs: WINDOW_MS };
 async function rowOf(s: CodexSession): Promise<Task> {
   const thread = await s.threadId;
   const rollout = await until(() => s.rolloutPath(), 'the rollout file');
-  return normalizeTask({ ticket_id: 'CX-1', status: 'in_progress', agent: 'codex', session_id: thread, pid: s.pid, transcript_path: rollout, output_path: s.outputPath } as never, Date.now());
+  return normalizeTask(
+    { ticket_id: 'CX-1', status: 'in_progress', agent: 'codex', session_id: thread, pid: s.pid, transcript_path: rollout, output_path: s.outputPath } as never,
+    Date.now(),
+  );
 }
 
 /** One judgment of the row now, as a check makes it (its row, then the Codex observer). */

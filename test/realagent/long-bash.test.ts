@@ -14,35 +14,46 @@ let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-describeVersions(ALL_VERSIONS, 'a real claude -p session', (version) => {
-  it('a Bash call longer than the window is healthy throughout, the session finished after its final answer', async () => {
-    const marker = `LONGBASH-${version}`;
-    const gate = tempDir();
-    server.script(marker, [{ blocks: [bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo built`)] }, { blocks: [text('All done: built.')] }]);
-    const stateDir = tempDir();
-    mkdirSync(stateDir, { recursive: true });
-    const s = startClaude({ server, prompt: `${marker}: build the project`, version });
-    writeWave(stateDir, 'E-LB', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
-    const judge = async (aheadMs = 0) => {
-      const args = ['--epic-id', 'E-LB', '--state-dir', stateDir, '--action', 'report', '--json', '--timeout', '30'];
-      const r = await runCli(aheadMs ? [...args, '--now', new Date(Date.now() + aheadMs).toISOString()] : [...args, '--once'], { env: { CLAUDE_CONFIG_DIR: s.claudeDir } });
-      return JSON.parse(r.stdout).tasks[0];
-    };
-    // The Bash call is open in the transcript: judged now and as of 100 s later (past the 30 s window, inside Bash's 2-minute timeout), it is healthy.
-    await until(() => s.transcript().some((r) => r.type === 'assistant' && JSON.stringify(r.message?.content).includes('tool_use')), 60_000, 'the Bash tool_use in the transcript');
-    const now = await judge();
-    expect(now).toMatchObject({ verdict: 'healthy' });
-    const later = await judge(100_000);
-    expect(later, JSON.stringify(later)).toMatchObject({ verdict: "healthy" });
-    mkdirSync(`${gate}/go`);
-    expect(await s.exited).toEqual({ code: 0, signal: null });
-    expect(s.stream().at(-1)).toMatchObject({ type: 'result', is_error: false, result: 'All done: built.' });
-    // Without hooks the transcript's end is an inferred finish: it counts once the window has
-    // passed, and a row still in_progress then is `inconsistent` (the agent finished, the row lags).
-    const done = await judge(31_000);
-    expect(done, JSON.stringify(done)).toMatchObject({ verdict: 'inconsistent', sources: ['transcript'] });
-    expect(done.reason).toMatch(/^agent finished/);
-    // The server saw the tool result of the real Bash run.
-    expect(JSON.stringify(server.of(marker)[1]?.body.messages.at(-1))).toContain('built');
-  });
-}, { timeout: 120_000 });
+describeVersions(
+  ALL_VERSIONS,
+  'a real claude -p session',
+  (version) => {
+    it('a Bash call longer than the window is healthy throughout, the session finished after its final answer', async () => {
+      const marker = `LONGBASH-${version}`;
+      const gate = tempDir();
+      server.script(marker, [{ blocks: [bash(`while [ ! -e ${gate}/go ]; do sleep 0.1; done; echo built`)] }, { blocks: [text('All done: built.')] }]);
+      const stateDir = tempDir();
+      mkdirSync(stateDir, { recursive: true });
+      const s = startClaude({ server, prompt: `${marker}: build the project`, version });
+      writeWave(stateDir, 'E-LB', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      const judge = async (aheadMs = 0) => {
+        const args = ['--epic-id', 'E-LB', '--state-dir', stateDir, '--action', 'report', '--json', '--timeout', '30'];
+        const r = await runCli(aheadMs ? [...args, '--now', new Date(Date.now() + aheadMs).toISOString()] : [...args, '--once'], {
+          env: { CLAUDE_CONFIG_DIR: s.claudeDir },
+        });
+        return JSON.parse(r.stdout).tasks[0];
+      };
+      // The Bash call is open in the transcript: judged now and as of 100 s later (past the 30 s window, inside Bash's 2-minute timeout), it is healthy.
+      await until(
+        () => s.transcript().some((r) => r.type === 'assistant' && JSON.stringify(r.message?.content).includes('tool_use')),
+        60_000,
+        'the Bash tool_use in the transcript',
+      );
+      const now = await judge();
+      expect(now).toMatchObject({ verdict: 'healthy' });
+      const later = await judge(100_000);
+      expect(later, JSON.stringify(later)).toMatchObject({ verdict: 'healthy' });
+      mkdirSync(`${gate}/go`);
+      expect(await s.exited).toEqual({ code: 0, signal: null });
+      expect(s.stream().at(-1)).toMatchObject({ type: 'result', is_error: false, result: 'All done: built.' });
+      // Without hooks the transcript's end is an inferred finish: it counts once the window has
+      // passed, and a row still in_progress then is `inconsistent` (the agent finished, the row lags).
+      const done = await judge(31_000);
+      expect(done, JSON.stringify(done)).toMatchObject({ verdict: 'inconsistent', sources: ['transcript'] });
+      expect(done.reason).toMatch(/^agent finished/);
+      // The server saw the tool result of the real Bash run.
+      expect(JSON.stringify(server.of(marker)[1]?.body.messages.at(-1))).toContain('built');
+    });
+  },
+  { timeout: 120_000 },
+);

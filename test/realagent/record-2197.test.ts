@@ -68,11 +68,18 @@ describe.skipIf(claudeSkip !== undefined || process.env.DW_RECORD !== '1')('reco
     writeFileSync(stream2Path, '');
     const second = stamper(stream2Path);
     const fd = openSync(stream2Path, 'a');
-    const child = spawn(CLAUDE_BIN, ['--resume', s.sessionId, '-p', resumeWord, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], { cwd: s.cwd, env: claudeEnv(server, s.home), stdio: ['ignore', fd, 'ignore'] });
+    const child = spawn(
+      CLAUDE_BIN,
+      ['--resume', s.sessionId, '-p', resumeWord, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
+      { cwd: s.cwd, env: claudeEnv(server, s.home), stdio: ['ignore', fd, 'ignore'] },
+    );
     closeSync(fd);
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(0);
-    save('give-up-resumed', s, [['stream-1-gave-up.jsonl', stream1], ['stream-2-resumed.jsonl', second.stop()]]);
+    save('give-up-resumed', s, [
+      ['stream-1-gave-up.jsonl', stream1],
+      ['stream-2-resumed.jsonl', second.stop()],
+    ]);
   });
 
   it('slow-stream: one answer streamed a delta a second for 150 s, the transcript silent until it is complete', async () => {

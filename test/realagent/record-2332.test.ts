@@ -18,7 +18,20 @@ let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-const EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Notification', 'PermissionRequest'];
+const EVENTS = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'StopFailure',
+  'SessionStart',
+  'SessionEnd',
+  'UserPromptSubmit',
+  'Notification',
+  'PermissionRequest',
+];
 /** A HOME whose settings log every hook payload to hooks.ndjson (one line each). */
 export function hookHome(): string {
   const home = tempDir();
@@ -69,17 +82,38 @@ const save = (dir: string, s: ClaudeSession, stream: string, sess: { body: strin
   if (existsSync(sub)) cpSync(sub, path.join(to, s.sessionId), { recursive: true });
   writeFileSync(path.join(to, 'stream.jsonl'), stream);
   const hooks = path.join(s.home, 'hooks.ndjson');
-  if (existsSync(hooks)) writeFileSync(path.join(to, 'hooks.ndjson'), readFileSync(hooks, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.stringify(JSON.parse(l))).join('\n') + '\n');
-  writeFileSync(path.join(to, 'session-pid.json'), JSON.stringify({ removed_at_exit: sess.removed, last_seen: sess.body ? JSON.parse(sess.body) : null }, null, 2) + '\n');
+  if (existsSync(hooks))
+    writeFileSync(
+      path.join(to, 'hooks.ndjson'),
+      readFileSync(hooks, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.stringify(JSON.parse(l)))
+        .join('\n') + '\n',
+    );
+  writeFileSync(
+    path.join(to, 'session-pid.json'),
+    JSON.stringify({ removed_at_exit: sess.removed, last_seen: sess.body ? JSON.parse(sess.body) : null }, null, 2) + '\n',
+  );
 };
 
 describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD !== '1')('record real 2.1.332 sessions', { timeout: 400_000 }, () => {
   it('bg-agent-stall-kill: a background subagent runs a command, its next reply freezes, Claude Code kills it at 20 s; the lead answers the failure', async () => {
     const lead = 'REC332-LEAD';
     const sub = 'REC332-SUB';
-    server.script(lead, [{ blocks: [text('Dispatching.'), agent(`${sub}: run the build`)] }, { blocks: [text('Waiting for the agent.')] }, { blocks: [text('The agent failed; reporting.')] }]);
+    server.script(lead, [
+      { blocks: [text('Dispatching.'), agent(`${sub}: run the build`)] },
+      { blocks: [text('Waiting for the agent.')] },
+      { blocks: [text('The agent failed; reporting.')] },
+    ]);
     server.script(sub, [{ blocks: [bash(`node -e "setTimeout(()=>console.log('built'),3000)"`)] }, { freeze: 'before_bytes' }]);
-    const s = startClaude({ server, prompt: `${lead}: dispatch the build`, version: '2.1.332', home: hookHome(), env: { CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS: '20000' } });
+    const s = startClaude({
+      server,
+      prompt: `${lead}: dispatch the build`,
+      version: '2.1.332',
+      home: hookHome(),
+      env: { CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS: '20000' },
+    });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);
     const ex = await s.exited;
@@ -90,7 +124,14 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
 
   it('main-retry-bash: 429s with retry-after 3 on the main session, a Bash call, a final answer', async () => {
     const marker = 'REC332-RETRY';
-    server.script(marker, [[{ status: 429, retryAfter: 3 }, { status: 429, retryAfter: 3 }, { blocks: [text('Building.'), bash(`node -e "setTimeout(()=>console.log('ok'),2000)"`)] }], { blocks: [text('All done.')] }]);
+    server.script(marker, [
+      [
+        { status: 429, retryAfter: 3 },
+        { status: 429, retryAfter: 3 },
+        { blocks: [text('Building.'), bash(`node -e "setTimeout(()=>console.log('ok'),2000)"`)] },
+      ],
+      { blocks: [text('All done.')] },
+    ]);
     const s = startClaude({ server, prompt: `${marker}: build`, version: '2.1.332', home: hookHome() });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);
@@ -103,7 +144,11 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
     const lead = 'REC332-PLEAD';
     const sub = 'REC332-PSUB';
     server.script(lead, [{ blocks: [agent(`${sub}: run the long build`)] }, { blocks: [text('Waiting.')] }, { blocks: [text('Done.')] }]);
-    server.script(sub, [{ blocks: [bash(`node -e "setTimeout(()=>console.log('built'),25000)"`, { timeout: 8000 })] }, { blocks: [text('It moved to the background; waiting for it.')] }, { blocks: [text('The build finished: built.')] }]);
+    server.script(sub, [
+      { blocks: [bash(`node -e "setTimeout(()=>console.log('built'),25000)"`, { timeout: 8000 })] },
+      { blocks: [text('It moved to the background; waiting for it.')] },
+      { blocks: [text('The build finished: built.')] },
+    ]);
     const s = startClaude({ server, prompt: `${lead}: dispatch`, version: '2.1.332', home: hookHome() });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);

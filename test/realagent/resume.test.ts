@@ -32,29 +32,65 @@ describe.skipIf(claudeSkip !== undefined)('resume a real claude -p session', { t
     const s = startClaude({ server, prompt: `${marker}: do the work` });
     await server.waitFor((r) => r.agent === marker && r.turn === 1, 60_000, 'the request that freezes');
     frozen = false;
-    const resumeArgv = [CLAUDE_BIN, '--resume', '{session_id}', '-p', '{prompt}', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+    const resumeArgv = [
+      CLAUDE_BIN,
+      '--resume',
+      '{session_id}',
+      '-p',
+      '{prompt}',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--dangerously-skip-permissions',
+    ];
     // Claude Code's config dir comes from the config file alone (the watchdog's HOME is another):
     // the resume must get it as CLAUDE_CONFIG_DIR to find the session, and run in the session's cwd.
-    writeFileSync(path.join(stateDir, 'watchdog.config.yaml'), JSON.stringify({ agents: { adapter: 'process', kill_grace_ms: 500, redispatch_argv: ['false'], resume_argv: resumeArgv }, claude: { config_dir: s.claudeDir } }));
-    writeWave(stateDir, 'E-RS', dispatchedAt, [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: dispatchedAt, session_id: s.sessionId, pid: s.pid }]);
+    writeFileSync(
+      path.join(stateDir, 'watchdog.config.yaml'),
+      JSON.stringify({
+        agents: { adapter: 'process', kill_grace_ms: 500, redispatch_argv: ['false'], resume_argv: resumeArgv },
+        claude: { config_dir: s.claudeDir },
+      }),
+    );
+    writeWave(stateDir, 'E-RS', dispatchedAt, [
+      { task_id: 't1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: dispatchedAt, session_id: s.sessionId, pid: s.pid },
+    ]);
     // The resumed claude is launched by the watchdog, not by the helper: kill it when the test ends.
     onTestFinished(() => {
-      for (const e of readEvents(stateDir)) if (e.event === 'redispatch' && typeof e.pid === 'number') try { process.kill(e.pid, 'SIGKILL'); } catch { /* gone */ }
+      for (const e of readEvents(stateDir))
+        if (e.event === 'redispatch' && typeof e.pid === 'number')
+          try {
+            process.kill(e.pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
     });
     const env = claudeEnv(server, tempDir('dw-watchdog-home-'));
     // One check once the window (2 s) has passed since the Bash result: stalled, transport cause, resumed.
     await new Promise((r) => setTimeout(r, 2_500));
     const r = await runCli(['--epic-id', 'E-RS', '--state-dir', stateDir, '--timeout', '2', '--once', '--json'], { env });
     expect(r.code, r.stderr).toBe(3);
-    expect(readEvents(stateDir).find((e) => e.event === 'action_started')).toMatchObject({ action: 'redispatch', mode: 'resume', transport_cause: 'frozen_stream' });
+    expect(readEvents(stateDir).find((e) => e.event === 'action_started')).toMatchObject({
+      action: 'redispatch',
+      mode: 'resume',
+      transport_cause: 'frozen_stream',
+    });
     expect(await s.exited).not.toEqual({ code: 0, signal: null }); // the frozen run was stopped
-    const resumed = await server.waitFor((q) => q.agent === marker && contentText(q.body.messages.at(-1)?.content).includes('Continue where you left off'), 60_000, 'the resumed run\'s first request');
+    const resumed = await server.waitFor(
+      (q) => q.agent === marker && contentText(q.body.messages.at(-1)?.content).includes('Continue where you left off'),
+      60_000,
+      "the resumed run's first request",
+    );
     const conversation = JSON.stringify(resumed.body.messages);
     expect(conversation).toContain(`${marker}: do the work`);
     expect(conversation).toContain('step-one-done'); // the Bash result of the first run
     expect(readEvents(stateDir).find((e) => e.event === 'redispatch')).toMatchObject({ mode: 'resume', recovery_task_id: 't1-r1', pid: expect.any(Number) });
     await until(() => server.requests.some((q) => q === resumed && q.outcome === 'complete'), 30_000, 'the resumed answer');
     // The resumed run wrote on in the session's own transcript (found under the configured dir), where the watchdog reads it.
-    await until(() => s.transcript().some((q) => q.type === 'last-prompt' && String(q.lastPrompt).startsWith('Continue where you left off')), 30_000, 'the resumed run in the session transcript');
+    await until(
+      () => s.transcript().some((q) => q.type === 'last-prompt' && String(q.lastPrompt).startsWith('Continue where you left off')),
+      30_000,
+      'the resumed run in the session transcript',
+    );
   });
 });

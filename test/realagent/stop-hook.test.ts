@@ -30,42 +30,65 @@ async function finishingAgent(version: ClaudeVersion, name: string, plugin: bool
   const sessionId = crypto.randomUUID();
   writeWave(stateDir, `E-${name}`, new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: sessionId }]);
   const w = startWatchdog({ stateDir, epic: `E-${name}`, claudeDir: `${home}/.claude`, args: ['--timeout', String(WINDOW_S)] });
-  const s = startClaude({ server, version, prompt: `${name}: implement P-1`, home, sessionId, ...(plugin ? { pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } } : {}) });
+  const s = startClaude({
+    server,
+    version,
+    prompt: `${name}: implement P-1`,
+    home,
+    sessionId,
+    ...(plugin ? { pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } } : {}),
+  });
   return { w, s, stateDir, sessionId };
 }
 
-describeVersions(ALL_VERSIONS, "the plugin's Stop hook on a real claude -p agent", (version) => {
-  it('ends the row at the next check, not a window after the final answer; without the plugin it is still healthy then', async () => {
-    const [hooked, bare] = await Promise.all([finishingAgent(version, `STOP-HOOKED-${version}`, true), finishingAgent(version, `STOP-BARE-${version}`, false)]);
-    expect(await hooked.s.exited).toEqual({ code: 0, signal: null });
-    expect(await bare.s.exited).toEqual({ code: 0, signal: null });
-    const bareEndedMs = Date.now();
-    const activity = path.join(hooked.stateDir, 'activity', `${hooked.sessionId}.ndjson`);
-    const stop = await until(() => {
-      try {
-        return readFileSync(activity, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { ts: string; event: string }).find((l) => l.event === 'Stop');
-      } catch {
-        return undefined;
+describeVersions(
+  ALL_VERSIONS,
+  "the plugin's Stop hook on a real claude -p agent",
+  (version) => {
+    it('ends the row at the next check, not a window after the final answer; without the plugin it is still healthy then', async () => {
+      const [hooked, bare] = await Promise.all([
+        finishingAgent(version, `STOP-HOOKED-${version}`, true),
+        finishingAgent(version, `STOP-BARE-${version}`, false),
+      ]);
+      expect(await hooked.s.exited).toEqual({ code: 0, signal: null });
+      expect(await bare.s.exited).toEqual({ code: 0, signal: null });
+      const bareEndedMs = Date.now();
+      const activity = path.join(hooked.stateDir, 'activity', `${hooked.sessionId}.ndjson`);
+      const stop = await until(
+        () => {
+          try {
+            return readFileSync(activity, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as { ts: string; event: string })
+              .find((l) => l.event === 'Stop');
+          } catch {
+            return undefined;
+          }
+        },
+        30_000,
+        'the Stop line in activity/',
+      );
+      const finished = await hooked.w.waitTask('t1', (t) => t.verdict === 'inconsistent', 'the hooked agent seen finished', 30_000);
+      expect(finished.reason).toMatch(/^agent finished/);
+      expect(finished.sources).toEqual(expect.arrayContaining(['hooks', 'transcript']));
+      // The first check after the Stop line says so (checks are a second apart at --check-interval 1).
+      // 2.1.197 has only the hook's line; 2.1.332 also writes `stop_hook_summary` into the transcript
+      // when a Stop hook is configured, whichever of the two is read first names the finish.
+      expect(finished.reason).toMatch(version === '2.1.197' ? /\(Stop\)/ : /\((Stop|turn ended)\)/);
+      const first = await until(() => hooked.w.checks().find((c) => c.tasks[0]?.verdict === 'inconsistent'), 30_000, 'the check on stdout');
+      const checks = hooked.w.checks();
+      const lateMs = Date.parse(first.check_timestamp) - Date.parse(stop.ts);
+      expect(lateMs, `seen ${lateMs} ms after the Stop line`).toBeLessThan(WINDOW_S * 1000);
+      if (os.loadavg()[0]! <= 8) {
+        expect(lateMs, `seen ${lateMs} ms after the Stop line`).toBeLessThan(2_000);
+        expect(checks.filter((c) => Date.parse(c.check_timestamp) > Date.parse(stop.ts) + 1_500 && c.tasks[0]?.verdict !== 'inconsistent')).toEqual([]);
       }
-    }, 30_000, 'the Stop line in activity/');
-    const finished = await hooked.w.waitTask('t1', (t) => t.verdict === 'inconsistent', 'the hooked agent seen finished', 30_000);
-    expect(finished.reason).toMatch(/^agent finished/);
-    expect(finished.sources).toEqual(expect.arrayContaining(['hooks', 'transcript']));
-    // The first check after the Stop line says so (checks are a second apart at --check-interval 1).
-    // 2.1.197 has only the hook's line; 2.1.332 also writes `stop_hook_summary` into the transcript
-    // when a Stop hook is configured, whichever of the two is read first names the finish.
-    expect(finished.reason).toMatch(version === '2.1.197' ? /\(Stop\)/ : /\((Stop|turn ended)\)/);
-    const first = await until(() => hooked.w.checks().find((c) => c.tasks[0]?.verdict === 'inconsistent'), 30_000, 'the check on stdout');
-    const checks = hooked.w.checks();
-    const lateMs = Date.parse(first.check_timestamp) - Date.parse(stop.ts);
-    expect(lateMs, `seen ${lateMs} ms after the Stop line`).toBeLessThan(WINDOW_S * 1000);
-    if (os.loadavg()[0]! <= 8) {
-      expect(lateMs, `seen ${lateMs} ms after the Stop line`).toBeLessThan(2_000);
-      expect(checks.filter((c) => Date.parse(c.check_timestamp) > Date.parse(stop.ts) + 1_500 && c.tasks[0]?.verdict !== 'inconsistent')).toEqual([]);
-    }
-    // The same session without the hook: its end is inferred, and counts only after the window.
-    await until(() => bare.w.checks().some((c) => Date.parse(c.check_timestamp) > bareEndedMs + 1_000), 30_000, 'a check of the bare agent after its end');
-    const bareAfter = bare.w.checks().filter((c) => Date.parse(c.check_timestamp) > bareEndedMs);
-    expect(bareAfter.map((c) => c.tasks[0]?.verdict)).toEqual(bareAfter.map(() => 'healthy'));
-  });
-}, { timeout: 120_000 });
+      // The same session without the hook: its end is inferred, and counts only after the window.
+      await until(() => bare.w.checks().some((c) => Date.parse(c.check_timestamp) > bareEndedMs + 1_000), 30_000, 'a check of the bare agent after its end');
+      const bareAfter = bare.w.checks().filter((c) => Date.parse(c.check_timestamp) > bareEndedMs);
+      expect(bareAfter.map((c) => c.tasks[0]?.verdict)).toEqual(bareAfter.map(() => 'healthy'));
+    });
+  },
+  { timeout: 120_000 },
+);

@@ -8,7 +8,7 @@ const base = { HOME: '/home/u', PATH: '/bin', LINEAR_API_KEY: 'lin_api_x', CLAUD
 
 describe('agentEnv', () => {
   it.each([
-    ['no configured dir: the watchdog\'s own is inherited', undefined, '/elsewhere'],
+    ["no configured dir: the watchdog's own is inherited", undefined, '/elsewhere'],
     ['a configured dir: set', '/srv/claude', '/srv/claude'],
     ['a relative configured dir: made absolute', 'rel/claude', `${process.cwd()}/rel/claude`],
     ['the default $HOME/.claude: removed', '/home/u/.claude', undefined],

@@ -22,15 +22,51 @@ describe('assess: the stall window', () => {
   it.each([
     ['idle exactly the timeout is healthy', { lastActivityMs: T0 }, 120_000, 120, 'healthy'],
     ['one millisecond more is stalled', { lastActivityMs: T0 }, 120_001, 120, 'stalled'],
-    ['a base of 300 s keeps a 130 s Bash call at 300 s (healthy at 300 s)', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 300_000, 300, 'healthy'],
+    [
+      'a base of 300 s keeps a 130 s Bash call at 300 s (healthy at 300 s)',
+      { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 },
+      300_000,
+      300,
+      'healthy',
+    ],
     ['... and stalled just after 300 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 130_000 }, 300_001, 300, 'stalled'],
-    ['base 120 s with a 600000 ms Bash call gives 660 s (healthy at 660 s)', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000 }, 660_000, 120, 'healthy'],
+    [
+      'base 120 s with a 600000 ms Bash call gives 660 s (healthy at 660 s)',
+      { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000 },
+      660_000,
+      120,
+      'healthy',
+    ],
     ['... and stalled just after 660 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 600_000 }, 660_001, 120, 'stalled'],
-    ['a Bash timeout of exactly 120000 ms is not an exemption', { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 120_000 }, 120_001, 120, 'stalled'],
-    ['a long timeout on a tool other than Bash is not an exemption', { lastActivityMs: T0, lastToolName: 'Read', lastToolTimeoutMs: 600_000 }, 120_001, 120, 'stalled'],
-    ['"Rate limit hit, retrying" doubles the window (healthy at 240 s)', { lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying' }, 240_000, 120, 'healthy'],
+    [
+      'a Bash timeout of exactly 120000 ms is not an exemption',
+      { lastActivityMs: T0, lastToolName: 'Bash', lastToolTimeoutMs: 120_000 },
+      120_001,
+      120,
+      'stalled',
+    ],
+    [
+      'a long timeout on a tool other than Bash is not an exemption',
+      { lastActivityMs: T0, lastToolName: 'Read', lastToolTimeoutMs: 600_000 },
+      120_001,
+      120,
+      'stalled',
+    ],
+    [
+      '"Rate limit hit, retrying" doubles the window (healthy at 240 s)',
+      { lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying' },
+      240_000,
+      120,
+      'healthy',
+    ],
     ['... and stalled just after 240 s', { lastActivityMs: T0, lastOutput: 'Rate limit hit, retrying' }, 240_001, 120, 'stalled'],
-    ['`gh run watch` gives at least 600 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolCommand: 'gh run watch 12345 --exit-status' }, 600_000, 120, 'healthy'],
+    [
+      '`gh run watch` gives at least 600 s',
+      { lastActivityMs: T0, lastToolName: 'Bash', lastToolCommand: 'gh run watch 12345 --exit-status' },
+      600_000,
+      120,
+      'healthy',
+    ],
     ['... and stalls after 600 s', { lastActivityMs: T0, lastToolName: 'Bash', lastToolCommand: 'gh run watch 12345 --exit-status' }, 600_001, 120, 'stalled'],
     ['a never-active task stalls from its dispatched_at', { dispatchedAtMs: T0 }, 120_001, 120, 'stalled'],
     ['a never-active task is healthy until then', { dispatchedAtMs: T0 }, 120_000, 120, 'healthy'],
@@ -94,7 +130,9 @@ describe('assess: precedence', () => {
   it('an unrecognised status is unknown and says which', () => {
     const v = fromRow({ status: 'paused', lastActivityMs: T0 }, 100_000);
     expect(v.kind).toBe('unknown');
-    expect(v.reason).toBe('status "paused" is not one the watchdog knows (expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched');
+    expect(v.reason).toBe(
+      'status "paused" is not one the watchdog knows (expected in_progress, running, dispatched, blocked or a terminal status): this agent is NOT watched',
+    );
   });
 
   it.each([
@@ -125,7 +163,10 @@ describe('assess: precedence', () => {
     const t = makeTask();
     const transcript = { source: 'transcript' as const, lastProgressMs: T0, finished: { kind: 'final_answer', atMs: T0, isInferred: true } };
     const hooks = { source: 'hooks' as const, lastProgressMs: T0 + 200, finished: { kind: 'Stop', atMs: T0 + 200 } };
-    for (const parts of [[observeRow(t), transcript, hooks], [observeRow(t), hooks, transcript]]) {
+    for (const parts of [
+      [observeRow(t), transcript, hooks],
+      [observeRow(t), hooks, transcript],
+    ]) {
       const obs = mergeObservations(parts);
       expect(obs.finished).toEqual({ kind: 'Stop', atMs: T0 + 200 });
       expect(assess(t, obs, policy(120), T0 + 1_000).kind).toBe('inconsistent');
@@ -140,13 +181,16 @@ describe('assess: precedence', () => {
   });
 
   it('an agent the human interrupted waits for the human while its process lives (or is not known); gone, it stalls', () => {
-    const obs = (isProcessAlive?: boolean) => makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'interrupted', sinceMs: T0 + 2_000 }, ...(isProcessAlive === undefined ? {} : { isProcessAlive }) });
+    const obs = (isProcessAlive?: boolean) =>
+      makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'interrupted', sinceMs: T0 + 2_000 }, ...(isProcessAlive === undefined ? {} : { isProcessAlive }) });
     expect(assess(makeTask(), obs(), policy(120), T0 + 3_600_000).kind).toBe('waiting_human');
     expect(assess(makeTask(), obs(true), policy(120), T0 + 3_600_000).kind).toBe('waiting_human');
     expect(assess(makeTask(), obs(false), policy(120), T0 + 120_001)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
     expect(assess(makeTask({ hasExited: true }), obs(), policy(120), T0 + 120_001).kind).toBe('stalled');
     // A question still open with the process gone is not the interruption rule's to decide.
-    expect(assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question' }, isProcessAlive: false }), policy(120), T0 + 120_001).kind).toBe('waiting_human');
+    expect(
+      assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question' }, isProcessAlive: false }), policy(120), T0 + 120_001).kind,
+    ).toBe('waiting_human');
   });
 
   it('a team lead waiting on teammates that still work is never stalled for silence (their transcripts are not read)', () => {
@@ -158,7 +202,10 @@ describe('assess: precedence', () => {
     // Before the window it is the ordinary healthy verdict, which names the wait.
     expect(assess(makeTask(), obs, policy(120), T0 + 60_000).reason).toContain('waiting on teammate scaffolder@canvas-build');
     // A lead whose process is gone cannot be woken by its team (in-process teammates die with it): it stalls.
-    expect(assess(makeTask(), makeObs({ ...obs, isProcessAlive: false }), policy(120), T0 + 120_001)).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    expect(assess(makeTask(), makeObs({ ...obs, isProcessAlive: false }), policy(120), T0 + 120_001)).toMatchObject({
+      kind: 'stalled',
+      stallReason: 'inactivity',
+    });
     expect(assess(makeTask({ hasExited: true }), obs, policy(120), T0 + 120_001).kind).toBe('stalled');
     // A give-up still wins: the lead's own record says it failed.
     expect(assess(makeTask(), makeObs({ ...obs, failed: { kind: 'overloaded', atMs: T0 } }), policy(120), T0 + 1).kind).toBe('stalled');
@@ -174,7 +221,7 @@ describe('assess: precedence', () => {
 
   // The seed's rule (issue 33 item 7): only a Bash timeout over 120 s widens the window. Claude
   // Code's default 120 s gave 180 s here, and a session cut mid-call was flagged a minute late.
-  it('an open Bash call with no timeout of its own gets the base window (the seed\'s rule)', () => {
+  it("an open Bash call with no timeout of its own gets the base window (the seed's rule)", () => {
     const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true, defaultTimeoutMs: 120_000, kind: 'shell' } });
     expect(assess(makeTask(), obs, policy(60), T0 + 60_000).kind).toBe('healthy');
     expect(assess(makeTask(), obs, policy(60), T0 + 60_001)).toMatchObject({ kind: 'stalled', effectiveTimeoutMs: 60_000, exemptions: [] });
@@ -203,7 +250,9 @@ describe('assess: precedence', () => {
   it('asking again how background work is going (TaskList, TaskOutput, BashOutput…) is waiting, not a loop', () => {
     for (const name of ['TaskList', 'TaskGet', 'TaskOutput', 'BashOutput']) {
       const call = { name, inputSummary: '{}', isOpen: false };
-      expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call, call, call] }), policy(120), T0 + 1000).kind, name).toBe('healthy');
+      expect(assess(makeTask(), makeObs({ lastProgressMs: T0, recentCalls: [call, call, call, call, call] }), policy(120), T0 + 1000).kind, name).toBe(
+        'healthy',
+      );
     }
   });
 
@@ -215,7 +264,11 @@ describe('assess: precedence', () => {
   it('a missing transcript with no other evidence is starting within the window (never "unknown"), then never_started naming where we looked', () => {
     const obs = makeObs({ missing: [{ source: 'transcript', reason: 'not found at /x.jsonl' }] });
     const early = assess(makeTask(), obs, policy(120), T0 + 18_000);
-    expect(early).toMatchObject({ kind: 'healthy', reason: 'starting: dispatched 18s ago, no record yet (window 120s; transcript: not found at /x.jsonl)', deadlineMs: T0 + 120_000 });
+    expect(early).toMatchObject({
+      kind: 'healthy',
+      reason: 'starting: dispatched 18s ago, no record yet (window 120s; transcript: not found at /x.jsonl)',
+      deadlineMs: T0 + 120_000,
+    });
     expect(assess(makeTask(), obs, policy(120), T0 + 120_000).kind).toBe('healthy');
     const v = assess(makeTask(), obs, policy(120), T0 + 1_000_000);
     expect(v).toMatchObject({ kind: 'stalled', stallReason: 'never_started', idleMs: 1_000_000 });
@@ -233,7 +286,12 @@ describe('assess: precedence', () => {
     const v = assess(t, makeObs({ lastProgressMs: T0, finished: { kind: 'turn ended' } }), policy(120), T0 + 5000);
     expect(v).toMatchObject({ kind: 'terminal', reason: 'the agent finished (turn ended) and its process exited' });
     // Still exiting: its own finish is the end, not a contradiction with a row (it has none).
-    const alive = assess({ ...t, hasExited: false, status: 'in_progress' }, makeObs({ lastProgressMs: T0, finished: { kind: 'result success' } }), policy(120), T0 + 5000);
+    const alive = assess(
+      { ...t, hasExited: false, status: 'in_progress' },
+      makeObs({ lastProgressMs: T0, finished: { kind: 'result success' } }),
+      policy(120),
+      T0 + 5000,
+    );
     expect(alive).toMatchObject({ kind: 'terminal', reason: 'the agent finished (result success)' });
   });
 
@@ -273,7 +331,12 @@ describe('assess: exemptions follow the open call when a source can tell (issue 
 
 describe('reason words (issue 33 item 8)', () => {
   it('a question is "ask user question", not "ask user_question"', () => {
-    const v = assess(makeTask(), makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question', sinceMs: T0, detail: 'Which name?' } }), DEFAULT_POLICY, T0 + 10 * S);
+    const v = assess(
+      makeTask(),
+      makeObs({ lastProgressMs: T0, waitingHuman: { kind: 'ask_user_question', sinceMs: T0, detail: 'Which name?' } }),
+      DEFAULT_POLICY,
+      T0 + 10 * S,
+    );
     expect(v.kind).toBe('waiting_human');
     expect(v.reason).toBe('waiting for a human: ask user question (Which name?)');
   });

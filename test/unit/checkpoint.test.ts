@@ -54,23 +54,35 @@ describe('completedFromCalls', () => {
 });
 
 const input = (over: Partial<CheckpointInput> = {}): CheckpointInput => ({
-  epicId: 'PROJ-1000', task: makeTask({ lastOutput: 'Running the suite, rate limit?' }), attempt: 1, stallReason: 'inactivity',
-  idleSeconds: 145.4, nowMs: T0 + 300_000, ...over,
+  epicId: 'PROJ-1000',
+  task: makeTask({ lastOutput: 'Running the suite, rate limit?' }),
+  attempt: 1,
+  stallReason: 'inactivity',
+  idleSeconds: 145.4,
+  nowMs: T0 + 300_000,
+  ...over,
 });
 
 describe('buildCheckpoint', () => {
   it('builds a valid checkpoint from the row and the observed calls', () => {
-    const cp = buildCheckpoint(input({
-      row: { completed_items: ['Implement retry'], remaining_work: '- Add the retry test\n- Update the changelog' },
-      observation: {
-        recentCalls: [{ name: 'Edit', inputSummary: 'src/retry.ts', isOpen: false }],
-        lastTool: { name: 'Bash', command: 'npm test', timeoutMs: 600000, isOpen: true, inputSummary: 'npm test' },
-        lastOutput: 'x'.repeat(1500),
-      },
-    }));
+    const cp = buildCheckpoint(
+      input({
+        row: { completed_items: ['Implement retry'], remaining_work: '- Add the retry test\n- Update the changelog' },
+        observation: {
+          recentCalls: [{ name: 'Edit', inputSummary: 'src/retry.ts', isOpen: false }],
+          lastTool: { name: 'Bash', command: 'npm test', timeoutMs: 600000, isOpen: true, inputSummary: 'npm test' },
+          lastOutput: 'x'.repeat(1500),
+        },
+      }),
+    );
     expect(CheckpointSchema.parse(cp)).toEqual(cp);
     expect(cp).toMatchObject({
-      ticket_id: 'PROJ-1001', task_id: 't1', recovery_task_id: 't1-r1', attempt: 1, created_at: '2026-04-02T10:05:00Z', idle_seconds: 145,
+      ticket_id: 'PROJ-1001',
+      task_id: 't1',
+      recovery_task_id: 't1-r1',
+      attempt: 1,
+      created_at: '2026-04-02T10:05:00Z',
+      idle_seconds: 145,
       completed_work: ['Implement retry', 'Edit: src/retry.ts'],
       remaining_work: ['Add the retry test', 'Update the changelog'],
       last_tool: { name: 'Bash', command: 'npm test', input_summary: 'npm test', is_open: true },
@@ -80,23 +92,43 @@ describe('buildCheckpoint', () => {
   });
 
   it('leaves out of the remaining work what is done, however it is written (case, spacing, punctuation, a bullet or checkbox)', () => {
-    const cp = buildCheckpoint(input({
-      row: {
-        completed_items: ['- [x] add the RETRY test.', 'Update  the changelog'],
-        remaining_work: ['Add the retry test', 'update the changelog!', '2) [ ] Bump the version', 'Bump the version'],
-      },
-    }));
+    const cp = buildCheckpoint(
+      input({
+        row: {
+          completed_items: ['- [x] add the RETRY test.', 'Update  the changelog'],
+          remaining_work: ['Add the retry test', 'update the changelog!', '2) [ ] Bump the version', 'Bump the version'],
+        },
+      }),
+    );
     expect(cp.remaining_work).toEqual(['Bump the version']);
     expect(cp.completed_work).toEqual(['add the RETRY test.', 'Update  the changelog']);
     // The previous checkpoint's remaining work is matched the same way.
-    const next = buildCheckpoint(input({ attempt: 2, row: { completed_work: '* Add the retry test' }, previous: { completed_work: [], remaining_work: ['Add the retry test.', 'Write the docs'] } }));
+    const next = buildCheckpoint(
+      input({
+        attempt: 2,
+        row: { completed_work: '* Add the retry test' },
+        previous: { completed_work: [], remaining_work: ['Add the retry test.', 'Write the docs'] },
+      }),
+    );
     expect(next.remaining_work).toEqual(['Write the docs']);
   });
 
-  it('carries the original prompt: the row\'s, else the previous checkpoint\'s, else the transcript\'s first prompt; redacted and capped', () => {
-    expect(buildCheckpoint(input({ row: { prompt: 'Implement PROJ-1001: retries for the payment client' }, transcriptPrompt: 'other' })).original_prompt).toBe('Implement PROJ-1001: retries for the payment client');
-    expect(buildCheckpoint(input({ attempt: 2, previous: { completed_work: [], remaining_work: [], original_prompt: 'the first task' }, transcriptPrompt: 'a replacement prompt' })).original_prompt).toBe('the first task');
-    expect(buildCheckpoint(input({ transcriptPrompt: 'Fix it. Use LINEAR_API_KEY=lin_api_0123456789abcdef' })).original_prompt).toBe('Fix it. Use LINEAR_API_KEY=[redacted]');
+  it("carries the original prompt: the row's, else the previous checkpoint's, else the transcript's first prompt; redacted and capped", () => {
+    expect(buildCheckpoint(input({ row: { prompt: 'Implement PROJ-1001: retries for the payment client' }, transcriptPrompt: 'other' })).original_prompt).toBe(
+      'Implement PROJ-1001: retries for the payment client',
+    );
+    expect(
+      buildCheckpoint(
+        input({
+          attempt: 2,
+          previous: { completed_work: [], remaining_work: [], original_prompt: 'the first task' },
+          transcriptPrompt: 'a replacement prompt',
+        }),
+      ).original_prompt,
+    ).toBe('the first task');
+    expect(buildCheckpoint(input({ transcriptPrompt: 'Fix it. Use LINEAR_API_KEY=lin_api_0123456789abcdef' })).original_prompt).toBe(
+      'Fix it. Use LINEAR_API_KEY=[redacted]',
+    );
     expect(buildCheckpoint(input({ transcriptPrompt: 'y'.repeat(20_000) })).original_prompt!.length).toBeLessThanOrEqual(8000);
     expect(buildCheckpoint(input({})).original_prompt).toBeUndefined();
   });
@@ -104,8 +136,12 @@ describe('buildCheckpoint', () => {
   it('falls back to the row for the last tool and output, and supersedes the previous attempt', () => {
     const cp = buildCheckpoint(input({ task: makeTask({ taskId: 't1-r1', lastToolName: 'Bash', lastToolCommand: 'make', lastOutput: 'done?' }), attempt: 2 }));
     expect(cp).toMatchObject({
-      recovery_task_id: 't1-r2', last_tool: { name: 'Bash', command: 'make', is_open: false }, last_output: 'done?',
-      completed_work: [], remaining_work: [], supersedes: 'pipeline_checkpoints/PROJ-1001/recovery-1.yaml',
+      recovery_task_id: 't1-r2',
+      last_tool: { name: 'Bash', command: 'make', is_open: false },
+      last_output: 'done?',
+      completed_work: [],
+      remaining_work: [],
+      supersedes: 'pipeline_checkpoints/PROJ-1001/recovery-1.yaml',
     });
   });
 });
@@ -114,16 +150,20 @@ describe('renderRecoveryPrompt with the original task', () => {
   it('gives the original prompt first, then the narrowing: what is done and only what remains', () => {
     const cp = buildCheckpoint(input({ row: { prompt: 'Implement retries for the payment client.', remaining_work: ['Add the retry test'] } }));
     const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml' });
-    expect(prompt).toContain('The original task, as the first agent was given it (for context: do only the remaining work below):\n<original-task>\nImplement retries for the payment client.\n</original-task>\n');
+    expect(prompt).toContain(
+      'The original task, as the first agent was given it (for context: do only the remaining work below):\n<original-task>\nImplement retries for the payment client.\n</original-task>\n',
+    );
     expect(prompt.indexOf('<original-task>')).toBeLessThan(prompt.indexOf('Remaining work (ONLY do these):\n1. Add the retry test'));
   });
 });
 
 describe('renderRecoveryPrompt', () => {
-  const cp: Checkpoint = buildCheckpoint(input({
-    row: { completed_items: ['Implement retry'], remaining_work: ['Add the retry test', 'Update the changelog'] },
-    observation: { recentCalls: [], lastTool: { name: 'Bash', command: 'npm test -- --watch', isOpen: true } },
-  }));
+  const cp: Checkpoint = buildCheckpoint(
+    input({
+      row: { completed_items: ['Implement retry'], remaining_work: ['Add the retry test', 'Update the changelog'] },
+      observation: { recentCalls: [], lastTool: { name: 'Bash', command: 'npm test -- --watch', isOpen: true } },
+    }),
+  );
   const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml' });
 
   it.each([
@@ -131,10 +171,16 @@ describe('renderRecoveryPrompt', () => {
     ['the checkpoint path', 'Checkpoint: /state/pipeline_checkpoints/PROJ-1001/recovery-1.yaml'],
     ['only the remaining work, numbered', 'Remaining work (ONLY do these):\n1. Add the retry test\n2. Update the changelog'],
     ['what was done', 'Already done (do NOT redo it; check it only if the remaining work depends on it):\n- Implement retry'],
-    ['the stall', 'The previous agent stalled (inactivity) after 145 s without progress; its last tool call was Bash (npm test -- --watch), which never returned.'],
+    [
+      'the stall',
+      'The previous agent stalled (inactivity) after 145 s without progress; its last tool call was Bash (npm test -- --watch), which never returned.',
+    ],
     ['no redo', '- Do NOT re-do completed work; read the checkpoint for details.'],
     ['targeted reads', 'Read with offset/limit'],
-    ['the diagnosis stop', 'write a diagnosis doc to /state/pipeline_checkpoints/PROJ-1001/diagnosis-1.md (what you tried, what failed, what you suspect) and stop.'],
+    [
+      'the diagnosis stop',
+      'write a diagnosis doc to /state/pipeline_checkpoints/PROJ-1001/diagnosis-1.md (what you tried, what failed, what you suspect) and stop.',
+    ],
   ])('states %s', (_, text) => {
     expect(prompt).toContain(text);
   });

@@ -21,7 +21,7 @@ const POLLING: [string, string][] = [
   ['gh pr checks --watch --fail-fast 42', 'flags first'],
   ['gh pr checks 42 --watch --interval 30', 'with an interval'],
   ['gh pr checks --watch=true 1234', 'a flag with a value'],
-  ['gh run watch', 'the seed\'s own example'],
+  ['gh run watch', "the seed's own example"],
   ['gh run watch 9876543210 --exit-status', 'a run id and a flag'],
   ['gh run watch --interval 10 && gh run view --log-failed', 'first of a chain'],
   ['cd repo && gh pr checks 7 --watch 2>&1 | tail -20', 'after a cd, piped'],
@@ -68,13 +68,26 @@ describe('isCiPolling', () => {
 describe('the ci_polling exemption on a row', () => {
   const T0 = Date.parse('2026-04-02T10:00:00Z');
   const judge = (command: string) => {
-    const task = normalizeTask({ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: new Date(T0).toISOString(), last_tool_name: 'Bash', last_tool_command: command }, undefined);
+    const task = normalizeTask(
+      {
+        task_id: 't1',
+        ticket_id: 'P-1',
+        status: 'in_progress',
+        last_activity_ts: new Date(T0).toISOString(),
+        last_tool_name: 'Bash',
+        last_tool_command: command,
+      },
+      undefined,
+    );
     return assess(task, mergeObservations([observeRow(task)]), DEFAULT_POLICY, T0 + 540_000);
   };
-  it.each(['gh pr checks 42 --watch', 'gh pr checks --watch --fail-fast 42', 'watch -n 30 gh pr checks 42', 'glab ci status --live'])('%s at 9m00s is healthy in its 10-minute window', (command) => {
-    const v = judge(command);
-    expect(v.kind).toBe('healthy');
-    expect(v.exemptions).toContain('ci_polling');
-  });
+  it.each(['gh pr checks 42 --watch', 'gh pr checks --watch --fail-fast 42', 'watch -n 30 gh pr checks 42', 'glab ci status --live'])(
+    '%s at 9m00s is healthy in its 10-minute window',
+    (command) => {
+      const v = judge(command);
+      expect(v.kind).toBe('healthy');
+      expect(v.exemptions).toContain('ci_polling');
+    },
+  );
   it('gh pr checks 42 (one look) at 9m00s is stalled', () => expect(judge('gh pr checks 42').kind).toBe('stalled'));
 });

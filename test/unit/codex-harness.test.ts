@@ -36,7 +36,7 @@ describe('the Codex harness', () => {
     }
   });
 
-  it('finds a thread\'s rollout in the dated directories of CODEX_HOME, and says where it looked when it cannot', async () => {
+  it("finds a thread's rollout in the dated directories of CODEX_HOME, and says where it looked when it cannot", async () => {
     const home = tempDir();
     const day = path.join(home, 'sessions', '2026', '12', '05');
     mkdirSync(day, { recursive: true });
@@ -44,11 +44,13 @@ describe('the Codex harness', () => {
     writeFileSync(file, '');
     const s = codexHarness.connect({ paths: new StatePaths(tempDir()), config: {}, env: { CODEX_HOME: home }, isPersistent: false, baseTimeoutMs: 120_000 });
     expect(await s.findFiles(row({ agent: 'codex', session_id: THREAD }), Date.now())).toEqual({ transcript: file });
-    expect((await s.findFiles(row({ agent: 'codex', session_id: '01a2461c-0000-7000-8000-000000000000' }), Date.now())).reason).toMatch(/no rollout-.*\.jsonl under/);
+    expect((await s.findFiles(row({ agent: 'codex', session_id: '01a2461c-0000-7000-8000-000000000000' }), Date.now())).reason).toMatch(
+      /no rollout-.*\.jsonl under/,
+    );
     expect(s.observers).toHaveLength(1);
   });
 
-  it('gives another CLI\'s row the same empty parts every time, so a steady check still reuses its observation', async () => {
+  it("gives another CLI's row the same empty parts every time, so a steady check still reuses its observation", async () => {
     const o = codexHarness.connect({ paths: new StatePaths(tempDir()), config: {}, env: {}, isPersistent: false, baseTimeoutMs: 120_000 }).observers[0]!;
     const claudeRow = row({ session_id: THREAD });
     const first = await o.observe(claudeRow, 0);
@@ -62,7 +64,12 @@ describe('the Codex harness', () => {
     const text = [
       rec('2026-12-05T12:00:00.000Z', 'session_meta', { id: THREAD, cwd: '/w' }),
       rec('2026-12-05T12:00:00.100Z', 'event_msg', { type: 'task_started', turn_id: 't' }),
-      rec('2026-12-05T12:00:00.500Z', 'response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"sleep 20","yield_time_ms":30000}', call_id: 'c1' }),
+      rec('2026-12-05T12:00:00.500Z', 'response_item', {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: '{"cmd":"sleep 20","yield_time_ms":30000}',
+        call_id: 'c1',
+      }),
       rec('2026-12-05T12:00:20.500Z', 'response_item', { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 0' }),
       rec('2026-12-05T12:03:00.000Z', 'response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done' }] }),
     ].join('\n');
@@ -74,14 +81,32 @@ describe('the Codex harness', () => {
 });
 
 describe("the watchdog's own Codex replacement", () => {
-  it('is read by the Codex harness: the redispatch carries the row\'s agent, and its --json stdout is not taken for a rollout', async () => {
+  it("is read by the Codex harness: the redispatch carries the row's agent, and its --json stdout is not taken for a rollout", async () => {
     const { replacementTask } = await import('../../src/core/overlay.js');
     const { harnessOf } = await import('../../src/agents/harnesses.js');
-    const e = { event: 'redispatch', timestamp_utc: '2026-12-05T12:00:00.000Z', epic_id: 'E', task_id: 't1', ticket_id: 'CX-1', key: 'E:t1:redispatch:1', redispatch_attempt: 1, recovery_task_id: 't1-r1', output_path: 'agents/E/t1-r1.log', agent: 'codex', pid: 4242 } as never;
+    const e = {
+      event: 'redispatch',
+      timestamp_utc: '2026-12-05T12:00:00.000Z',
+      epic_id: 'E',
+      task_id: 't1',
+      ticket_id: 'CX-1',
+      key: 'E:t1:redispatch:1',
+      redispatch_attempt: 1,
+      recovery_task_id: 't1-r1',
+      output_path: 'agents/E/t1-r1.log',
+      agent: 'codex',
+      pid: 4242,
+    } as never;
     const task = replacementTask(e, '/state', 'alive');
     expect(task.agent).toBe('codex');
     expect(harnessOf(task)?.name).toBe('codex');
-    const s = codexHarness.connect({ paths: new StatePaths(tempDir()), config: {}, env: { CODEX_HOME: tempDir() }, isPersistent: false, baseTimeoutMs: 120_000 });
+    const s = codexHarness.connect({
+      paths: new StatePaths(tempDir()),
+      config: {},
+      env: { CODEX_HOME: tempDir() },
+      isPersistent: false,
+      baseTimeoutMs: 120_000,
+    });
     expect((await s.findFiles(task, Date.now())).transcript).toBeUndefined();
     // Without the agent, as before: a Claude Code replacement.
     expect(harnessOf(replacementTask({ ...(e as object), agent: undefined } as never, '/state', 'alive'))?.name).toBe('claude-code');

@@ -14,12 +14,15 @@ import { normalizeTask } from '../../src/contracts/state-file.js';
 const T0 = Date.parse('2026-12-05T12:10:00.000Z');
 const THREAD = '01a2461c-a06c-7772-8000-000000000001';
 let ord = 0;
-const rec = (atS: number, type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: new Date(T0 + atS * 1000).toISOString(), ordinal: ord++, type, payload });
+const rec = (atS: number, type: string, payload: Record<string, unknown>) =>
+  JSON.stringify({ timestamp: new Date(T0 + atS * 1000).toISOString(), ordinal: ord++, type, payload });
 const meta = rec(0, 'session_meta', { id: THREAD, cwd: '/work/agent', originator: 'codex_exec', cli_version: '0.171.0' });
 const started = (at: number, turn = 't1') => rec(at, 'event_msg', { type: 'task_started', turn_id: turn });
-const fcall = (at: number, name: string, args: Record<string, unknown>, id: string) => rec(at, 'response_item', { type: 'function_call', name, arguments: JSON.stringify(args), call_id: id });
+const fcall = (at: number, name: string, args: Record<string, unknown>, id: string) =>
+  rec(at, 'response_item', { type: 'function_call', name, arguments: JSON.stringify(args), call_id: id });
 const fout = (at: number, id: string, output: string) => rec(at, 'response_item', { type: 'function_call_output', call_id: id, output });
-const complete = (at: number, extra: Record<string, unknown> = {}) => rec(at, 'event_msg', { type: 'task_complete', turn_id: 't1', last_agent_message: 'done', ...extra });
+const complete = (at: number, extra: Record<string, unknown> = {}) =>
+  rec(at, 'event_msg', { type: 'task_complete', turn_id: 't1', last_agent_message: 'done', ...extra });
 const failed = (at: number, message: string, info: unknown) => complete(at, { last_agent_message: null, error: { message, codex_error_info: info } });
 
 const fold = (lines: string[]): RolloutState => lines.reduce(foldRolloutLine, emptyRollout());
@@ -27,7 +30,8 @@ const ALIVE: CodexLiveness = { owner: 'alive', ownerPid: 42, commands: 1 };
 const GONE: CodexLiveness = { owner: 'gone', how: 'pid 41 gone, thread lock not held' };
 const task = normalizeTask({ ticket_id: 'CX-1', status: 'in_progress', session_id: THREAD, agent: 'codex' } as never, T0);
 const policy = { ...DEFAULT_POLICY, baseTimeoutMs: 10_000 };
-const judge = (lines: string[], atS: number, live = ALIVE) => assess(task, mergeObservations([observeCodexThread(fold(lines), '/x/rollout.jsonl', live)]), policy, T0 + atS * 1000);
+const judge = (lines: string[], atS: number, live = ALIVE) =>
+  assess(task, mergeObservations([observeCodexThread(fold(lines), '/x/rollout.jsonl', live)]), policy, T0 + atS * 1000);
 
 describe('codex rollout', () => {
   it('an open exec_command is a shell call whose budget is its own yield; its output closes it', () => {
@@ -40,7 +44,13 @@ describe('codex rollout', () => {
   });
 
   it('a long command yields and is polled: each call is inside its own budget, so it stays healthy past the window', () => {
-    const lines = [meta, started(0.2), fcall(0.6, 'exec_command', { cmd: 'sleep 90', yield_time_ms: 30000 }, 'c1'), fout(30.6, 'c1', 'Process running with session ID 98495\n'), fcall(30.8, 'write_stdin', { session_id: 98495, chars: '', yield_time_ms: 60000 }, 'c2')];
+    const lines = [
+      meta,
+      started(0.2),
+      fcall(0.6, 'exec_command', { cmd: 'sleep 90', yield_time_ms: 30000 }, 'c1'),
+      fout(30.6, 'c1', 'Process running with session ID 98495\n'),
+      fcall(30.8, 'write_stdin', { session_id: 98495, chars: '', yield_time_ms: 60000 }, 'c2'),
+    ];
     expect(judge(lines.slice(0, 3), 29).kind).toBe('healthy');
     expect(judge(lines, 89).kind).toBe('healthy');
     expect(judge(lines, 89).exemptions).toContain('open_tool_call');
@@ -56,9 +66,25 @@ describe('codex rollout', () => {
 
   it('task_complete without error is the agent finished; with error it gave up, by kind', () => {
     expect(judge([meta, started(0.2), complete(1)], 2)).toMatchObject({ kind: 'inconsistent', disagreement: { kind: 'agent_finished' } });
-    expect(judge([meta, started(0.2), failed(25, 'We’re currently experiencing high demand', 'internal_server_error')], 25.1)).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up', transportCause: 'overloaded' });
-    expect(judge([meta, started(0.2), failed(1, 'exceeded retry limit, last status: 429 Too Many Requests', { response_too_many_failed_attempts: { http_status_code: 429 } })], 1.1)).toMatchObject({ kind: 'stalled', transportCause: 'rate_limit' });
-    expect(judge([meta, started(0.2), failed(96, 'stream disconnected before completion: idle timeout waiting for SSE', 'other')], 96.1)).toMatchObject({ kind: 'stalled', transportCause: 'connection' });
+    expect(judge([meta, started(0.2), failed(25, 'We’re currently experiencing high demand', 'internal_server_error')], 25.1)).toMatchObject({
+      kind: 'stalled',
+      stallReason: 'api_gave_up',
+      transportCause: 'overloaded',
+    });
+    expect(
+      judge(
+        [
+          meta,
+          started(0.2),
+          failed(1, 'exceeded retry limit, last status: 429 Too Many Requests', { response_too_many_failed_attempts: { http_status_code: 429 } }),
+        ],
+        1.1,
+      ),
+    ).toMatchObject({ kind: 'stalled', transportCause: 'rate_limit' });
+    expect(judge([meta, started(0.2), failed(96, 'stream disconnected before completion: idle timeout waiting for SSE', 'other')], 96.1)).toMatchObject({
+      kind: 'stalled',
+      transportCause: 'connection',
+    });
   });
 
   it('a usage-limit give-up is reported as one for a person, never a stall to redispatch', () => {
@@ -85,7 +111,13 @@ describe('codex rollout', () => {
   });
 
   it('token_count info:null counts stream retries; torn and foreign lines are counted, never thrown', () => {
-    const s = fold([meta, started(0.2), rec(300, 'event_msg', { type: 'token_count', info: null, rate_limits: null }), '{"timestamp":"2026-12-05T12:', 'not json']);
+    const s = fold([
+      meta,
+      started(0.2),
+      rec(300, 'event_msg', { type: 'token_count', info: null, rate_limits: null }),
+      '{"timestamp":"2026-12-05T12:',
+      'not json',
+    ]);
     expect(s.streamRetries).toBe(1);
     expect(s.badLines).toBe(2);
     expect(s.lastRecordMs).toBe(T0 + 300_000);
@@ -96,13 +128,21 @@ describe('codex rollout', () => {
     expect(codexCallBudget('exec_command', { cmd: 'x', yield_time_ms: 90_000 }).timeoutMs).toBe(30_000);
     expect(codexCallBudget('write_stdin', { session_id: 1, chars: '' }).timeoutMs).toBe(300_000);
     expect(codexCallBudget('write_stdin', { session_id: 1, chars: '', yield_time_ms: 1000 }).timeoutMs).toBe(5_000);
-    expect(codexCallBudget('exec', {}, '// @exec: {"yield_time_ms": 5000}\nawait tools.exec_command({cmd: "sleep 20"})')).toMatchObject({ kind: 'shell', timeoutMs: 5000 });
+    expect(codexCallBudget('exec', {}, '// @exec: {"yield_time_ms": 5000}\nawait tools.exec_command({cmd: "sleep 20"})')).toMatchObject({
+      kind: 'shell',
+      timeoutMs: 5000,
+    });
     expect(codexCallBudget('wait_agent', { targets: ['a'], timeout_ms: 60_000 })).toMatchObject({ kind: 'subagent', timeoutMs: 60_000 });
   });
 
   it('stdout: a retry announcement is backoff until the next item or the turn end', () => {
     const s = emptyExecEvents();
-    for (const l of ['{"type":"thread.started","thread_id":"T"}', '{"type":"turn.started"}', '{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}']) foldExecEvent(s, l);
+    for (const l of [
+      '{"type":"thread.started","thread_id":"T"}',
+      '{"type":"turn.started"}',
+      '{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}',
+    ])
+      foldExecEvent(s, l);
     expect(s).toMatchObject({ threadId: 'T', retries: 1 });
     expect(s.retrying).toMatch(/429/);
     foldExecEvent(s, '{"type":"item.completed","item":{"type":"agent_message","text":"hi"}}');
@@ -112,7 +152,8 @@ describe('codex rollout', () => {
   });
 
   it('/proc/locks: FLOCK holders with their inode', () => {
-    const text = '1: POSIX  ADVISORY  WRITE 99 08:01:5 0 EOF\n2: FLOCK  ADVISORY  WRITE 12345 00:2f:1234567 0 EOF\n2: -> FLOCK  ADVISORY  WRITE 777 00:2f:1234567 0 EOF\n';
+    const text =
+      '1: POSIX  ADVISORY  WRITE 99 08:01:5 0 EOF\n2: FLOCK  ADVISORY  WRITE 12345 00:2f:1234567 0 EOF\n2: -> FLOCK  ADVISORY  WRITE 777 00:2f:1234567 0 EOF\n';
     expect(parseProcLocks(text)).toEqual([{ pid: 12345, device: '00:2f', inode: 1234567 }]);
   });
 });

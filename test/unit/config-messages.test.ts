@@ -33,7 +33,8 @@ async function optionsError(flags: Parameters<typeof resolveOptions>[0], config?
 
 describe('config file problems', () => {
   it('lists every problem, each at its line, in our words', () => {
-    const text = 'timeout_seconds: -3\nactoin: report\nexemptions:\n  rate_limit_factor: 0\n  ci_polling_patterns: []\n  rate_limit_patterns: [""]\nlooping:\n  repeat_count: 1.5\nlinear:\n  api_url: not a url\n';
+    const text =
+      'timeout_seconds: -3\nactoin: report\nexemptions:\n  rate_limit_factor: 0\n  ci_polling_patterns: []\n  rate_limit_patterns: [""]\nlooping:\n  repeat_count: 1.5\nlinear:\n  api_url: not a url\n';
     const message = configError(text);
     expect(message).toMatchInlineSnapshot(`
       "6 problems:
@@ -48,7 +49,9 @@ describe('config file problems', () => {
   });
 
   it('a single problem reads as before: one line, no list', () => {
-    expect(configError('check_interval_seconds: 0\n')).toMatchInlineSnapshot(`"c.yaml:1:25 check_interval_seconds: expected a number > 0, got number 0. Fix that key in the config file (docs/state-files.md lists every key)."`);
+    expect(configError('check_interval_seconds: 0\n')).toMatchInlineSnapshot(
+      `"c.yaml:1:25 check_interval_seconds: expected a number > 0, got number 0. Fix that key in the config file (docs/state-files.md lists every key)."`,
+    );
   });
 });
 
@@ -76,19 +79,25 @@ describe('flags and config together', () => {
 
 describe('a config file that cannot be read says why', () => {
   it('not found', async () => {
-    expect(await optionsError({ epicId: 'E-1', config: 'nope.yaml' })).toMatchInlineSnapshot(`"<dir>/nope.yaml: config file not found. Check the --config path."`);
+    expect(await optionsError({ epicId: 'E-1', config: 'nope.yaml' })).toMatchInlineSnapshot(
+      `"<dir>/nope.yaml: config file not found. Check the --config path."`,
+    );
   });
 
   it('a path through a file', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'f'), '');
-    expect((await optionsError({ epicId: 'E-1', config: path.join(dir, 'f', 'c.yaml') })).replaceAll(dir, '<d>')).toMatchInlineSnapshot(`"<d>/f/c.yaml: config file not found: a part of its path is a file, not a directory. Check the --config path."`);
+    expect((await optionsError({ epicId: 'E-1', config: path.join(dir, 'f', 'c.yaml') })).replaceAll(dir, '<d>')).toMatchInlineSnapshot(
+      `"<d>/f/c.yaml: config file not found: a part of its path is a file, not a directory. Check the --config path."`,
+    );
   });
 
   it('a directory', async () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, 'c.yaml'));
-    expect((await optionsError({ epicId: 'E-1', config: path.join(dir, 'c.yaml') })).replaceAll(dir, '<d>')).toMatchInlineSnapshot(`"<d>/c.yaml: the config file is not a regular file."`);
+    expect((await optionsError({ epicId: 'E-1', config: path.join(dir, 'c.yaml') })).replaceAll(dir, '<d>')).toMatchInlineSnapshot(
+      `"<d>/c.yaml: the config file is not a regular file."`,
+    );
   });
 });
 
@@ -109,7 +118,9 @@ describe('flag values', () => {
   }
 
   it('every bad value is listed, with the other flag problems, and nothing runs', async () => {
-    expect(await cli('--state-dir', '.', '--timeout', '-3', '--action', 'nuke', '--max-redispatches', '1.5', '--check-interval', 'soon', '--now', 'yesterday')).toMatchInlineSnapshot(`
+    expect(
+      await cli('--state-dir', '.', '--timeout', '-3', '--action', 'nuke', '--max-redispatches', '1.5', '--check-interval', 'soon', '--now', 'yesterday'),
+    ).toMatchInlineSnapshot(`
       {
         "code": 2,
         "stderr": "dispatch-watchdog: 6 problems:

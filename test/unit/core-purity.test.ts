@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 // Every file in these folders (and their subfolders) is pure, so a new module inherits the rule by where it lives.
 const PURE_DIRS = ['contracts', 'present', 'observe/parse', 'core', 'agents/claude-code/parse', 'agents/codex/parse'];
-const modulesUnder = (d: string) => readdirSync(path.join(src, d), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f.split(path.sep).join('/')}`);
+const modulesUnder = (d: string) =>
+  readdirSync(path.join(src, d), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${d}/${f.split(path.sep).join('/')}`);
 const CORE = [...PURE_DIRS.flatMap(modulesUnder), 'observe/read/observer.ts'];
 
 describe('the functional core', () => {

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
-const CORE = readdirSync(path.join(src, 'core'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => `core/${f.split(path.sep).join('/')}`);
+const CORE = readdirSync(path.join(src, 'core'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => `core/${f.split(path.sep).join('/')}`);
 
 /** A vendor's CLI (by name or its wing's folder) or one of its tools, spelled in code. */
 const VENDOR = [
@@ -38,7 +40,7 @@ describe('the core names no agent CLI', () => {
 
   it('the check finds one (a test that cannot fail is a defect)', () => {
     expect(vendorHits("const isBash = (obs) => obs.lastTool?.name === 'Bash';")).toHaveLength(1);
-    expect(vendorHits("return `claude --resume ${id} -p`;")).toHaveLength(1);
+    expect(vendorHits('return `claude --resume ${id} -p`;')).toHaveLength(1);
     expect(vendorHits("if (name === 'Agent' || name === 'Task') return true;")).toHaveLength(1);
     expect(vendorHits("import { x } from '../agents/claude-code/parse/replay-transcript.js';")).toHaveLength(1);
     expect(vendorHits("// Claude Code's Bash default, where the rule came from\nconst kind = 'shell';")).toEqual([]);

@@ -14,7 +14,18 @@ describe('dispatch log', () => {
     const log = new DispatchLog(new StatePaths(dir), 'E-1', 'run-1', () => Date.parse('2026-04-02T23:59:59.500Z'));
     await log.append({ event: 'healthy', ticket_id: 'P-1', task_id: 't1', agent_id: 't1', idle_seconds: 3 });
     const r = await readDispatchLog(new StatePaths(dir));
-    expect(r.events).toEqual([{ timestamp_utc: '2026-04-02T23:59:59.500Z', event: 'healthy', epic_id: 'E-1', run_id: 'run-1', ticket_id: 'P-1', task_id: 't1', agent_id: 't1', idle_seconds: 3 }]);
+    expect(r.events).toEqual([
+      {
+        timestamp_utc: '2026-04-02T23:59:59.500Z',
+        event: 'healthy',
+        epic_id: 'E-1',
+        run_id: 'run-1',
+        ticket_id: 'P-1',
+        task_id: 't1',
+        agent_id: 't1',
+        idle_seconds: 3,
+      },
+    ]);
   });
 
   it('reads every day in order, skips a torn last line, and reports a corrupt line with file and line number', async () => {
@@ -34,7 +45,10 @@ describe('dispatch log', () => {
     const dir = tempDir();
     const logDir = path.join(dir, 'dispatch-log');
     mkdirSync(logDir);
-    writeFileSync(path.join(logDir, '2026-04-01.ndjson'), line({ event: 'pr_opened', url: 'x' }) + line({ event: 'healthy', ticket_id: 'P-1', task_id: 't', agent_id: 't', idle_seconds: 'soon' }));
+    writeFileSync(
+      path.join(logDir, '2026-04-01.ndjson'),
+      line({ event: 'pr_opened', url: 'x' }) + line({ event: 'healthy', ticket_id: 'P-1', task_id: 't', agent_id: 't', idle_seconds: 'soon' }),
+    );
     const r = await readDispatchLog(new StatePaths(dir));
     expect(r.events).toEqual([]);
     expect(r.diagnostics).toHaveLength(1);
@@ -51,7 +65,10 @@ describe('dispatch log: hostile lines', () => {
     const dir = tempDir();
     const logDir = path.join(dir, 'dispatch-log');
     mkdirSync(logDir);
-    writeFileSync(path.join(logDir, '2026-04-01.ndjson'), line({ event: 'action_started', ticket_id: '../../etc', task_id: 't', agent_id: 't', key: 'k', action: 'redispatch' }));
+    writeFileSync(
+      path.join(logDir, '2026-04-01.ndjson'),
+      line({ event: 'action_started', ticket_id: '../../etc', task_id: 't', agent_id: 't', key: 'k', action: 'redispatch' }),
+    );
     const r = await readDispatchLog(new StatePaths(dir));
     expect(r.events).toEqual([]);
     expect(r.diagnostics[0]!.message).toContain('event "action_started": ticket_id:');

@@ -16,7 +16,12 @@ const run = (e: unknown) => {
 
 describe('exitCodeFor', () => {
   it('bad input → 2, with the location, message and fix, no stack', () => {
-    const r = run(new InputError('wrong_type', 'expected number, got "x".', { location: { file: 'state.yaml', line: 3, column: 9, path: 'wave_tasks[0].pid' }, hint: 'Fix it.' }));
+    const r = run(
+      new InputError('wrong_type', 'expected number, got "x".', {
+        location: { file: 'state.yaml', line: 3, column: 9, path: 'wave_tasks[0].pid' },
+        hint: 'Fix it.',
+      }),
+    );
     expect(r).toEqual({ code: 2, text: 'dispatch-watchdog: state.yaml:3:9 wave_tasks[0].pid: expected number, got "x". Fix it.\n' });
   });
 
@@ -98,7 +103,10 @@ function tableClaims(where: string, text: string): Claim[] {
       isExitTable = false;
       continue;
     }
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (/^exit( code)?$/i.test(cells[0] ?? '')) isExitTable = true;
     else if (isExitTable && /^\d+$/.test(cells[0] ?? '')) claims.push({ where, code: Number(cells[0]), text: cells.slice(1).filter(Boolean).join(' ') });
   }
@@ -112,7 +120,13 @@ async function helpClaims(): Promise<Claim[]> {
   const claims: Claim[] = [];
   for (const words of [[], ...all(program, [])]) {
     let help = '';
-    await main({ argv: [...words, '--help'], env: {}, cwd: '/', output: { out: (t) => void (help += t), err: () => {} }, watchDeps: { clock: { nowMs: () => 0 } as never, signal: new AbortController().signal, pid: 1 } });
+    await main({
+      argv: [...words, '--help'],
+      env: {},
+      cwd: '/',
+      output: { out: (t) => void (help += t), err: () => {} },
+      watchDeps: { clock: { nowMs: () => 0 } as never, signal: new AbortController().signal, pid: 1 },
+    });
     const where = `dispatch-watchdog ${words.join(' ')} --help`.replace('  ', ' ');
     const [before, section = ''] = help.split('\nExit codes:\n');
     const rows = [...section.matchAll(/^ {2}(\d+) {2}(.*)$/gm)].map((m) => ({ where, code: Number(m[1]), text: m[2]! }));
@@ -124,7 +138,9 @@ async function helpClaims(): Promise<Claim[]> {
 }
 
 function docClaims(): Claim[] {
-  const files = ['README.md', ...readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`), 'skills/dispatch-watchdog/SKILL.md'].filter((f) => f.endsWith('.md'));
+  const files = ['README.md', ...readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`), 'skills/dispatch-watchdog/SKILL.md'].filter((f) =>
+    f.endsWith('.md'),
+  );
   return files.flatMap((f) => {
     const text = readFileSync(path.join(root, f), 'utf8');
     return [...proseClaims(f, text), ...tableClaims(f, text)];

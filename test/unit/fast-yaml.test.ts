@@ -45,8 +45,59 @@ function rng(seed: number) {
 }
 
 /** Pieces of scalars: what state files hold (benign), and everything YAML treats specially. */
-const BENIGN = ['a', 'Z', ' ', 'word', 'PROJ-1', 'task-1001', '2026-04-02T10:00:00Z', ': ', 'é', '"', "'", '-', ',', '.', '/src/x.ts', 'npm run test:integration'];
-const NASTY = [...BENIGN, '  ', ':', ' #', '#', '\\', '- ', '\n', '\n\n', '漢', '😀', '\x07', '\t', '0', '42', 'null', 'true', '0x1F', '1e3', '007', '.5', '~', '[', '}', '&x', '*x', '!t', '|', '>', '%', '@', '`', '?'];
+const BENIGN = [
+  'a',
+  'Z',
+  ' ',
+  'word',
+  'PROJ-1',
+  'task-1001',
+  '2026-04-02T10:00:00Z',
+  ': ',
+  'é',
+  '"',
+  "'",
+  '-',
+  ',',
+  '.',
+  '/src/x.ts',
+  'npm run test:integration',
+];
+const NASTY = [
+  ...BENIGN,
+  '  ',
+  ':',
+  ' #',
+  '#',
+  '\\',
+  '- ',
+  '\n',
+  '\n\n',
+  '漢',
+  '😀',
+  '\x07',
+  '\t',
+  '0',
+  '42',
+  'null',
+  'true',
+  '0x1F',
+  '1e3',
+  '007',
+  '.5',
+  '~',
+  '[',
+  '}',
+  '&x',
+  '*x',
+  '!t',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '?',
+];
 const KEYS = ['task_id', 'status', 'last_output', 'a', 'b-c', 'x_1', 'True', 'null', 'constructor', 'on', 'y'];
 
 function randomString(r: () => number, pieces: string[]): string {
@@ -74,7 +125,16 @@ function randomMap(r: () => number, depth: number, isNasty: boolean): Record<str
   return out;
 }
 
-const WRITERS: ToStringOptions[] = [{}, { lineWidth: 24, minContentWidth: 4 }, { indentSeq: false }, { indent: 4 }, { defaultStringType: 'QUOTE_DOUBLE' }, { defaultStringType: 'QUOTE_SINGLE', defaultKeyType: 'PLAIN' }, { doubleQuotedAsJSON: true }, { lineWidth: 0 }];
+const WRITERS: ToStringOptions[] = [
+  {},
+  { lineWidth: 24, minContentWidth: 4 },
+  { indentSeq: false },
+  { indent: 4 },
+  { defaultStringType: 'QUOTE_DOUBLE' },
+  { defaultStringType: 'QUOTE_SINGLE', defaultKeyType: 'PLAIN' },
+  { doubleQuotedAsJSON: true },
+  { lineWidth: 0 },
+];
 
 /** A state file as the fleet bench writes it, `n` rows. */
 const fleetStateFile = (n: number) => fleetStateYaml(Array.from({ length: n }, (_, k) => fleetRow(k)));
@@ -93,8 +153,8 @@ describe('fast YAML reader', () => {
   it('reads the shapes orchestrators write: indentless sequences (PyYAML), comments, quoted scalars, folded lines', () => {
     const texts = [
       '# head\nwaves:\n- wave_id: 1\n  tasks:\n  - ticket_id: P-1   # trailing\n    status: merged\n\n  # between\n  - ticket_id: \'P-2\'\n    status: "in_progress" # c\n',
-      'a:\n  b: "one two\n    three\\\n    four\n\n    five"\n  c: \'it\'\'s\'\n  d:\n  e: ~\n  f: []\n  g: {}\n',
-      'a: b\n  c\n\n  d\nb: \'x\n\n  y\'\n',
+      "a:\n  b: \"one two\n    three\\\n    four\n\n    five\"\n  c: 'it''s'\n  d:\n  e: ~\n  f: []\n  g: {}\n",
+      "a: b\n  c\n\n  d\nb: 'x\n\n  y'\n",
       'a: "\\x41\\u00e9\\U0001F600\\t\\"\\\\\\/\\ \\N\\_\\L\\P\\0\\a\\b\\e\\f\\v\\r\\n"\nb: 0\nc: 600000\nd: TRUE\ne: False\nf: Null\n',
     ];
     let accepted = 0;
@@ -103,7 +163,51 @@ describe('fast YAML reader', () => {
   });
 
   it('agrees on scalars at the edges of the core schema (numbers, nulls, comments, escapes)', () => {
-    const values = ['1_000', '0b101', '+1', '1.', '1e5', '0o17', '-.inf', '.NaN', '=', '2026-04-02', '12:30', '0x_1', '+.5', 'Yes', 'on', '~foo', '0', '00', '-0', '9007199254740993', '123456789012345', '1234567890123456', 'a\\b', '"a\\z"', "'a''b' # c", '"a" #c', '"a"#c', 'a #b #c', 'a#b', 'a  b  ', 'nul', 'NULL ', 'true # x', '"\\u00"', '"\\ud83d\\ude00"', '"\\x7f"', '"é"', 'x: y', '-', '- a', '? x', '%x', '@x'];
+    const values = [
+      '1_000',
+      '0b101',
+      '+1',
+      '1.',
+      '1e5',
+      '0o17',
+      '-.inf',
+      '.NaN',
+      '=',
+      '2026-04-02',
+      '12:30',
+      '0x_1',
+      '+.5',
+      'Yes',
+      'on',
+      '~foo',
+      '0',
+      '00',
+      '-0',
+      '9007199254740993',
+      '123456789012345',
+      '1234567890123456',
+      'a\\b',
+      '"a\\z"',
+      "'a''b' # c",
+      '"a" #c',
+      '"a"#c',
+      'a #b #c',
+      'a#b',
+      'a  b  ',
+      'nul',
+      'NULL ',
+      'true # x',
+      '"\\u00"',
+      '"\\ud83d\\ude00"',
+      '"\\x7f"',
+      '"é"',
+      'x: y',
+      '-',
+      '- a',
+      '? x',
+      '%x',
+      '@x',
+    ];
     let accepted = 0;
     for (const v of values) if (agrees(`k: ${v}\n`)) accepted++;
     expect(accepted).toBeGreaterThan(20);

@@ -24,11 +24,23 @@ describe('hypothesizeRootCause', () => {
     ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
     // Replacements that never started are a failing launch, not context exhaustion.
-    ['the first went quiet, both replacements never started', three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'dispatch_environment'],
+    [
+      'the first went quiet, both replacements never started',
+      three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })),
+      'dispatch_environment',
+    ],
     ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
-    ['one Bash overrun among three, the others silent after a call returned', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })), 'api_hang'],
-    ['one Bash overrun, the others with no tool known', three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: n === 2 ? 'Bash' : undefined })), 'context_or_dependency'],
+    [
+      'one Bash overrun among three, the others silent after a call returned',
+      three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })),
+      'api_hang',
+    ],
+    [
+      'one Bash overrun, the others with no tool known',
+      three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: n === 2 ? 'Bash' : undefined })),
+      'context_or_dependency',
+    ],
     ['rate limits', three(() => ({ exemptions: ['rate_limit'] })), 'provider_capacity'],
     ['API give-ups (529, connection)', three(() => ({ stallReason: 'api_gave_up' })), 'provider_capacity'],
     ['context exhausted twice', three((n) => ({ stallReason: n < 2 ? 'context_exhausted' : 'inactivity' })), 'context_exhausted'],
@@ -61,22 +73,35 @@ describe('hypothesizeRootCause', () => {
   });
 
   it('a mass stall points at the host and the provider, not the task', () => {
-    const h = hypothesizeRootCause(three(() => ({ isMassStall: true })), 'ENG-1', { state: 'recovered' });
+    const h = hypothesizeRootCause(
+      three(() => ({ isMassStall: true })),
+      'ENG-1',
+      { state: 'recovered' },
+    );
     expect(h.text).toContain('All 3 stalls happened in a mass stall');
     expect(h.text).not.toMatch(/context exhaustion|split/);
     expect(h.action).not.toMatch(/split/);
   });
 
   it('never blames context exhaustion on replacements that never started', () => {
-    const h = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })), 'ENG-1');
+    const h = hypothesizeRootCause(
+      three((n) => ({ stallReason: n === 0 ? 'inactivity' : 'never_started' })),
+      'ENG-1',
+    );
     expect(h.text).toMatch(/^The agent never showed any activity in 2 of 3 attempts \(t1-r1, t1-r2; the others went quiet after starting\)/);
     expect(h.text).not.toMatch(/context exhaustion/);
-    const once = hypothesizeRootCause(three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'ENG-1');
+    const once = hypothesizeRootCause(
+      three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })),
+      'ENG-1',
+    );
     expect(once.text).toMatch(/^The agent went quiet 2 times after starting \(and one attempt never started\)/);
   });
 
   it('names the evidence in its text', () => {
-    const h = hypothesizeRootCause(three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'ENG-123');
+    const h = hypothesizeRootCause(
+      three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })),
+      'ENG-123',
+    );
     expect(h.text).toContain('In 2 of 3 stalls a Bash command ran past its own timeout');
     expect(h.action).toContain('ENG-123');
   });
@@ -86,12 +111,28 @@ describe('a count with fewer stall lines than attempts', () => {
   it('says so beside the table, in the note and in the Linear comment', () => {
     const history = [stall(0), stall(2)];
     const line = 'The table lists 2 of these 3 stalls: one attempt was counted from a redispatch line with no stall line of its own in the dispatch log.';
-    const note = renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history, evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } });
+    const note = renderFrictionNote({
+      ticketId: 'ENG-1',
+      attempts: 3,
+      maxRedispatches: 2,
+      history,
+      evidencePaths: { dispatchLogs: [], checkpoints: [] },
+      trackerOutcome: { kind: 'skipped' },
+    });
     expect(note).toContain(`Agent stalled 3 times`);
     expect(note).toContain(line);
     const comment = renderEscalationComment({ ticketId: 'ENG-1', attempts: 3, history, frictionPath: 'friction/x.md', key: 'E:t1-r2:escalate' });
     expect(comment).toContain(line);
-    expect(renderFrictionNote({ ticketId: 'ENG-1', attempts: 3, maxRedispatches: 2, history: three(() => ({})), evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome: { kind: 'skipped' } })).not.toContain('The table lists');
+    expect(
+      renderFrictionNote({
+        ticketId: 'ENG-1',
+        attempts: 3,
+        maxRedispatches: 2,
+        history: three(() => ({})),
+        evidencePaths: { dispatchLogs: [], checkpoints: [] },
+        trackerOutcome: { kind: 'skipped' },
+      }),
+    ).not.toContain('The table lists');
   });
 });
 
@@ -101,8 +142,15 @@ describe('renderFrictionNote', () => {
       ticketId: 'ENG-123',
       attempts: 3,
       maxRedispatches: 2,
-      history: three((n) => ({ stallReason: 'open_tool_overrun', lastTool: 'Bash', exemptions: n === 1 ? ['open_tool_call', 'ci_polling'] : ['open_tool_call'] })),
-      evidencePaths: { dispatchLogs: ['dispatch-log/2026-04-02.ndjson'], checkpoints: ['pipeline_checkpoints/ENG-123/recovery-1.yaml', 'pipeline_checkpoints/ENG-123/recovery-2.yaml'] },
+      history: three((n) => ({
+        stallReason: 'open_tool_overrun',
+        lastTool: 'Bash',
+        exemptions: n === 1 ? ['open_tool_call', 'ci_polling'] : ['open_tool_call'],
+      })),
+      evidencePaths: {
+        dispatchLogs: ['dispatch-log/2026-04-02.ndjson'],
+        checkpoints: ['pipeline_checkpoints/ENG-123/recovery-1.yaml', 'pipeline_checkpoints/ENG-123/recovery-2.yaml'],
+      },
       trackerOutcome: { kind: 'updated' },
       escalatedAt: '2026-04-02T13:00:00Z',
       actionKey: 'epic-1:t1-r2:escalate',
@@ -139,19 +187,38 @@ describe('renderFrictionNote', () => {
   });
 
   it.each<[string, Parameters<typeof renderFrictionNote>[0]['trackerOutcome'], string]>([
-    ['already blocked', { kind: 'already_blocked', stateName: 'On Hold' }, 'Tracker: ENG-9 was already in "On Hold" in Linear; the stall history is commented.'],
+    [
+      'already blocked',
+      { kind: 'already_blocked', stateName: 'On Hold' },
+      'Tracker: ENG-9 was already in "On Hold" in Linear; the stall history is commented.',
+    ],
     ['skipped', { kind: 'skipped' }, 'Tracker: skipped (LINEAR_API_KEY is not set); move ENG-9 to "Blocked" by hand.'],
-    ['failed', { kind: 'failed', detail: 'the API key was rejected' }, 'Tracker: the Linear update failed (the API key was rejected); move ENG-9 to "Blocked" by hand.'],
+    [
+      'failed',
+      { kind: 'failed', detail: 'the API key was rejected' },
+      'Tracker: the Linear update failed (the API key was rejected); move ENG-9 to "Blocked" by hand.',
+    ],
   ])('says what happened to the tracker (%s)', (_name, trackerOutcome, line) => {
-    const md = renderFrictionNote({ ticketId: 'ENG-9', attempts: 3, maxRedispatches: 2, history: [], evidencePaths: { dispatchLogs: [], checkpoints: [] }, trackerOutcome });
+    const md = renderFrictionNote({
+      ticketId: 'ENG-9',
+      attempts: 3,
+      maxRedispatches: 2,
+      history: [],
+      evidencePaths: { dispatchLogs: [], checkpoints: [] },
+      trackerOutcome,
+    });
     expect(md.split('\n')).toContain(line);
     expect(md).toContain('- Dispatch log: none found\n- Checkpoint: none written');
   });
 
   it('keeps a table intact when a value has a pipe or a newline', () => {
     const md = renderFrictionNote({
-      ticketId: 'ENG-9', attempts: 1, maxRedispatches: 0, history: [stall(0, { lastTool: 'a|b\nc' })],
-      evidencePaths: { dispatchLogs: ['/abs/log.ndjson'], checkpoints: [] }, trackerOutcome: { kind: 'updated' },
+      ticketId: 'ENG-9',
+      attempts: 1,
+      maxRedispatches: 0,
+      history: [stall(0, { lastTool: 'a|b\nc' })],
+      evidencePaths: { dispatchLogs: ['/abs/log.ndjson'], checkpoints: [] },
+      trackerOutcome: { kind: 'updated' },
     });
     expect(md).toContain('| a\\|b c |');
     expect(md).toContain('- Dispatch log: [/abs/log.ndjson](/abs/log.ndjson)');
@@ -160,7 +227,14 @@ describe('renderFrictionNote', () => {
 
 describe('renderOrphanNote', () => {
   const orphans = (n: number): OrphanAction[] =>
-    Array.from({ length: n }, (_, i) => ({ key: `epic-1:t${i}:cancel`, action: 'cancel', ticketId: `ENG-${i}`, taskId: `t${i}`, startedAt: '2026-04-02T10:00:00Z', detail: 'no marker' }));
+    Array.from({ length: n }, (_, i) => ({
+      key: `epic-1:t${i}:cancel`,
+      action: 'cancel',
+      ticketId: `ENG-${i}`,
+      taskId: `t${i}`,
+      startedAt: '2026-04-02T10:00:00Z',
+      detail: 'no marker',
+    }));
   const listed = (md: string) => md.split('\n').filter((l) => l.startsWith('| `epic-1:')).length;
 
   it.each([
@@ -199,8 +273,11 @@ describe('renderOrphanNote', () => {
 describe('the escalation comment', () => {
   it('is pinned, and carries the key visibly and as a trailing HTML comment', () => {
     const body = renderEscalationComment({
-      ticketId: 'ENG-123', attempts: 3, history: three(() => ({ stallReason: 'never_started' })),
-      frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md', key: 'epic-1:t1-r2:escalate',
+      ticketId: 'ENG-123',
+      attempts: 3,
+      history: three(() => ({ stallReason: 'never_started' })),
+      frictionPath: 'friction/2026-04-02-stall-escalation-eng-123.md',
+      key: 'epic-1:t1-r2:escalate',
     });
     expect(body).toMatchInlineSnapshot(`
       "Auto-blocked: agent stalled 3 times. Requires manual investigation. See dispatch log.
@@ -246,11 +323,30 @@ describe('the escalation comment', () => {
 describe('stall history helpers', () => {
   it('reads a stall_detected event', () => {
     const r = stallRecordFromEvent({
-      event: 'stall_detected', timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'e', run_id: 'r', ticket_id: 'ENG-1', task_id: 't1-r1', agent_id: 'a',
-      stall_reason: 'open_tool_overrun', idle_seconds: 900, bash_timeout_exemption: true, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch',
+      event: 'stall_detected',
+      timestamp_utc: '2026-04-02T10:00:00Z',
+      epic_id: 'e',
+      run_id: 'r',
+      ticket_id: 'ENG-1',
+      task_id: 't1-r1',
+      agent_id: 'a',
+      stall_reason: 'open_tool_overrun',
+      idle_seconds: 900,
+      bash_timeout_exemption: true,
+      redispatch_attempt: 1,
+      max_redispatches: 2,
+      action_taken: 'redispatch',
       last_tool: 'Bash',
     } as Parameters<typeof stallRecordFromEvent>[0]);
-    expect(r).toEqual({ detectedAt: '2026-04-02T10:00:00Z', taskId: 't1-r1', attempt: 1, idleSeconds: 900, stallReason: 'open_tool_overrun', exemptions: ['bash_long_timeout'], lastTool: 'Bash' });
+    expect(r).toEqual({
+      detectedAt: '2026-04-02T10:00:00Z',
+      taskId: 't1-r1',
+      attempt: 1,
+      idleSeconds: 900,
+      stallReason: 'open_tool_overrun',
+      exemptions: ['bash_long_timeout'],
+      lastTool: 'Bash',
+    });
   });
 
   it.each([

@@ -25,8 +25,12 @@ describe('a give-up and later progress', () => {
     expect(within.failed).toBeDefined();
   });
 
-  it('neither the row\'s activity stamp nor the process\'s bytes clear it', () => {
-    const obs = mergeObservations([gaveUp, { source: 'row', lastProgressMs: T0 + 60_000 }, { source: 'process', outputGrewAtMs: T0 + 60_000, isProcessAlive: true }]);
+  it("neither the row's activity stamp nor the process's bytes clear it", () => {
+    const obs = mergeObservations([
+      gaveUp,
+      { source: 'row', lastProgressMs: T0 + 60_000 },
+      { source: 'process', outputGrewAtMs: T0 + 60_000, isProcessAlive: true },
+    ]);
     expect(obs.failed).toBeDefined();
   });
 });

@@ -43,7 +43,7 @@ describe('help', () => {
     expect((await cli('--help')).stdout).toMatch(new RegExp(`\\n  ${code}  [^\\n]*another watchdog holds the lock`));
   });
 
-  it('help <command> prints that command\'s help', async () => {
+  it("help <command> prints that command's help", async () => {
     const r = await cli('help', 'status');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: dispatch-watchdog status [options]');
@@ -94,12 +94,20 @@ describe('help helpers', () => {
     const flags = locationFlags(['--state-dir', 'S', '--config=C.yaml', '--epic-id', 'E']);
     expect(flags).toEqual(['--state-dir', 'S', '--config', 'C.yaml']);
     const takes = takesFlagOf(program);
-    expect(keepUserFlags('run `dispatch-watchdog recover --epic-id E`, then `dispatch-watchdog status --epic-id E` or `dispatch-watchdog demo`', flags, takes)).toBe(
+    expect(
+      keepUserFlags('run `dispatch-watchdog recover --epic-id E`, then `dispatch-watchdog status --epic-id E` or `dispatch-watchdog demo`', flags, takes),
+    ).toBe(
       'run `dispatch-watchdog recover --epic-id E --state-dir S --config C.yaml`, then `dispatch-watchdog status --epic-id E --state-dir S` or `dispatch-watchdog demo`',
     );
     expect(keepUserFlags('`dispatch-watchdog status --state-dir X`', flags, takes)).toBe('`dispatch-watchdog status --state-dir X`');
     // Asked of commander: next reads a config, replay takes no state dir, hook install does.
-    expect(keepUserFlags('`dispatch-watchdog next --epic-id E` `dispatch-watchdog replay a.jsonl` `dispatch-watchdog hook install --user` `dispatch-watchdog help`', flags, takes)).toBe(
+    expect(
+      keepUserFlags(
+        '`dispatch-watchdog next --epic-id E` `dispatch-watchdog replay a.jsonl` `dispatch-watchdog hook install --user` `dispatch-watchdog help`',
+        flags,
+        takes,
+      ),
+    ).toBe(
       '`dispatch-watchdog next --epic-id E --state-dir S --config C.yaml` `dispatch-watchdog replay a.jsonl --config C.yaml` `dispatch-watchdog hook install --user --state-dir S` `dispatch-watchdog help`',
     );
   });

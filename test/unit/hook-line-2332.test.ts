@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { buildHookLine } from '../../src/agents/claude-code/parse/hook-line.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real-2.1.332');
-const payloads = (dir: string) => readFileSync(path.join(DIR, dir, 'hooks.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+const payloads = (dir: string) =>
+  readFileSync(path.join(DIR, dir, 'hooks.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe("2.1.332's SubagentStop background_tasks", () => {
   const stop = payloads('parked-on-background-command').find((p) => p.hook_event_name === 'SubagentStop')!;

@@ -40,11 +40,13 @@ describe('parseJsonText', () => {
 describe('edits', () => {
   const doc = '{\n    "hooks": {\n        "Stop": [1]\n    },\n    "model": "x"\n}\n';
 
-  it('appends in the document\'s own indentation and keeps every other byte', () => {
+  it("appends in the document's own indentation and keeps every other byte", () => {
     expect(detectIndent(doc)).toBe('    ');
     const root = parseJsonText(doc);
     const added = appendMember(doc, propOf(root, 'hooks')!, { key: 'PreToolUse', value: [{ a: 1 }] });
-    expect(added).toBe('{\n    "hooks": {\n        "Stop": [1],\n        "PreToolUse": [\n            {\n                "a": 1\n            }\n        ]\n    },\n    "model": "x"\n}\n');
+    expect(added).toBe(
+      '{\n    "hooks": {\n        "Stop": [1],\n        "PreToolUse": [\n            {\n                "a": 1\n            }\n        ]\n    },\n    "model": "x"\n}\n',
+    );
     expect(JSON.parse(added).hooks.PreToolUse).toEqual([{ a: 1 }]);
     expect(appendMember('{}', parseJsonText('{}'), { key: 'k', value: 1 })).toBe('{"k":1}');
     expect(appendMember('[1, 2]', parseJsonText('[1, 2]'), { value: 3 })).toBe('[1, 2, 3]');

@@ -53,7 +53,7 @@ describe('the state-dir layout, owned once', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
     expect(layoutSpellings('a.ts', 'const rel = `dispatch-log/${f}`;')).toEqual(['a.ts:1: `dispatch-log/${f}`']);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
-    expect(layoutSpellings('a.ts', "const f = `epics/${id}/state.yaml`;")).toHaveLength(1);
+    expect(layoutSpellings('a.ts', 'const f = `epics/${id}/state.yaml`;')).toHaveLength(1);
     expect(layoutSpellings('a.ts', "if (reason === 'requests') return;")).toEqual([]);
     expect(layoutSpellings('a.ts', "import { x } from './act/agents/adapter.js';")).toEqual([]);
     expect(layoutSpellings('a.ts', '// epics/<epic>/requests/<key>.json')).toEqual([]);

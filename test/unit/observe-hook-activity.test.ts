@@ -17,26 +17,94 @@ function activity(events: [number, string, Obj?][]) {
 }
 
 const pre = (id: string, tool = 'Bash', input: Obj = { command: 'npm test' }): Obj => ({ agent_id: 'a1', tool_name: tool, tool_input: input, tool_use_id: id });
-const post = (id: string, tool = 'Bash'): Obj => ({ agent_id: 'a1', tool_name: tool, tool_input: {}, tool_use_id: id, tool_response: { stdout: 'x' }, duration_ms: 5 });
+const post = (id: string, tool = 'Bash'): Obj => ({
+  agent_id: 'a1',
+  tool_name: tool,
+  tool_input: {},
+  tool_use_id: id,
+  tool_response: { stdout: 'x' },
+  duration_ms: 5,
+});
 
 describe('hook activity → PartialObservation', () => {
   it.each([
-    { name: 'PreToolUse opens a call', events: [[0, 'PreToolUse', pre('t1', 'Bash', { command: 'npm test', timeout: 300000 })]], expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', isOpen: true, timeoutMs: 300000, command: 'npm test', toolUseId: 't1' } } },
-    { name: 'PostToolUse closes it', events: [[0, 'PreToolUse', pre('t1')], [3, 'PostToolUse', post('t1')]], expected: { lastProgressMs: ms(3), lastTool: { isOpen: false } } },
-    { name: 'PostToolUseFailure closes it with the error', events: [[0, 'PreToolUse', pre('t1')], [1, 'PostToolUseFailure', { ...post('t1'), error: 'Exit code 2' }]], expected: { lastTool: { isOpen: false, error: 'Exit code 2' } } },
-    { name: 'an async Post logged before its Pre leaves the call closed', events: [[1, 'PostToolUse', post('t1')], [0, 'PreToolUse', pre('t1')]], expected: { lastProgressMs: ms(1), recentCalls: [] } },
-    { name: 'a permission prompt waits for a human', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }]], expected: { waitingHuman: { kind: 'permission_prompt', sinceMs: ms(1), detail: 'Claude needs your permission to use Bash' } } },
-    { name: 'an idle prompt is a notification', events: [[0, 'Notification', { notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }]], expected: { waitingHuman: { kind: 'notification' } } },
-    { name: 'an open AskUserQuestion waits for a human', events: [[0, 'PreToolUse', pre('t1', 'AskUserQuestion', { questions: [] })]], expected: { waitingHuman: { kind: 'ask_user_question', sinceMs: ms(0) } } },
-    { name: 'SubagentStop means finished', events: [[0, 'SubagentStart', { agent_id: 'a1', agent_type: 'Explore' }], [9, 'SubagentStop', { agent_id: 'a1', agent_transcript_path: '/p/s/subagents/agent-a1.jsonl' }]], expected: { finished: { kind: 'SubagentStop', atMs: ms(9) } } },
+    {
+      name: 'PreToolUse opens a call',
+      events: [[0, 'PreToolUse', pre('t1', 'Bash', { command: 'npm test', timeout: 300000 })]],
+      expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', isOpen: true, timeoutMs: 300000, command: 'npm test', toolUseId: 't1' } },
+    },
+    {
+      name: 'PostToolUse closes it',
+      events: [
+        [0, 'PreToolUse', pre('t1')],
+        [3, 'PostToolUse', post('t1')],
+      ],
+      expected: { lastProgressMs: ms(3), lastTool: { isOpen: false } },
+    },
+    {
+      name: 'PostToolUseFailure closes it with the error',
+      events: [
+        [0, 'PreToolUse', pre('t1')],
+        [1, 'PostToolUseFailure', { ...post('t1'), error: 'Exit code 2' }],
+      ],
+      expected: { lastTool: { isOpen: false, error: 'Exit code 2' } },
+    },
+    {
+      name: 'an async Post logged before its Pre leaves the call closed',
+      events: [
+        [1, 'PostToolUse', post('t1')],
+        [0, 'PreToolUse', pre('t1')],
+      ],
+      expected: { lastProgressMs: ms(1), recentCalls: [] },
+    },
+    {
+      name: 'a permission prompt waits for a human',
+      events: [
+        [0, 'PreToolUse', pre('t1')],
+        [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }],
+      ],
+      expected: { waitingHuman: { kind: 'permission_prompt', sinceMs: ms(1), detail: 'Claude needs your permission to use Bash' } },
+    },
+    {
+      name: 'an idle prompt is a notification',
+      events: [[0, 'Notification', { notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }]],
+      expected: { waitingHuman: { kind: 'notification' } },
+    },
+    {
+      name: 'an open AskUserQuestion waits for a human',
+      events: [[0, 'PreToolUse', pre('t1', 'AskUserQuestion', { questions: [] })]],
+      expected: { waitingHuman: { kind: 'ask_user_question', sinceMs: ms(0) } },
+    },
+    {
+      name: 'SubagentStop means finished',
+      events: [
+        [0, 'SubagentStart', { agent_id: 'a1', agent_type: 'Explore' }],
+        [9, 'SubagentStop', { agent_id: 'a1', agent_transcript_path: '/p/s/subagents/agent-a1.jsonl' }],
+      ],
+      expected: { finished: { kind: 'SubagentStop', atMs: ms(9) } },
+    },
     { name: 'Stop means finished', events: [[9, 'Stop', { stop_hook_active: false }]], expected: { finished: { kind: 'Stop', atMs: ms(9) } } },
   ] as { name: string; events: [number, string, Obj?][]; expected: Obj }[])('$name', ({ events, expected }) => {
     expect(activity(events).part).toMatchObject({ source: 'hooks', ...expected });
   });
 
   it.each([
-    { name: 'the Post of the prompted call answers the prompt', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }], [20, 'PostToolUse', post('t1')]] },
-    { name: 'a new turn answers it', events: [[0, 'PreToolUse', pre('t1')], [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }], [20, 'SubagentStop', { agent_id: 'a1' }]] },
+    {
+      name: 'the Post of the prompted call answers the prompt',
+      events: [
+        [0, 'PreToolUse', pre('t1')],
+        [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }],
+        [20, 'PostToolUse', post('t1')],
+      ],
+    },
+    {
+      name: 'a new turn answers it',
+      events: [
+        [0, 'PreToolUse', pre('t1')],
+        [1, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt' }],
+        [20, 'SubagentStop', { agent_id: 'a1' }],
+      ],
+    },
   ] as { name: string; events: [number, string, Obj?][] }[])('no longer waiting: $name', ({ events }) => {
     expect(activity(events).part.waitingHuman).toBeUndefined();
   });
@@ -52,9 +120,25 @@ describe('hook activity → PartialObservation', () => {
   });
 
   it('is working again after a new turn starts, and a late Post does not undo a stop', () => {
-    expect(activity([[0, 'SubagentStop', { agent_id: 'a1' }], [5, 'SubagentStart', { agent_id: 'a1' }]]).part.finished).toBeUndefined();
-    expect(activity([[0, 'SubagentStop', { agent_id: 'a1' }], [5, 'PreToolUse', pre('t9')]]).part.finished).toBeUndefined();
-    expect(activity([[0, 'PreToolUse', pre('t1')], [1, 'SubagentStop', { agent_id: 'a1' }], [1, 'PostToolUse', post('t1')]]).part.finished).toMatchObject({ kind: 'SubagentStop' });
+    expect(
+      activity([
+        [0, 'SubagentStop', { agent_id: 'a1' }],
+        [5, 'SubagentStart', { agent_id: 'a1' }],
+      ]).part.finished,
+    ).toBeUndefined();
+    expect(
+      activity([
+        [0, 'SubagentStop', { agent_id: 'a1' }],
+        [5, 'PreToolUse', pre('t9')],
+      ]).part.finished,
+    ).toBeUndefined();
+    expect(
+      activity([
+        [0, 'PreToolUse', pre('t1')],
+        [1, 'SubagentStop', { agent_id: 'a1' }],
+        [1, 'PostToolUse', post('t1')],
+      ]).part.finished,
+    ).toMatchObject({ kind: 'SubagentStop' });
   });
 
   it('a Stop with background tasks still running is not finished', () => {
@@ -63,7 +147,12 @@ describe('hook activity → PartialObservation', () => {
   });
 
   it('a Stop closes calls left open (their Post never came)', () => {
-    expect(activity([[0, 'PreToolUse', pre('t1')], [5, 'Stop']]).part.lastTool).toMatchObject({ isOpen: false });
+    expect(
+      activity([
+        [0, 'PreToolUse', pre('t1')],
+        [5, 'Stop'],
+      ]).part.lastTool,
+    ).toMatchObject({ isOpen: false });
   });
 
   it('reports a line that is not an activity line, naming file and line', () => {
@@ -77,10 +166,17 @@ describe('PermissionRequest (the dialog opened; real 2.1.197 payload, no tool_us
   // As measured on 2.1.197 in a pty: inside a subagent it carries agent_id, tool_name, tool_input and
   // permission_suggestions; the Notification (permission_prompt) follows ~6 s later without agent_id.
   const ask = (input: Obj = { command: 'echo hi > probe.txt', description: 'write' }): Obj => ({
-    agent_id: 'a1', agent_type: 'general-purpose', permission_mode: 'default', tool_name: 'Bash', tool_input: input,
+    agent_id: 'a1',
+    agent_type: 'general-purpose',
+    permission_mode: 'default',
+    tool_name: 'Bash',
+    tool_input: input,
     permission_suggestions: [{ type: 'addDirectories', directories: ['/tmp/x'], destination: 'session' }],
   });
-  const asked: [number, string, Obj?][] = [[0, 'PreToolUse', pre('t1', 'Bash', { command: 'echo hi > probe.txt' })], [0, 'PermissionRequest', ask()]];
+  const asked: [number, string, Obj?][] = [
+    [0, 'PreToolUse', pre('t1', 'Bash', { command: 'echo hi > probe.txt' })],
+    [0, 'PermissionRequest', ask()],
+  ];
 
   it('waits for a human from the moment the dialog opens, naming the tool and command', () => {
     const { part, state } = activity(asked);
@@ -88,8 +184,11 @@ describe('PermissionRequest (the dialog opened; real 2.1.197 payload, no tool_us
     expect(state.waiting?.toolUseId).toBe('t1');
   });
 
-  it('the Notification that follows keeps the dialog\'s time and words', () => {
-    const { part } = activity([...asked, [6, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission' }]]);
+  it("the Notification that follows keeps the dialog's time and words", () => {
+    const { part } = activity([
+      ...asked,
+      [6, 'Notification', { agent_id: 'a1', notification_type: 'permission_prompt', message: 'Claude needs your permission' }],
+    ]);
     expect(part.waitingHuman).toMatchObject({ sinceMs: ms(0), detail: 'permission dialog for Bash: echo hi > probe.txt' });
   });
 
@@ -101,7 +200,7 @@ describe('PermissionRequest (the dialog opened; real 2.1.197 payload, no tool_us
     expect(activity([...asked, next]).part.waitingHuman).toBeUndefined();
   });
 
-  it('is recorded by the hook without the tool\'s full input', () => {
+  it("is recorded by the hook without the tool's full input", () => {
     const built = buildHookLine(payload('PermissionRequest', ask({ command: 'echo hi', content: 'SECRET'.repeat(100) })), ms(0));
     expect(built?.id).toBe('a1');
     expect(built?.line).toMatchObject({ event: 'PermissionRequest', agent_id: 'a1', tool_name: 'Bash', command: 'echo hi' });
@@ -111,7 +210,15 @@ describe('PermissionRequest (the dialog opened; real 2.1.197 payload, no tool_us
 
 describe('buildHookLine', () => {
   it('keeps only the fields the watchdog uses, never the full input or output', () => {
-    const built = buildHookLine(payload('PostToolUse', { tool_name: 'Write', tool_input: { file_path: '/f', content: 'SECRET'.repeat(1000) }, tool_use_id: 'tu', tool_response: { stdout: 'OUT' } }), ms(0));
+    const built = buildHookLine(
+      payload('PostToolUse', {
+        tool_name: 'Write',
+        tool_input: { file_path: '/f', content: 'SECRET'.repeat(1000) },
+        tool_use_id: 'tu',
+        tool_response: { stdout: 'OUT' },
+      }),
+      ms(0),
+    );
     expect(built?.id).toBe('sess-1');
     const text = JSON.stringify(built?.line);
     expect(text).not.toContain('SECRET');
@@ -135,7 +242,10 @@ describe('buildHookLine', () => {
 
   it(`caps a line at ${HOOK_LINE_MAX_BYTES} bytes`, () => {
     const big = 'x'.repeat(5000);
-    const built = buildHookLine(payload('Notification', { message: big, transcript_path: big, last_assistant_message: big, tool_name: 'Bash', tool_input: { command: big } }), 0);
+    const built = buildHookLine(
+      payload('Notification', { message: big, transcript_path: big, last_assistant_message: big, tool_name: 'Bash', tool_input: { command: big } }),
+      0,
+    );
     expect(Buffer.byteLength(JSON.stringify(built!.line))).toBeLessThanOrEqual(HOOK_LINE_MAX_BYTES);
     expect(built!.line.event).toBe('Notification');
   });
@@ -161,10 +271,17 @@ describe('inheritSessionPrompt', () => {
 
 describe('StopFailure (issue 10 cause 6)', () => {
   it('is a failure until the agent works again; "prompt too long" is context exhaustion', () => {
-    const failed = activity([[0, 'PreToolUse', pre('t1')], [1, 'StopFailure', { error: 'overloaded' }]]);
+    const failed = activity([
+      [0, 'PreToolUse', pre('t1')],
+      [1, 'StopFailure', { error: 'overloaded' }],
+    ]);
     expect(failed.part.failed).toEqual({ kind: 'overloaded', atMs: ms(1), detail: 'StopFailure: overloaded' });
     expect(activity([[1, 'StopFailure', { error: 'prompt_too_long' }]]).part.failed?.kind).toBe('context_exhausted');
-    const resumed = activity([[1, 'StopFailure', { error: 'overloaded' }], [60, 'UserPromptSubmit'], [61, 'PreToolUse', pre('t2')]]);
+    const resumed = activity([
+      [1, 'StopFailure', { error: 'overloaded' }],
+      [60, 'UserPromptSubmit'],
+      [61, 'PreToolUse', pre('t2')],
+    ]);
     expect(resumed.part.failed).toBeUndefined();
   });
 });

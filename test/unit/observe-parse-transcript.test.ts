@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { backgroundWaits, childCompletion, parseTranscriptLine, parseTranscriptText, runningTasks, summarizeTranscript, transcriptContradictions } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import {
+  backgroundWaits,
+  childCompletion,
+  parseTranscriptLine,
+  parseTranscriptText,
+  runningTasks,
+  summarizeTranscript,
+  transcriptContradictions,
+} from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { RECENT_CALLS_MAX, runningAgents } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { inferredBackground } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { apiError, assistant, jsonl, ms, notification, progress, system, text, toolResult, toolUse, user } from '../helpers/claude-lines.js';
@@ -21,7 +29,10 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     {
       name: 'an open Bash call with its timeout and command',
       lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 600000 })])],
-      expected: { lastProgressMs: ms(0), lastTool: { name: 'Bash', command: 'mix test', timeoutMs: 600000, isOpen: true, startedAtMs: ms(0), toolUseId: 't1', inputSummary: 'mix test' } },
+      expected: {
+        lastProgressMs: ms(0),
+        lastTool: { name: 'Bash', command: 'mix test', timeoutMs: 600000, isOpen: true, startedAtMs: ms(0), toolUseId: 't1', inputSummary: 'mix test' },
+      },
     },
     {
       name: 'a call paired with its result by tool_use_id',
@@ -61,7 +72,10 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     },
     {
       name: 'bash_progress lines are liveness',
-      lines: [assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 60000 })]), progress(40, { type: 'bash_progress', elapsedTimeSeconds: 40, timeoutMs: 60000 }, 't1')],
+      lines: [
+        assistant(0, [toolUse('t1', 'Bash', { command: 'mix test', timeout: 60000 })]),
+        progress(40, { type: 'bash_progress', elapsedTimeSeconds: 40, timeoutMs: 60000 }, 't1'),
+      ],
       expected: { lastProgressMs: ms(40), lastTool: { name: 'Bash', isOpen: true, startedAtMs: ms(0) } },
     },
     {
@@ -71,7 +85,11 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     },
     {
       name: 'compaction is liveness',
-      lines: [assistant(0, [text('x')]), system(30, 'compact_boundary', { compactMetadata: { trigger: 'auto', preTokens: 170251 } }), user(30, 'This session is being continued…', { isCompactSummary: true })],
+      lines: [
+        assistant(0, [text('x')]),
+        system(30, 'compact_boundary', { compactMetadata: { trigger: 'auto', preTokens: 170251 } }),
+        user(30, 'This session is being continued…', { isCompactSummary: true }),
+      ],
       expected: { lastProgressMs: ms(30) },
     },
     {
@@ -81,7 +99,10 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     },
     {
       name: 'a final stream-json result record means finished',
-      lines: [assistant(0, [text('done')]), JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'All done', timestamp: '2026-02-12T10:00:05.000Z' })],
+      lines: [
+        assistant(0, [text('done')]),
+        JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'All done', timestamp: '2026-02-12T10:00:05.000Z' }),
+      ],
       expected: { finished: { kind: 'result success', atMs: ms(5) }, lastOutput: 'All done' },
     },
     {
@@ -96,7 +117,11 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     },
     {
       name: 'unknown record types are ignored',
-      lines: [assistant(0, [text('x')]), JSON.stringify({ type: 'brand-new-thing', timestamp: '2026-02-12T11:00:00Z' }), JSON.stringify({ type: 'file-history-snapshot', snapshot: {} })],
+      lines: [
+        assistant(0, [text('x')]),
+        JSON.stringify({ type: 'brand-new-thing', timestamp: '2026-02-12T11:00:00Z' }),
+        JSON.stringify({ type: 'file-history-snapshot', snapshot: {} }),
+      ],
       expected: { lastProgressMs: ms(0) },
     },
     {
@@ -105,7 +130,7 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expected: { lastProgressMs: ms(0) },
     },
     {
-      name: "Claude Code's kill records at a run's end (\"User rejected tool use\", [Request interrupted by user for tool use], 2.1.332) are not progress; the call is closed",
+      name: 'Claude Code\'s kill records at a run\'s end ("User rejected tool use", [Request interrupted by user for tool use], 2.1.332) are not progress; the call is closed',
       lines: [
         assistant(0, [toolUse('t1', 'Bash', { command: 'node build.js', timeout: 600000 })], { isSidechain: true, agentId: 'a1' }),
         user(600, [toolResult('t1', 'User rejected tool use', true)], { isSidechain: true, agentId: 'a1' }),
@@ -160,7 +185,13 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     const launched = [
       assistant(0, [toolUse('t1', 'Agent', { description: 'review', prompt: 'p', run_in_background: true })]),
       // 2.1.x writes the launch as text too; a record without toolUseResult is recognised by it.
-      user(1, [toolResult('t1', [text('Async agent launched successfully.\nagentId: aa713ded844f2cbf7 (internal ID - do not mention to user.)\nThe agent is working in the background.')])]),
+      user(1, [
+        toolResult('t1', [
+          text(
+            'Async agent launched successfully.\nagentId: aa713ded844f2cbf7 (internal ID - do not mention to user.)\nThe agent is working in the background.',
+          ),
+        ]),
+      ]),
       assistant(2, [text('Started the review in the background.')]),
       system(3, 'turn_duration'),
     ];
@@ -174,8 +205,17 @@ describe('parseTranscriptText → summarizeTranscript', () => {
 
     it.each([
       ['a <task-notification> (queued or delivered)', user(300, notification('aa713ded844f2cbf7', 'completed'))],
-      ['an <agent-notification> (earlier builds)', user(300, '<agent-notification>\n<agent-id>aa713ded844f2cbf7</agent-id>\n<output-file>/tmp/claude/x/tasks/aa713ded844f2cbf7.output</output-file>\n<status>completed</status>\n<summary>Agent "review" completed.</summary>\nRead the output file to retrieve the full result.\n</agent-notification>')],
-      ['a TaskOutput result of the agent (AgentOutput)', user(300, [toolResult('t7', 'failed')], { toolUseResult: { status: 'failed', agentId: 'aa713ded844f2cbf7', content: [] } })],
+      [
+        'an <agent-notification> (earlier builds)',
+        user(
+          300,
+          '<agent-notification>\n<agent-id>aa713ded844f2cbf7</agent-id>\n<output-file>/tmp/claude/x/tasks/aa713ded844f2cbf7.output</output-file>\n<status>completed</status>\n<summary>Agent "review" completed.</summary>\nRead the output file to retrieve the full result.\n</agent-notification>',
+        ),
+      ],
+      [
+        'a TaskOutput result of the agent (AgentOutput)',
+        user(300, [toolResult('t7', 'failed')], { toolUseResult: { status: 'failed', agentId: 'aa713ded844f2cbf7', content: [] } }),
+      ],
       ['a stream-json task_notification', system(300, 'task_notification', { task_id: 'aa713ded844f2cbf7', status: 'failed' })],
       ['a stream-json task_updated', system(300, 'task_updated', { task_id: 'aa713ded844f2cbf7', patch: { status: 'killed' } })],
     ])('its end in %s wakes the agent: a new turn begins (progress now, not finished), finished when it has answered', (_, end) => {
@@ -201,8 +241,12 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     });
 
     it('its agent_progress lines never reopen the launch as a foreground call: past the 20 recent calls, or in a cold tail that begins at the turn end', () => {
-      const progressOf = (s: number) => progress(s, { type: 'agent_progress', agentId: 'aa713ded844f2cbf7', prompt: 'p', message: { type: 'assistant' } }, 't1');
-      const edits = Array.from({ length: 25 }, (_, i) => [assistant(10 + i * 2, [toolUse(`e${i}`, 'Edit', { file_path: `/f${i}` })]), user(11 + i * 2, [toolResult(`e${i}`)])]).flat();
+      const progressOf = (s: number) =>
+        progress(s, { type: 'agent_progress', agentId: 'aa713ded844f2cbf7', prompt: 'p', message: { type: 'assistant' } }, 't1');
+      const edits = Array.from({ length: 25 }, (_, i) => [
+        assistant(10 + i * 2, [toolUse(`e${i}`, 'Edit', { file_path: `/f${i}` })]),
+        user(11 + i * 2, [toolResult(`e${i}`)]),
+      ]).flat();
       const after = [assistant(70, [text('Edits done.')]), system(71, 'turn_duration'), progressOf(80), progressOf(90)];
       const whole = summarize(...launched.slice(0, 2), ...edits, ...after);
       // The tail a cold start may trust alone (it holds a turn boundary): the launch is before it.
@@ -221,7 +265,7 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expect(part.finished).toEqual({ kind: 'turn ended', atMs: ms(3) });
     });
 
-    it('a cold read that missed the launch is woken by an agent-shaped task id only; a shell\'s end wakes nothing', () => {
+    it("a cold read that missed the launch is woken by an agent-shaped task id only; a shell's end wakes nothing", () => {
       const tail = [assistant(2, [text('Started.')]), system(3, 'turn_duration')];
       expect(summarize(...tail, user(300, notification('aa713ded844f2cbf7', 'completed'))).part).not.toHaveProperty('finished');
       expect(summarize(...tail, user(300, notification('b7636e2', 'completed'))).part.finished).toMatchObject({ kind: 'turn ended' });
@@ -231,7 +275,10 @@ describe('parseTranscriptText → summarizeTranscript', () => {
   describe('a cold tail start that missed a background launch (inferredBackground)', () => {
     const id = 'aa713ded844f2cbf7';
     const tail = [assistant(200, [text('Started the review.')]), system(201, 'turn_duration')];
-    const parentOf = (lines: string[], isTailStart = true) => ({ ...parseTranscriptText(jsonl(...lines)).state, ...(isTailStart ? { isTailStart: true } : {}) });
+    const parentOf = (lines: string[], isTailStart = true) => ({
+      ...parseTranscriptText(jsonl(...lines)).state,
+      ...(isTailStart ? { isTailStart: true } : {}),
+    });
     const childOf = (agentId: string, lines: string[], startedAtMs = ms(1)) => ({ agentId, startedAtMs, state: parseTranscriptText(jsonl(...lines)).state });
     const working = [assistant(150, [toolUse('c1', 'Read', { file_path: '/x' })]), user(151, [toolResult('c1')])];
 
@@ -242,7 +289,11 @@ describe('parseTranscriptText → summarizeTranscript', () => {
 
     it.each([
       ['the parent was read from its first byte', parentOf(tail, false), childOf(id, working)],
-      ['the child answered before the part read began (its end was reported there too)', parentOf(tail), childOf(id, [...working, assistant(160, [text('done')])])],
+      [
+        'the child answered before the part read began (its end was reported there too)',
+        parentOf(tail),
+        childOf(id, [...working, assistant(160, [text('done')])]),
+      ],
       ['the child has written its final answer', parentOf(tail), childOf(id, [...working, assistant(250, [text('done')])])],
       ['the child has been silent since before the part read (it may have died long ago)', parentOf(tail), childOf(id, working)],
       ['the part read names the child (its notification)', parentOf([...tail, user(300, notification(id, 'completed'))]), childOf(id, working)],
@@ -263,11 +314,18 @@ describe('parseTranscriptText → summarizeTranscript', () => {
 
   describe('a stream-json run (claude -p) resumed into the same file after its result', () => {
     // `--output-format stream-json` records: `session_id`, a `system/init` per run, a final `result`.
-    const sj = (o: Record<string, unknown>, s?: number) => JSON.stringify({ session_id: 'run-1', ...o, ...(s === undefined ? {} : { timestamp: new Date(ms(s)).toISOString() }) });
+    const sj = (o: Record<string, unknown>, s?: number) =>
+      JSON.stringify({ session_id: 'run-1', ...o, ...(s === undefined ? {} : { timestamp: new Date(ms(s)).toISOString() }) });
     const init = (s: number) => sj({ type: 'system', subtype: 'init', cwd: '/w', tools: ['Read', 'Bash'], model: 'm' }, s);
     const result = (s: number) => sj({ type: 'result', subtype: 'success', is_error: false, result: 'Done.' }, s);
     const say = (s: number, content: Record<string, unknown>[], id: string) => sj({ type: 'assistant', message: { id, role: 'assistant', content } }, s);
-    const firstRun = [init(0), say(1, [toolUse('t1', 'Read', { file_path: '/a' })], 'm1'), sj({ type: 'user', message: { role: 'user', content: [toolResult('t1')] } }, 2), say(3, [text('All done.')], 'm2'), result(4)];
+    const firstRun = [
+      init(0),
+      say(1, [toolUse('t1', 'Read', { file_path: '/a' })], 'm1'),
+      sj({ type: 'user', message: { role: 'user', content: [toolResult('t1')] } }, 2),
+      say(3, [text('All done.')], 'm2'),
+      result(4),
+    ];
 
     it('the result finishes the first run', () => {
       expect(summarize(...firstRun).part.finished).toEqual({ kind: 'result success', atMs: ms(4) });
@@ -283,7 +341,7 @@ describe('parseTranscriptText → summarizeTranscript', () => {
       expect(state.result).toBeUndefined();
     });
 
-    it('finished again by the resumed run\'s own result', () => {
+    it("finished again by the resumed run's own result", () => {
       const { part } = summarize(...firstRun, init(100), say(101, [text('Fixed.')], 'm3'), result(102));
       expect(part.finished).toEqual({ kind: 'result success', atMs: ms(102) });
     });
@@ -300,7 +358,18 @@ describe('parseTranscriptText → summarizeTranscript', () => {
     part.recentCalls!.forEach((c, i) => expect(c).toBe(state.recent[i]));
     // The subagent's progress and then the call's result arrive: the state's call is replaced, the observation's is not touched.
     let ref = { offset: 1000, lineNo: 4 };
-    for (const line of [progress(3, { type: 'agent_progress', agentId: 'a9', message: { type: 'assistant', message: { content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }] } } }, 't2'), user(4, [toolResult('t2', 'Exit 1', true)])]) {
+    for (const line of [
+      progress(
+        3,
+        {
+          type: 'agent_progress',
+          agentId: 'a9',
+          message: { type: 'assistant', message: { content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }] } },
+        },
+        't2',
+      ),
+      user(4, [toolResult('t2', 'Exit 1', true)]),
+    ]) {
       parseTranscriptLine(state, line, 'a.jsonl', ref);
       ref = { offset: ref.offset + 1000, lineNo: ref.lineNo + 1 };
     }
@@ -369,7 +438,7 @@ describe('an interruption by the human (Esc) waits for the human, from the real 
     expect(parse(result, forToolUse).waitingHuman).toMatchObject({ kind: 'interrupted' });
   });
 
-  it('the human\'s next prompt starts a normal turn: no longer waiting', () => {
+  it("the human's next prompt starts a normal turn: no longer waiting", () => {
     const part = parse(result, interruption, prompt);
     expect(part.waitingHuman).toBeUndefined();
     expect(part.lastProgressMs).toBe(Date.parse('2026-02-08T23:33:30.151Z'));
@@ -379,7 +448,7 @@ describe('an interruption by the human (Esc) waits for the human, from the real 
     expect(parse(result, interruption, user(0, '<command-name>/model</command-name>')).waitingHuman).toMatchObject({ kind: 'interrupted' });
   });
 
-  it('in a subagent transcript (isSidechain, where Claude Code\'s own stall watchdog writes the same text) it is not a human to wait on', () => {
+  it("in a subagent transcript (isSidechain, where Claude Code's own stall watchdog writes the same text) it is not a human to wait on", () => {
     const sidechain = variant((r) => (r.isSidechain = true));
     expect(parse(result, sidechain).waitingHuman).toBeUndefined();
   });

@@ -3,13 +3,25 @@ import { SUMMARY_MAX_CHARS, stableJson, summarizeToolInput } from '../../src/age
 
 describe('summarizeToolInput', () => {
   it.each([
-    { name: 'Bash', input: { command: 'npm test', timeout: 300000, description: 'x' }, expected: { inputSummary: 'npm test', command: 'npm test', timeoutMs: 300000 } },
-    { name: 'Bash', input: { command: 'mix phx.server', run_in_background: true }, expected: { inputSummary: 'mix phx.server', command: 'mix phx.server', isBackground: true } },
+    {
+      name: 'Bash',
+      input: { command: 'npm test', timeout: 300000, description: 'x' },
+      expected: { inputSummary: 'npm test', command: 'npm test', timeoutMs: 300000 },
+    },
+    {
+      name: 'Bash',
+      input: { command: 'mix phx.server', run_in_background: true },
+      expected: { inputSummary: 'mix phx.server', command: 'mix phx.server', isBackground: true },
+    },
     { name: 'Read', input: { file_path: '/a.ts' }, expected: { inputSummary: '/a.ts' } },
     { name: 'Read', input: { file_path: '/a.ts', offset: 120, limit: 140 }, expected: { inputSummary: '/a.ts {"limit":140,"offset":120}' } },
     { name: 'Task', input: { subagent_type: 'Explore', description: 'Explore code', prompt: 'long' }, expected: { inputSummary: 'Explore: Explore code' } },
     { name: 'Agent', input: { description: 'Fix', prompt: 'p' }, expected: { inputSummary: 'agent: Fix' } },
-    { name: 'TaskOutput', input: { task_id: 'b1', block: true, timeout: 180000 }, expected: { inputSummary: '{"block":true,"task_id":"b1","timeout":180000}', timeoutMs: 180000 } },
+    {
+      name: 'TaskOutput',
+      input: { task_id: 'b1', block: true, timeout: 180000 },
+      expected: { inputSummary: '{"block":true,"task_id":"b1","timeout":180000}', timeoutMs: 180000 },
+    },
     { name: 'Grep', input: null, expected: { inputSummary: '{}' } },
     { name: 'Grep', input: 'weird', expected: { inputSummary: '"weird"' } },
     { name: 'Bash', input: [1, 2], expected: { inputSummary: '[1,2]' } },

@@ -19,7 +19,10 @@ type Ev = Partial<TelemetryLine> & { event: TelemetryLine['event']; at: number }
 function telemetry(events: Ev[], hostHeardS?: number): PartialObservation {
   const s = emptyTelemetryState();
   events.forEach(({ at, ...e }, i) => {
-    const d = parseTelemetryLine(s, JSON.stringify({ ts: new Date(T0 + at * S).toISOString(), rx: T0 + at * S, host: 'h1', ...e }), 'f', { lineNo: i + 1, offset: 0 } as never);
+    const d = parseTelemetryLine(s, JSON.stringify({ ts: new Date(T0 + at * S).toISOString(), rx: T0 + at * S, host: 'h1', ...e }), 'f', {
+      lineNo: i + 1,
+      offset: 0,
+    } as never);
     expect(d).toBeUndefined();
   });
   const part = summarizeTelemetry(s);
@@ -30,7 +33,15 @@ const judge = (part: PartialObservation, atS: number) => {
   const task = makeTask({ sessionId: 's1' });
   return assess(task, mergeObservations([observeRow(task), part]), DEFAULT_POLICY, T0 + atS * S);
 };
-const bash = (at: number, extra: Partial<TelemetryLine> = {}): Ev => ({ event: 'tool_decision', at, tool_name: 'Bash', tool_use_id: 'tu1', decision: 'accept', command: 'make', ...extra });
+const bash = (at: number, extra: Partial<TelemetryLine> = {}): Ev => ({
+  event: 'tool_decision',
+  at,
+  tool_name: 'Bash',
+  tool_use_id: 'tu1',
+  decision: 'accept',
+  command: 'make',
+  ...extra,
+});
 
 describe('telemetry judged like a transcript', () => {
   it('every event is progress; silence past the window is a stall once the host is heard after it', () => {
@@ -48,7 +59,13 @@ describe('telemetry judged like a transcript', () => {
   });
 
   it('api_error is retry evidence (the window doubles) until a request goes through', () => {
-    const retrying = telemetry([{ event: 'user_prompt', at: 0 }, { event: 'api_error', at: 1, attempt: 3, status_code: '529' }], 500);
+    const retrying = telemetry(
+      [
+        { event: 'user_prompt', at: 0 },
+        { event: 'api_error', at: 1, attempt: 3, status_code: '529' },
+      ],
+      500,
+    );
     expect(retrying.isApiRetrying).toBe(true);
     expect(judge(retrying, 200)).toMatchObject({ kind: 'healthy', exemptions: ['rate_limit'] });
     expect(judge(retrying, 242).kind).toBe('stalled');
@@ -57,7 +74,10 @@ describe('telemetry judged like a transcript', () => {
   });
 
   it('a final answer with no call after it is an inferred finish, counted after a whole window', () => {
-    const part = telemetry([bash(0), { event: 'tool_result', at: 2, tool_use_id: 'tu1', success: true }, { event: 'api_request', at: 3 }, { event: 'assistant_response', at: 3 }], 500);
+    const part = telemetry(
+      [bash(0), { event: 'tool_result', at: 2, tool_use_id: 'tu1', success: true }, { event: 'api_request', at: 3 }, { event: 'assistant_response', at: 3 }],
+      500,
+    );
     expect(part.finished).toMatchObject({ isInferred: true });
     expect(judge(part, 100).kind).toBe('healthy');
     expect(judge(part, 124)).toMatchObject({ kind: 'inconsistent', reason: expect.stringMatching(/^agent finished \(final answer/) });
@@ -76,7 +96,9 @@ describe('the partition rule', () => {
   it('no stall while the receiver has heard nothing from the host since the session went quiet', () => {
     const v = judge(telemetry(events, 5), 300);
     expect(v.kind).toBe('unknown');
-    expect(v.reason).toMatch(/^no progress for 295s, but the receiver has heard nothing at all from host h1 since 2026-04-02T10:00:05Z: a network partition looks the same as a stall/);
+    expect(v.reason).toMatch(
+      /^no progress for 295s, but the receiver has heard nothing at all from host h1 since 2026-04-02T10:00:05Z: a network partition looks the same as a stall/,
+    );
     expect(judge(telemetry(events, undefined), 300).kind).toBe('unknown');
   });
 
@@ -94,6 +116,9 @@ describe('the partition rule', () => {
   it('a give-up is never held by it (positive evidence, not a silence)', () => {
     const task = makeTask({ sessionId: 's1' });
     const failed: PartialObservation = { ...telemetry(events, 5), failed: { kind: 'overloaded', atMs: T0 + 5 * S } };
-    expect(assess(task, mergeObservations([observeRow(task), failed]), DEFAULT_POLICY, T0 + 300 * S)).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up' });
+    expect(assess(task, mergeObservations([observeRow(task), failed]), DEFAULT_POLICY, T0 + 300 * S)).toMatchObject({
+      kind: 'stalled',
+      stallReason: 'api_gave_up',
+    });
   });
 });

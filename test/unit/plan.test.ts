@@ -16,13 +16,35 @@ const opts = (over: Partial<PlanOptions> = {}): PlanOptions => ({
   ...over,
 });
 const verdict = (taskId: string, kind: Verdict['kind'], over: Partial<Verdict> = {}): Verdict => ({
-  kind, taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 120_000, exemptions: [], hasShellTimeoutExemption: false,
-  sources: ['row'], reason: kind, idleMs: 130_000, stallReason: kind === 'stalled' ? 'inactivity' : undefined, ...over,
+  kind,
+  taskId,
+  ticketId: `P-${taskId}`,
+  effectiveTimeoutMs: 120_000,
+  exemptions: [],
+  hasShellTimeoutExemption: false,
+  sources: ['row'],
+  reason: kind,
+  idleMs: 130_000,
+  stallReason: kind === 'stalled' ? 'inactivity' : undefined,
+  ...over,
 });
 const tasksOf = (vs: Verdict[]) => new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));
 const env = { timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'E-1', run_id: 'r' };
 const redispatched = (ticket: string, n: number): DispatchEvent[] =>
-  Array.from({ length: n }, (_, i) => ({ ...env, event: 'redispatch', ticket_id: ticket, task_id: `x${i}`, agent_id: `x${i}`, key: `k${i}`, redispatch_attempt: i + 1, recovery_task_id: `x-r${i + 1}` }) as DispatchEvent);
+  Array.from(
+    { length: n },
+    (_, i) =>
+      ({
+        ...env,
+        event: 'redispatch',
+        ticket_id: ticket,
+        task_id: `x${i}`,
+        agent_id: `x${i}`,
+        key: `k${i}`,
+        redispatch_attempt: i + 1,
+        recovery_task_id: `x-r${i + 1}`,
+      }) as DispatchEvent,
+  );
 
 describe('planCheck', () => {
   it('report: logs the stall once and takes no action', () => {
@@ -40,16 +62,52 @@ describe('planCheck', () => {
   });
 
   it('a stall whose reason changed is logged again (an inactivity stall, then the give-up: api_gave_up), a stall with the same reason is not (issue 17 item 7)', () => {
-    const stalled = { ...env, event: 'stall_detected', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', stall_reason: 'inactivity', idle_seconds: 130, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'report', effective_timeout_seconds: 120, exemptions: [] } as DispatchEvent;
+    const stalled = {
+      ...env,
+      event: 'stall_detected',
+      ticket_id: 'P-t1',
+      task_id: 't1',
+      agent_id: 't1',
+      stall_reason: 'inactivity',
+      idle_seconds: 130,
+      bash_timeout_exemption: false,
+      redispatch_attempt: 1,
+      max_redispatches: 2,
+      action_taken: 'report',
+      effective_timeout_seconds: 120,
+      exemptions: [],
+    } as DispatchEvent;
     const h = foldHistory([stalled], 'E-1');
     const same = [verdict('t1', 'stalled')];
     expect(planCheck(same, tasksOf(same), h, opts({ strategy: 'report' })).events).toEqual([]);
     const gaveUp = [verdict('t1', 'stalled', { stallReason: 'api_gave_up', reason: 'gave up: API Error 529' })];
-    expect(planCheck(gaveUp, tasksOf(gaveUp), h, opts({ strategy: 'report' })).events).toEqual([expect.objectContaining({ event: 'stall_detected', stall_reason: 'api_gave_up', reason: 'gave up: API Error 529' })]);
+    expect(planCheck(gaveUp, tasksOf(gaveUp), h, opts({ strategy: 'report' })).events).toEqual([
+      expect.objectContaining({ event: 'stall_detected', stall_reason: 'api_gave_up', reason: 'gave up: API Error 529' }),
+    ]);
   });
 
   it('healthy after a stall is recovered; healthy after unknown (a transcript not found yet) or first seen is not', () => {
-    const logged = (event: string) => foldHistory([{ ...env, event, ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', reason: 'x', stall_reason: 'inactivity', idle_seconds: 1, bash_timeout_exemption: false, redispatch_attempt: 1, action_taken: 'report', effective_timeout_seconds: 120, exemptions: [] } as DispatchEvent], 'E-1');
+    const logged = (event: string) =>
+      foldHistory(
+        [
+          {
+            ...env,
+            event,
+            ticket_id: 'P-t1',
+            task_id: 't1',
+            agent_id: 't1',
+            reason: 'x',
+            stall_reason: 'inactivity',
+            idle_seconds: 1,
+            bash_timeout_exemption: false,
+            redispatch_attempt: 1,
+            action_taken: 'report',
+            effective_timeout_seconds: 120,
+            exemptions: [],
+          } as DispatchEvent,
+        ],
+        'E-1',
+      );
     const vs = [verdict('t1', 'healthy')];
     const recovered = (h: ReturnType<typeof foldHistory>) => (planCheck(vs, tasksOf(vs), h, opts()).events[0] as { recovered?: boolean }).recovered;
     expect(recovered(foldHistory([], 'E-1'))).toBe(false);
@@ -77,26 +135,60 @@ describe('planCheck', () => {
 
   it('never acts twice on the same task instance', () => {
     const vs = [verdict('t1', 'stalled')];
-    const started = { ...env, event: 'action_started', ticket_id: 'P-t1', task_id: 't1', agent_id: 't1', key: 'E-1:t1:redispatch', action: 'redispatch' } as DispatchEvent;
+    const started = {
+      ...env,
+      event: 'action_started',
+      ticket_id: 'P-t1',
+      task_id: 't1',
+      agent_id: 't1',
+      key: 'E-1:t1:redispatch',
+      action: 'redispatch',
+    } as DispatchEvent;
     const p = planCheck(vs, tasksOf(vs), foldHistory([started], 'E-1'), opts());
     expect(p.actions).toEqual([]);
     expect(p.stalls.get('t1')!.actionTaken).toBe('already_under_way');
   });
 
   it('circuit breaker: half or more of the in-flight tasks (at least 3) stalled → no actions, one mass_stall', () => {
-    const vs = [verdict('a', 'stalled'), verdict('b', 'stalled'), verdict('c', 'stalled'), verdict('d', 'healthy'), verdict('e', 'healthy'), verdict('f', 'healthy')];
+    const vs = [
+      verdict('a', 'stalled'),
+      verdict('b', 'stalled'),
+      verdict('c', 'stalled'),
+      verdict('d', 'healthy'),
+      verdict('e', 'healthy'),
+      verdict('f', 'healthy'),
+    ];
     const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts());
     expect(p.actions).toEqual([]);
     expect(p.isMassStall).toBe(true);
     expect(p.events.filter((e) => e.event === 'mass_stall')).toEqual([{ event: 'mass_stall', stalled: 3, in_flight: 6, task_ids: ['a', 'b', 'c'] }]);
     // The same episode is not logged again.
-    const again = planCheck(vs, tasksOf(vs), foldHistory([{ ...env, event: 'mass_stall', stalled: 3, in_flight: 6, task_ids: ['c', 'b', 'a'] } as DispatchEvent], 'E-1'), opts());
+    const again = planCheck(
+      vs,
+      tasksOf(vs),
+      foldHistory([{ ...env, event: 'mass_stall', stalled: 3, in_flight: 6, task_ids: ['c', 'b', 'a'] } as DispatchEvent], 'E-1'),
+      opts(),
+    );
     expect(again.events.filter((e) => e.event === 'mass_stall')).toEqual([]);
   });
 
   it('stall events dated after now (the clock stepped back) do not hold a real stall as a mass stall', () => {
     const nowMs = Date.parse('2026-04-02T10:00:00Z');
-    const stall = (t: string, at: string) => ({ ...env, timestamp_utc: at, event: 'stall_detected', ticket_id: `P-${t}`, task_id: t, agent_id: t, stall_reason: 'inactivity', idle_seconds: 130, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' }) as DispatchEvent;
+    const stall = (t: string, at: string) =>
+      ({
+        ...env,
+        timestamp_utc: at,
+        event: 'stall_detected',
+        ticket_id: `P-${t}`,
+        task_id: t,
+        agent_id: t,
+        stall_reason: 'inactivity',
+        idle_seconds: 130,
+        bash_timeout_exemption: false,
+        redispatch_attempt: 1,
+        max_redispatches: 2,
+        action_taken: 'redispatch',
+      }) as DispatchEvent;
     const future = foldHistory([stall('b', '2026-04-02T11:00:00Z'), stall('c', '2026-04-02T11:00:01Z')], 'E-1');
     const vs = [verdict('a', 'stalled'), verdict('d', 'healthy')];
     const p = planCheck(vs, tasksOf(vs), future, opts({ nowMs }));
@@ -125,7 +217,11 @@ describe('planCheck', () => {
     expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ shouldActOnLooping: true })).actions).toHaveLength(1);
   });
 
-  it.each([['t1', 1, 't1-r1'], ['t1-r1', 2, 't1-r2'], ['task-7-r2', 3, 'task-7-r3']] as const)('recoveryTaskId(%s, %i) = %s', (id, n, want) => {
+  it.each([
+    ['t1', 1, 't1-r1'],
+    ['t1-r1', 2, 't1-r2'],
+    ['task-7-r2', 3, 'task-7-r3'],
+  ] as const)('recoveryTaskId(%s, %i) = %s', (id, n, want) => {
     expect(recoveryTaskId(id, n)).toBe(want);
   });
 });

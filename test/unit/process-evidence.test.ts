@@ -11,7 +11,12 @@ import { makeTask, T0 } from '../helpers/builders.js';
 /** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
 const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
-const sample = (bytes: Record<string, number> | undefined, over: Partial<ProcessSample> = {}): ProcessSample => ({ pid: 42, startTicks: 100, apiBytesReceived: bytes, ...over });
+const sample = (bytes: Record<string, number> | undefined, over: Partial<ProcessSample> = {}): ProcessSample => ({
+  pid: 42,
+  startTicks: 100,
+  apiBytesReceived: bytes,
+  ...over,
+});
 
 describe('foldProcessSample', () => {
   it('takes the first sample as a baseline: nothing proven to grow', () => {
@@ -58,8 +63,11 @@ describe('parseSsOutput', () => {
     '\t cubic bytes_received:638',
   ].join('\n');
 
-  it('keeps each pid\'s connections to its API port, bytes received by connection (none yet: 0)', () => {
-    const ports = new Map([[21643, 36593], [7, 443]]);
+  it("keeps each pid's connections to its API port, bytes received by connection (none yet: 0)", () => {
+    const ports = new Map([
+      [21643, 36593],
+      [7, 443],
+    ]);
     const got = parseSsOutput(text, (pid) => ports.get(pid));
     expect(Object.fromEntries(got)).toEqual({
       21643: { '127.0.0.1:52496>127.0.0.1:36593': 1598, '[::1]:40000>[::1]:36593': 0 },
@@ -73,7 +81,7 @@ describe('assess with process evidence', () => {
   const at = (grewAtMs: number | undefined) =>
     mergeObservations([observeRow(task), processPart({ pid: 42, startTicks: 1, sampledAtMs: T0, ...(grewAtMs !== undefined ? { grewAtMs } : {}) })]);
 
-  it('a stream still delivering bytes is output growth: healthy past the transcript\'s window', () => {
+  it("a stream still delivering bytes is output growth: healthy past the transcript's window", () => {
     const v = assess(task, at(T0 + 200_000), DEFAULT_POLICY, T0 + 240_000);
     expect(v.kind).toBe('healthy');
     expect(v.sources).toContain('process');
@@ -87,7 +95,7 @@ describe('assess with process evidence', () => {
     expect(v.deadlineMs).toBe(T0 + 150_000);
   });
 
-  it('a live process alone (no bytes) changes nothing: stalled at the row\'s deadline', () => {
+  it("a live process alone (no bytes) changes nothing: stalled at the row's deadline", () => {
     expect(assess(task, at(undefined), DEFAULT_POLICY, T0 + 120_001).kind).toBe('stalled');
   });
 });

@@ -45,7 +45,9 @@ describe('compareReads', () => {
   });
 
   it('a finished row that vanishes, or a new wave, is not a loss', () => {
-    const next = wave(`current_wave:\n  wave_id: 1\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: in_progress, last_activity_ts: "2026-04-02T10:00:00Z" }\n    - { task_id: t2, ticket_id: P-2, status: in_progress, pid: 42, last_activity_ts: "2026-04-02T10:00:00Z" }\n`);
+    const next = wave(
+      `current_wave:\n  wave_id: 1\n  tasks:\n    - { task_id: t1, ticket_id: P-1, status: in_progress, last_activity_ts: "2026-04-02T10:00:00Z" }\n    - { task_id: t2, ticket_id: P-2, status: in_progress, pid: 42, last_activity_ts: "2026-04-02T10:00:00Z" }\n`,
+    );
     expect(compareReads(wave(full), next)).toEqual({ vanished: [], fieldsLost: [] });
     expect(compareReads(wave(full), wave(`current_wave:\n  wave_id: 2\n  tasks: []\n`))).toEqual({ vanished: [], fieldsLost: [] });
   });
@@ -78,8 +80,13 @@ describe('carryActivityForward', () => {
   it('keeps the newest activity of the same attempt, and of a row that lost its dispatched_at', () => {
     const before: Wave = { shape: 'current_wave', tasks: [makeTask({ lastActivityMs: T0 + 50, raw: { dispatched_at: 'x' } })] };
     expect(carryActivityForward(before, { ...before, tasks: [makeTask({ raw: { dispatched_at: 'x' } })] }).tasks[0]!.lastActivityMs).toBe(T0 + 50);
-    expect(carryActivityForward(before, { ...before, tasks: [makeTask({ lastActivityMs: T0 + 99, raw: { dispatched_at: 'x' } })] }).tasks[0]!.lastActivityMs).toBe(T0 + 99);
-    expect(carryActivityForward(before, { ...before, tasks: [makeTask({ dispatchedAtMs: T0 - 999, raw: {} })] }).tasks[0]).toMatchObject({ lastActivityMs: T0 + 50, dispatchedAtMs: T0 });
+    expect(
+      carryActivityForward(before, { ...before, tasks: [makeTask({ lastActivityMs: T0 + 99, raw: { dispatched_at: 'x' } })] }).tasks[0]!.lastActivityMs,
+    ).toBe(T0 + 99);
+    expect(carryActivityForward(before, { ...before, tasks: [makeTask({ dispatchedAtMs: T0 - 999, raw: {} })] }).tasks[0]).toMatchObject({
+      lastActivityMs: T0 + 50,
+      dispatchedAtMs: T0,
+    });
   });
 
   it('a new attempt (another dispatched_at) starts afresh', () => {
@@ -107,10 +114,26 @@ describe('readSaysWaveDone', () => {
 describe('planCheck with confirmedActionKeys', () => {
   it('holds an action an earlier read did not also plan', () => {
     const vs: Verdict[] = ['t1', 't2'].map((taskId) => ({
-      kind: 'stalled', taskId, ticketId: `P-${taskId}`, effectiveTimeoutMs: 1, exemptions: [], hasShellTimeoutExemption: false, sources: ['row'], reason: 'x', idleMs: 2, stallReason: 'never_started',
+      kind: 'stalled',
+      taskId,
+      ticketId: `P-${taskId}`,
+      effectiveTimeoutMs: 1,
+      exemptions: [],
+      hasShellTimeoutExemption: false,
+      sources: ['row'],
+      reason: 'x',
+      idleMs: 2,
+      stallReason: 'never_started',
     }));
     const tasks = new Map(vs.map((v) => [v.taskId, makeTask({ taskId: v.taskId, ticketId: v.ticketId })]));
-    const opts = { epicId: 'E', strategy: 'redispatch', maxRedispatches: 2, shouldActOnLooping: false, circuitBreaker: { minStalled: 3, fraction: 0.5 }, isLagged: false } as const;
+    const opts = {
+      epicId: 'E',
+      strategy: 'redispatch',
+      maxRedispatches: 2,
+      shouldActOnLooping: false,
+      circuitBreaker: { minStalled: 3, fraction: 0.5 },
+      isLagged: false,
+    } as const;
     const p = planCheck(vs, tasks, foldHistory([], 'E'), { ...opts, confirmedActionKeys: new Set(['E:t1:redispatch']) });
     expect(p.actions.map((a) => a.key)).toEqual(['E:t1:redispatch']);
     expect(p.stalls.get('t2')).toMatchObject({ actionTaken: 'held:unconfirmed_read' });

@@ -9,11 +9,21 @@ import { assistant, jsonl, ms, system, text, toolResult, toolUse, user } from '.
 const policy = (seconds = 120) => ({ ...DEFAULT_POLICY, baseTimeoutMs: seconds * 1000 });
 const score = (body: string, seconds = 120, opts = {}) => scoreReplays([{ transcript: { file: 'sess.jsonl', text: body } }], policy(seconds), opts);
 const work = (from: number, n: number, step = 5) =>
-  Array.from({ length: n }, (_, i) => [assistant(from + i * step, [toolUse(`r${from + i}`, 'Read', { file_path: `/f${i}` })]), user(from + i * step + 1, [toolResult(`r${from + i}`, 'x')])]).flat();
+  Array.from({ length: n }, (_, i) => [
+    assistant(from + i * step, [toolUse(`r${from + i}`, 'Read', { file_path: `/f${i}` })]),
+    user(from + i * step + 1, [toolResult(`r${from + i}`, 'x')]),
+  ]).flat();
 
 describe('scoreReplays', () => {
   it('a silence the agent ended by itself is a false stall at 120 s, not at 300 s; its active time counts', () => {
-    const body = jsonl(user(0, 'go'), ...work(1, 3), assistant(200, [toolUse('r9', 'Read', { file_path: '/g' })]), user(201, [toolResult('r9', 'y')]), assistant(202, [text('Done.')]), system(203, 'turn_duration'));
+    const body = jsonl(
+      user(0, 'go'),
+      ...work(1, 3),
+      assistant(200, [toolUse('r9', 'Read', { file_path: '/g' })]),
+      user(201, [toolResult('r9', 'y')]),
+      assistant(202, [text('Done.')]),
+      system(203, 'turn_duration'),
+    );
     const s = score(body);
     expect(s.falseStalls).toMatchObject([{ atMs: ms(12) + 120_001, resumedAtMs: ms(200), isHumanWait: false }]);
     expect(s.activeHours * 3600).toBeCloseTo(202, 0);
@@ -23,7 +33,13 @@ describe('scoreReplays', () => {
 
   it('a false stall on an Edit held open (a permission dialog), a Bash open past its own timeout, or a call whose result says the human refused, is a human wait', () => {
     const held = (result: string, name: string) =>
-      jsonl(user(0, 'go'), assistant(1, [toolUse('e1', name, { file_path: '/a', command: 'x' })]), user(400, [toolResult('e1', result)]), assistant(401, [text('Done.')]), system(402, 'turn_duration'));
+      jsonl(
+        user(0, 'go'),
+        assistant(1, [toolUse('e1', name, { file_path: '/a', command: 'x' })]),
+        user(400, [toolResult('e1', result)]),
+        assistant(401, [text('Done.')]),
+        system(402, 'turn_duration'),
+      );
     expect(score(held('edited', 'Edit')).falseStalls.map((f) => f.isHumanWait)).toEqual([true]);
     expect(score(held("The user doesn't want to proceed with this tool use.", 'WebFetch')).falseStalls.map((f) => f.isHumanWait)).toEqual([true]);
     // A Bash call open past its own timeout + grace (Claude Code's 120 s default + 60 s) cannot be running: only a dialog holds it.
@@ -34,7 +50,18 @@ describe('scoreReplays', () => {
   });
 
   it('a finished turn the human answers 10 minutes later is counted and not called stalled; a stall after a mid-turn thinking block is not a finished turn', () => {
-    const finished = score(jsonl(user(0, 'go'), ...work(1, 2), assistant(20, [text('All done.')]), system(21, 'turn_duration'), user(620, 'thanks, now the docs'), ...work(621, 2), assistant(640, [text('Docs done.')]), system(641, 'turn_duration')));
+    const finished = score(
+      jsonl(
+        user(0, 'go'),
+        ...work(1, 2),
+        assistant(20, [text('All done.')]),
+        system(21, 'turn_duration'),
+        user(620, 'thanks, now the docs'),
+        ...work(621, 2),
+        assistant(640, [text('Docs done.')]),
+        system(641, 'turn_duration'),
+      ),
+    );
     expect(finished).toMatchObject({ finishedTurns: 2, finishedCalledStalled: [], falseStalls: [], humanSteppedIn: 0 });
     const thinking = score(jsonl(user(0, 'go'), assistant(1, [{ type: 'thinking', thinking: 'hm' }]), user(300, 'hello?')));
     expect(thinking).toMatchObject({ finishedTurns: 0, finishedCalledStalled: [], humanSteppedIn: 1 });
@@ -47,13 +74,21 @@ describe('scoreReplays', () => {
   });
 
   it('crashes: every cut while the agent works is flagged within its window + 1 s; a long open Bash holds it; the seed decides the cuts', () => {
-    const body = jsonl(user(0, 'go'), ...work(1, 10), assistant(60, [toolUse('b1', 'Bash', { command: 'make', timeout: 600_000 })]), user(500, [toolResult('b1', 'built')]), ...work(501, 10));
+    const body = jsonl(
+      user(0, 'go'),
+      ...work(1, 10),
+      assistant(60, [toolUse('b1', 'Bash', { command: 'make', timeout: 600_000 })]),
+      user(500, [toolResult('b1', 'built')]),
+      ...work(501, 10),
+    );
     const s = score(body, 120, { seed: 7, cutsPerFile: 30 });
     expect(s.crashes.simulated).toBeGreaterThanOrEqual(4); // most cuts fall in the long Bash call: one crash moment
     expect(s.crashes).toMatchObject({ flagged: s.crashes.simulated, missed: [] });
     expect(score(body, 120, { seed: 7, cutsPerFile: 30 }).crashes).toEqual(s.crashes);
     // A cut after a final answer is no crash to flag: the turn is over.
-    const ended = score(jsonl(user(0, 'go'), ...work(1, 2), assistant(20, [text('All done.')]), system(21, 'turn_duration'), user(2000, 'next')), 120, { cutsPerFile: 40 });
+    const ended = score(jsonl(user(0, 'go'), ...work(1, 2), assistant(20, [text('All done.')]), system(21, 'turn_duration'), user(2000, 'next')), 120, {
+      cutsPerFile: 40,
+    });
     expect(ended.crashes.notAtWork.inconsistent).toBeGreaterThan(0);
   });
 
@@ -61,7 +96,10 @@ describe('scoreReplays', () => {
     const body = jsonl(
       user(0, 'go'),
       ...work(1, 2),
-      assistant(20, [text('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')], { isApiErrorMessage: true, error: 'server_error' }),
+      assistant(20, [text('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')], {
+        isApiErrorMessage: true,
+        error: 'server_error',
+      }),
       system(20.1, 'turn_duration'),
       user(80, 'try again'),
       ...work(81, 3),

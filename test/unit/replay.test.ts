@@ -25,7 +25,9 @@ describe('replayTranscript', () => {
   });
 
   it('while the long Bash call is open, its own timeout holds the window', () => {
-    const r = replay(jsonl(user(0, 'build it'), assistant(1, [toolUse('b1', 'Bash', { command: 'make all', timeout: 600000 })]), user(590, [toolResult('b1', 'built')])));
+    const r = replay(
+      jsonl(user(0, 'build it'), assistant(1, [toolUse('b1', 'Bash', { command: 'make all', timeout: 600000 })]), user(590, [toolResult('b1', 'built')])),
+    );
     expect(timeline(r)).toEqual(['0s healthy', '710.001s stalled (end_of_transcript)']);
   });
 
@@ -58,13 +60,23 @@ describe('replayTranscript', () => {
   });
 
   it('a stall a human prompt ends is not a false alarm', () => {
-    const r = replay(jsonl(user(0, 'go'), assistant(1, [toolUse('r1', 'Read', { file_path: '/a' })]), user(2, [toolResult('r1', 'x')]), user(400, 'are you there?'), assistant(401, [text('yes')])));
+    const r = replay(
+      jsonl(
+        user(0, 'go'),
+        assistant(1, [toolUse('r1', 'Read', { file_path: '/a' })]),
+        user(2, [toolResult('r1', 'x')]),
+        user(400, 'are you there?'),
+        assistant(401, [text('yes')]),
+      ),
+    );
     expect(r.changes.find((c) => c.verdict.kind === 'stalled')?.outcome).toBe('human_resumed');
     expect(r.summary).toMatchObject({ stalls: 2, falseAlarms: 0, humanResumed: 1, atEnd: 1 });
   });
 
   it('prints the timeline and summary as text', () => {
-    const r = replay(jsonl(user(0, 'go'), assistant(1, [toolUse('r1', 'Read', { file_path: '/a' })]), user(2, [toolResult('r1', 'x')]), assistant(160, [text('ok')])));
+    const r = replay(
+      jsonl(user(0, 'go'), assistant(1, [toolUse('r1', 'Read', { file_path: '/a' })]), user(2, [toolResult('r1', 'x')]), assistant(160, [text('ok')])),
+    );
     expect(renderReplayText(r)).toMatchInlineSnapshot(`
       "sess.jsonl  (4 records, 2026-02-12T10:00:00Z .. 2026-02-12T10:02:40Z)  base window 120s
         TIME      VERDICT  WINDOW  EXEMPTIONS  AT              REASON
@@ -82,7 +94,14 @@ describe('replayTranscript', () => {
     const lines = replayJsonLines(r);
     for (const l of lines) expect(ReplayLineSchema.parse(JSON.parse(JSON.stringify(l)))).toEqual(l);
     expect(lines.map((l) => l.type)).toEqual(['change', 'change', 'summary']);
-    expect(lines[1]).toMatchObject({ type: 'change', verdict: 'stalled', at: '2026-02-12T10:02:02.001Z', window_seconds: 120, line: null, outcome: 'end_of_transcript' });
+    expect(lines[1]).toMatchObject({
+      type: 'change',
+      verdict: 'stalled',
+      at: '2026-02-12T10:02:02.001Z',
+      window_seconds: 120,
+      line: null,
+      outcome: 'end_of_transcript',
+    });
   });
 
   it('records without a timestamp take the time of the record before them; lines that are not JSON are listed', () => {

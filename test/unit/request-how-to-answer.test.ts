@@ -20,7 +20,7 @@ describe('howToAnswer', () => {
   it("an escalation key's stop step says block and do not relaunch, never ack (ack refuses escalate keys)", () => {
     const text = howToAnswer('cancel', { key: 'E:t2-r2:escalate', task_id: 't2-r2' });
     expect(text).toContain('E__t2-r2__escalate.escalation.json');
-    expect(text).toContain('set the ticket\'s in-flight rows to blocked');
+    expect(text).toContain("set the ticket's in-flight rows to blocked");
     expect(text).not.toContain('dispatch-watchdog ack');
   });
 

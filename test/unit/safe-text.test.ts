@@ -18,14 +18,22 @@ describe('redactSecrets', () => {
     ["password: 'hunter22'", "password: '[redacted]'"],
   ])('%j', (text, want) => expect(redactSecrets(text)).toBe(want));
 
-  it.each(['max_tokens: 1000 used', 'the idempotency key E-1:t1:escalate', 'Running the suite (42 tests)', 'stalled: no tool call for 130s', 'watchdog.config.yaml:3:3 linear.api_key: expected a string'])('leaves %j alone', (text) => {
+  it.each([
+    'max_tokens: 1000 used',
+    'the idempotency key E-1:t1:escalate',
+    'Running the suite (42 tests)',
+    'stalled: no tool call for 130s',
+    'watchdog.config.yaml:3:3 linear.api_key: expected a string',
+  ])('leaves %j alone', (text) => {
     expect(redactSecrets(text)).toBe(text);
   });
 });
 
 describe('escapeControls', () => {
   it('shows ESC, CR, BEL, other C0 and C1 controls and bidi overrides as escapes', () => {
-    expect(escapeControls('in_progress\u001b[31mRED\u0007\r\u0000\u009b2J\u202eevil\u2066x\u2069')).toBe('in_progress\\e[31mRED\\x07\\r\\x00\\x9b2J\\u202eevil\\u2066x\\u2069');
+    expect(escapeControls('in_progress\u001b[31mRED\u0007\r\u0000\u009b2J\u202eevil\u2066x\u2069')).toBe(
+      'in_progress\\e[31mRED\\x07\\r\\x00\\x9b2J\\u202eevil\\u2066x\\u2069',
+    );
   });
 
   it('keeps tabs and ordinary Unicode; newlines unless told to keep them', () => {

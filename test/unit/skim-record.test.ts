@@ -46,7 +46,9 @@ function foldBothWays(text: string, file: string, tailStart = false): number {
     expect(fast, `${file}:${i + 1} state`).toEqual(slow);
     offset += bytes.length + 1;
   });
-  expect(summarizeTranscript(fast, { nowMs: Date.parse('2026-12-05T12:00:00Z') })).toEqual(summarizeTranscript(slow, { nowMs: Date.parse('2026-12-05T12:00:00Z') }));
+  expect(summarizeTranscript(fast, { nowMs: Date.parse('2026-12-05T12:00:00Z') })).toEqual(
+    summarizeTranscript(slow, { nowMs: Date.parse('2026-12-05T12:00:00Z') }),
+  );
   return skimmed;
 }
 
@@ -63,18 +65,41 @@ describe('the fast path folds exactly what the full parse folds', () => {
     expect(skimmed).toBeGreaterThan(real.length);
   });
 
-  it('generated 2.1.332 turns (the bench\'s record mix), with every shape of line the skim must decline', () => {
+  it("generated 2.1.332 turns (the bench's record mix), with every shape of line the skim must decline", () => {
     const turns = Array.from({ length: 24 }, (_, i) => turn2332Lines('a1', 'sess-0', i, Date.parse('2026-12-05T10:00:00Z') + i * 5000)).join('');
     const big = 'x'.repeat(SKIM_MIN_BYTES);
     const odd = [
       // an unknown record that carries the one other field the fold reads of it
       JSON.stringify({ type: 'api-request-shape', isCompactSummary: true, shape: big }),
       // a compaction summary after a manual /compact, then bulk: the bulk ends the manual compaction either way
-      JSON.stringify({ type: 'system', subtype: 'compact_boundary', compactMetadata: { trigger: 'manual' }, timestamp: '2026-12-05T10:10:00.000Z', sessionId: 'sess-0' }),
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        compactMetadata: { trigger: 'manual' },
+        timestamp: '2026-12-05T10:10:00.000Z',
+        sessionId: 'sess-0',
+      }),
       JSON.stringify({ type: 'api-request-blob', message: big }),
       // attachments: a skimmed one whose body holds quotes, backslashes and braces; one the fold may read; one whose type field is escaped
-      JSON.stringify({ parentUuid: 'p', isSidechain: true, agentId: 'a1', attachment: { type: 'prompt_snapshot', system: `${big} "quoted" \\ {[}]` }, type: 'attachment', uuid: 'u1', timestamp: '2026-12-05T10:11:00.000Z', sessionId: 'sess-0', cwd: '/w' }),
-      JSON.stringify({ parentUuid: 'p', isSidechain: true, attachment: { type: 'queued_command', prompt: big }, type: 'attachment', uuid: 'u2', timestamp: '2026-12-05T10:12:00.000Z' }),
+      JSON.stringify({
+        parentUuid: 'p',
+        isSidechain: true,
+        agentId: 'a1',
+        attachment: { type: 'prompt_snapshot', system: `${big} "quoted" \\ {[}]` },
+        type: 'attachment',
+        uuid: 'u1',
+        timestamp: '2026-12-05T10:11:00.000Z',
+        sessionId: 'sess-0',
+        cwd: '/w',
+      }),
+      JSON.stringify({
+        parentUuid: 'p',
+        isSidechain: true,
+        attachment: { type: 'queued_command', prompt: big },
+        type: 'attachment',
+        uuid: 'u2',
+        timestamp: '2026-12-05T10:12:00.000Z',
+      }),
       `{"parentUuid":"p","attachment":{"type":"prompt\\u005fsnapshot","x":"${big}"},"type":"attachment","timestamp":"2026-12-05T10:13:00.000Z"}`,
       // not one whole JSON object: the full parse reports it
       `{"type":"api-request-shape","shape":"${big}"} trailing`,
@@ -83,7 +108,12 @@ describe('the fast path folds exactly what the full parse folds', () => {
       `  {"type":"api-request-blob","message":"${big}"}`,
       // a type name with an escape, and a type the fold reads
       `{"type":"api\\u002drequest","x":"${big}"}`,
-      JSON.stringify({ type: 'assistant', timestamp: '2026-12-05T10:14:00.000Z', sessionId: 'sess-0', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: big }] } }),
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: '2026-12-05T10:14:00.000Z',
+        sessionId: 'sess-0',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: big }] },
+      }),
     ];
     const text = turns + odd.join('\n') + '\n' + turns;
     expect(foldBothWays(text, 'generated.jsonl')).toBeGreaterThan(24);

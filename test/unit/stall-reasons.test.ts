@@ -10,23 +10,36 @@ import { LEGACY_STALL_REASONS, STALL_REASONS, StallReasonAsRead, StallReasonSche
 import { stallReasonOf } from '../../src/core/assess.js';
 import { parseLogLine } from '../../src/journal/dispatch-log.js';
 
-const line = (o: Record<string, unknown>) => JSON.stringify({ timestamp_utc: '2026-04-02T10:00:00.000Z', epic_id: 'E-1', run_id: 'r1', ticket_id: 'ENG-1', task_id: 't1', agent_id: 't1', ...o });
-const stallLine = (reason: string) => line({ event: 'stall_detected', stall_reason: reason, idle_seconds: 0, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch' });
+const line = (o: Record<string, unknown>) =>
+  JSON.stringify({ timestamp_utc: '2026-04-02T10:00:00.000Z', epic_id: 'E-1', run_id: 'r1', ticket_id: 'ENG-1', task_id: 't1', agent_id: 't1', ...o });
+const stallLine = (reason: string) =>
+  line({
+    event: 'stall_detected',
+    stall_reason: reason,
+    idle_seconds: 0,
+    bash_timeout_exemption: false,
+    redispatch_attempt: 1,
+    max_redispatches: 2,
+    action_taken: 'redispatch',
+  });
 const doc = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8');
 
 describe('stall reasons', () => {
-  it('reads each of today\'s names as itself, an earlier version\'s as today\'s, and nothing else', () => {
+  it("reads each of today's names as itself, an earlier version's as today's, and nothing else", () => {
     for (const r of STALL_REASONS) expect(StallReasonAsRead.parse(r)).toBe(r);
     expect(StallReasonAsRead.parse('api_error')).toBe('api_gave_up');
     for (const old of Object.keys(LEGACY_STALL_REASONS)) expect(StallReasonSchema.safeParse(old).success).toBe(false);
     for (const bad of ['stalled', 'constructor', 'toString', '', 3]) expect(StallReasonAsRead.safeParse(bad).success).toBe(false);
   });
 
-  it('reads an old dispatch log\'s api_error stall as api_gave_up, so history and friction see today\'s name', () => {
+  it("reads an old dispatch log's api_error stall as api_gave_up, so history and friction see today's name", () => {
     const r = parseLogLine(stallLine('api_error'));
     expect(r).toMatchObject({ ok: true, event: { event: 'stall_detected', stall_reason: 'api_gave_up' } });
     if (r.ok && r.event.event === 'stall_detected') expect(stallRecordFromEvent(r.event).stallReason).toBe('api_gave_up');
-    expect(parseLogLine(line({ event: 'action_started', key: 'E-1:t1:redispatch', action: 'redispatch', stall_reason: 'api_error' }))).toMatchObject({ ok: true, event: { stall_reason: 'api_gave_up' } });
+    expect(parseLogLine(line({ event: 'action_started', key: 'E-1:t1:redispatch', action: 'redispatch', stall_reason: 'api_error' }))).toMatchObject({
+      ok: true,
+      event: { stall_reason: 'api_gave_up' },
+    });
   });
 
   it('reports a stall line with a reason it does not know, and keeps a write-ahead record whatever its reason says', () => {
@@ -40,9 +53,20 @@ describe('stall reasons', () => {
 
   it('reads an old checkpoint that says api_error, and its recovery prompt says the agent gave up', () => {
     const yaml = [
-      'schema_version: "1"', 'epic_id: E-1', 'ticket_id: ENG-1', 'task_id: t1', 'attempt: 1', 'recovery_task_id: t1-r1',
-      'created_at: "2026-04-02T10:00:00.000Z"', 'stall_reason: api_error', 'idle_seconds: 0', 'completed_work: []', 'remaining_work: []',
-      'last_tool: null', 'last_output: null', 'supersedes: null',
+      'schema_version: "1"',
+      'epic_id: E-1',
+      'ticket_id: ENG-1',
+      'task_id: t1',
+      'attempt: 1',
+      'recovery_task_id: t1-r1',
+      'created_at: "2026-04-02T10:00:00.000Z"',
+      'stall_reason: api_error',
+      'idle_seconds: 0',
+      'completed_work: []',
+      'remaining_work: []',
+      'last_tool: null',
+      'last_output: null',
+      'supersedes: null',
     ].join('\n');
     const r = parseCheckpoint(yaml, 'recovery-1.yaml');
     expect(r).toMatchObject({ ok: true, value: { stall_reason: 'api_gave_up' } });

@@ -16,7 +16,10 @@ function errorOf(text: string, parse: (t: string, f: string) => ParseResult<unkn
 describe('state file: the three accepted shapes', () => {
   it('A: current_wave, with the wave dispatch time as fallback', () => {
     const r = parseStateFile(`current_wave:\n  wave_id: 3\n  dispatched_at: "${T}"\n  tasks:\n    - ticket_id: P-1\n      status: in_progress\n`, 'state.yaml');
-    expect(r).toMatchObject({ ok: true, value: { shape: 'current_wave', waveId: '3', tasks: [{ taskId: 'P-1', ticketId: 'P-1', dispatchedAtMs: ms, statusClass: 'in_flight' }] } });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { shape: 'current_wave', waveId: '3', tasks: [{ taskId: 'P-1', ticketId: 'P-1', dispatchedAtMs: ms, statusClass: 'in_flight' }] },
+    });
   });
 
   it('B: wave_tasks, with aliases id and last_activity', () => {
@@ -44,7 +47,15 @@ describe('state file: the three accepted shapes', () => {
     const r = parseStateFile(text, 'state.yaml');
     expect(r).toMatchObject({
       ok: true,
-      value: { shape: 'waves', waveId: '1', tasks: [{ ticketId: 'OLD-1', dispatchedAtMs: ms }, { ticketId: 'NEW-1', dispatchedAtMs: Date.parse(T2) }, { ticketId: 'BOTH-1', status: 'running' }] },
+      value: {
+        shape: 'waves',
+        waveId: '1',
+        tasks: [
+          { ticketId: 'OLD-1', dispatchedAtMs: ms },
+          { ticketId: 'NEW-1', dispatchedAtMs: Date.parse(T2) },
+          { ticketId: 'BOTH-1', status: 'running' },
+        ],
+      },
     });
     if (r.ok) expect(r.value.tasks).toHaveLength(3);
   });
@@ -60,9 +71,17 @@ describe('state file: the three accepted shapes', () => {
   });
 
   it.each([
-    ['in_progress', 'in_flight'], ['running', 'in_flight'], ['dispatched', 'in_flight'], [undefined, 'in_flight'],
-    ['completed', 'terminal'], ['merged', 'terminal'], ['failed', 'terminal'], ['cancelled', 'terminal'], ['timeout', 'terminal'],
-    ['blocked', 'blocked'], ['stalled', 'unknown'],
+    ['in_progress', 'in_flight'],
+    ['running', 'in_flight'],
+    ['dispatched', 'in_flight'],
+    [undefined, 'in_flight'],
+    ['completed', 'terminal'],
+    ['merged', 'terminal'],
+    ['failed', 'terminal'],
+    ['cancelled', 'terminal'],
+    ['timeout', 'terminal'],
+    ['blocked', 'blocked'],
+    ['stalled', 'unknown'],
   ])('status %s is %s', (status, cls) => {
     const r = parseStateFile(`wave_tasks:\n  - ticket_id: P-1\n${status ? `    status: ${status}\n` : ''}`, 'state.yaml');
     expect(r.ok && r.value.tasks[0]!.statusClass).toBe(cls);

@@ -17,7 +17,9 @@ function everyPath(): string[] {
   expect(methods.length).toBeGreaterThan(10);
   return methods.map((m) => {
     const fn = proto[m]!;
-    const args = Array.from({ length: fn.length }, (_, i) => (m === 'checkpoint' && i === 1 ? 1 : m.includes('dispatchLog') || m.includes('friction') ? (i === 0 ? '2026-04-02' : 'T-1') : 'E-1'));
+    const args = Array.from({ length: fn.length }, (_, i) =>
+      m === 'checkpoint' && i === 1 ? 1 : m.includes('dispatchLog') || m.includes('friction') ? (i === 0 ? '2026-04-02' : 'T-1') : 'E-1',
+    );
     return paths.relative(String(fn.apply(paths, args)));
   });
 }
@@ -33,7 +35,9 @@ describe('the state-dir layout', () => {
   });
 
   it('is the table of docs/state-files.md', () => {
-    const table = readFileSync(path.join(root, 'docs/state-files.md'), 'utf8').split('\n').filter((l) => l.startsWith('| `'));
+    const table = readFileSync(path.join(root, 'docs/state-files.md'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     const named = (e: (typeof STATE_DIR_LAYOUT)[number]) => {
       const prefix = e.in === 'epic' ? `epics/<epic>/${e.name.replace(/\*$/, '')}` : e.name;
       return table.some((l) => l.split('|')[1]!.includes('`' + prefix));

@@ -11,11 +11,28 @@ import { makeTask, T0 } from '../helpers/builders.js';
 const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
 const init = { type: 'system', subtype: 'init', session_id: 's1', cwd: '/w', tools: [], model: 'claude' };
-const retry = (attempt: number, delay: number, status = 429) => ({ type: 'system', subtype: 'api_retry', attempt, max_retries: 10, retry_delay_ms: delay, error_status: status, error: status === 429 ? 'rate_limit' : 'overloaded', session_id: 's1', uuid: `u${attempt}` });
-const gaveUp = { type: 'assistant', message: { id: 'x', model: '<synthetic>', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'API Error: 529 Overloaded.' }] }, parent_tool_use_id: null, session_id: 's1', error: 'server_error' };
+const retry = (attempt: number, delay: number, status = 429) => ({
+  type: 'system',
+  subtype: 'api_retry',
+  attempt,
+  max_retries: 10,
+  retry_delay_ms: delay,
+  error_status: status,
+  error: status === 429 ? 'rate_limit' : 'overloaded',
+  session_id: 's1',
+  uuid: `u${attempt}`,
+});
+const gaveUp = {
+  type: 'assistant',
+  message: { id: 'x', model: '<synthetic>', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'API Error: 529 Overloaded.' }] },
+  parent_tool_use_id: null,
+  session_id: 's1',
+  error: 'server_error',
+};
 const text = (...recs: unknown[]) => recs.map((r) => JSON.stringify(r)).join('\n') + '\n';
 /** The stream-json file as one source, its records dated by the file's mtime. */
-const observe = (recs: unknown[], mtimeMs: number) => summarizeTranscript(parseTranscriptText(text(...recs), 'stream.jsonl').state, { mtimeMs, nowMs: mtimeMs });
+const observe = (recs: unknown[], mtimeMs: number) =>
+  summarizeTranscript(parseTranscriptText(text(...recs), 'stream.jsonl').state, { mtimeMs, nowMs: mtimeMs });
 
 describe('stream-json api_retry', () => {
   it('is backoff, with the announced wait, and the agent at work (dated by the mtime)', () => {
@@ -26,7 +43,11 @@ describe('stream-json api_retry', () => {
   });
 
   it('ends when the API answers', () => {
-    const answered = { type: 'assistant', message: { id: 'm1', model: 'claude', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Done.' }] }, session_id: 's1' };
+    const answered = {
+      type: 'assistant',
+      message: { id: 'm1', model: 'claude', role: 'assistant', type: 'message', content: [{ type: 'text', text: 'Done.' }] },
+      session_id: 's1',
+    };
     expect(observe([init, retry(1, 1000), answered], T0).isApiRetrying).toBeUndefined();
   });
 
@@ -39,8 +60,24 @@ describe('stream-json api_retry', () => {
 describe('a delivered task-notification after a give-up', () => {
   it('clears the give-up: the woken agent must answer within its window', () => {
     const at = (s: number) => new Date(T0 + s * 1000).toISOString();
-    const giveUp = { type: 'assistant', timestamp: at(0), sessionId: 's1', isApiErrorMessage: true, apiErrorStatus: 529, error: 'server_error', message: { id: 'e', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 Overloaded.' }] } };
-    const woken = { type: 'user', timestamp: at(30), sessionId: 's1', message: { role: 'user', content: '<task-notification>\n<task-id>a0123456789abcdef</task-id>\n<status>completed</status>\n<summary>done</summary>\n</task-notification>' } };
+    const giveUp = {
+      type: 'assistant',
+      timestamp: at(0),
+      sessionId: 's1',
+      isApiErrorMessage: true,
+      apiErrorStatus: 529,
+      error: 'server_error',
+      message: { id: 'e', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 Overloaded.' }] },
+    };
+    const woken = {
+      type: 'user',
+      timestamp: at(30),
+      sessionId: 's1',
+      message: {
+        role: 'user',
+        content: '<task-notification>\n<task-id>a0123456789abcdef</task-id>\n<status>completed</status>\n<summary>done</summary>\n</task-notification>',
+      },
+    };
     const state = parseTranscriptText(text(giveUp, woken), 'session.jsonl').state;
     expect(summarizeTranscript(parseTranscriptText(text(giveUp), 'session.jsonl').state).failed).toBeDefined();
     expect(summarizeTranscript(state).failed).toBeUndefined();

@@ -23,8 +23,19 @@ describe('readTelemetryEnv', () => {
   });
 
   it('intervals from OTEL_*, with the spec defaults; what it cannot do is said', () => {
-    expect(readTelemetryEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: URL })).toMatchObject({ metricIntervalMs: 60_000, metricTimeoutMs: 30_000, logDelayMs: 1_000, warnings: [] });
-    const t = readTelemetryEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: URL, OTEL_METRIC_EXPORT_INTERVAL: '5000', OTEL_BLRP_SCHEDULE_DELAY: 'soon', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_METRICS_EXPORTER: 'otlp,prometheus' })!;
+    expect(readTelemetryEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: URL })).toMatchObject({
+      metricIntervalMs: 60_000,
+      metricTimeoutMs: 30_000,
+      logDelayMs: 1_000,
+      warnings: [],
+    });
+    const t = readTelemetryEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: URL,
+      OTEL_METRIC_EXPORT_INTERVAL: '5000',
+      OTEL_BLRP_SCHEDULE_DELAY: 'soon',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_METRICS_EXPORTER: 'otlp,prometheus',
+    })!;
     expect(t).toMatchObject({ metricIntervalMs: 5000, logDelayMs: 1_000 });
     expect(t.warnings).toEqual([
       'OTEL_EXPORTER_OTLP_PROTOCOL=grpc: the watchdog exports OTLP/HTTP JSON (http/json) only; sending that',
@@ -38,18 +49,39 @@ const ids = { ticket_id: 'ENG-1', task_id: 't1', agent_id: 't1' };
 const ev = (e: Record<string, unknown>) => ({ ...env, ...e }) as DispatchEvent;
 
 describe('events as telemetry', () => {
-  const stall = ev({ event: 'stall_detected', ...ids, stall_reason: 'inactivity', idle_seconds: 125, effective_timeout_seconds: 120, bash_timeout_exemption: false, redispatch_attempt: 1, max_redispatches: 2, action_taken: 'redispatch', exemptions: ['rate_limit'] });
+  const stall = ev({
+    event: 'stall_detected',
+    ...ids,
+    stall_reason: 'inactivity',
+    idle_seconds: 125,
+    effective_timeout_seconds: 120,
+    bash_timeout_exemption: false,
+    redispatch_attempt: 1,
+    max_redispatches: 2,
+    action_taken: 'redispatch',
+    exemptions: ['rate_limit'],
+  });
 
   it('a stall: a warning, a stall by reason, its detection latency', () => {
     expect(eventSeverity(stall)).toBe('warn');
     expect(eventFigures(stall)).toEqual({ stall: { stall_reason: 'inactivity' }, detectionLatencySeconds: 5 });
-    expect(eventAttributes(stall)).toMatchObject({ event: 'stall_detected', epic_id: 'E-1', idle_seconds: 125, bash_timeout_exemption: false, exemptions: ['rate_limit'] });
+    expect(eventAttributes(stall)).toMatchObject({
+      event: 'stall_detected',
+      epic_id: 'E-1',
+      idle_seconds: 125,
+      bash_timeout_exemption: false,
+      exemptions: ['rate_limit'],
+    });
     expect(eventAttributes(stall)).not.toHaveProperty('timestamp_utc');
   });
 
   it('actions: started, done by their outcome event, failed; a stop before a redispatch and a tracker retry are not outcomes', () => {
-    expect(eventFigures(ev({ event: 'action_started', ...ids, key: 'k', action: 'redispatch' }))).toEqual({ action: { action: 'redispatch', outcome: 'started' } });
-    expect(eventFigures(ev({ event: 'redispatch', ...ids, key: 'k', redispatch_attempt: 1, recovery_task_id: 't1-r1' }))).toEqual({ action: { action: 'redispatch', outcome: 'done' } });
+    expect(eventFigures(ev({ event: 'action_started', ...ids, key: 'k', action: 'redispatch' }))).toEqual({
+      action: { action: 'redispatch', outcome: 'started' },
+    });
+    expect(eventFigures(ev({ event: 'redispatch', ...ids, key: 'k', redispatch_attempt: 1, recovery_task_id: 't1-r1' }))).toEqual({
+      action: { action: 'redispatch', outcome: 'done' },
+    });
     expect(eventFigures(ev({ event: 'agent_killed', ...ids, key: 'k' }))).toEqual({ action: { action: 'cancel', outcome: 'done' } });
     expect(eventFigures(ev({ event: 'agent_killed', ...ids, key: 'k', step: 'stop_before_redispatch' }))).toEqual({});
     expect(eventFigures(ev({ event: 'escalated_to_blocked', ...ids, key: 'k', attempt_count: 3, friction_path: 'f', is_retry: true }))).toEqual({});

@@ -24,7 +24,10 @@ describe('buildTimeline', () => {
 
   it('draws only what the log and the records say: marks at their events, lanes end where the log ends them', () => {
     const t2 = tl.lanes.find((l) => l.taskId === 't2')!;
-    expect(t2.marks.map((m) => [m.kind, (m.atMs - WAVE_T0) / 1000])).toEqual([['stall', 31], ['redispatch', 32]]);
+    expect(t2.marks.map((m) => [m.kind, (m.atMs - WAVE_T0) / 1000])).toEqual([
+      ['stall', 31],
+      ['redispatch', 32],
+    ]);
     expect(t2.endMs).toBe(WAVE_T0 + 32_000);
     // The stall line's idle says when the agent last made progress: 31 - 20.4 s.
     expect(t2.activityMs).toContain(WAVE_T0 + 10_600);
@@ -47,7 +50,9 @@ describe('buildTimeline', () => {
     const s = summarizeWave(KNOWN_EVENTS);
     expect(s).toMatchObject({ stalls: 3, redispatches: 2, escalations: 1, trackerSkipped: 1, requestsAnswered: 2, waitingHuman: 1 });
     expect(s.detectLagMs).toEqual([400, 600, 1200]);
-    expect(summaryLine(s)).toBe('3 stalls, 2 redispatches, 1 escalation (tracker skipped: not moved to Blocked), 2 requests answered, 1 human wait; time to detect: 0.4–1.2 s past the window');
+    expect(summaryLine(s)).toBe(
+      '3 stalls, 2 redispatches, 1 escalation (tracker skipped: not moved to Blocked), 2 requests answered, 1 human wait; time to detect: 0.4–1.2 s past the window',
+    );
   });
 
   it('picks readable ticks', () => {
@@ -83,7 +88,9 @@ describe('renderTimelineText', () => {
   });
 
   it('its header dates the span, both dates when it crosses midnight UTC', () => {
-    expect(renderTimelineText(tl, { columns: 100, hasColor: false })[0]).toBe('epic PROJ-1  2026-04-02 10:00:00–10:03:30 UTC (3m30s)  1 column = 3s  5 lane(s)');
+    expect(renderTimelineText(tl, { columns: 100, hasColor: false })[0]).toBe(
+      'epic PROJ-1  2026-04-02 10:00:00–10:03:30 UTC (3m30s)  1 column = 3s  5 lane(s)',
+    );
     const late = { ...tl, startMs: Date.parse('2026-04-02T23:58:00Z'), endMs: Date.parse('2026-04-03T00:01:30Z'), lanes: [] };
     expect(renderTimelineText(late, { columns: 100, hasColor: false })[0]).toMatch(/^epic PROJ-1 {2}2026-04-02 23:58:00–2026-04-03 00:01:30 UTC \(3m30s\)/);
   });
@@ -122,7 +129,9 @@ describe('renderTimelineSvg', () => {
     const kinds = [...svg.matchAll(/class="mark" data-kind="([a-z_]+)"/g)].map((m) => m[1]);
     expect(kinds.filter((k) => k === 'stall')).toHaveLength(3);
     expect(kinds.filter((k) => k === 'escalated')).toHaveLength(1);
-    expect(svg).toContain('<title>10:02:06 t2-r2: escalated after 3 stalls (tracker skipped: not moved to Blocked); friction/2026-04-02-stall-escalation-p-2.md</title>');
+    expect(svg).toContain(
+      '<title>10:02:06 t2-r2: escalated after 3 stalls (tracker skipped: not moved to Blocked); friction/2026-04-02-stall-escalation-p-2.md</title>',
+    );
   });
 
   it('escapes what it quotes', () => {

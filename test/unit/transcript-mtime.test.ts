@@ -5,11 +5,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 
-const streamJson = [
-  { type: 'system', subtype: 'init', session_id: 's' },
-  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/a.ts' } }] }, session_id: 's' },
-  { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }, session_id: 's' },
-].map((r) => JSON.stringify(r)).join('\n') + '\n';
+const streamJson =
+  [
+    { type: 'system', subtype: 'init', session_id: 's' },
+    {
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/a.ts' } }] },
+      session_id: 's',
+    },
+    { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }, session_id: 's' },
+  ]
+    .map((r) => JSON.stringify(r))
+    .join('\n') + '\n';
 
 const NOW = Date.parse('2026-04-02T10:00:00Z');
 

@@ -44,7 +44,10 @@ describe('record families', () => {
   });
 
   it('opens a call to a tool named like an Object.prototype member', () => {
-    const { state, diagnostics } = parseTranscriptText(jsonl(assistant(0, [toolUse('t1', 'constructor')]), system(1, 'constructor'), progress(2, { type: 'toString' }, 't1')), 'a.jsonl');
+    const { state, diagnostics } = parseTranscriptText(
+      jsonl(assistant(0, [toolUse('t1', 'constructor')]), system(1, 'constructor'), progress(2, { type: 'toString' }, 't1')),
+      'a.jsonl',
+    );
     expect(diagnostics).toEqual([]);
     expect(state.open.map((c) => c.name)).toEqual(['constructor']);
     expect(state.records).toBe(3);

@@ -12,7 +12,11 @@ import { observeTranscript } from '../../src/agents/claude-code/parse/observe-tr
 import { mergeObservations } from '../../src/observe/parse/observation.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 
-const waiting = makeObs({ sources: ['transcript'], lastProgressMs: T0, waitingOnChildren: { agentIds: ['a0123456789abcdef'], isBackground: true, unseenIds: ['a0123456789abcdef'] } });
+const waiting = makeObs({
+  sources: ['transcript'],
+  lastProgressMs: T0,
+  waitingOnChildren: { agentIds: ['a0123456789abcdef'], isBackground: true, unseenIds: ['a0123456789abcdef'] },
+});
 
 describe('a parent waiting on an unobservable child', () => {
   it('is healthy within its window, then unknown (not stalled), naming the child', () => {
@@ -32,7 +36,17 @@ describe('a parent waiting on an unobservable child', () => {
     const task = makeTask();
     const v = assess(task, waiting, DEFAULT_POLICY, T0 + 200_000);
     const plan = { events: [], actions: [], stalls: new Map(), isMassStall: false };
-    const meta = { epicId: 'E-1', nowMs: T0 + 200_000, version: '0', pid: 1, runId: 'r', checkIntervalSeconds: 30, timeoutSeconds: 120, action: 'report', isNowOverridden: false };
+    const meta = {
+      epicId: 'E-1',
+      nowMs: T0 + 200_000,
+      version: '0',
+      pid: 1,
+      runId: 'r',
+      checkIntervalSeconds: 30,
+      timeoutSeconds: 120,
+      action: 'report',
+      isNowOverridden: false,
+    };
     const json = buildWatchdogJson([task], [v], plan, emptyHistory(), meta);
     expect(json.tasks[0]).toMatchObject({ verdict: 'unknown', unobserved_children: ['a0123456789abcdef'] });
     expect(WatchdogJsonSchema.safeParse(json).success).toBe(true);
@@ -47,9 +61,25 @@ describe('a parent whose transcript mirrors its child through progress lines', (
   const at = (s: number) => new Date(T0 + s * 1000).toISOString();
   const base = { sessionId: 's1', version: '2.1.37', cwd: '/w' };
   const prompt = { ...base, type: 'user', timestamp: at(0), message: { role: 'user', content: 'Explore' } };
-  const call = { ...base, type: 'assistant', timestamp: at(1), message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_task', name: 'Task', input: { description: 'x', prompt: 'y', subagent_type: 'Explore' } }] } };
-  const progress = (s: number) => ({ ...base, type: 'progress', timestamp: at(s), parentToolUseID: 'toolu_task', data: { type: 'agent_progress', message: { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'reading' }] } } } });
-  const obsOf = (recs: unknown[]) => mergeObservations([observeTranscript(parseTranscriptText(recs.map((r) => JSON.stringify(r)).join('\n') + '\n').state)], CLAUDE_LENS);
+  const call = {
+    ...base,
+    type: 'assistant',
+    timestamp: at(1),
+    message: {
+      id: 'm1',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_task', name: 'Task', input: { description: 'x', prompt: 'y', subagent_type: 'Explore' } }],
+    },
+  };
+  const progress = (s: number) => ({
+    ...base,
+    type: 'progress',
+    timestamp: at(s),
+    parentToolUseID: 'toolu_task',
+    data: { type: 'agent_progress', message: { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'reading' }] } } },
+  });
+  const obsOf = (recs: unknown[]) =>
+    mergeObservations([observeTranscript(parseTranscriptText(recs.map((r) => JSON.stringify(r)).join('\n') + '\n').state)], CLAUDE_LENS);
 
   it('stalls at window + 1 s after the last progress line (cut while the call was open)', () => {
     const obs = obsOf([prompt, call, progress(10), progress(50)]);

@@ -43,14 +43,23 @@ describe('vocabularies', () => {
 describe('DEFAULTS', () => {
   it('is what an empty config resolves to', () => {
     const p = resolvePolicy({});
-    expect(p.ciPollingPatterns).toEqual(['gh run watch', 'gh pr checks --watch', 'gh pr checks --wait', 'glab ci status --live', 'glab ci status -l', 'glab pipeline status --live']);
+    expect(p.ciPollingPatterns).toEqual([
+      'gh run watch',
+      'gh pr checks --watch',
+      'gh pr checks --wait',
+      'glab ci status --live',
+      'glab ci status -l',
+      'glab pipeline status --live',
+    ]);
     expect(p).toEqual(DEFAULT_POLICY);
     expect(p.baseTimeoutMs).toBe(DEFAULTS.timeout_seconds * 1000);
   });
 
   it('is what the config schema documents (one source, so the CI patterns no longer drift)', () => {
     const json = JSON.stringify(z.toJSONSchema(ConfigSchema, { io: 'input' }));
-    expect(json).toContain('@defaultValue [\\"gh run watch\\", \\"gh pr checks --watch\\", \\"gh pr checks --wait\\", \\"glab ci status --live\\", \\"glab ci status -l\\", \\"glab pipeline status --live\\"]');
+    expect(json).toContain(
+      '@defaultValue [\\"gh run watch\\", \\"gh pr checks --watch\\", \\"gh pr checks --wait\\", \\"glab ci status --live\\", \\"glab ci status -l\\", \\"glab pipeline status --live\\"]',
+    );
     expect(json).toContain('Workflow state name, matched case-insensitively. @defaultValue Blocked');
     expect(json).toContain('SIGTERM→SIGKILL grace for the process adapter. @defaultValue 5000');
   });

@@ -8,7 +8,12 @@ import { detectTerminal } from '../../src/deps.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 
 async function exampleReport() {
-  const r = await checkWave({ stateDir: path.join(REPO_ROOT, '.onex_state.example'), epicId: 'PROJ-1000', nowMs: Date.parse('2026-04-02T10:10:00Z'), shouldReadClaudeCode: false });
+  const r = await checkWave({
+    stateDir: path.join(REPO_ROOT, '.onex_state.example'),
+    epicId: 'PROJ-1000',
+    nowMs: Date.parse('2026-04-02T10:10:00Z'),
+    shouldReadClaudeCode: false,
+  });
   return r.report;
 }
 
@@ -34,14 +39,16 @@ describe('status table', () => {
     expect(lines.length).toBe(renderStatus(doc).split('\n').length);
     expect(doc.tasks[0]!.reason).toBe(long);
     // On a known narrow terminal the reason gets what is left of the width (at least 20 characters).
-    const narrow = renderStatus(doc, { columns: 80 }).split('\n').find((l) => l.startsWith('task-1001'))!;
+    const narrow = renderStatus(doc, { columns: 80 })
+      .split('\n')
+      .find((l) => l.startsWith('task-1001'))!;
     expect(narrow).toMatch(/ status "y{10,}…$/);
     expect(narrow.length).toBeLessThan(row.length);
   });
 });
 
 describe('requests column', () => {
-  it('lists each task\'s pending and unanswered requests', async () => {
+  it("lists each task's pending and unanswered requests", async () => {
     const doc = await exampleReport();
     const req = { answer_by: '2026-04-02T10:14:00Z', ticket_id: 'PROJ-1002', path: 'epics/PROJ-1000/requests/x.json' };
     doc.requests = [
@@ -69,7 +76,9 @@ describe('frame cells', () => {
     const now = Date.parse('2026-04-02T10:00:00Z');
     expect(deadlineCell(now + 90_000, now)).toBe('10:01:30 (in 90s)');
     expect(deadlineCell(now - 1000, now)).toBe('09:59:59 (passed)');
-    expect(exemptionWhy({ exemptions: ['open_tool_call', 'rate_limit'], last_tool: 'WebFetch' })).toBe('open_tool_call: WebFetch call still open; rate_limit: backing off a rate limit');
+    expect(exemptionWhy({ exemptions: ['open_tool_call', 'rate_limit'], last_tool: 'WebFetch' })).toBe(
+      'open_tool_call: WebFetch call still open; rate_limit: backing off a rate limit',
+    );
     const t = fitTable(['A', 'BBBB', 'C'], [['a1', 'b'.repeat(30), 'c'.repeat(40)]], 30, [1]);
     expect(t.kept).toEqual([0, 2]);
     expect(t.lines).toEqual(['A   C', `a1  ${'c'.repeat(25)}…`]);

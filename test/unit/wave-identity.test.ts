@@ -14,7 +14,12 @@ import { agentRows, tasksById, withTasks } from '../../src/core/wave-index.js';
 import { makeTask, T0 } from '../helpers/builders.js';
 
 const waveOf = (tasks: Task[]): Wave => ({ shape: 'current_wave', waveId: '1', tasks }) as Wave;
-const rows = () => waveOf([0, 1, 2].map((k) => makeTask({ taskId: `t${k}`, ticketId: `P-${k}`, agentId: `a${k}`, lastActivityMs: T0 + k, lastOutput: `out ${k}`, raw: { task_id: `t${k}` } })));
+const rows = () =>
+  waveOf(
+    [0, 1, 2].map((k) =>
+      makeTask({ taskId: `t${k}`, ticketId: `P-${k}`, agentId: `a${k}`, lastActivityMs: T0 + k, lastOutput: `out ${k}`, raw: { task_id: `t${k}` } }),
+    ),
+  );
 const env = { timestamp_utc: '2026-04-02T10:00:00Z', epic_id: 'E-1', run_id: 'r' };
 
 describe('a steady wave keeps its identity', () => {
@@ -56,7 +61,22 @@ describe('a steady wave keeps its identity', () => {
 
   it('a row carried as a reused instance is the same task object from one check to the next', () => {
     const w = rows();
-    const h = foldHistory([{ ...env, event: 'redispatch_requested', ticket_id: 'P-0', task_id: 't0', agent_id: 'a0', key: 'E-1:t0:redispatch', recovery_task_id: 't0-r1', answer_by: '2026-04-02T10:05:00Z', path: 'requests/x.json' } as unknown as DispatchEvent], 'E-1');
+    const h = foldHistory(
+      [
+        {
+          ...env,
+          event: 'redispatch_requested',
+          ticket_id: 'P-0',
+          task_id: 't0',
+          agent_id: 'a0',
+          key: 'E-1:t0:redispatch',
+          recovery_task_id: 't0-r1',
+          answer_by: '2026-04-02T10:05:00Z',
+          path: 'requests/x.json',
+        } as unknown as DispatchEvent,
+      ],
+      'E-1',
+    );
     h.rowInstance.set('t0', 't0-r1');
     const a = overlayWave(w, h, 'E-1', '/s', new Map());
     const b = overlayWave(w, h, 'E-1', '/s', new Map());
@@ -64,13 +84,17 @@ describe('a steady wave keeps its identity', () => {
     expect(b.tasks[0]).toBe(a.tasks[0]);
   });
 
-  it('tasks by id and agents\' rows are built once per tasks array, as a Map of them would be', () => {
+  it("tasks by id and agents' rows are built once per tasks array, as a Map of them would be", () => {
     const w = rows();
     const byId = tasksById(w.tasks);
     expect(tasksById(w.tasks)).toBe(byId);
     expect([...byId.keys()]).toEqual(['t0', 't1', 't2']);
     expect(byId.get('t1')).toBe(w.tasks[1]);
     const terminal = waveOf([...w.tasks, makeTask({ taskId: 't3', agentId: 'a3', status: 'merged', statusClass: 'terminal' })]);
-    expect([...agentRows(terminal.tasks)]).toEqual([['a0', 't0'], ['a1', 't1'], ['a2', 't2']]);
+    expect([...agentRows(terminal.tasks)]).toEqual([
+      ['a0', 't0'],
+      ['a1', 't1'],
+      ['a2', 't2'],
+    ]);
   });
 });

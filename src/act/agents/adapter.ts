@@ -14,7 +14,6 @@ export { readProcessIdentity, type ProcessIdentity } from '../../sys/proc-identi
 /** Whether a step's side effect happened: `unknown` means it cannot be told, so the key is an orphan (never re-fired). */
 export type MarkerState = 'done' | 'absent' | 'unknown';
 
-
 /** Why a step did not succeed; nothing branches on `detail` text. */
 export type OutcomeCode =
   | 'orphan' // the marker says "cannot tell": refused to fire again

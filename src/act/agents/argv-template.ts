@@ -5,8 +5,21 @@ import type { Locate } from '../../contracts/parse-yaml.js';
 import type { CancelRequest, RedispatchRequest } from './adapter.js';
 
 export const PLACEHOLDERS = [
-  'prompt', 'prompt_file', 'ticket', 'attempt', 'checkpoint', 'task_id', 'recovery_task_id',
-  'epic', 'key', 'pid', 'agent_id', 'agent_name', 'team', 'session_id', 'cwd',
+  'prompt',
+  'prompt_file',
+  'ticket',
+  'attempt',
+  'checkpoint',
+  'task_id',
+  'recovery_task_id',
+  'epic',
+  'key',
+  'pid',
+  'agent_id',
+  'agent_name',
+  'team',
+  'session_id',
+  'cwd',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 export type PlaceholderValues = Partial<Record<Placeholder, string>>;
@@ -48,14 +61,24 @@ export function expandArgv(argv: readonly string[], values: PlaceholderValues): 
 export function placeholderValues(req: CancelRequest | RedispatchRequest, promptFile?: string): PlaceholderValues {
   const t = req.task;
   const v: PlaceholderValues = {
-    ticket: t.ticketId, task_id: t.taskId, epic: req.epicId, key: req.key,
+    ticket: t.ticketId,
+    task_id: t.taskId,
+    epic: req.epicId,
+    key: req.key,
     pid: t.pid === undefined ? undefined : String(t.pid),
-    agent_id: t.agentId, agent_name: t.agentName, team: t.teamName, session_id: t.sessionId,
+    agent_id: t.agentId,
+    agent_name: t.agentName,
+    team: t.teamName,
+    session_id: t.sessionId,
   };
   if ('prompt' in req) {
     Object.assign(v, {
-      prompt: req.prompt, prompt_file: promptFile, attempt: String(req.attempt),
-      checkpoint: req.checkpointPath, recovery_task_id: req.recoveryTaskId, cwd: req.cwd,
+      prompt: req.prompt,
+      prompt_file: promptFile,
+      attempt: String(req.attempt),
+      checkpoint: req.checkpointPath,
+      recovery_task_id: req.recoveryTaskId,
+      cwd: req.cwd,
     });
   }
   return v;

@@ -38,23 +38,40 @@ export async function commandMarker(req: CancelRequest, op: AdapterOp): Promise<
 }
 
 /** Run the command of one step once per key. */
-async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, template: readonly string[] | undefined, timeoutMs: number, deps: AdapterDeps, configKey = `agents.${op}_argv`) {
+async function runStep(
+  op: AdapterOp,
+  req: CancelRequest | RedispatchRequest,
+  template: readonly string[] | undefined,
+  timeoutMs: number,
+  deps: AdapterDeps,
+  configKey = `agents.${op}_argv`,
+) {
   const file = commandFile(req, op);
   const rel = req.paths.relative(file);
   const prior = await readStatus(file);
-  if (prior === 'done') return succeeded(op, 'command', `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
-  if (prior !== 'missing' && prior !== 'failed') return orphan(op, 'command', `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
-  if (!template) return failed(op, 'command', 'not_configured', `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
+  if (prior === 'done')
+    return succeeded(op, 'command', `the ${op} command for ${req.key} already succeeded (${rel}); not run again.`, { wasAlreadyDone: true, markerPath: file });
+  if (prior !== 'missing' && prior !== 'failed')
+    return orphan(op, 'command', `${rel} says the ${op} command for ${req.key} started but its result is unknown.`, file);
+  if (!template)
+    return failed(op, 'command', 'not_configured', `${configKey} is not set: the command adapter runs it to ${op}. Add it to watchdog.config.yaml.`);
   let promptFile: string | undefined;
   if ('prompt' in req) promptFile = agentFiles(req.paths, req.epicId, req.recoveryTaskId).promptFile;
   const expanded = expandArgv(template, placeholderValues(req, promptFile));
-  if (!expanded.ok) return failed(op, 'command', 'missing_target', `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
+  if (!expanded.ok)
+    return failed(
+      op,
+      'command',
+      'missing_target',
+      `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`,
+    );
   const rec: CommandRecord = { key: req.key, op, status: 'running', argv_template: [...template], started_at: msToIso(deps.clock.nowMs()) };
   const write = (r: CommandRecord) => writeFileAtomic(file, JSON.stringify(r, null, 2) + '\n');
   try {
     if (promptFile && 'prompt' in req) await writeFileAtomic(promptFile, req.prompt);
     if (prior === 'missing') {
-      if (!(await createFileExclusive(file, JSON.stringify(rec, null, 2) + '\n'))) return orphan(op, 'command', `${rel} appeared while starting the ${op} command.`, file);
+      if (!(await createFileExclusive(file, JSON.stringify(rec, null, 2) + '\n')))
+        return orphan(op, 'command', `${rel} appeared while starting the ${op} command.`, file);
     } else await write(rec);
   } catch (e) {
     return ioFailure(op, 'command', `preparing the ${op} command`, e, file);
@@ -69,27 +86,47 @@ async function runStep(op: AdapterOp, req: CancelRequest | RedispatchRequest, te
   try {
     if (r.spawnError) {
       await write({ ...done, status: 'failed' });
-      return failed(op, 'command', 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${r.spawnError.code ?? r.spawnError.message}. Check ${configKey}[0] is an executable on PATH.`, { markerPath: file });
+      return failed(
+        op,
+        'command',
+        'spawn_failed',
+        `could not run ${JSON.stringify(expanded.argv[0])}: ${r.spawnError.code ?? r.spawnError.message}. Check ${configKey}[0] is an executable on PATH.`,
+        { markerPath: file },
+      );
     }
     if (r.exitCode === 0) {
       await write({ ...done, status: 'done' });
       if (op !== 'redispatch') return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0.`, { markerPath: file });
       // The replacement it started is watched like a process-adapter launch: found by the marks it inherited.
       const launched = await launchedProcess(req.key, req.paths.root);
-      if (launched) return { ...succeeded(op, 'command', `the ${op} command for ${req.key} exited 0; its replacement runs as pid ${launched.pid}.`, { markerPath: file }), pid: launched.pid, identity: launched };
+      if (launched)
+        return {
+          ...succeeded(op, 'command', `the ${op} command for ${req.key} exited 0; its replacement runs as pid ${launched.pid}.`, { markerPath: file }),
+          pid: launched.pid,
+          identity: launched,
+        };
       // Launched elsewhere (another runner, another host): awaited like a request until a row lists
       // it or its answer-by passes (then a failed attempt, as an unanswered request), never "done".
       // Its marker stands in for the request file; it is nothing for the orchestrator to carry out.
       const answerBy = deps.requestDeadlineMs === undefined ? undefined : msToIso(deps.clock.nowMs() + deps.requestDeadlineMs);
       const until = answerBy ? ` by ${answerBy}` : '';
-      return succeeded(op, 'command', `the ${op} command for ${req.key} exited 0; no process it started carries DISPATCH_WATCHDOG_KEY, so the replacement runs elsewhere: it is awaited until a row lists it${until}, else counted as a failed attempt.`, {
-        markerPath: file, requestPath: rel, ...(answerBy ? { answerBy } : {}),
-      });
+      return succeeded(
+        op,
+        'command',
+        `the ${op} command for ${req.key} exited 0; no process it started carries DISPATCH_WATCHDOG_KEY, so the replacement runs elsewhere: it is awaited until a row lists it${until}, else counted as a failed attempt.`,
+        {
+          markerPath: file,
+          requestPath: rel,
+          ...(answerBy ? { answerBy } : {}),
+        },
+      );
     }
     if (r.timedOut || r.exitCode === null) {
       await write({ ...done, status: 'unknown' });
       const why = r.timedOut ? `ran longer than ${timeoutMs} ms and was killed` : `was killed by ${r.signal}`;
-      return failed(op, 'command', 'command_timeout', `the ${op} command for ${req.key} ${why}; whether it took effect is unknown.${tail}`, { markerPath: file });
+      return failed(op, 'command', 'command_timeout', `the ${op} command for ${req.key} ${why}; whether it took effect is unknown.${tail}`, {
+        markerPath: file,
+      });
     }
     await write({ ...done, status: 'failed' });
     return failed(op, 'command', 'command_failed', `the ${op} command for ${req.key} exited ${r.exitCode}.${tail}`, { markerPath: file });
@@ -119,7 +156,9 @@ export function createCommandAdapter(agents: AgentsConfig, deps: AdapterDeps): A
     cancel: (req) => runStep('cancel', req, agents.cancel_argv, timeoutMs, deps),
     cancelMarker: (req) => commandMarker(req, 'cancel'),
     redispatch: (req) =>
-      req.mode === 'resume' ? runStep('redispatch', req, agents.resume_argv, timeoutMs, deps, 'agents.resume_argv') : runStep('redispatch', req, agents.redispatch_argv, timeoutMs, deps),
+      req.mode === 'resume'
+        ? runStep('redispatch', req, agents.resume_argv, timeoutMs, deps, 'agents.resume_argv')
+        : runStep('redispatch', req, agents.redispatch_argv, timeoutMs, deps),
     redispatchMarker: (req) => commandMarker(req, 'redispatch'),
     nudge: (req) => runStep('nudge', nudgeLaunchRequest(req), agents.resume_argv, timeoutMs, deps, 'agents.resume_argv'),
     nudgeMarker: (req) => commandMarker(req, 'nudge'),

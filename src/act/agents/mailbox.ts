@@ -24,10 +24,22 @@ export function requestFile(req: CancelRequest, kind: MailboxRequest['kind']): s
 export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], nowMs: number, deadlineMs?: number): MailboxRequest {
   const t = req.task;
   const out: MailboxRequest = {
-    schema_version: '1', kind, key: req.key, epic_id: req.epicId, task_id: t.taskId, row_task_id: t.rowTaskId,
-    ...(t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {}), ticket_id: t.ticketId,
-    agent_id: t.agentId, agent_name: t.agentName, team_name: t.teamName, session_id: t.sessionId, pid: t.pid, ...(isCodexRow(t) ? { agent: 'codex' } : {}),
-    reason: req.reason, created_at: msToIso(nowMs),
+    schema_version: '1',
+    kind,
+    key: req.key,
+    epic_id: req.epicId,
+    task_id: t.taskId,
+    row_task_id: t.rowTaskId,
+    ...(t.unansweredRequest?.startedTaskId ? { stop_task_id: t.unansweredRequest.startedTaskId, stop_row_task_id: t.unansweredRequest.startedRowTaskId } : {}),
+    ticket_id: t.ticketId,
+    agent_id: t.agentId,
+    agent_name: t.agentName,
+    team_name: t.teamName,
+    session_id: t.sessionId,
+    pid: t.pid,
+    ...(isCodexRow(t) ? { agent: 'codex' } : {}),
+    reason: req.reason,
+    created_at: msToIso(nowMs),
   };
   if (kind === 'redispatch' && 'prompt' in req) {
     Object.assign(out, { redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath, prompt: req.prompt });
@@ -35,8 +47,12 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   if (kind === 'resume' && 'prompt' in req) {
     // `prompt` keeps its meaning (a fresh agent's prompt): the fallback when the session cannot be resumed.
     Object.assign(out, {
-      redispatch_attempt: req.attempt, recovery_task_id: req.recoveryTaskId, checkpoint_path: req.checkpointPath,
-      prompt: req.fallbackPrompt ?? req.prompt, resume_prompt: req.prompt, transport_cause: req.transportCause,
+      redispatch_attempt: req.attempt,
+      recovery_task_id: req.recoveryTaskId,
+      checkpoint_path: req.checkpointPath,
+      prompt: req.fallbackPrompt ?? req.prompt,
+      resume_prompt: req.prompt,
+      transport_cause: req.transportCause,
     });
   }
   if (req.requestFields) Object.assign(out, req.requestFields);
@@ -71,13 +87,22 @@ export async function requestMarker(req: CancelRequest, kind: MailboxRequest['ki
 }
 
 /** Write the request file once; a second call finds it and does nothing. */
-export async function writeRequest(req: CancelRequest | RedispatchRequest, kind: MailboxRequest['kind'], deps: AdapterDeps, adapter: AgentAdapter['name'] = 'mailbox') {
+export async function writeRequest(
+  req: CancelRequest | RedispatchRequest,
+  kind: MailboxRequest['kind'],
+  deps: AdapterDeps,
+  adapter: AgentAdapter['name'] = 'mailbox',
+) {
   const file = requestFile(req, kind);
   const rel = req.paths.relative(file);
   try {
     const nowMs = deps.clock.nowMs();
     // The pid only when it is provably the agent (request-pid.ts): a lead may `kill` it literally.
-    const request = await checkRequestPid(buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs), req.task, (req as CancelRequest).expectedProcess ?? req.task.expectedProcess);
+    const request = await checkRequestPid(
+      buildMailboxRequest(req, kind, nowMs, deps.requestDeadlineMs),
+      req.task,
+      (req as CancelRequest).expectedProcess ?? req.task.expectedProcess,
+    );
     const created = await createFileExclusive(file, JSON.stringify(request, null, 2) + '\n');
     const answerBy = created ? request.answer_by : ((await answerByOf(file)) ?? request.answer_by);
     const lifecycle = { markerPath: file, requestPath: rel, answerBy };

@@ -31,10 +31,12 @@ export function validateAgentsConfig(name: AdapterName, agents: AgentsConfig = {
   const needs = (key: 'cancel_argv' | 'redispatch_argv', why: string) => {
     if (!agents[key]) {
       const what = `the ${name} adapter needs it ${why}, got nothing.`;
-      errors.push(new InputError('bad_config', locate ? what : `agents.${key}: ${what}`, {
-        location: locate?.(['agents', key]),
-        hint: `Add agents.${key} to watchdog.config.yaml, e.g. ["my-tool", "${key === 'cancel_argv' ? 'stop' : 'start'}", "{task_id}"], or use agents.adapter: mailbox.`,
-      }));
+      errors.push(
+        new InputError('bad_config', locate ? what : `agents.${key}: ${what}`, {
+          location: locate?.(['agents', key]),
+          hint: `Add agents.${key} to watchdog.config.yaml, e.g. ["my-tool", "${key === 'cancel_argv' ? 'stop' : 'start'}", "{task_id}"], or use agents.adapter: mailbox.`,
+        }),
+      );
     }
   };
   if (name === 'command' && (strategy === 'cancel' || strategy === 'redispatch')) needs('cancel_argv', 'to stop a stalled agent');

@@ -74,7 +74,10 @@ async function settleLaunching(req: RedispatchRequest, rec: LaunchRecord, file: 
     return launched;
   }
   if (rec.spawn_token !== path.basename(tokenFile(file))) return undefined;
-  const token = await fs.lstat(tokenFile(file)).then(() => true, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : undefined));
+  const token = await fs.lstat(tokenFile(file)).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : undefined),
+  );
   if (token === undefined) return undefined;
   if (token) return 'never';
   // Started (it removed the token) and already exited: launched, its pid no longer known.
@@ -123,7 +126,12 @@ async function spawnDetached(argv: string[], logFile: string, env: NodeJS.Proces
  * spawn itself succeeds whatever argv[0] is, so a missing agent CLI is caught here, before the launch.
  */
 async function assertExecutable(cmd: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<void> {
-  const candidates = cmd.includes('/') ? [path.resolve(cwd ?? process.cwd(), cmd)] : (env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, cmd));
+  const candidates = cmd.includes('/')
+    ? [path.resolve(cwd ?? process.cwd(), cmd)]
+    : (env.PATH ?? '')
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, cmd));
   let code = 'ENOENT';
   for (const c of candidates) {
     try {
@@ -137,12 +145,21 @@ async function assertExecutable(cmd: string, env: NodeJS.ProcessEnv, cwd: string
   throw Object.assign(new Error(`${cmd}: ${code}`), { code });
 }
 
-const isDir = (p: string) => fs.stat(p).then((s) => s.isDirectory(), () => false);
+const isDir = (p: string) =>
+  fs.stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 
 const RETRYABLE_SPAWN = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
 
 /** Launch the replacement once per key; see the module comment for the marker protocol. */
-export async function launchReplacement(req: RedispatchRequest, template: readonly string[] | undefined, deps: AdapterDeps, adapter: AdapterName = 'process'): Promise<RedispatchOutcome> {
+export async function launchReplacement(
+  req: RedispatchRequest,
+  template: readonly string[] | undefined,
+  deps: AdapterDeps,
+  adapter: AdapterName = 'process',
+): Promise<RedispatchOutcome> {
   const file = launchFile(req);
   const rel = req.paths.relative(file);
   let rec = await readLaunchRecord(file);
@@ -155,28 +172,58 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   if (typeof rec === 'object' && rec.status === 'launched') {
     const identity = rec.start_ticks === undefined || rec.pid === undefined ? undefined : { pid: rec.pid, startTicks: rec.start_ticks, bootId: rec.boot_id };
     const was = rec.pid === undefined ? 'already launched (and has exited)' : `already launched (pid ${rec.pid})`;
-    return { ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was ${was}; not launched again.`, { wasAlreadyDone: true, markerPath: file }), pid: rec.pid, identity };
+    return {
+      ...succeeded('redispatch', adapter, `${req.recoveryTaskId} was ${was}; not launched again.`, { wasAlreadyDone: true, markerPath: file }),
+      pid: rec.pid,
+      identity,
+    };
   }
   if (rec === 'unreadable' || (typeof rec === 'object' && rec.status === 'launching' && !isNeverSpawned)) {
-    return orphan('redispatch', adapter, `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`, file);
+    return orphan(
+      'redispatch',
+      adapter,
+      `${rel} says a launch of ${req.recoveryTaskId} began but never recorded a pid (a crash between marker and spawn?), so it may or may not be running.`,
+      file,
+    );
   }
   const configKey = req.mode === 'resume' ? 'agents.resume_argv' : 'agents.redispatch_argv';
   if (!template) {
     const example = req.mode === 'resume' ? '["claude", "--resume", "{session_id}", "-p", "{prompt}"]' : '["claude", "-p", "{prompt}"]';
-    return failed('redispatch', adapter, 'not_configured', `${configKey} is not set: the ${adapter} adapter launches ${req.mode === 'resume' ? 'resumes' : 'replacements'} from it. Add e.g. ${example} to watchdog.config.yaml.`);
+    return failed(
+      'redispatch',
+      adapter,
+      'not_configured',
+      `${configKey} is not set: the ${adapter} adapter launches ${req.mode === 'resume' ? 'resumes' : 'replacements'} from it. Add e.g. ${example} to watchdog.config.yaml.`,
+    );
   }
   const files = agentFiles(req.paths, req.epicId, req.recoveryTaskId);
   const expanded = expandArgv(template, placeholderValues(req, files.promptFile));
   if (!expanded.ok) {
-    return failed('redispatch', adapter, 'missing_target', `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`);
+    return failed(
+      'redispatch',
+      adapter,
+      'missing_target',
+      `${configKey} uses ${expanded.missing.map((m) => `{${m}}`).join(' ')}, but task ${req.task.taskId} has no value for it.`,
+    );
   }
   if (req.cwd !== undefined && !(await isDir(req.cwd))) {
-    return failed('redispatch', adapter, 'missing_target', `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`);
+    return failed(
+      'redispatch',
+      adapter,
+      'missing_target',
+      `${req.task.taskId} worked in ${req.cwd}, which is no longer a directory: its replacement would work in another checkout. Restore the worktree (or relaunch by hand), then answer again.`,
+    );
   }
   const base: LaunchRecord = {
-    key: req.key, status: 'launching', recovery_task_id: req.recoveryTaskId, argv_template: [...template],
-    prompt_file: req.paths.relative(files.promptFile), log_file: req.paths.relative(files.logFile), started_at: msToIso(deps.clock.nowMs()),
-    ...(req.cwd ? { cwd: req.cwd } : {}), spawn_token: path.basename(tokenFile(file)),
+    key: req.key,
+    status: 'launching',
+    recovery_task_id: req.recoveryTaskId,
+    argv_template: [...template],
+    prompt_file: req.paths.relative(files.promptFile),
+    log_file: req.paths.relative(files.logFile),
+    started_at: msToIso(deps.clock.nowMs()),
+    ...(req.cwd ? { cwd: req.cwd } : {}),
+    spawn_token: path.basename(tokenFile(file)),
   };
   try {
     await writeFileAtomic(files.promptFile, req.prompt);
@@ -192,8 +239,20 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   }
   crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
   // A Codex agent resumes (and its replacement writes) under the CODEX_HOME its rollout lies in.
-  const codexHome: Record<string, string> = isCodexRow(req.task) ? { CODEX_HOME: codexHomeOf(req.task.transcriptPath, req.task.raw?.codex_home, process.env) } : {};
-  const env = agentEnv(process.env, { DISPATCH_WATCHDOG_KEY: req.key, DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId, DISPATCH_WATCHDOG_EPIC_ID: req.epicId, DISPATCH_WATCHDOG_STATE_DIR: req.paths.root, ...codexHome }, deps.claudeConfigDir);
+  const codexHome: Record<string, string> = isCodexRow(req.task)
+    ? { CODEX_HOME: codexHomeOf(req.task.transcriptPath, req.task.raw?.codex_home, process.env) }
+    : {};
+  const env = agentEnv(
+    process.env,
+    {
+      DISPATCH_WATCHDOG_KEY: req.key,
+      DISPATCH_WATCHDOG_TASK_ID: req.recoveryTaskId,
+      DISPATCH_WATCHDOG_EPIC_ID: req.epicId,
+      DISPATCH_WATCHDOG_STATE_DIR: req.paths.root,
+      ...codexHome,
+    },
+    deps.claudeConfigDir,
+  );
   let pid: number;
   try {
     await assertExecutable(expanded.argv[0]!, env, req.cwd);
@@ -201,15 +260,28 @@ export async function launchReplacement(req: RedispatchRequest, template: readon
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
     await writeFileAtomic(file, JSON.stringify({ ...base, status: 'failed', error: code }, null, 2) + '\n').catch(() => undefined);
-    return failed('redispatch', adapter, 'spawn_failed', `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`, { retryable: RETRYABLE_SPAWN.has(code), markerPath: file });
+    return failed(
+      'redispatch',
+      adapter,
+      'spawn_failed',
+      `could not run ${JSON.stringify(expanded.argv[0])}: ${code}. Check agents.redispatch_argv[0] is an executable on PATH.`,
+      { retryable: RETRYABLE_SPAWN.has(code), markerPath: file },
+    );
   }
   crashPoint('after', 'spawned'); // test-only: a crash between the spawn and the completed marker
   const identity = await readProcessIdentity(pid);
   const detail = `${req.recoveryTaskId} launched as pid ${pid}${req.cwd ? ` in ${req.cwd}` : ''}, output in ${base.log_file}.`;
   try {
-    await writeFileAtomic(file, JSON.stringify({ ...base, status: 'launched', pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + '\n');
+    await writeFileAtomic(
+      file,
+      JSON.stringify({ ...base, status: 'launched', pid, start_ticks: identity?.startTicks, boot_id: identity?.bootId }, null, 2) + '\n',
+    );
   } catch (e) {
-    return { ...succeeded('redispatch', adapter, `${detail} (the launch marker could not be completed: ${(e as Error).message})`, { markerPath: file }), pid, identity };
+    return {
+      ...succeeded('redispatch', adapter, `${detail} (the launch marker could not be completed: ${(e as Error).message})`, { markerPath: file }),
+      pid,
+      identity,
+    };
   }
   return { ...succeeded('redispatch', adapter, detail, { markerPath: file }), pid, identity };
 }

@@ -42,10 +42,16 @@ export async function isAgentsOwnGroup(identity: ProcessIdentity, pgrp: number):
 }
 
 /** The pure rule behind isAgentsOwnGroup. */
-export function decideGroupIsOurs(identity: ProcessIdentity, members: readonly { pid: number; ppid: number; startTicks: number }[], ownPid: number, parentPid: number): boolean {
+export function decideGroupIsOurs(
+  identity: ProcessIdentity,
+  members: readonly { pid: number; ppid: number; startTicks: number }[],
+  ownPid: number,
+  parentPid: number,
+): boolean {
   const byPid = new Map(members.map((m) => [m.pid, m]));
   const descends = (m: { pid: number; ppid: number }) => {
-    for (let p: { pid: number; ppid: number } | undefined = m, hops = 0; p && hops <= members.length; p = byPid.get(p.ppid), hops++) if (p.pid === identity.pid) return true;
+    for (let p: { pid: number; ppid: number } | undefined = m, hops = 0; p && hops <= members.length; p = byPid.get(p.ppid), hops++)
+      if (p.pid === identity.pid) return true;
     return false;
   };
   return members.every((m) => m.pid !== ownPid && m.pid !== parentPid && m.startTicks >= identity.startTicks && descends(m));
@@ -71,7 +77,12 @@ export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ESRCH') return succeeded('cancel', 'process', `process ${pid} had already exited.`, { wasAlreadyDone: true });
-    return failed('cancel', 'process', 'permission_denied', `cannot signal process ${pid}: ${code ?? String(e)}. Run the watchdog as the user that owns the agents.`);
+    return failed(
+      'cancel',
+      'process',
+      'permission_denied',
+      `cannot signal process ${pid}: ${code ?? String(e)}. Run the watchdog as the user that owns the agents.`,
+    );
   }
   if (await waitGone(identity, graceMs, deps)) return succeeded('cancel', 'process', `process ${pid} stopped after SIGTERM.`);
   try {
@@ -82,7 +93,12 @@ export async function terminate(identity: ProcessIdentity, pgrp: number, graceMs
   if (await waitGone(identity, KILL_WAIT_MS, deps)) {
     return { ...succeeded('cancel', 'process', `process ${pid} ignored SIGTERM for ${graceMs} ms and was killed with SIGKILL.`), wasForced: true };
   }
-  return { ...failed('cancel', 'process', 'permission_denied', `process ${pid} is still alive ${KILL_WAIT_MS} ms after SIGKILL (uninterruptible I/O?).`, { retryable: true }), wasForced: true };
+  return {
+    ...failed('cancel', 'process', 'permission_denied', `process ${pid} is still alive ${KILL_WAIT_MS} ms after SIGKILL (uninterruptible I/O?).`, {
+      retryable: true,
+    }),
+    wasForced: true,
+  };
 }
 
 /** The pid to act on and what we know about it. */
@@ -101,12 +117,22 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
     async cancel(req) {
       const { pid, known } = target(req);
       if (pid === undefined) {
-        return failed('cancel', 'process', 'missing_target', `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`);
+        return failed(
+          'cancel',
+          'process',
+          'missing_target',
+          `task ${req.task.taskId} has no pid: the process adapter needs the agent's pid in the state file (or use agents.adapter mailbox).`,
+        );
       }
       try {
         // Never the watchdog itself, nor whoever runs it (its parent, the orchestrator, a shell).
         if (pid <= 1 || (await ancestry()).includes(pid)) {
-          return failed('cancel', 'process', 'identity_unknown', `not killed: pid ${pid} is ${pid === process.pid ? 'this watchdog itself' : pid <= 1 ? 'not an agent' : 'an ancestor of this watchdog (its parent, or the process that started it)'}, not task ${req.task.taskId}'s agent. Write the agent's own pid in the row.`);
+          return failed(
+            'cancel',
+            'process',
+            'identity_unknown',
+            `not killed: pid ${pid} is ${pid === process.pid ? 'this watchdog itself' : pid <= 1 ? 'not an agent' : 'an ancestor of this watchdog (its parent, or the process that started it)'}, not task ${req.task.taskId}'s agent. Write the agent's own pid in the row.`,
+          );
         }
         const v = await verifyTarget(pid, known, tolerance);
         switch (v.kind) {
@@ -120,7 +146,12 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
               : succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
           }
           case 'unknown':
-            return failed('cancel', 'process', 'identity_unknown', `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`);
+            return failed(
+              'cancel',
+              'process',
+              'identity_unknown',
+              `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`,
+            );
           case 'match':
             if (isCodexRow(req.task)) return await stopCodex(v.identity.pid, codexLockOwner(req.task), graceMs, deps);
             return await terminate(v.identity, v.pgrp, graceMs, deps);

@@ -14,7 +14,11 @@ export async function whyPidWithheld(pid: number, task: Task, expected?: Process
   const mine = ancestors ?? (await ancestry());
   if (pid === process.pid) return `pid ${pid} is this watchdog itself, not task ${task.taskId}'s agent`;
   if (mine.includes(pid)) return `pid ${pid} is an ancestor of the watchdog (the lead, or the shell that runs it), not task ${task.taskId}'s agent`;
-  const v = await verifyTarget(pid, { expected, dispatchedAtMs: task.dispatchedAtMs, isWaveDispatch: task.raw !== undefined && !task.raw.dispatched_at }, DEFAULT_START_TOLERANCE_MS);
+  const v = await verifyTarget(
+    pid,
+    { expected, dispatchedAtMs: task.dispatchedAtMs, isWaveDispatch: task.raw !== undefined && !task.raw.dispatched_at },
+    DEFAULT_START_TOLERANCE_MS,
+  );
   switch (v.kind) {
     case 'match':
       return undefined;
@@ -26,7 +30,12 @@ export async function whyPidWithheld(pid: number, task: Task, expected?: Process
 }
 
 /** `request` with its pid kept only when it is provably the agent; otherwise without it, saying why. */
-export async function checkRequestPid<R extends { pid?: number; pid_withheld?: string }>(request: R, task: Task, expected?: ProcessIdentity, ancestors?: readonly number[]): Promise<R> {
+export async function checkRequestPid<R extends { pid?: number; pid_withheld?: string }>(
+  request: R,
+  task: Task,
+  expected?: ProcessIdentity,
+  ancestors?: readonly number[],
+): Promise<R> {
   if (request.pid === undefined) return request;
   const why = await whyPidWithheld(request.pid, task, expected, ancestors);
   if (why === undefined) return request;

@@ -63,7 +63,10 @@ export function judgeStartTime(
         detail: `pid ${pid} started at ${msToIso(Math.round(startMs))}, after the wave was dispatched at ${msToIso(dispatchedAtMs)}, and the row has no dispatched_at of its own, so it may be the agent itself; write the row's own dispatched_at`,
       };
     }
-    return { kind: 'other', detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(dispatchedAtMs)}` };
+    return {
+      kind: 'other',
+      detail: `pid ${pid} now belongs to a process started at ${msToIso(Math.round(startMs))}, after the task was dispatched at ${msToIso(dispatchedAtMs)}`,
+    };
   }
   // A process much older than the dispatch is not the agent (a shell, a daemon: a wrong pid in the row).
   if (range.latestMs < dispatchedAtMs - MAX_START_BEFORE_DISPATCH_MS) {

@@ -65,7 +65,13 @@ const RULES: Rule[] = [
     // An attempt that never started ran out of nothing (no context, no tool): its launch failed.
     const n = count(h, (r) => r.stallReason === 'never_started');
     if (h.length === 0 || (n !== h.length && !isRepeated(n, h.length))) return undefined;
-    const which = n === h.length ? '' : ` (${h.filter((r) => r.stallReason === 'never_started').map((r) => r.taskId).join(', ')}; the others went quiet after starting)`;
+    const which =
+      n === h.length
+        ? ''
+        : ` (${h
+            .filter((r) => r.stallReason === 'never_started')
+            .map((r) => r.taskId)
+            .join(', ')}; the others went quiet after starting)`;
     return {
       kind: 'dispatch_environment',
       text: `The agent never showed any activity in ${of(n, h.length)} attempts${which}. The dispatch or its environment is failing (the agent was not launched, crashed at start, lacks credentials or runs in the wrong directory), not the work itself.`,

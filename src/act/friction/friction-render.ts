@@ -116,9 +116,7 @@ export function renderOrphanNote(orphans: readonly OrphanAction[], opts: { runId
   const shown = orphans.length > ORPHANS_LIST_ALL_UP_TO ? orphans.slice(0, ORPHANS_SHOWN_WHEN_MANY) : orphans;
   const left = orphans.length - shown.length;
   const where = opts.epicId ? ` of epic ${opts.epicId}` : '';
-  const rows = shown.map(
-    (o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`,
-  );
+  const rows = shown.map((o) => `| \`${o.key}\` | ${cell(o.action)} | ${cell(o.ticketId)} | ${cell(o.taskId)} | ${cell(o.startedAt)} | ${cell(o.detail)} |`);
   return [
     `# Orphaned Actions: run ${opts.runId}`,
     '',
@@ -131,7 +129,9 @@ export function renderOrphanNote(orphans: readonly OrphanAction[], opts: { runId
     '| key | action | ticket | task | started (UTC) | detail |',
     '|---|---|---|---|---|---|',
     ...rows,
-    ...(left > 0 ? ['', `${left} more not listed (${orphans.length} in total): each is an \`action_started\` event without an outcome in the dispatch log.`] : []),
+    ...(left > 0
+      ? ['', `${left} more not listed (${orphans.length} in total): each is an \`action_started\` event without an outcome in the dispatch log.`]
+      : []),
     '',
     '## Recommended Action',
     'For each key, check by hand whether the action happened (is the agent still running? is there a request file, a checkpoint, a Linear comment?). Finish or undo it yourself; the watchdog will not touch these keys again.',

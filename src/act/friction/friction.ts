@@ -12,10 +12,7 @@ import { ActionError } from '../../contracts/errors.js';
 import { assertSafeId, type StatePaths } from '../../files/paths.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
 import { safeText } from '../../present/safe-text.js';
-import {
-  frictionMarker, orphanMarker, renderFrictionNote, renderOrphanNote,
-  type FrictionNoteInput, type OrphanAction,
-} from './friction-render.js';
+import { frictionMarker, orphanMarker, renderFrictionNote, renderOrphanNote, type FrictionNoteInput, type OrphanAction } from './friction-render.js';
 
 export * from './friction-render.js';
 export { hypothesizeRootCause, type Hypothesis, type HypothesisKind } from './friction-hypothesis.js';
@@ -70,7 +67,10 @@ export async function frictionNotePathFor(paths: StatePaths, ticketId: string, a
   const existing = await findFrictionNote(paths, ticketId, attempts);
   if (existing) return existing;
   const base = paths.frictionFile(utcDate(nowMs), ticketId);
-  const isTaken = await fs.access(base).then(() => true, () => false);
+  const isTaken = await fs.access(base).then(
+    () => true,
+    () => false,
+  );
   return isTaken ? base.replace(/\.md$/, `-attempt-${attempts}.md`) : base;
 }
 
@@ -79,16 +79,23 @@ export async function writeFrictionNote(paths: StatePaths, input: FrictionNoteIn
   const existing = await findFrictionNote(paths, input.ticketId, input.attempts);
   if (existing) return { path: existing, written: false };
   // The note quotes the agent (its last output, its last call): no secret, no terminal escape in it.
-  const text = safeText(renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }), { keepNewlines: true });
+  const text = safeText(
+    renderFrictionNote({ ...input, escalatedAt: input.escalatedAt ?? msToIso(opts.nowMs), evidencePaths: relativeEvidence(paths, input) }),
+    { keepNewlines: true },
+  );
   const marker = frictionMarker(input.ticketId, input.attempts);
   const base = paths.frictionFile(utcDate(opts.nowMs), input.ticketId);
   for (const file of [base, base.replace(/\.md$/, `-attempt-${input.attempts}.md`)]) {
     if (await createFileExclusive(file, text)) return { path: file, written: true };
     if (await containsMarker(file, marker)) return { path: file, written: false };
   }
-  throw new ActionError('action_refused', `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`, {
-    hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(':')[0] ?? '<epic id>'}\`.`,
-  });
+  throw new ActionError(
+    'action_refused',
+    `${paths.relative(base)}: cannot write the friction note of ${input.ticketId} attempt ${input.attempts}: both file names are taken by other notes.`,
+    {
+      hint: `Move the files aside (they were not written by this escalation), then run \`dispatch-watchdog recover --epic-id ${input.actionKey?.split(':')[0] ?? '<epic id>'}\`.`,
+    },
+  );
 }
 
 /** `friction/<date>-orphaned-actions-<run>.md` for one start-up. */

@@ -91,9 +91,5 @@ export function renderStallTable(history: readonly StallRecord[]): string {
     (h, i) =>
       `| ${i + 1} | ${cell(h.detectedAt)} | ${cell(h.taskId)} | ${h.attempt} | ${formatSeconds(h.idleSeconds)} | ${cell(h.stallReason)} | ${cell(h.exemptions.join(', '))} | ${cell(h.lastTool)} |`,
   );
-  return [
-    '| # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
-  ].join('\n');
+  return ['| # | detected (UTC) | task | attempt | idle | stall reason | exemptions | last tool |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -38,7 +38,8 @@ export interface NotifierDeps {
 
 type Started = EventOf<'notify_started'>;
 
-const ORPHAN_TEXT = 'the watchdog stopped after this POST began and before its answer was recorded: the receiver may have it; not sent again (notifications.idempotent_receiver: true sends it again with the same Idempotency-Key)';
+const ORPHAN_TEXT =
+  'the watchdog stopped after this POST began and before its answer was recorded: the receiver may have it; not sent again (notifications.idempotent_receiver: true sends it again with the same Idempotency-Key)';
 
 export class Notifier {
   /** Keys journaled (this run or before): never started twice. */
@@ -100,8 +101,10 @@ export class Notifier {
   private async settle(n: Started): Promise<void> {
     const m = await this.readMarker(n.key);
     if (m === 'absent') return this.send(n, true);
-    if (m !== 'unreadable' && m.status === 'sent') return this.append({ event: 'notify_sent', key: n.key, status: m.http_status ?? 200, attempts: Math.max(1, m.attempts), is_recovered: true });
-    if (m !== 'unreadable' && m.status === 'failed') return this.append({ event: 'notify_failed', key: n.key, error: m.error ?? 'given up on before a restart', attempts: m.attempts });
+    if (m !== 'unreadable' && m.status === 'sent')
+      return this.append({ event: 'notify_sent', key: n.key, status: m.http_status ?? 200, attempts: Math.max(1, m.attempts), is_recovered: true });
+    if (m !== 'unreadable' && m.status === 'failed')
+      return this.append({ event: 'notify_failed', key: n.key, error: m.error ?? 'given up on before a restart', attempts: m.attempts });
     // Stopped while waiting to retry: every POST so far was answered with a refusal or given up on, none is in flight.
     if (m !== 'unreadable' && m.status === 'retrying') return this.send(n, true, true);
     if (this.d.settings.isReceiverIdempotent) return this.send(n, true, true);
@@ -120,7 +123,8 @@ export class Notifier {
       retries: s.retries,
       signal: this.d.signal,
       // Between attempts the marker says `retrying`: a stop (SIGTERM) or crash then keeps the notice for the next start.
-      beforeRetryWait: (attempts, error) => writeFileAtomic(file, JSON.stringify({ ...marker, status: 'retrying', attempts, error } satisfies NotifyRecord) + '\n'),
+      beforeRetryWait: (attempts, error) =>
+        writeFileAtomic(file, JSON.stringify({ ...marker, status: 'retrying', attempts, error } satisfies NotifyRecord) + '\n'),
       beforeRetryPost: (attempt) => writeFileAtomic(file, JSON.stringify({ ...marker, attempts: attempt - 1 } satisfies NotifyRecord) + '\n'),
       ...this.d.retry,
     });
@@ -128,7 +132,13 @@ export class Notifier {
     // Stopped mid-POST: left `sending`, so the next start-up reports it undecided rather than guess;
     // stopped while waiting to retry: left `retrying`, and the next start-up sends it.
     if (!r.ok && r.wasStopped) return;
-    const done: NotifyRecord = { ...marker, status: r.ok ? 'sent' : 'failed', attempts: r.attempts, ...(r.status ? { http_status: r.status } : {}), ...(r.ok ? {} : { error: r.error }) };
+    const done: NotifyRecord = {
+      ...marker,
+      status: r.ok ? 'sent' : 'failed',
+      attempts: r.attempts,
+      ...(r.status ? { http_status: r.status } : {}),
+      ...(r.ok ? {} : { error: r.error }),
+    };
     await writeFileAtomic(file, JSON.stringify(done) + '\n');
     await this.append(
       r.ok

@@ -22,17 +22,31 @@ export function resolveNotifySettings(config: WatchdogConfig, env: NodeJS.Proces
   const D = DEFAULTS.notifications;
   const bad = (key: 'url' | 'url_env', what: string, hint: string) =>
     new InputError('bad_config', locate ? what : `notifications.${key}: ${what}`, { location: locate?.(['notifications', key]), hint });
-  if (n.url !== undefined && n.url_env !== undefined) throw bad('url_env', 'set notifications.url or notifications.url_env, not both.', 'Keep url_env (the URL is a secret) and remove url.');
+  if (n.url !== undefined && n.url_env !== undefined)
+    throw bad('url_env', 'set notifications.url or notifications.url_env, not both.', 'Keep url_env (the URL is a secret) and remove url.');
   const url = n.url ?? env[n.url_env!];
-  if (!url) throw bad('url_env', `the environment variable ${n.url_env} is not set or is empty.`, `Export ${n.url_env}=<the webhook URL> before starting the watchdog, or remove notifications.url_env.`);
+  if (!url)
+    throw bad(
+      'url_env',
+      `the environment variable ${n.url_env} is not set or is empty.`,
+      `Export ${n.url_env}=<the webhook URL> before starting the watchdog, or remove notifications.url_env.`,
+    );
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw bad(n.url !== undefined ? 'url' : 'url_env', `the webhook URL is not a URL (its value is not shown: it is a secret).`, 'Give the full URL, e.g. https://hooks.slack.com/services/…');
+    throw bad(
+      n.url !== undefined ? 'url' : 'url_env',
+      `the webhook URL is not a URL (its value is not shown: it is a secret).`,
+      'Give the full URL, e.g. https://hooks.slack.com/services/…',
+    );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw bad(n.url !== undefined ? 'url' : 'url_env', `the webhook URL must be http(s), got a ${parsed.protocol.replace(':', '')} URL.`, 'Give an https:// URL.');
+    throw bad(
+      n.url !== undefined ? 'url' : 'url_env',
+      `the webhook URL must be http(s), got a ${parsed.protocol.replace(':', '')} URL.`,
+      'Give an https:// URL.',
+    );
   }
   return {
     url,

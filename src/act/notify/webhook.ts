@@ -32,7 +32,9 @@ export interface WebhookRetryOptions {
 /** Bytes of an answer's body read (then the rest is dropped): a webhook's answer is not ours to keep. @defaultValue 4096 */
 export const BODY_MAX_BYTES = 4096;
 
-export type WebhookResult = { ok: true; status: number; attempts: number } | { ok: false; error: string; attempts: number; status?: number; wasStopped: boolean };
+export type WebhookResult =
+  | { ok: true; status: number; attempts: number }
+  | { ok: false; error: string; attempts: number; status?: number; wasStopped: boolean };
 
 /** A failed POST, said without the URL. */
 class PostFailure extends Error {
@@ -102,7 +104,8 @@ async function postOnce(url: string, body: string, headers: Record<string, strin
     await skimBody(res, BODY_MAX_BYTES, signal);
     if (res.status >= 200 && res.status < 300) return res.status;
     // A redirect is refused: following it would POST the notice (and its key) somewhere not configured.
-    if (res.status >= 300 && res.status < 400) throw new PostFailure(`the webhook answered HTTP ${res.status}: a redirect, not followed (configure the URL it points to)`, false, res.status);
+    if (res.status >= 300 && res.status < 400)
+      throw new PostFailure(`the webhook answered HTTP ${res.status}: a redirect, not followed (configure the URL it points to)`, false, res.status);
     const isRetryable = res.status >= 500 || res.status === 429;
     throw new PostFailure(`the webhook answered HTTP ${res.status}`, isRetryable, res.status, retryAfterMs(res.headers.get('retry-after'), Date.now()));
   } finally {
@@ -146,6 +149,12 @@ export async function postWebhook(url: string, body: string, headers: Record<str
   } catch (e) {
     const failure = e instanceof PostFailure ? e : undefined;
     const wasStopped = Boolean(o.signal?.aborted);
-    return { ok: false, error: wasStopped ? 'stopped before the webhook answered' : (failure?.message ?? 'the POST failed'), attempts, ...(failure?.status ? { status: failure.status } : {}), wasStopped };
+    return {
+      ok: false,
+      error: wasStopped ? 'stopped before the webhook answered' : (failure?.message ?? 'the POST failed'),
+      attempts,
+      ...(failure?.status ? { status: failure.status } : {}),
+      wasStopped,
+    };
   }
 }

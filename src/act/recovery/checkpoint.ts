@@ -126,5 +126,8 @@ export async function readCheckpoint(paths: StatePaths, ticketId: string, attemp
 
 /** `done` when the checkpoint file exists. */
 export async function checkpointMarker(paths: StatePaths, ticketId: string, attempt: number): Promise<MarkerState> {
-  return fs.access(paths.checkpoint(ticketId, attempt)).then(() => 'done' as const, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? 'absent' : 'unknown'));
+  return fs.access(paths.checkpoint(ticketId, attempt)).then(
+    () => 'done' as const,
+    (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? 'absent' : 'unknown'),
+  );
 }

@@ -30,8 +30,14 @@ export interface EscalationResult {
 /** Dispatch-log files and checkpoints of a ticket, state-dir relative, for the evidence section. */
 async function evidence(paths: StatePaths, ticketId: string) {
   const list = async (dir: string) => readdir(dir).catch(() => [] as string[]);
-  const dispatchLogs = (await list(paths.dispatchLogDir())).filter((f) => f.endsWith('.ndjson')).sort().map((f) => paths.relative(path.join(paths.dispatchLogDir(), f)));
-  const checkpoints = (await list(paths.checkpointDir(ticketId))).filter((f) => f.endsWith('.yaml')).sort().map((f) => paths.relative(path.join(paths.checkpointDir(ticketId), f)));
+  const dispatchLogs = (await list(paths.dispatchLogDir()))
+    .filter((f) => f.endsWith('.ndjson'))
+    .sort()
+    .map((f) => paths.relative(path.join(paths.dispatchLogDir(), f)));
+  const checkpoints = (await list(paths.checkpointDir(ticketId)))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => paths.relative(path.join(paths.checkpointDir(ticketId), f)));
   return { dispatchLogs, checkpoints };
 }
 
@@ -58,7 +64,15 @@ export async function moveToBlocked(ctx: EscalationContext, spec: ActionSpec, fr
       ticketId,
       blockedStateName: ctx.tracker.blockedStateName,
       idempotencyKey: spec.key,
-      commentBody: (linearState) => renderEscalationComment({ ticketId, attempts: spec.attempt, history, frictionPath: ctx.paths.relative(frictionPath), key: spec.key, stateName: linearState }),
+      commentBody: (linearState) =>
+        renderEscalationComment({
+          ticketId,
+          attempts: spec.attempt,
+          history,
+          frictionPath: ctx.paths.relative(frictionPath),
+          key: spec.key,
+          stateName: linearState,
+        }),
     });
     crashPoint('after', 'linear'); // test-only (sys/crash-point.ts)
     return { tracker: r.tracker, detail: r.commented ? undefined : 'the escalation comment was already there' };

@@ -14,7 +14,11 @@ export function escalationNoticeFile(paths: StatePaths, epicId: string, key: str
 }
 
 /** Write the notice once; an existing one is kept as written. */
-export async function writeEscalationNotice(ctx: PerformerContext, spec: ActionSpec, r: { frictionPath: string; tracker: EscalationNotice['tracker'] }): Promise<string> {
+export async function writeEscalationNotice(
+  ctx: PerformerContext,
+  spec: ActionSpec,
+  r: { frictionPath: string; tracker: EscalationNotice['tracker'] },
+): Promise<string> {
   const file = escalationNoticeFile(ctx.paths, ctx.epicId, spec.key);
   const t = spec.task;
   const moved = r.tracker === 'updated' || r.tracker === 'already_blocked' ? 'is Blocked in Linear' : 'was NOT moved in Linear (move it to Blocked by hand)';

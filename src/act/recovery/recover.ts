@@ -41,8 +41,19 @@ export const MARKERS: { readonly [K in ActionKind]: MarkerReader<K> } = {
     const cp = await readCheckpoint(ctx.paths, spec.task.ticketId, spec.attempt);
     const checkpointPath = ctx.paths.checkpoint(spec.task.ticketId, spec.attempt);
     const prompt = cp?.ok ? renderRecoveryPrompt(cp.value, { checkpointPath }) : '';
-    const launch = await ctx.adapter.redispatchMarker({ ...req, attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? '', checkpointPath, prompt, ...(spec.mode ? { mode: spec.mode } : {}) });
-    return [['checkpoint', checkpoint], ['stop', stop], ['launch', launch]];
+    const launch = await ctx.adapter.redispatchMarker({
+      ...req,
+      attempt: spec.attempt,
+      recoveryTaskId: spec.recoveryTaskId ?? '',
+      checkpointPath,
+      prompt,
+      ...(spec.mode ? { mode: spec.mode } : {}),
+    });
+    return [
+      ['checkpoint', checkpoint],
+      ['stop', stop],
+      ['launch', launch],
+    ];
   },
   // Moving to Blocked and commenting are idempotent by key; the note is written once per attempt.
   escalate: async (ctx, spec) => [['friction note', (await findFrictionNote(ctx.paths, spec.task.ticketId, spec.attempt)) ? 'done' : 'absent']],
@@ -71,14 +82,34 @@ export async function recoverUnfinished(ctx: PerformerContext, opts: { runId: st
     const spec = specFromRecord(rec, opts.wave);
     const c = await classifyAction(ctx, spec);
     if (c.kind === 'orphan') {
-      report.orphans.push({ key: spec.key, action: spec.kind, ticketId: spec.task.ticketId, taskId: spec.task.taskId, startedAt: rec.started.timestamp_utc, detail: c.detail });
+      report.orphans.push({
+        key: spec.key,
+        action: spec.kind,
+        ticketId: spec.task.ticketId,
+        taskId: spec.task.taskId,
+        startedAt: rec.started.timestamp_utc,
+        detail: c.detail,
+      });
       continue;
     }
     const row = opts.wave?.tasks.find((t) => t.taskId === spec.task.taskId);
     if (c.kind === 'safe_to_finish' && spec.kind !== 'escalate' && row && row.statusClass !== 'in_flight') {
       // The agent finished (or was stopped) while we were down: stopping or replacing it now would be wrong.
       const error = `not finished: the task is "${row.status}" now, so stopping or replacing it is no longer wanted (${c.detail})`;
-      foldEvent(ctx.history, await ctx.log.append({ event: 'action_failed', ticket_id: spec.task.ticketId, task_id: spec.task.taskId, agent_id: spec.task.agentId ?? spec.task.taskId, key: spec.key, action: spec.kind, error, retryable: false }), ctx.epicId);
+      foldEvent(
+        ctx.history,
+        await ctx.log.append({
+          event: 'action_failed',
+          ticket_id: spec.task.ticketId,
+          task_id: spec.task.taskId,
+          agent_id: spec.task.agentId ?? spec.task.taskId,
+          key: spec.key,
+          action: spec.kind,
+          error,
+          retryable: false,
+        }),
+        ctx.epicId,
+      );
       report.failed.push({ key: spec.key, error });
       continue;
     }

@@ -21,12 +21,14 @@ function describeTool(cp: Checkpoint): string | undefined {
 /** The full recovery prompt; `checkpointPath` is absolute, so the agent can read it from any directory. */
 export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: string }): string {
   const tool = describeTool(cp);
-  const done = cp.completed_work.length > 0
-    ? `Already done (do NOT redo it; check it only if the remaining work depends on it):\n${list(cp.completed_work, false)}`
-    : 'Already done: the evidence does not list finished items. Check `git status`, `git log` and `git diff` before changing anything, and keep what is there.';
-  const remaining = cp.remaining_work.length > 0
-    ? `Remaining work (ONLY do these):\n${list(cp.remaining_work, true)}`
-    : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
+  const done =
+    cp.completed_work.length > 0
+      ? `Already done (do NOT redo it; check it only if the remaining work depends on it):\n${list(cp.completed_work, false)}`
+      : 'Already done: the evidence does not list finished items. Check `git status`, `git log` and `git diff` before changing anything, and keep what is there.';
+  const remaining =
+    cp.remaining_work.length > 0
+      ? `Remaining work (ONLY do these):\n${list(cp.remaining_work, true)}`
+      : `Remaining work: not recorded. Work out what is still missing for ${cp.ticket_id} from the ticket and the repository, and do only that.`;
   const isOutOfContext = cp.stall_reason === 'context_exhausted';
   const why = isOutOfContext
     ? `The previous agent ran out of context ("Prompt is too long") and stopped${tool ? `; its last tool call was ${tool}` : ''}. Its approach read too much: yours must not.`
@@ -34,9 +36,9 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
       ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ''}.`
       : cp.stall_reason === 'runtime_killed'
         ? `The previous agent was stopped by Claude Code's own stall watchdog (no progress from the model)${tool ? `; its last tool call was ${tool}` : ''}.`
-      : cp.stall_reason === 'run_ended'
-        ? `The previous agent's run ended before it finished (its Claude Code session exited)${tool ? `; its last tool call was ${tool}` : ''}.`
-      : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
+        : cp.stall_reason === 'run_ended'
+          ? `The previous agent's run ended before it finished (its Claude Code session exited)${tool ? `; its last tool call was ${tool}` : ''}.`
+          : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
   // Context exhaustion is what the narrow scope exists for: narrow it harder.
   const contextRules = isOutOfContext
     ? [
@@ -46,7 +48,15 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
       ]
     : [];
   // The task as first given: what the work is for. The narrowing below says which part of it is left.
-  const original = cp.original_prompt ? ['The original task, as the first agent was given it (for context: do only the remaining work below):', '<original-task>', cp.original_prompt, '</original-task>', ''] : [];
+  const original = cp.original_prompt
+    ? [
+        'The original task, as the first agent was given it (for context: do only the remaining work below):',
+        '<original-task>',
+        cp.original_prompt,
+        '</original-task>',
+        '',
+      ]
+    : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     '',

@@ -23,8 +23,15 @@ export async function retryFailedTrackers(ctx: PerformerContext, opts: { isRetry
     const r = await moveToBlocked(ctx, spec, path.join(ctx.paths.root, failed.friction_path));
     if (r.tracker === 'failed') continue; // still failing: the first line already says so; no line per try
     const e = await ctx.log.append({
-      event: 'escalated_to_blocked', ticket_id: failed.ticket_id, task_id: failed.task_id, agent_id: failed.agent_id, key,
-      attempt_count: failed.attempt_count, friction_path: failed.friction_path, tracker: r.tracker, is_retry: true,
+      event: 'escalated_to_blocked',
+      ticket_id: failed.ticket_id,
+      task_id: failed.task_id,
+      agent_id: failed.agent_id,
+      key,
+      attempt_count: failed.attempt_count,
+      friction_path: failed.friction_path,
+      tracker: r.tracker,
+      is_retry: true,
       ...(r.detail ? { tracker_detail: r.detail } : {}),
     });
     foldEvent(ctx.history, e, ctx.epicId);

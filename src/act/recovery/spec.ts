@@ -65,7 +65,11 @@ export type StartedFields = Pick<EventOf<'action_started'>, 'mode' | 'transport_
 /** Per kind: its fields read from the write-ahead record. */
 const FIELDS_OF: { readonly [K in ActionKind]: (e: StartedFields) => KindFields[K] } = {
   cancel: () => ({}),
-  redispatch: (e) => ({ ...(e.mode ? { mode: e.mode } : {}), ...(e.transport_cause ? { transportCause: e.transport_cause } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) }),
+  redispatch: (e) => ({
+    ...(e.mode ? { mode: e.mode } : {}),
+    ...(e.transport_cause ? { transportCause: e.transport_cause } : {}),
+    ...(e.cwd ? { cwd: e.cwd } : {}),
+  }),
   escalate: () => ({}),
   nudge: (e) => ({ ...(e.route ? { route: e.route } : {}), ...(e.cwd ? { cwd: e.cwd } : {}) }),
   reconcile: (e) => ({ ...(e.disagreement ? { disagreement: e.disagreement } : {}), ...(e.detail ? { detail: e.detail } : {}) }),
@@ -107,7 +111,15 @@ function taskOf(e: EventOf<'action_started'>, wave: Wave | undefined): Task {
   const row = wave?.tasks.find((t) => t.taskId === e.task_id);
   const expectedProcess = e.pid !== undefined && e.start_ticks !== undefined ? { pid: e.pid, startTicks: e.start_ticks, bootId: e.boot_id } : undefined;
   if (row && (row.expectedProcess?.pid ?? row.pid) === e.pid) return { ...row, expectedProcess: row.expectedProcess ?? expectedProcess };
-  return { taskId: e.task_id, ticketId: e.ticket_id, agentId: e.agent_id === e.task_id ? undefined : e.agent_id, status: 'in_progress', statusClass: 'in_flight', pid: e.pid, expectedProcess };
+  return {
+    taskId: e.task_id,
+    ticketId: e.ticket_id,
+    agentId: e.agent_id === e.task_id ? undefined : e.agent_id,
+    status: 'in_progress',
+    statusClass: 'in_flight',
+    pid: e.pid,
+    expectedProcess,
+  };
 }
 
 /** Rebuild what runSteps needs from the write-ahead record. */

@@ -31,7 +31,11 @@ function stripMarkers(text: string): string {
  * checkbox do not count ("- [x] Add the retry test." is "add the retry test").
  */
 export function workItemKey(text: string): string {
-  return stripMarkers(text).normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return stripMarkers(text)
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** Items from several sources, trimmed of bullets, de-duplicated in order (as workItemKey compares them), capped. */

@@ -23,7 +23,11 @@ const positiveMs = (v: string | undefined, fallback: number) => {
 /** What OTEL_* asks of the watchdog; undefined when it asks for nothing (the SDK is then never loaded). */
 export function readTelemetryEnv(env: NodeJS.ProcessEnv): TelemetryEnv | undefined {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return undefined;
-  const exporters = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const exporters = (v: string | undefined) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
   const has = (name: string) => Boolean(env[name]?.trim());
   const isOn = (signal: 'LOGS' | 'METRICS') => {
     const named = exporters(env[`OTEL_${signal}_EXPORTER`]);

@@ -17,7 +17,13 @@ export function isRateLimited(e: unknown): boolean {
   return errors.some((x) => x?.extensions?.code === 'RATELIMITED' || x?.extensions?.statusCode === 429);
 }
 
-const INPUT = new Set<string>([LinearErrorType.InvalidInput, LinearErrorType.UserError, LinearErrorType.GraphqlError, LinearErrorType.UsageLimitExceeded, LinearErrorType.BootstrapError]);
+const INPUT = new Set<string>([
+  LinearErrorType.InvalidInput,
+  LinearErrorType.UserError,
+  LinearErrorType.GraphqlError,
+  LinearErrorType.UsageLimitExceeded,
+  LinearErrorType.BootstrapError,
+]);
 const TRANSIENT = new Set<string>([LinearErrorType.NetworkError, LinearErrorType.InternalError, LinearErrorType.LockTimeout]);
 
 /** The failure class of anything a Linear call threw. */
@@ -123,29 +129,64 @@ export function toActionError(e: unknown, ctx: FailureContext): ActionError {
     new ActionError(code, redact(message, ctx.apiKey), { hint: redact(hint, ctx.apiKey), isRetryable, cause });
 
   if (ctx.signal?.aborted) {
-    return make('tracker_unavailable', `${where}: cancelled after ${tries} (${abortCause(ctx.signal.reason, ctx.apiKey)}).`, 'Safe to retry: the escalation is idempotent.', true);
+    return make(
+      'tracker_unavailable',
+      `${where}: cancelled after ${tries} (${abortCause(ctx.signal.reason, ctx.apiKey)}).`,
+      'Safe to retry: the escalation is idempotent.',
+      true,
+    );
   }
   switch (classifyLinearError(e)) {
     case 'auth':
-      return make('tracker_auth', `${where}: the API key was rejected (${status}${detail}).`, 'Set LINEAR_API_KEY to a valid Linear personal API key (Linear: Settings > Security & access). Not retried: the same key would be rejected again.');
+      return make(
+        'tracker_auth',
+        `${where}: the API key was rejected (${status}${detail}).`,
+        'Set LINEAR_API_KEY to a valid Linear personal API key (Linear: Settings > Security & access). Not retried: the same key would be rejected again.',
+      );
     case 'forbidden':
-      return make('tracker_auth', `${where}: the API key's user is not allowed to do this (${status}${detail}).`, "Use the key of a user who is a member of the issue's team. Not retried.");
+      return make(
+        'tracker_auth',
+        `${where}: the API key's user is not allowed to do this (${status}${detail}).`,
+        "Use the key of a user who is a member of the issue's team. Not retried.",
+      );
     case 'input':
       if (ctx.step === LOOKUP_STEP) {
-        return make('tracker_not_found', `${where}: Linear has no issue "${ctx.ticketId}" that this API key can see (${detail}).`, 'Check ticket_id in the state file: expected a Linear issue identifier such as "ENG-123". Not retried.');
+        return make(
+          'tracker_not_found',
+          `${where}: Linear has no issue "${ctx.ticketId}" that this API key can see (${detail}).`,
+          'Check ticket_id in the state file: expected a Linear issue identifier such as "ENG-123". Not retried.',
+        );
       }
       return make('tracker_input', `${where}: Linear rejected the request (${status}${detail}).`, 'Not retried: the same request would be rejected again.');
     case 'http_client':
-      return make('tracker_input', `${where}: ${endpointOf(ctx.apiUrl)} answered ${status}${detail}; expected Linear's GraphQL API.`, `Check linear.api_url (default ${DEFAULTS.linear.api_url}). Not retried.`);
+      return make(
+        'tracker_input',
+        `${where}: ${endpointOf(ctx.apiUrl)} answered ${status}${detail}; expected Linear's GraphQL API.`,
+        `Check linear.api_url (default ${DEFAULTS.linear.api_url}). Not retried.`,
+      );
     case 'rate_limited': {
       const wait = rateLimitWaitMs(e, ctx.nowMs);
       const asked = wait === undefined ? '' : `; Linear asked to wait ${Math.ceil(wait / 1000)} s`;
-      return make('tracker_unavailable', `${where}: rate limited by Linear after ${tries}${asked}.`, "Safe to retry later: the escalation is idempotent. The request quota is per Linear user, shared by all of that user's API keys.", true);
+      return make(
+        'tracker_unavailable',
+        `${where}: rate limited by Linear after ${tries}${asked}.`,
+        "Safe to retry later: the escalation is idempotent. The request quota is per Linear user, shared by all of that user's API keys.",
+        true,
+      );
     }
     case 'transient':
-      return make('tracker_unavailable', `${where}: Linear was unreachable or failing after ${tries} (${status}${detail}).`, 'Safe to retry later: the escalation is idempotent. Check the network and https://linearstatus.com.', true);
+      return make(
+        'tracker_unavailable',
+        `${where}: Linear was unreachable or failing after ${tries} (${status}${detail}).`,
+        'Safe to retry later: the escalation is idempotent. Check the network and https://linearstatus.com.',
+        true,
+      );
     case 'unknown':
-      return make('tracker_unavailable', `${where}: unexpected answer from Linear (${status}${detail}).`, 'Not retried. Check linear.api_url and any proxy in between (a captive portal answers with HTML).');
+      return make(
+        'tracker_unavailable',
+        `${where}: unexpected answer from Linear (${status}${detail}).`,
+        'Not retried. Check linear.api_url and any proxy in between (a captive portal answers with HTML).',
+      );
   }
 }
 

@@ -104,7 +104,14 @@ export async function escalateInLinear(given: EscalateInLinearOptions): Promise<
   let tracker: EscalationResult['tracker'] = 'already_blocked';
   if (issue.stateId !== target.id) {
     const updated = await step(`move the issue to ${target.name}`, (c) => c.updateIssue(issue.id, { stateId: target.id }));
-    if (!updated.success) throw fail('tracker_unavailable', `move the issue to ${target.name}`, 'Linear answered success=false.', 'Safe to retry: the escalation is idempotent.', true);
+    if (!updated.success)
+      throw fail(
+        'tracker_unavailable',
+        `move the issue to ${target.name}`,
+        'Linear answered success=false.',
+        'Safe to retry: the escalation is idempotent.',
+        true,
+      );
     tracker = 'updated';
   }
 
@@ -122,6 +129,7 @@ export async function escalateInLinear(given: EscalateInLinearOptions): Promise<
     const payload = await c.createComment({ issueId: issue.id, body });
     return { success: payload.success, commentId: payload.commentId };
   });
-  if (!created.success) throw fail('tracker_unavailable', 'add the comment', 'Linear answered success=false.', 'Safe to retry: the escalation is idempotent.', true);
+  if (!created.success)
+    throw fail('tracker_unavailable', 'add the comment', 'Linear answered success=false.', 'Safe to retry: the escalation is idempotent.', true);
   return { ok: true, tracker, commented: true, issueId: issue.id, stateId: target.id, commentId: created.commentId };
 }

@@ -22,7 +22,13 @@ export function claudeConfigDirOf(ctx: Pick<HarnessContext, 'config' | 'env'>): 
 
 function connect(ctx: HarnessContext): HarnessSession {
   const configDir = ctx.config.claude?.config_dir;
-  const observer = createClaudeObserver({ paths: ctx.paths, claudeConfigDir: configDir, env: ctx.env, isPersistent: ctx.isPersistent, baseTimeoutMs: ctx.baseTimeoutMs });
+  const observer = createClaudeObserver({
+    paths: ctx.paths,
+    claudeConfigDir: configDir,
+    env: ctx.env,
+    isPersistent: ctx.isPersistent,
+    baseTimeoutMs: ctx.baseTimeoutMs,
+  });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir, env: ctx.env }));
   const pids = createSessionPids(path.join(claudeConfigDirOf(ctx), 'sessions'));
   return {

@@ -13,7 +13,11 @@ export const codexHarness: AgentHarness = {
   readsRow: isCodexRow,
   classifyTool: (call) => {
     const b = codexCallBudget(call.name, {});
-    return { kind: b.kind, ...(b.timeoutMs !== undefined ? { defaultTimeoutMs: b.timeoutMs } : {}), ...(call.name === 'write_stdin' || call.name === 'wait' ? { isStatusPoll: true } : {}) };
+    return {
+      kind: b.kind,
+      ...(b.timeoutMs !== undefined ? { defaultTimeoutMs: b.timeoutMs } : {}),
+      ...(call.name === 'write_stdin' || call.name === 'wait' ? { isStatusPoll: true } : {}),
+    };
   },
   commands: { resume: CODEX_RESUME_ARGV, nudge: CODEX_RESUME_ARGV, redispatch: CODEX_REDISPATCH_ARGV },
   wording: {

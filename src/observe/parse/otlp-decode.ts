@@ -108,7 +108,8 @@ function nanosToMs(v: unknown, field: string): number | undefined {
   if (!/^\d+$/.test(s)) throw new RecordRefusal(`${field} ${JSON.stringify(s.slice(0, 40))} is not a count of nanoseconds`);
   if (s.length <= 6) return undefined;
   const ms = Number(s.slice(0, -6));
-  if (!(ms <= DATE_MAX_MS)) throw new RecordRefusal(`${field} ${s.length > 40 ? `${s.slice(0, 20)}…(${s.length} digits)` : s} is not a time (past year 275760)`);
+  if (!(ms <= DATE_MAX_MS))
+    throw new RecordRefusal(`${field} ${s.length > 40 ? `${s.slice(0, 20)}…(${s.length} digits)` : s} is not a time (past year 275760)`);
   return ms > 0 ? ms : undefined;
 }
 
@@ -207,7 +208,8 @@ function firstPointHost(rm: Rec): string | undefined {
 
 /** The body of a successful answer: OTLP's Export*ServiceResponse, with partial success when records were refused. */
 export function encodeResponse(signal: OtlpSignal, encoding: OtlpEncoding, rejected: number, message?: string): Uint8Array {
-  const partial = rejected > 0 ? { partialSuccess: { [signal === 'logs' ? 'rejectedLogRecords' : 'rejectedDataPoints']: rejected, errorMessage: message ?? '' } } : {};
+  const partial =
+    rejected > 0 ? { partialSuccess: { [signal === 'logs' ? 'rejectedLogRecords' : 'rejectedDataPoints']: rejected, errorMessage: message ?? '' } } : {};
   if (encoding === 'json') return Buffer.from(JSON.stringify(partial));
   const t = protoTypes()[signal === 'logs' ? 'logsResponse' : 'metricsResponse'];
   return t.encode(t.fromObject(partial)).finish();
@@ -222,7 +224,10 @@ function parseBody(body: Uint8Array, signal: OtlpSignal, encoding: OtlpEncoding)
     } catch (e) {
       throw new OtlpDecodeError(`the body is not JSON: ${(e as Error).message}`);
     }
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new OtlpDecodeError(`the body is not an OTLP ${signal} export request (expected a JSON object with "${signal === 'logs' ? 'resourceLogs' : 'resourceMetrics'}")`);
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      throw new OtlpDecodeError(
+        `the body is not an OTLP ${signal} export request (expected a JSON object with "${signal === 'logs' ? 'resourceLogs' : 'resourceMetrics'}")`,
+      );
     return v as Rec;
   }
   try {
@@ -263,7 +268,10 @@ export function decodeExport(body: Uint8Array, signal: OtlpSignal, encoding: Otl
         const sessionId = text(a.get('session.id'));
         if (sessionId === undefined || !isSafeId(sessionId)) {
           out.rejected++;
-          out.rejectedReason ??= sessionId === undefined ? `a claude_code.${line.event} record has no session.id attribute` : `session.id ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
+          out.rejectedReason ??=
+            sessionId === undefined
+              ? `a claude_code.${line.event} record has no session.id attribute`
+              : `session.id ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
           continue;
         }
         out.events.push({ sessionId, line });

@@ -42,7 +42,15 @@ export function emptyTelemetryState(): TelemetryState {
 /** True for a TelemetryState loaded from disk. */
 export function isTelemetryState(v: unknown): v is TelemetryState {
   const s = v as Partial<TelemetryState> | null;
-  return s !== null && typeof s === 'object' && s.version === 2 && s.kind === 'telemetry' && Array.isArray(s.recent) && Array.isArray(s.open) && Array.isArray(s.closedIds);
+  return (
+    s !== null &&
+    typeof s === 'object' &&
+    s.version === 2 &&
+    s.kind === 'telemetry' &&
+    Array.isArray(s.recent) &&
+    Array.isArray(s.open) &&
+    Array.isArray(s.closedIds)
+  );
 }
 
 /** Fold one telemetry line into `s`; a line that is not one becomes a diagnostic. */
@@ -57,7 +65,12 @@ export function parseTelemetryLine(s: TelemetryState, text: string, file: string
   const parsed = TelemetryLineSchema.safeParse(raw);
   if (!parsed.success) {
     s.badLines++;
-    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a telemetry line (schemas/telemetry-line.schema.json); skipped` };
+    return {
+      file,
+      line: ref.lineNo,
+      offset: ref.offset,
+      message: `${describeRef(file, ref)}: not a telemetry line (schemas/telemetry-line.schema.json); skipped`,
+    };
   }
   const l = parsed.data;
   s.lines++;

@@ -116,7 +116,16 @@ export class ChangeNotes {
     if (!this.isEnabled) return;
     let n = this.notes.get(file);
     if (!n) {
-      n = { dir: this.dirOf(path.dirname(file)), name: path.basename(file), epoch: -1, generation: this.generation, isTouched: false, trustedUntilMs: 0, isAtEnd: false, isAbsent: false };
+      n = {
+        dir: this.dirOf(path.dirname(file)),
+        name: path.basename(file),
+        epoch: -1,
+        generation: this.generation,
+        isTouched: false,
+        trustedUntilMs: 0,
+        isAtEnd: false,
+        isAbsent: false,
+      };
       this.notes.set(file, n);
       n.dir.byName.set(n.name, n);
     }

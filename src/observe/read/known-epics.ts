@@ -16,16 +16,30 @@ export async function knownEpicIds(paths: StatePaths): Promise<string[]> {
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const out: string[] = [];
   for (const n of names.filter(isSafeId).sort()) {
-    const isFile = await fs.stat(paths.stateFile(n)).then((s) => s.isFile(), () => false);
+    const isFile = await fs.stat(paths.stateFile(n)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (isFile) out.push(n);
   }
   return out;
 }
 
-const exists = (file: string) => fs.stat(file).then(() => true, (e: NodeJS.ErrnoException) => e.code !== 'ENOENT');
+const exists = (file: string) =>
+  fs.stat(file).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => e.code !== 'ENOENT',
+  );
 
 /** True once the epic's state file exists (anything there but ENOENT counts: the check reports it); false after `settleMs` without. `onWait`: called once, when the first look finds none. */
-export async function stateFileAppears(paths: StatePaths, epicId: string, clock: Clock, signal: AbortSignal, settleMs: number, onWait?: () => void): Promise<boolean> {
+export async function stateFileAppears(
+  paths: StatePaths,
+  epicId: string,
+  clock: Clock,
+  signal: AbortSignal,
+  settleMs: number,
+  onWait?: () => void,
+): Promise<boolean> {
   const file = paths.stateFile(epicId);
   const untilMs = clock.nowMs() + settleMs;
   let hasWaited = false;
@@ -42,7 +56,11 @@ export async function stateFileAppears(paths: StatePaths, epicId: string, clock:
 export async function missingEpicError(paths: StatePaths, epicId: string): Promise<InputError> {
   const known = await knownEpicIds(paths);
   const guess = didYouMean(epicId, known);
-  const others = guess ? `Did you mean --epic-id ${guess}? ` : known.length ? `Epics here: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}. ` : '';
+  const others = guess
+    ? `Did you mean --epic-id ${guess}? `
+    : known.length
+      ? `Epics here: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}. `
+      : '';
   return new InputError('missing_file', 'state file not found.', {
     location: { file: paths.stateFile(epicId) },
     hint: `${others}Check --epic-id and --state-dir (or $ONEX_STATE_DIR); the orchestrator writes epics/${epicId}/state.yaml when it dispatches a wave.`,

@@ -61,7 +61,10 @@ function liveDescendants(pid: number): number | undefined {
 /** The API port a process talks to: its `ANTHROPIC_BASE_URL`'s, else 443 (environ is readable for our own processes only). */
 export function apiPortOf(pid: number): number {
   const env = readText(`/proc/${pid}/environ`);
-  const url = env?.split('\0').find((e) => e.startsWith('ANTHROPIC_BASE_URL='))?.slice('ANTHROPIC_BASE_URL='.length);
+  const url = env
+    ?.split('\0')
+    .find((e) => e.startsWith('ANTHROPIC_BASE_URL='))
+    ?.slice('ANTHROPIC_BASE_URL='.length);
   if (!url) return DEFAULT_API_PORT;
   try {
     const u = new URL(url);
@@ -136,7 +139,9 @@ export function parseSsOutput(text: string, portOf: (pid: number) => number | un
 /** `ss -tinpH state established`, or undefined when it cannot run (not Linux, no iproute2). */
 function runSs(): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('ss', ['-tinpH', 'state', 'established'], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) => resolve(err ? undefined : String(stdout)));
+    execFile('ss', ['-tinpH', 'state', 'established'], { timeout: SS_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, windowsHide: true }, (err, stdout) =>
+      resolve(err ? undefined : String(stdout)),
+    );
   });
 }
 

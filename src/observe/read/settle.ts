@@ -69,7 +69,11 @@ export async function waitUntilSettled(file: string, opts: Omit<SettleOptions, '
   return (await waitForSettledFile(file, opts, mustRest))?.signature;
 }
 
-export async function waitForSettledFile(file: string, opts: Omit<SettleOptions, 'restMs'> & { restMs?: number }, mustRest = false): Promise<SettledFile | undefined> {
+export async function waitForSettledFile(
+  file: string,
+  opts: Omit<SettleOptions, 'restMs'> & { restMs?: number },
+  mustRest = false,
+): Promise<SettledFile | undefined> {
   const deadline = Date.now() + opts.maxWaitMs;
   const restMs = mustRest ? (opts.restMs ?? DEFAULT_SETTLE.restMs) : 0;
   let previous = await statSignature(file);
@@ -81,7 +85,8 @@ export async function waitForSettledFile(file: string, opts: Omit<SettleOptions,
     const current = await statSignature(file);
     if (current.signature === previous.signature && isRested(current)) return { signature: current.signature, isRenamed: false };
     // A new inode with content: an atomic writer's rename (temp + rename writes a whole file).
-    if (current.identity !== previous.identity && current.identity !== 'missing' && previous.identity !== 'missing') return { signature: current.signature, isRenamed: true };
+    if (current.identity !== previous.identity && current.identity !== 'missing' && previous.identity !== 'missing')
+      return { signature: current.signature, isRenamed: true };
     if (Date.now() >= deadline) return undefined;
     previous = current;
   }

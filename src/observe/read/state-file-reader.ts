@@ -36,7 +36,10 @@ export class StateFileReader {
       throw statError(e, file, epicId);
     }
     if (!stat.isFile()) {
-      throw new InputError('unreadable_file', 'the state file is not a regular file.', { location: { file }, hint: 'Point --epic-id at an epic whose state.yaml is a plain file.' });
+      throw new InputError('unreadable_file', 'the state file is not a regular file.', {
+        location: { file },
+        hint: 'Point --epic-id at an epic whose state.yaml is a plain file.',
+      });
     }
     if (stat.size > MAX_STATE_FILE_BYTES) {
       throw new InputError('unreadable_file', `state file is ${stat.size} bytes, over the ${MAX_STATE_FILE_BYTES}-byte limit.`, {
@@ -50,7 +53,11 @@ export class StateFileReader {
     this.cache.delete(file);
     // Checked once the file changed (a link retargeted changes what stat sees): never read on every check.
     const pseudo = pseudoFileReason(file, stat.dev);
-    if (pseudo) throw new InputError('unreadable_file', `${pseudo}.`, { location: { file }, hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev)." });
+    if (pseudo)
+      throw new InputError('unreadable_file', `${pseudo}.`, {
+        location: { file },
+        hint: "Make epics/<id>/state.yaml the orchestrator's own file (a plain file, not a link into /proc, /sys or /dev).",
+      });
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');

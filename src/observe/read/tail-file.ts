@@ -58,7 +58,13 @@ export interface TailOptions {
 }
 
 /** 256 KB cold-start tail (16 KB for a lazy one, widened to 256 KB, up to 4 MB read back), 8 MB line cap, 64 KB reads. */
-export const DEFAULT_TAIL_OPTIONS: TailOptions = { tailBytes: 256 * 1024, lazyTailBytes: 16 * 1024, maxColdBytes: 4 * 1024 * 1024, maxLineBytes: 8 * 1024 * 1024, chunkBytes: 64 * 1024 };
+export const DEFAULT_TAIL_OPTIONS: TailOptions = {
+  tailBytes: 256 * 1024,
+  lazyTailBytes: 16 * 1024,
+  maxColdBytes: 4 * 1024 * 1024,
+  maxLineBytes: 8 * 1024 * 1024,
+  chunkBytes: 64 * 1024,
+};
 
 export type TailReadResult =
   | { ok: true; position: TailPosition; size: number; mtimeMs: number; reset?: ResetReason }
@@ -239,5 +245,4 @@ export class TailReader {
     if (bytesRead < want) this.buf.copyWithin(this.buf.length - (bytesRead - 1), at + 1, at + bytesRead);
     return bytesRead - 1;
   }
-
 }

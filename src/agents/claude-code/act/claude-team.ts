@@ -28,7 +28,8 @@ export function inboxTarget(teamsDir: string, req: CancelRequest): { dir: string
   const [idName, idTeam] = (req.task.agentId ?? '').split('@');
   const team = req.task.teamName ?? idTeam;
   const name = req.task.agentName ?? (idTeam ? idName : undefined);
-  if (!team || !name) return `task ${req.task.taskId} has no team_name and agent_name (or agent_id "name@team"): the claude-team adapter cannot find its inbox.`;
+  if (!team || !name)
+    return `task ${req.task.taskId} has no team_name and agent_name (or agent_id "name@team"): the claude-team adapter cannot find its inbox.`;
   const dir = path.join(teamsDir, sanitize(team), 'inboxes');
   const file = path.join(dir, `${sanitize(name)}.json`);
   // Reference §3.2 names `<name>.lock`; Claude Code's proper-lockfile call uses `<name>.json.lock`. Take both.
@@ -69,11 +70,16 @@ export function hasShutdownRequest(messages: readonly unknown[], requestId: stri
   });
 }
 
-const exists = (f: string) => fs.access(f).then(() => true, () => false);
+const exists = (f: string) =>
+  fs.access(f).then(
+    () => true,
+    () => false,
+  );
 
 const nudgeReceipt = (req: CancelRequest) => stepFile(req.paths.inboxSentDir(req.epicId), req.key, 'nudge');
 const nudgeTag = (key: string) => `[dispatch-watchdog ${key}]`;
-const hasNudge = (messages: readonly unknown[], key: string) => messages.some((m) => String((m as { text?: unknown } | null)?.text ?? '').endsWith(nudgeTag(key)));
+const hasNudge = (messages: readonly unknown[], key: string) =>
+  messages.some((m) => String((m as { text?: unknown } | null)?.text ?? '').endsWith(nudgeTag(key)));
 
 /** One message for the teammate's inbox: what it is (for the outcome), its receipt, how to find it, how to make it. */
 interface InboxMessage {
@@ -91,7 +97,12 @@ async function appendOnce(teamsDir: string, req: CancelRequest, m: InboxMessage,
   if (typeof target === 'string') return failed(op, 'claude-team', 'missing_target', target);
   if (await exists(m.receipt)) return succeeded(op, 'claude-team', `${what} was already sent.`, { wasAlreadyDone: true, markerPath: target.file });
   if (!(await exists(path.dirname(target.dir)))) {
-    return failed(op, 'claude-team', 'missing_target', `no team directory ${path.dirname(target.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`);
+    return failed(
+      op,
+      'claude-team',
+      'missing_target',
+      `no team directory ${path.dirname(target.dir)}: the team of task ${req.task.taskId} does not exist (check team_name and agents.teams_dir).`,
+    );
   }
   let sent: boolean;
   try {
@@ -100,7 +111,8 @@ async function appendOnce(teamsDir: string, req: CancelRequest, m: InboxMessage,
     if (!lock.ok) return failed(op, 'claude-team', 'lock_held', `inbox not written: ${lock.detail}`, { retryable: lock.retryable, markerPath: target.file });
     try {
       const messages = await readInbox(target.file);
-      if (!messages) return failed(op, 'claude-team', 'inbox_invalid', `${target.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target.file });
+      if (!messages)
+        return failed(op, 'claude-team', 'inbox_invalid', `${target.file} is not a JSON array; left untouched.`, { retryable: true, markerPath: target.file });
       sent = !m.isThere(messages);
       if (sent) {
         messages.push(m.make(msToIso(deps.clock.nowMs())));
@@ -127,14 +139,23 @@ export function createClaudeTeamAdapter(agents: AgentsConfig, deps: AdapterDeps,
   return {
     name: 'claude-team',
     cancel: (req) =>
-      appendOnce(teamsDir, req, {
-        op: 'cancel', what: `shutdown_request ${req.key}`, receipt: receiptFile(req), isThere: (m) => hasShutdownRequest(m, req.key),
-        make: (now) => {
-          const reason = req.reason ?? 'dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.';
-          const text = JSON.stringify({ type: 'shutdown_request', requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
-          return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: 'Stall recovery: shutdown requested' };
+      appendOnce(
+        teamsDir,
+        req,
+        {
+          op: 'cancel',
+          what: `shutdown_request ${req.key}`,
+          receipt: receiptFile(req),
+          isThere: (m) => hasShutdownRequest(m, req.key),
+          make: (now) => {
+            const reason = req.reason ?? 'dispatch-watchdog: no progress; stopping this agent so the ticket can be recovered.';
+            const text = JSON.stringify({ type: 'shutdown_request', requestId: req.key, from: SHUTDOWN_SENDER, reason, timestamp: now });
+            return { from: SHUTDOWN_SENDER, text, timestamp: now, read: false, summary: 'Stall recovery: shutdown requested' };
+          },
         },
-      }, deps, lockOpts),
+        deps,
+        lockOpts,
+      ),
     async cancelMarker(req): Promise<MarkerState> {
       if (await exists(receiptFile(req))) return 'done';
       const target = inboxTarget(teamsDir, req);
@@ -151,10 +172,25 @@ export function createClaudeTeamAdapter(agents: AgentsConfig, deps: AdapterDeps,
     // A plain message in the teammate's inbox, read between its turns, tagged with its key (its marker).
     nudge: (req) =>
       req.route === 'inbox'
-        ? appendOnce(teamsDir, req, {
-            op: 'nudge', what: `nudge ${req.key}`, receipt: nudgeReceipt(req), isThere: (m) => hasNudge(m, req.key),
-            make: (now) => ({ from: SHUTDOWN_SENDER, text: `${req.message} ${nudgeTag(req.key)}`, timestamp: now, read: false, summary: 'Your ticket is still in progress' }),
-          }, deps, lockOpts)
+        ? appendOnce(
+            teamsDir,
+            req,
+            {
+              op: 'nudge',
+              what: `nudge ${req.key}`,
+              receipt: nudgeReceipt(req),
+              isThere: (m) => hasNudge(m, req.key),
+              make: (now) => ({
+                from: SHUTDOWN_SENDER,
+                text: `${req.message} ${nudgeTag(req.key)}`,
+                timestamp: now,
+                read: false,
+                summary: 'Your ticket is still in progress',
+              }),
+            },
+            deps,
+            lockOpts,
+          )
         : writeNudgeRequest(req, deps, 'claude-team'),
     async nudgeMarker(req): Promise<MarkerState> {
       if ((await exists(nudgeReceipt(req))) || (await requestMarker(req, 'nudge')) === 'done') return 'done';

@@ -29,7 +29,11 @@ async function takeOne(lockPath: string, deadline: number, opts: LockOptions): P
     }
     const st = await fs.lstat(lockPath).catch(() => undefined);
     if (st && !st.isDirectory()) {
-      return { ok: false, retryable: false, detail: `${lockPath} is a file, not a lock directory: another tool guards this inbox in a way the watchdog cannot share. Remove it if nothing uses it.` };
+      return {
+        ok: false,
+        retryable: false,
+        detail: `${lockPath} is a file, not a lock directory: another tool guards this inbox in a way the watchdog cannot share. Remove it if nothing uses it.`,
+      };
     }
     if (st && opts.clock.nowMs() - st.mtimeMs > staleMs) {
       await fs.rm(lockPath, { recursive: true, force: true });

@@ -89,11 +89,20 @@ export function buildHookLine(payload: unknown, nowMs: number): { id: string; li
     // 2.1.332 lists a background subagent's own task among the running ones at its SubagentStop:
     // the stopping agent is not work it leaves running.
     const self = p.hook_event_name === 'SubagentStop' ? p.agent_id : undefined;
-    const running = p.background_tasks.filter((t) => (t as Rec | null)?.id !== self || self === undefined).filter((t) => !DONE.has(String((t as Rec | null)?.status ?? 'running').toLowerCase())).length;
+    const running = p.background_tasks
+      .filter((t) => (t as Rec | null)?.id !== self || self === undefined)
+      .filter((t) => !DONE.has(String((t as Rec | null)?.status ?? 'running').toLowerCase())).length;
     set('background_running', running);
     const agents = p.background_tasks
       .map((t) => t as Rec | null)
-      .filter((t) => t?.type === 'subagent' && t.id !== self && !DONE.has(String(t.status ?? 'running').toLowerCase()) && typeof t.id === 'string' && HOOK_SAFE_ID.test(t.id))
+      .filter(
+        (t) =>
+          t?.type === 'subagent' &&
+          t.id !== self &&
+          !DONE.has(String(t.status ?? 'running').toLowerCase()) &&
+          typeof t.id === 'string' &&
+          HOOK_SAFE_ID.test(t.id),
+      )
       .map((t) => t!.id as string)
       .slice(0, 16);
     set('background_agents', agents.length > 0 ? agents : undefined);

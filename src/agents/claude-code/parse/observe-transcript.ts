@@ -47,7 +47,9 @@ export function inferredBackground(parent: TranscriptState, children: readonly C
   return unnamedEarlierChildren(parent, children)
     .filter((c) => {
       if (c.launch !== undefined) return c.launch === 'running';
-      const answered = !c.state.open.some((x) => !x.isBackground) && (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
+      const answered =
+        !c.state.open.some((x) => !x.isBackground) &&
+        (c.state.finalTextMs !== undefined || c.state.apiError !== undefined || c.state.turnEndedMs !== undefined);
       return !answered && (c.state.lastEventMs ?? -Infinity) >= from;
     })
     .map((c) => c.agentId);
@@ -86,7 +88,10 @@ export function waitedChildren(parent: TranscriptState, children: readonly Child
 function unseenCalls(state: TranscriptState): { labels: string[]; sinceMs?: number } {
   const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground && c.childAgentId === undefined && !c.isChildSeen);
   const starts = calls.map((c) => c.startedAtMs).filter((x): x is number => x !== undefined);
-  return { labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`), ...(starts.length > 0 ? { sinceMs: Math.min(...starts) } : {}) };
+  return {
+    labels: calls.map((c) => `(the subagent of ${c.name} call ${c.toolUseId ?? 'without an id'})`),
+    ...(starts.length > 0 ? { sinceMs: Math.min(...starts) } : {}),
+  };
 }
 
 /** The transcript as one source for mergeObservations, its progress including the children it waits on. */

@@ -69,7 +69,13 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
   }
   // A prompt holds the agent: the Post of its call, a new turn, or a later call (the agent went on) answers it.
   const isLaterCall = event === 'PreToolUse' && toolUseId !== undefined && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === 'PermissionRequest';
-  if (s.waiting && (ENDS.has(event) || isLaterCall || ['SubagentStart', 'UserPromptSubmit'].includes(event) || (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))) {
+  if (
+    s.waiting &&
+    (ENDS.has(event) ||
+      isLaterCall ||
+      ['SubagentStart', 'UserPromptSubmit'].includes(event) ||
+      (POSTS.has(event) && toolUseId === (s.waiting.toolUseId ?? toolUseId)))
+  ) {
     s.waiting = undefined;
   }
   switch (event) {
@@ -101,8 +107,7 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
       const toolUseId = s.open.at(-1)?.toolUseId;
       if (type === 'permission_prompt') {
         if (s.waiting?.fromEvent !== 'PermissionRequest') s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail, toolUseId };
-      }
-      else if (type === 'idle_prompt' || type === 'elicitation_dialog') s.waiting = { kind: 'notification', sinceMs: atMs, detail: detail ?? type };
+      } else if (type === 'idle_prompt' || type === 'elicitation_dialog') s.waiting = { kind: 'notification', sinceMs: atMs, detail: detail ?? type };
       return;
     }
     case 'PermissionRequest': {
@@ -111,7 +116,13 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
       const call = s.open.findLast((c) => c.name === tool && (l.input === undefined || c.inputSummary === l.input)) ?? s.open.findLast((c) => c.name === tool);
       const what = [tool, str(l.command) ?? str(l.input)].filter(Boolean).join(': ');
       // The Notification that follows (~6 s later) keeps this one: it says less.
-      s.waiting = { kind: 'permission_prompt', sinceMs: atMs, detail: `permission dialog${what ? ` for ${what}` : ''}`, fromEvent: event, ...(call?.toolUseId ? { toolUseId: call.toolUseId } : {}) };
+      s.waiting = {
+        kind: 'permission_prompt',
+        sinceMs: atMs,
+        detail: `permission dialog${what ? ` for ${what}` : ''}`,
+        fromEvent: event,
+        ...(call?.toolUseId ? { toolUseId: call.toolUseId } : {}),
+      };
       return;
     }
     case 'SubagentStop':
@@ -144,7 +155,12 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
   }
   if (l === null || typeof l !== 'object' || Array.isArray(l) || typeof (l as Rec).event !== 'string') {
     s.badLines++;
-    return { file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: not a hook activity line (expected a JSON object with "event"); skipped` };
+    return {
+      file,
+      line: ref.lineNo,
+      offset: ref.offset,
+      message: `${describeRef(file, ref)}: not a hook activity line (expected a JSON object with "event"); skipped`,
+    };
   }
   const rec = l as Rec;
   s.lines++;
@@ -183,7 +199,8 @@ export function summarizeHooks(s: HookState): PartialObservation {
   // The turn ended while background subagents run (the Stop hook's `background_tasks`, 2.1.332): it waits on them.
   if (s.stopped?.backgroundAgents?.length) part.waitingOnChildren = { agentIds: s.stopped.backgroundAgents.slice(), isBackground: true };
   if (s.sessionEnded) part.runEnded = runEndedOf(s.sessionEnded);
-  if (s.stopFailure) part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
+  if (s.stopFailure)
+    part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
   return part;
 }
 

@@ -122,7 +122,8 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   if (s.apiRetry) part.isApiRetrying = true;
   if (s.apiRetry?.retryInMs !== undefined) part.apiRetryDelayMs = s.apiRetry.retryInMs;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion' || c.name === 'ExitPlanMode');
-  if (asking?.name === 'AskUserQuestion') part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
+  if (asking?.name === 'AskUserQuestion')
+    part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (asking?.name === 'ExitPlanMode') part.waitingHuman = { kind: 'plan_approval', sinceMs: asking.startedAtMs, detail: 'ExitPlanMode open' };
   if (s.interruptedMs !== undefined && !part.waitingHuman) {
     part.waitingHuman = { kind: 'interrupted', sinceMs: s.interruptedMs, detail: 'Esc: "[Request interrupted by user]", idle until a new prompt' };

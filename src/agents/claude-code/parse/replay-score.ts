@@ -38,7 +38,16 @@ const blocksOf = (rec: unknown): unknown[] => {
   const content = isRec(rec) && isRec(rec.message) ? rec.message.content : undefined;
   return Array.isArray(content) ? content : [];
 };
-const blockText = (b: unknown): string => (isRec(b) ? (typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? b.content.map(blockText).join('\n') : typeof b.text === 'string' ? b.text : '') : '');
+const blockText = (b: unknown): string =>
+  isRec(b)
+    ? typeof b.content === 'string'
+      ? b.content
+      : Array.isArray(b.content)
+        ? b.content.map(blockText).join('\n')
+        : typeof b.text === 'string'
+          ? b.text
+          : ''
+    : '';
 
 /**
  * A false stall during a human's wait, as far as the records tell: the call left open was one that
@@ -66,7 +75,11 @@ function turnOverAt(records: readonly TimedRecord[], atMs: number): boolean {
     if (r.actor !== 'agent') continue;
     // A thinking block or a blank text (2.1.x writes "\n\n" before a call) is a turn still being written.
     const blocks = blocksOf(r.rec);
-    return r.rec.type === 'assistant' && !blocks.some((b) => isRec(b) && b.type === 'tool_use') && blocks.some((b) => isRec(b) && b.type === 'text' && blockText(b).trim() !== '');
+    return (
+      r.rec.type === 'assistant' &&
+      !blocks.some((b) => isRec(b) && b.type === 'tool_use') &&
+      blocks.some((b) => isRec(b) && b.type === 'text' && blockText(b).trim() !== '')
+    );
   }
   return false;
 }
@@ -75,13 +88,27 @@ function turnOverAt(records: readonly TimedRecord[], atMs: number): boolean {
 function cutAt(input: ReplayInput, records: readonly TimedRecord[], cutMs: number): ReplayInput {
   const keep = new Map<number, Set<number>>();
   for (const r of records) if (r.atMs <= cutMs) keep.set(r.source, (keep.get(r.source) ?? new Set()).add(r.line));
-  const cut = (src: { file: string; text: string }, i: number) => ({ file: src.file, text: src.text.split('\n').filter((_, j) => keep.get(i)?.has(j + 1)).join('\n') + '\n' });
+  const cut = (src: { file: string; text: string }, i: number) => ({
+    file: src.file,
+    text:
+      src.text
+        .split('\n')
+        .filter((_, j) => keep.get(i)?.has(j + 1))
+        .join('\n') + '\n',
+  });
   return { transcript: cut(input.transcript, -1), children: (input.children ?? []).flatMap((c, i) => (keep.has(i) ? [cut(c, i)] : [])) };
 }
 
 const verdictAt = (changes: readonly VerdictChange[], atMs: number) => changes.filter((c) => c.atMs <= atMs).at(-1);
 
-function scoreCrashes(input: ReplayInput, records: readonly TimedRecord[], policy: Policy, draw: () => number, cuts: number, out: WindowScore['crashes']): void {
+function scoreCrashes(
+  input: ReplayInput,
+  records: readonly TimedRecord[],
+  policy: Policy,
+  draw: () => number,
+  cuts: number,
+  out: WindowScore['crashes'],
+): void {
   const first = records[0]?.atMs;
   const last = records.at(-1)?.atMs;
   if (first === undefined || last === undefined || last === first) return;
@@ -108,8 +135,16 @@ function scoreCrashes(input: ReplayInput, records: readonly TimedRecord[], polic
     const limit = lastKept + v.effectiveTimeoutMs + 1000;
     const stall = r.changes.find((c) => c.atMs > lastKept && c.verdict.kind === 'stalled');
     if (stall && stall.atMs <= limit) out.flagged++;
-    else if (r.changes.some((c) => c.atMs > lastKept && c.atMs <= limit && c.verdict.kind === 'unknown' && (c.verdict.unobservedChildren?.length ?? 0) > 0)) out.reportedUnobservable++;
-    else out.missed.push({ file: input.transcript.file, cutMs, reason: stall ? `flagged ${((stall.atMs - lastKept) / 1000).toFixed(1)}s after the last record (window ${v.effectiveTimeoutMs / 1000}s)` : `never flagged: ${r.changes.at(-1)?.verdict.reason ?? ''}` });
+    else if (r.changes.some((c) => c.atMs > lastKept && c.atMs <= limit && c.verdict.kind === 'unknown' && (c.verdict.unobservedChildren?.length ?? 0) > 0))
+      out.reportedUnobservable++;
+    else
+      out.missed.push({
+        file: input.transcript.file,
+        cutMs,
+        reason: stall
+          ? `flagged ${((stall.atMs - lastKept) / 1000).toFixed(1)}s after the last record (window ${v.effectiveTimeoutMs / 1000}s)`
+          : `never flagged: ${r.changes.at(-1)?.verdict.reason ?? ''}`,
+      });
   }
 }
 
@@ -139,7 +174,13 @@ function scoreOne(input: ReplayInput, r: ReplayResult, records: readonly TimedRe
     }
     if (c.outcome === 'false_alarm') {
       const resumedBy = acting.find((x) => x.atMs > c.atMs);
-      score.falseStalls.push({ file, atMs: c.atMs, resumedAtMs: c.resumedAtMs!, reason: c.verdict.reason, isHumanWait: isHumanWait(c.verdict, resumedBy, c.atMs) });
+      score.falseStalls.push({
+        file,
+        atMs: c.atMs,
+        resumedAtMs: c.resumedAtMs!,
+        reason: c.verdict.reason,
+        isHumanWait: isHumanWait(c.verdict, resumedBy, c.atMs),
+      });
       return;
     }
     const before = acting.filter((x) => x.atMs <= c.atMs).at(-1);

@@ -68,7 +68,10 @@ export function childDirs(file: string, sessionId?: string): { nested: string; f
 /** Child files in both layouts written at or after `sinceMs`, newest first. */
 async function listChildren(dirs: { nested: string; flat: string }, sinceMs: number): Promise<{ file: string; isFlat: boolean }[]> {
   const fresh: { file: string; mtimeMs: number; isFlat: boolean }[] = [];
-  for (const [dir, isFlat] of [[dirs.nested, false], [dirs.flat, true]] as const) {
+  for (const [dir, isFlat] of [
+    [dirs.nested, false],
+    [dirs.flat, true],
+  ] as const) {
     const names = await fs.readdir(dir).catch(() => [] as string[]);
     for (const n of names) {
       if (!isChildName(n)) continue;
@@ -88,7 +91,12 @@ export function readsChildren(state: TranscriptState): boolean {
 }
 
 /** Read the children `state` (the transcript at `file`) may be waiting on. */
-export async function readWaitedChildren(transcripts: TailTracker<TranscriptState>, file: string, state: TranscriptState, nowMs: number): Promise<ChildTranscript[]> {
+export async function readWaitedChildren(
+  transcripts: TailTracker<TranscriptState>,
+  file: string,
+  state: TranscriptState,
+  nowMs: number,
+): Promise<ChildTranscript[]> {
   if (!readsChildren(state)) return [];
   const calls = state.open.filter((c) => isSubagentTool(c.name) && !c.isBackground);
   const background = backgroundWaits(state);

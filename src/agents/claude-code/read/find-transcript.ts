@@ -63,7 +63,8 @@ export function parentPathOf(subagentFile: string): string | undefined {
 
 // NUL never occurs in a path or an id; undefined and '' differ by a marker.
 const part = (v: string | undefined) => (v === undefined ? '\u0001' : v);
-const keyOf = (q: TranscriptQuery) => `${part(q.transcriptPath)}\u0000${part(q.agentTranscriptPath)}\u0000${part(q.sessionTranscriptPath)}\u0000${part(q.sessionId)}\u0000${part(q.agentId)}`;
+const keyOf = (q: TranscriptQuery) =>
+  `${part(q.transcriptPath)}\u0000${part(q.agentTranscriptPath)}\u0000${part(q.sessionTranscriptPath)}\u0000${part(q.sessionId)}\u0000${part(q.agentId)}`;
 // Synchronous: a cold check searches for 1,000 transcripts, and an awaited stat is a thread-pool round trip.
 const exists = (p: string) => {
   try {
@@ -152,7 +153,10 @@ export class TranscriptFinder {
       }
     }
     if (!agentId && !sessionId) {
-      return { ok: false, reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)` };
+      return {
+        ok: false,
+        reason: `transcript_path ${q.transcriptPath ?? q.agentTranscriptPath} does not exist (and the task has no session_id or agent_id to search by)`,
+      };
     }
     const dirs = await this.projectDirs(nowMs);
     const names = agentId

@@ -35,12 +35,18 @@ export interface IdHandle<S> {
   name?: string;
 }
 
-
 /**
  * The per-id NDJSON files of one directory (`fileOf(id)` → its path; throws for an id that cannot
  * be one), read incrementally through `reader`, positions saved in `storeFile` when given.
  */
-export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => string; parser: TailParser<S>; reader: TailReader; storeFile?: string; isState: (v: unknown) => v is S }) {
+export function createIdFileReader<S>(o: {
+  dir: string;
+  fileOf: (id: string) => string;
+  parser: TailParser<S>;
+  reader: TailReader;
+  storeFile?: string;
+  isState: (v: unknown) => v is S;
+}) {
   const store = o.storeFile ? new TailStore(o.storeFile, o.isState) : undefined;
   const tracker = new TailTracker<S>(o.reader, o.parser, store);
   const listing = new DirListing(o.dir);
@@ -75,7 +81,10 @@ export function createIdFileReader<S>(o: { dir: string; fileOf: (id: string) => 
       if (file === null) {
         const f = id ? files.get(id) : undefined;
         // One shape for every handle (a steady check asks each of them).
-        return { version: 0, handle: f ? { entry: undefined, absentIn: listing.generationNow(), name: f.name } : { entry: undefined, absentIn: -1, name: undefined } };
+        return {
+          version: 0,
+          handle: f ? { entry: undefined, absentIn: listing.generationNow(), name: f.name } : { entry: undefined, absentIn: -1, name: undefined },
+        };
       }
       const r = await tracker.read(file, nowMs);
       if (r.ok) return { state: r.state, version: r.version, handle: { entry: r.handle, absentIn: -1, name: undefined } };
@@ -121,7 +130,13 @@ export function createHookActivityReader(paths: StatePaths, reader: TailReader, 
      * `except`, at most `max` (newest first): the children of a foreground call no transcript or
      * progress line names. Lists the directory: only for that rare case.
      */
-    async sessionChildren(sessionId: string, sinceMs: number, except: ReadonlySet<string>, nowMs: number, max = 8): Promise<{ agentId: string; state: HookState }[]> {
+    async sessionChildren(
+      sessionId: string,
+      sinceMs: number,
+      except: ReadonlySet<string>,
+      nowMs: number,
+      max = 8,
+    ): Promise<{ agentId: string; state: HookState }[]> {
       const names = await fs.readdir(paths.activityDir()).catch(() => [] as string[]);
       const fresh: { id: string; file: string; mtimeMs: number }[] = [];
       for (const n of names) {

@@ -44,7 +44,9 @@ export async function stopCodex(pid: number | undefined, lockOwner: number | und
       tryKill(pid, 'SIGKILL');
       return { ...succeeded('cancel', 'process', `codex ${pid} (no native agent found) was killed with SIGKILL.`), wasForced: true };
     }
-    return succeeded('cancel', 'process', `codex ${pid ?? '(no pid)'} had already exited and no process holds its thread; nothing to stop.`, { wasAlreadyDone: true });
+    return succeeded('cancel', 'process', `codex ${pid ?? '(no pid)'} had already exited and no process holds its thread; nothing to stop.`, {
+      wasAlreadyDone: true,
+    });
   }
   const groups = commandGroupsOf(native);
   tryKill(native, 'SIGINT');
@@ -53,13 +55,20 @@ export async function stopCodex(pid: number | undefined, lockOwner: number | und
     wasForced = true;
     tryKill(native, 'SIGKILL');
     if (!(await waitGone(native, KILL_WAIT_MS, deps))) {
-      return { ...failed('cancel', 'process', 'permission_denied', `codex ${native} is still alive ${KILL_WAIT_MS} ms after SIGKILL.`, { retryable: true }), wasForced };
+      return {
+        ...failed('cancel', 'process', 'permission_denied', `codex ${native} is still alive ${KILL_WAIT_MS} ms after SIGKILL.`, { retryable: true }),
+        wasForced,
+      };
     }
   }
   // Its commands' groups: a SIGINTed Codex kills them itself; a SIGKILLed one leaves their children running.
   const left = groups.filter((g) => tryKill(-g, 'SIGKILL'));
   if (pid !== undefined && pid !== native && isAlive(pid) && !(await waitGone(pid, KILL_WAIT_MS, deps))) tryKill(pid, 'SIGKILL');
   const how = wasForced ? `ignored SIGINT for ${graceMs} ms and was killed with SIGKILL` : 'stopped after SIGINT (turn_aborted recorded)';
-  const groupsNote = left.length > 0 ? `; killed the process group${left.length > 1 ? 's' : ''} ${left.join(', ')} of the command${left.length > 1 ? 's' : ''} it left` : '';
-  return { ...succeeded('cancel', 'process', `codex ${native}${pid !== undefined && pid !== native ? ` (launched as ${pid})` : ''} ${how}${groupsNote}.`), wasForced };
+  const groupsNote =
+    left.length > 0 ? `; killed the process group${left.length > 1 ? 's' : ''} ${left.join(', ')} of the command${left.length > 1 ? 's' : ''} it left` : '';
+  return {
+    ...succeeded('cancel', 'process', `codex ${native}${pid !== undefined && pid !== native ? ` (launched as ${pid})` : ''} ${how}${groupsNote}.`),
+    wasForced,
+  };
 }

@@ -52,7 +52,9 @@ export function codexCallBudget(name: string, args: Record<string, unknown>, inp
     }
     case 'write_stdin': {
       const isPoll = typeof args.chars !== 'string' || args.chars === '';
-      const t = isPoll ? clamp(yieldMs ?? POLL_MAX_YIELD_MS, POLL_MIN_YIELD_MS, POLL_MAX_YIELD_MS) : clamp(yieldMs ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS);
+      const t = isPoll
+        ? clamp(yieldMs ?? POLL_MAX_YIELD_MS, POLL_MIN_YIELD_MS, POLL_MAX_YIELD_MS)
+        : clamp(yieldMs ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS);
       return { kind: 'shell', timeoutMs: t, summary: `session ${String(args.session_id ?? '?')}${isPoll ? ' (poll)' : ''}` };
     }
     case 'exec':
@@ -60,9 +62,17 @@ export function codexCallBudget(name: string, args: Record<string, unknown>, inp
       return { kind: 'shell', timeoutMs: clamp(pragmaYield(input) ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS), summary: input?.slice(0, 200) };
     case 'wait':
       // Code mode's poll of a yielded script (`wait {cell_id, yield_time_ms}`).
-      return { kind: 'shell', timeoutMs: clamp(yieldMs ?? POLL_MAX_YIELD_MS, POLL_MIN_YIELD_MS, POLL_MAX_YIELD_MS), summary: `cell ${String(args.cell_id ?? '?')}` };
+      return {
+        kind: 'shell',
+        timeoutMs: clamp(yieldMs ?? POLL_MAX_YIELD_MS, POLL_MIN_YIELD_MS, POLL_MAX_YIELD_MS),
+        summary: `cell ${String(args.cell_id ?? '?')}`,
+      };
     case 'wait_agent':
-      return { kind: 'subagent', timeoutMs: clamp(num(args.timeout_ms) ?? WAIT_AGENT_MAX_MS, 10_000, WAIT_AGENT_MAX_MS), summary: JSON.stringify(args.targets ?? args.ids ?? []) };
+      return {
+        kind: 'subagent',
+        timeoutMs: clamp(num(args.timeout_ms) ?? WAIT_AGENT_MAX_MS, 10_000, WAIT_AGENT_MAX_MS),
+        summary: JSON.stringify(args.targets ?? args.ids ?? []),
+      };
     case 'spawn_agent':
       return { kind: 'subagent', summary: typeof args.message === 'string' ? args.message.slice(0, 200) : undefined };
     case 'apply_patch':

@@ -35,10 +35,10 @@ export function foldExecEvent(s: ExecEventsState, line: string): ExecEventsState
   s.lines++;
   const type = typeof e.type === 'string' ? e.type : '';
   if (type === 'thread.started' && typeof e.thread_id === 'string') s.threadId = e.thread_id;
-  else if (type === 'turn.started') (s.turnEnd = undefined, (s.retries = 0), (s.retrying = undefined));
-  else if (type === 'error' && typeof e.message === 'string' && RETRY.test(e.message)) (s.retries++, (s.retrying = e.message));
-  else if (type === 'turn.completed') (s.turnEnd = { kind: 'completed' }, (s.retrying = undefined));
-  else if (type === 'turn.failed') (s.turnEnd = { kind: 'failed', message: String(e.error?.message ?? 'no message') }, (s.retrying = undefined));
+  else if (type === 'turn.started') (s.turnEnd = undefined), (s.retries = 0), (s.retrying = undefined);
+  else if (type === 'error' && typeof e.message === 'string' && RETRY.test(e.message)) s.retries++, (s.retrying = e.message);
+  else if (type === 'turn.completed') (s.turnEnd = { kind: 'completed' }), (s.retrying = undefined);
+  else if (type === 'turn.failed') (s.turnEnd = { kind: 'failed', message: String(e.error?.message ?? 'no message') }), (s.retrying = undefined);
   else if (type === 'item.started' || type === 'item.completed') {
     s.retrying = undefined;
     const item = e.item as Record<string, any> | undefined;

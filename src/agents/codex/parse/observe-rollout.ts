@@ -27,7 +27,12 @@ export function codexFailureKind(info: string, message: string): ApiFailureKind 
 }
 
 /** The rollout (and stdout, when the row points to it) as one PartialObservation. */
-export function observeCodexThread(s: RolloutState, file: string, live: CodexLiveness, stdout?: { state: ExecEventsState; mtimeMs: number }): PartialObservation {
+export function observeCodexThread(
+  s: RolloutState,
+  file: string,
+  live: CodexLiveness,
+  stdout?: { state: ExecEventsState; mtimeMs: number },
+): PartialObservation {
   const part: PartialObservation = {
     source: 'transcript',
     transcriptFile: file,
@@ -49,13 +54,21 @@ export function observeCodexThread(s: RolloutState, file: string, live: CodexLiv
     const kind = codexFailureKind(end.errorInfo, end.message);
     if (kind === 'usage_limit') {
       // Not a stall: a replacement would hit the same wall. A person decides (wait for the reset, raise the plan).
-      part.waitingHuman = { kind: 'notification', sinceMs: end.atMs, detail: `Codex hit its usage limit (${end.errorInfo}): "${end.message}"; not redispatched, resume it once the limit resets` };
+      part.waitingHuman = {
+        kind: 'notification',
+        sinceMs: end.atMs,
+        detail: `Codex hit its usage limit (${end.errorInfo}): "${end.message}"; not redispatched, resume it once the limit resets`,
+      };
     } else {
       part.failed = { kind, atMs: end.atMs, detail: `${end.message} (codex_error_info ${end.errorInfo})` };
     }
   } else if (live.owner === 'gone') {
     // No live owner and no end record: the process died (SIGKILL, SIGTERM, a crash). Codex writes nothing then.
-    part.failed = { kind: 'agent_died', atMs: s.lastRecordMs, detail: `no process holds the thread${live.how ? ` (${live.how})` : ''} and the rollout has no end record${isTurnOpen(s) ? ' for the open turn' : ''}` };
+    part.failed = {
+      kind: 'agent_died',
+      atMs: s.lastRecordMs,
+      detail: `no process holds the thread${live.how ? ` (${live.how})` : ''} and the rollout has no end record${isTurnOpen(s) ? ' for the open turn' : ''}`,
+    };
   }
   if (stdout && !end && stdout.state.retrying !== undefined) {
     // The API is being retried: only stdout says so, dated by the file's mtime (its lines have no time).

@@ -39,7 +39,8 @@ export function replayRollout(input: ReplayInput, policy: Policy): ReplayResult 
       task = { ...task, dispatchedAtMs: atMs };
     }
     // A window that ran out in the silence before this record: a stall this record ended.
-    if (pending?.kind === 'stalled' && last!.deadlineMs! < atMs) changes.push({ atMs: last!.deadlineMs! + 1, verdict: pending, outcome: 'false_alarm', resumedAtMs: atMs });
+    if (pending?.kind === 'stalled' && last!.deadlineMs! < atMs)
+      changes.push({ atMs: last!.deadlineMs! + 1, verdict: pending, outcome: 'false_alarm', resumedAtMs: atMs });
     const v = judge(atMs);
     if (!last || v.kind !== last.kind) changes.push({ atMs, verdict: v, line: i + 1 });
     last = v;
@@ -55,7 +56,15 @@ export function replayRollout(input: ReplayInput, policy: Policy): ReplayResult 
     children: [],
     baseTimeoutMs: policy.baseTimeoutMs,
     changes,
-    summary: { records, firstMs, lastMs: s.lastRecordMs, stalls: stalls.length, falseAlarms: stalls.filter((c) => c.outcome === 'false_alarm').length, humanResumed: 0, atEnd: stalls.filter((c) => c.outcome === 'end_of_transcript').length },
+    summary: {
+      records,
+      firstMs,
+      lastMs: s.lastRecordMs,
+      stalls: stalls.length,
+      falseAlarms: stalls.filter((c) => c.outcome === 'false_alarm').length,
+      humanResumed: 0,
+      atEnd: stalls.filter((c) => c.outcome === 'end_of_transcript').length,
+    },
     badLines,
     ...(atLastRecord ? { atLastRecord } : {}),
   };
@@ -70,7 +79,11 @@ export function scoreRollouts(inputs: readonly ReplayInput[], policy: Policy, _o
     sessions: results.length,
     agentHours: results.reduce((n, r) => n + hours((r.summary.lastMs ?? 0) - (r.summary.firstMs ?? 0)), 0),
     activeHours: 0,
-    falseStalls: results.flatMap((r) => r.changes.filter((c) => c.outcome === 'false_alarm').map((c) => ({ file: r.file, atMs: c.atMs, resumedAtMs: c.resumedAtMs!, reason: c.verdict.reason, isHumanWait: false }))),
+    falseStalls: results.flatMap((r) =>
+      r.changes
+        .filter((c) => c.outcome === 'false_alarm')
+        .map((c) => ({ file: r.file, atMs: c.atMs, resumedAtMs: c.resumedAtMs!, reason: c.verdict.reason, isHumanWait: false })),
+    ),
     finishedTurns: results.reduce((n, r) => n + r.changes.filter((c) => c.verdict.kind === 'inconsistent').length, 0),
     finishedCalledStalled: [],
     humanSteppedIn: 0,

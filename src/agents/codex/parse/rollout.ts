@@ -157,7 +157,11 @@ export function foldRolloutLine(s: RolloutState, line: string): RolloutState {
       s.turn = { id: str(payload.turn_id) ?? s.turn?.id ?? '', startedAtMs: s.turn?.startedAtMs ?? atMs, end };
       closeAll(s);
     } else if (sub === 'turn_aborted') {
-      s.turn = { id: str(payload.turn_id) ?? s.turn?.id ?? '', startedAtMs: s.turn?.startedAtMs ?? atMs, end: { kind: 'aborted', atMs, reason: str(payload.reason) ?? 'interrupted' } };
+      s.turn = {
+        id: str(payload.turn_id) ?? s.turn?.id ?? '',
+        startedAtMs: s.turn?.startedAtMs ?? atMs,
+        end: { kind: 'aborted', atMs, reason: str(payload.reason) ?? 'interrupted' },
+      };
       closeAll(s);
     } else if (sub === 'token_count' && payload.info === null) {
       s.streamRetries++;

@@ -31,7 +31,11 @@ const list = (d: string) => {
 /** The rollout of `threadId` under `<home>/sessions`, newest day first; undefined when none is there yet. */
 export function findRollout(home: string, threadId: string): string | undefined {
   const root = path.join(home, 'sessions');
-  const desc = (xs: string[]) => xs.filter((x) => /^\d+$/.test(x)).sort().reverse();
+  const desc = (xs: string[]) =>
+    xs
+      .filter((x) => /^\d+$/.test(x))
+      .sort()
+      .reverse();
   const tail = `-${threadId}.jsonl`;
   for (const y of desc(list(root))) {
     for (const m of desc(list(path.join(root, y)))) {

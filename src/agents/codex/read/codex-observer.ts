@@ -64,9 +64,13 @@ export function createCodexObserver(opts: CodexObserverOptions): TaskObserver {
   /** The owner of the thread now: the lock holder, else the launched pid, else unknown. */
   function liveness(home: string, threadId: string, pid: number | undefined): CodexLiveness {
     const holder = lockHolder(lockPathOf(home, threadId));
-    if (typeof holder === 'number') return { owner: 'alive', ownerPid: holder, commands: commandGroupsOf(holder).length, how: `pid ${holder} holds the thread lock` };
+    if (typeof holder === 'number')
+      return { owner: 'alive', ownerPid: holder, commands: commandGroupsOf(holder).length, how: `pid ${holder} holds the thread lock` };
     const pidAlive = pid === undefined ? undefined : isAlive(pid);
-    if (holder === null) return pidAlive === undefined ? { owner: 'unknown' } : { owner: pidAlive ? 'alive' : 'gone', how: `pid ${pid} ${pidAlive ? 'alive' : 'gone'}; no /proc/locks` };
+    if (holder === null)
+      return pidAlive === undefined
+        ? { owner: 'unknown' }
+        : { owner: pidAlive ? 'alive' : 'gone', how: `pid ${pid} ${pidAlive ? 'alive' : 'gone'}; no /proc/locks` };
     if (pidAlive === true) return { owner: 'unknown', how: `pid ${pid} alive, thread lock not held` };
     if (pidAlive === false) return { owner: 'gone', how: `pid ${pid} gone, thread lock not held` };
     return { owner: 'unknown' };
@@ -95,7 +99,9 @@ export function createCodexObserver(opts: CodexObserverOptions): TaskObserver {
       }
       const folded = file ? await foldFile(file, rollouts.get(file), emptyRollout, foldRolloutLine) : undefined;
       if (!file || !folded) {
-        const where = file ?? (threadId ? `${home}/sessions/*/*/*/rollout-*-${threadId}.jsonl` : 'nowhere: the row names no session_id (the thread id) and no transcript_path');
+        const where =
+          file ??
+          (threadId ? `${home}/sessions/*/*/*/rollout-*-${threadId}.jsonl` : 'nowhere: the row names no session_id (the thread id) and no transcript_path');
         return [{ source: 'transcript', missing: [{ source: 'transcript', reason: `no Codex rollout at ${where}` }] }];
       }
       rollouts.set(file, folded);

@@ -21,7 +21,8 @@ const API_FAILURES: [RegExp, ApiFailureKind][] = [
 function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiError'] | undefined {
   const isFlagged = rec.isApiErrorMessage === true;
   // 1.0.x wrote the same message without the flag, from the "<synthetic>" model.
-  const isSynthetic = message.model === '<synthetic>' && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
+  const isSynthetic =
+    message.model === '<synthetic>' && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
   if (!isFlagged && !isSynthetic) return undefined;
   const status = num(rec.apiErrorStatus);
   const probe = `${text} ${str(rec.error) ?? ''} ${status ?? ''}`;
@@ -56,10 +57,19 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
       s.finalTextMs = undefined;
       const facts = summarizeToolInput(block.name, block.input);
       const input = isRec(block.input) ? block.input : {};
-      const killsTaskId = rowOf(KILL_TOOLS, block.name)?.map((k) => str(input[k])).find((x) => x !== undefined);
+      const killsTaskId = rowOf(KILL_TOOLS, block.name)
+        ?.map((k) => str(input[k]))
+        .find((x) => x !== undefined);
       if (block.name === 'TeamCreate') s.isTeamKnown = true;
       if (block.name === 'SendMessage') applySendMessage(s, input, atMs);
-      const isNew = openCall(s, { name: block.name, ...facts, startedAtMs: atMs, isOpen: true, toolUseId: str(block.id), ...(killsTaskId ? { killsTaskId } : {}) });
+      const isNew = openCall(s, {
+        name: block.name,
+        ...facts,
+        startedAtMs: atMs,
+        isOpen: true,
+        toolUseId: str(block.id),
+        ...(killsTaskId ? { killsTaskId } : {}),
+      });
       if (tail?.isFresh && isNew) tail.callsSinceFresh++;
     }
   }

@@ -8,7 +8,8 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Own keys only: a record type or subtype named like an Object.prototype member (`constructor`) finds no row. */
-export const rowOf = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
+export const rowOf = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
+  typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined;
 
 /** Who a record shows at work: used by `replay` to tell whether the agent went on after a stall. */
 export type RecordActor = 'agent' | 'human' | 'interrupt' | 'harness';

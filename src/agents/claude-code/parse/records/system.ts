@@ -17,7 +17,13 @@ interface SystemSubtype {
 /** `system/api_error`: Claude Code is retrying the API (it has not given up: that is an assistant record). */
 function applyRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void {
   const err = isRec(rec.error) ? rec.error : {};
-  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.retryAttempt), maxRetries: num(rec.maxRetries), retryInMs: num(rec.retryInMs), status: num(err.status) };
+  s.apiRetry = {
+    sinceMs: s.apiRetry?.sinceMs ?? atMs,
+    attempt: num(rec.retryAttempt),
+    maxRetries: num(rec.maxRetries),
+    retryInMs: num(rec.retryInMs),
+    status: num(err.status),
+  };
 }
 
 /**
@@ -27,7 +33,13 @@ function applyRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void
  * only retry evidence on disk. A retry after a give-up is the agent going on (issue 19 item 4).
  */
 function applyStreamRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void {
-  s.apiRetry = { sinceMs: s.apiRetry?.sinceMs ?? atMs, attempt: num(rec.attempt), maxRetries: num(rec.max_retries), retryInMs: num(rec.retry_delay_ms), status: num(rec.error_status) };
+  s.apiRetry = {
+    sinceMs: s.apiRetry?.sinceMs ?? atMs,
+    attempt: num(rec.attempt),
+    maxRetries: num(rec.max_retries),
+    retryInMs: num(rec.retry_delay_ms),
+    status: num(rec.error_status),
+  };
   s.apiError = undefined;
 }
 
@@ -37,13 +49,15 @@ function applyStreamRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext)
  */
 function applyTaskRecord(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void {
   if (rec.subtype === 'agents_killed') {
-    for (const id of s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id)) trackTask(s, { id, kind: 'agent', status: 'killed', atMs });
+    for (const id of s.tasks.filter((t) => t.kind === 'agent' && t.status === 'running').map((t) => t.id))
+      trackTask(s, { id, kind: 'agent', status: 'killed', atMs });
     return;
   }
   const id = str(rec.task_id);
   const status = rec.subtype === 'task_updated' ? (isRec(rec.patch) ? str(rec.patch.status) : undefined) : str(rec.status);
   const toolUseId = str(rec.tool_use_id);
-  if (id && status && status !== 'running' && status !== 'pending') updateTask(s, { id, kind: 'unknown', status, atMs, ...(toolUseId ? { toolUseId } : {}) }, true);
+  if (id && status && status !== 'running' && status !== 'pending')
+    updateTask(s, { id, kind: 'unknown', status, atMs, ...(toolUseId ? { toolUseId } : {}) }, true);
 }
 
 const TURN_END: SystemSubtype = {

@@ -69,7 +69,8 @@ export function applyNotifications(s: TranscriptState, text: string, atMs: numbe
  * Where a record names a background task or child agent whose status it sets (records/user.ts,
  * applyNotifications, records/system.ts, the async launch text). A new place must be added here.
  */
-const TASK_ID_MENTIONS = /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
+const TASK_ID_MENTIONS =
+  /"(?:agentId|task_id|shell_id|shellId|backgroundTaskId)":"([^"\\]+)"|<(?:task-id|shell-id|agent-id)>\s*([^<\s]+)\s*<\/(?:task-id|shell-id|agent-id)>|agentId:\s*([\w-]+)/g;
 
 /**
  * Every id a stretch of transcript text (raw lines, unparsed) may set a task status for: a

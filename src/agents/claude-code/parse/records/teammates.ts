@@ -55,6 +55,7 @@ export function applySendMessage(s: TranscriptState, input: Rec, atMs: number | 
   const to = str(input.recipient) ?? str(input.to);
   const all = type === 'broadcast' || to === '*';
   for (const t of s.tasks) {
-    if (t.kind === 'teammate' && t.status === 'idle' && (all || (to !== undefined && (t.id === to || t.id.startsWith(`${to}@`))))) trackTask(s, { id: t.id, kind: 'teammate', status: 'running', atMs });
+    if (t.kind === 'teammate' && t.status === 'idle' && (all || (to !== undefined && (t.id === to || t.id.startsWith(`${to}@`)))))
+      trackTask(s, { id: t.id, kind: 'teammate', status: 'running', atMs });
   }
 }
