@@ -78,7 +78,8 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
     process.execPath,
     [
       ...flags,
-      cli,
+      // BENCH_CLI: another build of the CLI (a cli.cjs), for an A/B in one sitting.
+      process.env.BENCH_CLI ?? cli,
       '--epic-id',
       'E-1',
       '--state-dir',
