@@ -20,17 +20,6 @@ const isShell = (obs: Observation) => obs.lastTool?.kind === 'shell';
 /** When the transcript or hooks can tell, a call that returned widens nothing; a row cannot tell (the seed's rule). */
 const isRunning = (obs: Observation) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
 
-/**
- * When an open foreground call has overrun what its CLI allows it: its own timeout (or the CLI's
- * default) plus grace; undefined when nothing bounds it (a background call, no limit known).
- */
-export function openCallLimitMs(obs: Observation, p: Pick<Policy, 'openToolGraceMs'>): number | undefined {
-  const tool = obs.lastTool;
-  if (!tool?.isOpen || tool.isBackground) return undefined;
-  const own = tool.timeoutMs ?? tool.defaultTimeoutMs;
-  return own === undefined ? undefined : own + p.openToolGraceMs;
-}
-
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
   // A shell call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
@@ -63,18 +52,13 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
     },
   }),
   // A foreground tool call still open: its own timeout (the limit its CLI applies when it names none) plus grace.
-  // A shell call follows the seed's rule: only a timeout of its own over bash_long_timeout widens
-  // the window; one with the CLI's default (120 s) or a shorter one gets the base window, unless
-  // its agent's process is known alive (then past its limit it is most likely a permission prompt,
-  // a human wait: assess), so a session cut mid-call stalls at the base window.
   open_tool_call: rule({
-    reads: ['openToolGraceMs', 'bashLongTimeoutMs'],
+    reads: ['openToolGraceMs'],
     window: (obs, p) => {
-      const limit = openCallLimitMs(obs, p);
-      if (limit === undefined) return undefined;
-      const t = obs.lastTool?.timeoutMs;
-      const isSeedShell = isShell(obs) && !(t !== undefined && t > p.bashLongTimeoutMs) && obs.isProcessAlive !== true;
-      return isSeedShell ? undefined : limit;
+      const tool = obs.lastTool;
+      if (!tool?.isOpen || tool.isBackground) return undefined;
+      const own = tool.timeoutMs ?? tool.defaultTimeoutMs;
+      return own === undefined ? undefined : own + p.openToolGraceMs;
     },
   }),
 };
