@@ -131,15 +131,19 @@ const activityOf = (stateDir: string, sessionId: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { event: string; tool_name?: string; command?: string });
 
-/** The session's activity lines once the Stop line is in (it comes ~0.2 s after the final answer: wait for it, never assume it). */
+/**
+ * The session's activity lines once the Stop line and both PostToolUse lines are in: each hook
+ * runs as its own process, so the Stop line (~0.2 s after the final answer) may land before the
+ * last PostToolUse line (seen with 2.1.332 in a clean-clone CI run): wait for them, never assume.
+ */
 const activityToStop = (r: { stateDir: string; sessionId: string }) =>
   until(
     () => {
       const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
-      return got.some((l) => l.event === 'Stop') && got;
+      return got.some((l) => l.event === 'Stop') && got.filter((l) => l.event === 'PostToolUse').length >= 2 && got;
     },
     30_000,
-    'the Stop line in activity/',
+    'the Stop line and both PostToolUse lines in activity/',
   );
 
 /** The session ran the skill's next (wave complete) and its tool calls reached activity/ through the hook. */
