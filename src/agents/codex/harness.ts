@@ -1,5 +1,6 @@
 // The Codex CLI harness (agents/harness.ts; docs/codex.md): which rows are Codex's, what its calls
 // are and how long Codex lets them run, how it is resumed and relaunched, its words, its readers.
+import { TELEMETRY_DIALECTS } from '../../contracts/telemetry-dialects.js';
 import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js';
 import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from './commands.js';
 import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
@@ -27,6 +28,7 @@ export const codexHarness: AgentHarness = {
   },
   // Codex's shell has no timeout: a call's budget is its yield (default 10 s), then polls.
   defaults: { shellTimeoutMs: EXEC_DEFAULT_YIELD_MS },
+  telemetry: TELEMETRY_DIALECTS.codex,
   replay: { replay: replayRollout, score: scoreRollouts },
   connect(ctx: HarnessContext): HarnessSession {
     return {
