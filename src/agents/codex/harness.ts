@@ -1,12 +1,14 @@
 // The Codex CLI harness (agents/harness.ts; docs/codex.md): which rows are Codex's, what its calls
 // are and how long Codex lets them run, how it is resumed and relaunched, its words, its readers.
 import { TELEMETRY_DIALECTS } from '../../contracts/telemetry-dialects.js';
-import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js';
+import { onlyRows, type AgentHarness, type HarnessContext, type HarnessSession } from '../harness.js';
 import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from './commands.js';
 import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
 import { replayRollout, scoreRollouts } from './parse/replay.js';
 import { codexHomeOf, findRollout, isRolloutPath } from './read/codex-home.js';
 import { createCodexObserver } from './read/codex-observer.js';
+import { createCodexHookObserver } from './read/codex-hooks.js';
+import { combineObservers } from '../../observe/read/observer.js';
 import { isCodexRow } from './row.js';
 
 export const codexHarness: AgentHarness = {
@@ -32,7 +34,8 @@ export const codexHarness: AgentHarness = {
   replay: { replay: replayRollout, score: scoreRollouts },
   connect(ctx: HarnessContext): HarnessSession {
     return {
-      observers: [createCodexObserver({ env: ctx.env })],
+      // Its rollout, stdout and owner, then the hook lines Codex sends (hook install --codex), as one observer.
+      observers: [combineObservers('codex', [createCodexObserver({ env: ctx.env }), onlyRows(createCodexHookObserver(ctx.paths), isCodexRow)])],
       async findFiles(task) {
         if (isRolloutPath(task.transcriptPath)) return { transcript: task.transcriptPath };
         if (!task.sessionId) return { reason: 'the row names no session_id (the thread id from thread.started) and no transcript_path' };
