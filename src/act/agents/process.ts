@@ -7,10 +7,10 @@ import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement, nudgeLaunchRequest } from './process-launch.js';
 import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
-import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from '../../agents/codex/commands.js';
 import { stopCodex } from '../../agents/codex/act/stop.js';
 import { codexHomeOf, lockPathOf } from '../../agents/codex/read/codex-home.js';
 import { lockHolder } from '../../agents/codex/read/owner.js';
+import { harnessOf } from '../../agents/harnesses.js';
 import { isCodexRow } from '../../agents/codex/row.js';
 import type { Task } from '../../contracts/state-file.js';
 
@@ -175,7 +175,7 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
 
 /** The launch template for a row: a Codex row's own (agents.codex, else the Codex harness's defaults), else the configured one. */
 function templateOf(agents: AgentsConfig, task: Task, what: 'resume' | 'redispatch'): readonly string[] | undefined {
-  if (isCodexRow(task)) return what === 'resume' ? (agents.codex?.resume_argv ?? CODEX_RESUME_ARGV) : (agents.codex?.redispatch_argv ?? CODEX_REDISPATCH_ARGV);
+  if (isCodexRow(task)) return (what === 'resume' ? agents.codex?.resume_argv : agents.codex?.redispatch_argv) ?? harnessOf(task)?.commands[what];
   return what === 'resume' ? agents.resume_argv : agents.redispatch_argv;
 }
 
