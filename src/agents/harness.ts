@@ -81,6 +81,10 @@ export interface HarnessSession {
 
 /** Replay of recorded files through the same observation and assess code the check uses (`replay`). */
 export interface HarnessReplay {
+  /** Whether a recorded file is this CLI's own (its path, its first lines): `replay` picks the harness by it. */
+  isOwnFile(file: string, head: string): boolean;
+  /** The files recorded with `file` that a replay folds with it (subagents' transcripts), found now. */
+  childFiles(file: string): Promise<string[]>;
   replay(input: ReplayInput, policy: Policy): ReplayResult;
   score(inputs: readonly ReplayInput[], policy: Policy, opts?: ScoreOptions): WindowScore;
 }

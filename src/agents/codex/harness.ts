@@ -28,7 +28,13 @@ export const codexHarness: AgentHarness = {
   },
   // Codex's shell has no timeout: a call's budget is its yield (default 10 s), then polls.
   defaults: { shellTimeoutMs: EXEC_DEFAULT_YIELD_MS },
-  replay: { replay: replayRollout, score: scoreRollouts },
+  replay: {
+    // A rollout by its name, or by its first record (a copy renamed): `session_meta` opens every rollout.
+    isOwnFile: (file, head) => isRolloutPath(file) || /^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),
+    childFiles: async () => [],
+    replay: replayRollout,
+    score: scoreRollouts,
+  },
   connect(ctx: HarnessContext): HarnessSession {
     return {
       observers: [createCodexObserver({ env: ctx.env })],
