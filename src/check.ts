@@ -2,7 +2,7 @@
 // write watchdog.json. The shell around the pure core; the loop calls it repeatedly.
 import type { Task, Wave } from './contracts/state-file.js';
 import type { WatchdogJson } from './contracts/watchdog-json.js';
-import { InputError } from './contracts/errors.js';
+import type { InputError } from './contracts/errors.js';
 import { assess, type Verdict, type WaveContext } from './core/assess.js';
 import { writeFileAtomic } from './files/atomic-write.js';
 import { JsonBytes } from './files/json-bytes.js';

@@ -96,6 +96,8 @@ export interface AgentHarness {
   readsRow(task: Task): boolean;
   /** A call's kind, the timeout the CLI applies to it, whether it only polls. Pure and total. */
   readonly classifyTool: ToolClassifier;
+  /** Tools whose finished call is work done on a file (`Edit`, `apply_patch`): a recovery checkpoint's completed work. */
+  readonly editTools: ReadonlySet<string>;
   readonly commands: HarnessCommands;
   readonly wording: HarnessWording;
   readonly defaults: HarnessDefaults;

@@ -109,7 +109,7 @@ class Reader {
       const m = KEY.exec(entry);
       if (!m) bail();
       const key = (m[1] ?? m[2])!;
-      if (SPECIAL_KEY.test(key) || Object.prototype.hasOwnProperty.call(out, key)) bail();
+      if (SPECIAL_KEY.test(key) || Object.hasOwn(out, key)) bail();
       out[key] = m[3] === undefined || m[3] === '' ? this.nested(indent) : this.scalar(m[3], indent);
       entry = undefined;
     }

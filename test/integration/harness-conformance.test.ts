@@ -181,6 +181,11 @@ describe.each(HARNESS_BEDS)('harness $harness.name', (bed) => {
     }
   });
 
+  it('names the tools whose finished call is work done on a file (a checkpoint lists them), each a tool it classifies', () => {
+    expect(h.editTools.size).toBeGreaterThan(0);
+    for (const name of h.editTools) expect(h.classifyTool({ name }).kind).toBe('file');
+  });
+
   it('lends its words to reasons and requests', () => {
     expect(h.wording.displayName).toMatch(/\S/);
     expect(h.wording.hiddenPromptHint).toMatch(/\S/);

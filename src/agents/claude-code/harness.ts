@@ -51,6 +51,7 @@ export const claudeCodeHarness: AgentHarness = {
   name: 'claude-code',
   readsRow,
   classifyTool: classifyClaudeTool,
+  editTools: new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']),
   commands: {
     resume: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],
     nudge: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],

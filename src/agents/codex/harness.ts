@@ -19,6 +19,7 @@ export const codexHarness: AgentHarness = {
       ...(call.name === 'write_stdin' || call.name === 'wait' ? { isStatusPoll: true } : {}),
     };
   },
+  editTools: new Set(['apply_patch']),
   commands: { resume: CODEX_RESUME_ARGV, nudge: CODEX_RESUME_ARGV, redispatch: CODEX_REDISPATCH_ARGV },
   wording: {
     displayName: 'Codex',

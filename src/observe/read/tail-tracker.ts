@@ -4,7 +4,7 @@
 import type { LineRef } from '../parse/line-splitter.js';
 import type { ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
 import { describeRef } from '../../agents/claude-code/parse/parse-transcript.js';
-import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
+import { positionFromCursor, type TailReader, type ResetReason, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
 import type { Note } from './change-notes.js';
 
