@@ -14,7 +14,8 @@ import { writeMassStallNote, type MassStallEscalation } from './act/friction/mas
 import { settleRequestLifecycle } from './check-requests.js';
 import type { DispatchEvent } from './contracts/events.js';
 import type { StatePaths } from './files/paths.js';
-import { mergeObservations, type Observation } from './observe/parse/observation.js';
+import type { Observation } from './observe/parse/observation.js';
+import { mergeObservations } from './observe/parse/observation-merge.js';
 import { observeTask, reuseObservation } from './check-observe.js';
 import { terminalRowWatcher } from './core/terminal-watch.js';
 import { DEFAULT_CONTROLS } from './core/controls.js';
