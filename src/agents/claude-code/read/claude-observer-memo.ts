@@ -3,7 +3,7 @@
 // agents/claude-code/read/claude-observer.ts.
 import type { Task } from '../../../contracts/state-file.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
-import type { TailHandle } from '../../../observe/read/tail-tracker.js';
+import type { TailHandle } from '../../../observe/read/tail-tracker-types.js';
 import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
 import type { IdHandle } from './hook-activity.js';
 import type { HookState } from '../parse/parse-hook-activity.js';
