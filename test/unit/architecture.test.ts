@@ -44,6 +44,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['check-observe.ts', 6],
   ['check-memory.ts', 6],
   ['check-requests.ts', 6],
+  ['check-judge.ts', 6],
   ['loop.ts', 7],
   ['watch-view.ts', 8],
   ['watch.ts', 8],
