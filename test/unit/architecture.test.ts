@@ -48,6 +48,7 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['loop.ts', 7],
   ['watch-view.ts', 8],
   ['watch.ts', 8],
+  ['watch-deps.ts', 8],
   ['serve.ts', 8],
   ['commands/', 10],
   ['wiring.ts', 9],
