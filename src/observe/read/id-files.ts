@@ -6,7 +6,8 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { TailReader } from './tail-file.js';
 import { TailStore } from './tail-store.js';
-import { TailTracker, type TailHandle, type TailParser } from './tail-tracker.js';
+import type { TailHandle, TailParser } from './tail-tracker-types.js';
+import { TailTracker } from './tail-tracker.js';
 
 /** What one id's file of an NDJSON evidence dir says (hook activity, telemetry). */
 export interface IdFileRead<S> {
