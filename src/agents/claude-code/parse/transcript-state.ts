@@ -3,18 +3,8 @@
 import { TranscriptStateSchema } from '../../../contracts/observe-store.js';
 import type { ApiFailureKind, ToolCall } from '../../../observe/parse/observation.js';
 // The call table every parser state shares (observe/parse/call-table.ts), re-exported for this wing.
-export {
-  closeCall,
-  ERROR_MAX_CHARS,
-  excerpt,
-  OPEN_CALLS_MAX,
-  OUTPUT_MAX_CHARS,
-  openCall,
-  pickLastTool,
-  RECENT_CALLS_MAX,
-  replaceCall,
-  type CallTable,
-} from '../../../observe/parse/call-table.js';
+export { closeCall, ERROR_MAX_CHARS, excerpt, OPEN_CALLS_MAX, OUTPUT_MAX_CHARS } from '../../../observe/parse/call-table.js';
+export { openCall, pickLastTool, RECENT_CALLS_MAX, replaceCall, type CallTable } from '../../../observe/parse/call-table.js';
 
 /** Background tasks and child agents remembered. @defaultValue 64 */
 export const TASKS_MAX = 64;
