@@ -111,9 +111,12 @@ describe.skipIf(codexSkip !== undefined)(`Codex OpenTelemetry as evidence (skipp
     const s = startCodex({ server, prompt: 'CX-OTEL-FROZEN answer', codexHome: homeWithOtel() });
     const task = await rowOf(s);
     const observers = [createCodexObserver({ env: {} }), createTelemetryObserver({ paths, isPersistent: false })];
-    // The stream's one delta, received through Codex's telemetry (about a second after Codex got it).
+    // The stream's one delta (and its first-token event after it), received through Codex's telemetry about a second later.
     const thread = await s.threadId;
-    await until(() => jsonLines(paths.telemetryFile(thread)).some((l) => l.kind === 'response.output_text.delta'), "the frozen stream's delta in telemetry");
+    await until(
+      () => jsonLines(paths.telemetryFile(thread)).some((l) => l.kind === 'response.output_text.delta' || l.name === 'codex.turn_ttft'),
+      "the frozen stream's delta in telemetry",
+    );
     const first = await judge(task, observers);
     expect(first).toMatchObject({ kind: 'healthy', sources: expect.arrayContaining(['telemetry']) });
     // Codex's own idle timeout is 300 s: nothing more arrives while we wait out the window.

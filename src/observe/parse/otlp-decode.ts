@@ -204,6 +204,8 @@ export function decodeExport(
     for (const rm of arr(req.resourceMetrics)) count(hostOf(attributes((rm.resource as Rec | undefined)?.attributes)) ?? firstPointHost(rm) ?? peer, 1);
     return out;
   }
+  /** Where each session's newest kept event is in `out.events`. */
+  const lastOf = new Map<string, number>();
   for (const rl of arr(req.resourceLogs)) {
     const resourceHost = hostOf(attributes((rl.resource as Rec | undefined)?.attributes));
     for (const sl of arr(rl.scopeLogs)) {
@@ -233,7 +235,11 @@ export function decodeExport(
               : `${key} ${JSON.stringify(sessionId.slice(0, 60))} is not a session id (1-128 letters, digits, ".", "_", "@" or "-")`;
           continue;
         }
-        out.events.push({ sessionId, line });
+        // A run of stream events of one session in one request is one line (they share the receiver's
+        // time; Codex logs each SSE delta): the last of the run stands for it.
+        const prev = lastOf.get(sessionId);
+        if (prev !== undefined && line.event === 'model_stream' && out.events[prev]!.line.event === 'model_stream') out.events[prev] = { sessionId, line };
+        else lastOf.set(sessionId, out.events.push({ sessionId, line }) - 1);
       }
     }
   }
