@@ -25,10 +25,13 @@ export async function fail(ctx: PerformerContext, spec: Pick<ActionSpec, 'task' 
  * Why, for the people reading a request (and a teammate's shutdown message): an agent that gave
  * up on the API failed, it did not go quiet, and its idle time says nothing.
  */
-export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds'>): string {
+export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds' | 'task'>): string {
   if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
   if (spec.stallReason === 'api_gave_up') return 'failed: api_gave_up, the agent gave up on an API error';
-  if (spec.stallReason === 'runtime_killed') return "failed: runtime_killed, Claude Code's own stall watchdog killed the agent";
+  if (spec.stallReason === 'runtime_killed') {
+    const cli = harnessOf(spec.task)?.wording.displayName ?? 'its agent CLI';
+    return `failed: runtime_killed, ${cli}'s own stall watchdog killed the agent`;
+  }
   if (spec.stallReason === 'run_ended') return 'failed: run_ended, the run that ran the agent ended before it finished';
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
