@@ -14,9 +14,9 @@ const under = (dir: string) =>
 const CORE = under('core');
 /**
  * Beyond the core, the modules that act on any row: recovery and friction notes (issue 32: a CLI's
- * knowledge lives in its wing). perform.ts still spells one reason's words (moved with its split).
+ * knowledge lives in its wing).
  */
-const NEUTRAL = [...under('act/recovery'), ...under('act/friction')].filter((f) => f !== 'act/recovery/perform.ts');
+const NEUTRAL = [...under('act/recovery'), ...under('act/friction')];
 /**
  * The evidence layer (issue 32: telemetry its own observer, agent-neutral): observe/ parses and
  * reads for every CLI, imports nothing from src/agents/ and names none; a CLI's specifics come in
