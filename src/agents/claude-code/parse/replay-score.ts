@@ -7,6 +7,7 @@
 import type { Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
 import { familyOf } from './records/table.js';
+import { DEFAULTS } from '../../../contracts/defaults.js';
 import { isRec } from './records/family.js';
 import type { ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, type TimedRecord, type VerdictChange } from './replay-transcript.js';
@@ -16,6 +17,8 @@ export type { FalseStall, ScoreOptions, WindowScore } from '../../../core/replay
 const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed']);
 /** Tools that return at once unless a permission dialog holds them. */
 const INSTANT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+/** Claude Code ends a Bash command with no long timeout by its default limit; the grace is the watchdog's. */
+const BASH_OPEN_LIMIT_MS = DEFAULTS.fixed.claude_bash_timeout_ms + DEFAULTS.exemptions.open_tool_grace_seconds * 1000;
 /** Claude Code's tool result when the human refused a call in the dialog. */
 const REFUSED = /doesn't want to proceed|user (?:rejected|denied)|permission (?:was )?denied/i;
 
@@ -53,8 +56,12 @@ const blockText = (b: unknown): string =>
  * it), or its result says the human refused it. A permission granted within a call's own window
  * looks like the call's own time.
  */
-export function isHumanWait(v: Verdict, resumedBy: TimedRecord | undefined): boolean {
+export function isHumanWait(v: Verdict, resumedBy: TimedRecord | undefined, atMs?: number): boolean {
   if (v.stallReason === 'open_tool_overrun') return true;
+  // A Bash call with no long timeout stalls at the base window (the seed's rule), before any
+  // overrun; held open past Claude Code's own limit on it by the time it went on, only a dialog held it.
+  const openFor = resumedBy && atMs !== undefined ? resumedBy.atMs - (atMs - (v.idleMs ?? 0)) : 0;
+  if (v.isLastToolOpen === true && v.lastTool === 'Bash' && openFor > BASH_OPEN_LIMIT_MS) return true;
   if (v.isLastToolOpen === true && v.lastTool !== undefined && INSTANT_TOOLS.has(v.lastTool)) return true;
   return blocksOf(resumedBy?.rec).some((b) => isRec(b) && b.type === 'tool_result' && REFUSED.test(blockText(b)));
 }
@@ -167,7 +174,13 @@ function scoreOne(input: ReplayInput, r: ReplayResult, records: readonly TimedRe
     }
     if (c.outcome === 'false_alarm') {
       const resumedBy = acting.find((x) => x.atMs > c.atMs);
-      score.falseStalls.push({ file, atMs: c.atMs, resumedAtMs: c.resumedAtMs!, reason: c.verdict.reason, isHumanWait: isHumanWait(c.verdict, resumedBy) });
+      score.falseStalls.push({
+        file,
+        atMs: c.atMs,
+        resumedAtMs: c.resumedAtMs!,
+        reason: c.verdict.reason,
+        isHumanWait: isHumanWait(c.verdict, resumedBy, c.atMs),
+      });
       return;
     }
     const before = acting.filter((x) => x.atMs <= c.atMs).at(-1);
