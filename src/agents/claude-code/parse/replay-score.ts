@@ -77,11 +77,21 @@ function turnOverAt(records: readonly TimedRecord[], atMs: number): boolean {
     const blocks = blocksOf(r.rec);
     return (
       r.rec.type === 'assistant' &&
+      !(isRec(r.rec.message) && r.rec.message.stop_reason === 'tool_use') &&
       !blocks.some((b) => isRec(b) && b.type === 'tool_use') &&
       blocks.some((b) => isRec(b) && b.type === 'text' && blockText(b).trim() !== '')
     );
   }
   return false;
+}
+
+/**
+ * The agent was mid-turn at `atMs` by what the full records show: its own next record came before
+ * any human's, or (nothing after it, or a human's prompt next) its turn was not over.
+ */
+function wasAtWork(records: readonly TimedRecord[], atMs: number): boolean {
+  const next = records.find((r) => r.atMs > atMs && r.actor !== 'harness');
+  return next?.actor === 'agent' || !turnOverAt(records, atMs);
 }
 
 /** The transcript and its subagents' as they were at `cutMs` (a child not yet begun does not exist). */
@@ -106,15 +116,15 @@ function scoreCrashes(
   records: readonly TimedRecord[],
   policy: Policy,
   draw: () => number,
-  cuts: number,
+  cuts: number | 'every',
   out: WindowScore['crashes'],
 ): void {
   const first = records[0]?.atMs;
   const last = records.at(-1)?.atMs;
   if (first === undefined || last === undefined || last === first) return;
   const seen = new Set<number>();
-  for (let i = 0; i < cuts; i++) {
-    const cutMs = first + Math.floor(draw() * (last - first));
+  const moments = cuts === 'every' ? [...new Set(records.map((r) => r.atMs))] : Array.from({ length: cuts }, () => first + Math.floor(draw() * (last - first)));
+  for (const cutMs of moments) {
     const lastKept = records.filter((r) => r.atMs <= cutMs).at(-1)!.atMs;
     if (seen.has(lastKept)) continue;
     seen.add(lastKept);
@@ -126,12 +136,19 @@ function scoreCrashes(
       out.flagged++;
       continue;
     }
+    if (v?.kind === 'healthy' && !wasAtWork(records, lastKept)) {
+      // Cut after its turn was over (a final answer, a human's prompt next): no crash to flag.
+      out.notAtWork['turn over'] = (out.notAtWork['turn over'] ?? 0) + 1;
+      continue;
+    }
     if (!v || v.kind !== 'healthy' || v.deadlineMs === undefined) {
       const kind = v ? (v.kind === 'healthy' ? 'healthy, no deadline' : v.kind) : 'no verdict';
       out.notAtWork[kind] = (out.notAtWork[kind] ?? 0) + 1;
       continue;
     }
     out.simulated++;
+    if (v.effectiveTimeoutMs > policy.baseTimeoutMs)
+      (out.widened ??= []).push({ file: input.transcript.file, cutMs, windowSeconds: v.effectiveTimeoutMs / 1000, exemptions: [...v.exemptions] });
     const limit = lastKept + v.effectiveTimeoutMs + 1000;
     const stall = r.changes.find((c) => c.atMs > lastKept && c.verdict.kind === 'stalled');
     if (stall && stall.atMs <= limit) out.flagged++;
@@ -209,7 +226,7 @@ export function scoreReplays(inputs: readonly ReplayInput[], policy: Policy, opt
   for (const input of inputs) {
     const records = replayRecords(input);
     scoreOne(input, replayTranscript(input, policy), records, score);
-    scoreCrashes(input, records, policy, draw, opts.cutsPerFile ?? 25, score.crashes);
+    scoreCrashes(input, records, policy, draw, opts.everyRecord ? 'every' : (opts.cutsPerFile ?? 25), score.crashes);
   }
   return score;
 }
