@@ -11,7 +11,8 @@ import { observeTranscript } from '../../src/agents/claude-code/parse/observe-tr
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
-import { mergeObservations, type PartialObservation } from '../../src/observe/parse/observation.js';
+import type { PartialObservation } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { makeTask } from '../helpers/builders.js';
 import { assistant, jsonl, ms, toolResult, toolUse, user } from '../helpers/claude-lines.js';
