@@ -4,7 +4,8 @@
 // transcript not read. Cut after the last progress record (the subagent died, or its session did),
 // the lead is stalled at its window + 1 s: the child was observed, and its records stopping is
 // evidence. Cut after the `Task` call, before any record of the child, the lead waits on a child
-// nothing was ever seen of: `unknown`, never acted on ("missing evidence never kills").
+// nothing was ever seen of: `unknown`, never acted on ("missing evidence never kills"). The same on
+// this repo's own 2.1.37 excerpt (test/fixtures/real/), which runs without ../shared.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,3 +58,27 @@ describe.skipIf(!hasClaudeFixtures)(
     });
   },
 );
+
+describe("the same on this repo's own real excerpt (always here): a 2.1.37 lead cut mid-Task after nine agent_progress records of subagent aff51cf", () => {
+  const file = path.resolve('test/fixtures/real/agentping-2.1.37-task-agent-progress.jsonl');
+  const own = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const ownRecs = own.map((l) => JSON.parse(l) as { type: string; timestamp?: string; data?: { type?: string } });
+  const cut = (n: number) => ({ transcript: { file, text: `${own.slice(0, n).join('\n')}\n` } });
+  const last = ownRecs.findLastIndex((r) => r.data?.type === 'agent_progress') + 1;
+  const taskCall = ownRecs.findIndex((r) => r.type === 'assistant' && JSON.stringify(r).includes('"name":"Task"')) + 1;
+
+  it('the file ends on its last progress record: stalled at the window + 1 ms after it', () => {
+    expect(last).toBe(own.length);
+    const r = replayTranscript(cut(last), DEFAULT_POLICY);
+    const stall = r.changes.find((c) => c.verdict.kind === 'stalled')!;
+    const lastMs = Date.parse(ownRecs[last - 1]!.timestamp!);
+    expect(stall.atMs - lastMs, stall.verdict.reason).toBeGreaterThan(120_000);
+    expect(stall.atMs - lastMs).toBeLessThanOrEqual(121_000);
+    expect(r.changes.filter((c) => c.verdict.kind === 'unknown')).toEqual([]);
+  });
+
+  it('cut right after its Task call, nothing of the subagent seen: unknown, never stalled', () => {
+    const r = replayTranscript(cut(taskCall), DEFAULT_POLICY);
+    expect(r.changes.map((c) => c.verdict.kind)).toEqual(['healthy', 'unknown']);
+  });
+});
