@@ -33,18 +33,20 @@ export function openCallLimitMs(obs: Observation, p: Pick<Policy, 'openToolGrace
 
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
-  // A shell call's own limit (the seed's rule for a shell call's timeout, docs/verdicts.md): a timeout of its own over
-  // bash_long_timeout, while it runs, gives that timeout plus grace; a foreground call known open
-  // with a shorter limit (its own, or the CLI's default: Claude Code's 120 s) gives that limit,
-  // asked only when it widens the base: the CLI ends (or backgrounds) the call at it and writes the
-  // result then, so a build still inside it is never stalled, and past it a crash is flagged at once.
+  // A shell call's own limit (the onex skill's rule for a shell call's timeout, docs/verdicts.md): a
+  // timeout of its own over bash_long_timeout, while it runs, gives that timeout plus grace; a
+  // foreground call known open with a shorter limit (its own, or the CLI's default: Claude Code's
+  // 120 s) gives that limit plus the moment its CLI takes to end the call and write the result
+  // (shellLimitSettleMs), asked only when it widens the base: a build still inside its limit, or
+  // one the CLI is ending at it, is never stalled, and past it a crash is flagged seconds later.
   bash_long_timeout: rule({
-    reads: ['bashLongTimeoutMs', 'bashGraceMs'],
+    reads: ['bashLongTimeoutMs', 'bashGraceMs', 'shellLimitSettleMs'],
     window: (obs, p) => {
       const tool = obs.lastTool;
       if (!isShell(obs) || !isRunning(obs)) return undefined;
       if (tool?.timeoutMs !== undefined && tool.timeoutMs > p.bashLongTimeoutMs) return Math.max(p.baseTimeoutMs, tool.timeoutMs + p.bashGraceMs);
-      const limit = tool?.isOpen && !tool.isBackground ? (tool.timeoutMs ?? tool.defaultTimeoutMs) : undefined;
+      const own = tool?.isOpen && !tool.isBackground ? (tool.timeoutMs ?? tool.defaultTimeoutMs) : undefined;
+      const limit = own === undefined ? undefined : own + p.shellLimitSettleMs;
       return limit !== undefined && limit > p.baseTimeoutMs ? limit : undefined;
     },
   }),

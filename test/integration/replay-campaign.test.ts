@@ -41,12 +41,16 @@ describe.skipIf(!hasShared)(`the replay campaign over ${STAND_IN.shared} (skippe
     expect(s.crashes.reportedUnobservable, why).toBe(1);
   });
 
-  it('a crash is judged past the base window only where the call waited on sets a limit over 120 s of its own (+ 60 s, as the seed does for Bash)', () => {
-    // transcript-v2.1.39-bash-background.jsonl: a TaskOutput call with `block: true, timeout: 180000` waiting on a background build.
+  it("a crash is judged past the base window only by a call's own limit: a default-timeout Bash call's 120 s + 5 s (not + 60 s), a limit over 120 s + 60 s (as the onex skill does for Bash)", () => {
     expect(
       (s.crashes.widened ?? []).map((w) => [name(w.file), w.windowSeconds, w.exemptions]),
       why,
-    ).toEqual(Array(3).fill(['transcript-v2.1.39-bash-background.jsonl', 240, ['open_tool_call']]));
+    ).toEqual([
+      // transcript-v2.1.101-excerpt.jsonl: a Bash call with no timeout of its own, cut while it is open.
+      ['transcript-v2.1.101-excerpt.jsonl', 125, ['bash_long_timeout']],
+      // transcript-v2.1.39-bash-background.jsonl: a TaskOutput call with `block: true, timeout: 180000` waiting on a background build.
+      ...Array(3).fill(['transcript-v2.1.39-bash-background.jsonl', 240, ['open_tool_call']]),
+    ]);
   });
 
   it('false stalls in active time: 2 (goal ≤ 3), both silences between excerpt lines hundreds of lines apart in the session', () => {
