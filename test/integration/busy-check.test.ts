@@ -1,10 +1,11 @@
 // A busy wave (issue 37): most checks find hundreds of files that grew. What each changed file
 // costs beyond its bytes is cut here, and each cut must keep the results exact.
-import { appendFileSync, chmodSync, watch, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, statSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { emptyTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
+import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import { ChangeNotes } from '../../src/observe/read/change-notes.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
@@ -95,5 +96,24 @@ describe('a file that change notification says was written', () => {
     expect(r1.ok && r1.state.lastOutput).toBe('second');
     expect(reader.stats).toBe(stats + 2);
     notes.close();
+  });
+});
+
+describe("a parent's prefix ids", () => {
+  it('are vouched for by the inode of the read just done, with no stat for each subagent that asks', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sess.jsonl');
+    const report = `${JSON.stringify({ type: 'user', toolUseResult: { status: 'completed', agentId: 'a1' } })}\n`;
+    writeFileSync(file, report + jsonl(assistant(1, [text('tail')])));
+    const from = Buffer.byteLength(report);
+    const p = new PrefixIds(4 * 1024 * 1024);
+    expect(await p.mention(file, from, 'a1')).toBe(true);
+    expect(p.scans).toBe(1);
+    const st = statSync(file);
+    expect(await p.mention(file, from, 'a2', { dev: st.dev, ino: st.ino })).toBe(false);
+    expect(p.scans).toBe(1);
+    // Another inode than the one scanned: scanned again.
+    expect(await p.mention(file, from, 'a1', { dev: st.dev, ino: st.ino + 1 })).toBe(true);
+    expect(p.scans).toBe(2);
   });
 });
