@@ -4,11 +4,12 @@ import { appendFileSync, chmodSync, statSync, watch, writeFileSync } from 'node:
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
-import { emptyTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
+import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import { ChangeNotes } from '../../src/observe/read/change-notes.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
-import { TailTracker } from '../../src/observe/read/tail-tracker.js';
+import { TailStore } from '../../src/observe/read/tail-store.js';
+import { SAVE_MOVED_BYTES, TailTracker } from '../../src/observe/read/tail-tracker.js';
 import { assistant, jsonl, ms, text } from '../helpers/claude-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -96,6 +97,64 @@ describe('a file that change notification says was written', () => {
     expect(r1.ok && r1.state.lastOutput).toBe('second');
     expect(reader.stats).toBe(stats + 2);
     notes.close();
+  });
+});
+
+describe('saving positions under a busy wave', () => {
+  it('saves a changed file at most once a minute unless it moved far, loses no record across a crash, and saves all on shutdown', async () => {
+    const dir = tempDir();
+    const files = [0, 1, 2].map((k) => path.join(dir, `agent-a${k}.jsonl`));
+    for (const f of files) writeFileSync(f, jsonl(assistant(0, [text('start')])));
+    const storeFile = path.join(dir, 'observe', 'transcripts.json');
+    const make = () =>
+      new TailTracker<TranscriptState>(
+        new TailReader(),
+        { empty: emptyTranscriptState, line: parseTranscriptLine },
+        new TailStore(storeFile, isTranscriptState),
+      );
+    const saved = async () => new Map([...(await new TailStore(storeFile, isTranscriptState).load())].map(([f, e]) => [f, e.cursor.offset]));
+    const readAll = async (t: TailTracker<TranscriptState>, nowMs: number) => {
+      const out = [];
+      for (const f of files) {
+        const r = await t.read(f, nowMs);
+        if (!r.ok) throw new Error(r.reason);
+        out.push(r.state);
+      }
+      return out;
+    };
+    const t = make();
+    await readAll(t, ms(10));
+    // Never saved: saved at once.
+    await t.flush(ms(10), 60_000);
+    const first = await saved();
+    expect([...first.keys()].sort()).toEqual([...files].sort());
+
+    // Ten seconds on, all three grew: only the one that moved past the bound is saved now.
+    appendFileSync(files[0]!, jsonl(assistant(12, [text('more 0')])));
+    appendFileSync(files[1]!, jsonl(assistant(12, [text('more 1')])));
+    appendFileSync(files[2]!, jsonl(assistant(12, [text('x'.repeat(SAVE_MOVED_BYTES))])));
+    const live = await readAll(t, ms(20));
+    await t.flush(ms(20), 60_000);
+    const second = await saved();
+    expect(second.get(files[0]!)).toBe(first.get(files[0]!));
+    expect(second.get(files[1]!)).toBe(first.get(files[1]!));
+    expect(second.get(files[2]!)).toBeGreaterThan(first.get(files[2]!)!);
+
+    // A crash now: a restart reads the two unsaved files again from their older positions and
+    // folds the same records (nothing lost, nothing twice).
+    const restarted = await readAll(make(), ms(21));
+    expect(restarted).toEqual(live);
+
+    // A minute after their last save, the waiting files are saved by the periodic flush.
+    await t.flush(ms(71), 60_000);
+    const third = await saved();
+    for (const f of files) expect(third.get(f)).toBe(statSync(f).size);
+
+    // Shutdown saves whatever changed, however recently it was saved.
+    appendFileSync(files[0]!, jsonl(assistant(72, [text('last')])));
+    await readAll(t, ms(72));
+    await t.flush(ms(72));
+    expect((await saved()).get(files[0]!)).toBe(statSync(files[0]!).size);
   });
 });
 

@@ -53,6 +53,9 @@ export interface ClaudeObserver extends TaskObserver {
 /** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
 const CHILD_SLACK_MS = 5_000;
 
+/** A periodic save leaves a file saved less than this long ago for a later one, in ms (TailTracker.flush). */
+const SAVE_AGE_MS = 60_000;
+
 /** Build the observer the check uses for Claude Code agents. */
 export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserver {
   // Change notification vouches for untouched files, so a steady check need not stat each one.
@@ -119,7 +122,12 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (task.agentId && parentPath && parentPath !== found.location.path && !part.finished) {
       let p = await transcripts.read(parentPath, nowMs);
       // A parent read from a tail alone: read back when the bytes before it may report this agent.
-      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && (await prefixes.mention(parentPath, p.state.tail.from, task.agentId))) {
+      if (
+        p.ok &&
+        p.state.tail &&
+        !childCompletion(p.state, task.agentId) &&
+        (await prefixes.mention(parentPath, p.state.tail.from, task.agentId, p.handle.position.cursor))
+      ) {
         p = await transcripts.read(parentPath, nowMs, { context: 'full' });
       }
       if (p.ok) {
@@ -234,9 +242,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     return m.parts;
   }
 
-  const flush = async (nowMs: number) => {
+  /** Save what changed; `saveAgeMs`: a periodic save, which leaves a file saved that recently for later (TailTracker.flush). */
+  const flush = async (nowMs: number, saveAgeMs = 0) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), telemetry.flush(nowMs), prefixes.save()]);
+    await Promise.all([transcripts.flush(nowMs, saveAgeMs), hooks.flush(nowMs, saveAgeMs), telemetry.flush(nowMs, saveAgeMs), prefixes.save()]);
   };
 
   return {
@@ -263,9 +272,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Positions are saved every persistEveryMs, once the check's verdicts are out: at 10,000 agents
     // the save after a cold check is 22 MB of JSON, which a deadline falling due should not wait for.
     async endCheck(nowMs) {
-      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
+      // Each file at most once a minute (a busy wave changes every file between two saves): a crash costs a longer re-read.
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs, SAVE_AGE_MS).catch(() => undefined);
     },
-    flush,
+    flush: (nowMs) => flush(nowMs),
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };
