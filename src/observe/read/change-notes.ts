@@ -171,6 +171,21 @@ export class ChangeNotes {
     return n.isAtEnd && this.isQuiet(n);
   }
 
+  /**
+   * An event named `file` since its last real stat, under the same watch, with no rename in its
+   * directory since: it was written (or its attributes changed), and it is still the file that
+   * stat found. Vouches for a change, never for its absence: its caller reads without a stat first.
+   */
+  isTouched(file: string): boolean {
+    const n = this.notes.get(file);
+    return n !== undefined && this.isTouchedNote(n);
+  }
+
+  /** `isTouched` of the file a handle from `noteOf` notes. */
+  isTouchedNote(n: Note): boolean {
+    return n.isTouched && !n.isAbsent && n.generation === this.generation && n.dir.watcher !== undefined && n.epoch === n.dir.epoch;
+  }
+
   /** No event can have named the note's file since its last stat, which is recent enough to vouch. */
   private isQuiet(n: Note): boolean {
     return n.generation === this.generation && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;

@@ -104,7 +104,7 @@ export function createIdFileReader<S>(o: {
       h.absentIn = g;
       return 0;
     },
-    flush: (nowMs: number) => tracker.flush(nowMs),
+    flush: (nowMs: number, saveAgeMs?: number) => tracker.flush(nowMs, saveAgeMs),
     drainDiagnostics: () => tracker.drainDiagnostics(),
   };
 }

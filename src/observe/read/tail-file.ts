@@ -86,6 +86,8 @@ export class TailReader {
   bytesRead = 0;
   /** Files opened (a file whose size, mtime and inode did not move is only stat'ed). */
   opens = 0;
+  /** Stats by path (an fstat of an open file not counted). */
+  stats = 0;
   readonly opts: TailOptions;
   private buf: Buffer;
 
@@ -105,9 +107,18 @@ export class TailReader {
    * the file's note handle (`noteOf`), asked instead of looking the path up.
    */
   unchangedBy(file: string, prev: TailPosition, isStatRequired = false, note?: Note): 'notes' | 'stat' | undefined {
-    if (!isStatRequired && this.notes && (note ? this.notes.isUntouchedNote(note) : this.notes.isUntouched(file))) return 'notes';
-    this.notes?.beforeStat(file);
+    const notes = this.notes;
+    if (notes) {
+      const n = note ?? notes.noteOf(file);
+      if (n !== undefined) {
+        if (!isStatRequired && notes.isUntouchedNote(n)) return 'notes';
+        // Written since its last stat (issue 37): changed, no stat needed to say so (the read stats it).
+        if (notes.isTouchedNote(n)) return undefined;
+      }
+    }
+    notes?.beforeStat(file);
     try {
+      this.stats++;
       const st = statSync(file, { throwIfNoEntry: false });
       if (st === undefined || !st.isFile() || !isUnchanged(prev, st)) return undefined;
     } catch {
@@ -125,6 +136,7 @@ export class TailReader {
     if (!isStatRequired && this.notes?.isStillAbsent(file)) return true;
     this.notes?.beforeStat(file);
     try {
+      this.stats++;
       if (statSync(file, { throwIfNoEntry: false }) !== undefined) return false;
     } catch {
       return false;
@@ -142,22 +154,28 @@ export class TailReader {
   async read(file: string, prev: TailPosition | undefined, h: TailHandlers, coldBytes = this.opts.tailBytes): Promise<TailReadResult> {
     // One stat first: an unchanged file (the common case in a steady check) is never opened.
     // Synchronous on purpose: a cached stat costs microseconds, an awaited one a thread-pool round trip.
-    let pre;
+    // Skipped for a file read before that change notification says was written since (a busy
+    // wave's changed files, issue 37): it is the same regular file, opened at once and fstat'ed.
+    const isTouched = prev !== undefined && this.notes?.isTouched(file) === true;
     this.notes?.beforeStat(file);
-    try {
-      pre = statSync(file, { throwIfNoEntry: false });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-      return { ok: false, code, reason: `${file}: cannot open (${code})` };
-    }
-    if (!pre) {
-      this.notes?.absent(file);
-      return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
-    }
-    if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
-    if (prev && isUnchanged(prev, pre)) {
-      this.notes?.atEnd(file);
-      return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
+    if (!isTouched) {
+      let pre;
+      try {
+        this.stats++;
+        pre = statSync(file, { throwIfNoEntry: false });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+        return { ok: false, code, reason: `${file}: cannot open (${code})` };
+      }
+      if (!pre) {
+        this.notes?.absent(file);
+        return { ok: false, code: 'ENOENT', reason: `${file}: cannot open (ENOENT)` };
+      }
+      if (!pre.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
+      if (prev && isUnchanged(prev, pre)) {
+        this.notes?.atEnd(file);
+        return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
+      }
     }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
@@ -168,6 +186,7 @@ export class TailReader {
       this.opens++;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code === 'ENOENT') this.notes?.absent(file);
       return { ok: false, code, reason: `${file}: cannot open (${code})` };
     }
     try {
@@ -175,6 +194,11 @@ export class TailReader {
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
       // /proc/self/environ is a "regular file": named as a transcript, its bytes (API keys) are never read.
       if (isPseudoDevice(st.dev)) return { ok: false, code: 'EPSEUDO', reason: pseudoDeviceReason(file) };
+      // Touched, yet the same size and mtime (its attributes changed, or the event came late): nothing to read.
+      if (isTouched && prev && isUnchanged(prev, st)) {
+        this.notes?.atEnd(file);
+        return { ok: true, position: prev, size: st.size, mtimeMs: st.mtimeMs };
+      }
       let reset: ResetReason | undefined;
       let pos = prev;
       // Bytes of the first chunk already in this.buf: read from one byte before the resume point,

@@ -74,6 +74,8 @@ export interface TailHandle<S> {
   mtimeMs?: number;
   /** The use time last saved to (or loaded from) the store. */
   savedUsedAtMs?: number;
+  /** The offset last saved to (or loaded from) the store. */
+  savedOffset?: number;
   /** See TrackResult.version; unset for an entry loaded from the store and not read yet. */
   version?: number;
   /** Lines from this offset on were read (and their problems reported) since a lazy tail start. */

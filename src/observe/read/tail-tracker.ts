@@ -7,6 +7,18 @@ import type { StoredTail, TailStore } from './tail-store.js';
 
 import { LEVEL_OF, type Level, type ReadOptions, type TailHandle, type TailParser, type TrackResult } from './tail-tracker-types.js';
 
+/** A periodic save (`flush(…, saveAgeMs)`) saves a file that moved this far since its last save, however recent. @defaultValue 1048576 (1 MB) */
+/** A periodic save leaves a file saved less than this long ago for a later one, in ms (TailTracker.flush; every observer's endCheck). */
+export const SAVE_AGE_MS = 60_000;
+export const SAVE_MOVED_BYTES = 1024 * 1024;
+
+/** A cheap hash of a file's name (its last 32 characters), to spread periodic saves. */
+function hashOf(file: string): number {
+  let h = 0;
+  for (let i = Math.max(0, file.length - 32); i < file.length; i++) h = (Math.imul(h, 31) + file.charCodeAt(i)) >>> 0;
+  return h;
+}
+
 /** How stale a saved use time may get before an unchanged file is saved again. */
 const USED_AT_REFRESH_MS = 3_600_000;
 
@@ -116,17 +128,31 @@ export class TailTracker<S> {
     return out;
   }
 
-  /** Save the positions and states that changed since the last flush (no-op when none did). */
-  async flush(nowMs: number): Promise<void> {
+  /**
+   * Save the positions and states that changed since the last flush (no-op when none did).
+   * `saveAgeMs` (a periodic save): a file saved less than that long ago that moved less than
+   * SAVE_MOVED_BYTES since waits for a later flush. Under a busy wave every file changes between
+   * two saves, and saving each one every 10 s cost a sixth of a check's CPU (issue 37). Crash-safe:
+   * a position is always saved with the state folded up to it, so an older one only makes a
+   * restart read more again, never miss a record.
+   */
+  async flush(nowMs: number, saveAgeMs = 0): Promise<void> {
     if (!this.store || this.dirty.size === 0) return;
     const out = new Map<string, StoredTail<S>>();
     for (const file of this.dirty) {
       const e = this.entries.get(file);
+      const offset = e?.position.cursor.offset ?? 0;
+      // A file never saved (no saved offset) is saved at once; each waits its own share of the age
+      // (half to all of it, by its name), so files first saved together come due over the window.
+      const age = saveAgeMs * (0.5 + (hashOf(file) % 1024) / 2048);
+      if (e?.savedOffset !== undefined && saveAgeMs > 0 && nowMs - (e.savedUsedAtMs ?? 0) < age && Math.abs(offset - e.savedOffset) < SAVE_MOVED_BYTES)
+        continue;
+      this.dirty.delete(file);
       if (!e) continue;
       out.set(file, { cursor: e.position.cursor, state: e.state, usedAtMs: e.usedAtMs });
       e.savedUsedAtMs = e.usedAtMs;
+      e.savedOffset = offset;
     }
-    this.dirty.clear();
     for (const [file, e] of this.entries) {
       // Not read for a day: keep it on disk only, so memory follows the live tasks.
       if (nowMs - e.usedAtMs > 86_400_000) this.drop(file, e);
@@ -153,7 +179,16 @@ export class TailTracker<S> {
     const saved = stored.get(file);
     // From here on the in-memory entry owns this state (it is folded into in place).
     stored.delete(file);
-    return saved && { file, position: positionFromCursor(saved.cursor), state: saved.state, usedAtMs: saved.usedAtMs, savedUsedAtMs: saved.usedAtMs };
+    return (
+      saved && {
+        file,
+        position: positionFromCursor(saved.cursor),
+        state: saved.state,
+        usedAtMs: saved.usedAtMs,
+        savedUsedAtMs: saved.usedAtMs,
+        savedOffset: saved.cursor.offset,
+      }
+    );
   }
 
   /** The state came from a tail alone and misses context the parser can name. */
@@ -246,6 +281,7 @@ export class TailTracker<S> {
       size: res.size,
       mtimeMs: res.mtimeMs,
       savedUsedAtMs,
+      savedOffset: prev?.savedOffset,
       version,
       level,
       note: this.reader.noteOf(file),

@@ -13,6 +13,7 @@ import type { TelemetryState } from '../parse/parse-telemetry.js';
 import type { IdHandle } from './id-files.js';
 import type { TaskObserver } from './observer.js';
 import { TailReader } from './tail-file.js';
+import { SAVE_AGE_MS } from './tail-tracker.js';
 import { createTelemetryReader } from './telemetry.js';
 
 export interface TelemetryObserverOptions {
@@ -69,9 +70,9 @@ export function createTelemetryObserver(opts: TelemetryObserverOptions): Telemet
     return NONE;
   }
 
-  const flush = async (nowMs: number) => {
+  const flush = async (nowMs: number, saveAgeMs = 0) => {
     lastPersistMs = nowMs;
-    await telemetry.flush(nowMs);
+    await telemetry.flush(nowMs, saveAgeMs);
   };
 
   return {
@@ -94,9 +95,10 @@ export function createTelemetryObserver(opts: TelemetryObserverOptions): Telemet
       return m.parts;
     },
     async endCheck(nowMs) {
-      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
+      // Each file at most once a minute, as the harnesses' own readers (SAVE_AGE_MS): a crash costs a longer re-read.
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs, SAVE_AGE_MS).catch(() => undefined);
     },
-    flush,
+    flush: (nowMs) => flush(nowMs),
     drainDiagnostics: () => telemetry.drainDiagnostics(),
   };
 }

@@ -14,6 +14,7 @@ import { observeTranscript as summarizeWithChildren } from '../parse/observe-tra
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
 import { ChangeNotes } from '../../../observe/read/change-notes.js';
 import { TailReader, type TailOptions } from '../../../observe/read/tail-file.js';
+import { SAVE_AGE_MS } from '../../../observe/read/tail-tracker.js';
 import { createTranscriptTail } from './transcript-tail.js';
 import { tailSuffices } from '../parse/tail-context.js';
 import { DEFAULT_POLICY } from '../../../core/policy.js';
@@ -117,7 +118,12 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (task.agentId && parentPath && parentPath !== found.location.path && !part.finished) {
       let p = await transcripts.read(parentPath, nowMs);
       // A parent read from a tail alone: read back when the bytes before it may report this agent.
-      if (p.ok && p.state.tail && !childCompletion(p.state, task.agentId) && (await prefixes.mention(parentPath, p.state.tail.from, task.agentId))) {
+      if (
+        p.ok &&
+        p.state.tail &&
+        !childCompletion(p.state, task.agentId) &&
+        (await prefixes.mention(parentPath, p.state.tail.from, task.agentId, p.handle.position.cursor))
+      ) {
         p = await transcripts.read(parentPath, nowMs, { context: 'full' });
       }
       if (p.ok) {
@@ -224,9 +230,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     return m.parts;
   }
 
-  const flush = async (nowMs: number) => {
+  /** Save what changed; `saveAgeMs`: a periodic save, which leaves a file saved that recently for later (TailTracker.flush). */
+  const flush = async (nowMs: number, saveAgeMs = 0) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
+    await Promise.all([transcripts.flush(nowMs, saveAgeMs), hooks.flush(nowMs, saveAgeMs), prefixes.save()]);
   };
 
   return {
@@ -252,9 +259,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Positions are saved every persistEveryMs, once the check's verdicts are out: at 10,000 agents
     // the save after a cold check is 22 MB of JSON, which a deadline falling due should not wait for.
     async endCheck(nowMs) {
-      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
+      // Each file at most once a minute (a busy wave changes every file between two saves): a crash costs a longer re-read.
+      if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs, SAVE_AGE_MS).catch(() => undefined);
     },
-    flush,
+    flush: (nowMs) => flush(nowMs),
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };

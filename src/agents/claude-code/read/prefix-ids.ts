@@ -37,9 +37,12 @@ export class PrefixIds {
     private readonly file?: string,
   ) {}
 
-  /** True when the bytes of `file` before `from` (within the bound) may name `id`; an unreadable file may. */
-  async mention(file: string, from: number, id: string): Promise<boolean> {
-    const ids = await this.idsOf(file, from);
+  /**
+   * True when the bytes of `file` before `from` (within the bound) may name `id`; an unreadable file
+   * may. `seen`: the file's device and inode as a read in this check just found them (no stat).
+   */
+  async mention(file: string, from: number, id: string, seen?: { dev: number; ino: number }): Promise<boolean> {
+    const ids = await this.idsOf(file, from, seen);
     return ids === undefined || ids.has(id);
   }
 
@@ -74,10 +77,11 @@ export class PrefixIds {
     }
   }
 
-  private async idsOf(file: string, from: number): Promise<Set<string> | undefined> {
+  private async idsOf(file: string, from: number, seen?: { dev: number; ino: number }): Promise<Set<string> | undefined> {
     await (this.loading ??= this.load());
-    // The subagents of one parent ask in turn: one stat each, one scan per parent.
-    const pre = statSync(file, { throwIfNoEntry: false });
+    // The subagents of one parent ask in turn: one scan per parent, and a stat each unless the
+    // caller just read the file (a busy wave's changed subagents ask every check, issue 37).
+    const pre = seen ?? statSync(file, { throwIfNoEntry: false });
     const had = this.scanned.get(file);
     if (pre && had && had.from === from && had.ino === pre.ino && had.dev === pre.dev) return had.ids;
     let handle: fs.FileHandle;

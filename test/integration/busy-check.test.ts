@@ -1,0 +1,178 @@
+// A busy wave (issue 37): most checks find hundreds of files that grew. What each changed file
+// costs beyond its bytes is cut here, and each cut must keep the results exact.
+import { appendFileSync, chmodSync, statSync, watch, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
+import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
+import { ChangeNotes } from '../../src/observe/read/change-notes.js';
+import { TailReader } from '../../src/observe/read/tail-file.js';
+import { TailStore } from '../../src/observe/read/tail-store.js';
+import { SAVE_MOVED_BYTES, TailTracker } from '../../src/observe/read/tail-tracker.js';
+import { assistant, jsonl, ms, text } from '../helpers/claude-lines.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** Change notes whose checks come fast (so directories are watched), on a clock the test moves. */
+function watchedNotes() {
+  const clock = { now: 0 };
+  const notes = new ChangeNotes({ now: () => clock.now, trustMs: 60_000, watch: (d, listener) => watch(d, { persistent: false }, listener) });
+  notes.beginCheck();
+  clock.now = 10;
+  notes.beginCheck();
+  return notes;
+}
+
+describe('a file that change notification says was written', () => {
+  it('is read with no stat before it (one open and its fstat), and a touch that changed nothing reads nothing', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(assistant(0, [text('first')])));
+    const notes = watchedNotes();
+    const reader = new TailReader({}, notes);
+    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+    const r0 = await t.read(file, ms(1));
+    if (!r0.ok) throw new Error(r0.reason);
+    await notes.settle();
+    t.beginCheck();
+    // Untouched: vouched for by the notes, no stat.
+    const stats = reader.stats;
+    expect(t.peekHandle(r0.handle, ms(2))).toBe(r0.version);
+    expect(reader.stats).toBe(stats);
+
+    appendFileSync(file, jsonl(assistant(3, [text('second')])));
+    await notes.settle();
+    t.beginCheck();
+    // Written: "changed" with no stat, then read with no stat either (the open's fstat is enough).
+    expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
+    const opens = reader.opens;
+    const r1 = await t.read(file, ms(3));
+    if (!r1.ok) throw new Error(r1.reason);
+    expect(r1.state).toMatchObject({ records: 2, lastOutput: 'second' });
+    expect(r1.version).not.toBe(r0.version);
+    expect(reader.stats).toBe(stats);
+    expect(reader.opens).toBe(opens + 1);
+    // Even when the verdict needs a stat: a written file needs none to be read again.
+    appendFileSync(file, jsonl(assistant(4, [text('third')])));
+    await notes.settle();
+    t.beginCheck();
+    expect(t.peekHandle(r1.handle, ms(4), true)).toBeUndefined();
+    expect(reader.stats).toBe(stats);
+    const r2 = await t.read(file, ms(4));
+    expect(r2.ok && r2.state.lastOutput).toBe('third');
+
+    // Touched but not grown (its mode changed): opened, nothing read, the same version.
+    await notes.settle();
+    chmodSync(file, 0o640);
+    await notes.settle();
+    t.beginCheck();
+    const bytes = reader.bytesRead;
+    const r3 = await t.read(file, ms(5));
+    if (!r2.ok || !r3.ok) throw new Error('read failed');
+    expect(r3.version).toBe(r2.version);
+    expect(r3.state.records).toBe(3);
+    expect(reader.bytesRead).toBe(bytes);
+    notes.close();
+  });
+
+  it('is stat-checked again once anything was created or renamed in its directory (then another file may stand at its path)', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(assistant(0, [text('first')])));
+    const notes = watchedNotes();
+    const reader = new TailReader({}, notes);
+    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+    const r0 = await t.read(file, ms(1));
+    if (!r0.ok) throw new Error(r0.reason);
+    await notes.settle();
+    appendFileSync(file, jsonl(assistant(3, [text('second')])));
+    writeFileSync(path.join(dir, 'agent-a2.jsonl'), jsonl(assistant(3, [text('other')])));
+    await notes.settle();
+    expect(notes.isTouched(file)).toBe(false);
+    t.beginCheck();
+    const stats = reader.stats;
+    expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
+    expect(reader.stats).toBe(stats + 1);
+    const r1 = await t.read(file, ms(3));
+    expect(r1.ok && r1.state.lastOutput).toBe('second');
+    expect(reader.stats).toBe(stats + 2);
+    notes.close();
+  });
+});
+
+describe('saving positions under a busy wave', () => {
+  it('saves a changed file at most once a minute unless it moved far, loses no record across a crash, and saves all on shutdown', async () => {
+    const dir = tempDir();
+    const files = [0, 1, 2].map((k) => path.join(dir, `agent-a${k}.jsonl`));
+    for (const f of files) writeFileSync(f, jsonl(assistant(0, [text('start')])));
+    const storeFile = path.join(dir, 'observe', 'transcripts.json');
+    const make = () =>
+      new TailTracker<TranscriptState>(
+        new TailReader(),
+        { empty: emptyTranscriptState, line: parseTranscriptLine },
+        new TailStore(storeFile, isTranscriptState),
+      );
+    const saved = async () => new Map([...(await new TailStore(storeFile, isTranscriptState).load())].map(([f, e]) => [f, e.cursor.offset]));
+    const readAll = async (t: TailTracker<TranscriptState>, nowMs: number) => {
+      const out = [];
+      for (const f of files) {
+        const r = await t.read(f, nowMs);
+        if (!r.ok) throw new Error(r.reason);
+        out.push(r.state);
+      }
+      return out;
+    };
+    const t = make();
+    await readAll(t, ms(10));
+    // Never saved: saved at once.
+    await t.flush(ms(10), 60_000);
+    const first = await saved();
+    expect([...first.keys()].sort()).toEqual([...files].sort());
+
+    // Ten seconds on, all three grew: only the one that moved past the bound is saved now.
+    appendFileSync(files[0]!, jsonl(assistant(12, [text('more 0')])));
+    appendFileSync(files[1]!, jsonl(assistant(12, [text('more 1')])));
+    appendFileSync(files[2]!, jsonl(assistant(12, [text('x'.repeat(SAVE_MOVED_BYTES))])));
+    const live = await readAll(t, ms(20));
+    await t.flush(ms(20), 60_000);
+    const second = await saved();
+    expect(second.get(files[0]!)).toBe(first.get(files[0]!));
+    expect(second.get(files[1]!)).toBe(first.get(files[1]!));
+    expect(second.get(files[2]!)).toBeGreaterThan(first.get(files[2]!)!);
+
+    // A crash now: a restart reads the two unsaved files again from their older positions and
+    // folds the same records (nothing lost, nothing twice).
+    const restarted = await readAll(make(), ms(21));
+    expect(restarted).toEqual(live);
+
+    // A minute after their last save, the waiting files are saved by the periodic flush.
+    await t.flush(ms(71), 60_000);
+    const third = await saved();
+    for (const f of files) expect(third.get(f)).toBe(statSync(f).size);
+
+    // Shutdown saves whatever changed, however recently it was saved.
+    appendFileSync(files[0]!, jsonl(assistant(72, [text('last')])));
+    await readAll(t, ms(72));
+    await t.flush(ms(72));
+    expect((await saved()).get(files[0]!)).toBe(statSync(files[0]!).size);
+  });
+});
+
+describe("a parent's prefix ids", () => {
+  it('are vouched for by the inode of the read just done, with no stat for each subagent that asks', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sess.jsonl');
+    const report = `${JSON.stringify({ type: 'user', toolUseResult: { status: 'completed', agentId: 'a1' } })}\n`;
+    writeFileSync(file, report + jsonl(assistant(1, [text('tail')])));
+    const from = Buffer.byteLength(report);
+    const p = new PrefixIds(4 * 1024 * 1024);
+    expect(await p.mention(file, from, 'a1')).toBe(true);
+    expect(p.scans).toBe(1);
+    const st = statSync(file);
+    expect(await p.mention(file, from, 'a2', { dev: st.dev, ino: st.ino })).toBe(false);
+    expect(p.scans).toBe(1);
+    // Another inode than the one scanned: scanned again.
+    expect(await p.mention(file, from, 'a1', { dev: st.dev, ino: st.ino + 1 })).toBe(true);
+    expect(p.scans).toBe(2);
+  });
+});
