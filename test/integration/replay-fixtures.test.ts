@@ -13,7 +13,7 @@ import { planCheck } from '../../src/core/plan.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { renderReplayText } from '../../src/core/render-replay.js';
 import { replayTranscript, type ReplayInput } from '../../src/agents/claude-code/parse/replay-transcript.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
