@@ -33,6 +33,7 @@ describe('the session registry as the run liveness', () => {
     expect(registry.run('s-1', 3000)).toMatchObject({ goneAtMs: 2000 });
     expect(runPart(registry.run('s-1', 3000), {})).toEqual({
       source: 'process',
+      agentVersion: '2.1.332',
       runEnded: { atMs: 2000, detail: 'its Claude Code process 101 is gone, its sessions file left behind: killed, no SessionEnd' },
     });
   });
@@ -59,7 +60,7 @@ describe('the session registry as the run liveness', () => {
     const again = registry.run('s-3', 3000);
     expect(again).toMatchObject({ pid: 104 });
     expect(again?.goneAtMs).toBeUndefined();
-    expect(runPart(again, {})).toBeUndefined();
+    expect(runPart(again, {})).toEqual({ source: 'process', agentVersion: '2.1.332' });
   });
 
   it('a file left by a killed process never displaces the newer process of the same session', () => {
@@ -77,6 +78,7 @@ describe('the session registry as the run liveness', () => {
       detail: "its process 77 (the row's pid) is gone and no Claude Code process runs its session",
     });
     expect(runPart({ pid: 78 }, { pid: 77, goneAtMs: 5 })).toBeUndefined();
+    expect(runPart({ pid: 78, version: '2.1.197' }, {})).toEqual({ source: 'process', agentVersion: '2.1.197' });
     expect(runPart(undefined, { pid: 77 })).toBeUndefined();
   });
 

@@ -35,7 +35,7 @@ function connect(ctx: HarnessContext): HarnessSession {
   return {
     observers: [onlyRows(observer, readsRow)],
     // A run whose process is gone though no SessionEnd said so (kill -9, or no hook installed).
-    liveObservers: [onlyRows(createRunObserver({ registry }), readsRow)],
+    liveObservers: [onlyRows(createRunObserver({ registry, sessionOf: (t) => observer.sessionOf(t) }), readsRow)],
     async findFiles(task, nowMs) {
       if (!task.transcriptPath && !task.agentId && !task.sessionId) return { reason: 'the row names no transcript_path, agent_id or session_id to look by' };
       try {
