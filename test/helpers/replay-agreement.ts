@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { findChildTranscripts } from '../../src/commands/replay.js';
+import { findChildTranscripts } from '../../src/agents/claude-code/read/replay-files.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';

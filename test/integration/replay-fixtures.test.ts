@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findChildTranscripts } from '../../src/commands/replay.js';
+import { findChildTranscripts } from '../../src/agents/claude-code/read/replay-files.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { planCheck } from '../../src/core/plan.js';

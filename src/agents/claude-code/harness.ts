@@ -13,6 +13,7 @@ import { createClaudeObserver } from './read/claude-observer.js';
 import { resolveProjectsDir, TranscriptFinder } from './read/find-transcript.js';
 import { createRunObserver } from './read/run-observer.js';
 import { createSessionRegistry } from './read/session-registry.js';
+import { findChildTranscripts } from './read/replay-files.js';
 
 const readsRow = (task: Task) => (task.agent ?? DEFAULT_AGENT_CLI) === 'claude-code';
 
@@ -53,6 +54,7 @@ export const claudeCodeHarness: AgentHarness = {
   name: 'claude-code',
   readsRow,
   classifyTool: classifyClaudeTool,
+  editTools: new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']),
   commands: {
     resume: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],
     nudge: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],
@@ -63,6 +65,12 @@ export const claudeCodeHarness: AgentHarness = {
     resumeHint: 'claude --resume <session_id> -p "<prompt>"',
   },
   defaults: { shellTimeoutMs: DEFAULTS.fixed.claude_bash_timeout_ms },
-  replay: { replay: replayTranscript, score: scoreReplays },
+  replay: {
+    // The fallback of `replay`: any file another harness does not claim is read as a transcript.
+    isOwnFile: (_file, head) => !/^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),
+    childFiles: findChildTranscripts,
+    replay: replayTranscript,
+    score: scoreReplays,
+  },
   connect,
 };
