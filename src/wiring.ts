@@ -133,7 +133,8 @@ export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts:
       const h = harnessOf(task);
       return h && sessions.get(h)?.sessionPid?.(sessionId, nowMs);
     };
+    const live = [...sessions.values()].flatMap((s) => s.liveObservers ?? []);
     // A Codex row's liveness is its own harness's (the native agent, the thread lock): never its node wrapper's pid.
-    return [...observers, onlyRows(createProcessObserver({ sessionPid }), (t) => harnessOf(t)?.name !== 'codex')];
+    return [...observers, ...live, onlyRows(createProcessObserver({ sessionPid }), (t) => harnessOf(t)?.name !== 'codex')];
   };
 }

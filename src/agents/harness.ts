@@ -70,6 +70,11 @@ export interface HarnessContext {
 export interface HarnessSession {
   /** The observers it contributes; each observes only rows `readsRow` accepts. */
   observers: readonly TaskObserver[];
+  /**
+   * Observers of live processes (Claude Code: whether a session's process is still there): used
+   * by a live check only, never for a `--now` moment (the processes then are not those of that moment).
+   */
+  liveObservers?: readonly TaskObserver[];
   /** Finds the row's files as of `nowMs` (never throws; a miss is a reason). */
   findFiles(task: Task, nowMs: number): Promise<AgentFiles>;
   /**

@@ -11,7 +11,7 @@ export const VerdictKindSchema = z.enum(VERDICT_KINDS);
  * Conditions that legitimately widen a task's stall window (docs/verdicts.md). Adding one is a
  * name here plus its rule in core/exemptions.ts (a total record, so the compiler asks for it).
  */
-export const EXEMPTION_NAMES = ['bash_long_timeout', 'rate_limit', 'ci_polling', 'open_tool_call'] as const;
+export const EXEMPTION_NAMES = ['bash_long_timeout', 'rate_limit', 'api_resend', 'ci_polling', 'open_tool_call'] as const;
 export type ExemptionName = (typeof EXEMPTION_NAMES)[number];
 export const ExemptionSchema = z.enum(EXEMPTION_NAMES);
 
@@ -139,7 +139,9 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * `run_ended`: the run that ran the agent ended (Claude Code's `SessionEnd` hook) before the agent
  * finished: its rows are dead at once, not a window later; `queue_unconsumed`: idle past its
  * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
- * consumed: a wake that never landed.
+ * consumed: a wake that never landed; `wake_lost`: a lead whose background subagents all answered in
+ * their own transcripts, idle past its window with no completion notification for them: a
+ * completion wake lost.
  */
 export const STALL_REASONS = [
   'inactivity',
@@ -153,6 +155,7 @@ export const STALL_REASONS = [
   'agent_died',
   'run_ended',
   'queue_unconsumed',
+  'wake_lost',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */

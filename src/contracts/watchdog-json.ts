@@ -35,6 +35,12 @@ export const TaskEntry = z.looseObject({
   last_tool: z.string().nullable(),
   sources: z.array(z.string()),
   reason: z.string(),
+  agent_version: z
+    .string()
+    .optional()
+    .describe(
+      "The agent CLI's version, as its own records say (Claude Code transcripts' `version`, else its sessions/<pid>.json): which behaviour the rules expected.",
+    ),
   unobserved_children: z
     .array(z.string())
     .optional()

@@ -9,6 +9,7 @@ import { unobservedSince } from './unobserved.js';
 import { msToIso } from '../contracts/time.js';
 import { stillRunning } from './terminal-watch.js';
 import { telemetryPartition } from './partition.js';
+import { lostWake, lostWakeWhy } from './lost-wake.js';
 import { idleBeside, makeVerdict, maxDefined, ownRows, sec, silentModelCause, statusGuess, waitingOn, waitingOnTeam } from './verdict.js';
 import type { Timing, Verdict, WaveContext } from './verdict.js';
 
@@ -89,7 +90,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   const quietSinceMs = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
   const finished =
     obs.finished &&
+    // A run that ended after the final answer makes that answer its end (a `-p` run exits when done).
     (!obs.finished.isInferred ||
+      obs.runEnded ||
       (quietSinceMs !== undefined && nowMs - quietSinceMs - unobservedSince(wave.unobserved, quietSinceMs, nowMs) > window.effectiveTimeoutMs))
       ? obs.finished
       : undefined;
@@ -188,8 +191,18 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
   if (judgedMs > window.effectiveTimeoutMs) {
     const q = obs.queuedUnconsumed;
     const isQueueStuck = q !== undefined && !obs.lastTool?.isOpen && !obs.waitingOnChildren && !obs.waitingOnTeam;
+    // Every background child answered and none woke the agent: a lost wake, never the children's stall.
+    const wake = lostWake(obs.waitingOnChildren);
     const stallReason: StallReason =
-      progressAt === undefined ? 'never_started' : window.isOpenOverrun(judgedMs) ? 'open_tool_overrun' : isQueueStuck ? 'queue_unconsumed' : 'inactivity';
+      progressAt === undefined
+        ? 'never_started'
+        : window.isOpenOverrun(judgedMs)
+          ? 'open_tool_overrun'
+          : isQueueStuck
+            ? 'queue_unconsumed'
+            : wake
+              ? 'wake_lost'
+              : 'inactivity';
     if (stallReason === 'open_tool_overrun' && obs.isProcessAlive === true && obs.canWaitOnHuman !== false) {
       // Past its own timeout with the agent's process alive: its CLI is waiting on a prompt (the harness says how to see it).
       const hint = obs.agentWords ? ` (${obs.agentWords.hiddenPromptHint})` : '';
@@ -246,9 +259,11 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
           ? `${obs.lastTool?.name} call open ${idleBeside(idleMs, window.effectiveTimeoutMs)}, past its own timeout plus grace${obs.isProcessAlive === false ? '; the agent process is gone' : ''}`
           : stallReason === 'queue_unconsumed'
             ? `idle ${idleBeside(idleMs, window.effectiveTimeoutMs)} with nothing open while ${q!.detail} queued for it${q!.sinceMs !== undefined ? ` ${sec(Math.max(0, nowMs - q!.sinceMs))} ago` : ''} was never consumed (enqueued, never dequeued: a wake that never landed)`
-            : children
-              ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
-              : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
+            : wake && stallReason === 'wake_lost'
+              ? lostWakeWhy(wake, idleBeside(idleMs, window.effectiveTimeoutMs), nowMs)
+              : children
+                ? `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}: ${waitingOn(children)}, which stalled${children.unseenIds ? ` (no transcript found for ${children.unseenIds.join(', ')})` : ''}`
+                : `no progress for ${idleBeside(idleMs, window.effectiveTimeoutMs)}`;
     const exited = task.hasExited ? '; its process exited without finishing' : '';
     const transportCause = stallReason === 'inactivity' && !task.hasExited ? silentModelCause(obs) : undefined;
     return timed(

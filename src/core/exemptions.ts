@@ -31,6 +31,11 @@ export function openCallLimitMs(obs: Observation, p: Pick<Policy, 'openToolGrace
   return own === undefined ? undefined : own + p.openToolGraceMs;
 }
 
+/** The longest gap between resends taken for a backoff's pace (Claude Code's longest retry wait, 2.1.323: 300 s), in ms. */
+export const RESEND_GAP_CAP_MS = 300_000;
+/** Slack past twice the last gap before a backoff's next resend counts as overdue (jitter, a slow connect), in ms. */
+export const RESEND_SLACK_MS = 10_000;
+
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
   // A shell call's own limit (the onex skill's rule for a shell call's timeout, docs/verdicts.md): a
@@ -60,6 +65,20 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
       if (!obs.isApiRetrying && !p.rateLimitPatterns.some((x) => text.includes(x))) return undefined;
       const announced = obs.isApiRetrying && obs.apiRetryDelayMs !== undefined ? obs.apiRetryDelayMs + p.openToolGraceMs : 0;
       return Math.max(p.baseTimeoutMs * p.rateLimitFactor, announced);
+    },
+  }),
+  // Requests sent again with no response between them and no retry record (a Claude Code
+  // subagent's 429 backoff leaves only its `api-request` records): the next resend of a backoff is
+  // due within about twice the gap before the last one (a constant `retry-after`, or exponential
+  // backoff), plus slack; a frozen stream Claude Code resent is flagged then, never later. Only
+  // when that is longer than the base window (a resend within it is plain activity).
+  api_resend: rule({
+    reads: [],
+    window: (obs, p) => {
+      const r = obs.apiResend;
+      if (!r || obs.isApiRetrying || obs.lastTool?.isOpen) return undefined;
+      const w = Math.min(r.gapMs, RESEND_GAP_CAP_MS) * 2 + RESEND_SLACK_MS;
+      return w > p.baseTimeoutMs ? w : undefined;
     },
   }),
   // A shell command that waits on CI, while it runs: at least the CI polling window.

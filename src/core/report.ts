@@ -61,6 +61,7 @@ class Entry {
   sources: string[];
   reason: string;
   unobserved_children?: string[];
+  agent_version?: string;
 
   constructor(v: Verdict, task: Task | undefined) {
     this.task_id = v.taskId;
@@ -75,6 +76,7 @@ class Entry {
     this.sources = v.sources;
     this.reason = v.reason;
     if (v.unobservedChildren) this.unobserved_children = v.unobservedChildren;
+    if (v.agentVersion !== undefined) this.agent_version = v.agentVersion;
   }
 }
 

@@ -38,6 +38,8 @@ export interface Verdict {
    * progress line): past its window it is `unknown`, never acted on (issue 19 item 3).
    */
   unobservedChildren?: string[];
+  /** The agent CLI's version, as its own records say (Observation.agentVersion). */
+  agentVersion?: string;
 }
 
 export const sec = (ms: number) => `${Math.round(ms / 1000)}s`;
@@ -128,6 +130,7 @@ class JudgedVerdict implements Verdict {
   sources: SourceName[];
   reason: string;
   deadlineMs: number | undefined;
+  agentVersion: string | undefined;
   stallReason: StallReason | undefined = undefined;
   disagreement: Verdict['disagreement'] = undefined;
   transportCause: TransportCause | undefined = undefined;
@@ -147,6 +150,7 @@ class JudgedVerdict implements Verdict {
     this.sources = obs.sources;
     this.reason = reason;
     this.deadlineMs = timing?.deadlineMs;
+    this.agentVersion = obs.agentVersion;
   }
 }
 

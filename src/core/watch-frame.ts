@@ -35,6 +35,7 @@ const EXEMPTION_WHY: { readonly [N in ExemptionName]: (lastTool: string | null) 
   // The shell exemptions name the call by its tool (the CLI's own word for its shell).
   bash_long_timeout: (tool) => `long ${tool ?? 'shell'} call (its own timeout)`,
   rate_limit: () => 'backing off a rate limit',
+  api_resend: () => 'the API asked again at a backoff pace',
   ci_polling: (tool) => `${tool ?? 'shell'} polling CI`,
   open_tool_call: (tool) => `${tool ?? 'tool'} call still open`,
 };

@@ -1,16 +1,17 @@
 // API retries in real 2.1.332 transcripts (issue 38 item 2): the main session writes a
 // `system/api_error` record per retry with the wait it announces (`retryInMs`): healthy until the
 // retry is due plus grace, though the base window is shorter. A subagent's retries write no such
-// record, but every attempt is an `api-request` record: a resend is the agent's activity (it is
-// alive and asking again), not an announced backoff, since a frozen stream's resend looks the same
-// (replay-real-2332.test.ts): it holds the agent healthy while resends come within the window, and
-// neither widens it nor names a rate limit. (2.1.197 writes neither: its retries are known only
+// record, but every attempt is an `api-request` record: two requests with no response between them
+// are a resend, and a backoff's next resend is due within about twice the gap before it (a
+// constant `retry-after` or exponential backoff): healthy until then (`api_resend`), past the base
+// window, and stalled once it is overdue. Never named a rate limit, since a frozen stream's resend
+// looks the same (replay-real-2332.test.ts: flagged at the same bound). (2.1.197 writes neither: its retries are known only
 // from `-p` stream-json, api-retry.test.ts.)
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeVersions, NEWEST, startClaude } from '../helpers/claude-session.js';
 import { until } from '../helpers/cli.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
-import { judge } from '../helpers/real-watchdog.js';
+import { judge, startWatchdog } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { readFileSync } from 'node:fs';
@@ -50,11 +51,12 @@ describeVersions(
       expect(await s.exited).toEqual({ code: 0, signal: null });
     });
 
-    it("a subagent's second request with no response since the first is its activity: healthy within the window of the resend, not widened", async () => {
+    it("a subagent's 429 backoff (resends, no retry record) is healthy while its next resend is plausible, and stalled once overdue", async () => {
       const lead = `SUBRETRY-LEAD-${version}`;
       const sub = `SUBRETRY-SUB-${version}`;
       server.script(lead, [{ blocks: [agent(`${sub}: summarise`)] }, { blocks: [text('Waiting.')] }, { blocks: [text('Done.')] }]);
-      server.script(sub, [[{ status: 429, retryAfter: 6 }, { status: 429, retryAfter: 6 }, { blocks: [text('Summary written.')] }]]);
+      // Backoff that grows: 4 s, then 14 s (past the 10 s window); then the answer.
+      server.script(sub, [[{ status: 429, retryAfter: 4 }, { status: 429, retryAfter: 14 }, { blocks: [text('Summary written.')] }]]);
       const s = startClaude({ server, version, prompt: `${lead}: dispatch` });
       const [agentId] = await until(() => (s.subagentIds().length ? s.subagentIds() : undefined), 60_000, 'the subagent transcript');
       const file = path.join(s.subagentsDir, `agent-${agentId}.jsonl`);
@@ -62,13 +64,36 @@ describeVersions(
       writeWave(stateDir, 'E-SR', new Date().toISOString(), [
         { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId, session_id: s.sessionId },
       ]);
-      await until(() => lines(file).filter((r) => r.type === 'api-request').length >= 2, 60_000, 'the second api-request in the subagent transcript');
+      const w = startWatchdog({ stateDir, epic: 'E-SR', claudeDir: s.claudeDir, args: ['--timeout', '10'] });
+      const requests = () => lines(file).filter((r) => r.type === 'api-request');
+      await until(() => requests().length >= 2, 60_000, 'the second api-request in the subagent transcript');
       expect(lines(file).some((r) => r.type === 'system' && r.subtype === 'api_error')).toBe(false);
-      // 7 s after the resend, inside a 10 s window counted from it (the first request is 13 s back).
-      const [waiting] = await judge({ stateDir, epic: 'E-SR', claudeDir: s.claudeDir, aheadMs: 7_000, args: ['--timeout', '10'] });
-      expect(waiting, JSON.stringify(waiting)).toMatchObject({ verdict: 'healthy', effective_timeout_seconds: 10 });
-      expect(waiting!.exemptions ?? []).not.toContain('rate_limit');
+      const [first, second] = requests().map((r) => Date.parse(r.timestamp));
+      const gapMs = second! - first!;
+      // Its next resend is due within twice that gap plus 10 s: that is the window, not the base 10 s.
+      const bound = 2 * gapMs + 10_000;
+      const [overdue] = await judge({
+        stateDir,
+        epic: 'E-SR',
+        claudeDir: s.claudeDir,
+        aheadMs: second! + bound + 3_000 - Date.now(),
+        args: ['--timeout', '10'],
+      });
+      if (requests().length === 2) {
+        // No blanket exemption: once the resend is overdue it is the stream's stall.
+        expect(overdue, JSON.stringify(overdue)).toMatchObject({ verdict: 'stalled' });
+        expect(overdue!.reason).toMatch(/no progress for \d+s \(window \d+s\)/);
+      }
+      await until(() => lines(file).some((r) => r.type === 'assistant'), 60_000, 'the answer after the backoff');
       expect(await s.exited).toEqual({ code: 0, signal: null });
+      await until(() => w.checks().some((c) => Date.parse(c.check_timestamp) > Date.now() - 500), 30_000, 'a check after the run');
+      const seen = w.checks().flatMap((c) => c.tasks.filter((t) => t.task_id === 'sub'));
+      // The 14 s wait (past the 10 s window) was healthy, widened by the resend's pace.
+      expect(seen.filter((t) => t.verdict === 'stalled')).toEqual([]);
+      const widened = seen.find((t) => t.exemptions.includes('api_resend'));
+      expect(widened, JSON.stringify(seen.at(-1))).toBeDefined();
+      expect(Math.abs(Number(widened!.effective_timeout_seconds) - bound / 1000)).toBeLessThanOrEqual(1);
+      expect(widened!.exemptions).not.toContain('rate_limit');
     });
   },
   { timeout: 120_000 },

@@ -122,6 +122,19 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
     save('bg-agent-stall-kill', s, st.stop(), sf.stop());
   });
 
+  it('bg-agent-completes: a background subagent runs a command and answers; its completion notification wakes the lead, which answers', async () => {
+    const lead = 'REC332-CLEAD';
+    const sub = 'REC332-CSUB';
+    server.script(lead, [{ blocks: [agent(`${sub}: run the build`)] }, { blocks: [text('Waiting for the agent.')] }, { blocks: [text('The build is done.')] }]);
+    server.script(sub, [{ blocks: [bash(`node -e "setTimeout(()=>console.log('built'),2000)"`)] }, { blocks: [text('Build finished: built.')] }]);
+    const s = startClaude({ server, prompt: `${lead}: dispatch the build`, version: '2.1.332', home: hookHome() });
+    const st = stamper(s.streamPath);
+    const sf = sessionFile(s);
+    expect((await s.exited).code).toBe(0);
+    await until(() => s.transcript().length > 0, 10_000, 'the transcript');
+    save('bg-agent-completes', s, st.stop(), sf.stop());
+  });
+
   it('main-retry-bash: 429s with retry-after 3 on the main session, a Bash call, a final answer', async () => {
     const marker = 'REC332-RETRY';
     server.script(marker, [

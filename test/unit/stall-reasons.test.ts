@@ -73,6 +73,28 @@ describe('stall reasons', () => {
     if (r.ok) expect(renderRecoveryPrompt(r.value, { checkpointPath: '/c.yaml' })).toContain('The previous agent stopped on an API error it gave up on');
   });
 
+  it("a lost wake's recovery prompt says the subagents' work is done (issue 38)", () => {
+    const yaml = [
+      'schema_version: "1"',
+      'epic_id: E-1',
+      'ticket_id: ENG-1',
+      'task_id: t1',
+      'attempt: 1',
+      'recovery_task_id: t1-r1',
+      'created_at: "2026-04-02T10:00:00.000Z"',
+      'stall_reason: wake_lost',
+      'idle_seconds: 31',
+      'completed_work: []',
+      'remaining_work: []',
+      'last_tool: null',
+      'last_output: null',
+      'supersedes: null',
+    ].join('\n');
+    const r = parseCheckpoint(yaml, 'recovery-1.yaml');
+    expect(r).toMatchObject({ ok: true, value: { stall_reason: 'wake_lost' } });
+    if (r.ok) expect(renderRecoveryPrompt(r.value, { checkpointPath: '/c.yaml' })).toContain('a lost completion wake): their work is done');
+  });
+
   it('records a loop acted on as looping, and a stalled verdict with its own reason', () => {
     expect(stallReasonOf({ kind: 'looping' })).toBe('looping');
     expect(stallReasonOf({ kind: 'stalled', stallReason: 'api_gave_up' })).toBe('api_gave_up');

@@ -38,7 +38,9 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
         ? `The previous agent was stopped by its agent CLI's own stall watchdog (no progress from the model)${tool ? `; its last tool call was ${tool}` : ''}.`
         : cp.stall_reason === 'run_ended'
           ? `The previous agent's run ended before it finished (its agent CLI's session exited)${tool ? `; its last tool call was ${tool}` : ''}.`
-          : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
+          : cp.stall_reason === 'wake_lost'
+            ? 'The previous agent waited on background subagents that finished, and was never told (a lost completion wake): their work is done; read their results before redoing any of it.'
+            : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
   // Context exhaustion is what the narrow scope exists for: narrow it harder.
   const contextRules = isOutOfContext
     ? [

@@ -12,7 +12,8 @@ import { replayTranscript } from './parse/replay-transcript.js';
 import { scoreReplays } from './parse/replay-score.js';
 import { createClaudeObserver } from './read/claude-observer.js';
 import { resolveProjectsDir, TranscriptFinder } from './read/find-transcript.js';
-import { createSessionPids } from './read/session-pids.js';
+import { createRunObserver } from './read/run-observer.js';
+import { createSessionRegistry } from './read/session-registry.js';
 import { findChildTranscripts } from './read/replay-files.js';
 
 const readsRow = (task: Task) => (task.agent ?? DEFAULT_AGENT_CLI) === 'claude-code';
@@ -32,9 +33,11 @@ function connect(ctx: HarnessContext): HarnessSession {
     baseTimeoutMs: ctx.baseTimeoutMs,
   });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir, env: ctx.env }));
-  const pids = createSessionPids(path.join(claudeConfigDirOf(ctx), 'sessions'));
+  const registry = createSessionRegistry(path.join(claudeConfigDirOf(ctx), 'sessions'));
   return {
     observers: [onlyRows(observer, readsRow)],
+    // A run whose process is gone though no SessionEnd said so (kill -9, or no hook installed).
+    liveObservers: [onlyRows(createRunObserver({ registry, sessionOf: (t) => observer.sessionOf(t) }), readsRow)],
     async findFiles(task, nowMs) {
       if (!task.transcriptPath && !task.agentId && !task.sessionId) return { reason: 'the row names no transcript_path, agent_id or session_id to look by' };
       try {
@@ -44,7 +47,7 @@ function connect(ctx: HarnessContext): HarnessSession {
         return { reason: `the transcript search failed: ${(e as Error).message}` };
       }
     },
-    sessionPid: pids,
+    sessionPid: registry.sessionPid,
   };
 }
 

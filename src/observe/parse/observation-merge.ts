@@ -78,7 +78,10 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     if (p.canWaitOnHuman === false) out.canWaitOnHuman = false;
     if (p.isProcessAlive !== undefined) out.isProcessAlive = p.isProcessAlive;
     if (p.queuedUnconsumed) out.queuedUnconsumed = p.queuedUnconsumed;
-    if (p.runEnded && (!out.runEnded || (p.runEnded.atMs ?? 0) > (out.runEnded.atMs ?? 0))) out.runEnded = p.runEnded;
+    // The first sign the run ended says when and how (a SessionEnd before the process was found gone).
+    if (p.runEnded && (!out.runEnded || (p.runEnded.atMs ?? Infinity) < (out.runEnded.atMs ?? Infinity))) out.runEnded = p.runEnded;
+    if (p.apiResend) out.apiResend = p.apiResend;
+    if (p.agentVersion !== undefined && (out.agentVersion === undefined || p.source === 'transcript')) out.agentVersion = p.agentVersion;
     if (p.liveChildren !== undefined) out.liveChildren = p.liveChildren;
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);

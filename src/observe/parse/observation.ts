@@ -124,6 +124,11 @@ export interface Observation {
   isApiRetrying?: boolean;
   /** How long the current backoff waits, when the retry record says (`retryInMs`, stream-json `retry_delay_ms`). */
   apiRetryDelayMs?: number;
+  /**
+   * Model requests sent again with no response between them and no retry record (a Claude Code
+   * subagent's 429 backoff leaves nothing else): since the last, and the gap before it.
+   */
+  apiResend?: { sinceMs: number; gapMs: number; count: number };
   /** A permission prompt, AskUserQuestion or plan approval is open, or the human interrupted the agent. */
   waitingHuman?: { kind: 'permission_prompt' | 'ask_user_question' | 'plan_approval' | 'notification' | 'interrupted'; sinceMs?: number; detail?: string };
   /** The agent's turn ended on an API error it gave up on (DESIGN §5 `failed`). */
@@ -140,6 +145,9 @@ export interface Observation {
     unseenIds?: string[];
     /** When the wait on an unseen foreground child began (its call's start): its hook activity is looked for since then. */
     sinceMs?: number;
+    /** Background children whose own transcript ends with their final answer (their completion is due), and the newest answer's time. */
+    finishedIds?: string[];
+    finishedAtMs?: number;
   };
   /**
    * A team lead whose turn ended while these teammates (`<name>@<team>`) still work: they message
@@ -156,10 +164,13 @@ export interface Observation {
   /** Input queued for the agent and never consumed (a `queue-operation` enqueue with no dequeue): a wake that may not have landed. */
   queuedUnconsumed?: { sinceMs?: number; detail: string };
   /**
-   * The run that ran this agent ended (Claude Code's `SessionEnd` hook in the session's activity):
-   * nothing in it works any more, whatever its last records say.
+   * The run that ran this agent ended (Claude Code's `SessionEnd` hook in the session's activity,
+   * or its process gone though no hook said so): nothing in it works any more, whatever its last
+   * records say.
    */
   runEnded?: { atMs?: number; detail: string };
+  /** The agent CLI's version, as its own records say (Claude Code's transcript `version`, else its session file). */
+  agentVersion?: string;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */
   isProcessAlive?: boolean;
   /** Live child processes of the agent's process (a tool's command running), when its process is sampled. */

@@ -55,6 +55,15 @@ export function inferredBackground(parent: TranscriptState, children: readonly C
     .map((c) => c.agentId);
 }
 
+/**
+ * A subagent's transcript ends with its final answer: nothing open in the foreground (a command
+ * Claude Code moved to the background and the agent parked on is an open wait), no give-up, no
+ * input queued for it (a new prompt or wake clears the answer). Its completion notification is due now.
+ */
+export function hasAnswered(s: TranscriptState): boolean {
+  return s.finalTextMs !== undefined && !s.open.some((c) => !c.isBackground) && !s.apiError && !s.queued;
+}
+
 /** Slack when matching a child's first record to the parent's open call, in ms. @defaultValue 5000 */
 const CHILD_START_SLACK_MS = 5_000;
 
@@ -118,11 +127,16 @@ export function observeTranscript(state: TranscriptState, facts: TranscriptFacts
   const newest = childMs.length > 0 ? Math.max(...childMs) : undefined;
   if (newest !== undefined && (part.lastProgressMs === undefined || newest > part.lastProgressMs)) part.lastProgressMs = newest;
   const unseen = background.filter((id) => !waited.some((c) => c.agentId === id));
+  // Background children whose own transcript says they answered, though this (their parent's)
+  // still has them running: a completion wake not (yet) landed.
+  const answered = waited.filter((c) => background.includes(c.agentId) && hasAnswered(c.state));
+  const answeredMs = answered.map((c) => c.state.finalTextMs!);
   part.waitingOnChildren = {
     agentIds: [...new Set([...foreground.map((c) => c.agentId), ...background])],
     lastProgressMs: newest,
     ...(background.length > 0 ? { isBackground: true } : {}),
     ...(unseen.length > 0 ? { unseenIds: unseen } : {}),
+    ...(answered.length > 0 ? { finishedIds: answered.map((c) => c.agentId), finishedAtMs: Math.max(...answeredMs) } : {}),
   };
   if (waited.length === 0) return part;
   // The busiest child's open call is the call the agent waits on: its own timeout holds the window.

@@ -3,6 +3,7 @@
 import type { Task } from '../../../contracts/state-file.js';
 import type { LineRef } from '../../../observe/parse/line-splitter.js';
 import { knownCall, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
+import { hasBehaviour } from './cli-version.js';
 import { applyTranscriptRecord } from './parse-transcript-record.js';
 import { skimTranscriptLine } from './skim-record.js';
 import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
@@ -110,6 +111,11 @@ export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts =
   if (s.lastAssistantMs !== undefined || s.lastOutput !== undefined) part.isOutputTracked = true;
   if (s.apiRetry) part.isApiRetrying = true;
   if (s.apiRetry?.retryInMs !== undefined) part.apiRetryDelayMs = s.apiRetry.retryInMs;
+  // A subagent's resends are its backoff's only trace (its retries write no retry record, 2.1.300+);
+  // a main session's retries do, so its resend without one is Claude Code resending a frozen stream.
+  if (s.resend && s.requestSentMs !== undefined && !s.apiRetry && s.agentId !== undefined && hasBehaviour(s.cliVersion, 'apiRequestRecords') !== false)
+    part.apiResend = { sinceMs: s.requestSentMs, gapMs: s.resend.gapMs, count: s.resend.count };
+  if (s.cliVersion !== undefined) part.agentVersion = s.cliVersion;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion' || c.name === 'ExitPlanMode');
   if (asking?.name === 'AskUserQuestion')
     part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };

@@ -67,6 +67,14 @@ export interface TranscriptState {
   /** When the newest `api-request` (2.1.300+) was sent, until a response (an assistant record) came. */
   requestSentMs?: number;
   /**
+   * Requests sent again with no response since the first (`api-request` records): how many
+   * resends, and the gap before the newest. A subagent's 429 backoff leaves only these (2.1.332
+   * writes `system/api_error` for the main session's retries alone). Cleared by a response.
+   */
+  resend?: { count: number; gapMs: number };
+  /** The Claude Code that wrote the newest record (`version`, "2.1.332"): which behaviour to expect (cli-version.ts). */
+  cliVersion?: string;
+  /**
    * Input queued for the agent (`queue-operation` enqueue, 2.1.x) and not yet consumed (no
    * dequeue): since when, how many, and what the oldest was. A wake that never landed (#91503).
    */

@@ -48,6 +48,8 @@ export interface ClaudeObserver extends TaskObserver {
   drainDiagnostics(): ObserveDiagnostic[];
   /** Bytes read from disk and transcript-search filesystem calls, since creation. */
   stats(): { bytesRead: number; findStatCalls: number; opens: number; prefixScans: number };
+  /** The session a row belongs to as its records said at its last observation (a subagent's row may name none). */
+  sessionOf(task: Task): string | undefined;
 }
 
 /** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
@@ -64,6 +66,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
   let lastPersistMs = -Infinity;
   const memos = new Map<string, Memo>();
+  /** The session of each row that names none, as its records said (the run observer asks). */
+  const sessionOfRow = new Map<string, string>();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
   const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
@@ -199,6 +203,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     }
     // A background subagent's permission prompt is raised in the main session (2.1.186+).
     const sessionId = task.sessionId ?? own.state?.sessionId ?? trace.sessionId;
+    if (sessionId !== undefined && !task.sessionId) sessionOfRow.set(task.taskId, sessionId);
     if (task.agentId && sessionId && sessionId !== task.agentId) {
       const session = await hooks.read(sessionId, nowMs);
       hook(session);
@@ -264,6 +269,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     },
     flush: (nowMs) => flush(nowMs),
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
+    sessionOf: (task) => task.sessionId ?? sessionOfRow.get(task.taskId),
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };
 }

@@ -4,8 +4,9 @@
 // first is a resend, and the records do not say why: a 429 backoff (2.1.332 writes
 // `system/api_error` for the main session's retries only) or Claude Code's own byte/stream-idle
 // watchdog dropping a frozen stream. So it is activity (the agent is alive and asking again), never
-// an announced backoff: the window is not widened and a stall after it is the stream's
-// (`frozen_stream`), unless a retry record says backoff. Pure.
+// an announced backoff; the gap before it is kept: in a subagent, the next resend of a backoff is
+// due within about twice that gap (parse-transcript.ts `apiResend`, the `api_resend` exemption),
+// and a stall after that is the stream's (`frozen_stream`). Pure.
 import { NO_MARKS, type RecordFamily } from './family.js';
 
 export const API_REQUEST: RecordFamily = {
@@ -15,6 +16,8 @@ export const API_REQUEST: RecordFamily = {
   actor: () => 'harness',
   marks: () => NO_MARKS,
   apply: (s, _rec, { atMs }) => {
+    const prev = s.requestSentMs;
+    if (prev !== undefined && atMs !== undefined && atMs >= prev) s.resend = { count: (s.resend?.count ?? 0) + 1, gapMs: atMs - prev };
     s.requestSentMs = atMs ?? s.requestSentMs ?? 0;
   },
 };

@@ -34,6 +34,7 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
   const message = isRec(rec.message) ? rec.message : {};
   if (atMs !== undefined) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
   s.requestSentMs = undefined;
+  s.resend = undefined;
   const content = Array.isArray(message.content) ? message.content : [];
   const text = content.map((b) => (isRec(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join('\n');
   const failure = apiFailure(rec, message, text);

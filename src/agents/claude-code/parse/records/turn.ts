@@ -10,6 +10,7 @@ function noteVersion(s: TranscriptState, rec: Rec): void {
   const version = str(rec.version);
   const entrypoint = str(rec.entrypoint);
   if (version === undefined && entrypoint === undefined) return;
+  if (version !== undefined) s.cliVersion = version;
   const major = version === undefined ? undefined : Number.parseInt(version, 10);
   s.hasNoTurnEndRecords = (major !== undefined && major < 2) || (entrypoint?.startsWith('sdk') ?? false) ? true : undefined;
 }

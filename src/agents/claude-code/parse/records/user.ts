@@ -1,6 +1,7 @@
 // `type:"user"`: the human's prompts, tool results (and their structured `toolUseResult`),
 // notifications and teammate messages Claude Code delivers as user text, local commands and
 // the interruption marker. Pure.
+import { hasBehaviour } from '../cli-version.js';
 import type { ToolCall } from '../../../../observe/parse/observation.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, trackTask, type TranscriptState } from '../transcript-state.js';
 import { contentText, isRec, str, type Rec, type RecordActor, type RecordContext, type RecordFamily } from './family.js';
@@ -115,6 +116,9 @@ const BACKGROUND_LIMIT = /still running after (\d+)\s*m(?:in)?\b/;
 const DEFAULT_BACKGROUND_LIMIT_MS = 1_800_000;
 
 function keepAutoBackgrounded(s: TranscriptState, text: string, call: ToolCall | undefined, atMs: number | undefined): void {
+  // A Claude Code older than 2.1.210 kills a command at its timeout and never moves one: the
+  // sentence there is the command's own output, not a wait (an unknown version: the sentence decides).
+  if (hasBehaviour(s.cliVersion, 'autoBackground') === false) return;
   const id = MOVED_TO_BACKGROUND.exec(text)?.[1];
   if (!id) return;
   const minutes = Number(BACKGROUND_LIMIT.exec(text)?.[1]);

@@ -1,0 +1,73 @@
+// Whether the Claude Code run behind a row is still there, without a `SessionEnd` hook (issue 38):
+// the session registry (`sessions/<pid>.json`, session-registry.ts) names the process that runs
+// the row's session; once that process is gone (killed with -9: its file left behind; or exited
+// with its file removed and no hook installed), every row of the session is dead at once
+// (`runEnded`), as a `SessionEnd` line makes it. A row whose session the registry does not know is
+// judged by its own `pid` (not a replacement the watchdog launched: its exit is its launch's).
+// It also says which Claude Code the session runs (`version`). Live processes only: a `--now`
+// moment has none to look at (wiring.ts skips it then). I/O.
+import type { Task } from '../../../contracts/state-file.js';
+import type { PartialObservation } from '../../../observe/parse/observation.js';
+import type { TaskObserver } from '../../../observe/read/observer.js';
+import type { SessionRegistry } from './session-registry.js';
+
+export interface RunObserverOptions {
+  registry: SessionRegistry;
+  /** The session a row belongs to when it names none (a subagent's row by `agent_id` alone: its transcript says). */
+  sessionOf?: (task: Task) => string | undefined;
+}
+
+const NONE: readonly PartialObservation[] = [];
+
+/** The run's part of one row: its version, and its end when its process is gone. Pure. */
+export function runPart(
+  run: { pid: number; version?: string; goneAtMs?: number; isFileGone?: boolean } | undefined,
+  row: { pid?: number; goneAtMs?: number },
+): PartialObservation | undefined {
+  const version = run?.version !== undefined ? { agentVersion: run.version } : {};
+  if (run?.goneAtMs !== undefined) {
+    const file = run.isFileGone ? 'its sessions file removed' : 'its sessions file left behind: killed, no SessionEnd';
+    return { source: 'process', ...version, runEnded: { atMs: run.goneAtMs, detail: `its Claude Code process ${run.pid} is gone, ${file}` } };
+  }
+  // The registry's live process runs the session (a resume may have taken it over): the row's pid says nothing more.
+  if (!run && row.pid !== undefined && row.goneAtMs !== undefined) {
+    return {
+      source: 'process',
+      runEnded: { atMs: row.goneAtMs, detail: `its process ${row.pid} (the row's pid) is gone and no Claude Code process runs its session` },
+    };
+  }
+  return run?.version !== undefined ? { source: 'process', ...version } : undefined;
+}
+
+/** Build the observer (one per watch; the registry is shared with the process observer's pid lookup). */
+export function createRunObserver(opts: RunObserverOptions): TaskObserver {
+  const last = new Map<string, { key: string; parts: readonly PartialObservation[]; check: number }>();
+  let checks = 0;
+
+  function partsOf(task: Task, nowMs: number): readonly PartialObservation[] {
+    const sessionId = task.sessionId ?? opts.sessionOf?.(task);
+    const run = sessionId === undefined ? undefined : opts.registry.run(sessionId, nowMs);
+    // A replacement the watchdog launched has its own exit rule (its launch's `hasExited`).
+    const rowGone = task.pid === undefined || run || task.isOwnReplacement ? undefined : opts.registry.pidGone(task.pid, nowMs);
+    const part = runPart(run, { pid: task.pid, goneAtMs: rowGone });
+    const key = `${run?.version ?? ''}|${run?.pid ?? ''}|${run?.goneAtMs ?? ''}|${run?.isFileGone ?? ''}|${rowGone ?? ''}`;
+    const prev = last.get(task.taskId);
+    if (prev?.key === key) {
+      prev.check = checks;
+      return prev.parts;
+    }
+    const parts = part ? [part] : NONE;
+    last.set(task.taskId, { key, parts, check: checks });
+    return parts;
+  }
+
+  return {
+    name: 'claude-run',
+    beginCheck() {
+      // Rows gone from the wave (finished, replaced): forgotten after a while.
+      if (++checks % 64 === 0) for (const [id, e] of last) if (checks - e.check > 64) last.delete(id);
+    },
+    observe: async (task, nowMs) => partsOf(task, nowMs) as PartialObservation[],
+    observeUnchanged: (task, nowMs) => partsOf(task, nowMs),
+  };
+}

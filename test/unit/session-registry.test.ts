@@ -1,0 +1,108 @@
+// Claude Code's session registry read as the run's liveness (issue 38): a session whose process is
+// gone is over, whether its `sessions/<pid>.json` was left behind (kill -9) or removed (a clean
+// exit with no SessionEnd hook installed); a recycled pid is not the process; a session resumed by
+// another process is that process's; a row's own pid decides only when no process is known.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSessionRegistry, probePid } from '../../src/agents/claude-code/read/session-registry.js';
+import { runPart } from '../../src/agents/claude-code/read/run-observer.js';
+import { parseProcStat } from '../../src/sys/proc-identity.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const file = (dir: string, pid: number, sessionId: string, extra: Record<string, unknown> = {}) =>
+  writeFileSync(path.join(dir, `${pid}.json`), JSON.stringify({ pid, sessionId, cwd: '/w', startedAt: 1000, procStart: '4242', version: '2.1.332', ...extra }));
+
+function setup() {
+  const dir = path.join(tempDir(), 'sessions');
+  mkdirSync(dir);
+  const alive = new Set<number>();
+  const registry = createSessionRegistry(dir, { relistMs: 0, probeMs: 0, probe: (pid) => alive.has(pid) });
+  return { dir, alive, registry };
+}
+
+describe('the session registry as the run liveness', () => {
+  it('a process killed with -9: its file stays, its pid is gone: the run is over from the first probe that finds it gone', () => {
+    const { dir, alive, registry } = setup();
+    file(dir, 101, 's-1');
+    alive.add(101);
+    expect(registry.run('s-1', 1000)).toMatchObject({ pid: 101, version: '2.1.332' });
+    expect(registry.run('s-1', 1000)?.goneAtMs).toBeUndefined();
+    alive.delete(101);
+    expect(registry.run('s-1', 2000)).toMatchObject({ goneAtMs: 2000 });
+    expect(registry.run('s-1', 3000)).toMatchObject({ goneAtMs: 2000 });
+    expect(runPart(registry.run('s-1', 3000), {})).toEqual({
+      source: 'process',
+      agentVersion: '2.1.332',
+      runEnded: { atMs: 2000, detail: 'its Claude Code process 101 is gone, its sessions file left behind: killed, no SessionEnd' },
+    });
+  });
+
+  it('a clean exit with no hook: its file removed, its pid gone', () => {
+    const { dir, alive, registry } = setup();
+    file(dir, 102, 's-2');
+    alive.add(102);
+    expect(registry.run('s-2', 1000)?.goneAtMs).toBeUndefined();
+    rmSync(path.join(dir, '102.json'));
+    alive.delete(102);
+    expect(runPart(registry.run('s-2', 2000), {})?.runEnded?.detail).toBe('its Claude Code process 102 is gone, its sessions file removed');
+  });
+
+  it('a session resumed by another process is that process: alive again', () => {
+    const { dir, alive, registry } = setup();
+    file(dir, 103, 's-3');
+    alive.add(103);
+    registry.run('s-3', 1000);
+    alive.delete(103);
+    expect(registry.run('s-3', 2000)?.goneAtMs).toBe(2000);
+    file(dir, 104, 's-3', { startedAt: 5000 });
+    alive.add(104);
+    const again = registry.run('s-3', 3000);
+    expect(again).toMatchObject({ pid: 104 });
+    expect(again?.goneAtMs).toBeUndefined();
+    expect(runPart(again, {})).toEqual({ source: 'process', agentVersion: '2.1.332' });
+  });
+
+  it('a file left by a killed process never displaces the newer process of the same session', () => {
+    const { dir, alive, registry } = setup();
+    file(dir, 106, 's-6', { startedAt: 9000 });
+    file(dir, 105, 's-6', { startedAt: 1000 });
+    alive.add(106);
+    expect(registry.run('s-6', 1000)).toMatchObject({ pid: 106 });
+    expect(registry.run('s-6', 1000)?.goneAtMs).toBeUndefined();
+  });
+
+  it("a row's own pid decides only when no process is known for its session", () => {
+    expect(runPart(undefined, { pid: 77, goneAtMs: 5 })?.runEnded).toEqual({
+      atMs: 5,
+      detail: "its process 77 (the row's pid) is gone and no Claude Code process runs its session",
+    });
+    expect(runPart({ pid: 78 }, { pid: 77, goneAtMs: 5 })).toBeUndefined();
+    expect(runPart({ pid: 78, version: '2.1.197' }, {})).toEqual({ source: 'process', agentVersion: '2.1.197' });
+    expect(runPart(undefined, { pid: 77 })).toBeUndefined();
+  });
+
+  it('sessionPid and the version come from the same files; an unknown session is listed again', () => {
+    const { dir, registry } = setup();
+    expect(registry.sessionPid('s-7', 1000)).toBeUndefined();
+    file(dir, 107, 's-7', { version: '2.1.197' });
+    expect(registry.sessionPid('s-7', 2000)).toBe(107);
+    expect(registry.run('s-7', 2000)?.version).toBe('2.1.197');
+  });
+});
+
+describe('probePid', () => {
+  it('is this process with its own start ticks, someone else with another (a recycled pid), gone for a pid no process has', () => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    } catch {
+      return; // no /proc: the probe says nothing there (covered by its undefined answer)
+    }
+    const ticks = parseProcStat(stat)!.startTicks;
+    expect(probePid(process.pid, ticks)).toBe(true);
+    expect(probePid(process.pid, ticks + 1)).toBe(false);
+    expect(probePid(process.pid)).toBe(true);
+    expect(probePid(2 ** 22 + 12345)).toBe(false);
+  });
+});
