@@ -45,6 +45,8 @@ export interface RolloutState {
   children: string[];
   /** Open `wait_agent` calls: the child threads each waits on (its `targets`; none named: every child), by call id. */
   waits: Map<string, string[]>;
+  /** The command behind each yielded process or script still running (`session:N`, `cell:N`): its polls run it on. */
+  running: Map<string, string>;
   /** Stream retries of the open turn (`token_count` with `info: null`: Codex gave up on a silent stream and sent again). */
   streamRetries: number;
   /** Lines that were not a record (a torn or foreign line), counted. */
@@ -53,7 +55,15 @@ export interface RolloutState {
 
 const RECENT = 20;
 
-export const emptyRollout = (): RolloutState => ({ open: new Map(), recent: [], children: [], waits: new Map(), streamRetries: 0, badLines: 0 });
+export const emptyRollout = (): RolloutState => ({
+  open: new Map(),
+  recent: [],
+  children: [],
+  waits: new Map(),
+  running: new Map(),
+  streamRetries: 0,
+  badLines: 0,
+});
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const obj = (v: unknown): Record<string, any> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined);
@@ -100,11 +110,13 @@ function replace(s: RolloutState, c: CodexCall): void {
 
 function openCall(s: RolloutState, name: string, callId: string, args: Record<string, unknown>, atMs: number, input?: string): void {
   const b = codexCallBudget(name, args, input);
+  // A poll of a yielded command (write_stdin) or script (wait) runs that command on: it carries it.
+  const polled = name === 'write_stdin' ? `session:${String(args.session_id)}` : name === 'wait' ? `cell:${String(args.cell_id)}` : undefined;
   const call: CodexCall = {
     name,
     kind: b.kind,
     inputSummary: b.summary,
-    command: b.command,
+    command: b.command ?? (polled ? s.running.get(polled) : undefined),
     timeoutMs: b.timeoutMs,
     startedAtMs: atMs,
     isOpen: true,
@@ -131,6 +143,8 @@ function closeCall(s: RolloutState, callId: string, output: string): void {
   s.open.delete(callId);
   s.waits.delete(callId);
   if (c.name === 'spawn_agent') spawned(s, parseArgs(output).agent_id);
+  const yielded = /Process running with session ID (\d+)|Script running with cell ID (\d+)/.exec(output);
+  if (yielded && c.command) s.running.set(yielded[1] ? `session:${yielded[1]}` : `cell:${yielded[2]}`, c.command);
   const isError = /^aborted|aborted by user|^execution error|Process exited with code [1-9]/.test(output);
   replace(s, { ...c, isOpen: false, ...(isError ? { error: output.slice(0, 200) } : {}) });
 }
