@@ -34,7 +34,8 @@ import type { AddressInfo, Socket } from 'node:net';
 
 export type Item =
   | { type: 'text'; text: string }
-  | { type: 'function_call'; name: string; callId: string; arguments: Record<string, unknown>; namespace?: string };
+  | { type: 'function_call'; name: string; callId: string; arguments: Record<string, unknown>; namespace?: string }
+  | { type: 'custom_tool_call'; name: string; callId: string; input: string };
 
 export interface Reply {
   items?: Item[];
@@ -90,6 +91,13 @@ export const execCommand = (cmd: string, opts: { yieldMs?: number } = {}): Item 
 /** `write_stdin`: an empty poll of a yielded command's session. */
 export const writeStdin = (sessionId: number, opts: { yieldMs?: number } = {}): Item =>
   call('write_stdin', { session_id: sessionId, chars: '', yield_time_ms: opts.yieldMs ?? 30_000 });
+/** Code mode (a catalog model): the freeform `exec` tool, whose input is JavaScript run by codex-code-mode-host. */
+export const execScript = (input: string, callId = `call_${randomBytes(8).toString('hex')}`): Item => ({
+  type: 'custom_tool_call',
+  name: 'exec',
+  callId,
+  input,
+});
 /** An OpenAI usage-limit 429 body: Codex fails at once ("usage_limit_exceeded"), retry-after or not. */
 export const usageLimit = () => ({
   error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_in_seconds: 3600 },
@@ -242,6 +250,19 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
         }
         send({ type: 'response.output_text.done', item_id: itemId, output_index: index, content_index: 0, text: it.text });
         send({ type: 'response.content_part.done', item_id: itemId, output_index: index, content_index: 0, part: done.content[0] });
+        send({ type: 'response.output_item.done', output_index: index, item: done });
+      } else if (it.type === 'custom_tool_call') {
+        const done = {
+          type: 'custom_tool_call',
+          id: `ctc_${index}_${randomBytes(4).toString('hex')}`,
+          status: 'completed',
+          call_id: it.callId,
+          name: it.name,
+          input: it.input,
+        };
+        send({ type: 'response.output_item.added', output_index: index, item: { ...done, status: 'in_progress', input: '' } });
+        send({ type: 'response.custom_tool_call_input.delta', item_id: done.id, output_index: index, delta: it.input });
+        send({ type: 'response.custom_tool_call_input.done', item_id: done.id, output_index: index, input: it.input });
         send({ type: 'response.output_item.done', output_index: index, item: done });
       } else {
         const args = JSON.stringify(it.arguments);
