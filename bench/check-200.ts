@@ -12,7 +12,7 @@ import { parseStateFile } from '../src/contracts/state-file.js';
 import { assess } from '../src/core/assess.js';
 import { emptyHistory } from '../src/core/history.js';
 import { StatePaths } from '../src/files/paths.js';
-import { mergeObservations } from '../src/observe/parse/observation.js';
+import { mergeObservations } from '../src/observe/parse/observation-merge.js';
 import { observeRow } from '../src/observe/parse/observe-row.js';
 import { resolveOptions } from '../src/options.js';
 import { writeFileAtomic } from '../src/files/atomic-write.js';

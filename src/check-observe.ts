@@ -1,7 +1,8 @@
 // Observing one in-flight task for a check: its row and every observer, and reusing the last
 // observation when nothing it was built from changed. I/O through the observers; no judgment.
 import type { Task } from './contracts/state-file.js';
-import { mergeObservations, type Observation, type PartialObservation } from './observe/parse/observation.js';
+import type { Observation, PartialObservation } from './observe/parse/observation.js';
+import { mergeObservations } from './observe/parse/observation-merge.js';
 import { observeRow } from './observe/parse/observe-row.js';
 import type { TaskObserver } from './observe/read/observer.js';
 import { isAlive } from './sys/proc-identity.js';

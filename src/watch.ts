@@ -4,9 +4,9 @@ import { toJson } from './present/sinks.js';
 import { safeText } from './present/safe-text.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock, Output, Terminal } from './deps.js';
-import { createWatchView, type WatchView } from './watch-view.js';
-import type { DispatchEvent, EventBody } from './contracts/events.js';
-import { newCheckMemory, runCheck, type ActionPerformer, type CheckEnv, type CheckResult, type WaveOverlay } from './check.js';
+import { createWatchView } from './watch-view.js';
+import type { DispatchEvent } from './contracts/events.js';
+import { newCheckMemory, runCheck, type CheckEnv, type CheckResult } from './check.js';
 import { EXIT } from './contracts/exit-codes.js';
 import { renderStatus } from './core/format.js';
 import { DispatchLog } from './journal/dispatch-log.js';
@@ -15,76 +15,22 @@ import type { History } from './core/history.js';
 import { acquireLock, type HeldLock } from './journal/lock.js';
 import { guardStateDir, removeStaleTemps, tempFileDirs } from './files/atomic-write.js';
 import { isAlive, sampleBootTime } from './sys/proc-identity.js';
-import type { PauseMeter } from './sys/pause-meter.js';
 import { StatePaths } from './files/paths.js';
 import { runLoop } from './loop.js';
 import { wakeOnChange } from './journal/watch-file.js';
-import type { TaskObserver } from './observe/read/observer.js';
-import type { SettleOptions } from './observe/read/settle.js';
 import type { ResolvedOptions } from './options.js';
 import { packageVersion } from './version.js';
 import { DEFAULTS } from './contracts/defaults.js';
 import { missingEpicError, stateFileAppears } from './observe/read/known-epics.js';
 import { formatSeconds } from './act/friction/stall-history.js';
-import type { RecoveryReport } from './act/recovery/recover.js';
 import type { TelemetrySink } from './act/telemetry/telemetry.js';
 import { startConfiguredReceiver, type OtlpReceiver } from './receive/otlp-receiver.js';
+import type { NextMode, NotifierPort, WatchDeps } from './watch-deps.js';
+export type { NextMode, NotifierPort, WatchDeps } from './watch-deps.js';
 
 /** The stderr line for a row the watchdog cannot judge: such an agent is not watched, and says so. */
 export function unwatchedLine(taskId: string, ticketId: string, reason: string): string {
   return `dispatch-watchdog: warning: ${taskId} (${ticketId}) cannot be judged: ${safeText(reason)}\n`;
-}
-
-export interface WatchDeps {
-  clock: Clock;
-  output: Output;
-  signal: AbortSignal;
-  pid: number;
-  /** Evidence sources beyond the row (Claude Code transcripts and hooks). */
-  makeObservers?: (paths: StatePaths, opts: ResolvedOptions) => TaskObserver[];
-  /** Recovery actions (cancel / redispatch / escalate); absent → report only. */
-  makePerformer?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => ActionPerformer;
-  makeOverlay?: (opts: ResolvedOptions) => WaveOverlay;
-  /** The terminal the live view draws on (absent: plain lines). */
-  terminal?: Terminal;
-  /** The live view to draw on instead of one made here (the demo's, which adds its own lines to the feed). */
-  view?: WatchView;
-  /** Plain output: a heartbeat line after this long without one. @defaultValue 300000 */
-  heartbeatMs?: number;
-  /** Wake early when the state file changes. @defaultValue true (tests on a manual clock turn it off) */
-  shouldWatchStateFile?: boolean;
-  /** How a confirming read waits for the state file to stop changing (tests shorten it). */
-  settle?: SettleOptions;
-  /** How long a missing state file may take to appear at start-up (--wait-for-state). @defaultValue DEFAULTS.fixed.missing_epic_settle_ms, 0 with --once */
-  missingEpicSettleMs?: number;
-  /** Webhook notifications (absent, or undefined: none configured). */
-  makeNotifier?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string; output: Output }) => NotifierPort | undefined;
-  /** The watchdog's own telemetry (OTel logs and metrics; undefined: OTEL_* asks for none). */
-  makeTelemetry?: (output: Output) => Promise<TelemetrySink | undefined>;
-  /** Measures how long the process stood still (real runs: sys/pause-meter.ts; absent on a manual clock). */
-  makePauseMeter?: () => PauseMeter;
-  /** Start-up recovery of actions a crash left unfinished. */
-  recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
-}
-
-/** What the watch needs of a notifier (act/notify/notifier.ts). */
-export interface NotifierPort {
-  /** Lines to write with an event, in the same write. */
-  companionsOf(e: DispatchEvent): readonly EventBody[];
-  /** Told of every line written. */
-  onAppended(e: DispatchEvent): void;
-  /** Start-up: settle what a crash left unfinished (in the background). */
-  recover(): void;
-  drain(): Promise<void>;
-}
-
-/** `next`: the loop stops when the orchestrator has something to do, and prints it. */
-export interface NextMode {
-  shouldStop(r: Extract<CheckResult, { ok: true }>, history: History): boolean;
-  /** Print what stopped the loop and journal that it was printed; returns the exit code. `isMaxWait`: --max-wait ran out first. */
-  finish(r: Extract<CheckResult, { ok: true }> | undefined, history: History, log: DispatchLog, isMaxWait: boolean): Promise<number>;
-  /** --max-wait: return after this long even with nothing to report. */
-  maxWaitMs?: number;
 }
 
 /**
@@ -118,15 +64,24 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
   // --dry-run journals nothing for a live view to show: each check is printed whole instead.
   const view =
     !opts.isOnce && !opts.isJson && !next && !isReadOnly
-      ? (deps.view ?? createWatchView(out, { epicId: opts.epicId, terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined }, heartbeatMs: deps.heartbeatMs }))
+      ? (deps.view ??
+        createWatchView(out, {
+          epicId: opts.epicId,
+          terminal: deps.terminal ?? { isTty: false, hasColor: false, columns: () => undefined },
+          heartbeatMs: deps.heartbeatMs,
+        }))
       : undefined;
   // A row that cannot be judged is never silent: its event goes to stderr too (once, when it changes).
   // An epic with no state file is refused after a short settle (the orchestrator may be writing it),
   // before anything is created for it: no lock, no log line, no derived files.
   const settleMs = deps.missingEpicSettleMs ?? (opts.isOnce ? 0 : DEFAULTS.fixed.missing_epic_settle_ms);
-  const announceWait = settleMs > DEFAULTS.fixed.missing_epic_settle_ms
-    ? () => out.err(`dispatch-watchdog: waiting up to ${formatSeconds(settleMs / 1000)} for ${paths.stateFile(opts.epicId)} (--wait-for-state); the orchestrator writes it when it dispatches a wave.\n`)
-    : undefined;
+  const announceWait =
+    settleMs > DEFAULTS.fixed.missing_epic_settle_ms
+      ? () =>
+          out.err(
+            `dispatch-watchdog: waiting up to ${formatSeconds(settleMs / 1000)} for ${paths.stateFile(opts.epicId)} (--wait-for-state); the orchestrator writes it when it dispatches a wave.\n`,
+          )
+      : undefined;
   if (!(await stateFileAppears(paths, opts.epicId, clock, deps.signal, settleMs, announceWait))) {
     if (deps.signal.aborted) return next ? EXIT.failure : EXIT.ok;
     out.err(`dispatch-watchdog: ${(await missingEpicError(paths, opts.epicId)).describe()}\n`);
@@ -152,10 +107,22 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     // Read-only runs journal nothing: they have nothing to export either.
     telemetry = lock ? await deps.makeTelemetry?.(out) : undefined;
     const figures = (r: CheckResult) => {
-      if (r.ok) telemetry?.onCheck({ epicId: opts.epicId, verdicts: r.verdicts.map((v) => v.kind), pendingRequests: r.requestDeadlinesMs.length, durationMs: clock.nowMs() - r.nowMs });
+      if (r.ok)
+        telemetry?.onCheck({
+          epicId: opts.epicId,
+          verdicts: r.verdicts.map((v) => v.kind),
+          pendingRequests: r.requestDeadlinesMs.length,
+          durationMs: clock.nowMs() - r.nowMs,
+        });
     };
     // --otlp: the OTLP/HTTP receiver runs beside the loop (a single check has no use for one).
-    if (opts.receiver && !opts.isOnce && !isReadOnly) receiver = await startConfiguredReceiver(opts.receiver, paths, () => clock.nowMs(), (t) => out.err(t));
+    if (opts.receiver && !opts.isOnce && !isReadOnly)
+      receiver = await startConfiguredReceiver(
+        opts.receiver,
+        paths,
+        () => clock.nowMs(),
+        (t) => out.err(t),
+      );
     if (lock) {
       // Temp files a killed watchdog left (before its rename): ours to clean, now that we hold the lock.
       for (const dir of await tempFileDirs(paths, opts.epicId)) await removeStaleTemps(dir, isAlive);
@@ -231,7 +198,9 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
       },
       shouldStop: next ? (r) => next.shouldStop(r, history) : undefined,
       onCheckError: (e) => {
-        out.err(`dispatch-watchdog: a check failed: ${safeText((e as Error)?.message ?? String(e))} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`);
+        out.err(
+          `dispatch-watchdog: a check failed: ${safeText((e as Error)?.message ?? String(e))} (still watching; retrying every ${opts.checkIntervalSeconds}s)\n`,
+        );
         view?.interrupt();
       },
       onNewInputError: async (r) => {
@@ -253,7 +222,10 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     for (const o of env.observers) await o.flush?.(clock.nowMs());
     await view?.flush();
     view?.finish(end.reason);
-    const code = next && end.reason !== 'signal' && (end.last || end.reason === 'max_wait') ? await next.finish(end.last, history, log!, end.reason === 'max_wait') : EXIT.ok;
+    const code =
+      next && end.reason !== 'signal' && (end.last || end.reason === 'max_wait')
+        ? await next.finish(end.last, history, log!, end.reason === 'max_wait')
+        : EXIT.ok;
     const signalName = deps.signal.aborted ? String((deps.signal.reason as { signal?: string } | undefined)?.signal ?? 'SIGTERM') : undefined;
     await log?.append({ event: 'watchdog_stopped', reason: end.reason, ...(signalName ? { signal: signalName } : {}), checks: end.checks });
     // The appender keeps the summary up to date: the next start reads only what follows this run.
@@ -272,7 +244,11 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
 }
 
 /** The webhook notifier, if one is configured, attached to `ctx.log` (its lines go in the same write as their events) and settling what a crash left unfinished. */
-export function attachNotifier(deps: WatchDeps, ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }, output: Output): NotifierPort | undefined {
+export function attachNotifier(
+  deps: WatchDeps,
+  ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string },
+  output: Output,
+): NotifierPort | undefined {
   const notifier = deps.makeNotifier?.({ ...ctx, output });
   if (!notifier) return undefined;
   ctx.log.companionsOf = (e) => notifier.companionsOf(e);

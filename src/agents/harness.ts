@@ -45,6 +45,8 @@ export interface HarnessCommands {
  */
 export interface HarnessWording extends AgentWords {
   /** Where the resume and nudge routes of a request are spelled out for a person: `claude --resume <session_id> -p "<prompt>"`. */ resumeHint: string;
+  /** How a request tells a person to stop this CLI's agent, when "stop the agent" is not enough (Codex: its native pid, then its commands). */
+  stopHint?: string;
 }
 
 /** The harness's own defaults (the config can override the ones it names in `contracts/defaults.ts`). */
@@ -79,6 +81,10 @@ export interface HarnessSession {
 
 /** Replay of recorded files through the same observation and assess code the check uses (`replay`). */
 export interface HarnessReplay {
+  /** Whether a recorded file is this CLI's own (its path, its first lines): `replay` picks the harness by it. */
+  isOwnFile(file: string, head: string): boolean;
+  /** The files recorded with `file` that a replay folds with it (subagents' transcripts), found now. */
+  childFiles(file: string): Promise<string[]>;
   replay(input: ReplayInput, policy: Policy): ReplayResult;
   score(inputs: readonly ReplayInput[], policy: Policy, opts?: ScoreOptions): WindowScore;
 }
@@ -90,6 +96,8 @@ export interface AgentHarness {
   readsRow(task: Task): boolean;
   /** A call's kind, the timeout the CLI applies to it, whether it only polls. Pure and total. */
   readonly classifyTool: ToolClassifier;
+  /** Tools whose finished call is work done on a file (`Edit`, `apply_patch`): a recovery checkpoint's completed work. */
+  readonly editTools: ReadonlySet<string>;
   readonly commands: HarnessCommands;
   readonly wording: HarnessWording;
   readonly defaults: HarnessDefaults;
@@ -104,6 +112,21 @@ export interface AgentHarness {
  */
 export function commandLine(argv: readonly string[]): string {
   return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * A command template filled for a person to paste: each `{placeholder}` replaced by its value, and
+ * every element that held one single-quoted whatever it holds (a prompt naming a path with `$(…)`
+ * runs nothing); literal words as `commandLine` writes them. An unknown placeholder stays as is.
+ */
+export function fillCommandLine(template: readonly string[], values: Readonly<Record<string, string>>): string {
+  return template
+    .map((word) => {
+      if (!/\{[a-z_]+\}/.test(word)) return commandLine([word]);
+      const filled = word.replace(/\{([a-z_]+)\}/g, (m, name: string) => (Object.hasOwn(values, name) ? values[name]! : m));
+      return `'${filled.replaceAll("'", `'\\''`)}'`;
+    })
+    .join(' ');
 }
 
 /** No evidence: one array, so an unchanged check can return it again. */

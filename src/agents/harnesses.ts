@@ -12,9 +12,16 @@ export const HARNESSES: Readonly<Partial<Record<AgentCli, AgentHarness>>> = {
   codex: codexHarness,
 };
 
+/** The CLI a row names: its normalized `agent`, else the row as written (a task built before normalization), else claude-code. */
+export function agentCliOf(task: Pick<Task, 'agent'> & { raw?: Task['raw'] }): string {
+  const cli = task.agent ?? task.raw?.agent;
+  return typeof cli === 'string' ? cli : DEFAULT_AGENT_CLI;
+}
+
 /** The harness that reads `task` (its `agent`, default claude-code), or undefined when there is none for that CLI. */
-export function harnessOf(task: Pick<Task, 'agent'>): AgentHarness | undefined {
-  return HARNESSES[task.agent ?? DEFAULT_AGENT_CLI];
+export function harnessOf(task: Pick<Task, 'agent'> & { raw?: Task['raw'] }): AgentHarness | undefined {
+  const cli = agentCliOf(task);
+  return Object.hasOwn(HARNESSES, cli) ? HARNESSES[cli as AgentCli] : undefined;
 }
 
 /** The harnesses, in a stable order. */

@@ -11,10 +11,10 @@ import { ReplayLineSchema } from '../contracts/replay.js';
 import type { Output } from '../deps.js';
 import { DEFAULT_POLICY, type Policy } from '../core/policy.js';
 import { renderReplayComparison, renderReplayText, replayJsonLines } from '../core/render-replay.js';
-import { scoreReplays } from '../agents/claude-code/parse/replay-score.js';
 import { renderScore } from '../core/render-score.js';
-import { replayTranscript, type ReplayInput, type ReplayResult, type ReplaySource } from '../agents/claude-code/parse/replay-transcript.js';
-import { isChildName, readHead } from '../agents/claude-code/read/child-transcripts.js';
+import type { ReplayInput, ReplayResult, ReplaySource } from '../core/replay-types.js';
+import type { AgentHarness } from '../agents/harness.js';
+import { harnessOf, allHarnesses } from '../agents/harnesses.js';
 import type { Command } from 'commander';
 import { DEFAULTS } from '../contracts/defaults.js';
 import { EXIT } from '../contracts/exit-codes.js';
@@ -57,7 +57,7 @@ async function readSource(file: string): Promise<ReplaySource> {
     const code = (e as NodeJS.ErrnoException).code;
     throw new InputError('missing_file', code === 'ENOENT' ? 'transcript not found.' : `cannot read the transcript (${code}).`, {
       location: { file },
-      hint: 'Give the path of a Claude Code transcript, e.g. ~/.claude/projects/<project>/<session-id>.jsonl.',
+      hint: 'Give the path of a Claude Code transcript (~/.claude/projects/<project>/<session-id>.jsonl) or a Codex rollout (~/.codex/sessions/…/rollout-*.jsonl).',
       cause: e,
     });
   }
@@ -68,30 +68,18 @@ async function readSource(file: string): Promise<ReplaySource> {
   return { file, text: await fs.readFile(file, 'utf8') };
 }
 
-/**
- * Subagent transcripts of a session transcript: `<dir>/<session-id>/subagents/agent-*.jsonl`
- * (2.1.x), and the older flat `<dir>/agent-*.jsonl` next to it whose records name its session.
- */
-export async function findChildTranscripts(file: string): Promise<string[]> {
-  const session = path.basename(file, '.jsonl');
-  const nested = path.join(path.dirname(file), session, 'subagents');
-  const names = await fs.readdir(nested).catch(() => [] as string[]);
-  const out = names
-    .filter(isChildName)
-    .sort()
-    .map((n) => path.join(nested, n));
-  if (session.startsWith('agent-')) return out;
-  const flat = (await fs.readdir(path.dirname(file)).catch(() => [] as string[])).filter(isChildName).sort();
-  for (const n of flat) {
-    const child = path.join(path.dirname(file), n);
-    if ((await readHead(child)).sessionId === session) out.push(child);
-  }
-  return out;
+/** The harness whose file this is: the first that claims it, else the default CLI's (a Claude Code transcript). */
+export function harnessOfFile(src: ReplaySource): AgentHarness {
+  const head = src.text.slice(0, 4096);
+  const fallback = harnessOf({})!;
+  return allHarnesses().find((h) => h !== fallback && h.replay.isOwnFile(src.file, head)) ?? fallback;
 }
 
-/** A session transcript and its subagents' transcripts, read for replay. */
-export async function readReplayInput(file: string): Promise<ReplayInput> {
-  return { transcript: await readSource(file), children: await Promise.all((await findChildTranscripts(file)).map(readSource)) };
+/** A recorded session and the files its harness folds with it (subagents' transcripts), read for replay. */
+export async function readReplayInput(file: string): Promise<ReplayInput & { harness: AgentHarness }> {
+  const transcript = await readSource(file);
+  const harness = harnessOfFile(transcript);
+  return { transcript, children: await Promise.all((await harness.replay.childFiles(file)).map(readSource)), harness };
 }
 
 /** Replay every file at every window and print the result; returns the results (tests). */
@@ -101,22 +89,35 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
   const base = flags.policy ?? DEFAULT_POLICY;
   const results: ReplayResult[] = [];
   for (const seconds of flags.timeouts)
-    for (const input of inputs) results.push(replayTranscript(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
+    for (const input of inputs) results.push(input.harness.replay.replay(input, { ...base, baseTimeoutMs: Math.round(seconds * 1000) }));
   // A file with no transcript record (a README, a log of another tool) is not a replay of nothing.
   const empty = results.find((r) => r.summary.records === 0);
   if (empty) {
     throw new InputError(
       'unreadable_file',
-      `no Claude Code transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ''}.`,
+      `no ${harnessOfFile(inputs.find((i) => i.transcript.file === empty.file)!.transcript).wording.displayName} transcript record in this file${empty.badLines.length ? ` (${empty.badLines.length} line(s) not JSON)` : ''}.`,
       {
         location: { file: empty.file },
-        hint: 'Give a Claude Code transcript: ~/.claude/projects/<project>/<session-id>.jsonl (or a stream-json output file).',
+        hint: 'Give a Claude Code transcript (~/.claude/projects/<project>/<session-id>.jsonl, or a stream-json output file) or a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).',
       },
     );
   }
   if (flags.isScore) {
+    // Each CLI's files are scored by its own harness (one block per CLI present).
+    const harnesses = [...new Set(inputs.map((i) => i.harness))];
     for (const seconds of flags.timeouts)
-      output.out(renderScore(scoreReplays(inputs, { ...base, baseTimeoutMs: Math.round(seconds * 1000) })).join('\n') + '\n');
+      for (const h of harnesses) {
+        const policy = { ...base, baseTimeoutMs: Math.round(seconds * 1000) };
+        if (harnesses.length > 1) output.out(`${h.wording.displayName}:\n`);
+        output.out(
+          renderScore(
+            h.replay.score(
+              inputs.filter((i) => i.harness === h),
+              policy,
+            ),
+          ).join('\n') + '\n',
+        );
+      }
     return results;
   }
   for (const r of results) {
@@ -145,9 +146,12 @@ export function registerReplay(program: Command, { env, setCode, flags: parsers 
   const cmd = program
     .command('replay')
     .description(
-      'replay recorded Claude Code transcripts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)',
+      'replay recorded Claude Code transcripts or Codex rollouts through the watchdog: the verdict timeline, the stalls it would flag and how many were false alarms (the agent went on by itself)',
     )
-    .argument('<transcript.jsonl...>', 'transcripts to replay (subagents under <session>/subagents/ are read with their parent)')
+    .argument(
+      '<transcript.jsonl...>',
+      'transcripts or rollouts to replay (each read by the CLI that wrote it; Claude Code subagents under <session>/subagents/ are read with their parent)',
+    )
     // No commander default: it would print "(default: [])" after ours.
     .option(
       '--stall-window <seconds...>',

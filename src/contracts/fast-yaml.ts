@@ -6,11 +6,7 @@
 // and single-quoted scalars, numbers other than small decimals, tabs, duplicate keys, ….
 // ~20× cheaper than the full parser on a 427 KB state file, which builds a document with
 // positions for every node. Pure. `test/unit/fast-yaml.test.ts` compares the two.
-
-/** Thrown inside the reader: the text is outside the subset (not necessarily invalid). */
-const BAIL = Symbol('bail');
-
-type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
+import { BAIL, bail, NUMBER_LIKE, closingQuote, closingSingleQuote, plainPiece, resolvePlain, unescape, type Value } from './fast-yaml-scalars.js';
 
 /** A character no accepted text contains: a tab, CR, BOM, control or YAML 1.1 line-break character. */
 const REJECTED_CHARS = /[\x00-\x09\x0b-\x1f\x7f\u0085\u2028\u2029\ufeff]/;
@@ -18,9 +14,6 @@ const REJECTED_CHARS = /[\x00-\x09\x0b-\x1f\x7f\u0085\u2028\u2029\ufeff]/;
 const KEY = /^(?:([A-Za-z_][A-Za-z0-9_-]*)|"([A-Za-z_][A-Za-z0-9_-]*)"):(?: +(.*))?$/;
 /** Keys the full parser would resolve to something other than their text (null, booleans), or that are special in JS. */
 const SPECIAL_KEY = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|__proto__)$/;
-/** What the core schema reads as a number (or may): decline all but `SMALL_INT`. */
-const NUMBER_LIKE = /^[-+]?(?:0o[0-7]+|0x[0-9a-fA-F]+|\.(?:inf|Inf|INF|nan|NaN|NAN)|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
-const SMALL_INT = /^(?:0|[1-9][0-9]{0,14})$/;
 /** First characters a plain scalar may not start with here (indicators, quotes, comments, flow). */
 const PLAIN_FIRST = new Set([...'-?:,[]{}#&*!|>\'"%@`']);
 
@@ -33,10 +26,6 @@ export function fastYaml(text: string): unknown {
     if (e === BAIL) return undefined;
     throw e;
   }
-}
-
-function bail(): never {
-  throw BAIL;
 }
 
 const indentOf = (line: string) => {
@@ -109,7 +98,7 @@ class Reader {
       const m = KEY.exec(entry);
       if (!m) bail();
       const key = (m[1] ?? m[2])!;
-      if (SPECIAL_KEY.test(key) || Object.prototype.hasOwnProperty.call(out, key)) bail();
+      if (SPECIAL_KEY.test(key) || Object.hasOwn(out, key)) bail();
       out[key] = m[3] === undefined || m[3] === '' ? this.nested(indent) : this.scalar(m[3], indent);
       entry = undefined;
     }
@@ -121,7 +110,7 @@ class Reader {
     const line = this.peek();
     if (line === undefined) return null;
     const ind = indentOf(line);
-    const isItem = line.startsWith('- ', ind) || line.length === ind + 1 && line.endsWith('-');
+    const isItem = line.startsWith('- ', ind) || (line.length === ind + 1 && line.endsWith('-'));
     if (ind > indent) return isItem ? this.sequence(ind) : this.mapping(ind);
     if (ind === indent && isItem) return this.sequence(ind);
     return null;
@@ -231,81 +220,4 @@ class Reader {
       else if (empties > 0) bail();
     }
   }
-}
-
-/** One line of a plain scalar, trimmed; undefined when a comment follows it. Declines what could be a key or an indicator. */
-function plainPiece(text: string): string | undefined {
-  const s = text.trimEnd();
-  if (s.includes(': ') || s.endsWith(':')) bail();
-  return s.includes(' #') ? undefined : s;
-}
-
-function resolvePlain(s: string): Value {
-  if (s.includes(': ') || s.endsWith(':')) bail();
-  switch (s) {
-    case '~': case 'null': case 'Null': case 'NULL':
-      return null;
-    case 'true': case 'True': case 'TRUE':
-      return true;
-    case 'false': case 'False': case 'FALSE':
-      return false;
-  }
-  if (SMALL_INT.test(s)) return Number(s);
-  if (NUMBER_LIKE.test(s)) bail();
-  return s;
-}
-
-/** Index of the closing `'` in `s` (`''` is a quote), or -1. */
-function closingSingleQuote(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) !== 0x27) continue;
-    if (s.charCodeAt(i + 1) === 0x27) i++;
-    else return i;
-  }
-  return -1;
-}
-
-/** Index of the unescaped closing `"` in `s`, or -1. */
-function closingQuote(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x5c) i++;
-    else if (c === 0x22) return i;
-  }
-  return -1;
-}
-
-const SIMPLE_ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
-  '"': '"', '/': '/', '\\': '\\', ' ': ' ', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
-};
-const HEX_LENGTH: Record<string, number> = { x: 2, u: 4, U: 8 };
-
-/** The content of a double-quoted line piece with its escapes resolved. */
-function unescape(s: string): string {
-  if (!s.includes('\\')) return s;
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const e = s[++i];
-    if (e === undefined) bail();
-    const simple = SIMPLE_ESCAPES[e];
-    if (simple !== undefined) {
-      out += simple;
-      continue;
-    }
-    const n = HEX_LENGTH[e];
-    if (n === undefined) bail();
-    const hex = s.slice(i + 1, i + 1 + n);
-    if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== n) bail();
-    const code = parseInt(hex, 16);
-    if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) bail();
-    out += String.fromCodePoint(code);
-    i += n;
-  }
-  return out;
 }

@@ -1,6 +1,6 @@
 // Parse YAML text against a zod schema, turning every failure into an InputError that names
 // file, line, column and field path. Pure: the caller reads the file.
-import * as z from 'zod';
+import type * as z from 'zod';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { combineProblems, InputError, type ErrorLocation } from './errors.js';
 import { fastYaml } from './fast-yaml.js';

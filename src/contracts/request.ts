@@ -138,19 +138,6 @@ export const EscalationNoticeSchema = z
   });
 export type EscalationNotice = z.output<typeof EscalationNoticeSchema>;
 
-/** `value` as one word for a POSIX shell: single-quoted, a `'` inside written as `'\''`. Nothing in it is expanded. */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-/** `claude --resume <session> -p <prompt>` with every value quoted (a state-dir path holding `$(…)` runs nothing). */
-export function resumeCommand(sessionId: string, prompt: string, agent?: string): string {
-  // Codex: the same flags as a watched launch (docs/codex.md); run in the agent's own cwd.
-  if (agent === 'codex')
-    return `codex exec resume ${shellQuote(sessionId)} --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ${shellQuote(prompt)}`;
-  return `claude --resume ${shellQuote(sessionId)} -p ${shellQuote(prompt)}`;
-}
-
 /** The one-line answer instructions written into every request. */
 export function howToAnswer(
   kind: RequestKind,
@@ -162,15 +149,12 @@ export function howToAnswer(
     recovery_task_id?: string;
     redispatch_attempt?: number;
     disagreement?: string;
-    agent?: string;
   },
+  /** How to stop this row's agent when "stop the agent" is not enough (the row's harness says: `wording.stopHint`). */
+  stopHint?: string,
 ): string {
   const row = r.row_task_id ?? r.task_id;
-  // A Codex agent is stopped at its native binary, not the npm wrapper, and leaves its commands running.
-  const stopHow =
-    r.agent === 'codex'
-      ? ' (Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd)'
-      : '';
+  const stopHow = stopHint ? ` (${stopHint})` : '';
   const base = r.key.replaceAll(':', '__');
   // The stop step of a redispatch or an escalation is not a request of its own: a terminal row does
   // not answer a redispatch, and `ack` refuses an escalation key. Point at the file that counts.

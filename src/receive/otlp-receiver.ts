@@ -1,22 +1,13 @@
-// The OTLP/HTTP receiver (docs/fleet.md): Claude Code's own OpenTelemetry logs, straight from the
-// agents or through an OpenTelemetry Collector's otlphttp exporter. POST /v1/logs (JSON or
-// protobuf, gzip or not) appends each session's events to telemetry/<session>.ndjson; /v1/metrics
-// is answered and counted as traffic from its host; telemetry/hosts.json says when each host was
-// last heard from. A bearer token when configured, a bounded body, a per-client request rate, a
-// cap on connections and on bytes in flight, a bounded hosts.json and number of sessions (issue
-// 36 item 1); every refusal is an HTTP error that says why, and the receiver keeps running.
-import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import zlib from 'node:zlib';
 import { appendLines } from '../files/atomic-write.js';
 import type { StatePaths } from '../files/paths.js';
-import type { OtlpEncoding, OtlpSignal } from '../observe/parse/otlp-decode.js';
 import type { ListenAddress, ReceiverSettings } from '../core/listen-address.js';
 import { InputError } from '../contracts/errors.js';
 import { crashPoint } from '../sys/crash-point.js';
 import { HostsBook } from './hosts-book.js';
 import { clientOf, InFlightBudget, knownSessions, rateLimiter } from './limits.js';
+import { CONTENT_TYPES, HttpRefusal, isAuthorized, readBody, ROUTES } from './otlp-http.js';
 
 export interface ReceiverOptions {
   listen: ListenAddress;
@@ -58,63 +49,6 @@ export interface OtlpReceiver {
   stats(): ReceiverStats;
   /** Stop listening, finish the requests in flight and write hosts.json. */
   close(): Promise<void>;
-}
-
-const CONTENT_TYPES: Record<string, OtlpEncoding> = { 'application/json': 'json', 'application/x-protobuf': 'protobuf', 'application/protobuf': 'protobuf' };
-const ROUTES: Record<string, OtlpSignal> = { '/v1/logs': 'logs', '/v1/metrics': 'metrics' };
-
-class HttpRefusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-function isAuthorized(header: string | undefined, token: string | undefined): boolean {
-  if (token === undefined) return true;
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const given = Buffer.from(m[1]!.trim());
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
-
-/**
- * The body, at most `max` bytes once decompressed; a larger one is refused as it arrives. Its bytes
- * are taken from `budget` as declared or as they arrive (a request that would pass it: 503), and
- * given back by the caller: `held.bytes`.
- */
-async function readBody(req: http.IncomingMessage, max: number, budget: InFlightBudget, held: { bytes: number }): Promise<Buffer> {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity' && encoding !== 'gzip') throw new HttpRefusal(415, `Content-Encoding ${encoding} is not accepted: send gzip or none`);
-  const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpRefusal(413, `the request body is larger than ${max} bytes (otlp.max_request_bytes): send smaller batches (OTEL_BLRP_MAX_EXPORT_BATCH_SIZE, or the Collector's batch processor send_batch_max_size)`);
-  const busy = () => new HttpRefusal(503, `the receiver holds ${budget.max} bytes in flight already (other requests still arriving): retry after 1 s`, { 'retry-after': '1' });
-  if (Number.isFinite(declared) && declared > max) throw tooLarge();
-  const take = (n: number) => {
-    if (!budget.take(n)) throw busy();
-    held.bytes += n;
-  };
-  if (Number.isFinite(declared) && declared > 0) take(declared);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > max) throw tooLarge();
-    if (size > held.bytes) take(size - held.bytes);
-    chunks.push(c as Buffer);
-  }
-  const raw = Buffer.concat(chunks, size);
-  if (encoding === 'identity') return raw;
-  try {
-    return zlib.gunzipSync(raw, { maxOutputLength: max });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /larger than|maxOutputLength/i.test((e as Error).message)) throw tooLarge();
-    throw new HttpRefusal(400, `the gzip body cannot be decompressed: ${(e as Error).message}`);
-  }
 }
 
 /** Start listening; resolves once the port is bound (rejects with the OS's reason otherwise). */
@@ -163,13 +97,30 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
     const signal = ROUTES[url];
     if (!signal) throw new HttpRefusal(404, `no such endpoint ${url}: this receiver takes OTLP/HTTP POST /v1/logs (and answers /v1/metrics)`);
     if (req.method !== 'POST') throw new HttpRefusal(405, `${req.method} ${url}: only POST is accepted`, { allow: 'POST' });
-    if (!isAuthorized(req.headers.authorization, o.token)) throw new HttpRefusal(401, 'missing or wrong bearer token: senders set OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>" (the Collector: headers.authorization on its otlphttp exporter)', { 'www-authenticate': 'Bearer' });
+    if (!isAuthorized(req.headers.authorization, o.token))
+      throw new HttpRefusal(
+        401,
+        'missing or wrong bearer token: senders set OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>" (the Collector: headers.authorization on its otlphttp exporter)',
+        { 'www-authenticate': 'Bearer' },
+      );
     const peer = req.socket.remoteAddress ?? 'unknown';
     const client = clientOf(peer);
-    if (!allow(client)) throw new HttpRefusal(429, `more than ${o.maxRequestsPerSecond} requests a second from ${client === 'loopback' ? `this machine (${peer}; every loopback address counts as one)` : client} (otlp.max_requests_per_second): retry after 1 s, or batch more records per request`, { 'retry-after': '1' });
-    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!allow(client))
+      throw new HttpRefusal(
+        429,
+        `more than ${o.maxRequestsPerSecond} requests a second from ${client === 'loopback' ? `this machine (${peer}; every loopback address counts as one)` : client} (otlp.max_requests_per_second): retry after 1 s, or batch more records per request`,
+        { 'retry-after': '1' },
+      );
+    const type = String(req.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
     const encoding = CONTENT_TYPES[type];
-    if (!encoding) throw new HttpRefusal(415, `Content-Type ${type || '(none)'} is not accepted: send application/json or application/x-protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/json or http/protobuf)`);
+    if (!encoding)
+      throw new HttpRefusal(
+        415,
+        `Content-Type ${type || '(none)'} is not accepted: send application/json or application/x-protobuf (OTEL_EXPORTER_OTLP_PROTOCOL=http/json or http/protobuf)`,
+      );
     const held = { bytes: 0 };
     let body: Buffer;
     try {
@@ -208,27 +159,37 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
     heard(decoded.hosts, rxMs);
     stats.records += decoded.records;
     stats.events += decoded.events.length;
-    return { type: encoding === 'json' ? 'application/json' : 'application/x-protobuf', body: encodeResponse(signal, encoding, decoded.rejected, decoded.rejectedReason) };
+    return {
+      type: encoding === 'json' ? 'application/json' : 'application/x-protobuf',
+      body: encodeResponse(signal, encoding, decoded.rejected, decoded.rejectedReason),
+    };
   }
 
   const server = http.createServer((req, res) => {
     // Already answered 503 by the connection cap.
     if ((req.socket as { refusedBusy?: boolean }).refusedBusy) return void req.socket.destroy();
     stats.requests++;
-    handle(req).then(
-      (r) => {
-        res.writeHead(200, { 'content-type': r.type, 'content-length': r.body.length });
-        res.end(r.body);
-      },
-      (e: unknown) => {
-        const refusal = e instanceof HttpRefusal ? e : new HttpRefusal(500, `internal error: ${(e as Error)?.message ?? String(e)}`);
-        stats.refused[refusal.status] = (stats.refused[refusal.status] ?? 0) + 1;
-        const body = JSON.stringify({ code: refusal.status, message: refusal.message }) + '\n';
-        // A body not read to its end (too large, refused before it was read) closes the connection.
-        res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...refusal.headers, ...(req.complete ? {} : { connection: 'close' }) });
-        res.end(body);
-      },
-    ).catch(() => res.destroy()); // an answer that cannot be written: that connection ends, never the process
+    handle(req)
+      .then(
+        (r) => {
+          res.writeHead(200, { 'content-type': r.type, 'content-length': r.body.length });
+          res.end(r.body);
+        },
+        (e: unknown) => {
+          const refusal = e instanceof HttpRefusal ? e : new HttpRefusal(500, `internal error: ${(e as Error)?.message ?? String(e)}`);
+          stats.refused[refusal.status] = (stats.refused[refusal.status] ?? 0) + 1;
+          const body = JSON.stringify({ code: refusal.status, message: refusal.message }) + '\n';
+          // A body not read to its end (too large, refused before it was read) closes the connection.
+          res.writeHead(refusal.status, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            ...refusal.headers,
+            ...(req.complete ? {} : { connection: 'close' }),
+          });
+          res.end(body);
+        },
+      )
+      .catch(() => res.destroy()); // an answer that cannot be written: that connection ends, never the process
   });
   // Past maxConnections a connection is answered 503 at once and closed: no parser, no body, no buffer.
   const busyBody = JSON.stringify({ code: 503, message: `the receiver has ${maxConnections} connections open already: retry after 1 s` }) + '\n';
@@ -275,12 +236,24 @@ export async function startOtlpReceiver(o: ReceiverOptions): Promise<OtlpReceive
 export async function startConfiguredReceiver(s: ReceiverSettings, paths: StatePaths, nowMs: () => number, err: (text: string) => void): Promise<OtlpReceiver> {
   let r: OtlpReceiver;
   try {
-    r = await startOtlpReceiver({ listen: s.listen, paths, token: s.token, maxRequestBytes: s.maxRequestBytes, maxRequestsPerSecond: s.maxRequestsPerSecond, nowMs, onError: (m) => err(`dispatch-watchdog: OTLP receiver: ${m}\n`) });
+    r = await startOtlpReceiver({
+      listen: s.listen,
+      paths,
+      token: s.token,
+      maxRequestBytes: s.maxRequestBytes,
+      maxRequestsPerSecond: s.maxRequestsPerSecond,
+      nowMs,
+      onError: (m) => err(`dispatch-watchdog: OTLP receiver: ${m}\n`),
+    });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError('bad_flag', `the OTLP receiver cannot listen on ${s.listen.host}:${s.listen.port}: ${code === 'EADDRINUSE' ? 'another process already listens there' : (e as Error).message}.`, {
-      hint: 'Pick another port with --otlp HOST:PORT (a Collector in front can keep 4318 for itself), or stop the other listener.',
-    });
+    throw new InputError(
+      'bad_flag',
+      `the OTLP receiver cannot listen on ${s.listen.host}:${s.listen.port}: ${code === 'EADDRINUSE' ? 'another process already listens there' : (e as Error).message}.`,
+      {
+        hint: 'Pick another port with --otlp HOST:PORT (a Collector in front can keep 4318 for itself), or stop the other listener.',
+      },
+    );
   }
   err(`dispatch-watchdog: OTLP/HTTP receiver on ${r.url} (POST /v1/logs, JSON or protobuf${s.token ? `; bearer token from ${s.tokenEnv}` : ''})\n`);
   return r;

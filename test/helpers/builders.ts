@@ -1,6 +1,7 @@
 // Builders for core data: a task row and an observation with sensible defaults.
 import type { Task } from '../../src/contracts/state-file.js';
-import { classified, mergeObservations, type Observation } from '../../src/observe/parse/observation.js';
+import type { Observation } from '../../src/observe/parse/observation.js';
+import { classified, mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 
 export const T0 = Date.parse('2026-04-02T10:00:00Z');

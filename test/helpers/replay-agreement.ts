@@ -5,13 +5,13 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { findChildTranscripts } from '../../src/commands/replay.js';
+import { findChildTranscripts } from '../../src/agents/claude-code/read/replay-files.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { ReplayInput } from '../../src/agents/claude-code/parse/replay-transcript.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';

@@ -10,7 +10,7 @@ import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import type { Task } from '../../src/contracts/state-file.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';

@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentHarness, HarnessContext } from '../../src/agents/harness.js';
-import { commandLine } from '../../src/agents/harness.js';
+import { commandLine, fillCommandLine } from '../../src/agents/harness.js';
+import { execFileSync } from 'node:child_process';
 import { claudeCodeHarness } from '../../src/agents/claude-code/harness.js';
 import { codexHarness } from '../../src/agents/codex/harness.js';
 import { HARNESSES } from '../../src/agents/harnesses.js';
@@ -165,6 +166,24 @@ describe.each(HARNESS_BEDS)('harness $harness.name', (bed) => {
       expect(shown).not.toMatch(/ rm -rf \/ \$\(x\)(?!')/);
     }
     expect(h.commands.resume.join(' ')).toContain('{session_id}');
+  });
+
+  it('fills its resume and nudge commands for a request: every value one quoted word, nothing expanded by a shell', () => {
+    const prompt = `it's "done"; touch pwned $(touch pwned2) \`x\``;
+    for (const template of [h.commands.resume, h.commands.nudge]) {
+      const line = fillCommandLine(template, { session_id: "s'1 $HOME", prompt });
+      expect(line.startsWith(`${template[0]} `)).toBe(true);
+      // The shell hands back exactly the template's words with the values in place (printf one per line).
+      const words = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${line.slice(template[0]!.length + 1)}`], { encoding: 'utf8' })
+        .split('\n')
+        .slice(0, -1);
+      expect(words).toEqual(template.slice(1).map((w) => w.replaceAll('{session_id}', "s'1 $HOME").replaceAll('{prompt}', prompt)));
+    }
+  });
+
+  it('names the tools whose finished call is work done on a file (a checkpoint lists them), each a tool it classifies', () => {
+    expect(h.editTools.size).toBeGreaterThan(0);
+    for (const name of h.editTools) expect(h.classifyTool({ name }).kind).toBe('file');
   });
 
   it('lends its words to reasons and requests', () => {

@@ -66,7 +66,7 @@ describe('the live view between checks and at the end', () => {
     const frame = lastFrame(out);
     expect(frame).toMatch(/^t1 +P-1 +ESCALATED /m);
     // The counts say what the table says: escalated, not stalled.
-    expect(frame).toMatch(/^1 ESCALATED(  |$)/m);
+    expect(frame).toMatch(/^1 ESCALATED( {2}|$)/m);
     expect(frame).toContain('-> escalate');
     expect(frame).toContain('p-1.md');
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(69);

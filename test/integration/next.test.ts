@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextDocSchema, type NextDoc } from '../../src/contracts/next.js';
-import { buildNextDoc } from '../../src/commands/next.js';
+import { buildNextDoc } from '../../src/commands/next-doc.js';
 import { InputError } from '../../src/contracts/errors.js';
 import { exitCodeFor } from '../../src/contracts/exit-codes.js';
 import { emptyHistory, type RequestRecord } from '../../src/core/history.js';

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { renderNextDoc } from '../../src/commands/next.js';
+import { renderNextDoc } from '../../src/commands/next-doc.js';
 import type { NextDoc } from '../../src/contracts/next.js';
 import { renderNotifyBody } from '../../src/core/notify.js';
 import { renderTimelineSvg } from '../../src/core/timeline-svg.js';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { createTelemetryReader } from '../../src/observe/read/telemetry.js';

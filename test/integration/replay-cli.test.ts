@@ -61,4 +61,32 @@ describe('dispatch-watchdog replay', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${missing}: transcript not found.`);
   });
+
+  it('reads a Codex rollout with the Codex harness (by its first record, whatever the file is called), beside a Claude Code transcript', async () => {
+    const dir = tempDir();
+    const rec = (iso: string, type: string, payload: Record<string, unknown>) => JSON.stringify({ timestamp: iso, type, payload });
+    const rollout = [
+      rec('2026-12-05T12:00:00.000Z', 'session_meta', { id: 'th-1', cwd: '/w' }),
+      rec('2026-12-05T12:00:00.100Z', 'event_msg', { type: 'task_started', turn_id: 't' }),
+      rec('2026-12-05T12:00:00.500Z', 'response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"make"}', call_id: 'c1' }),
+      rec('2026-12-05T12:03:00.000Z', 'response_item', { type: 'function_call_output', call_id: 'c1', output: 'Process exited with code 0' }),
+    ].join('\n');
+    writeFileSync(path.join(dir, 'copied.jsonl'), rollout);
+    writeFileSync(path.join(dir, 'sess-1.jsonl'), session);
+    const r = await runMain(['replay', path.join(dir, 'copied.jsonl'), path.join(dir, 'sess-1.jsonl'), '--timeout', '60', '--json']);
+    expect(r.stderr).toBe('');
+    const summaries = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => ReplayLineSchema.parse(JSON.parse(l)))
+      .filter((l) => l.type === 'summary');
+    // Read as a Claude Code transcript, the rollout would have no record at all (exit 2, "no … record").
+    expect(summaries.map((s) => [path.basename(s.file), s.records])).toEqual([
+      ['copied.jsonl', 4],
+      ['sess-1.jsonl', 4],
+    ]);
+    const score = await runMain(['replay', path.join(dir, 'copied.jsonl'), path.join(dir, 'sess-1.jsonl'), '--timeout', '60', '--score']);
+    expect(score.stdout).toMatch(/^Codex:$/m);
+    expect(score.stdout).toMatch(/^Claude Code:$/m);
+  });
 });

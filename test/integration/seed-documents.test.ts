@@ -105,7 +105,7 @@ describe("the seed's dispatch-log lines in friction", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('(epic , E7)');
     expect(r.stdout).toContain('PROJ-7 (epic E7)');
-    expect(r.stdout).not.toMatch(/--epic-id\s+--svg|--epic-id  /);
+    expect(r.stdout).not.toMatch(/--epic-id\s+--svg|--epic-id {2}/);
     const json = JSON.parse((await runMain(['friction', '--state-dir', dir, '--since', '1d', '--json'])).stdout);
     expect(json.epics.map((e: { epic_id: string }) => e.epic_id)).toEqual(['E7']);
     expect(json.tickets[0]).toMatchObject({ ticket_id: 'PROJ-7', epics: ['E7'], stalls: 2, redispatches: 1, cancels: 0 });

@@ -9,7 +9,7 @@ import { DispatchLog, readDispatchLog } from '../../src/journal/dispatch-log.js'
 import { foldHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
 import type { IntendedAction } from '../../src/core/plan.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { makeTask } from '../helpers/builders.js';
 import { replies, startLinearServer } from '../helpers/linear-server.js';

@@ -38,7 +38,7 @@ let scratch = '';
 /** The clean clone of the working tree, with the release branch published in it. */
 let clone = '';
 /** The release branch's files (path → bytes), what every install must hold. */
-let released = new Map<string, string>();
+const released = new Map<string, string>();
 const repoSlug = new URL(
   (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url.replace(/^git\+/, ''),
 ).pathname

@@ -1,10 +1,11 @@
 // The rooms of the house (docs/architecture.md): every import in src/ points to the same layer
 // or a lower one, and no module reaches itself through its imports, statically or through a
 // dynamic import(). A new folder must be given a layer here before anything can import it.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { cyclesOf, graphOf, importsIn, tsFiles } from '../helpers/import-graph.js';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -44,9 +45,11 @@ const LAYERS: [prefix: string, layer: number][] = [
   ['check-observe.ts', 6],
   ['check-memory.ts', 6],
   ['check-requests.ts', 6],
+  ['check-judge.ts', 6],
   ['loop.ts', 7],
   ['watch-view.ts', 8],
   ['watch.ts', 8],
+  ['watch-deps.ts', 8],
   ['serve.ts', 8],
   ['commands/', 10],
   ['wiring.ts', 9],
@@ -66,25 +69,13 @@ function layerOf(file: string): number {
   return hit[1];
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
-    return e.name.endsWith('.ts') ? [path.relative(src, p).split(path.sep).join('/')] : [];
-  });
-}
-
-/** Relative imports of one file (static, re-exports and dynamic), as paths relative to src/. */
+/** Relative imports of one file, as paths relative to src/. */
 function importsOf(file: string): string[] {
-  const text = readFileSync(path.join(src, file), 'utf8');
-  const statics = [...text.matchAll(/^\s*(?:import|export)\b[^;']*?from\s+'(\.{1,2}\/[^']+)'/gm)];
-  const dynamics = [...text.matchAll(/\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)];
-  const specs = [...statics, ...dynamics].map((m) => m[1]!);
-  return specs.map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)).replace(/\.js$/, '.ts'));
+  return importsIn(file, readFileSync(path.join(src, file), 'utf8'));
 }
 
-const files = sourceFiles(src);
-const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const files = tsFiles(src);
+const graph = graphOf(src, files);
 
 describe('the architecture', () => {
   it('every import points to the same layer or a lower one', () => {
@@ -98,37 +89,7 @@ describe('the architecture', () => {
   });
 
   it('has no import cycle', () => {
-    // Tarjan's strongly connected components; any component of two or more files is a cycle.
-    let index = 0;
-    const idx = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const cycles: string[][] = [];
-    const visit = (v: string) => {
-      idx.set(v, index);
-      low.set(v, index++);
-      stack.push(v);
-      onStack.add(v);
-      for (const w of graph.get(v) ?? []) {
-        if (!graph.has(w)) continue;
-        if (!idx.has(w)) {
-          visit(w);
-          low.set(v, Math.min(low.get(v)!, low.get(w)!));
-        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-      }
-      if (low.get(v) === idx.get(v)) {
-        const comp: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          comp.push(w);
-        } while (w !== v);
-        if (comp.length > 1) cycles.push(comp.sort());
-      }
-    };
-    for (const f of files) if (!idx.has(f)) visit(f);
+    const cycles = cyclesOf(graph);
     expect(cycles).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY, type Policy } from '../../src/core/policy.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import type { Task } from '../../src/contracts/state-file.js';

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildCheckpoint, recoveryTaskId, renderCheckpointYaml, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/recovery/checkpoint.js';
 import { parse as parseYamlText } from 'yaml';
 import { completedFromCalls, workItems } from '../../src/act/recovery/work-items.js';
+import { claudeCodeHarness } from '../../src/agents/claude-code/harness.js';
+import { codexHarness } from '../../src/agents/codex/harness.js';
 import { CheckpointSchema, type Checkpoint } from '../../src/contracts/checkpoint.js';
 import type { ToolCall } from '../../src/observe/parse/observation.js';
 import { makeTask, T0 } from '../helpers/builders.js';
@@ -46,10 +48,14 @@ describe('completedFromCalls', () => {
       call({ name: 'Read', inputSummary: 'src/b.ts' }),
       call({ name: 'Write', inputSummary: 'src/c.ts', isOpen: true }),
       call({ name: 'MultiEdit', inputSummary: 'src/d.ts', error: 'old_string not found' }),
-      call({ name: 'Bash', command: 'git commit -m "retry"\nmore', inputSummary: 'git commit' }),
-      call({ name: 'Bash', command: 'npm test' }),
+      call({ name: 'Bash', kind: 'shell', command: 'git commit -m "retry"\nmore', inputSummary: 'git commit' }),
+      call({ name: 'Bash', kind: 'shell', command: 'npm test' }),
+      // Any CLI's shell call (its harness gave the kind), never a tool that merely carries a command.
+      call({ name: 'exec_command', kind: 'shell', command: 'git push origin HEAD' }),
+      call({ name: 'Monitor', kind: 'other', command: 'git push' }),
     ];
-    expect(completedFromCalls(calls)).toEqual(['Edit: src/a.ts', 'Bash: git commit -m "retry"']);
+    expect(completedFromCalls(calls, claudeCodeHarness)).toEqual(['Edit: src/a.ts', 'Bash: git commit -m "retry"', 'exec_command: git push origin HEAD']);
+    expect(completedFromCalls([call({ name: 'apply_patch', inputSummary: 'src/x.rs' })], codexHarness)).toEqual(['apply_patch: src/x.rs']);
   });
 });
 
@@ -211,7 +217,9 @@ describe('completed work from tool calls', () => {
       { name: 'Edit', inputSummary: 'src/c.ts {"new_string":"z"}', isOpen: true },
       { name: 'Bash', command: 'git commit -m "wip"', inputSummary: 'git commit -m "wip"', isOpen: false },
     ];
-    expect(completedFromCalls(calls)).toEqual(['Edit: src/a.ts', 'Write: src/b.ts', 'Bash: git commit -m "wip"']);
+    // The calls as the merge leaves them (unclassified but the newest): the harness classifies the rest.
+    expect(completedFromCalls(calls, claudeCodeHarness)).toEqual(['Edit: src/a.ts', 'Write: src/b.ts', 'Bash: git commit -m "wip"']);
+    expect(completedFromCalls(calls, undefined)).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ import { parseProcLocks } from '../../src/agents/codex/parse/proc-locks.js';
 import { emptyRollout, foldRolloutLine, type RolloutState } from '../../src/agents/codex/parse/rollout.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { normalizeTask } from '../../src/contracts/state-file.js';
 
 const T0 = Date.parse('2026-12-05T12:10:00.000Z');

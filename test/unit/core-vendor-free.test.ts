@@ -7,9 +7,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
-const CORE = readdirSync(path.join(src, 'core'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => `core/${f.split(path.sep).join('/')}`);
+const under = (dir: string) =>
+  readdirSync(path.join(src, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${dir}/${f.split(path.sep).join('/')}`);
+const CORE = under('core');
+/**
+ * Beyond the core, the modules that act on any row: recovery and friction notes (issue 32: a CLI's
+ * knowledge lives in its wing). perform.ts still spells one reason's words (moved with its split).
+ */
+const NEUTRAL = [...under('act/recovery'), ...under('act/friction')].filter((f) => f !== 'act/recovery/perform.ts');
 
 /** A vendor's CLI (by name or its wing's folder) or one of its tools, spelled in code. */
 const VENDOR = [
@@ -35,6 +42,10 @@ export function vendorHits(text: string): string[] {
 
 describe('the core names no agent CLI', () => {
   it.each(CORE)('%s names no vendor CLI or tool', (file) => {
+    expect(vendorHits(readFileSync(path.join(src, file), 'utf8'))).toEqual([]);
+  });
+
+  it.each(NEUTRAL)('%s names no vendor CLI or tool either', (file) => {
     expect(vendorHits(readFileSync(path.join(src, file), 'utf8'))).toEqual([]);
   });
 

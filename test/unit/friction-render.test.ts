@@ -32,6 +32,11 @@ describe('hypothesizeRootCause', () => {
     ['looping in most attempts', three((n) => ({ stallReason: n < 2 ? 'looping' : 'inactivity', lastTool: 'Edit' })), 'looping'],
     ['repeated open Bash overruns', three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })), 'hanging_command'],
     [
+      'repeated open Codex exec_command overruns',
+      three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'exec_command' })),
+      'hanging_command',
+    ],
+    [
       'one Bash overrun among three, the others silent after a call returned',
       three((n) => ({ stallReason: n === 2 ? 'open_tool_overrun' : 'inactivity', lastTool: ['Read', 'Edit', 'Bash'][n] })),
       'api_hang',
@@ -102,7 +107,7 @@ describe('hypothesizeRootCause', () => {
       three((n) => ({ stallReason: n > 0 ? 'open_tool_overrun' : 'inactivity', lastTool: 'Bash' })),
       'ENG-123',
     );
-    expect(h.text).toContain('In 2 of 3 stalls a Bash command ran past its own timeout');
+    expect(h.text).toContain('In 2 of 3 stalls a shell command (Bash) ran past its own timeout');
     expect(h.action).toContain('ENG-123');
   });
 });
@@ -178,10 +183,10 @@ describe('renderFrictionNote', () => {
       - Idempotency key: \`epic-1:t1-r2:escalate\`
 
       ## Root Cause Hypothesis
-      In all 3 stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).
+      In all 3 stalls a shell command (Bash) ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).
 
       ## Recommended Action
-      Find the last Bash command in the transcripts of ENG-123 and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ENG-123 out of Blocked.
+      Find the last shell command in the transcripts of ENG-123 and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), then move ENG-123 out of Blocked.
       "
     `);
   });

@@ -1,7 +1,8 @@
 // A give-up ends when the agent resumes (issue 19 item 4): later progress in any hook or
 // transcript source clears a give-up another source still reports; nothing else does.
 import { describe, expect, it } from 'vitest';
-import { mergeObservations as mergeWith, type PartialObservation } from '../../src/observe/parse/observation.js';
+import type { PartialObservation } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';

@@ -33,8 +33,8 @@ describe('help', () => {
   it.each(commands)('%s --help shows examples and exit codes', async (name) => {
     const r = await cli(...(name ? name.split(' ') : []), '--help');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nExamples:\n  \$ dispatch-watchdog/);
-    expect(r.stdout).toMatch(/\nExit codes:\n  0  /);
+    expect(r.stdout).toMatch(/\nExamples:\n {2}\$ dispatch-watchdog/);
+    expect(r.stdout).toMatch(/\nExit codes:\n {2}0 {2}/);
   });
 
   it('names a held lock under the exit code it really has (2)', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldProcessSample, hasReceived, processPart, type ProcessSample } from '../../src/observe/parse/process-evidence.js';
 import { parseSsOutput } from '../../src/observe/read/process-sample.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { assess } from '../../src/core/assess.js';

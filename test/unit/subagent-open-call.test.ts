@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';

@@ -9,7 +9,7 @@ import { WatchdogJsonSchema } from '../../src/contracts/watchdog-json.js';
 import { makeObs, makeTask, T0 } from '../helpers/builders.js';
 import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 
 const waiting = makeObs({

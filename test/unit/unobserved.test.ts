@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations as mergeWith } from '../../src/observe/parse/observation.js';
+import { mergeObservations as mergeWith } from '../../src/observe/parse/observation-merge.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { MAX_UNOBSERVED_SPANS, MIN_UNOBSERVED_MS, noteLateWake, unobservedSince, UNOBSERVED_KEEP_MS, type UnobservedSpan } from '../../src/core/unobserved.js';

@@ -1,7 +1,9 @@
 // mailbox adapter (the default, needs no config): writes request files under epics/<id>/requests/ for
 // the orchestrator to act on. The request file is the side-effect marker; it is created exactly once.
 import { promises as fs } from 'node:fs';
-import { howToAnswer, resumeCommand } from '../../contracts/request.js';
+import { howToAnswer } from '../../contracts/request.js';
+import { harnessOf } from '../../agents/harnesses.js';
+import { fillCommandLine } from '../../agents/harness.js';
 import { msToIso } from '../../contracts/time.js';
 import type { Request } from '../../contracts/request.js';
 import { createFileExclusive, readOwnFile } from '../../files/atomic-write.js';
@@ -58,10 +60,14 @@ export function buildMailboxRequest(req: CancelRequest | RedispatchRequest, kind
   if (req.requestFields) Object.assign(out, req.requestFields);
   // The command to paste, every value quoted (a prompt naming a state dir with `$(…)` runs nothing).
   const resumeText = kind === 'resume' ? out.resume_prompt : kind === 'nudge' && out.route === 'resume' ? out.message : undefined;
-  if (out.session_id && resumeText !== undefined) out.resume_command = resumeCommand(out.session_id, resumeText, out.agent);
+  const harness = harnessOf(t);
+  if (out.session_id && resumeText !== undefined && harness) {
+    const template = kind === 'nudge' ? harness.commands.nudge : harness.commands.resume;
+    out.resume_command = fillCommandLine(template, { session_id: out.session_id, prompt: resumeText });
+  }
   if (deadlineMs !== undefined) {
     out.answer_by = msToIso(nowMs + deadlineMs);
-    out.how_to_answer = howToAnswer(kind, out);
+    out.how_to_answer = howToAnswer(kind, out, harness?.wording.stopHint);
   }
   return JSON.parse(JSON.stringify(out)) as MailboxRequest; // drops undefined fields
 }

@@ -26,8 +26,7 @@ import { expandArgv, placeholderValues } from './argv-template.js';
 import { failed, ioFailure, orphan, succeeded } from './outcome.js';
 import { findProcessesWithEnv, readProcessIdentity } from '../../sys/proc-identity.js';
 import { stepFile } from './step-file.js';
-import { codexHomeOf } from '../../agents/codex/read/codex-home.js';
-import { isCodexRow } from '../../agents/codex/row.js';
+import { processActsOf } from './agent-process-acts.js';
 
 /** Where a launched agent's prompt and output go: `epics/<epic>/agents/<recovery_task_id>.{prompt.md,log}`. */
 export function agentFiles(paths: StatePaths, epicId: string, recoveryTaskId: string) {
@@ -238,10 +237,8 @@ export async function launchReplacement(
     return ioFailure('redispatch', adapter, `preparing the launch of ${req.recoveryTaskId}`, e, file);
   }
   crashPoint('after', 'launching'); // test-only (sys/crash-point.ts): a crash between marker and spawn
-  // A Codex agent resumes (and its replacement writes) under the CODEX_HOME its rollout lies in.
-  const codexHome: Record<string, string> = isCodexRow(req.task)
-    ? { CODEX_HOME: codexHomeOf(req.task.transcriptPath, req.task.raw?.codex_home, process.env) }
-    : {};
+  // The row's CLI may need its own environment (a Codex agent resumes, and its replacement writes, under its CODEX_HOME).
+  const codexHome: Record<string, string> = processActsOf(req.task)?.launchEnv(req.task) ?? {};
   const env = agentEnv(
     process.env,
     {

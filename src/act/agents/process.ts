@@ -7,10 +7,8 @@ import { failed, succeeded } from './outcome.js';
 import { launchMarker, launchReplacement, nudgeLaunchRequest } from './process-launch.js';
 import { ancestry, isSameProcess, probeProcess, processGroupMembers, type ProcessIdentity } from '../../sys/proc-identity.js';
 import { DEFAULT_START_TOLERANCE_MS, verifyTarget } from './verify-target.js';
-import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from '../../agents/codex/commands.js';
-import { stopCodex } from '../../agents/codex/act/stop.js';
-import { codexHomeOf, lockPathOf } from '../../agents/codex/read/codex-home.js';
-import { lockHolder } from '../../agents/codex/read/owner.js';
+import { harnessOf } from '../../agents/harnesses.js';
+import { processActsOf } from './agent-process-acts.js';
 import { isCodexRow } from '../../agents/codex/row.js';
 import type { Task } from '../../contracts/state-file.js';
 
@@ -138,9 +136,10 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
         switch (v.kind) {
           case 'gone':
           case 'other': {
-            // A Codex agent outlives its killed node wrapper: its thread lock names it.
-            const owner = isCodexRow(req.task) ? codexLockOwner(req.task) : undefined;
-            if (owner !== undefined) return await stopCodex(undefined, owner, graceMs, deps);
+            // An agent may outlive the process the row names (Codex's native agent, its killed node wrapper): its CLI names the owner.
+            const acts = processActsOf(req.task);
+            const owner = acts?.liveOwner(req.task);
+            if (acts && owner !== undefined) return await acts.stop(undefined, owner, graceMs, deps);
             return v.kind === 'gone'
               ? succeeded('cancel', 'process', `process ${pid} had already exited; nothing to stop.`, { wasAlreadyDone: true })
               : succeeded('cancel', 'process', `not killed: ${v.detail}; the agent had already exited.`, { wasAlreadyDone: true });
@@ -153,7 +152,10 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
               `not killed, and no replacement launched beside it: cannot verify that pid ${pid} is still task ${req.task.taskId}: ${v.detail}.`,
             );
           case 'match':
-            if (isCodexRow(req.task)) return await stopCodex(v.identity.pid, codexLockOwner(req.task), graceMs, deps);
+            {
+              const acts = processActsOf(req.task);
+              if (acts) return await acts.stop(v.identity.pid, acts.liveOwner(req.task), graceMs, deps);
+            }
             return await terminate(v.identity, v.pgrp, graceMs, deps);
         }
       } catch (e) {
@@ -175,13 +177,6 @@ export function createProcessAdapter(agents: AgentsConfig, deps: AdapterDeps, op
 
 /** The launch template for a row: a Codex row's own (agents.codex, else the Codex harness's defaults), else the configured one. */
 function templateOf(agents: AgentsConfig, task: Task, what: 'resume' | 'redispatch'): readonly string[] | undefined {
-  if (isCodexRow(task)) return what === 'resume' ? (agents.codex?.resume_argv ?? CODEX_RESUME_ARGV) : (agents.codex?.redispatch_argv ?? CODEX_REDISPATCH_ARGV);
+  if (isCodexRow(task)) return (what === 'resume' ? agents.codex?.resume_argv : agents.codex?.redispatch_argv) ?? harnessOf(task)?.commands[what];
   return what === 'resume' ? agents.resume_argv : agents.redispatch_argv;
-}
-
-/** The live holder of a Codex row's thread lock (its native agent), if any. */
-function codexLockOwner(task: Task): number | undefined {
-  if (!task.sessionId) return undefined;
-  const holder = lockHolder(lockPathOf(codexHomeOf(task.transcriptPath, task.raw?.codex_home, process.env), task.sessionId));
-  return typeof holder === 'number' ? holder : undefined;
 }

@@ -1,6 +1,12 @@
 // A root-cause hypothesis and a recommended action from a ticket's stall pattern (DESIGN §9).
 // Pure: no I/O. The most specific evidence wins; the order of RULES is the precedence.
 import type { StallRecord } from './stall-history.js';
+import { allHarnesses } from '../../agents/harnesses.js';
+
+/** A tool that runs shell commands in some agent CLI (`Bash`, `exec_command`): its harness says so. */
+function isShellTool(name: string): boolean {
+  return allHarnesses().some((h) => h.classifyTool({ name }).kind === 'shell');
+}
 
 /** The stall patterns the hypothesis distinguishes. */
 export type HypothesisKind =
@@ -88,12 +94,14 @@ const RULES: Rule[] = [
     };
   },
   (h, t, then) => {
-    const n = count(h, (r) => r.stallReason === 'open_tool_overrun' && r.lastTool === 'Bash');
+    const hung = h.filter((r) => r.stallReason === 'open_tool_overrun' && r.lastTool !== undefined && isShellTool(r.lastTool));
+    const n = hung.length;
     if (!isRepeated(n, h.length)) return undefined;
+    const tools = [...new Set(hung.map((r) => r.lastTool))].join(', ');
     return {
       kind: 'hanging_command',
-      text: `In ${of(n, h.length)} stalls a Bash command ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).`,
-      action: `Find the last Bash command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), ${then}.`,
+      text: `In ${of(n, h.length)} stalls a shell command (${tools}) ran past its own timeout: a command hangs (an interactive prompt, a network call or a lock that never returns).`,
+      action: `Find the last shell command in the transcripts of ${t} and run it by hand. Make it non-interactive or give it a timeout (or run it in the background), ${then}.`,
     };
   },
   (h, t, then) => {

@@ -5,6 +5,7 @@ import { Document, Scalar } from 'yaml';
 import type { Checkpoint } from '../../contracts/checkpoint.js';
 import { recoveryTaskId } from '../../contracts/ids.js';
 import { parseCheckpoint } from '../../contracts/checkpoint.js';
+import { harnessOf } from '../../agents/harnesses.js';
 import type { ParseResult } from '../../contracts/parse-yaml.js';
 import type { Task } from '../../contracts/state-file.js';
 import { msToIso } from '../../contracts/time.js';
@@ -69,7 +70,11 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
   const out = observation?.lastOutput ?? task.lastOutput;
   // Work carries over from checkpoint N to N+1: a replacement's row rarely repeats it.
   const prev = input.previous;
-  const completed = workItems([prev?.completed_work ?? [], ...COMPLETED_KEYS.map((k) => row[k]), completedFromCalls(observation?.recentCalls ?? [])]);
+  const completed = workItems([
+    prev?.completed_work ?? [],
+    ...COMPLETED_KEYS.map((k) => row[k]),
+    completedFromCalls(observation?.recentCalls ?? [], harnessOf(input.task)),
+  ]);
   const ownRemaining = workItems(REMAINING_KEYS.map((k) => row[k]));
   // Done is done however it is written: "- [x] Add the retry test." leaves no "Add the retry test" to do.
   const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []), completed);

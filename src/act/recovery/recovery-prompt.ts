@@ -35,9 +35,9 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
     : cp.stall_reason === 'api_gave_up'
       ? `The previous agent stopped on an API error it gave up on${tool ? `; its last tool call was ${tool}` : ''}.`
       : cp.stall_reason === 'runtime_killed'
-        ? `The previous agent was stopped by Claude Code's own stall watchdog (no progress from the model)${tool ? `; its last tool call was ${tool}` : ''}.`
+        ? `The previous agent was stopped by its agent CLI's own stall watchdog (no progress from the model)${tool ? `; its last tool call was ${tool}` : ''}.`
         : cp.stall_reason === 'run_ended'
-          ? `The previous agent's run ended before it finished (its Claude Code session exited)${tool ? `; its last tool call was ${tool}` : ''}.`
+          ? `The previous agent's run ended before it finished (its agent CLI's session exited)${tool ? `; its last tool call was ${tool}` : ''}.`
           : `The previous agent stalled (${cp.stall_reason}) after ${cp.idle_seconds} s without progress${tool ? `; its last tool call was ${tool}` : ''}.`;
   // Context exhaustion is what the narrow scope exists for: narrow it harder.
   const contextRules = isOutOfContext

@@ -1,10 +1,10 @@
 // Work items for a checkpoint, from whatever an orchestrator wrote in a row (a list of strings or
 // objects, or a bulleted string) and from the file edits the transcript shows. Pure.
 import type { ToolCall } from '../../observe/parse/observation.js';
+import type { AgentHarness } from '../../agents/harness.js';
 
 const MAX_ITEMS = 50;
 const MAX_ITEM_CHARS = 300;
-const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
 
 /** One item as text: a string, or an object's title/description/name/subject/summary. */
 function itemText(v: unknown): string | undefined {
@@ -64,13 +64,16 @@ export function withoutDone(remaining: readonly string[], completed: readonly st
 }
 
 /** Finished file edits and commits seen in the tool calls, e.g. "Edit: src/a.ts". Reads and tests are not work done. */
-export function completedFromCalls(calls: readonly ToolCall[]): string[] {
+export function completedFromCalls(calls: readonly ToolCall[], harness: Pick<AgentHarness, 'classifyTool' | 'editTools'> | undefined): string[] {
   const out: string[] = [];
+  // The merge classifies only the newest call: the row's harness says what the older ones are.
+  const kindOf = (c: ToolCall) => c.kind ?? harness?.classifyTool(c).kind;
   for (const c of calls) {
     if (c.isOpen || c.error) continue;
     // The summary also carries the edit text (a loop-detection key); the work item is the file.
-    if (EDIT_TOOLS.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary.split(/ [{#]/)[0]}`);
-    else if (c.name === 'Bash' && c.command && /^\s*git\s+(commit|push)\b/.test(c.command)) out.push(`Bash: ${c.command.split('\n')[0]}`);
+    if (harness?.editTools.has(c.name) && c.inputSummary) out.push(`${c.name}: ${c.inputSummary.split(/ [{#]/)[0]}`);
+    // A shell call of any CLI (its harness set the kind when the evidence was merged).
+    else if (c.command && kindOf(c) === 'shell' && /^\s*git\s+(commit|push)\b/.test(c.command)) out.push(`${c.name}: ${c.command.split('\n')[0]}`);
   }
   return out;
 }

@@ -12,6 +12,7 @@ import { scoreReplays } from './parse/replay-score.js';
 import { createClaudeObserver } from './read/claude-observer.js';
 import { resolveProjectsDir, TranscriptFinder } from './read/find-transcript.js';
 import { createSessionPids } from './read/session-pids.js';
+import { findChildTranscripts } from './read/replay-files.js';
 
 const readsRow = (task: Task) => (task.agent ?? DEFAULT_AGENT_CLI) === 'claude-code';
 
@@ -50,6 +51,7 @@ export const claudeCodeHarness: AgentHarness = {
   name: 'claude-code',
   readsRow,
   classifyTool: classifyClaudeTool,
+  editTools: new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']),
   commands: {
     resume: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],
     nudge: ['claude', '--resume', '{session_id}', '-p', '{prompt}'],
@@ -60,6 +62,12 @@ export const claudeCodeHarness: AgentHarness = {
     resumeHint: 'claude --resume <session_id> -p "<prompt>"',
   },
   defaults: { shellTimeoutMs: DEFAULTS.fixed.claude_bash_timeout_ms },
-  replay: { replay: replayTranscript, score: scoreReplays },
+  replay: {
+    // The fallback of `replay`: any file another harness does not claim is read as a transcript.
+    isOwnFile: (_file, head) => !/^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),
+    childFiles: findChildTranscripts,
+    replay: replayTranscript,
+    score: scoreReplays,
+  },
   connect,
 };

@@ -11,10 +11,6 @@ export const CODEX_REDISPATCH_ARGV: readonly string[] = ['codex', 'exec', ...COD
 /** The agent's own thread continued (same thread id, same rollout, a new turn). Run in its own cwd: the resumed turn works where it is started. */
 export const CODEX_RESUME_ARGV: readonly string[] = ['codex', 'exec', 'resume', '{session_id}', ...CODEX_EXEC_FLAGS, '{prompt}'];
 
-/** How to stop a Codex agent, in words for a request. */
-export const CODEX_STOP_WORDS =
-  'SIGINT to the native codex pid (the holder of $CODEX_HOME/thread-writer-locks/<session_id>.lock, a child of the node wrapper on Node < 22.15), SIGKILL after a grace, then kill the process group of each command it left (bash -lc children)';
-
-/** How to resume a Codex agent, in words for a request. */
-export const CODEX_RESUME_WORDS =
-  'codex exec resume <session_id> --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox "<resume_prompt>", run in the agent\'s own cwd with the same CODEX_HOME';
+/** The short form a request's answer instructions give (a Codex agent is stopped at its native binary, not the npm wrapper, and leaves its commands running). */
+export const CODEX_STOP_HINT =
+  'Codex: SIGINT to the native codex pid, SIGKILL after a grace, then the process groups of the commands it left; resume in its own cwd';

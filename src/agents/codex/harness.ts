@@ -1,7 +1,7 @@
 // The Codex CLI harness (agents/harness.ts; docs/codex.md): which rows are Codex's, what its calls
 // are and how long Codex lets them run, how it is resumed and relaunched, its words, its readers.
 import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js';
-import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV } from './commands.js';
+import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV, CODEX_STOP_HINT } from './commands.js';
 import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
 import { replayRollout, scoreRollouts } from './parse/replay.js';
 import { codexHomeOf, findRollout, isRolloutPath } from './read/codex-home.js';
@@ -19,15 +19,23 @@ export const codexHarness: AgentHarness = {
       ...(call.name === 'write_stdin' || call.name === 'wait' ? { isStatusPoll: true } : {}),
     };
   },
+  editTools: new Set(['apply_patch']),
   commands: { resume: CODEX_RESUME_ARGV, nudge: CODEX_RESUME_ARGV, redispatch: CODEX_REDISPATCH_ARGV },
   wording: {
     displayName: 'Codex',
     hiddenPromptHint: 'codex exec never waits for a person (approvals are never asked), so this is an overrun',
     resumeHint: `codex exec resume <session_id> --json "<prompt>" (run in the agent's own cwd, with its CODEX_HOME)`,
+    stopHint: CODEX_STOP_HINT,
   },
   // Codex's shell has no timeout: a call's budget is its yield (default 10 s), then polls.
   defaults: { shellTimeoutMs: EXEC_DEFAULT_YIELD_MS },
-  replay: { replay: replayRollout, score: scoreRollouts },
+  replay: {
+    // A rollout by its name, or by its first record (a copy renamed): `session_meta` opens every rollout.
+    isOwnFile: (file, head) => isRolloutPath(file) || /^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),
+    childFiles: async () => [],
+    replay: replayRollout,
+    score: scoreRollouts,
+  },
   connect(ctx: HarnessContext): HarnessSession {
     return {
       observers: [createCodexObserver({ env: ctx.env })],

@@ -1,85 +1,12 @@
 // Keeps, per file, a tail position and the parser state built from the lines read so far: in
 // memory across checks, and in a TailStore across restarts. One read per file at a time (a
 // shared parent transcript may be asked for by several tasks at once). I/O via TailReader.
-import type { LineRef } from '../parse/line-splitter.js';
 import type { ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
 import { describeRef } from '../../agents/claude-code/parse/parse-transcript.js';
-import { positionFromCursor, TailReader, type ResetReason, type TailPosition } from './tail-file.js';
+import { positionFromCursor, type TailReader, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
-import type { Note } from './change-notes.js';
 
-/** How one kind of file (transcript, hook activity) is parsed; states must be plain JSON. */
-export interface TailParser<S> {
-  empty(): S;
-  /** Fold one complete line (without its newline) into `state`. */
-  line(state: S, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined;
-  /**
-   * The same from the line's bytes (optional: a parser that can fold some records from their
-   * first bytes, never decoding the rest). The bytes are only lent: valid during the call.
-   */
-  lineBytes?(state: S, bytes: Buffer, file: string, ref: LineRef): ObserveDiagnostic | undefined;
-  /** Count a line skipped for being over the size cap. */
-  skipped?(state: S): void;
-  /**
-   * The state is folded from a tail alone (a cold start mid-file, cut at byte `cutAt`): a parser
-   * with this hook is read lazily, `lazyTailBytes` first, and read back only when asked to.
-   */
-  beginTail?(state: S, cutAt: number): void;
-  /** False while the state lacks context its tail start missed (`read(…, {full: true})` reads back). */
-  hasContext?(state: S): boolean;
-}
-
-export interface ReadOptions {
-  /**
-   * A state that lacks context is read again first: `wide`, a lazy tail of `tailBytes` (more
-   * messages for the parser to vouch with); `full`, back to a turn boundary within `tailBytes`,
-   * else once to `maxColdBytes` from the end.
-   */
-  context?: 'wide' | 'full';
-}
-
-/** How far a state reaches back: a lazy tail, a wide lazy tail, or read back to the bound. */
-type Level = 0 | 1 | 2;
-const LEVEL_OF = { wide: 1, full: 2 } as const;
-
-export type TrackResult<S> =
-  | {
-      ok: true; state: S; size: number; mtimeMs: number; reset?: ResetReason;
-      /** Changes whenever what a read returns for this file changes (state, size, mtime): `peek` compares it. */
-      version: number;
-      /** The file's entry, for `peekHandle` (no path lookup per check). */
-      handle: TailHandle<S>;
-    }
-  | { ok: false; code: string; reason: string };
-
-/**
- * One tracked file, as a handle callers keep for `peekHandle`: the same object for as long as the
- * file is tracked (updated in place by each read), marked dropped once it is not.
- */
-export interface TailHandle<S> {
-  readonly file: string;
-  position: TailPosition;
-  /** No longer tracked (a failed read, pruned): ask `read`. */
-  isDropped?: boolean;
-  /** The file's change note after its last stat (a handle: no path lookup when change notification vouches). */
-  note?: Note;
-  state: S;
-  usedAtMs: number;
-  /** The check in which this file was last read (0: outside any check). */
-  checkId?: number;
-  /** The check in which it was last stat'ed (not only vouched for by change notification). */
-  statCheckId?: number;
-  size?: number;
-  mtimeMs?: number;
-  /** The use time last saved to (or loaded from) the store. */
-  savedUsedAtMs?: number;
-  /** See TrackResult.version; unset for an entry loaded from the store and not read yet. */
-  version?: number;
-  /** Lines from this offset on were read (and their problems reported) since a lazy tail start. */
-  lazyFrom?: number;
-  /** The level its last tail start was read at (in memory only: a loaded state counts as lazy). */
-  level?: Level;
-}
+import { LEVEL_OF, type Level, type ReadOptions, type TailHandle, type TailParser, type TrackResult } from './tail-tracker-types.js';
 
 /** How stale a saved use time may get before an unchanged file is saved again. */
 const USED_AT_REFRESH_MS = 3_600_000;
@@ -120,7 +47,15 @@ export class TailTracker<S> {
   read(file: string, nowMs: number, opts: ReadOptions = {}): Promise<TrackResult<S>> {
     const mem = this.entries.get(file);
     const want: Level = opts.context ? LEVEL_OF[opts.context] : 0;
-    if (mem && this.checkId > 0 && mem.checkId === this.checkId && mem.size !== undefined && mem.mtimeMs !== undefined && !this.busy.has(file) && !this.wantsMore(mem, want)) {
+    if (
+      mem &&
+      this.checkId > 0 &&
+      mem.checkId === this.checkId &&
+      mem.size !== undefined &&
+      mem.mtimeMs !== undefined &&
+      !this.busy.has(file) &&
+      !this.wantsMore(mem, want)
+    ) {
       return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version!, handle: mem });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
@@ -237,13 +172,16 @@ export class TailTracker<S> {
     const opts = this.reader.opts;
     const isLazyParser = parser.beginTail !== undefined;
     // The cold-start size of each level: a lazy tail, a wide one, the read-back bound.
-    const sizes = isLazyParser ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes] : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
+    const sizes = isLazyParser
+      ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes]
+      : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
     let level: Level = 0;
     // Widening a tail-only state: start over (its tail is read again, its problems not reported again).
     let reportedFrom: number | undefined;
     if (prev && this.wantsMore(prev, want)) {
       [reportedFrom, level, prev] = [prev.lazyFrom, ((prev.level ?? 0) + 1) as Level, undefined];
-    } else if (!prev && want > 0) level = 1; // asked for context at once: no short tail first
+    } else if (!prev && want > 0)
+      level = 1; // asked for context at once: no short tail first
     else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
     let lazyFrom = prev?.lazyFrom;
     let state = prev?.state ?? parser.empty();
@@ -251,24 +189,34 @@ export class TailTracker<S> {
     let diags: ObserveDiagnostic[] = [];
     const read = (position: TailPosition | undefined) => {
       const isLazy = isLazyParser && level < 2;
-      return this.reader.read(file, position, {
-        reset: (_reason, cutAt) => {
-          state = parser.empty();
-          diags = [];
-          // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
-          if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
-          lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
+      return this.reader.read(
+        file,
+        position,
+        {
+          reset: (_reason, cutAt) => {
+            state = parser.empty();
+            diags = [];
+            // A lazy tail is marked so; a read-back to the bound is as much context as a cold start gets.
+            if (cutAt !== undefined && isLazy) parser.beginTail?.(state, cutAt);
+            lazyFrom = cutAt !== undefined && isLazy ? cutAt : undefined;
+          },
+          line: (bytes, ref) => {
+            const d = parser.lineBytes ? parser.lineBytes(state, bytes, file, ref) : parser.line(state, bytes.toString('utf8'), file, ref);
+            if (d) diags.push(d);
+          },
+          oversize: (ref, bytes) => {
+            parser.skipped?.(state);
+            const cap = this.reader.opts.maxLineBytes;
+            diags.push({
+              file,
+              line: ref.lineNo,
+              offset: ref.offset,
+              message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped`,
+            });
+          },
         },
-        line: (bytes, ref) => {
-          const d = parser.lineBytes ? parser.lineBytes(state, bytes, file, ref) : parser.line(state, bytes.toString('utf8'), file, ref);
-          if (d) diags.push(d);
-        },
-        oversize: (ref, bytes) => {
-          parser.skipped?.(state);
-          const cap = this.reader.opts.maxLineBytes;
-          diags.push({ file, line: ref.lineNo, offset: ref.offset, message: `${describeRef(file, ref)}: line of ${bytes} bytes is over the ${cap}-byte cap; skipped` });
-        },
-      }, sizes[level]);
+        sizes[level],
+      );
     };
     let res = await read(prev?.position);
     // Still lacking what was asked for: the next level, from scratch (a wide tail, where a turn
@@ -289,7 +237,21 @@ export class TailTracker<S> {
     const savedUsedAtMs = prev?.savedUsedAtMs ?? 0;
     if (changed || nowMs - savedUsedAtMs > USED_AT_REFRESH_MS) this.dirty.add(file);
     const version = prev && !changed && prev.version !== undefined && prev.size === res.size && prev.mtimeMs === res.mtimeMs ? prev.version : ++this.versions;
-    const fresh: TailHandle<S> = { file, position: res.position, state, usedAtMs: nowMs, checkId: this.checkId, statCheckId: this.checkId, size: res.size, mtimeMs: res.mtimeMs, savedUsedAtMs, version, level, note: this.reader.noteOf(file), ...(lazyFrom !== undefined ? { lazyFrom } : {}) };
+    const fresh: TailHandle<S> = {
+      file,
+      position: res.position,
+      state,
+      usedAtMs: nowMs,
+      checkId: this.checkId,
+      statCheckId: this.checkId,
+      size: res.size,
+      mtimeMs: res.mtimeMs,
+      savedUsedAtMs,
+      version,
+      level,
+      note: this.reader.noteOf(file),
+      ...(lazyFrom !== undefined ? { lazyFrom } : {}),
+    };
     // Updated in place: a handle a caller holds (peekHandle) stays the file's.
     const live = this.entries.get(file);
     const handle = live ? Object.assign(live, { lazyFrom: undefined }, fresh) : fresh;

@@ -4,7 +4,7 @@
 import type { Task } from '../../../contracts/state-file.js';
 import { assess, type Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
-import { mergeObservations } from '../../../observe/parse/observation.js';
+import { mergeObservations } from '../../../observe/parse/observation-merge.js';
 import { observeRow } from '../../../observe/parse/observe-row.js';
 import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
 import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';

@@ -22,8 +22,7 @@ import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import { emptyTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
-import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
-import type { TailHandle } from '../../../observe/read/tail-tracker.js';
+import { MEMO_SWEEP_CHECKS, NOT_READ, maxOf, memoOf, type Memo, type Trace } from './claude-observer-memo.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -51,70 +50,8 @@ export interface ClaudeObserver extends TaskObserver {
   stats(): { bytesRead: number; findStatCalls: number; opens: number; prefixScans: number };
 }
 
-/**
- * What one task's parts were built from, kept so a check in which none of it changed reuses them
- * (issue 12: a steady check costs what changed). Exact: the parts are a function of the row, the
- * hook and transcript files named here (each at a read version), the finder's cached answer, and
- * the judged moment only while the transcript's mtime is after it.
- */
-interface Memo {
-  task: Task;
-  parts: PartialObservation[];
-  /** Hook activity files read (own, then the session's), as handles, and their versions (0: no file). */
-  hookHandles: IdHandle<HookState>[];
-  hookVersions: number[];
-  /** The session telemetry looked for, as a handle, and its version (0: none received). */
-  telemetryHandle?: IdHandle<TelemetryState>;
-  telemetryVersion?: number;
-  /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
-  files: TailHandle<TranscriptState>[];
-  fileVersions: number[];
-  /** Transcripts looked for and not found (a subagent's parent not written yet, or elsewhere): reused while still missing. */
-  absentFiles: string[];
-  finderGeneration: number;
-  /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
-  fromMs: number;
-  untilMs: number;
-  /** The check (beginCheck count) that last used it. */
-  usedInCheck: number;
-}
-
 /** A child's activity file last written this long before its parent's call began is not its child, in ms. @defaultValue 5000 */
 const CHILD_SLACK_MS = 5_000;
-
-/** The handle of a source not read for a task (its parts depend on no file of it). */
-const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefined };
-
-/** A memo unused for this many checks is dropped. */
-const MEMO_SWEEP_CHECKS = 64;
-
-/** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
-type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean; sessionId?: string };
-
-const maxOf = (...xs: (number | undefined)[]) => xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
-
-/**
- * A memo as one literal, never a spread of its trace: Node 20's V8 gives most objects made by a
- * spread a hidden class of their own, and every memo read in the steady check's reuse test then
- * went through a megamorphic lookup (and a class per agent stayed in memory).
- */
-function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedInCheck: number): Memo {
-  return {
-    task,
-    parts,
-    hookHandles: t.hookHandles,
-    hookVersions: t.hookVersions,
-    telemetryHandle: t.telemetryHandle,
-    telemetryVersion: t.telemetryVersion,
-    files: t.files,
-    fileVersions: t.fileVersions,
-    absentFiles: t.absentFiles,
-    finderGeneration: t.finderGeneration,
-    fromMs: t.fromMs,
-    untilMs: t.untilMs,
-    usedInCheck,
-  };
-}
 
 /** Build the observer the check uses for Claude Code agents. */
 export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserver {
@@ -197,7 +134,12 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   }
 
   /** The hook activity of the children a parent waits on: by id, and for a foreground child no record names, by its session. */
-  async function waitedChildHooks(w: NonNullable<PartialObservation['waitingOnChildren']>, state: TranscriptState, task: Task, nowMs: number): Promise<ChildHooks[]> {
+  async function waitedChildHooks(
+    w: NonNullable<PartialObservation['waitingOnChildren']>,
+    state: TranscriptState,
+    task: Task,
+    nowMs: number,
+  ): Promise<ChildHooks[]> {
     const out: ChildHooks[] = [];
     for (const id of w.agentIds.filter((x) => AGENT_TASK_ID.test(x))) {
       const h = await hooks.read(id, nowMs);
@@ -218,7 +160,17 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     // Kept again only if this observation completes and every input was a plain read.
     memos.delete(task.taskId);
     const parts: PartialObservation[] = [];
-    const trace: Trace = { hookHandles: [], hookVersions: [], files: [], fileVersions: [], absentFiles: [], finderGeneration: finder.generation, fromMs: -Infinity, untilMs: Infinity, isMemoizable: true };
+    const trace: Trace = {
+      hookHandles: [],
+      hookVersions: [],
+      files: [],
+      fileVersions: [],
+      absentFiles: [],
+      finderGeneration: finder.generation,
+      fromMs: -Infinity,
+      untilMs: Infinity,
+      isMemoizable: true,
+    };
     const hook = (read: { version?: number; handle?: IdHandle<HookState> }) => {
       if (read.handle) trace.hookHandles.push(read.handle);
       trace.hookVersions.push(read.version ?? -1);
@@ -254,7 +206,13 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       const session = await hooks.read(sessionId, nowMs);
       hook(session);
       const lastTool = parts.map((p) => p.lastTool).find((t) => t?.isOpen);
-      const prompt = session.state && inheritSessionPrompt(session.state, { openSinceMs: lastTool?.startedAtMs, isOpen: !!lastTool, lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)) });
+      const prompt =
+        session.state &&
+        inheritSessionPrompt(session.state, {
+          openSinceMs: lastTool?.startedAtMs,
+          isOpen: !!lastTool,
+          lastProgressMs: maxOf(...parts.map((p) => p.lastProgressMs)),
+        });
       if (prompt) parts.push({ source: 'hooks', waitingHuman: prompt });
       // The session's run ended (SessionEnd): its subagents died with it.
       if (session.state?.sessionEnded) parts.push({ source: 'hooks', runEnded: runEndedOf(session.state.sessionEnded) });

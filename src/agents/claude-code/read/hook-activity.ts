@@ -6,9 +6,9 @@ import type { StatePaths } from '../../../files/paths.js';
 import { emptyHookState, isHookState, parseHookLine, type HookState } from '../parse/parse-hook-activity.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import type { TailReader } from '../../../observe/read/tail-file.js';
-import type { TailParser } from '../../../observe/read/tail-tracker.js';
+import type { TailHandle, TailParser } from '../../../observe/read/tail-tracker-types.js';
 import { TailStore } from '../../../observe/read/tail-store.js';
-import { TailTracker, type TailHandle } from '../../../observe/read/tail-tracker.js';
+import { TailTracker } from '../../../observe/read/tail-tracker.js';
 
 /** What an activity file says; a missing file is no evidence (hooks are optional), not an error. */
 export type HookActivity = IdFileRead<HookState>;

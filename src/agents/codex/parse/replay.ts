@@ -6,7 +6,7 @@ import { normalizeTask } from '../../../contracts/state-file.js';
 import { assess, type Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
 import type { ReplayInput, ReplayResult, ScoreOptions, VerdictChange, WindowScore } from '../../../core/replay-types.js';
-import { mergeObservations } from '../../../observe/parse/observation.js';
+import { mergeObservations } from '../../../observe/parse/observation-merge.js';
 import { observeCodexThread } from './observe-rollout.js';
 import { emptyRollout, foldRolloutLine } from './rollout.js';
 

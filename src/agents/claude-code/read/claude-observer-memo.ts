@@ -1,0 +1,73 @@
+// The Claude Code observer's memo (issue 12: a steady check costs what changed): what one task's
+// parts were built from, and the trace that records it while they are built. Split out of
+// agents/claude-code/read/claude-observer.ts.
+import type { Task } from '../../../contracts/state-file.js';
+import type { PartialObservation } from '../../../observe/parse/observation.js';
+import type { TailHandle } from '../../../observe/read/tail-tracker-types.js';
+import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
+import type { IdHandle } from './hook-activity.js';
+import type { HookState } from '../parse/parse-hook-activity.js';
+import type { TranscriptState } from '../parse/transcript-state.js';
+
+/**
+ * What one task's parts were built from, kept so a check in which none of it changed reuses them
+ * (issue 12: a steady check costs what changed). Exact: the parts are a function of the row, the
+ * hook and transcript files named here (each at a read version), the finder's cached answer, and
+ * the judged moment only while the transcript's mtime is after it.
+ */
+export interface Memo {
+  task: Task;
+  parts: PartialObservation[];
+  /** Hook activity files read (own, then the session's), as handles, and their versions (0: no file). */
+  hookHandles: IdHandle<HookState>[];
+  hookVersions: number[];
+  /** The session telemetry looked for, as a handle, and its version (0: none received). */
+  telemetryHandle?: IdHandle<TelemetryState>;
+  telemetryVersion?: number;
+  /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
+  files: TailHandle<TranscriptState>[];
+  fileVersions: number[];
+  /** Transcripts looked for and not found (a subagent's parent not written yet, or elsewhere): reused while still missing. */
+  absentFiles: string[];
+  finderGeneration: number;
+  /** The moments judged (from, until: exclusive) over which the transcript's mtime counts the same. */
+  fromMs: number;
+  untilMs: number;
+  /** The check (beginCheck count) that last used it. */
+  usedInCheck: number;
+}
+
+/** The handle of a source not read for a task (its parts depend on no file of it). */
+export const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefined };
+
+/** A memo unused for this many checks is dropped. */
+export const MEMO_SWEEP_CHECKS = 64;
+
+/** The same fields as a Memo while one observation is built; `isMemoizable` false when any input was not a plain read. */
+export type Trace = Omit<Memo, 'task' | 'parts' | 'usedInCheck'> & { isMemoizable: boolean; sessionId?: string };
+
+export const maxOf = (...xs: (number | undefined)[]) =>
+  xs.reduce<number | undefined>((m, x) => (x === undefined ? m : m === undefined ? x : Math.max(m, x)), undefined);
+
+/**
+ * A memo as one literal, never a spread of its trace: Node 20's V8 gives most objects made by a
+ * spread a hidden class of their own, and every memo read in the steady check's reuse test then
+ * went through a megamorphic lookup (and a class per agent stayed in memory).
+ */
+export function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedInCheck: number): Memo {
+  return {
+    task,
+    parts,
+    hookHandles: t.hookHandles,
+    hookVersions: t.hookVersions,
+    telemetryHandle: t.telemetryHandle,
+    telemetryVersion: t.telemetryVersion,
+    files: t.files,
+    fileVersions: t.fileVersions,
+    absentFiles: t.absentFiles,
+    finderGeneration: t.finderGeneration,
+    fromMs: t.fromMs,
+    untilMs: t.untilMs,
+    usedInCheck,
+  };
+}
