@@ -9,7 +9,7 @@ import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.
 import { normalizeTask } from '../../src/contracts/state-file.js';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { codexSkip, startCodex, until } from '../helpers/codex-session.js';
 import { call, execScript, say, startResponsesServer, type ResponsesServer } from '../helpers/responses-server.js';
 

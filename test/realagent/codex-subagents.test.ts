@@ -10,7 +10,7 @@ import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.
 import { normalizeTask, type Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict, type WaveContext } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { codexSkip, findRollouts, jsonLines, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
 import {
   call,

@@ -10,7 +10,7 @@ import { emptyRollout, foldRolloutLine } from '../../src/agents/codex/parse/roll
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { normalizeTask } from '../../src/contracts/state-file.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 
 const T0 = Date.parse('2026-12-05T12:10:00.000Z');
 const THREAD = '01a2461c-a06c-7772-8000-000000000002';

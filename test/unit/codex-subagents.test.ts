@@ -8,7 +8,7 @@ import { emptyRollout, foldRolloutLine, waitedChildren, type RolloutState } from
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { normalizeTask } from '../../src/contracts/state-file.js';
-import { mergeObservations } from '../../src/observe/parse/observation.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 
 const T0 = Date.parse('2026-12-05T17:31:09.000Z');
 const LEAD = '01a24742-7ae7-7ae2-bbb8-739f9d4530da';
