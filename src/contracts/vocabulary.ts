@@ -139,7 +139,9 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * `run_ended`: the run that ran the agent ended (Claude Code's `SessionEnd` hook) before the agent
  * finished: its rows are dead at once, not a window later; `queue_unconsumed`: idle past its
  * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
- * consumed: a wake that never landed.
+ * consumed: a wake that never landed; `usage_limit`: the agent's turn ended on its plan's usage
+ * limit (Codex `usage_limit_exceeded`): a failure at once, escalated to a person, never redispatched
+ * into the same wall.
  */
 export const STALL_REASONS = [
   'inactivity',
@@ -153,6 +155,7 @@ export const STALL_REASONS = [
   'agent_died',
   'run_ended',
   'queue_unconsumed',
+  'usage_limit',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */
