@@ -6,6 +6,7 @@
 // 60 s); a child with a row of its own (`agent_id` = its thread id) is judged there and the lead is
 // deferred to it: one action for one failure. Window 5 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexHarness } from '../../src/agents/codex/harness.js';
 import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.js';
 import { normalizeTask, type Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict, type WaveContext } from '../../src/core/assess.js';
@@ -88,6 +89,8 @@ describe.skipIf(codexSkip !== undefined)(`Codex subagents on real sessions (skip
     const deferred = await judge(leadRow, undefined, v.deadlineMs! + 1, wave);
     expect(deferred.kind).toBe('healthy');
     expect(deferred.reason).toContain(`${child.thread} is row CX-1-kid, judged and recovered on its own`);
+    // Its files are the child's (a recovery reads its prompt and cwd there), not the lead's.
+    expect(await codexHarness.connect({ env: {} } as never).findFiles(childRow, Date.now())).toEqual({ transcript: child.file });
     const own = await judge(childRow, undefined, v.deadlineMs! + 1, wave);
     expect(own).toMatchObject({ kind: 'stalled', stallReason: 'inactivity', lastProgressMs: childLast });
   });

@@ -13,16 +13,13 @@ import { isAlive } from '../../../sys/proc-identity.js';
 import { emptyExecEvents, foldExecEvent, type ExecEventsState } from '../parse/exec-events.js';
 import { observeCodexThread, type CodexChild, type CodexLiveness } from '../parse/observe-rollout.js';
 import { emptyRollout, foldRolloutLine, waitedChildren, type RolloutState } from '../parse/rollout.js';
-import { isCodexRow } from '../row.js';
+import { isCodexRow, threadOfRow } from '../row.js';
 import { codexHomeOf, findRollout, isRolloutPath, lockPathOf } from './codex-home.js';
 import { foldFile, type Folded } from './fold-file.js';
 import { commandGroupsOf, lockHolder } from './owner.js';
 
 /** The parts of a row that is not Codex's: one array, so an unchanged check can return it again. */
 const NONE: PartialObservation[] = [];
-
-/** A Codex thread id (a UUID; v7 in 0.171.0): how a row's `agent_id` names a subagent's thread. */
-const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CodexObserverOptions {
   env: NodeJS.ProcessEnv;
@@ -96,10 +93,6 @@ export function createCodexObserver(opts: CodexObserverOptions): CodexObserver {
     if (next) cache.set(file, next);
     return next;
   }
-
-  /** The thread a row names: a subagent's (`agent_id`, a thread id) or its own (`session_id`, else stdout's thread.started). */
-  const threadOfRow = (task: Task, stdoutThread: string | undefined) =>
-    task.agentId !== undefined && task.agentId !== task.sessionId && THREAD_ID.test(task.agentId) ? task.agentId : (task.sessionId ?? stdoutThread);
 
   async function observeRow(task: Task): Promise<PartialObservation[]> {
     const raw = task.raw ?? {};
