@@ -87,10 +87,13 @@ describe('codex rollout', () => {
     });
   });
 
-  it('a usage-limit give-up is reported as one for a person, never a stall to redispatch', () => {
-    const v = judge([meta, started(0.2), failed(0.3, 'You’ve hit your usage limit. Upgrade to Pro or try again later.', 'usage_limit_exceeded')], 50, GONE);
-    expect(v.kind).toBe('waiting_human');
-    expect(v.reason).toMatch(/usage limit \(usage_limit_exceeded\).*not redispatched/);
+  it('a usage-limit give-up is a usage_limit failure at once, named as such, never waiting_human', () => {
+    const v = judge([meta, started(0.2), failed(0.3, 'You’ve hit your usage limit. Upgrade to Pro or try again later.', 'usage_limit_exceeded')], 0.4, GONE);
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    expect(v.transportCause).toBeUndefined(); // never resumed into the same wall
+    expect(v.reason).toBe(
+      'the agent hit its usage limit: You’ve hit your usage limit. Upgrade to Pro or try again later. (codex_error_info usage_limit_exceeded)',
+    );
   });
 
   it('no live owner and no end record: dead at once, not a window later', () => {

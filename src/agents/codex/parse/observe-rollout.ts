@@ -23,7 +23,7 @@ export interface CodexChild {
 }
 
 /** The give-up's kind from Codex's `codex_error_info` (errorInfoWord) and message. */
-export function codexFailureKind(info: string, message: string): ApiFailureKind | 'usage_limit' {
+export function codexFailureKind(info: string, message: string): ApiFailureKind {
   if (info === 'usage_limit_exceeded' || /usage limit/i.test(message)) return 'usage_limit';
   if (info === 'context_window_exceeded' || /context window/i.test(message)) return 'context_exhausted';
   if (info === 'internal_server_error' || info === 'server_overloaded' || /\b5\d\d\b/.test(info)) return 'overloaded';
@@ -58,17 +58,8 @@ export function observeCodexThread(
   if (end?.kind === 'completed') part.finished = { kind: 'task_complete', atMs: end.atMs };
   else if (end?.kind === 'aborted') part.waitingHuman = { kind: 'interrupted', sinceMs: end.atMs, detail: `turn_aborted (${end.reason})` };
   else if (end?.kind === 'failed') {
-    const kind = codexFailureKind(end.errorInfo, end.message);
-    if (kind === 'usage_limit') {
-      // Not a stall: a replacement would hit the same wall. A person decides (wait for the reset, raise the plan).
-      part.waitingHuman = {
-        kind: 'notification',
-        sinceMs: end.atMs,
-        detail: `Codex hit its usage limit (${end.errorInfo}): "${end.message}"; not redispatched, resume it once the limit resets`,
-      };
-    } else {
-      part.failed = { kind, atMs: end.atMs, detail: `${end.message} (codex_error_info ${end.errorInfo})` };
-    }
+    // A usage limit is its own failure (usage_limit): escalated, never redispatched into the same wall.
+    part.failed = { kind: codexFailureKind(end.errorInfo, end.message), atMs: end.atMs, detail: `${end.message} (codex_error_info ${end.errorInfo})` };
   } else if (live.owner === 'gone') {
     // No live owner and no end record: the process died (SIGKILL, SIGTERM, a crash). Codex writes nothing then.
     part.failed = {
