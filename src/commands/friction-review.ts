@@ -10,21 +10,11 @@ import type { FrictionReview, FrictionTicketEntry } from '../contracts/friction-
 import { utcDate } from '../contracts/time.js';
 import { hypothesizeRootCause, type TicketStanding } from '../act/friction/friction-hypothesis.js';
 import { stallRecordFromEvent, type StallRecord } from '../act/friction/stall-history.js';
-import { cut, renderTable } from '../core/format.js';
 import { parseLogLine } from '../journal/dispatch-log.js';
 import type { StatePaths } from '../files/paths.js';
+import { parseFrictionNote, type NoteFacts } from './friction-note.js';
 
 export { parseSince } from '../core/period.js';
-
-/** What a friction note says, as far as the review needs it. */
-export interface NoteFacts {
-  /** State-dir relative path. */
-  path: string;
-  ticketId?: string;
-  epicId?: string;
-  hypothesis?: string;
-  action?: string;
-}
 
 export type LineCounts = FrictionReview['lines'];
 
@@ -32,7 +22,6 @@ export type LineCounts = FrictionReview['lines'];
 const MASS_STALL_MATCH_MS = 60_000;
 
 const bump = <K extends string>(o: Partial<Record<K, number>>, k: K) => void (o[k] = (o[k] ?? 0) + 1);
-const join = (o: Record<string, number>) => Object.entries(o).map(([k, n]) => `${k}×${n}`).join(', ') || '-';
 
 type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'recommended_action' | 'hypothesis_source' | 'note' | 'timeline'> & {
   records: StallRecord[];
@@ -43,10 +32,16 @@ type Acc = Omit<FrictionTicketEntry, 'rank' | 'why_first' | 'hypothesis' | 'reco
 /** Why a ticket ranks where it does, and its score (higher first). */
 function triage(t: Acc): { score: number; why: string } {
   if (t.escalations > 0) {
-    const where = t.tracker === 'skipped' ? 'escalated (tracker skipped: not moved to Blocked; move it by hand)' : t.tracker === 'failed' ? 'escalated (moving it to Blocked FAILED)' : 'escalated to Blocked';
+    const where =
+      t.tracker === 'skipped'
+        ? 'escalated (tracker skipped: not moved to Blocked; move it by hand)'
+        : t.tracker === 'failed'
+          ? 'escalated (moving it to Blocked FAILED)'
+          : 'escalated to Blocked';
     return { score: 1e6 + t.stalls, why: `${where} after ${t.stalls} stall(s): needs a person` };
   }
-  if (t.failed_actions > 0) return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
+  if (t.failed_actions > 0)
+    return { score: 1e5 + t.failed_actions, why: `${t.failed_actions} recovery action(s) failed: check the agent and the tracker by hand` };
   if (t.redispatches > 0) return { score: 1e3 * t.redispatches + t.stalls, why: `redispatched ${t.redispatches} time(s): close to escalation` };
   return { score: t.stalls, why: `${t.stalls} stall(s), recovered or reported only` };
 }
@@ -70,7 +65,23 @@ export function summarizeFriction(
   const ticket = (id: string, epicId: string) => {
     let t = tickets.get(id);
     if (!t) {
-      tickets.set(id, (t = { ticket_id: id, epics: [], stalls: 0, redispatches: 0, cancels: 0, escalations: 0, failed_actions: 0, tracker: null, stall_reasons: {}, exemptions_seen: {}, last_stall: null, records: [] }));
+      tickets.set(
+        id,
+        (t = {
+          ticket_id: id,
+          epics: [],
+          stalls: 0,
+          redispatches: 0,
+          cancels: 0,
+          escalations: 0,
+          failed_actions: 0,
+          tracker: null,
+          stall_reasons: {},
+          exemptions_seen: {},
+          last_stall: null,
+          records: [],
+        }),
+      );
     }
     if (epicId !== '' && !t.epics.includes(epicId)) t.epics.push(epicId);
     return t;
@@ -172,7 +183,11 @@ export function summarizeFriction(
       const { records, replacement, ...counts } = t;
       const note = [...notes].reverse().find((n) => n.ticketId?.toLowerCase() === t.ticket_id.toLowerCase());
       const standing: TicketStanding =
-        t.escalations === 0 ? { state: 'recovered', ...(replacement ? { replacement } : {}) } : t.tracker === 'skipped' ? { state: 'tracker_skipped' } : { state: 'blocked' };
+        t.escalations === 0
+          ? { state: 'recovered', ...(replacement ? { replacement } : {}) }
+          : t.tracker === 'skipped'
+            ? { state: 'tracker_skipped' }
+            : { state: 'blocked' };
       const computed = records.length > 0 ? hypothesizeRootCause(records, t.ticket_id, standing) : undefined;
       // A note is written at escalation: it speaks for an escalated ticket, never for a recovered one.
       const fromNote = note?.hypothesis !== undefined && t.escalations > 0;
@@ -195,60 +210,6 @@ export function summarizeFriction(
     notes: notes.map((n) => n.path),
     lines: opts.lines,
   };
-}
-
-/** The section of a markdown note under `## title`, as one line. */
-function section(text: string, title: string): string | undefined {
-  const m = new RegExp(`^## ${title}\\n([\\s\\S]*?)(?=^## |$(?![\\s\\S]))`, 'm').exec(text);
-  const body = m?.[1]?.trim();
-  return body ? body.replace(/\s+/g, ' ') : undefined;
-}
-
-/** The facts of one friction note (stall escalation or orphaned actions). Pure. */
-export function parseFrictionNote(text: string, relPath: string): NoteFacts {
-  const ticketId = /^# Agent Stall Escalation: (\S+)/m.exec(text)?.[1];
-  const key = /Idempotency key: `([^`:]+):/.exec(text)?.[1];
-  const orphanEpic = /actions? of epic (\S+?) had started/.exec(text)?.[1];
-  return { path: relPath, ticketId, epicId: key ?? orphanEpic, hypothesis: section(text, 'Root Cause Hypothesis'), action: section(text, 'Recommended Action') };
-}
-
-const pct = (r: FrictionReview['lines'], k: 'corrupt' | 'invalid' | 'foreign') => {
-  const first = r[`${k}_first`];
-  return `${r[k]} ${k}${first ? ` (first ${first.file}:${first.line})` : ''}`;
-};
-
-/** The review as text: what to look at first, then the tables. Pure. */
-export function renderFriction(s: FrictionReview): string {
-  const scope = s.epic_id ? `epic ${s.epic_id}` : `${s.epics.length} epic(s)`;
-  const out = [
-    `friction since ${s.since} (${scope}): ${s.tickets.length} ticket(s) with trouble, ${s.mass_stalls} mass stall(s), ${s.orphaned_actions} orphaned action(s), ${s.input_errors} input error(s), ${s.nudges.sent} nudge(s) sent (${s.nudges.worked} worked)`,
-    `dispatch log: ${s.days_read.length} day(s) read${s.days_read.length ? ` (${s.days_read[0]} to ${s.days_read.at(-1)})` : ''}; lines skipped: ${pct(s.lines, 'corrupt')}, ${pct(s.lines, 'invalid')}, ${pct(s.lines, 'foreign')}`,
-    '',
-  ];
-  if (s.tickets.length === 0) out.push('no stalls in that period', '');
-  else {
-    out.push('look at first:');
-    for (const t of s.tickets.slice(0, 10)) {
-      out.push(`${String(t.rank).padStart(3)}. ${t.ticket_id} (${t.epics.length ? `epic ${t.epics.join(', ')}` : 'no epic: seed-shaped log lines'}): ${t.why_first}`);
-      if (t.hypothesis) out.push(`     hypothesis${t.hypothesis_source === 'stall_pattern' ? ' (from the stall pattern)' : ''}: ${cut(t.hypothesis, 240)}`);
-      if (t.recommended_action) out.push(`     action: ${cut(t.recommended_action, 240)}`);
-      if (t.note) out.push(`     note: ${t.note}`);
-      for (const cmd of t.timeline) out.push(`     see it: ${cmd}`);
-    }
-    if (s.tickets.length > 10) out.push(`     … ${s.tickets.length - 10} more in the table below`);
-    out.push('');
-    const rows = s.tickets.map((t) => [
-      String(t.rank), t.ticket_id, t.epics.join(',') || '-', String(t.stalls), String(t.redispatches), String(t.cancels),
-      t.escalations ? `yes (${t.escalations})` : '-', join(t.stall_reasons), join(t.exemptions_seen), t.last_stall ?? '-',
-    ]);
-    out.push(renderTable(['#', 'TICKET', 'EPIC', 'STALLS', 'REDISPATCHED', 'CANCELLED', 'ESCALATED', 'STALL REASONS', 'EXEMPTIONS SEEN', 'LAST STALL'], rows));
-  }
-  if (s.epics.length > 0) {
-    const rows = s.epics.map((e) => [e.epic_id, String(e.tickets), String(e.stalls), String(e.redispatches), String(e.escalations), String(e.mass_stalls), String(e.input_errors)]);
-    out.push('per epic:', renderTable(['EPIC', 'TICKETS', 'STALLS', 'REDISPATCHED', 'ESCALATED', 'MASS STALLS', 'INPUT ERRORS'], rows));
-  }
-  if (s.notes.length) out.push('friction notes:', ...s.notes.map((n) => `  ${n}`), '');
-  return out.join('\n').replace(/\n+$/, '') + '\n';
 }
 
 /** Read one day's log: our events, and counts of the lines that are not. A torn last line is skipped silently. */
@@ -285,9 +246,7 @@ async function readDay(file: string, rel: string, events: DispatchEvent[], lines
 export async function reviewFriction(paths: StatePaths, opts: { sinceMs: number; nowMs: number; epicId?: string }): Promise<FrictionReview> {
   const since = utcDate(opts.sinceMs);
   const dir = paths.dispatchLogDir();
-  const days = (await fs.readdir(dir).catch(() => [] as string[]))
-    .filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since)
-    .sort();
+  const days = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => /^\d{4}-\d{2}-\d{2}\.ndjson$/.test(n) && n.slice(0, 10) >= since).sort();
   const events: DispatchEvent[] = [];
   const lines: LineCounts = { corrupt: 0, corrupt_first: null, invalid: 0, invalid_first: null, foreign: 0, foreign_first: null };
   for (const name of days) await readDay(path.join(dir, name), paths.relative(path.join(dir, name)), events, lines);
@@ -301,5 +260,12 @@ export async function reviewFriction(paths: StatePaths, opts: { sinceMs: number;
     if (at && Date.parse(at) < opts.sinceMs) continue;
     notes.push(parseFrictionNote(text, paths.relative(file)));
   }
-  return summarizeFriction(events, { sinceMs: opts.sinceMs, untilMs: opts.nowMs, epicId: opts.epicId, notes, daysRead: days.map((d) => d.slice(0, 10)), lines });
+  return summarizeFriction(events, {
+    sinceMs: opts.sinceMs,
+    untilMs: opts.nowMs,
+    epicId: opts.epicId,
+    notes,
+    daysRead: days.map((d) => d.slice(0, 10)),
+    lines,
+  });
 }

@@ -7,7 +7,8 @@ import { assertSafeId, StatePaths } from '../files/paths.js';
 import { existingStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
 import { stateDirOption, type CliContext } from './command.js';
-import { parseSince, renderFriction, reviewFriction } from './friction-review.js';
+import { parseSince, reviewFriction } from './friction-review.js';
+import { renderFriction } from './friction-render.js';
 
 export function registerFriction(program: Command, { env, setCode }: CliContext): void {
   const cmd = program

@@ -1,118 +1,41 @@
 // What the dispatch log says happened, folded into lookups the planner needs (DESIGN §7, §8).
 // Pure: events in, History out; the shell keeps it current by folding each event it appends.
 import { OUTCOME_EVENT_OF, verdictOfEvent, type DispatchEvent, type EventOf } from '../contracts/events.js';
-import type { AttentionKind, RecoveryMode, VerdictKind } from '../contracts/vocabulary.js';
-import type { AnswerHow, RequestKind, RequestStatus } from '../contracts/request.js';
-
-export type ActionEvent = EventOf<'action_started'>;
-export type OutcomeEvent = EventOf<'agent_killed'> | EventOf<'redispatch'> | EventOf<'escalated_to_blocked'> | EventOf<'action_failed'> | EventOf<'nudge_sent'> | EventOf<'reconcile_requested'>;
-
-export interface ActionRecord {
-  key: string;
-  started: ActionEvent;
-  /** The event that finished the action (its own outcome event, or action_failed). */
-  outcome?: OutcomeEvent;
-  /** Every event name logged with this key, so a resumed action never logs a step twice. */
-  steps: Set<string>;
-}
-
-/** One webhook notification (docs/fleet.md "Notifications"): its write-ahead line and its outcome. */
-export interface NotificationRecord {
-  key: string;
-  started: EventOf<'notify_started'>;
-  outcome?: EventOf<'notify_sent'> | EventOf<'notify_failed'>;
-}
-
-/** A request to the orchestrator and where it is in its lifecycle (DESIGN §8). */
-export interface RequestRecord {
-  key: string;
-  kind: RequestKind;
-  /** The task instance the request is about. */
-  taskId: string;
-  /** The state-file row that carries it (differs from taskId for a reused row). */
-  rowTaskId: string;
-  ticketId: string;
-  recoveryTaskId?: string;
-  attempt: number;
-  createdAtMs: number;
-  answerByMs: number;
-  /** State-dir relative path of the request file. */
-  path: string;
-  /** The agent the request was about, as recorded when it stalled (a reused row shows a new one). */
-  was: { agentId?: string; sessionId?: string; pid?: number; status?: string };
-  status: RequestStatus;
-  how?: AnswerHow;
-  answeredByTaskId?: string;
-  /** A replacement our own command launched elsewhere (command adapter): awaited like a request, nothing for the orchestrator to do. */
-  isLaunched?: boolean;
-}
-
-export interface History {
-  /** Last verdict-event kind logged per task id of this epic (for change-only logging). */
-  lastLogged: Map<string, VerdictKind>;
-  /** When that last verdict event was logged (epoch ms): since when the task has had that verdict. */
-  lastLoggedAtMs: Map<string, number>;
-  /** Attention items of this epic by key, in log order (report-mode stalls, orphans, attention_needed). */
-  attention: Map<string, AttentionRecord>;
-  /** The stall_reason of the last stall_detected logged per task id: a new reason is logged again. */
-  lastStallReason: Map<string, string>;
-  /** The action_taken of the last stall_detected logged per task id: a held action, once taken, is logged again. */
-  lastStallAction: Map<string, string>;
-  /** Completed `redispatch` events per ticket, all epics, exact id match. */
-  redispatchCount: Map<string, number>;
-  /** How each ticket's last completed redispatch recovered (all epics): a resume is not repeated in a row. */
-  lastRecoveryMode: Map<string, RecoveryMode>;
-  /** Every write-ahead action of this epic by idempotency key. */
-  actions: Map<string, ActionRecord>;
-  /** Completed redispatches of this epic by recovery task id (replacements we know of). */
-  replacements: Map<string, EventOf<'redispatch'>>;
-  /** Stall events per ticket, all epics (escalation history). */
-  stalls: Map<string, EventOf<'stall_detected'>[]>;
-  /** This epic's stalls (task id, ticket id, time logged), in log order: what the circuit breaker's window scans, without every epic's stall history. */
-  ownStalls: { taskId: string; ticketId: string; atMs: number }[];
-  /** Task ids of the last mass_stall event of this epic, sorted and joined (logged once per episode). */
-  lastMassStall?: string;
-  /** The circuit breaker's current (or last) episode of this epic: since when it holds, and whether it was escalated. */
-  massStallEpisode?: { startMs: number; isOpen: boolean; isEscalated: boolean };
-  /** Escalations of this epic whose latest tracker attempt failed, by key (retried later). */
-  trackerPending: Map<string, EventOf<'escalated_to_blocked'>>;
-  /** Keys already reported as orphans by a recovery_summary (never reported twice). */
-  reportedOrphans: Set<string>;
-  /** Requests of this epic to the orchestrator, by key, in the order they were made. */
-  requests: Map<string, RequestRecord>;
-  /** Row task id → the task instance it carries now (the orchestrator reused the row for a replacement). */
-  rowInstance: Map<string, string>;
-  /** Escalations of this epic by key (the first line of each). */
-  escalations: Map<string, EventOf<'escalated_to_blocked'>>;
-  /** What `next` already printed, by key: never printed as new again. */
-  announced: { requests: Set<string>; unanswered: Set<string>; escalations: Set<string>; attention: Set<string> };
-  /** Webhook notifications of this epic by key: each is sent once, across restarts. */
-  notifications: Map<string, NotificationRecord>;
-}
-
-/** A stalls map that takes a stall without reading the ticket's earlier ones back (journal/ticket-refs.ts): the fold only appends. */
-export interface AppendStalls {
-  appendStall(ticket: string, e: EventOf<'stall_detected'>): void;
-}
-
-/** A redispatch-count map that takes a redispatch without reading the ticket's earlier ones back (journal/redispatch-refs.ts); it keeps lastRecoveryMode with it. */
-export interface AppendRedispatch {
-  appendRedispatch(ticket: string, mode: RecoveryMode): void;
-}
-
-/** Something only a person can help with (`next` reason attention). */
-export interface AttentionRecord {
-  key: string;
-  kind: AttentionKind;
-  taskId?: string;
-  ticketId?: string;
-  sinceMs?: number;
-  detail: string;
-}
+import type { RequestKind } from '../contracts/request.js';
+import type { ActionRecord, AppendRedispatch, AppendStalls, History, OutcomeEvent } from './history-types.js';
+export type {
+  ActionEvent,
+  ActionRecord,
+  AppendRedispatch,
+  AppendStalls,
+  AttentionRecord,
+  History,
+  NotificationRecord,
+  OutcomeEvent,
+  RequestRecord,
+} from './history-types.js';
 
 export function emptyHistory(): History {
-  return { lastLogged: new Map(), lastStallReason: new Map(), lastStallAction: new Map(), lastLoggedAtMs: new Map(), attention: new Map(), redispatchCount: new Map(), lastRecoveryMode: new Map(), actions: new Map(), replacements: new Map(), stalls: new Map(), ownStalls: [], trackerPending: new Map(), reportedOrphans: new Set(),
-    requests: new Map(), rowInstance: new Map(), escalations: new Map(), announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() }, notifications: new Map() };
+  return {
+    lastLogged: new Map(),
+    lastStallReason: new Map(),
+    lastStallAction: new Map(),
+    lastLoggedAtMs: new Map(),
+    attention: new Map(),
+    redispatchCount: new Map(),
+    lastRecoveryMode: new Map(),
+    actions: new Map(),
+    replacements: new Map(),
+    stalls: new Map(),
+    ownStalls: [],
+    trackerPending: new Map(),
+    reportedOrphans: new Set(),
+    requests: new Map(),
+    rowInstance: new Map(),
+    escalations: new Map(),
+    announced: { requests: new Set(), unanswered: new Set(), escalations: new Set(), attention: new Set() },
+    notifications: new Map(),
+  };
 }
 
 /**
@@ -148,7 +71,14 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       // Report mode acts on nothing: every stall is for a person to hear about.
       if (own && e.action_taken === 'report') {
         const key = `${e.epic_id}:${e.task_id}:stall@${e.timestamp_utc}`;
-        h.attention.set(key, { key, kind: 'stall_reported', taskId: e.task_id, ticketId: e.ticket_id, sinceMs: Date.parse(e.timestamp_utc), detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ''}` });
+        h.attention.set(key, {
+          key,
+          kind: 'stall_reported',
+          taskId: e.task_id,
+          ticketId: e.ticket_id,
+          sinceMs: Date.parse(e.timestamp_utc),
+          detail: `stalled (${e.stall_reason}), idle ${e.idle_seconds}s${e.reason ? `: ${e.reason}` : ''}`,
+        });
       }
       break;
     }
@@ -163,12 +93,24 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       if (own) {
         for (const k of [...e.orphans, ...(e.more_orphans ?? [])]) {
           h.reportedOrphans.add(k);
-          h.attention.set(k, { key: k, kind: 'orphan', detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ''}` });
+          h.attention.set(k, {
+            key: k,
+            kind: 'orphan',
+            detail: `action ${k} was started but a crash left it undecidable; it is never re-fired${e.friction_path ? ` (friction note ${e.friction_path})` : ''}`,
+          });
         }
       }
       break;
     case 'attention_needed':
-      if (own) h.attention.set(e.key, { key: e.key, kind: e.kind, taskId: e.task_id, ticketId: e.ticket_id, ...(e.since ? { sinceMs: Date.parse(e.since) } : {}), detail: e.reason });
+      if (own)
+        h.attention.set(e.key, {
+          key: e.key,
+          kind: e.kind,
+          taskId: e.task_id,
+          ticketId: e.ticket_id,
+          ...(e.since ? { sinceMs: Date.parse(e.since) } : {}),
+          detail: e.reason,
+        });
       break;
     case 'request_answered':
     case 'request_unanswered':
@@ -184,7 +126,8 @@ export function foldEvent(h: History, e: DispatchEvent, epicId: string): History
       break;
     case 'mass_stall':
       if (own) h.lastMassStall = [...e.task_ids].sort().join(',');
-      if (own && !h.massStallEpisode?.isOpen) h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
+      if (own && !h.massStallEpisode?.isOpen)
+        h.massStallEpisode = { startMs: Date.parse(e.episode_started_at ?? e.timestamp_utc), isOpen: true, isEscalated: false };
       break;
     case 'mass_stall_ended':
       if (own && h.massStallEpisode) h.massStallEpisode = { ...h.massStallEpisode, isOpen: false };

@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFrictionNote, summarizeFriction } from '../../src/commands/friction-review.js';
+import { summarizeFriction } from '../../src/commands/friction-review.js';
+import { parseFrictionNote } from '../../src/commands/friction-note.js';
 import { renderFrictionNote } from '../../src/act/friction/friction-render.js';
 import type { DispatchEvent } from '../../src/contracts/events.js';
 import { FrictionReviewSchema } from '../../src/contracts/friction-review.js';

@@ -14,9 +14,9 @@ const under = (dir: string) =>
 const CORE = under('core');
 /**
  * Beyond the core, the modules that act on any row: recovery and friction notes (issue 32: a CLI's
- * knowledge lives in its wing). perform.ts still spells one reason's words (moved with its split).
+ * knowledge lives in its wing).
  */
-const NEUTRAL = [...under('act/recovery'), ...under('act/friction')].filter((f) => f !== 'act/recovery/perform.ts');
+const NEUTRAL = [...under('act/recovery'), ...under('act/friction')];
 
 /** A vendor's CLI (by name or its wing's folder) or one of its tools, spelled in code. */
 const VENDOR = [

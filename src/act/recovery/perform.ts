@@ -3,18 +3,12 @@
 // then append the outcome. Re-running the steps of a started key (start-up recovery) never
 // repeats a side effect or a log line.
 import { readFirstPrompt } from './first-prompt.js';
-import type { EventBody } from '../../contracts/events.js';
-import type { Task } from '../../contracts/state-file.js';
 import { ActionError } from '../../contracts/errors.js';
 import type { ActionKind } from '../../contracts/vocabulary.js';
 import { crashPoint } from '../../sys/crash-point.js';
 import { stallReasonOf } from '../../core/assess.js';
-import { foldEvent } from '../../core/history.js';
 import type { Observation } from '../../observe/parse/observation.js';
 import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
-import type { CancelRequest, RedispatchRequest } from '../agents/adapter.js';
-import { renderResumePrompt } from '../../core/controls.js';
-import { harnessOf } from '../../agents/harnesses.js';
 import { renderNudge } from '../../core/plan-controls.js';
 import { writeRequest } from '../agents/mailbox.js';
 import { agentFiles } from '../agents/process-launch.js';
@@ -25,85 +19,29 @@ import { writeEscalationNotice } from './escalation-notice.js';
 import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
 import { specOf, type ActionSpec, type ActionSpecOf, type PerformerContext, type StartedFields } from './spec.js';
 
+import { cancelRequest, fail, hasStep, idsOf, journal, launchRequest, stopStep } from './step-requests.js';
 export type { ActionSpec, PerformerContext } from './spec.js';
 
 /** Append an event and fold it into the history, so later steps and checks see it. */
-async function journal(ctx: PerformerContext, body: EventBody): Promise<void> {
-  foldEvent(ctx.history, await ctx.log.append(body), ctx.epicId);
-}
-
-const idsOf = (t: Task) => ({ ticket_id: t.ticketId, task_id: t.taskId, agent_id: t.agentId ?? t.taskId });
-
-/** True once an event of this name was logged with this key (never log a step twice). */
-function hasStep(ctx: PerformerContext, key: string, event: string): boolean {
-  return ctx.history.actions.get(key)?.steps.has(event) ?? false;
-}
-
-async function fail(ctx: PerformerContext, spec: Pick<ActionSpec, 'task' | 'key' | 'kind'>, error: string, retryable: boolean): Promise<void> {
-  await journal(ctx, { event: 'action_failed', ...idsOf(spec.task), key: spec.key, action: spec.kind, error, retryable });
-}
-
-/**
- * Why, for the people reading a request (and a teammate's shutdown message): an agent that gave
- * up on the API failed, it did not go quiet, and its idle time says nothing.
- */
-export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSeconds'>): string {
-  if (spec.stallReason === 'context_exhausted') return 'failed: context_exhausted, the agent ran out of context ("Prompt is too long")';
-  if (spec.stallReason === 'api_gave_up') return 'failed: api_gave_up, the agent gave up on an API error';
-  if (spec.stallReason === 'runtime_killed') return "failed: runtime_killed, Claude Code's own stall watchdog killed the agent";
-  if (spec.stallReason === 'run_ended') return 'failed: run_ended, the run that ran the agent ended before it finished';
-  return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
-}
-
-function cancelRequest(ctx: PerformerContext, spec: ActionSpec): CancelRequest {
-  const t = spec.task;
-  // A nudge or a reconcile is about a row and an agent that disagree, not about a stall.
-  const reason = spec.kind === 'nudge' ? 'its turn ended while its row is still in progress' : spec.kind === 'reconcile' ? `the row and the agent disagree: ${spec.detail ?? spec.disagreement ?? ''}` : requestReason(spec);
-  return {
-    epicId: ctx.epicId,
-    key: spec.key,
-    task: t,
-    paths: ctx.paths,
-    expectedProcess: t.expectedProcess,
-    reason,
-  };
-}
-
-/** Stop the agent (a step of every action); false when it could not be done. */
-async function stopStep(ctx: PerformerContext, spec: ActionSpec, step: 'cancel' | 'stop_before_redispatch' | 'stop_before_escalation'): Promise<boolean> {
-  if (hasStep(ctx, spec.key, 'agent_killed')) return true;
-  // A replacement the orchestrator never started (its request went unanswered) has no agent to stop.
-  if (spec.task.unansweredRequest) return true;
-  const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
-  if (!out.ok) {
-    await fail(ctx, spec, `${step === 'cancel' ? 'cancel' : 'stopping the stalled agent'} failed: ${out.detail}`, out.retryable);
-    return false;
-  }
-  // A cancel's request is the orchestrator's to answer; the stop before a redispatch is part of the redispatch request.
-  const request = step === 'cancel' && out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {};
-  await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step, ...request });
-  return true;
-}
-
-/** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */
-export function launchRequest(ctx: PerformerContext, spec: ActionSpecOf<'redispatch'>, checkpointPath: string, freshPrompt: string, checkpointRecoveryId: string): RedispatchRequest {
-  const cwd = spec.cwd ?? spec.observation?.cwd;
-  const base = { ...cancelRequest(ctx, spec), attempt: spec.attempt, recoveryTaskId: spec.recoveryTaskId ?? checkpointRecoveryId, checkpointPath, ...(cwd ? { cwd } : {}) };
-  if (spec.mode !== 'resume') return { ...base, prompt: freshPrompt };
-  const prompt = renderResumePrompt({ ticketId: spec.task.ticketId, cause: spec.transportCause, checkpointPath, agentName: harnessOf(spec.task)?.wording.displayName });
-  return { ...base, prompt, mode: 'resume', fallbackPrompt: freshPrompt, ...(spec.transportCause ? { transportCause: spec.transportCause } : {}) };
-}
-
 async function redispatchSteps(ctx: PerformerContext, spec: ActionSpecOf<'redispatch'>): Promise<void> {
   const { task } = spec;
   // 1. The checkpoint (created once; on a resume, the prompt is rendered from the file as written).
   const prior = spec.attempt > 1 ? await readCheckpoint(ctx.paths, task.ticketId, spec.attempt - 1).catch(() => undefined) : undefined;
   // The original task reaches the replacement: the row's prompt, the last checkpoint's, else the agent's first prompt.
-  const transcriptPrompt = prior?.ok && prior.value.original_prompt ? undefined : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
+  const transcriptPrompt =
+    prior?.ok && prior.value.original_prompt ? undefined : await readFirstPrompt(spec.observation?.transcriptFile ?? task.transcriptPath);
   const built = buildCheckpoint({
-    epicId: ctx.epicId, task, row: task.raw, observation: spec.observation, attempt: spec.attempt,
-    stallReason: spec.stallReason, idleSeconds: spec.idleSeconds, nowMs: ctx.clock.nowMs(),
-    previous: prior?.ok ? prior.value : undefined, cwd: spec.cwd, transcriptPrompt,
+    epicId: ctx.epicId,
+    task,
+    row: task.raw,
+    observation: spec.observation,
+    attempt: spec.attempt,
+    stallReason: spec.stallReason,
+    idleSeconds: spec.idleSeconds,
+    nowMs: ctx.clock.nowMs(),
+    previous: prior?.ok ? prior.value : undefined,
+    cwd: spec.cwd,
+    transcriptPrompt,
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)
@@ -117,13 +55,30 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpecOf<'redisp
   // 3. Launch (or request) the replacement: a fresh agent, or the stalled agent's own session resumed.
   // After a restart the checkpoint as written says where the agent worked, if the start record does not.
   const where = spec.cwd ?? checkpoint.cwd;
-  const out = await ctx.adapter.redispatch(launchRequest(ctx, { ...spec, ...(where ? { cwd: where } : {}) }, checkpointPath, renderRecoveryPrompt(checkpoint, { checkpointPath }), checkpoint.recovery_task_id));
+  const out = await ctx.adapter.redispatch(
+    launchRequest(
+      ctx,
+      { ...spec, ...(where ? { cwd: where } : {}) },
+      checkpointPath,
+      renderRecoveryPrompt(checkpoint, { checkpointPath }),
+      checkpoint.recovery_task_id,
+    ),
+  );
   if (!out.ok) return fail(ctx, spec, `redispatch failed: ${out.detail}`, out.retryable);
   const recoveryId = spec.recoveryTaskId ?? checkpoint.recovery_task_id;
   await journal(ctx, {
-    event: 'redispatch', ...idsOf(task), key: spec.key, redispatch_attempt: spec.attempt, max_redispatches: ctx.maxRedispatches,
-    recovery_task_id: recoveryId, checkpoint_path: ctx.paths.relative(checkpointPath), ...(spec.mode === 'resume' ? { mode: 'resume' as const } : {}),
-    remaining_tasks: checkpoint.remaining_work, adapter: out.adapter, detail: out.detail, ...(task.agent ? { agent: task.agent } : {}),
+    event: 'redispatch',
+    ...idsOf(task),
+    key: spec.key,
+    redispatch_attempt: spec.attempt,
+    max_redispatches: ctx.maxRedispatches,
+    recovery_task_id: recoveryId,
+    checkpoint_path: ctx.paths.relative(checkpointPath),
+    ...(spec.mode === 'resume' ? { mode: 'resume' as const } : {}),
+    remaining_tasks: checkpoint.remaining_work,
+    adapter: out.adapter,
+    detail: out.detail,
+    ...(task.agent ? { agent: task.agent } : {}),
     ...(out.identity ? { pid: out.identity.pid, start_ticks: out.identity.startTicks, boot_id: out.identity.bootId } : out.pid ? { pid: out.pid } : {}),
     // A launched agent's output is its transcript when it streams JSON (claude -p --output-format stream-json).
     ...(out.pid && out.adapter === 'process' ? { output_path: ctx.paths.relative(agentFiles(ctx.paths, ctx.epicId, recoveryId).logFile) } : {}),
@@ -135,13 +90,27 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpecOf<'escalate
   // Stop burning tokens on a ticket a human now owns; a failure here does not hold the escalation.
   if (!hasStep(ctx, spec.key, 'agent_killed') && !spec.task.unansweredRequest) {
     const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
-    if (out.ok) await journal(ctx, { event: 'agent_killed', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, was_forced: out.wasForced, detail: out.detail, step: 'stop_before_escalation' });
+    if (out.ok)
+      await journal(ctx, {
+        event: 'agent_killed',
+        ...idsOf(spec.task),
+        key: spec.key,
+        adapter: out.adapter,
+        was_forced: out.wasForced,
+        detail: out.detail,
+        step: 'stop_before_escalation',
+      });
   }
   const r = await escalateTicket(ctx, spec);
   await writeEscalationNotice(ctx, spec, { frictionPath: ctx.paths.relative(r.frictionPath), tracker: r.tracker });
   await journal(ctx, {
-    event: 'escalated_to_blocked', ...idsOf(spec.task), key: spec.key, attempt_count: spec.attempt,
-    friction_path: ctx.paths.relative(r.frictionPath), tracker: r.tracker, ...(r.detail ? { tracker_detail: r.detail } : {}),
+    event: 'escalated_to_blocked',
+    ...idsOf(spec.task),
+    key: spec.key,
+    attempt_count: spec.attempt,
+    friction_path: ctx.paths.relative(r.frictionPath),
+    tracker: r.tracker,
+    ...(r.detail ? { tracker_detail: r.detail } : {}),
     ...(r.tracker === 'failed' ? { tracker_retryable: Boolean(r.isRetryable) } : {}),
   });
 }
@@ -153,7 +122,12 @@ async function nudgeStep(ctx: PerformerContext, spec: ActionSpecOf<'nudge'>): Pr
   const out = await ctx.adapter.nudge({ ...cancelRequest(ctx, spec), message: renderNudge(spec.task), route, ...(cwd ? { cwd } : {}) });
   if (!out.ok) return fail(ctx, spec, `nudge failed: ${out.detail}`, out.retryable);
   await journal(ctx, {
-    event: 'nudge_sent', ...idsOf(spec.task), key: spec.key, adapter: out.adapter, route, detail: out.detail,
+    event: 'nudge_sent',
+    ...idsOf(spec.task),
+    key: spec.key,
+    adapter: out.adapter,
+    route,
+    detail: out.detail,
     ...(out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {}),
   });
 }
@@ -166,8 +140,14 @@ async function reconcileStep(ctx: PerformerContext, spec: ActionSpecOf<'reconcil
   const out = await writeRequest(req, 'reconcile', { clock: ctx.clock, requestDeadlineMs: ctx.requestDeadlineMs }, ctx.adapter.name);
   if (!out.ok || !out.requestPath) return fail(ctx, spec, `reconcile request failed: ${out.detail}`, out.retryable);
   await journal(ctx, {
-    event: 'reconcile_requested', ...idsOf(spec.task), key: spec.key, disagreement, detail, row_status: spec.task.status,
-    request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}),
+    event: 'reconcile_requested',
+    ...idsOf(spec.task),
+    key: spec.key,
+    disagreement,
+    detail,
+    row_status: spec.task.status,
+    request_path: out.requestPath,
+    ...(out.answerBy ? { answer_by: out.answerBy } : {}),
   });
 }
 
@@ -237,16 +217,31 @@ export function createPerformer(ctx: PerformerContext, opts: { escalationForegro
         ...(action.kind === 'reconcile' && v.disagreement ? { disagreement: v.disagreement.kind, detail: v.reason } : {}),
         ...((action.kind === 'redispatch' || action.kind === 'nudge') && observation.cwd ? { cwd: observation.cwd } : {}),
       };
-      const spec: ActionSpec = specOf(action.kind, {
-        key: action.key, task: action.task, attempt: action.attempt, recoveryTaskId: action.recoveryTaskId,
-        stallReason: stallReasonOf(v), idleSeconds: Math.round((v.idleMs ?? 0) / 1000), observation,
-      }, fields);
+      const spec: ActionSpec = specOf(
+        action.kind,
+        {
+          key: action.key,
+          task: action.task,
+          attempt: action.attempt,
+          recoveryTaskId: action.recoveryTaskId,
+          stallReason: stallReasonOf(v),
+          idleSeconds: Math.round((v.idleMs ?? 0) / 1000),
+          observation,
+        },
+        fields,
+      );
       const proc = action.task.expectedProcess;
       await journal(ctx, {
-        event: 'action_started', ...idsOf(action.task), key: action.key, action: action.kind, adapter: ctx.adapter.name,
-        redispatch_attempt: action.attempt, ...(action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {}),
+        event: 'action_started',
+        ...idsOf(action.task),
+        key: action.key,
+        action: action.kind,
+        adapter: ctx.adapter.name,
+        redispatch_attempt: action.attempt,
+        ...(action.recoveryTaskId ? { recovery_task_id: action.recoveryTaskId } : {}),
         ...(proc ? { pid: proc.pid, start_ticks: proc.startTicks, boot_id: proc.bootId } : action.task.pid ? { pid: action.task.pid } : {}),
-        stall_reason: spec.stallReason, idle_seconds: spec.idleSeconds,
+        stall_reason: spec.stallReason,
+        idle_seconds: spec.idleSeconds,
         ...(action.task.sessionId ? { session_id: action.task.sessionId } : {}),
         ...(action.task.rowTaskId ? { row_task_id: action.task.rowTaskId } : {}),
         ...fields,
