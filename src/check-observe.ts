@@ -35,7 +35,17 @@ export async function observeTask(task: Task, observers: readonly TaskObserver[]
     }
   }
   // The row's harness classifies its calls (kinds, the CLI's timeouts) and lends its words.
-  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(parts, harnessOf(task)) };
+  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(withoutTelemetryGaps(parts), harnessOf(task)) };
+}
+
+/**
+ * An agent seen at work through OpenTelemetry (docs/fleet.md) is judged from it as from a
+ * transcript: a transcript this machine cannot find (a part with no progress, only why it is
+ * missing) is then no gap, and is left out.
+ */
+export function withoutTelemetryGaps(parts: PartialObservation[]): PartialObservation[] {
+  if (!parts.some((p) => p.source === 'telemetry' && p.lastProgressMs !== undefined)) return parts;
+  return parts.filter((p) => !(p.source === 'transcript' && p.lastProgressMs === undefined && p.missing));
 }
 
 /**

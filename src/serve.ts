@@ -35,6 +35,8 @@ interface EpicRun {
   endedAt?: string;
   /** Why it is not watched here (another watchdog holds it, or its loop failed), said once per change. */
   said?: string;
+  /** Its watchdog.json as last read when it did not read whole (epicOptions `seenBefore`). */
+  unsettled?: string;
 }
 
 /** Every line an epic's loop writes names the epic (a JSON line names it in its own epic_id). */
@@ -43,24 +45,41 @@ export function epicOutput(out: Output, epicId: string): Output {
   return { out: (t) => out.out(tag(t)), err: (t) => out.err(tag(t)) };
 }
 
+/** An epic's policy, or why it is not known yet: its watchdog.json exists but did not read whole this time. */
+export type EpicPolicy = { opts: ResolvedOptions; from: string } | { unsettled: string; why: string };
+
 /**
  * The options an epic is watched with: the window, action and interval its own watchdog last ran
  * with (its watchdog.json), so a taken-over epic is never judged with another window; serve's
- * own for an epic never watched. The words say which.
+ * own for an epic never watched. The words say which. Never on one read (a file being written,
+ * a read that failed): a watchdog.json that exists but does not read as a document is `unsettled`
+ * (`seen`: what was read, for the next look), and serve's own policy applies only once a later
+ * look reads the very same thing (`seenBefore`): a file that stays so, not one caught mid-write.
  */
-export async function epicOptions(base: ResolvedOptions, paths: StatePaths, epicId: string): Promise<{ opts: ResolvedOptions; from: string }> {
+export async function epicOptions(base: ResolvedOptions, paths: StatePaths, epicId: string, seenBefore?: string): Promise<EpicPolicy> {
   const own: ResolvedOptions = { ...base, epicId, receiver: undefined };
-  const text = await fs.readFile(paths.watchdogJson(epicId), 'utf8').catch(() => undefined);
+  let text: string | undefined;
+  let problem: { seen: string; why: string } | undefined;
+  try {
+    text = await fs.readFile(paths.watchdogJson(epicId), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problem = { seen: `read error ${code}`, why: `its watchdog.json could not be read (${code ?? (e as Error).message})` };
+  }
   let w: { timeout_seconds: number; action: string; check_interval_seconds: number } | undefined;
   try {
     w = text === undefined ? undefined : parseWatchdogJson(JSON.parse(text)).watchdog;
     if (w && (w as { version?: string }).version === SEED_WRITER) w = undefined; // the seed records no window
   } catch {
-    w = undefined;
+    problem = { seen: text!, why: 'its watchdog.json does not read as a document (being written, or damaged)' };
   }
+  if (problem && problem.seen !== seenBefore) return { unsettled: problem.seen, why: problem.why };
   const action = w && (STRATEGIES as readonly string[]).includes(w.action) ? (w.action as Strategy) : undefined;
   if (!w || !action || (w.timeout_seconds === base.timeoutSeconds && action === base.action && w.check_interval_seconds === base.checkIntervalSeconds)) {
-    return { opts: own, from: `window ${own.timeoutSeconds}s, action ${own.action}` };
+    return {
+      opts: own,
+      from: `window ${own.timeoutSeconds}s, action ${own.action}${problem ? `: ${problem.why}, the same at two looks, so it records no policy` : ''}`,
+    };
   }
   const opts = await resolveOptions(
     {
@@ -151,8 +170,15 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
           continue;
         }
         try {
-          const { opts, from } = await epicOptions(base, paths, epicId);
-          start(epicId, run, opts, from);
+          const policy = await epicOptions(base, paths, epicId, run.unsettled);
+          if ('unsettled' in policy) {
+            // Never on one read: looked at again at the next scan, and watched once two looks agree.
+            run.unsettled = policy.unsettled;
+            say(run, `dispatch-watchdog serve: epic ${epicId} not watched yet: ${policy.why}; read again at the next scan\n`);
+            continue;
+          }
+          run.unsettled = undefined;
+          start(epicId, run, policy.opts, policy.from);
         } catch (e) {
           say(
             run,

@@ -1,5 +1,6 @@
 // Builds the real effects for the watch command once: adapters, Linear settings, observers,
 // the overlay of our own replacements, and start-up recovery.
+import { createTelemetryObserver } from './observe/read/telemetry-observer.js';
 import type { AgentAdapter } from './act/agents/adapter.js';
 import { createAdapter } from './act/agents/make-adapter.js';
 import { createPerformer, type PerformerContext } from './act/recovery/perform.js';
@@ -124,7 +125,8 @@ export function realObservers(env: NodeJS.ProcessEnv): (paths: StatePaths, opts:
   return (paths, opts) => {
     const ctx = { paths, config: opts.config, env, isPersistent: !opts.isDryRun && opts.nowOverrideMs === undefined, baseTimeoutMs: opts.policy.baseTimeoutMs };
     const sessions = new Map(allHarnesses().map((h) => [h, h.connect(ctx)] as const));
-    const observers = [...sessions.values()].flatMap((s) => s.observers);
+    // Each CLI's own readers, then the telemetry the receiver stored for any row's session (agent-neutral).
+    const observers = [...[...sessions.values()].flatMap((s) => s.observers), createTelemetryObserver({ paths, isPersistent: ctx.isPersistent })];
     // A moment replayed with --now has no process to look at: its evidence is the files alone.
     if (opts.nowOverrideMs !== undefined) return observers;
     const sessionPid = (task: Task, sessionId: string, nowMs: number) => {

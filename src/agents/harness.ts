@@ -7,6 +7,7 @@
 // test/integration/harness-conformance.test.ts. Later changes to this interface are additive.
 import type { WatchdogConfig } from '../contracts/config.js';
 import type { Task } from '../contracts/state-file.js';
+import type { TelemetryDialect } from '../contracts/telemetry-dialects.js';
 import type { AgentCli } from '../contracts/vocabulary.js';
 import type { Policy } from '../core/policy.js';
 import type { ReplayInput, ReplayResult, ScoreOptions, WindowScore } from '../core/replay-types.js';
@@ -102,6 +103,12 @@ export interface AgentHarness {
   readonly wording: HarnessWording;
   readonly defaults: HarnessDefaults;
   readonly replay: HarnessReplay;
+  /**
+   * What its OpenTelemetry logs say (TELEMETRY_DIALECTS[name]: which records are its events, the
+   * session attribute, what each event means): the receiver stores them in one vocabulary, and the
+   * agent-neutral telemetry observer (observe/read/telemetry-observer.ts) reads them for any row.
+   */
+  readonly telemetry: TelemetryDialect;
   /** Builds its readers for one watch. */
   connect(ctx: HarnessContext): HarnessSession;
 }

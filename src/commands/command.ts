@@ -112,6 +112,6 @@ export function watchOptions(cmd: Command, { seconds, count, choice }: FlagParse
 export function otlpOption(cmd: Command): Command {
   return cmd.option(
     '--otlp <host:port>',
-    `also receive Claude Code's OpenTelemetry logs over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`,
+    `also receive the agents' OpenTelemetry logs (Claude Code's, Codex's) over OTLP/HTTP here, e.g. 127.0.0.1:4318 (bearer token from $${DEFAULTS.otlp.token_env}; docs/fleet.md)`,
   );
 }

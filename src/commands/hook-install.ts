@@ -13,6 +13,7 @@ import type { Output } from '../deps.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { defaultHookCommand, hookEntryPath, hookSettingsBlock, packageCacheOf, shellQuote } from './hook.js';
 import { planHookInstall, planHookUninstall, type SettingsEdit } from './hook-settings.js';
+import { codexConfigFile, planCodexHookInstall, planCodexHookUninstall } from './hook-codex.js';
 import type { Command } from 'commander';
 import { resolveStateDir } from '../options.js';
 import { teach } from '../cli-help.js';
@@ -29,6 +30,8 @@ export interface HookInstallOptions {
   cwd: string;
   /** The hook entry the command runs (default: this package's). */
   entryPath?: string;
+  /** Codex's config.toml ($CODEX_HOME/config.toml) instead of a Claude Code settings file (hook-codex.ts). */
+  isCodex?: boolean;
 }
 
 /** The default scope: this machine's settings of the project, which teams do not commit. */
@@ -86,9 +89,13 @@ function describeEdit(verb: 'install' | 'uninstall', file: string, edit: Setting
   return `${edit.removed} dispatch-watchdog hook handler${edit.removed === 1 ? '' : 's'} from ${file}`;
 }
 
+/** What a Codex install must be followed by: Codex runs a hook it does not manage only once trusted. */
+const CODEX_TRUST_NOTE =
+  'Codex runs these hooks only once they are trusted: trust them in the TUI (/hooks), or launch codex exec with --dangerously-bypass-hook-trust (docs/codex.md "Hooks").\n';
+
 /** Install or uninstall; resolves to the exit code (0, or throws an InputError for exit 2). */
 export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookInstallOptions, output: Output): Promise<number> {
-  const file = settingsFileFor(opts.scope, opts.env, opts.cwd);
+  const file = opts.isCodex ? codexConfigFile(opts.env) : settingsFileFor(opts.scope, opts.env, opts.cwd);
   const entry = opts.entryPath ?? hookEntryPath();
   if (verb === 'install') {
     const cache = packageCacheOf(entry);
@@ -103,8 +110,14 @@ export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookIn
     }
   }
   const before = await readIfExists(file);
-  const edit =
-    verb === 'install' ? planHookInstall(before, hookSettingsBlock(defaultHookCommand(opts.stateDir, entry)), file) : planHookUninstall(before, file);
+  const command = defaultHookCommand(opts.stateDir, entry);
+  const edit = opts.isCodex
+    ? verb === 'install'
+      ? planCodexHookInstall(before, command)
+      : planCodexHookUninstall(before)
+    : verb === 'install'
+      ? planHookInstall(before, hookSettingsBlock(command), file)
+      : planHookUninstall(before, file);
   if (!edit.isChanged) {
     output.out(
       verb === 'install'
@@ -116,12 +129,15 @@ export async function runHookInstall(verb: 'install' | 'uninstall', opts: HookIn
       `would ${verb === 'install' ? 'add' : 'remove'} ${describeEdit(verb, file, edit)} (dry run: nothing written). The file would read:\n${edit.text}`,
     );
   } else {
-    const backup = await replaceSettings(file, before, edit.text, backupFileFor(file, opts.env));
+    // Codex's backup lies beside its config (CODEX_HOME/backups/dispatch-watchdog/), Claude Code's under its config dir.
+    const backupFile = opts.isCodex ? path.join(path.dirname(file), 'backups', 'dispatch-watchdog', 'config.toml.bak') : backupFileFor(file, opts.env);
+    const backup = await replaceSettings(file, before, edit.text, backupFile);
     output.out(
       `${verb === 'install' ? 'added' : 'removed'} ${describeEdit(verb, file, edit)}; ${backup ? `the previous file is in ${backup}` : 'new file'}.\n`,
     );
-    if (verb === 'install' && opts.scope === 'local') output.out(`${path.basename(file)} holds this machine's paths: keep it out of git.\n`);
-    if (verb === 'install') output.out('Sessions already running may need a restart (or a look at /hooks) to pick it up.\n');
+    if (verb === 'install' && opts.isCodex) output.out(CODEX_TRUST_NOTE);
+    else if (verb === 'install' && opts.scope === 'local') output.out(`${path.basename(file)} holds this machine's paths: keep it out of git.\n`);
+    if (verb === 'install' && !opts.isCodex) output.out('Sessions already running may need a restart (or a look at /hooks) to pick it up.\n');
   }
   if (verb === 'install' && !existsSync(opts.stateDir)) {
     output.err(`note: ${opts.stateDir} does not exist yet; the hook records nothing until it does (mkdir -p ${shellQuote(opts.stateDir)})\n`);
@@ -142,15 +158,23 @@ export function registerHookInstall(hook: Command, { env, setCode }: CliContext)
       .option('--user', 'the user settings: $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json')
       .option('--local', "this machine's settings of the project: ./.claude/settings.local.json (the default)")
       .option('--project', "the project's shared settings, which teams commit: ./.claude/settings.json (the command holds this machine's paths)")
+      .option(
+        '--codex',
+        verb === 'install'
+          ? "Codex's config instead: $CODEX_HOME/config.toml (else ~/.codex/config.toml) gets our [[hooks.<Event>]] tables between two marker comments; Codex runs them once trusted (/hooks) or with --dangerously-bypass-hook-trust"
+          : "Codex's config instead: take our marked block out of $CODEX_HOME/config.toml (else ~/.codex/config.toml)",
+      )
       .option('--dry-run', 'print what would change and the resulting file; write nothing');
     stateDirOption(cmd, 'state dir the hook records into', ', pinned as an absolute path').action(
-      async (flags: { user?: boolean; project?: boolean; local?: boolean; dryRun?: boolean; stateDir?: string }) => {
+      async (flags: { user?: boolean; project?: boolean; local?: boolean; codex?: boolean; dryRun?: boolean; stateDir?: string }) => {
         const scopes = (['user', 'project', 'local'] as const).filter((s) => flags[s]);
+        if (flags.codex && scopes.length > 0)
+          throw new InputError('bad_flag', `--codex edits Codex's config.toml; it takes no ${scopes.map((s) => '--' + s).join(' or ')}.`);
         if (scopes.length > 1)
           throw new InputError('bad_flag', `choose one of --user, --project and --local, got ${scopes.map((s) => '--' + s).join(' and ')}.`);
         const scope: SettingsScope = scopes[0] ?? DEFAULT_SETTINGS_SCOPE;
         const stateDir = resolveStateDir(flags.stateDir, env.env, env.cwd);
-        const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd };
+        const opts = { scope, isDryRun: Boolean(flags.dryRun), stateDir, env: env.env, cwd: env.cwd, isCodex: Boolean(flags.codex) };
         setCode(await runHookInstall(verb, opts, env.output));
       },
     );
@@ -164,8 +188,12 @@ export function registerHookInstall(hook: Command, { env, setCode }: CliContext)
                 'dispatch-watchdog hook install --user --state-dir ~/.onex_state',
                 'install for every Claude Code session of this user, recording into that state dir',
               ],
+              ['dispatch-watchdog hook install --codex', "install it in Codex's config.toml ($CODEX_HOME, else ~/.codex); trust it with /hooks"],
             ]
-          : [['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"]],
+          : [
+              ['dispatch-watchdog hook uninstall --user', "take our hook out of the user's settings.json; other hooks are kept"],
+              ['dispatch-watchdog hook uninstall --codex', "take our block out of Codex's config.toml"],
+            ],
       exitCodes: [
         ['ok', verb === 'install' ? 'installed, or already installed' : 'removed, or nothing to remove'],
         ['input', 'bad flags, or a settings.json that is not valid JSON (it is left untouched)'],

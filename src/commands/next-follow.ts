@@ -12,7 +12,7 @@ import type { Clock, Output } from '../deps.js';
 import { classifyStatus, type StatusClass } from '../contracts/state-file.js';
 import type { VerdictKind } from '../contracts/vocabulary.js';
 import { foldEvent, type History } from '../core/history.js';
-import { newsOf, nextReason } from '../core/next.js';
+import { newsOf, nextReason, nextReturnedEvent } from '../core/next.js';
 import { DispatchLog, parseLogLine } from '../journal/dispatch-log.js';
 import { readLock } from '../journal/lock.js';
 import { loadHistory } from '../journal/log-summary.js';
@@ -126,15 +126,7 @@ export async function followHolder(
     if (reason || isMaxWait) {
       const { doc, text } = await deps.makeDoc(news, history, await holderWave(paths, opts.epicId), isMaxWait && !reason);
       deps.output.out(text);
-      await log.append({
-        event: 'next_returned',
-        reason: doc.reason,
-        exit_code: doc.exit_code,
-        requests: news.requests.map((q) => q.key),
-        unanswered: news.unanswered.map((q) => q.key),
-        escalations: news.escalations.map((e) => e.key!),
-        ...(news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}),
-      });
+      await log.append(nextReturnedEvent(doc, news));
       return doc.exit_code;
     }
     if (!(await liveHolder(paths, opts.epicId, deps.pid))) return 'free';

@@ -1,7 +1,7 @@
 import type { CheckResult } from '../check.js';
 import { NEXT_EXIT } from '../contracts/next.js';
 import type { History } from '../core/history.js';
-import { newsOf, nextReason, type NextNews } from '../core/next.js';
+import { newsOf, nextReason, nextReturnedEvent, type NextNews } from '../core/next.js';
 import type { DispatchLog } from '../journal/dispatch-log.js';
 import { StatePaths } from '../files/paths.js';
 import { toJson } from '../present/sinks.js';
@@ -36,15 +36,7 @@ export function nextMode(opts: ResolvedOptions, print: (text: string) => void, m
       const doc = await buildNextDoc(paths, opts.epicId, news, history, r, isMaxWait);
       print(opts.isJson ? toJson(doc) + '\n' : renderNextDoc(doc));
       // Printed first, journaled second: a crash in between repeats the news rather than lose it.
-      await log.append({
-        event: 'next_returned',
-        reason: doc.reason,
-        exit_code: doc.exit_code,
-        requests: news.requests.map((q) => q.key),
-        unanswered: news.unanswered.map((q) => q.key),
-        escalations: news.escalations.map((e) => e.key!),
-        ...(news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}),
-      });
+      await log.append(nextReturnedEvent(doc, news));
       return doc.exit_code;
     },
   };

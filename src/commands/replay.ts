@@ -42,6 +42,8 @@ export interface ReplayFlags {
   isJson: boolean;
   /** Print issue 19's figures over all the files (core/replay-score) instead of each timeline. */
   isScore?: boolean;
+  /** With isScore: a crash simulated after every record, not at seeded moments. */
+  isEveryRecord?: boolean;
   /** Exemption settings from a config file (its base window is replaced by each --timeout). */
   policy?: Policy;
 }
@@ -114,6 +116,7 @@ export async function runReplay(files: readonly string[], flags: ReplayFlags, ou
             h.replay.score(
               inputs.filter((i) => i.harness === h),
               policy,
+              flags.isEveryRecord ? { everyRecord: true } : {},
             ),
           ).join('\n') + '\n',
         );
@@ -167,19 +170,32 @@ export function registerReplay(program: Command, { env, setCode, flags: parsers 
       '--score',
       'print the false-stall figures over all the files (text) instead of each timeline: false stalls while the agent was at work (human waits apart), finished turns called stalled, crashes simulated at seeded moments and flagged within the window + 1 s, API give-ups flagged and cleared (docs/verdicts.md)',
     )
+    .option('--every-record', 'with --score: simulate a crash after every record (each file cut there), not at seeded moments')
     .option('--json', 'print NDJSON: one object per verdict change, then a summary per transcript and window (schemas/replay-line.schema.json)')
-    .action(async (files: string[], flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean; score?: boolean }) => {
-      const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
-      const given = [...(flags.stallWindow ?? []), ...(flags.timeout ?? [])];
-      const timeouts = given.length > 0 ? given : [config.timeout_seconds ?? DEFAULTS.timeout_seconds];
-      const svgFile = flags.svg === undefined ? undefined : path.resolve(env.cwd, flags.svg);
-      await runReplay(
-        files.map((f) => path.resolve(env.cwd, f)),
-        { timeouts, isJson: Boolean(flags.json), isScore: Boolean(flags.score), policy: resolvePolicy(config), svgFile },
-        env.output,
-      );
-      setCode(EXIT.ok);
-    });
+    .action(
+      async (
+        files: string[],
+        flags: { stallWindow?: number[]; timeout?: number[]; svg?: string; config?: string; json?: boolean; score?: boolean; everyRecord?: boolean },
+      ) => {
+        const config = flags.config ? (await loadConfig(flags.config, env.cwd, env.cwd)).config : {};
+        const given = [...(flags.stallWindow ?? []), ...(flags.timeout ?? [])];
+        const timeouts = given.length > 0 ? given : [config.timeout_seconds ?? DEFAULTS.timeout_seconds];
+        const svgFile = flags.svg === undefined ? undefined : path.resolve(env.cwd, flags.svg);
+        await runReplay(
+          files.map((f) => path.resolve(env.cwd, f)),
+          {
+            timeouts,
+            isJson: Boolean(flags.json),
+            isScore: Boolean(flags.score),
+            isEveryRecord: Boolean(flags.everyRecord),
+            policy: resolvePolicy(config),
+            svgFile,
+          },
+          env.output,
+        );
+        setCode(EXIT.ok);
+      },
+    );
   teach(cmd, {
     examples: [
       ['dispatch-watchdog replay ~/.claude/projects/-home-me-app/4d5611e5.jsonl', 'the verdict timeline of one session and its stalls, false alarms marked'],

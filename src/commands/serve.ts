@@ -23,7 +23,7 @@ export function registerServe(program: Command, { env, setCode, flags: parsers, 
   teach(cmd, {
     examples: [
       ['dispatch-watchdog serve', 'watch every epic under ./.onex_state (or $ONEX_STATE_DIR) until SIGTERM'],
-      ['dispatch-watchdog serve --otlp 127.0.0.1:4318', "the same, receiving Claude Code's OpenTelemetry logs from agents on other machines (docs/fleet.md)"],
+      ['dispatch-watchdog serve --otlp 127.0.0.1:4318', "the same, receiving the agents' OpenTelemetry logs (Claude Code's, Codex's; docs/fleet.md)"],
       ['dispatch-watchdog status', "every epic's last check, one line each"],
     ],
     exitCodes: [

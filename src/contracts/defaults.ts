@@ -58,6 +58,12 @@ export const DEFAULTS = {
   fixed: {
     /** Claude Code's own Bash timeout, for an open Bash call that names none. */
     claude_bash_timeout_ms: 120_000,
+    /**
+     * After an open shell call's own limit (120 s or less): the time its CLI may take to end the
+     * call and write its result (Claude Code 2.1.197 and 2.1.332, measured: 0.45 to 0.9 s after a 3 s
+     * timeout on a loaded machine). A window of exactly the limit would race that write.
+     */
+    shell_limit_settle_ms: 5_000,
     /** How long a watch or `next` waits for a missing state file to appear before it says the epic does not exist. */
     missing_epic_settle_ms: 5_000,
   },

@@ -1,5 +1,6 @@
 // What the OTLP/HTTP receiver stores under the state dir (docs/fleet.md): telemetry/<session>.ndjson,
-// one line per Claude Code event it received for that session, and telemetry/hosts.json, when each
+// one line per agent event it received for that session (each CLI's names mapped to one vocabulary
+// by contracts/telemetry-dialects.ts), and telemetry/hosts.json, when each
 // sending host was last heard from (the partition rule: a stall is never concluded from missing
 // telemetry while its host is silent). Loose objects: fields may be added. Pure.
 import * as z from 'zod';
@@ -32,8 +33,14 @@ export const TelemetryLineSchema = z
     background: z.boolean().optional().describe('tool_decision of Bash: run_in_background'),
     attempt: z.number().optional().describe('api_error: the attempt number'),
     status_code: z.string().optional().describe('api_error: the HTTP status'),
+    name: z.string().optional().describe("The sender's own event name, when the CLI's dialect keeps it (codex.sse_event)"),
+    kind: z.string().optional().describe('A finer kind of the event (Codex: the SSE event type, response.output_text.delta …)'),
   })
-  .meta({ title: 'TelemetryLine', description: 'One line of telemetry/<session_id>.ndjson: a Claude Code OpenTelemetry event the OTLP receiver got.' });
+  .meta({
+    title: 'TelemetryLine',
+    description:
+      "One line of telemetry/<session_id>.ndjson: an agent's OpenTelemetry event (Claude Code's, Codex's) the OTLP receiver got, in the watchdog's vocabulary.",
+  });
 export type TelemetryLine = z.infer<typeof TelemetryLineSchema>;
 
 /** telemetry/hosts.json: every host the receiver heard from, and when (epoch ms on the watchdog clock). */

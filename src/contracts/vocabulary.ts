@@ -174,11 +174,23 @@ export const StallReasonAsRead = z.preprocess(
 );
 
 /**
- * The Claude Code OpenTelemetry events the receiver keeps (`claude_code.<name>` log records,
- * ../shared/reference/claude-code-2.1.197.md "OpenTelemetry export"); any other record is counted
- * as traffic from its host and dropped.
+ * The OpenTelemetry events the receiver keeps, in one vocabulary for every agent CLI (each CLI's
+ * own names map to these in contracts/telemetry-dialects.ts); any other record is counted as traffic
+ * from its host and dropped. The first six are Claude Code's own (`claude_code.<name>`,
+ * ../shared/reference/claude-code-2.1.197.md "OpenTelemetry export"); `model_stream`: the model's
+ * response is arriving (an HTTP attempt that went through, an SSE event); `activity`: any other
+ * sign of the agent at work (progress only).
  */
-export const TELEMETRY_EVENTS = ['user_prompt', 'tool_decision', 'tool_result', 'api_request', 'api_error', 'assistant_response'] as const;
+export const TELEMETRY_EVENTS = [
+  'user_prompt',
+  'tool_decision',
+  'tool_result',
+  'api_request',
+  'api_error',
+  'assistant_response',
+  'model_stream',
+  'activity',
+] as const;
 export type TelemetryEventName = (typeof TELEMETRY_EVENTS)[number];
 export const TelemetryEventSchema = z.enum(TELEMETRY_EVENTS);
 

@@ -20,14 +20,34 @@ const isShell = (obs: Observation) => obs.lastTool?.kind === 'shell';
 /** When the transcript or hooks can tell, a call that returned widens nothing; a row cannot tell (the seed's rule). */
 const isRunning = (obs: Observation) => !obs.lastTool?.isOpenKnown || obs.lastTool.isOpen;
 
+/**
+ * When an open foreground call has overrun what its CLI allows it: its own timeout (or the CLI's
+ * default) plus grace; undefined when nothing bounds it (a background call, no limit known).
+ */
+export function openCallLimitMs(obs: Observation, p: Pick<Policy, 'openToolGraceMs'>): number | undefined {
+  const tool = obs.lastTool;
+  if (!tool?.isOpen || tool.isBackground) return undefined;
+  const own = tool.timeoutMs ?? tool.defaultTimeoutMs;
+  return own === undefined ? undefined : own + p.openToolGraceMs;
+}
+
 /** One rule per exemption, in the order verdicts list them. */
 export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } = {
-  // A shell call that set a long timeout of its own, while it runs: the window is that timeout plus grace.
+  // A shell call's own limit (the onex skill's rule for a shell call's timeout, docs/verdicts.md): a
+  // timeout of its own over bash_long_timeout, while it runs, gives that timeout plus grace; a
+  // foreground call known open with a shorter limit (its own, or the CLI's default: Claude Code's
+  // 120 s) gives that limit plus the moment its CLI takes to end the call and write the result
+  // (shellLimitSettleMs), asked only when it widens the base: a build still inside its limit, or
+  // one the CLI is ending at it, is never stalled, and past it a crash is flagged seconds later.
   bash_long_timeout: rule({
-    reads: ['bashLongTimeoutMs', 'bashGraceMs'],
+    reads: ['bashLongTimeoutMs', 'bashGraceMs', 'shellLimitSettleMs'],
     window: (obs, p) => {
-      const t = obs.lastTool?.timeoutMs;
-      return isShell(obs) && isRunning(obs) && t !== undefined && t > p.bashLongTimeoutMs ? Math.max(p.baseTimeoutMs, t + p.bashGraceMs) : undefined;
+      const tool = obs.lastTool;
+      if (!isShell(obs) || !isRunning(obs)) return undefined;
+      if (tool?.timeoutMs !== undefined && tool.timeoutMs > p.bashLongTimeoutMs) return Math.max(p.baseTimeoutMs, tool.timeoutMs + p.bashGraceMs);
+      const own = tool?.isOpen && !tool.isBackground ? (tool.timeoutMs ?? tool.defaultTimeoutMs) : undefined;
+      const limit = own === undefined ? undefined : own + p.shellLimitSettleMs;
+      return limit !== undefined && limit > p.baseTimeoutMs ? limit : undefined;
     },
   }),
   // The API is backing off (or the row's output says so): the base window times the factor, and
@@ -52,13 +72,17 @@ export const EXEMPTION_RULES: { readonly [N in ExemptionName]: ExemptionRule } =
     },
   }),
   // A foreground tool call still open: its own timeout (the limit its CLI applies when it names none) plus grace.
+  // A shell call with no timeout over bash_long_timeout of its own is bash_long_timeout's (its limit,
+  // no grace: the seed's rule), unless its agent's process is known alive: then past its limit it is
+  // most likely a permission prompt (a human wait: assess), never a stall in between.
   open_tool_call: rule({
-    reads: ['openToolGraceMs'],
+    reads: ['openToolGraceMs', 'bashLongTimeoutMs'],
     window: (obs, p) => {
-      const tool = obs.lastTool;
-      if (!tool?.isOpen || tool.isBackground) return undefined;
-      const own = tool.timeoutMs ?? tool.defaultTimeoutMs;
-      return own === undefined ? undefined : own + p.openToolGraceMs;
+      const limit = openCallLimitMs(obs, p);
+      if (limit === undefined) return undefined;
+      const t = obs.lastTool?.timeoutMs;
+      const isSeedShell = isShell(obs) && !(t !== undefined && t > p.bashLongTimeoutMs) && obs.isProcessAlive !== true;
+      return isSeedShell ? undefined : limit;
     },
   }),
 };

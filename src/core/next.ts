@@ -1,6 +1,6 @@
 // `next` (DESIGN §8): what the orchestrator has not been told yet, and why to return now.
 // Pure: the history knows every request and escalation, and what earlier `next` runs printed.
-import type { EventOf } from '../contracts/events.js';
+import type { EventBody, EventOf } from '../contracts/events.js';
 import { NEXT_EXIT, type NextReason } from '../contracts/next.js';
 import type { AttentionRecord, History, RequestRecord } from './history.js';
 import type { AttentionKind } from '../contracts/vocabulary.js';
@@ -54,3 +54,16 @@ export const ATTENTION_WHAT_TO_DO: Record<AttentionKind, string> = {
 };
 
 export { NEXT_EXIT };
+
+/** The `next_returned` line journaled after a `next` printed `doc` (by itself, or following another watchdog). */
+export function nextReturnedEvent(doc: { reason: NextReason; exit_code: number }, news: NextNews): EventBody<'next_returned'> {
+  return {
+    event: 'next_returned',
+    reason: doc.reason,
+    exit_code: doc.exit_code,
+    requests: news.requests.map((q) => q.key),
+    unanswered: news.unanswered.map((q) => q.key),
+    escalations: news.escalations.map((e) => e.key!),
+    ...(news.attention.length > 0 ? { attention: news.attention.map((a) => a.key) } : {}),
+  };
+}

@@ -3,7 +3,7 @@
 // observation object, since a steady check judges the same observation again at every moment.
 import { EXEMPTION_NAMES, type ExemptionName } from '../contracts/vocabulary.js';
 import type { Observation, ToolCall } from '../observe/parse/observation.js';
-import { EXEMPTION_RULES } from './exemptions.js';
+import { EXEMPTION_RULES, openCallLimitMs } from './exemptions.js';
 import type { Policy } from './policy.js';
 
 export interface Window {
@@ -26,7 +26,8 @@ export function effectiveWindow(obs: Observation, policy: Policy): Window {
     asked[name] = w;
     window = Math.max(window, w);
   }
-  const openLimit = asked.open_tool_call ?? Infinity;
+  // Past its own limit an open call has overrun, whether or not that limit widened the window (a short shell call's does not).
+  const openLimit = asked.open_tool_call ?? openCallLimitMs(obs, policy) ?? Infinity;
   return {
     effectiveTimeoutMs: window,
     exemptions,

@@ -9,6 +9,8 @@ export interface Policy {
   bashLongTimeoutMs: number;
   /** Added to a long shell timeout. @defaultValue 60000 */
   bashGraceMs: number;
+  /** Added to a shell call's own limit of bashLongTimeoutMs or less: its CLI writes the result just after (not configurable). @defaultValue 5000 */
+  shellLimitSettleMs: number;
   /** Window multiplier during rate-limit backoff. @defaultValue 2 */
   rateLimitFactor: number;
   /** Lower-case substrings of the last output that mean backoff. */
@@ -35,6 +37,7 @@ export const DEFAULT_POLICY: Policy = {
   baseTimeoutMs: D.timeout_seconds * 1000,
   bashLongTimeoutMs: E.bash_long_timeout_ms,
   bashGraceMs: E.bash_grace_seconds * 1000,
+  shellLimitSettleMs: D.fixed.shell_limit_settle_ms,
   rateLimitFactor: E.rate_limit_factor,
   rateLimitPatterns: [...E.rate_limit_patterns],
   ciPollingMs: E.ci_polling_seconds * 1000,

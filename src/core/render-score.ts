@@ -29,6 +29,8 @@ export function renderScore(s: WindowScore): string[] {
     );
   for (const f of s.finishedCalledStalled) lines.push(`    finished turn called stalled: ${base(f.file)} at ${msToIso(f.atMs)}`);
   for (const m of s.crashes.missed) lines.push(`    crash missed: ${base(m.file)} cut at ${msToIso(m.cutMs)}: ${m.reason}`);
+  for (const w of s.crashes.widened ?? [])
+    lines.push(`    crash judged past the base window: ${base(w.file)} cut at ${msToIso(w.cutMs)}: window ${w.windowSeconds} s (${w.exemptions.join(', ')})`);
   for (const n of g.notCleared) lines.push(`    give-up not cleared by the resume: ${base(n.file)} at ${msToIso(n.atMs)}`);
   return lines;
 }

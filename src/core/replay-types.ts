@@ -68,6 +68,8 @@ export interface ScoreOptions {
   seed?: number;
   /** Crash moments drawn per transcript. @defaultValue 25 */
   cutsPerFile?: number;
+  /** Cut after every record (each distinct record time) instead of at drawn moments: every crash the records allow. */
+  everyRecord?: boolean;
 }
 
 export interface WindowScore {
@@ -93,6 +95,8 @@ export interface WindowScore {
     missed: { file: string; cutMs: number; reason: string }[];
     /** Cuts where the agent was not at work (finished, waiting on a human, ...), by verdict kind: no crash to flag. */
     notAtWork: Record<string, number>;
+    /** Crashes at work whose effective window was wider than the base, and the exemptions that widened it (the seed grants only some). */
+    widened?: { file: string; cutMs: number; windowSeconds: number; exemptions: string[] }[];
   };
   giveUps: { seen: number; flaggedAtOnce: number; resumed: number; cleared: number; notCleared: { file: string; atMs: number }[] };
 }

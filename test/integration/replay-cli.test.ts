@@ -55,6 +55,20 @@ describe('dispatch-watchdog replay', () => {
     expect(score.stdout).toContain('finished turn called stalled: sess-1.jsonl at 2026-02-12T10:07:01.001Z');
   });
 
+  it('--score --every-record: a crash after every record of a real 2.1.197 session, each flagged within the window + 1 s (the campaign a user runs on their own transcripts)', async () => {
+    const file = path.resolve('test/fixtures/real-2.1.197/give-up-resumed/fe27fd1f-8a46-4a69-bfc3-1dbe76c92ac5.jsonl');
+    const seeded = await runMain(['replay', file, '--score']);
+    const every = await runMain(['replay', file, '--score', '--every-record']);
+    expect(every.code, every.stderr).toBe(0);
+    const crashes = (out: string) => /simulated crashes flagged within window \+ 1 s +(\d+) of (\d+)/.exec(out)!.slice(1).map(Number);
+    const [flagged, simulated] = crashes(every.stdout);
+    // One cut per record time at work, more than the seeded moments give on this short file.
+    expect(simulated).toBeGreaterThan(crashes(seeded.stdout)[1]!);
+    expect(flagged).toBe(simulated);
+    expect(every.stdout).toContain('turn over');
+    expect(every.stdout).not.toContain('crash missed');
+  });
+
   it('a missing transcript is an input error naming the file (exit 2)', async () => {
     const missing = path.join(tempDir(), 'nope.jsonl');
     const r = await runMain(['replay', missing]);

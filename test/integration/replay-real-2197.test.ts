@@ -13,13 +13,15 @@ const SESSION = '83ab4222-a07c-4718-b60c-42017dd469ef.jsonl';
 const replay = async (dir: string) => replayTranscript(await replayInputOf(path.join(DIR, dir), SESSION), DEFAULT_POLICY);
 
 describe('replay over real 2.1.197 sessions', () => {
-  it("a subagent's Bash waiting on the permission dialog holds its lead for the call's own window, then ends the file as a stall: the transcript cannot see the dialog (the PermissionRequest hook can)", async () => {
+  // A Bash call with Claude Code's default timeout gets its 120 s + 5 s (the onex skill's rule,
+  // issue 33 item 7): it held its lead for 120 s + 60 s before, and a cut session was flagged late.
+  it("a subagent's Bash waiting on the permission dialog holds its lead for Claude Code's own limit + 5 s (no process known), then ends the file as a stall: the transcript cannot see the dialog (the PermissionRequest hook can)", async () => {
     const r = await replay('permission-wait');
     expect(r.badLines).toEqual([]);
     const last = r.changes.at(-1)!;
     expect(last).toMatchObject({
       outcome: 'end_of_transcript',
-      verdict: { kind: 'stalled', stallReason: 'open_tool_overrun', lastTool: 'Bash', effectiveTimeoutMs: 180_000, exemptions: ['open_tool_call'] },
+      verdict: { kind: 'stalled', stallReason: 'inactivity', lastTool: 'Bash', effectiveTimeoutMs: 125_000, exemptions: ['bash_long_timeout'] },
     });
     expect(r.summary.falseAlarms).toBe(0);
   });

@@ -6,6 +6,8 @@
 // 60 s); a child with a row of its own (`agent_id` = its thread id) is judged there and the lead is
 // deferred to it: one action for one failure. Window 5 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StatePaths } from '../../src/files/paths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { codexHarness } from '../../src/agents/codex/harness.js';
 import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.js';
 import { normalizeTask, type Task } from '../../src/contracts/state-file.js';
@@ -90,7 +92,9 @@ describe.skipIf(codexSkip !== undefined)(`Codex subagents on real sessions (skip
     expect(deferred.kind).toBe('healthy');
     expect(deferred.reason).toContain(`${child.thread} is row CX-1-kid, judged and recovered on its own`);
     // Its files are the child's (a recovery reads its prompt and cwd there), not the lead's.
-    expect(await codexHarness.connect({ env: {} } as never).findFiles(childRow, Date.now())).toEqual({ transcript: child.file });
+    expect(await codexHarness.connect({ env: {}, paths: new StatePaths(tempDir()) } as never).findFiles(childRow, Date.now())).toEqual({
+      transcript: child.file,
+    });
     const own = await judge(childRow, undefined, v.deadlineMs! + 1, wave);
     expect(own).toMatchObject({ kind: 'stalled', stallReason: 'inactivity', lastProgressMs: childLast });
   });

@@ -219,10 +219,31 @@ describe('assess: precedence', () => {
     expect(late.exemptions).toEqual(['bash_long_timeout', 'open_tool_call']);
   });
 
-  it('an open Bash call with no timeout gets the 120 s default plus grace', () => {
-    const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true } });
-    expect(assess(makeTask(), obs, policy(60), T0 + 180_000).kind).toBe('healthy');
-    expect(assess(makeTask(), obs, policy(60), T0 + 180_001).kind).toBe('stalled');
+  // The seed's rule (issue 33 item 7): only a Bash timeout over 120 s widens the window. Claude
+  // Code's default 120 s gave 180 s here, and a session cut mid-call was flagged a minute late.
+  it("an open Bash call with no long timeout of its own gets max(base, its limit + 5 s) (the seed's rule, never under Claude Code's own timeout and the moment it takes to write the result)", () => {
+    const obs = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true, defaultTimeoutMs: 120_000, kind: 'shell' } });
+    // At the seed's default 120 s: 125 s, not 120 s + 60 s.
+    expect(assess(makeTask(), obs, policy(120), T0 + 125_001)).toMatchObject({
+      kind: 'stalled',
+      effectiveTimeoutMs: 125_000,
+      exemptions: ['bash_long_timeout'],
+    });
+    // Under a 60 s base: Claude Code's 120 s default + 5 s, flagged the moment it has passed.
+    expect(assess(makeTask(), obs, policy(60), T0 + 125_000).kind).toBe('healthy');
+    expect(assess(makeTask(), obs, policy(60), T0 + 125_001)).toMatchObject({
+      kind: 'stalled',
+      effectiveTimeoutMs: 125_000,
+      exemptions: ['bash_long_timeout'],
+      hasShellTimeoutExemption: true,
+    });
+    // So does one with a timeout of its own up to 120 s: its own + 5 s.
+    const short = makeObs({ lastProgressMs: T0, lastTool: { name: 'Bash', isOpen: true, timeoutMs: 90_000, defaultTimeoutMs: 120_000, kind: 'shell' } });
+    expect(assess(makeTask(), short, policy(60), T0 + 95_001)).toMatchObject({ kind: 'stalled', effectiveTimeoutMs: 95_000 });
+    // With its process known alive the call keeps its limit + grace: past it, most likely a permission prompt.
+    const alive = makeObs({ lastProgressMs: T0, isProcessAlive: true, lastTool: { name: 'Bash', isOpen: true, defaultTimeoutMs: 120_000, kind: 'shell' } });
+    expect(assess(makeTask({ pid: 42 }), alive, policy(60), T0 + 180_000).kind).toBe('healthy');
+    expect(assess(makeTask({ pid: 42 }), alive, policy(60), T0 + 180_001).kind).toBe('waiting_human');
   });
 
   it('API retry records give the rate-limit exemption without any text', () => {

@@ -17,6 +17,14 @@ const CORE = under('core');
  * knowledge lives in its wing).
  */
 const NEUTRAL = [...under('act/recovery'), ...under('act/friction')];
+/**
+ * The evidence layer (issue 32: telemetry its own observer, agent-neutral): observe/ parses and
+ * reads for every CLI, imports nothing from src/agents/ and names none; a CLI's specifics come in
+ * through its harness (its dialect, its classifier).
+ */
+const OBSERVE = under('observe');
+/** Imports (static, re-exports, dynamic) that reach into an agent CLI's wing or the harness registry. */
+const agentImports = (text: string) => [...text.matchAll(/(?:from\s+|import\()\s*'([^']*\/agents\/[^']*)'/g)].map((m) => m[1]);
 
 /** A vendor's CLI (by name or its wing's folder) or one of its tools, spelled in code. */
 const VENDOR = [
@@ -49,7 +57,16 @@ describe('the core names no agent CLI', () => {
     expect(vendorHits(readFileSync(path.join(src, file), 'utf8'))).toEqual([]);
   });
 
+  it.each(OBSERVE)('%s imports nothing from src/agents/ and names no vendor CLI or tool', (file) => {
+    const text = readFileSync(path.join(src, file), 'utf8');
+    expect(agentImports(text)).toEqual([]);
+    expect(vendorHits(text)).toEqual([]);
+  });
+
   it('the check finds one (a test that cannot fail is a defect)', () => {
+    expect(agentImports("import { describeRef } from '../../agents/claude-code/parse/parse-transcript.js';")).toHaveLength(1);
+    expect(agentImports("const { x } = await import('../../agents/harnesses.js');")).toHaveLength(1);
+    expect(OBSERVE.length).toBeGreaterThan(20);
     expect(vendorHits("const isBash = (obs) => obs.lastTool?.name === 'Bash';")).toHaveLength(1);
     expect(vendorHits('return `claude --resume ${id} -p`;')).toHaveLength(1);
     expect(vendorHits("if (name === 'Agent' || name === 'Task') return true;")).toHaveLength(1);

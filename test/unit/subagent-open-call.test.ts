@@ -43,11 +43,22 @@ const obsOf = (recs: unknown[], extra: Parameters<typeof mergeObservations>[0] =
   mergeObservations([observeTranscript(parseTranscriptText(text(...recs)).state), ...extra]);
 
 describe("a subagent's open call mirrored by its progress lines", () => {
-  it("holds the parent's window like the same call in the parent (Bash: 120 s + 60 s)", () => {
+  it("holds the parent's window like the same call in the parent (Bash with the default timeout: 120 s + 5 s; its process alive: 120 s + 60 s)", () => {
     const obs = obsOf([prompt, task, childBash]);
     expect(obs.lastTool).toMatchObject({ name: 'Bash', isOpen: true, command: 'npm install' });
-    const v = assess(makeTask(), obs, DEFAULT_POLICY, T0 + 5_000 + 180_000);
-    expect(v).toMatchObject({ kind: 'healthy', effectiveTimeoutMs: 180_000, exemptions: ['open_tool_call'] });
+    // The seed's rule: a Bash call with no timeout over 120 s of its own gets max(base, its limit + 5 s): 125 s here.
+    expect(assess(makeTask(), obs, DEFAULT_POLICY, T0 + 5_000 + 125_000)).toMatchObject({
+      kind: 'healthy',
+      effectiveTimeoutMs: 125_000,
+      exemptions: ['bash_long_timeout'],
+    });
+    expect(assess(makeTask(), obs, DEFAULT_POLICY, T0 + 5_000 + 125_001).kind).toBe('stalled');
+    const alive = obsOf([prompt, task, childBash], [{ source: 'row', isProcessAlive: true }]);
+    expect(assess(makeTask({ pid: 42 }), alive, DEFAULT_POLICY, T0 + 5_000 + 180_000)).toMatchObject({
+      kind: 'healthy',
+      effectiveTimeoutMs: 180_000,
+      exemptions: ['bash_long_timeout', 'open_tool_call'],
+    });
   });
 
   it("past it, with the session's process alive, is most likely a permission prompt: waiting_human", () => {

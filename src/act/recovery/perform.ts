@@ -19,7 +19,7 @@ import { writeEscalationNotice } from './escalation-notice.js';
 import { retryFailedTrackers, TRACKER_RETRY_INTERVAL_MS } from './retry-tracker.js';
 import { specOf, type ActionSpec, type ActionSpecOf, type PerformerContext, type StartedFields } from './spec.js';
 
-import { cancelRequest, fail, hasStep, idsOf, journal, launchRequest, stopStep } from './step-requests.js';
+import { cancelRequest, fail, hasStep, idsOf, journal, journalKilled, launchRequest, stopStep } from './step-requests.js';
 export type { ActionSpec, PerformerContext } from './spec.js';
 
 /** Append an event and fold it into the history, so later steps and checks see it. */
@@ -90,16 +90,7 @@ async function escalateSteps(ctx: PerformerContext, spec: ActionSpecOf<'escalate
   // Stop burning tokens on a ticket a human now owns; a failure here does not hold the escalation.
   if (!hasStep(ctx, spec.key, 'agent_killed') && !spec.task.unansweredRequest) {
     const out = await ctx.adapter.cancel(cancelRequest(ctx, spec));
-    if (out.ok)
-      await journal(ctx, {
-        event: 'agent_killed',
-        ...idsOf(spec.task),
-        key: spec.key,
-        adapter: out.adapter,
-        was_forced: out.wasForced,
-        detail: out.detail,
-        step: 'stop_before_escalation',
-      });
+    if (out.ok) await journalKilled(ctx, spec, out, 'stop_before_escalation');
   }
   const r = await escalateTicket(ctx, spec);
   await writeEscalationNotice(ctx, spec, { frictionPath: ctx.paths.relative(r.frictionPath), tracker: r.tracker });

@@ -72,6 +72,18 @@ export async function stopStep(
   }
   // A cancel's request is the orchestrator's to answer; the stop before a redispatch is part of the redispatch request.
   const request = step === 'cancel' && out.requestPath ? { request_path: out.requestPath, ...(out.answerBy ? { answer_by: out.answerBy } : {}) } : {};
+  await journalKilled(ctx, spec, out, step, request);
+  return true;
+}
+
+/** The `agent_killed` step marker of a stop that succeeded (with the request an orchestrator answers, if any). */
+export async function journalKilled(
+  ctx: PerformerContext,
+  spec: ActionSpec,
+  out: { adapter: string; wasForced?: boolean; detail: string },
+  step: 'cancel' | 'stop_before_redispatch' | 'stop_before_escalation',
+  request: { request_path?: string; answer_by?: string } = {},
+): Promise<void> {
   await journal(ctx, {
     event: 'agent_killed',
     ...idsOf(spec.task),
@@ -82,7 +94,6 @@ export async function stopStep(
     step,
     ...request,
   });
-  return true;
 }
 
 /** The adapter's redispatch request; for a resume, the resume prompt with the fresh one as fallback. */

@@ -1,6 +1,7 @@
 // Claude Code behind the agent harness port (agents/harness.ts): its tools by kind, its transcripts
 // and hook activity (one observer), its session registry (which pid runs a session), its resume,
 // nudge and redispatch commands, its words in reasons, its defaults and its replay fold.
+import { TELEMETRY_DIALECTS } from '../../contracts/telemetry-dialects.js';
 import path from 'node:path';
 import type { Task } from '../../contracts/state-file.js';
 import { DEFAULTS } from '../../contracts/defaults.js';
@@ -62,6 +63,7 @@ export const claudeCodeHarness: AgentHarness = {
     resumeHint: 'claude --resume <session_id> -p "<prompt>"',
   },
   defaults: { shellTimeoutMs: DEFAULTS.fixed.claude_bash_timeout_ms },
+  telemetry: TELEMETRY_DIALECTS['claude-code'],
   replay: {
     // The fallback of `replay`: any file another harness does not claim is read as a transcript.
     isOwnFile: (_file, head) => !/^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),

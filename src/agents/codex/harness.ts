@@ -1,11 +1,14 @@
 // The Codex CLI harness (agents/harness.ts; docs/codex.md): which rows are Codex's, what its calls
 // are and how long Codex lets them run, how it is resumed and relaunched, its words, its readers.
-import type { AgentHarness, HarnessContext, HarnessSession } from '../harness.js';
+import { TELEMETRY_DIALECTS } from '../../contracts/telemetry-dialects.js';
+import { onlyRows, type AgentHarness, type HarnessContext, type HarnessSession } from '../harness.js';
 import { CODEX_REDISPATCH_ARGV, CODEX_RESUME_ARGV, CODEX_STOP_HINT } from './commands.js';
 import { codexCallBudget, EXEC_DEFAULT_YIELD_MS } from './parse/call-budget.js';
 import { replayRollout, scoreRollouts } from './parse/replay.js';
 import { codexHomeOf, findRollout, isRolloutPath } from './read/codex-home.js';
 import { createCodexObserver } from './read/codex-observer.js';
+import { createCodexHookObserver } from './read/codex-hooks.js';
+import { combineObservers } from '../../observe/read/observer.js';
 import { isCodexRow, threadOfRow } from './row.js';
 
 export const codexHarness: AgentHarness = {
@@ -29,6 +32,7 @@ export const codexHarness: AgentHarness = {
   },
   // Codex's shell has no timeout: a call's budget is its yield (default 10 s), then polls.
   defaults: { shellTimeoutMs: EXEC_DEFAULT_YIELD_MS },
+  telemetry: TELEMETRY_DIALECTS.codex,
   replay: {
     // A rollout by its name, or by its first record (a copy renamed): `session_meta` opens every rollout.
     isOwnFile: (file, head) => isRolloutPath(file) || /^\s*\{[^\n]*"type"\s*:\s*"session_meta"/.test(head),
@@ -38,7 +42,8 @@ export const codexHarness: AgentHarness = {
   },
   connect(ctx: HarnessContext): HarnessSession {
     return {
-      observers: [createCodexObserver({ env: ctx.env })],
+      // Its rollout, stdout and owner, then the hook lines Codex sends (hook install --codex), as one observer.
+      observers: [combineObservers('codex', [createCodexObserver({ env: ctx.env }), onlyRows(createCodexHookObserver(ctx.paths), isCodexRow)])],
       async findFiles(task) {
         if (isRolloutPath(task.transcriptPath)) return { transcript: task.transcriptPath };
         const thread = threadOfRow(task);

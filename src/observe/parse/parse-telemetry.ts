@@ -11,8 +11,8 @@ import { TelemetryLineSchema } from '../../contracts/telemetry.js';
 import type { TelemetryEventName } from '../../contracts/vocabulary.js';
 import type { LineRef } from './line-splitter.js';
 import { knownCall, type PartialObservation, type ToolCall } from './observation.js';
-import { describeRef, type ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
-import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from '../../agents/claude-code/parse/transcript-state.js';
+import { describeRef, type ObserveDiagnostic } from './diagnostic.js';
+import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './call-table.js';
 
 /** Tool-use ids remembered as closed (a result may be exported before its decision). @defaultValue 64 */
 const CLOSED_MAX = 64;

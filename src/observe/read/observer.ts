@@ -27,3 +27,43 @@ export interface TaskObserver {
   /** Persist what must survive a restart (saved offsets); called when the watchdog stops. */
   flush?(nowMs: number): Promise<void>;
 }
+
+/** No parts: one array, so an unchanged observation can return it again. */
+const NO_PARTS: PartialObservation[] = [];
+
+/**
+ * Several observers as one (a harness whose evidence comes from several readers): their parts in
+ * order; unchanged while each one's parts are the very arrays it gave last (then the same array
+ * again, so a steady check reuses its observation). Each check step reaches every one of them.
+ */
+export function combineObservers(name: string, observers: readonly TaskObserver[]): TaskObserver {
+  const last = new Map<string, { task: Task; each: readonly (readonly PartialObservation[])[]; parts: PartialObservation[] }>();
+  return {
+    name,
+    async beginCheck(nowMs) {
+      for (const o of observers) await o.beginCheck?.(nowMs);
+      if (last.size > 100_000) last.clear();
+    },
+    async observe(task, nowMs) {
+      const each: PartialObservation[][] = [];
+      for (const o of observers) each.push(await o.observe(task, nowMs));
+      const m = last.get(task.taskId);
+      // The same arrays from each as last time: the same array back (a steady check compares by identity).
+      const parts = m && each.every((p, i) => p === m.each[i]) ? m.parts : each.every((p) => p.length === 0) ? NO_PARTS : each.flat();
+      last.set(task.taskId, { task, each, parts });
+      return parts;
+    },
+    observeUnchanged(task, nowMs, isStatRequired) {
+      const m = last.get(task.taskId);
+      if (!m || m.task !== task) return undefined;
+      for (let i = 0; i < observers.length; i++) if (observers[i]!.observeUnchanged?.(task, nowMs, isStatRequired) !== m.each[i]) return undefined;
+      return m.parts;
+    },
+    async endCheck(nowMs) {
+      for (const o of observers) await o.endCheck?.(nowMs);
+    },
+    async flush(nowMs) {
+      for (const o of observers) await o.flush?.(nowMs);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 // The tail tracker's vocabulary: how a file kind is parsed (TailParser), what a read asks for and
 // returns, and the handle kept per tracked file. Split out of observe/read/tail-tracker.ts.
 import type { LineRef } from '../parse/line-splitter.js';
-import type { ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
+import type { ObserveDiagnostic } from '../parse/diagnostic.js';
 import type { ResetReason, TailPosition } from './tail-file.js';
 import type { Note } from './change-notes.js';
 

@@ -1,8 +1,7 @@
 // Keeps, per file, a tail position and the parser state built from the lines read so far: in
 // memory across checks, and in a TailStore across restarts. One read per file at a time (a
 // shared parent transcript may be asked for by several tasks at once). I/O via TailReader.
-import type { ObserveDiagnostic } from '../../agents/claude-code/parse/parse-transcript.js';
-import { describeRef } from '../../agents/claude-code/parse/parse-transcript.js';
+import { describeRef, type ObserveDiagnostic } from '../parse/diagnostic.js';
 import { positionFromCursor, type TailReader, type TailPosition } from './tail-file.js';
 import type { StoredTail, TailStore } from './tail-store.js';
 

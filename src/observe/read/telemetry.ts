@@ -6,7 +6,7 @@ import { TelemetryHostsSchema, type TelemetryHosts } from '../../contracts/telem
 import type { StatePaths } from '../../files/paths.js';
 import type { PartialObservation } from '../parse/observation.js';
 import { emptyTelemetryState, isTelemetryState, parseTelemetryLine, summarizeTelemetry, type TelemetryState } from '../parse/parse-telemetry.js';
-import { createIdFileReader, type IdHandle } from '../../agents/claude-code/read/hook-activity.js';
+import { createIdFileReader, type IdHandle } from './id-files.js';
 import type { TailReader } from './tail-file.js';
 
 /** Largest hosts.json read (the receiver writes at most 1,000 hosts of at most 255 characters: well under). @defaultValue 2 MiB */

@@ -7,20 +7,9 @@ import { applyTranscriptRecord } from './parse-transcript-record.js';
 import { skimTranscriptLine } from './skim-record.js';
 import { emptyTranscriptState, pickLastTool, runningAgents, runningTeammates, type TranscriptState } from './transcript-state.js';
 
-/** A problem with one line of an observed file: reported, never fatal. */
-export interface ObserveDiagnostic {
-  file: string;
-  /** 1-based line, when known (reading started at byte 0). */
-  line?: number;
-  /** Byte offset of the line. */
-  offset: number;
-  message: string;
-}
-
-/** `file:12` when the line number is known, else `file@4096` (byte offset). */
-export function describeRef(file: string, ref: LineRef): string {
-  return ref.lineNo !== undefined ? `${file}:${ref.lineNo}` : `${file}@${ref.offset}`;
-}
+// The diagnostic every line reader shares (observe/parse/diagnostic.ts), re-exported for this wing's readers.
+import { describeRef, type ObserveDiagnostic } from '../../../observe/parse/diagnostic.js';
+export { describeRef, type ObserveDiagnostic };
 
 /** Fold one complete line into `state`; returns a diagnostic when it is not JSON. */
 export function parseTranscriptLine(state: TranscriptState, text: string, file: string, ref: LineRef): ObserveDiagnostic | undefined {

@@ -7,6 +7,7 @@
 import type { Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
 import { familyOf } from './records/table.js';
+import { DEFAULTS } from '../../../contracts/defaults.js';
 import { isRec } from './records/family.js';
 import type { ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, type TimedRecord, type VerdictChange } from './replay-transcript.js';
@@ -16,6 +17,8 @@ export type { FalseStall, ScoreOptions, WindowScore } from '../../../core/replay
 const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed']);
 /** Tools that return at once unless a permission dialog holds them. */
 const INSTANT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+/** Claude Code ends a Bash command with no long timeout by its default limit; the grace is the watchdog's. */
+const BASH_OPEN_LIMIT_MS = DEFAULTS.fixed.claude_bash_timeout_ms + DEFAULTS.exemptions.open_tool_grace_seconds * 1000;
 /** Claude Code's tool result when the human refused a call in the dialog. */
 const REFUSED = /doesn't want to proceed|user (?:rejected|denied)|permission (?:was )?denied/i;
 
@@ -53,8 +56,12 @@ const blockText = (b: unknown): string =>
  * it), or its result says the human refused it. A permission granted within a call's own window
  * looks like the call's own time.
  */
-export function isHumanWait(v: Verdict, resumedBy: TimedRecord | undefined): boolean {
+export function isHumanWait(v: Verdict, resumedBy: TimedRecord | undefined, atMs?: number): boolean {
   if (v.stallReason === 'open_tool_overrun') return true;
+  // A Bash call with no long timeout stalls at the base window (the seed's rule), before any
+  // overrun; held open past Claude Code's own limit on it by the time it went on, only a dialog held it.
+  const openFor = resumedBy && atMs !== undefined ? resumedBy.atMs - (atMs - (v.idleMs ?? 0)) : 0;
+  if (v.isLastToolOpen === true && v.lastTool === 'Bash' && openFor > BASH_OPEN_LIMIT_MS) return true;
   if (v.isLastToolOpen === true && v.lastTool !== undefined && INSTANT_TOOLS.has(v.lastTool)) return true;
   return blocksOf(resumedBy?.rec).some((b) => isRec(b) && b.type === 'tool_result' && REFUSED.test(blockText(b)));
 }
@@ -70,11 +77,21 @@ function turnOverAt(records: readonly TimedRecord[], atMs: number): boolean {
     const blocks = blocksOf(r.rec);
     return (
       r.rec.type === 'assistant' &&
+      !(isRec(r.rec.message) && r.rec.message.stop_reason === 'tool_use') &&
       !blocks.some((b) => isRec(b) && b.type === 'tool_use') &&
       blocks.some((b) => isRec(b) && b.type === 'text' && blockText(b).trim() !== '')
     );
   }
   return false;
+}
+
+/**
+ * The agent was mid-turn at `atMs` by what the full records show: its own next record came before
+ * any human's, or (nothing after it, or a human's prompt next) its turn was not over.
+ */
+function wasAtWork(records: readonly TimedRecord[], atMs: number): boolean {
+  const next = records.find((r) => r.atMs > atMs && r.actor !== 'harness');
+  return next?.actor === 'agent' || !turnOverAt(records, atMs);
 }
 
 /** The transcript and its subagents' as they were at `cutMs` (a child not yet begun does not exist). */
@@ -99,15 +116,15 @@ function scoreCrashes(
   records: readonly TimedRecord[],
   policy: Policy,
   draw: () => number,
-  cuts: number,
+  cuts: number | 'every',
   out: WindowScore['crashes'],
 ): void {
   const first = records[0]?.atMs;
   const last = records.at(-1)?.atMs;
   if (first === undefined || last === undefined || last === first) return;
   const seen = new Set<number>();
-  for (let i = 0; i < cuts; i++) {
-    const cutMs = first + Math.floor(draw() * (last - first));
+  const moments = cuts === 'every' ? [...new Set(records.map((r) => r.atMs))] : Array.from({ length: cuts }, () => first + Math.floor(draw() * (last - first)));
+  for (const cutMs of moments) {
     const lastKept = records.filter((r) => r.atMs <= cutMs).at(-1)!.atMs;
     if (seen.has(lastKept)) continue;
     seen.add(lastKept);
@@ -119,12 +136,19 @@ function scoreCrashes(
       out.flagged++;
       continue;
     }
+    if (v?.kind === 'healthy' && !wasAtWork(records, lastKept)) {
+      // Cut after its turn was over (a final answer, a human's prompt next): no crash to flag.
+      out.notAtWork['turn over'] = (out.notAtWork['turn over'] ?? 0) + 1;
+      continue;
+    }
     if (!v || v.kind !== 'healthy' || v.deadlineMs === undefined) {
       const kind = v ? (v.kind === 'healthy' ? 'healthy, no deadline' : v.kind) : 'no verdict';
       out.notAtWork[kind] = (out.notAtWork[kind] ?? 0) + 1;
       continue;
     }
     out.simulated++;
+    if (v.effectiveTimeoutMs > policy.baseTimeoutMs)
+      (out.widened ??= []).push({ file: input.transcript.file, cutMs, windowSeconds: v.effectiveTimeoutMs / 1000, exemptions: [...v.exemptions] });
     const limit = lastKept + v.effectiveTimeoutMs + 1000;
     const stall = r.changes.find((c) => c.atMs > lastKept && c.verdict.kind === 'stalled');
     if (stall && stall.atMs <= limit) out.flagged++;
@@ -167,7 +191,13 @@ function scoreOne(input: ReplayInput, r: ReplayResult, records: readonly TimedRe
     }
     if (c.outcome === 'false_alarm') {
       const resumedBy = acting.find((x) => x.atMs > c.atMs);
-      score.falseStalls.push({ file, atMs: c.atMs, resumedAtMs: c.resumedAtMs!, reason: c.verdict.reason, isHumanWait: isHumanWait(c.verdict, resumedBy) });
+      score.falseStalls.push({
+        file,
+        atMs: c.atMs,
+        resumedAtMs: c.resumedAtMs!,
+        reason: c.verdict.reason,
+        isHumanWait: isHumanWait(c.verdict, resumedBy, c.atMs),
+      });
       return;
     }
     const before = acting.filter((x) => x.atMs <= c.atMs).at(-1);
@@ -196,7 +226,7 @@ export function scoreReplays(inputs: readonly ReplayInput[], policy: Policy, opt
   for (const input of inputs) {
     const records = replayRecords(input);
     scoreOne(input, replayTranscript(input, policy), records, score);
-    scoreCrashes(input, records, policy, draw, opts.cutsPerFile ?? 25, score.crashes);
+    scoreCrashes(input, records, policy, draw, opts.everyRecord ? 'every' : (opts.cutsPerFile ?? 25), score.crashes);
   }
   return score;
 }

@@ -4,7 +4,6 @@
 import type { Task } from '../../../contracts/state-file.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
 import type { TailHandle } from '../../../observe/read/tail-tracker-types.js';
-import type { TelemetryState } from '../../../observe/parse/parse-telemetry.js';
 import type { IdHandle } from './hook-activity.js';
 import type { HookState } from '../parse/parse-hook-activity.js';
 import type { TranscriptState } from '../parse/transcript-state.js';
@@ -21,9 +20,6 @@ export interface Memo {
   /** Hook activity files read (own, then the session's), as handles, and their versions (0: no file). */
   hookHandles: IdHandle<HookState>[];
   hookVersions: number[];
-  /** The session telemetry looked for, as a handle, and its version (0: none received). */
-  telemetryHandle?: IdHandle<TelemetryState>;
-  telemetryVersion?: number;
   /** Transcripts read (own, then the parent), as handles (no path lookup per check), and their versions. */
   files: TailHandle<TranscriptState>[];
   fileVersions: number[];
@@ -36,9 +32,6 @@ export interface Memo {
   /** The check (beginCheck count) that last used it. */
   usedInCheck: number;
 }
-
-/** The handle of a source not read for a task (its parts depend on no file of it). */
-export const NOT_READ: IdHandle<never> = { entry: undefined, absentIn: -1, name: undefined };
 
 /** A memo unused for this many checks is dropped. */
 export const MEMO_SWEEP_CHECKS = 64;
@@ -60,8 +53,6 @@ export function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedIn
     parts,
     hookHandles: t.hookHandles,
     hookVersions: t.hookVersions,
-    telemetryHandle: t.telemetryHandle,
-    telemetryVersion: t.telemetryVersion,
     files: t.files,
     fileVersions: t.fileVersions,
     absentFiles: t.absentFiles,

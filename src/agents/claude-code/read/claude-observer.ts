@@ -6,7 +6,6 @@ import type { Task } from '../../../contracts/state-file.js';
 import type { StatePaths } from '../../../files/paths.js';
 import { resolveProjectsDir, TranscriptFinder, type TranscriptQuery } from './find-transcript.js';
 import { createHookActivityReader, type IdHandle } from './hook-activity.js';
-import { createTelemetryReader } from '../../../observe/read/telemetry.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
 import type { TaskObserver } from '../../../observe/read/observer.js';
 import { inheritSessionPrompt, runEndedOf, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
@@ -22,7 +21,7 @@ import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import { emptyTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
-import { MEMO_SWEEP_CHECKS, NOT_READ, maxOf, memoOf, type Memo, type Trace } from './claude-observer-memo.js';
+import { MEMO_SWEEP_CHECKS, maxOf, memoOf, type Memo, type Trace } from './claude-observer-memo.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -61,7 +60,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const persistent = opts.isPersistent ?? true;
   const transcripts = createTranscriptTail(opts.paths.root, reader, { isPersistent: persistent });
   const hooks = createHookActivityReader(opts.paths, reader, { isPersistent: persistent });
-  const telemetry = createTelemetryReader(opts.paths, reader, { isPersistent: persistent });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir: opts.claudeConfigDir, env: opts.env ?? process.env, homeDir: opts.homeDir }));
   let lastPersistMs = -Infinity;
   const memos = new Map<string, Memo>();
@@ -180,15 +178,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const own = await hooks.read(ownId, nowMs);
     hook(own);
     const transcript = await observeTranscript(task, own.state, nowMs, trace);
-    // OpenTelemetry received for the session (docs/fleet.md): an agent on another machine is judged
-    // from it as from a transcript, and a transcript this machine cannot find is then no gap.
-    const sessionOf = task.sessionId ?? own.state?.sessionId;
-    const otel = task.agentId === undefined || task.agentId === sessionOf ? await telemetry.read(sessionOf, nowMs) : { version: 0, handle: NOT_READ };
-    trace.telemetryHandle = otel.handle;
-    trace.telemetryVersion = otel.version ?? -1;
-    trace.isMemoizable &&= otel.version === 0 && otel.handle !== undefined;
-    if (transcript && !(otel.part?.lastProgressMs !== undefined && transcript.lastProgressMs === undefined && transcript.missing)) parts.push(transcript);
-    if (otel.part) parts.push(otel.part);
+    // OpenTelemetry received for the session is the telemetry observer's (observe/read/telemetry-observer.ts).
+    if (transcript) parts.push(transcript);
     if (own.state || own.unreadable) {
       let hp: PartialObservation = own.state ? summarizeHooks(own.state) : { source: 'hooks' };
       if (own.unreadable) hp.missing = [{ source: 'hooks', reason: own.unreadable }];
@@ -227,7 +218,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
     // Handles, not ids or paths: a few field reads per file, no lookups (issue 23).
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
-    if (m.telemetryHandle !== undefined && telemetry.peekHandle(m.telemetryHandle, nowMs, isStatRequired) !== m.telemetryVersion) return undefined;
     for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
     for (let i = 0; i < m.absentFiles.length; i++) if (!transcripts.isStillAbsent(m.absentFiles[i]!, isStatRequired)) return undefined;
     m.usedInCheck = checks;
@@ -236,7 +226,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
 
   const flush = async (nowMs: number) => {
     lastPersistMs = nowMs;
-    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), telemetry.flush(nowMs), prefixes.save()]);
+    await Promise.all([transcripts.flush(nowMs), hooks.flush(nowMs), prefixes.save()]);
   };
 
   return {
@@ -244,7 +234,6 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     beginCheck() {
       transcripts.beginCheck();
       hooks.beginCheck();
-      telemetry.beginCheck();
       notes?.beginCheck();
       const settled = notes?.settle();
       // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
@@ -266,7 +255,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs).catch(() => undefined);
     },
     flush,
-    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics(), ...telemetry.drainDiagnostics()],
+    drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
     stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
   };
 }

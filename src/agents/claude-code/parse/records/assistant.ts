@@ -52,7 +52,9 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
     if (!isRec(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() !== '') {
       s.lastOutput = excerpt(block.text);
-      s.finalTextMs = atMs ?? s.finalTextMs ?? 0;
+      // A text the message's own stop_reason says a tool call follows (2.1.197+ writes it on every
+      // block of the message) is no final answer: the session died before writing that call.
+      s.finalTextMs = message.stop_reason === 'tool_use' ? undefined : (atMs ?? s.finalTextMs ?? 0);
     } else if (block.type === 'tool_use' && typeof block.name === 'string') {
       s.finalTextMs = undefined;
       const facts = summarizeToolInput(block.name, block.input);
