@@ -212,7 +212,11 @@ export async function resolveOptions(
     },
     shouldActOnLooping: config.looping?.act ?? D.looping.act,
     requestDeadlineSeconds: config.requests?.deadline_seconds ?? D.requests.deadline_windows * timeoutSeconds,
-    controls: resolveControls(config, config.agents?.adapter ?? D.agents.adapter, timeoutSeconds),
+    controls: {
+      ...resolveControls(config, config.agents?.adapter ?? D.agents.adapter, timeoutSeconds),
+      // The process adapter resumes a Codex row with agents.codex.resume_argv, else `codex exec resume` (act/agents/process.ts).
+      ...((config.agents?.adapter ?? D.agents.adapter) === 'process' ? { resumableAgents: new Set(['codex']) } : {}),
+    },
     ...(receiver ? { receiver } : {}),
   };
 }

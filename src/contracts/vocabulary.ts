@@ -141,7 +141,9 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
  * consumed: a wake that never landed; `wake_lost`: a lead whose background subagents all answered in
  * their own transcripts, idle past its window with no completion notification for them: a
- * completion wake lost.
+ * completion wake lost; `usage_limit`: the agent's turn ended on its plan's usage limit (Codex
+ * `usage_limit_exceeded`): a failure at once, escalated to a person, never redispatched into the
+ * same wall.
  */
 export const STALL_REASONS = [
   'inactivity',
@@ -156,6 +158,7 @@ export const STALL_REASONS = [
   'run_ended',
   'queue_unconsumed',
   'wake_lost',
+  'usage_limit',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */

@@ -66,7 +66,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
           ? 'runtime_killed'
           : f.kind === 'agent_died'
             ? 'agent_died'
-            : 'api_gave_up';
+            : f.kind === 'usage_limit'
+              ? 'usage_limit'
+              : 'api_gave_up';
     const what =
       f.kind === 'context_exhausted'
         ? 'the agent ran out of context'
@@ -74,7 +76,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
           ? `killed by ${obs.agentWords?.displayName ?? 'its CLI'}'s own stall watchdog`
           : f.kind === 'agent_died'
             ? 'the agent process died'
-            : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
+            : f.kind === 'usage_limit'
+              ? 'the agent hit its usage limit'
+              : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, {

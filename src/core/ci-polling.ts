@@ -1,6 +1,6 @@
 // Does a shell command wait on CI? By its shape, not a substring (issue 33 item 3): the command
 // line is split into simple commands (`&&`, `||`, `;`, `|`, newlines), each with its wrappers
-// taken off (`VAR=x`, `timeout 600`, `time`, `nohup`, `!`, `bash -c '…'`), and matched against
+// taken off (`VAR=x`, `timeout 600`, `time`, `nohup`, `!`, `bash -c '…'`, `bash -lc '…'`), and matched against
 // shapes like `gh pr checks --watch`: the shape's words lead the command (a path to the program
 // is fine), its flags appear anywhere among the arguments (`gh pr checks 42 --watch`,
 // `gh pr checks --watch --fail-fast 42`). A command repeated by `watch -n 30 …` or by a
@@ -122,7 +122,13 @@ function unwrap(words: string[], isInLoop: boolean): Unwrapped {
       const rest = words.slice(i);
       return rest.length === 1 && /\s/.test(rest[0]!) ? { words: [], isRepeated, inner: rest[0] } : { words: rest, isRepeated };
     }
-    if (SHELLS.has(name) && words[i + 1] === '-c' && words[i + 2] !== undefined) return { words: [], isRepeated, inner: words[i + 2] };
+    if (SHELLS.has(name)) {
+      // `bash -c '…'`, `bash -lc '…'` (Codex runs every command so), `bash -l -c '…'`.
+      let j = i + 1;
+      while (words[j]?.startsWith('-') && !/^-[A-Za-z]*c[A-Za-z]*$/.test(words[j]!)) j++;
+      if (words[j] !== undefined && /^-[A-Za-z]*c[A-Za-z]*$/.test(words[j]!) && words[j + 1] !== undefined)
+        return { words: [], isRepeated, inner: words[j + 1] };
+    }
     return { words: words.slice(i), isRepeated };
   }
 }

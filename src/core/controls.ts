@@ -14,6 +14,8 @@ export interface ControlOptions {
   resumeOn: readonly TransportCause[];
   /** The adapter can carry a resume out: the request-only adapters by request, process and command with agents.resume_argv. */
   canResume: boolean;
+  /** Agent CLIs whose rows the adapter resumes even without agents.resume_argv (the process adapter has a default resume template of their own). */
+  resumableAgents?: ReadonlySet<string>;
   /** The adapter, for where a nudge can land (core/plan-controls.ts nudgeRoute). */
   adapter: AdapterName;
   /** Nudge an agent between turns whose row is still in progress, once. @defaultValue true */
@@ -59,7 +61,8 @@ export const DEFAULT_CONTROLS: ControlOptions = resolveControls({}, 'mailbox');
  * resume (a second stall in a row means the context is not the problem's cure); else `fresh`.
  */
 export function recoveryModeOf(v: Verdict, task: Task, history: History, c: ControlOptions): RecoveryMode {
-  if (!v.transportCause || !c.resumeOn.includes(v.transportCause) || !c.canResume) return 'fresh';
+  const canResume = c.canResume || (task.agent !== undefined && c.resumableAgents?.has(task.agent) === true);
+  if (!v.transportCause || !c.resumeOn.includes(v.transportCause) || !canResume) return 'fresh';
   if (!task.sessionId) return 'fresh';
   return history.lastRecoveryMode.get(v.ticketId) === 'resume' ? 'fresh' : 'resume';
 }

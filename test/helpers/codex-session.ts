@@ -11,7 +11,8 @@
 // Options: `cwd` (default: a fresh temp dir), `codexHome` (default: a fresh temp dir with a
 // config.toml naming the server as provider `mock`; share one between runs to resume), `resume`
 // (a thread id: `codex exec resume <id>`), `provider` (extra provider keys, e.g.
-// `{ stream_idle_timeout_ms: 5000, stream_max_retries: 0 }`), `env`, `args` (extra flags).
+// `{ stream_idle_timeout_ms: 5000, stream_max_retries: 0 }`), `model` (a catalog model runs code
+// mode), `env`, `args` (extra flags).
 // Each run starts in its own process group. When the test ends (passed or failed) every process it
 // started is SIGKILLed: the group, every descendant seen while it ran (each command runs in a
 // process group of its own, and outlives a killed Codex), the groups those led, and any process
@@ -71,6 +72,8 @@ export interface CodexOptions {
   codexHome?: string;
   resume?: string;
   provider?: Record<string, number | string | boolean>;
+  /** The model in config.toml (default `gpt-5.1-codex`, not in the bundled catalog: exec_command tools); a catalog model (`gpt-6.2-sol`) runs code mode. */
+  model?: string;
   env?: Record<string, string>;
   args?: string[];
 }
@@ -84,10 +87,10 @@ const scratch = (prefix: string, made: string[]) => {
 const toml = (v: number | string | boolean) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
 /** Write `<home>/config.toml` pointing Codex at the scripted server (provider `mock`, Responses wire API). */
-export function writeCodexConfig(home: string, server: ResponsesServer, provider: CodexOptions['provider'] = {}): void {
+export function writeCodexConfig(home: string, server: ResponsesServer, provider: CodexOptions['provider'] = {}, model = 'gpt-5.1-codex'): void {
   const extra = Object.entries(provider).map(([k, v]) => `${k} = ${toml(v)}`);
   const lines = [
-    'model = "gpt-5.1-codex"',
+    `model = "${model}"`,
     'model_provider = "mock"',
     '[model_providers.mock]',
     'name = "mock"',
@@ -182,7 +185,7 @@ export function jsonLines(file: string): Record<string, any>[] {
 export function startCodex(opts: CodexOptions): CodexSession {
   const made: string[] = [];
   const codexHome = opts.codexHome ?? scratch('dw-cxhome-', made);
-  if (!existsSync(path.join(codexHome, 'config.toml'))) writeCodexConfig(codexHome, opts.server, opts.provider);
+  if (!existsSync(path.join(codexHome, 'config.toml'))) writeCodexConfig(codexHome, opts.server, opts.provider, opts.model);
   const home = path.join(codexHome, 'home');
   mkdirSync(home, { recursive: true });
   const cwd = opts.cwd ?? scratch('dw-cxcwd-', made);

@@ -27,8 +27,8 @@
 // one JSON message. Every request is logged in `server.requests` (method, path, headers, body,
 // agent, turn, attempt, retryCount from `x-stainless-retry-count`, and when it ended and how).
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import { jsonBody, type ScriptedHttp, type ScriptedRequest, sleep, startScriptedHttp, type TurnEntry } from './scripted-http.js';
 
 export type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
@@ -45,24 +45,12 @@ export interface Reply {
   retryAfter?: number;
 }
 
-export interface LoggedRequest {
-  at: number;
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
+export interface LoggedRequest extends ScriptedRequest {
   stream: boolean;
-  /** The marker of the scripted agent, or undefined (side requests, unknown agents). */
-  agent: string | undefined;
-  turn: number;
-  attempt: number;
   retryCount: number | undefined;
-  /** Set when the response ended: 'complete', 'error:<status>', or 'aborted' (the client hung up). */
-  outcome?: string;
-  endedAt?: number;
 }
 
-export type TurnScript = Reply | Reply[] | ((req: LoggedRequest) => Reply);
+export type TurnScript = TurnEntry<Reply, LoggedRequest>;
 
 export interface ModelServer {
   url: string;
@@ -111,55 +99,24 @@ export function lastToolResults(req: LoggedRequest): { tool_use_id: string; text
     .map((b: any) => ({ tool_use_id: b.tool_use_id, text: contentText(b.content), is_error: b.is_error === true }));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function startModelServer(): Promise<ModelServer> {
-  const scripts: { marker: string; turns: TurnScript[] }[] = [];
-  const requests: LoggedRequest[] = [];
-  const waiters: { pred: (r: LoggedRequest) => boolean; resolve: (r: LoggedRequest) => void }[] = [];
-  const sockets = new Set<Socket>();
-  let closed = false;
+  const core = await startScriptedHttp<LoggedRequest, Reply>('model server', handle);
 
-  const notify = (r: LoggedRequest) => {
-    for (const w of [...waiters]) if (w.pred(r)) waiters.splice(waiters.indexOf(w), 1), w.resolve(r);
-  };
-
-  const identify = (body: any): { agent?: string; turn: number } => {
+  /** The agent (a marker in its first user message) and turn (assistant messages so far) of a request body. */
+  function identify(body: any): { agent?: string; turn: number } {
     const msgs: any[] = Array.isArray(body?.messages) ? body.messages : [];
     const first = contentText(msgs.find((m) => m?.role === 'user')?.content);
-    const s = scripts.find((x) => first.includes(x.marker));
-    return { agent: s?.marker, turn: msgs.filter((m) => m?.role === 'assistant').length };
-  };
+    return { agent: core.markerIn(first), turn: msgs.filter((m) => m?.role === 'assistant').length };
+  }
 
-  const pick = (r: LoggedRequest): Reply => {
-    const s = scripts.find((x) => x.marker === r.agent);
-    const entry = s?.turns[r.turn];
-    if (entry === undefined) return { blocks: [text('ok')] };
-    if (typeof entry === 'function') return entry(r);
-    if (Array.isArray(entry)) return entry[Math.min(r.attempt, entry.length - 1)] ?? { blocks: [text('ok')] };
-    return entry;
-  };
-
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks).toString('utf8')).catch(() => res.destroy()));
-  });
-  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+  async function handle(core: ScriptedHttp<LoggedRequest, Reply>, req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'HEAD' || req.method === 'GET')
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(req.method === 'GET' ? '{}' : undefined);
-    let body: any = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      body = { unparsed: raw };
-    }
+    const body = jsonBody(raw);
     const { agent: who, turn } = identify(body);
     const isMessages = url.pathname.endsWith('/v1/messages');
-    const attempt = isMessages && who ? requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/v1/messages')).length : 0;
+    const attempt = isMessages && who ? core.requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/v1/messages')).length : 0;
     const rc = req.headers['x-stainless-retry-count'];
     const entry: LoggedRequest = {
       at: Date.now(),
@@ -173,26 +130,12 @@ export async function startModelServer(): Promise<ModelServer> {
       attempt,
       retryCount: rc === undefined ? undefined : Number(rc),
     };
-    requests.push(entry);
-    const end = (outcome: string) => {
-      if (entry.outcome) return;
-      entry.outcome = outcome;
-      entry.endedAt = Date.now();
-      notify(entry);
-    };
-    res.on('close', () => end('aborted'));
-    notify(entry);
+    const end = core.log(entry, res);
     if (url.pathname.endsWith('/count_tokens'))
       return void (res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 })), end('complete'));
     if (!isMessages) return void (res.writeHead(404).end('{}'), end('error:404'));
-    const reply = pick(entry);
-    if (reply.freeze && reply.freezeMs !== undefined) {
-      const timer = setTimeout(() => res.destroy(), reply.freezeMs);
-      res.on('close', () => clearTimeout(timer));
-    }
-    if (reply.hold) await reply.hold;
-    if (reply.delayMs) await sleep(reply.delayMs);
-    if (closed || res.destroyed) return;
+    const reply = core.pick(entry, () => ({ blocks: [text('ok')] }));
+    if (!(await core.pace(reply, res))) return;
     if (reply.status && reply.status >= 400) {
       const type = reply.status === 429 ? 'rate_limit_error' : reply.status === 529 ? 'overloaded_error' : 'api_error';
       const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
@@ -233,7 +176,7 @@ export async function startModelServer(): Promise<ModelServer> {
     };
     const pace = async () => {
       if (reply.chunkMs) await sleep(reply.chunkMs);
-      return !(closed || res.destroyed);
+      return core.isOpen(res);
     };
     for (const [index, b] of blocks.entries()) {
       if (b.type === 'text') {
@@ -259,28 +202,13 @@ export async function startModelServer(): Promise<ModelServer> {
     end('complete');
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const api: ModelServer = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    script: (marker, turns) => void scripts.push({ marker, turns }),
-    of: (marker) => requests.filter((r) => r.agent === marker && r.path.endsWith('/v1/messages')),
-    waitFor: (pred, timeoutMs = 60_000, what = 'a request') =>
-      new Promise((resolve, reject) => {
-        const hit = requests.find(pred);
-        if (hit) return resolve(hit);
-        const w = { pred, resolve: (r: LoggedRequest) => (clearTimeout(timer), resolve(r)) };
-        const timer = setTimeout(() => (waiters.splice(waiters.indexOf(w), 1), reject(new Error(`model server: timed out waiting for ${what}`))), timeoutMs);
-        waiters.push(w);
-      }),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+  return {
+    url: `http://127.0.0.1:${core.port}`,
+    port: core.port,
+    requests: core.requests,
+    script: core.script,
+    of: (marker) => core.requests.filter((r) => r.agent === marker && r.path.endsWith('/v1/messages')),
+    waitFor: core.waitFor,
+    close: core.close,
   };
-  return api;
 }

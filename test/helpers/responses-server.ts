@@ -29,12 +29,13 @@
 // and how it ended: 'complete', 'error:<status>', 'aborted'). Other paths (Codex's analytics POST)
 // get 404 and are logged with agent undefined.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import { jsonBody, type ScriptedHttp, type ScriptedRequest, sleep, startScriptedHttp, type TurnEntry } from './scripted-http.js';
 
 export type Item =
   | { type: 'text'; text: string }
-  | { type: 'function_call'; name: string; callId: string; arguments: Record<string, unknown>; namespace?: string };
+  | { type: 'function_call'; name: string; callId: string; arguments: Record<string, unknown>; namespace?: string }
+  | { type: 'custom_tool_call'; name: string; callId: string; input: string };
 
 export interface Reply {
   items?: Item[];
@@ -48,22 +49,12 @@ export interface Reply {
   errorBody?: unknown;
 }
 
-export interface LoggedRequest {
-  at: number;
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-  agent: string | undefined;
-  turn: number;
-  attempt: number;
+export interface LoggedRequest extends ScriptedRequest {
   /** The thread id Codex sent (`thread-id` header, else `prompt_cache_key`). */
   threadId: string | undefined;
-  outcome?: string;
-  endedAt?: number;
 }
 
-export type TurnScript = Reply | Reply[] | ((req: LoggedRequest) => Reply);
+export type TurnScript = TurnEntry<Reply, LoggedRequest>;
 
 export interface ResponsesServer {
   /** `http://127.0.0.1:<port>/v1`: the provider's `base_url` (Codex POSTs `{base_url}/responses`). */
@@ -90,6 +81,13 @@ export const execCommand = (cmd: string, opts: { yieldMs?: number } = {}): Item 
 /** `write_stdin`: an empty poll of a yielded command's session. */
 export const writeStdin = (sessionId: number, opts: { yieldMs?: number } = {}): Item =>
   call('write_stdin', { session_id: sessionId, chars: '', yield_time_ms: opts.yieldMs ?? 30_000 });
+/** Code mode (a catalog model): the freeform `exec` tool, whose input is JavaScript run by codex-code-mode-host. */
+export const execScript = (input: string, callId = `call_${randomBytes(8).toString('hex')}`): Item => ({
+  type: 'custom_tool_call',
+  name: 'exec',
+  callId,
+  input,
+});
 /** An OpenAI usage-limit 429 body: Codex fails at once ("usage_limit_exceeded"), retry-after or not. */
 export const usageLimit = () => ({
   error: { type: 'usage_limit_reached', message: 'The usage limit has been reached', plan_type: 'plus', resets_in_seconds: 3600 },
@@ -118,56 +116,26 @@ export function runningSessionOf(req: LoggedRequest): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function startResponsesServer(): Promise<ResponsesServer> {
-  const scripts: { marker: string; turns: TurnScript[] }[] = [];
-  const requests: LoggedRequest[] = [];
-  const waiters: { pred: (r: LoggedRequest) => boolean; resolve: (r: LoggedRequest) => void }[] = [];
-  const sockets = new Set<Socket>();
-  let closed = false;
+  const core = await startScriptedHttp<LoggedRequest, Reply>('responses server', handle);
 
-  const notify = (r: LoggedRequest) => {
-    for (const w of [...waiters]) if (w.pred(r)) waiters.splice(waiters.indexOf(w), 1), w.resolve(r);
-  };
-
-  const identify = (body: any): { agent?: string; turn: number } => {
+  /** The agent (a marker in a user message's text) and turn (model output items already in `input`) of a request body. */
+  function identify(body: any): { agent?: string; turn: number } {
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     const userText = input
       .filter((m) => m?.type === 'message' && m.role === 'user')
       .map((m) => contentText(m.content))
       .join('\n');
-    const s = scripts.find((x) => userText.includes(x.marker));
     const turn = input.filter((m) => m?.type === 'function_call' || m?.type === 'custom_tool_call' || (m?.type === 'message' && m.role === 'assistant')).length;
-    return { agent: s?.marker, turn };
-  };
+    return { agent: core.markerIn(userText), turn };
+  }
 
-  const pick = (r: LoggedRequest): Reply => {
-    const entry = scripts.find((x) => x.marker === r.agent)?.turns[r.turn];
-    if (entry === undefined) return { items: [say('ok')] };
-    if (typeof entry === 'function') return entry(r);
-    if (Array.isArray(entry)) return entry[Math.min(r.attempt, entry.length - 1)] ?? { items: [say('ok')] };
-    return entry;
-  };
-
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks).toString('utf8')).catch(() => res.destroy()));
-  });
-  server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
+  async function handle(core: ScriptedHttp<LoggedRequest, Reply>, req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
     const url = new URL(req.url ?? '/', 'http://x');
-    let body: any = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      body = { unparsed: raw };
-    }
+    const body = jsonBody(raw);
     const isResponses = req.method === 'POST' && url.pathname.endsWith('/responses');
     const { agent: who, turn } = isResponses ? identify(body) : { agent: undefined, turn: 0 };
-    const attempt = isResponses && who ? requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/responses')).length : 0;
+    const attempt = isResponses && who ? core.requests.filter((r) => r.agent === who && r.turn === turn && r.path.endsWith('/responses')).length : 0;
     const th = req.headers['thread-id'];
     const threadId = typeof th === 'string' ? th : typeof body?.prompt_cache_key === 'string' ? body.prompt_cache_key : undefined;
     const entry: LoggedRequest = {
@@ -181,38 +149,24 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
       attempt,
       threadId,
     };
-    requests.push(entry);
-    const end = (outcome: string) => {
-      if (entry.outcome) return;
-      entry.outcome = outcome;
-      entry.endedAt = Date.now();
-      notify(entry);
-    };
-    res.on('close', () => end('aborted'));
-    notify(entry);
+    const end = core.log(entry, res);
     if (!isResponses) return void (res.writeHead(404, { 'content-type': 'application/json' }).end('{}'), end('error:404'));
-    const reply = pick(entry);
-    if (reply.freeze && reply.freezeMs !== undefined) {
-      const timer = setTimeout(() => res.destroy(), reply.freezeMs);
-      res.on('close', () => clearTimeout(timer));
-    }
-    if (reply.hold) await reply.hold;
-    if (reply.delayMs) await sleep(reply.delayMs);
-    if (closed || res.destroyed) return;
+    const reply = core.pick(entry, () => ({ items: [say('ok')] }));
+    if (!(await core.pace(reply, res))) return;
     if (reply.status && reply.status >= 400) {
-      const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'x-request-id': `req_mock_${requests.length}` };
+      const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'x-request-id': `req_mock_${core.requests.length}` };
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
       const type = reply.status === 429 ? 'rate_limit_exceeded' : 'server_error';
       res.writeHead(reply.status, headers).end(JSON.stringify(reply.errorBody ?? { error: { type, message: `scripted ${reply.status}` } }));
       return end(`error:${reply.status}`);
     }
     if (reply.freeze === 'before_headers') return; // never answered: Codex has no timeout for this
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${requests.length}` });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_mock_${core.requests.length}` });
     res.flushHeaders();
     if (reply.freeze === 'after_headers') return;
     const id = `resp_${randomBytes(8).toString('hex')}`;
     const send = (data: Record<string, unknown>) => res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`);
-    const alive = () => !(closed || res.destroyed);
+    const alive = () => core.isOpen(res);
     send({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } });
     const items = reply.items ?? [say('ok')];
     for (const [index, it] of items.entries()) {
@@ -242,6 +196,19 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
         }
         send({ type: 'response.output_text.done', item_id: itemId, output_index: index, content_index: 0, text: it.text });
         send({ type: 'response.content_part.done', item_id: itemId, output_index: index, content_index: 0, part: done.content[0] });
+        send({ type: 'response.output_item.done', output_index: index, item: done });
+      } else if (it.type === 'custom_tool_call') {
+        const done = {
+          type: 'custom_tool_call',
+          id: `ctc_${index}_${randomBytes(4).toString('hex')}`,
+          status: 'completed',
+          call_id: it.callId,
+          name: it.name,
+          input: it.input,
+        };
+        send({ type: 'response.output_item.added', output_index: index, item: { ...done, status: 'in_progress', input: '' } });
+        send({ type: 'response.custom_tool_call_input.delta', item_id: done.id, output_index: index, delta: it.input });
+        send({ type: 'response.custom_tool_call_input.done', item_id: done.id, output_index: index, input: it.input });
         send({ type: 'response.output_item.done', output_index: index, item: done });
       } else {
         const args = JSON.stringify(it.arguments);
@@ -273,30 +240,13 @@ export async function startResponsesServer(): Promise<ResponsesServer> {
     end('complete');
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
-    script: (marker, turns) => void scripts.push({ marker, turns }),
-    of: (marker) => requests.filter((r) => r.agent === marker && r.path.endsWith('/responses')),
-    waitFor: (pred, timeoutMs = 60_000, what = 'a request') =>
-      new Promise((resolve, reject) => {
-        const hit = requests.find(pred);
-        if (hit) return resolve(hit);
-        const w = { pred, resolve: (r: LoggedRequest) => (clearTimeout(timer), resolve(r)) };
-        const timer = setTimeout(
-          () => (waiters.splice(waiters.indexOf(w), 1), reject(new Error(`responses server: timed out waiting for ${what}`))),
-          timeoutMs,
-        );
-        waiters.push(w);
-      }),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    baseUrl: `http://127.0.0.1:${core.port}/v1`,
+    port: core.port,
+    requests: core.requests,
+    script: core.script,
+    of: (marker) => core.requests.filter((r) => r.agent === marker && r.path.endsWith('/responses')),
+    waitFor: core.waitFor,
+    close: core.close,
   };
 }

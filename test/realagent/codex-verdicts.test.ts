@@ -9,18 +9,29 @@ import { normalizeTask, type Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
+import { foldHistory } from '../../src/core/history.js';
+import { planCheck, type PlanOptions } from '../../src/core/plan.js';
 import { codexSkip, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
 import { execCommand, runningSessionOf, say, startResponsesServer, usageLimit, writeStdin, type ResponsesServer } from '../helpers/responses-server.js';
 
 const WINDOW_MS = 5_000;
 const policy = { ...DEFAULT_POLICY, baseTimeoutMs: WINDOW_MS };
 
+let rows = 0;
 /** The row a launching script writes once `thread.started` arrived and the rollout exists. */
 async function rowOf(s: CodexSession): Promise<Task> {
   const thread = await s.threadId;
   const rollout = await until(() => s.rolloutPath(), 'the rollout file');
   return normalizeTask(
-    { ticket_id: 'CX-1', status: 'in_progress', agent: 'codex', session_id: thread, pid: s.pid, transcript_path: rollout, output_path: s.outputPath } as never,
+    {
+      ticket_id: `CX-${++rows}`,
+      status: 'in_progress',
+      agent: 'codex',
+      session_id: thread,
+      pid: s.pid,
+      transcript_path: rollout,
+      output_path: s.outputPath,
+    } as never,
     Date.now(),
   );
 }
@@ -97,7 +108,7 @@ describe.skipIf(codexSkip !== undefined)(`Codex verdicts on real sessions (skipp
     expect((await judge(goodTask)).kind).toBe('inconsistent'); // finished, the row not yet updated
   });
 
-  it('a usage-limit 429 is reported for a person, not redispatched; a plain 429 without retry-after is a give-up', async () => {
+  it('a usage-limit 429 is a usage_limit failure escalated, never redispatched into the same wall; a plain 429 without retry-after is a give-up', async () => {
     server.script('CX-USAGE', [{ status: 429, retryAfter: 5, errorBody: usageLimit() }]);
     server.script('CX-429', [{ status: 429 }]);
     const usage = startCodex({ server, prompt: 'CX-USAGE go' });
@@ -106,10 +117,33 @@ describe.skipIf(codexSkip !== undefined)(`Codex verdicts on real sessions (skipp
     expect((await usage.exited).code).toBe(1);
     expect((await plain.exited).code).toBe(1);
     const u = await judge(usageTask);
-    expect(u.kind).toBe('waiting_human');
-    expect(u.reason).toMatch(/usage limit \(usage_limit_exceeded\)/);
+    expect(u).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    expect(u.reason).toMatch(/^the agent hit its usage limit: .*usage limit.* \(codex_error_info usage_limit_exceeded\)/);
     expect(server.of('CX-USAGE')).toHaveLength(1); // Codex does not retry it either
-    expect(await judge(plainTask)).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up', transportCause: 'rate_limit' });
+    const p = await judge(plainTask);
+    expect(p).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up', transportCause: 'rate_limit' });
+    // The plan escalates the usage limit to a person with redispatches left; the plain 429 is redispatched.
+    const opts: PlanOptions = {
+      epicId: 'E-1',
+      strategy: 'redispatch',
+      maxRedispatches: 2,
+      shouldActOnLooping: false,
+      circuitBreaker: { minStalled: 3, fraction: 0.5 },
+      isLagged: false,
+    };
+    const plan = planCheck(
+      [u, p],
+      new Map([
+        [u.taskId, usageTask],
+        [p.taskId, plainTask],
+      ]),
+      foldHistory([], 'E-1'),
+      opts,
+    );
+    expect(plan.actions.map((a) => [a.task.taskId, a.kind])).toEqual([
+      [u.taskId, 'escalate'],
+      [p.taskId, 'redispatch'],
+    ]);
   });
 
   it('a 429 backoff with retry-after is healthy while it lasts (stdout announces each retry), past the window', async () => {

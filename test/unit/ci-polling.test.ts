@@ -35,6 +35,8 @@ const POLLING: [string, string][] = [
   ['while ! gh pr checks 42; do sleep 30; done', 'a while loop'],
   ['until gh pr checks 42 --required; do sleep 60; done', 'an until loop'],
   ["bash -c 'gh run watch 123'", 'bash -c'],
+  ["bash -lc 'gh pr checks 42 --watch'", 'bash -lc: how Codex runs every exec_command'],
+  ["/bin/bash -l -c 'cd repo && gh run watch 123'", 'bash -l -c, by its path'],
 ];
 
 const NOT_POLLING: [string, string][] = [
@@ -49,6 +51,7 @@ const NOT_POLLING: [string, string][] = [
   ['npm test -- --watch', 'another --watch'],
   ['while true; do npm test; sleep 5; done', 'a loop of something else'],
   ['# gh run watch', 'a comment'],
+  ["bash -lc 'echo gh run watch'", 'bash -lc of something that mentions it'],
 ];
 
 describe('isCiPolling', () => {

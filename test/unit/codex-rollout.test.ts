@@ -6,6 +6,7 @@ import { emptyExecEvents, foldExecEvent } from '../../src/agents/codex/parse/exe
 import { observeCodexThread, type CodexLiveness } from '../../src/agents/codex/parse/observe-rollout.js';
 import { parseProcLocks } from '../../src/agents/codex/parse/proc-locks.js';
 import { emptyRollout, foldRolloutLine, type RolloutState } from '../../src/agents/codex/parse/rollout.js';
+import { requestReason } from '../../src/act/recovery/step-requests.js';
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
@@ -87,10 +88,15 @@ describe('codex rollout', () => {
     });
   });
 
-  it('a usage-limit give-up is reported as one for a person, never a stall to redispatch', () => {
-    const v = judge([meta, started(0.2), failed(0.3, 'You’ve hit your usage limit. Upgrade to Pro or try again later.', 'usage_limit_exceeded')], 50, GONE);
-    expect(v.kind).toBe('waiting_human');
-    expect(v.reason).toMatch(/usage limit \(usage_limit_exceeded\).*not redispatched/);
+  it('a usage-limit give-up is a usage_limit failure at once, named as such, never waiting_human', () => {
+    const v = judge([meta, started(0.2), failed(0.3, 'You’ve hit your usage limit. Upgrade to Pro or try again later.', 'usage_limit_exceeded')], 0.4, GONE);
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    expect(v.transportCause).toBeUndefined(); // never resumed into the same wall
+    // A request for a person (a mailbox escalation) says so, not "stalled, idle 0s".
+    expect(requestReason({ stallReason: 'usage_limit', idleSeconds: 0, task })).toMatch(/^failed: usage_limit, the agent hit its usage limit/);
+    expect(v.reason).toBe(
+      'the agent hit its usage limit: You’ve hit your usage limit. Upgrade to Pro or try again later. (codex_error_info usage_limit_exceeded)',
+    );
   });
 
   it('no live owner and no end record: dead at once, not a window later', () => {

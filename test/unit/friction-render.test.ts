@@ -19,9 +19,25 @@ function stall(n: number, over: Partial<StallRecord> = {}): StallRecord {
 }
 const three = (over: (n: number) => Partial<StallRecord>) => [0, 1, 2].map((n) => stall(n, over(n)));
 
+describe('the escalation comment of a usage limit', () => {
+  it('says the agent hit its usage limit, not that the redispatch limit is reached', () => {
+    const body = renderEscalationComment({
+      ticketId: 'ENG-1',
+      attempts: 1,
+      history: [stall(0, { stallReason: 'usage_limit' })],
+      frictionPath: 'friction/x.md',
+      key: 'E:t1:escalate',
+    });
+    expect(body).toContain('the agent hit its usage limit, and a replacement would hit the same wall.');
+    expect(body).not.toContain('redispatch limit is reached');
+    expect(body).toMatch(/\*\*Recommended action:\*\* Wait for the usage limit to reset/);
+  });
+});
+
 describe('hypothesizeRootCause', () => {
   it.each<[string, StallRecord[], HypothesisKind]>([
     ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
+    ['a usage limit, at the first stall (escalated at once)', [stall(0, { stallReason: 'usage_limit' })], 'usage_limit'],
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
     // Replacements that never started are a failing launch, not context exhaustion.
     [

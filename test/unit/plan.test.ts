@@ -47,6 +47,16 @@ const redispatched = (ticket: string, n: number): DispatchEvent[] =>
   );
 
 describe('planCheck', () => {
+  it('a usage-limit stall is escalated at once, with redispatches left: a replacement would hit the same wall', () => {
+    const vs = [verdict('t1', 'stalled', { stallReason: 'usage_limit' }), verdict('t2', 'stalled', { stallReason: 'api_gave_up' })];
+    const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts());
+    expect(p.actions.map((a) => [a.task.taskId, a.kind])).toEqual([
+      ['t1', 'escalate'],
+      ['t2', 'redispatch'],
+    ]);
+    expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ strategy: 'report' })).actions).toEqual([]);
+  });
+
   it('report: logs the stall once and takes no action', () => {
     const vs = [verdict('t1', 'stalled'), verdict('t2', 'healthy')];
     const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ strategy: 'report' }));

@@ -15,6 +15,7 @@ export type HypothesisKind =
   | 'looping'
   | 'hanging_command'
   | 'provider_capacity'
+  | 'usage_limit'
   | 'context_exhausted'
   | 'stuck_on_step'
   | 'api_hang'
@@ -58,6 +59,15 @@ const of = (n: number, total: number) => (n === total ? `all ${total}` : `${n} o
 const isOpenAtStall = (r: StallRecord) => r.stallReason === 'open_tool_overrun' || r.exemptions.includes('open_tool_call');
 
 const RULES: Rule[] = [
+  (h, t, then) => {
+    // The newest stall was the plan's usage limit: escalated at once, not after the redispatch limit.
+    if (h.at(-1)?.stallReason !== 'usage_limit') return undefined;
+    return {
+      kind: 'usage_limit',
+      text: `The agent's account hit its usage limit: it stopped at once and a replacement would hit the same wall, so it was escalated without a redispatch. Nothing points at the task.`,
+      action: `Wait for the usage limit to reset or raise the plan (or run ${t} under another account), ${then}.`,
+    };
+  },
   (h, t, then) => {
     const n = count(h, (r) => r.isMassStall === true);
     if (n === 0 || n * 2 < h.length) return undefined;

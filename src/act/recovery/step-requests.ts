@@ -33,6 +33,7 @@ export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSecond
     return `failed: runtime_killed, ${cli}'s own stall watchdog killed the agent`;
   }
   if (spec.stallReason === 'run_ended') return 'failed: run_ended, the run that ran the agent ended before it finished';
+  if (spec.stallReason === 'usage_limit') return 'failed: usage_limit, the agent hit its usage limit (a replacement would hit the same wall until it resets)';
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 

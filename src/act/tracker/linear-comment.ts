@@ -52,7 +52,7 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
     // The seed's own sentence first (seeds/dispatch-watchdog.md), then our detail.
     `Auto-blocked: agent stalled ${n} time${n === 1 ? '' : 's'}. Requires manual investigation. See dispatch log.`,
     '',
-    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: every attempt stalled and the redispatch limit is reached.`,
+    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: ${history.at(-1)?.stallReason === 'usage_limit' ? 'the agent hit its usage limit, and a replacement would hit the same wall.' : 'every attempt stalled and the redispatch limit is reached.'}`,
     '',
     ...(unloggedStallsLine(n, history) !== undefined ? [unloggedStallsLine(n, history)!, ''] : []),
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',

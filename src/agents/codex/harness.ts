@@ -9,7 +9,7 @@ import { codexHomeOf, findRollout, isRolloutPath } from './read/codex-home.js';
 import { createCodexObserver } from './read/codex-observer.js';
 import { createCodexHookObserver } from './read/codex-hooks.js';
 import { combineObservers } from '../../observe/read/observer.js';
-import { isCodexRow } from './row.js';
+import { isCodexRow, threadOfRow } from './row.js';
 
 export const codexHarness: AgentHarness = {
   name: 'codex',
@@ -46,10 +46,11 @@ export const codexHarness: AgentHarness = {
       observers: [combineObservers('codex', [createCodexObserver({ env: ctx.env }), onlyRows(createCodexHookObserver(ctx.paths), isCodexRow)])],
       async findFiles(task) {
         if (isRolloutPath(task.transcriptPath)) return { transcript: task.transcriptPath };
-        if (!task.sessionId) return { reason: 'the row names no session_id (the thread id from thread.started) and no transcript_path' };
+        const thread = threadOfRow(task);
+        if (!thread) return { reason: 'the row names no session_id (the thread id from thread.started) and no transcript_path' };
         const home = codexHomeOf(undefined, task.raw?.codex_home, ctx.env);
-        const hit = findRollout(home, task.sessionId);
-        return hit ? { transcript: hit } : { reason: `no rollout-*-${task.sessionId}.jsonl under ${home}/sessions` };
+        const hit = findRollout(home, thread);
+        return hit ? { transcript: hit } : { reason: `no rollout-*-${thread}.jsonl under ${home}/sessions` };
       },
     };
   },

@@ -42,12 +42,37 @@ function pragmaYield(input: string | undefined): number | undefined {
   }
 }
 
+/** An argv as one command line: a shell's `-c` / `-lc` script as it is, anything else joined. */
+function argvCommand(argv: string[]): string {
+  const at = argv.findIndex((a, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(a));
+  return at > 0 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!) && argv[at + 1] !== undefined ? argv[at + 1]! : argv.join(' ');
+}
+
+/** A JavaScript string literal's text (quotes off, the common escapes undone; a template's `${…}` kept as written). */
+function unquote(body: string): string {
+  return body.replace(/\\(.)/gs, (_, c: string) => ({ n: '\n', t: '\t', r: '\r' })[c] ?? c);
+}
+
+/**
+ * The shell commands a code-mode script runs: the `cmd` of each `tools.exec_command({cmd: …})` call
+ * written as a string literal (reference §8 h: `await tools.exec_command({cmd: "sleep 20; echo hi",
+ * yield_time_ms: 30000})`). A command built at run time (a variable, a concatenation, an array) is
+ * not seen.
+ */
+export function scriptCommands(input: string | undefined): string[] {
+  if (!input) return [];
+  const out: string[] = [];
+  const call = /\bexec_command\s*\(\s*\{[^{}]*?["']?\bcmd["']?\s*:\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/gs;
+  for (let m = call.exec(input); m; m = call.exec(input)) out.push(unquote(m[2]!));
+  return out;
+}
+
 /** The kind and budget of a call named `name` with `args` (custom tools: `input`, the freeform text). */
 export function codexCallBudget(name: string, args: Record<string, unknown>, input?: string): CallBudget {
   const yieldMs = num(args.yield_time_ms);
   switch (name) {
     case 'exec_command': {
-      const cmd = typeof args.cmd === 'string' ? args.cmd : Array.isArray(args.cmd) ? args.cmd.join(' ') : undefined;
+      const cmd = typeof args.cmd === 'string' ? args.cmd : Array.isArray(args.cmd) ? argvCommand(args.cmd.map(String)) : undefined;
       return { kind: 'shell', timeoutMs: clamp(yieldMs ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS), command: cmd, summary: cmd };
     }
     case 'write_stdin': {
@@ -57,9 +82,17 @@ export function codexCallBudget(name: string, args: Record<string, unknown>, inp
         : clamp(yieldMs ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS);
       return { kind: 'shell', timeoutMs: t, summary: `session ${String(args.session_id ?? '?')}${isPoll ? ' (poll)' : ''}` };
     }
-    case 'exec':
-      // Code mode: a script; the commands inside are strings in its JavaScript.
-      return { kind: 'shell', timeoutMs: clamp(pragmaYield(input) ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS), summary: input?.slice(0, 200) };
+    case 'exec': {
+      // Code mode: a script; the commands it runs are the string literals its tools.exec_command calls name.
+      const cmds = scriptCommands(input);
+      const command = cmds.length > 0 ? cmds.join('\n') : undefined;
+      return {
+        kind: 'shell',
+        timeoutMs: clamp(pragmaYield(input) ?? EXEC_DEFAULT_YIELD_MS, 0, EXEC_MAX_YIELD_MS),
+        command,
+        summary: (command ?? input)?.slice(0, 200),
+      };
+    }
     case 'wait':
       // Code mode's poll of a yielded script (`wait {cell_id, yield_time_ms}`).
       return {

@@ -1,7 +1,7 @@
 // A Codex thread's evidence as one source of the merged observation (DESIGN §4, §15): its rollout
 // (rollout.ts), its --json stdout (exec-events.ts) and what the reader found of its live owner.
 // Pure: the states and the liveness come in as arguments.
-import type { ApiFailureKind, PartialObservation } from '../../../observe/parse/observation.js';
+import { knownCall, type ApiFailureKind, type PartialObservation } from '../../../observe/parse/observation.js';
 import type { ExecEventsState } from './exec-events.js';
 import { isTurnOpen, type RolloutState } from './rollout.js';
 
@@ -16,8 +16,14 @@ export interface CodexLiveness {
   how?: string;
 }
 
+/** A Codex subagent the thread waits on (an open `wait_agent`): its thread id and its own rollout, when found. */
+export interface CodexChild {
+  threadId: string;
+  state?: RolloutState;
+}
+
 /** The give-up's kind from Codex's `codex_error_info` (errorInfoWord) and message. */
-export function codexFailureKind(info: string, message: string): ApiFailureKind | 'usage_limit' {
+export function codexFailureKind(info: string, message: string): ApiFailureKind {
   if (info === 'usage_limit_exceeded' || /usage limit/i.test(message)) return 'usage_limit';
   if (info === 'context_window_exceeded' || /context window/i.test(message)) return 'context_exhausted';
   if (info === 'internal_server_error' || info === 'server_overloaded' || /\b5\d\d\b/.test(info)) return 'overloaded';
@@ -32,6 +38,7 @@ export function observeCodexThread(
   file: string,
   live: CodexLiveness,
   stdout?: { state: ExecEventsState; mtimeMs: number },
+  children: readonly CodexChild[] = [],
 ): PartialObservation {
   const part: PartialObservation = {
     source: 'transcript',
@@ -51,17 +58,8 @@ export function observeCodexThread(
   if (end?.kind === 'completed') part.finished = { kind: 'task_complete', atMs: end.atMs };
   else if (end?.kind === 'aborted') part.waitingHuman = { kind: 'interrupted', sinceMs: end.atMs, detail: `turn_aborted (${end.reason})` };
   else if (end?.kind === 'failed') {
-    const kind = codexFailureKind(end.errorInfo, end.message);
-    if (kind === 'usage_limit') {
-      // Not a stall: a replacement would hit the same wall. A person decides (wait for the reset, raise the plan).
-      part.waitingHuman = {
-        kind: 'notification',
-        sinceMs: end.atMs,
-        detail: `Codex hit its usage limit (${end.errorInfo}): "${end.message}"; not redispatched, resume it once the limit resets`,
-      };
-    } else {
-      part.failed = { kind, atMs: end.atMs, detail: `${end.message} (codex_error_info ${end.errorInfo})` };
-    }
+    // A usage limit is its own failure (usage_limit): escalated, never redispatched into the same wall.
+    part.failed = { kind: codexFailureKind(end.errorInfo, end.message), atMs: end.atMs, detail: `${end.message} (codex_error_info ${end.errorInfo})` };
   } else if (live.owner === 'gone') {
     // No live owner and no end record: the process died (SIGKILL, SIGTERM, a crash). Codex writes nothing then.
     part.failed = {
@@ -75,5 +73,29 @@ export function observeCodexThread(
     part.isApiRetrying = true;
     part.lastProgressMs = Math.max(part.lastProgressMs ?? stdout.mtimeMs, stdout.mtimeMs);
   }
+  if (!end && children.length > 0) waitOnChildren(part, children);
   return part;
+}
+
+/**
+ * The lead waits in `wait_agent` on its children (reference §9, §12.5): their progress is its
+ * progress, the busiest child's open call holds the window with its own budget, and a child with
+ * a row of its own is judged there (the core defers the lead to that row). A child whose rollout
+ * is not found is unseen: never acted on.
+ */
+function waitOnChildren(part: PartialObservation, children: readonly CodexChild[]): void {
+  const seen = children.filter((c) => c.state?.lastRecordMs !== undefined);
+  const newest = seen.length > 0 ? Math.max(...seen.map((c) => c.state!.lastRecordMs!)) : undefined;
+  if (newest !== undefined && (part.lastProgressMs === undefined || newest > part.lastProgressMs)) part.lastProgressMs = newest;
+  const unseen = children.filter((c) => !seen.includes(c)).map((c) => c.threadId);
+  part.waitingOnChildren = {
+    agentIds: children.map((c) => c.threadId),
+    ...(newest !== undefined ? { lastProgressMs: newest } : {}),
+    ...(unseen.length > 0 ? { unseenIds: unseen } : {}),
+  };
+  // The busiest child's newest call is what the lead waits on: open, its own budget holds the window;
+  // answered (the child's model at work), the child's silence is judged on the window, not the wait's hour.
+  const busiest = [...seen].sort((a, b) => b.state!.lastRecordMs! - a.state!.lastRecordMs!)[0];
+  if (busiest?.state?.lastCall) part.lastTool = knownCall(busiest.state.lastCall);
+  else if (busiest) delete part.lastTool;
 }

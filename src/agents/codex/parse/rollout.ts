@@ -41,6 +41,12 @@ export interface RolloutState {
   recent: CodexCall[];
   /** The newest assistant text. */
   lastOutput?: string;
+  /** Codex subagents this thread spawned (`spawn_agent` output `{agent_id}`), child thread ids in order. */
+  children: string[];
+  /** Open `wait_agent` calls: the child threads each waits on (its `targets`; none named: every child), by call id. */
+  waits: Map<string, string[]>;
+  /** The command behind each yielded process or script still running (`session:N`, `cell:N`): its polls run it on. */
+  running: Map<string, string>;
   /** Stream retries of the open turn (`token_count` with `info: null`: Codex gave up on a silent stream and sent again). */
   streamRetries: number;
   /** Lines that were not a record (a torn or foreign line), counted. */
@@ -49,7 +55,15 @@ export interface RolloutState {
 
 const RECENT = 20;
 
-export const emptyRollout = (): RolloutState => ({ open: new Map(), recent: [], streamRetries: 0, badLines: 0 });
+export const emptyRollout = (): RolloutState => ({
+  open: new Map(),
+  recent: [],
+  children: [],
+  waits: new Map(),
+  running: new Map(),
+  streamRetries: 0,
+  badLines: 0,
+});
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const obj = (v: unknown): Record<string, any> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : undefined);
@@ -84,6 +98,7 @@ function parseArgs(raw: unknown): Record<string, unknown> {
 function closeAll(s: RolloutState): void {
   for (const c of s.open.values()) replace(s, { ...c, isOpen: false });
   s.open.clear();
+  s.waits.clear();
 }
 
 /** A call's new version replaces the old one wherever it is listed (never changed in place: observations share them). */
@@ -95,11 +110,13 @@ function replace(s: RolloutState, c: CodexCall): void {
 
 function openCall(s: RolloutState, name: string, callId: string, args: Record<string, unknown>, atMs: number, input?: string): void {
   const b = codexCallBudget(name, args, input);
+  // A poll of a yielded command (write_stdin) or script (wait) runs that command on: it carries it.
+  const polled = name === 'write_stdin' ? `session:${String(args.session_id)}` : name === 'wait' ? `cell:${String(args.cell_id)}` : undefined;
   const call: CodexCall = {
     name,
     kind: b.kind,
     inputSummary: b.summary,
-    command: b.command,
+    command: b.command ?? (polled ? s.running.get(polled) : undefined),
     timeoutMs: b.timeoutMs,
     startedAtMs: atMs,
     isOpen: true,
@@ -107,14 +124,27 @@ function openCall(s: RolloutState, name: string, callId: string, args: Record<st
     isOpenKnown: true,
   };
   s.open.set(callId, call);
+  if (name === 'wait_agent') {
+    const targets = Array.isArray(args.targets) ? args.targets.filter((t): t is string => typeof t === 'string') : [];
+    s.waits.set(callId, targets);
+  }
   s.lastCall = call;
   s.recent = [...s.recent.slice(-(RECENT - 1)), call];
+}
+
+/** A child thread this thread spawned (once). */
+function spawned(s: RolloutState, id: unknown): void {
+  if (typeof id === 'string' && id !== '' && !s.children.includes(id)) s.children = [...s.children, id];
 }
 
 function closeCall(s: RolloutState, callId: string, output: string): void {
   const c = s.open.get(callId);
   if (!c) return;
   s.open.delete(callId);
+  s.waits.delete(callId);
+  if (c.name === 'spawn_agent') spawned(s, parseArgs(output).agent_id);
+  const yielded = /Process running with session ID (\d+)|Script running with cell ID (\d+)/.exec(output);
+  if (yielded && c.command) s.running.set(yielded[1] ? `session:${yielded[1]}` : `cell:${yielded[2]}`, c.command);
   const isError = /^aborted|aborted by user|^execution error|Process exited with code [1-9]/.test(output);
   replace(s, { ...c, isOpen: false, ...(isError ? { error: output.slice(0, 200) } : {}) });
 }
@@ -165,6 +195,9 @@ export function foldRolloutLine(s: RolloutState, line: string): RolloutState {
       closeAll(s);
     } else if (sub === 'token_count' && payload.info === null) {
       s.streamRetries++;
+    } else if (sub === 'item_completed' && obj(payload.item)?.type === 'CollabAgentToolCall' && payload.item.tool === 'spawn_agent') {
+      const ids: unknown = payload.item.receiver_thread_ids;
+      if (Array.isArray(ids)) for (const id of ids) spawned(s, id);
     }
   } else if (type === 'response_item') {
     if (sub === 'function_call') {
@@ -179,6 +212,13 @@ export function foldRolloutLine(s: RolloutState, line: string): RolloutState {
     }
   }
   return s;
+}
+
+/** The child threads the open `wait_agent` calls wait on (a call naming none waits on every child spawned). */
+export function waitedChildren(s: RolloutState): string[] {
+  const out = new Set<string>();
+  for (const targets of s.waits.values()) for (const t of targets.length > 0 ? targets : s.children) out.add(t);
+  return [...out];
 }
 
 /** Is the newest turn open (started, not ended)? */
