@@ -74,7 +74,8 @@ describe('startup weight', () => {
       // The recorder sees it when asked for (the endpoint refuses: nothing listens on port 9).
       expect(otel(await loadsOf(args, '', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500' })), entry).not.toEqual([]);
     }
-  }, 30_000);
+    // Four CLI starts, two of them loading the OTel SDK: ~10 s idle, past 30 s at load 20+ (a limit for a hang, not a speed check).
+  }, 120_000);
 
   it('bundle/hook.cjs, recording a payload, loads node built-ins only', async () => {
     const state = tempDir();
