@@ -45,13 +45,16 @@ describe.skipIf(codexSkip !== undefined)(`a mixed wave (skipped: ${codexSkip ?? 
     // Past the frozen agent's window: its last record is the prompt, written before the request went out.
     const promptAt = Date.parse(frozen.rollout().at(-1)!.timestamp);
     await until(() => Date.now() > promptAt + 5_500 || undefined, "the frozen agent's window to pass", 20_000);
-    // A Claude Code row that recorded its own activity just now (no transcript: the row is its evidence).
+    // A Claude Code row that recorded its own activity just now (no transcript: the row is its evidence),
+    // inside a 10-minute Bash call (the seed's row rule: its window is the call's timeout + 60 s), so a
+    // CLI that starts slowly on a loaded machine still finds it healthy, whatever the 5 s window.
     const claudeRow = {
       task_id: 'cc-1',
       ticket_id: 'T-cc-1',
       status: 'in_progress',
       last_activity_ts: new Date().toISOString(),
       last_tool_name: 'Bash',
+      last_tool_timeout_ms: 600_000,
       dispatched_at: new Date().toISOString(),
     };
     writeWave(stateDir, EPIC, new Date().toISOString(), [...rows, claudeRow]);
