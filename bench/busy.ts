@@ -27,6 +27,11 @@ export interface BusyScale {
 
 export const BUSY_FULL: BusyScale = { agents: [100, 1000, 10_000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 10, checks: 20 };
 export const BUSY_QUICK: BusyScale = { agents: [100, 1000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 5, checks: 8 };
+/**
+ * Issue 38 item 6: the steady check (one agent writes a turn between two checks, the wave of the
+ * earlier steady figures) over transcripts of Claude Code 2.1.332's record mix and sizes.
+ */
+export const STEADY_2332: BusyScale = { agents: [1000], turnEveryMs: 1000 * 2000, checkIntervalS: 2, settleChecks: 10, checks: 20 };
 
 interface BusyRun {
   agents: number;
@@ -100,12 +105,15 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
   process.once('exit', stop);
   // The writer: one turn per agent every turnEveryMs, spread evenly (a tick every 50 ms).
   const tickMs = 50;
-  const perTick = Math.max(1, Math.round((agents * tickMs) / s.turnEveryMs));
+  // Turns owed so far (fractional: a steady wave writes one turn every 40 ticks).
+  const perTick = (agents * tickMs) / s.turnEveryMs;
+  let owed = 0;
   let next = 0;
   let written = 0;
   let writes = 0;
   const writer = setInterval(() => {
-    for (let j = 0; j < perTick; j++) {
+    owed += perTick;
+    for (; owed >= 1; owed--) {
       const k = next++ % agents;
       const text = turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, Date.now());
       appendFileSync(fleet.transcripts[k]!, text);
@@ -163,6 +171,20 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
     child.kill('SIGTERM');
     if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
   }
+}
+
+/** Issue 38 item 6: the steady check at 1,000 agents over 2.1.332-sized transcripts, beside the same floors. */
+export async function benchSteady2332(tmp: string, log: (line: string) => void): Promise<Figure> {
+  const t = performance.now();
+  const r = await runBusy(path.join(tmp, 'steady-2332'), 1000, STEADY_2332);
+  log(`        (steady, 1000 agents: ${f0((performance.now() - t) / 1000)} s)`);
+  return {
+    figure: `steady check, 1,000 agents with Claude Code 2.1.332's record mix and sizes (one agent writes a turn between two checks; the real CLI loop, --check-interval ${STEADY_2332.checkIntervalS})`,
+    goal: 'whole-process CPU ≤ 20 ms a check, peak RSS ≤ 150 MB (issue 38 item 6)',
+    ours: `whole process ${f1(r.cpuPerCheckMs)} ms CPU per check (/proc, ${STEADY_2332.checks} checks after ${STEADY_2332.settleChecks}); cold first check ${f0(r.coldMs)} ms from spawn; peak RSS (VmHWM) ${f0(r.hwmMb)} MB`,
+    naive: `floors on the same appended bytes, in-process: read + JSON.parse of every line ${f1(r.floorParseMs)} ms, reading the bytes only ${f1(r.floorBytesMs)} ms`,
+    met: r.cpuPerCheckMs <= 20 && r.hwmMb <= 150,
+  };
 }
 
 export async function benchBusy(s: BusyScale, tmp: string, log: (line: string) => void): Promise<Figure[]> {

@@ -8,7 +8,7 @@ import { FULL, node, pct, QUICK } from './figures.js';
 import { benchTail } from './tail.js';
 import { benchOtlpIngest } from './otlp-ingest.js';
 import { benchFalseStalls } from './false-stalls.js';
-import { benchBusy, BUSY_FULL, BUSY_QUICK } from './busy.js';
+import { benchBusy, benchSteady2332, BUSY_FULL, BUSY_QUICK } from './busy.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,8 +36,10 @@ const busyTmp = mkdtempSync(path.join(os.tmpdir(), 'dw-bench-busy-'));
 try {
   // BUSY_AGENTS=1000 (a comma list): only those sizes, for a quick look while tuning.
   const busyScale = quick ? BUSY_QUICK : BUSY_FULL;
-  if (process.env.BUSY_AGENTS) busyScale.agents = process.env.BUSY_AGENTS.split(',').map(Number);
-  const busy = await benchBusy(busyScale, busyTmp, (l) => out(`  ${l}`));
+  if (process.env.BUSY_AGENTS && process.env.BUSY_AGENTS !== '0') busyScale.agents = process.env.BUSY_AGENTS.split(',').map(Number);
+  const busy = process.env.BUSY_AGENTS === '0' ? [] : await benchBusy(busyScale, busyTmp, (l) => out(`  ${l}`));
+  // Issue 38 item 6: the steady check at 2.1.332's record sizes (BUSY_AGENTS=0: this one alone).
+  busy.push(await benchSteady2332(busyTmp, (l) => out(`  ${l}`)));
   for (const f of busy)
     out(`  ${f.isExtra ? 'INFO' : f.met ? 'MET' : 'MISSED'}  ${f.figure}\n        goal ${f.goal}\n        ours: ${f.ours}\n        floors: ${f.naive}`);
   figures.push(...busy);
