@@ -3,7 +3,8 @@
 // hook writing activity/ into the watchdog's state dir. 2.1.197's `-p` transcripts have no turn-end
 // record, so without the hook the end is inferred from the final answer and counts only once a
 // whole window has passed; with it, the watchdog sees the definite finish on its next check. The
-// same session without the plugin, run beside it, is still "healthy" then.
+// same session without the plugin, run beside it, is still "healthy" then, or finished at once when
+// the watchdog saw its run end (sessions/<pid>.json), never stalled.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,10 +85,13 @@ describeVersions(
         expect(lateMs, `seen ${lateMs} ms after the Stop line`).toBeLessThan(2_000);
         expect(checks.filter((c) => Date.parse(c.check_timestamp) > Date.parse(stop.ts) + 1_500 && c.tasks[0]?.verdict !== 'inconsistent')).toEqual([]);
       }
-      // The same session without the hook: its end is inferred, and counts only after the window.
+      // The same session without the hook: its end is inferred from the final answer, and counts only
+      // after the window, unless the watchdog saw the run end (its sessions/<pid>.json came and went
+      // between two checks: issue 38), when the final answer is a finish at once. Never a stall.
       await until(() => bare.w.checks().some((c) => Date.parse(c.check_timestamp) > bareEndedMs + 1_000), 30_000, 'a check of the bare agent after its end');
       const bareAfter = bare.w.checks().filter((c) => Date.parse(c.check_timestamp) > bareEndedMs);
-      expect(bareAfter.map((c) => c.tasks[0]?.verdict)).toEqual(bareAfter.map(() => 'healthy'));
+      for (const t of bareAfter.map((c) => c.tasks[0]))
+        expect(t?.verdict === 'healthy' || (t?.verdict === 'inconsistent' && /^agent finished/.test(t.reason)), `${t?.verdict}: ${t?.reason}`).toBe(true);
     });
   },
   { timeout: 120_000 },
