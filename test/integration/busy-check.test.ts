@@ -1,12 +1,13 @@
 // A busy wave (issue 37): most checks find hundreds of files that grew. What each changed file
 // costs beyond its bytes is cut here, and each cut must keep the results exact.
-import { appendFileSync, chmodSync, statSync, watch, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, fstatSync, openSync, renameSync, statSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { emptyTranscriptState, isTranscriptState, type TranscriptState } from '../../src/agents/claude-code/parse/transcript-state.js';
 import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import { ChangeNotes } from '../../src/observe/read/change-notes.js';
+import { OpenFiles } from '../../src/observe/read/open-files.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailStore } from '../../src/observe/read/tail-store.js';
 import { SAVE_MOVED_BYTES, TailTracker } from '../../src/observe/read/tail-tracker.js';
@@ -24,7 +25,7 @@ function watchedNotes() {
 }
 
 describe('a file that change notification says was written', () => {
-  it('is read with no stat before it (one open and its fstat), and a touch that changed nothing reads nothing', async () => {
+  it('is read with no stat and no open before it (the descriptor kept from its last read, and its fstat), and a touch that changed nothing reads nothing', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'agent-a1.jsonl');
     writeFileSync(file, jsonl(assistant(0, [text('first')])));
@@ -43,7 +44,8 @@ describe('a file that change notification says was written', () => {
     appendFileSync(file, jsonl(assistant(3, [text('second')])));
     await notes.settle();
     t.beginCheck();
-    // Written: "changed" with no stat, then read with no stat either (the open's fstat is enough).
+    // Written: "changed" with no stat, then read with no stat either (the fstat is enough), through
+    // the descriptor its last read kept open (issue 37): no open either.
     expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
     const opens = reader.opens;
     const r1 = await t.read(file, ms(3));
@@ -51,7 +53,8 @@ describe('a file that change notification says was written', () => {
     expect(r1.state).toMatchObject({ records: 2, lastOutput: 'second' });
     expect(r1.version).not.toBe(r0.version);
     expect(reader.stats).toBe(stats);
-    expect(reader.opens).toBe(opens + 1);
+    expect(reader.opens).toBe(opens);
+    expect(reader.reads).toBe(2);
     // Even when the verdict needs a stat: a written file needs none to be read again.
     appendFileSync(file, jsonl(assistant(4, [text('third')])));
     await notes.settle();
@@ -97,6 +100,117 @@ describe('a file that change notification says was written', () => {
     expect(r1.ok && r1.state.lastOutput).toBe('second');
     expect(reader.stats).toBe(stats + 2);
     notes.close();
+  });
+});
+
+describe('a descriptor kept open between reads (issue 37)', () => {
+  it('is dropped when the file is replaced or removed: the new file at the path is read, never the old one', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(assistant(0, [text('first')])));
+    const notes = watchedNotes();
+    const reader = new TailReader({}, notes);
+    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+    const r0 = await t.read(file, ms(1));
+    if (!r0.ok) throw new Error(r0.reason);
+    await notes.settle();
+    // Replaced by a rename (an editor's save, a rotated log), then written again.
+    const next = path.join(dir, 'agent-a1.jsonl.tmp');
+    writeFileSync(next, jsonl(assistant(2, [text('replacement')])));
+    renameSync(next, file);
+    appendFileSync(file, jsonl(assistant(3, [text('after the replacement')])));
+    await notes.settle();
+    t.beginCheck();
+    const opens = reader.opens;
+    const r1 = await t.read(file, ms(3));
+    if (!r1.ok) throw new Error(r1.reason);
+    expect(r1.state).toMatchObject({ records: 2, lastOutput: 'after the replacement' });
+    expect(reader.opens).toBe(opens + 1);
+    // Removed: missing, not read from the descriptor of the file that was.
+    await notes.settle();
+    unlinkSync(file);
+    await notes.settle();
+    t.beginCheck();
+    const r2 = await t.read(file, ms(4));
+    expect(r2.ok).toBe(false);
+    notes.close();
+    reader.close();
+  });
+
+  it('is trusted only while its notes vouch: a replacement whose rename event was lost is found by the stat a verdict needs', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(assistant(0, [text('first')])));
+    // A watch that delivers only what the test hands it: the rename's event is "lost" (a queue overflow).
+    let deliver: (event: string, name: string) => void = () => undefined;
+    const clock = { now: 0 };
+    const notes = new ChangeNotes({
+      now: () => clock.now,
+      trustMs: 60_000,
+      watch: (d, listener) => {
+        deliver = listener;
+        return watch(d, { persistent: false }, () => undefined);
+      },
+    });
+    notes.beginCheck();
+    clock.now = 10;
+    notes.beginCheck();
+    const reader = new TailReader({}, notes);
+    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+    const r0 = await t.read(file, ms(1));
+    if (!r0.ok) throw new Error(r0.reason);
+    const next = path.join(dir, 'agent-a1.jsonl.tmp');
+    writeFileSync(next, jsonl(assistant(2, [text('replacement')])));
+    renameSync(next, file);
+    // Only a 'change' arrives: the notes say "written", and the old file's kept descriptor is read (it did not grow).
+    deliver('change', 'agent-a1.jsonl');
+    t.beginCheck();
+    const r1 = await t.read(file, ms(3));
+    expect(r1.ok && r1.state.lastOutput).toBe('first');
+    // A verdict other than healthy stats first (peek with a stat required): the new inode is found and read.
+    t.beginCheck();
+    expect(t.peekHandle(r1.ok ? r1.handle : r0.handle, ms(4), true)).toBeUndefined();
+    const r2 = await t.read(file, ms(4));
+    expect(r2.ok && r2.state).toMatchObject({ records: 1, lastOutput: 'replacement' });
+    notes.close();
+    reader.close();
+  });
+});
+
+describe('the kept descriptors', () => {
+  it('are bounded in number (the least recently used closed) and in age (then the path is opened again)', () => {
+    const dir = tempDir();
+    const clock = { now: 0 };
+    const open = new OpenFiles(2, () => clock.now, 1000);
+    const files = [0, 1, 2].map((k) => path.join(dir, `f${k}`));
+    const fds = files.map((f) => {
+      writeFileSync(f, 'x\n');
+      const st = statSync(f);
+      const fd = openSync(f, 'r');
+      open.keep(f, fd, st.dev, st.ino);
+      return { fd, st };
+    });
+    expect(open.size).toBe(2);
+    // The first one was closed when the third came.
+    expect(open.take(files[0]!, fds[0]!.st.dev, fds[0]!.st.ino)).toBeUndefined();
+    expect(() => fstatSync(fds[0]!.fd)).toThrow();
+    // Another inode than the one asked for: closed, not handed out.
+    expect(open.take(files[1]!, fds[1]!.st.dev, fds[1]!.st.ino + 1)).toBeUndefined();
+    expect(() => fstatSync(fds[1]!.fd)).toThrow();
+    // Past its age: closed.
+    clock.now = 1000;
+    expect(open.take(files[2]!, fds[2]!.st.dev, fds[2]!.st.ino)).toBeUndefined();
+    expect(open.size).toBe(0);
+    // Handed out while young, and kept again with its first age.
+    const st = statSync(files[0]!);
+    open.keep(files[0]!, openSync(files[0]!, 'r'), st.dev, st.ino);
+    clock.now = 1500;
+    const k = open.take(files[0]!, st.dev, st.ino);
+    expect(k?.openedAtMs).toBe(1000);
+    open.keep(files[0]!, k!.fd, st.dev, st.ino, k!.openedAtMs);
+    clock.now = 2000;
+    expect(open.take(files[0]!, st.dev, st.ino)).toBeUndefined();
+    open.closeAll();
   });
 });
 

@@ -4,6 +4,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { isPseudoDevice, pseudoDeviceReason } from '../../files/pseudo-files.js';
 import type { ChangeNotes, Note } from './change-notes.js';
+import { OpenFiles } from './open-files.js';
 import { createLineSplitter, feedLines, type LineRef, type LineSplitter } from '../parse/line-splitter.js';
 
 /** A saved position: just after the last complete line consumed. Plain JSON (persisted). */
@@ -84,20 +85,31 @@ function isUnchanged(prev: TailPosition, st: { dev: number; ino: number; size: n
 /** Reads appended bytes; `bytesRead` counts every byte read from disk (for tests and benches). */
 export class TailReader {
   bytesRead = 0;
-  /** Files opened (a file whose size, mtime and inode did not move is only stat'ed). */
+  /** Files opened (a file whose size, mtime and inode did not move is only stat'ed; a kept descriptor is not opened again). */
   opens = 0;
+  /** Files read: opened, or through a descriptor kept from their last read. */
+  reads = 0;
   /** Stats by path (an fstat of an open file not counted). */
   stats = 0;
   readonly opts: TailOptions;
   private buf: Buffer;
+  /** Descriptors kept open for files written between checks (only with change notification). */
+  private readonly open?: OpenFiles;
 
-  /** `notes`: change notification that may vouch for an untouched file instead of a stat. */
+  /** `notes`: change notification that may vouch for an untouched file instead of a stat, and for a kept descriptor. */
   constructor(
     opts: Partial<TailOptions> = {},
     private readonly notes?: ChangeNotes,
+    open?: OpenFiles,
   ) {
     this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
     this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
+    this.open = notes ? (open ?? new OpenFiles()) : undefined;
+  }
+
+  /** Close every descriptor kept between reads. */
+  close(): void {
+    this.open?.closeAll();
   }
 
   /**
@@ -179,16 +191,26 @@ export class TailReader {
     }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
+    // A touched file's descriptor kept from its last read (open-files.ts): the notes vouch that
+    // its path still names that file (no rename or unlink in its directory since).
+    const kept = isTouched && prev ? this.open?.take(file, prev.cursor.dev, prev.cursor.ino) : undefined;
+    this.open?.drop(file);
     let fd: number;
-    try {
-      // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
-      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-      this.opens++;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-      if (code === 'ENOENT') this.notes?.absent(file);
-      return { ok: false, code, reason: `${file}: cannot open (${code})` };
+    this.reads++;
+    if (kept) fd = kept.fd;
+    else {
+      try {
+        // O_NONBLOCK: a FIFO or device named as a transcript must not hang the check on open().
+        fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+        this.opens++;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+        if (code === 'ENOENT') this.notes?.absent(file);
+        return { ok: false, code, reason: `${file}: cannot open (${code})` };
+      }
     }
+    // Kept after the read only when it read a regular file without error.
+    let isKeepable = false;
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
@@ -197,6 +219,7 @@ export class TailReader {
       // Touched, yet the same size and mtime (its attributes changed, or the event came late): nothing to read.
       if (isTouched && prev && isUnchanged(prev, st)) {
         this.notes?.atEnd(file);
+        isKeepable = this.keep(file, fd, st, kept?.openedAtMs);
         return { ok: true, position: prev, size: st.size, mtimeMs: st.mtimeMs };
       }
       let reset: ResetReason | undefined;
@@ -235,13 +258,21 @@ export class TailReader {
         mtimeMs: st.mtimeMs,
       };
       if (s.fedTo === st.size) this.notes?.atEnd(file);
+      isKeepable = this.keep(file, fd, st, kept?.openedAtMs);
       return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { ok: false, code, reason: `${file}: read failed (${code}: ${(e as Error).message})` };
     } finally {
-      closeSync(fd);
+      if (!isKeepable) closeSync(fd);
     }
+  }
+
+  /** Keep `fd` for the next read of `file` (true), if descriptors are kept at all. */
+  private keep(file: string, fd: number, st: { dev: number; ino: number }, openedAtMs?: number): boolean {
+    if (!this.open) return false;
+    this.open.keep(file, fd, st.dev, st.ino, openedAtMs);
+    return true;
   }
 
   /** Where a cold start begins: the whole file when small, else its last `tailBytes`. */

@@ -47,7 +47,7 @@ export interface ClaudeObserver extends TaskObserver {
   /** Bad or oversized lines met since the last call, naming file and line. */
   drainDiagnostics(): ObserveDiagnostic[];
   /** Bytes read from disk and transcript-search filesystem calls, since creation. */
-  stats(): { bytesRead: number; findStatCalls: number; opens: number; prefixScans: number };
+  stats(): { bytesRead: number; findStatCalls: number; opens: number; reads: number; prefixScans: number };
   /** The session a row belongs to as its records said at its last observation (a subagent's row may name none). */
   sessionOf(task: Task): string | undefined;
 }
@@ -267,9 +267,13 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       // Each file at most once a minute (a busy wave changes every file between two saves): a crash costs a longer re-read.
       if (persistent && nowMs - lastPersistMs >= (opts.persistEveryMs ?? 10_000)) await flush(nowMs, SAVE_AGE_MS).catch(() => undefined);
     },
-    flush: (nowMs) => flush(nowMs),
+    flush: async (nowMs) => {
+      await flush(nowMs);
+      // The watchdog stops: descriptors kept between checks go (a later read opens its file again).
+      reader.close();
+    },
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
     sessionOf: (task) => task.sessionId ?? sessionOfRow.get(task.taskId),
-    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, prefixScans: prefixes.scans }),
+    stats: () => ({ bytesRead: reader.bytesRead, findStatCalls: finder.statCalls, opens: reader.opens, reads: reader.reads, prefixScans: prefixes.scans }),
   };
 }
