@@ -108,7 +108,10 @@ export function registerStatus(program: Command, { env, setCode }: CliContext): 
     });
   teach(cmd, {
     examples: [
-      ['dispatch-watchdog status --epic-id PROJ-1000', 'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching'],
+      [
+        'dispatch-watchdog status --epic-id PROJ-1000',
+        'the last check as a table: verdict, idle / window, exemptions, reason; how old it is; who is watching; which agent versions the rows run',
+      ],
       ['dispatch-watchdog status --epic-id PROJ-1000 --json', 'watchdog.json as it is (reasons whole)'],
       ['dispatch-watchdog status', "every epic under the state dir: its last check's counts, how old it is, who watches it"],
     ],

@@ -40,6 +40,19 @@ export function renderTable(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
+/**
+ * Which agent CLI versions the rows run, as their own records say (`agent_version`), most rows
+ * first: the rules that differ by version (docs/claude-code.md) are read from it. Empty when no
+ * row says.
+ */
+export function agentVersionsLine(doc: WatchdogJson): string {
+  const counts = new Map<string, number>();
+  for (const t of doc.tasks) if (t.agent_version) counts.set(t.agent_version, (counts.get(t.agent_version) ?? 0) + 1);
+  if (counts.size === 0) return '';
+  const parts = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([v, n]) => `${safeText(v)} (${n} ${n === 1 ? 'row' : 'rows'})`);
+  return `agent versions: ${parts.join(', ')}\n`;
+}
+
 /** The `status` table of one watchdog.json: task, ticket, verdict, idle vs window, exemptions, reason. */
 export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; watcher?: string; columns?: number } = {}): string {
   const s = doc.summary;
@@ -50,7 +63,8 @@ export function renderStatus(doc: WatchdogJson, live: { ageSeconds?: number; wat
       : `action ${doc.watchdog.action}  base window ${fmtSecs(doc.watchdog.timeout_seconds)}`;
   const head =
     `epic ${doc.epic_id}  checked ${doc.check_timestamp}${doc.watchdog.evaluated_at_override ? ' (--now)' : age}  ` +
-    `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n`;
+    `${policy}${live.watcher ? `  ${live.watcher}` : ''}\n` +
+    agentVersionsLine(doc);
   const rows = doc.tasks.map((t) =>
     [
       t.task_id,

@@ -47,6 +47,19 @@ describe('status table', () => {
   });
 });
 
+describe('agent versions (issue 38)', () => {
+  it('says which agent CLI versions the rows run, most rows first, and nothing when no row says', async () => {
+    const doc = await exampleReport();
+    expect(renderStatus(doc)).not.toContain('agent versions');
+    doc.tasks[0]!.agent_version = '2.1.197';
+    doc.tasks[1]!.agent_version = '2.1.332';
+    doc.tasks[2]!.agent_version = '2.1.332';
+    const lines = renderStatus(doc).split('\n');
+    expect(lines[1]).toBe('agent versions: 2.1.332 (2 rows), 2.1.197 (1 row)');
+    expect(lines[2]).toMatch(/^TASK/);
+  });
+});
+
 describe('requests column', () => {
   it("lists each task's pending and unanswered requests", async () => {
     const doc = await exampleReport();
