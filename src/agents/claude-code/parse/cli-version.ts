@@ -36,7 +36,18 @@ export const CLAUDE_SINCE = {
 
 export type ClaudeBehaviour = keyof typeof CLAUDE_SINCE;
 
+/** Answers by behaviour and version: asked per record of a busy wave, for a handful of versions. */
+const answers = new Map<string, boolean | undefined>();
+/** Versions remembered at most (then forgotten all at once). @defaultValue 256 */
+const ANSWERS_MAX = 256;
+
 /** Whether `version` has `behaviour`: undefined when the version is not known. */
 export function hasBehaviour(version: string | undefined, behaviour: ClaudeBehaviour): boolean | undefined {
-  return isAtLeast(version, CLAUDE_SINCE[behaviour]);
+  if (version === undefined) return undefined;
+  const key = `${behaviour} ${version}`;
+  if (answers.has(key)) return answers.get(key);
+  if (answers.size >= ANSWERS_MAX) answers.clear();
+  const answer = isAtLeast(version, CLAUDE_SINCE[behaviour]);
+  answers.set(key, answer);
+  return answer;
 }
