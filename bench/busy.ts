@@ -5,7 +5,7 @@
 // floors measured in the same run on the same appended bytes: reading them only, and reading them
 // plus JSON.parse of every line (what a watchdog that parses everything cannot go below).
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateFleet } from './fleet.js';
 import { cli, pct, type Figure } from './figures.js';
@@ -23,10 +23,26 @@ export interface BusyScale {
   checkIntervalS: number;
   settleChecks: number;
   checks: number;
+  /** The stall window given to the watchdog, in s. @defaultValue 3600 */
+  stallWindowS?: number;
+  /**
+   * Issue 37 item 3: after the checks measured, this many agents (spread over the wave) stop
+   * writing while the rest go on, and the time from each one's deadline (its last record's time
+   * plus the window) to its `stall_detected` line in the dispatch log is measured.
+   */
+  stallers?: number;
 }
 
-export const BUSY_FULL: BusyScale = { agents: [100, 1000, 10_000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 10, checks: 20 };
-export const BUSY_QUICK: BusyScale = { agents: [100, 1000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 5, checks: 8 };
+export const BUSY_FULL: BusyScale = {
+  agents: [100, 1000, 10_000],
+  turnEveryMs: 5000,
+  checkIntervalS: 2,
+  settleChecks: 10,
+  checks: 20,
+  stallWindowS: 30,
+  stallers: 50,
+};
+export const BUSY_QUICK: BusyScale = { agents: [100, 1000], turnEveryMs: 5000, checkIntervalS: 2, settleChecks: 5, checks: 8, stallWindowS: 30, stallers: 20 };
 /**
  * Issue 38 item 6: the steady check (one agent writes a turn between two checks, the wave of the
  * earlier steady figures) over transcripts of Claude Code 2.1.332's record mix and sizes.
@@ -42,6 +58,41 @@ interface BusyRun {
   bytesPerCheck: number;
   floorBytesMs: number;
   floorParseMs: number;
+  /** Issue 37 item 3: ms from each stopped agent's deadline to its stall_detected line, sorted; undefined when not measured. */
+  detectMs?: number[];
+  /** Stopped agents never reported within the bench's patience. */
+  missed?: number;
+}
+
+/** How far past its writing time a turn's last record is stamped (turn2332Lines stamps its records from `t` on). */
+const TURN_LAST_STAMP_MS = Math.max(...[...turn2332Lines('a', 's', 1, 0).matchAll(/"timestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!)));
+
+/** New `stall_detected` lines of the dispatch log since the last call: task id → the line's time (ms). */
+function stallLines(logDir: string, offsets: Map<string, number>, out: Map<string, number>): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(logDir).filter((n) => n.endsWith('.ndjson'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = path.join(logDir, name);
+    const from = offsets.get(file) ?? 0;
+    const size = statSync(file).size;
+    if (size <= from) continue;
+    const buf = Buffer.alloc(size - from);
+    const fd = openSync(file, 'r');
+    const n = readSync(fd, buf, 0, buf.length, from);
+    closeSync(fd);
+    const text = buf.toString('utf8', 0, n);
+    const end = text.lastIndexOf('\n') + 1;
+    offsets.set(file, from + Buffer.byteLength(text.slice(0, end)));
+    for (const line of text.slice(0, end).split('\n')) {
+      if (!line.includes('"stall_detected"')) continue;
+      const e = JSON.parse(line) as { task_id?: string; timestamp_utc?: string };
+      if (e.task_id && e.timestamp_utc && !out.has(e.task_id)) out.set(e.task_id, Date.parse(e.timestamp_utc));
+    }
+  }
 }
 
 /** The two floors for one check's worth of appends: `files` files whose last `bytes[i]` bytes are new. */
@@ -92,7 +143,7 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
       '--check-interval',
       String(s.checkIntervalS),
       '--stall-window',
-      '3600',
+      String(s.stallWindowS ?? 3600),
       '--action',
       'report',
     ],
@@ -111,11 +162,18 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
   let next = 0;
   let written = 0;
   let writes = 0;
+  /** When each agent's last turn was written (its records are stamped from then on). */
+  const lastWriteMs = new Array<number>(agents).fill(start);
+  /** Agents that stopped writing (the detection phase). */
+  const stopped = new Set<number>();
   const writer = setInterval(() => {
     owed += perTick;
     for (; owed >= 1; owed--) {
       const k = next++ % agents;
-      const text = turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, Date.now());
+      if (stopped.has(k)) continue;
+      const t = Date.now();
+      const text = turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, t);
+      lastWriteMs[k] = t;
       appendFileSync(fleet.transcripts[k]!, text);
       written += text.length;
       writes++;
@@ -153,9 +211,39 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
     const c1 = cpuMsOf(child.pid!);
     const hwmMb = vmHwmMb(child.pid!);
     const checks = (performance.now() - m0) / 1000 / s.checkIntervalS;
+    const filesPerCheck0 = (writes - n0) / checks;
+    const bytesPerCheck0 = (written - w0) / checks;
+    // Detection (issue 37 item 3): some agents stop, the rest write on; each stopped one's deadline
+    // is its last record's stamp plus the window, and its stall_detected line says when it was seen.
+    let detectMs: number[] | undefined;
+    let missed: number | undefined;
+    if (s.stallers && s.stallWindowS) {
+      const count = Math.min(s.stallers, Math.floor(agents / 2));
+      for (let i = 0; i < count; i++) stopped.add(Math.floor((i * agents) / count));
+      const windowMs = s.stallWindowS * 1000;
+      const deadlines = new Map([...stopped].map((k) => [`t${k}`, lastWriteMs[k]! + TURN_LAST_STAMP_MS + windowMs]));
+      const lastDeadline = Math.max(...deadlines.values());
+      const seen = new Map<string, number>();
+      const offsets = new Map<string, number>();
+      const logDir = path.join(fleet.stateDir, 'dispatch-log');
+      while (Date.now() < lastDeadline + 30_000 && seen.size < deadlines.size) {
+        if (child.exitCode !== null) throw new Error(`the watchdog loop exited (${child.exitCode})`);
+        stallLines(logDir, offsets, seen);
+        await sleep(250);
+      }
+      stallLines(logDir, offsets, seen);
+      detectMs = [...deadlines]
+        .filter(([id]) => seen.has(id))
+        .map(([id, d]) => seen.get(id)! - d)
+        .sort((a, b) => a - b);
+      missed = deadlines.size - detectMs.length;
+      // A healthy agent called stalled would be a false alarm of the bench's own making (a writer that fell behind): said, not hidden.
+      const others = [...seen.keys()].filter((id) => !deadlines.has(id)).length;
+      if (others > 0) throw new Error(`${others} agents that kept writing were reported stalled at ${agents} busy agents (the writer fell behind?)`);
+    }
     clearInterval(writer);
-    const filesPerCheck = (writes - n0) / checks;
-    const bytesPerCheck = (written - w0) / checks;
+    const filesPerCheck = filesPerCheck0;
+    const bytesPerCheck = bytesPerCheck0;
     // The floors, on the same files: one check's worth of the turns just written (the last turn of each).
     const sample = Math.min(agents, Math.round(filesPerCheck));
     const files = Array.from({ length: sample }, (_, i) => fleet.transcripts[(next - 1 - i + agents * 4) % agents]!);
@@ -164,7 +252,18 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
       files,
       files.map(() => each),
     );
-    return { agents, coldMs, cpuPerCheckMs: (c1 - c0) / s.checks, hwmMb, filesPerCheck, bytesPerCheck, floorBytesMs: fl.readMs, floorParseMs: fl.parseMs };
+    return {
+      agents,
+      coldMs,
+      cpuPerCheckMs: (c1 - c0) / s.checks,
+      hwmMb,
+      filesPerCheck,
+      bytesPerCheck,
+      floorBytesMs: fl.readMs,
+      floorParseMs: fl.parseMs,
+      detectMs,
+      missed,
+    };
   } finally {
     clearInterval(writer);
     process.off('exit', stop);
@@ -209,6 +308,21 @@ export async function benchBusy(s: BusyScale, tmp: string, log: (line: string) =
     met: r.agents === 1000 ? r.cpuPerCheckMs <= 20 && r.hwmMb <= 150 : r.agents === 10_000 ? r.cpuPerCheckMs <= 200 && r.hwmMb <= 400 : true,
     isExtra: r.agents !== 1000 && r.agents !== 10_000,
   }));
+  for (const r of rows) {
+    if (!r.detectMs) continue;
+    const d = r.detectMs;
+    figures.push({
+      figure: `stall detection in a busy wave of ${r.agents.toLocaleString('en')} agents (${d.length + (r.missed ?? 0)} of them stop writing, the rest write on; --stall-window ${s.stallWindowS})`,
+      goal: 'p99 ≤ window + 1 s, none missed (issue 37 item 3)',
+      ours:
+        d.length > 0
+          ? `past each deadline (last record's stamp + window) to its stall_detected line: p50 ${f0(pct(d, 50))} ms, p99 ${f0(pct(d, 99))} ms, max ${f0(d[d.length - 1]!)} ms; ${r.missed} missed`
+          : `none detected; ${r.missed} missed`,
+      naive: `Claude Code's own stall timer: 600 s, a healthy slow agent included`,
+      met: r.missed === 0 && d.length > 0 && pct(d, 99) <= 1000,
+      isExtra: r.agents !== 10_000,
+    });
+  }
   if (rows.length > 1) {
     figures.push({
       figure: `growth of the busy check, ${first.agents.toLocaleString('en')} → ${last.agents.toLocaleString('en')} agents`,
