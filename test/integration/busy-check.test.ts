@@ -24,16 +24,21 @@ function watchedNotes() {
   return notes;
 }
 
+/** One transcript with one record in a temp dir, read once by a tracker over `notes`. */
+async function trackedFile(notes: ChangeNotes) {
+  const dir = tempDir();
+  const file = path.join(dir, 'agent-a1.jsonl');
+  writeFileSync(file, jsonl(assistant(0, [text('first')])));
+  const reader = new TailReader({}, notes);
+  const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
+  const r0 = await t.read(file, ms(1));
+  if (!r0.ok) throw new Error(r0.reason);
+  return { dir, file, notes, reader, t, r0 };
+}
+
 describe('a file that change notification says was written', () => {
   it('is read with no stat and no open before it (the descriptor kept from its last read, and its fstat), and a touch that changed nothing reads nothing', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(assistant(0, [text('first')])));
-    const notes = watchedNotes();
-    const reader = new TailReader({}, notes);
-    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
-    const r0 = await t.read(file, ms(1));
-    if (!r0.ok) throw new Error(r0.reason);
+    const { file, notes, reader, t, r0 } = await trackedFile(watchedNotes());
     await notes.settle();
     t.beginCheck();
     // Untouched: vouched for by the notes, no stat.
@@ -79,14 +84,7 @@ describe('a file that change notification says was written', () => {
   });
 
   it('is stat-checked again once anything was created or renamed in its directory (then another file may stand at its path)', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(assistant(0, [text('first')])));
-    const notes = watchedNotes();
-    const reader = new TailReader({}, notes);
-    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
-    const r0 = await t.read(file, ms(1));
-    if (!r0.ok) throw new Error(r0.reason);
+    const { dir, file, notes, reader, t, r0 } = await trackedFile(watchedNotes());
     await notes.settle();
     appendFileSync(file, jsonl(assistant(3, [text('second')])));
     writeFileSync(path.join(dir, 'agent-a2.jsonl'), jsonl(assistant(3, [text('other')])));
@@ -105,14 +103,7 @@ describe('a file that change notification says was written', () => {
 
 describe('a descriptor kept open between reads (issue 37)', () => {
   it('is dropped when the file is replaced or removed: the new file at the path is read, never the old one', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(assistant(0, [text('first')])));
-    const notes = watchedNotes();
-    const reader = new TailReader({}, notes);
-    const t = new TailTracker<TranscriptState>(reader, { empty: emptyTranscriptState, line: parseTranscriptLine });
-    const r0 = await t.read(file, ms(1));
-    if (!r0.ok) throw new Error(r0.reason);
+    const { dir, file, notes, reader, t } = await trackedFile(watchedNotes());
     await notes.settle();
     // Replaced by a rename (an editor's save, a rotated log), then written again.
     const next = path.join(dir, 'agent-a1.jsonl.tmp');
