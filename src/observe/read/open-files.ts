@@ -4,7 +4,9 @@
 // descriptor is used only while change notification vouches that the path still names the file
 // it was opened on (an event named the file and no rename or unlink happened in its directory
 // since: `ChangeNotes.isTouched`), and only for a bounded time: past `reopenMs` the path is opened
-// afresh. Anything else opens the path as before. Bounded in number (least recently used closed).
+// afresh. Anything else opens the path as before. Bounded in number (least recently used closed),
+// and swept once a check: a descriptor past its age is closed even if its file is never read again
+// (a removed transcript's space is freed within `reopenMs`, not held for the watchdog's life).
 import { closeSync, readFileSync } from 'node:fs';
 
 /** A kept descriptor is trusted at most this long, then the path is opened again. @defaultValue 30000 */
@@ -34,6 +36,7 @@ function softFileLimit(): number {
 export class OpenFiles {
   private kept = new Map<string, Kept>();
   private readonly max: number;
+  private sweptAtMs = -Infinity;
 
   constructor(
     max = Math.min(KEPT_MAX, Math.floor(softFileLimit() / 4)),
@@ -75,6 +78,18 @@ export class OpenFiles {
     while (this.kept.size > this.max) {
       const [name, k] = this.kept.entries().next().value as [string, Kept];
       this.kept.delete(name);
+      closeSync(k.fd);
+    }
+  }
+
+  /** Close every descriptor past its age. Cheap when none is: at most once every `reopenMs / 4`. */
+  sweep(): void {
+    const now = this.now();
+    if (now - this.sweptAtMs < this.reopenMs / 4) return;
+    this.sweptAtMs = now;
+    for (const [file, k] of this.kept) {
+      if (now - k.openedAtMs < this.reopenMs) continue;
+      this.kept.delete(file);
       closeSync(k.fd);
     }
   }

@@ -93,8 +93,8 @@ export class TailReader {
   stats = 0;
   readonly opts: TailOptions;
   private buf: Buffer;
-  /** Descriptors kept open for files written between checks (only with change notification). */
-  private readonly open?: OpenFiles;
+  /** Descriptors kept open for files written between checks (only with change notification): swept once a check, closed at the end. */
+  readonly open?: OpenFiles;
 
   /** `notes`: change notification that may vouch for an untouched file instead of a stat, and for a kept descriptor. */
   constructor(
@@ -105,11 +105,6 @@ export class TailReader {
     this.opts = { ...DEFAULT_TAIL_OPTIONS, ...opts };
     this.buf = Buffer.allocUnsafe(this.opts.chunkBytes);
     this.open = notes ? (open ?? new OpenFiles()) : undefined;
-  }
-
-  /** Close every descriptor kept between reads. */
-  close(): void {
-    this.open?.closeAll();
   }
 
   /**

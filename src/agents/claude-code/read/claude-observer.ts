@@ -247,6 +247,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       transcripts.beginCheck();
       hooks.beginCheck();
       notes?.beginCheck();
+      // Descriptors past their age are closed even when their file is not read again (it may be gone: its space is freed).
+      reader.open?.sweep();
       const settled = notes?.settle();
       // Tasks no longer observed (gone from the wave, finished): their memos go too, swept now and then.
       if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
@@ -270,7 +272,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     flush: async (nowMs) => {
       await flush(nowMs);
       // The watchdog stops: descriptors kept between checks go (a later read opens its file again).
-      reader.close();
+      reader.open?.closeAll();
     },
     drainDiagnostics: () => [...transcripts.drainDiagnostics(), ...hooks.drainDiagnostics()],
     sessionOf: (task) => task.sessionId ?? sessionOfRow.get(task.taskId),
