@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSessionRegistry, probePid } from '../../src/agents/claude-code/read/session-registry.js';
-import { runPart } from '../../src/agents/claude-code/read/run-observer.js';
+import { ROW_EXIT_GRACE_MS, runPart } from '../../src/agents/claude-code/read/run-observer.js';
 import { parseProcStat } from '../../src/sys/proc-identity.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -70,6 +70,12 @@ describe('the session registry as the run liveness', () => {
     alive.add(106);
     expect(registry.run('s-6', 1000)).toMatchObject({ pid: 106 });
     expect(registry.run('s-6', 1000)?.goneAtMs).toBeUndefined();
+  });
+
+  it("a row's own pid gone counts only after a grace: its orchestrator marks the row once it has reaped the exit", () => {
+    // Gone (a zombie not yet reaped, or just reaped) 9.999 s ago: the row may still be updated.
+    expect(runPart(undefined, { pid: 77, goneAtMs: 5 }, 5 + ROW_EXIT_GRACE_MS - 1)).toBeUndefined();
+    expect(runPart(undefined, { pid: 77, goneAtMs: 5 }, 5 + ROW_EXIT_GRACE_MS)?.runEnded?.atMs).toBe(5);
   });
 
   it("a row's own pid decides only when no process is known for its session", () => {

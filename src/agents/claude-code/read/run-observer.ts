@@ -19,10 +19,20 @@ export interface RunObserverOptions {
 
 const NONE: readonly PartialObservation[] = [];
 
-/** The run's part of one row: its version, and its end when its process is gone. Pure. */
+/**
+ * A row's own pid gone counts as its run's end only after this long, in ms. An agent that exits is
+ * a zombie until its parent reaps it, and the orchestrator marks the row done only after that: a
+ * run seen ended in between (a clean `exit 0` whose row still says in progress) would be a false
+ * alarm. Seen in CI: the demo's orchestrator, lagging under load, wrote its row a second after its
+ * agent exited, and the agent was redispatched. @defaultValue 10000
+ */
+export const ROW_EXIT_GRACE_MS = 10_000;
+
+/** The run's part of one row at `nowMs`: its version, and its end when its process is gone (the row's own pid: for ROW_EXIT_GRACE_MS). Pure. */
 export function runPart(
   run: { pid: number; version?: string; goneAtMs?: number; isFileGone?: boolean } | undefined,
   row: { pid?: number; goneAtMs?: number },
+  nowMs = Infinity,
 ): PartialObservation | undefined {
   const version = run?.version !== undefined ? { agentVersion: run.version } : {};
   if (run?.goneAtMs !== undefined) {
@@ -30,7 +40,7 @@ export function runPart(
     return { source: 'process', ...version, runEnded: { atMs: run.goneAtMs, detail: `its Claude Code process ${run.pid} is gone, ${file}` } };
   }
   // The registry's live process runs the session (a resume may have taken it over): the row's pid says nothing more.
-  if (!run && row.pid !== undefined && row.goneAtMs !== undefined) {
+  if (!run && row.pid !== undefined && row.goneAtMs !== undefined && nowMs - row.goneAtMs >= ROW_EXIT_GRACE_MS) {
     return {
       source: 'process',
       runEnded: { atMs: row.goneAtMs, detail: `its process ${row.pid} (the row's pid) is gone and no Claude Code process runs its session` },
@@ -49,8 +59,9 @@ export function createRunObserver(opts: RunObserverOptions): TaskObserver {
     const run = sessionId === undefined ? undefined : opts.registry.run(sessionId, nowMs);
     // A replacement the watchdog launched has its own exit rule (its launch's `hasExited`).
     const rowGone = task.pid === undefined || run || task.isOwnReplacement ? undefined : opts.registry.pidGone(task.pid, nowMs);
-    const part = runPart(run, { pid: task.pid, goneAtMs: rowGone });
-    const key = `${run?.version ?? ''}|${run?.pid ?? ''}|${run?.goneAtMs ?? ''}|${run?.isFileGone ?? ''}|${rowGone ?? ''}`;
+    const part = runPart(run, { pid: task.pid, goneAtMs: rowGone }, nowMs);
+    const isGraceOver = rowGone !== undefined && nowMs - rowGone >= ROW_EXIT_GRACE_MS;
+    const key = `${run?.version ?? ''}|${run?.pid ?? ''}|${run?.goneAtMs ?? ''}|${run?.isFileGone ?? ''}|${rowGone ?? ''}|${isGraceOver}`;
     const prev = last.get(task.taskId);
     if (prev?.key === key) {
       prev.check = checks;
