@@ -128,7 +128,7 @@ describe('a descriptor kept open between reads (issue 37)', () => {
     reader.open?.closeAll();
   });
 
-  it('is trusted only while its notes vouch: a replacement whose rename event was lost is found by the stat a verdict needs', async () => {
+  it('vouches for growth only: a replacement whose rename event was lost is read from the path, never judged from the old file', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'agent-a1.jsonl');
     writeFileSync(file, jsonl(assistant(0, [text('first')])));
@@ -153,16 +153,21 @@ describe('a descriptor kept open between reads (issue 37)', () => {
     const next = path.join(dir, 'agent-a1.jsonl.tmp');
     writeFileSync(next, jsonl(assistant(2, [text('replacement')])));
     renameSync(next, file);
-    // Only a 'change' arrives: the notes say "written", and the old file's kept descriptor is read (it did not grow).
+    // Only a 'change' arrives: the notes say "written". The old file's kept descriptor shows no growth,
+    // which proves nothing (a silent agent must never be judged from the file it no longer writes): the path is read.
     deliver('change', 'agent-a1.jsonl');
     t.beginCheck();
+    const opens = reader.opens;
     const r1 = await t.read(file, ms(3));
-    expect(r1.ok && r1.state.lastOutput).toBe('first');
-    // A verdict other than healthy stats first (peek with a stat required): the new inode is found and read.
+    expect(r1.ok && r1.state).toMatchObject({ records: 1, lastOutput: 'replacement' });
+    expect(reader.opens).toBe(opens + 1);
+    // Then the new file's descriptor is the one kept: its growth is read through it.
+    appendFileSync(file, jsonl(assistant(3, [text('more')])));
+    deliver('change', 'agent-a1.jsonl');
     t.beginCheck();
-    expect(t.peekHandle(r1.ok ? r1.handle : r0.handle, ms(4), true)).toBeUndefined();
     const r2 = await t.read(file, ms(4));
-    expect(r2.ok && r2.state).toMatchObject({ records: 1, lastOutput: 'replacement' });
+    expect(r2.ok && r2.state).toMatchObject({ records: 2, lastOutput: 'more' });
+    expect(reader.opens).toBe(opens + 1);
     notes.close();
     reader.open?.closeAll();
   });

@@ -211,6 +211,8 @@ export class TailReader {
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
       // /proc/self/environ is a "regular file": named as a transcript, its bytes (API keys) are never read.
       if (isPseudoDevice(st.dev)) return { ok: false, code: 'EPSEUDO', reason: pseudoDeviceReason(file) };
+      // A kept descriptor vouches for growth only (none: a replacement whose event was lost?): the path is read.
+      if (kept && prev && st.size <= prev.splitter.fedTo) return await this.read(file, prev, h, coldBytes);
       // Touched, yet the same size and mtime (its attributes changed, or the event came late): nothing to read.
       if (isTouched && prev && isUnchanged(prev, st)) {
         this.notes?.atEnd(file);
