@@ -4,6 +4,7 @@
 // thread id from `thread.started`, pid = the launched command, transcript_path = the rollout,
 // output_path = the --json stdout. The window is 5 s so the suite stays quick.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probePid } from '../../src/agents/claude-code/read/session-registry.js';
 import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.js';
 import { normalizeTask, type Task } from '../../src/contracts/state-file.js';
 import { assess, type Verdict } from '../../src/core/assess.js';
@@ -175,10 +176,14 @@ describe.skipIf(codexSkip !== undefined)(`Codex verdicts on real sessions (skipp
     await until(() => wrap.rollout().some((r) => r.payload?.type === 'function_call'), 'the open call');
     expect((await judge(deadTask)).kind).toBe('healthy');
     const native = wrap.nativePid()!;
+    const deadNative = dead.nativePid()!;
     process.kill(-dead.pid, 'SIGKILL');
     process.kill(wrap.pid, 'SIGKILL'); // the wrapper only: the native agent keeps the thread (reference §8 f_wrapper)
     await dead.exited;
     await wrap.exited;
+    // The wrapper's exit is reported before its killed native child has gone (on a loaded machine,
+    // a while before): "at once" counts from the native agent's end, when its flock goes with it.
+    await until(() => probePid(deadNative) === false, 'the killed native agent to be gone');
     const v = await judge(deadTask);
     expect(v).toMatchObject({ kind: 'stalled', stallReason: 'agent_died' });
     expect(v.reason).toMatch(/thread lock not held/);
