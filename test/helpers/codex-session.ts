@@ -269,3 +269,10 @@ export async function until<T>(pred: () => T | undefined | false, what: string, 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The fields a launching script writes into a Codex agent's row (docs/codex.md), once `thread.started` arrived and the rollout exists. */
+export async function codexRowFields(s: CodexSession) {
+  const thread = await s.threadId;
+  const rollout = await until(() => s.rolloutPath(), 'the rollout file');
+  return { status: 'in_progress', agent: 'codex', session_id: thread, pid: s.pid, transcript_path: rollout, output_path: s.outputPath };
+}

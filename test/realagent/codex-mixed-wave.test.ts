@@ -4,7 +4,7 @@
 // one that finished (the row still says in progress: inconsistent); the Claude Code row is active.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { codexSkip, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
+import { codexRowFields, codexSkip, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
 import { say, startResponsesServer, type ResponsesServer } from '../helpers/responses-server.js';
 import { readWatchdogJson, writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -13,19 +13,7 @@ const EPIC = 'MIX-1';
 
 /** The row a launching script writes for a Codex agent (docs/codex.md). */
 async function codexRow(taskId: string, s: CodexSession) {
-  const thread = await s.threadId;
-  const rollout = await until(() => s.rolloutPath(), 'the rollout');
-  return {
-    task_id: taskId,
-    ticket_id: `T-${taskId}`,
-    status: 'in_progress',
-    agent: 'codex',
-    session_id: thread,
-    pid: s.pid,
-    transcript_path: rollout,
-    output_path: s.outputPath,
-    dispatched_at: new Date().toISOString(),
-  };
+  return { task_id: taskId, ticket_id: `T-${taskId}`, ...(await codexRowFields(s)), dispatched_at: new Date().toISOString() };
 }
 
 describe.skipIf(codexSkip !== undefined)(`a mixed wave (skipped: ${codexSkip ?? 'no'})`, () => {

@@ -12,7 +12,7 @@ import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
 import { foldHistory } from '../../src/core/history.js';
 import { planCheck, type PlanOptions } from '../../src/core/plan.js';
-import { codexSkip, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
+import { codexRowFields, codexSkip, startCodex, until, type CodexSession } from '../helpers/codex-session.js';
 import { execCommand, runningSessionOf, say, startResponsesServer, usageLimit, writeStdin, type ResponsesServer } from '../helpers/responses-server.js';
 
 const WINDOW_MS = 5_000;
@@ -21,20 +21,7 @@ const policy = { ...DEFAULT_POLICY, baseTimeoutMs: WINDOW_MS };
 let rows = 0;
 /** The row a launching script writes once `thread.started` arrived and the rollout exists. */
 async function rowOf(s: CodexSession): Promise<Task> {
-  const thread = await s.threadId;
-  const rollout = await until(() => s.rolloutPath(), 'the rollout file');
-  return normalizeTask(
-    {
-      ticket_id: `CX-${++rows}`,
-      status: 'in_progress',
-      agent: 'codex',
-      session_id: thread,
-      pid: s.pid,
-      transcript_path: rollout,
-      output_path: s.outputPath,
-    } as never,
-    Date.now(),
-  );
+  return normalizeTask({ ticket_id: `CX-${++rows}`, ...(await codexRowFields(s)) } as never, Date.now());
 }
 
 /** One judgment of the row now, as a check makes it (its row, then the Codex observer). */

@@ -20,7 +20,7 @@ import { mergeObservations } from '../../src/observe/parse/observation-merge.js'
 import type { TaskObserver } from '../../src/observe/read/observer.js';
 import { createTelemetryObserver } from '../../src/observe/read/telemetry-observer.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../src/receive/otlp-receiver.js';
-import { codexSkip, jsonLines, startCodex, until, writeCodexConfig, type CodexSession } from '../helpers/codex-session.js';
+import { codexRowFields, codexSkip, jsonLines, startCodex, until, writeCodexConfig, type CodexSession } from '../helpers/codex-session.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { say, startResponsesServer, type ResponsesServer } from '../helpers/responses-server.js';
 
@@ -28,20 +28,7 @@ const WINDOW_MS = 8_000;
 const policy = { ...DEFAULT_POLICY, baseTimeoutMs: WINDOW_MS };
 
 async function rowOf(s: CodexSession): Promise<Task> {
-  const thread = await s.threadId;
-  const rollout = await until(() => s.rolloutPath(), 'the rollout file');
-  return normalizeTask(
-    {
-      ticket_id: 'CX-OTEL',
-      status: 'in_progress',
-      agent: 'codex',
-      session_id: thread,
-      pid: s.pid,
-      transcript_path: rollout,
-      output_path: s.outputPath,
-    } as never,
-    Date.now(),
-  );
+  return normalizeTask({ ticket_id: 'CX-OTEL', ...(await codexRowFields(s)) } as never, Date.now());
 }
 
 /** One judgment of the row now, from the row and `observers`, merged through the Codex harness as the check does. */
