@@ -3,14 +3,28 @@
 // wave (its tasks by id, its agents' rows) is built once and looked up by identity after. Pure.
 import type { Task, Wave } from '../contracts/state-file.js';
 
-/** `wave` itself when `tasks` are its own task objects in its order; else `wave` with `tasks`. */
+/** Per wave, the last wave derived from it with other tasks (see `withTasks`). */
+const derivedOf = new WeakMap<Wave, Wave>();
+
+const isSameTasks = (a: readonly Task[], b: readonly Task[]) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+/**
+ * `wave` itself when `tasks` are its own task objects in its order; else `wave` with `tasks`, the
+ * same object as the last time `wave` was given these very tasks. A stage that derives tasks anew
+ * every check (a row's last_output seen, activity carried) thus hands on an unchanged wave, and
+ * what is built from it (tasks by id, the comparison of two reads) is not built again.
+ */
 export function withTasks(wave: Wave, tasks: Task[]): Wave {
-  if (tasks.length === wave.tasks.length) {
-    let i = 0;
-    while (i < tasks.length && tasks[i] === wave.tasks[i]) i++;
-    if (i === tasks.length) return wave;
-  }
-  return { ...wave, tasks };
+  if (isSameTasks(tasks, wave.tasks)) return wave;
+  const last = derivedOf.get(wave);
+  if (last && isSameTasks(tasks, last.tasks)) return last;
+  const out = { ...wave, tasks };
+  derivedOf.set(wave, out);
+  return out;
 }
 
 // Keyed by the tasks array: a wave's tasks are never changed once the wave is built.

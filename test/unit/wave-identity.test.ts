@@ -44,6 +44,28 @@ describe('a steady wave keeps its identity', () => {
     expect(compareReads(w, w)).toEqual({ vanished: [], fieldsLost: [] });
   });
 
+  it('a stage that derives a task every check hands on the same wave while it derives the same tasks', () => {
+    // A watching run takes a row's last_output, first seen, as activity at that sight: the row
+    // becomes a derived task, every check. The wave it hands on must stay one object too, or
+    // everything keyed by it (tasks by id, the comparison of two reads) is built again each check.
+    const w = rows();
+    const seen = new Map();
+    const a = applyRowOutputProgress(w, seen, T0 + 60_000, true);
+    expect(a).not.toBe(w);
+    expect(a.tasks[0]).toMatchObject({ taskId: 't0', lastActivityMs: T0 + 60_000 });
+    const b = applyRowOutputProgress(w, seen, T0 + 62_000, true);
+    expect(b).toBe(a);
+    expect(tasksById(b.tasks)).toBe(tasksById(a.tasks));
+    // A change of one row's text still makes a new wave, with that row's new time.
+    const changed = waveOf(w.tasks.map((t, i) => (i === 1 ? { ...t, lastOutput: 'further on' } : t)));
+    const c = applyRowOutputProgress(changed, seen, T0 + 64_000, true);
+    expect(c).not.toBe(a);
+    expect(c.tasks[1]).toMatchObject({ taskId: 't1', lastActivityMs: T0 + 64_000 });
+    expect(c.tasks[0]).toBe(a.tasks[0]);
+    // And a wave given other tasks than last time is another wave.
+    expect(withTasks(w, [w.tasks[2]!])).not.toBe(withTasks(w, [w.tasks[1]!]));
+  });
+
   it('the overlay still changes the task our own log acted on, and no other', () => {
     const w = rows();
     const done = [
