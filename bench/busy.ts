@@ -10,7 +10,7 @@ import path from 'node:path';
 import { generateFleet } from './fleet.js';
 import { cli, pct, type Figure } from './figures.js';
 import { cpuMsOf, vmHwmMb } from './scale.js';
-import { turn2332Lines } from './turn-2332.js';
+import { turn2332Lines, turn2332Writes } from './turn-2332.js';
 
 const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
@@ -170,16 +170,26 @@ async function runBusy(dir: string, agents: number, s: BusyScale): Promise<BusyR
   const lastWriteMs = new Array<number>(agents).fill(start);
   /** Agents that stopped writing (the detection phase). */
   const stopped = new Set<number>();
+  // A turn lands in three appends, as 2.1.332 writes it (turn2332Writes), one tick apart: the
+  // kernel merges an inotify event into the same one still unread before it, and the real
+  // agent's appends are spread over its turn.
+  let due: [file: string, text: string][][] = [[], []];
   const writer = setInterval(() => {
+    const [now, ...rest] = due;
+    due = [...rest, []];
+    for (const [file, text] of now!) appendFileSync(file, text);
     owed += perTick;
     for (; owed >= 1; owed--) {
       const k = next++ % agents;
       if (stopped.has(k)) continue;
       const t = Date.now();
-      const text = turn2332Lines(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, t);
+      const file = fleet.transcripts[k]!;
+      const [request, answer, end] = turn2332Writes(`a${k}`, `sess-${Math.floor(k / 20)}`, turns[k]!++, t);
       lastWriteMs[k] = t;
-      appendFileSync(fleet.transcripts[k]!, text);
-      written += text.length;
+      appendFileSync(file, request!);
+      due[0]!.push([file, answer!]);
+      due[1]!.push([file, end!]);
+      written += request!.length + answer!.length + end!.length;
       writes++;
     }
   }, tickMs);

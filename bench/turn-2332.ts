@@ -20,6 +20,16 @@ const hex = (i: number, n = 64) => pad(n, i * 7 + 3).replace(/[g-z]/g, (c) => St
 
 /** The lines of turn `i` of agent `agent` in session `session`, stamped from `t` (ms) on. */
 export function turn2332Lines(agent: string, session: string, i: number, t: number, cwd = '/work/repo'): string {
+  return turn2332Writes(agent, session, i, t, cwd).join('');
+}
+
+/**
+ * `turn2332Lines` as Claude Code 2.1.332 writes it: three appends, a few records each (under
+ * strace, a real `-p` session wrote its transcript in about three `write()` calls a model turn:
+ * the request's records; the answer with its tool call and result; `last-prompt` and
+ * `atis-latch`). Each append is an inotify event for the watchdog.
+ */
+export function turn2332Writes(agent: string, session: string, i: number, t: number, cwd = '/work/repo'): string[] {
   const ts = (dt: number) => new Date(t + dt).toISOString();
   const base = { isSidechain: true, agentId: agent };
   const tail = { userType: 'external', entrypoint: 'sdk-cli', cwd, sessionId: session, version: '2.1.332', gitBranch: 'main' };
@@ -65,6 +75,7 @@ export function turn2332Lines(agent: string, session: string, i: number, t: numb
     tail: [hex(i + 2), hex(i + 3)],
     requestDigest: hex(i + 4),
   });
+  const requestRecords = lines.length;
   lines.push({
     parentUuid: `p-${agent}-${i}`,
     ...base,
@@ -119,7 +130,13 @@ export function turn2332Lines(agent: string, session: string, i: number, t: numb
       ...tail,
     });
   }
+  const answerRecords = lines.length;
   lines.push({ type: 'last-prompt', lastPrompt: 'implement the ticket', leafUuid: `u-${agent}-${i}`, sessionId: session, agentId: agent });
   lines.push({ type: 'atis-latch', atis: '', sessionId: session, agentId: agent });
-  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  const text = (from: number, to: number) =>
+    lines
+      .slice(from, to)
+      .map((l) => `${JSON.stringify(l)}\n`)
+      .join('');
+  return [text(0, requestRecords), text(requestRecords, answerRecords), text(answerRecords, lines.length)];
 }
