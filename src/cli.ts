@@ -24,6 +24,8 @@ import { registerTimeline } from './commands/timeline.js';
 import { registerPrune } from './commands/prune.js';
 import { registerDemo } from './commands/demo.js';
 import { startPauseMeter } from './sys/pause-meter.js';
+import { batchedIdle } from './sys/batched-idle.js';
+import { changeEventsSeen } from './observe/read/change-notes.js';
 
 export type { CliEnv } from './commands/command.js';
 
@@ -128,6 +130,7 @@ export async function runProcess(): Promise<void> {
       pid: process.pid,
       makeObservers: realObservers(process.env),
       makePauseMeter: startPauseMeter,
+      makeIdle: (sleep) => batchedIdle({ sleep, events: changeEventsSeen }),
       ...realActionDeps({ clock: realClock, env: process.env, signal: controller.signal }),
     },
   });

@@ -23,6 +23,8 @@ export interface LoopDeps {
   untilMs?: number;
   /** The longest time this process did not run since the last call (sys/pause-meter.ts): a pause in a check too. */
   lostTimeMs?: () => number;
+  /** The sleep between two checks (sys/batched-idle.ts for `watch`). @defaultValue clock.sleep */
+  idle?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** What checks before the loop left (a first check run outside it). @defaultValue newCheckMemory() */
   memory?: CheckMemory;
 }
@@ -132,7 +134,8 @@ export async function runLoop(env: CheckEnv, deps: LoopDeps): Promise<LoopEnd> {
     plannedMs = Math.max(wakeAt, deps.clock.nowMs());
     const wake = deps.wakeSignal?.();
     const signal = wake ? AbortSignal.any([deps.signal, wake]) : deps.signal;
-    await deps.clock.sleep(wakeAt - deps.clock.nowMs(), signal);
+    const sleepMs = wakeAt - deps.clock.nowMs();
+    await (deps.idle ? deps.idle(sleepMs, signal) : deps.clock.sleep(sleepMs, signal));
   }
   return { reason: 'signal', checks };
 }

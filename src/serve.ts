@@ -117,7 +117,8 @@ export async function runServe(base: ResolvedOptions, deps: ServeDeps): Promise<
   };
   const start = (epicId: string, run: EpicRun, opts: ResolvedOptions, from: string) => {
     // Several epics share one output: plain lines, each naming its epic, never one epic's live table.
-    const epicDeps: WatchDeps = { ...deps, output: epicOutput(out, epicId), terminal: undefined, missingEpicSettleMs: 0 };
+    // No blocking sleep (sys/batched-idle.ts): several loops and the receivers share this thread.
+    const epicDeps: WatchDeps = { ...deps, output: epicOutput(out, epicId), terminal: undefined, missingEpicSettleMs: 0, makeIdle: undefined };
     out.err(`dispatch-watchdog serve: watching epic ${epicId} (${from})\n`);
     run.said = undefined;
     run.running = runWatch(opts, epicDeps)

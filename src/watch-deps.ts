@@ -47,6 +47,12 @@ export interface WatchDeps {
   makeTelemetry?: (output: Output) => Promise<TelemetrySink | undefined>;
   /** Measures how long the process stood still (real runs: sys/pause-meter.ts; absent on a manual clock). */
   makePauseMeter?: () => PauseMeter;
+  /**
+   * The loop's sleep between checks, made from the clock's (real runs: sys/batched-idle.ts, which
+   * blocks the thread in short waits while a busy wave writes; absent on a manual clock and under
+   * `serve`, whose receivers and other loops share the thread).
+   */
+  makeIdle?: (sleep: (ms: number, signal?: AbortSignal) => Promise<void>) => (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }

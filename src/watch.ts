@@ -185,9 +185,13 @@ export async function runWatch(opts: ResolvedOptions, deps: WatchDeps, next?: Ne
     const ticker = view && deps.terminal?.isTty ? setInterval(() => view.tick(clock.nowMs()), 1000) : undefined;
     ticker?.unref();
     const pauses = deps.makePauseMeter?.();
+    // --now evaluates an invented moment: nothing to sleep through in real time. A receiver's
+    // requests are not kept waiting behind blocking waits either (sys/batched-idle.ts).
+    const idle = opts.nowOverrideMs === undefined && !receiver ? deps.makeIdle?.((ms, signal) => clock.sleep(ms, signal)) : undefined;
     const end = await runLoop(env, {
       clock,
       ...(pauses ? { lostTimeMs: () => pauses.read() } : {}),
+      ...(idle ? { idle } : {}),
       ...(next?.maxWaitMs !== undefined ? { untilMs: clock.nowMs() + next.maxWaitMs } : {}),
       signal: deps.signal,
       wakeSignal: () => waker?.next(),

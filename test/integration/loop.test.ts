@@ -169,6 +169,22 @@ describe('time the process stood still in a check', () => {
   });
 });
 
+describe("the watch loop's sleep", () => {
+  it('goes through makeIdle when the deps give one (the busy-wave sleep of real runs), made from the clock', async () => {
+    const dir = tempDir();
+    writeWave(dir, 'E-1', iso(T0), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', last_activity_ts: iso(T0) }]);
+    const idles: number[] = [];
+    const h = await startWatch({ epicId: 'E-1', stateDir: dir, action: 'report', timeout: 120, checkInterval: 30 }, T0, {
+      makeIdle: (sleep) => (ms, signal) => (idles.push(ms), sleep(ms, signal)),
+    });
+    await h.advance(30 * S);
+    await h.advance(30 * S);
+    expect(idles).toEqual([30 * S, 30 * S, 30 * S]);
+    h.stop();
+    await h.done;
+  });
+});
+
 describe('the watch loop with actions', () => {
   it("after the machine slept, the time asleep is no one's silence: a stall is acted on once a window of it was watched", async () => {
     const { realActionDeps } = await import('../../src/wiring.js');

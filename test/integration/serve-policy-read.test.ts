@@ -75,7 +75,10 @@ describe("serve reads an epic's policy from its watchdog.json, never on one read
     const ac = new AbortController();
     let err = '';
     const output = { out: () => undefined, err: (t: string) => void (err += t) };
-    const served = runServe(base, { clock, signal: ac.signal, pid: process.pid, output, shouldWatchStateFile: false, scanMs: 2000 });
+    // Serve's loops share the thread with each other and the receivers: none sleeps in blocking waits (sys/batched-idle.ts).
+    let idlesMade = 0;
+    const makeIdle = (sleep: (ms: number, signal?: AbortSignal) => Promise<void>) => (idlesMade++, sleep);
+    const served = runServe(base, { clock, signal: ac.signal, pid: process.pid, output, shouldWatchStateFile: false, scanMs: 2000, makeIdle });
     try {
       await until(() => err.includes('epic E5 not watched yet'), 20_000, `serve's first scan (${err})`);
       expect(err).not.toContain('watching epic E5');
@@ -90,5 +93,6 @@ describe("serve reads an epic's policy from its watchdog.json, never on one read
       ac.abort();
       await served;
     }
+    expect(idlesMade).toBe(0);
   });
 });
