@@ -16,6 +16,17 @@ import type { Timing, Verdict, WaveContext } from './verdict.js';
 // The verdict's shape and helpers live in core/verdict.ts; importers keep reading them from here.
 export { idleBeside, stallReasonOf, statusGuess, type Verdict, type WaveContext } from './verdict.js';
 
+/** How much later than a row pid's end progress must be stamped to refute it (the agent's clock against the probe's). @defaultValue 2000 */
+export const ROW_PID_END_SLACK_MS = 2000;
+
+/** An end concluded from the row's pid alone, with progress stamped after it: someone still writes for the agent. */
+function isRefutedRowPidEnd(obs: Observation): boolean {
+  const end = obs.runEnded;
+  if (!end?.isRowPidOnly || end.atMs === undefined) return false;
+  const progressAt = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs);
+  return progressAt !== undefined && progressAt > end.atMs + ROW_PID_END_SLACK_MS;
+}
+
 /** Judge one task. `nowMs` is injected; the same inputs always give the same verdict. */
 export function assess(task: Task, obs: Observation, policy: Policy, nowMs: number, wave: WaveContext = {}): Verdict {
   const d = derived(obs, policy);
@@ -126,8 +137,10 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
 
   // 4''. The run that ran the agent ended before it finished (SessionEnd): dead at once, not a
   // window later. A lead whose child has a row of its own is deferred to that row even then: one
-  // action per failure (the child's row is orphaned by the same end).
-  if (obs.runEnded) {
+  // action per failure (the child's row is orphaned by the same end). An end read from the row's
+  // own pid alone is refuted by progress stamped after it: that pid was a wrapper's, which exited
+  // while its agent works on (the agent is then judged on its evidence, as any other).
+  if (obs.runEnded && !isRefutedRowPidEnd(obs)) {
     const at = maxDefined(obs.lastProgressMs, obs.outputGrewAtMs) ?? task.dispatchedAtMs;
     const idle = at === undefined ? {} : { idleMs: Math.max(0, nowMs - at), lastProgressMs: at };
     const children = obs.waitingOnChildren;

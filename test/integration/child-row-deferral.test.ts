@@ -3,10 +3,10 @@
 // The subagent's row is judged and recovered; the lead is judged again once that row is no longer
 // in flight. In-process `next` on a manual clock, transcripts in a fake Claude config dir.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assistant, jsonl, toolUse, user } from '../helpers/claude-lines.js';
+import { assistant, jsonl, text, toolUse, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession } from '../helpers/session.js';
 import { readEvents, readWatchdogJson, writeWave } from '../helpers/state.js';
@@ -131,5 +131,35 @@ describe('a run that ended (issue 38: SessionEnd, the lead process gone)', () =>
     const stalls = readEvents(dir).filter((e) => e.event === 'stall_detected');
     expect(stalls.map((e) => [e.task_id, e.stall_reason])).toEqual([['lead', 'run_ended']]);
     expect(Date.parse(String(stalls[0]!.timestamp_utc))).toBeLessThan(T0 + 20 * S);
+  });
+
+  it("a row's pid that exits while its agent writes on (a wrapper's) is no run's end: the agent is judged on its records", async () => {
+    const dir = tempDir();
+    const project = path.join(dir, 'claude', 'projects', '-work-w');
+    mkdirSync(project, { recursive: true });
+    const file = path.join(project, 's-2.jsonl');
+    const rec = { sessionId: 's-2' };
+    writeFileSync(file, jsonl(user(0, 'do P-9', { ...rec, timestamp: iso(T0) }), assistant(1, [text('on it')], { ...rec, timestamp: iso(T0 + S) })));
+    // The pid of a process that has exited (no sessions file names the session: the row's pid decides).
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeWave(dir, EPIC, iso(T0), [{ task_id: 'w', ticket_id: 'P-9', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-2', pid: gone }]);
+    const clock = new ManualClock(T0 + 10 * S);
+    const s = await startSession(
+      clock,
+      { epicId: EPIC, stateDir: dir, timeout: 60, checkInterval: 10, action: 'redispatch', json: true },
+      { isNext: true, claudeConfigDir: path.join(dir, 'claude') },
+    );
+    // Seen gone at T0 + 10 s; its agent writes at T0 + 15 s, 25 s; the pid's grace is over at T0 + 20 s.
+    appendFileSync(file, jsonl(assistant(2, [text('still at it')], { ...rec, timestamp: iso(T0 + 15 * S) })));
+    await s.advance(10 * S);
+    appendFileSync(file, jsonl(assistant(3, [text('nearly done')], { ...rec, timestamp: iso(T0 + 25 * S) })));
+    await s.advance(10 * S);
+    const stalls = () => readEvents(dir).filter((e) => e.event === 'stall_detected');
+    expect(stalls()).toEqual([]);
+    expect(readWatchdogJson(dir, EPIC).tasks[0]).toMatchObject({ task_id: 'w', verdict: 'healthy' });
+    // Its silence is a stall a window after its last record (T0 + 85 s), not before.
+    for (let i = 0; i < 10 && !s.isDone(); i++) await s.advance(10 * S);
+    expect(stalls().map((e) => [e.task_id, e.stall_reason])).toEqual([['w', 'inactivity']]);
+    expect(Date.parse(String(stalls()[0]!.timestamp_utc))).toBeGreaterThan(T0 + 85 * S);
   });
 });

@@ -353,3 +353,23 @@ describe('reason words (issue 33 item 8)', () => {
     expect(v.reason).toBe('waiting for a human: ask user question (Which name?)');
   });
 });
+
+describe("assess: a run's end read from the row's pid alone", () => {
+  const rowPidEnd = { atMs: T0, detail: "its process 77 (the row's pid) is gone and no Claude Code process runs its session", isRowPidOnly: true };
+
+  it('is refuted by progress stamped after it (the pid was a wrapper that exited while its agent works on): judged on its evidence', () => {
+    const v = assess(makeTask(), makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 30 * S }), policy(120), T0 + 40 * S);
+    expect(v).toMatchObject({ kind: 'healthy', idleMs: 10 * S });
+    // Its silence is still a stall, a window after that progress.
+    const late = assess(makeTask(), makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 30 * S }), policy(120), T0 + 151 * S);
+    expect(late).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+  });
+
+  it('holds when the last progress is from before it (within the slack of two clocks), and an end a hook or the registry saw is never refuted', () => {
+    const dead = assess(makeTask(), makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 2 * S }), policy(120), T0 + 40 * S);
+    expect(dead).toMatchObject({ kind: 'stalled', stallReason: 'run_ended' });
+    const hookEnd = { atMs: T0, detail: 'SessionEnd (reason other)' };
+    const ended = assess(makeTask(), makeObs({ sources: ['transcript', 'hooks'], runEnded: hookEnd, lastProgressMs: T0 + 30 * S }), policy(120), T0 + 40 * S);
+    expect(ended).toMatchObject({ kind: 'stalled', stallReason: 'run_ended' });
+  });
+});

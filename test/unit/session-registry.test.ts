@@ -82,6 +82,7 @@ describe('the session registry as the run liveness', () => {
     expect(runPart(undefined, { pid: 77, goneAtMs: 5 })?.runEnded).toEqual({
       atMs: 5,
       detail: "its process 77 (the row's pid) is gone and no Claude Code process runs its session",
+      isRowPidOnly: true,
     });
     expect(runPart({ pid: 78 }, { pid: 77, goneAtMs: 5 })).toBeUndefined();
     expect(runPart({ pid: 78, version: '2.1.197' }, {})).toEqual({ source: 'process', agentVersion: '2.1.197' });

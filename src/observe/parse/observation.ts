@@ -169,7 +169,15 @@ export interface Observation {
    * or its process gone though no hook said so): nothing in it works any more, whatever its last
    * records say.
    */
-  runEnded?: { atMs?: number; detail: string };
+  runEnded?: {
+    atMs?: number;
+    detail: string;
+    /**
+     * Concluded from the row's own pid alone (no session registry, no hook): a wrapper that exits
+     * while its agent works on looks the same, so progress stamped after `atMs` refutes it.
+     */
+    isRowPidOnly?: boolean;
+  };
   /** The agent CLI's version, as its own records say (Claude Code's transcript `version`, else its session file). */
   agentVersion?: string;
   /** The task row's `pid` is alive (true), gone (false), or not known (absent). */

@@ -43,7 +43,11 @@ export function runPart(
   if (!run && row.pid !== undefined && row.goneAtMs !== undefined && nowMs - row.goneAtMs >= ROW_EXIT_GRACE_MS) {
     return {
       source: 'process',
-      runEnded: { atMs: row.goneAtMs, detail: `its process ${row.pid} (the row's pid) is gone and no Claude Code process runs its session` },
+      runEnded: {
+        atMs: row.goneAtMs,
+        detail: `its process ${row.pid} (the row's pid) is gone and no Claude Code process runs its session`,
+        isRowPidOnly: true,
+      },
     };
   }
   return run?.version !== undefined ? { source: 'process', ...version } : undefined;
