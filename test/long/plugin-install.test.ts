@@ -225,7 +225,7 @@ describe.skipIf(claudeSkip !== undefined).each(VERSIONS)(
       const marker = `PLUGIN-${version.replaceAll('.', '')}`;
       const r = await leadRunsTheSkill(marker, { home, bin });
       await expectSkillAndHookWork(r, installPath, `E-${marker}`);
-    });
+    }, 300_000);
   },
 );
 
@@ -253,7 +253,7 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
     mkdirSync(home);
     const r = await leadRunsTheSkill('PLUGIN-DIR-RELEASE', { pluginDir: dir, home });
     await expectSkillAndHookWork(r, dir, 'E-PLUGIN-DIR-RELEASE');
-  });
+  }, 300_000);
 
   it('--plugin-dir on plugin/ built by npm run build:plugin in a clone of main, with 2.1.332', async () => {
     await run('npm', ['run', 'build:plugin'], { cwd: clone, timeout: 120_000 });
@@ -262,7 +262,7 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
     mkdirSync(home);
     const r = await leadRunsTheSkill('PLUGIN-DIR-BUILT', { pluginDir: path.join(clone, 'plugin'), home, bin: CLAUDE_BIN_LATEST });
     await expectSkillAndHookWork(r, path.join(clone, 'plugin'), 'E-PLUGIN-DIR-BUILT');
-  });
+  }, 300_000);
 
   it('npm pack of the clean clone builds (prepack) and ships the bundles the package runs', async () => {
     expect(existsSync(path.join(clone, 'dist'))).toBe(false);

@@ -361,7 +361,12 @@ describe("assess: a run's end read from the row's pid alone", () => {
     const v = assess(makeTask(), makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 30 * S }), policy(120), T0 + 40 * S);
     expect(v).toMatchObject({ kind: 'healthy', idleMs: 10 * S });
     // Its silence is still a stall, a window after that progress.
-    const late = assess(makeTask(), makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 30 * S }), policy(120), T0 + 151 * S);
+    const late = assess(
+      makeTask(),
+      makeObs({ sources: ['transcript', 'process'], runEnded: rowPidEnd, lastProgressMs: T0 + 30 * S }),
+      policy(120),
+      T0 + 151 * S,
+    );
     expect(late).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
   });
 
