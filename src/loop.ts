@@ -23,8 +23,8 @@ export interface LoopDeps {
   untilMs?: number;
   /** The longest time this process did not run since the last call (sys/pause-meter.ts): a pause in a check too. */
   lostTimeMs?: () => number;
-  /** The sleep between two checks (sys/batched-idle.ts for `watch`). @defaultValue clock.sleep */
-  idle?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The sleep between two checks (real runs of the main command and `next`: sys/batched-idle.ts). @defaultValue clock.sleep */
+  idle?: Clock['sleep'];
   /** What checks before the loop left (a first check run outside it). @defaultValue newCheckMemory() */
   memory?: CheckMemory;
 }

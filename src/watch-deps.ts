@@ -52,7 +52,7 @@ export interface WatchDeps {
    * blocks the thread in short waits while a busy wave writes; absent on a manual clock and under
    * `serve`, whose receivers and other loops share the thread).
    */
-  makeIdle?: (sleep: (ms: number, signal?: AbortSignal) => Promise<void>) => (ms: number, signal?: AbortSignal) => Promise<void>;
+  makeIdle?: (sleep: Clock['sleep']) => Clock['sleep'];
   /** Start-up recovery of actions a crash left unfinished. */
   recover?: (ctx: { paths: StatePaths; opts: ResolvedOptions; log: DispatchLog; history: History; runId: string }) => Promise<RecoveryReport>;
 }
