@@ -6,6 +6,7 @@ import { combineProblems, InputError } from './contracts/errors.js';
 import { EXIT, exitCodeFor } from './contracts/exit-codes.js';
 import { detectTerminal, realClock, processOutput, type Output } from './deps.js';
 import { armCrashPoint } from './sys/crash-point.js';
+import { limitHeapGrowth } from './sys/heap-growth.js';
 import { packageVersion } from './version.js';
 import { realActionDeps, realObservers } from './wiring.js';
 import { didYouMean, commandPath, keepUserFlags, locationFlags, takesFlagOf } from './cli-help.js';
@@ -102,6 +103,7 @@ export async function main(env: CliEnv): Promise<number> {
 /** The real process: signals abort the loop; the check in flight finishes first. */
 export async function runProcess(): Promise<void> {
   armCrashPoint(process.env.DISPATCH_WATCHDOG_TEST_CRASH); // test-only: the one place the crash hook is set
+  limitHeapGrowth(); // a busy wave's promoted garbage must not triple the peak RSS (sys/heap-growth.ts)
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) return;
