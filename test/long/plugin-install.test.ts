@@ -136,15 +136,23 @@ const activityOf = (stateDir: string, sessionId: string) =>
  * runs as its own process, so the Stop line (~0.2 s after the final answer) may land before the
  * last PostToolUse line (seen with 2.1.332 in a clean-clone CI run): wait for them, never assume.
  */
-const activityToStop = (r: { stateDir: string; sessionId: string }) =>
-  until(
-    () => {
-      const got = existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : [];
-      return got.some((l) => l.event === 'Stop') && got.filter((l) => l.event === 'PostToolUse').length >= 2 && got;
-    },
-    30_000,
-    'the Stop line and both PostToolUse lines in activity/',
-  );
+const activityToStop = async (r: { stateDir: string; sessionId: string }) => {
+  const seen = () => (existsSync(path.join(r.stateDir, 'activity', `${r.sessionId}.ndjson`)) ? activityOf(r.stateDir, r.sessionId) : []);
+  try {
+    return await until(
+      () => {
+        const got = seen();
+        return got.some((l) => l.event === 'Stop') && got.filter((l) => l.event === 'PostToolUse').length >= 2 && got;
+      },
+      30_000,
+      'the Stop line and both PostToolUse lines in activity/',
+    );
+  } catch (e) {
+    // Say which line never came (it failed once under load in a clean-clone CI run, 2.1.197).
+    const lines = seen().map((l) => `${l.event}${l.tool_name ? `(${l.tool_name})` : ''}`);
+    throw new Error(`${(e as Error).message}; the lines there: ${lines.join(', ') || 'none'}`);
+  }
+};
 
 /** The session ran the skill's next (wave complete) and its tool calls reached activity/ through the hook. */
 async function expectSkillAndHookWork(r: Awaited<ReturnType<typeof leadRunsTheSkill>>, root: string, epic: string): Promise<void> {
