@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against its naive baseline in the same run.
 // `npm run bench -- --quick`: the issue-12 figures on smaller data (under 2 minutes).
-// `npm run bench -- --busy`: only the busy wave (issue 37), about 5 minutes; BENCH_CLI=<path to a cli.cjs> runs another build.
+// `npm run bench -- --busy`: only the busy wave (issue 37) and the steady 2.1.332 check (issue 38 item 6), about 11 minutes; BENCH_CLI=<path to a cli.cjs> runs another build.
 import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
 import { benchFleetScale, machine } from './fleet-scale.js';
