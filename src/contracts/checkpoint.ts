@@ -14,6 +14,13 @@ const LastTool = z.looseObject({
   error: z.string().optional().describe('The result was an error: its text, shortened.'),
 });
 
+/** A subagent with a row of its own that the watchdog recovered before the agent that dispatched it. */
+const RecoveredSubagent = z.looseObject({
+  agent_id: z.string().describe("The subagent's id, as its dispatcher's transcript names it."),
+  ticket_id: SafeId.describe('The ticket of its own row.'),
+  task_id: SafeId.describe('Its own row.'),
+});
+
 /** One recovery checkpoint. Unknown keys are kept for forward compatibility. */
 export const CheckpointSchema = z
   .looseObject({
@@ -42,6 +49,12 @@ export const CheckpointSchema = z
       .optional()
       .describe(
         "The task prompt the first agent was given (the row's original_prompt/prompt/task_prompt, else its transcript's first prompt), carried from checkpoint to checkpoint; absent when unknown.",
+      ),
+    recovered_subagents: z
+      .array(RecoveredSubagent)
+      .optional()
+      .describe(
+        'Subagents the stalled agent had dispatched and was waiting on, whose own rows the watchdog already recovered (redispatched or escalated): their tickets have agents of their own, and the replacement must not dispatch them again or redo their work. Absent when none.',
       ),
   })
   .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md).' });

@@ -3,9 +3,10 @@
 // The subagent's row is judged and recovered; the lead is judged again once that row is no longer
 // in flight. In-process `next` on a manual clock, transcripts in a fake Claude config dir.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYamlText } from 'yaml';
 import { assistant, jsonl, text, toolUse, user } from '../helpers/claude-lines.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startSession } from '../helpers/session.js';
@@ -119,6 +120,31 @@ describe('a run that ended (issue 38: SessionEnd, the lead process gone)', () =>
     expect(lead).toMatchObject({ verdict: 'healthy' });
     expect(lead.reason).toContain(`its run ended (SessionEnd`);
     expect(lead.reason).toContain(`${SUB} is row sub, judged and recovered on its own`);
+  });
+
+  it("recovers the lead after its child's row, and its replacement is told the child's ticket has an agent already: one ticket, one agent", async () => {
+    const dir = tempDir();
+    const claude = transcripts(dir);
+    sessionEnd(dir, T0 + 7 * S);
+    const lead = { task_id: 'lead', ticket_id: 'P-0', status: 'in_progress', dispatched_at: iso(T0), session_id: 's-1', pid: deadPid() };
+    writeWave(dir, EPIC, iso(T0), [lead, { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(T0), agent_id: SUB }]);
+    const clock = new ManualClock(T0 + 10 * S);
+    const first = await next(clock, dir, claude);
+    expect(first.doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['sub']);
+    // The orchestrator answers: the child's row ends and its replacement's row starts.
+    writeWave(dir, EPIC, iso(T0), [
+      lead,
+      { task_id: 'sub', ticket_id: 'P-1', status: 'failed', dispatched_at: iso(T0), agent_id: SUB },
+      { task_id: 'sub-r1', ticket_id: 'P-1', status: 'in_progress', dispatched_at: iso(clock.nowMs()) },
+    ]);
+    const second = await next(clock, dir, claude);
+    expect(second.doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['lead']);
+    const checkpoint = parseYamlText(readFileSync(path.join(dir, 'pipeline_checkpoints', 'P-0', 'recovery-1.yaml'), 'utf8'));
+    expect(checkpoint.stall_reason).toBe('run_ended');
+    expect(checkpoint.recovered_subagents).toEqual([{ agent_id: SUB, ticket_id: 'P-1', task_id: 'sub' }]);
+    const requestFile = String(second.doc.requests[0].path);
+    const request = parseYamlText(readFileSync(path.isAbsolute(requestFile) ? requestFile : path.join(dir, requestFile), 'utf8'));
+    expect(request.prompt).toContain('- Do NOT dispatch, start or redo the work of P-1: another agent has it.');
   });
 
   it('a lead alone whose run ended is dead at once too (run_ended)', async () => {

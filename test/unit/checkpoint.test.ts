@@ -1,6 +1,13 @@
 // Recovery ids, checkpoint content and the recovery prompt: pure, plain data in and out.
 import { describe, expect, it } from 'vitest';
-import { buildCheckpoint, recoveryTaskId, renderCheckpointYaml, renderRecoveryPrompt, type CheckpointInput } from '../../src/act/recovery/checkpoint.js';
+import {
+  buildCheckpoint,
+  recoveredSubagents,
+  recoveryTaskId,
+  renderCheckpointYaml,
+  renderRecoveryPrompt,
+  type CheckpointInput,
+} from '../../src/act/recovery/checkpoint.js';
 import { parse as parseYamlText } from 'yaml';
 import { completedFromCalls, workItems } from '../../src/act/recovery/work-items.js';
 import { claudeCodeHarness } from '../../src/agents/claude-code/harness.js';
@@ -232,5 +239,44 @@ describe('renderCheckpointYaml', () => {
     expect(asYaml11.created_at).toBe('2026-04-02T10:05:00Z');
     expect(parseYamlText(text.replace('"2026-04-02T10:05:00Z"', '2026-04-02T10:05:00Z'), { version: '1.1' }).created_at).toBeInstanceOf(Date);
     expect(CheckpointSchema.parse(asYaml11)).toEqual(cp);
+  });
+});
+
+describe('subagents recovered on rows of their own (a lead deferred to its child, recovered after it)', () => {
+  const started = (task_id: string, agent_id: string, action: string, ticket_id = `P-${task_id}`) => ({
+    started: { event: 'action_started', task_id, agent_id, ticket_id, action, key: `E:${task_id}:${action}` },
+  });
+  const history = (...records: ReturnType<typeof started>[]) =>
+    ({ actions: new Map(records.map((r) => [r.started.key, r])) }) as unknown as Parameters<typeof recoveredSubagents>[0];
+
+  it('names the children the agent waits on whose rows were redispatched or escalated, in the order it waits on them', () => {
+    const h = history(
+      started('sub2', 'a2', 'escalate'),
+      started('sub1', 'a1', 'redispatch'),
+      started('other', 'a9', 'redispatch'), // not a child of this agent
+      started('sub3', 'a3', 'cancel'), // cancelled, not recovered: its work is still the lead's
+      started('lead', 'a1', 'redispatch'), // the agent itself, never its own child
+    );
+    expect(recoveredSubagents(h, ['a1', 'a2', 'a3'], 'lead')).toEqual([
+      { agent_id: 'a1', ticket_id: 'P-sub1', task_id: 'sub1' },
+      { agent_id: 'a2', ticket_id: 'P-sub2', task_id: 'sub2' },
+    ]);
+    expect(recoveredSubagents(h, [], 'lead')).toEqual([]);
+  });
+
+  it('are written into the checkpoint, carried over to the next one, and ruled out in the prompt', () => {
+    const sub = { agent_id: 'a1', ticket_id: 'PROJ-1001', task_id: 'sub1' };
+    const cp = buildCheckpoint(input({ recoveredSubagents: [sub] }));
+    expect(cp.recovered_subagents).toEqual([sub]);
+    expect(CheckpointSchema.parse(parseYamlText(renderCheckpointYaml(cp)))).toEqual(cp);
+    const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/c.yaml' });
+    expect(prompt).toContain('were recovered on rows of their own, and their tickets have agents working on them now: PROJ-1001 (row sub1, subagent a1)');
+    expect(prompt).toContain('- Do NOT dispatch, start or redo the work of PROJ-1001: another agent has it.');
+    const later = { agent_id: 'a2', ticket_id: 'PROJ-1002', task_id: 'sub2' };
+    expect(buildCheckpoint(input({ attempt: 2, previous: { ...cp }, recoveredSubagents: [later, sub] })).recovered_subagents).toEqual([sub, later]);
+    // None: no field, no paragraph.
+    const bare = buildCheckpoint(input());
+    expect(bare).not.toHaveProperty('recovered_subagents');
+    expect(renderRecoveryPrompt(bare, { checkpointPath: '/c.yaml' })).not.toContain('Do NOT dispatch');
   });
 });

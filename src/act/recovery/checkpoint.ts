@@ -8,6 +8,7 @@ import { parseCheckpoint } from '../../contracts/checkpoint.js';
 import { harnessOf } from '../../agents/harnesses.js';
 import type { ParseResult } from '../../contracts/parse-yaml.js';
 import type { Task } from '../../contracts/state-file.js';
+import type { History } from '../../core/history-types.js';
 import { msToIso } from '../../contracts/time.js';
 import type { StallReason } from '../../contracts/vocabulary.js';
 import { createFileExclusive } from '../../files/atomic-write.js';
@@ -34,11 +35,13 @@ export interface CheckpointInput {
   /** @defaultValue the checkpoint of attempt - 1 (state-dir relative), or null for attempt 1 */
   supersedes?: string | null;
   /** The checkpoint of attempt - 1: its work (and the original prompt) carry over when the replacement's row does not say. */
-  previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work' | 'original_prompt'>;
+  previous?: Pick<Checkpoint, 'completed_work' | 'remaining_work' | 'original_prompt' | 'recovered_subagents'>;
   /** Where the stalled agent worked. */
   cwd?: string;
   /** The first prompt the stalled agent was given, read from its transcript (when the row does not carry it). */
   transcriptPrompt?: string;
+  /** Subagents it waited on whose own rows were already recovered (`recoveredSubagents`). */
+  recoveredSubagents?: Checkpoint['recovered_subagents'];
 }
 
 const LAST_OUTPUT_CHARS = 1000;
@@ -79,6 +82,10 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
   // Done is done however it is written: "- [x] Add the retry test." leaves no "Add the retry test" to do.
   const remaining = withoutDone(ownRemaining.length > 0 ? ownRemaining : (prev?.remaining_work ?? []), completed);
   const prompt = originalPrompt(row, input);
+  // They carry over too: a replacement that stalls again must not start them either.
+  const subagents = [...(prev?.recovered_subagents ?? []), ...(input.recoveredSubagents ?? [])].filter(
+    (x, i, all) => all.findIndex((y) => y.agent_id === x.agent_id) === i,
+  );
   return {
     schema_version: '1',
     epic_id: input.epicId,
@@ -100,7 +107,29 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
     supersedes: input.supersedes !== undefined ? input.supersedes : input.attempt > 1 ? checkpointRelPath(task.ticketId, input.attempt - 1) : null,
     ...(input.cwd ? { cwd: input.cwd } : {}),
     ...(prompt ? { original_prompt: prompt } : {}),
+    ...(subagents.length > 0 ? { recovered_subagents: subagents } : {}),
   };
+}
+
+/**
+ * The subagents in `agentIds` (those the stalled agent waits on) whose own rows this epic's
+ * watchdog already redispatched or escalated, as a started action records them: a lead whose run
+ * ended is deferred to its child's row, and recovered after it (core/assess.ts). Its replacement
+ * must not start that child's ticket a second time. Pure.
+ */
+export function recoveredSubagents(
+  history: Pick<History, 'actions'>,
+  agentIds: readonly string[],
+  selfTaskId: string,
+): NonNullable<Checkpoint['recovered_subagents']> {
+  if (agentIds.length === 0) return [];
+  const wanted = new Set(agentIds);
+  const byAgent = new Map<string, NonNullable<Checkpoint['recovered_subagents']>[number]>();
+  for (const { started: e } of history.actions.values()) {
+    if ((e.action !== 'redispatch' && e.action !== 'escalate') || e.task_id === selfTaskId || !wanted.has(e.agent_id)) continue;
+    byAgent.set(e.agent_id, { agent_id: e.agent_id, ticket_id: e.ticket_id, task_id: e.task_id });
+  }
+  return agentIds.flatMap((a) => byAgent.get(a) ?? []);
 }
 
 /** The checkpoint as YAML; `created_at` is quoted so YAML 1.1 readers (PyYAML…) keep it a string, not a date. */

@@ -12,7 +12,7 @@ import type { ActionPerformer, IntendedAction } from '../../core/plan.js';
 import { renderNudge } from '../../core/plan-controls.js';
 import { writeRequest } from '../agents/mailbox.js';
 import { agentFiles } from '../agents/process-launch.js';
-import { buildCheckpoint, readCheckpoint, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
+import { buildCheckpoint, readCheckpoint, recoveredSubagents, renderRecoveryPrompt, writeCheckpoint } from './checkpoint.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { escalateTicket } from './escalate.js';
 import { writeEscalationNotice } from './escalation-notice.js';
@@ -42,6 +42,7 @@ async function redispatchSteps(ctx: PerformerContext, spec: ActionSpecOf<'redisp
     previous: prior?.ok ? prior.value : undefined,
     cwd: spec.cwd,
     transcriptPrompt,
+    recoveredSubagents: recoveredSubagents(ctx.history, spec.observation?.waitingOnChildren?.agentIds ?? [], task.taskId),
   });
   const { path: checkpointPath, wasCreated } = await writeCheckpoint(ctx.paths, built);
   crashPoint('after', 'checkpoint'); // test-only (sys/crash-point.ts)

@@ -59,6 +59,17 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
         '',
       ]
     : [];
+  // Its subagents recovered on their own rows: their tickets have agents already (one ticket, one agent).
+  const subagents = cp.recovered_subagents ?? [];
+  const delegated =
+    subagents.length > 0
+      ? [
+          `Subagents the previous agent had dispatched were recovered on rows of their own, and their tickets have agents working on them now: ${subagents.map((x) => `${x.ticket_id} (row ${x.task_id}, subagent ${x.agent_id})`).join(', ')}. Their work is not yours, whatever the original task says.`,
+          '',
+        ]
+      : [];
+  const delegatedRules =
+    subagents.length > 0 ? [`- Do NOT dispatch, start or redo the work of ${subagents.map((x) => x.ticket_id).join(', ')}: another agent has it.`] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     '',
@@ -67,6 +78,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
     'Read the checkpoint first: it records what was done and what remains.',
     '',
     ...original,
+    ...delegated,
     done,
     '',
     remaining,
@@ -74,6 +86,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
     'RULES:',
     '- Do NOT re-do completed work; read the checkpoint for details.',
     '- Do only the remaining work above; nothing else from the original ticket.',
+    ...delegatedRules,
     '- Use targeted reads: Read with offset/limit and grep for the lines you need; never read large files or logs whole, to avoid exhausting your context.',
     ...contextRules,
     '- Give long commands an explicit timeout, and do not wait on output that may never come.',
