@@ -19,6 +19,10 @@ const RecoveredSubagent = z.looseObject({
   agent_id: z.string().describe("The subagent's id, as its dispatcher's transcript names it."),
   ticket_id: SafeId.describe('The ticket of its own row.'),
   task_id: SafeId.describe('Its own row.'),
+  recovered_by: z
+    .enum(['redispatch', 'escalate'])
+    .optional()
+    .describe('How its row was recovered: redispatched (another agent has the ticket) or escalated (the ticket waits on a person).'),
 });
 
 /** One recovery checkpoint. Unknown keys are kept for forward compatibility. */

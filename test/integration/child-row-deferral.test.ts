@@ -141,10 +141,10 @@ describe('a run that ended (issue 38: SessionEnd, the lead process gone)', () =>
     expect(second.doc.requests.map((r: { task_id: string }) => r.task_id)).toEqual(['lead']);
     const checkpoint = parseYamlText(readFileSync(path.join(dir, 'pipeline_checkpoints', 'P-0', 'recovery-1.yaml'), 'utf8'));
     expect(checkpoint.stall_reason).toBe('run_ended');
-    expect(checkpoint.recovered_subagents).toEqual([{ agent_id: SUB, ticket_id: 'P-1', task_id: 'sub' }]);
+    expect(checkpoint.recovered_subagents).toEqual([{ agent_id: SUB, ticket_id: 'P-1', task_id: 'sub', recovered_by: 'redispatch' }]);
     const requestFile = String(second.doc.requests[0].path);
     const request = parseYamlText(readFileSync(path.isAbsolute(requestFile) ? requestFile : path.join(dir, requestFile), 'utf8'));
-    expect(request.prompt).toContain('- Do NOT dispatch, start or redo the work of P-1: another agent has it.');
+    expect(request.prompt).toContain('- Do NOT dispatch, start or redo the work of P-1: it is not yours.');
   });
 
   it('a lead alone whose run ended is dead at once too (run_ended)', async () => {

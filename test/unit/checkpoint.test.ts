@@ -258,21 +258,24 @@ describe('subagents recovered on rows of their own (a lead deferred to its child
       started('lead', 'a1', 'redispatch'), // the agent itself, never its own child
     );
     expect(recoveredSubagents(h, ['a1', 'a2', 'a3'], 'lead')).toEqual([
-      { agent_id: 'a1', ticket_id: 'P-sub1', task_id: 'sub1' },
-      { agent_id: 'a2', ticket_id: 'P-sub2', task_id: 'sub2' },
+      { agent_id: 'a1', ticket_id: 'P-sub1', task_id: 'sub1', recovered_by: 'redispatch' },
+      { agent_id: 'a2', ticket_id: 'P-sub2', task_id: 'sub2', recovered_by: 'escalate' },
     ]);
     expect(recoveredSubagents(h, [], 'lead')).toEqual([]);
   });
 
   it('are written into the checkpoint, carried over to the next one, and ruled out in the prompt', () => {
-    const sub = { agent_id: 'a1', ticket_id: 'PROJ-1001', task_id: 'sub1' };
+    const sub = { agent_id: 'a1', ticket_id: 'PROJ-1001', task_id: 'sub1', recovered_by: 'redispatch' as const };
     const cp = buildCheckpoint(input({ recoveredSubagents: [sub] }));
     expect(cp.recovered_subagents).toEqual([sub]);
     expect(CheckpointSchema.parse(parseYamlText(renderCheckpointYaml(cp)))).toEqual(cp);
     const prompt = renderRecoveryPrompt(cp, { checkpointPath: '/c.yaml' });
-    expect(prompt).toContain('were recovered on rows of their own, and their tickets have agents working on them now: PROJ-1001 (row sub1, subagent a1)');
-    expect(prompt).toContain('- Do NOT dispatch, start or redo the work of PROJ-1001: another agent has it.');
-    const later = { agent_id: 'a2', ticket_id: 'PROJ-1002', task_id: 'sub2' };
+    expect(prompt).toContain('were recovered on rows of their own, and their tickets are taken care of: PROJ-1001 (row sub1, subagent a1).');
+    expect(prompt).toContain('- Do NOT dispatch, start or redo the work of PROJ-1001: it is not yours.');
+    const later = { agent_id: 'a2', ticket_id: 'PROJ-1002', task_id: 'sub2', recovered_by: 'escalate' as const };
+    expect(renderRecoveryPrompt(buildCheckpoint(input({ recoveredSubagents: [later] })), { checkpointPath: '/c.yaml' })).toContain(
+      'PROJ-1002 (row sub2, subagent a2: escalated, it waits on a person)',
+    );
     expect(buildCheckpoint(input({ attempt: 2, previous: { ...cp }, recoveredSubagents: [later, sub] })).recovered_subagents).toEqual([sub, later]);
     // None: no field, no paragraph.
     const bare = buildCheckpoint(input());

@@ -127,7 +127,7 @@ export function recoveredSubagents(
   const byAgent = new Map<string, NonNullable<Checkpoint['recovered_subagents']>[number]>();
   for (const { started: e } of history.actions.values()) {
     if ((e.action !== 'redispatch' && e.action !== 'escalate') || e.task_id === selfTaskId || !wanted.has(e.agent_id)) continue;
-    byAgent.set(e.agent_id, { agent_id: e.agent_id, ticket_id: e.ticket_id, task_id: e.task_id });
+    byAgent.set(e.agent_id, { agent_id: e.agent_id, ticket_id: e.ticket_id, task_id: e.task_id, recovered_by: e.action });
   }
   return agentIds.flatMap((a) => byAgent.get(a) ?? []);
 }

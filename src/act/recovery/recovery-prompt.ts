@@ -59,17 +59,20 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
         '',
       ]
     : [];
-  // Its subagents recovered on their own rows: their tickets have agents already (one ticket, one agent).
+  // Its subagents recovered on their own rows: their tickets have agents already, or wait on a
+  // person (escalated): either way not this agent's (one ticket, one agent).
   const subagents = cp.recovered_subagents ?? [];
+  const named = (x: (typeof subagents)[number]) =>
+    `${x.ticket_id} (row ${x.task_id}, subagent ${x.agent_id}${x.recovered_by === 'escalate' ? ': escalated, it waits on a person' : ''})`;
   const delegated =
     subagents.length > 0
       ? [
-          `Subagents the previous agent had dispatched were recovered on rows of their own, and their tickets have agents working on them now: ${subagents.map((x) => `${x.ticket_id} (row ${x.task_id}, subagent ${x.agent_id})`).join(', ')}. Their work is not yours, whatever the original task says.`,
+          `Subagents the previous agent had dispatched were recovered on rows of their own, and their tickets are taken care of: ${subagents.map(named).join(', ')}. Their work is not yours, whatever the original task says.`,
           '',
         ]
       : [];
   const delegatedRules =
-    subagents.length > 0 ? [`- Do NOT dispatch, start or redo the work of ${subagents.map((x) => x.ticket_id).join(', ')}: another agent has it.`] : [];
+    subagents.length > 0 ? [`- Do NOT dispatch, start or redo the work of ${subagents.map((x) => x.ticket_id).join(', ')}: it is not yours.`] : [];
   return [
     `Recovery redispatch #${cp.attempt} for ${cp.ticket_id} (you are ${cp.recovery_task_id}; you replace ${cp.task_id}).`,
     '',
