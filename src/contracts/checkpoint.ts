@@ -63,6 +63,8 @@ export const CheckpointSchema = z
   })
   .meta({ title: 'RecoveryCheckpoint', description: 'pipeline_checkpoints/<ticket>/recovery-<attempt>.yaml (docs/recovery.md).' });
 export type Checkpoint = z.output<typeof CheckpointSchema>;
+/** One entry of a checkpoint's `recovered_subagents`. */
+export type RecoveredSubagent = z.output<typeof RecoveredSubagent>;
 
 /** Parse the text of a checkpoint file. */
 export function parseCheckpoint(text: string, fileName: string): ParseResult<Checkpoint> {

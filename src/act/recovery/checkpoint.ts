@@ -2,7 +2,7 @@
 // writeCheckpoint creates the file exactly once, so the file is the step's marker.
 import { promises as fs } from 'node:fs';
 import { Document, Scalar } from 'yaml';
-import type { Checkpoint } from '../../contracts/checkpoint.js';
+import type { Checkpoint, RecoveredSubagent } from '../../contracts/checkpoint.js';
 import { recoveryTaskId } from '../../contracts/ids.js';
 import { parseCheckpoint } from '../../contracts/checkpoint.js';
 import { harnessOf } from '../../agents/harnesses.js';
@@ -41,7 +41,7 @@ export interface CheckpointInput {
   /** The first prompt the stalled agent was given, read from its transcript (when the row does not carry it). */
   transcriptPrompt?: string;
   /** Subagents it waited on whose own rows were already recovered (`recoveredSubagents`). */
-  recoveredSubagents?: Checkpoint['recovered_subagents'];
+  recoveredSubagents?: readonly RecoveredSubagent[];
 }
 
 const LAST_OUTPUT_CHARS = 1000;
@@ -117,14 +117,10 @@ export function buildCheckpoint(input: CheckpointInput): Checkpoint {
  * ended is deferred to its child's row, and recovered after it (core/assess.ts). Its replacement
  * must not start that child's ticket a second time. Pure.
  */
-export function recoveredSubagents(
-  history: Pick<History, 'actions'>,
-  agentIds: readonly string[],
-  selfTaskId: string,
-): NonNullable<Checkpoint['recovered_subagents']> {
+export function recoveredSubagents(history: Pick<History, 'actions'>, agentIds: readonly string[], selfTaskId: string): RecoveredSubagent[] {
   if (agentIds.length === 0) return [];
   const wanted = new Set(agentIds);
-  const byAgent = new Map<string, NonNullable<Checkpoint['recovered_subagents']>[number]>();
+  const byAgent = new Map<string, RecoveredSubagent>();
   for (const { started: e } of history.actions.values()) {
     if ((e.action !== 'redispatch' && e.action !== 'escalate') || e.task_id === selfTaskId || !wanted.has(e.agent_id)) continue;
     byAgent.set(e.agent_id, { agent_id: e.agent_id, ticket_id: e.ticket_id, task_id: e.task_id, recovered_by: e.action });

@@ -1,7 +1,7 @@
 // The narrow-scope prompt for a replacement agent (seed "Targeted Redispatch"): only the remaining
 // work, a summary of what was done, targeted reads, and a stop with a diagnosis if stuck again. Pure.
 import path from 'node:path';
-import type { Checkpoint } from '../../contracts/checkpoint.js';
+import type { Checkpoint, RecoveredSubagent } from '../../contracts/checkpoint.js';
 
 const list = (items: readonly string[], numbered: boolean) => items.map((s, i) => (numbered ? `${i + 1}. ${s}` : `- ${s}`)).join('\n');
 
@@ -62,7 +62,7 @@ export function renderRecoveryPrompt(cp: Checkpoint, where: { checkpointPath: st
   // Its subagents recovered on their own rows: their tickets have agents already, or wait on a
   // person (escalated): either way not this agent's (one ticket, one agent).
   const subagents = cp.recovered_subagents ?? [];
-  const named = (x: (typeof subagents)[number]) =>
+  const named = (x: RecoveredSubagent) =>
     `${x.ticket_id} (row ${x.task_id}, subagent ${x.agent_id}${x.recovered_by === 'escalate' ? ': escalated, it waits on a person' : ''})`;
   const delegated =
     subagents.length > 0
