@@ -12,7 +12,7 @@ import { newCheckMemory, runCheck, type CheckEnv } from '../../src/check.js';
 import { rememberingCheck } from '../helpers/check-memory.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
-import { ChangeNotes, NOTE_TRUST_MS } from '../../src/observe/read/change-notes.js';
+import { ChangeNotes, NOTE_LONG_TRUST_MS, NOTE_TRUST_MS } from '../../src/observe/read/change-notes.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
@@ -429,12 +429,12 @@ describe('change notification', () => {
       expect(shared.isUntouched(file)).toBe(isUntouched);
     }
     shared.close();
-    // The default window (NOTE_TRUST_MS, 30 s) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
+    // The default window (NOTE_LONG_TRUST_MS, 120 s, while nothing was missed) keeps a loop of --check-interval 1 (checks just over a second apart) watched.
     const everySecond = watchedAfter(new ChangeNotes({ now: () => now, watch: real }), 1040);
     now = 2080;
     everySecond.beginCheck();
     expect(everySecond.isUntouched(file)).toBe(true);
-    now = 1040 + NOTE_TRUST_MS;
+    now = 1040 + NOTE_LONG_TRUST_MS;
     expect(everySecond.isUntouched(file)).toBe(false);
     everySecond.close();
 
@@ -456,6 +456,83 @@ describe('change notification', () => {
     expect(erring.isUntouched(file)).toBe(true);
     failing.emit('error', new Error('watch failed'));
     expect(erring.isUntouched(file)).toBe(false);
+  });
+  it('trusts a stat for the long window until a stat finds a change no event named, then for the short one, for an hour', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, 'x\n');
+    let now = 0;
+    // The wall clock a minute ahead of the file's mtimes: every change below is older than the check.
+    const wallNow = () => Date.now() + 60_000;
+    const notes = new ChangeNotes({ now: () => now, wallNow, share: () => 1, watch: deaf });
+    const reader = new TailReader({}, notes);
+    const none = { reset() {}, line() {}, oversize() {} };
+    let checkedAt = 0;
+    // Checks every 10 s up to `atMs`: the loop goes on, its directories stay watched.
+    const check = (atMs: number) => {
+      for (let t = Math.min(atMs, checkedAt + 10_000); ; t = Math.min(atMs, t + 10_000)) {
+        now = t;
+        notes.beginCheck();
+        if (t === atMs) break;
+      }
+      checkedAt = atMs;
+    };
+    check(0);
+    check(10);
+    const first = await reader.read(file, undefined, none);
+    if (!first.ok) throw new Error(first.reason);
+    let pos = first.position;
+    // Nothing missed yet: a stat vouches for the long window.
+    check(10 + NOTE_LONG_TRUST_MS - 1);
+    expect(reader.unchangedBy(file, pos)).toBe('notes');
+    check(10 + NOTE_LONG_TRUST_MS);
+    expect(reader.unchangedBy(file, pos)).toBe('stat');
+    expect(notes.missedChanges).toBe(0);
+    // The deaf watch misses a write: the stat after the trust ran out finds it.
+    const t0 = now;
+    appendFileSync(file, 'y\n');
+    check(t0 + NOTE_LONG_TRUST_MS);
+    expect(reader.unchangedBy(file, pos)).toBeUndefined();
+    expect(notes.missedChanges).toBe(1);
+    const again = await reader.read(file, pos, none);
+    if (!again.ok) throw new Error(again.reason);
+    pos = again.position;
+    // From then on the short window.
+    const t1 = now;
+    check(t1 + NOTE_TRUST_MS - 1);
+    expect(reader.unchangedBy(file, pos)).toBe('notes');
+    check(t1 + NOTE_TRUST_MS);
+    expect(reader.unchangedBy(file, pos)).toBe('stat');
+    // An hour after the miss, the long one again.
+    check(t1 + 3_600_000 + 1);
+    expect(reader.unchangedBy(file, pos)).toBe('stat');
+    check(t1 + 3_600_000 + NOTE_LONG_TRUST_MS);
+    expect(reader.unchangedBy(file, pos)).toBe('notes');
+    expect(notes.missedChanges).toBe(1);
+    notes.close();
+
+    // A change made during the check may still have its event queued: not a miss.
+    const during = new ChangeNotes({ now: () => now, wallNow: Date.now, share: () => 1, watch: deaf });
+    const reader2 = new TailReader({}, during);
+    now = 0;
+    during.beginCheck();
+    now = 10;
+    during.beginCheck();
+    const r = await reader2.read(file, undefined, none);
+    if (!r.ok) throw new Error(r.reason);
+    appendFileSync(file, 'z\n');
+    expect(reader2.unchangedBy(file, r.position, true)).toBeUndefined();
+    expect(during.missedChanges).toBe(0);
+    // The same change found at the next check, over a second later, was missed.
+    now = 20;
+    const later = await reader2.read(file, r.position, none);
+    if (!later.ok) throw new Error(later.reason);
+    during.beginCheck();
+    appendFileSync(file, 'w\n');
+    utimesSync(file, new Date(Date.now() - 5000), new Date(Date.now() - 5000));
+    expect(reader2.unchangedBy(file, later.position, true)).toBeUndefined();
+    expect(during.missedChanges).toBe(1);
+    during.close();
   });
   it('vouches that a missing file is still missing until a file is created in its directory, and never that it is read to its end', async () => {
     const dir = tempDir();

@@ -2,10 +2,12 @@
 // check need not stat a file nothing touched (issue 12). Only ever a hint that saves a stat: a
 // file counts as untouched only while its directory is watched, no event named it since its last
 // real stat (and no rename happened in the directory), that stat found it read to its end, and
-// that stat is younger than its trust (`trustMs`, shortened at random by up to half per stat, so
-// the re-stats of a fleet spread over checks instead of coming all in one). Anything else falls back to a stat: no watch support, a
-// watch error, a rename, a queue that overflowed (libuv drops the overflow event, so the trust
-// window bounds what a lost event can hide). Callers stat before any verdict other than healthy.
+// that stat is younger than its trust (shortened at random by up to half per stat, so the re-stats
+// of a fleet spread over checks instead of coming all in one). Anything else falls back to a stat:
+// no watch support, a watch error, a rename, a queue that overflowed (libuv drops the overflow
+// event, so the trust window bounds what a lost event can hide). Callers stat before any verdict
+// other than healthy. The trust is long (`longTrustMs`) while notification has missed nothing,
+// and short (`trustMs`) for an hour after a stat found a change no event named (`missed`).
 // Watching costs a wake-up of the process per write to a watched directory when the writes come one
 // at a time (~28 µs of CPU each on this VM at 1,000 a second; the watch loop's sleep takes them in
 // batches while a wave is busy: sys/batched-idle.ts), and pays only while checks come faster than
@@ -21,6 +23,21 @@ import path from 'node:path';
  * CPU at 10,000 agents); at 30 s, ~4 %. @defaultValue 30000
  */
 export const NOTE_TRUST_MS = 30_000;
+/**
+ * The trust while notification has missed nothing this process saw: a stat of a file that no event
+ * named finds it unchanged, as it does on a local disk, where inotify loses an event only when its
+ * queue overflows. At 30 s, ~9 % of a steady check's CPU at 1,000 agents was these re-stats.
+ * @defaultValue 120000
+ */
+export const NOTE_LONG_TRUST_MS = 120_000;
+/** After a missed change, the short trust holds this long since the last one. @defaultValue 3600000 */
+const MISS_MEMORY_MS = 3_600_000;
+/**
+ * A change is a miss only when its mtime is this far before the check began (its event had a
+ * whole poll to arrive) or this far in the wall clock's future (a clock that cannot be compared).
+ * @defaultValue 1000
+ */
+const MISS_MARGIN_MS = 1000;
 /** A directory whose watch failed is tried again after this long. @defaultValue 60000 */
 const RETRY_MS = 60_000;
 /** Files remembered before every note is forgotten (they are stat'ed again): memory follows the wave. @defaultValue 100000 */
@@ -47,15 +64,22 @@ export interface Note {
   generation: number;
   /** An event named it since its last stat. */
   isTouched: boolean;
-  /** Until when the last real stat vouches (its time plus its share of the trust window). */
-  trustedUntilMs: number;
+  /** When the last real stat was taken (the monotonic clock); -Infinity before any. */
+  statAtMs: number;
+  /** That stat's share of the trust window, in [0.5, 1]. */
+  share: number;
   isAtEnd: boolean;
   /** The stat that followed `beforeStat` found no file: a file created since is a rename event. */
   isAbsent: boolean;
 }
 
 export interface ChangeNotesOptions {
+  /** The trust after a missed change (and the only one when `longTrustMs` is not given with it). @defaultValue NOTE_TRUST_MS */
   trustMs?: number;
+  /** The trust while nothing was missed. @defaultValue NOTE_LONG_TRUST_MS, or `trustMs` when only that is given */
+  longTrustMs?: number;
+  /** The wall clock in ms, to date a missed change by its mtime. @defaultValue Date.now */
+  wallNow?: () => number;
   /** Wall clock in ms (monotonic). @defaultValue performance.now */
   now?: () => number;
   /** Each stat's share of the trust window, in [0.5, 1]. @defaultValue 0.5 + Math.random() / 2 */
@@ -76,7 +100,15 @@ export class ChangeNotes {
   private dirs = new Map<string, Dir>();
   private notes = new Map<string, Note>();
   private readonly trustMs: number;
+  private readonly longTrustMs: number;
   private readonly now: () => number;
+  private readonly wallNow: () => number;
+  /** When a stat last found a change no event named (the monotonic clock). */
+  private missedAtMs?: number;
+  /** The wall clock when the current check began (`beginCheck`). */
+  private checkAtWallMs = -Infinity;
+  /** Changes no event named, found by a stat (`missed`): a count for tests and docs. */
+  missedChanges = 0;
   private readonly share: () => number;
   private readonly watch: NonNullable<ChangeNotesOptions['watch']>;
   private lastCheckAtMs?: number;
@@ -87,7 +119,9 @@ export class ChangeNotes {
 
   constructor(opts: ChangeNotesOptions = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
+    this.longTrustMs = opts.longTrustMs ?? (opts.trustMs !== undefined ? opts.trustMs : NOTE_LONG_TRUST_MS);
     this.now = opts.now ?? (() => performance.now());
+    this.wallNow = opts.wallNow ?? Date.now;
     this.share = opts.share ?? (() => 0.5 + Math.random() / 2);
     this.watch = opts.watch ?? defaultWatch;
   }
@@ -98,7 +132,8 @@ export class ChangeNotes {
    */
   beginCheck(): void {
     const t = this.now();
-    const isFrequent = this.lastCheckAtMs !== undefined && t - this.lastCheckAtMs < this.trustMs;
+    this.checkAtWallMs = this.wallNow();
+    const isFrequent = this.lastCheckAtMs !== undefined && t - this.lastCheckAtMs < this.trust(t);
     this.lastCheckAtMs = t;
     if (this.notes.size > NOTES_MAX) {
       this.close();
@@ -119,10 +154,20 @@ export class ChangeNotes {
     this.generation++;
   }
 
-  /** Call right before a real stat of `file`: an event from now on marks it touched again. */
-  beforeStat(file: string): void {
-    if (!this.isEnabled) return;
+  /** How long a stat vouches now: long until notification missed a change, short for an hour after. */
+  private trust(t: number): number {
+    return this.missedAtMs !== undefined && t - this.missedAtMs < MISS_MEMORY_MS ? this.trustMs : this.longTrustMs;
+  }
+
+  /**
+   * Call right before a real stat of `file`: an event from now on marks it touched again. True
+   * when the note vouched, whatever its age, that nothing touched the file since a stat found it
+   * read to its end: a stat now finding it changed is a change the notes missed (`missed`).
+   */
+  beforeStat(file: string): boolean {
+    if (!this.isEnabled) return false;
     let n = this.notes.get(file);
+    const hadVouched = n !== undefined && n.isAtEnd && this.isWatchedSince(n);
     if (!n) {
       n = {
         dir: this.dirOf(path.dirname(file)),
@@ -130,7 +175,8 @@ export class ChangeNotes {
         epoch: -1,
         generation: this.generation,
         isTouched: false,
-        trustedUntilMs: 0,
+        statAtMs: -Infinity,
+        share: 1,
         isAtEnd: false,
         isAbsent: false,
       };
@@ -140,9 +186,25 @@ export class ChangeNotes {
     this.ensureWatched(path.dirname(file), n.dir);
     n.isTouched = false;
     n.epoch = n.dir.epoch;
-    n.trustedUntilMs = this.now() + this.trustMs * this.share();
+    n.statAtMs = this.now();
+    n.share = this.share();
     n.isAtEnd = false;
     n.isAbsent = false;
+    return hadVouched;
+  }
+
+  /**
+   * The stat after a `beforeStat` that returned true found the file changed (`mtimeMs`: its
+   * mtime, the wall clock). A change older than the check's start by a margin had its event
+   * delivered before the check (`settle`), so none came: notification misses changes here (a
+   * queue overflow, a filesystem whose writes raise no event), and the short trust holds. A
+   * change during the check may have its event still queued: not a miss. An mtime in the future
+   * cannot be dated: taken as a miss.
+   */
+  missed(mtimeMs: number): void {
+    if (mtimeMs > this.checkAtWallMs - MISS_MARGIN_MS && mtimeMs <= this.wallNow() + MISS_MARGIN_MS) return;
+    this.missedChanges++;
+    this.missedAtMs = this.now();
   }
 
   /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
@@ -196,7 +258,14 @@ export class ChangeNotes {
 
   /** No event can have named the note's file since its last stat, which is recent enough to vouch. */
   private isQuiet(n: Note): boolean {
-    return n.generation === this.generation && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch && this.now() < n.trustedUntilMs;
+    if (!this.isWatchedSince(n)) return false;
+    const t = this.now();
+    return t < n.statAtMs + this.trust(t) * n.share;
+  }
+
+  /** No event named the note's file since its last stat, under the same watch, with no rename in its directory since. */
+  private isWatchedSince(n: Note): boolean {
+    return n.generation === this.generation && !n.isTouched && n.dir.watcher !== undefined && n.epoch === n.dir.epoch;
   }
 
   /** Let pending notifications arrive: after this, every change made before the call has been seen. */

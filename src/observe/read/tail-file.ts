@@ -123,11 +123,15 @@ export class TailReader {
         if (notes.isTouchedNote(n)) return undefined;
       }
     }
-    notes?.beforeStat(file);
+    const hadVouched = notes?.beforeStat(file) === true;
     try {
       this.stats++;
       const st = statSync(file, { throwIfNoEntry: false });
-      if (st === undefined || !st.isFile() || !isUnchanged(prev, st)) return undefined;
+      if (st === undefined || !st.isFile()) return undefined;
+      if (!isUnchanged(prev, st)) {
+        if (hadVouched) notes?.missed(st.mtimeMs);
+        return undefined;
+      }
     } catch {
       return undefined;
     }
@@ -164,7 +168,7 @@ export class TailReader {
     // Skipped for a file read before that change notification says was written since (a busy
     // wave's changed files, issue 37): it is the same regular file, opened at once and fstat'ed.
     const isTouched = prev !== undefined && this.notes?.isTouched(file) === true;
-    this.notes?.beforeStat(file);
+    const hadVouched = this.notes?.beforeStat(file) === true;
     if (!isTouched) {
       let pre;
       try {
@@ -183,6 +187,7 @@ export class TailReader {
         this.notes?.atEnd(file);
         return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
       }
+      if (hadVouched && prev) this.notes?.missed(pre.mtimeMs);
     }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
