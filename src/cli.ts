@@ -7,6 +7,7 @@ import { EXIT, exitCodeFor } from './contracts/exit-codes.js';
 import { detectTerminal, realClock, processOutput, type Output } from './deps.js';
 import { armCrashPoint } from './sys/crash-point.js';
 import { limitHeapGrowth } from './sys/heap-growth.js';
+import { scavengeOnMainThread } from './sys/gc-threads.js';
 import { packageVersion } from './version.js';
 import { realActionDeps, realObservers } from './wiring.js';
 import { didYouMean, commandPath, keepUserFlags, locationFlags, takesFlagOf } from './cli-help.js';
@@ -104,6 +105,7 @@ export async function main(env: CliEnv): Promise<number> {
 export async function runProcess(): Promise<void> {
   armCrashPoint(process.env.DISPATCH_WATCHDOG_TEST_CRASH); // test-only: the one place the crash hook is set
   limitHeapGrowth(); // a busy wave's promoted garbage must not triple the peak RSS (sys/heap-growth.ts)
+  scavengeOnMainThread(); // a busy check's scavenges cost a fifth more CPU spread over helper threads (sys/gc-threads.ts)
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) return;
