@@ -3,8 +3,9 @@
 // agent) and V8 scavenges it with a task per core: on the 2-core machine the bench runs on, the
 // helper threads' share of those scavenges cost more CPU than the scavenges themselves save the
 // main thread, which waits for them anyway. Measured on the busy wave of 1,000 agents, the same
-// build, alternating runs (docs/performance.md, round eight): 80 ms of whole-process CPU a check
-// with `--no-parallel-scavenge` against 96–101 ms without, the same peak RSS.
+// build, four alternated runs each (docs/performance.md, round eight): 76–88 ms of whole-process
+// CPU a check with `--no-parallel-scavenge` against 74.5–107.5 ms without (means 80.5 and 90),
+// the same peak RSS.
 //
 // `--parallel-scavenge` is read at each scavenge (the number of tasks it starts), so it takes
 // effect when set after the start. Not so every GC flag: `--single-threaded-gc` (or
