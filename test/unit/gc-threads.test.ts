@@ -4,26 +4,20 @@
 // `runProcess`. Read from /proc (the main thread's CPU against the whole process's): Linux only.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { scavengeOnMainThread } from '../../src/sys/gc-threads.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { cliEntryPrelude } from '../helpers/cli-entry-child.js';
 
 const run = promisify(execFile);
 const hasProc = existsSync('/proc/self/task');
 
 /** Child ESM: optionally run the CLI's entry (`--version`), then the workload; prints the CPU (clock ticks) of the main thread and of the rest. */
 function childScript(viaCli: boolean): string {
-  const cli = pathToFileURL(path.join(REPO_ROOT, 'dist', 'src', 'cli.js')).href;
   return `
 import { readFileSync, readdirSync } from 'node:fs';
-if (${viaCli}) {
-  process.argv = [process.argv[0], 'dispatch-watchdog', '--version'];
-  const { runProcess } = await import(${JSON.stringify(cli)});
-  await runProcess();
-}
+${cliEntryPrelude(viaCli)}
 const ticks = (file) => { const f = readFileSync(file, 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
 const cpu = () => {
   let main = 0, other = 0;

@@ -3,25 +3,19 @@
 // garbage that is promoted before it dies, as a busy wave's per-agent objects are) peaks far
 // lower after `runProcess` than in a plain node.
 import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { limitHeapGrowth } from '../../src/sys/heap-growth.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { cliEntryPrelude } from '../helpers/cli-entry-child.js';
 
 const run = promisify(execFile);
 
 /** Child ESM: optionally run the CLI's entry (`--version`), then the workload; prints the peak heap in MB. */
 function childScript(viaCli: boolean): string {
-  const cli = pathToFileURL(path.join(REPO_ROOT, 'dist', 'src', 'cli.js')).href;
   return `
 import { getHeapStatistics } from 'node:v8';
-if (${viaCli}) {
-  process.argv = [process.argv[0], 'dispatch-watchdog', '--version'];
-  const { runProcess } = await import(${JSON.stringify(cli)});
-  await runProcess();
-}
+${cliEntryPrelude(viaCli)}
 const live = [];
 for (let i = 0; i < 200000; i++) live.push({ i, s: 'live' + i, a: [i, i] });
 const ring = new Array(64).fill(null);
