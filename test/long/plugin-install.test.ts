@@ -18,6 +18,7 @@
 // machine under other test runs (and CI adds CPU hogs), so the bound asserted is 3 s times the
 // load per core when that is above 1 (os.loadavg), and the figures are printed either way.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -112,12 +113,18 @@ async function leadRunsTheSkill(
   // A wave whose only row is finished: next says wave_complete at once (exit 0).
   writeWave(stateDir, epic, new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'completed' }]);
   let command = '';
+  const sessionId = randomUUID();
   server.script(marker, [
     { blocks: [toolUse('Skill', { skill: 'dispatch-watchdog:dispatch-watchdog', args: `--epic-id ${epic}` })] },
     (req) => ({ blocks: [bash((command = nextCommandOf(req, epic)))] }),
-    { blocks: [text('The wave is complete.')] },
+    // The final answer waits for the Bash call's PostToolUse line. Each hook runs as a process of
+    // its own, and a `-p` session whose model answers at once exits before that hook wrote its line
+    // (2.1.332 under load in a clean-clone CI run: PreToolUse(Bash), Stop, SessionEnd and no
+    // PostToolUse). The line must still come through the installed hook (activityToStop), only
+    // not race the session's end; a line that never comes holds the answer 30 s, then fails there.
+    () => ({ blocks: [text('The wave is complete.')], hold: lineLanded(stateDir, sessionId, 'PostToolUse', 'Bash') }),
   ]);
-  const s = startClaude({ server, prompt: `${marker}: watch the wave`, cwd, home: opts.home, pluginDir: opts.pluginDir, bin: opts.bin });
+  const s = startClaude({ server, prompt: `${marker}: watch the wave`, cwd, home: opts.home, pluginDir: opts.pluginDir, bin: opts.bin, sessionId });
   expect(await s.exited, s.stderr()).toEqual({ code: 0, signal: null });
   const last = server.of(marker).find((r) => r.turn === 2);
   expect(last, 'the third model request').toBeDefined();
@@ -130,6 +137,16 @@ const activityOf = (stateDir: string, sessionId: string) =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { event: string; tool_name?: string; command?: string });
+
+/** Resolves once the session's activity holds a line of `event` for `tool`, or after 30 s (the caller's assertions say what is missing). */
+const lineLanded = (stateDir: string, sessionId: string, event: string, tool: string): Promise<unknown> =>
+  until(
+    () =>
+      existsSync(path.join(stateDir, 'activity', `${sessionId}.ndjson`)) &&
+      activityOf(stateDir, sessionId).some((l) => l.event === event && l.tool_name === tool),
+    30_000,
+    `a ${event}(${tool}) line in activity/`,
+  ).catch(() => undefined);
 
 /**
  * The session's activity lines once the Stop line and both PostToolUse lines are in: each hook
