@@ -2,11 +2,14 @@
 // the rollout, the stdout and the child rollouts keep their size and mtime and the thread's owner
 // lives, a check reuses the last parts (observeUnchanged: a stat per file and a signal 0, no read,
 // no /proc/locks scan, no parse); a record appended, or the owner gone, makes it observe afresh.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodexObserver } from '../../src/agents/codex/read/codex-observer.js';
 import { normalizeTask } from '../../src/contracts/state-file.js';
 import { codexSkip, startCodex, until } from '../helpers/codex-session.js';
 import { execCommand, say, startResponsesServer, type ResponsesServer } from '../helpers/responses-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe.skipIf(codexSkip !== undefined)(`Codex observer memo (skipped: ${codexSkip ?? 'no'})`, () => {
   let server: ResponsesServer;
@@ -14,7 +17,13 @@ describe.skipIf(codexSkip !== undefined)(`Codex observer memo (skipped: ${codexS
   afterAll(() => server.close());
 
   it('an unchanged rollout with a live owner is not read or parsed again; a new record or a dead owner is', async () => {
-    server.script('CX-MEMO', [{ items: [execCommand('sleep 4; echo hi', { yieldMs: 10_000 })] }, { items: [say('done')] }]);
+    // The command runs until the test lets it end: its call stays open through the steady checks
+    // however slow the machine (a 4 s sleep ended under CPU hogs between two of them once).
+    const release = path.join(tempDir(), 'release');
+    server.script('CX-MEMO', [
+      { items: [execCommand(`while [ ! -e ${release} ]; do sleep 0.1; done; echo hi`, { yieldMs: 30_000 })] },
+      { items: [say('done')] },
+    ]);
     const s = startCodex({ server, prompt: 'CX-MEMO run it' });
     const thread = await s.threadId;
     await until(() => s.rollout().some((r) => r.payload?.name === 'exec_command') || undefined, 'the open exec_command');
@@ -35,6 +44,7 @@ describe.skipIf(codexSkip !== undefined)(`Codex observer memo (skipped: ${codexS
     // Another row object (the state file re-read) is observed afresh.
     expect(observer.observeUnchanged!({ ...task }, Date.now())).toBeUndefined();
     // The command ends and the turn completes: the memo no longer holds, and the new parts say so.
+    writeFileSync(release, '');
     expect((await s.exited).code).toBe(0);
     expect(observer.observeUnchanged!(task, Date.now())).toBeUndefined();
     const after = await observer.observe(task, Date.now());
