@@ -105,7 +105,7 @@ export async function main(env: CliEnv): Promise<number> {
 export async function runProcess(): Promise<void> {
   armCrashPoint(process.env.DISPATCH_WATCHDOG_TEST_CRASH); // test-only: the one place the crash hook is set
   limitHeapGrowth(); // a busy wave's promoted garbage must not triple the peak RSS (sys/heap-growth.ts)
-  scavengeOnMainThread(); // a busy check's scavenges cost a fifth more CPU spread over helper threads (sys/gc-threads.ts)
+  scavengeOnMainThread(); // a busy check's scavenges cost about a tenth more CPU spread over helper threads (sys/gc-threads.ts)
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) return;

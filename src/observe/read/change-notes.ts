@@ -16,8 +16,9 @@ import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
 /**
- * How long a real stat vouches at most for a file that no event named (each stat: between half of
- * it and all of it, at random). It bounds what an event libuv dropped (inotify's queue overflow)
+ * How long a real stat vouches at most for a file that no event named, for an hour after
+ * notification missed a change (`NOTE_LONG_TRUST_MS` before; each stat: between half of it and all
+ * of it, at random). It bounds what an event libuv dropped (inotify's queue overflow)
  * can hide, and that is never a stall: a verdict other than healthy is concluded only after a
  * stat. At 10 s, ~13 % of a fleet's files were stat'ed every check (a sixth of a steady check's
  * CPU at 10,000 agents); at 30 s, ~4 %. @defaultValue 30000
