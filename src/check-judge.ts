@@ -115,10 +115,10 @@ export async function judge(env: CheckEnv, mem: Memo, read: Wave, nowMs: number)
   const observations: Observation[] = [];
   const verdicts: Verdict[] = [];
   const { observed, terminalSince } = mem;
-  const observeAfresh = async (task: Task) => {
-    const o = await observeTask(task, env.observers, nowMs);
+  const observeAfresh = async (task: Task, mayDefer: boolean) => {
+    const o = await observeTask(task, env.observers, nowMs, mayDefer);
     observed.set(task.taskId, o);
-    return o.obs;
+    return o;
   };
   const reconciling = new Set([...env.history.requests.values()].filter((r) => r.kind === 'reconcile' && r.status === 'pending').map((r) => r.taskId));
   const watchesTerminal = terminalRowWatcher(wave.tasks, (opts.controls ?? DEFAULT_CONTROLS).reconcileGraceMs + 2 * opts.policy.baseTimeoutMs);
@@ -137,12 +137,14 @@ export async function judge(env: CheckEnv, mem: Memo, read: Wave, nowMs: number)
     } else {
       const last = observed.get(task.taskId);
       const reused = reuseObservation(last, task, env.observers, nowMs);
-      obs = reused ?? (await observeAfresh(task));
+      const fresh = reused ? undefined : await observeAfresh(task, true);
+      obs = reused ?? fresh!.obs;
       verdict = assess(task, obs, opts.policy, nowMs, context);
-      // Change notification may have vouched for the files: nothing but healthy is concluded
-      // before they are stat'ed (and observed again if that shows a change).
-      if (reused && verdict.kind !== 'healthy' && !reuseObservation(last, task, env.observers, nowMs, true)) {
-        obs = await observeAfresh(task);
+      // Change notification may have vouched for the files, and a healthy agent's recent read may
+      // stand for what its files gained since (healthy_read_seconds): nothing but healthy is
+      // concluded before they are stat'ed, and observed again with every file read if that shows a change.
+      if (verdict.kind !== 'healthy' && (reused ? !reuseObservation(last, task, env.observers, nowMs, true) : fresh!.isDeferred)) {
+        obs = (await observeAfresh(task, false)).obs;
         verdict = assess(task, obs, opts.policy, nowMs, context);
       }
     }

@@ -15,10 +15,15 @@ export interface ObservedTask {
   parts: (readonly PartialObservation[] | undefined)[];
   isAlive?: boolean;
   obs: Observation;
+  /** An observer left a changed file unread (PartialObservation.isDeferred): only healthy may be concluded. */
+  isDeferred: boolean;
 }
 
-/** Observe one in-flight task from its row and every observer; a failing observer is a missing source. */
-export async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number): Promise<ObservedTask> {
+/**
+ * Observe one in-flight task from its row and every observer; a failing observer is a missing
+ * source. `mayDefer`: observers may leave recently read files unread (ObservedTask.isDeferred).
+ */
+export async function observeTask(task: Task, observers: readonly TaskObserver[], nowMs: number, mayDefer = false): Promise<ObservedTask> {
   const parts = [observeRow(task)];
   const byObserver: ObservedTask['parts'] = [];
   // A live pid turns an open call past its own timeout into a prompt, not a stall (DESIGN §5).
@@ -26,7 +31,7 @@ export async function observeTask(task: Task, observers: readonly TaskObserver[]
   if (isProcessAlive !== undefined) parts.push({ source: 'row', isProcessAlive });
   for (const o of observers) {
     try {
-      const got = await o.observe(task, nowMs);
+      const got = await o.observe(task, nowMs, mayDefer);
       byObserver.push(got);
       parts.push(...got);
     } catch (e) {
@@ -35,7 +40,13 @@ export async function observeTask(task: Task, observers: readonly TaskObserver[]
     }
   }
   // The row's harness classifies its calls (kinds, the CLI's timeouts) and lends its words.
-  return { task, parts: byObserver, isAlive: isProcessAlive, obs: mergeObservations(withoutTelemetryGaps(parts), harnessOf(task)) };
+  return {
+    task,
+    parts: byObserver,
+    isAlive: isProcessAlive,
+    obs: mergeObservations(withoutTelemetryGaps(parts), harnessOf(task)),
+    isDeferred: mayDefer && parts.some((p) => p.isDeferred === true),
+  };
 }
 
 /**

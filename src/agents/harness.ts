@@ -150,7 +150,8 @@ const NONE: readonly PartialObservation[] = [];
  */
 export function onlyRows<O extends TaskObserver>(observer: O, reads: (task: Task) => boolean): O {
   return Object.assign(Object.create(observer) as O, {
-    observe: (task: Task, nowMs: number) => (reads(task) ? observer.observe(task, nowMs) : Promise.resolve(NONE as PartialObservation[])),
+    observe: (task: Task, nowMs: number, mayDefer?: boolean) =>
+      reads(task) ? observer.observe(task, nowMs, mayDefer) : Promise.resolve(NONE as PartialObservation[]),
     ...(observer.observeUnchanged && {
       observeUnchanged: (task: Task, nowMs: number, isStatRequired?: boolean) => (reads(task) ? observer.observeUnchanged!(task, nowMs, isStatRequired) : NONE),
     }),

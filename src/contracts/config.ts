@@ -18,6 +18,17 @@ export const ConfigSchema = z
   .strictObject({
     timeout_seconds: Seconds.optional().describe(dv('Base stall window in seconds.', D.timeout_seconds)),
     check_interval_seconds: Seconds.optional().describe(dv('Longest sleep between checks in seconds.', D.check_interval_seconds)),
+    healthy_read_seconds: z
+      .number()
+      .min(0)
+      .max(MAX_SECONDS)
+      .optional()
+      .describe(
+        dv(
+          'An agent judged healthy has its transcript and hook files read again at most this often, in seconds (0: at every check). Any other verdict is drawn from a fresh read, so no stall is seen later; what newer records say (a finish, a question, a loop) is seen within this long.',
+          D.healthy_read_seconds,
+        ),
+      ),
     action: z.enum(STRATEGIES).optional().describe(dv('Strategy on a stalled task.', D.action)),
     max_redispatches: z.number().int().min(0).max(20).optional().describe(dv('Redispatches per ticket before escalation.', D.max_redispatches)),
     exemptions: z

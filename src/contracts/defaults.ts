@@ -5,6 +5,11 @@ import type { AdapterName, NotifyFormat, NotifyTrigger, Strategy, TransportCause
 export const DEFAULTS = {
   timeout_seconds: 120,
   check_interval_seconds: 30,
+  /**
+   * An agent judged healthy has its files read again at most this often (issue 37: a busy wave
+   * changes most files between two fast checks). Every verdict but healthy is drawn from a fresh read.
+   */
+  healthy_read_seconds: 30,
   action: 'redispatch' as Strategy,
   max_redispatches: 2,
   exemptions: {

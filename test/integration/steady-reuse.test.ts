@@ -14,6 +14,7 @@ import { emptyHistory } from '../../src/core/history.js';
 import { StatePaths } from '../../src/files/paths.js';
 import { ChangeNotes, NOTE_LONG_TRUST_MS, NOTE_TRUST_MS } from '../../src/observe/read/change-notes.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
+import { claudeCodeHarness } from '../../src/agents/claude-code/harness.js';
 import { TailReader } from '../../src/observe/read/tail-file.js';
 import { TailTracker } from '../../src/observe/read/tail-tracker.js';
 import { parseTranscriptLine } from '../../src/agents/claude-code/parse/parse-transcript.js';
@@ -26,7 +27,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 const AGENTS = 4;
 const TIMEOUT_S = 60;
 
-async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; notes?: ChangeNotes } = { hasObservers: true }) {
+async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; notes?: ChangeNotes; healthyReadSeconds?: number } = { hasObservers: true }) {
   const root = tempDir();
   const stateDir = path.join(root, 'state');
   const claudeDir = path.join(root, 'claude');
@@ -61,9 +62,18 @@ async function setup(extraRows: RowSpec[] = [], opt: { hasObservers: boolean; no
   const makeEnv = (): CheckEnv => ({
     paths,
     opts,
-    observers: opt.hasObservers
-      ? [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false, ...(opt.notes ? { changeNotes: opt.notes } : {}) })]
-      : [],
+    observers: !opt.hasObservers
+      ? []
+      : opt.healthyReadSeconds !== undefined
+        ? // As the CLI builds it: the harness, from the config.
+          claudeCodeHarness.connect({
+            paths,
+            config: { claude: { config_dir: claudeDir }, healthy_read_seconds: opt.healthyReadSeconds },
+            env: {},
+            isPersistent: false,
+            baseTimeoutMs: TIMEOUT_S * 1000,
+          }).observers
+        : [createClaudeObserver({ paths, claudeConfigDir: claudeDir, env: {}, isPersistent: false, ...(opt.notes ? { changeNotes: opt.notes } : {}) })],
     history: emptyHistory(),
     runId: 'r',
     version: 'v',
@@ -316,6 +326,79 @@ describe("reusing an unchanged task's observation", () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe("healthy_read_seconds: a healthy agent's files read at most that often (issue 37)", () => {
+  const side = (k: number) => ({ agentId: `a${k}`, isSidechain: true });
+
+  it('leaves what a healthy agent wrote unread until its last read is that old, then reads it', async () => {
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 30 });
+    expect((await s.check(ms(20))).observed).toHaveLength(AGENTS);
+    appendFileSync(s.sub(2), jsonl(assistant(25, [toolUse('q2', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], side(2))));
+    // Read at 20: until 42.5 at least (three quarters of 30 s), the check judges the parts of that
+    // read (a fresh observer sees the question).
+    const early = await s.check(ms(26), { isFreshSame: false });
+    expect(early.observed).toEqual([]);
+    expect(early.verdicts[2]).toMatchObject({ kind: 'healthy', lastProgressMs: ms(12) });
+    expect((await s.check(ms(42.4), { isFreshSame: false })).observed).toEqual([]);
+    // 30 s after the read at the latest: read again, and judged as a fresh observer judges it.
+    const due = await s.check(ms(50));
+    expect(due.observed).toEqual(['t2']);
+    expect(due.verdicts[2]!.kind).toBe('waiting_human');
+    // The other three were stat'ed, found unchanged and kept: from here on each waits 30 s from its own read.
+    appendFileSync(s.sub(1), jsonl(assistant(51, [text('still at it')], side(1))));
+    expect((await s.check(ms(52))).observed).toEqual(['t1']);
+  });
+
+  it('concludes nothing but healthy from parts read before the files changed: a stall is judged on a fresh read', async () => {
+    // Longer than the window: only the verdict bounds the wait.
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 600 });
+    expect((await s.check(ms(20))).observed).toHaveLength(AGENTS);
+    appendFileSync(s.sub(0), jsonl(assistant(30, [toolUse('r0', 'Read', { file_path: '/y' })], side(0)), user(30, [toolResult('r0')], side(0))));
+    expect((await s.check(ms(40), { isFreshSame: false })).observed).toEqual([]);
+    // a0's deadline as read at 20 (10 + 60 s) has passed: the parts of that read say stalled, so
+    // its files are stat'ed, found changed, and read: it worked at 30.
+    const past = await s.check(ms(70) + 1);
+    expect(past.observed).toEqual(['t0']);
+    expect(past.verdicts.map((v) => v.kind)).toEqual(['healthy', 'healthy', 'healthy', 'healthy']);
+    expect(past.verdicts[0]!.lastProgressMs).toBe(ms(30));
+    // A window after its last record, unchanged since: stalled, without reading it again.
+    const stalled = await s.check(ms(90) + 1);
+    expect(stalled.observed).toEqual([]);
+    expect(stalled.verdicts[0]).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+  });
+
+  it('reads hook lines at once, and every file again before judging on them anything but healthy', async () => {
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 30 });
+    await s.check(ms(20));
+    // The transcript gains a call; the hook file its PreToolUse, then the permission prompt for it.
+    appendFileSync(s.sub(2), jsonl(assistant(21, [toolUse('b2', 'Bash', { command: 'rm -rf build' })], side(2))));
+    const activity = s.paths.activityFile('a2');
+    mkdirSync(path.dirname(activity), { recursive: true });
+    const hookLine = (sec: number, event: string, extra: object) =>
+      `${JSON.stringify({ ts: at(sec), event, session_id: 'sess-1', agent_id: 'a2', tool_name: 'Bash', tool_use_id: 'b2', ...extra })}\n`;
+    writeFileSync(activity, hookLine(21, 'PreToolUse', { tool_input: { command: 'rm -rf build' } }));
+    // The hook file changed: observed, its line read; the transcript read at 20 stands for what it gained.
+    const pre = await s.check(ms(22), { isFreshSame: false });
+    expect(pre.observed).toEqual(['t2']);
+    expect(pre.verdicts[2]).toMatchObject({ kind: 'healthy', lastProgressMs: ms(21), lastTool: 'Bash' });
+    appendFileSync(activity, hookLine(23, 'Notification', { notification_type: 'permission_prompt', message: 'Claude needs your permission to use Bash' }));
+    // Waiting for a human is no healthy: observed again with every file read, as a fresh observer sees it.
+    const prompt = await s.check(ms(24));
+    expect(prompt.observed).toEqual(['t2', 't2']);
+    expect(prompt.verdicts[2]!.kind).toBe('waiting_human');
+    // From that whole read on, unchanged: reused (stat'ed: not healthy).
+    expect((await s.check(ms(25))).observed).toEqual([]);
+  });
+
+  it('reads at every check with 0', async () => {
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 0 });
+    await s.check(ms(20));
+    appendFileSync(s.sub(3), jsonl(assistant(21, [text('more')], side(3))));
+    const r = await s.check(ms(22));
+    expect(r.observed).toEqual(['t3']);
+    expect(r.verdicts[3]!.lastProgressMs).toBe(ms(21));
   });
 });
 

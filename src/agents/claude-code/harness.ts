@@ -31,6 +31,7 @@ function connect(ctx: HarnessContext): HarnessSession {
     env: ctx.env,
     isPersistent: ctx.isPersistent,
     baseTimeoutMs: ctx.baseTimeoutMs,
+    healthyReadMs: (ctx.config.healthy_read_seconds ?? DEFAULTS.healthy_read_seconds) * 1000,
   });
   const finder = new TranscriptFinder(resolveProjectsDir({ configDir, env: ctx.env }));
   const registry = createSessionRegistry(path.join(claudeConfigDirOf(ctx), 'sessions'));

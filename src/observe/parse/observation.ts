@@ -215,4 +215,12 @@ export interface Observation {
 }
 
 /** What one source knows; merged by `mergeObservations`. */
-export type PartialObservation = Partial<Omit<Observation, 'sources'>> & { source: SourceName };
+export type PartialObservation = Partial<Omit<Observation, 'sources'>> & {
+  source: SourceName;
+  /**
+   * Built from files read before their last change (an observer may defer a read while the agent
+   * is judged healthy: config `healthy_read_seconds`): the check concludes nothing but healthy
+   * from it, and observes again with no deferral otherwise.
+   */
+  isDeferred?: true;
+};

@@ -5,13 +5,21 @@ import type { PartialObservation } from '../parse/observation.js';
 /** Reads one kind of evidence (hook activity, transcripts) for in-flight tasks. */
 export interface TaskObserver {
   readonly name: string;
-  /** Evidence about `task` as of now; never throws for a missing or bad source (report it in `missing`). */
-  observe(task: Task, nowMs: number): Promise<PartialObservation[]>;
+  /**
+   * Evidence about `task` as of now; never throws for a missing or bad source (report it in
+   * `missing`). With `mayDefer`, files read recently may be left unread (their parts marked
+   * `isDeferred`); without it, everything is read.
+   */
+  observe(task: Task, nowMs: number, mayDefer?: boolean): Promise<PartialObservation[]>;
   /**
    * The parts the last `observe(task)` returned (the same array), when nothing they were built
    * from changed since (optional; synchronous, so a steady check of many tasks costs a few stats
    * each). Undefined: call `observe`. With the same `task` object, it must return exactly what
    * `observe` would. It may trust change notification instead of a stat, unless `isStatRequired`.
+   * Without `isStatRequired` it may also give back parts whose files changed since, if they were
+   * read recently enough (the Claude Code observer: config `healthy_read_seconds`): the caller then
+   * concludes nothing but healthy from them, and asks again with `isStatRequired` otherwise (then
+   * parts built from a deferred read are never given back).
    */
   observeUnchanged?(task: Task, nowMs: number, isStatRequired?: boolean): readonly PartialObservation[] | undefined;
   /**
@@ -44,9 +52,9 @@ export function combineObservers(name: string, observers: readonly TaskObserver[
       for (const o of observers) await o.beginCheck?.(nowMs);
       if (last.size > 100_000) last.clear();
     },
-    async observe(task, nowMs) {
+    async observe(task, nowMs, mayDefer) {
       const each: PartialObservation[][] = [];
-      for (const o of observers) each.push(await o.observe(task, nowMs));
+      for (const o of observers) each.push(await o.observe(task, nowMs, mayDefer));
       const m = last.get(task.taskId);
       // The same arrays from each as last time: the same array back (a steady check compares by identity).
       const parts = m && each.every((p, i) => p === m.each[i]) ? m.parts : each.every((p) => p.length === 0) ? NO_PARTS : each.flat();

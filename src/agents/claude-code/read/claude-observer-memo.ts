@@ -31,6 +31,9 @@ export interface Memo {
   untilMs: number;
   /** The check (beginCheck count) that last used it. */
   usedInCheck: number;
+  /** When its transcripts were last read whole, and until when what they gained since may wait (its share of `healthyReadMs`). */
+  readAtMs: number;
+  readUntilMs: number;
 }
 
 /** A memo unused for this many checks is dropped. */
@@ -60,5 +63,46 @@ export function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedIn
     fromMs: t.fromMs,
     untilMs: t.untilMs,
     usedInCheck,
+    readAtMs: t.readAtMs,
+    readUntilMs: t.readUntilMs,
+  };
+}
+
+/**
+ * One row's last whole read of its transcripts (issue 37, config `healthy_read_seconds`): the
+ * transcript part it gave and what it was built from, so an observation within `healthyReadMs`
+ * of it may stand on it instead of reading what the files gained (that part marked `isDeferred`).
+ */
+export interface LastRead {
+  task: Task;
+  /** The transcript found for the row. */
+  path: string;
+  part: PartialObservation;
+  /** `part` marked deferred, made once. */
+  deferred?: PartialObservation;
+  readAtMs: number;
+  readUntilMs: number;
+  files: Memo['files'];
+  fileVersions: number[];
+  absentFiles: string[];
+  fromMs: number;
+  untilMs: number;
+  sessionId?: string;
+}
+
+/** The last read of `task`'s transcript, from the trace its observation left (the transcript's entries alone). */
+export function lastReadOf(task: Task, part: PartialObservation, t: Trace): LastRead {
+  return {
+    task,
+    path: part.transcriptFile ?? '',
+    part,
+    readAtMs: t.readAtMs,
+    readUntilMs: t.readUntilMs,
+    files: t.files,
+    fileVersions: t.fileVersions,
+    absentFiles: t.absentFiles,
+    fromMs: t.fromMs,
+    untilMs: t.untilMs,
+    sessionId: t.sessionId,
   };
 }

@@ -22,7 +22,7 @@ import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
 import { AGENT_TASK_ID } from '../parse/records/tasks.js';
 import { emptyTranscriptState, type TranscriptState } from '../parse/transcript-state.js';
-import { MEMO_SWEEP_CHECKS, maxOf, memoOf, type Memo, type Trace } from './claude-observer-memo.js';
+import { lastReadOf, MEMO_SWEEP_CHECKS, maxOf, memoOf, type LastRead, type Memo, type Trace } from './claude-observer-memo.js';
 
 export interface ClaudeObserverOptions {
   paths: StatePaths;
@@ -39,6 +39,14 @@ export interface ClaudeObserverOptions {
   changeNotes?: boolean | ChangeNotes;
   /** The base stall window (`--timeout`), in ms: a lazy cold tail is trusted only within it. @defaultValue DEFAULT_POLICY.baseTimeoutMs */
   baseTimeoutMs?: number;
+  /**
+   * A task's transcripts are read again at most this often, in ms (config `healthy_read_seconds`;
+   * each read waits three quarters to all of it, at random): within it `observeUnchanged` gives
+   * back its last parts though they changed, unless a stat is required (the check requires one
+   * before any verdict but healthy), and `observe` with `mayDefer` reads its hook files and gives
+   * back the transcript part of the last read, marked `isDeferred`. @defaultValue 0 (every check)
+   */
+  healthyReadMs?: number;
 }
 
 export interface ClaudeObserver extends TaskObserver {
@@ -70,9 +78,20 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const sessionOfRow = new Map<string, string>();
   let checks = 0;
   const baseTimeoutMs = opts.baseTimeoutMs ?? DEFAULT_POLICY.baseTimeoutMs;
+  const healthyReadMs = opts.healthyReadMs ?? 0;
+  /** Each row's last whole transcript read (only with healthyReadMs): what a deferred observation reuses. */
+  const lastReads = new Map<string, LastRead>();
+  const isDeferrable = (l: LastRead, task: Task, file: string, nowMs: number) =>
+    l.task === task && l.path === file && nowMs >= l.readAtMs && nowMs < l.readUntilMs && nowMs >= l.fromMs && nowMs < l.untilMs;
   const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
 
-  async function observeTranscript(task: Task, hook: HookState | undefined, nowMs: number, trace: Trace): Promise<PartialObservation | undefined> {
+  async function observeTranscript(
+    task: Task,
+    hook: HookState | undefined,
+    nowMs: number,
+    trace: Trace,
+    mayDefer: boolean,
+  ): Promise<PartialObservation | undefined> {
     if (!task.transcriptPath && !task.agentId && !task.sessionId) return undefined;
     const q: TranscriptQuery = {
       transcriptPath: task.transcriptPath,
@@ -86,6 +105,14 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     trace.finderGeneration = finder.generation;
     trace.isMemoizable &&= found.ok;
     if (!found.ok) return missing(found.reason);
+    const last = mayDefer ? lastReads.get(task.taskId) : undefined;
+    if (last && isDeferrable(last, task, found.location.path, nowMs)) {
+      // Read less than healthyReadMs ago, by this row: its parts stand for what the files gained since.
+      Object.assign(trace, { files: last.files, fileVersions: last.fileVersions, absentFiles: last.absentFiles, fromMs: last.fromMs, untilMs: last.untilMs });
+      Object.assign(trace, { sessionId: last.sessionId, readAtMs: last.readAtMs, readUntilMs: last.readUntilMs });
+      last.deferred ??= { ...last.part, isDeferred: true };
+      return last.deferred;
+    }
     let r = await transcripts.read(found.location.path, nowMs);
     // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is widened, then completed.
     for (const context of ['wide', 'full'] as const) {
@@ -164,7 +191,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     return out;
   }
 
-  async function observe(task: Task, nowMs: number): Promise<PartialObservation[]> {
+  async function observe(task: Task, nowMs: number, mayDefer: boolean): Promise<PartialObservation[]> {
     // Kept again only if this observation completes and every input was a plain read.
     memos.delete(task.taskId);
     const parts: PartialObservation[] = [];
@@ -177,6 +204,10 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       finderGeneration: finder.generation,
       fromMs: -Infinity,
       untilMs: Infinity,
+      readAtMs: nowMs,
+      // Each read waits its own share of healthyReadMs (three quarters to all of it): the reads of a
+      // wave read together (a cold check) spread over checks instead of all falling due in one.
+      readUntilMs: nowMs + healthyReadMs * (0.75 + Math.random() / 4),
       isMemoizable: true,
     };
     const hook = (read: { version?: number; handle?: IdHandle<HookState> }) => {
@@ -187,7 +218,12 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const ownId = task.agentId ?? task.sessionId;
     const own = await hooks.read(ownId, nowMs);
     hook(own);
-    const transcript = await observeTranscript(task, own.state, nowMs, trace);
+    const wasMemoizable = trace.isMemoizable;
+    trace.isMemoizable = true;
+    const transcript = await observeTranscript(task, own.state, nowMs, trace, mayDefer);
+    // A whole read of plain files: it may stand for the next ones within healthyReadMs.
+    if (healthyReadMs > 0 && transcript && trace.isMemoizable && !transcript.isDeferred) lastReads.set(task.taskId, lastReadOf(task, transcript, trace));
+    trace.isMemoizable &&= wasMemoizable;
     // OpenTelemetry received for the session is the telemetry observer's (observe/read/telemetry-observer.ts).
     if (transcript) parts.push(transcript);
     if (own.state || own.unreadable) {
@@ -229,7 +265,11 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     if (!m || m.task !== task || nowMs < m.fromMs || nowMs >= m.untilMs || m.finderGeneration !== finder.generation) return undefined;
     // Handles, not ids or paths: a few field reads per file, no lookups (issue 23).
     for (let i = 0; i < m.hookHandles.length; i++) if (hooks.peekHandle(m.hookHandles[i]!, nowMs, isStatRequired) !== m.hookVersions[i]) return undefined;
-    for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
+    // Transcripts read less than healthyReadMs ago: what they gained since waits (issue 37). Healthy
+    // is all the check concludes from this; anything else asks again with a stat required, which
+    // compares them with the versions of that read (a deferred observation keeps those too).
+    if (isStatRequired || nowMs < m.readAtMs || nowMs >= m.readUntilMs)
+      for (let i = 0; i < m.files.length; i++) if (transcripts.peekHandle(m.files[i]!, nowMs, isStatRequired) !== m.fileVersions[i]) return undefined;
     for (let i = 0; i < m.absentFiles.length; i++) if (!transcripts.isStillAbsent(m.absentFiles[i]!, isStatRequired)) return undefined;
     m.usedInCheck = checks;
     return m.parts;
@@ -243,7 +283,9 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
 
   return {
     name: 'claude-code',
-    beginCheck() {
+    beginCheck(nowMs) {
+      // Last reads past their use are dropped now and then.
+      if (lastReads.size > 0 && checks % MEMO_SWEEP_CHECKS === 0) for (const [id, l] of lastReads) if (nowMs >= l.readUntilMs) lastReads.delete(id);
       transcripts.beginCheck();
       hooks.beginCheck();
       notes?.beginCheck();
@@ -254,9 +296,9 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       if (++checks % MEMO_SWEEP_CHECKS === 0) for (const [id, m] of memos) if (checks - m.usedInCheck > MEMO_SWEEP_CHECKS) memos.delete(id);
       return settled;
     },
-    async observe(task, nowMs) {
+    async observe(task, nowMs, mayDefer) {
       try {
-        return await observe(task, nowMs);
+        return await observe(task, nowMs, mayDefer === true);
       } catch (e) {
         const reason = `observing ${task.taskId} failed: ${e instanceof Error ? e.message : String(e)}`;
         return [{ source: 'transcript', missing: [{ source: 'transcript', reason }] }];
