@@ -336,12 +336,13 @@ describe("healthy_read_seconds: a healthy agent's files read at most that often 
     const s = await setup([], { hasObservers: true, healthyReadSeconds: 30 });
     expect((await s.check(ms(20))).observed).toHaveLength(AGENTS);
     appendFileSync(s.sub(2), jsonl(assistant(25, [toolUse('q2', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], side(2))));
-    // Read at 20: until 42.5 at least (three quarters of 30 s), the check judges the parts of that
-    // read (a fresh observer sees the question).
+    // Read at 20, a2's last progress then 12: until 42 (half of the 60 s window after it; three
+    // quarters of 30 s would be later), the check judges the parts of that read (a fresh observer
+    // sees the question).
     const early = await s.check(ms(26), { isFreshSame: false });
     expect(early.observed).toEqual([]);
     expect(early.verdicts[2]).toMatchObject({ kind: 'healthy', lastProgressMs: ms(12) });
-    expect((await s.check(ms(42.4), { isFreshSame: false })).observed).toEqual([]);
+    expect((await s.check(ms(41.9), { isFreshSame: false })).observed).toEqual([]);
     // 30 s after the read at the latest: read again, and judged as a fresh observer judges it.
     const due = await s.check(ms(50));
     expect(due.observed).toEqual(['t2']);
@@ -351,22 +352,31 @@ describe("healthy_read_seconds: a healthy agent's files read at most that often 
     expect((await s.check(ms(52))).observed).toEqual(['t1']);
   });
 
-  it('concludes nothing but healthy from parts read before the files changed: a stall is judged on a fresh read', async () => {
-    // Longer than the window: only the verdict bounds the wait.
+  it('concludes nothing but healthy from parts read before the files changed: an agent judged otherwise is read at once', async () => {
     const s = await setup([], { hasObservers: true, healthyReadSeconds: 600 });
-    expect((await s.check(ms(20))).observed).toHaveLength(AGENTS);
-    appendFileSync(s.sub(0), jsonl(assistant(30, [toolUse('r0', 'Read', { file_path: '/y' })], side(0)), user(30, [toolResult('r0')], side(0))));
-    expect((await s.check(ms(40), { isFreshSame: false })).observed).toEqual([]);
-    // a0's deadline as read at 20 (10 + 60 s) has passed: the parts of that read say stalled, so
-    // its files are stat'ed, found changed, and read: it worked at 30.
-    const past = await s.check(ms(70) + 1);
-    expect(past.observed).toEqual(['t0']);
-    expect(past.verdicts.map((v) => v.kind)).toEqual(['healthy', 'healthy', 'healthy', 'healthy']);
-    expect(past.verdicts[0]!.lastProgressMs).toBe(ms(30));
-    // A window after its last record, unchanged since: stalled, without reading it again.
-    const stalled = await s.check(ms(90) + 1);
-    expect(stalled.observed).toEqual([]);
-    expect(stalled.verdicts[0]).toMatchObject({ kind: 'stalled', stallReason: 'inactivity' });
+    // a0 asks a question at 19 s.
+    appendFileSync(s.sub(0), jsonl(assistant(19, [toolUse('q0', 'AskUserQuestion', { questions: [{ question: 'Which name?' }] })], side(0))));
+    const asking = await s.check(ms(20));
+    expect(asking.observed).toHaveLength(AGENTS);
+    expect(asking.verdicts[0]!.kind).toBe('waiting_human');
+    // Answered at 21: the parts of the read at 20 still say waiting for a human, which is not
+    // healthy, so its files are stat'ed, found changed, and read at the next check.
+    appendFileSync(s.sub(0), jsonl(user(21, [toolResult('q0', 'name it b')], side(0))));
+    const answered = await s.check(ms(22));
+    expect(answered.observed).toEqual(['t0']);
+    expect(answered.verdicts[0]).toMatchObject({ kind: 'healthy', lastProgressMs: ms(21) });
+  });
+
+  it('reads a healthy agent again half a base window after the last progress its read saw, whatever healthy_read_seconds says', async () => {
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 600 });
+    await s.check(ms(20));
+    appendFileSync(s.sub(3), jsonl(assistant(30, [text('more')], side(3))));
+    // a3's last progress as read at 20 was 13: its read waits until 43 (13 + 60 / 2), so the
+    // deadline judged on it (73) is never what wakes the loop.
+    expect((await s.check(ms(42.9), { isFreshSame: false })).observed).toEqual([]);
+    const r = await s.check(ms(43));
+    expect(r.observed).toEqual(['t3']);
+    expect(r.verdicts[3]!.lastProgressMs).toBe(ms(30));
   });
 
   it('reads hook lines at once, and every file again before judging on them anything but healthy', async () => {

@@ -41,7 +41,8 @@ export interface ClaudeObserverOptions {
   baseTimeoutMs?: number;
   /**
    * A task's transcripts are read again at most this often, in ms (config `healthy_read_seconds`;
-   * each read waits three quarters to all of it, at random): within it `observeUnchanged` gives
+   * each read waits three quarters to all of it, at random, and never past half a base window
+   * after the last progress it saw): within it `observeUnchanged` gives
    * back its last parts though they changed, unless a stat is required (the check requires one
    * before any verdict but healthy), and `observe` with `mayDefer` reads its hook files and gives
    * back the transcript part of the last read, marked `isDeferred`. @defaultValue 0 (every check)
@@ -221,8 +222,14 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const wasMemoizable = trace.isMemoizable;
     trace.isMemoizable = true;
     const transcript = await observeTranscript(task, own.state, nowMs, trace, mayDefer);
-    // A whole read of plain files: it may stand for the next ones within healthyReadMs.
-    if (healthyReadMs > 0 && transcript && trace.isMemoizable && !transcript.isDeferred) lastReads.set(task.taskId, lastReadOf(task, transcript, trace));
+    if (transcript && !transcript.isDeferred) {
+      // Reads wait at most half a base window past the last progress they saw: the deadline of
+      // the verdict judged on them stays a window away, so the loop does not wake for it (a wake
+      // there would be a check to read what was left unread) and a check at its interval reads first.
+      trace.readUntilMs = Math.min(trace.readUntilMs, (transcript.lastProgressMs ?? -Infinity) + baseTimeoutMs / 2);
+      // A whole read of plain files: it may stand for the next ones until then.
+      if (healthyReadMs > 0 && trace.isMemoizable && trace.readUntilMs > nowMs) lastReads.set(task.taskId, lastReadOf(task, transcript, trace));
+    }
     trace.isMemoizable &&= wasMemoizable;
     // OpenTelemetry received for the session is the telemetry observer's (observe/read/telemetry-observer.ts).
     if (transcript) parts.push(transcript);
