@@ -25,7 +25,7 @@ export const ConfigSchema = z
       .optional()
       .describe(
         dv(
-          'An agent judged healthy has its transcript and hook files read again at most this often, in seconds (0: at every check). Any other verdict is drawn from a fresh read, so no stall is seen later; what newer records say (a finish, a question, a loop) is seen within this long.',
+          'A Claude Code transcript whose agent is judged healthy is read again at most this often, in seconds (each read waits three quarters to all of it, and at most half of timeout_seconds past the progress it saw; 0: at every check). Hook lines are read at every check, and any verdict but healthy is drawn from a read of every file, so no stall is seen later; what newer transcript records say (a finish, a question, a loop) is seen within this long.',
           D.healthy_read_seconds,
         ),
       ),
