@@ -402,6 +402,26 @@ describe("healthy_read_seconds: a healthy agent's files read at most that often 
     expect((await s.check(ms(25))).observed).toEqual([]);
   });
 
+  it('flags a loop its hook lines show at the next check, its transcript still waiting', async () => {
+    const s = await setup([], { hasObservers: true, healthyReadSeconds: 30 });
+    await s.check(ms(20));
+    const activity = s.paths.activityFile('a1');
+    mkdirSync(path.dirname(activity), { recursive: true });
+    const lines: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const call = { session_id: 'sess-1', agent_id: 'a1', tool_name: 'Bash', tool_use_id: `l${i}`, tool_input: { command: 'ls -a' } };
+      lines.push(JSON.stringify({ ts: at(21 + i), event: 'PreToolUse', ...call }), JSON.stringify({ ts: at(21.5 + i), event: 'PostToolUse', ...call }));
+      appendFileSync(
+        s.sub(1),
+        jsonl(assistant(21 + i, [toolUse(`l${i}`, 'Bash', { command: 'ls -a' })], side(1)), user(21.5 + i, [toolResult(`l${i}`)], side(1))),
+      );
+    }
+    writeFileSync(activity, `${lines.join('\n')}\n`);
+    const r = await s.check(ms(27));
+    expect(r.observed).toEqual(['t1', 't1']);
+    expect(r.verdicts[1]!.kind).toBe('looping');
+  });
+
   it('reads at every check with 0', async () => {
     const s = await setup([], { hasObservers: true, healthyReadSeconds: 0 });
     await s.check(ms(20));
