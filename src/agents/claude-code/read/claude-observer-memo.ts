@@ -68,6 +68,9 @@ export function memoOf(t: Trace, task: Task, parts: PartialObservation[], usedIn
   };
 }
 
+/** What an observation's transcript read puts in its trace: the files it stands on and its moments. */
+export type TranscriptTrace = Pick<Trace, 'files' | 'fileVersions' | 'absentFiles' | 'fromMs' | 'untilMs' | 'readAtMs' | 'readUntilMs' | 'sessionId'>;
+
 /**
  * One row's last whole read of its transcripts (issue 37, config `healthy_read_seconds`): the
  * transcript part it gave and what it was built from, so an observation within `healthyReadMs`
@@ -80,29 +83,12 @@ export interface LastRead {
   part: PartialObservation;
   /** `part` marked deferred, made once. */
   deferred?: PartialObservation;
-  readAtMs: number;
-  readUntilMs: number;
-  files: Memo['files'];
-  fileVersions: number[];
-  absentFiles: string[];
-  fromMs: number;
-  untilMs: number;
-  sessionId?: string;
+  /** Put back into the trace of an observation that stands on this read. */
+  trace: TranscriptTrace;
 }
 
 /** The last read of `task`'s transcript, from the trace its observation left (the transcript's entries alone). */
 export function lastReadOf(task: Task, part: PartialObservation, t: Trace): LastRead {
-  return {
-    task,
-    path: part.transcriptFile ?? '',
-    part,
-    readAtMs: t.readAtMs,
-    readUntilMs: t.readUntilMs,
-    files: t.files,
-    fileVersions: t.fileVersions,
-    absentFiles: t.absentFiles,
-    fromMs: t.fromMs,
-    untilMs: t.untilMs,
-    sessionId: t.sessionId,
-  };
+  const { files, fileVersions, absentFiles, fromMs, untilMs, readAtMs, readUntilMs, sessionId } = t;
+  return { task, path: part.transcriptFile ?? '', part, trace: { files, fileVersions, absentFiles, fromMs, untilMs, readAtMs, readUntilMs, sessionId } };
 }

@@ -83,7 +83,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   /** Each row's last whole transcript read (only with healthyReadMs): what a deferred observation reuses. */
   const lastReads = new Map<string, LastRead>();
   const isDeferrable = (l: LastRead, task: Task, file: string, nowMs: number) =>
-    l.task === task && l.path === file && nowMs >= l.readAtMs && nowMs < l.readUntilMs && nowMs >= l.fromMs && nowMs < l.untilMs;
+    l.task === task && l.path === file && nowMs >= l.trace.readAtMs && nowMs < l.trace.readUntilMs && nowMs >= l.trace.fromMs && nowMs < l.trace.untilMs;
   const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
 
   async function observeTranscript(
@@ -109,8 +109,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     const last = mayDefer ? lastReads.get(task.taskId) : undefined;
     if (last && isDeferrable(last, task, found.location.path, nowMs)) {
       // Read less than healthyReadMs ago, by this row: its parts stand for what the files gained since.
-      Object.assign(trace, { files: last.files, fileVersions: last.fileVersions, absentFiles: last.absentFiles, fromMs: last.fromMs, untilMs: last.untilMs });
-      Object.assign(trace, { sessionId: last.sessionId, readAtMs: last.readAtMs, readUntilMs: last.readUntilMs });
+      Object.assign(trace, last.trace);
       last.deferred ??= { ...last.part, isDeferred: true };
       return last.deferred;
     }
@@ -292,7 +291,7 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
     name: 'claude-code',
     beginCheck(nowMs) {
       // Last reads past their use are dropped now and then.
-      if (lastReads.size > 0 && checks % MEMO_SWEEP_CHECKS === 0) for (const [id, l] of lastReads) if (nowMs >= l.readUntilMs) lastReads.delete(id);
+      if (lastReads.size > 0 && checks % MEMO_SWEEP_CHECKS === 0) for (const [id, l] of lastReads) if (nowMs >= l.trace.readUntilMs) lastReads.delete(id);
       transcripts.beginCheck();
       hooks.beginCheck();
       notes?.beginCheck();
