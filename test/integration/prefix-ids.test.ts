@@ -4,7 +4,8 @@ import { existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSyn
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PrefixIdsFileSchema } from '../../src/contracts/observe-store.js';
-import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
+import { PREFIX_CHUNK_BYTES, PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
+import { taskIdsMentioned } from '../../src/agents/claude-code/parse/records/tasks.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const MAX = 4 * 1024 * 1024;
@@ -63,5 +64,33 @@ describe('prefix ids saved across restarts', () => {
     await p.save();
     expect(existsSync(path.join(dir, 'observe'))).toBe(false);
     expect(p.scans).toBe(1);
+  });
+
+  it('a scan in chunks finds every mention a scan of the whole prefix finds, across every chunk boundary', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sess.jsonl');
+    // Lines of every length from ~60 to ~1,100 bytes, each naming one id in one of the ways a
+    // record names a task, so mentions fall across chunk boundaries at every offset.
+    const ways: ((id: string) => object)[] = [
+      (id) => ({ type: 'user', toolUseResult: { status: 'completed', agentId: id } }),
+      (id) => ({ type: 'system', subtype: 'task', task_id: id }),
+      (id) => ({ type: 'user', message: { content: `<task-notification><task-id> ${id} </task-id></task-notification>` } }),
+      (id) => ({ type: 'user', message: { content: `Async agent launched successfully.\nagentId: ${id}` } }),
+      (id) => ({ type: 'user', toolUseResult: { backgroundTaskId: id } }),
+    ];
+    const lines = Array.from({ length: 1000 }, (_, i) => JSON.stringify({ pad: 'x'.repeat(i), ...ways[i % ways.length]!(`id-${i}`) }));
+    const prefix = `${lines.join('\n')}\n`;
+    // The tail starts inside a last line that names one more id: scanned to that line's end.
+    const cut = JSON.stringify({ type: 'user', toolUseResult: { agentId: 'id-cut' } });
+    writeFileSync(file, `${prefix}${cut}\n${JSON.stringify({ type: 'user', toolUseResult: { agentId: 'id-after' } })}\n`);
+    const from = Buffer.byteLength(prefix) + 5;
+    const whole = taskIdsMentioned(`${prefix}${cut}`);
+    expect(whole.size).toBe(1001);
+    for (const chunkBytes of [1024, 1500, 4096, PREFIX_CHUNK_BYTES]) {
+      const p = new PrefixIds(MAX, undefined, chunkBytes);
+      for (const id of whole) expect(await p.mention(file, from, id), `${id}, chunks of ${chunkBytes} bytes`).toBe(true);
+      expect(await p.mention(file, from, 'id-after')).toBe(false);
+      expect(p.scans).toBe(1);
+    }
   });
 });

@@ -15,8 +15,15 @@ interface Scanned {
   ids: Set<string>;
 }
 
-/** Characters kept from one chunk for the next: longer than any id mention. */
+/** Bytes each chunk reads again of the one before it: more than any id mention is long. */
 const OVERLAP = 512;
+/**
+ * Bytes scanned at a time: each chunk's text is a string V8 allocates in its young generation
+ * (below its 128 KB regular-object limit), reused memory. A longer string goes to the large-object
+ * space, one fresh mapping and its page faults each: a cold check of 1,000 agents decoded its 50
+ * parents' 58 MB in ~200 ms with 256 KB or 1.25 MB chunks, in ~55 with these (docs/performance.md).
+ */
+export const PREFIX_CHUNK_BYTES = 96 * 1024;
 /** Files scanned at once in memory; the oldest is forgotten beyond this. @defaultValue 1024 */
 const FILES_MAX = 1024;
 
@@ -24,7 +31,7 @@ export class PrefixIds {
   /** Prefix scans done (for tests and benches). */
   scans = 0;
   private scanned = new Map<string, Scanned>();
-  private chunk = Buffer.allocUnsafe(256 * 1024);
+  private chunk?: Buffer;
   private loading?: Promise<void>;
   private isDirty = false;
 
@@ -35,6 +42,8 @@ export class PrefixIds {
   constructor(
     private readonly maxBytes: number,
     private readonly file?: string,
+    /** Bytes scanned at a time (tests make it small to cross chunk boundaries). */
+    private readonly chunkBytes = PREFIX_CHUNK_BYTES,
   ) {}
 
   /**
@@ -93,25 +102,26 @@ export class PrefixIds {
     try {
       const st = await handle.stat();
       this.scans++;
-      // Scanned in chunks that overlap by more than any match is long: small buffers and strings,
-      // never a whole prefix in memory. The line cut at `from` was not parsed either: scanned to its end.
+      // Scanned in chunks, each reading again the last OVERLAP bytes of the one before it (a
+      // mention across two chunks is whole in the second): never a whole prefix in memory, and
+      // each chunk's text one decode of the buffer, never joined to a carried piece (one more copy).
+      // The line cut at `from` was not parsed either: scanned to its end.
       const ids = new Set<string>();
-      let carry = '';
+      const chunk = (this.chunk ??= Buffer.allocUnsafe(this.chunkBytes));
       for (let at = Math.max(0, st.size - this.maxBytes); ; ) {
-        const { bytesRead } = await handle.read(this.chunk, 0, this.chunk.length, at);
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
         if (bytesRead === 0) break;
         let n = bytesRead;
         let isDone = false;
         if (at + bytesRead > from) {
           // This chunk reaches the tail: stop at the end of the cut line.
-          const nl = this.chunk.subarray(0, bytesRead).indexOf(0x0a, Math.max(0, from - at));
+          const nl = chunk.subarray(0, bytesRead).indexOf(0x0a, Math.max(0, from - at));
           if (nl >= 0) [n, isDone] = [nl, true];
         }
-        const text = carry + this.chunk.toString('latin1', 0, n);
-        for (const id of taskIdsMentioned(text)) ids.add(id);
-        if (isDone) break;
-        carry = text.slice(-OVERLAP);
-        at += bytesRead;
+        for (const id of taskIdsMentioned(chunk.toString('latin1', 0, n))) ids.add(id);
+        // A short read is the file's end (or a file cut meanwhile): nothing more to scan.
+        if (isDone || bytesRead <= OVERLAP || bytesRead < chunk.length) break;
+        at += bytesRead - OVERLAP;
       }
       this.scanned.delete(file);
       if (this.scanned.size >= FILES_MAX) this.scanned.delete(this.scanned.keys().next().value!);
