@@ -4,18 +4,20 @@
 // This epic's own redispatch is folded at once without reading the ticket's pending lines back:
 // the count does not depend on order, and the last recovery mode is the latest line's, so the
 // pending lines before it only count (kept apart as count-only) and those after it decide the mode.
-import { refsFromText, type HistorySummary } from '../contracts/history-summary.js';
+import type { HistorySummary } from '../contracts/history-summary.js';
 import type { RecoveryMode } from '../contracts/vocabulary.js';
 import type { AppendRedispatch } from '../core/history.js';
+import { RefRun } from './ref-run.js';
 import { readBack } from './ticket-refs.js';
 
 type Json = HistorySummary['history'];
-/** Per ticket, lines not folded yet: their references as text, "cover,offset,length,…" (as the summary keeps them). */
-type Pending = Map<string, string>;
+/** Per ticket, lines not folded yet: their references (text "cover,offset,length,…" only in the summary). */
+type Pending = Map<string, RefRun>;
 
-function addTo(m: Pending, ticket: string, refs: string): void {
-  const have = m.get(ticket);
-  m.set(ticket, have === undefined ? refs : `${have},${refs}`);
+function runOf(m: Pending, ticket: string): RefRun {
+  let run = m.get(ticket);
+  if (run === undefined) m.set(ticket, (run = new RefRun()));
+  return run;
 }
 
 export class RedispatchRefs {
@@ -38,14 +40,14 @@ export class RedispatchRefs {
       const [ticket, count, mode, refs, only] = line.split('\t') as [string, string, string, string, string];
       if (count !== '') this.count.setRaw(ticket, +count);
       if (mode !== '') this.mode.setRaw(ticket, mode as RecoveryMode);
-      if (refs !== '') this.pending.set(ticket, refs);
-      if (only !== '') this.countOnly.set(ticket, only);
+      if (refs !== '') this.pending.set(ticket, new RefRun(refs));
+      if (only !== '') this.countOnly.set(ticket, new RefRun(only));
     }
   }
 
   /** Another epic's redispatch line (cover index, byte offset, length), counted when the ticket is asked for. */
   add(ticket: string, cover: number, offset: number, length: number): void {
-    addTo(this.pending, ticket, `${cover},${offset},${length}`);
+    runOf(this.pending, ticket).add(cover, offset, length);
   }
 
   /** This epic's redispatch (or one parsed for another reason), in log order after every pending line of the ticket. */
@@ -53,7 +55,7 @@ export class RedispatchRefs {
     const before = this.pending.get(ticket);
     if (before !== undefined) {
       this.pending.delete(ticket);
-      addTo(this.countOnly, ticket, before);
+      runOf(this.countOnly, ticket).addRun(before);
     }
     this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
     this.mode.setRaw(ticket, mode);
@@ -66,8 +68,8 @@ export class RedispatchRefs {
     if (only === undefined && refs === undefined) return;
     this.countOnly.delete(ticket);
     this.pending.delete(ticket);
-    const onlyRefs = only === undefined ? [] : refsFromText(only);
-    const decides = new Set(refs === undefined ? [] : refsFromText(refs));
+    const onlyRefs = only === undefined ? [] : only.toRefs();
+    const decides = new Set(refs === undefined ? [] : refs.toRefs());
     for (const { ref, event } of readBack(this.dir, this.names(), [...onlyRefs, ...decides], ticket, 'redispatch')) {
       this.count.setRaw(ticket, (this.count.getRaw(ticket) ?? 0) + 1);
       if (decides.has(ref)) this.mode.setRaw(ticket, event.mode ?? 'fresh');
@@ -82,7 +84,9 @@ export class RedispatchRefs {
   raw(): Pick<Json, 'redispatches'> {
     const lines: string[] = [];
     const line = (t: string) =>
-      lines.push(`${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${this.pending.get(t) ?? ''}\t${this.countOnly.get(t) ?? ''}\n`);
+      lines.push(
+        `${t}\t${this.count.getRaw(t) ?? ''}\t${this.mode.getRaw(t) ?? ''}\t${this.pending.get(t)?.toText() ?? ''}\t${this.countOnly.get(t)?.toText() ?? ''}\n`,
+      );
     for (const t of this.count.rawKeys()) line(t);
     for (const t of this.pending.keys()) if (this.count.getRaw(t) === undefined) line(t);
     for (const t of this.countOnly.keys()) if (this.count.getRaw(t) === undefined && !this.pending.has(t)) line(t);

@@ -15,9 +15,10 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import type { EventOf } from '../contracts/events.js';
-import { refsFromText, refsToText, type HistorySummary, type LineRef } from '../contracts/history-summary.js';
+import { refsToText, type HistorySummary, type LineRef } from '../contracts/history-summary.js';
 import type { RawStalls } from '../core/history-summary.js';
 import { parseLogLine } from './dispatch-log.js';
+import { RefRun } from './ref-run.js';
 
 type StallEvent = EventOf<'stall_detected'>;
 type Item = StallEvent | LineRef;
@@ -67,8 +68,8 @@ export function tagLine(e: object, ref: LineRef): void {
 
 const isRef = (x: Item): x is LineRef => Array.isArray(x);
 
-/** Per ticket: its items, or (from a summary, not used yet) its references as text. */
-type Slot = Item[] | string;
+/** Per ticket: its items, or its references not read back yet (from a summary or the fold, not asked for). */
+type Slot = Item[] | RefRun;
 
 export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls {
   /**
@@ -89,7 +90,7 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
       const tab = line.indexOf('\t');
       const ticket = line.slice(0, tab);
       const refs = line.slice(tab + 1);
-      if (refs !== '*') this.slot(ticket, refs);
+      if (refs !== '*') this.slot(ticket, new RefRun(refs));
       else if (mixed.has(ticket)) this.slot(ticket, mixed.get(ticket)!.slice());
     }
   }
@@ -100,17 +101,20 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
 
   private items(ticket: string): Item[] | undefined {
     const v = super.get(ticket) as Slot | undefined;
-    if (typeof v !== 'string') return v;
-    const items: Item[] = refsFromText(v);
+    if (!(v instanceof RefRun)) return v;
+    const items: Item[] = v.toRefs();
     this.slot(ticket, items);
     return items;
   }
 
-  /** Add a stall by reference (cover index, byte offset, length), without parsing it: it is checked against the schema when read back. Kept as text until the ticket is asked for. */
+  /** Add a stall by reference (cover index, byte offset, length), without parsing it: it is checked against the schema when read back. Kept as numbers until the ticket is asked for. */
   addRef(ticket: string, cover: number, offset: number, length: number): void {
     const v = super.get(ticket) as Slot | undefined;
-    if (v === undefined) this.slot(ticket, `${cover},${offset},${length}`);
-    else if (typeof v === 'string') this.slot(ticket, `${v},${cover},${offset},${length}`);
+    if (v === undefined) {
+      const run = new RefRun();
+      run.add(cover, offset, length);
+      this.slot(ticket, run);
+    } else if (v instanceof RefRun) v.add(cover, offset, length);
     else v.push([cover, offset, length]);
   }
 
@@ -168,8 +172,8 @@ export class StallRefMap extends Map<string, StallEvent[]> implements RawStalls 
     let stalls = '';
     const events: Json['stall_events'] = [];
     for (const [ticket, v] of super.entries() as MapIterator<[string, Slot]>) {
-      if (typeof v === 'string') {
-        stalls += `${ticket}\t${v}\n`;
+      if (v instanceof RefRun) {
+        stalls += `${ticket}\t${v.toText()}\n`;
         continue;
       }
       const items = v.map((it) => (isRef(it) ? it : (origin.get(it) ?? it)));
