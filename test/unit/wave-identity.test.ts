@@ -66,6 +66,30 @@ describe('a steady wave keeps its identity', () => {
     expect(withTasks(w, [w.tasks[2]!])).not.toBe(withTasks(w, [w.tasks[1]!]));
   });
 
+  it('carrying activity forward answers a second ask with the same two waves from memory, and another pair anew', () => {
+    // The judged wave of the last check carries a later activity time for t1 than the row read now.
+    // Its rows counted as they are read: the remembered answer reads none.
+    let reads = 0;
+    const plain = rows();
+    const w = waveOf(new Proxy(plain.tasks, { get: (t, k, r) => (reads++, Reflect.get(t, k, r)) }));
+    const judged = waveOf(plain.tasks.map((t, i) => (i === 1 ? { ...t, lastActivityMs: T0 + 5_000 } : t)));
+    const a = carryActivityForward(judged, w);
+    expect(reads).toBeGreaterThan(0);
+    expect(a).not.toBe(w);
+    expect(a.tasks[1]).toMatchObject({ taskId: 't1', lastActivityMs: T0 + 5_000 });
+    expect(a.tasks[0]).toBe(w.tasks[0]);
+    // The same pair: the same wave, not a visit of every row (a steady check at 10,000 agents).
+    reads = 0;
+    expect(carryActivityForward(judged, w)).toBe(a);
+    expect(reads).toBe(0);
+    // Another judged wave with the same read: its own answer, not the remembered one.
+    const later = waveOf(w.tasks.map((t, i) => (i === 2 ? { ...t, lastActivityMs: T0 + 9_000 } : t)));
+    const b = carryActivityForward(later, w);
+    expect(b.tasks[1]).toBe(w.tasks[1]);
+    expect(b.tasks[2]).toMatchObject({ taskId: 't2', lastActivityMs: T0 + 9_000 });
+    expect(carryActivityForward(judged, w).tasks[1]).toMatchObject({ lastActivityMs: T0 + 5_000 });
+  });
+
   it('the overlay still changes the task our own log acted on, and no other', () => {
     const w = rows();
     const done = [
