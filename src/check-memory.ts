@@ -7,6 +7,7 @@ import type { RowOutputs } from './core/row-output.js';
 import type { Suspects } from './core/row-trust.js';
 import type { UnobservedSpan } from './core/unobserved.js';
 import type { JsonBytes } from './files/json-bytes.js';
+import type { RowTexts } from './core/report.js';
 import type { ObservedTask } from './check-observe.js';
 
 /**
@@ -40,6 +41,8 @@ export interface CheckMemory {
   readonly terminalSince: Map<string, number>;
   /** Encodes watchdog.json into one buffer kept from check to check (files/json-bytes.ts); made at the first write. */
   readonly reportBytes?: JsonBytes;
+  /** watchdog.json's row texts, made again only where a row changed more than its idle time and reason. */
+  readonly rowTexts?: RowTexts;
 }
 
 /** The memory before the first check: nothing read, nothing trusted, nothing reported. */

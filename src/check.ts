@@ -20,7 +20,7 @@ import { shouldReportLoss, type CheckMemory } from './check-memory.js';
 
 export type { ActionPerformer } from './core/plan.js';
 export { newCheckMemory, type CheckMemory } from './check-memory.js';
-import { buildWatchdogJson } from './core/report.js';
+import { buildWatchdogJson, RowTexts } from './core/report.js';
 import { judge, lossOf, needsSecondRead, planFor, type CheckEnv, type Judged, type Memo } from './check-judge.js';
 export { readSaysWaveDone, type CheckEnv, type WaveOverlay } from './check-judge.js';
 
@@ -135,8 +135,14 @@ export async function runCheck(env: CheckEnv, memory: CheckMemory, nowMs: number
   // --dry-run and --now print only: a live watchdog's watchdog.json is never overwritten by an invented moment.
   // Compact: the indented form cost a third more to build and write at 10,000 agents (status --json prints it indented).
   // Encoded into a buffer kept between checks: no large string and no new buffer per check.
-  if (!opts.isDryRun && opts.nowOverrideMs === undefined)
-    await writeFileAtomic(env.paths.watchdogJson(opts.epicId), (mem.reportBytes ??= new JsonBytes()).encode(report));
+  if (!opts.isDryRun && opts.nowOverrideMs === undefined) {
+    const rows = (mem.rowTexts ??= new RowTexts());
+    rows.beginCheck();
+    await writeFileAtomic(
+      env.paths.watchdogJson(opts.epicId),
+      (mem.reportBytes ??= new JsonBytes()).encode(report, { tasks: (e: WatchdogJson['tasks'][number]) => rows.text(e) }),
+    );
+  }
   for (const o of env.observers) await o.endCheck?.(nowMs);
   return {
     ok: true,

@@ -80,6 +80,69 @@ class Entry {
   }
 }
 
+const J = JSON.stringify;
+const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
+
+/** One row's text around the two values a steady check changes (idle_seconds, reason), and what it was made from. */
+interface RowText {
+  entry: TaskEntry;
+  head: string;
+  mid: string;
+  tail: string;
+  seen: number;
+}
+
+/**
+ * The JSON text of watchdog.json's rows, kept between checks: exactly `JSON.stringify(entry)`
+ * (the keys in Entry's order), with the text around `idle_seconds` and `reason` made again only
+ * when another field of the row changed. A steady check changes those two values of every row
+ * and nothing else. Rows gone from the wave are forgotten.
+ */
+export class RowTexts {
+  private readonly rows = new Map<string, RowText>();
+  private checks = 0;
+
+  /** Call once per document written. */
+  beginCheck(): void {
+    if (++this.checks % 64 === 0) for (const [id, r] of this.rows) if (this.checks - r.seen > 64) this.rows.delete(id);
+  }
+
+  /** `JSON.stringify(e)` of one row of `buildWatchdogJson(…).tasks`. */
+  text(e: TaskEntry): string {
+    let r = this.rows.get(e.task_id);
+    if (r === undefined || !isSameFrame(r.entry, e)) {
+      r = {
+        entry: e,
+        head: `{"task_id":${J(e.task_id)}${e.row_task_id !== undefined ? `,"row_task_id":${J(e.row_task_id)}` : ''},"ticket_id":${J(e.ticket_id)},"status":${J(e.status)},"verdict":${J(e.verdict)},"idle_seconds":`,
+        mid: `,"effective_timeout_seconds":${J(e.effective_timeout_seconds)},"exemptions":${J(e.exemptions)},"last_tool":${J(e.last_tool)},"sources":${J(e.sources)},"reason":`,
+        tail: `${e.unobserved_children !== undefined ? `,"unobserved_children":${J(e.unobserved_children)}` : ''}${e.agent_version !== undefined ? `,"agent_version":${J(e.agent_version)}` : ''}}`,
+        seen: this.checks,
+      };
+      this.rows.set(e.task_id, r);
+    }
+    r.seen = this.checks;
+    return `${r.head}${J(e.idle_seconds)}${r.mid}${J(e.reason)}${r.tail}`;
+  }
+}
+
+/** Every field of a row but idle_seconds and reason is the same. */
+function isSameFrame(a: TaskEntry, b: TaskEntry): boolean {
+  return (
+    a.task_id === b.task_id &&
+    a.row_task_id === b.row_task_id &&
+    a.ticket_id === b.ticket_id &&
+    a.status === b.status &&
+    a.verdict === b.verdict &&
+    a.effective_timeout_seconds === b.effective_timeout_seconds &&
+    sameList(a.exemptions, b.exemptions) &&
+    a.last_tool === b.last_tool &&
+    sameList(a.sources, b.sources) &&
+    sameList(a.unobserved_children, b.unobserved_children) &&
+    a.agent_version === b.agent_version
+  );
+}
+
 /** The whole watchdog.json document for one check. */
 export function buildWatchdogJson(tasks: readonly Task[], verdicts: readonly Verdict[], plan: Plan, history: History, meta: ReportMeta): WatchdogJson {
   // A check's verdicts are in the order of its tasks: the map is asked only of a verdict that is not.

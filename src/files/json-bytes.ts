@@ -8,6 +8,12 @@
 /** Long arrays are encoded this many elements at a time: each piece a small, short-lived string. */
 const PIECE = 64;
 
+/**
+ * Per top-level key of a document, the text of each item of its array as the caller makes it
+ * (exactly `JSON.stringify(item)`: a cache of row texts, core/report.ts RowTexts).
+ */
+export type ItemTexts = Readonly<Record<string, (item: never) => string>>;
+
 export class JsonBytes {
   private buf: Buffer;
   private at = 0;
@@ -20,19 +26,21 @@ export class JsonBytes {
    * `JSON.stringify(doc) + '\n'` as UTF-8 bytes: a view of this encoder's buffer, valid until
    * the next call (write it before encoding again).
    */
-  encode(doc: object): Buffer {
+  encode(doc: object, items?: ItemTexts): Buffer {
     this.at = 0;
     this.put('{');
     let isFirst = true;
     for (const key of Object.keys(doc)) {
       const value = (doc as Record<string, unknown>)[key];
-      const isLong = Array.isArray(value) && value.length > PIECE;
+      const textOf = Array.isArray(value) ? items?.[key] : undefined;
+      const isLong = textOf !== undefined || (Array.isArray(value) && value.length > PIECE);
       // What JSON.stringify leaves out of an object (undefined, functions, symbols) stays out.
       const text = isLong ? '' : JSON.stringify(value);
       if (text === undefined) continue;
       this.put(isFirst ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
       isFirst = false;
-      if (isLong) this.putArray(value as unknown[]);
+      if (textOf) this.putTexts(value as unknown[], textOf);
+      else if (isLong) this.putArray(value as unknown[]);
       else this.put(text);
     }
     this.put('}\n');
@@ -46,6 +54,18 @@ export class JsonBytes {
       this.put(JSON.stringify(items.slice(i, i + PIECE)));
       if (i > 0) this.buf[start] = 0x2c; // ','
       this.at--; // the piece's ']'
+    }
+    this.put(']');
+  }
+
+  /** An array whose items' texts the caller makes, a piece at a time. */
+  private putTexts(items: readonly unknown[], textOf: (item: never) => string): void {
+    this.put('[');
+    for (let i = 0; i < items.length; i += PIECE) {
+      let piece = i > 0 ? ',' : '';
+      const end = Math.min(items.length, i + PIECE);
+      for (let k = i; k < end; k++) piece += k > i ? `,${textOf(items[k] as never)}` : textOf(items[k] as never);
+      this.put(piece);
     }
     this.put(']');
   }
