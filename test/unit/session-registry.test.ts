@@ -5,8 +5,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSessionRegistry, probePid } from '../../src/agents/claude-code/read/session-registry.js';
-import { ROW_EXIT_GRACE_MS, runPart } from '../../src/agents/claude-code/read/run-observer.js';
+import { createSessionRegistry, probePid, type SessionRegistry, type SessionRun } from '../../src/agents/claude-code/read/session-registry.js';
+import { createRunObserver, ROW_EXIT_GRACE_MS, runPart } from '../../src/agents/claude-code/read/run-observer.js';
+import { makeTask } from '../helpers/builders.js';
 import { parseProcStat } from '../../src/sys/proc-identity.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -111,5 +112,35 @@ describe('probePid', () => {
     expect(probePid(process.pid, ticks + 1)).toBe(false);
     expect(probePid(process.pid)).toBe(true);
     expect(probePid(2 ** 22 + 12345)).toBe(false);
+  });
+});
+
+describe('the run observer keeps a row’s parts while what they are made from holds', () => {
+  it('gives the same array check after check, and new parts when the run or the row’s own pid changes', () => {
+    let run: SessionRun | undefined = { pid: 101, version: '2.1.332' };
+    let gone: number | undefined;
+    const registry = { run: () => run, pidGone: () => gone } as unknown as SessionRegistry;
+    const o = createRunObserver({ registry });
+    const row = makeTask({ taskId: 't1', sessionId: 's-1', pid: 77 });
+    const first = o.observeUnchanged!(row, 1000)!;
+    expect(first).toEqual([{ source: 'process', agentVersion: '2.1.332' }]);
+    expect(o.observeUnchanged!(row, 2000)).toBe(first);
+    // Another version, then the process gone: other parts each time, then kept again.
+    run = { pid: 101, version: '2.1.333' };
+    const second = o.observeUnchanged!(row, 3000)!;
+    expect(second).not.toBe(first);
+    expect(second).toEqual([{ source: 'process', agentVersion: '2.1.333' }]);
+    run = { pid: 101, version: '2.1.333', goneAtMs: 3500, isFileGone: true };
+    const ended = o.observeUnchanged!(row, 4000)!;
+    expect(ended[0]?.runEnded?.atMs).toBe(3500);
+    expect(o.observeUnchanged!(row, 5000)).toBe(ended);
+    // No run known: the row's own pid, gone, counts only after the grace.
+    run = undefined;
+    gone = 6000;
+    const early = o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS - 1)!;
+    expect(early).toEqual([]);
+    const late = o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS)!;
+    expect(late[0]?.runEnded).toMatchObject({ atMs: 6000, isRowPidOnly: true });
+    expect(o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS + 1000)).toBe(late);
   });
 });

@@ -53,9 +53,22 @@ export function runPart(
   return run?.version !== undefined ? { source: 'process', ...version } : undefined;
 }
 
+/** What one task's run parts were made from (runPart's inputs but the moment), and those parts. */
+interface Seen {
+  version: string | undefined;
+  pid: number | undefined;
+  goneAtMs: number | undefined;
+  isFileGone: boolean | undefined;
+  rowGone: number | undefined;
+  isGraceOver: boolean;
+  parts: readonly PartialObservation[];
+  check: number;
+}
+
 /** Build the observer (one per watch; the registry is shared with the process observer's pid lookup). */
 export function createRunObserver(opts: RunObserverOptions): TaskObserver {
-  const last = new Map<string, { key: string; parts: readonly PartialObservation[]; check: number }>();
+  /** Per task: what its parts were made from, and the parts (the same array while that holds: a steady check tells an unchanged task by identity). */
+  const last = new Map<string, Seen>();
   let checks = 0;
 
   function partsOf(task: Task, nowMs: number): readonly PartialObservation[] {
@@ -63,16 +76,33 @@ export function createRunObserver(opts: RunObserverOptions): TaskObserver {
     const run = sessionId === undefined ? undefined : opts.registry.run(sessionId, nowMs);
     // A replacement the watchdog launched has its own exit rule (its launch's `hasExited`).
     const rowGone = task.pid === undefined || run || task.isOwnReplacement ? undefined : opts.registry.pidGone(task.pid, nowMs);
-    const part = runPart(run, { pid: task.pid, goneAtMs: rowGone }, nowMs);
     const isGraceOver = rowGone !== undefined && nowMs - rowGone >= ROW_EXIT_GRACE_MS;
-    const key = `${run?.version ?? ''}|${run?.pid ?? ''}|${run?.goneAtMs ?? ''}|${run?.isFileGone ?? ''}|${rowGone ?? ''}|${isGraceOver}`;
+    // Compared field by field, the part made only when one changed: a key string per task per check cost more than the rest.
     const prev = last.get(task.taskId);
-    if (prev?.key === key) {
+    if (
+      prev !== undefined &&
+      prev.version === run?.version &&
+      prev.pid === run?.pid &&
+      prev.goneAtMs === run?.goneAtMs &&
+      prev.isFileGone === run?.isFileGone &&
+      prev.rowGone === rowGone &&
+      prev.isGraceOver === isGraceOver
+    ) {
       prev.check = checks;
       return prev.parts;
     }
+    const part = runPart(run, { pid: task.pid, goneAtMs: rowGone }, nowMs);
     const parts = part ? [part] : NONE;
-    last.set(task.taskId, { key, parts, check: checks });
+    last.set(task.taskId, {
+      version: run?.version,
+      pid: run?.pid,
+      goneAtMs: run?.goneAtMs,
+      isFileGone: run?.isFileGone,
+      rowGone,
+      isGraceOver,
+      parts,
+      check: checks,
+    });
     return parts;
   }
 
