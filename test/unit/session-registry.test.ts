@@ -130,10 +130,16 @@ describe('the run observer keeps a row’s parts while what they are made from h
     const second = o.observeUnchanged!(row, 3000)!;
     expect(second).not.toBe(first);
     expect(second).toEqual([{ source: 'process', agentVersion: '2.1.333' }]);
+    run = { pid: 101, version: '2.1.333', goneAtMs: 3500 };
+    const killed = o.observeUnchanged!(row, 4000)!;
+    expect(killed[0]?.runEnded).toMatchObject({ atMs: 3500, detail: expect.stringContaining('left behind') });
     run = { pid: 101, version: '2.1.333', goneAtMs: 3500, isFileGone: true };
-    const ended = o.observeUnchanged!(row, 4000)!;
-    expect(ended[0]?.runEnded?.atMs).toBe(3500);
+    const ended = o.observeUnchanged!(row, 4500)!;
+    expect(ended[0]?.runEnded).toMatchObject({ atMs: 3500, detail: expect.stringContaining('removed') });
     expect(o.observeUnchanged!(row, 5000)).toBe(ended);
+    // The session resumed by another process, which is gone too: its pid in the words.
+    run = { pid: 102, version: '2.1.333', goneAtMs: 3500, isFileGone: true };
+    expect(o.observeUnchanged!(row, 5500)![0]?.runEnded?.detail).toContain('process 102');
     // No run known: the row's own pid, gone, counts only after the grace.
     run = undefined;
     gone = 6000;
@@ -142,5 +148,7 @@ describe('the run observer keeps a row’s parts while what they are made from h
     const late = o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS)!;
     expect(late[0]?.runEnded).toMatchObject({ atMs: 6000, isRowPidOnly: true });
     expect(o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS + 1000)).toBe(late);
+    gone = 6500;
+    expect(o.observeUnchanged!(row, 6000 + ROW_EXIT_GRACE_MS + 2000)![0]?.runEnded?.atMs).toBe(6500);
   });
 });
