@@ -5,7 +5,7 @@ import { emptyHistory } from '../../src/core/history.js';
 import type { Plan } from '../../src/core/plan.js';
 import { buildWatchdogJson, RowTexts } from '../../src/core/report.js';
 import { JsonBytes } from '../../src/files/json-bytes.js';
-import { makeTask } from '../helpers/builders.js';
+import { makeTask, reportMeta } from '../helpers/builders.js';
 
 const entry = (i: number) => ({
   task_id: `t${i}`,
@@ -56,17 +56,7 @@ describe('JsonBytes', () => {
 });
 
 describe("watchdog.json's row texts kept between checks (RowTexts)", () => {
-  const meta = {
-    epicId: 'E-1',
-    nowMs: Date.parse('2026-12-06T10:00:00Z'),
-    version: '0',
-    pid: 1,
-    runId: 'r',
-    checkIntervalSeconds: 30,
-    timeoutSeconds: 120,
-    action: 'report',
-    isNowOverridden: false,
-  };
+  const meta = reportMeta(Date.parse('2026-12-06T10:00:00Z'));
   const plan = { events: [], actions: [], stalls: new Map(), isMassStall: false } as unknown as Plan;
   /** A check's rows: `round` moves every idle time and reason; a `changed` row differs in one other field too (which one by its index). */
   function rowsOf(n: number, round: number, changed: (i: number) => boolean) {

@@ -6,7 +6,7 @@ import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { buildWatchdogJson } from '../../src/core/report.js';
 import { emptyHistory } from '../../src/core/history.js';
 import { WatchdogJsonSchema } from '../../src/contracts/watchdog-json.js';
-import { makeObs, makeTask, T0 } from '../helpers/builders.js';
+import { makeObs, makeTask, reportMeta, T0 } from '../helpers/builders.js';
 import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { observeTranscript } from '../../src/agents/claude-code/parse/observe-transcript.js';
 import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
@@ -36,18 +36,7 @@ describe('a parent waiting on an unobservable child', () => {
     const task = makeTask();
     const v = assess(task, waiting, DEFAULT_POLICY, T0 + 200_000);
     const plan = { events: [], actions: [], stalls: new Map(), isMassStall: false };
-    const meta = {
-      epicId: 'E-1',
-      nowMs: T0 + 200_000,
-      version: '0',
-      pid: 1,
-      runId: 'r',
-      checkIntervalSeconds: 30,
-      timeoutSeconds: 120,
-      action: 'report',
-      isNowOverridden: false,
-    };
-    const json = buildWatchdogJson([task], [v], plan, emptyHistory(), meta);
+    const json = buildWatchdogJson([task], [v], plan, emptyHistory(), reportMeta(T0 + 200_000));
     expect(json.tasks[0]).toMatchObject({ verdict: 'unknown', unobserved_children: ['a0123456789abcdef'] });
     expect(WatchdogJsonSchema.safeParse(json).success).toBe(true);
     expect(json.stalls_detected).toEqual([]);
