@@ -1,7 +1,7 @@
 // One ticket's references to dispatch-log lines as start-up gathers them (journal/ticket-refs.ts,
 // journal/redispatch-refs.ts): numbers appended in place, [cover index, byte offset, byte length]
 // after each other, made text ("cover,offset,length,…", as the summary keeps them) only when a
-// summary is written. A first start over 1,000,000 events appends ~100,000 references; as text each
+// summary is written. A first start over 1,000,000 events appends ~200,000 references; as text each
 // was three numbers printed and a string joined onto the ticket's, every one of them surviving
 // into V8's old generation: 0.6 s of a 2.2 s first start (docs/performance.md, round ten).
 import { refsFromText, type LineRef } from '../contracts/history-summary.js';
@@ -18,12 +18,8 @@ export class RefRun {
 
   /** Append every reference of `other`, after this run's own. */
   addRun(other: RefRun): void {
-    if (this.text !== '' && this.nums.length === 0 && other.text !== '') {
-      this.text = `${this.text},${other.text}`;
-    } else if (other.text !== '') {
-      // Numbers follow the text: text after numbers is split into them.
-      for (const n of other.text.split(',')) this.nums.push(+n);
-    }
+    // This run's numbers follow its text: another's text joins them as numbers.
+    if (other.text !== '') for (const n of other.text.split(',')) this.nums.push(+n);
     for (const n of other.nums) this.nums.push(n);
   }
 
