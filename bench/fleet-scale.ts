@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { generateFleet, transcriptLines } from './fleet.js';
+import { turn2332Lines } from './turn-2332.js';
 import { cli, f0, here, lat, node, pct, root, type Figure, type Scale } from './figures.js';
 import { benchScale } from './scale.js';
 import { benchLog } from './start-up.js';
@@ -79,6 +80,39 @@ export function benchFleet(s: Scale, tmp: string): Figure[] {
       naive: `cold first check: ${f0(ours.coldWall)} ms, ${f0(ours.bytesRead / 1024 ** 2)} MB read`,
       met: restart.bytesRead < 64 * 1024,
       isExtra: true,
+    },
+  ];
+}
+
+/**
+ * Issue 37: the cold first check over transcripts of Claude Code 2.1.332's record mix (an
+ * `api-request` and its blob per model request, a 20–40 KB request shape now and then,
+ * attachments: ~1.4 KB a record against ~0.6 before). A 16 KB tail of such a file holds two or
+ * three messages, too few to vouch for the verdict; the tail is read again sized in records
+ * (tail-context.ts sizedTailBytes), not widened to 256 KB. Baseline: one re-read of everything.
+ */
+export function benchCold2332(s: Scale, tmp: string): Figure[] {
+  const dir = path.join(tmp, 'fleet-2332');
+  const fleet = generateFleet(dir, s.agents, s.fileBytes, undefined, turn2332Lines);
+  spawnSync('sync');
+  utimesSync(path.join(fleet.stateDir, 'epics', 'E-1', 'state.yaml'), Date.now() / 1000 - 60, Date.now() / 1000 - 60);
+  const child = path.join(here, 'fleet-child.js');
+  const run = (mode: string, checks: number) => {
+    const r = node([child, mode, fleet.stateDir, fleet.claudeDir, String(s.agents), String(checks)]);
+    if (r.status !== 0) throw new Error(`fleet child ${mode} (2.1.332) failed: ${r.stdout}`);
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as { coldWall: number; coldCpu: number; wall: number[]; bytesRead: number; prefixScans: number };
+  };
+  const ours = run('ours', 0);
+  const naive = run('naive', 1);
+  rmSync(dir, { recursive: true, force: true });
+  const perFile = ours.bytesRead / s.agents / 1024;
+  return [
+    {
+      figure: `cold first check over 2.1.332 transcripts, ${s.agents} agents (${f0(fleet.bytes / 1024 ** 2)} MB), tails sized in records`,
+      goal: '≤ 1 s, as the cold first check; a tail holding the messages that vouch, not a wide 256 KB one',
+      ours: `wall ${f0(ours.coldWall)} ms (CPU ${f0(ours.coldCpu)} ms), ${f0(ours.bytesRead / 1024 ** 2)} MB read (${f0(perFile)} KB a transcript: the 16 KB tail, then one sized in records; a short tail then a wide one read 16 + 256 KB); ${ours.prefixScans} parents' prefixes scanned`,
+      naive: `one re-read of everything: wall ${f0(naive.wall[0] ?? 0)} ms (${f0((naive.wall[0] ?? 0) / ours.coldWall)}×)`,
+      met: ours.coldWall <= 1000,
     },
   ];
 }
@@ -247,6 +281,8 @@ export async function benchFleetScale(s: Scale, log: (line: string) => void): Pr
     for (const [name, step] of [
       ['hook', () => benchHook(s, tmp)],
       ['fleet', () => benchFleet(s, tmp)],
+      // A 2.1.332 fleet of 1 MB transcripts (100 turns a file at least): not in the quick run.
+      ...(s.quick ? [] : ([['cold 2.1.332', () => (rmSync(path.join(tmp, 'fleet'), { recursive: true, force: true }), benchCold2332(s, tmp))]] as const)),
       ['log', () => benchLog(s, tmp)],
       ['detection', () => benchDetection(s, tmp)],
       ...(s.detectFleetAgents > 0

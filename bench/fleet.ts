@@ -67,11 +67,17 @@ export function fleetStateYaml(tasks: Record<string, unknown>[], now = FLEET_NOW
 }
 
 /** `now`: the moment the fleet is 30 s quiet at (FLEET_NOW for the in-process benches; the real clock for a real loop). */
-export function generateFleet(root: string, agents: number, fileBytes: number, now = FLEET_NOW): Fleet {
+export function generateFleet(
+  root: string,
+  agents: number,
+  fileBytes: number,
+  now = FLEET_NOW,
+  lines: (agent: string, session: string, i: number, t: number) => string = transcriptLines,
+): Fleet {
   const stateDir = path.join(root, 'state');
   const claudeDir = path.join(root, 'claude');
   const project = path.join(claudeDir, 'projects', '-work-repo');
-  const block = Array.from({ length: 100 }, (_, i) => transcriptLines('AGENT', 'SESSION', i, now - 30_000)).join('');
+  const block = Array.from({ length: 100 }, (_, i) => lines('AGENT', 'SESSION', i, now - 30_000)).join('');
   const body = block.repeat(Math.max(1, Math.ceil(fileBytes / block.length)));
   const transcripts: string[] = [];
   const tasks: Record<string, unknown>[] = [];

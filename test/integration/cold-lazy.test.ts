@@ -23,6 +23,7 @@ import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
 import type { TailOptions } from '../../src/observe/read/tail-file.js';
 import { expectColdAgreesWithLoop } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { turn2332Lines } from '../../bench/turn-2332.js';
 /** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
 const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
 
@@ -370,6 +371,51 @@ describe('a stream-json run (claude -p) resumed into the file its finished run w
       kind: 'stalled',
       stallReason: 'inactivity',
     });
+  });
+});
+
+describe('a lazy tail sized in records (issue 37): a Claude Code 2.1.332 transcript', () => {
+  // 2.1.332 writes an `api-request` and its blob per model request, a 20–40 KB request shape now
+  // and then, and attachments: a 16 KB tail holds two or three messages (an older transcript's
+  // holds a dozen), too few to vouch. The tail is read again sized to hold the messages it lacked,
+  // not widened to 256 KB at once.
+  const turns = (n: number, fromS: number) => Array.from({ length: n }, (_, i) => turn2332Lines('a1', 's1', i, T0 + (fromS + i * 5) * 1000)).join('');
+  it.each([
+    ['ends in the middle of ordinary turns', 100],
+    ['ends a turn after a 36 KB request shape', 97],
+    ['ends on a turn with a request shape', 97 + 8],
+  ])('%s: judged as the loop judges it, from far fewer bytes than a wide tail', async (_name, n) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    const text = turns(n, 0);
+    writeFileSync(file, text);
+    const task = row({ transcriptPath: file });
+    const judge = async (tail: Partial<TailOptions>, nowMs: number) => {
+      const o = createClaudeObserver({
+        paths: new StatePaths(path.join(dir, 'state')),
+        claudeConfigDir: path.join(dir, 'claude'),
+        env: {},
+        isPersistent: false,
+        tail,
+      });
+      const v = assess(task, mergeObservations([observeRow(task), ...(await o.observe(task, nowMs))]), DEFAULT_POLICY, nowMs);
+      return { v: show(v), bytes: o.stats().bytesRead };
+    };
+    const endMs = T0 + (n - 1) * 5000 + 1_100;
+    for (const after of [30, 200]) {
+      const nowMs = endMs + after * 1000;
+      const loop = await judge({ tailBytes: 1 << 30, lazyTailBytes: 1 << 30 }, nowMs);
+      const cold = await judge({}, nowMs);
+      expect(cold.v, `+${after} s`).toBe(loop.v);
+      // Within the window: the short tail and one sized in records (16 KB and ~50 KB), never the
+      // wide 256 KB tail after them (272 KB before this rung).
+      if (after === 30) {
+        expect(loop.v).toMatch(/^healthy/);
+        expect(cold.bytes, 'read more than the short tail').toBeGreaterThan(16 * 1024);
+        expect(cold.bytes, 'read less than the short tail and the wide one').toBeLessThan(16 * 1024 + 128 * 1024);
+      }
+    }
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
   });
 });
 

@@ -197,6 +197,69 @@ describe('TailTracker on a transcript file', () => {
   });
 });
 
+describe('TailTracker levels of a lazy tail (short, sized in records, wide, read back)', () => {
+  // A lazy parser whose tail never vouches (no turn boundary in these lines): each level is read as asked.
+  function lazyTracker() {
+    const reader = new TailReader({ lazyTailBytes: 4 * 1024, tailBytes: 64 * 1024, maxColdBytes: 256 * 1024 });
+    const t = new TailTracker<TranscriptState>(reader, {
+      empty: emptyTranscriptState,
+      line: parseTranscriptLine,
+      beginTail: (s, cutAt) => void (s.tail = { from: cutAt, callsSinceFresh: 0 }),
+      hasContext: (s) => s.tail === undefined,
+    });
+    return { reader, t };
+  }
+  const read = async (t: TailTracker<TranscriptState>, file: string, opts: Parameters<TailTracker<TranscriptState>['read']>[2]) => {
+    const r = await t.read(file, ms(0), opts);
+    if (!r.ok) throw new Error(r.reason);
+    return r;
+  };
+
+  it('reads `more` at the size asked, then `wide`, then back to the bound', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(...lines(2000, 0)));
+    const { reader, t } = lazyTracker();
+    const size = statSync(file).size;
+    const tailOf = (r: { state: TranscriptState }) => size - r.state.tail!.from;
+    expect(tailOf(await read(t, file, {}))).toBe(4 * 1024 + 1);
+    expect(tailOf(await read(t, file, { context: 'more', tailBytes: 20_000 }))).toBe(20_001);
+    // Asked again at the same level: nothing is read.
+    const before = reader.bytesRead;
+    await read(t, file, { context: 'more', tailBytes: 30_000 });
+    expect(reader.bytesRead).toBe(before);
+    expect(tailOf(await read(t, file, { context: 'wide' }))).toBe(64 * 1024 + 1);
+    expect((await read(t, file, { context: 'full' })).state.tail).toBeUndefined();
+    expect(reader.bytesRead - before).toBeGreaterThan(64 * 1024 + 256 * 1024 - 2);
+  });
+
+  it('a `more` size outside the short and the wide tail, or none: the wide tail at once', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(...lines(2000, 0)));
+    for (const tailBytes of [undefined, 2 * 1024, 4 * 1024, 64 * 1024, 1024 * 1024]) {
+      const { t } = lazyTracker();
+      const size = statSync(file).size;
+      await read(t, file, {});
+      const r = await read(t, file, { context: 'more', tailBytes });
+      expect(size - r.state.tail!.from, `tailBytes ${tailBytes}`).toBe(64 * 1024 + 1);
+      // The wide level was read: asking for it reads nothing more.
+      expect((await read(t, file, { context: 'wide' })).state).toBe(r.state);
+    }
+  });
+
+  it('context asked for at once skips the short and the sized tail', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(...lines(2000, 0)));
+    const { reader, t } = lazyTracker();
+    const size = statSync(file).size;
+    const r = await read(t, file, { context: 'wide' });
+    expect(size - r.state.tail!.from).toBe(64 * 1024 + 1);
+    expect(reader.bytesRead).toBe(64 * 1024 + 1);
+  });
+});
+
 describe('hostile transcript paths', () => {
   it('a FIFO or a directory named as a transcript is refused at once, never read or waited on', async () => {
     const dir = tempDir();

@@ -28,16 +28,20 @@ export interface TailParser<S> {
 
 export interface ReadOptions {
   /**
-   * A state that lacks context is read again first: `wide`, a lazy tail of `tailBytes` (more
-   * messages for the parser to vouch with); `full`, back to a turn boundary within `tailBytes`,
-   * else once to `maxColdBytes` from the end.
+   * A state that lacks context is read again first: `more`, a lazy tail of the size `tailBytes`
+   * says (sized by the parser in records: a tail holding as many messages as the short one
+   * lacked; skipped unless it lies between the short tail's size and the wide one's); `wide`, a
+   * lazy tail of `tailBytes` (more messages for the parser to vouch with); `full`, back to a turn
+   * boundary within `tailBytes`, else once to `maxColdBytes` from the end.
    */
-  context?: 'wide' | 'full';
+  context?: 'more' | 'wide' | 'full';
+  /** With `more`: the size of the tail to read, in bytes from the end. */
+  tailBytes?: number;
 }
 
-/** How far a state reaches back: a lazy tail, a wide lazy tail, or read back to the bound. */
-export type Level = 0 | 1 | 2;
-export const LEVEL_OF = { wide: 1, full: 2 } as const;
+/** How far a state reaches back: a lazy tail, one sized in records, a wide lazy tail, or read back to the bound. */
+export type Level = 0 | 1 | 2 | 3;
+export const LEVEL_OF = { more: 1, wide: 2, full: 3 } as const;
 
 export type TrackResult<S> =
   | {

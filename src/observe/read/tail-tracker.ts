@@ -70,7 +70,7 @@ export class TailTracker<S> {
       return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version!, handle: mem });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
-    const run = before.then(() => this.readNow(file, nowMs, want));
+    const run = before.then(() => this.readNow(file, nowMs, want, opts.tailBytes));
     const settled = run.catch(() => undefined);
     this.busy.set(file, settled);
     void settled.then(() => {
@@ -200,29 +200,35 @@ export class TailTracker<S> {
     return this.lacksContext(e.state) && (e.level ?? 0) < want;
   }
 
-  private async readNow(file: string, nowMs: number, want: Level): Promise<TrackResult<S>> {
+  private async readNow(file: string, nowMs: number, want: Level, sizedBytes?: number): Promise<TrackResult<S>> {
     let prev = await this.entryFor(file);
     const parser = this.parser;
     const opts = this.reader.opts;
     const isLazyParser = parser.beginTail !== undefined;
-    // The cold-start size of each level: a lazy tail, a wide one, the read-back bound.
+    // The cold-start size of each level: a lazy tail, one sized in records (only between the
+    // lazy and the wide size: else that level is skipped), a wide one, the read-back bound.
+    const lazy = Math.min(opts.tailBytes, opts.lazyTailBytes);
+    const wide = Math.min(opts.tailBytes, opts.maxColdBytes);
+    const isSized = isLazyParser && sizedBytes !== undefined && sizedBytes > lazy && sizedBytes < wide;
     const sizes = isLazyParser
-      ? [Math.min(opts.tailBytes, opts.lazyTailBytes), Math.min(opts.tailBytes, opts.maxColdBytes), opts.maxColdBytes]
-      : [opts.tailBytes, opts.tailBytes, opts.tailBytes];
+      ? [lazy, isSized ? Math.ceil(sizedBytes!) : wide, wide, opts.maxColdBytes]
+      : [opts.tailBytes, opts.tailBytes, opts.tailBytes, opts.tailBytes];
+    /** The level after `l`: the sized one only when asked for with its size. */
+    const next = (l: Level): Level => (l === 0 && !isSized ? 2 : ((l + 1) as Level));
     let level: Level = 0;
     // Widening a tail-only state: start over (its tail is read again, its problems not reported again).
     let reportedFrom: number | undefined;
     if (prev && this.wantsMore(prev, want)) {
-      [reportedFrom, level, prev] = [prev.lazyFrom, ((prev.level ?? 0) + 1) as Level, undefined];
+      [reportedFrom, level, prev] = [prev.lazyFrom, next(prev.level ?? 0), undefined];
     } else if (!prev && want > 0)
-      level = 1; // asked for context at once: no short tail first
+      level = want === 1 && isSized ? 1 : 2; // asked for context at once: no short tail first
     else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
     let lazyFrom = prev?.lazyFrom;
     let state = prev?.state ?? parser.empty();
     // Problems of the lines behind the state returned: a wider read parses a tail's lines again.
     let diags: ObserveDiagnostic[] = [];
     const read = (position: TailPosition | undefined) => {
-      const isLazy = isLazyParser && level < 2;
+      const isLazy = isLazyParser && level < 3;
       return this.reader.read(
         file,
         position,
@@ -256,7 +262,7 @@ export class TailTracker<S> {
     // Still lacking what was asked for: the next level, from scratch (a wide tail, where a turn
     // boundary usually is, then once to the bound).
     while (res.ok && this.lacksContext(state) && level < want) {
-      level++;
+      level = next(level);
       res = await read(undefined);
     }
     for (const d of diags) if (reportedFrom === undefined || d.offset < reportedFrom) this.diag(d);

@@ -76,3 +76,27 @@ export function tailSuffices(s: TranscriptState, nowMs: number, baseTimeoutMs: n
   if (done.at(-1)!.error !== undefined && trailingRun(done, (c) => c.error ?? '\u0000ok') >= freshDone) return false;
   return true;
 }
+
+/** Assistant messages a tail sized in records aims to hold: the first (maybe begun before it) and three fresh ones (rule 3 needs two calls after the fresh message begins, the last two different). */
+export const SIZED_TAIL_MESSAGES = 4;
+/** Room for messages longer than the short tail's (a 20–40 KB request shape among 2.1.332's records). */
+const SIZED_TAIL_SLACK = 1.25;
+
+/**
+ * The size of a tail, in bytes from the end, that would hold the messages `s` (folded from a tail
+ * of `tailBytes` alone) was too short to hold: a lazy tail is sized in records, not bytes. A 16 KB
+ * tail of an older transcript holds a dozen messages; of a 2.1.332 one (an `api-request` and its
+ * blob per model request, a 20–40 KB request shape now and then, attachments), two or three.
+ * Undefined when the tail fails `tailSuffices` for another reason than its length in messages (a
+ * turn over, a spoiled premise, a loop run, a newest record past the window, a team): a longer
+ * tail of the same kind would not vouch either, so the wide tail or the read-back is next.
+ */
+export function sizedTailBytes(s: TranscriptState, tailBytes: number, nowMs: number, baseTimeoutMs: number): number | undefined {
+  const t = s.tail;
+  if (!t || t.isSpoiled || lacksTeamContext(s) || turnOver(s) !== undefined) return undefined;
+  if (s.lastEventMs !== undefined && nowMs - s.lastEventMs > baseTimeoutMs) return undefined;
+  // Fresh, with calls enough after it: it failed on a loop or error run, which a wide tail may end.
+  if (t.isFresh && t.callsSinceFresh >= 2) return undefined;
+  const perMessage = tailBytes / Math.max(1, t.messages ?? 0);
+  return Math.ceil(perMessage * SIZED_TAIL_MESSAGES * SIZED_TAIL_SLACK);
+}

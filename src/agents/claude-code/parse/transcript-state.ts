@@ -36,6 +36,9 @@ export interface TailLedger {
   from: number;
   /** `message.id` of the first assistant record read (it may be a later block of a message begun before the tail). */
   firstMessageId?: string;
+  /** Assistant messages read in the tail (a message's blocks, each its own record, count once), and the last one's id: what a longer tail is sized by. */
+  messages?: number;
+  lastMessageId?: string;
   /**
    * An assistant message that began inside the tail was read: the API call that wrote it was sent
    * with the result of every call opened before it, so nothing opened before the tail is still open.

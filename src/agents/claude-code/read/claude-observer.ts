@@ -16,7 +16,7 @@ import { ChangeNotes } from '../../../observe/read/change-notes.js';
 import { TailReader, type TailOptions } from '../../../observe/read/tail-file.js';
 import { SAVE_AGE_MS } from '../../../observe/read/tail-tracker.js';
 import { createTranscriptTail } from './transcript-tail.js';
-import { tailSuffices } from '../parse/tail-context.js';
+import { sizedTailBytes, tailSuffices } from '../parse/tail-context.js';
 import { DEFAULT_POLICY } from '../../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
@@ -114,10 +114,14 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       return last.deferred;
     }
     let r = await transcripts.read(found.location.path, nowMs);
-    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is widened, then completed.
-    for (const context of ['wide', 'full'] as const) {
+    // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is read again sized in
+    // records when it was only too short in messages, then widened, then completed.
+    for (const context of ['more', 'wide', 'full'] as const) {
       if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
-      r = await transcripts.read(found.location.path, nowMs, { context });
+      const tail = r.state.tail;
+      const tailBytes = context === 'more' && tail ? sizedTailBytes(r.state, r.size - tail.from, nowMs, baseTimeoutMs) : undefined;
+      if (context === 'more' && tailBytes === undefined) continue;
+      r = await transcripts.read(found.location.path, nowMs, { context, tailBytes });
     }
     if (!r.ok) {
       trace.isMemoizable = false;

@@ -42,6 +42,10 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
   const tail = s.tail;
   const messageId = str(message.id);
   if (tail && messageId !== undefined) {
+    if (messageId !== tail.lastMessageId) {
+      tail.messages = (tail.messages ?? 0) + 1;
+      tail.lastMessageId = messageId;
+    }
     if (tail.firstMessageId === undefined) tail.firstMessageId = messageId;
     else if (messageId !== tail.firstMessageId && !tail.isFresh) {
       tail.isFresh = true;
