@@ -209,6 +209,12 @@ describe('TailTracker levels of a lazy tail (short, sized in records, wide, read
     });
     return { reader, t };
   }
+  /** A transcript of 2,000 short records (~400 KB) in a temp dir, and its size. */
+  function bigFile(): { file: string; size: number } {
+    const file = path.join(tempDir(), 'agent-a1.jsonl');
+    writeFileSync(file, jsonl(...lines(2000, 0)));
+    return { file, size: statSync(file).size };
+  }
   const read = async (t: TailTracker<TranscriptState>, file: string, opts: Parameters<TailTracker<TranscriptState>['read']>[2]) => {
     const r = await t.read(file, ms(0), opts);
     if (!r.ok) throw new Error(r.reason);
@@ -216,11 +222,8 @@ describe('TailTracker levels of a lazy tail (short, sized in records, wide, read
   };
 
   it('reads `more` at the size asked, then `wide`, then back to the bound', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(...lines(2000, 0)));
+    const { file, size } = bigFile();
     const { reader, t } = lazyTracker();
-    const size = statSync(file).size;
     const tailOf = (r: { state: TranscriptState }) => size - r.state.tail!.from;
     expect(tailOf(await read(t, file, {}))).toBe(4 * 1024 + 1);
     expect(tailOf(await read(t, file, { context: 'more', tailBytes: 20_000 }))).toBe(20_001);
@@ -234,12 +237,9 @@ describe('TailTracker levels of a lazy tail (short, sized in records, wide, read
   });
 
   it('a `more` size outside the short and the wide tail, or none: the wide tail at once', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(...lines(2000, 0)));
+    const { file, size } = bigFile();
     for (const tailBytes of [undefined, 2 * 1024, 4 * 1024, 64 * 1024, 1024 * 1024]) {
       const { t } = lazyTracker();
-      const size = statSync(file).size;
       await read(t, file, {});
       const r = await read(t, file, { context: 'more', tailBytes });
       expect(size - r.state.tail!.from, `tailBytes ${tailBytes}`).toBe(64 * 1024 + 1);
@@ -249,11 +249,8 @@ describe('TailTracker levels of a lazy tail (short, sized in records, wide, read
   });
 
   it('context asked for at once skips the short and the sized tail', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'agent-a1.jsonl');
-    writeFileSync(file, jsonl(...lines(2000, 0)));
+    const { file, size } = bigFile();
     const { reader, t } = lazyTracker();
-    const size = statSync(file).size;
     const r = await read(t, file, { context: 'wide' });
     expect(size - r.state.tail!.from).toBe(64 * 1024 + 1);
     expect(reader.bytesRead).toBe(64 * 1024 + 1);
