@@ -119,16 +119,42 @@ describe('a request across a pause', () => {
 });
 
 describe('the pause meter', () => {
-  it('reads the longest time the event loop stood still since the last reading', async () => {
+  /** Hold the event loop for `ms` (nothing else runs meanwhile), with `cpu` advanced as the process ran. */
+  const hold = (ms: number, onTick?: (elapsed: number) => void) => {
+    const from = performance.now();
+    for (let t = from; t < from + ms; t = performance.now()) onTick?.(t - from);
+  };
+
+  it('reads how long the process did not run: the event loop stood still and no CPU time passed (SIGSTOP, a paused VM)', async () => {
     const { startPauseMeter } = await import('../../src/sys/pause-meter.js');
-    const meter = startPauseMeter(50);
+    const cpu = 1_000; // frozen: the process used none in the gap
+    const meter = startPauseMeter(50, () => cpu);
     try {
       await new Promise((r) => setTimeout(r, 120)); // a sample or two first
       meter.read();
-      const until = performance.now() + 600;
-      while (performance.now() < until); // the process does nothing else for 600 ms
+      hold(600);
       expect(meter.read()).toBeGreaterThanOrEqual(500);
       expect(meter.read()).toBe(0); // a reading starts the next one
+    } finally {
+      meter.stop();
+    }
+  });
+
+  it("does not read its own long work as a pause: the process ran, and so did the agents (the 10,000-agent detection bench's 2.4-6 s)", async () => {
+    const { startPauseMeter } = await import('../../src/sys/pause-meter.js');
+    let cpu = 0;
+    const meter = startPauseMeter(50, () => cpu);
+    try {
+      await new Promise((r) => setTimeout(r, 120));
+      meter.read();
+      // A synchronous stretch of 600 ms that used the CPU the whole time.
+      const at = cpu;
+      hold(600, (elapsed) => (cpu = at + elapsed));
+      expect(meter.read()).toBe(0);
+      // Half of it running, half not (a starved process): the half it did not run counts.
+      const half = cpu;
+      hold(1_200, (elapsed) => (cpu = half + elapsed / 2));
+      expect(meter.read()).toBeGreaterThanOrEqual(500);
     } finally {
       meter.stop();
     }
