@@ -407,7 +407,7 @@ describe('a lazy tail sized in records (issue 37): a Claude Code 2.1.332 transcr
       const loop = await judge({ tailBytes: 1 << 30, lazyTailBytes: 1 << 30 }, nowMs);
       const cold = await judge({}, nowMs);
       expect(cold.v, `+${after} s`).toBe(loop.v);
-      // Within the window: the short tail and one sized in records (16 KB and ~50 KB), never the
+      // Within the window: the short tail and one sized in records (16 KB and ~40 KB), never the
       // wide 256 KB tail after them (272 KB before this rung).
       if (after === 30) {
         expect(loop.v).toMatch(/^healthy/);
