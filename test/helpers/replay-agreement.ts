@@ -15,6 +15,7 @@ import { mergeObservations as mergeWith } from '../../src/observe/parse/observat
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { observeRow } from '../../src/observe/parse/observe-row.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
+import type { TailOptions } from '../../src/observe/read/tail-file.js';
 import { tempDir } from './temp-dir.js';
 /** The check's merge of a Claude Code row's evidence (its harness classifies the calls: kinds, the CLI's timeouts). */
 const mergeObservations = (parts: Parameters<typeof mergeWith>[0]) => mergeWith(parts, CLAUDE_LENS);
@@ -42,8 +43,11 @@ export function lineTimes(text: string): { line: string; atMs: number }[] {
   });
 }
 
-/** Assert that a cold start and the loop agree at every sampled moment; returns how many were compared. */
-export async function expectColdAgreesWithLoop(dir: string, name: string): Promise<number> {
+/**
+ * Assert that a cold start and the loop agree at every sampled moment; returns how many were
+ * compared. `tail`: the cold observer's tail options (default a 1 KB tail; `{}` the CLI's own).
+ */
+export async function expectColdAgreesWithLoop(dir: string, name: string, tail: Partial<TailOptions> = { tailBytes: 1024 }): Promise<number> {
   const tmp = tempDir();
   const input = await replayInputOf(dir, name);
   const records = [input.transcript, ...input.children!]
@@ -54,7 +58,7 @@ export async function expectColdAgreesWithLoop(dir: string, name: string): Promi
     writeFileSync(r.file, '');
   }
   const paths = new StatePaths(path.join(tmp, 'state'));
-  const observer = () => createClaudeObserver({ paths, claudeConfigDir: path.join(tmp, 'claude'), env: {}, isPersistent: false, tail: { tailBytes: 1024 } });
+  const observer = () => createClaudeObserver({ paths, claudeConfigDir: path.join(tmp, 'claude'), env: {}, isPersistent: false, tail });
   const loop = observer();
   const task: Task = {
     taskId: 't',
