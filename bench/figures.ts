@@ -96,6 +96,8 @@ export interface Figure {
   met: boolean;
   /** Not a goal of the issue's table: shown, not counted. */
   isExtra?: boolean;
+  /** The figure's own number (ms), for a figure printed beside it. */
+  value?: number;
 }
 
 /** Run node with `args`; its wall time and, from outside (GNU time: wait4's ru_maxrss, the process's VmHWM), its peak RSS. */

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, each against its naive baseline in the same run.
 // `npm run bench -- --quick`: the issue-12 figures on smaller data (under 2 minutes).
-// `npm run bench -- --busy`: only the busy wave (issue 37) and the steady 2.1.332 check (issue 38 item 6), about 11 minutes; BENCH_CLI=<path to a cli.cjs> runs another build.
+// `npm run bench -- --busy`: only the busy wave (issue 37) and the steady 2.1.332 check (issue 38 item 6), about 14 minutes (the wave at the default settings with it); BENCH_CLI=<path to a cli.cjs> runs another build.
 import { benchCheck200 } from './check-200.js';
 import { benchCheckTranscripts } from './check-transcripts.js';
 import { benchFleetScale, machine } from './fleet-scale.js';
@@ -8,7 +8,7 @@ import { FULL, node, pct, QUICK } from './figures.js';
 import { benchTail } from './tail.js';
 import { benchOtlpIngest } from './otlp-ingest.js';
 import { benchFalseStalls } from './false-stalls.js';
-import { benchBusy, benchSteady2332, BUSY_FULL, BUSY_QUICK } from './busy.js';
+import { benchBusy, benchBusyDefaults, benchSteady2332, BUSY_FULL, BUSY_QUICK } from './busy.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,9 @@ try {
   const busyScale = quick ? BUSY_QUICK : BUSY_FULL;
   if (process.env.BUSY_AGENTS && process.env.BUSY_AGENTS !== '0') busyScale.agents = process.env.BUSY_AGENTS.split(',').map(Number);
   const busy = process.env.BUSY_AGENTS === '0' ? [] : await benchBusy(busyScale, busyTmp, (l) => out(`  ${l}`));
+  // The same wave at the default settings (full run, 1,000 agents measured above).
+  const atBench = busy.find((f) => f.figure.startsWith('busy wave, 1,000 agents'));
+  if (!quick && atBench) busy.push(await benchBusyDefaults(busyTmp, (l) => out(`  ${l}`), atBench.value));
   // Issue 38 item 6: the steady check at 2.1.332's record sizes (BUSY_AGENTS=0: this one alone).
   busy.push(await benchSteady2332(busyTmp, (l) => out(`  ${l}`)));
   for (const f of busy)
