@@ -1,7 +1,8 @@
 // The cold tail sized in records (issue 37, tail-context.ts `sizedTailBytes`) on the real thing: a
 // real Claude Code session of many turns (2.1.332 and 2.1.197) against the scripted model server, its last Bash
 // call held open. A cold check reads the end of its real transcript (a 16 KB tail holds too few of
-// its messages: an `api-request-shape` of 20–40 KB, a request and its blob per model request), and
+// its messages: ~6 KB of tool output a turn, and on 2.1.332 a request record and its blob per model
+// request and now and then an `api-request-shape` of 20–40 KB), and
 // must judge exactly as a read of every byte: in-process at several moments, and through the CLI.
 // After the session ends, a cold start and the loop agree at every record of the whole transcript.
 import { mkdirSync, statSync } from 'node:fs';
