@@ -11,7 +11,11 @@
 // Watching costs a wake-up of the process per write to a watched directory when the writes come one
 // at a time (~28 µs of CPU each on this VM at 1,000 a second; the watch loop's sleep takes them in
 // batches while a wave is busy: sys/batched-idle.ts), and pays only while checks come faster than
-// the trust window: when they come slower, no directory is watched at all.
+// the trust window: when they come slower, no directory is watched at all. And it pays only while a
+// directory's files stay quiet: one whose writes raised more events between two checks than it had
+// files to vouch for (a busy wave at a 30 s interval: ~18 events a file, none unwritten) is not
+// watched for a few checks, its files stat'ed instead, and watched again once those stats find most
+// of them unchanged (`PAUSE_EVENTS_PER_VOUCH`, `PAUSE_CHECKS`). That only ever trades an event for a stat.
 import { watch as fsWatch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 
@@ -41,6 +45,21 @@ const MISS_MEMORY_MS = 3_600_000;
 const MISS_MARGIN_MS = 1000;
 /** A directory whose watch failed is tried again after this long. @defaultValue 60000 */
 const RETRY_MS = 60_000;
+/**
+ * A watched directory is dropped at a check when its events since the last check outnumber by this
+ * much the files it could have vouched for then (noted, read to their end, and named by no event):
+ * an event costs about what a stat does (5–28 µs on this VM), so the watch cost more than it saved.
+ * @defaultValue 2
+ */
+export const PAUSE_EVENTS_PER_VOUCH = 2;
+/**
+ * Checks a dropped directory stays unwatched before its stats are weighed; doubled (up to
+ * `PAUSE_CHECKS_MAX`) each time it is dropped again at the first check after being watched again.
+ * @defaultValue 4
+ */
+export const PAUSE_CHECKS = 4;
+/** @defaultValue 16 */
+export const PAUSE_CHECKS_MAX = 16;
 /** Files remembered before every note is forgotten (they are stat'ed again): memory follows the wave. @defaultValue 100000 */
 const NOTES_MAX = 100_000;
 
@@ -51,6 +70,17 @@ interface Dir {
   /** The notes of this directory's files by name: an event marks its file's note touched. */
   byName: Map<string, Note>;
   failedAtMs?: number;
+  /** Events since the last check (every event costs a wake-up, named file or not). */
+  events: number;
+  /** Not watched because events cost more than they saved: checks left before its stats are weighed (0: weighed at every check). */
+  pausedFor?: number;
+  /** The pause the next drop gives (`PAUSE_CHECKS`, doubled by a drop right after a resume). */
+  pauseChecks: number;
+  /** The check at which it was last watched again after a pause (a drop at the next one doubles the pause). */
+  resumedAt: number;
+  /** While paused: real stats of its files since the last check, and how many found a change. */
+  stats: number;
+  changes: number;
 }
 
 /**
@@ -72,6 +102,10 @@ export interface Note {
   isAtEnd: boolean;
   /** The stat that followed `beforeStat` found no file: a file created since is a rename event. */
   isAbsent: boolean;
+  /** The check whose stats of a dropped directory counted this file (once a check, however often stat'ed). */
+  weighedAt: number;
+  /** A change of it was counted at that check. */
+  isChangeWeighed: boolean;
 }
 
 export interface ChangeNotesOptions {
@@ -117,6 +151,8 @@ export class ChangeNotes {
   private isEnabled = false;
   /** Moves whenever every note is forgotten: a note handle of an older generation vouches for nothing. */
   private generation = 0;
+  /** Checks begun (`beginCheck`). */
+  private checks = 0;
 
   constructor(opts: ChangeNotesOptions = {}) {
     this.trustMs = opts.trustMs ?? NOTE_TRUST_MS;
@@ -132,6 +168,7 @@ export class ChangeNotes {
    * watches are dropped (no CPU spent on events between slow checks) until checks come fast.
    */
   beginCheck(): void {
+    this.checks++;
     const t = this.now();
     this.checkAtWallMs = this.wallNow();
     const isFrequent = this.lastCheckAtMs !== undefined && t - this.lastCheckAtMs < this.trust(t);
@@ -141,12 +178,53 @@ export class ChangeNotes {
       this.forget();
       this.dirs.clear();
     }
-    if (isFrequent === this.isEnabled) return;
-    this.isEnabled = isFrequent;
-    if (!isFrequent) {
-      this.close();
-      this.forget();
+    if (isFrequent !== this.isEnabled) {
+      this.isEnabled = isFrequent;
+      if (!isFrequent) {
+        this.close();
+        this.forget();
+      }
     }
+    if (this.isEnabled) for (const d of this.dirs.values()) this.weigh(d);
+  }
+
+  /**
+   * At a check: drop the watch of a directory whose events since the last check cost more than the
+   * stats it could save, and watch a dropped one again once its stats (after its pause) find at most
+   * a quarter of its files changed. A dropped directory vouches for nothing: its files are stat'ed.
+   */
+  private weigh(d: Dir): void {
+    if (d.pausedFor !== undefined) {
+      if (d.pausedFor > 0) d.pausedFor--;
+      else if (d.stats > 0 && d.changes * 4 <= d.stats) {
+        d.pausedFor = undefined;
+        d.resumedAt = this.checks;
+      }
+    } else if (d.watcher !== undefined) {
+      if (d.events > PAUSE_EVENTS_PER_VOUCH * Math.max(1, this.vouchable(d))) {
+        d.pauseChecks = this.checks - d.resumedAt <= 1 ? Math.min(PAUSE_CHECKS_MAX, d.pauseChecks * 2) : PAUSE_CHECKS;
+        d.pausedFor = d.pauseChecks;
+        d.epoch++;
+        this.drop(d);
+      }
+    }
+    d.events = 0;
+    d.stats = 0;
+    d.changes = 0;
+  }
+
+  /** The files of `d` its watch vouches for now: noted, read to their end, named by no event. */
+  private vouchable(d: Dir): number {
+    let k = 0;
+    for (const n of d.byName.values()) if (n.isAtEnd && this.isWatchedSince(n)) k++;
+    return k;
+  }
+
+  /** Directories not watched now because their events cost more than they saved: a count for tests and docs. */
+  pausedDirs(): number {
+    let k = 0;
+    for (const d of this.dirs.values()) if (d.pausedFor !== undefined) k++;
+    return k;
   }
 
   private forget(): void {
@@ -180,11 +258,19 @@ export class ChangeNotes {
         share: 1,
         isAtEnd: false,
         isAbsent: false,
+        weighedAt: -1,
+        isChangeWeighed: false,
       };
       this.notes.set(file, n);
       n.dir.byName.set(n.name, n);
     }
-    this.ensureWatched(path.dirname(file), n.dir);
+    if (n.dir.pausedFor !== undefined) {
+      if (n.weighedAt !== this.checks) {
+        n.weighedAt = this.checks;
+        n.isChangeWeighed = false;
+        n.dir.stats++;
+      }
+    } else this.ensureWatched(path.dirname(file), n.dir);
     n.isTouched = false;
     n.epoch = n.dir.epoch;
     n.statAtMs = this.now();
@@ -206,6 +292,15 @@ export class ChangeNotes {
     if (mtimeMs > this.checkAtWallMs - MISS_MARGIN_MS && mtimeMs <= this.wallNow() + MISS_MARGIN_MS) return;
     this.missedChanges++;
     this.missedAtMs = this.now();
+  }
+
+  /** The stat that followed `beforeStat` found `file` changed since the read before (weighs a dropped watch). */
+  changed(file: string): void {
+    const n = this.notes.get(file);
+    if (n && n.weighedAt === this.checks && !n.isChangeWeighed) {
+      n.isChangeWeighed = true;
+      n.dir.changes++;
+    }
   }
 
   /** The stat (or read) that followed `beforeStat` left `file` read to its end. */
@@ -286,7 +381,7 @@ export class ChangeNotes {
   private dirOf(dir: string): Dir {
     let d = this.dirs.get(dir);
     if (!d) {
-      d = { epoch: 0, byName: new Map() };
+      d = { epoch: 0, byName: new Map(), events: 0, pauseChecks: PAUSE_CHECKS, resumedAt: -Infinity, stats: 0, changes: 0 };
       this.dirs.set(dir, d);
     }
     return d;
@@ -298,6 +393,7 @@ export class ChangeNotes {
       d.epoch++;
       const w = this.watch(dir, (event, name) => {
         eventsSeen++;
+        d.events++;
         if (event !== 'change' || name === null) {
           // A rename (a file created, replaced, removed; the directory itself moved) or an unnamed
           // event: every file here is stat'ed again, under a fresh watch.

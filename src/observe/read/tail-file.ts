@@ -130,6 +130,7 @@ export class TailReader {
       if (st === undefined || !st.isFile()) return undefined;
       if (!isUnchanged(prev, st)) {
         if (hadVouched) notes?.missed(st.mtimeMs);
+        notes?.changed(file);
         return undefined;
       }
     } catch {
@@ -187,7 +188,10 @@ export class TailReader {
         this.notes?.atEnd(file);
         return { ok: true, position: prev, size: pre.size, mtimeMs: pre.mtimeMs };
       }
-      if (hadVouched && prev) this.notes?.missed(pre.mtimeMs);
+      if (prev) {
+        if (hadVouched) this.notes?.missed(pre.mtimeMs);
+        this.notes?.changed(file);
+      }
     }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
