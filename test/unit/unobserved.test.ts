@@ -142,18 +142,27 @@ describe('the pause meter', () => {
 
   it("does not read its own long work as a pause: the process ran, and so did the agents (the 10,000-agent detection bench's 2.4-6 s)", async () => {
     const { startPauseMeter } = await import('../../src/sys/pause-meter.js');
-    let cpu = 0;
-    const meter = startPauseMeter(50, () => cpu);
+    // The process's CPU time as a share of the wall clock (1: it ran the whole time, however long
+    // this test itself was kept off the CPU by a loaded machine; 0.5: it ran half the time).
+    let share = 1;
+    let fromWall = performance.now();
+    let fromCpu = 0;
+    const cpuMs = () => fromCpu + (performance.now() - fromWall) * share;
+    const runAt = (s: number) => {
+      fromCpu = cpuMs();
+      fromWall = performance.now();
+      share = s;
+    };
+    const meter = startPauseMeter(50, cpuMs);
     try {
       await new Promise((r) => setTimeout(r, 120));
       meter.read();
       // A synchronous stretch of 600 ms that used the CPU the whole time.
-      const at = cpu;
-      hold(600, (elapsed) => (cpu = at + elapsed));
+      hold(600);
       expect(meter.read()).toBe(0);
       // Half of it running, half not (a starved process): the half it did not run counts.
-      const half = cpu;
-      hold(1_200, (elapsed) => (cpu = half + elapsed / 2));
+      runAt(0.5);
+      hold(1_200);
       expect(meter.read()).toBeGreaterThanOrEqual(500);
     } finally {
       meter.stop();
