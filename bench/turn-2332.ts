@@ -5,7 +5,8 @@
 // (19–38 KB, when the request's shape changes), the assistant's tool call, `tools-used`, the
 // tool's result, an attachment or two (a 1 KB reminder; a 4 KB `prompt_snapshot` every four
 // turns), `last-prompt` and `atis-latch`. About 11–12 KB a turn on average, 61 % of it the
-// `api-request*` records, as measured.
+// `api-request*` records, as measured. Their bulk is prose as in the real records (`prose`), so
+// JSON.parse reads it at the real records' cost per MB, not a plain string's.
 const pad = (n: number, seed: number) => {
   let s = '';
   let x = seed >>> 0 || 1;
@@ -15,6 +16,50 @@ const pad = (n: number, seed: number) => {
   }
   return s.slice(0, n);
 };
+
+/**
+ * Text of `n` characters as the records' bulk really is: prose, lines of it, quoted words, and
+ * in the system prompt's texts (`isWide`) a non-ASCII dash. JSON.parse reads such a string more
+ * slowly than one of plain characters (the escapes, the two-byte string a non-ASCII character
+ * makes): the real 2.1.332 records of the suite's fixtures parse at 1.7–3.0 ms per MB here, and
+ * so do these; `pad`'s plain characters at 0.6–1.0, which made parsing a check's appended lines
+ * cost half what real records do (docs/performance.md, round fifteen).
+ */
+const WORDS = ['the', 'agent', 'tool', 'file', 'must', 'user', 'run', 'before', 'tests', 'output', 'when', 'a', 'is', 'of', 'to', 'not'];
+const prose = (n: number, seed: number, isWide = false) => {
+  const parts: string[] = [];
+  let len = 0;
+  let x = seed >>> 0 || 1;
+  let line = 0;
+  while (len < n) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    const w = WORDS[x % WORDS.length]!;
+    // A line break every ~70 characters, a quoted word and a dash now and then.
+    const sep = line > 70 ? '\n' : isWide && x % 29 === 0 ? ' — ' : ' ';
+    const word = x % 23 === 0 ? `"${w}"` : w;
+    line = sep === '\n' ? 0 : line + word.length + 1;
+    parts.push(sep, word);
+    len += sep.length + word.length;
+  }
+  return parts.join('').slice(0, n);
+};
+
+/** A tool as a request's shape lists it: name, description, a JSON schema of its input. */
+const shapeTool = (k: number, descBytes: number) => ({
+  name: ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', 'Agent', 'WebFetch', 'TodoWrite', 'NotebookEdit', 'WebSearch', 'Skill'][k % 12]!,
+  description: prose(descBytes, k + 11),
+  input_schema: {
+    type: 'object',
+    properties: {
+      command: { type: 'string', description: prose(120, k + 12) },
+      timeout: { type: 'number', description: prose(60, k + 13) },
+      run_in_background: { type: 'boolean', description: prose(80, k + 14) },
+    },
+    required: ['command'],
+    additionalProperties: false,
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+  },
+});
 
 const hex = (i: number, n = 64) => pad(n, i * 7 + 3).replace(/[g-z]/g, (c) => String.fromCharCode(97 + (c.charCodeAt(0) % 6)));
 
@@ -43,7 +88,14 @@ export function turn2332Writes(agent: string, session: string, i: number, t: num
       shapeHash: hex(i),
       timestamp: ts(0),
       version: '2.1.332',
-      shape: { system: [{ type: 'text', text: pad(i % 16 === 0 ? 36_000 : 18_000, i) }], tools: [{ name: 'Bash', description: pad(800, i + 1) }] },
+      // The system prompt's texts and the tools' list, about 19 or 38 KB in all.
+      shape: {
+        system: [
+          { type: 'text', text: "You are a Claude agent, built on Anthropic's Claude Agent SDK." },
+          { type: 'text', text: prose(i % 16 === 0 ? 22_000 : 8_000, i, true) },
+        ],
+        tools: Array.from({ length: 12 }, (_, k) => shapeTool(k + i, i % 16 === 0 ? 800 : 500)),
+      },
     });
   }
   lines.push({
@@ -51,7 +103,7 @@ export function turn2332Writes(agent: string, session: string, i: number, t: num
     sessionId: session,
     agentId: agent,
     hash: hex(i + 1),
-    message: { role: 'user', content: [{ type: 'text', text: pad(i % 5 === 0 ? 7_400 : 1_200, i + 2) }] },
+    message: { role: 'user', content: [{ type: 'text', text: prose(i % 5 === 0 ? 7_400 : 1_200, i + 2) }] },
   });
   lines.push({
     type: 'api-request',
@@ -103,7 +155,7 @@ export function turn2332Writes(agent: string, session: string, i: number, t: num
     ...base,
     promptId: `prompt-${agent}`,
     type: 'user',
-    message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: pad(i % 3 === 0 ? 1_600 : 900, i + 6) }] },
+    message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content: prose(i % 3 === 0 ? 1_600 : 900, i + 6) }] },
     uuid: `u-${agent}-${i}`,
     timestamp: ts(1_000),
     sandboxed: false,
@@ -113,7 +165,7 @@ export function turn2332Writes(agent: string, session: string, i: number, t: num
   lines.push({
     parentUuid: `u-${agent}-${i}`,
     ...base,
-    attachment: { type: 'todo_reminder', content: [{ content: pad(600, i + 7), status: 'in_progress' }] },
+    attachment: { type: 'todo_reminder', content: [{ content: prose(600, i + 7), status: 'in_progress' }] },
     type: 'attachment',
     uuid: `r-${agent}-${i}`,
     timestamp: ts(1_010),
@@ -123,7 +175,7 @@ export function turn2332Writes(agent: string, session: string, i: number, t: num
     lines.push({
       parentUuid: `r-${agent}-${i}`,
       ...base,
-      attachment: { type: 'prompt_snapshot', system: pad(3_400, i + 8) },
+      attachment: { type: 'prompt_snapshot', system: prose(3_400, i + 8, true) },
       type: 'attachment',
       uuid: `s-${agent}-${i}`,
       timestamp: ts(1_020),
