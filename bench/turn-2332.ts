@@ -21,9 +21,11 @@ const pad = (n: number, seed: number) => {
  * Text of `n` characters as the records' bulk really is: prose, lines of it, quoted words, and
  * in the system prompt's texts (`isWide`) a non-ASCII dash. JSON.parse reads such a string more
  * slowly than one of plain characters (the escapes, the two-byte string a non-ASCII character
- * makes): the real 2.1.332 records of the suite's fixtures parse at 1.7–3.0 ms per MB here, and
- * so do these; `pad`'s plain characters at 0.6–1.0, which made parsing a check's appended lines
- * cost half what real records do (docs/performance.md, round fifteen).
+ * makes): the real 2.1.332 records of the suite's fixtures parse at 2.3–2.4 ms per MB here and
+ * these at 2.2, and the skim walks the records it skips at 0.55 and 0.6 ms per MB; `pad`'s plain
+ * characters parsed at 0.6–1.0, which made parsing a check's appended lines cost half what real
+ * records do (docs/performance.md, round fifteen). A quoted word now and then: the escaped quotes
+ * are what the skim's walk pays for.
  */
 const WORDS = ['the', 'agent', 'tool', 'file', 'must', 'user', 'run', 'before', 'tests', 'output', 'when', 'a', 'is', 'of', 'to', 'not'];
 const prose = (n: number, seed: number, isWide = false) => {
@@ -34,9 +36,9 @@ const prose = (n: number, seed: number, isWide = false) => {
   while (len < n) {
     x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
     const w = WORDS[x % WORDS.length]!;
-    // A line break every ~70 characters, a quoted word and a dash now and then.
+    // A line break every ~70 characters, now and then a quoted word, in wide text a dash.
     const sep = line > 70 ? '\n' : isWide && x % 29 === 0 ? ' — ' : ' ';
-    const word = x % 23 === 0 ? `"${w}"` : w;
+    const word = x % 97 === 0 ? `"${w}"` : w;
     line = sep === '\n' ? 0 : line + word.length + 1;
     parts.push(sep, word);
     len += sep.length + word.length;
