@@ -94,10 +94,89 @@ describe('a file that change notification says was written', () => {
     const stats = reader.stats;
     expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
     expect(reader.stats).toBe(stats + 1);
+    // The read takes the stat that found it changed, and the descriptor that stat vouched for.
+    const opens = reader.opens;
     const r1 = await t.read(file, ms(3));
     expect(r1.ok && r1.state.lastOutput).toBe('second');
-    expect(reader.stats).toBe(stats + 2);
+    expect(reader.stats).toBe(stats + 1);
+    expect(reader.opens).toBe(opens);
     notes.close();
+    reader.open?.closeAll();
+  });
+});
+
+describe('a file a stat found changed (its directory too busy for the notes to vouch)', () => {
+  /** Make the notes unable to vouch for anything in `dir`: a file created there since. */
+  let n = 0;
+  const stir = (dir: string) => writeFileSync(path.join(dir, `other-${n++}.jsonl`), '');
+
+  it('is read with that stat and, while the path names its inode, through the descriptor its last read kept: one stat and one read, no open, no fstat', async () => {
+    const { dir, file, notes, reader, t, r0 } = await trackedFile(watchedNotes());
+    await notes.settle();
+    appendFileSync(file, jsonl(assistant(3, [text('second')])));
+    stir(dir);
+    await notes.settle();
+    t.beginCheck();
+    const [stats, opens] = [reader.stats, reader.opens];
+    expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
+    const r1 = await t.read(file, ms(3));
+    if (!r1.ok) throw new Error(r1.reason);
+    expect(r1.state).toMatchObject({ records: 2, lastOutput: 'second' });
+    expect([reader.stats - stats, reader.opens - opens]).toEqual([1, 0]);
+
+    // Truncated and written shorter, on the same inode: read again from its start.
+    writeFileSync(file, jsonl(assistant(4, [text('rewritten')])));
+    stir(dir);
+    await notes.settle();
+    t.beginCheck();
+    expect(t.peekHandle(r1.handle, ms(4))).toBeUndefined();
+    const r2 = await t.read(file, ms(4));
+    expect(r2.ok && r2.state).toMatchObject({ records: 1, lastOutput: 'rewritten' });
+    expect([reader.stats - stats, reader.opens - opens]).toEqual([2, 0]);
+    notes.close();
+    reader.open?.closeAll();
+  });
+
+  it('is opened by its path when another file stands there (a rename over it): the new file is read, never the kept one', async () => {
+    const { dir, file, notes, reader, t, r0 } = await trackedFile(watchedNotes());
+    await notes.settle();
+    const next = path.join(dir, 'agent-a1.jsonl.tmp');
+    writeFileSync(next, jsonl(assistant(2, [text('replacement')])) + jsonl(assistant(3, [text('grown')])));
+    renameSync(next, file);
+    await notes.settle();
+    t.beginCheck();
+    const [stats, opens] = [reader.stats, reader.opens];
+    expect(t.peekHandle(r0.handle, ms(3))).toBeUndefined();
+    const r1 = await t.read(file, ms(3));
+    expect(r1.ok && r1.state).toMatchObject({ records: 2, lastOutput: 'grown' });
+    expect([reader.stats - stats, reader.opens - opens]).toEqual([1, 1]);
+    notes.close();
+    reader.open?.closeAll();
+  });
+
+  it('is stat-checked again when another read came between', async () => {
+    const notes = watchedNotes();
+    const a = await trackedFile(notes);
+    const fileB = path.join(a.dir, 'agent-b1.jsonl');
+    writeFileSync(fileB, jsonl(assistant(0, [text('b first')])));
+    const b0 = await a.t.read(fileB, ms(1));
+    if (!b0.ok) throw new Error(b0.reason);
+    await notes.settle();
+    appendFileSync(a.file, jsonl(assistant(3, [text('a second')])));
+    appendFileSync(fileB, jsonl(assistant(3, [text('b second')])));
+    stir(a.dir);
+    await notes.settle();
+    a.t.beginCheck();
+    const stats = a.reader.stats;
+    expect(a.t.peekHandle(a.r0.handle, ms(3))).toBeUndefined();
+    // B is read first: A's read stats A again (the stat taken is only ever the last one, for the next read).
+    const b1 = await a.t.read(fileB, ms(3));
+    expect(b1.ok && b1.state.lastOutput).toBe('b second');
+    const r1 = await a.t.read(a.file, ms(3));
+    expect(r1.ok && r1.state.lastOutput).toBe('a second');
+    expect(a.reader.stats - stats).toBe(3);
+    notes.close();
+    a.reader.open?.closeAll();
   });
 });
 

@@ -1,7 +1,7 @@
 // Reads only the bytes appended to a file since a saved position, line by line, with bounded
 // memory. Detects a replaced (new inode), truncated or rewritten file and starts over; a cold
 // start reads just the last `tailBytes`, dropping the partial first line. I/O; no parsing.
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { isPseudoDevice, pseudoDeviceReason } from '../../files/pseudo-files.js';
 import type { ChangeNotes, Note } from './change-notes.js';
 import { OpenFiles } from './open-files.js';
@@ -82,6 +82,12 @@ function isUnchanged(prev: TailPosition, st: { dev: number; ino: number; size: n
   return c.ino === st.ino && c.dev === st.dev && c.size === st.size && c.mtimeMs === st.mtimeMs && prev.splitter.fedTo === st.size;
 }
 
+/**
+ * How long the stat `unchangedBy` took of a changed file stands in for the stat of the read that
+ * follows it, in ms: the observer reads the file right after asking (the same row, the same check).
+ */
+const CHANGED_STAT_MS = 1_000;
+
 /** Reads appended bytes; `bytesRead` counts every byte read from disk (for tests and benches). */
 export class TailReader {
   bytesRead = 0;
@@ -95,6 +101,8 @@ export class TailReader {
   private buf: Buffer;
   /** Descriptors kept open for files written between checks (only with change notification): swept once a check, closed at the end. */
   readonly open?: OpenFiles;
+  /** The last stat by `unchangedBy` that found its file changed: the read that follows takes it instead of stating again. */
+  private changedStat?: { file: string; st: Stats; atMs: number };
 
   /** `notes`: change notification that may vouch for an untouched file instead of a stat, and for a kept descriptor. */
   constructor(
@@ -131,6 +139,7 @@ export class TailReader {
       if (!isUnchanged(prev, st)) {
         if (hadVouched) notes?.missed(st.mtimeMs);
         notes?.changed(file);
+        this.changedStat = { file, st, atMs: performance.now() };
         return undefined;
       }
     } catch {
@@ -168,10 +177,16 @@ export class TailReader {
     // Synchronous on purpose: a cached stat costs microseconds, an awaited one a thread-pool round trip.
     // Skipped for a file read before that change notification says was written since (a busy
     // wave's changed files, issue 37): it is the same regular file, opened at once and fstat'ed.
+    // Skipped too right after `unchangedBy` stat'ed the file and found it changed: that stat is
+    // taken (the notes were told then), and the read goes up to the size it saw.
     const isTouched = prev !== undefined && this.notes?.isTouched(file) === true;
-    const hadVouched = this.notes?.beforeStat(file) === true;
-    if (!isTouched) {
-      let pre;
+    const memo = this.changedStat;
+    this.changedStat = undefined;
+    let pre: Stats | undefined =
+      !isTouched && prev !== undefined && memo?.file === file && performance.now() - memo.atMs < CHANGED_STAT_MS ? memo.st : undefined;
+    // From here on an event marks the file touched again (`unchangedBy` said so before the stat it took).
+    const hadVouched = pre === undefined && this.notes?.beforeStat(file) === true;
+    if (!isTouched && pre === undefined) {
       try {
         this.stats++;
         pre = statSync(file, { throwIfNoEntry: false });
@@ -195,9 +210,12 @@ export class TailReader {
     }
     // The rest synchronous too: a read is a few KB appended, or a 32 KB cold tail; each awaited
     // call would be a thread-pool round trip (1,000 of them in a cold check of 1,000 agents).
-    // A touched file's descriptor kept from its last read (open-files.ts): the notes vouch that
-    // its path still names that file (no rename or unlink in its directory since).
-    const kept = isTouched && prev ? this.open?.take(file, prev.cursor.dev, prev.cursor.ino) : undefined;
+    // A descriptor kept from the file's last read (open-files.ts) is taken when the notes vouch
+    // that its path still names that file (no rename or unlink in its directory since), or when
+    // the stat just taken finds the path on its inode: a kept descriptor holds its inode, so no
+    // other file can have that number. Then that stat is the file's (no fstat).
+    const isStatVouched = pre !== undefined && prev !== undefined && pre.ino === prev.cursor.ino && pre.dev === prev.cursor.dev;
+    const kept = prev && (isTouched || isStatVouched) ? this.open?.take(file, prev.cursor.dev, prev.cursor.ino) : undefined;
     this.open?.drop(file);
     let fd: number;
     this.reads++;
@@ -216,12 +234,13 @@ export class TailReader {
     // Kept after the read only when it read a regular file without error.
     let isKeepable = false;
     try {
-      const st = fstatSync(fd);
+      const isKeptByStat = kept !== undefined && isStatVouched;
+      const st = isKeptByStat ? pre! : fstatSync(fd);
       if (!st.isFile()) return { ok: false, code: 'ENOTFILE', reason: `${file}: not a regular file` };
       // /proc/self/environ is a "regular file": named as a transcript, its bytes (API keys) are never read.
       if (isPseudoDevice(st.dev)) return { ok: false, code: 'EPSEUDO', reason: pseudoDeviceReason(file) };
-      // A kept descriptor vouches for growth only (none: a replacement whose event was lost?): the path is read.
-      if (kept && prev && st.size <= prev.splitter.fedTo) return await this.read(file, prev, h, coldBytes);
+      // A descriptor the notes kept vouches for growth only (none: a replacement whose event was lost?): the path is read.
+      if (kept && !isKeptByStat && prev && st.size <= prev.splitter.fedTo) return await this.read(file, prev, h, coldBytes);
       // Touched, yet the same size and mtime (its attributes changed, or the event came late): nothing to read.
       if (isTouched && prev && isUnchanged(prev, st)) {
         this.notes?.atEnd(file);
@@ -264,7 +283,8 @@ export class TailReader {
         mtimeMs: st.mtimeMs,
       };
       if (s.fedTo === st.size) this.notes?.atEnd(file);
-      isKeepable = this.keep(file, fd, st, kept?.openedAtMs);
+      // A descriptor a stat vouched for counts as opened now: it is as good as the path's.
+      isKeepable = this.keep(file, fd, st, isKeptByStat ? undefined : kept?.openedAtMs);
       return { ok: true, position: { cursor, splitter: s }, size: st.size, mtimeMs: st.mtimeMs, reset };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
