@@ -5,7 +5,7 @@
 // a parent that reported the agent finished before its tail. Each case also shows that the tail
 // alone gives another verdict (so the case has teeth), and the active case that the lazy read
 // reads less than the file.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/contracts/state-file.js';
@@ -20,7 +20,8 @@ import { parseTranscriptText } from '../../src/agents/claude-code/parse/parse-tr
 import { taskIdsMentioned } from '../../src/agents/claude-code/parse/records/tasks.js';
 import { createClaudeObserver } from '../../src/agents/claude-code/read/claude-observer.js';
 import { PrefixIds } from '../../src/agents/claude-code/read/prefix-ids.js';
-import type { TailOptions } from '../../src/observe/read/tail-file.js';
+import { TailReader, type TailOptions } from '../../src/observe/read/tail-file.js';
+import { createTranscriptTail } from '../../src/agents/claude-code/read/transcript-tail.js';
 import { expectColdAgreesWithLoop } from '../helpers/replay-agreement.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { turn2332Lines } from '../../bench/turn-2332.js';
@@ -416,6 +417,68 @@ describe('a lazy tail sized in records (issue 37): a Claude Code 2.1.332 transcr
       }
     }
     expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+  });
+
+  it('a cold check of many: once most short tails needed a size in records, the next reads start there (one read each, not two), judged as each alone', async () => {
+    const dir = tempDir();
+    const agents = 24;
+    const tasks = Array.from({ length: agents }, (_, k) => {
+      const file = path.join(dir, `agent-a${k}.jsonl`);
+      // 40 to 47 turns: some end on a turn with a request shape, some on ordinary ones.
+      const n = 40 + (k % 8);
+      writeFileSync(file, Array.from({ length: n }, (_, i) => turn2332Lines(`a${k}`, 's1', i, T0 + i * 5000)).join(''));
+      return row({ taskId: `t${k}`, agentId: `a${k}`, transcriptPath: file });
+    });
+    const observer = () =>
+      createClaudeObserver({ paths: new StatePaths(path.join(dir, 'state')), claudeConfigDir: path.join(dir, 'claude'), env: {}, isPersistent: false });
+    const judge = async (o: ReturnType<typeof observer>, task: Task, nowMs: number) =>
+      show(assess(task, mergeObservations([observeRow(task), ...(await o.observe(task, nowMs))]), DEFAULT_POLICY, nowMs));
+    const [within, past] = [T0 + 47 * 5000 + 30_000, T0 + 47 * 5000 + 200_000];
+    const shared = observer();
+    const ones = tasks.map(() => observer());
+    const alone = { opens: 0, bytes: 0 };
+    for (const [k, task] of tasks.entries()) {
+      // Each alone: its short tail, then one sized in records.
+      expect(await judge(shared, task, within), task.taskId).toBe(await judge(ones[k]!, task, within));
+      alone.opens += ones[k]!.stats().opens;
+      alone.bytes += ones[k]!.stats().bytesRead;
+    }
+    expect(alone.opens).toBe(2 * agents);
+    // Eight short tails first, then one read each but for one probe that starts short again.
+    expect(shared.stats().opens).toBe(agents + 8 + 1);
+    expect(shared.stats().bytesRead).toBeLessThan(alone.bytes * 0.95);
+    // And past the window, where the tails are read back.
+    for (const [k, task] of tasks.entries()) expect(await judge(shared, task, past), task.taskId).toBe(await judge(ones[k]!, task, past));
+  });
+
+  it('the size guessed for a cold read is only a start: ignored for a file read before, and outside the short and the wide sizes', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-a1.jsonl');
+    writeFileSync(file, turns(60, 0));
+    const size = Buffer.byteLength(turns(60, 0));
+    const tracker = () => createTranscriptTail(dir, new TailReader(), { isPersistent: false });
+    for (const [guess, bytes] of [
+      [48 * 1024, 48 * 1024],
+      [8 * 1024, 16 * 1024],
+      [512 * 1024, 16 * 1024],
+    ] as const) {
+      const t = tracker();
+      const r = await t.read(file, T0, { coldTailBytes: guess });
+      if (!r.ok) throw new Error(r.reason);
+      expect(r.handle.level, `${guess}`).toBe(guess === 48 * 1024 ? 1 : 0);
+      // Read from `bytes` before the end, the cut line dropped.
+      expect(t.reader.bytesRead - bytes, `${guess}`).toBeLessThanOrEqual(1);
+      expect(t.reader.bytesRead, `${guess}`).toBeGreaterThanOrEqual(bytes);
+      expect(r.state.tail?.from).toBeGreaterThanOrEqual(size - bytes - 1);
+    }
+    const t = tracker();
+    await t.read(file, T0);
+    appendFileSync(file, turns(1, 300));
+    t.beginCheck();
+    const before = t.reader.bytesRead;
+    const r = await t.read(file, T0 + 301_000, { coldTailBytes: 48 * 1024 });
+    expect(r.ok && r.handle.level).toBe(0);
+    expect(t.reader.bytesRead - before).toBe(Buffer.byteLength(turns(1, 300)) + 1);
   });
 });
 

@@ -37,6 +37,12 @@ export interface ReadOptions {
   context?: 'more' | 'wide' | 'full';
   /** With `more`: the size of the tail to read, in bytes from the end. */
   tailBytes?: number;
+  /**
+   * A read that finds no position (a cold start) and is asked for nothing more starts at a lazy
+   * tail of this size, as if asked for `more` (the caller's guess in records, from other files):
+   * skipped unless it lies between the short tail's size and the wide one's.
+   */
+  coldTailBytes?: number;
 }
 
 /** How far a state reaches back: a lazy tail, one sized in records, a wide lazy tail, or read back to the bound. */

@@ -70,7 +70,7 @@ export class TailTracker<S> {
       return Promise.resolve({ ok: true, state: mem.state, size: mem.size, mtimeMs: mem.mtimeMs, version: mem.version!, handle: mem });
     }
     const before = this.busy.get(file) ?? Promise.resolve();
-    const run = before.then(() => this.readNow(file, nowMs, want, opts.tailBytes));
+    const run = before.then(() => this.readNow(file, nowMs, want, opts.tailBytes, opts.coldTailBytes));
     const settled = run.catch(() => undefined);
     this.busy.set(file, settled);
     void settled.then(() => {
@@ -200,7 +200,7 @@ export class TailTracker<S> {
     return this.lacksContext(e.state) && (e.level ?? 0) < want;
   }
 
-  private async readNow(file: string, nowMs: number, want: Level, sizedBytes?: number): Promise<TrackResult<S>> {
+  private async readNow(file: string, nowMs: number, want: Level, sizedBytes?: number, coldBytes?: number): Promise<TrackResult<S>> {
     let prev = await this.entryFor(file);
     const parser = this.parser;
     const opts = this.reader.opts;
@@ -210,8 +210,10 @@ export class TailTracker<S> {
     const lazy = Math.min(opts.tailBytes, opts.lazyTailBytes);
     const wide = Math.min(opts.tailBytes, opts.maxColdBytes);
     const isSized = isLazyParser && sizedBytes !== undefined && sizedBytes > lazy && sizedBytes < wide;
+    // A cold start the caller guessed a size in records for starts at that level (asked for nothing more).
+    const isColdSized = isLazyParser && want === 0 && !isSized && coldBytes !== undefined && coldBytes > lazy && coldBytes < wide;
     const sizes = isLazyParser
-      ? [lazy, isSized ? Math.ceil(sizedBytes!) : wide, wide, opts.maxColdBytes]
+      ? [lazy, isSized ? Math.ceil(sizedBytes!) : isColdSized ? Math.ceil(coldBytes!) : wide, wide, opts.maxColdBytes]
       : [opts.tailBytes, opts.tailBytes, opts.tailBytes, opts.tailBytes];
     /** The level after `l`: the sized one only when asked for with its size. */
     const next = (l: Level): Level => (l === 0 && !isSized ? 2 : ((l + 1) as Level));
@@ -222,6 +224,7 @@ export class TailTracker<S> {
       [reportedFrom, level, prev] = [prev.lazyFrom, next(prev.level ?? 0), undefined];
     } else if (!prev && want > 0)
       level = want === 1 && isSized ? 1 : 2; // asked for context at once: no short tail first
+    else if (!prev && isColdSized) level = 1;
     else if (prev && this.lacksContext(prev.state)) level = prev.level ?? 0;
     let lazyFrom = prev?.lazyFrom;
     let state = prev?.state ?? parser.empty();

@@ -17,6 +17,7 @@ import { TailReader, type TailOptions } from '../../../observe/read/tail-file.js
 import { SAVE_AGE_MS } from '../../../observe/read/tail-tracker.js';
 import { createTranscriptTail } from './transcript-tail.js';
 import { sizedTailBytes, tailSuffices } from '../parse/tail-context.js';
+import { ColdTailPrior } from './cold-tail-prior.js';
 import { DEFAULT_POLICY } from '../../../core/policy.js';
 import { PrefixIds } from './prefix-ids.js';
 import { withChildHooks, type ChildHooks } from '../parse/child-hooks.js';
@@ -84,6 +85,8 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
   const lastReads = new Map<string, LastRead>();
   const isDeferrable = (l: LastRead, task: Task, file: string, nowMs: number) =>
     l.task === task && l.path === file && nowMs >= l.trace.readAtMs && nowMs < l.trace.readUntilMs && nowMs >= l.trace.fromMs && nowMs < l.trace.untilMs;
+  /** What this observer's cold reads learned of a tail that vouches (cold-tail-prior.ts). */
+  const coldTails = new ColdTailPrior();
   const prefixes = new PrefixIds(reader.opts.maxColdBytes, persistent ? opts.paths.observeFile('prefix-ids.json') : undefined);
 
   async function observeTranscript(
@@ -113,16 +116,24 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       last.deferred ??= { ...last.part, isDeferred: true };
       return last.deferred;
     }
-    let r = await transcripts.read(found.location.path, nowMs);
+    // A cold read starts at the size in records the recent cold reads needed, once most needed one.
+    const coldTailBytes = coldTails.start();
+    let r = await transcripts.read(found.location.path, nowMs, coldTailBytes === undefined ? undefined : { coldTailBytes });
+    const isShortCold = r.ok && r.reset === 'cold' && r.handle.level === 0;
     // A lazy cold tail that cannot vouch for the verdict (tail-context.ts) is read again sized in
     // records when it was only too short in messages, then widened, then completed.
+    let sizedBytes = 0;
     for (const context of ['more', 'wide', 'full'] as const) {
       if (!r.ok || tailSuffices(r.state, nowMs, baseTimeoutMs)) break;
       const tail = r.state.tail;
       const tailBytes = context === 'more' && tail ? sizedTailBytes(r.state, r.size - tail.from, nowMs, baseTimeoutMs) : undefined;
       if (context === 'more' && tailBytes === undefined) continue;
+      if (context === 'more') sizedBytes = tailBytes!;
+      // Not for lack of messages: no size in records would have vouched (nothing to learn).
+      else if (sizedBytes === 0) sizedBytes = -1;
       r = await transcripts.read(found.location.path, nowMs, { context, tailBytes });
     }
+    if (isShortCold && sizedBytes >= 0) coldTails.note(sizedBytes);
     if (!r.ok) {
       trace.isMemoizable = false;
       finder.invalidate(q);
