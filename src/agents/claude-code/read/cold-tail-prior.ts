@@ -19,12 +19,17 @@ export const PROBE_EVERY = 16;
 export class ColdTailPrior {
   /** 0: the short tail vouched; else the size in records the file was read again at. */
   private outcomes: number[] = [];
+  /** What the outcomes say a cold read should start at (worked out once per outcome, not per ask). */
+  private guess: number | undefined;
   private asked = 0;
 
   /** A cold read that started short: `sizedBytes` is the size it was read again at (0: the short tail vouched). */
   note(sizedBytes: number): void {
     this.outcomes.push(sizedBytes);
     if (this.outcomes.length > WINDOW) this.outcomes.shift();
+    const sized = this.outcomes.filter((b) => b > 0).sort((a, b) => a - b);
+    this.guess =
+      this.outcomes.length >= MIN_OUTCOMES && sized.length >= this.outcomes.length * SIZED_SHARE ? sized[Math.ceil(sized.length * SIZED_SHARE) - 1] : undefined;
   }
 
   /**
@@ -33,10 +38,7 @@ export class ColdTailPrior {
    * of the sizes asked for, so that most starts need no second read.
    */
   start(): number | undefined {
-    if (this.outcomes.length < MIN_OUTCOMES) return undefined;
-    if (++this.asked % PROBE_EVERY === 0) return undefined;
-    const sized = this.outcomes.filter((b) => b > 0).sort((a, b) => a - b);
-    if (sized.length < this.outcomes.length * SIZED_SHARE) return undefined;
-    return sized[Math.ceil(sized.length * SIZED_SHARE) - 1];
+    if (this.guess === undefined || ++this.asked % PROBE_EVERY === 0) return undefined;
+    return this.guess;
   }
 }
