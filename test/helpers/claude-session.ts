@@ -1,4 +1,4 @@
-// Run the real `claude -p` (one of CLAUDE_VERSIONS: the pinned newest 2.1.332, or 2.1.197) in a scratch HOME
+// Run the real `claude -p` (one of CLAUDE_VERSIONS: the pinned newest 2.1.337, 2.1.332, or 2.1.197) in a scratch HOME
 // against the scripted model server (model-server.ts), the way
 // ../shared/reference/claude-code-2.1.197.md "Running it offline" does.
 //
@@ -27,22 +27,25 @@ import { describe, onTestFinished } from 'vitest';
 import { REPO_ROOT } from './cli.js';
 import type { ModelServer } from './model-server.js';
 
-// The Claude Code versions the real-session tests run: the pinned newest (2.1.332, which owns
-// node_modules/.bin/claude) and the oldest supported (2.1.197, installed beside it through the npm
-// alias claude-code-2.1.197). Adding the next version is one line here (and an npm alias).
+// The Claude Code versions the real-session tests run: the pinned newest (2.1.337, the registry's
+// `latest` on 2026-12-07, which owns node_modules/.bin/claude), the newest of the round before
+// (2.1.332) and the oldest supported (2.1.197), the last two installed beside it through the npm
+// aliases claude-code-2.1.332 and claude-code-2.1.197. Adding the next version is one line here
+// (and an npm alias).
 export const CLAUDE_VERSIONS = {
-  '2.1.332': path.join(REPO_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+  '2.1.337': path.join(REPO_ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'bin', 'claude.exe'),
+  '2.1.332': path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.332', 'bin', 'claude.exe'),
   '2.1.197': path.join(REPO_ROOT, 'node_modules', 'claude-code-2.1.197', 'bin', 'claude.exe'),
 } as const;
 export type ClaudeVersion = keyof typeof CLAUDE_VERSIONS;
 /** Every version, newest first: `describe.each(ALL_VERSIONS)` for behaviour both hold. */
 export const ALL_VERSIONS = Object.keys(CLAUDE_VERSIONS) as ClaudeVersion[];
-export const NEWEST: ClaudeVersion = '2.1.332';
+export const NEWEST: ClaudeVersion = '2.1.337';
 export const OLDEST: ClaudeVersion = '2.1.197';
 
 /** The tests written before the table ran 2.1.197 by this path; they still do. */
 export const CLAUDE_BIN = CLAUDE_VERSIONS[OLDEST];
-/** The pinned newest, 2.1.332 (node_modules/.bin/claude). */
+/** The pinned newest, 2.1.337 (node_modules/.bin/claude). */
 export const CLAUDE_BIN_LATEST = path.join(REPO_ROOT, 'node_modules', '.bin', 'claude');
 export const claudeBin = (version: ClaudeVersion = OLDEST) => CLAUDE_VERSIONS[version];
 

@@ -1,5 +1,5 @@
 // The plugin installed the way Claude Code users install it, exactly as a release publishes it,
-// with the real Claude Code 2.1.332 and 2.1.197, offline. A clean clone of this working tree (no
+// with the real Claude Code 2.1.337 (the pinned newest) and 2.1.197, offline. A clean clone of this working tree (no
 // generated file) runs the release (scripts/release-plugin.mjs: the built tree committed onto its
 // branch claude-plugin); the clone is then the repo as its own marketplace. Its marketplace entry is
 // what main ships: `github` OmniNode-ai/dispatch-watchdog, ref claude-plugin. The HOME each Claude
@@ -26,7 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELEASE_BRANCH } from '../../scripts/release-plugin.mjs';
-import { CLAUDE_BIN, CLAUDE_BIN_LATEST, claudeEnv, claudeSkip, startClaude } from '../helpers/claude-session.js';
+import { CLAUDE_BIN, CLAUDE_BIN_LATEST, claudeEnv, claudeSkip, NEWEST, startClaude } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
 import { bash, contentText, startModelServer, text, toolUse, type LoggedRequest, type ModelServer } from '../helpers/model-server.js';
 import { writeWave } from '../helpers/state.js';
@@ -47,7 +47,7 @@ const repoSlug = new URL(
   .replace(/\.git$/, '');
 
 const VERSIONS = [
-  { version: '2.1.332', bin: CLAUDE_BIN_LATEST },
+  { version: NEWEST, bin: CLAUDE_BIN_LATEST },
   { version: '2.1.197', bin: CLAUDE_BIN },
 ];
 
@@ -255,7 +255,7 @@ describe.skipIf(claudeSkip !== undefined).each(VERSIONS)(
 );
 
 describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
-  it('claude plugin validate: 2.1.332 --strict passes on the repo (marketplace) and on the release; 2.1.197 knows every field but engines (it ignores it at load time)', async () => {
+  it(`claude plugin validate: ${NEWEST} --strict passes on the repo (marketplace) and on the release; 2.1.197 knows every field but engines (it ignores it at load time)`, async () => {
     const tree = path.join(scratch, 'validate-release');
     await gitIn(clone, 'worktree', 'add', '-q', '--detach', tree, RELEASE_BRANCH);
     const home = path.join(scratch, 'home-validate');
@@ -280,7 +280,7 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
     await expectSkillAndHookWork(r, dir, 'E-PLUGIN-DIR-RELEASE');
   }, 300_000);
 
-  it('--plugin-dir on plugin/ built by npm run build:plugin in a clone of main, with 2.1.332', async () => {
+  it(`--plugin-dir on plugin/ built by npm run build:plugin in a clone of main, with ${NEWEST}`, async () => {
     await run('npm', ['run', 'build:plugin'], { cwd: clone, timeout: 120_000 });
     expect(existsSync(path.join(clone, 'plugin', 'package.json'))).toBe(false);
     const home = path.join(scratch, 'home-plugin-dir-built');
