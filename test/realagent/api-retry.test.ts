@@ -1,10 +1,12 @@
 // Rate-limit backoffs on real sessions (issue 17 item 1): Claude Code 2.1.197 writes its retries
-// only to the `claude -p --output-format stream-json` output (`system/api_retry`, no timestamp).
+// only to the `claude -p --output-format stream-json` output (`system/api_retry`, no timestamp
+// before 2.1.337, which stamps it `written_at`).
 // A row whose transcript_path is that file is never stalled while Claude Code waits out a
 // `retry-after` longer than the window, nor during 529 retries without one; the give-up is acted
 // on at once (`api_gave_up`).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALL_VERSIONS, describeVersions, startClaude } from '../helpers/claude-session.js';
+import { statSync } from 'node:fs';
+import { ALL_VERSIONS, describeVersions, NEWEST, startClaude } from '../helpers/claude-session.js';
 import { runCli, until } from '../helpers/cli.js';
 import { startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { writeWave } from '../helpers/state.js';
@@ -23,6 +25,16 @@ async function judge(stateDir: string, claudeDir: string, aheadMs = 0) {
   return { code: r.code, task: JSON.parse(r.stdout).tasks[0] as Record<string, any> };
 }
 
+/** The stream file's size and mtime, and the judged row as of `aheadMs` from its mtime, taken while the file did not change. */
+async function stableJudge(stateDir: string, claudeDir: string, file: string, aheadMs: number) {
+  for (let i = 0; ; i++) {
+    const before = statSync(file);
+    const { task } = await judge(stateDir, claudeDir, before.mtimeMs + aheadMs - Date.now());
+    const after = statSync(file);
+    if ((before.size === after.size && before.mtimeMs === after.mtimeMs) || i >= 20) return { task, mtimeMs: after.mtimeMs };
+  }
+}
+
 describeVersions(
   ALL_VERSIONS,
   'API retries of a real claude -p session, from its stream-json output',
@@ -34,6 +46,16 @@ describeVersions(
       const stateDir = tempDir();
       writeWave(stateDir, 'E-RL', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', transcript_path: s.streamPath }]);
       await until(() => s.stream().some((r) => r.type === 'system' && r.subtype === 'api_retry'), 60_000, 'the first api_retry line');
+      // The retry, the newest line, is the agent's last activity: dated by its own `written_at`
+      // (2.1.337 stamps every undated stream-json record), else by the file's mtime (its last write).
+      const retryRecord = s.stream().find((r) => r.subtype === 'api_retry')!;
+      if (version === NEWEST) expect(typeof retryRecord.written_at).toBe('string');
+      const later = await stableJudge(stateDir, s.claudeDir, s.streamPath, 4_000);
+      const lastLine = s.stream().at(-1)!;
+      expect(lastLine.subtype).toBe('api_retry');
+      const lastMs = typeof lastLine.written_at === 'string' ? Date.parse(lastLine.written_at) : later.mtimeMs;
+      expect(Math.abs(later.mtimeMs - lastMs)).toBeLessThan(1_000);
+      expect(later.task.idle_seconds, JSON.stringify(later.task)).toBe(Math.round((later.mtimeMs + 4_000 - lastMs) / 1000));
       // 6 s into an 8 s wait, past the 5 s window: backing off, not stalled.
       const waiting = await judge(stateDir, s.claudeDir, 6_000);
       expect(waiting.task, JSON.stringify(waiting.task)).toMatchObject({ verdict: 'healthy', exemptions: ['rate_limit'] });

@@ -6,7 +6,7 @@
 // start/end, from the family's flags, actor and marks), then the family's own `apply`.
 // To add a record type: a name in RECORD_TYPES, its row in RECORD_FAMILIES, one family file
 // under records/; a `system` subtype: one row in records/system.ts SYSTEM_SUBTYPES.
-import { isRec, str, type RecordActor, type RecordContext } from './records/family.js';
+import { isRec, recordTime, type RecordActor, type RecordContext } from './records/family.js';
 import { familyOf } from './records/table.js';
 import { applyTurn } from './records/turn.js';
 import type { TranscriptState } from './transcript-state.js';
@@ -17,7 +17,7 @@ export type { RecordActor } from './records/family.js';
 export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: string): void {
   if (!isRec(rec) || typeof rec.type !== 'string') return;
   s.records++;
-  const ts = str(rec.timestamp);
+  const ts = recordTime(rec);
   const parsed = ts === undefined ? NaN : Date.parse(ts);
   const family = familyOf(rec.type);
   const ctx: RecordContext = {
@@ -28,6 +28,8 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   };
   applyTurn(s, rec, at, family, ctx);
   family.apply(s, rec, ctx);
+  // An undated record of the agent at work (a retry) as the newest: the file's mtime is its time.
+  s.isUndatedAgentLast = ctx.atMs === undefined && ctx.actor === 'agent' && family.isSession ? true : undefined;
 }
 
 /** The actor of one parsed record (see RecordActor). */

@@ -98,11 +98,15 @@ export function mtimeSameAsOf(mtimeMs: number, nowMs: number): { fromMs: number;
 export function summarizeTranscript(s: TranscriptState, facts: TranscriptFacts = {}): PartialObservation {
   const part: PartialObservation = { source: 'transcript', recentCalls: s.recent.slice() };
   if (s.lastEventMs !== undefined) part.lastProgressMs = s.lastEventMs;
+  // The newest record is the agent at work with no time of its own (a stream-json retry before
+  // 2.1.337): the file's last write is it. Without this, a retry storm longer than the window
+  // after the last dated record would look like silence.
+  const mtime = mtimeAsOf(facts);
+  if (s.isUndatedAgentLast && mtime !== undefined && mtime > (part.lastProgressMs ?? -Infinity)) part.lastProgressMs = mtime;
   if (s.cwd !== undefined) part.cwd = s.cwd;
   // Output growth is the agent's own writing. The file's mtime is used only for records without
   // timestamps (stream-json output): harness lines (queued messages, an interruption) also
   // touch the file and must not keep a wedged agent looking alive.
-  const mtime = mtimeAsOf(facts);
   const grewAt = s.lastAssistantMs ?? (s.lastEventMs === undefined ? mtime : undefined);
   if (grewAt !== undefined && s.records > 0) part.outputGrewAtMs = grewAt;
   const last = pickLastTool(s);

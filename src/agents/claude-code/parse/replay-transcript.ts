@@ -8,6 +8,7 @@ import { mergeObservations } from '../../../observe/parse/observation-merge.js';
 import { observeRow } from '../../../observe/parse/observe-row.js';
 import { observeTranscript, type ChildTranscript } from './observe-transcript.js';
 import { applyTranscriptRecord, recordActor, type RecordActor } from './parse-transcript-record.js';
+import { isRec, recordTime } from './records/family.js';
 import { emptyTranscriptState, type TranscriptState } from './transcript-state.js';
 import { CLAUDE_LENS } from './tool-kinds.js';
 import type { ReplayInput, ReplayResult, ReplaySource, VerdictChange } from '../../../core/replay-types.js';
@@ -42,8 +43,8 @@ function timedRecords(src: ReplaySource, source: number, bad: string[]): TimedRe
       bad.push(`${src.file}:${i + 1}`);
       return;
     }
-    const ts = (rec as { timestamp?: unknown } | null)?.timestamp;
-    const ms = typeof ts === 'string' ? Date.parse(ts) : NaN;
+    const ts = isRec(rec) ? recordTime(rec) : undefined;
+    const ms = ts === undefined ? NaN : Date.parse(ts);
     if (Number.isFinite(ms)) lastMs = ms;
     if (lastMs === undefined) {
       pending.push({ rec, line: i + 1 });

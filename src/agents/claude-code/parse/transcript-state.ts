@@ -103,6 +103,11 @@ export interface TranscriptState {
   tail?: TailLedger;
   /** A manual `/compact` is under way: its records are the human's, not the agent's. */
   isManualCompact?: boolean;
+  /**
+   * The newest record shows the agent at work but carries no time: a stream-json `system/api_retry`
+   * before Claude Code 2.1.337 (which stamps it `written_at`). The file's mtime dates it.
+   */
+  isUndatedAgentLast?: true;
   /** A final `type:"result"` record (stream-json output) was seen. */
   result?: { subtype?: string; atMs?: number; isError?: boolean };
   compactedAtMs?: number;

@@ -7,6 +7,13 @@ export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'objec
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/**
+ * When a record was written: its `timestamp`, else its `written_at`. Claude Code 2.1.337 stamps
+ * the stream-json records that carry no `timestamp` (`system/*`, `result`: an `api_retry`, a
+ * hook's start) with `written_at`; older versions leave them undated.
+ */
+export const recordTime = (rec: Rec): string | undefined => str(rec.timestamp) ?? str(rec.written_at);
+
 /** Own keys only: a record type or subtype named like an Object.prototype member (`constructor`) finds no row. */
 export const rowOf = <T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined =>
   typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined;
