@@ -1,6 +1,7 @@
-// Real Claude Code 2.1.332 sessions (test/fixtures/real-2.1.332/README.md) through `replay`, which
+// Real Claude Code 2.1.332 and 2.1.337 sessions (test/fixtures/real-2.1.33x/README.md) through `replay`, which
 // reads transcripts only (issue 38): Claude Code's own stall kill is a failure at its record, and
 // the session with API retries is backoff while `system/api_error` records announce the wait.
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -10,10 +11,18 @@ import { replayInputOf } from '../helpers/replay-agreement.js';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real-2.1.332');
 
-describe('replay over real 2.1.332 sessions', () => {
+/** The session's own transcript in a recorded scenario's dir (its one `<session>.jsonl`). */
+const sessionOf = (dir: string) => readdirSync(dir).find((n) => /^[0-9a-f-]{36}\.jsonl$/.test(n))!;
+/** The dir and name of the scenario's one subagent transcript. */
+function subagentOf(dir: string): [string, string] {
+  const sub = path.join(dir, sessionOf(dir).replace(/\.jsonl$/, ''), 'subagents');
+  return [sub, readdirSync(sub).find((n) => n.startsWith('agent-') && n.endsWith('.jsonl'))!];
+}
+
+describe.each(['2.1.332', '2.1.337'])('replay over real %s sessions', (version) => {
+  const root = path.resolve(DIR, '..', `real-${version}`);
   it("the subagent Claude Code's stall watchdog killed is stalled (runtime_killed) at the harness's interruption record, never waiting_human", async () => {
-    const dir = path.join(DIR, 'bg-agent-stall-kill', 'c516172b-9491-41c2-b86a-ede8c4aa912b', 'subagents');
-    const r = replayTranscript(await replayInputOf(dir, 'agent-abaa977f42daf9802.jsonl'), DEFAULT_POLICY);
+    const r = replayTranscript(await replayInputOf(...subagentOf(path.join(root, 'bg-agent-stall-kill'))), DEFAULT_POLICY);
     expect(r.badLines).toEqual([]);
     const kinds = r.changes.map((c) => c.verdict.kind);
     expect(kinds).not.toContain('waiting_human');
@@ -23,14 +32,14 @@ describe('replay over real 2.1.332 sessions', () => {
   });
 
   it('the main session retrying 429s is never stalled', async () => {
-    const r = replayTranscript(await replayInputOf(path.join(DIR, 'main-retry-bash'), '11bd68f5-94e6-4ca9-9e69-11231384d41e.jsonl'), DEFAULT_POLICY);
+    const dir = path.join(root, 'main-retry-bash');
+    const r = replayTranscript(await replayInputOf(dir, sessionOf(dir)), DEFAULT_POLICY);
     expect(r.badLines).toEqual([]);
     expect(r.changes.filter((c) => c.verdict.kind === 'stalled')).toEqual([]);
   });
 
   it('a subagent parked on the command Claude Code moved to the background is waiting on it (open, bounded by the 10 min background limit), never finished', async () => {
-    const dir = path.join(DIR, 'parked-on-background-command', 'd2a4e170-0dba-433b-96af-489811779975', 'subagents');
-    const r = replayTranscript(await replayInputOf(dir, 'agent-a74b351fc5cf6a059.jsonl'), DEFAULT_POLICY);
+    const r = replayTranscript(await replayInputOf(...subagentOf(path.join(root, 'parked-on-background-command'))), DEFAULT_POLICY);
     expect(r.badLines).toEqual([]);
     expect(r.changes.map((c) => c.verdict.kind)).not.toContain('inconsistent');
     // Healthy throughout the wait; the file's end judged as never continuing is the command's

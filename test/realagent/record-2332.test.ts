@@ -1,4 +1,5 @@
-// The recorder of test/fixtures/real-2.1.332/ (issue 38): real Claude Code 2.1.332 sessions against
+// The recorder of test/fixtures/real-2.1.332/ (issue 38) and real-2.1.337/ (`DW_RECORD_VERSION=2.1.337`):
+// real Claude Code sessions of that version against
 // the scripted model server, their whole project dir (lead, subagents, meta.json), the stream-json
 // stdout (stamped as record-2197.test.ts does), every hook payload (a `cat >> hooks.ndjson` command
 // on each event) and the `sessions/<pid>.json` the run wrote, copied into the fixtures dir.
@@ -8,12 +9,14 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeSkipFor, startClaude, type ClaudeSession } from '../helpers/claude-session.js';
+import { claudeSkipFor, startClaude, type ClaudeSession, type ClaudeVersion } from '../helpers/claude-session.js';
 import { until } from '../helpers/cli.js';
 import { agent, bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const OUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/real-2.1.332');
+/** The version recorded: 2.1.332 unless DW_RECORD_VERSION names another (the scenarios need 2.1.332's behaviour or later). */
+const VERSION = (process.env.DW_RECORD_VERSION ?? '2.1.332') as ClaudeVersion;
+const OUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), `../fixtures/real-${VERSION}`);
 let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
@@ -97,7 +100,7 @@ const save = (dir: string, s: ClaudeSession, stream: string, sess: { body: strin
   );
 };
 
-describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD !== '1')('record real 2.1.332 sessions', { timeout: 400_000 }, () => {
+describe.skipIf(process.env.DW_RECORD !== '1' || claudeSkipFor(VERSION) !== undefined)(`record real ${VERSION} sessions`, { timeout: 400_000 }, () => {
   it('bg-agent-stall-kill: a background subagent runs a command, its next reply freezes, Claude Code kills it at 20 s; the lead answers the failure', async () => {
     const lead = 'REC332-LEAD';
     const sub = 'REC332-SUB';
@@ -110,7 +113,7 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
     const s = startClaude({
       server,
       prompt: `${lead}: dispatch the build`,
-      version: '2.1.332',
+      version: VERSION,
       home: hookHome(),
       env: { CLAUDE_ASYNC_AGENT_STALL_TIMEOUT_MS: '20000' },
     });
@@ -127,7 +130,7 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
     const sub = 'REC332-CSUB';
     server.script(lead, [{ blocks: [agent(`${sub}: run the build`)] }, { blocks: [text('Waiting for the agent.')] }, { blocks: [text('The build is done.')] }]);
     server.script(sub, [{ blocks: [bash(`node -e "setTimeout(()=>console.log('built'),2000)"`)] }, { blocks: [text('Build finished: built.')] }]);
-    const s = startClaude({ server, prompt: `${lead}: dispatch the build`, version: '2.1.332', home: hookHome() });
+    const s = startClaude({ server, prompt: `${lead}: dispatch the build`, version: VERSION, home: hookHome() });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);
     expect((await s.exited).code).toBe(0);
@@ -145,7 +148,7 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
       ],
       { blocks: [text('All done.')] },
     ]);
-    const s = startClaude({ server, prompt: `${marker}: build`, version: '2.1.332', home: hookHome() });
+    const s = startClaude({ server, prompt: `${marker}: build`, version: VERSION, home: hookHome() });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);
     expect((await s.exited).code).toBe(0);
@@ -162,7 +165,7 @@ describe.skipIf(claudeSkipFor('2.1.332') !== undefined || process.env.DW_RECORD 
       { blocks: [text('It moved to the background; waiting for it.')] },
       { blocks: [text('The build finished: built.')] },
     ]);
-    const s = startClaude({ server, prompt: `${lead}: dispatch`, version: '2.1.332', home: hookHome() });
+    const s = startClaude({ server, prompt: `${lead}: dispatch`, version: VERSION, home: hookHome() });
     const st = stamper(s.streamPath);
     const sf = sessionFile(s);
     expect((await s.exited).code).toBe(0);

@@ -1,5 +1,5 @@
 // The transcript fold's fast path (issue 37, skim-record.ts) changes nothing it folds: real
-// Claude Code 2.1.332 transcripts recorded by the suite (test/fixtures/real-2.1.332/), the bench's
+// Claude Code 2.1.332 and 2.1.337 transcripts recorded by the suite (test/fixtures/real-2.1.33x/), the bench's
 // generated 2.1.332 turns and the shared real transcripts of older versions are folded line by line
 // with and without it, from byte 0 and from a tail start, and every state must be the same.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { turn2332Lines } from '../../bench/turn-2332.js';
 import { CLAUDE_FIXTURES } from '../helpers/shared-fixtures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const REAL_2332 = path.resolve(here, '../fixtures/real-2.1.332');
+const REAL = ['2.1.332', '2.1.337'].map((v) => [v, path.resolve(here, `../fixtures/real-${v}`)] as const);
 
 function jsonlFiles(dir: string): string[] {
   let names: string[];
@@ -53,17 +53,19 @@ function foldBothWays(text: string, file: string, tailStart = false): number {
 }
 
 describe('the fast path folds exactly what the full parse folds', () => {
-  const real = jsonlFiles(REAL_2332);
-  it.skipIf(real.length === 0)(`real 2.1.332 transcripts recorded by the suite (${real.length} files), from byte 0 and from a tail start`, () => {
-    let skimmed = 0;
-    for (const f of real) {
-      const text = readFileSync(f, 'utf8');
-      skimmed += foldBothWays(text, f);
-      foldBothWays(text, f, true);
-    }
-    // The test means something only if the fast path took lines.
-    expect(skimmed).toBeGreaterThan(real.length);
-  });
+  for (const [version, dir] of REAL) {
+    const real = jsonlFiles(dir);
+    it.skipIf(real.length === 0)(`real ${version} transcripts recorded by the suite (${real.length} files), from byte 0 and from a tail start`, () => {
+      let skimmed = 0;
+      for (const f of real) {
+        const text = readFileSync(f, 'utf8');
+        skimmed += foldBothWays(text, f);
+        foldBothWays(text, f, true);
+      }
+      // The test means something only if the fast path took lines.
+      expect(skimmed).toBeGreaterThan(real.length);
+    });
+  }
 
   it("generated 2.1.332 turns (the bench's record mix), with every shape of line the skim must decline", () => {
     const turns = Array.from({ length: 24 }, (_, i) => turn2332Lines('a1', 'sess-0', i, Date.parse('2026-12-05T10:00:00Z') + i * 5000)).join('');
