@@ -26,7 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELEASE_BRANCH } from '../../scripts/release-plugin.mjs';
-import { CLAUDE_BIN, CLAUDE_BIN_LATEST, claudeEnv, claudeSkip, NEWEST, startClaude } from '../helpers/claude-session.js';
+import { CLAUDE_BIN, CLAUDE_BIN_LATEST, claudeBin, claudeEnv, claudeSkip, NEWEST, startClaude } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
 import { bash, contentText, startModelServer, text, toolUse, type LoggedRequest, type ModelServer } from '../helpers/model-server.js';
 import { writeWave } from '../helpers/state.js';
@@ -255,15 +255,25 @@ describe.skipIf(claudeSkip !== undefined).each(VERSIONS)(
 );
 
 describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
-  it(`claude plugin validate: ${NEWEST} --strict passes on the repo (marketplace) and on the release; 2.1.197 knows every field but engines (it ignores it at load time)`, async () => {
+  it(`claude plugin validate: ${NEWEST} --strict passes on the release, and on the repo (marketplace) but for its bin/ warning; 2.1.332 --strict on both; 2.1.197 knows every field but engines (it ignores it at load time)`, async () => {
     const tree = path.join(scratch, 'validate-release');
     await gitIn(clone, 'worktree', 'add', '-q', '--detach', tree, RELEASE_BRANCH);
     const home = path.join(scratch, 'home-validate');
     mkdirSync(home);
-    for (const target of [clone, path.join(tree, '.claude-plugin', 'plugin.json')]) {
-      const { stdout } = await claude(CLAUDE_BIN_LATEST, ['plugin', 'validate', '--strict', target], home, 120_000);
+    const release = path.join(tree, '.claude-plugin', 'plugin.json');
+    for (const target of [clone, release]) {
+      const { stdout } = await claude(claudeBin('2.1.332'), ['plugin', 'validate', '--strict', target], home, 120_000);
       expect(stdout).toContain('Validation passed');
     }
+    // What users install (the release branch, no bin/) passes the newest --strict.
+    expect((await claude(CLAUDE_BIN_LATEST, ['plugin', 'validate', '--strict', release], home, 120_000)).stdout).toContain('Validation passed');
+    // The repo's root is the marketplace and a plugin holding the npm package's bin/: 2.1.337 warns
+    // that claude.ai's plugin directory refuses files in bin/ (Claude Code loads them). Its only warning.
+    const repo = await claude(CLAUDE_BIN_LATEST, ['plugin', 'validate', clone], home, 120_000);
+    expect(repo.stdout).toContain('Validation passed');
+    expect(repo.stdout.split('Provides:')[0]!.match(/❯ [^\n]*/g)).toEqual([
+      expect.stringMatching(/^❯ bin: claude\.ai refuses a plugin with files in its bin\/ folder/),
+    ]);
     expect((await claude(CLAUDE_BIN, ['plugin', 'validate', '--strict', clone], home, 120_000)).stdout).toContain('Validation passed');
     const old = await claude(CLAUDE_BIN, ['plugin', 'validate', path.join(tree, '.claude-plugin', 'plugin.json')], home, 120_000);
     expect(old.stdout).toContain('Validation passed');
