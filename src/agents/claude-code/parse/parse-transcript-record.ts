@@ -29,7 +29,9 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   applyTurn(s, rec, at, family, ctx);
   family.apply(s, rec, ctx);
   // An undated record of the agent at work (a retry) as the newest: the file's mtime is its time.
-  s.isUndatedAgentLast = ctx.atMs === undefined && ctx.actor === 'agent' && family.isSession ? true : undefined;
+  // Written only when it changes: most states never carry it, and most records are dated.
+  if (ctx.atMs === undefined && ctx.actor === 'agent' && family.isSession) s.isUndatedAgentLast = true;
+  else if (s.isUndatedAgentLast) s.isUndatedAgentLast = undefined;
 }
 
 /** The actor of one parsed record (see RecordActor). */
