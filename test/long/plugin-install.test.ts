@@ -275,7 +275,7 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
       expect.stringMatching(/^❯ bin: claude\.ai refuses a plugin with files in its bin\/ folder/),
     ]);
     expect((await claude(CLAUDE_BIN, ['plugin', 'validate', '--strict', clone], home, 120_000)).stdout).toContain('Validation passed');
-    const old = await claude(CLAUDE_BIN, ['plugin', 'validate', path.join(tree, '.claude-plugin', 'plugin.json')], home, 120_000);
+    const old = await claude(CLAUDE_BIN, ['plugin', 'validate', release], home, 120_000);
     expect(old.stdout).toContain('Validation passed');
     expect(old.stdout.match(/❯ [^\n]*/g)).toEqual([expect.stringMatching(/^❯ engines: Unknown field 'engines'/)]);
   }, 300_000);
