@@ -285,3 +285,84 @@ describe('StopFailure (issue 10 cause 6)', () => {
     expect(resumed.part.failed).toBeUndefined();
   });
 });
+
+describe('Interrupt (2.1.335+: a stop ended the main session turn)', () => {
+  // The payload 2.1.337 sends after an SDK interrupt request (test/realagent/interrupt-hook.test.ts).
+  const stop: Obj = { prompt_id: 'p-1', source: 'user', reason: 'stop', via: 'client' };
+
+  it('is recorded with who stopped the turn, with what and how, and nothing the watchdog does not use', () => {
+    const built = buildHookLine(payload('Interrupt', { ...stop, effort: { level: 'medium' } }), ms(5))!;
+    expect(built.line).toEqual({
+      ts: new Date(ms(5)).toISOString(),
+      event: 'Interrupt',
+      session_id: 'sess-1',
+      transcript_path: '/home/u/.claude/projects/-home-u-p/sess-1.jsonl',
+      reason: 'stop',
+      source: 'user',
+      via: 'client',
+    });
+    // `source` and `via` are an Interrupt's words only.
+    expect(buildHookLine(payload('SessionEnd', { reason: 'other', source: 'x', via: 'y' }), 0)!.line).not.toHaveProperty('source');
+  });
+
+  it('waits for a human from the stop: the stopped call is closed, its late Post and the idle Notification keep the wait, and the stop is not progress', () => {
+    const { part } = activity([
+      [0, 'PreToolUse', pre('t1')],
+      [5, 'Interrupt', stop],
+      [6, 'PostToolUseFailure', { ...post('t1'), error: 'interrupted', is_interrupt: true }],
+      [65, 'Notification', { notification_type: 'idle_prompt', message: 'Claude is waiting for your input' }],
+    ]);
+    expect(part.waitingHuman).toEqual({
+      kind: 'interrupted',
+      sinceMs: ms(5),
+      detail:
+        'Interrupt hook: the turn was stopped by a person (or a client that does not say who) with a stop (Esc, Ctrl+C or an interrupt request) from an app, SDK program or service; idle until a new prompt',
+    });
+    expect(part.lastTool?.isOpen).toBe(false);
+    expect(part.finished).toBeUndefined();
+    // The late Post is the last event; the Interrupt itself never is.
+    expect(part.lastProgressMs).toBe(ms(65));
+    expect(
+      activity([
+        [0, 'PreToolUse', pre('t1')],
+        [5, 'Interrupt', stop],
+      ]).part.lastProgressMs,
+    ).toBe(ms(0));
+  });
+
+  it.each([
+    ['a new call', 'PreToolUse', pre('t2')],
+    ['a subagent started', 'SubagentStart', { agent_id: 'a2', agent_type: 'general-purpose' }],
+  ])('ends when the next turn shows (%s)', (_what, event, extra) => {
+    const { part } = activity([
+      [0, 'PreToolUse', pre('t1')],
+      [5, 'Interrupt', stop],
+      [60, event, extra],
+    ]);
+    expect(part.waitingHuman).toBeUndefined();
+  });
+
+  it("ends in the next turn's finish (a turn without calls fires only its Stop)", () => {
+    const { part } = activity([
+      [5, 'Interrupt', stop],
+      [60, 'Stop', { stop_hook_active: false, last_assistant_message: 'done', background_tasks: [] }],
+    ]);
+    expect(part.waitingHuman).toBeUndefined();
+    expect(part.finished).toEqual({ kind: 'Stop', atMs: ms(60) });
+  });
+
+  it('withdraws an open permission prompt, and says who stopped the turn in words for each source', () => {
+    const { part } = activity([
+      [0, 'PreToolUse', pre('t1')],
+      [1, 'PermissionRequest', { tool_name: 'Bash', tool_input: { command: 'npm test' } }],
+      [9, 'Interrupt', { source: 'system', reason: 'permission_denied' }],
+    ]);
+    expect(part.waitingHuman).toMatchObject({ kind: 'interrupted', sinceMs: ms(9) });
+    expect(part.waitingHuman?.detail).toBe(
+      'Interrupt hook: the turn was stopped by a hook, plugin, permission check or app acting by itself with a denied permission; idle until a new prompt',
+    );
+    const other = activity([[9, 'Interrupt', { source: 'session', reason: 'other', via: 'terminal' }]]).part.waitingHuman?.detail;
+    expect(other).toBe("Interrupt hook: the turn was stopped by another session's Claude at its terminal; idle until a new prompt");
+    expect(activity([[9, 'Interrupt', {}]]).part.waitingHuman?.detail).toBe('Interrupt hook: the turn was stopped; idle until a new prompt');
+  });
+});

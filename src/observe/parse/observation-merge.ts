@@ -4,7 +4,7 @@
 import { redactSecrets } from '../../present/safe-text.js';
 import { copyCall, type Observation, type PartialObservation, type EvidenceLens, type ToolCall, type ToolClassifier, type SourceName } from './observation.js';
 
-/** A source's progress within this long after a give-up is the give-up itself (a StopFailure line lands just after it), in ms. */
+/** A source's progress within this long after a give-up or an interruption is part of it (a StopFailure line lands just after its give-up), in ms. */
 const RESUME_SLACK_MS = 1000;
 
 const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
@@ -20,6 +20,7 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
   let outputAt = -Infinity;
   let recentAt = -Infinity;
   let finishedBy: SourceName | undefined;
+  let waitingBy: SourceName | undefined;
   for (const p of parts) {
     const hasFact =
       p.lastProgressMs !== undefined ||
@@ -61,7 +62,10 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     }
     if (p.isApiRetrying) out.isApiRetrying = true;
     if (p.apiRetryDelayMs !== undefined) out.apiRetryDelayMs = Math.max(out.apiRetryDelayMs ?? 0, p.apiRetryDelayMs);
-    if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) out.waitingHuman = p.waitingHuman;
+    if (p.waitingHuman && (!out.waitingHuman || (p.waitingHuman.sinceMs ?? 0) >= (out.waitingHuman.sinceMs ?? 0))) {
+      out.waitingHuman = p.waitingHuman;
+      waitingBy = p.source;
+    }
     // A definite finish (a Stop hook, a turn-end record) wins over one inferred from a final answer,
     // which counts only after a whole window: a `-p` agent's end is seen when its Stop hook fires.
     if (p.finished && (!out.finished || (out.finished.isInferred && !p.finished.isInferred))) {
@@ -100,6 +104,16 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     )
   )
     delete out.failed;
+  // The Interrupt hook's interruption ends when the transcript (or telemetry) shows a new turn: a
+  // turn without tool calls fires no hook before its Stop. Only those sources clear it, and not
+  // the other way round: a cancelled call's async Post hook may land after the interruption. (A
+  // transcript that saw the stop too has no progress after it, unless a new turn began.)
+  const interruptedAtMs = waitingBy === 'hooks' && out.waitingHuman?.kind === 'interrupted' ? (out.waitingHuman.sinceMs ?? -Infinity) : undefined;
+  if (
+    interruptedAtMs !== undefined &&
+    parts.some((p) => (p.source === 'transcript' || p.source === 'telemetry') && (p.lastProgressMs ?? -Infinity) > interruptedAtMs + RESUME_SLACK_MS)
+  )
+    delete out.waitingHuman;
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
   if (finishedBy === 'hooks' && (out.waitingOnChildren?.isBackground || out.waitingOnTeam)) delete out.finished;

@@ -8,7 +8,7 @@ import { redactSecrets } from '../../../present/safe-text.js';
 export interface HookLine {
   /** When the hook ran, ISO-8601 UTC. */
   ts: string;
-  /** `hook_event_name`: PreToolUse, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, StopFailure… */
+  /** `hook_event_name`: PreToolUse, PostToolUse, PostToolUseFailure, Notification, SubagentStart, SubagentStop, Stop, StopFailure, Interrupt… */
   event: string;
   session_id?: string;
   agent_id?: string;
@@ -28,8 +28,12 @@ export interface HookLine {
   message?: string;
   /** Stop/SubagentStop: background tasks still running (newer builds list them). */
   background_running?: number;
-  /** SessionEnd `reason` (`other`, `prompt_input_exit`, `logout`…). */
+  /** SessionEnd `reason` (`other`, `prompt_input_exit`, `logout`…); Interrupt `reason` (`stop`, `permission_denied`, `rewind`, `other`). */
   reason?: string;
+  /** Interrupt (2.1.335+): who stopped the turn (`user`: a person or a client that does not say, `session`: another session's Claude, `system`: a hook, plugin, permission check or app acting by itself). */
+  source?: string;
+  /** Interrupt: how the stop arrived (`terminal`, `client`), where known. */
+  via?: string;
   /** Stop/SubagentStop: the ids of the background subagents still running (2.1.332 lists them), at most 16. */
   background_agents?: string[];
   /** Stop/SubagentStop `last_assistant_message` (newer builds), shortened. */
@@ -108,7 +112,11 @@ export function buildHookLine(payload: unknown, nowMs: number): { id: string; li
     set('background_agents', agents.length > 0 ? agents : undefined);
   }
   set('last_message', str(p.last_assistant_message, 300));
-  set('reason', p.hook_event_name === 'SessionEnd' ? str(p.reason, 64) : undefined);
+  set('reason', p.hook_event_name === 'SessionEnd' || p.hook_event_name === 'Interrupt' ? str(p.reason, 64) : undefined);
+  if (p.hook_event_name === 'Interrupt') {
+    set('source', str(p.source, 32));
+    set('via', str(p.via, 32));
+  }
   set('transcript_path', str(p.transcript_path, 1000));
   set('agent_transcript_path', str(p.agent_transcript_path, 1000));
   return { id, line: fitLine(line) };

@@ -3,7 +3,8 @@
 // tool_use_id; PostToolUse/PostToolUseFailure close it (even when logged first, as async hooks
 // may be); PermissionRequest (the dialog opened, naming the agent and the tool) and Notification
 // permission_prompt mean a human must answer; SubagentStop/Stop mean the agent's turn ended, until
-// the next event shows it working again.
+// the next event shows it working again; Interrupt (2.1.335+) means a stop ended the main session's
+// turn (who stopped it, and how), and the session idles until its next prompt.
 import { HookStateSchema } from '../../../contracts/observe-store.js';
 import type { LineRef } from '../../../observe/parse/line-splitter.js';
 import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
@@ -28,6 +29,8 @@ export interface HookState {
   stopFailure?: { error?: string; atMs?: number };
   /** `SessionEnd`: the session's process ended (its `reason`); a later event (a resumed run) clears it. */
   sessionEnded?: { atMs?: number; reason?: string };
+  /** `Interrupt` (2.1.335+): a stop ended the turn (its `source`, `reason`, `via`); the next event of a new turn clears it. */
+  interrupted?: { atMs?: number; source?: string; reason?: string; via?: string };
   lastOutput?: string;
   transcriptPath?: string;
   agentTranscriptPath?: string;
@@ -67,6 +70,9 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
     s.stopFailure = undefined;
     s.sessionEnded = undefined;
   }
+  // An interruption holds until a new turn shows: not the late Post of the stopped call, not the
+  // idle Notification that follows it, not the process's end (judged as the end of the run).
+  if (s.interrupted && !POSTS.has(event) && event !== 'Notification' && event !== 'SessionEnd' && event !== 'Interrupt') s.interrupted = undefined;
   // A prompt holds the agent: the Post of its call, a new turn, or a later call (the agent went on) answers it.
   const isLaterCall = event === 'PreToolUse' && toolUseId !== undefined && toolUseId !== s.waiting?.toolUseId && s.waiting?.fromEvent === 'PermissionRequest';
   if (
@@ -139,6 +145,12 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
     case 'SessionEnd':
       s.sessionEnded = { atMs, reason: str(l.reason) };
       return;
+    case 'Interrupt':
+      // The stop ended the turn: its calls were cancelled (their Post may never come), its prompt withdrawn.
+      closeAll(s);
+      s.waiting = undefined;
+      s.interrupted = { atMs, source: str(l.source), reason: str(l.reason), via: str(l.via) };
+      return;
     default:
       return;
   }
@@ -166,7 +178,8 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
   s.lines++;
   const parsed = typeof rec.ts === 'string' ? Date.parse(rec.ts) : NaN;
   const atMs = Number.isFinite(parsed) ? parsed : undefined;
-  if (atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
+  // An interruption is not progress (as in the transcript): an agent whose run ended after it is judged from its last work.
+  if (atMs !== undefined && rec.event !== 'Interrupt') s.lastEventMs = Math.max(s.lastEventMs ?? atMs, atMs);
   s.sessionId = str(rec.session_id) ?? s.sessionId;
   s.agentId = str(rec.agent_id) ?? s.agentId;
   s.transcriptPath = str(rec.transcript_path) ?? s.transcriptPath;
@@ -193,7 +206,9 @@ export function summarizeHooks(s: HookState): PartialObservation {
   if (last) part.lastTool = knownCall(last);
   if (s.lastOutput !== undefined) part.lastOutput = s.lastOutput;
   const asking = s.open.findLast((c) => c.name === 'AskUserQuestion');
-  if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
+  // An interruption clears every prompt; a prompt beside it is the idle Notification after it, which says less.
+  if (s.interrupted) part.waitingHuman = { kind: 'interrupted', sinceMs: s.interrupted.atMs, detail: interruptionDetail(s.interrupted) };
+  else if (s.waiting) part.waitingHuman = { kind: s.waiting.kind, sinceMs: s.waiting.sinceMs, detail: s.waiting.detail };
   else if (asking) part.waitingHuman = { kind: 'ask_user_question', sinceMs: asking.startedAtMs, detail: asking.inputSummary?.slice(0, 100) };
   if (s.stopped && !s.stopped.backgroundRunning) part.finished = { kind: s.stopped.event, atMs: s.stopped.atMs };
   // The turn ended while background subagents run (the Stop hook's `background_tasks`, 2.1.332): it waits on them.
@@ -202,6 +217,25 @@ export function summarizeHooks(s: HookState): PartialObservation {
   if (s.stopFailure)
     part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
   return part;
+}
+
+const STOPPED_BY: Record<string, string> = {
+  user: 'a person (or a client that does not say who)',
+  session: "another session's Claude",
+  system: 'a hook, plugin, permission check or app acting by itself',
+};
+const ENDED_BY: Record<string, string> = {
+  stop: 'a stop (Esc, Ctrl+C or an interrupt request)',
+  permission_denied: 'a denied permission',
+  rewind: 'a rewind to an earlier message',
+};
+
+/** What the Interrupt hook said, in words: who stopped the turn, with what, and how it arrived. */
+export function interruptionDetail(i: NonNullable<HookState['interrupted']>): string {
+  const by = i.source === undefined ? '' : ` by ${STOPPED_BY[i.source] ?? i.source}`;
+  const what = i.reason === undefined || i.reason === 'other' ? '' : ` with ${ENDED_BY[i.reason] ?? i.reason}`;
+  const via = i.via === 'terminal' ? ' at its terminal' : i.via === 'client' ? ' from an app, SDK program or service' : '';
+  return `Interrupt hook: the turn was stopped${by}${what}${via}; idle until a new prompt`;
 }
 
 /** The `SessionEnd` of a session as the end of every agent's run in it. */
