@@ -2,6 +2,7 @@
 // would act on at install time (no package.json, no lockfile: it installs nothing, no node_modules).
 //   .claude-plugin/plugin.json   the manifest (copied from the repo)
 //   hooks/hooks.json             the activity hook's handlers (copied)
+//   hooks/newer-events.json      its handlers for events newer than 2.1.197 (copied; named in plugin.json)
 //   skills/dispatch-watchdog/SKILL.md  the lead's skill (copied)
 //   bundle/hook.cjs, bundle/cli.cjs, bundle/log-scan.cjs  built from src/ (scripts/bundle.mjs)
 //   LICENSE                      the licence the copied and built files are under
@@ -16,7 +17,7 @@ import { buildBundles } from './bundle.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The repo's files the plugin tree holds as they are. */
-export const COPIED = ['.claude-plugin/plugin.json', 'hooks/hooks.json', 'skills/dispatch-watchdog/SKILL.md', 'LICENSE'];
+export const COPIED = ['.claude-plugin/plugin.json', 'hooks/hooks.json', 'hooks/newer-events.json', 'skills/dispatch-watchdog/SKILL.md', 'LICENSE'];
 
 /** The plugin tree in memory: [{ file (relative, '/'-separated), text }], sorted by file. */
 export async function buildPluginTree() {

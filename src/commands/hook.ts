@@ -12,7 +12,7 @@ import { stateDirOption, type CliContext } from './command.js';
 
 export { hookRun, resolveHookStateDir, runHook, runHookPayload, type HookResult } from './hook-run.js';
 
-/** The events the watchdog listens to (DESIGN §4). */
+/** The events the watchdog listens to (DESIGN §4) that every supported Claude Code (2.1.197+) knows. */
 export const HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
@@ -26,7 +26,15 @@ export const HOOK_EVENTS = [
   'SessionEnd',
 ] as const;
 
-/** The settings.json block that installs `command` for the 10 events (claude-code-surfaces.md §2.1). */
+/**
+ * Events newer than 2.1.197 the watchdog listens to as well: `Interrupt` (2.1.335+: a stop ended
+ * the main session's turn, and who stopped it). Settings take them on every version (an older one
+ * skips the entry); a plugin keeps them in hooks/newer-events.json, apart from hooks/hooks.json,
+ * because 2.1.197's plugin loader drops every hook of a file that names an event it does not know.
+ */
+export const NEWER_HOOK_EVENTS = ['Interrupt'] as const;
+
+/** The settings.json block that installs `command` for the 11 events (claude-code-surfaces.md §2.1). */
 export function hookSettingsBlock(command: string): { hooks: Record<string, unknown[]> } {
   // timeout is in seconds. Post hooks are async: the result is already in, so the agent need not
   // wait for us; Pre hooks stay synchronous so a call is on record before it runs.
@@ -36,7 +44,7 @@ export function hookSettingsBlock(command: string): { hooks: Record<string, unkn
   // inside a subagent with its agent_id, ~6 s before the Notification, which names no agent).
   const toolEvents = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest']);
   const asyncEvents = new Set(['PostToolUse', 'PostToolUseFailure']);
-  for (const event of HOOK_EVENTS) {
+  for (const event of [...HOOK_EVENTS, ...NEWER_HOOK_EVENTS]) {
     // Tool events match tool names ('*': all); Notification matches notification_type ('': all).
     const isTool = toolEvents.has(event);
     const entry: Record<string, unknown> = isTool || event === 'Notification' ? { matcher: isTool ? '*' : '' } : {};

@@ -113,6 +113,10 @@ export interface ClaudeSession {
   /** The ids of the subagents whose transcripts exist so far (`subagents/agent-<id>.jsonl`). */
   subagentIds(): string[];
   kill(signal?: NodeJS.Signals): void;
+  /** With `streamInput`: write one stream-json message to its stdin (a next prompt, an interrupt request). */
+  send(message: Record<string, unknown>): void;
+  /** With `streamInput`: close its stdin (it finishes its turn and exits). */
+  endInput(): void;
 }
 
 export interface ClaudeOptions {
@@ -128,7 +132,17 @@ export interface ClaudeOptions {
   version?: ClaudeVersion;
   /** Another Claude Code binary, e.g. CLAUDE_BIN_LATEST (prefer `version`). */
   bin?: string;
+  /**
+   * Run it as an SDK program does (`--input-format stream-json`): the prompt goes in as the first
+   * user message on stdin, which stays open for `send()` until `endInput()`.
+   */
+  streamInput?: boolean;
 }
+
+/** A stream-json user message, as an SDK program writes one. */
+export const userMessage = (text: string) => ({ type: 'user', message: { role: 'user', content: text } });
+/** The stream-json request that stops the running turn (the SDK's `interrupt()`). */
+export const interruptRequest = (requestId = `int-${randomUUID()}`) => ({ type: 'control_request', request_id: requestId, request: { subtype: 'interrupt' } });
 
 const scratch = (prefix: string, made: string[]) => {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -190,7 +204,16 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   const projectDir = path.join(claudeDir, 'projects', projectDirName(cwd));
   const streamPath = path.join(home, `stream-${sessionId}.jsonl`);
   const errPath = path.join(home, `stderr-${sessionId}.txt`);
-  const args = ['-p', opts.prompt, '--session-id', sessionId, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+  const args = [
+    '-p',
+    ...(opts.streamInput ? ['--input-format', 'stream-json'] : [opts.prompt]),
+    '--session-id',
+    sessionId,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--dangerously-skip-permissions',
+  ];
   if (opts.pluginDir) args.push('--plugin-dir', opts.pluginDir);
   args.push(...(opts.args ?? []));
   const outFd = openSync(streamPath, 'a');
@@ -198,9 +221,18 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
   const child = spawn(opts.bin ?? claudeBin(opts.version), args, {
     cwd,
     env: claudeEnv(opts.server, home, opts.env),
-    stdio: ['ignore', outFd, errFd],
+    stdio: [opts.streamInput ? 'pipe' : 'ignore', outFd, errFd],
     detached: true,
   });
+  const send = (message: Record<string, unknown>) => {
+    if (!child.stdin) throw new Error('send() needs a session started with streamInput');
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+  };
+  if (opts.streamInput) {
+    // A write after the process ended is nobody's error here: the test asserts on what it wrote before.
+    child.stdin!.on('error', () => undefined);
+    send(userMessage(opts.prompt));
+  }
   closeSync(outFd);
   closeSync(errFd);
   const pid = child.pid!;
@@ -247,6 +279,8 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
     subagentsDir: path.join(projectDir, sessionId, 'subagents'),
     streamPath,
     exited,
+    send,
+    endInput: () => child.stdin?.end(),
     stream: () => lines(streamPath),
     stderr: () => (existsSync(errPath) ? readFileSync(errPath, 'utf8') : ''),
     transcript: () => lines(transcriptPath),

@@ -132,6 +132,7 @@ describe('the release (scripts/release-plugin.mjs) in a clean clone', () => {
       'bundle/hook.cjs',
       'bundle/log-scan.cjs',
       'hooks/hooks.json',
+      'hooks/newer-events.json',
       'skills/dispatch-watchdog/SKILL.md',
     ]);
     expect(await gitIn(clone, 'rev-parse', `${releaseTag(version)}^{commit}`)).toBe(await gitIn(clone, 'rev-parse', RELEASE_BRANCH));

@@ -83,10 +83,11 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
       'Notification',
       'PermissionRequest',
       'SessionEnd',
+      'Interrupt',
     ]);
     // New entries follow the file's own 4-space indentation.
     expect(edit.text).toContain('\n        "Stop": [\n            {\n                "hooks": [\n');
-    expect(planHookUninstall(edit.text, 'settings.json')).toEqual({ text: USER_SETTINGS, isChanged: true, removed: 10, added: [] });
+    expect(planHookUninstall(edit.text, 'settings.json')).toEqual({ text: USER_SETTINGS, isChanged: true, removed: 11, added: [] });
   });
 
   it('changes nothing when the same block is already installed', () => {
@@ -97,14 +98,22 @@ describe('planHookInstall / planHookUninstall (text edits)', () => {
   it('replaces an older install (another state dir, or the bin form) instead of adding a second one', () => {
     const old = planHookInstall(USER_SETTINGS, hookSettingsBlock('dispatch-watchdog hook'), 'settings.json').text;
     const edit = planHookInstall(old, block('/new/state'), 'settings.json');
-    expect(edit).toMatchObject({ isChanged: true, removed: 10 });
+    expect(edit).toMatchObject({ isChanged: true, removed: 11 });
     const commands = JSON.stringify(JSON.parse(edit.text)).match(/"command":"[^"]*"/g);
     expect(commands).toEqual([
       '"command":"~/bin/guard.sh"',
       `"command":"node ${ENTRY} --state-dir /new/state"`,
       '"command":"echo hi"',
-      ...Array(9).fill(`"command":"node ${ENTRY} --state-dir /new/state"`),
+      ...Array(10).fill(`"command":"node ${ENTRY} --state-dir /new/state"`),
     ]);
+  });
+
+  it('an install from before Interrupt (the 10 events 2.1.197 knows) gains it when installed again', () => {
+    const { Interrupt: _, ...older } = block().hooks;
+    const before = planHookInstall(USER_SETTINGS, { hooks: older }, 'settings.json').text;
+    const edit = planHookInstall(before, block(), 'settings.json');
+    expect(edit).toMatchObject({ isChanged: true, removed: 10, added: Object.keys(block().hooks) });
+    expect(Object.keys((JSON.parse(edit.text) as { hooks: object }).hooks)).toContain('Interrupt');
   });
 
   it('takes only our handler out of an entry it shares with the user', () => {
@@ -169,7 +178,7 @@ describe('runHookInstall', () => {
     const c = capture();
     expect(await runHookInstall('install', p.opts(), c.output)).toBe(0);
     expect(c.out.stdout).toBe(
-      `added the dispatch-watchdog hook for 10 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification, PermissionRequest, SessionEnd) in ${p.settings}; new file.\n` +
+      `added the dispatch-watchdog hook for 11 events (PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop, StopFailure, Notification, PermissionRequest, SessionEnd, Interrupt) in ${p.settings}; new file.\n` +
         "settings.local.json holds this machine's paths: keep it out of git.\n" +
         'Sessions already running may need a restart (or a look at /hooks) to pick it up.\n',
     );
@@ -214,7 +223,7 @@ describe('runHookInstall', () => {
     const installed = readFileSync(real, 'utf8');
     const u = capture();
     await runHookInstall('uninstall', p.opts(), u.output);
-    expect(u.out.stdout).toBe(`removed 10 dispatch-watchdog hook handlers from ${p.settings}; the previous file is in ${bak}.\n`);
+    expect(u.out.stdout).toBe(`removed 11 dispatch-watchdog hook handlers from ${p.settings}; the previous file is in ${bak}.\n`);
     expect(readFileSync(real, 'utf8')).toBe(USER_SETTINGS);
     // Still one backup: the text before the last change.
     expect(readFileSync(bak, 'utf8')).toBe(installed);
@@ -229,7 +238,7 @@ describe('runHookInstall', () => {
     const p = project();
     const c = capture();
     await runHookInstall('install', p.opts({ isDryRun: true }), c.output);
-    expect(c.out.stdout).toMatch(/^would add the dispatch-watchdog hook for 10 events .* \(dry run: nothing written\)\. The file would read:\n\{\n {2}"hooks"/);
+    expect(c.out.stdout).toMatch(/^would add the dispatch-watchdog hook for 11 events .* \(dry run: nothing written\)\. The file would read:\n\{\n {2}"hooks"/);
     expect(existsSync(path.dirname(p.settings))).toBe(false);
   });
 

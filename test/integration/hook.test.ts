@@ -72,7 +72,7 @@ describe('runHook', () => {
 });
 
 describe('hookMain', () => {
-  it('--print-settings prints the settings.json block for the 10 events, state dir pinned', async () => {
+  it('--print-settings prints the settings.json block for the 11 events, state dir pinned', async () => {
     let out = '';
     let warning = '';
     const code = await hookMain(
@@ -95,6 +95,7 @@ describe('hookMain', () => {
       'Notification',
       'PermissionRequest',
       'SessionEnd',
+      'Interrupt',
     ]);
     const command = (block.hooks.Stop![0] as { hooks: { command: string }[] }).hooks[0]!.command;
     expect(command).toMatch(/^node \S+bundle\/hook\.cjs --state-dir '\/srv\/state dir'$/);
@@ -104,6 +105,17 @@ describe('hookMain', () => {
     expect(hookSettingsBlock('dispatch-watchdog hook')).toMatchInlineSnapshot(`
       {
         "hooks": {
+          "Interrupt": [
+            {
+              "hooks": [
+                {
+                  "command": "dispatch-watchdog hook",
+                  "timeout": 10,
+                  "type": "command",
+                },
+              ],
+            },
+          ],
           "Notification": [
             {
               "hooks": [

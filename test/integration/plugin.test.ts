@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { BUNDLES } from '../../scripts/bundle.mjs';
 import { RELEASE_BRANCH } from '../../scripts/release-plugin.mjs';
-import { HOOK_EVENTS, hookSettingsBlock } from '../../src/commands/hook.js';
+import { HOOK_EVENTS, hookSettingsBlock, NEWER_HOOK_EVENTS } from '../../src/commands/hook.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { writeWave } from '../helpers/state.js';
@@ -20,7 +20,7 @@ const run = promisify(execFile);
 const read = (rel: string) => readFileSync(path.join(REPO_ROOT, rel), 'utf8');
 const pkg = JSON.parse(read('package.json')) as { name: string; version: string; files: string[]; license: string };
 
-/** Every hook event Claude Code knows (claude-code-surfaces.md §2.3). */
+/** Every hook event Claude Code knew up to 2.1.332 (claude-code-surfaces.md §2.3; its `--strict` validate calls any other "unknown"). */
 const KNOWN_EVENTS = new Set(
   'PreToolUse PostToolUse PostToolUseFailure PostToolBatch Notification UserPromptSubmit UserPromptExpansion SessionStart SessionEnd Stop StopFailure SubagentStart SubagentStop PreCompact PostCompact PermissionRequest PermissionDenied Setup TeammateIdle TaskCreated TaskCompleted Elicitation ElicitationResult ConfigChange WorktreeCreate WorktreeRemove InstructionsLoaded CwdChanged FileChanged MessageDisplay'.split(
     ' ',
@@ -40,9 +40,10 @@ describe('.claude-plugin/plugin.json', () => {
     expect(manifest.license).toBe(pkg.license);
   });
 
-  it('names no component paths: skills/ and hooks/hooks.json load from their default place (naming hooks again loads them twice)', () => {
-    const known = ['name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'engines'];
+  it('names one component path, hooks/newer-events.json: skills/ and hooks/hooks.json load from their default place (naming hooks.json again loads it twice)', () => {
+    const known = ['name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'engines', 'hooks'];
     expect(Object.keys(manifest).filter((k) => !known.includes(k))).toEqual([]);
+    expect(manifest.hooks).toBe('./hooks/newer-events.json');
     expect(existsSync(path.join(REPO_ROOT, 'skills', 'dispatch-watchdog', 'SKILL.md'))).toBe(true);
     expect(existsSync(path.join(REPO_ROOT, 'hooks', 'hooks.json'))).toBe(true);
   });
@@ -129,17 +130,19 @@ const SKILL_CLI = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/cli.cjs"';
 
 const PLUGIN_COMMAND = 'node "${CLAUDE_PLUGIN_ROOT}/bundle/hook.cjs" --state-dir "${ONEX_STATE_DIR:-${CLAUDE_PROJECT_DIR:-.}/.onex_state}"';
 
-describe('hooks/hooks.json', () => {
-  const doc = JSON.parse(read('hooks/hooks.json')) as {
-    description?: unknown;
-    hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]>;
-  };
+type HooksDoc = { description?: unknown; hooks: Record<string, { matcher?: unknown; hooks: Record<string, unknown>[] }[]> };
 
-  it('has the plugin hooks shape: { description, hooks: { <Event>: [{ matcher?, hooks: [command handlers] }] } }', () => {
-    expect(Object.keys(doc).sort()).toEqual(['description', 'hooks']);
-    expect(typeof doc.description).toBe('string');
-    for (const [event, entries] of Object.entries(doc.hooks)) {
-      expect(KNOWN_EVENTS.has(event), event).toBe(true);
+describe('hooks/hooks.json and hooks/newer-events.json', () => {
+  const doc = JSON.parse(read('hooks/hooks.json')) as HooksDoc;
+  const newer = JSON.parse(read('hooks/newer-events.json')) as HooksDoc;
+
+  it.each([
+    ['hooks/hooks.json', doc],
+    ['hooks/newer-events.json', newer],
+  ])('%s has the plugin hooks shape: { description, hooks: { <Event>: [{ matcher?, hooks: [command handlers] }] } }', (_file, d) => {
+    expect(Object.keys(d).sort()).toEqual(['description', 'hooks']);
+    expect(typeof d.description).toBe('string');
+    for (const entries of Object.values(d.hooks)) {
       for (const entry of entries) {
         expect(Object.keys(entry).filter((k) => k !== 'matcher' && k !== 'hooks')).toEqual([]);
         if ('matcher' in entry) expect(typeof entry.matcher).toBe('string');
@@ -152,8 +155,14 @@ describe('hooks/hooks.json', () => {
     }
   });
 
+  it('hooks.json names only events every supported version knows; the newer ones are apart (2.1.197 drops every hook of a file naming one it does not know)', () => {
+    for (const event of Object.keys(doc.hooks)) expect(KNOWN_EVENTS.has(event), event).toBe(true);
+    expect(Object.keys(newer.hooks)).toEqual([...NEWER_HOOK_EVENTS]);
+    for (const event of Object.keys(newer.hooks)) expect(KNOWN_EVENTS.has(event), event).toBe(false);
+  });
+
   it('installs the same handlers as `hook --print-settings`, with a ${CLAUDE_PLUGIN_ROOT}-relative entry that the package ships', () => {
-    expect(doc.hooks).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
+    expect({ ...doc.hooks, ...newer.hooks }).toEqual(hookSettingsBlock(PLUGIN_COMMAND).hooks);
     expect(Object.keys(doc.hooks)).toEqual([...HOOK_EVENTS]);
     // Built into the plugin's tree (scripts/build-plugin.mjs) and the package (prepack), and into bundle/ of a checkout by npm test / npm run build.
     expect(BUNDLES).toContain('bundle/hook.cjs');
@@ -203,7 +212,9 @@ describe('the package', () => {
       env: { ...process.env, npm_config_update_notifier: 'false' },
     });
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['.claude-plugin/plugin.json', 'skills/dispatch-watchdog/SKILL.md', 'hooks/hooks.json', 'hooks/newer-events.json']),
+    );
     // The bundles hooks/hooks.json and the skill run (test/integration/bundle.test.ts).
     expect(files).toEqual(expect.arrayContaining(['bundle/hook.cjs', 'bundle/cli.cjs']));
   });

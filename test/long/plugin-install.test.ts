@@ -190,6 +190,7 @@ describe.skipIf(claudeSkip !== undefined)('the release, the way it is published'
       'bundle/hook.cjs',
       'bundle/log-scan.cjs',
       'hooks/hooks.json',
+      'hooks/newer-events.json',
       'skills/dispatch-watchdog/SKILL.md',
     ]);
     const bytes = [...released.values()].reduce((n, t) => n + Buffer.byteLength(t), 0);
@@ -255,15 +256,18 @@ describe.skipIf(claudeSkip !== undefined).each(VERSIONS)(
 );
 
 describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
-  it(`claude plugin validate: ${NEWEST} --strict passes on the release, and on the repo (marketplace) but for its bin/ warning; 2.1.332 --strict on both; 2.1.197 knows every field but engines (it ignores it at load time)`, async () => {
+  it(`claude plugin validate: ${NEWEST} --strict passes on the release, and on the repo (marketplace) but for its bin/ warning; 2.1.332 on both but for the Interrupt event it does not know; 2.1.197 knows every field but engines (it ignores it at load time)`, async () => {
     const tree = path.join(scratch, 'validate-release');
     await gitIn(clone, 'worktree', 'add', '-q', '--detach', tree, RELEASE_BRANCH);
     const home = path.join(scratch, 'home-validate');
     mkdirSync(home);
     const release = path.join(tree, '.claude-plugin', 'plugin.json');
+    // 2.1.332 knows no Interrupt event (2.1.335+): hooks/newer-events.json's one entry is its only
+    // warning, and it ignores the entry at run time (test/realagent/interrupt-hook.test.ts).
     for (const target of [clone, release]) {
-      const { stdout } = await claude(claudeBin('2.1.332'), ['plugin', 'validate', '--strict', target], home, 120_000);
+      const { stdout } = await claude(claudeBin('2.1.332'), ['plugin', 'validate', target], home, 120_000);
       expect(stdout).toContain('Validation passed');
+      expect(stdout.split('Provides:')[0]!.match(/❯ [^\n]*/g)).toEqual(['❯ hooks: hooks.Interrupt: unknown hook event; entry ignored at runtime']);
     }
     // What users install (the release branch, no bin/) passes the newest --strict.
     expect((await claude(CLAUDE_BIN_LATEST, ['plugin', 'validate', '--strict', release], home, 120_000)).stdout).toContain('Validation passed');
@@ -316,6 +320,7 @@ describe.skipIf(claudeSkip !== undefined)('the other routes', () => {
         'dist/src/cli.js',
         '.claude-plugin/plugin.json',
         'hooks/hooks.json',
+        'hooks/newer-events.json',
         'skills/dispatch-watchdog/SKILL.md',
       ]),
     );
