@@ -43,6 +43,8 @@ export interface Reply {
   freezeMs?: number;
   status?: number;
   retryAfter?: number;
+  /** Extra response headers of an error reply (`anthropic-ratelimit-unified-*`: a plan's usage limit). */
+  headers?: Record<string, string>;
 }
 
 export interface LoggedRequest extends ScriptedRequest {
@@ -140,6 +142,7 @@ export async function startModelServer(): Promise<ModelServer> {
       const type = reply.status === 429 ? 'rate_limit_error' : reply.status === 529 ? 'overloaded_error' : 'api_error';
       const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
+      Object.assign(headers, reply.headers);
       res.writeHead(reply.status, headers).end(JSON.stringify({ type: 'error', error: { type, message: `scripted ${reply.status}` } }));
       return end(`error:${reply.status}`);
     }

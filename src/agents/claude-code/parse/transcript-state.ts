@@ -65,6 +65,12 @@ export interface TranscriptState {
   open: ToolCall[];
   /** Set while the newest records are `system/api_error` retries. */
   apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
+  /**
+   * The plan's usage limit the newest retry named (`system/api_error` `error.rateLimits`, 2.1.337: a
+   * 429 with Anthropic's unified rate-limit headers, a subscription's 5-hour or 7-day window), until
+   * the next assistant record: a give-up after it is that limit, not a passing rate limit.
+   */
+  planLimit?: { type?: string; resetsAtMs?: number };
   /** The newest assistant record was Claude Code's terminal API error message: the agent gave up. */
   apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
   /** When the newest `api-request` (2.1.300+) was sent, until a response (an assistant record) came. */

@@ -30,6 +30,21 @@ function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiE
   return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
 
+/**
+ * A rate-limit give-up after retries that named the plan's usage limit, still in force when it gave
+ * up: that limit (a replacement would hit the same wall until it resets), said with its reset.
+ */
+function planLimitFailure(failure: NonNullable<TranscriptState['apiError']>, limit: TranscriptState['planLimit'], atMs: number | undefined) {
+  const resetsAtMs = limit?.resetsAtMs;
+  if (resetsAtMs === undefined || (atMs !== undefined && resetsAtMs <= atMs)) return failure;
+  const window = limit?.type ? `${limit.type.replaceAll('_', ' ')} ` : '';
+  return {
+    ...failure,
+    kind: 'usage_limit' as const,
+    text: `${failure.text ?? 'rate limited'} (the plan's ${window}usage limit, resets at ${new Date(resetsAtMs).toISOString()})`,
+  };
+}
+
 function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined): void {
   const message = isRec(rec.message) ? rec.message : {};
   if (atMs !== undefined) s.lastAssistantMs = Math.max(s.lastAssistantMs ?? atMs, atMs);
@@ -38,7 +53,8 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
   const content = Array.isArray(message.content) ? message.content : [];
   const text = content.map((b) => (isRec(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join('\n');
   const failure = apiFailure(rec, message, text);
-  s.apiError = failure && { ...failure, atMs };
+  s.apiError = failure && { ...(failure.kind === 'rate_limit' ? planLimitFailure(failure, s.planLimit, atMs) : failure), atMs };
+  if (s.planLimit) s.planLimit = undefined;
   const tail = s.tail;
   const messageId = str(message.id);
   if (tail && messageId !== undefined) {

@@ -24,6 +24,11 @@ function applyRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void
     retryInMs: num(rec.retryInMs),
     status: num(err.status),
   };
+  const limits = isRec(err.rateLimits) ? err.rateLimits : undefined;
+  const resetsAt = num(limits?.resetsAt);
+  // Written only when it changes: most retries name no plan limit.
+  if (limits) s.planLimit = { type: str(limits.rateLimitType), resetsAtMs: resetsAt === undefined ? undefined : resetsAt * 1000 };
+  else if (s.planLimit) s.planLimit = undefined;
 }
 
 /**

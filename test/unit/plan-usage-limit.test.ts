@@ -1,0 +1,68 @@
+// A Claude Code give-up on the plan's usage limit (2.1.337, measured: test/realagent/api-request-retry.test.ts
+// scripts a 429 with Anthropic's unified rate-limit headers): each `system/api_error` retry names
+// the limit (`error.rateLimits`: its window and when it resets), and the give-up after the last
+// retry is a usage_limit failure (escalated, never redispatched into the same wall), not a
+// passing rate limit. A plain 429 (`rateLimits: null`) stays a rate-limit give-up.
+import { describe, expect, it } from 'vitest';
+import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
+import { assess } from '../../src/core/assess.js';
+import { DEFAULT_POLICY } from '../../src/core/policy.js';
+import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
+import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
+import { makeTask } from '../helpers/builders.js';
+import { assistant, jsonl, ms, system, text, user } from '../helpers/claude-lines.js';
+
+/** A retry as 2.1.337 writes it; `rateLimits` as its error carries it (null for a plain 429). */
+const retry = (s: number, attempt: number, rateLimits: Record<string, unknown> | null) =>
+  system(s, 'api_error', {
+    level: 'error',
+    retryAttempt: attempt,
+    maxRetries: 10,
+    retryInMs: 510,
+    error: { status: 429, formatted: '429 rate limited', rateLimits, noResponse: null },
+    source: 'request_retry',
+  });
+/** The give-up: Claude Code's own assistant message after its last retry (2.1.337's fields). */
+const gaveUp = (s: number) =>
+  assistant(s, [text('API Error: Request rejected (429) · rate limited')], {
+    isApiErrorMessage: true,
+    apiErrorIsTransient: false,
+    error: 'rate_limit',
+    apiErrorStatus: 429,
+    apiErrorType: 'rate_limit_error',
+  });
+
+const FIVE_HOURS = (s: number) => ({ rateLimitType: 'five_hour', resetsAt: Math.round(ms(s) / 1000) });
+
+function judge(lines: string[], nowS: number) {
+  const part = summarizeTranscript(parseTranscriptText(jsonl(...lines)).state, { nowMs: ms(nowS) });
+  return { part, verdict: assess(makeTask(), mergeObservations([part], CLAUDE_LENS), DEFAULT_POLICY, ms(nowS)) };
+}
+
+describe("a give-up on the plan's usage limit", () => {
+  it('is usage_limit at once, saying the window and when it resets', () => {
+    const { part, verdict } = judge([user(0, 'go'), retry(1, 1, FIVE_HOURS(3600)), retry(2, 2, FIVE_HOURS(3600)), gaveUp(5)], 6);
+    expect(part.failed).toMatchObject({ kind: 'usage_limit', atMs: ms(5) });
+    expect(verdict).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    expect(verdict.reason).toBe(
+      `the agent hit its usage limit: API Error: Request rejected (429) · rate limited (the plan's five hour usage limit, resets at ${new Date(ms(3600)).toISOString()})`,
+    );
+  });
+
+  it('a plain 429 (no plan limit named) stays a rate-limit give-up', () => {
+    const { part, verdict } = judge([user(0, 'go'), retry(1, 1, null), retry(2, 2, null), gaveUp(5)], 6);
+    expect(part.failed?.kind).toBe('rate_limit');
+    expect(verdict).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up' });
+  });
+
+  it('a limit that had reset when it gave up, or a last retry that named none, is a rate limit', () => {
+    expect(judge([user(0, 'go'), retry(1, 1, FIVE_HOURS(3)), gaveUp(5)], 6).part.failed?.kind).toBe('rate_limit');
+    expect(judge([user(0, 'go'), retry(1, 1, FIVE_HOURS(3600)), retry(2, 2, null), gaveUp(5)], 6).part.failed?.kind).toBe('rate_limit');
+  });
+
+  it('is forgotten once the API answers: a later give-up is judged on its own retries', () => {
+    // A give-up with no retry before it (a request the API refused outright) names no limit.
+    const lines = [user(0, 'go'), retry(1, 1, FIVE_HOURS(3600)), assistant(3, [text('working')]), user(4, 'more'), gaveUp(8)];
+    expect(judge(lines, 9).part.failed?.kind).toBe('rate_limit');
+  });
+});
