@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, startClaude, userMessage } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
-import { bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
+import { agent, bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -90,6 +90,42 @@ describeVersions(
       expect(after!.reason).toMatch(/^agent finished/);
       s.endInput();
       expect(await s.exited).toEqual({ code: 0, signal: null });
+    });
+  },
+  { timeout: 120_000 },
+);
+
+describeVersions(
+  [NEWEST],
+  'a background subagent stopped by an SDK interrupt',
+  (version) => {
+    it('waits for a human: Claude Code marks its interruption as its own (rowSource harness), but its lead was told the task was killed, not that it stalled', async () => {
+      const lead = `STOPPED-LEAD-${version}`;
+      const sub = `STOPPED-SUB-${version}`;
+      server.script(lead, [{ blocks: [agent(`${sub}: build`, { background: true })] }, { blocks: [text('Waiting on it.')] }, { blocks: [text('Done.')] }]);
+      server.script(sub, [{ blocks: [bash('node -e "setTimeout(() => {}, 120000)"')] }, { blocks: [text('Built.')] }]);
+      const s = startClaude({ server, version, prompt: `${lead}: dispatch`, streamInput: true });
+      const [agentId] = await until(() => (s.subagentIds().length ? s.subagentIds() : undefined), 60_000, 'the subagent transcript');
+      const file = path.join(s.subagentsDir, `agent-${agentId}.jsonl`);
+      const records = () => activityOf(file);
+      await until(() => records().some((r) => JSON.stringify(r.message?.content ?? '').includes('setTimeout')), 60_000, "the subagent's long command");
+      // The lead's turn is over (it waits on the subagent); the interrupt stops the background work.
+      s.send(interruptRequest());
+      const stop = await until(
+        () => records().find((r) => r.type === 'user' && JSON.stringify(r.message?.content ?? '').includes('[Request interrupted by user')),
+        30_000,
+        "the subagent's interruption record",
+      );
+      expect(stop.rowSource).toBe('harness');
+      await until(() => readFileSync(s.transcriptPath, 'utf8').includes('<status>killed</status>'), 30_000, "the lead's killed notification");
+      const stateDir = tempDir();
+      writeWave(stateDir, 'E-STOPPED', new Date().toISOString(), [
+        { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId, session_id: s.sessionId },
+      ]);
+      // Before this was read from the lead's notification: "killed by Claude Code's own stall watchdog", acted on at once.
+      const [now] = await judge({ stateDir, epic: 'E-STOPPED', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
+      expect(now, JSON.stringify(now)).toMatchObject({ verdict: 'waiting_human' });
+      expect(now!.reason).toContain('stopped by the user or by the app connected to its session');
     });
   },
   { timeout: 120_000 },

@@ -179,6 +179,16 @@ export function childCompletion(s: TranscriptState, agentId: string): { atMs?: n
   return t ? { atMs: t.atMs } : undefined;
 }
 
+/**
+ * A child agent the parent's transcript says was stopped (a `killed` task notification: "stopped by
+ * the user or by the app connected to this session", a person's stop, the app's, the lead's
+ * TaskStop), not failed: Claude Code's own stall watchdog says `failed` ("Agent stalled").
+ */
+export function childStopped(s: TranscriptState, agentId: string): { atMs?: number } | undefined {
+  const t = s.tasks.find((x) => x.id === agentId && x.status === 'killed');
+  return t ? { atMs: t.atMs } : undefined;
+}
+
 /** A transcript of another agent or session than the task's is a contradiction (DESIGN §5.3). */
 export function transcriptContradictions(s: TranscriptState, task: Pick<Task, 'agentId' | 'sessionId'>, file: string): string[] {
   const out: string[] = [];

@@ -9,7 +9,7 @@ import { createHookActivityReader, type IdHandle } from './hook-activity.js';
 import type { PartialObservation } from '../../../observe/parse/observation.js';
 import type { TaskObserver } from '../../../observe/read/observer.js';
 import { inheritSessionPrompt, runEndedOf, summarizeHooks, type HookState } from '../parse/parse-hook-activity.js';
-import { childCompletion, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
+import { childCompletion, childStopped, mtimeSameAsOf, transcriptContradictions, type ObserveDiagnostic } from '../parse/parse-transcript.js';
 import { observeTranscript as summarizeWithChildren } from '../parse/observe-transcript.js';
 import { readsChildren, readWaitedChildren } from './child-transcripts.js';
 import { ChangeNotes } from '../../../observe/read/change-notes.js';
@@ -179,6 +179,18 @@ export function createClaudeObserver(opts: ClaudeObserverOptions): ClaudeObserve
       else trace.isMemoizable = false;
       const done = p.ok ? childCompletion(p.state, task.agentId) : undefined;
       if (done) part.finished = { kind: 'parent transcript reports the agent completed', atMs: done.atMs };
+      // The subagent's interruption record says `rowSource: "harness"` whether Claude Code's stall
+      // watchdog gave up on it or somebody stopped it (2.1.337, measured): the parent's notification
+      // tells them apart. Stopped is a person's (or the app's, or the lead's) doing: never acted on.
+      const stopped = p.ok && part.failed?.kind === 'runtime_killed' ? childStopped(p.state, task.agentId) : undefined;
+      if (stopped) {
+        delete part.failed;
+        part.waitingHuman = {
+          kind: 'interrupted',
+          sinceMs: stopped.atMs,
+          detail: 'stopped by the user or by the app connected to its session (its lead was told the task was killed); nobody resumes it but them',
+        };
+      }
     }
     return part;
   }
