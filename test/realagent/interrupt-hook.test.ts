@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, startClaude, userMessage } from '../helpers/claude-session.js';
+import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, OLDEST, startClaude, userMessage } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
 import { agent, bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge } from '../helpers/real-watchdog.js';
@@ -95,8 +95,9 @@ describeVersions(
   { timeout: 120_000 },
 );
 
+// Background subagents by default: 2.1.332 and later (2.1.197's `-p` runs them in the foreground).
 describeVersions(
-  [NEWEST],
+  ALL_VERSIONS.filter((v) => v !== OLDEST),
   'a background subagent stopped by an SDK interrupt',
   (version) => {
     it('waits for a human: Claude Code marks its interruption as its own (rowSource harness), but its lead was told the task was killed, not that it stalled', async () => {
