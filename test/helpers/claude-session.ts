@@ -194,6 +194,23 @@ const tryKill = (pid: number, signal: NodeJS.Signals) => {
   }
 };
 
+/** The JSON records of a JSONL file written so far (none while it does not exist; a torn or unparsable line skipped). */
+export function readRecords(file: string): Record<string, any>[] {
+  let raw = '';
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return raw.split('\n').flatMap((l) => {
+    try {
+      return l.startsWith('{') ? [JSON.parse(l) as Record<string, any>] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** Start `claude -p prompt` now; everything it starts is killed when the current test ends. */
 export function startClaude(opts: ClaudeOptions): ClaudeSession {
   const made: string[] = [];
@@ -251,21 +268,7 @@ export function startClaude(opts: ClaudeOptions): ClaudeSession {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
     for (const d of made) rmSync(d, { recursive: true, force: true });
   });
-  const lines = (file: string) => {
-    let raw = '';
-    try {
-      raw = readFileSync(file, 'utf8');
-    } catch {
-      return [];
-    }
-    return raw.split('\n').flatMap((l) => {
-      try {
-        return l ? [JSON.parse(l) as Record<string, any>] : [];
-      } catch {
-        return [];
-      }
-    });
-  };
+  const lines = readRecords;
   const transcriptPath = path.join(projectDir, `${sessionId}.jsonl`);
   return {
     pid,

@@ -24,7 +24,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import os from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
-import { descendants } from './claude-session.js';
+import { descendants, readRecords } from './claude-session.js';
 import { REPO_ROOT } from './cli.js';
 import type { ResponsesServer } from './responses-server.js';
 
@@ -165,21 +165,7 @@ export function findRollouts(codexHome: string, threadId?: string): string[] {
 }
 
 /** The JSON lines of a file so far (unparsable and torn lines skipped). */
-export function jsonLines(file: string): Record<string, any>[] {
-  let raw = '';
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return raw.split('\n').flatMap((l) => {
-    try {
-      return l.startsWith('{') ? [JSON.parse(l) as Record<string, any>] : [];
-    } catch {
-      return [];
-    }
-  });
-}
+export const jsonLines = readRecords;
 
 /** Start `codex exec --json prompt` (or `codex exec resume <id>`) now; everything it starts is killed when the current test ends. */
 export function startCodex(opts: CodexOptions): CodexSession {

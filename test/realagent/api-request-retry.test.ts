@@ -10,29 +10,24 @@
 // unified rate-limit headers) is named in each retry (`error.rateLimits`), and the give-up after
 // it is `usage_limit`: escalated, never redispatched into the same wall.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeVersions, NEWEST, startClaude } from '../helpers/claude-session.js';
+import { describeVersions, NEWEST, readRecords, startClaude } from '../helpers/claude-session.js';
 import { until } from '../helpers/cli.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge, startWatchdog } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
 
-const lines = (file: string) => {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, any>);
-  } catch {
-    return [];
-  }
-};
+/** What Anthropic's API sends with a 429 to a subscription past its 5-hour window (the unified rate-limit headers), resetting at `resetsAt` (epoch s). */
+const pastFiveHourWindow = (resetsAt: number) => ({
+  'anthropic-ratelimit-unified-status': 'rejected',
+  'anthropic-ratelimit-unified-reset': String(resetsAt),
+  'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+});
 
 describeVersions(
   [NEWEST],
@@ -56,12 +51,7 @@ describeVersions(
     it("a 429 that names the plan's usage limit: each retry says which window and when it resets, and the give-up is a usage_limit stall", async () => {
       const marker = `PLANLIMIT-${version}`;
       const resetsAt = Math.floor(Date.now() / 1000) + 3600;
-      // What Anthropic's API sends a subscription past its 5-hour window (the unified rate-limit headers).
-      const headers = {
-        'anthropic-ratelimit-unified-status': 'rejected',
-        'anthropic-ratelimit-unified-reset': String(resetsAt),
-        'anthropic-ratelimit-unified-representative-claim': 'five_hour',
-      };
+      const headers = pastFiveHourWindow(resetsAt);
       server.script(marker, [[{ status: 429, headers }, { status: 429, headers }, { status: 429, headers }, { blocks: [text('never reached')] }]]);
       // Two retries, not ten (Claude Code's own knob): the give-up comes in seconds.
       const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_MAX_RETRIES: '2' } });
@@ -83,11 +73,7 @@ describeVersions(
     it('in unattended retry mode (CLAUDE_CODE_RETRY_WATCHDOG) the same limit is one retry announced until the reset: healthy until then', async () => {
       const marker = `PLANWAIT-${version}`;
       const resetsAt = Math.floor(Date.now() / 1000) + 3600;
-      const headers = {
-        'anthropic-ratelimit-unified-status': 'rejected',
-        'anthropic-ratelimit-unified-reset': String(resetsAt),
-        'anthropic-ratelimit-unified-representative-claim': 'five_hour',
-      };
+      const headers = pastFiveHourWindow(resetsAt);
       server.script(marker, [[{ status: 429, headers }, { blocks: [text('after the reset')] }]]);
       const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_RETRY_WATCHDOG: '1' } });
       const stateDir = tempDir();
@@ -116,9 +102,9 @@ describeVersions(
         { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId, session_id: s.sessionId },
       ]);
       const w = startWatchdog({ stateDir, epic: 'E-SR', claudeDir: s.claudeDir, args: ['--timeout', '10'] });
-      const requests = () => lines(file).filter((r) => r.type === 'api-request');
+      const requests = () => readRecords(file).filter((r) => r.type === 'api-request');
       await until(() => requests().length >= 2, 60_000, 'the second api-request in the subagent transcript');
-      expect(lines(file).some((r) => r.type === 'system' && r.subtype === 'api_error')).toBe(false);
+      expect(readRecords(file).some((r) => r.type === 'system' && r.subtype === 'api_error')).toBe(false);
       const [first, second] = requests().map((r) => Date.parse(r.timestamp));
       const gapMs = second! - first!;
       // Its next resend is due within twice that gap plus 10 s: that is the window, not the base 10 s.
@@ -135,7 +121,7 @@ describeVersions(
         expect(overdue, JSON.stringify(overdue)).toMatchObject({ verdict: 'stalled' });
         expect(overdue!.reason).toMatch(/no progress for \d+s \(window \d+s\)/);
       }
-      await until(() => lines(file).some((r) => r.type === 'assistant'), 60_000, 'the answer after the backoff');
+      await until(() => readRecords(file).some((r) => r.type === 'assistant'), 60_000, 'the answer after the backoff');
       expect(await s.exited).toEqual({ code: 0, signal: null });
       await until(() => w.checks().some((c) => Date.parse(c.check_timestamp) > Date.now() - 500), 30_000, 'a check after the run');
       const seen = w.checks().flatMap((c) => c.tasks.filter((t) => t.task_id === 'sub'));

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, OLDEST, startClaude, userMessage } from '../helpers/claude-session.js';
+import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, OLDEST, readRecords, startClaude, userMessage } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
 import { agent, bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge } from '../helpers/real-watchdog.js';
@@ -18,17 +18,6 @@ import { tempDir } from '../helpers/temp-dir.js';
 let server: ModelServer;
 beforeAll(async () => void (server = await startModelServer()));
 afterAll(() => server?.close());
-
-const activityOf = (file: string) => {
-  try {
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, any>);
-  } catch {
-    return [];
-  }
-};
 
 describeVersions(
   ALL_VERSIONS,
@@ -50,7 +39,7 @@ describeVersions(
         pluginDir: REPO_ROOT,
         env: { ONEX_STATE_DIR: stateDir },
       });
-      const activity = () => activityOf(path.join(stateDir, 'activity', `${sessionId}.ndjson`));
+      const activity = () => readRecords(path.join(stateDir, 'activity', `${sessionId}.ndjson`));
       // The plugin's hooks.json handlers run on every version (newer-events.json beside them).
       await until(() => activity().some((l) => l.event === 'PreToolUse' && l.tool_name === 'Bash'), 60_000, 'the PreToolUse line of the long command');
       s.send(interruptRequest());
@@ -108,7 +97,7 @@ describeVersions(
       const s = startClaude({ server, version, prompt: `${lead}: dispatch`, streamInput: true });
       const [agentId] = await until(() => (s.subagentIds().length ? s.subagentIds() : undefined), 60_000, 'the subagent transcript');
       const file = path.join(s.subagentsDir, `agent-${agentId}.jsonl`);
-      const records = () => activityOf(file);
+      const records = () => readRecords(file);
       await until(() => records().some((r) => JSON.stringify(r.message?.content ?? '').includes('setTimeout')), 60_000, "the subagent's long command");
       // The lead's turn is over (it waits on the subagent); the interrupt stops the background work.
       s.send(interruptRequest());
