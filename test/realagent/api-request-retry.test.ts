@@ -10,7 +10,7 @@
 // unified rate-limit headers) is named in each retry (`error.rateLimits`), and the give-up after
 // it is `usage_limit`: escalated, never redispatched into the same wall.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeVersions, NEWEST, readRecords, startClaude } from '../helpers/claude-session.js';
+import { ALL_VERSIONS, describeVersions, NEWEST, OLDEST, readRecords, startClaude } from '../helpers/claude-session.js';
 import { until } from '../helpers/cli.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge, startWatchdog } from '../helpers/real-watchdog.js';
@@ -46,46 +46,6 @@ describeVersions(
       expect(waiting, JSON.stringify(waiting)).toMatchObject({ verdict: 'healthy', exemptions: ['rate_limit'] });
       expect(Math.abs(Number(waiting!.effective_timeout_seconds) - (retry.retryInMs + 60_000) / 1000)).toBeLessThanOrEqual(1);
       expect(await s.exited).toEqual({ code: 0, signal: null });
-    });
-
-    it("a 429 that names the plan's usage limit: each retry says which window and when it resets, and the give-up is a usage_limit stall", async () => {
-      const marker = `PLANLIMIT-${version}`;
-      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
-      const headers = pastFiveHourWindow(resetsAt);
-      server.script(marker, [[{ status: 429, headers }, { status: 429, headers }, { status: 429, headers }, { blocks: [text('never reached')] }]]);
-      // Two retries, not ten (Claude Code's own knob): the give-up comes in seconds.
-      const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_MAX_RETRIES: '2' } });
-      const stateDir = tempDir();
-      writeWave(stateDir, 'E-PL', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
-      expect((await s.exited).code).not.toBe(0);
-      const retries = s.transcript().filter((r) => r.type === 'system' && r.subtype === 'api_error');
-      expect(retries.map((r) => r.error?.rateLimits)).toEqual([
-        { rateLimitType: 'five_hour', resetsAt },
-        { rateLimitType: 'five_hour', resetsAt },
-      ]);
-      const [v] = await judge({ stateDir, epic: 'E-PL', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
-      // Said only of stall_reason usage_limit (core/assess.ts).
-      expect(v, JSON.stringify(v)).toMatchObject({ verdict: 'stalled' });
-      expect(v!.reason).toMatch(/^the agent hit its usage limit: /);
-      expect(v!.reason).toContain(`(the plan's five hour usage limit, resets at ${new Date(resetsAt * 1000).toISOString()})`);
-    });
-
-    it('in unattended retry mode (CLAUDE_CODE_RETRY_WATCHDOG) the same limit is one retry announced until the reset: healthy until then', async () => {
-      const marker = `PLANWAIT-${version}`;
-      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
-      const headers = pastFiveHourWindow(resetsAt);
-      server.script(marker, [[{ status: 429, headers }, { blocks: [text('after the reset')] }]]);
-      const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_RETRY_WATCHDOG: '1' } });
-      const stateDir = tempDir();
-      writeWave(stateDir, 'E-PW', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
-      const retry = await until(() => s.transcript().find((r) => r.type === 'system' && r.subtype === 'api_error'), 60_000, 'the api_error record');
-      // Claude Code sleeps until the reset: the announced wait is the hour.
-      expect(retry.retryInMs).toBeGreaterThan(3_500_000);
-      expect(retry.error?.rateLimits).toEqual({ rateLimitType: 'five_hour', resetsAt });
-      // Thirty minutes on, far past the 60 s window: still healthy, held by the announced wait.
-      const [waiting] = await judge({ stateDir, epic: 'E-PW', claudeDir: s.claudeDir, aheadMs: 1_800_000, args: ['--timeout', '60'] });
-      expect(waiting, JSON.stringify(waiting)).toMatchObject({ verdict: 'healthy', exemptions: ['rate_limit'] });
-      expect(Number(waiting!.effective_timeout_seconds)).toBeGreaterThan(3_500);
     });
 
     it("a subagent's 429 backoff (resends, no retry record) is healthy while its next resend is plausible, and stalled once overdue", async () => {
@@ -131,6 +91,54 @@ describeVersions(
       expect(widened, JSON.stringify(seen.at(-1))).toBeDefined();
       expect(Math.abs(Number(widened!.effective_timeout_seconds) - bound / 1000)).toBeLessThanOrEqual(1);
       expect(widened!.exemptions).not.toContain('rate_limit');
+    });
+  },
+  { timeout: 120_000 },
+);
+
+// The plan's usage limit in each retry record: 2.1.332 and 2.1.337 alike (2.1.197 writes no retry record).
+describeVersions(
+  ALL_VERSIONS.filter((v) => v !== OLDEST),
+  "the plan's usage limit in a real transcript",
+  (version) => {
+    it("a 429 that names the plan's usage limit: each retry says which window and when it resets, and the give-up is a usage_limit stall", async () => {
+      const marker = `PLANLIMIT-${version}`;
+      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+      const headers = pastFiveHourWindow(resetsAt);
+      server.script(marker, [[{ status: 429, headers }, { status: 429, headers }, { status: 429, headers }, { blocks: [text('never reached')] }]]);
+      // Two retries, not ten (Claude Code's own knob): the give-up comes in seconds.
+      const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_MAX_RETRIES: '2' } });
+      const stateDir = tempDir();
+      writeWave(stateDir, 'E-PL', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      expect((await s.exited).code).not.toBe(0);
+      const retries = s.transcript().filter((r) => r.type === 'system' && r.subtype === 'api_error');
+      expect(retries.map((r) => r.error?.rateLimits)).toEqual([
+        { rateLimitType: 'five_hour', resetsAt },
+        { rateLimitType: 'five_hour', resetsAt },
+      ]);
+      const [v] = await judge({ stateDir, epic: 'E-PL', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
+      // Said only of stall_reason usage_limit (core/assess.ts).
+      expect(v, JSON.stringify(v)).toMatchObject({ verdict: 'stalled' });
+      expect(v!.reason).toMatch(/^the agent hit its usage limit: /);
+      expect(v!.reason).toContain(`(the plan's five hour usage limit, resets at ${new Date(resetsAt * 1000).toISOString()})`);
+    });
+
+    it('in unattended retry mode (CLAUDE_CODE_RETRY_WATCHDOG) the same limit is one retry announced until the reset: healthy until then', async () => {
+      const marker = `PLANWAIT-${version}`;
+      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+      const headers = pastFiveHourWindow(resetsAt);
+      server.script(marker, [[{ status: 429, headers }, { blocks: [text('after the reset')] }]]);
+      const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: { CLAUDE_CODE_RETRY_WATCHDOG: '1' } });
+      const stateDir = tempDir();
+      writeWave(stateDir, 'E-PW', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      const retry = await until(() => s.transcript().find((r) => r.type === 'system' && r.subtype === 'api_error'), 60_000, 'the api_error record');
+      // Claude Code sleeps until the reset: the announced wait is the hour.
+      expect(retry.retryInMs).toBeGreaterThan(3_500_000);
+      expect(retry.error?.rateLimits).toEqual({ rateLimitType: 'five_hour', resetsAt });
+      // Thirty minutes on, far past the 60 s window: still healthy, held by the announced wait.
+      const [waiting] = await judge({ stateDir, epic: 'E-PW', claudeDir: s.claudeDir, aheadMs: 1_800_000, args: ['--timeout', '60'] });
+      expect(waiting, JSON.stringify(waiting)).toMatchObject({ verdict: 'healthy', exemptions: ['rate_limit'] });
+      expect(Number(waiting!.effective_timeout_seconds)).toBeGreaterThan(3_500);
     });
   },
   { timeout: 120_000 },

@@ -1,4 +1,4 @@
-// A Claude Code give-up on the plan's usage limit (2.1.337, measured: test/realagent/api-request-retry.test.ts
+// A Claude Code give-up on the plan's usage limit (2.1.332 and 2.1.337, measured: test/realagent/api-request-retry.test.ts
 // scripts a 429 with Anthropic's unified rate-limit headers): each `system/api_error` retry names
 // the limit (`error.rateLimits`: its window and when it resets), and the give-up after the last
 // retry is a usage_limit failure (escalated, never redispatched into the same wall), not a

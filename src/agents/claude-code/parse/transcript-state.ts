@@ -66,7 +66,7 @@ export interface TranscriptState {
   /** Set while the newest records are `system/api_error` retries. */
   apiRetry?: { sinceMs?: number; attempt?: number; maxRetries?: number; retryInMs?: number; status?: number };
   /**
-   * The plan's usage limit the newest retry named (`system/api_error` `error.rateLimits`, 2.1.337: a
+   * The plan's usage limit the newest retry named (`system/api_error` `error.rateLimits`, 2.1.332+: a
    * 429 with Anthropic's unified rate-limit headers, a subscription's 5-hour or 7-day window), until
    * the next assistant record: a give-up after it is that limit, not a passing rate limit.
    */
