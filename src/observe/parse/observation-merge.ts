@@ -7,6 +7,11 @@ import { copyCall, type Observation, type PartialObservation, type EvidenceLens,
 /** A source's progress within this long after a give-up or an interruption is part of it (a StopFailure line lands just after its give-up), in ms. */
 const RESUME_SLACK_MS = 1000;
 
+/** The sources that record the agent's own work (not a sampled process's bytes, not the row's stamp). */
+const WORK_RECORDS: ReadonlySet<SourceName> = new Set(['hooks', 'transcript', 'telemetry']);
+/** Those that record a turn without tool calls. */
+const TURN_RECORDS: ReadonlySet<SourceName> = new Set(['transcript', 'telemetry']);
+
 const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
 /**
@@ -90,29 +95,18 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
     if (p.contradictions) out.contradictions.push(...p.contradictions);
     if (p.missing) out.missing.push(...p.missing);
   }
+  // Work seen after `atMs` (past the slack) by a source that records it: the agent went on.
+  const workedAfter = (atMs: number, witnesses: ReadonlySet<SourceName>, skip?: (p: PartialObservation) => boolean) =>
+    parts.some((p) => witnesses.has(p.source) && !skip?.(p) && (p.lastProgressMs ?? -Infinity) > atMs + RESUME_SLACK_MS);
   // A give-up ends when the agent resumes (issue 19 item 4): a hook or transcript source that saw
   // the agent at work after it (a new prompt, a woken turn, a tool call) clears one another
   // source still reports. A sampled process's bytes do not: the error response itself arrives then.
-  const failedAtMs = out.failed?.atMs;
-  if (
-    failedAtMs !== undefined &&
-    parts.some(
-      (p) =>
-        (p.source === 'hooks' || p.source === 'transcript' || p.source === 'telemetry') &&
-        !p.failed &&
-        (p.lastProgressMs ?? -Infinity) > failedAtMs + RESUME_SLACK_MS,
-    )
-  )
-    delete out.failed;
-  // The Interrupt hook's interruption ends when the transcript (or telemetry) shows a new turn: a
-  // turn without tool calls fires no hook before its Stop. Only those sources clear it, and not
+  if (out.failed?.atMs !== undefined && workedAfter(out.failed.atMs, WORK_RECORDS, (p) => p.failed !== undefined)) delete out.failed;
+  // An interruption the hooks reported ends when the transcript (or telemetry) shows a new turn: a
+  // turn without tool calls fires no hook before its end. Only those sources clear it, and not
   // the other way round: a cancelled call's async Post hook may land after the interruption. (A
   // transcript that saw the stop too has no progress after it, unless a new turn began.)
-  const interruptedAtMs = waitingBy === 'hooks' && out.waitingHuman?.kind === 'interrupted' ? (out.waitingHuman.sinceMs ?? -Infinity) : undefined;
-  if (
-    interruptedAtMs !== undefined &&
-    parts.some((p) => (p.source === 'transcript' || p.source === 'telemetry') && (p.lastProgressMs ?? -Infinity) > interruptedAtMs + RESUME_SLACK_MS)
-  )
+  if (waitingBy === 'hooks' && out.waitingHuman?.kind === 'interrupted' && workedAfter(out.waitingHuman.sinceMs ?? -Infinity, TURN_RECORDS))
     delete out.waitingHuman;
   // A Stop hook that does not list background tasks (older builds) marks the turn's end; the
   // transcript knows background subagents still run, so the agent waits on them, not finished.
