@@ -2,7 +2,10 @@
 // scripts a 429 with Anthropic's unified rate-limit headers): each `system/api_error` retry names
 // the limit (`error.rateLimits`: its window and when it resets), and the give-up after the last
 // retry is a usage_limit failure (escalated, never redispatched into the same wall), not a
-// passing rate limit. A plain 429 (`rateLimits: null`) stays a rate-limit give-up.
+// passing rate limit. A plain 429 (`rateLimits: null`) stays a rate-limit give-up. With a claude.ai
+// login Claude Code gives up at once, no retries, and the give-up record names the limit itself
+// (measured on all three versions: test/realagent/usage-limit-login.test.ts): 2.1.33x in fields,
+// 2.1.197 in words only.
 import { describe, expect, it } from 'vitest';
 import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claude-code/parse/parse-transcript.js';
 import { assess } from '../../src/core/assess.js';
@@ -64,5 +67,72 @@ describe("a give-up on the plan's usage limit", () => {
     // A give-up with no retry before it (a request the API refused outright) names no limit.
     const lines = [user(0, 'go'), retry(1, 1, FIVE_HOURS(3600)), assistant(3, [text('working')]), user(4, 'more'), gaveUp(8)];
     expect(judge(lines, 9).part.failed?.kind).toBe('rate_limit');
+  });
+});
+
+/** The give-up of a claude.ai login at its 5-hour window, as 2.1.337 writes it (no retry before it). */
+const loginGaveUp = (s: number, resetsAtS: number, extra: Record<string, unknown> = {}) => {
+  const info = { status: 'rejected', resetsAt: Math.round(ms(resetsAtS) / 1000), rateLimitType: 'five_hour', isUsingOverage: false };
+  return assistant(s, [text("You've hit your 5-hour limit · resets 1:43am (UTC)")], {
+    apiError: 'usage_limit_reached',
+    apiErrorParams: { rate_limit_info: info, plan_limit_line: "You've hit your 5-hour limit · resets 1:43am (UTC)" },
+    quotaLimits: { ...info, unifiedRateLimitFallbackAvailable: false },
+    error: 'rate_limit',
+    isApiErrorMessage: true,
+    apiErrorStatus: 429,
+    apiErrorType: 'rate_limit_error',
+    ...extra,
+  });
+};
+
+describe("a give-up record that names the plan's limit itself (a claude.ai login)", () => {
+  it('2.1.33x: usage_limit from its fields, with the window and the reset, no retry needed', () => {
+    const { part, verdict } = judge([user(0, 'go'), loginGaveUp(2, 3600)], 3);
+    expect(part.failed).toMatchObject({ kind: 'usage_limit', atMs: ms(2) });
+    expect(verdict).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    expect(verdict.reason).toBe(
+      `the agent hit its usage limit: You've hit your 5-hour limit · resets 1:43am (UTC) (the plan's five hour usage limit, resets at ${new Date(ms(3600)).toISOString()})`,
+    );
+  });
+
+  it('2.1.197: usage_limit from its words alone', () => {
+    for (const words of [
+      "You've hit your session limit · resets 1:43am (UTC)",
+      'You’ve hit your weekly limit · resets Dec 9',
+      'Claude AI usage limit reached|1796694189',
+    ]) {
+      const giveUp = assistant(2, [text(words)], { error: 'rate_limit', isApiErrorMessage: true, apiErrorStatus: 429, version: '2.1.197' });
+      const { part, verdict } = judge([user(0, 'go'), giveUp], 3);
+      expect(part.failed, words).toMatchObject({ kind: 'usage_limit' });
+      expect(verdict.reason).toBe(`the agent hit its usage limit: ${words} (the plan's usage limit)`);
+    }
+  });
+
+  it('a limit the record says had reset, or a 429 that names none, is a rate limit', () => {
+    expect(judge([user(0, 'go'), loginGaveUp(5, 3)], 6).part.failed?.kind).toBe('rate_limit');
+    const plain = assistant(2, [text('API Error: Request rejected (429) · rate limited')], {
+      error: 'rate_limit',
+      isApiErrorMessage: true,
+      apiErrorStatus: 429,
+    });
+    expect(judge([user(0, 'go'), plain], 3).part.failed?.kind).toBe('rate_limit');
+  });
+
+  it("a `claude -p` stream-json output: the run's own give-up counts, a subagent's (parent_tool_use_id) is not the lead's", () => {
+    const streamed = (extra: Record<string, unknown>) =>
+      JSON.stringify({
+        type: 'assistant',
+        message: { model: '<synthetic>', role: 'assistant', content: [text("You've hit your 5-hour limit · resets 1:43am (UTC)")] },
+        session_id: 'sess-1',
+        timestamp: new Date(ms(2)).toISOString(),
+        error: 'rate_limit',
+        is_api_error_message: true,
+        api_error_status: 429,
+        api_error: 'usage_limit_reached',
+        api_error_params: { rate_limit_info: { status: 'rejected', resetsAt: Math.round(ms(3600) / 1000), rateLimitType: 'five_hour' } },
+        ...extra,
+      });
+    expect(judge([user(0, 'go'), streamed({ parent_tool_use_id: null })], 3).part.failed).toMatchObject({ kind: 'usage_limit' });
+    expect(judge([user(0, 'go'), streamed({ parent_tool_use_id: 'toolu_1', agent_id: 'a1' })], 3).part.failed).toBeUndefined();
   });
 });

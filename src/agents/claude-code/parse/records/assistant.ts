@@ -17,32 +17,64 @@ const API_FAILURES: [RegExp, ApiFailureKind][] = [
   [/rate.?limit|usage limit|\b429\b/i, 'rate_limit'],
 ];
 
+/**
+ * Claude Code's words for a wall a replacement would meet too: the plan's window ("You've hit your
+ * session limit · resets 1:43am (UTC)" on 2.1.197, "You've hit your 5-hour limit · resets …" on
+ * 2.1.33x, weekly, per-model and spend limits alike), the older "usage limit reached", no credits.
+ */
+const PLAN_LIMIT_WORDS = /^You(?:'|\u2019)ve hit your [^\n]*?limit\b|usage limit reached|out of (?:extra )?usage credits/i;
+
+/**
+ * Claude Code's terminal API error message: its own record (`isApiErrorMessage`; in a `claude -p`
+ * stream-json output `is_api_error_message`, 2.1.33x), or a message of the "<synthetic>" model that
+ * says it (1.0.x) or carries an `error` (2.1.197's stream-json output). In a stream-json output a
+ * record with a `parent_tool_use_id` is a subagent's, not the run's own.
+ */
+function isGiveUpRecord(rec: Rec, message: Rec, text: string): boolean {
+  if (rec.parent_tool_use_id !== undefined && rec.parent_tool_use_id !== null) return false;
+  if (rec.isApiErrorMessage === true || rec.is_api_error_message === true) return true;
+  return (
+    message.model === '<synthetic>' &&
+    (typeof rec.error === 'string' || /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim()))
+  );
+}
+
 /** The API failure an assistant record reports, if it is Claude Code's terminal error message. */
 function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiError'] | undefined {
-  const isFlagged = rec.isApiErrorMessage === true;
-  // 1.0.x wrote the same message without the flag, from the "<synthetic>" model.
-  const isSynthetic =
-    message.model === '<synthetic>' && /^(API Error|Prompt is too long|Connection error|Unable to connect|Request timed out)/i.test(text.trim());
-  if (!isFlagged && !isSynthetic) return undefined;
-  const status = num(rec.apiErrorStatus);
+  if (!isGiveUpRecord(rec, message, text)) return undefined;
+  const status = num(rec.apiErrorStatus) ?? num(rec.api_error_status);
   const probe = `${text} ${str(rec.error) ?? ''} ${status ?? ''}`;
   const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? 'api_error';
   return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
 
 /**
- * A rate-limit give-up after retries that named the plan's usage limit, still in force when it gave
- * up: that limit (a replacement would hit the same wall until it resets), said with its reset.
+ * The plan's usage limit a give-up record names itself: with a claude.ai login Claude Code gives up
+ * at once, without retries (measured on 2.1.197, 2.1.332 and 2.1.337), and 2.1.33x says so in
+ * fields (`apiError: "usage_limit_reached"`, `quotaLimits` / `apiErrorParams.rate_limit_info`: the
+ * window and its reset, epoch seconds), every version in words. Undefined when it names none.
+ */
+function namedPlanLimit(rec: Rec, text: string): TranscriptState['planLimit'] | undefined {
+  const params = isRec(rec.apiErrorParams) ? rec.apiErrorParams : isRec(rec.api_error_params) ? rec.api_error_params : {};
+  const info = isRec(rec.quotaLimits) ? rec.quotaLimits : isRec(params.rate_limit_info) ? params.rate_limit_info : undefined;
+  const isNamed =
+    (rec.apiError ?? rec.api_error) === 'usage_limit_reached' || (info !== undefined && info.status === 'rejected') || PLAN_LIMIT_WORDS.test(text.trim());
+  if (!isNamed) return undefined;
+  const resetsAt = num(info?.resetsAt);
+  return { type: str(info?.rateLimitType), resetsAtMs: resetsAt === undefined ? undefined : resetsAt * 1000 };
+}
+
+/**
+ * A give-up on the plan's usage limit, still in force when it gave up (a replacement would hit the
+ * same wall until it resets), said with its window and reset when known: named by the record
+ * itself, or by the retries before a rate-limit give-up.
  */
 function planLimitFailure(failure: NonNullable<TranscriptState['apiError']>, limit: TranscriptState['planLimit'], atMs: number | undefined) {
   const resetsAtMs = limit?.resetsAtMs;
-  if (resetsAtMs === undefined || (atMs !== undefined && resetsAtMs <= atMs)) return failure;
-  const window = limit?.type ? `${limit.type.replaceAll('_', ' ')} ` : '';
-  return {
-    ...failure,
-    kind: 'usage_limit' as const,
-    text: `${failure.text ?? 'rate limited'} (the plan's ${window}usage limit, resets at ${new Date(resetsAtMs).toISOString()})`,
-  };
+  if (limit === undefined || (atMs !== undefined && resetsAtMs !== undefined && resetsAtMs <= atMs)) return failure;
+  const window = limit.type ? `${limit.type.replaceAll('_', ' ')} ` : '';
+  const when = resetsAtMs === undefined ? '' : `, resets at ${new Date(resetsAtMs).toISOString()}`;
+  return { ...failure, kind: 'usage_limit' as const, text: `${failure.text ?? 'rate limited'} (the plan's ${window}usage limit${when})` };
 }
 
 function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined): void {
@@ -53,7 +85,9 @@ function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined):
   const content = Array.isArray(message.content) ? message.content : [];
   const text = content.map((b) => (isRec(b) && b.type === 'text' ? (str(b.text) ?? '') : '')).join('\n');
   const failure = apiFailure(rec, message, text);
-  s.apiError = failure && { ...(failure.kind === 'rate_limit' ? planLimitFailure(failure, s.planLimit, atMs) : failure), atMs };
+  // Named by the record itself, or (a rate-limit give-up) by the retries before it; a retry's limit without a reset is no wall.
+  const limit = failure && (namedPlanLimit(rec, text) ?? (failure.kind === 'rate_limit' && s.planLimit?.resetsAtMs !== undefined ? s.planLimit : undefined));
+  s.apiError = failure && { ...planLimitFailure(failure, limit, atMs), atMs };
   if (s.planLimit) s.planLimit = undefined;
   const tail = s.tail;
   const messageId = str(message.id);
