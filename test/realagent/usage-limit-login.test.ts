@@ -4,14 +4,18 @@
 // the limit in the give-up record (`apiError: "usage_limit_reached"`, `quotaLimits`: the window and
 // its reset); 2.1.197 only in words ("You've hit your session limit · resets …"). Either way it is
 // a `usage_limit` stall (escalated: a replacement would hit the same wall until the reset), not an
-// API give-up to resume or redispatch into it, as it was judged before. (With an API key, Claude
-// Code retries instead, and the retries name the limit: api-request-retry.test.ts.)
+// API give-up to resume or redispatch into it, as it was judged before. The plugin's StopFailure
+// hook fires for the same give-up just after the record: the record, which names more, tells it;
+// the hook alone says usage_limit from its message. (With an API key, Claude Code retries instead,
+// and the retries name the limit: api-request-retry.test.ts.)
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_VERSIONS, describeVersions, OLDEST, readRecords, startClaude } from '../helpers/claude-session.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
+import { REPO_ROOT, until } from '../helpers/cli.js';
 import { judge } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 let server: ModelServer;
@@ -51,13 +55,30 @@ describeVersions(
       const marker = `LOGINLIMIT-${version}`;
       const resetsAt = Math.floor(Date.now() / 1000) + 3600;
       server.script(marker, [[pastFiveHourWindow(resetsAt), { blocks: [text('never reached')] }]]);
-      const s = startClaude({ server, version, prompt: `${marker}: summarise`, env: LOGIN });
       const stateDir = tempDir();
+      // With this checkout's plugin: its StopFailure hook fires for the same give-up, after the
+      // record. The prompt comes on stdin (an SDK program's session): a `-p` prompt's run ends
+      // before 2.1.33x runs the plugin's hooks for it (only its SessionEnd line is written).
+      const s = startClaude({
+        server,
+        version,
+        prompt: `${marker}: summarise`,
+        streamInput: true,
+        pluginDir: REPO_ROOT,
+        env: { ...LOGIN, ONEX_STATE_DIR: stateDir },
+      });
       writeWave(stateDir, 'E-LL', new Date().toISOString(), [
         { task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId },
         { task_id: 'stream', ticket_id: 'P-2', status: 'in_progress', transcript_path: s.streamPath },
       ]);
-      expect((await s.exited).code).toBe(1);
+      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
+      const stopFailure = await until(
+        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
+        60_000,
+        'the StopFailure line',
+      );
+      s.endInput();
+      await s.exited;
       // No retry: one request, and no retry record.
       expect(server.of(marker)).toHaveLength(1);
       expect(s.transcript().some((r) => r.type === 'system' && r.subtype === 'api_error')).toBe(false);
@@ -66,12 +87,23 @@ describeVersions(
         version,
         resetsAt,
       );
+      expect(stopFailure).toMatchObject({ error: 'rate_limit', last_message: expect.stringMatching(/^You've hit your (session|5-hour) limit/) });
+      // The transcript (with the hook beside it) and the stream: the record's own words and reset.
       const tasks = await judge({ stateDir, epic: 'E-LL', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
       for (const t of tasks) {
         expect(t, JSON.stringify(t)).toMatchObject({ verdict: 'stalled' });
         expect(t.reason).toMatch(/^the agent hit its usage limit: You've hit your (session|5-hour) limit · resets /);
         expect(t.reason).toContain(words);
       }
+      // The hook alone (a watchdog out of reach of the transcripts): its message names the limit too.
+      const hooksOnly = tempDir();
+      writeWave(hooksOnly, 'E-LL', new Date().toISOString(), [{ task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      mkdirSync(path.join(hooksOnly, 'activity'));
+      const { transcript_path: _, ...line } = stopFailure!;
+      writeFileSync(path.join(hooksOnly, 'activity', `${s.sessionId}.ndjson`), `${JSON.stringify(line)}\n`);
+      const [fromHook] = await judge({ stateDir: hooksOnly, epic: 'E-LL', claudeDir: tempDir(), args: ['--timeout', '60'] });
+      expect(fromHook, JSON.stringify(fromHook)).toMatchObject({ verdict: 'stalled' });
+      expect(fromHook!.reason).toMatch(/^the agent hit its usage limit: StopFailure: rate_limit \(You've hit your (session|5-hour) limit · resets /);
     });
 
     it("a subagent gives up at once too: its row is a usage_limit stall, its lead's is not", async () => {

@@ -284,6 +284,18 @@ describe('StopFailure (issue 10 cause 6)', () => {
     ]);
     expect(resumed.part.failed).toBeUndefined();
   });
+
+  it("a message that names the plan's usage limit (a claude.ai login gives up at once there) is usage_limit", () => {
+    const words = "You've hit your 5-hour limit · resets 1:50am (UTC)";
+    expect(activity([[1, 'StopFailure', { error: 'rate_limit', last_assistant_message: words }]]).part.failed).toEqual({
+      kind: 'usage_limit',
+      atMs: ms(1),
+      detail: `StopFailure: rate_limit (${words})`,
+    });
+    expect(activity([[1, 'StopFailure', { error: 'rate_limit', last_assistant_message: 'API Error: Request rejected (429)' }]]).part.failed?.kind).toBe(
+      'rate_limit',
+    );
+  });
 });
 
 describe('Interrupt (2.1.335+: a stop ended the main session turn)', () => {

@@ -11,6 +11,7 @@ import { parseTranscriptText, summarizeTranscript } from '../../src/agents/claud
 import { assess } from '../../src/core/assess.js';
 import { DEFAULT_POLICY } from '../../src/core/policy.js';
 import { mergeObservations } from '../../src/observe/parse/observation-merge.js';
+import type { PartialObservation } from '../../src/observe/parse/observation.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { makeTask } from '../helpers/builders.js';
 import { assistant, jsonl, ms, system, text, user } from '../helpers/claude-lines.js';
@@ -134,5 +135,29 @@ describe("a give-up record that names the plan's limit itself (a claude.ai login
       });
     expect(judge([user(0, 'go'), streamed({ parent_tool_use_id: null })], 3).part.failed).toMatchObject({ kind: 'usage_limit' });
     expect(judge([user(0, 'go'), streamed({ parent_tool_use_id: 'toolu_1', agent_id: 'a1' })], 3).part.failed).toBeUndefined();
+  });
+});
+
+describe('one give-up seen by the transcript and by the StopFailure hook', () => {
+  const transcript = () => summarizeTranscript(parseTranscriptText(jsonl(user(0, 'go'), loginGaveUp(2, 3600))).state, { nowMs: ms(3) });
+  const hook = (s: number): PartialObservation => ({
+    source: 'hooks',
+    lastProgressMs: ms(s),
+    failed: { kind: 'rate_limit', atMs: ms(s), detail: 'StopFailure: rate_limit' },
+  });
+
+  it('is told by the transcript, which names the limit and its reset, though the hook fired after it', () => {
+    for (const parts of [
+      [transcript(), hook(2.08)],
+      [hook(2.08), transcript()],
+    ]) {
+      const obs = mergeObservations(parts, CLAUDE_LENS);
+      expect(obs.failed).toMatchObject({ kind: 'usage_limit', atMs: ms(2) });
+      expect(assess(makeTask(), obs, DEFAULT_POLICY, ms(3))).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+    }
+  });
+
+  it('a hook failure seconds later is a give-up of its own: the newer is told', () => {
+    expect(mergeObservations([transcript(), hook(5)], CLAUDE_LENS).failed).toMatchObject({ kind: 'rate_limit', atMs: ms(5) });
   });
 });

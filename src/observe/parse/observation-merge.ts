@@ -15,6 +15,18 @@ const TURN_RECORDS: ReadonlySet<SourceName> = new Set(['transcript', 'telemetry'
 const newer = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
 /**
+ * Whether `p`'s give-up is to be told rather than `known` (reported by `knownBy`): the newer one;
+ * but one give-up seen by two sources (within the slack: a StopFailure hook fires as the record is
+ * written) is told by the agent's own record, which names more (the plan's limit and its reset).
+ */
+function tellsGiveUpBetter(p: PartialObservation, known: NonNullable<Observation['failed']>, knownBy: SourceName | undefined): boolean {
+  const at = p.failed?.atMs ?? 0;
+  const knownAt = known.atMs ?? 0;
+  if (Math.abs(at - knownAt) <= RESUME_SLACK_MS && (p.source === 'transcript') !== (knownBy === 'transcript')) return p.source === 'transcript';
+  return at > knownAt;
+}
+
+/**
  * Merge evidence from several sources: newest wins for each fact; lists are concatenated. With
  * `lens` (the row's harness, agents/harness.ts), the last call and the newest of the recent
  * calls carry their kind (what the core judges by), and the observation its words.
@@ -26,6 +38,7 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
   let recentAt = -Infinity;
   let finishedBy: SourceName | undefined;
   let waitingBy: SourceName | undefined;
+  let failedBy: SourceName | undefined;
   for (const p of parts) {
     const hasFact =
       p.lastProgressMs !== undefined ||
@@ -77,7 +90,10 @@ export function mergeObservations(parts: readonly PartialObservation[], lens?: E
       out.finished = p.finished;
       finishedBy = p.source;
     }
-    if (p.failed && (!out.failed || (p.failed.atMs ?? 0) > (out.failed.atMs ?? 0))) out.failed = p.failed;
+    if (p.failed && (!out.failed || tellsGiveUpBetter(p, out.failed, failedBy))) {
+      out.failed = p.failed;
+      failedBy = p.source;
+    }
     if (p.waitingOnChildren) out.waitingOnChildren = p.waitingOnChildren;
     if (p.waitingOnTeam) out.waitingOnTeam = p.waitingOnTeam;
     if (p.isOutputTracked) out.isOutputTracked = true;

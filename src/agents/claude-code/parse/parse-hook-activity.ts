@@ -9,6 +9,7 @@ import { HookStateSchema } from '../../../contracts/observe-store.js';
 import type { LineRef } from '../../../observe/parse/line-splitter.js';
 import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
+import { namesPlanLimit } from './plan-limit.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 
 /** Tool-use ids remembered as closed (a Post line may precede its Pre line). @defaultValue 64 */
@@ -26,7 +27,8 @@ export interface HookState {
   /** An open prompt; `toolUseId` is the call it was raised for, when one was open. */
   waiting?: { kind: 'permission_prompt' | 'notification'; sinceMs?: number; detail?: string; toolUseId?: string; fromEvent?: string };
   stopped?: { event: string; atMs?: number; backgroundRunning?: number; backgroundAgents?: string[] };
-  stopFailure?: { error?: string; atMs?: number };
+  /** `StopFailure`: the turn ended on an API error (its `error` kind and Claude Code's message, `last_assistant_message`). */
+  stopFailure?: { error?: string; atMs?: number; message?: string };
   /** `SessionEnd`: the session's process ended (its `reason`); a later event (a resumed run) clears it. */
   sessionEnded?: { atMs?: number; reason?: string };
   /** `Interrupt` (2.1.335+): a stop ended the turn (its `source`, `reason`, `via`); the next event of a new turn clears it. */
@@ -140,7 +142,7 @@ function apply(s: HookState, l: Rec, atMs: number | undefined): void {
       return;
     case 'StopFailure':
       closeAll(s);
-      s.stopFailure = { error: str(l.error), atMs };
+      s.stopFailure = { error: str(l.error), atMs, message: str(l.last_message) };
       return;
     case 'SessionEnd':
       s.sessionEnded = { atMs, reason: str(l.reason) };
@@ -214,8 +216,13 @@ export function summarizeHooks(s: HookState): PartialObservation {
   // The turn ended while background subagents run (the Stop hook's `background_tasks`, 2.1.332): it waits on them.
   if (s.stopped?.backgroundAgents?.length) part.waitingOnChildren = { agentIds: s.stopped.backgroundAgents.slice(), isBackground: true };
   if (s.sessionEnded) part.runEnded = runEndedOf(s.sessionEnded);
-  if (s.stopFailure)
-    part.failed = { kind: stopFailureKind(s.stopFailure.error), atMs: s.stopFailure.atMs, detail: `StopFailure: ${s.stopFailure.error ?? 'unknown error'}` };
+  if (s.stopFailure) {
+    const { error, atMs, message } = s.stopFailure;
+    // Its message names the plan's usage limit (a claude.ai login gives up at once there): that wall, not a passing rate limit.
+    part.failed = namesPlanLimit(message)
+      ? { kind: 'usage_limit', atMs, detail: `StopFailure: ${error ?? 'unknown error'} (${message})` }
+      : { kind: stopFailureKind(error), atMs, detail: `StopFailure: ${error ?? 'unknown error'}` };
+  }
   return part;
 }
 

@@ -1,5 +1,6 @@
 // `type:"assistant"`: the model's text and tool calls, and Claude Code's own terminal API error
 // message (written as an assistant message when it gives up). Pure.
+import { namesPlanLimit } from '../plan-limit.js';
 import { summarizeToolInput } from '../tool-input-summary.js';
 import type { ApiFailureKind } from '../../../../observe/parse/observation.js';
 import { ERROR_MAX_CHARS, excerpt, openCall, type TranscriptState } from '../transcript-state.js';
@@ -16,13 +17,6 @@ const API_FAILURES: [RegExp, ApiFailureKind][] = [
   [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, 'connection'],
   [/rate.?limit|usage limit|\b429\b/i, 'rate_limit'],
 ];
-
-/**
- * Claude Code's words for a wall a replacement would meet too: the plan's window ("You've hit your
- * session limit · resets 1:43am (UTC)" on 2.1.197, "You've hit your 5-hour limit · resets …" on
- * 2.1.33x, weekly, per-model and spend limits alike), the older "usage limit reached", no credits.
- */
-const PLAN_LIMIT_WORDS = /^You(?:'|\u2019)ve hit your [^\n]*?limit\b|usage limit reached|out of (?:extra )?usage credits/i;
 
 /**
  * Claude Code's terminal API error message: its own record (`isApiErrorMessage`; in a `claude -p`
@@ -57,8 +51,7 @@ function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiE
 function namedPlanLimit(rec: Rec, text: string): TranscriptState['planLimit'] | undefined {
   const params = isRec(rec.apiErrorParams) ? rec.apiErrorParams : isRec(rec.api_error_params) ? rec.api_error_params : {};
   const info = isRec(rec.quotaLimits) ? rec.quotaLimits : isRec(params.rate_limit_info) ? params.rate_limit_info : undefined;
-  const isNamed =
-    (rec.apiError ?? rec.api_error) === 'usage_limit_reached' || (info !== undefined && info.status === 'rejected') || PLAN_LIMIT_WORDS.test(text.trim());
+  const isNamed = (rec.apiError ?? rec.api_error) === 'usage_limit_reached' || (info !== undefined && info.status === 'rejected') || namesPlanLimit(text);
   if (!isNamed) return undefined;
   const resetsAt = num(info?.resetsAt);
   return { type: str(info?.rateLimitType), resetsAtMs: resetsAt === undefined ? undefined : resetsAt * 1000 };
