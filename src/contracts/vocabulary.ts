@@ -142,7 +142,7 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * consumed: a wake that never landed; `wake_lost`: a lead whose background subagents all answered in
  * their own transcripts, idle past its window with no completion notification for them: a
  * completion wake lost; `usage_limit`: the agent's turn ended on its plan's usage limit (Codex
- * `usage_limit_exceeded`; Claude Code's give-up after retries naming it): a failure at once,
+ * `usage_limit_exceeded`; Claude Code's give-up naming it, or the retries before it): a failure at once,
  * escalated to a person, never redispatched into the same wall.
  */
 export const STALL_REASONS = [

@@ -3,7 +3,7 @@
 /** Why an agent gave up: `context_exhausted` is "Prompt is too long" (narrow the scope harder). */
 /** `runtime_killed`: not the API: Claude Code's own stall watchdog aborted the agent (2.1.332). */
 /** `agent_died`: its process is gone with no end record (a harness that can prove it: Codex's thread lock). */
-/** `usage_limit`: the plan's usage limit (Codex `usage_limit_exceeded`, Claude Code's `error.rateLimits`): a replacement would hit the same wall. */
+/** `usage_limit`: the plan's usage limit (Codex `usage_limit_exceeded`, Claude Code's `usage_limit_reached` give-up or `error.rateLimits` retries): a replacement would hit the same wall. */
 export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'runtime_killed' | 'agent_died' | 'usage_limit';
 
 /** Where a piece of evidence came from. */
