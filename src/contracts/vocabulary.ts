@@ -143,7 +143,9 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * their own transcripts, idle past its window with no completion notification for them: a
  * completion wake lost; `usage_limit`: the agent's turn ended on its plan's usage limit (Codex
  * `usage_limit_exceeded`; Claude Code's give-up naming it, or the retries before it): a failure at once,
- * escalated to a person, never redispatched into the same wall.
+ * escalated to a person, never redispatched into the same wall; `auth_failed`: the API refused the
+ * agent's credentials (Claude Code's `authentication_failed` give-up, HTTP 401/403): the same, until
+ * a person fixes the API key or logs in again.
  */
 export const STALL_REASONS = [
   'inactivity',
@@ -159,6 +161,7 @@ export const STALL_REASONS = [
   'queue_unconsumed',
   'wake_lost',
   'usage_limit',
+  'auth_failed',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
 /** A stall reason as this version writes it. */

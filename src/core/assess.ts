@@ -77,8 +77,8 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
           ? 'runtime_killed'
           : f.kind === 'agent_died'
             ? 'agent_died'
-            : f.kind === 'usage_limit'
-              ? 'usage_limit'
+            : f.kind === 'usage_limit' || f.kind === 'auth_failed'
+              ? f.kind
               : 'api_gave_up';
     const what =
       f.kind === 'context_exhausted'
@@ -89,7 +89,9 @@ export function assess(task: Task, obs: Observation, policy: Policy, nowMs: numb
             ? 'the agent process died'
             : f.kind === 'usage_limit'
               ? 'the agent hit its usage limit'
-              : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
+              : f.kind === 'auth_failed'
+                ? "the API refused the agent's credentials"
+                : `the agent gave up on an API error (${f.kind.replaceAll('_', ' ')})`;
     const idleMs = f.atMs === undefined ? undefined : Math.max(0, nowMs - f.atMs);
     const transportCause = f.kind === 'overloaded' || f.kind === 'connection' || f.kind === 'rate_limit' ? f.kind : undefined;
     return verdict('stalled', `${what}: ${f.detail ?? 'no message'}`, {

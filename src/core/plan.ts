@@ -285,8 +285,9 @@ function decide(
     };
   };
   if (opts.strategy === 'cancel') return make('cancel', count + 1);
-  // A replacement would hit the same usage limit: a person decides (wait for the reset, raise the plan).
-  if (v.stallReason === 'usage_limit') return make('escalate', count + 1);
+  // A replacement would hit the same wall: a person decides (wait for the usage limit's reset or
+  // raise the plan; fix the API key or log in again).
+  if (v.stallReason === 'usage_limit' || v.stallReason === 'auth_failed') return make('escalate', count + 1);
   if (count < opts.maxRedispatches) {
     const mode = recoveryModeOf(v, task, history, opts.controls ?? DEFAULT_CONTROLS);
     return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1), mode);

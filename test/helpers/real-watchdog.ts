@@ -3,14 +3,17 @@
 //   const w = startWatchdog({ stateDir, epic: 'E-1', claudeDir: s.claudeDir, args: ['--timeout', '30'] });
 //   await w.waitTask('t1', (t) => t.verdict === 'healthy', 'the lead healthy');   // polls watchdog.json
 //   await judge({ stateDir, epic: 'E-1', claudeDir, aheadMs: 100_000 })           // one --once / --now check
+//   await judgeHooksAlone({ sessionId, lines, aheadMs })  // the session's hook lines only, no transcript in reach
 //   w.checks()                                   // every check so far, from the loop's --json output
 //
 // The loop runs with `--json --check-interval 1 --action report` unless `args` say otherwise, and
 // CLAUDE_CONFIG_DIR pointing at the session's ~/.claude. It is SIGKILLed when the test ends.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
 import { runCli, spawnCli, until } from './cli.js';
+import { writeWave } from './state.js';
+import { tempDir } from './temp-dir.js';
 
 export interface TaskView {
   task_id: string;
@@ -91,4 +94,21 @@ export async function judge(o: { stateDir: string; epic: string; claudeDir: stri
   } catch {
     throw new Error(`dispatch-watchdog exited ${r.code} without JSON: ${r.stderr}`);
   }
+}
+
+/**
+ * One check of a row (task `t1`, by `sessionId`) that sees only the session's hook activity lines,
+ * as a watchdog out of reach of its transcripts (another host, a container) does: the lines as
+ * written, without the transcript path they name, and a Claude config dir with no transcripts.
+ */
+export async function judgeHooksAlone(o: { sessionId: string; lines: Record<string, unknown>[]; aheadMs?: number; args?: string[] }): Promise<TaskView> {
+  const stateDir = tempDir();
+  writeWave(stateDir, 'E-HOOKS', new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: o.sessionId }]);
+  mkdirSync(path.join(stateDir, 'activity'));
+  const lines = o.lines.map(({ transcript_path: _, ...l }) => `${JSON.stringify(l)}\n`);
+  writeFileSync(path.join(stateDir, 'activity', `${o.sessionId}.ndjson`), lines.join(''));
+  const claudeDir = tempDir();
+  mkdirSync(path.join(claudeDir, 'projects'));
+  const [task] = await judge({ stateDir, epic: 'E-HOOKS', claudeDir, aheadMs: o.aheadMs, args: o.args });
+  return task!;
 }

@@ -134,6 +134,19 @@ describe.skipIf(codexSkip !== undefined)(`Codex verdicts on real sessions (skipp
     ]);
   });
 
+  it("refused credentials (a 401 after Codex's own retries) are an auth_failed failure, escalated like a usage limit", async () => {
+    server.script('CX-401', [
+      { status: 401, errorBody: { error: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' } } },
+    ]);
+    const s = startCodex({ server, prompt: 'CX-401 go' });
+    const task = await rowOf(s);
+    expect((await s.exited).code).toBe(1);
+    expect(server.of('CX-401').length).toBeGreaterThan(1); // Codex retries it first
+    const v = await judge(task);
+    expect(v).toMatchObject({ kind: 'stalled', stallReason: 'auth_failed' });
+    expect(v.reason).toMatch(/^the API refused the agent's credentials: unexpected status 401 Unauthorized.* \(codex_error_info http_connection_failed:401\)$/);
+  });
+
   it('a 429 backoff with retry-after is healthy while it lasts (stdout announces each retry), past the window', async () => {
     server.script('CX-BACKOFF', [[{ status: 429, retryAfter: 3 }, { status: 429, retryAfter: 3 }, { items: [say('through')] }]]);
     const s = startCodex({ server, prompt: 'CX-BACKOFF go' });

@@ -5,13 +5,13 @@
 // the plugin keeps it in hooks/newer-events.json, and their hooks.json handlers still run (2.1.197
 // drops every hook of a file naming an event it does not know); the transcript's interruption
 // record makes the row wait there too.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_VERSIONS, describeVersions, interruptRequest, NEWEST, OLDEST, readRecords, startClaude, userMessage } from '../helpers/claude-session.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
 import { agent, bash, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
-import { judge } from '../helpers/real-watchdog.js';
+import { judge, judgeHooksAlone } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -53,15 +53,8 @@ describeVersions(
         expect(line).toMatchObject({ session_id: sessionId, source: 'user', reason: 'stop', via: 'client' });
         // Hooks alone, as a watchdog sees a session whose transcripts are out of its reach (another
         // host, a container): the activity lines as written, without the transcript path they name.
-        const hooksOnly = tempDir();
-        writeWave(hooksOnly, epic, new Date().toISOString(), [{ task_id: 't1', ticket_id: 'P-1', status: 'in_progress', session_id: sessionId }]);
-        mkdirSync(path.join(hooksOnly, 'activity'));
-        const lines = activity().map(({ transcript_path: _, ...l }) => `${JSON.stringify(l)}\n`);
-        writeFileSync(path.join(hooksOnly, 'activity', `${sessionId}.ndjson`), lines.join(''));
-        const noTranscripts = tempDir();
-        mkdirSync(path.join(noTranscripts, 'projects'));
         // Ten minutes later: waiting for a human, not a silent agent.
-        const [alone] = await judge({ stateDir: hooksOnly, epic, claudeDir: noTranscripts, aheadMs: 600_000, args: ['--timeout', '60'] });
+        const alone = await judgeHooksAlone({ sessionId, lines: activity(), aheadMs: 600_000, args: ['--timeout', '60'] });
         expect(alone, JSON.stringify(alone)).toMatchObject({ verdict: 'waiting_human', sources: ['hooks'] });
         expect(alone!.reason).toContain('Interrupt hook: the turn was stopped by a person');
       } else {

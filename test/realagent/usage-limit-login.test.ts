@@ -12,10 +12,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_VERSIONS, describeVersions, OLDEST, readRecords, startClaude } from '../helpers/claude-session.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { REPO_ROOT, until } from '../helpers/cli.js';
-import { judge } from '../helpers/real-watchdog.js';
+import { judge, judgeHooksAlone } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 let server: ModelServer;
@@ -96,12 +96,7 @@ describeVersions(
         expect(t.reason).toContain(words);
       }
       // The hook alone (a watchdog out of reach of the transcripts): its message names the limit too.
-      const hooksOnly = tempDir();
-      writeWave(hooksOnly, 'E-LL', new Date().toISOString(), [{ task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
-      mkdirSync(path.join(hooksOnly, 'activity'));
-      const { transcript_path: _, ...line } = stopFailure!;
-      writeFileSync(path.join(hooksOnly, 'activity', `${s.sessionId}.ndjson`), `${JSON.stringify(line)}\n`);
-      const [fromHook] = await judge({ stateDir: hooksOnly, epic: 'E-LL', claudeDir: tempDir(), args: ['--timeout', '60'] });
+      const fromHook = await judgeHooksAlone({ sessionId: s.sessionId, lines: [stopFailure!], args: ['--timeout', '60'] });
       expect(fromHook, JSON.stringify(fromHook)).toMatchObject({ verdict: 'stalled' });
       expect(fromHook!.reason).toMatch(/^the agent hit its usage limit: StopFailure: rate_limit \(You've hit your (session|5-hour) limit · resets /);
     });

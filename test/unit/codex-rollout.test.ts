@@ -99,6 +99,21 @@ describe('codex rollout', () => {
     );
   });
 
+  it('refused credentials (401/403, measured on 0.171.0) are auth_failed; other HTTP errors a give-up', () => {
+    for (const status of [401, 403]) {
+      const message = `unexpected status ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}: Incorrect API key provided., url: http://127.0.0.1:1/v1/responses`;
+      const v = judge([meta, started(0.2), failed(0.3, message, { http_connection_failed: { http_status_code: status } })], 0.4, GONE);
+      expect(v).toMatchObject({ kind: 'stalled', stallReason: 'auth_failed' });
+      expect(v.transportCause).toBeUndefined();
+    }
+    const other = judge(
+      [meta, started(0.2), failed(0.3, 'unexpected status 400 Bad Request', { http_connection_failed: { http_status_code: 400 } })],
+      0.4,
+      GONE,
+    );
+    expect(other).toMatchObject({ kind: 'stalled', stallReason: 'api_gave_up' });
+  });
+
   it('no live owner and no end record: dead at once, not a window later', () => {
     const v = judge([meta, started(0.2), fcall(0.6, 'exec_command', { cmd: 'sleep 60' }, 'c1')], 1, GONE);
     expect(v).toMatchObject({ kind: 'stalled', stallReason: 'agent_died' });

@@ -32,12 +32,26 @@ describe('the escalation comment of a usage limit', () => {
     expect(body).not.toContain('redispatch limit is reached');
     expect(body).toMatch(/\*\*Recommended action:\*\* Wait for the usage limit to reset/);
   });
+
+  it('of refused credentials: says so, and that they must be fixed', () => {
+    const body = renderEscalationComment({
+      ticketId: 'ENG-1',
+      attempts: 1,
+      history: [stall(0, { stallReason: 'auth_failed' })],
+      frictionPath: 'friction/x.md',
+      key: 'E:t1:escalate',
+    });
+    expect(body).toContain("the API refused the agent's credentials, and a replacement would be refused the same way.");
+    expect(body).not.toContain('redispatch limit is reached');
+    expect(body).toMatch(/\*\*Recommended action:\*\* Fix the agents' credentials/);
+  });
 });
 
 describe('hypothesizeRootCause', () => {
   it.each<[string, StallRecord[], HypothesisKind]>([
     ['never started, every time', three(() => ({ stallReason: 'never_started' })), 'dispatch_environment'],
     ['a usage limit, at the first stall (escalated at once)', [stall(0, { stallReason: 'usage_limit' })], 'usage_limit'],
+    ['refused credentials, at the first stall (escalated at once)', [stall(0, { stallReason: 'auth_failed' })], 'auth_failed'],
     ['never started once only', three((n) => ({ stallReason: n === 0 ? 'never_started' : 'inactivity' })), 'context_or_dependency'],
     // Replacements that never started are a failing launch, not context exhaustion.
     [

@@ -57,6 +57,11 @@ describe('planCheck', () => {
     expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ strategy: 'report' })).actions).toEqual([]);
   });
 
+  it('refused credentials are escalated at once as well: a replacement would be refused the same way', () => {
+    const vs = [verdict('t1', 'stalled', { stallReason: 'auth_failed' })];
+    expect(planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts()).actions.map((a) => a.kind)).toEqual(['escalate']);
+  });
+
   it('report: logs the stall once and takes no action', () => {
     const vs = [verdict('t1', 'stalled'), verdict('t2', 'healthy')];
     const p = planCheck(vs, tasksOf(vs), foldHistory([], 'E-1'), opts({ strategy: 'report' }));

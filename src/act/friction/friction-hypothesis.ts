@@ -16,6 +16,7 @@ export type HypothesisKind =
   | 'hanging_command'
   | 'provider_capacity'
   | 'usage_limit'
+  | 'auth_failed'
   | 'context_exhausted'
   | 'stuck_on_step'
   | 'api_hang'
@@ -66,6 +67,15 @@ const RULES: Rule[] = [
       kind: 'usage_limit',
       text: `The agent's account hit its usage limit: it stopped at once and a replacement would hit the same wall, so it was escalated without a redispatch. Nothing points at the task.`,
       action: `Wait for the usage limit to reset or raise the plan (or run ${t} under another account), ${then}.`,
+    };
+  },
+  (h, t, then) => {
+    // The newest stall was the API refusing the agent's credentials: escalated at once too.
+    if (h.at(-1)?.stallReason !== 'auth_failed') return undefined;
+    return {
+      kind: 'auth_failed',
+      text: `The API refused the agent's credentials (HTTP 401/403: an API key revoked or mistyped, a login expired): it stopped at once and a replacement would be refused the same way, so it was escalated without a redispatch. Nothing points at the task.`,
+      action: `Fix the agents' credentials (the API key in their environment, or the agent CLI's login on the machine that runs them), ${then}.`,
     };
   },
   (h, t, then) => {

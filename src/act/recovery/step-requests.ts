@@ -34,6 +34,8 @@ export function requestReason(spec: Pick<ActionSpec, 'stallReason' | 'idleSecond
   }
   if (spec.stallReason === 'run_ended') return 'failed: run_ended, the run that ran the agent ended before it finished';
   if (spec.stallReason === 'usage_limit') return 'failed: usage_limit, the agent hit its usage limit (a replacement would hit the same wall until it resets)';
+  if (spec.stallReason === 'auth_failed')
+    return "failed: auth_failed, the API refused the agent's credentials (a replacement would be refused the same way until they are fixed)";
   return `stalled: ${spec.stallReason}, idle ${spec.idleSeconds}s`;
 }
 

@@ -43,6 +43,13 @@ export function withCommentKey(body: string, key: string): string {
   return `${body.trimEnd()}\n\n_Posted by dispatch-watchdog · key \`${commentKeyText(key)}\`_\n${commentMarker(key)}\n`;
 }
 
+/** Why the ticket was moved to Blocked: a wall a replacement would meet too, or the redispatch limit. */
+function whyBlocked(reason: string | undefined): string {
+  if (reason === 'usage_limit') return 'the agent hit its usage limit, and a replacement would hit the same wall.';
+  if (reason === 'auth_failed') return "the API refused the agent's credentials, and a replacement would be refused the same way.";
+  return 'every attempt stalled and the redispatch limit is reached.';
+}
+
 /** The comment added to the Linear issue when it is moved to Blocked. */
 export function renderEscalationComment(input: EscalationCommentInput): string {
   const { ticketId: t, history } = input;
@@ -52,7 +59,7 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
     // The seed's own sentence first (seeds/dispatch-watchdog.md), then our detail.
     `Auto-blocked: agent stalled ${n} time${n === 1 ? '' : 's'}. Requires manual investigation. See dispatch log.`,
     '',
-    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: ${history.at(-1)?.stallReason === 'usage_limit' ? 'the agent hit its usage limit, and a replacement would hit the same wall.' : 'every attempt stalled and the redispatch limit is reached.'}`,
+    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: ${whyBlocked(history.at(-1)?.stallReason)}`,
     '',
     ...(unloggedStallsLine(n, history) !== undefined ? [unloggedStallsLine(n, history)!, ''] : []),
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',

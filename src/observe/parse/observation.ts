@@ -4,7 +4,17 @@
 /** `runtime_killed`: not the API: Claude Code's own stall watchdog aborted the agent (2.1.332). */
 /** `agent_died`: its process is gone with no end record (a harness that can prove it: Codex's thread lock). */
 /** `usage_limit`: the plan's usage limit (Codex `usage_limit_exceeded`, Claude Code's `usage_limit_reached` give-up or `error.rateLimits` retries): a replacement would hit the same wall. */
-export type ApiFailureKind = 'context_exhausted' | 'overloaded' | 'connection' | 'rate_limit' | 'api_error' | 'runtime_killed' | 'agent_died' | 'usage_limit';
+/** `auth_failed`: the API refused the agent's credentials (HTTP 401/403: its API key or login): a replacement would be refused the same way. */
+export type ApiFailureKind =
+  | 'context_exhausted'
+  | 'overloaded'
+  | 'connection'
+  | 'rate_limit'
+  | 'api_error'
+  | 'runtime_killed'
+  | 'agent_died'
+  | 'usage_limit'
+  | 'auth_failed';
 
 /** Where a piece of evidence came from. */
 export type SourceName = 'row' | 'hooks' | 'transcript' | 'process' | 'telemetry';

@@ -193,6 +193,7 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
 /** The StopFailure hook's `error` as a failure kind. */
 function stopFailureKind(error: string | undefined): ApiFailureKind {
   if (!error) return 'api_error';
+  if (/authentication/i.test(error)) return 'auth_failed';
   if (/prompt.?too.?long|context/i.test(error)) return 'context_exhausted';
   if (/overloaded/i.test(error)) return 'overloaded';
   if (/rate.?limit/i.test(error)) return 'rate_limit';

@@ -27,6 +27,8 @@ export function codexFailureKind(info: string, message: string): ApiFailureKind 
   if (info === 'usage_limit_exceeded' || /usage limit/i.test(message)) return 'usage_limit';
   if (info === 'context_window_exceeded' || /context window/i.test(message)) return 'context_exhausted';
   if (info === 'internal_server_error' || info === 'server_overloaded' || /\b5\d\d\b/.test(info)) return 'overloaded';
+  // Refused credentials (0.171.0: "unexpected status 401 Unauthorized" after its retries, `http_connection_failed` with the status).
+  if (/:40[13]$/.test(info) || /unexpected status 40[13]\b/i.test(message)) return 'auth_failed';
   if (info.endsWith(':429') || /429|too many requests/i.test(message)) return 'rate_limit';
   if (/stream disconnected|idle timeout|connection|network|error sending request/i.test(message)) return 'connection';
   return 'api_error';

@@ -12,6 +12,8 @@ const KILL_TOOLS: Record<string, string[]> = { KillShell: ['shell_id'], KillBash
 
 /** Claude Code's own error text, written as an assistant message when it gives up on the API. */
 const API_FAILURES: [RegExp, ApiFailureKind][] = [
+  // "Failed to authenticate. API Error: 401 …" with `error: "authentication_failed"` (2.1.197 and 2.1.337 alike, a 401 or 403).
+  [/authentication_failed|failed to authenticate|invalid x-api-key|oauth token (?:has )?expired/i, 'auth_failed'],
   [/prompt is too long|context (?:length|window)|too many tokens/i, 'context_exhausted'],
   [/overloaded|\b529\b/i, 'overloaded'],
   [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, 'connection'],

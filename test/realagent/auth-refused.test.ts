@@ -1,0 +1,80 @@
+// The API refusing an agent's credentials (a revoked or mistyped API key, an expired login), on
+// every version: Claude Code retries a 401 (twice with CLAUDE_CODE_MAX_RETRIES=2) and gives up at
+// once on a 403, writing "Failed to authenticate. API Error: 40x …" with `error:
+// "authentication_failed"`, in the main session and in a subagent alike; the plugin's StopFailure
+// hook says `authentication_failed`. A replacement would be refused the same way: `auth_failed`,
+// escalated at once. Before, it was `api_gave_up`: redispatched up to the redispatch limit, each
+// replacement refused within seconds.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ALL_VERSIONS, describeVersions, readRecords, startClaude } from '../helpers/claude-session.js';
+import { REPO_ROOT, until } from '../helpers/cli.js';
+import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
+import { judge, judgeHooksAlone } from '../helpers/real-watchdog.js';
+import { writeWave } from '../helpers/state.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+let server: ModelServer;
+beforeAll(async () => void (server = await startModelServer()));
+afterAll(() => server?.close());
+
+const REFUSED = /^the API refused the agent's credentials: Failed to authenticate\. API Error: 40[13] /;
+
+describeVersions(
+  ALL_VERSIONS,
+  "the API refusing the agent's credentials",
+  (version) => {
+    it('a 403 in the main session: auth_failed from the transcript, from its stream, and from the StopFailure hook alone', async () => {
+      const marker = `REFUSED-${version}`;
+      server.script(marker, [[{ status: 403 }, { blocks: [text('never reached')] }]]);
+      const stateDir = tempDir();
+      // On stdin, as an SDK program's session: 2.1.33x runs a plugin's hooks for it (a `-p` prompt's run ends first).
+      const s = startClaude({ server, version, prompt: `${marker}: go`, streamInput: true, pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } });
+      writeWave(stateDir, 'E-AR', new Date().toISOString(), [
+        { task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId },
+        { task_id: 'stream', ticket_id: 'P-2', status: 'in_progress', transcript_path: s.streamPath },
+      ]);
+      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
+      const stopFailure = await until(
+        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
+        60_000,
+        'the StopFailure line',
+      );
+      expect(stopFailure).toMatchObject({ error: 'authentication_failed' });
+      s.endInput();
+      await s.exited;
+      expect(server.of(marker)).toHaveLength(1);
+      expect(s.transcript().find((r) => r.type === 'assistant' && r.isApiErrorMessage === true)).toMatchObject({
+        error: 'authentication_failed',
+        apiErrorStatus: 403,
+      });
+      for (const t of await judge({ stateDir, epic: 'E-AR', claudeDir: s.claudeDir, args: ['--timeout', '60'] })) {
+        expect(t, JSON.stringify(t)).toMatchObject({ verdict: 'stalled' });
+        expect(t.reason).toMatch(REFUSED);
+      }
+      const fromHook = await judgeHooksAlone({ sessionId: s.sessionId, lines: [stopFailure!], args: ['--timeout', '60'] });
+      expect(fromHook, JSON.stringify(fromHook)).toMatchObject({ verdict: 'stalled' });
+      expect(fromHook.reason).toBe("the API refused the agent's credentials: StopFailure: authentication_failed");
+    });
+
+    it('a 401 in a subagent, after its retries: its row is auth_failed', async () => {
+      const lead = `REFUSEDLEAD-${version}`;
+      const sub = `REFUSEDSUB-${version}`;
+      server.script(lead, [{ blocks: [agent(`${sub}: go`)] }, { blocks: [text('The subagent was refused.')] }, { blocks: [text('Done.')] }]);
+      server.script(sub, [[{ status: 401 }, { status: 401 }, { status: 401 }, { blocks: [text('never reached')] }]]);
+      const s = startClaude({ server, version, prompt: `${lead}: go`, env: { CLAUDE_CODE_MAX_RETRIES: '2' } });
+      expect((await s.exited).code).toBe(0);
+      expect(server.of(sub)).toHaveLength(3);
+      const [agentId] = s.subagentIds();
+      const stateDir = tempDir();
+      writeWave(stateDir, 'E-AS', new Date().toISOString(), [
+        { task_id: 'sub', ticket_id: 'P-1', status: 'in_progress', agent_id: agentId, session_id: s.sessionId },
+      ]);
+      const [row] = await judge({ stateDir, epic: 'E-AS', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
+      expect(row, JSON.stringify(row)).toMatchObject({ verdict: 'stalled' });
+      expect(row!.reason).toMatch(REFUSED);
+    });
+  },
+  { timeout: 120_000 },
+);
