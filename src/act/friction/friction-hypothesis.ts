@@ -69,7 +69,7 @@ const RULES: Rule[] = [
       action: `Wait for the usage limit to reset or raise the plan (or run ${t} under another account), ${then}.`,
     };
   },
-  (h, t, then) => {
+  (h, _t, then) => {
     // The newest stall was the API refusing the agent's credentials: escalated at once too.
     if (h.at(-1)?.stallReason !== 'auth_failed') return undefined;
     return {
