@@ -141,7 +141,7 @@ export type TimelineMarkKind = (typeof TIMELINE_MARK_KINDS)[number];
  * window with nothing open while input queued for it (a `queue-operation` enqueue) was never
  * consumed: a wake that never landed; `wake_lost`: a lead whose background subagents all answered in
  * their own transcripts, idle past its window with no completion notification for them: a
- * completion wake lost; `usage_limit`: the agent's turn ended on its plan's usage limit (Codex
+ * completion wake lost; `usage_limit`: the agent's turn ended on its plan's usage limit or its credits (Codex
  * `usage_limit_exceeded`; Claude Code's give-up naming it, or the retries before it): a failure at once,
  * escalated to a person, never redispatched into the same wall; `auth_failed`: the API refused the
  * agent's credentials (Claude Code's `authentication_failed` give-up, HTTP 401/403): the same, until

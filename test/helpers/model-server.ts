@@ -45,6 +45,8 @@ export interface Reply {
   retryAfter?: number;
   /** Extra response headers of an error reply (`anthropic-ratelimit-unified-*`: a plan's usage limit). */
   headers?: Record<string, string>;
+  /** The body of an error reply, instead of `{type: "error", error: {type, message: "scripted <status>"}}`. */
+  errorBody?: unknown;
 }
 
 export interface LoggedRequest extends ScriptedRequest {
@@ -143,7 +145,7 @@ export async function startModelServer(): Promise<ModelServer> {
       const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json' };
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
       Object.assign(headers, reply.headers);
-      res.writeHead(reply.status, headers).end(JSON.stringify({ type: 'error', error: { type, message: `scripted ${reply.status}` } }));
+      res.writeHead(reply.status, headers).end(JSON.stringify(reply.errorBody ?? { type: 'error', error: { type, message: `scripted ${reply.status}` } }));
       return end(`error:${reply.status}`);
     }
     if (reply.freeze === 'before_bytes') return; // never answer; the client gives up or the server closes

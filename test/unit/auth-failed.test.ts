@@ -29,6 +29,21 @@ describe("the API refusing the agent's credentials", () => {
     expect(v.transportCause).toBeUndefined();
   });
 
+  it('the kinds Claude Code names itself: refused credentials, no credits left, a context that cannot shrink', () => {
+    const kindOf = (fields: Record<string, unknown>, words = 'API Error: something') =>
+      summarizeTranscript(parseTranscriptText(jsonl(user(0, 'go'), assistant(2, [text(words)], { isApiErrorMessage: true, ...fields }))).state).failed?.kind;
+    // Measured (2.1.197 and 2.1.337): a 400 whose body says the credit balance is too low.
+    expect(kindOf({ error: 'billing_error', apiErrorStatus: 400, resendCannotCure: true }, 'Credit balance is too low')).toBe('usage_limit');
+    expect(kindOf({ error: 'billing_error' })).toBe('usage_limit');
+    // 2.1.337's own kinds, from its table of what cures each.
+    expect(kindOf({ error: 'invalid_request', apiError: 'token_revoked' })).toBe('auth_failed');
+    expect(kindOf({ error: 'account_on_hold' })).toBe('auth_failed');
+    expect(kindOf({ error: 'invalid_request', apiError: 'autocompact_thrashing' }, 'Autocompact is thrashing: the context refilled to the limit')).toBe(
+      'context_exhausted',
+    );
+    expect(kindOf({ error: 'invalid_request', apiError: 'tool_history_mismatch' }, 'API Error: 400 due to tool use concurrency issues.')).toBe('api_error');
+  });
+
   it('any other API error stays api_gave_up', () => {
     const other = assistant(2, [text('API Error: 400 bad request')], { error: 'unknown', isApiErrorMessage: true, apiErrorStatus: 400 });
     const part = summarizeTranscript(parseTranscriptText(jsonl(user(0, 'go'), other)).state, { nowMs: ms(3) });

@@ -278,6 +278,7 @@ describe('StopFailure (issue 10 cause 6)', () => {
     expect(failed.part.failed).toEqual({ kind: 'overloaded', atMs: ms(1), detail: 'StopFailure: overloaded' });
     expect(activity([[1, 'StopFailure', { error: 'prompt_too_long' }]]).part.failed?.kind).toBe('context_exhausted');
     expect(activity([[1, 'StopFailure', { error: 'authentication_failed' }]]).part.failed?.kind).toBe('auth_failed');
+    expect(activity([[1, 'StopFailure', { error: 'billing_error' }]]).part.failed?.kind).toBe('usage_limit');
     const resumed = activity([
       [1, 'StopFailure', { error: 'overloaded' }],
       [60, 'UserPromptSubmit'],

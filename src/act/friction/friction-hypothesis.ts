@@ -66,7 +66,7 @@ const RULES: Rule[] = [
     return {
       kind: 'usage_limit',
       text: `The agent's account hit its usage limit: it stopped at once and a replacement would hit the same wall, so it was escalated without a redispatch. Nothing points at the task.`,
-      action: `Wait for the usage limit to reset or raise the plan (or run ${t} under another account), ${then}.`,
+      action: `Wait for the usage limit to reset, raise the plan or buy credits (or run ${t} under another account), ${then}.`,
     };
   },
   (h, _t, then) => {

@@ -193,7 +193,9 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
 /** The StopFailure hook's `error` as a failure kind. */
 function stopFailureKind(error: string | undefined): ApiFailureKind {
   if (!error) return 'api_error';
-  if (/authentication/i.test(error)) return 'auth_failed';
+  // The `error` kinds of a give-up record (records/assistant.ts): refused credentials, no credits left.
+  if (/authentication|oauth_org_not_allowed|account_on_hold|verification_required|cloud_credential/i.test(error)) return 'auth_failed';
+  if (/billing/i.test(error)) return 'usage_limit';
   if (/prompt.?too.?long|context/i.test(error)) return 'context_exhausted';
   if (/overloaded/i.test(error)) return 'overloaded';
   if (/rate.?limit/i.test(error)) return 'rate_limit';

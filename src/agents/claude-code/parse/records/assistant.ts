@@ -10,10 +10,44 @@ import { applySendMessage } from './teammates.js';
 /** Tools that stop a background shell or task, and the input field naming it. */
 const KILL_TOOLS: Record<string, string[]> = { KillShell: ['shell_id'], KillBash: ['shell_id'], TaskStop: ['task_id', 'shell_id'] };
 
+/**
+ * A give-up's own kind, where Claude Code names one that no replacement cures: its `error`
+ * (measured on 2.1.197 and 2.1.337: `authentication_failed` for a 401 or 403, `billing_error` for
+ * "Credit balance is too low") or 2.1.33x's `apiError`. The same kinds 2.1.337's own recovery
+ * advice calls `fix_setup` (the credentials: a person must fix them) and `wait` (the plan's limit,
+ * the credits), and `make_room` (the context).
+ */
+const FAILURE_BY_ERROR: Readonly<Record<string, ApiFailureKind>> = {
+  authentication_failed: 'auth_failed',
+  oauth_org_not_allowed: 'auth_failed',
+  account_on_hold: 'auth_failed',
+  verification_required: 'auth_failed',
+  cloud_credential_error: 'auth_failed',
+  billing_error: 'usage_limit',
+};
+const FAILURE_BY_API_ERROR: Readonly<Record<string, ApiFailureKind>> = {
+  stored_login_refused: 'auth_failed',
+  oauth_refresh_store_refused: 'auth_failed',
+  named_profile_unusable: 'auth_failed',
+  login_replaces_organization_sign_in: 'auth_failed',
+  provider_credentials: 'auth_failed',
+  gateway_signin_required: 'auth_failed',
+  gateway_session_expired: 'auth_failed',
+  api_key_auth_disabled: 'auth_failed',
+  org_disabled_credential: 'auth_failed',
+  invalid_credential_header: 'auth_failed',
+  no_credential: 'auth_failed',
+  token_revoked: 'auth_failed',
+  unattended_start_limit: 'usage_limit',
+  autocompact_thrashing: 'context_exhausted',
+  prompt_too_long: 'context_exhausted',
+};
+
 /** Claude Code's own error text, written as an assistant message when it gives up on the API. */
 const API_FAILURES: [RegExp, ApiFailureKind][] = [
-  // "Failed to authenticate. API Error: 401 …" with `error: "authentication_failed"` (2.1.197 and 2.1.337 alike, a 401 or 403).
+  // 1.0.x and records without the fields above: "Failed to authenticate. API Error: 401 …", "Credit balance is too low".
   [/authentication_failed|failed to authenticate|invalid x-api-key|oauth token (?:has )?expired/i, 'auth_failed'],
+  [/credit balance is too low/i, 'usage_limit'],
   [/prompt is too long|context (?:length|window)|too many tokens/i, 'context_exhausted'],
   [/overloaded|\b529\b/i, 'overloaded'],
   [/connection error|unable to connect|ECONNRESET|ECONNREFUSED|ETIMEDOUT|fetch failed|network/i, 'connection'],
@@ -40,7 +74,8 @@ function apiFailure(rec: Rec, message: Rec, text: string): TranscriptState['apiE
   if (!isGiveUpRecord(rec, message, text)) return undefined;
   const status = num(rec.apiErrorStatus) ?? num(rec.api_error_status);
   const probe = `${text} ${str(rec.error) ?? ''} ${status ?? ''}`;
-  const kind = API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? 'api_error';
+  const named = rowOf(FAILURE_BY_API_ERROR, rec.apiError ?? rec.api_error) ?? rowOf(FAILURE_BY_ERROR, rec.error);
+  const kind = named ?? API_FAILURES.find(([re]) => re.test(probe))?.[1] ?? 'api_error';
   return { status, kind, text: excerpt(text.trim(), ERROR_MAX_CHARS) };
 }
 

@@ -1,10 +1,11 @@
-// The API refusing an agent's credentials (a revoked or mistyped API key, an expired login), on
-// every version: Claude Code retries a 401 (twice with CLAUDE_CODE_MAX_RETRIES=2) and gives up at
-// once on a 403, writing "Failed to authenticate. API Error: 40x …" with `error:
-// "authentication_failed"`, in the main session and in a subagent alike; the plugin's StopFailure
-// hook says `authentication_failed`. A replacement would be refused the same way: `auth_failed`,
-// escalated at once. Before, it was `api_gave_up`: redispatched up to the redispatch limit, each
-// replacement refused within seconds.
+// The walls a replacement would meet too, on every version. Refused credentials (a revoked or
+// mistyped API key, an expired login): Claude Code retries a 401 (twice with
+// CLAUDE_CODE_MAX_RETRIES=2) and gives up at once on a 403, writing "Failed to authenticate. API
+// Error: 40x …" with `error: "authentication_failed"`, in the main session and in a subagent alike;
+// the plugin's StopFailure hook says `authentication_failed`: `auth_failed`, escalated at once.
+// An API key out of credits: "Credit balance is too low", `error: "billing_error"`, no retry: a
+// `usage_limit`, escalated. Before, both were `api_gave_up`: redispatched up to the redispatch
+// limit, each replacement refused within seconds.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -56,6 +57,37 @@ describeVersions(
       const fromHook = await judgeHooksAlone({ sessionId: s.sessionId, lines: [stopFailure!], args: ['--timeout', '60'] });
       expect(fromHook, JSON.stringify(fromHook)).toMatchObject({ verdict: 'stalled' });
       expect(fromHook.reason).toBe("the API refused the agent's credentials: StopFailure: authentication_failed");
+    });
+
+    it('an API key out of credits: a usage_limit stall, from the transcript and the StopFailure hook alone', async () => {
+      const marker = `NOCREDIT-${version}`;
+      const errorBody = {
+        type: 'error',
+        error: {
+          type: 'invalid_request_error',
+          message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.',
+        },
+      };
+      server.script(marker, [[{ status: 400, errorBody }, { blocks: [text('never reached')] }]]);
+      const stateDir = tempDir();
+      const s = startClaude({ server, version, prompt: `${marker}: go`, streamInput: true, pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } });
+      writeWave(stateDir, 'E-NC', new Date().toISOString(), [{ task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
+      const stopFailure = await until(
+        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
+        60_000,
+        'the StopFailure line',
+      );
+      expect(stopFailure).toMatchObject({ error: 'billing_error' });
+      s.endInput();
+      await s.exited;
+      expect(server.of(marker)).toHaveLength(1);
+      expect(s.transcript().find((r) => r.type === 'assistant' && r.isApiErrorMessage === true)).toMatchObject({ error: 'billing_error', apiErrorStatus: 400 });
+      const [row] = await judge({ stateDir, epic: 'E-NC', claudeDir: s.claudeDir, args: ['--timeout', '60'] });
+      expect(row, JSON.stringify(row)).toMatchObject({ verdict: 'stalled' });
+      expect(row!.reason).toBe('the agent hit its usage limit: Credit balance is too low');
+      const fromHook = await judgeHooksAlone({ sessionId: s.sessionId, lines: [stopFailure!], args: ['--timeout', '60'] });
+      expect(fromHook.reason).toBe('the agent hit its usage limit: StopFailure: billing_error');
     });
 
     it('a 401 in a subagent, after its retries: its row is auth_failed', async () => {
