@@ -130,6 +130,30 @@ describeVersions(
       expect(streamRow, JSON.stringify(streamRow)).toMatchObject({ verdict: 'inconsistent' });
       expect(streamRow!.reason).toMatch(/^agent finished \(result success\)/);
     });
+
+    // Background subagents (2.1.332+; 2.1.197's Agent call waits for its subagent in the foreground).
+    it.skipIf(version === OLDEST)("a `-p` lead at the limit, woken by its subagent's failure: still usage_limit, not a run that ended", async () => {
+      const lead = `LOGINWOKEN-${version}`;
+      const sub = `LOGINWOKENSUB-${version}`;
+      const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+      server.script(lead, [{ blocks: [agent(`${sub}: summarise`)] }, [pastFiveHourWindow(resetsAt), { blocks: [text('never reached')] }]]);
+      server.script(sub, [[pastFiveHourWindow(resetsAt), { blocks: [text('never reached')] }]]);
+      const s = startClaude({ server, version, prompt: `${lead}: dispatch`, env: LOGIN });
+      await s.exited;
+      // The woken turn is refused without a request and without a transcript record: the
+      // transcript ends on the notification that woke it (only the stream-json output has the refusal).
+      expect(server.of(lead)).toHaveLength(2);
+      const last = s
+        .transcript()
+        .filter((r) => r.type === 'user' || r.type === 'assistant')
+        .at(-1);
+      expect(JSON.stringify(last?.message?.content)).toContain('<task-notification>');
+      const stateDir = tempDir();
+      writeWave(stateDir, 'E-LW', new Date().toISOString(), [{ task_id: 'lead', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
+      const [row] = await judge({ stateDir, epic: 'E-LW', claudeDir: s.claudeDir, aheadMs: 300_000, args: ['--timeout', '60'] });
+      expect(row, JSON.stringify(row)).toMatchObject({ verdict: 'stalled' });
+      expect(row!.reason).toMatch(/^the agent hit its usage limit: You've hit your 5-hour limit · resets /);
+    });
   },
   { timeout: 120_000 },
 );

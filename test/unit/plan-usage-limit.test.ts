@@ -14,7 +14,7 @@ import { mergeObservations } from '../../src/observe/parse/observation-merge.js'
 import type { PartialObservation } from '../../src/observe/parse/observation.js';
 import { CLAUDE_LENS } from '../../src/agents/claude-code/parse/tool-kinds.js';
 import { makeTask } from '../helpers/builders.js';
-import { assistant, jsonl, ms, system, text, user } from '../helpers/claude-lines.js';
+import { assistant, jsonl, ms, notification, system, text, user } from '../helpers/claude-lines.js';
 
 /** A retry as 2.1.337 writes it; `rateLimits` as its error carries it (null for a plain 429). */
 const retry = (s: number, attempt: number, rateLimits: Record<string, unknown> | null) =>
@@ -159,5 +159,27 @@ describe('one give-up seen by the transcript and by the StopFailure hook', () =>
 
   it('a hook failure seconds later is a give-up of its own: the newer is told', () => {
     expect(mergeObservations([transcript(), hook(5)], CLAUDE_LENS).failed).toMatchObject({ kind: 'rate_limit', atMs: ms(5) });
+  });
+});
+
+describe('a usage limit and the turn a notification wakes', () => {
+  // A lead at the limit, woken by its subagent's failure (delivered as a prompt): Claude Code refuses
+  // the woken turn without a request or a record, and a `-p` run then ends (measured on 2.1.337).
+  const woken = (s: number) => user(s, notification('a1', 'failed'), { origin: { kind: 'task-notification' } });
+
+  it('does not end the give-up while the limit holds: the row stays usage_limit, not a run that ended', () => {
+    const { part, verdict } = judge([user(0, 'go'), loginGaveUp(2, 3600), woken(2.03)], 10);
+    expect(part.failed).toMatchObject({ kind: 'usage_limit', atMs: ms(2) });
+    expect(verdict).toMatchObject({ kind: 'stalled', stallReason: 'usage_limit' });
+  });
+
+  it('ends it once the limit has reset, and a rate-limit give-up at once, as any give-up', () => {
+    expect(judge([user(0, 'go'), loginGaveUp(2, 60), woken(61)], 62).part.failed).toBeUndefined();
+    const plain = assistant(2, [text('API Error: Request rejected (429)')], { error: 'rate_limit', isApiErrorMessage: true, apiErrorStatus: 429 });
+    expect(judge([user(0, 'go'), plain, woken(3)], 4).part.failed).toBeUndefined();
+  });
+
+  it('the model answering the woken turn ends it (the limit lifted)', () => {
+    expect(judge([user(0, 'go'), loginGaveUp(2, 3600), woken(3), assistant(4, [text('Reading the failure.')])], 5).part.failed).toBeUndefined();
   });
 });

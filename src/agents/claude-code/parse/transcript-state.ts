@@ -72,7 +72,14 @@ export interface TranscriptState {
    */
   planLimit?: { type?: string; resetsAtMs?: number };
   /** The newest assistant record was Claude Code's terminal API error message: the agent gave up. */
-  apiError?: { atMs?: number; status?: number; kind: ApiFailureKind; text?: string };
+  apiError?: {
+    atMs?: number;
+    status?: number;
+    kind: ApiFailureKind;
+    text?: string;
+    /** A usage limit's reset, when the give-up or its retries said it: until then a woken turn meets the same wall. */
+    resetsAtMs?: number;
+  };
   /** When the newest `api-request` (2.1.300+) was sent, until a response (an assistant record) came. */
   requestSentMs?: number;
   /**

@@ -104,7 +104,7 @@ function planLimitFailure(failure: NonNullable<TranscriptState['apiError']>, lim
   if (limit === undefined || (atMs !== undefined && resetsAtMs !== undefined && resetsAtMs <= atMs)) return failure;
   const window = limit.type ? `${limit.type.replaceAll('_', ' ')} ` : '';
   const when = resetsAtMs === undefined ? '' : `, resets at ${new Date(resetsAtMs).toISOString()}`;
-  return { ...failure, kind: 'usage_limit' as const, text: `${failure.text ?? 'rate limited'} (the plan's ${window}usage limit${when})` };
+  return { ...failure, kind: 'usage_limit' as const, text: `${failure.text ?? 'rate limited'} (the plan's ${window}usage limit${when})`, resetsAtMs };
 }
 
 function applyAssistant(s: TranscriptState, rec: Rec, atMs: number | undefined): void {

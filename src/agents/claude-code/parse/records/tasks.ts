@@ -36,6 +36,10 @@ export function updateTask(s: TranscriptState, task: TrackedTask, isNotification
   if (task.atMs !== undefined) s.lastEventMs = Math.max(s.lastEventMs ?? task.atMs, task.atMs);
 }
 
+/** A usage-limit give-up whose limit had not reset by `atMs` (or whose reset nobody said). */
+const isWallStanding = (e: TranscriptState['apiError'], atMs: number | undefined) =>
+  e?.kind === 'usage_limit' && (e.resetsAtMs === undefined || atMs === undefined || e.resetsAtMs > atMs);
+
 const NOTIFICATION = /<(task-notification|bash-notification|agent-notification)>([\s\S]*?)<\/\1>/g;
 const tag = (body: string, name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body)?.[1]?.trim();
 
@@ -48,10 +52,13 @@ export function applyNotifications(s: TranscriptState, text: string, atMs: numbe
   if (!text.includes('-notification>')) return;
   for (const m of text.matchAll(NOTIFICATION)) {
     // Delivered, it starts a turn the agent must answer: it ends an interruption, and a give-up
-    // (the agent goes on: Claude Code sends the API a new request, issue 19 item 4).
+    // (the agent goes on: Claude Code sends the API a new request, issue 19 item 4), but not the
+    // plan's usage limit before its reset: the woken turn meets the same wall (a `claude -p` lead
+    // at the limit, woken by its subagent's failure, refuses the turn without a request or a
+    // transcript record, and its run ends: measured on 2.1.337, usage-limit-login.test.ts).
     if (isDelivered) {
       s.interruptedMs = undefined;
-      s.apiError = undefined;
+      if (!isWallStanding(s.apiError, atMs)) s.apiError = undefined;
     }
     const id = tag(m[2]!, 'task-id') ?? tag(m[2]!, 'shell-id') ?? tag(m[2]!, 'agent-id');
     // 2.1.332 says `completed` of an agent that only stopped to wait on its own background work
