@@ -6,11 +6,9 @@
 // An API key out of credits: "Credit balance is too low", `error: "billing_error"`, no retry: a
 // `usage_limit`, escalated. Before, both were `api_gave_up`: redispatched up to the redispatch
 // limit, each replacement refused within seconds.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALL_VERSIONS, describeVersions, readRecords, startClaude } from '../helpers/claude-session.js';
-import { REPO_ROOT, until } from '../helpers/cli.js';
+import { ALL_VERSIONS, describeVersions, startClaude } from '../helpers/claude-session.js';
+import { runToGiveUp } from '../helpers/give-up.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
 import { judge, judgeHooksAlone } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
@@ -29,22 +27,12 @@ describeVersions(
     it('a 403 in the main session: auth_failed from the transcript, from its stream, and from the StopFailure hook alone', async () => {
       const marker = `REFUSED-${version}`;
       server.script(marker, [[{ status: 403 }, { blocks: [text('never reached')] }]]);
-      const stateDir = tempDir();
-      // On stdin, as an SDK program's session: 2.1.33x runs a plugin's hooks for it (a `-p` prompt's run ends first).
-      const s = startClaude({ server, version, prompt: `${marker}: go`, streamInput: true, pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } });
+      const { s, stateDir, stopFailure } = await runToGiveUp({ server, version, prompt: `${marker}: go` });
+      expect(stopFailure).toMatchObject({ error: 'authentication_failed' });
       writeWave(stateDir, 'E-AR', new Date().toISOString(), [
         { task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId },
         { task_id: 'stream', ticket_id: 'P-2', status: 'in_progress', transcript_path: s.streamPath },
       ]);
-      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
-      const stopFailure = await until(
-        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
-        60_000,
-        'the StopFailure line',
-      );
-      expect(stopFailure).toMatchObject({ error: 'authentication_failed' });
-      s.endInput();
-      await s.exited;
       expect(server.of(marker)).toHaveLength(1);
       expect(s.transcript().find((r) => r.type === 'assistant' && r.isApiErrorMessage === true)).toMatchObject({
         error: 'authentication_failed',
@@ -69,18 +57,9 @@ describeVersions(
         },
       };
       server.script(marker, [[{ status: 400, errorBody }, { blocks: [text('never reached')] }]]);
-      const stateDir = tempDir();
-      const s = startClaude({ server, version, prompt: `${marker}: go`, streamInput: true, pluginDir: REPO_ROOT, env: { ONEX_STATE_DIR: stateDir } });
-      writeWave(stateDir, 'E-NC', new Date().toISOString(), [{ task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
-      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
-      const stopFailure = await until(
-        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
-        60_000,
-        'the StopFailure line',
-      );
+      const { s, stateDir, stopFailure } = await runToGiveUp({ server, version, prompt: `${marker}: go` });
       expect(stopFailure).toMatchObject({ error: 'billing_error' });
-      s.endInput();
-      await s.exited;
+      writeWave(stateDir, 'E-NC', new Date().toISOString(), [{ task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId }]);
       expect(server.of(marker)).toHaveLength(1);
       expect(s.transcript().find((r) => r.type === 'assistant' && r.isApiErrorMessage === true)).toMatchObject({ error: 'billing_error', apiErrorStatus: 400 });
       const [row] = await judge({ stateDir, epic: 'E-NC', claudeDir: s.claudeDir, args: ['--timeout', '60'] });

@@ -11,11 +11,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ALL_VERSIONS, describeVersions, OLDEST, readRecords, startClaude } from '../helpers/claude-session.js';
 import { agent, startModelServer, text, type ModelServer } from '../helpers/model-server.js';
-import { REPO_ROOT, until } from '../helpers/cli.js';
+import { runToGiveUp } from '../helpers/give-up.js';
 import { judge, judgeHooksAlone } from '../helpers/real-watchdog.js';
 import { writeWave } from '../helpers/state.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 let server: ModelServer;
@@ -55,30 +54,12 @@ describeVersions(
       const marker = `LOGINLIMIT-${version}`;
       const resetsAt = Math.floor(Date.now() / 1000) + 3600;
       server.script(marker, [[pastFiveHourWindow(resetsAt), { blocks: [text('never reached')] }]]);
-      const stateDir = tempDir();
-      // With this checkout's plugin: its StopFailure hook fires for the same give-up, after the
-      // record. The prompt comes on stdin (an SDK program's session): a `-p` prompt's run ends
-      // before 2.1.33x runs the plugin's hooks for it (only its SessionEnd line is written).
-      const s = startClaude({
-        server,
-        version,
-        prompt: `${marker}: summarise`,
-        streamInput: true,
-        pluginDir: REPO_ROOT,
-        env: { ...LOGIN, ONEX_STATE_DIR: stateDir },
-      });
+      // With this checkout's plugin: its StopFailure hook fires for the same give-up, after the record.
+      const { s, stateDir, stopFailure } = await runToGiveUp({ server, version, prompt: `${marker}: summarise`, env: LOGIN });
       writeWave(stateDir, 'E-LL', new Date().toISOString(), [
         { task_id: 'session', ticket_id: 'P-1', status: 'in_progress', session_id: s.sessionId },
         { task_id: 'stream', ticket_id: 'P-2', status: 'in_progress', transcript_path: s.streamPath },
       ]);
-      const activity = path.join(stateDir, 'activity', `${s.sessionId}.ndjson`);
-      const stopFailure = await until(
-        () => existsSync(activity) && readRecords(activity).find((l) => l.event === 'StopFailure'),
-        60_000,
-        'the StopFailure line',
-      );
-      s.endInput();
-      await s.exited;
       // No retry: one request, and no retry record.
       expect(server.of(marker)).toHaveLength(1);
       expect(s.transcript().some((r) => r.type === 'system' && r.subtype === 'api_error')).toBe(false);

@@ -19,31 +19,29 @@ function stall(n: number, over: Partial<StallRecord> = {}): StallRecord {
 }
 const three = (over: (n: number) => Partial<StallRecord>) => [0, 1, 2].map((n) => stall(n, over(n)));
 
-describe('the escalation comment of a usage limit', () => {
-  it('says the agent hit its usage limit, not that the redispatch limit is reached', () => {
+describe('the escalation comment of a wall a replacement would meet too', () => {
+  it.each<[StallRecord['stallReason'], string, RegExp]>([
+    [
+      'usage_limit',
+      'the agent hit its usage limit, and a replacement would hit the same wall.',
+      /\*\*Recommended action:\*\* Wait for the usage limit to reset/,
+    ],
+    [
+      'auth_failed',
+      "the API refused the agent's credentials, and a replacement would be refused the same way.",
+      /\*\*Recommended action:\*\* Fix the agents' credentials/,
+    ],
+  ])('%s: says why at once, not that the redispatch limit is reached', (stallReason, why, action) => {
     const body = renderEscalationComment({
       ticketId: 'ENG-1',
       attempts: 1,
-      history: [stall(0, { stallReason: 'usage_limit' })],
+      history: [stall(0, { stallReason })],
       frictionPath: 'friction/x.md',
       key: 'E:t1:escalate',
     });
-    expect(body).toContain('the agent hit its usage limit, and a replacement would hit the same wall.');
+    expect(body).toContain(why);
     expect(body).not.toContain('redispatch limit is reached');
-    expect(body).toMatch(/\*\*Recommended action:\*\* Wait for the usage limit to reset/);
-  });
-
-  it('of refused credentials: says so, and that they must be fixed', () => {
-    const body = renderEscalationComment({
-      ticketId: 'ENG-1',
-      attempts: 1,
-      history: [stall(0, { stallReason: 'auth_failed' })],
-      frictionPath: 'friction/x.md',
-      key: 'E:t1:escalate',
-    });
-    expect(body).toContain("the API refused the agent's credentials, and a replacement would be refused the same way.");
-    expect(body).not.toContain('redispatch limit is reached');
-    expect(body).toMatch(/\*\*Recommended action:\*\* Fix the agents' credentials/);
+    expect(body).toMatch(action);
   });
 });
 
