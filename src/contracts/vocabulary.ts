@@ -164,6 +164,8 @@ export const STALL_REASONS = [
   'auth_failed',
 ] as const;
 export type StallReason = (typeof STALL_REASONS)[number];
+/** The failures a replacement would meet too (the plan's usage limit, refused credentials): escalated at once. */
+export const WALL_REASONS: ReadonlySet<StallReason> = new Set<StallReason>(['usage_limit', 'auth_failed']);
 /** A stall reason as this version writes it. */
 export const StallReasonSchema = z.enum(STALL_REASONS);
 

@@ -3,7 +3,7 @@
 import { VERDICT_EVENT, type EventBody } from '../contracts/events.js';
 import { recoveryTaskId } from '../contracts/ids.js';
 import { msToIso, utcDate } from '../contracts/time.js';
-import type { ActionKind, RecoveryMode, Strategy } from '../contracts/vocabulary.js';
+import { WALL_REASONS, type ActionKind, type RecoveryMode, type Strategy } from '../contracts/vocabulary.js';
 import { DEFAULT_CONTROLS, recoveryModeOf, type ControlOptions } from './controls.js';
 import { planControls, type NudgeRoute } from './plan-controls.js';
 import type { Task } from '../contracts/state-file.js';
@@ -287,7 +287,7 @@ function decide(
   if (opts.strategy === 'cancel') return make('cancel', count + 1);
   // A replacement would hit the same wall: a person decides (wait for the usage limit's reset or
   // raise the plan; fix the API key or log in again).
-  if (v.stallReason === 'usage_limit' || v.stallReason === 'auth_failed') return make('escalate', count + 1);
+  if (v.stallReason !== undefined && WALL_REASONS.has(v.stallReason)) return make('escalate', count + 1);
   if (count < opts.maxRedispatches) {
     const mode = recoveryModeOf(v, task, history, opts.controls ?? DEFAULT_CONTROLS);
     return make('redispatch', count + 1, recoveryTaskId(v.taskId, count + 1), mode);

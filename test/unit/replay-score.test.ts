@@ -110,4 +110,22 @@ describe('scoreReplays', () => {
     expect(s.giveUps).toEqual({ seen: 1, flaggedAtOnce: 1, resumed: 1, cleared: 1, notCleared: [] });
     expect(s.falseStalls).toEqual([]);
   });
+
+  it.each([
+    ['usage_limit', "You've hit your session limit · resets 1:43am (UTC)", 'rate_limit'],
+    ['auth_failed', 'Failed to authenticate. API Error: 401 invalid x-api-key', 'authentication_failed'],
+  ])('a %s give-up is a give-up too, not a false stall, when the human resumes the agent later', (_reason, words, error) => {
+    const body = jsonl(
+      user(0, 'go'),
+      ...work(1, 2),
+      assistant(20, [text(words)], { isApiErrorMessage: true, error }),
+      user(7200, 'try again'),
+      ...work(7201, 2),
+      assistant(7220, [text('Done.')]),
+      system(7221, 'turn_duration'),
+    );
+    const s = score(body);
+    expect(s.giveUps).toMatchObject({ seen: 1, flaggedAtOnce: 1, resumed: 1, cleared: 1 });
+    expect(s.falseStalls).toEqual([]);
+  });
 });

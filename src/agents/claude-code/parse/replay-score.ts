@@ -8,13 +8,14 @@ import type { Verdict } from '../../../core/assess.js';
 import type { Policy } from '../../../core/policy.js';
 import { familyOf } from './records/table.js';
 import { DEFAULTS } from '../../../contracts/defaults.js';
+import { WALL_REASONS } from '../../../contracts/vocabulary.js';
 import { isRec } from './records/family.js';
 import type { ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 import { replayRecords, replayTranscript, type ReplayInput, type ReplayResult, type TimedRecord, type VerdictChange } from './replay-transcript.js';
 
 export type { FalseStall, ScoreOptions, WindowScore } from '../../../core/replay-types.js';
 
-const GIVE_UPS = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed']);
+const GIVE_UPS: ReadonlySet<string> = new Set(['api_gave_up', 'context_exhausted', 'runtime_killed', ...WALL_REASONS]);
 /** Tools that return at once unless a permission dialog holds them. */
 const INSTANT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code ends a Bash command with no long timeout by its default limit; the grace is the watchdog's. */
