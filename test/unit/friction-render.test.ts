@@ -43,6 +43,21 @@ describe('the escalation comment of a wall a replacement would meet too', () => 
     expect(body).not.toContain('redispatch limit is reached');
     expect(body).toMatch(action);
   });
+
+  it("gives the agent's own words, where the usage limit's reset is", () => {
+    const reason =
+      "the agent hit its usage limit: You've hit your 5-hour limit · resets 1:43am (UTC) (the plan's five hour usage limit, resets at 2026-12-08T01:43:51.000Z)";
+    const body = renderEscalationComment({
+      ticketId: 'ENG-1',
+      attempts: 1,
+      history: [stall(0, { stallReason: 'usage_limit', reason })],
+      frictionPath: 'f.md',
+      key: 'E:t1:escalate',
+    });
+    expect(body).toContain(
+      "a replacement would hit the same wall (You've hit your 5-hour limit · resets 1:43am (UTC) (the plan's five hour usage limit, resets at 2026-12-08T01:43:51.000Z)).",
+    );
+  });
 });
 
 describe('hypothesizeRootCause', () => {

@@ -43,10 +43,19 @@ export function withCommentKey(body: string, key: string): string {
   return `${body.trimEnd()}\n\n_Posted by dispatch-watchdog · key \`${commentKeyText(key)}\`_\n${commentMarker(key)}\n`;
 }
 
-/** Why the ticket was moved to Blocked: a wall a replacement would meet too, or the redispatch limit. */
-function whyBlocked(reason: string | undefined): string {
-  if (reason === 'usage_limit') return 'the agent hit its usage limit, and a replacement would hit the same wall.';
-  if (reason === 'auth_failed') return "the API refused the agent's credentials, and a replacement would be refused the same way.";
+/**
+ * Why the ticket was moved to Blocked: a wall a replacement would meet too, in the agent's own words
+ * (the usage limit's reset is what the person needs to know), or the redispatch limit.
+ */
+function whyBlocked(last: StallRecord | undefined): string {
+  // The reason is "<what>: <the agent's words>"; the what is said here already.
+  const said = last?.reason
+    ?.slice(last.reason.indexOf(': ') + 2)
+    .replace(/\s+/g, ' ')
+    .trim();
+  const words = said ? ` (${said})` : '';
+  if (last?.stallReason === 'usage_limit') return `the agent hit its usage limit, and a replacement would hit the same wall${words}.`;
+  if (last?.stallReason === 'auth_failed') return `the API refused the agent's credentials, and a replacement would be refused the same way${words}.`;
   return 'every attempt stalled and the redispatch limit is reached.';
 }
 
@@ -59,7 +68,7 @@ export function renderEscalationComment(input: EscalationCommentInput): string {
     // The seed's own sentence first (seeds/dispatch-watchdog.md), then our detail.
     `Auto-blocked: agent stalled ${n} time${n === 1 ? '' : 's'}. Requires manual investigation. See dispatch log.`,
     '',
-    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: ${whyBlocked(history.at(-1)?.stallReason)}`,
+    `dispatch-watchdog moved ${t} to **${input.stateName ?? DEFAULTS.linear.blocked_state}**: ${whyBlocked(history.at(-1))}`,
     '',
     ...(unloggedStallsLine(n, history) !== undefined ? [unloggedStallsLine(n, history)!, ''] : []),
     history.length > 0 ? renderStallTable(history) : '_No stall events were found in the dispatch log._',
