@@ -183,3 +183,20 @@ describe('a usage limit and the turn a notification wakes', () => {
     expect(judge([user(0, 'go'), loginGaveUp(2, 3600), woken(3), assistant(4, [text('Reading the failure.')])], 5).part.failed).toBeUndefined();
   });
 });
+
+describe('a hostile reset time', () => {
+  it('is no reset (no date can hold it), never a throw: the limit named, its reset unsaid', () => {
+    for (const resetsAt of [1e20, -5, 0, 'soon']) {
+      const rec = assistant(2, [text("You've hit your 5-hour limit")], {
+        isApiErrorMessage: true,
+        error: 'rate_limit',
+        apiError: 'usage_limit_reached',
+        quotaLimits: { status: 'rejected', resetsAt, rateLimitType: 'five_hour' },
+      });
+      const { part } = judge([user(0, 'go'), rec], 3);
+      expect(part.failed, String(resetsAt)).toMatchObject({ kind: 'usage_limit', detail: "You've hit your 5-hour limit (the plan's five hour usage limit)" });
+      const retried = judge([user(0, 'go'), retry(1, 1, { rateLimitType: 'five_hour', resetsAt }), gaveUp(2)], 3);
+      expect(retried.part.failed?.kind, String(resetsAt)).toBe('rate_limit');
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { namesPlanLimit } from '../plan-limit.js';
 import { summarizeToolInput } from '../tool-input-summary.js';
 import type { ApiFailureKind } from '../../../../observe/parse/observation.js';
 import { ERROR_MAX_CHARS, excerpt, openCall, type TranscriptState } from '../transcript-state.js';
-import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordFamily } from './family.js';
+import { epochSecondsMs, isRec, NO_MARKS, num, type Rec, type RecordFamily, rowOf, str } from './family.js';
 import { applySendMessage } from './teammates.js';
 
 /** Tools that stop a background shell or task, and the input field naming it. */
@@ -90,8 +90,7 @@ function namedPlanLimit(rec: Rec, text: string): TranscriptState['planLimit'] | 
   const info = isRec(rec.quotaLimits) ? rec.quotaLimits : isRec(params.rate_limit_info) ? params.rate_limit_info : undefined;
   const isNamed = (rec.apiError ?? rec.api_error) === 'usage_limit_reached' || (info !== undefined && info.status === 'rejected') || namesPlanLimit(text);
   if (!isNamed) return undefined;
-  const resetsAt = num(info?.resetsAt);
-  return { type: str(info?.rateLimitType), resetsAtMs: resetsAt === undefined ? undefined : resetsAt * 1000 };
+  return { type: str(info?.rateLimitType), resetsAtMs: epochSecondsMs(info?.resetsAt) };
 }
 
 /**

@@ -7,6 +7,12 @@ export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'objec
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/** An epoch in seconds (a rate limit's `resetsAt`) as epoch ms; undefined unless a date can hold it (a hostile 1e20 would make `toISOString` throw). */
+export const epochSecondsMs = (v: unknown): number | undefined => {
+  const s = num(v);
+  return s !== undefined && s > 0 && s < 8.64e12 ? s * 1000 : undefined;
+};
+
 /**
  * When a record was written: its `timestamp`, else its `written_at`. Claude Code 2.1.337 stamps
  * the stream-json records that carry no `timestamp` (`system/*`, `result`: an `api_retry`, a

@@ -5,7 +5,19 @@
 // A new subtype is one row here: its actor (default `harness`), its marks for the turn
 // (family.ts RecordMarks) and what it sets in the state.
 import { trackTask, type TranscriptState } from '../transcript-state.js';
-import { isRec, NO_MARKS, num, rowOf, str, type Rec, type RecordActor, type RecordContext, type RecordFamily, type RecordMarks } from './family.js';
+import {
+  epochSecondsMs,
+  isRec,
+  NO_MARKS,
+  num,
+  rowOf,
+  str,
+  type Rec,
+  type RecordActor,
+  type RecordContext,
+  type RecordFamily,
+  type RecordMarks,
+} from './family.js';
 import { updateTask } from './tasks.js';
 
 interface SystemSubtype {
@@ -25,9 +37,8 @@ function applyRetry(s: TranscriptState, rec: Rec, { atMs }: RecordContext): void
     status: num(err.status),
   };
   const limits = isRec(err.rateLimits) ? err.rateLimits : undefined;
-  const resetsAt = num(limits?.resetsAt);
   // Written only when it changes: most retries name no plan limit.
-  if (limits) s.planLimit = { type: str(limits.rateLimitType), resetsAtMs: resetsAt === undefined ? undefined : resetsAt * 1000 };
+  if (limits) s.planLimit = { type: str(limits.rateLimitType), resetsAtMs: epochSecondsMs(limits.resetsAt) };
   else if (s.planLimit) s.planLimit = undefined;
 }
 
