@@ -19,6 +19,15 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   s.records++;
   const ts = recordTime(rec);
   const parsed = ts === undefined ? NaN : Date.parse(ts);
+  // A `claude -p` stream-json output carries its subagents' messages too, each with the
+  // `parent_tool_use_id` of the Agent call that started it (2.1.33x streams a background
+  // subagent's): its work is the run's progress (the lead waits on it), never the lead's own
+  // calls, output or turn (a subagent's Bash parked in the background held the lead's row open
+  // on it, past the lead's own window).
+  if (typeof rec.parent_tool_use_id === 'string' && rec.parent_tool_use_id !== '') {
+    if (Number.isFinite(parsed)) s.lastEventMs = Math.max(s.lastEventMs ?? parsed, parsed);
+    return;
+  }
   const family = familyOf(rec.type);
   const ctx: RecordContext = {
     atMs: Number.isFinite(parsed) ? parsed : undefined,
