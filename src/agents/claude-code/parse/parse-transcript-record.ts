@@ -20,11 +20,13 @@ export function applyTranscriptRecord(s: TranscriptState, rec: unknown, at: stri
   const ts = recordTime(rec);
   const parsed = ts === undefined ? NaN : Date.parse(ts);
   // A `claude -p` stream-json output carries its subagents' messages too, each with the
-  // `parent_tool_use_id` of the Agent call that started it (2.1.33x streams a background
-  // subagent's): its work is the run's progress (the lead waits on it), never the lead's own
-  // calls, output or turn (a subagent's Bash parked in the background held the lead's row open
-  // on it, past the lead's own window).
-  if (typeof rec.parent_tool_use_id === 'string' && rec.parent_tool_use_id !== '') {
+  // `parent_tool_use_id` of the Agent call that started it. While that call is open in the
+  // foreground (the lead waits inside it, 2.1.197), the subagent's calls are the lead's wait (a
+  // long build in it keeps its exemption). A background subagent's (2.1.33x: `task_started`
+  // `is_backgrounded`, then "Async agent launched") work is the run's progress only, never the lead's calls, output or turn: a
+  // subagent's Bash parked in the background held the lead's row open on it, past its own window.
+  const parent = rec.parent_tool_use_id;
+  if (typeof parent === 'string' && parent !== '' && !s.open.some((c) => c.toolUseId === parent && !c.isBackground)) {
     if (Number.isFinite(parsed)) s.lastEventMs = Math.max(s.lastEventMs ?? parsed, parsed);
     return;
   }

@@ -57,10 +57,11 @@ const API_FAILURES: [RegExp, ApiFailureKind][] = [
 /**
  * Claude Code's terminal API error message: its own record (`isApiErrorMessage`; in a `claude -p`
  * stream-json output `is_api_error_message`, 2.1.33x), or a message of the "<synthetic>" model that
- * says it (1.0.x) or carries an `error` (2.1.197's stream-json output). (A subagent's give-up in a
- * stream-json output never comes here: parse-transcript-record.ts folds its records as progress.)
+ * says it (1.0.x) or carries an `error` (2.1.197's stream-json output). In a stream-json output a
+ * record with a `parent_tool_use_id` is a subagent's: its give-up is its lead's tool result, not the lead's.
  */
 function isGiveUpRecord(rec: Rec, message: Rec, text: string): boolean {
+  if (rec.parent_tool_use_id !== undefined && rec.parent_tool_use_id !== null) return false;
   if (rec.isApiErrorMessage === true || rec.is_api_error_message === true) return true;
   return (
     message.model === '<synthetic>' &&

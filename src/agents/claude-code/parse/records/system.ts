@@ -84,6 +84,18 @@ const TURN_END: SystemSubtype = {
 };
 const TASK_RECORD: SystemSubtype = { apply: applyTaskRecord };
 
+/**
+ * `task_started` (stream-json, 2.1.332+): a subagent launched in the background (`is_backgrounded`):
+ * its Agent call, open until its "Async agent launched" result, is not the lead waiting inside it,
+ * so the subagent's streamed records that come before that result are not the lead's calls
+ * (parse-transcript-record.ts).
+ */
+function applyTaskStarted(s: TranscriptState, rec: Rec): void {
+  if (rec.is_backgrounded !== true || rec.task_type !== 'local_agent') return;
+  const call = s.open.find((c) => c.toolUseId === rec.tool_use_id);
+  if (call) call.isBackground = true;
+}
+
 const SYSTEM_SUBTYPES: Readonly<Record<string, SystemSubtype>> = {
   api_error: { actor: 'agent', apply: applyRetry },
   api_retry: { actor: 'agent', apply: applyStreamRetry },
@@ -96,6 +108,7 @@ const SYSTEM_SUBTYPES: Readonly<Record<string, SystemSubtype>> = {
   },
   turn_duration: TURN_END,
   stop_hook_summary: TURN_END,
+  task_started: { apply: applyTaskStarted },
   task_notification: TASK_RECORD,
   task_updated: TASK_RECORD,
   agents_killed: TASK_RECORD,
