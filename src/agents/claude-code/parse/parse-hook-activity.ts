@@ -9,7 +9,8 @@ import { HookStateSchema } from '../../../contracts/observe-store.js';
 import type { LineRef } from '../../../observe/parse/line-splitter.js';
 import { knownCall, type ApiFailureKind, type PartialObservation, type ToolCall } from '../../../observe/parse/observation.js';
 import { describeRef, type ObserveDiagnostic } from './parse-transcript.js';
-import { namesPlanLimit } from './plan-limit.js';
+import { FAILURE_BY_ERROR, namesPlanLimit } from './give-up-kind.js';
+import { rowOf } from './records/family.js';
 import { closeCall, ERROR_MAX_CHARS, excerpt, openCall, pickLastTool } from './transcript-state.js';
 
 /** Tool-use ids remembered as closed (a Post line may precede its Pre line). @defaultValue 64 */
@@ -193,9 +194,9 @@ export function parseHookLine(s: HookState, text: string, file: string, ref: Lin
 /** The StopFailure hook's `error` as a failure kind. */
 function stopFailureKind(error: string | undefined): ApiFailureKind {
   if (!error) return 'api_error';
-  // The `error` kinds of a give-up record (records/assistant.ts): refused credentials, no credits left.
-  if (/authentication|oauth_org_not_allowed|account_on_hold|verification_required|cloud_credential/i.test(error)) return 'auth_failed';
-  if (/billing/i.test(error)) return 'usage_limit';
+  // The `error` kinds a give-up record names (refused credentials, no credits left) say the same here.
+  const named = rowOf(FAILURE_BY_ERROR, error);
+  if (named) return named;
   if (/prompt.?too.?long|context/i.test(error)) return 'context_exhausted';
   if (/overloaded/i.test(error)) return 'overloaded';
   if (/rate.?limit/i.test(error)) return 'rate_limit';

@@ -1,6 +1,6 @@
 // `type:"assistant"`: the model's text and tool calls, and Claude Code's own terminal API error
 // message (written as an assistant message when it gives up). Pure.
-import { namesPlanLimit } from '../plan-limit.js';
+import { FAILURE_BY_API_ERROR, FAILURE_BY_ERROR, namesPlanLimit } from '../give-up-kind.js';
 import { summarizeToolInput } from '../tool-input-summary.js';
 import type { ApiFailureKind } from '../../../../observe/parse/observation.js';
 import { ERROR_MAX_CHARS, excerpt, openCall, type TranscriptState } from '../transcript-state.js';
@@ -9,39 +9,6 @@ import { applySendMessage } from './teammates.js';
 
 /** Tools that stop a background shell or task, and the input field naming it. */
 const KILL_TOOLS: Record<string, string[]> = { KillShell: ['shell_id'], KillBash: ['shell_id'], TaskStop: ['task_id', 'shell_id'] };
-
-/**
- * A give-up's own kind, where Claude Code names one that no replacement cures: its `error`
- * (measured on 2.1.197 and 2.1.337: `authentication_failed` for a 401 or 403, `billing_error` for
- * "Credit balance is too low") or 2.1.33x's `apiError`. The same kinds 2.1.337's own recovery
- * advice calls `fix_setup` (the credentials: a person must fix them) and `wait` (the plan's limit,
- * the credits), and `make_room` (the context).
- */
-const FAILURE_BY_ERROR: Readonly<Record<string, ApiFailureKind>> = {
-  authentication_failed: 'auth_failed',
-  oauth_org_not_allowed: 'auth_failed',
-  account_on_hold: 'auth_failed',
-  verification_required: 'auth_failed',
-  cloud_credential_error: 'auth_failed',
-  billing_error: 'usage_limit',
-};
-const FAILURE_BY_API_ERROR: Readonly<Record<string, ApiFailureKind>> = {
-  stored_login_refused: 'auth_failed',
-  oauth_refresh_store_refused: 'auth_failed',
-  named_profile_unusable: 'auth_failed',
-  login_replaces_organization_sign_in: 'auth_failed',
-  provider_credentials: 'auth_failed',
-  gateway_signin_required: 'auth_failed',
-  gateway_session_expired: 'auth_failed',
-  api_key_auth_disabled: 'auth_failed',
-  org_disabled_credential: 'auth_failed',
-  invalid_credential_header: 'auth_failed',
-  no_credential: 'auth_failed',
-  token_revoked: 'auth_failed',
-  unattended_start_limit: 'usage_limit',
-  autocompact_thrashing: 'context_exhausted',
-  prompt_too_long: 'context_exhausted',
-};
 
 /** Claude Code's own error text, written as an assistant message when it gives up on the API. */
 const API_FAILURES: [RegExp, ApiFailureKind][] = [
